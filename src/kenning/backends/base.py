@@ -1,0 +1,84 @@
+"""The narrow backend Protocol every store engine implements.
+
+A backend stores memories with their vectors and answers filtered top-k queries. It knows
+nothing of dedup, decay or the protocol constants: that is :mod:`kenning.store`'s job.
+Every backend returns cosine similarity in [-1, 1] so thresholds mean the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..model import Memory, Provenance
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which memories a query may see. ``None`` / empty means "no restriction"."""
+
+    group_id: str | None = None
+    collections: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """A memory with its embedding, as a backend stores it."""
+
+    memory: Memory
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A backend hit: cosine similarity for vector search, a BM25-derived score for lexical."""
+
+    memory: Memory
+    score: float
+
+
+@runtime_checkable
+class Backend(Protocol):
+    #: Human-readable location of the data (file path or URL without credentials).
+    location: str
+
+    def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        """Insert or replace a batch atomically: all rows are written or none."""
+        ...
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        """Top-k by cosine similarity among rows matching ``filters``, best first."""
+        ...
+
+    def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        """Top-k by full-text relevance (higher is better), best first."""
+        ...
+
+    def get(self, ids: Sequence[str]) -> list[Memory]: ...
+
+    def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None: ...
+
+    def delete(self, ids: Sequence[str]) -> int: ...
+
+    def count(self, filters: Filters) -> int: ...
+
+    def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
+        """Counts per ``(collection, type)``."""
+        ...
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]: ...
+
+    def read_provenance(self) -> Provenance | None: ...
+
+    def write_provenance(self, provenance: Provenance) -> None: ...
+
+    def exclusive(self) -> AbstractContextManager[None]:
+        """Serialise a check-then-write (dedup) against every other writer of this store."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,68 @@
+"""The one exception tree of kenning.
+
+Every error a user can cause or meet derives from :class:`KenningError`, carries a message
+that says what was wrong and how to fix it, and an ``exit_code`` the CLI returns:
+
+* 1 — user error (bad input, wrong store, refused write)
+* 2 — usage error (unknown option; raised by click, not here)
+* 3 — the knowledge base could not be consulted (server down, auth refused)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ContentError",
+    "DedupCheckFailed",
+    "InvalidTypeError",
+    "KenningError",
+    "ProvenanceMismatch",
+    "StoreCorrupted",
+    "StoreLocationError",
+    "StoreNotFound",
+    "StoreUnavailable",
+    "UserInputError",
+]
+
+
+class KenningError(Exception):
+    """Base class: a clear, one-line, user-facing error."""
+
+    exit_code = 1
+
+
+class UserInputError(KenningError):
+    """Input that kenning cannot accept (bad value, bad option combination)."""
+
+
+class ContentError(UserInputError):
+    """Memory content that is empty, too long or not valid text."""
+
+
+class InvalidTypeError(UserInputError):
+    """An unknown memory type or collection, or a type outside its collection."""
+
+
+class StoreLocationError(KenningError):
+    """The resolved store path is outside the project it claims to serve."""
+
+
+class StoreNotFound(KenningError):
+    """There is no store yet for this project (nothing was ever remembered)."""
+
+
+class StoreCorrupted(KenningError):
+    """The store file exists but cannot be read as a kenning store."""
+
+
+class ProvenanceMismatch(KenningError):
+    """The store was embedded with another model; mixing vectors is refused."""
+
+
+class DedupCheckFailed(KenningError):
+    """The duplicate check could not run, so nothing was written."""
+
+
+class StoreUnavailable(KenningError):
+    """A server backend is down or refused the credentials: knowledge base NOT consulted."""
+
+    exit_code = 3

@@ -1,0 +1,218 @@
+"""Data types of kenning: memories, the collection/type taxonomy, embedder provenance.
+
+Everything here is a frozen dataclass or a constant table; no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from .errors import InvalidTypeError
+
+#: Collections and their types (AI Memory Module taxonomy). A type belongs to one collection.
+COLLECTIONS: Mapping[str, tuple[str, ...]] = {
+    "code-patterns": ("implementation", "error_fix", "refactor", "file_pattern"),
+    "conventions": ("rule", "guideline", "port", "naming", "structure"),
+    "discussions": ("decision", "session", "blocker", "preference", "context"),
+}
+
+#: What each collection answers: HOW things are built, WHAT rules hold, WHY it was decided.
+COLLECTION_PURPOSE: Mapping[str, str] = {
+    "code-patterns": "HOW things are built",
+    "conventions": "WHAT rules to follow",
+    "discussions": "WHY things were decided",
+}
+
+TYPE_TO_COLLECTION: Mapping[str, str] = {
+    t: collection for collection, types in COLLECTIONS.items() for t in types
+}
+
+#: The ruvector protocol's own types, mapped onto the taxonomy. ``decision`` and ``context``
+#: exist in both. ``context`` holding an ERROR-FIX entry (the seed stores error fixes as
+#: ``context``) becomes ``error_fix``: see :func:`resolve_type`.
+RUVECTOR_TYPE_MAP: Mapping[str, str] = {
+    "decision": "decision",
+    "context": "context",
+    "project": "context",
+    "code": "implementation",
+    "general": "context",
+}
+
+ERROR_FIX_PREFIX = "ERROR-FIX:"
+
+
+def valid_types_message() -> str:
+    parts = [f"{c}: {', '.join(ts)}" for c, ts in COLLECTIONS.items()]
+    ruv = ", ".join(sorted(set(RUVECTOR_TYPE_MAP) - set(TYPE_TO_COLLECTION)))
+    return "; ".join(parts) + f" (ruvector types also accepted: {ruv})"
+
+
+def resolve_type(memory_type: str, content: str = "") -> tuple[str, str]:
+    """Return ``(type, collection)`` for a kenning or ruvector type name.
+
+    Raises :class:`InvalidTypeError` naming the valid types; never defaults silently.
+    """
+    name = (memory_type or "").strip().lower().replace("-", "_")
+    if name in RUVECTOR_TYPE_MAP and name not in TYPE_TO_COLLECTION:
+        name = RUVECTOR_TYPE_MAP[name]
+    if name == "context" and content.lstrip().startswith(ERROR_FIX_PREFIX):
+        name = "error_fix"
+    if name not in TYPE_TO_COLLECTION:
+        raise InvalidTypeError(
+            f"unknown memory type {memory_type!r}; valid types are {valid_types_message()}"
+        )
+    return name, TYPE_TO_COLLECTION[name]
+
+
+def check_collection(collection: str) -> str:
+    name = (collection or "").strip().lower()
+    if name not in COLLECTIONS:
+        raise InvalidTypeError(
+            f"unknown collection {collection!r}; valid collections are {', '.join(COLLECTIONS)}"
+        )
+    return name
+
+
+def content_hash(normalised_content: str) -> str:
+    return hashlib.sha256(normalised_content.encode("utf-8")).hexdigest()
+
+
+def new_memory_id() -> str:
+    """A UUIDv7 string: millisecond time prefix (sortable) plus 74 random bits.
+
+    Never derived from a second-resolution clock, so two writes in one second differ.
+    """
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def parse_timestamp(value: str | datetime) -> datetime:
+    """Parse an ISO 8601 timestamp; naive values are taken as UTC."""
+    dt = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One stored note. ``content`` is already normalised and redacted."""
+
+    id: str
+    content: str
+    collection: str
+    type: str
+    group_id: str
+    stored_at: datetime
+    content_hash: str
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "content": self.content,
+            "collection": self.collection,
+            "type": self.type,
+            "group_id": self.group_id,
+            "stored_at": self.stored_at.isoformat(),
+            "content_hash": self.content_hash,
+            "source": self.source,
+            "tags": list(self.tags),
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Memory:
+        return cls(
+            id=str(data["id"]),
+            content=str(data["content"]),
+            collection=str(data["collection"]),
+            type=str(data["type"]),
+            group_id=str(data["group_id"]),
+            stored_at=parse_timestamp(data["stored_at"]),
+            content_hash=str(data["content_hash"]),
+            source=data.get("source"),
+            tags=tuple(data.get("tags") or ()),
+            metadata=dict(data.get("metadata") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What produced a store's vectors. Two stores mix only when these are equal."""
+
+    embedder: str
+    model_id: str
+    dimension: int
+    normalised: bool
+    prefix_policy: str = "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "embedder": self.embedder,
+            "model_id": self.model_id,
+            "dimension": self.dimension,
+            "normalised": self.normalised,
+            "prefix_policy": self.prefix_policy,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        return cls(
+            embedder=str(data["embedder"]),
+            model_id=str(data["model_id"]),
+            dimension=int(data["dimension"]),
+            normalised=bool(data["normalised"]),
+            prefix_policy=str(data.get("prefix_policy", "none")),
+        )
+
+    def describe(self) -> str:
+        return f"{self.embedder}:{self.model_id} ({self.dimension}-d)"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One ranked memory. ``score`` is what results are sorted by.
+
+    With decay on, ``score = 0.7 * semantic + 0.3 * temporal``; with decay off it equals
+    ``semantic``. ``semantic`` is the calibrated relevance in [-1, 1] (cosine, or the fused
+    dense+lexical score); ``temporal`` is ``None`` when decay is off or the age is unknown.
+    ``match`` says how it was found: ``fingerprint`` (exact error fingerprint), ``hybrid``
+    or ``dense``.
+    """
+
+    memory: Memory
+    score: float
+    semantic: float
+    temporal: float | None = None
+    lexical: float | None = None
+    match: str = "dense"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": round(self.score, 6),
+            "semantic": round(self.semantic, 6),
+            "temporal": None if self.temporal is None else round(self.temporal, 6),
+            "lexical": None if self.lexical is None else round(self.lexical, 6),
+            "match": self.match,
+            "memory": self.memory.to_dict(),
+        }
