@@ -216,3 +216,71 @@ class SearchResult:
             "match": self.match,
             "memory": self.memory.to_dict(),
         }
+
+
+#: Outcomes of ``remember`` (the ruvector protocol's words).
+STORED = "stored"
+NEAR_DUPLICATE = "near-duplicate"
+REJECTED = "rejected"
+DEDUP_CHECK_FAILED = "dedup-check-failed"
+
+
+@dataclass(frozen=True)
+class RememberResult:
+    """What ``remember`` did. ``id`` is the new memory's id (stored) or the existing one
+    (near-duplicate); ``score`` is the duplicate's similarity (1.0 for identical content)."""
+
+    status: str
+    id: str | None = None
+    score: float | None = None
+    reason: str | None = None
+    collection: str | None = None
+    type: str | None = None
+    redactions: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (STORED, NEAR_DUPLICATE)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "id": self.id}
+        if self.status == NEAR_DUPLICATE:
+            out["existing_id"] = self.id
+        out["score"] = None if self.score is None else round(self.score, 6)
+        out["reason"] = self.reason
+        out["collection"] = self.collection
+        out["type"] = self.type
+        out["redactions"] = dict(self.redactions)
+        return out
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """The ruvector recall protocol's answer: at most ``keep`` hits above ``floor``, and
+    their contents cut so that together they fit the character budget."""
+
+    query: str
+    floor: float
+    hits: tuple[SearchResult, ...]
+    texts: tuple[str, ...]
+    truncated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "floor": self.floor,
+            "truncated": self.truncated,
+            "results": [
+                {
+                    "id": h.memory.id,
+                    "score": round(h.score, 6),
+                    "content": text,
+                    "type": h.memory.type,
+                    "collection": h.memory.collection,
+                    "source": h.memory.source,
+                    "stored_at": h.memory.stored_at.isoformat(),
+                    "match": h.match,
+                }
+                for h, text in zip(self.hits, self.texts, strict=True)
+            ],
+        }

@@ -1,0 +1,56 @@
+"""kenning — institutional memory for coding agents.
+
+Remember error→fix notes, conventions and decisions for a project; recall the few that
+matter before acting, scored, deduplicated, time-decayed and fenced for the prompt.
+
+>>> from kenning import open_store, remember, recall, search_memories
+"""
+
+from __future__ import annotations
+
+import os
+
+# Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from .api import recall, remember, search_memories  # noqa: E402
+from .errors import (  # noqa: E402
+    ContentError,
+    DedupCheckFailed,
+    InvalidTypeError,
+    KenningError,
+    ProvenanceMismatch,
+    StoreCorrupted,
+    StoreLocationError,
+    StoreNotFound,
+    StoreUnavailable,
+    UserInputError,
+)
+from .model import Memory, Provenance, RecallResult, RememberResult, SearchResult  # noqa: E402
+from .store import MemoryStore, open_store  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ContentError",
+    "DedupCheckFailed",
+    "InvalidTypeError",
+    "KenningError",
+    "Memory",
+    "MemoryStore",
+    "Provenance",
+    "ProvenanceMismatch",
+    "RecallResult",
+    "RememberResult",
+    "SearchResult",
+    "StoreCorrupted",
+    "StoreLocationError",
+    "StoreNotFound",
+    "StoreUnavailable",
+    "UserInputError",
+    "__version__",
+    "open_store",
+    "recall",
+    "remember",
+    "search_memories",
+]

@@ -1,0 +1,70 @@
+"""Module-level convenience functions over :class:`~kenning.store.MemoryStore`.
+
+Each call opens the current project's store (or the one given by ``path``/``cwd``), runs
+one operation and closes it. Long-lived callers (servers, batch jobs) should hold a store
+from :func:`kenning.open_store` instead, so the model stays loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import protocol
+from .model import RecallResult, RememberResult, SearchResult
+from .store import DEFAULT_TYPE, open_store
+
+
+def remember(
+    content: str,
+    type: str = DEFAULT_TYPE,  # noqa: A002 - the protocol's argument name
+    *,
+    source: str | None = None,
+    tags: Sequence[str] = (),
+    metadata: dict[str, Any] | None = None,
+    group_id: str | None = None,
+    path: str | Path | None = None,
+    cwd: str | Path | None = None,
+) -> RememberResult:
+    with open_store(path, cwd=cwd, group_id=group_id) as store:
+        return store.remember(content, type, source=source, tags=tags, metadata=metadata)
+
+
+def recall(
+    query: str,
+    top_k: int = protocol.RECALL_TOP_K,
+    *,
+    errors: bool | None = None,
+    group_id: str | None = None,
+    path: str | Path | None = None,
+    cwd: str | Path | None = None,
+) -> RecallResult:
+    with open_store(path, cwd=cwd, group_id=group_id, create=False) as store:
+        return store.recall(query, top_k, errors=errors)
+
+
+def search_memories(
+    query: str,
+    collection: str | None = None,
+    memory_type: str | Sequence[str] | None = None,
+    use_cascading: bool = True,
+    intent: str | None = None,
+    limit: int = protocol.SEARCH_DEFAULT_LIMIT,
+    group_id: str | None = None,
+    threshold: float | None = None,
+    decay: bool = True,
+    now: datetime | None = None,
+    *,
+    path: str | Path | None = None,
+    cwd: str | Path | None = None,
+) -> list[SearchResult]:
+    """AI Memory Module search. Returns frozen results with ``score``, ``semantic``,
+    ``temporal`` and ``memory``; see :meth:`MemoryStore.search` for the full response."""
+    with open_store(path, cwd=cwd, create=False, threshold=threshold) as store:
+        response = store.search(
+            query, collection, memory_type, use_cascading, intent, limit, group_id, threshold,
+            decay, now,
+        )
+        return list(response.results)

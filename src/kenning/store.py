@@ -1,0 +1,642 @@
+"""``MemoryStore``: the one core API. The CLI, the MCP server and the hooks call it.
+
+It owns the write path (validate, normalise, redact, dedup, stamp provenance), the read
+paths (the ruvector recall protocol and the AI Memory Module search), and whole-store jobs
+(stats, export/import, reembed). Backends store rows; embedders make vectors; the pure
+modules (:mod:`scoring`, :mod:`search`, :mod:`render`, :mod:`safety`) decide.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from . import protocol
+from .backends.base import Backend, Filters, MemoryRecord
+from .config import Settings, load_settings
+from .embedders.base import Embedder
+from .errors import (
+    ContentError,
+    InvalidTypeError,
+    KenningError,
+    ProvenanceMismatch,
+    StoreCorrupted,
+    UserInputError,
+)
+from .model import (
+    DEDUP_CHECK_FAILED,
+    NEAR_DUPLICATE,
+    REJECTED,
+    STORED,
+    Memory,
+    Provenance,
+    RecallResult,
+    RememberResult,
+    SearchResult,
+    content_hash,
+    new_memory_id,
+    parse_timestamp,
+    resolve_type,
+    utc_now,
+)
+from .project import Project, check_store_location, resolve_project
+from .safety import normalise_content, redact_secrets
+from .search import SearchResponse, check_limit, expansion_reason, plan_search, rank
+
+DEFAULT_TYPE = "context"
+EXPORT_FORMAT = 1
+REEMBED_STATE_KEY = "reembed_state"
+#: Candidates fetched per search before threshold and decay re-ranking.
+SEARCH_CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """Input to :meth:`MemoryStore.remember_many`."""
+
+    content: str
+    type: str = DEFAULT_TYPE
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    stored_at: datetime | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    memory: Memory
+    redactions: Mapping[str, int]
+
+
+def _check_text(content: object) -> str:
+    if not isinstance(content, str):
+        raise ContentError(f"content must be text, got {type(content).__name__}")
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContentError(
+            "content is not valid UTF-8 (it contains undecodable bytes); re-encode the text as UTF-8"
+        ) from None
+    return content
+
+
+class MemoryStore:
+    """A project's memory. Open it with :func:`open_store`."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        project: Project,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        embedder_name: str = "minilm",
+    ) -> None:
+        self.backend = backend
+        self.project = project
+        self.settings = settings
+        self._embedder = embedder
+        self._embedder_name = embedder_name
+        self._checked_provenance = False
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @property
+    def group_id(self) -> str:
+        return self.project.group_id
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from .embedders import load_embedder
+
+            self._embedder = load_embedder(self._embedder_name)
+        return self._embedder
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_provenance(self, *, stamp: bool) -> None:
+        """Refuse vectors from another embedder; stamp an unstamped store on first write."""
+        mine = self.embedder.provenance
+        if self.backend.get_meta(REEMBED_STATE_KEY) is not None:
+            raise ProvenanceMismatch(
+                f"the store at {self.backend.location} is half re-embedded; "
+                "run `kenning reembed` to finish"
+            )
+        stored = self.backend.read_provenance()
+        if stored is None:
+            if stamp:
+                self.backend.write_provenance(mine)
+            return
+        if stored != mine:
+            raise ProvenanceMismatch(
+                f"the store at {self.backend.location} was embedded with {stored.describe()}, "
+                f"but this kenning uses {mine.describe()}; mixing them would make scores "
+                "meaningless — run `kenning reembed` to re-embed the store with the current model"
+            )
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))
+
+    def _resolve_group(self, group_id: str | None) -> str | None:
+        """``None`` → this project; ``"all"`` → every project (explicitly)."""
+        if group_id is None:
+            return self.group_id
+        if group_id.strip().lower() == "all":
+            return None
+        return group_id.strip()
+
+    # -- write path -------------------------------------------------------------------------
+
+    def _prepare(self, item: NewMemory, group_id: str) -> _Prepared:
+        raw = _check_text(item.content)
+        text = normalise_content(raw)
+        if not text:
+            raise ContentError("content is empty (or only whitespace); pass the note's text")
+        text, redactions = redact_secrets(text)
+        size = len(text.encode("utf-8"))
+        if size > protocol.MAX_CONTENT_BYTES:
+            raise ContentError(
+                f"content is {size} bytes, over the {protocol.MAX_CONTENT_BYTES // 1024} KiB "
+                "limit; store a summary and point to the full text with --source"
+            )
+        memory_type, collection = resolve_type(item.type, text)
+        metadata = dict(item.metadata or {})
+        try:
+            json.dumps(metadata)
+        except (TypeError, ValueError) as exc:
+            raise UserInputError(f"metadata must be a JSON object: {exc}") from None
+        if str(item.type).strip().lower() != memory_type:
+            metadata.setdefault("given_type", str(item.type))
+        tags = tuple(dict.fromkeys(str(t).strip() for t in item.tags if str(t).strip()))
+        stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
+        return _Prepared(
+            Memory(
+                id=item.id or new_memory_id(),
+                content=text,
+                collection=collection,
+                type=memory_type,
+                group_id=group_id,
+                stored_at=stored_at,
+                content_hash=content_hash(text),
+                source=item.source,
+                tags=tags,
+                metadata=metadata,
+            ),
+            redactions,
+        )
+
+    def remember(
+        self,
+        content: str,
+        type: str = DEFAULT_TYPE,  # noqa: A002 - the protocol's argument name
+        *,
+        source: str | None = None,
+        tags: Sequence[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+        group_id: str | None = None,
+        stored_at: datetime | None = None,
+    ) -> RememberResult:
+        """Store one note unless it is already known. Never raises for bad content: the
+        result says ``rejected`` with the reason."""
+        item = NewMemory(content, type, source, tuple(tags), metadata or {}, stored_at)
+        return self.remember_many([item], group_id=group_id)[0]
+
+    def remember_many(
+        self,
+        items: Sequence[NewMemory],
+        *,
+        group_id: str | None = None,
+        near_duplicates: bool = True,
+        vectors: Sequence[np.ndarray | None] | None = None,
+        progress: Callable[[int], None] | None = None,
+        batch_size: int = 64,
+    ) -> list[RememberResult]:
+        """Store many notes, embedding them in batches.
+
+        Each batch's dedup checks and inserts run in one exclusive transaction, so
+        concurrent writers can neither both store a note nor half-write a batch.
+        ``vectors`` (from an export with the same provenance) skips re-embedding.
+        """
+        gid = self._resolve_group(group_id) or self.group_id
+        check_store_location(self.project)
+        results: list[RememberResult | None] = [None] * len(items)
+        prepared: list[tuple[int, _Prepared]] = []
+        for index, item in enumerate(items):
+            try:
+                prepared.append((index, self._prepare(item, gid)))
+            except (ContentError, InvalidTypeError, UserInputError) as exc:
+                results[index] = RememberResult(status=REJECTED, reason=str(exc))
+        if prepared:
+            self._check_provenance(stamp=True)
+        for start in range(0, len(prepared), batch_size):
+            chunk = prepared[start : start + batch_size]
+            given = [vectors[i] if vectors is not None else None for i, _ in chunk]
+            missing = [k for k, v in enumerate(given) if v is None]
+            matrix = np.zeros((len(chunk), self.embedder.provenance.dimension), dtype=np.float32)
+            if missing:
+                embedded = self._embed([chunk[k][1].memory.content for k in missing])
+                matrix[missing] = embedded
+            for k, v in enumerate(given):
+                if v is not None:
+                    matrix[k] = np.asarray(v, dtype=np.float32)
+            for (index, _), outcome in zip(
+                chunk, self._write_batch(chunk, matrix, near_duplicates), strict=True
+            ):
+                results[index] = outcome
+            if progress:
+                progress(len(chunk))
+        return [r for r in results if r is not None]
+
+    def _write_batch(
+        self, chunk: Sequence[tuple[int, _Prepared]], matrix: np.ndarray, near_duplicates: bool
+    ) -> list[RememberResult]:
+        outcomes: list[RememberResult] = []
+        to_store: list[MemoryRecord] = []
+        try:
+            with self.backend.exclusive():
+                batch_hashes: dict[str, str] = {}
+                for k, (_, prep) in enumerate(chunk):
+                    m = prep.memory
+                    dup = self._find_duplicate(m, matrix[k], batch_hashes, to_store, near_duplicates)
+                    if dup is not None:
+                        existing_id, score = dup
+                        outcomes.append(
+                            RememberResult(
+                                NEAR_DUPLICATE, existing_id, score, None, m.collection, m.type,
+                                prep.redactions,
+                            )
+                        )
+                        continue
+                    to_store.append(MemoryRecord(m, matrix[k]))
+                    batch_hashes[m.content_hash] = m.id
+                    outcomes.append(
+                        RememberResult(STORED, m.id, None, None, m.collection, m.type, prep.redactions)
+                    )
+                self.backend.upsert(to_store)
+        except KenningError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any store failure: report, write nothing
+            reason = f"the store could not be checked for duplicates: {exc}"
+            return [
+                RememberResult(DEDUP_CHECK_FAILED, None, None, reason, p.memory.collection, p.memory.type)
+                for _, p in chunk
+            ]
+        return outcomes
+
+    def _find_duplicate(
+        self,
+        memory: Memory,
+        vector: np.ndarray,
+        batch_hashes: Mapping[str, str],
+        pending: Sequence[MemoryRecord],
+        near_duplicates: bool,
+    ) -> tuple[str, float] | None:
+        if memory.content_hash in batch_hashes:
+            return batch_hashes[memory.content_hash], 1.0
+        existing = self.backend.find_by_hash(memory.group_id, memory.content_hash)
+        if existing is not None:
+            return existing.id, 1.0
+        if not near_duplicates:
+            return None
+        best: tuple[str, float] | None = None
+        hits = self.backend.vector_search(
+            vector, protocol.DEDUP_TOP_K, Filters(group_id=memory.group_id)
+        )
+        if hits:
+            best = (hits[0].memory.id, hits[0].score)
+        for record in pending:
+            score = float(np.dot(record.vector, vector))
+            if best is None or score > best[1]:
+                best = (record.memory.id, score)
+        if best is not None and best[1] > protocol.DEDUP_THRESHOLD:
+            return best[0], min(best[1], 1.0)
+        return None
+
+    def forget(self, memory_id: str) -> bool:
+        """Delete one memory by id; True when it existed."""
+        if not memory_id or not memory_id.strip():
+            raise UserInputError("pass the id of the memory to forget (see `kenning search --json`)")
+        return self.backend.delete([memory_id.strip()]) > 0
+
+    # -- read path --------------------------------------------------------------------------
+
+    def _dense(self, query: str, filters: Filters, k: int) -> list[tuple[Memory, float, float | None, str]]:
+        self._check_provenance(stamp=False)
+        vector = self._embed([query])[0]
+        return [(h.memory, h.score, None, "dense") for h in self.backend.vector_search(vector, k, filters)]
+
+    def recall(
+        self,
+        query: str,
+        top_k: int = protocol.RECALL_TOP_K,
+        *,
+        errors: bool | None = None,
+        group_id: str | None = None,
+        keep: int = protocol.RECALL_KEEP,
+        budget: int = protocol.RECALL_CHAR_BUDGET,
+    ) -> RecallResult:
+        """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
+        0.40 for error queries), keep the best 3, cut their combined content to 800 chars
+        at a word boundary."""
+        from .errorfix import looks_like_error
+        from .render import combine_for_recall
+
+        if not query or not query.strip():
+            raise UserInputError("the query is empty; pass what you are about to work on")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= protocol.SEARCH_MAX_LIMIT:
+            raise UserInputError(f"top_k is {top_k!r}; expected a whole number from 1 to {protocol.SEARCH_MAX_LIMIT}")
+        is_error = looks_like_error(query) if errors is None else errors
+        floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
+        filters = Filters(group_id=self._resolve_group(group_id))
+        candidates = self._dense(query, filters, top_k)
+        hits = [
+            SearchResult(m, semantic, semantic, None, lexical, match)
+            for m, semantic, lexical, match in candidates
+            if semantic >= floor
+        ][:keep]
+        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
+        return RecallResult(query, floor, tuple(hits), tuple(texts), truncated)
+
+    def search(
+        self,
+        query: str,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        use_cascading: bool = True,
+        intent: str | None = None,
+        limit: int = protocol.SEARCH_DEFAULT_LIMIT,
+        group_id: str | None = None,
+        threshold: float | None = None,
+        decay: bool = True,
+        now: datetime | None = None,
+    ) -> SearchResponse:
+        """AI Memory Module search: collections, intent routing, cascading, threshold, decay."""
+        from .config import parse_threshold
+
+        plan = plan_search(query, collection, memory_type, intent, use_cascading)
+        check_limit(limit)
+        cut = self.settings.similarity_threshold if threshold is None else parse_threshold(threshold, "argument")
+        moment = now or utc_now()
+        gid = self._resolve_group(group_id)
+        k = max(SEARCH_CANDIDATES, limit * 4)
+
+        def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
+            candidates = self._dense(query, Filters(gid, collections, plan.types), k)
+            best = max((c[1] for c in candidates), default=None)
+            ranked = rank(
+                candidates,
+                threshold=cut,
+                decay=decay,
+                now=moment,
+                half_life_overrides=self.settings.half_life_overrides,
+            )
+            return ranked, best
+
+        results, best = run(plan.primary)
+        reason = expansion_reason(results, best) if plan.cascade else None
+        expanded = False
+        if reason is not None and plan.secondary:
+            more, _ = run(plan.secondary)
+            expanded = True
+            results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
+        return SearchResponse(query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid)
+
+    # -- whole-store jobs -------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        provenance = self.backend.read_provenance()
+        by = self.backend.count_by(self.group_id)
+        everything = self.backend.count(Filters())
+        by_collection: dict[str, int] = {}
+        by_type: dict[str, int] = {}
+        for (coll, typ), n in by.items():
+            by_collection[coll] = by_collection.get(coll, 0) + n
+            by_type[typ] = by_type.get(typ, 0) + n
+        path = Path(self.backend.location)
+        size = None
+        if path.exists():
+            size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+        return {
+            "intel_path": str(path.resolve()) if path.exists() else self.backend.location,
+            "project_root": str(self.project.root),
+            "group_id": self.group_id,
+            "memories": sum(by.values()),
+            "memories_all_projects": everything,
+            "by_collection": dict(sorted(by_collection.items())),
+            "by_type": dict(sorted(by_type.items())),
+            "provenance": provenance.to_dict() if provenance else None,
+            "store_bytes": size,
+            "settings": {
+                "similarity_threshold": self.settings.similarity_threshold,
+                "half_life_overrides": dict(self.settings.half_life_overrides),
+                "sources": dict(self.settings.sources),
+            },
+            "protocol": {
+                "recall_top_k": protocol.RECALL_TOP_K,
+                "recall_floor": protocol.RECALL_FLOOR,
+                "error_recall_floor": protocol.ERROR_RECALL_FLOOR,
+                "recall_keep": protocol.RECALL_KEEP,
+                "recall_char_budget": protocol.RECALL_CHAR_BUDGET,
+                "dedup_threshold": protocol.DEDUP_THRESHOLD,
+            },
+        }
+
+    def export(self, out: IO[str], *, group_id: str | None = None, vectors: bool = True) -> int:
+        """Write a JSONL export: a header line, then one memory per line (every field, its
+        id, and its vector as base64 float32 unless ``vectors`` is False)."""
+        provenance = self.backend.read_provenance()
+        header = {
+            "kenning_export": EXPORT_FORMAT,
+            "provenance": provenance.to_dict() if provenance else None,
+            "exported_at": utc_now().isoformat(),
+        }
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+        n = 0
+        for record in self.backend.iterate(Filters(group_id=self._resolve_group(group_id))):
+            line = record.memory.to_dict()
+            if vectors and provenance is not None:
+                line["embedding"] = base64.b64encode(
+                    np.ascontiguousarray(record.vector, dtype=np.float32).tobytes()
+                ).decode("ascii")
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            n += 1
+        return n
+
+    def import_(
+        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
+    ) -> dict[str, int]:
+        """Import a JSONL export. Ids, timestamps and projects are kept; a memory whose id
+        or content already exists is skipped; vectors are reused when the export's
+        provenance matches this store's, else the content is re-embedded. The whole file is
+        validated before anything is written."""
+        header_provenance: Provenance | None = None
+        items: list[NewMemory] = []
+        groups: list[str] = []
+        vectors: list[np.ndarray | None] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserInputError(f"line {number} is not JSON ({exc.msg}); nothing was imported") from None
+            if not isinstance(data, dict):
+                raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
+            if "kenning_export" in data:
+                if data.get("provenance"):
+                    header_provenance = Provenance.from_dict(data["provenance"])
+                continue
+            try:
+                memory = Memory.from_dict({**data, "content_hash": data.get("content_hash", "")})
+            except (KeyError, ValueError, TypeError) as exc:
+                raise UserInputError(
+                    f"line {number} is not a kenning memory (missing or bad field: {exc}); "
+                    "nothing was imported"
+                ) from None
+            items.append(
+                NewMemory(
+                    memory.content, memory.type, memory.source, memory.tags, memory.metadata,
+                    memory.stored_at, memory.id,
+                )
+            )
+            groups.append(memory.group_id)
+            vector = None
+            if data.get("embedding"):
+                vector = np.frombuffer(base64.b64decode(data["embedding"]), dtype=np.float32)
+            vectors.append(vector)
+        reuse = header_provenance is not None and header_provenance == self.embedder.provenance
+        existing = {m.id for m in self.backend.get([i.id for i in items if i.id])}
+        counts = {"read": len(items), "imported": 0, "duplicates": 0, "rejected": 0}
+        by_group: dict[str, list[int]] = {}
+        for index, gid in enumerate(groups):
+            if items[index].id in existing:
+                counts["duplicates"] += 1
+                if progress:
+                    progress(1)
+                continue
+            by_group.setdefault(gid, []).append(index)
+        for gid, indexes in by_group.items():
+            outcomes = self.remember_many(
+                [items[i] for i in indexes],
+                group_id=gid,
+                near_duplicates=False,
+                vectors=[vectors[i] if reuse else None for i in indexes],
+                progress=progress,
+            )
+            for outcome in outcomes:
+                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(outcome.status, "rejected")
+                counts[key] += 1
+        return counts
+
+    def reembed(
+        self,
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Re-embed every memory with the current embedder, in batches, resumably; then
+        restamp the provenance. An interrupted run continues where it stopped."""
+        target = self.embedder.provenance
+        state_raw = self.backend.get_meta(REEMBED_STATE_KEY)
+        done_through: str | None = None
+        if state_raw is not None:
+            state = json.loads(state_raw)
+            if Provenance.from_dict(state["target"]) == target:
+                done_through = state.get("last_id")
+        total = self.backend.count(Filters())
+        if state_raw is None:
+            self.backend.set_meta(
+                REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
+            )
+        skipping = done_through is not None
+        done = 0
+        batch: list[Memory] = []
+
+        def flush() -> None:
+            nonlocal done
+            if not batch:
+                return
+            matrix = self._embed([m.content for m in batch])
+            with self.backend.exclusive():
+                self.backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
+                self.backend.set_meta(
+                    REEMBED_STATE_KEY,
+                    json.dumps({"target": target.to_dict(), "last_id": batch[-1].id}),
+                )
+            done += len(batch)
+            if progress:
+                progress(done, total)
+            batch.clear()
+
+        records: Iterator[MemoryRecord] = self.backend.iterate(Filters(), batch_size=500)
+        for record in records:
+            if skipping:
+                done += 1
+                if record.memory.id == done_through:
+                    skipping = False
+                continue
+            batch.append(record.memory)
+            if len(batch) >= batch_size:
+                flush()
+        flush()
+        with self.backend.exclusive():
+            self.backend.write_provenance(target)
+            self.backend.set_meta(REEMBED_STATE_KEY, None)
+        return {"reembedded": done, "provenance": target.to_dict()}
+
+
+def open_store(
+    path: str | Path | None = None,
+    *,
+    cwd: str | Path | None = None,
+    group_id: str | None = None,
+    create: bool = True,
+    embedder: Embedder | str | None = None,
+    threshold: float | None = None,
+) -> MemoryStore:
+    """Open the store for the project containing ``cwd`` (default: the current folder).
+
+    ``path`` (or ``KENNING_STORE``) overrides the location: a ``.db`` file or a folder.
+    ``create=False`` raises :class:`~kenning.errors.StoreNotFound` instead of creating it.
+    ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for tests).
+    """
+    import os
+
+    from .backends.sqlite import SQLiteBackend
+
+    store_path = Path(path).expanduser() if path is not None else None
+    if store_path is None and os.environ.get("KENNING_STORE", "").find("://") > 0:
+        raise UserInputError(
+            f"KENNING_STORE={os.environ['KENNING_STORE'].split('://')[0]}://… needs a server "
+            "backend, which this version does not have yet; unset it to use the embedded store"
+        )
+    project = resolve_project(Path(cwd) if cwd else None, group_id, store_path)
+    if create:
+        check_store_location(project)
+    settings = load_settings(project.root, project.store_path.parent, threshold)
+    backend = SQLiteBackend(project.store_path, create=create)
+    name = os.environ.get("KENNING_EMBEDDER", "minilm")
+    instance: Embedder | None = None
+    if isinstance(embedder, str):
+        name = embedder
+    elif embedder is not None:
+        instance = embedder
+    return MemoryStore(backend, project, settings, instance, name)
+
+
+__all__ = ["MemoryStore", "NewMemory", "StoreCorrupted", "open_store"]
