@@ -246,9 +246,9 @@ def recall(
 
 def _plain(text: str) -> str:
     """Stored text on a terminal: no control sequences, one line per result."""
-    from .render import strip_terminal_controls
+    from .render import sanitise_for_terminal
 
-    return strip_terminal_controls(text).replace("\n", " ")
+    return sanitise_for_terminal(text).replace("\n", " ")
 
 
 # -- search --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ leaves every other ``|`` alone, so a shell pipeline such as ``cmd | head -1`` su
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,7 +200,6 @@ _NOISE_LINE = re.compile(
     | [\^~\s-]+                                   # carets and underlines
     | goroutine\s+\d+\s+\[.*\]:?                  # Go goroutine headers
     | (?:/|[A-Za-z]:\\|\./)\S+\.go:\d+.*\+0x[0-9a-f]+  # Go frames with offsets
-    | exit\s+status\s+\d+                         # Go's trailer (kept as exit code)
     | \.\.\.\s*\d+\s+more                          # Java "... 3 more"
     | Node\.js\s+v\d.*
     | During\s+handling\s+of\s+the\s+above\s+exception.*
@@ -241,7 +240,7 @@ _RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (80, re.compile(r"^go:\s")),
     (78, re.compile(r"^[✗✘×]\s*(?:ERROR|error)\b")),
     (76, re.compile(r"\b(?:error|ERROR)\s*:\s")),
-    (74, re.compile(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?:error|errno|failed|fail)\b)", re.IGNORECASE)),
+    (74, re.compile(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)")),
     (72, re.compile(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
     (72, re.compile(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
     (70, re.compile(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
@@ -259,6 +258,7 @@ _WRAPPER = re.compile(
     r"|npm\s+(?:ERR!|error)\s+(?:Lifecycle|errno|This is probably|Failed at)"
     r"|\S*(?:exited|exit(?:ed)?\s+with)\b"
     r"|ELIFECYCLE"
+    r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|make(?:\[\d+\])?:\s+\*\*\*)",
     re.IGNORECASE,
@@ -268,8 +268,22 @@ _WRAPPER = re.compile(
 _LOCATION_PREFIX = re.compile(
     r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}:?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
+    r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
 )
 _PYTEST_E = re.compile(r"^E\s{2,}")
+#: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
+_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
+_BARE_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
+
+
+_DANGLING = re.compile(
+    r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
+    r"found|near|by))$",
+    re.IGNORECASE,
+)
+#: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
+_KEY_MESSAGE = re.compile(r"^\S+:\s")
+_ELLIPSIS_TAIL = re.compile(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
 
 
 def _clean_line(line: str) -> tuple[str, bool]:
@@ -280,16 +294,20 @@ def _clean_line(line: str) -> tuple[str, bool]:
     if gha:
         error_level = gha.group(1).lower() == "error"
         line = line[gha.end() :]
+    stamped = False
     for _ in range(2):
         ts = _TIMESTAMP.match(line)
         if ts and ts.end() > 0:
             line = line[ts.end() :]
+            stamped = True
         if _ERROR_LEVEL.match(line):
             error_level = True
         lvl = _LEVEL_PREFIX.match(line)
-        if lvl and lvl.end() < len(line.rstrip()):
+        # "ERROR: message" with no timestamp is the message itself, not a log prefix
+        bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
+        if lvl and not bare_colon and lvl.end() < len(line.rstrip()):
             line = line[lvl.end() :]
-    line = _PYTEST_E.sub("", line)
+    line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
 
 
@@ -319,25 +337,16 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             score = min(score, 30) if score else 30
         if error_level:
             score = max(score, 60)
+        if out and score < 76 and _DANGLING.search(out[-1][0]) and not _KEY_MESSAGE.search(line):
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", max(prev_score, score), prev_exc)
+            continue
         out.append((line, score, _is_exception_line(line)))
     return out
 
 
-_DANGLING = re.compile(
-    r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
-    r"found|near|by))$",
-    re.IGNORECASE,
-)
-_ELLIPSIS_TAIL = re.compile(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
-
-
-def _with_continuation(candidates: list[tuple[str, int, bool]], index: int) -> str:
-    """The line at ``index`` plus the score-0 lines it visibly runs on into (wrapped output)."""
-    text = _one_line(candidates[index][0])
-    j = index + 1
-    while _DANGLING.search(text) and j < len(candidates) and candidates[j][1] == 0:
-        text = f"{text} {_one_line(candidates[j][0])}"
-        j += 1
+def _tidy(line: str) -> str:
+    text = _one_line(line)
     return _ELLIPSIS_TAIL.sub("", text) if text.endswith((",", "...", "…", ";")) else text
 
 
@@ -349,7 +358,7 @@ def _ranked(candidates: list[tuple[str, int, bool]]) -> list[str]:
     top = [i for i, c in enumerate(candidates) if c[1] == best_score]
     if all(candidates[i][2] for i in top):
         top.reverse()
-    return [_with_continuation(candidates, i) for i in top]
+    return [_tidy(candidates[i][0]) for i in top]
 
 
 def _exit_code_suffix(candidates: list[tuple[str, int, bool]], chosen: str) -> str:
@@ -385,11 +394,25 @@ def _signatures(raw: str, limit: int) -> list[str]:
     if not candidates:
         flat = _one_line(_ANSI.sub("", raw))
         return [cut_at_word_boundary(flat, SIGNATURE_MAX_CHARS)] if flat else []
-    ranked = _ranked(candidates)[:limit]
+    ranked = [_with_detail(sig, raw) for sig in _ranked(candidates)[:limit]]
     return [
         cut_at_word_boundary(_exit_code_suffix(candidates, sig), SIGNATURE_MAX_CHARS)
         for sig in ranked
     ]
+
+
+_PYTEST_DETAIL = re.compile(r"^E\s{2,}(\S.*)$", re.MULTILINE)
+
+
+def _with_detail(signature: str, raw: str) -> str:
+    """A bare exception class (pytest's ``file.py:4: AssertionError``) takes its first
+    ``E   …`` detail line: ``AssertionError: assert 2 == 3``."""
+    if not _BARE_EXCEPTION.match(signature):
+        return signature
+    detail = _PYTEST_DETAIL.search(_ANSI.sub("", raw))
+    if detail is None:
+        return signature
+    return f"{signature}: {_one_line(detail.group(1))}"
 
 
 _LOOKS_LIKE_ERROR = re.compile(
@@ -416,6 +439,10 @@ _LOOKS_LIKE_ERROR = re.compile(
     | \bE(?:NOENT|ACCES|PERM|EXIST|2BIG|CONNREFUSED|TIMEDOUT|ADDRINUSE|NOSPC|RESOLVE)\b
     | make(?:\[\d+\])?:\s\*\*\*
     | \bstack\s+trace\b
+    | ^\s*(?:\./|/)?[\w./-]+\.\w{1,6}:\d+(?::\d+)?:\s   # compiler / linter locations
+    | ^\s*\d+:\d+\s+error\s                             # eslint
+    | ^go:\s
+    | \b(?:Uncaught|Unhandled)\b
     )""",
     re.VERBOSE | re.MULTILINE,
 )
@@ -443,17 +470,32 @@ _KEEP_NUMBER = re.compile(
     r"(?:code|status))\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
-_FP_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
+#: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
+_QUOTED_CODE = re.compile(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
+
+
+def _mask_quoted(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1].strip()
+    return inner if _QUOTED_CODE.match(inner) else "<q>"
+
+
+_Repl = str | Callable[[re.Match[str]], str]
+_FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
     (re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
     (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     # Windows paths, with optional :line:col
     (re.compile(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
-    # POSIX paths (absolute, ./, ../, ~/, or relative with a slash), with optional :line:col
+    # POSIX paths: absolute, ./, ../, ~/; relative ones need two slashes or a file extension
+    # (so "and/or" stays); with optional :line:col
     (
         re.compile(
             r"(?<![\w<>])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
-            r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+)+/?(?::\d+)*"
+            r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+)*"
+            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+)*"
         ),
         "<path>",
     ),
@@ -465,14 +507,28 @@ _FP_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # long hex ids (commit hashes, object ids) that contain at least one digit
     (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
     # quoted identifiers / values
-    (re.compile(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), "<q>"),
-    (re.compile(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), "<q>"),
-    (re.compile(r"`[^`\n]{0,200}?`"), "<q>"),
-    (re.compile(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), "<q>"),
-    # numbers (not inside identifiers such as E0382 or TS2322)
-    (re.compile(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?![\w])"), "<n>"),
+    (re.compile(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
+    (re.compile(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
+    (re.compile(r"`[^`\n]{0,200}?`"), _mask_quoted),
+    (re.compile(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
+    # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
+    # identifiers such as E0382 or TS2322
+    (re.compile(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
+    (
+        re.compile(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
+        "<n>",
+    ),
 )
-_FP_KEEP_TOKEN = "\x00{}\x00"
+
+
+def _keep_token(index: int) -> str:
+    """A placeholder without digits (so the number mask cannot touch it)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return f"\x00{letters}\x00"
 
 
 def error_fingerprint(signature: str) -> str:
@@ -492,13 +548,13 @@ def error_fingerprint(signature: str) -> str:
 
     def keep(m: re.Match[str]) -> str:
         kept.append(m.group("num"))
-        return m.group("keep") + _FP_KEEP_TOKEN.format(len(kept) - 1)
+        return m.group("keep") + _keep_token(len(kept) - 1)
 
     text = _KEEP_NUMBER.sub(keep, text)
     for pattern, repl in _FP_RULES:
         text = pattern.sub(repl, text)
     for i, num in enumerate(kept):
-        text = text.replace(_FP_KEEP_TOKEN.format(i), num)
+        text = text.replace(_keep_token(i), num)
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _one_line(text).lower()
@@ -633,23 +689,37 @@ def _sanitise_untrusted(text: str) -> str:
     return _one_line(_OUR_TAGS.sub(" ", "\n".join(kept)))
 
 
-def _fix_text(blocks: list[_Block], start: int, end: int) -> str:
-    """The first paragraph of the section; a paragraph ending in ``:`` takes the next block.
+def _introduces(text: str) -> bool:
+    """Does this part end in a colon (``Fix:``, ``**Rule 8 guard:**``), introducing a block?"""
+    return text.rstrip("*_ ").endswith(":")
 
-    A first block that is a code block is the fix on its own. Sub-headings are skipped.
+
+def _fix_text(blocks: list[_Block], start: int, end: int) -> str:
+    """The first paragraph of the section, fence-like lines stripped, ≤ 400 chars.
+
+    A paragraph ending in ``:`` takes the block it introduces (code or list), repeatedly;
+    a first block that is a code block is the fix on its own; a sub-heading before the
+    first paragraph (``### Approach``) is kept as its lead-in, ``Approach:``.
     """
     parts: list[str] = []
+    has_content = False
     for block in blocks[start:end]:
         if block.kind == "heading":
-            if parts:
+            if parts and not _introduces(parts[-1]):
                 break
+            heading = _sanitise_untrusted(block.text).rstrip(":")
+            if heading:
+                parts.append(f"{heading}:")
             continue
         text = _sanitise_untrusted(block.text)
         if not text:
             continue
         parts.append(text)
-        if not text.endswith(":") or sum(len(p) for p in parts) >= FIX_MAX_CHARS:
+        has_content = True
+        if not _introduces(text) or sum(len(p) + 1 for p in parts) >= FIX_MAX_CHARS:
             break
+    if not has_content:
+        return ""
     return cut_at_word_boundary(" ".join(parts), FIX_MAX_CHARS)
 
 

@@ -122,7 +122,7 @@ _PLACEHOLDER = re.compile(
     | \{\{ .*                      # {{ jinja }} / helm
     | %\( .*                       # %(name)s
     | %[A-Za-z_][A-Za-z0-9_]*%     # %WINDOWS_VAR%
-    | \*+ | [xX]+ | \.{3,} | …     # masks
+    | \*+ | [xX]{3,} | \.{3,} | …  # masks (a single "x" is a value)
     | \[REDACTED.*                 # already redacted
     | none | null | nil | true | false | undefined | empty | required | optional
     """,
@@ -140,11 +140,14 @@ def _redact_pem(text: str) -> tuple[str, int]:
     pos = 0
     count = 0
     marker = redaction_marker("private_key")
+    no_end_after = len(text) + 1  # once an END search fails, none after that point succeeds
     while True:
         begin = _PEM_BEGIN.search(text, pos)
         if begin is None:
             break
-        end = _PEM_END.search(text, begin.end())
+        end = None if begin.end() >= no_end_after else _PEM_END.search(text, begin.end())
+        if end is None:
+            no_end_after = min(no_end_after, begin.end())
         parts.append(text[pos : begin.start()])
         count += 1
         if end is not None:
@@ -209,8 +212,10 @@ def _assignment_repl(m: re.Match[str]) -> str | None:
         return None  # prose such as "the token: it expires daily"
     # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
     trailing = ""
-    while value and value[-1] in ")]}" and value.count(value[-1]) > value.count(
-        {")": "(", "]": "[", "}": "{"}[value[-1]]
+    while (
+        value
+        and value[-1] in ")]}"
+        and value.count(value[-1]) > value.count({")": "(", "]": "[", "}": "{"}[value[-1]])
     ):
         trailing = value[-1] + trailing
         value = value[:-1]

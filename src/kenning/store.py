@@ -32,6 +32,7 @@ from .errors import (
 )
 from .model import (
     DEDUP_CHECK_FAILED,
+    ERROR_FIX_PREFIX,
     NEAR_DUPLICATE,
     REJECTED,
     STORED,
@@ -74,6 +75,10 @@ class NewMemory:
 class _Prepared:
     memory: Memory
     redactions: Mapping[str, int]
+
+
+def is_error_fix(memory: Memory) -> bool:
+    return memory.type == "error_fix" or memory.content.startswith(ERROR_FIX_PREFIX)
 
 
 def _check_text(content: object) -> str:
@@ -364,10 +369,12 @@ class MemoryStore:
         floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
         filters = Filters(group_id=self._resolve_group(group_id))
         candidates = self._dense(query, filters, top_k)
+        # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
+        # toward the middle for them too: they are held to the error floor (SPEC §5).
         hits = [
             SearchResult(m, semantic, semantic, None, lexical, match)
             for m, semantic, lexical, match in candidates
-            if semantic >= floor
+            if semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(m) else floor)
         ][:keep]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         return RecallResult(query, floor, tuple(hits), tuple(texts), truncated)

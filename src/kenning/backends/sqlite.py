@@ -73,6 +73,19 @@ _COLUMNS = "id, content, collection, type, group_id, stored_at, content_hash, so
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements (trigger bodies included), so that it runs inside
+    our transaction; ``executescript`` would commit first."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()
+
+
 def _recovery_hint(path: Path) -> str:
     return (
         f"move {path} aside, then restore from a backup with `kenning import <backup.jsonl>` "
@@ -212,7 +225,8 @@ class SQLiteBackend:
             # Another process may have migrated while we waited for the write lock.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             for number in range(version, SCHEMA_VERSION):
-                conn.executescript(f"SAVEPOINT m; {MIGRATIONS[number]} RELEASE m;")
+                for statement in _statements(MIGRATIONS[number]):
+                    conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
             conn.execute("COMMIT")
         except BaseException:
@@ -438,7 +452,7 @@ class SQLiteBackend:
         if cache is not None and cache.version == version:
             return cache
         total, max_rowid = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM memories").fetchone()
-        if cache is None or max_rowid < cache.max_rowid:
+        if cache is None or max_rowid < cache.max_rowid or cache.dimension == 0:
             cache = None
         if cache is not None:
             new_rows = conn.execute(

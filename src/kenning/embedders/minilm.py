@@ -35,7 +35,6 @@ import logging
 import math
 import os
 import tempfile
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,9 +69,13 @@ GRAPH_VERSION = 1
 OPSET = 17
 #: Texts per inference call; embed() sorts by length first so chunks pad little.
 BATCH_SIZE = 32
-#: Calls with at most this many texts use one intra-op thread, larger ones two (measured on
-#: a 2-core machine: one thread is as fast for a single query and leaves a core free).
-SMALL_CALL = 4
+#: onnxruntime intra-op threads (capped by the CPUs this process may use). Measured on a
+#: 2-core box: two threads without spinning beat one for single queries and batches alike.
+INTRA_OP_THREADS = 2
+#: Initializers at least this large go to the ``.data`` file, aligned so they can be mmapped
+#: (a session then opens in ~40 ms instead of ~175 ms for the 90 MB graph held inline).
+EXTERNAL_THRESHOLD = 64 * 1024
+EXTERNAL_ALIGN = 64 * 1024
 
 _VERIFY_TEXTS = (
     "ModuleNotFoundError: No module named 'yaml'",
@@ -143,9 +146,10 @@ def locate_model() -> ModelFiles:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise KenningError(f"cannot read {config_path}: {exc}; " + INSTALL_HINT) from exc
-    if config.get("model_type", "bert") != "bert" or config.get(
-        "position_embedding_type", "absolute"
-    ) != "absolute":
+    if (
+        config.get("model_type", "bert") != "bert"
+        or config.get("position_embedding_type", "absolute") != "absolute"
+    ):
         raise KenningError(
             f"{folder}: only BERT models with absolute positions are supported "
             f"(model_type={config.get('model_type')!r}, "
@@ -373,8 +377,7 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
         return node("LayerNormalization", [x, g, b], axis=-1, epsilon=eps)
 
     i64 = np.int64
-    zero_s = const("zero_scalar_i64", np.array(0, dtype=i64))
-    one_s = const("one_scalar_i64", np.array(1, dtype=i64))
+    QKV = ("query", "key", "value")
     axis1 = const("axes_1", np.array([1], dtype=i64))
     split_qkv = const("split_qkv", np.array([hidden] * 3, dtype=i64))
     shape_heads = const("shape_heads", np.array([0, 0, heads, head_dim], dtype=i64))
@@ -390,12 +393,13 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
     # Embeddings: word + position + token type 0 (single sequences only).
     word_table = const("word_embeddings", f32("embeddings.word_embeddings.weight"))
     word = node("Gather", [word_table, "input_ids"], axis=0)
-    seq_len = node("Gather", [node("Shape", ["input_ids"]), one_s], axis=0)
-    positions = node("Range", [zero_s, seq_len, one_s])
-    pos_table = f32("embeddings.position_embeddings.weight") + f32(
-        "embeddings.token_type_embeddings.weight"
-    )[0]
-    pos = node("Gather", [const("position_embeddings", pos_table), positions], axis=0)
+    seq_len = node("Shape", ["input_ids"], start=1, end=2)
+    pos_table = (
+        f32("embeddings.position_embeddings.weight")
+        + f32("embeddings.token_type_embeddings.weight")[0]
+    )
+    zero = const("zero_i64", np.array([0], dtype=i64))
+    pos = node("Slice", [const("position_embeddings", pos_table), zero, seq_len, zero])
     x = layer_norm(node("Add", [word, pos]), "embeddings.LayerNorm")
 
     # Attention bias: 0 where attended, float32 min where padded; [batch, 1, 1, seq].
@@ -405,14 +409,14 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
 
     for i in range(layers):
         p = f"encoder.layer.{i}."
-        qkv_w = np.concatenate(
-            [f32(p + f"attention.self.{n}.weight").T for n in ("query", "key", "value")], axis=1
-        )
-        qkv_b = np.concatenate([f32(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])  # noqa: E501
-        qkv = node("Add", [node("MatMul", [x, const(p + "qkv.weight_t", qkv_w)]), const(p + "qkv.bias", qkv_b)])  # noqa: E501
+        qkv_w = np.concatenate([f32(p + f"attention.self.{n}.weight").T for n in QKV], axis=1)
+        qkv_b = np.concatenate([f32(p + f"attention.self.{n}.bias") for n in QKV])
+        qkv = node("MatMul", [x, const(p + "qkv.weight_t", qkv_w)])
+        qkv = node("Add", [qkv, const(p + "qkv.bias", qkv_b)])
         counter[0] += 1
-        q, k, v = (f"q_{counter[0]}", f"k_{counter[0]}", f"v_{counter[0]}")
-        nodes.append(helper.make_node("Split", [qkv, split_qkv], [q, k, v], axis=2, name=f"Split_{counter[0]}"))  # noqa: E501
+        q, k, v = (f"{n}_{counter[0]}" for n in QKV)
+        split = helper.make_node("Split", [qkv, split_qkv], [q, k, v], axis=2, name=q + "_split")
+        nodes.append(split)
         q = node("Transpose", [node("Reshape", [q, shape_heads])], perm=[0, 2, 1, 3])
         k = node("Transpose", [node("Reshape", [k, shape_heads])], perm=[0, 2, 3, 1])
         v = node("Transpose", [node("Reshape", [v, shape_heads])], perm=[0, 2, 1, 3])
@@ -443,7 +447,7 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
         ],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],  # noqa: E501
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
         initializer=inits,
     )
     model = helper.make_model(
@@ -461,7 +465,17 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
 # --------------------------------------------------------------------------------------
 
 
+def _threads() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(INTRA_OP_THREADS, cpus))
+
+
 def _import_runtime() -> tuple[Any, Any]:
+    # Tokenizing is ~1% of the time; rayon threads would only make tokenizers warn on fork.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -471,17 +485,15 @@ def _import_runtime() -> tuple[Any, Any]:
     return ort, Tokenizer
 
 
-def _session(ort: Any, model: str | bytes, threads: int, optimise: bool) -> Any:
+def _session(ort: Any, model: str | bytes) -> Any:
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
+    opts.intra_op_num_threads = _threads()
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.log_severity_level = 3
-    opts.graph_optimization_level = (
-        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if optimise
-        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    )
+    # Spinning worker threads fight each other (and everything else) on a busy 2-core box.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
 
 
@@ -490,15 +502,19 @@ def _run(session: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=np.float32)
 
 
-def _encode_plain(tokenizer: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    encs = tokenizer.encode_batch(list(texts))
-    n = max(len(e.ids) for e in encs)
-    ids = np.zeros((len(encs), n), dtype=np.int64)
-    mask = np.zeros((len(encs), n), dtype=np.int64)
-    for row, e in enumerate(encs):
-        ids[row, : len(e.ids)] = e.ids
-        mask[row, : len(e.ids)] = 1
+def _pad(encodings: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token id lists to the longest: ``(input_ids, attention_mask)``, int64."""
+    width = max(len(e) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, e in enumerate(encodings):
+        ids[row, : len(e)] = e
+        mask[row, : len(e)] = 1
     return ids, mask
+
+
+def _encode(tokenizer: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    return _pad([e.ids for e in tokenizer.encode_batch(list(texts))])
 
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -507,10 +523,55 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(a * b, axis=1)
 
 
-def _build_and_cache(
-    ort: Any, files: ModelFiles, tokenizer: Any, model_path: Path, meta_path: Path
-) -> str | bytes:
-    """Build, verify and cache the graph. Returns the path (or bytes, if uncachable)."""
+def _split_external(model: Any, location: str) -> bytes:
+    """Move the large initializers of ``model`` into one blob (returned) that the graph
+    references as ``location``; offsets are aligned so onnxruntime can mmap them."""
+    from onnx import TensorProto
+
+    blob = bytearray()
+    for tensor in model.graph.initializer:
+        if len(tensor.raw_data) < EXTERNAL_THRESHOLD:
+            continue
+        offset = -(-len(blob) // EXTERNAL_ALIGN) * EXTERNAL_ALIGN
+        blob.extend(b"\0" * (offset - len(blob)))
+        blob.extend(tensor.raw_data)
+        tensor.ClearField("raw_data")
+        tensor.data_location = TensorProto.EXTERNAL
+        del tensor.external_data[:]
+        for key, value in (
+            ("location", location),
+            ("offset", str(offset)),
+            ("length", str(len(blob) - offset)),
+        ):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, value
+    return bytes(blob)
+
+
+@dataclass(frozen=True)
+class _CachePaths:
+    graph: Path
+    data: Path
+    meta: Path
+    lock: Path
+
+    @classmethod
+    def for_weights(cls, cache: Path, sha: str) -> _CachePaths:
+        stem = cache / "models" / f"bert-{sha[:32]}-g{GRAPH_VERSION}"
+        return cls(
+            graph=stem.with_suffix(".onnx"),
+            data=stem.with_suffix(".data"),
+            meta=stem.with_suffix(".json"),
+            lock=stem.with_suffix(".lock"),
+        )
+
+
+def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CachePaths) -> Any:
+    """Build the graph, verify it against the numpy reference and cache it.
+
+    Returns ``None`` once cached; if the cache cannot be written, a session on the graph
+    held in memory.
+    """
     global build_count
     from safetensors.numpy import load_file
 
@@ -519,57 +580,68 @@ def _build_and_cache(
     except Exception as exc:
         raise KenningError(f"cannot read {files.weights}: {exc}; " + INSTALL_HINT) from exc
     try:
-        raw = build_onnx_model(weights, files.config).SerializeToString()
+        model = build_onnx_model(weights, files.config)
     except KeyError as exc:
         raise KenningError(f"{files.weights} lacks tensor {exc}: not a BERT model") from exc
     build_count += 1
+    inline = model.SerializeToString()
 
     # Verify the graph against the numpy reference before anything is cached.
-    ids, mask = _encode_plain(tokenizer, _VERIFY_TEXTS)
+    session = _session(ort, inline)
+    ids, mask = _encode(tokenizer, _VERIFY_TEXTS)
     expected = reference_forward(weights, files.config, ids, mask)
-    got = _run(_session(ort, raw, 1, optimise=True), ids, mask)
-    worst = float(_cosines(expected, got).min())
+    worst = float(_cosines(expected, _run(session, ids, mask)).min())
     if worst < _MIN_VERIFY_COSINE:
         raise KenningError(
             f"the ONNX graph built from {files.weights} disagrees with the reference forward "
             f"pass (cosine {worst:.6f}); please report this"
         )
-    probe_ids, probe_mask = _encode_plain(tokenizer, [_PROBE_TEXT])
+    probe_ids, probe_mask = _encode(tokenizer, [_PROBE_TEXT])
     probe = reference_forward(weights, files.config, probe_ids, probe_mask)[0]
+
+    data = _split_external(model, paths.data.name)
+    graph = model.SerializeToString()
     meta = {
         "graph_version": GRAPH_VERSION,
         "weights": str(files.weights.resolve()),
-        "size": len(raw),
+        "graph_size": len(graph),
+        "data_size": len(data),
+        "probe_text": _PROBE_TEXT,
         "probe": [round(float(v), 7) for v in probe],
         "verify_min_cosine": worst,
     }
     try:
-        _atomic_write(model_path, raw)
-        _atomic_write(meta_path, json.dumps(meta).encode("utf-8"))
+        # Data first, then the graph that points at it, then the record that vouches for both.
+        _atomic_write(paths.data, data)
+        _atomic_write(paths.graph, graph)
+        _atomic_write(paths.meta, json.dumps(meta).encode("utf-8"))
     except OSError as exc:
-        log.warning("cannot cache the MiniLM graph in %s (%s); using it uncached", model_path, exc)
-        return raw
-    return str(model_path)
+        log.warning("cannot cache the MiniLM graph in %s (%s); using it uncached", paths.graph, exc)
+        return session
+    return None
 
 
-def _cached_model_ok(ort: Any, tokenizer: Any, model_path: Path, meta_path: Path) -> Any:
-    """Open the cached graph and check it with the recorded probe; ``None`` if unusable."""
-    meta = _read_json(meta_path)
+def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
+    """A session on the cached graph if it is there and gives the recorded probe vector."""
+    meta = _read_json(paths.meta)
     try:
         if (
             meta.get("graph_version") != GRAPH_VERSION
-            or model_path.stat().st_size != meta.get("size")
+            or paths.graph.stat().st_size != meta.get("graph_size")
+            or paths.data.stat().st_size != meta.get("data_size")
         ):
             return None
-        session = _session(ort, str(model_path), 1, optimise=True)
-        ids, mask = _encode_plain(tokenizer, [_PROBE_TEXT])
-        got = _run(session, ids, mask)
+        session = _session(ort, str(paths.graph))
+        got = _run(session, *_encode(tokenizer, [_PROBE_TEXT]))
         probe = np.asarray(meta["probe"], dtype=np.float32)[None, :]
-        if got.shape != probe.shape or float(_cosines(got, probe)[0]) < _MIN_VERIFY_COSINE:
+        if got.shape != probe.shape or not float(_cosines(got, probe)[0]) >= _MIN_VERIFY_COSINE:
+            log.warning("cached MiniLM graph %s gives wrong vectors; rebuilding", paths.graph)
             return None
         return session
+    except FileNotFoundError:
+        return None
     except Exception as exc:  # a corrupt file can fail in many ways inside onnxruntime
-        log.warning("cached MiniLM graph %s is unusable (%s); rebuilding", model_path, exc)
+        log.warning("cached MiniLM graph %s is unusable (%s); rebuilding", paths.graph, exc)
         return None
 
 
@@ -579,63 +651,56 @@ def _cached_model_ok(ort: Any, tokenizer: Any, model_path: Path, meta_path: Path
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (or a same-architecture model from ``KENNING_MODEL_DIR``)."""
+    """all-MiniLM-L6-v2 (or a same-architecture model from ``KENNING_MODEL_DIR``).
+
+    Use :meth:`load`. ``embed`` is safe to call from several threads.
+    """
 
     def __init__(
-        self,
-        files: ModelFiles,
-        tokenizer: Any,
-        ort: Any,
-        model: str | bytes,
-        session: Any,
-        provenance: Provenance,
+        self, files: ModelFiles, tokenizer: Any, session: Any, provenance: Provenance
     ) -> None:
         self._files = files
         self._tokenizer = tokenizer
         self._counter: Any = None
-        self._ort = ort
-        self._model = model
-        self._small = session  # one intra-op thread
-        self._large: Any = None  # two intra-op threads, made on the first large call
-        self._lock = threading.Lock()
+        self._session = session
         self._provenance = provenance
+        #: Word pieces embedded per text ([CLS] and [SEP] included); the rest is ignored.
         self.max_tokens = files.max_tokens
-        self.model_path = model if isinstance(model, str) else None
 
     @classmethod
     def load(cls) -> MiniLMEmbedder:
-        """Locate the model, build or reuse the cached graph, open an onnxruntime session."""
+        """Locate the model, reuse (or build once) the cached graph, open a session."""
         files = locate_model()
         ort, tokenizer_cls = _import_runtime()
         try:
             tokenizer = tokenizer_cls.from_file(str(files.tokenizer))
         except Exception as exc:
             raise KenningError(f"cannot read {files.tokenizer}: {exc}; " + INSTALL_HINT) from exc
+        # As sentence-transformers: truncate at max_seq_length, pad to the longest (done here).
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=files.max_tokens, strategy="longest_first")
 
         cache = cache_dir()
         sha = weights_sha256(files.weights, cache)
-        stem = f"bert-{sha[:32]}-g{GRAPH_VERSION}"
-        model_path = cache / "models" / f"{stem}.onnx"
-        meta_path = cache / "models" / f"{stem}.json"
-
-        session = _cached_model_ok(ort, tokenizer, model_path, meta_path)
-        model: str | bytes = str(model_path)
+        paths = _CachePaths.for_weights(cache, sha)
+        session = _open_cached(ort, tokenizer, paths)
         if session is None:
-            try:
-                lock = _file_lock(cache / "models" / f"{stem}.lock")
-                lock.__enter__()
-            except OSError:
-                lock = contextlib.nullcontext()
-            try:
+            with contextlib.ExitStack() as stack:
+                try:
+                    stack.enter_context(_file_lock(paths.lock))
+                except OSError as exc:
+                    log.warning("cannot lock %s (%s); building without the lock", paths.lock, exc)
                 # Another process may have built it while this one waited for the lock.
-                session = _cached_model_ok(ort, tokenizer, model_path, meta_path)
+                session = _open_cached(ort, tokenizer, paths)
                 if session is None:
-                    model = _build_and_cache(ort, files, tokenizer, model_path, meta_path)
-                    session = _session(ort, model, 1, optimise=True)
-            finally:
-                lock.__exit__(None, None, None)
+                    session = _build_and_cache(ort, files, tokenizer, paths)
+                    if session is None:
+                        session = _open_cached(ort, tokenizer, paths)
+                        if session is None:
+                            raise KenningError(
+                                f"the MiniLM graph just cached in {paths.graph.parent} cannot be "
+                                "read back; remove that folder and retry"
+                            )
 
         provenance = Provenance(
             embedder="minilm",
@@ -644,7 +709,7 @@ class MiniLMEmbedder:
             normalised=True,
             prefix_policy="none",
         )
-        return cls(files, tokenizer, ort, model, session, provenance)
+        return cls(files, tokenizer, session, provenance)
 
     @property
     def provenance(self) -> Provenance:
@@ -653,6 +718,10 @@ class MiniLMEmbedder:
     @property
     def dimension(self) -> int:
         return self._provenance.dimension
+
+    @property
+    def model_folder(self) -> Path:
+        return self._files.folder
 
     def token_count(self, text: str) -> int:
         """Word pieces of ``text`` before truncation, [CLS] and [SEP] included.
@@ -666,34 +735,21 @@ class MiniLMEmbedder:
             self._counter = counter
         return len(self._counter.encode(text).ids)
 
-    def _session_for(self, batch: int) -> Any:
-        if batch <= SMALL_CALL:
-            return self._small
-        with self._lock:
-            if self._large is None:
-                self._large = _session(self._ort, self._model, 2, optimise=True)
-        return self._large
-
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows."""
+        """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows.
+
+        Texts are sorted by length and run in chunks of :data:`BATCH_SIZE` (padding only to
+        the longest of each chunk); rows come back in the order given.
+        """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
         texts = [str(t) for t in texts]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        encs = self._tokenizer.encode_batch(texts)
-        lengths = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
-        order = np.argsort(lengths, kind="stable")
-        session = self._session_for(len(texts))
-        for start in range(0, len(texts), BATCH_SIZE):
+        encodings = [e.ids for e in self._tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
+        for start in range(0, len(order), BATCH_SIZE):
             chunk = order[start : start + BATCH_SIZE]
-            width = int(lengths[chunk].max())
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, index in enumerate(chunk):
-                e = encs[index].ids
-                ids[row, : len(e)] = e
-                mask[row, : len(e)] = 1
-            out[chunk] = _run(session, ids, mask)
+            out[chunk] = _run(self._session, *_pad([encodings[i] for i in chunk]))
         return out

@@ -1,0 +1,5 @@
+"""``python -m kenning`` runs the CLI."""
+
+from .cli import main
+
+main()

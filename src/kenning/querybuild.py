@@ -1,0 +1,264 @@
+"""Recall queries built from a PR, a plan or an error (SPEC §7, the seed's query table).
+
+| context   | query source                                                          | max |
+|-----------|-----------------------------------------------------------------------|-----|
+| PR review | first 300 chars of the body; fallback: title + file categories +      | 300 |
+|           | top 3 file basenames                                                  |     |
+| plan/work | text under ``## Overview``; fallback: first 500 chars of the plan body | 500 |
+| debugging | the parsed error signature — never a whole stack trace                | 300 |
+
+Raw diffs make poor queries (noisy tokens degrade semantic quality): :func:`reject_diff`
+refuses them with a message that says what to pass instead. Everything here is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from .errorfix import cut_at_word_boundary, extract_error_signature
+from .errors import UserInputError
+
+__all__ = [
+    "ERROR_QUERY_MAX_CHARS",
+    "PLAN_QUERY_MAX_CHARS",
+    "PR_QUERY_MAX_CHARS",
+    "file_categories",
+    "is_diff",
+    "query_from_error",
+    "query_from_plan",
+    "query_from_pr",
+    "reject_diff",
+]
+
+PR_QUERY_MAX_CHARS = 300
+PLAN_QUERY_MAX_CHARS = 500
+ERROR_QUERY_MAX_CHARS = 300
+#: The PR fallback names at most this many file basenames.
+PR_TOP_FILES = 3
+
+_WS = re.compile(r"\s+")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+
+
+def _flat(text: str) -> str:
+    return _WS.sub(" ", text or "").strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Diffs
+# --------------------------------------------------------------------------------------------
+
+_DIFF_GIT = re.compile(r"^diff --(?:git|cc|combined) \S", re.MULTILINE)
+_DIFF_HEADERS = re.compile(r"^--- (?:a/|/dev/null|\S).*\r?\n\+\+\+ (?:b/|/dev/null|\S)", re.M)
+_HUNK = re.compile(r"^@@@? -\d+(?:,\d+)? \+\d+(?:,\d+)? @@@?", re.MULTILINE)
+_INDEX_LINE = re.compile(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}", re.MULTILINE)
+
+
+def is_diff(text: str) -> bool:
+    """Does ``text`` look like a unified diff (``diff --git``, ``---``/``+++``, ``@@`` hunks)?"""
+    if not text:
+        return False
+    return bool(
+        _DIFF_GIT.search(text)
+        or _DIFF_HEADERS.search(text)
+        or _HUNK.search(text)
+        or _INDEX_LINE.search(text)
+    )
+
+
+def reject_diff(text: str) -> None:
+    """Raise :class:`UserInputError` when ``text`` is a raw diff; say what to pass instead."""
+    if is_diff(text):
+        raise UserInputError(
+            "the query looks like a raw diff; diffs make poor recall queries (noisy tokens "
+            "degrade matching). Pass the PR title and description (or the changed file "
+            "names), the error message, or a one-line summary of the change instead."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# PR
+# --------------------------------------------------------------------------------------------
+
+_LANGUAGES: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".rb": "ruby",
+    ".php": "php",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "c++",
+    ".cpp": "c++",
+    ".hpp": "c++",
+    ".cs": "c#",
+    ".swift": "swift",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".sql": "sql",
+    ".css": "styles",
+    ".scss": "styles",
+    ".html": "html",
+    ".vue": "vue",
+    ".svelte": "svelte",
+}
+_DOC_EXTS = {".md", ".rst", ".txt", ".adoc", ".mdx"}
+_CONFIG_EXTS = {".toml", ".yaml", ".yml", ".json", ".ini", ".cfg", ".conf", ".lock", ".env"}
+_CONFIG_NAMES = {
+    "dockerfile",
+    "makefile",
+    "justfile",
+    "procfile",
+    ".gitignore",
+    ".gitattributes",
+    ".editorconfig",
+    ".env",
+    ".dockerignore",
+    ".npmrc",
+    ".nvmrc",
+    "package.json",
+    "pyproject.toml",
+    "cargo.toml",
+    "go.mod",
+    "go.sum",
+}
+_CI_PARTS = (".github/workflows/", ".gitlab-ci", ".circleci/", "jenkinsfile", ".buildkite/")
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec|specs|testing)/|(?:^|/)test_[^/]+$|_test\.\w+$|"
+    r"\.(?:test|spec)\.\w+$|(?:^|/)conftest\.py$",
+    re.IGNORECASE,
+)
+
+
+def _categories_of(path: str) -> list[str]:
+    """Categories of one changed file: ci, tests, docs, config, and/or its language."""
+    norm = path.strip().replace("\\", "/").removeprefix("./")
+    lower = norm.lower()
+    name = PurePosixPath(lower).name
+    suffix = PurePosixPath(lower).suffix
+    cats: list[str] = []
+    if any(part in lower for part in _CI_PARTS):
+        cats.append("ci")
+    if _TEST_PATH.search(lower):
+        cats.append("tests")
+    if suffix in _DOC_EXTS or lower.startswith("docs/") or "/docs/" in lower:
+        cats.append("docs")
+    if (suffix in _CONFIG_EXTS or name in _CONFIG_NAMES) and "ci" not in cats:
+        cats.append("config")
+    lang = _LANGUAGES.get(suffix)
+    if lang:
+        cats.append(lang)
+    return cats
+
+
+def file_categories(files: Sequence[str]) -> list[str]:
+    """Categories of the changed files, most frequent first (ties: first seen)."""
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for path in files:
+        for cat in _categories_of(path):
+            counts[cat] += 1
+            first_seen.setdefault(cat, len(first_seen))
+    return sorted(counts, key=lambda c: (-counts[c], first_seen[c]))
+
+
+def _top_basenames(files: Sequence[str], n: int = PR_TOP_FILES) -> list[str]:
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for path in files:
+        name = PurePosixPath(path.strip().replace("\\", "/")).name
+        if not name:
+            continue
+        counts[name] += 1
+        first_seen.setdefault(name, len(first_seen))
+    return sorted(counts, key=lambda b: (-counts[b], first_seen[b]))[:n]
+
+
+def query_from_pr(title: str, body: str, files: Sequence[str] = ()) -> str:
+    """First 300 chars of the PR body (word boundary); when the body is empty:
+    ``<title> — <categories> — <top 3 basenames>`` (each part only when present).
+
+    HTML comments (PR templates) do not count as body text.
+    """
+    text = _flat(_HTML_COMMENT.sub(" ", body or ""))
+    if text:
+        return cut_at_word_boundary(text, PR_QUERY_MAX_CHARS)
+    parts = [_flat(title)]
+    files = [f for f in files if f and f.strip()]
+    cats = file_categories(files)
+    if cats:
+        parts.append(", ".join(cats))
+    names = _top_basenames(files)
+    if names:
+        parts.append(", ".join(names))
+    query = " — ".join(p for p in parts if p)
+    if not query:
+        raise UserInputError("nothing to build a PR query from: give a title, a body or files")
+    return cut_at_word_boundary(query, PR_QUERY_MAX_CHARS)
+
+
+# --------------------------------------------------------------------------------------------
+# Plan
+# --------------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_OVERVIEW = re.compile(r"^overview\s*:?$", re.IGNORECASE)
+
+
+def _overview(text: str) -> str:
+    """The text under the first ``Overview`` heading (any level), up to the next heading."""
+    captured: list[str] | None = None
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if captured is None:
+            if heading and _OVERVIEW.match(heading.group(2)):
+                captured = []
+            continue
+        if heading:
+            break
+        captured.append(line)
+    return "\n".join(captured or [])
+
+
+def query_from_plan(text: str) -> str:
+    """Text under ``## Overview`` (until the next heading); else the first 500 chars of the
+    plan body (YAML frontmatter skipped); at most 500 chars, cut at a word boundary."""
+    body = _FRONTMATTER.sub("", text or "", count=1)
+    query = _flat(_HTML_COMMENT.sub(" ", _overview(body)))
+    if not query:
+        query = _flat(_HTML_COMMENT.sub(" ", body))
+    if not query:
+        raise UserInputError("the plan is empty: nothing to build a query from")
+    return cut_at_word_boundary(query, PLAN_QUERY_MAX_CHARS)
+
+
+# --------------------------------------------------------------------------------------------
+# Error
+# --------------------------------------------------------------------------------------------
+
+
+def query_from_error(raw: str) -> str:
+    """The parsed error signature of ``raw`` (≤ 300 chars): never a whole stack trace."""
+    signature = extract_error_signature(raw or "")
+    if not signature:
+        raise UserInputError("the error text is empty: paste the error message or log")
+    return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)

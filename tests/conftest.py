@@ -1,0 +1,61 @@
+"""Shared fixtures: real git projects in temp folders, real SQLite stores, the real model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kenning import MemoryStore, open_store
+from kenning.embedders import load_embedder
+from kenning.embedders.base import Embedder
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    out = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env)
+    return out.stdout
+
+
+def make_repo(path: Path, remote: str | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    if remote:
+        git(path, "remote", "add", "origin", remote)
+    (path / "README.md").write_text("x\n")
+    git(path, "add", "README.md")
+    git(path, "commit", "-q", "-m", "init")
+    return path.resolve()
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in list(os.environ):
+        if key.startswith("KENNING_") and key not in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"):
+            monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Embedder:
+    return load_embedder("minilm")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = make_repo(tmp_path / "proj", remote="git@github.com:Acme/Widgets.git")
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def store(project: Path, minilm: Embedder) -> Iterator[MemoryStore]:
+    s = open_store(cwd=project, embedder=minilm)
+    yield s
+    s.close()

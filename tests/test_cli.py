@@ -1,0 +1,131 @@
+"""The CLI end to end: real processes, a real git project, the real model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenning import protocol
+
+DB_LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
+    "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+
+
+def kenning(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenning", *args],
+        cwd=cwd, input=stdin, capture_output=True, env=env, timeout=120, check=False,
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    )
+
+
+def test_the_readme_flow(project: Path) -> None:
+    r = kenning(project, "remember", "--type", "error_fix", DB_LOCKED)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("stored ")
+    r = kenning(project, "recall", "database is locked when two agents write")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("1. [") and "database is locked" in r.stdout
+    r = kenning(project, "recall", "--json", "database is locked when two agents write")
+    data = json.loads(r.stdout)
+    assert data["results"][0]["content"] == DB_LOCKED
+    r = kenning(project, "search", "how do we handle sqlite locking", "--limit", "5", "--threshold", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("1. [")
+    assert "Collection: code-patterns | Type: error_fix |" in r.stdout
+    assert "Decay: " in r.stdout and "temporal: " in r.stdout
+    r = kenning(project, "stats", "--json")
+    stats = json.loads(r.stdout)
+    assert stats["memories"] == 1
+    assert stats["intel_path"] == str((project / ".kenning" / "memory.db").resolve())
+    assert stats["provenance"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert stats["group_id"] == "acme/widgets"
+    assert stats["protocol"]["recall_floor"] == protocol.RECALL_FLOOR
+
+
+def test_duplicate_and_json(project: Path) -> None:
+    first = json.loads(kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere").stdout)
+    second = kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere")
+    assert second.returncode == 0
+    data = json.loads(second.stdout)
+    assert data["status"] == "near-duplicate"
+    assert data["existing_id"] == first["id"] and data["score"] == 1.0
+
+
+def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:
+    ok = kenning(project, "remember", "--type", "session", "-", stdin="Refactored the parser today".encode())
+    assert ok.returncode == 0 and ok.stdout.startswith("stored")
+    bad = kenning(project, "remember", "--type", "session", "-", stdin=b"caf\xe9 \xff")
+    assert bad.returncode == 1
+    assert "not valid UTF-8" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (["remember", "--type", "bogus", "hello there"], 1, "valid types are"),
+        (["remember", "--type", "rule", "   "], 1, "empty"),
+        (["remember"], 2, "Missing argument"),
+        (["search", "x", "--limit", "0"], 1, "limit"),
+        (["search", "x", "--collection", "nope"], 1, "valid collections are"),
+        (["search", "x", "--collection", "conventions", "--type", "error_fix"], 1, "do not belong"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
+def test_errors_have_exit_codes_and_one_line(project: Path, args: list[str], code: int, needle: str) -> None:
+    kenning(project, "remember", "--type", "rule", "a first note so the store exists")
+    r = kenning(project, *args)
+    assert r.returncode == code, (r.stdout, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_no_store_recall_is_quiet(project: Path) -> None:
+    r = kenning(project, "recall", "--quiet", "anything at all")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = kenning(project, "recall", "anything at all")
+    assert r.returncode == 0 and "nothing to recall" in r.stderr
+    assert not (project / ".kenning").exists()
+
+
+def test_corrupted_store_is_one_clear_line(project: Path) -> None:
+    (project / ".kenning").mkdir()
+    (project / ".kenning" / "memory.db").write_bytes(b"\x00garbage" * 512)
+    r = kenning(project, "remember", "--type", "rule", "x is y")
+    assert r.returncode == 1
+    assert "not a readable kenning store" in r.stderr and "kenning import" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_export_import_forget(project: Path, tmp_path: Path) -> None:
+    stored = json.loads(kenning(project, "remember", "--json", "--type", "decision", "We chose SQLite for the default store").stdout)
+    out = project / "backup.jsonl"
+    assert kenning(project, "export", "-o", str(out)).returncode == 0
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0])["kenning_export"] == 1
+    assert json.loads(lines[1])["id"] == stored["id"]
+    r = kenning(project, "forget", "--json", stored["id"])
+    assert json.loads(r.stdout) == {"id": stored["id"], "deleted": True}
+    assert kenning(project, "forget", stored["id"]).returncode == 1
+    r = kenning(project, "import", "--json", str(out))
+    assert json.loads(r.stdout)["imported"] == 1
+    r = kenning(project, "search", "--json", "why sqlite default store", "--threshold", "0.3")
+    assert [x["memory"]["id"] for x in json.loads(r.stdout)["results"]] == [stored["id"]]
+
+
+def test_help_has_examples() -> None:
+    r = kenning(Path.cwd(), "--help")
+    assert r.returncode == 0 and "Examples:" in r.stdout
+    for command in ("remember", "recall", "search"):
+        assert "Examples:" in kenning(Path.cwd(), command, "--help").stdout

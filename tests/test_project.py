@@ -1,0 +1,107 @@
+"""Project id and store location, on real git repositories and worktrees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenning.errors import StoreLocationError, UserInputError
+from kenning.project import check_store_location, normalise_remote, resolve_project
+
+from .conftest import git, make_repo
+
+
+@pytest.mark.parametrize(
+    ("url", "slug"),
+    [
+        ("git@github.com:Acme/Widgets.git", "acme/widgets"),
+        ("https://github.com/acme/widgets", "acme/widgets"),
+        ("https://github.com/acme/widgets.git/", "acme/widgets"),
+        ("https://user:secret@github.com/Acme/Widgets.git", "acme/widgets"),
+        ("ssh://git@gitlab.example.com:2222/group/sub/widgets.git", "group/sub/widgets"),
+        ("git://example.org/acme/widgets", "acme/widgets"),
+        ("/srv/git/widgets.git", "git/widgets"),
+        ("", None),
+    ],
+)
+def test_normalise_remote(url: str, slug: str | None) -> None:
+    assert normalise_remote(url) == slug
+
+
+def test_group_id_from_remote(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "checkout", remote="git@github.com:Acme/Widgets.git")
+    (root / "sub" / "dir").mkdir(parents=True)
+    project = resolve_project(root / "sub" / "dir")
+    assert project.group_id == "acme/widgets"
+    assert project.root == root
+    assert project.store_path == root / ".kenning" / "memory.db"
+
+
+def test_group_id_falls_back_to_top_level_name(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "My App")
+    (root / "deep").mkdir()
+    assert resolve_project(root / "deep").group_id == "my-app"
+
+
+def test_explicit_and_env_project_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "r", remote="https://github.com/a/b")
+    monkeypatch.setenv("KENNING_PROJECT", "team/env")
+    assert resolve_project(root).group_id == "team/env"
+    assert resolve_project(root, group_id="explicit/id").group_id == "explicit/id"
+
+
+def test_worktrees_share_id_and_store(tmp_path: Path) -> None:
+    main = make_repo(tmp_path / "main-checkout")
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    a = resolve_project(main)
+    b = resolve_project(tmp_path / "wt")
+    assert a.group_id == b.group_id == "main-checkout"
+    assert a.store_path == b.store_path == main / ".kenning" / "memory.db"
+
+
+def test_unrelated_repos_with_same_name_differ_by_remote(tmp_path: Path) -> None:
+    one = make_repo(tmp_path / "x" / "app", remote="git@github.com:alice/app.git")
+    two = make_repo(tmp_path / "y" / "app", remote="git@github.com:bob/app.git")
+    assert resolve_project(one).group_id != resolve_project(two).group_id
+    assert resolve_project(one).store_path != resolve_project(two).store_path
+
+
+def test_outside_git_is_a_clear_error(tmp_path: Path) -> None:
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    with pytest.raises(UserInputError, match="not inside a git repository"):
+        resolve_project(plain)
+
+
+def test_outside_git_with_explicit_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    monkeypatch.setenv("KENNING_PROJECT", "scripts")
+    monkeypatch.setenv("KENNING_STORE", str(tmp_path / "s" / "memory.db"))
+    project = resolve_project(plain)
+    assert project.group_id == "scripts"
+    assert check_store_location(project) == (tmp_path / "s" / "memory.db").resolve()
+
+
+def test_guard_refuses_store_outside_root(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    outside = resolve_project(root, store_path=tmp_path / "elsewhere" / "memory.db")
+    with pytest.raises(StoreLocationError):
+        check_store_location(outside)
+
+
+def test_guard_follows_symlinked_ancestor(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    other = make_repo(tmp_path / "other")
+    (other / ".kenning").mkdir()
+    (root / ".kenning").symlink_to(other / ".kenning")
+    with pytest.raises(StoreLocationError, match="outside the project root"):
+        check_store_location(resolve_project(root))
+
+
+def test_guard_accepts_symlink_inside_root(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    (root / "data" / "mem").mkdir(parents=True)
+    (root / ".kenning").symlink_to(root / "data" / "mem")
+    assert check_store_location(resolve_project(root)) == (root / "data" / "mem" / "memory.db")

@@ -1,0 +1,314 @@
+"""MemoryStore on a real SQLite file with the real MiniLM model."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning import MemoryStore, open_store, protocol
+from kenning.backends.base import Filters
+from kenning.errors import ProvenanceMismatch, StoreCorrupted, StoreLocationError, StoreNotFound
+from kenning.model import NEAR_DUPLICATE, REJECTED, STORED, COLLECTIONS
+
+DB_LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
+    "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+
+
+def test_remember_then_exact_duplicate(store: MemoryStore) -> None:
+    first = store.remember(DB_LOCKED, "error_fix")
+    assert first.status == STORED and first.id
+    assert (first.collection, first.type) == ("code-patterns", "error_fix")
+    again = store.remember("  " + DB_LOCKED.replace(" ", "  ") + "\n", "error_fix")
+    assert again.status == NEAR_DUPLICATE
+    assert again.id == first.id and again.score == 1.0
+    assert store.backend.count(Filters(group_id=store.group_id)) == 1
+
+
+def test_near_duplicate_by_meaning(store: MemoryStore) -> None:
+    a = store.remember("Always store timestamps in UTC in the database.", "rule")
+    b = store.remember("Always store timestamps in UTC in the database!", "rule")
+    c = store.remember("The API server listens on port 8080 in development.", "port")
+    assert a.status == STORED
+    assert b.status == NEAR_DUPLICATE and b.id == a.id
+    assert b.score is not None and b.score > protocol.DEDUP_THRESHOLD
+    assert c.status == STORED
+    assert store.backend.count(Filters()) == 2
+
+
+def test_dedup_is_per_project(store: MemoryStore) -> None:
+    assert store.remember("Use ruff for linting", "rule").status == STORED
+    other = store.remember("Use ruff for linting", "rule", group_id="someone/else")
+    assert other.status == STORED
+    assert store.backend.count(Filters()) == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "mtype", "needle"),
+    [
+        ("", "rule", "empty"),
+        ("   \n\t  ", "rule", "empty"),
+        ("x" * (protocol.MAX_CONTENT_BYTES + 1), "rule", "KiB"),
+        ("bad \udcff bytes", "rule", "UTF-8"),
+        ("fine text", "nonsense", "valid types are"),
+    ],
+)
+def test_rejected_inputs_leave_store_unchanged(store: MemoryStore, content: str, mtype: str, needle: str) -> None:
+    store.remember("an existing note about caching", "decision")
+    before = store.backend.count(Filters())
+    result = store.remember(content, mtype)
+    assert result.status == REJECTED
+    assert result.reason and needle in result.reason
+    assert store.backend.count(Filters()) == before
+
+
+def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
+    reason = store.remember("x y z", "bogus").reason or ""
+    for types in COLLECTIONS.values():
+        for t in types:
+            assert t in reason
+
+
+@pytest.mark.parametrize(
+    ("given", "content", "expected"),
+    [
+        ("code", "a pattern for retries", ("code-patterns", "implementation")),
+        ("project", "the monorepo has three packages", ("discussions", "context")),
+        ("general", "we pair on Fridays", ("discussions", "context")),
+        ("decision", "we chose postgres over mysql", ("discussions", "decision")),
+        ("context", DB_LOCKED, ("code-patterns", "error_fix")),
+        ("Error-Fix", "ERROR-FIX: x | FIX: y", ("code-patterns", "error_fix")),
+    ],
+)
+def test_ruvector_types_are_mapped(store: MemoryStore, given: str, content: str, expected: tuple[str, str]) -> None:
+    result = store.remember(content, given)
+    assert result.status == STORED
+    assert (result.collection, result.type) == expected
+
+
+def test_secrets_are_redacted_before_storage(store: MemoryStore) -> None:
+    result = store.remember("deploy with AWS key AKIAIOSFODNN7EXAMPLE and it works", "context")
+    assert result.status == STORED
+    assert sum(result.redactions.values()) == 1
+    (memory,) = store.backend.get([result.id or ""])
+    assert "AKIAIOSFODNN7EXAMPLE" not in memory.content
+    assert "[REDACTED:" in memory.content
+
+
+def test_recall_follows_the_protocol(store: MemoryStore) -> None:
+    store.remember(DB_LOCKED, "error_fix")
+    store.remember("Frontend components live in src/components and use PascalCase names.", "structure")
+    store.remember("We decided to deploy on Fridays only after the QA sign-off.", "decision")
+    result = store.recall("database is locked when two agents write")
+    assert result.floor == protocol.RECALL_FLOOR
+    assert result.hits and result.hits[0].memory.content == DB_LOCKED
+    # the ERROR-FIX entry is held to the error floor; anything else to the generic one
+    for h in result.hits:
+        floor = protocol.ERROR_RECALL_FLOOR if h.memory.type == "error_fix" else result.floor
+        assert h.score >= floor
+    assert len(result.hits) <= protocol.RECALL_KEEP
+    assert sum(len(t) for t in result.texts) <= protocol.RECALL_CHAR_BUDGET
+
+
+def test_recall_error_queries_use_the_lower_floor(store: MemoryStore) -> None:
+    store.remember(DB_LOCKED, "error_fix")
+    result = store.recall("sqlite3.OperationalError: database is locked")
+    assert result.floor == protocol.ERROR_RECALL_FLOOR
+    assert result.hits[0].memory.content == DB_LOCKED
+    assert store.recall("database is locked", errors=True).floor == protocol.ERROR_RECALL_FLOOR
+
+
+def test_recall_keeps_three_and_cuts_800_chars(store: MemoryStore) -> None:
+    topics = ["retries", "timeouts", "backoff", "jitter", "circuit breakers"]
+    for topic in topics:
+        body = f"Network client {topic} policy: " + " ".join(f"{topic}-detail-{i}" for i in range(60))
+        store.remember(body, "implementation")
+    result = store.recall("network client retries timeouts backoff jitter circuit breakers policy", top_k=5)
+    assert len(result.hits) <= 3
+    combined = sum(len(t) for t in result.texts)
+    assert combined <= protocol.RECALL_CHAR_BUDGET
+    if result.hits:
+        assert result.truncated
+
+
+def test_recall_unrelated_scores_below_floor(store: MemoryStore) -> None:
+    store.remember(DB_LOCKED, "error_fix")
+    assert store.recall("chocolate cake recipe with strawberries").hits == ()
+
+
+def test_long_content_tail_is_found_lexically(store: MemoryStore) -> None:
+    head = " ".join(f"word{i}" for i in range(400))
+    content = head + " zanzibarquokka appears only at the very end"
+    result = store.remember(content, "context")
+    assert result.status == STORED
+    hits = store.backend.lexical_search("zanzibarquokka", 5, Filters(group_id=store.group_id))
+    assert [h.memory.id for h in hits] == [result.id]
+
+
+def test_search_filters_and_threshold(store: MemoryStore) -> None:
+    store.remember("Use snake_case for Python function names.", "naming")
+    store.remember("Retry sqlite writes when the database is locked, with busy_timeout.", "error_fix")
+    response = store.search("python function naming convention", collection="conventions", threshold=0.3)
+    assert [r.memory.type for r in response.results] == ["naming"]
+    response = store.search("sqlite database locked retry", memory_type="error_fix", threshold=0.3)
+    assert [r.memory.type for r in response.results] == ["error_fix"]
+    strict = store.search("sqlite database locked retry", memory_type="error_fix", threshold=0.99)
+    assert strict.results == ()
+
+
+def test_search_group_all_crosses_projects(store: MemoryStore) -> None:
+    store.remember("Feature flags are read from LaunchDarkly at startup.", "implementation", group_id="other/repo")
+    assert store.search("feature flags startup", threshold=0.3).results == ()
+    everywhere = store.search("feature flags startup", threshold=0.3, group_id="all")
+    assert [r.memory.group_id for r in everywhere.results] == ["other/repo"]
+
+
+def test_forget(store: MemoryStore) -> None:
+    r = store.remember("temporary note about the build cache", "context")
+    assert store.forget(r.id or "")
+    assert not store.forget(r.id or "")
+    assert store.backend.count(Filters()) == 0
+
+
+def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: ignore[no-untyped-def]
+    old = datetime(2026, 1, 15, 12, 30, tzinfo=timezone.utc)
+    a = store.remember(DB_LOCKED, "error_fix", source="docs/solutions/db.md", tags=["db", "sqlite"],
+                       metadata={"nested": {"k": [1, 2]}}, stored_at=old)
+    b = store.remember("We decided on trunk-based development.", "decision", group_id="other/repo")
+    buf = io.StringIO()
+    assert store.export(buf, group_id="all") == 2
+    target = open_store(store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm)
+    counts = target.import_(buf.getvalue().splitlines())
+    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0}
+    originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
+    copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
+    assert copies == originals
+    v1 = {r.memory.id: r.vector for r in store.backend.iterate(Filters())}
+    v2 = {r.memory.id: r.vector for r in target.backend.iterate(Filters())}
+    for key in v1:
+        np.testing.assert_array_equal(v1[key], v2[key])
+    again = target.import_(buf.getvalue().splitlines())
+    assert again["imported"] == 0 and again["duplicates"] == 2
+    target.close()
+
+
+def test_import_rejects_bad_file_without_writing(store: MemoryStore) -> None:
+    from kenning.errors import UserInputError
+
+    good = json.dumps({"id": "x1", "content": "a", "collection": "discussions", "type": "context",
+                       "group_id": "g", "stored_at": "2026-01-01T00:00:00+00:00", "content_hash": ""})
+    with pytest.raises(UserInputError, match="line 2"):
+        store.import_([good, "{not json"])
+    assert store.backend.count(Filters()) == 0
+
+
+def test_provenance_is_stamped_and_mixing_refused(store: MemoryStore) -> None:
+    store.remember(DB_LOCKED, "error_fix")
+    prov = store.backend.read_provenance()
+    assert prov is not None and prov.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert prov.dimension == 384 and prov.normalised
+    other = open_store(cwd=store.project.root, embedder="hashing")
+    with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
+        other.recall("database is locked")
+    with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
+        other.remember("a brand new note", "context")
+    assert store.backend.count(Filters()) == 1
+    outcome = other.reembed()
+    assert outcome["reembedded"] == 1
+    assert other.backend.read_provenance() == other.embedder.provenance
+    assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
+    other.close()
+
+
+def test_reembed_resumes(store: MemoryStore) -> None:
+    for i in range(7):
+        store.remember(f"note number {i} about topic {'abcdefg'[i]} and more words", "context")
+    other = open_store(cwd=store.project.root, embedder="hashing")
+    ids = [r.memory.id for r in other.backend.iterate(Filters())]
+    # Simulate a run that died after the first three memories.
+    other.backend.set_meta(
+        "reembed_state",
+        json.dumps({"target": other.embedder.provenance.to_dict(), "last_id": ids[2]}),
+    )
+    with pytest.raises(ProvenanceMismatch, match="half re-embedded"):
+        other.recall("topic")
+    calls: list[int] = []
+    outcome = other.reembed(batch_size=2, progress=lambda done, total: calls.append(done))
+    assert outcome["reembedded"] == 7
+    assert calls[0] == 5  # resumed after 3, first batch of 2
+    other.close()
+
+
+def test_garbage_file_is_reported_as_corrupted(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    db = project / ".kenning" / "memory.db"
+    db.parent.mkdir()
+    db.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreCorrupted, match="kenning import"):
+        open_store(cwd=project, embedder=minilm)
+    assert db.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_future_schema_and_missing_table(store: MemoryStore, minilm) -> None:  # type: ignore[no-untyped-def]
+    store.remember("note", "context")
+    path = Path(store.backend.location)
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorrupted, match="newer"):
+        open_store(cwd=store.project.root, embedder=minilm)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("DROP TABLE memories_fts")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorrupted, match="memories_fts"):
+        open_store(cwd=store.project.root, embedder=minilm)
+
+
+def test_missing_store_for_reads(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreNotFound):
+        open_store(cwd=project, embedder=minilm, create=False)
+    assert not (project / ".kenning").exists()
+
+
+def test_unwritable_store_folder(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    from kenning.errors import KenningError
+
+    (project / "blocker").write_text("a file where a folder should be")
+    with pytest.raises(KenningError, match="cannot create the store folder"):
+        open_store(project / "blocker" / "sub" / "memory.db", cwd=project, embedder=minilm)
+
+
+def test_symlinked_store_outside_project_is_refused(project: Path, tmp_path: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "other-project-store"
+    elsewhere.mkdir()
+    (project / ".kenning").symlink_to(elsewhere)
+    with pytest.raises(StoreLocationError, match="outside the project root"):
+        open_store(cwd=project, embedder=minilm)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_decay_reorders_by_age(store: MemoryStore) -> None:
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    old = store.remember("Retry failed HTTP requests with exponential backoff and jitter.", "implementation",
+                         stored_at=now - timedelta(days=120))
+    new = store.remember("HTTP client: on a 503, back off exponentially before retrying the request.",
+                         "implementation", stored_at=now - timedelta(days=1))
+    assert old.status == STORED and new.status == STORED
+    semantic = {r.memory.id: r.semantic for r in store.search(
+        "retry http requests with exponential backoff", threshold=0.3, now=now, decay=False).results}
+    assert semantic[old.id] > semantic[new.id]  # without decay the old one wins...
+    ranked = store.search("retry http requests with exponential backoff", threshold=0.3, now=now)
+    ids = [r.memory.id for r in ranked.results]
+    assert ids.index(new.id) < ids.index(old.id)
+    plain = store.search("retry http requests with exponential backoff", threshold=0.3, now=now, decay=False)
+    assert all(r.temporal is None and r.score == r.semantic for r in plain.results)
