@@ -247,7 +247,9 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             "why does the login test flake?",
             id="plain-cleaned",
         ),
-        pytest.param("Segmentation fault (core dumped)", "Segmentation fault (core dumped)", id="segv"),
+        pytest.param(
+            "Segmentation fault (core dumped)", "Segmentation fault (core dumped)", id="segv"
+        ),
     ],
 )
 def test_extract_error_signature(raw: str, expected: str) -> None:
@@ -311,8 +313,8 @@ SAME_ERROR = [
     ),
     ("./main.go:12:5: undefined: foo", "cmd/server/routes.go:88:1: undefined: foo"),
     (
-        'File "/home/a/app/models.py", line 12, in save: KeyError: \'HOME\'',
-        'File "C:\\Users\\b\\proj\\models.py", line 301, in save: KeyError: \'PATH\'',
+        "File \"/home/a/app/models.py\", line 12, in save: KeyError: 'HOME'",
+        "File \"C:\\Users\\b\\proj\\models.py\", line 301, in save: KeyError: 'PATH'",
     ),
     (
         "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/a/config.yaml'",
@@ -375,7 +377,9 @@ def test_fingerprint_keeps_error_codes(signature: str, kept: str) -> None:
 
 
 def test_fingerprint_is_lowercase_single_spaced_and_masks_paths() -> None:
-    fp = error_fingerprint("  ModuleNotFoundError:\n  No module named 'requests'  in /srv/app/x.py:3:1 ")
+    fp = error_fingerprint(
+        "  ModuleNotFoundError:\n  No module named 'requests'  in /srv/app/x.py:3:1 "
+    )
     assert fp == "modulenotfounderror: no module named <q> in <path>"
 
 
@@ -475,11 +479,20 @@ def test_multiline_parts_become_single_lines() -> None:
     entry = ErrorFixEntry("line one\nline two", "step 1\n\nstep 2", "a.md", "sum\nmary")
     text = entry.format()
     assert "\n" not in text
-    assert parse_error_fix(text) == ErrorFixEntry("line one line two", "step 1 step 2", "a.md", "sum mary")
+    assert parse_error_fix(text) == ErrorFixEntry(
+        "line one line two", "step 1 step 2", "a.md", "sum mary"
+    )
 
 
 @pytest.mark.parametrize(
-    "text", ["", "just a note", "ERROR-FIX: no fix marker here", "FIX: x | SOURCE: y", "ERROR-FIX:  | FIX: y"]
+    "text",
+    [
+        "",
+        "just a note",
+        "ERROR-FIX: no fix marker here",
+        "FIX: x | SOURCE: y",
+        "ERROR-FIX:  | FIX: y",
+    ],
 )
 def test_parse_rejects_non_entries(text: str) -> None:
     assert parse_error_fix(text) is None
@@ -522,7 +535,8 @@ def test_reference_entries_parse_and_round_trip() -> None:
     ("text", "limit", "expected"),
     [
         ("short", 10, "short"),
-        ("hello wonderful world", 14, "hello"),
+        ("hello wonderful world", 18, "hello wonderful"),
+        pytest.param("ab " + "c" * 20, 10, "ab ccccccc", id="one-long-token-hard-cut"),
         ("hello wonderful world", 15, "hello wonderful"),
         ("hello wonderful world", 16, "hello wonderful"),
         ("abcdefghijklmnop", 5, "abcde"),
@@ -578,7 +592,9 @@ def test_doc_with_literal_error_block(tmp_path: Path) -> None:
     assert outcome.skipped_reason is None
     (entry,) = outcome.entries
     assert entry.signature == 'Error: Unrecognized key: "changelog"'
-    assert entry.fix == "Remove the `changelog` key from every plugin.json and re-run the validator."
+    assert (
+        entry.fix == "Remove the `changelog` key from every plugin.json and re-run the validator."
+    )
     assert entry.source == "docs/solutions/build-errors/x.md"
     assert entry.summary == "The plugin validator rejects the changelog key"
     assert entry.format().startswith('ERROR-FIX: Error: Unrecognized key: "changelog" | FIX: ')
@@ -633,11 +649,15 @@ def test_doc_without_literal_error_uses_problem_field(tmp_path: Path) -> None:
         """,
     )
     (entry,) = _parse(tmp_path, text).entries
-    assert entry.signature == 'A review loop that stops on "no new findings" exits with an unfixed P1'
+    assert (
+        entry.signature == 'A review loop that stops on "no new findings" exits with an unfixed P1'
+    )
 
 
 def test_doc_without_problem_uses_title(tmp_path: Path) -> None:
-    text = _doc("title: Heredoc Delimiter Collision\ntrack: bug", "## Fix\n\nUse a unique delimiter.")
+    text = _doc(
+        "title: Heredoc Delimiter Collision\ntrack: bug", "## Fix\n\nUse a unique delimiter."
+    )
     (entry,) = _parse(tmp_path, text).entries
     assert entry.signature == "Heredoc Delimiter Collision"
     assert entry.summary == "Heredoc Delimiter Collision"
@@ -674,7 +694,9 @@ def test_doc_without_fix_section_is_skipped(tmp_path: Path, heading: str) -> Non
     assert outcome.skipped_reason == "no ## Fix or ## Solution section"
 
 
-@pytest.mark.parametrize("heading", ["## Fix", "## Solution", "## fix:", "## The Fix", "## SOLUTION"])
+@pytest.mark.parametrize(
+    "heading", ["## Fix", "## Solution", "## fix:", "## The Fix", "## SOLUTION"]
+)
 def test_fix_heading_variants(tmp_path: Path, heading: str) -> None:
     outcome = _parse(tmp_path, _doc("track: bug\nproblem: p", f"{heading}\n\nDo the thing."))
     assert [e.fix for e in outcome.entries] == ["Do the thing."]
@@ -798,3 +820,26 @@ def test_agreement_with_reference_entries() -> None:
     for e in entries:
         assert len(e.signature) <= SIGNATURE_MAX_CHARS and len(e.fix) <= FIX_MAX_CHARS
         assert parse_error_fix(e.format()) == e
+
+
+def _hostile_payloads() -> list[str]:
+    path = Path(__file__).parent / "data" / "hostile_payloads.txt"
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("payload", _hostile_payloads())
+def test_hostile_doc_text_never_yields_our_tags(tmp_path: Path, payload: str) -> None:
+    body = (
+        f"## Problem\n\nFails with:\n\n```\n{payload}\n```\n\n## Fix\n\nStep one {payload} done.\n"
+    )
+    text = _doc(f"track: bug\nproblem: {json.dumps(payload)}", body)
+    outcome = _parse(tmp_path, text)
+    for entry in outcome.entries:
+        formatted = entry.format()
+        for tag in ("</finding", "<finding", "</content", "<content", "<reflexion", "</reflexion"):
+            assert tag not in formatted
+        assert "\n" not in formatted and "\x00" not in formatted and "\x1b" not in formatted
+        assert parse_error_fix(formatted) == entry

@@ -683,10 +683,19 @@ def _fix_section(blocks: list[_Block]) -> tuple[int, int] | None:
     return None
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _clean_untrusted_line(text: str) -> str:
+    """ANSI and control characters out, our own XML tags out, one line."""
+    text = _CONTROL.sub("", _ANSI.sub("", text))
+    return _one_line(_OUR_TAGS.sub(" ", text))
+
+
 def _sanitise_untrusted(text: str) -> str:
-    """Drop fence-like lines and our own XML tags, collapse whitespace."""
+    """Drop fence-like lines, then :func:`_clean_untrusted_line`."""
     kept = [line for line in text.splitlines() if not _FENCE_LIKE_LINE.match(line)]
-    return _one_line(_OUR_TAGS.sub(" ", "\n".join(kept)))
+    return _clean_untrusted_line("\n".join(kept))
 
 
 def _introduces(text: str) -> bool:
@@ -866,7 +875,7 @@ def _dedupe(signatures: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
     for sig in signatures:
-        sig = cut_at_word_boundary(_one_line(sig), SIGNATURE_MAX_CHARS)
+        sig = cut_at_word_boundary(_clean_untrusted_line(sig), SIGNATURE_MAX_CHARS)
         fp = error_fingerprint(sig)
         if not sig or fp in seen:
             continue
@@ -933,7 +942,7 @@ def parse_solution_doc(
     if not title:
         heading = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
         title = _one_line(heading) or path.stem
-    summary = cut_at_word_boundary(problem or title, SUMMARY_MAX_CHARS)
+    summary = cut_at_word_boundary(_clean_untrusted_line(problem or title), SUMMARY_MAX_CHARS)
     signatures = _doc_signatures(blocks, section)[:MAX_SIGNATURES_PER_DOC]
     if not signatures:
         signatures = _dedupe([problem or title])

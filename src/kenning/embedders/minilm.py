@@ -201,6 +201,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o644)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -485,6 +487,19 @@ def _import_runtime() -> tuple[Any, Any]:
     return ort, Tokenizer
 
 
+def load_tokenizer(tokenizer_cls: Any, files: ModelFiles) -> Any:
+    """``tokenizer.json`` set up as sentence-transformers does: truncation at
+    ``max_seq_length`` (256, not the file's 128), no fixed padding (``_pad`` pads each batch
+    to its longest text)."""
+    try:
+        tokenizer = tokenizer_cls.from_file(str(files.tokenizer))
+    except Exception as exc:
+        raise KenningError(f"cannot read {files.tokenizer}: {exc}; " + INSTALL_HINT) from exc
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=files.max_tokens, strategy="longest_first")
+    return tokenizer
+
+
 def _session(ort: Any, model: str | bytes) -> Any:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = _threads()
@@ -672,13 +687,7 @@ class MiniLMEmbedder:
         """Locate the model, reuse (or build once) the cached graph, open a session."""
         files = locate_model()
         ort, tokenizer_cls = _import_runtime()
-        try:
-            tokenizer = tokenizer_cls.from_file(str(files.tokenizer))
-        except Exception as exc:
-            raise KenningError(f"cannot read {files.tokenizer}: {exc}; " + INSTALL_HINT) from exc
-        # As sentence-transformers: truncate at max_seq_length, pad to the longest (done here).
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=files.max_tokens, strategy="longest_first")
+        tokenizer = load_tokenizer(tokenizer_cls, files)
 
         cache = cache_dir()
         sha = weights_sha256(files.weights, cache)

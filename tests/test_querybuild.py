@@ -1,0 +1,261 @@
+"""Recall queries from a PR, a plan and an error; raw diffs refused."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kenning.errors import UserInputError
+from kenning.querybuild import (
+    ERROR_QUERY_MAX_CHARS,
+    PLAN_QUERY_MAX_CHARS,
+    PR_QUERY_MAX_CHARS,
+    file_categories,
+    is_diff,
+    query_from_error,
+    query_from_plan,
+    query_from_pr,
+    reject_diff,
+)
+
+# --------------------------------------------------------------------------------------------
+# PR
+# --------------------------------------------------------------------------------------------
+
+
+def test_pr_body_first_300_chars_at_word_boundary() -> None:
+    body = "This PR fixes the flaky login test. " * 20
+    query = query_from_pr("Fix login", body, ["src/login.py"])
+    assert len(query) <= PR_QUERY_MAX_CHARS
+    flat = " ".join(body.split())
+    assert flat.startswith(query)
+    assert flat[len(query)] == " "
+    assert "Fix login" not in query  # the body wins; the title is only the fallback
+
+
+def test_pr_short_body_is_used_whole_and_flattened() -> None:
+    assert (
+        query_from_pr("t", "Adds\n\nWAL   mode\tto the store.", []) == "Adds WAL mode to the store."
+    )
+
+
+def test_pr_body_that_is_only_a_template_comment_falls_back() -> None:
+    body = "<!-- Describe your change here -->\n\n"
+    assert query_from_pr("Bump deps", body, ["package.json"]) == (
+        "Bump deps — config — package.json"
+    )
+
+
+def test_pr_fallback_title_categories_top3_basenames() -> None:
+    files = [
+        "src/auth/login.py",
+        "tests/test_login.py",
+        "src/auth/session.py",
+        "src/auth/login.py",
+        ".github/workflows/ci.yml",
+        "README.md",
+    ]
+    query = query_from_pr("Fix session expiry", "", files)
+    assert query == (
+        "Fix session expiry — python, tests, ci, docs — login.py, test_login.py, session.py"
+    )
+
+
+def test_pr_fallback_without_files_is_the_title() -> None:
+    assert query_from_pr("  Refactor   the cache ", "   ", []) == "Refactor the cache"
+
+
+def test_pr_fallback_is_capped() -> None:
+    query = query_from_pr("word " * 100, "", ["a.py"])
+    assert len(query) <= PR_QUERY_MAX_CHARS
+
+
+def test_pr_with_nothing_is_a_user_error() -> None:
+    with pytest.raises(UserInputError):
+        query_from_pr("", "", [])
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("tests/test_store.py", ["tests", "python"]),
+        ("src/kenning/store.py", ["python"]),
+        ("web/src/App.test.tsx", ["tests", "typescript"]),
+        ("pkg/server/handler_test.go", ["tests", "go"]),
+        ("docs/guide.md", ["docs"]),
+        ("README.rst", ["docs"]),
+        ("pyproject.toml", ["config"]),
+        ("config/settings.yaml", ["config"]),
+        ("Dockerfile", ["config"]),
+        (".github/workflows/ci.yml", ["ci"]),
+        ("./.gitlab-ci.yml", ["ci"]),
+        ("scripts/deploy.sh", ["shell"]),
+        ("src/lib.rs", ["rust"]),
+        ("assets/logo.png", []),
+    ],
+)
+def test_file_categories(path: str, expected: list[str]) -> None:
+    assert file_categories([path]) == expected
+
+
+def test_file_categories_most_frequent_first() -> None:
+    files = ["docs/a.md", "src/a.py", "src/b.py", "src/c.py", "docs/b.md"]
+    assert file_categories(files) == ["python", "docs"]
+
+
+# --------------------------------------------------------------------------------------------
+# Plan
+# --------------------------------------------------------------------------------------------
+
+PLAN = textwrap.dedent(
+    """\
+    ---
+    title: Cache plan
+    status: draft
+    ---
+
+    # Plan: response cache
+
+    Some preamble that is not the overview.
+
+    ## Overview
+
+    Add a read-through cache in front of the pricing API so that
+    repeated quotes do not hit the upstream service.
+
+    ```markdown
+    ## Not a heading (inside a code block)
+    ```
+
+    ## Steps
+
+    1. Add the cache.
+    """
+)
+
+
+def test_plan_uses_overview_section() -> None:
+    query = query_from_plan(PLAN)
+    assert query.startswith("Add a read-through cache in front of the pricing API")
+    assert "preamble" not in query
+    assert "Steps" not in query and "Add the cache." not in query
+    assert "Not a heading" in query  # code-block text stays, fence markers do not
+    assert "```" not in query
+
+
+@pytest.mark.parametrize("heading", ["# Overview", "### Overview", "## overview", "## Overview:"])
+def test_plan_overview_heading_variants(heading: str) -> None:
+    text = f"# Plan\n\nintro\n\n{heading}\n\nThe real overview.\n\n## Next\n\nx"
+    assert query_from_plan(text) == "The real overview."
+
+
+def test_plan_fallback_first_500_chars_without_frontmatter() -> None:
+    body = " ".join(f"token{i}" for i in range(300))
+    query = query_from_plan(f"---\ntitle: x\n---\n{body}")
+    assert len(query) <= PLAN_QUERY_MAX_CHARS
+    assert query.startswith("token0 token1")
+    assert body.startswith(query) and body[len(query)] == " "
+    assert "title" not in query
+
+
+def test_plan_empty_overview_falls_back_to_body() -> None:
+    text = "# Plan\n\n## Overview\n\n## Steps\n\nDo x."
+    assert query_from_plan(text) == "# Plan ## Overview ## Steps Do x."
+
+
+def test_plan_long_overview_is_capped() -> None:
+    text = "## Overview\n\n" + "word " * 300
+    assert len(query_from_plan(text)) <= PLAN_QUERY_MAX_CHARS
+
+
+def test_empty_plan_is_a_user_error() -> None:
+    with pytest.raises(UserInputError):
+        query_from_plan("   \n")
+
+
+# --------------------------------------------------------------------------------------------
+# Error
+# --------------------------------------------------------------------------------------------
+
+TRACEBACK = textwrap.dedent(
+    """\
+    Traceback (most recent call last):
+      File "/srv/app/jobs.py", line 88, in run
+        self.db.execute(sql)
+      File "/srv/app/db.py", line 12, in execute
+        return self.conn.execute(sql)
+    sqlite3.OperationalError: database is locked
+    """
+)
+
+
+def test_error_query_is_the_signature_not_the_trace() -> None:
+    query = query_from_error(TRACEBACK)
+    assert query == "sqlite3.OperationalError: database is locked"
+    assert "Traceback" not in query and "File" not in query
+
+
+def test_error_query_from_huge_log_is_capped_and_one_line() -> None:
+    raw = "\n".join(f"2026-01-01T10:00:{i % 60:02d}Z INFO step {i}" for i in range(500))
+    raw += "\nERROR: " + "disk full " * 100
+    query = query_from_error(raw)
+    assert len(query) <= ERROR_QUERY_MAX_CHARS
+    assert "\n" not in query
+    assert query.startswith("ERROR: disk full")
+
+
+def test_error_query_of_nothing_is_a_user_error() -> None:
+    with pytest.raises(UserInputError):
+        query_from_error("  ")
+
+
+# --------------------------------------------------------------------------------------------
+# Diffs
+# --------------------------------------------------------------------------------------------
+
+GIT_DIFF = textwrap.dedent(
+    """\
+    diff --git a/src/app.py b/src/app.py
+    index 3b18e51..a9c2f0d 100644
+    --- a/src/app.py
+    +++ b/src/app.py
+    @@ -1,3 +1,4 @@
+     import os
+    +import sys
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(GIT_DIFF, id="git"),
+        pytest.param("--- a/x.py\n+++ b/x.py\n-old\n+new\n", id="headers"),
+        pytest.param("--- old.txt\t2026-01-01\n+++ new.txt\t2026-01-02\n", id="diff-u"),
+        pytest.param("some context\n@@ -10,2 +10,3 @@ def f():\n-    a\n+    b\n", id="hunk"),
+        pytest.param("@@ -1 +1 @@\n-a\n+b", id="hunk-no-counts"),
+    ],
+)
+def test_diffs_are_detected_and_refused(text: str) -> None:
+    assert is_diff(text)
+    with pytest.raises(UserInputError, match="diff") as info:
+        reject_diff(text)
+    message = str(info.value)
+    assert "instead" in message and "error message" in message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "why does the login test flake",
+        "---\ntitle: plan\n---\n# Plan",
+        "Use --- as a separator and +++ for emphasis",
+        "TypeError: a - b is not a function",
+        "bullet list:\n- one\n- two\n+ three",
+    ],
+)
+def test_non_diffs_pass(text: str) -> None:
+    assert not is_diff(text)
+    reject_diff(text)  # does not raise
