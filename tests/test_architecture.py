@@ -41,6 +41,13 @@ def test_core_never_imports_a_surface() -> None:
 def test_public_api() -> None:
     import kenning
 
-    for name in ("open_store", "remember", "recall", "search_memories", "MemoryStore", "KenningError"):
+    for name in (
+        "open_store",
+        "remember",
+        "recall",
+        "search_memories",
+        "MemoryStore",
+        "KenningError",
+    ):
         assert name in kenning.__all__
         assert hasattr(kenning, name)

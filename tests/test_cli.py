@@ -19,13 +19,25 @@ DB_LOCKED = (
 
 
 def kenning(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "kenning", *args],
-        cwd=cwd, input=stdin, capture_output=True, env=env, timeout=120, check=False,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
     return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
     )
 
 
@@ -39,7 +51,9 @@ def test_the_readme_flow(project: Path) -> None:
     r = kenning(project, "recall", "--json", "database is locked when two agents write")
     data = json.loads(r.stdout)
     assert data["results"][0]["content"] == DB_LOCKED
-    r = kenning(project, "search", "how do we handle sqlite locking", "--limit", "5", "--threshold", "0.5")
+    r = kenning(
+        project, "search", "how do we handle sqlite locking", "--limit", "5", "--threshold", "0.5"
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("1. [")
     assert "Collection: code-patterns | Type: error_fix |" in r.stdout
@@ -54,7 +68,9 @@ def test_the_readme_flow(project: Path) -> None:
 
 
 def test_duplicate_and_json(project: Path) -> None:
-    first = json.loads(kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere").stdout)
+    first = json.loads(
+        kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere").stdout
+    )
     second = kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere")
     assert second.returncode == 0
     data = json.loads(second.stdout)
@@ -63,7 +79,9 @@ def test_duplicate_and_json(project: Path) -> None:
 
 
 def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:
-    ok = kenning(project, "remember", "--type", "session", "-", stdin="Refactored the parser today".encode())
+    ok = kenning(
+        project, "remember", "--type", "session", "-", stdin=b"Refactored the parser today"
+    )
     assert ok.returncode == 0 and ok.stdout.startswith("stored")
     bad = kenning(project, "remember", "--type", "session", "-", stdin=b"caf\xe9 \xff")
     assert bad.returncode == 1
@@ -83,7 +101,9 @@ def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:
         (["frobnicate"], 2, "No such command"),
     ],
 )
-def test_errors_have_exit_codes_and_one_line(project: Path, args: list[str], code: int, needle: str) -> None:
+def test_errors_have_exit_codes_and_one_line(
+    project: Path, args: list[str], code: int, needle: str
+) -> None:
     kenning(project, "remember", "--type", "rule", "a first note so the store exists")
     r = kenning(project, *args)
     assert r.returncode == code, (r.stdout, r.stderr)
@@ -109,7 +129,16 @@ def test_corrupted_store_is_one_clear_line(project: Path) -> None:
 
 
 def test_export_import_forget(project: Path, tmp_path: Path) -> None:
-    stored = json.loads(kenning(project, "remember", "--json", "--type", "decision", "We chose SQLite for the default store").stdout)
+    stored = json.loads(
+        kenning(
+            project,
+            "remember",
+            "--json",
+            "--type",
+            "decision",
+            "We chose SQLite for the default store",
+        ).stdout
+    )
     out = project / "backup.jsonl"
     assert kenning(project, "export", "-o", str(out)).returncode == 0
     lines = out.read_text().splitlines()

@@ -36,7 +36,10 @@ def test_parallel_writers_lose_nothing(project: Path) -> None:
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(w), str(per_worker)],
-            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for w in range(workers)
     ]

@@ -611,6 +611,7 @@ def test_doc_inline_errors_give_one_entry_each_deduped_by_fingerprint(tmp_path: 
 
         - `codex exec -a never` exits 2, stderr: `error: unexpected argument '-a' found`.
         - `codex exec -s ro` fails the same way: `error: unexpected argument '-s' found`.
+        - the CLI error is `unexpected argument '-a'` in short.
         - Later the hook throws `TypeError: Cannot read properties of null (reading 'x')`.
 
         ## Solution

@@ -395,7 +395,7 @@ def make_result(
         type=type_,
         group_id="acme/widgets",
         stored_at=datetime(2026, 1, 15, 23, 30, tzinfo=UTC),
-        content_hash=content_hash(content),
+        content_hash=content_hash(content.encode("utf-8", "replace").decode()),
     )
     return SearchResult(memory=memory, score=score, semantic=semantic, temporal=temporal)
 

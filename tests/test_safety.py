@@ -176,7 +176,10 @@ def test_several_in_one_text_are_counted() -> None:
 
 
 def test_unterminated_pem_is_redacted_but_following_prose_kept() -> None:
-    text = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\nAASCBKcwggSjAgEAAoIBAQ\n\nThe fix"
+    text = (
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\nAASCBKcwggSjAgEAAoIBAQ\n\n"
+        "The fix"
+    )
     out, counts = redact_secrets(text)
     assert out == f"{R('private_key')}\n\nThe fix"
     assert counts == {"private_key": 1}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +14,7 @@ import pytest
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.errors import ProvenanceMismatch, StoreCorrupted, StoreLocationError, StoreNotFound
-from kenning.model import NEAR_DUPLICATE, REJECTED, STORED, COLLECTIONS
+from kenning.model import COLLECTIONS, NEAR_DUPLICATE, REJECTED, STORED
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -60,7 +60,9 @@ def test_dedup_is_per_project(store: MemoryStore) -> None:
         ("fine text", "nonsense", "valid types are"),
     ],
 )
-def test_rejected_inputs_leave_store_unchanged(store: MemoryStore, content: str, mtype: str, needle: str) -> None:
+def test_rejected_inputs_leave_store_unchanged(
+    store: MemoryStore, content: str, mtype: str, needle: str
+) -> None:
     store.remember("an existing note about caching", "decision")
     before = store.backend.count(Filters())
     result = store.remember(content, mtype)
@@ -87,7 +89,9 @@ def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
         ("Error-Fix", "ERROR-FIX: x | FIX: y", ("code-patterns", "error_fix")),
     ],
 )
-def test_ruvector_types_are_mapped(store: MemoryStore, given: str, content: str, expected: tuple[str, str]) -> None:
+def test_ruvector_types_are_mapped(
+    store: MemoryStore, given: str, content: str, expected: tuple[str, str]
+) -> None:
     result = store.remember(content, given)
     assert result.status == STORED
     assert (result.collection, result.type) == expected
@@ -104,7 +108,9 @@ def test_secrets_are_redacted_before_storage(store: MemoryStore) -> None:
 
 def test_recall_follows_the_protocol(store: MemoryStore) -> None:
     store.remember(DB_LOCKED, "error_fix")
-    store.remember("Frontend components live in src/components and use PascalCase names.", "structure")
+    store.remember(
+        "Frontend components live in src/components and use PascalCase names.", "structure"
+    )
     store.remember("We decided to deploy on Fridays only after the QA sign-off.", "decision")
     result = store.recall("database is locked when two agents write")
     assert result.floor == protocol.RECALL_FLOOR
@@ -128,9 +134,13 @@ def test_recall_error_queries_use_the_lower_floor(store: MemoryStore) -> None:
 def test_recall_keeps_three_and_cuts_800_chars(store: MemoryStore) -> None:
     topics = ["retries", "timeouts", "backoff", "jitter", "circuit breakers"]
     for topic in topics:
-        body = f"Network client {topic} policy: " + " ".join(f"{topic}-detail-{i}" for i in range(60))
+        body = f"Network client {topic} policy: " + " ".join(
+            f"{topic}-detail-{i}" for i in range(60)
+        )
         store.remember(body, "implementation")
-    result = store.recall("network client retries timeouts backoff jitter circuit breakers policy", top_k=5)
+    result = store.recall(
+        "network client retries timeouts backoff jitter circuit breakers policy", top_k=5
+    )
     assert len(result.hits) <= 3
     combined = sum(len(t) for t in result.texts)
     assert combined <= protocol.RECALL_CHAR_BUDGET
@@ -154,8 +164,12 @@ def test_long_content_tail_is_found_lexically(store: MemoryStore) -> None:
 
 def test_search_filters_and_threshold(store: MemoryStore) -> None:
     store.remember("Use snake_case for Python function names.", "naming")
-    store.remember("Retry sqlite writes when the database is locked, with busy_timeout.", "error_fix")
-    response = store.search("python function naming convention", collection="conventions", threshold=0.3)
+    store.remember(
+        "Retry sqlite writes when the database is locked, with busy_timeout.", "error_fix"
+    )
+    response = store.search(
+        "python function naming convention", collection="conventions", threshold=0.3
+    )
     assert [r.memory.type for r in response.results] == ["naming"]
     response = store.search("sqlite database locked retry", memory_type="error_fix", threshold=0.3)
     assert [r.memory.type for r in response.results] == ["error_fix"]
@@ -164,7 +178,11 @@ def test_search_filters_and_threshold(store: MemoryStore) -> None:
 
 
 def test_search_group_all_crosses_projects(store: MemoryStore) -> None:
-    store.remember("Feature flags are read from LaunchDarkly at startup.", "implementation", group_id="other/repo")
+    store.remember(
+        "Feature flags are read from LaunchDarkly at startup.",
+        "implementation",
+        group_id="other/repo",
+    )
     assert store.search("feature flags startup", threshold=0.3).results == ()
     everywhere = store.search("feature flags startup", threshold=0.3, group_id="all")
     assert [r.memory.group_id for r in everywhere.results] == ["other/repo"]
@@ -178,13 +196,21 @@ def test_forget(store: MemoryStore) -> None:
 
 
 def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: ignore[no-untyped-def]
-    old = datetime(2026, 1, 15, 12, 30, tzinfo=timezone.utc)
-    a = store.remember(DB_LOCKED, "error_fix", source="docs/solutions/db.md", tags=["db", "sqlite"],
-                       metadata={"nested": {"k": [1, 2]}}, stored_at=old)
+    old = datetime(2026, 1, 15, 12, 30, tzinfo=UTC)
+    a = store.remember(
+        DB_LOCKED,
+        "error_fix",
+        source="docs/solutions/db.md",
+        tags=["db", "sqlite"],
+        metadata={"nested": {"k": [1, 2]}},
+        stored_at=old,
+    )
     b = store.remember("We decided on trunk-based development.", "decision", group_id="other/repo")
     buf = io.StringIO()
     assert store.export(buf, group_id="all") == 2
-    target = open_store(store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm)
+    target = open_store(
+        store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
+    )
     counts = target.import_(buf.getvalue().splitlines())
     assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0}
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
@@ -202,8 +228,17 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
 def test_import_rejects_bad_file_without_writing(store: MemoryStore) -> None:
     from kenning.errors import UserInputError
 
-    good = json.dumps({"id": "x1", "content": "a", "collection": "discussions", "type": "context",
-                       "group_id": "g", "stored_at": "2026-01-01T00:00:00+00:00", "content_hash": ""})
+    good = json.dumps(
+        {
+            "id": "x1",
+            "content": "a",
+            "collection": "discussions",
+            "type": "context",
+            "group_id": "g",
+            "stored_at": "2026-01-01T00:00:00+00:00",
+            "content_hash": "",
+        }
+    )
     with pytest.raises(UserInputError, match="line 2"):
         store.import_([good, "{not json"])
     assert store.backend.count(Filters()) == 0
@@ -298,17 +333,29 @@ def test_symlinked_store_outside_project_is_refused(project: Path, tmp_path: Pat
 
 
 def test_decay_reorders_by_age(store: MemoryStore) -> None:
-    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
-    old = store.remember("Retry failed HTTP requests with exponential backoff and jitter.", "implementation",
-                         stored_at=now - timedelta(days=120))
-    new = store.remember("HTTP client: on a 503, back off exponentially before retrying the request.",
-                         "implementation", stored_at=now - timedelta(days=1))
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    old = store.remember(
+        "Retry failed HTTP requests with exponential backoff and jitter.",
+        "implementation",
+        stored_at=now - timedelta(days=120),
+    )
+    new = store.remember(
+        "HTTP client: on a 503, back off exponentially before retrying the request.",
+        "implementation",
+        stored_at=now - timedelta(days=1),
+    )
     assert old.status == STORED and new.status == STORED
-    semantic = {r.memory.id: r.semantic for r in store.search(
-        "retry http requests with exponential backoff", threshold=0.3, now=now, decay=False).results}
+    semantic = {
+        r.memory.id: r.semantic
+        for r in store.search(
+            "retry http requests with exponential backoff", threshold=0.3, now=now, decay=False
+        ).results
+    }
     assert semantic[old.id] > semantic[new.id]  # without decay the old one wins...
     ranked = store.search("retry http requests with exponential backoff", threshold=0.3, now=now)
     ids = [r.memory.id for r in ranked.results]
     assert ids.index(new.id) < ids.index(old.id)
-    plain = store.search("retry http requests with exponential backoff", threshold=0.3, now=now, decay=False)
+    plain = store.search(
+        "retry http requests with exponential backoff", threshold=0.3, now=now, decay=False
+    )
     assert all(r.temporal is None and r.score == r.semantic for r in plain.results)

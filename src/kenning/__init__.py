@@ -13,8 +13,8 @@ import os
 # Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .api import recall, remember, search_memories  # noqa: E402
-from .errors import (  # noqa: E402
+from .api import recall, remember, search_memories
+from .errors import (
     ContentError,
     DedupCheckFailed,
     InvalidTypeError,
@@ -26,8 +26,8 @@ from .errors import (  # noqa: E402
     StoreUnavailable,
     UserInputError,
 )
-from .model import Memory, Provenance, RecallResult, RememberResult, SearchResult  # noqa: E402
-from .store import MemoryStore, open_store  # noqa: E402
+from .model import Memory, Provenance, RecallResult, RememberResult, SearchResult
+from .store import MemoryStore, open_store
 
 __version__ = "0.1.0"
 

@@ -19,7 +19,7 @@ from .store import DEFAULT_TYPE, open_store
 
 def remember(
     content: str,
-    type: str = DEFAULT_TYPE,  # noqa: A002 - the protocol's argument name
+    type: str = DEFAULT_TYPE,
     *,
     source: str | None = None,
     tags: Sequence[str] = (),
@@ -64,7 +64,15 @@ def search_memories(
     ``temporal`` and ``memory``; see :meth:`MemoryStore.search` for the full response."""
     with open_store(path, cwd=cwd, create=False, threshold=threshold) as store:
         response = store.search(
-            query, collection, memory_type, use_cascading, intent, limit, group_id, threshold,
-            decay, now,
+            query,
+            collection,
+            memory_type,
+            use_cascading,
+            intent,
+            limit,
+            group_id,
+            threshold,
+            decay,
+            now,
         )
         return list(response.results)

@@ -19,7 +19,7 @@ import click
 
 from . import protocol
 from .errors import KenningError, StoreNotFound
-from .model import NEAR_DUPLICATE, STORED, COLLECTIONS, TYPE_TO_COLLECTION, RUVECTOR_TYPE_MAP
+from .model import COLLECTIONS, NEAR_DUPLICATE, RUVECTOR_TYPE_MAP, STORED, TYPE_TO_COLLECTION
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,8 +68,14 @@ def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable
     if not enabled or not sys.stderr.isatty():
         yield lambda n: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
         TextColumn(label),
@@ -83,7 +89,13 @@ def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable
         yield lambda n: bar.advance(task, n)
 
 
-def _open(store_path: Path | None, *, create: bool, group_id: str | None = None, threshold: float | None = None):  # type: ignore[no-untyped-def]
+def _open(
+    store_path: Path | None,
+    *,
+    create: bool,
+    group_id: str | None = None,
+    threshold: float | None = None,
+):  # type: ignore[no-untyped-def]
     from .store import open_store
 
     return open_store(store_path, create=create, group_id=group_id, threshold=threshold)
@@ -141,13 +153,20 @@ Examples:
 )
 @click.option("--source", default=None, help="Path or URL the note comes from.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@click.option("--project", "group_id", default=None, help="Project id (default: detected from git).")
+@click.option(
+    "--project", "group_id", default=None, help="Project id (default: detected from git)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_store_options
 @handle_errors
 def remember(
-    content: str, memory_type: str, source: str | None, tags: tuple[str, ...], group_id: str | None,
-    as_json: bool, store_path: Path | None,
+    content: str,
+    memory_type: str,
+    source: str | None,
+    tags: tuple[str, ...],
+    group_id: str | None,
+    as_json: bool,
+    store_path: Path | None,
 ) -> None:
     """Store a note (CONTENT, or - for standard input) unless it is already known.
 
@@ -190,13 +209,24 @@ Examples:
 """
 )
 @click.argument("query")
-@click.option("--top-k", default=protocol.RECALL_TOP_K, show_default=True, type=int, help="Candidates to consider.")
+@click.option(
+    "--top-k",
+    default=protocol.RECALL_TOP_K,
+    show_default=True,
+    type=int,
+    help="Candidates to consider.",
+)
 @click.option(
     "--errors/--no-errors",
     default=None,
     help=f"Treat the query as an error (floor {protocol.ERROR_RECALL_FLOOR}); default: detect.",
 )
-@click.option("--project", "group_id", default=None, help="Project id (default: detected; 'all' for every project).")
+@click.option(
+    "--project",
+    "group_id",
+    default=None,
+    help="Project id (default: detected; 'all' for every project).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -206,12 +236,20 @@ Examples:
     help="Output: text, json, or the fenced xml block for a prompt.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing when there is no store (hooks, scripts).")
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print nothing when there is no store (hooks, scripts)."
+)
 @_store_options
 @handle_errors
 def recall(
-    query: str, top_k: int, errors: bool | None, group_id: str | None, fmt: str, as_json: bool,
-    quiet: bool, store_path: Path | None,
+    query: str,
+    top_k: int,
+    errors: bool | None,
+    group_id: str | None,
+    fmt: str,
+    as_json: bool,
+    quiet: bool,
+    store_path: Path | None,
 ) -> None:
     """Recall the few memories that matter for QUERY (the ruvector recall protocol)."""
     from .render import render_json, render_xml
@@ -232,7 +270,11 @@ def recall(
         click.echo(render_json(result.to_dict()))
     elif fmt == "xml":
         findings = [(text, hit.score) for hit, text in zip(result.hits, result.texts, strict=True)]
-        block = render_xml(findings, context="debugging" if result.floor < protocol.RECALL_FLOOR else "general", truncated=result.truncated)
+        block = render_xml(
+            findings,
+            context="debugging" if result.floor < protocol.RECALL_FLOOR else "general",
+            truncated=result.truncated,
+        )
         if block:
             click.echo(block)
     else:
@@ -269,18 +311,38 @@ Examples:
 @click.option("--type", "memory_type", default=None, help="Type or comma list of types.")
 @click.option("--intent", default=None, help="how | what | why (default: detected from the query).")
 @click.option("--limit", default=protocol.SEARCH_DEFAULT_LIMIT, show_default=True, type=int)
-@click.option("--group-id", default=None, help="Project id (default: detected; 'all' for every project).")
-@click.option("--threshold", default=None, type=float, help="Minimum semantic score (default 0.7 or config).")
+@click.option(
+    "--group-id", default=None, help="Project id (default: detected; 'all' for every project)."
+)
+@click.option(
+    "--threshold", default=None, type=float, help="Minimum semantic score (default 0.7 or config)."
+)
 @click.option("--decay/--no-decay", default=True, show_default=True, help="Rank with time decay.")
-@click.option("--cascade/--no-cascade", default=True, show_default=True, help="Expand to other collections when the primary has too few results.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "xml"]), default="text", show_default=True)
+@click.option(
+    "--cascade/--no-cascade",
+    default=True,
+    show_default=True,
+    help="Expand to other collections when the primary has too few results.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "xml"]), default="text", show_default=True
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @_store_options
 @handle_errors
 def search(
-    query: str, collection: str | None, memory_type: str | None, intent: str | None, limit: int,
-    group_id: str | None, threshold: float | None, decay: bool, cascade: bool, fmt: str,
-    as_json: bool, store_path: Path | None,
+    query: str,
+    collection: str | None,
+    memory_type: str | None,
+    intent: str | None,
+    limit: int,
+    group_id: str | None,
+    threshold: float | None,
+    decay: bool,
+    cascade: bool,
+    fmt: str,
+    as_json: bool,
+    store_path: Path | None,
 ) -> None:
     """Search memories by meaning, with collections, intent routing, cascading and decay."""
     from .render import render_human, render_json, render_xml
@@ -302,7 +364,9 @@ def search(
     if fmt == "json":
         click.echo(render_json(response.to_dict()))
     elif fmt == "xml":
-        block = render_xml([(r.memory.content, r.score) for r in response.results], context="general")
+        block = render_xml(
+            [(r.memory.content, r.score) for r in response.results], context="general"
+        )
         if block:
             click.echo(block)
     else:
@@ -336,11 +400,17 @@ def stats(as_json: bool, store_path: Path | None) -> None:
         return
     click.echo(f"store:      {data['intel_path']}")
     click.echo(f"project:    {data['group_id']} ({data['project_root']})")
-    click.echo(f"memories:   {data['memories']} in this project, {data['memories_all_projects']} in the store")
+    click.echo(
+        f"memories:   {data['memories']} in this project, {data['memories_all_projects']} in the store"
+    )
     for name, n in data["by_collection"].items():
         click.echo(f"  {name}: {n}")
     prov = data["provenance"]
-    click.echo(f"embedder:   {prov['embedder']}:{prov['model_id']} ({prov['dimension']}-d)" if prov else "embedder:   (not stamped yet)")
+    click.echo(
+        f"embedder:   {prov['embedder']}:{prov['model_id']} ({prov['dimension']}-d)"
+        if prov
+        else "embedder:   (not stamped yet)"
+    )
 
 
 @main.command()
@@ -366,12 +436,24 @@ def forget(memory_id: str, as_json: bool, store_path: Path | None) -> None:
 
 
 @main.command()
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), default=None, help="File to write (default: stdout).")
-@click.option("--group-id", default=None, help="Project to export (default: this one; 'all' for every project).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="File to write (default: stdout).",
+)
+@click.option(
+    "--group-id",
+    default=None,
+    help="Project to export (default: this one; 'all' for every project).",
+)
 @click.option("--no-vectors", is_flag=True, help="Leave vectors out (import re-embeds).")
 @_store_options
 @handle_errors
-def export(output: Path | None, group_id: str | None, no_vectors: bool, store_path: Path | None) -> None:
+def export(
+    output: Path | None, group_id: str | None, no_vectors: bool, store_path: Path | None
+) -> None:
     """Write memories as JSONL (every field, ids kept, vectors included)."""
     with _open(store_path, create=False) as store:
         if output is None:
@@ -392,7 +474,10 @@ def export(output: Path | None, group_id: str | None, no_vectors: bool, store_pa
 def import_cmd(source: Any, as_json: bool, store_path: Path | None) -> None:
     """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
     lines = source.readlines()
-    with _open(store_path, create=True) as store, _progress("importing", len(lines), not as_json) as tick:
+    with (
+        _open(store_path, create=True) as store,
+        _progress("importing", len(lines), not as_json) as tick,
+    ):
         counts = store.import_(lines, progress=tick)
     if as_json:
         _echo_json(counts)
@@ -426,7 +511,9 @@ def reembed(as_json: bool, store_path: Path | None) -> None:
     if as_json:
         _echo_json(outcome)
     else:
-        click.echo(f"re-embedded {outcome['reembedded']} memories with {outcome['provenance']['model_id']}")
+        click.echo(
+            f"re-embedded {outcome['reembedded']} memories with {outcome['provenance']['model_id']}"
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

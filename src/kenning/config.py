@@ -89,7 +89,7 @@ def load_settings(
     env = os.environ if environ is None else environ
     toml: dict[str, Any] = {}
     dotenv: dict[str, str] = {}
-    toml_path = (store_dir or ((project_root / ".kenning") if project_root else None))
+    toml_path = store_dir or ((project_root / ".kenning") if project_root else None)
     if toml_path is not None:
         toml = _read_toml(toml_path / CONFIG_FILENAME)
     if project_root is not None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import frontmatter
+from .lazyre import lazy
 
 __all__ = [
     "ERROR_FIX_PREFIX",
@@ -54,7 +54,7 @@ SUMMARY_MAX_CHARS = 160
 #: At most this many distinct signatures are taken from one solution document.
 MAX_SIGNATURES_PER_DOC = 3
 
-_WS = re.compile(r"\s+")
+_WS = lazy(r"\s+")
 
 
 def _one_line(text: str) -> str:
@@ -83,8 +83,8 @@ def cut_at_word_boundary(text: str, limit: int) -> str:
 # ERROR-FIX entries
 # --------------------------------------------------------------------------------------------
 
-_MARKER_FIX = re.compile(r"\|(?=\s*FIX:)", re.IGNORECASE)
-_MARKER_SOURCE = re.compile(r"\|(?=\s*SOURCE:)", re.IGNORECASE)
+_MARKER_FIX = lazy(r"\|(?=\s*FIX:)", re.IGNORECASE)
+_MARKER_SOURCE = lazy(r"\|(?=\s*SOURCE:)", re.IGNORECASE)
 
 
 def _neutralise(part: str) -> str:
@@ -131,8 +131,8 @@ class ErrorFixEntry:
         return error_fingerprint(self.signature)
 
 
-_FIX_SPLIT = re.compile(r"\s+\|\s+FIX:\s*", re.IGNORECASE)
-_SOURCE_SPLIT = re.compile(r"\s+\|\s+SOURCE:\s*", re.IGNORECASE)
+_FIX_SPLIT = lazy(r"\s+\|\s+FIX:\s*", re.IGNORECASE)
+_SOURCE_SPLIT = lazy(r"\s+\|\s+SOURCE:\s*", re.IGNORECASE)
 
 
 def parse_error_fix(text: str) -> ErrorFixEntry | None:
@@ -171,9 +171,9 @@ def parse_error_fix(text: str) -> ErrorFixEntry | None:
 # Signatures
 # --------------------------------------------------------------------------------------------
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _LEVELS = r"(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|WARN(?:ING)?|INFO|DEBUG|TRACE|NOTICE)"
-_TIMESTAMP = re.compile(
+_TIMESTAMP = lazy(
     r"""^\s*
     (?:\[\s*)?
     (?:\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|\s?[+-]\d{2}:?\d{2}|\s?UTC)?
@@ -183,14 +183,14 @@ _TIMESTAMP = re.compile(
     (?:\s*\])?\s*""",
     re.VERBOSE,
 )
-_LEVEL_PREFIX = re.compile(
+_LEVEL_PREFIX = lazy(
     rf"^\s*(?:\[\s*{_LEVELS}\s*\]|{_LEVELS}(?=[\s:\]|])\s*(?:\]\s*)?)[:|\-]?\s*",
 )
-_ERROR_LEVEL = re.compile(r"^\s*\[?\s*(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
-_GHA_PREFIX = re.compile(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
+_ERROR_LEVEL = lazy(r"^\s*\[?\s*(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
+_GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
-_NOISE_LINE = re.compile(
+_NOISE_LINE = lazy(
     r"""^\s*(?:
       at\s+\S.*                                   # Node / Java frames
     | File\s+".*",\s+line\s+\d+.*                 # Python frames
@@ -212,7 +212,7 @@ _NOISE_LINE = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 
-_EXIT_CODE = re.compile(
+_EXIT_CODE = lazy(
     r"\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|returned\s+(?:non-zero\s+)?"
     r"(?:exit\s+)?(?:code|status))\s*[:=]?\s*(-?\d+)",
     re.IGNORECASE,
@@ -220,39 +220,39 @@ _EXIT_CODE = re.compile(
 
 _RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     # rustc / TypeScript / C# style error codes
-    (100, re.compile(r"\berror\[E\d{3,5}\]:")),
-    (96, re.compile(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b", re.IGNORECASE)),
+    (100, lazy(r"\berror\[E\d{3,5}\]:")),
+    (96, lazy(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b", re.IGNORECASE)),
     # language exceptions: Python, Node, Java, Ruby, .NET (class name with a colon or alone)
     (
         90,
-        re.compile(
+        lazy(
             r"^(?:Uncaught\s+|Unhandled\s+|Caused\s+by:\s+|Exception\s+in\s+thread\s+\"[^\"]*\"\s+)?"
             r"(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)"
             r"(?:\s*\[[\w-]+\])?(?::\s.*|:?$)"
         ),
     ),
-    (90, re.compile(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
-    (88, re.compile(r"^Error:\s\S")),  # Node's bare Error and many CLIs
-    (86, re.compile(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
-    (84, re.compile(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
-    (84, re.compile(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
-    (82, re.compile(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
-    (80, re.compile(r"^go:\s")),
-    (78, re.compile(r"^[✗✘×]\s*(?:ERROR|error)\b")),
-    (76, re.compile(r"\b(?:error|ERROR)\s*:\s")),
-    (74, re.compile(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)")),
-    (72, re.compile(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
-    (72, re.compile(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
-    (70, re.compile(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
-    (66, re.compile(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
-    (60, re.compile(r"^make(?:\[\d+\])?:\s+\*\*\*")),
-    (56, re.compile(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
-    (50, re.compile(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
-    (40, re.compile(r"\berror\b", re.IGNORECASE)),
+    (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
+    (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
+    (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
+    (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
+    (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
+    (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
+    (80, lazy(r"^go:\s")),
+    (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
+    (76, lazy(r"\b(?:error|ERROR)\s*:\s")),
+    (74, lazy(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)")),
+    (72, lazy(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
+    (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
+    (70, lazy(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
+    (66, lazy(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
+    (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
+    (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
+    (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
+    (40, lazy(r"\berror\b", re.IGNORECASE)),
 )
 
 #: Generic wrapper lines (CI runners, build drivers): an error, but the least specific one.
-_WRAPPER = re.compile(
+_WRAPPER = lazy(
     r"^(?:Error:\s+Process completed with exit code"
     r"|error:\s+(?:aborting due to|could not compile|Recipe `|recipe for target)"
     r"|npm\s+(?:ERR!|error)\s+(?:Lifecycle|errno|This is probably|Failed at)"
@@ -265,25 +265,25 @@ _WRAPPER = re.compile(
 )
 
 #: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…).
-_LOCATION_PREFIX = re.compile(
+_LOCATION_PREFIX = lazy(
     r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}:?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
 )
-_PYTEST_E = re.compile(r"^E\s{2,}")
+_PYTEST_E = lazy(r"^E\s{2,}")
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
-_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
-_BARE_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
+_PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
+_BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
 
 
-_DANGLING = re.compile(
+_DANGLING = lazy(
     r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
     r"found|near|by))$",
     re.IGNORECASE,
 )
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
-_KEY_MESSAGE = re.compile(r"^\S+:\s")
-_ELLIPSIS_TAIL = re.compile(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
+_KEY_MESSAGE = lazy(r"^\S+:\s")
+_ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
 
 
 def _clean_line(line: str) -> tuple[str, bool]:
@@ -401,7 +401,7 @@ def _signatures(raw: str, limit: int) -> list[str]:
     ]
 
 
-_PYTEST_DETAIL = re.compile(r"^E\s{2,}(\S.*)$", re.MULTILINE)
+_PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$", re.MULTILINE)
 
 
 def _with_detail(signature: str, raw: str) -> str:
@@ -415,7 +415,7 @@ def _with_detail(signature: str, raw: str) -> str:
     return f"{signature}: {_one_line(detail.group(1))}"
 
 
-_LOOKS_LIKE_ERROR = re.compile(
+_LOOKS_LIKE_ERROR = lazy(
     r"""(?:
       ^\s*ERROR-FIX:
     | Traceback\s\(most\srecent\scall\slast\)
@@ -464,14 +464,14 @@ _EXTS = (
     "swift|m|mm|sh|bash|zsh|ps1|lua|pl|ex|exs|erl|hs|ml|dart|vue|svelte|json|jsonl|yaml|yml|"
     "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
 )
-_KEEP_NUMBER = re.compile(
+_KEEP_NUMBER = lazy(
     r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s+code|"
     r"signal|errno|http(?:/\d(?:\.\d)?)?|returned\s+(?:non-zero\s+)?(?:exit\s+)?"
     r"(?:code|status))\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
 #: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
-_QUOTED_CODE = re.compile(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
+_QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
 
 
 def _mask_quoted(m: re.Match[str]) -> str:
@@ -482,17 +482,17 @@ def _mask_quoted(m: re.Match[str]) -> str:
 _Repl = str | Callable[[re.Match[str]], str]
 _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (
-        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
         "<uuid>",
     ),
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
-    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (lazy(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     # Windows paths, with optional :line:col
-    (re.compile(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
+    (lazy(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
     # POSIX paths: absolute, ./, ../, ~/; relative ones need two slashes or a file extension
     # (so "and/or" stays); with optional :line:col
     (
-        re.compile(
+        lazy(
             r"(?<![\w<>])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
             r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+)*"
             r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+)*"
@@ -501,21 +501,21 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     ),
     # bare file names with a known extension, with optional :line:col or (line,col)
     (
-        re.compile(rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?:(?::\d+)+|\(\d+(?:,\d+)?\))?", re.I),
+        lazy(rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?:(?::\d+)+|\(\d+(?:,\d+)?\))?", re.I),
         "<path>",
     ),
     # long hex ids (commit hashes, object ids) that contain at least one digit
-    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
+    (lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
     # quoted identifiers / values
-    (re.compile(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
-    (re.compile(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
-    (re.compile(r"`[^`\n]{0,200}?`"), _mask_quoted),
-    (re.compile(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
+    (lazy(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
+    (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
+    (lazy(r"`[^`\n]{0,200}?`"), _mask_quoted),
+    (lazy(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
     # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
     # identifiers such as E0382 or TS2322
-    (re.compile(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
+    (lazy(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
     (
-        re.compile(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
+        lazy(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
         "<n>",
     ),
 )
@@ -592,16 +592,16 @@ def discover_solution_docs(root: Path) -> list[Path]:
     return sorted(found)
 
 
-_FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE_OPEN = lazy(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+_HEADING = lazy(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 #: Decision: the fix section is a level-2 heading whose text is "Fix" or "Solution",
 #: case-insensitive, with an optional leading "The" and trailing colon (``## Fix``,
 #: ``## Solution:``, ``## The Fix``). "## Working Solution", "## Fix Applied",
 #: "## Fix 1 — …" and ``### Fix`` sub-sections of multi-bug documents do not count.
-_FIX_HEADING = re.compile(r"^(?:the\s+)?(?:fix|solution)\s*:?$", re.IGNORECASE)
+_FIX_HEADING = lazy(r"^(?:the\s+)?(?:fix|solution)\s*:?$", re.IGNORECASE)
 
 #: Lines of untrusted document text that look like fences of any prompt format.
-_FENCE_LIKE_LINE = re.compile(
+_FENCE_LIKE_LINE = lazy(
     r"""^\s*(?:
       (?:`{3,}|~{3,}).*                        # code fences
     | (?:-{3,}|\*{3,}|_{3,}|={3,})\s*          # separators / YAML fences
@@ -613,7 +613,7 @@ _FENCE_LIKE_LINE = re.compile(
     )$""",
     re.VERBOSE | re.IGNORECASE,
 )
-_OUR_TAGS = re.compile(r"</?\s*(?:reflexion_context|advisory|finding|content)\b[^>]*>", re.I)
+_OUR_TAGS = lazy(r"</?\s*(?:reflexion_context|advisory|finding|content)\b[^>]*>", re.I)
 
 
 @dataclass
@@ -683,7 +683,7 @@ def _fix_section(blocks: list[_Block]) -> tuple[int, int] | None:
     return None
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _clean_untrusted_line(text: str) -> str:
@@ -749,13 +749,13 @@ _OUTPUT_LANGS = {
     "none",
 }
 #: A line introducing an error output block: "CI fails with:", "stderr:", "Error output:".
-_ERROR_INTRO = re.compile(
+_ERROR_INTRO = lazy(
     r"(?:\b(?:fail(?:s|ed|ing)?|errors?|error(?:ed|s)?\s+out|crash(?:es|ed)?|rejects?|"
     r"reports?|prints?|throws?|panics?|stderr|aborts?|exits?)\b[^:]{0,80}:\s*$)",
     re.IGNORECASE,
 )
-_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]{3,300})`(?!`)")
-_PROMPT_LINE = re.compile(r"^\s*(?:\$|#|>|PS [^>]*>)\s")
+_INLINE_CODE = lazy(r"(?<!`)`([^`\n]{3,300})`(?!`)")
+_PROMPT_LINE = lazy(r"^\s*(?:\$|#|>|PS [^>]*>)\s")
 #: Inline spans or quoted strings must be this clearly an error to count as a signature.
 _STRONG = 76
 
@@ -791,23 +791,23 @@ def _signatures_from_code(block: _Block) -> list[str]:
 #: Text right before an inline span or quoted string that marks it as an error message:
 #: strong contexts ("fails with", "a jq error (") accept any non-code span, weak ones
 #: ("printed", "hit") only a span that reads like an error or a ``tool: message``.
-_STRONG_CONTEXT = re.compile(
+_STRONG_CONTEXT = lazy(
     r"(?:\berrors?|\bfail(?:s|ed)?\s+with|\bexit(?:s|ed)?\s+with|\bstderr|\bthrows?(?:\s+an?)?|"
     r"\bthrew(?:\s+an?)?|\bemits?(?:\s+an?)?)\W{0,3}$",
     re.IGNORECASE,
 )
-_WEAK_CONTEXT = re.compile(
+_WEAK_CONTEXT = lazy(
     r"(?:\bprint(?:s|ed)|\bhit(?:s)?|\breports?|\breported|\bmessage|\bsays|\bsaid|"
     r"\bwarns?|\bwith(?:\s+an?)?)\W{0,3}$",
     re.IGNORECASE,
 )
-_CONTEXT_AFTER = re.compile(
+_CONTEXT_AFTER = lazy(
     r"^\s*(?:errors?|exceptions?)(?:\s+messages?)?(?=\s*(?:[.,;:)—-]|$))", re.IGNORECASE
 )
-_TOOL_MESSAGE = re.compile(r"^\(?[\w.-]+\)?:\s+\S")
-_BARE_CODE = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
-_PAREN_AFTER = re.compile(r"^\s*(\([^()\n]{2,40}\))")
-_QUOTED = re.compile(r"(?<![\w\\])\"([^\"\n]{3,160})\"(?!\w)")
+_TOOL_MESSAGE = lazy(r"^\(?[\w.-]+\)?:\s+\S")
+_BARE_CODE = lazy(r"^[A-Z][A-Z0-9_]{2,}$")
+_PAREN_AFTER = lazy(r"^\s*(\([^()\n]{2,40}\))")
+_QUOTED = lazy(r"(?<![\w\\])\"([^\"\n]{3,160})\"(?!\w)")
 
 
 def _accept_span(span: str, before: str, after: str) -> bool:
@@ -844,7 +844,7 @@ def _signatures_from_text(block: _Block) -> list[str]:
     return [sig for _, sig in sorted(found)]
 
 
-_CODE_HINT = re.compile(
+_CODE_HINT = lazy(
     r"^(?:if|for|while|local|export|echo|printf|grep|sed|awk|jq|cat|test|\[\[?|\$\(|"
     r"const|let|var|function|def|return|import|from)\b|[;{}]\s*$|\$\{|=\$\(|\|\||&&|"
     r"^[\w.$]+\([^()]*\)$|^--?\w|^[\w./-]+\.\w{1,5}$"
@@ -872,16 +872,20 @@ def _doc_signatures(blocks: list[_Block], section: tuple[int, int]) -> list[str]
 
 
 def _dedupe(signatures: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
+    """One signature per fingerprint, in order; a signature whose fingerprint is contained
+    in another one's (``unexpected argument '-a'`` inside ``error: unexpected argument
+    '-a' found``) is the same error quoted shorter and is dropped."""
+    unique: dict[str, str] = {}
     for sig in signatures:
         sig = cut_at_word_boundary(_clean_untrusted_line(sig), SIGNATURE_MAX_CHARS)
         fp = error_fingerprint(sig)
-        if not sig or fp in seen:
-            continue
-        seen.add(fp)
-        out.append(sig)
-    return out
+        if sig and fp not in unique:
+            unique[fp] = sig
+    return [
+        sig
+        for fp, sig in unique.items()
+        if not any(fp != other and fp in other for other in unique)
+    ]
 
 
 def _meta_text(meta: dict[str, object], key: str) -> str:
@@ -922,6 +926,8 @@ def parse_solution_doc(
     """
     path = Path(path)
     try:
+        import frontmatter  # imported here: YAML is only needed when seeding
+
         post = frontmatter.loads(text)
     except Exception as exc:  # yaml.YAMLError and friends: reported per file, never fatal
         return DocOutcome(path, skipped_reason=f"malformed YAML frontmatter: {_short_error(exc)}")

@@ -57,7 +57,11 @@ def normalise_remote(url: str) -> str | None:
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
     if not parts:
         return None
-    slug = "/".join(parts[-2:]) if len(parts) <= 2 or url.startswith(("/", "file:")) else "/".join(parts)
+    slug = (
+        "/".join(parts[-2:])
+        if len(parts) <= 2 or url.startswith(("/", "file:"))
+        else "/".join(parts)
+    )
     return slug.lower()
 
 

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from .errorfix import cut_at_word_boundary, extract_error_signature
 from .errors import UserInputError
+from .lazyre import lazy
 
 __all__ = [
     "ERROR_QUERY_MAX_CHARS",
@@ -39,9 +40,9 @@ ERROR_QUERY_MAX_CHARS = 300
 #: The PR fallback names at most this many file basenames.
 PR_TOP_FILES = 3
 
-_WS = re.compile(r"\s+")
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
-_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_WS = lazy(r"\s+")
+_HTML_COMMENT = lazy(r"<!--.*?(?:-->|$)", re.DOTALL)
+_FRONTMATTER = lazy(r"\A\ufeff?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 
 
 def _flat(text: str) -> str:
@@ -52,10 +53,10 @@ def _flat(text: str) -> str:
 # Diffs
 # --------------------------------------------------------------------------------------------
 
-_DIFF_GIT = re.compile(r"^diff --(?:git|cc|combined) \S", re.MULTILINE)
-_DIFF_HEADERS = re.compile(r"^--- (?:a/|/dev/null|\S).*\r?\n\+\+\+ (?:b/|/dev/null|\S)", re.M)
-_HUNK = re.compile(r"^@@@? -\d+(?:,\d+)? \+\d+(?:,\d+)? @@@?", re.MULTILINE)
-_INDEX_LINE = re.compile(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}", re.MULTILINE)
+_DIFF_GIT = lazy(r"^diff --(?:git|cc|combined) \S", re.MULTILINE)
+_DIFF_HEADERS = lazy(r"^--- (?:a/|/dev/null|\S).*\r?\n\+\+\+ (?:b/|/dev/null|\S)", re.M)
+_HUNK = lazy(r"^@@@? -\d+(?:,\d+)? \+\d+(?:,\d+)? @@@?", re.MULTILINE)
+_INDEX_LINE = lazy(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}", re.MULTILINE)
 
 
 def is_diff(text: str) -> bool:
@@ -137,7 +138,7 @@ _CONFIG_NAMES = {
     "go.sum",
 }
 _CI_PARTS = (".github/workflows/", ".gitlab-ci", ".circleci/", "jenkinsfile", ".buildkite/")
-_TEST_PATH = re.compile(
+_TEST_PATH = lazy(
     r"(?:^|/)(?:tests?|__tests__|spec|specs|testing)/|(?:^|/)test_[^/]+$|_test\.\w+$|"
     r"\.(?:test|spec)\.\w+$|(?:^|/)conftest\.py$",
     re.IGNORECASE,
@@ -215,9 +216,9 @@ def query_from_pr(title: str, body: str, files: Sequence[str] = ()) -> str:
 # Plan
 # --------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_OVERVIEW = re.compile(r"^overview\s*:?$", re.IGNORECASE)
+_FENCE = lazy(r"^\s{0,3}(?:`{3,}|~{3,})")
+_HEADING = lazy(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_OVERVIEW = lazy(r"^overview\s*:?$", re.IGNORECASE)
 
 
 def _overview(text: str) -> str:

@@ -17,7 +17,14 @@ from typing import Any
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .model import COLLECTIONS, TYPE_TO_COLLECTION, Memory, SearchResult, check_collection, valid_types_message
+from .model import (
+    COLLECTIONS,
+    TYPE_TO_COLLECTION,
+    Memory,
+    SearchResult,
+    check_collection,
+    valid_types_message,
+)
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
 from .scoring import age_days, decayed_score, half_life_for
 
@@ -81,7 +88,9 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
         if not name:
             continue
         if name not in TYPE_TO_COLLECTION:
-            raise InvalidTypeError(f"unknown memory type {item!r}; valid types are {valid_types_message()}")
+            raise InvalidTypeError(
+                f"unknown memory type {item!r}; valid types are {valid_types_message()}"
+            )
         if name not in names:
             names.append(name)
     return tuple(names)
@@ -89,7 +98,9 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
-        raise UserInputError(f"limit is {limit!r}; expected a whole number from 1 to {SEARCH_MAX_LIMIT}")
+        raise UserInputError(
+            f"limit is {limit!r}; expected a whole number from 1 to {SEARCH_MAX_LIMIT}"
+        )
     return limit
 
 
@@ -162,7 +173,9 @@ def rank(
     return sorted(results.values(), key=lambda r: (-r.score, -r.semantic, r.memory.id))
 
 
-def expansion_reason(primary_results: Sequence[SearchResult], best_semantic: float | None) -> str | None:
+def expansion_reason(
+    primary_results: Sequence[SearchResult], best_semantic: float | None
+) -> str | None:
     """Why cascading must expand, or None: fewer than 3 results passed the threshold, or
     the best semantic score (passing or not) is below 0.5."""
     if len(primary_results) < CASCADE_MIN_RESULTS:

@@ -48,7 +48,6 @@ from .model import (
     utc_now,
 )
 from .project import Project, check_store_location, resolve_project
-from .safety import normalise_content, redact_secrets
 from .search import SearchResponse, check_limit, expansion_reason, plan_search, rank
 
 DEFAULT_TYPE = "context"
@@ -168,6 +167,8 @@ class MemoryStore:
     # -- write path -------------------------------------------------------------------------
 
     def _prepare(self, item: NewMemory, group_id: str) -> _Prepared:
+        from .safety import normalise_content, redact_secrets  # write path only
+
         raw = _check_text(item.content)
         text = normalise_content(raw)
         if not text:
@@ -208,7 +209,7 @@ class MemoryStore:
     def remember(
         self,
         content: str,
-        type: str = DEFAULT_TYPE,  # noqa: A002 - the protocol's argument name
+        type: str = DEFAULT_TYPE,
         *,
         source: str | None = None,
         tags: Sequence[str] = (),
@@ -277,12 +278,19 @@ class MemoryStore:
                 batch_hashes: dict[str, str] = {}
                 for k, (_, prep) in enumerate(chunk):
                     m = prep.memory
-                    dup = self._find_duplicate(m, matrix[k], batch_hashes, to_store, near_duplicates)
+                    dup = self._find_duplicate(
+                        m, matrix[k], batch_hashes, to_store, near_duplicates
+                    )
                     if dup is not None:
                         existing_id, score = dup
                         outcomes.append(
                             RememberResult(
-                                NEAR_DUPLICATE, existing_id, score, None, m.collection, m.type,
+                                NEAR_DUPLICATE,
+                                existing_id,
+                                score,
+                                None,
+                                m.collection,
+                                m.type,
                                 prep.redactions,
                             )
                         )
@@ -290,15 +298,19 @@ class MemoryStore:
                     to_store.append(MemoryRecord(m, matrix[k]))
                     batch_hashes[m.content_hash] = m.id
                     outcomes.append(
-                        RememberResult(STORED, m.id, None, None, m.collection, m.type, prep.redactions)
+                        RememberResult(
+                            STORED, m.id, None, None, m.collection, m.type, prep.redactions
+                        )
                     )
                 self.backend.upsert(to_store)
         except KenningError:
             raise
-        except Exception as exc:  # noqa: BLE001 - any store failure: report, write nothing
+        except Exception as exc:
             reason = f"the store could not be checked for duplicates: {exc}"
             return [
-                RememberResult(DEDUP_CHECK_FAILED, None, None, reason, p.memory.collection, p.memory.type)
+                RememberResult(
+                    DEDUP_CHECK_FAILED, None, None, reason, p.memory.collection, p.memory.type
+                )
                 for _, p in chunk
             ]
         return outcomes
@@ -335,15 +347,24 @@ class MemoryStore:
     def forget(self, memory_id: str) -> bool:
         """Delete one memory by id; True when it existed."""
         if not memory_id or not memory_id.strip():
-            raise UserInputError("pass the id of the memory to forget (see `kenning search --json`)")
+            raise UserInputError(
+                "pass the id of the memory to forget (see `kenning search --json`)"
+            )
         return self.backend.delete([memory_id.strip()]) > 0
 
     # -- read path --------------------------------------------------------------------------
 
-    def _dense(self, query: str, filters: Filters, k: int) -> list[tuple[Memory, float, float | None, str]]:
+    def _query_vector(self, query: str) -> np.ndarray:
         self._check_provenance(stamp=False)
-        vector = self._embed([query])[0]
-        return [(h.memory, h.score, None, "dense") for h in self.backend.vector_search(vector, k, filters)]
+        return self._embed([query])[0]
+
+    def _dense(
+        self, vector: np.ndarray, filters: Filters, k: int
+    ) -> list[tuple[Memory, float, float | None, str]]:
+        return [
+            (h.memory, h.score, None, "dense")
+            for h in self.backend.vector_search(vector, k, filters)
+        ]
 
     def recall(
         self,
@@ -363,12 +384,18 @@ class MemoryStore:
 
         if not query or not query.strip():
             raise UserInputError("the query is empty; pass what you are about to work on")
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= protocol.SEARCH_MAX_LIMIT:
-            raise UserInputError(f"top_k is {top_k!r}; expected a whole number from 1 to {protocol.SEARCH_MAX_LIMIT}")
+        if (
+            isinstance(top_k, bool)
+            or not isinstance(top_k, int)
+            or not 1 <= top_k <= protocol.SEARCH_MAX_LIMIT
+        ):
+            raise UserInputError(
+                f"top_k is {top_k!r}; expected a whole number from 1 to {protocol.SEARCH_MAX_LIMIT}"
+            )
         is_error = looks_like_error(query) if errors is None else errors
         floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
         filters = Filters(group_id=self._resolve_group(group_id))
-        candidates = self._dense(query, filters, top_k)
+        candidates = self._dense(self._query_vector(query), filters, top_k)
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
         hits = [
@@ -397,13 +424,18 @@ class MemoryStore:
 
         plan = plan_search(query, collection, memory_type, intent, use_cascading)
         check_limit(limit)
-        cut = self.settings.similarity_threshold if threshold is None else parse_threshold(threshold, "argument")
+        cut = (
+            self.settings.similarity_threshold
+            if threshold is None
+            else parse_threshold(threshold, "argument")
+        )
         moment = now or utc_now()
         gid = self._resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
+        vector = self._query_vector(query)
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
-            candidates = self._dense(query, Filters(gid, collections, plan.types), k)
+            candidates = self._dense(vector, Filters(gid, collections, plan.types), k)
             best = max((c[1] for c in candidates), default=None)
             ranked = rank(
                 candidates,
@@ -421,7 +453,9 @@ class MemoryStore:
             more, _ = run(plan.secondary)
             expanded = True
             results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
-        return SearchResponse(query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid)
+        return SearchResponse(
+            query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid
+        )
 
     # -- whole-store jobs -------------------------------------------------------------------
 
@@ -501,7 +535,9 @@ class MemoryStore:
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise UserInputError(f"line {number} is not JSON ({exc.msg}); nothing was imported") from None
+                raise UserInputError(
+                    f"line {number} is not JSON ({exc.msg}); nothing was imported"
+                ) from None
             if not isinstance(data, dict):
                 raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
             if "kenning_export" in data:
@@ -517,8 +553,13 @@ class MemoryStore:
                 ) from None
             items.append(
                 NewMemory(
-                    memory.content, memory.type, memory.source, memory.tags, memory.metadata,
-                    memory.stored_at, memory.id,
+                    memory.content,
+                    memory.type,
+                    memory.source,
+                    memory.tags,
+                    memory.metadata,
+                    memory.stored_at,
+                    memory.id,
                 )
             )
             groups.append(memory.group_id)
@@ -546,7 +587,9 @@ class MemoryStore:
                 progress=progress,
             )
             for outcome in outcomes:
-                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(outcome.status, "rejected")
+                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(
+                    outcome.status, "rejected"
+                )
                 counts[key] += 1
         return counts
 

@@ -69,7 +69,9 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 BUSY_TIMEOUT_S = 30.0
-_COLUMNS = "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+_COLUMNS = (
+    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -172,7 +174,9 @@ class SQLiteBackend:
         self.location = str(self.path)
         if not self.path.exists():
             if not create:
-                raise StoreNotFound(f"no kenning store at {self.path} yet; `kenning remember` creates it")
+                raise StoreNotFound(
+                    f"no kenning store at {self.path} yet; `kenning remember` creates it"
+                )
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -291,9 +295,7 @@ class SQLiteBackend:
                 )
             )
         with self.exclusive():
-            self._conn.executemany(
-                "DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows]
-            )
+            self._conn.executemany("DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows])
             self._conn.executemany(
                 f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
@@ -396,7 +398,9 @@ class SQLiteBackend:
         where, params = self._where(filters)
         with self._lock:
             return int(
-                self._conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+                self._conn.execute(
+                    f"SELECT count(*) FROM memories WHERE {where}", params
+                ).fetchone()[0]
             )
 
     def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
@@ -451,7 +455,9 @@ class SQLiteBackend:
         cache = self._cache
         if cache is not None and cache.version == version:
             return cache
-        total, max_rowid = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM memories").fetchone()
+        total, max_rowid = conn.execute(
+            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
+        ).fetchone()
         if cache is None or max_rowid < cache.max_rowid or cache.dimension == 0:
             cache = None
         if cache is not None:

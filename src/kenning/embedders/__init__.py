@@ -31,4 +31,6 @@ def _load(name: str) -> Embedder:
         return HashingEmbedder()
     from ..errors import UserInputError
 
-    raise UserInputError(f"unknown embedder {name!r}; valid embedders are minilm, hashing (tests only)")
+    raise UserInputError(
+        f"unknown embedder {name!r}; valid embedders are minilm, hashing (tests only)"
+    )

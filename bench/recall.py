@@ -1,0 +1,312 @@
+"""Speed of the embedded default: ingest, warm recall, cascading search, cold CLI, disk.
+
+Every figure is compared with a baseline measured in the same run (these machines are
+shared and noisy, so ratios are what to trust):
+
+* ingest (embed + dedup + store) vs the model's own batched onnxruntime throughput;
+* warm recall (embed query + search + protocol) vs embedding the query alone;
+* cascading search (up to 3 collection queries) vs single-collection recall;
+* cold ``kenning recall`` process vs a bare ``python -c pass`` process;
+* disk per memory vs the memory's own text.
+
+The 10k store holds real MiniLM vectors for the ingest sample and, for the rest, those
+vectors perturbed with noise and renormalised (so the search does real work on real-looking
+vectors without embedding 10k texts for every run). Warm-up calls are excluded.
+
+    python -m bench.recall [--memories 10000] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+WORDS = ["cache", "database", "index", "migration", "retry", "timeout", "worker", "queue", "lock", "deploy", "build", "test", "lint", "config", "token", "session", "user", "request", "response", "handler", "parser", "schema", "column", "table", "vector", "thread", "process", "signal", "socket", "buffer", "stream", "file", "path", "module", "package", "import", "export", "error", "fix", "warning", "panic", "trace", "log", "metric", "alert", "release", "branch", "commit", "merge", "review", "plan", "api", "endpoint", "route", "service", "client", "server", "docker", "image", "volume", "network", "port", "proxy", "auth"]
+TYPES = [
+    "implementation",
+    "error_fix",
+    "rule",
+    "decision",
+    "naming",
+    "session",
+    "refactor",
+    "context",
+]
+
+
+def machine() -> dict[str, object]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import onnxruntime
+
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "sqlite": __import__("sqlite3").sqlite_version,
+    }
+
+
+def note(rng: random.Random, i: int) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(26))
+    return f"Note {i}: when the {rng.choice(WORDS)} {rng.choice(WORDS)} fails, {words}."
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50": statistics.median(values),
+        "p95": pct(values, 0.95),
+        "min": min(values),
+        "max": max(values),
+        "n": len(values),
+    }
+
+
+def git_project(base: Path) -> Path:
+    root = base / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, object]:
+    from kenning import open_store
+    from kenning.backends.base import MemoryRecord
+    from kenning.embedders import load_embedder
+    from kenning.model import Memory, content_hash, new_memory_id, resolve_type
+    from kenning.store import NewMemory
+
+    rng = random.Random(7)
+    embedder = load_embedder("minilm")
+    texts = [note(rng, i) for i in range(sample)]
+    out: dict[str, object] = {"machine": machine(), "memories": memories}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = git_project(Path(tmp))
+        store = open_store(cwd=root, embedder=embedder)
+
+        # Baseline: the model's own batched throughput (batches of 32), warm.
+        embedder.embed(texts[:32])
+        t = time.perf_counter()
+        for start in range(0, len(texts), 32):
+            embedder.embed(texts[start : start + 32])
+        raw_rate = len(texts) / (time.perf_counter() - t)
+
+        t = time.perf_counter()
+        results = store.remember_many(
+            [NewMemory(text, TYPES[i % len(TYPES)]) for i, text in enumerate(texts)], batch_size=32
+        )
+        ingest_rate = len(texts) / (time.perf_counter() - t)
+        stored = sum(r.status == "stored" for r in results)
+        out["ingest"] = {
+            "model_texts_per_s": raw_rate,
+            "kenning_texts_per_s": ingest_rate,
+            "ratio": ingest_rate / raw_rate,
+            "stored": stored,
+            "near_duplicates": len(texts) - stored,
+            "target_ratio": 0.8,
+        }
+
+        # Fill to `memories` with perturbed real vectors, straight through the backend.
+        base_vectors = np.stack([r.vector for r in store.backend.iterate(store_filters())])
+        now = datetime.now(UTC)
+        batch: list[MemoryRecord] = []
+        for i in range(memories - stored):
+            v = base_vectors[i % len(base_vectors)] + np.random.default_rng(i).normal(0, 0.05, 384)
+            v = (v / np.linalg.norm(v)).astype(np.float32)
+            text = note(rng, sample + i)
+            mtype, collection = resolve_type(TYPES[i % len(TYPES)])
+            memory = Memory(
+                new_memory_id(),
+                text,
+                collection,
+                mtype,
+                store.group_id,
+                now - timedelta(days=i % 90),
+                content_hash(text),
+            )
+            batch.append(MemoryRecord(memory, v))
+            if len(batch) == 1000:
+                store.backend.upsert(batch)
+                batch = []
+        store.backend.upsert(batch)
+
+        qs = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(queries)]
+        for q in qs[:5]:  # warm-up, excluded
+            store.recall(q)
+            store.search(q, threshold=0.0)
+        embed_ms, recall_ms, search_ms, cascade_count = [], [], [], 0
+        for q in qs:
+            t = time.perf_counter()
+            embedder.embed([q])
+            embed_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            store.recall(q)
+            recall_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            # threshold 0.99 makes the primary collection come up short, so it always cascades
+            response = store.search(q, threshold=0.99)
+            search_ms.append((time.perf_counter() - t) * 1000)
+            cascade_count += response.expanded
+        out["warm_recall_ms"] = summary(recall_ms)
+        out["query_embed_ms"] = summary(embed_ms)
+        out["cascading_search_ms"] = summary(search_ms)
+        out["cascaded_queries"] = cascade_count
+        out["recall_vs_embed_ratio"] = statistics.median(recall_ms) / statistics.median(embed_ms)
+        out["search_vs_recall_ratio"] = statistics.median(search_ms) / statistics.median(recall_ms)
+
+        db = Path(store.backend.location)
+        store.backend._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.close()
+        size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+        text_bytes = sum(len(note(random.Random(7), 0).encode()) for _ in range(1)) * memories
+        per = size / memories
+        out["disk"] = {
+            "bytes_per_memory": per,
+            "text_bytes_per_memory": text_bytes / memories,
+            "overhead_bytes_per_memory": per - text_bytes / memories,
+            "target_overhead_bytes": 3072,
+        }
+
+        env = {**os.environ}
+        kenning_cmd = [
+            sys.executable,
+            "-m",
+            "kenning",
+            "recall",
+            "database is locked when two agents write",
+        ]
+        bare_cmd = [sys.executable, "-c", "pass"]
+        subprocess.run(
+            kenning_cmd, cwd=root, env=env, capture_output=True, check=True
+        )  # warm the OS cache
+        cold, bare = [], []
+        for _ in range(cold_runs):
+            t = time.perf_counter()
+            subprocess.run(kenning_cmd, cwd=root, env=env, capture_output=True, check=True)
+            cold.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subprocess.run(bare_cmd, env=env, capture_output=True, check=True)
+            bare.append(time.perf_counter() - t)
+        out["cold_cli_recall_s"] = summary(cold)
+        out["bare_python_s"] = summary(bare)
+    return out
+
+
+def store_filters():  # type: ignore[no-untyped-def]
+    from kenning.backends.base import Filters
+
+    return Filters()
+
+
+def table(r: dict[str, object]) -> str:
+    ing, disk = r["ingest"], r["disk"]
+    wr, qe, cs = r["warm_recall_ms"], r["query_embed_ms"], r["cascading_search_ms"]
+    cold, bare = r["cold_cli_recall_s"], r["bare_python_s"]
+    m = r["machine"]
+    rows = [
+        ("what", "kenning", "baseline", "ratio", "target"),
+        (
+            "ingest texts/s (embed+dedup+store)",
+            f"{ing['kenning_texts_per_s']:.1f}",
+            f"{ing['model_texts_per_s']:.1f} (model alone)",
+            f"{ing['ratio']:.2f}",
+            "≥ 0.80",
+        ),
+        (
+            f"warm recall p50 ms @ {r['memories']}",
+            f"{wr['p50']:.2f} ({wr['min']:.2f}–{wr['max']:.2f})",
+            f"{qe['p50']:.2f} (embed query alone)",
+            f"{r['recall_vs_embed_ratio']:.2f}",
+            "≤ 10 ms",
+        ),
+        (
+            "cascading search p50 ms",
+            f"{cs['p50']:.2f} ({cs['min']:.2f}–{cs['max']:.2f})",
+            f"{wr['p50']:.2f} (recall)",
+            f"{r['search_vs_recall_ratio']:.2f}",
+            "ratio ≤ 2",
+        ),
+        (
+            "cold `kenning recall` s",
+            f"{cold['p50']:.3f} ({cold['min']:.3f}–{cold['max']:.3f})",
+            f"{bare['p50']:.3f} (python -c pass)",
+            f"{cold['p50'] / bare['p50']:.1f}",
+            "≤ 0.6 s",
+        ),
+        (
+            "disk bytes/memory (excl. text)",
+            f"{disk['overhead_bytes_per_memory']:.0f}",
+            f"{disk['text_bytes_per_memory']:.0f} (text)",
+            "",
+            "≤ 3072",
+        ),
+    ]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(5)]
+    lines = [
+        f"machine: {m['cores']} cores, {m['cpu']}; python {m['python']}, onnxruntime {m['onnxruntime']}, sqlite {m['sqlite']}"
+    ]
+    lines.append(
+        f"median of N runs (min–max); warm-up excluded; N = {wr['n']} queries, {cold['n']} cold runs"
+    )
+    for i, row in enumerate(rows):
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument(
+        "--sample", type=int, default=512, help="notes embedded for the ingest figure"
+    )
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--cold-runs", type=int, default=7)
+    parser.add_argument(
+        "--smoke", action="store_true", help="tiny sizes: checks the bench still runs"
+    )
+    args = parser.parse_args()
+    if args.smoke:
+        args.memories, args.sample, args.queries, args.cold_runs = 300, 64, 10, 1
+    result = run(args.memories, args.sample, args.queries, args.cold_runs)
+    RESULTS.mkdir(exist_ok=True)
+    name = "recall-smoke.json" if args.smoke else "recall.json"
+    (RESULTS / name).write_text(json.dumps(result, indent=2))
+    print(table(result))
+    print(f"\nJSON: {RESULTS / name}")
+
+
+if __name__ == "__main__":
+    main()

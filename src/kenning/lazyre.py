@@ -1,0 +1,35 @@
+"""Regular expressions compiled on first use.
+
+A cold ``kenning recall`` (a hook, a shell call) must start in well under a second, and
+compiling the error-signature and redaction patterns at import costs ~0.15 s that most
+calls never need. ``lazy(pattern, flags)`` has the methods of a compiled pattern and
+compiles it the first time one is called.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class LazyPattern:
+    __slots__ = ("_compiled", "_flags", "_pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern = pattern
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern, self._flags)
+        return self._compiled
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.compiled, name)
+
+
+def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A pattern object that compiles itself when first used (typed as a ``re.Pattern``)."""
+    return LazyPattern(pattern, flags)  # type: ignore[return-value]
