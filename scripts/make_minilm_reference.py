@@ -83,7 +83,7 @@ SENTENCES = [
     "Always run the formatter before committing; CI rejects unformatted files.",
     "How do I fix a flaky test that times out only in CI?",
     "def add(a: int, b: int) -> int:\n    return a + b",
-    'SELECT id, name FROM users WHERE created_at > NOW() - INTERVAL \'7 days\' ORDER BY id;',
+    "SELECT id, name FROM users WHERE created_at > NOW() - INTERVAL '7 days' ORDER BY id;",
     "for (let i = 0; i < arr.length; i++) { console.log(arr[i]); }",
     '{"level": "error", "msg": "timeout after 30s", "retry": true}',
     "Café crème brûlée naïve façade — résumé of the Zürich meeting.",

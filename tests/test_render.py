@@ -68,6 +68,8 @@ def parse_block(block: str) -> ET.Element:
 
 
 def check_block(block: str, findings: list[tuple[str, float]]) -> ET.Element:
+    """Check a block against the findings it was made from (empty ones are left out)."""
+    findings = [(c, s) for c, s in findings if sanitise_for_xml(c)]
     root = parse_block(block)
     assert root.tag == "reflexion_context"
     children = list(root)
@@ -239,6 +241,20 @@ def test_empty_findings_render_nothing() -> None:
     assert render_recall([]) == ""
 
 
+def test_empty_contents_are_left_out() -> None:
+    texts, truncated = combine_for_recall(["a" * 10, "b" * 10, "c"], 15)
+    assert texts == ["a" * 10, "b" * 5, ""]
+    block = render_xml(list(zip(texts, [0.9, 0.8, 0.7], strict=True)), truncated=truncated)
+    findings = parse_block(block).findall("finding")
+    assert [(f.get("id"), f.get("score"), f.get("truncated")) for f in findings] == [
+        ("1", "0.90", None),
+        ("2", "0.80", "true"),
+    ]
+    assert render_xml([("", 0.9), ("\x00\x01", 0.8)]) == ""
+    with pytest.raises(ValueError):
+        render_xml([("", float("nan"))])
+
+
 def test_truncated_marks_last_finding() -> None:
     block = render_xml([("a", 0.9), ("b", 0.8)], truncated=True)
     root = parse_block(block)
@@ -274,6 +290,9 @@ def test_bad_scores(score: object) -> None:
 @pytest.mark.parametrize("payload", HOSTILE, ids=lambda p: repr(p[:30]))
 def test_hostile_payload_single(payload: str) -> None:
     block = render_xml([(payload, 0.83)])
+    if not sanitise_for_xml(payload):
+        assert block == ""  # nothing left to inject
+        return
     check_block(block, [(payload, 0.83)])
 
 
@@ -332,7 +351,7 @@ def test_big_content_is_not_truncated_by_render_xml() -> None:
 @settings(max_examples=300)
 def test_xml_always_parses(findings: list[tuple[str, float]], context: str) -> None:
     block = render_xml(findings, context=context)
-    if not findings:
+    if not any(sanitise_for_xml(c) for c, _ in findings):
         assert block == ""
         return
     check_block(block, findings)

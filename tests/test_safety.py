@@ -253,7 +253,16 @@ def test_redaction_is_idempotent(text: str) -> None:
     assert redact_secrets(once) == (once, {})
 
 
-@given(st.lists(st.sampled_from([*NEAR_MISSES, "word", " ", "\n", "=", ":", '"'])))
+FRAGMENTS = [
+    *NEAR_MISSES,
+    *(text for text, _, _ in POSITIVES),
+    *("password", "token", "secret", "pwd", "://", "u:", "@", "${", "}", "(", ")", "<", ">"),
+    *("word", " ", "\n", "=", ":", '"', "'", "x", "[REDACTED:jwt]", "-----END PRIVATE KEY-----"),
+]
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=12))
+@settings(max_examples=300)
 def test_redaction_idempotent_on_mixtures(parts: list[str]) -> None:
     once, _ = redact_secrets("".join(parts))
     assert redact_secrets(once) == (once, {})
@@ -494,3 +503,17 @@ def test_error_message_names_reason_and_path(tmp_path: Path) -> None:
     assert "../etc/passwd" in str(info.value)
     assert info.value.path == "../etc/passwd"
     assert info.value.exit_code == 1
+
+
+def test_oserror_while_checking_fails_closed(
+    tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = tree
+
+    def denied(*args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("kenning.safety.os.lstat", denied)
+    with pytest.raises(UnsafePathError, match="cannot be checked"):
+        validate_source_path("docs/fix.md", root)
+    assert not is_safe_source_path("docs/fix.md", root)

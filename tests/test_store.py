@@ -13,6 +13,7 @@ import pytest
 
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
+from kenning.backends.sqlite import SCHEMA_VERSION
 from kenning.errors import ProvenanceMismatch, StoreCorrupted, StoreLocationError, StoreNotFound
 from kenning.model import COLLECTIONS, NEAR_DUPLICATE, REJECTED, STORED
 
@@ -263,8 +264,17 @@ def test_provenance_is_stamped_and_mixing_refused(store: MemoryStore) -> None:
 
 
 def test_reembed_resumes(store: MemoryStore) -> None:
-    for i in range(7):
-        store.remember(f"note number {i} about topic {'abcdefg'[i]} and more words", "context")
+    notes = [
+        "The CI pipeline caches node_modules keyed by the lockfile hash.",
+        "Database migrations run automatically on deploy via alembic.",
+        "We picked Tailwind over CSS modules for the dashboard.",
+        "Feature flags are evaluated server side only.",
+        "Use structured JSON logging with a request id on every line.",
+        "The staging cluster scales to zero at night to save money.",
+        "Never commit generated protobuf files; CI regenerates them.",
+    ]
+    for text in notes:
+        assert store.remember(text, "context").status == "stored"
     other = open_store(cwd=store.project.root, embedder="hashing")
     ids = [r.memory.id for r in other.backend.iterate(Filters())]
     # Simulate a run that died after the first three memories.
@@ -301,7 +311,7 @@ def test_future_schema_and_missing_table(store: MemoryStore, minilm) -> None:  #
     with pytest.raises(StoreCorrupted, match="newer"):
         open_store(cwd=store.project.root, embedder=minilm)
     conn = sqlite3.connect(path)
-    conn.execute("PRAGMA user_version = 1")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("DROP TABLE memories_fts")
     conn.commit()
     conn.close()

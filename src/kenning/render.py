@@ -252,25 +252,31 @@ def render_xml(
     scores are printed with two decimals (a non-finite score raises ``ValueError``).
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
     ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
-    content was cut there. An empty ``findings`` returns ``""`` — there is nothing to inject,
-    and an empty fence would only spend prompt tokens.
+    content was cut there. Findings whose content is empty after sanitisation (e.g. the
+    results :func:`combine_for_recall` emptied) are left out and the rest numbered 1..N, so
+    its output can be passed as is. With nothing left the result is ``""``: there is nothing
+    to inject, and an empty fence would only spend prompt tokens.
     """
     advisory = ADVISORIES.get(context)
     if advisory is None:
         raise UserInputError(
             f"unknown recall context {context!r}; valid contexts are {', '.join(ADVISORIES)}"
         )
-    if not findings:
-        return ""
-    lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
-    last = len(findings)
-    for index, (content, score) in enumerate(findings, start=1):
+    rows: list[tuple[str, str]] = []
+    for content, score in findings:
         if not isinstance(content, str):
             raise TypeError(f"finding content must be str, not {type(content).__name__}")
-        mark = ' truncated="true"' if truncated and index == last else ""
+        shown = _format_score(score)  # validates every score, kept or not
+        escaped = escape_xml_text(content)
+        if escaped:
+            rows.append((escaped, shown))
+    if not rows:
+        return ""
+    lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
+    for index, (escaped, shown) in enumerate(rows, start=1):
+        mark = ' truncated="true"' if truncated and index == len(rows) else ""
         lines.append(
-            f'<finding id="{index}" score="{_format_score(score)}"{mark}>'
-            f"<content>{escape_xml_text(content)}</content></finding>"
+            f'<finding id="{index}" score="{shown}"{mark}><content>{escaped}</content></finding>'
         )
     lines.append("</reflexion_context>")
     lines.append(REANCHOR_LINE)
@@ -286,8 +292,8 @@ def render_recall(
     sanitisation, so removed characters do not spend budget), drop the emptied results, and
     :func:`render_xml` the rest. Returns ``""`` when nothing remains."""
     texts, truncated = combine_for_recall([sanitise_for_xml(c) for c, _ in findings], budget)
-    kept = [(text, score) for text, (_, score) in zip(texts, findings, strict=True) if text]
-    return render_xml(kept, context=context, truncated=truncated and bool(kept))
+    kept = [(text, score) for text, (_, score) in zip(texts, findings, strict=True)]
+    return render_xml(kept, context=context, truncated=truncated)
 
 
 # --------------------------------------------------------------------------------------------

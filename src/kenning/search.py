@@ -173,6 +173,28 @@ def rank(
     return sorted(results.values(), key=lambda r: (-r.score, -r.semantic, r.memory.id))
 
 
+#: Hybrid retrieval: ``fused = cosine + LEXICAL_WEIGHT * bm25 / (bm25 + LEXICAL_SATURATION)``.
+#: The lexical bonus is bounded (< LEXICAL_WEIGHT) and saturating, and depends on BM25's
+#: absolute value, not on a per-query normalisation, so a query whose words match nothing
+#: rare gets next to no bonus and unrelated queries stay below the floors.
+LEXICAL_WEIGHT = 0.25
+LEXICAL_SATURATION = 10.0
+#: An exact error-fingerprint match scores at least this (above every floor).
+FINGERPRINT_SCORE = 0.95
+
+
+def lexical_bonus(bm25: float | None) -> float:
+    """The bounded bonus a BM25 score adds to the cosine (0 for no lexical match)."""
+    if bm25 is None or bm25 <= 0:
+        return 0.0
+    return LEXICAL_WEIGHT * bm25 / (bm25 + LEXICAL_SATURATION)
+
+
+def fused_score(cosine: float, bm25: float | None) -> float:
+    """Dense cosine plus the lexical bonus, clipped to the cosine range [-1, 1]."""
+    return max(-1.0, min(1.0, cosine + lexical_bonus(bm25)))
+
+
 def expansion_reason(
     primary_results: Sequence[SearchResult], best_semantic: float | None
 ) -> str | None:
@@ -188,6 +210,11 @@ def expansion_reason(
 
 __all__ = [
     "DEFAULT_COLLECTION",
+    "FINGERPRINT_SCORE",
+    "LEXICAL_SATURATION",
+    "LEXICAL_WEIGHT",
+    "fused_score",
+    "lexical_bonus",
     "SEARCH_DEFAULT_LIMIT",
     "SearchPlan",
     "SearchResponse",

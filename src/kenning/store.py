@@ -48,7 +48,15 @@ from .model import (
     utc_now,
 )
 from .project import Project, check_store_location, resolve_project
-from .search import SearchResponse, check_limit, expansion_reason, plan_search, rank
+from .search import (
+    FINGERPRINT_SCORE,
+    SearchResponse,
+    check_limit,
+    expansion_reason,
+    fused_score,
+    plan_search,
+    rank,
+)
 
 DEFAULT_TYPE = "context"
 EXPORT_FORMAT = 1
@@ -78,6 +86,18 @@ class _Prepared:
 
 def is_error_fix(memory: Memory) -> bool:
     return memory.type == "error_fix" or memory.content.startswith(ERROR_FIX_PREFIX)
+
+
+def _error_fingerprint_of(content: str, memory_type: str) -> str | None:
+    """The normalised fingerprint of an error→fix memory's signature, for exact matching."""
+    from .errorfix import error_fingerprint, extract_error_signature, parse_error_fix
+
+    entry = parse_error_fix(content)
+    if entry is not None:
+        return error_fingerprint(entry.signature) or None
+    if memory_type == "error_fix":
+        return error_fingerprint(extract_error_signature(content)) or None
+    return None
 
 
 def _check_text(content: object) -> str:
@@ -188,6 +208,9 @@ class MemoryStore:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
         if str(item.type).strip().lower() != memory_type:
             metadata.setdefault("given_type", str(item.type))
+        fingerprint = _error_fingerprint_of(text, memory_type)
+        if fingerprint:
+            metadata["error_fingerprint"] = fingerprint
         tags = tuple(dict.fromkeys(str(t).strip() for t in item.tags if str(t).strip()))
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
         return _Prepared(
@@ -358,13 +381,57 @@ class MemoryStore:
         self._check_provenance(stamp=False)
         return self._embed([query])[0]
 
-    def _dense(
-        self, vector: np.ndarray, filters: Filters, k: int
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        filters: Filters,
+        *,
+        mode: str = "hybrid",
+        vector: np.ndarray | None = None,
     ) -> list[tuple[Memory, float, float | None, str]]:
-        return [
-            (h.memory, h.score, None, "dense")
-            for h in self.backend.vector_search(vector, k, filters)
-        ]
+        """Top-k candidates as ``(memory, semantic, bm25, match)``, best first.
+
+        ``hybrid`` (the default): an exact error-fingerprint match first, then dense cosine
+        fused with a bounded BM25 bonus (:func:`kenning.search.fused_score`), so the score
+        stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
+        ``lexical`` are the single-signal baselines the quality benchmark compares against.
+        """
+        from .errorfix import error_fingerprint, extract_error_signature, looks_like_error
+
+        if mode not in ("hybrid", "dense", "lexical"):
+            raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
+        pool = max(k * 4, 20)
+        if mode == "lexical":
+            hits = self.backend.lexical_search(query, k, filters)
+            return [(h.memory, h.score, h.score, "lexical") for h in hits]
+        if vector is None:
+            vector = self._query_vector(query)
+        dense = {h.memory.id: (h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)}
+        if mode == "dense":
+            ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
+            return [(m, score, None, "dense") for m, score in ranked]
+        lexical = {h.memory.id: (h.memory, h.score) for h in self.backend.lexical_search(query, pool, filters)}
+        missing = [i for i in lexical if i not in dense]
+        cosines = {i: score for i, (_, score) in dense.items()}
+        if missing:
+            for memory_id, stored in self.backend.get_vectors(missing).items():
+                cosines[memory_id] = float(np.dot(stored, vector))
+        memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
+        scored: dict[str, tuple[Memory, float, float | None, str]] = {}
+        for memory_id, memory in memories.items():
+            bm25 = lexical[memory_id][1] if memory_id in lexical else None
+            fused = fused_score(cosines.get(memory_id, 0.0), bm25)
+            scored[memory_id] = (memory, fused, bm25, "hybrid" if bm25 is not None else "dense")
+        if looks_like_error(query):
+            fingerprint = error_fingerprint(extract_error_signature(query))
+            for memory in self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []:
+                previous = scored.get(memory.id)
+                semantic = max(FINGERPRINT_SCORE, previous[1] if previous else 0.0)
+                bm25 = previous[2] if previous else None
+                scored[memory.id] = (memory, semantic, bm25, "fingerprint")
+        ranked_all = sorted(scored.values(), key=lambda x: (-x[1], x[0].id))
+        return ranked_all[:k]
 
     def recall(
         self,
@@ -395,7 +462,7 @@ class MemoryStore:
         is_error = looks_like_error(query) if errors is None else errors
         floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
         filters = Filters(group_id=self._resolve_group(group_id))
-        candidates = self._dense(self._query_vector(query), filters, top_k)
+        candidates = self.retrieve(query, top_k, filters)
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
         hits = [
@@ -435,7 +502,7 @@ class MemoryStore:
         vector = self._query_vector(query)
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
-            candidates = self._dense(vector, Filters(gid, collections, plan.types), k)
+            candidates = self.retrieve(query, k, Filters(gid, collections, plan.types), vector=vector)
             best = max((c[1] for c in candidates), default=None)
             ranked = rank(
                 candidates,

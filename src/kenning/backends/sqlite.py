@@ -65,6 +65,12 @@ MIGRATIONS: tuple[str, ...] = (
         INSERT INTO memories_fts (rowid, content) VALUES (new.rowid, new.content);
     END;
     """,
+    # 2: exact error-fingerprint lookup (hybrid retrieval matches it first).
+    """
+    CREATE INDEX memories_fingerprint
+        ON memories (json_extract(metadata, '$.error_fingerprint'))
+        WHERE json_extract(metadata, '$.error_fingerprint') IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -377,6 +383,29 @@ class SQLiteBackend:
                 (group_id, content_hash),
             ).fetchone()
         return None if row is None else _row_to_memory(row)
+
+    def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
+        where, params = self._where(filters)
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM memories "
+                f"WHERE json_extract(metadata, '$.error_fingerprint') = ? AND {where} "
+                "ORDER BY rowid DESC LIMIT 20",
+                [fingerprint, *params],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                for memory_id, blob in self._conn.execute(
+                    f"SELECT id, embedding FROM memories WHERE id IN ({marks})", chunk
+                ):
+                    out[str(memory_id)] = np.frombuffer(blob, dtype=np.float32)
+        return out
 
     @staticmethod
     def _where(filters: Filters, alias: str = "") -> tuple[str, list[str]]:

@@ -15,9 +15,12 @@ How it runs
     onnxruntime and cached atomically under ``$KENNING_CACHE_DIR`` (else
     ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning``), keyed by the sha256 of the
     weights. The hash itself is cached by file size + mtime so a cold start never rehashes
-    the 90 MB weights. Concurrent first uses serialise on a lock file; every cache file is
-    written to a temporary name and renamed into place. A cached graph that fails to load or
-    whose probe embedding differs from the one recorded at build time is rebuilt.
+    the 90 MB weights. The graph is stored as a small ``.onnx`` file plus a ``.data`` file
+    of aligned weights that onnxruntime maps into memory (a session opens in ~40 ms).
+    Concurrent first uses serialise on a lock file; every cache file is written to a
+    temporary name and renamed into place. A cached graph that fails to load, whose files
+    do not match the sha256 recorded at build time, or whose probe embedding differs from
+    the numpy reference's is rebuilt.
 
 Tokenisation matches sentence-transformers: truncation at 256 word pieces (special tokens
 included, so 254 of content), padding to the longest text of a batch. Only the first
@@ -67,8 +70,10 @@ INSTALL_HINT = (
 #: Bumped whenever the graph this module builds changes, so old cache entries are ignored.
 GRAPH_VERSION = 1
 OPSET = 17
-#: Texts per inference call; embed() sorts by length first so chunks pad little.
+#: At most this many texts, and this many padded tokens, per inference call; embed() sorts
+#: texts by length first so a chunk pads little, and long texts go in smaller chunks.
 BATCH_SIZE = 32
+TOKEN_BUDGET = 2048
 #: onnxruntime intra-op threads (capped by the CPUs this process may use). Measured on a
 #: 2-core box: two threads without spinning beat one for single queries and batches alike.
 INTRA_OP_THREADS = 2
@@ -620,7 +625,9 @@ def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CacheP
         "graph_version": GRAPH_VERSION,
         "weights": str(files.weights.resolve()),
         "graph_size": len(graph),
+        "graph_sha256": hashlib.sha256(graph).hexdigest(),
         "data_size": len(data),
+        "data_sha256": hashlib.sha256(data).hexdigest(),
         "probe_text": _PROBE_TEXT,
         "probe": [round(float(v), 7) for v in probe],
         "verify_min_cosine": worst,
@@ -629,6 +636,7 @@ def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CacheP
         # Data first, then the graph that points at it, then the record that vouches for both.
         _atomic_write(paths.data, data)
         _atomic_write(paths.graph, graph)
+        meta["data_mtime_ns"] = paths.data.stat().st_mtime_ns
         _atomic_write(paths.meta, json.dumps(meta).encode("utf-8"))
     except OSError as exc:
         log.warning("cannot cache the MiniLM graph in %s (%s); using it uncached", paths.graph, exc)
@@ -636,15 +644,38 @@ def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CacheP
     return None
 
 
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
-    """A session on the cached graph if it is there and gives the recorded probe vector."""
+    """A session on the cached graph, or ``None`` if it is missing, damaged or wrong.
+
+    Checks: the record matches this graph version and the files' sizes; the small graph
+    file's sha256; the 90 MB weights file's sha256 only when its mtime is not the one
+    recorded at build time (a cold start must not rehash it); and finally that the graph
+    gives the probe vector the numpy reference gave at build time.
+    """
     meta = _read_json(paths.meta)
     try:
+        data_stat = paths.data.stat()
         if (
             meta.get("graph_version") != GRAPH_VERSION
             or paths.graph.stat().st_size != meta.get("graph_size")
-            or paths.data.stat().st_size != meta.get("data_size")
+            or data_stat.st_size != meta.get("data_size")
         ):
+            return None
+        if hashlib.sha256(paths.graph.read_bytes()).hexdigest() != meta.get("graph_sha256"):
+            log.warning("cached MiniLM graph %s is damaged; rebuilding", paths.graph)
+            return None
+        if data_stat.st_mtime_ns != meta.get("data_mtime_ns") and _file_sha256(
+            paths.data
+        ) != meta.get("data_sha256"):
+            log.warning("cached MiniLM weights %s are damaged; rebuilding", paths.data)
             return None
         session = _session(ort, str(paths.graph))
         got = _run(session, *_encode(tokenizer, [_PROBE_TEXT]))
@@ -747,8 +778,8 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows.
 
-        Texts are sorted by length and run in chunks of :data:`BATCH_SIZE` (padding only to
-        the longest of each chunk); rows come back in the order given.
+        Texts are sorted by length and run in chunks (see :func:`_chunks`), each padded only
+        to its longest text; rows come back in the order given.
         """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -757,8 +788,21 @@ class MiniLMEmbedder:
         if not texts:
             return out
         encodings = [e.ids for e in self._tokenizer.encode_batch(texts)]
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
-        for start in range(0, len(order), BATCH_SIZE):
-            chunk = order[start : start + BATCH_SIZE]
+        for chunk in _chunks([len(e) for e in encodings]):
             out[chunk] = _run(self._session, *_pad([encodings[i] for i in chunk]))
         return out
+
+
+def _chunks(lengths: Sequence[int]) -> Iterator[list[int]]:
+    """Indices sorted by token length, cut into inference batches of at most
+    :data:`BATCH_SIZE` texts and :data:`TOKEN_BUDGET` padded tokens."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    chunk: list[int] = []
+    for i in order:
+        # Sorted ascending, so text i is the longest of the chunk if it joins.
+        if chunk and (len(chunk) >= BATCH_SIZE or (len(chunk) + 1) * lengths[i] > TOKEN_BUDGET):
+            yield chunk
+            chunk = []
+        chunk.append(i)
+    if chunk:
+        yield chunk

