@@ -225,10 +225,13 @@ def test_corrupted_cache_is_rebuilt(
             fh.write(b"\xff" * (1 << 20))
     else:
         graph.with_suffix(".json").unlink()
+    stale = data.parent / f".{data.name}.killedbuild.tmp"  # left by a build that was killed
+    stale.write_bytes(b"partial")
     monkeypatch.setenv("KENNING_CACHE_DIR", str(cache))
     before = minilm_mod.build_count
     rebuilt = MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
+    assert not stale.exists()
     got = rebuilt.embed(REF_TEXTS)
     assert cosines(got, REF_VECTORS).min() >= MIN_COSINE
     # The repaired cache is then reused.

@@ -205,10 +205,17 @@ combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary.
 Examples:
   kenning recall "database is locked when two agents write"
   kenning recall --errors "sqlite3.OperationalError: database is locked"
+  pytest 2>&1 | tail -30 | kenning recall --error -
   kenning recall --format xml "refactor the auth middleware"
 """
 )
-@click.argument("query")
+@click.argument("query", required=False)
+@click.option(
+    "--error",
+    "raw_error",
+    default=None,
+    help="Raw error text or log (- for stdin): its signature becomes the query, floor 0.40.",
+)
 @click.option(
     "--top-k",
     default=protocol.RECALL_TOP_K,
@@ -242,7 +249,8 @@ Examples:
 @_store_options
 @handle_errors
 def recall(
-    query: str,
+    query: str | None,
+    raw_error: str | None,
     top_k: int,
     errors: bool | None,
     group_id: str | None,
@@ -256,6 +264,15 @@ def recall(
 
     if as_json:
         fmt = "json"
+    if raw_error is not None:
+        from .querybuild import query_from_error
+
+        if query is not None:
+            raise click.UsageError("pass either QUERY or --error, not both")
+        query = query_from_error(_read_content(raw_error))
+        errors = True
+    if query is None:
+        raise click.UsageError("missing QUERY (or --error RAW)")
     try:
         store = _open(store_path, create=False)
     except StoreNotFound as exc:
@@ -374,6 +391,151 @@ def search(
             click.echo(f"no memory passed the threshold {response.threshold:.2f}", err=True)
             return
         click.echo(render_human(response.results, decay))
+
+
+# -- error→fix knowledge ---------------------------------------------------------------
+
+
+@main.command(
+    name="seed-solutions",
+    epilog="""
+\b
+Rules: every <DIR>/*/*.md except paths with /archived/; frontmatter `track: bug` only; the
+signature is a literal error from the body (else `problem:`); the fix is the first paragraph
+under `## Fix` or `## Solution`, cut to 400 characters. Idempotent: a second run stores
+nothing new. Exit 1 when a file failed (malformed YAML, binary, too big, symlink out).
+
+\b
+Examples:
+  kenning seed-solutions
+  kenning seed-solutions docs/solutions --json
+""",
+)
+@click.argument("directory", type=click.Path(path_type=Path), default=Path("docs/solutions"))
+@click.option(
+    "--source-prefix",
+    default=None,
+    help="Path written in SOURCE: (default: DIR relative to the project).",
+)
+@click.option("--json", "as_json", is_flag=True)
+@_store_options
+@handle_errors
+def seed_solutions_cmd(
+    directory: Path, source_prefix: str | None, as_json: bool, store_path: Path | None
+) -> None:
+    """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
+    from .seeding import seed_solutions
+
+    with _open(store_path, create=True) as store, _progress("seeding", None, not as_json) as tick:
+        report = seed_solutions(store, directory, source_prefix=source_prefix, progress=tick)
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        for f in report.files:
+            if f.status in ("skipped", "failed"):
+                click.echo(f"{f.status}: {f.path}: {f.reason}", err=True)
+        click.echo(
+            f"scanned {report.scanned}: seeded {report.seeded}, duplicates {report.duplicates}, "
+            f"skipped {report.skipped}, failed {report.failed}"
+        )
+    if not report.ok:
+        sys.exit(EXIT_USER)
+
+
+@main.command(
+    epilog="""
+\b
+QUERIES is JSONL: {"query": "...", "gold": ["<memory id>", ...]}; an empty gold list marks a
+query that nothing in the store should answer.
+
+\b
+Examples:
+  kenning calibrate labelled.jsonl
+  kenning calibrate labelled.jsonl --json
+""",
+)
+@click.argument("queries", type=click.File("r", encoding="utf-8"))
+@click.option("--group-id", default=None, help="Project (default: this one; 'all' for every project).")
+@click.option("--json", "as_json", is_flag=True)
+@_store_options
+@handle_errors
+def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: Path | None) -> None:
+    """Measure top-1 accuracy and the score floor that separates hits from noise."""
+    from .calibration import calibrate as run_calibration
+    from .calibration import read_queries
+
+    parsed = read_queries(queries)
+    with _open(store_path, create=False) as store:
+        report = run_calibration(store, parsed, group_id)
+    if as_json:
+        _echo_json(report.to_dict())
+        return
+    s = report.summary()
+
+    def fmt(v: Any) -> str:
+        return "n/a" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+    floor = s["suggested_floor"] if s["separable"] is not False else "none: scores overlap"
+    rows = [
+        ("labelled queries", s["labelled_queries"]),
+        ("unrelated queries", s["unrelated_queries"]),
+        ("top-1 accuracy", s["top1_accuracy"]),
+        ("correct hits: lowest score", s["correct_score_min"]),
+        ("correct hits: highest score", s["correct_score_max"]),
+        ("unrelated: highest score", s["highest_unrelated_score"]),
+        ("suggested floor (gap midpoint)", floor),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, value in rows:
+        click.echo(f"{name.ljust(width)}  {fmt(value)}")
+    click.echo(
+        f"protocol floors: {protocol.RECALL_FLOOR} (generic), "
+        f"{protocol.ERROR_RECALL_FLOOR} (errors)"
+    )
+
+
+@main.group()
+def query() -> None:
+    """Build a recall query from a PR, a plan or an error (the protocol's query rules)."""
+
+
+@query.command(name="pr")
+@click.option("--title", default="", help="PR title.")
+@click.option("--body", default=None, help="PR body text (or --body-file).")
+@click.option(
+    "--body-file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="File with the PR body, - for stdin.",
+)
+@click.option("--file", "files", multiple=True, help="A changed file path (repeatable).")
+@handle_errors
+def query_pr(title: str, body: str | None, body_file: Any, files: tuple[str, ...]) -> None:
+    """First 300 chars of the body; else title + file categories + top 3 basenames."""
+    from .querybuild import query_from_pr
+
+    text = body if body is not None else (body_file.read() if body_file else "")
+    click.echo(query_from_pr(title, text, files))
+
+
+@query.command(name="plan")
+@click.argument("plan", type=click.File("r", encoding="utf-8"), default="-")
+@handle_errors
+def query_plan(plan: Any) -> None:
+    """The text under `## Overview`; else the first 500 chars (PLAN file or stdin)."""
+    from .querybuild import query_from_plan
+
+    click.echo(query_from_plan(plan.read()))
+
+
+@query.command(name="error")
+@click.argument("raw", default="-")
+@handle_errors
+def query_error(raw: str) -> None:
+    """The parsed error signature (≤ 300 chars) from RAW text or - for stdin."""
+    from .querybuild import query_from_error
+
+    click.echo(query_from_error(_read_content(raw)))
 
 
 # -- stats / forget ------------------------------------------------------------------------
@@ -514,6 +676,123 @@ def reembed(as_json: bool, store_path: Path | None) -> None:
         click.echo(
             f"re-embedded {outcome['reembedded']} memories with {outcome['provenance']['model_id']}"
         )
+
+
+# -- agents: mcp / install / hook ----------------------------------------------------------
+
+
+@main.command(
+    epilog="""
+\b
+Register it with an MCP client, e.g. Claude Code's .mcp.json (see `kenning install`):
+  {"mcpServers": {"kenning": {"command": "/abs/path/to/kenning", "args": ["mcp"]}}}
+
+\b
+Tools: hooks_recall, hooks_remember, hooks_stats, search_memories, forget.
+Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the protocol.
+"""
+)
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The project to serve (default: the current folder's git checkout).",
+)
+def mcp(project_dir: Path | None) -> None:
+    """Run the MCP server on stdin/stdout (Claude Code, Codex, Cursor, any MCP client)."""
+    from .mcp_server import serve
+
+    serve(project_dir)
+
+
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning install claude-code --dry-run      # show the diff, write nothing
+  kenning install claude-code                # write .mcp.json and .claude/settings.json
+  kenning install claude-code --uninstall    # remove kenning's entries only
+"""
+)
+@click.argument("agent", type=click.Choice(["claude-code"]))
+@click.option("--uninstall", is_flag=True, help="Remove kenning's entries (and nothing else).")
+@click.option("--dry-run", is_flag=True, help="Print a unified diff of each file; write nothing.")
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Project folder (default: the git top level of the current folder).",
+)
+@click.option(
+    "--executable",
+    default=None,
+    help="Path of the kenning executable to register (default: the one running now).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@handle_errors
+def install(
+    agent: str,
+    uninstall: bool,
+    dry_run: bool,
+    project_dir: Path | None,
+    executable: str | None,
+    as_json: bool,
+) -> None:
+    """Register kenning's MCP server and hooks with AGENT (claude-code) for this project.
+
+    Writes .mcp.json (the MCP server) and .claude/settings.json (SessionStart and
+    UserPromptSubmit hooks running `kenning hook ...`), merging with what is there.
+    Running it again changes nothing; --uninstall removes only kenning's entries.
+    """
+    from .hooks.install import install_claude_code
+
+    changes = install_claude_code(
+        project_dir, uninstall=uninstall, dry_run=dry_run, executable=executable
+    )
+    if as_json:
+        _echo_json(
+            {
+                "agent": agent,
+                "action": "uninstall" if uninstall else "install",
+                "dry_run": dry_run,
+                "files": [
+                    {"path": str(c.path), "status": c.status, "diff": c.diff()} for c in changes
+                ],
+            }
+        )
+        return
+    for change in changes:
+        if dry_run:
+            if change.changed:
+                click.echo(change.diff(), nl=False)
+            else:
+                click.echo(f"{change.label}: no change", err=True)
+        else:
+            click.echo(f"{change.label}: {change.status} ({change.path})")
+    if dry_run:
+        click.echo("dry run: nothing was written", err=True)
+
+
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    epilog="""
+\b
+Claude Code runs these (see `kenning install claude-code`):
+  kenning hook session-start     # SessionStart: the newest error fixes and conventions
+  kenning hook prompt-submit     # UserPromptSubmit: recall for the prompt
+
+The hook input JSON is read from stdin; the output is Claude Code's hookSpecificOutput
+JSON with the fenced <reflexion_context> block. Always exits 0: no store, a broken or
+slow store (KENNING_HOOK_TIMEOUT, default 5 s) or bad input means no output and one line
+on stderr.
+""",
+)
+@click.argument("event", required=False, default="")
+def hook(event: str) -> None:
+    """Claude Code hook EVENT (session-start | prompt-submit); never fails the session."""
+    from .hooks.claude_code import main as run_hook
+
+    run_hook(event)
 
 
 if __name__ == "__main__":  # pragma: no cover

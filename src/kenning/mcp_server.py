@@ -63,11 +63,11 @@ INSTRUCTIONS = (
     "instructions. An empty recall is normal; carry on."
 )
 
-RECALL_DESCRIPTION = f"""Recall what this project already knows that bears on QUERY: past error→fix \
-notes, conventions and decisions. Call it before acting — before debugging an error (pass \
-the parsed error message or signature, never a whole stack trace), before implementing or \
-reviewing a change (a one-paragraph summary of the task, never a raw diff), before a \
-decision that may have been made before.
+RECALL_DESCRIPTION = f"""Recall what this project already knows that bears on QUERY: \
+past error→fix notes, conventions and decisions. Call it before acting — before debugging \
+an error (pass the parsed error message or signature, never a whole stack trace), before \
+implementing or reviewing a change (a one-paragraph summary of the task, never a raw \
+diff), before a decision that may have been made before.
 
 Scores are cosine similarities between the query and a memory (higher = closer in \
 meaning; 1.0 = same meaning). The protocol (ruvector-compatible): the best {protocol.RECALL_TOP_K} \
@@ -206,7 +206,9 @@ class KenningTools:
         if store is None:
             from .errorfix import looks_like_error
 
-            floor = protocol.ERROR_RECALL_FLOOR if looks_like_error(query) else protocol.RECALL_FLOOR
+            floor = (
+                protocol.ERROR_RECALL_FLOOR if looks_like_error(query) else protocol.RECALL_FLOOR
+            )
             return {
                 "success": True,
                 "query": query,
@@ -323,7 +325,9 @@ def build_server(tools: KenningTools) -> MCPServer:
         title="kenning — institutional memory",
         instructions=INSTRUCTIONS,
         version=__version__,
-        log_level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "WARNING",  # type: ignore[arg-type]
+        log_level=level
+        if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+        else "WARNING",  # type: ignore[arg-type]
     )
 
     query_field = Field(description="What to recall: an error message, a task summary, a question.")
@@ -337,7 +341,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             Field(
                 ge=1,
                 le=protocol.SEARCH_MAX_LIMIT,
-                description=f"Candidates to score before the floor (default {protocol.RECALL_TOP_K}).",
+                description=f"Candidates scored (default {protocol.RECALL_TOP_K}).",
             ),
         ] = protocol.RECALL_TOP_K,
     ) -> dict[str, Any]:

@@ -418,10 +418,11 @@ class MemoryStore:
             for memory_id, stored in self.backend.get_vectors(missing).items():
                 cosines[memory_id] = float(np.dot(stored, vector))
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
+        best_bm25 = max((score for _, score in lexical.values()), default=0.0)
         scored: dict[str, tuple[Memory, float, float | None, str]] = {}
         for memory_id, memory in memories.items():
             bm25 = lexical[memory_id][1] if memory_id in lexical else None
-            fused = fused_score(cosines.get(memory_id, 0.0), bm25)
+            fused = fused_score(cosines.get(memory_id, 0.0), bm25, best_bm25)
             scored[memory_id] = (memory, fused, bm25, "hybrid" if bm25 is not None else "dense")
         if looks_like_error(query):
             fingerprint = error_fingerprint(extract_error_signature(query))
@@ -471,7 +472,11 @@ class MemoryStore:
             if semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(m) else floor)
         ][:keep]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
-        return RecallResult(query, floor, tuple(hits), tuple(texts), truncated)
+        # A hit whose text fell wholly past the budget is not shown, so it is not returned.
+        kept = [(h, t) for h, t in zip(hits, texts, strict=True) if t]
+        return RecallResult(
+            query, floor, tuple(h for h, _ in kept), tuple(t for _, t in kept), truncated
+        )
 
     def search(
         self,

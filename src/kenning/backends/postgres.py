@@ -300,11 +300,6 @@ class PostgresBackend:
                 f"({detail or type(exc).__name__}); check that the server is running and "
                 "reachable and that the user and password are right"
             ) from None
-        except pg_errors.InvalidPassword as exc:  # pragma: no cover - libpq reports it above
-            raise StoreUnavailable(
-                f"knowledge base NOT consulted: PostgreSQL at {self.location} refused the "
-                f"credentials ({self._scrub(str(exc))})"
-            ) from None
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -327,7 +322,9 @@ class PostgresBackend:
         self._dimension = self._table_dimension(conn)
 
     def _ensure_vector_extension(self, conn: psycopg.Connection[Any], *, create: bool) -> None:
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        row = conn.execute(
+            "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+        ).fetchone()
         if row is None:
             available = conn.execute(
                 "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
@@ -371,9 +368,9 @@ class PostgresBackend:
                 "CREATE TABLE IF NOT EXISTS kenning_schema ("
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            version = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema").fetchone()[
-                0
-            ]
+            version = conn.execute(
+                "SELECT coalesce(max(version), 0) FROM kenning_schema"
+            ).fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreCorrupted(
                     f"the store in {self.location} has schema version {version}, newer than "

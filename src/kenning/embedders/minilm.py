@@ -6,13 +6,15 @@ Where the model comes from
     requirements/model.txt``). The package is located with :func:`importlib.util.find_spec`
     and never imported (its ``__init__`` may import sentence-transformers).
     ``KENNING_MODEL_DIR`` points at another local folder holding the same files for another
-    model of the same architecture (BERT, absolute positions, mean pooling).
+    model of the same architecture (BERT, absolute positions, mean pooling). Its model_id
+    is MiniLM's when the weights are MiniLM's (same sha256), else ``config.json``'s
+    ``_name_or_path`` when that is a hub-style name, else the folder's name.
 
 How it runs
     On first use an fp32 ONNX graph (BERT encoder + attention-mask-weighted mean pooling +
     L2 normalisation) is built from the safetensors with the ``onnx`` package alone, checked
-    against a numpy forward pass written here (:func:`reference_forward`), optimised once by
-    onnxruntime and cached atomically under ``$KENNING_CACHE_DIR`` (else
+    against a numpy forward pass written here (:func:`reference_forward`) and cached
+    atomically under ``$KENNING_CACHE_DIR`` (else
     ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning``), keyed by the sha256 of the
     weights. The hash itself is cached by file size + mtime so a cold start never rehashes
     the 90 MB weights. The graph is stored as a small ``.onnx`` file plus a ``.data`` file
@@ -20,7 +22,8 @@ How it runs
     Concurrent first uses serialise on a lock file; every cache file is written to a
     temporary name and renamed into place. A cached graph that fails to load, whose files
     do not match the sha256 recorded at build time, or whose probe embedding differs from
-    the numpy reference's is rebuilt.
+    the numpy reference's is rebuilt. onnxruntime runs it on the CPU with all graph
+    optimisations, two intra-op threads and no spinning.
 
 Tokenisation matches sentence-transformers: truncation at 256 word pieces (special tokens
 included, so 254 of content), padding to the longest text of a batch. Only the first
@@ -632,6 +635,12 @@ def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CacheP
         "probe": [round(float(v), 7) for v in probe],
         "verify_min_cosine": worst,
     }
+    # Under the lock no one else writes these names: temporaries left here by a build that
+    # was killed (90 MB each) can go.
+    for target in (paths.data, paths.graph, paths.meta):
+        for stale in target.parent.glob(f".{target.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
     try:
         # Data first, then the graph that points at it, then the record that vouches for both.
         _atomic_write(paths.data, data)

@@ -31,6 +31,7 @@ exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import os
@@ -99,7 +100,13 @@ def _strip_diff(text: str) -> str:
 
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """The recall queries for a prompt, as ``(query, is_error_query)`` pairs; ``[]`` when
-    the prompt is too short to be worth a recall."""
+    the prompt is too short to be worth a recall.
+
+    A pasted diff is cut off first. Without an error, the query is the plan query of the
+    prompt (text under ``## Overview``, else its first 500 characters). With an error, the
+    prompt's own words before the first error line (when long enough) are one query and
+    the parsed error signature — never the whole stack trace — is another.
+    """
     from ..errorfix import looks_like_error
     from ..errors import UserInputError
     from ..querybuild import query_from_error, query_from_plan
@@ -107,18 +114,24 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     text = _strip_diff(prompt[:MAX_PROMPT_CHARS]).strip()
     if len(text) < MIN_PROMPT_CHARS:
         return []
-    queries: list[tuple[str, bool]] = []
-    try:
-        queries.append((query_from_plan(text), False))
-    except UserInputError:
-        return []
-    if looks_like_error(text):
+    lines = text.splitlines()
+    first_error = next((i for i, line in enumerate(lines) if looks_like_error(line)), None)
+    if first_error is None and not looks_like_error(text):
         try:
-            signature = query_from_error(text)
+            return [(query_from_plan(text), False)]
         except UserInputError:
-            signature = ""
-        if signature and signature != queries[0][0]:
-            queries.append((signature, True))
+            return []
+    words = "\n".join(lines[:first_error]).strip() if first_error is not None else text
+    queries: list[tuple[str, bool]] = []
+    if len(words) >= MIN_PROMPT_CHARS:
+        with contextlib.suppress(UserInputError):
+            queries.append((query_from_plan(words), False))
+    try:
+        signature = query_from_error(text)
+    except UserInputError:
+        signature = ""
+    if signature and all(signature != q for q, _ in queries):
+        queries.append((signature, True))
     return queries
 
 
@@ -173,9 +186,7 @@ def _newest(store: Any, types: Sequence[str], n: int) -> list[Any]:
     from ..backends.base import Filters
 
     records = store.backend.iterate(Filters(group_id=store.group_id, types=tuple(types)))
-    return heapq.nlargest(
-        n, (r.memory for r in records), key=lambda m: (m.stored_at, m.id)
-    )
+    return heapq.nlargest(n, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
 
 
 def _session_context(store: Any, now: datetime | None = None) -> str:
@@ -226,6 +237,8 @@ def _hook_output(event: str, context: str) -> str:
 
 
 def _from_raw(event: str, raw: bytes) -> str:
+    if event not in EVENTS:
+        raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -332,8 +345,6 @@ def main(event: str) -> None:
         run(event)
     finally:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-            except (OSError, ValueError):
-                pass
         os._exit(0)

@@ -1,0 +1,112 @@
+"""Measure fusion rules for hybrid retrieval before choosing one (bench/quality.py reports
+the chosen rule). For every query of every set it fetches the dense top 50 and the BM25
+top 50 once, then scores each rule offline:
+
+* ``additive``   ``cos + w * s / (s + K)`` — absolute BM25, saturating;
+* ``relative``   ``cos + w * (s / s_max) * s_max / (s_max + K)`` — the query's best lexical
+                 hit gets the full saturating bonus, others in proportion;
+* ``rrf``        reciprocal-rank fusion (rank only; not a calibrated score).
+
+It prints top-1 per set and, for the calibrated rules, the highest score an unrelated
+query reaches (yellow unrelated queries; LoCoMo questions asked of another conversation).
+
+    python -m bench.fusion_grid
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read_jsonl
+
+
+def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
+    from kenning.backends.base import Filters
+
+    f = Filters(group_id=group)
+    dense = {h.memory.id: h.score for h in store.backend.vector_search(vec, 50, f)}
+    lex = {h.memory.id: h.score for h in store.backend.lexical_search(text, 50, f)}
+    missing = [i for i in lex if i not in dense]
+    cos = dict(dense)
+    for i, v in store.backend.get_vectors(missing).items():
+        cos[i] = float(np.dot(v, vec))
+    return cos, lex
+
+
+def score(rule: str, cos: dict, lex: dict, w: float, k: float) -> dict[str, float]:  # type: ignore[type-arg]
+    if rule == "rrf":
+        dr = {i: r for r, i in enumerate(sorted(cos, key=lambda x: -cos[x]), 1)}
+        lr = {i: r for r, i in enumerate(sorted(lex, key=lambda x: -lex[x]), 1)}
+        return {i: 1 / (60 + dr.get(i, 1000)) + 1 / (60 + lr.get(i, 1000)) for i in cos}
+    smax = max(lex.values(), default=0.0)
+    out = {}
+    for i, c in cos.items():
+        s = max(lex.get(i, 0.0), 0.0)
+        if rule == "additive":
+            bonus = w * s / (s + k) if s > 0 else 0.0
+        elif rule.startswith("gated"):
+            tau = float(rule.split("-")[1])
+            gate = min(1.0, max(0.0, c / tau))
+            bonus = w * (s / smax) * smax / (smax + k) * gate if s > 0 and smax > 0 else 0.0
+        else:
+            bonus = w * (s / smax) * smax / (smax + k) if s > 0 and smax > 0 else 0.0
+        out[i] = c + bonus
+    return out
+
+
+RULES = [("additive", 0.25, 10.0), ("additive", 0.4, 10.0), ("additive", 0.4, 5.0), ("additive", 0.6, 5.0)]
+RULES += [("relative", 0.3, 5.0), ("relative", 0.4, 5.0), ("relative", 0.5, 5.0), ("relative", 0.4, 10.0)]
+RULES += [("rrf", 0.0, 0.0)]
+RULES += [("gated-0.5", 0.4, 5.0), ("gated-0.6", 0.4, 5.0), ("gated-0.5", 0.5, 5.0), ("gated-0.7", 0.5, 5.0)]
+
+
+def main() -> None:
+    from kenning.embedders import load_embedder
+
+    embedder = load_embedder("minilm")
+    sets = load_sets(False)
+    table: dict[tuple[str, float, float], dict[str, float]] = {r: {} for r in RULES}
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = {}
+        for s in sets:
+            key = s.name.replace(" masked", "")
+            if key not in stores:
+                stores[key] = build_store(Path(tmp), s, embedder)
+            qv = embed_cached(embedder, [q[1] for q in s.queries])
+            cands = [candidates(stores[key], q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)]
+            for rule in RULES:
+                hits = 0
+                for (_, _, gold, _), (cos, lex) in zip(s.queries, cands, strict=True):
+                    fused = score(rule[0], cos, lex, rule[1], rule[2])
+                    hits += bool(fused) and max(fused, key=fused.get) in gold  # type: ignore[arg-type]
+                table[rule][s.name] = hits / len(s.queries)
+        unrelated = [q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]]
+        uv = embed_cached(embedder, unrelated)
+        ycands = [candidates(stores["yellow error-fix"], q, v, "yellow") for q, v in zip(unrelated, uv, strict=True)]
+        qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
+        convs = sorted({q["conv"] for q in qs})
+        sample = random.Random(3).sample(qs, 150)
+        lv = embed_cached(embedder, [q["text"] for q in sample])
+        lcands = [
+            candidates(stores["locomo (same conversation)"], q["text"], v, convs[(convs.index(q["conv"]) + 1) % len(convs)])
+            for q, v in zip(sample, lv, strict=True)
+        ]
+        for rule in RULES:
+            if rule[0] == "rrf":
+                continue
+            table[rule]["yellow correct min"] = 0.0
+            table[rule]["yellow unrelated max"] = max(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) for c, lx in ycands)
+            table[rule]["locomo cross max"] = max(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) for c, lx in lcands)
+            table[rule]["locomo cross >=0.5"] = sum(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) >= 0.5 for c, lx in lcands)
+    cols = list(next(iter(table.values())).keys())
+    print("rule w K | " + " | ".join(cols))
+    for rule, row in table.items():
+        print(f"{rule[0]} {rule[1]} {rule[2]} | " + " | ".join(f"{row.get(c, float('nan')):.3f}" for c in cols))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+"""Retrieval quality on real data: dense MiniLM only vs BM25 only vs kenning's hybrid.
+
+Sets (from ``../shared/eval``, never copied into the project):
+
+* ``yellow``      — the 37 ERROR-FIX entries; queries written for this bench
+                    (``bench/data/yellow_queries.jsonl``: a raw error as a log shows it on
+                    another day, and a paraphrase of the symptom, per entry);
+* ``rust``        — rustc error messages → the ``rustc --explain`` page (plain and masked);
+* ``ruff``        — ruff diagnostics → the rule's doc (plain and masked; ``summary`` not indexed);
+* ``locomo``      — LoCoMo questions → observations, searched within the question's own
+                    conversation (each conversation is a kenning project).
+
+For each: top-1, recall@5 and MRR@10, for the three modes, in one run. Then calibration
+(highest score of an unrelated query vs the protocol floors) and dedup quality at the 0.82
+threshold on STS-B (pairs ≥ 4 vs ≤ 2) and MRPC.
+
+    python -m bench.quality [--smoke] [--write-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+EVAL = Path(os.environ.get("KENNING_EVAL_DIR", ROOT.parent / "shared" / "eval"))
+RESULTS = HERE / "results"
+CACHE = RESULTS / "cache"
+MODES = ("dense", "lexical", "hybrid")
+
+
+@dataclass
+class EvalSet:
+    name: str
+    docs: list[tuple[str, str, str]]  # (id, text, group)
+    queries: list[tuple[str, str, set[str], str]]  # (qid, text, gold ids, group)
+    doc_type: str = "context"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def qrels(path: Path) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    with path.open() as fh:
+        reader = csv.reader(fh, delimiter="\t")
+        next(reader)
+        for qid, did, score in reader:
+            if float(score) > 0:
+                out.setdefault(qid, set()).add(did)
+    return out
+
+
+def load_sets(smoke: bool) -> list[EvalSet]:
+    sets: list[EvalSet] = []
+    entries = read_jsonl(EVAL / "yellow-solutions" / "error_fix_entries.jsonl")
+    yq = read_jsonl(HERE / "data" / "yellow_queries.jsonl")
+    sets.append(
+        EvalSet(
+            "yellow error-fix",
+            [(e["id"], e["content"], "yellow") for e in entries],
+            [(f"y{i}", q["query"], set(q["gold"]), "yellow") for i, q in enumerate(yq) if q["gold"]],
+            "error_fix",
+        )
+    )
+    for name, folder in (("rust", "rust-errors"), ("ruff", "ruff-rules")):
+        corpus = read_jsonl(EVAL / folder / "corpus.jsonl")
+        docs = [(d["_id"], (d.get("title", "") + "\n" + d["text"]).strip(), name) for d in corpus]
+        rel = qrels(EVAL / folder / "qrels.tsv")
+        for suffix, qfile in (("", "queries_dev.jsonl"), (" masked", "queries_masked_dev.jsonl")):
+            qs = read_jsonl(EVAL / folder / qfile)
+            queries = [(q["_id"], q["text"], rel.get(q["_id"], {q["expected_code"]}), name) for q in qs]
+            sets.append(EvalSet(f"{name}{suffix}", docs, queries, "error_fix"))
+    corpus = read_jsonl(EVAL / "locomo-observations" / "corpus.jsonl")
+    rel = qrels(EVAL / "locomo-observations" / "qrels_test.tsv")
+    qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
+    sets.append(
+        EvalSet(
+            "locomo (same conversation)",
+            [(d["_id"], d["text"], d["conv"]) for d in corpus],
+            [(q["_id"], q["text"], rel[q["_id"]], q["conv"]) for q in qs if q["_id"] in rel],
+            "session",
+        )
+    )
+    if smoke:
+        rng = random.Random(1)
+        for s in sets:
+            s.queries = rng.sample(s.queries, min(8, len(s.queries)))
+            keep = {g for q in s.queries for g in q[2]}
+            extra = [d for d in s.docs if d[0] not in keep][:40]
+            s.docs = [d for d in s.docs if d[0] in keep] + extra
+    return sets
+
+
+def embed_cached(embedder, texts: Sequence[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Embed with an on-disk cache keyed by the texts and the model provenance."""
+    key = hashlib.sha256(
+        (json.dumps(embedder.provenance.to_dict()) + "\x00".join(texts)).encode()
+    ).hexdigest()[:24]
+    path = CACHE / f"{key}.npy"
+    if path.exists():
+        return np.load(path)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    vectors = embedder.embed(list(texts))
+    np.save(path, vectors)
+    return vectors
+
+
+def build_store(tmp: Path, s: EvalSet, embedder):  # type: ignore[no-untyped-def]
+    from kenning import open_store
+    from kenning.backends.base import MemoryRecord
+    from kenning.model import Memory, content_hash, resolve_type
+    from kenning.store import _error_fingerprint_of
+
+    root = tmp / hashlib.sha1(s.name.encode()).hexdigest()[:8]
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    store = open_store(cwd=root, embedder=embedder)
+    store.backend.write_provenance(embedder.provenance)
+    vectors = embed_cached(embedder, [d[1] for d in s.docs])
+    mtype, collection = resolve_type(s.doc_type)
+    now = datetime.now(timezone.utc)
+    records = []
+    for (doc_id, text, group), vector in zip(s.docs, vectors, strict=True):
+        fp = _error_fingerprint_of(text, mtype)
+        memory = Memory(
+            doc_id, text, collection, mtype, group, now, content_hash(text),
+            metadata={"error_fingerprint": fp} if fp else {},
+        )
+        records.append(MemoryRecord(memory, vector))
+    for start in range(0, len(records), 1000):
+        store.backend.upsert(records[start : start + 1000])
+    return store
+
+
+def evaluate(store, s: EvalSet, embedder) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    from kenning.backends.base import Filters
+
+    qvecs = embed_cached(embedder, [q[1] for q in s.queries])
+    out: dict[str, dict[str, float]] = {}
+    for mode in MODES:
+        top1 = r5 = mrr = 0.0
+        for (_, text, gold, group), vec in zip(s.queries, qvecs, strict=True):
+            ranked = [m.id for m, *_ in store.retrieve(text, 10, Filters(group_id=group), mode=mode, vector=vec)]
+            top1 += ranked[:1] != [] and ranked[0] in gold
+            r5 += len(gold & set(ranked[:5])) / len(gold)
+            rank = next((i for i, d in enumerate(ranked, 1) if d in gold), None)
+            mrr += 1 / rank if rank else 0.0
+        n = len(s.queries)
+        out[mode] = {"top1": top1 / n, "recall@5": r5 / n, "mrr@10": mrr / n, "queries": n}
+    return out
+
+
+def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Highest score reached by queries with no relevant memory, per mode."""
+    from kenning import protocol
+    from kenning.backends.base import Filters
+
+    unrelated = [q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]]
+    related = [(q["query"], set(q["gold"])) for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if q["gold"]]
+    result: dict[str, object] = {}
+    for mode in ("dense", "hybrid"):
+        worst = max(
+            (store_yellow.retrieve(q, 1, Filters(group_id="yellow"), mode=mode) or [(None, -1.0)])[0][1]
+            for q in unrelated
+        )
+        correct = []
+        for q, gold in related:
+            hits = store_yellow.retrieve(q, 1, Filters(group_id="yellow"), mode=mode)
+            if hits and hits[0][0].id in gold:
+                correct.append(hits[0][1])
+        result[mode] = {
+            "highest_unrelated": worst,
+            "correct_top1_min": min(correct) if correct else None,
+            "correct_top1_max": max(correct) if correct else None,
+            "correct_above_error_floor": sum(c >= protocol.ERROR_RECALL_FLOOR for c in correct),
+            "correct_top1": len(correct),
+            "unrelated_queries": len(unrelated),
+        }
+    # LoCoMo: a question asked of another conversation has no relevant observation.
+    if store_locomo is not None:
+        qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
+        convs = sorted({q["conv"] for q in qs})
+        rng = random.Random(3)
+        sample = rng.sample(qs, min(150, len(qs)))
+        for mode in ("dense", "hybrid"):
+            scores = []
+            for q in sample:
+                other = convs[(convs.index(q["conv"]) + 1) % len(convs)]
+                hits = store_locomo.retrieve(q["text"], 1, Filters(group_id=other), mode=mode)
+                scores.append(hits[0][1] if hits else -1.0)
+            result[f"locomo_cross_conversation_{mode}"] = {
+                "max": max(scores),
+                "above_floor": sum(s >= protocol.RECALL_FLOOR for s in scores),
+                "queries": len(scores),
+            }
+    return result
+
+
+def dedup_quality(embedder, smoke: bool) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    from kenning import protocol
+
+    out: dict[str, dict[str, float]] = {}
+    pairs: list[tuple[str, str, bool]] = []
+    for split in ("sts-dev.csv", "sts-test.csv"):
+        for line in (EVAL / "stsb" / split).read_text(encoding="utf-8").splitlines():
+            cols = line.split("\t")
+            if len(cols) < 7:
+                continue
+            score = float(cols[4])
+            if score >= 4.0:
+                pairs.append((cols[5], cols[6], True))
+            elif score <= 2.0:
+                pairs.append((cols[5], cols[6], False))
+    mrpc: list[tuple[str, str, bool]] = []
+    for line in (EVAL / "mrpc" / "msr_paraphrase_test.txt").read_text(encoding="utf-8-sig").splitlines()[1:]:
+        cols = line.split("\t")
+        if len(cols) == 5:
+            mrpc.append((cols[3], cols[4], cols[0] == "1"))
+    for name, data in (("STS-B (>=4 vs <=2)", pairs), ("MRPC", mrpc)):
+        if smoke:
+            data = data[:60]
+        a = embed_cached(embedder, [p[0] for p in data])
+        b = embed_cached(embedder, [p[1] for p in data])
+        sims = np.sum(a * b, axis=1)
+        predicted = sims > protocol.DEDUP_THRESHOLD
+        truth = np.array([p[2] for p in data])
+        tp = int(np.sum(predicted & truth))
+        fp = int(np.sum(predicted & ~truth))
+        fn = int(np.sum(~predicted & truth))
+        out[name] = {
+            "pairs": len(data),
+            "positives": int(truth.sum()),
+            "precision": tp / (tp + fp) if tp + fp else float("nan"),
+            "recall": tp / (tp + fn) if tp + fn else float("nan"),
+        }
+    return out
+
+
+def table(results: dict[str, object]) -> str:
+    lines = ["| set | queries | metric | dense MiniLM | BM25 (FTS5) | kenning hybrid |", "|---|---|---|---|---|---|"]
+    for name, by_mode in results["sets"].items():  # type: ignore[union-attr]
+        for metric in ("top1", "recall@5", "mrr@10"):
+            values = [by_mode[m][metric] for m in MODES]
+            best = max(values)
+            cells = [f"**{v:.3f}**" if v == best else f"{v:.3f}" for v in values]
+            lines.append(f"| {name} | {by_mode['hybrid']['queries']} | {metric} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("| calibration | dense | hybrid |")
+    lines.append("|---|---|---|")
+    cal = results["calibration"]
+    for key in ("highest_unrelated", "correct_top1_min", "correct_top1_max"):
+        lines.append(f"| yellow: {key.replace('_', ' ')} | {cal['dense'][key]:.3f} | {cal['hybrid'][key]:.3f} |")
+    if "locomo_cross_conversation_dense" in cal:
+        d, h = cal["locomo_cross_conversation_dense"], cal["locomo_cross_conversation_hybrid"]
+        lines.append(f"| LoCoMo other-conversation max score | {d['max']:.3f} | {h['max']:.3f} |")
+        lines.append(f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |")
+    lines.append("")
+    lines.append("| dedup at 0.82 | pairs | positives | precision | recall |")
+    lines.append("|---|---|---|---|---|")
+    for name, d in results["dedup"].items():  # type: ignore[union-attr]
+        lines.append(f"| {name} | {d['pairs']} | {d['positives']} | {d['precision']:.3f} | {d['recall']:.3f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="a few queries per set: checks the bench runs")
+    parser.add_argument("--write-docs", action="store_true", help="write the table into docs/benchmarks.md")
+    args = parser.parse_args()
+    if not EVAL.is_dir():
+        sys.exit(f"evaluation data not found at {EVAL}; set KENNING_EVAL_DIR")
+    from kenning.embedders import load_embedder
+
+    started = time.time()
+    embedder = load_embedder("minilm")
+    results: dict[str, object] = {"sets": {}}
+    stores = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in load_sets(args.smoke):
+            key = s.name.replace(" masked", "")
+            if key not in stores:
+                stores[key] = build_store(Path(tmp), s, embedder)
+            results["sets"][s.name] = evaluate(stores[key], s, embedder)  # type: ignore[index]
+            print(f"{s.name}: " + ", ".join(
+                f"{m} top1={v['top1']:.3f}" for m, v in results["sets"][s.name].items()  # type: ignore[index]
+            ), file=sys.stderr)
+        results["calibration"] = calibration(
+            stores["yellow error-fix"], stores.get("locomo (same conversation)"), embedder
+        )
+        for store in stores.values():
+            store.close()
+    results["dedup"] = dedup_quality(embedder, args.smoke)
+    results["seconds"] = time.time() - started
+    RESULTS.mkdir(exist_ok=True)
+    name = "quality-smoke.json" if args.smoke else "quality.json"
+    (RESULTS / name).write_text(json.dumps(results, indent=2))
+    text = table(results)
+    print(text)
+    print(f"\nJSON: {RESULTS / name} ({results['seconds']:.0f} s)")
+    if args.write_docs and not args.smoke:
+        write_docs(text)
+
+
+def write_docs(text: str) -> None:
+    docs = ROOT / "docs" / "benchmarks.md"
+    begin, end = "<!-- quality:begin -->", "<!-- quality:end -->"
+    body = docs.read_text() if docs.exists() else "# Benchmarks\n\n" + begin + "\n" + end + "\n"
+    if begin not in body:
+        body += "\n" + begin + "\n" + end + "\n"
+    head, rest = body.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    docs.parent.mkdir(exist_ok=True)
+    docs.write_text(head + begin + "\n" + text + "\n" + end + tail)
+
+
+if __name__ == "__main__":
+    main()

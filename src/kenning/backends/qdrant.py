@@ -1,0 +1,734 @@
+"""The Qdrant backend (the AI Memory Module's engine), selected by an ``http(s)://`` URL.
+
+``qdrant-local:<folder>`` and ``:memory:`` select ``qdrant-client``'s local mode (tests, CI):
+the same client API without a server, one process at a time.
+
+Layout: **one** collection for every memory (default ``kenning_memories``; ``?collection=``
+in the URL picks another name), cosine distance, with keyword payload indexes on
+``group_id``, ``collection``, ``type``, ``content_hash`` and ``kenning_id`` and a full-text
+index on ``content``. One collection rather than one per kenning collection because kenning
+queries cut across collections all the time (cascading search, recall over everything,
+dedup over a whole project, ``count_by``, export, re-embed), and Qdrant's filterable HNSW
+with indexed payload handles the ``group_id``/``collection``/``type`` filters inside one
+graph; three collections would triple every cross-collection query, split the dimension
+check and provenance, and make re-embedding a multi-collection job. Meta and provenance
+live in a small vector-less collection ``<name>_meta`` (one point per key).
+
+Ids: Qdrant point ids must be unsigned integers or UUIDs. kenning ids are UUIDv7 strings,
+but imports may carry arbitrary ids, so the point id is ``uuid5(namespace, kenning_id)`` and
+the kenning id is kept in the payload (``kenning_id``).
+
+Vectors: the collection uses cosine distance, so Qdrant stores vectors normalised and its
+score is the cosine in [-1, 1]; :meth:`QdrantBackend.iterate` returns the stored (unit)
+vectors, equal to what was written for kenning's normalised embeddings.
+
+Lexical search: a ``MatchText`` condition per query word, ORed (``should``), filters the
+candidates (at most :data:`LEXICAL_CANDIDATES`); they are ranked in Python by term overlap —
+the number of distinct query words the memory contains, plus the fraction of its words that
+are query words as a tie-break. Simple and documented, not BM25; words are matched as whole
+tokens, so full-text syntax in the query is inert.
+
+Atomicity and concurrency: Qdrant has no transactions. A batch is validated completely
+(dimensions, duplicate ids and ``(group_id, content_hash)`` in the batch and in the store)
+before one ``upsert`` request writes it, so a bad batch writes nothing; Qdrant applies one
+request as one operation. :meth:`QdrantBackend.exclusive` serialises writers within this
+process, and additionally across processes through a file lock in local mode. **Against a
+server, two processes writing the same note at the same moment can both store it** (there
+is no server-side lock); run writers through one process (the MCP server) or use PostgreSQL
+when several machines write one store.
+
+API key: ``QDRANT_API_KEY``, overridden by ``QDRANT_API_KEY`` in a secrets file
+(``$KENNING_SECRETS_FILE``, else ``.env.secrets`` in the project root) so that a stale
+exported value cannot win. The key is never logged or put into messages. A server that
+cannot be reached, or that answers 401/403, raises :class:`~kenning.errors.StoreUnavailable`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+import uuid
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import numpy as np
+
+from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..model import Memory, Provenance, parse_timestamp
+from .base import Filters, MemoryRecord, ScoredMemory
+
+DEFAULT_COLLECTION = "kenning_memories"
+LOCAL_PREFIX = "qdrant-local:"
+#: Namespace of the point ids derived from kenning ids (uuid5).
+ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
+#: Lexical search ranks at most this many MatchText candidates.
+LEXICAL_CANDIDATES = 1000
+SECRETS_FILENAME = ".env.secrets"
+TIMEOUT_S = 30
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # Qdrant's default word tokenizer
+_INDEXED_KEYWORDS = ("group_id", "collection", "type", "content_hash", "kenning_id")
+
+
+def point_id(kenning_id: str) -> str:
+    return str(uuid.uuid5(ID_NAMESPACE, kenning_id))
+
+
+def _meta_point_id(key: str) -> str:
+    return str(uuid.uuid5(ID_NAMESPACE, "meta:" + key))
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def _find_project_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def resolve_api_key(
+    project_root: Path | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The Qdrant API key: a secrets file's ``QDRANT_API_KEY`` wins over the environment's.
+
+    The secrets file is ``$KENNING_SECRETS_FILE`` or ``<project root>/.env.secrets`` (the
+    project root defaults to the git checkout containing the current folder).
+    """
+    from dotenv import dotenv_values
+
+    env = os.environ if environ is None else environ
+    explicit = env.get("KENNING_SECRETS_FILE", "").strip()
+    if explicit:
+        secrets: Path | None = Path(explicit).expanduser()
+        assert secrets is not None
+        if not secrets.is_file():
+            raise KenningError(
+                f"KENNING_SECRETS_FILE is set to {secrets}, which is not a readable file; "
+                "fix the path or unset it"
+            )
+    else:
+        root = project_root or _find_project_root(Path.cwd())
+        secrets = (root / SECRETS_FILENAME) if root else None
+    if secrets is not None and secrets.is_file():
+        try:
+            pinned = dotenv_values(secrets).get("QDRANT_API_KEY")
+        except OSError as exc:
+            raise KenningError(f"cannot read the secrets file {secrets}: {exc.strerror}") from None
+        if pinned and pinned.strip():
+            return pinned.strip()
+    value = env.get("QDRANT_API_KEY", "").strip()
+    return value or None
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = "&".join(
+        f"{k}={v}" for k, v in parse_qsl(parts.query) if k.lower() not in ("api_key", "apikey")
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+class QdrantBackend:
+    """A store in Qdrant (server or local mode). Thread-safe within a process."""
+
+    def __init__(
+        self,
+        location: str,
+        *,
+        create: bool = True,
+        dimension: int | None = None,
+        api_key: str | None = None,
+        project_root: Path | None = None,
+        timeout: int = TIMEOUT_S,
+    ) -> None:
+        from qdrant_client import QdrantClient
+
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._lock_file: Path | None = None
+        self._lock_fd: Any = None
+        self._dimension: int | None = None
+        self._client: Any = None
+        name = DEFAULT_COLLECTION
+        self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
+        if self.local:
+            self.location = location
+            if location == ":memory:":
+                kwargs: dict[str, Any] = {"location": ":memory:"}
+            else:
+                folder = Path(location[len(LOCAL_PREFIX) :]).expanduser()
+                if not folder.exists() and not create:
+                    raise StoreNotFound(
+                        f"no kenning store at {folder} yet; `kenning remember` creates it"
+                    )
+                folder.mkdir(parents=True, exist_ok=True)
+                self._lock_file = folder / "kenning-write.lock"
+                kwargs = {"path": str(folder)}
+            self._secret: str | None = None
+        else:
+            parts = urlsplit(location)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise KenningError(f"not a Qdrant URL: {_redact(location)}")
+            query = dict(parse_qsl(parts.query))
+            name = query.get("collection", name) or name
+            self.location = _redact(location)
+            self._secret = api_key if api_key is not None else resolve_api_key(project_root)
+            base = urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], "", "", ""))
+            kwargs = {
+                "url": base,
+                "api_key": self._secret,
+                "timeout": timeout,
+                "check_compatibility": False,
+            }
+            if parts.path.strip("/"):
+                kwargs["prefix"] = parts.path.strip("/")
+        self.collection = name
+        self.meta_collection = f"{name}_meta"
+        with self._translate("connect to"):
+            try:
+                self._client = QdrantClient(**kwargs)
+            except RuntimeError as exc:
+                if "already accessed" in str(exc):
+                    raise StoreUnavailable(
+                        f"knowledge base NOT consulted: the local Qdrant folder {self.location} "
+                        "is open in another process (local mode serves one process at a time; "
+                        "use a Qdrant server for several)"
+                    ) from None
+                raise
+            self._open(create=create, dimension=dimension)
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return text
+
+    @contextmanager
+    def _translate(self, doing: str = "query") -> Iterator[None]:
+        import httpx
+        from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+        try:
+            yield
+        except UnexpectedResponse as exc:
+            if exc.status_code in (401, 403):
+                raise StoreUnavailable(
+                    f"knowledge base NOT consulted: Qdrant at {self.location} refused the API "
+                    f"key ({exc.status_code}); set QDRANT_API_KEY, or pin it in .env.secrets "
+                    "(or the file named by KENNING_SECRETS_FILE)"
+                ) from None
+            if exc.status_code is not None and exc.status_code >= 500:
+                raise StoreUnavailable(
+                    f"knowledge base NOT consulted: Qdrant at {self.location} failed "
+                    f"({exc.status_code} {exc.reason_phrase})"
+                ) from None
+            raise KenningError(
+                f"Qdrant at {self.location} rejected a request: "
+                f"{self._scrub(str(exc).splitlines()[0])} "
+                f"{self._scrub(exc.content[:300].decode('utf-8', 'replace'))}"
+            ) from None
+        except (ResponseHandlingException, httpx.HTTPError, ConnectionError, TimeoutError) as exc:
+            source = getattr(exc, "source", exc)
+            raise StoreUnavailable(
+                f"knowledge base NOT consulted: cannot {doing} Qdrant at {self.location} "
+                f"({type(source).__name__}: {self._scrub(str(source)) or 'no answer'}); check "
+                "that the server is running and reachable"
+            ) from None
+
+    # -- collections ------------------------------------------------------------------------
+
+    def _open(self, *, create: bool, dimension: int | None) -> None:
+        client = self._client
+        has_meta = client.collection_exists(self.meta_collection)
+        has_memories = client.collection_exists(self.collection)
+        if not has_meta and not has_memories and not create:
+            raise StoreNotFound(
+                f"no kenning store in {self.location} yet; `kenning remember` creates it"
+            )
+        if not has_meta and create:
+            client.create_collection(self.meta_collection, vectors_config={})
+        if has_memories:
+            self._dimension = self._collection_dimension()
+        elif create and dimension is not None:
+            self._create_memories(int(dimension))
+
+    def _collection_dimension(self) -> int | None:
+        if not self._client.collection_exists(self.collection):
+            return None
+        vectors = self._client.get_collection(self.collection).config.params.vectors
+        size = getattr(vectors, "size", None)
+        if size is None:
+            raise StoreCorrupted(
+                f"the Qdrant collection {self.collection} at {self.location} was not made by "
+                "kenning (it has no single unnamed vector); pick another with ?collection="
+            )
+        return int(size)
+
+    def _create_memories(self, dimension: int) -> None:
+        from qdrant_client import models
+
+        client = self._client
+        if not client.collection_exists(self.collection):
+            client.create_collection(
+                self.collection,
+                vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE),
+            )
+            if not self.local:  # local mode ignores payload indexes (and warns)
+                for field in _INDEXED_KEYWORDS:
+                    client.create_payload_index(
+                        self.collection, field, models.PayloadSchemaType.KEYWORD, wait=True
+                    )
+                client.create_payload_index(
+                    self.collection,
+                    "content",
+                    models.TextIndexParams(
+                        type=models.TextIndexType.TEXT,
+                        tokenizer=models.TokenizerType.WORD,
+                        lowercase=True,
+                    ),
+                    wait=True,
+                )
+        self._dimension = self._collection_dimension()
+
+    def _dim(self) -> int | None:
+        if self._dimension is None:
+            self._dimension = self._collection_dimension()
+        return self._dimension
+
+    # -- conversions ------------------------------------------------------------------------
+
+    @staticmethod
+    def _payload(m: Memory) -> dict[str, Any]:
+        return {
+            "kenning_id": m.id,
+            "content": m.content,
+            "collection": m.collection,
+            "type": m.type,
+            "group_id": m.group_id,
+            "stored_at": m.stored_at.isoformat(),
+            "content_hash": m.content_hash,
+            "source": m.source,
+            "tags": list(m.tags),
+            "metadata": dict(m.metadata),
+        }
+
+    @staticmethod
+    def _memory(payload: Mapping[str, Any]) -> Memory:
+        return Memory(
+            id=str(payload["kenning_id"]),
+            content=str(payload["content"]),
+            collection=str(payload["collection"]),
+            type=str(payload["type"]),
+            group_id=str(payload["group_id"]),
+            stored_at=parse_timestamp(payload["stored_at"]),
+            content_hash=str(payload["content_hash"]),
+            source=payload.get("source"),
+            tags=tuple(payload.get("tags") or ()),
+            metadata=dict(payload.get("metadata") or {}),
+        )
+
+    @staticmethod
+    def _filter(filters: Filters, extra: Sequence[Any] = ()) -> Any:
+        from qdrant_client import models
+
+        must: list[Any] = list(extra)
+        if filters.group_id is not None:
+            must.append(
+                models.FieldCondition(
+                    key="group_id", match=models.MatchValue(value=filters.group_id)
+                )
+            )
+        if filters.collections:
+            must.append(
+                models.FieldCondition(
+                    key="collection", match=models.MatchAny(any=list(filters.collections))
+                )
+            )
+        if filters.types:
+            must.append(
+                models.FieldCondition(key="type", match=models.MatchAny(any=list(filters.types)))
+            )
+        return models.Filter(must=must) if must else None
+
+    # -- transactions -----------------------------------------------------------------------
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        import fcntl
+
+        with self._lock:
+            self._depth += 1
+            try:
+                if self._depth == 1 and self._lock_file is not None:
+                    self._lock_fd = open(self._lock_file, "a+")  # noqa: SIM115
+                    fcntl.flock(self._lock_fd.fileno(), fcntl.LOCK_EX)
+                yield
+            finally:
+                if self._depth == 1 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd.fileno(), fcntl.LOCK_UN)
+                    self._lock_fd.close()
+                    self._lock_fd = None
+                self._depth -= 1
+
+    @contextmanager
+    def _call(self) -> Iterator[Any]:
+        """The client, with errors translated (and serialised in local mode)."""
+        if self._client is None:
+            raise KenningError(f"the store at {self.location} is closed")
+        if self.local:
+            with self._lock, self._translate():
+                yield self._client
+        else:
+            with self._translate():
+                yield self._client
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def _check_vectors(self, vectors: Sequence[np.ndarray], *, create: bool) -> None:
+        dims = {v.shape[0] for v in vectors}
+        if len(dims) > 1:
+            raise KenningError(
+                f"vectors of one batch have different dimensions ({sorted(dims)}); nothing "
+                "was written"
+            )
+        dim = dims.pop()
+        if not all(np.isfinite(v).all() for v in vectors):
+            raise KenningError("a vector contains NaN or infinity; nothing was written")
+        with self._call():
+            have = self._dim()
+            if have is None and create:
+                self._create_memories(dim)
+                have = self._dimension
+        if have is not None and dim != have:
+            raise KenningError(
+                f"a vector has {dim} dimensions but the store in {self.location} holds "
+                f"{have}-dimensional vectors; nothing was written. Re-embedding to another "
+                "dimension needs a new store: `kenning export`, then import into a fresh one"
+            )
+
+    def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        from qdrant_client import models
+
+        if not records:
+            return
+        vectors = [np.asarray(r.vector, dtype=np.float32).reshape(-1) for r in records]
+        ids = [r.memory.id for r in records]
+        if len(set(ids)) != len(ids):
+            raise ValueError("a batch holds the same memory id twice; nothing was written")
+        pairs = [(r.memory.group_id, r.memory.content_hash) for r in records]
+        if len(set(pairs)) != len(pairs):
+            raise ValueError(
+                "a batch holds the same content twice for one project "
+                "(unique group_id, content_hash); nothing was written"
+            )
+        with self.exclusive():
+            self._check_vectors(vectors, create=True)
+            batch_ids = set(ids)
+            by_group: dict[str, list[str]] = {}
+            for group, digest in pairs:
+                by_group.setdefault(group, []).append(digest)
+            with self._call() as client:
+                for group, digests in by_group.items():
+                    points, _ = client.scroll(
+                        self.collection,
+                        scroll_filter=models.Filter(
+                            must=[
+                                models.FieldCondition(
+                                    key="group_id", match=models.MatchValue(value=group)
+                                ),
+                                models.FieldCondition(
+                                    key="content_hash", match=models.MatchAny(any=digests)
+                                ),
+                            ]
+                        ),
+                        limit=len(digests) + len(batch_ids) + 1,
+                        with_payload=["kenning_id"],
+                    )
+                    clash = [p for p in points if p.payload["kenning_id"] not in batch_ids]
+                    if clash:
+                        raise ValueError(
+                            f"memory {clash[0].payload['kenning_id']} already holds this content "
+                            "for the project (unique group_id, content_hash); nothing was written"
+                        )
+                client.upsert(
+                    self.collection,
+                    points=[
+                        models.PointStruct(
+                            id=point_id(r.memory.id),
+                            vector=v.tolist(),
+                            payload=self._payload(r.memory),
+                        )
+                        for r, v in zip(records, vectors, strict=True)
+                    ],
+                    wait=True,
+                )
+
+    def _existing(self, client: Any, ids: Sequence[str]) -> list[str]:
+        """Point ids of the given kenning ids that exist."""
+        if self._dim() is None:
+            return []
+        found: list[str] = []
+        for start in range(0, len(ids), 1000):
+            chunk = [point_id(i) for i in ids[start : start + 1000]]
+            found.extend(
+                str(p.id)
+                for p in client.retrieve(
+                    self.collection, ids=chunk, with_payload=False, with_vectors=False
+                )
+            )
+        return found
+
+    def delete(self, ids: Sequence[str]) -> int:
+        from qdrant_client import models
+
+        if not ids:
+            return 0
+        with self.exclusive(), self._call() as client:
+            existing = self._existing(client, list(dict.fromkeys(ids)))
+            if existing:
+                client.delete(
+                    self.collection,
+                    points_selector=models.PointIdsList(points=existing),
+                    wait=True,
+                )
+            return len(existing)
+
+    def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        from qdrant_client import models
+
+        if not items:
+            return
+        vectors = [np.asarray(v, dtype=np.float32).reshape(-1) for _, v in items]
+        with self.exclusive():
+            self._check_vectors(vectors, create=False)
+            with self._call() as client:
+                existing = set(self._existing(client, [i for i, _ in items]))
+                points = [
+                    models.PointVectors(id=point_id(i), vector=v.tolist())
+                    for (i, _), v in zip(items, vectors, strict=True)
+                    if point_id(i) in existing
+                ]
+                if points:
+                    client.update_vectors(self.collection, points=points, wait=True)
+
+    def get_meta(self, key: str) -> str | None:
+        with self._call() as client:
+            points = client.retrieve(self.meta_collection, ids=[_meta_point_id(key)])
+        if not points:
+            return None
+        return str(points[0].payload["value"])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        from qdrant_client import models
+
+        with self.exclusive(), self._call() as client:
+            if not client.collection_exists(self.meta_collection):
+                client.create_collection(self.meta_collection, vectors_config={})
+            if value is None:
+                client.delete(
+                    self.meta_collection,
+                    points_selector=models.PointIdsList(points=[_meta_point_id(key)]),
+                    wait=True,
+                )
+            else:
+                client.upsert(
+                    self.meta_collection,
+                    points=[
+                        models.PointStruct(
+                            id=_meta_point_id(key), vector={}, payload={"key": key, "value": value}
+                        )
+                    ],
+                    wait=True,
+                )
+
+    def write_provenance(self, provenance: Provenance) -> None:
+        self.set_meta("provenance", json.dumps(provenance.to_dict(), sort_keys=True))
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def read_provenance(self) -> Provenance | None:
+        raw = self.get_meta("provenance")
+        if raw is None:
+            return None
+        try:
+            return Provenance.from_dict(json.loads(raw))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreCorrupted(
+                f"the store in {self.location} has an unreadable provenance stamp ({exc}); "
+                "run `kenning reembed`"
+            ) from None
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        out: dict[str, Memory] = {}
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            unique = list(dict.fromkeys(ids))
+            for start in range(0, len(unique), 1000):
+                for p in client.retrieve(
+                    self.collection,
+                    ids=[point_id(i) for i in unique[start : start + 1000]],
+                    with_payload=True,
+                ):
+                    memory = self._memory(p.payload)
+                    out[memory.id] = memory
+        return [out[i] for i in ids if i in out]
+
+    def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
+        from qdrant_client import models
+
+        with self._call() as client:
+            if self._dim() is None:
+                return None
+            points, _ = client.scroll(
+                self.collection,
+                scroll_filter=models.Filter(
+                    must=[
+                        models.FieldCondition(
+                            key="group_id", match=models.MatchValue(value=group_id)
+                        ),
+                        models.FieldCondition(
+                            key="content_hash", match=models.MatchValue(value=content_hash)
+                        ),
+                    ]
+                ),
+                limit=1,
+                with_payload=True,
+            )
+        return self._memory(points[0].payload) if points else None
+
+    def count(self, filters: Filters) -> int:
+        with self._call() as client:
+            if self._dim() is None:
+                return 0
+            return int(
+                client.count(self.collection, count_filter=self._filter(filters), exact=True).count
+            )
+
+    def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
+        out: dict[tuple[str, str], int] = {}
+        with self._call() as client:
+            if self._dim() is None:
+                return {}
+            base = Filters(group_id=group_id)
+            for hit in client.facet(
+                self.collection,
+                "collection",
+                facet_filter=self._filter(base),
+                limit=10_000,
+                exact=True,
+            ).hits:
+                coll = str(hit.value)
+                for sub in client.facet(
+                    self.collection,
+                    "type",
+                    facet_filter=self._filter(Filters(group_id, (coll,))),
+                    limit=10_000,
+                    exact=True,
+                ).hits:
+                    out[(coll, str(sub.value))] = int(sub.count)
+        return out
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        offset: Any = None
+        while True:
+            with self._call() as client:
+                if self._dim() is None:
+                    return
+                points, offset = client.scroll(
+                    self.collection,
+                    scroll_filter=self._filter(filters),
+                    limit=batch_size,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=True,
+                )
+            for p in points:
+                yield MemoryRecord(
+                    memory=self._memory(p.payload), vector=np.asarray(p.vector, dtype=np.float32)
+                )
+            if offset is None:
+                return
+
+    def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        from qdrant_client import models
+
+        words = list(dict.fromkeys(_tokens(query)))[:64]
+        if not words or k <= 0:
+            return []
+        condition = models.Filter(
+            should=[
+                models.FieldCondition(key="content", match=models.MatchText(text=w)) for w in words
+            ]
+        )
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            points, _ = client.scroll(
+                self.collection,
+                scroll_filter=self._filter(filters, [condition]),
+                limit=LEXICAL_CANDIDATES,
+                with_payload=True,
+            )
+        wanted = set(words)
+        scored: list[tuple[float, str, Memory]] = []
+        for p in points:
+            memory = self._memory(p.payload)
+            tokens = _tokens(memory.content)
+            hits = [t for t in tokens if t in wanted]
+            if not hits:
+                continue
+            score = len(set(hits)) + len(hits) / (len(tokens) + 1)
+            scored.append((score, memory.id, memory))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        from qdrant_client import models
+
+        if k <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        with self._call() as client:
+            dim = self._dim()
+            if dim is None:
+                return []
+            if query.shape[0] != dim:
+                raise KenningError(
+                    f"query vector has {query.shape[0]} dimensions, the store has {dim}; "
+                    "run `kenning reembed`"
+                )
+            response = client.query_points(
+                self.collection,
+                query=query.tolist(),
+                query_filter=self._filter(filters),
+                limit=k,
+                with_payload=True,
+                # local mode is exact and warns about search parameters
+                search_params=None if self.local else models.SearchParams(hnsw_ef=max(128, 2 * k)),
+            )
+        return [
+            ScoredMemory(memory=self._memory(p.payload), score=float(min(1.0, max(-1.0, p.score))))
+            for p in response.points
+            if p.score is not None and math.isfinite(p.score)
+        ]
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                client.close()

