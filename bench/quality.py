@@ -140,7 +140,7 @@ def build_store(tmp: Path, s: EvalSet, embedder):  # type: ignore[no-untyped-def
     now = datetime.now(timezone.utc)
     records = []
     for (doc_id, text, group), vector in zip(s.docs, vectors, strict=True):
-        fp = _error_fingerprint_of(text, mtype)
+        fp = _error_fingerprint_of(text)
         memory = Memory(
             doc_id, text, collection, mtype, group, now, content_hash(text),
             metadata={"error_fingerprint": fp} if fp else {},

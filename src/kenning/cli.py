@@ -273,6 +273,7 @@ def recall(
         errors = True
     if query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
+    _check_query(query)
     try:
         store = _open(store_path, create=False)
     except StoreNotFound as exc:
@@ -301,6 +302,16 @@ def recall(
             click.echo(f"{n}. [{hit.score:.2f}] {_plain(text)}")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
+
+
+def _check_query(query: str) -> None:
+    """Refuse an empty query or a raw diff before anything else, store or no store."""
+    from .errors import UserInputError
+    from .querybuild import reject_diff
+
+    if not query.strip():
+        raise UserInputError("the query is empty; pass what you are about to work on")
+    reject_diff(query)
 
 
 def _plain(text: str) -> str:
@@ -363,9 +374,13 @@ def search(
 ) -> None:
     """Search memories by meaning, with collections, intent routing, cascading and decay."""
     from .render import render_human, render_json, render_xml
+    from .search import check_limit, plan_search
 
     if as_json:
         fmt = "json"
+    # validate everything before looking for a store: bad input is an error either way
+    plan_search(query, collection, memory_type, intent, cascade)
+    check_limit(limit)
     try:
         store = _open(store_path, create=False, threshold=threshold)
     except StoreNotFound as exc:

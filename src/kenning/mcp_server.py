@@ -38,6 +38,7 @@ from pydantic import Field
 from . import protocol
 from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
+from .project import Project
 from .store import DEFAULT_TYPE, MemoryStore, open_store
 
 __all__ = ["SERVER_NAME", "KenningTools", "build_server", "serve"]
@@ -193,7 +194,7 @@ class KenningTools:
                 self._store.close()
                 self._store = None
 
-    def _project(self):  # type: ignore[no-untyped-def]
+    def _project(self) -> Project:
         from .project import resolve_project
 
         return resolve_project(self.project_dir)

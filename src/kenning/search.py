@@ -121,6 +121,9 @@ def plan_search(
     """
     if not query or not query.strip():
         raise UserInputError("the query is empty; pass the text to search for")
+    from .querybuild import reject_diff
+
+    reject_diff(query)
     types = parse_types(memory_type)
     chosen_intent = parse_intent(intent)
     source = "argument" if chosen_intent else "none"

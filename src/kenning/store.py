@@ -63,6 +63,8 @@ EXPORT_FORMAT = 1
 REEMBED_STATE_KEY = "reembed_state"
 #: Candidates fetched per search before threshold and decay re-ranking.
 SEARCH_CANDIDATES = 50
+#: Dense and lexical candidates fetched before fusion (each side).
+RETRIEVAL_POOL = 50
 
 
 @dataclass(frozen=True)
@@ -88,15 +90,15 @@ def is_error_fix(memory: Memory) -> bool:
     return memory.type == "error_fix" or memory.content.startswith(ERROR_FIX_PREFIX)
 
 
-def _error_fingerprint_of(content: str, memory_type: str) -> str | None:
-    """The normalised fingerprint of an error→fix memory's signature, for exact matching."""
-    from .errorfix import error_fingerprint, extract_error_signature, parse_error_fix
+def _error_fingerprint_of(content: str) -> str | None:
+    """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
+    from .errorfix import error_fingerprint, parse_error_fix
 
+    # Only an ERROR-FIX entry names its signature; guessing one from free text would make
+    # unrelated notes "exact" matches.
     entry = parse_error_fix(content)
     if entry is not None:
         return error_fingerprint(entry.signature) or None
-    if memory_type == "error_fix":
-        return error_fingerprint(extract_error_signature(content)) or None
     return None
 
 
@@ -208,7 +210,7 @@ class MemoryStore:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
         if str(item.type).strip().lower() != memory_type:
             metadata.setdefault("given_type", str(item.type))
-        fingerprint = _error_fingerprint_of(text, memory_type)
+        fingerprint = _error_fingerprint_of(text)
         if fingerprint:
             metadata["error_fingerprint"] = fingerprint
         tags = tuple(dict.fromkeys(str(t).strip() for t in item.tags if str(t).strip()))
@@ -401,7 +403,7 @@ class MemoryStore:
 
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
-        pool = max(k * 4, 20)
+        pool = max(k * 4, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
             return [(h.memory, h.score, h.score, "lexical") for h in hits]
@@ -448,10 +450,12 @@ class MemoryStore:
         0.40 for error queries), keep the best 3, cut their combined content to 800 chars
         at a word boundary."""
         from .errorfix import looks_like_error
+        from .querybuild import reject_diff
         from .render import combine_for_recall
 
         if not query or not query.strip():
             raise UserInputError("the query is empty; pass what you are about to work on")
+        reject_diff(query)
         if (
             isinstance(top_k, bool)
             or not isinstance(top_k, int)

@@ -8,9 +8,21 @@ stores inside one database):
 * ``kenning_meta`` — key/value text (embedding provenance, re-embed progress, ...);
 * ``kenning_memories`` — the rows, ``embedding vector(dim)``, an HNSW index with
   ``vector_cosine_ops``, a B-tree on ``(group_id, collection, type)``, unique
-  ``(group_id, content_hash)``, and a generated ``tsvector`` (``simple`` configuration, like
-  the SQLite FTS5 tokenizer: no stemming, no stop words) with a GIN index. The table needs the
-  vector dimension, so when it is not known at open it is created by the first write.
+  ``(group_id, content_hash)``, an index on ``metadata->>'error_fingerprint'``, and a
+  generated ``tsvector`` with a GIN index. The table needs the vector dimension, so when it
+  is not known at open it is created by the first write.
+
+Lexical search scores with FTS5's BM25 (k1 = 1.2, b = 0.75, idf clamped at 1e-6, statistics
+over the whole table), so the store's fused score means the same as on SQLite. Tokens are
+the ``simple`` configuration's (no stemming, no stop words) over the text with every
+non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which also splits
+``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
+``remove_diacritics``). Row count, total length and per-term document frequency live in
+``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
+one ``COPY``, so a batch updates them once). A word in more than half of all rows has
+idf 1e-6, as in FTS5: candidates come from the informative words, and only when they give
+fewer than ``k`` rows are (at most :data:`LEXICAL_WEAK_CANDIDATES`) rows matching only very
+common words scored.
 
 Vector search returns cosine ``1 - (embedding <=> q)``. HNSW is approximate and, with a
 filter, may return fewer rows than match: queries run with ``hnsw.iterative_scan =
@@ -33,6 +45,7 @@ every URL in the message; credentials are never logged.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import struct
 import threading
@@ -61,8 +74,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE kenning_meta (key text PRIMARY KEY, value text NOT NULL);
     """,
-    # 2: rows, vectors, filter and uniqueness indexes, HNSW, full-text.
+    # 2: rows, vectors, filter/uniqueness/fingerprint indexes, HNSW, full text with the
+    # statistics BM25 needs (row count, total length, document frequency per term), kept
+    # by statement-level triggers so that a COPY of a whole batch updates them once.
     """
+    CREATE FUNCTION kenning_tsv(text) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT to_tsvector('simple'::regconfig,
+                                 regexp_replace($1, '[^[:alnum:]]+', ' ', 'g')) $$;
+    CREATE FUNCTION kenning_doclen(tsvector) RETURNS integer
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT coalesce(sum(coalesce(array_length(positions, 1), 1)), 0)::integer
+              FROM unnest($1) $$;
     CREATE TABLE kenning_memories (
         seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         id text NOT NULL UNIQUE,
@@ -76,14 +99,52 @@ MIGRATIONS: tuple[str, ...] = (
         tags jsonb NOT NULL DEFAULT '[]',
         metadata jsonb NOT NULL DEFAULT '{}',
         embedding vector({dim}) NOT NULL,
-        content_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, content))
-            STORED,
+        content_tsv tsvector GENERATED ALWAYS AS (kenning_tsv(content)) STORED,
+        doc_len integer GENERATED ALWAYS AS (kenning_doclen(kenning_tsv(content))) STORED,
         CONSTRAINT kenning_memories_group_hash UNIQUE (group_id, content_hash)
     );
     CREATE INDEX kenning_memories_filter ON kenning_memories (group_id, collection, type);
+    CREATE INDEX kenning_memories_fingerprint
+        ON kenning_memories ((metadata ->> 'error_fingerprint'))
+        WHERE (metadata ->> 'error_fingerprint') IS NOT NULL;
     CREATE INDEX kenning_memories_hnsw ON kenning_memories
         USING hnsw (embedding vector_cosine_ops);
     CREATE INDEX kenning_memories_fts ON kenning_memories USING gin (content_tsv);
+    CREATE TABLE kenning_fts_stats (
+        id boolean PRIMARY KEY DEFAULT true CHECK (id),
+        n bigint NOT NULL,
+        total_len bigint NOT NULL
+    );
+    INSERT INTO kenning_fts_stats (n, total_len) VALUES (0, 0);
+    CREATE TABLE kenning_fts_terms (term text PRIMARY KEY, df bigint NOT NULL);
+    CREATE FUNCTION kenning_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE kenning_fts_stats SET n = n + s.c, total_len = total_len + s.l
+            FROM (SELECT count(*) AS c, coalesce(sum(doc_len), 0) AS l FROM kenning_new) s;
+        INSERT INTO kenning_fts_terms AS t (term, df)
+            SELECT lexeme, count(*) FROM kenning_new,
+                unnest(tsvector_to_array(kenning_new.content_tsv)) AS lexeme
+            GROUP BY lexeme
+            ON CONFLICT (term) DO UPDATE SET df = t.df + EXCLUDED.df;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION kenning_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE kenning_fts_stats SET n = n - s.c, total_len = total_len - s.l
+            FROM (SELECT count(*) AS c, coalesce(sum(doc_len), 0) AS l FROM kenning_old) s;
+        UPDATE kenning_fts_terms AS t SET df = t.df - d.c
+            FROM (SELECT lexeme, count(*) AS c FROM kenning_old,
+                      unnest(tsvector_to_array(kenning_old.content_tsv)) AS lexeme
+                  GROUP BY lexeme) d
+            WHERE t.term = d.lexeme;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER kenning_fts_added AFTER INSERT ON kenning_memories
+        REFERENCING NEW TABLE AS kenning_new
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_fts_added();
+    CREATE TRIGGER kenning_fts_removed AFTER DELETE ON kenning_memories
+        REFERENCING OLD TABLE AS kenning_old
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_fts_removed();
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -92,6 +153,11 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: most candidates, and 100k-row stores need a wider beam for recall@10 >= 0.95.
 EF_SEARCH = 200
 CONNECT_TIMEOUT_S = 10
+#: FTS5's BM25 parameters.
+BM25_K1 = 1.2
+BM25_B = 0.75
+#: Rows scored when only words found in more than half of the rows match.
+LEXICAL_WEAK_CANDIDATES = 2000
 POOL_TIMEOUT_S = 30.0
 _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
@@ -181,6 +247,7 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     conn.adapters.register_dumper(np.ndarray, bdump)  # the last registered is preferred
     conn.adapters.register_loader(info.oid, tload)
     conn.adapters.register_loader(info.oid, bload)
+    conn._kenning_vector_oid = info.oid  # type: ignore[attr-defined]
     return True
 
 
@@ -206,6 +273,12 @@ def _words(text: str) -> list[str]:
     for word in _WORD.findall(text.lower()):
         seen.setdefault(word, None)
     return list(seen)[:64]
+
+
+def _tsquery(terms: Sequence[str]) -> str:
+    """An OR of quoted lexemes, parsed by ``::tsquery`` without normalisation."""
+    quoted = ("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+    return " | ".join(quoted)
 
 
 def _as_vector(vector: np.ndarray) -> np.ndarray:
@@ -496,14 +569,25 @@ class PostgresBackend:
                     vector,
                 )
             )
-        with self._write() as conn:
-            conn.execute("DELETE FROM kenning_memories WHERE id = ANY(%s)", ([r[0] for r in rows],))
-            with conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO kenning_memories ({_COLUMNS}, embedding) "
-                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                    rows,
-                )
+        with self._write() as conn, conn.cursor() as cur:
+            cur.execute("DELETE FROM kenning_memories WHERE id = ANY(%s)", ([r[0] for r in rows],))
+            # One COPY per batch: fast, and the BM25 statistics triggers run once.
+            with cur.copy(
+                f"COPY kenning_memories ({_COLUMNS}, embedding) FROM STDIN (FORMAT BINARY)"
+            ) as copy:
+                copy.set_types(self._copy_types(conn))
+                for row in rows:
+                    copy.write_row(row)
+
+    @staticmethod
+    def _copy_types(conn: psycopg.Connection[Any]) -> list[int | str]:
+        oid = getattr(conn, "_kenning_vector_oid", None)
+        if oid is None:
+            info = TypeInfo.fetch(conn, "vector")
+            if info is None:
+                raise KenningError("the pgvector extension is missing from the database")
+            oid = info.oid
+        return ["text"] * 5 + ["timestamptz", "text", "text", "jsonb", "jsonb", oid]
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
@@ -635,25 +719,117 @@ class PostgresBackend:
             last = rows[-1][0]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         words = _words(query)
         if not words or k <= 0:
             return []
-        where, params = _where(filters, "m")
-        # One plainto_tsquery per word, ORed: the words are data, never tsquery syntax.
-        tsquery = " || ".join(["plainto_tsquery('simple'::regconfig, %s)"] * len(words))
-        sql = (
-            f"WITH q AS (SELECT ({tsquery}) AS query) "
-            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, "
-            "ts_rank_cd(m.content_tsv, q.query) AS rank "
-            "FROM kenning_memories m, q "
-            f"WHERE m.content_tsv @@ q.query AND {where} "
-            "ORDER BY rank DESC, m.seq LIMIT %s"
-        )
         with self._connection() as conn:
             if self._dim(conn) is None:
                 return []
-            rows = conn.execute(sql, [*words, *params, k]).fetchall()
+            stats = conn.execute(
+                "SELECT t.term, coalesce(f.df, 0), s.n, s.total_len "
+                "FROM (SELECT DISTINCT lexeme AS term FROM unnest(kenning_tsv(%s))) t "
+                "CROSS JOIN kenning_fts_stats s "
+                "LEFT JOIN kenning_fts_terms f ON f.term = t.term",
+                (" ".join(words),),
+            ).fetchall()
+            if not stats or stats[0][2] <= 0:
+                return []
+            n, total_len = int(stats[0][2]), int(stats[0][3])
+            idf = {
+                str(term): max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+                for term, df, _, _ in stats
+                if df > 0
+            }
+            if not idf:
+                return []
+            strong = [t for t, v in idf.items() if v > 1e-6]
+            weak = [t for t, v in idf.items() if v <= 1e-6]
+            avgdl = max(total_len / n, 1e-9)
+            hits = self._bm25(conn, strong, idf, avgdl, filters, k, None) if strong else []
+            if len(hits) < k and weak:
+                hits += self._bm25(conn, weak, idf, avgdl, filters, k - len(hits), strong)
+        return hits
+
+    @staticmethod
+    def _bm25(
+        conn: psycopg.Connection[Any],
+        match: list[str],
+        idf: dict[str, float],
+        avgdl: float,
+        filters: Filters,
+        k: int,
+        exclude: list[str] | None,
+    ) -> list[ScoredMemory]:
+        """Score the rows matching any of ``match`` (and none of ``exclude``)."""
+        where, params = _where(filters, "m")
+        terms = list(idf)
+        cand = f"m.content_tsv @@ %s::tsquery AND {where}"
+        cand_params: list[Any] = [_tsquery(match), *params]
+        limit = ""
+        if exclude is not None:
+            if exclude:
+                cand += " AND NOT (m.content_tsv @@ %s::tsquery)"
+                cand_params.append(_tsquery(exclude))
+            limit = f" ORDER BY m.seq DESC LIMIT {LEXICAL_WEAK_CANDIDATES}"
+        sql = (
+            f"WITH cand AS (SELECT m.seq, m.doc_len, m.content_tsv FROM kenning_memories m "
+            f"WHERE {cand}{limit}), "
+            "tf AS (SELECT c.seq, c.doc_len, u.lexeme, "
+            "coalesce(array_length(u.positions, 1), 1) AS tf FROM cand c, "
+            "unnest(ts_filter(setweight(setweight(c.content_tsv, 'D'), 'A', %s::text[]), "
+            "'{a}')) u), "
+            "scored AS (SELECT tf.seq, sum(i.idf * (tf.tf * (%s + 1)) / "
+            "(tf.tf + %s * (1 - %s + %s * tf.doc_len / %s))) AS score FROM tf "
+            "JOIN unnest(%s::text[], %s::float8[]) AS i(term, idf) ON i.term = tf.lexeme "
+            "GROUP BY tf.seq) "
+            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, s.score "
+            "FROM scored s JOIN kenning_memories m ON m.seq = s.seq "
+            "ORDER BY s.score DESC, m.seq LIMIT %s"
+        )
+        args = [
+            *cand_params,
+            terms,
+            BM25_K1,
+            BM25_K1,
+            BM25_B,
+            BM25_B,
+            avgdl,
+            terms,
+            [idf[t] for t in terms],
+            k,
+        ]
+        rows = conn.execute(sql, args).fetchall()
         return [ScoredMemory(memory=_row_to_memory(r[:10]), score=float(r[10])) for r in rows]
+
+    def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories "
+                f"WHERE (metadata ->> 'error_fingerprint') = %s AND {where} "
+                "ORDER BY seq DESC LIMIT 20",
+                [fingerprint, *params],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        if not ids:
+            return out
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return out
+            with conn.cursor(binary=True) as cur:
+                for start in range(0, len(ids), 1000):
+                    chunk = list(ids[start : start + 1000])
+                    for memory_id, vector in cur.execute(
+                        "SELECT id, embedding FROM kenning_memories WHERE id = ANY(%s)", (chunk,)
+                    ):
+                        out[str(memory_id)] = vector
+        return out
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:

@@ -22,11 +22,16 @@ Vectors: the collection uses cosine distance, so Qdrant stores vectors normalise
 score is the cosine in [-1, 1]; :meth:`QdrantBackend.iterate` returns the stored (unit)
 vectors, equal to what was written for kenning's normalised embeddings.
 
-Lexical search: a ``MatchText`` condition per query word, ORed (``should``), filters the
-candidates (at most :data:`LEXICAL_CANDIDATES`); they are ranked in Python by term overlap —
-the number of distinct query words the memory contains, plus the fraction of its words that
-are query words as a tie-break. Simple and documented, not BM25; words are matched as whole
-tokens, so full-text syntax in the query is inert.
+Lexical search: BM25 with FTS5's formula (k1 = 1.2, b = 0.75, idf clamped at 1e-6), so the
+store's fused score means the same as on SQLite. Words are whole tokens (runs of letters and
+digits, lowercased — Qdrant's word tokenizer and about FTS5's ``unicode61``), so full-text
+syntax in the query is inert. Document frequencies are exact ``count`` calls with a
+``MatchText`` filter (one per query word, at most 64); the row count and total token count
+are kept in a ``stats`` entry of the meta collection, updated by every write (against a
+server with several writing processes they can drift slightly: they only weight scores).
+Candidates are the points matching any informative word (``should`` of ``MatchText``; words
+in more than half of the rows have idf 1e-6 and only fill up short result lists), at most
+:data:`LEXICAL_CANDIDATES` of them, scored in Python.
 
 Atomicity and concurrency: Qdrant has no transactions. A batch is validated completely
 (dimensions, duplicate ids and ``(group_id, content_hash)`` in the batch and in the store)
@@ -70,10 +75,21 @@ LOCAL_PREFIX = "qdrant-local:"
 ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 #: Lexical search ranks at most this many MatchText candidates.
 LEXICAL_CANDIDATES = 1000
+#: FTS5's BM25 parameters.
+BM25_K1 = 1.2
+BM25_B = 0.75
+STATS_KEY = "stats"
 SECRETS_FILENAME = ".env.secrets"
 TIMEOUT_S = 30
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # Qdrant's default word tokenizer
-_INDEXED_KEYWORDS = ("group_id", "collection", "type", "content_hash", "kenning_id")
+_INDEXED_KEYWORDS = (
+    "group_id",
+    "collection",
+    "type",
+    "content_hash",
+    "kenning_id",
+    "metadata.error_fingerprint",
+)
 
 
 def point_id(kenning_id: str) -> str:
@@ -321,6 +337,7 @@ class QdrantBackend:
             "source": m.source,
             "tags": list(m.tags),
             "metadata": dict(m.metadata),
+            "doc_len": len(_tokens(m.content)),
         }
 
     @staticmethod
@@ -461,18 +478,46 @@ class QdrantBackend:
                             f"memory {clash[0].payload['kenning_id']} already holds this content "
                             "for the project (unique group_id, content_hash); nothing was written"
                         )
+                replaced = self._doc_lens(client, ids)
+                payloads = [self._payload(r.memory) for r in records]
                 client.upsert(
                     self.collection,
                     points=[
-                        models.PointStruct(
-                            id=point_id(r.memory.id),
-                            vector=v.tolist(),
-                            payload=self._payload(r.memory),
-                        )
-                        for r, v in zip(records, vectors, strict=True)
+                        models.PointStruct(id=point_id(r.memory.id), vector=v.tolist(), payload=p)
+                        for r, v, p in zip(records, vectors, payloads, strict=True)
                     ],
                     wait=True,
                 )
+                self._add_stats(
+                    len(records) - len(replaced),
+                    sum(p["doc_len"] for p in payloads) - sum(replaced.values()),
+                )
+
+    def _doc_lens(self, client: Any, ids: Sequence[str]) -> dict[str, int]:
+        """``doc_len`` of the existing points among these kenning ids, by point id."""
+        if self._dim() is None:
+            return {}
+        out: dict[str, int] = {}
+        for start in range(0, len(ids), 1000):
+            chunk = [point_id(i) for i in ids[start : start + 1000]]
+            for p in client.retrieve(
+                self.collection, ids=chunk, with_payload=["doc_len"], with_vectors=False
+            ):
+                out[str(p.id)] = int((p.payload or {}).get("doc_len") or 0)
+        return out
+
+    def _stats(self) -> tuple[int, int]:
+        raw = self.get_meta(STATS_KEY)
+        if raw is None:
+            return 0, 0
+        data = json.loads(raw)
+        return int(data["n"]), int(data["total_len"])
+
+    def _add_stats(self, rows: int, length: int) -> None:
+        n, total = self._stats()
+        self.set_meta(
+            STATS_KEY, json.dumps({"n": max(0, n + rows), "total_len": max(0, total + length)})
+        )
 
     def _existing(self, client: Any, ids: Sequence[str]) -> list[str]:
         """Point ids of the given kenning ids that exist."""
@@ -495,13 +540,14 @@ class QdrantBackend:
         if not ids:
             return 0
         with self.exclusive(), self._call() as client:
-            existing = self._existing(client, list(dict.fromkeys(ids)))
+            existing = self._doc_lens(client, list(dict.fromkeys(ids)))
             if existing:
                 client.delete(
                     self.collection,
-                    points_selector=models.PointIdsList(points=existing),
+                    points_selector=models.PointIdsList(points=list(existing)),
                     wait=True,
                 )
+                self._add_stats(-len(existing), -sum(existing.values()))
             return len(existing)
 
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
@@ -664,15 +710,68 @@ class QdrantBackend:
                 return
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         from qdrant_client import models
 
         words = list(dict.fromkeys(_tokens(query)))[:64]
         if not words or k <= 0:
             return []
-        condition = models.Filter(
-            should=[
-                models.FieldCondition(key="content", match=models.MatchText(text=w)) for w in words
-            ]
+
+        def text(word: str) -> Any:
+            return models.FieldCondition(key="content", match=models.MatchText(text=word))
+
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            n, total_len = self._stats()
+            if n <= 0:
+                return []
+            idf: dict[str, float] = {}
+            for word in words:
+                df = client.count(
+                    self.collection, count_filter=models.Filter(must=[text(word)]), exact=True
+                ).count
+                if df > 0:
+                    idf[word] = max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+            strong = [w for w, v in idf.items() if v > 1e-6]
+            weak = [w for w, v in idf.items() if v <= 1e-6]
+            candidates: dict[str, Memory] = {}
+            for group, exclude in ((strong, []), (weak, strong)):
+                if not group or (group is weak and len(candidates) >= k):
+                    continue
+                condition = models.Filter(
+                    should=[text(w) for w in group], must_not=[text(w) for w in exclude] or None
+                )
+                points, _ = client.scroll(
+                    self.collection,
+                    scroll_filter=self._filter(filters, [condition]),
+                    limit=LEXICAL_CANDIDATES,
+                    with_payload=True,
+                )
+                for p in points:
+                    memory = self._memory(p.payload)
+                    candidates[memory.id] = memory
+        avgdl = max(total_len / n, 1e-9)
+        scored: list[tuple[float, str, Memory]] = []
+        for memory in candidates.values():
+            tokens = _tokens(memory.content)
+            tf: dict[str, int] = {}
+            for token in tokens:
+                if token in idf:
+                    tf[token] = tf.get(token, 0) + 1
+            if not tf:
+                continue
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / avgdl)
+            score = sum(idf[t] * (f * (BM25_K1 + 1)) / (f + norm) for t, f in tf.items())
+            scored.append((score, memory.id, memory))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
+
+    def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
+        from qdrant_client import models
+
+        condition = models.FieldCondition(
+            key="metadata.error_fingerprint", match=models.MatchValue(value=fingerprint)
         )
         with self._call() as client:
             if self._dim() is None:
@@ -683,18 +782,27 @@ class QdrantBackend:
                 limit=LEXICAL_CANDIDATES,
                 with_payload=True,
             )
-        wanted = set(words)
-        scored: list[tuple[float, str, Memory]] = []
-        for p in points:
-            memory = self._memory(p.payload)
-            tokens = _tokens(memory.content)
-            hits = [t for t in tokens if t in wanted]
-            if not hits:
-                continue
-            score = len(set(hits)) + len(hits) / (len(tokens) + 1)
-            scored.append((score, memory.id, memory))
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
+        found = [self._memory(p.payload) for p in points]
+        found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
+        return found[:20]
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        if not ids:
+            return out
+        with self._call() as client:
+            if self._dim() is None:
+                return out
+            unique = list(dict.fromkeys(ids))
+            for start in range(0, len(unique), 1000):
+                for p in client.retrieve(
+                    self.collection,
+                    ids=[point_id(i) for i in unique[start : start + 1000]],
+                    with_payload=["kenning_id"],
+                    with_vectors=True,
+                ):
+                    out[str(p.payload["kenning_id"])] = np.asarray(p.vector, dtype=np.float32)
+        return out
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
         from qdrant_client import models

@@ -40,9 +40,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .. import protocol
+
+if TYPE_CHECKING:
+    from ..model import Memory
+    from ..store import MemoryStore
 
 __all__ = [
     "DEFAULT_BUDGET_SECONDS",
@@ -152,7 +156,7 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
 
 
-def _open_store(cwd: Path):  # type: ignore[no-untyped-def]
+def _open_store(cwd: Path) -> MemoryStore:
     from ..errors import StoreNotFound
     from ..store import open_store
 
@@ -162,7 +166,7 @@ def _open_store(cwd: Path):  # type: ignore[no-untyped-def]
         raise HookSkip("no kenning store for this project yet; nothing to recall") from None
 
 
-def _prompt_context(store: Any, prompt: str) -> str:
+def _prompt_context(store: MemoryStore, prompt: str) -> str:
     from ..render import render_recall
 
     queries = prompt_queries(prompt)
@@ -182,14 +186,14 @@ def _prompt_context(store: Any, prompt: str) -> str:
     return render_recall(findings, context="debugging" if error_hit else "work")
 
 
-def _newest(store: Any, types: Sequence[str], n: int) -> list[Any]:
+def _newest(store: MemoryStore, types: Sequence[str], n: int) -> list[Memory]:
     from ..backends.base import Filters
 
     records = store.backend.iterate(Filters(group_id=store.group_id, types=tuple(types)))
     return heapq.nlargest(n, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
 
 
-def _session_context(store: Any, now: datetime | None = None) -> str:
+def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
     from ..model import COLLECTIONS, utc_now
     from ..render import render_recall
     from ..scoring import age_days, half_life_for, temporal_score

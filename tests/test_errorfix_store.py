@@ -1,0 +1,200 @@
+"""Error→fix knowledge on a real store: seeding, fingerprints, hybrid retrieval, calibration."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenning import MemoryStore, protocol
+from kenning.backends.base import Filters
+from kenning.calibration import calibrate, read_queries
+from kenning.errors import StoreLocationError, UserInputError
+from kenning.seeding import seed_solutions
+
+from .conftest import EVAL_DIR
+
+YELLOW_DOCS = EVAL_DIR / "yellow-solutions" / "docs"
+needs_eval = pytest.mark.skipif(not YELLOW_DOCS.is_dir(), reason="../shared/eval is not present")
+
+BUG_DOC = """---
+title: Widget import fails
+track: bug
+problem: importing the widget module crashes at startup
+---
+# Widget import fails
+
+Running the app prints:
+
+```
+Traceback (most recent call last):
+  File "app/main.py", line 3, in <module>
+ModuleNotFoundError: No module named 'widgetlib'
+```
+
+## Fix
+
+Add `widgetlib` to requirements.txt and reinstall the virtualenv.
+"""
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+@needs_eval
+def test_seed_yellow_solutions_is_idempotent(store: MemoryStore) -> None:
+    first = seed_solutions(store, YELLOW_DOCS, source_prefix="docs/solutions")
+    assert first.scanned == 131  # 132 docs, one of them under archived/
+    assert first.failed == 1  # the doc with broken YAML
+    assert 30 <= first.seeded + first.duplicates <= 45
+    assert first.seeded >= 30
+    reasons = {f.reason for f in first.files if f.status == "failed"}
+    assert any("YAML" in (r or "") for r in reasons)
+    count = store.backend.count(Filters())
+    second = seed_solutions(store, YELLOW_DOCS, source_prefix="docs/solutions")
+    assert second.seeded == 0 and second.duplicates == first.seeded + first.duplicates
+    assert store.backend.count(Filters()) == count
+    sample = next(store.backend.iterate(Filters())).memory
+    assert sample.content.startswith("ERROR-FIX: ") and "| SOURCE: docs/solutions/" in sample.content
+    assert sample.type == "error_fix" and sample.source and sample.source.startswith("docs/solutions/")
+
+
+def test_seed_reports_bad_files_per_file(store: MemoryStore, project: Path, tmp_path: Path) -> None:
+    docs = project / "docs" / "solutions"
+    write(docs / "runtime" / "widget.md", BUG_DOC)
+    write(docs / "runtime" / "broken.md", "---\ntrack: bug\nproblem: [unclosed\n---\n## Fix\nx\n")
+    write(docs / "runtime" / "binary.md", b"\x00\x01\x02 binary")
+    write(docs / "runtime" / "huge.md", "x" * (1024 * 1024 + 1))
+    write(docs / "archived" / "old.md", BUG_DOC.replace("widgetlib", "oldlib"))
+    write(docs / "notes" / "knowledge.md", BUG_DOC.replace("track: bug", "track: knowledge"))
+    outside = write(tmp_path / "outside.md", BUG_DOC.replace("widgetlib", "evil"))
+    (docs / "runtime" / "link.md").symlink_to(outside)
+    report = seed_solutions(store, docs)
+    status = {f.path: (f.status, f.reason) for f in report.files}
+    assert status["runtime/widget.md"][0] == "seeded"
+    assert status["runtime/broken.md"][0] == "failed" and "YAML" in (status["runtime/broken.md"][1] or "")
+    assert status["runtime/binary.md"] == ("failed", "binary file (contains NUL bytes)")
+    assert "limit" in (status["runtime/huge.md"][1] or "")
+    assert "symlink leaves the project" in (status["runtime/link.md"][1] or "")
+    assert status["notes/knowledge.md"][0] == "skipped"
+    assert not any("archived" in p for p in status)
+    assert report.seeded == 1 and report.failed == 4 and not report.ok
+    (memory,) = [r.memory for r in store.backend.iterate(Filters())]
+    assert memory.content.startswith("ERROR-FIX: ModuleNotFoundError: No module named")
+    assert "SOURCE: docs/solutions/runtime/widget.md" in memory.content
+
+
+def test_seed_missing_and_empty_folders(store: MemoryStore, project: Path) -> None:
+    with pytest.raises(UserInputError, match="does not exist"):
+        seed_solutions(store, project / "nope")
+    (project / "empty").mkdir()
+    report = seed_solutions(store, project / "empty")
+    assert (report.scanned, report.seeded, report.failed) == (0, 0, 0)
+
+
+def test_seed_runs_the_store_location_guard_first(store: MemoryStore, project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "foreign-store"
+    elsewhere.mkdir()
+    store.close()
+    import shutil
+
+    shutil.rmtree(project / ".kenning")
+    (project / ".kenning").symlink_to(elsewhere)
+    write(project / "docs" / "solutions" / "a" / "b.md", BUG_DOC)
+    with pytest.raises(StoreLocationError):
+        seed_solutions(store, project / "docs" / "solutions")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_seed_cli_json_and_exit_codes(project: Path) -> None:
+    write(project / "docs" / "solutions" / "runtime" / "widget.md", BUG_DOC)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "kenning", *a], cwd=project, env=env,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120, check=False)
+    r = run("seed-solutions", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert (data["scanned"], data["seeded"], data["skipped"], data["failed"]) == (1, 1, 0, 0)
+    r = run("seed-solutions")
+    assert r.returncode == 0 and "seeded 0, duplicates 1" in r.stdout
+    write(project / "docs" / "solutions" / "runtime" / "bad.md", "---\ntrack: [bug\n---\n")
+    r = run("seed-solutions")
+    assert r.returncode == 1 and "failed: runtime/bad.md" in r.stderr
+    r = run("seed-solutions", "does/not/exist")
+    assert r.returncode == 1 and "does not exist" in r.stderr
+
+
+def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -> None:
+    entry = ("ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'items') | FIX: guard the "
+             "response with optional chaining before mapping | SOURCE: docs/solutions/ui/cart.md — cart crash")
+    stored = store.remember(entry, "context")
+    assert stored.type == "error_fix"
+    (memory,) = store.backend.get([stored.id or ""])
+    assert memory.metadata["error_fingerprint"]
+    raw = """
+    /srv/app/node_modules/react-dom/cjs/react-dom.development.js:4012
+    TypeError: Cannot read properties of undefined (reading 'lineItems')
+        at CheckoutPage (/home/ci/build/src/pages/Checkout.tsx:88:17)
+        at renderWithHooks (/home/ci/build/node_modules/react-dom.js:1:2)
+    """
+    result = store.recall(raw)
+    assert result.floor == protocol.ERROR_RECALL_FLOOR
+    assert result.hits[0].memory.id == stored.id
+    assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
+
+
+def test_unrelated_queries_score_below_the_floor(store: MemoryStore) -> None:
+    for text in (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout",
+        "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: pip install pyyaml in the venv",
+        "Use snake_case for all Python function names.",
+        "We chose PostgreSQL for the team backend because of pgvector.",
+    ):
+        store.remember(text, "context")
+    for query in ("chocolate cake recipe with strawberries", "how do I tune a guitar to drop D",
+                  "best hiking trails near the alps in summer"):
+        for hit in store.retrieve(query, 5, Filters(group_id=store.group_id)):
+            assert hit[1] < protocol.RECALL_FLOOR, (query, hit)
+        assert store.recall(query).hits == ()
+
+
+def test_calibrate_reports_accuracy_and_floor(store: MemoryStore) -> None:
+    a = store.remember("ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL", "context")
+    b = store.remember("ERROR-FIX: npm ERR! code ERESOLVE | FIX: align the peer dependency versions", "context")
+    lines = [
+        json.dumps({"query": "sqlite says the database is locked", "gold": [a.id]}),
+        json.dumps({"query": "npm ERESOLVE unable to resolve dependency tree", "gold": [b.id]}),
+        json.dumps({"query": "sourdough starter feeding schedule", "gold": []}),
+    ]
+    report = calibrate(store, read_queries(lines))
+    s = report.summary()
+    assert s["labelled_queries"] == 2 and s["unrelated_queries"] == 1
+    assert s["top1_accuracy"] == 1.0
+    assert s["highest_unrelated_score"] < s["correct_score_min"]
+    assert s["highest_unrelated_score"] < s["suggested_floor"] < s["correct_score_min"]
+    with pytest.raises(UserInputError, match="line 1"):
+        read_queries(['{"gold": []}'])
+
+
+def test_query_builders_cli(project: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    run = lambda *a, stdin=None: subprocess.run([sys.executable, "-m", "kenning", *a], cwd=project, env=env,  # noqa: E731
+                                                input=stdin, capture_output=True, text=True, timeout=60, check=False)
+    r = run("query", "error", "-", stdin='Traceback (most recent call last):\n  File "a.py", line 1\nKeyError: \'user\'\n')
+    assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user'"
+    r = run("query", "plan", "-", stdin="# Plan\n\n## Overview\n\nMove auth to middleware.\n\n## Steps\n\n1. x\n")
+    assert r.stdout.strip() == "Move auth to middleware."
+    r = run("query", "pr", "--title", "Fix login", "--file", "src/auth/login.py", "--file", "tests/test_login.py")
+    assert r.returncode == 0 and "Fix login" in r.stdout and "login.py" in r.stdout
+    r = run("recall", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
+    assert r.returncode == 1 and "diff" in r.stderr
