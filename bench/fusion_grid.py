@@ -27,17 +27,28 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
 
+    from kenning.backends.sqlite import fts_terms
+
     f = Filters(group_id=group)
-    dense = {h.memory.id: h.score for h in store.backend.vector_search(vec, 50, f)}
-    lex = {h.memory.id: h.score for h in store.backend.lexical_search(text, 50, f)}
+    dh = store.backend.vector_search(vec, POOL, f)
+    lh = store.backend.lexical_search(text, POOL, f)
+    dense = {h.memory.id: h.score for h in dh}
+    lex = {h.memory.id: h.score for h in lh}
+    q = set(fts_terms(text))
+    COVER.clear()
+    for h in dh + lh:
+        COVER[h.memory.id] = len(q & set(fts_terms(h.memory.content))) / max(1, len(q))
     missing = [i for i in lex if i not in dense]
     cos = dict(dense)
     for i, v in store.backend.get_vectors(missing).items():
         cos[i] = float(np.dot(v, vec))
-    return cos, lex
+    return cos, lex, dict(COVER)
 
 
-def score(rule: str, cos: dict, lex: dict, w: float, k: float) -> dict[str, float]:  # type: ignore[type-arg]
+def score(rule: str, cos: dict, lex: dict, w: float, k: float, cover: dict | None = None) -> dict[str, float]:  # type: ignore[type-arg]
+    if cover is not None:
+        COVER.clear()
+        COVER.update(cover)
     if rule == "rrf":
         dr = {i: r for r, i in enumerate(sorted(cos, key=lambda x: -cos[x]), 1)}
         lr = {i: r for r, i in enumerate(sorted(lex, key=lambda x: -lex[x]), 1)}
@@ -48,6 +59,9 @@ def score(rule: str, cos: dict, lex: dict, w: float, k: float) -> dict[str, floa
         s = max(lex.get(i, 0.0), 0.0)
         if rule == "additive":
             bonus = w * s / (s + k) if s > 0 else 0.0
+        elif rule.startswith("cov"):
+            p = float(rule.split("-")[1])
+            bonus = w * (s / smax) * smax / (smax + k) * COVER.get(i, 0.0) ** p if s > 0 and smax > 0 else 0.0
         elif rule.startswith("gated"):
             tau = float(rule.split("-")[1])
             gate = min(1.0, max(0.0, c / tau))
@@ -58,10 +72,13 @@ def score(rule: str, cos: dict, lex: dict, w: float, k: float) -> dict[str, floa
     return out
 
 
+POOL = 20
+COVER: dict = {}
 RULES = [("additive", 0.25, 10.0), ("additive", 0.4, 10.0), ("additive", 0.4, 5.0), ("additive", 0.6, 5.0)]
 RULES += [("relative", 0.3, 5.0), ("relative", 0.4, 5.0), ("relative", 0.5, 5.0), ("relative", 0.4, 10.0)]
 RULES += [("rrf", 0.0, 0.0)]
-RULES += [("gated-0.5", 0.4, 5.0), ("gated-0.6", 0.4, 5.0), ("gated-0.5", 0.5, 5.0), ("gated-0.7", 0.5, 5.0)]
+RULES += [("gated-0.5", 0.4, 5.0), ("gated-0.4", 0.5, 5.0)]
+RULES += [("cov-1", 0.5, 5.0), ("cov-1", 0.6, 5.0), ("cov-2", 0.6, 5.0), ("cov-1", 0.8, 5.0), ("cov-2", 0.8, 5.0), ("cov-0.5", 0.5, 5.0)]
 
 
 def main() -> None:
@@ -80,8 +97,8 @@ def main() -> None:
             cands = [candidates(stores[key], q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)]
             for rule in RULES:
                 hits = 0
-                for (_, _, gold, _), (cos, lex) in zip(s.queries, cands, strict=True):
-                    fused = score(rule[0], cos, lex, rule[1], rule[2])
+                for (_, _, gold, _), (cos, lex, cov) in zip(s.queries, cands, strict=True):
+                    fused = score(rule[0], cos, lex, rule[1], rule[2], cov)
                     hits += bool(fused) and max(fused, key=fused.get) in gold  # type: ignore[arg-type]
                 table[rule][s.name] = hits / len(s.queries)
         unrelated = [q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]]
@@ -98,10 +115,9 @@ def main() -> None:
         for rule in RULES:
             if rule[0] == "rrf":
                 continue
-            table[rule]["yellow correct min"] = 0.0
-            table[rule]["yellow unrelated max"] = max(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) for c, lx in ycands)
-            table[rule]["locomo cross max"] = max(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) for c, lx in lcands)
-            table[rule]["locomo cross >=0.5"] = sum(max(score(rule[0], c, lx, rule[1], rule[2]).values(), default=0) >= 0.5 for c, lx in lcands)
+            table[rule]["yellow unrelated max"] = max(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) for c, lx, cv in ycands)
+            table[rule]["locomo cross max"] = max(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) for c, lx, cv in lcands)
+            table[rule]["locomo cross >=0.5"] = sum(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) >= 0.5 for c, lx, cv in lcands)
     cols = list(next(iter(table.values())).keys())
     print("rule w K | " + " | ".join(cols))
     for rule, row in table.items():

@@ -70,9 +70,27 @@ def machine() -> dict[str, object]:
     }
 
 
+def _vocabulary() -> tuple[list[str], list[float]]:
+    """64 real technical words plus 4,000 made-up identifiers, drawn with Zipf weights, so
+    that term frequencies look like real notes (a few very common words, a long tail)."""
+    syllables = ["ka", "lo", "mi", "ren", "tor", "vex", "quo", "zi", "bar", "nel", "sta", "pri"]
+    rng = random.Random(11)
+    made_up = {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(6000)}
+    vocab = WORDS + sorted(made_up)[:4000]
+    rng.shuffle(vocab)
+    weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
+    return vocab, weights
+
+
+VOCAB, ZIPF = _vocabulary()
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choices(VOCAB, weights=ZIPF, k=n))
+
+
 def note(rng: random.Random, i: int) -> str:
-    words = " ".join(rng.choice(WORDS) for _ in range(26))
-    return f"Note {i}: when the {rng.choice(WORDS)} {rng.choice(WORDS)} fails, {words}."
+    return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)}."
 
 
 def pct(values: list[float], q: float) -> float:
@@ -159,7 +177,7 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
                 batch = []
         store.backend.upsert(batch)
 
-        qs = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(queries)]
+        qs = [words(rng, 8) for _ in range(queries)]
         for q in qs[:5]:  # warm-up, excluded
             store.recall(q)
             store.search(q, threshold=0.0)

@@ -287,6 +287,46 @@ def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> No
     assert backend.lexical_search("zanzibarquokka", 1, Filters(types=("rule",))) == []
 
 
+WORDS = [
+    *("cache", "queue", "worker", "retry", "timeout", "deploy", "build", "index", "schema"),
+    *("migration", "lock", "token", "session", "socket", "buffer", "stream", "parser"),
+    *("handler", "router", "proxy", "docker", "volume", "network"),
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_lexical_scores_are_fts5_bm25(backend: Backend, tmp_path: Path, seed: int) -> None:
+    """Every backend's lexical score is SQLite FTS5's bm25 (the store fuses its value)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(30):
+        words = [WORDS[j] for j in rng.integers(0, len(WORDS), size=int(rng.integers(3, 40)))]
+        text = f"Note{i}: " + " ".join(words) + ("; src/app.py, sqlite3.Error" if i % 4 else "")
+        rows.append(record(i, unit(rng), group=GROUPS[i % 2], text=text))
+    backend.upsert(rows)
+    backend.delete([rows[7].memory.id])  # statistics follow deletes
+    reference = SQLiteBackend(tmp_path / "bm25.db")
+    reference.upsert(rows)
+    reference.delete([rows[7].memory.id])
+    queries = ["cache retry", "docker volume network proxy", "sqlite3.Error in src/app.py",
+               "note3 deploy", "parser", "queue queue queue", "nothing-matches-this"]  # fmt: skip
+    for query in queries:
+        for f in (Filters(), Filters(group_id=GROUPS[1])):
+            want = reference.lexical_search(query, 8, f)
+            got = backend.lexical_search(query, 8, f)
+            assert [round(h.score, 6) for h in got] == pytest.approx(
+                [round(h.score, 6) for h in want], rel=1e-4, abs=1e-6
+            ), query
+            assert {h.memory.id for h in got} <= {r.memory.id for r in rows}
+            # ties may come back in another order; the sets of each score agree
+            assert (
+                sorted((round(h.score, 4), h.memory.id) for h in got)
+                == sorted((round(h.score, 4), h.memory.id) for h in want)
+                or len(want) == 8
+            )
+    reference.close()
+
+
 def test_find_by_hash_is_per_project(backend: Backend) -> None:
     rng = np.random.default_rng(6)
     a = record(0, unit(rng), text="same words", group=GROUPS[0])
@@ -606,6 +646,60 @@ CONCURRENT_WRITER = textwrap.dedent(
 )
 
 
+RAW_WRITER = textwrap.dedent(
+    """
+    import sys
+    from datetime import UTC, datetime
+    import numpy as np
+    from kenning.backends.base import MemoryRecord
+    from kenning.backends.registry import open_backend
+    from kenning.model import Memory, content_hash
+
+    url, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    backend = open_backend(url, create=True, dimension=8)
+    stored = 0
+    for i in range(n):
+        text = f"contended note {i}"
+        v = np.ones(8, dtype=np.float32) / np.sqrt(8)
+        memory = Memory(f"w{worker}-{i}", text, "discussions", "context", "g",
+                        datetime.now(UTC), content_hash(text))
+        with backend.exclusive():
+            if backend.find_by_hash("g", memory.content_hash) is None:
+                backend.upsert([MemoryRecord(memory, v)])
+                stored += 1
+    backend.close()
+    print(stored)
+    """
+)
+
+
+def test_postgres_exclusive_serialises_processes(pg_url: str) -> None:
+    workers, per_worker = 8, 40
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RAW_WRITER, pg_url, str(w), str(per_worker)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(workers)
+    ]
+    stored = 0
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        stored += int(stdout)
+    b = open_backend(pg_url, create=False, dimension=None)
+    try:
+        rows = list(b.iterate(Filters()))
+    finally:
+        b.close()
+    assert stored == per_worker == len(rows)
+    assert sorted(r.memory.content for r in rows) == sorted(
+        f"contended note {i}" for i in range(per_worker)
+    )
+
+
 def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> None:
     workers, per_worker = 6, 10
     procs = [
@@ -641,7 +735,8 @@ def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> 
     assert {i for _, status, i in outcomes if status == STORED} == ids
     assert len(contents) == len(set(contents))  # no duplicates
     assert all(i in ids for _, _, i in outcomes)  # every answer points at a stored memory
-    assert {text for text, _, _ in outcomes if text.startswith("worker")} <= set(contents)
+    stored_texts = {text for text, status, _ in outcomes if status == STORED}
+    assert stored_texts == set(contents)  # each stored note once, under the id it was given
     shared = {text for text, _, _ in outcomes if text.startswith("shared")}
     assert sum(1 for c in contents if c in shared) <= len(shared)
 

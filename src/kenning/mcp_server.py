@@ -162,6 +162,7 @@ class KenningTools:
     def __init__(self, project_dir: Path | None = None) -> None:
         self.project_dir = Path(project_dir).resolve() if project_dir else None
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
         self._store: MemoryStore | None = None
 
     # -- store ----------------------------------------------------------------------------
@@ -179,12 +180,21 @@ class KenningTools:
                 log.info("opened %s", self._store.backend.location)
             return self._store
 
+    def _ensure_model(self) -> None:
+        """Load the model once: the warm-up and the first calls wait for one another
+        instead of loading it twice."""
+        from .embedders import load_embedder
+
+        with self._model_lock:
+            load_embedder(os.environ.get("KENNING_EMBEDDER", "minilm"))
+
     def warm_up(self) -> None:
         """Load the model (and run it once) so that the first call is fast."""
         from .embedders import load_embedder
 
         try:
-            load_embedder(os.environ.get("KENNING_EMBEDDER", "minilm")).embed(["warm up"])
+            with self._model_lock:
+                load_embedder(os.environ.get("KENNING_EMBEDDER", "minilm")).embed(["warm up"])
         except Exception as exc:  # reported again, readably, by the first tool call
             log.warning("could not warm up the model: %s", exc)
 
@@ -220,6 +230,7 @@ class KenningTools:
                 "intel_path": None,
                 "note": "no kenning store for this project yet; nothing to recall",
             }
+        self._ensure_model()
         data = store.recall(query, top_k).to_dict()
         results = [{**r, "created": r["stored_at"]} for r in data["results"]]
         return {
@@ -238,6 +249,7 @@ class KenningTools:
         resolve_type(type, content if isinstance(content, str) else "")  # unknown → error
         store = self.store(create=True)
         assert store is not None
+        self._ensure_model()
         result = store.remember(content, type)
         data = result.to_dict()
         return {
@@ -301,6 +313,7 @@ class KenningTools:
                 "intel_path": None,
                 "note": "no kenning store for this project yet; nothing to search",
             }
+        self._ensure_model()
         response = store.search(
             query, collection, types, True, intent, limit, group_id, None, decay
         )

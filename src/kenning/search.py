@@ -179,32 +179,32 @@ def rank(
 #: Hybrid retrieval (measured with ``bench/fusion_grid.py``, reported by ``bench/quality.py``):
 #:
 #:     fused = cosine + LEXICAL_WEIGHT * (bm25 / best) * best / (best + LEXICAL_SATURATION)
-#:                    * min(1, cosine / LEXICAL_GATE)
+#:                    * coverage ** 2
 #:
-#: where ``best`` is the query's strongest BM25 score. The query's best lexical hit gets the
-#: full bonus and the others a share in proportion; the bonus saturates with BM25's absolute
-#: strength (a query whose words are all common gets next to none), and is gated by the
-#: cosine, so a document the model finds unrelated is not lifted over the floors by a shared
-#: word. The score stays on the cosine scale: the protocol floors keep their meaning.
-LEXICAL_WEIGHT = 0.4
+#: ``best`` is the query's strongest BM25 score and ``coverage`` the share of the query's
+#: terms the memory contains. The query's best lexical hit gets the largest bonus and the
+#: others a share in proportion; the bonus saturates with BM25's absolute strength (a query
+#: whose words are all common gets next to none), and squared coverage keeps a memory that
+#: shares one or two words with an unrelated query from being lifted over the floors. The
+#: score stays on the cosine scale, so the protocol floors keep their meaning: on the eval
+#: sets, unrelated queries scored as high as with dense retrieval alone.
+LEXICAL_WEIGHT = 0.6
 LEXICAL_SATURATION = 5.0
-LEXICAL_GATE = 0.5
 #: An exact error-fingerprint match scores at least this (above every floor).
 FINGERPRINT_SCORE = 0.95
 
 
-def lexical_bonus(cosine: float, bm25: float | None, best_bm25: float) -> float:
+def lexical_bonus(bm25: float | None, best_bm25: float, coverage: float) -> float:
     """The bonus a lexical match adds to the cosine (0 without a lexical match)."""
-    if bm25 is None or bm25 <= 0 or best_bm25 <= 0:
+    if bm25 is None or bm25 <= 0 or best_bm25 <= 0 or coverage <= 0:
         return 0.0
     strength = best_bm25 / (best_bm25 + LEXICAL_SATURATION)
-    gate = min(1.0, max(0.0, cosine / LEXICAL_GATE))
-    return LEXICAL_WEIGHT * (bm25 / best_bm25) * strength * gate
+    return LEXICAL_WEIGHT * (bm25 / best_bm25) * strength * coverage**2
 
 
-def fused_score(cosine: float, bm25: float | None, best_bm25: float) -> float:
+def fused_score(cosine: float, bm25: float | None, best_bm25: float, coverage: float) -> float:
     """Dense cosine plus the lexical bonus, clipped to the cosine range [-1, 1]."""
-    return max(-1.0, min(1.0, cosine + lexical_bonus(cosine, bm25, best_bm25)))
+    return max(-1.0, min(1.0, cosine + lexical_bonus(bm25, best_bm25, coverage)))
 
 
 def expansion_reason(
@@ -223,7 +223,6 @@ def expansion_reason(
 __all__ = [
     "DEFAULT_COLLECTION",
     "FINGERPRINT_SCORE",
-    "LEXICAL_GATE",
     "LEXICAL_SATURATION",
     "LEXICAL_WEIGHT",
     "fused_score",

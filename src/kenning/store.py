@@ -64,7 +64,7 @@ REEMBED_STATE_KEY = "reembed_state"
 #: Candidates fetched per search before threshold and decay re-ranking.
 SEARCH_CANDIDATES = 50
 #: Dense and lexical candidates fetched before fusion (each side).
-RETRIEVAL_POOL = 50
+RETRIEVAL_POOL = 20
 
 
 @dataclass(frozen=True)
@@ -400,10 +400,11 @@ class MemoryStore:
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
         from .errorfix import error_fingerprint, extract_error_signature, looks_like_error
+        from .lexical import coverage, terms
 
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
-        pool = max(k * 4, RETRIEVAL_POOL)
+        pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
             return [(h.memory, h.score, h.score, "lexical") for h in hits]
@@ -421,10 +422,12 @@ class MemoryStore:
                 cosines[memory_id] = float(np.dot(stored, vector))
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
         best_bm25 = max((score for _, score in lexical.values()), default=0.0)
+        query_terms = set(terms(query))
         scored: dict[str, tuple[Memory, float, float | None, str]] = {}
         for memory_id, memory in memories.items():
             bm25 = lexical[memory_id][1] if memory_id in lexical else None
-            fused = fused_score(cosines.get(memory_id, 0.0), bm25, best_bm25)
+            share = coverage(query_terms, memory.content) if bm25 is not None else 0.0
+            fused = fused_score(cosines.get(memory_id, 0.0), bm25, best_bm25, share)
             scored[memory_id] = (memory, fused, bm25, "hybrid" if bm25 is not None else "dense")
         if looks_like_error(query):
             fingerprint = error_fingerprint(extract_error_signature(query))

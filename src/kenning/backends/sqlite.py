@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound
+from ..lexical import MAX_QUERY_TERMS, terms
 from ..model import Memory, Provenance, parse_timestamp
 from .base import Filters, MemoryRecord, ScoredMemory
 
@@ -71,6 +72,10 @@ MIGRATIONS: tuple[str, ...] = (
         ON memories (json_extract(metadata, '$.error_fingerprint'))
         WHERE json_extract(metadata, '$.error_fingerprint') IS NOT NULL;
     """,
+    # 3: document frequencies of FTS terms, to leave near-ubiquitous words out of queries.
+    """
+    CREATE VIRTUAL TABLE memories_terms USING fts5vocab (memories_fts, 'row');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -78,7 +83,6 @@ BUSY_TIMEOUT_S = 30.0
 _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -116,15 +120,23 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
     )
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 query that ORs the quoted words of ``text``; FTS syntax in input is inert."""
-    words = _WORD.findall(text.lower())
-    seen: dict[str, None] = {}
-    for word in words:
-        seen.setdefault(word, None)
-    if not seen:
+#: A term found in more than this share of the memories adds almost nothing to BM25 (its idf
+#: is near zero) but makes FTS5 score most of the table; it is left out of the query.
+COMMON_TERM_SHARE = 0.2
+#: ...unless the store is this small, where every matching term still counts.
+COMMON_TERM_MIN_DOCS = 32
+
+
+def fts_terms(text: str) -> list[str]:
+    """The query's distinct terms as FTS5 tokenizes them (at most 64)."""
+    return terms(text, MAX_QUERY_TERMS)
+
+
+def fts_query(terms: Sequence[str]) -> str | None:
+    """An FTS5 query that ORs the quoted terms; FTS syntax in the input is inert."""
+    if not terms:
         return None
-    return " OR ".join(f'"{w}"' for w in list(seen)[:64])
+    return " OR ".join(f'"{t}"' for t in terms)
 
 
 class _VectorCache:
@@ -248,7 +260,7 @@ class SQLiteBackend:
             r[0]
             for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
         }
-        missing = {"meta", "memories", "memories_fts"} - names
+        missing = {"meta", "memories", "memories_fts", "memories_terms"} - names
         if missing:
             raise StoreCorrupted(
                 f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
@@ -462,8 +474,22 @@ class SQLiteBackend:
             last = rows[-1][0]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
-        match = fts_query(query)
-        if match is None or k <= 0:
+        if k <= 0:
+            return []
+        terms = fts_terms(query)
+        if not terms:
+            return []
+        with self._lock:
+            marks = ",".join("?" * len(terms))
+            frequency = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", terms
+                ).fetchall()
+            )
+            total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
+        match = fts_query([t for t in terms if 0 < frequency.get(t, 0) <= cutoff])
+        if match is None:
             return []
         where, params = self._where(filters, "m")
         sql = (

