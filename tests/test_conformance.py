@@ -587,10 +587,17 @@ def test_postgres_without_pgvector_says_so(
         pg_databases.drop(name)
 
 
-def test_postgres_filtered_hnsw_falls_back_to_exact(pg_url: str) -> None:
-    """A rare filter value beyond what HNSW visits is still found (exact fallback)."""
+@pytest.mark.parametrize("exact_max", [0, 2000], ids=["hnsw", "exact"])
+def test_postgres_filtered_search_is_exact_enough(
+    pg_url: str, exact_max: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rare filter value is found whether HNSW (iterative scan, exact fallback) or the
+    exact path serves it."""
     import psycopg
 
+    from kenning.backends import postgres
+
+    monkeypatch.setattr(postgres, "EXACT_SEARCH_MAX_ROWS", exact_max)
     b = open_backend(pg_url, create=True, dimension=DIM)
     try:
         rng = np.random.default_rng(21)
@@ -604,6 +611,11 @@ def test_postgres_filtered_hnsw_falls_back_to_exact(pg_url: str) -> None:
         assert sorted(h.memory.id for h in hits) == sorted(r.memory.id for r in rare)
         expected = brute_force(rows + rare, q, 10, Filters(group_id="rare/group"))
         assert [h.memory.id for h in hits] == [e[0] for e in expected]
+        everything = brute_force(rows + rare, q, 10, Filters())
+        assert [h.memory.id for h in b.vector_search(q, 10, Filters())] == [
+            e[0] for e in everything
+        ]
+        assert b.count(Filters(group_id="rare/group")) == 3
     finally:
         b.close()
 

@@ -105,3 +105,23 @@ def test_guard_accepts_symlink_inside_root(tmp_path: Path) -> None:
     (root / "data" / "mem").mkdir(parents=True)
     (root / ".kenning").symlink_to(root / "data" / "mem")
     assert check_store_location(resolve_project(root)) == (root / "data" / "mem" / "memory.db")
+
+
+def test_home_folder_repository_is_not_a_global_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = make_repo(tmp_path / "home")  # a dotfiles repository at ~
+    monkeypatch.setenv("HOME", str(home))
+    (home / "scratch").mkdir()
+    with pytest.raises(StoreLocationError, match="global"):
+        check_store_location(resolve_project(home / "scratch"))
+
+
+def test_worktree_writes_go_to_the_main_store(tmp_path: Path) -> None:
+    from kenning import open_store
+
+    main = make_repo(tmp_path / "main")
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "topic")
+    store = open_store(cwd=tmp_path / "wt", embedder="hashing")
+    assert store.remember("a note written from the worktree", "context").status == "stored"
+    store.close()
+    assert (main / ".kenning" / "memory.db").is_file()
+    assert not (tmp_path / "wt" / ".kenning").exists()

@@ -24,11 +24,15 @@ idf 1e-6, as in FTS5: candidates come from the informative words, and only when 
 fewer than ``k`` rows are (at most :data:`LEXICAL_WEAK_CANDIDATES`) rows matching only very
 common words scored.
 
-Vector search returns cosine ``1 - (embedding <=> q)``. HNSW is approximate and, with a
-filter, may return fewer rows than match: queries run with ``hnsw.iterative_scan =
-relaxed_order`` (pgvector >= 0.8) and a wider ``hnsw.ef_search``, results are re-sorted, and
-when fewer than ``k`` rows come back while more match, the query is repeated as an exact
-scan (``enable_indexscan = off``, which still lets the filter B-tree drive a bitmap scan).
+Vector search returns cosine ``1 - (embedding <=> q)``. ``kenning_counts`` (rows per
+project, collection and type, kept by the same triggers; it also answers ``count`` and
+``count_by``) says how many rows a filter matches. Up to :data:`EXACT_SEARCH_MAX_ROWS` the
+search is exact (the planner drives it with the filter B-tree or a sequential scan): recall
+1.0 for every small store and every selective filter. Beyond that it uses HNSW with a wider
+``hnsw.ef_search``, plus ``hnsw.iterative_scan = relaxed_order`` (pgvector >= 0.8) when
+filtered; results are re-sorted, and when HNSW returns fewer than ``k`` rows while more
+match, the query is repeated as an exact scan (``enable_indexscan = off``). Vectors of up
+to 1024 dimensions are stored inline (``STORAGE PLAIN``), which keeps exact scans cheap.
 
 Writes serialise on ``pg_advisory_xact_lock`` (per database and schema), like SQLite's
 ``BEGIN IMMEDIATE``; :meth:`PostgresBackend.exclusive` holds that lock in one transaction
@@ -103,6 +107,7 @@ MIGRATIONS: tuple[str, ...] = (
         doc_len integer GENERATED ALWAYS AS (kenning_doclen(kenning_tsv(content))) STORED,
         CONSTRAINT kenning_memories_group_hash UNIQUE (group_id, content_hash)
     );
+    ALTER TABLE kenning_memories ALTER COLUMN embedding SET STORAGE {storage};
     CREATE INDEX kenning_memories_filter ON kenning_memories (group_id, collection, type);
     CREATE INDEX kenning_memories_fingerprint
         ON kenning_memories ((metadata ->> 'error_fingerprint'))
@@ -117,7 +122,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     INSERT INTO kenning_fts_stats (n, total_len) VALUES (0, 0);
     CREATE TABLE kenning_fts_terms (term text PRIMARY KEY, df bigint NOT NULL);
-    CREATE FUNCTION kenning_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE TABLE kenning_counts (
+        group_id text NOT NULL,
+        collection text NOT NULL,
+        type text NOT NULL,
+        n bigint NOT NULL,
+        PRIMARY KEY (group_id, collection, type)
+    );
+    CREATE FUNCTION kenning_rows_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         UPDATE kenning_fts_stats SET n = n + s.c, total_len = total_len + s.l
             FROM (SELECT count(*) AS c, coalesce(sum(doc_len), 0) AS l FROM kenning_new) s;
@@ -126,9 +138,13 @@ MIGRATIONS: tuple[str, ...] = (
                 unnest(tsvector_to_array(kenning_new.content_tsv)) AS lexeme
             GROUP BY lexeme
             ON CONFLICT (term) DO UPDATE SET df = t.df + EXCLUDED.df;
+        INSERT INTO kenning_counts AS k (group_id, collection, type, n)
+            SELECT group_id, collection, type, count(*) FROM kenning_new
+            GROUP BY group_id, collection, type
+            ON CONFLICT (group_id, collection, type) DO UPDATE SET n = k.n + EXCLUDED.n;
         RETURN NULL;
     END $$;
-    CREATE FUNCTION kenning_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION kenning_rows_removed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         UPDATE kenning_fts_stats SET n = n - s.c, total_len = total_len - s.l
             FROM (SELECT count(*) AS c, coalesce(sum(doc_len), 0) AS l FROM kenning_old) s;
@@ -137,21 +153,38 @@ MIGRATIONS: tuple[str, ...] = (
                       unnest(tsvector_to_array(kenning_old.content_tsv)) AS lexeme
                   GROUP BY lexeme) d
             WHERE t.term = d.lexeme;
+        UPDATE kenning_counts AS k SET n = k.n - d.c
+            FROM (SELECT group_id, collection, type, count(*) AS c FROM kenning_old
+                  GROUP BY group_id, collection, type) d
+            WHERE (k.group_id, k.collection, k.type) = (d.group_id, d.collection, d.type);
         RETURN NULL;
     END $$;
-    CREATE TRIGGER kenning_fts_added AFTER INSERT ON kenning_memories
+    CREATE FUNCTION kenning_rows_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE kenning_fts_stats SET n = 0, total_len = 0;
+        DELETE FROM kenning_fts_terms;
+        DELETE FROM kenning_counts;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER kenning_rows_added AFTER INSERT ON kenning_memories
         REFERENCING NEW TABLE AS kenning_new
-        FOR EACH STATEMENT EXECUTE FUNCTION kenning_fts_added();
-    CREATE TRIGGER kenning_fts_removed AFTER DELETE ON kenning_memories
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_rows_added();
+    CREATE TRIGGER kenning_rows_removed AFTER DELETE ON kenning_memories
         REFERENCING OLD TABLE AS kenning_old
-        FOR EACH STATEMENT EXECUTE FUNCTION kenning_fts_removed();
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_rows_removed();
+    CREATE TRIGGER kenning_rows_truncated AFTER TRUNCATE ON kenning_memories
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_rows_truncated();
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-#: ``hnsw.ef_search`` for every query (pgvector's default is 40): filtered queries discard
-#: most candidates, and 100k-row stores need a wider beam for recall@10 >= 0.95.
-EF_SEARCH = 200
+#: ``hnsw.ef_search`` (pgvector's default is 40) for unfiltered and filtered queries: a
+#: filter discards candidates, so filtered queries scan wider (with iterative scan).
+EF_SEARCH = 100
+EF_SEARCH_FILTERED = 200
+#: At most this many matching rows (per ``kenning_counts``) are searched exactly, without
+#: HNSW: recall 1.0, and faster than HNSW with a selective filter.
+EXACT_SEARCH_MAX_ROWS = 2000
 CONNECT_TIMEOUT_S = 10
 #: FTS5's BM25 parameters.
 BM25_K1 = 1.2
@@ -454,7 +487,11 @@ class PostgresBackend:
                 if "{dim}" in script:
                     if dimension is None:
                         break  # created by the first write, which knows the dimension
+                    # Vectors inline in the row (PLAIN: no TOAST) make exact scans and
+                    # result fetches cheap; only very wide ones are left to TOAST.
+                    storage = "PLAIN" if int(dimension) <= 1024 else "EXTERNAL"
                     script = script.replace("{dim}", str(int(dimension)))
+                    script = script.replace("{storage}", storage)
                 conn.execute(script)
                 conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
 
@@ -683,7 +720,7 @@ class PostgresBackend:
                 return 0
             return int(
                 conn.execute(
-                    f"SELECT count(*) FROM kenning_memories WHERE {where}", params
+                    f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
                 ).fetchone()[0]
             )
 
@@ -693,11 +730,11 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 return {}
             rows = conn.execute(
-                f"SELECT collection, type, count(*) FROM kenning_memories WHERE {where} "
+                f"SELECT collection, type, sum(n) FROM kenning_counts WHERE n > 0 AND {where} "
                 "GROUP BY collection, type",
                 params,
             ).fetchall()
-        return {(r[0], r[1]): int(r[2]) for r in rows}
+        return {(r[0], r[1]): int(r[2]) for r in rows if r[2]}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         where, params = _where(filters)
@@ -832,6 +869,7 @@ class PostgresBackend:
         return out
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        """Top-k by cosine: exact when few rows match, else HNSW (see the module docstring)."""
         if k <= 0:
             return []
         query = _as_vector(vector)
@@ -841,6 +879,7 @@ class PostgresBackend:
             f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s"
         )
         args = [query, *params, query, k]
+        filtered = bool(filters.group_id is not None or filters.collections or filters.types)
         with self._connection() as conn:
             dim = self._dim(conn)
             if dim is None:
@@ -850,26 +889,30 @@ class PostgresBackend:
                     f"query vector has {query.shape[0]} dimensions, the store has {dim}; "
                     "run `kenning reembed`"
                 )
-            # The settings are transaction-local and rolled back at the end of the block,
-            # so they never leak into an enclosing exclusive() transaction.
-            with conn.transaction(force_rollback=True):
+            matching = int(
                 conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true)",
-                    (str(max(EF_SEARCH, 2 * k)),),
-                )
-                if self._iterative_scan:
-                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-                rows = conn.execute(sql, args).fetchall()
-                if len(rows) < k:
-                    matching = conn.execute(
-                        f"SELECT count(*) FROM (SELECT 1 FROM kenning_memories "
-                        f"WHERE {where} LIMIT %s) s",
-                        [*params, k],
-                    ).fetchone()[0]
-                    if matching > len(rows):
-                        # HNSW lost some filtered rows: repeat the query as an exact scan.
-                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-                        rows = conn.execute(sql, args).fetchall()
+                    f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
+                ).fetchone()[0]
+            )
+            if matching <= 0:
+                return []
+            # Settings are transaction-local and rolled back at the end of the block, so
+            # they never leak into an enclosing exclusive() transaction.
+            with conn.transaction(force_rollback=True):
+                rows: list[Any] = []
+                if matching > EXACT_SEARCH_MAX_ROWS:
+                    ef = max(EF_SEARCH_FILTERED if filtered else EF_SEARCH, 2 * k)
+                    conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+                    if filtered and self._iterative_scan:
+                        conn.execute(
+                            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+                        )
+                    rows = conn.execute(sql, args).fetchall()
+                if len(rows) < min(k, matching):
+                    # Few rows match (or HNSW lost some): an exact scan, which the
+                    # planner drives with the filter B-tree (bitmap) or a sequential scan.
+                    conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                    rows = conn.execute(sql, args).fetchall()
         hits = [(r, float(r[10])) for r in rows if r[10] is not None and np.isfinite(r[10])]
         hits.sort(key=lambda h: h[1])  # relaxed_order: HNSW may return near-sorted rows
         return [

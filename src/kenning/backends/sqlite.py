@@ -313,12 +313,36 @@ class SQLiteBackend:
                 )
             )
         with self.exclusive():
-            self._conn.executemany("DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows])
-            self._conn.executemany(
-                f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            self._check_dimension([len(r[10]) // 4 for r in rows])
+            # A savepoint makes the batch all-or-nothing even inside a caller's transaction.
+            self._conn.execute("SAVEPOINT upsert")
+            try:
+                self._conn.executemany("DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows])
+                self._conn.executemany(
+                    f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
+                )
+            except BaseException:
+                self._conn.execute("ROLLBACK TO upsert")
+                raise
+            finally:
+                self._conn.execute("RELEASE upsert")
             self._writes += 1
+
+    def _check_dimension(self, dimensions: Sequence[int]) -> None:
+        """Every vector in a store has one length: the stamped provenance's, else the
+        existing rows', else the batch's own first vector's."""
+        expected = self._dimension
+        if expected is None:
+            provenance = self.read_provenance()
+            row = self._conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
+            expected = provenance.dimension if provenance else (row[0] // 4 if row else dimensions[0])
+        bad = sorted({d for d in dimensions if d != expected})
+        if bad:
+            raise KenningError(
+                f"vector of {bad[0]} dimensions for a store of {expected}-dimensional vectors; "
+                "nothing was written (run `kenning reembed` after changing the model)"
+            )
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:

@@ -1,0 +1,64 @@
+"""The protocol constants live in kenning.protocol only: the README and the CLI help must
+state the same values (a drift lint like the seed's RULE 16)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenning import protocol
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _numbers_after(text: str, pattern: str) -> list[float]:
+    return [float(m.group(1)) for m in re.finditer(pattern, text, re.IGNORECASE)]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"ask for the top (\d+)", protocol.RECALL_TOP_K),
+        (r"discard scores\s+below (0\.\d+)", protocol.RECALL_FLOOR),
+        (r"below (0\.\d+) for error queries", protocol.ERROR_RECALL_FLOOR),
+        (r"keep the best (\d+)", protocol.RECALL_KEEP),
+        (r"combined content to (\d+) characters", protocol.RECALL_CHAR_BUDGET),
+        (r"cuts the (\d+)-character budget", protocol.RECALL_CHAR_BUDGET),
+        (r"threshold` \(default (0\.\d+) on the semantic score", protocol.SEARCH_DEFAULT_THRESHOLD),
+        (r"similarity threshold for search \(default (0\.\d+)\)", protocol.SEARCH_DEFAULT_THRESHOLD),
+        (r"`--limit` \(default (\d+)\)", protocol.SEARCH_DEFAULT_LIMIT),
+        (r"dedup threshold \((0\.\d+)\)", protocol.DEDUP_THRESHOLD),
+    ],
+)
+def test_readme_states_the_constants(pattern: str, expected: float) -> None:
+    found = _numbers_after(README, pattern)
+    assert found, f"README no longer states {pattern!r}"
+    assert all(value == expected for value in found), (pattern, found, expected)
+
+
+def test_no_stray_floor_values_in_readme() -> None:
+    allowed = {protocol.RECALL_FLOOR, protocol.ERROR_RECALL_FLOOR, 0.4}
+    for value in _numbers_after(README, r"floors?\D{0,20}(0\.\d+)"):
+        assert value in allowed, value
+
+
+def test_sentinel_line_is_rebuilt_from_constants() -> None:
+    assert f"top_k={protocol.RECALL_TOP_K}" in protocol.SENTINEL
+    assert f"skip if score > {protocol.DEDUP_THRESHOLD}" in protocol.SENTINEL
+
+
+def test_cli_help_states_the_constants() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kenning", "recall", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    flat = " ".join(out.split())
+    assert f"ask for top {protocol.RECALL_TOP_K}" in flat
+    assert f"discard scores below {protocol.RECALL_FLOOR}" in flat
+    assert f"({protocol.ERROR_RECALL_FLOOR} for error queries)" in flat
+    assert f"keep the best {protocol.RECALL_KEEP}" in flat
+    assert f"combined text to {protocol.RECALL_CHAR_BUDGET} characters" in flat
