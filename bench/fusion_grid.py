@@ -26,7 +26,6 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
-
     from kenning.backends.sqlite import fts_terms
 
     f = Filters(group_id=group)
@@ -45,7 +44,9 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
     return cos, lex, dict(COVER)
 
 
-def score(rule: str, cos: dict, lex: dict, w: float, k: float, cover: dict | None = None) -> dict[str, float]:  # type: ignore[type-arg]
+def score(
+    rule: str, cos: dict, lex: dict, w: float, k: float, cover: dict | None = None
+) -> dict[str, float]:  # type: ignore[type-arg]
     if cover is not None:
         COVER.clear()
         COVER.update(cover)
@@ -61,7 +62,11 @@ def score(rule: str, cos: dict, lex: dict, w: float, k: float, cover: dict | Non
             bonus = w * s / (s + k) if s > 0 else 0.0
         elif rule.startswith("cov"):
             p = float(rule.split("-")[1])
-            bonus = w * (s / smax) * smax / (smax + k) * COVER.get(i, 0.0) ** p if s > 0 and smax > 0 else 0.0
+            bonus = (
+                w * (s / smax) * smax / (smax + k) * COVER.get(i, 0.0) ** p
+                if s > 0 and smax > 0
+                else 0.0
+            )
         elif rule.startswith("gated"):
             tau = float(rule.split("-")[1])
             gate = min(1.0, max(0.0, c / tau))
@@ -74,11 +79,28 @@ def score(rule: str, cos: dict, lex: dict, w: float, k: float, cover: dict | Non
 
 POOL = 20
 COVER: dict = {}
-RULES = [("additive", 0.25, 10.0), ("additive", 0.4, 10.0), ("additive", 0.4, 5.0), ("additive", 0.6, 5.0)]
-RULES += [("relative", 0.3, 5.0), ("relative", 0.4, 5.0), ("relative", 0.5, 5.0), ("relative", 0.4, 10.0)]
+RULES = [
+    ("additive", 0.25, 10.0),
+    ("additive", 0.4, 10.0),
+    ("additive", 0.4, 5.0),
+    ("additive", 0.6, 5.0),
+]
+RULES += [
+    ("relative", 0.3, 5.0),
+    ("relative", 0.4, 5.0),
+    ("relative", 0.5, 5.0),
+    ("relative", 0.4, 10.0),
+]
 RULES += [("rrf", 0.0, 0.0)]
 RULES += [("gated-0.5", 0.4, 5.0), ("gated-0.4", 0.5, 5.0)]
-RULES += [("cov-1", 0.5, 5.0), ("cov-1", 0.6, 5.0), ("cov-2", 0.6, 5.0), ("cov-1", 0.8, 5.0), ("cov-2", 0.8, 5.0), ("cov-0.5", 0.5, 5.0)]
+RULES += [
+    ("cov-1", 0.5, 5.0),
+    ("cov-1", 0.6, 5.0),
+    ("cov-2", 0.6, 5.0),
+    ("cov-1", 0.8, 5.0),
+    ("cov-2", 0.8, 5.0),
+    ("cov-0.5", 0.5, 5.0),
+]
 
 
 def main() -> None:
@@ -94,34 +116,58 @@ def main() -> None:
             if key not in stores:
                 stores[key] = build_store(Path(tmp), s, embedder)
             qv = embed_cached(embedder, [q[1] for q in s.queries])
-            cands = [candidates(stores[key], q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)]
+            cands = [
+                candidates(stores[key], q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)
+            ]
             for rule in RULES:
                 hits = 0
                 for (_, _, gold, _), (cos, lex, cov) in zip(s.queries, cands, strict=True):
                     fused = score(rule[0], cos, lex, rule[1], rule[2], cov)
                     hits += bool(fused) and max(fused, key=fused.get) in gold  # type: ignore[arg-type]
                 table[rule][s.name] = hits / len(s.queries)
-        unrelated = [q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]]
+        unrelated = [
+            q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]
+        ]
         uv = embed_cached(embedder, unrelated)
-        ycands = [candidates(stores["yellow error-fix"], q, v, "yellow") for q, v in zip(unrelated, uv, strict=True)]
+        ycands = [
+            candidates(stores["yellow error-fix"], q, v, "yellow")
+            for q, v in zip(unrelated, uv, strict=True)
+        ]
         qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
         convs = sorted({q["conv"] for q in qs})
         sample = random.Random(3).sample(qs, 150)
         lv = embed_cached(embedder, [q["text"] for q in sample])
         lcands = [
-            candidates(stores["locomo (same conversation)"], q["text"], v, convs[(convs.index(q["conv"]) + 1) % len(convs)])
+            candidates(
+                stores["locomo (same conversation)"],
+                q["text"],
+                v,
+                convs[(convs.index(q["conv"]) + 1) % len(convs)],
+            )
             for q, v in zip(sample, lv, strict=True)
         ]
         for rule in RULES:
             if rule[0] == "rrf":
                 continue
-            table[rule]["yellow unrelated max"] = max(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) for c, lx, cv in ycands)
-            table[rule]["locomo cross max"] = max(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) for c, lx, cv in lcands)
-            table[rule]["locomo cross >=0.5"] = sum(max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) >= 0.5 for c, lx, cv in lcands)
+            table[rule]["yellow unrelated max"] = max(
+                max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0)
+                for c, lx, cv in ycands
+            )
+            table[rule]["locomo cross max"] = max(
+                max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0)
+                for c, lx, cv in lcands
+            )
+            table[rule]["locomo cross >=0.5"] = sum(
+                max(score(rule[0], c, lx, rule[1], rule[2], cv).values(), default=0) >= 0.5
+                for c, lx, cv in lcands
+            )
     cols = list(next(iter(table.values())).keys())
     print("rule w K | " + " | ".join(cols))
     for rule, row in table.items():
-        print(f"{rule[0]} {rule[1]} {rule[2]} | " + " | ".join(f"{row.get(c, float('nan')):.3f}" for c in cols))
+        print(
+            f"{rule[0]} {rule[1]} {rule[2]} | "
+            + " | ".join(f"{row.get(c, float('nan')):.3f}" for c in cols)
+        )
 
 
 if __name__ == "__main__":

@@ -31,12 +31,12 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -77,7 +77,11 @@ def load_sets(smoke: bool) -> list[EvalSet]:
         EvalSet(
             "yellow error-fix",
             [(e["id"], e["content"], "yellow") for e in entries],
-            [(f"y{i}", q["query"], set(q["gold"]), "yellow") for i, q in enumerate(yq) if q["gold"]],
+            [
+                (f"y{i}", q["query"], set(q["gold"]), "yellow")
+                for i, q in enumerate(yq)
+                if q["gold"]
+            ],
             "error_fix",
         )
     )
@@ -87,7 +91,9 @@ def load_sets(smoke: bool) -> list[EvalSet]:
         rel = qrels(EVAL / folder / "qrels.tsv")
         for suffix, qfile in (("", "queries_dev.jsonl"), (" masked", "queries_masked_dev.jsonl")):
             qs = read_jsonl(EVAL / folder / qfile)
-            queries = [(q["_id"], q["text"], rel.get(q["_id"], {q["expected_code"]}), name) for q in qs]
+            queries = [
+                (q["_id"], q["text"], rel.get(q["_id"], {q["expected_code"]}), name) for q in qs
+            ]
             sets.append(EvalSet(f"{name}{suffix}", docs, queries, "error_fix"))
     corpus = read_jsonl(EVAL / "locomo-observations" / "corpus.jsonl")
     rel = qrels(EVAL / "locomo-observations" / "qrels_test.tsv")
@@ -137,12 +143,18 @@ def build_store(tmp: Path, s: EvalSet, embedder):  # type: ignore[no-untyped-def
     store.backend.write_provenance(embedder.provenance)
     vectors = embed_cached(embedder, [d[1] for d in s.docs])
     mtype, collection = resolve_type(s.doc_type)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     records = []
     for (doc_id, text, group), vector in zip(s.docs, vectors, strict=True):
         fp = _error_fingerprint_of(text)
         memory = Memory(
-            doc_id, text, collection, mtype, group, now, content_hash(text),
+            doc_id,
+            text,
+            collection,
+            mtype,
+            group,
+            now,
+            content_hash(text),
             metadata={"error_fingerprint": fp} if fp else {},
         )
         records.append(MemoryRecord(memory, vector))
@@ -159,7 +171,12 @@ def evaluate(store, s: EvalSet, embedder) -> dict[str, dict[str, float]]:  # typ
     for mode in MODES:
         top1 = r5 = mrr = 0.0
         for (_, text, gold, group), vec in zip(s.queries, qvecs, strict=True):
-            ranked = [m.id for m, *_ in store.retrieve(text, 10, Filters(group_id=group), mode=mode, vector=vec)]
+            ranked = [
+                m.id
+                for m, *_ in store.retrieve(
+                    text, 10, Filters(group_id=group), mode=mode, vector=vec
+                )
+            ]
             top1 += ranked[:1] != [] and ranked[0] in gold
             r5 += len(gold & set(ranked[:5])) / len(gold)
             rank = next((i for i, d in enumerate(ranked, 1) if d in gold), None)
@@ -174,12 +191,20 @@ def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # t
     from kenning import protocol
     from kenning.backends.base import Filters
 
-    unrelated = [q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]]
-    related = [(q["query"], set(q["gold"])) for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if q["gold"]]
+    unrelated = [
+        q["query"] for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl") if not q["gold"]
+    ]
+    related = [
+        (q["query"], set(q["gold"]))
+        for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl")
+        if q["gold"]
+    ]
     result: dict[str, object] = {}
     for mode in ("dense", "hybrid"):
         worst = max(
-            (store_yellow.retrieve(q, 1, Filters(group_id="yellow"), mode=mode) or [(None, -1.0)])[0][1]
+            (store_yellow.retrieve(q, 1, Filters(group_id="yellow"), mode=mode) or [(None, -1.0)])[
+                0
+            ][1]
             for q in unrelated
         )
         correct = []
@@ -231,7 +256,9 @@ def dedup_quality(embedder, smoke: bool) -> dict[str, dict[str, float]]:  # type
             elif score <= 2.0:
                 pairs.append((cols[5], cols[6], False))
     mrpc: list[tuple[str, str, bool]] = []
-    for line in (EVAL / "mrpc" / "msr_paraphrase_test.txt").read_text(encoding="utf-8-sig").splitlines()[1:]:
+    for line in (
+        (EVAL / "mrpc" / "msr_paraphrase_test.txt").read_text(encoding="utf-8-sig").splitlines()[1:]
+    ):
         cols = line.split("\t")
         if len(cols) == 5:
             mrpc.append((cols[3], cols[4], cols[0] == "1"))
@@ -256,35 +283,54 @@ def dedup_quality(embedder, smoke: bool) -> dict[str, dict[str, float]]:  # type
 
 
 def table(results: dict[str, object]) -> str:
-    lines = ["| set | queries | metric | dense MiniLM | BM25 (FTS5) | kenning hybrid |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| set | queries | metric | dense MiniLM | BM25 (FTS5) | kenning hybrid |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, by_mode in results["sets"].items():  # type: ignore[union-attr]
         for metric in ("top1", "recall@5", "mrr@10"):
             values = [by_mode[m][metric] for m in MODES]
             best = max(values)
             cells = [f"**{v:.3f}**" if v == best else f"{v:.3f}" for v in values]
-            lines.append(f"| {name} | {by_mode['hybrid']['queries']} | {metric} | " + " | ".join(cells) + " |")
+            lines.append(
+                f"| {name} | {by_mode['hybrid']['queries']} | {metric} | "
+                + " | ".join(cells)
+                + " |"
+            )
     lines.append("")
     lines.append("| calibration | dense | hybrid |")
     lines.append("|---|---|---|")
     cal = results["calibration"]
     for key in ("highest_unrelated", "correct_top1_min", "correct_top1_max"):
-        lines.append(f"| yellow: {key.replace('_', ' ')} | {cal['dense'][key]:.3f} | {cal['hybrid'][key]:.3f} |")
+        lines.append(
+            f"| yellow: {key.replace('_', ' ')} | {cal['dense'][key]:.3f} | {cal['hybrid'][key]:.3f} |"
+        )
     if "locomo_cross_conversation_dense" in cal:
         d, h = cal["locomo_cross_conversation_dense"], cal["locomo_cross_conversation_hybrid"]
         lines.append(f"| LoCoMo other-conversation max score | {d['max']:.3f} | {h['max']:.3f} |")
-        lines.append(f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |")
+        lines.append(
+            f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |"
+        )
     lines.append("")
     lines.append("| dedup at 0.82 | pairs | positives | precision | recall |")
     lines.append("|---|---|---|---|---|")
     for name, d in results["dedup"].items():  # type: ignore[union-attr]
-        lines.append(f"| {name} | {d['pairs']} | {d['positives']} | {d['precision']:.3f} | {d['recall']:.3f} |")
+        lines.append(
+            f"| {name} | {d['pairs']} | {d['positives']} | {d['precision']:.3f} | {d['recall']:.3f} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--smoke", action="store_true", help="a few queries per set: checks the bench runs")
-    parser.add_argument("--write-docs", action="store_true", help="write the table into docs/benchmarks.md")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="a few queries per set: checks the bench runs"
+    )
+    parser.add_argument(
+        "--write-docs", action="store_true", help="write the table into docs/benchmarks.md"
+    )
     args = parser.parse_args()
     if not EVAL.is_dir():
         sys.exit(f"evaluation data not found at {EVAL}; set KENNING_EVAL_DIR")
@@ -300,9 +346,14 @@ def main() -> None:
             if key not in stores:
                 stores[key] = build_store(Path(tmp), s, embedder)
             results["sets"][s.name] = evaluate(stores[key], s, embedder)  # type: ignore[index]
-            print(f"{s.name}: " + ", ".join(
-                f"{m} top1={v['top1']:.3f}" for m, v in results["sets"][s.name].items()  # type: ignore[index]
-            ), file=sys.stderr)
+            print(
+                f"{s.name}: "
+                + ", ".join(
+                    f"{m} top1={v['top1']:.3f}"
+                    for m, v in results["sets"][s.name].items()  # type: ignore[index]
+                ),
+                file=sys.stderr,
+            )
         results["calibration"] = calibration(
             stores["yellow error-fix"], stores.get("locomo (same conversation)"), embedder
         )

@@ -36,7 +36,72 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
-WORDS = ["cache", "database", "index", "migration", "retry", "timeout", "worker", "queue", "lock", "deploy", "build", "test", "lint", "config", "token", "session", "user", "request", "response", "handler", "parser", "schema", "column", "table", "vector", "thread", "process", "signal", "socket", "buffer", "stream", "file", "path", "module", "package", "import", "export", "error", "fix", "warning", "panic", "trace", "log", "metric", "alert", "release", "branch", "commit", "merge", "review", "plan", "api", "endpoint", "route", "service", "client", "server", "docker", "image", "volume", "network", "port", "proxy", "auth"]
+WORDS = [
+    "cache",
+    "database",
+    "index",
+    "migration",
+    "retry",
+    "timeout",
+    "worker",
+    "queue",
+    "lock",
+    "deploy",
+    "build",
+    "test",
+    "lint",
+    "config",
+    "token",
+    "session",
+    "user",
+    "request",
+    "response",
+    "handler",
+    "parser",
+    "schema",
+    "column",
+    "table",
+    "vector",
+    "thread",
+    "process",
+    "signal",
+    "socket",
+    "buffer",
+    "stream",
+    "file",
+    "path",
+    "module",
+    "package",
+    "import",
+    "export",
+    "error",
+    "fix",
+    "warning",
+    "panic",
+    "trace",
+    "log",
+    "metric",
+    "alert",
+    "release",
+    "branch",
+    "commit",
+    "merge",
+    "review",
+    "plan",
+    "api",
+    "endpoint",
+    "route",
+    "service",
+    "client",
+    "server",
+    "docker",
+    "image",
+    "volume",
+    "network",
+    "port",
+    "proxy",
+    "auth",
+]
 TYPES = [
     "implementation",
     "error_fix",
@@ -75,7 +140,9 @@ def _vocabulary() -> tuple[list[str], list[float]]:
     that term frequencies look like real notes (a few very common words, a long tail)."""
     syllables = ["ka", "lo", "mi", "ren", "tor", "vex", "quo", "zi", "bar", "nel", "sta", "pri"]
     rng = random.Random(11)
-    made_up = {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(6000)}
+    made_up = {
+        "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(6000)
+    }
     vocab = WORDS + sorted(made_up)[:4000]
     rng.shuffle(vocab)
     weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
@@ -95,7 +162,7 @@ def note(rng: random.Random, i: int) -> str:
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(values: list[float]) -> dict[str, float]:

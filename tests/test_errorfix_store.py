@@ -65,8 +65,12 @@ def test_seed_yellow_solutions_is_idempotent(store: MemoryStore) -> None:
     assert second.seeded == 0 and second.duplicates == first.seeded + first.duplicates
     assert store.backend.count(Filters()) == count
     sample = next(store.backend.iterate(Filters())).memory
-    assert sample.content.startswith("ERROR-FIX: ") and "| SOURCE: docs/solutions/" in sample.content
-    assert sample.type == "error_fix" and sample.source and sample.source.startswith("docs/solutions/")
+    assert (
+        sample.content.startswith("ERROR-FIX: ") and "| SOURCE: docs/solutions/" in sample.content
+    )
+    assert (
+        sample.type == "error_fix" and sample.source and sample.source.startswith("docs/solutions/")
+    )
 
 
 def test_seed_reports_bad_files_per_file(store: MemoryStore, project: Path, tmp_path: Path) -> None:
@@ -82,7 +86,9 @@ def test_seed_reports_bad_files_per_file(store: MemoryStore, project: Path, tmp_
     report = seed_solutions(store, docs)
     status = {f.path: (f.status, f.reason) for f in report.files}
     assert status["runtime/widget.md"][0] == "seeded"
-    assert status["runtime/broken.md"][0] == "failed" and "YAML" in (status["runtime/broken.md"][1] or "")
+    assert status["runtime/broken.md"][0] == "failed" and "YAML" in (
+        status["runtime/broken.md"][1] or ""
+    )
     assert status["runtime/binary.md"] == ("failed", "binary file (contains NUL bytes)")
     assert "limit" in (status["runtime/huge.md"][1] or "")
     assert "symlink leaves the project" in (status["runtime/link.md"][1] or "")
@@ -102,7 +108,9 @@ def test_seed_missing_and_empty_folders(store: MemoryStore, project: Path) -> No
     assert (report.scanned, report.seeded, report.failed) == (0, 0, 0)
 
 
-def test_seed_runs_the_store_location_guard_first(store: MemoryStore, project: Path, tmp_path: Path) -> None:
+def test_seed_runs_the_store_location_guard_first(
+    store: MemoryStore, project: Path, tmp_path: Path
+) -> None:
     elsewhere = tmp_path / "foreign-store"
     elsewhere.mkdir()
     store.close()
@@ -118,9 +126,23 @@ def test_seed_runs_the_store_location_guard_first(store: MemoryStore, project: P
 
 def test_seed_cli_json_and_exit_codes(project: Path) -> None:
     write(project / "docs" / "solutions" / "runtime" / "widget.md", BUG_DOC)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "kenning", *a], cwd=project, env=env,  # noqa: E731
-                                    capture_output=True, text=True, timeout=120, check=False)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
+    }
+
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kenning", *a],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
     r = run("seed-solutions", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
@@ -135,8 +157,10 @@ def test_seed_cli_json_and_exit_codes(project: Path) -> None:
 
 
 def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -> None:
-    entry = ("ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'items') | FIX: guard the "
-             "response with optional chaining before mapping | SOURCE: docs/solutions/ui/cart.md — cart crash")
+    entry = (
+        "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'items') | FIX: guard the "
+        "response with optional chaining before mapping | SOURCE: docs/solutions/ui/cart.md — cart crash"
+    )
     stored = store.remember(entry, "context")
     assert stored.type == "error_fix"
     (memory,) = store.backend.get([stored.id or ""])
@@ -161,16 +185,23 @@ def test_unrelated_queries_score_below_the_floor(store: MemoryStore) -> None:
         "We chose PostgreSQL for the team backend because of pgvector.",
     ):
         store.remember(text, "context")
-    for query in ("chocolate cake recipe with strawberries", "how do I tune a guitar to drop D",
-                  "best hiking trails near the alps in summer"):
+    for query in (
+        "chocolate cake recipe with strawberries",
+        "how do I tune a guitar to drop D",
+        "best hiking trails near the alps in summer",
+    ):
         for hit in store.retrieve(query, 5, Filters(group_id=store.group_id)):
             assert hit[1] < protocol.RECALL_FLOOR, (query, hit)
         assert store.recall(query).hits == ()
 
 
 def test_calibrate_reports_accuracy_and_floor(store: MemoryStore) -> None:
-    a = store.remember("ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL", "context")
-    b = store.remember("ERROR-FIX: npm ERR! code ERESOLVE | FIX: align the peer dependency versions", "context")
+    a = store.remember(
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL", "context"
+    )
+    b = store.remember(
+        "ERROR-FIX: npm ERR! code ERESOLVE | FIX: align the peer dependency versions", "context"
+    )
     lines = [
         json.dumps({"query": "sqlite says the database is locked", "gold": [a.id]}),
         json.dumps({"query": "npm ERESOLVE unable to resolve dependency tree", "gold": [b.id]}),
@@ -188,13 +219,43 @@ def test_calibrate_reports_accuracy_and_floor(store: MemoryStore) -> None:
 
 def test_query_builders_cli(project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
-    run = lambda *a, stdin=None: subprocess.run([sys.executable, "-m", "kenning", *a], cwd=project, env=env,  # noqa: E731
-                                                input=stdin, capture_output=True, text=True, timeout=60, check=False)
-    r = run("query", "error", "-", stdin='Traceback (most recent call last):\n  File "a.py", line 1\nKeyError: \'user\'\n')
+
+    def run(*a: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kenning", *a],
+            cwd=project,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    r = run(
+        "query",
+        "error",
+        "-",
+        stdin="Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'user'\n",
+    )
     assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user'"
-    r = run("query", "plan", "-", stdin="# Plan\n\n## Overview\n\nMove auth to middleware.\n\n## Steps\n\n1. x\n")
+    r = run(
+        "query",
+        "plan",
+        "-",
+        stdin="# Plan\n\n## Overview\n\nMove auth to middleware.\n\n## Steps\n\n1. x\n",
+    )
     assert r.stdout.strip() == "Move auth to middleware."
-    r = run("query", "pr", "--title", "Fix login", "--file", "src/auth/login.py", "--file", "tests/test_login.py")
+    r = run(
+        "query",
+        "pr",
+        "--title",
+        "Fix login",
+        "--file",
+        "src/auth/login.py",
+        "--file",
+        "tests/test_login.py",
+    )
     assert r.returncode == 0 and "Fix login" in r.stdout and "login.py" in r.stdout
     r = run("recall", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
     assert r.returncode == 1 and "diff" in r.stderr

@@ -107,7 +107,9 @@ def test_guard_accepts_symlink_inside_root(tmp_path: Path) -> None:
     assert check_store_location(resolve_project(root)) == (root / "data" / "mem" / "memory.db")
 
 
-def test_home_folder_repository_is_not_a_global_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_home_folder_repository_is_not_a_global_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = make_repo(tmp_path / "home")  # a dotfiles repository at ~
     monkeypatch.setenv("HOME", str(home))
     (home / "scratch").mkdir()

@@ -30,7 +30,10 @@ def _numbers_after(text: str, pattern: str) -> list[float]:
         (r"combined content to (\d+) characters", protocol.RECALL_CHAR_BUDGET),
         (r"cuts the (\d+)-character budget", protocol.RECALL_CHAR_BUDGET),
         (r"threshold` \(default (0\.\d+) on the semantic score", protocol.SEARCH_DEFAULT_THRESHOLD),
-        (r"similarity threshold for search \(default (0\.\d+)\)", protocol.SEARCH_DEFAULT_THRESHOLD),
+        (
+            r"similarity threshold for search \(default (0\.\d+)\)",
+            protocol.SEARCH_DEFAULT_THRESHOLD,
+        ),
         (r"`--limit` \(default (\d+)\)", protocol.SEARCH_DEFAULT_LIMIT),
         (r"dedup threshold \((0\.\d+)\)", protocol.DEDUP_THRESHOLD),
     ],
@@ -54,7 +57,10 @@ def test_sentinel_line_is_rebuilt_from_constants() -> None:
 
 def test_cli_help_states_the_constants() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "kenning", "recall", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "kenning", "recall", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     flat = " ".join(out.split())
     assert f"ask for top {protocol.RECALL_TOP_K}" in flat

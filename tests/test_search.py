@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,16 +15,28 @@ from kenning.config import load_settings
 from kenning.errors import InvalidTypeError, UserInputError
 from kenning.render import render_human
 
-NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 @pytest.fixture
 def seeded(store: MemoryStore) -> MemoryStore:
     notes = [
-        ("Implement JWT authentication as a FastAPI dependency that validates the bearer token.", "implementation", 3),
+        (
+            "Implement JWT authentication as a FastAPI dependency that validates the bearer token.",
+            "implementation",
+            3,
+        ),
         ("Authentication middleware caches the JWKS keys for ten minutes.", "implementation", 40),
-        ("Rule: every API handler must check authentication before touching the database.", "rule", 5),
-        ("We decided to use JWT authentication instead of server sessions to scale horizontally.", "decision", 10),
+        (
+            "Rule: every API handler must check authentication before touching the database.",
+            "rule",
+            5,
+        ),
+        (
+            "We decided to use JWT authentication instead of server sessions to scale horizontally.",
+            "decision",
+            10,
+        ),
     ]
     for text, mtype, age in notes:
         assert store.remember(text, mtype, stored_at=NOW - timedelta(days=age)).status == "stored"
@@ -32,10 +44,14 @@ def seeded(store: MemoryStore) -> MemoryStore:
 
 
 def test_intent_routes_primary_collection(seeded: MemoryStore) -> None:
-    r = seeded.search("why did we pick JWT authentication", threshold=0.3, now=NOW, use_cascading=False)
+    r = seeded.search(
+        "why did we pick JWT authentication", threshold=0.3, now=NOW, use_cascading=False
+    )
     assert r.plan.intent == "why" and r.plan.primary == ("discussions",)
     assert {x.memory.collection for x in r.results} == {"discussions"}
-    r = seeded.search("how do I implement authentication", threshold=0.3, now=NOW, use_cascading=False)
+    r = seeded.search(
+        "how do I implement authentication", threshold=0.3, now=NOW, use_cascading=False
+    )
     assert r.plan.intent == "how" and r.plan.primary == ("code-patterns",)
     assert {x.memory.collection for x in r.results} == {"code-patterns"}
     r = seeded.search("authentication", intent="what", threshold=0.3, now=NOW, use_cascading=False)
@@ -50,7 +66,9 @@ def test_cascading_expands_only_when_needed(seeded: MemoryStore) -> None:
     data = r.to_dict()
     assert data["cascading"] == {"enabled": True, "expanded": True, "reason": r.expansion_reason}
     # an explicit collection never cascades
-    r = seeded.search("why did we pick JWT authentication", collection="discussions", threshold=0.3, now=NOW)
+    r = seeded.search(
+        "why did we pick JWT authentication", collection="discussions", threshold=0.3, now=NOW
+    )
     assert not r.expanded and r.to_dict()["cascading"]["enabled"] is False
 
 
@@ -76,11 +94,23 @@ def test_cascade_reason_for_weak_best_score(seeded: MemoryStore) -> None:
 
 
 def test_decay_reorders_and_subscores_are_exact(store: MemoryStore) -> None:
-    a = store.remember("Pin dependencies with exact versions in requirements files.", "rule", stored_at=NOW - timedelta(days=300))
-    b = store.remember("Lock every dependency version in the lockfile; no ranges.", "rule", stored_at=NOW)
-    plain = {x.memory.id: x for x in store.search("pin dependency versions", collection="conventions",
-                                                  threshold=0.3, decay=False, now=NOW).results}
-    decayed = store.search("pin dependency versions", collection="conventions", threshold=0.3, now=NOW).results
+    a = store.remember(
+        "Pin dependencies with exact versions in requirements files.",
+        "rule",
+        stored_at=NOW - timedelta(days=300),
+    )
+    b = store.remember(
+        "Lock every dependency version in the lockfile; no ranges.", "rule", stored_at=NOW
+    )
+    plain = {
+        x.memory.id: x
+        for x in store.search(
+            "pin dependency versions", collection="conventions", threshold=0.3, decay=False, now=NOW
+        ).results
+    }
+    decayed = store.search(
+        "pin dependency versions", collection="conventions", threshold=0.3, now=NOW
+    ).results
     assert decayed[0].memory.id == b.id
     for r in decayed:
         assert r.temporal is not None
@@ -95,7 +125,9 @@ def test_half_life_override_from_config(store: MemoryStore, project: Path) -> No
     (project / ".kenning" / "config.toml").write_text('[decay]\nhalf_life = "rule:1"\n')
     s2 = open_store(cwd=project, embedder=store.embedder)
     s2.remember("Every migration must be reversible.", "rule", stored_at=NOW - timedelta(days=2))
-    (r,) = s2.search("reversible migrations", collection="conventions", threshold=0.3, now=NOW).results
+    (r,) = s2.search(
+        "reversible migrations", collection="conventions", threshold=0.3, now=NOW
+    ).results
     assert r.temporal == pytest.approx(0.25)
     (project / ".kenning" / "config.toml").write_text('[decay]\nhalf_life = "rule:-3"\n')
     with pytest.raises(UserInputError, match="rule"):
@@ -130,7 +162,11 @@ def test_threshold_filters_results(seeded: MemoryStore) -> None:
     [
         ({"collection": "nope"}, InvalidTypeError, "valid collections are"),
         ({"memory_type": "bogus"}, InvalidTypeError, "valid types are"),
-        ({"collection": "conventions", "memory_type": "error_fix"}, InvalidTypeError, "do not belong"),
+        (
+            {"collection": "conventions", "memory_type": "error_fix"},
+            InvalidTypeError,
+            "do not belong",
+        ),
         ({"intent": "when"}, UserInputError, "how, what, why"),
         ({"limit": 0}, UserInputError, "1 to 100"),
         ({"limit": 101}, UserInputError, "1 to 100"),
@@ -158,7 +194,9 @@ def test_type_list_filter(seeded: MemoryStore) -> None:
 
 
 def test_python_api_search_memories(seeded: MemoryStore, project: Path) -> None:
-    results = search_memories("JWT authentication", memory_type=["decision"], threshold=0.2, now=NOW, cwd=project)
+    results = search_memories(
+        "JWT authentication", memory_type=["decision"], threshold=0.2, now=NOW, cwd=project
+    )
     assert [r.memory.type for r in results] == ["decision"]
     r = results[0]
     assert {"score", "semantic", "temporal", "memory"} <= set(dir(r))
@@ -169,9 +207,21 @@ def test_human_output_format(seeded: MemoryStore) -> None:
     lines = render_human(r.results, True).splitlines()
     assert lines[0].startswith("1. [") and lines[0][4:8].replace(".", "").isdigit()
     assert lines[1].strip().startswith("Collection: discussions | Type: decision | 2026-05-22")
-    assert lines[2].strip().startswith("Decay: ") and "(temporal: " in lines[2] and ", semantic: " in lines[2]
-    off = render_human(seeded.search("JWT authentication decision", memory_type="decision",
-                                     threshold=0.2, now=NOW, decay=False).results, False)
+    assert (
+        lines[2].strip().startswith("Decay: ")
+        and "(temporal: " in lines[2]
+        and ", semantic: " in lines[2]
+    )
+    off = render_human(
+        seeded.search(
+            "JWT authentication decision",
+            memory_type="decision",
+            threshold=0.2,
+            now=NOW,
+            decay=False,
+        ).results,
+        False,
+    )
     assert "Decay: n/a (temporal: n/a, semantic: " in off
 
 
@@ -179,6 +229,24 @@ def test_json_has_every_field(seeded: MemoryStore) -> None:
     data = json.loads(json.dumps(seeded.search("JWT", threshold=0.1, now=NOW).to_dict()))
     first = data["results"][0]
     assert set(first) >= {"score", "semantic", "temporal", "lexical", "match", "memory"}
-    assert set(first["memory"]) >= {"id", "content", "collection", "type", "group_id", "stored_at",
-                                    "content_hash", "source", "tags", "metadata"}
-    assert set(data) >= {"query", "intent", "cascading", "threshold", "decay", "results", "group_id"}
+    assert set(first["memory"]) >= {
+        "id",
+        "content",
+        "collection",
+        "type",
+        "group_id",
+        "stored_at",
+        "content_hash",
+        "source",
+        "tags",
+        "metadata",
+    }
+    assert set(data) >= {
+        "query",
+        "intent",
+        "cascading",
+        "threshold",
+        "decay",
+        "results",
+        "group_id",
+    }

@@ -56,7 +56,9 @@ class CalibrationReport:
         return {
             "labelled_queries": len(labelled),
             "unrelated_queries": len(unrelated),
-            "top1_accuracy": (sum(bool(o.correct) for o in labelled) / len(labelled)) if labelled else None,
+            "top1_accuracy": (sum(bool(o.correct) for o in labelled) / len(labelled))
+            if labelled
+            else None,
             "correct_score_min": low,
             "correct_score_max": max(correct) if correct else None,
             "highest_unrelated_score": high_noise,
@@ -68,8 +70,13 @@ class CalibrationReport:
         return {
             **self.summary(),
             "queries": [
-                {"query": o.query, "gold": list(o.gold), "top_id": o.top_id, "top_score": o.top_score,
-                 "correct": o.correct}
+                {
+                    "query": o.query,
+                    "gold": list(o.gold),
+                    "top_id": o.top_id,
+                    "top_score": o.top_score,
+                    "correct": o.correct,
+                }
                 for o in self.outcomes
             ],
         }
@@ -83,20 +90,32 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise UserInputError(f"line {number} is not JSON ({exc.msg}); expected {{\"query\", \"gold\"}}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("query"), str) or not data["query"].strip():
+            raise UserInputError(
+                f'line {number} is not JSON ({exc.msg}); expected {{"query", "gold"}}'
+            ) from None
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("query"), str)
+            or not data["query"].strip()
+        ):
             raise UserInputError(f'line {number} needs a non-empty "query" string')
         gold = data.get("gold", [])
         if not isinstance(gold, list) or not all(isinstance(g, str) for g in gold):
-            raise UserInputError(f'line {number}: "gold" must be a list of memory ids (empty = unrelated)')
+            raise UserInputError(
+                f'line {number}: "gold" must be a list of memory ids (empty = unrelated)'
+            )
         queries.append((data["query"], tuple(gold)))
     if not queries:
-        raise UserInputError("no queries found; each line is {\"query\": \"...\", \"gold\": [\"<id>\", ...]}")
+        raise UserInputError(
+            'no queries found; each line is {"query": "...", "gold": ["<id>", ...]}'
+        )
     return queries
 
 
-def calibrate(store: MemoryStore, queries: list[tuple[str, tuple[str, ...]]], group_id: str | None = None) -> CalibrationReport:
-    filters = Filters(group_id=store._resolve_group(group_id))  # noqa: SLF001 - same package
+def calibrate(
+    store: MemoryStore, queries: list[tuple[str, tuple[str, ...]]], group_id: str | None = None
+) -> CalibrationReport:
+    filters = Filters(group_id=store._resolve_group(group_id))
     outcomes = []
     for query, gold in queries:
         hits = store.retrieve(query, 1, filters)

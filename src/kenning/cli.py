@@ -57,7 +57,7 @@ def _store_options(func: F) -> F:
         "store_path",
         type=click.Path(path_type=Path),
         default=None,
-        help="Store file or folder (default: <git top level>/.kenning/memory.db; env KENNING_STORE).",
+        help="Store file or folder (default: <git top>/.kenning/memory.db; env KENNING_STORE).",
     )(func)
     return func
 
@@ -104,7 +104,8 @@ def _open(
 EPILOG_MAIN = """
 \b
 Examples:
-  kenning remember --type error_fix "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+  kenning remember --type error_fix \
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL"
   kenning recall "database is locked when two agents write"
   kenning search "how do we handle sqlite locking" --limit 5
   kenning stats --json
@@ -470,7 +471,9 @@ Examples:
 """,
 )
 @click.argument("queries", type=click.File("r", encoding="utf-8"))
-@click.option("--group-id", default=None, help="Project (default: this one; 'all' for every project).")
+@click.option(
+    "--group-id", default=None, help="Project (default: this one; 'all' for every project)."
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
@@ -578,7 +581,8 @@ def stats(as_json: bool, store_path: Path | None) -> None:
     click.echo(f"store:      {data['intel_path']}")
     click.echo(f"project:    {data['group_id']} ({data['project_root']})")
     click.echo(
-        f"memories:   {data['memories']} in this project, {data['memories_all_projects']} in the store"
+        f"memories:   {data['memories']} in this project, "
+        f"{data['memories_all_projects']} in the store"
     )
     for name, n in data["by_collection"].items():
         click.echo(f"  {name}: {n}")
@@ -808,6 +812,45 @@ def hook(event: str) -> None:
     from .hooks.claude_code import main as run_hook
 
     run_hook(event)
+
+
+# -- doctor --------------------------------------------------------------------------------
+
+
+@main.command(
+    epilog="""
+\b
+Checks: location (the store lies inside the project), store (SQLite can read the file),
+schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
+the current model's), index (a full-text row and a vector of the right size per memory,
+FTS5 integrity-check). The store is opened read-only and never changed.
+
+\b
+Examples:
+  kenning doctor
+  kenning doctor --json
+  kenning doctor --store /path/to/memory.db
+
+Exit codes: 0 every check passed (or there is no store yet), 1 a check failed.
+"""
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@_store_options
+@handle_errors
+def doctor(as_json: bool, store_path: Path | None) -> None:
+    """Check the store's health and say how to fix what is wrong."""
+    from .doctor import run_doctor
+
+    report = run_doctor(store_path)
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        for check in report.checks:
+            click.echo(f"{check.status:<7} {check.name}: {check.message}")
+            if check.fix and check.status != "ok":
+                click.echo(f"        fix: {check.fix}")
+    if not report.healthy:
+        sys.exit(EXIT_USER)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -213,7 +213,10 @@ def expansion_reason(
     """Why cascading must expand, or None: fewer than 3 results passed the threshold, or
     the best semantic score (passing or not) is below 0.5."""
     if len(primary_results) < CASCADE_MIN_RESULTS:
-        return f"only {len(primary_results)} result(s) passed the threshold (fewer than {CASCADE_MIN_RESULTS})"
+        return (
+            f"only {len(primary_results)} result(s) passed the threshold "
+            f"(fewer than {CASCADE_MIN_RESULTS})"
+        )
     if best_semantic is None or best_semantic < CASCADE_MIN_BEST:
         best = "none" if best_semantic is None else f"{best_semantic:.2f}"
         return f"best semantic score {best} is below {CASCADE_MIN_BEST}"
@@ -225,13 +228,13 @@ __all__ = [
     "FINGERPRINT_SCORE",
     "LEXICAL_SATURATION",
     "LEXICAL_WEIGHT",
-    "fused_score",
-    "lexical_bonus",
     "SEARCH_DEFAULT_LIMIT",
     "SearchPlan",
     "SearchResponse",
     "check_limit",
     "expansion_reason",
+    "fused_score",
+    "lexical_bonus",
     "parse_types",
     "plan_search",
     "rank",

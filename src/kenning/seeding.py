@@ -58,7 +58,13 @@ class SeedReport:
             "skipped": self.skipped,
             "failed": self.failed,
             "files": [
-                {"path": f.path, "status": f.status, "reason": f.reason, "entries": f.entries, "ids": list(f.ids)}
+                {
+                    "path": f.path,
+                    "status": f.status,
+                    "reason": f.reason,
+                    "entries": f.entries,
+                    "ids": list(f.ids),
+                }
                 for f in self.files
             ],
         }
@@ -70,13 +76,17 @@ def _read_doc(path: Path, project_root: Path) -> tuple[str | None, str | None]:
         resolved = path.resolve(strict=True)
     except OSError as exc:
         return None, f"cannot resolve the path: {exc.strerror or exc}"
-    if path.is_symlink() or any(p.is_symlink() for p in path.parents if p != p.parent):
-        if not resolved.is_relative_to(project_root):
-            return None, f"symlink leaves the project (points to {resolved})"
+    linked = path.is_symlink() or any(p.is_symlink() for p in path.parents if p != p.parent)
+    if linked and not resolved.is_relative_to(project_root):
+        return None, f"symlink leaves the project (points to {resolved})"
     try:
         size = resolved.stat().st_size
         if size > MAX_DOC_BYTES:
-            return None, f"file is {size} bytes, over the {MAX_DOC_BYTES // 1024} KiB limit for a solution doc"
+            return (
+                None,
+                f"file is {size} bytes, over the {MAX_DOC_BYTES // 1024} KiB limit "
+                "for a solution doc",
+            )
         data = resolved.read_bytes()
     except OSError as exc:
         return None, f"cannot read the file: {exc.strerror or exc}"
@@ -111,7 +121,9 @@ def seed_solutions(
     resolved_dir = directory.resolve()
     if source_prefix is None:
         source_prefix = (
-            resolved_dir.relative_to(root).as_posix() if resolved_dir.is_relative_to(root) else directory.name
+            resolved_dir.relative_to(root).as_posix()
+            if resolved_dir.is_relative_to(root)
+            else directory.name
         )
     docs = discover_solution_docs(directory)
     if total:
@@ -127,7 +139,9 @@ def seed_solutions(
         outcome = parse_solution_doc(path, text, directory, source_prefix=source_prefix)
         if outcome.skipped:
             failed = (outcome.skipped_reason or "").startswith("malformed")
-            reports[path] = FileReport(rel, "failed" if failed else "skipped", outcome.skipped_reason)
+            reports[path] = FileReport(
+                rel, "failed" if failed else "skipped", outcome.skipped_reason
+            )
             continue
         for entry in outcome.entries:
             pending.append((path, entry))
@@ -147,7 +161,9 @@ def seed_solutions(
         seeded += len(stored)
         duplicates += len(dups)
         if bad:
-            reports[path] = FileReport(rel, "failed", "; ".join(r.reason or r.status for r in bad), len(outcomes))
+            reports[path] = FileReport(
+                rel, "failed", "; ".join(r.reason or r.status for r in bad), len(outcomes)
+            )
         else:
             reports[path] = FileReport(
                 rel,
@@ -156,9 +172,8 @@ def seed_solutions(
                 len(outcomes),
                 tuple(r.id for r in outcomes if r.id),
             )
-    for path in docs:
-        if progress:
-            progress(1)
+    if progress:
+        progress(len(docs))
     files = tuple(reports[p] for p in docs)
     return SeedReport(
         directory=str(directory),

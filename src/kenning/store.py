@@ -109,7 +109,8 @@ def _check_text(content: object) -> str:
         content.encode("utf-8")
     except UnicodeEncodeError:
         raise ContentError(
-            "content is not valid UTF-8 (it contains undecodable bytes); re-encode the text as UTF-8"
+            "content is not valid UTF-8 (it contains undecodable bytes); "
+            "re-encode the text as UTF-8"
         ) from None
     return content
 
@@ -410,11 +411,17 @@ class MemoryStore:
             return [(h.memory, h.score, h.score, "lexical") for h in hits]
         if vector is None:
             vector = self._query_vector(query)
-        dense = {h.memory.id: (h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)}
+        dense = {
+            h.memory.id: (h.memory, h.score)
+            for h in self.backend.vector_search(vector, pool, filters)
+        }
         if mode == "dense":
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
             return [(m, score, None, "dense") for m, score in ranked]
-        lexical = {h.memory.id: (h.memory, h.score) for h in self.backend.lexical_search(query, pool, filters)}
+        lexical = {
+            h.memory.id: (h.memory, h.score)
+            for h in self.backend.lexical_search(query, pool, filters)
+        }
         missing = [i for i in lexical if i not in dense]
         cosines = {i: score for i, (_, score) in dense.items()}
         if missing:
@@ -431,7 +438,9 @@ class MemoryStore:
             scored[memory_id] = (memory, fused, bm25, "hybrid" if bm25 is not None else "dense")
         if looks_like_error(query):
             fingerprint = error_fingerprint(extract_error_signature(query))
-            for memory in self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []:
+            for memory in (
+                self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
+            ):
                 previous = scored.get(memory.id)
                 semantic = max(FINGERPRINT_SCORE, previous[1] if previous else 0.0)
                 bm25 = previous[2] if previous else None
@@ -514,7 +523,9 @@ class MemoryStore:
         vector = self._query_vector(query)
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
-            candidates = self.retrieve(query, k, Filters(gid, collections, plan.types), vector=vector)
+            candidates = self.retrieve(
+                query, k, Filters(gid, collections, plan.types), vector=vector
+            )
             best = max((c[1] for c in candidates), default=None)
             ranked = rank(
                 candidates,

@@ -14,7 +14,6 @@ that a note is new. ``synchronous=FULL`` makes an acknowledged write durable.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -214,7 +213,7 @@ class SQLiteBackend:
                 isolation_level=None,
                 check_same_thread=False,
             )
-            self._conn.execute("PRAGMA busy_timeout = %d" % int(BUSY_TIMEOUT_S * 1000))
+            self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self._migrate()
             self._conn.execute("PRAGMA synchronous = FULL")
         except sqlite3.DatabaseError as exc:
@@ -336,7 +335,9 @@ class SQLiteBackend:
         if expected is None:
             provenance = self.read_provenance()
             row = self._conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
-            expected = provenance.dimension if provenance else (row[0] // 4 if row else dimensions[0])
+            expected = (
+                provenance.dimension if provenance else (row[0] // 4 if row else dimensions[0])
+            )
         bad = sorted({d for d in dimensions if d != expected})
         if bad:
             raise KenningError(
@@ -394,7 +395,8 @@ class SQLiteBackend:
             return Provenance.from_dict(json.loads(row[0]))
         except (ValueError, KeyError, TypeError) as exc:
             raise StoreCorrupted(
-                f"{self.path} has an unreadable provenance stamp ({exc}); {_recovery_hint(self.path)}"
+                f"{self.path} has an unreadable provenance stamp ({exc}); "
+                f"{_recovery_hint(self.path)}"
             ) from None
 
     def get(self, ids: Sequence[str]) -> list[Memory]:

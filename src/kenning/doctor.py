@@ -1,0 +1,394 @@
+"""``kenning doctor``: check a store without changing it, and say how to fix what is wrong.
+
+Checks, in order (a check whose precondition failed is ``skipped``):
+
+* ``location`` — the project resolves, and the store path (through symlinks) lies inside
+  the project root (:func:`kenning.project.check_store_location`).
+* ``store`` — the file exists and SQLite can read it (opened read-only: doctor never
+  migrates, repairs or rewrites the file; a damaged file is left exactly as it was).
+* ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
+  columns of the embedded store are all there.
+* ``integrity`` — ``PRAGMA integrity_check``.
+* ``provenance`` — the store is stamped (when it holds memories), the stamp is readable, no
+  ``kenning reembed`` is half done, and the stamp matches the current embedder's provenance
+  when that can be told without loading the model (MiniLM from its package, or the hashing
+  test embedder).
+* ``index`` — every memory has a full-text row and a vector of the stamped dimension, and
+  FTS5's own ``integrity-check`` (index against content) passes. The FTS check needs a write
+  transaction, which is rolled back; it runs only on a store that passed every check above.
+
+A missing store is healthy ("no store yet"): exit code 0, like every read command.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import KenningError
+from .model import Provenance
+
+__all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
+
+OK, FAILED, SKIPPED = "ok", "failed", "skipped"
+#: How long doctor waits for another process's write lock (FTS check only).
+BUSY_TIMEOUT_S = 5.0
+REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms")
+REQUIRED_COLUMNS = (
+    "id",
+    "content",
+    "collection",
+    "type",
+    "group_id",
+    "stored_at",
+    "content_hash",
+    "source",
+    "tags",
+    "metadata",
+    "embedding",
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | failed | skipped
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    store: str | None
+    checks: tuple[Check, ...]
+
+    @property
+    def healthy(self) -> bool:
+        return all(c.status != FAILED for c in self.checks)
+
+    def check(self, name: str) -> Check:
+        return next(c for c in self.checks if c.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "healthy": self.healthy,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+
+def _recovery(path: Path) -> str:
+    return (
+        f"move {path} (and any {path.name}-wal / -shm beside it) aside, then restore from a "
+        "backup with `kenning import <backup.jsonl>`; if you have no backup, try "
+        f"`sqlite3 {path} .recover | sqlite3 recovered.db` on the moved file"
+    )
+
+
+def _rebuild(path: Path) -> str:
+    return (
+        f"rebuild the store from its rows: `kenning export --group-id all -o backup.jsonl`, move "
+        f"{path} aside, then `kenning import backup.jsonl`"
+    )
+
+
+def expected_provenance() -> Provenance | None:
+    """The current embedder's provenance when it is cheap to know (no model load), else None."""
+    name = os.environ.get("KENNING_EMBEDDER", "minilm")
+    if name == "hashing":
+        from .embedders.hashing import HashingEmbedder
+
+        return HashingEmbedder().provenance
+    if name != "minilm" or os.environ.get("KENNING_MODEL_DIR"):
+        return None  # another model folder: its id needs the weights' hash
+    try:
+        from .embedders.minilm import MINILM_MODEL_ID, locate_model
+
+        files = locate_model()  # reads config.json; never the weights
+        return Provenance(
+            embedder="minilm",
+            model_id=MINILM_MODEL_ID,
+            dimension=int(files.config["hidden_size"]),
+            normalised=True,
+            prefix_policy="none",
+        )
+    except (KenningError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Check]:
+    from .errors import StoreLocationError, UserInputError
+    from .project import STORE_FILENAME, check_store_location, resolve_project
+
+    try:
+        project = resolve_project(cwd, None, store_path)
+    except UserInputError as exc:
+        path = None
+        if store_path is not None:
+            path = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
+        return path, Check(
+            "location",
+            FAILED,
+            str(exc),
+            "run kenning inside the project's git checkout, or set KENNING_PROJECT and "
+            "KENNING_STORE",
+        )
+    try:
+        resolved = check_store_location(project)
+    except StoreLocationError as exc:
+        return project.store_path, Check(
+            "location",
+            FAILED,
+            str(exc),
+            f"remove the symlink, or point KENNING_STORE at a file inside {project.root}",
+        )
+    return project.store_path, Check(
+        "location",
+        OK,
+        f"{resolved} lies inside the project root {project.root} (project {project.group_id})",
+    )
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
+    )
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
+    return conn
+
+
+def _schema(conn: sqlite3.Connection, path: Path) -> Check:
+    from .backends.sqlite import SCHEMA_VERSION
+
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        return Check(
+            "schema",
+            FAILED,
+            f"schema version {version} is newer than this kenning understands ({SCHEMA_VERSION})",
+            "upgrade kenning (the store was written by a newer version); nothing is wrong with "
+            "the file",
+        )
+    if version == 0:
+        return Check(
+            "schema",
+            FAILED,
+            "the file is a SQLite database but not a kenning store (schema version 0)",
+            _recovery(path),
+        )
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    # memories_terms arrived with migration 3; an older store gets it on its next write
+    required = REQUIRED_TABLES if version >= 3 else REQUIRED_TABLES[:3]
+    missing = [t for t in required if t not in tables]
+    if missing:
+        return Check(
+            "schema",
+            FAILED,
+            f"table(s) missing: {', '.join(missing)}",
+            _rebuild(path) if "memories" in tables else _recovery(path),
+        )
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
+    gone = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if gone:
+        return Check(
+            "schema", FAILED, f"column(s) missing from memories: {', '.join(gone)}", _recovery(path)
+        )
+    if version < SCHEMA_VERSION:
+        return Check(
+            "schema",
+            OK,
+            f"schema version {version}; the next write migrates it to {SCHEMA_VERSION}",
+        )
+    return Check("schema", OK, f"schema version {version}, every table present")
+
+
+def _integrity(conn: sqlite3.Connection, path: Path) -> Check:
+    rows = [
+        " ".join(str(r[0]).split())
+        for r in conn.execute("PRAGMA integrity_check(20)").fetchall()
+    ]
+    if rows == ["ok"]:
+        return Check("integrity", OK, "PRAGMA integrity_check: ok")
+    shown = "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3 else "")
+    return Check("integrity", FAILED, f"PRAGMA integrity_check: {shown}", _recovery(path))
+
+
+def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check, int | None]:
+    import json
+
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("reembed_state") is not None:
+        return Check(
+            "provenance",
+            FAILED,
+            "a `kenning reembed` was interrupted: the store is half re-embedded",
+            "run `kenning reembed` to finish it",
+        ), None
+    raw = meta.get("provenance")
+    if raw is None:
+        if rows:
+            return Check(
+                "provenance",
+                FAILED,
+                f"{rows} memories but no provenance stamp: nothing says which model made the "
+                "vectors",
+                "run `kenning reembed` to re-embed with the current model and stamp the store",
+            ), None
+        return Check("provenance", OK, "not stamped yet (the store is empty)"), None
+    try:
+        stored = Provenance.from_dict(json.loads(raw))
+    except (ValueError, KeyError, TypeError) as exc:
+        return Check(
+            "provenance",
+            FAILED,
+            f"the provenance stamp is unreadable ({exc})",
+            "run `kenning reembed` to re-embed with the current model and restamp the store",
+        ), None
+    expected = expected_provenance()
+    if expected is None:
+        return Check(
+            "provenance",
+            OK,
+            f"stamped {stored.describe()} (the current embedder's provenance needs the model; "
+            "not compared)",
+        ), stored.dimension
+    if stored != expected:
+        return Check(
+            "provenance",
+            FAILED,
+            f"the store was embedded with {stored.describe()}, but this kenning uses "
+            f"{expected.describe()}",
+            "run `kenning reembed` to re-embed the store with the current model",
+        ), stored.dimension
+    return Check(
+        "provenance", OK, f"stamped {stored.describe()}, matching the current embedder"
+    ), stored.dimension
+
+
+def _index(conn: sqlite3.Connection, path: Path, rows: int, dimension: int | None) -> Check:
+    problems: list[str] = []
+    fixes: list[str] = []
+    fts_rows = int(conn.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0])
+    if fts_rows != rows:
+        problems.append(f"{rows} memories but {fts_rows} full-text rows")
+    lengths = dict(
+        conn.execute("SELECT length(embedding), count(*) FROM memories GROUP BY 1").fetchall()
+    )
+    if dimension is None and lengths:
+        dimension = int(max(lengths, key=lambda n: lengths[n] or 0) or 0) // 4
+    want = (dimension or 0) * 4
+    wrong = sum(n for length, n in lengths.items() if length != want)
+    if wrong:
+        problems.append(f"{wrong} vector(s) are not {dimension}-dimensional float32")
+        fixes.append("run `kenning reembed` to recompute every vector")
+    if problems:
+        if fts_rows != rows:
+            fixes.append(_rebuild(path))
+        return Check("index", FAILED, "; ".join(problems), "; or ".join(fixes))
+    return Check(
+        "index",
+        OK,
+        f"{rows} memories, {fts_rows} full-text rows, every vector {dimension}-dimensional",
+    )
+
+
+def _fts_integrity(path: Path) -> Check | None:
+    """FTS5's 'integrity-check' (index against the content table) in a rolled-back write
+    transaction; None when it passes."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+        except sqlite3.DatabaseError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            return Check(
+                "index", FAILED, f"the full-text index does not match the memories ({exc})",
+                _rebuild(path),
+            )
+        finally:
+            conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        return Check(
+            "index",
+            SKIPPED,
+            f"FTS integrity-check not run: {exc}",
+            "run `kenning doctor` again when no other kenning process is writing",
+        )
+    finally:
+        conn.close()
+    return None
+
+
+def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> DoctorReport:
+    """Check the store of the project containing ``cwd`` (or ``store_path``)."""
+    checks: list[Check] = []
+    path, location = _locate(store_path, cwd)
+    checks.append(location)
+    names = ("store", "schema", "integrity", "provenance", "index")
+
+    def skip(after: str, why: str) -> DoctorReport:
+        for name in names[names.index(after) + 1 :] if after in names else names:
+            checks.append(Check(name, SKIPPED, why))
+        return DoctorReport(str(path) if path else None, tuple(checks))
+
+    if path is None:
+        return skip("", "no store to check")
+    if not path.exists():
+        checks.append(Check("store", OK, f"no store yet at {path}; `kenning remember` creates it"))
+        return skip("store", "no store yet")
+    if path.is_dir():
+        checks.append(
+            Check("store", FAILED, f"{path} is a folder, not a store file", f"move {path} aside")
+        )
+        return skip("store", "the store could not be opened")
+    try:
+        conn = _open_readonly(path)
+    except sqlite3.DatabaseError as exc:
+        checks.append(
+            Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path))
+        )
+        return skip("store", "the store could not be opened")
+    try:
+        size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+        checks.append(Check("store", OK, f"{path} opens ({size} bytes with its WAL)"))
+        try:
+            schema = _schema(conn, path)
+        except sqlite3.DatabaseError as exc:
+            schema = Check("schema", FAILED, f"cannot read the schema: {exc}", _recovery(path))
+        checks.append(schema)
+        if schema.status == FAILED:
+            return skip("schema", "the schema is not usable")
+        try:
+            integrity = _integrity(conn, path)
+        except sqlite3.DatabaseError as exc:
+            integrity = Check(
+                "integrity", FAILED, f"PRAGMA integrity_check failed: {exc}", _recovery(path)
+            )
+        checks.append(integrity)
+        rows, dimension = 0, None
+        try:
+            rows = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            provenance, dimension = _provenance(conn, path, rows)
+        except sqlite3.DatabaseError as exc:
+            provenance = Check(
+                "provenance", FAILED, f"cannot read the store: {exc}", _recovery(path)
+            )
+        checks.append(provenance)
+        try:
+            index = _index(conn, path, rows, dimension)
+        except sqlite3.DatabaseError as exc:
+            index = Check("index", FAILED, f"cannot read the index: {exc}", _recovery(path))
+        if index.status == OK and integrity.status == OK:
+            index = _fts_integrity(path) or index
+        checks.append(index)
+    finally:
+        conn.close()
+    return DoctorReport(str(path), tuple(checks))
