@@ -26,17 +26,17 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
-    from kenning.backends.sqlite import fts_terms
+    from kenning.lexical import coverage, terms
 
     f = Filters(group_id=group)
     dh = store.backend.vector_search(vec, POOL, f)
     lh = store.backend.lexical_search(text, POOL, f)
     dense = {h.memory.id: h.score for h in dh}
     lex = {h.memory.id: h.score for h in lh}
-    q = set(fts_terms(text))
+    q = set(terms(text))
     COVER.clear()
     for h in dh + lh:
-        COVER[h.memory.id] = len(q & set(fts_terms(h.memory.content))) / max(1, len(q))
+        COVER[h.memory.id] = coverage(q, h.memory.content)
     missing = [i for i in lex if i not in dense]
     cos = dict(dense)
     for i, v in store.backend.get_vectors(missing).items():
@@ -79,28 +79,8 @@ def score(
 
 POOL = 20
 COVER: dict = {}
-RULES = [
-    ("additive", 0.25, 10.0),
-    ("additive", 0.4, 10.0),
-    ("additive", 0.4, 5.0),
-    ("additive", 0.6, 5.0),
-]
-RULES += [
-    ("relative", 0.3, 5.0),
-    ("relative", 0.4, 5.0),
-    ("relative", 0.5, 5.0),
-    ("relative", 0.4, 10.0),
-]
-RULES += [("rrf", 0.0, 0.0)]
-RULES += [("gated-0.5", 0.4, 5.0), ("gated-0.4", 0.5, 5.0)]
-RULES += [
-    ("cov-1", 0.5, 5.0),
-    ("cov-1", 0.6, 5.0),
-    ("cov-2", 0.6, 5.0),
-    ("cov-1", 0.8, 5.0),
-    ("cov-2", 0.8, 5.0),
-    ("cov-0.5", 0.5, 5.0),
-]
+RULES = [("additive", 0.25, 10.0), ("relative", 0.4, 5.0), ("gated-0.5", 0.4, 5.0), ("rrf", 0.0, 0.0)]
+RULES += [("cov-2", 0.6, 5.0), ("cov-2", 0.8, 5.0), ("cov-2", 1.0, 5.0), ("cov-1.5", 0.6, 5.0), ("cov-1.5", 0.8, 5.0), ("cov-1", 0.6, 5.0), ("cov-2", 0.8, 3.0)]
 
 
 def main() -> None:

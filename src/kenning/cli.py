@@ -404,7 +404,13 @@ def search(
             click.echo(block)
     else:
         if not response.results:
-            click.echo(f"no memory passed the threshold {response.threshold:.2f}", err=True)
+            hint = ""
+            if response.best_semantic is not None:
+                hint = (
+                    f" (best semantic score {response.best_semantic:.2f}; lower the bar with "
+                    "--threshold or KENNING_SIMILARITY_THRESHOLD)"
+                )
+            click.echo(f"no memory passed the threshold {response.threshold:.2f}{hint}", err=True)
             return
         click.echo(render_human(response.results, decay))
 

@@ -176,6 +176,9 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             "the file",
         )
     if version == 0:
+        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            # created but never initialised (e.g. a process died while opening it)
+            return Check("schema", OK, "empty store file; the next write creates the schema")
         return Check(
             "schema",
             FAILED,
@@ -305,7 +308,9 @@ def _fts_integrity(path: Path) -> Check | None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+            conn.execute(
+                "INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)"
+            )
         except sqlite3.DatabaseError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise
@@ -366,6 +371,8 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
         checks.append(schema)
         if schema.status == FAILED:
             return skip("schema", "the schema is not usable")
+        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            return skip("schema", "the store file is empty")
         try:
             integrity = _integrity(conn, path)
         except sqlite3.DatabaseError as exc:

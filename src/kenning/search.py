@@ -53,6 +53,8 @@ class SearchResponse:
     threshold: float
     decay: bool
     group_id: str | None
+    #: The best semantic score seen, passing the threshold or not (None: nothing matched).
+    best_semantic: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ class SearchResponse:
                 "reason": self.expansion_reason,
             },
             "threshold": self.threshold,
+            "best_semantic": self.best_semantic,
             "decay": self.decay,
             "count": len(self.results),
             "results": [r.to_dict() for r in self.results],

@@ -115,6 +115,15 @@ def _check_text(content: object) -> str:
     return content
 
 
+def _check_query(query: str) -> None:
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserInputError(
+            "the query is not valid UTF-8 (it contains undecodable bytes); re-encode it as UTF-8"
+        ) from None
+
+
 class MemoryStore:
     """A project's memory. Open it with :func:`open_store`."""
 
@@ -204,9 +213,12 @@ class MemoryStore:
                 "limit; store a summary and point to the full text with --source"
             )
         memory_type, collection = resolve_type(item.type, text)
-        metadata = dict(item.metadata or {})
         try:
-            json.dumps(metadata)
+            metadata = dict(item.metadata or {})
+            # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
+            json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except RecursionError:
+            raise UserInputError("metadata is nested too deeply; flatten it") from None
         except (TypeError, ValueError) as exc:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
         if str(item.type).strip().lower() != memory_type:
@@ -215,6 +227,11 @@ class MemoryStore:
         if fingerprint:
             metadata["error_fingerprint"] = fingerprint
         tags = tuple(dict.fromkeys(str(t).strip() for t in item.tags if str(t).strip()))
+        for label, value in (("source", item.source or ""), *(("tag", t) for t in tags)):
+            try:
+                str(value).encode("utf-8")
+            except UnicodeEncodeError:
+                raise UserInputError(f"{label} {value!r} is not valid UTF-8 text") from None
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
         return _Prepared(
             Memory(
@@ -381,6 +398,7 @@ class MemoryStore:
     # -- read path --------------------------------------------------------------------------
 
     def _query_vector(self, query: str) -> np.ndarray:
+        _check_query(query)
         self._check_provenance(stamp=False)
         return self._embed([query])[0]
 
@@ -403,6 +421,7 @@ class MemoryStore:
         from .errorfix import error_fingerprint, extract_error_signature, looks_like_error
         from .lexical import coverage, terms
 
+        _check_query(query)
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
         pool = max(k * 2, RETRIEVAL_POOL)
@@ -540,11 +559,13 @@ class MemoryStore:
         reason = expansion_reason(results, best) if plan.cascade else None
         expanded = False
         if reason is not None and plan.secondary:
-            more, _ = run(plan.secondary)
+            more, best_more = run(plan.secondary)
             expanded = True
             results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
+            if best_more is not None and (best is None or best_more > best):
+                best = best_more
         return SearchResponse(
-            query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid
+            query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid, best
         )
 
     # -- whole-store jobs -------------------------------------------------------------------
@@ -628,11 +649,22 @@ class MemoryStore:
                 raise UserInputError(
                     f"line {number} is not JSON ({exc.msg}); nothing was imported"
                 ) from None
+            except RecursionError:
+                raise UserInputError(
+                    f"line {number} is nested too deeply to be a kenning memory; nothing was "
+                    "imported"
+                ) from None
             if not isinstance(data, dict):
                 raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
             if "kenning_export" in data:
                 if data.get("provenance"):
-                    header_provenance = Provenance.from_dict(data["provenance"])
+                    try:
+                        header_provenance = Provenance.from_dict(data["provenance"])
+                    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                        raise UserInputError(
+                            f"line {number}: the export header's provenance is unreadable "
+                            f"({exc!r}); nothing was imported"
+                        ) from None
                 continue
             try:
                 memory = Memory.from_dict({**data, "content_hash": data.get("content_hash", "")})
@@ -655,9 +687,22 @@ class MemoryStore:
             groups.append(memory.group_id)
             vector = None
             if data.get("embedding"):
-                vector = np.frombuffer(base64.b64decode(data["embedding"]), dtype=np.float32)
+                try:
+                    vector = np.frombuffer(
+                        base64.b64decode(data["embedding"], validate=True), dtype=np.float32
+                    )
+                except (ValueError, TypeError) as exc:
+                    raise UserInputError(
+                        f"line {number} has an unreadable embedding ({exc}); nothing was imported"
+                    ) from None
             vectors.append(vector)
         reuse = header_provenance is not None and header_provenance == self.embedder.provenance
+        dimension = self.embedder.provenance.dimension
+        if reuse and any(v is not None and v.shape != (dimension,) for v in vectors):
+            raise UserInputError(
+                f"an embedding does not have the {dimension} dimensions the export's header "
+                "says; nothing was imported (remove the embeddings to re-embed)"
+            )
         existing = {m.id for m in self.backend.get([i.id for i in items if i.id])}
         counts = {"read": len(items), "imported": 0, "duplicates": 0, "rejected": 0}
         by_group: dict[str, list[int]] = {}

@@ -13,12 +13,15 @@ that a note is new. ``synchronous=FULL`` makes an acknowledged write durable.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -216,12 +219,12 @@ class SQLiteBackend:
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self._migrate()
             self._conn.execute("PRAGMA synchronous = FULL")
+        except sqlite3.OperationalError as exc:  # locked, unopenable: not a damaged file
+            raise KenningError(f"cannot open the store {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupted(
                 f"{self.path} is not a readable kenning store ({exc}); {_recovery_hint(self.path)}"
             ) from None
-        except sqlite3.OperationalError as exc:
-            raise KenningError(f"cannot open the store {self.path}: {exc}") from None
         self._dimension = dimension
         self._cache: _VectorCache | None = None
 
@@ -264,6 +267,13 @@ class SQLiteBackend:
             raise StoreCorrupted(
                 f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
                 f"{_recovery_hint(self.path)}"
+            )
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(memories)")}
+        gone = {c.strip() for c in _COLUMNS.split(",")} | {"embedding"}
+        if gone - columns:
+            raise StoreCorrupted(
+                f"{self.path} is missing column(s) {', '.join(sorted(gone - columns))} of table "
+                f"memories; {_recovery_hint(self.path)}"
             )
 
     # -- transactions -----------------------------------------------------------------------
@@ -548,7 +558,7 @@ class SQLiteBackend:
                 (cache.max_rowid,),
             ).fetchall()
             if len(cache.ids) + len(new_rows) == total:
-                cache.append(new_rows)
+                self._append(cache, new_rows)
             else:
                 cache = None
         if cache is None:
@@ -557,7 +567,8 @@ class SQLiteBackend:
             if first is not None:
                 dimension = int(first[0]) // 4
             cache = _VectorCache(dimension or 0)
-            cache.append(
+            self._append(
+                cache,
                 conn.execute(
                     "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
                     "ORDER BY rowid"
@@ -566,6 +577,17 @@ class SQLiteBackend:
         cache.version = version
         self._cache = cache
         return cache
+
+    def _append(
+        self, cache: _VectorCache, rows: list[tuple[int, str, str, str, str, bytes]]
+    ) -> None:
+        bad = sum(1 for r in rows if len(r[5]) != cache.dimension * 4)
+        if bad:
+            raise StoreCorrupted(
+                f"{self.path} has {bad} vector(s) that are not {cache.dimension}-dimensional "
+                "float32; run `kenning reembed` to recompute them (`kenning doctor` for details)"
+            )
+        cache.append(rows)
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
@@ -603,3 +625,65 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+#: SQLITE_CORRUPT and SQLITE_NOTADB (the low byte of their extended codes).
+_DAMAGED_CODES = (11, 26)
+
+
+def _damaged(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> StoreCorrupted | None:
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _DAMAGED_CODES:
+        return None
+    return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")
+
+
+def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Report a damaged file (a corrupt page met mid-query) as :class:`StoreCorrupted` with the
+    recovery hint, instead of letting ``sqlite3.DatabaseError`` escape as a traceback."""
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def generator(self: SQLiteBackend, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            try:
+                yield from method(self, *args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                damaged = _damaged(self, exc)
+                if damaged is None:
+                    raise
+                raise damaged from None
+
+        return generator
+
+    @functools.wraps(method)
+    def wrapper(self: SQLiteBackend, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            damaged = _damaged(self, exc)
+            if damaged is None:
+                raise
+            raise damaged from None
+
+    return wrapper
+
+
+for _name in (
+    "upsert",
+    "delete",
+    "update_vectors",
+    "get_meta",
+    "set_meta",
+    "write_provenance",
+    "read_provenance",
+    "get",
+    "find_by_hash",
+    "find_by_fingerprint",
+    "get_vectors",
+    "count",
+    "count_by",
+    "iterate",
+    "lexical_search",
+    "vector_search",
+    "integrity_check",
+):
+    setattr(SQLiteBackend, _name, _guard(getattr(SQLiteBackend, _name)))

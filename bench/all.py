@@ -1,0 +1,333 @@
+"""Every benchmark in one run: JSON under ``bench/results/``, plots and ``docs/benchmarks.md``.
+
+Steps, each in its own process (one failing step is recorded with its reason and the others
+still run; no number is ever filled in for a step that did not run):
+
+* ``quality`` — ``bench/quality.py``: dense MiniLM vs BM25 vs kenning's hybrid;
+* ``recall``  — ``bench/recall.py`` at 10k memories: ingest, warm recall, cold CLI, disk;
+* ``mcp``     — ``bench/mcp.py`` at 10k: the hook process and the warm MCP server;
+* ``scale``   — ``bench/scale.py``: SQLite vs PostgreSQL + pgvector, 10k / 100k (1M: --full);
+* ``scaling`` — here: kenning's embedded store at 1k / 10k / 100k (1M: --full): warm recall
+  latency, resident memory, cold ``kenning recall`` (wall, peak RSS), ingest, disk;
+* ``peer``    — ``bench/peer_ruvector.py``: kenning vs ruvector 0.2.34 and latest over MCP.
+
+    python -m bench all [--smoke] [--full] [--no-docs] [--results DIR] [--only a,b] [--skip a,b]
+    python -m bench docs [--results DIR]      # plots + docs/benchmarks.md from the JSON
+    python -m bench scaling [--smoke] [--full] [--sizes 1000,10000]
+
+``--smoke`` runs tiny sizes (seconds per step; what the CI test runs) and never touches the
+docs. Default mode fits ~15 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+DOCS = ROOT / "docs"
+STEPS = ("quality", "recall", "mcp", "scale", "scaling", "peer")
+SCALING_SIZES = (1_000, 10_000, 100_000)
+STEP_TIMEOUT_S = 1800
+
+
+def json_name(step: str, smoke: bool) -> str:
+    return f"{step}-smoke.json" if smoke else f"{step}.json"
+
+
+def step_command(step: str, smoke: bool, full: bool, results: Path, cache: Path) -> list[str]:
+    base = [sys.executable, "-m", "bench"]
+    flag = ["--smoke"] if smoke else []
+    if step == "quality":
+        return [*base, "run-module", "quality", str(results), *flag]
+    if step == "recall":
+        return [*base, "run-module", "recall", str(results), *flag]
+    if step == "mcp":
+        return [*base, "run-module", "mcp", str(results), *flag]
+    if step == "scale":
+        return [*base, "run-module", "scale", str(results), *flag, *(["--full"] if full else [])]
+    if step == "scaling":
+        return [*base, "scaling", "--results", str(results), *flag, *(["--full"] if full else [])]
+    if step == "peer":
+        return [*base, "peer", "--results", str(results), "--cache", str(cache), *flag]
+    raise ValueError(step)
+
+
+def run_step(step: str, argv: list[str], log: Path) -> tuple[int | None, float, str]:
+    """Run one step, echoing its output and saving it to ``log``."""
+    started = time.perf_counter()
+    tail: list[str] = []
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with log.open("w", encoding="utf-8") as fh:
+        proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                fh.write(line)
+                print(f"[{step}] {line}", end="", flush=True)
+                tail = [*tail[-11:], line.rstrip()]
+                if time.perf_counter() - started > STEP_TIMEOUT_S:
+                    proc.kill()
+                    tail.append(f"killed after {STEP_TIMEOUT_S} s")
+                    break
+        finally:
+            proc.wait()
+    return proc.returncode, time.perf_counter() - started, "\n".join(tail)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench all",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes; no docs")
+    parser.add_argument("--full", action="store_true", help="also 1M memories (long)")
+    parser.add_argument("--no-docs", action="store_true", help="JSON only: no plots, no docs")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--cache", type=Path, default=RESULTS / "cache")
+    parser.add_argument("--only", help=f"comma-separated steps out of {','.join(STEPS)}")
+    parser.add_argument("--skip", default="", help="comma-separated steps to leave out")
+    args = parser.parse_args(argv)
+    chosen = [s for s in (args.only.split(",") if args.only else STEPS) if s]
+    unknown = set(chosen) - set(STEPS)
+    if unknown:
+        parser.error(f"unknown steps: {', '.join(sorted(unknown))}")
+    skipped = {s for s in args.skip.split(",") if s}
+
+    results = args.results.resolve()
+    logs = results / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, Any] = {
+        "mode": "smoke" if args.smoke else ("full" if args.full else "default"),
+        "machine": machine_info(),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "steps": {},
+    }
+    started = time.perf_counter()
+    for step in STEPS:
+        if step not in chosen or step in skipped:
+            continue
+        record: dict[str, Any] = {"json": json_name(step, args.smoke)}
+        out = results / record["json"]
+        if step == "scale" and not (ROOT / "bench" / "scale.py").is_file():
+            record.update(status="skipped", reason="bench/scale.py does not exist")
+            summary["steps"][step] = record
+            print(f"[{step}] skipped: {record['reason']}", flush=True)
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            out.unlink()  # a stale file must not pass for this run's result
+        argv_ = step_command(step, args.smoke, args.full, results, args.cache)
+        print(f"[{step}] {' '.join(argv_[1:])}", flush=True)
+        code, seconds, tail = run_step(step, argv_, logs / f"{step}.log")
+        record.update(seconds=round(seconds, 1), returncode=code)
+        if code == 0 and out.is_file():
+            record["status"] = "ok"
+        else:
+            record.update(status="failed", reason=tail[-1500:])
+            print(f"[{step}] FAILED (exit {code}); see {logs / (step + '.log')}", flush=True)
+        summary["steps"][step] = record
+        if step == "peer" and out.is_file():
+            peer = json.loads(out.read_text())
+            summary["peer_skipped"] = {
+                name: r["reason"] for name, r in peer["systems"].items() if r.get("skipped")
+            }
+    summary["seconds"] = round(time.perf_counter() - started, 1)
+    (results / json_name("all", args.smoke)).write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"\nall steps: {summary['seconds']:.0f} s; JSON under {results}")
+    for step, record in summary["steps"].items():
+        print(f"  {step:8} {record['status']:8} {record.get('seconds', '')}")
+    if not args.smoke and not args.no_docs:
+        write_docs(results, DOCS)
+
+
+def docs_main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench docs")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--docs", type=Path, default=DOCS)
+    args = parser.parse_args(argv)
+    write_docs(args.results, args.docs)
+
+
+def write_docs(results: Path, docs: Path) -> None:
+    from bench.plots import render_docs
+
+    path = render_docs(results, docs)
+    print(f"wrote {path} and plots under {docs / 'img'}")
+
+
+# --------------------------------------------------------------------------------------
+# The machine
+# --------------------------------------------------------------------------------------
+
+
+def machine_info() -> dict[str, Any]:
+    from bench.recall import machine
+    from kenning import __version__
+
+    info: dict[str, Any] = dict(machine())
+    info["kenning"] = __version__
+    info["platform"] = platform.platform()
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        info["node"] = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+    with contextlib.suppress(OSError, ValueError):
+        info["load_average_at_start"] = os.getloadavg()
+    return info
+
+
+# --------------------------------------------------------------------------------------
+# Scaling curve of the embedded store
+# --------------------------------------------------------------------------------------
+
+
+def _vm(field: str) -> float:
+    """``VmRSS`` / ``VmHWM`` of this process in MB (0 where /proc is missing)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[str, Any]:
+    """One store of ``size`` memories: warm recall, memory, cold CLI, ingest, disk."""
+    from bench.mcp import fill, in_process, kenning_command
+    from bench.peer_ruvector import _timed_process
+    from bench.recall import TYPES, WORDS, git_project, note, summary
+    from kenning import open_store
+    from kenning.embedders import load_embedder
+    from kenning.store import NewMemory
+
+    rng = random.Random(size)
+    qs = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(queries)]
+    out: dict[str, Any] = {"memories": size}
+    with tempfile.TemporaryDirectory(prefix="kenning-scaling-") as tmp:
+        root = git_project(Path(tmp))
+        load_embedder("minilm").embed(["warm up"])
+        t = time.perf_counter()
+        stored = fill(root, size, sample)
+        out["fill_s"] = time.perf_counter() - t
+        out["store"] = stored
+        base_rss = _vm("VmRSS")
+        warm = in_process(root, qs)  # opens the store, 5 warm-up recalls excluded
+        out["warm_recall_ms"] = warm
+        out["rss_mb"] = {
+            "model_loaded": base_rss,
+            "after_recalls": _vm("VmRSS"),
+            "store_delta": _vm("VmRSS") - base_rss,
+        }
+
+        # Ingest into a store of this size: embed + dedup + store, batches of 32.
+        texts = [note(random.Random(size + 1), 10_000_000 + i) for i in range(64)]
+        with open_store(cwd=root, create=False) as store:
+            t = time.perf_counter()
+            res = store.remember_many(
+                [NewMemory(x, TYPES[i % len(TYPES)]) for i, x in enumerate(texts)], batch_size=32
+            )
+            out["ingest"] = {
+                "texts_per_s": len(texts) / (time.perf_counter() - t),
+                "texts": len(texts),
+                "stored": sum(r.status == "stored" for r in res),
+            }
+            store.backend._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        folder = root / ".kenning"
+        size_bytes = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        out["disk_bytes_per_memory"] = size_bytes / (size + out["ingest"]["stored"])
+
+        argv = [*kenning_command(), "recall", "--json", "database is locked when two agents write"]
+        walls, peaks = [], []
+        for i in range(cold_runs + 1):  # the first run warms the OS file cache, excluded
+            wall, peak, _, _ = _timed_process(argv, root, dict(os.environ))
+            if i:
+                walls.append(wall)
+                peaks.append(peak)
+        out["cold_cli_recall_s"] = summary(walls)
+        out["cold_cli_peak_rss_mb"] = summary(peaks)
+    return out
+
+
+def scaling_main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench scaling")
+    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--full", action="store_true", help="also 1M memories")
+    parser.add_argument("--sizes", help="comma-separated store sizes")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--sample", type=int, default=128, help="notes embedded for real")
+    parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--point", type=int, help=argparse.SUPPRESS)  # one size, in-process
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.point:
+        point = scaling_point(args.point, args.sample, args.queries, args.cold_runs)
+        point["peak_rss_mb_process"] = _vm("VmHWM")
+        args.out.write_text(json.dumps(point, indent=2))
+        return
+
+    from bench.recall import machine
+
+    if args.smoke:
+        sizes, args.queries, args.sample, args.cold_runs = [300, 1000], 10, 16, 1
+    else:
+        sizes = [*SCALING_SIZES, *([1_000_000] if args.full else [])]
+    if args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    out: dict[str, Any] = {
+        "machine": machine(),
+        "queries": args.queries,
+        "sample_embedded": args.sample,
+        "cold_runs": args.cold_runs,
+        "sizes": {},
+    }
+    started = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:  # each size in a fresh process: its memory is its own
+            path = Path(tmp) / f"{size}.json"
+            cmd = [sys.executable, "-m", "bench", "scaling", "--point", str(size)]
+            cmd += ["--out", str(path), "--queries", str(args.queries)]
+            cmd += ["--sample", str(args.sample), "--cold-runs", str(args.cold_runs)]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if proc.returncode != 0 or not path.is_file():
+                out["sizes"][str(size)] = {"failed": proc.stderr.strip()[-800:]}
+                print(f"{size}: FAILED\n{proc.stderr[-800:]}", file=sys.stderr)
+                continue
+            point = json.loads(path.read_text())
+            out["sizes"][str(size)] = point
+            w = point["warm_recall_ms"]
+            print(
+                f"{size:>9} memories: warm recall p50 {w['p50']:.2f} ms "
+                f"({w['min']:.2f}–{w['max']:.2f}), store RSS +{point['rss_mb']['store_delta']:.0f}"
+                f" MB, cold CLI {point['cold_cli_recall_s']['p50']:.3f} s / "
+                f"{point['cold_cli_peak_rss_mb']['p50']:.0f} MB, ingest "
+                f"{point['ingest']['texts_per_s']:.1f}/s, "
+                f"{point['disk_bytes_per_memory']:.0f} B/memory",
+                flush=True,
+            )
+    out["seconds"] = time.time() - started
+    args.results.mkdir(parents=True, exist_ok=True)
+    path = args.results / json_name("scaling", args.smoke)
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"JSON: {path} ({out['seconds']:.0f} s)")

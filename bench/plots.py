@@ -1,0 +1,684 @@
+"""Plots (matplotlib, Agg, PNG) and ``docs/benchmarks.md`` from the JSON of one run.
+
+Only numbers found in the JSON files are written; a missing or failed step is said to be
+missing, with its reason when one was recorded. The ``<!-- quality:begin -->`` …
+``<!-- quality:end -->`` block is ``bench/quality.py``'s table (refreshed from this run's
+``quality.json``; kept as it was when that file is missing).
+
+    python -m bench docs [--results DIR] [--docs DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+QUALITY_BEGIN, QUALITY_END = "<!-- quality:begin -->", "<!-- quality:end -->"
+KENNING_COLOUR, PEER_COLOURS = "#1f77b4", ("#d62728", "#ff7f0e", "#9467bd")
+
+
+def _load(results: Path, name: str) -> dict[str, Any] | None:
+    try:
+        return json.loads((results / name).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _span(s: dict[str, Any] | None, fmt: str = ".1f", scale: float = 1.0) -> str:
+    if not s:
+        return "—"
+    return (
+        f"{s['p50'] * scale:{fmt}} ({s['min'] * scale:{fmt}}–{s['max'] * scale:{fmt}}, n={s['n']})"
+    )
+
+
+def _ratio(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"figure.dpi": 110, "font.size": 9})
+    return plt
+
+
+# --------------------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------------------
+
+
+def plot_peer(peer: dict[str, Any], path: Path) -> bool:
+    systems = [(n, r) for n, r in peer["systems"].items() if not r.get("skipped")]
+    if len(systems) < 2:
+        return False
+    plt = _pyplot()
+    sets = list(peer["sets"])
+    colours = [KENNING_COLOUR, *PEER_COLOURS]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    width = 0.8 / len(systems)
+    ax = axes[0]
+    for i, (name, r) in enumerate(systems):
+        values = [r["sets"].get(s, {}).get("hit@1", 0) or 0 for s in sets]
+        xs = [j + i * width for j in range(len(sets))]
+        ax.bar(xs, values, width, label=name, color=colours[i])
+    ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(sets))])
+    ax.set_xticklabels([s.replace(" subset", "") for s in sets])
+    ax.set_ylim(0, 1)
+    ax.set_title("hit@1 of hooks_recall (higher is better)")
+    ax.legend(fontsize=7)
+    for ax, key, title, unit in (
+        (axes[1], "recall_ms", "warm recall, MCP round trip", "ms"),
+        (axes[2], "cold", "cold CLI recall process", "s"),
+    ):
+        names, p50, lo, hi = [], [], [], []
+        for name, r in systems:
+            s = (
+                (r.get("cold_cli") or {}).get("wall_s")
+                if key == "cold"
+                else r["sets"].get(sets[0], {}).get("recall_ms")
+            )
+            if not s:
+                continue
+            names.append(name)
+            p50.append(s["p50"])
+            lo.append(s["p50"] - s["min"])
+            hi.append(s["max"] - s["p50"])
+        ax.bar(names, p50, yerr=[lo, hi], color=colours[: len(names)], capsize=4)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{unit}, median (min–max); log scale")
+        ax.set_title(f"{title} (lower is better)")
+        ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(f"kenning vs ruvector, one run ({peer['machine']['cores']} cores)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def plot_quality(quality: dict[str, Any], path: Path) -> bool:
+    from bench.quality import MODES
+
+    plt = _pyplot()
+    sets = list(quality["sets"])
+    labels = {"dense": "dense MiniLM", "lexical": "BM25 (FTS5)", "hybrid": "kenning hybrid"}
+    fig, ax = plt.subplots(figsize=(10, 3.4))
+    width = 0.27
+    for i, mode in enumerate(MODES):
+        values = [quality["sets"][s][mode]["top1"] for s in sets]
+        ax.bar([j + i * width for j in range(len(sets))], values, width, label=labels[mode])
+    ax.set_xticks([j + width for j in range(len(sets))])
+    ax.set_xticklabels(sets, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("top-1 accuracy")
+    ax.set_title("Retrieval quality: top-1 per set and mode (higher is better)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def plot_scaling(scaling: dict[str, Any] | None, scale: dict[str, Any] | None, path: Path) -> bool:
+    points = [
+        (int(n), p) for n, p in ((scaling or {}).get("sizes") or {}).items() if "failed" not in p
+    ]
+    points.sort()
+    if not points:
+        return False
+    plt = _pyplot()
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    ns = [n for n, _ in points]
+    p50 = [p["warm_recall_ms"]["p50"] for _, p in points]
+    ax.plot(ns, p50, "o-", color=KENNING_COLOUR, label="kenning recall (embed+search+protocol)")
+    ax.fill_between(
+        ns,
+        [p["warm_recall_ms"]["min"] for _, p in points],
+        [p["warm_recall_ms"]["max"] for _, p in points],
+        color=KENNING_COLOUR,
+        alpha=0.15,
+    )
+    for backend, colour in (("sqlite", "#2ca02c"), ("postgres", "#8c564b")):
+        xs, ys = [], []
+        for n, entry in sorted(((int(k), v) for k, v in ((scale or {}).get("sizes") or {}).items())):
+            m = (entry.get(backend) or {}).get("search", {}).get("none")
+            if m:
+                xs.append(n)
+                ys.append(m["p50_ms"])
+        if xs:
+            ax.plot(xs, ys, "s--", color=colour, label=f"{backend} vector_search only (scale.py)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("memories in the store")
+    ax.set_ylabel("ms, median (band: min–max)")
+    ax.set_title("Warm recall latency vs store size (lower is better)")
+    ax.legend(fontsize=7)
+    ax2.plot(
+        ns,
+        [p["cold_cli_peak_rss_mb"]["p50"] for _, p in points],
+        "o-",
+        color="#9467bd",
+        label="peak RSS of one `kenning recall` process",
+    )
+    ax2.plot(
+        ns,
+        [p["rss_mb"]["store_delta"] for _, p in points],
+        "o--",
+        color="#17becf",
+        label="warm process: RSS added by the open store",
+    )
+    ax2.set_xscale("log")
+    ax2.set_xlabel("memories in the store")
+    ax2.set_ylabel("MB")
+    ax2.set_title("Memory use vs store size")
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# The document
+# --------------------------------------------------------------------------------------
+
+
+def render_docs(results: Path, docs: Path) -> Path:
+    img = docs / "img"
+    img.mkdir(parents=True, exist_ok=True)
+    summary = _load(results, "all.json") or {}
+    data = {
+        name: _load(results, f"{name}.json")
+        for name in ("quality", "recall", "mcp", "scale", "scaling", "peer")
+    }
+    plots = {
+        "peer": data["peer"] is not None and plot_peer(data["peer"], img / "peer.png"),
+        "quality": data["quality"] is not None and plot_quality(data["quality"], img / "quality.png"),
+        "scaling": plot_scaling(data["scaling"], data["scale"], img / "scaling.png"),
+    }
+    path = docs / "benchmarks.md"
+    old = path.read_text() if path.exists() else ""
+    quality_block = _quality_block(data["quality"], old)
+    parts = [
+        _header(summary, data),
+        _peer_section(data["peer"], plots["peer"]),
+        "## Retrieval quality: dense only vs BM25 only vs hybrid\n\n"
+        "`bench/quality.py`, real data from `shared/eval` (sets described in its docstring); "
+        "all three modes run on the same stores and query vectors in one run. Best value per "
+        "row in bold.\n\n"
+        + ("![top-1 per set and mode](img/quality.png)\n\n" if plots["quality"] else "")
+        + QUALITY_BEGIN
+        + "\n"
+        + quality_block
+        + "\n"
+        + QUALITY_END
+        + "\n",
+        _scaling_section(data["scaling"], plots["scaling"]),
+        _scale_section(data["scale"], summary),
+        _recall_section(data["recall"]),
+        _mcp_section(data["mcp"]),
+        _targets_section(data),
+        _missing_section(summary, data),
+    ]
+    path.write_text("\n".join(p.rstrip() + "\n" for p in parts if p))
+    return path
+
+
+def _quality_block(quality: dict[str, Any] | None, old: str) -> str:
+    if quality is not None:
+        from bench.quality import table
+
+        return table(quality)
+    if QUALITY_BEGIN in old and QUALITY_END in old:
+        return old.split(QUALITY_BEGIN, 1)[1].split(QUALITY_END, 1)[0].strip("\n")
+    return "_quality.json is missing: run `python -m bench quality`._"
+
+
+def _header(summary: dict[str, Any], data: dict[str, Any]) -> str:
+    m = summary.get("machine") or next(
+        (d["machine"] for d in data.values() if d and "machine" in d), {}
+    )
+    peer = data.get("peer") or {}
+    rv = ", ".join((peer.get("versions") or {}).get("ruvector") or []) or "not run"
+    pg = ((data.get("scale") or {}).get("postgres_settings") or {}).get("server", "not run")
+    steps = summary.get("steps") or {}
+    timing = ", ".join(f"{k} {v.get('seconds', '?')} s" for k, v in steps.items())
+    load = m.get("load_average_at_start")
+    return f"""# Benchmarks
+
+Generated by `python -m bench all` ({summary.get("mode", "?")} mode, started
+{summary.get("started", "?")}); every number below is read from the JSON files that run wrote
+under `bench/results/`. Reproduce with `pip install -e '.[bench]'` then `python -m bench all`
+(`--full` adds 1M memories; `--smoke` is the seconds-long check CI runs).
+
+- **Machine**: {m.get("cores", "?")} cores, {m.get("cpu", "?")}; {m.get("platform", "")}
+  (shared and noisy{f"; load average {load[0]:.1f} at start" if load else ""}).
+- **Versions**: kenning {m.get("kenning", "?")}, Python {m.get("python", "?")},
+  onnxruntime {m.get("onnxruntime", "?")}, numpy {m.get("numpy", "?")},
+  SQLite {m.get("sqlite", "?")}, node {m.get("node", "?")}, ruvector {rv},
+  PostgreSQL: {pg}.
+- **How to read**: a latency is the median of N timed runs with (min–max, n=N); warm-up
+  calls are run first and excluded (each section says which). Because the machine is shared,
+  compare the ratios, which pair figures measured in the same run. A step or peer that
+  could not run is listed at the end with the reason; no number stands in for it.
+- **Run time**: {summary.get("seconds", "?")} s in all ({timing}).
+"""
+
+
+def _peer_row(label: str, k: str, others: list[tuple[str, str, str]]) -> str:
+    return f"| {label} | {k} | " + " | ".join(f"{v} | {r}" for _, v, r in others) + " |"
+
+
+def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
+    if peer is None:
+        return "## kenning vs ruvector\n\nNot run: `peer.json` is missing.\n"
+    systems = peer["systems"]
+    k = systems.get("kenning", {})
+    rvs = [(n, r) for n, r in systems.items() if n != "kenning" and not r.get("skipped")]
+    skipped = [(n, r["reason"]) for n, r in systems.items() if r.get("skipped")]
+    model = peer.get("ruvector_model") or {}
+    lines = [
+        "## kenning vs ruvector",
+        "",
+        "`bench/peer_ruvector.py`: both servers driven over MCP stdio by the official `mcp` SDK "
+        "client, with the calls an agent makes (`hooks_remember`, `hooks_recall`, "
+        "`hooks_stats`), on the same entries and queries, in one run, one fresh project per set "
+        "and system, set by set. ruvector is installed with npm into "
+        "`bench/results/cache/npm-ruvector-<version>` and started as `npx ruvector mcp start` "
+        "does (`node <package>/bin/cli.js mcp start`).",
+        "",
+    ]
+    if model:
+        lines += [
+            "**ruvector's embedder.** ruvector downloads the all-MiniLM-L6-v2 ONNX export at "
+            "run time and, when that fails (offline), silently falls back to hash embeddings. "
+            "The bench gives it the model instead: kenning's own fp32 graph "
+            "(`kenning.embedders.minilm.build_onnx_model`) re-ended as a standard export "
+            f"(inputs {', '.join(model.get('inputs', []))}; output "
+            f"{', '.join(model.get('outputs', []))}; weights inline, "
+            f"{model.get('model_bytes', 0) / 1e6:.0f} MB), with the model's `tokenizer.json`, in "
+            "`$RUVECTOR_CACHE_DIR/.ruvector/models/all-MiniLM-L6-v2/` where its loader looks. "
+            "Run the way ruvector runs it (padded to 256, masked mean, L2) it matches kenning's "
+            f"embedder to cosine {model.get('verify_min_cosine_vs_kenning', 0):.6f}.",
+            "",
+        ]
+    embedders = []
+    for name, r in rvs:
+        kinds = {s.get("stats", {}).get("embedderKind") for s in r["sets"].values() if "stats" in s}
+        vec = next(
+            (s.get("vectors_vs_kenning") for s in r["sets"].values() if s.get("vectors_vs_kenning")),
+            None,
+        )
+        fb = sum(s.get("engine_fallback_results", 0) for s in r["sets"].values())
+        text = f"{name}: `hooks_stats` says embedderKind = {', '.join(map(str, kinds))}"
+        if vec and vec.get("compared"):
+            sets_vec = [
+                (sn, s["vectors_vs_kenning"])
+                for sn, s in r["sets"].items()
+                if s.get("vectors_vs_kenning")
+            ]
+            text += "; its stored vectors vs kenning's for the same texts: " + "; ".join(
+                f"{sn}: median cosine {v['median_cosine']:.3f} (min {v['min_cosine']:.3f}; "
+                f"{v['texts_within_128_tokens']}/{v['compared']} texts within 128 tokens, min "
+                + (
+                    f"{v['min_cosine_within_128_tokens']:.4f})"
+                    if v.get("min_cosine_within_128_tokens") is not None
+                    else "—)"
+                )
+                for sn, v in sets_vec
+            )
+        text += f"; recall results from its hash fallback path: {fb}."
+        embedders.append(f"- {text}")
+    kprov = next((s.get("stats") for s in k.get("sets", {}).values() if s.get("stats")), {})
+    lines += [
+        "**Embedders actually used:**",
+        f"- kenning: {kprov.get('model_id', '?')} ({kprov.get('embedder', '?')}, "
+        f"{kprov.get('dimension', '?')}-d, onnxruntime).",
+        *embedders,
+        "",
+        "ruvector truncates at the 128 tokens set in `tokenizer.json`; kenning embeds 256. "
+        "The long yellow entries therefore get different vectors (hence the cosine below 1 "
+        "there); short texts get the same vector in both.",
+        "",
+    ]
+    if not rvs:
+        lines += ["No ruvector version ran: " + "; ".join(f"{n}: {r}" for n, r in skipped), ""]
+        return "\n".join(lines)
+
+    sets = list(peer["sets"])
+    header = "| figure | kenning | " + " | ".join(f"{n} | kenning / {n}" for n, _ in rvs) + " |"
+    lines += [
+        "Sets: "
+        + "; ".join(
+            f"**{s}**: {v['entries']} entries, {v['queries']} queries (protocol floor {v['floor']})"
+            for s, v in peer["sets"].items()
+        )
+        + ".",
+        "",
+        header,
+        "|---|---|" + "---|---|" * len(rvs),
+    ]
+
+    def cell(r: dict[str, Any], getter: Any, fmt: str) -> str:
+        try:
+            v = getter(r)
+        except (KeyError, TypeError):
+            return "—"
+        return "—" if v is None else format(v, fmt)
+
+    def row(label: str, getter: Any, fmt: str, ratio_key: str | None) -> None:
+        others = []
+        for name, r in rvs:
+            ratio = peer["ratios"].get(name, {}).get(ratio_key) if ratio_key else None
+            others.append((name, cell(r, getter, fmt), _ratio(ratio)))
+        lines.append(_peer_row(label, cell(k, getter, fmt), others))
+
+    for s in sets:
+        short = s.replace(" subset", "")
+        for metric, label in (
+            ("hit@1", "hit@1"),
+            ("hit@5", "hit@5 ¹"),
+            ("protocol_hit", "protocol hit ²"),
+        ):
+            row(f"{short}: {label}", lambda r, s=s, m=metric: r["sets"][s][m], ".3f", f"{s} {metric}")
+    for s in sets:
+        short = s.replace(" subset", "")
+        others = []
+        for name, r in rvs:
+            others.append(
+                (
+                    name,
+                    _span(r["sets"].get(s, {}).get("recall_ms"), ".1f"),
+                    _ratio(peer["ratios"].get(name, {}).get(f"{s} recall p50 ms")),
+                )
+            )
+        lines.append(
+            _peer_row(
+                f"{short}: warm recall ms, MCP round trip ³",
+                _span(k.get("sets", {}).get(s, {}).get("recall_ms"), ".1f"),
+                others,
+            )
+        )
+    s0 = sets[0]
+    row(
+        f"remember throughput, memories/s ({s0.split()[0]}) ⁴",
+        lambda r: r["sets"][s0]["remember"]["per_s"],
+        ".2f",
+        f"{s0} remember per s",
+    )
+    others = [
+        (
+            n,
+            _span((r.get("cold_cli") or {}).get("wall_s"), ".2f"),
+            _ratio(peer["ratios"].get(n, {}).get("cold CLI recall s")),
+        )
+        for n, r in rvs
+    ]
+    lines.append(
+        _peer_row("cold CLI recall, s ⁵", _span((k.get("cold_cli") or {}).get("wall_s"), ".2f"), others)
+    )
+    others = [(n, _span((r.get("cold_cli") or {}).get("peak_rss_mb"), ".0f"), "") for n, r in rvs]
+    lines.append(
+        _peer_row(
+            "cold CLI recall, peak RSS MB",
+            _span((k.get("cold_cli") or {}).get("peak_rss_mb"), ".0f"),
+            others,
+        )
+    )
+    for s in sets:
+        row(
+            f"disk per memory, bytes ({s.split()[0]}) ⁶",
+            lambda r, s=s: r["sets"][s]["disk"]["bytes_per_memory"],
+            ".0f",
+            f"{s} disk per memory",
+        )
+    row(
+        "copies added by remembering 20 entries a second time ⁷",
+        lambda r: r["sets"][s0]["duplicates"]["copies_added"],
+        "d",
+        None,
+    )
+    row("memories stored from the yellow entries (first pass)", lambda r: _first_pass(r, s0), "d", None)
+    ks = k.get("sets", {}).get(s0, {})
+    cold_k, cold_r = k.get("cold_cli") or {}, [(n, r.get("cold_cli") or {}) for n, r in rvs]
+    lines += [
+        "",
+        "¹ ruvector's `hooks_recall` returns its raw top 5; kenning's returns what is left after "
+        "the protocol (floor, at most 3), so kenning's hit@5 is really a hit within ≤ 3 results. "
+        "Both hit@ figures are against the gold entry of each query.",
+        "² The seed's protocol (discard score below the floor — 0.40 for the error-fix set, 0.50 "
+        "for LoCoMo — and keep the top 3): applied by kenning's server, and here, client-side, "
+        "to ruvector's scores.",
+        "³ Median of all queries of the set (min–max, n); two warm-up recalls excluded. Ratio "
+        "< 1: kenning is faster.",
+        "⁴ One `hooks_remember` at a time, as an agent calls it; the first call (store creation"
+        " / model load) excluded.",
+        "⁵ One recall process each: `kenning recall --json <query>` vs "
+        "`node cli.js hooks recall --semantic -k 5 <query>` in the yellow project; one "
+        "untimed run first (OS file cache). Top-1 correct: kenning "
+        f"{cold_k.get('top1_correct', '—')}/{cold_k.get('runs', '—')}"
+        + "".join(
+            f", {n} {c.get('top1_correct', '—')}/{c.get('runs', '—')}"
+            + (
+                " — its stderr says *recall quality degraded*: the CLI embedded the query with "
+                "its hash fallback against the MCP server's MiniLM vectors"
+                if c.get("stderr_says_degraded")
+                else ""
+            )
+            for n, c in cold_r
+        )
+        + ".",
+        "⁶ All files the store left in the project folder (kenning: `.kenning/`; ruvector: "
+        "`.ruvector/intelligence.json` and `ruvector.db`) after the session, divided by the "
+        "memories stored; the text alone is "
+        f"{ks.get('disk', {}).get('text_bytes_per_memory', 0):.0f} bytes per yellow entry.",
+        "⁷ kenning answers `near-duplicate` (identical content, or cosine > 0.82 to a stored "
+        "memory); ruvector has no dedup.",
+    ]
+    if any(r["sets"].get(s0, {}).get("stdout_noise_lines") for _, r in rvs):
+        lines.append(
+            "Note: ruvector 0.2.34 prints `Disk cache hit: …` on stdout, inside the MCP "
+            "stream; the SDK client skipped those lines."
+        )
+    if plotted:
+        lines += ["", "![kenning vs ruvector](img/peer.png)"]
+    if skipped:
+        lines += ["", "Skipped: " + "; ".join(f"{n}: {r}" for n, r in skipped)]
+    lines.append(f"\nPeer run: {peer.get('seconds', 0):.0f} s.")
+    return "\n".join(lines) + "\n"
+
+
+def _first_pass(r: dict[str, Any], s0: str) -> int:
+    return int(r["sets"][s0]["remember"]["statuses"].get("stored", 0))
+
+
+def _scaling_section(scaling: dict[str, Any] | None, plotted: bool) -> str:
+    head = "## Scaling of the embedded store\n\n"
+    if scaling is None:
+        return head + "Not run: `scaling.json` is missing.\n"
+    lines = [
+        head.rstrip("\n"),
+        "",
+        "`python -m bench scaling` (in `bench/all.py`): for each size a fresh project store "
+        "filled as `bench/mcp.py` fills it (real MiniLM vectors for "
+        f"{scaling['sample_embedded']} notes, the rest those vectors perturbed and "
+        "renormalised, written through the backend), each size in its own process. Warm "
+        f"recall: {scaling['queries']} queries in-process (embed + search + protocol), 5 "
+        "warm-up recalls excluded. Cold CLI: one `kenning recall` process, "
+        f"{scaling['cold_runs']} timed runs after one untimed. Ingest: 64 new notes through "
+        "`remember_many` (embed + dedup + store, batches of 32) into the full store.",
+        "",
+        "| memories | warm recall ms | RSS added by the open store, MB | cold `kenning recall` s"
+        " | its peak RSS MB | ingest notes/s | disk bytes/memory |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, p in sorted(scaling["sizes"].items(), key=lambda kv: int(kv[0])):
+        if "failed" in p:
+            lines.append(f"| {int(n):,} | failed: {p['failed'][-200:]} | | | | | |")
+            continue
+        lines.append(
+            f"| {int(n):,} | {_span(p['warm_recall_ms'], '.2f')} | "
+            f"{p['rss_mb']['store_delta']:.0f} | {_span(p['cold_cli_recall_s'], '.3f')} | "
+            f"{p['cold_cli_peak_rss_mb']['p50']:.0f} | {p['ingest']['texts_per_s']:.1f} | "
+            f"{p['disk_bytes_per_memory']:.0f} |"
+        )
+    if plotted:
+        lines += ["", "![recall latency and memory vs store size](img/scaling.png)"]
+    return "\n".join(lines) + "\n"
+
+
+def _scale_section(scale: dict[str, Any] | None, summary: dict[str, Any]) -> str:
+    head = "## Embedded (SQLite) vs PostgreSQL + pgvector\n\n"
+    step = (summary.get("steps") or {}).get("scale") or {}
+    if scale is None:
+        reason = step.get("reason") or "scale.json is missing"
+        return head + f"Not run: {reason.strip()[-400:]}\n"
+    lines = [
+        head.rstrip("\n"),
+        "",
+        "`bench/scale.py`: each backend bulk-loaded through `Backend.upsert`, then "
+        f"`vector_search(k={scale.get('k')})` timed for several filters ({scale.get('queries')} "
+        "queries each, 10 warm-up queries excluded) and its top-10 compared with exact search "
+        f"(recall@10). PostgreSQL: {json.dumps(scale.get('postgres_settings', {}))}.",
+        "",
+        "| rows | backend | insert rows/s | filter | p50 ms | p95 ms | recall@10 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, entry in (scale.get("sizes") or {}).items():
+        for backend, r in entry.items():
+            for i, (case, m) in enumerate(r.get("search", {}).items()):
+                rate = f"{r['insert_rows_per_s']:.0f}" if i == 0 else ""
+                lines.append(
+                    f"| {int(n):,} | {backend} | {rate} | {case} | {m['p50_ms']:.2f} | "
+                    f"{m['p95_ms']:.2f} | {m['recall_at_10']:.4f} |"
+                )
+    if scale.get("verdict"):
+        lines += ["", "Verdict (SPEC §3 targets): `" + json.dumps(scale["verdict"]) + "`"]
+    return "\n".join(lines) + "\n"
+
+
+def _recall_section(recall: dict[str, Any] | None) -> str:
+    head = "## Speed of the embedded default at 10k memories\n\n"
+    if recall is None:
+        return head + "Not run: `recall.json` is missing.\n"
+    from bench.recall import table
+
+    return (
+        head
+        + "`bench/recall.py`: each figure next to a baseline measured in the same run (its "
+        "docstring says how).\n\n```text\n"
+        + table(recall)
+        + "\n```\n"
+    )
+
+
+def _mcp_section(mcp: dict[str, Any] | None) -> str:
+    head = "## Agent surfaces: the hook process and the warm MCP server\n\n"
+    if mcp is None:
+        return head + "Not run: `mcp.json` is missing.\n"
+    from bench.mcp import table
+
+    return head + "`bench/mcp.py`.\n\n```text\n" + table(mcp) + "\n```\n"
+
+
+def _targets_section(data: dict[str, Any]) -> str:
+    rows: list[tuple[str, str, str, str]] = []
+    sc = (data.get("scaling") or {}).get("sizes") or {}
+
+    def verdict(ok: bool | None) -> str:
+        return "—" if ok is None else ("met" if ok else "**not met**")
+
+    for n, target in (("10000", 10.0), ("100000", 40.0)):
+        p = sc.get(n)
+        if p and "warm_recall_ms" in p:
+            v = p["warm_recall_ms"]["p50"]
+            rows.append(
+                (f"warm recall p50, {int(n) // 1000}k", f"≤ {target:g} ms", f"{v:.1f} ms", verdict(v <= target))
+            )
+    p = sc.get("10000")
+    if p and "cold_cli_recall_s" in p:
+        v = p["cold_cli_recall_s"]["p50"]
+        rows.append(("cold CLI `kenning recall`, 10k", "≤ 0.6 s", f"{v:.3f} s", verdict(v <= 0.6)))
+    rec = data.get("recall")
+    if rec:
+        ing = rec["ingest"]
+        rows.append(
+            (
+                "ingest vs the model's own batched throughput",
+                "≥ 0.80",
+                f"{ing['ratio']:.2f} ({ing['kenning_texts_per_s']:.1f} vs "
+                f"{ing['model_texts_per_s']:.1f} notes/s)",
+                verdict(ing["ratio"] >= 0.8),
+            )
+        )
+        d = rec["disk"]
+        rows.append(
+            (
+                "disk per memory beyond the text",
+                "≤ 3 KB",
+                f"{d['overhead_bytes_per_memory']:.0f} B",
+                verdict(d["overhead_bytes_per_memory"] <= 3072),
+            )
+        )
+    peer = data.get("peer")
+    if rec and peer:
+        for name, r in peer["systems"].items():
+            if name == "kenning" or r.get("skipped"):
+                continue
+            s0 = next(iter(peer["sets"]))
+            rv = (r["sets"].get(s0) or {}).get("remember", {}).get("per_s")
+            if rv:
+                x = rec["ingest"]["kenning_texts_per_s"] / rv
+                rows.append(
+                    (
+                        f"ingest vs {name} (kenning batched ingest / its MCP remember rate)",
+                        "≥ 50×",
+                        f"{x:.0f}×",
+                        verdict(x >= 50),
+                    )
+                )
+    q = data.get("quality")
+    if q:
+        beaten = [
+            name
+            for name, by in q["sets"].items()
+            if by["hybrid"]["top1"] > by["dense"]["top1"] and by["hybrid"]["top1"] > by["lexical"]["top1"]
+        ]
+        rows.append(
+            (
+                "top-1 beats dense and BM25 alone on every set",
+                "all sets",
+                f"{len(beaten)}/{len(q['sets'])} sets",
+                verdict(len(beaten) == len(q["sets"])),
+            )
+        )
+    if "1000000" not in sc:
+        rows.append(("1M memories, recall p50 (server backend)", "≤ 100 ms", "not run (needs --full)", "—"))
+    lines = [
+        "## SPEC §9 targets, as measured in this run",
+        "",
+        "| target | wanted | this run | |",
+        "|---|---|---|---|",
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _missing_section(summary: dict[str, Any], data: dict[str, Any]) -> str:
+    items = []
+    for step, r in (summary.get("steps") or {}).items():
+        if r.get("status") != "ok":
+            items.append(f"- `{step}`: {r.get('status')}: {str(r.get('reason', '')).strip()[-300:]}")
+    for name, reason in (summary.get("peer_skipped") or {}).items():
+        items.append(f"- peer {name}: skipped: {reason}")
+    for name, d in data.items():
+        if d is None and name not in (summary.get("steps") or {}):
+            items.append(f"- `{name}`: no JSON in this run")
+    body = "\n".join(items) if items else "Every step ran."
+    stamp = time.strftime("%Y-%m-%d")
+    return f"## Not run or skipped\n\n{body}\n\n_Written by `python -m bench docs` on {stamp}._\n"
