@@ -156,9 +156,7 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
 
 
 def _open_readonly(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(
-        f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
-    )
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
     return conn
 
@@ -213,8 +211,7 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
 
 def _integrity(conn: sqlite3.Connection, path: Path) -> Check:
     rows = [
-        " ".join(str(r[0]).split())
-        for r in conn.execute("PRAGMA integrity_check(20)").fetchall()
+        " ".join(str(r[0]).split()) for r in conn.execute("PRAGMA integrity_check(20)").fetchall()
     ]
     if rows == ["ok"]:
         return Check("integrity", OK, "PRAGMA integrity_check: ok")
@@ -315,7 +312,9 @@ def _fts_integrity(path: Path) -> Check | None:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise
             return Check(
-                "index", FAILED, f"the full-text index does not match the memories ({exc})",
+                "index",
+                FAILED,
+                f"the full-text index does not match the memories ({exc})",
                 _rebuild(path),
             )
         finally:
@@ -357,9 +356,7 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
     try:
         conn = _open_readonly(path)
     except sqlite3.DatabaseError as exc:
-        checks.append(
-            Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path))
-        )
+        checks.append(Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path)))
         return skip("store", "the store could not be opened")
     try:
         size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())

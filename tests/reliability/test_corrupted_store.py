@@ -107,8 +107,11 @@ CASES: dict[str, Callable[[Path, dict[str, Any]], None]] = {
     "corrupt-pages": _corrupt_page,
     "future-schema": _sql("PRAGMA user_version = 99"),
     "missing-fts": _sql(
-        "DROP TRIGGER memories_ai", "DROP TRIGGER memories_ad", "DROP TRIGGER memories_au",
-        "DROP TABLE memories_terms", "DROP TABLE memories_fts",
+        "DROP TRIGGER memories_ai",
+        "DROP TRIGGER memories_ad",
+        "DROP TRIGGER memories_au",
+        "DROP TABLE memories_terms",
+        "DROP TABLE memories_fts",
     ),
     "missing-vectors": _sql("ALTER TABLE memories DROP COLUMN embedding"),
     "wrong-size-vector": _sql("UPDATE memories SET embedding = x'00112233' WHERE rowid = 7"),
@@ -199,7 +202,11 @@ def test_damaged_store(
         assert file_digest(db) == damaged, "a refused write modified the damaged store"
     recorder(
         f"corrupted_{case}",
-        {"intact": intact, "api": {k: v[:160] for k, v in api.items()}, "cli": cli},
+        {
+            "intact": intact,
+            "api": {k: v.replace(str(db), "<store>")[:200] for k, v in api.items()},
+            "cli": cli,
+        },
     )
 
 
@@ -234,7 +241,12 @@ def test_doctor_healthy_store(tmp_path: Path, golden: dict[str, Any]) -> None:
     report = json.loads(proc.stdout)
     assert report["healthy"] is True
     assert [c["name"] for c in report["checks"]] == [
-        "location", "store", "schema", "integrity", "provenance", "index",
+        "location",
+        "store",
+        "schema",
+        "integrity",
+        "provenance",
+        "index",
     ]
     assert all(c["status"] == "ok" for c in report["checks"]), report
     assert "matching the current embedder" in report["checks"][4]["message"]
@@ -266,7 +278,7 @@ def test_doctor_outside_a_project(tmp_path: Path) -> None:
 
 
 def test_doctor_store_outside_the_project(tmp_path: Path, golden: dict[str, Any]) -> None:
-    root, db = _project(tmp_path, golden)
+    root, _ = _project(tmp_path, golden)
     elsewhere = tmp_path / "elsewhere"
     shutil.move(root / ".kenning", elsewhere)
     os.symlink(elsewhere, root / ".kenning")
@@ -322,8 +334,13 @@ def test_doctor_finds_fts_content_mismatch(tmp_path: Path, golden: dict[str, Any
         (
             {
                 "provenance": json.dumps(
-                    {"embedder": "minilm", "model_id": "other/model", "dimension": 384,
-                     "normalised": True, "prefix_policy": "none"}
+                    {
+                        "embedder": "minilm",
+                        "model_id": "other/model",
+                        "dimension": 384,
+                        "normalised": True,
+                        "prefix_policy": "none",
+                    }
                 )
             },
             "but this kenning uses",

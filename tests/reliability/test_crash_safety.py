@@ -258,10 +258,14 @@ def test_kill_during_remember(
         acks: list[dict[str, Any]] = []
         first = threading.Event()
 
-        def read(stream: Any = proc.stdout, sink: list[dict[str, Any]] = acks) -> None:
+        def read(
+            stream: Any = proc.stdout,
+            sink: list[dict[str, Any]] = acks,
+            event: threading.Event = first,
+        ) -> None:
             for line in stream:
                 sink.append(json.loads(line))
-                first.set()
+                event.set()
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()

@@ -27,13 +27,13 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from kenning import MemoryStore, open_store
 from kenning.embedders.base import Embedder
 from kenning.errors import KenningError
 from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ..conftest import make_repo
 from .conftest import assert_clean_outcome, random_note, run_kenning, store_checksum
@@ -281,9 +281,9 @@ def _deep(depth: int) -> Any:
 def test_api_deep_metadata_is_a_clear_error(seeded: MemoryStore) -> None:
     before = store_checksum(_db(seeded))
     try:
-        result = seeded.remember("A note with absurdly nested metadata", "context", metadata={
-            "deep": _deep(10_000)
-        })
+        result = seeded.remember(
+            "A note with absurdly nested metadata", "context", metadata={"deep": _deep(10_000)}
+        )
     except KenningError as exc:
         assert "metadata" in str(exc)
     else:
@@ -645,8 +645,12 @@ def test_mcp_raw_garbage_on_stdin(cli_project: Path, tmp_path: Path, recorder: A
         send(b"\xff\xfe\xfd not utf-8 at all")
         send(b"this is not json")
         send(b"{" * 5000 + b"}" * 5000)
-        send(b'{"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": '
-             + b"[" * 10_000 + b"]" * 10_000 + b"}")
+        send(
+            b'{"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": '
+            + b"[" * 10_000
+            + b"]" * 10_000
+            + b"}"
+        )
         send(call(51, "hooks_recall", {"query": "deploy"}).replace(b"deploy", b"\\ud800 deploy"))
         send(call(52, "hooks_remember", {"content": "x"}).replace(b'"x"', b'"\\udcff note"'))
         send(call(53, "hooks_recall", {"query": "where is the deploy script"}))

@@ -124,7 +124,7 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
 
 #: A term found in more than this share of the memories adds almost nothing to BM25 (its idf
 #: is near zero) but makes FTS5 score most of the table; it is left out of the query.
-COMMON_TERM_SHARE = 0.2
+COMMON_TERM_SHARE = 0.1
 #: ...unless the store is this small, where every matching term still counts.
 COMMON_TERM_MIN_DOCS = 32
 
@@ -572,7 +572,7 @@ class SQLiteBackend:
                 conn.execute(
                     "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
                     "ORDER BY rowid"
-                ).fetchall()
+                ).fetchall(),
             )
         cache.version = version
         self._cache = cache
