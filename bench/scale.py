@@ -18,6 +18,11 @@ default (exact search over a cached matrix).
 
     python -m bench.scale [--smoke] [--full] [--sizes 10000,100000] [--backends sqlite,postgres]
 
+Insert throughput: SQLite upserts batches of 1000. PostgreSQL loads all but the last 10%
+(at most 2000) rows inside ``PostgresBackend.bulk_load()`` — COPY without the HNSW index,
+then one index build — reported end to end and split into COPY rate and build time; the
+rest go in batches of 64 (kenning's write batch) with the HNSW index maintained.
+
 Targets (SPEC §3): PostgreSQL at 100k: p50 <= 20 ms with recall@10 >= 0.95; bulk insert
 >= 2000 rows/s. Results: a table on stdout and ``bench/results/scale[-smoke].json``.
 """
@@ -314,12 +319,38 @@ def run_postgres(corpus: Corpus, queries: np.ndarray, admin_url: str) -> dict[st
     url = admin_url.rsplit("/", 1)[0] + "/" + name
     backend = PostgresBackend(url, create=True, dimension=corpus.matrix.shape[1])
     try:
-        rate = load(backend, corpus)
-        print(f"  postgres  insert {rate:8.0f} rows/s", flush=True)
+        # Bulk: most rows through bulk_load() (COPY without HNSW, one index build at the
+        # end); then the rest as kenning writes them, in small batches with HNSW maintained.
+        incremental = min(2000, corpus.size // 10)
+        bulk = corpus.size - incremental
+        t = time.perf_counter()
+        with backend.bulk_load():
+            for start in range(0, bulk, 1000):
+                backend.upsert(corpus.records(start, min(bulk, start + 1000)))
+            copied = time.perf_counter()
+        built = time.perf_counter()
+        t_inc = time.perf_counter()
+        for start in range(bulk, corpus.size, 64):
+            backend.upsert(corpus.records(start, min(corpus.size, start + 64)))
+        done = time.perf_counter()
+        rate = bulk / (built - t)
+        print(
+            f"  postgres  bulk {rate:8.0f} rows/s end to end (COPY {bulk / (copied - t):.0f} "
+            f"rows/s, index build {built - copied:.1f} s); with HNSW maintained "
+            f"{incremental / (done - t_inc):.0f} rows/s",
+            flush=True,
+        )
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE kenning_memories")
             size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
-        result: dict[str, Any] = {"insert_rows_per_s": rate, "database_bytes": size}
+        result: dict[str, Any] = {
+            "insert_rows_per_s": rate,
+            "bulk_copy_rows_per_s": bulk / (copied - t),
+            "bulk_index_build_s": built - copied,
+            "incremental_rows_per_s": incremental / (done - t_inc),
+            "incremental_batch": 64,
+            "database_bytes": size,
+        }
         result["search"] = measure(backend, corpus, queries, "postgres")
     finally:
         backend.close()
@@ -415,6 +446,7 @@ def main() -> None:
             "postgres_100k_worst_p50_ms": worst["p50_ms"],
             "postgres_100k_min_recall_at_10": lowest,
             "postgres_100k_insert_rows_per_s": pg100["insert_rows_per_s"],
+            "postgres_100k_incremental_rows_per_s": pg100["incremental_rows_per_s"],
             "meets_latency": worst["p50_ms"] <= TARGETS["postgres_100k_p50_ms"],
             "meets_recall": lowest >= TARGETS["postgres_100k_recall_at_10"],
             "meets_insert": pg100["insert_rows_per_s"] >= TARGETS["insert_rows_per_s"],

@@ -620,6 +620,33 @@ def test_postgres_filtered_search_is_exact_enough(
         b.close()
 
 
+def test_postgres_bulk_load_rebuilds_the_index_all_or_nothing(pg_url: str) -> None:
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        rows = corpus(60)
+        b.upsert(rows[:10])
+        with pytest.raises(RuntimeError), b.bulk_load():
+            b.upsert(rows[10:30])
+            raise RuntimeError("import failed half way")
+        assert b.count(Filters()) == 10
+        with b.bulk_load():
+            for start in range(10, 60, 25):
+                b.upsert(rows[start : start + 25])
+        assert b.count(Filters()) == 60
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute(
+                "SELECT 1 FROM pg_indexes WHERE indexname = 'kenning_memories_hnsw'"
+            ).fetchone()
+        q = rows[42].vector
+        assert b.vector_search(q, 1, Filters())[0].memory.id == rows[42].memory.id
+    finally:
+        b.close()
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password
@@ -627,6 +654,98 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         assert "topsecret" not in b.location and "postgres@" in b.location
     finally:
         b.close()
+
+
+# -- Qdrant specifics -----------------------------------------------------------------------
+
+
+class _FakeQdrant:
+    """A local HTTP server that answers every request with one status, recording API keys."""
+
+    def __init__(self, status: int) -> None:
+        import http.server
+
+        keys: list[str | None] = []
+        self.keys = keys
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                keys.append(self.headers.get("api-key"))
+                body = b'{"status": {"error": "nope"}}'
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_qdrant_api_key_precedence(tmp_path: Path) -> None:
+    from kenning.backends.qdrant import resolve_api_key
+
+    assert resolve_api_key(tmp_path, {}) is None
+    assert resolve_api_key(tmp_path, {"QDRANT_API_KEY": "from-env"}) == "from-env"
+    (tmp_path / ".env.secrets").write_text("QDRANT_API_KEY=pinned\n")
+    assert resolve_api_key(tmp_path, {"QDRANT_API_KEY": "stale"}) == "pinned"
+    other = tmp_path / "elsewhere.env"
+    other.write_text("QDRANT_API_KEY='from-file'\n")
+    env = {"QDRANT_API_KEY": "stale", "KENNING_SECRETS_FILE": str(other)}
+    assert resolve_api_key(tmp_path, env) == "from-file"
+    with pytest.raises(KenningError, match="KENNING_SECRETS_FILE"):
+        resolve_api_key(tmp_path, {"KENNING_SECRETS_FILE": str(tmp_path / "missing")})
+
+
+@pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
+@pytest.mark.parametrize("status", [401, 403])
+def test_qdrant_refused_key_is_unavailable(
+    status: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = _FakeQdrant(status)
+    monkeypatch.setenv("QDRANT_API_KEY", "stale-exported-key")
+    (tmp_path / ".env.secrets").write_text("QDRANT_API_KEY=pinned-s3cret-key\n")
+    try:
+        with pytest.raises(StoreUnavailable) as info:
+            open_backend(fake.url, create=True, dimension=DIM, project_root=tmp_path)
+    finally:
+        fake.close()
+    message = str(info.value)
+    assert message.startswith("knowledge base NOT consulted") and str(status) in message
+    assert "pinned-s3cret-key" not in message and "stale-exported-key" not in message
+    assert info.value.exit_code == 3
+    assert fake.keys and set(fake.keys) == {"pinned-s3cret-key"}
+
+
+def test_qdrant_unreachable_is_unavailable() -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens here once closed
+    with pytest.raises(StoreUnavailable, match="knowledge base NOT consulted"):
+        open_backend(f"http://127.0.0.1:{port}", create=True, dimension=DIM)
+
+
+def test_qdrant_local_folder_in_use_is_reported(tmp_path: Path) -> None:
+    location = f"qdrant-local:{tmp_path / 'q'}"
+    first = open_backend(location, create=True, dimension=DIM)
+    try:
+        with pytest.raises(StoreUnavailable, match="another process"):
+            open_backend(location, create=True, dimension=DIM)
+    finally:
+        first.close()
 
 
 CONCURRENT_WRITER = textwrap.dedent(

@@ -55,9 +55,10 @@ def _store_options(func: F) -> F:
     func = click.option(
         "--store",
         "store_path",
-        type=click.Path(path_type=Path),
+        type=str,
         default=None,
-        help="Store file or folder (default: <git top>/.kenning/memory.db; env KENNING_STORE).",
+        help="Store: a file or folder (default <git top>/.kenning/memory.db), "
+        "postgresql://… or http(s)://… (Qdrant); env KENNING_STORE.",
     )(func)
     return func
 
@@ -90,7 +91,7 @@ def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable
 
 
 def _open(
-    store_path: Path | None,
+    store_path: str | None,
     *,
     create: bool,
     group_id: str | None = None,
@@ -167,7 +168,7 @@ def remember(
     tags: tuple[str, ...],
     group_id: str | None,
     as_json: bool,
-    store_path: Path | None,
+    store_path: str | None,
 ) -> None:
     """Store a note (CONTENT, or - for standard input) unless it is already known.
 
@@ -258,7 +259,7 @@ def recall(
     fmt: str,
     as_json: bool,
     quiet: bool,
-    store_path: Path | None,
+    store_path: str | None,
 ) -> None:
     """Recall the few memories that matter for QUERY (the ruvector recall protocol)."""
     from .render import render_json, render_xml
@@ -371,7 +372,7 @@ def search(
     cascade: bool,
     fmt: str,
     as_json: bool,
-    store_path: Path | None,
+    store_path: str | None,
 ) -> None:
     """Search memories by meaning, with collections, intent routing, cascading and decay."""
     from .render import render_human, render_json, render_xml
@@ -443,7 +444,7 @@ Examples:
 @_store_options
 @handle_errors
 def seed_solutions_cmd(
-    directory: Path, source_prefix: str | None, as_json: bool, store_path: Path | None
+    directory: Path, source_prefix: str | None, as_json: bool, store_path: str | None
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
     from .seeding import seed_solutions
@@ -483,7 +484,7 @@ Examples:
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: Path | None) -> None:
+def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Measure top-1 accuracy and the score floor that separates hits from noise."""
     from .calibration import calibrate as run_calibration
     from .calibration import read_queries
@@ -569,7 +570,7 @@ def query_error(raw: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_store_options
 @handle_errors
-def stats(as_json: bool, store_path: Path | None) -> None:
+def stats(as_json: bool, store_path: str | None) -> None:
     """Counts, the resolved store path (intel_path) and the embedder provenance."""
     try:
         store = _open(store_path, create=False)
@@ -605,7 +606,7 @@ def stats(as_json: bool, store_path: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def forget(memory_id: str, as_json: bool, store_path: Path | None) -> None:
+def forget(memory_id: str, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID."""
     with _open(store_path, create=False) as store:
         found = store.forget(memory_id)
@@ -639,7 +640,7 @@ def forget(memory_id: str, as_json: bool, store_path: Path | None) -> None:
 @_store_options
 @handle_errors
 def export(
-    output: Path | None, group_id: str | None, no_vectors: bool, store_path: Path | None
+    output: Path | None, group_id: str | None, no_vectors: bool, store_path: str | None
 ) -> None:
     """Write memories as JSONL (every field, ids kept, vectors included)."""
     with _open(store_path, create=False) as store:
@@ -658,7 +659,7 @@ def export(
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def import_cmd(source: Any, as_json: bool, store_path: Path | None) -> None:
+def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
     """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
     lines = source.readlines()
     with (
@@ -681,7 +682,7 @@ def import_cmd(source: Any, as_json: bool, store_path: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def reembed(as_json: bool, store_path: Path | None) -> None:
+def reembed(as_json: bool, store_path: str | None) -> None:
     """Re-embed every memory with the current model and restamp the store (resumable)."""
     with _open(store_path, create=False) as store:
         from .backends.base import Filters
@@ -843,7 +844,7 @@ Exit codes: 0 every check passed (or there is no store yet), 1 a check failed.
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @_store_options
 @handle_errors
-def doctor(as_json: bool, store_path: Path | None) -> None:
+def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
     from .doctor import run_doctor
 

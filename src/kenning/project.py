@@ -33,6 +33,8 @@ class Project:
     group_id: str
     store_path: Path
     remote: str | None = None
+    #: A server store (``postgresql://…``, ``http(s)://…``) instead of the embedded file.
+    store_url: str | None = None
 
 
 def normalise_remote(url: str) -> str | None:
@@ -105,6 +107,7 @@ def resolve_project(
     cwd: Path | None = None,
     group_id: str | None = None,
     store_path: Path | None = None,
+    store_url: str | None = None,
 ) -> Project:
     """Resolve the project for ``cwd``. Raises :class:`UserInputError` outside a git repo
     unless both a project id and a store path are given (explicitly or by environment)."""
@@ -126,6 +129,9 @@ def resolve_project(
         gid = group_id_from_name(root.name)
     else:
         gid = ""
+    if root is None and store_url is not None and gid:
+        here = cwd.resolve()
+        return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)
     if root is None:
         if store_path is None or not gid:
             raise UserInputError(
@@ -139,7 +145,7 @@ def resolve_project(
         store = root / STORE_DIRNAME / STORE_FILENAME
     else:
         store = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
-    return Project(root=root, group_id=gid, store_path=store, remote=remote)
+    return Project(root=root, group_id=gid, store_path=store, remote=remote, store_url=store_url)
 
 
 def check_store_location(project: Project) -> Path:

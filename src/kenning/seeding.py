@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from .errorfix import discover_solution_docs, parse_solution_doc
 from .errors import UserInputError
 from .model import NEAR_DUPLICATE, STORED
-from .project import check_store_location
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -108,7 +107,7 @@ def seed_solutions(
 ) -> SeedReport:
     """Seed ERROR-FIX entries from ``directory/*/*.md`` (SPEC §6). Idempotent: a second run
     finds every entry already stored and writes nothing."""
-    check_store_location(store.project)
+    store.check_location()
     root = store.project.root
     directory = Path(directory)
     if not directory.exists():

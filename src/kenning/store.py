@@ -159,6 +159,11 @@ class MemoryStore:
     def close(self) -> None:
         self.backend.close()
 
+    def check_location(self) -> None:
+        """The store-location guard, for the embedded file store (a server has no path)."""
+        if self.project.store_url is None:
+            check_store_location(self.project)
+
     def __enter__(self) -> MemoryStore:
         return self
 
@@ -282,7 +287,7 @@ class MemoryStore:
         ``vectors`` (from an export with the same provenance) skips re-embedding.
         """
         gid = self._resolve_group(group_id) or self.group_id
-        check_store_location(self.project)
+        self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, _Prepared]] = []
         for index, item in enumerate(items):
@@ -796,25 +801,25 @@ def open_store(
 ) -> MemoryStore:
     """Open the store for the project containing ``cwd`` (default: the current folder).
 
-    ``path`` (or ``KENNING_STORE``) overrides the location: a ``.db`` file or a folder.
+    ``path`` (or ``KENNING_STORE``) overrides the location: a ``.db`` file or a folder, or
+    a server: ``postgresql://…`` (PostgreSQL + pgvector) or ``http(s)://…`` (Qdrant).
     ``create=False`` raises :class:`~kenning.errors.StoreNotFound` instead of creating it.
     ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for tests).
     """
     import os
 
-    from .backends.sqlite import SQLiteBackend
+    from .backends.registry import open_backend
 
-    store_path = Path(path).expanduser() if path is not None else None
-    if store_path is None and os.environ.get("KENNING_STORE", "").find("://") > 0:
-        raise UserInputError(
-            f"KENNING_STORE={os.environ['KENNING_STORE'].split('://')[0]}://… needs a server "
-            "backend, which this version does not have yet; unset it to use the embedded store"
-        )
-    project = resolve_project(Path(cwd) if cwd else None, group_id, store_path)
-    if create:
+    location = str(path) if path is not None else os.environ.get("KENNING_STORE")
+    url = location.strip() if location and "://" in location else None
+    store_path = Path(path).expanduser() if path is not None and url is None else None
+    project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)
+    if create and url is None:
         check_store_location(project)
     settings = load_settings(project.root, project.store_path.parent, threshold)
-    backend = SQLiteBackend(project.store_path, create=create)
+    backend = open_backend(
+        url or project.store_path, create=create, dimension=None, project_root=project.root
+    )
     name = os.environ.get("KENNING_EMBEDDER", "minilm")
     instance: Embedder | None = None
     if isinstance(embedder, str):

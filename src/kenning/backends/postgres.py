@@ -334,6 +334,14 @@ def _where(filters: Filters, alias: str = "") -> tuple[str, list[Any]]:
     return (" AND ".join(clauses) or "true"), params
 
 
+def _first(cursor: Any) -> Any:
+    """The first row of a query that always returns one."""
+    row = cursor.fetchone()
+    if row is None:  # pragma: no cover - aggregates and settings always return a row
+        raise StoreCorrupted("PostgreSQL returned no row where one was expected")
+    return row
+
+
 def _lock_key(label: str) -> int:
     return int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
 
@@ -410,7 +418,7 @@ class PostgresBackend:
     # -- schema -----------------------------------------------------------------------------
 
     def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
-        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+        database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
         if schema is None:
             raise KenningError(
                 f"PostgreSQL at {self.location} has no current schema (check search_path)"
@@ -418,7 +426,7 @@ class PostgresBackend:
         label = f"kenning:{database}:{schema}"
         self._store_key = _lock_key(label + ":store")
         self._migrate_key = _lock_key(label + ":migrate")
-        exists = conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL").fetchone()[0]
+        exists = _first(conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL"))[0]
         if not exists and not create:
             raise StoreNotFound(
                 f"no kenning store in {self.location} yet; `kenning remember` creates it"
@@ -455,9 +463,9 @@ class PostgresBackend:
                     f"in this database, and this user may not enable it ({exc.sqlstate}); ask "
                     "a database owner to run `CREATE EXTENSION vector;` in it"
                 ) from None
-            row = conn.execute(
-                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
-            ).fetchone()
+            row = _first(
+                conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            )
         version = tuple(int(x) for x in re.findall(r"\d+", str(row[0]))[:2])
         if version < (0, 5):
             raise KenningError(
@@ -474,9 +482,9 @@ class PostgresBackend:
                 "CREATE TABLE IF NOT EXISTS kenning_schema ("
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            version = conn.execute(
-                "SELECT coalesce(max(version), 0) FROM kenning_schema"
-            ).fetchone()[0]
+            version = _first(conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema"))[
+                0
+            ]
             if version > SCHEMA_VERSION:
                 raise StoreCorrupted(
                     f"the store in {self.location} has schema version {version}, newer than "
@@ -555,6 +563,40 @@ class PostgresBackend:
                 yield
             finally:
                 self._local.conn = None
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Defer HNSW maintenance for a large import: one transaction that holds the store
+        lock, drops the HNSW index, lets the enclosed upserts COPY rows (several times
+        faster than maintaining the graph row by row), and rebuilds the index at the end.
+        All or nothing; other sessions' reads of the table wait until it commits, so use
+        it for imports into a new or quiet store. Not part of the Backend Protocol.
+        """
+        with self.exclusive(), self._connection() as conn:
+            if self._dim(conn) is None:
+                yield  # no table yet: the first upsert creates it (with its index)
+                return
+            conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+            yield
+            total = int(_first(conn.execute("SELECT n FROM kenning_fts_stats"))[0])
+            dim = self._dim(conn) or 0
+            # pgvector builds fast only while the graph fits in maintenance_work_mem.
+            need_mb = int(total * (dim * 4 + 256) * 1.5 / 2**20) + 64
+            current = _first(
+                conn.execute(
+                    "SELECT setting::bigint * 1024 / 1048576 FROM pg_settings "
+                    "WHERE name = 'maintenance_work_mem'"
+                )
+            )[0]
+            if need_mb > int(current):
+                conn.execute(
+                    "SELECT set_config('maintenance_work_mem', %s, true)",
+                    (f"{min(need_mb, 2048)}MB",),
+                )
+            conn.execute(
+                "CREATE INDEX kenning_memories_hnsw ON kenning_memories "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
@@ -719,9 +761,11 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 return 0
             return int(
-                conn.execute(
-                    f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
-                ).fetchone()[0]
+                _first(
+                    conn.execute(
+                        f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
+                    )
+                )[0]
             )
 
     def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
@@ -890,9 +934,11 @@ class PostgresBackend:
                     "run `kenning reembed`"
                 )
             matching = int(
-                conn.execute(
-                    f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
-                ).fetchone()[0]
+                _first(
+                    conn.execute(
+                        f"SELECT coalesce(sum(n), 0) FROM kenning_counts WHERE {where}", params
+                    )
+                )[0]
             )
             if matching <= 0:
                 return []

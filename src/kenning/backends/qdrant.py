@@ -27,7 +27,7 @@ store's fused score means the same as on SQLite. Words are whole tokens (runs of
 digits, lowercased — Qdrant's word tokenizer and about FTS5's ``unicode61``), so full-text
 syntax in the query is inert. Document frequencies are exact ``count`` calls with a
 ``MatchText`` filter (one per query word, at most 64); the row count and total token count
-are kept in a ``stats`` entry of the meta collection, updated by every write (against a
+are kept in a ``kenning:fts_stats`` entry of the meta collection, updated by every write (against a
 server with several writing processes they can drift slightly: they only weight scores).
 Candidates are the points matching any informative word (``should`` of ``MatchText``; words
 in more than half of the rows have idf 1e-6 and only fill up short result lists), at most
@@ -78,7 +78,7 @@ LEXICAL_CANDIDATES = 1000
 #: FTS5's BM25 parameters.
 BM25_K1 = 1.2
 BM25_B = 0.75
-STATS_KEY = "stats"
+STATS_KEY = "kenning:fts_stats"
 SECRETS_FILENAME = ".env.secrets"
 TIMEOUT_S = 30
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # Qdrant's default word tokenizer

@@ -1,0 +1,100 @@
+"""``python -m bench all --smoke``: every benchmark still runs and writes its JSON.
+
+Tiny sizes, results in a temporary folder, no docs (matplotlib is not a test dependency).
+The ruvector peer runs only when an install is already cached (smoke mode never asks the
+npm registry); otherwise it must be skipped with its reason while kenning's side still runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL = Path(os.environ.get("KENNING_EVAL_DIR", ROOT.parent / "shared" / "eval"))
+
+pytestmark = pytest.mark.skipif(
+    not EVAL.is_dir(), reason=f"evaluation data not found at {EVAL} (set KENNING_EVAL_DIR)"
+)
+
+KEYS = {
+    "quality-smoke.json": {"sets", "calibration", "dedup", "seconds"},
+    "recall-smoke.json": {"machine", "ingest", "warm_recall_ms", "cold_cli_recall_s", "disk"},
+    "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
+    "scale-smoke.json": {"machine", "sizes"},
+    "scaling-smoke.json": {"machine", "sizes", "queries"},
+    "peer-smoke.json": {"machine", "sets", "systems", "ratios", "versions"},
+}
+
+
+def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+
+
+def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
+    started = time.perf_counter()
+    proc = run_bench("all", "--smoke", "--no-docs", "--results", str(tmp_path))
+    elapsed = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    summary = json.loads((tmp_path / "all-smoke.json").read_text())
+    assert summary["mode"] == "smoke"
+    assert {"cores", "cpu", "python", "onnxruntime", "kenning"} <= set(summary["machine"])
+    for name, keys in KEYS.items():
+        step = name.removesuffix("-smoke.json")
+        assert summary["steps"][step]["status"] == "ok", summary["steps"][step]
+        data = json.loads((tmp_path / name).read_text())
+        assert keys <= set(data), (name, sorted(data))
+
+    scaling = json.loads((tmp_path / "scaling-smoke.json").read_text())
+    for point in scaling["sizes"].values():
+        assert point["warm_recall_ms"]["p50"] > 0
+        assert point["cold_cli_peak_rss_mb"]["p50"] > 0
+
+    peer = json.loads((tmp_path / "peer-smoke.json").read_text())
+    kenning = peer["systems"]["kenning"]
+    for result in kenning["sets"].values():
+        assert 0.0 <= result["hit@1"] <= 1.0
+        assert result["duplicates" if "duplicates" in result else "memories"] is not None
+    for name, system in peer["systems"].items():
+        if system.get("skipped"):
+            assert system["reason"], name  # a skipped peer says why; no figures for it
+            assert "sets" not in system
+        else:
+            assert system["sets"], name
+    assert not (tmp_path / "docs").exists()
+    assert elapsed < 120, f"smoke run took {elapsed:.0f} s"
+
+
+def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
+    """No node/npm on PATH: every ruvector version is skipped with the reason; kenning runs."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    assert git
+    (bin_dir / "git").symlink_to(git)
+    env = {**os.environ, "PATH": str(bin_dir)}
+    proc = run_bench(
+        "peer", "--smoke", "--results", str(tmp_path), "--cache", str(tmp_path / "cache"), env=env
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    peer = json.loads((tmp_path / "peer-smoke.json").read_text())
+    skipped = {n: s for n, s in peer["systems"].items() if n != "kenning"}
+    assert skipped
+    assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
+    assert peer["ratios"] == {}
+    assert peer["systems"]["kenning"]["sets"]
