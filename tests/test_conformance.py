@@ -199,8 +199,6 @@ def test_failing_batch_with_duplicate_content_writes_nothing(backend: Backend) -
 def test_failing_batch_with_wrong_dimension_writes_nothing(
     backend: Backend, store_kind: str
 ) -> None:
-    if store_kind == "sqlite":
-        pytest.xfail("SQLiteBackend stores a vector of any length (no dimension check)")
     rng = np.random.default_rng(3)
     backend.upsert([record(0, unit(rng))])
     bad = [record(1, unit(rng)), record(2, unit(rng, DIM + 3)), record(3, unit(rng))]
@@ -455,9 +453,6 @@ def test_exclusive_rolls_back_on_error(backend: Backend, store_kind: str) -> Non
 
 
 def test_failed_upsert_inside_exclusive_writes_nothing(backend: Backend, store_kind: str) -> None:
-    if store_kind == "sqlite":
-        pytest.xfail("SQLiteBackend.upsert has no savepoint: inside exclusive() the rows "
-                     "inserted before the failing one stay in the transaction")  # fmt: skip
     rng = np.random.default_rng(14)
     with backend.exclusive():
         backend.upsert([record(1, unit(rng), text="kept")])

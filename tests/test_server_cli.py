@@ -1,0 +1,47 @@
+"""The CLI and the Python API pointed at a real PostgreSQL server (`--store postgresql://…`,
+`KENNING_STORE`) and at unreachable servers (knowledge base NOT consulted, exit 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from kenning import open_store
+
+from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+
+
+def kenning(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", *args], cwd=cwd, env={**base, **(env or {})},
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_cli_on_postgres(project: Path, pg_url: str) -> None:  # noqa: F811
+    entry = "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout"
+    r = kenning(project, "remember", "--json", "--store", pg_url, "--type", "error_fix", entry)
+    assert r.returncode == 0, r.stderr
+    stored = json.loads(r.stdout)
+    assert stored["status"] == "stored"
+    r = kenning(project, "remember", "--json", "--type", "error_fix", entry, env={"KENNING_STORE": pg_url})
+    assert json.loads(r.stdout)["status"] == "near-duplicate"
+    r = kenning(project, "recall", "--json", "database is locked when two agents write", env={"KENNING_STORE": pg_url})
+    assert r.returncode == 0, r.stderr
+    assert [x["id"] for x in json.loads(r.stdout)["results"]] == [stored["id"]]
+    assert not (project / ".kenning" / "memory.db").exists()  # nothing went to the embedded store
+    store = open_store(pg_url, cwd=project)
+    assert store.stats()["memories"] == 1
+    store.close()
+
+
+def test_unreachable_servers_are_loud(project: Path) -> None:
+    for url in ("postgresql://kenning:hunter2@127.0.0.1:9/kenning", "http://127.0.0.1:9"):
+        r = kenning(project, "recall", "--store", url, "anything at all")
+        assert r.returncode == 3, (url, r.stderr)
+        assert "knowledge base NOT consulted" in r.stderr
+        assert "hunter2" not in r.stderr and "Traceback" not in r.stderr
