@@ -10,27 +10,47 @@ import sys
 from pathlib import Path
 
 from kenning import open_store
-
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
 
 
-def kenning(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"}
+def kenning(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
+    }
     return subprocess.run(
-        [sys.executable, "-m", "kenning", *args], cwd=cwd, env={**base, **(env or {})},
-        capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "kenning", *args],
+        cwd=cwd,
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
 def test_cli_on_postgres(project: Path, pg_url: str) -> None:  # noqa: F811
-    entry = "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout"
+    entry = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout"
+    )
     r = kenning(project, "remember", "--json", "--store", pg_url, "--type", "error_fix", entry)
     assert r.returncode == 0, r.stderr
     stored = json.loads(r.stdout)
     assert stored["status"] == "stored"
-    r = kenning(project, "remember", "--json", "--type", "error_fix", entry, env={"KENNING_STORE": pg_url})
+    r = kenning(
+        project, "remember", "--json", "--type", "error_fix", entry, env={"KENNING_STORE": pg_url}
+    )
     assert json.loads(r.stdout)["status"] == "near-duplicate"
-    r = kenning(project, "recall", "--json", "database is locked when two agents write", env={"KENNING_STORE": pg_url})
+    r = kenning(
+        project,
+        "recall",
+        "--json",
+        "database is locked when two agents write",
+        env={"KENNING_STORE": pg_url},
+    )
     assert r.returncode == 0, r.stderr
     assert [x["id"] for x in json.loads(r.stdout)["results"]] == [stored["id"]]
     assert not (project / ".kenning" / "memory.db").exists()  # nothing went to the embedded store
@@ -45,3 +65,34 @@ def test_unreachable_servers_are_loud(project: Path) -> None:
         assert r.returncode == 3, (url, r.stderr)
         assert "knowledge base NOT consulted" in r.stderr
         assert "hunter2" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: str) -> None:  # noqa: F811
+    notes = [
+        "Use snake_case for Python function names.",
+        "We chose PostgreSQL for the team store because of pgvector.",
+        "ERROR-FIX: npm ERR! code ERESOLVE | FIX: align the peer dependency versions",
+    ]
+    for text in notes:
+        assert kenning(project, "remember", "--type", "context", text).returncode == 0
+    r = kenning(project, "migrate", "--json", "--to", pg_url)
+    assert r.returncode == 0, r.stderr
+    first = json.loads(r.stdout)
+    assert (first["copied"], first["already_present"], first["verified"]) == (3, 0, True)
+    r = kenning(
+        project, "migrate", "--json", "--to", pg_url
+    )  # a second run resumes: nothing to copy
+    second = json.loads(r.stdout)
+    assert (second["copied"], second["already_present"], second["verified"]) == (0, 3, True)
+    local = open_store(cwd=project)
+    remote = open_store(pg_url, cwd=project)
+    from kenning.backends.base import Filters
+
+    a = {r.memory.id: r for r in local.backend.iterate(Filters())}
+    b = {r.memory.id: r for r in remote.backend.iterate(Filters())}
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key].memory == b[key].memory
+        assert abs(float((a[key].vector * b[key].vector).sum()) - 1.0) < 1e-5
+    local.close()
+    remote.close()

@@ -563,6 +563,50 @@ def query_error(raw: str) -> None:
     click.echo(query_from_error(_read_content(raw)))
 
 
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning migrate --to postgresql://kenning@db.internal/memory
+  kenning migrate --to postgresql://… --group-id all --json
+""",
+)
+@click.option(
+    "--to", "target", required=True, help="Target store: a path, postgresql://… or http(s)://…."
+)
+@click.option(
+    "--group-id", default=None, help="Project to copy (default: this one; 'all' for every project)."
+)
+@click.option("--json", "as_json", is_flag=True)
+@_store_options
+@handle_errors
+def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
+    """Copy memories (ids, timestamps, vectors) to another store; resumable, verified."""
+    from .backends.base import Filters
+    from .backends.registry import open_backend
+    from .migrate import migrate as run_migration
+
+    with _open(store_path, create=False) as store:
+        gid = store._resolve_group(group_id)
+        total = store.backend.count(Filters(group_id=gid))
+        destination = open_backend(target, create=True, dimension=None, project_root=store.project.root)
+        try:
+            with _progress("migrating", total, not as_json) as tick:
+                report = run_migration(store.backend, destination, group_id=gid, progress=tick)
+        finally:
+            destination.close()
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        click.echo(
+            f"copied {report.copied}, already present {report.already_present}; "
+            f"source {report.source_count}, target {report.target_count}, "
+            f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
+        )
+    if not report.verified:
+        sys.exit(EXIT_USER)
+
+
 # -- stats / forget ------------------------------------------------------------------------
 
 
