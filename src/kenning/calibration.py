@@ -115,7 +115,7 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
 def calibrate(
     store: MemoryStore, queries: list[tuple[str, tuple[str, ...]]], group_id: str | None = None
 ) -> CalibrationReport:
-    filters = Filters(group_id=store._resolve_group(group_id))
+    filters = Filters(group_id=store.resolve_group(group_id))
     outcomes = []
     for query, gold in queries:
         hits = store.retrieve(query, 1, filters)

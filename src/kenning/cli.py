@@ -587,9 +587,11 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
     from .migrate import migrate as run_migration
 
     with _open(store_path, create=False) as store:
-        gid = store._resolve_group(group_id)
+        gid = store.resolve_group(group_id)
         total = store.backend.count(Filters(group_id=gid))
-        destination = open_backend(target, create=True, dimension=None, project_root=store.project.root)
+        destination = open_backend(
+            target, create=True, dimension=None, project_root=store.project.root
+        )
         try:
             with _progress("migrating", total, not as_json) as tick:
                 report = run_migration(store.backend, destination, group_id=gid, progress=tick)

@@ -193,7 +193,7 @@ class MemoryStore:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
 
-    def _resolve_group(self, group_id: str | None) -> str | None:
+    def resolve_group(self, group_id: str | None) -> str | None:
         """``None`` → this project; ``"all"`` → every project (explicitly)."""
         if group_id is None:
             return self.group_id
@@ -286,7 +286,7 @@ class MemoryStore:
         concurrent writers can neither both store a note nor half-write a batch.
         ``vectors`` (from an export with the same provenance) skips re-embedding.
         """
-        gid = self._resolve_group(group_id) or self.group_id
+        gid = self.resolve_group(group_id) or self.group_id
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, _Prepared]] = []
@@ -502,7 +502,7 @@ class MemoryStore:
             )
         is_error = looks_like_error(query) if errors is None else errors
         floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
-        filters = Filters(group_id=self._resolve_group(group_id))
+        filters = Filters(group_id=self.resolve_group(group_id))
         candidates = self.retrieve(query, top_k, filters)
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
@@ -542,7 +542,7 @@ class MemoryStore:
             else parse_threshold(threshold, "argument")
         )
         moment = now or utc_now()
-        gid = self._resolve_group(group_id)
+        gid = self.resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
         vector = self._query_vector(query)
 
@@ -624,7 +624,7 @@ class MemoryStore:
         }
         out.write(json.dumps(header, ensure_ascii=False) + "\n")
         n = 0
-        for record in self.backend.iterate(Filters(group_id=self._resolve_group(group_id))):
+        for record in self.backend.iterate(Filters(group_id=self.resolve_group(group_id))):
             line = record.memory.to_dict()
             if vectors and provenance is not None:
                 line["embedding"] = base64.b64encode(
