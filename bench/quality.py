@@ -193,7 +193,7 @@ def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: igno
     match = fts_query(fts_terms(text))
     if match is None:
         return []
-    rows = store.backend._conn.execute(  # noqa: SLF001 - the bench reads the index directly
+    rows = store.backend._conn.execute(
         "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
         "WHERE memories_fts MATCH ? AND m.group_id = ? ORDER BY bm25(memories_fts) LIMIT ?",
         (match, group, k),

@@ -168,7 +168,7 @@ LOG_LINES = """\
 2026-01-01T10:00:02Z ERROR connection refused: could not connect to db at 10.0.0.7:5432
 """
 
-ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in `/tmp/x` or any parent directory\x1b[0m"  # noqa: E501
+ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in `/tmp/x` or any parent directory\x1b[0m"
 
 
 @pytest.mark.parametrize(

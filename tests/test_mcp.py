@@ -15,10 +15,10 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from kenning import protocol
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 pytestmark = pytest.mark.anyio
 

@@ -13,13 +13,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import protocol
-from .errors import KenningError, StoreNotFound
+from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTIONS, NEAR_DUPLICATE, RUVECTOR_TYPE_MAP, STORED, TYPE_TO_COLLECTION
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,7 +99,7 @@ def _open(
     create: bool,
     group_id: str | None = None,
     threshold: float | None = None,
-):  # type: ignore[no-untyped-def]
+) -> MemoryStore:
     from .store import open_store
 
     return open_store(store_path, create=create, group_id=group_id, threshold=threshold)
@@ -894,7 +897,11 @@ def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
     from .doctor import run_doctor
 
-    report = run_doctor(store_path)
+    if store_path and "://" in store_path:
+        raise UserInputError(
+            "doctor checks the embedded SQLite store; check a server store with its own tools"
+        )
+    report = run_doctor(Path(store_path) if store_path else None)
     if as_json:
         _echo_json(report.to_dict())
     else:

@@ -609,12 +609,12 @@ class SQLiteBackend:
             n = int(min(k, scores.shape[0]))
             top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
             top = top[np.argsort(-scores[top], kind="stable")]
-            top = [i for i in top if np.isfinite(scores[i])]
-            ids = [cache.ids[i] for i in top]
+            order = [int(i) for i in top if np.isfinite(scores[i])]
+            ids = [cache.ids[i] for i in order]
             found = {m.id: m for m in self.get(ids)}
         return [
             ScoredMemory(memory=found[cache_id], score=float(np.clip(scores[i], -1.0, 1.0)))
-            for i, cache_id in zip(top, ids, strict=True)
+            for i, cache_id in zip(order, ids, strict=True)
             if cache_id in found
         ]
 
