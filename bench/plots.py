@@ -145,7 +145,9 @@ def plot_scaling(scaling: dict[str, Any] | None, scale: dict[str, Any] | None, p
     )
     for backend, colour in (("sqlite", "#2ca02c"), ("postgres", "#8c564b")):
         xs, ys = [], []
-        for n, entry in sorted(((int(k), v) for k, v in ((scale or {}).get("sizes") or {}).items())):
+        for n, entry in sorted(
+            ((int(k), v) for k, v in ((scale or {}).get("sizes") or {}).items())
+        ):
             m = (entry.get(backend) or {}).get("search", {}).get("none")
             if m:
                 xs.append(n)
@@ -198,7 +200,8 @@ def render_docs(results: Path, docs: Path) -> Path:
     }
     plots = {
         "peer": data["peer"] is not None and plot_peer(data["peer"], img / "peer.png"),
-        "quality": data["quality"] is not None and plot_quality(data["quality"], img / "quality.png"),
+        "quality": data["quality"] is not None
+        and plot_quality(data["quality"], img / "quality.png"),
         "scaling": plot_scaling(data["scaling"], data["scale"], img / "scaling.png"),
     }
     path = docs / "benchmarks.md"
@@ -311,7 +314,11 @@ def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
     for name, r in rvs:
         kinds = {s.get("stats", {}).get("embedderKind") for s in r["sets"].values() if "stats" in s}
         vec = next(
-            (s.get("vectors_vs_kenning") for s in r["sets"].values() if s.get("vectors_vs_kenning")),
+            (
+                s.get("vectors_vs_kenning")
+                for s in r["sets"].values()
+                if s.get("vectors_vs_kenning")
+            ),
             None,
         )
         fb = sum(s.get("engine_fallback_results", 0) for s in r["sets"].values())
@@ -385,7 +392,12 @@ def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
             ("hit@5", "hit@5 ¹"),
             ("protocol_hit", "protocol hit ²"),
         ):
-            row(f"{short}: {label}", lambda r, s=s, m=metric: r["sets"][s][m], ".3f", f"{s} {metric}")
+            row(
+                f"{short}: {label}",
+                lambda r, s=s, m=metric: r["sets"][s][m],
+                ".3f",
+                f"{s} {metric}",
+            )
     for s in sets:
         short = s.replace(" subset", "")
         others = []
@@ -420,7 +432,9 @@ def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
         for n, r in rvs
     ]
     lines.append(
-        _peer_row("cold CLI recall, s ⁵", _span((k.get("cold_cli") or {}).get("wall_s"), ".2f"), others)
+        _peer_row(
+            "cold CLI recall, s ⁵", _span((k.get("cold_cli") or {}).get("wall_s"), ".2f"), others
+        )
     )
     others = [(n, _span((r.get("cold_cli") or {}).get("peak_rss_mb"), ".0f"), "") for n, r in rvs]
     lines.append(
@@ -443,7 +457,12 @@ def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
         "d",
         None,
     )
-    row("memories stored from the yellow entries (first pass)", lambda r: _first_pass(r, s0), "d", None)
+    row(
+        "memories stored from the yellow entries (first pass)",
+        lambda r: _first_pass(r, s0),
+        "d",
+        None,
+    )
     ks = k.get("sets", {}).get(s0, {})
     cold_k, cold_r = k.get("cold_cli") or {}, [(n, r.get("cold_cli") or {}) for n, r in rvs]
     lines += [
@@ -569,11 +588,8 @@ def _recall_section(recall: dict[str, Any] | None) -> str:
     from bench.recall import table
 
     return (
-        head
-        + "`bench/recall.py`: each figure next to a baseline measured in the same run (its "
-        "docstring says how).\n\n```text\n"
-        + table(recall)
-        + "\n```\n"
+        head + "`bench/recall.py`: each figure next to a baseline measured in the same run (its "
+        "docstring says how).\n\n```text\n" + table(recall) + "\n```\n"
     )
 
 
@@ -598,7 +614,12 @@ def _targets_section(data: dict[str, Any]) -> str:
         if p and "warm_recall_ms" in p:
             v = p["warm_recall_ms"]["p50"]
             rows.append(
-                (f"warm recall p50, {int(n) // 1000}k", f"≤ {target:g} ms", f"{v:.1f} ms", verdict(v <= target))
+                (
+                    f"warm recall p50, {int(n) // 1000}k",
+                    f"≤ {target:g} ms",
+                    f"{v:.1f} ms",
+                    verdict(v <= target),
+                )
             )
     p = sc.get("10000")
     if p and "cold_cli_recall_s" in p:
@@ -647,7 +668,8 @@ def _targets_section(data: dict[str, Any]) -> str:
         beaten = [
             name
             for name, by in q["sets"].items()
-            if by["hybrid"]["top1"] > by["dense"]["top1"] and by["hybrid"]["top1"] > by["lexical"]["top1"]
+            if by["hybrid"]["top1"] > by["dense"]["top1"]
+            and by["hybrid"]["top1"] > by["lexical"]["top1"]
         ]
         rows.append(
             (
@@ -658,7 +680,9 @@ def _targets_section(data: dict[str, Any]) -> str:
             )
         )
     if "1000000" not in sc:
-        rows.append(("1M memories, recall p50 (server backend)", "≤ 100 ms", "not run (needs --full)", "—"))
+        rows.append(
+            ("1M memories, recall p50 (server backend)", "≤ 100 ms", "not run (needs --full)", "—")
+        )
     lines = [
         "## SPEC §9 targets, as measured in this run",
         "",
@@ -673,7 +697,9 @@ def _missing_section(summary: dict[str, Any], data: dict[str, Any]) -> str:
     items = []
     for step, r in (summary.get("steps") or {}).items():
         if r.get("status") != "ok":
-            items.append(f"- `{step}`: {r.get('status')}: {str(r.get('reason', '')).strip()[-300:]}")
+            items.append(
+                f"- `{step}`: {r.get('status')}: {str(r.get('reason', '')).strip()[-300:]}"
+            )
     for name, reason in (summary.get("peer_skipped") or {}).items():
         items.append(f"- peer {name}: skipped: {reason}")
     for name, d in data.items():

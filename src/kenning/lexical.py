@@ -18,8 +18,10 @@ MAX_QUERY_TERMS = 64
 
 def terms(text: str, limit: int | None = None) -> list[str]:
     """Distinct terms of ``text`` in order of first appearance."""
-    folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = text.lower()
+    if not folded.isascii():  # only non-ASCII text can carry diacritics
+        folded = unicodedata.normalize("NFKD", folded)
+        folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     found = list(dict.fromkeys(_TERM.findall(folded)))
     return found if limit is None else found[:limit]
 

@@ -62,7 +62,7 @@ DEFAULT_TYPE = "context"
 EXPORT_FORMAT = 1
 REEMBED_STATE_KEY = "reembed_state"
 #: Candidates fetched per search before threshold and decay re-ranking.
-SEARCH_CANDIDATES = 50
+SEARCH_CANDIDATES = 20
 #: Dense and lexical candidates fetched before fusion (each side).
 RETRIEVAL_POOL = 20
 
