@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -37,7 +38,10 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+#: Where ``all`` writes (a folder of its own under bench/results/, so that a benchmark run
+#: by hand — which writes bench/results/<name>.json — cannot mix into one run's figures).
+RESULTS = ROOT / "bench" / "results" / "all"
+CACHE = ROOT / "bench" / "results" / "cache"
 DOCS = ROOT / "docs"
 STEPS = ("quality", "recall", "mcp", "scale", "scaling", "peer")
 SCALING_SIZES = (1_000, 10_000, 100_000)
@@ -113,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--full", action="store_true", help="also 1M memories (long)")
     parser.add_argument("--no-docs", action="store_true", help="JSON only: no plots, no docs")
     parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--cache", type=Path, default=RESULTS / "cache")
+    parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--only", help=f"comma-separated steps out of {','.join(STEPS)}")
     parser.add_argument("--skip", default="", help="comma-separated steps to leave out")
     args = parser.parse_args(argv)
@@ -158,6 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         record.update(seconds=round(seconds, 1), returncode=code)
         if code == 0 and out.is_file():
             record["status"] = "ok"
+            record["sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()
         else:
             record.update(status="failed", reason=tail[-1500:])
             print(f"[{step}] FAILED (exit {code}); see {logs / (step + '.log')}", flush=True)
@@ -291,7 +296,7 @@ def scaling_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--sample", type=int, default=128, help="notes embedded for real")
     parser.add_argument("--cold-runs", type=int, default=5)
-    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--point", type=int, help=argparse.SUPPRESS)  # one size, in-process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

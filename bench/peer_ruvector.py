@@ -383,7 +383,7 @@ class System:
     cli_recall: Callable[[str], list[str]]
     env: dict[str, str]
     ruvector: bool
-    notes: list[str] = field(default_factory=list)
+    reembed: list[str] = field(default_factory=list)  # the batched re-embed command
 
     def prepare(self, root: Path) -> None:
         if self.ruvector:  # its store is project-local when .ruvector/ exists in the cwd
@@ -401,6 +401,7 @@ def kenning_system() -> System:
         lambda q: [*cmd, "recall", "--json", q],
         dict(os.environ),
         ruvector=False,
+        reembed=[*cmd, "reembed", "--json"],
     )
 
 
@@ -415,6 +416,7 @@ def ruvector_system(package: Path, version: str, model_home: str, home: Path) ->
         lambda q: [node, cli, "hooks", "recall", "--semantic", "-k", "5", q],
         env,
         ruvector=True,
+        reembed=[node, cli, "hooks", "reembed"],
     )
 
 
@@ -647,6 +649,39 @@ def cold_cli(
     }
 
 
+def batch_reembed(system: System, root: Path) -> dict[str, Any]:
+    """Each system's batched embedding path on the same store: re-embed every memory.
+
+    kenning: ``kenning reembed`` (batches of 32); ruvector: ``ruvector hooks reembed`` (its
+    bulk path: the bundled worker pool). Wall time of the whole process, model load
+    included; ruvector also reports its own ``elapsedMs``.
+    """
+    wall, peak, stdout, stderr = _timed_process(system.reembed, root, system.env)
+    data: dict[str, Any] = {}
+    for line in reversed(stdout.strip().splitlines()):
+        with contextlib.suppress(ValueError):
+            data = json.loads(line)
+            break
+    if not data:
+        start = stdout.find("{")
+        with contextlib.suppress(ValueError):
+            data = json.loads(stdout[start:]) if start >= 0 else {}
+    count = int(data.get("reembedded") or 0)
+    out: dict[str, Any] = {
+        "reembedded": count,
+        "wall_s": wall,
+        "per_s": count / wall if count else None,
+        "peak_rss_mb": peak,
+    }
+    if "elapsedMs" in data:
+        out["own_elapsed_s"] = data["elapsedMs"] / 1000
+        out["own_per_s"] = count / (data["elapsedMs"] / 1000) if data["elapsedMs"] else None
+        out["parallel_workers"] = data.get("parallelWorkers")
+    if not count:
+        out["failed"] = (stdout + stderr).strip()[-400:]
+    return out
+
+
 def _timed_process(
     argv: list[str], cwd: Path, env: dict[str, str]
 ) -> tuple[float, float, str, str]:
@@ -718,6 +753,7 @@ def run(
     locomo_questions: int,
     locomo_documents: int,
     cold_runs: int,
+    yellow_queries: int | None = None,
 ) -> dict[str, Any]:
     import anyio
 
@@ -728,7 +764,7 @@ def run(
     sets = (
         [yellow_set(limit=3)]
         if smoke
-        else [yellow_set(), locomo_set(locomo_questions, locomo_documents)]
+        else [yellow_set(yellow_queries), locomo_set(locomo_questions, locomo_documents)]
     )
     out["sets"] = {
         s.name: {"entries": len(s.entries), "queries": len(s.queries), "floor": s.floor}
@@ -822,6 +858,19 @@ def run(
                 )
             except Exception as exc:
                 results[system.name]["cold_cli"] = {"failed": f"{type(exc).__name__}: {exc}"}
+        # Batched embedding, each system on its own store of the last set (default mode only:
+        # ruvector needs ~0.5 s per memory even in bulk).
+        if not smoke:
+            last = sets[-1]
+            for system in systems:
+                res = results[system.name]["sets"].get(last.name, {})
+                if "failed" in res:
+                    continue
+                try:
+                    got = batch_reembed(system, roots[(system.name, last.name)])
+                except Exception as exc:
+                    got = {"failed": f"{type(exc).__name__}: {exc}"}
+                results[system.name]["batch_reembed"] = {"set": last.name, **got}
         for name, res in results.items():
             peers[name] = res
     out["systems"] = peers
@@ -856,6 +905,9 @@ def ratios(out: dict[str, Any]) -> dict[str, dict[str, float | None]]:
         kc, rc = k.get("cold_cli", {}), r.get("cold_cli", {})
         if "wall_s" in kc and "wall_s" in rc:
             row["cold CLI recall s"] = _div(kc["wall_s"]["p50"], rc["wall_s"]["p50"])
+        kb, rb = k.get("batch_reembed", {}), r.get("batch_reembed", {})
+        if kb.get("per_s") and rb.get("per_s"):
+            row["batch reembed per s"] = _div(kb["per_s"], rb["per_s"])
         table[name] = row
     return table
 
@@ -877,6 +929,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--locomo-questions", type=int, default=25)
     parser.add_argument("--locomo-documents", type=int, default=50)
     parser.add_argument("--cold-runs", type=int, default=3)
+    parser.add_argument("--yellow-queries", type=int, help="first N yellow queries (default all)")
     args = parser.parse_args(argv)
     result = run(
         [v for v in args.versions.split(",") if v],
@@ -885,6 +938,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.locomo_questions,
         args.locomo_documents,
         1 if args.smoke else args.cold_runs,
+        args.yellow_queries,
     )
     args.results.mkdir(parents=True, exist_ok=True)
     path = args.results / ("peer-smoke.json" if args.smoke else "peer.json")

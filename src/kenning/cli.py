@@ -710,7 +710,12 @@ def export(
 @handle_errors
 def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
     """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
-    lines = source.readlines()
+    try:
+        lines = source.readlines()
+    except UnicodeDecodeError as exc:
+        raise UserInputError(
+            f"{source.name} is not UTF-8 text (byte {exc.start}); nothing was imported"
+        ) from None
     with (
         _open(store_path, create=True) as store,
         _progress("importing", len(lines), not as_json) as tick,

@@ -61,6 +61,9 @@ from .search import (
 DEFAULT_TYPE = "context"
 EXPORT_FORMAT = 1
 REEMBED_STATE_KEY = "reembed_state"
+#: Raw input longer than this is refused before normalisation and redaction (which are
+#: linear but not free on megabytes of text).
+RAW_CONTENT_LIMIT = 16 * protocol.MAX_CONTENT_BYTES
 #: Candidates fetched per search before threshold and decay re-ranking.
 SEARCH_CANDIDATES = 20
 #: Dense and lexical candidates fetched before fusion (each side).
@@ -207,6 +210,13 @@ class MemoryStore:
         from .safety import normalise_content, redact_secrets  # write path only
 
         raw = _check_text(item.content)
+        if len(raw) > RAW_CONTENT_LIMIT:
+            # far over the limit whatever normalisation removes: refuse before the costly work
+            raise ContentError(
+                f"content is {len(raw)} characters, far over the "
+                f"{protocol.MAX_CONTENT_BYTES // 1024} KiB limit; store a summary and point to "
+                "the full text with --source"
+            )
         text = normalise_content(raw)
         if not text:
             raise ContentError("content is empty (or only whitespace); pass the note's text")
@@ -645,6 +655,7 @@ class MemoryStore:
         items: list[NewMemory] = []
         groups: list[str] = []
         vectors: list[np.ndarray | None] = []
+        line_numbers: list[int] = []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -690,6 +701,7 @@ class MemoryStore:
                 )
             )
             groups.append(memory.group_id)
+            line_numbers.append(number)
             vector = None
             if data.get("embedding"):
                 try:
@@ -707,6 +719,19 @@ class MemoryStore:
             raise UserInputError(
                 f"an embedding does not have the {dimension} dimensions the export's header "
                 "says; nothing was imported (remove the embeddings to re-embed)"
+            )
+        # Every memory must pass the write path's checks before anything is written.
+        problems = []
+        for number, item, gid in zip(line_numbers, items, groups, strict=True):
+            try:
+                self._prepare(item, gid)
+            except UserInputError as exc:
+                problems.append(f"line {number}: {exc}")
+        if problems:
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise UserInputError(
+                f"{len(problems)} memories cannot be imported — {'; '.join(problems[:3])}{more}; "
+                "nothing was imported"
             )
         existing = {m.id for m in self.backend.get([i.id for i in items if i.id])}
         counts = {"read": len(items), "imported": 0, "duplicates": 0, "rejected": 0}

@@ -217,7 +217,7 @@ def test_kill_during_import(
             "killed_with_no_store": states.count("no store"),
             "killed_before_first_commit": states.count("empty"),
             "killed_mid_import": states.count("partial"),
-            "finished_before_kill": states.count("complete"),
+            "all_rows_committed_at_kill": states.count("complete"),
             "rows_present_after_kill": [o["rows"] for o in outcomes],
             "integrity_ok": rounds,
             "reimport_complete_without_duplicates": rounds,
