@@ -32,14 +32,21 @@ import statistics
 import subprocess
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np
 
-from bench.recall import RESULTS, TYPES, WORDS, git_project, machine, note, store_filters, summary
+from bench.recall import (
+    RESULTS,
+    TYPES,
+    WORDS,
+    fill_with_perturbed,
+    git_project,
+    machine,
+    note,
+    summary,
+)
 
 PROMPT = (
     "The nightly import job crashes with this, can you fix it?\n\n"
@@ -64,9 +71,7 @@ TARGET_MCP_MS = 20.0
 def fill(root: Path, memories: int, sample: int) -> dict[str, Any]:
     """Create the project's store with ``memories`` memories; return what was stored."""
     from kenning import open_store
-    from kenning.backends.base import MemoryRecord
     from kenning.embedders import load_embedder
-    from kenning.model import Memory, content_hash, new_memory_id, resolve_type
     from kenning.store import NewMemory
 
     rng = random.Random(11)
@@ -76,28 +81,7 @@ def fill(root: Path, memories: int, sample: int) -> dict[str, Any]:
         items += [NewMemory(note(rng, i), TYPES[i % len(TYPES)]) for i in range(sample)]
         results = store.remember_many(items, batch_size=32)
         stored = sum(r.status == "stored" for r in results)
-        base = np.stack([r.vector for r in store.backend.iterate(store_filters())])
-        now = datetime.now(UTC)
-        batch: list[MemoryRecord] = []
-        for i in range(max(0, memories - stored)):
-            v = base[i % len(base)] + np.random.default_rng(i).normal(0, 0.05, base.shape[1])
-            v = (v / np.linalg.norm(v)).astype(np.float32)
-            text = note(rng, sample + i)
-            mtype, collection = resolve_type(TYPES[i % len(TYPES)])
-            memory = Memory(
-                new_memory_id(),
-                text,
-                collection,
-                mtype,
-                store.group_id,
-                now - timedelta(days=i % 90),
-                content_hash(text),
-            )
-            batch.append(MemoryRecord(memory, v))
-            if len(batch) == 1000:
-                store.backend.upsert(batch)
-                batch = []
-        store.backend.upsert(batch)
+        fill_with_perturbed(store, memories - stored, rng, offset=sample)
         return {"memories": store.stats()["memories"], "embedded": stored}
     finally:
         store.close()

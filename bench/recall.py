@@ -160,6 +160,36 @@ def note(rng: random.Random, i: int) -> str:
     return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)}."
 
 
+def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> None:  # type: ignore[no-untyped-def]
+    """Add ``count`` memories straight through the backend, with vectors made by perturbing
+    the store's real (embedded) vectors and renormalising, and ages spread over 90 days."""
+    from kenning.backends.base import Filters, MemoryRecord
+    from kenning.model import Memory, content_hash, new_memory_id, resolve_type
+
+    base = np.stack([r.vector for r in store.backend.iterate(Filters())])
+    now = datetime.now(UTC)
+    batch: list[MemoryRecord] = []
+    for i in range(max(0, count)):
+        v = base[i % len(base)] + np.random.default_rng(i).normal(0, 0.05, base.shape[1])
+        v = (v / np.linalg.norm(v)).astype(np.float32)
+        text = note(rng, offset + i)
+        mtype, collection = resolve_type(TYPES[i % len(TYPES)])
+        memory = Memory(
+            new_memory_id(),
+            text,
+            collection,
+            mtype,
+            store.group_id,
+            now - timedelta(days=i % 90),
+            content_hash(text),
+        )
+        batch.append(MemoryRecord(memory, v))
+        if len(batch) == 1000:
+            store.backend.upsert(batch)
+            batch = []
+    store.backend.upsert(batch)
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -184,9 +214,7 @@ def git_project(base: Path) -> Path:
 
 def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, object]:
     from kenning import open_store
-    from kenning.backends.base import MemoryRecord
     from kenning.embedders import load_embedder
-    from kenning.model import Memory, content_hash, new_memory_id, resolve_type
     from kenning.store import NewMemory
 
     rng = random.Random(7)
@@ -220,29 +248,7 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
             "target_ratio": 0.8,
         }
 
-        # Fill to `memories` with perturbed real vectors, straight through the backend.
-        base_vectors = np.stack([r.vector for r in store.backend.iterate(store_filters())])
-        now = datetime.now(UTC)
-        batch: list[MemoryRecord] = []
-        for i in range(memories - stored):
-            v = base_vectors[i % len(base_vectors)] + np.random.default_rng(i).normal(0, 0.05, 384)
-            v = (v / np.linalg.norm(v)).astype(np.float32)
-            text = note(rng, sample + i)
-            mtype, collection = resolve_type(TYPES[i % len(TYPES)])
-            memory = Memory(
-                new_memory_id(),
-                text,
-                collection,
-                mtype,
-                store.group_id,
-                now - timedelta(days=i % 90),
-                content_hash(text),
-            )
-            batch.append(MemoryRecord(memory, v))
-            if len(batch) == 1000:
-                store.backend.upsert(batch)
-                batch = []
-        store.backend.upsert(batch)
+        fill_with_perturbed(store, memories - stored, rng, offset=sample)
 
         qs = [words(rng, 8) for _ in range(queries)]
         for q in qs[:5]:  # warm-up, excluded
@@ -304,12 +310,6 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
         out["cold_cli_recall_s"] = summary(cold)
         out["bare_python_s"] = summary(bare)
     return out
-
-
-def store_filters():  # type: ignore[no-untyped-def]
-    from kenning.backends.base import Filters
-
-    return Filters()
 
 
 def table(r: dict[str, object]) -> str:

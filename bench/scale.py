@@ -33,7 +33,6 @@ import argparse
 import hashlib
 import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -52,75 +51,8 @@ RESULTS = ROOT / "bench" / "results"
 CACHE = RESULTS / "cache"
 sys.path.insert(0, str(ROOT))  # for tests.backends (the embedded PostgreSQL helper)
 
-WORDS = [
-    *[
-        "cache",
-        "database",
-        "index",
-        "migration",
-        "retry",
-        "timeout",
-        "worker",
-        "queue",
-        "lock",
-        "deploy",
-        "build",
-    ],
-    *[
-        "test",
-        "lint",
-        "config",
-        "token",
-        "session",
-        "user",
-        "request",
-        "response",
-        "handler",
-        "parser",
-        "schema",
-    ],
-    *[
-        "column",
-        "table",
-        "vector",
-        "thread",
-        "process",
-        "signal",
-        "socket",
-        "buffer",
-        "stream",
-        "file",
-        "path",
-    ],
-    *[
-        "module",
-        "package",
-        "import",
-        "export",
-        "error",
-        "fix",
-        "warning",
-        "panic",
-        "trace",
-        "log",
-        "metric",
-        "alert",
-    ],
-    *[
-        "release",
-        "branch",
-        "commit",
-        "merge",
-        "review",
-        "plan",
-        "api",
-        "endpoint",
-        "route",
-        "service",
-        "client",
-    ],
-    *["server", "docker", "image", "volume", "network", "port", "proxy", "auth"],
-]
+from bench.recall import WORDS, machine  # noqa: E402 - shared with the speed benchmarks
+
 GROUPS = [f"org/project-{i}" for i in range(10)]
 GROUP_WEIGHTS = np.array([1 / (i + 1) for i in range(10)])  # Zipf-like project sizes
 GROUP_WEIGHTS /= GROUP_WEIGHTS.sum()
@@ -139,23 +71,6 @@ TARGETS = {
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cores": os.cpu_count(),
-        "cpu": cpu,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-    }
 
 
 def base_set(n: int) -> tuple[list[str], np.ndarray]:
