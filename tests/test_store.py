@@ -369,3 +369,15 @@ def test_decay_reorders_by_age(store: MemoryStore) -> None:
         "retry http requests with exponential backoff", threshold=0.3, now=now, decay=False
     )
     assert all(r.temporal is None and r.score == r.semantic for r in plain.results)
+
+
+def test_empty_store_file_is_not_initialised_by_a_read(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    db = project / ".kenning" / "memory.db"
+    db.parent.mkdir()
+    db.write_bytes(b"")  # a writer died between creating the file and migrating it
+    with pytest.raises(StoreNotFound, match="empty"):
+        open_store(cwd=project, embedder=minilm, create=False)
+    assert db.stat().st_size == 0
+    store = open_store(cwd=project, embedder=minilm)  # the next write initialises it
+    assert store.remember("first note after a crash", "context").status == "stored"
+    store.close()

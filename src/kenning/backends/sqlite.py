@@ -206,6 +206,12 @@ class SQLiteBackend:
                 ) from None
         elif self.path.is_dir():
             raise KenningError(f"{self.path} is a folder, not a kenning store file; move it aside")
+        elif not create and self.path.stat().st_size == 0:
+            # created by a process that died before initialising it: nothing to read, and a
+            # read must not be the one that writes the schema
+            raise StoreNotFound(
+                f"the store at {self.path} is empty; `kenning remember` initialises it"
+            )
         self._lock = threading.RLock()
         self._in_tx = False
         self._writes = 0
