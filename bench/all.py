@@ -130,17 +130,32 @@ def main(argv: list[str] | None = None) -> None:
     results = args.results.resolve()
     logs = results / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    mode = "smoke" if args.smoke else ("full" if args.full else "default")
     summary: dict[str, Any] = {
-        "mode": "smoke" if args.smoke else ("full" if args.full else "default"),
+        "mode": mode,
         "machine": machine_info(),
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "steps": {},
     }
+    previous = results / json_name("all", args.smoke)
+    if (args.only or skipped) and previous.is_file():
+        # A partial rerun (--only / --skip) updates the record of the last run in this
+        # folder: the steps it reruns are replaced, the others keep their record.
+        old_summary = json.loads(previous.read_text())
+        if old_summary.get("mode") == mode:
+            summary["steps"] = old_summary.get("steps", {})
+            summary["reruns"] = [*old_summary.get("reruns", []), summary["started"]]
+            summary["started"] = old_summary.get("started", summary["started"])
     started = time.perf_counter()
     for step in STEPS:
         if step not in chosen or step in skipped:
             continue
-        record: dict[str, Any] = {"json": json_name(step, args.smoke)}
+        record: dict[str, Any] = {
+            "json": json_name(step, args.smoke),
+            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        }
+        if "reruns" in summary:
+            record["rerun"] = True
         out = results / record["json"]
         if step == "scale" and not (ROOT / "bench" / "scale.py").is_file():
             record.update(status="skipped", reason="bench/scale.py does not exist")
@@ -160,9 +175,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"[{step}] failed (exit {code}); retrying once", flush=True)
             code, seconds, tail = run_step(step, argv_, logs / f"{step}.retry.log")
         record.update(seconds=round(seconds, 1), returncode=code)
+        if out.is_file():
+            record["sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()
         if code == 0 and out.is_file():
             record["status"] = "ok"
-            record["sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()
         else:
             record.update(status="failed", reason=tail[-1500:])
             print(f"[{step}] FAILED (exit {code}); see {logs / (step + '.log')}", flush=True)
@@ -172,7 +188,12 @@ def main(argv: list[str] | None = None) -> None:
             summary["peer_skipped"] = {
                 name: r["reason"] for name, r in peer["systems"].items() if r.get("skipped")
             }
-    summary["seconds"] = round(time.perf_counter() - started, 1)
+    summary["seconds"] = round(
+        sum(r.get("seconds", 0) for r in summary["steps"].values())
+        + sum(r.get("first_attempt", {}).get("seconds", 0) for r in summary["steps"].values()),
+        1,
+    )
+    summary["wall_seconds_of_this_invocation"] = round(time.perf_counter() - started, 1)
     (results / json_name("all", args.smoke)).write_text(json.dumps(summary, indent=2) + "\n")
     print(f"\nall steps: {summary['seconds']:.0f} s; JSON under {results}")
     for step, record in summary["steps"].items():
@@ -350,3 +371,6 @@ def scaling_main(argv: list[str] | None = None) -> None:
     path = args.results / json_name("scaling", args.smoke)
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(f"JSON: {path} ({out['seconds']:.0f} s)")
+    failed = [n for n, p in out["sizes"].items() if "failed" in p]
+    if failed:
+        sys.exit(f"scaling: {len(failed)} of {len(sizes)} sizes failed: {', '.join(failed)}")

@@ -14,7 +14,12 @@ queries, one fresh project folder per set and system, interleaved set by set:
 Figures: hit@1 and hit@5 of ``hooks_recall`` (and the seed protocol's "floor + keep 3",
 applied by kenning's server and here, client-side, to ruvector's raw top 5), warm recall
 latency (MCP round trip), remember throughput, disk per memory, what a second
-``hooks_remember`` of 20 entries adds, and one cold CLI recall process each.
+``hooks_remember`` of 20 entries adds; then, outside MCP, one cold CLI recall process each
+(``kenning recall`` vs ``ruvector hooks recall --semantic``: wall time, peak RSS) and each
+one's batched path on its own store of the last set (``kenning reembed`` vs
+``ruvector hooks reembed``). Warm-up calls are excluded and the JSON says which. A ruvector
+version that cannot run (no node/npm, install failure, no cached install in ``--smoke``)
+is recorded as skipped with the reason; kenning's side runs regardless.
 
 ruvector runs its all-MiniLM-L6-v2 in WASM (tract) and downloads the ONNX export from the
 model hub at run time; offline that fails and it falls back to hash embeddings. So the

@@ -69,14 +69,21 @@ class SeedReport:
         }
 
 
-def _read_doc(path: Path, project_root: Path) -> tuple[str | None, str | None]:
-    """The document's text, or why it cannot be used (a failure, reported per file)."""
+def _read_doc(path: Path, directory: Path, project_root: Path) -> tuple[str | None, str | None]:
+    """The document's text, or why it cannot be used (a failure, reported per file).
+
+    A symlink below the solutions folder (the doc or a category folder) must stay inside the
+    project or the solutions folder; how the solutions folder itself is reached is the
+    caller's choice.
+    """
     try:
         resolved = path.resolve(strict=True)
     except OSError as exc:
         return None, f"cannot resolve the path: {exc.strerror or exc}"
-    linked = path.is_symlink() or any(p.is_symlink() for p in path.parents if p != p.parent)
-    if linked and not resolved.is_relative_to(project_root):
+    below = [p for p in (path, *path.parents) if p != directory and p.is_relative_to(directory)]
+    linked = any(p.is_symlink() for p in below)
+    inside = resolved.is_relative_to(project_root) or resolved.is_relative_to(directory.resolve())
+    if linked and not inside:
         return None, f"symlink leaves the project (points to {resolved})"
     try:
         size = resolved.stat().st_size
@@ -130,7 +137,7 @@ def seed_solutions(
     reports: dict[Path, FileReport] = {}
     pending: list[tuple[Path, Any]] = []
     for path in docs:
-        text, problem = _read_doc(path, root)
+        text, problem = _read_doc(path, directory, root)
         rel = os.path.relpath(path, directory)
         if problem is not None or text is None:
             reports[path] = FileReport(rel, "failed", problem)
