@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  {step:8} {record['status']:8} {record.get('seconds', '')}")
     if not args.smoke and not args.no_docs:
         write_docs(results, DOCS)
+    failed = [step for step, r in summary["steps"].items() if r["status"] == "failed"]
+    if failed:
+        sys.exit(f"failed steps: {', '.join(failed)} (logs under {logs})")
 
 
 def docs_main(argv: list[str] | None = None) -> None:

@@ -783,31 +783,33 @@ def run(
     out["node"] = tools
     with tempfile.TemporaryDirectory(prefix="kenning-peer-") as tmp_name:
         tmp = Path(tmp_name)
-        model: dict[str, Any] | None = None
         if isinstance(tools, str):
             for v in versions:
                 peers[f"ruvector {v}"] = {"skipped": True, "reason": tools}
         else:
-            try:
-                model = ensure_model(cache)
-                out["ruvector_model"] = {k: v for k, v in model.items() if k != "home"}
-            except Exception as exc:  # reported, never replaced by a number
-                reason = f"cannot build ruvector's model file: {type(exc).__name__}: {exc}"
-                for v in versions:
-                    peers[f"ruvector {v}"] = {"skipped": True, "reason": reason}
+            if smoke:  # no registry in smoke mode: the newest cached install, if any
+                versions = cached_versions(cache)[-1:] or list(versions[:1])
+            packages: list[tuple[str, Path, str]] = []
+            for v in versions:
+                try:
+                    package, exact = install(v, cache, offline=smoke)
+                except Exception as exc:
+                    peers[f"ruvector {v}"] = {"skipped": True, "reason": str(exc)}
+                    print(f"ruvector {v}: skipped: {exc}", file=sys.stderr)
+                    continue
+                if all(exact != e for _, _, e in packages):
+                    packages.append((v, package, exact))
+            model: dict[str, Any] | None = None
+            if packages:
+                try:
+                    model = ensure_model(cache)
+                    out["ruvector_model"] = {k: v for k, v in model.items() if k != "home"}
+                except Exception as exc:  # reported, never replaced by a number
+                    reason = f"cannot build ruvector's model file: {type(exc).__name__}: {exc}"
+                    for v, _, _ in packages:
+                        peers[f"ruvector {v}"] = {"skipped": True, "reason": reason}
             if model is not None:
-                if smoke:  # no registry in smoke mode: the newest cached install, if any
-                    cached = cached_versions(cache)
-                    versions = cached[-1:] or list(versions[:1])
-                for v in versions:
-                    try:
-                        package, exact = install(v, cache, offline=smoke)
-                    except Exception as exc:
-                        peers[f"ruvector {v}"] = {"skipped": True, "reason": str(exc)}
-                        print(f"ruvector {v}: skipped: {exc}", file=sys.stderr)
-                        continue
-                    if any(s.version == exact for s in systems[1:]):
-                        continue
+                for _, package, exact in packages:
                     home = tmp / f"home-{exact}"
                     home.mkdir()
                     systems.append(ruvector_system(package, exact, model["home"], home))

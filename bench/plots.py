@@ -693,7 +693,7 @@ def _targets_section(data: dict[str, Any]) -> str:
             v = p["warm_recall_ms"]["p50"]
             rows.append(
                 (
-                    f"warm recall p50, {int(n) // 1000}k",
+                    f"warm recall p50, {int(n) // 1000}k memories (scaling)",
                     f"≤ {target:g} ms",
                     f"{v:.1f} ms",
                     verdict(v <= target),
@@ -702,13 +702,15 @@ def _targets_section(data: dict[str, Any]) -> str:
     p = sc.get("10000")
     if p and "cold_cli_recall_s" in p:
         v = p["cold_cli_recall_s"]["p50"]
-        rows.append(("cold CLI `kenning recall`, 10k", "≤ 0.6 s", f"{v:.3f} s", verdict(v <= 0.6)))
+        rows.append(
+            ("cold CLI `kenning recall`, 10k (scaling)", "≤ 0.6 s", f"{v:.3f} s", verdict(v <= 0.6))
+        )
     rec = data.get("recall")
     if rec:
         ing = rec["ingest"]
         rows.append(
             (
-                "ingest vs the model's own batched throughput",
+                "ingest vs the model's own batched throughput (recall.py)",
                 "≥ 0.80",
                 f"{ing['ratio']:.2f} ({ing['kenning_texts_per_s']:.1f} vs "
                 f"{ing['model_texts_per_s']:.1f} notes/s)",
@@ -718,7 +720,7 @@ def _targets_section(data: dict[str, Any]) -> str:
         d = rec["disk"]
         rows.append(
             (
-                "disk per memory beyond the text",
+                "disk per memory beyond the text (recall.py, 10k)",
                 "≤ 3 KB",
                 f"{d['overhead_bytes_per_memory']:.0f} B",
                 verdict(d["overhead_bytes_per_memory"] <= 3072),
@@ -776,6 +778,14 @@ def _missing_section(summary: dict[str, Any], data: dict[str, Any]) -> str:
             items.append(
                 f"- `{step}`: {r.get('status')}: {str(r.get('reason', '')).strip()[-300:]}"
             )
+    for step, r in (summary.get("steps") or {}).items():
+        first = r.get("first_attempt")
+        if first and r.get("status") == "ok":
+            last = str(first.get("reason", "")).strip().splitlines()[-1:] or [""]
+            items.append(
+                f"- `{step}`: the first attempt failed (exit {first.get('returncode')}: "
+                f"`{last[0][-200:]}`); the retry succeeded and is what is shown."
+            )
     for name, reason in (summary.get("peer_skipped") or {}).items():
         items.append(f"- peer {name}: skipped: {reason}")
     for name, d in data.items():
@@ -783,4 +793,4 @@ def _missing_section(summary: dict[str, Any], data: dict[str, Any]) -> str:
             items.append(f"- `{name}`: no JSON in this run")
     body = "\n".join(items) if items else "Every step ran."
     stamp = time.strftime("%Y-%m-%d")
-    return f"## Not run or skipped\n\n{body}\n\n_Written by `python -m bench docs` on {stamp}._\n"
+    return f"## Not run or skipped\n\n{body}\n\n_Written by `bench/plots.py` (`python -m bench all` / `python -m bench docs`) on {stamp}._\n"
