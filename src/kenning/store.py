@@ -24,10 +24,8 @@ from .config import Settings, load_settings
 from .embedders.base import Embedder
 from .errors import (
     ContentError,
-    InvalidTypeError,
     KenningError,
     ProvenanceMismatch,
-    StoreCorrupted,
     UserInputError,
 )
 from .model import (
@@ -105,26 +103,17 @@ def _error_fingerprint_of(content: str) -> str | None:
     return None
 
 
-def _check_text(content: object) -> str:
-    if not isinstance(content, str):
-        raise ContentError(f"content must be text, got {type(content).__name__}")
+def _check_text(text: object, what: str, error: type[UserInputError] = UserInputError) -> str:
+    """``text`` as a str that encodes as UTF-8 (the CLI decodes bad bytes to surrogates)."""
+    if not isinstance(text, str):
+        raise error(f"{what} must be text, got {type(text).__name__}")
     try:
-        content.encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ContentError(
-            "content is not valid UTF-8 (it contains undecodable bytes); "
-            "re-encode the text as UTF-8"
+        raise error(
+            f"{what} is not valid UTF-8 (it contains undecodable bytes); re-encode it as UTF-8"
         ) from None
-    return content
-
-
-def _check_query(query: str) -> None:
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UserInputError(
-            "the query is not valid UTF-8 (it contains undecodable bytes); re-encode it as UTF-8"
-        ) from None
+    return text
 
 
 class MemoryStore:
@@ -209,7 +198,7 @@ class MemoryStore:
     def _prepare(self, item: NewMemory, group_id: str) -> _Prepared:
         from .safety import normalise_content, redact_secrets  # write path only
 
-        raw = _check_text(item.content)
+        raw = _check_text(item.content, "content", ContentError)
         if len(raw) > RAW_CONTENT_LIMIT:
             # far over the limit whatever normalisation removes: refuse before the costly work
             raise ContentError(
@@ -303,7 +292,7 @@ class MemoryStore:
         for index, item in enumerate(items):
             try:
                 prepared.append((index, self._prepare(item, gid)))
-            except (ContentError, InvalidTypeError, UserInputError) as exc:
+            except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=str(exc))
         if prepared:
             self._check_provenance(stamp=True)
@@ -413,7 +402,7 @@ class MemoryStore:
     # -- read path --------------------------------------------------------------------------
 
     def _query_vector(self, query: str) -> np.ndarray:
-        _check_query(query)
+        _check_text(query, "the query")
         self._check_provenance(stamp=False)
         return self._embed([query])[0]
 
@@ -436,7 +425,7 @@ class MemoryStore:
         from .errorfix import error_fingerprint, extract_error_signature, looks_like_error
         from .lexical import coverage, terms
 
-        _check_query(query)
+        _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
         pool = max(k * 2, RETRIEVAL_POOL)
@@ -854,4 +843,4 @@ def open_store(
     return MemoryStore(backend, project, settings, instance, name)
 
 
-__all__ = ["MemoryStore", "NewMemory", "StoreCorrupted", "open_store"]
+__all__ = ["MemoryStore", "NewMemory", "open_store"]
