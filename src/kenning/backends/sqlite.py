@@ -127,6 +127,8 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
 COMMON_TERM_SHARE = 0.1
 #: ...unless the store is this small, where every matching term still counts.
 COMMON_TERM_MIN_DOCS = 32
+#: At most this many postings (rows matched, summed over terms) are scored per query.
+POSTINGS_BUDGET = 2000
 
 
 def fts_terms(text: str) -> list[str]:
@@ -530,7 +532,19 @@ class SQLiteBackend:
             )
             total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
         cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
-        match = fts_query([t for t in terms if 0 < frequency.get(t, 0) <= cutoff])
+        usable = sorted(
+            (t for t in terms if 0 < frequency.get(t, 0) <= cutoff), key=lambda t: frequency[t]
+        )
+        # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
+        # BM25) until their postings reach the budget, so a query costs the same at any size.
+        chosen: list[str] = []
+        postings = 0
+        for term in usable:
+            if chosen and postings + frequency[term] > POSTINGS_BUDGET:
+                break
+            chosen.append(term)
+            postings += frequency[term]
+        match = fts_query(chosen)
         if match is None:
             return []
         where, params = self._where(filters, "m")
