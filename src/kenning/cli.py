@@ -278,7 +278,9 @@ def recall(
         errors = True
     if query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
-    _check_query(query)
+    from .querybuild import check_query
+
+    check_query(query)  # before looking for a store: bad input is an error either way
     try:
         store = _open(store_path, create=False)
     except StoreNotFound as exc:
@@ -307,16 +309,6 @@ def recall(
             click.echo(f"{n}. [{hit.score:.2f}] {_plain(text)}")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
-
-
-def _check_query(query: str) -> None:
-    """Refuse an empty query or a raw diff before anything else, store or no store."""
-    from .errors import UserInputError
-    from .querybuild import reject_diff
-
-    if not query.strip():
-        raise UserInputError("the query is empty; pass what you are about to work on")
-    reject_diff(query)
 
 
 def _plain(text: str) -> str:

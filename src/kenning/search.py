@@ -122,11 +122,9 @@ def plan_search(
     * Otherwise intent (given, else detected) picks the primary collection; with no intent
       the primary is ``code-patterns`` (the seed's default). Cascading may add the rest.
     """
-    if not query or not query.strip():
-        raise UserInputError("the query is empty; pass the text to search for")
-    from .querybuild import reject_diff
+    from .querybuild import check_query
 
-    reject_diff(query)
+    check_query(query)
     types = parse_types(memory_type)
     chosen_intent = parse_intent(intent)
     source = "argument" if chosen_intent else "none"

@@ -485,12 +485,10 @@ class MemoryStore:
         0.40 for error queries), keep the best 3, cut their combined content to 800 chars
         at a word boundary."""
         from .errorfix import looks_like_error
-        from .querybuild import reject_diff
+        from .querybuild import check_query
         from .render import combine_for_recall
 
-        if not query or not query.strip():
-            raise UserInputError("the query is empty; pass what you are about to work on")
-        reject_diff(query)
+        check_query(query)
         if (
             isinstance(top_k, bool)
             or not isinstance(top_k, int)
