@@ -143,6 +143,24 @@ def fts_query(terms: Sequence[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+class _Codes:
+    """A string column as small integer codes, so filters compare integers, not objects."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+        self.column = np.empty(0, dtype=np.int32)
+
+    def append(self, values: list[str]) -> None:
+        add = [self.codes.setdefault(v, len(self.codes)) for v in values]
+        self.column = np.concatenate([self.column, np.array(add, dtype=np.int32)])
+
+    def isin(self, values: Sequence[str]) -> np.ndarray:
+        wanted = [self.codes[v] for v in values if v in self.codes]
+        if len(wanted) == 1:
+            return self.column == wanted[0]
+        return np.isin(self.column, np.array(wanted, dtype=np.int32))
+
+
 class _VectorCache:
     """The store's vectors as one contiguous matrix plus per-row filter columns."""
 
@@ -150,9 +168,9 @@ class _VectorCache:
         self.dimension = dimension
         self.rowids = np.empty(0, dtype=np.int64)
         self.matrix = np.empty((0, dimension), dtype=np.float32)
-        self.groups = np.empty(0, dtype=object)
-        self.collections = np.empty(0, dtype=object)
-        self.types = np.empty(0, dtype=object)
+        self.groups = _Codes()
+        self.collections = _Codes()
+        self.types = _Codes()
         self.ids: list[str] = []
         self.max_rowid = 0
         self.version: tuple[int, int] | None = None
@@ -165,11 +183,9 @@ class _VectorCache:
         vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dimension)
         self.rowids = np.concatenate([self.rowids, rowids])
         self.matrix = np.ascontiguousarray(np.concatenate([self.matrix, vectors]))
-        self.groups = np.concatenate([self.groups, np.array([r[2] for r in rows], dtype=object)])
-        self.collections = np.concatenate(
-            [self.collections, np.array([r[3] for r in rows], dtype=object)]
-        )
-        self.types = np.concatenate([self.types, np.array([r[4] for r in rows], dtype=object)])
+        self.groups.append([r[2] for r in rows])
+        self.collections.append([r[3] for r in rows])
+        self.types.append([r[4] for r in rows])
         self.ids.extend(r[1] for r in rows)
         self.max_rowid = int(rowids.max())
 
@@ -180,11 +196,11 @@ class _VectorCache:
             return b if a is None else a & b
 
         if filters.group_id is not None:
-            mask = both(mask, self.groups == filters.group_id)
+            mask = both(mask, self.groups.isin([filters.group_id]))
         if filters.collections:
-            mask = both(mask, np.isin(self.collections, list(filters.collections)))
+            mask = both(mask, self.collections.isin(filters.collections))
         if filters.types:
-            mask = both(mask, np.isin(self.types, list(filters.types)))
+            mask = both(mask, self.types.isin(filters.types))
         return mask
 
 
