@@ -7,6 +7,7 @@ Every backend returns cosine similarity in [-1, 1] so thresholds mean the same e
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -14,7 +15,28 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import StoreCorrupted
 from ..model import Memory, Provenance
+
+#: The meta key every backend keeps its embedding provenance under.
+PROVENANCE_KEY = "provenance"
+
+
+def encode_provenance(provenance: Provenance) -> str:
+    return json.dumps(provenance.to_dict(), sort_keys=True)
+
+
+def decode_provenance(raw: str | None, location: str, remedy: str) -> Provenance | None:
+    """The stamp stored under :data:`PROVENANCE_KEY`, or None; an unreadable stamp is a
+    corrupted store (``remedy`` says how to recover in this backend)."""
+    if raw is None:
+        return None
+    try:
+        return Provenance.from_dict(json.loads(raw))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StoreCorrupted(
+            f"the store in {location} has an unreadable provenance stamp ({exc}); {remedy}"
+        ) from None
 
 
 @dataclass(frozen=True)

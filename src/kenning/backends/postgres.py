@@ -69,7 +69,14 @@ from psycopg_pool import ConnectionPool
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..model import Memory, Provenance, parse_timestamp
-from .base import Filters, MemoryRecord, ScoredMemory
+from .base import (
+    PROVENANCE_KEY,
+    Filters,
+    MemoryRecord,
+    ScoredMemory,
+    decode_provenance,
+    encode_provenance,
+)
 
 #: Numbered migrations; ``kenning_schema`` records those applied. ``{dim}`` marks one that
 #: needs the vector dimension: it waits for the first write when the dimension is unknown.
@@ -708,25 +715,16 @@ class PostgresBackend:
                 )
 
     def write_provenance(self, provenance: Provenance) -> None:
-        import json
-
-        self.set_meta("provenance", json.dumps(provenance.to_dict(), sort_keys=True))
+        self.set_meta(PROVENANCE_KEY, encode_provenance(provenance))
 
     # -- reads ------------------------------------------------------------------------------
 
     def read_provenance(self) -> Provenance | None:
-        import json
-
-        raw = self.get_meta("provenance")
-        if raw is None:
-            return None
-        try:
-            return Provenance.from_dict(json.loads(raw))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise StoreCorrupted(
-                f"the store in {self.location} has an unreadable provenance stamp ({exc}); "
-                "fix or delete the 'provenance' row of kenning_meta, or run `kenning reembed`"
-            ) from None
+        return decode_provenance(
+            self.get_meta(PROVENANCE_KEY),
+            self.location,
+            "fix or delete the 'provenance' row of kenning_meta, or run `kenning reembed`",
+        )
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
         if not ids:

@@ -67,7 +67,14 @@ import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..model import Memory, Provenance, parse_timestamp
-from .base import Filters, MemoryRecord, ScoredMemory
+from .base import (
+    PROVENANCE_KEY,
+    Filters,
+    MemoryRecord,
+    ScoredMemory,
+    decode_provenance,
+    encode_provenance,
+)
 
 DEFAULT_COLLECTION = "kenning_memories"
 LOCAL_PREFIX = "qdrant-local:"
@@ -599,21 +606,14 @@ class QdrantBackend:
                 )
 
     def write_provenance(self, provenance: Provenance) -> None:
-        self.set_meta("provenance", json.dumps(provenance.to_dict(), sort_keys=True))
+        self.set_meta(PROVENANCE_KEY, encode_provenance(provenance))
 
     # -- reads ------------------------------------------------------------------------------
 
     def read_provenance(self) -> Provenance | None:
-        raw = self.get_meta("provenance")
-        if raw is None:
-            return None
-        try:
-            return Provenance.from_dict(json.loads(raw))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise StoreCorrupted(
-                f"the store in {self.location} has an unreadable provenance stamp ({exc}); "
-                "run `kenning reembed`"
-            ) from None
+        return decode_provenance(
+            self.get_meta(PROVENANCE_KEY), self.location, "run `kenning reembed`"
+        )
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
         if not ids:

@@ -28,7 +28,14 @@ import numpy as np
 from ..errors import KenningError, StoreCorrupted, StoreNotFound
 from ..lexical import MAX_QUERY_TERMS, terms
 from ..model import Memory, Provenance, parse_timestamp
-from .base import Filters, MemoryRecord, ScoredMemory
+from .base import (
+    PROVENANCE_KEY,
+    Filters,
+    MemoryRecord,
+    ScoredMemory,
+    decode_provenance,
+    encode_provenance,
+)
 
 #: Numbered migrations; ``PRAGMA user_version`` records the last one applied.
 MIGRATIONS: tuple[str, ...] = (
@@ -414,24 +421,16 @@ class SQLiteBackend:
     def write_provenance(self, provenance: Provenance) -> None:
         with self.exclusive():
             self._conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('provenance', ?)",
-                (json.dumps(provenance.to_dict(), sort_keys=True),),
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (PROVENANCE_KEY, encode_provenance(provenance)),
             )
 
     # -- reads ------------------------------------------------------------------------------
 
     def read_provenance(self) -> Provenance | None:
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'provenance'").fetchone()
-        if row is None:
-            return None
-        try:
-            return Provenance.from_dict(json.loads(row[0]))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise StoreCorrupted(
-                f"{self.path} has an unreadable provenance stamp ({exc}); "
-                f"{_recovery_hint(self.path)}"
-            ) from None
+        return decode_provenance(
+            self.get_meta(PROVENANCE_KEY), str(self.path), _recovery_hint(self.path)
+        )
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
         if not ids:
