@@ -66,7 +66,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
-from ..model import Memory, Provenance, parse_timestamp
+from ..model import Memory, Provenance
 from .base import (
     PROVENANCE_KEY,
     Filters,
@@ -349,18 +349,8 @@ class QdrantBackend:
 
     @staticmethod
     def _memory(payload: Mapping[str, Any]) -> Memory:
-        return Memory(
-            id=str(payload["kenning_id"]),
-            content=str(payload["content"]),
-            collection=str(payload["collection"]),
-            type=str(payload["type"]),
-            group_id=str(payload["group_id"]),
-            stored_at=parse_timestamp(payload["stored_at"]),
-            content_hash=str(payload["content_hash"]),
-            source=payload.get("source"),
-            tags=tuple(payload.get("tags") or ()),
-            metadata=dict(payload.get("metadata") or {}),
-        )
+        # the payload holds Memory.to_dict()'s fields, with the kenning id under kenning_id
+        return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
     @staticmethod
     def _filter(filters: Filters, extra: Sequence[Any] = ()) -> Any:
