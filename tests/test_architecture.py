@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kenning"
-SURFACES = {"cli", "mcp_server", "hooks"}
+SURFACES = {"cli", "mcp_server", "hooks", "installers"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from kenning.cli import main
-from kenning.hooks import install
+from kenning.installers import claude_code as install
 
 EXE = "/opt/kenning tools/bin/kenning"  # a space, so quoting is exercised
 

@@ -816,7 +816,7 @@ def install(
     UserPromptSubmit hooks running `kenning hook ...`), merging with what is there.
     Running it again changes nothing; --uninstall removes only kenning's entries.
     """
-    from .hooks.install import install_claude_code
+    from .installers.claude_code import install_claude_code
 
     changes = install_claude_code(
         project_dir, uninstall=uninstall, dry_run=dry_run, executable=executable

@@ -1,7 +1,7 @@
-"""Agent integrations: Claude Code hooks (:mod:`.claude_code`) and their installer
-(:mod:`.install`). Surfaces: they parse, call the store, render; the core never imports them.
+"""Agent hooks: Claude Code's SessionStart and UserPromptSubmit (:mod:`.claude_code`).
+Surfaces: they parse, call the store, render; the core never imports them.
 """
 
 from __future__ import annotations
 
-__all__ = ["claude_code", "install"]
+__all__ = ["claude_code"]
