@@ -65,14 +65,14 @@ def search_memories(
     with open_store(path, cwd=cwd, create=False, threshold=threshold) as store:
         response = store.search(
             query,
-            collection,
-            memory_type,
-            use_cascading,
-            intent,
-            limit,
-            group_id,
-            threshold,
-            decay,
-            now,
+            collection=collection,
+            memory_type=memory_type,
+            use_cascading=use_cascading,
+            intent=intent,
+            limit=limit,
+            group_id=group_id,
+            threshold=threshold,
+            decay=decay,
+            now=now,
         )
         return list(response.results)

@@ -388,7 +388,15 @@ def search(
         return
     with store:
         response = store.search(
-            query, collection, memory_type, cascade, intent, limit, group_id, threshold, decay
+            query,
+            collection=collection,
+            memory_type=memory_type,
+            use_cascading=cascade,
+            intent=intent,
+            limit=limit,
+            group_id=group_id,
+            threshold=threshold,
+            decay=decay,
         )
     if fmt == "json":
         click.echo(render_json(response.to_dict()))

@@ -315,7 +315,13 @@ class KenningTools:
             }
         self._ensure_model()
         response = store.search(
-            query, collection, types, True, intent, limit, group_id, None, decay
+            query,
+            collection=collection,
+            memory_type=types,
+            intent=intent,
+            limit=limit,
+            group_id=group_id,
+            decay=decay,
         )
         return {**response.to_dict(), "intel_path": store.backend.location}
 

@@ -518,6 +518,7 @@ class MemoryStore:
     def search(
         self,
         query: str,
+        *,
         collection: str | None = None,
         memory_type: str | Sequence[str] | None = None,
         use_cascading: bool = True,
@@ -533,7 +534,7 @@ class MemoryStore:
 
         plan = plan_search(query, collection, memory_type, intent, use_cascading)
         check_limit(limit)
-        cut = (
+        bar = (
             self.settings.similarity_threshold
             if threshold is None
             else parse_threshold(threshold, "argument")
@@ -550,7 +551,7 @@ class MemoryStore:
             best = max((c[1] for c in candidates), default=None)
             ranked = rank(
                 candidates,
-                threshold=cut,
+                threshold=bar,
                 decay=decay,
                 now=moment,
                 half_life_overrides=self.settings.half_life_overrides,
@@ -567,7 +568,7 @@ class MemoryStore:
             if best_more is not None and (best is None or best_more > best):
                 best = best_more
         return SearchResponse(
-            query, tuple(results[:limit]), plan, expanded, reason, cut, decay, gid, best
+            query, tuple(results[:limit]), plan, expanded, reason, bar, decay, gid, best
         )
 
     # -- whole-store jobs -------------------------------------------------------------------
