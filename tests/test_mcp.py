@@ -194,7 +194,7 @@ async def test_tool_errors_are_readable(project: Path, tmp_path: Path) -> None:
             s, "search_memories", query="x y z", collection="nope"
         )
         assert "unknown intent" in await error(s, "search_memories", query="x y z", intent="when")
-        assert "nothing to forget" in await error(s, "forget", id="0190-nope")
+        assert "no kenning store" in await error(s, "forget", id="0190-nope")
         assert "query" in await error(s, "hooks_recall")  # missing argument
         # the server is still fine afterwards
         stored = await ok(s, "hooks_remember", content=UTC_RULE, type="rule")

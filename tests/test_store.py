@@ -325,6 +325,48 @@ def test_missing_store_for_reads(project: Path, minilm) -> None:  # type: ignore
     assert not (project / ".kenning").exists()
 
 
+def test_missing_ok_reads_as_empty_and_refuses_writes(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    with open_store(cwd=project, embedder=minilm, create=False, missing_ok=True) as empty:
+        assert not empty.exists and "kenning remember" in (empty.missing_reason or "")
+        recalled = empty.recall("database is locked when two agents write")
+        assert recalled.hits == () and recalled.floor == protocol.RECALL_FLOOR
+        assert empty.recall("sqlite3.OperationalError: database is locked").is_error
+        assert empty.search("how do we handle sqlite locking").results == ()
+        assert empty.count() == 0 and empty.count(group_id="all") == 0
+        stats = empty.stats()
+        assert stats["store_exists"] is False and stats["memories"] == 0
+        assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
+        with pytest.raises(StoreNotFound):
+            empty.forget("0190-nope")
+        with pytest.raises(StoreNotFound):
+            empty.remember("Use snake_case for Python function names.", "naming")
+    assert not (project / ".kenning").exists()  # no read created anything
+    with open_store(cwd=project, embedder=minilm) as created:
+        created.remember("Use snake_case for Python function names.", "naming")
+    with open_store(cwd=project, embedder=minilm, create=False, missing_ok=True) as found:
+        assert found.exists and found.missing_reason is None
+        assert found.count() == 1 and found.count(collection="conventions") == 1
+        assert found.count(memory_type="rule") == 0
+        assert found.stats()["store_exists"] is True
+
+
+def test_no_store_answers_in_the_same_json_shape(project: Path) -> None:
+    from tests.test_cli import DB_LOCKED, kenning
+
+    before = {
+        cmd: json.loads(kenning(project, cmd, "--json", *args).stdout)
+        for cmd, args in (("recall", ["database locked"]), ("search", ["sqlite locking"]))
+    }
+    stats_before = json.loads(kenning(project, "stats", "--json").stdout)
+    assert kenning(project, "remember", DB_LOCKED).returncode == 0
+    for cmd, args in (("recall", ["database locked"]), ("search", ["sqlite locking"])):
+        after = json.loads(kenning(project, cmd, "--json", *args).stdout)
+        assert before[cmd]["results"] == [] and set(before[cmd]) == set(after), cmd
+    stats_after = json.loads(kenning(project, "stats", "--json").stdout)
+    assert set(stats_before) == set(stats_after)
+    assert (stats_before["store_exists"], stats_after["store_exists"]) == (False, True)
+
+
 def test_unwritable_store_folder(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
     from kenning.errors import KenningError
 

@@ -41,7 +41,7 @@ def recall(
     path: str | Path | None = None,
     cwd: str | Path | None = None,
 ) -> RecallResult:
-    with open_store(path, cwd=cwd, group_id=group_id, create=False) as store:
+    with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as store:
         return store.recall(query, top_k, errors=errors)
 
 
@@ -62,7 +62,7 @@ def search_memories(
 ) -> list[SearchResult]:
     """AI Memory Module search. Returns frozen results with ``score``, ``semantic``,
     ``temporal`` and ``memory``; see :meth:`MemoryStore.search` for the full response."""
-    with open_store(path, cwd=cwd, create=False, threshold=threshold) as store:
+    with open_store(path, cwd=cwd, create=False, missing_ok=True, threshold=threshold) as store:
         response = store.search(
             query,
             collection=collection,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from . import protocol
-from .errors import KenningError, StoreNotFound, UserInputError
+from .errors import KenningError, UserInputError
 from .model import COLLECTIONS, NEAR_DUPLICATE, RUVECTOR_TYPE_MAP, STORED, TYPE_TO_COLLECTION
 
 if TYPE_CHECKING:
@@ -97,12 +97,15 @@ def _open(
     store_path: str | None,
     *,
     create: bool,
+    missing_ok: bool = False,
     group_id: str | None = None,
     threshold: float | None = None,
 ) -> MemoryStore:
     from .store import open_store
 
-    return open_store(store_path, create=create, group_id=group_id, threshold=threshold)
+    return open_store(
+        store_path, create=create, missing_ok=missing_ok, group_id=group_id, threshold=threshold
+    )
 
 
 EPILOG_MAIN = """
@@ -281,29 +284,24 @@ def recall(
     from .querybuild import check_query
 
     check_query(query)  # before looking for a store: bad input is an error either way
-    try:
-        store = _open(store_path, create=False)
-    except StoreNotFound as exc:
-        if fmt == "json":
-            _echo_json({"query": query, "results": [], "store": None})
-        elif not quiet:
-            click.echo(f"nothing to recall: {exc}", err=True)
-        return
-    with store:
+    with _open(store_path, create=False, missing_ok=True) as store:
         result = store.recall(query, top_k, errors=errors, group_id=group_id)
+        missing = store.missing_reason
     if fmt == "json":
         click.echo(render_json(result.to_dict()))
     elif fmt == "xml":
         findings = [(text, hit.score) for hit, text in zip(result.hits, result.texts, strict=True)]
         block = render_xml(
             findings,
-            context="debugging" if result.floor < protocol.RECALL_FLOOR else "general",
+            context="debugging" if result.is_error else "general",
             truncated=result.truncated,
         )
         if block:
             click.echo(block)
     else:
-        if not result.hits and not quiet:
+        if missing is not None and not quiet:
+            click.echo(f"nothing to recall: {missing}", err=True)
+        elif not result.hits and not quiet:
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             click.echo(f"{n}. [{hit.score:.2f}] {_plain(text)}")
@@ -378,15 +376,8 @@ def search(
     # validate everything before looking for a store: bad input is an error either way
     plan_search(query, collection, memory_type, intent, cascade)
     check_limit(limit)
-    try:
-        store = _open(store_path, create=False, threshold=threshold)
-    except StoreNotFound as exc:
-        if fmt == "json":
-            _echo_json({"query": query, "results": [], "store": None})
-        else:
-            click.echo(f"nothing to search: {exc}", err=True)
-        return
-    with store:
+    with _open(store_path, create=False, missing_ok=True, threshold=threshold) as store:
+        missing = store.missing_reason
         response = store.search(
             query,
             collection=collection,
@@ -407,6 +398,9 @@ def search(
         if block:
             click.echo(block)
     else:
+        if missing is not None:
+            click.echo(f"nothing to search: {missing}", err=True)
+            return
         if not response.results:
             hint = ""
             if response.best_semantic is not None:
@@ -621,18 +615,14 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
 @handle_errors
 def stats(as_json: bool, store_path: str | None) -> None:
     """Counts, the resolved store path (intel_path) and the embedder provenance."""
-    try:
-        store = _open(store_path, create=False)
-    except StoreNotFound as exc:
-        if as_json:
-            _echo_json({"intel_path": None, "memories": 0, "error": str(exc)})
-        else:
-            click.echo(str(exc))
-        return
-    with store:
+    with _open(store_path, create=False, missing_ok=True) as store:
         data = store.stats()
+        missing = store.missing_reason
     if as_json:
         _echo_json(data)
+        return
+    if missing is not None:
+        click.echo(missing)
         return
     click.echo(f"store:      {data['intel_path']}")
     click.echo(f"project:    {data['group_id']} ({data['project_root']})")

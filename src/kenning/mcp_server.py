@@ -36,9 +36,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from . import protocol
-from .errors import KenningError, StoreNotFound, UserInputError
+from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .project import Project
 from .store import DEFAULT_TYPE, MemoryStore, open_store
 
 __all__ = ["SERVER_NAME", "KenningTools", "build_server", "serve"]
@@ -167,18 +166,18 @@ class KenningTools:
 
     # -- store ----------------------------------------------------------------------------
 
-    def store(self, *, create: bool) -> MemoryStore | None:
-        """The project's store; None when there is none yet and ``create`` is False."""
+    def store(self, *, create: bool) -> MemoryStore:
+        """The project's store, opened once and kept. Without a store yet, ``create=False``
+        gives one that reads as empty (``exists`` False), opened again on the next call so
+        that a store created meanwhile is seen."""
         with self._lock:
-            if self._store is None:
-                try:
-                    self._store = open_store(cwd=self.project_dir, create=create)
-                except StoreNotFound:
-                    if create:
-                        raise
-                    return None
-                log.info("opened %s", self._store.backend.location)
-            return self._store
+            if self._store is not None:
+                return self._store
+            store = open_store(cwd=self.project_dir, create=create, missing_ok=not create)
+            if store.exists:
+                self._store = store
+                log.info("opened %s", store.location)
+            return store
 
     def _ensure_model(self) -> None:
         """Load the model once: the warm-up and the first calls wait for one another
@@ -204,43 +203,22 @@ class KenningTools:
                 self._store.close()
                 self._store = None
 
-    def _project(self) -> Project:
-        from .project import resolve_project
-
-        return resolve_project(self.project_dir)
-
     # -- tools ----------------------------------------------------------------------------
 
     def hooks_recall(self, query: str, top_k: int = protocol.RECALL_TOP_K) -> dict[str, Any]:
         _require_text(query, "query", "pass what you are about to work on")
         store = self.store(create=False)
-        if store is None:
-            from .errorfix import looks_like_error
-
-            floor = (
-                protocol.ERROR_RECALL_FLOOR if looks_like_error(query) else protocol.RECALL_FLOOR
-            )
-            return {
-                "success": True,
-                "query": query,
-                "results": [],
-                "count": 0,
-                "floor": floor,
-                "truncated": False,
-                "intel_path": None,
-                "note": "no kenning store for this project yet; nothing to recall",
-            }
-        self._ensure_model()
+        if store.exists:
+            self._ensure_model()
         data = store.recall(query, top_k).to_dict()
         results = [{**r, "created": r["stored_at"]} for r in data["results"]]
         return {
             "success": True,
-            "query": data["query"],
+            **data,
             "results": results,
             "count": len(results),
-            "floor": data["floor"],
-            "truncated": data["truncated"],
-            "intel_path": store.backend.location,
+            "intel_path": store.location,
+            "store_exists": store.exists,
         }
 
     def hooks_remember(self, content: str, type: str = DEFAULT_TYPE) -> dict[str, Any]:
@@ -248,7 +226,6 @@ class KenningTools:
 
         resolve_type(type, content if isinstance(content, str) else "")  # unknown → error
         store = self.store(create=True)
-        assert store is not None
         self._ensure_model()
         result = store.remember(content, type)
         data = result.to_dict()
@@ -266,29 +243,8 @@ class KenningTools:
         }
 
     def hooks_stats(self) -> dict[str, Any]:
-        store = self.store(create=False)
-        if store is None:
-            project = self._project()
-            return {
-                "success": True,
-                "store_exists": False,
-                "intel_path": str(project.store_path.resolve()),
-                "project_root": str(project.root),
-                "group_id": project.group_id,
-                "memories": 0,
-                "memories_all_projects": 0,
-                "by_collection": {},
-                "by_type": {},
-                "provenance": None,
-                "stats": {"total_memories": 0},
-            }
-        data = store.stats()
-        return {
-            "success": True,
-            "store_exists": True,
-            **data,
-            "stats": {"total_memories": data["memories"]},
-        }
+        data = self.store(create=False).stats()
+        return {"success": True, **data, "stats": {"total_memories": data["memories"]}}
 
     def search_memories(
         self,
@@ -300,20 +256,9 @@ class KenningTools:
         group_id: str | None = None,
         decay: bool = True,
     ) -> dict[str, Any]:
-        from .search import check_limit, plan_search
-
-        plan_search(query, collection, types, intent)  # validates before any store is opened
-        check_limit(limit)
         store = self.store(create=False)
-        if store is None:
-            return {
-                "query": query,
-                "results": [],
-                "count": 0,
-                "intel_path": None,
-                "note": "no kenning store for this project yet; nothing to search",
-            }
-        self._ensure_model()
+        if store.exists:
+            self._ensure_model()
         response = store.search(
             query,
             collection=collection,
@@ -323,15 +268,13 @@ class KenningTools:
             group_id=group_id,
             decay=decay,
         )
-        return {**response.to_dict(), "intel_path": store.backend.location}
+        return {**response.to_dict(), "intel_path": store.location, "store_exists": store.exists}
 
     def forget(self, id: str) -> dict[str, Any]:
         _require_text(id, "id", "pass the id of a memory from hooks_recall or search_memories")
         store = self.store(create=False)
-        if store is None:
-            raise UserInputError("no kenning store for this project yet; nothing to forget")
         if not store.forget(id):
-            raise UserInputError(f"no memory with id {id.strip()} in {store.backend.location}")
+            raise UserInputError(f"no memory with id {id.strip()} in {store.location}")
         return {"success": True, "id": id.strip(), "deleted": True}
 
 

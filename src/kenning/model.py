@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import InvalidTypeError
+from .protocol import RECALL_FLOOR
 
 #: Collections and their types (AI Memory Module taxonomy). A type belongs to one collection.
 COLLECTIONS: Mapping[str, tuple[str, ...]] = {
@@ -264,6 +265,11 @@ class RecallResult:
     hits: tuple[SearchResult, ...]
     texts: tuple[str, ...]
     truncated: bool
+
+    @property
+    def is_error(self) -> bool:
+        """True when the query was treated as an error (the lower error floor applied)."""
+        return self.floor < RECALL_FLOOR
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -26,6 +26,7 @@ from .errors import (
     ContentError,
     KenningError,
     ProvenanceMismatch,
+    StoreNotFound,
     UserInputError,
 )
 from .model import (
@@ -139,6 +140,26 @@ class MemoryStore:
     @property
     def group_id(self) -> str:
         return self.project.group_id
+
+    @property
+    def missing_reason(self) -> str | None:
+        """Why there is no store, for a store opened with ``missing_ok`` that was never
+        created (it reads as empty and refuses writes); None when the store exists."""
+        from .backends.missing import MissingBackend
+
+        return self.backend.reason if isinstance(self.backend, MissingBackend) else None
+
+    @property
+    def exists(self) -> bool:
+        return self.missing_reason is None
+
+    @property
+    def location(self) -> str:
+        """Where the memories are (``intel_path``): the resolved store file, or the server
+        URL without credentials."""
+        if self.project.store_url is None:
+            return str(Path(self.backend.location).resolve())
+        return self.backend.location
 
     @property
     def embedder(self) -> Embedder:
@@ -500,7 +521,8 @@ class MemoryStore:
         is_error = looks_like_error(query) if errors is None else errors
         floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
         filters = Filters(group_id=self.resolve_group(group_id))
-        candidates = self.retrieve(query, top_k, filters)
+        # No store yet: nothing to recall, and no reason to load the model.
+        candidates = self.retrieve(query, top_k, filters) if self.exists else []
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
         hits = [
@@ -542,9 +564,12 @@ class MemoryStore:
         moment = now or utc_now()
         gid = self.resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
-        vector = self._query_vector(query)
+        # No store yet: nothing matches, and no reason to load the model.
+        vector = self._query_vector(query) if self.exists else None
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
+            if vector is None:
+                return [], None
             candidates = self.retrieve(
                 query, k, Filters(gid, collections, plan.types), vector=vector
             )
@@ -573,6 +598,23 @@ class MemoryStore:
 
     # -- whole-store jobs -------------------------------------------------------------------
 
+    def count(
+        self,
+        *,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        group_id: str | None = None,
+    ) -> int:
+        """How many memories match: this project by default (``group_id="all"``: every
+        project), optionally one collection and some types."""
+        from .model import check_collection
+        from .search import parse_types
+
+        collections = (check_collection(collection),) if collection is not None else ()
+        return self.backend.count(
+            Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
+        )
+
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()
         by = self.backend.count_by(self.group_id)
@@ -582,12 +624,13 @@ class MemoryStore:
         for (coll, typ), n in by.items():
             by_collection[coll] = by_collection.get(coll, 0) + n
             by_type[typ] = by_type.get(typ, 0) + n
-        path = Path(self.backend.location)
         size = None
-        if path.exists():
+        if self.project.store_url is None and self.exists:
+            path = Path(self.location)
             size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
         return {
-            "intel_path": str(path.resolve()) if path.exists() else self.backend.location,
+            "intel_path": self.location,
+            "store_exists": self.exists,
             "project_root": str(self.project.root),
             "group_id": self.group_id,
             "memories": sum(by.values()),
@@ -809,6 +852,7 @@ def open_store(
     cwd: str | Path | None = None,
     group_id: str | None = None,
     create: bool = True,
+    missing_ok: bool = False,
     embedder: Embedder | str | None = None,
     threshold: float | None = None,
 ) -> MemoryStore:
@@ -816,8 +860,11 @@ def open_store(
 
     ``path`` (or ``KENNING_STORE``) overrides the location: a ``.db`` file or a folder, or
     a server: ``postgresql://…`` (PostgreSQL + pgvector) or ``http(s)://…`` (Qdrant).
-    ``create=False`` raises :class:`~kenning.errors.StoreNotFound` instead of creating it.
-    ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for tests).
+    ``create=False`` raises :class:`~kenning.errors.StoreNotFound` instead of creating it,
+    unless ``missing_ok``: then the store answers every read as an empty store would (and
+    ``exists`` is False) and refuses writes, so callers need no special case for "no store
+    yet". ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for
+    tests).
     """
     import os
 
@@ -830,9 +877,17 @@ def open_store(
     if create and url is None:
         check_store_location(project)
     settings = load_settings(project.root, project.store_path.parent, threshold)
-    backend = open_backend(
-        url or project.store_path, create=create, dimension=None, project_root=project.root
-    )
+    backend: Backend
+    try:
+        backend = open_backend(
+            url or project.store_path, create=create, dimension=None, project_root=project.root
+        )
+    except StoreNotFound as exc:
+        if create or not missing_ok:
+            raise
+        from .backends.missing import MissingBackend
+
+        backend = MissingBackend(url or str(project.store_path), str(exc))
     name = os.environ.get("KENNING_EMBEDDER", "minilm")
     instance: Embedder | None = None
     if isinstance(embedder, str):

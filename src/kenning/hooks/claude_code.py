@@ -157,13 +157,13 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
 
 
 def _open_store(cwd: Path) -> MemoryStore:
-    from ..errors import StoreNotFound
     from ..store import open_store
 
-    try:
-        return open_store(cwd=cwd, create=False)
-    except StoreNotFound:
-        raise HookSkip("no kenning store for this project yet; nothing to recall") from None
+    store = open_store(cwd=cwd, create=False, missing_ok=True)
+    if not store.exists:
+        store.close()
+        raise HookSkip("no kenning store for this project yet; nothing to recall")
+    return store
 
 
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
@@ -180,7 +180,7 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
             previous = best.get(hit.memory.id)
             if previous is None or hit.score > previous[0]:
                 best[hit.memory.id] = (hit.score, hit.memory.content)
-            error_hit = error_hit or result.floor < protocol.RECALL_FLOOR
+            error_hit = error_hit or result.is_error
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[: protocol.RECALL_KEEP]
     findings = [(content, score) for _, (score, content) in ranked]
     return render_recall(findings, context="debugging" if error_hit else "work")

@@ -1,0 +1,92 @@
+"""The store that does not exist yet: it holds nothing, and refuses to be written.
+
+``open_store(create=False, missing_ok=True)`` returns a :class:`~kenning.store.MemoryStore`
+over this backend when the project has no store yet, so that every read answers the way an
+empty store does (no results, zero counts, no provenance) without creating a file, a table
+or a collection, and every surface gives one answer to "no store yet". A write raises the
+:class:`~kenning.errors.StoreNotFound` the open would have raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+
+import numpy as np
+
+from ..errors import StoreNotFound
+from ..model import Memory, Provenance
+from .base import Filters, MemoryRecord, ScoredMemory
+
+
+class MissingBackend:
+    """A :class:`~kenning.backends.base.Backend` for a store that was never created."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        self.location = location
+        #: Why there is no store (the message of the :class:`StoreNotFound` it stands for).
+        self.reason = reason
+
+    def _refuse(self) -> StoreNotFound:
+        return StoreNotFound(self.reason)
+
+    # -- reads: an empty store --------------------------------------------------------------
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
+        return []
+
+    def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
+        return []
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        return []
+
+    def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
+        return None
+
+    def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
+        return []
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return {}
+
+    def count(self, filters: Filters) -> int:
+        return 0
+
+    def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
+        return {}
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        return iter(())
+
+    def get_meta(self, key: str) -> str | None:
+        return None
+
+    def read_provenance(self) -> Provenance | None:
+        return None
+
+    # -- writes: refused --------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        raise self._refuse()
+
+    def delete(self, ids: Sequence[str]) -> int:
+        raise self._refuse()
+
+    def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        raise self._refuse()
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        raise self._refuse()
+
+    def write_provenance(self, provenance: Provenance) -> None:
+        raise self._refuse()
+
+    def exclusive(self) -> AbstractContextManager[None]:
+        raise self._refuse()
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["MissingBackend"]
