@@ -32,7 +32,9 @@ from kenning.embedders.base import Embedder
 from kenning.errors import KenningError, ProvenanceMismatch, StoreNotFound, StoreUnavailable
 from kenning.model import NEAR_DUPLICATE, STORED, Memory, Provenance, content_hash
 from kenning.project import resolve_project
+from kenning.reembed import reembed
 from kenning.store import MemoryStore
+from kenning.transfer import export_memories, import_memories
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     backend,
     backend_location,
@@ -1001,7 +1003,7 @@ def test_store_provenance_and_reembed(mstore: MemoryStore, project: Path) -> Non
         other.recall("database is locked")
     with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
         other.remember("a brand new note", "context")
-    assert other.reembed(batch_size=1)["reembedded"] == 2
+    assert reembed(other, batch_size=1)["reembedded"] == 2
     assert mstore.backend.read_provenance() == other.embedder.provenance
     assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
 
@@ -1010,8 +1012,8 @@ def test_store_export_import_between_backends(
     mstore: MemoryStore, reference: MemoryStore, tmp_path: Path, project: Path, minilm: Embedder
 ) -> None:
     buffer = io.StringIO()
-    assert reference.export(buffer) == len(NOTES)
-    counts = mstore.import_(buffer.getvalue().splitlines())
+    assert export_memories(reference, buffer) == len(NOTES)
+    counts = import_memories(mstore, buffer.getvalue().splitlines())
     assert counts == {"read": len(NOTES), "imported": len(NOTES), "duplicates": 0, "rejected": 0}
     mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
     theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}
@@ -1019,5 +1021,5 @@ def test_store_export_import_between_backends(
     for memory_id, rec in theirs.items():
         assert mine[memory_id].memory == rec.memory
         np.testing.assert_allclose(mine[memory_id].vector, rec.vector, atol=1e-6)
-    again = mstore.import_(buffer.getvalue().splitlines())
+    again = import_memories(mstore, buffer.getvalue().splitlines())
     assert again["imported"] == 0 and again["duplicates"] == len(NOTES)

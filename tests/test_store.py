@@ -16,6 +16,8 @@ from kenning.backends.base import Filters
 from kenning.backends.sqlite import SCHEMA_VERSION
 from kenning.errors import ProvenanceMismatch, StoreCorrupted, StoreLocationError, StoreNotFound
 from kenning.model import COLLECTIONS, NEAR_DUPLICATE, REJECTED, STORED
+from kenning.reembed import reembed
+from kenning.transfer import export_memories, import_memories
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -208,11 +210,11 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     )
     b = store.remember("We decided on trunk-based development.", "decision", group_id="other/repo")
     buf = io.StringIO()
-    assert store.export(buf, group_id="all") == 2
+    assert export_memories(store, buf, group_id="all") == 2
     target = open_store(
         store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
     )
-    counts = target.import_(buf.getvalue().splitlines())
+    counts = import_memories(target, buf.getvalue().splitlines())
     assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0}
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
@@ -221,7 +223,7 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     v2 = {r.memory.id: r.vector for r in target.backend.iterate(Filters())}
     for key in v1:
         np.testing.assert_array_equal(v1[key], v2[key])
-    again = target.import_(buf.getvalue().splitlines())
+    again = import_memories(target, buf.getvalue().splitlines())
     assert again["imported"] == 0 and again["duplicates"] == 2
     target.close()
 
@@ -241,7 +243,7 @@ def test_import_rejects_bad_file_without_writing(store: MemoryStore) -> None:
         }
     )
     with pytest.raises(UserInputError, match="line 2"):
-        store.import_([good, "{not json"])
+        import_memories(store, [good, "{not json"])
     assert store.backend.count(Filters()) == 0
 
 
@@ -256,7 +258,7 @@ def test_provenance_is_stamped_and_mixing_refused(store: MemoryStore) -> None:
     with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
         other.remember("a brand new note", "context")
     assert store.backend.count(Filters()) == 1
-    outcome = other.reembed()
+    outcome = reembed(other)
     assert outcome["reembedded"] == 1
     assert other.backend.read_provenance() == other.embedder.provenance
     assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
@@ -285,7 +287,7 @@ def test_reembed_resumes(store: MemoryStore) -> None:
     with pytest.raises(ProvenanceMismatch, match="half re-embedded"):
         other.recall("topic")
     calls: list[int] = []
-    outcome = other.reembed(batch_size=2, progress=lambda done, total: calls.append(done))
+    outcome = reembed(other, batch_size=2, progress=lambda done, total: calls.append(done))
     assert outcome["reembedded"] == 7
     assert calls[0] == 5  # resumed after 3, first batch of 2
     other.close()

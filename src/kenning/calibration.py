@@ -124,9 +124,9 @@ def calibrate(
             QueryOutcome(
                 query,
                 gold,
-                top[0].id if top else None,
-                top[1] if top else None,
-                (top is not None and top[0].id in gold) if gold else None,
+                top.memory.id if top else None,
+                top.semantic if top else None,
+                (top is not None and top.memory.id in gold) if gold else None,
             )
         )
     return CalibrationReport(tuple(outcomes))

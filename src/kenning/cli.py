@@ -682,13 +682,15 @@ def export(
     output: Path | None, group_id: str | None, no_vectors: bool, store_path: str | None
 ) -> None:
     """Write memories as JSONL (every field, ids kept, vectors included)."""
+    from .transfer import export_memories
+
     with _open(store_path, create=False) as store:
         if output is None:
-            n = store.export(sys.stdout, group_id=group_id, vectors=not no_vectors)
+            n = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
         else:
             tmp = output.with_name(output.name + ".tmp")
             with tmp.open("w", encoding="utf-8") as fh:
-                n = store.export(fh, group_id=group_id, vectors=not no_vectors)
+                n = export_memories(store, fh, group_id=group_id, vectors=not no_vectors)
             tmp.replace(output)
     click.echo(f"exported {n} memories", err=True)
 
@@ -700,6 +702,8 @@ def export(
 @handle_errors
 def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
     """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
+    from .transfer import import_memories
+
     try:
         lines = source.readlines()
     except UnicodeDecodeError as exc:
@@ -710,7 +714,7 @@ def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
         _open(store_path, create=True) as store,
         _progress("importing", len(lines), not as_json) as tick,
     ):
-        counts = store.import_(lines, progress=tick)
+        counts = import_memories(store, lines, progress=tick)
     if as_json:
         _echo_json(counts)
     else:
@@ -728,10 +732,10 @@ def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
 @handle_errors
 def reembed(as_json: bool, store_path: str | None) -> None:
     """Re-embed every memory with the current model and restamp the store (resumable)."""
-    with _open(store_path, create=False) as store:
-        from .backends.base import Filters
+    from .reembed import reembed as run_reembed
 
-        total = store.backend.count(Filters())
+    with _open(store_path, create=False) as store:
+        total = store.count(group_id="all")
         with _progress("re-embedding", total, not as_json) as tick:
             last = [0]
 
@@ -739,7 +743,7 @@ def reembed(as_json: bool, store_path: str | None) -> None:
                 tick(done - last[0])
                 last[0] = done
 
-            outcome = store.reembed(progress=advance)
+            outcome = run_reembed(store, progress=advance)
     if as_json:
         _echo_json(outcome)
     else:

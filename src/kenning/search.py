@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
@@ -29,6 +29,21 @@ from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMI
 from .scoring import age_days, decayed_score, half_life_for
 
 DEFAULT_COLLECTION = "code-patterns"
+
+
+class Candidate(NamedTuple):
+    """A memory retrieved for a query, before thresholds and decay.
+
+    ``semantic`` is the calibrated relevance on the cosine scale (cosine, or cosine fused
+    with the lexical bonus, or the fingerprint score); ``lexical`` the memory's BM25 score
+    when the lexical side found it; ``match`` how it was found: ``fingerprint``, ``hybrid``,
+    ``dense`` or ``lexical``.
+    """
+
+    memory: Memory
+    semantic: float
+    lexical: float | None
+    match: str
 
 
 @dataclass(frozen=True)
@@ -149,7 +164,7 @@ def plan_search(
 
 
 def rank(
-    candidates: Iterable[tuple[Memory, float, float | None, str]],
+    candidates: Iterable[Candidate],
     *,
     threshold: float,
     decay: bool,
@@ -158,7 +173,7 @@ def rank(
 ) -> list[SearchResult]:
     """Keep candidates whose semantic score passes ``threshold``; score and sort them.
 
-    ``candidates`` are ``(memory, semantic, lexical, match)``. With decay the sort key is
+    With decay the sort key is
     ``0.7 * semantic + 0.3 * temporal``, the sub-scores being the computed ones.
     """
     results: dict[str, SearchResult] = {}
@@ -230,6 +245,7 @@ __all__ = [
     "LEXICAL_SATURATION",
     "LEXICAL_WEIGHT",
     "SEARCH_DEFAULT_LIMIT",
+    "Candidate",
     "SearchPlan",
     "SearchResponse",
     "check_limit",

@@ -8,13 +8,12 @@ modules (:mod:`scoring`, :mod:`search`, :mod:`render`, :mod:`safety`) decide.
 
 from __future__ import annotations
 
-import base64
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +35,6 @@ from .model import (
     REJECTED,
     STORED,
     Memory,
-    Provenance,
     RecallResult,
     RememberResult,
     SearchResult,
@@ -47,8 +45,10 @@ from .model import (
     utc_now,
 )
 from .project import Project, check_store_location, resolve_project
+from .reembed import REEMBED_STATE_KEY
 from .search import (
     FINGERPRINT_SCORE,
+    Candidate,
     SearchResponse,
     check_limit,
     expansion_reason,
@@ -58,8 +58,6 @@ from .search import (
 )
 
 DEFAULT_TYPE = "context"
-EXPORT_FORMAT = 1
-REEMBED_STATE_KEY = "reembed_state"
 #: Raw input longer than this is refused before normalisation and redaction (which are
 #: linear but not free on megabytes of text).
 RAW_CONTENT_LIMIT = 16 * protocol.MAX_CONTENT_BYTES
@@ -83,7 +81,9 @@ class NewMemory:
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class PreparedMemory:
+    """A note as the write path will store it, and the secrets it redacted (kind → count)."""
+
     memory: Memory
     redactions: Mapping[str, int]
 
@@ -216,7 +216,10 @@ class MemoryStore:
 
     # -- write path -------------------------------------------------------------------------
 
-    def _prepare(self, item: NewMemory, group_id: str) -> _Prepared:
+    def prepare(self, item: NewMemory, group_id: str) -> PreparedMemory:
+        """The write path's checks and changes for one note, without writing it: validate
+        (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
+        :class:`~kenning.errors.UserInputError` saying what is wrong."""
         from .safety import normalise_content, redact_secrets  # write path only
 
         raw = _check_text(item.content, "content", ContentError)
@@ -258,7 +261,7 @@ class MemoryStore:
             except UnicodeEncodeError:
                 raise UserInputError(f"{label} {value!r} is not valid UTF-8 text") from None
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
-        return _Prepared(
+        return PreparedMemory(
             Memory(
                 id=item.id or new_memory_id(),
                 content=text,
@@ -309,10 +312,10 @@ class MemoryStore:
         gid = self.resolve_group(group_id) or self.group_id
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
-        prepared: list[tuple[int, _Prepared]] = []
+        prepared: list[tuple[int, PreparedMemory]] = []
         for index, item in enumerate(items):
             try:
-                prepared.append((index, self._prepare(item, gid)))
+                prepared.append((index, self.prepare(item, gid)))
             except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=str(exc))
         if prepared:
@@ -337,7 +340,7 @@ class MemoryStore:
         return [r for r in results if r is not None]
 
     def _write_batch(
-        self, chunk: Sequence[tuple[int, _Prepared]], matrix: np.ndarray, near_duplicates: bool
+        self, chunk: Sequence[tuple[int, PreparedMemory]], matrix: np.ndarray, near_duplicates: bool
     ) -> list[RememberResult]:
         outcomes: list[RememberResult] = []
         to_store: list[MemoryRecord] = []
@@ -435,8 +438,8 @@ class MemoryStore:
         *,
         mode: str = "hybrid",
         vector: np.ndarray | None = None,
-    ) -> list[tuple[Memory, float, float | None, str]]:
-        """Top-k candidates as ``(memory, semantic, bm25, match)``, best first.
+    ) -> list[Candidate]:
+        """Top-k candidates, best first.
 
         ``hybrid`` (the default): an exact error-fingerprint match first, then dense cosine
         fused with a bounded BM25 bonus (:func:`kenning.search.fused_score`), so the score
@@ -452,7 +455,7 @@ class MemoryStore:
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
-            return [(h.memory, h.score, h.score, "lexical") for h in hits]
+            return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits]
         if vector is None:
             vector = self._query_vector(query)
         dense = {
@@ -461,7 +464,7 @@ class MemoryStore:
         }
         if mode == "dense":
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
-            return [(m, score, None, "dense") for m, score in ranked]
+            return [Candidate(m, score, None, "dense") for m, score in ranked]
         lexical = {
             h.memory.id: (h.memory, h.score)
             for h in self.backend.lexical_search(query, pool, filters)
@@ -474,22 +477,24 @@ class MemoryStore:
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
         best_bm25 = max((score for _, score in lexical.values()), default=0.0)
         query_terms = set(terms(query))
-        scored: dict[str, tuple[Memory, float, float | None, str]] = {}
+        scored: dict[str, Candidate] = {}
         for memory_id, memory in memories.items():
             bm25 = lexical[memory_id][1] if memory_id in lexical else None
             share = coverage(query_terms, memory.content) if bm25 is not None else 0.0
             fused = fused_score(cosines.get(memory_id, 0.0), bm25, best_bm25, share)
-            scored[memory_id] = (memory, fused, bm25, "hybrid" if bm25 is not None else "dense")
+            scored[memory_id] = Candidate(
+                memory, fused, bm25, "hybrid" if bm25 is not None else "dense"
+            )
         if looks_like_error(query):
             fingerprint = error_fingerprint(extract_error_signature(query))
             for memory in (
                 self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
             ):
                 previous = scored.get(memory.id)
-                semantic = max(FINGERPRINT_SCORE, previous[1] if previous else 0.0)
-                bm25 = previous[2] if previous else None
-                scored[memory.id] = (memory, semantic, bm25, "fingerprint")
-        ranked_all = sorted(scored.values(), key=lambda x: (-x[1], x[0].id))
+                semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
+                bm25 = previous.lexical if previous else None
+                scored[memory.id] = Candidate(memory, semantic, bm25, "fingerprint")
+        ranked_all = sorted(scored.values(), key=lambda c: (-c.semantic, c.memory.id))
         return ranked_all[:k]
 
     def recall(
@@ -526,9 +531,9 @@ class MemoryStore:
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
         hits = [
-            SearchResult(m, semantic, semantic, None, lexical, match)
-            for m, semantic, lexical, match in candidates
-            if semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(m) else floor)
+            SearchResult(c.memory, c.semantic, c.semantic, None, c.lexical, c.match)
+            for c in candidates
+            if c.semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(c.memory) else floor)
         ][:keep]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
@@ -573,7 +578,7 @@ class MemoryStore:
             candidates = self.retrieve(
                 query, k, Filters(gid, collections, plan.types), vector=vector
             )
-            best = max((c[1] for c in candidates), default=None)
+            best = max((c.semantic for c in candidates), default=None)
             ranked = rank(
                 candidates,
                 threshold=bar,
@@ -653,197 +658,6 @@ class MemoryStore:
                 "dedup_threshold": protocol.DEDUP_THRESHOLD,
             },
         }
-
-    def export(self, out: IO[str], *, group_id: str | None = None, vectors: bool = True) -> int:
-        """Write a JSONL export: a header line, then one memory per line (every field, its
-        id, and its vector as base64 float32 unless ``vectors`` is False)."""
-        provenance = self.backend.read_provenance()
-        header = {
-            "kenning_export": EXPORT_FORMAT,
-            "provenance": provenance.to_dict() if provenance else None,
-            "exported_at": utc_now().isoformat(),
-        }
-        out.write(json.dumps(header, ensure_ascii=False) + "\n")
-        n = 0
-        for record in self.backend.iterate(Filters(group_id=self.resolve_group(group_id))):
-            line = record.memory.to_dict()
-            if vectors and provenance is not None:
-                line["embedding"] = base64.b64encode(
-                    np.ascontiguousarray(record.vector, dtype=np.float32).tobytes()
-                ).decode("ascii")
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-            n += 1
-        return n
-
-    def import_(
-        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> dict[str, int]:
-        """Import a JSONL export. Ids, timestamps and projects are kept; a memory whose id
-        or content already exists is skipped; vectors are reused when the export's
-        provenance matches this store's, else the content is re-embedded. The whole file is
-        validated before anything is written."""
-        header_provenance: Provenance | None = None
-        items: list[NewMemory] = []
-        groups: list[str] = []
-        vectors: list[np.ndarray | None] = []
-        line_numbers: list[int] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserInputError(
-                    f"line {number} is not JSON ({exc.msg}); nothing was imported"
-                ) from None
-            except RecursionError:
-                raise UserInputError(
-                    f"line {number} is nested too deeply to be a kenning memory; nothing was "
-                    "imported"
-                ) from None
-            if not isinstance(data, dict):
-                raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
-            if "kenning_export" in data:
-                if data.get("provenance"):
-                    try:
-                        header_provenance = Provenance.from_dict(data["provenance"])
-                    except (KeyError, ValueError, TypeError, AttributeError) as exc:
-                        raise UserInputError(
-                            f"line {number}: the export header's provenance is unreadable "
-                            f"({exc!r}); nothing was imported"
-                        ) from None
-                continue
-            try:
-                memory = Memory.from_dict({**data, "content_hash": data.get("content_hash", "")})
-            except (KeyError, ValueError, TypeError) as exc:
-                raise UserInputError(
-                    f"line {number} is not a kenning memory (missing or bad field: {exc}); "
-                    "nothing was imported"
-                ) from None
-            items.append(
-                NewMemory(
-                    memory.content,
-                    memory.type,
-                    memory.source,
-                    memory.tags,
-                    memory.metadata,
-                    memory.stored_at,
-                    memory.id,
-                )
-            )
-            groups.append(memory.group_id)
-            line_numbers.append(number)
-            vector = None
-            if data.get("embedding"):
-                try:
-                    vector = np.frombuffer(
-                        base64.b64decode(data["embedding"], validate=True), dtype=np.float32
-                    )
-                except (ValueError, TypeError) as exc:
-                    raise UserInputError(
-                        f"line {number} has an unreadable embedding ({exc}); nothing was imported"
-                    ) from None
-            vectors.append(vector)
-        reuse = header_provenance is not None and header_provenance == self.embedder.provenance
-        dimension = self.embedder.provenance.dimension
-        if reuse and any(v is not None and v.shape != (dimension,) for v in vectors):
-            raise UserInputError(
-                f"an embedding does not have the {dimension} dimensions the export's header "
-                "says; nothing was imported (remove the embeddings to re-embed)"
-            )
-        # Every memory must pass the write path's checks before anything is written.
-        problems = []
-        for number, item, gid in zip(line_numbers, items, groups, strict=True):
-            try:
-                self._prepare(item, gid)
-            except UserInputError as exc:
-                problems.append(f"line {number}: {exc}")
-        if problems:
-            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-            raise UserInputError(
-                f"{len(problems)} memories cannot be imported — {'; '.join(problems[:3])}{more}; "
-                "nothing was imported"
-            )
-        existing = {m.id for m in self.backend.get([i.id for i in items if i.id])}
-        counts = {"read": len(items), "imported": 0, "duplicates": 0, "rejected": 0}
-        by_group: dict[str, list[int]] = {}
-        for index, gid in enumerate(groups):
-            if items[index].id in existing:
-                counts["duplicates"] += 1
-                if progress:
-                    progress(1)
-                continue
-            by_group.setdefault(gid, []).append(index)
-        for gid, indexes in by_group.items():
-            outcomes = self.remember_many(
-                [items[i] for i in indexes],
-                group_id=gid,
-                near_duplicates=False,
-                vectors=[vectors[i] if reuse else None for i in indexes],
-                progress=progress,
-            )
-            for outcome in outcomes:
-                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(
-                    outcome.status, "rejected"
-                )
-                counts[key] += 1
-        return counts
-
-    def reembed(
-        self,
-        *,
-        batch_size: int = 64,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> dict[str, Any]:
-        """Re-embed every memory with the current embedder, in batches, resumably; then
-        restamp the provenance. An interrupted run continues where it stopped."""
-        target = self.embedder.provenance
-        state_raw = self.backend.get_meta(REEMBED_STATE_KEY)
-        done_through: str | None = None
-        if state_raw is not None:
-            state = json.loads(state_raw)
-            if Provenance.from_dict(state["target"]) == target:
-                done_through = state.get("last_id")
-        total = self.backend.count(Filters())
-        if state_raw is None:
-            self.backend.set_meta(
-                REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
-            )
-        skipping = done_through is not None
-        done = 0
-        batch: list[Memory] = []
-
-        def flush() -> None:
-            nonlocal done
-            if not batch:
-                return
-            matrix = self._embed([m.content for m in batch])
-            with self.backend.exclusive():
-                self.backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
-                self.backend.set_meta(
-                    REEMBED_STATE_KEY,
-                    json.dumps({"target": target.to_dict(), "last_id": batch[-1].id}),
-                )
-            done += len(batch)
-            if progress:
-                progress(done, total)
-            batch.clear()
-
-        records: Iterator[MemoryRecord] = self.backend.iterate(Filters(), batch_size=500)
-        for record in records:
-            if skipping:
-                done += 1
-                if record.memory.id == done_through:
-                    skipping = False
-                continue
-            batch.append(record.memory)
-            if len(batch) >= batch_size:
-                flush()
-        flush()
-        with self.backend.exclusive():
-            self.backend.write_provenance(target)
-            self.backend.set_meta(REEMBED_STATE_KEY, None)
-        return {"reembedded": done, "provenance": target.to_dict()}
 
 
 def open_store(

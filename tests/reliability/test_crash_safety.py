@@ -34,6 +34,7 @@ from kenning import open_store
 from kenning.doctor import run_doctor
 from kenning.embedders.base import Embedder
 from kenning.model import content_hash, new_memory_id
+from kenning.transfer import import_memories
 
 from .conftest import kenning_cmd, random_note, rows_by_id
 
@@ -189,7 +190,7 @@ def test_kill_during_import(
 
         # re-running the import finishes the job: no duplicates, every memory exactly once
         with open_store(db, create=True, embedder=minilm) as store:
-            counts = store.import_(lines)
+            counts = import_memories(store, lines)
         assert counts["rejected"] == 0, counts
         assert counts["imported"] == n - after["rows"], (counts, after)
         assert counts["duplicates"] == after["rows"]

@@ -1,0 +1,84 @@
+"""``kenning reembed``: re-embed every memory of a store with the current embedder.
+
+Needed after changing the model: a store's vectors all come from one embedder (its stamped
+provenance), and mixing two would make scores meaningless. The job runs in batches with a
+progress callback and is resumable: the id of the last re-embedded memory is kept in the
+store's metadata under :data:`REEMBED_STATE_KEY`, and while that key exists the store is
+"half re-embedded" — :class:`~kenning.store.MemoryStore` refuses to read or write it until
+``reembed`` finishes and restamps the provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .backends.base import Filters
+from .model import Memory, Provenance
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+#: The store metadata key that records an unfinished re-embedding.
+REEMBED_STATE_KEY = "reembed_state"
+
+
+def reembed(
+    store: MemoryStore,
+    *,
+    batch_size: int = 64,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Re-embed every memory with ``store``'s embedder, in batches, resumably; then
+    restamp the provenance. An interrupted run continues where it stopped."""
+    backend = store.backend
+    target = store.embedder.provenance
+    state_raw = backend.get_meta(REEMBED_STATE_KEY)
+    done_through: str | None = None
+    if state_raw is not None:
+        state = json.loads(state_raw)
+        if Provenance.from_dict(state["target"]) == target:
+            done_through = state.get("last_id")
+    total = backend.count(Filters())
+    if state_raw is None:
+        backend.set_meta(
+            REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
+        )
+    skipping = done_through is not None
+    done = 0
+    batch: list[Memory] = []
+
+    def flush() -> None:
+        nonlocal done
+        if not batch:
+            return
+        matrix = store.embedder.embed([m.content for m in batch])
+        with backend.exclusive():
+            backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
+            backend.set_meta(
+                REEMBED_STATE_KEY,
+                json.dumps({"target": target.to_dict(), "last_id": batch[-1].id}),
+            )
+        done += len(batch)
+        if progress:
+            progress(done, total)
+        batch.clear()
+
+    for record in backend.iterate(Filters(), batch_size=500):
+        if skipping:
+            done += 1
+            if record.memory.id == done_through:
+                skipping = False
+            continue
+        batch.append(record.memory)
+        if len(batch) >= batch_size:
+            flush()
+    flush()
+    with backend.exclusive():
+        backend.write_provenance(target)
+        backend.set_meta(REEMBED_STATE_KEY, None)
+    return {"reembedded": done, "provenance": target.to_dict()}
+
+
+__all__ = ["REEMBED_STATE_KEY", "reembed"]
