@@ -256,14 +256,13 @@ def test_api_recall_and_search_are_clean(seeded: MemoryStore, full: bool) -> Non
         try:
             response = seeded.search(
                 kwargs["query"],
-                kwargs["collection"],
-                kwargs["memory_type"],
-                True,
-                kwargs["intent"],
-                kwargs["limit"],
-                kwargs["group_id"],
-                kwargs["threshold"],
-                kwargs["decay"],
+                collection=kwargs["collection"],
+                memory_type=kwargs["memory_type"],
+                intent=kwargs["intent"],
+                limit=kwargs["limit"],
+                group_id=kwargs["group_id"],
+                threshold=kwargs["threshold"],
+                decay=kwargs["decay"],
             )
             assert len(response.results) <= kwargs["limit"]
             assert all(math.isfinite(r.score) for r in response.results)
