@@ -15,7 +15,6 @@ from kenning.errorfix import (
     SIGNATURE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     ErrorFixEntry,
-    cut_at_word_boundary,
     discover_solution_docs,
     error_fingerprint,
     extract_error_signature,
@@ -23,6 +22,7 @@ from kenning.errorfix import (
     parse_error_fix,
     parse_solution_doc,
 )
+from kenning.truncation import cut_at_word_boundary
 
 EVAL_YELLOW = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "yellow-solutions"
 

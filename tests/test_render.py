@@ -28,8 +28,8 @@ from kenning.render import (
     sanitise_for_terminal,
     sanitise_for_xml,
     summary_line,
-    truncate_at_word_boundary,
 )
+from kenning.truncation import truncate_at_word_boundary
 
 DATA = Path(__file__).parent / "data" / "hostile_payloads.txt"
 
@@ -117,6 +117,11 @@ TRUNCATE = [
     ("ab\ud83d\ude00cd", 3, "ab", True),  # surrogate pair in a str
     ("a\r\nb", 2, "a", True),
     ("e\u0301\u0301\u0301", 2, "", True),
+    # extended grapheme clusters (UAX #29), not hand rules: a Thai spacing vowel, a
+    # Devanagari conjunct, an Arabic prepended mark before a digit
+    ("กำกำกำ", 3, "กำ", True),
+    ("क्षिक्षि", 6, "क्षि", True),
+    ("ab\u06001", 3, "ab", True),
 ]
 
 

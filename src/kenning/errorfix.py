@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .lazyre import lazy
+from .truncation import cut_at_word_boundary
 
 __all__ = [
     "ERROR_FIX_PREFIX",
@@ -35,7 +36,6 @@ __all__ = [
     "SUMMARY_MAX_CHARS",
     "DocOutcome",
     "ErrorFixEntry",
-    "cut_at_word_boundary",
     "discover_solution_docs",
     "error_fingerprint",
     "extract_error_signature",
@@ -59,24 +59,6 @@ _WS = lazy(r"\s+")
 
 def _one_line(text: str) -> str:
     return _WS.sub(" ", text or "").strip()
-
-
-def cut_at_word_boundary(text: str, limit: int) -> str:
-    """Cut ``text`` to at most ``limit`` characters, preferring the last word boundary.
-
-    Falls back to a hard cut when the last space is in the first half (one very long token).
-    """
-    if limit <= 0:
-        return ""
-    if len(text) <= limit:
-        return text
-    if text[limit].isspace():
-        return text[:limit].rstrip()
-    head = text[:limit]
-    space = head.rfind(" ")
-    if space >= limit // 2:
-        return head[:space].rstrip()
-    return head.rstrip()
 
 
 # --------------------------------------------------------------------------------------------

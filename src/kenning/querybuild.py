@@ -18,9 +18,10 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from .errorfix import cut_at_word_boundary, extract_error_signature
+from .errorfix import extract_error_signature
 from .errors import UserInputError
 from .lazyre import lazy
+from .truncation import cut_at_word_boundary
 
 __all__ = [
     "ERROR_QUERY_MAX_CHARS",

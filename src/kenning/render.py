@@ -3,8 +3,7 @@
 Everything here is pure: strings in, strings out. The rules that matter for safety:
 
 * Truncation happens on the raw text, *before* escaping, so a cut can never split an escape
-  sequence; cuts never split a surrogate pair or a grapheme-like cluster (base + combining
-  marks, ZWJ emoji sequences, flag pairs, variation selectors, skin-tone modifiers).
+  sequence; cuts never split a grapheme cluster (:mod:`kenning.truncation`).
 * In the XML block, stored text is escaped so that it can never close the fence, forge a
   ``<finding>`` or add an attribute: ``& < > " '`` become entities, characters XML 1.0 forbids
   are removed, and look-alikes of ``<``/``>`` (full-width, small, angle quotation marks, CJK
@@ -20,7 +19,6 @@ import dataclasses
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import Any
 from .errors import UserInputError
 from .model import SearchResult
 from .protocol import RECALL_CHAR_BUDGET
+from .truncation import truncate_at_word_boundary
 
 __all__ = [
     "ADVISORIES",
@@ -43,92 +42,11 @@ __all__ = [
     "sanitise_for_terminal",
     "sanitise_for_xml",
     "summary_line",
-    "truncate_at_word_boundary",
 ]
 
 # --------------------------------------------------------------------------------------------
 # Truncation
 # --------------------------------------------------------------------------------------------
-
-#: A whitespace cut is used only if it keeps at least this share of the budget; otherwise
-#: the text is cut hard at the budget (a 700-character URL must not collapse to nothing).
-_MIN_WORD_CUT_SHARE = 0.6
-
-
-def _is_extender(ch: str) -> bool:
-    """Characters that attach to the character before them (never start a cut)."""
-    o = ord(ch)
-    if unicodedata.category(ch) in ("Mn", "Mc", "Me"):
-        return True
-    return (
-        o == 0x200D  # ZERO WIDTH JOINER
-        or 0xFE00 <= o <= 0xFE0F  # variation selectors
-        or 0xE0100 <= o <= 0xE01EF  # variation selectors supplement
-        or 0x1F3FB <= o <= 0x1F3FF  # emoji skin-tone modifiers
-        or 0xE0020 <= o <= 0xE007F  # tag characters (emoji subdivision flags)
-        or 0x1160 <= o <= 0x11FF  # Hangul conjoining jamo V/T
-        or 0xD7B0 <= o <= 0xD7FF  # Hangul jamo extended-B
-        or 0xDC00 <= o <= 0xDFFF  # low surrogate (second half of a pair)
-    )
-
-
-def _is_regional_indicator(ch: str) -> bool:
-    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
-
-
-def _is_boundary(text: str, i: int) -> bool:
-    """Whether ``text[:i]`` ends on a grapheme-like cluster boundary."""
-    if i <= 0 or i >= len(text):
-        return True
-    prev, nxt = text[i - 1], text[i]
-    if _is_extender(nxt):
-        return False
-    if prev == "\u200d" or "\ud800" <= prev <= "\udbff":
-        return False
-    if prev == "\r" and nxt == "\n":
-        return False
-    if _is_regional_indicator(prev) and _is_regional_indicator(nxt):
-        run = 0
-        j = i - 1
-        while j >= 0 and _is_regional_indicator(text[j]):
-            run += 1
-            j -= 1
-        return run % 2 == 0
-    return True
-
-
-def _safe_cut(text: str, cut: int) -> int:
-    while cut > 0 and not _is_boundary(text, cut):
-        cut -= 1
-    return cut
-
-
-def truncate_at_word_boundary(text: str, budget: int) -> tuple[str, bool]:
-    """Cut ``text`` to at most ``budget`` characters at a word boundary.
-
-    Returns ``(prefix, truncated)``. The prefix is a prefix of ``text``; nothing (no "…") is
-    appended. The cut is at the last whitespace at or before position ``budget``, with the
-    whitespace before it dropped; when that would keep less than 60 % of the budget (no
-    whitespace in the last 40 %), the text is cut hard at ``budget``. Either way the cut is
-    moved left until it does not split a surrogate pair, a base character from its combining
-    marks, a ZWJ emoji sequence, a flag pair or ``\\r\\n``.
-    """
-    if budget < 0:
-        raise ValueError("budget must be >= 0")
-    if len(text) <= budget:
-        return text, False
-    if budget == 0:
-        return "", True
-    cut = budget  # hard cut unless a whitespace is found in the last 40 % of the budget
-    lowest = math.ceil(budget * _MIN_WORD_CUT_SHARE)
-    for i in range(budget, lowest - 1, -1):  # text[budget] exists: len(text) > budget
-        if text[i].isspace():
-            cut = i
-            break
-    cut = _safe_cut(text, cut)
-    prefix = text[:cut].rstrip()
-    cut = _safe_cut(text, len(prefix))
-    return text[:cut], True
 
 
 def combine_for_recall(

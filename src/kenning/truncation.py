@@ -1,0 +1,75 @@
+"""The one way kenning shortens text: at a word boundary, never inside a grapheme cluster.
+
+Every budget goes through :func:`truncate_at_word_boundary`: the recall protocol's combined
+800 characters (:mod:`kenning.render`), the fix text and summary of a seeded ERROR-FIX entry
+(:mod:`kenning.errorfix`), and the query builders' character caps (:mod:`kenning.querybuild`).
+
+Cluster boundaries are Unicode's extended grapheme clusters (UAX #29), found with the
+``regex`` module's ``\\X`` rather than hand rules: a cut never separates a base letter from
+its combining marks or spacing vowel (Thai กำ), an Indic conjunct (Devanagari क्षि), a
+prepended mark from what follows it (Arabic U+0600 before a digit), a ZWJ emoji sequence, a
+flag pair or ``\\r\\n``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import regex
+
+__all__ = ["cluster_boundary_at_or_before", "cut_at_word_boundary", "truncate_at_word_boundary"]
+
+#: A whitespace cut is used only if it keeps at least this share of the budget; otherwise
+#: the text is cut hard at the budget (a 700-character URL must not collapse to nothing).
+MIN_WORD_CUT_SHARE = 0.6
+
+_CLUSTER = regex.compile(r"\X", regex.DOTALL)
+
+
+def cluster_boundary_at_or_before(text: str, index: int) -> int:
+    """The largest grapheme-cluster boundary of ``text`` that is ``<= index``."""
+    if index >= len(text):
+        return len(text)
+    boundary = 0
+    if index <= 0:
+        return boundary
+    # Clusters are found from the start: a scan that began mid-text could begin mid-cluster.
+    for match in _CLUSTER.finditer(text):
+        if match.end() > index:
+            break
+        boundary = match.end()
+    # A str from broken input may hold a surrogate pair as two code points: keep it whole.
+    if boundary and "\ud800" <= text[boundary - 1] <= "\udbff":
+        boundary -= 1
+    return boundary
+
+
+def truncate_at_word_boundary(text: str, budget: int) -> tuple[str, bool]:
+    """Cut ``text`` to at most ``budget`` characters at a word boundary.
+
+    Returns ``(prefix, truncated)``. The prefix is a prefix of ``text``; nothing (no "…") is
+    appended. The cut is at the last whitespace at or before position ``budget``, with the
+    whitespace before it dropped; when that would keep less than 60 % of the budget (no
+    whitespace in the last 40 %), the text is cut hard at ``budget``. Either way the cut is
+    moved left to the nearest grapheme-cluster boundary.
+    """
+    if budget < 0:
+        raise ValueError("budget must be >= 0")
+    if len(text) <= budget:
+        return text, False
+    if budget == 0:
+        return "", True
+    cut = budget  # hard cut unless a whitespace is found in the last 40 % of the budget
+    lowest = math.ceil(budget * MIN_WORD_CUT_SHARE)
+    for i in range(budget, lowest - 1, -1):  # text[budget] exists: len(text) > budget
+        if text[i].isspace():
+            cut = i
+            break
+    cut = cluster_boundary_at_or_before(text, cut)
+    prefix = text[:cut].rstrip()
+    return text[: cluster_boundary_at_or_before(text, len(prefix))], True
+
+
+def cut_at_word_boundary(text: str, limit: int) -> str:
+    """:func:`truncate_at_word_boundary`'s prefix alone (for callers that need no flag)."""
+    return truncate_at_word_boundary(text, limit)[0] if limit > 0 else ""
