@@ -15,13 +15,11 @@ from kenning.errorfix import (
     SIGNATURE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     ErrorFixEntry,
-    discover_solution_docs,
-    error_fingerprint,
-    extract_error_signature,
-    looks_like_error,
     parse_error_fix,
-    parse_solution_doc,
 )
+from kenning.fingerprints import error_fingerprint
+from kenning.signatures import extract_error_signature, looks_like_error
+from kenning.solution_docs import discover_solution_docs, parse_solution_doc
 from kenning.truncation import cut_at_word_boundary
 
 EVAL_YELLOW = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "yellow-solutions"

@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from .errorfix import extract_error_signature
 from .errors import UserInputError
 from .lazyre import lazy
+from .signatures import extract_error_signature
 from .truncation import cut_at_word_boundary
 
 __all__ = [

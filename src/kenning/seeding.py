@@ -1,6 +1,6 @@
 """``seed-solutions``: turn a folder of solution documents into ERROR-FIX memories.
 
-The parsing rules are pure (:func:`kenning.errorfix.parse_solution_doc`); this module does
+The parsing rules are pure (:func:`kenning.solution_docs.parse_solution_doc`); this module does
 the file-system side — which files may be read (no symlinks out of the project, no binary
 or oversized files), the per-file report, and the batched, idempotent write through
 :meth:`MemoryStore.remember_many`.
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errorfix import discover_solution_docs, parse_solution_doc
 from .errors import UserInputError
 from .model import NEAR_DUPLICATE, STORED
+from .solution_docs import discover_solution_docs, parse_solution_doc
 
 if TYPE_CHECKING:
     from .store import MemoryStore

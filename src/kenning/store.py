@@ -94,7 +94,8 @@ def is_error_fix(memory: Memory) -> bool:
 
 def _error_fingerprint_of(content: str) -> str | None:
     """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
-    from .errorfix import error_fingerprint, parse_error_fix
+    from .errorfix import parse_error_fix
+    from .fingerprints import error_fingerprint
 
     # Only an ERROR-FIX entry names its signature; guessing one from free text would make
     # unrelated notes "exact" matches.
@@ -446,8 +447,9 @@ class MemoryStore:
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
-        from .errorfix import error_fingerprint, extract_error_signature, looks_like_error
+        from .fingerprints import error_fingerprint
         from .lexical import coverage, terms
+        from .signatures import extract_error_signature, looks_like_error
 
         _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
@@ -510,9 +512,9 @@ class MemoryStore:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries), keep the best 3, cut their combined content to 800 chars
         at a word boundary."""
-        from .errorfix import looks_like_error
         from .querybuild import check_query
         from .render import combine_for_recall
+        from .signatures import looks_like_error
 
         check_query(query)
         if (

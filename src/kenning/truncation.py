@@ -2,7 +2,7 @@
 
 Every budget goes through :func:`truncate_at_word_boundary`: the recall protocol's combined
 800 characters (:mod:`kenning.render`), the fix text and summary of a seeded ERROR-FIX entry
-(:mod:`kenning.errorfix`), and the query builders' character caps (:mod:`kenning.querybuild`).
+(:mod:`kenning.solution_docs`), and the query builders' character caps (:mod:`kenning.querybuild`).
 
 Cluster boundaries are Unicode's extended grapheme clusters (UAX #29), found with the
 ``regex`` module's ``\\X`` rather than hand rules: a cut never separates a base letter from

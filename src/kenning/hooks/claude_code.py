@@ -111,9 +111,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     prompt's own words before the first error line (when long enough) are one query and
     the parsed error signature — never the whole stack trace — is another.
     """
-    from ..errorfix import looks_like_error
     from ..errors import UserInputError
     from ..querybuild import query_from_error, query_from_plan
+    from ..signatures import looks_like_error
 
     text = _strip_diff(prompt[:MAX_PROMPT_CHARS]).strip()
     if len(text) < MIN_PROMPT_CHARS:

@@ -1,0 +1,118 @@
+"""Error fingerprints: a signature with what varies between runs masked out.
+
+Two occurrences of one error differ in paths, line numbers, hex ids, quoted names and
+numbers; :func:`error_fingerprint` masks those and keeps what identifies the error (its
+class or code, and the numbers that carry meaning), so that the same error always finds its
+fix by exact match, and a different error is recognisably different knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
+from .lazyre import lazy
+from .signatures import ANSI
+
+__all__ = ["error_fingerprint"]
+
+_EXTS = (
+    "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
+    "swift|m|mm|sh|bash|zsh|ps1|lua|pl|ex|exs|erl|hs|ml|dart|vue|svelte|json|jsonl|yaml|yml|"
+    "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
+)
+_KEEP_NUMBER = lazy(
+    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s+code|"
+    r"signal|errno|http(?:/\d(?:\.\d)?)?|returned\s+(?:non-zero\s+)?(?:exit\s+)?"
+    r"(?:code|status))\s*[:=]?\s*)(?P<num>-?\d+)",
+    re.IGNORECASE,
+)
+#: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
+_QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
+
+
+def _mask_quoted(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1].strip()
+    return inner if _QUOTED_CODE.match(inner) else "<q>"
+
+
+_Repl = str | Callable[[re.Match[str]], str]
+_FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
+    (
+        lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
+    (lazy(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    # Windows paths, with optional :line:col
+    (lazy(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
+    # POSIX paths: absolute, ./, ../, ~/; relative ones need two slashes or a file extension
+    # (so "and/or" stays); with optional :line:col
+    (
+        lazy(
+            r"(?<![\w<>])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
+            r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+)*"
+            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+)*"
+        ),
+        "<path>",
+    ),
+    # bare file names with a known extension, with optional :line:col or (line,col)
+    (
+        lazy(rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?:(?::\d+)+|\(\d+(?:,\d+)?\))?", re.I),
+        "<path>",
+    ),
+    # long hex ids (commit hashes, object ids) that contain at least one digit
+    (lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
+    # quoted identifiers / values
+    (lazy(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
+    (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
+    (lazy(r"`[^`\n]{0,200}?`"), _mask_quoted),
+    (lazy(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
+    # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
+    # identifiers such as E0382 or TS2322
+    (lazy(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
+    (
+        lazy(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
+        "<n>",
+    ),
+)
+
+
+def _keep_token(index: int) -> str:
+    """A placeholder without digits (so the number mask cannot touch it)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return f"\x00{letters}\x00"
+
+
+def error_fingerprint(signature: str) -> str:
+    """A normalised form of a signature that is the same across files, runs and names.
+
+    Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
+    and memory addresses, UUIDs, quoted identifiers and numbers; keeps error classes and
+    codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``) and the numbers that carry
+    meaning (exit codes, signals, errno, HTTP status). Whitespace collapsed, lowercased.
+    """
+    text = one_line(ANSI.sub("", signature or ""))
+    if text.upper().startswith(ERROR_FIX_PREFIX):
+        entry = parse_error_fix(text)
+        if entry is not None:
+            text = entry.signature
+    kept: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        kept.append(m.group("num"))
+        return m.group("keep") + _keep_token(len(kept) - 1)
+
+    text = _KEEP_NUMBER.sub(keep, text)
+    for pattern, repl in _FP_RULES:
+        text = pattern.sub(repl, text)
+    for i, num in enumerate(kept):
+        text = text.replace(_keep_token(i), num)
+    # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
+    text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
+    return one_line(text).lower()

@@ -1,0 +1,308 @@
+"""Error signatures: the one line of a raw error text or log that names the error.
+
+:func:`extract_error_signature` turns a traceback, a compiler's output or a CI log into the
+most specific error line (≤ 300 characters), the query an error recall should use and the
+first part of an ERROR-FIX entry; :func:`looks_like_error` says whether a text is an error
+at all (error queries get the protocol's lower floor). Pure: no store, no model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errorfix import SIGNATURE_MAX_CHARS, one_line
+from .lazyre import lazy
+from .truncation import cut_at_word_boundary
+
+__all__ = [
+    "ANSI",
+    "LOCATION_PREFIX",
+    "clean_line",
+    "extract_error_signature",
+    "line_score",
+    "looks_like_error",
+    "signatures_of",
+]
+
+ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_LEVELS = r"(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|WARN(?:ING)?|INFO|DEBUG|TRACE|NOTICE)"
+_TIMESTAMP = lazy(
+    r"""^\s*
+    (?:\[\s*)?
+    (?:\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|\s?[+-]\d{2}:?\d{2}|\s?UTC)?
+      |\d{4}/\d{2}/\d{2}\s\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
+      |\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
+      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./-]+(?:\[\d+\])?:)?)
+    (?:\s*\])?\s*""",
+    re.VERBOSE,
+)
+_LEVEL_PREFIX = lazy(
+    rf"^\s*(?:\[\s*{_LEVELS}\s*\]|{_LEVELS}(?=[\s:\]|])\s*(?:\]\s*)?)[:|\-]?\s*",
+)
+_ERROR_LEVEL = lazy(r"^\s*\[?\s*(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
+_GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
+
+#: Lines that are stack frames, source excerpts or decoration: never the signature.
+_NOISE_LINE = lazy(
+    r"""^\s*(?:
+      at\s+\S.*                                   # Node / Java frames
+    | File\s+".*",\s+line\s+\d+.*                 # Python frames
+    | Traceback\s+\(most\s+recent\s+call\s+last\):?
+    | -->\s+\S.*                                  # rustc location arrows
+    | \d*\s*\|.*                                  # rustc / ruff source gutters
+    | [\^~\s-]+                                   # carets and underlines
+    | goroutine\s+\d+\s+\[.*\]:?                  # Go goroutine headers
+    | (?:/|[A-Za-z]:\\|\./)\S+\.go:\d+.*\+0x[0-9a-f]+  # Go frames with offsets
+    | \.\.\.\s*\d+\s+more                          # Java "... 3 more"
+    | Node\.js\s+v\d.*
+    | During\s+handling\s+of\s+the\s+above\s+exception.*
+    | The\s+above\s+exception\s+was\s+the\s+direct\s+cause.*
+    | For\s+more\s+information\s+about\s+this\s+error.*
+    | Some\s+errors\s+have\s+detailed\s+explanations.*
+    | (?:note|help|=\s*note|=\s*help):.*
+    | npm\s+(?:ERR!|error)\s+(?:A\s+complete\s+log|\s*$|Could\s+not\s+resolve\s+dependency:?$).*
+    )$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+_EXIT_CODE = lazy(
+    r"\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|returned\s+(?:non-zero\s+)?"
+    r"(?:exit\s+)?(?:code|status))\s*[:=]?\s*(-?\d+)",
+    re.IGNORECASE,
+)
+
+_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    # rustc / TypeScript / C# style error codes
+    (100, lazy(r"\berror\[E\d{3,5}\]:")),
+    (96, lazy(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b", re.IGNORECASE)),
+    # language exceptions: Python, Node, Java, Ruby, .NET (class name with a colon or alone)
+    (
+        90,
+        lazy(
+            r"^(?:Uncaught\s+|Unhandled\s+|Caused\s+by:\s+|Exception\s+in\s+thread\s+\"[^\"]*\"\s+)?"
+            r"(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)"
+            r"(?:\s*\[[\w-]+\])?(?::\s.*|:?$)"
+        ),
+    ),
+    (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
+    (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
+    (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
+    (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
+    (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
+    (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
+    (80, lazy(r"^go:\s")),
+    (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
+    (76, lazy(r"\b(?:error|ERROR)\s*:\s")),
+    (74, lazy(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)")),
+    (72, lazy(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
+    (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
+    (70, lazy(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
+    (66, lazy(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
+    (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
+    (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
+    (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
+    (40, lazy(r"\berror\b", re.IGNORECASE)),
+)
+
+#: Generic wrapper lines (CI runners, build drivers): an error, but the least specific one.
+_WRAPPER = lazy(
+    r"^(?:Error:\s+Process completed with exit code"
+    r"|error:\s+(?:aborting due to|could not compile|Recipe `|recipe for target)"
+    r"|npm\s+(?:ERR!|error)\s+(?:Lifecycle|errno|This is probably|Failed at)"
+    r"|\S*(?:exited|exit(?:ed)?\s+with)\b"
+    r"|ELIFECYCLE"
+    r"|exit\s+status\s+\d+"
+    r"|Command\s+.*\s+returned\s+non-zero"
+    r"|make(?:\[\d+\])?:\s+\*\*\*)",
+    re.IGNORECASE,
+)
+
+#: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…).
+LOCATION_PREFIX = lazy(
+    r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}:?\s+(?=\S)"
+    r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
+    r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
+)
+_PYTEST_E = lazy(r"^E\s{2,}")
+#: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
+_PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
+_BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
+
+
+_DANGLING = lazy(
+    r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
+    r"found|near|by))$",
+    re.IGNORECASE,
+)
+#: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
+_KEY_MESSAGE = lazy(r"^\S+:\s")
+_ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
+
+
+def clean_line(line: str) -> tuple[str, bool]:
+    """Strip ANSI, timestamps, log levels and CI prefixes; report an error log level."""
+    line = ANSI.sub("", line).replace("\r", "")
+    error_level = False
+    gha = _GHA_PREFIX.match(line)
+    if gha:
+        error_level = gha.group(1).lower() == "error"
+        line = line[gha.end() :]
+    stamped = False
+    for _ in range(2):
+        ts = _TIMESTAMP.match(line)
+        if ts and ts.end() > 0:
+            line = line[ts.end() :]
+            stamped = True
+        if _ERROR_LEVEL.match(line):
+            error_level = True
+        lvl = _LEVEL_PREFIX.match(line)
+        # "ERROR: message" with no timestamp is the message itself, not a log prefix
+        bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
+        if lvl and not bare_colon and lvl.end() < len(line.rstrip()):
+            line = line[lvl.end() :]
+    line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
+    return line.strip(), error_level
+
+
+def line_score(line: str) -> int:
+    for score, rule in _RULES:
+        if rule.search(line):
+            return score
+    return 0
+
+
+def _is_exception_line(line: str) -> bool:
+    return _RULES[2][1].search(line) is not None
+
+
+def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
+    """``(message, score, is_exception)`` for every meaningful line, in input order."""
+    out: list[tuple[str, int, bool]] = []
+    for raw_line in raw.splitlines():
+        line, error_level = clean_line(raw_line)
+        if not line or _NOISE_LINE.match(line):
+            continue
+        loc = LOCATION_PREFIX.match(line)
+        if loc:
+            line = line[loc.end() :]
+        score = line_score(line)
+        if _WRAPPER.search(line):
+            score = min(score, 30) if score else 30
+        if error_level:
+            score = max(score, 60)
+        if out and score < 76 and _DANGLING.search(out[-1][0]) and not _KEY_MESSAGE.search(line):
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", max(prev_score, score), prev_exc)
+            continue
+        out.append((line, score, _is_exception_line(line)))
+    return out
+
+
+def _tidy(line: str) -> str:
+    text = one_line(line)
+    return _ELLIPSIS_TAIL.sub("", text) if text.endswith((",", "...", "…", ";")) else text
+
+
+def _ranked(candidates: list[tuple[str, int, bool]]) -> list[str]:
+    """The best-scoring lines, most specific first (see :func:`extract_error_signature`)."""
+    best_score = max(score for _, score, _ in candidates)
+    if best_score == 0:
+        return [one_line(candidates[0][0])]
+    top = [i for i, c in enumerate(candidates) if c[1] == best_score]
+    if all(candidates[i][2] for i in top):
+        top.reverse()
+    return [_tidy(candidates[i][0]) for i in top]
+
+
+def _exit_code_suffix(candidates: list[tuple[str, int, bool]], chosen: str) -> str:
+    if _EXIT_CODE.search(chosen):
+        return chosen
+    for line, _, _ in candidates:
+        m = _EXIT_CODE.search(line)
+        if m:
+            return f"{chosen} (exit code {m.group(1)})"
+    return chosen
+
+
+def extract_error_signature(raw: str) -> str:
+    """The most specific error line of a raw error text or log, one line, ≤ 300 chars.
+
+    Stack frames, rustc ``-->`` arrows and gutters, ANSI colours, timestamps and log-level
+    prefixes are dropped; ``file:line:col:`` location prefixes are removed from the kept
+    line. Exception lines (Python, Node, Java…) pick the *last* one — the final line of a
+    traceback, the root ``Caused by`` — other error lines the *first* one; a line that
+    visibly wraps (ends in ``,`` or ``of``) takes its continuation. When an exit code
+    appears elsewhere (``Error: Process completed with exit code 1.``) it is appended as
+    ``(exit code N)``. Input without any error-looking line comes back cleaned: its first
+    meaningful line.
+    """
+    sigs = signatures_of(raw, limit=1)
+    return sigs[0] if sigs else ""
+
+
+def signatures_of(raw: str, limit: int) -> list[str]:
+    if not raw or not raw.strip():
+        return []
+    candidates = _candidate_lines(raw)
+    if not candidates:
+        flat = one_line(ANSI.sub("", raw))
+        return [cut_at_word_boundary(flat, SIGNATURE_MAX_CHARS)] if flat else []
+    ranked = [_with_detail(sig, raw) for sig in _ranked(candidates)[:limit]]
+    return [
+        cut_at_word_boundary(_exit_code_suffix(candidates, sig), SIGNATURE_MAX_CHARS)
+        for sig in ranked
+    ]
+
+
+_PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$", re.MULTILINE)
+
+
+def _with_detail(signature: str, raw: str) -> str:
+    """A bare exception class (pytest's ``file.py:4: AssertionError``) takes its first
+    ``E   …`` detail line: ``AssertionError: assert 2 == 3``."""
+    if not _BARE_EXCEPTION.match(signature):
+        return signature
+    detail = _PYTEST_DETAIL.search(ANSI.sub("", raw))
+    if detail is None:
+        return signature
+    return f"{signature}: {one_line(detail.group(1))}"
+
+
+_LOOKS_LIKE_ERROR = lazy(
+    r"""(?:
+      ^\s*ERROR-FIX:
+    | Traceback\s\(most\srecent\scall\slast\)
+    | \berror\[E\d+\]
+    | \berror\s+TS\d+
+    | (?:^|\s)[\w.$]*(?:Error|Exception)\b(?::|\s*$|\s+in\b)
+    | \b[A-Z]\w*(?:Error|Exception)\b
+    | \bError:
+    | (?:^|\s)error:
+    | \bERROR\b
+    | \bpanic:
+    | \bfatal(?:\s+error)?:
+    | \bexit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*\d+
+    | \bnpm\s+(?:ERR!|error)
+    | \bcommand\snot\sfound\b
+    | \bNo\ssuch\sfile\sor\sdirectory\b
+    | \bPermission\sdenied\b
+    | \bSegmentation\sfault\b
+    | \[Errno\s\d+\]
+    | \bERR_[A-Z0-9_]{3,}\b
+    | \bE(?:NOENT|ACCES|PERM|EXIST|2BIG|CONNREFUSED|TIMEDOUT|ADDRINUSE|NOSPC|RESOLVE)\b
+    | make(?:\[\d+\])?:\s\*\*\*
+    | \bstack\s+trace\b
+    | ^\s*(?:\./|/)?[\w./-]+\.\w{1,6}:\d+(?::\d+)?:\s   # compiler / linter locations
+    | ^\s*\d+:\d+\s+error\s                             # eslint
+    | ^go:\s
+    | \b(?:Uncaught|Unhandled)\b
+    )""",
+    re.VERBOSE | re.MULTILINE,
+)
+
+
+def looks_like_error(text: str) -> bool:
+    """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)?"""
+    if not text:
+        return False
+    return _LOOKS_LIKE_ERROR.search(ANSI.sub("", text)) is not None

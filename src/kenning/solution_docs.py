@@ -1,0 +1,427 @@
+"""Solution documents → ERROR-FIX entries (what ``kenning seed-solutions`` reads).
+
+A solution document is a markdown file with YAML frontmatter (``track``, ``problem``…)
+that explains how a bug was fixed. :func:`discover_solution_docs` finds them (every
+``*/*.md`` one folder below the root, never under ``/archived/``) and
+:func:`parse_solution_doc` turns one into entries, or says why it was skipped. Document
+text is untrusted: fence-like lines are stripped and nothing in it is followed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errorfix import FIX_MAX_CHARS, SIGNATURE_MAX_CHARS, SUMMARY_MAX_CHARS, ErrorFixEntry, one_line
+from .fingerprints import error_fingerprint
+from .lazyre import lazy
+from .signatures import ANSI, LOCATION_PREFIX, clean_line, line_score, signatures_of
+from .truncation import cut_at_word_boundary
+
+__all__ = ["MAX_SIGNATURES_PER_DOC", "DocOutcome", "discover_solution_docs", "parse_solution_doc"]
+
+#: At most this many distinct signatures are taken from one solution document.
+MAX_SIGNATURES_PER_DOC = 3
+
+
+@dataclass(frozen=True)
+class DocOutcome:
+    """What one solution document yields: entries, or the reason it was skipped."""
+
+    path: Path
+    entries: tuple[ErrorFixEntry, ...] = ()
+    skipped_reason: str | None = None
+
+    @property
+    def skipped(self) -> bool:
+        return self.skipped_reason is not None
+
+
+def discover_solution_docs(root: Path) -> list[Path]:
+    """Every ``*/*.md`` exactly one directory below ``root``, minus ``/archived/``, sorted."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    found = []
+    for path in root.glob("*/*.md"):
+        rel = "/" + path.relative_to(root).as_posix()
+        if "/archived/" in rel or not path.is_file():
+            continue
+        found.append(path)
+    return sorted(found)
+
+
+_FENCE_OPEN = lazy(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+_HEADING = lazy(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+#: Decision: the fix section is a level-2 heading whose text is "Fix" or "Solution",
+#: case-insensitive, with an optional leading "The" and trailing colon (``## Fix``,
+#: ``## Solution:``, ``## The Fix``). "## Working Solution", "## Fix Applied",
+#: "## Fix 1 — …" and ``### Fix`` sub-sections of multi-bug documents do not count.
+_FIX_HEADING = lazy(r"^(?:the\s+)?(?:fix|solution)\s*:?$", re.IGNORECASE)
+
+#: Lines of untrusted document text that look like fences of any prompt format.
+_FENCE_LIKE_LINE = lazy(
+    r"""^\s*(?:
+      (?:`{3,}|~{3,}).*                        # code fences
+    | (?:-{3,}|\*{3,}|_{3,}|={3,})\s*          # separators / YAML fences
+    | -{2,}\s.*\s-{2,}                          # "--- code end ---" style delimiters
+    | <{3,}.*|>{3,}.*|={7}.*                    # merge-conflict / heredoc-ish markers
+    | </?[A-Za-z_][\w:.-]*(?:\s[^>]*)?/?>.*     # a line opening with an XML/HTML tag
+    | <!--.*                                    # HTML comments
+    | Resume\s+normal\s+behavior.*              # our re-anchor line
+    )$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+_OUR_TAGS = lazy(r"</?\s*(?:reflexion_context|advisory|finding|content)\b[^>]*>", re.I)
+
+
+@dataclass
+class _Block:
+    kind: str  # "para", "code", "heading"
+    text: str
+    lang: str = ""
+    level: int = 0
+    intro: str = ""  # for code: the last non-blank line before the fence
+
+
+def _blocks(body: str) -> list[_Block]:
+    """Split markdown into headings, paragraphs (blank-line separated) and fenced code."""
+    blocks: list[_Block] = []
+    lines = body.splitlines()
+    i = 0
+    para: list[str] = []
+    last_text = ""
+
+    def flush() -> None:
+        nonlocal last_text
+        if para:
+            blocks.append(_Block("para", "\n".join(para)))
+            last_text = para[-1]
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE_OPEN.match(line)
+        if fence:
+            flush()
+            marker = fence.group(1)
+            lang = fence.group(2).lower()
+            j = i + 1
+            content: list[str] = []
+            while j < len(lines) and not lines[j].strip().startswith(marker[0] * len(marker)):
+                content.append(lines[j])
+                j += 1
+            blocks.append(_Block("code", "\n".join(content), lang=lang, intro=last_text))
+            last_text = ""
+            i = j + 1
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            blocks.append(_Block("heading", heading.group(2), level=len(heading.group(1))))
+            last_text = ""
+        elif not line.strip():
+            flush()
+        else:
+            para.append(line)
+        i += 1
+    flush()
+    return blocks
+
+
+def _fix_section(blocks: list[_Block]) -> tuple[int, int] | None:
+    """``(start, end)`` block indexes of the body of the first ``## Fix``/``## Solution``."""
+    for i, block in enumerate(blocks):
+        if block.kind == "heading" and block.level == 2 and _FIX_HEADING.match(block.text):
+            end = i + 1
+            while end < len(blocks) and not (
+                blocks[end].kind == "heading" and blocks[end].level <= 2
+            ):
+                end += 1
+            return i + 1, end
+    return None
+
+
+_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _clean_untrusted_line(text: str) -> str:
+    """ANSI and control characters out, our own XML tags out, one line."""
+    text = _CONTROL.sub("", ANSI.sub("", text))
+    return one_line(_OUR_TAGS.sub(" ", text))
+
+
+def _sanitise_untrusted(text: str) -> str:
+    """Drop fence-like lines, then :func:`_clean_untrusted_line`."""
+    kept = [line for line in text.splitlines() if not _FENCE_LIKE_LINE.match(line)]
+    return _clean_untrusted_line("\n".join(kept))
+
+
+def _introduces(text: str) -> bool:
+    """Does this part end in a colon (``Fix:``, ``**Rule 8 guard:**``), introducing a block?"""
+    return text.rstrip("*_ ").endswith(":")
+
+
+def _fix_text(blocks: list[_Block], start: int, end: int) -> str:
+    """The first paragraph of the section, fence-like lines stripped, ≤ 400 chars.
+
+    A paragraph ending in ``:`` takes the block it introduces (code or list), repeatedly;
+    a first block that is a code block is the fix on its own; a sub-heading before the
+    first paragraph (``### Approach``) is kept as its lead-in, ``Approach:``.
+    """
+    parts: list[str] = []
+    has_content = False
+    for block in blocks[start:end]:
+        if block.kind == "heading":
+            if parts and not _introduces(parts[-1]):
+                break
+            heading = _sanitise_untrusted(block.text).rstrip(":")
+            if heading:
+                parts.append(f"{heading}:")
+            continue
+        text = _sanitise_untrusted(block.text)
+        if not text:
+            continue
+        parts.append(text)
+        has_content = True
+        if not _introduces(text) or sum(len(p) + 1 for p in parts) >= FIX_MAX_CHARS:
+            break
+    if not has_content:
+        return ""
+    return cut_at_word_boundary(" ".join(parts), FIX_MAX_CHARS)
+
+
+_OUTPUT_LANGS = {
+    "",
+    "text",
+    "txt",
+    "plain",
+    "plaintext",
+    "console",
+    "output",
+    "log",
+    "stderr",
+    "stdout",
+    "shell-session",
+    "sh-session",
+    "terminal",
+    "none",
+}
+#: A line introducing an error output block: "CI fails with:", "stderr:", "Error output:".
+_ERROR_INTRO = lazy(
+    r"(?:\b(?:fail(?:s|ed|ing)?|errors?|error(?:ed|s)?\s+out|crash(?:es|ed)?|rejects?|"
+    r"reports?|prints?|throws?|panics?|stderr|aborts?|exits?)\b[^:]{0,80}:\s*$)",
+    re.IGNORECASE,
+)
+_INLINE_CODE = lazy(r"(?<!`)`([^`\n]{3,300})`(?!`)")
+_PROMPT_LINE = lazy(r"^\s*(?:\$|#|>|PS [^>]*>)\s")
+#: Inline spans or quoted strings must be this clearly an error to count as a signature.
+_STRONG = 76
+
+
+def _strength(text: str) -> int:
+    line, error_level = clean_line(text)
+    loc = LOCATION_PREFIX.match(line)
+    if loc:
+        line = line[loc.end() :]
+    score = line_score(line)
+    return max(score, 60) if error_level else score
+
+
+def _signatures_from_code(block: _Block) -> list[str]:
+    """Error output blocks: plain/text/console fences that hold an error, or any such fence
+    introduced by a line like "CI fails with:" (then a short block is the signature whole)."""
+    if block.lang not in _OUTPUT_LANGS:
+        return []
+    lines = [ln for ln in block.text.splitlines() if ln.strip() and not _PROMPT_LINE.match(ln)]
+    if not lines:
+        return []
+    content = "\n".join(lines)
+    introduced = bool(_ERROR_INTRO.search(block.intro))
+    best = max(_strength(ln) for ln in lines)
+    flat = one_line(content)
+    if introduced and best < _STRONG and len(flat) <= SIGNATURE_MAX_CHARS:
+        return [flat]
+    if best >= _STRONG or (introduced and best >= 40):
+        return signatures_of(content, limit=MAX_SIGNATURES_PER_DOC)
+    return []
+
+
+#: Text right before an inline span or quoted string that marks it as an error message:
+#: strong contexts ("fails with", "a jq error (") accept any non-code span, weak ones
+#: ("printed", "hit") only a span that reads like an error or a ``tool: message``.
+_STRONG_CONTEXT = lazy(
+    r"(?:\berrors?|\bfail(?:s|ed)?\s+with|\bexit(?:s|ed)?\s+with|\bstderr|\bthrows?(?:\s+an?)?|"
+    r"\bthrew(?:\s+an?)?|\bemits?(?:\s+an?)?)\W{0,3}$",
+    re.IGNORECASE,
+)
+_WEAK_CONTEXT = lazy(
+    r"(?:\bprint(?:s|ed)|\bhit(?:s)?|\breports?|\breported|\bmessage|\bsays|\bsaid|"
+    r"\bwarns?|\bwith(?:\s+an?)?)\W{0,3}$",
+    re.IGNORECASE,
+)
+_CONTEXT_AFTER = lazy(
+    r"^\s*(?:errors?|exceptions?)(?:\s+messages?)?(?=\s*(?:[.,;:)—-]|$))", re.IGNORECASE
+)
+_TOOL_MESSAGE = lazy(r"^\(?[\w.-]+\)?:\s+\S")
+_BARE_CODE = lazy(r"^[A-Z][A-Z0-9_]{2,}$")
+_PAREN_AFTER = lazy(r"^\s*(\([^()\n]{2,40}\))")
+_QUOTED = lazy(r"(?<![\w\\])\"([^\"\n]{3,160})\"(?!\w)")
+
+
+def _accept_span(span: str, before: str, after: str) -> bool:
+    if _looks_like_code(span):
+        return False
+    strength = _strength(span)
+    if strength >= _STRONG and " " in span.strip():
+        return True
+    if _CONTEXT_AFTER.match(after) or _STRONG_CONTEXT.search(before[-60:]):
+        return True
+    if _WEAK_CONTEXT.search(before[-60:]):
+        return strength >= 40 or bool(_TOOL_MESSAGE.match(span)) or bool(_BARE_CODE.match(span))
+    return False
+
+
+def _signatures_from_text(block: _Block) -> list[str]:
+    """Inline code spans and quoted strings that are error messages, in document order."""
+    text = block.text.replace("\n", " ")
+    found: list[tuple[int, str]] = []
+    for m in _INLINE_CODE.finditer(text):
+        span = m.group(1).strip()
+        if _accept_span(span, text[: m.start()], text[m.end() :]):
+            paren = _PAREN_AFTER.match(text[m.end() :])
+            if paren and _BARE_CODE.match(span):
+                span = f"{span} {paren.group(1)}"
+            found.append((m.start(), one_line(span)))
+    for m in _QUOTED.finditer(text):
+        span = m.group(1).strip()
+        before = text[: m.start()]
+        if before.count("`") % 2 == 1:  # inside an inline code span
+            continue
+        if _accept_span(span, before, text[m.end() :]):
+            found.append((m.start(), one_line(span)))
+    return [sig for _, sig in sorted(found)]
+
+
+_CODE_HINT = lazy(
+    r"^(?:if|for|while|local|export|echo|printf|grep|sed|awk|jq|cat|test|\[\[?|\$\(|"
+    r"const|let|var|function|def|return|import|from)\b|[;{}]\s*$|\$\{|=\$\(|\|\||&&|"
+    r"^[\w.$]+\([^()]*\)$|^--?\w|^[\w./-]+\.\w{1,5}$"
+)
+
+
+def _looks_like_code(span: str) -> bool:
+    """An inline span that is a command or a code fragment, not an error message."""
+    return _CODE_HINT.search(span.strip()) is not None
+
+
+def _doc_signatures(blocks: list[_Block], section: tuple[int, int]) -> list[str]:
+    """Signatures before the fix section (Problem, Symptoms…); else after it (Updates…)."""
+
+    def scan(part: list[_Block]) -> list[str]:
+        found: list[str] = []
+        for block in part:
+            if block.kind == "code":
+                found.extend(_signatures_from_code(block))
+            elif block.kind == "para":
+                found.extend(_signatures_from_text(block))
+        return _dedupe(found)
+
+    return scan(blocks[: section[0]]) or scan(blocks[section[1] :])
+
+
+def _dedupe(signatures: Iterable[str]) -> list[str]:
+    """One signature per fingerprint, in order; a signature whose fingerprint is contained
+    in another one's (``unexpected argument '-a'`` inside ``error: unexpected argument
+    '-a' found``) is the same error quoted shorter and is dropped."""
+    unique: dict[str, str] = {}
+    for sig in signatures:
+        sig = cut_at_word_boundary(_clean_untrusted_line(sig), SIGNATURE_MAX_CHARS)
+        fp = error_fingerprint(sig)
+        if sig and fp not in unique:
+            unique[fp] = sig
+    return [
+        sig
+        for fp, sig in unique.items()
+        if not any(fp != other and fp in other for other in unique)
+    ]
+
+
+def _meta_text(meta: dict[str, object], key: str) -> str:
+    value = meta.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        value = " ".join(str(v) for v in value)
+    return one_line(str(value))
+
+
+def _short_error(exc: Exception) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        first = f"{first} (line {mark.line + 1}, column {mark.column + 1})"
+    return cut_at_word_boundary(first, 120)
+
+
+def parse_solution_doc(
+    path: Path, text: str, root: Path, *, source_prefix: str = "docs/solutions"
+) -> DocOutcome:
+    """Turn one solution document into ERROR-FIX entries (SPEC §6), or say why not.
+
+    * frontmatter must parse (else skipped: ``malformed YAML frontmatter: …``) and have
+      ``track: bug`` (else skipped: ``track is X, not bug``);
+    * fix = the first paragraph under ``## Fix`` / ``## Solution`` (a paragraph ending in
+      ``:`` takes the block it introduces), fence-like lines stripped, whitespace collapsed,
+      400 chars at a word boundary; no such section → skipped;
+    * signatures = literal error strings, exit codes and tool messages found outside the fix
+      section — error output blocks (plain/text/console fences, or fences introduced by
+      "… fails with:"), inline code spans that are clearly error messages — deduplicated by
+      fingerprint, at most three; else the ``problem:`` field, else the title;
+    * SOURCE = ``source_prefix`` + the path relative to ``root``; summary = ``problem:`` or
+      the title, one line, ≤ 160 chars.
+
+    The document is untrusted: nothing in it is executed or followed.
+    """
+    path = Path(path)
+    try:
+        import frontmatter  # imported here: YAML is only needed when seeding
+
+        post = frontmatter.loads(text)
+    except Exception as exc:  # yaml.YAMLError and friends: reported per file, never fatal
+        return DocOutcome(path, skipped_reason=f"malformed YAML frontmatter: {_short_error(exc)}")
+    meta = dict(post.metadata)
+    track = _meta_text(meta, "track")
+    if track.lower() != "bug":
+        return DocOutcome(path, skipped_reason=f"track is {track or 'missing'}, not bug")
+    blocks = _blocks(post.content)
+    section = _fix_section(blocks)
+    if section is None:
+        return DocOutcome(path, skipped_reason="no ## Fix or ## Solution section")
+    fix = _fix_text(blocks, *section)
+    if not fix:
+        return DocOutcome(path, skipped_reason="empty ## Fix or ## Solution section")
+
+    problem = _meta_text(meta, "problem")
+    title = _meta_text(meta, "title")
+    if not title:
+        heading = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
+        title = one_line(heading) or path.stem
+    summary = cut_at_word_boundary(_clean_untrusted_line(problem or title), SUMMARY_MAX_CHARS)
+    signatures = _doc_signatures(blocks, section)[:MAX_SIGNATURES_PER_DOC]
+    if not signatures:
+        signatures = _dedupe([problem or title])
+
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        rel = path.name
+    prefix = source_prefix.strip("/")
+    source = f"{prefix}/{rel}" if prefix else rel
+    entries = tuple(
+        ErrorFixEntry(signature=sig, fix=fix, source=source, summary=summary).normalised()
+        for sig in signatures
+    )
+    return DocOutcome(path, entries=entries)
