@@ -29,7 +29,13 @@ from kenning.backends.sqlite import SQLiteBackend
 from kenning.config import load_settings
 from kenning.embedders import load_embedder
 from kenning.embedders.base import Embedder
-from kenning.errors import KenningError, ProvenanceMismatch, StoreNotFound, StoreUnavailable
+from kenning.errors import (
+    DuplicateContent,
+    KenningError,
+    ProvenanceMismatch,
+    StoreNotFound,
+    StoreUnavailable,
+)
 from kenning.model import NEAR_DUPLICATE, STORED, Memory, Provenance, content_hash
 from kenning.project import resolve_project
 from kenning.reembed import reembed
@@ -183,13 +189,13 @@ def test_failing_batch_with_duplicate_content_writes_nothing(backend: Backend) -
         record(2, unit(rng), text="twin"),
         record(3, unit(rng), text="twin"),
     ]
-    with pytest.raises(Exception):  # noqa: B017 - each engine raises its own integrity error
+    with pytest.raises(DuplicateContent, match="same content"):  # one error on every engine
         backend.upsert(twin_in_batch)
     clash_with_store = [
         record(4, unit(rng), text="fresh two"),
         record(5, unit(rng), text="already here"),
     ]
-    with pytest.raises(Exception):  # noqa: B017
+    with pytest.raises(DuplicateContent, match="same content"):
         backend.upsert(clash_with_store)
     assert backend.count(Filters()) == 1
     assert [r.memory.content for r in backend.iterate(Filters())] == ["already here"]

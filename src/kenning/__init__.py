@@ -17,6 +17,7 @@ from .api import recall, remember, search_memories
 from .errors import (
     ContentError,
     DedupCheckFailed,
+    DuplicateContent,
     InvalidTypeError,
     KenningError,
     ProvenanceMismatch,
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ContentError",
     "DedupCheckFailed",
+    "DuplicateContent",
     "InvalidTypeError",
     "KenningError",
     "Memory",

@@ -13,6 +13,7 @@ from __future__ import annotations
 __all__ = [
     "ContentError",
     "DedupCheckFailed",
+    "DuplicateContent",
     "InvalidTypeError",
     "KenningError",
     "ProvenanceMismatch",
@@ -56,6 +57,11 @@ class StoreCorrupted(KenningError):
 
 class ProvenanceMismatch(KenningError):
     """The store was embedded with another model; mixing vectors is refused."""
+
+
+class DuplicateContent(KenningError):
+    """A write would store the same content twice in one project (every backend keeps
+    ``(group_id, content_hash)`` unique); nothing was written."""
 
 
 class DedupCheckFailed(KenningError):

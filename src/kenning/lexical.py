@@ -1,28 +1,58 @@
-"""Terms as the lexical index sees them.
+"""Words and BM25 as every backend's lexical side sees them.
 
-SQLite FTS5's ``unicode61`` tokenizer (with ``remove_diacritics 2``) splits on anything
-that is not a letter or digit, lowercases and drops diacritics. The SQLite backend builds
-its queries from these terms, and hybrid scoring measures how many of a query's terms a
-memory contains with the same function, so both agree on what a "word" is.
+Tokens: SQLite FTS5's ``unicode61`` tokenizer (with ``remove_diacritics 2``) splits on
+anything that is not a letter or digit, lowercases and drops diacritics; Qdrant's word
+tokenizer and the PostgreSQL backend's ``simple`` configuration split the same way but keep
+diacritics. :func:`tokens` and :func:`terms` are that split (``fold_diacritics`` chooses
+which), so the backends build their queries from the same words, and hybrid scoring
+measures how many of a query's terms a memory contains with the same function.
+
+BM25 is FTS5's (:data:`BM25_K1`, :data:`BM25_B`, idf clamped at :data:`MIN_IDF`): the
+PostgreSQL and Qdrant backends compute it with :func:`idf` and :func:`bm25` (or the same
+formula in SQL) so that a fused score means the same on every backend.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections.abc import Mapping
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "MAX_QUERY_TERMS",
+    "MIN_IDF",
+    "bm25",
+    "coverage",
+    "idf",
+    "terms",
+    "tokens",
+]
 
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 #: Queries are cut to this many distinct terms.
 MAX_QUERY_TERMS = 64
+#: FTS5's BM25 parameters.
+BM25_K1 = 1.2
+BM25_B = 0.75
+#: FTS5 clamps idf here: a word in more than half of the rows scores (almost) nothing.
+MIN_IDF = 1e-6
 
 
-def terms(text: str, limit: int | None = None) -> list[str]:
-    """Distinct terms of ``text`` in order of first appearance."""
+def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
+    """Every token of ``text``, lowercased, in order (repeats kept)."""
     folded = text.lower()
-    if not folded.isascii():  # only non-ASCII text can carry diacritics
+    if fold_diacritics and not folded.isascii():  # only non-ASCII text carries diacritics
         folded = unicodedata.normalize("NFKD", folded)
         folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    found = list(dict.fromkeys(_TERM.findall(folded)))
+    return _TERM.findall(folded)
+
+
+def terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) -> list[str]:
+    """Distinct tokens of ``text`` in order of first appearance (at most ``limit``)."""
+    found = list(dict.fromkeys(tokens(text, fold_diacritics=fold_diacritics)))
     return found if limit is None else found[:limit]
 
 
@@ -31,3 +61,23 @@ def coverage(query_terms: set[str], text: str) -> float:
     if not query_terms:
         return 0.0
     return len(query_terms & set(terms(text))) / len(query_terms)
+
+
+def idf(rows: int, document_frequency: int) -> float:
+    """FTS5's inverse document frequency of a term found in ``document_frequency`` of
+    ``rows`` rows."""
+    return max(math.log((rows - document_frequency + 0.5) / (document_frequency + 0.5)), MIN_IDF)
+
+
+def bm25(
+    term_frequencies: Mapping[str, int],
+    idfs: Mapping[str, float],
+    length: int,
+    average_length: float,
+) -> float:
+    """BM25 of one row: ``term_frequencies`` of the query terms it holds, its ``length`` in
+    tokens, the store's ``average_length``."""
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average_length)
+    return sum(
+        idfs[t] * (f * (BM25_K1 + 1)) / (f + norm) for t, f in term_frequencies.items() if t in idfs
+    )

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import StoreCorrupted
+from ..errors import DuplicateContent, KenningError, StoreCorrupted
 from ..model import Memory, Provenance
 
 #: The meta key every backend keeps its embedding provenance under.
@@ -37,6 +37,37 @@ def decode_provenance(raw: str | None, location: str, remedy: str) -> Provenance
         raise StoreCorrupted(
             f"the store in {location} has an unreadable provenance stamp ({exc}); {remedy}"
         ) from None
+
+
+def batch_dimension(vectors: Sequence[np.ndarray]) -> int:
+    """The one dimension of a batch of vectors; a batch that mixes dimensions or holds NaN
+    or infinity is refused (nothing written)."""
+    dims = {int(np.asarray(v).reshape(-1).shape[0]) for v in vectors}
+    if len(dims) > 1:
+        raise KenningError(
+            f"vectors of one batch have different dimensions ({sorted(dims)}); nothing was written"
+        )
+    if not all(np.isfinite(v).all() for v in vectors):
+        raise KenningError("a vector contains NaN or infinity; nothing was written")
+    return dims.pop()
+
+
+def check_dimension(dimension: int, expected: int | None, location: str, remedy: str) -> None:
+    """Refuse a vector of another dimension than the store's (``expected``; None: the store
+    has none yet). ``remedy`` says how this backend gets to the new dimension."""
+    if expected is not None and dimension != expected:
+        raise KenningError(
+            f"a vector has {dimension} dimensions but the store in {location} holds "
+            f"{expected}-dimensional vectors; nothing was written. {remedy}"
+        )
+
+
+def duplicate_content(location: str) -> DuplicateContent:
+    """The error every backend raises for a batch that repeats a project's content."""
+    return DuplicateContent(
+        f"a memory with the same content already exists in its project in {location} "
+        "(content is unique per project); nothing was written"
+    )
 
 
 @dataclass(frozen=True)

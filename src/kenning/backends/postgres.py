@@ -49,7 +49,6 @@ every URL in the message; credentials are never logged.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import struct
 import threading
@@ -68,13 +67,17 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, MIN_IDF, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from .base import (
     PROVENANCE_KEY,
     Filters,
     MemoryRecord,
     ScoredMemory,
+    batch_dimension,
+    check_dimension,
     decode_provenance,
+    duplicate_content,
     encode_provenance,
 )
 
@@ -193,16 +196,17 @@ EF_SEARCH_FILTERED = 200
 #: HNSW: recall 1.0, and faster than HNSW with a selective filter.
 EXACT_SEARCH_MAX_ROWS = 2000
 CONNECT_TIMEOUT_S = 10
-#: FTS5's BM25 parameters.
-BM25_K1 = 1.2
-BM25_B = 0.75
 #: Rows scored when only words found in more than half of the rows match.
 LEXICAL_WEAK_CANDIDATES = 2000
 POOL_TIMEOUT_S = 30.0
+#: The vector column has one dimension: another model's vectors need another store.
+NEW_DIMENSION_REMEDY = (
+    "Re-embedding to another dimension needs a new store: `kenning export`, then import into "
+    "a fresh one"
+)
 _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
-_WORD = re.compile(r"\w+", re.UNICODE)
 _URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/:@\s]*:)([^@\s]*)(@)", re.IGNORECASE)
 _KV_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 
@@ -306,13 +310,6 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
         tags=tuple(tags),
         metadata=dict(metadata),
     )
-
-
-def _words(text: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        seen.setdefault(word, None)
-    return list(seen)[:64]
 
 
 def _tsquery(terms: Sequence[str]) -> str:
@@ -614,23 +611,12 @@ class PostgresBackend:
     # -- writes -----------------------------------------------------------------------------
 
     def _check_dimension(self, vectors: Sequence[np.ndarray], *, create: bool) -> None:
-        dims = {v.shape[0] for v in vectors}
-        if len(dims) > 1:
-            raise KenningError(
-                f"vectors of one batch have different dimensions ({sorted(dims)}); nothing "
-                "was written"
-            )
-        dim = dims.pop()
+        dim = batch_dimension(vectors)
         with self._connection() as conn:
             have = self._dim(conn)
         if have is None and create:
             have = self._ensure_table(dim)
-        if have is not None and dim != have:
-            raise KenningError(
-                f"a vector has {dim} dimensions but the store in {self.location} holds "
-                f"{have}-dimensional vectors; nothing was written. Re-embedding to another "
-                "dimension needs a new store: `kenning export`, then import into a fresh one"
-            )
+        check_dimension(dim, have, self.location, NEW_DIMENSION_REMEDY)
 
     def upsert(self, records: Sequence[MemoryRecord]) -> None:
         if not records:
@@ -655,15 +641,22 @@ class PostgresBackend:
                     vector,
                 )
             )
-        with self._write() as conn, conn.cursor() as cur:
-            cur.execute("DELETE FROM kenning_memories WHERE id = ANY(%s)", ([r[0] for r in rows],))
-            # One COPY per batch: fast, and the BM25 statistics triggers run once.
-            with cur.copy(
-                f"COPY kenning_memories ({_COLUMNS}, embedding) FROM STDIN (FORMAT BINARY)"
-            ) as copy:
-                copy.set_types(self._copy_types(conn))
-                for row in rows:
-                    copy.write_row(row)
+        try:
+            with self._write() as conn, conn.cursor() as cur:
+                cur.execute(
+                    "DELETE FROM kenning_memories WHERE id = ANY(%s)", ([r[0] for r in rows],)
+                )
+                # One COPY per batch: fast, and the BM25 statistics triggers run once.
+                with cur.copy(
+                    f"COPY kenning_memories ({_COLUMNS}, embedding) FROM STDIN (FORMAT BINARY)"
+                ) as copy:
+                    copy.set_types(self._copy_types(conn))
+                    for row in rows:
+                        copy.write_row(row)
+        except pg_errors.UniqueViolation as exc:
+            if exc.diag.constraint_name == "kenning_memories_group_hash":
+                raise duplicate_content(self.location) from None
+            raise
 
     @staticmethod
     def _copy_types(conn: psycopg.Connection[Any]) -> list[int | str]:
@@ -799,7 +792,7 @@ class PostgresBackend:
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
-        words = _words(query)
+        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
         if not words or k <= 0:
             return []
         with self._connection() as conn:
@@ -815,19 +808,15 @@ class PostgresBackend:
             if not stats or stats[0][2] <= 0:
                 return []
             n, total_len = int(stats[0][2]), int(stats[0][3])
-            idf = {
-                str(term): max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
-                for term, df, _, _ in stats
-                if df > 0
-            }
-            if not idf:
+            idfs = {str(term): idf(n, df) for term, df, _, _ in stats if df > 0}
+            if not idfs:
                 return []
-            strong = [t for t, v in idf.items() if v > 1e-6]
-            weak = [t for t, v in idf.items() if v <= 1e-6]
+            strong = [t for t, v in idfs.items() if v > MIN_IDF]
+            weak = [t for t, v in idfs.items() if v <= MIN_IDF]
             avgdl = max(total_len / n, 1e-9)
-            hits = self._bm25(conn, strong, idf, avgdl, filters, k, None) if strong else []
+            hits = self._bm25(conn, strong, idfs, avgdl, filters, k, None) if strong else []
             if len(hits) < k and weak:
-                hits += self._bm25(conn, weak, idf, avgdl, filters, k - len(hits), strong)
+                hits += self._bm25(conn, weak, idfs, avgdl, filters, k - len(hits), strong)
         return hits
 
     @staticmethod

@@ -53,7 +53,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import threading
 import uuid
 import warnings
@@ -66,13 +65,17 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..lexical import MAX_QUERY_TERMS, MIN_IDF, bm25, idf, terms, tokens
 from ..model import Memory, Provenance
 from .base import (
     PROVENANCE_KEY,
     Filters,
     MemoryRecord,
     ScoredMemory,
+    batch_dimension,
+    check_dimension,
     decode_provenance,
+    duplicate_content,
     encode_provenance,
 )
 
@@ -82,13 +85,9 @@ LOCAL_PREFIX = "qdrant-local:"
 ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 #: Lexical search ranks at most this many MatchText candidates.
 LEXICAL_CANDIDATES = 1000
-#: FTS5's BM25 parameters.
-BM25_K1 = 1.2
-BM25_B = 0.75
 STATS_KEY = "kenning:fts_stats"
 SECRETS_FILENAME = ".env.secrets"
 TIMEOUT_S = 30
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # Qdrant's default word tokenizer
 _INDEXED_KEYWORDS = (
     "group_id",
     "collection",
@@ -105,10 +104,6 @@ def point_id(kenning_id: str) -> str:
 
 def _meta_point_id(key: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, "meta:" + key))
-
-
-def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in _TOKEN.findall(text)]
 
 
 def _find_project_root(start: Path) -> Path | None:
@@ -344,7 +339,7 @@ class QdrantBackend:
             "source": m.source,
             "tags": list(m.tags),
             "metadata": dict(m.metadata),
-            "doc_len": len(_tokens(m.content)),
+            "doc_len": len(tokens(m.content, fold_diacritics=False)),
         }
 
     @staticmethod
@@ -410,26 +405,19 @@ class QdrantBackend:
     # -- writes -----------------------------------------------------------------------------
 
     def _check_vectors(self, vectors: Sequence[np.ndarray], *, create: bool) -> None:
-        dims = {v.shape[0] for v in vectors}
-        if len(dims) > 1:
-            raise KenningError(
-                f"vectors of one batch have different dimensions ({sorted(dims)}); nothing "
-                "was written"
-            )
-        dim = dims.pop()
-        if not all(np.isfinite(v).all() for v in vectors):
-            raise KenningError("a vector contains NaN or infinity; nothing was written")
+        dim = batch_dimension(vectors)
         with self._call():
             have = self._dim()
             if have is None and create:
                 self._create_memories(dim)
                 have = self._dimension
-        if have is not None and dim != have:
-            raise KenningError(
-                f"a vector has {dim} dimensions but the store in {self.location} holds "
-                f"{have}-dimensional vectors; nothing was written. Re-embedding to another "
-                "dimension needs a new store: `kenning export`, then import into a fresh one"
-            )
+        check_dimension(
+            dim,
+            have,
+            self.location,
+            "Re-embedding to another dimension needs a new store: `kenning export`, then "
+            "import into a fresh one",
+        )
 
     def upsert(self, records: Sequence[MemoryRecord]) -> None:
         from qdrant_client import models
@@ -442,10 +430,7 @@ class QdrantBackend:
             raise ValueError("a batch holds the same memory id twice; nothing was written")
         pairs = [(r.memory.group_id, r.memory.content_hash) for r in records]
         if len(set(pairs)) != len(pairs):
-            raise ValueError(
-                "a batch holds the same content twice for one project "
-                "(unique group_id, content_hash); nothing was written"
-            )
+            raise duplicate_content(self.location)
         with self.exclusive():
             self._check_vectors(vectors, create=True)
             batch_ids = set(ids)
@@ -471,10 +456,7 @@ class QdrantBackend:
                     )
                     clash = [p for p in points if p.payload["kenning_id"] not in batch_ids]
                     if clash:
-                        raise ValueError(
-                            f"memory {clash[0].payload['kenning_id']} already holds this content "
-                            "for the project (unique group_id, content_hash); nothing was written"
-                        )
+                        raise duplicate_content(self.location)
                 replaced = self._doc_lens(client, ids)
                 payloads = [self._payload(r.memory) for r in records]
                 client.upsert(
@@ -703,7 +685,8 @@ class QdrantBackend:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         from qdrant_client import models
 
-        words = list(dict.fromkeys(_tokens(query)))[:64]
+        # Qdrant's word tokenizer keeps diacritics
+        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
         if not words or k <= 0:
             return []
 
@@ -716,15 +699,15 @@ class QdrantBackend:
             n, total_len = self._stats()
             if n <= 0:
                 return []
-            idf: dict[str, float] = {}
+            idfs: dict[str, float] = {}
             for word in words:
                 df = client.count(
                     self.collection, count_filter=models.Filter(must=[text(word)]), exact=True
                 ).count
                 if df > 0:
-                    idf[word] = max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
-            strong = [w for w, v in idf.items() if v > 1e-6]
-            weak = [w for w, v in idf.items() if v <= 1e-6]
+                    idfs[word] = idf(n, df)
+            strong = [w for w, v in idfs.items() if v > MIN_IDF]
+            weak = [w for w, v in idfs.items() if v <= MIN_IDF]
             candidates: dict[str, Memory] = {}
             for group, exclude in ((strong, []), (weak, strong)):
                 if not group or (group is weak and len(candidates) >= k):
@@ -744,16 +727,14 @@ class QdrantBackend:
         avgdl = max(total_len / n, 1e-9)
         scored: list[tuple[float, str, Memory]] = []
         for memory in candidates.values():
-            tokens = _tokens(memory.content)
+            found = tokens(memory.content, fold_diacritics=False)
             tf: dict[str, int] = {}
-            for token in tokens:
-                if token in idf:
+            for token in found:
+                if token in idfs:
                     tf[token] = tf.get(token, 0) + 1
             if not tf:
                 continue
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / avgdl)
-            score = sum(idf[t] * (f * (BM25_K1 + 1)) / (f + norm) for t, f in tf.items())
-            scored.append((score, memory.id, memory))
+            scored.append((bm25(tf, idfs, len(found), avgdl), memory.id, memory))
         scored.sort(key=lambda s: (-s[0], s[1]))
         return [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
 

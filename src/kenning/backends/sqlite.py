@@ -26,14 +26,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound
-from ..lexical import MAX_QUERY_TERMS, terms
+from ..lexical import MAX_QUERY_TERMS
+from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from .base import (
     PROVENANCE_KEY,
     Filters,
     MemoryRecord,
     ScoredMemory,
+    batch_dimension,
+    check_dimension,
     decode_provenance,
+    duplicate_content,
     encode_provenance,
 )
 
@@ -136,11 +140,6 @@ COMMON_TERM_SHARE = 0.1
 COMMON_TERM_MIN_DOCS = 32
 #: At most this many postings (rows matched, summed over terms) are scored per query.
 POSTINGS_BUDGET = 2000
-
-
-def fts_terms(text: str) -> list[str]:
-    """The query's distinct terms as FTS5 tokenizes them (at most 64)."""
-    return terms(text, MAX_QUERY_TERMS)
 
 
 def fts_query(terms: Sequence[str]) -> str | None:
@@ -333,6 +332,7 @@ class SQLiteBackend:
     def upsert(self, records: Sequence[MemoryRecord]) -> None:
         if not records:
             return
+        dimension = batch_dimension([r.vector for r in records])
         rows = []
         for record in records:
             m = record.memory
@@ -353,7 +353,7 @@ class SQLiteBackend:
                 )
             )
         with self.exclusive():
-            self._check_dimension([len(r[10]) // 4 for r in rows])
+            self._check_dimension(dimension)
             # A savepoint makes the batch all-or-nothing even inside a caller's transaction.
             self._conn.execute("SAVEPOINT upsert")
             try:
@@ -362,6 +362,11 @@ class SQLiteBackend:
                     f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     rows,
                 )
+            except sqlite3.IntegrityError as exc:
+                self._conn.execute("ROLLBACK TO upsert")
+                if "content_hash" in str(exc):  # UNIQUE (group_id, content_hash)
+                    raise duplicate_content(self.location) from None
+                raise
             except BaseException:
                 self._conn.execute("ROLLBACK TO upsert")
                 raise
@@ -369,22 +374,17 @@ class SQLiteBackend:
                 self._conn.execute("RELEASE upsert")
             self._writes += 1
 
-    def _check_dimension(self, dimensions: Sequence[int]) -> None:
+    def _check_dimension(self, dimension: int) -> None:
         """Every vector in a store has one length: the stamped provenance's, else the
-        existing rows', else the batch's own first vector's."""
+        existing rows'."""
         expected = self._dimension
         if expected is None:
             provenance = self.read_provenance()
             row = self._conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
-            expected = (
-                provenance.dimension if provenance else (row[0] // 4 if row else dimensions[0])
-            )
-        bad = sorted({d for d in dimensions if d != expected})
-        if bad:
-            raise KenningError(
-                f"vector of {bad[0]} dimensions for a store of {expected}-dimensional vectors; "
-                "nothing was written (run `kenning reembed` after changing the model)"
-            )
+            expected = provenance.dimension if provenance else (row[0] // 4 if row else None)
+        check_dimension(
+            dimension, expected, self.location, "Run `kenning reembed` after changing the model."
+        )
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
@@ -535,7 +535,7 @@ class SQLiteBackend:
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
-        terms = fts_terms(query)
+        terms = lexical_terms(query, MAX_QUERY_TERMS)
         if not terms:
             return []
         with self._lock:
