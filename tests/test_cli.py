@@ -158,3 +158,29 @@ def test_help_has_examples() -> None:
     assert r.returncode == 0 and "Examples:" in r.stdout
     for command in ("remember", "recall", "search"):
         assert "Examples:" in kenning(Path.cwd(), command, "--help").stdout
+
+
+@pytest.mark.parametrize("bad", [b"   ", b"all", b"\xff\xfeproj"])
+def test_unusable_project_ids_are_one_line_errors(project: Path, bad: bytes) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    proc = subprocess.run(
+        [sys.executable.encode(), b"-m", b"kenning", b"remember", b"--project", bad, b"a note"],
+        cwd=project,
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, stderr
+    assert stderr.startswith("error: ") and "project id" in stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+    assert not (project / ".kenning").exists()
+
+
+def test_group_id_and_project_are_one_option(project: Path) -> None:
+    assert kenning(project, "remember", "--group-id", "team/x", DB_LOCKED).returncode == 0
+    r = kenning(project, "recall", "--json", "--project", "team/x", "database is locked")
+    assert json.loads(r.stdout)["results"][0]["content"] == DB_LOCKED
+    r = kenning(project, "search", "--json", "--project", "team/x", "database locked", "--threshold", "0.3")
+    assert json.loads(r.stdout)["results"], r.stderr

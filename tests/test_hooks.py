@@ -226,6 +226,19 @@ def test_timeout_is_exit_0_without_output(seeded: MemoryStore) -> None:
     assert_silent_failure(proc, "gave up after 0.001 s")
 
 
+@pytest.mark.parametrize("value", ["inf", "-1", "nan", "soon", "1e9"])
+def test_unusable_timeout_is_said_and_the_default_applies(seeded: MemoryStore, value: str) -> None:
+    proc = run_hook(
+        "prompt-submit",
+        payload("prompt_submit_error", seeded.project.root),
+        seeded.project.root,
+        env={"KENNING_HOOK_TIMEOUT": value},
+    )
+    assert proc.returncode == 0
+    assert f"KENNING_HOOK_TIMEOUT={value!r}" in proc.stderr and "using 5" in proc.stderr
+    assert findings(context_of(proc, "UserPromptSubmit"))  # the hook still did its work
+
+
 @pytest.mark.parametrize(
     ("data", "needle"),
     [

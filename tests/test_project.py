@@ -127,3 +127,41 @@ def test_worktree_writes_go_to_the_main_store(tmp_path: Path) -> None:
     store.close()
     assert (main / ".kenning" / "memory.db").is_file()
     assert not (tmp_path / "wt" / ".kenning").exists()
+
+
+def test_dotenv_names_the_store_and_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(tmp_path / "r", remote="https://github.com/a/b")
+    (root / ".env").write_text("KENNING_STORE=data/mem\nKENNING_PROJECT=team/dotenv\n")
+    project = resolve_project(root)
+    assert project.group_id == "team/dotenv"
+    assert project.store_path == root / "data" / "mem" / "memory.db"  # relative to the root
+    monkeypatch.setenv("KENNING_PROJECT", "team/env")  # the environment wins over .env
+    assert resolve_project(root).group_id == "team/env"
+    assert resolve_project(root, group_id="explicit/id").group_id == "explicit/id"
+    (root / ".env").write_text("KENNING_STORE=postgresql://u@db.internal/memory\n")
+    assert resolve_project(root).store_url == "postgresql://u@db.internal/memory"
+
+
+def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path) -> None:
+    seed = make_repo(tmp_path / "seed")
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(tmp_path / "widgets.git"))
+    bare = (tmp_path / "widgets.git").resolve()
+    git(bare, "worktree", "add", "-q", str(tmp_path / "wt-main"), "main")
+    git(bare, "worktree", "add", "-q", str(tmp_path / "wt-feature"), "-b", "feature")
+    a = resolve_project(tmp_path / "wt-main")
+    b = resolve_project(tmp_path / "wt-feature")
+    assert a.store_path == b.store_path == bare / ".kenning" / "memory.db"
+    assert a.root == b.root == bare
+    assert check_store_location(a) == bare / ".kenning" / "memory.db"
+    # no origin remote here (the clone's origin is a local path): the name comes from the
+    # repository, never from a work tree's folder
+    assert a.group_id == b.group_id
+
+
+@pytest.mark.parametrize("bad", ["   ", "all", "ALL", "a\x00b", "proj\udcff"])
+def test_unusable_project_ids_are_refused(tmp_path: Path, bad: str) -> None:
+    root = make_repo(tmp_path / "r")
+    with pytest.raises(UserInputError, match="project id"):
+        resolve_project(root, group_id=bad)

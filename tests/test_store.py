@@ -425,3 +425,17 @@ def test_empty_store_file_is_not_initialised_by_a_read(project: Path, minilm) ->
     store = open_store(cwd=project, embedder=minilm)  # the next write initialises it
     assert store.remember("first note after a crash", "context").status == "stored"
     store.close()
+
+
+def test_module_level_api_reads_every_project_with_all(project: Path) -> None:
+    import kenning
+
+    fix = "ERROR-FIX: KeyError: 'tenant_id' | FIX: pass the tenant in every job payload"
+    assert kenning.remember(fix, "error_fix", group_id="team/other", cwd=project).ok
+    assert kenning.recall("KeyError: 'tenant_id'", cwd=project).hits == ()  # this project
+    everywhere = kenning.recall("KeyError: 'tenant_id'", group_id="all", cwd=project)
+    assert [h.memory.content for h in everywhere.hits] == [fix]
+    mine = kenning.recall("KeyError: 'tenant_id'", group_id="team/other", cwd=project)
+    assert [h.memory.group_id for h in mine.hits] == ["team/other"]
+    found = kenning.search_memories("tenant id missing", group_id="all", threshold=0.2, cwd=project)
+    assert [r.memory.content for r in found] == [fix]

@@ -41,8 +41,8 @@ def recall(
     path: str | Path | None = None,
     cwd: str | Path | None = None,
 ) -> RecallResult:
-    with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as store:
-        return store.recall(query, top_k, errors=errors)
+    with open_store(path, cwd=cwd, create=False, missing_ok=True) as store:
+        return store.recall(query, top_k, errors=errors, group_id=group_id)
 
 
 def search_memories(

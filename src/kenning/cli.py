@@ -162,7 +162,11 @@ Examples:
 @click.option("--source", default=None, help="Path or URL the note comes from.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option(
-    "--project", "group_id", default=None, help="Project id (default: detected from git)."
+    "--project",
+    "--group-id",
+    "group_id",
+    default=None,
+    help="Project id (default: detected from git).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_store_options
@@ -238,6 +242,7 @@ Examples:
 )
 @click.option(
     "--project",
+    "--group-id",
     "group_id",
     default=None,
     help="Project id (default: detected; 'all' for every project).",
@@ -335,7 +340,11 @@ Examples:
 @click.option("--intent", default=None, help="how | what | why (default: detected from the query).")
 @click.option("--limit", default=protocol.SEARCH_DEFAULT_LIMIT, show_default=True, type=int)
 @click.option(
-    "--group-id", default=None, help="Project id (default: detected; 'all' for every project)."
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="Project id (default: detected; 'all' for every project).",
 )
 @click.option(
     "--threshold", default=None, type=float, help="Minimum semantic score (default 0.7 or config)."
@@ -476,7 +485,11 @@ Examples:
 )
 @click.argument("queries", type=click.File("r", encoding="utf-8"))
 @click.option(
-    "--group-id", default=None, help="Project (default: this one; 'all' for every project)."
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="Project (default: this one; 'all' for every project).",
 )
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
@@ -572,7 +585,11 @@ Examples:
     "--to", "target", required=True, help="Target store: a path, postgresql://… or http(s)://…."
 )
 @click.option(
-    "--group-id", default=None, help="Project to copy (default: this one; 'all' for every project)."
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="Project to copy (default: this one; 'all' for every project).",
 )
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
@@ -672,6 +689,8 @@ def forget(memory_id: str, as_json: bool, store_path: str | None) -> None:
 )
 @click.option(
     "--group-id",
+    "--project",
+    "group_id",
     default=None,
     help="Project to export (default: this one; 'all' for every project).",
 )

@@ -1,6 +1,6 @@
-"""Settings and their precedence.
+"""Settings: every ``KENNING_*`` variable is read here, and nowhere else.
 
-Highest first:
+Project settings, highest first:
 
 1. an explicit argument (CLI flag or Python keyword),
 2. the process environment (``KENNING_*``),
@@ -8,16 +8,20 @@ Highest first:
 4. the project's ``.kenning/config.toml``,
 5. built-in defaults (:mod:`kenning.protocol`).
 
-Keys:
+=====================  =================================  =====================================
+setting                environment / ``.env``             ``config.toml``
+=====================  =================================  =====================================
+similarity threshold   ``KENNING_SIMILARITY_THRESHOLD``   ``similarity_threshold = 0.7``
+decay half-lives       ``KENNING_DECAY_HALF_LIFE``         ``[decay] half_life = {error_fix = 7}``
+                       (``"error_fix:7,decision:90"``)     (or the same string form)
+store                  ``KENNING_STORE``
+project id             ``KENNING_PROJECT``
+=====================  =================================  =====================================
 
-=====================  ===============================  =====================================
-setting                environment / ``.env``           ``config.toml``
-=====================  ===============================  =====================================
-similarity threshold   ``KENNING_SIMILARITY_THRESHOLD``  ``similarity_threshold = 0.7``
-decay half-lives       ``KENNING_DECAY_HALF_LIFE``       ``[decay] half_life = {error_fix = 7}``
-                       (``"error_fix:7,decision:90"``)   (or the same string form)
-store                  ``KENNING_STORE``                 ``store = "postgresql://…"``
-=====================  ===============================  =====================================
+Process settings come from the environment only, because they are needed before a project
+is known: ``KENNING_EMBEDDER`` (``minilm``; ``hashing`` for tests), ``KENNING_MODEL_DIR``,
+``KENNING_CACHE_DIR``, ``KENNING_LOG_LEVEL`` (the MCP server's), ``KENNING_HOOK_TIMEOUT``
+and ``KENNING_SECRETS_FILE`` (the Qdrant API key file).
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ from .errors import UserInputError
 from .protocol import SEARCH_DEFAULT_THRESHOLD
 
 CONFIG_FILENAME = "config.toml"
+#: Every variable kenning reads starts with this.
+PREFIX = "KENNING_"
+DEFAULT_EMBEDDER = "minilm"
+#: A hook that waits longer than this would hold the agent's session up.
+MAX_HOOK_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,83 @@ def _read_dotenv(path: Path) -> dict[str, str]:
     from dotenv import dotenv_values
 
     values = dotenv_values(path)
-    return {k: v for k, v in values.items() if k.startswith("KENNING_") and v is not None}
+    return {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
+
+
+def project_variable(
+    name: str, project_root: Path | None, environ: Mapping[str, str] | None = None
+) -> tuple[str | None, str]:
+    """A project-level ``KENNING_*`` value and where it came from: the environment, else the
+    project's ``.env``; ``(None, "default")`` when neither sets it (or sets it blank)."""
+    env = os.environ if environ is None else environ
+    value = env.get(name, "").strip()
+    if value:
+        return value, "environment"
+    if project_root is not None:
+        value = _read_dotenv(project_root / ".env").get(name, "").strip()
+        if value:
+            return value, ".env"
+    return None, "default"
+
+
+def embedder_name(environ: Mapping[str, str] | None = None) -> str:
+    """``KENNING_EMBEDDER``: the embedder a store is opened with (default ``minilm``)."""
+    env = os.environ if environ is None else environ
+    return env.get("KENNING_EMBEDDER", "").strip() or DEFAULT_EMBEDDER
+
+
+def model_dir(environ: Mapping[str, str] | None = None) -> str | None:
+    """``KENNING_MODEL_DIR``: a local folder with another model of MiniLM's architecture."""
+    env = os.environ if environ is None else environ
+    return env.get("KENNING_MODEL_DIR", "").strip() or None
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the built ONNX graph is cached: ``KENNING_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning`` (not created here)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("KENNING_CACHE_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = env.get("XDG_CACHE_HOME", "").strip()
+    if xdg:
+        return Path(xdg).expanduser() / "kenning"
+    return Path.home() / ".cache" / "kenning"
+
+
+def log_level(environ: Mapping[str, str] | None = None) -> str:
+    """``KENNING_LOG_LEVEL`` for the MCP server's stderr log (default ``WARNING``)."""
+    env = os.environ if environ is None else environ
+    return (env.get("KENNING_LOG_LEVEL", "").strip() or "WARNING").upper()
+
+
+def secrets_file(environ: Mapping[str, str] | None = None) -> Path | None:
+    """``KENNING_SECRETS_FILE``: the file that pins the Qdrant API key, when set."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("KENNING_SECRETS_FILE", "").strip()
+    return Path(explicit).expanduser() if explicit else None
+
+
+def hook_timeout(
+    default: float, environ: Mapping[str, str] | None = None
+) -> tuple[float, str | None]:
+    """``KENNING_HOOK_TIMEOUT`` in seconds, and why it was ignored when it was (a hook then
+    uses ``default`` and says so on stderr): it must be a number above 0 and at most
+    :data:`MAX_HOOK_TIMEOUT_S`."""
+    env = os.environ if environ is None else environ
+    raw = env.get("KENNING_HOOK_TIMEOUT", "").strip()
+    if not raw:
+        return default, None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_HOOK_TIMEOUT_S):
+        return default, (
+            f"KENNING_HOOK_TIMEOUT={raw!r} is not a number of seconds between 0 and "
+            f"{MAX_HOOK_TIMEOUT_S:g}; using {default:g}"
+        )
+    return value, None
 
 
 def parse_threshold(value: Any, origin: str) -> float:

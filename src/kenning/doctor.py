@@ -22,12 +22,12 @@ A missing store is healthy ("no store yet"): exit code 0, like every read comman
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import config
 from .errors import KenningError
 from .model import Provenance
 
@@ -36,20 +36,6 @@ __all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"
 #: How long doctor waits for another process's write lock (FTS check only).
 BUSY_TIMEOUT_S = 5.0
-REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms")
-REQUIRED_COLUMNS = (
-    "id",
-    "content",
-    "collection",
-    "type",
-    "group_id",
-    "stored_at",
-    "content_hash",
-    "source",
-    "tags",
-    "metadata",
-    "embedding",
-)
 
 
 @dataclass(frozen=True)
@@ -100,12 +86,12 @@ def _rebuild(path: Path) -> str:
 
 def expected_provenance() -> Provenance | None:
     """The current embedder's provenance when it is cheap to know (no model load), else None."""
-    name = os.environ.get("KENNING_EMBEDDER", "minilm")
+    name = config.embedder_name()
     if name == "hashing":
         from .embedders.hashing import HashingEmbedder
 
         return HashingEmbedder().provenance
-    if name != "minilm" or os.environ.get("KENNING_MODEL_DIR"):
+    if name != "minilm" or config.model_dir():
         return None  # another model folder: its id needs the weights' hash
     try:
         from .embedders.minilm import MINILM_MODEL_ID, locate_model
@@ -162,7 +148,7 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def _schema(conn: sqlite3.Connection, path: Path) -> Check:
-    from .backends.sqlite import SCHEMA_VERSION
+    from .backends.sqlite import REQUIRED_COLUMNS, REQUIRED_TABLES, SCHEMA_VERSION
 
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:

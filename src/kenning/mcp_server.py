@@ -24,7 +24,6 @@ the SDK points fd 1 at stderr while serving, so nothing but protocol reaches std
 
 import functools
 import logging
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +34,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from . import protocol
+from . import config, protocol
 from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .store import DEFAULT_TYPE, MemoryStore, open_store
@@ -185,7 +184,7 @@ class KenningTools:
         from .embedders import load_embedder
 
         with self._model_lock:
-            load_embedder(os.environ.get("KENNING_EMBEDDER", "minilm"))
+            load_embedder(config.embedder_name())
 
     def warm_up(self) -> None:
         """Load the model (and run it once) so that the first call is fast."""
@@ -193,7 +192,7 @@ class KenningTools:
 
         try:
             with self._model_lock:
-                load_embedder(os.environ.get("KENNING_EMBEDDER", "minilm")).embed(["warm up"])
+                load_embedder(config.embedder_name()).embed(["warm up"])
         except Exception as exc:  # reported again, readably, by the first tool call
             log.warning("could not warm up the model: %s", exc)
 
@@ -282,7 +281,7 @@ def build_server(tools: KenningTools) -> MCPServer:
     """The ``MCPServer`` with kenning's five tools bound to ``tools``."""
     from . import __version__
 
-    level = os.environ.get("KENNING_LOG_LEVEL", "WARNING").upper()
+    level = config.log_level()
     server: MCPServer = MCPServer(
         SERVER_NAME,
         title="kenning — institutional memory",

@@ -13,7 +13,6 @@ Rules (SPEC §2):
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -84,23 +83,64 @@ def _git(cwd: Path, *args: str) -> str | None:
     return out.stdout
 
 
-def find_main_checkout(cwd: Path) -> Path | None:
-    """The main checkout's top-level folder (shared by every worktree), or None outside git."""
+@dataclass(frozen=True)
+class Checkout:
+    """Where a folder sits in git: ``toplevel`` is the work tree it belongs to (where an
+    agent's configuration files live); ``root`` is the folder every work tree of the
+    repository shares, where the store lives: the main checkout, or for work trees of a
+    bare repository, the bare repository itself."""
+
+    toplevel: Path
+    root: Path
+
+
+def find_checkout(cwd: Path) -> Checkout | None:
+    """The git work tree containing ``cwd`` and its repository's shared root; None outside
+    git. This is the one way kenning finds a project's folders."""
     out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
     if not out:
         return None
     lines = out.strip().splitlines()
     if len(lines) < 2:
         return None
-    toplevel, common = Path(lines[0]), Path(lines[1])
-    # A normal clone's common dir is <root>/.git; a linked worktree points at the same one.
-    if common.name == ".git":
-        return common.parent.resolve()
-    return toplevel.resolve()
+    toplevel, common = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    if common.name == ".git":  # a normal clone, or a linked work tree of one
+        return Checkout(toplevel, common.parent)
+    bare = _git(common, "--git-dir", str(common), "config", "--bool", "core.bare")
+    if bare is not None and bare.strip() == "true":  # work trees of a bare repository
+        return Checkout(toplevel, common)
+    return Checkout(toplevel, toplevel)  # e.g. a submodule: its own work tree
+
+
+def _name_of(root: Path) -> str:
+    """The project name a root folder stands for (``repo.git`` and ``proj/.bare`` → the
+    repository's name)."""
+    name = root.name.removesuffix(".git")
+    if name in ("", ".bare"):
+        name = root.parent.name
+    return name
 
 
 def group_id_from_name(name: str) -> str:
     return re.sub(r"\s+", "-", name.strip().lower())
+
+
+def check_group_id(value: str, origin: str) -> str:
+    """A project id given by a user: not blank, not ``all`` (which means every project where
+    a command reads several), UTF-8 text without control characters."""
+    gid = value.strip()
+    try:
+        gid.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserInputError(
+            f"the project id from {origin} is not valid UTF-8 text; pass a name like owner/repo"
+        ) from None
+    if not gid or gid.lower() == "all" or any(ord(c) < 32 or ord(c) == 127 for c in gid):
+        raise UserInputError(
+            f"{value!r} (from {origin}) cannot be a project id: it must be a non-blank name "
+            "like owner/repo without control characters, and 'all' is reserved for every project"
+        )
+    return gid
 
 
 def resolve_project(
@@ -109,26 +149,41 @@ def resolve_project(
     store_path: Path | None = None,
     store_url: str | None = None,
 ) -> Project:
-    """Resolve the project for ``cwd``. Raises :class:`UserInputError` outside a git repo
-    unless both a project id and a store path are given (explicitly or by environment)."""
+    """Resolve the project for ``cwd``: its root, id and store.
+
+    Without ``store_path`` / ``store_url``, ``KENNING_STORE`` (environment, then the
+    project's ``.env``) may name the store; without ``group_id``, ``KENNING_PROJECT`` may
+    name the project. Raises :class:`UserInputError` outside a git repo unless both a
+    project id and a store are given (explicitly or by environment)."""
+    from . import config
+
     cwd = Path(cwd or Path.cwd())
-    env_store = os.environ.get("KENNING_STORE")
-    if store_path is None and env_store and "://" not in env_store:
-        store_path = Path(env_store).expanduser()
-    root = find_main_checkout(cwd)
+    checkout = find_checkout(cwd)
+    root = checkout.root if checkout is not None else None
+    if store_path is None and store_url is None:
+        configured, origin = config.project_variable("KENNING_STORE", root)
+        if configured and "://" in configured:
+            store_url = configured
+        elif configured:
+            store_path = Path(configured).expanduser()
+            if origin == ".env" and root is not None and not store_path.is_absolute():
+                store_path = root / store_path
     remote = None
     if root is not None:
         remote_out = _git(root, "config", "--get", "remote.origin.url")
         remote = remote_out.strip() if remote_out else None
-    explicit = group_id or os.environ.get("KENNING_PROJECT")
-    if explicit:
-        gid = explicit.strip()
-    elif remote and normalise_remote(remote):
-        gid = normalise_remote(remote) or ""
-    elif root is not None:
-        gid = group_id_from_name(root.name)
+    if group_id is not None:
+        gid = check_group_id(group_id, "the command line")
     else:
-        gid = ""
+        configured, origin = config.project_variable("KENNING_PROJECT", root)
+        if configured:
+            gid = check_group_id(configured, f"KENNING_PROJECT ({origin})")
+        elif remote and normalise_remote(remote):
+            gid = normalise_remote(remote) or ""
+        elif root is not None:
+            gid = group_id_from_name(_name_of(root))
+        else:
+            gid = ""
     if root is None and store_url is not None and gid:
         here = cwd.resolve()
         return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)

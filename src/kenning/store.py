@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import protocol
+from . import config, protocol
 from .backends.base import Backend, Filters, MemoryRecord
 from .config import Settings, load_settings
 from .embedders.base import Embedder
@@ -682,14 +682,13 @@ def open_store(
     yet". ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for
     tests).
     """
-    import os
 
     from .backends.registry import open_backend
 
-    location = str(path) if path is not None else os.environ.get("KENNING_STORE")
-    url = location.strip() if location and "://" in location else None
+    url = str(path).strip() if path is not None and "://" in str(path) else None
     store_path = Path(path).expanduser() if path is not None and url is None else None
     project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)
+    url = project.store_url
     if create and url is None:
         check_store_location(project)
     settings = load_settings(project.root, project.store_path.parent, threshold)
@@ -704,7 +703,7 @@ def open_store(
         from .backends.missing import MissingBackend
 
         backend = MissingBackend(url or str(project.store_path), str(exc))
-    name = os.environ.get("KENNING_EMBEDDER", "minilm")
+    name = config.embedder_name()
     instance: Embedder | None = None
     if isinstance(embedder, str):
         name = embedder

@@ -106,36 +106,27 @@ def _meta_point_id(key: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, "meta:" + key))
 
 
-def _find_project_root(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
 def resolve_api_key(
     project_root: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> str | None:
     """The Qdrant API key: a secrets file's ``QDRANT_API_KEY`` wins over the environment's.
 
-    The secrets file is ``$KENNING_SECRETS_FILE`` or ``<project root>/.env.secrets`` (the
-    project root defaults to the git checkout containing the current folder).
+    The secrets file is ``$KENNING_SECRETS_FILE`` or ``<project root>/.env.secrets``.
     """
     from dotenv import dotenv_values
 
+    from .. import config
+
     env = os.environ if environ is None else environ
-    explicit = env.get("KENNING_SECRETS_FILE", "").strip()
-    if explicit:
-        secrets: Path | None = Path(explicit).expanduser()
-        assert secrets is not None
+    secrets = config.secrets_file(env)
+    if secrets is not None:
         if not secrets.is_file():
             raise KenningError(
                 f"KENNING_SECRETS_FILE is set to {secrets}, which is not a readable file; "
                 "fix the path or unset it"
             )
-    else:
-        root = project_root or _find_project_root(Path.cwd())
-        secrets = (root / SECRETS_FILENAME) if root else None
+    elif project_root is not None:
+        secrets = project_root / SECRETS_FILENAME
     if secrets is not None and secrets.is_file():
         try:
             pinned = dotenv_values(secrets).get("QDRANT_API_KEY")

@@ -96,6 +96,9 @@ BUSY_TIMEOUT_S = 30.0
 _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
+#: What a store of this schema version holds (``kenning doctor`` checks against these).
+REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms")
+REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -292,17 +295,17 @@ class SQLiteBackend:
             r[0]
             for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
         }
-        missing = {"meta", "memories", "memories_fts", "memories_terms"} - names
+        missing = set(REQUIRED_TABLES) - names
         if missing:
             raise StoreCorrupted(
                 f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
                 f"{_recovery_hint(self.path)}"
             )
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(memories)")}
-        gone = {c.strip() for c in _COLUMNS.split(",")} | {"embedding"}
-        if gone - columns:
+        gone = set(REQUIRED_COLUMNS) - columns
+        if gone:
             raise StoreCorrupted(
-                f"{self.path} is missing column(s) {', '.join(sorted(gone - columns))} of table "
+                f"{self.path} is missing column(s) {', '.join(sorted(gone))} of table "
                 f"memories; {_recovery_hint(self.path)}"
             )
 

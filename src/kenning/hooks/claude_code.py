@@ -261,15 +261,6 @@ def _from_raw(event: str, raw: bytes) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _budget(budget: float | None) -> float:
-    if budget is not None:
-        return budget
-    raw = os.environ.get(BUDGET_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_BUDGET_SECONDS
-    except ValueError:
-        return DEFAULT_BUDGET_SECONDS
-    return value if value > 0 else DEFAULT_BUDGET_SECONDS
 
 
 def _diagnose(stderr: IO[str], event: str, message: str) -> None:
@@ -306,7 +297,14 @@ def run(
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
-    seconds = _budget(budget)
+    if budget is None:
+        from .. import config
+
+        seconds, problem = config.hook_timeout(DEFAULT_BUDGET_SECONDS)
+        if problem:  # fail open, but say why
+            _diagnose(stderr, event, problem)
+    else:
+        seconds = budget
     outcome: dict[str, Any] = {}
 
     def work() -> None:

@@ -33,7 +33,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -106,21 +105,12 @@ def kenning_executable() -> str:
 
 
 def default_project_dir(cwd: Path | None = None) -> Path:
-    """The git top level of ``cwd`` (the worktree you run Claude Code in), else ``cwd``."""
+    """The git work tree of ``cwd`` (the one you run Claude Code in), else ``cwd``."""
+    from ..project import find_checkout
+
     here = Path(cwd or Path.cwd())
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return here.resolve()
-    top = out.stdout.strip()
-    return Path(top).resolve() if out.returncode == 0 and top else here.resolve()
+    checkout = find_checkout(here)
+    return checkout.toplevel if checkout is not None else here.resolve()
 
 
 # --------------------------------------------------------------------------------------------
