@@ -167,7 +167,9 @@ async def test_every_tool(project: Path, tmp_path: Path) -> None:
         assert stats["by_collection"] == {"code-patterns": 1, "conventions": 1}
 
         query = "sqlite3.OperationalError: database is locked — enable WAL mode and busy_timeout"
-        found = await ok(s, "search_memories", query=query, types=["error_fix"], decay=False)
+        found = await ok(s, "search_memories", query=query, memory_type=["error_fix"], decay=False)
+        older = await ok(s, "search_memories", query=query, types=["error_fix"], decay=False)
+        assert older["results"] == found["results"]  # the older argument name still works
         assert [r["memory"]["id"] for r in found["results"]] == [fix_id]
         assert found["decay"] is False
         found = await ok(

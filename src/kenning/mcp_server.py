@@ -10,7 +10,7 @@ Tools (shaped so that an agent written for the ruvector protocol works unchanged
   "existing_id", "score", "reason", "collection", "type", "redactions"}``.
 * ``hooks_stats()`` → :meth:`MemoryStore.stats` (``intel_path``, counts, provenance, …)
   plus ``success``, ``store_exists`` and ruvector's ``stats.total_memories``.
-* ``search_memories(query, collection, types, intent, limit, group_id, decay)`` →
+* ``search_memories(query, collection, memory_type, intent, limit, group_id, decay)`` →
   :meth:`SearchResponse.to_dict`.
 * ``forget(id)`` → ``{"success", "id", "deleted"}``.
 
@@ -248,8 +248,9 @@ class KenningTools:
     def search_memories(
         self,
         query: str,
+        *,
         collection: str | None = None,
-        types: list[str] | str | None = None,
+        memory_type: list[str] | str | None = None,
         intent: str | None = None,
         limit: int = protocol.SEARCH_DEFAULT_LIMIT,
         group_id: str | None = None,
@@ -261,7 +262,7 @@ class KenningTools:
         response = store.search(
             query,
             collection=collection,
-            memory_type=types,
+            memory_type=memory_type,
             intent=intent,
             limit=limit,
             group_id=group_id,
@@ -332,7 +333,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             str | None,
             Field(description=f"Only this collection: {', '.join(COLLECTIONS)}."),
         ] = None,
-        types: Annotated[
+        memory_type: Annotated[
             list[str] | str | None,
             Field(description="Only these memory types (a list, or one comma-separated string)."),
         ] = None,
@@ -350,8 +351,22 @@ def build_server(tools: KenningTools) -> MCPServer:
         decay: Annotated[
             bool, Field(description="Rank newer memories higher (time decay).")
         ] = True,
+        types: Annotated[
+            list[str] | str | None,
+            Field(description="The older name of memory_type, still accepted."),
+        ] = None,
     ) -> dict[str, Any]:
-        return tools.search_memories(query, collection, types, intent, limit, group_id, decay)
+        if memory_type is not None and types is not None and memory_type != types:
+            raise UserInputError("pass the memory types once, as memory_type")
+        return tools.search_memories(
+            query,
+            collection=collection,
+            memory_type=memory_type if memory_type is not None else types,
+            intent=intent,
+            limit=limit,
+            group_id=group_id,
+            decay=decay,
+        )
 
     @server.tool(name="forget", description=FORGET_DESCRIPTION, annotations=DELETE)
     @_tool_errors
