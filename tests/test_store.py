@@ -439,3 +439,46 @@ def test_module_level_api_reads_every_project_with_all(project: Path) -> None:
     assert [h.memory.group_id for h in mine.hits] == ["team/other"]
     found = kenning.search_memories("tenant id missing", group_id="all", threshold=0.2, cwd=project)
     assert [r.memory.content for r in found] == [fix]
+
+
+def test_every_write_applies_the_location_guard(tmp_path: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    """With .kenning symlinked to a victim's store, nothing from the attacker's checkout may
+    change it: not forget, not reembed, not migrate (remember was always refused)."""
+    from tests.conftest import make_repo
+
+    from kenning.migrate import migrate_store
+
+    victim = make_repo(tmp_path / "victim", remote="git@github.com:acme/victim.git")
+    with open_store(cwd=victim, embedder=minilm) as v:
+        kept = v.remember("Victim rule: deploy only on Tuesdays.", "rule")
+    attacker = make_repo(tmp_path / "attacker", remote="git@github.com:evil/attacker.git")
+    (attacker / ".kenning").symlink_to(victim / ".kenning")
+    db = victim / ".kenning" / "memory.db"
+    before = db.read_bytes()
+    with open_store(cwd=attacker, embedder=minilm, create=False) as a:
+        with pytest.raises(StoreLocationError):
+            a.forget(kept.id or "", group_id="all")
+        with pytest.raises(StoreLocationError):
+            reembed(a)
+    assert db.read_bytes() == before
+    # migrating into another project's store is refused as well
+    third = make_repo(tmp_path / "third", remote="git@github.com:evil/third.git")
+    with open_store(cwd=third, embedder=minilm) as t:
+        assert t.remember("Third: nothing to see.", "rule").ok
+        with pytest.raises(StoreLocationError):
+            migrate_store(t, str(victim / ".kenning"), group_id="all")
+        with pytest.raises(StoreLocationError):
+            migrate_store(t, str(db), group_id="all")
+    assert db.read_bytes() == before
+    with open_store(cwd=victim, embedder=minilm, create=False) as v:
+        assert v.count() == 1
+
+
+def test_forget_stays_in_its_project(store: MemoryStore) -> None:
+    other = store.remember("Other team: use tabs.", "rule", group_id="team/other")
+    mine = store.remember("Use snake_case for Python function names.", "naming")
+    assert store.forget(other.id or "") is False  # not this project's memory
+    assert store.count(group_id="team/other") == 1
+    assert store.forget(other.id or "", group_id="team/other") is True
+    assert store.forget(mine.id or "", group_id="all") is True
+    assert store.count(group_id="all") == 0

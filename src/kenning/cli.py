@@ -596,21 +596,12 @@ Examples:
 @handle_errors
 def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Copy memories (ids, timestamps, vectors) to another store; resumable, verified."""
-    from .backends.base import Filters
-    from .backends.registry import open_backend
-    from .migrate import migrate as run_migration
+    from .migrate import migrate_store
 
     with _open(store_path, create=False) as store:
-        gid = store.resolve_group(group_id)
-        total = store.backend.count(Filters(group_id=gid))
-        destination = open_backend(
-            target, create=True, dimension=None, project_root=store.project.root
-        )
-        try:
-            with _progress("migrating", total, not as_json) as tick:
-                report = run_migration(store.backend, destination, group_id=gid, progress=tick)
-        finally:
-            destination.close()
+        total = store.count(group_id=group_id)
+        with _progress("migrating", total, not as_json) as tick:
+            report = migrate_store(store, target, group_id=group_id, progress=tick)
     if as_json:
         _echo_json(report.to_dict())
     else:
@@ -659,13 +650,20 @@ def stats(as_json: bool, store_path: str | None) -> None:
 
 @main.command()
 @click.argument("memory_id")
+@click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The memory's project (default: this one; 'all' for any project).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def forget(memory_id: str, as_json: bool, store_path: str | None) -> None:
-    """Delete the memory with id MEMORY_ID."""
+def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
+    """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
     with _open(store_path, create=False) as store:
-        found = store.forget(memory_id)
+        found = store.forget(memory_id, group_id=group_id)
     if as_json:
         _echo_json({"id": memory_id, "deleted": found})
     elif found:

@@ -11,10 +11,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, Filters, MemoryRecord
 from .errors import KenningError, ProvenanceMismatch
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
 
 BATCH = 500
 
@@ -91,3 +95,34 @@ def migrate(
         checksum=source_sum,
         verified=source_count == target_count and source_sum == target_sum,
     )
+
+
+def migrate_store(
+    store: MemoryStore,
+    target: str,
+    *,
+    group_id: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> MigrationReport:
+    """Copy ``store``'s memories of ``group_id`` (None: this project; ``"all"``: every
+    project) into the store at ``target`` (a path, ``postgresql://…`` or ``http(s)://…``).
+
+    A target file must lie inside this project, like every store kenning writes (the
+    store-location guard): migrating into another project's store is refused.
+    """
+    from .backends.registry import open_backend
+    from .project import Project, check_store_location
+
+    if "://" not in target:
+        path = Path(target).expanduser()
+        path = path if path.suffix == ".db" else path / "memory.db"
+        check_store_location(
+            Project(store.project.root, store.group_id, path.absolute(), store.project.remote)
+        )
+    destination = open_backend(target, create=True, dimension=None, project_root=store.project.root)
+    try:
+        return migrate(
+            store.backend, destination, group_id=store.resolve_group(group_id), progress=progress
+        )
+    finally:
+        destination.close()

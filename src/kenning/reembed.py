@@ -32,6 +32,7 @@ def reembed(
 ) -> dict[str, Any]:
     """Re-embed every memory with ``store``'s embedder, in batches, resumably; then
     restamp the provenance. An interrupted run continues where it stopped."""
+    store.check_location()
     backend = store.backend
     target = store.embedder.provenance
     state_raw = backend.get_meta(REEMBED_STATE_KEY)

@@ -416,13 +416,21 @@ class MemoryStore:
             return best[0], min(best[1], 1.0)
         return None
 
-    def forget(self, memory_id: str) -> bool:
-        """Delete one memory by id; True when it existed."""
-        if not memory_id or not memory_id.strip():
+    def forget(self, memory_id: str, *, group_id: str | None = None) -> bool:
+        """Delete one memory by id; True when it existed. Only a memory of this project is
+        deleted, unless ``group_id`` names another project (``"all"``: any project)."""
+        if not isinstance(memory_id, str) or not memory_id.strip():
             raise UserInputError(
                 "pass the id of the memory to forget (see `kenning search --json`)"
             )
-        return self.backend.delete([memory_id.strip()]) > 0
+        memory_id = _check_text(memory_id, "the memory id").strip()
+        self.check_location()
+        gid = self.resolve_group(group_id)
+        with self.backend.exclusive():
+            found = self.backend.get([memory_id])
+            if not found or (gid is not None and found[0].group_id != gid):
+                return False
+            return self.backend.delete([memory_id]) > 0
 
     # -- read path --------------------------------------------------------------------------
 

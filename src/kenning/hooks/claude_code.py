@@ -261,8 +261,6 @@ def _from_raw(event: str, raw: bytes) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-
-
 def _diagnose(stderr: IO[str], event: str, message: str) -> None:
     line = " ".join(message.split())
     if len(line) > _DIAGNOSTIC_CHARS:
