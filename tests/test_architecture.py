@@ -1,23 +1,64 @@
-"""Architecture boundaries: the core never imports a surface."""
+"""Architecture boundaries, read from the source with ``ast``.
+
+Surfaces (CLI, MCP server, hooks, installers, the web page) sit on one core
+(:class:`kenning.store.MemoryStore` and the whole-store jobs beside it); pure domain modules
+sit under the core; foundations at the bottom. Arrows only point down.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kenning"
-SURFACES = {"cli", "mcp_server", "hooks", "installers"}
+SURFACES = {"cli", "mcp_server", "hooks", "installers", "ui", "__main__"}
+#: Pure modules: strings and numbers in, strings and numbers out — no store, no backend, no
+#: model, no surface.
+PURE = {
+    "scoring",
+    "search",
+    "intent",
+    "render",
+    "truncation",
+    "lexical",
+    "errorfix",
+    "signatures",
+    "fingerprints",
+    "solution_docs",
+    "querybuild",
+    "safety",
+    "dedup",
+    "redaction",
+}
+FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}
+IMPURE = {"store", "backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        out.append((rel.parts[0].removesuffix(".py"), path))
+    return out
 
 
 def _imports(path: Path) -> set[str]:
+    """The top-level kenning modules ``path`` imports (relative or absolute)."""
     tree = ast.parse(path.read_text())
+    depth = len(path.relative_to(PACKAGE).parts) - 1  # 0 for kenning/x.py, 1 for a subpackage
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level:
-                names.add(module.split(".")[0] if module else "")
-                names.update(a.name for a in node.names if not module)
+                if node.level <= depth:  # inside its own subpackage
+                    continue
+                if module:
+                    names.add(module.split(".")[0])
+                else:
+                    names.update(a.name for a in node.names)
             elif module.startswith("kenning."):
                 names.add(module.split(".")[1])
         elif isinstance(node, ast.Import):
@@ -26,15 +67,76 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_core_never_imports_a_surface() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)} imports {sorted(_imports(path) & SURFACES)}"
+        for top, path in _modules()
+        if top not in SURFACES and _imports(path) & SURFACES
+    ]
+    assert not offenders
+
+
+@pytest.mark.parametrize("layer", ["pure", "foundation"])
+def test_lower_layers_never_import_the_core(layer: str) -> None:
+    members = PURE if layer == "pure" else FOUNDATIONS
+    forbidden = IMPURE | SURFACES | ({"config", "project"} if layer == "foundation" else set())
+    offenders = [
+        f"{path.relative_to(PACKAGE)} imports {sorted(_imports(path) & forbidden)}"
+        for top, path in _modules()
+        if top in members and _imports(path) & forbidden
+    ]
+    assert not offenders
+
+
+def test_backends_know_nothing_of_the_core() -> None:
+    forbidden = {"store", "search", "scoring", "api", "transfer", "reembed", "seeding"} | SURFACES
+    offenders = [
+        f"{path.relative_to(PACKAGE)} imports {sorted(_imports(path) & forbidden)}"
+        for top, path in _modules()
+        if top == "backends" and _imports(path) & forbidden
+    ]
+    assert not offenders
+
+
+def _attribute_reads(path: Path, attribute: str) -> list[int]:
+    tree = ast.parse(path.read_text())
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == attribute
+    ]
+
+
+def test_surfaces_never_reach_into_the_backend() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for top, path in _modules()
+        if top in SURFACES
+        for line in _attribute_reads(path, "backend")
+    ]
+    assert not offenders
+
+
+def test_only_config_reads_kenning_variables() -> None:
+    """Every KENNING_* variable is read in kenning.config (os.environ / os.getenv)."""
     offenders = []
-    for path in PACKAGE.rglob("*.py"):
-        rel = path.relative_to(PACKAGE)
-        top = rel.parts[0].removesuffix(".py")
-        if top in SURFACES or top == "__main__":
+    for top, path in _modules():
+        if top == "config":
             continue
-        bad = _imports(path) & SURFACES
-        if bad:
-            offenders.append(f"{rel} imports {sorted(bad)}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = ast.unparse(node.func)
+            reads_env = func.endswith(("environ.get", "getenv", "environ.setdefault"))
+            named = [
+                a.value
+                for a in node.args[:1]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if reads_env and any(n.startswith("KENNING_") for n in named):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} reads {named[0]}")
+        source = path.read_text()
+        if 'environ["KENNING_' in source or "environ['KENNING_" in source:
+            offenders.append(f"{path.relative_to(PACKAGE)} indexes os.environ for KENNING_*")
     assert not offenders
 
 
@@ -51,3 +153,4 @@ def test_public_api() -> None:
     ):
         assert name in kenning.__all__
         assert hasattr(kenning, name)
+    assert sorted(kenning.__all__) == sorted(set(kenning.__all__))

@@ -630,6 +630,26 @@ class MemoryStore:
             Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
         )
 
+    def newest(
+        self,
+        limit: int,
+        *,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        group_id: str | None = None,
+    ) -> list[Memory]:
+        """The ``limit`` most recently stored memories (this project by default), newest
+        first; no query, no model."""
+        import heapq
+
+        from .model import check_collection
+        from .search import parse_types
+
+        collections = (check_collection(collection),) if collection is not None else ()
+        filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
+        records = self.backend.iterate(filters)
+        return heapq.nlargest(limit, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
+
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()
         by = self.backend.count_by(self.group_id)

@@ -32,12 +32,11 @@ exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 from __future__ import annotations
 
 import contextlib
-import heapq
 import json
 import os
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -45,7 +44,6 @@ from typing import IO, TYPE_CHECKING, Any
 from .. import protocol
 
 if TYPE_CHECKING:
-    from ..model import Memory
     from ..store import MemoryStore
 
 __all__ = [
@@ -186,21 +184,14 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     return render_recall(findings, context="debugging" if error_hit else "work")
 
 
-def _newest(store: MemoryStore, types: Sequence[str], n: int) -> list[Memory]:
-    from ..backends.base import Filters
-
-    records = store.backend.iterate(Filters(group_id=store.group_id, types=tuple(types)))
-    return heapq.nlargest(n, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
-
-
 def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
-    from ..model import COLLECTIONS, utc_now
+    from ..model import utc_now
     from ..render import render_recall
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
-    memories = _newest(store, ("error_fix",), SESSION_ERROR_FIXES) + _newest(
-        store, COLLECTIONS["conventions"], SESSION_CONVENTIONS
+    memories = store.newest(SESSION_ERROR_FIXES, memory_type="error_fix") + store.newest(
+        SESSION_CONVENTIONS, collection="conventions"
     )
     overrides = store.settings.half_life_overrides
     findings = [
