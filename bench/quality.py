@@ -188,9 +188,10 @@ def evaluate(store, s: EvalSet, embedder) -> dict[str, dict[str, float]]:  # typ
 def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: ignore[no-untyped-def]
     """The BM25-only baseline: FTS5 BM25 over every query term (kenning's own lexical side
     leaves near-ubiquitous terms out for speed; the baseline does not)."""
-    from kenning.backends.sqlite import fts_query, fts_terms
+    from kenning.backends.sqlite import fts_query
+    from kenning.lexical import MAX_QUERY_TERMS, terms
 
-    match = fts_query(fts_terms(text))
+    match = fts_query(terms(text, MAX_QUERY_TERMS))
     if match is None:
         return []
     rows = store.backend._conn.execute(
