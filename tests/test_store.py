@@ -444,9 +444,8 @@ def test_module_level_api_reads_every_project_with_all(project: Path) -> None:
 def test_every_write_applies_the_location_guard(tmp_path: Path, minilm) -> None:  # type: ignore[no-untyped-def]
     """With .kenning symlinked to a victim's store, nothing from the attacker's checkout may
     change it: not forget, not reembed, not migrate (remember was always refused)."""
-    from tests.conftest import make_repo
-
     from kenning.migrate import migrate_store
+    from tests.conftest import make_repo
 
     victim = make_repo(tmp_path / "victim", remote="git@github.com:acme/victim.git")
     with open_store(cwd=victim, embedder=minilm) as v:
