@@ -481,9 +481,9 @@ def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[s
         labels = _registered_in(other, project_dir, home)
         if labels:
             notes.append(
-                f"kenning is also registered at {other} scope ({', '.join(labels)}): Claude "
-                "Code would start its server twice and run each hook twice; remove it with "
-                f"`kenning install claude-code --scope {other} --uninstall`"
+                f"kenning is also registered at {other} scope ({', '.join(labels)}): its "
+                "hooks would run twice (and one server entry hides the other); remove it "
+                f"with `kenning install claude-code --scope {other} --uninstall`"
             )
     if _plugin_enabled(project_dir, home):
         notes.append(

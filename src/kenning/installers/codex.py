@@ -149,6 +149,8 @@ def plan_codex_toml(
         entry = tomlkit.table()
         for key, value in wanted.items():
             entry[key] = value
+        if list(doc)[-1] != "mcp_servers":  # a blank line before the tables that follow
+            entry.add(tomlkit.nl())
         servers[SERVER_KEY] = entry
     else:
         entry = _table(existing, label, f"mcp_servers.{SERVER_KEY}")
