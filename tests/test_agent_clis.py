@@ -139,7 +139,14 @@ def test_plugin_installs_from_the_clone_and_connects(
 
     details = run([claude, "plugin", "details", "kenning"], scratch_home, project)
     [skills] = [line for line in details.splitlines() if line.strip().startswith("Skills (")]
-    for name in ("memory-query", "memory-remember", "search", "remember", "seed-solutions", "stats"):
+    for name in (
+        "memory-query",
+        "memory-remember",
+        "search",
+        "remember",
+        "seed-solutions",
+        "stats",
+    ):
         assert name in skills, details
     assert "Hooks (2)  SessionStart, UserPromptSubmit" in details, details
     assert "MCP servers (1)  kenning" in details, details
@@ -177,7 +184,9 @@ def test_each_scope_connects_in_claude_code(
     described = run([claude, "mcp", "get", "kenning"], scratch_home, project, timeout=180)
     assert f"Scope: {claude_scope}" in described, described  # Claude Code agrees on the scope
 
-    kenning("install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home, cwd=project)
+    kenning(
+        "install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home, cwd=project
+    )
     listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
     assert "kenning" not in listed, listed
 

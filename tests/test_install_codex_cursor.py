@@ -262,7 +262,9 @@ def test_symlinks_are_refused(project: Path, tmp_path: Path, agent: str, link: s
 def test_section_states_the_protocol_constants() -> None:
     text = " ".join(agents_md.section().split())
     assert f"top {protocol.RECALL_TOP_K}" in text
-    assert f"below {protocol.RECALL_FLOOR} ({protocol.ERROR_RECALL_FLOOR} for error queries)" in text
+    assert (
+        f"below {protocol.RECALL_FLOOR} ({protocol.ERROR_RECALL_FLOOR} for error queries)" in text
+    )
     assert f"keeps the best {protocol.RECALL_KEEP}" in text
     assert f"{protocol.RECALL_CHAR_BUDGET} characters" in text
     assert f"above {protocol.DEDUP_THRESHOLD}" in text
