@@ -1,9 +1,10 @@
 """Installers: register kenning with an agent's configuration files (``kenning install``).
 
 One module per agent (Claude Code, Codex, Cursor). They write configuration, never
-memories; the core never imports them. Each installer writes the agent's own configuration files for one scope, merging with what
-is there, and can undo exactly what it wrote. :func:`install` is what ``kenning install``
-calls; the file rules every installer follows are in :mod:`kenning.installers.files`.
+memories; the core never imports them. Each writes the agent's own files for one scope,
+merging with what is there, and can undo exactly what it wrote. :func:`install` is what
+``kenning install`` calls; the file rules every installer follows are in
+:mod:`kenning.installers.files`.
 """
 
 from __future__ import annotations
