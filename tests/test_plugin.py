@@ -157,8 +157,41 @@ def test_search_command_documents_every_aim_search_flag() -> None:
         assert f"`{flag}" in SEARCH, flag
     assert "Decay: n/a (temporal: n/a, semantic: 0.85)" in SEARCH
     assert re.search(
-        r"^1\. \[0\.85\] .+\n   Collection: code-patterns \| Type: implementation \| "
+        r"^1\. \[0\.72\] .+\n   Collection: code-patterns \| Type: implementation \| "
         r"2026-01-15\n   Decay: 0\.72 \(temporal: 0\.61, semantic: 0\.85\)$",
         SEARCH,
         re.M,
     )
+
+
+def test_search_command_example_is_what_kenning_search_prints() -> None:
+    """The output format /kenning:search promises is render_human's, byte for byte."""
+    from datetime import UTC, datetime
+
+    from kenning.model import Memory, SearchResult
+    from kenning.render import render_human
+
+    def result(
+        summary: str, day: int, score: float, temporal: float, semantic: float
+    ) -> SearchResult:
+        memory = Memory(
+            id=f"m{day}",
+            content=summary,
+            collection="code-patterns",
+            type="implementation",
+            group_id="acme/widgets",
+            stored_at=datetime(2026, 1, day, 12, tzinfo=UTC),
+            content_hash="0" * 64,
+        )
+        return SearchResult(memory=memory, score=score, semantic=semantic, temporal=temporal)
+
+    rendered = render_human(
+        [
+            result("Implementation of authentication middleware", 15, 0.72, 0.61, 0.85),
+            result("JWT token validation pattern", 10, 0.65, 0.52, 0.78),
+        ],
+        decay=True,
+    )
+    assert f"```\n{rendered}\n```" in SEARCH
+    off = render_human([result("x", 15, 0.85, 0.61, 0.85)], decay=False)
+    assert off.splitlines()[-1].strip() in SEARCH
