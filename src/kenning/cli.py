@@ -601,7 +601,8 @@ def source_cmd(path: str, project_dir: Path | None, as_json: bool) -> None:
     from .project import find_checkout
     from .safety import UnsafePathError, validate_source_path
 
-    root = project_dir or find_checkout(Path.cwd())
+    checkout = find_checkout(Path.cwd()) if project_dir is None else None
+    root = project_dir or (checkout.toplevel if checkout is not None else None)
     if root is None:
         raise UserInputError(
             f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
