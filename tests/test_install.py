@@ -509,3 +509,13 @@ def test_installed_hook_command_runs(project: Path) -> None:
         timeout=60,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_dry_run_of_the_user_config_never_prints_a_credential(project: Path, home: Path) -> None:
+    key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 4
+    (home / ".claude.json").write_text(
+        json.dumps({"primaryApiKey": key, "projects": {str(project): {"allowedTools": []}}}, indent=2)
+    )
+    code, out, _ = cli("--executable", EXE, "--dry-run")
+    assert code == 0 and '"kenning": {' in out
+    assert "primaryApiKey" in out and key not in out and "REDACTED" in out

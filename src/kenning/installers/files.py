@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from ..safety import redact_secrets
 
 __all__ = [
     "FileChange",
@@ -75,7 +76,11 @@ class FileChange:
         return "updated"
 
     def diff(self) -> str:
-        """A unified diff (``a/<label>`` → ``b/<label>``; ``/dev/null`` for a missing side)."""
+        """A unified diff (``a/<label>`` → ``b/<label>``; ``/dev/null`` for a missing side).
+
+        A user configuration file (``private``) can hold credentials next to the lines that
+        change (``~/.claude.json`` keeps an API key when you log in with one): its diff goes
+        through kenning's secret redaction, so a dry run never prints them."""
         if not self.changed:
             return ""
         lines = difflib.unified_diff(
@@ -84,7 +89,8 @@ class FileChange:
             fromfile="/dev/null" if self.before is None else f"a/{self.label}",
             tofile="/dev/null" if self.after is None else f"b/{self.label}",
         )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        return redact_secrets(text)[0] if self.private else text
 
 
 @dataclass(frozen=True)
