@@ -195,3 +195,37 @@ def test_search_command_example_is_what_kenning_search_prints() -> None:
     assert f"```\n{rendered}\n```" in SEARCH
     off = render_human([result("x", 15, 0.85, 0.61, 0.85)], decay=False)
     assert off.splitlines()[-1].strip() in SEARCH
+
+
+@pytest.mark.parametrize("on_path", [True, False])
+def test_plugin_hook_commands_run_and_stay_silent_without_kenning(
+    project: Path, tmp_path: Path, on_path: bool
+) -> None:
+    """Claude Code runs a hook command through a shell; without kenning on PATH the hook
+    must still exit 0 with no output (a hook never breaks the session)."""
+    import os
+    import subprocess
+    import sys
+
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    path = (
+        f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin"
+        if on_path
+        else f"{empty}:/usr/bin:/bin"
+    )
+    for event in HOOK_EVENTS:
+        [group] = hooks[event]
+        [hook] = group["hooks"]
+        payload = {"session_id": "s", "cwd": str(project), "hook_event_name": event, "prompt": "hi"}
+        proc = subprocess.run(
+            ["/bin/sh", "-c", hook["command"]],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={**os.environ, "PATH": path},
+            timeout=60,
+        )
+        assert (proc.returncode, proc.stdout) == (0, ""), proc.stderr
