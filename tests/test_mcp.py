@@ -237,15 +237,20 @@ async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
         assert "not inside a git repository" in await error(s, "hooks_recall", query="abc def")
 
 
-async def test_installed_mcp_entry_starts_the_server(project: Path, tmp_path: Path) -> None:
+async def test_installed_mcp_entry_starts_the_server(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from click.testing import CliRunner
 
     from kenning.cli import main
 
+    monkeypatch.setenv("HOME", str(tmp_path))  # the local scope writes ~/.claude.json
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     exe = str(Path(sys.executable).parent / "kenning")
     result = CliRunner().invoke(main, ["install", "claude-code", "--executable", exe])
     assert result.exit_code == 0, result.output
-    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["kenning"]
+    config = json.loads((tmp_path / ".claude.json").read_text())
+    entry = config["projects"][str(project)]["mcpServers"]["kenning"]
     params = StdioServerParameters(
         command=entry["command"], args=entry["args"], cwd=str(project), env=dict(os.environ)
     )

@@ -574,6 +574,54 @@ def query_error(raw: str) -> None:
 
 
 @main.command(
+    name="source",
+    epilog="""
+\b
+A SOURCE: path inside a memory is stored data, not a trusted path: check it before a tool
+reads it. Rejected: empty, absolute or ~ paths, any '..', control characters, symlinks that
+leave the project. On success the resolved path is printed (read that one).
+
+\b
+Examples:
+  kenning source docs/solutions/db-locked.md && cat "$(kenning source docs/solutions/db-locked.md)"
+  kenning source --json "../../etc/passwd"     # exit 1, {"ok": false, "reason": ...}
+""",
+)
+@click.argument("path")
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Project root the path is relative to (default: the current checkout's top level).",
+)
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def source_cmd(path: str, project_dir: Path | None, as_json: bool) -> None:
+    """Validate a SOURCE: PATH from a memory before reading it; print where it resolves."""
+    from .project import find_checkout
+    from .safety import UnsafePathError, validate_source_path
+
+    checkout = find_checkout(Path.cwd()) if project_dir is None else None
+    root = project_dir or (checkout.toplevel if checkout is not None else None)
+    if root is None:
+        raise UserInputError(
+            f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
+            "project the path belongs to"
+        )
+    try:
+        resolved = validate_source_path(path, root)
+    except UnsafePathError as exc:
+        if as_json:
+            _echo_json({"path": path, "ok": False, "reason": exc.reason})
+            sys.exit(EXIT_USER)
+        raise UnsafePathError(path, f"{exc.reason}; do not read it") from None
+    if as_json:
+        _echo_json({"path": path, "ok": True, "resolved": str(resolved)})
+    else:
+        click.echo(str(resolved))
+
+
+@main.command(
     epilog="""
 \b
 Examples:
@@ -799,13 +847,32 @@ def mcp(project_dir: Path | None) -> None:
 @main.command(
     epilog="""
 \b
+Scopes (claude-code: the meanings `claude mcp add` gives them):
+  local    personal, this project: ~/.claude.json (the project's entry) and
+           .claude/settings.local.json, with this machine's path of kenning (default)
+  project  shared with the team: .mcp.json and .claude/settings.json, naming
+           `kenning` on PATH; codex: .codex/config.toml; cursor: .cursor/mcp.json
+           (codex and cursor: the default; both also merge a section into AGENTS.md)
+  user     personal, every project: ~/.claude.json and ~/.claude/settings.json;
+           ~/.codex/config.toml (+ ~/.codex/AGENTS.md); ~/.cursor/mcp.json
+
+\b
 Examples:
-  kenning install claude-code --dry-run      # show the diff, write nothing
-  kenning install claude-code                # write .mcp.json and .claude/settings.json
-  kenning install claude-code --uninstall    # remove kenning's entries only
+  kenning install claude-code --dry-run            # show the diff, write nothing
+  kenning install claude-code                      # local scope
+  kenning install claude-code --scope project      # shared files for the team
+  kenning install codex --scope user
+  kenning install cursor
+  kenning install cursor --uninstall               # remove kenning's entries only
 """
 )
-@click.argument("agent", type=click.Choice(["claude-code"]))
+@click.argument("agent", type=click.Choice(["claude-code", "codex", "cursor"]))
+@click.option(
+    "--scope",
+    type=click.Choice(["local", "project", "user"]),
+    default=None,
+    help="Where to register (default: local for claude-code, project for codex and cursor).",
+)
 @click.option("--uninstall", is_flag=True, help="Remove kenning's entries (and nothing else).")
 @click.option("--dry-run", is_flag=True, help="Print a unified diff of each file; write nothing.")
 @click.option(
@@ -817,42 +884,60 @@ Examples:
 @click.option(
     "--executable",
     default=None,
-    help="Path of the kenning executable to register (default: the one running now).",
+    help="Path of the kenning executable to register in personal scopes "
+    "(default: the one running now).",
+)
+@click.option(
+    "--no-agents-md",
+    "agents_md",
+    flag_value=False,
+    default=True,
+    help="codex, cursor: do not write the memory-protocol section into AGENTS.md.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 @handle_errors
 def install(
     agent: str,
+    scope: str | None,
     uninstall: bool,
     dry_run: bool,
     project_dir: Path | None,
     executable: str | None,
+    agents_md: bool,
     as_json: bool,
 ) -> None:
-    """Register kenning's MCP server and hooks with AGENT (claude-code) for this project.
+    """Register kenning's MCP server (and Claude Code's hooks) with AGENT.
 
-    Writes .mcp.json (the MCP server) and .claude/settings.json (SessionStart and
-    UserPromptSubmit hooks running `kenning hook ...`), merging with what is there.
-    Running it again changes nothing; --uninstall removes only kenning's entries.
+    Merges with the files that are there; running it again changes nothing; --uninstall
+    removes only kenning's entries. Never writes through a symlink.
     """
-    from .installers.claude_code import install_claude_code
+    from .installers import install as run_install
 
-    changes = install_claude_code(
-        project_dir, uninstall=uninstall, dry_run=dry_run, executable=executable
+    result = run_install(
+        agent,
+        scope=scope,
+        project_dir=project_dir,
+        uninstall=uninstall,
+        dry_run=dry_run,
+        executable=executable,
+        agents_md=agents_md,
     )
     if as_json:
         _echo_json(
             {
-                "agent": agent,
+                "agent": result.agent,
+                "scope": result.scope,
                 "action": "uninstall" if uninstall else "install",
                 "dry_run": dry_run,
                 "files": [
-                    {"path": str(c.path), "status": c.status, "diff": c.diff()} for c in changes
+                    {"path": str(c.path), "status": c.status, "diff": c.diff()}
+                    for c in result.changes
                 ],
+                "notes": result.notes,
             }
         )
         return
-    for change in changes:
+    for change in result.changes:
         if dry_run:
             if change.changed:
                 click.echo(change.diff(), nl=False)
@@ -860,6 +945,8 @@ def install(
                 click.echo(f"{change.label}: no change", err=True)
         else:
             click.echo(f"{change.label}: {change.status} ({change.path})")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     if dry_run:
         click.echo("dry run: nothing was written", err=True)
 

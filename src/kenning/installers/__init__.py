@@ -1,6 +1,72 @@
 """Installers: register kenning with an agent's configuration files (``kenning install``).
 
-One module per agent. They write configuration, never memories; the core never imports them.
+One module per agent (Claude Code, Codex, Cursor). They write configuration, never
+memories; the core never imports them. Each writes the agent's own files for one scope,
+merging with what is there, and can undo exactly what it wrote. :func:`install` is what
+``kenning install`` calls; the file rules every installer follows are in
+:mod:`kenning.installers.files`.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UserInputError
+from .files import FileChange, InstallResult
+
+__all__ = ["AGENTS", "DEFAULT_SCOPES", "FileChange", "InstallResult", "install"]
+
+#: agent → the scopes it accepts (the first is the default).
+AGENTS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("local", "project", "user"),
+    "codex": ("project", "user"),
+    "cursor": ("project", "user"),
+}
+DEFAULT_SCOPES = {agent: scopes[0] for agent, scopes in AGENTS.items()}
+
+
+def install(
+    agent: str,
+    *,
+    scope: str | None = None,
+    project_dir: Path | None = None,
+    uninstall: bool = False,
+    dry_run: bool = False,
+    executable: str | None = None,
+    agents_md: bool = True,
+) -> InstallResult:
+    """Register (or with ``uninstall``, unregister) kenning with ``agent`` at ``scope``."""
+    if agent not in AGENTS:
+        raise UserInputError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
+    chosen = scope or DEFAULT_SCOPES[agent]
+    if chosen not in AGENTS[agent]:
+        raise UserInputError(
+            f"{agent} has no {chosen!r} scope; use one of {', '.join(AGENTS[agent])}"
+        )
+    if agent == "claude-code":
+        from .claude_code import install_claude_code
+
+        return install_claude_code(
+            project_dir, scope=chosen, uninstall=uninstall, dry_run=dry_run, executable=executable
+        )
+    if agent == "codex":
+        from .codex import install_codex
+
+        return install_codex(
+            project_dir,
+            scope=chosen,
+            uninstall=uninstall,
+            dry_run=dry_run,
+            executable=executable,
+            agents_md_section=agents_md,
+        )
+    from .cursor import install_cursor
+
+    return install_cursor(
+        project_dir,
+        scope=chosen,
+        uninstall=uninstall,
+        dry_run=dry_run,
+        executable=executable,
+        agents_md_section=agents_md,
+    )

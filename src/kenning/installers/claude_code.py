@@ -1,54 +1,73 @@
-"""``kenning install claude-code``: register kenning with Claude Code for one project.
+"""``kenning install claude-code --scope local|project|user``: register kenning with Claude Code.
 
-It writes two files in the project folder, merging with what is there:
+It registers the MCP server (``kenning mcp``) and two hooks (``kenning hook session-start``
+on SessionStart, ``kenning hook prompt-submit`` on UserPromptSubmit), in the files Claude
+Code itself uses for each scope — the scopes mean what they mean for ``claude mcp add``:
 
-* ``.mcp.json`` — the MCP server: ``{"mcpServers": {"kenning": {"command": "<abs path of
-  kenning>", "args": ["mcp"]}}}`` (other servers are kept; an existing ``kenning`` entry is
-  updated, its other keys such as ``env`` kept);
-* ``.claude/settings.json`` — two hooks in Claude Code's settings format::
+========  ====================================================  ==============================
+scope     MCP server                                            hooks
+========  ====================================================  ==============================
+local     ``~/.claude.json`` → ``projects[<main checkout>]``    ``.claude/settings.local.json``
+          ``.mcpServers`` (personal, this project only)         (personal, not shared)
+project   ``.mcp.json`` (shared with the team)                  ``.claude/settings.json``
+user      ``~/.claude.json`` → ``mcpServers`` (every project)   ``~/.claude/settings.json``
+========  ====================================================  ==============================
 
-      {"hooks": {"SessionStart": [{"hooks": [{"type": "command",
-                                              "command": "<kenning> hook session-start",
-                                              "timeout": 10}]}],
-                 "UserPromptSubmit": [{"hooks": [{..."<kenning> hook prompt-submit"...}]}]}}
+``local`` is the default. ``~`` is ``$CLAUDE_CONFIG_DIR`` when that is set (Claude Code then
+keeps ``.claude.json`` and ``settings.json`` there). The local scope's key is the real path
+of the main checkout, as Claude Code records it (a linked worktree and a symlinked path
+share the main checkout's entry — measured with Claude Code 2.1.328's ``claude mcp add``).
 
-  (other hooks and settings are kept).
+Personal scopes (local, user) name the absolute path of the ``kenning`` that runs the
+install; the project scope writes shareable files, so they name ``kenning`` as found on
+each teammate's ``PATH`` — never a personal venv path.
 
-kenning's entries are recognised by their command (the ``kenning`` executable followed by
-``hook session-start`` / ``hook prompt-submit``) and by the server name ``kenning``, so a
+Entries are recognised by the server name ``kenning`` and by the hook command (the
+``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
 second run changes nothing, a run from another install updates the path in place, and
-``--uninstall`` removes exactly these entries (containers it emptied go too; a file left
-as ``{}`` is deleted). Malformed JSON, or a ``hooks`` / ``mcpServers`` of the wrong shape,
-is an error and nothing is written. Writes are atomic (temporary file + rename, through a
-symlinked file to its target); ``--dry-run`` prints a unified diff per file instead.
+``--uninstall`` removes exactly these entries (containers it emptied go too; a file left as
+``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
+are :mod:`kenning.installers.files`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import difflib
-import json
 import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
+from .files import (
+    FileChange,
+    InstallResult,
+    apply_changes,
+    json_change,
+    locate,
+    read_json_object,
+    shape_error,
+)
 
 __all__ = [
+    "DEFAULT_SCOPE",
     "HOOK_EVENTS",
     "HOOK_TIMEOUT_SECONDS",
     "MCP_FILE",
+    "PLUGIN_ID",
+    "SCOPES",
     "SERVER_KEY",
     "SETTINGS_FILE",
+    "SETTINGS_LOCAL_FILE",
     "FileChange",
+    "claude_project_key",
+    "default_project_dir",
     "hook_command",
     "install_claude_code",
     "is_kenning_hook",
@@ -58,7 +77,14 @@ __all__ = [
 
 MCP_FILE = ".mcp.json"
 SETTINGS_FILE = ".claude/settings.json"
+SETTINGS_LOCAL_FILE = ".claude/settings.local.json"
 SERVER_KEY = "kenning"
+#: The plugin in this repository's marketplace, as ``enabledPlugins`` names it.
+PLUGIN_ID = "kenning@kenning"
+SCOPES = ("local", "project", "user")
+DEFAULT_SCOPE = "local"
+#: The command the shareable (project-scope) files name: found on each user's PATH.
+SHARED_COMMAND = "kenning"
 #: Claude Code kills a hook command after this many seconds (the hook's own budget is 5 s).
 HOOK_TIMEOUT_SECONDS = 10
 #: Claude Code hook event → ``kenning hook`` argument.
@@ -113,92 +139,79 @@ def default_project_dir(cwd: Path | None = None) -> Path:
     return checkout.toplevel if checkout is not None else here.resolve()
 
 
+def claude_project_key(project_dir: Path) -> str:
+    """The key Claude Code files a project under in ``~/.claude.json``: the real path of the
+    folder every work tree of the repository shares (the main checkout: linked worktrees
+    share its entry), or of the folder itself outside git."""
+    from ..project import find_checkout
+
+    checkout = find_checkout(project_dir)
+    return os.path.realpath(checkout.root if checkout is not None else project_dir)
+
+
 # --------------------------------------------------------------------------------------------
 # Planning (pure on documents)
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FileChange:
-    """One file's planned change. ``None`` text means "the file does not exist"."""
-
-    path: Path
-    label: str
-    before: str | None
-    after: str | None
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-    @property
-    def status(self) -> str:
-        if not self.changed:
-            return "unchanged"
-        if self.before is None:
-            return "created"
-        if self.after is None:
-            return "removed"
-        return "updated"
-
-    def diff(self) -> str:
-        """A unified diff (``a/<label>`` → ``b/<label>``; ``/dev/null`` for a missing side)."""
-        if not self.changed:
-            return ""
-        lines = difflib.unified_diff(
-            (self.before or "").splitlines(keepends=True),
-            (self.after or "").splitlines(keepends=True),
-            fromfile="/dev/null" if self.before is None else f"a/{self.label}",
-            tofile="/dev/null" if self.after is None else f"b/{self.label}",
-        )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _shape_error(label: str, where: str, expected: str) -> UserInputError:
-    return UserInputError(
-        f"{label}: {where} is not {expected}, so kenning cannot merge its entries safely; fix "
-        "the file (see Claude Code's settings documentation) — nothing was written"
-    )
-
-
 def _object(value: object, label: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _shape_error(label, where, "a JSON object")
+        raise shape_error(label, where, "a JSON object")
     return value
 
 
 def _list(value: object, label: str, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _shape_error(label, where, "a JSON array")
+        raise shape_error(label, where, "a JSON array")
     return value
 
 
+def _where(keys: tuple[str, ...]) -> str:
+    return '"' + ".".join(keys) + '"'
+
+
 def plan_mcp(
-    doc: Mapping[str, Any], executable: str, *, uninstall: bool, label: str = MCP_FILE
+    doc: Mapping[str, Any],
+    executable: str,
+    *,
+    uninstall: bool,
+    label: str = MCP_FILE,
+    keys: tuple[str, ...] = ("mcpServers",),
 ) -> dict[str, Any]:
-    """The new ``.mcp.json`` document (``doc`` is not modified)."""
+    """The new document with kenning's server under ``keys`` (``doc`` is not modified).
+
+    ``keys`` is the path of the servers object: ``("mcpServers",)`` in ``.mcp.json`` and at
+    user scope, ``("projects", <key>, "mcpServers")`` at local scope. Uninstalling removes
+    the entry and every container on that path it left empty."""
     new = copy.deepcopy(dict(doc))
     if uninstall:
-        if "mcpServers" not in new:
+        chain: list[dict[str, Any]] = [new]
+        for depth, key in enumerate(keys):
+            if key not in chain[-1]:
+                return new
+            chain.append(_object(chain[-1][key], label, _where(keys[: depth + 1])))
+        if SERVER_KEY not in chain[-1]:
             return new
-        servers = _object(new["mcpServers"], label, '"mcpServers"')
-        if SERVER_KEY in servers:
-            del servers[SERVER_KEY]
-            if not servers:
-                del new["mcpServers"]
+        del chain[-1][SERVER_KEY]
+        for depth in range(len(keys) - 1, -1, -1):
+            if chain[depth + 1]:
+                break
+            del chain[depth][keys[depth]]
         return new
-    servers = _object(new.setdefault("mcpServers", {}), label, '"mcpServers"')
-    existing = servers.get(SERVER_KEY)
+    container = new
+    for depth, key in enumerate(keys):
+        container = _object(container.setdefault(key, {}), label, _where(keys[: depth + 1]))
+    existing = container.get(SERVER_KEY)
     entry = dict(existing) if isinstance(existing, dict) else {}
-    entry.update({"command": executable, "args": ["mcp"]})
-    servers[SERVER_KEY] = entry
+    entry.update({"type": "stdio", "command": executable, "args": ["mcp"]})
+    container[SERVER_KEY] = entry
     return new
 
 
 def plan_settings(
     doc: Mapping[str, Any], executable: str, *, uninstall: bool, label: str = SETTINGS_FILE
 ) -> dict[str, Any]:
-    """The new ``.claude/settings.json`` document (``doc`` is not modified)."""
+    """The new settings document with kenning's two hooks (``doc`` is not modified)."""
     new = copy.deepcopy(dict(doc))
     if uninstall:
         if "hooks" not in new:
@@ -270,136 +283,260 @@ def plan_settings(
 
 
 # --------------------------------------------------------------------------------------------
-# Files
+# Where each scope's files are
 # --------------------------------------------------------------------------------------------
 
 
-def _read(path: Path, label: str) -> tuple[str | None, dict[str, Any]]:
-    if not path.exists():
-        return None, {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserInputError(f"cannot read {label}: {exc} — nothing was written") from None
-    if not text.strip():
-        return text, {}
-    try:
-        doc = json.loads(text.removeprefix("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise UserInputError(
-            f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-            "fix or remove it and run again — nothing was written"
-        ) from None
-    if not isinstance(doc, dict):
-        raise _shape_error(label, "the top level", "a JSON object")
-    return text, doc
+@dataclass(frozen=True)
+class _File:
+    root: Path
+    relative: str
+    label: str
+    project_file: bool  # inside the project: prune its emptied sub-folder on uninstall
 
 
-def _indent_of(text: str | None) -> str | int:
-    """Keep the file's indentation (tabs or N spaces) when rewriting it; default 2."""
-    if text:
-        m = re.search(r"\n([ \t]+)\S", text)
-        if m:
-            ws = m.group(1)
-            return "\t" if ws.startswith("\t") else len(ws)
-    return 2
+@dataclass(frozen=True)
+class _Layout:
+    mcp: _File
+    mcp_keys: tuple[str, ...]
+    settings: _File
 
 
-def _render(doc: dict[str, Any], before: str | None) -> str:
-    return json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+def _user_dir(home: Path) -> tuple[Path, str]:
+    """The folder holding ``.claude.json`` and the prefix of ``settings.json`` in it."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured).expanduser(), ""
+    return home, ".claude/"
 
 
-def _change(
-    path: Path, label: str, before: str | None, old: dict[str, Any], new: dict[str, Any]
-) -> FileChange:
-    if new == old:
-        return FileChange(path, label, before, before)
-    if not new and before is not None:
-        return FileChange(path, label, before, None)  # only {} would be left: remove the file
-    return FileChange(path, label, before, _render(new, before))
+def _layout(scope: str, project_dir: Path, home: Path) -> _Layout:
+    user_root, settings_prefix = _user_dir(home)
+    shown = "$CLAUDE_CONFIG_DIR" if settings_prefix == "" else "~"
+    user_json = _File(user_root, ".claude.json", f"{shown}/.claude.json", False)
+    if scope == "project":
+        return _Layout(
+            _File(project_dir, MCP_FILE, MCP_FILE, True),
+            ("mcpServers",),
+            _File(project_dir, SETTINGS_FILE, SETTINGS_FILE, True),
+        )
+    if scope == "local":
+        key = claude_project_key(project_dir)
+        return _Layout(
+            user_json,
+            ("projects", key, "mcpServers"),
+            _File(project_dir, SETTINGS_LOCAL_FILE, SETTINGS_LOCAL_FILE, True),
+        )
+    if scope == "user":
+        return _Layout(
+            user_json,
+            ("mcpServers",),
+            _File(
+                user_root,
+                f"{settings_prefix}settings.json",
+                f"{shown}/{settings_prefix}settings.json",
+                False,
+            ),
+        )
+    raise UserInputError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+
+
+def _read(file: _File) -> tuple[Path, str | None, dict[str, Any]]:
+    path = locate(file.root, file.relative, file.label)
+    before, doc = read_json_object(path, file.label)
+    return path, before, doc
 
 
 def plan_claude_code(
-    project_dir: Path, executable: str, *, uninstall: bool = False
+    project_dir: Path,
+    executable: str,
+    *,
+    scope: str = DEFAULT_SCOPE,
+    uninstall: bool = False,
+    home: Path | None = None,
 ) -> list[FileChange]:
-    """The changes to ``.mcp.json`` and ``.claude/settings.json`` (nothing is written).
+    """The changes to the MCP file and the settings file of ``scope`` (nothing is written).
 
-    Both files are read and checked before anything is planned, so a malformed one stops
-    the whole run."""
-    mcp_path = project_dir / MCP_FILE
-    settings_path = project_dir / SETTINGS_FILE
-    mcp_before, mcp_doc = _read(mcp_path, MCP_FILE)
-    settings_before, settings_doc = _read(settings_path, SETTINGS_FILE)
+    Both files are located (symlinks refused) and parsed before anything is planned, so a
+    malformed or symlinked one stops the whole run."""
+    layout = _layout(scope, project_dir, home or Path.home())
+    mcp_path, mcp_before, mcp_doc = _read(layout.mcp)
+    settings_path, settings_before, settings_doc = _read(layout.settings)
     return [
-        _change(
+        json_change(
             mcp_path,
-            MCP_FILE,
+            layout.mcp.label,
             mcp_before,
             mcp_doc,
-            plan_mcp(mcp_doc, executable, uninstall=uninstall),
+            plan_mcp(
+                mcp_doc,
+                executable,
+                uninstall=uninstall,
+                label=layout.mcp.label,
+                keys=layout.mcp_keys,
+            ),
+            prune_parent=layout.mcp.project_file,
+            private=not layout.mcp.project_file,  # ~/.claude.json is 0600, as Claude makes it
         ),
-        _change(
+        json_change(
             settings_path,
-            SETTINGS_FILE,
+            layout.settings.label,
             settings_before,
             settings_doc,
-            plan_settings(settings_doc, executable, uninstall=uninstall),
+            plan_settings(
+                settings_doc, executable, uninstall=uninstall, label=layout.settings.label
+            ),
+            prune_parent=layout.settings.project_file,
         ),
     ]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        mode = target.stat().st_mode & 0o7777
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+# --------------------------------------------------------------------------------------------
+# Notes: what else the user should know
+# --------------------------------------------------------------------------------------------
+
+
+def _registered_in(scope: str, project_dir: Path, home: Path) -> list[str]:
+    """Labels of ``scope``'s files that hold a kenning server or hook (read-only; a file
+    that cannot be read counts as not holding one)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def apply_changes(changes: list[FileChange]) -> None:
-    for change in changes:
-        if not change.changed:
+        layout = _layout(scope, project_dir, home)
+    except UserInputError:
+        return []
+    found = []
+    for file, check in (
+        (layout.mcp, lambda doc: _has_server(doc, layout.mcp_keys)),
+        (layout.settings, _has_hook),
+    ):
+        try:
+            _, _, doc = _read(file)
+        except UserInputError:
             continue
-        if change.after is None:
-            change.path.unlink()
-            parent = change.path.parent
-            if parent.name == ".claude" and not any(parent.iterdir()):
-                parent.rmdir()
-        else:
-            _write_atomic(change.path, change.after)
+        if check(doc):
+            found.append(file.label)
+    return found
+
+
+def _has_server(doc: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
+    node: Any = doc
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return isinstance(node, dict) and SERVER_KEY in node
+
+
+def _has_hook(doc: Mapping[str, Any]) -> bool:
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                if isinstance(entry, dict) and is_kenning_hook(entry.get("command")):
+                    return True
+    return False
+
+
+def _plugin_enabled(project_dir: Path, home: Path) -> bool:
+    user_root, prefix = _user_dir(home)
+    for file in (
+        _File(user_root, f"{prefix}settings.json", "user settings", False),
+        _File(project_dir, SETTINGS_FILE, SETTINGS_FILE, True),
+        _File(project_dir, SETTINGS_LOCAL_FILE, SETTINGS_LOCAL_FILE, True),
+    ):
+        try:
+            _, _, doc = _read(file)
+        except UserInputError:
+            continue
+        enabled = doc.get("enabledPlugins")
+        if isinstance(enabled, dict) and enabled.get(PLUGIN_ID):
+            return True
+    return False
+
+
+def _git_ignored(project_dir: Path, relative: str) -> bool | None:
+    """Is ``relative`` ignored by git in ``project_dir``? ``None`` outside git."""
+    try:
+        out = subprocess.run(
+            ["git", "check-ignore", "-q", relative],
+            cwd=project_dir,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(out.returncode)
+
+
+def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[str]:
+    if uninstall:
+        return []
+    notes = []
+    for other in SCOPES:
+        if other == scope:
+            continue
+        labels = _registered_in(other, project_dir, home)
+        if labels:
+            notes.append(
+                f"kenning is also registered at {other} scope ({', '.join(labels)}): its "
+                "hooks would run twice (and one server entry hides the other); remove it "
+                f"with `kenning install claude-code --scope {other} --uninstall`"
+            )
+    if _plugin_enabled(project_dir, home):
+        notes.append(
+            f"the kenning plugin ({PLUGIN_ID}) is enabled too and brings the same server and "
+            "hooks; keep one of the two (`claude plugin disable kenning@kenning`, or "
+            "uninstall this registration)"
+        )
+    if scope == "local" and _git_ignored(project_dir, SETTINGS_LOCAL_FILE) is False:
+        notes.append(
+            f"{SETTINGS_LOCAL_FILE} holds a path of this machine and git does not ignore it: "
+            "add it to .gitignore (or .git/info/exclude)"
+        )
+    if scope == "project":
+        if shutil.which(SHARED_COMMAND) is None:
+            notes.append(
+                "`kenning` is not on PATH here: the shared files name `kenning`, so Claude "
+                "Code can start it only for users who have it on PATH (put kenning's "
+                ".venv/bin on PATH), or use --scope local for this machine's path"
+            )
+        notes.append("Claude Code asks each user once to approve the project's .mcp.json server")
+    return notes
 
 
 def install_claude_code(
     project_dir: Path | None = None,
     *,
+    scope: str = DEFAULT_SCOPE,
     uninstall: bool = False,
     dry_run: bool = False,
     executable: str | None = None,
-) -> list[FileChange]:
-    """Plan and (unless ``dry_run``) apply the install or uninstall; return the changes."""
+    home: Path | None = None,
+) -> InstallResult:
+    """Plan and (unless ``dry_run``) apply the install or uninstall for ``scope``."""
+    if scope not in SCOPES:
+        raise UserInputError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
     root = Path(project_dir).resolve() if project_dir else default_project_dir()
     if not root.is_dir():
         raise UserInputError(f"the project folder {root} does not exist")
-    if executable is None:
-        exe = kenning_executable() if not uninstall else "kenning"
-    else:
+    home = home or Path.home()
+    if scope == "project":
+        if executable is not None and (os.sep in executable or "/" in executable):
+            raise UserInputError(
+                "--scope project writes files shared with the team, so they name `kenning` "
+                "on PATH, not a path of this machine; use --scope local (or user) for "
+                "--executable"
+            )
+        exe = executable or SHARED_COMMAND
+    elif executable is not None:
         exe = os.path.abspath(os.path.expanduser(executable))
-    changes = plan_claude_code(root, exe, uninstall=uninstall)
+    else:
+        exe = kenning_executable() if not uninstall else SHARED_COMMAND
+    changes = plan_claude_code(root, exe, scope=scope, uninstall=uninstall, home=home)
+    notes = _notes(scope, root, home, uninstall)
     if not dry_run:
         apply_changes(changes)
-    return changes
+    return InstallResult("claude-code", scope, uninstall, changes, notes)

@@ -1,0 +1,147 @@
+"""``kenning install cursor --scope project|user``: register kenning's MCP server with Cursor.
+
+Cursor reads MCP servers from ``.cursor/mcp.json`` in the project and from
+``~/.cursor/mcp.json`` for every project, in the same shape as Claude Code's ``.mcp.json``::
+
+    {"mcpServers": {"kenning": {"command": "kenning", "args": ["mcp"]}}}
+
+The project scope (default) is shared with the team, so it names ``kenning`` on ``PATH``;
+the user scope names the absolute path of the ``kenning`` that runs the install. Cursor
+starts servers with the user's environment, so ``KENNING_STORE`` and the backend
+credentials arrive as they are (no forwarding list, unlike Codex).
+
+The project scope also merges the protocol section into the project's ``AGENTS.md``
+(Cursor reads it as standing instructions); Cursor has no user-level instructions file, so
+the user scope writes only ``~/.cursor/mcp.json``. ``--uninstall`` removes the server (and
+the ``AGENTS.md`` section, unless Codex is still registered in the project and needs it).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+from . import agents_md
+from .claude_code import SERVER_KEY, SHARED_COMMAND, default_project_dir, kenning_executable
+from .files import (
+    FileChange,
+    InstallResult,
+    apply_changes,
+    json_change,
+    locate,
+    read_json_object,
+    read_text,
+    shape_error,
+    text_change,
+)
+
+__all__ = ["CURSOR_FILE", "SCOPES", "install_cursor", "plan_cursor_mcp", "registered_in_project"]
+
+SCOPES = ("project", "user")
+CURSOR_FILE = ".cursor/mcp.json"
+
+
+def plan_cursor_mcp(
+    doc: dict[str, Any], command: str, *, uninstall: bool, label: str = CURSOR_FILE
+) -> dict[str, Any]:
+    """The new ``mcp.json`` document (``doc`` is not modified)."""
+    new = copy.deepcopy(doc)
+    if uninstall:
+        if "mcpServers" not in new:
+            return new
+        servers = new["mcpServers"]
+        if not isinstance(servers, dict):
+            raise shape_error(label, '"mcpServers"', "a JSON object")
+        if SERVER_KEY in servers:
+            del servers[SERVER_KEY]
+            if not servers:
+                del new["mcpServers"]
+        return new
+    servers = new.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise shape_error(label, '"mcpServers"', "a JSON object")
+    existing = servers.get(SERVER_KEY)
+    entry = dict(existing) if isinstance(existing, dict) else {}
+    entry.update({"command": command, "args": ["mcp"]})
+    servers[SERVER_KEY] = entry
+    return new
+
+
+def registered_in_project(project_dir: Path) -> bool:
+    """Does the project's ``.cursor/mcp.json`` register kenning? (read-only, lenient)"""
+    try:
+        _, doc = read_json_object(locate(project_dir, CURSOR_FILE, CURSOR_FILE), CURSOR_FILE)
+    except UserInputError:
+        return False
+    servers = doc.get("mcpServers")
+    return isinstance(servers, dict) and SERVER_KEY in servers
+
+
+def install_cursor(
+    project_dir: Path | None = None,
+    *,
+    scope: str = "project",
+    uninstall: bool = False,
+    dry_run: bool = False,
+    executable: str | None = None,
+    agents_md_section: bool = True,
+    home: Path | None = None,
+) -> InstallResult:
+    """Plan and (unless ``dry_run``) apply the install or uninstall for ``scope``."""
+    from .codex import registered_in_project as codex_registered
+
+    if scope not in SCOPES:
+        raise UserInputError(f"unknown scope {scope!r} for cursor; use one of {', '.join(SCOPES)}")
+    root = Path(project_dir).resolve() if project_dir else default_project_dir()
+    if not root.is_dir():
+        raise UserInputError(f"the project folder {root} does not exist")
+    if scope == "project":
+        if executable is not None and "/" in executable:
+            raise UserInputError(
+                "--scope project writes files shared with the team, so they name `kenning` "
+                "on PATH, not a path of this machine; use --scope user for --executable"
+            )
+        command = executable or SHARED_COMMAND
+        mcp_root, mcp_label = root, CURSOR_FILE
+    else:
+        if executable is not None:
+            command = os.path.abspath(os.path.expanduser(executable))
+        else:
+            command = kenning_executable() if not uninstall else SHARED_COMMAND
+        mcp_root, mcp_label = (home or Path.home()), "~/.cursor/mcp.json"
+    mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label)
+    before, doc = read_json_object(mcp_path, mcp_label)
+    changes: list[FileChange] = [
+        json_change(
+            mcp_path,
+            mcp_label,
+            before,
+            doc,
+            plan_cursor_mcp(doc, command, uninstall=uninstall, label=mcp_label),
+            prune_parent=scope == "project",
+        )
+    ]
+    notes: list[str] = []
+    if agents_md_section and scope == "project":
+        label = agents_md.AGENTS_FILE
+        agents_path = locate(root, label, label)
+        agents_before = read_text(agents_path, label)
+        if uninstall and codex_registered(root):
+            agents_after = agents_before
+            notes.append(f"{label} keeps the kenning section: Codex still uses it")
+        elif uninstall:
+            agents_after = agents_md.remove_section(agents_before, label)
+        else:
+            agents_after = agents_md.merge_section(agents_before, label)
+        changes.append(text_change(agents_path, label, agents_before, agents_after))
+    if not uninstall and scope == "user" and agents_md_section:
+        notes.append(
+            "Cursor has no user-level AGENTS.md: run `kenning install cursor` in a project "
+            "to add the memory protocol to its AGENTS.md"
+        )
+    if not dry_run:
+        apply_changes(changes)
+    return InstallResult("cursor", scope, uninstall, changes, notes)

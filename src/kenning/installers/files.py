@@ -1,0 +1,256 @@
+"""Safe edits of agents' configuration files, shared by every installer.
+
+An installer reads each file it will touch, plans the new text (nothing is written while
+planning), and then applies the whole plan. The rules every installer follows:
+
+* **inside its root**: a file is named relative to a root — the project folder, or a user
+  configuration folder the agent defines (``~``, ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME``) —
+  and :func:`locate` refuses a path whose file, or any folder between the root and the
+  file, is a symlink (a write would land wherever the link points) or is not what it
+  should be (a file where a folder belongs). The refusal names the path and how to fix it;
+* **merge, never clobber**: the file's other content is kept; a file that cannot be parsed
+  is an error and nothing at all is written;
+* **atomic**: a temporary file in the same folder, fsynced, then renamed over the old one
+  (the file's mode is kept; a new file gets the mode the agent would give it);
+* **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
+  and so is the project sub-folder it was in when nothing else is left there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import json
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+from ..safety import redact_secrets
+
+__all__ = [
+    "FileChange",
+    "InstallResult",
+    "apply_changes",
+    "json_change",
+    "locate",
+    "read_json_object",
+    "read_text",
+    "render_json",
+    "shape_error",
+    "text_change",
+]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's planned change. ``None`` text means "the file does not exist".
+
+    ``prune_parent``: after removing the file, also remove its folder when it is empty (a
+    project sub-folder such as ``.claude/`` that the install created)."""
+
+    path: Path
+    label: str
+    before: str | None
+    after: str | None
+    prune_parent: bool = False
+    private: bool = False  # a new file is created 0600 (it may hold personal settings)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    @property
+    def status(self) -> str:
+        if not self.changed:
+            return "unchanged"
+        if self.before is None:
+            return "created"
+        if self.after is None:
+            return "removed"
+        return "updated"
+
+    def diff(self) -> str:
+        """A unified diff (``a/<label>`` → ``b/<label>``; ``/dev/null`` for a missing side).
+
+        A user configuration file (``private``) can hold credentials next to the lines that
+        change (``~/.claude.json`` keeps an API key when you log in with one): its diff goes
+        through kenning's secret redaction, so a dry run never prints them."""
+        if not self.changed:
+            return ""
+        lines = difflib.unified_diff(
+            (self.before or "").splitlines(keepends=True),
+            (self.after or "").splitlines(keepends=True),
+            fromfile="/dev/null" if self.before is None else f"a/{self.label}",
+            tofile="/dev/null" if self.after is None else f"b/{self.label}",
+        )
+        text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        return redact_secrets(text)[0] if self.private else text
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What an install or uninstall planned (and, unless it was a dry run, did).
+
+    ``notes`` are things the user should know (another registration that would run twice,
+    a file to keep out of git, a trust step the agent asks for); they never mean failure."""
+
+    agent: str
+    scope: str
+    uninstall: bool
+    changes: list[FileChange]
+    notes: list[str] = field(default_factory=list)
+
+
+def shape_error(label: str, where: str, expected: str) -> UserInputError:
+    return UserInputError(
+        f"{label}: {where} is not {expected}, so kenning cannot merge its entries safely; fix "
+        "the file — nothing was written"
+    )
+
+
+def locate(root: Path, relative: str, label: str) -> Path:
+    """``root / relative``, refusing symlinks and non-folders below ``root``.
+
+    ``root`` itself may be reached through symlinks (it is the folder the user named); every
+    component after it must be a real folder, and the file itself must be a regular file or
+    missing."""
+    parts = Path(relative).parts
+    current = root
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return root.joinpath(*parts)
+        except OSError as exc:
+            raise UserInputError(f"cannot check {label}: {exc} — nothing was written") from None
+        last = index == len(parts) - 1
+        if stat.S_ISLNK(st.st_mode):
+            shown = label if last else str(current)
+            raise UserInputError(
+                f"{shown} is a symlink (to {os.readlink(current)}); kenning does not write "
+                "through symlinks, because the change would land outside the folder it "
+                "reports. Replace the link by a real "
+                f"{'file' if last else 'folder'} (or edit the target by hand) and run again "
+                "— nothing was written"
+            )
+        if not last and not stat.S_ISDIR(st.st_mode):
+            raise UserInputError(f"{current} is not a folder — nothing was written")
+        if last and not stat.S_ISREG(st.st_mode):
+            raise UserInputError(f"{label} is not a regular file — nothing was written")
+    return current
+
+
+def read_text(path: Path, label: str) -> str | None:
+    """The file's text, or ``None`` when it does not exist."""
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserInputError(f"cannot read {label}: {exc} — nothing was written") from None
+
+
+def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]]:
+    """``(text, object)``; a missing or blank file is ``{}``; anything else that is not a
+    JSON object is an error naming the line."""
+    text = read_text(path, label)
+    if text is None or not text.strip():
+        return text, {}
+    try:
+        doc = json.loads(text.removeprefix("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise UserInputError(
+            f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            "fix or remove it and run again — nothing was written"
+        ) from None
+    if not isinstance(doc, dict):
+        raise shape_error(label, "the top level", "a JSON object")
+    return text, doc
+
+
+def _indent_of(text: str | None) -> str | int:
+    """Keep the file's indentation (tabs or N spaces) when rewriting it; default 2."""
+    if text:
+        m = re.search(r"\n([ \t]+)\S", text)
+        if m:
+            ws = m.group(1)
+            return "\t" if ws.startswith("\t") else len(ws)
+    return 2
+
+
+def render_json(doc: dict[str, Any], before: str | None) -> str:
+    return json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+
+
+def json_change(
+    path: Path,
+    label: str,
+    before: str | None,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    *,
+    prune_parent: bool = False,
+    private: bool = False,
+) -> FileChange:
+    """The change from ``old`` to ``new``: unchanged bytes when equal, removal when only
+    ``{}`` would be left."""
+    if new == old:
+        return FileChange(path, label, before, before, prune_parent, private)
+    if not new and before is not None:
+        return FileChange(path, label, before, None, prune_parent, private)
+    return FileChange(path, label, before, render_json(new, before), prune_parent, private)
+
+
+def text_change(
+    path: Path, label: str, before: str | None, after: str | None, *, prune_parent: bool = False
+) -> FileChange:
+    """A text file's change; an ``after`` of only whitespace removes the file."""
+    if after is not None and not after.strip():
+        after = None
+    return FileChange(path, label, before, after, prune_parent)
+
+
+def _write_atomic(path: Path, text: str, private: bool) -> None:
+    if path.is_symlink():  # created since it was checked: still never write through it
+        raise UserInputError(f"{path} became a symlink; nothing was written to it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        mode = path.stat().st_mode & 0o7777
+    elif private:
+        mode = 0o600
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)  # replaces a link itself, never its target
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def apply_changes(changes: Sequence[FileChange]) -> None:
+    for change in changes:
+        if not change.changed:
+            continue
+        if change.after is None:
+            change.path.unlink()
+            parent = change.path.parent
+            if change.prune_parent and not any(parent.iterdir()):
+                parent.rmdir()
+        else:
+            _write_atomic(change.path, change.after, change.private)

@@ -1,0 +1,249 @@
+"""The real agent CLIs read what kenning ships and writes, offline.
+
+``./install.sh --test`` installs the pinned CLIs from npm into ``<venv>/npm`` (Claude Code
+2.1.328, Codex 0.171.0). Each test runs them with a scratch ``HOME`` and no network use:
+
+* Claude Code: ``claude plugin validate`` accepts the marketplace and the plugin; ``claude
+  plugin marketplace add <this repository>`` and ``claude plugin install kenning@kenning``
+  succeed; ``claude plugin details kenning`` lists the skills and commands; ``claude mcp
+  list`` starts the plugin's server and every scope's registration written by ``kenning
+  install claude-code`` and shows ``✔ Connected`` (and, after ``--uninstall``, no kenning).
+* Codex: ``codex mcp list --json`` parses the ``config.toml`` written by ``kenning install
+  codex`` at both scopes (Codex rejects a malformed server table), and the server it
+  describes answers ``initialize`` and ``tools/list`` when started the way Codex starts it
+  (the listed command and args, only Codex's default variables plus ``env_vars``).
+  ``codex mcp list`` does not start servers, so that last step uses the MCP SDK's client.
+
+When a CLI is missing the test fails under CI (``CI`` set) and is skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from kenning.installers.codex import FORWARDED_ENV_VARS
+
+from .conftest import REPO_ROOT
+
+VENV_BIN = Path(sys.executable).parent
+NPM_BIN = VENV_BIN.parent / "npm" / "node_modules" / ".bin"
+CLAUDE_VERSION = "2.1.328"
+CODEX_VERSION = "0.171.0"
+CONNECTED = "✔ Connected"
+
+
+def _cli(name: str, version: str) -> Path:
+    path = NPM_BIN / name
+    if not path.exists():
+        message = (
+            f"{path} is missing: `./install.sh --test` installs the pinned agent CLIs "
+            "(npm must be available)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+    assert version in out.stdout, out.stdout + out.stderr
+    return path
+
+
+@pytest.fixture(scope="module")
+def claude() -> Path:
+    return _cli("claude", CLAUDE_VERSION)
+
+
+@pytest.fixture(scope="module")
+def codex() -> Path:
+    return _cli("codex", CODEX_VERSION)
+
+
+@pytest.fixture
+def scratch_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def agent_env(home: Path) -> dict[str, str]:
+    """The variables CLIENTS.md lists, a scratch HOME, and this venv's kenning on PATH."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE", "ANTHROPIC", "CODEX", "OPENAI", "KENNING_"))
+        or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
+    }
+    env.update(
+        HOME=str(home),
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        DISABLE_TELEMETRY="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        CODEX_HOME=str(home / ".codex"),
+    )
+    return env
+
+
+def run(
+    cmd: list[str | Path], home: Path, cwd: Path, timeout: float = 120, stdout: bool = False
+) -> str:
+    """Run an agent CLI; it must succeed. Its output (stdout only with ``stdout``)."""
+    out = subprocess.run(
+        [str(c) for c in cmd],
+        cwd=cwd,
+        env=agent_env(home),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode == 0, f"{cmd}: exit {out.returncode}\n{out.stdout}\n{out.stderr}"
+    return out.stdout if stdout else out.stdout + out.stderr
+
+
+def kenning(*args: str, home: Path, cwd: Path) -> str:
+    return run([VENV_BIN / "kenning", *args], home, cwd)
+
+
+def mcp_list_line(output: str, name: str) -> str:
+    lines = [line for line in output.splitlines() if line.startswith(f"{name}: ")]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+# -- the plugin -------------------------------------------------------------------------------
+
+
+def test_plugin_validates(claude: Path, scratch_home: Path) -> None:
+    for target in (REPO_ROOT, REPO_ROOT / "plugins" / "kenning"):
+        out = run([claude, "plugin", "validate", target], scratch_home, REPO_ROOT)
+        assert "Validation passed" in out, out
+        assert "✘" not in out and "error" not in out.lower(), out
+
+
+def test_plugin_installs_from_the_clone_and_connects(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    out = run([claude, "plugin", "marketplace", "add", REPO_ROOT], scratch_home, project)
+    assert "Successfully added marketplace: kenning" in out, out
+    out = run([claude, "plugin", "install", "kenning@kenning"], scratch_home, project)
+    assert "Successfully installed plugin: kenning@kenning" in out, out
+
+    details = run([claude, "plugin", "details", "kenning"], scratch_home, project)
+    [skills] = [line for line in details.splitlines() if line.strip().startswith("Skills (")]
+    for name in (
+        "memory-query",
+        "memory-remember",
+        "search",
+        "remember",
+        "seed-solutions",
+        "stats",
+    ):
+        assert name in skills, details
+    assert "Hooks (2)  SessionStart, UserPromptSubmit" in details, details
+    assert "MCP servers (1)  kenning" in details, details
+
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert CONNECTED in mcp_list_line(listed, "plugin:kenning:kenning"), listed
+
+
+# -- kenning install claude-code, every scope --------------------------------------------------
+
+
+def approve_project_servers(home: Path, project: Path) -> None:
+    """What the user's approval of .mcp.json servers records (CLIENTS.md)."""
+    path = home / ".claude.json"
+    doc = json.loads(path.read_text()) if path.exists() else {}
+    entry = doc.setdefault("projects", {}).setdefault(str(project), {})
+    entry.update(enabledMcpjsonServers=["kenning"], hasTrustDialogAccepted=True)
+    path.write_text(json.dumps(doc, indent=2))
+
+
+@pytest.mark.parametrize(
+    ("scope", "claude_scope"),
+    [("local", "Local config"), ("project", "Project config"), ("user", "User config")],
+)
+def test_each_scope_connects_in_claude_code(
+    claude: Path, scratch_home: Path, project: Path, scope: str, claude_scope: str
+) -> None:
+    kenning("install", "claude-code", "--scope", scope, home=scratch_home, cwd=project)
+    if scope == "project":
+        pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+        assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
+        approve_project_servers(scratch_home, project)
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+    described = run([claude, "mcp", "get", "kenning"], scratch_home, project, timeout=180)
+    assert f"Scope: {claude_scope}" in described, described  # Claude Code agrees on the scope
+
+    kenning(
+        "install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home, cwd=project
+    )
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "kenning" not in listed, listed
+
+
+# -- Codex ------------------------------------------------------------------------------------
+
+
+async def _tools_of(command: str, args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+
+# The variables Codex always passes to a stdio server on Unix (codex-rs/rmcp-client
+# utils.rs, DEFAULT_ENV_VARS); anything else arrives only when env_vars names it.
+CODEX_DEFAULT_ENV = (
+    *("HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING"),
+    *("LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"),
+)
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_codex_reads_the_config_and_the_server_answers(
+    codex: Path, scratch_home: Path, project: Path, scope: str
+) -> None:
+    kenning("install", "codex", "--scope", scope, home=scratch_home, cwd=project)
+    if scope == "project":  # Codex reads a project's .codex/config.toml only when trusted
+        codex_home = scratch_home / ".codex"
+        codex_home.mkdir(exist_ok=True)
+        (codex_home / "config.toml").write_text(
+            f'[projects."{project}"]\ntrust_level = "trusted"\n'
+        )
+    listed = _json_of(run([codex, "mcp", "list", "--json"], scratch_home, project, stdout=True))
+    [server] = [s for s in listed if s["name"] == "kenning"]
+    transport = server["transport"]
+    assert server["enabled"] and transport["type"] == "stdio"
+    assert transport["args"] == ["mcp"]
+    assert transport["env_vars"] == list(FORWARDED_ENV_VARS)
+    if scope == "project":
+        assert transport["command"] == "kenning"
+    else:
+        assert Path(transport["command"]).is_absolute()
+
+    env = agent_env(scratch_home)
+    passed = {k: env[k] for k in (*CODEX_DEFAULT_ENV, *transport["env_vars"]) if k in env}
+    tools = anyio.run(_tools_of, transport["command"], transport["args"], passed, project)
+    assert {"hooks_recall", "hooks_remember", "hooks_stats", "search_memories"} <= tools
+
+    kenning("install", "codex", "--scope", scope, "--uninstall", home=scratch_home, cwd=project)
+    remaining = _json_of(run([codex, "mcp", "list", "--json"], scratch_home, project, stdout=True))
+    assert all(s["name"] != "kenning" for s in remaining)
+
+
+def _json_of(output: str) -> list[dict]:
+    """The JSON array in Codex's output (it may print warnings around it)."""
+    start, end = output.index("["), output.rindex("]") + 1
+    data = json.loads(output[start:end])
+    assert isinstance(data, list)
+    return data

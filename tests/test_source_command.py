@@ -1,0 +1,74 @@
+"""``kenning source PATH``: the check the memory-query skill runs before reading a SOURCE:
+path from a recalled memory (the rules themselves are tested in test_safety.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kenning.cli import main
+
+from .conftest import git
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["source", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_project_file_resolves(project: Path) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "db.md").write_text("fix\n")
+    code, out, _ = run("docs/db.md")
+    assert code == 0 and out.strip() == str(project / "docs" / "db.md")
+    code, out, _ = run("--json", "docs/db.md")
+    assert json.loads(out) == {
+        "path": "docs/db.md",
+        "ok": True,
+        "resolved": str(project / "docs/db.md"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/etc/passwd", "absolute path"),
+        ("../outside.md", "'..'"),
+        ("~/notes.md", "~"),
+        ("docs/a.md\nrm -rf /", "line break"),
+        ("docs/leak.md", "resolves outside"),
+    ],
+)
+def test_unsafe_paths_fail_closed(project: Path, tmp_path: Path, path: str, reason: str) -> None:
+    (project / "docs").mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("key\n")
+    (project / "docs" / "leak.md").symlink_to(secret)
+    code, out, err = run(path)
+    assert code == 1 and out == ""
+    assert reason in err and "do not read it" in err
+    code, out, _ = run("--json", path)
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and reason in data["reason"]
+
+
+def test_paths_are_relative_to_the_worktree(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worktree = tmp_path / "wt"
+    git(project, "worktree", "add", "-q", str(worktree))
+    monkeypatch.chdir(worktree)
+    code, out, _ = run("README.md")
+    assert code == 0 and out.strip() == str(worktree.resolve() / "README.md")
+
+
+def test_outside_git_needs_a_project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("a.md")
+    assert code == 1 and "--project-dir" in err
+    (tmp_path / "a.md").write_text("x")
+    code, out, _ = run("--project-dir", str(tmp_path), "a.md")
+    assert code == 0 and out.strip() == str(tmp_path.resolve() / "a.md")
