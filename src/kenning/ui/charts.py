@@ -20,6 +20,7 @@ SCORE_BIN = 0.05
 _LABEL_WIDTH = 112  # horizontal bars: room for the longest type name
 _ROW = 18
 _PLOT_HEIGHT = 96
+_PLOT_TOP = 16  # vertical charts: room for the "peak" label above the tallest bar
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,12 @@ class Chart:
         return not any(b.value for b in self.bars)
 
     @property
+    def peak(self) -> int:
+        return max((b.value for b in self.bars), default=0)
+
+    @property
     def axis_y(self) -> float:
-        return _PLOT_HEIGHT + 4
+        return _PLOT_TOP + _PLOT_HEIGHT
 
 
 def horizontal_bars(title: str, counts: Mapping[str, int], width: int = 340) -> Chart:
@@ -90,7 +95,15 @@ def _vertical(
     for i, (label, n, kind) in enumerate(columns):
         height = _PLOT_HEIGHT * n / top if top else 0.0
         bars.append(
-            Bar(label, n, i * slot + 1, 4 + _PLOT_HEIGHT - height, max(slot - 2, 1), height, kind)
+            Bar(
+                label,
+                n,
+                i * slot + 1,
+                _PLOT_TOP + _PLOT_HEIGHT - height,
+                max(slot - 2, 1),
+                height,
+                kind,
+            )
         )
         if i % ticks_every == 0:
             ticks.append(Tick(i * slot + 1, tick_label[i]))
@@ -124,7 +137,7 @@ def added_per_week(
     return Chart(
         f"Added per week (last {weeks})",
         width,
-        _PLOT_HEIGHT + 22,
+        _PLOT_TOP + _PLOT_HEIGHT + 18,
         bars,
         ticks,
         orientation="vertical",
@@ -152,14 +165,17 @@ def recall_histogram(
         columns.append((f"{low:.2f}–{low + SCORE_BIN:.2f}", n, kind))
     bars, ticks, _ = _vertical("recall scores", columns, width, 4, labels)
     marks = tuple(Tick(width * f, f"floor {f:.2f}") for f in sorted(set(floors)))
+    floors_text = ", ".join(f"{f:.2f}" for f in sorted(set(floors)))
     return Chart(
         f"Recall scores ({recalls} recent recalls, {len(scores)} candidates)",
         width,
-        _PLOT_HEIGHT + 22,
+        _PLOT_TOP + _PLOT_HEIGHT + 18,
         bars,
         ticks,
         marks,
         orientation="vertical",
+        note=f"dashed: the recall floor{'s' if len(set(floors)) > 1 else ''} {floors_text}; "
+        "green: at or above the lowest",
     )
 
 
