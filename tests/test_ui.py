@@ -512,15 +512,24 @@ def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:
 # -- the command ----------------------------------------------------------------------------
 
 
-def test_refuses_to_start_without_a_store_or_a_port(tmp_path: Path, ui: Server) -> None:
+def test_a_project_without_a_store_and_a_taken_port(
+    tmp_path: Path, ui: Server, browser: Any, minilm: Embedder
+) -> None:
     empty = make_repo(tmp_path / "empty")
-    r = subprocess.run(
-        [sys.executable, "-m", "kenning", "ui"], cwd=empty, env=kenning_env(),
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert r.returncode == 1 and r.stdout == "" and "kenning remember" in r.stderr
-    with open_store(cwd=empty) as store:  # a store, but the port is taken (by the module's page)
-        store.remember("a note", "context")
+    server = start_ui(empty, tmp_path / "stderr.txt")
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(server.url)
+        assert "No store yet" in tab.inner_text("#no-store") and ids_on(tab) == []
+        assert not (empty / ".kenning" / "memory.db").exists()  # reading created nothing
+        with open_store(cwd=empty, embedder=minilm) as store:  # the first remember creates it
+            stored = store.remember("a note", "context")
+        tab.reload()
+        assert ids_on(tab) == [stored.id] and tab.locator("#no-store").count() == 0
+    finally:
+        context.close()
+        server.stop()
     r = subprocess.run(
         [sys.executable, "-m", "kenning", "ui", "--port", str(ui.port)], cwd=empty,
         env=kenning_env(), capture_output=True, text=True, timeout=120, check=False,

@@ -155,7 +155,8 @@ class StoreSource:
     The embedded file store is opened once and kept (its vector cache stays warm). A server
     store is opened per request: a fresh connection reports a server that went down at once
     (knowledge base NOT consulted) and picks it up again when it is back, where a kept pool
-    would wait for its timeout. Calls are serialised: the page has one user.
+    would wait for its timeout. So is a store that does not exist yet, until it does.
+    Calls are serialised: the page has one user.
     """
 
     def __init__(

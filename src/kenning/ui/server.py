@@ -34,16 +34,17 @@ def bind(port: int) -> socket.socket:
 def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None) -> None:
     """Serve the page for the project's store until interrupted.
 
-    The store is opened (and the model loaded) before anything is printed, so a missing
-    store or a server that is down fails here with its own error (exit 1, or 3 for
-    "knowledge base NOT consulted"). Then the first line of standard output is the address
-    with its token.
+    The store is opened (and the model loaded) before anything is printed, so a server
+    that is down fails here with its own error (exit 3, "knowledge base NOT consulted").
+    A project with no store yet gets an empty page that says so (the first ``remember``
+    creates the store; the page picks it up). Then the first line of standard output is
+    the address with its token.
     """
     import uvicorn
 
     if not 0 <= port <= 65535:
         raise KenningError(f"--port must be from 1 to 65535 (got {port})")
-    first = open_store(location, cwd=cwd, create=False)
+    first = open_store(location, cwd=cwd, create=False, missing_ok=True)
     try:
         embedder = first.embedder
         embedder.embed(["warm-up"])  # load the model before the first search
@@ -52,12 +53,14 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     except BaseException:
         first.close()
         raise
-    if first.project.store_url is None:
+    if first.project.store_url is None and first.exists:
         source = StoreSource(kept=first)
     else:
         first.close()
         source = StoreSource(
-            opener=lambda: open_store(location, cwd=cwd, create=False, embedder=embedder)
+            opener=lambda: open_store(
+                location, cwd=cwd, create=False, missing_ok=True, embedder=embedder
+            )
         )
     actual = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
