@@ -1079,8 +1079,8 @@ Examples:
   kenning ui --store postgresql://kenning@db.internal/kenning
 
 The first line printed is the address with its access token. The page is served on
-127.0.0.1 only. Exit codes: 1 no store yet or the port is taken, 3 knowledge base NOT
-consulted (server store down).
+127.0.0.1 only. Exit codes: 1 the port is taken, 3 knowledge base NOT consulted (server
+store down).
 """
 )
 @click.option("--port", default=0, type=int, help="Port on 127.0.0.1 (default: a free one).")
