@@ -497,6 +497,14 @@ def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) ->
         assert store.get(target) is None
     response = page.goto(ui.base + "/memory?id=" + target)
     assert response.status == 404 and "No such memory" in page.inner_text("h1")
+    # a memory of another project, listed with project=all, is forgotten the same way
+    other = ui_project["ids"]["other"]
+    page.goto(ui.base + "/?project=all")
+    page.click(f"li.memory[data-id='{other}'] a:has-text('Forget')")
+    page.click("button:has-text('Forget it')")
+    assert f"Forgot memory {other}" in page.inner_text(".flash.ok")
+    with store_of(ui_project) as store:
+        assert store.get(other) is None
 
 
 def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:

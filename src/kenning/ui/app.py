@@ -366,7 +366,12 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
     async def forget(request: Request) -> Response:
         form = await request.form()
         wanted = memory_id(request, form)
-        gone = await call(lambda store: store.forget(wanted))
+        def work(store: MemoryStore) -> bool:
+            found = store.get(wanted)
+            # the memory the person picked on the page, whichever project it belongs to
+            return found is not None and store.forget(wanted, group_id=found.group_id)
+
+        gone = await call(work)
         session: Session = request.scope["state"]["session"]
         if gone:
             session.flash("ok", f"Forgot memory {wanted}.")
