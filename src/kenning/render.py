@@ -11,6 +11,8 @@ Everything here is pure: strings in, strings out. The rules that matter for safe
   become numeric character references, visible to a reader yet parsed back to the original.
 * In the human listing, terminal control characters (ESC, C0, DEL, C1) and bidi controls are
   removed so stored text cannot drive or spoof the terminal.
+* On the web page (``kenning ui``), stored text is HTML-escaped (quotes too, so it is inert
+  in an attribute as well) and hidden controls become a visible ``U+XXXX`` marker.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "REANCHOR_LINE",
     "SUMMARY_CHARS",
     "combine_for_recall",
+    "escape_html_text",
     "escape_xml_text",
     "render_human",
     "render_json",
@@ -329,3 +332,42 @@ def render_json(obj: Any) -> str:
         obj, ensure_ascii=False, sort_keys=True, indent=2, allow_nan=False, default=_json_default
     )
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+# --------------------------------------------------------------------------------------------
+# HTML (the `kenning ui` page)
+# --------------------------------------------------------------------------------------------
+
+#: Characters a browser obeys without showing them — even when written as ``&#x…;``
+#: references, unlike the XML block's reader: bidi embeddings, overrides, isolates and marks
+#: (they reorder what the reader sees), zero-width and invisible characters, the BOM, tag
+#: characters, C0/C1 controls (tab and newline kept), lone surrogates. ZWJ/ZWNJ are left
+#: alone: emoji sequences and several scripts need them and they reorder nothing.
+_HTML_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\U000e0000-\U000e007f\ud800-\udfff]"
+)
+
+
+def hidden_characters(text: str) -> int:
+    """How many characters of ``text`` :func:`escape_html_text` shows as markers."""
+    return len(_HTML_HIDDEN.findall(text))
+
+
+def escape_html_text(text: str) -> str:
+    """Stored text as an HTML fragment that shows what it holds and does nothing.
+
+    ``& < > " '`` become entities, so no stored text can open a tag, close an element or
+    leave an attribute; each hidden control (see :data:`_HTML_HIDDEN`) becomes
+    ``<span class="ctl">U+202E</span>``, visible and inert.
+    """
+    import html
+
+    out: list[str] = []
+    pos = 0
+    for m in _HTML_HIDDEN.finditer(text):
+        out.append(html.escape(text[pos : m.start()], quote=True))
+        out.append(f'<span class="ctl" title="hidden control character">U+{ord(m[0]):04X}</span>')
+        pos = m.end()
+    out.append(html.escape(text[pos:], quote=True))
+    return "".join(out)

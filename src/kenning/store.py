@@ -118,6 +118,24 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
     return text
 
 
+#: Metadata the write path derives from the content and type: recomputed on every edit.
+_DERIVED_METADATA = ("given_type", "error_fingerprint")
+
+
+def _check_memory_id(memory_id: object) -> str:
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        raise UserInputError("pass the id of a memory (see `kenning search --json`)")
+    return memory_id.strip()
+
+
+class _EditRefused(Exception):
+    """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
+
+    def __init__(self, existing_id: str, score: float, memory: Memory) -> None:
+        super().__init__(existing_id)
+        self.existing_id, self.score, self.memory = existing_id, score, memory
+
+
 class MemoryStore:
     """A project's memory. Open it with :func:`open_store`."""
 
@@ -548,6 +566,8 @@ class MemoryStore:
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(h, t) for h, t in zip(hits, texts, strict=True) if t]
+        if self.settings.recall_log and self.exists:
+            self._log_recall(floor, [c.semantic for c in candidates], len(kept))
         return RecallResult(
             query, floor, tuple(h for h, _ in kept), tuple(t for _, t in kept), truncated
         )
@@ -688,6 +708,182 @@ class MemoryStore:
                 "dedup_threshold": protocol.DEDUP_THRESHOLD,
             },
         }
+
+    # -- curation: one memory at a time (`kenning ui`, `kenning edit`) -----------------------
+
+    def get(self, memory_id: str) -> Memory | None:
+        """The memory with this id (in any project of the store), or None."""
+        found = self.backend.get([_check_memory_id(memory_id)])
+        return found[0] if found else None
+
+    def browse(
+        self,
+        *,
+        group_id: str | None = None,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        stored_after: datetime | None = None,
+        stored_before: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
+        """Memories newest first, without a query (the page's list and its plots).
+
+        ``group_id``, ``collection`` and ``memory_type`` as in :meth:`search` (None: this
+        project; ``"all"``: every project; types as ``"a,b"`` or a list). Reads every
+        matching row once: linear in the project's size.
+        """
+        import heapq
+
+        from .model import check_collection
+        from .search import parse_types
+
+        collections = (check_collection(collection),) if collection else ()
+        types = parse_types(memory_type)
+        after = parse_timestamp(stored_after) if stored_after else None
+        before = parse_timestamp(stored_before) if stored_before else None
+        filters = Filters(self.resolve_group(group_id), collections, types)
+        rows = (
+            r.memory
+            for r in self.backend.iterate(filters)
+            if (after is None or r.memory.stored_at >= after)
+            and (before is None or r.memory.stored_at < before)
+        )
+
+        def newest_first(m: Memory) -> tuple[datetime, str]:
+            return (m.stored_at, m.id)
+
+        if limit is None:
+            return sorted(rows, key=newest_first, reverse=True)
+        return heapq.nlargest(max(limit, 0), rows, key=newest_first)
+
+    def update(
+        self, memory_id: str, *, content: str | None = None, type: str | None = None
+    ) -> RememberResult:
+        """Change a memory's content and/or type through the write path of :meth:`remember`.
+
+        The new text is normalised, redacted and re-embedded, and deduplicated against the
+        project's *other* memories; it is stored under the same id (``stored_at``, source,
+        tags and the rest of the metadata kept; ``metadata["edited_at"]`` recorded) in one
+        exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
+        (the other memory's id and score) / ``rejected`` (the reason) /
+        ``dedup-check-failed`` — in which cases nothing was changed. An unknown id raises
+        :class:`~kenning.errors.UserInputError`.
+        """
+        import dataclasses
+
+        memory_id = _check_memory_id(memory_id)
+        if content is None and type is None:
+            raise UserInputError("pass the new content, the new type, or both")
+        self.check_location()
+        self._check_provenance(stamp=True)
+        try:
+            with self.backend.exclusive():
+                # Read under the lock: the edit applies to the memory as it is now.
+                found = self.backend.get([memory_id])
+                if not found:
+                    raise UserInputError(
+                        f"no memory with id {memory_id} (it may have been forgotten)"
+                    )
+                old = found[0]
+                derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
+                # The type as it was asked for, so that the same rules map it again
+                # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).
+                asked = type if type is not None else old.metadata.get("given_type", old.type)
+                item = NewMemory(
+                    old.content if content is None else content,
+                    str(asked),
+                    old.source,
+                    old.tags,
+                    {**derived, "edited_at": utc_now().isoformat()},
+                    old.stored_at,
+                    old.id,
+                )
+                try:
+                    prep = self.prepare(item, old.group_id)
+                except UserInputError as exc:
+                    return RememberResult(status=REJECTED, reason=str(exc))
+                m = prep.memory
+                new = dataclasses.replace(
+                    old,
+                    content=m.content,
+                    collection=m.collection,
+                    type=m.type,
+                    content_hash=m.content_hash,
+                    source=m.source,
+                    tags=m.tags,
+                    metadata=m.metadata,
+                )
+                vector = self._embed([new.content])[0]
+                if new.content_hash != old.content_hash:
+                    # Dedup against the *other* memories: take this one out first, inside
+                    # the transaction, so the unchanged dedup rule cannot match it.
+                    old_vector = self.backend.get_vectors([old.id]).get(old.id)
+                    self.backend.delete([old.id])
+                    dup = self._find_duplicate(new, vector, {}, [], True)
+                    if dup is not None:
+                        if old_vector is not None:
+                            # A backend without transactions (Qdrant) keeps the delete:
+                            # put the memory back; the others roll both back.
+                            self.backend.upsert([MemoryRecord(old, old_vector)])
+                        raise _EditRefused(dup[0], dup[1], new)
+                self.backend.upsert([MemoryRecord(new, vector)])
+        except _EditRefused as refused:
+            return RememberResult(
+                NEAR_DUPLICATE,
+                refused.existing_id,
+                refused.score,
+                None,
+                refused.memory.collection,
+                refused.memory.type,
+            )
+        except KenningError:
+            raise
+        except Exception as exc:
+            return RememberResult(
+                DEDUP_CHECK_FAILED,
+                None,
+                None,
+                f"the store could not be checked for duplicates: {exc}; nothing was changed",
+            )
+        return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
+
+    def mark_reviewed(self, memory_id: str, *, now: datetime | None = None) -> Memory:
+        """Record that a person checked this memory: ``metadata["reviewed_at"]`` (UTC, ISO
+        8601). Content, vector and everything else are kept."""
+        import dataclasses
+
+        memory_id = _check_memory_id(memory_id)
+        moment = parse_timestamp(now) if now else utc_now()
+        self.check_location()
+        with self.backend.exclusive():
+            found = self.backend.get([memory_id])
+            vector = self.backend.get_vectors([memory_id]).get(memory_id)
+            if not found or vector is None:
+                raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
+            reviewed = dataclasses.replace(
+                found[0], metadata={**found[0].metadata, "reviewed_at": moment.isoformat()}
+            )
+            self.backend.upsert([MemoryRecord(reviewed, vector)])
+        return reviewed
+
+    @property
+    def recall_log_path(self) -> Path:
+        """Where recalls are logged when the recall log is on (:mod:`kenning.recall_log`)."""
+        from .recall_log import RECALL_LOG_FILENAME
+
+        return self.project.store_path.parent / RECALL_LOG_FILENAME
+
+    def recent_recalls(self, limit: int = 500) -> list[Any]:
+        """The last ``limit`` logged recalls (:class:`~kenning.recall_log.RecallLogEntry`),
+        oldest first; empty when the log is off or nothing was logged yet."""
+        from .recall_log import read_recent
+
+        return read_recent(self.recall_log_path, limit)
+
+    def _log_recall(self, floor: float, scores: Sequence[float], kept: int) -> None:
+        from .recall_log import RecallLogEntry, append_entry
+
+        append_entry(self.recall_log_path, RecallLogEntry(utc_now(), floor, tuple(scores), kept))
 
 
 def open_store(

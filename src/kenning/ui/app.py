@@ -1,0 +1,439 @@
+"""The ``kenning ui`` web page: browse, search, curate and plot a project's memory.
+
+A thin Starlette surface over :class:`~kenning.store.MemoryStore`: every read and every
+change is one call of the core's public API, exactly as the CLI makes it (search is
+``MemoryStore.search`` with its ranking and threshold; edits go through
+``MemoryStore.update``, the write path of ``remember``). Pages are rendered on the server
+with Jinja2 (autoescape on; stored text goes through :func:`kenning.render.escape_html_text`);
+there is no JavaScript at all. Safety checks live in :mod:`kenning.ui.guard`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .. import protocol
+from ..errors import KenningError, UserInputError
+from ..model import COLLECTIONS, NEAR_DUPLICATE, STORED, Memory, SearchResult, utc_now
+from ..render import escape_html_text, hidden_characters
+from ..store import MemoryStore
+from . import charts
+from .guard import CSRF_FIELD, Guard, Session
+
+HERE = Path(__file__).resolve().parent
+T = TypeVar("T")
+
+#: Rows on one page; "show more" adds as many.
+PAGE_SIZE = 20
+MAX_ROWS = 500
+#: Age filter choices: value → (label, stored within N days | stored more than N days ago).
+AGES: Mapping[str, tuple[str, int | None, int | None]] = {
+    "": ("any age", None, None),
+    "1": ("last day", 1, None),
+    "7": ("last 7 days", 7, None),
+    "30": ("last 30 days", 30, None),
+    "90": ("last 90 days", 90, None),
+    ">90": ("older than 90 days", None, 90),
+    ">365": ("older than a year", None, 365),
+}
+#: The "stale" filter and mark belong to the freshness feature (issue 16, part 2). Until it
+#: lands the filter is not shown and ``memory_facts`` reports ``stale`` as unknown (None);
+#: switch this on when memories carry the mark.
+STALE_FILTER = False
+STALE_CHOICES = {"": "fresh or stale", "stale": "stale only", "fresh": "fresh only"}
+
+
+def memory_facts(memory: Memory) -> dict[str, Any]:
+    """What the page shows beside a memory's own fields, in one place.
+
+    ``seen_count`` / ``last_seen_at`` come with dedup merges (a parallel change adds them to
+    :class:`Memory`), ``stale`` with freshness (part 2): each is read from the memory when
+    it has the attribute, else from its metadata, else it is None and the template leaves
+    it out. ``reviewed_at`` and ``edited_at`` are metadata written by ``MemoryStore``.
+    """
+    metadata = memory.metadata or {}
+
+    def read(name: str) -> Any:
+        value = getattr(memory, name, None)
+        return metadata.get(name) if value is None else value
+
+    return {
+        "seen_count": read("seen_count"),
+        "last_seen_at": read("last_seen_at"),
+        "stale": read("stale"),
+        "reviewed_at": metadata.get("reviewed_at"),
+        "edited_at": metadata.get("edited_at"),
+    }
+
+
+@dataclass(frozen=True)
+class PageFilters:
+    """The list's query and filters, as read from the address (all optional)."""
+
+    query: str = ""
+    collection: str = ""
+    type: str = ""
+    #: "" → this project; "all" → every project; else a project id.
+    project: str = ""
+    age: str = ""
+    stale: str = ""
+    limit: int = PAGE_SIZE
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> PageFilters:
+        age = params.get("age", "")
+        stale = params.get("stale", "") if STALE_FILTER else ""
+        try:
+            limit = int(params.get("limit", PAGE_SIZE))
+        except ValueError:
+            limit = PAGE_SIZE
+        if age not in AGES:
+            raise UserInputError(f"unknown age filter {age!r}; choose one of the list")
+        if stale not in STALE_CHOICES:
+            raise UserInputError(f"unknown stale filter {stale!r}; choose one of the list")
+        return cls(
+            query=params.get("q", "").strip(),
+            collection=params.get("collection", "").strip(),
+            type=params.get("type", "").strip(),
+            project=params.get("project", "").strip(),
+            age=age,
+            stale=stale,
+            limit=min(max(limit, 1), MAX_ROWS),
+        )
+
+    def params(self, **changes: Any) -> str:
+        """This filter set (with ``changes``) as a query string, defaults left out."""
+        f = replace(self, **changes)
+        pairs = {
+            "q": f.query,
+            "collection": f.collection,
+            "type": f.type,
+            "project": f.project,
+            "age": f.age,
+            "stale": f.stale,
+            "limit": "" if f.limit == PAGE_SIZE else str(f.limit),
+        }
+        return urlencode({k: v for k, v in pairs.items() if v})
+
+    def stored_window(self, now: datetime) -> tuple[datetime | None, datetime | None]:
+        _, within, older = AGES[self.age]
+        after = now - timedelta(days=within) if within is not None else None
+        before = now - timedelta(days=older) if older is not None else None
+        return after, before
+
+    @property
+    def narrows_after_search(self) -> bool:
+        """Filters the search API has no argument for; the page applies them to its hits."""
+        return bool(self.age or self.stale)
+
+
+@dataclass(frozen=True)
+class Row:
+    memory: Memory
+    result: SearchResult | None = None
+
+
+class StoreSource:
+    """The store behind the page.
+
+    The embedded file store is opened once and kept (its vector cache stays warm). A server
+    store is opened per request: a fresh connection reports a server that went down at once
+    (knowledge base NOT consulted) and picks it up again when it is back, where a kept pool
+    would wait for its timeout. So is a store that does not exist yet, until it does.
+    Calls are serialised: the page has one user.
+    """
+
+    def __init__(
+        self, *, kept: MemoryStore | None = None, opener: Callable[[], MemoryStore] | None = None
+    ) -> None:
+        if (kept is None) == (opener is None):
+            raise ValueError("give either a kept store or an opener")
+        self._kept = kept
+        self._opener = opener
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def store(self) -> Iterator[MemoryStore]:
+        with self._lock:
+            if self._kept is not None:
+                yield self._kept
+                return
+            assert self._opener is not None
+            opened = self._opener()
+            try:
+                yield opened
+            finally:
+                opened.close()
+
+    def close(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
+
+
+def _templates() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["untrusted"] = lambda text: Markup(escape_html_text(str(text)))
+    env.filters["q"] = lambda text: quote(str(text), safe="")
+    env.filters["score"] = lambda v: "n/a" if v is None else f"{v:.2f}"
+    env.filters["day"] = lambda v: f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else str(v)
+    env.globals.update(
+        COLLECTIONS=COLLECTIONS,
+        AGES=AGES,
+        STALE_FILTER=STALE_FILTER,
+        STALE_CHOICES=STALE_CHOICES,
+        CSRF_FIELD=CSRF_FIELD,
+        facts=memory_facts,
+        hidden_characters=hidden_characters,
+    )
+    return env
+
+
+def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
+    """The page as an ASGI app, behind :class:`~kenning.ui.guard.Guard`."""
+    env = _templates()
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        session: Session = request.scope["state"]["session"]
+        html = env.get_template(name).render(
+            csrf=session.csrf, flashes=session.take_flashes(), **context
+        )
+        return HTMLResponse(html, status_code=status)
+
+    async def call(work: Callable[[MemoryStore], T]) -> T:
+        def run() -> T:
+            with source.store() as store:
+                return work(store)
+
+        return await run_in_threadpool(run)
+
+    async def index(request: Request) -> Response:
+        filters = PageFilters.from_params(request.query_params)
+        now = utc_now()
+
+        def work(store: MemoryStore) -> dict[str, Any]:
+            after, before = filters.stored_window(now)
+            group = filters.project or None
+            response = None
+            # The plots show the whole project: one pass over its memories, which is also
+            # the unfiltered list (a pass costs ~0.2 s per 1,000 memories on SQLite).
+            everything = store.browse(group_id=group)
+            if filters.query:
+                response = store.search(
+                    filters.query,
+                    collection=filters.collection or None,
+                    memory_type=filters.type or None,
+                    group_id=group,
+                    limit=protocol.SEARCH_MAX_LIMIT
+                    if filters.narrows_after_search
+                    else min(filters.limit, protocol.SEARCH_MAX_LIMIT),
+                )
+                rows = [
+                    Row(r.memory, r)
+                    for r in response.results
+                    if (after is None or r.memory.stored_at >= after)
+                    and (before is None or r.memory.stored_at < before)
+                    and _stale_matches(r.memory, filters.stale)
+                ]
+                total = len(rows)
+            else:
+                narrowed = filters.collection or filters.type or after or before
+                listed = (
+                    store.browse(
+                        group_id=group,
+                        collection=filters.collection or None,
+                        memory_type=filters.type or None,
+                        stored_after=after,
+                        stored_before=before,
+                    )
+                    if narrowed
+                    else everything
+                )
+                rows = [Row(m) for m in listed if _stale_matches(m, filters.stale)]
+                total = len(rows)
+            recalls = store.recent_recalls() if store.settings.recall_log else []
+            stats = store.stats()
+            return {
+                "rows": rows[: filters.limit],
+                "total": total,
+                "response": response,
+                "plots": _plots(everything, recalls, now, store.settings.recall_log),
+                "store": stats,
+                "this_project": store.group_id,
+            }
+
+        data = await call(work)
+        return page(request, "index.html", filters=filters, **data)
+
+    def memory_id(request: Request, form: Mapping[str, Any] | None = None) -> str:
+        value = (form or request.query_params).get("id", "")
+        if not isinstance(value, str) or not value.strip():
+            raise UserInputError("no memory id given: pick a memory from the list")
+        return value
+
+    async def show(request: Request) -> Response:
+        wanted = memory_id(request)
+        found = await call(lambda store: store.get(wanted))
+        if found is None:
+            return page(request, "gone.html", 404, memory_id=wanted)
+        return page(request, "memory.html", memory=found)
+
+    async def edit_form(request: Request) -> Response:
+        wanted = memory_id(request)
+        found = await call(lambda store: store.get(wanted))
+        if found is None:
+            return page(request, "gone.html", 404, memory_id=wanted)
+        return page(
+            request, "edit.html", memory=found, content=found.content, type=found.type, problem=None
+        )
+
+    async def edit(request: Request) -> Response:
+        form = await request.form()
+        wanted = memory_id(request, form)
+        # a browser sends a textarea's line breaks as CRLF
+        content = str(form.get("content", "")).replace("\r\n", "\n")
+        new_type = str(form.get("type", ""))
+        before = await call(lambda store: store.get(wanted))
+        if before is None:
+            return page(request, "gone.html", 404, memory_id=wanted)
+        result = await call(
+            lambda store: (
+                store.update(
+                    wanted,
+                    content=None if content == before.content else content,
+                    type=None if new_type == before.type else new_type,
+                )
+                if content != before.content or new_type != before.type
+                else None
+            )
+        )
+        session: Session = request.scope["state"]["session"]
+        if result is None:
+            session.flash("info", "Nothing changed.")
+        elif result.status == STORED:
+            note = "Saved: re-embedded, and checked for duplicates like a new note."
+            if result.redactions:
+                kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
+                note += f" Secrets redacted: {kinds}."
+            session.flash("ok", note)
+        else:
+            problem = (
+                f"Not saved: this text is a near-duplicate of memory {result.id} "
+                f"(score {result.score:.2f}). Nothing was changed."
+                if result.status == NEAR_DUPLICATE
+                else f"Not saved ({result.status}): {result.reason}"
+            )
+            return page(
+                request,
+                "edit.html",
+                409 if result.status == NEAR_DUPLICATE else 400,
+                memory=before,
+                content=content,
+                type=new_type,
+                problem=problem,
+                duplicate_of=result.id if result.status == NEAR_DUPLICATE else None,
+            )
+        return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
+
+    async def forget_form(request: Request) -> Response:
+        wanted = memory_id(request)
+        found = await call(lambda store: store.get(wanted))
+        if found is None:
+            return page(request, "gone.html", 404, memory_id=wanted)
+        return page(request, "forget.html", memory=found)
+
+    async def forget(request: Request) -> Response:
+        form = await request.form()
+        wanted = memory_id(request, form)
+        def work(store: MemoryStore) -> bool:
+            found = store.get(wanted)
+            # the memory the person picked on the page, whichever project it belongs to
+            return found is not None and store.forget(wanted, group_id=found.group_id)
+
+        gone = await call(work)
+        session: Session = request.scope["state"]["session"]
+        if gone:
+            session.flash("ok", f"Forgot memory {wanted}.")
+        else:
+            session.flash("warn", f"Memory {wanted} was already gone.")
+        return RedirectResponse("/", status_code=303)
+
+    async def review(request: Request) -> Response:
+        form = await request.form()
+        wanted = memory_id(request, form)
+        await call(lambda store: store.mark_reviewed(wanted))
+        session: Session = request.scope["state"]["session"]
+        session.flash("ok", "Marked as reviewed.")
+        return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
+
+    async def kenning_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, KenningError)
+        # exit code 3 is a server store that is down: say so, never "no results"
+        status = 503 if exc.exit_code == 3 else 400
+        return page(request, "error.html", status, message=str(exc), unavailable=status == 503)
+
+    app = Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/memory", show, methods=["GET"]),
+            Route("/edit", edit_form, methods=["GET"]),
+            Route("/edit", edit, methods=["POST"]),
+            Route("/forget", forget_form, methods=["GET"]),
+            Route("/forget", forget, methods=["POST"]),
+            Route("/review", review, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        ],
+        exception_handlers={KenningError: kenning_error},
+    )
+    return Guard(app, port=port, token=token)
+
+
+def _stale_matches(memory: Memory, wanted: str) -> bool:
+    if not wanted:
+        return True
+    return bool(memory_facts(memory)["stale"]) == (wanted == "stale")
+
+
+def _plots(
+    memories: list[Memory], recalls: list[Any], now: datetime, logging_on: bool
+) -> dict[str, Any]:
+    by_collection = {name: 0 for name in COLLECTIONS}
+    by_type: dict[str, int] = {}
+    for m in memories:
+        by_collection[m.collection] = by_collection.get(m.collection, 0) + 1
+        by_type[m.type] = by_type.get(m.type, 0) + 1
+    types_in_order = {t: by_type[t] for ts in COLLECTIONS.values() for t in ts if t in by_type}
+    scores = [s for entry in recalls for s in entry.scores]
+    return {
+        "collections": charts.horizontal_bars("Memories per collection", by_collection),
+        "types": charts.horizontal_bars("Memories per type", types_in_order),
+        "weeks": charts.added_per_week((m.stored_at for m in memories), now),
+        "recalls": charts.recall_histogram(scores, sorted({e.floor for e in recalls}), len(recalls))
+        if recalls
+        else None,
+        "recall_log": logging_on,
+    }
+
+
+__all__ = ["PageFilters", "StoreSource", "create_app", "memory_facts"]

@@ -1,0 +1,90 @@
+"""Start the page: open the store, bind 127.0.0.1, print the address, serve until stopped."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+from ..errors import KenningError
+from ..store import open_store
+from .app import StoreSource, create_app
+
+#: The only address the page is served on: never another interface.
+HOST = "127.0.0.1"
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:``port`` (0: a free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        raise KenningError(
+            f"cannot listen on {HOST}:{port} ({exc.strerror or exc}); pick another port with "
+            "--port, or leave it out for a free one"
+        ) from None
+    sock.listen(64)
+    return sock
+
+
+def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None) -> None:
+    """Serve the page for the project's store until interrupted.
+
+    The store is opened (and the model loaded) before anything is printed, so a server
+    that is down fails here with its own error (exit 3, "knowledge base NOT consulted").
+    A project with no store yet gets an empty page that says so (the first ``remember``
+    creates the store; the page picks it up). Then the first line of standard output is
+    the address with its token.
+    """
+    import uvicorn
+
+    if not 0 <= port <= 65535:
+        raise KenningError(f"--port must be from 1 to 65535 (got {port})")
+    first = open_store(location, cwd=cwd, create=False, missing_ok=True)
+    try:
+        embedder = first.embedder
+        embedder.embed(["warm-up"])  # load the model before the first search
+        project = first.group_id
+        sock = bind(port)
+    except BaseException:
+        first.close()
+        raise
+    if first.project.store_url is None and first.exists:
+        source = StoreSource(kept=first)
+    else:
+        first.close()
+        source = StoreSource(
+            opener=lambda: open_store(
+                location, cwd=cwd, create=False, missing_ok=True, embedder=embedder
+            )
+        )
+    actual = sock.getsockname()[1]
+    token = secrets.token_urlsafe(24)
+    app = create_app(source, port=actual, token=token)
+    print(f"http://{HOST}:{actual}/?token={token}", flush=True)
+    print(
+        f"kenning ui: serving {project} on {HOST}:{actual} only; Ctrl+C to stop",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        source.close()
+        sock.close()
+
+
+__all__ = ["HOST", "bind", "serve"]

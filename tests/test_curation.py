@@ -1,0 +1,287 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
+"""Curation in the core: ``MemoryStore.get / browse / update / mark_reviewed`` and the recall
+log, on every backend where the behaviour is the backend's (edits run in its transaction),
+plus ``kenning edit`` on the command line. Real stores, the real MiniLM model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning import protocol
+from kenning.backends.base import Backend, Filters
+from kenning.config import load_settings
+from kenning.embedders.base import Embedder
+from kenning.errors import InvalidTypeError, UserInputError
+from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
+from kenning.project import resolve_project
+from kenning.recall_log import RECALL_LOG_FILENAME
+from kenning.store import MemoryStore, open_store
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    backend,
+    backend_location,
+    pg_databases,
+    pg_server,
+    pg_url,
+    store_kind,
+)
+
+DB_LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
+    "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+NPM = "ERROR-FIX: npm ERR! code ERESOLVE | FIX: align the peer dependency versions"
+NAMING = "Use snake_case for Python function names."
+DEPLOY = "We decided to deploy on Fridays only after the QA sign-off."
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def mstore(backend: Backend, project: Path, minilm: Embedder) -> MemoryStore:
+    p = resolve_project(project)
+    return MemoryStore(backend, p, load_settings(p.root), minilm)
+
+
+def _vector(store: MemoryStore, memory_id: str) -> np.ndarray:
+    return store.backend.get_vectors([memory_id])[memory_id]
+
+
+def test_update_reembeds_under_the_same_id(mstore: MemoryStore) -> None:
+    first = mstore.remember(NAMING, "naming", source="docs/style.md", tags=["python"])
+    other = mstore.remember(DEPLOY, "decision", stored_at=NOW - timedelta(days=3))
+    assert first.status == other.status == STORED
+    before = mstore.get(first.id or "")
+    assert before is not None
+    old_vector = _vector(mstore, before.id)
+
+    text = "Name Python test files test_<module>.py and keep one module per test file."
+    result = mstore.update(before.id, content=text)
+    assert (result.status, result.id) == (STORED, before.id)
+    after = mstore.get(before.id)
+    assert after is not None
+    assert after.content == text and after.type == "naming" and after.collection == "conventions"
+    # kept: when it was stored, where it came from, its tags; recorded: the edit
+    assert (after.stored_at, after.source, after.tags) == (
+        before.stored_at,
+        "docs/style.md",
+        ("python",),
+    )
+    assert "edited_at" in after.metadata
+    assert mstore.backend.count(Filters()) == 2
+    # re-embedded: the new vector is the model's vector of the new text
+    new_vector = _vector(mstore, before.id)
+    np.testing.assert_allclose(new_vector, mstore.embedder.embed([text])[0], atol=1e-5)
+    assert float(np.dot(new_vector, old_vector)) < 0.9
+    hits = mstore.search("naming of python test files", threshold=0.3, now=NOW).results
+    assert hits and hits[0].memory.id == before.id and hits[0].memory.content == text
+
+
+def test_update_type_only_moves_the_collection(mstore: MemoryStore) -> None:
+    stored = mstore.remember(NAMING, "naming")
+    result = mstore.update(stored.id or "", type="rule")
+    assert (result.status, result.collection, result.type) == (STORED, "conventions", "rule")
+    moved = mstore.update(stored.id or "", type="decision")
+    assert (moved.collection, moved.type) == ("discussions", "decision")
+    memory = mstore.get(stored.id or "")
+    assert memory is not None and memory.content == NAMING and memory.type == "decision"
+
+
+def test_update_into_a_duplicate_changes_nothing(mstore: MemoryStore) -> None:
+    """The edit deletes and re-checks inside the backend's transaction; a refused edit
+    must leave the memory, its vector and every other row exactly as they were."""
+    a = mstore.remember(DB_LOCKED, "error_fix")
+    b = mstore.remember(DEPLOY, "decision")
+    before = mstore.get(b.id or "")
+    vector = _vector(mstore, b.id or "")
+    for text in (DB_LOCKED, "  " + DB_LOCKED.replace("WAL", "WAL ") + " "):  # exact, then spaced
+        result = mstore.update(b.id or "", content=text)
+        assert (result.status, result.id, result.score) == (NEAR_DUPLICATE, a.id, 1.0)
+    near = DB_LOCKED.replace("concurrent writers", "concurrent writers!")
+    result = mstore.update(b.id or "", content=near)
+    assert result.status == NEAR_DUPLICATE and result.id == a.id
+    assert result.score is not None and protocol.DEDUP_THRESHOLD < result.score <= 1.0
+    assert mstore.get(b.id or "") == before
+    np.testing.assert_allclose(_vector(mstore, b.id or ""), vector, atol=1e-6)
+    assert mstore.backend.count(Filters()) == 2
+    assert mstore.recall("deploy on fridays after QA").hits[0].memory.id == b.id
+
+
+def test_update_keeps_its_own_text_and_lets_it_change(mstore: MemoryStore) -> None:
+    """Dedup is against the *other* memories: an edit close to the memory's own text (or
+    the same text) is saved, not refused as a duplicate of itself."""
+    stored = mstore.remember(DEPLOY, "decision")
+    same = mstore.update(stored.id or "", content=DEPLOY)
+    assert (same.status, same.id) == (STORED, stored.id)
+    close = mstore.update(stored.id or "", content=DEPLOY.replace("Fridays", "Thursdays"))
+    assert (close.status, close.id) == (STORED, stored.id)
+    memory = mstore.get(stored.id or "")
+    assert memory is not None and "Thursdays" in memory.content
+
+
+def test_update_applies_the_write_rules(mstore: MemoryStore) -> None:
+    stored = mstore.remember(DEPLOY, "decision")
+    redacted = mstore.update(
+        stored.id or "", content="deploy  with   AWS key AKIAIOSFODNN7EXAMPLE and it works"
+    )
+    assert redacted.status == STORED and sum(redacted.redactions.values()) == 1
+    memory = mstore.get(stored.id or "")
+    assert memory is not None
+    assert "AKIAIOSFODNN7EXAMPLE" not in memory.content and "[REDACTED:" in memory.content
+    assert "  " not in memory.content  # normalised like remember
+    for bad, words in (({"content": "   "}, "empty"), ({"type": "banana"}, "valid types")):
+        result = mstore.update(stored.id or "", **bad)  # type: ignore[arg-type]
+        assert result.status == REJECTED and words in (result.reason or "")
+    assert mstore.get(stored.id or "") == memory
+    with pytest.raises(UserInputError, match="no memory with id"):
+        mstore.update("no-such-id", content="x")
+    with pytest.raises(UserInputError, match="new content"):
+        mstore.update(stored.id or "")
+
+
+def test_update_recomputes_the_error_fingerprint(mstore: MemoryStore) -> None:
+    stored = mstore.remember(DB_LOCKED, "context")  # the ruvector way: context → error_fix
+    assert stored.type == "error_fix"
+    old = mstore.get(stored.id or "")
+    assert old is not None and old.metadata["given_type"] == "context"
+    result = mstore.update(stored.id or "", content=NPM)
+    assert (result.status, result.type) == (STORED, "error_fix")
+    new = mstore.get(stored.id or "")
+    assert new is not None
+    assert new.metadata["error_fingerprint"] != old.metadata["error_fingerprint"]
+    hit = mstore.recall("npm ERR! code ERESOLVE", errors=True).hits[0]
+    assert hit.memory.id == stored.id and hit.match == "fingerprint"
+    assert not [
+        h
+        for h in mstore.recall(DB_LOCKED.split(" | ")[0], errors=True).hits
+        if h.match == "fingerprint"
+    ]
+    plain = mstore.update(stored.id or "", content=NAMING)  # no longer an ERROR-FIX entry
+    assert plain.type == "context"
+    memory = mstore.get(stored.id or "")
+    assert memory is not None and "error_fingerprint" not in memory.metadata
+
+
+def test_mark_reviewed_records_the_time_and_keeps_the_rest(mstore: MemoryStore) -> None:
+    stored = mstore.remember(NAMING, "naming", metadata={"origin": "test"})
+    vector = _vector(mstore, stored.id or "")
+    reviewed = mstore.mark_reviewed(stored.id or "", now=NOW)
+    assert reviewed.metadata == {"origin": "test", "reviewed_at": NOW.isoformat()}
+    memory = mstore.get(stored.id or "")
+    assert memory == reviewed
+    np.testing.assert_allclose(_vector(mstore, stored.id or ""), vector, atol=1e-6)
+    with pytest.raises(UserInputError, match="no memory with id"):
+        mstore.mark_reviewed("no-such-id")
+    with pytest.raises(UserInputError, match="id of a memory"):
+        mstore.get("  ")
+
+
+def test_browse_filters_and_orders(store: MemoryStore) -> None:
+    ids = {}
+    for text, kind, age in (
+        (DB_LOCKED, "error_fix", 1),
+        (NAMING, "naming", 40),
+        (DEPLOY, "decision", 200),
+    ):
+        ids[kind] = store.remember(text, kind, stored_at=NOW - timedelta(days=age)).id
+    store.remember("A note of another project.", "decision", group_id="other/repo")
+    assert [m.id for m in store.browse()] == [ids["error_fix"], ids["naming"], ids["decision"]]
+    assert [m.id for m in store.browse(limit=1)] == [ids["error_fix"]]
+    assert [m.id for m in store.browse(collection="conventions")] == [ids["naming"]]
+    assert [m.id for m in store.browse(memory_type=["decision", "port"])] == [ids["decision"]]
+    assert [m.id for m in store.browse(stored_after=NOW - timedelta(days=30))] == [ids["error_fix"]]
+    assert [m.id for m in store.browse(stored_before=NOW - timedelta(days=90))] == [ids["decision"]]
+    assert len(store.browse(group_id="all")) == 4
+    assert [m.content for m in store.browse(group_id="other/repo")] == [
+        "A note of another project."
+    ]
+    with pytest.raises(InvalidTypeError):
+        store.browse(memory_type="banana")
+
+
+def test_recall_log_is_off_by_default_and_never_holds_the_query(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = project / ".kenning" / RECALL_LOG_FILENAME
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember(DB_LOCKED, "error_fix")
+        store.recall("database is locked when two agents write")
+        assert not log.exists() and store.recent_recalls() == []
+    monkeypatch.setenv("KENNING_RECALL_LOG", "1")
+    secret_query = "database is locked zebra-canary-4242 when two agents write"
+    with open_store(cwd=project, embedder=minilm) as store:
+        first = store.recall(secret_query)
+        store.recall("chocolate cake recipe with strawberries")
+        entries = store.recent_recalls()
+    text = log.read_text()
+    assert "zebra-canary" not in text and "chocolate" not in text
+    assert len(entries) == 2 and len(text.splitlines()) == 2
+    assert entries[0].kept == len(first.hits) == 1 and entries[0].floor == first.floor
+    assert entries[0].scores[0] == pytest.approx(first.hits[0].score, abs=1e-4)
+    assert entries[1].kept == 0 and all(s < protocol.RECALL_FLOOR for s in entries[1].scores)
+    # config.toml switches it on too; a bad value is a clear error
+    monkeypatch.delenv("KENNING_RECALL_LOG")
+    (project / ".kenning" / "config.toml").write_text("recall_log = true\n")
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.settings.recall_log and store.settings.sources["recall_log"].endswith(
+            "config.toml"
+        )
+    monkeypatch.setenv("KENNING_RECALL_LOG", "sometimes")
+    with pytest.raises(UserInputError, match="recall log from environment"):
+        open_store(cwd=project, embedder=minilm)
+
+
+def test_recall_log_rotates_and_skips_bad_lines(tmp_path: Path) -> None:
+    from kenning import recall_log
+
+    path = tmp_path / ".kenning" / RECALL_LOG_FILENAME
+    entry = recall_log.RecallLogEntry(NOW, 0.5, (0.61, 0.42), 1)
+    for _ in range(3):
+        recall_log.append_entry(path, entry)
+    with path.open("a") as fh:
+        fh.write("not json\n" + json.dumps({"at": "x"}) + "\n")
+    assert len(recall_log.read_recent(path)) == 3
+    path.write_text("x" * (recall_log.MAX_LOG_BYTES + 1) + "\n")
+    recall_log.append_entry(path, entry)
+    assert path.with_name(RECALL_LOG_FILENAME + ".1").exists()
+    assert path.read_text().count("\n") == 1
+    assert [e.scores for e in recall_log.read_recent(path)] == [(0.61, 0.42)]
+
+
+def _kenning(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_edit(project: Path) -> None:
+    a = json.loads(_kenning(project, "remember", "--json", "--type", "error_fix", DB_LOCKED).stdout)
+    b = json.loads(_kenning(project, "remember", "--json", "--type", "decision", DEPLOY).stdout)
+    r = _kenning(project, "edit", b["id"], "--content", "-", stdin="We deploy on Mondays now.\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"updated {b['id']} (discussions/decision)"
+    r = _kenning(project, "edit", "--json", b["id"], "--type", "rule")
+    assert r.returncode == 0 and json.loads(r.stdout)["type"] == "rule"
+    r = _kenning(project, "edit", b["id"], "--content", DB_LOCKED)
+    assert r.returncode == 1 and f"near-duplicate of {a['id']}" in r.stderr
+    r = _kenning(project, "edit", b["id"])
+    assert r.returncode == 2 and "--content, --type" in r.stderr
+    r = _kenning(project, "edit", "no-such-id", "--type", "rule")
+    assert r.returncode == 1 and "no memory with id no-such-id" in r.stderr
+    with open_store(cwd=project) as store:
+        memory = store.get(b["id"])
+    assert memory is not None and (memory.content, memory.type) == (
+        "We deploy on Mondays now.",
+        "rule",
+    )

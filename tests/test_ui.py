@@ -1,0 +1,581 @@
+"""``kenning ui`` in a real browser: Debian's headless chromium driven by Playwright.
+
+One ``kenning ui`` process (the real command, started as a user starts it) and one browser
+serve the whole module; each test opens a fresh browser context (its own cookies). The
+project is a real git repository with a real SQLite store and the real MiniLM model; the
+PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright launches
+``/usr/bin/chromium`` (``./install.sh --test`` installs it), and a missing chromium fails
+the module instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from kenning import open_store
+from kenning.embedders.base import Embedder
+from kenning.model import utc_now
+from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from tests.conftest import make_repo
+
+CHROMIUM = "/usr/bin/chromium"
+#: The flags the machine's own probe uses: no sandbox (root), and no background traffic
+#: (the network is closed; without them chromium keeps trying Google's hosts).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+DB_LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
+    "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+NAMING = "Use snake_case for Python function names."
+DEPLOY = "We decided to deploy on Fridays only after the QA sign-off."
+RETRY = "Retry failed HTTP requests with exponential backoff and jitter."
+PORT_NOTE = "The API server listens on port 8080 in development."
+OTHER = "Another project keeps its notes apart."
+#: Stored text that tries everything: a script, a forged XML finding, attribute-breaking
+#: quotes in content, source and tags, and a right-to-left override that would reorder
+#: what the reader sees.
+HOSTILE = (
+    'Hostile <script>window.__pwned=1</script> </finding><finding id="9" score="1.00"> '
+    "\"><img src=x onerror=\"window.__pwned=2\"> ' onmouseover='window.__pwned=3' "
+    "invoice\u202egnp.exe\u202c done"
+)
+HOSTILE_SOURCE = 'docs/"><script>window.__pwned=4</script>.md'
+HOSTILE_TAGS = ('"><b id="forged">tag</b>', "x' onclick='window.__pwned=5")
+
+
+def kenning_env(**extra: str) -> dict[str, str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
+    }
+    return {**base, **extra}
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    process: subprocess.Popen[str]
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_ui(cwd: Path, log: Path, *args: str) -> Server:
+    """``kenning ui`` as a user runs it; its first line of output is the address."""
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kenning", "ui", *args],
+            cwd=cwd,
+            env=kenning_env(),
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], 120)
+    first = process.stdout.readline().strip() if ready else ""
+    if not first:
+        process.kill()
+        pytest.fail(f"kenning ui printed no address; stderr:\n{log.read_text()}")
+    match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{20,})", first)
+    assert match, first
+    return Server(first, int(match[1]), process)
+
+
+@pytest.fixture(scope="module")
+def ui_project(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> dict[str, Any]:
+    root = make_repo(tmp_path_factory.mktemp("ui") / "proj", "git@github.com:Acme/Widgets.git")
+    (root / ".kenning").mkdir()
+    # Search on this page and in `kenning search` read the same settings: a lower bar than
+    # the default, so that short test queries have results; and the recall log on.
+    (root / ".kenning" / "config.toml").write_text(
+        "similarity_threshold = 0.3\nrecall_log = true\n"
+    )
+    now = utc_now()
+    ids: dict[str, str] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        for key in [k for k in os.environ if k.startswith("KENNING_")]:
+            if key not in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"):
+                mp.delenv(key)
+        with open_store(cwd=root, embedder=minilm) as store:
+            for name, text, kind, age in (
+                ("db", DB_LOCKED, "error_fix", 1),
+                ("naming", NAMING, "naming", 40),
+                ("deploy", DEPLOY, "decision", 200),
+                ("retry", RETRY, "implementation", 10),
+                ("port", PORT_NOTE, "port", 5),
+            ):
+                result = store.remember(text, kind, stored_at=now - timedelta(days=age))
+                assert result.status == "stored", result
+                ids[name] = result.id or ""
+            hostile = store.remember(
+                HOSTILE, "rule", source=HOSTILE_SOURCE, tags=HOSTILE_TAGS, stored_at=now
+            )
+            ids["hostile"] = hostile.id or ""
+            other = store.remember(OTHER, "decision", group_id="other/repo")
+            ids["other"] = other.id or ""
+            for query in ("database is locked", "python naming", "chocolate cake recipe"):
+                store.recall(query)
+    return {"root": root, "ids": ids}
+
+
+@pytest.fixture(scope="module")
+def ui(ui_project: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = start_ui(ui_project["root"], tmp_path_factory.mktemp("uilog") / "stderr.txt")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests need Debian's chromium; "
+            "`./install.sh --test` installs it (apt-get install chromium, as root)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any, ui: Server) -> Iterator[Any]:
+    """A fresh browser context, logged in through the printed address."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)  # a page here answers in milliseconds
+    tab = context.new_page()
+    response = tab.goto(ui.url)
+    assert response is not None and response.status == 200
+    assert tab.url == ui.base + "/"  # the token is dropped from the address bar
+    yield tab
+    context.close()
+
+
+def store_of(ui_project: dict[str, Any]) -> Any:
+    return open_store(cwd=ui_project["root"], create=False)
+
+
+def ids_on(page: Any) -> list[str]:
+    return [
+        str(x) for x in page.locator("li.memory").evaluate_all("els => els.map(e => e.dataset.id)")
+    ]
+
+
+def csrf_of(page: Any) -> str:
+    return str(page.locator("input[name=csrf]").first.get_attribute("value"))
+
+
+# -- safety ---------------------------------------------------------------------------------
+
+
+def test_the_token_opens_a_session_and_nothing_opens_without_it(
+    browser: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    context = browser.new_context()
+    tab = context.new_page()
+    for address in (ui.base + "/", ui.base + "/?token=wrong", ui.base + "/static/kenning.css"):
+        response = tab.goto(address)
+        assert response is not None and response.status == 403, address
+        assert "kenning ui" in tab.inner_text("body") or "token" in tab.inner_text("body")
+    assert ui_project["ids"]["db"] not in tab.content()
+    response = tab.goto(ui.url)
+    assert response is not None and response.status == 200 and tab.url == ui.base + "/"
+    (cookie,) = context.cookies()
+    assert (
+        cookie["httpOnly"]
+        and cookie["sameSite"] == "Strict"
+        and ui.url.split("=")[1] not in cookie["value"]
+    )
+    # the cookie now opens every page, links included
+    tab.click(f"li.memory[data-id='{ui_project['ids']['naming']}'] a.open")
+    assert tab.locator("article.memory .content").inner_text() == NAMING
+    headers = tab.goto(ui.base + "/").all_headers()  # type: ignore[union-attr]
+    assert "script-src" not in headers["content-security-policy"]  # no script at all...
+    assert headers["content-security-policy"].startswith("default-src 'none'")  # ...is allowed
+    assert headers["referrer-policy"] == "same-origin" and headers["x-frame-options"] == "DENY"
+    context.close()
+
+
+def _raw_get(port: int, host: str, path: str, cookie: str = "") -> tuple[int, dict[str, str]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.putrequest("GET", path, skip_host=True)
+    conn.putheader("Host", host)
+    if cookie:
+        conn.putheader("Cookie", cookie)
+    conn.endheaders()
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}
+
+
+def test_host_header_is_checked_against_dns_rebinding(ui: Server) -> None:
+    token_path = "/?" + ui.url.split("?", 1)[1]
+    # a rebinding page reaches 127.0.0.1 under its own name: refused, even with the token
+    for host in (
+        f"evil.example:{ui.port}",
+        "evil.example",
+        f"127.0.0.1:{ui.port + 1}",
+        f"127.0.0.1.evil.example:{ui.port}",
+        "",
+    ):
+        status, headers = _raw_get(ui.port, host, token_path)
+        assert status == 400, host
+        assert "set-cookie" not in headers
+    for host in (f"127.0.0.1:{ui.port}", f"localhost:{ui.port}"):
+        status, headers = _raw_get(ui.port, host, token_path)
+        assert status == 303 and "set-cookie" in headers, host
+    cookie = headers["set-cookie"].split(";", 1)[0]
+    assert _raw_get(ui.port, f"localhost:{ui.port}", "/", cookie)[0] == 200
+    assert _raw_get(ui.port, f"evil.example:{ui.port}", "/", cookie)[0] == 400
+
+
+def test_every_change_needs_the_forms_csrf_token(
+    page: Any, browser: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    from kenning.ui.app import StoreSource, create_app
+
+    target = ui_project["ids"]["retry"]
+    # every POST route of the app, read from the app itself: none may change anything
+    # without the session's token
+    with store_of(ui_project) as held:
+        app = create_app(StoreSource(kept=held), port=ui.port, token="t")
+        posts = sorted(
+            r.path for r in app.app.routes if "POST" in (getattr(r, "methods", None) or ())
+        )
+    assert posts == ["/edit", "/forget", "/review"]
+    good = csrf_of(page)
+    forms = {"id": target, "content": "hijacked", "type": "rule"}
+    for path in posts:
+        for fields, headers in (
+            (forms, {}),  # no token
+            ({**forms, "csrf": "x" + good[1:]}, {}),  # a wrong token
+            ({**forms, "csrf": good}, {"Origin": "http://evil.example"}),  # right token, other site
+        ):
+            response = page.request.post(
+                ui.base + path, form=fields, headers=headers, max_redirects=0
+            )
+            assert response.status == 403, (path, fields.get("csrf"), headers)
+        response = page.request.post(
+            ui.base + path, data=json.dumps({**forms, "csrf": good}),
+            headers={"Content-Type": "application/json"}, max_redirects=0,
+        )  # fmt: skip
+        assert response.status == 403, path
+        assert page.request.get(ui.base + path + "?id=" + target).status in (200, 405)
+    # a real cross-site form, submitted by the browser from another origin: the SameSite
+    # cookie is not sent, so there is no session to act for
+    attacker = page.context.new_page()
+    attacker.set_content(
+        f'<form method="post" action="{ui.base}/forget"><input name="id" value="{target}">'
+        f'<input name="csrf" value="{good}"></form>'
+    )
+    with attacker.expect_navigation():
+        attacker.evaluate("document.forms[0].submit()")
+    assert "access token" in attacker.inner_text("body")
+    with store_of(ui_project) as store:
+        memory = store.get(target)
+    assert memory is not None and memory.content == RETRY and "reviewed_at" not in memory.metadata
+
+
+def test_hostile_memory_renders_as_text(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
+    hostile = ui_project["ids"]["hostile"]
+    for address in (
+        "/",
+        "/?q=" + quote("hostile script finding"),
+        "/memory?id=" + hostile,
+        "/edit?id=" + hostile,
+        "/forget?id=" + hostile,
+    ):
+        page.goto(ui.base + address)
+        assert page.evaluate("window.__pwned") is None, address
+        assert page.locator("script").count() == 0, address
+        assert page.locator("img").count() == 0 and page.locator("#forged").count() == 0, address
+        assert page.locator("finding").count() == 0, address
+    page.goto(ui.base + "/memory?id=" + hostile)
+    shown = page.locator("article.memory .content").inner_text()
+    # every character is there as text; the override is shown, not obeyed
+    assert "<script>window.__pwned=1</script>" in shown and '</finding><finding id="9"' in shown
+    assert 'onerror="window.__pwned=2"' in shown and "' onmouseover='" in shown
+    assert "\u202e" not in shown and "U+202E" in shown and "U+202C" in shown
+    assert "invoice" in shown and "gnp.exe" in shown
+    assert page.locator("article.memory .content .ctl").count() == 2
+    assert "hidden control character" in page.inner_text("p.warn-hidden")
+    meta = page.locator("article.memory dl.meta").inner_text()
+    assert HOSTILE_SOURCE in meta and HOSTILE_TAGS[0] in meta and HOSTILE_TAGS[1] in meta
+    # hovering or clicking what looks like an attribute does nothing
+    page.locator("article.memory .content").click()
+    page.locator("article.memory .content").hover()
+    assert page.evaluate("window.__pwned") is None
+    # the edit form gives back exactly what is stored (the override too), as text
+    page.goto(ui.base + "/edit?id=" + hostile)
+    assert page.locator("textarea#content").input_value() == HOSTILE
+
+
+# -- browse, search, filters ----------------------------------------------------------------
+
+
+def test_search_ranks_like_kenning_search(
+    page: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    query = "database is locked when two agents write"
+    page.fill("input[name=q]", query)
+    page.click("button:has-text('Search')")
+    page.wait_for_url(re.compile(r".*\?q="))
+    cli = subprocess.run(
+        [sys.executable, "-m", "kenning", "search", "--json", "--limit", "20", query],
+        cwd=ui_project["root"], env=kenning_env(), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    expected = json.loads(cli.stdout)
+    assert expected["threshold"] == 0.3  # the project's own setting, read by both
+    assert ids_on(page) == [r["memory"]["id"] for r in expected["results"]]
+    assert ids_on(page)[0] == ui_project["ids"]["db"]
+    assert "threshold 0.30" in page.inner_text("#summary")
+    for n, result in enumerate(expected["results"]):
+        card = page.locator("li.memory").nth(n)
+        scores = card.locator("dl.scores").inner_text()
+        assert f"semantic\n{result['semantic']:.2f}" in scores.replace(":", "")
+        final = float(card.locator("dl.scores .final dd").inner_text())
+        assert final == pytest.approx(result["score"], abs=0.011)  # decay moves with the clock
+        temporal = card.locator("dl.scores div:nth-child(3) dd").inner_text()
+        assert float(temporal) == pytest.approx(result["temporal"], abs=0.011)
+    # a query nothing matches says so, with the best score it saw
+    page.goto(ui.base + "/?q=" + quote("chocolate cake recipe with strawberries"))
+    assert ids_on(page) == [] and "No memory matches" in page.inner_text("ol.memories")
+
+
+def test_filters_by_collection_type_project_and_age(
+    page: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    ids = ui_project["ids"]
+    mine = {ids[k] for k in ("db", "naming", "deploy", "retry", "port", "hostile")}
+    assert set(ids_on(page)) == mine  # this project only, newest first
+    page.select_option("select[name=collection]", "conventions")
+    page.click("button:has-text('Apply')")
+    assert set(ids_on(page)) == {ids["naming"], ids["port"], ids["hostile"]}
+    page.select_option("select[name=collection]", "")
+    page.select_option("select[name=type]", "decision")
+    page.click("button:has-text('Apply')")
+    assert ids_on(page) == [ids["deploy"]]
+    page.select_option("select[name=type]", "")
+    page.select_option("select[name=age]", ">90")
+    page.click("button:has-text('Apply')")
+    assert ids_on(page) == [ids["deploy"]]
+    page.select_option("select[name=age]", "7")
+    page.click("button:has-text('Apply')")
+    assert set(ids_on(page)) == {ids["db"], ids["port"], ids["hostile"]}
+    page.goto(ui.base + "/?project=all")
+    assert set(ids_on(page)) == mine | {ids["other"]}
+    page.goto(ui.base + "/?project=other/repo")
+    assert ids_on(page) == [ids["other"]]
+    # filters apply to a search too (search's own collection filter; age on its hits)
+    page.goto(ui.base + "/?q=" + quote("how do we deploy and name things") + "&age=>90")
+    assert ids_on(page) == [ids["deploy"]]
+    page.goto(ui.base + "/?q=" + quote("python function names") + "&collection=discussions")
+    assert ids["naming"] not in ids_on(page)
+    response = page.goto(ui.base + "/?type=banana")
+    assert response.status == 400 and "valid types" in page.inner_text("main")
+
+
+def test_plots_are_drawn_from_the_store(page: Any, ui_project: dict[str, Any]) -> None:
+    with store_of(ui_project) as store:
+        stats = store.stats()
+        recalls = store.recent_recalls()
+    bars = page.locator("figure.collections rect.bar")
+    drawn = dict(zip(bars.evaluate_all("b => b.map(x => x.dataset.label)"),
+                     map(int, bars.evaluate_all("b => b.map(x => x.dataset.value)")), strict=True))  # fmt: skip
+    assert drawn == stats["by_collection"]
+    types = page.locator("figure.types rect.bar").evaluate_all(
+        "b => Object.fromEntries(b.map(x => [x.dataset.label, Number(x.dataset.value)]))"
+    )
+    assert types == stats["by_type"]
+    weekly = page.locator("figure.weeks rect.bar").evaluate_all(
+        "b => b.map(x => Number(x.dataset.value))"
+    )
+    assert len(weekly) == 12 and sum(weekly) == 5  # the 200-day-old note is older
+    assert "1 older" in page.inner_text("figure.weeks p.note")
+    assert len(recalls) == 3
+    caption = page.inner_text("figure.recalls figcaption")
+    candidates = sum(len(r.scores) for r in recalls)
+    assert f"{len(recalls)} recent recalls, {candidates} candidates" in caption
+    histogram = page.locator("figure.recalls rect.bar").evaluate_all(
+        "b => b.map(x => Number(x.dataset.value))"
+    )
+    assert len(histogram) == 20 and sum(histogram) == candidates
+    assert page.locator("figure.recalls line.mark").count() >= 1  # the floor
+
+
+# -- curate ---------------------------------------------------------------------------------
+
+
+def test_edit_reembeds_and_follows_the_remember_rules(
+    page: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    ids = ui_project["ids"]
+    page.click(f"li.memory[data-id='{ids['port']}'] a:has-text('Edit')")
+    new_text = "The API server listens on port 9090 in development and 443 in production."
+    page.fill("textarea#content", new_text)
+    page.click("button:has-text('Save')")
+    assert "re-embedded" in page.inner_text(".flash.ok")
+    assert page.locator("article.memory .content").inner_text() == new_text
+    with store_of(ui_project) as store:
+        memory = store.get(ids["port"])
+        found = store.search("which port does the api listen on in production", limit=3)
+    assert memory is not None and memory.content == new_text and "edited_at" in memory.metadata
+    assert found.results[0].memory.id == ids["port"]  # searchable by its new meaning
+    # a text that duplicates another memory is not saved, and nothing changes
+    page.click("a:has-text('Edit')")
+    page.fill("textarea#content", DB_LOCKED)
+    page.select_option("select#type", "error_fix")
+    page.click("button:has-text('Save')")
+    problem = page.inner_text(".flash.error")
+    assert f"near-duplicate of memory {ids['db']}" in problem and "Nothing was changed" in problem
+    assert page.locator("textarea#content").input_value() == DB_LOCKED  # the user's text kept
+    with store_of(ui_project) as store:
+        assert store.get(ids["port"]) == memory
+    # secrets are redacted, and the type change moves the collection
+    page.fill("textarea#content", "Deploy key for staging: AKIAIOSFODNN7EXAMPLE (rotate monthly)")
+    page.select_option("select#type", "decision")
+    page.click("button:has-text('Save')")
+    assert "Secrets redacted" in page.inner_text(".flash.ok")
+    shown = page.locator("article.memory .content").inner_text()
+    assert "AKIAIOSFODNN7EXAMPLE" not in shown and "[REDACTED" in shown
+    assert "discussions" in page.inner_text("article.memory dl.meta")
+
+
+def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
+    target = ui_project["ids"]["naming"]
+    page.click(f"li.memory[data-id='{target}'] a:has-text('Forget')")
+    assert "Forget this memory?" in page.inner_text("h1")
+    with store_of(ui_project) as store:
+        assert store.get(target) is not None  # asking changed nothing
+    page.click("a:has-text('Cancel')")
+    assert page.locator("article.memory .content").inner_text() == NAMING
+    page.click("a:has-text('Forget')")
+    page.click("button:has-text('Forget it')")
+    assert f"Forgot memory {target}" in page.inner_text(".flash.ok")
+    assert target not in ids_on(page)
+    with store_of(ui_project) as store:
+        assert store.get(target) is None
+    response = page.goto(ui.base + "/memory?id=" + target)
+    assert response.status == 404 and "No such memory" in page.inner_text("h1")
+    # a memory of another project, listed with project=all, is forgotten the same way
+    other = ui_project["ids"]["other"]
+    page.goto(ui.base + "/?project=all")
+    page.click(f"li.memory[data-id='{other}'] a:has-text('Forget')")
+    page.click("button:has-text('Forget it')")
+    assert f"Forgot memory {other}" in page.inner_text(".flash.ok")
+    with store_of(ui_project) as store:
+        assert store.get(other) is None
+
+
+def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:
+    target = ui_project["ids"]["deploy"]
+    page.click(f"li.memory[data-id='{target}'] button:has-text('Mark reviewed')")
+    assert "Marked as reviewed" in page.inner_text(".flash.ok")
+    with store_of(ui_project) as store:
+        memory = store.get(target)
+    assert memory is not None and memory.content == DEPLOY
+    assert page.inner_text("article.memory dd.reviewed") == memory.metadata["reviewed_at"]
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def test_a_project_without_a_store_and_a_taken_port(
+    tmp_path: Path, ui: Server, browser: Any, minilm: Embedder
+) -> None:
+    empty = make_repo(tmp_path / "empty")
+    server = start_ui(empty, tmp_path / "stderr.txt")
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(server.url)
+        assert "No store yet" in tab.inner_text("#no-store") and ids_on(tab) == []
+        assert not (empty / ".kenning" / "memory.db").exists()  # reading created nothing
+        with open_store(cwd=empty, embedder=minilm) as store:  # the first remember creates it
+            stored = store.remember("a note", "context")
+        tab.reload()
+        assert ids_on(tab) == [stored.id] and tab.locator("#no-store").count() == 0
+    finally:
+        context.close()
+        server.stop()
+    r = subprocess.run(
+        [sys.executable, "-m", "kenning", "ui", "--port", str(ui.port)], cwd=empty,
+        env=kenning_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (
+        r.returncode == 1 and r.stdout == "" and f"cannot listen on 127.0.0.1:{ui.port}" in r.stderr
+    )
+
+
+def test_postgres_store_and_a_server_that_goes_down(
+    browser: Any,
+    pg_url: str,  # noqa: F811
+    pg_databases: Any,  # noqa: F811
+    ui_project: dict[str, Any],
+    tmp_path: Path,
+) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "kenning", "ui", "--store", "postgresql://k:hunter2@127.0.0.1:9/k"],
+        cwd=ui_project["root"], env=kenning_env(), capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert r.returncode == 3 and r.stdout == ""
+    assert "knowledge base NOT consulted" in r.stderr and "hunter2" not in r.stderr
+    with open_store(pg_url, cwd=ui_project["root"]) as store:
+        stored = store.remember(DB_LOCKED, "error_fix")
+    server = start_ui(ui_project["root"], tmp_path / "stderr.txt", "--store", pg_url)
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(server.url)
+        assert ids_on(tab) == [stored.id]
+        tab.goto(server.base + "/?q=" + quote("database is locked"))
+        assert ids_on(tab) == [stored.id] and tab.locator("dl.scores").count() == 1
+        pg_databases.drop(urlsplit(pg_url).path.lstrip("/"))  # the server refuses from now on
+        response = tab.goto(server.base + "/")
+        assert response is not None and response.status == 503
+        assert "knowledge base NOT consulted" in tab.inner_text("main")
+        assert stored.id not in tab.content()
+    finally:
+        context.close()
+        server.stop()

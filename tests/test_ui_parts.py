@@ -1,0 +1,114 @@
+"""The pure parts of ``kenning ui``: plot geometry, the page's filters, what a memory shows,
+and the HTML escaping of stored text (no server, no browser)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kenning.errors import UserInputError
+from kenning.model import Memory
+from kenning.render import escape_html_text, hidden_characters
+from kenning.ui import charts
+from kenning.ui.app import PageFilters, memory_facts
+
+NOW = datetime(2026, 6, 3, 15, 0, tzinfo=UTC)  # a Wednesday
+
+
+def memory(**changes: object) -> Memory:
+    base = Memory(
+        id="m1",
+        content="Use snake_case for Python function names.",
+        collection="conventions",
+        type="naming",
+        group_id="acme/widgets",
+        stored_at=NOW,
+        content_hash="h",
+    )
+    return Memory(**{**base.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def test_weeks_are_monday_to_sunday_and_older_ones_are_counted_apart() -> None:
+    assert charts.week_start(NOW) == datetime(2026, 6, 1, tzinfo=UTC)
+    stored = [
+        NOW,  # this week
+        datetime(2026, 6, 1, 0, 0, tzinfo=UTC),  # Monday 00:00: this week
+        datetime(2026, 5, 31, 23, 59, tzinfo=UTC),  # Sunday: the week before
+        NOW - timedelta(weeks=11),  # the first week shown
+        NOW - timedelta(weeks=12),  # older
+        NOW - timedelta(days=400),  # older
+    ]
+    chart = charts.added_per_week(stored, NOW, weeks=12)
+    values = [b.value for b in chart.bars]
+    assert values == [1] + [0] * 9 + [1, 2]
+    assert chart.note == "2 older" and chart.bars[-1].label == "week of Jun 1"
+    assert chart.bars[-1].height == pytest.approx(96) and chart.bars[0].height == pytest.approx(48)
+
+
+def test_recall_histogram_bins_and_floors() -> None:
+    chart = charts.recall_histogram([0.0, 0.049, 0.05, 0.52, 0.99, 1.0, -0.2, 1.3], [0.5, 0.4], 3)
+    values = [b.value for b in chart.bars]
+    assert len(values) == 20 and sum(values) == 8
+    assert values[0] == 3 and values[1] == 1 and values[10] == 1 and values[19] == 3
+    assert [b.kind for b in chart.bars][7:9] == ["", "hit"]  # 0.40 is the lowest floor
+    assert [m.label for m in chart.marks] == ["floor 0.40", "floor 0.50"]
+    assert chart.marks[1].x == pytest.approx(chart.width * 0.5)
+    assert "3 recent recalls, 8 candidates" in chart.title
+
+
+def test_horizontal_bars_scale_to_the_largest_and_skip_zeros() -> None:
+    chart = charts.horizontal_bars("t", {"code-patterns": 4, "conventions": 0, "discussions": 2})
+    assert [(b.label, b.value) for b in chart.bars] == [("code-patterns", 4), ("discussions", 2)]
+    assert chart.bars[0].width == pytest.approx(2 * chart.bars[1].width)
+    assert charts.horizontal_bars("t", {"a": 0}).empty
+
+
+def test_page_filters_from_the_address() -> None:
+    f = PageFilters.from_params(
+        {"q": "  locked  ", "age": ">90", "limit": "9999", "stale": "stale"}
+    )
+    assert (f.query, f.age, f.limit, f.stale) == ("locked", ">90", 500, "")  # stale: not yet
+    after, before = f.stored_window(NOW)
+    assert after is None and before == NOW - timedelta(days=90)
+    assert f.narrows_after_search
+    assert PageFilters.from_params({"limit": "x"}).limit == 20
+    assert PageFilters(query="a b", type="rule").params(limit=40) == "q=a+b&type=rule&limit=40"
+    with pytest.raises(UserInputError, match="unknown age filter"):
+        PageFilters.from_params({"age": "42"})
+
+
+def test_memory_facts_read_fields_that_later_changes_add() -> None:
+    """``seen_count`` / ``last_seen_at`` / ``stale`` show when the memory has them, from an
+    attribute or from metadata, and are None (left out of the page) otherwise."""
+    assert memory_facts(memory()) == {
+        "seen_count": None,
+        "last_seen_at": None,
+        "stale": None,
+        "reviewed_at": None,
+        "edited_at": None,
+    }
+    seen = memory(metadata={"seen_count": 3, "last_seen_at": "2026-06-02T10:00:00+00:00"})
+    assert memory_facts(seen)["seen_count"] == 3
+
+    class WithFields(Memory):  # what the parallel change will look like: attributes
+        seen_count = 7
+
+    with_fields = WithFields(**memory().__dict__)
+    assert memory_facts(with_fields)["seen_count"] == 7
+
+    from kenning.ui.app import _templates
+
+    macro = _templates().get_template("_macros.html").module.memory_meta  # type: ignore[attr-defined]
+    assert 'seen</dt><dd class="seen-count">3×' in str(macro(seen))
+    assert "seen-count" not in str(macro(memory()))
+
+
+def test_escape_html_text() -> None:
+    assert escape_html_text("<b>&\"'") == "&lt;b&gt;&amp;&quot;&#x27;"
+    shown = escape_html_text("a\u202eb\u2066c\u200bd\x1be\U000e0041f\u200dg\n\th")
+    for code in ("U+202E", "U+2066", "U+200B", "U+001B", "U+E0041"):
+        assert f">{code}</span>" in shown
+    assert "\u200d" in shown and "\n\t" in shown  # ZWJ (emoji), newline and tab are text
+    assert "\u202e" not in shown and "\x1b" not in shown
+    assert hidden_characters("a\u202eb\u202c") == 2 and hidden_characters("plain") == 0
