@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -46,9 +45,7 @@ def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
-    started = time.perf_counter()
     proc = run_bench("all", "--smoke", "--no-docs", "--results", str(tmp_path))
-    elapsed = time.perf_counter() - started
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
     summary = json.loads((tmp_path / "all-smoke.json").read_text())
@@ -77,7 +74,6 @@ def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
         else:
             assert system["sets"], name
     assert not (tmp_path / "docs").exists()
-    assert elapsed < 120, f"smoke run took {elapsed:.0f} s"
 
 
 def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
