@@ -8,6 +8,7 @@ down or refusing credentials).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -573,6 +574,110 @@ def query_error(raw: str) -> None:
     click.echo(query_from_error(_read_content(raw)))
 
 
+# -- source documents ------------------------------------------------------------------
+
+_MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
+@main.command(
+    name="source",
+    epilog="""
+\b
+A memory's document (its source, or the SOURCE: part of an ERROR-FIX entry) is stored
+data, not a trusted path: check it before a tool reads it. Rejected: empty, absolute or ~
+paths, any '..', control characters, URLs, symlinks that leave the project. On success the
+resolved path is printed (read that one); a refusal exits 1 with the reason.
+
+\b
+Examples:
+  kenning source 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b      # the document memory ID names
+  cat "$(kenning source 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b)"
+  kenning source docs/solutions/db-locked.md               # a SOURCE: path read in a memory
+  kenning source --json --path "../../etc/passwd"          # exit 1, {"ok": false, "reason": ...}
+""",
+)
+@click.argument("target", required=False)
+@click.option("--path", "raw_path", default=None, help="Check this path instead of a memory's.")
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The project (default: the current folder's git checkout).",
+)
+@click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The memory's project id (default: this one; 'all' for any project).",
+)
+@click.option("--json", "as_json", is_flag=True)
+@_store_options
+@handle_errors
+def source_cmd(
+    target: str | None,
+    raw_path: str | None,
+    project_dir: Path | None,
+    group_id: str | None,
+    as_json: bool,
+    store_path: str | None,
+) -> None:
+    """Check the document memory ID names (or a PATH) before reading it; print where it is.
+
+    TARGET is a memory id (looked up first) or a path as a memory gives it.
+    """
+    from .model import SourceCheck
+    from .safety import UnsafePathError
+
+    if (target is None) == (raw_path is None):
+        raise click.UsageError("pass a memory ID, or a path (as TARGET or --path)")
+    memory_id: str | None = None
+    check: SourceCheck | None = None
+    if target is not None:
+        from .store import open_store
+
+        cwd = project_dir or Path.cwd()
+        try:
+            store = open_store(store_path, cwd=cwd, create=False, missing_ok=True)
+        except UserInputError:
+            if _MEMORY_ID.match(target.strip()):
+                raise
+            store = None  # no project to look ids up in: TARGET can only be a path
+        if store is not None:
+            with store:
+                memory = store.get(target, group_id=group_id) if store.exists else None
+                if memory is not None:
+                    memory_id = memory.id
+                    check = store.source(memory.id, group_id="all")
+        if memory_id is None and _MEMORY_ID.match(target.strip()):
+            raise UserInputError(f"no memory with id {target.strip()} in this project")
+    if check is None:
+        from .project import find_checkout
+        from .sources import check_source
+
+        path = raw_path if raw_path is not None else target
+        assert path is not None
+        checkout = find_checkout(project_dir or Path.cwd())
+        root = project_dir or (checkout.toplevel if checkout is not None else None)
+        if root is None:
+            raise UserInputError(
+                f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
+                "project the path belongs to"
+            )
+        check = check_source(path, root)
+    if as_json:
+        data: dict[str, Any] = {"id": memory_id} if memory_id is not None else {}
+        data |= {"path": check.path, "ok": check.ok}
+        data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
+        _echo_json(data)
+        if not check.ok:
+            sys.exit(EXIT_USER)
+        return
+    if not check.ok:
+        raise UnsafePathError(check.path, f"{check.reason}; do not read it")
+    click.echo(check.resolved)
+
+
 @main.command(
     name="source",
     epilog="""
@@ -827,7 +932,12 @@ Register it with an MCP client, e.g. Claude Code's .mcp.json (see `kenning insta
   {"mcpServers": {"kenning": {"command": "/abs/path/to/kenning", "args": ["mcp"]}}}
 
 \b
-Tools: hooks_recall, hooks_remember, hooks_stats, search_memories, forget.
+The project: --project-dir, else CLAUDE_PROJECT_DIR (set by Claude Code), else the
+client's first MCP root that is a git checkout, else the current folder's checkout.
+
+\b
+Tools: hooks_recall, hooks_remember, hooks_stats, hooks_capabilities, search_memories,
+read_source, forget.
 Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the protocol.
 """
 )
@@ -835,13 +945,14 @@ Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the 
     "--project-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
-    help="The project to serve (default: the current folder's git checkout).",
+    help="The project to serve (default: CLAUDE_PROJECT_DIR, the client's MCP roots, "
+    "then the current folder's git checkout).",
 )
 def mcp(project_dir: Path | None) -> None:
     """Run the MCP server on stdin/stdout (Claude Code, Codex, Cursor, any MCP client)."""
-    from .mcp_server import serve
+    from .mcp_server import run
 
-    serve(project_dir)
+    run(project_dir)
 
 
 @main.command(
