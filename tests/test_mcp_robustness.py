@@ -134,13 +134,11 @@ def test_lone_surrogate_gets_an_error_reply(project: Path, tmp_path: Path) -> No
             ("abc", '{"content": "lone low \\udc00 surrogate", "type": "context"}'),
         ]:
             tool = "hooks_recall" if request_id == 7 else "hooks_remember"
-            server.send_line(
-                (
-                    '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", '
-                    '"params": {"name": "%s", "arguments": %s}}'
-                    % (json.dumps(request_id), tool, arguments)
-                ).encode()
-            )
+            # json.dumps would write the surrogate escape too; the line is written by hand
+            # to be sure of what the server reads
+            envelope = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call"})
+            params = f', "params": {{"name": "{tool}", "arguments": {arguments}}}}}'
+            server.send_line((envelope[:-1] + params).encode())
             reply = server.reply_to(request_id)
             assert reply["error"]["code"] == -32600, reply
             assert "surrogate" in reply["error"]["message"]

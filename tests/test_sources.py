@@ -254,7 +254,10 @@ async def test_mcp_read_source(project: Path, docs: Path, tmp_path: Path) -> Non
         )
         assert not failed
         failed, big = await call(
-            s, "hooks_remember", content="The long guide to releases.", source="docs/solutions/big.md"
+            s,
+            "hooks_remember",
+            content="The long guide to releases.",
+            source="docs/solutions/big.md",
         )
         assert not failed
 

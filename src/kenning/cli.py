@@ -865,20 +865,54 @@ def export(
     click.echo(f"exported {n} memories", err=True)
 
 
-@main.command(name="import")
-@click.argument("source", type=click.File("r", encoding="utf-8"))
+@main.command(
+    name="import",
+    epilog="""
+\b
+Examples:
+  kenning import memories.jsonl             # a kenning export (kenning export -o ...)
+  kenning import --from ruvector            # this project's .ruvector/ (ruvector's store)
+  kenning import --from ruvector ~/.ruvector/intelligence.json --json
+
+\b
+From ruvector: its notes (memories) and recorded error fixes (as ERROR-FIX entries) go
+through the write path and are embedded again with kenning's model (ruvector's vectors are
+never used); its edit/command log and learning data are left out and counted. Running it
+again adds nothing.
+""",
+)
+@click.argument("source", required=False)
+@click.option(
+    "--from",
+    "source_format",
+    type=click.Choice(["kenning", "ruvector"]),
+    default="kenning",
+    show_default=True,
+    help="kenning: a JSONL export (- for stdin); ruvector: a .ruvector folder or its "
+    "intelligence.json (default ./.ruvector).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
-    """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
+def import_cmd(
+    source: str | None, source_format: str, as_json: bool, store_path: str | None
+) -> None:
+    """Import memories: a kenning JSONL export, or a ruvector store (--from ruvector)."""
+    if source_format == "ruvector":
+        _import_ruvector(Path(source or ".ruvector"), as_json, store_path)
+        return
     from .transfer import import_memories
 
+    if source is None:
+        raise click.UsageError("missing SOURCE: the JSONL file to import (- for stdin)")
     try:
-        lines = source.readlines()
+        with click.open_file(source, "r", encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except OSError as exc:
+        raise UserInputError(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserInputError(
-            f"{source.name} is not UTF-8 text (byte {exc.start}); nothing was imported"
+            f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None
     with (
         _open(store_path, create=True) as store,
@@ -893,6 +927,35 @@ def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
             f"duplicates {counts['duplicates']}, rejected {counts['rejected']}"
         )
     if counts["rejected"]:
+        sys.exit(EXIT_USER)
+
+
+def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
+    from .ruvector import import_ruvector, read_store
+
+    found = read_store(path)  # refuses a file that is not a store before opening ours
+    with (
+        _open(store_path, create=True) as store,
+        _progress("importing from ruvector", len(found.items), not as_json) as tick,
+    ):
+        report = import_ruvector(store, found, progress=tick)
+    if as_json:
+        _echo_json(report)
+    else:
+        click.echo(
+            f"read {report['read']} from {report['source']}: imported {report['imported']}, "
+            f"duplicates {report['duplicates']}, rejected {report['rejected']}"
+        )
+        for reason, n in report["skipped"].items():
+            click.echo(f"  skipped {n}: {reason}")
+        if report["not_imported"]:
+            kept = ", ".join(f"{k} {n}" for k, n in report["not_imported"].items())
+            click.echo(f"  not imported (ruvector's learning data, not notes): {kept}")
+        for note in report["notes"]:
+            click.echo(f"  {note}")
+        for item in report["rejections"]:
+            click.echo(f"  rejected {item['entry']}: {item['reason']}", err=True)
+    if report["rejected"]:
         sys.exit(EXIT_USER)
 
 
