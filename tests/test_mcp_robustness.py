@@ -168,7 +168,17 @@ def test_malformed_lines_get_json_rpc_errors(project: Path, tmp_path: Path) -> N
             (b'{"id": 6, "method": "tools/list"}', 6, -32600),  # no "jsonrpc"
             (b"[1, 2, 3]", None, -32600),  # a batch: not in MCP
             (b'"just a string"', None, -32600),
-            (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"', None, -32700),  # cut
+            (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"', 9, -32700),  # cut short
+            (b"{" * 5000 + b"}" * 5000, None, -32700),
+            # deeper than the SDK's JSON parser goes: answered with the id it opens with
+            (
+                b'{"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": '
+                + b"[" * 10_000
+                + b"]" * 10_000
+                + b"}",
+                50,
+                -32600,
+            ),
         ]
         for line, request_id, code in cases:
             server.send_line(line)

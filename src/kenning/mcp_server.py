@@ -35,10 +35,10 @@ threads; the store is thread-safe. Logs go to stderr only; the SDK points fd 1 a
 while serving, so nothing but protocol reaches stdout.
 
 **Robustness.** A line on stdin that the SDK cannot read as a JSON-RPC message (the SDK
-drops it silently) is answered here: ``-32700`` (parse error, id null) for text that is not
-JSON, ``-32600`` (invalid request) with the request's id when one can be read — so a request
-holding a lone UTF-16 surrogate (which the SDK's JSON parser refuses) gets an error instead of
-no reply. :func:`run` ends the process with ``os._exit`` after flushing: the background model
+drops it silently) is answered here: ``-32700`` (parse error) for text that is not JSON,
+``-32600`` (invalid request) for JSON the SDK's parser refuses or that is not a request,
+with the request's id whenever one can be read — so a request holding a lone UTF-16
+surrogate, or nested deeper than the SDK's parser goes, gets an error instead of no reply. :func:`run` ends the process with ``os._exit`` after flushing: the background model
 warm-up runs inside onnxruntime, and an interpreter that finalises while that thread is in
 native code aborts (``terminate called without an active exception``, exit 134).
 """
@@ -47,6 +47,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -814,14 +815,44 @@ def build_server(tools: KenningTools) -> MCPServer:
 # --------------------------------------------------------------------------------------------
 
 
+# The id among the scalar members that open a request line (``{"jsonrpc": "2.0", "id": 5,
+# ...``), for a line no JSON parser can read: the client waiting on that id gets its answer.
+_LEADING_ID = re.compile(
+    r'^\s*\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|-?[0-9.eE+-]+|true|false|null)\s*,\s*){0,8}?'
+    r'"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*[,}]'
+)
+
+
+def _leading_id(line: str) -> int | str | None:
+    import json
+
+    match = _LEADING_ID.match(line)
+    if match is None:
+        return None
+    value = json.loads(match.group(1))
+    return value if _usable_id(value) else None
+
+
+def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id if _usable_id(request_id) else None,
+        error=types.ErrorData(code=code, message=message),
+    )
+
+
 def malformed_line_reply(exc: Exception) -> types.JSONRPCError | None:
     """The JSON-RPC error for a stdin line the SDK could not read as a message (it drops
     such lines without a reply), or None when no reply is due (a malformed response).
 
-    * not JSON → ``-32700`` parse error, id null;
-    * JSON the SDK's parser refuses but Python's reads (a lone UTF-16 surrogate escape such
-      as ``\\ud800``: not Unicode text) or JSON that is not a JSON-RPC message → ``-32600``
-      invalid request, with the request's id when it has a usable one, else null.
+    * not JSON → ``-32700`` parse error;
+    * JSON the SDK's parser refuses — a lone UTF-16 surrogate escape such as ``\\ud800``
+      (not Unicode text), nesting deeper than its limit — or JSON that is not a JSON-RPC
+      request → ``-32600`` invalid request.
+
+    The reply carries the request's id when one can be read (from the parsed object, else
+    from the scalar members that open the line), else null, so a client waiting on that id
+    is answered instead of hanging.
     """
     import json
 
@@ -831,33 +862,34 @@ def malformed_line_reply(exc: Exception) -> types.JSONRPCError | None:
     first = errors[0] if errors else {}
     raw: Any = None
     if first.get("type") == "json_invalid":
-        try:
-            raw = json.loads(first.get("input") or "")
-        except (TypeError, ValueError, RecursionError):
-            return types.JSONRPCError(
-                jsonrpc="2.0",
-                id=None,
-                error=types.ErrorData(
-                    code=types.PARSE_ERROR, message="Parse error: the line is not JSON"
-                ),
+        line, reason = str(first.get("input") or ""), str(first.get("msg") or "")
+        if "recursion limit" in reason:
+            problem = "it is nested too deeply for the server's JSON parser"
+        elif "escape" in reason or "surrogate" in reason:
+            problem = (
+                "it holds a lone UTF-16 surrogate escape (e.g. \\ud800), which is not Unicode "
+                "text; send valid UTF-8 text"
             )
-        problem = (
-            "the request holds a lone UTF-16 surrogate escape (e.g. \\ud800), which is not "
-            "Unicode text; send valid UTF-8 text"
-        )
+        else:
+            problem = ""
+        try:
+            raw = json.loads(line)
+        except (ValueError, RecursionError):
+            if problem:
+                return _error(
+                    _leading_id(line), types.INVALID_REQUEST, f"Invalid request: {problem}"
+                )
+            return _error(
+                _leading_id(line), types.PARSE_ERROR, "Parse error: the line is not valid JSON"
+            )
+        problem = problem or f"the server's JSON parser refused it ({reason})"
     else:
         raw = next((e.get("input") for e in errors if isinstance(e.get("input"), dict)), None)
         problem = 'not a JSON-RPC 2.0 request (it needs jsonrpc "2.0", a string method, an id)'
     if isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw):
         return None  # a response: JSON-RPC never answers one
     request_id = raw.get("id") if isinstance(raw, dict) else None
-    if not _usable_id(request_id):
-        request_id = None
-    return types.JSONRPCError(
-        jsonrpc="2.0",
-        id=request_id,
-        error=types.ErrorData(code=types.INVALID_REQUEST, message=f"Invalid request: {problem}"),
-    )
+    return _error(request_id, types.INVALID_REQUEST, f"Invalid request: {problem}")
 
 
 def _usable_id(value: Any) -> bool:
