@@ -881,7 +881,7 @@ never used); its edit/command log and learning data are left out and counted. Ru
 again adds nothing.
 """,
 )
-@click.argument("source", required=False)
+@click.argument("source", required=False, type=click.Path(exists=True, allow_dash=True))
 @click.option(
     "--from",
     "source_format",

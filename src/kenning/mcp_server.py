@@ -38,9 +38,10 @@ while serving, so nothing but protocol reaches stdout.
 drops it silently) is answered here: ``-32700`` (parse error) for text that is not JSON,
 ``-32600`` (invalid request) for JSON the SDK's parser refuses or that is not a request,
 with the request's id whenever one can be read — so a request holding a lone UTF-16
-surrogate, or nested deeper than the SDK's parser goes, gets an error instead of no reply. :func:`run` ends the process with ``os._exit`` after flushing: the background model
-warm-up runs inside onnxruntime, and an interpreter that finalises while that thread is in
-native code aborts (``terminate called without an active exception``, exit 134).
+surrogate, or nested deeper than the SDK's parser goes, gets an error instead of no reply.
+:func:`run` ends the process with ``os._exit`` after flushing: the background model warm-up
+runs inside onnxruntime, and an interpreter that finalises while that thread is in native
+code aborts (``terminate called without an active exception``, exit 134).
 """
 
 import contextlib
