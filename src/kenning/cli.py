@@ -679,54 +679,6 @@ def source_cmd(
 
 
 @main.command(
-    name="source",
-    epilog="""
-\b
-A SOURCE: path inside a memory is stored data, not a trusted path: check it before a tool
-reads it. Rejected: empty, absolute or ~ paths, any '..', control characters, symlinks that
-leave the project. On success the resolved path is printed (read that one).
-
-\b
-Examples:
-  kenning source docs/solutions/db-locked.md && cat "$(kenning source docs/solutions/db-locked.md)"
-  kenning source --json "../../etc/passwd"     # exit 1, {"ok": false, "reason": ...}
-""",
-)
-@click.argument("path")
-@click.option(
-    "--project-dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Project root the path is relative to (default: the current checkout's top level).",
-)
-@click.option("--json", "as_json", is_flag=True)
-@handle_errors
-def source_cmd(path: str, project_dir: Path | None, as_json: bool) -> None:
-    """Validate a SOURCE: PATH from a memory before reading it; print where it resolves."""
-    from .project import find_checkout
-    from .safety import UnsafePathError, validate_source_path
-
-    checkout = find_checkout(Path.cwd()) if project_dir is None else None
-    root = project_dir or (checkout.toplevel if checkout is not None else None)
-    if root is None:
-        raise UserInputError(
-            f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
-            "project the path belongs to"
-        )
-    try:
-        resolved = validate_source_path(path, root)
-    except UnsafePathError as exc:
-        if as_json:
-            _echo_json({"path": path, "ok": False, "reason": exc.reason})
-            sys.exit(EXIT_USER)
-        raise UnsafePathError(path, f"{exc.reason}; do not read it") from None
-    if as_json:
-        _echo_json({"path": path, "ok": True, "resolved": str(resolved)})
-    else:
-        click.echo(str(resolved))
-
-
-@main.command(
     epilog="""
 \b
 Examples:
