@@ -325,6 +325,12 @@ def _first_checkout(uris: list[str]) -> Located | None:
 
 
 def no_project_message(where: Located) -> str:
+    if where.origin in ("--project-dir", "CLAUDE_PROJECT_DIR"):
+        return (
+            f"kenning found no project to serve: {where.folder} ({where.origin}) is not inside "
+            f"a git repository. Fix: point {where.origin} at your project's checkout (or run "
+            "`git init` there); --project-dir /path/to/project wins over CLAUDE_PROJECT_DIR"
+        )
     return (
         f"kenning found no project to serve: it serves {where.folder} ({where.origin}), which "
         "is not inside a git repository, and neither --project-dir, CLAUDE_PROJECT_DIR nor "
