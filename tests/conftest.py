@@ -47,6 +47,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("KENNING_") and key not in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"):
             monkeypatch.delenv(key, raising=False)
+    # set when the suite runs inside Claude Code; a test that wants it sets it
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -116,8 +116,13 @@ def test_surfaces_never_reach_into_the_backend() -> None:
     assert not offenders
 
 
+#: Read in kenning.config only: kenning's own settings, and the one variable of a client
+#: kenning depends on (Claude Code's project folder for the servers and hooks it starts).
+CONFIG_VARIABLES = ("KENNING_", "CLAUDE_PROJECT_DIR")
+
+
 def test_only_config_reads_kenning_variables() -> None:
-    """Every KENNING_* variable is read in kenning.config (os.environ / os.getenv)."""
+    """Every KENNING_* variable (and CLAUDE_PROJECT_DIR) is read in kenning.config."""
     offenders = []
     for top, path in _modules():
         if top == "config":
@@ -132,11 +137,12 @@ def test_only_config_reads_kenning_variables() -> None:
                 for a in node.args[:1]
                 if isinstance(a, ast.Constant) and isinstance(a.value, str)
             ]
-            if reads_env and any(n.startswith("KENNING_") for n in named):
+            if reads_env and any(n.startswith(CONFIG_VARIABLES) for n in named):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} reads {named[0]}")
         source = path.read_text()
-        if 'environ["KENNING_' in source or "environ['KENNING_" in source:
-            offenders.append(f"{path.relative_to(PACKAGE)} indexes os.environ for KENNING_*")
+        for prefix in CONFIG_VARIABLES:
+            if f'environ["{prefix}' in source or f"environ['{prefix}" in source:
+                offenders.append(f"{path.relative_to(PACKAGE)} indexes os.environ for {prefix}")
     assert not offenders
 
 

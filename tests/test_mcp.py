@@ -22,7 +22,15 @@ from kenning import protocol
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"hooks_recall", "hooks_remember", "hooks_stats", "search_memories", "forget"}
+TOOLS = {
+    "hooks_recall",
+    "hooks_remember",
+    "hooks_stats",
+    "hooks_capabilities",
+    "search_memories",
+    "read_source",
+    "forget",
+}
 SQLITE_FIX = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode and set "
     "busy_timeout=30000 on every connection | SOURCE: docs/solutions/db-locked.md — two writers"
@@ -94,7 +102,13 @@ async def test_handshake_and_tool_list(project: Path, tmp_path: Path) -> None:
             assert init.instructions and "hooks_recall" in init.instructions
             listed = {t.name: t for t in (await session.list_tools()).tools}
     assert set(listed) == TOOLS
-    for name in ("hooks_recall", "hooks_stats", "search_memories"):
+    for name in (
+        "hooks_recall",
+        "hooks_stats",
+        "hooks_capabilities",
+        "search_memories",
+        "read_source",
+    ):
         assert listed[name].annotations is not None
         assert listed[name].annotations.read_only_hint is True, name
     for name in ("hooks_remember", "forget"):

@@ -8,6 +8,7 @@ down or refusing credentials).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -573,52 +574,108 @@ def query_error(raw: str) -> None:
     click.echo(query_from_error(_read_content(raw)))
 
 
+# -- source documents ------------------------------------------------------------------
+
+_MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
 @main.command(
     name="source",
     epilog="""
 \b
-A SOURCE: path inside a memory is stored data, not a trusted path: check it before a tool
-reads it. Rejected: empty, absolute or ~ paths, any '..', control characters, symlinks that
-leave the project. On success the resolved path is printed (read that one).
+A memory's document (its source, or the SOURCE: part of an ERROR-FIX entry) is stored
+data, not a trusted path: check it before a tool reads it. Rejected: empty, absolute or ~
+paths, any '..', control characters, URLs, symlinks that leave the project. On success the
+resolved path is printed (read that one); a refusal exits 1 with the reason.
 
 \b
 Examples:
-  kenning source docs/solutions/db-locked.md && cat "$(kenning source docs/solutions/db-locked.md)"
-  kenning source --json "../../etc/passwd"     # exit 1, {"ok": false, "reason": ...}
+  kenning source 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b      # the document memory ID names
+  cat "$(kenning source 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b)"
+  kenning source docs/solutions/db-locked.md               # a SOURCE: path read in a memory
+  kenning source --json --path "../../etc/passwd"          # exit 1, {"ok": false, "reason": ...}
 """,
 )
-@click.argument("path")
+@click.argument("target", required=False)
+@click.option("--path", "raw_path", default=None, help="Check this path instead of a memory's.")
 @click.option(
     "--project-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
-    help="Project root the path is relative to (default: the current checkout's top level).",
+    help="The project (default: the current folder's git checkout).",
+)
+@click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The memory's project id (default: this one; 'all' for any project).",
 )
 @click.option("--json", "as_json", is_flag=True)
+@_store_options
 @handle_errors
-def source_cmd(path: str, project_dir: Path | None, as_json: bool) -> None:
-    """Validate a SOURCE: PATH from a memory before reading it; print where it resolves."""
-    from .project import find_checkout
-    from .safety import UnsafePathError, validate_source_path
+def source_cmd(
+    target: str | None,
+    raw_path: str | None,
+    project_dir: Path | None,
+    group_id: str | None,
+    as_json: bool,
+    store_path: str | None,
+) -> None:
+    """Check the document memory ID names (or a PATH) before reading it; print where it is.
 
-    checkout = find_checkout(Path.cwd()) if project_dir is None else None
-    root = project_dir or (checkout.toplevel if checkout is not None else None)
-    if root is None:
-        raise UserInputError(
-            f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
-            "project the path belongs to"
-        )
-    try:
-        resolved = validate_source_path(path, root)
-    except UnsafePathError as exc:
-        if as_json:
-            _echo_json({"path": path, "ok": False, "reason": exc.reason})
-            sys.exit(EXIT_USER)
-        raise UnsafePathError(path, f"{exc.reason}; do not read it") from None
+    TARGET is a memory id (looked up first) or a path as a memory gives it.
+    """
+    from .model import SourceCheck
+    from .safety import UnsafePathError
+
+    if (target is None) == (raw_path is None):
+        raise click.UsageError("pass a memory ID, or a path (as TARGET or --path)")
+    memory_id: str | None = None
+    check: SourceCheck | None = None
+    if target is not None:
+        from .store import open_store
+
+        cwd = project_dir or Path.cwd()
+        try:
+            store = open_store(store_path, cwd=cwd, create=False, missing_ok=True)
+        except UserInputError:
+            if _MEMORY_ID.match(target.strip()):
+                raise
+            store = None  # no project to look ids up in: TARGET can only be a path
+        if store is not None:
+            with store:
+                memory = store.get(target, group_id=group_id) if store.exists else None
+                if memory is not None:
+                    memory_id = memory.id
+                    check = store.source(memory.id, group_id="all")
+        if memory_id is None and _MEMORY_ID.match(target.strip()):
+            raise UserInputError(f"no memory with id {target.strip()} in this project")
+    if check is None:
+        from .project import find_checkout
+        from .sources import check_source
+
+        path = raw_path if raw_path is not None else target
+        assert path is not None
+        checkout = find_checkout(project_dir or Path.cwd())
+        root = project_dir or (checkout.toplevel if checkout is not None else None)
+        if root is None:
+            raise UserInputError(
+                f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
+                "project the path belongs to"
+            )
+        check = check_source(path, root)
     if as_json:
-        _echo_json({"path": path, "ok": True, "resolved": str(resolved)})
-    else:
-        click.echo(str(resolved))
+        data: dict[str, Any] = {"id": memory_id} if memory_id is not None else {}
+        data |= {"path": check.path, "ok": check.ok}
+        data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
+        _echo_json(data)
+        if not check.ok:
+            sys.exit(EXIT_USER)
+        return
+    if not check.ok:
+        raise UnsafePathError(check.path, f"{check.reason}; do not read it")
+    click.echo(check.resolved)
 
 
 @main.command(
@@ -760,20 +817,54 @@ def export(
     click.echo(f"exported {n} memories", err=True)
 
 
-@main.command(name="import")
-@click.argument("source", type=click.File("r", encoding="utf-8"))
+@main.command(
+    name="import",
+    epilog="""
+\b
+Examples:
+  kenning import memories.jsonl             # a kenning export (kenning export -o ...)
+  kenning import --from ruvector            # this project's .ruvector/ (ruvector's store)
+  kenning import --from ruvector ~/.ruvector/intelligence.json --json
+
+\b
+From ruvector: its notes (memories) and recorded error fixes (as ERROR-FIX entries) go
+through the write path and are embedded again with kenning's model (ruvector's vectors are
+never used); its edit/command log and learning data are left out and counted. Running it
+again adds nothing.
+""",
+)
+@click.argument("source", required=False, type=click.Path(exists=True, allow_dash=True))
+@click.option(
+    "--from",
+    "source_format",
+    type=click.Choice(["kenning", "ruvector"]),
+    default="kenning",
+    show_default=True,
+    help="kenning: a JSONL export (- for stdin); ruvector: a .ruvector folder or its "
+    "intelligence.json (default ./.ruvector).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
-    """Import a JSONL export (ids, timestamps and projects kept; duplicates skipped)."""
+def import_cmd(
+    source: str | None, source_format: str, as_json: bool, store_path: str | None
+) -> None:
+    """Import memories: a kenning JSONL export, or a ruvector store (--from ruvector)."""
+    if source_format == "ruvector":
+        _import_ruvector(Path(source or ".ruvector"), as_json, store_path)
+        return
     from .transfer import import_memories
 
+    if source is None:
+        raise click.UsageError("missing SOURCE: the JSONL file to import (- for stdin)")
     try:
-        lines = source.readlines()
+        with click.open_file(source, "r", encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except OSError as exc:
+        raise UserInputError(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserInputError(
-            f"{source.name} is not UTF-8 text (byte {exc.start}); nothing was imported"
+            f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None
     with (
         _open(store_path, create=True) as store,
@@ -788,6 +879,35 @@ def import_cmd(source: Any, as_json: bool, store_path: str | None) -> None:
             f"duplicates {counts['duplicates']}, rejected {counts['rejected']}"
         )
     if counts["rejected"]:
+        sys.exit(EXIT_USER)
+
+
+def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
+    from .ruvector import import_ruvector, read_store
+
+    found = read_store(path)  # refuses a file that is not a store before opening ours
+    with (
+        _open(store_path, create=True) as store,
+        _progress("importing from ruvector", len(found.items), not as_json) as tick,
+    ):
+        report = import_ruvector(store, found, progress=tick)
+    if as_json:
+        _echo_json(report)
+    else:
+        click.echo(
+            f"read {report['read']} from {report['source']}: imported {report['imported']}, "
+            f"duplicates {report['duplicates']}, rejected {report['rejected']}"
+        )
+        for reason, n in report["skipped"].items():
+            click.echo(f"  skipped {n}: {reason}")
+        if report["not_imported"]:
+            kept = ", ".join(f"{k} {n}" for k, n in report["not_imported"].items())
+            click.echo(f"  not imported (ruvector's learning data, not notes): {kept}")
+        for note in report["notes"]:
+            click.echo(f"  {note}")
+        for item in report["rejections"]:
+            click.echo(f"  rejected {item['entry']}: {item['reason']}", err=True)
+    if report["rejected"]:
         sys.exit(EXIT_USER)
 
 
@@ -827,7 +947,12 @@ Register it with an MCP client, e.g. Claude Code's .mcp.json (see `kenning insta
   {"mcpServers": {"kenning": {"command": "/abs/path/to/kenning", "args": ["mcp"]}}}
 
 \b
-Tools: hooks_recall, hooks_remember, hooks_stats, search_memories, forget.
+The project: --project-dir, else CLAUDE_PROJECT_DIR (set by Claude Code), else the
+client's first MCP root that is a git checkout, else the current folder's checkout.
+
+\b
+Tools: hooks_recall, hooks_remember, hooks_stats, hooks_capabilities, search_memories,
+read_source, forget.
 Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the protocol.
 """
 )
@@ -835,13 +960,14 @@ Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the 
     "--project-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
-    help="The project to serve (default: the current folder's git checkout).",
+    help="The project to serve (default: CLAUDE_PROJECT_DIR, the client's MCP roots, "
+    "then the current folder's git checkout).",
 )
 def mcp(project_dir: Path | None) -> None:
     """Run the MCP server on stdin/stdout (Claude Code, Codex, Cursor, any MCP client)."""
-    from .mcp_server import serve
+    from .mcp_server import run
 
-    serve(project_dir)
+    run(project_dir)
 
 
 @main.command(

@@ -23,6 +23,10 @@ Process settings come from the environment only, because they are needed before 
 is known: ``KENNING_EMBEDDER`` (``minilm``; ``hashing`` for tests), ``KENNING_MODEL_DIR``,
 ``KENNING_CACHE_DIR``, ``KENNING_LOG_LEVEL`` (the MCP server's), ``KENNING_HOOK_TIMEOUT``
 and ``KENNING_SECRETS_FILE`` (the Qdrant API key file).
+
+One variable that is not kenning's is read here too, so that the environment is read in one
+place: ``CLAUDE_PROJECT_DIR``, the project folder Claude Code gives the servers and hooks it
+starts (:func:`claude_project_dir`).
 """
 
 from __future__ import annotations
@@ -120,6 +124,14 @@ def log_level(environ: Mapping[str, str] | None = None) -> str:
     """``KENNING_LOG_LEVEL`` for the MCP server's stderr log (default ``WARNING``)."""
     env = os.environ if environ is None else environ
     return (env.get("KENNING_LOG_LEVEL", "").strip() or "WARNING").upper()
+
+
+def claude_project_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """``CLAUDE_PROJECT_DIR``: the project Claude Code started this process for (it sets the
+    variable for the MCP servers and hooks it spawns); None when unset or blank."""
+    env = os.environ if environ is None else environ
+    value = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    return Path(value).expanduser() if value else None
 
 
 def secrets_file(environ: Mapping[str, str] | None = None) -> Path | None:

@@ -191,6 +191,28 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class SourceCheck:
+    """Whether the document a memory names may be read (SPEC §7): ``path`` as the memory
+    gives it; ``resolved`` (inside the project) when ``ok``, else the ``reason`` it was
+    refused. Made by :func:`kenning.sources.check_source`."""
+
+    path: str
+    ok: bool
+    resolved: str | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "ok": self.ok, "resolved": self.resolved, "reason": self.reason}
+
+
+def source_fields(check: SourceCheck | None) -> dict[str, Any]:
+    """The ``source_path`` / ``source_ok`` keys of a result (both None: no document)."""
+    if check is None:
+        return {"source_path": None, "source_ok": None}
+    return {"source_path": check.path, "source_ok": check.ok}
+
+
+@dataclass(frozen=True)
 class SearchResult:
     """One ranked memory. ``score`` is what results are sorted by.
 
@@ -198,7 +220,8 @@ class SearchResult:
     ``semantic``. ``semantic`` is the calibrated relevance in [-1, 1] (cosine, or the fused
     dense+lexical score); ``temporal`` is ``None`` when decay is off or the age is unknown.
     ``match`` says how it was found: ``fingerprint`` (exact error fingerprint), ``hybrid``
-    or ``dense``.
+    or ``dense``. ``source`` is the check of the document the memory names (set by the
+    store; None when it names none).
     """
 
     memory: Memory
@@ -207,6 +230,7 @@ class SearchResult:
     temporal: float | None = None
     lexical: float | None = None
     match: str = "dense"
+    source: SourceCheck | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -215,6 +239,7 @@ class SearchResult:
             "temporal": None if self.temporal is None else round(self.temporal, 6),
             "lexical": None if self.lexical is None else round(self.lexical, 6),
             "match": self.match,
+            **source_fields(self.source),
             "memory": self.memory.to_dict(),
         }
 
@@ -286,6 +311,7 @@ class RecallResult:
                     "source": h.memory.source,
                     "stored_at": h.memory.stored_at.isoformat(),
                     "match": h.match,
+                    **source_fields(h.source),
                 }
                 for h, text in zip(self.hits, self.texts, strict=True)
             ],

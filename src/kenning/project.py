@@ -34,6 +34,15 @@ class Project:
     remote: str | None = None
     #: A server store (``postgresql://…``, ``http(s)://…``) instead of the embedded file.
     store_url: str | None = None
+    #: The git work tree the project was found from (a linked work tree has its own files;
+    #: its store is the main checkout's); None outside git.
+    work_tree: Path | None = None
+
+    @property
+    def files_root(self) -> Path:
+        """Where the project's files are read from (``source`` paths of memories are
+        relative to it): the work tree, else the root."""
+        return self.work_tree or self.root
 
 
 def normalise_remote(url: str) -> str | None:
@@ -200,7 +209,14 @@ def resolve_project(
         store = root / STORE_DIRNAME / STORE_FILENAME
     else:
         store = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
-    return Project(root=root, group_id=gid, store_path=store, remote=remote, store_url=store_url)
+    return Project(
+        root=root,
+        group_id=gid,
+        store_path=store,
+        remote=remote,
+        store_url=store_url,
+        work_tree=checkout.toplevel if checkout is not None else None,
+    )
 
 
 def check_store_location(project: Project) -> Path:

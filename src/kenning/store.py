@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from .model import (
     RecallResult,
     RememberResult,
     SearchResult,
+    SourceCheck,
     content_hash,
     new_memory_id,
     parse_timestamp,
@@ -565,7 +566,7 @@ class MemoryStore:
         ][:keep]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
-        kept = [(h, t) for h, t in zip(hits, texts, strict=True) if t]
+        kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
         if self.settings.recall_log and self.exists:
             self._log_recall(floor, [c.semantic for c in candidates], len(kept))
         return RecallResult(
@@ -627,9 +628,37 @@ class MemoryStore:
             results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
             if best_more is not None and (best is None or best_more > best):
                 best = best_more
-        return SearchResponse(
-            query, tuple(results[:limit]), plan, expanded, reason, bar, decay, gid, best
-        )
+        shown = tuple(self._with_source(r) for r in results[:limit])
+        return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best)
+
+    # -- the documents memories point to ---------------------------------------------------
+
+    def check_source(self, memory: Memory) -> SourceCheck | None:
+        """Whether the document ``memory`` names (its ``source``, else its ERROR-FIX
+        entry's ``SOURCE:``) may be read from this project's files; None when it names
+        none. Fails closed (:func:`kenning.sources.check_source`)."""
+        from .sources import check_source, source_of
+
+        path = source_of(memory)
+        return None if path is None else check_source(path, self.project.files_root)
+
+    def _with_source(self, result: SearchResult) -> SearchResult:
+        return replace(result, source=self.check_source(result.memory))
+
+    def source(self, memory_id: str, *, group_id: str | None = None) -> SourceCheck:
+        """The check of the document memory ``memory_id`` names. Raises
+        :class:`~kenning.errors.UserInputError` for an unknown id or a memory that names no
+        document; a refused path is a check with ``ok`` False, not an error."""
+        memory = self.get(memory_id, group_id=group_id)  # None: this project
+        if memory is None:
+            where = "this project" if group_id is None else f"project {group_id}"
+            raise UserInputError(f"no memory with id {memory_id.strip()} in {where}")
+        check = self.check_source(memory)
+        if check is None:
+            raise UserInputError(
+                f"memory {memory.id} names no source document (no source, no SOURCE: part)"
+            )
+        return check
 
     # -- whole-store jobs -------------------------------------------------------------------
 
@@ -711,10 +740,14 @@ class MemoryStore:
 
     # -- curation: one memory at a time (`kenning ui`, `kenning edit`) -----------------------
 
-    def get(self, memory_id: str) -> Memory | None:
-        """The memory with this id (in any project of the store), or None."""
-        found = self.backend.get([_check_memory_id(memory_id)])
-        return found[0] if found else None
+    def get(self, memory_id: str, *, group_id: str | None = "all") -> Memory | None:
+        """The memory with this id, or None: in any project of the store by default, or
+        only in ``group_id``'s (None: this project)."""
+        found = self.backend.get([_check_text(_check_memory_id(memory_id), "the memory id")])
+        gid = self.resolve_group(group_id)
+        if not found or (gid is not None and found[0].group_id != gid):
+            return None
+        return found[0]
 
     def browse(
         self,

@@ -151,7 +151,9 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
         if not path.is_dir():
             raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
         return path
-    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+    from .. import config
+
+    return config.claude_project_dir() or Path(os.getcwd())
 
 
 def _open_store(cwd: Path) -> MemoryStore:

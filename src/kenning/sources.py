@@ -1,0 +1,109 @@
+"""The documents memories point to: which one, whether it may be read, and reading it.
+
+A memory names a document in its ``source`` field, or (an ERROR-FIX entry without one) in
+the ``SOURCE:`` part of its text. Either way the path is stored data, not a trusted path:
+before any surface shows it as readable or reads it, :func:`check_source` runs
+:func:`kenning.safety.validate_source_path` against the project's files and fails closed.
+Recall and search results carry the check (``source_ok``); ``kenning source ID`` and the
+MCP tool ``read_source`` are built on :func:`check_source` and :func:`read_document`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import Memory, SourceCheck
+from .safety import UnsafePathError, validate_source_path
+
+__all__ = [
+    "SOURCE_READ_LIMIT",
+    "SourceDocument",
+    "check_source",
+    "read_document",
+    "source_of",
+]
+
+#: At most this many bytes of a document are returned by ``read_source`` (64 KiB: a
+#: solution document is a few KiB; more would crowd an agent's context).
+SOURCE_READ_LIMIT = 64 * 1024
+
+# ``https://…``, ``file:…``, ``mailto:…``: a reference, not a file of the project.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
+
+
+def source_of(memory: Memory) -> str | None:
+    """The document ``memory`` points to: its ``source``, else the ``SOURCE:`` part of its
+    ERROR-FIX entry; None when it names none."""
+    if memory.source is not None and memory.source.strip():
+        return memory.source
+    from .errorfix import parse_error_fix
+
+    entry = parse_error_fix(memory.content)
+    if entry is not None and entry.source.strip():
+        return entry.source
+    return None
+
+
+def check_source(path: str, files_root: Path) -> SourceCheck:
+    """Whether ``path`` may be read as a file of the project whose files are at
+    ``files_root``: :func:`~kenning.safety.validate_source_path` (fail closed), and a URL
+    is not a project file. Never raises."""
+    if _URL.match(path.strip()):
+        return SourceCheck(path, False, reason="a URL, not a file of the project")
+    try:
+        resolved = validate_source_path(path, files_root)
+    except UnsafePathError as exc:
+        return SourceCheck(path, False, reason=exc.reason)
+    return SourceCheck(path, True, resolved=str(resolved))
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A validated document's text, cut to ``limit`` bytes (``truncated`` says so)."""
+
+    check: SourceCheck
+    text: str
+    size: int
+    truncated: bool
+    limit: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.check.path,
+            "resolved": self.check.resolved,
+            "text": self.text,
+            "bytes": self.size,
+            "truncated": self.truncated,
+            "limit_bytes": self.limit,
+        }
+
+
+def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
+    """Read a document that :func:`check_source` accepted: at most ``limit`` bytes, as
+    UTF-8 text (undecodable bytes replaced; a character cut by the limit is left out).
+    Raises :class:`UnsafePathError` for a refused check and for what the check cannot see
+    (a folder, a missing or unreadable file, a symlink swapped in since the check)."""
+    if not check.ok or check.resolved is None:
+        raise UnsafePathError(check.path, check.reason or "not checked")
+    path = Path(check.resolved)
+    if path.is_dir():
+        raise UnsafePathError(check.path, "a folder, not a file")
+    try:
+        # the check resolved every symlink: one appearing now is refused, not followed
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise UnsafePathError(check.path, "no such file") from None
+    except OSError as exc:
+        raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
+    truncated = len(data) > limit
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    # final=False keeps back a multi-byte character the limit cut in two
+    text = decoder.decode(data[:limit], final=not truncated)
+    return SourceDocument(check, text, size, truncated, limit)

@@ -1,0 +1,176 @@
+"""Which project ``kenning mcp`` serves when it is not started inside it: ``--project-dir``,
+then ``CLAUDE_PROJECT_DIR``, then the client's MCP roots, then the working directory — the
+real server over stdio, driven by the official SDK's client (which answers ``roots/list``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import CallToolResult, ListRootsResult, Root
+
+from .conftest import make_repo
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Roots:
+    """What the test client answers to ``roots/list``; counts the requests."""
+
+    def __init__(self, *folders: Path) -> None:
+        self.folders = list(folders)
+        self.asked = 0
+
+    async def __call__(self, _context: Any) -> ListRootsResult:
+        self.asked += 1
+        return ListRootsResult(roots=[Root(uri=f.as_uri(), name=f.name) for f in self.folders])
+
+
+@asynccontextmanager
+async def connect(
+    cwd: Path,
+    errlog: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    roots: Roots | None = None,
+) -> AsyncIterator[ClientSession]:
+    base = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kenning", "mcp", *args],
+        cwd=str(cwd),
+        env={**base, **(env or {})},
+    )
+    with errlog.open("a", encoding="utf-8") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write, list_roots_callback=roots) as session,
+        ):
+            with anyio.fail_after(120):
+                await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
+    with anyio.fail_after(120):
+        return await session.call_tool(tool, arguments)
+
+
+async def intel_path(session: ClientSession) -> str:
+    result = await call(session, "hooks_stats")
+    assert not result.is_error, result.content
+    data = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    return str(data["intel_path"])
+
+
+def store_of(project: Path) -> str:
+    return str(project / ".kenning" / "memory.db")
+
+
+@pytest.fixture
+def other(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "not-a-repo"
+    folder.mkdir()
+    return folder.resolve()
+
+
+async def test_started_in_root_with_claude_project_dir(project: Path, tmp_path: Path) -> None:
+    """Claude Code starts a user-scope server in any folder and sets CLAUDE_PROJECT_DIR."""
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    async with connect(Path("/"), tmp_path / "err.log", env=env) as s:
+        assert await intel_path(s) == store_of(project)
+        stored = await call(s, "hooks_remember", content="Deploys go out on Tuesdays only.")
+        assert not stored.is_error, stored.content
+        recalled = await call(s, "hooks_recall", query="when do we deploy to production")
+        assert "Tuesdays" in recalled.content[0].text  # type: ignore[union-attr]
+    assert (project / ".kenning" / "memory.db").is_file()
+    assert not Path("/.kenning").exists()
+
+
+async def test_roots_name_the_project_and_their_change_is_followed(
+    project: Path, other: Path, outside: Path, tmp_path: Path
+) -> None:
+    # the first root that is a git checkout wins: `outside` is not one
+    roots = Roots(outside, project, other)
+    async with connect(Path("/"), tmp_path / "err.log", roots=roots) as s:
+        assert await intel_path(s) == store_of(project)
+        assert await intel_path(s) == store_of(project)
+        assert roots.asked == 1  # the answer is kept until the roots change
+        roots.folders = [other]
+        with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await s.send_roots_list_changed()
+        for _ in range(50):  # the notification and the next call race in the server
+            if await intel_path(s) == store_of(other):
+                break
+            await anyio.sleep(0.1)
+        assert await intel_path(s) == store_of(other)
+        assert roots.asked == 2
+
+
+async def test_precedence(project: Path, other: Path, outside: Path, tmp_path: Path) -> None:
+    third = make_repo(tmp_path / "third")
+    log = tmp_path / "err.log"
+    roots = Roots(third)
+    env = {"CLAUDE_PROJECT_DIR": str(other)}
+    async with connect(outside, log, "--project-dir", str(project), env=env, roots=roots) as s:
+        assert await intel_path(s) == store_of(project)
+    async with connect(outside, log, env=env, roots=roots) as s:
+        assert await intel_path(s) == store_of(other)
+    assert roots.asked == 0  # never asked when the project is already named
+    async with connect(outside, log, roots=roots) as s:
+        assert await intel_path(s) == store_of(third)
+    assert roots.asked == 1
+    async with connect(project, log, roots=Roots(outside)) as s:  # no root is a checkout
+        assert await intel_path(s) == store_of(project)
+
+
+async def test_no_project_is_a_readable_tool_error(outside: Path, tmp_path: Path) -> None:
+    log = tmp_path / "err.log"
+    for roots in (None, Roots(outside)):
+        async with connect(outside, log, roots=roots) as s:
+            for tool, arguments in [
+                ("hooks_stats", {}),
+                ("hooks_capabilities", {}),
+                ("hooks_recall", {"query": "database is locked"}),
+                ("hooks_remember", {"content": "a note"}),
+            ]:
+                result = await call(s, tool, **arguments)
+                assert result.is_error, (tool, result)
+                text = result.content[0].text  # type: ignore[union-attr]
+                assert "no project to serve" in text, text
+                assert "--project-dir" in text and "CLAUDE_PROJECT_DIR" in text, text
+                assert str(outside) in text
+    assert "Traceback" not in log.read_text()
+    assert not (outside / ".kenning").exists()
+
+
+async def test_claude_project_dir_outside_git_says_where_it_came_from(
+    outside: Path, tmp_path: Path
+) -> None:
+    env = {"CLAUDE_PROJECT_DIR": str(outside)}
+    async with connect(Path("/"), tmp_path / "err.log", env=env) as s:
+        result = await call(s, "hooks_recall", query="database is locked")
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert f"{outside} (CLAUDE_PROJECT_DIR)" in text and "--project-dir" in text

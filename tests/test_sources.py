@@ -1,0 +1,290 @@
+"""The documents memories point to (SPEC §7): which path, whether it may be read
+(``source_ok`` in recall/search JSON), ``kenning source ID|PATH`` and the MCP ``read_source``
+tool. The path rules themselves are tested in test_safety.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from kenning import MemoryStore
+from kenning.cli import main
+from kenning.model import Memory
+from kenning.sources import SOURCE_READ_LIMIT, check_source, read_document, source_of
+
+from .conftest import git
+
+FIX = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode and "
+    "busy_timeout=30000 | SOURCE: docs/solutions/db-locked.md — two writers at once"
+)
+
+
+def memory(content: str, source: str | None = None) -> Memory:
+    return Memory("m1", content, "discussions", "context", "g", datetime.now(UTC), "h", source)
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def docs(project: Path, tmp_path: Path) -> Path:
+    folder = project / "docs" / "solutions"
+    folder.mkdir(parents=True)
+    (folder / "db-locked.md").write_text("# Database is locked\n\n## Fix\n\nEnable WAL.\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("AKIA-not-for-agents\n")
+    (folder / "leak.md").symlink_to(secret)
+    return folder
+
+
+# -- which document, and may it be read -------------------------------------------------
+
+
+def test_source_of_prefers_the_field_then_the_error_fix_part() -> None:
+    assert source_of(memory(FIX)) == "docs/solutions/db-locked.md"
+    assert source_of(memory(FIX, source="docs/other.md")) == "docs/other.md"
+    assert source_of(memory("Use UTC everywhere.")) is None
+    assert source_of(memory("ERROR-FIX: x failed | FIX: retry")) is None  # no SOURCE: part
+    assert source_of(memory("Use UTC.", source="   ")) is None
+
+
+def test_check_source(project: Path, docs: Path) -> None:
+    ok = check_source("docs/solutions/db-locked.md", project)
+    assert ok.ok and ok.resolved == str(docs / "db-locked.md") and ok.reason is None
+    for path, reason in [
+        ("https://example.com/fix.md", "URL"),
+        ("file:///etc/passwd", "URL"),
+        ("/etc/passwd", "absolute"),
+        ("../../etc/passwd", ".."),
+        ("~/.ssh/id_rsa", "~"),
+        ("docs/solutions/leak.md", "outside"),
+        ("docs/a.md\nrm -rf /", "line break"),
+    ]:
+        refused = check_source(path, project)
+        assert not refused.ok and refused.resolved is None, path
+        assert reason in (refused.reason or ""), (path, refused.reason)
+
+
+def test_read_document_caps_and_fails_closed(project: Path, docs: Path) -> None:
+    doc = read_document(check_source("docs/solutions/db-locked.md", project))
+    assert doc.text.startswith("# Database is locked") and not doc.truncated
+    assert doc.size == len(doc.text.encode())
+    big = docs / "big.md"
+    # a 3-byte character straddles the limit: it is left out, not split
+    big.write_bytes(b"a" * (SOURCE_READ_LIMIT - 1) + "€".encode() + b"tail" * 100)
+    cut = read_document(check_source("docs/solutions/big.md", project))
+    assert cut.truncated and cut.size == big.stat().st_size
+    assert cut.text == "a" * (SOURCE_READ_LIMIT - 1)
+    assert len(cut.to_dict()["text"].encode()) <= SOURCE_READ_LIMIT
+    with pytest.raises(Exception, match="outside"):
+        read_document(check_source("docs/solutions/leak.md", project))
+    with pytest.raises(Exception, match="no such file"):
+        read_document(check_source("docs/solutions/missing.md", project))
+    with pytest.raises(Exception, match="folder"):
+        read_document(check_source("docs/solutions", project))
+    # swapped for a symlink after the check: refused, not followed
+    check = check_source("docs/solutions/db-locked.md", project)
+    (docs / "db-locked.md").unlink()
+    (docs / "db-locked.md").symlink_to(docs / "leak.md")
+    with pytest.raises(Exception, match="cannot be read"):
+        read_document(check)
+
+
+# -- source_ok in results -----------------------------------------------------------------
+
+
+def test_recall_and_search_results_carry_the_check(
+    store: MemoryStore, project: Path, docs: Path
+) -> None:
+    store.remember(FIX)
+    store.remember(
+        "The release checklist lives in the wiki; never tag a release from a dirty tree.",
+        "rule",
+        source="../../etc/passwd",
+    )
+    store.remember("Timestamps are stored in UTC, never as naive datetimes.", "rule")
+    recalled = store.recall("sqlite3.OperationalError: database is locked").to_dict()
+    top = recalled["results"][0]
+    assert top["content"] == FIX
+    assert top["source_path"] == "docs/solutions/db-locked.md" and top["source_ok"] is True
+    found = store.search("never tag a release from a dirty tree", decay=False).to_dict()
+    hit = next(r for r in found["results"] if "release" in r["memory"]["content"])
+    assert hit["source_path"] == "../../etc/passwd" and hit["source_ok"] is False
+    found = store.search("timestamps stored in UTC", decay=False).to_dict()
+    utc = next(r for r in found["results"] if "UTC" in r["memory"]["content"])
+    assert utc["source_path"] is None and utc["source_ok"] is None
+
+
+def test_cli_json_has_source_ok(store: MemoryStore, project: Path, docs: Path) -> None:
+    store.remember(FIX)
+    store.close()
+    code, out, _ = cli("recall", "--json", "sqlite3.OperationalError: database is locked")
+    assert code == 0
+    result = json.loads(out)["results"][0]
+    assert result["source_ok"] is True and result["source_path"] == "docs/solutions/db-locked.md"
+    code, out, _ = cli("search", "--json", "--threshold", "0.3", "database is locked sqlite")
+    assert code == 0
+    assert json.loads(out)["results"][0]["source_ok"] is True
+
+
+# -- kenning source -----------------------------------------------------------------------
+
+
+def test_source_command_by_memory_id(store: MemoryStore, project: Path, docs: Path) -> None:
+    fix = store.remember(FIX).id
+    unsafe = store.remember("Rotate the deploy key yearly.", "rule", source="/etc/passwd").id
+    leak = store.remember("Secrets live in the vault.", "rule", source="docs/solutions/leak.md").id
+    bare = store.remember("Timestamps are stored in UTC.", "rule").id
+    store.close()
+    assert fix and unsafe and leak and bare
+
+    code, out, _ = cli("source", fix)
+    assert code == 0 and out.strip() == str(docs / "db-locked.md")
+    code, out, _ = cli("source", "--json", fix)
+    assert code == 0
+    assert json.loads(out) == {
+        "id": fix,
+        "path": "docs/solutions/db-locked.md",
+        "ok": True,
+        "resolved": str(docs / "db-locked.md"),
+    }
+    for memory_id, reason in [(unsafe, "absolute path"), (leak, "outside")]:
+        code, out, err = cli("source", memory_id)
+        assert code == 1 and out == "" and reason in err and "do not read it" in err
+        code, out, _ = cli("source", "--json", memory_id)
+        data = json.loads(out)
+        assert code == 1 and data["ok"] is False and reason in data["reason"]
+        assert data["id"] == memory_id and "resolved" not in data
+    code, _, err = cli("source", bare)
+    assert code == 1 and "names no source document" in err
+    code, _, err = cli("source", "01234567-89ab-7cde-8f01-23456789abcd")
+    assert code == 1 and "no memory with id" in err
+
+
+def test_source_command_by_path(
+    project: Path, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's use: check a SOURCE: path read in a recalled memory."""
+    for args in (["docs/solutions/db-locked.md"], ["--path", "docs/solutions/db-locked.md"]):
+        code, out, _ = cli("source", *args)
+        assert code == 0 and out.strip() == str(docs / "db-locked.md")
+    code, out, _ = cli("source", "--json", "docs/solutions/db-locked.md")
+    assert json.loads(out) == {
+        "path": "docs/solutions/db-locked.md",
+        "ok": True,
+        "resolved": str(docs / "db-locked.md"),
+    }
+    code, out, err = cli("source", "../outside.md")
+    assert code == 1 and out == "" and "'..'" in err and "do not read it" in err
+    code, _, err = cli("source")
+    assert code == 2 and "memory ID" in err
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "a.md").write_text("x")
+    monkeypatch.chdir(outside)
+    code, _, err = cli("source", "a.md")
+    assert code == 1 and "--project-dir" in err
+    code, out, _ = cli("source", "--project-dir", str(outside), "a.md")
+    assert code == 0 and out.strip() == str(outside.resolve() / "a.md")
+
+
+def test_source_paths_are_read_from_the_work_tree(
+    store: MemoryStore, project: Path, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A linked work tree shares the main checkout's store but has its own files."""
+    fix = store.remember(FIX).id
+    store.close()
+    git(project, "add", "docs/solutions/db-locked.md")
+    git(project, "commit", "-q", "-m", "doc")
+    worktree = tmp_path / "wt"
+    git(project, "worktree", "add", "-q", str(worktree))
+    monkeypatch.chdir(worktree)
+    code, out, _ = cli("source", fix or "")
+    assert code == 0
+    assert out.strip() == str(worktree.resolve() / "docs" / "solutions" / "db-locked.md")
+
+
+# -- MCP read_source ------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def connect(cwd: Path, errlog: Path) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "kenning", "mcp"], cwd=str(cwd), env=dict(os.environ)
+    )
+    with errlog.open("a", encoding="utf-8") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with anyio.fail_after(120):
+                await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, Any]:
+    with anyio.fail_after(120):
+        result = await session.call_tool(tool, arguments)
+    text = result.content[0].text  # type: ignore[union-attr]
+    return bool(result.is_error), (text if result.is_error else json.loads(text))
+
+
+@pytest.mark.anyio
+async def test_mcp_read_source(project: Path, docs: Path, tmp_path: Path) -> None:
+    (docs / "big.md").write_text("x" * (SOURCE_READ_LIMIT + 10))
+    async with connect(project, tmp_path / "err.log") as s:
+        failed, stored = await call(s, "hooks_remember", content=FIX)
+        assert not failed
+        failed, bad = await call(
+            s, "hooks_remember", content="Keep deploy keys in the vault.", source="../../etc"
+        )
+        assert not failed
+        failed, big = await call(
+            s,
+            "hooks_remember",
+            content="The long guide to releases.",
+            source="docs/solutions/big.md",
+        )
+        assert not failed
+
+        failed, recalled = await call(s, "hooks_recall", query=FIX.split(" |")[0])
+        assert not failed and recalled["results"][0]["source_ok"] is True
+
+        failed, doc = await call(s, "read_source", id=stored["id"])
+        assert not failed
+        assert doc["text"].startswith("# Database is locked") and doc["truncated"] is False
+        assert doc["path"] == "docs/solutions/db-locked.md" and doc["id"] == stored["id"]
+        assert doc["resolved"] == str(docs / "db-locked.md")
+        failed, same = await call(s, "read_source", path="docs/solutions/db-locked.md")
+        assert not failed and same["text"] == doc["text"]
+
+        failed, long = await call(s, "read_source", id=big["id"])
+        assert not failed and long["truncated"] is True
+        assert len(long["text"]) == SOURCE_READ_LIMIT == long["limit_bytes"]
+        assert long["bytes"] == SOURCE_READ_LIMIT + 10
+
+        for arguments, reason in [
+            ({"id": bad["id"]}, "'..'"),
+            ({"path": "docs/solutions/leak.md"}, "outside"),
+            ({"path": "/etc/passwd"}, "absolute"),
+            ({"id": "0190-nope"}, "no memory with id"),
+            ({}, "either id"),
+            ({"id": stored["id"], "path": "docs/x.md"}, "either id"),
+        ]:
+            failed, text = await call(s, "read_source", **arguments)
+            assert failed and reason in text, (arguments, text)
+            assert "AKIA" not in text
