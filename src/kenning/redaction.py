@@ -18,8 +18,9 @@ replaced once, under the more specific kind:
    files: a token may end before any non-alphanumeric character (gitleaks requires a quote,
    space, ``;`` or the end, so ``sk_live_…,`` or ``AKIA…_old`` was missed), and a leading
    ``\\b`` also accepts ``_`` (``__token__`` in markdown). Rules scoped to file paths are
-   skipped (a note has no path); ``generic-api-key`` is replaced by layer 2's assignment
-   rule, which knows placeholders and references instead of relying on an entropy floor.
+   skipped (a note has no path); ``generic-api-key`` and ``private-key`` are replaced by
+   layer 2's assignment rule (which knows placeholders and references instead of relying on
+   an entropy floor) and key-block rule (which also removes unterminated blocks).
 2. **Context** — kenning's rules for credentials whose value has no recognisable form, so
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
@@ -113,6 +114,9 @@ _GITLEAKS_SKIPPED = {
     # Replaced by _find_assignments: gitleaks decides by entropy (so "hunter2" passes and a
     # UUID request id is caught); kenning decides by placeholders and references.
     "generic-api-key",
+    # Replaced by _find_private_keys, which also removes unterminated blocks and does not
+    # join two short blocks and the text between them (gitleaks needs 64+ body characters).
+    "private-key",
 }
 #: gitleaks' rule-id prefixes and the kenning kind each is reported as.
 _KIND_OF_RULE = (
@@ -434,10 +438,16 @@ _NAME_VALUE = lazy(
 
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
-    for m in _ASSIGNMENT.finditer(text):
+    pos = 0
+    while (m := _ASSIGNMENT.search(text, pos)) is not None:
         hit = _assignment_hit(text, m)
         if hit is not None:
             yield hit
+            pos = max(m.end(), hit.end)
+        else:
+            # Not a secret ("the token: it expires…"): a key inside the rejected value may
+            # still start one ("…abc PASSWORD = hunter2"), so look again right after the key.
+            pos = m.end("key")
     for pattern in (_FLAG, _NAME_VALUE):
         for m in pattern.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
@@ -657,6 +667,22 @@ def _merge(hits: list[_Hit]) -> list[_Hit]:
     return merged
 
 
+_MARKER = lazy(r"\[REDACTED:[a-z0-9_]{1,64}\]")
+
+
+def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Drop hits that overlap an earlier redaction's marker: redacting twice changes nothing."""
+    markers = [m.span() for m in _MARKER.finditer(text)]
+    starts = [start for start, _ in markers]
+    kept = []
+    for hit in hits:
+        i = bisect.bisect_left(starts, hit.end) - 1  # the last marker starting before its end
+        if i >= 0 and markers[i][1] > hit.start:
+            continue
+        kept.append(hit)
+    return kept
+
+
 def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     """Replace credentials in ``text`` with ``[REDACTED:<kind>]``.
 
@@ -678,9 +704,27 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     """
     if not isinstance(text, str):
         raise TypeError(f"redact_secrets expects str, not {type(text).__name__}")
+    counts: dict[str, int] = {}
+    # A marker can expose a token glued to the one it replaced ("…tokenAsk_live_…" becomes
+    # "[REDACTED:…]sk_live_…"): redact again until nothing is found, so that the result is a
+    # fixed point (an import of an export stores the same text, and the same content hash).
+    for _ in range(_MAX_PASSES):
+        text, found = _redact_once(text)
+        if not found:
+            break
+        _add(counts, found)
+    return text, counts
+
+
+_MAX_PASSES = 4
+
+
+def _redact_once(text: str) -> tuple[str, dict[str, int]]:
     hits: list[_Hit] = []
     for finder in _FINDERS:
         hits.extend(finder(text))
+    if hits and "[REDACTED:" in text:
+        hits = _outside_markers(text, hits)
     if not hits:
         return text, {}
     parts: list[str] = []
