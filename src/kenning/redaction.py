@@ -397,7 +397,7 @@ def _is_reference(
 # The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
-    r"(?:pass(?:word|wd|phrase)|pwd|secret(?:[_\-]?key)?|(?:api|private)[_\-]?key|apikey"
+    r"(?:pass(?:word|wd|phrase)|pwd|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private)[_\-]?key|apikey"
     r"|token|credentials?|creds)"
 )
 _ASSIGNMENT = lazy(
