@@ -218,6 +218,7 @@ def test_postgres_messages_never_show_the_password(pg_url: str) -> None:  # noqa
 
     from kenning.backends.postgres import PostgresBackend
     from kenning.errors import StoreUnavailable
+    from kenning.redaction import redact_url
 
     password = urlsplit(pg_url).password
     if not password:
@@ -228,4 +229,13 @@ def test_postgres_messages_never_show_the_password(pg_url: str) -> None:  # noqa
         PostgresBackend(wrong)
     message = str(info.value)
     assert wrong_pw not in message and "wr0ng" not in message
-    assert "[REDACTED:connection_string]" in message
+    assert redact_url(wrong) in message  # the location, without its password
+    assert "@127.0.0.1" in redact_url(wrong) and "Pa+ss" not in redact_url(wrong)
+
+
+def test_a_rejected_note_does_not_echo_its_secret(store: MemoryStore) -> None:
+    # A tag with undecodable bytes is refused; the reason names the tag, redacted.
+    result = store.remember("a fine note about deploys", "context", tags=[f"{GH}\udcff"])
+    assert result.status == "rejected"
+    assert "not valid UTF-8" in (result.reason or "")
+    assert GH not in (result.reason or "") and "[REDACTED:github_token]" in (result.reason or "")

@@ -719,10 +719,26 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
 _MAX_PASSES = 4
 
 
+_LONE_SURROGATE = lazy(r"[\ud800-\udfff]")
+
+
+def _scannable(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes from a CLI argument) replaced one for
+    one by U+FFFD, so that RE2, which needs UTF-8, can read it and spans still line up."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _redact_once(text: str) -> tuple[str, dict[str, int]]:
+    scan = _scannable(text)
     hits: list[_Hit] = []
     for finder in _FINDERS:
-        hits.extend(finder(text))
+        hits.extend(finder(scan))
     if hits and "[REDACTED:" in text:
         hits = _outside_markers(text, hits)
     if not hits:
@@ -790,7 +806,9 @@ def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
 
 
 def redact_url(url: str) -> str:
-    """``url`` as it may appear in a message or log: the password in its user information,
-    ``password=``/``api_key=`` parameters and any token in it replaced (the same rules as
-    stored text, so a DSN is shown the way a note holding it is stored)."""
-    return redact_secrets(url)[0]
+    """``url`` as it may appear in a message or log: :func:`redact_secrets` (so a DSN is
+    judged by the same rules as a note that holds it: URL passwords, ``password=`` and
+    ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
+    location reads ``postgresql://app@db:5432/x``."""
+    shown = redact_secrets(url)[0]
+    return shown.replace(f":{redaction_marker('connection_string')}@", "@")

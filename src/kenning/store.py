@@ -290,7 +290,8 @@ class MemoryStore:
             try:
                 str(value).encode("utf-8")
             except UnicodeEncodeError:
-                raise UserInputError(f"{label} {value!r} is not valid UTF-8 text") from None
+                shown = redact_secrets(str(value))[0]  # an error message holds no secret
+                raise UserInputError(f"{label} {shown!r} is not valid UTF-8 text") from None
         # Every stored field is redacted, not only the content: a --source URL with a token,
         # a tag or a metadata value pasted from a config file reach memory.db as well.
         source, found = redact_value(item.source)
