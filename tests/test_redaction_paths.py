@@ -197,11 +197,22 @@ def test_hooks_store_nothing_from_a_prompt(
         ("prompt-submit", json.dumps(prompt).encode()),
         ("session-start", payload("session_start_startup", project)),
     ):
-        proc = run_hook(event, data, tmp_path)
+        # with the recall log on: it lives in .kenning/ too, and must not take the prompt
+        proc = run_hook(event, data, tmp_path, env={"KENNING_RECALL_LOG": "1"})
         assert proc.returncode == 0, proc.stderr
         for secret in SECRETS:
             assert secret not in proc.stderr
+    assert (project / ".kenning" / "recall-log.jsonl").is_file()  # so the grep read it too
     assert_no_secret(project, "pearmarker")
+
+
+def test_update_redacts_the_new_content(store: MemoryStore, project: Path) -> None:
+    # The edit path of `kenning ui`: MemoryStore.update goes through the same preparation.
+    first = store.remember("Deploys run from the release branch (oakmarker).", "rule")
+    assert first.id is not None
+    edited = store.update(first.id, content=note("elmmarker"))
+    assert edited.status == "stored" and edited.redactions.get("github_token") == 1
+    assert_no_secret(project, "elmmarker")
 
 
 def test_store_file_grep_sees_an_unredacted_write(store: MemoryStore, project: Path) -> None:
