@@ -120,6 +120,7 @@ POSITIVES = [
     (f"id {AWS_ID} end", f"id {R('aws_access_key')} end", {"aws_access_key": 1}),
     (f"id {AWS_ID}_old", f"id {R('aws_access_key')}_old", {"aws_access_key": 1}),
     ("ASIA" + "Y34FZKBOKMUTVV7A", R("aws_access_key"), {"aws_access_key": 1}),
+    ("AKIA" + "IOSFODNN7EXAMPLE", R("aws_access_key"), {"aws_access_key": 1}),
     (
         f"aws_secret_access_key = {AWS_SECRET}",
         f"aws_secret_access_key = {R('aws_secret')}",
@@ -327,7 +328,6 @@ NEAR_MISSES = [
     "postgres://user:${PGPASSWORD}@host/db",
     "postgres://user:@host/db",
     "AKIA is the prefix of an AWS key id",
-    "AKIA" + "IOSFODNN7EXAMPLE is the key id in the AWS documentation",
     "ghp_short",
     "eyJhbGciOi is the start of a JWT",
     "the BEGIN PRIVATE KEY line starts a PEM block",
