@@ -86,7 +86,11 @@ class PreparedMemory:
     """A note as the write path will store it, and the secrets it redacted (kind → count)."""
 
     memory: Memory
+    #: Secrets replaced, by kind, over every stored field.
     redactions: Mapping[str, int]
+    #: True when redaction changed the content: a vector given for the original text (an
+    #: import) no longer describes what is stored, so the content is embedded again.
+    content_redacted: bool = False
 
 
 def is_error_fix(memory: Memory) -> bool:
@@ -104,6 +108,11 @@ def _error_fingerprint_of(content: str) -> str | None:
     if entry is not None:
         return error_fingerprint(entry.signature) or None
     return None
+
+
+def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for kind, n in more.items():
+        total[kind] = total.get(kind, 0) + n
 
 
 def _check_text(text: object, what: str, error: type[UserInputError] = UserInputError) -> str:
@@ -240,7 +249,8 @@ class MemoryStore:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
         :class:`~kenning.errors.UserInputError` saying what is wrong."""
-        from .safety import normalise_content, redact_secrets  # write path only
+        from .redaction import redact_secrets, redact_value  # write path only
+        from .safety import normalise_content
 
         raw = _check_text(item.content, "content", ContentError)
         if len(raw) > RAW_CONTENT_LIMIT:
@@ -254,6 +264,7 @@ class MemoryStore:
         if not text:
             raise ContentError("content is empty (or only whitespace); pass the note's text")
         text, redactions = redact_secrets(text)
+        content_redacted = bool(redactions)
         size = len(text.encode("utf-8"))
         if size > protocol.MAX_CONTENT_BYTES:
             raise ContentError(
@@ -279,7 +290,17 @@ class MemoryStore:
             try:
                 str(value).encode("utf-8")
             except UnicodeEncodeError:
-                raise UserInputError(f"{label} {value!r} is not valid UTF-8 text") from None
+                shown = redact_secrets(str(value))[0]  # an error message holds no secret
+                raise UserInputError(f"{label} {shown!r} is not valid UTF-8 text") from None
+        # Every stored field is redacted, not only the content: a --source URL with a token,
+        # a tag or a metadata value pasted from a config file reach memory.db as well.
+        source, found = redact_value(item.source)
+        _add_counts(redactions, found)
+        redacted_tags, found = redact_value(tags)
+        _add_counts(redactions, found)
+        tags = tuple(dict.fromkeys(redacted_tags))
+        metadata, found = redact_value(metadata)
+        _add_counts(redactions, found)
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
         return PreparedMemory(
             Memory(
@@ -290,11 +311,12 @@ class MemoryStore:
                 group_id=group_id,
                 stored_at=stored_at,
                 content_hash=content_hash(text),
-                source=item.source,
+                source=source,
                 tags=tags,
                 metadata=metadata,
             ),
             redactions,
+            content_redacted,
         )
 
     def remember(
@@ -342,7 +364,10 @@ class MemoryStore:
             self._check_provenance(stamp=True)
         for start in range(0, len(prepared), batch_size):
             chunk = prepared[start : start + batch_size]
-            given = [vectors[i] if vectors is not None else None for i, _ in chunk]
+            given = [
+                vectors[i] if vectors is not None and not prep.content_redacted else None
+                for i, prep in chunk
+            ]
             missing = [k for k, v in enumerate(given) if v is None]
             matrix = np.zeros((len(chunk), self.embedder.provenance.dimension), dtype=np.float32)
             if missing:

@@ -55,7 +55,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import psycopg
@@ -69,6 +69,7 @@ from psycopg_pool import ConnectionPool
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, MIN_IDF, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
+from ..redaction import redact_secrets, redact_url, redaction_marker
 from .base import (
     PROVENANCE_KEY,
     Filters,
@@ -207,28 +208,9 @@ NEW_DIMENSION_REMEDY = (
 _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
-_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/:@\s]*:)([^@\s]*)(@)", re.IGNORECASE)
-_KV_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 
 
 # -- credentials ----------------------------------------------------------------------------
-
-
-def redact_url(url: str) -> str:
-    """The URL with any password (userinfo or ``password=`` parameter) removed."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return _URL_PASSWORD.sub(r"\1***\3", url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        user = userinfo.split(":", 1)[0]
-        netloc = f"{user}@{host}" if user else host
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"]
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _password_of(url: str) -> str | None:
@@ -400,10 +382,12 @@ class PostgresBackend:
     # -- errors -----------------------------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        text = _URL_PASSWORD.sub(r"\1***\3", text)
-        text = _KV_PASSWORD.sub(r"\1***", text)
+        """An error message without credentials: the redaction stored text gets (URL
+        passwords, ``password=`` in a libpq string, tokens), then this URL's own password
+        wherever the server or driver echoed it."""
+        text = redact_secrets(text)[0]
         if self._secret:
-            text = text.replace(self._secret, "***")
+            text = text.replace(self._secret, redaction_marker("connection_string"))
         return text
 
     @contextmanager

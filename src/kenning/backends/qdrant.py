@@ -67,6 +67,7 @@ import numpy as np
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..lexical import MAX_QUERY_TERMS, MIN_IDF, bm25, idf, terms, tokens
 from ..model import Memory, Provenance
+from ..redaction import redact_url
 from .base import (
     PROVENANCE_KEY,
     Filters,
@@ -139,12 +140,14 @@ def resolve_api_key(
 
 
 def _redact(url: str) -> str:
+    """The URL for messages: no user information, no ``api_key`` parameter, and whatever
+    else :func:`~kenning.redaction.redact_url` finds (the one redaction for URLs)."""
     parts = urlsplit(url)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     query = "&".join(
         f"{k}={v}" for k, v in parse_qsl(parts.query) if k.lower() not in ("api_key", "apikey")
     )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return redact_url(urlunsplit((parts.scheme, netloc, parts.path, query, "")))
 
 
 class QdrantBackend:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserInputError
-from ..safety import redact_secrets
+from ..redaction import redact_secrets
 
 __all__ = [
     "FileChange",

@@ -1,0 +1,822 @@
+"""Secret redaction: nothing kenning stores, logs or prints in an error may hold a credential.
+
+:func:`redact_secrets` replaces each credential in a text with ``[REDACTED:<kind>]`` and
+returns ``{kind: count}`` (kinds only, never values). :func:`redact_value` applies it to a
+stored field of any shape (tags, metadata: keys and values, recursively). :func:`redact_url`
+is the same function for a server URL shown in messages and logs.
+
+Two layers find the credentials; their hits are merged, so a token inside an assignment is
+replaced once, under the more specific kind:
+
+1. **Token formats** — gitleaks' curated rule set (``data/gitleaks.toml``: ~220 providers,
+   MIT licence in ``data/gitleaks.LICENSE``; vendored unmodified from gitleaks commit
+   b58d3f10, 2026-07-22; to update, replace the file and re-run ``tests/test_redaction.py``).
+   Its patterns are RE2 syntax and run on RE2 (``google-re2``), the engine they were written
+   for, which matches in time linear in the input whatever the pattern. Rules are compiled
+   when one of their keywords first appears, with gitleaks' own entropy floors, allowlists
+   and stopwords. Two adaptations, because notes are prose and markdown rather than source
+   files: a token may end before any non-alphanumeric character (gitleaks requires a quote,
+   space, ``;`` or the end, so ``sk_live_…,`` or ``AKIA…_old`` was missed), and a leading
+   ``\\b`` also accepts ``_`` (``__token__`` in markdown). Rules scoped to file paths are
+   skipped (a note has no path); ``generic-api-key`` and ``private-key`` are replaced by
+   layer 2's assignment rule (which knows placeholders and references instead of relying on
+   an entropy floor) and key-block rule (which also removes unterminated blocks).
+2. **Context** — kenning's rules for credentials whose value has no recognisable form, so
+   only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
+   passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
+   ``*_CREDENTIALS=`` assignments in env, code, JSON and YAML, ``Authorization:`` headers,
+   ``curl -u user:pass``, AWS secret keys by their key name (JSON, CLI, credentials file),
+   Azure ``AccountKey=`` and SAS ``sig=``; and four token formats gitleaks lacks or pins to
+   one length (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe
+   ``whsec_``). These are Python ``re`` patterns, each linear: a candidate starts only at a
+   distinctive prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM
+   blocks are found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the
+   scan quadratic (``tests/test_redaction.py`` times 1 MB adversarial inputs).
+
+Placeholders and references keep their text (see :func:`redact_secrets`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import threading
+import tomllib
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .lazyre import lazy
+
+__all__ = [
+    "REDACTION_KINDS",
+    "redact_secrets",
+    "redact_url",
+    "redact_value",
+    "redaction_marker",
+]
+
+#: The kinds kenning names itself. A provider that only gitleaks knows is reported under its
+#: gitleaks rule id, lower-cased with ``_`` (``twilio_api_key``, ``databricks_api_token``).
+REDACTION_KINDS: tuple[str, ...] = (
+    "private_key",
+    "connection_string",
+    "password_assignment",
+    "authorization_header",
+    "basic_auth",
+    "aws_access_key",
+    "aws_secret",
+    "azure_storage_key",
+    "azure_sas",
+    "google_api_key",
+    "google_oauth_secret",
+    "github_token",
+    "gitlab_token",
+    "npm_token",
+    "pypi_token",
+    "huggingface_token",
+    "slack_token",
+    "slack_webhook",
+    "stripe_key",
+    "stripe_webhook_secret",
+    "sendgrid_key",
+    "openai_key",
+    "anthropic_key",
+    "jwt",
+)
+
+
+def redaction_marker(kind: str) -> str:
+    """The text that replaces a secret of ``kind``: ``[REDACTED:<kind>]``."""
+    return f"[REDACTED:{kind}]"
+
+
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    kind: str
+    #: 0: the value's own form says what it is (a token format, a key block); 1: only the
+    #: context does (an assignment, a URL). Overlapping hits keep the kind of the lower rank.
+    rank: int
+
+
+# --------------------------------------------------------------------------------------------
+# Layer 1: gitleaks' rules on RE2
+# --------------------------------------------------------------------------------------------
+
+_GITLEAKS_FILE = Path(__file__).with_name("data") / "gitleaks.toml"
+#: Rules not run, and why.
+_GITLEAKS_SKIPPED = {
+    # Replaced by _find_assignments: gitleaks decides by entropy (so "hunter2" passes and a
+    # UUID request id is caught); kenning decides by placeholders and references.
+    "generic-api-key",
+    # Replaced by _find_private_keys, which also removes unterminated blocks and does not
+    # join two short blocks and the text between them (gitleaks needs 64+ body characters).
+    "private-key",
+}
+#: Rules whose own allowlists are not applied. gitleaks lets AWS's documentation key id
+#: (``AKIA…EXAMPLE``) pass, as source files quote it; in a note a credential-shaped string
+#: costs nothing to hide, and kenning's tests and users paste exactly that one.
+_GITLEAKS_ALLOWLISTS_DROPPED = {"aws-access-token"}
+#: gitleaks' rule-id prefixes and the kenning kind each is reported as.
+_KIND_OF_RULE = (
+    ("private-key", "private_key"),
+    ("aws-access-token", "aws_access_key"),
+    ("gcp-api-key", "google_api_key"),
+    ("github-", "github_token"),
+    ("gitlab-", "gitlab_token"),
+    ("npm-", "npm_token"),
+    ("pypi-", "pypi_token"),
+    ("huggingface-", "huggingface_token"),
+    ("slack-webhook", "slack_webhook"),
+    ("slack-", "slack_token"),
+    ("stripe-", "stripe_key"),
+    ("sendgrid-", "sendgrid_key"),
+    ("openai-", "openai_key"),
+    ("anthropic-", "anthropic_key"),
+    ("jwt", "jwt"),
+    ("curl-auth-header", "authorization_header"),
+    ("curl-auth-user", "basic_auth"),
+)
+# gitleaks ends most tokens with a quote, whitespace, ';', an escaped newline or the end. In
+# prose a token is as often followed by '.', ',', ')', '*', '_' or '-'. Zero-width \b first,
+# so that the character after a token can start the next one.
+_GITLEAKS_TAIL = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
+_PROSE_TAIL = r"(?:\b|[^0-9A-Za-z]|$)"
+
+
+def _kind_of_rule(rule_id: str) -> str:
+    for prefix, kind in _KIND_OF_RULE:
+        if rule_id.startswith(prefix):
+            return kind
+    return rule_id.replace("-", "_")
+
+
+def _adapt(pattern: str) -> str:
+    pattern = pattern.replace(_GITLEAKS_TAIL, _PROSE_TAIL)
+    if pattern.startswith(r"\b("):
+        pattern = r"(?:\b|_)(" + pattern[3:]
+    if pattern.endswith(r"\b"):
+        pattern = pattern[:-2] + r"(?:\b|_)"
+    return pattern
+
+
+def _entropy(text: str) -> float:
+    """Shannon entropy in bits per character, as gitleaks computes it."""
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values()) if n else 0.0
+
+
+@dataclass(frozen=True)
+class _Allowlist:
+    target: str  # "secret", "match" or "line"
+    regex: str | None  # gitleaks' list of regexes as one alternation: one search, not many
+    stopwords: tuple[str, ...]
+    all_of: bool  # condition = "AND"
+
+
+class _Rule:
+    """One gitleaks rule; its RE2 pattern is compiled on first use."""
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        self.id: str = spec["id"]
+        self.kind = _kind_of_rule(self.id)
+        self.source = _adapt(spec["regex"])
+        self.secret_group = int(spec.get("secretGroup", 0))
+        self.entropy = float(spec.get("entropy", 0.0))
+        self.keywords = tuple(k.lower() for k in spec.get("keywords", ()))
+        self.allowlists = (
+            ()
+            if self.id in _GITLEAKS_ALLOWLISTS_DROPPED
+            else tuple(_allowlist(a) for a in spec.get("allowlists", ()))
+        )
+        self._compiled: Any = None
+
+    def pattern(self) -> Any:
+        if self._compiled is None:
+            self._compiled = _re2().compile(self.source)
+        return self._compiled
+
+    def allowed(
+        self, secret: str, match: str, line: Callable[[], str], global_allow: _Allowlist
+    ) -> bool:
+        for allowlist in (global_allow, *self.allowlists):
+            if allowlist.target == "line":
+                target = line()
+            else:
+                target = match if allowlist.target == "match" else secret
+            regex_hit = allowlist.regex is not None and bool(
+                self._allow(allowlist.regex).search(target)
+            )
+            lowered = secret.lower()
+            stop_hit = any(word in lowered for word in allowlist.stopwords)
+            if allowlist.all_of:
+                checks = [regex_hit] if allowlist.regex else []
+                checks += [stop_hit] if allowlist.stopwords else []
+                if checks and all(checks):
+                    return True
+            elif regex_hit or stop_hit:
+                return True
+        return False
+
+    @staticmethod
+    def _allow(source: str) -> Any:
+        compiled = _allow_compiled.get(source)
+        if compiled is None:
+            compiled = _allow_compiled[source] = _re2().compile(source)
+        return compiled
+
+
+_allow_compiled: dict[str, Any] = {}
+
+
+def _allowlist(spec: Mapping[str, Any]) -> _Allowlist:
+    regexes = spec.get("regexes", ())
+    return _Allowlist(
+        target=spec.get("regexTarget", "secret"),
+        regex="|".join(f"(?:{r})" for r in regexes) or None,
+        stopwords=tuple(w.lower() for w in spec.get("stopwords", ())),
+        all_of=str(spec.get("condition", "OR")).upper() == "AND",
+    )
+
+
+def _re2() -> Any:
+    import re2  # google-re2: imported on the write path only
+
+    return re2
+
+
+@dataclass(frozen=True)
+class _RuleSet:
+    rules: tuple[_Rule, ...]
+    global_allow: _Allowlist
+    keywords: tuple[str, ...]
+    #: An RE2 set of every keyword: one linear pass says which occur (250 ``in`` tests cost
+    #: 40 times as much on a long text).
+    keyword_set: Any
+
+
+_rules_lock = threading.Lock()
+_rule_set: _RuleSet | None = None
+
+
+def _gitleaks() -> _RuleSet:
+    global _rule_set
+    with _rules_lock:
+        if _rule_set is None:
+            with _GITLEAKS_FILE.open("rb") as fh:
+                config = tomllib.load(fh)
+            rules = tuple(
+                _Rule(spec)
+                for spec in config["rules"]
+                if "regex" in spec and "path" not in spec and spec["id"] not in _GITLEAKS_SKIPPED
+            )
+            keywords = tuple(sorted({k for rule in rules for k in rule.keywords}))
+            keyword_set = _re2().Set.SearchSet()
+            for keyword in keywords:
+                keyword_set.Add(_re2().escape(keyword))
+            keyword_set.Compile()
+            global_allow = _allowlist(config.get("allowlist", {}))
+            _rule_set = _RuleSet(rules, global_allow, keywords, keyword_set)
+        return _rule_set
+
+
+def _find_gitleaks(text: str) -> Iterator[_Hit]:
+    rule_set = _gitleaks()
+    present = {rule_set.keywords[i] for i in rule_set.keyword_set.Match(text.lower()) or ()}
+    for rule in rule_set.rules:
+        if rule.keywords and present.isdisjoint(rule.keywords):
+            continue
+        for m in rule.pattern().finditer(text):
+            group = rule.secret_group
+            if not group:  # gitleaks: the first non-empty group, else the whole match
+                group = next((i for i in range(1, len(m.groups()) + 1) if m.group(i)), 0)
+            start, end = m.span(group)
+            secret = text[start:end]
+            if not secret.strip("\n"):
+                continue
+            if rule.entropy and _entropy(secret) <= rule.entropy:
+                continue
+
+            def line(start: int = start, end: int = end) -> str:
+                first = text.rfind("\n", 0, start) + 1
+                last = text.find("\n", end)
+                return text[first : len(text) if last < 0 else last]
+
+            if rule.allowed(secret, m.group(0), line, rule_set.global_allow):
+                continue
+            yield _Hit(start, end, rule.kind, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Layer 2: context rules
+# --------------------------------------------------------------------------------------------
+
+# -- private-key blocks ------------------------------------------------------------------------
+
+_PEM_BEGIN = lazy(r"-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = lazy(r"-----END ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----")
+# Body lines of an unterminated block: base64 runs, RFC 1421/4880 headers (Proc-Type: ...,
+# Version: ...), and the blank line after PGP armour headers (only before a whole-line run).
+_PEM_BODY = lazy(
+    r"(?:[ \t]*\r?\n(?:[ \t]*\r?\n(?=[ \t]*[A-Za-z0-9+/=]{8,}[ \t]*(?:\r?\n|$)))?[ \t]*"
+    r"(?:[A-Za-z0-9+/=]{5,}|[A-Za-z][A-Za-z-]*:[^\n]*))*"
+)
+
+
+def _find_private_keys(text: str) -> Iterator[_Hit]:
+    pos = 0
+    no_end_after = len(text) + 1  # once an END search fails, none after that point succeeds
+    while True:
+        begin = _PEM_BEGIN.search(text, pos)
+        if begin is None:
+            return
+        end = None if begin.end() >= no_end_after else _PEM_END.search(text, begin.end())
+        if end is not None:
+            # Key material between the markers is all secret: everything in between goes.
+            yield _Hit(begin.start(), end.end(), "private_key", 0)
+            pos = end.end()
+            continue
+        # Unterminated (pasted partly): the BEGIN line and the body lines that follow it.
+        no_end_after = min(no_end_after, begin.end())
+        body = _PEM_BODY.match(text, begin.end())
+        pos = body.end() if body else begin.end()
+        yield _Hit(begin.start(), pos, "private_key", 0)
+
+
+# -- values that are placeholders or references, not secrets -----------------------------------
+
+_PLACEHOLDER = lazy(
+    r"""
+    \$ .*                          # $VAR, ${VAR}, ${{ secrets.X }}, $(cmd), $1
+    | < .*                         # <your-token>, <password>
+    | \{ .*                        # {{ jinja }}, {password}, {0}, {}
+    | [%#]\{ .* | @\{ .*           # %{x}, #{ruby}, @{x}
+    | %\( .*                       # %(name)s
+    | %[-+ #0-9.]*[sdifrxXeEgGbco] # printf: %s, %d, %r
+    | %[A-Za-z_][A-Za-z0-9_]*%     # %WINDOWS_VAR%
+    | :[A-Za-z_][A-Za-z0-9_]*      # SQL named parameter :password
+    | @[A-Za-z_][A-Za-z0-9_]*      # SQL parameter @password
+    | \? | \?\d+                   # SQL positional parameter
+    | \*+ | [xX]{3,} | \.{3,} | …  # masks (a single "x" is a value)
+    | \[REDACTED.*                 # already redacted
+    | (?:your|my)[_\-\ ][A-Za-z_\-\ ]*  # your_token_here, my-password (no digits)
+    | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
+    | none | null | nil | true | false | undefined | empty | required | optional
+    | changeme | change[_\-]me | redacted | example | secret | password | token
+    """,
+    re.IGNORECASE | re.VERBOSE | re.DOTALL,
+)
+_IDENT_CHAIN = lazy(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?P<last>[A-Za-z_][A-Za-z0-9_]*)")
+_SNAKE = lazy(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_CAMEL = lazy(r"[a-z]+(?:[A-Z][a-z]+)+")
+_PATH = lazy(r"(?:~|\.{1,2})?/[\w./\-]*")
+_ENV_KEY = lazy(r"[A-Z][A-Z0-9_]*")
+
+
+def _is_placeholder(value: str) -> bool:
+    return _PLACEHOLDER.fullmatch(value) is not None
+
+
+def _is_reference(
+    value: str, keyword: str, key_name: str, key_quoted: bool, separator: str
+) -> bool:
+    """``value`` (unquoted) names a variable or attribute rather than being a secret."""
+    ident = _IDENT_CHAIN.fullmatch(value)
+    if ident is None:
+        return False
+    last = ident.group("last").lower()
+    if last in (keyword.lower(), key_name.rsplit(".", 1)[-1].lower()):
+        return True  # password=password, self.api_key = api_key, db_pass = db_pass
+    if key_quoted:
+        return True  # {'password': pw}: JSON and dict literals quote a literal value
+    if separator == ":" or _ENV_KEY.fullmatch(key_name):
+        return False  # YAML and KEY=value files hold literals: "db_pass_2024" is a password
+    # In code, a dotted, snake_case or camelCase name is a variable: pw_input, cfg.token.
+    return "." in value or bool(_SNAKE.fullmatch(value) or _CAMEL.fullmatch(value))
+
+
+# -- assignments: password=..., DB_SECRET=..., "token": "...", password: ... ------------------
+
+# The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
+# max_tokens= and tokenizer: no.
+_SECRET_KEYWORD = (
+    r"(?:pass(?:word|wd|phrase)|pwd|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private)[_\-]?key|apikey"
+    r"|token|credentials?|creds)"
+)
+_ASSIGNMENT = lazy(
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>[\"']?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
+    r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
+    re.IGNORECASE,
+)
+# The key's whole name, read backwards from the keyword (bounded).
+_KEY_NAME = lazy(r"[A-Za-z0-9_.\-]{0,64}$")
+# After an unquoted ``key: value`` that is not a YAML line, the rest of the line must be
+# empty, a comment or the end of an inline mapping; otherwise it is prose ("the token: it
+# expires daily").
+_COLON_TAIL = lazy(r"[ \t]*(?:$|#|,|\})", re.MULTILINE)
+# A YAML mapping line: indentation, an optional "- ", the key, ": ", one run of non-space
+# characters, then an optional comment. The whole run is the value (commas, '&' included).
+_YAML_LINE = lazy(r"[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.\-]*$")
+_YAML_VALUE = lazy(r"[^\s\"'][^\s]{0,1023}(?=[ \t]*(?:#[^\n]*)?(?:\r?\n|$))")
+_MAX_INDENT = 256
+# In a URL query a value ends at '&'; elsewhere '&' is part of it (DB_PASSWORD=Tr0ub4dor&3).
+_AMP_TAIL = lazy(r"[^\s\"'`,;]{0,1024}")
+
+
+_QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
+# A value given after a command-line flag and a space: --password S3cret, --token abc.
+_FLAG = lazy(
+    r"(?<![\w\-])--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
+    rf"[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    re.IGNORECASE,
+)
+# An environment list entry in Kubernetes, compose or CI YAML: "name: DB_PASSWORD" and, on the
+# next line, "value: ...".
+_NAME_VALUE = lazy(
+    rf"name:[ \t]*[\"']?[A-Za-z0-9_.\-]{{0,64}}{_SECRET_KEYWORD}[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`#]{{1,1024}}))",
+    re.IGNORECASE,
+)
+
+
+def _find_assignments(text: str) -> Iterator[_Hit]:
+    pos = 0
+    while (m := _ASSIGNMENT.search(text, pos)) is not None:
+        hit = _assignment_hit(text, m)
+        if hit is not None:
+            yield hit
+            pos = max(m.end(), hit.end)
+        else:
+            # Not a secret ("the token: it expires…"): a key inside the rejected value may
+            # still start one ("…abc PASSWORD = hunter2"), so look again right after the key.
+            pos = m.end("key")
+    for pattern in (_FLAG, _NAME_VALUE):
+        for m in pattern.finditer(text):
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            if not _is_placeholder(m.group(group).strip()):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+
+
+def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
+    sep = m.group("sep").strip()
+    key_quoted = bool(m.group("kq"))
+    head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
+    name_start = head.start() if head else m.start()
+    key_name = text[name_start : m.end("key")]
+    for name in ("dq", "sq"):
+        value = m.group(name)
+        if value is not None:
+            if not value.strip() or _is_placeholder(value.strip()):
+                return None
+            return _Hit(m.start(name), m.end(name), "password_assignment", 1)
+    start, end = m.span("val")
+    value = m.group("val")
+    # A YAML key is indented by at most _MAX_INDENT characters (searching further back for the
+    # line start would make many keys on one long line quadratic).
+    window = max(0, name_start - _MAX_INDENT)
+    line_start = text.rfind("\n", window, name_start) + 1 or (0 if window == 0 else -1)
+    yaml_line = line_start >= 0 and _YAML_LINE.match(text, line_start, name_start) is not None
+    if sep == ":" and not key_quoted and yaml_line:
+        run = _YAML_VALUE.match(text, start)
+        if run is None:
+            return None  # prose: "Password: must be at least 12 characters long"
+        end = run.end()
+        value = run.group(0)
+    elif sep == ":" and not key_quoted and _COLON_TAIL.match(text, end) is None:
+        return None  # prose such as "the token: it expires daily"
+    elif text[end : end + 1] == "&" and text[max(0, name_start - 1) : name_start] not in ("?", "&"):
+        end = _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
+        value = text[start:end]
+    # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
+    while (
+        value
+        and value[-1] in ")]}"
+        and value.count(value[-1]) > value.count({")": "(", "]": "[", "}": "{"}[value[-1]])
+    ):
+        value = value[:-1]
+        end -= 1
+    if not value or _is_placeholder(value):
+        return None
+    if "(" in value or "[" in value:
+        return None  # an expression: getpass(), os.environ["X"], settings["db"]
+    if _is_reference(value, m.group("key"), key_name, key_quoted, sep):
+        return None
+    if _PATH.fullmatch(value):
+        return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json, PWD=/home/user
+    return _Hit(start, end, "password_assignment", 1)
+
+
+# -- passwords in URLs ---------------------------------------------------------------------------
+
+_URL_HEAD = lazy(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<user>[^\s:/@]{0,256}):")
+_NON_SPACE = lazy(r"[^\s\"'<>`]{0,1024}")
+# What follows the '@' that ends the password: a host, an optional port, then the end of the
+# authority. "u:p@ss@db.example.com/x" ends the password at the second '@'.
+_URL_HOST = lazy(
+    r"(?:\[[0-9A-Fa-f:.]{2,64}\]|[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,253}))(?::\d{1,5})?"
+    r"(?=[/?#\s\"'<>)\],;]|$)"
+)
+_PORT_PATH = lazy(r"\d{1,5}(?:/.*)?", re.DOTALL)
+_MAX_AT_SIGNS = 4  # '@' characters tried per URL: passwords with more are not worth a scan
+
+
+def _find_url_passwords(text: str) -> Iterator[_Hit]:
+    covered = 0
+    for m in _URL_HEAD.finditer(text):
+        if m.start() < covered:
+            continue
+        start = m.end()
+        limit = _NON_SPACE.match(text, start).end()  # type: ignore[union-attr]
+        at = start
+        for _ in range(_MAX_AT_SIGNS):
+            at = text.find("@", at, limit)
+            if at < 0:
+                break
+            if _URL_HOST.match(text, at + 1):
+                password = text[start:at]
+                host_port = _PORT_PATH.fullmatch(password) or ("/" in password and "." in m["user"])
+                if password and not _is_placeholder(password) and not host_port:
+                    yield _Hit(start, at, "connection_string", 1)
+                    covered = at
+                break
+            at += 1
+
+
+# -- headers and command lines -------------------------------------------------------------------
+
+_AUTH_HEADER = lazy(
+    r"(?<![A-Za-z0-9_\-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:(?P<scheme>basic|bearer|token|digest|apikey|api-key|sso-key|key)[ \t]+)?"
+    r"(?P<pw>[A-Za-z0-9._~+/=\-]{8,4096})(?![A-Za-z0-9._~+/=\-])",
+    re.IGNORECASE,
+)
+_CURL = lazy(r"(?<![A-Za-z0-9_\-])curl(?![A-Za-z0-9_\-])")
+_CURL_USER = lazy(
+    r"(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"']{1,256}):"
+    r"(?P<pw>[^\s\"']{1,1024})"
+)
+_DIGITS = lazy(r"\d+")
+_NEWLINE = lazy(r"\n")
+
+
+def _find_headers(text: str) -> Iterator[_Hit]:
+    for m in _AUTH_HEADER.finditer(text):
+        pw = m.group("pw")
+        if m.group("scheme") is None and (len(pw) < 16 or not any(c.isdigit() for c in pw)):
+            continue  # "authorization: disabled" is a setting; a bare token is long and random
+        if not _is_placeholder(pw):
+            yield _Hit(m.start("pw"), m.end("pw"), "authorization_header", 1)
+
+
+#: A curl command may continue over this many lines ("\\" at the end of a line).
+_CURL_LINES = 5
+
+
+def _find_curl_users(text: str) -> Iterator[_Hit]:
+    curl_lines: list[int] | None = None
+    newlines: list[int] = []
+    for m in _CURL_USER.finditer(text):
+        if curl_lines is None:
+            newlines = [n.start() for n in _NEWLINE.finditer(text)]
+            curl_lines = [bisect.bisect_left(newlines, c.start()) for c in _CURL.finditer(text)]
+        # only in a curl command: "docker run -u 1000:1000" is a user and group
+        line = bisect.bisect_left(newlines, m.start())
+        before = bisect.bisect_right(curl_lines, line)
+        if before == 0 or line - curl_lines[before - 1] > _CURL_LINES:
+            continue
+        pw = m.group("pw")
+        if _is_placeholder(pw) or (_DIGITS.fullmatch(pw) and _DIGITS.fullmatch(m["user"])):
+            continue
+        yield _Hit(m.start("pw"), m.end("pw"), "basic_auth", 1)
+
+
+# -- cloud keys named by their key, and token formats gitleaks lacks -------------------------------
+
+# RE2 patterns (no look-behind: a consumed character outside the group stands in for it).
+_RE2_CONTEXT: tuple[tuple[str, str], ...] = (
+    (
+        "aws_secret",
+        r"""(?i)(?:^|[^A-Za-z0-9])(?:aws_?)?secret_?access_?key["']?"""
+        r"""(?:[ \t]*(?:=>|:=|[:=])[ \t]*|[ \t]+)["']?"""
+        r"(?P<pw>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)",
+    ),
+    (
+        "azure_storage_key",
+        r"(?i)(?:^|[^A-Za-z0-9])(?:AccountKey|SharedAccessKey|PrimaryKey|SecondaryKey)"
+        r"[ \t]*=[ \t]*(?P<pw>[A-Za-z0-9+/]{20,}={0,2})",
+    ),
+    ("azure_sas", r"(?i)[?&;]sig=(?P<pw>[A-Za-z0-9%+/=]{16,})"),
+    # Token formats gitleaks lacks (GOCSPX-, whsec_) or pins to one length (sk-ant-).
+    ("anthropic_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-ant-[A-Za-z0-9_\-]{20,})"),
+    ("google_oauth_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>GOCSPX-[A-Za-z0-9_\-]{24,40})"),
+    ("stripe_webhook_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>whsec_[A-Za-z0-9+/=]{24,128})"),
+    # OpenAI: sk-, sk-proj-, sk-svcacct-, sk-admin- and a random body of any length.
+    ("openai_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-[A-Za-z0-9_\-]{20,})"),
+)
+_re2_context_compiled: list[tuple[str, Any]] = []
+
+
+def _is_random(token: str) -> bool:
+    # Real keys are random base62: a digit, an upper- and a lower-case letter. This keeps
+    # hyphenated words such as "sk-learn-compatible-estimator-wrapper" untouched.
+    return (
+        any(c.isdigit() for c in token)
+        and any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+    )
+
+
+def _find_context_tokens(text: str) -> Iterator[_Hit]:
+    if not _re2_context_compiled:
+        with _rules_lock:
+            if not _re2_context_compiled:
+                compiled = [(kind, _re2().compile(p)) for kind, p in _RE2_CONTEXT]
+                _re2_context_compiled.extend(compiled)
+    for kind, pattern in _re2_context_compiled:
+        for m in pattern.finditer(text):
+            token = m.group(1)  # google-re2 matches take group numbers only
+            if kind == "openai_key" and (token.startswith("sk-ant-") or not _is_random(token)):
+                continue
+            yield _Hit(m.start(1), m.end(1), kind, 0)
+
+
+_FINDERS = (
+    _find_private_keys,
+    _find_gitleaks,
+    _find_context_tokens,
+    _find_url_passwords,
+    _find_headers,
+    _find_curl_users,
+    _find_assignments,
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------------
+
+
+def _merge(hits: list[_Hit]) -> list[_Hit]:
+    hits.sort(key=lambda h: (h.start, -h.end))
+    merged: list[_Hit] = []
+    for hit in hits:
+        if merged and hit.start < merged[-1].end:
+            last = merged[-1]
+            best = hit if hit.rank < last.rank else last
+            merged[-1] = _Hit(last.start, max(last.end, hit.end), best.kind, best.rank)
+        else:
+            merged.append(hit)
+    return merged
+
+
+_MARKER = lazy(r"\[REDACTED:[a-z0-9_]{1,64}\]")
+
+
+def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Drop hits that overlap an earlier redaction's marker: redacting twice changes nothing."""
+    markers = [m.span() for m in _MARKER.finditer(text)]
+    starts = [start for start, _ in markers]
+    kept = []
+    for hit in hits:
+        i = bisect.bisect_left(starts, hit.end) - 1  # the last marker starting before its end
+        if i >= 0 and markers[i][1] > hit.start:
+            continue
+        kept.append(hit)
+    return kept
+
+
+def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
+    """Replace credentials in ``text`` with ``[REDACTED:<kind>]``.
+
+    Returns the redacted text and ``{kind: count}`` for the kinds found (never the values).
+    Where a secret sits inside a structure only the secret is replaced:
+    ``postgresql://app:[REDACTED:connection_string]@db:5432/x``,
+    ``password: "[REDACTED:password_assignment]"``, ``Authorization: Bearer [REDACTED:…]``.
+
+    Deliberately *not* redacted: prose ("password reset flow", "the token: it expires
+    daily", "Password: must be 12 characters"), empty values, references and placeholders
+    (``${DB_PASSWORD}``, ``$TOKEN``, ``${{ secrets.X }}``, ``{{ vault }}``, ``<your-token>``,
+    ``%s``, ``%(pw)s``, ``:password``, ``?``, ``***``, ``xxxx``, ``None``, ``YOUR_KEY_HERE``),
+    code expressions (``getpass()``, ``os.environ["X"]``), variables (``password=password``,
+    ``self.api_key``, ``password = pw_input``, ``token=cfg.token``, ``{'password': pw}``),
+    file paths (``GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json``), git SHAs, UUIDs and
+    hashes. A real password that looks like a placeholder or a variable (``$ecret``,
+    ``my_pass_word`` assigned in code) is left in place: that is the price of not mangling
+    configuration examples and code.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"redact_secrets expects str, not {type(text).__name__}")
+    counts: dict[str, int] = {}
+    # A marker can expose a token glued to the one it replaced ("…tokenAsk_live_…" becomes
+    # "[REDACTED:…]sk_live_…"): redact again until nothing is found, so that the result is a
+    # fixed point (an import of an export stores the same text, and the same content hash).
+    for _ in range(_MAX_PASSES):
+        text, found = _redact_once(text)
+        if not found:
+            break
+        _add(counts, found)
+    return text, counts
+
+
+_MAX_PASSES = 4
+
+
+_LONE_SURROGATE = lazy(r"[\ud800-\udfff]")
+
+
+def _scannable(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes from a CLI argument) replaced one for
+    one by U+FFFD, so that RE2, which needs UTF-8, can read it and spans still line up."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _redact_once(text: str) -> tuple[str, dict[str, int]]:
+    scan = _scannable(text)
+    hits: list[_Hit] = []
+    for finder in _FINDERS:
+        hits.extend(finder(scan))
+    if hits and "[REDACTED:" in text:
+        hits = _outside_markers(text, hits)
+    if not hits:
+        return text, {}
+    parts: list[str] = []
+    counts: dict[str, int] = {}
+    pos = 0
+    for hit in _merge(hits):
+        parts.append(text[pos : hit.start])
+        parts.append(redaction_marker(hit.kind))
+        counts[hit.kind] = counts.get(hit.kind, 0) + 1
+        pos = hit.end
+    parts.append(text[pos:])
+    return "".join(parts), counts
+
+
+def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for kind, n in more.items():
+        total[kind] = total.get(kind, 0) + n
+
+
+_SECRET_KEY_END = lazy(rf"{_SECRET_KEYWORD}$", re.IGNORECASE)
+
+
+def _is_secret_key(key: str) -> bool:
+    """A mapping key whose value is a credential, by the assignment rule's keywords."""
+    return _SECRET_KEY_END.search(key[-24:]) is not None
+
+
+def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
+    """Redact a stored field of any JSON shape: a string, or the strings inside lists, tuples
+    and mappings (keys too, since a key can be a pasted token), recursively. A scalar stored
+    under a secret-named key (``{"db_password": "hunter2"}``, ``{"token": 12345}``) is
+    replaced whole unless it is a placeholder or reference. Other values (numbers, booleans,
+    ``None``) are returned as they are; the shape is kept."""
+    counts: dict[str, int] = {}
+
+    def walk(item: Any, key: str | None) -> Any:
+        if isinstance(item, str):
+            if key is not None and _is_secret_key(key):
+                stripped = item.strip()
+                if stripped and not _is_placeholder(stripped) and not _PATH.fullmatch(stripped):
+                    _add(counts, {"password_assignment": 1})
+                    return redaction_marker("password_assignment")
+            out, found = redact_secrets(item)
+            _add(counts, found)
+            return out
+        if isinstance(item, Mapping):
+            result: dict[Any, Any] = {}
+            for k, v in item.items():
+                new_key = walk(k, None) if isinstance(k, str) else k
+                while new_key in result:  # two keys redacted to one marker: keep both values
+                    new_key = f"{new_key}'"
+                result[new_key] = walk(v, k if isinstance(k, str) else None)
+            return result
+        if isinstance(item, list | tuple):
+            return type(item)(walk(v, key) for v in item)
+        secret_number = isinstance(item, int | float) and not isinstance(item, bool)
+        if key is not None and secret_number and _is_secret_key(key):
+            _add(counts, {"password_assignment": 1})
+            return redaction_marker("password_assignment")
+        return item
+
+    return walk(value, None), counts
+
+
+def redact_url(url: str) -> str:
+    """``url`` as it may appear in a message or log: :func:`redact_secrets` (so a DSN is
+    judged by the same rules as a note that holds it: URL passwords, ``password=`` and
+    ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
+    location reads ``postgresql://app@db:5432/x``."""
+    shown = redact_secrets(url)[0]
+    return shown.replace(f":{redaction_marker('connection_string')}@", "@")

@@ -1,0 +1,252 @@
+"""Secrets never reach the store file: every write path, every stored field.
+
+Each test writes secrets through one surface — the Python API, ``kenning remember``,
+``kenning import``, ``kenning seed-solutions``, the MCP ``hooks_remember`` tool, the Claude
+Code hooks — then reads the raw bytes of everything under ``.kenning/`` (``memory.db``, its
+WAL and shared-memory files: the FTS5 shadow tables and not-yet-checkpointed pages included)
+and asserts that no secret's bytes are there, while a marker word written alongside is (so
+the grep does see what was written).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kenning
+from kenning import MemoryStore
+from kenning.backends.base import Filters
+from kenning.embedders.base import Embedder
+from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
+
+from .test_cli import kenning as run_cli
+from .test_hooks import payload, run_hook
+from .test_mcp import connect, ok
+
+# Assembled at run time so that no literal credential-shaped string sits in the repository.
+GH = "ghp_" + "Vb7Lp2Xq9Zk4" * 3
+AWS_SECRET = "q7Zr/Lm2Xv" + "9Kt4+Wp8Ys3Nd6Hf1Jb5Rc0GeTa2Qw"
+STRIPE = "sk_live_" + "51Hc9RkT2mVb7Lp4Xq9Zk8Ws"
+AWS_ID = "AKIA" + "QYLPMN5HFIQR7XYZ"
+URL_PW = "Pw/9x+Lm2" + "Vb7Kq"
+JWT_SECRET = "Zx9kQ2mV" + "b7LpW4sT"
+SECRETS = (GH, AWS_SECRET, STRIPE, AWS_ID, URL_PW, JWT_SECRET)
+
+
+def raw_store(root: Path) -> bytes:
+    """Every byte kenning keeps for the project: the SQLite file, its WAL and SHM, anything."""
+    folder = root / ".kenning"
+    assert folder.is_dir()
+    return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def assert_no_secret(root: Path, *present: str) -> None:
+    raw = raw_store(root)
+    for word in present:
+        assert word.encode() in raw, f"{word!r} was written but is not in the store files"
+    for secret in SECRETS:
+        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"
+
+
+def note(marker: str) -> str:
+    return (
+        f"{marker}: deploy with GITHUB_TOKEN={GH} and aws_secret_access_key = {AWS_SECRET}; "
+        f"the charge failed with {STRIPE}, key id {AWS_ID}, "
+        f"DATABASE_URL=postgresql://app:{URL_PW}@db.internal:5432/app, JWT_SECRET={JWT_SECRET}"
+    )
+
+
+def test_store_remember_redacts_every_field(store: MemoryStore, project: Path) -> None:
+    result = store.remember(
+        note("kiwimarker"),
+        "decision",
+        source=f"https://ci:{GH}@github.com/acme/app/blob/main/deploy.md",
+        tags=["deploy", f"key-{AWS_ID}", f"JWT_SECRET={JWT_SECRET}"],
+        metadata={
+            "env": {"DB_URL": f"postgresql://app:{URL_PW}@db/app", "retries": 3},
+            "aws_secret_access_key": AWS_SECRET,
+            STRIPE: "a key that is itself a secret",
+            "owner": "papayamarker",
+        },
+    )
+    assert result.status == "stored", result
+    assert {"github_token", "aws_secret", "stripe_key", "aws_access_key"} <= set(result.redactions)
+    assert not any(secret in json.dumps(result.to_dict()) for secret in SECRETS)
+    assert_no_secret(project, "kiwimarker", "papayamarker", "deploy.md")
+    (memory,) = store.backend.get([result.id])
+    assert memory.tags[0] == "deploy" and memory.metadata["env"]["retries"] == 3
+
+
+def test_api_remember(project: Path) -> None:
+    result = kenning.remember(note("limemarker"), "context", tags=[GH], cwd=project)
+    assert result.status == "stored"
+    assert_no_secret(project, "limemarker")
+
+
+def test_cli_remember_source_and_tags(project: Path) -> None:
+    r = run_cli(
+        project,
+        "remember",
+        "--json",
+        "--source",
+        f"postgresql://app:{URL_PW}@db.internal/app",
+        "--tag",
+        GH,
+        "--tag",
+        "mangomarker",
+        note("melonmarker"),
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["redactions"]["github_token"] >= 2  # content and tag
+    for secret in SECRETS:
+        assert secret not in r.stdout and secret not in r.stderr  # kinds and counts only
+    assert_no_secret(project, "melonmarker", "mangomarker")
+
+
+def test_cli_import_redacts_every_field_and_reembeds(
+    project: Path, tmp_path: Path, minilm: Embedder
+) -> None:
+    content = note("plummarker")
+    leaked_vector = minilm.embed([content])[0]  # the vector of the unredacted text
+    record = {
+        "id": "01JIMPORTSECRET00000000001",
+        "content": content,
+        "collection": "discussions",
+        "type": "decision",
+        "group_id": "acme/widgets",
+        "stored_at": "2026-01-02T03:04:05+00:00",
+        "content_hash": "",
+        "source": f"https://deploy:{URL_PW}@git.example.com/acme/app.git",
+        "tags": ["release", GH],
+        "metadata": {"ci": {"STRIPE_KEY": STRIPE, "note": "cherrymarker"}, AWS_ID: 1},
+        "embedding": base64.b64encode(leaked_vector.astype(np.float32).tobytes()).decode(),
+    }
+    header = {"kenning_export": 1, "provenance": minilm.provenance.to_dict()}
+    export = tmp_path / "export.jsonl"
+    export.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    r = run_cli(project, "import", "--json", str(export))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["imported"] == 1
+    assert_no_secret(project, "plummarker", "cherrymarker", "release")
+    # The given vector described the secret-bearing text: the stored one is the redacted
+    # text's own embedding.
+    with kenning.open_store(cwd=project, embedder=minilm, create=False) as store:
+        (stored,) = list(store.backend.iterate(Filters()))
+    fresh = minilm.embed([stored.memory.content])[0]
+    assert float(np.dot(stored.vector, fresh)) > 0.9999
+    assert float(np.dot(stored.vector, leaked_vector)) < 0.9999
+
+
+SOLUTION_DOC = """---
+title: Payments webhook rejected
+track: bug
+problem: the payments webhook is rejected in production
+---
+# Payments webhook rejected
+
+The worker logs:
+
+```
+stripe.error.AuthenticationError: Invalid API Key provided: {stripe}
+```
+
+## Fix
+
+Rotate the key and set STRIPE_KEY={stripe} only in the vault; the deploy token {gh} was
+revoked too. Old DSN: postgresql://app:{pw}@db.internal/app (grapemarker).
+"""
+
+
+def test_cli_seed_solutions(project: Path) -> None:
+    doc = project / "docs" / "solutions" / "payments" / "webhook.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(SOLUTION_DOC.format(stripe=STRIPE, gh=GH, pw=URL_PW), encoding="utf-8")
+    r = run_cli(project, "seed-solutions", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["seeded"] == 1
+    assert_no_secret(project, "AuthenticationError", "Rotate the key")
+
+
+@pytest.mark.anyio
+async def test_mcp_hooks_remember(project: Path, tmp_path: Path) -> None:
+    async with connect(project, tmp_path / "mcp.log") as session:
+        data = await ok(session, "hooks_remember", content=note("figmarker"), type="decision")
+    assert data["stored"] is True
+    assert data["redactions"]["github_token"] == 1
+    assert not any(secret in json.dumps(data) for secret in SECRETS)
+    assert_no_secret(project, "figmarker")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def test_hooks_store_nothing_from_a_prompt(
+    store: MemoryStore, project: Path, tmp_path: Path
+) -> None:
+    assert store.remember("Deployments use the blue-green script (pearmarker).", "rule").ok
+    prompt = json.loads(payload("prompt_submit_task", project))
+    prompt["prompt"] = f"Why does the deploy fail? {note('quincemarker')}"
+    for event, data in (
+        ("prompt-submit", json.dumps(prompt).encode()),
+        ("session-start", payload("session_start_startup", project)),
+    ):
+        # with the recall log on: it lives in .kenning/ too, and must not take the prompt
+        proc = run_hook(event, data, tmp_path, env={"KENNING_RECALL_LOG": "1"})
+        assert proc.returncode == 0, proc.stderr
+        for secret in SECRETS:
+            assert secret not in proc.stderr
+    assert (project / ".kenning" / "recall-log.jsonl").is_file()  # so the grep read it too
+    assert_no_secret(project, "pearmarker")
+
+
+def test_update_redacts_the_new_content(store: MemoryStore, project: Path) -> None:
+    # The edit path of `kenning ui`: MemoryStore.update goes through the same preparation.
+    first = store.remember("Deploys run from the release branch (oakmarker).", "rule")
+    assert first.id is not None
+    edited = store.update(first.id, content=note("elmmarker"))
+    assert edited.status == "stored" and edited.redactions.get("github_token") == 1
+    assert_no_secret(project, "elmmarker")
+
+
+def test_store_file_grep_sees_an_unredacted_write(store: MemoryStore, project: Path) -> None:
+    """The control: the same grep finds a value the redactor does not know as a secret, so
+    the tests above fail if redaction is skipped rather than pass because nothing is read."""
+    plain = "unknownformat-" + "Q7zK2mX9" * 3
+    assert store.remember(f"the vendor key is {plain} (kiwanomarker)", "context").ok
+    raw = raw_store(project)
+    assert b"kiwanomarker" in raw and plain.encode() in raw
+
+
+def test_postgres_messages_never_show_the_password(pg_url: str) -> None:  # noqa: F811
+    from urllib.parse import urlsplit
+
+    from kenning.backends.postgres import PostgresBackend
+    from kenning.errors import StoreUnavailable
+    from kenning.redaction import redact_url
+
+    password = urlsplit(pg_url).password
+    if not password:
+        pytest.skip("the test server accepts connections without a password")
+    wrong_pw = "wr0ng/Pa+ss" + "word9"  # '/' and '+' ended the old URL-password pattern
+    wrong = pg_url.replace(f":{password}@", f":{wrong_pw}@")
+    with pytest.raises(StoreUnavailable) as info:
+        PostgresBackend(wrong)
+    message = str(info.value)
+    assert wrong_pw not in message and "wr0ng" not in message
+    assert redact_url(wrong) in message  # the location, without its password
+    assert "@127.0.0.1" in redact_url(wrong) and "Pa+ss" not in redact_url(wrong)
+
+
+def test_a_rejected_note_does_not_echo_its_secret(store: MemoryStore) -> None:
+    # A tag with undecodable bytes is refused; the reason names the tag, redacted.
+    result = store.remember("a fine note about deploys", "context", tags=[f"{GH}\udcff"])
+    assert result.status == "rejected"
+    assert "not valid UTF-8" in (result.reason or "")
+    assert GH not in (result.reason or "") and "[REDACTED:github_token]" in (result.reason or "")
