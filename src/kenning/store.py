@@ -713,16 +713,13 @@ class MemoryStore:
         group_id: str | None = None,
     ) -> list[Memory]:
         """The ``limit`` most recently stored memories (this project by default), newest
-        first; no query, no model."""
-        import heapq
-
+        first; no query, no model. The backend reads only those rows (an index on SQLite)."""
         from .model import check_collection
         from .search import parse_types
 
         collections = (check_collection(collection),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
-        records = self.backend.iterate(filters)
-        return heapq.nlargest(limit, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
+        return self.backend.newest(filters, limit)
 
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()

@@ -134,6 +134,11 @@ class Backend(Protocol):
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]: ...
 
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        """The ``n`` most recently stored memories matching ``filters``, newest first (by
+        ``stored_at``, then by id, larger first), without reading the other rows."""
+        ...
+
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Replace the vectors of existing memories (re-embedding), keeping everything else."""
         ...

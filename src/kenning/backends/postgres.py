@@ -774,6 +774,22 @@ class PostgresBackend:
                 yield MemoryRecord(memory=_row_to_memory(row[1:11]), vector=row[11])
             last = rows[-1][0]
 
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        if n <= 0:
+            return []
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            # "C": ids compare by code point, as in Python and SQLite, whatever the
+            # database's collation
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories WHERE {where} "
+                'ORDER BY stored_at DESC, id COLLATE "C" DESC LIMIT %s',
+                [*params, n],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)

@@ -20,6 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ MIGRATIONS: tuple[str, ...] = (
     # 3: document frequencies of FTS terms, to leave near-ubiquitous words out of queries.
     """
     CREATE VIRTUAL TABLE memories_terms USING fts5vocab (memories_fts, 'row');
+    """,
+    # 4: the newest memories of a project and type (the session-start hook) from the index
+    # alone, without reading every row.
+    """
+    CREATE INDEX memories_recent ON memories (group_id, type, stored_at, id);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -347,7 +353,8 @@ class SQLiteBackend:
                     m.collection,
                     m.type,
                     m.group_id,
-                    m.stored_at.isoformat(),
+                    # always UTC, so that the text sorts as the time does (newest())
+                    m.stored_at.astimezone(UTC).isoformat(),
                     m.content_hash,
                     m.source,
                     json.dumps(list(m.tags), ensure_ascii=False),
@@ -535,6 +542,19 @@ class SQLiteBackend:
                 )
             last = rows[-1][0]
 
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        if n <= 0:
+            return []
+        where, params = self._where(filters)
+        with self._lock:
+            # stored_at is UTC ISO 8601 text (see upsert), which sorts as the time does
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE {where} "
+                "ORDER BY stored_at DESC, id DESC LIMIT ?",
+                [*params, n],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
@@ -720,6 +740,7 @@ for _name in (
     "count",
     "count_by",
     "iterate",
+    "newest",
     "lexical_search",
     "vector_search",
     "integrity_check",
