@@ -219,6 +219,16 @@ class _VectorCache:
         return mask
 
 
+class _LexicalStats:
+    """What lexical search reads about the whole store, valid for one store version."""
+
+    def __init__(self, version: tuple[int, int], total: int) -> None:
+        self.version = version
+        self.total = total
+        self.frequency: dict[str, int] = {}
+        self.shares: dict[Filters, float] = {}
+
+
 class SQLiteBackend:
     """Embedded store in one SQLite file. Thread-safe within a process."""
 
@@ -266,6 +276,7 @@ class SQLiteBackend:
             ) from None
         self._dimension = dimension
         self._cache: _VectorCache | None = None
+        self._lexical: _LexicalStats | None = None
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -489,8 +500,13 @@ class SQLiteBackend:
         return out
 
     @staticmethod
-    def _where(filters: Filters, alias: str = "") -> tuple[str, list[str]]:
+    def _where(filters: Filters, alias: str = "", *, indexed: bool = True) -> tuple[str, list[str]]:
+        """SQL for ``filters``. ``indexed=False`` keeps SQLite from answering them through an
+        index (``+column``), for rows already found by rowid: scanning a project's index
+        entries to check a few rows costs more than reading them."""
         p = f"{alias}." if alias else ""
+        if not indexed:
+            p = "+" + p
         clauses: list[str] = []
         params: list[str] = []
         if filters.group_id is not None:
@@ -555,52 +571,126 @@ class SQLiteBackend:
             ).fetchall()
         return [_row_to_memory(r) for r in rows]
 
+    def _version(self) -> tuple[int, int]:
+        """Changes when anyone (another connection, or this one) wrote to the store."""
+        data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return (int(data_version), self._writes)
+
+    def _lexical_stats(self) -> _LexicalStats:
+        """Row count, per-filter shares and FTS document frequencies, kept until the store
+        changes (one ``PRAGMA data_version`` per query instead of three lookups)."""
+        version = self._version()
+        stats = self._lexical
+        if stats is None or stats.version != version:
+            total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            stats = self._lexical = _LexicalStats(version, int(total))
+        return stats
+
+    def _document_frequencies(self, stats: _LexicalStats, terms: Sequence[str]) -> dict[str, int]:
+        missing = [t for t in terms if t not in stats.frequency]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            found = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", missing
+                ).fetchall()
+            )
+            for term in missing:
+                stats.frequency[term] = int(found.get(term, 0))
+        return {t: stats.frequency[t] for t in terms}
+
+    def _share(self, stats: _LexicalStats, filters: Filters) -> float:
+        """The share of rows ``filters`` lets through (1.0: every row, e.g. the only project)."""
+        share = stats.shares.get(filters)
+        if share is None:
+            where, params = self._where(filters)
+            matching = self._conn.execute(
+                f"SELECT count(*) FROM memories WHERE {where}", params
+            ).fetchone()[0]
+            share = stats.shares[filters] = matching / stats.total if stats.total else 0.0
+        return share
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
         terms = lexical_terms(query, MAX_QUERY_TERMS)
         if not terms:
             return []
-        with self._lock:
-            marks = ",".join("?" * len(terms))
-            frequency = dict(
-                self._conn.execute(
-                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", terms
-                ).fetchall()
+        with self._lock, self._snapshot():
+            stats = self._lexical_stats()
+            frequency = self._document_frequencies(stats, terms)
+            total = stats.total
+            cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
+            usable = sorted(
+                (t for t in terms if 0 < frequency.get(t, 0) <= cutoff),
+                key=lambda t: frequency[t],
             )
-            total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-        cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
-        usable = sorted(
-            (t for t in terms if 0 < frequency.get(t, 0) <= cutoff), key=lambda t: frequency[t]
-        )
-        # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
-        # BM25) until their postings reach the budget, so a query costs the same at any size.
-        chosen: list[str] = []
-        postings = 0
-        for term in usable:
-            if chosen and postings + frequency[term] > POSTINGS_BUDGET:
-                break
-            chosen.append(term)
-            postings += frequency[term]
-        match = fts_query(chosen)
-        if match is None:
-            return []
-        where, params = self._where(filters, "m")
-        sql = (
-            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, "
-            "bm25(memories_fts) AS rank FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
-        )
-        with self._lock:
-            rows = self._conn.execute(sql, [match, *params, k]).fetchall()
-        # FTS5's bm25() is negative, lower is better; expose "higher is better".
-        return [ScoredMemory(memory=_row_to_memory(r[:10]), score=-float(r[10])) for r in rows]
+            # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
+            # BM25) until their postings reach the budget, so a query costs the same at any
+            # size.
+            chosen: list[str] = []
+            postings = 0
+            for term in usable:
+                if chosen and postings + frequency[term] > POSTINGS_BUDGET:
+                    break
+                chosen.append(term)
+                postings += frequency[term]
+            match = fts_query(chosen)
+            share = self._share(stats, filters)
+            if match is None or share <= 0.0:
+                return []
+            return self._ranked_matches(match, k, filters, share)
+
+    def _ranked_matches(
+        self, match: str, k: int, filters: Filters, share: float
+    ) -> list[ScoredMemory]:
+        """The best ``k`` FTS matches that pass ``filters``: ranked in the FTS index alone,
+        then only the best few rows are read and checked against the filter (joining every
+        match to its row first cost more than the ranking itself)."""
+        where, params = self._where(filters, indexed=False)
+        limit = k if share >= 1.0 else k + int(2 * k / max(share, 1e-9))
+        while True:
+            # FTS5's bm25() is negative, lower is better; exposed as "higher is better".
+            ranked = self._conn.execute(
+                "SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts "
+                "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
+                [match, limit],
+            ).fetchall()
+            rows: dict[int, Memory] = {}
+            for start in range(0, len(ranked), 500):
+                chunk = [r[0] for r in ranked[start : start + 500]]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT rowid, {_COLUMNS} FROM memories "
+                    f"WHERE rowid IN ({marks}) AND {where}",
+                    [*chunk, *params],
+                ):
+                    rows[int(row[0])] = _row_to_memory(row[1:])
+            hits = [
+                ScoredMemory(memory=rows[rowid], score=-float(rank))
+                for rowid, rank in ranked
+                if rowid in rows
+            ]
+            if len(hits) >= k or len(ranked) < limit:
+                return hits[:k]
+            limit *= 4
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the store (a read transaction, unless the
+        caller is already inside a transaction)."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
 
     def _refresh(self) -> _VectorCache:
         conn = self._conn
-        data_version = conn.execute("PRAGMA data_version").fetchone()[0]
-        version = (int(data_version), self._writes)
+        version = self._version()
         cache = self._cache
         if cache is not None and cache.version == version:
             return cache
