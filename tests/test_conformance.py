@@ -405,14 +405,18 @@ def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
     # a time with no microseconds (its ISO text is shorter, yet it is the latest).
     late = record(90, unit(rng), group=GROUPS[0], pair=PAIRS[1])
     late = MemoryRecord(
-        Memory(**{**late.memory.__dict__, "stored_at": (T0 + timedelta(days=2)).replace(
-            microsecond=0).astimezone(timezone(timedelta(hours=-5)))}),
+        Memory(
+            **{
+                **late.memory.__dict__,
+                "stored_at": (T0 + timedelta(days=2))
+                .replace(microsecond=0)
+                .astimezone(timezone(timedelta(hours=-5))),
+            }
+        ),
         late.vector,
     )
     twins = [
-        MemoryRecord(
-            Memory(**{**r.memory.__dict__, "stored_at": T0 + timedelta(days=1)}), r.vector
-        )
+        MemoryRecord(Memory(**{**r.memory.__dict__, "stored_at": T0 + timedelta(days=1)}), r.vector)
         for r in (record(91 + i, unit(rng), group=GROUPS[0], pair=PAIRS[1]) for i in range(5))
     ]
     everything = [*rows[12:], twins[3], twins[1], late, *rows[:12], twins[0], twins[4], twins[2]]

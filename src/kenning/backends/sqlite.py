@@ -41,6 +41,7 @@ from .base import (
     duplicate_content,
     encode_provenance,
 )
+from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
 
 #: Numbered migrations; ``PRAGMA user_version`` records the last one applied.
 MIGRATIONS: tuple[str, ...] = (
@@ -93,7 +94,26 @@ MIGRATIONS: tuple[str, ...] = (
     # 4: the newest memories of a project and type (the session-start hook) from the index
     # alone, without reading every row.
     """
-    CREATE INDEX memories_recent ON memories (group_id, type, stored_at, id);
+    CREATE INDEX IF NOT EXISTS memories_recent ON memories (group_id, type, stored_at, id);
+    """,
+    # 5: what the vector file (vectorfile.py) checks itself against: this database's random
+    # token and counters of deleted rows and of rows whose vector or filter columns changed.
+    """
+    CREATE TABLE IF NOT EXISTS vector_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        token TEXT NOT NULL,
+        deletes INTEGER NOT NULL,
+        updates INTEGER NOT NULL
+    );
+    INSERT OR IGNORE INTO vector_state (id, token, deletes, updates)
+        VALUES (1, lower(hex(randomblob(16))), 0, 0);
+    CREATE TRIGGER IF NOT EXISTS memories_vector_delete AFTER DELETE ON memories BEGIN
+        UPDATE vector_state SET deletes = deletes + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS memories_vector_update
+        AFTER UPDATE OF rowid, embedding, group_id, collection, type ON memories BEGIN
+        UPDATE vector_state SET updates = updates + 1;
+    END;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -103,7 +123,7 @@ _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
 #: What a store of this schema version holds (``kenning doctor`` checks against these).
-REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms")
+REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms", "vector_state")
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 
 
@@ -156,67 +176,6 @@ def fts_query(terms: Sequence[str]) -> str | None:
     if not terms:
         return None
     return " OR ".join(f'"{t}"' for t in terms)
-
-
-class _Codes:
-    """A string column as small integer codes, so filters compare integers, not objects."""
-
-    def __init__(self) -> None:
-        self.codes: dict[str, int] = {}
-        self.column = np.empty(0, dtype=np.int32)
-
-    def append(self, values: list[str]) -> None:
-        add = [self.codes.setdefault(v, len(self.codes)) for v in values]
-        self.column = np.concatenate([self.column, np.array(add, dtype=np.int32)])
-
-    def isin(self, values: Sequence[str]) -> np.ndarray:
-        wanted = [self.codes[v] for v in values if v in self.codes]
-        if len(wanted) == 1:
-            return self.column == wanted[0]
-        return np.isin(self.column, np.array(wanted, dtype=np.int32))
-
-
-class _VectorCache:
-    """The store's vectors as one contiguous matrix plus per-row filter columns."""
-
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
-        self.rowids = np.empty(0, dtype=np.int64)
-        self.matrix = np.empty((0, dimension), dtype=np.float32)
-        self.groups = _Codes()
-        self.collections = _Codes()
-        self.types = _Codes()
-        self.ids: list[str] = []
-        self.max_rowid = 0
-        self.version: tuple[int, int] | None = None
-
-    def append(self, rows: list[tuple[int, str, str, str, str, bytes]]) -> None:
-        if not rows:
-            return
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(r[5] for r in rows)
-        vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dimension)
-        self.rowids = np.concatenate([self.rowids, rowids])
-        self.matrix = np.ascontiguousarray(np.concatenate([self.matrix, vectors]))
-        self.groups.append([r[2] for r in rows])
-        self.collections.append([r[3] for r in rows])
-        self.types.append([r[4] for r in rows])
-        self.ids.extend(r[1] for r in rows)
-        self.max_rowid = int(rowids.max())
-
-    def mask(self, filters: Filters) -> np.ndarray | None:
-        mask: np.ndarray | None = None
-
-        def both(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
-            return b if a is None else a & b
-
-        if filters.group_id is not None:
-            mask = both(mask, self.groups.isin([filters.group_id]))
-        if filters.collections:
-            mask = both(mask, self.collections.isin(filters.collections))
-        if filters.types:
-            mask = both(mask, self.types.isin(filters.types))
-        return mask
 
 
 class _LexicalStats:
@@ -275,7 +234,8 @@ class SQLiteBackend:
                 f"{self.path} is not a readable kenning store ({exc}); {_recovery_hint(self.path)}"
             ) from None
         self._dimension = dimension
-        self._cache: _VectorCache | None = None
+        self._vector_file = VectorFile(self.path.with_name(self.path.name + ".vectors"))
+        self._vectors: VectorIndex | None = None
         self._lexical: _LexicalStats | None = None
 
     # -- schema -----------------------------------------------------------------------------
@@ -661,8 +621,7 @@ class SQLiteBackend:
                 chunk = [r[0] for r in ranked[start : start + 500]]
                 marks = ",".join("?" * len(chunk))
                 for row in self._conn.execute(
-                    f"SELECT rowid, {_COLUMNS} FROM memories "
-                    f"WHERE rowid IN ({marks}) AND {where}",
+                    f"SELECT rowid, {_COLUMNS} FROM memories WHERE rowid IN ({marks}) AND {where}",
                     [*chunk, *params],
                 ):
                     rows[int(row[0])] = _row_to_memory(row[1:])
@@ -688,82 +647,127 @@ class SQLiteBackend:
         finally:
             self._conn.execute("COMMIT")
 
-    def _refresh(self) -> _VectorCache:
-        conn = self._conn
-        version = self._version()
-        cache = self._cache
-        if cache is not None and cache.version == version:
-            return cache
-        total, max_rowid = conn.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
-        ).fetchone()
-        if cache is None or max_rowid < cache.max_rowid or cache.dimension == 0:
-            cache = None
-        if cache is not None:
-            new_rows = conn.execute(
-                "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
-                "WHERE rowid > ? ORDER BY rowid",
-                (cache.max_rowid,),
-            ).fetchall()
-            if len(cache.ids) + len(new_rows) == total:
-                self._append(cache, new_rows)
-            else:
-                cache = None
-        if cache is None:
-            dimension = self._dimension
-            first = conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
-            if first is not None:
-                dimension = int(first[0]) // 4
-            cache = _VectorCache(dimension or 0)
-            self._append(
-                cache,
-                conn.execute(
-                    "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
-                    "ORDER BY rowid"
-                ).fetchall(),
-            )
-        cache.version = version
-        self._cache = cache
-        return cache
+    # -- vectors ------------------------------------------------------------------------------
 
-    def _append(
-        self, cache: _VectorCache, rows: list[tuple[int, str, str, str, str, bytes]]
-    ) -> None:
-        bad = sum(1 for r in rows if len(r[5]) != cache.dimension * 4)
+    def rows(self, after_rowid: int, rowids: Sequence[int] | None = None) -> Iterator[list[Row]]:
+        """Rows for the vector file, in rowid order, in batches (``rowids``: just those)."""
+        columns = "rowid, group_id, collection, type, embedding"
+        if rowids is not None:
+            marks = ",".join("?" * len(rowids))
+            batch = self._conn.execute(
+                f"SELECT {columns} FROM memories WHERE rowid IN ({marks}) ORDER BY rowid",
+                list(rowids),
+            ).fetchall()
+            self._check_blobs(batch)
+            yield batch
+            return
+        last = after_rowid
+        while True:
+            batch = self._conn.execute(
+                f"SELECT {columns} FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (last, BUILD_BATCH),
+            ).fetchall()
+            if not batch:
+                return
+            self._check_blobs(batch)
+            yield batch
+            last = batch[-1][0]
+
+    def rowids(self) -> np.ndarray:
+        found = self._conn.execute("SELECT rowid FROM memories ORDER BY rowid").fetchall()
+        return np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+
+    def _check_blobs(self, rows: Sequence[Row]) -> None:
+        dimension = self._store_dimension()
+        bad = sum(1 for r in rows if len(r[4]) != dimension * 4)
         if bad:
             raise StoreCorrupted(
-                f"{self.path} has {bad} vector(s) that are not {cache.dimension}-dimensional "
+                f"{self.path} has {bad} vector(s) that are not {dimension}-dimensional "
                 "float32; run `kenning reembed` to recompute them (`kenning doctor` for details)"
             )
-        cache.append(rows)
+
+    def _store_dimension(self) -> int:
+        first = self._conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
+        if first is not None:
+            return int(first[0]) // 4
+        return self._dimension or 0
+
+    def _vector_index(self) -> VectorIndex | None:
+        """The vectors of the store as it is now (inside the caller's snapshot)."""
+        version = self._version()
+        index = self._vectors
+        if (
+            index is not None
+            and index.version == version
+            and (index.persisted or self._in_tx or not self._vector_file.lock_free())
+        ):
+            return index
+        conn = self._conn
+        token, deletes, updates = conn.execute(
+            "SELECT token, deletes, updates FROM vector_state"
+        ).fetchone()
+        count, max_rowid = conn.execute(
+            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
+        ).fetchone()
+        dimension = self._store_dimension()
+        if count == 0 or dimension == 0:
+            self._vectors = None
+            return None
+        state = StoreState(str(token), int(deletes), int(updates), int(count), int(max_rowid))
+        # Rows written inside our own transaction may yet roll back: never in the file.
+        index = self._vector_file.sync(state, dimension, self, persist=not self._in_tx)
+        index.version = version
+        self._vectors = index
+        return index
+
+    def _exact_cosines(
+        self, query: np.ndarray, filters: Filters
+    ) -> Callable[[Sequence[int]], dict[int, float]]:
+        where, params = self._where(filters, indexed=False)
+
+        def exact(rowids: Sequence[int]) -> dict[int, float]:
+            out: dict[int, float] = {}
+            for start in range(0, len(rowids), 500):
+                chunk = list(rowids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT rowid, embedding FROM memories WHERE rowid IN ({marks}) AND {where}",
+                    [*chunk, *params],
+                ).fetchall()
+                if rows:
+                    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+                    scores = matrix.reshape(len(rows), -1) @ query
+                    out.update(zip((int(r[0]) for r in rows), scores.tolist(), strict=True))
+            return out
+
+        return exact
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
-        with self._lock:
-            cache = self._refresh()
-            if not cache.ids:
+        with self._lock, self._snapshot():
+            index = self._vector_index()
+            if index is None:
                 return []
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
-            if query.shape[0] != cache.dimension:
+            if query.shape[0] != index.dimension:
                 raise KenningError(
                     f"query vector has {query.shape[0]} dimensions, the store has "
-                    f"{cache.dimension}; run `kenning reembed`"
+                    f"{index.dimension}; run `kenning reembed`"
                 )
-            scores = cache.matrix @ query
-            mask = cache.mask(filters)
-            if mask is not None:
-                scores = np.where(mask, scores, -np.inf)
-            n = int(min(k, scores.shape[0]))
-            top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            order = [int(i) for i in top if np.isfinite(scores[i])]
-            ids = [cache.ids[i] for i in order]
-            found = {m.id: m for m in self.get(ids)}
+            hits = index.search(query, k, filters, self._exact_cosines(query, filters))
+            found: dict[int, Memory] = {}
+            if hits:
+                marks = ",".join("?" * len(hits))
+                for row in self._conn.execute(
+                    f"SELECT rowid, {_COLUMNS} FROM memories WHERE rowid IN ({marks})",
+                    [rowid for rowid, _ in hits],
+                ):
+                    found[int(row[0])] = _row_to_memory(row[1:])
         return [
-            ScoredMemory(memory=found[cache_id], score=float(np.clip(scores[i], -1.0, 1.0)))
-            for i, cache_id in zip(order, ids, strict=True)
-            if cache_id in found
+            ScoredMemory(memory=found[rowid], score=float(np.clip(score, -1.0, 1.0)))
+            for rowid, score in hits
+            if rowid in found
         ]
 
     def integrity_check(self) -> list[str]:
@@ -773,6 +777,8 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._vector_file.close()
+            self._vectors = None
 
 
 #: SQLITE_CORRUPT and SQLITE_NOTADB (the low byte of their extended codes).
