@@ -157,8 +157,9 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
         stored_at=parse_timestamp(str(row[5])),
         content_hash=str(row[6]),
         source=None if row[7] is None else str(row[7]),
-        tags=tuple(json.loads(str(row[8]))),
-        metadata=json.loads(str(row[9])),
+        # most notes have neither: skip the JSON parser for the empty forms
+        tags=() if row[8] == "[]" else tuple(json.loads(str(row[8]))),
+        metadata={} if row[9] == "{}" else json.loads(str(row[9])),
     )
 
 
@@ -765,7 +766,7 @@ class SQLiteBackend:
                 ):
                     found[int(row[0])] = _row_to_memory(row[1:])
         return [
-            ScoredMemory(memory=found[rowid], score=float(np.clip(score, -1.0, 1.0)))
+            ScoredMemory(memory=found[rowid], score=min(1.0, max(-1.0, float(score))))
             for rowid, score in hits
             if rowid in found
         ]
