@@ -49,7 +49,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 CACHE = RESULTS / "cache"
-sys.path.insert(0, str(ROOT))  # for tests.backends (the embedded PostgreSQL helper)
+sys.path.insert(0, str(ROOT))  # for `python bench/scale.py`: the bench package
 
 from bench.recall import WORDS, machine  # noqa: E402 - shared with the speed benchmarks
 
@@ -302,7 +302,7 @@ def main() -> None:
     server = None
     admin_url = os.environ.get("KENNING_BENCH_POSTGRES_URL", "")
     if "postgres" in backends and not admin_url:
-        from tests.backends import EmbeddedPostgres
+        from bench.postgres_server import EmbeddedPostgres
 
         server = EmbeddedPostgres(
             fast=False, settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"}
