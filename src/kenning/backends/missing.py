@@ -59,6 +59,9 @@ class MissingBackend:
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         return iter(())
 
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        return []
+
     def get_meta(self, key: str) -> str | None:
         return None
 

@@ -1,10 +1,12 @@
 """The embedded default backend: one SQLite file (WAL) holding rows, vectors and FTS5.
 
-Vectors are float32 BLOBs beside their rows. Vector search is exact cosine over a numpy
-matrix cached in the process and refreshed when ``PRAGMA data_version`` (other writers) or
-our own write counter says the table changed; only rows appended since the last refresh
-are read when nothing was deleted. Lexical search is FTS5 BM25 over the full content (the
-embedding sees only the first 256 word pieces; FTS sees everything).
+Vectors are float32 BLOBs beside their rows: the source of truth. Vector search scans
+``memory.db.vectors``, a memory-mapped int8 copy kept in step with them
+(:mod:`kenning.backends.vectorfile`: exact top-k, re-scored from the BLOBs), brought up to
+date when ``PRAGMA data_version`` (other writers) or our own write counter says the table
+changed. Lexical search is FTS5 BM25 over the full content (the embedding sees only the
+first 256 word pieces; FTS sees everything), ranked in the FTS index before any row is
+read; document frequencies and row counts are cached per store version.
 
 Several processes may write at once: every connection waits on a busy timeout, and a
 check-then-write (dedup) runs inside ``BEGIN IMMEDIATE`` so two writers cannot both decide
