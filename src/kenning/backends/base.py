@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -93,6 +93,33 @@ class ScoredMemory:
 
     memory: Memory
     score: float
+
+
+#: A bulk load (no index maintenance while rows are copied, one index build at the end)
+#: pays when at least this many rows arrive and they are at least as many as the store
+#: holds: rebuilding the index of a big store for a few rows costs more than maintaining it
+#: (PostgreSQL + pgvector on 2 cores: ~450 rows/s with HNSW maintained, COPY ~10k rows/s
+#: plus an index build of ~100k rows in well under a minute; docs/benchmarks.md).
+BULK_MIN_ROWS = 2000
+
+
+@runtime_checkable
+class BulkLoader(Protocol):
+    """A backend that can defer index maintenance for a large write (PostgreSQL)."""
+
+    def bulk_load(
+        self, dimension: int | None = None, *, atomic: bool = True
+    ) -> AbstractContextManager[None]: ...
+
+
+def bulk_writes(
+    backend: object, rows: int, existing: int, dimension: int | None, *, atomic: bool
+) -> AbstractContextManager[None]:
+    """The backend's bulk load when it has one and ``rows`` new rows into a store of
+    ``existing`` make it pay (:data:`BULK_MIN_ROWS`); else an ordinary write."""
+    if isinstance(backend, BulkLoader) and rows >= max(BULK_MIN_ROWS, existing):
+        return backend.bulk_load(dimension, atomic=atomic)
+    return nullcontext()
 
 
 @runtime_checkable

@@ -503,7 +503,9 @@ class SQLiteBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
-        where, params = self._where(filters)
+        # Walk the rowids (one pass over the table in all), never a filter index, which
+        # would sort a whole project again for every batch.
+        where, params = self._where(filters, indexed=False)
         last = 0
         while True:
             with self._lock:
