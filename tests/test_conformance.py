@@ -151,6 +151,7 @@ def test_empty_store_answers_empty(backend: Backend) -> None:
     assert backend.vector_search(unit(rng), 5, Filters()) == []
     assert backend.lexical_search("anything", 5, Filters()) == []
     assert backend.newest(Filters(), 3) == []
+    assert backend.find_by_hashes(GROUPS[0], ["0" * 64]) == {}
     assert backend.get(["nope"]) == []
     assert backend.find_by_hash(GROUPS[0], "0" * 64) is None
     assert backend.delete(["nope"]) == 0
@@ -342,6 +343,18 @@ def test_find_by_hash_is_per_project(backend: Backend) -> None:
     assert backend.find_by_hash(GROUPS[0], a.memory.content_hash) == a.memory
     assert backend.find_by_hash(GROUPS[1], a.memory.content_hash) == b.memory
     assert backend.find_by_hash(GROUPS[2], a.memory.content_hash) is None
+
+
+def test_find_by_hashes_is_find_by_hash_for_many(backend: Backend) -> None:
+    rows = corpus(18)
+    backend.upsert(rows)
+    hashes = [r.memory.content_hash for r in rows] + ["0" * 64]
+    for group in (*GROUPS, "nobody"):
+        found = backend.find_by_hashes(group, hashes + hashes[:3])
+        expected = {h: m for h in hashes if (m := backend.find_by_hash(group, h)) is not None}
+        assert found == expected
+        assert len(found) == sum(r.memory.group_id == group for r in rows)
+    assert backend.find_by_hashes(GROUPS[0], []) == {}
 
 
 def test_delete_counts_and_removes(backend: Backend) -> None:

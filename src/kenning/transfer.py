@@ -21,7 +21,7 @@ from .errors import UserInputError
 from .model import NEAR_DUPLICATE, STORED, Memory, Provenance, utc_now
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from .store import MemoryStore, PreparedMemory
 
 #: The export format's version, written in the header line.
 EXPORT_FORMAT = 1
@@ -131,11 +131,13 @@ def import_memories(
             f"an embedding does not have the {dimension} dimensions the export's header "
             "says; nothing was imported (remove the embeddings to re-embed)"
         )
-    # Every memory must pass the write path's checks before anything is written.
+    # Every memory must pass the write path's checks before anything is written; what they
+    # give is what is written.
     problems = []
+    prepared: list[PreparedMemory] = []
     for number, item, gid in zip(line_numbers, items, groups, strict=True):
         try:
-            store.prepare(item, gid)
+            prepared.append(store.prepare(item, gid))
         except UserInputError as exc:
             problems.append(f"line {number}: {exc}")
     if problems:
@@ -160,10 +162,9 @@ def import_memories(
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
     existing_rows = store.backend.count(Filters()) if new_rows else 0
     with bulk_writes(store.backend, new_rows, existing_rows, dimension, atomic=True):
-        for gid, indexes in by_group.items():
-            outcomes = store.remember_many(
-                [items[i] for i in indexes],
-                group_id=gid,
+        for indexes in by_group.values():
+            outcomes = store.remember_prepared(
+                [prepared[i] for i in indexes],
                 near_duplicates=False,
                 vectors=[vectors[i] if reuse else None for i in indexes],
                 progress=progress,

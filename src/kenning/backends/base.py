@@ -143,6 +143,11 @@ class Backend(Protocol):
 
     def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None: ...
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        """:meth:`find_by_hash` for many hashes at once (one round trip for a write batch):
+        the memories found, by content hash."""
+        ...
+
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         """Memories whose ``metadata["error_fingerprint"]`` equals ``fingerprint``."""
         ...

@@ -44,6 +44,9 @@ class MissingBackend:
     def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
         return None
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        return {}
+
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         return []
 

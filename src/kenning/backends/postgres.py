@@ -758,6 +758,22 @@ class PostgresBackend:
             ).fetchone()
         return None if row is None else _row_to_memory(row)
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        if not content_hashes:
+            return out
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return out
+            for row in conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories "
+                "WHERE group_id = %s AND content_hash = ANY(%s)",
+                (group_id, list(dict.fromkeys(content_hashes))),
+            ):
+                memory = _row_to_memory(row)
+                out[memory.content_hash] = memory
+        return out
+
     def count(self, filters: Filters) -> int:
         where, params = _where(filters)
         with self._connection() as conn:

@@ -636,6 +636,38 @@ class QdrantBackend:
             )
         return self._memory(points[0].payload) if points else None
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        from qdrant_client import models
+
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(content_hashes))
+        if not unique:
+            return out
+        with self._call() as client:
+            if self._dim() is None:
+                return out
+            for start in range(0, len(unique), 1000):
+                chunk = unique[start : start + 1000]
+                points, _ = client.scroll(
+                    self.collection,
+                    scroll_filter=models.Filter(
+                        must=[
+                            models.FieldCondition(
+                                key="group_id", match=models.MatchValue(value=group_id)
+                            ),
+                            models.FieldCondition(
+                                key="content_hash", match=models.MatchAny(any=chunk)
+                            ),
+                        ]
+                    ),
+                    limit=len(chunk),
+                    with_payload=True,
+                )
+                for p in points:
+                    memory = self._memory(p.payload)
+                    out[memory.content_hash] = memory
+        return out
+
     def count(self, filters: Filters) -> int:
         with self._call() as client:
             if self._dim() is None:

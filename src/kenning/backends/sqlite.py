@@ -439,6 +439,22 @@ class SQLiteBackend:
             ).fetchone()
         return None if row is None else _row_to_memory(row)
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(content_hashes))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories "
+                    f"WHERE group_id = ? AND content_hash IN ({marks})",
+                    [group_id, *chunk],
+                ):
+                    memory = _row_to_memory(row)
+                    out[memory.content_hash] = memory
+        return out
+
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         where, params = self._where(filters)
         with self._lock:
@@ -836,6 +852,7 @@ for _name in (
     "read_provenance",
     "get",
     "find_by_hash",
+    "find_by_hashes",
     "find_by_fingerprint",
     "get_vectors",
     "count",
