@@ -433,7 +433,7 @@ class MemoryStore:
                 for k, (_, prep) in enumerate(chunk):
                     m = prep.memory
                     dup = self._find_duplicate(
-                        m, matrix[k], batch_hashes, stored, to_store, near_duplicates
+                        m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
                     if dup is not None:
                         existing_id, score = dup
@@ -474,13 +474,18 @@ class MemoryStore:
         memory: Memory,
         vector: np.ndarray,
         batch_hashes: Mapping[str, str],
-        stored: Mapping[tuple[str, str], str],
         pending: Sequence[MemoryRecord],
         near_duplicates: bool,
+        stored: Mapping[tuple[str, str], str] | None = None,
     ) -> tuple[str, float] | None:
+        """``stored``: the batch's exact duplicates already looked up, by (project, hash)."""
         if memory.content_hash in batch_hashes:
             return batch_hashes[memory.content_hash], 1.0
-        existing = stored.get((memory.group_id, memory.content_hash))
+        if stored is None:
+            found = self.backend.find_by_hash(memory.group_id, memory.content_hash)
+            existing = None if found is None else found.id
+        else:
+            existing = stored.get((memory.group_id, memory.content_hash))
         if existing is not None:
             return existing, 1.0
         if not near_duplicates:
