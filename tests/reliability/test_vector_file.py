@@ -27,6 +27,7 @@ from kenning.backends.sqlite import SQLiteBackend
 from ..test_vectorfile import (
     DIM,
     FILTERS,
+    assert_same_ranking,
     brute_force,
     count_rows,
     file_header,
@@ -72,9 +73,7 @@ def _check(db: Path, queries: np.ndarray) -> None:
         for q in queries:
             for f in FILTERS:
                 got = [(h.memory.id, h.score) for h in backend.vector_search(q, 10, f)]
-                want = brute_force(rows, q, 10, f)
-                assert [i for i, _ in got] == [i for i, _ in want], f
-                np.testing.assert_allclose([s for _, s in got], [s for _, s in want], atol=1e-6)
+                assert_same_ranking(got, brute_force(rows, q, 10, f))
     finally:
         backend.close()
     header = file_header(db)
