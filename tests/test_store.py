@@ -14,7 +14,13 @@ import pytest
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SCHEMA_VERSION
-from kenning.errors import ProvenanceMismatch, StoreCorrupted, StoreLocationError, StoreNotFound
+from kenning.errors import (
+    ProvenanceMismatch,
+    StoreCorrupted,
+    StoreLocationError,
+    StoreNotFound,
+    UserInputError,
+)
 from kenning.model import COLLECTIONS, NEAR_DUPLICATE, REJECTED, STORED
 from kenning.reembed import reembed
 from kenning.transfer import export_memories, import_memories
@@ -189,6 +195,33 @@ def test_search_group_all_crosses_projects(store: MemoryStore) -> None:
     assert store.search("feature flags startup", threshold=0.3).results == ()
     everywhere = store.search("feature flags startup", threshold=0.3, group_id="all")
     assert [r.memory.group_id for r in everywhere.results] == ["other/repo"]
+
+
+def test_newest_per_project_type_and_collection(store: MemoryStore) -> None:
+    now = datetime(2026, 5, 1, tzinfo=UTC)
+    notes = [
+        ("Rule: commit messages say why.", "rule", 5, None),
+        ("Guideline: keep functions short.", "guideline", 1, None),
+        ("We chose SQLite for the embedded store.", "decision", 0, None),
+        (DB_LOCKED, "context", 3, None),  # an ERROR-FIX given as context is an error_fix
+        ("Rule in another project: tabs.", "rule", 0, "other/repo"),
+    ]
+    for content, memory_type, days, group in notes:
+        result = store.remember(
+            content, memory_type, stored_at=now - timedelta(days=days), group_id=group
+        )
+        assert result.status == STORED
+    texts = [m.content for m in store.newest(10)]
+    assert texts == [notes[2][0], notes[1][0], notes[3][0], notes[0][0]]
+    assert [m.content for m in store.newest(1, memory_type="rule,guideline")] == [notes[1][0]]
+    assert [m.content for m in store.newest(5, memory_type=["error_fix"])] == [DB_LOCKED]
+    assert [m.content for m in store.newest(5, collection="conventions")] == [
+        notes[1][0],
+        notes[0][0],
+    ]
+    assert [m.group_id for m in store.newest(2, group_id="all")] == ["other/repo", store.group_id]
+    with pytest.raises(UserInputError, match="valid types"):
+        store.newest(3, memory_type="nonsense")
 
 
 def test_forget(store: MemoryStore) -> None:

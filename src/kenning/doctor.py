@@ -170,8 +170,9 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             _recovery(path),
         )
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    # memories_terms arrived with migration 3; an older store gets it on its next write
-    required = REQUIRED_TABLES if version >= 3 else REQUIRED_TABLES[:3]
+    # memories_terms arrived with migration 3, vector_state with 5; an older store gets them
+    # on its next write
+    required = REQUIRED_TABLES[: 3 + (version >= 3) + (version >= 5)]
     missing = [t for t in required if t not in tables]
     if missing:
         return Check(

@@ -4,6 +4,10 @@ a team PostgreSQL), keeping ids, timestamps, projects and vectors.
 Resumable: memories already present in the target (same id) are skipped, so an interrupted
 run is simply run again. Verified: at the end the per-project counts and a checksum over
 ``(id, content_hash)`` of the copied projects must agree between the two stores.
+
+Into PostgreSQL, a large copy (:func:`~kenning.backends.base.bulk_writes`) COPYs its
+batches without maintaining the HNSW index and builds the index once at the end; each batch
+still commits on its own.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .backends.base import Backend, Filters, MemoryRecord
+from .backends.base import Backend, Filters, MemoryRecord, bulk_writes
 from .errors import KenningError, ProvenanceMismatch
 
 if TYPE_CHECKING:
@@ -66,6 +70,15 @@ def migrate(
     filters = Filters(group_id=group_id)
     copied = present = 0
     batch: list[MemoryRecord] = []
+    # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
+    # at the end; every batch still commits on its own, so an interrupted run resumes.
+    bulk = bulk_writes(
+        target,
+        source.count(filters),
+        target.count(Filters()),
+        provenance.dimension,
+        atomic=False,
+    )
 
     def flush() -> None:
         nonlocal copied, present
@@ -80,11 +93,12 @@ def migrate(
             progress(len(batch))
         batch.clear()
 
-    for record in source.iterate(filters, batch_size=BATCH):
-        batch.append(record)
-        if len(batch) >= BATCH:
-            flush()
-    flush()
+    with bulk:
+        for record in source.iterate(filters, batch_size=BATCH):
+            batch.append(record)
+            if len(batch) >= BATCH:
+                flush()
+        flush()
     source_count, source_sum = _checksum(source, filters)
     target_count, target_sum = _checksum(target, filters)
     return MigrationReport(

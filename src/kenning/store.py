@@ -360,6 +360,36 @@ class MemoryStore:
                 prepared.append((index, self.prepare(item, gid)))
             except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=str(exc))
+        self._write_prepared(prepared, results, near_duplicates, vectors, progress, batch_size)
+        return [r for r in results if r is not None]
+
+    def remember_prepared(
+        self,
+        prepared: Sequence[PreparedMemory],
+        *,
+        near_duplicates: bool = True,
+        vectors: Sequence[np.ndarray | None] | None = None,
+        progress: Callable[[int], None] | None = None,
+        batch_size: int = 64,
+    ) -> list[RememberResult]:
+        """:meth:`remember_many` for notes that already went through :meth:`prepare` (an
+        import validates every note first and writes what it validated, once)."""
+        self.check_location()
+        results: list[RememberResult | None] = [None] * len(prepared)
+        self._write_prepared(
+            list(enumerate(prepared)), results, near_duplicates, vectors, progress, batch_size
+        )
+        return [r for r in results if r is not None]
+
+    def _write_prepared(
+        self,
+        prepared: Sequence[tuple[int, PreparedMemory]],
+        results: list[RememberResult | None],
+        near_duplicates: bool,
+        vectors: Sequence[np.ndarray | None] | None,
+        progress: Callable[[int], None] | None,
+        batch_size: int,
+    ) -> None:
         if prepared:
             self._check_provenance(stamp=True)
         for start in range(0, len(prepared), batch_size):
@@ -382,7 +412,6 @@ class MemoryStore:
                 results[index] = outcome
             if progress:
                 progress(len(chunk))
-        return [r for r in results if r is not None]
 
     def _write_batch(
         self, chunk: Sequence[tuple[int, PreparedMemory]], matrix: np.ndarray, near_duplicates: bool
@@ -391,11 +420,20 @@ class MemoryStore:
         to_store: list[MemoryRecord] = []
         try:
             with self.backend.exclusive():
+                # One lookup per project for the whole batch's exact duplicates.
+                by_group: dict[str, list[str]] = {}
+                for _, prep in chunk:
+                    by_group.setdefault(prep.memory.group_id, []).append(prep.memory.content_hash)
+                stored = {
+                    (gid, h): m.id
+                    for gid, hashes in by_group.items()
+                    for h, m in self.backend.find_by_hashes(gid, hashes).items()
+                }
                 batch_hashes: dict[str, str] = {}
                 for k, (_, prep) in enumerate(chunk):
                     m = prep.memory
                     dup = self._find_duplicate(
-                        m, matrix[k], batch_hashes, to_store, near_duplicates
+                        m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
                     if dup is not None:
                         existing_id, score = dup
@@ -438,12 +476,18 @@ class MemoryStore:
         batch_hashes: Mapping[str, str],
         pending: Sequence[MemoryRecord],
         near_duplicates: bool,
+        stored: Mapping[tuple[str, str], str] | None = None,
     ) -> tuple[str, float] | None:
+        """``stored``: the batch's exact duplicates already looked up, by (project, hash)."""
         if memory.content_hash in batch_hashes:
             return batch_hashes[memory.content_hash], 1.0
-        existing = self.backend.find_by_hash(memory.group_id, memory.content_hash)
+        if stored is None:
+            found = self.backend.find_by_hash(memory.group_id, memory.content_hash)
+            existing = None if found is None else found.id
+        else:
+            existing = stored.get((memory.group_id, memory.content_hash))
         if existing is not None:
-            return existing.id, 1.0
+            return existing, 1.0
         if not near_duplicates:
             return None
         best: tuple[str, float] | None = None
@@ -713,16 +757,13 @@ class MemoryStore:
         group_id: str | None = None,
     ) -> list[Memory]:
         """The ``limit`` most recently stored memories (this project by default), newest
-        first; no query, no model."""
-        import heapq
-
+        first; no query, no model. The backend reads only those rows (an index on SQLite)."""
         from .model import check_collection
         from .search import parse_types
 
         collections = (check_collection(collection),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
-        records = self.backend.iterate(filters)
-        return heapq.nlargest(limit, (r.memory for r in records), key=lambda m: (m.stored_at, m.id))
+        return self.backend.newest(filters, limit)
 
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()

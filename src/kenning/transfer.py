@@ -16,15 +16,18 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from .backends.base import Filters
+from .backends.base import Filters, bulk_writes
 from .errors import UserInputError
 from .model import NEAR_DUPLICATE, STORED, Memory, Provenance, utc_now
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from .store import MemoryStore, PreparedMemory
 
 #: The export format's version, written in the header line.
 EXPORT_FORMAT = 1
+#: Memories per write batch when the export's vectors are reused (nothing to embed, so a
+#: batch is only a transaction: fewer, bigger ones).
+IMPORT_BATCH = 500
 
 
 def export_memories(
@@ -128,11 +131,13 @@ def import_memories(
             f"an embedding does not have the {dimension} dimensions the export's header "
             "says; nothing was imported (remove the embeddings to re-embed)"
         )
-    # Every memory must pass the write path's checks before anything is written.
+    # Every memory must pass the write path's checks before anything is written; what they
+    # give is what is written.
     problems = []
+    prepared: list[PreparedMemory] = []
     for number, item, gid in zip(line_numbers, items, groups, strict=True):
         try:
-            store.prepare(item, gid)
+            prepared.append(store.prepare(item, gid))
         except UserInputError as exc:
             problems.append(f"line {number}: {exc}")
     if problems:
@@ -151,17 +156,25 @@ def import_memories(
                 progress(1)
             continue
         by_group.setdefault(gid, []).append(index)
-    for gid, indexes in by_group.items():
-        outcomes = store.remember_many(
-            [items[i] for i in indexes],
-            group_id=gid,
-            near_duplicates=False,
-            vectors=[vectors[i] if reuse else None for i in indexes],
-            progress=progress,
-        )
-        for outcome in outcomes:
-            key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(outcome.status, "rejected")
-            counts[key] += 1
+    # With the export's own vectors nothing is embedded: into PostgreSQL a large import is
+    # then one transaction without HNSW maintenance (one index build at the end), in big
+    # batches. Re-embedding imports are paced by the model and keep the usual path.
+    new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
+    existing_rows = store.backend.count(Filters()) if new_rows else 0
+    with bulk_writes(store.backend, new_rows, existing_rows, dimension, atomic=True):
+        for indexes in by_group.values():
+            outcomes = store.remember_prepared(
+                [prepared[i] for i in indexes],
+                near_duplicates=False,
+                vectors=[vectors[i] if reuse else None for i in indexes],
+                progress=progress,
+                batch_size=IMPORT_BATCH if reuse else 64,
+            )
+            for outcome in outcomes:
+                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(
+                    outcome.status, "rejected"
+                )
+                counts[key] += 1
     return counts
 
 

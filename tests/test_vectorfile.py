@@ -1,0 +1,351 @@
+"""The SQLite store's vector file (``memory.db.vectors``): exact answers, in step with SQLite.
+
+Every test compares vector search with a brute-force float32 search over the BLOBs that
+SQLite holds (the source of truth), on real files, after the file was appended to,
+compacted, rebuilt, damaged, replaced or left behind by a rolled-back transaction.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning.backends.base import Filters, MemoryRecord
+from kenning.backends.sqlite import SQLiteBackend
+from kenning.backends.vectorfile import HEADER_BYTES, Header, record_dtype
+from kenning.model import COLLECTIONS, Memory, content_hash
+
+DIM = 384
+PAIRS = [(c, t) for c, ts in COLLECTIONS.items() for t in ts]
+GROUPS = ["acme/a", "acme/b", "acme/c", "other/d"]
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+FILTERS = [
+    Filters(),
+    Filters(group_id="acme/a"),
+    Filters(group_id="acme/b", collections=("conventions",)),
+    Filters(group_id="other/d", types=("error_fix", "rule")),
+    Filters(types=("decision",)),
+    Filters(group_id="nobody"),
+]
+
+
+def vectors(n: int, seed: int) -> np.ndarray:
+    """Clustered unit vectors (paraphrases of a few notes: many close scores), plus some
+    spiky ones (one large component: the worst case for int8 codes) and exact twins."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(40, DIM))
+    out = base[rng.integers(0, 40, n)] + rng.normal(0, 0.15, (n, DIM))
+    spiky = rng.choice(n, n // 20, replace=False)
+    out[spiky, rng.integers(0, DIM, len(spiky))] += 30.0
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    out[1::97] = out[0::97][: len(out[1::97])]  # twins: equal scores, broken by rowid
+    return out.astype(np.float32)
+
+
+def records(start: int, matrix: np.ndarray) -> list[MemoryRecord]:
+    out = []
+    for offset, vector in enumerate(matrix):
+        i = start + offset
+        collection, memory_type = PAIRS[i % len(PAIRS)]
+        text = f"note {i}"
+        out.append(
+            MemoryRecord(
+                Memory(
+                    f"m{i:07d}",
+                    text,
+                    collection,
+                    memory_type,
+                    GROUPS[i % len(GROUPS)],
+                    T0 + timedelta(seconds=i),
+                    content_hash(text),
+                ),
+                vector,
+            )
+        )
+    return out
+
+
+def sqlite_rows(db: Path) -> list[tuple[int, str, str, str, str, bytes]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT rowid, id, group_id, collection, type, embedding FROM memories ORDER BY rowid"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def brute_force(
+    rows: list[tuple[int, str, str, str, str, bytes]], query: np.ndarray, k: int, f: Filters
+) -> list[tuple[str, float]]:
+    """Top-k by float32 cosine straight from SQLite's BLOBs, ties by rowid."""
+    rows = [
+        r
+        for r in rows
+        if (f.group_id is None or r[2] == f.group_id)
+        and (not f.collections or r[3] in f.collections)
+        and (not f.types or r[4] in f.types)
+    ]
+    if not rows:
+        return []
+    matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    scores = matrix @ query
+    order = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:k]
+    return [(rows[i][1], float(scores[i])) for i in order]
+
+
+#: Two float32 dot products of the same numbers may differ in the last bit when one is part
+#: of a bigger matrix product (another kernel path): scores this close count as a tie.
+TIE = 1e-6
+
+
+def assert_same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]]) -> None:
+    """The exact answer, up to the order of (near-)equal scores: the same scores position by
+    position, and every id that differs from brute force's has the score of a tie."""
+    assert len(got) == len(want)
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], atol=TIE)
+    exact = dict(want)
+    for position, (memory_id, score) in enumerate(got):
+        if memory_id != want[position][0]:
+            assert abs(score - want[position][1]) <= TIE, (position, got, want)
+            assert memory_id not in exact or abs(exact[memory_id] - score) <= TIE
+    boundary = want[-1][1] if want else 0.0
+    for memory_id, score in got:
+        assert memory_id in exact or abs(score - boundary) <= TIE, (memory_id, got, want)
+
+
+def assert_exact(backend: SQLiteBackend, db: Path, queries: np.ndarray, k: int = 10) -> None:
+    rows = sqlite_rows(db)
+    for q in queries:
+        for f in FILTERS:
+            got = [(h.memory.id, h.score) for h in backend.vector_search(q, k, f)]
+            assert_same_ranking(got, brute_force(rows, q, k, f))
+
+
+def file_header(db: Path) -> Header | None:
+    raw = (db.parent / (db.name + ".vectors")).read_bytes()[:HEADER_BYTES]
+    return Header.unpack(raw)
+
+
+def inode(db: Path) -> int:
+    return os.stat(db.parent / (db.name + ".vectors")).st_ino
+
+
+def count_rows(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "memory.db"
+    backend = SQLiteBackend(path, dimension=DIM)
+    backend.upsert(records(0, vectors(3000, 1)))
+    backend.close()
+    return path
+
+
+@pytest.fixture
+def queries() -> np.ndarray:
+    return vectors(12, 99)
+
+
+def test_top_k_is_the_exact_float32_answer(db: Path, queries: np.ndarray) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert_exact(backend, db, queries, k=10)
+    assert_exact(backend, db, queries[:3], k=1)
+    assert_exact(backend, db, queries[:3], k=200)
+    backend.close()
+    header = file_header(db)
+    assert header is not None and header.count == count_rows(db)
+
+
+def test_new_rows_are_appended_and_a_new_process_reuses_the_file(
+    db: Path, queries: np.ndarray
+) -> None:
+    first = SQLiteBackend(db, create=False)
+    first.vector_search(queries[0], 5, Filters())
+    built = inode(db)
+    writer = SQLiteBackend(db, create=False)  # another connection, as another process
+    writer.upsert(records(3000, vectors(250, 2)))
+    assert_exact(first, db, queries)  # sees the other writer's rows at once
+    assert inode(db) == built  # appended, not rebuilt
+    header = file_header(db)
+    assert header is not None and header.count == 3250
+    fresh = SQLiteBackend(db, create=False)
+    assert_exact(fresh, db, queries)
+    assert inode(db) == built
+    for b in (first, writer, fresh):
+        b.close()
+
+
+def test_deletes_compact_and_updated_vectors_rebuild(db: Path, queries: np.ndarray) -> None:
+    reader = SQLiteBackend(db, create=False)
+    writer = SQLiteBackend(db, create=False)
+    reader.vector_search(queries[0], 5, Filters())
+    top = [h.memory.id for h in reader.vector_search(queries[1], 20, Filters())]
+    assert writer.delete(top[::2] + [f"m{i:07d}" for i in range(0, 3000, 7)]) > 0
+    assert_exact(reader, db, queries)
+    header = file_header(db)
+    assert header is not None and header.count == count_rows(db)
+    moved = vectors(40, 3)
+    writer.update_vectors([(f"m{i:07d}", moved[i % 40]) for i in range(1, 3000, 11)])
+    assert_exact(reader, db, queries)
+    assert_exact(reader, db, moved[:4])  # the moved rows are found where they are now
+    reader.close()
+    writer.close()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "missing",
+        "empty",
+        "garbage",
+        "torn header",
+        "short tail",
+        "count beyond the end",
+        "zeroed records",
+        "another store's file",
+        "stale copy",
+        "restored backup",
+    ],
+)
+def test_a_damaged_or_foreign_file_is_rebuilt(
+    damage: str, db: Path, queries: np.ndarray, tmp_path: Path
+) -> None:
+    vectors_path = db.parent / (db.name + ".vectors")
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 5, Filters())
+    if damage == "stale copy":  # an old file of this store (e.g. restored with a backup)
+        old = vectors_path.read_bytes()
+        backend.delete([f"m{i:07d}" for i in range(0, 3000, 3)])
+        backend.upsert(records(5000, vectors(1500, 4)))
+    if damage == "restored backup":  # the database goes back; its next rows reuse rowids
+        backend.close()
+        shutil.copy(db, tmp_path / "backup.db")
+        backend = SQLiteBackend(db, create=False)
+        backend.upsert(records(5000, vectors(100, 4)))
+        backend.vector_search(queries[0], 5, Filters())  # the file now has rowids up to 3100
+        backend.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.copy(tmp_path / "backup.db", db)
+        backend = SQLiteBackend(db, create=False)
+        backend.upsert(records(6000, vectors(150, 5)))  # rowids 3001-3150, other vectors
+    backend.close()
+    raw = vectors_path.read_bytes()
+    header = Header.unpack(raw[:HEADER_BYTES])
+    assert header is not None
+    size = record_dtype(DIM).itemsize
+    if damage == "missing":
+        vectors_path.unlink()
+    elif damage == "empty":
+        vectors_path.write_bytes(b"")
+    elif damage == "garbage":
+        vectors_path.write_bytes(os.urandom(len(raw)))
+    elif damage == "torn header":
+        vectors_path.write_bytes(raw[:20] + b"\xff" * 8 + raw[28:])
+    elif damage == "short tail":
+        vectors_path.write_bytes(raw[: HEADER_BYTES + size * 1000 + 17])
+    elif damage == "count beyond the end":
+        bigger = Header(**{**header.__dict__, "count": header.count + 10})
+        vectors_path.write_bytes(bigger.pack() + raw[len(bigger.pack()) :])
+    elif damage == "zeroed records":  # the header reached the disk, the records did not
+        tail = HEADER_BYTES + size * (header.count - 50)
+        vectors_path.write_bytes(raw[:tail] + b"\0" * (len(raw) - tail))
+    elif damage == "another store's file":
+        other = tmp_path / "other" / "memory.db"
+        b = SQLiteBackend(other, dimension=DIM)
+        b.upsert(records(0, vectors(3000, 7)))  # same ids, other vectors, another database
+        b.vector_search(queries[0], 5, Filters())
+        b.close()
+        shutil.copy(other.parent / "memory.db.vectors", vectors_path)
+    elif damage == "stale copy":
+        vectors_path.write_bytes(old)
+    fresh = SQLiteBackend(db, create=False)
+    assert_exact(fresh, db, queries)
+    rebuilt = file_header(db)
+    assert rebuilt is not None and rebuilt.count == count_rows(db)
+    fresh.close()
+
+
+def test_rows_of_a_rolled_back_transaction_never_reach_the_file(
+    db: Path, queries: np.ndarray
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 5, Filters())
+    doomed = records(9000, queries[:3] * 1.0)
+    with pytest.raises(RuntimeError), backend.exclusive():
+        backend.upsert(doomed)
+        # inside the transaction the new rows are found (dedup depends on it)...
+        assert backend.vector_search(queries[0], 1, Filters())[0].memory.id == "m0009000"
+        raise RuntimeError("roll back")
+    header = file_header(db)
+    assert header is not None and header.count == 3000
+    # ...and after it, they are gone; AUTOINCREMENT hands their rowids to the next rows,
+    # whose vectors are different: the file must not answer with the doomed ones.
+    backend.upsert(records(9500, vectors(3, 5)))
+    assert_exact(backend, db, queries)
+    assert_exact(SQLiteBackend(db, create=False), db, queries)
+    backend.close()
+
+
+def test_a_busy_file_lock_keeps_new_rows_in_memory(db: Path, queries: np.ndarray) -> None:
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 5, Filters())
+    vectors_path = db.parent / (db.name + ".vectors")
+    before = vectors_path.read_bytes()
+    holder = os.open(vectors_path, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process is updating the file
+    try:
+        backend.upsert(records(7000, vectors(100, 6)))
+        backend.delete(["m0000003"])
+        assert_exact(backend, db, queries)
+        assert vectors_path.read_bytes() == before  # nothing written without the lock
+    finally:
+        os.close(holder)
+    assert_exact(backend, db, queries)
+    header = file_header(db)
+    assert header is not None and header.count == count_rows(db)
+    backend.close()
+
+
+def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
+    from onnx import TensorProto, helper, numpy_helper
+
+    from kenning.backends.vectorfile import INT8_SCAN_MODEL, int8_dots
+
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["codes", "query", "zero"], ["dots"])],
+        "kenning_int8_scan",
+        [
+            helper.make_tensor_value_info("codes", TensorProto.UINT8, ["rows", "width"]),
+            helper.make_tensor_value_info("query", TensorProto.INT8, ["width", 1]),
+        ],
+        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["rows", 1])],
+        initializer=[numpy_helper.from_array(np.array(128, dtype=np.uint8), "zero")],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kenning"
+    )
+    model.ir_version = 8
+    assert model.SerializeToString() == INT8_SCAN_MODEL
+    # and it computes (codes - 128) · query exactly, trailer included
+    rng = np.random.default_rng(0)
+    records = np.zeros(50, dtype=record_dtype(DIM))
+    records["codes"] = rng.integers(0, 256, size=records["codes"].shape, dtype=np.uint8)
+    records["rowid"] = rng.integers(0, 2**62, 50)
+    query = rng.integers(-127, 128, DIM).astype(np.int8)
+    expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.astype(np.int64)
+    np.testing.assert_array_equal(int8_dots(records, query), expected)
