@@ -408,6 +408,13 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     # restoring a backup again is not remembering again: nothing is refreshed
     assert {m.id: m for m in target.backend.get([a.id or "", b.id or ""])} == originals
     target.close()
+    third = open_store(
+        store.project.root / "third" / "memory.db", cwd=store.project.root, embedder=minilm
+    )
+    mine = third.remember(DB_LOCKED, "error_fix")  # the same content under another id
+    assert third.import_(buf.getvalue().splitlines())["duplicates"] == 1
+    assert third.backend.get([mine.id or ""])[0].seen_count == 1
+    third.close()
 
 
 def test_import_rejects_bad_file_without_writing(store: MemoryStore) -> None:
