@@ -199,8 +199,7 @@ def remember(
         click.echo(f"stored {result.id} ({result.collection}/{result.type})")
     elif result.status == NEAR_DUPLICATE:
         click.echo(
-            f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); "
-            "not stored"
+            f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); not stored"
         )
     if result.redactions and not as_json:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
