@@ -756,6 +756,33 @@ def test_postgres_bulk_load_rebuilds_the_index_all_or_nothing(pg_url: str) -> No
         b.close()
 
 
+def test_postgres_migrates_a_schema_2_store_keeping_its_rows(pg_url: str) -> None:
+    import psycopg
+
+    from kenning.backends.postgres import SCHEMA_VERSION, PostgresBackend
+
+    rows = corpus(4)
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    with psycopg.connect(pg_url) as conn:  # as a kenning before migration 3 left it
+        conn.execute(
+            "ALTER TABLE kenning_memories DROP COLUMN last_seen_at, DROP COLUMN seen_count"
+        )
+        conn.execute("DELETE FROM kenning_schema WHERE version = 3")
+    b = PostgresBackend(pg_url, create=False)
+    try:
+        assert b.get([r.memory.id for r in rows]) == [r.memory for r in rows]
+        b.record_seen([(rows[0].memory.id, T0 + timedelta(days=1))])
+        assert b.get([rows[0].memory.id])[0].seen_count == 2
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT max(version) FROM kenning_schema").fetchone() == (
+                SCHEMA_VERSION,
+            )
+    finally:
+        b.close()
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password

@@ -41,6 +41,7 @@ in the rust and ruff corpora (sibling docs outrank it), so the store reads ten.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -133,6 +134,13 @@ def fold(text: str) -> list[str]:
     return tokens
 
 
+@functools.lru_cache(maxsize=256)
+def _folded(text: str) -> tuple[str, ...]:
+    # A batch compares each new note with up to NEIGHBOURS stored notes, often the same
+    # ones: folding each text once keeps the check cheap next to embedding it.
+    return tuple(fold(text))
+
+
 def _content(tokens: Iterable[str]) -> Counter[str]:
     return Counter(t for t in tokens if t not in FUNCTION_WORDS)
 
@@ -167,7 +175,7 @@ def decide(
 ) -> DedupDecision:
     """Is ``new_text`` the same knowledge as ``existing_text`` (cosine ``cosine``)? The
     rules, in the order they apply, are in the module docstring."""
-    new, old = fold(new_text), fold(existing_text)
+    new, old = _folded(new_text), _folded(existing_text)
     if new == old:
         return DedupDecision(True, "the same text up to case, whitespace and punctuation")
     if not cosine > DEDUP_THRESHOLD:
