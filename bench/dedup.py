@@ -7,11 +7,12 @@ kenning did before :mod:`kenning.dedup`), computed in the same run from the same
 * **distinct documents merged** — every rustc explanation (518), ruff rule doc (973) and
   yellow ERROR-FIX entry (37) remembered into a fresh project of its own, in corpus order,
   as ``bench/quality.py`` stores them; each near-duplicate answer is a document lost;
-* **LoCoMo** — the first 1,000 observations, one project per conversation; every merged
-  pair is listed with a judgement from ``bench/data/locomo_dedup_judgements.jsonl`` (same
-  knowledge, or says something different; a pair without one is reported as unjudged);
+* **LoCoMo** — the first 1,000 observations, one project per conversation. Every merged
+  pair of every set is listed with a judgement read from ``bench/data/dedup_judgements.jsonl``
+  (``same`` knowledge, or says something ``different``, written by a person who read both
+  texts; a pair without one is reported as unjudged);
 * **true duplicates caught** — variants built from the eval texts (all LoCoMo observations
-  above, every yellow entry, the first 150 rust and ruff docs): the identical text, a
+  above, every yellow entry, the first 100 rust and ruff docs): the identical text, a
   whitespace variant, upper case, lower case, prose punctuation removed (marks inside
   numbers kept: 1.0 stays 1.0), and the last sentence mark replaced by "!". Each variant is
   remembered into the project holding its original and must come back ``near-duplicate``
@@ -51,9 +52,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EVAL = Path(os.environ.get("KENNING_EVAL_DIR", ROOT.parent / "shared" / "eval"))
 RESULTS = HERE / "results"
-JUDGEMENTS = HERE / "data" / "locomo_dedup_judgements.jsonl"
+JUDGEMENTS = HERE / "data" / "dedup_judgements.jsonl"
 LOCOMO_FIRST = 1000
-VARIANT_DOCS = 150  # rust and ruff docs whose variants are remembered (all yellow, all LoCoMo)
+VARIANT_DOCS = 100  # rust and ruff docs whose variants are remembered (all yellow, all LoCoMo)
 _PROSE_MARK = r"[.,;:!?\"'`]"
 _PUNCTUATION = re.compile(rf"(?<!\d){_PROSE_MARK}|{_PROSE_MARK}(?!\d)")
 

@@ -304,8 +304,8 @@ def _dedup_section(dedup: dict[str, Any] | None) -> str:
         "0.82, kenning's rule before `kenning.dedup`) merges on the same vectors in the same "
         "run. A merged document is a note lost; a variant not caught is a duplicate kept.\n\n"
         + table(dedup)
-        + "\n\n**Every merged pair** (LoCoMo pairs judged by hand in "
-        "`bench/data/locomo_dedup_judgements.jsonl`: *same* knowledge or *different*):\n\n"
+        + "\n\n**Every merged pair**, judged by hand (`bench/data/dedup_judgements.jsonl`: "
+        "*same* knowledge, or says something *different*):\n\n"
         + merged_pairs_table(dedup)
         + "\n"
         + calibration
