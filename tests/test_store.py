@@ -412,7 +412,7 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         store.project.root / "third" / "memory.db", cwd=store.project.root, embedder=minilm
     )
     mine = third.remember(DB_LOCKED, "error_fix")  # the same content under another id
-    assert third.import_(buf.getvalue().splitlines())["duplicates"] == 1
+    assert import_memories(third, buf.getvalue().splitlines())["duplicates"] == 1
     assert third.backend.get([mine.id or ""])[0].seen_count == 1
     third.close()
 
