@@ -83,7 +83,7 @@ def corpora(smoke: bool) -> dict[str, list[Doc]]:
     observations = read_jsonl(EVAL / "locomo-observations" / "corpus.jsonl")[:LOCOMO_FIRST]
     sets["locomo"] = [Doc(d["_id"], d["text"], d["conv"]) for d in observations]
     if smoke:
-        sets = {name: docs[:12] for name, docs in sets.items()}
+        sets = {name: docs[:6] for name, docs in sets.items()}
     return sets
 
 
@@ -382,7 +382,7 @@ def run(smoke: bool) -> dict[str, Any]:
         for name, docs in corpora(smoke).items():
             sample = docs if name in ("yellow", "locomo") else docs[:VARIANT_DOCS]
             if smoke:
-                sample = docs[:4]
+                sample = docs[:2]
             results["variants"][name] = variants_caught(sample, runs[name], embedder)
             print(f"{name} variants: done", file=sys.stderr, flush=True)
         for run_ in runs.values():
@@ -393,7 +393,7 @@ def run(smoke: bool) -> dict[str, Any]:
             ("STS-B test", sts_pairs("sts-test.csv")),
             ("MRPC test", mrpc_pairs()),
         ):
-            chosen = pairs[:20] if smoke else pairs
+            chosen = pairs[:12] if smoke else pairs
             results["pairs"][name] = pairs_through_remember(
                 base, name.replace(" ", "-"), chosen, embedder
             )
