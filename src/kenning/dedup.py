@@ -134,10 +134,11 @@ def fold(text: str) -> list[str]:
     return tokens
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _folded(text: str) -> tuple[str, ...]:
     # A batch compares each new note with up to NEIGHBOURS stored notes, often the same
-    # ones: folding each text once keeps the check cheap next to embedding it.
+    # ones: folding each text once keeps the check cheap next to embedding it. 64 entries
+    # bound the cache at a few MB even for notes at the 64 KiB limit.
     return tuple(fold(text))
 
 
