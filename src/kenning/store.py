@@ -147,9 +147,10 @@ def _check_memory_id(memory_id: object) -> str:
 class _EditRefused(Exception):
     """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
 
-    def __init__(self, existing_id: str, score: float, memory: Memory) -> None:
+    def __init__(self, existing_id: str, score: float, reason: str, memory: Memory) -> None:
         super().__init__(existing_id)
         self.existing_id, self.score, self.memory = existing_id, score, memory
+        self.reason = reason
 
 
 class MemoryStore:
@@ -993,14 +994,14 @@ class MemoryStore:
                             # A backend without transactions (Qdrant) keeps the delete:
                             # put the memory back; the others roll both back.
                             self.backend.upsert([MemoryRecord(old, old_vector)])
-                        raise _EditRefused(dup[0], dup[1], new)
+                        raise _EditRefused(*dup, new)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
             return RememberResult(
                 NEAR_DUPLICATE,
                 refused.existing_id,
                 refused.score,
-                None,
+                refused.reason,
                 refused.memory.collection,
                 refused.memory.type,
             )
