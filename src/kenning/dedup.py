@@ -154,13 +154,12 @@ def _show(tokens: Iterable[str], limit: int = 4) -> str:
 
 def _difference(added: Sequence[str], missing: Sequence[str]) -> str:
     """Say what differs, the most telling kind first."""
-    for kind, test in (
-        ("a negation", lambda t: t in NEGATIONS),
-        ("a number", lambda t: bool(_DIGIT.search(t))),
-    ):
-        new, old = [t for t in added if test(t)], [t for t in missing if test(t)]
-        if new or old:
-            return f"{kind} differs ({_show(new) or 'none'} vs {_show(old) or 'none'})"
+    new, old = [t for t in added if t in NEGATIONS], [t for t in missing if t in NEGATIONS]
+    if new or old:
+        return f"a negation differs ({_show(new) or 'none'} vs {_show(old) or 'none'})"
+    new, old = [t for t in added if _DIGIT.search(t)], [t for t in missing if _DIGIT.search(t)]
+    if new or old:
+        return f"a number differs ({_show(new) or 'none'} vs {_show(old) or 'none'})"
     if added:
         return f"the new note adds {_show(added)}"
     return f"the stored note also says {_show(missing)}"
