@@ -14,8 +14,8 @@ Every store is built through ``remember_many`` as a user builds it: **as remembe
 (dedup on, the defaults) and, beside it, **all documents** (``near_duplicates=False``: only
 identical content merges), so that what dedup costs is measured, not assumed. Both are
 given the vectors ``remember`` would compute (the normalised text, embedded once in batches
-and cached under bench/results/cache) through ``remember_many(vectors=…)``; a document
-whose text redaction changes is left for ``remember`` to embed. The three modes run on the
+and cached under bench/results/cache) through ``remember_many(vectors=…)``, which embeds
+again any text its redaction changed. The three modes run on the
 as-remembered store; the all-documents store answers with the hybrid. A document merged
 into another memory is found when that memory is returned (it is the one that holds its
 knowledge), and "queries that differ" counts the queries whose top-1 is right in one store
@@ -144,7 +144,7 @@ def build_store(tmp: Path, s: EvalSet, embedder, *, dedup: bool):  # type: ignor
     """A store of ``s.docs`` built through ``remember_many``, one call per project, and
     ``{document id: id of the memory holding it}``."""
     from kenning import open_store
-    from kenning.safety import normalise_content, redact_secrets
+    from kenning.safety import normalise_content
     from kenning.store import NewMemory
 
     root = tmp / (hashlib.sha1(s.name.encode()).hexdigest()[:8] + ("-dedup" if dedup else "-all"))
@@ -159,10 +159,7 @@ def build_store(tmp: Path, s: EvalSet, embedder, *, dedup: bool):  # type: ignor
     holder: dict[str, str] = {}
     for group, indexes in by_group.items():
         items = [NewMemory(s.docs[i][1], s.doc_type, id=s.docs[i][0]) for i in indexes]
-        given = [
-            vectors[i] if redact_secrets(normalised[i])[0] == normalised[i] else None
-            for i in indexes
-        ]
+        given = [vectors[i] for i in indexes]  # remember_many re-embeds a redacted text
         results = store.remember_many(
             items, group_id=group, near_duplicates=dedup, vectors=given, batch_size=256
         )
