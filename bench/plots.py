@@ -973,7 +973,7 @@ def _targets_section(data: dict[str, Any]) -> str:
                 (
                     "LoCoMo first 1,000: merged into a note that says something different",
                     "≤ 10",
-                    f"{different} of {len(pairs)} merged pairs"
+                    (f"{different} of {len(pairs)} merged pairs" if pairs else "0 (no pair merged)")
                     + (f" ({unjudged} unjudged)" if unjudged else ""),
                     verdict(different + unjudged <= 10),
                 )
