@@ -3,7 +3,9 @@
 Steps, each in its own process (one failing step is recorded with its reason and the others
 still run; no number is ever filled in for a step that did not run):
 
-* ``quality`` — ``bench/quality.py``: dense MiniLM vs BM25 vs kenning's hybrid;
+* ``quality`` — ``bench/quality.py``: dense MiniLM vs BM25 vs kenning's hybrid, stores built
+  by ``remember_many`` (as remembered vs all documents);
+* ``dedup``   — ``bench/dedup.py``: distinct documents merged, duplicates caught, STS-B/MRPC;
 * ``recall``  — ``bench/recall.py`` at 10k memories: ingest, warm recall, cold CLI, disk;
 * ``mcp``     — ``bench/mcp.py`` at 10k: the hook process and the warm MCP server;
 * ``scale``   — ``bench/scale.py``: SQLite vs PostgreSQL + pgvector, 10k / 100k (1M: --full);
@@ -44,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "all"
 CACHE = ROOT / "bench" / "results" / "cache"
 DOCS = ROOT / "docs"
-STEPS = ("quality", "recall", "mcp", "scale", "scaling", "transfer", "peer")
+STEPS = ("quality", "dedup", "recall", "mcp", "scale", "scaling", "transfer", "peer")
 SCALING_SIZES = (1_000, 10_000, 100_000)
 STEP_TIMEOUT_S = 1800
 RETRY_BELOW_S = 300
@@ -59,6 +61,8 @@ def step_command(step: str, smoke: bool, full: bool, results: Path, cache: Path)
     flag = ["--smoke"] if smoke else []
     if step == "quality":
         return [*base, "run-module", "quality", str(results), *flag]
+    if step == "dedup":
+        return [*base, "run-module", "dedup", str(results), *flag]
     if step == "recall":
         return [*base, "run-module", "recall", str(results), *flag]
     if step == "mcp":

@@ -10,9 +10,20 @@ Sets (from ``../shared/eval``, never copied into the project):
 * ``locomo``      — LoCoMo questions → observations, searched within the question's own
                     conversation (each conversation is a kenning project).
 
+Every store is built through ``remember_many`` as a user builds it: **as remembered**
+(dedup on, the defaults) and, beside it, **all documents** (``near_duplicates=False``: only
+identical content merges), so that what dedup costs is measured, not assumed. Both are
+given the vectors ``remember`` would compute (the normalised text, embedded once in batches
+and cached under bench/results/cache) through ``remember_many(vectors=…)``, which embeds
+again any text its redaction changed. The three modes run on the
+as-remembered store; the all-documents store answers with the hybrid. A document merged
+into another memory is found when that memory is returned (it is the one that holds its
+knowledge), and "queries that differ" counts the queries whose top-1 is right in one store
+and wrong in the other.
+
 For each: top-1, recall@5 and MRR@10, for the three modes, in one run. Then calibration
-(highest score of an unrelated query vs the protocol floors) and dedup quality at the 0.82
-threshold on STS-B (pairs ≥ 4 vs ≤ 2) and MRPC.
+(highest score of an unrelated query vs the protocol floors). Dedup itself is measured by
+``bench/dedup.py``.
 
     python -m bench.quality [--smoke] [--write-docs]
 """
@@ -31,7 +42,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -130,59 +140,64 @@ def embed_cached(embedder, texts: Sequence[str]) -> np.ndarray:  # type: ignore[
     return vectors
 
 
-def build_store(tmp: Path, s: EvalSet, embedder):  # type: ignore[no-untyped-def]
+def build_store(tmp: Path, s: EvalSet, embedder, *, dedup: bool):  # type: ignore[no-untyped-def]
+    """A store of ``s.docs`` built through ``remember_many``, one call per project, and
+    ``{document id: id of the memory holding it}``."""
     from kenning import open_store
-    from kenning.backends.base import MemoryRecord
-    from kenning.model import Memory, content_hash, resolve_type
-    from kenning.store import _error_fingerprint_of
+    from kenning.safety import normalise_content
+    from kenning.store import NewMemory
 
-    root = tmp / hashlib.sha1(s.name.encode()).hexdigest()[:8]
+    root = tmp / (hashlib.sha1(s.name.encode()).hexdigest()[:8] + ("-dedup" if dedup else "-all"))
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     store = open_store(cwd=root, embedder=embedder)
-    store.backend.write_provenance(embedder.provenance)
-    vectors = embed_cached(embedder, [d[1] for d in s.docs])
-    mtype, collection = resolve_type(s.doc_type)
-    now = datetime.now(UTC)
-    records = []
-    for (doc_id, text, group), vector in zip(s.docs, vectors, strict=True):
-        fp = _error_fingerprint_of(text)
-        memory = Memory(
-            doc_id,
-            text,
-            collection,
-            mtype,
-            group,
-            now,
-            content_hash(text),
-            metadata={"error_fingerprint": fp} if fp else {},
+    normalised = [normalise_content(d[1]) for d in s.docs]
+    vectors = embed_cached(embedder, normalised)
+    by_group: dict[str, list[int]] = {}
+    for index, doc in enumerate(s.docs):
+        by_group.setdefault(doc[2], []).append(index)
+    holder: dict[str, str] = {}
+    for group, indexes in by_group.items():
+        items = [NewMemory(s.docs[i][1], s.doc_type, id=s.docs[i][0]) for i in indexes]
+        given = [vectors[i] for i in indexes]  # remember_many re-embeds a redacted text
+        results = store.remember_many(
+            items, group_id=group, near_duplicates=dedup, vectors=given, batch_size=256
         )
-        records.append(MemoryRecord(memory, vector))
-    for start in range(0, len(records), 1000):
-        store.backend.upsert(records[start : start + 1000])
-    return store
+        for i, result in zip(indexes, results, strict=True):
+            if result.status not in ("stored", "near-duplicate") or result.id is None:
+                raise SystemExit(f"{s.name} {s.docs[i][0]}: {result.status}: {result.reason}")
+            holder[s.docs[i][0]] = result.id
+    return store, holder
 
 
-def evaluate(store, s: EvalSet, embedder) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+def evaluate(  # type: ignore[no-untyped-def]
+    store, s: EvalSet, embedder, holder: dict[str, str], modes: Sequence[str] = MODES
+) -> tuple[dict[str, dict[str, float]], dict[str, list[bool]]]:
+    """Metrics per mode, and per mode whether each query's top-1 was right."""
     from kenning.backends.base import Filters
 
     qvecs = embed_cached(embedder, [q[1] for q in s.queries])
     out: dict[str, dict[str, float]] = {}
-    for mode in MODES:
+    right: dict[str, list[bool]] = {}
+    for mode in modes:
         top1 = r5 = mrr = 0.0
-        for (_, text, gold, group), vec in zip(s.queries, qvecs, strict=True):
+        right[mode] = []
+        for (_, text, gold_docs, group), vec in zip(s.queries, qvecs, strict=True):
+            gold = {holder.get(g, g) for g in gold_docs}
             if mode == "lexical":
                 ranked = plain_bm25(store, text, group, 10)
             else:
                 hits = store.retrieve(text, 10, Filters(group_id=group), mode=mode, vector=vec)
                 ranked = [m.id for m, *_ in hits]
-            top1 += ranked[:1] != [] and ranked[0] in gold
+            hit = ranked[:1] != [] and ranked[0] in gold
+            right[mode].append(hit)
+            top1 += hit
             r5 += len(gold & set(ranked[:5])) / len(gold)
             rank = next((i for i, d in enumerate(ranked, 1) if d in gold), None)
             mrr += 1 / rank if rank else 0.0
         n = len(s.queries)
         out[mode] = {"top1": top1 / n, "recall@5": r5 / n, "mrr@10": mrr / n, "queries": n}
-    return out
+    return out, right
 
 
 def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: ignore[no-untyped-def]
@@ -256,65 +271,40 @@ def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # t
     return result
 
 
-def dedup_quality(embedder, smoke: bool) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
-    from kenning import protocol
-
-    out: dict[str, dict[str, float]] = {}
-    pairs: list[tuple[str, str, bool]] = []
-    for split in ("sts-dev.csv", "sts-test.csv"):
-        for line in (EVAL / "stsb" / split).read_text(encoding="utf-8").splitlines():
-            cols = line.split("\t")
-            if len(cols) < 7:
-                continue
-            score = float(cols[4])
-            if score >= 4.0:
-                pairs.append((cols[5], cols[6], True))
-            elif score <= 2.0:
-                pairs.append((cols[5], cols[6], False))
-    mrpc: list[tuple[str, str, bool]] = []
-    for line in (
-        (EVAL / "mrpc" / "msr_paraphrase_test.txt").read_text(encoding="utf-8-sig").splitlines()[1:]
-    ):
-        cols = line.split("\t")
-        if len(cols) == 5:
-            mrpc.append((cols[3], cols[4], cols[0] == "1"))
-    for name, data in (("STS-B (>=4 vs <=2)", pairs), ("MRPC", mrpc)):
-        if smoke:
-            data = data[:60]
-        a = embed_cached(embedder, [p[0] for p in data])
-        b = embed_cached(embedder, [p[1] for p in data])
-        sims = np.sum(a * b, axis=1)
-        predicted = sims > protocol.DEDUP_THRESHOLD
-        truth = np.array([p[2] for p in data])
-        tp = int(np.sum(predicted & truth))
-        fp = int(np.sum(predicted & ~truth))
-        fn = int(np.sum(~predicted & truth))
-        out[name] = {
-            "pairs": len(data),
-            "positives": int(truth.sum()),
-            "precision": tp / (tp + fp) if tp + fp else float("nan"),
-            "recall": tp / (tp + fn) if tp + fn else float("nan"),
-        }
-    return out
-
-
 def table(results: dict[str, object]) -> str:
     lines = [
-        "| set | queries | metric | dense MiniLM | BM25 (FTS5, all terms) | kenning hybrid |",
-        "|---|---|---|---|---|---|",
+        "| set | queries | metric | dense MiniLM | BM25 (FTS5, all terms) | kenning hybrid "
+        "| hybrid, all documents |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, by_mode in results["sets"].items():  # type: ignore[union-attr]
         for metric in ("top1", "recall@5", "mrr@10"):
             values = [by_mode[m][metric] for m in MODES]
             best = max(values)
             cells = [f"**{v:.3f}**" if v == best else f"{v:.3f}" for v in values]
+            cells.append(f"{by_mode['all documents'][metric]:.3f}")
             lines.append(
                 f"| {name} | {by_mode['hybrid']['queries']} | {metric} | "
                 + " | ".join(cells)
                 + " |"
             )
+    lines += [
+        "",
+        "| set | documents | memories as remembered | merged by dedup "
+        "| queries whose hybrid top-1 differs (as remembered vs all documents) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, by_mode in results["sets"].items():  # type: ignore[union-attr]
+        st = by_mode["store"]
+        lines.append(
+            f"| {name} | {st['documents']} | {st['memories']} | {st['merged']} | "
+            f"{st['queries_that_differ']} of {by_mode['hybrid']['queries']} "
+            f"({st['queries_that_differ'] / by_mode['hybrid']['queries']:.1%}; "
+            f"{st['right_only_all']} right only with all documents, "
+            f"{st['right_only_remembered']} right only as remembered) |"
+        )
     lines.append("")
-    lines.append("| calibration | dense | hybrid |")
+    lines.append("| calibration (as remembered) | dense | hybrid |")
     lines.append("|---|---|---|")
     cal = results["calibration"]
     for key in ("highest_unrelated", "correct_top1_min", "correct_top1_max"):
@@ -326,13 +316,6 @@ def table(results: dict[str, object]) -> str:
         lines.append(f"| LoCoMo other-conversation max score | {d['max']:.3f} | {h['max']:.3f} |")
         lines.append(
             f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |"
-        )
-    lines.append("")
-    lines.append("| dedup at 0.82 | pairs | positives | precision | recall |")
-    lines.append("|---|---|---|---|---|")
-    for name, d in results["dedup"].items():  # type: ignore[union-attr]
-        lines.append(
-            f"| {name} | {d['pairs']} | {d['positives']} | {d['precision']:.3f} | {d['recall']:.3f} |"
         )
     return "\n".join(lines)
 
@@ -355,27 +338,45 @@ def main() -> None:
     started = time.time()
     embedder = load_embedder("minilm")
     results: dict[str, object] = {"sets": {}}
-    stores = {}
+    stores: dict[str, tuple[object, dict[str, str]]] = {}
+    everything: dict[str, tuple[object, dict[str, str]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for s in load_sets(args.smoke):
             key = s.name.replace(" masked", "")
             if key not in stores:
-                stores[key] = build_store(Path(tmp), s, embedder)
-            results["sets"][s.name] = evaluate(stores[key], s, embedder)  # type: ignore[index]
+                stores[key] = build_store(Path(tmp), s, embedder, dedup=True)
+                everything[key] = build_store(Path(tmp), s, embedder, dedup=False)
+            store, holder = stores[key]
+            all_store, all_holder = everything[key]
+            by_mode, right = evaluate(store, s, embedder, holder)
+            all_docs, all_right = evaluate(all_store, s, embedder, all_holder, ("hybrid",))
+            mine, theirs = right["hybrid"], all_right["hybrid"]
+            by_mode["all documents"] = all_docs["hybrid"]
+            by_mode["store"] = {  # type: ignore[assignment]
+                "documents": len(s.docs),
+                "memories": len(set(holder.values())),
+                "merged": sum(doc != memory for doc, memory in holder.items()),
+                "queries_that_differ": sum(a != b for a, b in zip(mine, theirs, strict=True)),
+                "right_only_all": sum(b and not a for a, b in zip(mine, theirs, strict=True)),
+                "right_only_remembered": sum(
+                    a and not b for a, b in zip(mine, theirs, strict=True)
+                ),
+            }
+            results["sets"][s.name] = by_mode  # type: ignore[index]
             print(
                 f"{s.name}: "
-                + ", ".join(
-                    f"{m} top1={v['top1']:.3f}"
-                    for m, v in results["sets"][s.name].items()  # type: ignore[index]
-                ),
+                + ", ".join(f"{m} top1={v['top1']:.3f}" for m, v in by_mode.items() if m in MODES)
+                + f", all documents top1={all_docs['hybrid']['top1']:.3f}, "
+                f"{by_mode['store']['queries_that_differ']} queries differ",  # type: ignore[index]
                 file=sys.stderr,
             )
         results["calibration"] = calibration(
-            stores["yellow error-fix"], stores.get("locomo (same conversation)"), embedder
+            stores["yellow error-fix"][0],
+            stores.get("locomo (same conversation)", (None,))[0],
+            embedder,
         )
-        for store in stores.values():
-            store.close()
-    results["dedup"] = dedup_quality(embedder, args.smoke)
+        for store, _ in (*stores.values(), *everything.values()):
+            store.close()  # type: ignore[attr-defined]
     results["seconds"] = time.time() - started
     RESULTS.mkdir(exist_ok=True)
     name = "quality-smoke.json" if args.smoke else "quality.json"

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 KEYS = {
-    "quality-smoke.json": {"sets", "calibration", "dedup", "seconds"},
+    "quality-smoke.json": {"sets", "calibration", "seconds"},
+    "dedup-smoke.json": {"sets", "variants", "pairs", "calibration", "seconds"},
     "recall-smoke.json": {"machine", "ingest", "warm_recall_ms", "cold_cli_recall_s", "disk"},
     "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
     "scale-smoke.json": {"machine", "sizes"},

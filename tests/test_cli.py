@@ -76,6 +76,18 @@ def test_duplicate_and_json(project: Path) -> None:
     data = json.loads(second.stdout)
     assert data["status"] == "near-duplicate"
     assert data["existing_id"] == first["id"] and data["score"] == 1.0
+    assert data["reason"] == "identical content"
+    third = kenning(project, "remember", "--type", "rule", "use UTC everywhere!")
+    assert third.returncode == 0
+    assert third.stdout.startswith(f"near-duplicate of {first['id']} (score ")
+    assert "the same text up to case, whitespace and punctuation" in third.stdout
+    other = kenning(project, "remember", "--type", "rule", "Never use UTC everywhere")
+    assert other.stdout.startswith("stored ")
+    found = json.loads(kenning(project, "search", "--json", "UTC everywhere").stdout)
+    seen = {r["memory"]["id"]: r["memory"]["seen_count"] for r in found["results"]}
+    assert seen[first["id"]] == 3 and len(seen) == 2
+    recalled = json.loads(kenning(project, "recall", "--json", "use UTC everywhere").stdout)
+    assert {r["id"]: r["seen_count"] for r in recalled["results"]}[first["id"]] == 3
 
 
 def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,7 @@ def test_empty_store_answers_empty(backend: Backend) -> None:
     assert backend.read_provenance() is None
     assert backend.get_meta("k") is None
     backend.update_vectors([("nope", unit(rng))])  # nothing to update: no error
+    backend.record_seen([("nope", T0)])  # nothing to refresh: no error
 
 
 def test_upsert_get_round_trip(backend: Backend) -> None:
@@ -495,6 +497,50 @@ def test_update_vectors_keeps_everything_else(backend: Backend) -> None:
     np.testing.assert_allclose(stored[rows[1].memory.id], rows[1].vector, atol=1e-6)
 
 
+def test_seen_fields_round_trip(backend: Backend) -> None:
+    rng = np.random.default_rng(15)
+    seen = record(1, unit(rng))
+    seen = MemoryRecord(
+        replace(seen.memory, seen_count=4, last_seen_at=T0 + timedelta(days=2)), seen.vector
+    )
+    fresh = record(2, unit(rng))
+    backend.upsert([seen, fresh])
+    assert backend.get([seen.memory.id, fresh.memory.id]) == [seen.memory, fresh.memory]
+    assert backend.get([fresh.memory.id])[0].last_seen_at == fresh.memory.stored_at
+    assert backend.get([fresh.memory.id])[0].seen_count == 1
+
+
+def test_record_seen_counts_and_keeps_everything_else(backend: Backend) -> None:
+    rows = corpus(6)
+    backend.upsert(rows)
+    a, b = rows[1].memory, rows[4].memory
+    later, earlier = a.stored_at + timedelta(days=3), a.stored_at - timedelta(days=1)
+    backend.record_seen([(a.id, later), (a.id, earlier), (b.id, later), ("missing", later)])
+    backend.record_seen([])
+    refreshed_a = replace(a, seen_count=3, last_seen_at=later)
+    refreshed_b = replace(b, seen_count=2, last_seen_at=later)
+    expected = {r.memory.id: r.memory for r in rows} | {a.id: refreshed_a, b.id: refreshed_b}
+    assert {m.id: m for m in backend.get(list(expected))} == expected
+    # every read path returns the refreshed fields
+    assert {r.memory.id: r.memory for r in backend.iterate(Filters())} == expected
+    assert backend.vector_search(rows[1].vector, 1, Filters())[0].memory == refreshed_a
+    assert backend.find_by_hash(a.group_id, a.content_hash) == refreshed_a
+    assert refreshed_a in [h.memory for h in backend.lexical_search(a.content, 3, Filters())]
+    assert backend.count(Filters()) == 6
+
+
+def test_record_seen_rolls_back_with_exclusive(backend: Backend, store_kind: str) -> None:
+    if store_kind.startswith("qdrant"):
+        pytest.skip("Qdrant has no transactions: exclusive() only serialises (documented)")
+    rows = corpus(3)
+    backend.upsert(rows)
+    with pytest.raises(RuntimeError, match="boom"), backend.exclusive():
+        backend.record_seen([(rows[0].memory.id, T0 + timedelta(days=5))])
+        assert backend.get([rows[0].memory.id])[0].seen_count == 2  # seen inside
+        raise RuntimeError("boom")
+    assert backend.get([rows[0].memory.id]) == [rows[0].memory]
+
+
 def test_exclusive_nests_and_sees_its_own_writes(backend: Backend) -> None:
     rng = np.random.default_rng(10)
     a, b = record(0, unit(rng)), record(1, unit(rng))
@@ -706,6 +752,33 @@ def test_postgres_bulk_load_rebuilds_the_index_all_or_nothing(pg_url: str) -> No
             ).fetchone()
         q = rows[42].vector
         assert b.vector_search(q, 1, Filters())[0].memory.id == rows[42].memory.id
+    finally:
+        b.close()
+
+
+def test_postgres_migrates_a_schema_2_store_keeping_its_rows(pg_url: str) -> None:
+    import psycopg
+
+    from kenning.backends.postgres import SCHEMA_VERSION, PostgresBackend
+
+    rows = corpus(4)
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    with psycopg.connect(pg_url) as conn:  # as a kenning before migration 3 left it
+        conn.execute(
+            "ALTER TABLE kenning_memories DROP COLUMN last_seen_at, DROP COLUMN seen_count"
+        )
+        conn.execute("DELETE FROM kenning_schema WHERE version = 3")
+    b = PostgresBackend(pg_url, create=False)
+    try:
+        assert b.get([r.memory.id for r in rows]) == [r.memory for r in rows]
+        b.record_seen([(rows[0].memory.id, T0 + timedelta(days=1))])
+        assert b.get([rows[0].memory.id])[0].seen_count == 2
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT max(version) FROM kenning_schema").fetchone() == (
+                SCHEMA_VERSION,
+            )
     finally:
         b.close()
 
@@ -997,6 +1070,14 @@ def test_store_exact_and_near_duplicates(mstore: MemoryStore) -> None:
     batch = mstore.remember_many([NewMemory("brand new note about queues")] * 3)
     assert [r.status for r in batch] == [STORED, NEAR_DUPLICATE, NEAR_DUPLICATE]
     assert mstore.backend.count(Filters(group_id=mstore.group_id)) == 3
+    # each merge refreshed the memory it repeats, within a batch and across calls
+    assert mstore.backend.get([batch[0].id or ""])[0].seen_count == 3
+    assert mstore.backend.get([first.id or ""])[0].seen_count == 2
+    assert mstore.backend.get([a.id or ""])[0].seen_count == 2
+    # one different word above the gate is new knowledge, on every backend
+    limit = mstore.remember("The rate limit is 1000 requests per minute.", "rule")
+    assert mstore.remember("The rate limit is 100 requests per minute.", "rule").status == STORED
+    assert mstore.backend.get([limit.id or ""])[0].seen_count == 1
 
 
 def test_store_recall_matches_sqlite(mstore: MemoryStore, reference: MemoryStore) -> None:

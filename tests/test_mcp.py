@@ -126,6 +126,7 @@ async def test_handshake_and_tool_list(project: Path, tmp_path: Path) -> None:
     ):
         assert str(constant) in (recall.description or "")
     assert str(protocol.DEDUP_THRESHOLD) in (listed["hooks_remember"].description or "")
+    assert "seen_count" in (listed["hooks_remember"].description or "")
     assert "error_fix" in (listed["hooks_remember"].description or "")
     schema = recall.input_schema
     assert schema["required"] == ["query"]
@@ -156,6 +157,7 @@ async def test_every_tool(project: Path, tmp_path: Path) -> None:
         again = await ok(s, "hooks_remember", content=SQLITE_FIX, type="error_fix")
         assert again["status"] == "near-duplicate" and again["stored"] is False
         assert again["existing_id"] == fix_id and again["score"] == pytest.approx(1.0)
+        assert again["reason"] == "identical content"
         rule = await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
         assert rule["status"] == "stored" and rule["collection"] == "conventions"
         rejected = await ok(s, "hooks_remember", content="   ", type="rule")

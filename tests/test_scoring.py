@@ -1,4 +1,4 @@
-"""Tests for kenning.scoring: decay, half-lives, override parsing, dedup decision."""
+"""Tests for kenning.scoring: decay, half-lives, override parsing."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from kenning.scoring import (
     age_days,
     decayed_score,
     half_life_for,
-    is_near_duplicate,
     parse_half_life_overrides,
     temporal_score,
 )
@@ -309,21 +308,3 @@ def test_parse_overrides_mapping_rejects(mapping):
 def test_parse_overrides_rejects_other_types():
     with pytest.raises(UserInputError, match="TYPE:DAYS"):
         parse_half_life_overrides(7)  # type: ignore[arg-type]
-
-
-# --- is_near_duplicate ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("score", "expected"),
-    [
-        (protocol.DEDUP_THRESHOLD, False),  # strictly greater
-        (protocol.DEDUP_THRESHOLD + 1e-9, True),
-        (protocol.DEDUP_THRESHOLD - 1e-9, False),
-        (1.0, True),
-        (0.0, False),
-        (-1.0, False),
-    ],
-)
-def test_is_near_duplicate(score, expected):
-    assert is_near_duplicate(score) is expected

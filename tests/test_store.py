@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,8 +22,9 @@ from kenning.errors import (
     StoreNotFound,
     UserInputError,
 )
-from kenning.model import COLLECTIONS, NEAR_DUPLICATE, REJECTED, STORED
+from kenning.model import COLLECTIONS, DEDUP_CHECK_FAILED, NEAR_DUPLICATE, REJECTED, STORED
 from kenning.reembed import reembed
+from kenning.store import NewMemory
 from kenning.transfer import export_memories, import_memories
 
 DB_LOCKED = (
@@ -57,6 +59,144 @@ def test_dedup_is_per_project(store: MemoryStore) -> None:
     other = store.remember("Use ruff for linting", "rule", group_id="someone/else")
     assert other.status == STORED
     assert store.backend.count(Filters()) == 2
+
+
+# Pairs MiniLM puts above the 0.82 gate that say different things (the test checks the
+# cosine, so it fails if the model ever stops putting them above the gate).
+DIFFERENT_KNOWLEDGE = [
+    ("Always run the migrations before deploying.", "Never run the migrations before deploying."),
+    ("The rate limit is 100 requests per minute.", "The rate limit is 1000 requests per minute."),
+    ("The API server listens on port 8080 in development.",
+     "The API server listens on port 8081 in development."),
+    ("Checks for extraneous whitespace before an operator.",
+     "Checks for extraneous whitespace after an operator."),
+    ("Enable WAL mode for the SQLite store.", "Disable WAL mode for the SQLite store."),
+    ("A trait method was declared static but the implementation takes self.",
+     "A trait method was declared self but the implementation takes static."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("first", "second"), DIFFERENT_KNOWLEDGE)
+def test_one_different_word_above_the_gate_is_stored(
+    store: MemoryStore,
+    minilm,
+    first: str,
+    second: str,  # type: ignore[no-untyped-def]
+) -> None:
+    a, b = minilm.embed([first, second])
+    assert float(np.dot(a, b)) > protocol.DEDUP_THRESHOLD  # the old rule merged them
+    assert store.remember(first, "rule").status == STORED
+    second_result = store.remember(second, "rule")
+    assert second_result.status == STORED, second_result
+    assert store.backend.count(Filters()) == 2
+
+
+def test_merge_refreshes_the_existing_memory_and_keeps_its_fields(store: MemoryStore) -> None:
+    t0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
+    first = store.remember(
+        "Always store timestamps in UTC in the database.",
+        "rule",
+        source="docs/time.md",
+        tags=["time"],
+        metadata={"owner": "db team"},
+        stored_at=t0,
+    )
+    before = store.backend.get([first.id or ""])[0]
+    assert (before.seen_count, before.last_seen_at) == (1, t0)
+    later = t0 + timedelta(days=9)
+    again = store.remember(
+        "always store the timestamps in UTC in the database",
+        "guideline",
+        source="elsewhere.md",
+        tags=["other"],
+        metadata={"owner": "someone else"},
+        stored_at=later,
+    )
+    assert again.status == NEAR_DUPLICATE and again.id == first.id
+    assert again.reason is not None and "'the'" in again.reason
+    # an older sighting counts but does not move last_seen_at back
+    store.remember("Always store timestamps in UTC in the database!", "rule", stored_at=t0)
+    after = store.backend.get([first.id or ""])[0]
+    assert after.seen_count == 3 and after.last_seen_at == later
+    assert replace(after, seen_count=1, last_seen_at=t0) == before  # nothing else changed
+    assert store.backend.count(Filters()) == 1
+    hit = store.search("timestamps in UTC", threshold=0.0).results[0]
+    assert hit.to_dict()["memory"]["seen_count"] == 3
+    assert store.recall("store timestamps in UTC").to_dict()["results"][0]["seen_count"] == 3
+
+
+def test_dedup_looks_past_the_nearest_neighbour(store: MemoryStore, minilm) -> None:  # type: ignore[no-untyped-def]
+    original = "Sam is grateful for Evan's support and values it greatly."
+    sibling = "Sam is grateful for Evans support and values it a lot."
+    new = "Sam is grateful for Evans support and values it greatly"
+    o, s_, n = minilm.embed([original, sibling, new])
+    assert float(np.dot(n, s_)) > float(np.dot(n, o))  # the sibling is the nearest
+    first = store.remember(original, "context")
+    assert store.remember(sibling, "context").status == STORED
+    result = store.remember(new, "context")
+    assert result.status == NEAR_DUPLICATE and result.id == first.id
+    assert result.reason == "the same text up to case, whitespace and punctuation"
+
+
+def test_a_batch_merges_into_its_own_new_notes(store: MemoryStore) -> None:
+    results = store.remember_many(
+        [
+            NewMemory("Use ruff for linting."),
+            NewMemory("use ruff for linting"),
+            NewMemory("Use Ruff for linting!"),
+            NewMemory("Use mypy for type checks."),
+        ]
+    )
+    assert [r.status for r in results] == [STORED, NEAR_DUPLICATE, NEAR_DUPLICATE, STORED]
+    assert results[1].id == results[2].id == results[0].id
+    assert store.backend.get([results[0].id or ""])[0].seen_count == 3
+
+
+def test_a_failed_dedup_check_writes_nothing(store: MemoryStore) -> None:
+    kept = store.remember("Use ruff for linting.", "rule")
+    path = store.backend.location
+    with sqlite3.connect(path) as conn:  # another writer's rule: refreshing is refused
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE UPDATE OF seen_count ON memories "
+            "BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END"
+        )
+    results = store.remember_many(
+        [NewMemory("A brand new note."), NewMemory("use ruff for linting")]
+    )
+    assert [r.status for r in results] == [DEDUP_CHECK_FAILED, DEDUP_CHECK_FAILED]
+    assert all("refused by a trigger" in (r.reason or "") for r in results)
+    assert store.backend.count(Filters()) == 1  # the new note was not written either
+    assert store.backend.get([kept.id or ""])[0].seen_count == 1
+
+
+def test_a_schema_3_store_is_migrated_with_its_rows(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    from kenning.backends.sqlite import MIGRATIONS, _statements
+
+    path = project / ".kenning" / "memory.db"
+    path.parent.mkdir()
+    stored = "2026-01-15T12:30:00+00:00"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+        for script in MIGRATIONS[:3]:
+            for statement in _statements(script):
+                conn.execute(statement)
+        conn.execute(
+            "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+            "content_hash, embedding) VALUES ('m1', 'old note about caching', 'discussions', "
+            "'decision', 'g', ?, 'h', ?)",
+            (stored, np.ones(384, dtype=np.float32).tobytes()),
+        )
+        conn.execute("PRAGMA user_version = 3")
+    s = open_store(path, cwd=project, embedder=minilm)
+    memory = s.backend.get(["m1"])[0]
+    assert (memory.seen_count, memory.last_seen_at) == (1, datetime.fromisoformat(stored))
+    s.backend.record_seen([("m1", datetime(2026, 2, 1, tzinfo=UTC))])
+    assert s.backend.get(["m1"])[0].seen_count == 2
+    # refreshing a row leaves its full-text entry alone and findable
+    assert [h.memory.id for h in s.backend.lexical_search("caching", 5, Filters())] == ["m1"]
+    s.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
 
 
 @pytest.mark.parametrize(
@@ -242,6 +382,8 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         stored_at=old,
     )
     b = store.remember("We decided on trunk-based development.", "decision", group_id="other/repo")
+    seen = old + timedelta(days=30)
+    assert store.remember(DB_LOCKED.upper(), "error_fix", stored_at=seen).id == a.id
     buf = io.StringIO()
     assert export_memories(store, buf, group_id="all") == 2
     target = open_store(
@@ -252,13 +394,27 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
     assert copies == originals
+    assert (copies[a.id or ""].seen_count, copies[a.id or ""].last_seen_at) == (2, seen)
+    exported = [json.loads(line) for line in buf.getvalue().splitlines()[1:]]
+    assert {(m["seen_count"], m["last_seen_at"]) for m in exported if m["id"] == a.id} == {
+        (2, seen.isoformat())
+    }
     v1 = {r.memory.id: r.vector for r in store.backend.iterate(Filters())}
     v2 = {r.memory.id: r.vector for r in target.backend.iterate(Filters())}
     for key in v1:
         np.testing.assert_array_equal(v1[key], v2[key])
     again = import_memories(target, buf.getvalue().splitlines())
     assert again["imported"] == 0 and again["duplicates"] == 2
+    # restoring a backup again is not remembering again: nothing is refreshed
+    assert {m.id: m for m in target.backend.get([a.id or "", b.id or ""])} == originals
     target.close()
+    third = open_store(
+        store.project.root / "third" / "memory.db", cwd=store.project.root, embedder=minilm
+    )
+    mine = third.remember(DB_LOCKED, "error_fix")  # the same content under another id
+    assert import_memories(third, buf.getvalue().splitlines())["duplicates"] == 1
+    assert third.backend.get([mine.id or ""])[0].seen_count == 1
+    third.close()
 
 
 def test_import_rejects_bad_file_without_writing(store: MemoryStore) -> None:

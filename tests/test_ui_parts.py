@@ -78,9 +78,9 @@ def test_page_filters_from_the_address() -> None:
         PageFilters.from_params({"age": "42"})
 
 
-def test_memory_facts_read_fields_that_later_changes_add() -> None:
-    """``seen_count`` / ``last_seen_at`` / ``stale`` show when the memory has them, from an
-    attribute or from metadata, and are None (left out of the page) otherwise."""
+def test_memory_facts_show_a_memory_seen_again() -> None:
+    """``seen_count`` / ``last_seen_at`` show once a near-duplicate refreshed the memory;
+    ``stale`` when the memory has it (attribute or metadata); None (left out) otherwise."""
     assert memory_facts(memory()) == {
         "seen_count": None,
         "last_seen_at": None,
@@ -88,14 +88,11 @@ def test_memory_facts_read_fields_that_later_changes_add() -> None:
         "reviewed_at": None,
         "edited_at": None,
     }
-    seen = memory(metadata={"seen_count": 3, "last_seen_at": "2026-06-02T10:00:00+00:00"})
+    later = NOW + timedelta(days=1)
+    seen = memory(seen_count=3, last_seen_at=later)
     assert memory_facts(seen)["seen_count"] == 3
-
-    class WithFields(Memory):  # what the parallel change will look like: attributes
-        seen_count = 7
-
-    with_fields = WithFields(**memory().__dict__)
-    assert memory_facts(with_fields)["seen_count"] == 7
+    assert memory_facts(seen)["last_seen_at"] == later
+    assert memory_facts(memory(metadata={"stale": True}))["stale"] is True
 
     from kenning.ui.app import _templates
 

@@ -183,8 +183,12 @@ def remember(
 ) -> None:
     """Store a note (CONTENT, or - for standard input) unless it is already known.
 
-    Secrets are redacted first; a note identical to one in this project, or whose closest
-    match scores above the dedup threshold, is not stored again.
+    Secrets are redacted first. A note is not stored again when this project holds the
+    same text (up to case, whitespace and punctuation) or a near-duplicate: a memory above
+    the protocol's dedup cosine (`kenning stats` shows it) that says the same words,
+    differing at most in articles and the like. A note that differs in a number, a
+    negation, a name or an error signature is new knowledge and is stored. A near-duplicate
+    refreshes the memory it repeats (seen_count, last_seen_at in --json output).
     """
     text = _read_content(content)
     with _open(store_path, create=True, group_id=group_id) as store:
@@ -194,7 +198,9 @@ def remember(
     elif result.status == STORED:
         click.echo(f"stored {result.id} ({result.collection}/{result.type})")
     elif result.status == NEAR_DUPLICATE:
-        click.echo(f"near-duplicate of {result.id} (score {result.score:.2f}); not stored")
+        click.echo(
+            f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); not stored"
+        )
     if result.redactions and not as_json:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
         click.echo(f"redacted: {kinds}", err=True)

@@ -148,7 +148,7 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def _schema(conn: sqlite3.Connection, path: Path) -> Check:
-    from .backends.sqlite import REQUIRED_COLUMNS, REQUIRED_TABLES, SCHEMA_VERSION
+    from .backends.sqlite import REQUIRED_COLUMNS, REQUIRED_TABLES, SCHEMA_VERSION, SEEN_COLUMNS
 
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
@@ -182,7 +182,10 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             _rebuild(path) if "memories" in tables else _recovery(path),
         )
     columns = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
-    gone = [c for c in REQUIRED_COLUMNS if c not in columns]
+    # the seen columns arrived with migration 6; an older store gets them when next opened
+    gone = [
+        c for c in REQUIRED_COLUMNS if c not in columns and (version >= 6 or c not in SEEN_COLUMNS)
+    ]
     if gone:
         return Check(
             "schema", FAILED, f"column(s) missing from memories: {', '.join(gone)}", _recovery(path)

@@ -4,13 +4,14 @@ Tools (shaped so that an agent written for the ruvector protocol works unchanged
 arguments ruvector's server and CLI take are accepted too):
 
 * ``hooks_recall(query, top_k=5)`` → ``{"success", "query", "results": [{"id", "content",
-  "score", "type", "collection", "source", "stored_at", "created", "match", "source_path",
-  "source_ok"}], "count", "floor", "truncated", "intel_path"}`` — the recall protocol of
+  "score", "type", "collection", "source", "stored_at", "last_seen_at", "seen_count",
+  "created", "match", "source_path", "source_ok"}], "count", "floor", "truncated",
+  "intel_path"}`` — the recall protocol of
   :meth:`MemoryStore.recall`; ``score`` is a number (cosine similarity). ``k`` is
   ``top_k``'s other name; ``semantic`` is accepted and changes nothing.
 * ``hooks_remember(content, type="context", metadata, source)`` → ``{"success", "status",
   "stored", "id", "existing_id", "score", "reason", "collection", "type", "redactions",
-  "total"}``.
+  "total"}``; for a near-duplicate ``reason`` says why it is one (:mod:`kenning.dedup`).
 * ``hooks_stats()`` → :meth:`MemoryStore.stats` (``intel_path``, counts, provenance, …)
   plus ``success``, ``store_exists`` and ruvector's ``stats`` object.
 * ``hooks_capabilities()`` → ruvector's ``{"success", "capabilities", "features",
@@ -136,11 +137,14 @@ the literal error first.
 type: one of {valid_types_message()}; default "{DEFAULT_TYPE}". Collections: {_collections_text()}.
 
 Secrets (private keys, API tokens, passwords) are redacted before anything is stored. \
-Duplicates are not stored: an identical note, or one whose closest memory scores above \
-{protocol.DEDUP_THRESHOLD} cosine similarity, is reported as "near-duplicate" with \
-existing_id and score. status: "stored" (id of the new memory), "near-duplicate", \
-"rejected" (reason: empty or oversized content; nothing written) or "dedup-check-failed" \
-(the store could not be checked; nothing written)."""
+A note already known is not stored again: one with the same text (up to case, whitespace \
+and punctuation), or a near-duplicate — a memory above {protocol.DEDUP_THRESHOLD} cosine \
+similarity that says the same words, differing at most in articles and the like. A note \
+that differs in a number, a negation, a name or an error signature is new knowledge and \
+is stored. A near-duplicate is reported as "near-duplicate" with existing_id, score and \
+reason, and refreshes that memory (seen_count, last_seen_at). status: "stored" (id of the \
+new memory), "near-duplicate", "rejected" (reason: empty or oversized content; nothing \
+written) or "dedup-check-failed" (the store could not be checked; nothing written)."""
 
 STATS_DESCRIPTION = """Report this project's memory store: intel_path (the resolved store \
 file; before seeding memories check that it lies inside the project root), the project \

@@ -114,7 +114,12 @@ def parse_timestamp(value: str | datetime) -> datetime:
 
 @dataclass(frozen=True)
 class Memory:
-    """One stored note. ``content`` is already normalised and redacted."""
+    """One stored note. ``content`` is already normalised and redacted.
+
+    ``seen_count`` is how many times this knowledge was remembered (1 when first stored;
+    each near-duplicate merged into it adds one) and ``last_seen_at`` when it was last
+    remembered (``stored_at`` until a near-duplicate refreshes it).
+    """
 
     id: str
     content: str
@@ -126,6 +131,12 @@ class Memory:
     source: str | None = None
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    last_seen_at: datetime | None = None
+    seen_count: int = 1
+
+    def __post_init__(self) -> None:
+        if self.last_seen_at is None:
+            object.__setattr__(self, "last_seen_at", self.stored_at)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,10 +150,15 @@ class Memory:
             "source": self.source,
             "tags": list(self.tags),
             "metadata": dict(self.metadata),
+            "last_seen_at": (self.last_seen_at or self.stored_at).isoformat(),
+            "seen_count": self.seen_count,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Memory:
+        """The inverse of :meth:`to_dict`; ``last_seen_at`` and ``seen_count`` may be absent
+        (data written before they existed): then ``stored_at`` and 1."""
+        last_seen = data.get("last_seen_at")
         return cls(
             id=str(data["id"]),
             content=str(data["content"]),
@@ -154,7 +170,16 @@ class Memory:
             source=data.get("source"),
             tags=tuple(data.get("tags") or ()),
             metadata=dict(data.get("metadata") or {}),
+            last_seen_at=parse_timestamp(last_seen) if last_seen else None,
+            seen_count=check_seen_count(data.get("seen_count", 1)),
         )
+
+
+def check_seen_count(value: object) -> int:
+    """``value`` as a ``seen_count``: a whole number ≥ 1 (``ValueError`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"seen_count must be a whole number of at least 1, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -310,6 +335,8 @@ class RecallResult:
                     "collection": h.memory.collection,
                     "source": h.memory.source,
                     "stored_at": h.memory.stored_at.isoformat(),
+                    "last_seen_at": (h.memory.last_seen_at or h.memory.stored_at).isoformat(),
+                    "seen_count": h.memory.seen_count,
                     "match": h.match,
                     **source_fields(h.source),
                 }

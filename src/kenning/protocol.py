@@ -19,9 +19,12 @@ RECALL_KEEP = 3
 #: The combined content of the kept results is cut to this many characters at a word boundary.
 RECALL_CHAR_BUDGET = 800
 
-#: Write path: a new memory whose best existing match scores above this is a near-duplicate.
+#: Write path: the protocol's near-duplicate gate. Only a stored memory whose cosine to the
+#: new note is above this can be a near-duplicate; above it :mod:`kenning.dedup` decides
+#: whether the two say the same thing.
 DEDUP_THRESHOLD = 0.82
-#: The dedup check asks for this many neighbours.
+#: The seed protocol compares a new note with this many neighbours (its sentinel line says
+#: so); kenning reads :data:`kenning.dedup.NEIGHBOURS` of them.
 DEDUP_TOP_K = 1
 
 #: ``search`` defaults (AI Memory Module).

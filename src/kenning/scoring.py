@@ -1,4 +1,4 @@
-"""Scoring: time decay, half-lives and the near-duplicate decision.
+"""Scoring: time decay and half-lives (the near-duplicate decision is :mod:`kenning.dedup`).
 
 Pure functions only: no I/O, no clock. The caller passes ``now`` so results are
 reproducible and testable.
@@ -31,7 +31,7 @@ from datetime import datetime
 
 from .errors import UserInputError
 from .model import COLLECTIONS, TYPE_TO_COLLECTION, parse_timestamp
-from .protocol import DEDUP_THRESHOLD, SEMANTIC_WEIGHT, TEMPORAL_WEIGHT
+from .protocol import SEMANTIC_WEIGHT, TEMPORAL_WEIGHT
 
 __all__ = [
     "DEFAULT_COLLECTION_HALF_LIFE",
@@ -39,7 +39,6 @@ __all__ = [
     "age_days",
     "decayed_score",
     "half_life_for",
-    "is_near_duplicate",
     "parse_half_life_overrides",
     "temporal_score",
 ]
@@ -207,8 +206,3 @@ def parse_half_life_overrides(
             )
         result[key] = _parse_days(item, raw_days)
     return result
-
-
-def is_near_duplicate(score: float) -> bool:
-    """True when a new memory's best match scores strictly above ``DEDUP_THRESHOLD``."""
-    return score > DEDUP_THRESHOLD

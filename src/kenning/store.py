@@ -39,6 +39,7 @@ from .model import (
     RememberResult,
     SearchResult,
     SourceCheck,
+    check_seen_count,
     content_hash,
     new_memory_id,
     parse_timestamp,
@@ -66,6 +67,8 @@ RAW_CONTENT_LIMIT = 16 * protocol.MAX_CONTENT_BYTES
 SEARCH_CANDIDATES = 20
 #: Dense and lexical candidates fetched before fusion (each side).
 RETRIEVAL_POOL = 20
+#: The reason a note with the same ``content_hash`` in the project is a duplicate.
+IDENTICAL_CONTENT = "identical content"
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,9 @@ class NewMemory:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     stored_at: datetime | None = None
     id: str | None = None
+    #: Kept from an export (a new note is seen once, now).
+    last_seen_at: datetime | None = None
+    seen_count: int = 1
 
 
 @dataclass(frozen=True)
@@ -141,9 +147,10 @@ def _check_memory_id(memory_id: object) -> str:
 class _EditRefused(Exception):
     """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
 
-    def __init__(self, existing_id: str, score: float, memory: Memory) -> None:
+    def __init__(self, existing_id: str, score: float, reason: str, memory: Memory) -> None:
         super().__init__(existing_id)
         self.existing_id, self.score, self.memory = existing_id, score, memory
+        self.reason = reason
 
 
 class MemoryStore:
@@ -302,6 +309,13 @@ class MemoryStore:
         metadata, found = redact_value(metadata)
         _add_counts(redactions, found)
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
+        try:
+            seen_count = check_seen_count(item.seen_count)
+        except ValueError as exc:
+            raise UserInputError(str(exc)) from None
+        last_seen_at = None
+        if item.last_seen_at is not None:
+            last_seen_at = max(parse_timestamp(item.last_seen_at), stored_at)
         return PreparedMemory(
             Memory(
                 id=item.id or new_memory_id(),
@@ -314,6 +328,8 @@ class MemoryStore:
                 source=source,
                 tags=tags,
                 metadata=metadata,
+                last_seen_at=last_seen_at,
+                seen_count=seen_count,
             ),
             redactions,
             content_redacted,
@@ -344,12 +360,16 @@ class MemoryStore:
         vectors: Sequence[np.ndarray | None] | None = None,
         progress: Callable[[int], None] | None = None,
         batch_size: int = 64,
+        refresh: bool = True,
     ) -> list[RememberResult]:
         """Store many notes, embedding them in batches.
 
         Each batch's dedup checks and inserts run in one exclusive transaction, so
-        concurrent writers can neither both store a note nor half-write a batch.
-        ``vectors`` (from an export with the same provenance) skips re-embedding.
+        concurrent writers can neither both store a note nor half-write a batch. A note
+        already known is not stored; the memory it duplicates is refreshed instead
+        (``seen_count`` + 1, ``last_seen_at``) unless ``refresh`` is False (an import:
+        restoring a backup is not remembering again). ``vectors`` (from an export with the
+        same provenance) skips re-embedding.
         """
         gid = self.resolve_group(group_id) or self.group_id
         self.check_location()
@@ -360,7 +380,9 @@ class MemoryStore:
                 prepared.append((index, self.prepare(item, gid)))
             except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=str(exc))
-        self._write_prepared(prepared, results, near_duplicates, vectors, progress, batch_size)
+        self._write_prepared(
+            prepared, results, near_duplicates, vectors, progress, batch_size, refresh
+        )
         return [r for r in results if r is not None]
 
     def remember_prepared(
@@ -371,13 +393,20 @@ class MemoryStore:
         vectors: Sequence[np.ndarray | None] | None = None,
         progress: Callable[[int], None] | None = None,
         batch_size: int = 64,
+        refresh: bool = True,
     ) -> list[RememberResult]:
         """:meth:`remember_many` for notes that already went through :meth:`prepare` (an
         import validates every note first and writes what it validated, once)."""
         self.check_location()
         results: list[RememberResult | None] = [None] * len(prepared)
         self._write_prepared(
-            list(enumerate(prepared)), results, near_duplicates, vectors, progress, batch_size
+            list(enumerate(prepared)),
+            results,
+            near_duplicates,
+            vectors,
+            progress,
+            batch_size,
+            refresh,
         )
         return [r for r in results if r is not None]
 
@@ -389,6 +418,7 @@ class MemoryStore:
         vectors: Sequence[np.ndarray | None] | None,
         progress: Callable[[int], None] | None,
         batch_size: int,
+        refresh: bool,
     ) -> None:
         if prepared:
             self._check_provenance(stamp=True)
@@ -407,17 +437,23 @@ class MemoryStore:
                 if v is not None:
                     matrix[k] = np.asarray(v, dtype=np.float32)
             for (index, _), outcome in zip(
-                chunk, self._write_batch(chunk, matrix, near_duplicates), strict=True
+                chunk, self._write_batch(chunk, matrix, near_duplicates, refresh), strict=True
             ):
                 results[index] = outcome
             if progress:
                 progress(len(chunk))
 
     def _write_batch(
-        self, chunk: Sequence[tuple[int, PreparedMemory]], matrix: np.ndarray, near_duplicates: bool
+        self,
+        chunk: Sequence[tuple[int, PreparedMemory]],
+        matrix: np.ndarray,
+        near_duplicates: bool,
+        refresh: bool,
     ) -> list[RememberResult]:
         outcomes: list[RememberResult] = []
         to_store: list[MemoryRecord] = []
+        #: merges into memories already stored: one (id, when) per sighting
+        sightings: list[tuple[str, datetime]] = []
         try:
             with self.backend.exclusive():
                 # One lookup per project for the whole batch's exact duplicates.
@@ -436,13 +472,17 @@ class MemoryStore:
                         m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
                     if dup is not None:
-                        existing_id, score = dup
+                        existing_id, score, why = dup
+                        if refresh and not self._refresh_pending(
+                            to_store, existing_id, m.stored_at
+                        ):
+                            sightings.append((existing_id, m.stored_at))
                         outcomes.append(
                             RememberResult(
                                 NEAR_DUPLICATE,
                                 existing_id,
                                 score,
-                                None,
+                                why,
                                 m.collection,
                                 m.type,
                                 prep.redactions,
@@ -456,6 +496,9 @@ class MemoryStore:
                             STORED, m.id, None, None, m.collection, m.type, prep.redactions
                         )
                     )
+                # Sightings first: on a backend without transactions (Qdrant) a failure
+                # after them leaves a count one too high, never a note reported unwritten.
+                self.backend.record_seen(sightings)
                 self.backend.upsert(to_store)
         except KenningError:
             raise
@@ -469,6 +512,21 @@ class MemoryStore:
             ]
         return outcomes
 
+    @staticmethod
+    def _refresh_pending(pending: list[MemoryRecord], memory_id: str, when: datetime) -> bool:
+        """Count a sighting of a memory of this batch that is not written yet; False when
+        ``memory_id`` is not one of them."""
+        for index, record in enumerate(pending):
+            m = record.memory
+            if m.id == memory_id:
+                last = m.last_seen_at or m.stored_at
+                pending[index] = MemoryRecord(
+                    replace(m, seen_count=m.seen_count + 1, last_seen_at=max(last, when)),
+                    record.vector,
+                )
+                return True
+        return False
+
     def _find_duplicate(
         self,
         memory: Memory,
@@ -477,31 +535,43 @@ class MemoryStore:
         pending: Sequence[MemoryRecord],
         near_duplicates: bool,
         stored: Mapping[tuple[str, str], str] | None = None,
-    ) -> tuple[str, float] | None:
-        """``stored``: the batch's exact duplicates already looked up, by (project, hash)."""
+    ) -> tuple[str, float, str] | None:
+        """``(existing id, score, reason)`` when ``memory`` is already known: the same
+        content in the project (score 1.0), else a near-duplicate as :func:`kenning.dedup.decide`
+        judges it among the nearest stored notes and the notes of this batch. ``stored``:
+        the batch's exact duplicates already looked up, by (project, hash)."""
+        from .dedup import NEIGHBOURS, decide
+
         if memory.content_hash in batch_hashes:
-            return batch_hashes[memory.content_hash], 1.0
+            return batch_hashes[memory.content_hash], 1.0, IDENTICAL_CONTENT
         if stored is None:
             found = self.backend.find_by_hash(memory.group_id, memory.content_hash)
             existing = None if found is None else found.id
         else:
             existing = stored.get((memory.group_id, memory.content_hash))
         if existing is not None:
-            return existing, 1.0
+            return existing, 1.0, IDENTICAL_CONTENT
         if not near_duplicates:
             return None
-        best: tuple[str, float] | None = None
-        hits = self.backend.vector_search(
-            vector, protocol.DEDUP_TOP_K, Filters(group_id=memory.group_id)
-        )
-        if hits:
-            best = (hits[0].memory.id, hits[0].score)
-        for record in pending:
-            score = float(np.dot(record.vector, vector))
-            if best is None or score > best[1]:
-                best = (record.memory.id, score)
-        if best is not None and best[1] > protocol.DEDUP_THRESHOLD:
-            return best[0], min(best[1], 1.0)
+        neighbours = [
+            (hit.memory, hit.score)
+            for hit in self.backend.vector_search(
+                vector, NEIGHBOURS, Filters(group_id=memory.group_id)
+            )
+        ]
+        neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
+        neighbours.sort(key=lambda n: -n[1])
+        fingerprint = memory.metadata.get("error_fingerprint")
+        for other, score in neighbours[:NEIGHBOURS]:
+            decision = decide(
+                memory.content,
+                other.content,
+                score,
+                new_fingerprint=fingerprint,
+                existing_fingerprint=other.metadata.get("error_fingerprint"),
+            )
+            if decision.duplicate:
+                return other.id, float(min(score, 1.0)), decision.reason
         return None
 
     def forget(self, memory_id: str, *, group_id: str | None = None) -> bool:
@@ -924,14 +994,14 @@ class MemoryStore:
                             # A backend without transactions (Qdrant) keeps the delete:
                             # put the memory back; the others roll both back.
                             self.backend.upsert([MemoryRecord(old, old_vector)])
-                        raise _EditRefused(dup[0], dup[1], new)
+                        raise _EditRefused(*dup, new)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
             return RememberResult(
                 NEAR_DUPLICATE,
                 refused.existing_id,
                 refused.score,
-                None,
+                refused.reason,
                 refused.memory.collection,
                 refused.memory.type,
             )

@@ -57,8 +57,9 @@ def export_memories(
 def import_memories(
     store: MemoryStore, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
 ) -> dict[str, int]:
-    """Import a JSONL export. Ids, timestamps and projects are kept; a memory whose id
-    or content already exists is skipped; vectors are reused when the export's
+    """Import a JSONL export. Ids, timestamps (``last_seen_at`` and ``seen_count`` too) and
+    projects are kept; a memory whose id or content already exists is skipped (and not
+    refreshed: restoring is not remembering again); vectors are reused when the export's
     provenance matches this store's, else the content is re-embedded. The whole file is
     validated before anything is written."""
     header_provenance: Provenance | None = None
@@ -109,6 +110,8 @@ def import_memories(
                 memory.metadata,
                 memory.stored_at,
                 memory.id,
+                memory.last_seen_at,
+                memory.seen_count,
             )
         )
         groups.append(memory.group_id)
@@ -169,6 +172,7 @@ def import_memories(
                 vectors=[vectors[i] if reuse else None for i in indexes],
                 progress=progress,
                 batch_size=IMPORT_BATCH if reuse else 64,
+                refresh=False,  # restoring a backup is not remembering again
             )
             for outcome in outcomes:
                 key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(

@@ -138,16 +138,20 @@ def assert_clean_outcome(proc: subprocess.CompletedProcess[bytes], what: str) ->
 # -- store fingerprints ----------------------------------------------------------------------
 
 
-def store_checksum(path: Path) -> str:
+def store_checksum(path: Path, ignore: tuple[str, ...] = ()) -> str:
     """sha256 over every memory row (vector included) and the meta table, read through a
-    separate read-only connection: equal before and after ⇔ the store's content is equal."""
+    separate read-only connection: equal before and after ⇔ the store's content is equal.
+    ``ignore`` leaves columns out (a near-duplicate refreshes ``seen_count`` and
+    ``last_seen_at`` of the memory it repeats, and nothing else)."""
     if not path.exists():
         return "absent"
     digest = hashlib.sha256()
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
     try:
-        for row in conn.execute("SELECT * FROM memories ORDER BY id"):
-            digest.update(repr(row).encode("utf-8", "surrogatepass"))
+        cursor = conn.execute("SELECT * FROM memories ORDER BY id")
+        keep = [i for i, d in enumerate(cursor.description) if d[0] not in ignore]
+        for row in cursor:
+            digest.update(repr(tuple(row[i] for i in keep)).encode("utf-8", "surrogatepass"))
         for row in conn.execute("SELECT key, value FROM meta ORDER BY key"):
             digest.update(repr(row).encode("utf-8", "surrogatepass"))
     finally:

@@ -114,6 +114,7 @@ CASES: dict[str, Callable[[Path, dict[str, Any]], None]] = {
         "DROP TABLE memories_fts",
     ),
     "missing-vectors": _sql("ALTER TABLE memories DROP COLUMN embedding"),
+    "missing-seen-count": _sql("ALTER TABLE memories DROP COLUMN seen_count"),
     "wrong-size-vector": _sql("UPDATE memories SET embedding = x'00112233' WHERE rowid = 7"),
     "garbage-wal": _garbage_wal,
 }

@@ -32,6 +32,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from kenning import MemoryStore, open_store
+from kenning.backends.base import Filters
+from kenning.backends.sqlite import SEEN_COLUMNS
 from kenning.embedders.base import Embedder
 from kenning.errors import KenningError
 from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
@@ -175,8 +177,13 @@ def test_api_remember_is_clean(seeded: MemoryStore, full: bool, recorder: Any) -
     outcomes: dict[str, int] = {}
     reasons: dict[str, int] = {}
 
+    def seen_counts() -> dict[str, int]:
+        return {r.memory.id: r.memory.seen_count for r in seeded.backend.iterate(Filters())}
+
     def attempt(content: Any, memory_type: Any, **extra: Any) -> None:
         before = store_checksum(_db(seeded))
+        unseen = store_checksum(_db(seeded), ignore=SEEN_COLUMNS)
+        counts = seen_counts()
         try:
             result = seeded.remember(content, memory_type, **extra)
         except KenningError as exc:
@@ -189,6 +196,11 @@ def test_api_remember_is_clean(seeded: MemoryStore, full: bool, recorder: Any) -
         if result.status == STORED:
             [memory] = seeded.backend.get([result.id])
             assert memory.content and "\x00" not in memory.content
+            return
+        if result.status == NEAR_DUPLICATE:
+            # the memory it repeats is refreshed (seen_count + 1), nothing else changes
+            assert store_checksum(_db(seeded), ignore=SEEN_COLUMNS) == unseen
+            assert seen_counts() == {**counts, result.id: counts[result.id] + 1}
             return
         if result.status == REJECTED:
             assert result.reason and "\n" not in result.reason
@@ -282,8 +294,6 @@ def test_api_query_syntax_is_inert(seeded: MemoryStore, query: str) -> None:
         seeded.recall(query)
         seeded.search(query, threshold=0.0)
         for mode in ("lexical", "dense", "hybrid"):
-            from kenning.backends.base import Filters
-
             seeded.retrieve(query, 5, Filters(group_id=seeded.group_id), mode=mode)
     except KenningError as exc:
         assert str(exc)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -173,6 +174,13 @@ class Backend(Protocol):
 
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Replace the vectors of existing memories (re-embedding), keeping everything else."""
+        ...
+
+    def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
+        """A near-duplicate of a stored memory was remembered: for each ``(id, when)`` add
+        one to its ``seen_count`` and move its ``last_seen_at`` to ``when`` if that is
+        later, changing nothing else. Ids that do not exist are skipped. All or nothing
+        inside :meth:`exclusive` (where the backend has transactions)."""
         ...
 
     def get_meta(self, key: str) -> str | None: ...

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 
 import numpy as np
 
@@ -80,6 +81,9 @@ class MissingBackend:
         raise self._refuse()
 
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        raise self._refuse()
+
+    def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
         raise self._refuse()
 
     def set_meta(self, key: str, value: str | None) -> None:

@@ -54,6 +54,7 @@ import struct
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -186,6 +187,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER kenning_rows_truncated AFTER TRUNCATE ON kenning_memories
         FOR EACH STATEMENT EXECUTE FUNCTION kenning_rows_truncated();
     """,
+    # 3: how often and when a memory was last remembered (a near-duplicate refreshes it);
+    # NULL last_seen_at means "not since it was stored".
+    """
+    ALTER TABLE kenning_memories
+        ADD COLUMN last_seen_at timestamptz,
+        ADD COLUMN seen_count integer NOT NULL DEFAULT 1;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -206,8 +214,11 @@ NEW_DIMENSION_REMEDY = (
     "a fresh one"
 )
 _COLUMNS = (
-    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata, "
+    "last_seen_at, seen_count"
 )
+#: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
+_NCOLUMNS = len(_COLUMNS.split(","))
 
 
 # -- credentials ----------------------------------------------------------------------------
@@ -291,6 +302,8 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
         source=None if row[7] is None else str(row[7]),
         tags=tuple(tags),
         metadata=dict(metadata),
+        last_seen_at=None if row[10] is None else parse_timestamp(row[10]),
+        seen_count=int(row[11]),
     )
 
 
@@ -650,6 +663,8 @@ class PostgresBackend:
                     m.source,
                     Jsonb(list(m.tags)),
                     Jsonb(dict(m.metadata)),
+                    None if m.last_seen_at in (None, m.stored_at) else m.last_seen_at,
+                    m.seen_count,
                     vector,
                 )
             )
@@ -678,7 +693,16 @@ class PostgresBackend:
             if info is None:
                 raise KenningError("the pgvector extension is missing from the database")
             oid = info.oid
-        return ["text"] * 5 + ["timestamptz", "text", "text", "jsonb", "jsonb", oid]
+        return ["text"] * 5 + [
+            "timestamptz",
+            "text",
+            "text",
+            "jsonb",
+            "jsonb",
+            "timestamptz",
+            "int4",
+            oid,
+        ]
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
@@ -701,6 +725,21 @@ class PostgresBackend:
                 cur.executemany(
                     "UPDATE kenning_memories SET embedding = %s WHERE id = %s",
                     [(v, i) for (i, _), v in zip(items, vectors, strict=True)],
+                )
+
+    def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
+        if not sightings:
+            return
+        with self._write() as conn:
+            if self._dim(conn) is None:
+                return
+            with conn.cursor() as cur:
+                # one statement per sighting: two sightings of one memory count twice
+                cur.executemany(
+                    "UPDATE kenning_memories SET seen_count = seen_count + 1, "
+                    "last_seen_at = greatest(coalesce(last_seen_at, stored_at), %s) "
+                    "WHERE id = %s",
+                    [(when, memory_id) for memory_id, when in sightings],
                 )
 
     def get_meta(self, key: str) -> str | None:
@@ -815,7 +854,9 @@ class PostgresBackend:
             if not rows:
                 return
             for row in rows:
-                yield MemoryRecord(memory=_row_to_memory(row[1:11]), vector=row[11])
+                yield MemoryRecord(
+                    memory=_row_to_memory(row[1 : 1 + _NCOLUMNS]), vector=row[1 + _NCOLUMNS]
+                )
             last = rows[-1][0]
 
     def newest(self, filters: Filters, n: int) -> list[Memory]:
@@ -912,7 +953,10 @@ class PostgresBackend:
             k,
         ]
         rows = conn.execute(sql, args).fetchall()
-        return [ScoredMemory(memory=_row_to_memory(r[:10]), score=float(r[10])) for r in rows]
+        return [
+            ScoredMemory(memory=_row_to_memory(r[:_NCOLUMNS]), score=float(r[_NCOLUMNS]))
+            for r in rows
+        ]
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         where, params = _where(filters)
@@ -990,10 +1034,16 @@ class PostgresBackend:
                     # planner drives with the filter B-tree (bitmap) or a sequential scan.
                     conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
                     rows = conn.execute(sql, args).fetchall()
-        hits = [(r, float(r[10])) for r in rows if r[10] is not None and np.isfinite(r[10])]
+        hits = [
+            (r, float(r[_NCOLUMNS]))
+            for r in rows
+            if r[_NCOLUMNS] is not None and np.isfinite(r[_NCOLUMNS])
+        ]
         hits.sort(key=lambda h: h[1])  # relaxed_order: HNSW may return near-sorted rows
         return [
-            ScoredMemory(memory=_row_to_memory(r[:10]), score=float(np.clip(1.0 - d, -1.0, 1.0)))
+            ScoredMemory(
+                memory=_row_to_memory(r[:_NCOLUMNS]), score=float(np.clip(1.0 - d, -1.0, 1.0))
+            )
             for r, d in hits[:k]
         ]
 

@@ -58,6 +58,7 @@ import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -66,7 +67,7 @@ import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..lexical import MAX_QUERY_TERMS, MIN_IDF, bm25, idf, terms, tokens
-from ..model import Memory, Provenance
+from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_url
 from .base import (
     PROVENANCE_KEY,
@@ -347,6 +348,8 @@ class QdrantBackend:
             "source": m.source,
             "tags": list(m.tags),
             "metadata": dict(m.metadata),
+            "last_seen_at": (m.last_seen_at or m.stored_at).isoformat(),
+            "seen_count": m.seen_count,
             "doc_len": len(tokens(m.content, fold_diacritics=False)),
         }
 
@@ -554,6 +557,35 @@ class QdrantBackend:
                 ]
                 if points:
                     client.update_vectors(self.collection, points=points, wait=True)
+
+    def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
+        if not sightings:
+            return
+        seen: dict[str, tuple[int, datetime]] = {}
+        for memory_id, when in sightings:
+            times, latest = seen.get(memory_id, (0, parse_timestamp(when)))
+            seen[memory_id] = (times + 1, max(latest, parse_timestamp(when)))
+        with self.exclusive(), self._call() as client:
+            if self._dim() is None:
+                return
+            points = client.retrieve(
+                self.collection,
+                ids=[point_id(i) for i in seen],
+                with_payload=["kenning_id", "stored_at", "last_seen_at", "seen_count"],
+            )
+            for p in points:
+                payload = p.payload or {}
+                times, when = seen[str(payload["kenning_id"])]
+                last = parse_timestamp(payload.get("last_seen_at") or payload["stored_at"])
+                client.set_payload(
+                    self.collection,
+                    payload={
+                        "seen_count": int(payload.get("seen_count") or 1) + times,
+                        "last_seen_at": max(last, when).isoformat(),
+                    },
+                    points=[p.id],
+                    wait=True,
+                )
 
     def get_meta(self, key: str) -> str | None:
         with self._call() as client:

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -117,16 +117,34 @@ MIGRATIONS: tuple[str, ...] = (
         UPDATE vector_state SET updates = updates + 1;
     END;
     """,
+    # 6: how often and when a memory was last remembered (a near-duplicate refreshes it);
+    # NULL last_seen_at means "not since it was stored". The full-text row is rewritten only
+    # when the content changes, not when a sighting or a vector is recorded.
+    """
+    ALTER TABLE memories ADD COLUMN last_seen_at TEXT;
+    ALTER TABLE memories ADD COLUMN seen_count INTEGER NOT NULL DEFAULT 1;
+    DROP TRIGGER memories_au;
+    CREATE TRIGGER memories_au AFTER UPDATE OF content ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+        INSERT INTO memories_fts (rowid, content) VALUES (new.rowid, new.content);
+    END;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 BUSY_TIMEOUT_S = 30.0
 _COLUMNS = (
-    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata"
+    "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata, "
+    "last_seen_at, seen_count"
 )
 #: What a store of this schema version holds (``kenning doctor`` checks against these).
 REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms", "vector_state")
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
+#: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
+_NCOLUMNS = len(_COLUMNS.split(","))
+#: Added by migration 6 (a store migrated from an older version gets them when opened).
+SEEN_COLUMNS = ("last_seen_at", "seen_count")
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -162,6 +180,8 @@ def _row_to_memory(row: Sequence[object]) -> Memory:
         # most notes have neither: skip the JSON parser for the empty forms
         tags=() if row[8] == "[]" else tuple(json.loads(str(row[8]))),
         metadata={} if row[9] == "{}" else json.loads(str(row[9])),
+        last_seen_at=None if row[10] is None else parse_timestamp(str(row[10])),
+        seen_count=int(str(row[11])),
     )
 
 
@@ -333,6 +353,8 @@ class SQLiteBackend:
                     m.source,
                     json.dumps(list(m.tags), ensure_ascii=False),
                     json.dumps(dict(m.metadata), ensure_ascii=False, sort_keys=True),
+                    None if m.last_seen_at in (None, m.stored_at) else m.last_seen_at.isoformat(),
+                    m.seen_count,
                     vector.tobytes(),
                 )
             )
@@ -343,7 +365,8 @@ class SQLiteBackend:
             try:
                 self._conn.executemany("DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows])
                 self._conn.executemany(
-                    f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO memories ({_COLUMNS}, embedding) "
+                    f"VALUES ({','.join('?' * (_NCOLUMNS + 1))})",
                     rows,
                 )
             except sqlite3.IntegrityError as exc:
@@ -387,6 +410,23 @@ class SQLiteBackend:
                 [(np.ascontiguousarray(v, dtype=np.float32).tobytes(), i) for i, v in items],
             )
             self._writes += 1
+
+    def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
+        if not sightings:
+            return
+        with self.exclusive():
+            for memory_id, when in sightings:
+                row = self._conn.execute(
+                    "SELECT stored_at, last_seen_at FROM memories WHERE id = ?", (memory_id,)
+                ).fetchone()
+                if row is None:
+                    continue
+                last = parse_timestamp(str(row[1] if row[1] is not None else row[0]))
+                self._conn.execute(
+                    "UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ? "
+                    "WHERE id = ?",
+                    (max(last, parse_timestamp(when)).isoformat(), memory_id),
+                )
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -534,8 +574,8 @@ class SQLiteBackend:
                 return
             for row in rows:
                 yield MemoryRecord(
-                    memory=_row_to_memory(row[1:11]),
-                    vector=np.frombuffer(row[11], dtype=np.float32).copy(),
+                    memory=_row_to_memory(row[1 : 1 + _NCOLUMNS]),
+                    vector=np.frombuffer(row[1 + _NCOLUMNS], dtype=np.float32).copy(),
                 )
             last = rows[-1][0]
 
@@ -846,6 +886,7 @@ for _name in (
     "upsert",
     "delete",
     "update_vectors",
+    "record_seen",
     "get_meta",
     "set_meta",
     "write_provenance",

@@ -62,10 +62,11 @@ STALE_CHOICES = {"": "fresh or stale", "stale": "stale only", "fresh": "fresh on
 def memory_facts(memory: Memory) -> dict[str, Any]:
     """What the page shows beside a memory's own fields, in one place.
 
-    ``seen_count`` / ``last_seen_at`` come with dedup merges (a parallel change adds them to
-    :class:`Memory`), ``stale`` with freshness (part 2): each is read from the memory when
-    it has the attribute, else from its metadata, else it is None and the template leaves
-    it out. ``reviewed_at`` and ``edited_at`` are metadata written by ``MemoryStore``.
+    ``seen_count`` / ``last_seen_at`` (a near-duplicate remembered again refreshes them)
+    are shown once the memory was seen again; ``stale`` comes with freshness (part 2): it
+    is read from the memory when it has the attribute, else from its metadata, else it is
+    None and the template leaves it out. ``reviewed_at`` and ``edited_at`` are metadata
+    written by ``MemoryStore``.
     """
     metadata = memory.metadata or {}
 
@@ -73,9 +74,10 @@ def memory_facts(memory: Memory) -> dict[str, Any]:
         value = getattr(memory, name, None)
         return metadata.get(name) if value is None else value
 
+    seen_again = memory.seen_count > 1
     return {
-        "seen_count": read("seen_count"),
-        "last_seen_at": read("last_seen_at"),
+        "seen_count": memory.seen_count if seen_again else None,
+        "last_seen_at": memory.last_seen_at if seen_again else None,
         "stale": read("stale"),
         "reviewed_at": metadata.get("reviewed_at"),
         "edited_at": metadata.get("edited_at"),

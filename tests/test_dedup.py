@@ -1,0 +1,112 @@
+"""Tests for kenning.dedup: the near-duplicate decision (pure; cosines are given)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kenning import protocol
+from kenning.dedup import FUNCTION_WORDS, NEGATIONS, decide, fold
+
+ABOVE = 0.97  # a cosine above the protocol's gate
+BELOW = protocol.DEDUP_THRESHOLD  # not above it: the gate is strict
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Use ruff for linting.", ["use", "ruff", "for", "linting"]),
+        ("Don't run X", ["do", "not", "run", "x"]),
+        ("dont run X", ["do", "not", "run", "x"]),
+        ("can't, won't; cannot", ["can", "not", "will", "not", "can", "not"]),
+        ("J.K. Rowling's book", ["jk", "rowlings", "book"]),
+        ("version 1.0 at 10:30, 1,000/s", ["version", "1.0", "at", "10:30", "1,000/s"]),
+        ('"=test"("a")', ["=", "test", "(", "a", ")"]),
+        ("`printf`-style dairy-free", ["printf-style", "dairy-free"]),
+        ("“Quoted” ‘text’ « here »", ["quoted", "text", "here"]),
+    ],
+)
+def test_fold(text: str, tokens: list[str]) -> None:
+    assert fold(text) == tokens
+
+
+def test_fold_keeps_numbers_apart() -> None:
+    assert fold("version 1.0") != fold("version 10")
+    assert fold("at 10:30") != fold("at 1030")
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Use ruff for linting.", "use ruff for linting!"),
+        ("Use ruff for linting.", "USE RUFF FOR LINTING"),
+        ("Use ruff\nfor   linting.", "Use ruff for linting"),
+        ("Sam is grateful for Evan's support.", "Sam is grateful for Evans support"),
+        ("Don't commit the .env file.", "Do not commit the .env file"),
+    ],
+)
+def test_same_text_up_to_case_whitespace_punctuation_is_a_duplicate_even_below_the_gate(
+    existing: str, new: str
+) -> None:
+    # MiniLM's word pieces can put such a pair below the gate (0.77 was measured for the
+    # apostrophe): the words are the same, so the note is.
+    for cosine in (ABOVE, BELOW, 0.5):
+        decision = decide(new, existing, cosine)
+        assert decision.duplicate, decision
+        assert "case, whitespace and punctuation" in decision.reason
+
+
+def test_function_words_only_is_a_duplicate_above_the_gate_only() -> None:
+    existing = "The API server listens on port 8080 in development."
+    new = "API server is listening on port 8080 in development"
+    assert not decide(new, existing, ABOVE).duplicate  # "listening" is not "listens"
+    new = "An API server listens on port 8080 in the development"
+    decision = decide(new, existing, ABOVE)
+    assert decision.duplicate and "'an'" in decision.reason and "'the'" in decision.reason
+    below = decide(new, existing, BELOW)
+    assert not below.duplicate and "not above" in below.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "needle"),
+    [
+        ("Always run the migrations before deploying.",
+         "Never run the migrations before deploying.", "a negation differs ('never' vs none)"),
+        ("Run the migrations before deploying.",
+         "Do not run the migrations before deploying.", "a negation differs ('not' vs none)"),
+        ("Never run the migrations in production.",
+         "Run the migrations in production.", "a negation differs (none vs 'never')"),
+        ("The rate limit is 100 requests per minute.",
+         "The rate limit is 1000 requests per minute.", "a number differs ('1000' vs '100')"),
+        ("The API server listens on port 8080.",
+         "The API server listens on port 8081.", "a number differs ('8081' vs '8080')"),
+        ("Pin numpy to version 1.0.", "Pin numpy to version 10.", "a number differs"),
+        ("Checks for extraneous whitespace before an operator.",
+         "Checks for extraneous whitespace after an operator.", "adds 'after'"),
+        ("Enable WAL mode for the SQLite store.",
+         "Disable WAL mode for the SQLite store.", "adds 'disable'"),
+        ('llvm_asm!("xor" : "=test"("a"));', 'llvm_asm!("xor" : "+test"("a"));', "adds '+'"),
+        ("Gina lost her job at Door Dash during the month of the conversation.",
+         "Gina lost her job at Door Dash.", "also says 'during'"),
+        ("A trait method was declared static but the implementation takes self.",
+         "A trait method was declared self but the implementation takes static.",
+         "the same words in another order"),
+    ],
+)  # fmt: skip
+def test_one_word_that_matters_keeps_the_note(existing: str, new: str, needle: str) -> None:
+    decision = decide(new, existing, ABOVE)
+    assert not decision.duplicate
+    assert needle in decision.reason
+
+
+def test_error_fingerprints_must_agree() -> None:
+    text = "ERROR-FIX: boom | FIX: restart | SOURCE: docs/a.md — x"
+    variant = text.replace("restart", "the restart")
+    assert decide(variant, text, ABOVE, new_fingerprint="a", existing_fingerprint="a").duplicate
+    for new_fp, old_fp in (("a", "b"), ("a", None), (None, "b")):
+        decision = decide(variant, text, ABOVE, new_fingerprint=new_fp, existing_fingerprint=old_fp)
+        assert not decision.duplicate and decision.reason == "a different error signature"
+
+
+def test_word_lists_are_disjoint() -> None:
+    # a negation is never a function word: dropping one must never read as a restatement
+    assert not FUNCTION_WORDS & NEGATIONS
