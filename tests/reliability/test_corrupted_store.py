@@ -121,8 +121,10 @@ CASES: dict[str, Callable[[Path, dict[str, Any]], None]] = {
 #: that only removes unused space): every memory must still be there.
 HARMLESS = {"garbage-wal"}
 #: Damage to one row: every read still works (the row's vector is left out of vector
-#: search with a warning, its memory is whole), and doctor reports it with the fix.
-DEGRADED = {"wrong-size-vector"}
+#: search with a warning, its memory is whole), and doctor reports it with the fix. A cut
+#: of 100 bytes at the end of the file lands in the last row's vector (read back with
+#: zeros: its length is 0.976), which went unnoticed before vectors were checked.
+DEGRADED = {"wrong-size-vector", "truncated-tail"}
 
 
 def _api_outcomes(root: Path, minilm: Embedder, contents: dict[str, str]) -> dict[str, str]:
