@@ -1087,9 +1087,15 @@ def test_store_export_import_between_backends(
     mstore: MemoryStore, reference: MemoryStore, tmp_path: Path, project: Path, minilm: Embedder
 ) -> None:
     buffer = io.StringIO()
-    assert export_memories(reference, buffer) == len(NOTES)
+    assert export_memories(reference, buffer).exported == len(NOTES)
     counts = import_memories(mstore, buffer.getvalue().splitlines())
-    assert counts == {"read": len(NOTES), "imported": len(NOTES), "duplicates": 0, "rejected": 0}
+    assert counts == {
+        "read": len(NOTES),
+        "imported": len(NOTES),
+        "duplicates": 0,
+        "rejected": 0,
+        "reembedded": 0,
+    }
     mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
     theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}
     assert mine.keys() == theirs.keys()

@@ -274,12 +274,12 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     )
     b = store.remember("We decided on trunk-based development.", "decision", group_id="other/repo")
     buf = io.StringIO()
-    assert export_memories(store, buf, group_id="all") == 2
+    assert export_memories(store, buf, group_id="all").exported == 2
     target = open_store(
         store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
     )
     counts = import_memories(target, buf.getvalue().splitlines())
-    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0}
+    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0, "reembedded": 0}
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
     assert copies == originals

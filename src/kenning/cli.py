@@ -953,9 +953,14 @@ def import_cmd(
     if as_json:
         _echo_json(counts)
     else:
+        reembedded = (
+            f", re-embedded {counts['reembedded']} (their vectors were not usable)"
+            if counts.get("reembedded")
+            else ""
+        )
         click.echo(
             f"read {counts['read']}: imported {counts['imported']}, "
-            f"duplicates {counts['duplicates']}, rejected {counts['rejected']}"
+            f"duplicates {counts['duplicates']}, rejected {counts['rejected']}{reembedded}"
         )
     if counts["rejected"]:
         sys.exit(EXIT_USER)
