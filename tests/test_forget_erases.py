@@ -156,3 +156,25 @@ def test_upgrading_an_older_store_wipes_text_it_deleted_before(
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 4
     conn.close()
+
+
+def test_forget_erases_on_a_sqlite_built_without_secure_delete(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This Python's SQLite is compiled with SECURE_DELETE on; many are not. Every
+    connection here starts with it off, as on such a build: kenning must turn it on."""
+    from kenning.backends import sqlite as sqlite_backend
+
+    real_connect = sqlite3.connect
+
+    def connect_as_default_build(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = real_connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.execute("PRAGMA secure_delete = OFF")
+        return conn
+
+    monkeypatch.setattr(sqlite_backend.sqlite3, "connect", connect_as_default_build)
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = _remember_all(store)
+        needles = _needles(store, memory_id)
+        assert store.forget(memory_id)
+        assert _leftovers(Path(store.backend.location), needles) == {}

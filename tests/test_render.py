@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kenning.errors import UserInputError
@@ -203,6 +203,7 @@ def test_combine_first_result_longer_than_budget() -> None:
 
 
 @given(st.lists(ANY_TEXT, max_size=6), st.integers(min_value=0, max_value=900))
+@example(contents=["aaaaaaa bbbbbbb", "x"], budget=10)  # a word cut leaves room for "x"
 @settings(max_examples=300)
 def test_combine_properties(contents: list[str], budget: int) -> None:
     texts, truncated = combine_for_recall(contents, budget)

@@ -165,6 +165,31 @@ PAYMENTS_NOTES = [
 ]
 
 
+SHORT_PAYMENTS_NOTES = [
+    "Payments API client: retry idempotent payment requests three times with backoff.",
+    "Payments API client: connect timeout 2 s, read timeout 10 s for every payment call.",
+    "Payments API client: a token bucket per merchant keeps us under the 429 rate limit.",
+    "Payments API client: every payment request carries an idempotency key from the order id.",
+    "Payments API client: the provider certificate is pinned by its public key hash.",
+]
+
+
+def test_recall_keeps_the_best_three(store: MemoryStore) -> None:
+    """Five short notes all pass the floor and fit the budget together: recall keeps
+    exactly the best three, whole."""
+    for text in SHORT_PAYMENTS_NOTES:
+        assert store.remember(text, "implementation").status == STORED
+    query = "payments API client"
+    candidates = store.retrieve(query, 5, Filters(group_id=store.group_id))
+    passing = [c for c in candidates if c.semantic >= protocol.RECALL_FLOOR]
+    assert len(passing) == 5, [c.semantic for c in candidates]
+    assert sum(len(c.memory.content) for c in passing) < protocol.RECALL_CHAR_BUDGET
+    result = store.recall(query, top_k=5)
+    assert [h.memory.id for h in result.hits] == [c.memory.id for c in passing[:3]]
+    assert list(result.texts) == [c.memory.content for c in passing[:3]]
+    assert not result.truncated
+
+
 def test_recall_keeps_three_and_cuts_800_chars(store: MemoryStore) -> None:
     """Five distinct notes (~300 characters each) all pass the floor: recall keeps the best
     three and cuts their combined text to 800 characters at a word boundary."""
