@@ -1196,8 +1196,9 @@ def hook(event: str) -> None:
 \b
 Checks: location (the store lies inside the project), store (SQLite can read the file),
 schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
-the current model's), index (a full-text row and a vector of the right size per memory,
-FTS5 integrity-check). The store is opened read-only and never changed.
+the current model's), index (a full-text row per memory, FTS5 integrity-check), rows
+(every row decodes; every vector has the store's dimension, is finite and unit length).
+The store is opened read-only and never changed.
 
 \b
 Examples:
