@@ -1011,8 +1011,31 @@ class SQLiteBackend:
         index.version = version
         if self._schema < 5:
             index.persisted = True  # nothing to retry: an old store's index stays in memory
+        self._note_damaged_records(index)
         self._vectors = index
         return index
+
+    def _note_damaged_records(self, index: VectorIndex) -> None:
+        """A damaged vector sits in the file as an all-zero record (norm 0, which no unit
+        vector has; see :meth:`_usable_vectors`): a process that maps a file another one
+        built learns of those rows here, leaves them out and says so once."""
+        zero = [
+            int(r)
+            for part in (index.records, index.extra)
+            for r in part["rowid"][part["norm"] == 0]
+            if int(r) not in self._bad_vectors
+        ]
+        for start in range(0, len(zero), 500):
+            chunk = zero[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for rowid, memory_id, group_id, blob in self._conn.execute(
+                f"SELECT rowid, id, group_id, embedding FROM memories WHERE rowid IN ({marks})",
+                chunk,
+            ):
+                problem = vector_problem(decode_vector(blob), index.dimension)
+                if problem is not None:
+                    self._bad_vectors.add(int(rowid))
+                    self._skip(memory_id, group_id, "embedding", problem)
 
     def _exact_cosines(
         self, query: np.ndarray, filters: Filters
