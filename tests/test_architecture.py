@@ -31,6 +31,7 @@ PURE = {
     "safety",
     "dedup",
     "redaction",
+    "vectors",
 }
 FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}
 IMPURE = {"store", "backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}

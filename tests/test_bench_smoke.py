@@ -14,14 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from .conftest import needs_eval
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = Path(os.environ.get("KENNING_EVAL_DIR", ROOT.parent / "shared" / "eval"))
 
-pytestmark = pytest.mark.skipif(
-    not EVAL.is_dir(), reason=f"evaluation data not found at {EVAL} (set KENNING_EVAL_DIR)"
-)
+pytestmark = needs_eval(EVAL)
 
 KEYS = {
     "quality-smoke.json": {"sets", "calibration", "seconds"},

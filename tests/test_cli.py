@@ -194,5 +194,7 @@ def test_group_id_and_project_are_one_option(project: Path) -> None:
     assert kenning(project, "remember", "--group-id", "team/x", DB_LOCKED).returncode == 0
     r = kenning(project, "recall", "--json", "--project", "team/x", "database is locked")
     assert json.loads(r.stdout)["results"][0]["content"] == DB_LOCKED
-    r = kenning(project, "search", "--json", "--project", "team/x", "database locked", "--threshold", "0.3")
+    r = kenning(
+        project, "search", "--json", "--project", "team/x", "database locked", "--threshold", "0.3"
+    )
     assert json.loads(r.stdout)["results"], r.stderr

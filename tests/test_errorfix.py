@@ -22,6 +22,8 @@ from kenning.signatures import extract_error_signature, looks_like_error
 from kenning.solution_docs import discover_solution_docs, parse_solution_doc
 from kenning.truncation import cut_at_word_boundary
 
+from .conftest import needs_eval
+
 EVAL_YELLOW = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "yellow-solutions"
 
 # --------------------------------------------------------------------------------------------
@@ -510,7 +512,7 @@ def test_round_trip_property(signature: str, fix: str, source: str, summary: str
     assert parsed.source == entry.source
 
 
-@pytest.mark.skipif(not EVAL_YELLOW.is_dir(), reason="shared eval data not present")
+@needs_eval(EVAL_YELLOW)
 def test_reference_entries_parse_and_round_trip() -> None:
     lines = (EVAL_YELLOW / "error_fix_entries.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
@@ -783,7 +785,7 @@ def test_discover_solution_docs(tmp_path: Path) -> None:
     assert discover_solution_docs(tmp_path / "missing") == []
 
 
-@pytest.mark.skipif(not EVAL_YELLOW.is_dir(), reason="shared eval data not present")
+@needs_eval(EVAL_YELLOW)
 def test_agreement_with_reference_entries() -> None:
     """Run the general rules on the real docs; compare with the 37 reference entries."""
     root = EVAL_YELLOW / "docs"
@@ -831,12 +833,17 @@ def _hostile_payloads() -> list[str]:
 
 @pytest.mark.parametrize("payload", _hostile_payloads())
 def test_hostile_doc_text_never_yields_our_tags(tmp_path: Path, payload: str) -> None:
+    """The payload is the doc's error block and sits inside its fix; the frontmatter is
+    plain (a payload there made the YAML malformed, so no entry came out and nothing was
+    checked). Every payload must give an entry, and the entry must be inert."""
     body = (
         f"## Problem\n\nFails with:\n\n```\n{payload}\n```\n\n## Fix\n\nStep one {payload} done.\n"
     )
-    text = _doc(f"track: bug\nproblem: {json.dumps(payload)}", body)
+    text = _doc("track: bug\nproblem: The build fails with a hostile message", body)
     outcome = _parse(tmp_path, text)
+    assert outcome.entries, (outcome.skipped_reason, payload)
     for entry in outcome.entries:
+        assert entry.fix.startswith("Step one")  # the first paragraph under ## Fix
         formatted = entry.format()
         for tag in ("</finding", "<finding", "</content", "<content", "<reflexion", "</reflexion"):
             assert tag not in formatted

@@ -17,9 +17,10 @@ from kenning.errors import StoreLocationError, UserInputError
 from kenning.seeding import seed_solutions
 
 from .conftest import EVAL_DIR
+from .conftest import needs_eval as eval_mark
 
 YELLOW_DOCS = EVAL_DIR / "yellow-solutions" / "docs"
-needs_eval = pytest.mark.skipif(not YELLOW_DOCS.is_dir(), reason="../shared/eval is not present")
+needs_eval = eval_mark(YELLOW_DOCS)
 
 BUG_DOC = """---
 title: Widget import fails

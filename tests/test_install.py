@@ -87,8 +87,10 @@ def kenning_hooks(settings: dict, event: str) -> list[dict]:
 def files_of(scope: str, project: Path, home: Path) -> tuple[Path, tuple[str, ...], Path]:
     """(MCP file, path of the servers object in it, settings file) for ``scope``."""
     if scope == "local":
-        return home / ".claude.json", ("projects", str(project), "mcpServers"), (
-            project / ".claude" / "settings.local.json"
+        return (
+            home / ".claude.json",
+            ("projects", str(project), "mcpServers"),
+            (project / ".claude" / "settings.local.json"),
         )
     if scope == "project":
         return project / ".mcp.json", ("mcpServers",), project / ".claude" / "settings.json"
@@ -103,7 +105,11 @@ def servers(doc: dict, keys: tuple[str, ...]) -> dict:
 
 def hook_entry(command: str) -> list[dict]:
     return [
-        {"hooks": [{"type": "command", "command": command, "timeout": install.HOOK_TIMEOUT_SECONDS}]}
+        {
+            "hooks": [
+                {"type": "command", "command": command, "timeout": install.HOOK_TIMEOUT_SECONDS}
+            ]
+        }
     ]
 
 
@@ -252,7 +258,10 @@ def test_merge_keeps_everything_and_uninstall_restores_it(
     settings = read(settings_file)
     assert settings["permissions"] == EXISTING_SETTINGS["permissions"]
     assert settings["hooks"]["PreToolUse"] == EXISTING_SETTINGS["hooks"]["PreToolUse"]  # type: ignore[index]
-    assert settings["hooks"]["UserPromptSubmit"][0] == EXISTING_SETTINGS["hooks"]["UserPromptSubmit"][0]  # type: ignore[index]
+    assert (
+        settings["hooks"]["UserPromptSubmit"][0]
+        == EXISTING_SETTINGS["hooks"]["UserPromptSubmit"][0]
+    )  # type: ignore[index]
     assert len(kenning_hooks(settings, "UserPromptSubmit")) == 1
     assert len(kenning_hooks(settings, "SessionStart")) == 1
 
@@ -514,7 +523,9 @@ def test_installed_hook_command_runs(project: Path) -> None:
 def test_dry_run_of_the_user_config_never_prints_a_credential(project: Path, home: Path) -> None:
     key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 4
     (home / ".claude.json").write_text(
-        json.dumps({"primaryApiKey": key, "projects": {str(project): {"allowedTools": []}}}, indent=2)
+        json.dumps(
+            {"primaryApiKey": key, "projects": {str(project): {"allowedTools": []}}}, indent=2
+        )
     )
     code, out, _ = cli("--executable", EXE, "--dry-run")
     assert code == 0 and '"kenning": {' in out

@@ -10,11 +10,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ruff() -> None:
-    r = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "bench"], cwd=ROOT,
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "src", "tests", "bench"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_mypy() -> None:
-    r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kenning.errors import UserInputError
@@ -67,9 +67,23 @@ def parse_block(block: str) -> ET.Element:
     return ET.fromstring(head + sep)
 
 
+def xml_text_oracle(text: str) -> str:
+    """What an XML parser must read back for ``text``, written from the rules (XML 1.0's
+    allowed characters and line-end handling) without the module's own regexes."""
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    joined = joined.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(
+        c
+        for c in joined
+        if not (unicodedata.category(c) == "Cc" and c not in "\t\n")
+        and not 0xD800 <= ord(c) <= 0xDFFF
+        and c not in "\ufffe\uffff"
+    )
+
+
 def check_block(block: str, findings: list[tuple[str, float]]) -> ET.Element:
     """Check a block against the findings it was made from (empty ones are left out)."""
-    findings = [(c, s) for c, s in findings if sanitise_for_xml(c)]
+    findings = [(c, s) for c, s in findings if xml_text_oracle(c)]
     root = parse_block(block)
     assert root.tag == "reflexion_context"
     children = list(root)
@@ -80,12 +94,12 @@ def check_block(block: str, findings: list[tuple[str, float]]) -> ET.Element:
     ):
         assert elem.get("id") == str(index)
         expected_score = f"{score:.2f}"
-        assert elem.get("score") in (expected_score, "0.00" if expected_score == "-0.00" else "")
+        assert elem.get("score") == ("0.00" if expected_score == "-0.00" else expected_score)
         assert set(elem.attrib) <= {"id", "score", "truncated"}
         inner = list(elem)
         assert [c.tag for c in inner] == ["content"]
         assert list(inner[0]) == []
-        assert (inner[0].text or "") == sanitise_for_xml(content)
+        assert (inner[0].text or "") == xml_text_oracle(content)
     # Every '&' in the block starts a complete entity (nothing was cut inside one).
     assert all(ENTITY.match(block, m.start()) for m in re.finditer("&", block))
     return root
@@ -189,6 +203,7 @@ def test_combine_first_result_longer_than_budget() -> None:
 
 
 @given(st.lists(ANY_TEXT, max_size=6), st.integers(min_value=0, max_value=900))
+@example(contents=["aaaaaaa bbbbbbb", "x"], budget=10)  # a word cut leaves room for "x"
 @settings(max_examples=300)
 def test_combine_properties(contents: list[str], budget: int) -> None:
     texts, truncated = combine_for_recall(contents, budget)
@@ -197,11 +212,16 @@ def test_combine_properties(contents: list[str], budget: int) -> None:
     assert truncated == (sum(map(len, contents)) > budget)
     for original, kept in zip(contents, texts, strict=True):
         assert original.startswith(kept)
-    # everything before the first cut is kept whole
-    for original, kept in zip(contents, texts, strict=True):
-        if kept != original:
-            break
-        assert kept == original
+    # in rank order: whole texts, then at most one cut text, then nothing at all
+    cut = next((i for i, (o, k) in enumerate(zip(contents, texts, strict=True)) if k != o), None)
+    if cut is None:
+        assert not truncated
+    else:
+        assert truncated
+        assert texts[:cut] == contents[:cut]
+        assert all(k == "" for k in texts[cut + 1 :])
+        # the cut one got everything the earlier ones left of the budget, minus a word end
+        assert len(texts[cut]) <= budget - sum(map(len, contents[:cut]))
 
 
 # --- render_xml: format ------------------------------------------------------------------------
@@ -295,7 +315,7 @@ def test_bad_scores(score: object) -> None:
 @pytest.mark.parametrize("payload", HOSTILE, ids=lambda p: repr(p[:30]))
 def test_hostile_payload_single(payload: str) -> None:
     block = render_xml([(payload, 0.83)])
-    if not sanitise_for_xml(payload):
+    if not xml_text_oracle(payload):
         assert block == ""  # nothing left to inject
         return
     check_block(block, [(payload, 0.83)])
@@ -356,7 +376,7 @@ def test_big_content_is_not_truncated_by_render_xml() -> None:
 @settings(max_examples=300)
 def test_xml_always_parses(findings: list[tuple[str, float]], context: str) -> None:
     block = render_xml(findings, context=context)
-    if not any(sanitise_for_xml(c) for c, _ in findings):
+    if not any(xml_text_oracle(c) for c, _ in findings):
         assert block == ""
         return
     check_block(block, findings)
@@ -375,10 +395,14 @@ def test_recall_block_respects_budget(findings: list[tuple[str, float]], budget:
     texts = [e.find("content").text or "" for e in elems]  # type: ignore[union-attr]
     assert [e.get("id") for e in elems] == [str(i) for i in range(1, len(elems) + 1)]
     assert sum(map(len, texts)) <= budget
-    kept = [sanitise_for_xml(c) for c, _ in findings if sanitise_for_xml(c)]
-    assert len(texts) <= len(kept)
-    for original, text in zip(kept, texts, strict=False):
-        assert original.startswith(text)
+    # exactly the budgeted texts, in order, the emptied ones left out
+    assert texts == [t for t in expected if t]
+    assert all(
+        xml_text_oracle(c).startswith(t)
+        for (c, _), t in zip(
+            [f for f, e in zip(findings, expected, strict=True) if e], texts, strict=True
+        )
+    )
     assert all(ENTITY.match(block, m.start()) for m in re.finditer("&", block))
 
 
@@ -518,3 +542,45 @@ def test_json_datetime_set_and_unknown() -> None:
     }
     with pytest.raises(TypeError):
         render_json({"o": object()})
+
+
+# --- format controls (Unicode category Cf) -----------------------------------------------------
+
+#: Every format control Python's Unicode database knows: bidi marks, embeddings, overrides
+#: and isolates, U+061C ARABIC LETTER MARK, zero-width characters, invisible operators,
+#: interlinear annotation marks, tag characters, ...
+FORMAT_CONTROLS = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+
+
+def test_every_format_control_is_a_reference_in_xml() -> None:
+    assert "\u061c" in FORMAT_CONTROLS and "\u2066" in FORMAT_CONTROLS
+    assert len(FORMAT_CONTROLS) > 150
+    text = "a".join(FORMAT_CONTROLS)
+    escaped = escape_xml_text(text)
+    leaked = sorted({f"U+{ord(ch):04X}" for ch in escaped if ch in FORMAT_CONTROLS})
+    assert leaked == [], leaked
+    for ch in FORMAT_CONTROLS:
+        assert f"&#x{ord(ch):X};" in escaped
+    # read back by an XML parser, the text is the original (data kept, nothing hidden)
+    block = render_xml([(text, 0.5)])
+    assert parse_block(block).find("finding/content").text == text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("ch", ["\u061c", "\u200b", "\u2060", "\ufeff", "\U000e0041", "\u180e"])
+def test_format_controls_are_stripped_on_the_terminal(ch: str) -> None:
+    out = render_human([make_result(f"safe{ch}text")], decay=False)
+    assert ch not in out and "safetext" in out
+    assert sanitise_for_terminal(f"x{ch}y") == "xy"
+
+
+def test_no_format_control_reaches_the_terminal() -> None:
+    text = "".join(FORMAT_CONTROLS) + "visible"
+    assert sanitise_for_terminal(text) == "visible"
+    assert summary_line(text) == "visible"
+
+
+def test_json_escapes_format_controls() -> None:
+    payload = "x\u061cy\u202ez\U000e0041"
+    text = render_json({"c": payload})
+    assert not any(ch in text for ch in FORMAT_CONTROLS)
+    assert json.loads(text)["c"] == payload

@@ -280,21 +280,77 @@ def test_recall_error_queries_use_the_lower_floor(store: MemoryStore) -> None:
     assert store.recall("database is locked", errors=True).floor == protocol.ERROR_RECALL_FLOOR
 
 
+PAYMENTS_NOTES = [
+    "Payments API client: retry idempotent requests to the payments API up to three times "
+    "with exponential backoff starting at 200 ms, and never retry a POST that has no "
+    "idempotency key, because the payments API may already have charged the card. The retry "
+    "budget is shared by every worker in the service so that an outage does not multiply the "
+    "load on the payments API.",
+    "Payments API client: every call to the payments API sets a connect timeout of 2 seconds "
+    "and a read timeout of 10 seconds; a slow response is cancelled and reported to the "
+    "metrics pipeline with its request id, so that on-call engineers can tell a slow payments "
+    "API from a network partition between our service and the payments provider.",
+    "Payments API client: the payments API rejects more than 100 requests per second per "
+    "account with HTTP 429, so the client keeps a token bucket per merchant account and waits "
+    "for a token before it sends a request; a 429 that still happens is logged with the "
+    "Retry-After header and the request is queued rather than dropped.",
+    "Payments API client: each payment request carries an idempotency key derived from the "
+    "order id and the attempt number, stored with the order in the database before the "
+    "request is sent, so that a crash between sending the request and storing the response "
+    "never charges a customer twice when the job runs again.",
+    "Payments API client: the payments API certificate is pinned by its public key hash in "
+    "the client configuration, and the pin list holds the current and the next key so that "
+    "the provider can rotate certificates without an outage; a pin mismatch stops every "
+    "payment call and pages the on-call engineer.",
+]
+
+
+SHORT_PAYMENTS_NOTES = [
+    "Payments API client: retry idempotent payment requests three times with backoff.",
+    "Payments API client: connect timeout 2 s, read timeout 10 s for every payment call.",
+    "Payments API client: a token bucket per merchant keeps us under the 429 rate limit.",
+    "Payments API client: every payment request carries an idempotency key from the order id.",
+    "Payments API client: the provider certificate is pinned by its public key hash.",
+]
+
+
+def test_recall_keeps_the_best_three(store: MemoryStore) -> None:
+    """Five short notes all pass the floor and fit the budget together: recall keeps
+    exactly the best three, whole."""
+    for text in SHORT_PAYMENTS_NOTES:
+        assert store.remember(text, "implementation").status == STORED
+    query = "payments API client"
+    candidates = store.retrieve(query, 5, Filters(group_id=store.group_id))
+    passing = [c for c in candidates if c.semantic >= protocol.RECALL_FLOOR]
+    assert len(passing) == 5, [c.semantic for c in candidates]
+    assert sum(len(c.memory.content) for c in passing) < protocol.RECALL_CHAR_BUDGET
+    result = store.recall(query, top_k=5)
+    assert [h.memory.id for h in result.hits] == [c.memory.id for c in passing[:3]]
+    assert list(result.texts) == [c.memory.content for c in passing[:3]]
+    assert not result.truncated
+
+
 def test_recall_keeps_three_and_cuts_800_chars(store: MemoryStore) -> None:
-    topics = ["retries", "timeouts", "backoff", "jitter", "circuit breakers"]
-    for topic in topics:
-        body = f"Network client {topic} policy: " + " ".join(
-            f"{topic}-detail-{i}" for i in range(60)
-        )
-        store.remember(body, "implementation")
-    result = store.recall(
-        "network client retries timeouts backoff jitter circuit breakers policy", top_k=5
-    )
-    assert len(result.hits) <= 3
+    """Five distinct notes (~300 characters each) all pass the floor: recall keeps the best
+    three and cuts their combined text to 800 characters at a word boundary."""
+    for text in PAYMENTS_NOTES:
+        assert store.remember(text, "implementation").status == STORED
+    query = "how does our client call the payments API"
+    candidates = store.retrieve(query, 5, Filters(group_id=store.group_id))
+    passing = [c for c in candidates if c.semantic >= protocol.RECALL_FLOOR]
+    assert len(passing) > protocol.RECALL_KEEP, [c.semantic for c in candidates]
+    assert sum(len(c.memory.content) for c in passing[:3]) > protocol.RECALL_CHAR_BUDGET
+    result = store.recall(query, top_k=5)
+    assert len(result.hits) == protocol.RECALL_KEEP == 3
+    assert [h.memory.id for h in result.hits] == [c.memory.id for c in passing[:3]]
+    assert result.truncated
     combined = sum(len(t) for t in result.texts)
-    assert combined <= protocol.RECALL_CHAR_BUDGET
-    if result.hits:
-        assert result.truncated
+    assert protocol.RECALL_CHAR_BUDGET - 30 <= combined <= protocol.RECALL_CHAR_BUDGET
+    # the first two whole, the third cut at a word boundary of its own text
+    assert list(result.texts[:2]) == [h.memory.content for h in result.hits[:2]]
+    third, full = result.texts[2], result.hits[2].memory.content
+    assert full.startswith(third) and len(third) < len(full)
+    assert full[len(third)] == " " and not third.endswith(" ")
 
 
 def test_recall_unrelated_scores_below_floor(store: MemoryStore) -> None:
@@ -385,12 +441,12 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
     seen = old + timedelta(days=30)
     assert store.remember(DB_LOCKED.upper(), "error_fix", stored_at=seen).id == a.id
     buf = io.StringIO()
-    assert export_memories(store, buf, group_id="all") == 2
+    assert export_memories(store, buf, group_id="all").exported == 2
     target = open_store(
         store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
     )
     counts = import_memories(target, buf.getvalue().splitlines())
-    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0}
+    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0, "reembedded": 0}
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
     assert copies == originals

@@ -11,7 +11,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -49,6 +49,12 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except KenningError as exc:
             _fail(str(exc), exc.exit_code)
+        except OSError as exc:
+            # a file argument the OS refuses (missing folder, too long, not writable, disk
+            # full): said in one line, whichever command met it
+            name = str(exc.filename) if exc.filename else ""
+            name = name if len(name) <= 80 else name[:77] + "..."
+            _fail(f"{_plain(name) + ': ' if name else ''}{exc.strerror or exc}")
         except KeyboardInterrupt:
             _fail("interrupted", 130)
 
@@ -126,9 +132,26 @@ Exit codes: 0 ok, 1 user error, 2 usage error, 3 knowledge base NOT consulted.
 @click.version_option(package_name="kenning")
 def main() -> None:
     """Institutional memory for coding agents: remember notes, recall the few that matter."""
+    # A path or id given as undecodable bytes reaches Python as lone surrogates; echoing it
+    # back (in a message, a listing) must not end in a UnicodeEncodeError traceback.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 # -- remember ------------------------------------------------------------------------------
+
+
+def _read_file(handle: Any) -> str:
+    """The whole text of a file argument opened by click as UTF-8."""
+    try:
+        return str(handle.read())
+    except UnicodeDecodeError as exc:
+        name = _plain(str(getattr(handle, "name", "the input")))
+        raise UserInputError(
+            f"{name} is not UTF-8 text (byte {exc.start}); pass a text file"
+        ) from None
 
 
 def _read_content(content: str) -> str:
@@ -506,7 +529,7 @@ def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: str
     from .calibration import calibrate as run_calibration
     from .calibration import read_queries
 
-    parsed = read_queries(queries)
+    parsed = read_queries(_read_file(queries).splitlines())
     with _open(store_path, create=False) as store:
         report = run_calibration(store, parsed, group_id)
     if as_json:
@@ -556,7 +579,7 @@ def query_pr(title: str, body: str | None, body_file: Any, files: tuple[str, ...
     """First 300 chars of the body; else title + file categories + top 3 basenames."""
     from .querybuild import query_from_pr
 
-    text = body if body is not None else (body_file.read() if body_file else "")
+    text = body if body is not None else (_read_file(body_file) if body_file else "")
     click.echo(query_from_pr(title, text, files))
 
 
@@ -567,7 +590,7 @@ def query_plan(plan: Any) -> None:
     """The text under `## Overview`; else the first 500 chars (PLAN file or stdin)."""
     from .querybuild import query_from_plan
 
-    click.echo(query_from_plan(plan.read()))
+    click.echo(query_from_plan(_read_file(plan)))
 
 
 @query.command(name="error")
@@ -809,18 +832,74 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
 def export(
     output: Path | None, group_id: str | None, no_vectors: bool, store_path: str | None
 ) -> None:
-    """Write memories as JSONL (every field, ids kept, vectors included)."""
+    """Write memories as JSONL (every field, ids kept, vectors included).
+
+    A memory whose row is damaged is left out and named (exit 1); one whose vector is
+    damaged is written without it (`kenning import` re-embeds it)."""
     from .transfer import export_memories
 
     with _open(store_path, create=False) as store:
         if output is None:
-            n = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
+            report = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
         else:
-            tmp = output.with_name(output.name + ".tmp")
-            with tmp.open("w", encoding="utf-8") as fh:
-                n = export_memories(store, fh, group_id=group_id, vectors=not no_vectors)
-            tmp.replace(output)
-    click.echo(f"exported {n} memories", err=True)
+            report = _export_to_file(store, output, group_id, not no_vectors)
+    if report.without_vectors:
+        click.echo(
+            f"{len(report.without_vectors)} memories were exported without their damaged "
+            f"vectors (`kenning import` re-embeds them): {_listing(report.without_vectors)}",
+            err=True,
+        )
+    click.echo(f"exported {report.exported} memories", err=True)
+    if report.damaged:
+        _fail(
+            f"{len(report.damaged)} damaged memories could not be read and were left out: "
+            f"{_listing(report.damaged)}; run `kenning doctor` for the fix"
+        )
+
+
+def _listing(items: Any, shown: int = 3) -> str:
+    """``id (why), …`` for a mapping of ids to reasons, on one terminal-safe line."""
+    parts = [f"{_plain(str(k))} ({_plain(str(v))})" for k, v in list(items.items())[:shown]]
+    more = len(items) - shown
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vectors: bool) -> Any:
+    """Write the export through a temporary file beside ``output`` and rename it, so an
+    interrupted export never leaves a half file under the name; a file that cannot be
+    written is one clear error, and leaves nothing behind."""
+    from .transfer import export_memories
+
+    target = output
+    if store.project.store_url is None and target.resolve() in _store_files(store):
+        raise UserInputError(f"{output} is the store itself; write the export to another file")
+    if target.exists() and not target.is_file():
+        # a device or a pipe (e.g. /dev/stdout): written in place, never replaced
+        try:
+            with target.open("w", encoding="utf-8") as fh:
+                return export_memories(store, fh, group_id=group_id, vectors=vectors)
+        except OSError as exc:
+            raise UserInputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if not target.parent.is_dir():
+        raise UserInputError(
+            f"cannot write {output}: the folder {target.parent} does not exist; create it "
+            "first or choose another path"
+        )
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            report = export_memories(store, fh, group_id=group_id, vectors=vectors)
+        tmp.replace(target)
+    except OSError as exc:
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise UserInputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    return report
+
+
+def _store_files(store: MemoryStore) -> set[Path]:
+    db = Path(store.location)
+    return {db.resolve(), *(db.with_name(db.name + s).resolve() for s in ("-wal", "-shm"))}
 
 
 @main.command(
@@ -880,9 +959,14 @@ def import_cmd(
     if as_json:
         _echo_json(counts)
     else:
+        reembedded = (
+            f", re-embedded {counts['reembedded']} (their vectors were not usable)"
+            if counts.get("reembedded")
+            else ""
+        )
         click.echo(
             f"read {counts['read']}: imported {counts['imported']}, "
-            f"duplicates {counts['duplicates']}, rejected {counts['rejected']}"
+            f"duplicates {counts['duplicates']}, rejected {counts['rejected']}{reembedded}"
         )
     if counts["rejected"]:
         sys.exit(EXIT_USER)
@@ -940,6 +1024,11 @@ def reembed(as_json: bool, store_path: str | None) -> None:
     else:
         click.echo(
             f"re-embedded {outcome['reembedded']} memories with {outcome['provenance']['model_id']}"
+        )
+    if outcome["damaged"]:
+        _fail(
+            f"{len(outcome['damaged'])} damaged memories could not be re-embedded: "
+            f"{_listing(outcome['damaged'], shown=2)}"
         )
 
 
@@ -1113,8 +1202,9 @@ def hook(event: str) -> None:
 \b
 Checks: location (the store lies inside the project), store (SQLite can read the file),
 schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
-the current model's), index (a full-text row and a vector of the right size per memory,
-FTS5 integrity-check). The store is opened read-only and never changed.
+the current model's), index (a full-text row per memory, FTS5 integrity-check), rows
+(every row decodes; every vector has the store's dimension, is finite and unit length).
+The store is opened read-only and never changed.
 
 \b
 Examples:

@@ -16,6 +16,12 @@ Checks, in order (a check whose precondition failed is ``skipped``):
 * ``index`` — every memory has a full-text row and a vector of the stamped dimension, and
   FTS5's own ``integrity-check`` (index against content) passes. The FTS check needs a write
   transaction, which is rolled back; it runs only on a store that passed every check above.
+* ``rows`` — every row reads back the way every other command reads it: its fields decode
+  (text where text belongs, ``tags`` a JSON list of texts, ``metadata`` a JSON object,
+  ``stored_at`` an ISO 8601 time) and its vector has the stamped dimension, is finite and
+  has unit length (:mod:`kenning.vectors`). Reads skip such a row with a warning; this
+  check names each one and the fix (``kenning reembed`` for a vector, ``kenning forget``
+  for a field).
 
 A missing store is healthy ("no store yet"): exit code 0, like every read command.
 """
@@ -26,6 +32,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from . import config
 from .errors import KenningError
@@ -148,7 +156,12 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def _schema(conn: sqlite3.Connection, path: Path) -> Check:
-    from .backends.sqlite import REQUIRED_COLUMNS, REQUIRED_TABLES, SCHEMA_VERSION, SEEN_COLUMNS
+    from .backends.sqlite import (
+        REQUIRED_COLUMNS,
+        SCHEMA_VERSION,
+        SEEN_COLUMNS,
+        required_tables,
+    )
 
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
@@ -170,10 +183,8 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             _recovery(path),
         )
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    # memories_terms arrived with migration 3, vector_state with 5; an older store gets them
-    # on its next write
-    required = REQUIRED_TABLES[: 3 + (version >= 3) + (version >= 5)]
-    missing = [t for t in required if t not in tables]
+    # tables added by later migrations: an older store gets them on its next write
+    missing = [t for t in required_tables(version) if t not in tables]
     if missing:
         return Check(
             "schema",
@@ -261,30 +272,99 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
     ), stored.dimension
 
 
-def _index(conn: sqlite3.Connection, path: Path, rows: int, dimension: int | None) -> Check:
+def _index(conn: sqlite3.Connection, path: Path, rows: int) -> Check:
     problems: list[str] = []
     fixes: list[str] = []
     fts_rows = int(conn.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0])
     if fts_rows != rows:
         problems.append(f"{rows} memories but {fts_rows} full-text rows")
-    lengths = dict(
-        conn.execute("SELECT length(embedding), count(*) FROM memories GROUP BY 1").fetchall()
-    )
-    if dimension is None and lengths:
-        dimension = int(max(lengths, key=lambda n: lengths[n] or 0) or 0) // 4
-    want = (dimension or 0) * 4
-    wrong = sum(n for length, n in lengths.items() if length != want)
-    if wrong:
-        problems.append(f"{wrong} vector(s) are not {dimension}-dimensional float32")
-        fixes.append("run `kenning reembed` to recompute every vector")
     if problems:
-        if fts_rows != rows:
-            fixes.append(_rebuild(path))
+        fixes.append(_rebuild(path))
         return Check("index", FAILED, "; ".join(problems), "; or ".join(fixes))
+    return Check("index", OK, f"{rows} memories, {fts_rows} full-text rows")
+
+
+#: Rows decoded per batch by the ``rows`` check (its vectors are checked as one matrix).
+ROWS_BATCH = 2000
+#: Damaged rows named in the message (the count says the rest).
+ROWS_SHOWN = 5
+
+
+def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
+    """Decode every row as the backend does; name each that a read would skip."""
+    from .backends.sqlite import (
+        MEMORY_COLUMN_COUNT,
+        RowDamage,
+        decode_memory,
+        decode_vector,
+        memory_columns,
+    )
+    from .vectors import bad_rows, vector_problem
+
+    if dimension is None:
+        row = conn.execute(
+            "SELECT length(embedding) FROM memories GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+        ).fetchone()
+        dimension = int(row[0]) // 4 if row and row[0] else None
+    fields: list[str] = []
+    vectors: list[str] = []
+    total = 0
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    n = MEMORY_COLUMN_COUNT
+    cursor = conn.execute(
+        f"SELECT {memory_columns(version)}, embedding FROM memories ORDER BY rowid"
+    )
+    while batch := cursor.fetchmany(ROWS_BATCH):
+        total += len(batch)
+        sized = []
+        for row in batch:
+            try:
+                decode_memory(row[:n])
+            except RowDamage as exc:
+                fields.append(f"{row[0]!r}: {exc.column} {exc.reason}")
+                continue
+            blob = row[n]
+            if dimension is None or not isinstance(blob, bytes) or len(blob) != dimension * 4:
+                problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
+                vectors.append(f"{row[0]!r}: vector {problem}")
+            else:
+                sized.append(row)
+        if sized and dimension is not None:
+            matrix = np.frombuffer(b"".join(r[n] for r in sized), dtype=np.float32).reshape(
+                len(sized), dimension
+            )
+            for row, bad in zip(sized, bad_rows(matrix), strict=True):
+                if bad:
+                    found = vector_problem(decode_vector(row[n]), dimension)
+                    vectors.append(f"{row[0]!r}: vector {found or 'is not a unit vector'}")
+    if not fields and not vectors:
+        return Check(
+            "rows",
+            OK,
+            f"all {total} rows decode; every vector is a finite {dimension}-dimensional unit "
+            "vector",
+        )
+    problems = fields + vectors
+    more = len(problems) - ROWS_SHOWN
+    shown = "; ".join(problems[:ROWS_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+    fixes = []
+    if vectors:
+        fixes.append(
+            "run `kenning reembed`: it recomputes the vectors from the memories' text, which "
+            "is intact"
+        )
+    if fields:
+        fixes.append(
+            "reads skip these memories; `kenning export --group-id all -o backup.jsonl` "
+            "keeps every other one. Remove each with `kenning forget <id> --group-id all`, "
+            f'after reading its text with `sqlite3 {path} "SELECT content FROM memories '
+            "WHERE id = '<id>'\"` if you want to remember it again"
+        )
     return Check(
-        "index",
-        OK,
-        f"{rows} memories, {fts_rows} full-text rows, every vector {dimension}-dimensional",
+        "rows",
+        FAILED,
+        f"{len(problems)} of {total} rows cannot be read as they are: {shown}",
+        "; ".join(fixes),
     )
 
 
@@ -326,7 +406,7 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
     checks: list[Check] = []
     path, location = _locate(store_path, cwd)
     checks.append(location)
-    names = ("store", "schema", "integrity", "provenance", "index")
+    names = ("store", "schema", "integrity", "provenance", "index", "rows")
 
     def skip(after: str, why: str) -> DoctorReport:
         for name in names[names.index(after) + 1 :] if after in names else names:
@@ -377,12 +457,17 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
             )
         checks.append(provenance)
         try:
-            index = _index(conn, path, rows, dimension)
+            index = _index(conn, path, rows)
         except sqlite3.DatabaseError as exc:
             index = Check("index", FAILED, f"cannot read the index: {exc}", _recovery(path))
         if index.status == OK and integrity.status == OK:
             index = _fts_integrity(path) or index
         checks.append(index)
+        try:
+            rows_check = _rows(conn, path, dimension)
+        except sqlite3.DatabaseError as exc:
+            rows_check = Check("rows", FAILED, f"cannot read the rows: {exc}", _recovery(path))
+        checks.append(rows_check)
     finally:
         conn.close()
     return DoctorReport(str(path), tuple(checks))

@@ -16,6 +16,7 @@ __all__ = [
     "DuplicateContent",
     "InvalidTypeError",
     "KenningError",
+    "NotAKenningStore",
     "ProvenanceMismatch",
     "StoreCorrupted",
     "StoreLocationError",
@@ -53,6 +54,11 @@ class StoreNotFound(KenningError):
 
 class StoreCorrupted(KenningError):
     """The store file exists but cannot be read as a kenning store."""
+
+
+class NotAKenningStore(KenningError):
+    """The file is a database of some other application: kenning neither reads nor
+    changes it."""
 
 
 class ProvenanceMismatch(KenningError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import InvalidTypeError
+from .errors import InvalidTypeError, UserInputError
 from .protocol import RECALL_FLOOR
 
 #: Collections and their types (AI Memory Module taxonomy). A type belongs to one collection.
@@ -98,6 +99,24 @@ def new_memory_id() -> str:
     value |= 0b10 << 62
     value |= rand & ((1 << 62) - 1)
     return str(uuid.UUID(int=value))
+
+
+#: What a memory id may be: kenning's UUIDv7s, and the short ids other tools give (``mem_42``,
+#: ``ruvector:2024.08-1``); nothing that could carry markup, a path, a control or
+#: invisible character, or blanks.
+MEMORY_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+
+
+def check_memory_id(value: str) -> str:
+    """``value`` if it is a usable memory id (:data:`MEMORY_ID_PATTERN`), else
+    :class:`~kenning.errors.UserInputError` saying what an id may be."""
+    if not isinstance(value, str) or not MEMORY_ID_PATTERN.fullmatch(value):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise UserInputError(
+            f"{shown} is not a usable memory id: use 1 to 128 letters, digits and . _ : - "
+            "starting with a letter or digit (kenning's own ids are UUIDs)"
+        )
+    return value
 
 
 def utc_now() -> datetime:

@@ -6,6 +6,12 @@ progress callback and is resumable: the id of the last re-embedded memory is kep
 store's metadata under :data:`REEMBED_STATE_KEY`, and while that key exists the store is
 "half re-embedded" — :class:`~kenning.store.MemoryStore` refuses to read or write it until
 ``reembed`` finishes and restamps the provenance.
+
+It is also the repair for damaged vectors (a wrong size, NaN, not unit length): every
+memory whose text reads back gets a new vector. A row whose other fields do not decode is
+skipped by every read, so it cannot be re-embedded: it is reported (``damaged``, with the
+fix) and the job still finishes and restamps, so one bad row never leaves the store half
+re-embedded.
 """
 
 from __future__ import annotations
@@ -79,7 +85,15 @@ def reembed(
     with backend.exclusive():
         backend.write_provenance(target)
         backend.set_meta(REEMBED_STATE_KEY, None)
-    return {"reembedded": done, "provenance": target.to_dict()}
+    damaged = {
+        d.id: (
+            f"its {d.describe()}, so it was not re-embedded; remove it with "
+            f"`kenning forget {d.id} --group-id all` (and remember its text again)"
+        )
+        for d in backend.damaged_rows()
+        if not d.vector_only
+    }
+    return {"reembedded": done, "provenance": target.to_dict(), "damaged": damaged}
 
 
 __all__ = ["REEMBED_STATE_KEY", "reembed"]

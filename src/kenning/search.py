@@ -27,6 +27,7 @@ from .model import (
 )
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
 from .scoring import age_days, decayed_score, half_life_for
+from .vectors import checked_cosine
 
 DEFAULT_COLLECTION = "code-patterns"
 
@@ -219,8 +220,17 @@ def lexical_bonus(bm25: float | None, best_bm25: float, coverage: float) -> floa
 
 
 def fused_score(cosine: float, bm25: float | None, best_bm25: float, coverage: float) -> float:
-    """Dense cosine plus the lexical bonus, clipped to the cosine range [-1, 1]."""
-    return max(-1.0, min(1.0, cosine + lexical_bonus(bm25, best_bm25, coverage)))
+    """Dense cosine plus the lexical bonus, reported on the cosine scale [-1, 1].
+
+    Two different "above 1"s: the *cosine* must already be one (a value past ±1 by more
+    than rounding means a vector that is not unit length got in, and raises
+    :class:`~kenning.vectors.ScoreOutOfRange` instead of becoming a perfect 1.00). The *sum*
+    may pass 1 legitimately — a near-identical note that also shares the query's rare words
+    (cosine 0.95 + a bonus of up to :data:`LEXICAL_WEIGHT`) — and saturates at 1.0, the top
+    of the scale the protocol floors are set on: such a match is as certain as a match gets.
+    """
+    checked = checked_cosine(cosine)
+    return max(-1.0, min(1.0, checked + lexical_bonus(bm25, best_bm25, coverage)))
 
 
 def expansion_reason(

@@ -9,6 +9,7 @@ modules (:mod:`scoring`, :mod:`search`, :mod:`render`, :mod:`safety`) decide.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -39,6 +40,7 @@ from .model import (
     RememberResult,
     SearchResult,
     SourceCheck,
+    check_memory_id,
     check_seen_count,
     content_hash,
     new_memory_id,
@@ -46,7 +48,7 @@ from .model import (
     resolve_type,
     utc_now,
 )
-from .project import Project, check_store_location, resolve_project
+from .project import Project, check_group_id, check_store_location, resolve_project
 from .reembed import REEMBED_STATE_KEY
 from .search import (
     FINGERPRINT_SCORE,
@@ -58,8 +60,10 @@ from .search import (
     plan_search,
     rank,
 )
+from .vectors import vector_problem
 
 DEFAULT_TYPE = "context"
+log = logging.getLogger("kenning")
 #: Raw input longer than this is refused before normalisation and redaction (which are
 #: linear but not free on megabytes of text).
 RAW_CONTENT_LIMIT = 16 * protocol.MAX_CONTENT_BYTES
@@ -246,9 +250,12 @@ class MemoryStore:
         """``None`` → this project; ``"all"`` → every project (explicitly)."""
         if group_id is None:
             return self.group_id
+        if not isinstance(group_id, str):
+            raise UserInputError(f"a project id must be text, got {type(group_id).__name__}")
         if group_id.strip().lower() == "all":
             return None
-        return group_id.strip()
+        # blank, control characters, undecodable bytes: refused for reads as for writes
+        return check_group_id(group_id, "the project argument")
 
     # -- write path -------------------------------------------------------------------------
 
@@ -318,7 +325,7 @@ class MemoryStore:
             last_seen_at = max(parse_timestamp(item.last_seen_at), stored_at)
         return PreparedMemory(
             Memory(
-                id=item.id or new_memory_id(),
+                id=check_memory_id(item.id) if item.id is not None else new_memory_id(),
                 content=text,
                 collection=collection,
                 type=memory_type,
@@ -422,11 +429,18 @@ class MemoryStore:
     ) -> None:
         if prepared:
             self._check_provenance(stamp=True)
+        dimension = self.embedder.provenance.dimension if prepared else None
         for start in range(0, len(prepared), batch_size):
             chunk = prepared[start : start + batch_size]
+            # A given vector (an import's) is used only if it is one this store can score
+            # with (kenning.vectors) and its content was not changed by redaction; any other
+            # is dropped and the content embedded.
             given = [
                 vectors[i] if vectors is not None and not prep.content_redacted else None
                 for i, prep in chunk
+            ]
+            given = [
+                v if v is None or vector_problem(v, dimension) is None else None for v in given
             ]
             missing = [k for k, v in enumerate(given) if v is None]
             matrix = np.zeros((len(chunk), self.embedder.provenance.dimension), dtype=np.float32)
@@ -586,7 +600,13 @@ class MemoryStore:
         gid = self.resolve_group(group_id)
         with self.backend.exclusive():
             found = self.backend.get([memory_id])
-            if not found or (gid is not None and found[0].group_id != gid):
+            if not found:
+                # a row whose fields do not decode can still be forgotten (the fix doctor
+                # names for it), within its project like any other
+                damaged = [d for d in self.backend.damaged_rows() if d.id == memory_id]
+                if not damaged or (gid is not None and damaged[0].group_id != gid):
+                    return False
+            elif gid is not None and found[0].group_id != gid:
                 return False
             return self.backend.delete([memory_id]) > 0
 
@@ -641,7 +661,17 @@ class MemoryStore:
         cosines = {i: score for i, (_, score) in dense.items()}
         if missing:
             for memory_id, stored in self.backend.get_vectors(missing).items():
-                cosines[memory_id] = float(np.dot(stored, vector))
+                problem = vector_problem(stored, vector.shape[0])
+                if problem is None:
+                    cosines[memory_id] = float(np.dot(stored, vector))
+                else:
+                    log.warning(
+                        "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
+                        memory_id,
+                        problem,
+                    )
+        # A lexical hit without a usable vector is left out: its score would mean nothing.
+        lexical = {i: hit for i, hit in lexical.items() if i in cosines}
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
         best_bm25 = max((score for _, score in lexical.values()), default=0.0)
         query_terms = set(terms(query))
@@ -1080,22 +1110,30 @@ def open_store(
 
     url = str(path).strip() if path is not None and "://" in str(path) else None
     store_path = Path(path).expanduser() if path is not None and url is None else None
-    project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)
-    url = project.store_url
-    if create and url is None:
-        check_store_location(project)
-    settings = load_settings(project.root, project.store_path.parent, threshold)
     backend: Backend
     try:
-        backend = open_backend(
-            url or project.store_path, create=create, dimension=None, project_root=project.root
-        )
-    except StoreNotFound as exc:
-        if create or not missing_ok:
-            raise
-        from .backends.missing import MissingBackend
+        project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)
+        url = project.store_url
+        if create and url is None:
+            check_store_location(project)
+        settings = load_settings(project.root, project.store_path.parent, threshold)
+        try:
+            backend = open_backend(
+                url or project.store_path, create=create, dimension=None, project_root=project.root
+            )
+        except StoreNotFound as exc:
+            if create or not missing_ok:
+                raise
+            from .backends.missing import MissingBackend
 
-        backend = MissingBackend(url or str(project.store_path), str(exc))
+            backend = MissingBackend(url or str(project.store_path), str(exc))
+    except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
+        shown = str(exc.filename or path)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise UserInputError(
+            f"cannot use the store path {shown}: {exc.strerror or exc}; pass a usable path "
+            "to a .db file or a folder with --store or KENNING_STORE"
+        ) from None
     name = config.embedder_name()
     instance: Embedder | None = None
     if isinstance(embedder, str):

@@ -2,37 +2,58 @@
 
 An export is a header line (``{"kenning_export": 1, "provenance": …, "exported_at": …}``)
 then one memory per line with every field, its id and (unless left out) its vector as
-base64 float32. An import keeps ids, timestamps and projects; it reuses the vectors when the
-export's provenance is the store's, else it re-embeds; every memory must pass the write
-path's checks (:meth:`~kenning.store.MemoryStore.prepare`) before anything is written.
+base64 float32; :mod:`kenning.export_format` says what each field must be. An import keeps
+ids, timestamps and projects. It trusts nothing in the file: the whole file is checked
+against the format, and every memory against the write path
+(:meth:`~kenning.store.MemoryStore.prepare`), before anything is written. A vector is
+reused only when the export's provenance is the store's and the vector has the store's
+dimension, is finite and has unit length; any other vector is dropped and the content
+re-embedded (the vector is derived data; the text is the memory).
+
+An export writes every memory whose row reads back; a row whose fields do not decode is
+left out and named (:class:`ExportReport`), and a memory whose vector is damaged is
+written without it, so that the import re-embeds it.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterable
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from .backends.base import Filters, bulk_writes
-from .errors import UserInputError
-from .model import NEAR_DUPLICATE, STORED, Memory, Provenance, utc_now
+from .export_format import EXPORT_FORMAT, read_export
+from .model import NEAR_DUPLICATE, STORED, utc_now
+from .vectors import vector_problem
 
 if TYPE_CHECKING:
     from .store import MemoryStore, PreparedMemory
 
-#: The export format's version, written in the header line.
-EXPORT_FORMAT = 1
+log = logging.getLogger("kenning")
 #: Memories per write batch when the export's vectors are reused (nothing to embed, so a
 #: batch is only a transaction: fewer, bigger ones).
 IMPORT_BATCH = 500
 
 
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote: ``exported`` memories; ``damaged`` rows left out (id → what
+    does not decode); ``without_vectors``: memories written without their damaged vector
+    (id → what is wrong with it; the import re-embeds them)."""
+
+    exported: int
+    damaged: Mapping[str, str] = field(default_factory=dict)
+    without_vectors: Mapping[str, str] = field(default_factory=dict)
+
+
 def export_memories(
     store: MemoryStore, out: IO[str], *, group_id: str | None = None, vectors: bool = True
-) -> int:
+) -> ExportReport:
     """Write a JSONL export: a header line, then one memory per line (every field, its
     id, and its vector as base64 float32 unless ``vectors`` is False)."""
     provenance = store.backend.read_provenance()
@@ -42,16 +63,28 @@ def export_memories(
         "exported_at": utc_now().isoformat(),
     }
     out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    scope = store.resolve_group(group_id)
+    dimension = provenance.dimension if provenance else None
     n = 0
-    for record in store.backend.iterate(Filters(group_id=store.resolve_group(group_id))):
+    without: dict[str, str] = {}
+    for record in store.backend.iterate(Filters(group_id=scope)):
         line = record.memory.to_dict()
         if vectors and provenance is not None:
-            line["embedding"] = base64.b64encode(
-                np.ascontiguousarray(record.vector, dtype=np.float32).tobytes()
-            ).decode("ascii")
+            problem = vector_problem(record.vector, dimension)
+            if problem is None:
+                line["embedding"] = base64.b64encode(
+                    np.ascontiguousarray(record.vector, dtype=np.float32).tobytes()
+                ).decode("ascii")
+            else:
+                without[record.memory.id] = problem
         out.write(json.dumps(line, ensure_ascii=False) + "\n")
         n += 1
-    return n
+    damaged = {
+        d.id: d.describe()
+        for d in store.backend.damaged_rows()
+        if not d.vector_only and (scope is None or d.group_id in (scope, None))
+    }
+    return ExportReport(n, damaged, without)
 
 
 def import_memories(
@@ -59,90 +92,54 @@ def import_memories(
 ) -> dict[str, int]:
     """Import a JSONL export. Ids, timestamps (``last_seen_at`` and ``seen_count`` too) and
     projects are kept; a memory whose id or content already exists is skipped (and not
-    refreshed: restoring is not remembering again); vectors are reused when the export's
-    provenance matches this store's, else the content is re-embedded. The whole file is
-    validated before anything is written."""
-    header_provenance: Provenance | None = None
+    refreshed: restoring is not remembering again); a vector is reused when the export's
+    provenance matches this store's and the vector is usable (``reembedded`` counts the
+    others, whose content is embedded again). The whole file is validated before anything
+    is written."""
+    from .errors import UserInputError
     from .store import NewMemory
 
+    export = read_export(lines)
+    target = store.embedder.provenance
+    reuse = export.provenance is not None and export.provenance == target
     items: list[NewMemory] = []
-    groups: list[str] = []
     vectors: list[np.ndarray | None] = []
-    line_numbers: list[int] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserInputError(
-                f"line {number} is not JSON ({exc.msg}); nothing was imported"
-            ) from None
-        except RecursionError:
-            raise UserInputError(
-                f"line {number} is nested too deeply to be a kenning memory; nothing was imported"
-            ) from None
-        if not isinstance(data, dict):
-            raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
-        if "kenning_export" in data:
-            if data.get("provenance"):
-                try:
-                    header_provenance = Provenance.from_dict(data["provenance"])
-                except (KeyError, ValueError, TypeError, AttributeError) as exc:
-                    raise UserInputError(
-                        f"line {number}: the export header's provenance is unreadable "
-                        f"({exc!r}); nothing was imported"
-                    ) from None
-            continue
-        try:
-            memory = Memory.from_dict({**data, "content_hash": data.get("content_hash", "")})
-        except (KeyError, ValueError, TypeError) as exc:
-            raise UserInputError(
-                f"line {number} is not a kenning memory (missing or bad field: {exc}); "
-                "nothing was imported"
-            ) from None
+    reembedded = 0
+    for record in export.lines:
         items.append(
             NewMemory(
-                memory.content,
-                memory.type,
-                memory.source,
-                memory.tags,
-                memory.metadata,
-                memory.stored_at,
-                memory.id,
-                memory.last_seen_at,
-                memory.seen_count,
+                record.content,
+                record.type,
+                record.source,
+                record.tags,
+                record.metadata,
+                record.stored_at,
+                record.id,
+                record.last_seen_at,
+                record.seen_count,
             )
         )
-        groups.append(memory.group_id)
-        line_numbers.append(number)
-        vector = None
-        if data.get("embedding"):
-            try:
-                vector = np.frombuffer(
-                    base64.b64decode(data["embedding"], validate=True), dtype=np.float32
+        vector = record.vector if reuse else None
+        if vector is not None:
+            problem = vector_problem(vector, target.dimension)
+            if problem is not None:
+                log.warning(
+                    "kenning: line %d: the embedding %s; its content is embedded again",
+                    record.number,
+                    problem,
                 )
-            except (ValueError, TypeError) as exc:
-                raise UserInputError(
-                    f"line {number} has an unreadable embedding ({exc}); nothing was imported"
-                ) from None
+                vector = None
+                reembedded += 1
         vectors.append(vector)
-    reuse = header_provenance is not None and header_provenance == store.embedder.provenance
-    dimension = store.embedder.provenance.dimension
-    if reuse and any(v is not None and v.shape != (dimension,) for v in vectors):
-        raise UserInputError(
-            f"an embedding does not have the {dimension} dimensions the export's header "
-            "says; nothing was imported (remove the embeddings to re-embed)"
-        )
     # Every memory must pass the write path's checks before anything is written; what they
     # give is what is written.
     problems = []
     prepared: list[PreparedMemory] = []
-    for number, item, gid in zip(line_numbers, items, groups, strict=True):
+    for record, item in zip(export.lines, items, strict=True):
         try:
-            prepared.append(store.prepare(item, gid))
+            prepared.append(store.prepare(item, record.group_id))
         except UserInputError as exc:
-            problems.append(f"line {number}: {exc}")
+            problems.append(f"line {record.number}: {exc}")
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise UserInputError(
@@ -150,26 +147,32 @@ def import_memories(
             "nothing was imported"
         )
     existing = {m.id for m in store.backend.get([i.id for i in items if i.id])}
-    counts = {"read": len(items), "imported": 0, "duplicates": 0, "rejected": 0}
+    counts = {
+        "read": len(items),
+        "imported": 0,
+        "duplicates": 0,
+        "rejected": 0,
+        "reembedded": reembedded,
+    }
     by_group: dict[str, list[int]] = {}
-    for index, gid in enumerate(groups):
+    for index, record in enumerate(export.lines):
         if items[index].id in existing:
             counts["duplicates"] += 1
             if progress:
                 progress(1)
             continue
-        by_group.setdefault(gid, []).append(index)
+        by_group.setdefault(record.group_id, []).append(index)
     # With the export's own vectors nothing is embedded: into PostgreSQL a large import is
     # then one transaction without HNSW maintenance (one index build at the end), in big
     # batches. Re-embedding imports are paced by the model and keep the usual path.
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
     existing_rows = store.backend.count(Filters()) if new_rows else 0
-    with bulk_writes(store.backend, new_rows, existing_rows, dimension, atomic=True):
+    with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
         for indexes in by_group.values():
             outcomes = store.remember_prepared(
                 [prepared[i] for i in indexes],
                 near_duplicates=False,
-                vectors=[vectors[i] if reuse else None for i in indexes],
+                vectors=[vectors[i] for i in indexes],
                 progress=progress,
                 batch_size=IMPORT_BATCH if reuse else 64,
                 refresh=False,  # restoring a backup is not remembering again
@@ -182,4 +185,4 @@ def import_memories(
     return counts
 
 
-__all__ = ["EXPORT_FORMAT", "export_memories", "import_memories"]
+__all__ = ["EXPORT_FORMAT", "IMPORT_BATCH", "ExportReport", "export_memories", "import_memories"]

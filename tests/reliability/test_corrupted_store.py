@@ -121,6 +121,11 @@ CASES: dict[str, Callable[[Path, dict[str, Any]], None]] = {
 #: Damage that destroys nothing (SQLite ignores a WAL whose header is not valid; a cut
 #: that only removes unused space): every memory must still be there.
 HARMLESS = {"garbage-wal"}
+#: Damage to one row: every read still works (the row's vector is left out of vector
+#: search with a warning, its memory is whole), and doctor reports it with the fix. A cut
+#: of 100 bytes at the end of the file lands in the last row's vector (read back with
+#: zeros: its length is 0.976), which went unnoticed before vectors were checked.
+DEGRADED = {"wrong-size-vector", "truncated-tail"}
 
 
 def _api_outcomes(root: Path, minilm: Embedder, contents: dict[str, str]) -> dict[str, str]:
@@ -183,7 +188,8 @@ def test_damaged_store(
         if argv[0] == "doctor":  # its report is the message
             assert b"Traceback" not in proc.stderr and proc.returncode in (0, 1)
             report = json.loads(proc.stdout)
-            assert report["healthy"] is (proc.returncode == 0) is intact, report
+            healthy = intact and case not in DEGRADED
+            assert report["healthy"] is (proc.returncode == 0) is healthy, report
             failed = [c for c in report["checks"] if c["status"] == "failed"]
             assert all(c["fix"] for c in failed), report
             continue
@@ -253,10 +259,12 @@ def test_doctor_healthy_store(tmp_path: Path, golden: dict[str, Any]) -> None:
         "integrity",
         "provenance",
         "index",
+        "rows",
     ]
     assert all(c["status"] == "ok" for c in report["checks"]), report
     assert "matching the current embedder" in report["checks"][4]["message"]
     assert f"{N} memories, {N} full-text rows" in report["checks"][5]["message"]
+    assert f"all {N} rows decode" in report["checks"][6]["message"]
     text = run_kenning(root, "doctor")
     assert text.returncode == 0 and b"ok      integrity" in text.stdout
     assert file_digest(db) == before
@@ -308,11 +316,14 @@ def test_doctor_finds_index_problems(tmp_path: Path, golden: dict[str, Any]) -> 
     )
     conn.execute("UPDATE memories SET embedding = x'0000803f' WHERE rowid = 5")
     conn.close()
-    index = _checks(root)["index"]
+    checks = _checks(root)
+    index = checks["index"]
     assert index.status == "failed"
     assert f"{N} memories but {N - 1} full-text rows" in index.message
-    assert "1 vector(s) are not 384-dimensional" in index.message
-    assert "kenning reembed" in (index.fix or "") and "kenning import" in (index.fix or "")
+    assert "kenning import" in (index.fix or "")
+    rows = checks["rows"]
+    assert rows.status == "failed" and "vector has 1 dimensions, not 384" in rows.message
+    assert "kenning reembed" in (rows.fix or "")
 
 
 def test_doctor_finds_fts_content_mismatch(tmp_path: Path, golden: dict[str, Any]) -> None:

@@ -89,6 +89,25 @@ class MemoryRecord:
 
 
 @dataclass(frozen=True)
+class DamagedRow:
+    """A stored row a read could not use, and why. ``column`` is the field that does not
+    decode (``embedding`` for a vector of the wrong size, not finite or not unit length: the
+    memory itself is still readable, and ``kenning reembed`` recomputes its vector)."""
+
+    id: str
+    group_id: str | None
+    column: str
+    reason: str
+
+    @property
+    def vector_only(self) -> bool:
+        return self.column == "embedding"
+
+    def describe(self) -> str:
+        return f"{self.column} {self.reason}"
+
+
+@dataclass(frozen=True)
 class ScoredMemory:
     """A backend hit: cosine similarity for vector search, a BM25-derived score for lexical."""
 
@@ -193,6 +212,11 @@ class Backend(Protocol):
 
     def exclusive(self) -> AbstractContextManager[None]:
         """Serialise a check-then-write (dedup) against every other writer of this store."""
+        ...
+
+    def damaged_rows(self) -> list[DamagedRow]:
+        """The rows reads have skipped since this backend was opened, because a field (or
+        the vector) does not decode. Each was also logged once as a warning."""
         ...
 
     def close(self) -> None: ...

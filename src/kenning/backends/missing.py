@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import StoreNotFound
 from ..model import Memory, Provenance
-from .base import Filters, MemoryRecord, ScoredMemory
+from .base import DamagedRow, Filters, MemoryRecord, ScoredMemory
 
 
 class MissingBackend:
@@ -71,6 +71,9 @@ class MissingBackend:
 
     def read_provenance(self) -> Provenance | None:
         return None
+
+    def damaged_rows(self) -> list[DamagedRow]:
+        return []
 
     # -- writes: refused --------------------------------------------------------------------
 

@@ -71,8 +71,10 @@ from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailab
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, MIN_IDF, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_secrets, redact_url, redaction_marker
+from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
+    DamagedRow,
     Filters,
     MemoryRecord,
     ScoredMemory,
@@ -1041,11 +1043,14 @@ class PostgresBackend:
         ]
         hits.sort(key=lambda h: h[1])  # relaxed_order: HNSW may return near-sorted rows
         return [
-            ScoredMemory(
-                memory=_row_to_memory(r[:_NCOLUMNS]), score=float(np.clip(1.0 - d, -1.0, 1.0))
-            )
+            ScoredMemory(memory=_row_to_memory(r[:_NCOLUMNS]), score=checked_cosine(1.0 - d))
             for r, d in hits[:k]
         ]
+
+    def damaged_rows(self) -> list[DamagedRow]:
+        """None are tracked: the server's typed columns (PostgreSQL) or its own payload
+        checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""
+        return []
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

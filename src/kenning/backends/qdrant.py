@@ -69,8 +69,10 @@ from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailab
 from ..lexical import MAX_QUERY_TERMS, MIN_IDF, bm25, idf, terms, tokens
 from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_url
+from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
+    DamagedRow,
     Filters,
     MemoryRecord,
     ScoredMemory,
@@ -912,10 +914,15 @@ class QdrantBackend:
                 search_params=None if self.local else models.SearchParams(hnsw_ef=max(128, 2 * k)),
             )
         return [
-            ScoredMemory(memory=self._memory(p.payload), score=float(min(1.0, max(-1.0, p.score))))
+            ScoredMemory(memory=self._memory(p.payload), score=checked_cosine(p.score))
             for p in response.points
             if p.score is not None and math.isfinite(p.score)
         ]
+
+    def damaged_rows(self) -> list[DamagedRow]:
+        """None are tracked: the server's typed columns (PostgreSQL) or its own payload
+        checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""
+        return []
 
     def close(self) -> None:
         client, self._client = self._client, None

@@ -368,6 +368,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
     async def forget(request: Request) -> Response:
         form = await request.form()
         wanted = memory_id(request, form)
+
         def work(store: MemoryStore) -> bool:
             found = store.get(wanted)
             # the memory the person picked on the page, whichever project it belongs to

@@ -1,0 +1,305 @@
+"""The JSONL export format, read line by line with nothing taken on trust.
+
+An export is a header line, ``{"kenning_export": 1, "provenance": {...}, "exported_at":
+"..."}``, then one memory per line. An import file may have been edited by hand or handed
+over by someone else, so every field is checked for the type the format gives it and never
+coerced (``null`` is not the text ``"None"``, a string is not a list of its letters):
+
+===============  ==========================================================================
+``id``           required: 1-128 letters, digits and ``. _ : -``, starting with a letter
+                 or digit (kenning's UUIDv7s, and the short ids other tools use); unique
+                 within the file
+``content``      required text
+``type``         required text (the write path then checks it is a known type)
+``group_id``     required: a project id, checked like ``--project`` (not blank, not
+                 ``all``, no control characters)
+``stored_at``    required ISO 8601 time (no zone: UTC)
+``source``       text or null
+``tags``         a list of texts
+``metadata``     a JSON object
+``collection``,  text; recomputed from the type and the content, so only their type is
+``content_hash`` checked
+``embedding``    base64 of float32 values, or null (then the content is embedded)
+``last_seen_at`` ISO 8601 time or null/absent (then ``stored_at``)
+``seen_count``   a whole number ≥ 1, or absent (then 1)
+===============  ==========================================================================
+
+Other keys are ignored, so a newer kenning's export still imports. A file whose lines fail
+these checks is refused whole, naming the lines; nothing is written. Whether a vector is
+usable (the store's dimension, finite, unit length) is decided against the store by
+:func:`kenning.transfer.import_memories`, which re-embeds the content of one that is not.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from .errors import UserInputError
+from .model import Provenance, check_memory_id, check_seen_count, parse_timestamp
+
+#: The export format's version, written in the header line.
+EXPORT_FORMAT = 1
+#: At most this many problems are spelled out in the error (the count says the rest).
+SHOWN_PROBLEMS = 5
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "ExportFile",
+    "ExportLine",
+    "read_export",
+]
+
+
+@dataclass(frozen=True)
+class ExportLine:
+    """One memory line of an export, with every field of the type the format gives it."""
+
+    number: int
+    id: str
+    content: str
+    type: str
+    group_id: str
+    stored_at: datetime
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: The decoded embedding, not yet checked against any store (None: none given).
+    vector: np.ndarray | None = None
+    last_seen_at: datetime | None = None
+    seen_count: int = 1
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """A whole export: its header's provenance (None: no header, or none in it) and lines."""
+
+    provenance: Provenance | None
+    lines: tuple[ExportLine, ...]
+
+
+class _Problem(Exception):
+    """One field of one line that breaks the format (collected, then reported together)."""
+
+
+def _show(value: object) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def _required(data: Mapping[str, Any], name: str) -> object:
+    if name not in data:
+        raise _Problem(f"{name} is missing")
+    return data[name]
+
+
+def _text(value: object, name: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _Problem(f"{name} must be text{' or null' if optional else ''}, got {_kind(value)}")
+    return value
+
+
+def _memory_id(value: object) -> str:
+    text = _text(value, "id")
+    assert text is not None
+    try:
+        return check_memory_id(text)
+    except UserInputError as exc:
+        raise _Problem(f"id: {exc}") from None
+
+
+def _group_id(value: object, number: int) -> str:
+    from .project import check_group_id
+
+    text = _text(value, "group_id")
+    assert text is not None
+    try:
+        gid = check_group_id(text, f"line {number}")
+    except UserInputError as exc:
+        raise _Problem(f"group_id: {exc}") from None
+    if gid != text:
+        raise _Problem(f"group_id {_show(text)} has blanks around it; write {_show(gid)}")
+    return gid
+
+
+def _time(value: object, name: str) -> datetime:
+    text = _text(value, name)
+    assert text is not None
+    try:
+        return parse_timestamp(text)
+    except (ValueError, OverflowError):
+        raise _Problem(
+            f"{name} must be an ISO 8601 time like 2026-01-15T12:30:00+00:00, got {_show(text)}"
+        ) from None
+
+
+def _seen_count(value: object) -> int:
+    try:
+        return check_seen_count(value)
+    except ValueError as exc:
+        raise _Problem(str(exc)) from None
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise _Problem(f"tags must be a list of texts, got {_show(value)}")
+    return tuple(value)
+
+
+def _metadata(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Problem(f"metadata must be a JSON object, got {_kind(value)}")
+    return value
+
+
+def _vector(value: object) -> np.ndarray | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise _Problem(f"embedding must be base64 text or null, got {_kind(value)}")
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise _Problem(f"embedding is not base64 ({exc})") from None
+    if len(raw) % 4:
+        raise _Problem(f"embedding is {len(raw)} bytes, not whole float32 values")
+    return np.frombuffer(raw, dtype=np.float32)
+
+
+def parse_memory_line(data: Mapping[str, Any], number: int) -> ExportLine:
+    """One memory line's fields, checked; raises :class:`_Problem` for the first bad one."""
+    for optional in ("collection", "content_hash"):
+        if optional in data:
+            _text(data[optional], optional)
+    return ExportLine(
+        number=number,
+        id=_memory_id(_required(data, "id")),
+        content=_text(_required(data, "content"), "content") or "",
+        type=_text(_required(data, "type"), "type") or "",
+        group_id=_group_id(_required(data, "group_id"), number),
+        stored_at=_time(_required(data, "stored_at"), "stored_at"),
+        source=_text(data.get("source"), "source", optional=True),
+        tags=_tags(data.get("tags")),
+        metadata=_metadata(data.get("metadata")),
+        vector=_vector(data.get("embedding")),
+        last_seen_at=(
+            None
+            if data.get("last_seen_at") is None
+            else _time(data["last_seen_at"], "last_seen_at")
+        ),
+        seen_count=_seen_count(data.get("seen_count", 1)),
+    )
+
+
+def _header_provenance(data: Mapping[str, Any], number: int) -> Provenance | None:
+    version = data.get("kenning_export")
+    if isinstance(version, bool) or version != EXPORT_FORMAT:
+        raise UserInputError(
+            f"line {number}: export format {_show(version)} is not one this kenning reads "
+            f"({EXPORT_FORMAT}); export again with this version. Nothing was imported"
+        )
+    raw = data.get("provenance")
+    if raw is None:
+        return None
+    try:
+        if not isinstance(raw, dict):
+            raise TypeError(f"got {_kind(raw)}")
+        return Provenance.from_dict(raw)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise UserInputError(
+            f"line {number}: the export header's provenance is unreadable ({exc!r}); "
+            "nothing was imported"
+        ) from None
+
+
+def _list(numbers: Sequence[int]) -> str:
+    shown = [str(n) for n in numbers]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _refuse(problems: Sequence[str], what: str) -> UserInputError:
+    more = len(problems) - SHOWN_PROBLEMS
+    listed = "; ".join(problems[:SHOWN_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+    return UserInputError(f"{what} — {listed}; nothing was imported")
+
+
+def read_export(lines: Iterable[str]) -> ExportFile:
+    """Parse and check a whole export before anything is written. Raises
+    :class:`~kenning.errors.UserInputError` naming every line that breaks the format (up to
+    :data:`SHOWN_PROBLEMS`), and every id that more than one line uses."""
+    provenance: Provenance | None = None
+    header_line: int | None = None
+    parsed: list[ExportLine] = []
+    problems: list[str] = []
+    seen_memory = False
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserInputError(
+                f"line {number} is not JSON ({exc.msg}); nothing was imported"
+            ) from None
+        except RecursionError:
+            raise UserInputError(
+                f"line {number} is nested too deeply to be a kenning memory; nothing was imported"
+            ) from None
+        if not isinstance(data, dict):
+            raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
+        if "kenning_export" in data:
+            if header_line is not None or seen_memory:
+                raise UserInputError(
+                    f"line {number} is a second export header (were two exports joined?); "
+                    "import each export on its own. Nothing was imported"
+                )
+            provenance = _header_provenance(data, number)
+            header_line = number
+            continue
+        seen_memory = True
+        try:
+            parsed.append(parse_memory_line(data, number))
+        except _Problem as exc:
+            problems.append(f"line {number}: {exc}")
+    if problems:
+        raise _refuse(problems, f"{len(problems)} line(s) are not kenning memories")
+    by_id: dict[str, list[int]] = {}
+    for record in parsed:
+        by_id.setdefault(record.id, []).append(record.number)
+    repeated = [
+        f"id {_show(memory_id)} is on lines {_list(numbers)}"
+        for memory_id, numbers in by_id.items()
+        if len(numbers) > 1
+    ]
+    if repeated:
+        raise _refuse(repeated, "the file gives one id to several memories (each needs its own)")
+    return ExportFile(provenance, tuple(parsed))

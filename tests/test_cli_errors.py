@@ -1,0 +1,174 @@
+"""Every CLI failure is one line and a documented exit code, never a traceback (issue 13,
+item 8).
+
+The fixed cases are the file arguments that cannot be written or read. The property test
+drives every command in-process (click's runner, the hashing test embedder so that
+hundreds of runs stay fast) with odd option values: blanks, ``all``, huge, negative and
+non-finite numbers, undecodable bytes (as the OS hands them to Python), control and bidi
+characters, and paths that are missing, folders, devices, read-only or not a store. Any
+exception that escapes the command (anything but click's and kenning's own exits) fails.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kenning import open_store
+from kenning.cli import main
+
+from .reliability.conftest import assert_clean_outcome, run_kenning
+
+
+def _one_line_error(result: Result, what: str) -> None:
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        trace = "".join(traceback.format_exception(result.exception))
+        pytest.fail(f"{what}: {type(result.exception).__name__} escaped\n{trace}")
+    # 3: a server URL as --store, and no server (knowledge base NOT consulted)
+    assert result.exit_code in (0, 1, 2, 3), f"{what}: exit {result.exit_code}\n{result.stderr}"
+    if result.exit_code in (1, 3):
+        lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+        assert len(lines) == 1, f"{what}: expected one error line\n{result.stderr}"
+
+
+@pytest.fixture
+def seeded_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    with open_store(cwd=project, embedder="hashing") as store:
+        for text in (
+            "Use snake_case for Python function names.",
+            "ERROR-FIX: KeyError: 'tenant_id' | FIX: pass the tenant in every job payload",
+        ):
+            assert store.remember(text, "context").ok
+    return project
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["/nonexistent/dir/x.jsonl", "{project}/.kenning/memory.db", "{project}/README.md/x.jsonl"],
+)
+def test_export_to_an_unwritable_file_is_one_line(seeded_project: Path, target: str) -> None:
+    path = target.format(project=seeded_project)
+    proc = run_kenning(seeded_project, "export", "-o", path, env={"KENNING_EMBEDDER": "hashing"})
+    assert_clean_outcome(proc, f"export -o {path}")
+    assert proc.returncode == 1, proc.stderr
+    err = proc.stderr.decode()
+    assert path in err, err
+    assert not list(seeded_project.glob("*.tmp")), "a failed export left its temporary file"
+
+
+def test_export_to_a_missing_folder_says_so(seeded_project: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", "-o", "/nonexistent/dir/x.jsonl"])
+    _one_line_error(result, "export")
+    assert result.exit_code == 1
+    assert "/nonexistent/dir" in result.stderr and "folder" in result.stderr
+
+
+def _odd_text() -> st.SearchStrategy[str]:
+    fixed = st.sampled_from(
+        [
+            "", " ", "   ", "all", "ALL", "-", "--", "0", "-1", "1e309", "-1e309", "nan", "inf",
+            "-inf", "99999999999999999999999", "0x10", "1.5", "true", "none", "null", "~",
+            ".", "..", "../..", "/", "/proc/self/status",
+            "/nonexistent/dir/x", "README.md", ".kenning", ".kenning/memory.db",
+            "postgresql://", "http://", "qdrant-local:", ":memory:", "a" * 5000,
+            "\udcff\udcfe", "x\udc80y", "\u202eevil", "\u061c", "tab\there", "line\nbreak",
+            "\x1b[31mred", "\x7f", "'; DROP TABLE memories;--", '"', "*", "NEAR(", "🙂",
+        ]
+    )  # fmt: skip
+    free = st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+        max_size=40,
+    )
+    return st.one_of(fixed, free)
+
+
+def _command() -> st.SearchStrategy[list[str]]:
+    v = _odd_text()
+
+    def opt(name: str) -> st.SearchStrategy[list[str]]:
+        return st.one_of(st.just([]), v.map(lambda x: [name, x]))
+
+    def build(*parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
+        return st.tuples(*parts).map(lambda ps: [a for p in ps for a in p])
+
+    def arg(strategy: st.SearchStrategy[str] = v) -> st.SearchStrategy[list[str]]:
+        return strategy.map(lambda x: [x])
+
+    return st.one_of(
+        build(st.just(["recall"]), arg(), opt("--top-k"), opt("--project"), opt("--store"),
+              opt("--format"), opt("--error")),
+        build(st.just(["search"]), arg(), opt("--collection"), opt("--type"), opt("--intent"),
+              opt("--limit"), opt("--group-id"), opt("--threshold"), opt("--store")),
+        build(st.just(["remember"]), arg(), opt("--type"), opt("--source"), opt("--tag"),
+              opt("--project"), opt("--store")),
+        build(st.just(["forget"]), arg(), opt("--group-id"), opt("--store")),
+        build(st.just(["export"]), opt("-o"), opt("--group-id"), opt("--store")),
+        build(st.just(["import"]), arg(), opt("--store")),
+        build(st.just(["stats"]), opt("--store")),
+        build(st.just(["doctor"]), opt("--store")),
+        build(st.just(["calibrate"]), arg(), opt("--group-id"), opt("--store")),
+        build(st.just(["seed-solutions"]), arg(), opt("--source-prefix"), opt("--store")),
+        build(st.just(["query", "pr"]), opt("--title"), opt("--body"), opt("--body-file"),
+              opt("--file")),
+        build(st.just(["query", "plan"]), arg()),
+        build(st.just(["query", "error"]), arg()),
+        build(st.just(["reembed"]), opt("--store")),
+    )  # fmt: skip
+
+
+@settings(
+    max_examples=int(os.environ.get("KENNING_FUZZ_EXAMPLES", "250")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(argv=_command())
+def test_odd_option_values_never_escape_as_tracebacks(
+    seeded_project: Path, argv: list[str]
+) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, argv, input="")
+    if (argv[0] == "doctor" and result.exit_code == 1 and result.exception is None) or (
+        isinstance(result.exception, SystemExit)
+        and argv[0] == "doctor"
+        and "failed" in result.stdout
+    ):
+        assert "failed" in result.stdout and "fix:" in result.stdout, result.stdout  # its report
+        return
+    _one_line_error(result, f"kenning {argv!r}")
+    # nothing may have been written outside the project (a store, an export)
+    assert not Path("/nonexistent").exists()
+
+
+def test_undecodable_argv_in_a_real_process(seeded_project: Path) -> None:
+    """The bytes the OS hands over (not str): every file argument and option."""
+    bad = b"\xff\xfe.jsonl"
+    cases = [
+        [b"export", b"-o", bad],
+        [b"import", bad],
+        [b"recall", b"--store", bad, b"query"],
+        [b"seed-solutions", bad],
+        [b"calibrate", bad],
+        [b"forget", bad],
+        [b"search", b"--type", bad, b"query"],
+    ]
+    for argv in cases:
+        import subprocess
+
+        proc = subprocess.run(
+            [sys.executable.encode(), b"-m", b"kenning", *argv],
+            cwd=seeded_project,
+            capture_output=True,
+            env={**os.environ, "KENNING_EMBEDDER": "hashing"},
+            timeout=120,
+        )
+        assert_clean_outcome(proc, repr(argv))

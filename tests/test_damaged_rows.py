@@ -1,0 +1,232 @@
+"""One damaged row must not make the store unusable (issue 13, item 6).
+
+A row is damaged by hand through SQLite (a wrong-size, non-finite or non-unit vector; tags,
+metadata or a timestamp that do not decode). Then: reads skip it with one warning line
+naming it; ``export`` writes every good memory and names the bad one; ``reembed`` repairs
+what it can (a row whose content is fine gets a new vector), reports the rest, and never
+leaves the store half re-embedded; ``doctor`` finds it and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kenning import MemoryStore, open_store
+from kenning.backends.base import Filters
+from kenning.doctor import run_doctor
+from kenning.embedders.base import Embedder
+from kenning.reembed import REEMBED_STATE_KEY, reembed
+from kenning.transfer import export_memories
+
+from .reliability.conftest import assert_clean_outcome, run_kenning
+
+NOTES = [
+    "Use snake_case for Python function names.",
+    "We chose PostgreSQL over MySQL for its JSONB support.",
+    "The CI pipeline caches node_modules keyed by the lockfile hash.",
+    "Feature flags are evaluated server side only.",
+    "Retry sqlite writes when the database is locked, with busy_timeout.",
+    "Never commit generated protobuf files; CI regenerates them.",
+]
+#: The damaged row: its words also match the queries below, so a read that did not skip it
+#: would meet it.
+VICTIM = 3
+
+_nan = np.full(384, 0.05, dtype=np.float32)
+_nan[7] = np.nan
+DAMAGE: dict[str, tuple[str, Any]] = {
+    "vector-short": ("embedding", b"\x00\x11\x22\x33"),
+    "vector-nan": ("embedding", _nan.tobytes()),
+    "vector-huge": ("embedding", np.full(384, 1e30, dtype=np.float32).tobytes()),
+    "vector-not-unit": ("embedding", np.full(384, 0.5, dtype=np.float32).tobytes()),
+    "tags-not-json": ("tags", "not json"),
+    "tags-a-string": ("tags", '"abc"'),
+    "tags-not-strings": ("tags", "[1, null]"),
+    "metadata-a-string": ("metadata", '"not an object"'),
+    "metadata-a-list": ("metadata", "[1, 2]"),
+    "stored-at-garbage": ("stored_at", "garbage"),
+    "stored-at-a-number": ("stored_at", 12345),
+}
+VECTOR_DAMAGE = {k for k, (column, _) in DAMAGE.items() if column == "embedding"}
+
+
+@pytest.fixture
+def damaged(
+    store: MemoryStore, minilm: Embedder, request: pytest.FixtureRequest
+) -> Iterator[tuple[MemoryStore, str, str]]:
+    """The store with one row damaged on disk, opened afresh (as the next command would)."""
+    ids = []
+    for text in NOTES:
+        result = store.remember(text, "context")
+        assert result.status == "stored" and result.id
+        ids.append(result.id)
+    column, value = DAMAGE[request.param]
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, ids[VICTIM]))
+    conn.close()
+    with open_store(cwd=store.project.root, embedder=minilm, create=False) as reopened:
+        yield reopened, ids[VICTIM], request.param
+
+
+def _warned(caplog: pytest.LogCaptureFixture, memory_id: str) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and memory_id in r.getMessage()
+    ]
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+def test_reads_skip_a_damaged_row_with_a_warning(
+    damaged: tuple[MemoryStore, str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    store, bad, kind = damaged
+    caplog.set_level(logging.WARNING)
+    recall = store.recall("feature flags evaluated on the server", group_id="all")
+    assert bad not in [h.memory.id for h in recall.hits]
+    assert store.recall("python function naming").hits[0].memory.content == NOTES[0]
+    response = store.search("feature flags server side", threshold=0.0, limit=10)
+    found = [r.memory.id for r in response.results]
+    assert bad not in found and len(found) >= 3
+    assert all(-1.0 <= r.semantic <= 1.0 for r in response.results)
+    # listing needs no vector: a memory whose vector alone is damaged is still listed
+    newest = [m.id for m in store.newest(10)]
+    if kind in VECTOR_DAMAGE:
+        assert bad in newest and len(newest) == len(NOTES)
+    else:
+        assert bad not in newest and len(newest) == len(NOTES) - 1
+    warnings = _warned(caplog, bad)
+    assert warnings and all("kenning doctor" in w for w in warnings), caplog.text
+    assert all("\n" not in w for w in warnings)
+    # once per row and store, however many reads met it
+    assert len(warnings) == 1, warnings
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+def test_export_writes_every_good_row_and_names_the_bad_one(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    import io
+
+    store, bad, kind = damaged
+    out = io.StringIO()
+    report = export_memories(store, out, group_id="all")
+    lines = [json.loads(line) for line in out.getvalue().splitlines()[1:]]
+    if kind in VECTOR_DAMAGE:
+        # the memory is whole: it is exported without its vector (import re-embeds it)
+        assert report.exported == len(NOTES) and len(lines) == len(NOTES)
+        line = next(x for x in lines if x["id"] == bad)
+        assert "embedding" not in line and line["content"] == NOTES[VICTIM]
+        assert list(report.without_vectors) == [bad]
+        assert not report.damaged
+    else:
+        assert report.exported == len(NOTES) - 1
+        assert {x["content"] for x in lines} == set(NOTES) - {NOTES[VICTIM]}
+        assert list(report.damaged) == [bad] and report.damaged[bad]
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+def test_reembed_repairs_what_it_can_and_finishes(
+    damaged: tuple[MemoryStore, str, str], minilm: Embedder
+) -> None:
+    store, bad, kind = damaged
+    outcome = reembed(store)
+    assert store.backend.get_meta(REEMBED_STATE_KEY) is None  # not half re-embedded
+    assert store.backend.read_provenance() == minilm.provenance
+    assert store.recall("python function naming").hits  # the store is usable
+    if kind in VECTOR_DAMAGE:
+        assert outcome["reembedded"] == len(NOTES) and outcome["damaged"] == {}
+        vector = store.backend.get_vectors([bad])[bad]
+        assert float(np.dot(vector, minilm.embed([NOTES[VICTIM]])[0])) > 0.9999
+        assert run_doctor(cwd=store.project.root).healthy
+        hits = store.recall("feature flags evaluated on the server side").hits
+        assert hits and hits[0].memory.id == bad
+    else:
+        assert outcome["reembedded"] == len(NOTES) - 1
+        assert list(outcome["damaged"]) == [bad]
+        assert "kenning forget" in outcome["damaged"][bad]
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+def test_doctor_finds_the_damaged_row_and_says_how_to_fix_it(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    store, bad, kind = damaged
+    report = run_doctor(cwd=store.project.root)
+    assert not report.healthy
+    rows = report.check("rows")
+    assert rows.status == "failed" and bad in rows.message, rows
+    column = DAMAGE[kind][0]
+    assert (column if column != "embedding" else "vector") in rows.message, rows.message
+    fix = rows.fix or ""
+    assert ("kenning reembed" if kind in VECTOR_DAMAGE else "kenning forget") in fix, fix
+
+
+@pytest.mark.parametrize(
+    "damaged", ["vector-short", "tags-not-json", "stored-at-garbage"], indirect=True
+)
+def test_the_cli_works_around_a_damaged_row(
+    damaged: tuple[MemoryStore, str, str], tmp_path: Path
+) -> None:
+    store, bad, kind = damaged
+    root = store.project.root
+    store.close()
+    for argv in (
+        ["recall", "--project", "all", "feature flags evaluated on the server"],
+        ["search", "--group-id", "all", "feature flags server side"],
+        ["recall", "--json", "python function naming"],
+    ):
+        proc = run_kenning(root, *argv)
+        assert_clean_outcome(proc, " ".join(argv))
+        assert proc.returncode == 0, proc.stderr
+        err = proc.stderr.decode()
+        assert "Traceback" not in err and bad in err and "kenning doctor" in err, err
+        assert bad.encode() not in proc.stdout
+    out = tmp_path / "backup.jsonl"
+    proc = run_kenning(root, "export", "--group-id", "all", "-o", str(out))
+    assert_clean_outcome(proc, "export")
+    lines = out.read_text().splitlines()
+    if kind in VECTOR_DAMAGE:
+        assert proc.returncode == 0 and len(lines) == len(NOTES) + 1
+    else:
+        assert proc.returncode == 1 and len(lines) == len(NOTES)
+        assert bad in proc.stderr.decode()
+    proc = run_kenning(root, "reembed", "--json")
+    assert_clean_outcome(proc, "reembed")
+    proc = run_kenning(root, "recall", "python function naming")
+    assert proc.returncode == 0 and NOTES[0].encode() in proc.stdout, proc.stderr
+    doctor = json.loads(run_kenning(root, "doctor", "--json").stdout)
+    assert doctor["healthy"] is (kind in VECTOR_DAMAGE), doctor
+    if kind not in VECTOR_DAMAGE:  # the fix doctor names works
+        proc = run_kenning(root, "forget", "--group-id", "all", bad)
+        assert proc.returncode == 0, proc.stderr
+        doctor = json.loads(run_kenning(root, "doctor", "--json").stdout)
+        assert doctor["healthy"], doctor
+
+
+def test_iterate_yields_the_damaged_vector_rows_for_repair(store: MemoryStore) -> None:
+    """Vector damage leaves the memory readable: ``iterate`` yields it (export writes it
+    without the vector, reembed recomputes it), but vector search never scores it."""
+    ids = [store.remember(text, "context").id for text in NOTES]
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET embedding = ? WHERE id = ?",
+        (np.full(384, 1e30, dtype=np.float32).tobytes(), ids[0]),
+    )
+    conn.close()
+    store = open_store(cwd=store.project.root, embedder=store.embedder, create=False)
+    records = {r.memory.id: r for r in store.backend.iterate(Filters())}
+    assert set(records) == set(ids)
+    query = store.embedder.embed(["anything at all"])[0]
+    hits = store.backend.vector_search(query, 10, Filters())
+    assert ids[0] not in [h.memory.id for h in hits]
+    assert all(-1.0 <= h.score <= 1.0 for h in hits)
+    store.close()

@@ -1,0 +1,182 @@
+"""``forget`` leaves no byte of the memory in the store files (issue 13, item 3).
+
+The raw files (``memory.db`` and, while a connection is open, ``memory.db-wal`` and
+``-shm``) are searched for the forgotten memory's distinctive words, its id, its source,
+its tag and its vector's bytes. Before the fix its words survived in the FTS5 index
+(``memories_fts_data``), in the free pages SQLite left unzeroed, and in the WAL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning import MemoryStore, open_store
+from kenning.embedders.base import Embedder
+
+from .reliability.conftest import run_kenning
+
+SECRET_WORDS = ("zanzibarquokka", "xylophonistic", "quibblemarsh")
+SECRET = (
+    f"The {SECRET_WORDS[0]} deployment key rotates weekly; ask the {SECRET_WORDS[1]} team "
+    f"before touching the {SECRET_WORDS[2]} cluster."
+)
+OTHERS = [
+    "Use snake_case for Python function names.",
+    "We chose PostgreSQL over MySQL for its JSONB support.",
+    "The CI pipeline caches node_modules keyed by the lockfile hash.",
+    "Feature flags are evaluated server side only.",
+]
+
+
+def _files(db: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"))
+        if p.exists()
+    }
+
+
+def _leftovers(db: Path, needles: dict[str, bytes]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for name, data in _files(db).items():
+        hits = [label for label, needle in needles.items() if needle in data]
+        if hits:
+            found[name] = hits
+    return found
+
+
+def _needles(store: MemoryStore, memory_id: str) -> dict[str, bytes]:
+    vector = store.backend.get_vectors([memory_id])[memory_id]
+    needles = {word: word.encode() for word in SECRET_WORDS}
+    needles["id"] = memory_id.encode()
+    needles["source"] = b"docs/quokka-runbook.md"
+    needles["tag"] = b"quokkatag"
+    needles["vector"] = np.ascontiguousarray(vector, dtype=np.float32).tobytes()[:64]
+    return needles
+
+
+def _remember_all(store: MemoryStore) -> str:
+    for text in OTHERS[:2]:
+        assert store.remember(text, "context").status == "stored"
+    secret = store.remember(SECRET, "context", source="docs/quokka-runbook.md", tags=["quokkatag"])
+    assert secret.status == "stored" and secret.id
+    for text in OTHERS[2:]:
+        assert store.remember(text, "context").status == "stored"
+    return secret.id
+
+
+def test_forget_erases_every_byte_while_the_store_stays_open(
+    store: MemoryStore, minilm: Embedder
+) -> None:
+    memory_id = _remember_all(store)
+    db = Path(store.backend.location)
+    needles = _needles(store, memory_id)
+    assert set(_leftovers(db, needles).get("memory.db", [])) | set(
+        _leftovers(db, needles).get("memory.db-wal", [])
+    ) >= set(SECRET_WORDS), "the test must see the words before forget"
+    # a second process (another agent) keeps the store open throughout
+    with open_store(cwd=store.project.root, embedder=minilm, create=False) as other:
+        assert other.count() == 5
+        assert store.forget(memory_id)
+        assert _leftovers(db, needles) == {}
+        assert other.count() == 4
+    # the rest is intact and still found, by words and by meaning
+    assert store.count() == 4
+    assert store.recall("PostgreSQL or MySQL").hits
+    hits = store.recall("how are python functions named").hits
+    assert hits and hits[0].memory.content == OTHERS[0]
+
+
+def test_forget_erases_the_terms_from_the_fts_tables(store: MemoryStore) -> None:
+    memory_id = _remember_all(store)
+    assert store.forget(memory_id)
+    conn = sqlite3.connect(f"file:{store.backend.location}?mode=ro", uri=True)
+    try:
+        vocabulary = {r[0] for r in conn.execute("SELECT term FROM memories_terms")}
+        blobs = b"".join(r[0] for r in conn.execute("SELECT block FROM memories_fts_data"))
+        idx = b"".join(bytes(r[0]) for r in conn.execute("SELECT term FROM memories_fts_idx"))
+    finally:
+        conn.close()
+    for word in SECRET_WORDS:
+        assert word not in vocabulary
+        assert word.encode() not in blobs
+        assert word.encode() not in idx
+    assert "postgresql" in vocabulary  # the index still holds the others
+
+
+def test_cli_forget_leaves_nothing_in_the_files(project: Path, minilm: Embedder) -> None:
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = _remember_all(store)
+        needles = _needles(store, memory_id)
+    proc = run_kenning(project, "forget", memory_id)
+    assert proc.returncode == 0, proc.stderr
+    assert _leftovers(project / ".kenning" / "memory.db", needles) == {}
+
+
+@pytest.mark.parametrize("memories", [1, 40])
+def test_forget_of_every_memory_leaves_no_text(store: MemoryStore, memories: int) -> None:
+    from kenning.store import NewMemory
+
+    notes = [
+        NewMemory(f"Note {i}: the {SECRET_WORDS[i % 3]} runbook step {i}") for i in range(memories)
+    ]
+    results = store.remember_many(notes, near_duplicates=False)
+    ids = [r.id for r in results if r.id]
+    assert len(ids) == memories and len(set(ids)) == memories
+    for memory_id in ids:
+        assert store.forget(memory_id)
+    db = Path(store.backend.location)
+    assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS}) == {}
+    assert store.count() == 0
+
+
+def test_upgrading_an_older_store_wipes_text_it_deleted_before(
+    store: MemoryStore, minilm: Embedder
+) -> None:
+    """A store written before secure_delete was on may hold a deleted row's text in its
+    free pages; the migration that turns it on rewrites the file once (VACUUM)."""
+    memory_id = _remember_all(store)
+    db = Path(store.backend.location)
+    store.close()
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA secure_delete = OFF")
+    conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))  # the old forget
+    conn.execute("ALTER TABLE memories DROP COLUMN last_seen_at")  # migration 6 undone
+    conn.execute("ALTER TABLE memories DROP COLUMN seen_count")
+    conn.execute("PRAGMA user_version = 3")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    words = {w: w.encode() for w in SECRET_WORDS}
+    assert _leftovers(db, words), "the old way of deleting must leave the text behind"
+    with open_store(cwd=store.project.root, embedder=minilm) as upgraded:  # a writer
+        assert upgraded.count() == 4
+        assert _leftovers(db, words) == {}
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 4
+    conn.close()
+
+
+def test_forget_erases_on_a_sqlite_built_without_secure_delete(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This Python's SQLite is compiled with SECURE_DELETE on; many are not. Every
+    connection here starts with it off, as on such a build: kenning must turn it on."""
+    from kenning.backends import sqlite as sqlite_backend
+
+    real_connect = sqlite3.connect
+
+    def connect_as_default_build(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = real_connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.execute("PRAGMA secure_delete = OFF")
+        return conn
+
+    monkeypatch.setattr(sqlite_backend.sqlite3, "connect", connect_as_default_build)
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = _remember_all(store)
+        needles = _needles(store, memory_id)
+        assert store.forget(memory_id)
+        assert _leftovers(Path(store.backend.location), needles) == {}
