@@ -37,6 +37,24 @@ CASCADE_MIN_BEST = 0.5
 SEMANTIC_WEIGHT = 0.7
 TEMPORAL_WEIGHT = 0.3
 
+#: How much lower a stale memory ranks: subtracted from its final score (search) or its
+#: score (recall, the session hook) for ordering; floors and thresholds are still tested
+#: on the unpenalised relevance, so a stale memory is marked and demoted, never hidden.
+#:
+#: Why 0.05: a stale memory may still be right (the file changed elsewhere) or wrong (the
+#: code it describes moved on); nothing in the file says which. The penalty should settle
+#: near-ties in favour of the fresh memory and leave a clearly better stale match on top.
+#: Measured with ``python -m bench quality`` (its ``stale penalty`` section) on the hybrid
+#: scores of the eval sets: a correct top-1 hit leads the runner-up by less than 0.05 in
+#: 7–23 % of queries (rust 7 %, rust masked 11 %, ruff 13 %, ruff masked 23 %, yellow 13 %,
+#: LoCoMo 16 %), so a stale correct answer keeps its rank in 77–93 % of queries; and in
+#: those sets a correct answer at rank 2 trails a wrong top-1 by less than 0.05 in at most
+#: 9 % of queries, where a stale wrong top-1 would give way to it. The quality figures
+#: themselves do not move (they contain no stale memory). Configurable
+#: (:mod:`kenning.config`): ``stale_penalty`` in ``.kenning/config.toml`` or
+#: ``KENNING_STALE_PENALTY`` (0 ranks stale memories as fresh ones; they are still marked).
+STALE_PENALTY = 0.05
+
 #: Content limits (after whitespace normalisation).
 MAX_CONTENT_BYTES = 64 * 1024
 

@@ -33,6 +33,9 @@ class DocOutcome:
     path: Path
     entries: tuple[ErrorFixEntry, ...] = ()
     skipped_reason: str | None = None
+    #: True when the frontmatter parsed and its ``track`` is not ``bug`` (or is missing):
+    #: the document is not (or no longer) a bug fix, so its entries are retired.
+    not_a_bug: bool = False
 
     @property
     def skipped(self) -> bool:
@@ -395,7 +398,9 @@ def parse_solution_doc(
     meta = dict(post.metadata)
     track = _meta_text(meta, "track")
     if track.lower() != "bug":
-        return DocOutcome(path, skipped_reason=f"track is {track or 'missing'}, not bug")
+        return DocOutcome(
+            path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
+        )
     blocks = _blocks(post.content)
     section = _fix_section(blocks)
     if section is None:
