@@ -365,27 +365,42 @@ def _renamed(output: str | None, path: str) -> str | None:
 
 
 def file_history(
-    files_root: Path, path: str, since: datetime, limit: int = 5, *, missing: bool = False
+    files_root: Path,
+    path: str,
+    since: datetime,
+    limit: int = 5,
+    *,
+    recorded: str | None = None,
+    missing: bool = False,
 ) -> FileHistory:
     """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
-    ``limit`` commits touching it on the checked-out branch (``git log --since``), whether
-    the work tree differs from HEAD, and for a ``missing`` file the path a rename moved it
-    to (staged, or committed since). Outside git, or when git fails: an empty history."""
+    ``limit`` commits touching it on the checked-out branch (``git log --since``, stopping
+    at the commit that made the ``recorded`` version: commit times have one-second steps,
+    and that commit is not a change since), whether the work tree differs from HEAD, and
+    for a ``missing`` file the path a rename moved it to (staged, or committed since).
+    Outside git, or when git fails: an empty history."""
     stamp = since.isoformat()
     log = _git(
         files_root,
         "log",
         f"--since={stamp}",
-        "--format=%h%x1f%cs%x1f%s",
-        f"-n{limit + 1}",
+        "--format=%x1e%H%x1f%cs%x1f%s",
+        "--raw",
+        "--no-abbrev",
+        f"-n{limit + 2}",
         "--",
         path,
     )
     commits = []
-    for line in (log or "").splitlines():
-        parts = line.split("\x1f", 2)
-        if len(parts) == 3:
-            commits.append(Commit(*parts))
+    for record_text in (log or "").split("\x1e")[1:]:
+        header, _, raw = record_text.partition("\n")
+        parts = header.split("\x1f", 2)
+        if len(parts) != 3:
+            continue
+        made = {line.split()[3] for line in raw.splitlines() if line.startswith(":")}
+        if recorded is not None and recorded in made:
+            break  # this commit wrote the version the memory saw
+        commits.append(Commit(*parts))
     status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:

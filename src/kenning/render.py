@@ -320,10 +320,10 @@ def render_stale(report: StaleReport) -> str:
     was written, uncommitted changes, where a moved file went). Stored text, paths and
     commit subjects are made terminal-safe. No trailing newline."""
     if not report.memories:
+        names = "1 memory names" if report.checked == 1 else f"{report.checked} memories name"
         return (
-            f"no stale memory: the {report.checked} memor"
-            f"{'y' if report.checked == 1 else 'ies'} naming files of project "
-            f"{_one_line(report.group_id)} match them"
+            f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
+            "all unchanged)"
         )
     lines = [
         f"{len(report.memories)} of {report.checked} memories naming files of project "
@@ -345,7 +345,7 @@ def render_stale(report: StaleReport) -> str:
                 continue
             for commit in history.commits:
                 lines.append(
-                    f"    {_one_line(commit.hash)} {_one_line(commit.date)} "
+                    f"    {_one_line(commit.hash)[:10]} {_one_line(commit.date)} "
                     f"{_one_line(commit.subject)}"
                 )
             if history.more:

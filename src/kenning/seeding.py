@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,6 +299,22 @@ class _Doc:
         self.counts[what] = self.counts.get(what, 0) + n
 
 
+def _is_gone(directory: Path, rel: str) -> bool:
+    """Whether the document ``rel`` that discovery did not find is really gone: deleted, or
+    moved (under ``/archived/`` is a move too). A path that cannot be looked at (a folder
+    without read permission, an I/O error) is not taken as gone: retiring knowledge needs
+    certainty."""
+    if "/archived/" in f"/{rel}":
+        return True
+    try:
+        st = os.stat(directory / rel)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return not stat.S_ISREG(st.st_mode)
+
+
 def _stat_hint(path: Path) -> tuple[int, int] | None:
     try:
         st = path.stat()
@@ -386,7 +403,7 @@ def seed_solutions(
         texts[path] = text
         work.append(_Doc(path, rel, [blob, mtime, size]))
     discovered = {os.path.relpath(p, directory).replace(os.sep, "/") for p in docs}
-    gone = [rel for rel in known if rel not in discovered]
+    gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
 
     gone_reports: list[FileReport] = []
     if work or gone or not incremental:
@@ -451,7 +468,7 @@ def _run(
     if not incremental:
         for source in existing:
             rel = source[len(prefix) + 1 :]
-            if rel not in discovered:
+            if rel not in discovered and _is_gone(directory, rel):
                 gone_sources.setdefault(source, rel)
     retire_gone: dict[str, list[str]] = {
         source: [m.id for m in existing.get(source, [])] for source in gone_sources

@@ -784,6 +784,7 @@ class MemoryStore:
                     f.path,
                     memory.stored_at,
                     commits,
+                    recorded=f.recorded,
                     missing=f.status == MISSING,
                 )
                 for f in state.changed
