@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -534,3 +535,23 @@ def test_named_paths_order() -> None:
         "docs/solutions/x.md",
     ]
     assert named_paths("nothing here", "https://example.com/a.md") == []
+
+
+def test_hashes_are_cached_by_stat_and_a_change_is_seen(tmp_path: Path) -> None:
+    from kenning import freshness
+
+    path = tmp_path / "a.py"
+    path.write_bytes(b"one\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    time.sleep(2.1)  # a file changed in the last 2 s (its ctime) is never cached
+    first = freshness.file_blob(path)
+    hashed = freshness._CACHE.hashed
+    assert freshness.file_blob(path) == first == blob_hash(b"one\n")
+    assert freshness._CACHE.hashed == hashed  # answered from the cache
+    path.write_bytes(b"two\n")  # same size; mtime put back: the ctime still moves
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    assert freshness.file_blob(path) == blob_hash(b"two\n")
+    assert freshness._CACHE.hashed == hashed + 1
+    path.write_bytes(b"three\n")  # just written: hashed on every check, never cached
+    assert freshness.file_blob(path) == freshness.file_blob(path) == blob_hash(b"three\n")
+    assert freshness._CACHE.hashed == hashed + 3
