@@ -4,7 +4,7 @@
     python -m bench docs [--results DIR]        # plots + docs/benchmarks.md from the JSON
     python -m bench peer [--smoke]              # kenning vs ruvector (bench/peer_ruvector.py)
     python -m bench scaling [--smoke] [--full]  # recall latency / memory vs store size
-    python -m bench quality|recall|mcp|scale|transfer|fusion_grid|redaction [ARGS]   # one
+    python -m bench quality|recall|mcp|scale|transfer|fusion_grid|redaction|freshness [ARGS]
 
 ``python -m bench run-module MODULE RESULTS_DIR [ARGS]`` runs one existing benchmark's
 ``main()`` with its results written to RESULTS_DIR (how ``all`` runs them, one process each).
@@ -16,7 +16,7 @@ import importlib
 import sys
 from pathlib import Path
 
-MODULES = ("quality", "recall", "mcp", "scale", "transfer", "fusion_grid", "redaction")
+MODULES = ("quality", "recall", "mcp", "scale", "transfer", "fusion_grid", "redaction", "freshness")
 
 
 def run_module(name: str, results: Path | None, args: list[str]) -> None:

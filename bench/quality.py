@@ -12,7 +12,11 @@ Sets (from ``../shared/eval``, never copied into the project):
 
 For each: top-1, recall@5 and MRR@10, for the three modes, in one run. Then calibration
 (highest score of an unrelated query vs the protocol floors) and dedup quality at the 0.82
-threshold on STS-B (pairs ≥ 4 vs ≤ 2) and MRPC.
+threshold on STS-B (pairs ≥ 4 vs ≤ 2) and MRPC. Then what the stale penalty can do to the
+hybrid ranking (no memory here is stale, so the figures above do not move with it): how
+often a correct top-1 leads the runner-up by less than the penalty (it would drop to rank
+2 were it stale and the runner-up fresh), and how often a correct answer at rank 2 trails
+a wrong top-1 by less (it would rise to rank 1 were that one stale).
 
     python -m bench.quality [--smoke] [--write-docs]
 """
@@ -185,6 +189,36 @@ def evaluate(store, s: EvalSet, embedder) -> dict[str, dict[str, float]]:  # typ
     return out
 
 
+def penalty_effect(store, s: EvalSet, embedder) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """What :data:`kenning.protocol.STALE_PENALTY` can change in the hybrid ranking of ``s``
+    (see the module docstring); shares of the set's queries."""
+    from kenning import protocol
+    from kenning.backends.base import Filters
+
+    penalty = protocol.STALE_PENALTY
+    qvecs = embed_cached(embedder, [q[1] for q in s.queries])
+    correct = close = promotable = 0
+    for (_, text, gold, group), vec in zip(s.queries, qvecs, strict=True):
+        hits = store.retrieve(text, 10, Filters(group_id=group), mode="hybrid", vector=vec)
+        if len(hits) < 2:
+            continue
+        (first, s1), (second, s2) = (hits[0][0], hits[0][1]), (hits[1][0], hits[1][1])
+        if first.id in gold:
+            correct += 1
+            close += s1 - s2 < penalty
+        elif second.id in gold and s1 - s2 < penalty:
+            promotable += 1
+    n = len(s.queries)
+    return {
+        "penalty": penalty,
+        "queries": n,
+        "correct_top1": correct / n,
+        "correct_top1_within_penalty": close / n,
+        "correct_top1_kept_if_stale": (correct - close) / correct if correct else float("nan"),
+        "correct_second_within_penalty": promotable / n,
+    }
+
+
 def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: ignore[no-untyped-def]
     """The BM25-only baseline: FTS5 BM25 over every query term (kenning's own lexical side
     leaves near-ubiquitous terms out for speed; the baseline does not)."""
@@ -327,6 +361,20 @@ def table(results: dict[str, object]) -> str:
         lines.append(
             f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |"
         )
+    if "stale_penalty" in results:
+        lines.append("")
+        penalty = next(iter(results["stale_penalty"].values()))["penalty"]  # type: ignore[union-attr]
+        lines.append(
+            f"| stale penalty {penalty:g} (hybrid) | correct top-1 | … leading by < {penalty:g} "
+            "(would drop if stale) | kept if stale | correct at rank 2, < "
+            f"{penalty:g} behind a wrong top-1 |"
+        )
+        lines.append("|---|---|---|---|---|")
+        for name, e in results["stale_penalty"].items():  # type: ignore[union-attr]
+            lines.append(
+                f"| {name} | {e['correct_top1']:.3f} | {e['correct_top1_within_penalty']:.3f} | "
+                f"{e['correct_top1_kept_if_stale']:.3f} | {e['correct_second_within_penalty']:.3f} |"
+            )
     lines.append("")
     lines.append("| dedup at 0.82 | pairs | positives | precision | recall |")
     lines.append("|---|---|---|---|---|")
@@ -362,6 +410,9 @@ def main() -> None:
             if key not in stores:
                 stores[key] = build_store(Path(tmp), s, embedder)
             results["sets"][s.name] = evaluate(stores[key], s, embedder)  # type: ignore[index]
+            results.setdefault("stale_penalty", {})[s.name] = penalty_effect(  # type: ignore[union-attr]
+                stores[key], s, embedder
+            )
             print(
                 f"{s.name}: "
                 + ", ".join(

@@ -24,12 +24,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 KEYS = {
-    "quality-smoke.json": {"sets", "calibration", "dedup", "seconds"},
+    "quality-smoke.json": {"sets", "calibration", "dedup", "seconds", "stale_penalty"},
     "recall-smoke.json": {"machine", "ingest", "warm_recall_ms", "cold_cli_recall_s", "disk"},
     "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
     "scale-smoke.json": {"machine", "sizes"},
     "scaling-smoke.json": {"machine", "sizes", "queries"},
     "peer-smoke.json": {"machine", "sets", "systems", "ratios", "versions"},
+    "freshness-smoke.json": {
+        "machine",
+        "no_change_ms",
+        "one_change_ms",
+        "baseline_git_ls_files_ms",
+    },
 }
 
 
