@@ -212,7 +212,9 @@ def remember(
 \b
 The protocol: ask for top {protocol.RECALL_TOP_K}, discard scores below {protocol.RECALL_FLOOR}
 ({protocol.ERROR_RECALL_FLOOR} for error queries), keep the best {protocol.RECALL_KEEP}, cut their
-combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary.
+combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary. A memory whose files
+changed since it was written is marked stale (stale="true" in xml, "stale" in json) and its
+score lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning stale`.
 
 \b
 Examples:
@@ -330,7 +332,11 @@ def _plain(text: str) -> str:
 
 
 @main.command(
-    epilog="""
+    epilog=f"""
+\b
+A memory whose files changed since it was written is marked stale and its final score
+lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning stale`.
+
 \b
 Examples:
   kenning search "how do I implement authentication"
