@@ -6,9 +6,10 @@ shared and noisy, so ratios are what to trust):
 * ingest (embed + dedup + store) vs the model's own batched onnxruntime throughput;
 * warm recall (embed query + search + protocol) vs embedding the query alone;
 * warm recall with the stale check (on by default) vs the same recall with it turned off,
-  interleaved query by query: every memory here names a file of the project (a fifth of
-  those files changed after they were recorded), so each recall hashes — or finds in its
-  cache — the files of every candidate it ranks;
+  interleaved query by query: every memory here is given the freshness record of one of 50
+  files of the project (a fifth of those files change afterwards), so each recall hashes —
+  or finds in its cache — the file of every candidate it ranks (the disk figure is taken
+  before the records are added);
 * cascading search (up to 3 collection queries) vs single-collection recall;
 * cold ``kenning recall`` process vs a bare ``python -c pass`` process;
 * disk per memory vs the memory's own text.
@@ -169,19 +170,17 @@ def project_file(i: int) -> str:
 
 
 def note(rng: random.Random, i: int) -> str:
-    return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)} (see {project_file(i)})."
+    return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)}."
 
 
 def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> None:  # type: ignore[no-untyped-def]
     """Add ``count`` memories straight through the backend, with vectors made by perturbing
     the store's real (embedded) vectors and renormalising, and ages spread over 90 days."""
     from kenning.backends.base import Filters, MemoryRecord
-    from kenning.freshness import record
     from kenning.model import Memory, content_hash, new_memory_id, resolve_type
 
     base = np.stack([r.vector for r in store.backend.iterate(Filters())])
     now = datetime.now(UTC)
-    blobs = {i: record([project_file(i)], store.project.files_root) for i in range(PROJECT_FILES)}
     batch: list[MemoryRecord] = []
     for i in range(max(0, count)):
         v = base[i % len(base)] + np.random.default_rng(i).normal(0, 0.05, base.shape[1])
@@ -196,7 +195,6 @@ def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> N
             store.group_id,
             now - timedelta(days=i % 90),
             content_hash(text),
-            metadata={"file_blobs": blob} if (blob := blobs[(offset + i) % PROJECT_FILES]) else {},
         )
         batch.append(MemoryRecord(memory, v))
         if len(batch) == 1000:
@@ -230,6 +228,26 @@ def git_project(base: Path, files: int = 0) -> Path:
         path.parent.mkdir(exist_ok=True)
         path.write_text(f"def handler_{i}():\n    return {i}\n")
     return root
+
+
+def name_project_files(store) -> None:  # type: ignore[no-untyped-def]
+    """Give every memory the freshness record of one project file, as if its text named it
+    (straight through the backend, like :func:`fill_with_perturbed`; the disk figure is
+    taken before, so it stays comparable with runs before freshness existed)."""
+    from dataclasses import replace
+
+    from kenning.backends.base import Filters, MemoryRecord
+    from kenning.freshness import FILES_KEY, record
+
+    blobs = {i: record([project_file(i)], store.project.files_root) for i in range(PROJECT_FILES)}
+    batch: list[MemoryRecord] = []
+    for n, rec in enumerate(list(store.backend.iterate(Filters()))):
+        metadata = {**rec.memory.metadata, FILES_KEY: blobs[n % PROJECT_FILES]}
+        batch.append(MemoryRecord(replace(rec.memory, metadata=metadata), rec.vector))
+        if len(batch) == 1000:
+            store.backend.upsert(batch)
+            batch = []
+    store.backend.upsert(batch)
 
 
 def change_some_files(root: Path, every: int = 5) -> int:
@@ -278,6 +296,20 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
         }
 
         fill_with_perturbed(store, memories - stored, rng, offset=sample)
+
+        db = Path(store.backend.location)
+        store.backend._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+        text_bytes = sum(len(note(random.Random(7), 0).encode()) for _ in range(1)) * memories
+        per = size / memories
+        out["disk"] = {
+            "bytes_per_memory": per,
+            "text_bytes_per_memory": text_bytes / memories,
+            "overhead_bytes_per_memory": per - text_bytes / memories,
+            "target_overhead_bytes": 3072,
+        }
+
+        name_project_files(store)
         out["stale_files"] = change_some_files(root)
         time.sleep(2.1)  # files changed in the last 2 s are re-hashed on every check
 
@@ -329,18 +361,7 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
         out["recall_vs_embed_ratio"] = statistics.median(recall_ms) / statistics.median(embed_ms)
         out["search_vs_recall_ratio"] = statistics.median(search_ms) / statistics.median(recall_ms)
 
-        db = Path(store.backend.location)
-        store.backend._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
-        size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
-        text_bytes = sum(len(note(random.Random(7), 0).encode()) for _ in range(1)) * memories
-        per = size / memories
-        out["disk"] = {
-            "bytes_per_memory": per,
-            "text_bytes_per_memory": text_bytes / memories,
-            "overhead_bytes_per_memory": per - text_bytes / memories,
-            "target_overhead_bytes": 3072,
-        }
 
         env = {**os.environ}
         kenning_cmd = [

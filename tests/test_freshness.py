@@ -149,6 +149,23 @@ def test_a_note_for_another_project_records_nothing(store: MemoryStore, files: P
     assert memory is not None and FILES_KEY not in memory.metadata
 
 
+def test_another_projects_record_survives_review_and_edit(
+    store: MemoryStore, files: Path
+) -> None:
+    """A memory of another project (say, seen on the page with project=all) keeps the record
+    made in its own checkout: this checkout's files say nothing about it."""
+    theirs = {"lib/x.py": "a" * 40}
+    result = store.remember(
+        "Their lib/x.py parses dates.", "rule", group_id="someone/else", metadata={FILES_KEY: theirs}
+    )
+    memory_id = result.id or ""
+    store.mark_reviewed(memory_id)
+    assert store.update(memory_id, content="Their lib/x.py parses dates in UTC.").status == "stored"
+    memory = store.get(memory_id)
+    assert memory is not None and memory.metadata[FILES_KEY] == theirs
+    assert store.freshness([memory]) == {}  # not checked against this checkout
+
+
 # -- when a memory is stale -------------------------------------------------------------------
 
 

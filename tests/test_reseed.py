@@ -164,6 +164,9 @@ def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Pat
     status = {f.path: f.status for f in report.files}
     assert status["db/db.md"] == "failed" and status["npm/npm.md"] == "skipped"
     assert report.retired == 0 and len(of(store, "db")) == 1 and len(of(store, "npm")) == 1
+    # a broken doc is not read again until it changes: it cannot hold up a capped run
+    quiet = seed_solutions(store, docs, changed_only=True, max_docs=1)
+    assert (quiet.unchanged, quiet.pending, quiet.failed) == (3, 0, 0)
 
 
 def test_changed_only_reads_only_the_docs_whose_blob_changed(
@@ -327,3 +330,35 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "No module named &apos;widgetlib&apos;" in context  # the listing still runs
     assert 'stale="true"' in context  # the db entry still holds the old fix: marked
+
+
+def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
+    """``*/*.md`` one folder down, files only (symlinks followed), never under archived/:
+    the scan the hook runs at every session start says exactly what the glob says."""
+    from kenning.solution_docs import scan_solution_docs
+
+    root = tmp_path / "solutions"
+    for rel in (
+        "db/a.md",
+        "db/.hidden.md",
+        "db-x/b.md",
+        "archived/old.md",
+        "top.md",
+        "db/notes.txt",
+        "db/deep/c.md",
+        "Z/upper.md",
+    ):
+        write(root, rel, "x")
+    (root / "db" / "dir.md").mkdir()
+    (root / "linked").symlink_to(root / "db")
+    (root / "db" / "broken.md").symlink_to(tmp_path / "nowhere.md")
+    (root / "db" / "alias.md").symlink_to(root / "db" / "a.md")
+    expected = sorted(
+        p
+        for p in root.glob("*/*.md")
+        if "/archived/" not in "/" + p.relative_to(root).as_posix() and p.is_file()
+    )
+    found = scan_solution_docs(root)
+    assert [Path(path) for _, path, _ in found] == expected
+    assert [rel for rel, _, _ in found] == [p.relative_to(root).as_posix() for p in expected]
+    assert "db/broken.md" not in {rel for rel, _, _ in found} and len(found) == 8

@@ -44,13 +44,15 @@ TEMPORAL_WEIGHT = 0.3
 #: Why 0.05: a stale memory may still be right (the file changed elsewhere) or wrong (the
 #: code it describes moved on); nothing in the file says which. The penalty should settle
 #: near-ties in favour of the fresh memory and leave a clearly better stale match on top.
-#: Measured with ``python -m bench quality`` (its ``stale penalty`` section) on the hybrid
-#: scores of the eval sets: a correct top-1 hit leads the runner-up by less than 0.05 in
-#: 7–23 % of queries (rust 7 %, rust masked 11 %, ruff 13 %, ruff masked 23 %, yellow 13 %,
-#: LoCoMo 16 %), so a stale correct answer keeps its rank in 77–93 % of queries; and in
-#: those sets a correct answer at rank 2 trails a wrong top-1 by less than 0.05 in at most
-#: 9 % of queries, where a stale wrong top-1 would give way to it. The quality figures
-#: themselves do not move (they contain no stale memory). Configurable
+#: Measured by ``python -m bench quality`` (its ``stale penalty`` table, ``stale_penalty``
+#: in quality.json with a sweep) on the hybrid scores of the six eval sets: at 0.05,
+#: 74–89 % of correct top-1 answers would keep their rank were they stale and the runner-up
+#: fresh (yellow 84 %, rust 85 %, rust masked 87 %, ruff 89 %, ruff masked 82 %, LoCoMo
+#: 74 %), and in 1.4–7.4 % of queries a correct answer at rank 2 would rise past a stale
+#: wrong top-1. At 0.1 the kept share
+#: falls to 57–80 %, at 0.2 to 28–62 % (it buries right answers); at 0.02 it keeps 88–96 %
+#: but settles few ties. The quality figures themselves do not move (no memory there is
+#: stale; identical to the run before this penalty existed). Configurable
 #: (:mod:`kenning.config`): ``stale_penalty`` in ``.kenning/config.toml`` or
 #: ``KENNING_STALE_PENALTY`` (0 ranks stale memories as fresh ones; they are still marked).
 STALE_PENALTY = 0.05

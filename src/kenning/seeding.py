@@ -45,7 +45,7 @@ from .errorfix import parse_error_fix
 from .errors import UserInputError
 from .freshness import blob_hash, recorded_files
 from .model import NEAR_DUPLICATE, STORED, Memory
-from .solution_docs import discover_solution_docs, parse_solution_doc
+from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -294,6 +294,7 @@ class _Doc:
     ids: list[str] = field(default_factory=list)
     entries: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    retry: bool = False  # a write failed: not recorded as seen, read again next run
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
@@ -313,14 +314,6 @@ def _is_gone(directory: Path, rel: str) -> bool:
     except OSError:
         return False
     return not stat.S_ISREG(st.st_mode)
-
-
-def _stat_hint(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def seed_solutions(
@@ -361,7 +354,7 @@ def seed_solutions(
             resolved_dir.relative_to(inside).as_posix() if inside is not None else directory.name
         )
     prefix = source_prefix.strip("/")
-    docs = discover_solution_docs(directory)
+    docs = scan_solution_docs(directory)
     if total:
         total(len(docs))
 
@@ -369,40 +362,39 @@ def seed_solutions(
     folder = state["folders"].get(prefix)
     known: dict[str, list[Any]] = folder["docs"] if folder else {}
     incremental = changed_only and folder is not None
-    reports: dict[Path, FileReport] = {}
+    reports: dict[str, FileReport] = {}
     next_known: dict[str, list[Any]] = {}
     work: list[_Doc] = []
     texts: dict[Path, str] = {}
     pending = 0
-    for path in docs:
-        rel = os.path.relpath(path, directory).replace(os.sep, "/")
-        stat_hint = _stat_hint(path)
+    for rel, where, st in docs:
         hint = known.get(rel)
-        if incremental and hint is not None and (hint[1], hint[2]) == stat_hint:
-            reports[path] = FileReport(rel, "unchanged")
+        if incremental and hint is not None and hint[1] == st.st_mtime_ns and hint[2] == st.st_size:
+            reports[rel] = FileReport(rel, "unchanged")
             next_known[rel] = hint
             continue
-        data, text, problem = _read_doc(path, directory, files_root)
+        path = Path(where)
+        data, text, problem = _read_doc(path, directory, store.project.root)
         if problem is not None or data is None or text is None:
-            reports[path] = FileReport(rel, "failed", problem)
+            reports[rel] = FileReport(rel, "failed", problem)
             if hint is not None:
                 next_known[rel] = hint  # what was seeded from it is still in the store
             continue
         blob = blob_hash(data)
-        mtime, size = stat_hint or (0, len(data))
+        seen = [blob, st.st_mtime_ns, st.st_size]
         if incremental and hint is not None and hint[0] == blob:
-            reports[path] = FileReport(rel, "unchanged")
-            next_known[rel] = [blob, mtime, size]
+            reports[rel] = FileReport(rel, "unchanged")
+            next_known[rel] = seen
             continue
         if max_docs is not None and len(work) >= max_docs:
-            reports[path] = FileReport(rel, "pending", "changed; left for the next run")
+            reports[rel] = FileReport(rel, "pending", "changed; left for the next run")
             pending += 1
             if hint is not None:
                 next_known[rel] = hint
             continue
         texts[path] = text
-        work.append(_Doc(path, rel, [blob, mtime, size]))
-    discovered = {os.path.relpath(p, directory).replace(os.sep, "/") for p in docs}
+        work.append(_Doc(path, rel, seen))
+    discovered = {rel for rel, _, _ in docs}
     gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
 
     gone_reports: list[FileReport] = []
@@ -411,7 +403,9 @@ def seed_solutions(
             store, directory, prefix, work, texts, gone, discovered, reports, incremental
         )
 
-    written = {d.rel: d.hint for d in work if d.status != "failed" and d.hint is not None}
+    # A doc whose write failed is read again next time; one that cannot be parsed is not
+    # (until it changes), so broken docs never hold up a capped run.
+    written = {d.rel: d.hint for d in work if not d.retry and d.hint is not None}
     folder_state = {
         "dir": resolved_dir.relative_to(files_root).as_posix()
         if resolved_dir.is_relative_to(files_root)
@@ -423,7 +417,7 @@ def seed_solutions(
     if progress:
         progress(len(docs))
 
-    files = tuple(reports[p] for p in docs) + tuple(gone_reports)
+    files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports)
     counts: dict[str, int] = {}
     for doc in work:
         for what, n in doc.counts.items():
@@ -452,7 +446,7 @@ def _run(
     texts: dict[Path, str],
     gone: list[str],
     discovered: set[str],
-    reports: dict[Path, FileReport],
+    reports: dict[str, FileReport],
     incremental: bool,
 ) -> list[FileReport]:
     """Parse the documents in ``work``, plan each against its stored entries, and apply the
@@ -534,10 +528,15 @@ def _run(
                 store.forget(memory_id)
                 doc.count("retired")
                 doc.count("duplicate")
+                doc.reason = (
+                    f"the new text is a near-duplicate of memory {result.id}; "
+                    "the outdated entry was retired"
+                )
                 if result.id:
                     doc.ids.append(result.id)
             else:
                 doc.status, doc.reason = "failed", result.reason or result.status
+                doc.retry = True
         for memory in doc.plan.keep:
             doc.count("duplicate")
             doc.ids.append(memory.id)
@@ -563,6 +562,7 @@ def _run(
             doc.count("duplicate")
         else:
             doc.status, doc.reason = "failed", result.reason or result.status
+            doc.retry = True
             continue
         if result.id:
             doc.ids.append(result.id)
@@ -577,7 +577,7 @@ def _run(
                 doc.status = "retired"
             else:
                 doc.status, doc.reason = "duplicate", "every entry is already stored"
-        reports[doc.path] = FileReport(
+        reports[doc.rel] = FileReport(
             doc.rel, doc.status, doc.reason, doc.entries, tuple(dict.fromkeys(doc.ids))
         )
     return gone_reports

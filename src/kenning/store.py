@@ -807,8 +807,12 @@ class MemoryStore:
         return refreshed
 
     def _with_files_recorded(self, memory: Memory) -> Memory:
+        """``memory`` with the files it names recorded as they are now in this checkout
+        (another project's memory is returned as it is: its files are not here)."""
         import dataclasses
 
+        if memory.group_id != self.group_id:
+            return memory
         metadata = {k: v for k, v in memory.metadata.items() if k != "file_blobs"}
         files = self._files_named(memory.content, memory.source, metadata, memory.group_id)
         if files:
@@ -1000,6 +1004,9 @@ class MemoryStore:
                     )
                 old = found[0]
                 derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
+                if old.group_id != self.group_id and "file_blobs" in old.metadata:
+                    # another project's files are not in this checkout: keep its record
+                    derived["file_blobs"] = old.metadata["file_blobs"]
                 # The type as it was asked for, so that the same rules map it again
                 # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).
                 asked = type if type is not None else old.metadata.get("given_type", old.type)
