@@ -54,17 +54,52 @@ PARTS = [
 ]  # fmt: skip
 
 
+EVAL = Path(
+    os.environ.get(
+        "KENNING_EVAL_DIR", Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+    )
+)
+
+
+def real_errors() -> list[tuple[str, str, str]]:
+    """Real diagnostics with the text that explains them, ``(code, error, explanation)``:
+    ruff's and rustc's from ``shared/eval`` (read, never copied), 612 of them; [] without
+    the evaluation data."""
+    out = []
+    for folder, prefix in (("ruff-rules", "ruff"), ("rust-errors", "rustc")):
+        corpus_path, queries_path = (
+            EVAL / folder / "corpus.jsonl",
+            EVAL / folder / "queries_dev.jsonl",
+        )
+        if not corpus_path.is_file() or not queries_path.is_file():
+            return []
+        corpus = {
+            d["_id"]: d["text"] for d in map(json.loads, corpus_path.read_text().splitlines())
+        }
+        for q in map(json.loads, queries_path.read_text().splitlines()):
+            text = corpus.get(q["expected_code"], "")
+            prose = " ".join(
+                line for line in text.splitlines() if line and not line.startswith(("#", "`"))
+            )
+            out.append((q["expected_code"], f"{prefix}: {q['text']}", prose[:300]))
+    return out
+
+
+REAL = real_errors()
+
+
 def doc_text(i: int, fix: str | None = None) -> str:
-    """Doc ``i``: its own error message and fix, in words drawn evenly from 4,000 made-up
-    identifiers (so that no two docs' entries are near-duplicates of each other)."""
+    """Doc ``i``: a real diagnostic (ruff or rustc) as its error and the rule's explanation
+    as its fix, so docs differ as real ones do (made-up words when the data is missing)."""
     rng = random.Random(i)
-
-    def words(rng: random.Random, n: int) -> str:
-        return " ".join(rng.choice(VOCAB) for _ in range(n))
-
+    if REAL:
+        code, error, explanation = REAL[i % len(REAL)]
+        error = f"{error} [{code}]"
+        fix = fix or explanation
+    else:
+        error = f"{' '.join(rng.choice(VOCAB) for _ in range(10))} (E{1000 + i})"
+        fix = fix or " ".join(rng.choice(VOCAB) for _ in range(18)) + "."
     part, verb = PARTS[i % len(PARTS)], rng.choice(VERBS)
-    error = f"{words(rng, 2)} {verb}: {words(rng, 8)} (E{1000 + i})"
-    fix = fix or f"{words(rng, 18)}."
     return (
         f"---\ntitle: {part} {verb} ({i})\ntrack: bug\nproblem: the {part} step {verb} in m{i}\n"
         f"---\n# {part} {verb}\n\nThe job fails with:\n\n```\n{error}\n```\n\n## Fix\n\n{fix}\n"
@@ -164,8 +199,8 @@ def run(docs: int, runs: int, hook_runs: int) -> dict[str, Any]:
         for n in range(runs):
             i = (n * 37) % docs
             path = folder / f"cat{i % CATEGORIES:02d}" / f"doc{i:04d}.md"
-            fix = " ".join(random.Random(-n - 1).choice(VOCAB) for _ in range(18))
-            fix += f" (rewrite {n})."
+            other = REAL[(i + 97) % len(REAL)][2] if REAL else "a new fix"
+            fix = f"{other} (rewrite {n})."
             path.write_text(doc_text(i, fix=fix))
             t = time.perf_counter()
             (report,) = reseed_changed(store)
