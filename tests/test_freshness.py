@@ -149,14 +149,15 @@ def test_a_note_for_another_project_records_nothing(store: MemoryStore, files: P
     assert memory is not None and FILES_KEY not in memory.metadata
 
 
-def test_another_projects_record_survives_review_and_edit(
-    store: MemoryStore, files: Path
-) -> None:
+def test_another_projects_record_survives_review_and_edit(store: MemoryStore, files: Path) -> None:
     """A memory of another project (say, seen on the page with project=all) keeps the record
     made in its own checkout: this checkout's files say nothing about it."""
     theirs = {"lib/x.py": "a" * 40}
     result = store.remember(
-        "Their lib/x.py parses dates.", "rule", group_id="someone/else", metadata={FILES_KEY: theirs}
+        "Their lib/x.py parses dates.",
+        "rule",
+        group_id="someone/else",
+        metadata={FILES_KEY: theirs},
     )
     memory_id = result.id or ""
     store.mark_reviewed(memory_id)
@@ -269,18 +270,18 @@ def test_a_recorded_path_that_became_unsafe_is_stale(store: MemoryStore, files: 
 def test_a_forged_record_is_checked_like_any_stored_path(store: MemoryStore, files: Path) -> None:
     """The record is stored data: a path in it that leaves the project is refused, never
     read, and malformed entries are ignored."""
-    forged = {"../../etc/passwd": "0" * 40, "src/auth.py": "not a hash", "/etc/hostname": "1" * 40}
+    forged = {"../../etc/hosts": "0" * 40, "src/auth.py": "not a hash", "/etc/hostname": "1" * 40}
     result = store.remember("A note with a forged record.", "rule", metadata={FILES_KEY: forged})
     memory = store.get(result.id or "")
     assert memory is not None
     assert recorded_files(memory.metadata) == {
-        "../../etc/passwd": "0" * 40,
+        "../../etc/hosts": "0" * 40,
         "/etc/hostname": "1" * 40,
     }
     state = stale_of(store, memory.id)
     assert state is not None
     assert {f.path: f.status for f in state.files} == {
-        "../../etc/passwd": "refused",
+        "../../etc/hosts": "refused",
         "/etc/hostname": "refused",
     }
     assert all(f.current is None for f in state.files)

@@ -309,7 +309,8 @@ class MemoryStore:
         metadata, found = redact_value(metadata)
         _add_counts(redactions, found)
         stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
-        files = self._files_named(text, item.source, metadata, group_id)
+        # after redaction: a recorded path is stored data too
+        files = self._files_named(text, source, metadata, group_id)
         if files:
             metadata["file_blobs"] = files
         return PreparedMemory(
