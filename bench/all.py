@@ -12,7 +12,9 @@ still run; no number is ever filled in for a step that did not run):
 * ``scaling`` — here: kenning's embedded store at 1k / 10k / 100k (1M: --full): warm recall
   latency, resident memory, cold ``kenning recall`` (wall, peak RSS), ingest, disk;
 * ``transfer`` — ``bench/transfer.py``: migrate and import of 100k memories into PostgreSQL;
-* ``peer``    — ``bench/peer_ruvector.py``: kenning vs ruvector 0.2.34 and latest over MCP.
+* ``peer``    — ``bench/peer_ruvector.py``: kenning vs ruvector 0.2.34 and latest over MCP;
+* ``freshness`` — ``bench/freshness.py``: re-seeding changed solution docs (500 docs: no
+  change, one change) and the session-start hook, vs ``git ls-files -s``.
 
     python -m bench all [--smoke] [--full] [--no-docs] [--results DIR] [--only a,b] [--skip a,b]
     python -m bench docs [--results DIR]      # plots + docs/benchmarks.md from the JSON
@@ -46,7 +48,17 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "all"
 CACHE = ROOT / "bench" / "results" / "cache"
 DOCS = ROOT / "docs"
-STEPS = ("quality", "dedup", "recall", "mcp", "scale", "scaling", "transfer", "peer")
+STEPS = (
+    "quality",
+    "dedup",
+    "recall",
+    "mcp",
+    "scale",
+    "scaling",
+    "transfer",
+    "peer",
+    "freshness",
+)
 SCALING_SIZES = (1_000, 10_000, 100_000)
 STEP_TIMEOUT_S = 1800
 RETRY_BELOW_S = 300
@@ -81,6 +93,8 @@ def step_command(step: str, smoke: bool, full: bool, results: Path, cache: Path)
         return [*base, "scaling", "--results", str(results), *flag, *(["--full"] if full else [])]
     if step == "peer":
         return [*base, "peer", "--results", str(results), "--cache", str(cache), *flag]
+    if step == "freshness":
+        return [*base, "run-module", "freshness", str(results), *flag]
     raise ValueError(step)
 
 

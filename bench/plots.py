@@ -231,7 +231,17 @@ def render_docs(results: Path, docs: Path) -> Path:
     summary = _load(results, "all.json") or {}
     data = {
         name: _load_checked(results, name, summary)
-        for name in ("quality", "dedup", "recall", "mcp", "scale", "scaling", "transfer", "peer")
+        for name in (
+            "quality",
+            "dedup",
+            "recall",
+            "mcp",
+            "scale",
+            "scaling",
+            "transfer",
+            "peer",
+            "freshness",
+        )
     }
     plots = {
         "peer": data["peer"] is not None and plot_peer(data["peer"], img / "peer.png"),
@@ -269,6 +279,7 @@ def render_docs(results: Path, docs: Path) -> Path:
         _transfer_section(data["transfer"]),
         _recall_section(data["recall"]),
         _mcp_section(data["mcp"]),
+        _freshness_section(data["freshness"]),
         _targets_section(data),
         _missing_section(summary, data),
     ]
@@ -824,6 +835,19 @@ def _mcp_section(mcp: dict[str, Any] | None) -> str:
     return head + "`bench/mcp.py`.\n\n```text\n" + table(mcp) + "\n```\n"
 
 
+def _freshness_section(freshness: dict[str, Any] | None) -> str:
+    head = "## Freshness: re-seeding changed solution docs at session start\n\n"
+    if freshness is None:
+        return head + "Not run: `freshness.json` is missing.\n"
+    from bench.freshness import table
+
+    return (
+        head + "`bench/freshness.py`: a real git repository of solution docs, seeded once; "
+        "what `kenning hook session-start` pays to re-seed the docs whose blob hash changed "
+        "(its docstring says how).\n\n```text\n" + table(freshness) + "\n```\n"
+    )
+
+
 def _targets_section(data: dict[str, Any]) -> str:
     rows: list[tuple[str, str, str, str]] = []
     sc = (data.get("scaling") or {}).get("sizes") or {}
@@ -1015,6 +1039,17 @@ def _targets_section(data: dict[str, Any]) -> str:
                     verdict(st["queries_that_differ"] == 0 if strict else share <= 0.01),
                 )
             )
+    fresh = data.get("freshness")
+    if fresh:
+        v = fresh["no_change_ms"]["p50"]
+        rows.append(
+            (
+                f"session-start re-seed check, {fresh['docs']} docs, no change (freshness.py)",
+                f"≤ {fresh['target_no_change_ms']:g} ms",
+                f"{v:.1f} ms ({fresh['no_change_vs_baseline']:.2f}× `git ls-files -s`)",
+                verdict(v <= fresh["target_no_change_ms"]),
+            )
+        )
     if "1000000" not in sc:
         rows.append(
             ("1M memories, recall p50 (server backend)", "≤ 100 ms", "not run (needs --full)", "—")

@@ -23,7 +23,11 @@ and wrong in the other.
 
 For each: top-1, recall@5 and MRR@10, for the three modes, in one run. Then calibration
 (highest score of an unrelated query vs the protocol floors). Dedup itself is measured by
-``bench/dedup.py``.
+``bench/dedup.py``. Then what the stale penalty can do to the hybrid ranking (no memory here
+is stale, so the figures above do not move with it): how often a correct top-1 leads the
+runner-up by less than the penalty (it would drop to rank 2 were it stale and the runner-up
+fresh), and how often a correct answer at rank 2 trails a wrong top-1 by less (it would rise
+to rank 1 were that one stale).
 
     python -m bench.quality [--smoke] [--write-docs]
 """
@@ -200,6 +204,51 @@ def evaluate(  # type: ignore[no-untyped-def]
     return out, right
 
 
+#: Penalties compared in ``stale_penalty`` (the JSON); the table shows the default.
+PENALTY_SWEEP = (0.02, 0.05, 0.1, 0.2)
+
+
+def penalty_effect(store, s: EvalSet, embedder, holder: dict[str, str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What :data:`kenning.protocol.STALE_PENALTY` (and the penalties of
+    :data:`PENALTY_SWEEP`) can change in the hybrid ranking of ``s`` (see the module
+    docstring); shares of the set's queries."""
+    from kenning import protocol
+    from kenning.backends.base import Filters
+
+    qvecs = embed_cached(embedder, [q[1] for q in s.queries])
+    gaps_correct: list[float] = []  # top-1 correct: its lead over the runner-up
+    gaps_second: list[float] = []  # top-1 wrong, rank 2 correct: how far behind it is
+    for (_, text, gold_docs, group), vec in zip(s.queries, qvecs, strict=True):
+        gold = {holder.get(g, g) for g in gold_docs}
+        hits = store.retrieve(text, 10, Filters(group_id=group), mode="hybrid", vector=vec)
+        if len(hits) < 2:
+            continue
+        (first, s1), (second, s2) = (hits[0][0], hits[0][1]), (hits[1][0], hits[1][1])
+        if first.id in gold:
+            gaps_correct.append(s1 - s2)
+        elif second.id in gold:
+            gaps_second.append(s1 - s2)
+    n = len(s.queries)
+
+    def at(penalty: float) -> dict[str, float]:
+        close = sum(g < penalty for g in gaps_correct)
+        return {
+            "correct_top1_within_penalty": close / n,
+            "correct_top1_kept_if_stale": (len(gaps_correct) - close) / len(gaps_correct)
+            if gaps_correct
+            else float("nan"),
+            "correct_second_within_penalty": sum(g < penalty for g in gaps_second) / n,
+        }
+
+    return {
+        "penalty": protocol.STALE_PENALTY,
+        "queries": n,
+        "correct_top1": len(gaps_correct) / n,
+        **at(protocol.STALE_PENALTY),
+        "sweep": {str(p): at(p) for p in PENALTY_SWEEP},
+    }
+
+
 def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: ignore[no-untyped-def]
     """The BM25-only baseline: FTS5 BM25 over every query term (kenning's own lexical side
     leaves near-ubiquitous terms out for speed; the baseline does not)."""
@@ -317,6 +366,20 @@ def table(results: dict[str, object]) -> str:
         lines.append(
             f"| LoCoMo other-conversation ≥ 0.5 | {d['above_floor']}/{d['queries']} | {h['above_floor']}/{h['queries']} |"
         )
+    if "stale_penalty" in results:
+        lines.append("")
+        penalty = next(iter(results["stale_penalty"].values()))["penalty"]  # type: ignore[union-attr]
+        lines.append(
+            f"| stale penalty {penalty:g} (hybrid) | correct top-1 | … leading by < {penalty:g} "
+            "(would drop if stale) | kept if stale | correct at rank 2, < "
+            f"{penalty:g} behind a wrong top-1 |"
+        )
+        lines.append("|---|---|---|---|---|")
+        for name, e in results["stale_penalty"].items():  # type: ignore[union-attr]
+            lines.append(
+                f"| {name} | {e['correct_top1']:.3f} | {e['correct_top1_within_penalty']:.3f} | "
+                f"{e['correct_top1_kept_if_stale']:.3f} | {e['correct_second_within_penalty']:.3f} |"
+            )
     return "\n".join(lines)
 
 
@@ -363,6 +426,9 @@ def main() -> None:
                 ),
             }
             results["sets"][s.name] = by_mode  # type: ignore[index]
+            results.setdefault("stale_penalty", {})[s.name] = penalty_effect(  # type: ignore[union-attr]
+                store, s, embedder, holder
+            )
             print(
                 f"{s.name}: "
                 + ", ".join(f"{m} top1={v['top1']:.3f}" for m, v in by_mode.items() if m in MODES)

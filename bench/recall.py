@@ -5,6 +5,11 @@ shared and noisy, so ratios are what to trust):
 
 * ingest (embed + dedup + store) vs the model's own batched onnxruntime throughput;
 * warm recall (embed query + search + protocol) vs embedding the query alone;
+* warm recall with the stale check (on by default) vs the same recall with it turned off,
+  interleaved query by query: every memory here is given the freshness record of one of 50
+  files of the project (a fifth of those files change afterwards), so each recall hashes —
+  or finds in its cache — the file of every candidate it ranks (the disk figure is taken
+  before the records are added);
 * cascading search (up to 3 collection queries) vs single-collection recall;
 * cold ``kenning recall`` process vs a bare ``python -c pass`` process;
 * disk per memory vs the memory's own text.
@@ -156,6 +161,14 @@ def words(rng: random.Random, n: int) -> str:
     return " ".join(rng.choices(VOCAB, weights=ZIPF, k=n))
 
 
+#: Files of the benchmark's project that its notes name (freshness records them).
+PROJECT_FILES = 50
+
+
+def project_file(i: int) -> str:
+    return f"src/mod{i % PROJECT_FILES:02d}.py"
+
+
 def note(rng: random.Random, i: int) -> str:
     return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)}."
 
@@ -205,11 +218,45 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
-def git_project(base: Path) -> Path:
+def git_project(base: Path, files: int = 0) -> Path:
+    """A git repository; with ``files``, that many source files the notes can name."""
     root = base / "proj"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i in range(files):
+        path = root / project_file(i)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"def handler_{i}():\n    return {i}\n")
     return root
+
+
+def name_project_files(store) -> None:  # type: ignore[no-untyped-def]
+    """Give every memory the freshness record of one project file, as if its text named it
+    (straight through the backend, like :func:`fill_with_perturbed`; the disk figure is
+    taken before, so it stays comparable with runs before freshness existed)."""
+    from dataclasses import replace
+
+    from kenning.backends.base import Filters, MemoryRecord
+    from kenning.freshness import FILES_KEY, record
+
+    blobs = {i: record([project_file(i)], store.project.files_root) for i in range(PROJECT_FILES)}
+    batch: list[MemoryRecord] = []
+    for n, rec in enumerate(list(store.backend.iterate(Filters()))):
+        metadata = {**rec.memory.metadata, FILES_KEY: blobs[n % PROJECT_FILES]}
+        batch.append(MemoryRecord(replace(rec.memory, metadata=metadata), rec.vector))
+        if len(batch) == 1000:
+            store.backend.upsert(batch)
+            batch = []
+    store.backend.upsert(batch)
+
+
+def change_some_files(root: Path, every: int = 5) -> int:
+    """Rewrite every ``every``-th project file: memories naming them read as stale."""
+    changed = 0
+    for i in range(0, PROJECT_FILES, every):
+        (root / project_file(i)).write_text(f"def handler_{i}(x):\n    return x\n")
+        changed += 1
+    return changed
 
 
 def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, object]:
@@ -223,7 +270,7 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
     out: dict[str, object] = {"machine": machine(), "memories": memories}
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = git_project(Path(tmp))
+        root = git_project(Path(tmp), PROJECT_FILES)
         store = open_store(cwd=root, embedder=embedder)
 
         # Baseline: the model's own batched throughput (batches of 32), warm.
@@ -250,33 +297,8 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
 
         fill_with_perturbed(store, memories - stored, rng, offset=sample)
 
-        qs = [words(rng, 8) for _ in range(queries)]
-        for q in qs[:5]:  # warm-up, excluded
-            store.recall(q)
-            store.search(q, threshold=0.0)
-        embed_ms, recall_ms, search_ms, cascade_count = [], [], [], 0
-        for q in qs:
-            t = time.perf_counter()
-            embedder.embed([q])
-            embed_ms.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            store.recall(q)
-            recall_ms.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            # threshold 0.99 makes the primary collection come up short, so it always cascades
-            response = store.search(q, threshold=0.99)
-            search_ms.append((time.perf_counter() - t) * 1000)
-            cascade_count += response.expanded
-        out["warm_recall_ms"] = summary(recall_ms)
-        out["query_embed_ms"] = summary(embed_ms)
-        out["cascading_search_ms"] = summary(search_ms)
-        out["cascaded_queries"] = cascade_count
-        out["recall_vs_embed_ratio"] = statistics.median(recall_ms) / statistics.median(embed_ms)
-        out["search_vs_recall_ratio"] = statistics.median(search_ms) / statistics.median(recall_ms)
-
         db = Path(store.backend.location)
         store.backend._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        store.close()
         size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
         text_bytes = sum(len(note(random.Random(7), 0).encode()) for _ in range(1)) * memories
         per = size / memories
@@ -286,6 +308,60 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
             "overhead_bytes_per_memory": per - text_bytes / memories,
             "target_overhead_bytes": 3072,
         }
+
+        name_project_files(store)
+        out["stale_files"] = change_some_files(root)
+        time.sleep(2.1)  # files changed in the last 2 s are re-hashed on every check
+
+        qs = [words(rng, 8) for _ in range(queries)]
+        for q in qs[:5]:  # warm-up, excluded
+            store.recall(q)
+            store.search(q, threshold=0.0)
+        embed_ms, recall_ms, search_ms, cascade_count = [], [], [], 0
+        unchecked_ms: list[float] = []
+        wide_ms: list[float] = []
+        wide_unchecked_ms: list[float] = []
+        stale_hits = hits = 0
+        for q in qs:
+            t = time.perf_counter()
+            embedder.embed([q])
+            embed_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            result = store.recall(q)
+            recall_ms.append((time.perf_counter() - t) * 1000)
+            stale_hits += sum(h.stale for h in result.hits)
+            hits += len(result.hits)
+            store.check_freshness = False
+            t = time.perf_counter()
+            store.recall(q)
+            unchecked_ms.append((time.perf_counter() - t) * 1000)
+            # the widest check: a search with no threshold ranks (and checks) 20 candidates
+            t = time.perf_counter()
+            store.search(q, threshold=0.0, use_cascading=False)
+            wide_unchecked_ms.append((time.perf_counter() - t) * 1000)
+            store.check_freshness = True
+            t = time.perf_counter()
+            store.search(q, threshold=0.0, use_cascading=False)
+            wide_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            # threshold 0.99 makes the primary collection come up short, so it always cascades
+            response = store.search(q, threshold=0.99)
+            search_ms.append((time.perf_counter() - t) * 1000)
+            cascade_count += response.expanded
+        out["warm_recall_ms"] = summary(recall_ms)
+        out["warm_recall_no_stale_check_ms"] = summary(unchecked_ms)
+        out["stale_check_ratio"] = statistics.median(recall_ms) / statistics.median(unchecked_ms)
+        out["stale_hits"] = stale_hits
+        out["recall_hits"] = hits
+        out["search_20_checked_ms"] = summary(wide_ms)
+        out["search_20_unchecked_ms"] = summary(wide_unchecked_ms)
+        out["query_embed_ms"] = summary(embed_ms)
+        out["cascading_search_ms"] = summary(search_ms)
+        out["cascaded_queries"] = cascade_count
+        out["recall_vs_embed_ratio"] = statistics.median(recall_ms) / statistics.median(embed_ms)
+        out["search_vs_recall_ratio"] = statistics.median(search_ms) / statistics.median(recall_ms)
+
+        store.close()
 
         env = {**os.environ}
         kenning_cmd = [
@@ -315,6 +391,8 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
 def table(r: dict[str, object]) -> str:
     ing, disk = r["ingest"], r["disk"]
     wr, qe, cs = r["warm_recall_ms"], r["query_embed_ms"], r["cascading_search_ms"]
+    nc = r["warm_recall_no_stale_check_ms"]
+    sw, su = r["search_20_checked_ms"], r["search_20_unchecked_ms"]
     cold, bare = r["cold_cli_recall_s"], r["bare_python_s"]
     m = r["machine"]
     rows = [
@@ -332,6 +410,20 @@ def table(r: dict[str, object]) -> str:
             f"{qe['p50']:.2f} (embed query alone)",
             f"{r['recall_vs_embed_ratio']:.2f}",
             "ratio ≤ 1.3",
+        ),
+        (
+            "warm recall p50 ms, stale check on",
+            f"{wr['p50']:.2f} ({wr['min']:.2f}–{wr['max']:.2f})",
+            f"{nc['p50']:.2f} (check off)",
+            f"{r['stale_check_ratio']:.2f}",
+            "",
+        ),
+        (
+            "search p50 ms, 20 candidates checked",
+            f"{sw['p50']:.2f} ({sw['min']:.2f}–{sw['max']:.2f})",
+            f"{su['p50']:.2f} (check off)",
+            f"{sw['p50'] / su['p50']:.2f}",
+            "",
         ),
         (
             "cascading search p50 ms",
@@ -361,6 +453,10 @@ def table(r: dict[str, object]) -> str:
     ]
     lines.append(
         f"median of N runs (min–max); warm-up excluded; N = {wr['n']} queries, {cold['n']} cold runs"
+    )
+    lines.append(
+        f"every memory names one of {PROJECT_FILES} project files, {r['stale_files']} of them "
+        f"changed since: {r['stale_hits']} of the recalls' {r['recall_hits']} hits were stale"
     )
     for i, row in enumerate(rows):
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))

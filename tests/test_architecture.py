@@ -35,6 +35,7 @@ PURE = {
 }
 FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}
 IMPURE = {"store", "backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}
+IMPURE |= {"freshness"}  # hashes the files memories name, runs git
 
 
 def _modules() -> list[tuple[str, Path]]:

@@ -22,13 +22,19 @@ EVAL = Path(os.environ.get("KENNING_EVAL_DIR", ROOT.parent / "shared" / "eval"))
 pytestmark = needs_eval(EVAL)
 
 KEYS = {
-    "quality-smoke.json": {"sets", "calibration", "seconds"},
+    "quality-smoke.json": {"sets", "calibration", "seconds", "stale_penalty"},
     "dedup-smoke.json": {"sets", "variants", "pairs", "calibration", "seconds"},
     "recall-smoke.json": {"machine", "ingest", "warm_recall_ms", "cold_cli_recall_s", "disk"},
     "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
     "scale-smoke.json": {"machine", "sizes"},
     "scaling-smoke.json": {"machine", "sizes", "queries"},
     "peer-smoke.json": {"machine", "sets", "systems", "ratios", "versions"},
+    "freshness-smoke.json": {
+        "machine",
+        "no_change_ms",
+        "one_change_ms",
+        "baseline_git_ls_files_ms",
+    },
 }
 
 

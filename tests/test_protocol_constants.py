@@ -68,3 +68,19 @@ def test_cli_help_states_the_constants() -> None:
     assert f"({protocol.ERROR_RECALL_FLOOR} for error queries)" in flat
     assert f"keep the best {protocol.RECALL_KEEP}" in flat
     assert f"combined text to {protocol.RECALL_CHAR_BUDGET} characters" in flat
+
+
+def test_readme_states_the_freshness_constants() -> None:
+    from kenning.freshness import MAX_RECORDED_FILES
+    from kenning.hooks.claude_code import SESSION_RESEED_MAX_DOCS
+
+    for pattern, expected in (
+        (r"stale memory's score is lowered by (0\.\d+)", protocol.STALE_PENALTY),
+        (r"how much lower a stale memory ranks \(default (0\.\d+)", protocol.STALE_PENALTY),
+        (r"Stale: src/db\.py changed \(score -(0\.\d+)\)", protocol.STALE_PENALTY),
+        (r"the git blob hash of each \(at most (\d+)\)", MAX_RECORDED_FILES),
+        (r"at most (\d+) changed docs per\s+session", SESSION_RESEED_MAX_DOCS),
+    ):
+        found = _numbers_after(README, pattern)
+        assert found, f"README no longer states {pattern!r}"
+        assert all(value == expected for value in found), (pattern, found, expected)

@@ -121,6 +121,15 @@ def start_ui(cwd: Path, log: Path, *args: str) -> Server:
 @pytest.fixture(scope="module")
 def ui_project(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> dict[str, Any]:
     root = make_repo(tmp_path_factory.mktemp("ui") / "proj", "git@github.com:Acme/Widgets.git")
+    # the document DB_LOCKED names: its memory records it (the stale filter's test)
+    (root / "docs" / "solutions").mkdir(parents=True)
+    (root / "docs" / "solutions" / "db.md").write_text("# Locked\n\n## Fix\n\nEnable WAL.\n")
+    subprocess.run(["git", "add", "docs"], cwd=root, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "doc"],
+        cwd=root,
+        check=True,
+    )
     (root / ".kenning").mkdir()
     # Search on this page and in `kenning search` read the same settings: a lower bar than
     # the default, so that short test queries have results; and the recall log on.
@@ -515,6 +524,37 @@ def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:
         memory = store.get(target)
     assert memory is not None and memory.content == DEPLOY
     assert page.inner_text("article.memory dd.reviewed") == memory.metadata["reviewed_at"]
+
+
+def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
+    ids = ui_project["ids"]
+    doc = ui_project["root"] / "docs" / "solutions" / "db.md"
+    page.goto(ui.base + "/?stale=stale")
+    assert ids_on(page) == []
+    assert "files unchanged" in page.goto(ui.base + "/memory?id=" + ids["db"]).text()  # type: ignore[union-attr]
+    doc.write_text(doc.read_text() + "\nAlso set busy_timeout.\n")
+    try:
+        page.goto(ui.base + "/")
+        page.select_option("select[name=stale]", "stale")
+        page.click("button:has-text('Apply')")
+        assert ids_on(page) == [ids["db"]]
+        assert page.inner_text("li.memory dd.stale") == "stale: docs/solutions/db.md changed"
+        page.select_option("select[name=stale]", "fresh")
+        page.click("button:has-text('Apply')")
+        shown = ids_on(page)
+        assert shown and ids["db"] not in shown and ids["port"] in shown
+        # search results carry the mark too
+        page.goto(ui.base + "/?q=" + quote("sqlite database is locked"))
+        assert page.locator(f"li.memory.is-stale[data-id='{ids['db']}'] dd.stale").count() == 1
+        # a person checked it against the document as it is now: fresh again
+        page.goto(ui.base + "/memory?id=" + ids["db"])
+        page.click("button:has-text('Mark reviewed')")
+        assert page.locator("article.memory dd.fresh").count() == 1
+        page.goto(ui.base + "/?stale=stale")
+        assert ids_on(page) == []
+    finally:
+        with store_of(ui_project) as store:
+            store.refresh_files(ids["db"])
 
 
 # -- the command ----------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_page_filters_from_the_address() -> None:
     f = PageFilters.from_params(
         {"q": "  locked  ", "age": ">90", "limit": "9999", "stale": "stale"}
     )
-    assert (f.query, f.age, f.limit, f.stale) == ("locked", ">90", 500, "")  # stale: not yet
+    assert (f.query, f.age, f.limit, f.stale) == ("locked", ">90", 500, "stale")
     after, before = f.stored_window(NOW)
     assert after is None and before == NOW - timedelta(days=90)
     assert f.narrows_after_search
@@ -76,15 +76,18 @@ def test_page_filters_from_the_address() -> None:
     assert PageFilters(query="a b", type="rule").params(limit=40) == "q=a+b&type=rule&limit=40"
     with pytest.raises(UserInputError, match="unknown age filter"):
         PageFilters.from_params({"age": "42"})
+    with pytest.raises(UserInputError, match="unknown stale filter"):
+        PageFilters.from_params({"stale": "mouldy"})
 
 
 def test_memory_facts_show_a_memory_seen_again() -> None:
-    """``seen_count`` / ``last_seen_at`` show once a near-duplicate refreshed the memory;
-    ``stale`` when the memory has it (attribute or metadata); None (left out) otherwise."""
+    """``seen_count`` / ``last_seen_at`` show once a near-duplicate refreshed the memory,
+    None (left out of the page) otherwise; ``stale`` comes from the store's freshness check."""
     assert memory_facts(memory()) == {
         "seen_count": None,
         "last_seen_at": None,
         "stale": None,
+        "changed": (),
         "reviewed_at": None,
         "edited_at": None,
     }
@@ -92,13 +95,38 @@ def test_memory_facts_show_a_memory_seen_again() -> None:
     seen = memory(seen_count=3, last_seen_at=later)
     assert memory_facts(seen)["seen_count"] == 3
     assert memory_facts(seen)["last_seen_at"] == later
-    assert memory_facts(memory(metadata={"stale": True}))["stale"] is True
+    assert memory_facts(memory(metadata={"stale": True}))["stale"] is None  # not a metadata key
 
     from kenning.ui.app import _templates
 
     macro = _templates().get_template("_macros.html").module.memory_meta  # type: ignore[attr-defined]
     assert 'seen</dt><dd class="seen-count">3×' in str(macro(seen))
     assert "seen-count" not in str(macro(memory()))
+
+
+def test_stale_mark_names_the_changed_files_as_text() -> None:
+    from kenning.model import FileState, Freshness
+    from kenning.ui.app import _templates
+
+    blob = "a" * 40
+    stale = Freshness(
+        (
+            FileState("src/ok.py", blob, blob, "fresh"),
+            FileState('src/<b id="x">.py', blob, "b" * 40, "changed"),
+            FileState("docs/gone.md", blob, None, "missing", "no such file"),
+        )
+    )
+    facts = memory_facts(memory(), stale)
+    assert facts["stale"] is True
+    assert [f.path for f in facts["changed"]] == ['src/<b id="x">.py', "docs/gone.md"]
+    macro = _templates().get_template("_macros.html").module.memory_meta  # type: ignore[attr-defined]
+    html = str(macro(memory(), stale))
+    assert 'class="stale"' in html and "docs/gone.md</code> missing" in html
+    assert "&lt;b id=&quot;x&quot;&gt;.py</code> changed" in html and "<b id" not in html
+    assert "src/ok.py" not in html  # a fresh file is not listed
+    fresh = str(macro(memory(), Freshness((FileState("src/ok.py", blob, blob, "fresh"),))))
+    assert 'class="fresh"' in fresh and 'class="stale"' not in fresh
+    assert "freshness" not in str(macro(memory()))  # names no file: nothing said
 
 
 def test_escape_html_text() -> None:

@@ -241,7 +241,9 @@ def remember(
 \b
 The protocol: ask for top {protocol.RECALL_TOP_K}, discard scores below {protocol.RECALL_FLOOR}
 ({protocol.ERROR_RECALL_FLOOR} for error queries), keep the best {protocol.RECALL_KEEP}, cut their
-combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary.
+combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary. A memory whose files
+changed since it was written is marked stale (stale="true" in xml, "stale" in json) and its
+score lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning stale`.
 
 \b
 Examples:
@@ -325,7 +327,10 @@ def recall(
     if fmt == "json":
         click.echo(render_json(result.to_dict()))
     elif fmt == "xml":
-        findings = [(text, hit.score) for hit, text in zip(result.hits, result.texts, strict=True)]
+        findings = [
+            (text, hit.score, hit.stale)
+            for hit, text in zip(result.hits, result.texts, strict=True)
+        ]
         block = render_xml(
             findings,
             context="debugging" if result.is_error else "general",
@@ -339,7 +344,8 @@ def recall(
         elif not result.hits and not quiet:
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
-            click.echo(f"{n}. [{hit.score:.2f}] {_plain(text)}")
+            mark = "(stale) " if hit.stale else ""
+            click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
 
@@ -355,7 +361,11 @@ def _plain(text: str) -> str:
 
 
 @main.command(
-    epilog="""
+    epilog=f"""
+\b
+A memory whose files changed since it was written is marked stale and its final score
+lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning stale`.
+
 \b
 Examples:
   kenning search "how do I implement authentication"
@@ -432,7 +442,7 @@ def search(
         click.echo(render_json(response.to_dict()))
     elif fmt == "xml":
         block = render_xml(
-            [(r.memory.content, r.score) for r in response.results], context="general"
+            [(r.memory.content, r.score, r.stale) for r in response.results], context="general"
         )
         if block:
             click.echo(block)
@@ -465,9 +475,16 @@ under `## Fix` or `## Solution`, cut to 400 characters. Idempotent: a second run
 nothing new. Exit 1 when a file failed (malformed YAML, binary, too big, symlink out).
 
 \b
+Keeps the entries in step with the documents: an entry whose fix text changed is replaced
+(same id, one entry per signature); the entries of a document deleted, moved under
+/archived/ or no longer `track: bug` are retired (forgotten). --changed-only reads only the
+documents whose git blob hash changed since the last run (what the session-start hook runs).
+
+\b
 Examples:
   kenning seed-solutions
   kenning seed-solutions docs/solutions --json
+  kenning seed-solutions --changed-only
 """,
 )
 @click.argument("directory", type=click.Path(path_type=Path), default=Path("docs/solutions"))
@@ -476,26 +493,45 @@ Examples:
     default=None,
     help="Path written in SOURCE: (default: DIR relative to the project).",
 )
+@click.option(
+    "--changed-only",
+    is_flag=True,
+    help="Read only the documents whose blob hash changed since the last run.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
 def seed_solutions_cmd(
-    directory: Path, source_prefix: str | None, as_json: bool, store_path: str | None
+    directory: Path,
+    source_prefix: str | None,
+    changed_only: bool,
+    as_json: bool,
+    store_path: str | None,
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
     from .seeding import seed_solutions
 
     with _open(store_path, create=True) as store, _progress("seeding", None, not as_json) as tick:
-        report = seed_solutions(store, directory, source_prefix=source_prefix, progress=tick)
+        report = seed_solutions(
+            store,
+            directory,
+            source_prefix=source_prefix,
+            progress=tick,
+            changed_only=changed_only,
+        )
     if as_json:
         _echo_json(report.to_dict())
     else:
         for f in report.files:
             if f.status in ("skipped", "failed"):
                 click.echo(f"{f.status}: {f.path}: {f.reason}", err=True)
+            elif f.status in ("updated", "retired"):
+                click.echo(f"{f.status}: {f.path}" + (f" ({f.reason})" if f.reason else ""))
         click.echo(
             f"scanned {report.scanned}: seeded {report.seeded}, duplicates {report.duplicates}, "
-            f"skipped {report.skipped}, failed {report.failed}"
+            f"skipped {report.skipped}, failed {report.failed}; updated {report.updated}, "
+            f"retired {report.retired}"
+            + (f", unchanged {report.unchanged}" if changed_only else "")
         )
     if not report.ok:
         sys.exit(EXIT_USER)
@@ -746,6 +782,58 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         )
     if not report.verified:
         sys.exit(EXIT_USER)
+
+
+# -- freshness -----------------------------------------------------------------------------
+
+
+@main.command(
+    name="stale",
+    epilog="""
+\b
+A memory that names a file of the project (its --source, the SOURCE: of an ERROR-FIX
+entry, or a path in its text that existed) records the file's git blob hash when it is
+written. It is stale when that file has changed, was deleted or moved, or no longer
+passes the source-path checks. Recall, search, the hooks, MCP and the web page mark such
+memories (stale="true" in XML, "stale" in JSON) and rank them a little lower.
+
+\b
+For each stale memory this lists the changed files and, from git, the commits that touched
+them since the memory was stored (at most --commits per file), uncommitted changes, and
+where a moved file went. `kenning edit`, or "Mark reviewed" on `kenning ui`, records the
+files again; `kenning forget ID` drops the memory.
+
+\b
+Examples:
+  kenning stale
+  kenning stale --json --commits 10
+
+Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consulted.
+""",
+)
+@click.option(
+    "--commits",
+    default=5,
+    show_default=True,
+    type=click.IntRange(0, 100),
+    help="Commits shown per changed file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_store_options
+@handle_errors
+def stale_cmd(commits: int, as_json: bool, store_path: str | None) -> None:
+    """List the memories whose files changed since they were written, and what changed."""
+    from .render import render_json, render_stale
+
+    with _open(store_path, create=False, missing_ok=True) as store:
+        report = store.stale(commits=commits)
+        missing = store.missing_reason
+    if as_json:
+        click.echo(render_json(report.to_dict()))
+    elif missing is not None:
+        click.echo(f"nothing to check: {missing}", err=True)
+    else:
+        click.echo(render_stale(report))
 
 
 # -- stats / forget ------------------------------------------------------------------------

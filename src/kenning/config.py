@@ -17,6 +17,7 @@ decay half-lives       ``KENNING_DECAY_HALF_LIFE``         ``[decay] half_life =
 store                  ``KENNING_STORE``
 project id             ``KENNING_PROJECT``
 recall log (off)       ``KENNING_RECALL_LOG=1``            ``recall_log = true``
+stale penalty          ``KENNING_STALE_PENALTY``           ``stale_penalty = 0.05``
 =====================  =================================  =====================================
 
 Process settings come from the environment only, because they are needed before a project
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserInputError
-from .protocol import SEARCH_DEFAULT_THRESHOLD
+from .protocol import SEARCH_DEFAULT_THRESHOLD, STALE_PENALTY
 
 CONFIG_FILENAME = "config.toml"
 #: Every variable kenning reads starts with this.
@@ -56,6 +57,8 @@ class Settings:
     half_life_overrides: Mapping[str, float] = field(default_factory=dict)
     #: Append each recall's scores (never its query) to ``.kenning/recall-log.jsonl``.
     recall_log: bool = False
+    #: How much lower a stale memory ranks (:data:`kenning.freshness.STALE_PENALTY`).
+    stale_penalty: float = STALE_PENALTY
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -236,12 +239,38 @@ def load_settings(
         log_value, origin = env["KENNING_RECALL_LOG"], "environment"
     recall_log = parse_switch(log_value, "recall log", origin)
     sources["recall_log"] = origin
+
+    penalty_value: Any = STALE_PENALTY
+    origin = "default"
+    if "stale_penalty" in toml:
+        penalty_value, origin = toml["stale_penalty"], f"{toml_path}/{CONFIG_FILENAME}"
+    if "KENNING_STALE_PENALTY" in dotenv:
+        penalty_value, origin = dotenv["KENNING_STALE_PENALTY"], ".env"
+    if "KENNING_STALE_PENALTY" in env:
+        penalty_value, origin = env["KENNING_STALE_PENALTY"], "environment"
+    stale_penalty = parse_stale_penalty(penalty_value, origin)
+    sources["stale_penalty"] = origin
     return Settings(
         similarity_threshold=similarity,
         half_life_overrides=overrides,
         recall_log=recall_log,
+        stale_penalty=stale_penalty,
         sources=sources,
     )
+
+
+def parse_stale_penalty(value: Any, origin: str) -> float:
+    """The stale penalty: a number from 0 (stale memories rank as fresh ones) to 1."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise UserInputError(
+            f"stale penalty from {origin} is {value!r}; expected a number between 0 and 1 "
+            "(0 ranks stale memories like fresh ones)"
+        )
+    return number
 
 
 def parse_switch(value: Any, what: str, origin: str) -> bool:

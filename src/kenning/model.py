@@ -256,6 +256,136 @@ def source_fields(check: SourceCheck | None) -> dict[str, Any]:
     return {"source_path": check.path, "source_ok": check.ok}
 
 
+#: How a file a memory names compares with the version recorded when it was written.
+FRESH, CHANGED, MISSING, REFUSED = "fresh", "changed", "missing", "refused"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One file a memory names: ``recorded`` is its git blob hash when the memory was
+    written, ``current`` the hash now (None: the file is gone, or its path is refused).
+    ``status`` is :data:`FRESH`, :data:`CHANGED`, :data:`MISSING` or :data:`REFUSED`
+    (the path no longer passes the source-path checks; ``reason`` says why)."""
+
+    path: str
+    recorded: str
+    current: str | None
+    status: str
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "recorded": self.recorded,
+            "current": self.current,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """Whether the files a memory names are as they were when it was written (SPEC §7).
+    A memory is ``stale`` when one of them changed, disappeared or is refused. Made by
+    :mod:`kenning.freshness`."""
+
+    files: tuple[FileState, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        return any(f.status != FRESH for f in self.files)
+
+    @property
+    def changed(self) -> tuple[FileState, ...]:
+        return tuple(f for f in self.files if f.status != FRESH)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stale": self.stale, "changed": [f.to_dict() for f in self.changed]}
+
+
+@dataclass(frozen=True)
+class Commit:
+    hash: str
+    date: str
+    subject: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"hash": self.hash, "date": self.date, "subject": self.subject}
+
+
+@dataclass(frozen=True)
+class FileHistory:
+    """What git says about a stale memory's file since the memory was written: the newest
+    commits that touched it (at most the limit; ``more`` says there were others), whether
+    the work tree differs from the last commit, and where a moved file went."""
+
+    path: str
+    commits: tuple[Commit, ...] = ()
+    more: bool = False
+    uncommitted: bool = False
+    moved_to: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "commits": [c.to_dict() for c in self.commits],
+            "more_commits": self.more,
+            "uncommitted": self.uncommitted,
+            "moved_to": self.moved_to,
+        }
+
+
+@dataclass(frozen=True)
+class StaleMemory:
+    """A stale memory, what changed, and git's account of each changed file."""
+
+    memory: Memory
+    freshness: Freshness
+    history: Mapping[str, FileHistory]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.memory.id,
+            "type": self.memory.type,
+            "collection": self.memory.collection,
+            "stored_at": self.memory.stored_at.isoformat(),
+            "content": self.memory.content,
+            "source": self.memory.source,
+            "changed": [
+                {
+                    **f.to_dict(),
+                    **(self.history[f.path].to_dict() if f.path in self.history else {}),
+                }
+                for f in self.freshness.changed
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class StaleReport:
+    """What :meth:`MemoryStore.stale` finds (``kenning stale``): the project's stale
+    memories, newest first; ``checked`` memories named files of the project."""
+
+    group_id: str
+    checked: int
+    memories: tuple[StaleMemory, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "group_id": self.group_id,
+            "checked": self.checked,
+            "stale": len(self.memories),
+            "memories": [m.to_dict() for m in self.memories],
+        }
+
+
+def freshness_fields(freshness: Freshness | None) -> dict[str, Any]:
+    """The ``stale`` / ``changed`` keys of a result (a memory that names no file, or was not
+    checked, is not stale)."""
+    if freshness is None:
+        return {"stale": False, "changed": []}
+    return freshness.to_dict()
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """One ranked memory. ``score`` is what results are sorted by.
@@ -265,7 +395,10 @@ class SearchResult:
     dense+lexical score); ``temporal`` is ``None`` when decay is off or the age is unknown.
     ``match`` says how it was found: ``fingerprint`` (exact error fingerprint), ``hybrid``
     or ``dense``. ``source`` is the check of the document the memory names (set by the
-    store; None when it names none).
+    store; None when it names none). ``freshness`` says whether the files it names changed
+    since it was written (set by the store; None when it names none or was not checked); a
+    stale result's ``score`` is lowered by ``stale_penalty`` (the setting, default
+    :data:`kenning.protocol.STALE_PENALTY`; 0 for a fresh one), its sub-scores are not.
     """
 
     memory: Memory
@@ -275,6 +408,12 @@ class SearchResult:
     lexical: float | None = None
     match: str = "dense"
     source: SourceCheck | None = None
+    freshness: Freshness | None = None
+    stale_penalty: float = 0.0
+
+    @property
+    def stale(self) -> bool:
+        return self.freshness is not None and self.freshness.stale
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -284,6 +423,8 @@ class SearchResult:
             "lexical": None if self.lexical is None else round(self.lexical, 6),
             "match": self.match,
             **source_fields(self.source),
+            **freshness_fields(self.freshness),
+            "stale_penalty": round(self.stale_penalty, 6),
             "memory": self.memory.to_dict(),
         }
 
@@ -358,6 +499,8 @@ class RecallResult:
                     "seen_count": h.memory.seen_count,
                     "match": h.match,
                     **source_fields(h.source),
+                    **freshness_fields(h.freshness),
+                    "stale_penalty": round(h.stale_penalty, 6),
                 }
                 for h, text in zip(self.hits, self.texts, strict=True)
             ],

@@ -40,6 +40,26 @@ CASCADE_MIN_BEST = 0.5
 SEMANTIC_WEIGHT = 0.7
 TEMPORAL_WEIGHT = 0.3
 
+#: How much lower a stale memory ranks: subtracted from its final score (search) or its
+#: score (recall, the session hook) for ordering; floors and thresholds are still tested
+#: on the unpenalised relevance, so a stale memory is marked and demoted, never hidden.
+#:
+#: Why 0.05: a stale memory may still be right (the file changed elsewhere) or wrong (the
+#: code it describes moved on); nothing in the file says which. The penalty should settle
+#: near-ties in favour of the fresh memory and leave a clearly better stale match on top.
+#: Measured by ``python -m bench quality`` (its ``stale penalty`` table, ``stale_penalty``
+#: in quality.json with a sweep) on the hybrid scores of the six eval sets: at 0.05,
+#: 74–89 % of correct top-1 answers would keep their rank were they stale and the runner-up
+#: fresh (yellow 84 %, rust 85 %, rust masked 87 %, ruff 89 %, ruff masked 82 %, LoCoMo
+#: 74 %), and in 1.4–7.4 % of queries a correct answer at rank 2 would rise past a stale
+#: wrong top-1. At 0.1 the kept share
+#: falls to 57–80 %, at 0.2 to 28–62 % (it buries right answers); at 0.02 it keeps 88–96 %
+#: but settles few ties. The quality figures themselves do not move (no memory there is
+#: stale; identical to the run before this penalty existed). Configurable
+#: (:mod:`kenning.config`): ``stale_penalty`` in ``.kenning/config.toml`` or
+#: ``KENNING_STALE_PENALTY`` (0 ranks stale memories as fresh ones; they are still marked).
+STALE_PENALTY = 0.05
+
 #: Content limits (after whitespace normalisation).
 MAX_CONTENT_BYTES = 64 * 1024
 

@@ -35,7 +35,7 @@ from typing import Any
 import regex
 
 from .errors import UserInputError
-from .model import SearchResult
+from .model import Freshness, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import truncate_at_word_boundary
 
@@ -43,15 +43,18 @@ __all__ = [
     "ADVISORIES",
     "REANCHOR_LINE",
     "SUMMARY_CHARS",
+    "Finding",
     "combine_for_recall",
     "escape_html_text",
     "escape_xml_text",
     "render_human",
     "render_json",
     "render_recall",
+    "render_stale",
     "render_xml",
     "sanitise_for_terminal",
     "sanitise_for_xml",
+    "stale_line",
     "summary_line",
 ]
 
@@ -173,13 +176,19 @@ def _format_score(score: float) -> str:
     return "0.00" if formatted == "-0.00" else formatted
 
 
+#: A finding for the XML block: ``(content, score)``, or ``(content, score, stale)``.
+Finding = tuple[str, float] | tuple[str, float, bool]
+
+
 def render_xml(
-    findings: Sequence[tuple[str, float]], context: str = "general", truncated: bool = False
+    findings: Sequence[Finding], context: str = "general", truncated: bool = False
 ) -> str:
     """The ``<reflexion_context>`` block for prompt injection, without a trailing newline.
 
-    ``findings`` are ``(content, score)`` pairs in rank order; ids are 1..N in that order;
-    scores are printed with two decimals (a non-finite score raises ``ValueError``).
+    ``findings`` are ``(content, score)`` pairs in rank order, or ``(content, score,
+    stale)`` triples; ids are 1..N in that order; scores are printed with two decimals (a
+    non-finite score raises ``ValueError``). A stale finding (a file it names changed since
+    it was written) carries ``stale="true"``.
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
     ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
     content was cut there. Findings whose content is empty after sanitisation (e.g. the
@@ -192,19 +201,23 @@ def render_xml(
         raise UserInputError(
             f"unknown recall context {context!r}; valid contexts are {', '.join(ADVISORIES)}"
         )
-    rows: list[tuple[str, str]] = []
-    for content, score in findings:
+    rows: list[tuple[str, str, bool]] = []
+    for finding in findings:
+        content, score = finding[0], finding[1]
+        stale = len(finding) > 2 and finding[2] is True
         if not isinstance(content, str):
             raise TypeError(f"finding content must be str, not {type(content).__name__}")
         shown = _format_score(score)  # validates every score, kept or not
         escaped = escape_xml_text(content)
         if escaped:
-            rows.append((escaped, shown))
+            rows.append((escaped, shown, stale))
     if not rows:
         return ""
     lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
-    for index, (escaped, shown) in enumerate(rows, start=1):
-        mark = ' truncated="true"' if truncated and index == len(rows) else ""
+    for index, (escaped, shown, stale) in enumerate(rows, start=1):
+        mark = ' stale="true"' if stale else ""
+        if truncated and index == len(rows):
+            mark += ' truncated="true"'
         lines.append(
             f'<finding id="{index}" score="{shown}"{mark}><content>{escaped}</content></finding>'
         )
@@ -214,15 +227,17 @@ def render_xml(
 
 
 def render_recall(
-    findings: Sequence[tuple[str, float]],
+    findings: Sequence[Finding],
     context: str = "general",
     budget: int = RECALL_CHAR_BUDGET,
 ) -> str:
     """Budget then fence: :func:`combine_for_recall` on the contents (after XML
     sanitisation, so removed characters do not spend budget), drop the emptied results, and
     :func:`render_xml` the rest. Returns ``""`` when nothing remains."""
-    texts, truncated = combine_for_recall([sanitise_for_xml(c) for c, _ in findings], budget)
-    kept = [(text, score) for text, (_, score) in zip(texts, findings, strict=True)]
+    texts, truncated = combine_for_recall([sanitise_for_xml(f[0]) for f in findings], budget)
+    kept: list[Finding] = [
+        (text, f[1], len(f) > 2 and f[2] is True) for text, f in zip(texts, findings, strict=True)
+    ]
     return render_xml(kept, context=context, truncated=truncated)
 
 
@@ -279,7 +294,9 @@ def render_human(results: Sequence[SearchResult], decay: bool) -> str:
     The bracket is ``result.score`` (what results are sorted by). With ``decay`` on and a
     known temporal score, ``Decay:`` shows the final decayed score (``result.score``) and its
     two parts; otherwise ``Decay: n/a (temporal: n/a, semantic: 0.85)``. The date is the UTC
-    date of ``stored_at``. An empty list returns ``""`` (the caller says "no results").
+    date of ``stored_at``. A stale result gets one more line naming the files that changed
+    and the stale penalty its score carries (``   Stale: src/db.py changed, docs/x.md
+    missing (score -0.05)``). An empty list returns ``""`` (the caller says "no results").
     """
     blocks: list[str] = []
     for rank, result in enumerate(results, start=1):
@@ -293,13 +310,68 @@ def render_human(results: Sequence[SearchResult], decay: bool) -> str:
             )
         else:
             decay_line = f"Decay: n/a (temporal: n/a, semantic: {_fmt2(result.semantic)})"
-        blocks.append(
+        block = (
             f"{rank}. [{_fmt2(result.score)}] {summary_line(memory.content)}\n"
             f"   Collection: {_one_line(memory.collection)} | Type: {_one_line(memory.type)}"
             f" | {day}\n"
             f"   {decay_line}"
         )
+        if result.freshness is not None and result.freshness.stale:
+            block += f"\n   {stale_line(result.freshness)} (score -{_fmt2(result.stale_penalty)})"
+        blocks.append(block)
     return "\n\n".join(blocks)
+
+
+def render_stale(report: StaleReport) -> str:
+    """``kenning stale``'s listing: per stale memory its id, type and date, its summary
+    line, and per changed file what happened and git's account (commits since the memory
+    was written, uncommitted changes, where a moved file went). Stored text, paths and
+    commit subjects are made terminal-safe. No trailing newline."""
+    if not report.memories:
+        names = "1 memory names" if report.checked == 1 else f"{report.checked} memories name"
+        return (
+            f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
+            "all unchanged)"
+        )
+    lines = [
+        f"{len(report.memories)} of {report.checked} memories naming files of project "
+        f"{_one_line(report.group_id)} are stale:"
+    ]
+    for item in report.memories:
+        m = item.memory
+        lines.append("")
+        lines.append(f"{m.id}  {_one_line(m.type)}  stored {m.stored_at.date().isoformat()}")
+        lines.append(f"  {summary_line(m.content)}")
+        for f in item.freshness.changed:
+            history = item.history.get(f.path)
+            what = {"changed": "changed since", "missing": "gone since"}.get(f.status)
+            head = f"{what} the memory was stored" if what else f"refused ({_one_line(f.reason)})"
+            if history is not None and history.moved_to:
+                head += f"; moved to {_one_line(history.moved_to)}"
+            lines.append(f"  {_one_line(f.path)}: {head}")
+            if history is None:
+                continue
+            for commit in history.commits:
+                lines.append(
+                    f"    {_one_line(commit.hash)[:10]} {_one_line(commit.date)} "
+                    f"{_one_line(commit.subject)}"
+                )
+            if history.more:
+                lines.append(f"    … more: git log --since={m.stored_at.isoformat()} -- <path>")
+            if history.uncommitted:
+                lines.append("    uncommitted changes in the work tree")
+            if not history.commits and not history.uncommitted and f.status != "refused":
+                lines.append(
+                    "    no commit on this branch since then (another branch or an older "
+                    "version is checked out)"
+                )
+    return "\n".join(lines)
+
+
+def stale_line(freshness: Freshness) -> str:
+    """``Stale: src/db.py changed, docs/x.md missing`` (terminal-safe), for a stale memory."""
+    changed = ", ".join(f"{_one_line(f.path)} {f.status}" for f in freshness.changed)
+    return f"Stale: {changed}"
 
 
 # --------------------------------------------------------------------------------------------

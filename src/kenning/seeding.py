@@ -1,34 +1,77 @@
-"""``seed-solutions``: turn a folder of solution documents into ERROR-FIX memories.
+"""``seed-solutions``: turn a folder of solution documents into ERROR-FIX memories, and keep
+them in step with the documents.
 
 The parsing rules are pure (:func:`kenning.solution_docs.parse_solution_doc`); this module does
 the file-system side — which files may be read (no symlinks out of the project, no binary
-or oversized files), the per-file report, and the batched, idempotent write through
-:meth:`MemoryStore.remember_many`.
+or oversized files), the per-file report — and the write through the store's public API.
+
+A run reconciles each document with the entries already seeded from it (the project's
+``error_fix`` memories whose ``source`` is the document's path), matched by the error
+fingerprint of their signatures:
+
+* an entry whose text is unchanged stays as it is (``duplicate``);
+* an entry with the same signature and new text (the fix was rewritten) is replaced in
+  place by :meth:`MemoryStore.update` — same id, one entry per signature (``updated``);
+* a signature the document no longer has is retired, and so are all the entries of a
+  document that was deleted, moved under ``/archived/`` or whose ``track`` is no longer
+  ``bug`` (``retired``). **Retired means forgotten** (:meth:`MemoryStore.forget`): a
+  retired entry can never be recalled, by any backend or surface, and nothing has to filter
+  it out on every read; the document (and git's history of it) still holds the text;
+* a new signature is stored through :meth:`MemoryStore.remember_many`, so the dedup rule
+  still applies (``seeded``, or ``duplicate`` of what is already there).
+
+Retirements run first, then replacements, then new entries, so that a new entry is never
+taken for a near-duplicate of the entry it replaces. A document that now fails to parse
+or has lost its ``## Fix`` section keeps its entries (a half-edited document must not wipe
+knowledge); it is reported.
+
+The git blob hash of every document read is kept in the store's metadata
+(:data:`SEED_STATE_KEY` + project, with each file's mtime and size as a hint), so that
+``changed_only`` runs — what the session-start hook does, :func:`reseed_changed` — read
+only the documents whose hash changed since the last run and touch nothing else.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errorfix import parse_error_fix
 from .errors import UserInputError
-from .model import NEAR_DUPLICATE, STORED
-from .solution_docs import discover_solution_docs, parse_solution_doc
+from .freshness import blob_hash, recorded_files
+from .model import NEAR_DUPLICATE, STORED, Memory
+from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
     from .store import MemoryStore
 
+__all__ = [
+    "MAX_DOC_BYTES",
+    "SEED_STATE_KEY",
+    "FileReport",
+    "SeedReport",
+    "reseed_changed",
+    "seed_solutions",
+]
+
 #: Solution docs are prose; anything bigger is not one (or is hostile).
 MAX_DOC_BYTES = 1024 * 1024
+#: The store metadata key (``seed_state:<project>``) of the per-document blob hashes.
+SEED_STATE_KEY = "seed_state"
+_STATE_VERSION = 1
 
 
 @dataclass(frozen=True)
 class FileReport:
     path: str
-    status: str  # "seeded", "duplicate", "skipped", "failed"
+    #: "seeded", "updated", "retired", "duplicate", "unchanged" (not read: its hash is the
+    #: one of the last run), "pending" (changed, left for a later run), "skipped", "failed"
+    status: str
     reason: str | None = None
     entries: int = 0
     ids: tuple[str, ...] = ()
@@ -43,17 +86,32 @@ class SeedReport:
     skipped: int
     failed: int
     files: tuple[FileReport, ...] = field(default_factory=tuple)
+    #: Entries replaced in place (same signature, new text), and entries forgotten.
+    updated: int = 0
+    retired: int = 0
+    #: Documents not read because their hash is unchanged; changed ones left for later.
+    unchanged: int = 0
+    pending: int = 0
 
     @property
     def ok(self) -> bool:
         return self.failed == 0
+
+    @property
+    def changed(self) -> bool:
+        """Whether the run wrote anything."""
+        return bool(self.seeded or self.updated or self.retired)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "directory": self.directory,
             "scanned": self.scanned,
             "seeded": self.seeded,
+            "updated": self.updated,
+            "retired": self.retired,
             "duplicates": self.duplicates,
+            "unchanged": self.unchanged,
+            "pending": self.pending,
             "skipped": self.skipped,
             "failed": self.failed,
             "files": [
@@ -69,8 +127,11 @@ class SeedReport:
         }
 
 
-def _read_doc(path: Path, directory: Path, project_root: Path) -> tuple[str | None, str | None]:
-    """The document's text, or why it cannot be used (a failure, reported per file).
+def _read_doc(
+    path: Path, directory: Path, project_root: Path
+) -> tuple[bytes | None, str | None, str | None]:
+    """The document's bytes and text, or why it cannot be used (a failure, reported per
+    file).
 
     A symlink below the solutions folder (the doc or a category folder) must stay inside the
     project or the solutions folder; how the solutions folder itself is reached is the
@@ -79,29 +140,180 @@ def _read_doc(path: Path, directory: Path, project_root: Path) -> tuple[str | No
     try:
         resolved = path.resolve(strict=True)
     except OSError as exc:
-        return None, f"cannot resolve the path: {exc.strerror or exc}"
+        return None, None, f"cannot resolve the path: {exc.strerror or exc}"
     below = [p for p in (path, *path.parents) if p != directory and p.is_relative_to(directory)]
     linked = any(p.is_symlink() for p in below)
     inside = resolved.is_relative_to(project_root) or resolved.is_relative_to(directory.resolve())
     if linked and not inside:
-        return None, f"symlink leaves the project (points to {resolved})"
+        return None, None, f"symlink leaves the project (points to {resolved})"
     try:
         size = resolved.stat().st_size
         if size > MAX_DOC_BYTES:
             return (
+                None,
                 None,
                 f"file is {size} bytes, over the {MAX_DOC_BYTES // 1024} KiB limit "
                 "for a solution doc",
             )
         data = resolved.read_bytes()
     except OSError as exc:
-        return None, f"cannot read the file: {exc.strerror or exc}"
+        return None, None, f"cannot read the file: {exc.strerror or exc}"
     if b"\x00" in data:
-        return None, "binary file (contains NUL bytes)"
+        return None, None, "binary file (contains NUL bytes)"
     try:
-        return data.decode("utf-8"), None
+        return data, data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text (byte {exc.start})"
+        return None, None, f"not UTF-8 text (byte {exc.start})"
+
+
+# --------------------------------------------------------------------------------------------
+# The per-document state: blob hashes of the last run
+# --------------------------------------------------------------------------------------------
+
+
+def _state_key(store: MemoryStore) -> str:
+    return f"{SEED_STATE_KEY}:{store.group_id}"
+
+
+def _load_state(store: MemoryStore) -> dict[str, Any]:
+    """The seed state of this project: ``{"version": 1, "folders": {prefix: {"dir": path
+    relative to the checkout or None, "docs": {rel: [blob, mtime_ns, size]}}}}``. Stored
+    data: anything malformed reads as no state (every document is read again)."""
+    raw = store.backend.get_meta(_state_key(store))
+    empty: dict[str, Any] = {"version": _STATE_VERSION, "folders": {}}
+    if raw is None:
+        return empty
+    try:
+        state = json.loads(raw)
+    except ValueError:
+        return empty
+    if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
+        return empty
+    folders = state.get("folders")
+    if not isinstance(folders, dict):
+        return empty
+    clean: dict[str, Any] = {}
+    for prefix, folder in folders.items():
+        if not isinstance(folder, dict) or not isinstance(folder.get("docs"), dict):
+            continue
+        docs = {
+            rel: hint
+            for rel, hint in folder["docs"].items()
+            if isinstance(rel, str)
+            and isinstance(hint, list)
+            and len(hint) == 3
+            and isinstance(hint[0], str)
+            and all(isinstance(n, int) for n in hint[1:])
+        }
+        where = folder.get("dir")
+        clean[str(prefix)] = {"dir": where if isinstance(where, str) else None, "docs": docs}
+    return {"version": _STATE_VERSION, "folders": clean}
+
+
+def _save_folder(store: MemoryStore, prefix: str, folder: dict[str, Any]) -> None:
+    """Write one folder's entry of the state (read again under the store's write lock, so
+    that two runs seeding different folders keep each other's entries)."""
+    with store.backend.exclusive():
+        state = _load_state(store)
+        if state["folders"].get(prefix) == folder:
+            return
+        state["folders"][prefix] = folder
+        store.backend.set_meta(_state_key(store), json.dumps(state, sort_keys=True))
+
+
+# --------------------------------------------------------------------------------------------
+# Reconciling a document with its entries
+# --------------------------------------------------------------------------------------------
+
+
+def _fingerprint(content: str) -> str:
+    entry = parse_error_fix(content)
+    return entry.fingerprint if entry is not None else ""
+
+
+@dataclass
+class _Plan:
+    """What one document's run does to the store."""
+
+    retire: list[str] = field(default_factory=list)
+    update: list[tuple[str, str]] = field(default_factory=list)  # (old id, new content)
+    add: list[str] = field(default_factory=list)  # prepared content of new entries
+    keep: list[Memory] = field(default_factory=list)
+
+
+def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
+    """Match a document's stored entries with its entries now (prepared contents), by the
+    fingerprint of the signature: same text → keep, new text → update in place, gone →
+    retire, new → add. A second stored entry with one fingerprint is retired (one entry per
+    signature)."""
+    plan = _Plan()
+    by_fp: dict[str, list[Memory]] = {}
+    for memory in old:
+        by_fp.setdefault(_fingerprint(memory.content), []).append(memory)
+    for content in new_contents:
+        matches = by_fp.get(_fingerprint(content))
+        if not matches:
+            plan.add.append(content)
+            continue
+        same = next((m for m in matches if m.content == content), None)
+        match = same or matches[0]
+        matches.remove(match)
+        if same is not None:
+            plan.keep.append(match)
+        else:
+            plan.update.append((match.id, content))
+    plan.retire = [m.id for ms in by_fp.values() for m in ms]
+    return plan
+
+
+def _seeded_entries(store: MemoryStore, prefix: str) -> dict[str, list[Memory]]:
+    """This project's ERROR-FIX entries seeded from documents under ``prefix``, by source."""
+    out: dict[str, list[Memory]] = {}
+    for memory in store.browse(memory_type="error_fix"):
+        source = memory.source or ""
+        if source.startswith(prefix + "/") and parse_error_fix(memory.content) is not None:
+            out.setdefault(source, []).append(memory)
+    for memories in out.values():
+        memories.sort(key=lambda m: (m.stored_at, m.id))  # the oldest entry is the one kept
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Doc:
+    path: Path
+    rel: str
+    hint: list[Any] | None = None  # [blob, mtime_ns, size] to record after a good run
+    plan: _Plan | None = None
+    status: str = ""
+    reason: str | None = None
+    ids: list[str] = field(default_factory=list)
+    entries: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    retry: bool = False  # a write failed: not recorded as seen, read again next run
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+
+def _is_gone(directory: Path, rel: str) -> bool:
+    """Whether the document ``rel`` that discovery did not find is really gone: deleted, or
+    moved (under ``/archived/`` is a move too). A path that cannot be looked at (a folder
+    without read permission, an I/O error) is not taken as gone: retiring knowledge needs
+    certainty."""
+    if "/archived/" in f"/{rel}":
+        return True
+    try:
+        st = os.stat(directory / rel)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return not stat.S_ISREG(st.st_mode)
 
 
 def seed_solutions(
@@ -111,11 +323,19 @@ def seed_solutions(
     source_prefix: str | None = None,
     progress: Callable[[int], None] | None = None,
     total: Callable[[int], None] | None = None,
+    changed_only: bool = False,
+    max_docs: int | None = None,
 ) -> SeedReport:
-    """Seed ERROR-FIX entries from ``directory/*/*.md`` (SPEC §6). Idempotent: a second run
-    finds every entry already stored and writes nothing."""
+    """Seed ERROR-FIX entries from ``directory/*/*.md`` (SPEC §6) and reconcile the entries
+    of documents that changed, moved or went away (see the module docstring). Idempotent: a
+    second run finds every entry in place and writes nothing.
+
+    ``changed_only`` reads only the documents whose blob hash differs from the last run's
+    (mtime and size unchanged: not even hashed); ``max_docs`` caps how many changed
+    documents one run processes (the rest are ``pending``, for a later run).
+    """
     store.check_location()
-    root = store.project.root
+    files_root = store.project.files_root
     directory = Path(directory)
     if not directory.exists():
         raise UserInputError(
@@ -125,68 +345,271 @@ def seed_solutions(
     if not directory.is_dir():
         raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
     resolved_dir = directory.resolve()
+    inside = next(
+        (base for base in (files_root, store.project.root) if resolved_dir.is_relative_to(base)),
+        None,
+    )
     if source_prefix is None:
         source_prefix = (
-            resolved_dir.relative_to(root).as_posix()
-            if resolved_dir.is_relative_to(root)
-            else directory.name
+            resolved_dir.relative_to(inside).as_posix() if inside is not None else directory.name
         )
-    docs = discover_solution_docs(directory)
+    prefix = source_prefix.strip("/")
+    docs = scan_solution_docs(directory)
     if total:
         total(len(docs))
-    reports: dict[Path, FileReport] = {}
-    pending: list[tuple[Path, Any]] = []
-    for path in docs:
-        text, problem = _read_doc(path, directory, root)
-        rel = os.path.relpath(path, directory)
-        if problem is not None or text is None:
-            reports[path] = FileReport(rel, "failed", problem)
-            continue
-        outcome = parse_solution_doc(path, text, directory, source_prefix=source_prefix)
-        if outcome.skipped:
-            failed = (outcome.skipped_reason or "").startswith("malformed")
-            reports[path] = FileReport(
-                rel, "failed" if failed else "skipped", outcome.skipped_reason
-            )
-            continue
-        for entry in outcome.entries:
-            pending.append((path, entry))
-    from .store import NewMemory
 
-    items = [NewMemory(entry.format(), "error_fix", source=entry.source) for _, entry in pending]
-    results = store.remember_many(items) if items else []
-    by_file: dict[Path, list[Any]] = {}
-    for (path, _), result in zip(pending, results, strict=True):
-        by_file.setdefault(path, []).append(result)
-    seeded = duplicates = 0
-    for path, outcomes in by_file.items():
-        rel = os.path.relpath(path, directory)
-        stored = [r for r in outcomes if r.status == STORED]
-        dups = [r for r in outcomes if r.status == NEAR_DUPLICATE]
-        bad = [r for r in outcomes if r.status not in (STORED, NEAR_DUPLICATE)]
-        seeded += len(stored)
-        duplicates += len(dups)
-        if bad:
-            reports[path] = FileReport(
-                rel, "failed", "; ".join(r.reason or r.status for r in bad), len(outcomes)
-            )
-        else:
-            reports[path] = FileReport(
-                rel,
-                "seeded" if stored else "duplicate",
-                None if stored else "every entry is already stored",
-                len(outcomes),
-                tuple(r.id for r in outcomes if r.id),
-            )
+    state = _load_state(store)
+    folder = state["folders"].get(prefix)
+    known: dict[str, list[Any]] = folder["docs"] if folder else {}
+    incremental = changed_only and folder is not None
+    reports: dict[str, FileReport] = {}
+    next_known: dict[str, list[Any]] = {}
+    work: list[_Doc] = []
+    texts: dict[Path, str] = {}
+    pending = 0
+    for rel, where, st in docs:
+        hint = known.get(rel)
+        if incremental and hint is not None and hint[1] == st.st_mtime_ns and hint[2] == st.st_size:
+            reports[rel] = FileReport(rel, "unchanged")
+            next_known[rel] = hint
+            continue
+        path = Path(where)
+        data, text, problem = _read_doc(path, directory, store.project.root)
+        if problem is not None or data is None or text is None:
+            reports[rel] = FileReport(rel, "failed", problem)
+            if hint is not None:
+                next_known[rel] = hint  # what was seeded from it is still in the store
+            continue
+        blob = blob_hash(data)
+        seen = [blob, st.st_mtime_ns, st.st_size]
+        if incremental and hint is not None and hint[0] == blob:
+            reports[rel] = FileReport(rel, "unchanged")
+            next_known[rel] = seen
+            continue
+        if max_docs is not None and len(work) >= max_docs:
+            reports[rel] = FileReport(rel, "pending", "changed; left for the next run")
+            pending += 1
+            if hint is not None:
+                next_known[rel] = hint
+            continue
+        texts[path] = text
+        work.append(_Doc(path, rel, seen))
+    discovered = {rel for rel, _, _ in docs}
+    gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
+
+    gone_reports: list[FileReport] = []
+    if work or gone or not incremental:
+        gone_reports = _run(
+            store, directory, prefix, work, texts, gone, discovered, reports, incremental
+        )
+
+    # A doc whose write failed is read again next time; one that cannot be parsed is not
+    # (until it changes), so broken docs never hold up a capped run.
+    written = {d.rel: d.hint for d in work if not d.retry and d.hint is not None}
+    folder_state = {
+        "dir": resolved_dir.relative_to(files_root).as_posix()
+        if resolved_dir.is_relative_to(files_root)
+        else None,
+        "docs": dict(sorted({**next_known, **written}.items())),
+    }
+    if folder is None or folder_state != folder:
+        _save_folder(store, prefix, folder_state)
     if progress:
         progress(len(docs))
-    files = tuple(reports[p] for p in docs)
+
+    files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports)
+    counts: dict[str, int] = {}
+    for doc in work:
+        for what, n in doc.counts.items():
+            counts[what] = counts.get(what, 0) + n
+    retired_gone = sum(r.entries for r in gone_reports)
     return SeedReport(
         directory=str(directory),
         scanned=len(docs),
-        seeded=seeded,
-        duplicates=duplicates,
+        seeded=counts.get("seeded", 0),
+        duplicates=counts.get("duplicate", 0),
         skipped=sum(f.status == "skipped" for f in files),
         failed=sum(f.status == "failed" for f in files),
         files=files,
+        updated=counts.get("updated", 0),
+        retired=counts.get("retired", 0) + retired_gone,
+        unchanged=sum(f.status == "unchanged" for f in files),
+        pending=pending,
     )
+
+
+def _run(
+    store: MemoryStore,
+    directory: Path,
+    prefix: str,
+    work: list[_Doc],
+    texts: dict[Path, str],
+    gone: list[str],
+    discovered: set[str],
+    reports: dict[str, FileReport],
+    incremental: bool,
+) -> list[FileReport]:
+    """Parse the documents in ``work``, plan each against its stored entries, and apply the
+    plans: retirements, then replacements, then new entries. Fills ``reports``; returns the
+    reports of the documents that are gone."""
+    from .store import NewMemory
+
+    existing = _seeded_entries(store, prefix)
+    # Entries of documents that are gone: deleted, or moved under /archived/. Without a
+    # state (a first run, or an older kenning's seeding) every source under the prefix
+    # whose document is not there counts.
+    gone_sources = {f"{prefix}/{rel}": rel for rel in gone}
+    if not incremental:
+        for source in existing:
+            rel = source[len(prefix) + 1 :]
+            if rel not in discovered and _is_gone(directory, rel):
+                gone_sources.setdefault(source, rel)
+    retire_gone: dict[str, list[str]] = {
+        source: [m.id for m in existing.get(source, [])] for source in gone_sources
+    }
+
+    for doc in work:
+        outcome = parse_solution_doc(doc.path, texts[doc.path], directory, source_prefix=prefix)
+        source = f"{prefix}/{doc.rel}"
+        old = existing.get(source, [])
+        if outcome.skipped:
+            if outcome.not_a_bug:
+                doc.plan = _Plan(retire=[m.id for m in old])
+                doc.status, doc.reason = ("retired" if old else "skipped"), outcome.skipped_reason
+            elif (outcome.skipped_reason or "").startswith("malformed"):
+                doc.status, doc.reason = "failed", outcome.skipped_reason
+            else:
+                doc.status, doc.reason = "skipped", outcome.skipped_reason
+            continue
+        prepared = []
+        for entry in outcome.entries:
+            item = NewMemory(entry.format(), "error_fix", source=entry.source)
+            try:
+                prepared.append(store.prepare(item, store.group_id).memory.content)
+            except UserInputError as exc:
+                doc.status, doc.reason = "failed", str(exc)
+                break
+        if doc.status == "failed":
+            continue
+        doc.entries = len(prepared)
+        doc.plan = _reconcile(old, prepared)
+
+    # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
+    gone_reports = []
+    for source, ids in retire_gone.items():
+        for memory_id in ids:
+            store.forget(memory_id)
+        gone_reports.append(
+            FileReport(
+                gone_sources[source],
+                "retired",
+                "the document was deleted or moved under /archived/",
+                len(ids),
+                tuple(ids),
+            )
+        )
+    for doc in work:
+        if doc.plan is not None:
+            for memory_id in doc.plan.retire:
+                if store.forget(memory_id):
+                    doc.count("retired")
+
+    # 2. replacements in place: same signature, new text (same id)
+    for doc in work:
+        if doc.plan is None:
+            continue
+        for memory_id, content in doc.plan.update:
+            result = store.update(memory_id, content=content)
+            if result.status == STORED:
+                doc.count("updated")
+                doc.ids.append(memory_id)
+            elif result.status == NEAR_DUPLICATE:
+                # The new text is already held by another memory: the outdated one goes.
+                store.forget(memory_id)
+                doc.count("retired")
+                doc.count("duplicate")
+                doc.reason = (
+                    f"the new text is a near-duplicate of memory {result.id}; "
+                    "the outdated entry was retired"
+                )
+                if result.id:
+                    doc.ids.append(result.id)
+            else:
+                doc.status, doc.reason = "failed", result.reason or result.status
+                doc.retry = True
+        for memory in doc.plan.keep:
+            doc.count("duplicate")
+            doc.ids.append(memory.id)
+            if recorded_files(memory.metadata) != _current_record(store, memory):
+                # the document changed elsewhere than in this entry: it is fresh again
+                store.refresh_files(memory.id)
+
+    # 3. new entries, in one batched write (the dedup rule applies)
+    additions = [
+        (doc, content)
+        for doc in work
+        if doc.plan is not None and doc.status != "failed"
+        for content in doc.plan.add
+    ]
+    items = [
+        NewMemory(content, "error_fix", source=f"{prefix}/{doc.rel}") for doc, content in additions
+    ]
+    results = store.remember_many(items) if items else []
+    for (doc, _), result in zip(additions, results, strict=True):
+        if result.status == STORED:
+            doc.count("seeded")
+        elif result.status == NEAR_DUPLICATE:
+            doc.count("duplicate")
+        else:
+            doc.status, doc.reason = "failed", result.reason or result.status
+            doc.retry = True
+            continue
+        if result.id:
+            doc.ids.append(result.id)
+
+    for doc in work:
+        if not doc.status:
+            if doc.counts.get("seeded"):
+                doc.status = "seeded"
+            elif doc.counts.get("updated"):
+                doc.status = "updated"
+            elif doc.counts.get("retired"):
+                doc.status = "retired"
+            else:
+                doc.status, doc.reason = "duplicate", "every entry is already stored"
+        reports[doc.rel] = FileReport(
+            doc.rel, doc.status, doc.reason, doc.entries, tuple(dict.fromkeys(doc.ids))
+        )
+    return gone_reports
+
+
+def _current_record(store: MemoryStore, memory: Memory) -> dict[str, str]:
+    from .freshness import named_paths, record
+
+    return record(named_paths(memory.content, memory.source), store.project.files_root)
+
+
+def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[SeedReport]:
+    """Re-seed, ``changed_only``, every solutions folder this project was seeded from
+    inside its checkout (the folders the seed state names). A folder that is not there (on
+    this branch) is left alone: nothing is retired for it. What the session-start hook runs;
+    it costs a ``stat`` per document when nothing changed."""
+    from .safety import UnsafePathError, validate_source_path
+
+    reports = []
+    for prefix, folder in _load_state(store)["folders"].items():
+        where = folder.get("dir")
+        if not where:
+            continue
+        try:
+            directory = validate_source_path(where, store.project.files_root)
+        except UnsafePathError:
+            continue  # stored data naming a path outside the checkout: never followed
+        if not directory.is_dir():
+            continue
+        reports.append(
+            seed_solutions(
+                store, directory, source_prefix=prefix, changed_only=True, max_docs=max_docs
+            )
+        )
+    return reports

@@ -9,7 +9,9 @@ text is untrusted: fence-like lines are stripped and nothing in it is followed.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,13 @@ from .lazyre import lazy
 from .signatures import ANSI, LOCATION_PREFIX, clean_line, line_score, signatures_of
 from .truncation import cut_at_word_boundary
 
-__all__ = ["MAX_SIGNATURES_PER_DOC", "DocOutcome", "discover_solution_docs", "parse_solution_doc"]
+__all__ = [
+    "MAX_SIGNATURES_PER_DOC",
+    "DocOutcome",
+    "discover_solution_docs",
+    "parse_solution_doc",
+    "scan_solution_docs",
+]
 
 #: At most this many distinct signatures are taken from one solution document.
 MAX_SIGNATURES_PER_DOC = 3
@@ -33,24 +41,48 @@ class DocOutcome:
     path: Path
     entries: tuple[ErrorFixEntry, ...] = ()
     skipped_reason: str | None = None
+    #: True when the frontmatter parsed and its ``track`` is not ``bug`` (or is missing):
+    #: the document is not (or no longer) a bug fix, so its entries are retired.
+    not_a_bug: bool = False
 
     @property
     def skipped(self) -> bool:
         return self.skipped_reason is not None
 
 
+def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
+    """Every ``*/*.md`` exactly one directory below ``root`` that is a file (symlinks
+    followed), minus the ``archived`` folder, as ``(relative path, path, stat)`` sorted by
+    (folder, name). One ``scandir`` per folder and one ``stat`` per doc: cheap enough to run
+    at every session start (``seed-solutions --changed-only``)."""
+    found: list[tuple[str, str, str, os.stat_result]] = []
+    try:
+        folders = list(os.scandir(root))
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            if folder.name == "archived" or not folder.is_dir():
+                continue
+            entries = list(os.scandir(folder.path))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.name.endswith(".md"):
+                continue
+            try:
+                st = os.stat(entry.path)
+            except OSError:  # a broken symlink: not a file
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found.append((folder.name, entry.name, entry.path, st))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [(f"{folder}/{name}", path, st) for folder, name, path, st in found]
+
+
 def discover_solution_docs(root: Path) -> list[Path]:
     """Every ``*/*.md`` exactly one directory below ``root``, minus ``/archived/``, sorted."""
-    root = Path(root)
-    if not root.is_dir():
-        return []
-    found = []
-    for path in root.glob("*/*.md"):
-        rel = "/" + path.relative_to(root).as_posix()
-        if "/archived/" in rel or not path.is_file():
-            continue
-        found.append(path)
-    return sorted(found)
+    return [Path(path) for _, path, _ in scan_solution_docs(Path(root))]
 
 
 _FENCE_OPEN = lazy(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
@@ -395,7 +427,9 @@ def parse_solution_doc(
     meta = dict(post.metadata)
     track = _meta_text(meta, "track")
     if track.lower() != "bug":
-        return DocOutcome(path, skipped_reason=f"track is {track or 'missing'}, not bug")
+        return DocOutcome(
+            path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
+        )
     blocks = _blocks(post.content)
     section = _fix_section(blocks)
     if section is None:

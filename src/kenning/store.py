@@ -32,14 +32,17 @@ from .errors import (
 from .model import (
     DEDUP_CHECK_FAILED,
     ERROR_FIX_PREFIX,
+    MISSING,
     NEAR_DUPLICATE,
     REJECTED,
     STORED,
+    Freshness,
     Memory,
     RecallResult,
     RememberResult,
     SearchResult,
     SourceCheck,
+    StaleReport,
     check_memory_id,
     check_seen_count,
     content_hash,
@@ -138,8 +141,9 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
     return text
 
 
-#: Metadata the write path derives from the content and type: recomputed on every edit.
-_DERIVED_METADATA = ("given_type", "error_fingerprint")
+#: Metadata the write path derives from the content and type (and the files it names):
+#: recomputed on every edit.
+_DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
 
 
 def _check_memory_id(memory_id: object) -> str:
@@ -174,6 +178,9 @@ class MemoryStore:
         self._embedder = embedder
         self._embedder_name = embedder_name
         self._checked_provenance = False
+        #: Check on every read whether the files memories name changed (``stale``); off
+        #: only to measure what the check costs.
+        self.check_freshness = True
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -323,6 +330,10 @@ class MemoryStore:
         last_seen_at = None
         if item.last_seen_at is not None:
             last_seen_at = max(parse_timestamp(item.last_seen_at), stored_at)
+        # after redaction: a recorded path is stored data too
+        files = self._files_named(text, source, metadata, group_id)
+        if files:
+            metadata["file_blobs"] = files
         return PreparedMemory(
             Memory(
                 id=check_memory_id(item.id) if item.id is not None else new_memory_id(),
@@ -341,6 +352,22 @@ class MemoryStore:
             redactions,
             content_redacted,
         )
+
+    def _files_named(
+        self, content: str, source: str | None, metadata: Mapping[str, Any], group_id: str
+    ) -> dict[str, str]:
+        """The freshness record of a note (:mod:`kenning.freshness`): the git blob hash of
+        each file of this checkout it names. A record the note already carries (an import
+        or a migration) is kept as it is; a note for another project records nothing (its
+        paths are not this checkout's)."""
+        from .freshness import named_paths, record, recorded_files
+
+        given = recorded_files(metadata)
+        if given:
+            return given
+        if group_id != self.group_id:
+            return {}
+        return record(named_paths(content, source, metadata), self.project.files_root)
 
     def remember(
         self,
@@ -728,11 +755,13 @@ class MemoryStore:
         candidates = self.retrieve(query, top_k, filters) if self.exists else []
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5).
-        hits = [
+        passed = [
             SearchResult(c.memory, c.semantic, c.semantic, None, c.lexical, c.match)
             for c in candidates
             if c.semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(c.memory) else floor)
-        ][:keep]
+        ]
+        # A stale memory still passed its floor; it only ranks below fresh ones near it.
+        hits = self._rank_fresh_first(passed)[:keep]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
@@ -786,7 +815,7 @@ class MemoryStore:
                 now=moment,
                 half_life_overrides=self.settings.half_life_overrides,
             )
-            return ranked, best
+            return self._rank_fresh_first(ranked), best
 
         results, best = run(plan.primary)
         reason = expansion_reason(results, best) if plan.cascade else None
@@ -799,6 +828,97 @@ class MemoryStore:
                 best = best_more
         shown = tuple(self._with_source(r) for r in results[:limit])
         return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best)
+
+    # -- freshness: the files memories name -------------------------------------------------
+
+    def freshness(self, memories: Sequence[Memory]) -> dict[str, Freshness]:
+        """Whether the files each memory names changed since it was written, by memory id
+        (:mod:`kenning.freshness`). Only memories of this project that recorded files are
+        in the answer: another project's paths are not this checkout's. Hashes only those
+        files, cached by path, mtime and size."""
+        from .freshness import check, recorded_files
+
+        if not self.check_freshness:
+            return {}
+        out: dict[str, Freshness] = {}
+        for memory in memories:
+            if memory.group_id != self.group_id:
+                continue
+            files = recorded_files(memory.metadata)
+            if files:
+                out[memory.id] = check(files, self.project.files_root)
+        return out
+
+    def _rank_fresh_first(self, results: Sequence[SearchResult]) -> list[SearchResult]:
+        from .freshness import apply_stale_penalty
+
+        return apply_stale_penalty(
+            results,
+            self.freshness([r.memory for r in results]),
+            self.settings.stale_penalty,
+        )
+
+    def stale(self, *, group_id: str | None = None, commits: int = 5) -> StaleReport:
+        """Every stale memory of this project (newest first), with what git says about each
+        changed file since the memory was written: at most ``commits`` commits per file
+        (:func:`kenning.freshness.file_history`). ``group_id`` may only name this project:
+        other projects' files are not in this checkout."""
+        from .freshness import file_history
+        from .model import StaleMemory
+
+        gid = self.resolve_group(group_id)
+        if gid != self.group_id:
+            raise UserInputError(
+                f"stale memories can only be checked for this checkout's project "
+                f"({self.group_id}): the files another project's memories name are not here"
+            )
+        memories = self.browse(group_id=gid)
+        states = self.freshness(memories)
+        found = []
+        for memory in memories:
+            state = states.get(memory.id)
+            if state is None or not state.stale:
+                continue
+            history = {
+                f.path: file_history(
+                    self.project.files_root,
+                    f.path,
+                    memory.stored_at,
+                    commits,
+                    recorded=f.recorded,
+                    missing=f.status == MISSING,
+                )
+                for f in state.changed
+            }
+            found.append(StaleMemory(memory, state, history))
+        return StaleReport(self.group_id, len(states), tuple(found))
+
+    def refresh_files(self, memory_id: str) -> Memory:
+        """Record the files memory ``memory_id`` names as they are now: it is fresh again
+        (someone checked it against them). Content, vector and the rest are kept."""
+        memory_id = _check_memory_id(memory_id)
+        self.check_location()
+        with self.backend.exclusive():
+            found = self.backend.get([memory_id])
+            vector = self.backend.get_vectors([memory_id]).get(memory_id)
+            if not found or vector is None:
+                raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
+            refreshed = self._with_files_recorded(found[0])
+            self.backend.upsert([MemoryRecord(refreshed, vector)])
+        return refreshed
+
+    def _with_files_recorded(self, memory: Memory) -> Memory:
+        """``memory`` with the files it names recorded as they are now in this checkout
+        (another project's memory is returned as it is: its files are not here)."""
+        import dataclasses
+
+        if memory.group_id != self.group_id:
+            return memory
+        metadata = {k: v for k, v in memory.metadata.items() if k != "file_blobs"}
+        files = self._files_named(memory.content, memory.source, metadata, memory.group_id)
+        if files:
+            metadata["file_blobs"] = files
+        return dataclasses.replace(memory, metadata=metadata)
 
     # -- the documents memories point to ---------------------------------------------------
 
@@ -985,6 +1105,9 @@ class MemoryStore:
                     )
                 old = found[0]
                 derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
+                if old.group_id != self.group_id and "file_blobs" in old.metadata:
+                    # another project's files are not in this checkout: keep its record
+                    derived["file_blobs"] = old.metadata["file_blobs"]
                 # The type as it was asked for, so that the same rules map it again
                 # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).
                 asked = type if type is not None else old.metadata.get("given_type", old.type)
@@ -1048,7 +1171,8 @@ class MemoryStore:
 
     def mark_reviewed(self, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Record that a person checked this memory: ``metadata["reviewed_at"]`` (UTC, ISO
-        8601). Content, vector and everything else are kept."""
+        8601), and the files it names as they are now (it is no longer stale). Content,
+        vector and everything else are kept."""
         import dataclasses
 
         memory_id = _check_memory_id(memory_id)
@@ -1059,8 +1183,10 @@ class MemoryStore:
             vector = self.backend.get_vectors([memory_id]).get(memory_id)
             if not found or vector is None:
                 raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
+            # The person checked the memory against the files as they are: record those.
+            current = self._with_files_recorded(found[0])
             reviewed = dataclasses.replace(
-                found[0], metadata={**found[0].metadata, "reviewed_at": moment.isoformat()}
+                current, metadata={**current.metadata, "reviewed_at": moment.isoformat()}
             )
             self.backend.upsert([MemoryRecord(reviewed, vector)])
         return reviewed

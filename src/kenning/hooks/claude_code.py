@@ -17,12 +17,19 @@ The project is the one containing the payload's ``cwd``.
   500 characters; a pasted diff is cut off first). When the prompt carries an error, its
   parsed signature is recalled too, with the error floor, and the two answers are merged
   (best score per memory, best :data:`~kenning.protocol.RECALL_KEEP` kept).
-* **session-start** needs no query and no model: it lists the project's most recent
+* **session-start** needs no query: it lists the project's most recent
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
-  (rules, guidelines, naming, …), newest first. Their ``score`` is their freshness,
+  (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
   ``0.5 ** (age / half-life)`` with the decay half-lives of ``kenning search`` (1.00 =
   stored today, 0.50 = one half-life old). Both cut the combined text to the protocol's
-  :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters.
+  :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters. Before listing, it re-seeds the
+  solution documents that changed since the last ``kenning seed-solutions`` of the project
+  (:func:`kenning.seeding.reseed_changed`: only documents whose git blob hash changed, at
+  most :data:`SESSION_RESEED_MAX_DOCS` per session; a ``stat`` per document when none did;
+  the model is loaded only when one did). A project never seeded is not seeded here.
+
+Both mark a memory whose files changed since it was written ``stale="true"`` and rank it
+below fresh ones (:mod:`kenning.freshness`).
 
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
@@ -36,7 +43,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -52,6 +59,7 @@ __all__ = [
     "MIN_PROMPT_CHARS",
     "SESSION_CONVENTIONS",
     "SESSION_ERROR_FIXES",
+    "SESSION_RESEED_MAX_DOCS",
     "HookSkip",
     "context_for",
     "main",
@@ -74,6 +82,10 @@ BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
 #: What session-start lists: the newest error fixes, then the newest conventions.
 SESSION_ERROR_FIXES = 3
 SESSION_CONVENTIONS = 2
+#: At most this many changed solution documents are re-seeded per session start (each one
+#: is embedded again: ~3 entries, well under a second with the model loaded); the rest
+#: wait for the next session or `kenning seed-solutions`.
+SESSION_RESEED_MAX_DOCS = 10
 #: A diagnostic line on stderr is cut to this many characters.
 _DIAGNOSTIC_CHARS = 400
 
@@ -172,45 +184,74 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     queries = prompt_queries(prompt)
     if not queries:
         return ""
-    best: dict[str, tuple[float, str]] = {}
+    best: dict[str, tuple[float, str, bool]] = {}
     error_hit = False
     for query, is_error in queries:
         result = store.recall(query, errors=True if is_error else None)
         for hit in result.hits:
             previous = best.get(hit.memory.id)
             if previous is None or hit.score > previous[0]:
-                best[hit.memory.id] = (hit.score, hit.memory.content)
+                best[hit.memory.id] = (hit.score, hit.memory.content, hit.stale)
             error_hit = error_hit or result.is_error
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[: protocol.RECALL_KEEP]
-    findings = [(content, score) for _, (score, content) in ranked]
+    findings = [(content, score, stale) for _, (score, content, stale) in ranked]
     return render_recall(findings, context="debugging" if error_hit else "work")
 
 
+def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> None:
+    """Re-seed the solution documents that changed; a failure is said, never raised."""
+    from ..seeding import reseed_changed
+
+    try:
+        reports = reseed_changed(store, max_docs=SESSION_RESEED_MAX_DOCS)
+    except Exception as exc:  # the listing still runs
+        warn(f"could not re-seed changed solution docs: {_describe(exc)}")
+        return
+    pending = sum(r.pending for r in reports)
+    if pending:
+        warn(
+            f"{pending} more changed solution doc(s) wait for the next session "
+            "(or run `kenning seed-solutions`)"
+        )
+
+
 def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
-    from ..model import COLLECTIONS, utc_now
+    from ..model import COLLECTIONS, Memory, utc_now
     from ..render import render_recall
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
-    memories = store.newest(SESSION_ERROR_FIXES, memory_type="error_fix") + store.newest(
-        SESSION_CONVENTIONS, memory_type=COLLECTIONS["conventions"]
-    )
     overrides = store.settings.half_life_overrides
-    findings = [
-        (
-            m.content,
-            temporal_score(
-                age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
-            ),
+    penalty = store.settings.stale_penalty
+    groups = (
+        store.newest(SESSION_ERROR_FIXES, memory_type="error_fix"),
+        store.newest(SESSION_CONVENTIONS, memory_type=COLLECTIONS["conventions"]),
+    )
+    states = store.freshness([m for group in groups for m in group])
+
+    def scored(m: Memory) -> tuple[str, float, bool]:
+        stale = m.id in states and states[m.id].stale
+        recency = temporal_score(
+            age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
         )
-        for m in memories
-    ]
+        # a stale memory ranks below fresh ones of its group (the stale penalty)
+        return m.content, recency - penalty if stale else recency, stale
+
+    findings: list[tuple[str, float, bool]] = []
+    for group in groups:
+        findings += sorted((scored(m) for m in group), key=lambda f: -f[1])
     return render_recall(findings, context="general")
 
 
-def context_for(event: str, payload: object, now: datetime | None = None) -> str:
+def context_for(
+    event: str,
+    payload: object,
+    now: datetime | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> str:
     """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
-    when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise."""
+    when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise.
+    ``warn`` receives what went wrong without stopping the hook (default: stderr)."""
     if event not in EVENTS:
         raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     if not isinstance(payload, dict):
@@ -225,6 +266,7 @@ def context_for(event: str, payload: object, now: datetime | None = None) -> str
     with _open_store(cwd) as store:
         if event == "prompt-submit":
             return _prompt_context(store, payload["prompt"])
+        _reseed(store, warn or (lambda message: _diagnose(sys.stderr, event, message)))
         return _session_context(store, now)
 
 
@@ -233,7 +275,7 @@ def _hook_output(event: str, context: str) -> str:
     return json.dumps(body, ensure_ascii=True) + "\n"
 
 
-def _from_raw(event: str, raw: bytes) -> str:
+def _from_raw(event: str, raw: bytes, warn: Callable[[str], None] | None = None) -> str:
     if event not in EVENTS:
         raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     try:
@@ -245,7 +287,7 @@ def _from_raw(event: str, raw: bytes) -> str:
             f"the hook input on stdin is not JSON ({exc.msg} at line {exc.lineno} column "
             f"{exc.colno})"
         ) from None
-    context = context_for(event, payload)
+    context = context_for(event, payload, warn=warn)
     return _hook_output(event, context) if context else ""
 
 
@@ -300,7 +342,9 @@ def run(
 
     def work() -> None:
         try:
-            outcome["output"] = _from_raw(event, stdin.read())
+            outcome["output"] = _from_raw(
+                event, stdin.read(), lambda message: _diagnose(stderr, event, message)
+            )
         except BaseException as exc:  # a hook must never fail the session
             outcome["error"] = exc
 

@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from .. import protocol
 from ..errors import KenningError, UserInputError
-from ..model import COLLECTIONS, NEAR_DUPLICATE, STORED, Memory, SearchResult, utc_now
+from ..model import COLLECTIONS, NEAR_DUPLICATE, STORED, Freshness, Memory, SearchResult, utc_now
 from ..render import escape_html_text, hidden_characters
 from ..store import MemoryStore
 from . import charts
@@ -52,33 +52,28 @@ AGES: Mapping[str, tuple[str, int | None, int | None]] = {
     ">90": ("older than 90 days", None, 90),
     ">365": ("older than a year", None, 365),
 }
-#: The "stale" filter and mark belong to the freshness feature (issue 16, part 2). Until it
-#: lands the filter is not shown and ``memory_facts`` reports ``stale`` as unknown (None);
-#: switch this on when memories carry the mark.
-STALE_FILTER = False
+#: The "stale" filter: memories whose files changed since they were written
+#: (:meth:`MemoryStore.freshness`).
+STALE_FILTER = True
 STALE_CHOICES = {"": "fresh or stale", "stale": "stale only", "fresh": "fresh only"}
 
 
-def memory_facts(memory: Memory) -> dict[str, Any]:
+def memory_facts(memory: Memory, freshness: Freshness | None = None) -> dict[str, Any]:
     """What the page shows beside a memory's own fields, in one place.
 
     ``seen_count`` / ``last_seen_at`` (a near-duplicate remembered again refreshes them)
-    are shown once the memory was seen again; ``stale`` comes with freshness (part 2): it
-    is read from the memory when it has the attribute, else from its metadata, else it is
-    None and the template leaves it out. ``reviewed_at`` and ``edited_at`` are metadata
+    are shown once the memory was seen again. ``stale`` and ``changed`` (the files that
+    changed) come from ``freshness``, the store's check of the files the memory names (None:
+    it names none, or it was not checked). ``reviewed_at`` and ``edited_at`` are metadata
     written by ``MemoryStore``.
     """
     metadata = memory.metadata or {}
-
-    def read(name: str) -> Any:
-        value = getattr(memory, name, None)
-        return metadata.get(name) if value is None else value
-
     seen_again = memory.seen_count > 1
     return {
         "seen_count": memory.seen_count if seen_again else None,
         "last_seen_at": memory.last_seen_at if seen_again else None,
-        "stale": read("stale"),
+        "stale": None if freshness is None else freshness.stale,
+        "changed": () if freshness is None else freshness.changed,
         "reviewed_at": metadata.get("reviewed_at"),
         "edited_at": metadata.get("edited_at"),
     }
@@ -149,6 +144,7 @@ class PageFilters:
 class Row:
     memory: Memory
     result: SearchResult | None = None
+    freshness: Freshness | None = None
 
 
 class StoreSource:
@@ -252,11 +248,11 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                     else min(filters.limit, protocol.SEARCH_MAX_LIMIT),
                 )
                 rows = [
-                    Row(r.memory, r)
+                    Row(r.memory, r, r.freshness)
                     for r in response.results
                     if (after is None or r.memory.stored_at >= after)
                     and (before is None or r.memory.stored_at < before)
-                    and _stale_matches(r.memory, filters.stale)
+                    and _stale_matches(r.freshness, filters.stale)
                 ]
                 total = len(rows)
             else:
@@ -272,7 +268,16 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                     if narrowed
                     else everything
                 )
-                rows = [Row(m) for m in listed if _stale_matches(m, filters.stale)]
+                if filters.stale:  # every listed memory's files are checked
+                    states = store.freshness(listed)
+                    rows = [
+                        Row(m, None, states.get(m.id))
+                        for m in listed
+                        if _stale_matches(states.get(m.id), filters.stale)
+                    ]
+                else:  # only the shown ones'
+                    states = store.freshness(listed[: filters.limit])
+                    rows = [Row(m, None, states.get(m.id)) for m in listed]
                 total = len(rows)
             recalls = store.recent_recalls() if store.settings.recall_log else []
             stats = store.stats()
@@ -294,12 +299,16 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
             raise UserInputError("no memory id given: pick a memory from the list")
         return value
 
+    def with_freshness(store: MemoryStore, wanted: str) -> tuple[Memory | None, Freshness | None]:
+        found = store.get(wanted)
+        return found, (store.freshness([found]).get(found.id) if found is not None else None)
+
     async def show(request: Request) -> Response:
         wanted = memory_id(request)
-        found = await call(lambda store: store.get(wanted))
+        found, freshness = await call(lambda store: with_freshness(store, wanted))
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        return page(request, "memory.html", memory=found)
+        return page(request, "memory.html", memory=found, freshness=freshness)
 
     async def edit_form(request: Request) -> Response:
         wanted = memory_id(request)
@@ -360,10 +369,10 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
 
     async def forget_form(request: Request) -> Response:
         wanted = memory_id(request)
-        found = await call(lambda store: store.get(wanted))
+        found, freshness = await call(lambda store: with_freshness(store, wanted))
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        return page(request, "forget.html", memory=found)
+        return page(request, "forget.html", memory=found, freshness=freshness)
 
     async def forget(request: Request) -> Response:
         form = await request.form()
@@ -387,7 +396,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         wanted = memory_id(request, form)
         await call(lambda store: store.mark_reviewed(wanted))
         session: Session = request.scope["state"]["session"]
-        session.flash("ok", "Marked as reviewed.")
+        session.flash("ok", "Marked as reviewed (the files it names are recorded as they are now).")
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
 
     async def kenning_error(request: Request, exc: Exception) -> Response:
@@ -412,10 +421,11 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
     return Guard(app, port=port, token=token)
 
 
-def _stale_matches(memory: Memory, wanted: str) -> bool:
+def _stale_matches(freshness: Freshness | None, wanted: str) -> bool:
     if not wanted:
         return True
-    return bool(memory_facts(memory)["stale"]) == (wanted == "stale")
+    stale = freshness is not None and freshness.stale
+    return stale == (wanted == "stale")
 
 
 def _plots(

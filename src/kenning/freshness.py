@@ -1,0 +1,422 @@
+"""Freshness: the project files a memory names, their versions, and whether they changed.
+
+A note about ``src/auth.py``, or an ERROR-FIX entry seeded from ``docs/solutions/db.md``,
+was true of those files as they were when it was written. So the write path records, in
+the memory's metadata under :data:`FILES_KEY`, the git blob hash of every file of the
+project the memory names (``{"src/auth.py": "<40 hex>"}``): its ``source``, the ``SOURCE:``
+part of an ERROR-FIX entry, a ``file``/``files`` metadata entry, and paths in its text that
+exist in the checkout (:func:`named_paths`, conservative and capped). The read path hashes
+those few files again (:func:`check`, cached by path, mtime, size, inode and ctime) and a
+memory whose file changed, disappeared or no longer passes the source-path checks is
+``stale``. Staleness is computed on every read, never stored: checking out a branch where
+the file is as recorded makes the memory fresh again.
+
+The hash is git's blob id — ``sha1("blob <size>\\0" + bytes)``, what ``git hash-object
+--no-filters`` prints — computed here rather than by running git, so that a recall costs a
+``stat`` per file, not a process. It equals ``git ls-files -s`` / ``git rev-parse
+HEAD:path`` for a committed file unless the repository converts content on checkout
+(``core.autocrlf``, ``text``/``eol``/``filter`` attributes such as git-lfs); either way the
+same function writes and checks, so a file reads as changed exactly when its bytes changed.
+(A repository in git's SHA-256 object format has other ids; staleness works the same.)
+
+Pure parts: :func:`blob_hash`, :func:`path_candidates`, :func:`named_paths`,
+:func:`recorded_files`, :func:`apply_stale_penalty`. The file-system side: :func:`record`,
+:func:`check`. Every git call kenning makes for freshness is in :func:`file_history`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import subprocess
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .model import (
+    CHANGED,
+    FRESH,
+    MISSING,
+    REFUSED,
+    Commit,
+    FileHistory,
+    FileState,
+    Freshness,
+    SearchResult,
+)
+from .protocol import STALE_PENALTY
+
+__all__ = [
+    "FILES_KEY",
+    "MAX_HASHED_BYTES",
+    "MAX_PATH_CANDIDATES",
+    "MAX_RECORDED_FILES",
+    "STALE_PENALTY",
+    "apply_stale_penalty",
+    "blob_hash",
+    "check",
+    "file_blob",
+    "file_history",
+    "named_paths",
+    "path_candidates",
+    "record",
+    "recorded_files",
+]
+
+#: The metadata key of the record: ``{path as the memory names it: git blob hash}``.
+FILES_KEY = "file_blobs"
+#: At most this many files are recorded per memory (the source document first).
+MAX_RECORDED_FILES = 8
+#: At most this many path-like tokens of a memory's text are looked up in the checkout.
+MAX_PATH_CANDIDATES = 50
+#: Files larger than this are not recorded (a memory names source files and documents,
+#: not logs or data); a recorded file that grows past it reads as changed, unhashed.
+MAX_HASHED_BYTES = 8 * 1024 * 1024
+
+
+#: Files changed less than this long ago are hashed on every check, never cached: a write
+#: within the same mtime tick and size as the cached version would otherwise go unseen
+#: (git's "racily clean" entries).
+_RACY_NS = 2_000_000_000
+_CACHE_SIZE = 4096
+_GIT_TIMEOUT_S = 5.0
+
+#: Extensions that make a token without ``/`` a file name (``setup.py``, ``README.md``).
+_EXTENSIONS = """py pyi pyx rs go js jsx mjs cjs ts tsx java kt kts scala rb php c h cc cpp cxx
+hpp hh cs fs swift m mm dart lua pl sh bash zsh fish ps1 sql md mdx rst txt adoc toml yaml yml
+json jsonc ini cfg conf env lock xml html htm css scss sass less vue svelte tf hcl proto graphql
+gql ipynb r jl ex exs erl hs ml mli zig nim cmake gradle sbt"""
+KNOWN_EXTENSIONS = frozenset(_EXTENSIONS.split())
+
+# A token is a run of characters that are not whitespace, quotes, brackets or separators.
+_TOKEN = re.compile(r"[^\s`'\"()\[\]{}<>,;|*]+")
+# What a relative path of the project may look like here: word characters, dots, dashes,
+# plus and at signs, in components separated by "/" (no leading "/", no backslash).
+_PATH = re.compile(r"[\w.+@-]+(?:/[\w.+@-]+)*")
+_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$")
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_NOT_PROJECT_FILES = (".git", ".kenning")
+
+
+# --------------------------------------------------------------------------------------------
+# Pure parts
+# --------------------------------------------------------------------------------------------
+
+
+def blob_hash(data: bytes) -> str:
+    """git's blob id of ``data``: ``sha1(b"blob <size>\\0" + data)`` in hex."""
+    digest = hashlib.sha1(b"blob %d\x00" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _normalise(path: str) -> str | None:
+    """``path`` as a key: ``/``-separated, no ``.`` or empty components; None when it has
+    a ``..`` component or nothing is left."""
+    parts = [p for p in path.strip().split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def path_candidates(text: str, limit: int = MAX_PATH_CANDIDATES) -> list[str]:
+    """Path-like tokens of ``text``, in order, without repeats, at most ``limit``.
+
+    A candidate contains a ``/`` or ends in a known extension (:data:`KNOWN_EXTENSIONS`),
+    is relative (no leading ``/``, ``~``, drive or scheme: URLs are not files of the
+    project) and has no ``..``; a ``:line[:col]`` suffix, a leading ``./`` and trailing
+    sentence punctuation are dropped. Whether it exists is for the caller to check.
+    """
+    found: dict[str, None] = {}
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if "://" in token or token.startswith(("/", "~")):
+            continue
+        token = token.rstrip(".:!?")
+        token = _LINE_SUFFIX.sub("", token).rstrip(".:")
+        if not token or len(token) > 300 or not _PATH.fullmatch(token):
+            continue
+        if "/" not in token:
+            stem, dot, ext = token.rpartition(".")
+            if not dot or not stem or ext.lower() not in KNOWN_EXTENSIONS:
+                continue
+        key = _normalise(token)
+        if key is None or key.split("/", 1)[0] in _NOT_PROJECT_FILES:
+            continue
+        found.setdefault(key)
+        if len(found) >= limit:
+            break
+    return list(found)
+
+
+def named_paths(
+    content: str, source: str | None, metadata: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Every path a memory names, in the order they are recorded: its source document
+    (``source``, else the ERROR-FIX entry's ``SOURCE:``), a ``file`` / ``files`` entry of
+    its metadata, then path-like tokens of its text (:func:`path_candidates`)."""
+    from .errorfix import parse_error_fix
+
+    named: list[str] = []
+    if source is not None and source.strip():
+        named.append(source.strip())
+    else:
+        entry = parse_error_fix(content)
+        if entry is not None and entry.source.strip():
+            named.append(entry.source.strip())
+    meta = metadata or {}
+    for key in ("file", "files"):
+        value = meta.get(key)
+        values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        named.extend(v.strip() for v in values[:MAX_RECORDED_FILES] if isinstance(v, str))
+    named.extend(path_candidates(content))
+    out: dict[str, None] = {}
+    for path in named:
+        if path and "://" not in path:
+            out.setdefault(_normalise(path) or path)
+    return list(out)
+
+
+def recorded_files(metadata: Mapping[str, Any] | None) -> dict[str, str]:
+    """The record in ``metadata`` (:data:`FILES_KEY`), keeping only well-formed entries
+    (stored data: a path string and a hex blob id); ``{}`` when there is none."""
+    raw = (metadata or {}).get(FILES_KEY)
+    if not isinstance(raw, Mapping):
+        return {}
+    return {
+        path: blob
+        for path, blob in raw.items()
+        if isinstance(path, str) and isinstance(blob, str) and _HEX.fullmatch(blob)
+    }
+
+
+def apply_stale_penalty(
+    results: Iterable[SearchResult], freshness: Mapping[str, Freshness], penalty: float
+) -> list[SearchResult]:
+    """``results`` with their freshness attached and each stale one's ``score`` lowered by
+    ``penalty``, sorted again (score, then semantic score, then id)."""
+    out: list[SearchResult] = []
+    for result in results:
+        state = freshness.get(result.memory.id)
+        if state is None:
+            out.append(result)
+            continue
+        lowered = penalty if state.stale else 0.0
+        out.append(
+            replace(result, score=result.score - lowered, freshness=state, stale_penalty=lowered)
+        )
+    return sorted(out, key=lambda r: (-r.score, -r.semantic, r.memory.id))
+
+
+# --------------------------------------------------------------------------------------------
+# The file system: hashing with a cache, recording, checking
+# --------------------------------------------------------------------------------------------
+
+
+class _BlobCache:
+    """Blob ids of files by path, valid while ``(mtime, size, inode, ctime)`` is unchanged.
+    Shared by every store of the process (the MCP server and the page run several threads)."""
+
+    def __init__(self, size: int = _CACHE_SIZE) -> None:
+        self._items: OrderedDict[str, tuple[tuple[int, int, int, int], str]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+        self.hashed = 0  # files read and hashed (for tests and benchmarks)
+
+    def blob(self, path: Path) -> tuple[str | None, str | None]:
+        """``(blob id, None)``, or ``(None, why not)`` for a file that cannot be hashed.
+        Raises ``FileNotFoundError`` when nothing is there."""
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        if st.st_size > MAX_HASHED_BYTES:
+            return None, f"over {MAX_HASHED_BYTES // (1024 * 1024)} MiB"
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        name = str(path)
+        with self._lock:
+            cached = self._items.get(name)
+            if cached is not None and cached[0] == key:
+                self._items.move_to_end(name)
+                return cached[1], None
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_HASHED_BYTES + 1)
+        except OSError as exc:
+            return None, f"cannot be read ({exc.strerror or exc})"
+        blob = blob_hash(data)
+        with self._lock:
+            self.hashed += 1
+            if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
+                self._items[name] = (key, blob)
+                self._items.move_to_end(name)
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        return blob, None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_CACHE = _BlobCache()
+
+
+def file_blob(path: Path) -> str | None:
+    """The blob id of the file at ``path`` (cached), or None when there is no readable
+    regular file of at most :data:`MAX_HASHED_BYTES` there."""
+    try:
+        return _CACHE.blob(path)[0]
+    except OSError:
+        return None
+
+
+def record(paths: Sequence[str], files_root: Path) -> dict[str, str]:
+    """The record for a memory naming ``paths``: ``{path: blob id}`` for each one that
+    passes :func:`kenning.sources.check_source` (the source-path checks, fail closed) and
+    is a regular file of the checkout, at most :data:`MAX_RECORDED_FILES`. Never raises."""
+    from .sources import check_source
+
+    out: dict[str, str] = {}
+    for path in paths:
+        if len(out) >= MAX_RECORDED_FILES:
+            break
+        key = _normalise(path)
+        if key is None or key in out or key.split("/", 1)[0] in _NOT_PROJECT_FILES:
+            continue
+        verdict = check_source(key, files_root)
+        if not verdict.ok or verdict.resolved is None:
+            continue
+        blob = file_blob(Path(verdict.resolved))
+        if blob is not None:
+            out[key] = blob
+    return out
+
+
+def check(recorded: Mapping[str, str], files_root: Path) -> Freshness:
+    """Compare each recorded file with the checkout at ``files_root``. Each path is checked
+    again before it is read (it is stored data): a refused path is :data:`REFUSED`."""
+    from .sources import check_source
+
+    states: list[FileState] = []
+    for path, blob in recorded.items():
+        verdict = check_source(path, files_root)
+        if not verdict.ok or verdict.resolved is None:
+            states.append(FileState(path, blob, None, REFUSED, verdict.reason))
+            continue
+        try:
+            current, problem = _CACHE.blob(Path(verdict.resolved))
+        except FileNotFoundError:
+            states.append(FileState(path, blob, None, MISSING, "no such file"))
+            continue
+        except OSError as exc:
+            states.append(FileState(path, blob, None, MISSING, exc.strerror or str(exc)))
+            continue
+        if current is None:
+            states.append(FileState(path, blob, None, CHANGED, problem))
+        else:
+            states.append(FileState(path, blob, current, FRESH if current == blob else CHANGED))
+    return Freshness(tuple(states))
+
+
+# --------------------------------------------------------------------------------------------
+# git: what changed since a memory was written (`kenning stale`)
+# --------------------------------------------------------------------------------------------
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    # --literal-pathspecs: a path from a memory is a path, never a pathspec pattern
+    try:
+        out = subprocess.run(
+            ["git", "--literal-pathspecs", *args],
+            cwd=cwd,
+            capture_output=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.decode("utf-8", errors="replace")
+
+
+def _renamed(output: str | None, path: str) -> str | None:
+    """The new path of ``path`` in ``--name-status -z`` output (``R<score>\\0old\\0new``)."""
+    if not output:
+        return None
+    fields = output.split("\x00")
+    i = 0
+    while i < len(fields):
+        status = fields[i]
+        if status.startswith(("R", "C")) and i + 2 < len(fields):
+            if status.startswith("R") and fields[i + 1] == path:
+                return fields[i + 2]
+            i += 3
+        else:
+            i += 2 if status else 1
+    return None
+
+
+def file_history(
+    files_root: Path,
+    path: str,
+    since: datetime,
+    limit: int = 5,
+    *,
+    recorded: str | None = None,
+    missing: bool = False,
+) -> FileHistory:
+    """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
+    ``limit`` commits touching it on the checked-out branch (``git log --since``, stopping
+    at the commit that made the ``recorded`` version: commit times have one-second steps,
+    and that commit is not a change since), whether the work tree differs from HEAD, and
+    for a ``missing`` file the path a rename moved it to (staged, or committed since).
+    Outside git, or when git fails: an empty history."""
+    stamp = since.isoformat()
+    log = _git(
+        files_root,
+        "log",
+        f"--since={stamp}",
+        "--format=%x1e%H%x1f%cs%x1f%s",
+        "--raw",
+        "--no-abbrev",
+        f"-n{limit + 2}",
+        "--",
+        path,
+    )
+    commits = []
+    for record_text in (log or "").split("\x1e")[1:]:
+        header, _, raw = record_text.partition("\n")
+        parts = header.split("\x1f", 2)
+        if len(parts) != 3:
+            continue
+        made = {line.split()[3] for line in raw.splitlines() if line.startswith(":")}
+        if recorded is not None and recorded in made:
+            break  # this commit wrote the version the memory saw
+        commits.append(Commit(*parts))
+    status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
+    moved = None
+    if missing:
+        staged = _git(files_root, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
+        moved = _renamed(staged, path)
+        if moved is None:
+            history = _git(
+                files_root,
+                "log",
+                f"--since={stamp}",
+                "-M",
+                "--diff-filter=R",
+                "--name-status",
+                "--format=",
+                "-z",
+                "-n200",
+            )
+            moved = _renamed((history or "").replace("\n", ""), path)
+    return FileHistory(path, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)

@@ -1,0 +1,364 @@
+"""Re-seeding solution docs that changed, on real git repositories with a real store and the
+real model: a rewritten fix replaces its entry in place, a deleted, archived or no longer
+``track: bug`` doc retires its entries, nothing is ever duplicated, ``changed_only`` reads
+only the docs whose blob hash changed, and the session-start hook runs it without ever
+failing the session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenning import MemoryStore, open_store
+from kenning.embedders.base import Embedder
+from kenning.freshness import FILES_KEY
+from kenning.model import Memory
+from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
+from kenning.store import NewMemory
+
+from .conftest import git
+
+ERRORS = {
+    "db": "sqlite3.OperationalError: database is locked",
+    "imports": "ModuleNotFoundError: No module named 'widgetlib'",
+    "npm": "npm ERR! code ERESOLVE unable to resolve dependency tree",
+}
+FIXES = {
+    "db": "Enable WAL mode and set busy_timeout on every connection.",
+    "imports": "Add widgetlib to requirements.txt and reinstall the virtualenv.",
+    "npm": "Pin react to 18.2 in package.json so the peer dependencies agree.",
+}
+
+
+def doc(name: str, *, fix: str | None = None, error: str | None = None, track: str = "bug") -> str:
+    return (
+        f"---\ntitle: {name} fails\ntrack: {track}\nproblem: the {name} step fails\n---\n"
+        f"# {name} fails\n\nThe job fails with:\n\n```\n{error or ERRORS[name]}\n```\n\n"
+        f"## Fix\n\n{fix or FIXES[name]}\n"
+    )
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def docs(project: Path) -> Path:
+    write(project, ".gitignore", ".kenning/\n")
+    for name in ERRORS:
+        write(project, f"docs/solutions/{name}/{name}.md", doc(name))
+    commit(project, "three solution docs")
+    return project / "docs" / "solutions"
+
+
+def entries(store: MemoryStore) -> list[Memory]:
+    return sorted(store.browse(memory_type="error_fix"), key=lambda m: m.source or "")
+
+
+def of(store: MemoryStore, name: str) -> list[Memory]:
+    return [m for m in entries(store) if m.source == f"docs/solutions/{name}/{name}.md"]
+
+
+def test_a_rewritten_fix_replaces_its_entry_in_place(store: MemoryStore, docs: Path) -> None:
+    first = seed_solutions(store, docs)
+    assert (first.seeded, first.updated, first.retired) == (3, 0, 0)
+    (before,) = of(store, "db")
+    new_fix = "Move the job queue to PostgreSQL; SQLite allows one writer at a time."
+    write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", fix=new_fix))
+    stale = store.freshness([before])[before.id]
+    assert stale.stale  # the entry reads as stale until the doc is re-seeded
+    report = seed_solutions(store, docs)
+    assert (report.seeded, report.updated, report.retired, report.duplicates) == (0, 1, 0, 2)
+    status = {f.path: f.status for f in report.files}
+    assert status == {
+        "db/db.md": "updated",
+        "imports/imports.md": "duplicate",
+        "npm/npm.md": "duplicate",
+    }
+    (after,) = of(store, "db")  # one entry per signature, same id
+    assert after.id == before.id and after.stored_at == before.stored_at
+    assert new_fix in after.content and FIXES["db"] not in after.content
+    assert not store.freshness([after])[after.id].stale
+    assert len(entries(store)) == 3
+    hits = store.recall(ERRORS["db"]).hits
+    assert hits[0].memory.id == before.id and "PostgreSQL" in hits[0].memory.content
+
+
+def test_deleted_archived_and_no_longer_bug_docs_are_retired(
+    store: MemoryStore, docs: Path
+) -> None:
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    ids = {name: of(store, name)[0].id for name in ERRORS}
+    git(root, "rm", "-q", "docs/solutions/db/db.md")
+    git(root, "mv", "docs/solutions/imports", "docs/solutions/archived")
+    write(root, "docs/solutions/npm/npm.md", doc("npm", track="knowledge"))
+    commit(root, "retire three docs")
+    report = seed_solutions(store, docs)
+    assert report.retired == 3 and report.seeded == 0 and report.ok
+    status = {f.path: (f.status, f.reason) for f in report.files}
+    assert status["db/db.md"][0] == "retired" and "deleted" in (status["db/db.md"][1] or "")
+    assert status["imports/imports.md"][0] == "retired"
+    assert status["npm/npm.md"] == ("retired", "track is knowledge, not bug")
+    assert entries(store) == []
+    for memory_id in ids.values():
+        assert store.get(memory_id) is None  # retired = forgotten: never recalled again
+    assert store.recall(ERRORS["db"]).hits == ()
+    again = seed_solutions(store, docs)
+    assert (again.seeded, again.retired) == (0, 0)
+
+
+def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    count = len(entries(store))
+    again = seed_solutions(store, docs)
+    assert (again.seeded, again.updated, again.retired, again.duplicates) == (0, 0, 0, 3)
+    assert len(entries(store)) == count
+    # a new error message in the doc: the old signature goes, the new one comes
+    write(
+        root, "docs/solutions/db/db.md", doc("db", error="sqlite3.OperationalError: disk I/O error")
+    )
+    report = seed_solutions(store, docs)
+    assert (report.seeded, report.retired) == (1, 1)
+    (db,) = of(store, "db")
+    assert "disk I/O error" in db.content and "database is locked" not in db.content
+    # a doc moved to another category: retired under its old path, seeded under the new
+    git(root, "mv", "docs/solutions/npm", "docs/solutions/frontend")
+    commit(root, "move npm")
+    report = seed_solutions(store, docs)
+    assert (report.seeded, report.retired) == (1, 1)
+    assert [m.source for m in entries(store) if "ERESOLVE" in m.content] == [
+        "docs/solutions/frontend/npm.md"
+    ]
+    assert len(entries(store)) == count
+    # two entries for one doc and signature (an older seeding): one is kept
+    (imports,) = of(store, "imports")
+    twin = imports.content.replace("reinstall the virtualenv", "reinstall the venv")
+    store.remember_many(
+        [NewMemory(twin, "error_fix", source=imports.source)], near_duplicates=False
+    )
+    assert len(of(store, "imports")) == 2
+    report = seed_solutions(store, docs)
+    assert report.retired == 1 and [m.id for m in of(store, "imports")] == [imports.id]
+
+
+def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Path) -> None:
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    write(root, "docs/solutions/db/db.md", "---\ntrack: [bug\n---\nhalf-edited\n")
+    write(root, "docs/solutions/npm/npm.md", doc("npm").replace("## Fix", "## Notes"))
+    report = seed_solutions(store, docs)
+    status = {f.path: f.status for f in report.files}
+    assert status["db/db.md"] == "failed" and status["npm/npm.md"] == "skipped"
+    assert report.retired == 0 and len(of(store, "db")) == 1 and len(of(store, "npm")) == 1
+    # a broken doc is not read again until it changes: it cannot hold up a capped run
+    quiet = seed_solutions(store, docs, changed_only=True, max_docs=1)
+    assert (quiet.unchanged, quiet.pending, quiet.failed) == (3, 0, 0)
+
+
+def test_changed_only_reads_only_the_docs_whose_blob_changed(
+    project: Path, docs: Path, minilm: Embedder
+) -> None:
+    root = docs.parent.parent
+    with open_store(cwd=root, embedder=minilm) as store:
+        seed_solutions(store, docs)
+        state = json.loads(store.backend.get_meta(f"{SEED_STATE_KEY}:acme/widgets") or "")
+        recorded = state["folders"]["docs/solutions"]
+        assert recorded["dir"] == "docs/solutions"
+        for name in ERRORS:
+            blob = git(root, "rev-parse", f"HEAD:docs/solutions/{name}/{name}.md").strip()
+            assert recorded["docs"][f"{name}/{name}.md"][0] == blob
+    # a store opened without a model: a run with nothing changed must not need one
+    store = open_store(cwd=root)
+    try:
+        quiet = seed_solutions(store, docs, changed_only=True)
+        assert (quiet.unchanged, quiet.seeded, quiet.updated, quiet.retired) == (3, 0, 0, 0)
+        os.utime(docs / "db" / "db.md", ns=(1, 1))  # touched, same bytes: hashed, unchanged
+        touched = seed_solutions(store, docs, changed_only=True)
+        assert touched.unchanged == 3 and not touched.changed
+        assert store._embedder is None  # the model was never loaded
+    finally:
+        store.close()
+    with open_store(cwd=root, embedder=minilm) as store:
+        write(root, "docs/solutions/db/db.md", doc("db", fix="Use one writer process."))
+        write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Upgrade npm to 10."))
+        first = seed_solutions(store, docs, changed_only=True, max_docs=1)
+        assert (first.updated, first.pending, first.unchanged) == (1, 1, 1)
+        second = seed_solutions(store, docs, changed_only=True, max_docs=1)
+        assert (second.updated, second.pending, second.unchanged) == (1, 0, 2)
+        assert "Upgrade npm to 10." in of(store, "npm")[0].content
+        os.remove(docs / "imports" / "imports.md")
+        gone = seed_solutions(store, docs, changed_only=True)
+        assert gone.retired == 1 and of(store, "imports") == []
+
+
+def test_reseed_changed_only_follows_folders_inside_the_checkout(
+    store: MemoryStore, docs: Path
+) -> None:
+    assert reseed_changed(store) == []  # never seeded: nothing to follow
+    seed_solutions(store, docs)
+    store.backend.set_meta(
+        f"{SEED_STATE_KEY}:acme/widgets",
+        json.dumps(
+            {
+                "version": 1,
+                "folders": {
+                    **json.loads(store.backend.get_meta(f"{SEED_STATE_KEY}:acme/widgets") or "")[
+                        "folders"
+                    ],
+                    "evil": {"dir": "../../etc", "docs": {}},
+                },
+            }
+        ),
+    )
+    write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", fix="One writer."))
+    (report,) = reseed_changed(store)  # the forged folder outside the checkout is ignored
+    assert report.updated == 1 and report.directory.endswith("docs/solutions")
+    store.backend.set_meta(f"{SEED_STATE_KEY}:acme/widgets", "{not json")
+    assert reseed_changed(store) == []  # a broken state reads as no state
+
+
+def test_seeded_entries_record_their_doc(store: MemoryStore, docs: Path) -> None:
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    blob = git(docs.parent.parent, "rev-parse", "HEAD:docs/solutions/db/db.md").strip()
+    assert db.metadata[FILES_KEY] == {"docs/solutions/db/db.md": blob}
+
+
+# -- the CLI and the session-start hook -----------------------------------------------------
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
+    }
+    return {**base, **extra}
+
+
+def kenning(
+    cwd: Path, *args: str, stdin: str = "", **extra: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", *args],
+        cwd=cwd,
+        env=env(**extra),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    payload = {
+        "session_id": "s",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    return kenning(root, "hook", "session-start", stdin=json.dumps(payload), **extra)
+
+
+def test_cli_changed_only(docs: Path) -> None:
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    out = kenning(root, "seed-solutions", "--changed-only")
+    assert out.returncode == 0, out.stderr
+    assert "updated: db/db.md" in out.stdout
+    assert out.stdout.strip().endswith("updated 1, retired 0, unchanged 2")
+    data = json.loads(kenning(root, "seed-solutions", "--changed-only", "--json").stdout)
+    assert (data["unchanged"], data["updated"], data["seeded"]) == (3, 0, 0)
+
+
+def test_session_start_hook_reseeds_changed_docs(docs: Path) -> None:
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    new_fix = "Run the migrations in one transaction per table."
+    write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix))
+    os.remove(docs / "npm" / "npm.md")
+    proc = session_start(root)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert new_fix in context and "ERESOLVE" not in context
+    assert 'stale="true"' not in context  # re-seeded: fresh again
+    with open_store(cwd=root, create=False) as store:
+        assert [m.source for m in entries(store)] == [
+            "docs/solutions/db/db.md",
+            "docs/solutions/imports/imports.md",
+        ]
+    again = session_start(root)  # nothing changed: same answer, nothing written
+    assert again.returncode == 0 and again.stdout == proc.stdout
+
+
+def test_session_start_does_not_seed_a_project_never_seeded(docs: Path) -> None:
+    root = docs.parent.parent
+    assert kenning(root, "remember", "--type", "rule", "Use UTC everywhere.").returncode == 0
+    proc = session_start(root)
+    assert proc.returncode == 0 and proc.stderr == ""
+    with open_store(cwd=root, create=False) as store:
+        assert entries(store) == []
+
+
+def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
+    """The store was built with another embedder: re-embedding a changed doc is refused.
+    The hook says so on stderr and still lists the memories."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions", KENNING_EMBEDDER="hashing").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="A fix the hook cannot embed."))
+    proc = session_start(root)  # the default model: provenance mismatch
+    assert proc.returncode == 0
+    assert "could not re-seed changed solution docs" in proc.stderr
+    assert "kenning reembed" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "No module named &apos;widgetlib&apos;" in context  # the listing still runs
+    assert 'stale="true"' in context  # the db entry still holds the old fix: marked
+
+
+def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
+    """``*/*.md`` one folder down, files only (symlinks followed), never under archived/:
+    the scan the hook runs at every session start says exactly what the glob says."""
+    from kenning.solution_docs import scan_solution_docs
+
+    root = tmp_path / "solutions"
+    for rel in (
+        "db/a.md",
+        "db/.hidden.md",
+        "db-x/b.md",
+        "archived/old.md",
+        "top.md",
+        "db/notes.txt",
+        "db/deep/c.md",
+        "Z/upper.md",
+    ):
+        write(root, rel, "x")
+    (root / "db" / "dir.md").mkdir()
+    (root / "linked").symlink_to(root / "db")
+    (root / "db" / "broken.md").symlink_to(tmp_path / "nowhere.md")
+    (root / "db" / "alias.md").symlink_to(root / "db" / "a.md")
+    expected = sorted(
+        p
+        for p in root.glob("*/*.md")
+        if "/archived/" not in "/" + p.relative_to(root).as_posix() and p.is_file()
+    )
+    found = scan_solution_docs(root)
+    assert [Path(path) for _, path, _ in found] == expected
+    assert [rel for rel, _, _ in found] == [p.relative_to(root).as_posix() for p in expected]
+    assert "db/broken.md" not in {rel for rel, _, _ in found} and len(found) == 8
