@@ -80,7 +80,13 @@ def test_large_import_into_postgres_builds_the_index_once(
 
     lines = export_lines(minilm, store.group_id, ROWS)
     counts = import_memories(store, lines)
-    assert counts == {"read": ROWS, "imported": ROWS, "duplicates": 0, "rejected": 0}
+    assert counts == {
+        "read": ROWS,
+        "imported": ROWS,
+        "duplicates": 0,
+        "rejected": 0,
+        "reembedded": 0,  # every vector in the export was usable
+    }
     after = hnsw_oid(pg_url)
     assert after is not None and after != before  # dropped and built again, not maintained
     assert store.count() == ROWS + 1
