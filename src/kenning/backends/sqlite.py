@@ -756,15 +756,34 @@ class SQLiteBackend:
             for start in range(0, len(ids), 500):
                 chunk = list(ids[start : start + 500])
                 marks = ",".join("?" * len(chunk))
-                for memory_id, group_id, blob in self._conn.execute(
+                found = self._conn.execute(
                     f"SELECT id, group_id, embedding FROM memories WHERE id IN ({marks})", chunk
-                ):
+                ).fetchall()
+                # one matrix check for the usual case (every vector of the store's size);
+                # the slower per-vector check only names what is wrong with the others
+                size = (dimension or 0) * 4
+                sized = [r for r in found if size and isinstance(r[2], bytes) and len(r[2]) == size]
+                flags = (
+                    bad_rows(
+                        np.frombuffer(b"".join(r[2] for r in sized), dtype=np.float32).reshape(
+                            len(sized), -1
+                        )
+                    )
+                    if sized
+                    else np.zeros(0, dtype=bool)
+                )
+                checked = {id(r): bool(bad) for r, bad in zip(sized, flags, strict=True)}
+                for row in found:
+                    memory_id, group_id, blob = row
                     vector = decode_vector(blob)
-                    problem = vector_problem(vector, dimension)
-                    if problem is not None:
-                        self._skip(memory_id, group_id, "embedding", problem)
+                    if checked.get(id(row)) is False:
+                        out[str(memory_id)] = vector
                         continue
-                    out[str(memory_id)] = vector
+                    problem = vector_problem(vector, dimension)
+                    if problem is None:  # no stamped dimension to check the size against
+                        out[str(memory_id)] = vector
+                    else:
+                        self._skip(memory_id, group_id, "embedding", problem)
         return out
 
     @staticmethod
@@ -1118,12 +1137,17 @@ class SQLiteBackend:
                     f"SELECT rowid, embedding FROM memories WHERE rowid IN ({marks}) AND {where}",
                     [*chunk, *params],
                 ).fetchall()
-                # a damaged vector is left out, like a row that no longer matches
-                rows = [r for r in found if vector_problem(decode_vector(r[1]), dim) is None]
+                # a damaged vector is left out, like a row that no longer matches (one
+                # matrix check for the chunk: this runs on every query)
+                size = dim * 4
+                rows = [r for r in found if isinstance(r[1], bytes) and len(r[1]) == size]
                 if rows:
                     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-                    scores = matrix.reshape(len(rows), -1) @ query
-                    out.update(zip((int(r[0]) for r in rows), scores.tolist(), strict=True))
+                    matrix = matrix.reshape(len(rows), dim)
+                    good = ~bad_rows(matrix)
+                    scores = matrix[good] @ query
+                    ids = (int(r[0]) for r, ok in zip(rows, good, strict=True) if ok)
+                    out.update(zip(ids, scores.tolist(), strict=True))
             return out
 
         return exact
