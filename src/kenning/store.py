@@ -899,13 +899,19 @@ class MemoryStore:
         memory_id = _check_memory_id(memory_id)
         self.check_location()
         with self.backend.exclusive():
-            found = self.backend.get([memory_id])
-            vector = self.backend.get_vectors([memory_id]).get(memory_id)
-            if not found or vector is None:
-                raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
-            refreshed = self._with_files_recorded(found[0])
+            memory, vector = self._stored(memory_id)
+            refreshed = self._with_files_recorded(memory)
             self.backend.upsert([MemoryRecord(refreshed, vector)])
         return refreshed
+
+    def _stored(self, memory_id: str) -> tuple[Memory, np.ndarray]:
+        """A memory and its vector, for a change that keeps the vector (inside the caller's
+        exclusive transaction)."""
+        found = self.backend.get([memory_id])
+        vector = self.backend.get_vectors([memory_id]).get(memory_id)
+        if not found or vector is None:
+            raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
+        return found[0], vector
 
     def _with_files_recorded(self, memory: Memory) -> Memory:
         """``memory`` with the files it names recorded as they are now in this checkout
@@ -1179,12 +1185,9 @@ class MemoryStore:
         moment = parse_timestamp(now) if now else utc_now()
         self.check_location()
         with self.backend.exclusive():
-            found = self.backend.get([memory_id])
-            vector = self.backend.get_vectors([memory_id]).get(memory_id)
-            if not found or vector is None:
-                raise UserInputError(f"no memory with id {memory_id} (it may have been forgotten)")
+            memory, vector = self._stored(memory_id)
             # The person checked the memory against the files as they are: record those.
-            current = self._with_files_recorded(found[0])
+            current = self._with_files_recorded(memory)
             reviewed = dataclasses.replace(
                 current, metadata={**current.metadata, "reviewed_at": moment.isoformat()}
             )
