@@ -90,9 +90,7 @@ def measure(sets, embedder) -> dict[str, Any]:  # type: ignore[no-untyped-def]
                 for _, text, _, group in s.queries:
                     other = convs[(convs.index(group) + 1) % len(convs)]
                     noise.append(top_semantic(store, text, other)[1])
-                unrelated["locomo cross-conversation"] = [
-                    -1.0 if v is None else v for v in noise
-                ]
+                unrelated["locomo cross-conversation"] = [-1.0 if v is None else v for v in noise]
             if s.name == "yellow error-fix":
                 queries = [
                     q["query"]
