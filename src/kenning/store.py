@@ -733,8 +733,8 @@ class MemoryStore:
         budget: int = protocol.RECALL_CHAR_BUDGET,
     ) -> RecallResult:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
-        0.40 for error queries), keep the best 3, cut their combined content to 800 chars
-        at a word boundary."""
+        0.40 for error queries; a project's calibrated floors when its settings have them),
+        keep the best 3, cut their combined content to 800 chars at a word boundary."""
         from .querybuild import check_query
         from .render import combine_for_recall
         from .signatures import looks_like_error
@@ -792,7 +792,10 @@ class MemoryStore:
         decay: bool = True,
         now: datetime | None = None,
     ) -> SearchResponse:
-        """AI Memory Module search: collections, intent routing, cascading, threshold, decay."""
+        """AI Memory Module search: collections, intent routing, cascading, threshold, decay.
+
+        Without ``threshold`` the bar is :meth:`similarity_threshold`: the project's setting,
+        else the default measured for the store's embedder."""
         from .config import parse_threshold
 
         plan = plan_search(query, collection, memory_type, intent, use_cascading)
