@@ -14,7 +14,9 @@ still run; no number is ever filled in for a step that did not run):
 * ``transfer`` — ``bench/transfer.py``: migrate and import of 100k memories into PostgreSQL;
 * ``peer``    — ``bench/peer_ruvector.py``: kenning vs ruvector 0.2.34 and latest over MCP;
 * ``freshness`` — ``bench/freshness.py``: re-seeding changed solution docs (500 docs: no
-  change, one change) and the session-start hook, vs ``git ls-files -s``.
+  change, one change) and the session-start hook, vs ``git ls-files -s``;
+* ``thresholds`` — ``bench/thresholds.py``: where search's default threshold sits for the
+  embedder (LoCoMo cross-conversation false positives vs correct top-1 hits kept).
 
     python -m bench all [--smoke] [--full] [--no-docs] [--results DIR] [--only a,b] [--skip a,b]
     python -m bench docs [--results DIR]      # plots + docs/benchmarks.md from the JSON
@@ -58,6 +60,7 @@ STEPS = (
     "transfer",
     "peer",
     "freshness",
+    "thresholds",
 )
 SCALING_SIZES = (1_000, 10_000, 100_000)
 STEP_TIMEOUT_S = 1800
@@ -95,6 +98,8 @@ def step_command(step: str, smoke: bool, full: bool, results: Path, cache: Path)
         return [*base, "peer", "--results", str(results), "--cache", str(cache), *flag]
     if step == "freshness":
         return [*base, "run-module", "freshness", str(results), *flag]
+    if step == "thresholds":
+        return [*base, "run-module", "thresholds", str(results), *flag]
     raise ValueError(step)
 
 

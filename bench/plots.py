@@ -241,6 +241,7 @@ def render_docs(results: Path, docs: Path) -> Path:
             "transfer",
             "peer",
             "freshness",
+            "thresholds",
         )
     }
     plots = {
@@ -280,6 +281,7 @@ def render_docs(results: Path, docs: Path) -> Path:
         _recall_section(data["recall"]),
         _mcp_section(data["mcp"]),
         _freshness_section(data["freshness"]),
+        _thresholds_section(data["thresholds"], old),
         _targets_section(data),
         _missing_section(summary, data),
     ]
@@ -833,6 +835,30 @@ def _mcp_section(mcp: dict[str, Any] | None) -> str:
     from bench.mcp import table
 
     return head + "`bench/mcp.py`.\n\n```text\n" + table(mcp) + "\n```\n"
+
+
+def _thresholds_section(thresholds: dict[str, Any] | None, old: str) -> str:
+    """``bench/thresholds.py``'s table between its markers (the old block is kept when this
+    run has no ``thresholds.json``, as the quality block is)."""
+    from bench.thresholds import BEGIN, END, table
+
+    head = (
+        "## Search's default threshold, measured for the embedder\n\n"
+        "`bench/thresholds.py` (its docstring says how): stores built with `remember_many`, "
+        "queries answered by `MemoryStore.search` with its defaults; unrelated queries (LoCoMo "
+        "questions asked in another conversation, the yellow set's unrelated queries) against "
+        "correct top-1 hits of the six quality sets, at each threshold. The row 0.70 is the "
+        "AI Memory Module's default (calibrated for jina-embeddings-v2-base-en), the baseline "
+        "of the same run. The chosen value is `SEARCH_DEFAULT_THRESHOLD` in "
+        "`src/kenning/protocol.py`.\n\n"
+    )
+    if thresholds is not None:
+        block = table(thresholds)
+    elif BEGIN in old and END in old:
+        block = old.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    else:
+        block = "_thresholds.json is missing: run `python -m bench thresholds`._"
+    return head + BEGIN + "\n" + block + "\n" + END + "\n"
 
 
 def _freshness_section(freshness: dict[str, Any] | None) -> str:

@@ -32,6 +32,7 @@ PURE = {
     "dedup",
     "redaction",
     "vectors",
+    "thresholds",
 }
 FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}
 IMPURE = {"store", "backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}

@@ -29,6 +29,7 @@ KEYS = {
     "scale-smoke.json": {"machine", "sizes"},
     "scaling-smoke.json": {"machine", "sizes", "queries"},
     "peer-smoke.json": {"machine", "sets", "systems", "ratios", "versions"},
+    "thresholds-smoke.json": {"embedder", "chosen", "table", "counts", "seconds"},
     "freshness-smoke.json": {
         "machine",
         "no_change_ms",

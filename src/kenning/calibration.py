@@ -5,13 +5,21 @@ The method of the ruvector seed, automated: run labelled queries (``{"query", "g
 report top-1 accuracy, the score range of correct hits, the highest score any unrelated
 query reached, and the floor that separates them (the midpoint of the gap), or say that
 they overlap.
+
+``--write`` (:func:`write_calibration`) saves what was measured to ``.kenning/config.toml``,
+where :mod:`kenning.config` reads it: ``similarity_threshold`` (search's bar) from every
+query, ``recall_floor`` from the queries recall treats as generic and
+``error_recall_floor`` from those it treats as errors (a floor whose queries are missing is
+left as it is). It refuses — and writes nothing — when correct hits and unrelated queries
+do not separate, and says why.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Filters
@@ -28,6 +36,8 @@ class QueryOutcome:
     top_id: str | None
     top_score: float | None
     correct: bool | None  # None for unrelated queries
+    #: Recall treats the query as an error (the error floor applies to it).
+    error_query: bool = False
 
 
 @dataclass(frozen=True)
@@ -43,28 +53,7 @@ class CalibrationReport:
         return [o for o in self.outcomes if not o.gold]
 
     def summary(self) -> dict[str, Any]:
-        labelled, unrelated = self.labelled, self.unrelated
-        correct = [o.top_score for o in labelled if o.correct and o.top_score is not None]
-        noise = [o.top_score for o in unrelated if o.top_score is not None]
-        low = min(correct) if correct else None
-        high_noise = max(noise) if noise else None
-        floor: float | None = None
-        separable: bool | None = None
-        if low is not None and high_noise is not None:
-            separable = high_noise < low
-            floor = round((low + high_noise) / 2, 3) if separable else None
-        return {
-            "labelled_queries": len(labelled),
-            "unrelated_queries": len(unrelated),
-            "top1_accuracy": (sum(bool(o.correct) for o in labelled) / len(labelled))
-            if labelled
-            else None,
-            "correct_score_min": low,
-            "correct_score_max": max(correct) if correct else None,
-            "highest_unrelated_score": high_noise,
-            "separable": separable,
-            "suggested_floor": floor,
-        }
+        return separation(self.outcomes)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,10 +65,39 @@ class CalibrationReport:
                     "top_id": o.top_id,
                     "top_score": o.top_score,
                     "correct": o.correct,
+                    "error_query": o.error_query,
                 }
                 for o in self.outcomes
             ],
         }
+
+
+def separation(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
+    """Top-1 accuracy, the score ranges of correct hits and of unrelated queries, and the
+    floor between them (None when they overlap or a side is missing)."""
+    labelled = [o for o in outcomes if o.gold]
+    unrelated = [o for o in outcomes if not o.gold]
+    correct = [o.top_score for o in labelled if o.correct and o.top_score is not None]
+    noise = [o.top_score for o in unrelated if o.top_score is not None]
+    low = min(correct) if correct else None
+    high_noise = max(noise) if noise else None
+    floor: float | None = None
+    separable: bool | None = None
+    if low is not None and high_noise is not None:
+        separable = high_noise < low
+        floor = round((low + high_noise) / 2, 3) if separable else None
+    return {
+        "labelled_queries": len(labelled),
+        "unrelated_queries": len(unrelated),
+        "top1_accuracy": (sum(bool(o.correct) for o in labelled) / len(labelled))
+        if labelled
+        else None,
+        "correct_score_min": low,
+        "correct_score_max": max(correct) if correct else None,
+        "highest_unrelated_score": high_noise,
+        "separable": separable,
+        "suggested_floor": floor,
+    }
 
 
 def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -115,6 +133,8 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
 def calibrate(
     store: MemoryStore, queries: list[tuple[str, tuple[str, ...]]], group_id: str | None = None
 ) -> CalibrationReport:
+    from .signatures import looks_like_error
+
     filters = Filters(group_id=store.resolve_group(group_id))
     outcomes = []
     for query, gold in queries:
@@ -127,6 +147,84 @@ def calibrate(
                 top.memory.id if top else None,
                 top.semantic if top else None,
                 (top is not None and top.memory.id in gold) if gold else None,
+                looks_like_error(query),
             )
         )
     return CalibrationReport(tuple(outcomes))
+
+
+@dataclass(frozen=True)
+class Written:
+    """What ``calibrate --write`` saved, where, and each floor it left as it was (why)."""
+
+    path: Path
+    values: dict[str, float]
+    kept: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "values": dict(self.values), "kept": dict(self.kept)}
+
+
+def why_not_separable(outcomes: Sequence[QueryOutcome]) -> str | None:
+    """Why these outcomes cannot place a threshold (None: they can)."""
+    labelled = [o for o in outcomes if o.gold]
+    unrelated = [o for o in outcomes if not o.gold and o.top_score is not None]
+    correct = [o for o in labelled if o.correct and o.top_score is not None]
+    if not labelled:
+        return 'no labelled query (one with "gold" memory ids): nothing says what a hit scores'
+    if not unrelated:
+        return (
+            'no unrelated query (an empty "gold" list) found any memory: nothing says where '
+            "noise ends; add queries that nothing in the store answers"
+        )
+    if not correct:
+        return "no labelled query found one of its gold memories at top-1"
+    worst = min(correct, key=lambda o: o.top_score or 0.0)
+    loudest = max(unrelated, key=lambda o: o.top_score or 0.0)
+    if (loudest.top_score or 0.0) >= (worst.top_score or 0.0):
+        return (
+            f"correct hits and unrelated queries overlap: the unrelated query "
+            f"{_shown(loudest.query)} scored {loudest.top_score:.3f}, at or above the correct hit "
+            f"of {_shown(worst.query)} ({worst.top_score:.3f}); no threshold separates them "
+            "— add memories or reword the queries, or set the values by hand"
+        )
+    return None
+
+
+def _shown(query: str) -> str:
+    flat = " ".join(query.split())
+    return repr(flat if len(flat) <= 60 else flat[:57] + "...")
+
+
+def measured_values(report: CalibrationReport) -> tuple[dict[str, float], dict[str, str]]:
+    """The settings ``--write`` saves, and each floor left as it was with the reason.
+
+    Raises :class:`~kenning.errors.UserInputError` (naming why) when the queries cannot
+    separate correct hits from unrelated ones."""
+    why = why_not_separable(report.outcomes)
+    if why is not None:
+        raise UserInputError(f"nothing written: {why}")
+    values = {"similarity_threshold": float(report.summary()["suggested_floor"])}
+    kept: dict[str, str] = {}
+    for key, errors in (("recall_floor", False), ("error_recall_floor", True)):
+        subset = [o for o in report.outcomes if o.error_query == errors]
+        kind = "error" if errors else "generic"
+        reason = why_not_separable(subset)
+        if reason is None:
+            values[key] = float(separation(subset)["suggested_floor"])
+        else:
+            kept[key] = f"left as it was: among the {kind} queries, {reason}"
+    return values, kept
+
+
+def write_calibration(store: MemoryStore, report: CalibrationReport) -> Written:
+    """Save what ``report`` measured into the project's ``.kenning/config.toml`` (beside the
+    store, where :func:`kenning.config.load_settings` reads it), keeping its other keys.
+    The store-location guard applies, as to every write into ``.kenning``."""
+    from .config import update_config_toml
+    from .project import check_store_location
+
+    values, kept = measured_values(report)
+    check_store_location(store.project)
+    path = update_config_toml(store.project.store_path.parent, values)
+    return Written(path, values, kept)

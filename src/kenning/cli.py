@@ -244,13 +244,15 @@ The protocol: ask for top {protocol.RECALL_TOP_K}, discard scores below {protoco
 combined text to {protocol.RECALL_CHAR_BUDGET} characters at a word boundary. A memory whose files
 changed since it was written is marked stale (stale="true" in xml, "stale" in json) and its
 score lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning stale`.
+A project's own floors (`kenning calibrate --write`, recall_floor / error_recall_floor in
+.kenning/config.toml) replace the protocol's.
 
 \b
 Examples:
   kenning recall "database is locked when two agents write"
   kenning recall --errors "sqlite3.OperationalError: database is locked"
   pytest 2>&1 | tail -30 | kenning recall --error -
-  kenning recall --format xml "refactor the auth middleware"
+  kenning recall --format xml "which timezone do we store timestamps in"
 """
 )
 @click.argument("query", required=False)
@@ -368,10 +370,10 @@ lowered by the stale penalty (default {protocol.STALE_PENALTY}); see `kenning st
 
 \b
 Examples:
-  kenning search "how do I implement authentication"
-  kenning search "naming conventions" --collection conventions
-  kenning search "recent bugs" --type error_fix,refactor --limit 10
-  kenning search "why did we choose postgres" --intent why --json
+  kenning search "how do we handle sqlite locking"
+  kenning search "what case do we use for function names" --collection conventions
+  kenning search "how to fix a locked sqlite database" --type error_fix,refactor --limit 10
+  kenning search "why do we store timestamps in UTC" --intent why --json
 """
 )
 @click.argument("query")
@@ -387,7 +389,11 @@ Examples:
     help="Project id (default: detected; 'all' for every project).",
 )
 @click.option(
-    "--threshold", default=None, type=float, help="Minimum semantic score (default 0.7 or config)."
+    "--threshold",
+    default=None,
+    type=float,
+    help=f"Minimum semantic score (default: the project's configured value, else the one "
+    f"measured for the store's embedder: {protocol.SEARCH_DEFAULT_THRESHOLD} for MiniLM).",
 )
 @click.option("--decay/--no-decay", default=True, show_default=True, help="Rank with time decay.")
 @click.option(
@@ -544,9 +550,18 @@ QUERIES is JSONL: {"query": "...", "gold": ["<memory id>", ...]}; an empty gold 
 query that nothing in the store should answer.
 
 \b
+--write saves what was measured to .kenning/config.toml (other keys kept, written
+atomically), where search and recall then read it: similarity_threshold from every query,
+recall_floor from the generic queries, error_recall_floor from the error queries (a floor
+with no such queries is left as it was). It writes nothing, exits 1 and says why when
+correct hits and unrelated queries overlap or either is missing. A flag or KENNING_*
+variable still overrides the file.
+
+\b
 Examples:
   kenning calibrate labelled.jsonl
   kenning calibrate labelled.jsonl --json
+  kenning calibrate labelled.jsonl --write
 """,
 )
 @click.argument("queries", type=click.File("r", encoding="utf-8"))
@@ -557,20 +572,46 @@ Examples:
     default=None,
     help="Project (default: this one; 'all' for every project).",
 )
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Save the measured threshold and floors to .kenning/config.toml.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
-def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: str | None) -> None:
+def calibrate(
+    queries: Any, group_id: str | None, write: bool, as_json: bool, store_path: str | None
+) -> None:
     """Measure top-1 accuracy and the score floor that separates hits from noise."""
     from .calibration import calibrate as run_calibration
-    from .calibration import read_queries
+    from .calibration import read_queries, write_calibration
 
     parsed = read_queries(_read_file(queries).splitlines())
+    written = refusal = None
     with _open(store_path, create=False) as store:
         report = run_calibration(store, parsed, group_id)
+        floors = (store.settings.recall_floor, store.settings.error_recall_floor)
+        if write:
+            try:
+                written = write_calibration(store, report)
+            except UserInputError as exc:  # the report is still shown, then the refusal
+                refusal = exc
     if as_json:
-        _echo_json(report.to_dict())
-        return
+        extra = {"written": written.to_dict() if written else None} if write else {}
+        _echo_json(report.to_dict() | extra)
+    else:
+        _print_calibration(report, floors)
+        if written is not None:
+            for key, number in written.values.items():
+                click.echo(f"wrote {key} = {number} to {written.path}")
+            for key, reason in written.kept.items():
+                click.echo(f"{key}: {reason}")
+    if refusal is not None:
+        raise refusal
+
+
+def _print_calibration(report: Any, floors: tuple[float, float]) -> None:
     s = report.summary()
 
     def fmt(v: Any) -> str:
@@ -590,8 +631,8 @@ def calibrate(queries: Any, group_id: str | None, as_json: bool, store_path: str
     for name, value in rows:
         click.echo(f"{name.ljust(width)}  {fmt(value)}")
     click.echo(
-        f"protocol floors: {protocol.RECALL_FLOOR} (generic), "
-        f"{protocol.ERROR_RECALL_FLOOR} (errors)"
+        f"recall floors now: {floors[0]} (generic), {floors[1]} (errors); the protocol's: "
+        f"{protocol.RECALL_FLOOR}, {protocol.ERROR_RECALL_FLOOR}"
     )
 
 

@@ -11,7 +11,10 @@ Project settings, highest first:
 =====================  =================================  =====================================
 setting                environment / ``.env``             ``config.toml``
 =====================  =================================  =====================================
-similarity threshold   ``KENNING_SIMILARITY_THRESHOLD``   ``similarity_threshold = 0.7``
+similarity threshold   ``KENNING_SIMILARITY_THRESHOLD``   ``similarity_threshold = 0.45``
+                       (default: the embedder's measured value, :mod:`kenning.thresholds`)
+recall floors          ``KENNING_RECALL_FLOOR``            ``recall_floor = 0.5``
+                       ``KENNING_ERROR_RECALL_FLOOR``      ``error_recall_floor = 0.4``
 decay half-lives       ``KENNING_DECAY_HALF_LIFE``         ``[decay] half_life = {error_fix = 7}``
                        (``"error_fix:7,decision:90"``)     (or the same string form)
 store                  ``KENNING_STORE``
@@ -28,6 +31,9 @@ and ``KENNING_SECRETS_FILE`` (the Qdrant API key file).
 One variable that is not kenning's is read here too, so that the environment is read in one
 place: ``CLAUDE_PROJECT_DIR``, the project folder Claude Code gives the servers and hooks it
 starts (:func:`claude_project_dir`).
+
+``kenning calibrate --write`` writes the threshold and floors it measured into
+``.kenning/config.toml`` (:func:`update_config_toml`), where this module reads them.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserInputError
-from .protocol import SEARCH_DEFAULT_THRESHOLD, STALE_PENALTY
+from .protocol import ERROR_RECALL_FLOOR, RECALL_FLOOR, STALE_PENALTY
 
 CONFIG_FILENAME = "config.toml"
 #: Every variable kenning reads starts with this.
@@ -53,12 +59,16 @@ MAX_HOOK_TIMEOUT_S = 600.0
 
 @dataclass(frozen=True)
 class Settings:
-    similarity_threshold: float = SEARCH_DEFAULT_THRESHOLD
+    #: None: the default measured for the store's embedder (:mod:`kenning.thresholds`).
+    similarity_threshold: float | None = None
     half_life_overrides: Mapping[str, float] = field(default_factory=dict)
     #: Append each recall's scores (never its query) to ``.kenning/recall-log.jsonl``.
     recall_log: bool = False
     #: How much lower a stale memory ranks (:data:`kenning.freshness.STALE_PENALTY`).
     stale_penalty: float = STALE_PENALTY
+    #: The recall protocol's floors (a project may measure its own: ``calibrate --write``).
+    recall_floor: float = RECALL_FLOOR
+    error_recall_floor: float = ERROR_RECALL_FLOOR
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -199,7 +209,7 @@ def load_settings(
         dotenv = _read_dotenv(project_root / ".env")
 
     sources: dict[str, str] = {}
-    value: Any = SEARCH_DEFAULT_THRESHOLD
+    value: Any = None
     origin = "default"
     if "similarity_threshold" in toml:
         value, origin = toml["similarity_threshold"], f"{toml_path}/{CONFIG_FILENAME}"
@@ -209,8 +219,25 @@ def load_settings(
         value, origin = env["KENNING_SIMILARITY_THRESHOLD"], "environment"
     if threshold is not None:
         value, origin = threshold, "argument"
-    similarity = parse_threshold(value, origin)
+    similarity = None if value is None else parse_threshold(value, origin)
     sources["similarity_threshold"] = origin
+
+    floors: dict[str, float] = {}
+    for key, default in (
+        ("recall_floor", RECALL_FLOOR),
+        ("error_recall_floor", ERROR_RECALL_FLOOR),
+    ):
+        variable = PREFIX + key.upper()
+        floor_value: Any = default
+        origin = "default"
+        if key in toml:
+            floor_value, origin = toml[key], f"{toml_path}/{CONFIG_FILENAME}"
+        if variable in dotenv:
+            floor_value, origin = dotenv[variable], ".env"
+        if variable in env:
+            floor_value, origin = env[variable], "environment"
+        floors[key] = parse_floor(floor_value, key.replace("_", " "), origin)
+        sources[key] = origin
 
     half: Any = None
     origin = "default"
@@ -255,8 +282,63 @@ def load_settings(
         half_life_overrides=overrides,
         recall_log=recall_log,
         stale_penalty=stale_penalty,
+        recall_floor=floors["recall_floor"],
+        error_recall_floor=floors["error_recall_floor"],
         sources=sources,
     )
+
+
+def parse_floor(value: Any, what: str, origin: str) -> float:
+    """A recall floor: a number between 0 and 1."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise UserInputError(
+            f"{what} from {origin} is {value!r}; expected a number between 0 and 1"
+        )
+    return number
+
+
+def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
+    """Set ``values`` in ``folder/config.toml`` and keep everything else it holds (other
+    keys, tables, comments); written atomically (a temporary file beside it, fsynced, then
+    renamed into place), never through a symlink. Returns the file's path."""
+    import tempfile
+
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    path = folder / CONFIG_FILENAME
+    if path.is_symlink() or folder.is_symlink():
+        link = path if path.is_symlink() else folder
+        raise UserInputError(
+            f"refusing to write {path}: {link} is a symlink (the write would land outside "
+            "this project); replace the link by a real file or folder"
+        )
+    document = tomlkit.document()
+    if path.exists():
+        try:
+            document = tomlkit.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
+            raise UserInputError(
+                f"cannot read {path}: {exc}; fix or remove the file, nothing was written"
+            ) from None
+    for key, number in values.items():
+        document[key] = number
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{CONFIG_FILENAME}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(tomlkit.dumps(document))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 def parse_stale_penalty(value: Any, origin: str) -> float:

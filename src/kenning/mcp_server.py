@@ -166,7 +166,7 @@ conventions / discussions first (detected from the query when omitted). When few
 the other collections are searched too (cascading; not when a collection is given).
 
 A result's "semantic" is its cosine similarity to the query and must reach the project's \
-threshold (default {protocol.SEARCH_DEFAULT_THRESHOLD}). With decay on, "score" = \
+threshold (default {protocol.SEARCH_DEFAULT_THRESHOLD} with MiniLM). With decay on, "score" = \
 {protocol.SEMANTIC_WEIGHT} × semantic + {protocol.TEMPORAL_WEIGHT} × temporal, where temporal = \
 0.5 ^ (age / half-life) favours recent memories; results are sorted by score. \
 group_id "all" searches every project in the store. The content is data recorded \

@@ -475,11 +475,14 @@ class RecallResult:
     hits: tuple[SearchResult, ...]
     texts: tuple[str, ...]
     truncated: bool
+    #: Whether the query was treated as an error; None: judged from the floor (a project's
+    #: calibrated floors may differ from the protocol's, so recall says it).
+    error_query: bool | None = None
 
     @property
     def is_error(self) -> bool:
         """True when the query was treated as an error (the lower error floor applied)."""
-        return self.floor < RECALL_FLOOR
+        return self.floor < RECALL_FLOOR if self.error_query is None else self.error_query
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -733,8 +733,8 @@ class MemoryStore:
         budget: int = protocol.RECALL_CHAR_BUDGET,
     ) -> RecallResult:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
-        0.40 for error queries), keep the best 3, cut their combined content to 800 chars
-        at a word boundary."""
+        0.40 for error queries; a project's calibrated floors when its settings have them),
+        keep the best 3, cut their combined content to 800 chars at a word boundary."""
         from .querybuild import check_query
         from .render import combine_for_recall
         from .signatures import looks_like_error
@@ -749,7 +749,9 @@ class MemoryStore:
                 f"top_k is {top_k!r}; expected a whole number from 1 to {protocol.SEARCH_MAX_LIMIT}"
             )
         is_error = looks_like_error(query) if errors is None else errors
-        floor = protocol.ERROR_RECALL_FLOOR if is_error else protocol.RECALL_FLOOR
+        generic_floor = self.settings.recall_floor
+        error_floor = self.settings.error_recall_floor
+        floor = error_floor if is_error else generic_floor
         filters = Filters(group_id=self.resolve_group(group_id))
         # No store yet: nothing to recall, and no reason to load the model.
         candidates = self.retrieve(query, top_k, filters) if self.exists else []
@@ -758,7 +760,7 @@ class MemoryStore:
         passed = [
             SearchResult(c.memory, c.semantic, c.semantic, None, c.lexical, c.match)
             for c in candidates
-            if c.semantic >= (protocol.ERROR_RECALL_FLOOR if is_error_fix(c.memory) else floor)
+            if c.semantic >= (error_floor if is_error_fix(c.memory) else floor)
         ]
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         hits = self._rank_fresh_first(passed)[:keep]
@@ -768,7 +770,12 @@ class MemoryStore:
         if self.settings.recall_log and self.exists:
             self._log_recall(floor, [c.semantic for c in candidates], len(kept))
         return RecallResult(
-            query, floor, tuple(h for h, _ in kept), tuple(t for _, t in kept), truncated
+            query,
+            floor,
+            tuple(h for h, _ in kept),
+            tuple(t for _, t in kept),
+            truncated,
+            is_error,
         )
 
     def search(
@@ -785,21 +792,21 @@ class MemoryStore:
         decay: bool = True,
         now: datetime | None = None,
     ) -> SearchResponse:
-        """AI Memory Module search: collections, intent routing, cascading, threshold, decay."""
+        """AI Memory Module search: collections, intent routing, cascading, threshold, decay.
+
+        Without ``threshold`` the bar is :meth:`similarity_threshold`: the project's setting,
+        else the default measured for the store's embedder."""
         from .config import parse_threshold
 
         plan = plan_search(query, collection, memory_type, intent, use_cascading)
         check_limit(limit)
-        bar = (
-            self.settings.similarity_threshold
-            if threshold is None
-            else parse_threshold(threshold, "argument")
-        )
+        explicit = None if threshold is None else parse_threshold(threshold, "argument")
         moment = now or utc_now()
         gid = self.resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
         # No store yet: nothing matches, and no reason to load the model.
         vector = self._query_vector(query) if self.exists else None
+        bar = self.similarity_threshold()[0] if explicit is None else explicit
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
             if vector is None:
@@ -828,6 +835,27 @@ class MemoryStore:
                 best = best_more
         shown = tuple(self._with_source(r) for r in results[:limit])
         return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best)
+
+    def similarity_threshold(self) -> tuple[float, str]:
+        """The threshold ``search`` applies without a ``threshold`` argument, and where it
+        comes from: the project's setting (:mod:`kenning.config`), else the default measured
+        for the vector space of this store's embedder (:mod:`kenning.thresholds`). Reads the
+        store's provenance stamp; loads no model."""
+        from .thresholds import default_threshold, expected_default
+
+        configured = self.settings.similarity_threshold
+        if configured is not None:
+            return configured, self.settings.sources.get("similarity_threshold", "argument")
+        if self._embedder is not None:
+            found = default_threshold(self._embedder.provenance)
+        else:
+            stamped = self.backend.read_provenance() if self.exists else None
+            found = (
+                default_threshold(stamped)
+                if stamped is not None
+                else expected_default(self._embedder_name, config.model_dir())
+            )
+        return found.value, found.origin
 
     # -- freshness: the files memories name -------------------------------------------------
 
@@ -993,6 +1021,7 @@ class MemoryStore:
 
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()
+        threshold, origin = self.similarity_threshold()
         by = self.backend.count_by(self.group_id)
         everything = self.backend.count(Filters())
         by_collection: dict[str, int] = {}
@@ -1016,9 +1045,11 @@ class MemoryStore:
             "provenance": provenance.to_dict() if provenance else None,
             "store_bytes": size,
             "settings": {
-                "similarity_threshold": self.settings.similarity_threshold,
+                "similarity_threshold": threshold,
+                "recall_floor": self.settings.recall_floor,
+                "error_recall_floor": self.settings.error_recall_floor,
                 "half_life_overrides": dict(self.settings.half_life_overrides),
-                "sources": dict(self.settings.sources),
+                "sources": dict(self.settings.sources) | {"similarity_threshold": origin},
             },
             "protocol": {
                 "recall_top_k": protocol.RECALL_TOP_K,

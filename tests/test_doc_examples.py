@@ -1,0 +1,182 @@
+"""The README's and ``--help``'s examples return their memory.
+
+Every ``kenning search`` / ``kenning recall`` example in the README's shell blocks and in the
+help of ``kenning``, ``kenning recall`` and ``kenning search`` (and the README's Python
+``recall`` / ``search_memories`` examples) is run, with the defaults, against a store that
+holds the memories the README's own examples remember, and must return the memory it is
+about. The search threshold once hid the README's example (0.7, calibrated for another
+model); this keeps the docs and the defaults from drifting apart again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kenning import cli
+
+from .conftest import make_repo
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+#: Each example query the docs show, and a phrase of the README memory it must return.
+#: A new example must be added here (the test says so): say which memory it is about.
+EXPECTED = {
+    "database is locked when two agents write": "database is locked",
+    "how do we handle sqlite locking": "database is locked",
+    "sqlite3.OperationalError: database is locked": "database is locked",
+    "which timezone do we store timestamps in": "timestamps are stored in UTC",
+    "naming conventions for python functions": "snake_case",
+    "what case do we use for function names": "snake_case",
+    "how to fix a locked sqlite database": "database is locked",
+    "why do we store timestamps in UTC": "timestamps are stored in UTC",
+    "why do we keep one index": "one HNSW index",
+}
+
+
+def _shell_blocks(text: str) -> Iterator[str]:
+    for block in re.findall(r"```(?:bash|sh)\n(.*?)```", text, re.S):
+        # a trailing backslash continues the command on the next line
+        yield from block.replace("\\\n", " ").splitlines()
+
+
+def _commands(lines: Iterator[str], verb: str) -> list[list[str]]:
+    """``kenning <verb> …`` commands (``.venv/bin/kenning`` too), as argv after the verb;
+    placeholders (``…``) and stdin (``-``) examples are left out."""
+    found = []
+    for line in lines:
+        if "kenning" not in line:
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars="|&;")
+        lexer.whitespace_split = True
+        parts: list[list[str]] = [[]]
+        try:
+            tokens = list(lexer)  # "#" starts a comment; |, && and ; separate commands
+        except ValueError:  # prose that mentions kenning (an apostrophe), not a command
+            continue
+        for token in tokens:
+            if token and set(token) <= set("|&;"):
+                parts.append([])
+            else:
+                parts[-1].append(token)
+        for words in parts:
+            while words and not words[0].endswith("kenning"):
+                words.pop(0)
+            if len(words) < 2 or words[1] != verb:
+                continue
+            args = words[2:]
+            if any("…" in a for a in args) or "-" in args:
+                continue
+            found.append(args)
+    return found
+
+
+def _help_lines(*command: str) -> Iterator[str]:
+    result = CliRunner().invoke(cli.main, [*command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    yield from result.output.replace("\\\n", " ").splitlines()
+
+
+def _query(args: list[str]) -> str:
+    """The positional query of a recall/search argv (options with a value skipped)."""
+    flags = {"--errors", "--error", "--json", "--no-decay", "--decay", "--cascade", "--no-cascade"}
+    rest = list(args)
+    while rest:
+        word = rest.pop(0)
+        if word.startswith("--"):
+            if word not in flags and "=" not in word:
+                rest.pop(0)
+            continue
+        return word
+    raise AssertionError(f"no query in {args}")
+
+
+def readme_memories() -> list[list[str]]:
+    memories = _commands(_shell_blocks(README), "remember")
+    python = re.findall(r'remember\("([^"…]+)", "(\w+)"\)', README)
+    memories += [["--type", kind, content] for content, kind in python]
+    return memories
+
+
+def examples() -> list[tuple[str, list[str]]]:
+    out = []
+    for verb in ("recall", "search"):
+        for args in _commands(_shell_blocks(README), verb):
+            out.append((f"README: kenning {verb}", [verb, *args]))
+        for where in ((), (verb,)):
+            for args in _commands(_help_lines(*where), verb):
+                out.append((f"kenning {' '.join(where)} --help".replace("  ", " "), [verb, *args]))
+    return out
+
+
+def test_the_docs_show_examples_of_both_commands() -> None:
+    shown = examples()
+    assert {e[1][0] for e in shown} == {"recall", "search"}
+    assert len(readme_memories()) >= 3
+    unknown = sorted({_query(args[1:]) for _, args in shown} - set(EXPECTED))
+    assert not unknown, f"examples this test does not know (add them to EXPECTED): {unknown}"
+
+
+@pytest.fixture(scope="module")
+def readme_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_repo(tmp_path_factory.mktemp("readme") / "proj")
+    runner = CliRunner()
+    with _cwd(root):
+        for args in readme_memories():
+            result = runner.invoke(cli.main, ["remember", "--json", *args])
+            assert result.exit_code == 0, result.output
+            assert json.loads(result.output)["status"] == "stored", result.output
+    return root
+
+
+class _cwd:
+    def __init__(self, path: Path) -> None:
+        self.path, self.old = path, Path.cwd()
+
+    def __enter__(self) -> None:
+        import os
+
+        os.chdir(self.path)
+
+    def __exit__(self, *exc: object) -> None:
+        import os
+
+        os.chdir(self.old)
+
+
+@pytest.mark.parametrize(("where", "argv"), examples(), ids=lambda v: str(v))
+def test_every_example_returns_its_memory(
+    where: str, argv: list[str], readme_project: Path
+) -> None:
+    expected = EXPECTED[_query(argv[1:])]
+    with _cwd(readme_project):
+        result = CliRunner().invoke(cli.main, argv, terminal_width=200)
+    assert result.exit_code == 0, (where, argv, result.output)
+    assert expected in result.output, (where, argv, result.output)
+
+
+def test_the_python_examples_return_their_memory(
+    readme_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kenning
+
+    monkeypatch.chdir(readme_project)
+    calls = re.findall(r'(recall|search_memories)\("([^"…]+)"([^)\n]*)\)', README)
+    assert len(calls) >= 3, calls
+    for function, query, rest in calls:
+        keywords = dict(re.findall(r'(\w+)="?([\w]+)"?', rest))
+        limit = int(keywords.pop("limit", 5))
+        if function == "recall":
+            contents = [h.memory.content for h in kenning.recall(query).hits]
+        else:
+            found = kenning.search_memories(query, limit=limit, **keywords)
+            contents = [r.memory.content for r in found]
+        assert query in EXPECTED, f"add the Python example {query!r} to EXPECTED"
+        assert any(EXPECTED[query] in c for c in contents), (function, query, contents)

@@ -1,0 +1,222 @@
+"""Search's default threshold belongs to the embedder; ``calibrate --write`` measures a
+project's own threshold and floors, and search and recall then use them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from kenning import open_store, protocol
+from kenning.calibration import calibrate, read_queries, write_calibration
+from kenning.embedders import Embedder, load_embedder
+from kenning.errors import StoreLocationError, UserInputError
+from kenning.model import Provenance
+from kenning.store import MemoryStore
+from kenning.thresholds import PACKAGED_MODELS, default_threshold, expected_default
+
+from .conftest import make_repo
+
+SNAKE = "Use snake_case for functions"
+UTC = "All timestamps are stored in UTC"
+LOCKED = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry "
+    "with busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
+)
+
+
+# -- the default per embedder -------------------------------------------------------------
+
+
+def test_minilm_default_is_the_measured_value(minilm: Embedder) -> None:
+    found = default_threshold(minilm.provenance)
+    assert found.measured and found.value == protocol.SEARCH_DEFAULT_THRESHOLD
+    # the key a store not stamped yet is looked up by is the one MiniLM stamps
+    assert PACKAGED_MODELS["minilm"] == minilm.provenance.model_id
+    assert expected_default("minilm", None) == found
+
+
+def test_an_unmeasured_model_gets_the_documented_fallback(minilm: Embedder) -> None:
+    other = Provenance("minilm", "acme/other-minilm-weights", 384, True)
+    found = default_threshold(other)
+    assert not found.measured
+    assert found.value == protocol.SEARCH_FALLBACK_THRESHOLD == protocol.RECALL_FLOOR
+    assert "acme/other-minilm-weights" in found.origin and "calibrate --write" in found.origin
+    assert not expected_default("minilm", "/models/other").measured
+    assert not expected_default("hashing", None).measured
+
+
+def _hashing_store(root: Path) -> MemoryStore:
+    store = open_store(cwd=root, embedder=load_embedder("hashing"))
+    store.remember(SNAKE, "naming")
+    return store
+
+
+def test_search_applies_the_threshold_of_the_stores_embedder(
+    project: Path, minilm: Embedder
+) -> None:
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember(LOCKED, "error_fix")
+        response = store.search("how do we handle sqlite locking")
+        assert response.threshold == protocol.SEARCH_DEFAULT_THRESHOLD
+        assert [r.memory.content for r in response.results] == [LOCKED]
+        assert store.stats()["settings"]["sources"]["similarity_threshold"].startswith(
+            "measured for minilm:"
+        )
+    other = make_repo(project.parent / "other")
+    with _hashing_store(other) as store:
+        assert store.search("snake case").threshold == protocol.SEARCH_FALLBACK_THRESHOLD
+        value, origin = store.similarity_threshold()
+        assert value == protocol.SEARCH_FALLBACK_THRESHOLD
+        assert origin.startswith("fallback: no threshold was measured for hashing:hashing-v1")
+    # a reader that has not loaded the model reads the store's stamp
+    with open_store(cwd=other, embedder="hashing") as store:
+        assert store.similarity_threshold()[0] == protocol.SEARCH_FALLBACK_THRESHOLD
+
+
+def test_overrides_beat_the_embedders_default_in_order(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _hashing_store(project):
+        pass
+
+    def bar(**kwargs: float) -> float:
+        with open_store(cwd=project, embedder="hashing", **kwargs) as store:  # type: ignore[arg-type]
+            return store.search("snake case").threshold
+
+    (project / ".kenning" / "config.toml").write_text("similarity_threshold = 0.21\n")
+    assert bar() == 0.21
+    (project / ".env").write_text("KENNING_SIMILARITY_THRESHOLD=0.22\n")
+    assert bar() == 0.22
+    monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "0.23")
+    assert bar() == 0.23
+    assert bar(threshold=0.24) == 0.24
+
+
+# -- calibrate --write ---------------------------------------------------------------------
+
+
+def _labelled(store: MemoryStore) -> list[str]:
+    ids = {c: store.remember(c, t).id for c, t in ((SNAKE, "naming"), (UTC, "rule"))}
+    ids[LOCKED] = store.remember(LOCKED, "error_fix").id
+    return [
+        json.dumps({"query": "what case do we use for function names", "gold": [ids[SNAKE]]}),
+        json.dumps({"query": "which timezone do we store timestamps in", "gold": [ids[UTC]]}),
+        json.dumps(
+            {"query": "sqlite3.OperationalError: database is locked", "gold": [ids[LOCKED]]}
+        ),
+        json.dumps({"query": "sourdough starter feeding schedule", "gold": []}),
+        json.dumps({"query": "how do I tune a guitar to drop D", "gold": []}),
+        json.dumps({"query": "KeyError: 'banana' in fruit_basket.py", "gold": []}),
+    ]
+
+
+def test_calibrate_write_saves_what_search_and_recall_then_use(store: MemoryStore) -> None:
+    config = store.project.store_path.parent / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("# my settings\nstale_penalty = 0.1\n\n[decay]\nhalf_life = { rule = 30 }\n")
+    report = calibrate(store, read_queries(_labelled(store)))
+    written = write_calibration(store, report)
+
+    assert written.path == config
+    text = config.read_text()
+    assert text.startswith("# my settings\nstale_penalty = 0.1\n")  # other keys kept
+    saved = tomllib.loads(text)
+    assert saved["decay"] == {"half_life": {"rule": 30}}
+    summary = report.summary()
+    assert saved["similarity_threshold"] == summary["suggested_floor"]
+    assert set(saved) >= {"recall_floor", "error_recall_floor"}
+    assert summary["highest_unrelated_score"] < saved["similarity_threshold"]
+    assert saved["similarity_threshold"] < summary["correct_score_min"]
+    assert written.kept == {}
+    assert [p.name for p in config.parent.glob(".config.toml.*")] == []  # no temp file left
+
+    with open_store(cwd=store.project.root, embedder=store.embedder) as reread:
+        assert reread.similarity_threshold() == (saved["similarity_threshold"], str(config))
+        assert reread.search("anything at all").threshold == saved["similarity_threshold"]
+        assert reread.recall("what case for function names").floor == saved["recall_floor"]
+        error = reread.recall("sqlite3.OperationalError: database is locked")
+        assert error.floor == saved["error_recall_floor"] and error.is_error
+        assert reread.settings.stale_penalty == 0.1
+
+
+def test_calibrate_write_refuses_when_scores_overlap(store: MemoryStore) -> None:
+    lines = _labelled(store)
+    # an "unrelated" query that in truth asks for a stored memory: the scores collide
+    lines.append(json.dumps({"query": "use snake_case for functions", "gold": []}))
+    config = store.project.store_path.parent / "config.toml"
+    config.write_text("stale_penalty = 0.1\n")
+    report = calibrate(store, read_queries(lines))
+    with pytest.raises(UserInputError, match=r"overlap.*'use snake_case for functions'"):
+        write_calibration(store, report)
+    assert config.read_text() == "stale_penalty = 0.1\n"
+
+    only_labelled = [line for line in _labelled(store) if '"gold": []' not in line]
+    with pytest.raises(UserInputError, match="no unrelated query"):
+        write_calibration(store, calibrate(store, read_queries(only_labelled)))
+
+
+def test_calibrate_write_leaves_a_floor_without_its_queries(store: MemoryStore) -> None:
+    lines = [line for line in _labelled(store) if "Error" not in line]
+    written = write_calibration(store, calibrate(store, read_queries(lines)))
+    assert set(written.values) == {"similarity_threshold", "recall_floor"}
+    assert "error queries" in written.kept["error_recall_floor"]
+    with open_store(cwd=store.project.root, embedder=store.embedder) as reread:
+        assert reread.settings.error_recall_floor == protocol.ERROR_RECALL_FLOOR
+
+
+def test_calibrate_write_applies_the_store_location_guard(tmp_path: Path, minilm: Embedder) -> None:
+    root = make_repo(tmp_path / "proj")
+    with open_store(cwd=root, embedder=minilm) as store:
+        lines = _labelled(store)
+    # .kenning moved out of the project and linked back: reads work, writes are refused
+    outside = tmp_path / "elsewhere"
+    (root / ".kenning").rename(outside)
+    (root / ".kenning").symlink_to(outside, target_is_directory=True)
+    with open_store(cwd=root, embedder=minilm, create=False) as store:
+        report = calibrate(store, read_queries(lines))
+        with pytest.raises(StoreLocationError, match="outside the project"):
+            write_calibration(store, report)
+    assert not (outside / "config.toml").exists()
+
+
+def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
+    with open_store(cwd=project, embedder=minilm) as store:
+        lines = _labelled(store)
+    queries = project / "labelled.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    env["KENNING_CACHE_DIR"] = os.environ.get("KENNING_CACHE_DIR", "")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kenning", *args],
+            cwd=project,
+            env={k: v for k, v in env.items() if v},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    queries.write_text("\n".join([*lines, json.dumps({"query": SNAKE, "gold": []})]) + "\n")
+    refused = run("calibrate", str(queries), "--write")
+    assert refused.returncode == 1, refused.stderr
+    assert "nothing written" in refused.stderr and "overlap" in refused.stderr
+    assert "suggested floor" in refused.stdout  # the report is still shown
+    assert not (project / ".kenning" / "config.toml").exists()
+
+    queries.write_text("\n".join(lines) + "\n")
+    done = run("calibrate", str(queries), "--write", "--json")
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)["written"]
+    threshold = written["values"]["similarity_threshold"]
+    search = run("search", "sourdough starter", "--json")
+    assert json.loads(search.stdout)["threshold"] == threshold
+    stats = json.loads(run("stats", "--json").stdout)
+    assert stats["settings"]["similarity_threshold"] == threshold
+    assert stats["settings"]["sources"]["similarity_threshold"].endswith("config.toml")
