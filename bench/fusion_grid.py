@@ -138,14 +138,14 @@ def main() -> None:
         for s in sets:
             key = s.name.replace(" masked", "")
             if key not in stores:
-                stores[key] = build_store(Path(tmp), s, embedder)
+                stores[key] = build_store(Path(tmp), s, embedder, dedup=True)
+            store, holder = stores[key]
             qv = embed_cached(embedder, [q[1] for q in s.queries])
-            cands = [
-                candidates(stores[key], q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)
-            ]
+            cands = [candidates(store, q[1], v, q[3]) for q, v in zip(s.queries, qv, strict=True)]
             for rule in RULES:
                 hits = {True: 0, False: 0}
-                for (qid, _, gold, _), (cos, lex, cov) in zip(s.queries, cands, strict=True):
+                for (qid, _, docs, _), (cos, lex, cov) in zip(s.queries, cands, strict=True):
+                    gold = {holder.get(g, g) for g in docs}
                     fused = score(rule[0], cos, lex, rule[1], rule[2], cov)
                     right = bool(fused) and max(fused, key=fused.get) in gold  # type: ignore[arg-type]
                     hits[fit_half(qid)] += right
@@ -157,7 +157,7 @@ def main() -> None:
         ]
         uv = embed_cached(embedder, unrelated)
         ycands = [
-            candidates(stores["yellow error-fix"], q, v, "yellow")
+            candidates(stores["yellow error-fix"][0], q, v, "yellow")
             for q, v in zip(unrelated, uv, strict=True)
         ]
         qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
@@ -166,7 +166,7 @@ def main() -> None:
         lv = embed_cached(embedder, [q["text"] for q in sample])
         lcands = [
             candidates(
-                stores["locomo (same conversation)"],
+                stores["locomo (same conversation)"][0],
                 q["text"],
                 v,
                 convs[(convs.index(q["conv"]) + 1) % len(convs)],
