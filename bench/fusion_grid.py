@@ -32,7 +32,8 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
-    from kenning.lexical import coverage, idf, saturated_bm25, term_counts, terms
+    from kenning.lexical import coverage, saturated_bm25, term_counts, terms
+    from kenning.search import lexical_idfs
 
     f = Filters(group_id=group)
     dh = store.backend.vector_search(vec, POOL, f)
@@ -44,7 +45,7 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
     for h in dh + lh:
         COVER[h.memory.id] = coverage(q, h.memory.content)
     stats = store.backend.term_statistics(text)
-    idfs = {t: idf(stats.rows, n) for t, n in stats.frequencies.items() if n > 0}
+    idfs = lexical_idfs(stats.rows, stats.frequencies)
     core = {h.memory.id: saturated_bm25(term_counts(h.memory.content), idfs) for h in dh + lh}
     missing = [i for i in lex if i not in dense]
     cos = dict(dense)

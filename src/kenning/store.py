@@ -60,6 +60,7 @@ from .search import (
     check_limit,
     expansion_reason,
     fused_score,
+    lexical_idfs,
     plan_search,
     rank,
 )
@@ -661,7 +662,7 @@ class MemoryStore:
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
         from .fingerprints import error_fingerprint
-        from .lexical import coverage, idf, saturated_bm25, term_counts, terms
+        from .lexical import coverage, saturated_bm25, term_counts, terms
         from .signatures import extract_error_signature, looks_like_error
 
         _check_text(query, "the query")
@@ -703,7 +704,7 @@ class MemoryStore:
         # every candidate is scored lexically, found by the lexical side or not: whether it
         # is among the lexical top k depends on the other memories, its words do not
         statistics = self.backend.term_statistics(query)
-        idfs = {t: idf(statistics.rows, n) for t, n in statistics.frequencies.items() if n > 0}
+        idfs = lexical_idfs(statistics.rows, statistics.frequencies)
         lexical_scores = {
             i: saturated_bm25(term_counts(m.content), idfs) for i, m in memories.items()
         }
