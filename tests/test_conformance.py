@@ -297,6 +297,24 @@ def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> No
     assert backend.lexical_search("zanzibarquokka", 1, Filters(types=("rule",))) == []
 
 
+def test_term_statistics_count_rows_and_documents(backend: Backend) -> None:
+    """The statistics the hybrid score weights words with: every row of every project, and
+    per query term the rows that hold it (0 for an unknown word), on every backend."""
+    assert backend.term_statistics("cache").rows == 0
+    rng = np.random.default_rng(6)
+    backend.upsert(
+        [
+            record(0, unit(rng), text="the cache queue drains the cache at night"),
+            record(1, unit(rng), text="the queue worker restarts nightly"),
+            record(2, unit(rng), text="Cache warming, in another project", group=GROUPS[1]),
+        ]
+    )
+    stats = backend.term_statistics("Cache the QUEUE: zanzibarquokka?")
+    assert stats.rows == 3
+    assert stats.frequencies == {"cache": 2, "the": 2, "queue": 2, "zanzibarquokka": 0}
+    assert backend.term_statistics("   ").frequencies == {}
+
+
 WORDS = [
     *("cache", "queue", "worker", "retry", "timeout", "deploy", "build", "index", "schema"),
     *("migration", "lock", "token", "session", "socket", "buffer", "stream", "parser"),

@@ -324,7 +324,9 @@ def test_search_and_recall_rank_a_stale_near_tie_second(store: MemoryStore, file
     write(files, "src/upload.py", "def upload(): ...\n")
     write(files, "src/retry.py", "def retry(): ...\n")
     commit(files, "upload and retry")
-    query = "retry the upload when the network connection drops"
+    # a query that shares only some of the notes' words: one that holds them all lifts both
+    # to the top of the scale (1.0), where they tie
+    query = "re-send an upload after a dropped connection"
     stale_note = "Retry the upload when the network connection drops: see src/upload.py"
     fresh_note = "When the network connection drops, retry the upload (src/retry.py)"
     results = store.remember_many(

@@ -378,8 +378,9 @@ def test_search_filters_and_threshold(store: MemoryStore) -> None:
     assert [r.memory.type for r in response.results] == ["naming"]
     response = store.search("sqlite database locked retry", memory_type="error_fix", threshold=0.3)
     assert [r.memory.type for r in response.results] == ["error_fix"]
-    strict = store.search("sqlite database locked retry", memory_type="error_fix", threshold=0.99)
+    strict = store.search("the database was busy", memory_type="error_fix", threshold=0.99)
     assert strict.results == ()
+    assert store.search("the database was busy", memory_type="error_fix", threshold=0.1).results
 
 
 def test_search_group_all_crosses_projects(store: MemoryStore) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "bm25",
     "coverage",
     "idf",
+    "saturated_bm25",
+    "term_counts",
     "terms",
     "tokens",
 ]
@@ -63,6 +66,17 @@ def coverage(query_terms: set[str], text: str) -> float:
     return len(query_terms & set(terms(text))) / len(query_terms)
 
 
+def term_counts(text: str) -> Counter[str]:
+    """How often each term occurs in ``text`` as any backend indexes it: folded (SQLite
+    FTS5) and, for non-ASCII text, also with its diacritics (PostgreSQL, Qdrant), so that a
+    query term in either form is counted."""
+    counts = Counter(tokens(text))
+    if not text.isascii():
+        for term, count in Counter(tokens(text, fold_diacritics=False)).items():
+            counts.setdefault(term, count)
+    return counts
+
+
 def idf(rows: int, document_frequency: int) -> float:
     """FTS5's inverse document frequency of a term found in ``document_frequency`` of
     ``rows`` rows."""
@@ -80,4 +94,15 @@ def bm25(
     norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average_length)
     return sum(
         idfs[t] * (f * (BM25_K1 + 1)) / (f + norm) for t, f in term_frequencies.items() if t in idfs
+    )
+
+
+def saturated_bm25(term_frequencies: Mapping[str, int], idfs: Mapping[str, float]) -> float:
+    """BM25 without length normalisation (``b = 0``): each query term's idf times its
+    saturated frequency. The hybrid score uses it because it does not depend on the store's
+    average length, which unrelated memories change."""
+    return sum(
+        idfs[t] * (f * (BM25_K1 + 1)) / (f + BM25_K1)
+        for t, f in term_frequencies.items()
+        if t in idfs and f > 0
     )

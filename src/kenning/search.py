@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
+from .lexical import idf
 from .model import (
     COLLECTIONS,
     TYPE_TO_COLLECTION,
@@ -37,8 +38,8 @@ class Candidate(NamedTuple):
 
     ``semantic`` is the calibrated relevance on the cosine scale (cosine, or cosine fused
     with the lexical bonus, or the fingerprint score); ``lexical`` the memory's BM25 score
-    when the lexical side found it; ``match`` how it was found: ``fingerprint``, ``hybrid``,
-    ``dense`` or ``lexical``.
+    when the lexical side found it (reported; the fused score computes its own); ``match``
+    how it was found: ``fingerprint``, ``hybrid``, ``dense`` or ``lexical``.
     """
 
     memory: Memory
@@ -195,31 +196,67 @@ def rank(
 
 #: Hybrid retrieval (measured with ``bench/fusion_grid.py``, reported by ``bench/quality.py``):
 #:
-#:     fused = cosine + LEXICAL_WEIGHT * (bm25 / best) * best / (best + LEXICAL_SATURATION)
+#:     fused = cosine + LEXICAL_WEIGHT * (lexical / best) * min(1, best / LEXICAL_FULL_STRENGTH)
 #:                    * coverage ** 2
 #:
-#: ``best`` is the query's strongest BM25 score and ``coverage`` the share of the query's
-#: terms the memory contains. The query's best lexical hit gets the largest bonus and the
-#: others a share in proportion; the bonus saturates with BM25's absolute strength (a query
-#: whose words are all common gets next to none), and squared coverage keeps a memory that
-#: shares one or two words with an unrelated query from being lifted over the floors. The
-#: score stays on the cosine scale, so the protocol floors keep their meaning: on the eval
-#: sets, unrelated queries scored as high as with dense retrieval alone.
-LEXICAL_WEIGHT = 0.6
-LEXICAL_SATURATION = 5.0
+#: ``lexical`` is the memory's BM25 without length normalisation
+#: (:func:`kenning.lexical.saturated_bm25`: FTS5's idf from the store's statistics, term
+#: frequency saturated with k1), computed for every candidate, dense or lexical; ``best``
+#: the highest of the query's candidates; ``coverage`` the share of the query's terms the
+#: memory contains. The query's best lexical match gets the largest bonus and the others a
+#: share in proportion. The bonus is at full strength once the best match is worth
+#: ``LEXICAL_FULL_STRENGTH`` (one word in fewer than ~12% of the memories); a query whose
+#: words are all common gets next to none, and squared coverage keeps a memory that shares
+#: one or two words with an unrelated query from being lifted over the floors. The score
+#: stays on the cosine scale, so the protocol floors keep their meaning.
+#:
+#: Stable scores: unrelated memories raise every idf (more rows) and change the average
+#: length; the ratio to the best cancels the first, leaving length out removes the second,
+#: the saturated strength no longer grows with the store, and every candidate is scored
+#: whether or not it is among the lexical top k. Adding 1,000 unrelated memories to a store
+#: of the 37 yellow error-fix notes (measured through ``retrieve``, every score of each
+#: query's top 10) moved none by more than 0.012 (sentences of Python's documentation),
+#: 0.011 (LoCoMo observations) or 0.016 (ruff and rustc docs); the previous rule
+#: (``bm25 / (best + 5)``, the lexical top 20 only) moved them by up to 0.027, 0.023 and
+#: 0.038, and one by 0.075 after two notes in a small store. tests/test_stable_scores.py
+#: checks 0.02 on every backend, in 16 notes (measured: 0.003; the previous rule 0.041) and
+#: in 5 (with :data:`LEXICAL_MIN_ROWS`: under 0.001; without it a one-word query moved
+#: 0.58 -> 0.76). A score can still move when what is added is not unrelated: a new
+#: candidate that matches the query's words better than the best one lowers the others'
+#: share.
+#:
+#: Fitted on half of the dev queries (``bench/fusion_grid.py`` prints both halves;
+#: ``bench/quality.py`` reports all): weight 0.4 (0.3-0.6 tried); the strength constant
+#: changed nothing between 1 and 4 on these sets.
+LEXICAL_WEIGHT = 0.4
+LEXICAL_FULL_STRENGTH = 2.0
+#: A store of fewer memories is weighted as if it had this many (the others holding none of
+#: the query's words): in a handful of notes every word is "common" and every idf grows
+#: with each note added, so without it a score drifts most in a new store (a query's score
+#: in 5 notes moved by 0.044 when 1,000 unrelated memories were added; with it, 0.008).
+#: The lexical side of the SQLite backend counts every term below the same size.
+LEXICAL_MIN_ROWS = 32
 #: An exact error-fingerprint match scores at least this (above every floor).
 FINGERPRINT_SCORE = 0.95
 
 
-def lexical_bonus(bm25: float | None, best_bm25: float, coverage: float) -> float:
+def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
+    """The idf of each query term found in the store (``frequencies``: its document
+    frequency among ``rows`` memories), the store counted as at least
+    :data:`LEXICAL_MIN_ROWS`."""
+    counted = max(rows, LEXICAL_MIN_ROWS)
+    return {term: idf(counted, n) for term, n in frequencies.items() if n > 0}
+
+
+def lexical_bonus(lexical: float, best: float, coverage: float) -> float:
     """The bonus a lexical match adds to the cosine (0 without a lexical match)."""
-    if bm25 is None or bm25 <= 0 or best_bm25 <= 0 or coverage <= 0:
+    if lexical <= 0 or best <= 0 or coverage <= 0:
         return 0.0
-    strength = best_bm25 / (best_bm25 + LEXICAL_SATURATION)
-    return LEXICAL_WEIGHT * (bm25 / best_bm25) * strength * coverage**2
+    strength = min(1.0, best / LEXICAL_FULL_STRENGTH)
+    return LEXICAL_WEIGHT * min(1.0, lexical / best) * strength * min(1.0, coverage) ** 2
 
 
-def fused_score(cosine: float, bm25: float | None, best_bm25: float, coverage: float) -> float:
+def fused_score(cosine: float, lexical: float, best: float, coverage: float) -> float:
     """Dense cosine plus the lexical bonus, reported on the cosine scale [-1, 1].
 
     Two different "above 1"s: the *cosine* must already be one (a value past ±1 by more
@@ -230,7 +267,7 @@ def fused_score(cosine: float, bm25: float | None, best_bm25: float, coverage: f
     of the scale the protocol floors are set on: such a match is as certain as a match gets.
     """
     checked = checked_cosine(cosine)
-    return max(-1.0, min(1.0, checked + lexical_bonus(bm25, best_bm25, coverage)))
+    return max(-1.0, min(1.0, checked + lexical_bonus(lexical, best, coverage)))
 
 
 def expansion_reason(
@@ -252,7 +289,8 @@ def expansion_reason(
 __all__ = [
     "DEFAULT_COLLECTION",
     "FINGERPRINT_SCORE",
-    "LEXICAL_SATURATION",
+    "LEXICAL_FULL_STRENGTH",
+    "LEXICAL_MIN_ROWS",
     "LEXICAL_WEIGHT",
     "SEARCH_DEFAULT_LIMIT",
     "Candidate",
@@ -262,6 +300,7 @@ __all__ = [
     "expansion_reason",
     "fused_score",
     "lexical_bonus",
+    "lexical_idfs",
     "parse_types",
     "plan_search",
     "rank",

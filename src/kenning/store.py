@@ -60,6 +60,7 @@ from .search import (
     check_limit,
     expansion_reason,
     fused_score,
+    lexical_idfs,
     plan_search,
     rank,
 )
@@ -656,12 +657,12 @@ class MemoryStore:
         """Top-k candidates, best first.
 
         ``hybrid`` (the default): an exact error-fingerprint match first, then dense cosine
-        fused with a bounded BM25 bonus (:func:`kenning.search.fused_score`), so the score
+        fused with a bounded lexical bonus (:func:`kenning.search.fused_score`), so the score
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
         from .fingerprints import error_fingerprint
-        from .lexical import coverage, terms
+        from .lexical import coverage, saturated_bm25, term_counts, terms
         from .signatures import extract_error_signature, looks_like_error
 
         _check_text(query, "the query")
@@ -700,13 +701,22 @@ class MemoryStore:
         # A lexical hit without a usable vector is left out: its score would mean nothing.
         lexical = {i: hit for i, hit in lexical.items() if i in cosines}
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
-        best_bm25 = max((score for _, score in lexical.values()), default=0.0)
+        # every candidate is scored lexically, found by the lexical side or not: whether it
+        # is among the lexical top k depends on the other memories, its words do not
+        statistics = self.backend.term_statistics(query)
+        idfs = lexical_idfs(statistics.rows, statistics.frequencies)
+        lexical_scores = {
+            i: saturated_bm25(term_counts(m.content), idfs) for i, m in memories.items()
+        }
+        best_lexical = max(lexical_scores.values(), default=0.0)
         query_terms = set(terms(query))
         scored: dict[str, Candidate] = {}
         for memory_id, memory in memories.items():
             bm25 = lexical[memory_id][1] if memory_id in lexical else None
-            share = coverage(query_terms, memory.content) if bm25 is not None else 0.0
-            fused = fused_score(cosines.get(memory_id, 0.0), bm25, best_bm25, share)
+            share = coverage(query_terms, memory.content) if lexical_scores[memory_id] else 0.0
+            fused = fused_score(
+                cosines.get(memory_id, 0.0), lexical_scores[memory_id], best_lexical, share
+            )
             scored[memory_id] = Candidate(
                 memory, fused, bm25, "hybrid" if bm25 is not None else "dense"
             )

@@ -108,6 +108,18 @@ class DamagedRow:
 
 
 @dataclass(frozen=True)
+class TermStatistics:
+    """How common a query's words are in the whole store, as the backend's lexical side
+    counts them: ``rows`` memories in all, ``frequencies`` the number of memories holding
+    each query term (its document frequency; 0 for a word no memory holds), the terms in
+    the backend's own tokenisation. The hybrid score weights a lexical match with these
+    (:func:`kenning.search.term_weights`)."""
+
+    rows: int
+    frequencies: dict[str, int]
+
+
+@dataclass(frozen=True)
 class ScoredMemory:
     """A backend hit: cosine similarity for vector search, a BM25-derived score for lexical."""
 
@@ -157,6 +169,11 @@ class Backend(Protocol):
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by full-text relevance (higher is better), best first."""
+        ...
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        """Row count and document frequency of each of the query's terms (the statistics
+        :meth:`lexical_search` weights BM25 with; over the whole store, not ``filters``)."""
         ...
 
     def get(self, ids: Sequence[str]) -> list[Memory]: ...

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import StoreNotFound
 from ..model import Memory, Provenance
-from .base import DamagedRow, Filters, MemoryRecord, ScoredMemory
+from .base import DamagedRow, Filters, MemoryRecord, ScoredMemory, TermStatistics
 
 
 class MissingBackend:
@@ -38,6 +38,9 @@ class MissingBackend:
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         return []
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        return TermStatistics(0, {})
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
         return []

@@ -78,6 +78,7 @@ from .base import (
     Filters,
     MemoryRecord,
     ScoredMemory,
+    TermStatistics,
     batch_dimension,
     check_dimension,
     decode_provenance,
@@ -877,6 +878,29 @@ class PostgresBackend:
             ).fetchall()
         return [_row_to_memory(r) for r in rows]
 
+    @staticmethod
+    def _term_rows(conn: psycopg.Connection[Any], words: list[str]) -> list[tuple[Any, ...]]:
+        """``(term, document frequency, rows, total length)`` per distinct term of ``words``."""
+        return conn.execute(
+            "SELECT t.term, coalesce(f.df, 0), s.n, s.total_len "
+            "FROM (SELECT DISTINCT lexeme AS term FROM unnest(kenning_tsv(%s))) t "
+            "CROSS JOIN kenning_fts_stats s "
+            "LEFT JOIN kenning_fts_terms f ON f.term = t.term",
+            (" ".join(words),),
+        ).fetchall()
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
+        if not words:
+            return TermStatistics(0, {})
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return TermStatistics(0, {})
+            stats = self._term_rows(conn, words)
+        if not stats:
+            return TermStatistics(0, {})
+        return TermStatistics(int(stats[0][2]), {str(t): int(df) for t, df, _, _ in stats})
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
@@ -885,13 +909,7 @@ class PostgresBackend:
         with self._connection() as conn:
             if self._dim(conn) is None:
                 return []
-            stats = conn.execute(
-                "SELECT t.term, coalesce(f.df, 0), s.n, s.total_len "
-                "FROM (SELECT DISTINCT lexeme AS term FROM unnest(kenning_tsv(%s))) t "
-                "CROSS JOIN kenning_fts_stats s "
-                "LEFT JOIN kenning_fts_terms f ON f.term = t.term",
-                (" ".join(words),),
-            ).fetchall()
+            stats = self._term_rows(conn, words)
             if not stats or stats[0][2] <= 0:
                 return []
             n, total_len = int(stats[0][2]), int(stats[0][3])

@@ -76,6 +76,7 @@ from .base import (
     Filters,
     MemoryRecord,
     ScoredMemory,
+    TermStatistics,
     batch_dimension,
     check_dimension,
     decode_provenance,
@@ -795,6 +796,31 @@ class QdrantBackend:
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
 
+    def _frequencies(self, client: Any, words: Sequence[str]) -> dict[str, int]:
+        """Document frequency of each word: an exact ``count`` per word."""
+        from qdrant_client import models
+
+        return {
+            word: client.count(
+                self.collection,
+                count_filter=models.Filter(
+                    must=[models.FieldCondition(key="content", match=models.MatchText(text=word))]
+                ),
+                exact=True,
+            ).count
+            for word in words
+        }
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
+        if not words:
+            return TermStatistics(0, {})
+        with self._call() as client:
+            if self._dim() is None:
+                return TermStatistics(0, {})
+            n, _ = self._stats()
+            return TermStatistics(n, self._frequencies(client, words) if n > 0 else {})
+
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
         from qdrant_client import models
@@ -813,13 +839,8 @@ class QdrantBackend:
             n, total_len = self._stats()
             if n <= 0:
                 return []
-            idfs: dict[str, float] = {}
-            for word in words:
-                df = client.count(
-                    self.collection, count_filter=models.Filter(must=[text(word)]), exact=True
-                ).count
-                if df > 0:
-                    idfs[word] = idf(n, df)
+            frequencies = self._frequencies(client, words)
+            idfs = {w: idf(n, df) for w, df in frequencies.items() if df > 0}
             strong = [w for w, v in idfs.items() if v > MIN_IDF]
             weak = [w for w, v in idfs.items() if v <= MIN_IDF]
             candidates: dict[str, Memory] = {}

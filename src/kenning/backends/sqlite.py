@@ -40,6 +40,7 @@ from .base import (
     Filters,
     MemoryRecord,
     ScoredMemory,
+    TermStatistics,
     batch_dimension,
     check_dimension,
     decode_provenance,
@@ -912,6 +913,12 @@ class SQLiteBackend:
             ).fetchone()[0]
             share = stats.shares[filters] = matching / stats.total if stats.total else 0.0
         return share
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        terms = lexical_terms(query, MAX_QUERY_TERMS)
+        with self._lock, self._snapshot():
+            stats = self._lexical_stats()
+            return TermStatistics(stats.total, self._document_frequencies(stats, terms))
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         if k <= 0:

@@ -1,0 +1,172 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
+"""A (query, memory) score does not depend on unrelated memories (issue 12, "Stable scores").
+
+The protocol floors (0.5 recall, 0.40 errors) are absolute, so the hybrid score of a fixed
+pair must not drift as a store grows: after 1,000 unrelated memories are added, every score
+of a query's top 10 moves by at most :data:`MAX_DRIFT`. Real MiniLM, every backend; the
+unrelated memories are sentences of Python's own documentation (``pydoc_data``, in the
+standard library): technical English that shares the notes' common words, not their topics.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning import protocol
+from kenning.backends.base import Backend
+from kenning.config import load_settings
+from kenning.embedders.base import Embedder
+from kenning.project import resolve_project
+from kenning.store import MemoryStore, NewMemory
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    backend,
+    backend_location,
+    pg_databases,
+    pg_server,
+    pg_url,
+)
+
+MAX_DRIFT = 0.02
+UNRELATED = 1000
+
+NOTES = [
+    "nginx returns 502 Bad Gateway when gunicorn is not listening on /run/app.sock; "
+    "restart the app service with systemctl restart app.",
+    "psycopg OperationalError: too many connections — the pool size in settings.DB_POOL "
+    "must stay below max_connections divided by the number of workers.",
+    "Celery workers pick tasks from the default queue; long exports go to the slow queue "
+    "so that emails are not delayed.",
+    "The search page uses OpenSearch; reindex with manage.py reindex --alias products "
+    "after changing the mapping.",
+    "Webhooks from Stripe are verified with the signing secret STRIPE_WEBHOOK_SECRET "
+    "before the event is processed.",
+    "Deploys to staging run from the deploy-staging GitHub Actions workflow; production "
+    "needs a manual approval in the environments tab.",
+    "Alembic migrations run automatically on deploy; never edit a migration that was "
+    "already applied, add a new revision instead.",
+    "The React frontend reads the API base URL from VITE_API_URL at build time, so "
+    "changing it needs a rebuild, not a restart.",
+    "Redis is only a cache here: flushing it is safe, sessions live in PostgreSQL.",
+    "The nightly backup job dumps PostgreSQL with pg_dump to the backups bucket and keeps "
+    "fourteen days.",
+    "pytest fixtures that need the database use the db_session fixture, which rolls back "
+    "after each test.",
+    "Feature flags live in LaunchDarkly; the flag new-billing gates the Stripe v2 "
+    "integration.",
+    "Time zones: store UTC in the database and convert in the frontend with date-fns-tz.",
+    "Sentry DSN comes from SENTRY_DSN; errors in Celery tasks are reported with the task "
+    "name as a tag.",
+    "Rate limiting is done by nginx limit_req, 10 requests per second per IP on "
+    "/api/login.",
+    "Docker images are built with BuildKit cache mounts; a cold build takes about six "
+    "minutes.",
+]  # fmt: skip
+#: Each finds one of the first five notes (the small store).
+QUERIES = [
+    "502 Bad Gateway from nginx after deploy",
+    "psycopg OperationalError too many connections",
+    "how do I reindex OpenSearch products after a mapping change",
+    "where do the Stripe webhooks get verified",
+    "Celery exports are delaying emails",
+    "OpenSearch",  # one rare word: in 5 notes its idf is small and grew with every note
+]
+#: A query of common words only: it must not be lifted by the words it shares.
+COMMON_QUERY = "what is the way to do this in the"
+
+
+def unrelated_sentences(n: int) -> list[str]:
+    """``n`` distinct sentences of the Python documentation shipped with the interpreter."""
+    from pydoc_data.topics import topics
+
+    text = " ".join(topics[key] for key in sorted(topics))
+    sentences = (re.sub(r"\s+", " ", s).strip() for s in re.split(r"(?<=[.!?])\s+", text))
+    chosen = list(dict.fromkeys(s for s in sentences if 40 <= len(s) <= 300))[:n]
+    assert len(chosen) == n
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def unrelated(minilm: Embedder) -> tuple[list[str], np.ndarray]:
+    """The unrelated memories and their vectors (embedded once for every backend)."""
+    texts = unrelated_sentences(UNRELATED)
+    return texts, minilm.embed(texts)
+
+
+def scores(store: MemoryStore, query: str) -> dict[str, float]:
+    """The hybrid score of each memory of the query's top 10 (no decay, no threshold)."""
+    response = store.search(
+        query, memory_type="context", threshold=0.0, decay=False, limit=10, use_cascading=False
+    )
+    return {r.memory.id: r.semantic for r in response.results}
+
+
+@pytest.mark.parametrize("notes", [5, len(NOTES)], ids=["5-notes", "16-notes"])
+def test_scores_do_not_drift_when_unrelated_memories_are_added(
+    notes: int,
+    backend: Backend,
+    project: Path,
+    minilm: Embedder,
+    unrelated: tuple[list[str], np.ndarray],
+) -> None:
+    resolved = resolve_project(project)
+    store = MemoryStore(backend, resolved, load_settings(resolved.root), minilm)
+    stored = store.remember_many(
+        [NewMemory(n, "context") for n in NOTES[:notes]], near_duplicates=False
+    )
+    assert all(r.status == "stored" for r in stored)
+    before = {q: scores(store, q) for q in (*QUERIES, COMMON_QUERY)}
+    assert max(before[COMMON_QUERY].values()) < protocol.ERROR_RECALL_FLOOR
+    # the pairs measured get a real lexical bonus, so a drifting bonus would show
+    for query in QUERIES:
+        hybrid = {c.memory.id: c.semantic for c in store.retrieve(query, 10, _filters(store))}
+        cosine = {
+            c.memory.id: c.semantic
+            for c in store.retrieve(query, 10, _filters(store), mode="dense")
+        }
+        best = max(hybrid, key=lambda i: hybrid[i])
+        assert hybrid[best] - cosine[best] > 0.05, query
+
+    texts, vectors = unrelated
+    added = store.remember_many(
+        [NewMemory(t, "context") for t in texts],
+        near_duplicates=False,
+        vectors=list(vectors),
+        batch_size=250,
+    )
+    assert sum(r.status == "stored" for r in added) == UNRELATED
+    assert store.count() == notes + UNRELATED
+
+    drifts: list[tuple[float, str, float, float]] = []
+    for query, old in before.items():
+        new = scores(store, query)
+        top = max(old, key=lambda i: old[i])
+        # (a query of common words finds the new memories as well as the notes)
+        assert top in new or query == COMMON_QUERY, f"{query!r}: its best memory left the top 10"
+        drifts += [(abs(new[i] - s), query, s, new[i]) for i, s in old.items() if i in new]
+    worst = max(drifts)
+    assert worst[0] <= MAX_DRIFT, f"score of {worst[1]!r} moved {worst[2]:.3f} -> {worst[3]:.3f}"
+
+    # a query of common words is lifted over no floor, and once the store knows its words
+    # are common (in a few notes it cannot), by nothing at all
+    assert max(scores(store, COMMON_QUERY).values()) < protocol.ERROR_RECALL_FLOOR
+    assert common_lift(store) < 0.02
+    store.close()
+
+
+def common_lift(store: MemoryStore) -> float:
+    """The most :data:`COMMON_QUERY` adds to a memory's cosine."""
+    cosine = {
+        c.memory.id: c.semantic
+        for c in store.retrieve(COMMON_QUERY, 10, _filters(store), mode="dense")
+    }
+    return max(score - cosine.get(i, score) for i, score in scores(store, COMMON_QUERY).items())
+
+
+def _filters(store: MemoryStore):  # type: ignore[no-untyped-def]
+    from kenning.backends.base import Filters
+
+    return Filters(group_id=store.project.group_id)
