@@ -390,10 +390,17 @@ class SQLiteBackend:
         """The schema version of the file, read without changing anything; refuses another
         application's database, a newer schema and missing tables."""
         conn = self._conn
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        tables = {
-            str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
+        # One read transaction for both: another process may be creating the schema, and a
+        # version read before its commit with tables read after it would look like damage.
+        conn.execute("BEGIN")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            tables = {
+                str(r[0])
+                for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        finally:
+            conn.execute("COMMIT")
         if tables and not tables & set(STORE_TABLES):
             shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
             raise NotAKenningStore(
