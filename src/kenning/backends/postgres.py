@@ -575,7 +575,9 @@ class PostgresBackend:
         when the store is new (else the first upsert would create it with its index).
 
         ``atomic``: one transaction that holds the store lock: all or nothing, and other
-        sessions' reads of the table wait until it commits (imports). Otherwise each upsert
+        sessions' reads of the table wait until it commits (imports); the statistics
+        triggers are off for the load and the statistics counted again once at the end
+        (:meth:`_recount`). Otherwise each upsert
         commits on its own, so an interrupted run keeps what it copied (migrations resume);
         the index is rebuilt at the end, or by the next bulk load if the process died (until
         then searches stay exact, through a sequential scan, only slower).
@@ -588,7 +590,14 @@ class PostgresBackend:
                     yield  # no table yet: the first upsert creates it (with its index)
                     return
                 conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+                # The statistics triggers would fold every batch into kenning_fts_terms and
+                # kenning_counts; in one transaction they are off for the load and the
+                # statistics are counted again from the table once at the end (a rollback
+                # restores the triggers with everything else).
+                conn.execute("ALTER TABLE kenning_memories DISABLE TRIGGER USER")
                 yield
+                self._recount(conn)
+                conn.execute("ALTER TABLE kenning_memories ENABLE TRIGGER USER")
                 self._build_hnsw(conn)
             return
         with self._connection() as conn:
@@ -604,6 +613,27 @@ class PostgresBackend:
             raise
         with self._connection() as conn:
             self._build_hnsw(conn)
+
+    @staticmethod
+    def _recount(conn: psycopg.Connection[Any]) -> None:
+        """Set the statistics the triggers keep (row count and total length, document
+        frequency per term, rows per project, collection and type) from the table."""
+        conn.execute(
+            "UPDATE kenning_fts_stats SET n = s.c, total_len = s.l FROM (SELECT count(*) AS c, "
+            "coalesce(sum(doc_len), 0) AS l FROM kenning_memories) s"
+        )
+        conn.execute("DELETE FROM kenning_fts_terms")
+        conn.execute(
+            "INSERT INTO kenning_fts_terms (term, df) SELECT lexeme, count(*) "
+            "FROM kenning_memories, unnest(tsvector_to_array(content_tsv)) AS lexeme "
+            "GROUP BY lexeme"
+        )
+        conn.execute("DELETE FROM kenning_counts")
+        conn.execute(
+            "INSERT INTO kenning_counts (group_id, collection, type, n) "
+            "SELECT group_id, collection, type, count(*) FROM kenning_memories "
+            "GROUP BY group_id, collection, type"
+        )
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
@@ -860,6 +890,17 @@ class PostgresBackend:
                     memory=_row_to_memory(row[1 : 1 + _NCOLUMNS]), vector=row[1 + _NCOLUMNS]
                 )
             last = rows[-1][0]
+
+    def content_hashes(self, filters: Filters) -> list[tuple[str, str]]:
+        """Every ``(id, content_hash)`` matching ``filters`` (a migration's checksum)."""
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                f"SELECT id, content_hash FROM kenning_memories WHERE {where}", params
+            ).fetchall()
+        return [(str(memory_id), str(digest)) for memory_id, digest in rows]
 
     def newest(self, filters: Filters, n: int) -> list[Memory]:
         if n <= 0:
