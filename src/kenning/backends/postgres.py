@@ -19,7 +19,8 @@ non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which al
 ``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
 ``remove_diacritics``). Row count, total length and per-term document frequency live in
 ``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
-one ``COPY``, so a batch updates them once). A word in more than half of all rows has
+one ``COPY``, so a batch updates them once; an atomic bulk load turns them off and counts the
+statistics again once at its end). A word in more than half of all rows has
 idf 1e-6, as in FTS5: candidates come from the informative words, and only when they give
 fewer than ``k`` rows are (at most :data:`LEXICAL_WEAK_CANDIDATES`) rows matching only very
 common words scored.
