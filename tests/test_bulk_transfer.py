@@ -32,7 +32,7 @@ from kenning.migrate import migrate_store
 from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
 from kenning.transfer import import_memories
-from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401
+from tests.backends import PostgresDatabases, pg_databases, pg_server, pg_url  # noqa: F401
 
 ROWS = BULK_MIN_ROWS + 500
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
@@ -178,5 +178,90 @@ def test_large_migrate_to_postgres_resumes_after_kill(
     for record in list(local.backend.iterate(Filters()))[:: ROWS // 5]:
         top = remote.backend.vector_search(record.vector, 1, Filters())
         assert top[0].memory == record.memory
+    remote.close()
+    local.close()
+
+
+STATISTICS = (
+    "SELECT n, total_len FROM kenning_fts_stats",
+    "SELECT term, df FROM kenning_fts_terms WHERE df > 0 ORDER BY term",
+    "SELECT group_id, collection, type, n FROM kenning_counts WHERE n > 0 "
+    "ORDER BY group_id, collection, type",
+)
+
+
+def statistics(url: str) -> list[list[tuple[object, ...]]]:
+    with psycopg.connect(url) as conn:
+        return [conn.execute(query).fetchall() for query in STATISTICS]
+
+
+def test_bulk_import_statistics_match_the_triggers(
+    project: Path, pg_url: str, pg_databases: PostgresDatabases, minilm: Embedder
+) -> None:
+    """A bulk import loads with the statistics triggers off and counts the statistics again
+    at the end: BM25's row count, lengths and document frequencies and the per-project
+    counts must be exactly what the triggers keep when the same rows arrive one batch at a
+    time, and the triggers must be on again afterwards."""
+    plain_db = pg_databases.create()
+    try:
+        bulk = open_store(pg_url, cwd=project, embedder=minilm)
+        lines = export_lines(minilm, bulk.group_id, ROWS)
+        assert bulk.remember("The team store is PostgreSQL with pgvector.", "decision").id
+        gone = bulk.remember("Forgotten before the import: counted out again.", "context").id
+        assert gone is not None and bulk.forget(gone)
+        before = hnsw_oid(pg_url)
+        assert import_memories(bulk, lines)["imported"] == ROWS
+        assert hnsw_oid(pg_url) != before  # the bulk path was taken
+
+        plain_url = pg_databases.url(plain_db)
+        plain = open_store(plain_url, cwd=project, embedder=minilm)
+        assert plain.remember("The team store is PostgreSQL with pgvector.", "decision").id
+        vectors = unit_vectors(ROWS, 3)  # export_lines' vectors
+        records = [
+            MemoryRecord(Memory.from_dict(json.loads(line)), vectors[i])
+            for i, line in enumerate(lines[1:])
+        ]
+        for start in range(0, ROWS, 64):  # the ordinary write batch: triggers on
+            plain.backend.upsert(records[start : start + 64])
+
+        got = statistics(pg_url)
+        assert got == statistics(plain_url)
+        assert got[0][0][0] == ROWS + 1 and len(got[1]) > 10 and got[2]
+        with psycopg.connect(pg_url) as conn:
+            states = conn.execute(
+                "SELECT tgenabled FROM pg_trigger "
+                "WHERE tgrelid = 'kenning_memories'::regclass AND NOT tgisinternal"
+            ).fetchall()
+        assert sorted(states) == [("O",)] * 3  # on again
+        assert bulk.remember("After the import the triggers count again.", "context").id
+        assert bulk.count() == ROWS + 2
+        hits = bulk.backend.lexical_search("importer keeps ids", 3, Filters())
+        assert hits and hits[0].memory.content.startswith("Bulk note")
+        bulk.close()
+        plain.close()
+    finally:
+        pg_databases.drop(plain_db)
+
+
+def test_migration_verification_reads_the_target_hashes(
+    project: Path, pg_url: str, minilm: Embedder
+) -> None:
+    """The migration's checksum of a PostgreSQL target comes from ``content_hashes`` (one
+    query, no vectors): it lists what ``iterate`` reads, and a target row whose hash differs
+    from the source's fails the verification."""
+    local = _sqlite_store(project, minilm)
+    assert migrate_store(local, pg_url).verified
+    remote = open_store(pg_url, cwd=project, embedder=minilm)
+    pairs = remote.backend.content_hashes(Filters())  # type: ignore[attr-defined]
+    assert sorted(pairs) == sorted(
+        (r.memory.id, r.memory.content_hash) for r in remote.backend.iterate(Filters())
+    )
+    assert len(pairs) == ROWS
+    with psycopg.connect(pg_url) as conn:
+        conn.execute(
+            "UPDATE kenning_memories SET content_hash = 'tampered' WHERE id = %s", (pairs[0][0],)
+        )
+    again = migrate_store(local, pg_url)
+    assert again.already_present == ROWS and not again.verified
     remote.close()
     local.close()

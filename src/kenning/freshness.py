@@ -137,6 +137,9 @@ def path_candidates(text: str, limit: int = MAX_PATH_CANDIDATES) -> list[str]:
     found: dict[str, None] = {}
     for match in _TOKEN.finditer(text):
         token = match.group(0)
+        # Most tokens are words: without a "/" or a "." nothing below can accept them.
+        if "/" not in token and "." not in token:
+            continue
         if "://" in token or token.startswith(("/", "~")):
             continue
         token = token.rstrip(".:!?")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .backends.base import Backend, Filters, MemoryRecord, bulk_writes
+from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .errors import KenningError, ProvenanceMismatch
 
 if TYPE_CHECKING:
@@ -41,7 +41,10 @@ class MigrationReport:
 
 
 def _checksum(backend: Backend, filters: Filters) -> tuple[int, str]:
-    pairs = sorted((r.memory.id, r.memory.content_hash) for r in backend.iterate(filters))
+    if isinstance(backend, ContentHashLister):  # without reading every row and vector
+        pairs = sorted(backend.content_hashes(filters))
+    else:
+        pairs = sorted((r.memory.id, r.memory.content_hash) for r in backend.iterate(filters))
     digest = hashlib.sha256()
     for memory_id, content_hash in pairs:
         digest.update(f"{memory_id}\t{content_hash}\n".encode())

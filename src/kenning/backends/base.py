@@ -155,6 +155,15 @@ def bulk_writes(
 
 
 @runtime_checkable
+class ContentHashLister(Protocol):
+    """A backend that lists its ``(id, content_hash)`` pairs without reading whole rows
+    (PostgreSQL): a migration's verification reads 100k of them in one query instead of
+    every row with its vector."""
+
+    def content_hashes(self, filters: Filters) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
 class Backend(Protocol):
     #: Human-readable location of the data (file path or URL without credentials).
     location: str

@@ -19,7 +19,8 @@ non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which al
 ``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
 ``remove_diacritics``). Row count, total length and per-term document frequency live in
 ``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
-one ``COPY``, so a batch updates them once). A word in more than half of all rows has
+one ``COPY``, so a batch updates them once; an atomic bulk load turns them off and counts the
+statistics again once at its end). A word in more than half of all rows has
 idf 1e-6, as in FTS5: candidates come from the informative words, and only when they give
 fewer than ``k`` rows are (at most :data:`LEXICAL_WEAK_CANDIDATES`) rows matching only very
 common words scored.
@@ -576,7 +577,9 @@ class PostgresBackend:
         when the store is new (else the first upsert would create it with its index).
 
         ``atomic``: one transaction that holds the store lock: all or nothing, and other
-        sessions' reads of the table wait until it commits (imports). Otherwise each upsert
+        sessions' reads of the table wait until it commits (imports); the statistics
+        triggers are off for the load and the statistics counted again once at the end
+        (:meth:`_recount`). Otherwise each upsert
         commits on its own, so an interrupted run keeps what it copied (migrations resume);
         the index is rebuilt at the end, or by the next bulk load if the process died (until
         then searches stay exact, through a sequential scan, only slower).
@@ -589,7 +592,14 @@ class PostgresBackend:
                     yield  # no table yet: the first upsert creates it (with its index)
                     return
                 conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+                # The statistics triggers would fold every batch into kenning_fts_terms and
+                # kenning_counts; in one transaction they are off for the load and the
+                # statistics are counted again from the table once at the end (a rollback
+                # restores the triggers with everything else).
+                conn.execute("ALTER TABLE kenning_memories DISABLE TRIGGER USER")
                 yield
+                self._recount(conn)
+                conn.execute("ALTER TABLE kenning_memories ENABLE TRIGGER USER")
                 self._build_hnsw(conn)
             return
         with self._connection() as conn:
@@ -605,6 +615,27 @@ class PostgresBackend:
             raise
         with self._connection() as conn:
             self._build_hnsw(conn)
+
+    @staticmethod
+    def _recount(conn: psycopg.Connection[Any]) -> None:
+        """Set the statistics the triggers keep (row count and total length, document
+        frequency per term, rows per project, collection and type) from the table."""
+        conn.execute(
+            "UPDATE kenning_fts_stats SET n = s.c, total_len = s.l FROM (SELECT count(*) AS c, "
+            "coalesce(sum(doc_len), 0) AS l FROM kenning_memories) s"
+        )
+        conn.execute("DELETE FROM kenning_fts_terms")
+        conn.execute(
+            "INSERT INTO kenning_fts_terms (term, df) SELECT lexeme, count(*) "
+            "FROM kenning_memories, unnest(tsvector_to_array(content_tsv)) AS lexeme "
+            "GROUP BY lexeme"
+        )
+        conn.execute("DELETE FROM kenning_counts")
+        conn.execute(
+            "INSERT INTO kenning_counts (group_id, collection, type, n) "
+            "SELECT group_id, collection, type, count(*) FROM kenning_memories "
+            "GROUP BY group_id, collection, type"
+        )
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
@@ -861,6 +892,17 @@ class PostgresBackend:
                     memory=_row_to_memory(row[1 : 1 + _NCOLUMNS]), vector=row[1 + _NCOLUMNS]
                 )
             last = rows[-1][0]
+
+    def content_hashes(self, filters: Filters) -> list[tuple[str, str]]:
+        """Every ``(id, content_hash)`` matching ``filters`` (a migration's checksum)."""
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                f"SELECT id, content_hash FROM kenning_memories WHERE {where}", params
+            ).fetchall()
+        return [(str(memory_id), str(digest)) for memory_id, digest in rows]
 
     def newest(self, filters: Filters, n: int) -> list[Memory]:
         if n <= 0:
