@@ -662,7 +662,7 @@ class MemoryStore:
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
         from .fingerprints import error_fingerprint
-        from .lexical import coverage, saturated_bm25, term_counts, terms
+        from .lexical import saturated_bm25, term_counts, terms
         from .signatures import extract_error_signature, looks_like_error
 
         _check_text(query, "the query")
@@ -705,15 +705,20 @@ class MemoryStore:
         # is among the lexical top k depends on the other memories, its words do not
         statistics = self.backend.term_statistics(query)
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        lexical_scores = {
-            i: saturated_bm25(term_counts(m.content), idfs) for i, m in memories.items()
-        }
+        counts = {i: term_counts(m.content) for i, m in memories.items()}  # tokenised once
+        lexical_scores = {i: saturated_bm25(c, idfs) for i, c in counts.items()}
         best_lexical = max(lexical_scores.values(), default=0.0)
         query_terms = set(terms(query))
         scored: dict[str, Candidate] = {}
         for memory_id, memory in memories.items():
             bm25 = lexical[memory_id][1] if memory_id in lexical else None
-            share = coverage(query_terms, memory.content) if lexical_scores[memory_id] else 0.0
+            # the counted terms hold the folded ones coverage() would find (and only adds
+            # unfolded forms, which a folded query term never equals unless it is the same)
+            share = (
+                len(query_terms & counts[memory_id].keys()) / len(query_terms)
+                if lexical_scores[memory_id] and query_terms
+                else 0.0
+            )
             fused = fused_score(
                 cosines.get(memory_id, 0.0), lexical_scores[memory_id], best_lexical, share
             )
