@@ -208,15 +208,25 @@ def load_settings(
     if project_root is not None:
         dotenv = _read_dotenv(project_root / ".env")
 
+    toml_origin = f"{toml_path}/{CONFIG_FILENAME}"
+
+    def layered(
+        variable: str, default: Any, section: Any = toml, key: str | None = None
+    ) -> tuple[Any, str]:
+        """One setting's value and where it came from: environment > ``.env`` >
+        ``config.toml`` (``key`` of ``section``) > ``default``."""
+        value, origin = default, "default"
+        name = key or variable.removeprefix(PREFIX).lower()
+        if isinstance(section, Mapping) and name in section:
+            value, origin = section[name], toml_origin
+        if variable in dotenv:
+            value, origin = dotenv[variable], ".env"
+        if variable in env:
+            value, origin = env[variable], "environment"
+        return value, origin
+
     sources: dict[str, str] = {}
-    value: Any = None
-    origin = "default"
-    if "similarity_threshold" in toml:
-        value, origin = toml["similarity_threshold"], f"{toml_path}/{CONFIG_FILENAME}"
-    if "KENNING_SIMILARITY_THRESHOLD" in dotenv:
-        value, origin = dotenv["KENNING_SIMILARITY_THRESHOLD"], ".env"
-    if "KENNING_SIMILARITY_THRESHOLD" in env:
-        value, origin = env["KENNING_SIMILARITY_THRESHOLD"], "environment"
+    value, origin = layered("KENNING_SIMILARITY_THRESHOLD", None)
     if threshold is not None:
         value, origin = threshold, "argument"
     similarity = None if value is None else parse_threshold(value, origin)
@@ -227,27 +237,11 @@ def load_settings(
         ("recall_floor", RECALL_FLOOR),
         ("error_recall_floor", ERROR_RECALL_FLOOR),
     ):
-        variable = PREFIX + key.upper()
-        floor_value: Any = default
-        origin = "default"
-        if key in toml:
-            floor_value, origin = toml[key], f"{toml_path}/{CONFIG_FILENAME}"
-        if variable in dotenv:
-            floor_value, origin = dotenv[variable], ".env"
-        if variable in env:
-            floor_value, origin = env[variable], "environment"
+        floor_value, origin = layered(PREFIX + key.upper(), default)
         floors[key] = parse_floor(floor_value, key.replace("_", " "), origin)
         sources[key] = origin
 
-    half: Any = None
-    origin = "default"
-    decay_section = toml.get("decay", {})
-    if isinstance(decay_section, Mapping) and "half_life" in decay_section:
-        half, origin = decay_section["half_life"], f"{toml_path}/{CONFIG_FILENAME}"
-    if "KENNING_DECAY_HALF_LIFE" in dotenv:
-        half, origin = dotenv["KENNING_DECAY_HALF_LIFE"], ".env"
-    if "KENNING_DECAY_HALF_LIFE" in env:
-        half, origin = env["KENNING_DECAY_HALF_LIFE"], "environment"
+    half, origin = layered("KENNING_DECAY_HALF_LIFE", None, toml.get("decay", {}), "half_life")
     overrides: dict[str, float] = {}
     if half is not None:
         try:
@@ -256,25 +250,11 @@ def load_settings(
             raise UserInputError(f"decay half-life from {origin}: {exc}") from None
     sources["half_life_overrides"] = origin
 
-    log_value: Any = False
-    origin = "default"
-    if "recall_log" in toml:
-        log_value, origin = toml["recall_log"], f"{toml_path}/{CONFIG_FILENAME}"
-    if "KENNING_RECALL_LOG" in dotenv:
-        log_value, origin = dotenv["KENNING_RECALL_LOG"], ".env"
-    if "KENNING_RECALL_LOG" in env:
-        log_value, origin = env["KENNING_RECALL_LOG"], "environment"
+    log_value, origin = layered("KENNING_RECALL_LOG", False)
     recall_log = parse_switch(log_value, "recall log", origin)
     sources["recall_log"] = origin
 
-    penalty_value: Any = STALE_PENALTY
-    origin = "default"
-    if "stale_penalty" in toml:
-        penalty_value, origin = toml["stale_penalty"], f"{toml_path}/{CONFIG_FILENAME}"
-    if "KENNING_STALE_PENALTY" in dotenv:
-        penalty_value, origin = dotenv["KENNING_STALE_PENALTY"], ".env"
-    if "KENNING_STALE_PENALTY" in env:
-        penalty_value, origin = env["KENNING_STALE_PENALTY"], "environment"
+    penalty_value, origin = layered("KENNING_STALE_PENALTY", STALE_PENALTY)
     stale_penalty = parse_stale_penalty(penalty_value, origin)
     sources["stale_penalty"] = origin
     return Settings(
