@@ -143,6 +143,18 @@ def resolve_api_key(
     return value or None
 
 
+def _same_content(group_id: str, digests: list[str]) -> Any:
+    """The filter for a project's points holding any of these content hashes."""
+    from qdrant_client import models
+
+    return models.Filter(
+        must=[
+            models.FieldCondition(key="group_id", match=models.MatchValue(value=group_id)),
+            models.FieldCondition(key="content_hash", match=models.MatchAny(any=digests)),
+        ]
+    )
+
+
 def _redact(url: str) -> str:
     """The URL for messages: no user information, no ``api_key`` parameter, and whatever
     else :func:`~kenning.redaction.redact_url` finds (the one redaction for URLs)."""
@@ -455,16 +467,7 @@ class QdrantBackend:
                 for group, digests in by_group.items():
                     points, _ = client.scroll(
                         self.collection,
-                        scroll_filter=models.Filter(
-                            must=[
-                                models.FieldCondition(
-                                    key="group_id", match=models.MatchValue(value=group)
-                                ),
-                                models.FieldCondition(
-                                    key="content_hash", match=models.MatchAny(any=digests)
-                                ),
-                            ]
-                        ),
+                        scroll_filter=_same_content(group, digests),
                         limit=len(digests) + len(batch_ids) + 1,
                         with_payload=["kenning_id"],
                     )
@@ -672,7 +675,6 @@ class QdrantBackend:
         return self._memory(points[0].payload) if points else None
 
     def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
-        from qdrant_client import models
 
         out: dict[str, Memory] = {}
         unique = list(dict.fromkeys(content_hashes))
@@ -685,16 +687,7 @@ class QdrantBackend:
                 chunk = unique[start : start + 1000]
                 points, _ = client.scroll(
                     self.collection,
-                    scroll_filter=models.Filter(
-                        must=[
-                            models.FieldCondition(
-                                key="group_id", match=models.MatchValue(value=group_id)
-                            ),
-                            models.FieldCondition(
-                                key="content_hash", match=models.MatchAny(any=chunk)
-                            ),
-                        ]
-                    ),
+                    scroll_filter=_same_content(group_id, chunk),
                     limit=len(chunk),
                     with_payload=True,
                 )
