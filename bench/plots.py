@@ -229,21 +229,9 @@ def render_docs(results: Path, docs: Path) -> Path:
     img = docs / "img"
     img.mkdir(parents=True, exist_ok=True)
     summary = _load(results, "all.json") or {}
-    data = {
-        name: _load_checked(results, name, summary)
-        for name in (
-            "quality",
-            "dedup",
-            "recall",
-            "mcp",
-            "scale",
-            "scaling",
-            "transfer",
-            "peer",
-            "freshness",
-            "thresholds",
-        )
-    }
+    from bench.all import STEPS
+
+    data = {name: _load_checked(results, name, summary) for name in STEPS}
     plots = {
         "peer": data["peer"] is not None and plot_peer(data["peer"], img / "peer.png"),
         "quality": data["quality"] is not None
