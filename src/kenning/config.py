@@ -268,13 +268,22 @@ def load_settings(
     )
 
 
-def parse_floor(value: Any, what: str, origin: str) -> float:
-    """A recall floor: a number between 0 and 1."""
+def _unit_interval(value: Any) -> float | None:
+    """``value`` as a number from 0 to 1, or None (not a number, a boolean, not finite, or
+    outside)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
-        number = math.nan
+        return None
     if isinstance(value, bool) or not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        return None
+    return number
+
+
+def parse_floor(value: Any, what: str, origin: str) -> float:
+    """A recall floor: a number between 0 and 1."""
+    number = _unit_interval(value)
+    if number is None:
         raise UserInputError(
             f"{what} from {origin} is {value!r}; expected a number between 0 and 1"
         )
@@ -323,11 +332,8 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
 
 def parse_stale_penalty(value: Any, origin: str) -> float:
     """The stale penalty: a number from 0 (stale memories rank as fresh ones) to 1."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or not 0.0 <= number <= 1.0:
+    number = _unit_interval(value)
+    if number is None:
         raise UserInputError(
             f"stale penalty from {origin} is {value!r}; expected a number between 0 and 1 "
             "(0 ranks stale memories like fresh ones)"
