@@ -220,3 +220,32 @@ def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
     stats = json.loads(run("stats", "--json").stdout)
     assert stats["settings"]["similarity_threshold"] == threshold
     assert stats["settings"]["sources"]["similarity_threshold"].endswith("config.toml")
+
+
+@pytest.mark.parametrize(
+    ("key", "variable", "wording"),
+    [
+        ("recall_floor", "KENNING_RECALL_FLOOR", "recall floor"),
+        ("error_recall_floor", "KENNING_ERROR_RECALL_FLOOR", "error recall floor"),
+        ("stale_penalty", "KENNING_STALE_PENALTY", "stale penalty"),
+    ],
+)
+@pytest.mark.parametrize("bad", ["1.5", "-0.1", "nan", "inf", "half", "true"])
+def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
+    tmp_path: Path, key: str, variable: str, wording: str, bad: str
+) -> None:
+    from kenning.config import load_settings
+    from kenning.errors import UserInputError
+
+    (tmp_path / ".kenning").mkdir()
+    toml = tmp_path / ".kenning" / "config.toml"
+    toml.write_text(f"{key} = {bad}\n" if bad != "half" else f'{key} = "{bad}"\n')
+    with pytest.raises(UserInputError, match=f"{wording} from .*config.toml"):
+        load_settings(tmp_path, environ={})
+    toml.write_text(f"{key} = 0.3\n")
+    assert getattr(load_settings(tmp_path, environ={}), key) == 0.3
+    with pytest.raises(UserInputError, match=f"{wording} from environment"):
+        load_settings(tmp_path, environ={variable: bad})
+    (tmp_path / ".env").write_text(f"{variable}={bad}\n")
+    with pytest.raises(UserInputError, match=f"{wording} from .env"):
+        load_settings(tmp_path, environ={})
