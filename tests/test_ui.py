@@ -209,6 +209,13 @@ def ids_on(page: Any) -> list[str]:
     ]
 
 
+def click_and_wait(page: Any, selector: str) -> None:
+    """Click a link or submit button and wait for the page it loads: reading the list right
+    after a bare click can read the old page, or none, while the new one loads."""
+    with page.expect_navigation():
+        page.click(selector)
+
+
 def csrf_of(page: Any) -> str:
     return str(page.locator("input[name=csrf]").first.get_attribute("value"))
 
@@ -297,7 +304,7 @@ def test_every_change_needs_the_forms_csrf_token(
     for path in posts:
         for fields, headers in (
             (forms, {}),  # no token
-            ({**forms, "csrf": "x" + good[1:]}, {}),  # a wrong token
+            ({**forms, "csrf": ("y" if good[0] == "x" else "x") + good[1:]}, {}),  # a wrong token
             ({**forms, "csrf": good}, {"Origin": "http://evil.example"}),  # right token, other site
         ):
             response = page.request.post(
@@ -398,18 +405,18 @@ def test_filters_by_collection_type_project_and_age(
     mine = {ids[k] for k in ("db", "naming", "deploy", "retry", "port", "hostile")}
     assert set(ids_on(page)) == mine  # this project only, newest first
     page.select_option("select[name=collection]", "conventions")
-    page.click("button:has-text('Apply')")
+    click_and_wait(page, "button:has-text('Apply')")
     assert set(ids_on(page)) == {ids["naming"], ids["port"], ids["hostile"]}
     page.select_option("select[name=collection]", "")
     page.select_option("select[name=type]", "decision")
-    page.click("button:has-text('Apply')")
+    click_and_wait(page, "button:has-text('Apply')")
     assert ids_on(page) == [ids["deploy"]]
     page.select_option("select[name=type]", "")
     page.select_option("select[name=age]", ">90")
-    page.click("button:has-text('Apply')")
+    click_and_wait(page, "button:has-text('Apply')")
     assert ids_on(page) == [ids["deploy"]]
     page.select_option("select[name=age]", "7")
-    page.click("button:has-text('Apply')")
+    click_and_wait(page, "button:has-text('Apply')")
     assert set(ids_on(page)) == {ids["db"], ids["port"], ids["hostile"]}
     page.goto(ui.base + "/?project=all")
     assert set(ids_on(page)) == mine | {ids["other"]}
@@ -459,10 +466,10 @@ def test_edit_reembeds_and_follows_the_remember_rules(
     page: Any, ui: Server, ui_project: dict[str, Any]
 ) -> None:
     ids = ui_project["ids"]
-    page.click(f"li.memory[data-id='{ids['port']}'] a:has-text('Edit')")
+    click_and_wait(page, f"li.memory[data-id='{ids['port']}'] a:has-text('Edit')")
     new_text = "The API server listens on port 9090 in development and 443 in production."
     page.fill("textarea#content", new_text)
-    page.click("button:has-text('Save')")
+    click_and_wait(page, "button:has-text('Save')")
     assert "re-embedded" in page.inner_text(".flash.ok")
     assert page.locator("article.memory .content").inner_text() == new_text
     with store_of(ui_project) as store:
@@ -471,10 +478,10 @@ def test_edit_reembeds_and_follows_the_remember_rules(
     assert memory is not None and memory.content == new_text and "edited_at" in memory.metadata
     assert found.results[0].memory.id == ids["port"]  # searchable by its new meaning
     # a text that duplicates another memory is not saved, and nothing changes
-    page.click("a:has-text('Edit')")
+    click_and_wait(page, "a:has-text('Edit')")
     page.fill("textarea#content", DB_LOCKED)
     page.select_option("select#type", "error_fix")
-    page.click("button:has-text('Save')")
+    click_and_wait(page, "button:has-text('Save')")
     problem = page.inner_text(".flash.error")
     assert f"near-duplicate of memory {ids['db']}" in problem and "Nothing was changed" in problem
     assert page.locator("textarea#content").input_value() == DB_LOCKED  # the user's text kept
@@ -483,7 +490,7 @@ def test_edit_reembeds_and_follows_the_remember_rules(
     # secrets are redacted, and the type change moves the collection
     page.fill("textarea#content", "Deploy key for staging: AKIAIOSFODNN7EXAMPLE (rotate monthly)")
     page.select_option("select#type", "decision")
-    page.click("button:has-text('Save')")
+    click_and_wait(page, "button:has-text('Save')")
     assert "Secrets redacted" in page.inner_text(".flash.ok")
     shown = page.locator("article.memory .content").inner_text()
     assert "AKIAIOSFODNN7EXAMPLE" not in shown and "[REDACTED" in shown
@@ -492,14 +499,14 @@ def test_edit_reembeds_and_follows_the_remember_rules(
 
 def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
     target = ui_project["ids"]["naming"]
-    page.click(f"li.memory[data-id='{target}'] a:has-text('Forget')")
+    click_and_wait(page, f"li.memory[data-id='{target}'] a:has-text('Forget')")
     assert "Forget this memory?" in page.inner_text("h1")
     with store_of(ui_project) as store:
         assert store.get(target) is not None  # asking changed nothing
-    page.click("a:has-text('Cancel')")
+    click_and_wait(page, "a:has-text('Cancel')")
     assert page.locator("article.memory .content").inner_text() == NAMING
-    page.click("a:has-text('Forget')")
-    page.click("button:has-text('Forget it')")
+    click_and_wait(page, "a:has-text('Forget')")
+    click_and_wait(page, "button:has-text('Forget it')")
     assert f"Forgot memory {target}" in page.inner_text(".flash.ok")
     assert target not in ids_on(page)
     with store_of(ui_project) as store:
@@ -509,8 +516,8 @@ def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) ->
     # a memory of another project, listed with project=all, is forgotten the same way
     other = ui_project["ids"]["other"]
     page.goto(ui.base + "/?project=all")
-    page.click(f"li.memory[data-id='{other}'] a:has-text('Forget')")
-    page.click("button:has-text('Forget it')")
+    click_and_wait(page, f"li.memory[data-id='{other}'] a:has-text('Forget')")
+    click_and_wait(page, "button:has-text('Forget it')")
     assert f"Forgot memory {other}" in page.inner_text(".flash.ok")
     with store_of(ui_project) as store:
         assert store.get(other) is None
@@ -518,7 +525,7 @@ def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) ->
 
 def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:
     target = ui_project["ids"]["deploy"]
-    page.click(f"li.memory[data-id='{target}'] button:has-text('Mark reviewed')")
+    click_and_wait(page, f"li.memory[data-id='{target}'] button:has-text('Mark reviewed')")
     assert "Marked as reviewed" in page.inner_text(".flash.ok")
     with store_of(ui_project) as store:
         memory = store.get(target)
@@ -536,11 +543,11 @@ def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any
     try:
         page.goto(ui.base + "/")
         page.select_option("select[name=stale]", "stale")
-        page.click("button:has-text('Apply')")
+        click_and_wait(page, "button:has-text('Apply')")
         assert ids_on(page) == [ids["db"]]
         assert page.inner_text("li.memory dd.stale") == "stale: docs/solutions/db.md changed"
         page.select_option("select[name=stale]", "fresh")
-        page.click("button:has-text('Apply')")
+        click_and_wait(page, "button:has-text('Apply')")
         shown = ids_on(page)
         assert shown and ids["db"] not in shown and ids["port"] in shown
         # search results carry the mark too
@@ -548,7 +555,7 @@ def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any
         assert page.locator(f"li.memory.is-stale[data-id='{ids['db']}'] dd.stale").count() == 1
         # a person checked it against the document as it is now: fresh again
         page.goto(ui.base + "/memory?id=" + ids["db"])
-        page.click("button:has-text('Mark reviewed')")
+        click_and_wait(page, "button:has-text('Mark reviewed')")
         assert page.locator("article.memory dd.fresh").count() == 1
         page.goto(ui.base + "/?stale=stale")
         assert ids_on(page) == []
