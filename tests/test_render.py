@@ -584,3 +584,25 @@ def test_json_escapes_format_controls() -> None:
     text = render_json({"c": payload})
     assert not any(ch in text for ch in FORMAT_CONTROLS)
     assert json.loads(text)["c"] == payload
+
+
+def _boundaries_by_scan(text: str) -> list[int]:
+    import regex
+
+    return [0, *(m.end() for m in regex.finditer(r"\X", text, flags=regex.DOTALL))]
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "\r", "\n", "\r\n", "\u0301", "\u200d", "\U0001f600", "é"])
+    ),
+    st.integers(min_value=0, max_value=40),
+)
+@settings(max_examples=400)
+def test_cluster_boundary_matches_a_scan_from_the_start(parts: list[str], index: int) -> None:
+    # the ASCII shortcut must give what scanning every cluster from the start gives
+    from kenning.truncation import cluster_boundary_at_or_before
+
+    text = "".join(parts)
+    expected = max(b for b in _boundaries_by_scan(text) if b <= min(index, len(text)))
+    assert cluster_boundary_at_or_before(text, index) == expected

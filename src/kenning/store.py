@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import config, protocol
-from .backends.base import Backend, Filters, MemoryRecord
+from .backends.base import Backend, Filters, MemoryRecord, ScoredMemory, TermStatistics
 from .config import Settings, load_settings
 from .embedders.base import Embedder
 from .errors import (
@@ -179,6 +180,7 @@ class MemoryStore:
         self._embedder = embedder
         self._embedder_name = embedder_name
         self._checked_provenance = False
+        self._lexical_worker: ThreadPoolExecutor | None = None
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.
         self.check_freshness = True
@@ -218,6 +220,9 @@ class MemoryStore:
         return self._embedder
 
     def close(self) -> None:
+        if self._lexical_worker is not None:
+            self._lexical_worker.shutdown(wait=True)
+            self._lexical_worker = None
         self.backend.close()
 
     def check_location(self) -> None:
@@ -645,6 +650,19 @@ class MemoryStore:
         self._check_provenance(stamp=False)
         return self._embed([query])[0]
 
+    def _lexical_executor(self) -> ThreadPoolExecutor:
+        if self._lexical_worker is None:
+            self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
+        return self._lexical_worker
+
+    def _lexical_side(
+        self, query: str, pool: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics]:
+        """The lexical top ``pool`` and the statistics every candidate's BM25 is scored with."""
+        return self.backend.lexical_search(query, pool, filters), self.backend.term_statistics(
+            query
+        )
+
     def retrieve(
         self,
         query: str,
@@ -673,18 +691,31 @@ class MemoryStore:
             hits = self.backend.lexical_search(query, k, filters)
             return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits]
         if vector is None:
-            vector = self._query_vector(query)
+            self._check_provenance(stamp=False)
+        lexical_side: Future[tuple[list[ScoredMemory], TermStatistics]] | None = None
+        if mode == "hybrid":
+            # The lexical side needs no vector: it runs while the query is embedded
+            # (onnxruntime and SQLite both release the GIL), which hides most of its cost.
+            # Only one thread touches the backend at a time: embedding does not, and this
+            # thread waits for the lexical side before its next backend call.
+            lexical_side = self._lexical_executor().submit(self._lexical_side, query, pool, filters)
+        try:
+            if vector is None:
+                vector = self._embed([query])[0]
+        except BaseException:
+            if lexical_side is not None:  # the backend is idle again before the error goes up
+                wait([lexical_side])
+            raise
+        lexical_found = lexical_side.result() if lexical_side is not None else None
         dense = {
             h.memory.id: (h.memory, h.score)
             for h in self.backend.vector_search(vector, pool, filters)
         }
-        if mode == "dense":
+        if lexical_found is None:  # mode == "dense"
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked]
-        lexical = {
-            h.memory.id: (h.memory, h.score)
-            for h in self.backend.lexical_search(query, pool, filters)
-        }
+        lexical_hits, statistics = lexical_found
+        lexical = {h.memory.id: (h.memory, h.score) for h in lexical_hits}
         missing = [i for i in lexical if i not in dense]
         cosines = {i: score for i, (_, score) in dense.items()}
         if missing:
@@ -703,7 +734,6 @@ class MemoryStore:
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
         # every candidate is scored lexically, found by the lexical side or not: whether it
         # is among the lexical top k depends on the other memories, its words do not
-        statistics = self.backend.term_statistics(query)
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
         counts = {i: term_counts(m.content) for i, m in memories.items()}  # tokenised once
         lexical_scores = {i: saturated_bm25(c, idfs) for i, c in counts.items()}

@@ -33,6 +33,12 @@ def cluster_boundary_at_or_before(text: str, index: int) -> int:
     boundary = 0
     if index <= 0:
         return boundary
+    before, after = text[index - 1], text[index]
+    if before.isascii() and after.isascii():
+        # Between two ASCII characters the only unbreakable pair is CR LF (UAX #29 GB3; the
+        # rules that join more need a non-ASCII character on one side), and the position
+        # before a CR is always a boundary (GB5): no need to scan from the start.
+        return index - 1 if before == "\r" and after == "\n" else index
     # Clusters are found from the start: a scan that began mid-text could begin mid-cluster.
     for match in _CLUSTER.finditer(text):
         if match.end() > index:
