@@ -849,3 +849,21 @@ def test_hostile_doc_text_never_yields_our_tags(tmp_path: Path, payload: str) ->
             assert tag not in formatted
         assert "\n" not in formatted and "\x00" not in formatted and "\x1b" not in formatted
         assert parse_error_fix(formatted) == entry
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["ERROR-FIX:", "error-fix:", "e", "E", "x", " ", "\n", "\u00a0", "\ufb01", "| FIX: y"]
+        )
+    )
+)
+def test_the_quick_not_an_entry_check_agrees_with_the_full_one(parts: list[str]) -> None:
+    # parse_error_fix skips collapsing the text when it cannot start an entry; that
+    # shortcut must never refuse a text the full check (one line, upper case) accepts
+    from kenning.errorfix import _CANNOT_START_ENTRY, one_line
+    from kenning.model import ERROR_FIX_PREFIX
+
+    text = "".join(parts)
+    if one_line(text).upper().startswith(ERROR_FIX_PREFIX):
+        assert not _CANNOT_START_ENTRY.match(text)

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kenning import MemoryStore, open_store, protocol
 from kenning.embedders.base import Embedder
@@ -575,3 +577,22 @@ def test_hashes_are_cached_by_stat_and_a_change_is_seen(tmp_path: Path) -> None:
     path.write_bytes(b"three\n")  # just written: hashed on every check, never cached
     assert freshness.file_blob(path) == freshness.file_blob(path) == blob_hash(b"three\n")
     assert freshness._CACHE.hashed == hashed + 3
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "src", "/", ".", "py", " ", "\n", "`", "(", ")", ",", "|", "é", "::"])
+    )
+)
+@settings(max_examples=300)
+def test_path_tokens_are_the_tokens_holding_a_slash_or_a_dot(parts: list[str]) -> None:
+    # the anchored pattern finds exactly the tokens a plain token split would keep
+    import re
+
+    from kenning import freshness
+
+    text = "".join(parts)
+    tokens = re.findall(freshness._TOKEN_CHARS + "+", text)
+    expected = [t for t in tokens if "/" in t or "." in t]
+    found = [m.group(0) for m in freshness._TOKEN_WITH_PATH_MARK.finditer(text)]
+    assert found == expected

@@ -100,6 +100,10 @@ class ErrorFixEntry:
         return error_fingerprint(self.signature)
 
 
+# Not an entry, decided without collapsing the whole text: the first character after the
+# leading whitespace must upper-case to "E" (only "e" and "E" do, checked over every code
+# point).
+_CANNOT_START_ENTRY = lazy(r"\s*(?:[^eE\s]|$)")
 _FIX_SPLIT = lazy(r"\s+\|\s+FIX:\s*", re.IGNORECASE)
 _SOURCE_SPLIT = lazy(r"\s+\|\s+SOURCE:\s*", re.IGNORECASE)
 
@@ -110,7 +114,7 @@ def parse_error_fix(text: str) -> ErrorFixEntry | None:
     The signature ends at the first `` | FIX: ``, the fix at the last `` | SOURCE: ``, and
     the source path at the first `` — `` (the summary is the rest). ``SOURCE`` is optional.
     """
-    if not text:
+    if not text or _CANNOT_START_ENTRY.match(text):
         return None
     stripped = one_line(text)
     if not stripped.upper().startswith(ERROR_FIX_PREFIX):

@@ -96,7 +96,10 @@ gql ipynb r jl ex exs erl hs ml mli zig nim cmake gradle sbt"""
 KNOWN_EXTENSIONS = frozenset(_EXTENSIONS.split())
 
 # A token is a run of characters that are not whitespace, quotes, brackets or separators.
-_TOKEN = re.compile(r"[^\s`'\"()\[\]{}<>,;|*]+")
+_TOKEN_CHARS = r"[^\s`'\"()\[\]{}<>,;|*]"
+# Only the tokens holding a "/" or a "." (most tokens are words, which no path rule
+# accepts), anchored at a token's start so that a word costs one pass.
+_TOKEN_WITH_PATH_MARK = re.compile(rf"(?<!{_TOKEN_CHARS}){_TOKEN_CHARS}*[/.]{_TOKEN_CHARS}*")
 # What a relative path of the project may look like here: word characters, dots, dashes,
 # plus and at signs, in components separated by "/" (no leading "/", no backslash).
 _PATH = re.compile(r"[\w.+@-]+(?:/[\w.+@-]+)*")
@@ -135,11 +138,8 @@ def path_candidates(text: str, limit: int = MAX_PATH_CANDIDATES) -> list[str]:
     sentence punctuation are dropped. Whether it exists is for the caller to check.
     """
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN_WITH_PATH_MARK.finditer(text):
         token = match.group(0)
-        # Most tokens are words: without a "/" or a "." nothing below can accept them.
-        if "/" not in token and "." not in token:
-            continue
         if "://" in token or token.startswith(("/", "~")):
             continue
         token = token.rstrip(".:!?")
