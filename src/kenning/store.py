@@ -108,6 +108,17 @@ class PreparedMemory:
     content_redacted: bool = False
 
 
+@dataclass(frozen=True)
+class _Lexical:
+    """What :meth:`MemoryStore.retrieve` gathers while the query is embedded."""
+
+    hits: list[ScoredMemory]
+    statistics: TermStatistics
+    #: The stored vectors of ``hits`` (by memory id).
+    vectors: Mapping[str, np.ndarray]
+    fingerprint_matches: list[Memory]
+
+
 def is_error_fix(memory: Memory) -> bool:
     return memory.type == "error_fix" or memory.content.startswith(ERROR_FIX_PREFIX)
 
@@ -655,13 +666,24 @@ class MemoryStore:
             self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
         return self._lexical_worker
 
-    def _lexical_side(
-        self, query: str, pool: int, filters: Filters
-    ) -> tuple[list[ScoredMemory], TermStatistics]:
-        """The lexical top ``pool`` and the statistics every candidate's BM25 is scored with."""
-        return self.backend.lexical_search(query, pool, filters), self.backend.term_statistics(
-            query
+    def _lexical_side(self, query: str, pool: int, filters: Filters, *, check: bool) -> _Lexical:
+        """Everything a hybrid query needs that does not need its vector: the provenance
+        check (``check``), the lexical top ``pool``, the statistics every candidate's BM25 is
+        scored with, the stored vectors of the lexical hits, and the entries whose error
+        fingerprint the query's signature matches."""
+        from .fingerprints import error_fingerprint
+        from .signatures import extract_error_signature, looks_like_error
+
+        if check:
+            self._check_provenance(stamp=False)
+        hits = self.backend.lexical_search(query, pool, filters)
+        statistics = self.backend.term_statistics(query)
+        vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
+        fingerprint = (
+            error_fingerprint(extract_error_signature(query)) if looks_like_error(query) else None
         )
+        matches = self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
+        return _Lexical(hits, statistics, vectors, matches)
 
     def retrieve(
         self,
@@ -679,9 +701,7 @@ class MemoryStore:
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
-        from .fingerprints import error_fingerprint
         from .lexical import saturated_bm25, term_counts, terms
-        from .signatures import extract_error_signature, looks_like_error
 
         _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
@@ -690,15 +710,17 @@ class MemoryStore:
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
             return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits]
-        if vector is None:
-            self._check_provenance(stamp=False)
-        lexical_side: Future[tuple[list[ScoredMemory], TermStatistics]] | None = None
+        lexical_side: Future[_Lexical] | None = None
         if mode == "hybrid":
-            # The lexical side needs no vector: it runs while the query is embedded
-            # (onnxruntime and SQLite both release the GIL), which hides most of its cost.
-            # Only one thread touches the backend at a time: embedding does not, and this
-            # thread waits for the lexical side before its next backend call.
-            lexical_side = self._lexical_executor().submit(self._lexical_side, query, pool, filters)
+            # What needs no vector runs while the query is embedded (onnxruntime and SQLite
+            # both release the GIL), which hides most of its cost. Only one thread touches
+            # the backend at a time: embedding does not, and this thread waits for the
+            # other before its own next backend call.
+            lexical_side = self._lexical_executor().submit(
+                self._lexical_side, query, pool, filters, check=vector is None
+            )
+        elif vector is None:
+            self._check_provenance(stamp=False)
         try:
             if vector is None:
                 vector = self._embed([query])[0]
@@ -706,29 +728,30 @@ class MemoryStore:
             if lexical_side is not None:  # the backend is idle again before the error goes up
                 wait([lexical_side])
             raise
-        lexical_found = lexical_side.result() if lexical_side is not None else None
+        found = lexical_side.result() if lexical_side is not None else None
         dense = {
             h.memory.id: (h.memory, h.score)
             for h in self.backend.vector_search(vector, pool, filters)
         }
-        if lexical_found is None:  # mode == "dense"
+        if found is None:  # mode == "dense"
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked]
-        lexical_hits, statistics = lexical_found
-        lexical = {h.memory.id: (h.memory, h.score) for h in lexical_hits}
-        missing = [i for i in lexical if i not in dense]
+        statistics = found.statistics
+        lexical = {h.memory.id: (h.memory, h.score) for h in found.hits}
         cosines = {i: score for i, (_, score) in dense.items()}
-        if missing:
-            for memory_id, stored in self.backend.get_vectors(missing).items():
-                problem = vector_problem(stored, vector.shape[0])
-                if problem is None:
-                    cosines[memory_id] = float(np.dot(stored, vector))
-                else:
-                    log.warning(
-                        "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
-                        memory_id,
-                        problem,
-                    )
+        for memory_id in lexical:
+            if memory_id in cosines or memory_id not in found.vectors:
+                continue
+            stored = found.vectors[memory_id]
+            problem = vector_problem(stored, vector.shape[0])
+            if problem is None:
+                cosines[memory_id] = float(np.dot(stored, vector))
+            else:
+                log.warning(
+                    "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
+                    memory_id,
+                    problem,
+                )
         # A lexical hit without a usable vector is left out: its score would mean nothing.
         lexical = {i: hit for i, hit in lexical.items() if i in cosines}
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
@@ -755,15 +778,11 @@ class MemoryStore:
             scored[memory_id] = Candidate(
                 memory, fused, bm25, "hybrid" if bm25 is not None else "dense"
             )
-        if looks_like_error(query):
-            fingerprint = error_fingerprint(extract_error_signature(query))
-            for memory in (
-                self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
-            ):
-                previous = scored.get(memory.id)
-                semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
-                bm25 = previous.lexical if previous else None
-                scored[memory.id] = Candidate(memory, semantic, bm25, "fingerprint")
+        for memory in found.fingerprint_matches:
+            previous = scored.get(memory.id)
+            semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
+            bm25 = previous.lexical if previous else None
+            scored[memory.id] = Candidate(memory, semantic, bm25, "fingerprint")
         ranked_all = sorted(scored.values(), key=lambda c: (-c.semantic, c.memory.id))
         return ranked_all[:k]
 
