@@ -101,19 +101,68 @@ def test_overrides_beat_the_embedders_default_in_order(
 # -- calibrate --write ---------------------------------------------------------------------
 
 
+#: (memory, type, a query that should find it): five generic notes and five error entries,
+#: the least `--write` rests a floor on (calibration.MIN_QUERIES_PER_SIDE).
+CALIBRATION_NOTES = [
+    (SNAKE, "naming", "what case do we use for function names"),
+    (UTC, "rule", "which timezone do we store timestamps in"),
+    ("Deploys go out on Tuesdays after the release review", "decision", "which day do we deploy"),
+    (
+        "Integration tests need the Redis container running",
+        "rule",
+        "which container do the integration tests need",
+    ),
+    (
+        "API responses are paginated with a cursor, never an offset",
+        "decision",
+        "how are API responses paginated",
+    ),
+    (LOCKED, "error_fix", "sqlite3.OperationalError: database is locked"),
+    (
+        "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: pip install pyyaml "
+        "| SOURCE: docs/solutions/deps.md — missing dependency",
+        "error_fix",
+        "ModuleNotFoundError: No module named 'yaml'",
+    ),
+    (
+        "ERROR-FIX: ConnectionRefusedError: [Errno 111] Connection refused on port 5432 | FIX: "
+        "start the postgres container first | SOURCE: docs/solutions/pg.md — no server",
+        "error_fix",
+        "ConnectionRefusedError: [Errno 111] Connection refused 5432",
+    ),
+    (
+        "ERROR-FIX: TypeError: 'NoneType' object is not subscriptable in load_config | FIX: "
+        "return {} when the file is missing | SOURCE: docs/solutions/config.md — no file",
+        "error_fix",
+        "TypeError: 'NoneType' object is not subscriptable load_config",
+    ),
+    (
+        "ERROR-FIX: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff | FIX: open the "
+        "file in binary mode | SOURCE: docs/solutions/io.md — binary file read as text",
+        "error_fix",
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff",
+    ),
+]
+UNRELATED = [
+    "sourdough starter feeding schedule",
+    "how do I tune a guitar to drop D",
+    "best hiking trails near the lake",
+    "knitting pattern for a winter scarf",
+    "how long to boil an egg",
+    "KeyError: 'banana' in fruit_basket.py",
+    "ZeroDivisionError: division by zero in average_rainfall",
+    "IndexError: list index out of range in shuffle_cards",
+    "AttributeError: 'Cat' object has no attribute 'bark'",
+    "RecursionError: maximum recursion depth exceeded in fibonacci_tree",
+]
+
+
 def _labelled(store: MemoryStore) -> list[str]:
-    ids = {c: store.remember(c, t).id for c, t in ((SNAKE, "naming"), (UTC, "rule"))}
-    ids[LOCKED] = store.remember(LOCKED, "error_fix").id
-    return [
-        json.dumps({"query": "what case do we use for function names", "gold": [ids[SNAKE]]}),
-        json.dumps({"query": "which timezone do we store timestamps in", "gold": [ids[UTC]]}),
-        json.dumps(
-            {"query": "sqlite3.OperationalError: database is locked", "gold": [ids[LOCKED]]}
-        ),
-        json.dumps({"query": "sourdough starter feeding schedule", "gold": []}),
-        json.dumps({"query": "how do I tune a guitar to drop D", "gold": []}),
-        json.dumps({"query": "KeyError: 'banana' in fruit_basket.py", "gold": []}),
-    ]
+    lines = []
+    for content, kind, query in CALIBRATION_NOTES:
+        memory_id = store.remember(content, kind).id
+        lines.append(json.dumps({"query": query, "gold": [memory_id]}))
+    return lines + [json.dumps({"query": q, "gold": []}) for q in UNRELATED]
 
 
 def test_calibrate_write_saves_what_search_and_recall_then_use(store: MemoryStore) -> None:
@@ -168,6 +217,26 @@ def test_calibrate_write_leaves_a_floor_without_its_queries(store: MemoryStore) 
     assert "error queries" in written.kept["error_recall_floor"]
     with open_store(cwd=store.project.root, embedder=store.embedder) as reread:
         assert reread.settings.error_recall_floor == protocol.ERROR_RECALL_FLOOR
+
+
+def test_calibrate_write_needs_enough_queries_on_each_side(store: MemoryStore) -> None:
+    from kenning.calibration import MIN_QUERIES_PER_SIDE
+
+    lines = _labelled(store)
+    labelled = [line for line in lines if '"gold": []' not in line]
+    unrelated = [line for line in lines if '"gold": []' in line]
+    config = store.project.store_path.parent / "config.toml"
+    # one unrelated query short: nothing is written, and the message says how many it needs
+    few = labelled + unrelated[: MIN_QUERIES_PER_SIDE - 1]
+    with pytest.raises(UserInputError, match=rf"too few queries.*at least {MIN_QUERIES_PER_SIDE}"):
+        write_calibration(store, calibrate(store, read_queries(few)))
+    assert not config.exists()
+    # enough overall, but one error query short of its own floor: that floor is kept
+    errors = [line for line in labelled if "Error" in line]
+    short = [line for line in lines if line not in errors[:1]]
+    written = write_calibration(store, calibrate(store, read_queries(short)))
+    assert set(written.values) == {"similarity_threshold", "recall_floor"}
+    assert "too few queries" in written.kept["error_recall_floor"]
 
 
 def test_calibrate_write_applies_the_store_location_guard(tmp_path: Path, minilm: Embedder) -> None:

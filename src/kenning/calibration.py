@@ -165,6 +165,14 @@ class Written:
         return {"path": str(self.path), "values": dict(self.values), "kept": dict(self.kept)}
 
 
+#: ``--write`` saves a value only when it rests on at least this many correct top-1 hits and
+#: this many unrelated queries that found a memory: the value is the midpoint between the
+#: lowest correct hit and the loudest unrelated query, so with one or two queries on a side a
+#: single odd query would set the project's floor (a floor of 0.2 from one unrelated query
+#: that happened to score 0.1 lets every weak match through).
+MIN_QUERIES_PER_SIDE = 5
+
+
 def why_not_separable(outcomes: Sequence[QueryOutcome]) -> str | None:
     """Why these outcomes cannot place a threshold (None: they can)."""
     labelled = [o for o in outcomes if o.gold]
@@ -187,6 +195,14 @@ def why_not_separable(outcomes: Sequence[QueryOutcome]) -> str | None:
             f"{_shown(loudest.query)} scored {loudest.top_score:.3f}, at or above the correct hit "
             f"of {_shown(worst.query)} ({worst.top_score:.3f}); no threshold separates them "
             "— add memories or reword the queries, or set the values by hand"
+        )
+    if min(len(correct), len(unrelated)) < MIN_QUERIES_PER_SIDE:
+        return (
+            f"too few queries to rest a value on: {len(correct)} correct top-1 "
+            f"hit{'' if len(correct) == 1 else 's'} and {len(unrelated)} unrelated "
+            f"quer{'y' if len(unrelated) == 1 else 'ies'} that found a memory, and --write "
+            f"needs at least {MIN_QUERIES_PER_SIDE} of each (one odd query would otherwise "
+            "set the value); add queries, or set the value by hand"
         )
     return None
 

@@ -553,9 +553,9 @@ query that nothing in the store should answer.
 --write saves what was measured to .kenning/config.toml (other keys kept, written
 atomically), where search and recall then read it: similarity_threshold from every query,
 recall_floor from the generic queries, error_recall_floor from the error queries (a floor
-with no such queries is left as it was). It writes nothing, exits 1 and says why when
-correct hits and unrelated queries overlap or either is missing. A flag or KENNING_*
-variable still overrides the file.
+with fewer than 5 correct hits and 5 unrelated queries of its kind is left as it was). It
+writes nothing, exits 1 and says why when correct hits and unrelated queries overlap or
+there are fewer than 5 of either. A flag or KENNING_* variable still overrides the file.
 
 \b
 Examples:
