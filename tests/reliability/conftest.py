@@ -8,6 +8,7 @@ in (``quick`` or ``full``); see docs/reliability.md.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -53,6 +54,19 @@ def full(request: pytest.FixtureRequest) -> bool:
     return is_full(request.config)
 
 
+def _merge_results(mode: str, section: str, data: dict[str, Any]) -> None:
+    try:
+        current = json.loads(RESULTS.read_text(encoding="utf-8"))
+        if not isinstance(current, dict):
+            current = {}
+    except (OSError, ValueError):
+        current = {}
+    current.setdefault(mode, {})[section] = data
+    tmp = RESULTS.with_name(RESULTS.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(RESULTS)
+
+
 def record(section: str, data: dict[str, Any], *, full: bool) -> None:
     """Merge ``data`` into bench/results/reliability.json under ``[mode][section]``.
 
@@ -62,16 +76,13 @@ def record(section: str, data: dict[str, Any], *, full: bool) -> None:
     with _RESULTS_LOCK:
         try:
             RESULTS.parent.mkdir(parents=True, exist_ok=True)
+            # pytest-xdist workers are processes: a flock on the folder serialises them
+            folder = os.open(RESULTS.parent, os.O_RDONLY)
             try:
-                current = json.loads(RESULTS.read_text(encoding="utf-8"))
-                if not isinstance(current, dict):
-                    current = {}
-            except (OSError, ValueError):
-                current = {}
-            current.setdefault(mode, {})[section] = data
-            tmp = RESULTS.with_name(RESULTS.name + f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            tmp.replace(RESULTS)
+                fcntl.flock(folder, fcntl.LOCK_EX)
+                _merge_results(mode, section, data)
+            finally:
+                os.close(folder)  # releases the lock
         except OSError as exc:  # pragma: no cover - figures are a side effect
             print(f"reliability: could not write {RESULTS}: {exc}", file=sys.stderr)
     print(f"\nreliability[{mode}] {section}: {json.dumps(data, sort_keys=True)}")
