@@ -21,6 +21,16 @@ EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
 EVAL_ABSENT = os.environ.get("KENNING_EVAL_ABSENT", "") not in ("", "0")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The longest tests (marked slow) first. Under pytest-xdist's ``--dist worksteal``
+    # (pyproject's addopts) each worker starts with a contiguous block of tests, so modules
+    # stay together and their module fixtures are mostly built once; a worker that runs out
+    # takes the tail of another's queue, so a slow test is never the last one left.
+    # (``--dist loadgroup`` would pin modules to a worker, but xdist 3.8 renames the node ids
+    # it groups by in a way pytest 9.2 ignores: the groups are silently not kept.)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def needs_eval(path: Path) -> pytest.MarkDecorator:
     """Mark a test that reads ``path`` (a file or folder of the evaluation data)."""
     return pytest.mark.eval_data(path)

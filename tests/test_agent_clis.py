@@ -167,6 +167,7 @@ def approve_project_servers(home: Path, project: Path) -> None:
     path.write_text(json.dumps(doc, indent=2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scope", "claude_scope"),
     [("local", "Local config"), ("project", "Project config"), ("user", "User config")],

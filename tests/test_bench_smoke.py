@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import needs_eval
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,35 +52,59 @@ def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
     )
 
 
-def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
-    proc = run_bench("all", "--smoke", "--no-docs", "--results", str(tmp_path))
+#: ``bench all --smoke`` in three runs of about the same length, so that pytest-xdist can run
+#: them side by side; together they are every step (transfer has its own test below).
+STEP_GROUPS = (
+    ("quality", "dedup", "recall"),
+    ("mcp", "scale", "peer"),
+    ("scaling", "freshness", "thresholds"),
+)
+
+
+def test_the_step_groups_are_every_step() -> None:
+    from bench.all import STEPS
+
+    grouped = [step for group in STEP_GROUPS for step in group]
+    assert sorted(grouped) == sorted(set(STEPS) - {"transfer"}), "a step no test runs"
+    assert {f"{step}-smoke.json" for step in grouped} == set(KEYS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("steps", STEP_GROUPS, ids=["-".join(g) for g in STEP_GROUPS])
+def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> None:
+    proc = run_bench(
+        "all", "--smoke", "--no-docs", "--results", str(tmp_path), "--only", ",".join(steps)
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
     summary = json.loads((tmp_path / "all-smoke.json").read_text())
     assert summary["mode"] == "smoke"
     assert {"cores", "cpu", "python", "onnxruntime", "kenning"} <= set(summary["machine"])
-    for name, keys in KEYS.items():
-        step = name.removesuffix("-smoke.json")
+    assert set(summary["steps"]) == set(steps)
+    for step in steps:
+        name = f"{step}-smoke.json"
         assert summary["steps"][step]["status"] == "ok", summary["steps"][step]
         data = json.loads((tmp_path / name).read_text())
-        assert keys <= set(data), (name, sorted(data))
+        assert KEYS[name] <= set(data), (name, sorted(data))
 
-    scaling = json.loads((tmp_path / "scaling-smoke.json").read_text())
-    for point in scaling["sizes"].values():
-        assert point["warm_recall_ms"]["p50"] > 0
-        assert point["cold_cli_peak_rss_mb"]["p50"] > 0
+    if "scaling" in steps:
+        scaling = json.loads((tmp_path / "scaling-smoke.json").read_text())
+        for point in scaling["sizes"].values():
+            assert point["warm_recall_ms"]["p50"] > 0
+            assert point["cold_cli_peak_rss_mb"]["p50"] > 0
 
-    peer = json.loads((tmp_path / "peer-smoke.json").read_text())
-    kenning = peer["systems"]["kenning"]
-    for result in kenning["sets"].values():
-        assert 0.0 <= result["hit@1"] <= 1.0
-        assert result["duplicates" if "duplicates" in result else "memories"] is not None
-    for name, system in peer["systems"].items():
-        if system.get("skipped"):
-            assert system["reason"], name  # a skipped peer says why; no figures for it
-            assert "sets" not in system
-        else:
-            assert system["sets"], name
+    if "peer" in steps:
+        peer = json.loads((tmp_path / "peer-smoke.json").read_text())
+        kenning = peer["systems"]["kenning"]
+        for result in kenning["sets"].values():
+            assert 0.0 <= result["hit@1"] <= 1.0
+            assert result["duplicates" if "duplicates" in result else "memories"] is not None
+        for name, system in peer["systems"].items():
+            if system.get("skipped"):
+                assert system["reason"], name  # a skipped peer says why; no figures for it
+                assert "sets" not in system
+            else:
+                assert system["sets"], name
     assert not (tmp_path / "docs").exists()
 
 
@@ -102,6 +128,7 @@ def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
     assert peer["systems"]["kenning"]["sets"]
 
 
+@pytest.mark.slow
 def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
     """`pip install -e '.[bench]'` has no pytest: no benchmark may import it (or tests/)."""
     blocker = tmp_path / "sitecustomize.py"

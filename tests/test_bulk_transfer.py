@@ -195,6 +195,7 @@ def statistics(url: str) -> list[list[tuple[object, ...]]]:
         return [conn.execute(query).fetchall() for query in STATISTICS]
 
 
+@pytest.mark.slow
 def test_bulk_import_statistics_match_the_triggers(
     project: Path, pg_url: str, pg_databases: PostgresDatabases, minilm: Embedder
 ) -> None:

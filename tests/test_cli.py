@@ -1,16 +1,16 @@
-"""The CLI end to end: real processes, a real git project, the real model."""
+"""The CLI end to end, in-process (click's runner): a real git project, the real model."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kenning import protocol
+
+from .cli_runner import CliRun, run_cli
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -18,27 +18,8 @@ DB_LOCKED = (
 )
 
 
-def kenning(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "kenning", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    return subprocess.CompletedProcess(
-        proc.args,
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-    )
+def kenning(cwd: Path, *args: str, stdin: bytes | None = None) -> CliRun:
+    return run_cli(cwd, *args, stdin=stdin)
 
 
 def test_the_readme_flow(project: Path) -> None:
@@ -174,19 +155,10 @@ def test_help_has_examples() -> None:
 
 @pytest.mark.parametrize("bad", [b"   ", b"all", b"\xff\xfeproj"])
 def test_unusable_project_ids_are_one_line_errors(project: Path, bad: bytes) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
-    proc = subprocess.run(
-        [sys.executable.encode(), b"-m", b"kenning", b"remember", b"--project", bad, b"a note"],
-        cwd=project,
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    stderr = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode == 1, stderr
-    assert stderr.startswith("error: ") and "project id" in stderr
-    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+    r = kenning(project, "remember", "--project", os.fsdecode(bad), "a note")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("error: ") and "project id" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (project / ".kenning").exists()
 
 

@@ -73,6 +73,14 @@ def test_export_to_a_missing_folder_says_so(seeded_project: Path) -> None:
     assert "/nonexistent/dir" in result.stderr and "folder" in result.stderr
 
 
+def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path) -> None:
+    for command in (["recall", "q"], ["remember", "a note"], ["export"]):
+        result = CliRunner().invoke(main, [*command, "--store", "~no-such-user-kenning/x.db"])
+        _one_line_error(result, f"{command[0]} --store ~no-such-user-kenning")
+        assert result.exit_code == 1
+        assert "~no-such-user-kenning" in result.stderr and "home" in result.stderr
+
+
 def _odd_text() -> st.SearchStrategy[str]:
     fixed = st.sampled_from(
         [

@@ -6,8 +6,6 @@ plus ``kenning edit`` on the command line. Real stores, the real MiniLM model.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_url,
     store_kind,
 )
+from tests.cli_runner import CliRun, run_cli
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -253,16 +252,8 @@ def test_recall_log_rotates_and_skips_bad_lines(tmp_path: Path) -> None:
     assert [e.scores for e in recall_log.read_recent(path)] == [(0.61, 0.42)]
 
 
-def _kenning(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kenning", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def _kenning(cwd: Path, *args: str, stdin: str | None = None) -> CliRun:
+    return run_cli(cwd, *args, stdin=stdin)
 
 
 def test_cli_edit(project: Path) -> None:

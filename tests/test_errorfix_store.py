@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from kenning.calibration import calibrate, read_queries
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.seeding import seed_solutions
 
+from .cli_runner import CliRun, run_cli
 from .conftest import EVAL_DIR
 from .conftest import needs_eval as eval_mark
 
@@ -127,22 +125,9 @@ def test_seed_runs_the_store_location_guard_first(
 
 def test_seed_cli_json_and_exit_codes(project: Path) -> None:
     write(project / "docs" / "solutions" / "runtime" / "widget.md", BUG_DOC)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
-    }
 
-    def run(*a: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "kenning", *a],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    def run(*a: str) -> CliRun:
+        return run_cli(project, *a)
 
     r = run("seed-solutions", "--json")
     assert r.returncode == 0, r.stderr
@@ -219,19 +204,9 @@ def test_calibrate_reports_accuracy_and_floor(store: MemoryStore) -> None:
 
 
 def test_query_builders_cli(project: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
 
-    def run(*a: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "kenning", *a],
-            cwd=project,
-            env=env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+    def run(*a: str, stdin: str | None = None) -> CliRun:
+        return run_cli(project, *a, stdin=stdin)
 
     r = run(
         "query",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import replace
@@ -34,6 +33,7 @@ from kenning.model import FileState, Freshness, Memory, SearchResult
 from kenning.render import REANCHOR_LINE, render_xml
 from kenning.store import NewMemory
 
+from .cli_runner import CliRun, run_cli
 from .conftest import git
 
 AUTH = "def check(user):\n    return user.active\n"
@@ -60,21 +60,8 @@ def head_blob(root: Path, rel: str) -> str:
     return git(root, "rev-parse", f"HEAD:{rel}").strip()
 
 
-def kenning(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "kenning", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def kenning(cwd: Path, *args: str) -> CliRun:
+    return run_cli(cwd, *args)
 
 
 @pytest.fixture

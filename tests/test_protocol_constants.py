@@ -4,13 +4,13 @@ state the same values (a drift lint like the seed's RULE 16)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kenning import protocol
+
+from .cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -66,12 +66,9 @@ def test_sentinel_line_is_rebuilt_from_constants() -> None:
 
 
 def test_cli_help_states_the_constants() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "kenning", "recall", "--help"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    help_run = run_cli(Path.cwd(), "recall", "--help")
+    assert help_run.returncode == 0, help_run.stderr
+    out = help_run.stdout
     flat = " ".join(out.split())
     assert f"ask for top {protocol.RECALL_TOP_K}" in flat
     assert f"discard scores below {protocol.RECALL_FLOOR}" in flat

@@ -21,6 +21,7 @@ from kenning.model import Memory
 from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
 from kenning.store import NewMemory
 
+from .cli_runner import CliRun, run_cli
 from .conftest import git
 
 ERRORS = {
@@ -250,19 +251,8 @@ def env(**extra: str) -> dict[str, str]:
     return {**base, **extra}
 
 
-def kenning(
-    cwd: Path, *args: str, stdin: str = "", **extra: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kenning", *args],
-        cwd=cwd,
-        env=env(**extra),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def kenning(cwd: Path, *args: str, stdin: str = "", **extra: str) -> CliRun:
+    return run_cli(cwd, *args, stdin=stdin, env=extra)
 
 
 def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
@@ -273,7 +263,17 @@ def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
         "hook_event_name": "SessionStart",
         "source": "startup",
     }
-    return kenning(root, "hook", "session-start", stdin=json.dumps(payload), **extra)
+    # the hook as Claude Code runs it: a process of its own (it ends with os._exit)
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", "hook", "session-start"],
+        cwd=root,
+        env=env(**extra),
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_cli_changed_only(docs: Path) -> None:

@@ -4,32 +4,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from kenning import open_store
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from tests.cli_runner import CliRun, run_cli
 
 
-def kenning(
-    cwd: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("KENNING_") or k == "KENNING_CACHE_DIR"
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "kenning", *args],
-        cwd=cwd,
-        env={**base, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def kenning(cwd: Path, *args: str, env: dict[str, str] | None = None) -> CliRun:
+    return run_cli(cwd, *args, env=env)
 
 
 def test_cli_on_postgres(project: Path, pg_url: str) -> None:  # noqa: F811

@@ -104,6 +104,7 @@ def scores(store: MemoryStore, query: str) -> dict[str, float]:
     return {r.memory.id: r.semantic for r in response.results}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notes", [5, len(NOTES)], ids=["5-notes", "16-notes"])
 def test_scores_do_not_drift_when_unrelated_memories_are_added(
     notes: int,

@@ -4,9 +4,6 @@ project's own threshold and floors, and search and recall then use them."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from kenning.model import Provenance
 from kenning.store import MemoryStore
 from kenning.thresholds import PACKAGED_MODELS, default_threshold, expected_default
 
+from .cli_runner import CliRun, run_cli
 from .conftest import make_repo
 
 SNAKE = "Use snake_case for functions"
@@ -258,19 +256,9 @@ def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
     with open_store(cwd=project, embedder=minilm) as store:
         lines = _labelled(store)
     queries = project / "labelled.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
-    env["KENNING_CACHE_DIR"] = os.environ.get("KENNING_CACHE_DIR", "")
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "kenning", *args],
-            cwd=project,
-            env={k: v for k, v in env.items() if v},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    def run(*args: str) -> CliRun:
+        return run_cli(project, *args)
 
     queries.write_text("\n".join([*lines, json.dumps({"query": SNAKE, "gold": []})]) + "\n")
     refused = run("calibrate", str(queries), "--write")

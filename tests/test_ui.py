@@ -30,6 +30,7 @@ from kenning import open_store
 from kenning.embedders.base import Embedder
 from kenning.model import utc_now
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from tests.cli_runner import run_cli
 from tests.conftest import make_repo
 
 CHROMIUM = "/usr/bin/chromium"
@@ -376,10 +377,8 @@ def test_search_ranks_like_kenning_search(
     page.fill("input[name=q]", query)
     page.click("button:has-text('Search')")
     page.wait_for_url(re.compile(r".*\?q="))
-    cli = subprocess.run(
-        [sys.executable, "-m", "kenning", "search", "--json", "--limit", "20", query],
-        cwd=ui_project["root"], env=kenning_env(), capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    cli = run_cli(ui_project["root"], "search", "--json", "--limit", "20", query)
+    assert cli.returncode == 0, cli.stderr
     expected = json.loads(cli.stdout)
     assert expected["threshold"] == 0.3  # the project's own setting, read by both
     assert ids_on(page) == [r["memory"]["id"] for r in expected["results"]]
@@ -585,10 +584,7 @@ def test_a_project_without_a_store_and_a_taken_port(
     finally:
         context.close()
         server.stop()
-    r = subprocess.run(
-        [sys.executable, "-m", "kenning", "ui", "--port", str(ui.port)], cwd=empty,
-        env=kenning_env(), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    r = run_cli(empty, "ui", "--port", str(ui.port))
     assert (
         r.returncode == 1 and r.stdout == "" and f"cannot listen on 127.0.0.1:{ui.port}" in r.stderr
     )
@@ -601,11 +597,7 @@ def test_postgres_store_and_a_server_that_goes_down(
     ui_project: dict[str, Any],
     tmp_path: Path,
 ) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "kenning", "ui", "--store", "postgresql://k:hunter2@127.0.0.1:9/k"],
-        cwd=ui_project["root"], env=kenning_env(), capture_output=True, text=True, timeout=120,
-        check=False,
-    )  # fmt: skip
+    r = run_cli(ui_project["root"], "ui", "--store", "postgresql://k:hunter2@127.0.0.1:9/k")
     assert r.returncode == 3 and r.stdout == ""
     assert "knowledge base NOT consulted" in r.stderr and "hunter2" not in r.stderr
     with open_store(pg_url, cwd=ui_project["root"]) as store:

@@ -1333,7 +1333,13 @@ def open_store(
     from .backends.registry import open_backend
 
     url = str(path).strip() if path is not None and "://" in str(path) else None
-    store_path = Path(path).expanduser() if path is not None and url is None else None
+    try:
+        store_path = Path(path).expanduser() if path is not None and url is None else None
+    except RuntimeError:  # "~name" where no user is called name
+        raise UserInputError(
+            f"cannot use the store path {str(path)[:80]}: no such user's home folder; pass a "
+            "usable path to a .db file or a folder with --store or KENNING_STORE"
+        ) from None
     backend: Backend
     try:
         project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)

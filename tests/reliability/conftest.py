@@ -8,6 +8,7 @@ in (``quick`` or ``full``); see docs/reliability.md.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from ..cli_runner import run_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS = REPO_ROOT / "bench" / "results" / "reliability.json"
@@ -51,6 +54,19 @@ def full(request: pytest.FixtureRequest) -> bool:
     return is_full(request.config)
 
 
+def _merge_results(mode: str, section: str, data: dict[str, Any]) -> None:
+    try:
+        current = json.loads(RESULTS.read_text(encoding="utf-8"))
+        if not isinstance(current, dict):
+            current = {}
+    except (OSError, ValueError):
+        current = {}
+    current.setdefault(mode, {})[section] = data
+    tmp = RESULTS.with_name(RESULTS.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(RESULTS)
+
+
 def record(section: str, data: dict[str, Any], *, full: bool) -> None:
     """Merge ``data`` into bench/results/reliability.json under ``[mode][section]``.
 
@@ -60,16 +76,13 @@ def record(section: str, data: dict[str, Any], *, full: bool) -> None:
     with _RESULTS_LOCK:
         try:
             RESULTS.parent.mkdir(parents=True, exist_ok=True)
+            # pytest-xdist workers are processes: a flock on the folder serialises them
+            folder = os.open(RESULTS.parent, os.O_RDONLY)
             try:
-                current = json.loads(RESULTS.read_text(encoding="utf-8"))
-                if not isinstance(current, dict):
-                    current = {}
-            except (OSError, ValueError):
-                current = {}
-            current.setdefault(mode, {})[section] = data
-            tmp = RESULTS.with_name(RESULTS.name + f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            tmp.replace(RESULTS)
+                fcntl.flock(folder, fcntl.LOCK_EX)
+                _merge_results(mode, section, data)
+            finally:
+                os.close(folder)  # releases the lock
         except OSError as exc:  # pragma: no cover - figures are a side effect
             print(f"reliability: could not write {RESULTS}: {exc}", file=sys.stderr)
     print(f"\nreliability[{mode}] {section}: {json.dumps(data, sort_keys=True)}")
@@ -109,8 +122,26 @@ def run_kenning(
     *args: str,
     stdin: bytes | None = None,
     env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """``kenning *args`` in-process (click's runner, see tests/cli_runner.py): an escaped
+    exception is exit 1 with a traceback on stderr, as in a process. ``kenning hook`` ends
+    its process with ``os._exit`` (a hook must not wait for its worker), so it runs in one."""
+    if args and args[0] == "hook":
+        return run_kenning_process(cwd, *args, stdin=stdin, env=env)
+    run = run_cli(cwd, *args, stdin=stdin if stdin is not None else b"", env=env)
+    return subprocess.CompletedProcess(
+        kenning_cmd(*run.args), run.returncode, run.stdout_bytes, run.stderr_bytes
+    )
+
+
+def run_kenning_process(
+    cwd: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[bytes]:
+    """``kenning *args`` in a real process, for the tests where the boundary is the point."""
     return subprocess.run(
         kenning_cmd(*args),
         cwd=cwd,

@@ -21,6 +21,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .conftest import random_note, rows_by_id
 
 WRITER = textwrap.dedent(
@@ -95,6 +97,7 @@ def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]
     return plans
 
 
+@pytest.mark.slow
 def test_concurrent_writers_and_readers(
     project: Path, tmp_path: Path, full: bool, recorder: Any
 ) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from kenning import open_store
 from kenning.doctor import run_doctor
@@ -142,6 +143,7 @@ def _verify_after_crash(
     return {"rows": len(present), "state": state}
 
 
+@pytest.mark.slow
 def test_kill_during_import(
     project: Path, tmp_path: Path, minilm: Embedder, full: bool, recorder: Any
 ) -> None:

@@ -96,6 +96,7 @@ class Server:
             self._err.close()
 
 
+@pytest.mark.slow
 def test_mcp_server_rss_and_fds_stay_flat(
     project: Path, tmp_path: Path, minilm: Embedder, full: bool, recorder: Any
 ) -> None:

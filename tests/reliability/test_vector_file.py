@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from kenning.backends.sqlite import SQLiteBackend
 
@@ -80,6 +81,7 @@ def _check(db: Path, queries: np.ndarray) -> None:
     assert header is not None and header.count == count_rows(db)
 
 
+@pytest.mark.slow
 def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recorder: Any) -> None:
     rounds = 25 if full else 4
     rng = random.Random(5)

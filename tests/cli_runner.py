@@ -1,0 +1,91 @@
+"""Run the ``kenning`` command in-process with click's ``CliRunner``, as sqlite-utils and llm
+test theirs: no Python start, no imports and no model load per command (the model stays
+loaded for the session), so a CLI test costs what the command costs.
+
+A test that needs the process boundary itself (a kill, a crash, a hook as Claude Code runs
+it, the MCP stdio server, a cold start, the bytes the OS hands over) keeps a real process.
+
+What a process would give a test is kept: the folder the command runs in (``cwd``, restored
+afterwards), the environment (the suite's autouse ``_clean_env`` fixture has already removed
+every ``KENNING_*`` variable; ``env`` adds some for this run only, as CliRunner restores
+``os.environ`` afterwards), standard input, and exit code, stdout and stderr apart. An
+exception that escapes the command is what an uncaught exception in a process would be:
+exit 1 and a ``Traceback`` on stderr, so the tests that assert "no traceback" still catch it.
+Log records reach stderr as in a process, where the root logger has no handler and
+:data:`logging.lastResort` prints warnings (pytest's capture handlers are set aside meanwhile).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kenning.cli import main
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """The outcome of one command, shaped like :class:`subprocess.CompletedProcess`."""
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout_bytes: bytes
+    stderr_bytes: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", "replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_bytes.decode("utf-8", "replace")
+
+
+@contextmanager
+def _logging_as_in_a_process() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    for handler in handlers:
+        root.removeHandler(handler)
+    root.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        for handler in handlers:
+            root.addHandler(handler)
+
+
+def run_cli(
+    cwd: Path | str,
+    *args: str | bytes,
+    stdin: bytes | str | None = None,
+    env: Mapping[str, str | None] | None = None,
+) -> CliRun:
+    """``kenning *args`` run in ``cwd``. Bytes arguments are decoded as Python decodes the
+    argv a process receives (``os.fsdecode``: undecodable bytes become lone surrogates)."""
+    argv = tuple(os.fsdecode(a) if isinstance(a, bytes) else a for a in args)
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with _logging_as_in_a_process():
+            result = CliRunner().invoke(main, list(argv), input=stdin, env=env)
+    finally:
+        os.chdir(before)
+    stderr = result.stderr_bytes or b""
+    code = result.exit_code
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        trace = "".join(traceback.format_exception(result.exception))
+        stderr += trace.encode("utf-8", "backslashreplace")
+        code = 1
+    return CliRun(argv, code, result.stdout_bytes, stderr)
+
+
+__all__ = ["CliRun", "run_cli"]
