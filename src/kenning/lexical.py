@@ -107,8 +107,10 @@ def bm25(
 
 def saturated_bm25(term_frequencies: Mapping[str, int], idfs: Mapping[str, float]) -> float:
     """BM25 without length normalisation (``b = 0``): each query term's idf times its
-    saturated frequency. The hybrid score uses it because it does not depend on the store's
-    average length, which unrelated memories change."""
+    saturated frequency. The hybrid score used it (it does not depend on the store's average
+    length, which unrelated memories change) until :func:`kenning.search.memory_bm25`
+    normalised length against a fixed reference instead; ``bench/fusion_grid.py`` compares
+    the two."""
     return sum(
         idfs[t] * (f * (BM25_K1 + 1)) / (f + BM25_K1)
         for t, f in term_frequencies.items()
