@@ -6,9 +6,13 @@ top 50 once, then scores each rule offline:
 * ``relative``   ``cos + w * (s / s_max) * s_max / (s_max + K)`` — the query's best lexical
                  hit gets the full saturating bonus, others in proportion;
 * ``rrf``        reciprocal-rank fusion (rank only; not a calibrated score);
-* ``stable``     kenning's rule (:mod:`kenning.search`): ``cos + w * (s / s_max) *
-                 min(1, s_max / K) * coverage**2`` with ``s`` BM25 without length
-                 normalisation computed for every candidate (stable as the store grows).
+* ``stable``     kenning's rule (:mod:`kenning.search`): ``bend(cos + w * (s / s_max) *
+                 min(1, s_max / K) * coverage**2)`` with ``s`` BM25 normalised against a
+                 fixed reference length (:func:`kenning.search.memory_bm25`) computed for
+                 every candidate (stable as the store grows), ``bend``
+                 :func:`kenning.search.onto_cosine_scale`;
+* ``stable-b0``  the same with BM25 without length normalisation, cut at 1 (the rule
+                 before issue 12 item 4).
 
 Each set's top-1 is printed for the fit half of its queries (CRC32 of the query id even) and
 the held-out half: constants are chosen on the fit half.
@@ -32,8 +36,8 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
-    from kenning.lexical import coverage, saturated_bm25, term_counts, terms
-    from kenning.search import lexical_idfs
+    from kenning.lexical import coverage, saturated_bm25, term_counts_and_length, terms
+    from kenning.search import lexical_idfs, memory_bm25
 
     f = Filters(group_id=group)
     dh = store.backend.vector_search(vec, POOL, f)
@@ -46,13 +50,16 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
         COVER[h.memory.id] = coverage(q, h.memory.content)
     stats = store.backend.term_statistics(text)
     idfs = lexical_idfs(stats.rows, stats.frequencies)
-    core = {h.memory.id: saturated_bm25(term_counts(h.memory.content), idfs) for h in dh + lh}
+    counted = {h.memory.id: term_counts_and_length(h.memory.content) for h in dh + lh}
+    core = {i: memory_bm25(c, idfs, n) for i, (c, n) in counted.items()}
+    unnormalised = {i: saturated_bm25(c, idfs) for i, (c, _) in counted.items()}
     missing = [i for i in lex if i not in dense]
     cos = dict(dense)
     for i, v in store.backend.get_vectors(missing).items():
         cos[i] = float(np.dot(v, vec))
     cover = dict(COVER)
     cover.update({("core", i): s for i, s in core.items()})
+    cover.update({("b0", i): s for i, s in unnormalised.items()})
     return cos, lex, cover
 
 
@@ -66,14 +73,19 @@ def score(
         dr = {i: r for r, i in enumerate(sorted(cos, key=lambda x: -cos[x]), 1)}
         lr = {i: r for r, i in enumerate(sorted(lex, key=lambda x: -lex[x]), 1)}
         return {i: 1 / (60 + dr.get(i, 1000)) + 1 / (60 + lr.get(i, 1000)) for i in cos}
-    if rule == "stable":
-        core = {i: COVER.get(("core", i), 0.0) for i in cos}
+    if rule in ("stable", "stable-b0"):
+        from kenning.search import onto_cosine_scale
+
+        core = {i: COVER.get(("core" if rule == "stable" else "b0", i), 0.0) for i in cos}
         best = max(core.values(), default=0.0)
-        return {
+        sums = {
             i: c
             + (w * (core[i] / best) * min(1.0, best / k) * COVER.get(i, 0.0) ** 2 if best else 0.0)
             for i, c in cos.items()
         }
+        if rule == "stable":
+            return {i: onto_cosine_scale(t) for i, t in sums.items()}
+        return {i: min(1.0, t) for i, t in sums.items()}
     smax = max(lex.values(), default=0.0)
     out = {}
     for i, c in cos.items():
@@ -113,6 +125,7 @@ RULES += [
     ("cov-1.5", 0.8, 5.0),
     ("cov-1", 0.6, 5.0),
     ("cov-2", 0.8, 3.0),
+    ("stable-b0", 0.4, 2.0),
     ("stable", 0.3, 2.0),
     ("stable", 0.4, 2.0),
     ("stable", 0.5, 2.0),

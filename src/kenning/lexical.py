@@ -30,6 +30,7 @@ __all__ = [
     "idf",
     "saturated_bm25",
     "term_counts",
+    "term_counts_and_length",
     "terms",
     "tokens",
 ]
@@ -70,11 +71,18 @@ def term_counts(text: str) -> Counter[str]:
     """How often each term occurs in ``text`` as any backend indexes it: folded (SQLite
     FTS5) and, for non-ASCII text, also with its diacritics (PostgreSQL, Qdrant), so that a
     query term in either form is counted."""
-    counts = Counter(tokens(text))
+    return term_counts_and_length(text)[0]
+
+
+def term_counts_and_length(text: str) -> tuple[Counter[str], int]:
+    """:func:`term_counts` of ``text`` and its length in tokens (each token counted once,
+    in its folded form), from one tokenisation."""
+    folded = tokens(text)
+    counts = Counter(folded)
     if not text.isascii():
         for term, count in Counter(tokens(text, fold_diacritics=False)).items():
             counts.setdefault(term, count)
-    return counts
+    return counts, len(folded)
 
 
 def idf(rows: int, document_frequency: int) -> float:
@@ -99,8 +107,10 @@ def bm25(
 
 def saturated_bm25(term_frequencies: Mapping[str, int], idfs: Mapping[str, float]) -> float:
     """BM25 without length normalisation (``b = 0``): each query term's idf times its
-    saturated frequency. The hybrid score uses it because it does not depend on the store's
-    average length, which unrelated memories change."""
+    saturated frequency. The hybrid score used it (it does not depend on the store's average
+    length, which unrelated memories change) until :func:`kenning.search.memory_bm25`
+    normalised length against a fixed reference instead; ``bench/fusion_grid.py`` compares
+    the two."""
     return sum(
         idfs[t] * (f * (BM25_K1 + 1)) / (f + BM25_K1)
         for t, f in term_frequencies.items()

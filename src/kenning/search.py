@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import idf
+from .lexical import BM25_B, BM25_K1, idf
 from .model import (
     COLLECTIONS,
     TYPE_TO_COLLECTION,
@@ -196,34 +197,36 @@ def rank(
 
 #: Hybrid retrieval (measured with ``bench/fusion_grid.py``, reported by ``bench/quality.py``):
 #:
-#:     fused = cosine + LEXICAL_WEIGHT * (lexical / best) * min(1, best / LEXICAL_FULL_STRENGTH)
-#:                    * coverage ** 2
+#:     fused = bend(cosine + LEXICAL_WEIGHT * (lexical / best)
+#:                  * min(1, best / LEXICAL_FULL_STRENGTH) * coverage ** 2)
 #:
-#: ``lexical`` is the memory's BM25 without length normalisation
-#: (:func:`kenning.lexical.saturated_bm25`: FTS5's idf from the store's statistics, term
-#: frequency saturated with k1), computed for every candidate, dense or lexical; ``best``
-#: the highest of the query's candidates; ``coverage`` the share of the query's terms the
-#: memory contains. The query's best lexical match gets the largest bonus and the others a
-#: share in proportion. The bonus is at full strength once the best match is worth
+#: ``lexical`` is the memory's BM25 (:func:`memory_bm25`: FTS5's idf from the store's
+#: statistics, FTS5's k1 and b, the memory's length normalised against the fixed
+#: :data:`LEXICAL_REFERENCE_LENGTH` instead of the store's average length), computed for
+#: every candidate, dense or lexical; ``best`` the highest of the query's candidates;
+#: ``coverage`` the share of the query's terms the memory contains; ``bend``
+#: (:func:`onto_cosine_scale`) keeps the sum on the cosine scale without ties at the top.
+#: The query's best lexical match gets the largest bonus and the others a share in
+#: proportion. The bonus is at full strength once the best match is worth
 #: ``LEXICAL_FULL_STRENGTH`` (one word in fewer than ~12% of the memories); a query whose
 #: words are all common gets next to none, and squared coverage keeps a memory that shares
 #: one or two words with an unrelated query from being lifted over the floors. The score
 #: stays on the cosine scale, so the protocol floors keep their meaning.
 #:
-#: Stable scores: unrelated memories raise every idf (more rows) and change the average
-#: length; the ratio to the best cancels the first, leaving length out removes the second,
-#: the saturated strength no longer grows with the store, and every candidate is scored
-#: whether or not it is among the lexical top k. Adding 1,000 unrelated memories to a store
-#: of the 37 yellow error-fix notes (measured through ``retrieve``, every score of each
-#: query's top 10) moved none by more than 0.012 (sentences of Python's documentation),
-#: 0.011 (LoCoMo observations) or 0.016 (ruff and rustc docs); the previous rule
-#: (``bm25 / (best + 5)``, the lexical top 20 only) moved them by up to 0.027, 0.023 and
-#: 0.038, and one by 0.075 after two notes in a small store. tests/test_stable_scores.py
-#: checks 0.02 on every backend, in 16 notes (measured: 0.003; the previous rule 0.041) and
-#: in 5 (with :data:`LEXICAL_MIN_ROWS`: under 0.001; without it a one-word query moved
-#: 0.58 -> 0.76). A score can still move when what is added is not unrelated: a new
-#: candidate that matches the query's words better than the best one lowers the others'
-#: share.
+#: Stable scores: unrelated memories raise every idf (more rows) and would change an
+#: average length; the ratio to the best cancels the first, a fixed reference length
+#: removes the second, the saturated strength no longer grows with the store, and every
+#: candidate is scored whether or not it is among the lexical top k. Adding 1,000
+#: unrelated memories to a store of the 37 yellow error-fix notes (measured through
+#: ``retrieve``, every score of each query's top 10) moved none by more than 0.012
+#: (sentences of Python's documentation), 0.011 (LoCoMo observations) or 0.016 (ruff and
+#: rustc docs); the previous rule (``bm25 / (best + 5)``, the lexical top 20 only) moved
+#: them by up to 0.027, 0.023 and 0.038, and one by 0.075 after two notes in a small store.
+#: tests/test_stable_scores.py checks 0.02 on every backend, in 16 notes (measured: 0.003;
+#: the previous rule 0.041) and in 5 (with :data:`LEXICAL_MIN_ROWS`: under 0.001; without
+#: it a one-word query moved 0.58 -> 0.76). A score can still move when what is added is
+#: not unrelated: a new candidate that matches the query's words better than the best one
+#: lowers the others' share.
 #:
 #: Fitted on half of the dev queries (``bench/fusion_grid.py`` prints both halves;
 #: ``bench/quality.py`` reports all): weight 0.4 (0.3-0.6 tried); the strength constant
@@ -236,6 +239,18 @@ LEXICAL_FULL_STRENGTH = 2.0
 #: in 5 notes moved by 0.044 when 1,000 unrelated memories were added; with it, 0.008).
 #: The lexical side of the SQLite backend counts every term below the same size.
 LEXICAL_MIN_ROWS = 32
+#: The length (in tokens) a memory's BM25 is normalised against, fixed so that no score
+#: moves with the store's average length. Before it the hybrid used BM25 without length
+#: normalisation (``b = 0``), which lets a long memory collect the query's common words and
+#: outrank the short one that is about them. Fitted on the fit half of
+#: ``bench/fusion_grid.py`` with FTS5's ``b`` (0.75) kept: reference lengths 25, 50, 75
+#: and 100 tokens (and ``b`` 0.25-1.0) tried; 75 gains the most fit-half queries and loses
+#: none on any set (the rust and ruff docs are 110-125 tokens at the median, the yellow
+#: error-fix notes 93, LoCoMo observations 16).
+LEXICAL_REFERENCE_LENGTH = 75.0
+#: Where a fused score starts to bend towards 1 (:func:`onto_cosine_scale`): above every
+#: floor and threshold, so those compare against the same sums as before.
+SCORE_KNEE = 0.9
 #: An exact error-fingerprint match scores at least this (above every floor).
 FINGERPRINT_SCORE = 0.95
 
@@ -246,6 +261,37 @@ def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
     :data:`LEXICAL_MIN_ROWS`."""
     counted = max(rows, LEXICAL_MIN_ROWS)
     return {term: idf(counted, n) for term, n in frequencies.items() if n > 0}
+
+
+def memory_bm25(
+    term_frequencies: Mapping[str, int], idfs: Mapping[str, float], length: int
+) -> float:
+    """The lexical strength of one memory in the hybrid score: BM25 of its
+    ``term_frequencies`` (the query terms' ``idfs`` from :func:`lexical_idfs`), its
+    ``length`` in tokens normalised against :data:`LEXICAL_REFERENCE_LENGTH`, not against
+    the store's average, which unrelated memories would move. The same sum as
+    :func:`kenning.lexical.bm25`, taken over the query's few terms rather than the
+    memory's many (it runs for every candidate of every query)."""
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * length / LEXICAL_REFERENCE_LENGTH)
+    total = 0.0
+    for term, weight in idfs.items():
+        frequency = term_frequencies.get(term, 0)
+        if frequency > 0:
+            total += weight * frequency * (BM25_K1 + 1) / (frequency + norm)
+    return total
+
+
+def onto_cosine_scale(total: float) -> float:
+    """``total`` (cosine plus bonus) on the cosine scale [-1, 1]: unchanged up to
+    :data:`SCORE_KNEE`, then bent smoothly towards 1 without reaching it, so that order is
+    kept. Cutting at 1 instead tied every match that passed it (0.95 + 0.40 and 0.90 + 0.25
+    both 1.00) and the tie fell to the memories' ids: keeping the order changed 9 of the
+    dev queries' top-1 on the ruff and LoCoMo sets, 7 from wrong to right, 2 (won by the
+    alphabet) from right to wrong."""
+    if total <= SCORE_KNEE:
+        return max(-1.0, total)
+    room = 1.0 - SCORE_KNEE
+    return SCORE_KNEE + room * -math.expm1(-(total - SCORE_KNEE) / room)
 
 
 def lexical_bonus(lexical: float, best: float, coverage: float) -> float:
@@ -263,11 +309,12 @@ def fused_score(cosine: float, lexical: float, best: float, coverage: float) -> 
     than rounding means a vector that is not unit length got in, and raises
     :class:`~kenning.vectors.ScoreOutOfRange` instead of becoming a perfect 1.00). The *sum*
     may pass 1 legitimately — a near-identical note that also shares the query's rare words
-    (cosine 0.95 + a bonus of up to :data:`LEXICAL_WEIGHT`) — and saturates at 1.0, the top
-    of the scale the protocol floors are set on: such a match is as certain as a match gets.
+    (cosine 0.95 + a bonus of up to :data:`LEXICAL_WEIGHT`) — and is bent below 1 by
+    :func:`onto_cosine_scale`, the top of the scale the protocol floors are set on, keeping
+    the order of two such matches.
     """
     checked = checked_cosine(cosine)
-    return max(-1.0, min(1.0, checked + lexical_bonus(lexical, best, coverage)))
+    return onto_cosine_scale(checked + lexical_bonus(lexical, best, coverage))
 
 
 def expansion_reason(
@@ -291,7 +338,9 @@ __all__ = [
     "FINGERPRINT_SCORE",
     "LEXICAL_FULL_STRENGTH",
     "LEXICAL_MIN_ROWS",
+    "LEXICAL_REFERENCE_LENGTH",
     "LEXICAL_WEIGHT",
+    "SCORE_KNEE",
     "SEARCH_DEFAULT_LIMIT",
     "Candidate",
     "SearchPlan",
@@ -301,6 +350,8 @@ __all__ = [
     "fused_score",
     "lexical_bonus",
     "lexical_idfs",
+    "memory_bm25",
+    "onto_cosine_scale",
     "parse_types",
     "plan_search",
     "rank",

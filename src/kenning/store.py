@@ -62,6 +62,7 @@ from .search import (
     expansion_reason,
     fused_score,
     lexical_idfs,
+    memory_bm25,
     plan_search,
     rank,
 )
@@ -701,7 +702,7 @@ class MemoryStore:
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
-        from .lexical import saturated_bm25, term_counts, terms
+        from .lexical import term_counts_and_length, terms
 
         _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
@@ -758,8 +759,9 @@ class MemoryStore:
         # every candidate is scored lexically, found by the lexical side or not: whether it
         # is among the lexical top k depends on the other memories, its words do not
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        counts = {i: term_counts(m.content) for i, m in memories.items()}  # tokenised once
-        lexical_scores = {i: saturated_bm25(c, idfs) for i, c in counts.items()}
+        counted = {i: term_counts_and_length(m.content) for i, m in memories.items()}  # once
+        counts = {i: c for i, (c, _) in counted.items()}
+        lexical_scores = {i: memory_bm25(c, idfs, n) for i, (c, n) in counted.items()}
         best_lexical = max(lexical_scores.values(), default=0.0)
         query_terms = set(terms(query))
         scored: dict[str, Candidate] = {}

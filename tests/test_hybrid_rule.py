@@ -1,0 +1,120 @@
+"""The hybrid score's parts (issue 12, item 4): the bend that keeps a fused score on the
+cosine scale without ties at the top, and BM25 normalised against a fixed length; then a
+query that the previous rule answered wrongly, through the public API."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from kenning import MemoryStore
+from kenning.lexical import (
+    BM25_B,
+    bm25,
+    saturated_bm25,
+    term_counts,
+    term_counts_and_length,
+    tokens,
+)
+from kenning.search import (
+    LEXICAL_REFERENCE_LENGTH,
+    LEXICAL_WEIGHT,
+    SCORE_KNEE,
+    memory_bm25,
+    onto_cosine_scale,
+)
+from kenning.store import NewMemory
+
+from .conftest import needs_eval
+
+RUFF = Path(__file__).resolve().parents[2] / "shared" / "eval" / "ruff-rules" / "corpus.jsonl"
+
+
+@pytest.mark.parametrize("total", [-1.0, -0.3, 0.0, 0.4, 0.5, 0.75, SCORE_KNEE])
+def test_scores_up_to_the_knee_are_unchanged(total: float) -> None:
+    assert onto_cosine_scale(total) == total
+
+
+def test_scores_past_the_knee_bend_below_one_and_keep_their_order() -> None:
+    totals = [SCORE_KNEE + i * 0.01 for i in range(1, int(100 * (1 + LEXICAL_WEIGHT)))]
+    bent = [onto_cosine_scale(t) for t in totals]
+    assert all(SCORE_KNEE < b < 1.0 for b in bent)
+    assert all(a < b for a, b in pairwise(bent))
+    # it never moves a score by more than its sum moved (stable scores stay stable)
+    assert all(b - a <= 0.01 + 1e-12 for a, b in pairwise(bent))
+    # continuous at the knee
+    assert onto_cosine_scale(SCORE_KNEE + 1e-9) == pytest.approx(SCORE_KNEE, abs=1e-8)
+
+
+def test_memory_bm25_normalises_length_against_the_fixed_reference() -> None:
+    idfs = {"redis": 2.5, "timeout": 1.5}
+    counts = {"redis": 1, "timeout": 1}
+    at_reference = memory_bm25(counts, idfs, int(LEXICAL_REFERENCE_LENGTH))
+    # at the reference length, length normalisation is neutral
+    assert at_reference == pytest.approx(saturated_bm25(counts, idfs))
+    # the same words in a shorter memory count for more, in a longer one for less
+    assert memory_bm25(counts, idfs, 20) > at_reference > memory_bm25(counts, idfs, 400)
+    assert memory_bm25(counts, idfs, 400) == pytest.approx(
+        bm25(counts, idfs, 400, LEXICAL_REFERENCE_LENGTH)
+    )
+    assert BM25_B == 0.75  # FTS5's b, kept: only the reference length was fitted
+    assert memory_bm25({"other": 3}, idfs, 10) == 0.0
+
+
+def test_term_counts_and_length_count_each_token_once() -> None:
+    text = "Café crème: the café is closed"
+    counts, length = term_counts_and_length(text)
+    assert length == len(tokens(text)) == 6
+    assert counts == term_counts(text)
+    assert counts["cafe"] == 2 and counts["café"] == 2  # both forms a backend may index
+    assert term_counts_and_length("") == ({}, 0)
+
+
+@needs_eval(RUFF)
+def test_a_match_past_one_is_not_left_to_a_tie(store: MemoryStore) -> None:
+    """Ruff's sys.version rules are near-identical; the diagnostic names the one it is
+    about. Three of them summed past 1 (cosine + bonus): cut at 1.00 they tied and the
+    newest won; bent, the right one is first."""
+    docs = [json.loads(line) for line in RUFF.read_text().splitlines() if line.strip()]
+    rules = [d for d in docs if d["_id"].startswith("YTT")]
+    assert len(rules) == 10
+    store.remember_many([NewMemory(d["text"], "error_fix", id=d["_id"]) for d in rules])
+    query = "`sys.version[2]` referenced (python3.10), use `sys.version_info`"
+    results = store.search(query, limit=3).results
+    assert [r.memory.id for r in results][:1] == ["YTT102"]
+    scores = [r.semantic for r in results]
+    assert scores[0] < 1.0 and scores == sorted(set(scores), reverse=True)
+
+
+#: Two ruff diagnostics whose rule the unnormalised BM25 missed: a longer doc holding the
+#: query's words (more often) outranked the short one about them. Each store is the query's
+#: top 12 in the whole ruff corpus (measured with bench/fusion_grid.py's candidates).
+LENGTH_CASES = [
+    (
+        "Not enough arguments for `logging` format string",
+        "PLE1206",
+        "G001 G002 G003 G004 G101 LOG002 LOG009 LOG015 PLE1205 PLE1206 PLE1307 RUF065",
+    ),
+    (
+        "Reassigned `self` variable in instance method",
+        "PLW0642",
+        "ANN101 ARG002 N805 PLE0101 PLE0211 PLR6301 PLW0211 PLW0642 PYI019 RUF012 RUF033 RUF077",
+    ),
+]
+
+
+@needs_eval(RUFF)
+@pytest.mark.parametrize(("query", "rule", "store_of"), LENGTH_CASES)
+def test_a_short_memory_about_the_query_beats_a_long_one_that_mentions_it(
+    store: MemoryStore, query: str, rule: str, store_of: str
+) -> None:
+    docs = {
+        d["_id"]: d["text"]
+        for d in (json.loads(line) for line in RUFF.read_text().splitlines() if line.strip())
+    }
+    store.remember_many([NewMemory(docs[i], "error_fix", id=i) for i in store_of.split()])
+    assert [r.memory.id for r in store.search(query, limit=3).results][:1] == [rule]
+    assert [h.memory.id for h in store.recall(query).hits][:1] == [rule]
