@@ -75,6 +75,10 @@ def ann_path(db: Path) -> Path:
     return db.with_name(db.name + ".ann")
 
 
+def lock_path(db: Path) -> Path:
+    return db.with_name(db.name + ".ann.lock")
+
+
 def header(db: Path) -> AnnHeader | None:
     return AnnHeader.unpack(ann_path(db).read_bytes()[:HEADER_BYTES])
 
@@ -133,8 +137,12 @@ def test_below_the_threshold_search_is_exact_and_builds_nothing(
     rows = sqlite_rows(db)
     for q in queries[:5]:
         assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
-    time.sleep(0.5)
-    assert not ann_path(db).exists() and not graph_calls
+    # no builder was even looked for (its lock file is made by the first look)
+    assert not lock_path(db).exists() and not ann_path(db).exists()
+    assert backend.build_ann_index()  # a graph, but the store is below the threshold
+    for q in queries[:5]:
+        assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
+    assert not graph_calls
     backend.close()
 
 
@@ -144,8 +152,7 @@ def test_off_never_builds(
     monkeypatch.setenv("KENNING_ANN_MIN_ROWS", "off")
     backend = SQLiteBackend(db, create=False)
     backend.vector_search(queries[0], 10, Filters())
-    time.sleep(0.5)
-    assert not ann_path(db).exists() and not graph_calls
+    assert not lock_path(db).exists() and not ann_path(db).exists() and not graph_calls
     backend.close()
 
 

@@ -9,12 +9,13 @@ their float32 BLOBs in SQLite, so every returned score is the exact cosine, as f
 backend; only which rows make the top-k is approximate (recall@10 vs exact in
 docs/benchmarks.md).
 
-**When it is used**: a search that may return at least ``min_rows`` rows (the store's rows,
-or those its filter lets through: ``KENNING_ANN_MIN_ROWS``, default :data:`DEFAULT_MIN_ROWS`,
-``off`` disables it). Below that, and for a filter selective enough to scan its own rows,
-search stays exact. A filter's candidates are asked for in proportion to its share of the
-rows (a 27 % filter asks for ~4× as many) and checked against the filter's hash columns;
-one that would need more than :data:`MAX_CANDIDATES` falls back to exact.
+**When it is used**: a search whose exact scan would read at least ``min_rows`` rows
+(``KENNING_ANN_MIN_ROWS``, default :data:`DEFAULT_MIN_ROWS`; ``off`` disables it): every row
+of the store, or only the rows of a filter selective enough to be scanned on its own
+(``vectorfile.GATHER_SHARE``). Below that, search stays exact. A filter's candidates are
+asked for in proportion to its share of the rows (a 27 % filter asks for ~4× as many) and
+checked against the filter's hash columns; one that would need more than
+:data:`MAX_CANDIDATES` falls back to exact.
 
 **The file**: ``memory.db.ann``, derived like ``memory.db.vectors``: a 4 KiB header (with a
 checksum) recording the store state it was built from — the database's token and its
@@ -66,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from .base import Filters
-from .vectorfile import StoreState, VectorIndex, label_hash
+from .vectorfile import GATHER_SHARE, StoreState, VectorIndex, label_hash
 
 try:  # POSIX; elsewhere no builder runs and search stays exact
     import fcntl
@@ -231,6 +232,13 @@ def matching_rows(index: VectorIndex, filters: Filters) -> int:
     return (len(index.records) if in_file is None else len(in_file)) + (
         len(index.extra) if in_extra is None else len(in_extra)
     )
+
+
+def rows_scanned(index: VectorIndex, filters: Filters) -> int:
+    """How many rows an exact search with ``filters`` reads: the rows a selective filter
+    lets through, else every row (vectorfile.GATHER_SHARE)."""
+    matching = matching_rows(index, filters)
+    return matching if matching <= GATHER_SHARE * index.count else index.count
 
 
 def tail(index: VectorIndex, view: AnnView) -> VectorIndex:

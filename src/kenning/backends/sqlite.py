@@ -4,8 +4,8 @@ Vectors are float32 BLOBs beside their rows: the source of truth. Vector search 
 ``memory.db.vectors``, a memory-mapped int8 copy kept in step with them
 (:mod:`kenning.backends.vectorfile`: exact top-k, re-scored from the BLOBs), brought up to
 date when ``PRAGMA data_version`` (other writers) or our own write counter says the table
-changed. A search that may return more rows than ``KENNING_ANN_MIN_ROWS`` (200k by default)
-asks ``memory.db.ann`` instead, an HNSW graph built in the background and kept in step the
+changed. A search whose scan would read more rows than ``KENNING_ANN_MIN_ROWS`` (200k by
+default) asks ``memory.db.ann`` instead, an HNSW graph built in the background and kept in step the
 same way (:mod:`kenning.backends.annindex`: its candidates re-scored exactly). Lexical search
 is FTS5 BM25 over the full content (the embedding sees only the first 256 word pieces; FTS
 sees everything), ranked in the FTS index before any row is
@@ -1230,7 +1230,7 @@ class SQLiteBackend:
         view, rebuild = self._ann.usable(index)
         if rebuild:
             self._ann.start_build()
-        if view is None or annindex.matching_rows(index, filters) < self._ann_min_rows:
+        if view is None or annindex.rows_scanned(index, filters) < self._ann_min_rows:
             return None
         cached = self._ann_rest
         if cached is None or cached[0] is not index or cached[1] is not view:
