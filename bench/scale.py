@@ -440,6 +440,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         sizes, queries_n, base_n = [2000], 30, 200
+        # crosses the ANN threshold, so that the smoke run exercises the index too
+        os.environ.setdefault("KENNING_ANN_MIN_ROWS", "1000")
     else:
         sizes = [10_000, 100_000] + ([1_000_000] if args.full else [])
         queries_n, base_n = args.queries, args.base
