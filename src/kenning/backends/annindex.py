@@ -37,6 +37,11 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
 * once the rows added or deleted since the build pass :data:`STALE_SHARE` of the index, a
   rebuild starts; the old index serves (correctly) until the new one replaces it.
 
+**A process's first search** past the threshold scans exactly and does not map the graph:
+importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
+cache, more than one scan (~0.3 s), and a one-shot ``kenning recall`` or hook searches once.
+A long-lived process (the MCP server) maps it at its second search.
+
 **Building** takes minutes at 1M rows on 2 cores (docs/benchmarks.md), so a search never
 waits for it: the search that finds the index missing or stale starts one builder process
 (``python -m kenning.backends.annindex <memory.db>``, at lower priority, detached, so a short
