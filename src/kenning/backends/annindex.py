@@ -35,7 +35,9 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
 * rows deleted since: dropped from the candidates before anything is read (they are no
   longer in the vector file), and again by the exact re-score, which reads SQLite;
 * once the rows added or deleted since the build pass :data:`STALE_SHARE` of the index, a
-  rebuild starts; the old index serves (correctly) until the new one replaces it.
+  rebuild starts; the old index serves (correctly) until the new one replaces it. Until
+  then the graph still holds a deleted (forgotten) row's int8 vector under its rowid — no
+  text, id or label — unlike the vector file, which drops it at the next search.
 
 **A process's first search** past the threshold scans exactly and does not map the graph:
 importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
