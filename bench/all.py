@@ -294,13 +294,20 @@ def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[
     from bench.mcp import fill, in_process, kenning_command
     from bench.peer_ruvector import _timed_process
     from bench.recall import TYPES, WORDS, git_project, note, summary
-    from kenning import open_store
+    from kenning import config, open_store
+    from kenning.backends import annindex
     from kenning.embedders import load_embedder
     from kenning.store import NewMemory
 
     rng = random.Random(size)
     qs = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(queries)]
     out: dict[str, Any] = {"memories": size}
+    # Past the ANN threshold the figures above are exact search (the index off), and the
+    # same store is measured again with its index (scaling_ann_point), in this process.
+    threshold = config.ann_min_rows(annindex.DEFAULT_MIN_ROWS)
+    with_ann = threshold is not None and size >= threshold
+    if with_ann:
+        os.environ["KENNING_ANN_MIN_ROWS"] = "off"
     with tempfile.TemporaryDirectory(prefix="kenning-scaling-") as tmp:
         root = git_project(Path(tmp))
         load_embedder("minilm").embed(["warm up"])
@@ -343,6 +350,42 @@ def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[
                 peaks.append(peak)
         out["cold_cli_recall_s"] = summary(walls)
         out["cold_cli_peak_rss_mb"] = summary(peaks)
+        if with_ann:
+            os.environ["KENNING_ANN_MIN_ROWS"] = str(threshold)
+            out["ann"] = scaling_ann_point(root, qs, argv, cold_runs)
+            out["ann"]["min_rows"] = threshold
+    return out
+
+
+def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int) -> dict[str, Any]:
+    """The store past the ANN threshold as a user meets it: the first recall starts the
+    background build (and is exact); once ``memory.db.ann`` is in place, warm recall, the
+    open store's RSS and the cold CLI again."""
+    from bench.mcp import in_process
+    from bench.peer_ruvector import _timed_process
+    from bench.recall import summary
+    from kenning import open_store
+
+    ann = root / ".kenning" / "memory.db.ann"
+    t = time.perf_counter()
+    with open_store(cwd=root, create=False) as store:
+        store.recall(qs[0])
+    while not ann.exists():
+        if time.perf_counter() - t > 3600:
+            raise SystemExit("no ANN index after an hour: the builder failed")
+        time.sleep(0.5)
+    out: dict[str, Any] = {"build_s": time.perf_counter() - t, "index_bytes": ann.stat().st_size}
+    base_rss = _vm("VmRSS")
+    out["warm_recall_ms"] = in_process(root, qs)
+    out["rss_mb"] = {"after_recalls": _vm("VmRSS"), "store_delta": _vm("VmRSS") - base_rss}
+    walls, peaks = [], []
+    for i in range(cold_runs + 1):
+        wall, peak, _, _ = _timed_process(argv, root, dict(os.environ))
+        if i:
+            walls.append(wall)
+            peaks.append(peak)
+    out["cold_cli_recall_s"] = summary(walls)
+    out["cold_cli_peak_rss_mb"] = summary(peaks)
     return out
 
 
@@ -368,6 +411,8 @@ def scaling_main(argv: list[str] | None = None) -> None:
 
     if args.smoke:
         sizes, args.queries, args.sample, args.cold_runs = [300, 1000], 10, 16, 1
+        # the 1000 point crosses the ANN threshold: the smoke run exercises the index too
+        os.environ.setdefault("KENNING_ANN_MIN_ROWS", "1000")
     else:
         sizes = [*SCALING_SIZES, *([1_000_000] if args.full else [])]
     if args.sizes:
@@ -403,6 +448,15 @@ def scaling_main(argv: list[str] | None = None) -> None:
                 f"{point['disk_bytes_per_memory']:.0f} B/memory",
                 flush=True,
             )
+            if "ann" in point:
+                a = point["ann"]
+                print(
+                    f"{'':>9} with the ANN index (built in {a['build_s']:.0f} s): warm recall "
+                    f"p50 {a['warm_recall_ms']['p50']:.2f} ms "
+                    f"({a['warm_recall_ms']['p50'] / w['p50']:.2f}× exact), cold CLI {a['cold_cli_recall_s']['p50']:.3f} s / "
+                    f"{a['cold_cli_peak_rss_mb']['p50']:.0f} MB",
+                    flush=True,
+                )
     out["seconds"] = time.time() - started
     args.results.mkdir(parents=True, exist_ok=True)
     path = args.results / json_name("scaling", args.smoke)

@@ -92,6 +92,12 @@ def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> 
         for point in scaling["sizes"].values():
             assert point["warm_recall_ms"]["p50"] > 0
             assert point["cold_cli_peak_rss_mb"]["p50"] > 0
+        # smoke mode lowers the ANN threshold to 1,000 rows: the index is built and measured
+        assert scaling["sizes"]["1000"]["ann"]["warm_recall_ms"]["p50"] > 0
+    if "scale" in steps:
+        scale = json.loads((tmp_path / "scale-smoke.json").read_text())
+        ann = scale["sizes"]["2000"]["sqlite"]["ann"]
+        assert ann["index_bytes"] > 0 and ann["search"]["none"]["recall_at_10"] >= 0.9
 
     if "peer" in steps:
         peer = json.loads((tmp_path / "peer-smoke.json").read_text())

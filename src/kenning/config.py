@@ -25,8 +25,10 @@ stale penalty          ``KENNING_STALE_PENALTY``           ``stale_penalty = 0.0
 
 Process settings come from the environment only, because they are needed before a project
 is known: ``KENNING_EMBEDDER`` (``minilm``; ``hashing`` for tests), ``KENNING_MODEL_DIR``,
-``KENNING_CACHE_DIR``, ``KENNING_LOG_LEVEL`` (the MCP server's), ``KENNING_HOOK_TIMEOUT``
-and ``KENNING_SECRETS_FILE`` (the Qdrant API key file).
+``KENNING_CACHE_DIR``, ``KENNING_LOG_LEVEL`` (the MCP server's), ``KENNING_HOOK_TIMEOUT``,
+``KENNING_SECRETS_FILE`` (the Qdrant API key file) and ``KENNING_ANN_MIN_ROWS`` (how many rows
+an embedded search must reach before it uses the approximate index; ``off`` never uses it:
+:mod:`kenning.backends.annindex`).
 
 One variable that is not kenning's is read here too, so that the environment is read in one
 place: ``CLAUDE_PROJECT_DIR``, the project folder Claude Code gives the servers and hooks it
@@ -174,6 +176,28 @@ def hook_timeout(
             f"{MAX_HOOK_TIMEOUT_S:g}; using {default:g}"
         )
     return value, None
+
+
+def ann_min_rows(default: int, environ: Mapping[str, str] | None = None) -> int | None:
+    """``KENNING_ANN_MIN_ROWS``: the rows an embedded (SQLite) search may return from which
+    it asks the approximate index (:mod:`kenning.backends.annindex`) instead of scanning;
+    ``default`` when unset, None for ``off``. Anything else is refused, naming the value."""
+    env = os.environ if environ is None else environ
+    raw = env.get("KENNING_ANN_MIN_ROWS", "").strip()
+    if not raw:
+        return default
+    if raw.lower() == "off":
+        return None
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise UserInputError(
+            f"KENNING_ANN_MIN_ROWS={raw!r} is not a number of rows (1 or more) or 'off'; "
+            f"unset it for the default ({default:,})"
+        )
+    return value
 
 
 def parse_threshold(value: Any, origin: str) -> float:

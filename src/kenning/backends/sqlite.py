@@ -4,8 +4,11 @@ Vectors are float32 BLOBs beside their rows: the source of truth. Vector search 
 ``memory.db.vectors``, a memory-mapped int8 copy kept in step with them
 (:mod:`kenning.backends.vectorfile`: exact top-k, re-scored from the BLOBs), brought up to
 date when ``PRAGMA data_version`` (other writers) or our own write counter says the table
-changed. Lexical search is FTS5 BM25 over the full content (the embedding sees only the
-first 256 word pieces; FTS sees everything), ranked in the FTS index before any row is
+changed. A search whose scan would read more rows than ``KENNING_ANN_MIN_ROWS`` (200k by
+default) asks ``memory.db.ann`` instead, an HNSW graph built in the background and kept in step the
+same way (:mod:`kenning.backends.annindex`: its candidates re-scored exactly). Lexical search
+is FTS5 BM25 over the full content (the embedding sees only the first 256 word pieces; FTS
+sees everything), ranked in the FTS index before any row is
 read; document frequencies and row counts are cached per store version.
 
 Several processes may write at once: every connection waits on a busy timeout, and a
@@ -29,11 +32,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import config
 from ..errors import KenningError, NotAKenningStore, StoreCorrupted, StoreNotFound
 from ..lexical import MAX_QUERY_TERMS
 from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..vectors import bad_rows, checked_cosine, vector_problem
+from . import annindex
+from .annindex import AnnFile, AnnView
 from .base import (
     PROVENANCE_KEY,
     DamagedRow,
@@ -380,6 +386,13 @@ class SQLiteBackend:
         self._dimension = dimension
         self._vector_file = VectorFile(self.path.with_name(self.path.name + ".vectors"))
         self._vectors: VectorIndex | None = None
+        #: None: never approximate (``KENNING_ANN_MIN_ROWS=off``).
+        self._ann_min_rows = config.ann_min_rows(annindex.DEFAULT_MIN_ROWS)
+        self._ann = AnnFile(self.path)
+        #: The rows the graph lacks, for one vector index and one graph.
+        self._ann_rest: tuple[VectorIndex, AnnView, VectorIndex] | None = None
+        #: Searches past the threshold so far: the first is exact (see _ann_for).
+        self._ann_searches = 0
         self._lexical: _LexicalStats | None = None
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
@@ -1185,7 +1198,13 @@ class SQLiteBackend:
                     f"the query vector {problem}: the embedder must return unit vectors "
                     "(a bug to report; nothing was searched)"
                 )
-            hits = index.search(query, k, filters, self._exact_cosines(query, filters))
+            exact = self._exact_cosines(query, filters)
+            hits = None
+            ann = self._ann_for(index, filters)
+            if ann is not None:
+                hits = annindex.search(ann[0], index, ann[1], query, k, filters, exact)
+            if hits is None:  # below the threshold, no usable graph, or a selective filter
+                hits = index.search(query, k, filters, exact)
             # rows kept in memory are scored without re-reading them: drop damaged ones here
             hits = [(rowid, score) for rowid, score in hits if rowid not in self._bad_vectors]
             found: dict[int, Memory] = {}
@@ -1204,6 +1223,45 @@ class SQLiteBackend:
             if rowid in found
         ]
 
+    def _ann_for(self, index: VectorIndex, filters: Filters) -> tuple[AnnView, VectorIndex] | None:
+        """The graph and the rows it lacks, when this search should use them (from the
+        backend's second search past the threshold on); starts a (re)build in the background
+        when the store is past the threshold and the graph is missing, unusable or stale
+        (this search and those until it is done are exact)."""
+        if self._ann_min_rows is None or index.count < self._ann_min_rows:
+            return None
+        self._ann_searches += 1
+        if self._ann_searches == 1:
+            # A process that searches once (`kenning recall`, a hook) scans: at 1M rows one
+            # scan (~0.3 s) costs less than importing usearch and mapping the graph (~0.4 s,
+            # and ~320 MB more resident). Only a missing graph is looked for here.
+            if not self._ann.path.exists():
+                self._ann.start_build()
+            return None
+        view, rebuild = self._ann.usable(index)
+        if rebuild:
+            self._ann.start_build()
+        if view is None or annindex.rows_scanned(index, filters) < self._ann_min_rows:
+            return None
+        cached = self._ann_rest
+        if cached is None or cached[0] is not index or cached[1] is not view:
+            cached = self._ann_rest = (index, view, annindex.tail(index, view))
+        return view, cached[2]
+
+    def build_ann_index(self) -> bool:
+        """Build ``memory.db.ann`` from the store as it is now (minutes at 1M rows; the
+        background builder calls this). False when another builder holds the lock or the
+        store has no vectors or is older than schema 5."""
+        with self._ann.build_lock() as locked:
+            if not locked:
+                return False
+            with self._lock, self._snapshot():
+                index = self._vector_index()
+            if index is None or index.state is None or self._schema < 5:
+                return False
+            self._ann.write(index)
+            return True
+
     def integrity_check(self) -> list[str]:
         with self._lock:
             return [str(r[0]) for r in self._conn.execute("PRAGMA integrity_check").fetchall()]
@@ -1213,6 +1271,8 @@ class SQLiteBackend:
             self._conn.close()
             self._vector_file.close()
             self._vectors = None
+            self._ann.close()
+            self._ann_rest = None
 
 
 #: SQLITE_CORRUPT and SQLITE_NOTADB (the low byte of their extended codes).

@@ -1,0 +1,517 @@
+"""An approximate nearest-neighbour index over the SQLite store's vectors, for large stores.
+
+Exact search (:mod:`kenning.backends.vectorfile`) costs a scan of every row a search may
+return: 13 ms at 100k rows, 205 ms at 1M on this project's 2-core machine (bench/scale.py),
+over the 100 ms a recall may take. Above :data:`DEFAULT_MIN_ROWS` rows, search asks an HNSW
+graph (usearch, a single-file library with manylinux wheels, int8 vectors, saving to and
+viewing from a buffer) for :data:`CANDIDATES` candidates and re-scores them exactly from
+their float32 BLOBs in SQLite, so every returned score is the exact cosine, as from every
+backend; only which rows make the top-k is approximate (recall@10 vs exact in
+docs/benchmarks.md).
+
+**When it is used**: a search whose exact scan would read at least ``min_rows`` rows
+(``KENNING_ANN_MIN_ROWS``, default :data:`DEFAULT_MIN_ROWS`; ``off`` disables it): every row
+of the store, or only the rows of a filter selective enough to be scanned on its own
+(``vectorfile.GATHER_SHARE``). Below that, search stays exact. A filter's candidates are
+asked for in proportion to its share of the rows (a 27 % filter asks for ~4× as many) and
+checked against the filter's hash columns; one that would need more than
+:data:`MAX_CANDIDATES` falls back to exact.
+
+**The file**: ``memory.db.ann``, derived like ``memory.db.vectors``: a 4 KiB header (with a
+checksum) recording the store state it was built from — the database's token and its
+counters of deletes and updates (``vector_state``), the rows covered and the largest rowid
+— then usearch's serialised index, mapped read-only (``Index.view``). Its vectors are the
+vector file's int8 codes (a row's scale does not change a cosine), keyed by rowid.
+
+**In step with SQLite**, checked on every search against the vector file's current state:
+
+* another token (a replaced or restored database), an update of any vector or filter
+  column, a larger largest rowid than the store's, a dimension that differs, a header whose
+  checksum fails, a file shorter or longer than its header says, a blob usearch refuses, or
+  a last key whose vector is not the vector file's (checked once per file): the index is not
+  used (search is exact) and a rebuild starts;
+* rows added since (rowid above the index's largest): searched exactly beside the graph,
+  and merged;
+* rows deleted since: dropped from the candidates before anything is read (they are no
+  longer in the vector file), and again by the exact re-score, which reads SQLite;
+* once the rows added or deleted since the build pass :data:`STALE_SHARE` of the index, a
+  rebuild starts; the old index serves (correctly) until the new one replaces it. Until
+  then the graph still holds a deleted (forgotten) row's int8 vector under its rowid — no
+  text, id or label — unlike the vector file, which drops it at the next search.
+
+**A process's first search** past the threshold scans exactly and does not map the graph:
+importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
+cache, more than one scan (~0.3 s), and a one-shot ``kenning recall`` or hook searches once.
+A long-lived process (the MCP server) maps it at its second search.
+
+**Building** takes minutes at 1M rows on 2 cores (docs/benchmarks.md), so a search never
+waits for it: the search that finds the index missing or stale starts one builder process
+(``python -m kenning.backends.annindex <memory.db>``, at lower priority, detached, so a short
+``kenning recall`` does not kill it) and is answered exactly, as is every search until the
+new file is in place. One builder runs at a time (``flock`` on ``memory.db.ann.lock``, never
+waited for); a failed build is retried after :data:`RETRY_AFTER_S`. The builder writes a
+temp file, ``fsync``\\s it and renames it over the old one: a crash leaves the old index or
+none, never a torn one (a torn file fails the size or checksum test and is rebuilt).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import mmap
+import os
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Filters
+from .vectorfile import GATHER_SHARE, StoreState, VectorIndex, label_hash
+
+try:  # POSIX; elsewhere no builder runs and search stays exact
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"KNANN\x00\x00\x01"
+FORMAT_VERSION = 1
+HEADER_BYTES = 4096
+# magic, version, dimension, connectivity, expansion_add, deletes, updates, rows, keys,
+# max_rowid, blob bytes, token
+_HEADER = struct.Struct("<8sIIIIqqqqqq16s")
+_CRC = struct.Struct("<I")
+
+#: Rows an exact search must read before the graph is used. Calibrated with bench/scale.py
+#: (docs/benchmarks.md) on 2 shared cores: the exact scan grows linearly, 13 ms at 100k rows
+#: on a quiet machine, 65 ms p50 at 200k and 170-280 ms at 1M on a busy one, while the
+#: graph answered in 2 ms at 200k (recall@10 1.000, 40 candidates) and a few ms at 1M. Below
+#: 200k the scan stays near the 20 ms that SPEC §9 asks of a 100k store and needs no build;
+#: above it the graph costs a background build (72 s at 200k, ~6 min at 1M) and ~530 bytes
+#: a row on disk, and returns approximate (re-scored) top-k.
+DEFAULT_MIN_ROWS = 200_000
+#: HNSW graph degree and build-time beam (usearch's defaults are 16 and 128). A beam of 40
+#: builds 2.5× faster than 128 (2,900 against 1,130 rows/s at 200k rows, 2 threads) with
+#: recall@10 after re-scoring 0.9985 against 1.0 (bench vectors, 200 queries).
+CONNECTIVITY = 16
+EXPANSION_ADD = 40
+#: Search-time beam: at least this, and at least the candidates asked for.
+EXPANSION_SEARCH = 512
+#: Candidates re-scored exactly for a search of k ≤ 10 (16·k for a larger k). Measured on
+#: bench/scale.py's vectors (5,000 MiniLM notes, each repeated with noise: clusters of
+#: near-duplicates, the hard case) and its 200 queries, recall@10 after re-scoring: at 200k
+#: rows, 40 candidates with a beam of 64 give 0.9985; at 1M rows that gives 0.906 (the
+#: clusters hold 200 rows, and int8 codes blur their order), 160 with a beam of 160 give
+#: 0.956, with a beam of 512 0.975 (1.6 ms in the graph), 256 with 1024 0.979 (3.1 ms).
+CANDIDATES = 160
+#: A filter that would need more candidates than this (a share of the rows under 8 %:
+#: CANDIDATES / share) is searched exactly (at 1M rows its scan reads at most 80k rows).
+MAX_CANDIDATES = 2000
+#: Rebuild once the rows added or deleted since the build pass this share of the index.
+STALE_SHARE = 0.10
+#: After a build that failed, wait this long before starting another.
+RETRY_AFTER_S = 600.0
+
+
+@dataclass(frozen=True)
+class AnnHeader:
+    dimension: int
+    connectivity: int
+    expansion_add: int
+    token: str
+    deletes: int
+    updates: int
+    rows: int  # rows of the store the index covers (rowid <= max_rowid)
+    keys: int  # of which indexed (a damaged, all-zero vector is not)
+    max_rowid: int
+    blob_bytes: int
+
+    def pack(self) -> bytes:
+        body = _HEADER.pack(
+            MAGIC,
+            FORMAT_VERSION,
+            self.dimension,
+            self.connectivity,
+            self.expansion_add,
+            self.deletes,
+            self.updates,
+            self.rows,
+            self.keys,
+            self.max_rowid,
+            self.blob_bytes,
+            bytes.fromhex(self.token),
+        )
+        return (body + _CRC.pack(zlib.crc32(body))).ljust(HEADER_BYTES, b"\0")
+
+    @classmethod
+    def unpack(cls, raw: bytes) -> AnnHeader | None:
+        size = _HEADER.size
+        if len(raw) < size + _CRC.size:
+            return None
+        body = raw[:size]
+        if _CRC.unpack(raw[size : size + _CRC.size])[0] != zlib.crc32(body):
+            return None
+        (magic, version, dim, conn, add, deletes, updates, rows, keys, max_rowid, blob, token) = (
+            _HEADER.unpack(body)
+        )
+        if magic != MAGIC or version != FORMAT_VERSION:
+            return None
+        return cls(dim, conn, add, token.hex(), deletes, updates, rows, keys, max_rowid, blob)
+
+    def usable_for(self, state: StoreState, dimension: int) -> bool:
+        """The index's keys still name the vectors it holds: same database, no vector or
+        filter column updated since, nothing past the store's largest rowid."""
+        return (
+            (self.token, self.updates, self.dimension) == (state.token, state.updates, dimension)
+            and 0 <= self.deletes <= state.deletes
+            and self.max_rowid <= state.max_rowid
+        )
+
+
+def codes_of(records: np.ndarray, dimension: int) -> np.ndarray:
+    """The vector file's int8 codes (stored as code + 128) as a contiguous int8 matrix."""
+    return np.bitwise_xor(records["codes"][:, :dimension], np.uint8(0x80)).view(np.int8)
+
+
+def quantised_query(query: np.ndarray) -> np.ndarray:
+    """The query as int8 codes on its own scale (a cosine ignores the scale)."""
+    q = np.asarray(query, dtype=np.float64).reshape(-1)
+    peak = float(np.abs(q).max()) or 1.0
+    return np.clip(np.rint(q * (127.0 / peak)), -127, 127).astype(np.int8)
+
+
+@dataclass
+class AnnView:
+    """A built index, mapped read-only from ``memory.db.ann``."""
+
+    header: AnnHeader
+    index: Any  # usearch.index.Index, viewing ``buffer``
+    inode: int
+    buffer: memoryview
+    checked: bool = False
+
+    def keys(self, query_codes: np.ndarray, count: int) -> np.ndarray:
+        """Rowids of about ``count`` nearest neighbours, nearest first."""
+        self.index.expansion_search = max(EXPANSION_SEARCH, count)
+        found = self.index.search(query_codes, count, threads=1)
+        return np.asarray(found.keys, dtype=np.int64)
+
+    def agrees(self, index: VectorIndex) -> bool:
+        """Its last surviving key holds the vector file's codes for that row (catches a
+        database restored from a copy whose rowids the index already holds)."""
+        if self.checked:
+            return True
+        rowids = index.records["rowid"]
+        end = int(np.searchsorted(rowids, self.header.max_rowid, side="right"))
+        zero = index.records["norm"][:end] == 0
+        present = np.flatnonzero(~zero)
+        if len(present) == 0:
+            self.checked = True
+            return True
+        last = index.records[present[-1] : present[-1] + 1]
+        stored = self.index.get(int(last["rowid"][0]), dtype="i8")
+        self.checked = stored is not None and np.array_equal(
+            np.asarray(stored).reshape(-1), codes_of(last, index.dimension)[0]
+        )
+        return self.checked
+
+
+def _passes(part: np.ndarray, positions: np.ndarray, filters: Filters) -> np.ndarray:
+    """Which of these records ``filters`` lets through (by hash; SQLite checks the strings
+    again when re-scoring)."""
+    keep = np.ones(len(positions), dtype=bool)
+    for field, values in (
+        ("group", (filters.group_id,) if filters.group_id is not None else ()),
+        ("collection", filters.collections),
+        ("type", filters.types),
+    ):
+        if values:
+            wanted = np.array([label_hash(v) for v in values], dtype=np.uint64)
+            keep &= np.isin(part[field][positions], wanted)
+    return keep
+
+
+def matching_rows(index: VectorIndex, filters: Filters) -> int:
+    """How many rows of ``index`` a search with ``filters`` may return."""
+    in_file, in_extra = index.selection(filters)
+    return (len(index.records) if in_file is None else len(in_file)) + (
+        len(index.extra) if in_extra is None else len(in_extra)
+    )
+
+
+def rows_scanned(index: VectorIndex, filters: Filters) -> int:
+    """How many rows an exact search with ``filters`` reads: the rows a selective filter
+    lets through, else every row (vectorfile.GATHER_SHARE)."""
+    matching = matching_rows(index, filters)
+    return matching if matching <= GATHER_SHARE * index.count else index.count
+
+
+def tail(index: VectorIndex, view: AnnView) -> VectorIndex:
+    """The rows of ``index`` the graph does not hold (added since it was built), searched
+    exactly beside it."""
+    start = int(np.searchsorted(index.records["rowid"], view.header.max_rowid, side="right"))
+    return VectorIndex(index.dimension, index.records[start:], index.extra, index.extra_vectors)
+
+
+def search(
+    view: AnnView,
+    index: VectorIndex,
+    rest: VectorIndex,
+    query: np.ndarray,
+    k: int,
+    filters: Filters,
+    exact: Callable[[Sequence[int]], dict[int, float]],
+) -> list[tuple[int, float]] | None:
+    """Top-k ``(rowid, exact cosine)``: the graph's candidates that still exist and match
+    ``filters``, re-scored by ``exact``, merged with the exact top-k of ``rest`` (rows added
+    since the build). None when the filter is too selective for the graph (search exactly)."""
+    want = max(CANDIDATES, 16 * k)
+    share = matching_rows(index, filters) / max(1, index.count)
+    if share <= 0:
+        return []
+    count = math.ceil(want / share)
+    if count > MAX_CANDIDATES:
+        return None
+    codes = quantised_query(query)
+    records = index.records
+    rowids = records["rowid"]
+    extra_rowids = index.extra["rowid"]
+    while True:
+        keys = view.keys(codes, min(count, view.header.keys))
+        positions = np.minimum(np.searchsorted(rowids, keys), max(0, len(rowids) - 1))
+        present = (rowids[positions] == keys) if len(rowids) else np.zeros(len(keys), bool)
+        keep = present & _passes(records, positions, filters)
+        if len(extra_rowids) and not present.all():  # rows kept in memory, not in the file
+            spot = np.flatnonzero(~present)
+            where = np.searchsorted(extra_rowids, keys[spot])
+            where = np.minimum(where, len(extra_rowids) - 1)
+            found = extra_rowids[where] == keys[spot]
+            keep[spot] = found & _passes(index.extra, where, filters)
+        chosen = keys[keep][:want]
+        if len(chosen) >= want or count >= view.header.keys:
+            break
+        count *= 2
+        if count > MAX_CANDIDATES:
+            return None
+    scored = exact([int(r) for r in chosen])  # gone since, or not matching: left out
+    for rowid, score in rest.search(query, k, filters, exact):
+        scored[rowid] = score
+    return sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+class AnnFile:
+    """``memory.db.ann``: opening, checking, and starting the builder (module docstring)."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.path = database.with_name(database.name + ".ann")
+        self.lock_path = database.with_name(database.name + ".ann.lock")
+        self._view: AnnView | None = None
+        self._builder: subprocess.Popen[bytes] | None = None
+        self._failed_at: float | None = None
+
+    # -- reading --------------------------------------------------------------------------
+
+    def current(self) -> AnnView | None:
+        """The index now at ``path`` (mapped again when the file was replaced); None when
+        missing or not readable as a whole."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except OSError:
+            self._view = None
+            return None
+        if self._view is None or self._view.inode != inode:
+            self._view = self._open()
+        return self._view
+
+    def _open(self) -> AnnView | None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            stat = os.fstat(fd)
+            header = AnnHeader.unpack(os.pread(fd, HEADER_BYTES, 0))
+            if header is None or stat.st_size != HEADER_BYTES + header.blob_bytes:
+                return None  # torn, truncated or foreign: rebuilt
+            mapped = mmap.mmap(fd, stat.st_size, access=mmap.ACCESS_READ)
+        finally:
+            os.close(fd)
+        from usearch.index import Index
+
+        buffer = memoryview(mapped)[HEADER_BYTES:]
+        index = Index(ndim=header.dimension, metric="cos", dtype="i8")
+        try:
+            index.view(buffer)
+        except Exception:  # a damaged blob: usearch refuses it; rebuilt
+            log.warning("%s is damaged; it will be rebuilt", self.path)
+            return None
+        if index.size != header.keys or index.ndim != header.dimension:
+            return None
+        return AnnView(header, index, stat.st_ino, buffer)
+
+    def usable(self, index: VectorIndex) -> tuple[AnnView | None, bool]:
+        """The index if it can answer for ``index``'s store state, and whether a (re)build
+        should start."""
+        state = index.state
+        if state is None or state.deletes < 0:  # an old schema, read as it is: exact only
+            return None, False
+        view = self.current()
+        if view is None or not view.header.usable_for(state, index.dimension):
+            return None, True
+        if not view.agrees(index):
+            return None, True
+        covered = int(np.searchsorted(index.records["rowid"], view.header.max_rowid, "right"))
+        added = index.count - covered
+        deleted = view.header.rows - covered
+        stale = max(added, deleted) > STALE_SHARE * max(1, view.header.rows)
+        return view, stale
+
+    # -- building -------------------------------------------------------------------------
+
+    def builder_running(self) -> bool:
+        if self._builder is not None and self._builder.poll() is None:
+            return True
+        fd = self._take_lock()
+        if fd is None:
+            return fcntl is not None and self.lock_path.exists()
+        os.close(fd)
+        return False
+
+    def start_build(self) -> bool:
+        """Start the builder process unless one runs or the last one failed recently."""
+        if fcntl is None:
+            return False
+        if self._builder is not None:
+            code = self._builder.poll()
+            if code is None:
+                return False
+            if code != 0:
+                self._failed_at = time.monotonic()
+            self._builder = None
+        if self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S:
+            return False
+        if self.builder_running():
+            return False
+        try:
+            self._builder = subprocess.Popen(
+                [sys.executable, "-m", "kenning.backends.annindex", str(self.database)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # outlives a short `kenning recall`
+                close_fds=True,
+            )
+        except OSError as exc:
+            log.warning("cannot start the ANN index builder: %s", exc)
+            self._failed_at = time.monotonic()
+            return False
+        log.info("building the ANN index of %s in the background", self.database)
+        return True
+
+    def _take_lock(self) -> int | None:
+        if fcntl is None:
+            return None
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
+    @contextlib.contextmanager
+    def build_lock(self) -> Iterator[bool]:
+        """The builder's lock, taken without waiting (False: another builder has it)."""
+        fd = self._take_lock()
+        try:
+            yield fd is not None
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def write(self, index: VectorIndex, threads: int | None = None) -> AnnHeader:
+        """Build the graph of ``index``'s rows in the file (``index.state`` is the state it
+        covers) and put it in place: temp file, ``fsync``, rename."""
+        from usearch.index import Index
+
+        state = index.state
+        assert state is not None
+        records = index.records
+        indexed = records[records["norm"] > 0]  # a damaged (zero) vector is never a hit
+        graph = Index(
+            ndim=index.dimension,
+            metric="cos",
+            dtype="i8",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+        )
+        if len(indexed):
+            graph.add(
+                indexed["rowid"].astype(np.uint64),
+                codes_of(indexed, index.dimension),
+                threads=threads or os.cpu_count() or 1,
+            )
+        blob = graph.save()  # into a buffer: no path given
+        assert blob is not None
+        header = AnnHeader(
+            index.dimension,
+            CONNECTIVITY,
+            EXPANSION_ADD,
+            state.token,
+            state.deletes,
+            state.updates,
+            len(records),
+            len(indexed),
+            int(records["rowid"][-1]) if len(records) else 0,
+            len(blob),
+        )
+        temp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            with open(temp, "wb") as out:
+                out.write(header.pack())
+                out.write(blob)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, self.path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+        return header
+
+    def close(self) -> None:
+        self._view = None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The builder: ``python -m kenning.backends.annindex <memory.db>``."""
+    from .sqlite import SQLiteBackend
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m kenning.backends.annindex <memory.db>", file=sys.stderr)
+        return 2
+    with contextlib.suppress(OSError):
+        os.nice(10)  # a background job: recalls and the agent come first
+    backend = SQLiteBackend(Path(args[0]), create=False)
+    try:
+        backend.build_ann_index()
+    finally:
+        backend.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,308 @@
+"""The approximate index of large embedded stores (``memory.db.ann``): used above the
+threshold, exact below it, in step with SQLite, never trusted when it cannot be.
+
+Real SQLite files in temp folders; the threshold is lowered with ``KENNING_ANN_MIN_ROWS`` so
+a few thousand rows cross it; the graph is built by the real background builder process
+(waited for) or by ``build_ann_index``. Every answer is compared with brute-force float32
+search over SQLite's BLOBs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning.backends import annindex
+from kenning.backends.annindex import HEADER_BYTES, AnnHeader
+from kenning.backends.base import Filters
+from kenning.backends.sqlite import SQLiteBackend
+from kenning.errors import UserInputError
+from tests.test_vectorfile import (
+    DIM,
+    assert_same_ranking,
+    brute_force,
+    records,
+    sqlite_rows,
+    vectors,
+)
+
+ROWS = 4000
+THRESHOLD = 1000
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", str(THRESHOLD))
+    path = tmp_path / "memory.db"
+    backend = SQLiteBackend(path, dimension=DIM)
+    backend.upsert(records(0, vectors(ROWS, 1)))
+    backend.close()
+    return path
+
+
+@pytest.fixture
+def queries() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    base = vectors(ROWS, 1)[rng.integers(0, ROWS, 30)]
+    out = base + rng.normal(0, 0.03, base.shape)
+    return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture
+def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many searches the graph answered (the real function, counted)."""
+    calls: list[int] = []
+    real = annindex.search
+
+    def counted(*args: object, **kwargs: object) -> object:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        if found is not None:
+            calls.append(1)
+        return found
+
+    monkeypatch.setattr(annindex, "search", counted)
+    yield calls
+
+
+def ann_path(db: Path) -> Path:
+    return db.with_name(db.name + ".ann")
+
+
+def lock_path(db: Path) -> Path:
+    return db.with_name(db.name + ".ann.lock")
+
+
+def header(db: Path) -> AnnHeader | None:
+    return AnnHeader.unpack(ann_path(db).read_bytes()[:HEADER_BYTES])
+
+
+def wait_for_graph(
+    db: Path, rows: int, also: Callable[[AnnHeader], bool] = lambda h: True, timeout: float = 60.0
+) -> AnnHeader:
+    """Until the background builder has put a graph of ``rows`` rows in place (and ``also``
+    holds for its header)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ann_path(db).exists():
+            found = header(db)
+            if found is not None and found.rows == rows and also(found):
+                return found
+        time.sleep(0.1)
+    raise AssertionError(f"no graph of {rows} rows after {timeout} s")
+
+
+NO_FILTER = Filters()
+
+
+def hits(
+    backend: SQLiteBackend, q: np.ndarray, k: int = 10, f: Filters = NO_FILTER
+) -> list[tuple[str, float]]:
+    return [(h.memory.id, h.score) for h in backend.vector_search(q, k, f)]
+
+
+def recall_at_k(backend: SQLiteBackend, db: Path, queries: np.ndarray, f: Filters) -> float:
+    rows = sqlite_rows(db)
+    found = 0.0
+    for q in queries:
+        want = brute_force(rows, q, 10, f)
+        got = hits(backend, q, 10, f)
+        exact = dict(want)
+        # every returned score is the exact float32 cosine of that row
+        scores = {r[1]: float(np.frombuffer(r[5], np.float32) @ q) for r in rows}
+        for memory_id, score in got:
+            assert abs(score - scores[memory_id]) <= 1e-6
+        found += len({i for i, _ in got} & set(exact)) / max(1, len(want))
+    return found / len(queries)
+
+
+def test_usearch_and_onnxruntime_load_in_either_order() -> None:
+    """usearch 2.26.2–2.26.6 crash the process when onnxruntime is imported after them."""
+    for first, second in (("usearch.index", "onnxruntime"), ("onnxruntime", "usearch.index")):
+        code = f"import {first}; import {second}"
+        assert subprocess.run([sys.executable, "-c", code]).returncode == 0, code
+
+
+def test_below_the_threshold_search_is_exact_and_builds_nothing(
+    db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch, graph_calls: list[int]
+) -> None:
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", str(ROWS + 1))
+    backend = SQLiteBackend(db, create=False)
+    rows = sqlite_rows(db)
+    for q in queries[:5]:
+        assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
+    # no builder was even looked for (its lock file is made by the first look)
+    assert not lock_path(db).exists() and not ann_path(db).exists()
+    assert backend.build_ann_index()  # a graph, but the store is below the threshold
+    for q in queries[:5]:
+        assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
+    assert not graph_calls
+    backend.close()
+
+
+def test_off_never_builds(
+    db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch, graph_calls: list[int]
+) -> None:
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", "off")
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 10, Filters())
+    assert not lock_path(db).exists() and not ann_path(db).exists() and not graph_calls
+    backend.close()
+
+
+@pytest.mark.parametrize("value", ["many", "0", "-5", "1.5"])
+def test_a_bad_threshold_is_refused_by_name(
+    db: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", value)
+    with pytest.raises(UserInputError, match="KENNING_ANN_MIN_ROWS"):
+        SQLiteBackend(db, create=False)
+
+
+def test_above_the_threshold_a_background_build_then_the_graph_answers(
+    db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    rows = sqlite_rows(db)
+    # no graph yet: this search is exact, and starts the builder process
+    assert_same_ranking(hits(backend, queries[0]), brute_force(rows, queries[0], 10, Filters()))
+    assert not graph_calls
+    built = wait_for_graph(db, ROWS)
+    assert built.keys == ROWS and built.connectivity == annindex.CONNECTIVITY
+    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert len(graph_calls) == len(queries)
+    backend.close()
+    # a new process: its first search scans (a one-shot recall never maps the graph), the
+    # next ones map the file and use it
+    fresh = SQLiteBackend(db, create=False)
+    graph_calls.clear()
+    hits(fresh, queries[0])
+    assert not graph_calls and fresh._ann._view is None
+    assert recall_at_k(fresh, db, queries, Filters()) >= 0.95
+    assert len(graph_calls) == len(queries)
+    fresh.close()
+
+
+def test_filters_broad_use_the_graph_selective_scan_their_rows(
+    db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    hits(backend, queries[0])  # the backend's first search scans
+    broad = Filters(group_id="acme/a")  # 1,000 rows of 4,000: at the threshold
+    assert recall_at_k(backend, db, queries, broad) >= 0.95
+    assert len(graph_calls) == len(queries)
+    graph_calls.clear()
+    rows = sqlite_rows(db)
+    for f in (Filters(group_id="acme/b", collections=("conventions",)), Filters(group_id="x")):
+        for q in queries[:5]:  # fewer rows than the threshold: exact
+            assert_same_ranking(hits(backend, q, 10, f), brute_force(rows, q, 10, f))
+    assert not graph_calls
+    backend.close()
+
+
+def test_added_rows_are_found_and_deleted_rows_never_returned(
+    db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    added = vectors(50, 9)
+    backend.upsert(records(ROWS, added))  # not in the graph: searched exactly beside it
+    for i in range(0, 50, 10):
+        top = hits(backend, added[i], 1)
+        assert top[0][0] == f"m{ROWS + i:07d}" and abs(top[0][1] - 1.0) < 1e-5
+    gone = [f"m{i:07d}" for i in range(0, ROWS, 7)]
+    backend.delete(gone)
+    deleted_vectors = vectors(ROWS, 1)[0:ROWS:7]
+    for q in [*deleted_vectors[:20], *queries]:
+        assert not {i for i, _ in hits(backend, q)} & set(gone)
+    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert graph_calls  # the graph still answered: few enough changes
+    backend.close()
+
+
+def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
+    db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    backend.upsert(records(ROWS, vectors(600, 9)))  # 15 % more rows than the graph holds
+    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert graph_calls
+    assert wait_for_graph(db, ROWS + 600).keys == ROWS + 600
+    backend.close()
+
+
+def test_updated_vectors_are_never_served_from_the_graph(
+    db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    moved = [(f"m{i:07d}", queries[i % len(queries)]) for i in range(0, 300)]
+    backend.update_vectors(moved)
+    rows = sqlite_rows(db)
+    for q in queries[:10]:  # the graph holds the old vectors: exact until it is rebuilt
+        assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
+    assert not graph_calls
+    wait_for_graph(db, ROWS, lambda h: h.updates > 0)  # rebuilt for the new vectors
+    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert graph_calls
+    backend.close()
+
+
+def test_a_replaced_database_never_uses_the_old_graph(
+    db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    backend.close()
+    old = header(db)
+    assert old is not None
+    other = tmp_path / "other" / "memory.db"
+    b = SQLiteBackend(other, dimension=DIM)
+    b.upsert(records(0, vectors(ROWS, 7)))  # same ids and rowids, other vectors
+    b.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    shutil.copy(other, db)
+    fresh = SQLiteBackend(db, create=False)
+    rows = sqlite_rows(db)
+    for q in queries[:10]:
+        assert_same_ranking(hits(fresh, q), brute_force(rows, q, 10, Filters()))
+    assert not graph_calls
+    wait_for_graph(db, ROWS, lambda h: h.token != old.token)  # rebuilt for the new database
+    fresh.close()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "torn header", "garbage blob", "empty"])
+def test_a_damaged_graph_is_not_used_and_is_rebuilt(
+    damage: str, db: Path, queries: np.ndarray, graph_calls: list[int]
+) -> None:
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    backend.close()
+    path = ann_path(db)
+    raw = path.read_bytes()
+    if damage == "truncated":  # a crash mid-write of a file renamed without fsync
+        path.write_bytes(raw[: len(raw) // 2])
+    elif damage == "torn header":
+        path.write_bytes(raw[:10] + b"\xff" * 8 + raw[18:])
+    elif damage == "garbage blob":
+        path.write_bytes(raw[:HEADER_BYTES] + bytes(len(raw) - HEADER_BYTES))
+    elif damage == "empty":
+        path.write_bytes(b"")
+    fresh = SQLiteBackend(db, create=False)
+    rows = sqlite_rows(db)
+    for q in queries[:5]:
+        assert_same_ranking(hits(fresh, q), brute_force(rows, q, 10, Filters()))
+    assert not graph_calls
+    wait_for_graph(db, ROWS)
+    assert recall_at_k(fresh, db, queries, Filters()) >= 0.95
+    assert graph_calls
+    fresh.close()
