@@ -491,6 +491,13 @@ class AnnFile:
                 temp.unlink()
         return header
 
+    def discard(self) -> None:
+        """Remove the graph (it holds deleted rows' vectors): searches are exact until the
+        background build puts a new one in place."""
+        self._view = None
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
     def close(self) -> None:
         self._view = None
 

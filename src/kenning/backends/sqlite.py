@@ -549,6 +549,17 @@ class SQLiteBackend:
             if self._purge:
                 self._purge = False
                 self._checkpoint_after_delete()
+                self._drop_deleted_vectors()
+
+    def _drop_deleted_vectors(self) -> None:
+        """The derived files hold the deleted rows' vectors (int8 codes, no text): forgetting
+        means gone from them too. The vector file is rewritten without them now (when no
+        other process holds its lock: else by the next search); the graph is removed, and
+        rebuilt in the background at the next search past the threshold."""
+        self._ann.discard()
+        self._ann_rest = None
+        with self._snapshot():
+            self._vector_index()
 
     def _checkpoint_after_delete(self) -> None:
         """Copy the WAL into the file and truncate it, so the pages that still held the
