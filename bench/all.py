@@ -292,8 +292,7 @@ def _vm(field: str) -> float:
 def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[str, Any]:
     """One store of ``size`` memories: warm recall, memory, cold CLI, ingest, disk."""
     from bench.mcp import fill, in_process, kenning_command
-    from bench.peer_ruvector import _timed_process
-    from bench.recall import TYPES, WORDS, git_project, note, summary
+    from bench.recall import TYPES, WORDS, git_project, note
     from kenning import config, open_store
     from kenning.backends import annindex
     from kenning.embedders import load_embedder
@@ -342,14 +341,7 @@ def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[
         out["disk_bytes_per_memory"] = size_bytes / (size + out["ingest"]["stored"])
 
         argv = [*kenning_command(), "recall", "--json", "database is locked when two agents write"]
-        walls, peaks = [], []
-        for i in range(cold_runs + 1):  # the first run warms the OS file cache, excluded
-            wall, peak, _, _ = _timed_process(argv, root, dict(os.environ))
-            if i:
-                walls.append(wall)
-                peaks.append(peak)
-        out["cold_cli_recall_s"] = summary(walls)
-        out["cold_cli_peak_rss_mb"] = summary(peaks)
+        out.update(cold_cli(argv, root, cold_runs))
         if with_ann:
             os.environ["KENNING_ANN_MIN_ROWS"] = str(threshold)
             out["ann"] = scaling_ann_point(root, qs, argv, cold_runs)
@@ -357,13 +349,26 @@ def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[
     return out
 
 
+def cold_cli(argv: list[str], root: Path, cold_runs: int) -> dict[str, Any]:
+    """Wall time and peak RSS of ``argv`` run ``cold_runs`` times in new processes (one more
+    run first warms the OS file cache and is left out)."""
+    from bench.peer_ruvector import _timed_process
+    from bench.recall import summary
+
+    walls, peaks = [], []
+    for i in range(cold_runs + 1):
+        wall, peak, _, _ = _timed_process(argv, root, dict(os.environ))
+        if i:
+            walls.append(wall)
+            peaks.append(peak)
+    return {"cold_cli_recall_s": summary(walls), "cold_cli_peak_rss_mb": summary(peaks)}
+
+
 def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int) -> dict[str, Any]:
     """The store past the ANN threshold as a user meets it: the first recall starts the
     background build (and is exact); once ``memory.db.ann`` is in place, warm recall, the
     open store's RSS and the cold CLI again."""
     from bench.mcp import in_process
-    from bench.peer_ruvector import _timed_process
-    from bench.recall import summary
     from kenning import open_store
 
     ann = root / ".kenning" / "memory.db.ann"
@@ -378,14 +383,7 @@ def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int
     base_rss = _vm("VmRSS")
     out["warm_recall_ms"] = in_process(root, qs)
     out["rss_mb"] = {"after_recalls": _vm("VmRSS"), "store_delta": _vm("VmRSS") - base_rss}
-    walls, peaks = [], []
-    for i in range(cold_runs + 1):
-        wall, peak, _, _ = _timed_process(argv, root, dict(os.environ))
-        if i:
-            walls.append(wall)
-            peaks.append(peak)
-    out["cold_cli_recall_s"] = summary(walls)
-    out["cold_cli_peak_rss_mb"] = summary(peaks)
+    out.update(cold_cli(argv, root, cold_runs))
     return out
 
 

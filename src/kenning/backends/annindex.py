@@ -65,7 +65,6 @@ import struct
 import subprocess
 import sys
 import time
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +73,7 @@ from typing import Any
 import numpy as np
 
 from .base import Filters
-from .vectorfile import GATHER_SHARE, StoreState, VectorIndex, label_hash
+from .vectorfile import GATHER_SHARE, StoreState, VectorIndex, label_hash, seal, unseal
 
 try:  # POSIX; elsewhere no builder runs and search stays exact
     import fcntl
@@ -89,7 +88,6 @@ HEADER_BYTES = 4096
 # magic, version, dimension, connectivity, expansion_add, deletes, updates, rows, keys,
 # max_rowid, blob bytes, token
 _HEADER = struct.Struct("<8sIIIIqqqqqq16s")
-_CRC = struct.Struct("<I")
 
 #: Rows an exact search must read before the graph is used. Calibrated with bench/scale.py
 #: (docs/benchmarks.md) on 2 shared cores: the exact scan grows linearly, 13 ms at 100k rows
@@ -150,18 +148,15 @@ class AnnHeader:
             self.blob_bytes,
             bytes.fromhex(self.token),
         )
-        return (body + _CRC.pack(zlib.crc32(body))).ljust(HEADER_BYTES, b"\0")
+        return seal(body).ljust(HEADER_BYTES, b"\0")
 
     @classmethod
     def unpack(cls, raw: bytes) -> AnnHeader | None:
-        size = _HEADER.size
-        if len(raw) < size + _CRC.size:
-            return None
-        body = raw[:size]
-        if _CRC.unpack(raw[size : size + _CRC.size])[0] != zlib.crc32(body):
+        fields = unseal(raw, _HEADER)
+        if fields is None:
             return None
         (magic, version, dim, conn, add, deletes, updates, rows, keys, max_rowid, blob, token) = (
-            _HEADER.unpack(body)
+            fields
         )
         if magic != MAGIC or version != FORMAT_VERSION:
             return None

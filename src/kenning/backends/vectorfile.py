@@ -213,6 +213,23 @@ def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
 # -- the file ---------------------------------------------------------------------------------
 
 
+def seal(body: bytes) -> bytes:
+    """``body`` followed by its CRC-32: a header a torn or foreign write cannot pass for."""
+    return body + _CRC.pack(zlib.crc32(body))
+
+
+def unseal(raw: bytes, layout: struct.Struct) -> tuple[Any, ...] | None:
+    r"""The fields of a :func:`seal`\ ed header laid out as ``layout``; None when ``raw`` is
+    too short or its checksum fails."""
+    size = layout.size
+    if len(raw) < size + _CRC.size:
+        return None
+    body = raw[:size]
+    if _CRC.unpack(raw[size : size + _CRC.size])[0] != zlib.crc32(body):
+        return None
+    return layout.unpack(body)
+
+
 @dataclass(frozen=True)
 class Header:
     dimension: int
@@ -236,19 +253,14 @@ class Header:
             self.max_rowid,
             bytes.fromhex(self.token),
         )
-        return body + _CRC.pack(zlib.crc32(body))
+        return seal(body)
 
     @classmethod
     def unpack(cls, raw: bytes) -> Header | None:
-        size = _HEADER.size
-        if len(raw) < size + _CRC.size:
+        fields = unseal(raw, _HEADER)
+        if fields is None:
             return None
-        body = raw[:size]
-        if _CRC.unpack(raw[size : size + _CRC.size])[0] != zlib.crc32(body):
-            return None
-        magic, version, dim, record, _, deletes, updates, count, max_rowid, token = _HEADER.unpack(
-            body
-        )
+        magic, version, dim, record, _, deletes, updates, count, max_rowid, token = fields
         if magic != MAGIC or version != FORMAT_VERSION:
             return None
         return cls(dim, record, token.hex(), deletes, updates, count, max_rowid)
