@@ -712,14 +712,17 @@ class MemoryStore:
             hits = self.backend.lexical_search(query, k, filters)
             return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits]
         lexical_side: Future[_Lexical] | None = None
-        if mode == "hybrid":
+        found: _Lexical | None = None
+        if mode == "hybrid" and vector is None:
             # What needs no vector runs while the query is embedded (onnxruntime and SQLite
             # both release the GIL), which hides most of its cost. Only one thread touches
             # the backend at a time: embedding does not, and this thread waits for the
             # other before its own next backend call.
             lexical_side = self._lexical_executor().submit(
-                self._lexical_side, query, pool, filters, check=vector is None
+                self._lexical_side, query, pool, filters, check=True
             )
+        elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
+            found = self._lexical_side(query, pool, filters, check=False)
         elif vector is None:
             self._check_provenance(stamp=False)
         try:
@@ -729,7 +732,8 @@ class MemoryStore:
             if lexical_side is not None:  # the backend is idle again before the error goes up
                 wait([lexical_side])
             raise
-        found = lexical_side.result() if lexical_side is not None else None
+        if lexical_side is not None:
+            found = lexical_side.result()
         dense = {
             h.memory.id: (h.memory, h.score)
             for h in self.backend.vector_search(vector, pool, filters)
