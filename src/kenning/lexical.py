@@ -97,12 +97,17 @@ def bm25(
     length: int,
     average_length: float,
 ) -> float:
-    """BM25 of one row: ``term_frequencies`` of the query terms it holds, its ``length`` in
-    tokens, the store's ``average_length``."""
+    """BM25 of one row: the ``idfs`` of the query's terms, the row's ``term_frequencies``,
+    its ``length`` in tokens and the ``average_length`` it is normalised against. The sum
+    runs over the query's few terms, not the row's many (the hybrid score takes it for
+    every candidate of every query)."""
     norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average_length)
-    return sum(
-        idfs[t] * (f * (BM25_K1 + 1)) / (f + norm) for t, f in term_frequencies.items() if t in idfs
-    )
+    total = 0.0
+    for term, weight in idfs.items():
+        frequency = term_frequencies.get(term, 0)
+        if frequency > 0:
+            total += weight * frequency * (BM25_K1 + 1) / (frequency + norm)
+    return total
 
 
 def saturated_bm25(term_frequencies: Mapping[str, int], idfs: Mapping[str, float]) -> float:

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import BM25_B, BM25_K1, idf
+from .lexical import bm25, idf
 from .model import (
     COLLECTIONS,
     TYPE_TO_COLLECTION,
@@ -266,19 +266,11 @@ def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
 def memory_bm25(
     term_frequencies: Mapping[str, int], idfs: Mapping[str, float], length: int
 ) -> float:
-    """The lexical strength of one memory in the hybrid score: BM25 of its
-    ``term_frequencies`` (the query terms' ``idfs`` from :func:`lexical_idfs`), its
+    """The lexical strength of one memory in the hybrid score: :func:`kenning.lexical.bm25`
+    of its ``term_frequencies`` (the query terms' ``idfs`` from :func:`lexical_idfs`), its
     ``length`` in tokens normalised against :data:`LEXICAL_REFERENCE_LENGTH`, not against
-    the store's average, which unrelated memories would move. The same sum as
-    :func:`kenning.lexical.bm25`, taken over the query's few terms rather than the
-    memory's many (it runs for every candidate of every query)."""
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * length / LEXICAL_REFERENCE_LENGTH)
-    total = 0.0
-    for term, weight in idfs.items():
-        frequency = term_frequencies.get(term, 0)
-        if frequency > 0:
-            total += weight * frequency * (BM25_K1 + 1) / (frequency + norm)
-    return total
+    the store's average, which unrelated memories would move."""
+    return bm25(term_frequencies, idfs, length, LEXICAL_REFERENCE_LENGTH)
 
 
 def onto_cosine_scale(total: float) -> float:
