@@ -230,6 +230,33 @@ def test_added_rows_are_found_and_deleted_rows_never_returned(
     backend.close()
 
 
+def test_a_delete_during_a_build_never_leaves_a_graph_holding_the_deleted_rows(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder read the store, then a forget committed (another process) before the
+    graph was renamed into place: the graph of the earlier state is not left there."""
+    gone = [f"m{i:07d}" for i in range(0, 40)]
+    real_write = annindex.AnnFile.write
+
+    def write_after_a_delete(self: annindex.AnnFile, index: object, threads: object = None):  # type: ignore[no-untyped-def]
+        other = SQLiteBackend(db, create=False)  # the forgetting process
+        assert other.delete(gone) == len(gone)
+        other.close()
+        return real_write(self, index, threads)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(annindex.AnnFile, "write", write_after_a_delete)
+    builder = SQLiteBackend(db, create=False)
+    assert builder.build_ann_index() is False  # what it built was out of date
+    builder.close()
+    assert not ann_path(db).exists()
+    monkeypatch.setattr(annindex.AnnFile, "write", real_write)
+    again = SQLiteBackend(db, create=False)  # the next build covers the store as it is
+    assert again.build_ann_index()
+    built = header(db)
+    assert built is not None and built.rows == ROWS - len(gone)
+    again.close()
+
+
 def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
     db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
@@ -309,3 +336,18 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     assert recall_at_k(fresh, db, queries, Filters()) >= 0.95
     assert graph_calls
     fresh.close()
+
+
+def test_a_failed_build_says_where_its_error_is_and_waits_before_retrying(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ann = annindex.AnnFile(tmp_path / "memory.db")  # no database there: the builder fails
+    assert ann.start_build()
+    deadline = time.monotonic() + 60
+    while ann.builder_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with caplog.at_level("WARNING", logger="kenning.backends.annindex"):
+        assert not ann.start_build()  # not at once again
+    assert str(ann.log_path) in caplog.text and "failed (exit 1" in caplog.text
+    assert "memory.db" in ann.log_path.read_text()  # the builder's own error, kept
+    assert not ann.path.exists()

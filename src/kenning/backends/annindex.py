@@ -35,9 +35,12 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
 * rows deleted since: dropped from the candidates before anything is read (they are no
   longer in the vector file), and again by the exact re-score, which reads SQLite;
 * once the rows added or deleted since the build pass :data:`STALE_SHARE` of the index, a
-  rebuild starts; the old index serves (correctly) until the new one replaces it. Until
-  then the graph still holds a deleted (forgotten) row's int8 vector under its rowid — no
-  text, id or label — unlike the vector file, which drops it at the next search.
+  rebuild starts; the old index serves (correctly) until the new one replaces it.
+
+**Forgetting** removes the file at once (it holds the deleted rows' int8 vectors; the next
+search past the threshold starts a rebuild). A builder that read the store before a delete
+committed looks again after its rename: if a delete committed meanwhile, it removes the
+file it put in place, so no graph of a forgotten row outlives the ``forget``.
 
 **A process's first search** past the threshold scans exactly and does not map the graph:
 importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
@@ -49,7 +52,8 @@ waits for it: the search that finds the index missing or stale starts one builde
 (``python -m kenning.backends.annindex <memory.db>``, at lower priority, detached, so a short
 ``kenning recall`` does not kill it) and is answered exactly, as is every search until the
 new file is in place. One builder runs at a time (``flock`` on ``memory.db.ann.lock``, never
-waited for); a failed build is retried after :data:`RETRY_AFTER_S`. The builder writes a
+waited for); a failed build is retried after :data:`RETRY_AFTER_S`, and its traceback is
+in ``memory.db.ann.log``. The builder writes a
 temp file, ``fsync``\\s it and renames it over the old one: a crash leaves the old index or
 none, never a torn one (a torn file fails the size or checksum test and is rebuilt).
 """
@@ -310,6 +314,8 @@ class AnnFile:
         self.database = database
         self.path = database.with_name(database.name + ".ann")
         self.lock_path = database.with_name(database.name + ".ann.lock")
+        #: The last builder's output (empty unless it failed).
+        self.log_path = database.with_name(database.name + ".ann.log")
         self._view: AnnView | None = None
         self._builder: subprocess.Popen[bytes] | None = None
         self._failed_at: float | None = None
@@ -392,20 +398,29 @@ class AnnFile:
                 return False
             if code != 0:
                 self._failed_at = time.monotonic()
+                log.warning(
+                    "kenning: building the ANN index of %s failed (exit %s; see %s); search "
+                    "stays exact, and the build is retried in %d minutes",
+                    self.database,
+                    code,
+                    self.log_path,
+                    RETRY_AFTER_S // 60,
+                )
             self._builder = None
         if self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S:
             return False
         if self.builder_running():
             return False
         try:
-            self._builder = subprocess.Popen(
-                [sys.executable, "-m", "kenning.backends.annindex", str(self.database)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # outlives a short `kenning recall`
-                close_fds=True,
-            )
+            with open(self.log_path, "wb") as output:  # the child keeps its own descriptor
+                self._builder = subprocess.Popen(
+                    [sys.executable, "-m", "kenning.backends.annindex", str(self.database)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=output,
+                    start_new_session=True,  # outlives a short `kenning recall`
+                    close_fds=True,
+                )
         except OSError as exc:
             log.warning("cannot start the ANN index builder: %s", exc)
             self._failed_at = time.monotonic()
@@ -485,6 +500,16 @@ class AnnFile:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
         return header
+
+    def withdraw(self, built: AnnHeader) -> None:
+        """Remove the file at ``path`` if it is still the one ``built`` describes (the
+        builder's lock is held, so no other builder can have replaced it since)."""
+        with contextlib.suppress(OSError):
+            with open(self.path, "rb") as current:
+                if AnnHeader.unpack(current.read(HEADER_BYTES)) != built:
+                    return
+            self.path.unlink()
+        self._view = None
 
     def discard(self) -> None:
         """Remove the graph (it holds deleted rows' vectors): searches are exact until the

@@ -1270,7 +1270,15 @@ class SQLiteBackend:
                 index = self._vector_index()
             if index is None or index.state is None or self._schema < 5:
                 return False
-            self._ann.write(index)
+            built = self._ann.write(index)
+            # A delete that committed while the graph was built removes the file: before
+            # this rename (then the new file would hold its rows' vectors) or after it. Its
+            # count is read after the rename, so the first case is seen here.
+            with self._lock, self._snapshot():
+                (deletes,) = self._conn.execute("SELECT deletes FROM vector_state").fetchone()
+            if int(deletes) != built.deletes:
+                self._ann.withdraw(built)
+                return False
             return True
 
     def integrity_check(self) -> list[str]:
