@@ -73,8 +73,25 @@ class EmbeddedPostgres:
         self._settings.update(settings or {})
         if os.geteuid() == 0:  # PostgreSQL refuses to run as root
             self.user = self._unprivileged_user()
+            self._check_reachable(self.bin / "initdb")
             self.folder.chmod(0o755)
             shutil.chown(self.folder, user=self.user)
+
+    def _check_reachable(self, program: Path) -> None:
+        """Fail in one line when the unprivileged user cannot run ``program`` (a checkout
+        inside a folder only root may enter, such as a ``mktemp -d`` one)."""
+        probe = subprocess.run(["test", "-x", str(program)], user=self.user, check=False)
+        if probe.returncode == 0:
+            return
+        closed = next(
+            (p for p in reversed(program.parents) if p.is_dir() and not p.stat().st_mode & 0o001),
+            program.parent,
+        )
+        raise RuntimeError(
+            f"the embedded PostgreSQL runs as user {self.user!r} (it refuses root), which "
+            f"cannot reach {program}: {closed} is closed to other users. Put the checkout "
+            f"(and its .venv) in a folder others may enter, or `chmod o+x {closed}`."
+        )
 
     @staticmethod
     def _unprivileged_user() -> str:
