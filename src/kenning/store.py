@@ -657,11 +657,6 @@ class MemoryStore:
 
     # -- read path --------------------------------------------------------------------------
 
-    def _query_vector(self, query: str) -> np.ndarray:
-        _check_text(query, "the query")
-        self._check_provenance(stamp=False)
-        return self._embed([query])[0]
-
     def _lexical_executor(self) -> ThreadPoolExecutor:
         if self._lexical_worker is None:
             self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
@@ -702,6 +697,13 @@ class MemoryStore:
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
         """
+        return self._retrieve(query, k, filters, mode=mode, vector=vector)[0]
+
+    def _retrieve(
+        self, query: str, k: int, filters: Filters, *, mode: str, vector: np.ndarray | None
+    ) -> tuple[list[Candidate], np.ndarray | None]:
+        """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
+        ``lexical`` mode) for a next search of the same query."""
         from .lexical import term_counts_and_length, terms
 
         _check_text(query, "the query")
@@ -710,7 +712,7 @@ class MemoryStore:
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
-            return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits]
+            return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits], None
         lexical_side: Future[_Lexical] | None = None
         found: _Lexical | None = None
         if mode == "hybrid" and vector is None:
@@ -740,7 +742,7 @@ class MemoryStore:
         }
         if found is None:  # mode == "dense"
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
-            return [Candidate(m, score, None, "dense") for m, score in ranked]
+            return [Candidate(m, score, None, "dense") for m, score in ranked], vector
         statistics = found.statistics
         lexical = {h.memory.id: (h.memory, h.score) for h in found.hits}
         cosines = {i: score for i, (_, score) in dense.items()}
@@ -790,7 +792,7 @@ class MemoryStore:
             bm25 = previous.lexical if previous else None
             scored[memory.id] = Candidate(memory, semantic, bm25, "fingerprint")
         ranked_all = sorted(scored.values(), key=lambda c: (-c.semantic, c.memory.id))
-        return ranked_all[:k]
+        return ranked_all[:k], vector
 
     def recall(
         self,
@@ -874,15 +876,17 @@ class MemoryStore:
         moment = now or utc_now()
         gid = self.resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
-        # No store yet: nothing matches, and no reason to load the model.
-        vector = self._query_vector(query) if self.exists else None
         bar = self.similarity_threshold()[0] if explicit is None else explicit
+        vector: np.ndarray | None = None
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
-            if vector is None:
+            nonlocal vector
+            if not self.exists:  # no store yet: nothing matches, and no model to load
                 return [], None
-            candidates = self.retrieve(
-                query, k, Filters(gid, collections, plan.types), vector=vector
+            # The first step embeds the query (its lexical side hidden behind that); a
+            # cascade's next step reuses the vector.
+            candidates, vector = self._retrieve(
+                query, k, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
             )
             best = max((c.semantic for c in candidates), default=None)
             ranked = rank(
