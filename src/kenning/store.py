@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import config, protocol
-from .backends.base import Backend, Filters, MemoryRecord, ScoredMemory, TermStatistics
+from .backends.base import Backend, Filters, MemoryRecord, ScoredMemory
 from .config import Settings, load_settings
 from .embedders.base import Embedder
 from .errors import (
@@ -114,10 +115,13 @@ class _Lexical:
     """What :meth:`MemoryStore.retrieve` gathers while the query is embedded."""
 
     hits: list[ScoredMemory]
-    statistics: TermStatistics
     #: The stored vectors of ``hits`` (by memory id).
     vectors: Mapping[str, np.ndarray]
     fingerprint_matches: list[Memory]
+    #: ``lexical.term_counts_and_length`` of each hit's content (by memory id).
+    counted: dict[str, tuple[Counter[str], int]]
+    #: The idf of each query term (``search.lexical_idfs``).
+    idfs: dict[str, float]
 
 
 def is_error_fix(memory: Memory) -> bool:
@@ -668,6 +672,7 @@ class MemoryStore:
         scored with, the stored vectors of the lexical hits, and the entries whose error
         fingerprint the query's signature matches."""
         from .fingerprints import error_fingerprint
+        from .lexical import term_counts_and_length
         from .signatures import extract_error_signature, looks_like_error
 
         if check:
@@ -679,7 +684,10 @@ class MemoryStore:
             error_fingerprint(extract_error_signature(query)) if looks_like_error(query) else None
         )
         matches = self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
-        return _Lexical(hits, statistics, vectors, matches)
+        # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
+        counted = {h.memory.id: term_counts_and_length(h.memory.content) for h in hits}
+        idfs = lexical_idfs(statistics.rows, statistics.frequencies)
+        return _Lexical(hits, vectors, matches, counted, idfs)
 
     def retrieve(
         self,
@@ -743,7 +751,6 @@ class MemoryStore:
         if found is None:  # mode == "dense"
             ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked], vector
-        statistics = found.statistics
         lexical = {h.memory.id: (h.memory, h.score) for h in found.hits}
         cosines = {i: score for i, (_, score) in dense.items()}
         for memory_id in lexical:
@@ -764,8 +771,11 @@ class MemoryStore:
         memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
         # every candidate is scored lexically, found by the lexical side or not: whether it
         # is among the lexical top k depends on the other memories, its words do not
-        idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        counted = {i: term_counts_and_length(m.content) for i, m in memories.items()}  # once
+        idfs = found.idfs
+        counted = {
+            i: found.counted[i] if i in found.counted else term_counts_and_length(m.content)
+            for i, m in memories.items()
+        }
         counts = {i: c for i, (c, _) in counted.items()}
         lexical_scores = {i: memory_bm25(c, idfs, n) for i, (c, n) in counted.items()}
         best_lexical = max(lexical_scores.values(), default=0.0)
