@@ -219,6 +219,31 @@ def resolve_project(
     )
 
 
+#: What ``.kenning/.gitignore`` says (as pytest's and ruff's caches do): the store and its
+#: derived files are this machine's data, never source; the settings file may be shared.
+STORE_GITIGNORE = """\
+# Written by kenning: the store (memory.db and the files beside it) is local data, not
+# source; share memories with `kenning export`. config.toml (thresholds, floors) may be
+# committed.
+*
+!config.toml
+"""
+
+
+def ignore_store_files(project: Project) -> None:
+    """Put :data:`STORE_GITIGNORE` in the project's ``.kenning`` folder when the store is
+    there (the default location) and the folder has no ``.gitignore`` of its own. Best
+    effort: an unwritable folder is the store's problem, reported when it is written."""
+    folder = project.root / STORE_DIRNAME
+    if project.store_url is not None or project.store_path.parent != folder:
+        return
+    try:
+        with open(folder / ".gitignore", "x", encoding="utf-8") as out:
+            out.write(STORE_GITIGNORE)
+    except OSError:  # there already (the user's own is kept), or the folder is not writable
+        pass
+
+
 def check_store_location(project: Project) -> Path:
     """The store-location guard: return the resolved store path, or refuse.
 

@@ -53,7 +53,13 @@ from .model import (
     resolve_type,
     utc_now,
 )
-from .project import Project, check_group_id, check_store_location, resolve_project
+from .project import (
+    Project,
+    check_group_id,
+    check_store_location,
+    ignore_store_files,
+    resolve_project,
+)
 from .reembed import REEMBED_STATE_KEY
 from .search import (
     FINGERPRINT_SCORE,
@@ -1371,6 +1377,8 @@ def open_store(
             backend = open_backend(
                 url or project.store_path, create=create, dimension=None, project_root=project.root
             )
+            if create:
+                ignore_store_files(project)
         except StoreNotFound as exc:
             if create or not missing_ok:
                 raise
