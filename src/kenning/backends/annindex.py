@@ -93,14 +93,14 @@ HEADER_BYTES = 4096
 # max_rowid, blob bytes, token
 _HEADER = struct.Struct("<8sIIIIqqqqqq16s")
 
-#: Rows an exact search must read before the graph is used. Calibrated with bench/scale.py
-#: (docs/benchmarks.md) on 2 shared cores: the exact scan grows linearly, 13 ms at 100k rows
-#: on a quiet machine, 65 ms p50 at 200k and 170-280 ms at 1M on a busy one, while the
-#: graph answered in 2 ms at 200k (recall@10 1.000, 40 candidates) and a few ms at 1M. Below
-#: 200k the scan stays near the 20 ms that SPEC §9 asks of a 100k store and needs no build;
-#: above it the graph costs a background build (72 s at 200k, ~6 min at 1M) and ~530 bytes
-#: a row on disk, and returns approximate (re-scored) top-k.
-DEFAULT_MIN_ROWS = 200_000
+#: Rows an exact search must read before the graph is used. SPEC §3: exact search is the
+#: default (recall 1.0), an ANN index an option only past ~1M rows. Measured with
+#: bench/scale.py (docs/benchmarks.md) on 2 shared cores: the exact scan grows linearly,
+#: 13 ms at 100k rows on a quiet machine, 65 ms p50 at 200k and 170-280 ms at 1M on a busy
+#: one, where the graph answers in ~7 ms with recall@10 0.965 after re-scoring (at 200k:
+#: 2 ms, 1.000). Below 1M a store keeps exact answers and needs no background build (~6 min
+#: and ~530 bytes a row at 1M); ``KENNING_ANN_MIN_ROWS=200000`` trades them for speed earlier.
+DEFAULT_MIN_ROWS = 1_000_000
 #: HNSW graph degree and build-time beam (usearch's defaults are 16 and 128). A beam of 40
 #: builds 2.5× faster than 128 (2,900 against 1,130 rows/s at 200k rows, 2 threads) with
 #: recall@10 after re-scoring 0.9985 against 1.0 (bench vectors, 200 queries).

@@ -4,7 +4,7 @@ Vectors are float32 BLOBs beside their rows: the source of truth. Vector search 
 ``memory.db.vectors``, a memory-mapped int8 copy kept in step with them
 (:mod:`kenning.backends.vectorfile`: exact top-k, re-scored from the BLOBs), brought up to
 date when ``PRAGMA data_version`` (other writers) or our own write counter says the table
-changed. A search whose scan would read more rows than ``KENNING_ANN_MIN_ROWS`` (200k by
+changed. A search whose scan would read more rows than ``KENNING_ANN_MIN_ROWS`` (1M by
 default) asks ``memory.db.ann`` instead, an HNSW graph built in the background and kept in step the
 same way (:mod:`kenning.backends.annindex`: its candidates re-scored exactly). Lexical search
 is FTS5 BM25 over the full content (the embedding sees only the first 256 word pieces; FTS
