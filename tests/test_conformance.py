@@ -486,6 +486,33 @@ def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
     assert backend.newest(Filters(), 0) == []
 
 
+def test_stored_since_gives_the_times_at_or_after_within_the_filter(backend: Backend) -> None:
+    rows = corpus(30)  # one a minute from T0
+    # a time with no microseconds, in another zone, just after the cut: its ISO text is
+    # shorter and would sort before the cut's if compared carelessly
+    edge = record(95, rows[0].vector, group=GROUPS[0], pair=PAIRS[1])
+    at = (T0 + timedelta(minutes=10, seconds=1)).replace(microsecond=0)
+    edge = MemoryRecord(
+        Memory(
+            **{**edge.memory.__dict__, "stored_at": at.astimezone(timezone(timedelta(hours=3)))}
+        ),
+        edge.vector,
+    )
+    backend.upsert([*rows, edge])
+    since = T0 + timedelta(minutes=10)
+    for f in (Filters(), Filters(group_id=GROUPS[0]), Filters(types=("rule",)), Filters("nobody")):
+        want = sorted(
+            r.memory.stored_at
+            for r in [*rows, edge]
+            if matches(r, f) and r.memory.stored_at >= since
+        )
+        got = backend.stored_since(f, since)
+        assert sorted(got) == want, f
+        assert all(t.utcoffset() == timedelta(0) for t in got)
+    assert backend.stored_since(Filters(), T0 + timedelta(days=1)) == []
+    assert len(backend.stored_since(Filters(), T0)) == 31  # at the cut counts
+
+
 def test_provenance_read_write(backend: Backend) -> None:
     assert backend.read_provenance() is None
     a = Provenance("minilm", "sentence-transformers/all-MiniLM-L6-v2", 384, True, "none")

@@ -1109,6 +1109,18 @@ class MemoryStore:
         filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
         return self.backend.newest(filters, limit)
 
+    def count_by(self, *, group_id: str | None = None) -> dict[tuple[str, str], int]:
+        """How many memories per ``(collection, type)``: this project by default
+        (``group_id="all"``: every project). No row is read."""
+        return self.backend.count_by(self.resolve_group(group_id))
+
+    def stored_since(self, since: datetime, *, group_id: str | None = None) -> list[datetime]:
+        """When each memory stored at or after ``since`` was stored (this project by
+        default), reading only that field of those rows: the page's weekly plot."""
+        return self.backend.stored_since(
+            Filters(self.resolve_group(group_id)), parse_timestamp(since)
+        )
+
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()
         threshold, origin = self.similarity_threshold()

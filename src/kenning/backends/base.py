@@ -217,6 +217,11 @@ class Backend(Protocol):
         ``stored_at``, then by id, larger first), without reading the other rows."""
         ...
 
+    def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        """When each memory matching ``filters`` stored at or after ``since`` was stored (UTC,
+        in no particular order), reading that one field of those rows only."""
+        ...
+
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Replace the vectors of existing memories (re-embedding), keeping everything else."""
         ...

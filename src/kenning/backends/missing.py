@@ -69,6 +69,9 @@ class MissingBackend:
     def newest(self, filters: Filters, n: int) -> list[Memory]:
         return []
 
+    def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        return []
+
     def get_meta(self, key: str) -> str | None:
         return None
 

@@ -920,6 +920,17 @@ class PostgresBackend:
             ).fetchall()
         return [_row_to_memory(r) for r in rows]
 
+    def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                f"SELECT stored_at FROM kenning_memories WHERE {where} AND stored_at >= %s",
+                [*params, since],
+            ).fetchall()
+        return [parse_timestamp(r[0]) for r in rows]
+
     @staticmethod
     def _term_rows(conn: psycopg.Connection[Any], words: list[str]) -> list[tuple[Any, ...]]:
         """``(term, document frequency, rows, total length)`` per distinct term of ``words``."""

@@ -58,7 +58,7 @@ import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -788,6 +788,30 @@ class QdrantBackend:
         found = [self._memory(p.payload) for p in points]
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
+
+    def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        from qdrant_client import models
+
+        after = models.FieldCondition(
+            key="stored_at", range=models.DatetimeRange(gte=since.astimezone(UTC))
+        )
+        found: list[datetime] = []
+        offset: Any = None
+        while True:
+            with self._call() as client:
+                if self._dim() is None:
+                    return []
+                self._index_stored_at(client)
+                points, offset = client.scroll(
+                    self.collection,
+                    scroll_filter=self._filter(filters, [after]),
+                    limit=1000,
+                    offset=offset,
+                    with_payload=["stored_at"],
+                )
+            found.extend(parse_timestamp(p.payload["stored_at"]) for p in points)
+            if offset is None:
+                return found
 
     def _frequencies(self, client: Any, words: Sequence[str]) -> dict[str, int]:
         """Document frequency of each word: an exact ``count`` per word."""

@@ -18,6 +18,7 @@ that a note is new. ``synchronous=FULL`` makes an acknowledged write durable.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -894,6 +895,20 @@ class SQLiteBackend:
                 [*params, n],
             ).fetchall()
         return [m for m in map(self._decode, rows) if m is not None]
+
+    def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        where, params = self._where(filters)
+        with self._lock:
+            # stored_at is UTC ISO 8601 text (see upsert): compared as text, as it sorts
+            rows = self._conn.execute(
+                f"SELECT stored_at FROM memories WHERE {where} AND stored_at >= ?",
+                [*params, since.astimezone(UTC).isoformat()],
+            ).fetchall()
+        found = []
+        for (value,) in rows:
+            with contextlib.suppress(TypeError, ValueError):  # a damaged row is not counted
+                found.append(parse_timestamp(value))
+        return found
 
     def _version(self) -> tuple[int, int]:
         """Changes when anyone (another connection, or this one) wrote to the store."""

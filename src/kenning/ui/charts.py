@@ -116,13 +116,23 @@ def week_start(moment: datetime) -> datetime:
     return day - timedelta(days=day.weekday())
 
 
+def first_week_shown(now: datetime, weeks: int = WEEKS_SHOWN) -> datetime:
+    """Monday 00:00 UTC of the first of the last ``weeks`` weeks."""
+    return week_start(now) - timedelta(weeks=weeks - 1)
+
+
 def added_per_week(
-    stored: Iterable[datetime], now: datetime, weeks: int = WEEKS_SHOWN, width: int = 340
+    stored: Iterable[datetime],
+    now: datetime,
+    weeks: int = WEEKS_SHOWN,
+    width: int = 340,
+    *,
+    older: int = 0,
 ) -> Chart:
-    """Memories stored in each of the last ``weeks`` weeks (Monday to Sunday, UTC)."""
-    first = week_start(now) - timedelta(weeks=weeks - 1)
+    """Memories stored in each of the last ``weeks`` weeks (Monday to Sunday, UTC);
+    ``older`` more were stored before them (besides any in ``stored``)."""
+    first = first_week_shown(now, weeks)
     counts = [0] * weeks
-    older = 0
     for moment in stored:
         index = (week_start(moment) - first).days // 7
         if 0 <= index < weeks:
@@ -184,6 +194,7 @@ __all__ = [
     "Chart",
     "Tick",
     "added_per_week",
+    "first_week_shown",
     "horizontal_bars",
     "recall_histogram",
     "week_start",
