@@ -173,10 +173,18 @@ def test_above_the_threshold_a_background_build_then_the_graph_answers(
     # no graph yet: this search is exact, and starts the builder process
     assert_same_ranking(hits(backend, queries[0]), brute_force(rows, queries[0], 10, Filters()))
     assert not graph_calls
+    builder = backend._ann._builder
+    assert builder is not None
     built = wait_for_graph(db, ROWS)
     assert built.keys == ROWS and built.connectivity == annindex.CONNECTIVITY
     assert recall_at_k(backend, db, queries, Filters()) >= 0.95
     assert len(graph_calls) == len(queries)
+    # the builder, done, is collected by the searches: no zombie in a long-lived process
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{builder.pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+        hits(backend, queries[1])
+    assert not Path(f"/proc/{builder.pid}").exists()
     backend.close()
     # a new process: its first search scans (a one-shot recall never maps the graph), the
     # next ones map the file and use it

@@ -366,6 +366,7 @@ class AnnFile:
         state = index.state
         if state is None or state.deletes < 0:  # an old schema, read as it is: exact only
             return None, False
+        self.reap()
         view = self.current()
         if view is None or not view.header.usable_for(state, index.dimension):
             return None, True
@@ -388,25 +389,33 @@ class AnnFile:
         os.close(fd)
         return False
 
+    def reap(self) -> bool:
+        """Collect the builder this process started once it has exited (so it does not
+        linger as a zombie in a long-lived process), noting a failure. False while it runs."""
+        if self._builder is None:
+            return True
+        code = self._builder.poll()
+        if code is None:
+            return False
+        if code != 0:
+            self._failed_at = time.monotonic()
+            log.warning(
+                "kenning: building the ANN index of %s failed (exit %s; see %s); search "
+                "stays exact, and the build is retried in %d minutes",
+                self.database,
+                code,
+                self.log_path,
+                RETRY_AFTER_S // 60,
+            )
+        self._builder = None
+        return True
+
     def start_build(self) -> bool:
         """Start the builder process unless one runs or the last one failed recently."""
         if fcntl is None:
             return False
-        if self._builder is not None:
-            code = self._builder.poll()
-            if code is None:
-                return False
-            if code != 0:
-                self._failed_at = time.monotonic()
-                log.warning(
-                    "kenning: building the ANN index of %s failed (exit %s; see %s); search "
-                    "stays exact, and the build is retried in %d minutes",
-                    self.database,
-                    code,
-                    self.log_path,
-                    RETRY_AFTER_S // 60,
-                )
-            self._builder = None
+        if not self.reap():
+            return False
         if self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S:
             return False
         if self.builder_running():
