@@ -4,7 +4,7 @@
     python -m bench docs [--results DIR]        # plots + docs/benchmarks.md from the JSON
     python -m bench peer [--smoke]              # kenning vs ruvector (bench/peer_ruvector.py)
     python -m bench scaling [--smoke] [--full]  # recall latency / memory vs store size
-    python -m bench quality|dedup|recall|mcp|scale|transfer|fusion_grid|redaction|hardening|freshness|thresholds
+    python -m bench quality|dedup|recall|mcp|scale|transfer|fusion_grid|redaction|hardening|freshness|thresholds|chunked_dense
                                                  # one benchmark [ARGS]
 
 ``python -m bench run-module MODULE RESULTS_DIR [ARGS]`` runs one existing benchmark's
@@ -29,6 +29,7 @@ MODULES = (
     "hardening",
     "freshness",
     "thresholds",
+    "chunked_dense",
 )
 
 
