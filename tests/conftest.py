@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,7 +69,26 @@ def git(cwd: Path, *args: str) -> str:
     return out.stdout
 
 
+#: One repository per remote, built with git once per process and copied for each test: the
+#: four git commands cost ~90 ms of wall time (~17 ms CPU) a repository, a copy ~5 ms (~2 ms), and
+#: hundreds of tests need a fresh project. The copy is a whole repository of its own.
+_REPO_TEMPLATES: dict[str | None, Path] = {}
+
+
 def make_repo(path: Path, remote: str | None = None) -> Path:
+    """A git repository at ``path`` with one commit (README.md) and ``remote`` as origin."""
+    template = _REPO_TEMPLATES.get(remote)
+    if template is None:
+        base = Path(tempfile.mkdtemp(prefix="kenning-test-repo-"))
+        atexit.register(shutil.rmtree, base, True)
+        template = _init_repo(base / "repo", remote)
+        _REPO_TEMPLATES[remote] = template
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(template, path, symlinks=True, dirs_exist_ok=True)
+    return path.resolve()
+
+
+def _init_repo(path: Path, remote: str | None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
     if remote:
@@ -74,6 +96,8 @@ def make_repo(path: Path, remote: str | None = None) -> Path:
     (path / "README.md").write_text("x\n")
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "init")
+    for sample in (path / ".git" / "hooks").glob("*.sample"):
+        sample.unlink()  # inert examples; fewer files to copy
     return path.resolve()
 
 
