@@ -344,7 +344,13 @@ print(json.dumps({"import_ms": (imported - t0) * 1000, "first_query_ms": (done -
 """
 
 
-def new_process_first_query(db: Path, queries: np.ndarray, runs: int = 5) -> dict[str, Any]:
+#: New processes timed per store, after one that warms the OS file cache (smoke: 1).
+NEW_PROCESS_RUNS = 5
+
+
+def new_process_first_query(
+    db: Path, queries: np.ndarray, runs: int | None = None
+) -> dict[str, Any]:
     """A new process opens the store and runs one search (the query vector is given: the
     model's own cold start is in bench/recall.py, and onnxruntime, which a recall process
     loads for the model anyway, is imported first): open + first search in-process, and the
@@ -353,6 +359,7 @@ def new_process_first_query(db: Path, queries: np.ndarray, runs: int = 5) -> dic
 
     from bench.recall import summary
 
+    runs = NEW_PROCESS_RUNS if runs is None else runs
     inner, walls, bare, peaks, seconds, peaks2 = [], [], [], [], [], []
     for i in range(runs + 1):  # the first run warms the OS file cache, excluded
         argv = [
@@ -452,7 +459,8 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=NOISE, help="per-dimension noise")
     args = parser.parse_args()
     if args.smoke:
-        sizes, queries_n, base_n = [2000], 30, 200
+        global NEW_PROCESS_RUNS
+        sizes, queries_n, base_n, NEW_PROCESS_RUNS = [2000], 30, 200, 1
         # crosses the ANN threshold, so that the smoke run exercises the index too
         os.environ.setdefault("KENNING_ANN_MIN_ROWS", "1000")
     else:

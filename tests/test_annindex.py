@@ -37,13 +37,24 @@ ROWS = 4000
 THRESHOLD = 1000
 
 
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", str(THRESHOLD))
-    path = tmp_path / "memory.db"
+@pytest.fixture(scope="module")
+def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A closed store of ``ROWS`` rows (no vector file, no graph), written once for the
+    module (the threshold is read when a store searches, not when it is written)."""
+    path = tmp_path_factory.mktemp("annindex") / "memory.db"
     backend = SQLiteBackend(path, dimension=DIM)
     backend.upsert(records(0, vectors(ROWS, 1)))
     backend.close()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["memory.db"]
+    return path
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db_template: Path) -> Path:
+    """A copy of the template: each test changes a store of its own."""
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", str(THRESHOLD))
+    path = tmp_path / "memory.db"
+    shutil.copy(db_template, path)
     return path
 
 

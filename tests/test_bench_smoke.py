@@ -55,9 +55,9 @@ def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 #: ``bench all --smoke`` in three runs of about the same length, so that pytest-xdist can run
 #: them side by side; together they are every step (transfer has its own test below).
 STEP_GROUPS = (
-    ("quality", "dedup", "recall"),
-    ("mcp", "scale", "peer"),
-    ("scaling", "freshness", "thresholds"),
+    ("quality", "recall"),
+    ("dedup", "scaling", "freshness"),
+    ("mcp", "scale", "peer", "thresholds"),
 )
 
 

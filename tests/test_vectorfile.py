@@ -146,12 +146,22 @@ def count_rows(db: Path) -> int:
         conn.close()
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "memory.db"
+@pytest.fixture(scope="module")
+def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A closed store of 3,000 rows (no vector file yet), written once for the module."""
+    path = tmp_path_factory.mktemp("vectorfile") / "memory.db"
     backend = SQLiteBackend(path, dimension=DIM)
     backend.upsert(records(0, vectors(3000, 1)))
     backend.close()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["memory.db"]
+    return path
+
+
+@pytest.fixture
+def db(tmp_path: Path, db_template: Path) -> Path:
+    """A copy of the template: each test changes a store of its own."""
+    path = tmp_path / "memory.db"
+    shutil.copy(db_template, path)
     return path
 
 
