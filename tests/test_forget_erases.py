@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from kenning import MemoryStore, open_store
+from kenning.backends.vectorfile import quantise
 from kenning.embedders.base import Embedder
 
 from .reliability.conftest import run_kenning
@@ -33,9 +34,15 @@ OTHERS = [
 
 
 def _files(db: Path) -> dict[str, bytes]:
+    derived = (".vectors", ".ann")  # the int8 copy of the vectors and the ANN graph
     return {
         p.name: p.read_bytes()
-        for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"))
+        for p in (
+            db,
+            db.with_name(db.name + "-wal"),
+            db.with_name(db.name + "-shm"),
+            *(db.with_name(db.name + suffix) for suffix in derived),
+        )
         if p.exists()
     }
 
@@ -56,6 +63,9 @@ def _needles(store: MemoryStore, memory_id: str) -> dict[str, bytes]:
     needles["source"] = b"docs/quokka-runbook.md"
     needles["tag"] = b"quokkatag"
     needles["vector"] = np.ascontiguousarray(vector, dtype=np.float32).tobytes()[:64]
+    # its int8 codes as the vector file holds them
+    row = (1, "g", "c", "t", np.ascontiguousarray(vector, dtype=np.float32).tobytes())
+    needles["int8 codes"] = quantise([row], len(vector))["codes"][0].tobytes()[:64]
     return needles
 
 
@@ -78,6 +88,8 @@ def test_forget_erases_every_byte_while_the_store_stays_open(
     assert set(_leftovers(db, needles).get("memory.db", [])) | set(
         _leftovers(db, needles).get("memory.db-wal", [])
     ) >= set(SECRET_WORDS), "the test must see the words before forget"
+    store.recall("what do we know about quokkas")  # a search writes the vector file
+    assert "int8 codes" in _leftovers(db, needles).get("memory.db.vectors", [])
     # a second process (another agent) keeps the store open throughout
     with open_store(cwd=store.project.root, embedder=minilm, create=False) as other:
         assert other.count() == 5
