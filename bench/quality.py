@@ -266,8 +266,9 @@ def plain_bm25(store, text: str, group: str, k: int) -> list[str]:  # type: igno
     return [r[0] for r in rows]
 
 
-def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """Highest score reached by queries with no relevant memory, per mode."""
+def calibration(store_yellow, store_locomo, embedder, smoke: bool = False) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Highest score reached by queries with no relevant memory, per mode (``smoke``: a few
+    queries of each kind, to check that it runs)."""
     from kenning import protocol
     from kenning.backends.base import Filters
 
@@ -279,6 +280,8 @@ def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # t
         for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl")
         if q["gold"]
     ]
+    if smoke:
+        unrelated, related = unrelated[:4], related[:4]
     result: dict[str, object] = {}
     for mode in ("dense", "hybrid"):
         worst = max(
@@ -305,7 +308,7 @@ def calibration(store_yellow, store_locomo, embedder) -> dict[str, object]:  # t
         qs = read_jsonl(EVAL / "locomo-observations" / "queries.jsonl")
         convs = sorted({q["conv"] for q in qs})
         rng = random.Random(3)
-        sample = rng.sample(qs, min(150, len(qs)))
+        sample = rng.sample(qs, min(8 if smoke else 150, len(qs)))
         for mode in ("dense", "hybrid"):
             scores = []
             for q in sample:
@@ -440,6 +443,7 @@ def main() -> None:
             stores["yellow error-fix"][0],
             stores.get("locomo (same conversation)", (None,))[0],
             embedder,
+            smoke=args.smoke,
         )
         for store, _ in (*stores.values(), *everything.values()):
             store.close()  # type: ignore[attr-defined]
