@@ -253,3 +253,20 @@ def test_a_bad_header_refuses_the_file(exported: list[dict[str, Any]], target: M
     with pytest.raises(UserInputError, match=r"line 1.*99"):
         import_memories(target, _lines(exported))
     assert target.count(group_id="all") == 0
+
+
+def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
+    store: MemoryStore, exported: list[dict[str, Any]]
+) -> None:
+    """Restoring an older export over a store whose memory was edited since keeps the edit:
+    the id is the memory, whatever content the file has for it (content-hash dedup alone
+    would not see it, the contents differ)."""
+    naming = next(r for r in exported[1:] if r["type"] == "naming")
+    edited = "Use snake_case for Python function and variable names; CamelCase for classes."
+    assert store.update(naming["id"], content=edited).status == "stored"
+    before = _checksum(store)
+    counts = import_memories(store, _lines(exported))
+    assert counts["imported"] == 0 and counts["duplicates"] == len(NOTES)
+    assert store.get(naming["id"]).content == edited  # type: ignore[union-attr]
+    assert store.count() == len(NOTES)
+    assert _checksum(store) == before
