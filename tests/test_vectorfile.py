@@ -227,6 +227,7 @@ def test_deletes_compact_and_updated_vectors_rebuild(db: Path, queries: np.ndarr
         "count beyond the end",
         "zeroed records",
         "another store's file",
+        "another store's file, same last row",
         "stale copy",
         "restored backup",
     ],
@@ -274,10 +275,13 @@ def test_a_damaged_or_foreign_file_is_rebuilt(
     elif damage == "zeroed records":  # the header reached the disk, the records did not
         tail = HEADER_BYTES + size * (header.count - 50)
         vectors_path.write_bytes(raw[:tail] + b"\0" * (len(raw) - tail))
-    elif damage == "another store's file":
+    elif damage.startswith("another store's file"):
         other = tmp_path / "other" / "memory.db"
         b = SQLiteBackend(other, dimension=DIM)
-        b.upsert(records(0, vectors(3000, 7)))  # same ids, other vectors, another database
+        theirs = vectors(3000, 7)  # same ids, other vectors, another database
+        if damage.endswith("same last row"):  # only the database's token tells them apart
+            theirs[-1] = vectors(3000, 1)[-1]
+        b.upsert(records(0, theirs))
         b.vector_search(queries[0], 5, Filters())
         b.close()
         shutil.copy(other.parent / "memory.db.vectors", vectors_path)
