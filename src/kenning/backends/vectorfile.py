@@ -265,13 +265,6 @@ class Header:
             return None
         return cls(dim, record, token.hex(), deletes, updates, count, max_rowid)
 
-    def matches(self, state: StoreState) -> bool:
-        return (self.token, self.deletes, self.updates) == (
-            state.token,
-            state.deletes,
-            state.updates,
-        )
-
 
 class RowSource(Protocol):
     """How the vector file reads SQLite (the SQLite backend, inside one read snapshot)."""
