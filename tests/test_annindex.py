@@ -305,8 +305,9 @@ def test_updated_vectors_are_never_served_from_the_graph(
     backend.close()
 
 
+@pytest.mark.parametrize("same_last_row", [False, True])
 def test_a_replaced_database_never_uses_the_old_graph(
-    db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
+    same_last_row: bool, db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
 ) -> None:
     backend = SQLiteBackend(db, create=False)
     assert backend.build_ann_index()
@@ -315,7 +316,10 @@ def test_a_replaced_database_never_uses_the_old_graph(
     assert old is not None
     other = tmp_path / "other" / "memory.db"
     b = SQLiteBackend(other, dimension=DIM)
-    b.upsert(records(0, vectors(ROWS, 7)))  # same ids and rowids, other vectors
+    theirs = vectors(ROWS, 7)  # same ids and rowids, other vectors
+    if same_last_row:  # the last-key check passes: only the database token tells them apart
+        theirs[-1] = vectors(ROWS, 1)[-1]
+    b.upsert(records(0, theirs))
     b.close()
     for suffix in ("-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
