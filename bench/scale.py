@@ -221,9 +221,10 @@ def load(backend: Any, corpus: Corpus, batch: int = 1000) -> float:
     return corpus.size / (time.perf_counter() - t)
 
 
-def run_sqlite(corpus: Corpus, queries: np.ndarray) -> dict[str, Any]:
+def run_sqlite(corpus: Corpus, queries: np.ndarray, new_process_runs: int) -> dict[str, Any]:
     """Exact search, then (at or above the ANN threshold) the same store with its
-    approximate index, in the same run: build time, latency, recall, cold start, RSS."""
+    approximate index, in the same run: build time, latency, recall, cold start, RSS
+    (``new_process_runs`` new processes timed per store)."""
     from kenning import config
     from kenning.backends import annindex
     from kenning.backends.sqlite import SQLiteBackend
@@ -241,11 +242,11 @@ def run_sqlite(corpus: Corpus, queries: np.ndarray) -> dict[str, Any]:
         result = {"insert_rows_per_s": rate, "first_query_ms": first_ms}
         result["search"] = measure(backend, corpus, queries, "sqlite")
         backend.close()
-        result["new_process"] = new_process_first_query(db, queries)
+        result["new_process"] = new_process_first_query(db, queries, new_process_runs)
         print_cold("sqlite", result["new_process"])
         if threshold is not None and corpus.size >= threshold:
             with ann_setting(str(threshold)):
-                result["ann"] = run_ann(db, corpus, queries, threshold)
+                result["ann"] = run_ann(db, corpus, queries, threshold, new_process_runs)
     return result
 
 
@@ -267,7 +268,9 @@ def ann_setting(value: str | None) -> Iterator[None]:
             os.environ["KENNING_ANN_MIN_ROWS"] = before
 
 
-def run_ann(db: Path, corpus: Corpus, queries: np.ndarray, threshold: int) -> dict[str, Any]:
+def run_ann(
+    db: Path, corpus: Corpus, queries: np.ndarray, threshold: int, new_process_runs: int
+) -> dict[str, Any]:
     """The store past the threshold as a user meets it: the first search is exact and
     starts the background builder; once the graph is in place, search uses it."""
     from kenning.backends import annindex
@@ -296,7 +299,7 @@ def run_ann(db: Path, corpus: Corpus, queries: np.ndarray, threshold: int) -> di
     }
     result["search"] = measure(backend, corpus, queries, "sqlite+ann")
     backend.close()
-    result["new_process"] = new_process_first_query(db, queries)
+    result["new_process"] = new_process_first_query(db, queries, new_process_runs)
     print_cold("sqlite+ann", result["new_process"])
     return result
 
@@ -349,7 +352,7 @@ NEW_PROCESS_RUNS = 5
 
 
 def new_process_first_query(
-    db: Path, queries: np.ndarray, runs: int | None = None
+    db: Path, queries: np.ndarray, runs: int = NEW_PROCESS_RUNS
 ) -> dict[str, Any]:
     """A new process opens the store and runs one search (the query vector is given: the
     model's own cold start is in bench/recall.py, and onnxruntime, which a recall process
@@ -359,7 +362,6 @@ def new_process_first_query(
 
     from bench.recall import summary
 
-    runs = NEW_PROCESS_RUNS if runs is None else runs
     inner, walls, bare, peaks, seconds, peaks2 = [], [], [], [], [], []
     for i in range(runs + 1):  # the first run warms the OS file cache, excluded
         argv = [
@@ -459,13 +461,12 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=NOISE, help="per-dimension noise")
     args = parser.parse_args()
     if args.smoke:
-        global NEW_PROCESS_RUNS
-        sizes, queries_n, base_n, NEW_PROCESS_RUNS = [2000], 30, 200, 1
+        sizes, queries_n, base_n, new_process_runs = [2000], 30, 200, 1
         # crosses the ANN threshold, so that the smoke run exercises the index too
         os.environ.setdefault("KENNING_ANN_MIN_ROWS", "1000")
     else:
         sizes = [10_000, 100_000] + ([1_000_000] if args.full else [])
-        queries_n, base_n = args.queries, args.base
+        queries_n, base_n, new_process_runs = args.queries, args.base, NEW_PROCESS_RUNS
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",")]
     backends = args.backends.split(",")
@@ -511,7 +512,7 @@ def main() -> None:
             corpus = Corpus(size, texts, base, args.noise)
             entry: dict[str, Any] = {}
             if "sqlite" in backends:
-                entry["sqlite"] = run_sqlite(corpus, queries)
+                entry["sqlite"] = run_sqlite(corpus, queries, new_process_runs)
             if "postgres" in backends:
                 entry["postgres"] = run_postgres(corpus, queries, admin_url)
             out["sizes"][str(size)] = entry
