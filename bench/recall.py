@@ -480,7 +480,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.smoke:
-        args.memories, args.sample, args.queries, args.cold_runs = 300, 64, 10, 1
+        args.memories, args.sample, args.queries, args.cold_runs = 300, 32, 10, 1
     result = run(args.memories, args.sample, args.queries, args.cold_runs)
     RESULTS.mkdir(exist_ok=True)
     name = "recall-smoke.json" if args.smoke else "recall.json"

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import atexit
 import compileall
+import fcntl
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kenning import MemoryStore, open_store
@@ -135,6 +137,25 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key, raising=False)
     # set when the suite runs inside Claude Code; a test that wants it sets it
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+
+
+def shared_between_workers(
+    tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """``compute()``'s array, computed by the first pytest-xdist worker that asks and read
+    from the session's shared temp folder by the others (each worker would otherwise
+    compute the same thing again: a module fixture is built once per worker)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' temp folders are siblings in the session's
+    path = root / f"{name}.npy"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            partial = root / f"{name}.partial.npy"
+            np.save(partial, compute())
+            partial.replace(path)
+    return np.load(path)
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_server,
     pg_url,
 )
+from tests.conftest import shared_between_workers
 
 MAX_DRIFT = 0.02
 UNRELATED = 1000
@@ -90,10 +91,17 @@ def unrelated_sentences(n: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def unrelated(minilm: Embedder) -> tuple[list[str], np.ndarray]:
-    """The unrelated memories and their vectors (embedded once for every backend)."""
+def unrelated(
+    minilm: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[str], np.ndarray]:
+    """The unrelated memories and their vectors (embedded once for every backend and
+    every worker: ~5 s of CPU each time)."""
     texts = unrelated_sentences(UNRELATED)
-    return texts, minilm.embed(texts)
+    vectors = shared_between_workers(
+        tmp_path_factory, "stable-scores-unrelated", lambda: minilm.embed(texts)
+    )
+    assert vectors.shape[0] == UNRELATED
+    return texts, vectors
 
 
 def scores(store: MemoryStore, query: str) -> dict[str, float]:
