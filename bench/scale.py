@@ -95,7 +95,9 @@ def base_set(n: int) -> tuple[list[str], np.ndarray]:
         np.float32
     )
     CACHE.mkdir(parents=True, exist_ok=True)
-    np.save(path, vectors)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npy")  # shared: whole or none
+    np.save(partial, vectors)
+    partial.replace(path)
     return texts, vectors
 
 
