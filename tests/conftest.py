@@ -44,8 +44,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     spend seconds waiting (for a subprocess to start, a server, a kill's pause), and a
     spare worker keeps the cores busy meanwhile: on 2 cores the suite took 241–247 s with
     2 workers and 212–219 s with 3, back to back. ``--maxprocesses`` still caps it."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # xdist's own hook reads it
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
+        return None  # xdist's own hook: the variable, or ``-n logical``
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
