@@ -66,9 +66,4 @@ if [ "${1:-}" = "--test" ]; then
       "${packages[@]}" >&2
   fi
 fi
-if [ "${1:-}" = "--test" ]; then
-  # ~1 GB was just written (the venv, the npm packages, Chromium): on disk before the suite
-  # starts, whose SQLite commits (synchronous=FULL) would otherwise wait behind its writeback.
-  sync
-fi
 echo "kenning installed: $venv/bin/kenning" >&2
