@@ -33,6 +33,7 @@ from tests.test_vectorfile import (
     brute_force,
     records,
     sqlite_rows,
+    store_template,
     vectors,
 )
 
@@ -42,14 +43,8 @@ THRESHOLD = 1000
 
 @pytest.fixture(scope="module")
 def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A closed store of ``ROWS`` rows (no vector file, no graph), written once for the
-    module (the threshold is read when a store searches, not when it is written)."""
-    path = tmp_path_factory.mktemp("annindex") / "memory.db"
-    backend = SQLiteBackend(path, dimension=DIM)
-    backend.upsert(records(0, vectors(ROWS, 1)))
-    backend.close()
-    assert sorted(p.name for p in path.parent.iterdir()) == ["memory.db"]
-    return path
+    # (the threshold is read when a store searches, not when it is written)
+    return store_template(tmp_path_factory.mktemp("annindex"), ROWS)
 
 
 @pytest.fixture

@@ -146,15 +146,20 @@ def count_rows(db: Path) -> int:
         conn.close()
 
 
-@pytest.fixture(scope="module")
-def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A closed store of 3,000 rows (no vector file yet), written once for the module."""
-    path = tmp_path_factory.mktemp("vectorfile") / "memory.db"
+def store_template(folder: Path, rows: int) -> Path:
+    """A closed store of ``rows`` rows in ``folder`` (no vector file, no graph): written once
+    for a module and copied for each test."""
+    path = folder / "memory.db"
     backend = SQLiteBackend(path, dimension=DIM)
-    backend.upsert(records(0, vectors(3000, 1)))
+    backend.upsert(records(0, vectors(rows, 1)))
     backend.close()
     assert sorted(p.name for p in path.parent.iterdir()) == ["memory.db"]
     return path
+
+
+@pytest.fixture(scope="module")
+def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return store_template(tmp_path_factory.mktemp("vectorfile"), 3000)
 
 
 @pytest.fixture
