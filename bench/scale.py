@@ -353,9 +353,7 @@ print(json.dumps({"import_ms": (imported - t0) * 1000, "first_query_ms": (done -
 NEW_PROCESS_RUNS = 5
 
 
-def new_process_first_query(
-    db: Path, queries: np.ndarray, runs: int = NEW_PROCESS_RUNS
-) -> dict[str, Any]:
+def new_process_first_query(db: Path, queries: np.ndarray, runs: int) -> dict[str, Any]:
     """A new process opens the store and runs one search (the query vector is given: the
     model's own cold start is in bench/recall.py, and onnxruntime, which a recall process
     loads for the model anyway, is imported first): open + first search in-process, and the
