@@ -131,6 +131,9 @@ RULES += [
     ("stable", 0.5, 2.0),
     ("stable", 0.6, 2.0),
     ("stable", 0.4, 4.0),
+    # weight 0: dense cosine alone (bent above the knee like every fused score), so the
+    # calibration columns show what the embedder reaches before any lexical bonus
+    ("stable", 0.0, 2.0),
 ]
 
 
