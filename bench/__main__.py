@@ -2,6 +2,8 @@
 
     python -m bench all [--smoke] [--full] [--no-docs] [--results DIR]   # every benchmark
     python -m bench docs [--results DIR]        # plots + docs/benchmarks.md from the JSON
+    python -m bench merge scaling|scale OTHER.json [--results DIR]
+                                                 # add a separate run's store sizes (1M)
     python -m bench peer [--smoke]              # kenning vs ruvector (bench/peer_ruvector.py)
     python -m bench scaling [--smoke] [--full]  # recall latency / memory vs store size
     python -m bench quality|dedup|recall|mcp|scale|transfer|fusion_grid|redaction|hardening|freshness|thresholds|chunked_dense
@@ -57,6 +59,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench import all as bench_all
 
         bench_all.docs_main(rest)
+    elif command == "merge":
+        from bench import all as bench_all
+
+        bench_all.merge_main(rest)
     elif command == "scaling":
         from bench import all as bench_all
 

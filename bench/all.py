@@ -20,6 +20,7 @@ still run; no number is ever filled in for a step that did not run):
 
     python -m bench all [--smoke] [--full] [--no-docs] [--results DIR] [--only a,b] [--skip a,b]
     python -m bench docs [--results DIR]      # plots + docs/benchmarks.md from the JSON
+    python -m bench merge scaling|scale OTHER.json [--results DIR]   # add another run's sizes
     python -m bench scaling [--smoke] [--full] [--sizes 1000,10000]
 
 ``--smoke`` runs tiny sizes (seconds per step; what the CI test runs) and never touches the
@@ -245,6 +246,65 @@ def docs_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", type=Path, default=DOCS)
     args = parser.parse_args(argv)
     write_docs(args.results, args.docs)
+
+
+#: Steps whose JSON holds one entry per store size under ``"sizes"`` (what ``merge`` adds).
+SIZED_STEPS = ("scale", "scaling")
+
+
+def merge_sizes(results: Path, step: str, other: Path) -> list[str]:
+    """Add to ``results``' ``step`` JSON the store sizes that the JSON ``other`` (a separate
+    run of the same benchmark, e.g. its 1M point) holds and this run lacks, and record the
+    merge in ``all.json`` (the new checksum and where the sizes came from, which the docs'
+    header names). A size both hold is refused: a figure is never silently replaced.
+    Returns the sizes added."""
+    if step not in SIZED_STEPS:
+        raise SystemExit(f"merge: {step!r} has no store sizes; use one of {', '.join(SIZED_STEPS)}")
+    target = results / json_name(step, False)
+    summary_path = results / json_name("all", False)
+    for path in (target, summary_path, other):
+        if not path.is_file():
+            raise SystemExit(f"merge: {path} does not exist (run `python -m bench all` first)")
+    ours, theirs = json.loads(target.read_text()), json.loads(other.read_text())
+    summary = json.loads(summary_path.read_text())
+    record = (summary.get("steps") or {}).get(step)
+    if not record or record.get("status") != "ok":
+        raise SystemExit(f"merge: {summary_path} has no successful {step} step to merge into")
+    if record.get("sha256") != hashlib.sha256(target.read_bytes()).hexdigest():
+        raise SystemExit(f"merge: {target} was rewritten after the run that {summary_path} records")
+    both = sorted(set(ours.get("sizes", {})) & set(theirs.get("sizes", {})), key=int)
+    if both:
+        raise SystemExit(
+            f"merge: {target.name} already holds sizes {', '.join(both)}; not replaced"
+        )
+    added = sorted(theirs.get("sizes", {}), key=int)
+    if not added:
+        raise SystemExit(f"merge: {other} holds no store sizes")
+    ours.setdefault("sizes", {}).update({n: theirs["sizes"][n] for n in added})
+    ours["sizes"] = dict(sorted(ours["sizes"].items(), key=lambda kv: int(kv[0])))
+    target.write_text(json.dumps(ours, indent=2) + "\n")
+    written = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(other.stat().st_mtime))
+    record["sha256"] = hashlib.sha256(target.read_bytes()).hexdigest()
+    record.setdefault("merged", []).append(
+        {"json": str(other), "sizes": added, "written": written, "machine": theirs.get("machine")}
+    )
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n")
+    return added
+
+
+def merge_main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench merge",
+        description="Add the store sizes of a separate run of `scale` or `scaling` (e.g. "
+        "`python -m bench scaling --sizes 1000000`) to a `bench all` run's JSON, recorded in "
+        "its all.json; then `python -m bench docs` renders them with the rest.",
+    )
+    parser.add_argument("step", choices=SIZED_STEPS)
+    parser.add_argument("json", type=Path, help="the other run's scale.json or scaling.json")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    added = merge_sizes(args.results, args.step, args.json)
+    print(f"merged sizes {', '.join(added)} into {args.results / json_name(args.step, False)}")
 
 
 def write_docs(results: Path, docs: Path) -> None:
