@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
 
 QUALITY_BEGIN, QUALITY_END = "<!-- quality:begin -->", "<!-- quality:end -->"
+#: A paragraph written by hand between these markers is carried into the same section
+#: (by its ``## `` title) of every re-render, at the section's end: analysis that no JSON
+#: holds survives ``python -m bench docs``.
+NOTE_BEGIN, NOTE_END = "<!-- note -->", "<!-- /note -->"
 KENNING_COLOUR, PEER_COLOURS = "#1f77b4", ("#d62728", "#ff7f0e", "#9467bd")
 
 
@@ -322,8 +327,40 @@ def render_docs(results: Path, docs: Path) -> Path:
         _targets_section(data),
         _missing_section(summary, data),
     ]
-    path.write_text("\n".join(p.rstrip() + "\n" for p in parts if p))
+    parts = _carry_notes(old, [p for p in parts if p])
+    path.write_text("\n".join(p.rstrip() + "\n" for p in parts))
     return path
+
+
+def _section_title(text: str) -> str:
+    """The ``## `` title a section of the document starts with ("" before the first)."""
+    first = text.lstrip("\n").split("\n", 1)[0]
+    return first[3:].strip() if first.startswith("## ") else ""
+
+
+def _carry_notes(old: str, parts: list[str]) -> list[str]:
+    """``parts`` with each hand-written note of ``old`` (``NOTE_BEGIN`` … ``NOTE_END``)
+    appended to the part whose title its section had; a note whose section is gone is kept
+    at the end, under its old title, rather than lost."""
+    notes: dict[str, list[str]] = {}
+    for section in re.split(r"(?m)^(?=## )", old):
+        found = re.findall(
+            re.escape(NOTE_BEGIN) + r"\n.*?\n" + re.escape(NOTE_END), section, flags=re.DOTALL
+        )
+        if found:
+            notes[_section_title(section)] = found
+    out = []
+    placed = set()
+    for part in parts:
+        kept = notes.get(_section_title(part), [])
+        placed.add(_section_title(part))
+        out.append(part.rstrip("\n") + "".join("\n\n" + n for n in kept) + "\n")
+    retired = " (section no longer rendered)"
+    for name, kept in notes.items():
+        if kept and name not in placed:
+            title = name if name.endswith(retired) else f"{name or 'Notes'}{retired}"
+            out.append(f"## {title}\n\n" + "\n\n".join(kept))
+    return out
 
 
 def _dedup_section(dedup: dict[str, Any] | None) -> str:

@@ -96,3 +96,28 @@ def test_the_command_line(tmp_path: Path) -> None:
         text=True,
     )
     assert wrong.returncode == 2 and "invalid choice" in wrong.stderr
+
+
+def test_hand_written_notes_survive_a_re_render() -> None:
+    """`python -m bench docs` rewrites the whole document from JSON; a paragraph between
+    note markers comes back at the end of its section, once, however often it is rendered;
+    one whose section is no longer rendered is kept rather than lost."""
+    from bench.plots import NOTE_BEGIN, NOTE_END, _carry_notes
+
+    note = f"{NOTE_BEGIN}\nWhy the 1M row is slower: a hand-written reading.\n{NOTE_END}"
+    gone = f"{NOTE_BEGIN}\nAbout a section that is no longer rendered.\n{NOTE_END}"
+    old = (
+        "# Benchmarks\n\nheader\n\n## Scaling\n\n| old table |\n\n"
+        + note
+        + "\n\n## Retired\n\n"
+        + gone
+        + "\n\n## Targets\n\n| old |\n"
+    )
+    parts = ["# Benchmarks\n\nheader\n", "## Scaling\n\n| new table |\n", "## Targets\n\n| new |\n"]
+    once = _carry_notes(old, parts)
+    assert once[1] == "## Scaling\n\n| new table |\n\n" + note + "\n"
+    assert once[2] == "## Targets\n\n| new |\n"
+    assert once[3].startswith("## Retired (section no longer rendered)") and gone in once[3]
+    twice = _carry_notes("\n".join(once), parts)
+    assert "\n".join(twice).count("hand-written reading") == 1
+    assert twice[3] == once[3]
