@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         "steps": {},
     }
     previous = results / json_name("all", args.smoke)
+    rerun_load = summary["machine"].get("load_average_at_start")
     if (args.only or skipped) and previous.is_file():
         # A partial rerun (--only / --skip) updates the record of the last run in this
         # folder: the steps it reruns are replaced, the others keep their record.
@@ -173,6 +174,9 @@ def main(argv: list[str] | None = None) -> None:
             summary["steps"] = old_summary.get("steps", {})
             summary["reruns"] = [*old_summary.get("reruns", []), summary["started"]]
             summary["started"] = old_summary.get("started", summary["started"])
+            # the header describes the run's machine at its start; a rerun's own load is
+            # kept in the record of each step it reruns
+            summary["machine"] = old_summary.get("machine", summary["machine"])
     started = time.perf_counter()
     for step in STEPS:
         if step not in chosen or step in skipped:
@@ -183,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
         }
         if "reruns" in summary:
             record["rerun"] = True
+            record["load_average_at_start"] = rerun_load
         out = results / record["json"]
         if step == "transfer" and args.smoke:
             record.update(

@@ -444,7 +444,15 @@ def _header(summary: dict[str, Any], data: dict[str, Any], results: Path) -> str
     if again:
         rerun = (
             "\n- **Reruns**: "
-            + ", ".join(f"`{k}` was run again at {v.get('started', '?')}" for k, v in again.items())
+            + ", ".join(
+                f"`{k}` was run again at {v.get('started', '?')}"
+                + (
+                    f" (load average {v['load_average_at_start'][0]:.1f})"
+                    if v.get("load_average_at_start")
+                    else ""
+                )
+                for k, v in again.items()
+            )
             + " (`python -m bench all --only …`, same folder); "
             + "its first run's record is replaced."
         )
@@ -1035,7 +1043,14 @@ def _targets_section(data: dict[str, Any]) -> str:
                 "warm recall p50, 10k memories, vs embedding the query alone (recall.py)",
                 "≤ 1.3×",
                 f"{v:.2f}× ({rec['warm_recall_ms']['p50']:.1f} vs "
-                f"{rec['query_embed_ms']['p50']:.1f} ms)",
+                f"{rec['query_embed_ms']['p50']:.1f} ms"
+                + (
+                    f"; its retrieval alone {rec['retrieve_given_vector_ms']['p50']:.2f} ms "
+                    f"against the {0.3 * rec['query_embed_ms']['p50']:.2f} ms the target leaves"
+                    if "retrieve_given_vector_ms" in rec
+                    else ""
+                )
+                + ")",
                 verdict(v <= 1.3),
             )
         )
