@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from kenning import protocol
-from kenning.backends.base import Backend, Filters, MemoryRecord
+from kenning.backends.base import Backend, Filters, MemoryRecord, lexical_search_with_statistics
 from kenning.backends.registry import backend_kind, open_backend
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.config import load_settings
@@ -313,6 +313,47 @@ def test_term_statistics_count_rows_and_documents(backend: Backend) -> None:
     assert stats.rows == 3
     assert stats.frequencies == {"cache": 2, "the": 2, "queue": 2, "zanzibarquokka": 0}
     assert backend.term_statistics("   ").frequencies == {}
+
+
+def test_lexical_search_with_statistics_is_both_calls_in_one(backend: Backend) -> None:
+    """What a hybrid query reads on its lexical side: the hits and the statistics together
+    (from one reading of the statistics where the backend can) are exactly what the two
+    calls return apart, on every backend: empty store, filters, k = 0, unknown words."""
+    query = "Cache the QUEUE: zanzibarquokka?"
+    assert lexical_search_with_statistics(backend, query, 5, Filters()) == (
+        [],
+        backend.term_statistics(query),
+    )
+    rng = np.random.default_rng(8)
+    backend.upsert(
+        [
+            record(0, unit(rng), text="the cache queue drains the cache at night"),
+            record(1, unit(rng), text="the queue worker restarts nightly"),
+            record(2, unit(rng), text="Cache warming, in another project", group=GROUPS[1]),
+            record(3, unit(rng), text="nothing in common here"),
+        ]
+    )
+    cases = [
+        (query, 5, Filters()),
+        (query, 1, Filters()),
+        (query, 5, Filters(group_id=GROUPS[1])),
+        (query, 0, Filters()),
+        ("zanzibarquokka only", 5, Filters()),
+        ("   ", 5, Filters()),
+    ]
+    for q, k, filters in cases:
+        hits, statistics = lexical_search_with_statistics(backend, q, k, filters)
+        apart = backend.lexical_search(q, k, filters)
+        assert [(h.memory.id, h.score) for h in hits] == [(h.memory.id, h.score) for h in apart], (
+            q,
+            k,
+            filters,
+        )
+        assert statistics == backend.term_statistics(q), (q, k, filters)
+    hits, statistics = lexical_search_with_statistics(backend, query, 5, Filters())
+    assert [h.memory.id for h in hits][:1] == [rid(0)] and statistics.rows == 4
+    best, _ = lexical_search_with_statistics(backend, query, 1, Filters())
+    assert [h.memory.id for h in best] == [rid(0)]
 
 
 WORDS = [

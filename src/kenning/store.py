@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 
 from . import config, protocol
-from .backends.base import Backend, Filters, MemoryRecord, ScoredMemory
+from .backends.base import (
+    Backend,
+    Filters,
+    MemoryRecord,
+    ScoredMemory,
+    lexical_search_with_statistics,
+)
 from .config import Settings, load_settings
 from .embedders.base import Embedder
 from .errors import (
@@ -683,8 +689,7 @@ class MemoryStore:
 
         if check:
             self._check_provenance(stamp=False)
-        hits = self.backend.lexical_search(query, pool, filters)
-        statistics = self.backend.term_statistics(query)
+        hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
         vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
         fingerprint = (
             error_fingerprint(extract_error_signature(query)) if looks_like_error(query) else None

@@ -155,6 +155,27 @@ def bulk_writes(
 
 
 @runtime_checkable
+class StatisticsSharingSearch(Protocol):
+    """A backend whose lexical search reads the query's term statistics anyway and can hand
+    them back with its hits, so that a hybrid query asks for them once (Qdrant: one exact
+    count per term, each a round trip; PostgreSQL: one query)."""
+
+    def lexical_search_with_statistics(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics]: ...
+
+
+def lexical_search_with_statistics(
+    backend: Backend, query: str, k: int, filters: Filters
+) -> tuple[list[ScoredMemory], TermStatistics]:
+    """``(backend.lexical_search(query, k, filters), backend.term_statistics(query))``, from
+    one reading of the statistics where the backend offers it (:class:`StatisticsSharingSearch`)."""
+    if isinstance(backend, StatisticsSharingSearch):
+        return backend.lexical_search_with_statistics(query, k, filters)
+    return backend.lexical_search(query, k, filters), backend.term_statistics(query)
+
+
+@runtime_checkable
 class ContentHashLister(Protocol):
     """A backend that lists its ``(id, content_hash)`` pairs without reading whole rows
     (PostgreSQL): a migration's verification reads 100k of them in one query instead of

@@ -956,26 +956,37 @@ class PostgresBackend:
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
+        return self.lexical_search_with_statistics(query, k, filters)[0] if k > 0 else []
+
+    def lexical_search_with_statistics(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics]:
+        """:meth:`lexical_search` and :meth:`term_statistics` from one statistics query."""
         words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
-        if not words or k <= 0:
-            return []
+        if not words:
+            return [], TermStatistics(0, {})
         with self._connection() as conn:
             if self._dim(conn) is None:
-                return []
+                return [], TermStatistics(0, {})
             stats = self._term_rows(conn, words)
-            if not stats or stats[0][2] <= 0:
-                return []
+            if not stats:
+                return [], TermStatistics(0, {})
+            statistics = TermStatistics(
+                int(stats[0][2]), {str(t): int(df) for t, df, _, _ in stats}
+            )
+            if stats[0][2] <= 0 or k <= 0:
+                return [], statistics
             n, total_len = int(stats[0][2]), int(stats[0][3])
             idfs = {str(term): idf(n, df) for term, df, _, _ in stats if df > 0}
             if not idfs:
-                return []
+                return [], statistics
             strong = [t for t, v in idfs.items() if v > MIN_IDF]
             weak = [t for t, v in idfs.items() if v <= MIN_IDF]
             avgdl = max(total_len / n, 1e-9)
             hits = self._bm25(conn, strong, idfs, avgdl, filters, k, None) if strong else []
             if len(hits) < k and weak:
                 hits += self._bm25(conn, weak, idfs, avgdl, filters, k - len(hits), strong)
-        return hits
+        return hits, statistics
 
     @staticmethod
     def _bm25(

@@ -840,42 +840,25 @@ class QdrantBackend:
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
-        from qdrant_client import models
+        return self.lexical_search_with_statistics(query, k, filters)[0] if k > 0 else []
 
+    def lexical_search_with_statistics(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics]:
+        """:meth:`lexical_search` and :meth:`term_statistics` from one count per term."""
         # Qdrant's word tokenizer keeps diacritics
         words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
-        if not words or k <= 0:
-            return []
-
-        def text(word: str) -> Any:
-            return models.FieldCondition(key="content", match=models.MatchText(text=word))
-
+        if not words:
+            return [], TermStatistics(0, {})
         with self._call() as client:
             if self._dim() is None:
-                return []
+                return [], TermStatistics(0, {})
             n, total_len = self._stats()
             if n <= 0:
-                return []
+                return [], TermStatistics(n, {})
             frequencies = self._frequencies(client, words)
             idfs = {w: idf(n, df) for w, df in frequencies.items() if df > 0}
-            strong = [w for w, v in idfs.items() if v > MIN_IDF]
-            weak = [w for w, v in idfs.items() if v <= MIN_IDF]
-            candidates: dict[str, Memory] = {}
-            for group, exclude in ((strong, []), (weak, strong)):
-                if not group or (group is weak and len(candidates) >= k):
-                    continue
-                condition = models.Filter(
-                    should=[text(w) for w in group], must_not=[text(w) for w in exclude] or None
-                )
-                points, _ = client.scroll(
-                    self.collection,
-                    scroll_filter=self._filter(filters, [condition]),
-                    limit=LEXICAL_CANDIDATES,
-                    with_payload=True,
-                )
-                for p in points:
-                    memory = self._memory(p.payload)
-                    candidates[memory.id] = memory
+            candidates = self._lexical_candidates(client, idfs, k, filters) if k > 0 else {}
         avgdl = max(total_len / n, 1e-9)
         scored: list[tuple[float, str, Memory]] = []
         for memory in candidates.values():
@@ -888,7 +871,38 @@ class QdrantBackend:
                 continue
             scored.append((bm25(tf, idfs, len(found), avgdl), memory.id, memory))
         scored.sort(key=lambda s: (-s[0], s[1]))
-        return [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
+        hits = [ScoredMemory(memory=m, score=s) for s, _, m in scored[:k]]
+        return hits, TermStatistics(n, frequencies)
+
+    def _lexical_candidates(
+        self, client: Any, idfs: dict[str, float], k: int, filters: Filters
+    ) -> dict[str, Memory]:
+        """The rows holding the query's words that BM25 ranks: those with a word that
+        carries weight first, then (if fewer than ``k``) those with only near-zero ones."""
+        from qdrant_client import models
+
+        def text(word: str) -> Any:
+            return models.FieldCondition(key="content", match=models.MatchText(text=word))
+
+        strong = [w for w, v in idfs.items() if v > MIN_IDF]
+        weak = [w for w, v in idfs.items() if v <= MIN_IDF]
+        candidates: dict[str, Memory] = {}
+        for group, exclude in ((strong, []), (weak, strong)):
+            if not group or (group is weak and len(candidates) >= k):
+                continue
+            condition = models.Filter(
+                should=[text(w) for w in group], must_not=[text(w) for w in exclude] or None
+            )
+            points, _ = client.scroll(
+                self.collection,
+                scroll_filter=self._filter(filters, [condition]),
+                limit=LEXICAL_CANDIDATES,
+                with_payload=True,
+            )
+            for p in points:
+                memory = self._memory(p.payload)
+                candidates[memory.id] = memory
+        return candidates
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         from qdrant_client import models
