@@ -277,6 +277,16 @@ def merge_sizes(results: Path, step: str, other: Path) -> list[str]:
         raise SystemExit(f"merge: {summary_path} has no successful {step} step to merge into")
     if record.get("sha256") != hashlib.sha256(target.read_bytes()).hexdigest():
         raise SystemExit(f"merge: {target} was rewritten after the run that {summary_path} records")
+    # the settings a section's text states for every size (queries, k, noise, …) must be
+    # the same in both runs; only the sizes, the machine and the run time may differ
+    own = {"sizes", "machine", "seconds"}
+    differ = sorted(
+        k for k in set(ours) | set(theirs) if k not in own and ours.get(k) != theirs.get(k)
+    )
+    if differ:
+        raise SystemExit(
+            f"merge: {other} was run with other settings ({', '.join(differ)}); not merged"
+        )
     both = sorted(set(ours.get("sizes", {})) & set(theirs.get("sizes", {})), key=int)
     if both:
         raise SystemExit(

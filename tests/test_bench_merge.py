@@ -68,6 +68,15 @@ def test_a_size_the_run_holds_is_never_replaced(tmp_path: Path) -> None:
     assert ((results / "scaling.json").read_bytes(), (results / "all.json").read_bytes()) == before
 
 
+def test_a_run_with_other_settings_is_refused(tmp_path: Path) -> None:
+    results = _run_folder(tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"queries": 10, "sizes": {"1000000": {"p50": 12.0}}}))
+    with pytest.raises(SystemExit, match=r"other settings \(queries\)"):
+        merge_sizes(results, "scaling", other)
+    assert "1000000" not in json.loads((results / "scaling.json").read_text())["sizes"]
+
+
 def test_a_file_rewritten_since_the_run_is_refused(tmp_path: Path) -> None:
     results = _run_folder(tmp_path)
     (results / "scaling.json").write_text(json.dumps({"sizes": {"1000": {"p50": 1.0}}}))
