@@ -439,10 +439,11 @@ def _header(summary: dict[str, Any], data: dict[str, Any], results: Path) -> str
     steps = summary.get("steps") or {}
     timing = ", ".join(f"{k} {v.get('seconds', '?')} s" for k, v in steps.items())
     load = m.get("load_average_at_start")
-    rerun = ""
+    # the lines after the run time: steps run again, sizes merged from other runs
+    extra = ""
     again = {k: v for k, v in steps.items() if v.get("rerun")}
     if again:
-        rerun = (
+        extra = (
             "\n- **Reruns**: "
             + ", ".join(
                 f"`{k}` was run again at {v.get('started', '?')}"
@@ -458,7 +459,7 @@ def _header(summary: dict[str, Any], data: dict[str, Any], results: Path) -> str
         )
     merged = [(k, m) for k, v in steps.items() for m in v.get("merged", [])]
     if merged:
-        rerun += "\n- **Merged**: " + "; ".join(
+        extra += "\n- **Merged**: " + "; ".join(
             f"`{k}` also holds size{'s' if len(m['sizes']) > 1 else ''} "
             + ", ".join(f"{int(n):,}" for n in m["sizes"])
             + f" from a separate run of the same benchmark (`{Path(m['json']).name}` written "
@@ -482,7 +483,7 @@ under `{where}`. Reproduce with `pip install -e '.[bench]'` then `python -m benc
   calls are run first and excluded (each section says which). Because the machine is shared,
   compare the ratios, which pair figures measured in the same run. A step or peer that
   could not run is listed at the end with the reason; no number stands in for it.
-- **Run time**: {summary.get("seconds", "?")} s in all ({timing}).{rerun}
+- **Run time**: {summary.get("seconds", "?")} s in all ({timing}).{extra}
 """
 
 
