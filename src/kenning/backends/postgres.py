@@ -943,16 +943,7 @@ class PostgresBackend:
         ).fetchall()
 
     def term_statistics(self, query: str) -> TermStatistics:
-        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
-        if not words:
-            return TermStatistics(0, {})
-        with self._connection() as conn:
-            if self._dim(conn) is None:
-                return TermStatistics(0, {})
-            stats = self._term_rows(conn, words)
-        if not stats:
-            return TermStatistics(0, {})
-        return TermStatistics(int(stats[0][2]), {str(t): int(df) for t, df, _, _ in stats})
+        return self.lexical_search_with_statistics(query, 0, Filters())[1]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""

@@ -829,14 +829,7 @@ class QdrantBackend:
         }
 
     def term_statistics(self, query: str) -> TermStatistics:
-        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
-        if not words:
-            return TermStatistics(0, {})
-        with self._call() as client:
-            if self._dim() is None:
-                return TermStatistics(0, {})
-            n, _ = self._stats()
-            return TermStatistics(n, self._frequencies(client, words) if n > 0 else {})
+        return self.lexical_search_with_statistics(query, 0, Filters())[1]
 
     def lexical_search(self, query: str, k: int, filters: Filters) -> list[ScoredMemory]:
         """Top-k by FTS5-compatible BM25 (see the module docstring); higher is better."""
