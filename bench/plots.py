@@ -246,23 +246,19 @@ def plot_scaling(scaling: dict[str, Any] | None, scale: dict[str, Any] | None, p
         color="#17becf",
         label="warm process: RSS added by the open store",
     )
-    if ann:
-        ax2.plot(
-            [n for n, _ in ann],
-            [a["cold_cli_peak_rss_mb"]["p50"] for _, a in ann],
-            "*",
-            markersize=11,
-            color="#9467bd",
-            label="the same, ANN index",
-        )
-        ax2.plot(
-            [n for n, _ in ann],
-            [a["rss_mb"]["store_delta"] for _, a in ann],
-            "*",
-            markersize=11,
-            color="#17becf",
-            label="the same, ANN index",
-        )
+    for figure, colour in (
+        (("cold_cli_peak_rss_mb", "p50"), "#9467bd"),
+        (("rss_mb", "store_delta"), "#17becf"),
+    ):
+        if ann:
+            ax2.plot(
+                [n for n, _ in ann],
+                [a[figure[0]][figure[1]] for _, a in ann],
+                "*",
+                markersize=11,
+                color=colour,
+                label="the same, ANN index",
+            )
     ax2.set_xscale("log")
     ax2.set_xlabel("memories in the store")
     ax2.set_ylabel("MB")
