@@ -246,19 +246,18 @@ def plot_scaling(scaling: dict[str, Any] | None, scale: dict[str, Any] | None, p
         color="#17becf",
         label="warm process: RSS added by the open store",
     )
-    for figure, colour in (
+    for (figure, value), colour in (
         (("cold_cli_peak_rss_mb", "p50"), "#9467bd"),
         (("rss_mb", "store_delta"), "#17becf"),
     ):
-        if ann:
-            ax2.plot(
-                [n for n, _ in ann],
-                [a[figure[0]][figure[1]] for _, a in ann],
-                "*",
-                markersize=11,
-                color=colour,
-                label="the same, ANN index",
-            )
+        ax2.plot(
+            [n for n, _ in ann],
+            [a[figure][value] for _, a in ann],
+            "*",
+            markersize=11,
+            color=colour,
+            label="the same, ANN index",
+        )
     ax2.set_xscale("log")
     ax2.set_xlabel("memories in the store")
     ax2.set_ylabel("MB")
@@ -348,8 +347,9 @@ def _carry_notes(old: str, parts: list[str]) -> list[str]:
     out = []
     placed = set()
     for part in parts:
-        kept = notes.get(_section_title(part), [])
-        placed.add(_section_title(part))
+        title = _section_title(part)
+        kept = notes.get(title, [])
+        placed.add(title)
         out.append(part.rstrip("\n") + "".join("\n\n" + n for n in kept) + "\n")
     retired = " (section no longer rendered)"
     for name, kept in notes.items():
@@ -1214,15 +1214,17 @@ def _targets_section(data: dict[str, Any]) -> str:
                         verdict(v >= goal),
                     )
                 )
+        from kenning.protocol import ERROR_RECALL_FLOOR, RECALL_FLOOR
+
         cal = q.get("calibration") or {}
         if "hybrid" in cal:
             v, dense = cal["hybrid"]["highest_unrelated"], cal["dense"]["highest_unrelated"]
             rows.append(
                 (
                     "highest score of an unrelated yellow query (quality.py; issue 12)",
-                    "< 0.40 (the error floor)",
+                    f"< {ERROR_RECALL_FLOOR:.2f} (the error floor)",
                     f"{v:.3f} (dense alone {dense:.3f})",
-                    verdict(v < 0.40),
+                    verdict(v < ERROR_RECALL_FLOOR),
                 )
             )
         cross = cal.get("locomo_cross_conversation_hybrid")
@@ -1231,8 +1233,8 @@ def _targets_section(data: dict[str, Any]) -> str:
             share = cross["above_floor"] / cross["queries"]
             rows.append(
                 (
-                    "LoCoMo questions asked of another conversation scoring ≥ 0.5 "
-                    "(quality.py; issue 12)",
+                    "LoCoMo questions asked of another conversation scoring ≥ "
+                    f"{RECALL_FLOOR} (quality.py; issue 12)",
                     "≤ 5%",
                     f"{cross['above_floor']} of {cross['queries']} ({share:.1%}; dense alone "
                     f"{dense_cross.get('above_floor', '?')})",

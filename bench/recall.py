@@ -8,10 +8,10 @@ shared and noisy, so ratios are what to trust):
   retrieval alone (the query's vector given: lexical side, vector search and scoring one
   after the other) vs the 0.3 × embedding that a 1.3 ratio leaves for everything else;
 * warm recall with the stale check (on by default) vs the same recall with it turned off,
-  a pair per query after the headline recall, its order alternating: every memory here is given the freshness record of one of 50
-  files of the project (a fifth of those files change afterwards), so each recall hashes —
-  or finds in its cache — the file of every candidate it ranks (the disk figure is taken
-  before the records are added);
+  a pair per query after the headline recall, its order alternating: every memory here is
+  given the freshness record of one of 50 files of the project (a fifth of those files
+  change afterwards), so each recall hashes — or finds in its cache — the file of every
+  candidate it ranks (the disk figure is taken before the records are added);
 * cascading search (up to 3 collection queries) vs single-collection recall;
 * cold ``kenning recall`` process vs a bare ``python -c pass`` process;
 * disk per memory vs the memory's own text.
@@ -35,7 +35,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -261,6 +263,23 @@ def change_some_files(root: Path, every: int = 5) -> int:
     return changed
 
 
+def timed_pair(  # type: ignore[no-untyped-def]
+    store,
+    call: Callable[[], object],
+    checked: list[float],
+    unchecked: list[float],
+    checked_first: bool,
+) -> None:
+    """Time ``call`` with the store's stale check on (into ``checked``) and off (into
+    ``unchecked``), in the order given; the check is on again afterwards."""
+    for check in (True, False) if checked_first else (False, True):
+        store.check_freshness = check
+        t = time.perf_counter()
+        call()
+        (checked if check else unchecked).append((time.perf_counter() - t) * 1000)
+    store.check_freshness = True
+
+
 def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, object]:
     from kenning import open_store
     from kenning.backends.base import Filters
@@ -342,17 +361,15 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
             # 20 candidates ranked and checked), each with the check on and off, in an order
             # that alternates query by query, so that neither side always meets the caches
             # the other one warmed.
-            for check in (True, False) if len(checked_ms) % 2 == 0 else (False, True):
-                store.check_freshness = check
-                t = time.perf_counter()
-                store.recall(q)
-                (checked_ms if check else unchecked_ms).append((time.perf_counter() - t) * 1000)
-            for check in (False, True) if len(wide_ms) % 2 == 0 else (True, False):
-                store.check_freshness = check
-                t = time.perf_counter()
-                store.search(q, threshold=0.0, use_cascading=False)
-                (wide_ms if check else wide_unchecked_ms).append((time.perf_counter() - t) * 1000)
-            store.check_freshness = True
+            checked_first = len(checked_ms) % 2 == 0
+            timed_pair(store, partial(store.recall, q), checked_ms, unchecked_ms, checked_first)
+            timed_pair(
+                store,
+                partial(store.search, q, threshold=0.0, use_cascading=False),
+                wide_ms,
+                wide_unchecked_ms,
+                not checked_first,
+            )
             t = time.perf_counter()
             # threshold 0.99 makes the primary collection come up short, so it always cascades
             response = store.search(q, threshold=0.99)
