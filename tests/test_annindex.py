@@ -351,7 +351,11 @@ def test_a_replaced_database_never_uses_the_old_graph(
 
 @pytest.mark.parametrize("damage", ["truncated", "torn header", "garbage blob", "empty"])
 def test_a_damaged_graph_is_not_used_and_is_rebuilt(
-    damage: str, db: Path, queries: np.ndarray, graph_calls: list[int]
+    damage: str,
+    db: Path,
+    queries: np.ndarray,
+    graph_calls: list[int],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     backend = SQLiteBackend(db, create=False)
     assert backend.build_ann_index()
@@ -366,14 +370,18 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
         path.write_bytes(raw[:HEADER_BYTES] + bytes(len(raw) - HEADER_BYTES))
     elif damage == "empty":
         path.write_bytes(b"")
+    damaged = path.stat().st_ino
     fresh = SQLiteBackend(db, create=False)
     rows = sqlite_rows(db)
-    with no_builds(db):
+    with no_builds(db), caplog.at_level("WARNING", logger="kenning.backends.annindex"):
         for q in queries[:5]:
             assert_same_ranking(hits(fresh, q), brute_force(rows, q, 10, Filters()))
     assert not graph_calls
+    # A damaged file is examined once, not on every search until it is replaced.
+    assert caplog.text.count("is damaged") <= 1
     hits(fresh, queries[0])  # starts the rebuild
-    wait_for_graph(db, ROWS)
+    # A truncated file or a zeroed blob keeps its header: wait for the file that replaces it.
+    wait_for_graph(db, ROWS, lambda h: ann_path(db).stat().st_ino != damaged)
     assert recall_at_k(fresh, db, queries, Filters()) >= 0.95
     assert graph_calls
     fresh.close()

@@ -317,6 +317,9 @@ class AnnFile:
         #: The last builder's output (empty unless it failed).
         self.log_path = database.with_name(database.name + ".ann.log")
         self._view: AnnView | None = None
+        #: The file last found unusable, by (inode, size, mtime): not opened (nor warned
+        #: about) again on every search until the builder replaces it.
+        self._refused: tuple[int, int, int] | None = None
         self._builder: subprocess.Popen[bytes] | None = None
         self._failed_at: float | None = None
 
@@ -326,12 +329,17 @@ class AnnFile:
         """The index now at ``path`` (mapped again when the file was replaced); None when
         missing or not readable as a whole."""
         try:
-            inode = os.stat(self.path).st_ino
+            stat = os.stat(self.path)
         except OSError:
             self._view = None
             return None
-        if self._view is None or self._view.inode != inode:
-            self._view = self._open()
+        if self._view is not None and self._view.inode == stat.st_ino:
+            return self._view
+        signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if signature == self._refused:
+            return None
+        self._view = self._open()
+        self._refused = None if self._view is not None else signature
         return self._view
 
     def _open(self) -> AnnView | None:
