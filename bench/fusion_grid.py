@@ -12,7 +12,10 @@ top 50 once, then scores each rule offline:
                  every candidate (stable as the store grows), ``bend``
                  :func:`kenning.search.onto_cosine_scale`;
 * ``stable-b0``  the same with BM25 without length normalisation, cut at 1 (the rule
-                 before issue 12 item 4).
+                 before issue 12 item 4);
+* ``capped-N``   ``stable`` with the coverage of a long query counted against at most N of
+                 its terms (a pasted log's many words no longer shrink the bonus of the note
+                 that shares N of them).
 
 Each set's top-1 is printed for the fit half of its queries (CRC32 of the query id even) and
 the held-out half: constants are chosen on the fit half.
@@ -48,6 +51,8 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
     COVER.clear()
     for h in dh + lh:
         COVER[h.memory.id] = coverage(q, h.memory.content)
+        COVER[("matched", h.memory.id)] = round(COVER[h.memory.id] * len(q))
+    COVER["query terms"] = len(q)
     stats = store.backend.term_statistics(text)
     idfs = lexical_idfs(stats.rows, stats.frequencies)
     counted = {h.memory.id: term_counts_and_length(h.memory.content) for h in dh + lh}
@@ -73,17 +78,21 @@ def score(
         dr = {i: r for r, i in enumerate(sorted(cos, key=lambda x: -cos[x]), 1)}
         lr = {i: r for r, i in enumerate(sorted(lex, key=lambda x: -lex[x]), 1)}
         return {i: 1 / (60 + dr.get(i, 1000)) + 1 / (60 + lr.get(i, 1000)) for i in cos}
-    if rule in ("stable", "stable-b0"):
+    if rule in ("stable", "stable-b0") or rule.startswith("capped"):
         from kenning.search import onto_cosine_scale
 
-        core = {i: COVER.get(("core" if rule == "stable" else "b0", i), 0.0) for i in cos}
+        bm25 = "b0" if rule == "stable-b0" else "core"
+        core = {i: COVER.get((bm25, i), 0.0) for i in cos}
         best = max(core.values(), default=0.0)
+        shares = {i: COVER.get(i, 0.0) for i in cos}
+        if rule.startswith("capped"):
+            counted = min(COVER["query terms"], int(rule.split("-")[1]))
+            shares = {i: min(1.0, COVER.get(("matched", i), 0) / max(1, counted)) for i in cos}
         sums = {
-            i: c
-            + (w * (core[i] / best) * min(1.0, best / k) * COVER.get(i, 0.0) ** 2 if best else 0.0)
+            i: c + (w * (core[i] / best) * min(1.0, best / k) * shares[i] ** 2 if best else 0.0)
             for i, c in cos.items()
         }
-        if rule == "stable":
+        if rule != "stable-b0":
             return {i: onto_cosine_scale(t) for i, t in sums.items()}
         return {i: min(1.0, t) for i, t in sums.items()}
     smax = max(lex.values(), default=0.0)
@@ -131,6 +140,8 @@ RULES += [
     ("stable", 0.5, 2.0),
     ("stable", 0.6, 2.0),
     ("stable", 0.4, 4.0),
+    ("capped-8", 0.4, 2.0),
+    ("capped-16", 0.4, 2.0),
     # weight 0: dense cosine alone (bent above the knee like every fused score), so the
     # calibration columns show what the embedder reaches before any lexical bonus
     ("stable", 0.0, 2.0),
