@@ -120,7 +120,7 @@ async def test_roots_name_the_project_and_their_change_is_followed(
         with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             await s.send_roots_list_changed()
-        for _ in range(50):  # the notification and the next call race in the server
+        for _ in range(300):  # the notification and the next call race in the server (30 s)
             if await intel_path(s) == store_of(other):
                 break
             await anyio.sleep(0.1)
