@@ -246,18 +246,19 @@ def plot_scaling(scaling: dict[str, Any] | None, scale: dict[str, Any] | None, p
         color="#17becf",
         label="warm process: RSS added by the open store",
     )
-    for (figure, value), colour in (
-        (("cold_cli_peak_rss_mb", "p50"), "#9467bd"),
-        (("rss_mb", "store_delta"), "#17becf"),
-    ):
-        ax2.plot(
-            [n for n, _ in ann],
-            [a[figure][value] for _, a in ann],
-            "*",
-            markersize=11,
-            color=colour,
-            label="the same, ANN index",
-        )
+    if ann:  # an empty series would still stand in the legend
+        for (figure, value), colour in (
+            (("cold_cli_peak_rss_mb", "p50"), "#9467bd"),
+            (("rss_mb", "store_delta"), "#17becf"),
+        ):
+            ax2.plot(
+                [n for n, _ in ann],
+                [a[figure][value] for _, a in ann],
+                "*",
+                markersize=11,
+                color=colour,
+                label="the same, ANN index",
+            )
     ax2.set_xscale("log")
     ax2.set_xlabel("memories in the store")
     ax2.set_ylabel("MB")
