@@ -965,10 +965,10 @@ class PostgresBackend:
             statistics = TermStatistics(
                 int(stats[0][2]), {str(t): int(df) for t, df, _, _ in stats}
             )
-            if stats[0][2] <= 0 or k <= 0:
+            if statistics.rows <= 0 or k <= 0:
                 return [], statistics
-            n, total_len = int(stats[0][2]), int(stats[0][3])
-            idfs = {str(term): idf(n, df) for term, df, _, _ in stats if df > 0}
+            n, total_len = statistics.rows, int(stats[0][3])
+            idfs = {term: idf(n, df) for term, df in statistics.frequencies.items() if df > 0}
             if not idfs:
                 return [], statistics
             strong = [t for t, v in idfs.items() if v > MIN_IDF]
