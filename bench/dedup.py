@@ -6,7 +6,10 @@ kenning did before :mod:`kenning.dedup`), computed in the same run from the same
 
 * **distinct documents merged** — every rustc explanation (518), ruff rule doc (973) and
   yellow ERROR-FIX entry (37) remembered into a fresh project of its own, in corpus order,
-  as ``bench/quality.py`` stores them; each near-duplicate answer is a document lost;
+  as ``bench/quality.py`` stores them; each near-duplicate answer is a document lost,
+  unless its text is another document's up to case, whitespace and prose punctuation
+  (:func:`same_text_up_to_variants`): the variants below must be merged, so such a pair is
+  counted apart, not as a distinct document;
 * **LoCoMo** — the first 1,000 observations, one project per conversation. Every merged
   pair of every set is listed with a judgement read from ``bench/data/dedup_judgements.jsonl``
   (``same`` knowledge, or says something ``different``, written by a person who read both
@@ -111,6 +114,17 @@ VARIANTS: dict[str, Callable[[str], str]] = {
 }
 
 
+def same_text_up_to_variants(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one text as the variants above change it (case,
+    whitespace, prose punctuation): such a pair must be merged, so it is not two distinct
+    documents even when the corpus holds both (rust's E0231 and E0388 differ by a full stop)."""
+
+    def plain(text: str) -> str:
+        return " ".join(_PUNCTUATION.sub("", text.lower()).split())
+
+    return plain(a) == plain(b)
+
+
 # -- helpers -------------------------------------------------------------------------------
 
 
@@ -189,6 +203,7 @@ def remember_docs(base: Path, name: str, docs: list[Doc], embedder: Any) -> dict
                         "reason": result.reason,
                         "new_text": doc.text,
                         "kept_text": kept.text,
+                        "variant": same_text_up_to_variants(doc.text, kept.text),
                     }
                 )
             else:
@@ -404,12 +419,17 @@ def run(smoke: bool) -> dict[str, Any]:
 
 def table(results: dict[str, Any]) -> str:
     lines = [
-        "| set | documents | merged by kenning | merged by the 0.82 gate alone |",
-        "|---|---|---|---|",
+        "| set | documents | merged by kenning | of them, another document's text up to case, "
+        "whitespace and punctuation | merged by the 0.82 gate alone |",
+        "|---|---|---|---|---|",
     ]
     for name, s in results["sets"].items():
         label = "LoCoMo (first 1,000, per conversation)" if name == "locomo" else name
-        lines.append(f"| {label} | {s['documents']} | {s['merged']} | {s['gate_alone_merged']} |")
+        variants = sum(bool(p.get("variant")) for p in s["merged_pairs"])
+        lines.append(
+            f"| {label} | {s['documents']} | {s['merged']} | {variants} | "
+            f"{s['gate_alone_merged']} |"
+        )
     lines += [
         "",
         "| variants caught (near-duplicate of the original) | "

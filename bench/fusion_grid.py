@@ -15,7 +15,9 @@ top 50 once, then scores each rule offline:
                  before issue 12 item 4);
 * ``capped-N``   ``stable`` with the coverage of a long query counted against at most N of
                  its terms (a pasted log's many words no longer shrink the bonus of the note
-                 that shares N of them).
+                 that shares N of them);
+* ``bm25-K1-B``  ``stable`` with BM25's saturation ``k1`` and length weight ``b`` other than
+                 FTS5's 1.2 and 0.75 (:data:`BM25_VARIANTS`).
 
 Each set's top-1 is printed for the fit half of its queries (CRC32 of the query id even) and
 the held-out half: constants are chosen on the fit half.
@@ -65,7 +67,21 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
     cover = dict(COVER)
     cover.update({("core", i): s for i, s in core.items()})
     cover.update({("b0", i): s for i, s in unnormalised.items()})
+    for k1, b in BM25_VARIANTS:
+        cover.update(
+            {(f"bm25-{k1}-{b}", i): _bm25_with(k1, b, c, idfs, n) for i, (c, n) in counted.items()}
+        )
     return cos, lex, cover
+
+
+def _bm25_with(k1: float, b: float, counts: dict, idfs: dict, length: int) -> float:  # type: ignore[type-arg]
+    """:func:`kenning.search.memory_bm25` with other ``k1`` and ``b``."""
+    from kenning.search import LEXICAL_REFERENCE_LENGTH
+
+    norm = k1 * (1 - b + b * length / LEXICAL_REFERENCE_LENGTH)
+    return sum(
+        w * counts[t] * (k1 + 1) / (counts[t] + norm) for t, w in idfs.items() if counts.get(t)
+    )
 
 
 def score(
@@ -78,10 +94,10 @@ def score(
         dr = {i: r for r, i in enumerate(sorted(cos, key=lambda x: -cos[x]), 1)}
         lr = {i: r for r, i in enumerate(sorted(lex, key=lambda x: -lex[x]), 1)}
         return {i: 1 / (60 + dr.get(i, 1000)) + 1 / (60 + lr.get(i, 1000)) for i in cos}
-    if rule in ("stable", "stable-b0") or rule.startswith("capped"):
+    if rule in ("stable", "stable-b0") or rule.startswith(("capped", "bm25-")):
         from kenning.search import onto_cosine_scale
 
-        bm25 = "b0" if rule == "stable-b0" else "core"
+        bm25 = "b0" if rule == "stable-b0" else rule if rule.startswith("bm25-") else "core"
         core = {i: COVER.get((bm25, i), 0.0) for i in cos}
         best = max(core.values(), default=0.0)
         shares = {i: COVER.get(i, 0.0) for i in cos}
@@ -120,6 +136,8 @@ def score(
 
 POOL = 20
 COVER: dict = {}
+#: (k1, b) pairs tried besides FTS5's (1.2, 0.75)
+BM25_VARIANTS = [(0.6, 0.75), (2.0, 0.75), (1.2, 0.3), (1.2, 0.0), (0.9, 0.4)]
 RULES = [
     ("additive", 0.25, 10.0),
     ("relative", 0.4, 5.0),
@@ -142,6 +160,7 @@ RULES += [
     ("stable", 0.4, 4.0),
     ("capped-8", 0.4, 2.0),
     ("capped-16", 0.4, 2.0),
+    *((f"bm25-{k1}-{b}", 0.4, 2.0) for k1, b in BM25_VARIANTS),
     # weight 0: dense cosine alone (bent above the knee like every fused score), so the
     # calibration columns show what the embedder reaches before any lexical bonus
     ("stable", 0.0, 2.0),

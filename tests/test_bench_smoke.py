@@ -164,3 +164,23 @@ def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads((tmp_path / "results" / "transfer-smoke.json").read_text())
     assert data["migrate"]["verified"] and data["import"]["counts"]["imported"] == data["rows"]
+
+
+def test_a_merged_document_counts_as_distinct_unless_it_is_a_variant_of_the_other() -> None:
+    """The dedup bench counts a merged document as a note lost unless its text is the
+    other's up to case, whitespace and punctuation (a variant that must be merged): rust's
+    E0231 and E0388 are such a pair; one changed word or number is not."""
+    from bench.dedup import VARIANTS, same_text_up_to_variants
+
+    corpus = {
+        doc["_id"]: doc["text"]
+        for doc in map(json.loads, (EVAL / "rust-errors" / "corpus.jsonl").open())
+    }
+    assert same_text_up_to_variants(corpus["E0388"], corpus["E0231"])
+    for make in VARIANTS.values():
+        assert same_text_up_to_variants(make(corpus["E0382"]), corpus["E0382"])
+    assert not same_text_up_to_variants(corpus["E0382"], corpus["E0499"])
+    assert not same_text_up_to_variants(
+        "The limit is 100 per minute.", "The limit is 1000 per minute"
+    )
+    assert not same_text_up_to_variants("Always run the migrations.", "Never run the migrations.")
