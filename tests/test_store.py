@@ -15,8 +15,10 @@ import pytest
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SCHEMA_VERSION
+from kenning.embedders.base import Embedder
 from kenning.errors import (
     ProvenanceMismatch,
+    StoreClosed,
     StoreCorrupted,
     StoreLocationError,
     StoreNotFound,
@@ -225,6 +227,48 @@ def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
     for types in COLLECTIONS.values():
         for t in types:
             assert t in reason
+
+
+@pytest.mark.parametrize(
+    ("arguments", "needle"),
+    [
+        ({"tags": "release"}, "not one text"),  # was stored as the tags r, e, l, a, s
+        ({"tags": [1, 2]}, "a tag must be text, got int"),
+        ({"tags": 5}, "tags must be a list of texts, got int"),
+        ({"type": 5}, "a memory type must be text, got int"),
+        ({"source": 5}, "source must be text, got int"),
+    ],
+)
+def test_arguments_of_the_wrong_kind_are_rejected_not_reshaped(
+    store: MemoryStore, arguments: dict[str, object], needle: str
+) -> None:
+    before = store.count(group_id="all")
+    result = store.remember("Deploys happen on Tuesdays only", **{"type": "rule", **arguments})  # type: ignore[arg-type]
+    assert result.status == REJECTED
+    assert result.reason and needle in result.reason
+    assert store.count(group_id="all") == before
+    # the batch path checks its items the same way
+    (batched,) = store.remember_many([NewMemory("Deploys happen on Tuesdays only", tags="ab")])  # type: ignore[arg-type]
+    assert batched.status == REJECTED and "not one text" in (batched.reason or "")
+    assert store.remember("Deploys happen on Tuesdays only", "rule", tags=["release"]).ok
+
+
+def test_a_query_that_is_not_text_is_a_user_error(store: MemoryStore) -> None:
+    for ask in (store.recall, store.search):
+        with pytest.raises(UserInputError, match="the query must be text, got int"):
+            ask(42)  # type: ignore[arg-type]
+
+
+def test_a_closed_store_says_so_in_kennings_own_error(project: Path, minilm: Embedder) -> None:
+    s = open_store(cwd=project, embedder=minilm)
+    assert s.remember("Deploys happen on Tuesdays only", "rule").ok
+    s.close()
+    s.close()  # closing twice is harmless
+    for use in (lambda: s.recall("deploy day"), s.stats, lambda: s.remember("x y z", "rule")):
+        with pytest.raises(StoreClosed, match="was closed; open it again"):
+            use()
+    with open_store(cwd=project, embedder=minilm) as again:  # the store itself is intact
+        assert again.count() == 1
 
 
 @pytest.mark.parametrize(

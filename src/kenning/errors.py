@@ -18,6 +18,7 @@ __all__ = [
     "KenningError",
     "NotAKenningStore",
     "ProvenanceMismatch",
+    "StoreClosed",
     "StoreCorrupted",
     "StoreLocationError",
     "StoreNotFound",
@@ -50,6 +51,10 @@ class StoreLocationError(KenningError):
 
 class StoreNotFound(KenningError):
     """There is no store yet for this project (nothing was ever remembered)."""
+
+
+class StoreClosed(KenningError):
+    """The :class:`~kenning.store.MemoryStore` was closed; open the store again to use it."""
 
 
 class StoreCorrupted(KenningError):

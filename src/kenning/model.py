@@ -61,6 +61,11 @@ def resolve_type(memory_type: str, content: str = "") -> tuple[str, str]:
 
     Raises :class:`InvalidTypeError` naming the valid types; never defaults silently.
     """
+    if memory_type is not None and not isinstance(memory_type, str):
+        raise InvalidTypeError(
+            f"a memory type must be text, got {type(memory_type).__name__}; valid types are "
+            + valid_types_message()
+        )
     name = (memory_type or "").strip().lower().replace("-", "_")
     if name in RUVECTOR_TYPE_MAP and name not in TYPE_TO_COLLECTION:
         name = RUVECTOR_TYPE_MAP[name]
@@ -74,6 +79,11 @@ def resolve_type(memory_type: str, content: str = "") -> tuple[str, str]:
 
 
 def check_collection(collection: str) -> str:
+    if collection is not None and not isinstance(collection, str):
+        raise InvalidTypeError(
+            f"a collection must be text, got {type(collection).__name__}; valid collections "
+            f"are {', '.join(COLLECTIONS)}"
+        )
     name = (collection or "").strip().lower()
     if name not in COLLECTIONS:
         raise InvalidTypeError(

@@ -83,7 +83,9 @@ def reject_diff(text: str) -> None:
 
 
 def check_query(text: str) -> None:
-    """What every recall and search query must be: not empty, not a raw diff."""
+    """What every recall and search query must be: text, not empty, not a raw diff."""
+    if not isinstance(text, str):
+        raise UserInputError(f"the query must be text, got {type(text).__name__}")
     if not text or not text.strip():
         raise UserInputError("the query is empty; pass what you are about to work on")
     reject_diff(text)

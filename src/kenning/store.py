@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from .errors import (
     ContentError,
     KenningError,
     ProvenanceMismatch,
+    StoreClosed,
     StoreNotFound,
     UserInputError,
 )
@@ -176,6 +177,19 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
 
 
+def _checked_tags(tags: object) -> tuple[str, ...]:
+    """``tags`` as a tuple of texts: one text is refused, not split into its letters."""
+    if isinstance(tags, (str, bytes)):
+        raise UserInputError("tags must be a list of texts, not one text; pass a one-item list")
+    if not isinstance(tags, Iterable):
+        raise UserInputError(f"tags must be a list of texts, got {type(tags).__name__}")
+    given: tuple[object, ...] = tuple(tags)
+    for tag in given:
+        if not isinstance(tag, str):
+            raise UserInputError(f"a tag must be text, got {type(tag).__name__}")
+    return cast(tuple[str, ...], given)
+
+
 def _check_memory_id(memory_id: object) -> str:
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise UserInputError("pass the id of a memory (see `kenning search --json`)")
@@ -189,6 +203,22 @@ class _EditRefused(Exception):
         super().__init__(existing_id)
         self.existing_id, self.score, self.memory = existing_id, score, memory
         self.reason = reason
+
+
+class _ClosedBackend:
+    """What a closed store's backend becomes: every use says the store is closed (instead of
+    the database driver's own error, outside kenning's exception tree)."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        raise StoreClosed(
+            f"the store at {self.location} was closed; open it again with open_store()"
+        )
 
 
 class MemoryStore:
@@ -248,10 +278,16 @@ class MemoryStore:
         return self._embedder
 
     def close(self) -> None:
+        """Release the store; closing twice is harmless, any other use afterwards raises
+        :class:`~kenning.errors.StoreClosed`."""
         if self._lexical_worker is not None:
             self._lexical_worker.shutdown(wait=True)
             self._lexical_worker = None
-        self.backend.close()
+        backend = self.backend
+        if isinstance(backend, _ClosedBackend):
+            return
+        backend.close()
+        self.backend = cast(Backend, _ClosedBackend(backend.location))
 
     def check_location(self) -> None:
         """The store-location guard, for the embedded file store (a server has no path)."""
@@ -340,7 +376,9 @@ class MemoryStore:
         fingerprint = _error_fingerprint_of(text)
         if fingerprint:
             metadata["error_fingerprint"] = fingerprint
-        tags = tuple(dict.fromkeys(str(t).strip() for t in item.tags if str(t).strip()))
+        if item.source is not None and not isinstance(item.source, str):
+            raise UserInputError(f"source must be text, got {type(item.source).__name__}")
+        tags = tuple(dict.fromkeys(t.strip() for t in _checked_tags(item.tags) if t.strip()))
         for label, value in (("source", item.source or ""), *(("tag", t) for t in tags)):
             try:
                 str(value).encode("utf-8")
@@ -416,7 +454,11 @@ class MemoryStore:
     ) -> RememberResult:
         """Store one note unless it is already known. Never raises for bad content: the
         result says ``rejected`` with the reason."""
-        item = NewMemory(content, type, source, tuple(tags), metadata or {}, stored_at)
+        try:
+            given_tags = _checked_tags(tags)
+        except UserInputError as exc:
+            return RememberResult(status=REJECTED, reason=str(exc))
+        item = NewMemory(content, type, source, given_tags, metadata or {}, stored_at)
         return self.remember_many([item], group_id=group_id)[0]
 
     def remember_many(
