@@ -11,6 +11,8 @@ exception that escapes the command (anything but click's and kenning's own exits
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,7 +24,9 @@ from hypothesis import strategies as st
 
 from kenning import open_store
 from kenning.cli import main
+from kenning.store import NewMemory
 
+from .cli_runner import run_cli
 from .reliability.conftest import assert_clean_outcome, run_kenning
 
 
@@ -180,3 +184,54 @@ def test_undecodable_argv_in_a_real_process(seeded_project: Path) -> None:
             timeout=120,
         )
         assert_clean_outcome(proc, repr(argv))
+
+
+def test_a_reader_that_stops_reading_ends_the_export_quietly(seeded_project: Path) -> None:
+    """``kenning export | head``: the closed pipe is exit 141 (as git reports it), with
+    nothing on stderr, not ``error: Broken pipe``. A real pipe: the boundary is the point."""
+    import subprocess
+
+    from .reliability.conftest import kenning_cmd
+
+    with open_store(cwd=seeded_project, embedder="hashing") as store:
+        # more than a pipe's buffer (64 KiB) of export, so the writer meets the closed pipe
+        results = store.remember_many(
+            [store_note(i) for i in range(120)]  # ~2 KiB a line with its vector
+        )
+        assert all(r.ok for r in results)
+    proc = subprocess.Popen(
+        kenning_cmd("export"),
+        cwd=seeded_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "KENNING_EMBEDDER": "hashing"},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""
+
+
+def store_note(i: int) -> NewMemory:
+    return NewMemory(f"Widget {i} is configured with port {8000 + i} and gadget {i * 7}", "rule")
+
+
+def test_export_writes_format_controls_as_escapes(project: Path) -> None:
+    """A bidi override in a note reaches the export file as ``\\u202e``, never raw (it would
+    reorder what a terminal or an editor shows), and comes back the same on import."""
+    from kenning.transfer import export_memories
+
+    note = "Deploy \u202eon Fridays\u202c only after the \u2066freeze\u2069 lifts"
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember(note, "rule").ok
+    result = run_cli(project, "export", "--no-vectors", env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 0, result.stderr
+    assert "\u202e" not in result.stdout and "\u2066" not in result.stdout
+    assert "\\u202e" in result.stdout and "\\u2066" in result.stdout
+    exported = [json.loads(line) for line in result.stdout.splitlines()]
+    assert exported[-1]["content"] == note
+    with open_store(cwd=project, embedder="hashing") as store, io.StringIO() as out:
+        export_memories(store, out)
+        assert "\u202e" not in out.getvalue()

@@ -2,12 +2,14 @@
 
 Exit codes: 0 success · 1 user error (bad input, refused write, broken store) · 2 usage
 error (unknown option, missing argument) · 3 knowledge base NOT consulted (server backend
-down or refusing credentials).
+down or refusing credentials) · 130 interrupted · 141 the reader of standard output closed
+it (``kenning export | head``), quietly.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -28,11 +30,15 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
+#: 128 + SIGPIPE: what a shell reports for a program whose reader closed the pipe
+EXIT_BROKEN_PIPE = 141
 ALL_TYPES = sorted(set(TYPE_TO_COLLECTION) | set(RUVECTOR_TYPE_MAP))
 
 
 def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False))
+    from .render import escape_unsafe_json
+
+    click.echo(escape_unsafe_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False)))
 
 
 def _fail(message: str, code: int = EXIT_USER) -> None:
@@ -49,6 +55,13 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except KenningError as exc:
             _fail(str(exc), exc.exit_code)
+        except BrokenPipeError:
+            # the reader stopped reading (`kenning export | head`): stop quietly with the
+            # status a program the pipe stopped has, as git does; stdout is pointed at
+            # /dev/null so that flushing it at exit does not raise again
+            with suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:
             # a file argument the OS refuses (missing folder, too long, not writable, disk
             # full): said in one line, whichever command met it

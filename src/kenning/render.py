@@ -46,6 +46,7 @@ __all__ = [
     "Finding",
     "combine_for_recall",
     "escape_html_text",
+    "escape_unsafe_json",
     "escape_xml_text",
     "render_human",
     "render_json",
@@ -389,6 +390,12 @@ def _json_escape(char: str) -> str:
     return json.dumps(char)[1:-1]
 
 
+def escape_unsafe_json(text: str) -> str:
+    """JSON text written with ``ensure_ascii=False``, with every character that is unsafe on
+    a terminal (see :data:`_JSON_UNSAFE`) as its ``\\uXXXX`` escape: the same data, inert."""
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
+
+
 def _json_default(obj: Any) -> Any:
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
@@ -417,7 +424,7 @@ def render_json(obj: Any) -> str:
     text = json.dumps(
         obj, ensure_ascii=False, sort_keys=True, indent=2, allow_nan=False, default=_json_default
     )
-    return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
+    return escape_unsafe_json(text)
 
 
 # --------------------------------------------------------------------------------------------

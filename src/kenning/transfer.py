@@ -29,6 +29,7 @@ import numpy as np
 from .backends.base import Filters, bulk_writes
 from .export_format import EXPORT_FORMAT, read_export
 from .model import NEAR_DUPLICATE, STORED, utc_now
+from .render import escape_unsafe_json
 from .vectors import vector_problem
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ def export_memories(
         "provenance": provenance.to_dict() if provenance else None,
         "exported_at": utc_now().isoformat(),
     }
-    out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    # unsafe characters (bidi and other format controls, C1, U+2028) as \u escapes, as in
+    # every JSON kenning writes: the same data, inert on a terminal or in an editor
+    out.write(escape_unsafe_json(json.dumps(header, ensure_ascii=False)) + "\n")
     scope = store.resolve_group(group_id)
     dimension = provenance.dimension if provenance else None
     n = 0
@@ -77,7 +80,7 @@ def export_memories(
                 ).decode("ascii")
             else:
                 without[record.memory.id] = problem
-        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        out.write(escape_unsafe_json(json.dumps(line, ensure_ascii=False)) + "\n")
         n += 1
     damaged = {
         d.id: d.describe()
