@@ -235,3 +235,12 @@ def test_export_writes_format_controls_as_escapes(project: Path) -> None:
     with open_store(cwd=project, embedder="hashing") as store, io.StringIO() as out:
         export_memories(store, out)
         assert "\u202e" not in out.getvalue()
+
+
+@pytest.mark.parametrize("args", [("import",), ("import", "--from", "ruvector")])
+def test_a_missing_import_file_is_one_line_and_exit_1(project: Path, args: tuple[str, ...]) -> None:
+    """As every other file a command cannot read (not click's usage block and exit 2)."""
+    result = run_cli(project, *args, str(project / "nowhere.jsonl"))
+    assert result.returncode == 1, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error:") and "nowhere.jsonl" in line

@@ -1262,6 +1262,7 @@ def test_store_export_import_between_backends(
         "duplicates": 0,
         "rejected": 0,
         "reembedded": 0,
+        "other_projects": {},
     }
     mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
     theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}

@@ -14,6 +14,7 @@ import base64
 import io
 import json
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +271,32 @@ def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
     assert store.get(naming["id"]).content == edited  # type: ignore[union-attr]
     assert store.count() == len(NOTES)
     assert _checksum(store) == before
+
+
+@pytest.mark.parametrize("name", ["stored_at", "last_seen_at"])
+def test_a_timestamp_in_the_future_refuses_the_file(
+    exported: list[dict[str, Any]], target: MemoryStore, name: str
+) -> None:
+    """A note dated 2999 would stay "new" to decay ranking for ever: refused, naming the
+    line; a clock a few hours ahead (another machine's) is accepted."""
+    exported[2][name] = "2999-01-01T00:00:00+00:00"
+    before = _checksum(target)
+    with pytest.raises(UserInputError, match=rf"line 3: {name} 2999-01-01.*in the future"):
+        import_memories(target, _lines(exported))
+    assert _checksum(target) == before
+    soon = datetime.now(UTC) + timedelta(hours=3)
+    exported[2][name] = soon.isoformat()
+    assert import_memories(target, _lines(exported))["imported"] == 4
+
+
+def test_memories_of_another_project_are_counted_as_such(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """An export keeps each memory's project; importing another project's memories says
+    how many went where, since this project's recall does not read them."""
+    for record in exported[1:3]:
+        record["group_id"] = "some-other-checkout"
+    counts = import_memories(target, _lines(exported))
+    assert counts["imported"] == 4
+    assert counts["other_projects"] == {"some-other-checkout": 2}
+    assert import_memories(target, _lines(exported))["other_projects"] == {}  # duplicates now

@@ -491,7 +491,14 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
     )
     counts = import_memories(target, buf.getvalue().splitlines())
-    assert counts == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0, "reembedded": 0}
+    assert counts == {
+        "read": 2,
+        "imported": 2,
+        "duplicates": 0,
+        "rejected": 0,
+        "reembedded": 0,
+        "other_projects": {"other/repo": 1},
+    }
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}
     assert copies == originals

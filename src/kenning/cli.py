@@ -1060,7 +1060,7 @@ never used); its edit/command log and learning data are left out and counted. Ru
 again adds nothing.
 """,
 )
-@click.argument("source", required=False, type=click.Path(exists=True, allow_dash=True))
+@click.argument("source", required=False, type=click.Path(allow_dash=True))
 @click.option(
     "--from",
     "source_format",
@@ -1098,6 +1098,7 @@ def import_cmd(
         _progress("importing", len(lines), not as_json) as tick,
     ):
         counts = import_memories(store, lines, progress=tick)
+        here = store.group_id
     if as_json:
         _echo_json(counts)
     else:
@@ -1109,6 +1110,18 @@ def import_cmd(
         click.echo(
             f"read {counts['read']}: imported {counts['imported']}, "
             f"duplicates {counts['duplicates']}, rejected {counts['rejected']}{reembedded}"
+        )
+    others: dict[str, int] = counts["other_projects"]
+    if others:
+        # an export keeps each memory's project: notes from another checkout are not this
+        # project's, and recall would silently not see them
+        named = ", ".join(f"{_plain(g)} ({n})" for g, n in list(others.items())[:3])
+        first = _plain(next(iter(others)))
+        click.echo(
+            f"note: {sum(others.values())} imported memories belong to other projects than "
+            f"this one ({_plain(here)}): {named}; recall and search read them with "
+            f"--project {first} (or --project all)",
+            err=True,
         )
     if counts["rejected"]:
         sys.exit(EXIT_USER)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
@@ -188,6 +188,23 @@ def _checked_tags(tags: object) -> tuple[str, ...]:
         if not isinstance(tag, str):
             raise UserInputError(f"a tag must be text, got {type(tag).__name__}")
     return cast(tuple[str, ...], given)
+
+
+#: How far in the future a given timestamp may be (another machine's clock): beyond it a
+#: note would stay "new" to decay ranking until that date, so it is refused.
+FUTURE_TOLERANCE = timedelta(days=1)
+
+
+def _not_in_the_future(value: datetime | None, what: str, now: datetime) -> datetime | None:
+    if value is None:
+        return None
+    when = parse_timestamp(value)
+    if when > now + FUTURE_TOLERANCE:
+        raise UserInputError(
+            f"{what} {when.isoformat()} is in the future (it is now "
+            f"{now.isoformat(timespec='seconds')}); correct the timestamp or leave it out"
+        )
+    return when
 
 
 def _check_memory_id(memory_id: object) -> str:
@@ -394,14 +411,15 @@ class MemoryStore:
         tags = tuple(dict.fromkeys(redacted_tags))
         metadata, found = redact_value(metadata)
         _add_counts(redactions, found)
-        stored_at = parse_timestamp(item.stored_at) if item.stored_at else utc_now()
+        now = utc_now()
+        stored_at = _not_in_the_future(item.stored_at, "stored_at", now) or now
         try:
             seen_count = check_seen_count(item.seen_count)
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
-        last_seen_at = None
-        if item.last_seen_at is not None:
-            last_seen_at = max(parse_timestamp(item.last_seen_at), stored_at)
+        last_seen_at = _not_in_the_future(item.last_seen_at, "last_seen_at", now)
+        if last_seen_at is not None:
+            last_seen_at = max(last_seen_at, stored_at)
         # after redaction: a recorded path is stored data too
         files = self._files_named(text, source, metadata, group_id)
         if files:

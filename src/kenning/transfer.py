@@ -22,7 +22,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -92,10 +92,12 @@ def export_memories(
 
 def import_memories(
     store: MemoryStore, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Import a JSONL export. Ids, timestamps (``last_seen_at`` and ``seen_count`` too) and
-    projects are kept; a memory whose id or content already exists is skipped (and not
-    refreshed: restoring is not remembering again); a vector is reused when the export's
+    projects are kept (``other_projects``: how many were imported into each project other
+    than the store's own, which its recall and search do not read); a memory whose id or
+    content already exists is skipped (and not refreshed: restoring is not remembering
+    again); a vector is reused when the export's
     provenance matches this store's and the vector is usable (``reembedded`` counts the
     others, whose content is embedded again). The whole file is validated before anything
     is written."""
@@ -150,12 +152,13 @@ def import_memories(
             "nothing was imported"
         )
     existing = {m.id for m in store.backend.get([i.id for i in items if i.id])}
-    counts = {
+    counts: dict[str, Any] = {
         "read": len(items),
         "imported": 0,
         "duplicates": 0,
         "rejected": 0,
         "reembedded": reembedded,
+        "other_projects": {},
     }
     by_group: dict[str, list[int]] = {}
     for index, record in enumerate(export.lines):
@@ -171,7 +174,7 @@ def import_memories(
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
     existing_rows = store.backend.count(Filters()) if new_rows else 0
     with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
-        for indexes in by_group.values():
+        for group, indexes in by_group.items():
             outcomes = store.remember_prepared(
                 [prepared[i] for i in indexes],
                 near_duplicates=False,
@@ -185,6 +188,9 @@ def import_memories(
                     outcome.status, "rejected"
                 )
                 counts[key] += 1
+                if outcome.status == STORED and group != store.group_id:
+                    others = counts["other_projects"]
+                    others[group] = others.get(group, 0) + 1
     return counts
 
 
