@@ -362,3 +362,42 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
     stderr = (tmp_path / "err.log").read_text()
     assert proc.returncode == 0, stderr
     assert "opened" in stderr  # the DEBUG/INFO log went to stderr
+
+
+async def test_a_deleted_or_replaced_store_is_opened_again(project: Path, tmp_path: Path) -> None:
+    """The server keeps its store open; once the file is gone (``rm -r .kenning``) it must
+    not go on answering from it, nor acknowledge writes into a deleted file that nobody else
+    sees: reads come back empty, the next write creates the store the CLI then reads."""
+    import shutil
+    import sqlite3
+    from contextlib import closing
+
+    from kenning import open_store
+
+    async with connect(project, tmp_path / "err.log") as s:
+        first = await ok(s, "hooks_remember", content="Use WAL mode when sqlite says locked")
+        assert first["status"] == "stored"
+        shutil.rmtree(project / ".kenning")
+        assert (await ok(s, "hooks_stats"))["store_exists"] is False
+        assert (await ok(s, "hooks_recall", query="sqlite database is locked"))["count"] == 0
+        note = "Deploys go through the release branch only, never from main"
+        assert (await ok(s, "hooks_remember", content=note, type="rule"))["status"] == "stored"
+        # a note written meanwhile by another process is what the server now reads
+        with open_store(cwd=project) as cli:
+            assert cli.count() == 1  # the note the server acknowledged is in the new store
+            assert cli.remember("Every API handler logs the request id", "rule").ok
+        found = await ok(s, "hooks_recall", query="Every API handler logs the request id")
+        assert found["count"] == 1
+        # a file put in the store's place (a restored backup) is the one read
+        (project / "backup").mkdir()
+        with (
+            closing(sqlite3.connect(project / ".kenning" / "memory.db")) as live,
+            closing(sqlite3.connect(project / "backup" / "memory.db")) as copy,
+        ):
+            live.backup(copy)  # the WAL's pages included
+        with open_store(cwd=project) as cli:
+            assert cli.remember("A note written after the backup was taken", "rule").ok
+        shutil.rmtree(project / ".kenning")
+        (project / ".kenning").mkdir()
+        shutil.copy(project / "backup" / "memory.db", project / ".kenning" / "memory.db")
+        assert (await ok(s, "hooks_stats"))["memories"] == 2

@@ -4,9 +4,12 @@ and the HTML escaping of stored text (no server, no browser)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from kenning import MemoryStore
+from kenning.embedders.base import Embedder
 from kenning.errors import UserInputError
 from kenning.model import Memory
 from kenning.render import escape_html_text, hidden_characters
@@ -137,3 +140,33 @@ def test_escape_html_text() -> None:
     assert "\u200d" in shown and "\n\t" in shown  # ZWJ (emoji), newline and tab are text
     assert "\u202e" not in shown and "\x1b" not in shown
     assert hidden_characters("a\u202eb\u202c") == 2 and hidden_characters("plain") == 0
+
+
+def test_the_page_opens_a_deleted_or_replaced_store_again(project: Path, minilm: Embedder) -> None:
+    """The page keeps the embedded store open; after ``rm -r .kenning`` it reads what is
+    there now (nothing), and keeps the store a later ``remember`` creates."""
+    import shutil
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource
+
+    def opener() -> MemoryStore:
+        return open_store(cwd=project, create=False, missing_ok=True, embedder=minilm)
+
+    with open_store(cwd=project, embedder=minilm) as writer:
+        assert writer.remember("Deploys go through the release branch only", "rule").ok
+    source = StoreSource(kept=opener(), opener=opener)
+    try:
+        with source.store() as store:
+            assert store.count() == 1
+        shutil.rmtree(project / ".kenning")
+        with source.store() as store:
+            assert not store.exists and store.count() == 0
+        with open_store(cwd=project, embedder=minilm) as writer:
+            assert writer.remember("Every API handler logs the request id", "rule").ok
+        with source.store() as first:
+            assert first.count() == 1
+        with source.store() as second:
+            assert second is first  # kept again
+    finally:
+        source.close()

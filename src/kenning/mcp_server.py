@@ -362,6 +362,9 @@ class KenningTools:
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
         self._stores: dict[Path, MemoryStore] = {}
+        #: Stores whose file was deleted or replaced: closed at the end, not while a tool
+        #: call in another thread may still be using them.
+        self._retired: list[MemoryStore] = []
 
     @property
     def project_dir(self) -> Path | None:
@@ -375,15 +378,20 @@ class KenningTools:
 
     def store(self, *, create: bool, where: Located | None = None) -> MemoryStore:
         """The store of the project at ``where`` (default: the folder named at start, else
-        the working directory), opened once and kept. Without a store yet,
+        the working directory), opened once and kept (and opened again once its file was
+        deleted or replaced: ``rm -r .kenning``, a restored backup). Without a store yet,
         ``create=False`` gives one that reads as empty (``exists`` False), opened again on
         the next call so that a store created meanwhile is seen."""
         from .project import find_checkout
 
         where = where or self._here()
         with self._lock:
-            if where.folder in self._stores:
-                return self._stores[where.folder]
+            kept = self._stores.get(where.folder)
+            if kept is not None and not kept.replaced:
+                return kept
+            if kept is not None:
+                log.warning("the store %s was deleted or replaced; opening it again", kept.location)
+                self._retired.append(self._stores.pop(where.folder))
             try:
                 store = open_store(cwd=where.folder, create=create, missing_ok=not create)
             except UserInputError as exc:
@@ -415,9 +423,10 @@ class KenningTools:
 
     def close(self) -> None:
         with self._lock:
-            for store in self._stores.values():
+            for store in [*self._stores.values(), *self._retired]:
                 store.close()
             self._stores.clear()
+            self._retired.clear()
 
     # -- tools ----------------------------------------------------------------------------
 

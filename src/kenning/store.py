@@ -279,6 +279,13 @@ class MemoryStore:
         return self.missing_reason is None
 
     @property
+    def replaced(self) -> bool:
+        """True when the store file this store has open was deleted, moved aside or
+        replaced since: a process that keeps the store open (the MCP server, the web page)
+        opens it again, or its reads and writes would go to a file nobody else sees."""
+        return self.backend.replaced()
+
+    @property
     def location(self) -> str:
         """Where the memories are (``intel_path``): the resolved store file, or the server
         URL without credentials."""

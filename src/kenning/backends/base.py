@@ -271,4 +271,11 @@ class Backend(Protocol):
         the vector) does not decode. Each was also logged once as a warning."""
         ...
 
+    def replaced(self) -> bool:
+        """True when the data at :attr:`location` is no longer what this backend has open:
+        the store file was deleted, moved aside or replaced since it was opened (a process
+        that keeps a store open must then open it again, or it would read and write a file
+        nobody else sees). Always False for a server."""
+        ...
+
     def close(self) -> None: ...

@@ -104,6 +104,9 @@ class MissingBackend:
     def exclusive(self) -> AbstractContextManager[None]:
         raise self._refuse()
 
+    def replaced(self) -> bool:
+        return False  # nothing is open; a long-lived surface opens it again each time
+
     def close(self) -> None:
         pass
 

@@ -1120,6 +1120,9 @@ class PostgresBackend:
             for r, d in hits[:k]
         ]
 
+    def replaced(self) -> bool:
+        return False
+
     def damaged_rows(self) -> list[DamagedRow]:
         """None are tracked: the server's typed columns (PostgreSQL) or its own payload
         checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""

@@ -964,6 +964,9 @@ class QdrantBackend:
             if p.score is not None and math.isfinite(p.score)
         ]
 
+    def replaced(self) -> bool:
+        return False
+
     def damaged_rows(self) -> list[DamagedRow]:
         """None are tracked: the server's typed columns (PostgreSQL) or its own payload
         checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""

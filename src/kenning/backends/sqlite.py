@@ -23,6 +23,7 @@ import functools
 import inspect
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -364,6 +365,7 @@ class SQLiteBackend:
             )
         except sqlite3.Error as exc:
             raise KenningError(f"cannot open the store {self.path}: {exc}") from None
+        self._identity = _file_identity(self.path)
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self._schema = self._inspect(create)
@@ -1300,6 +1302,9 @@ class SQLiteBackend:
         with self._lock:
             return [str(r[0]) for r in self._conn.execute("PRAGMA integrity_check").fetchall()]
 
+    def replaced(self) -> bool:
+        return _file_identity(self.path) != self._identity
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -1307,6 +1312,15 @@ class SQLiteBackend:
             self._vectors = None
             self._ann.close()
             self._ann_rest = None
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` (device and inode; None: no file there)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 #: SQLITE_CORRUPT and SQLITE_NOTADB (the low byte of their extended codes).

@@ -150,18 +150,20 @@ class Row:
 class StoreSource:
     """The store behind the page.
 
-    The embedded file store is opened once and kept (its vector cache stays warm). A server
-    store is opened per request: a fresh connection reports a server that went down at once
-    (knowledge base NOT consulted) and picks it up again when it is back, where a kept pool
-    would wait for its timeout. So is a store that does not exist yet, until it does.
-    Calls are serialised: the page has one user.
+    The embedded file store is opened once and kept (its vector cache stays warm), until
+    its file is deleted or replaced (``rm -r .kenning``, a restored backup): then it is
+    opened again through ``opener``. A server store is opened per request: a fresh
+    connection reports a server that went down at once (knowledge base NOT consulted) and
+    picks it up again when it is back, where a kept pool would wait for its timeout. So is
+    a store that does not exist yet, until it does. Calls are serialised: the page has one
+    user.
     """
 
     def __init__(
         self, *, kept: MemoryStore | None = None, opener: Callable[[], MemoryStore] | None = None
     ) -> None:
-        if (kept is None) == (opener is None):
-            raise ValueError("give either a kept store or an opener")
+        if kept is None and opener is None:
+            raise ValueError("give a kept store, an opener, or both")
         self._kept = kept
         self._opener = opener
         self._lock = threading.Lock()
@@ -169,11 +171,18 @@ class StoreSource:
     @contextmanager
     def store(self) -> Iterator[MemoryStore]:
         with self._lock:
+            if self._kept is not None and self._kept.replaced and self._opener is not None:
+                self._kept.close()
+                self._kept = None
             if self._kept is not None:
                 yield self._kept
                 return
             assert self._opener is not None
             opened = self._opener()
+            if opened.exists and opened.project.store_url is None:
+                self._kept = opened  # the embedded store, (re)created: kept from now on
+                yield opened
+                return
             try:
                 yield opened
             finally:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import KenningError
-from ..store import open_store
+from ..store import MemoryStore, open_store
 from .app import StoreSource, create_app
 
 #: The only address the page is served on: never another interface.
@@ -53,15 +53,15 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     except BaseException:
         first.close()
         raise
+
+    def opener() -> MemoryStore:
+        return open_store(location, cwd=cwd, create=False, missing_ok=True, embedder=embedder)
+
     if first.project.store_url is None and first.exists:
-        source = StoreSource(kept=first)
+        source = StoreSource(kept=first, opener=opener)
     else:
         first.close()
-        source = StoreSource(
-            opener=lambda: open_store(
-                location, cwd=cwd, create=False, missing_ok=True, embedder=embedder
-            )
-        )
+        source = StoreSource(opener=opener)
     actual = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = create_app(source, port=actual, token=token)
