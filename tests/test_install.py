@@ -1,7 +1,8 @@
 """``kenning install claude-code --scope local|project|user``: the right files per scope,
 merges, idempotent, reversible, dry-run, atomic, never through a symlink.
 
-The real Claude Code CLI reading these files is tested in tests/test_agent_clis.py."""
+The real Claude Code CLI writes the state an uninstall must give back, and checks the hook
+settings, here; it connects to the servers in tests/test_agent_clis.py."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kenning import config
 from kenning.cli import main
 from kenning.installers import claude_code as install
 
 from .conftest import git, make_repo
+from .test_agent_clis import CLAUDE_VERSION, _cli, run
 
 EXE = "/opt/kenning tools/bin/kenning"  # a space, so quoting is exercised
 QUOTED = "'/opt/kenning tools/bin/kenning'"
@@ -53,6 +56,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(h))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return h
+
+
+@pytest.fixture(scope="module")
+def claude() -> Path:
+    """The real Claude Code CLI (skipped when ./install.sh --test did not install it)."""
+    return _cli("claude", CLAUDE_VERSION)
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -288,6 +297,22 @@ def test_uninstall_of_a_fresh_install_removes_what_it_created(
     assert not (project / ".claude").exists()
 
 
+def test_uninstall_keeps_the_empty_servers_objects_claude_code_keeps(
+    project: Path, home: Path, claude: Path
+) -> None:
+    """`claude mcp remove` leaves "mcpServers": {} in the project's entry (and at the top
+    level): an install and an uninstall at either scope give ~/.claude.json back as it was."""
+    for scope in ("local", "user"):
+        run([claude, "mcp", "add", "--scope", scope, "tmp", "--", "/bin/cat"], home, project)
+        run([claude, "mcp", "remove", "tmp", "--scope", scope], home, project)
+    before = read(home / ".claude.json")
+    assert before["mcpServers"] == {} and before["projects"][str(project)]["mcpServers"] == {}
+    for scope in ("local", "user"):
+        assert cli("--scope", scope, "--executable", EXE)[0] == 0
+        assert cli("--scope", scope, "--uninstall")[0] == 0
+        assert read(home / ".claude.json") == before
+
+
 def test_uninstall_when_not_installed_writes_nothing(project: Path, home: Path) -> None:
     before = snapshot(project, home)
     for scope in install.SCOPES:
@@ -493,6 +518,22 @@ def test_is_kenning_hook() -> None:
     assert not install.is_kenning_hook("/a/b/notkenning hook prompt-submit")
     assert not install.is_kenning_hook("/a/b/kenning recall x")
     assert not install.is_kenning_hook(None)
+
+
+def test_hook_timeout_outlasts_every_budget_kenning_accepts(
+    project: Path, home: Path, claude: Path
+) -> None:
+    """Claude Code kills a hook after its "timeout": kenning's own budget (the largest
+    KENNING_HOOK_TIMEOUT it accepts) must end first, and Claude Code must accept the value."""
+    largest = config.MAX_HOOK_TIMEOUT_S
+    assert config.hook_timeout(5.0, {"KENNING_HOOK_TIMEOUT": str(largest)}) == (largest, None)
+    assert cli("--scope", "project")[0] == 0
+    settings = read(project / ".claude" / "settings.json")
+    for event in install.HOOK_EVENTS:
+        [hook] = kenning_hooks(settings, event)
+        assert hook["timeout"] > largest
+    report = run([claude, "doctor"], home, project)
+    assert "Invalid settings" not in report and "settings.json" not in report
 
 
 def test_installed_hook_command_runs(project: Path) -> None:

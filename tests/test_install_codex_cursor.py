@@ -1,7 +1,8 @@
 """``kenning install codex|cursor``: Codex's config.toml (tomlkit keeps the rest of the
 file), Cursor's mcp.json, and the AGENTS.md section — idempotent, reversible, no symlinks.
 
-The real Codex CLI reading these files is tested in tests/test_agent_clis.py."""
+The real Codex CLI reads the user's servers in every TOML layout here (``codex mcp list
+--json``); the server it starts is tested in tests/test_agent_clis.py."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from kenning import protocol
 from kenning.cli import main
 from kenning.installers import agents_md
 from kenning.installers.codex import FORWARDED_ENV_VARS
+
+from .test_agent_clis import CODEX_VERSION, _cli, _json_of, run
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "kenning"
 EXE = "/opt/kenning/bin/kenning"
@@ -56,6 +59,18 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".git" not in p.parts
     }
+
+
+@pytest.fixture(scope="module")
+def codex() -> Path:
+    """The real Codex CLI (skipped when ./install.sh --test did not install it)."""
+    return _cli("codex", CODEX_VERSION)
+
+
+def codex_servers(codex: Path, home: Path, project: Path) -> dict[str, dict]:
+    """The MCP servers the real Codex reads from ``home``'s config: name → transport."""
+    listed = _json_of(run([codex, "mcp", "list", "--json"], home, project, stdout=True))
+    return {server["name"]: server["transport"] for server in listed}
 
 
 # -- Codex ----------------------------------------------------------------------------------
@@ -149,6 +164,57 @@ def test_codex_fresh_install_is_fully_reversible(project: Path) -> None:
     assert not (project / ".codex").exists()
 
 
+# The user's other servers, in each form TOML allows (Codex reads them all).
+LAYOUTS = {
+    "dotted keys": 'model = "o3"\nmcp_servers.other.command = "npx"\n'
+    'mcp_servers.other.args = ["-y", "@foo/bar"]\n',
+    "dotted keys, then a table": 'model = "o3"\nmcp_servers.other.command = "npx"\n'
+    'mcp_servers.other.args = ["-y", "@foo/bar"]\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+    "one inline table": 'mcp_servers = { other = { command = "npx", args = ["-y", "@foo/bar"] } }\n',
+    "tables out of order": '[mcp_servers.other]\ncommand = "npx"\nargs = ["-y", "@foo/bar"]\n\n'
+    '[profiles.fast]\nmodel = "o4-mini"\n\n[mcp_servers.docs]\ncommand = "docs-server"\n',
+    "dotted keys in [mcp_servers]": '[mcp_servers]\nother.command = "npx"\n'
+    'other.args = ["-y", "@foo/bar"]  # pinned\n',
+    "an empty [mcp_servers] of the user's": '[mcp_servers]\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+    "CRLF line endings": USER_TOML.replace("\n", "\r\n"),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_codex_merge_keeps_the_other_servers_in_every_layout(
+    project: Path, home: Path, codex: Path, layout: str
+) -> None:
+    """After the install the file reads as the user's data plus kenning's server — for
+    tomllib and for the real Codex — and the uninstall gives it back byte for byte."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = LAYOUTS[layout].encode()
+    config.write_bytes(original)
+    before = codex_servers(codex, home, project)
+    assert set(before) == set(tomllib.loads(original.decode()).get("mcp_servers", {}))
+
+    code, _, err = cli("codex", "--scope", "user", "--executable", EXE, "--no-agents-md")
+    assert code == 0, err
+    installed = config.read_bytes()
+    expected = tomllib.loads(original.decode())
+    expected.setdefault("mcp_servers", {})["kenning"] = {
+        "command": EXE,
+        "args": ["mcp"],
+        "env_vars": list(FORWARDED_ENV_VARS),
+    }
+    assert tomllib.loads(installed.decode()) == expected
+    after = codex_servers(codex, home, project)
+    assert after.pop("kenning")["command"] == EXE
+    assert after == before
+    if b"\r\n" in original:  # every line kenning wrote ends like the user's
+        assert installed.count(b"\n") == installed.count(b"\r\n")
+
+    code, _, err = cli("codex", "--scope", "user", "--uninstall", "--no-agents-md")
+    assert code == 0, err
+    assert config.read_bytes() == original
+    assert codex_servers(codex, home, project) == before
+
+
 @pytest.mark.parametrize(
     "bad",
     ['[mcp_servers\ncommand = "x"\n', 'mcp_servers = "not a table"\n', "mcp_servers = [1]\n"],
@@ -201,6 +267,19 @@ def test_cursor_user_scope(project: Path, home: Path) -> None:
     assert json.loads((home / ".cursor" / "mcp.json").read_text()) == existing
 
 
+def test_cursor_uninstall_keeps_an_emptied_servers_object_beside_other_keys(
+    project: Path, home: Path
+) -> None:
+    """An empty "mcpServers" may be the user's own: it stays unless it was all the file
+    held (the rule of Claude Code's files)."""
+    (home / ".cursor").mkdir()
+    original = json.dumps({"mcpServers": {}, "inputs": []}, indent=2) + "\n"
+    (home / ".cursor" / "mcp.json").write_text(original)
+    assert cli("cursor", "--scope", "user", "--executable", EXE)[0] == 0
+    assert cli("cursor", "--scope", "user", "--uninstall")[0] == 0
+    assert (home / ".cursor" / "mcp.json").read_text() == original
+
+
 def test_cursor_idempotent_and_reversible(project: Path) -> None:
     (project / "AGENTS.md").write_text(USER_AGENTS)
     before = snapshot(project)
@@ -221,6 +300,51 @@ def test_agents_md_section_is_kept_while_the_other_agent_uses_it(project: Path) 
     assert not (project / ".cursor").exists()
     assert cli("codex", "--uninstall")[0] == 0
     assert not (project / "AGENTS.md").exists()
+
+
+def test_crlf_files_keep_their_line_endings(project: Path) -> None:
+    agents = b"# Team rules\r\n\r\nUse tabs.\r\n"
+    mcp = (
+        json.dumps({"mcpServers": {"docs": {"url": "http://127.0.0.1:9/mcp"}}}, indent=2) + "\n"
+    ).replace("\n", "\r\n")
+    (project / "AGENTS.md").write_bytes(agents)
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "mcp.json").write_bytes(mcp.encode())
+    before = snapshot(project)
+    assert cli("cursor")[0] == 0
+    for path in (project / "AGENTS.md", project / ".cursor" / "mcp.json"):
+        data = path.read_bytes()
+        assert data.count(b"\n") == data.count(b"\r\n"), path.name
+    assert agents_md.BEGIN.encode() in (project / "AGENTS.md").read_bytes()
+    assert "kenning" in json.loads((project / ".cursor" / "mcp.json").read_bytes())["mcpServers"]
+    assert cli("cursor", "--uninstall")[0] == 0
+    assert snapshot(project) == before
+
+
+TOKEN = "ghp_" + "a1B2" * 9
+
+
+@pytest.mark.parametrize("agent", ["codex", "cursor"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["diff", "json"])
+def test_dry_run_never_prints_a_credential_of_the_user_config(
+    project: Path, home: Path, agent: str, as_json: bool
+) -> None:
+    """Another server's token sits next to the lines kenning changes; the dry run's diff (and
+    --json) show its line redacted, as they do for ~/.claude.json."""
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        f'[mcp_servers.github]\ncommand = "npx"\nenv = {{ GITHUB_PERSONAL_ACCESS_TOKEN = "{TOKEN}" }}\n'
+    )
+    (home / ".cursor").mkdir()
+    github = {"command": "npx", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"github": github}}))
+    before = snapshot(home)
+    options = ["--dry-run", "--no-agents-md", *(["--json"] if as_json else [])]
+    code, out, err = cli(agent, "--scope", "user", "--executable", EXE, *options)
+    assert code == 0, err
+    assert "GITHUB_PERSONAL_ACCESS_TOKEN" in out and "REDACTED" in out
+    assert TOKEN not in out and TOKEN not in err
+    assert snapshot(home) == before
 
 
 def test_no_agents_md_option(project: Path) -> None:

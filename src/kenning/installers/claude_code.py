@@ -25,7 +25,8 @@ each teammate's ``PATH`` — never a personal venv path.
 Entries are recognised by the server name ``kenning`` and by the hook command (the
 ``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
 second run changes nothing, a run from another install updates the path in place, and
-``--uninstall`` removes exactly these entries (containers it emptied go too; a file left as
+``--uninstall`` removes exactly these entries (containers it emptied go too, except an
+``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
 ``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
 are :mod:`kenning.installers.files`.
 """
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import MAX_HOOK_TIMEOUT_S
 from ..errors import UserInputError
 from .files import (
     FileChange,
@@ -85,8 +87,12 @@ SCOPES = ("local", "project", "user")
 DEFAULT_SCOPE = "local"
 #: The command the shareable (project-scope) files name: found on each user's PATH.
 SHARED_COMMAND = "kenning"
-#: Claude Code kills a hook command after this many seconds (the hook's own budget is 5 s).
-HOOK_TIMEOUT_SECONDS = 10
+#: Claude Code kills a hook command after this many seconds. kenning's own budget ends the
+#: hook first (``KENNING_HOOK_TIMEOUT``: 5 s by default, read when the hook runs, at most
+#: :data:`~kenning.config.MAX_HOOK_TIMEOUT_S`), so this is above the largest budget kenning
+#: accepts, with time to start Python and exit: Claude Code never cuts a hook short while
+#: kenning would still let it work.
+HOOK_TIMEOUT_SECONDS = int(MAX_HOOK_TIMEOUT_S) + 10
 #: Claude Code hook event → ``kenning hook`` argument.
 HOOK_EVENTS: Mapping[str, str] = {
     "SessionStart": "session-start",
@@ -182,7 +188,8 @@ def plan_mcp(
 
     ``keys`` is the path of the servers object: ``("mcpServers",)`` in ``.mcp.json`` and at
     user scope, ``("projects", <key>, "mcpServers")`` at local scope. Uninstalling removes
-    the entry and every container on that path it left empty."""
+    the entry, and the containers on that path it left empty — except a servers object that
+    has anything beside it: that stays, empty, as ``claude mcp remove`` leaves it."""
     new = copy.deepcopy(dict(doc))
     if uninstall:
         chain: list[dict[str, Any]] = [new]
@@ -195,6 +202,13 @@ def plan_mcp(
         del chain[-1][SERVER_KEY]
         for depth in range(len(keys) - 1, -1, -1):
             if chain[depth + 1]:
+                break
+            # Claude Code gives every project entry an empty "mcpServers" of its own, and
+            # `claude mcp remove` leaves one behind: an emptied servers object beside other
+            # keys may have been there before the install, so it stays. One that was all its
+            # holder had goes, and so do the containers above it that it leaves empty (a
+            # fresh install's file or project entry goes away whole).
+            if depth == len(keys) - 1 and len(chain[depth]) > 1:
                 break
             del chain[depth][keys[depth]]
         return new

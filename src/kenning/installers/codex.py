@@ -24,26 +24,40 @@ merge the protocol section into ``AGENTS.md`` (the project's, or ``$CODEX_HOME/A
 Codex's global instructions), unless ``agents_md=False``.
 
 The TOML is edited with tomlkit, so comments, ordering and formatting of the rest of the
-file are kept; an existing ``kenning`` table keeps its other keys (``env``,
-``startup_timeout_sec``, …). ``--uninstall`` removes the table (and an ``mcp_servers``
-table it left empty) and the ``AGENTS.md`` section — unless Cursor is still registered in
-the same project and needs that section.
+file are kept: a new ``[mcp_servers.kenning]`` table goes at the end of the file (inside
+``mcp_servers = { … }`` when the servers are one inline table), and an existing ``kenning``
+entry is updated in place and keeps its other keys (``env``, ``startup_timeout_sec``, …).
+Every plan is checked with tomllib: the new text must read as the old data with only
+kenning's server changed, or nothing is written. ``--uninstall`` removes the entry (an
+``[mcp_servers]`` table the user wrote stays, even empty) and gives back the bytes the
+install started from (a file that did not end with a newline gets one), and the
+``AGENTS.md`` section — unless Cursor is still registered in the same project and needs
+that section.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 import tomlkit.exceptions
-from tomlkit.items import Table
+from tomlkit.items import Array, InlineTable, Table
 
 from ..errors import UserInputError
 from . import agents_md
 from .claude_code import SERVER_KEY, SHARED_COMMAND, default_project_dir, kenning_executable
-from .files import FileChange, InstallResult, apply_changes, locate, read_text, text_change
+from .files import (
+    FileChange,
+    InstallResult,
+    apply_changes,
+    line_ending,
+    locate,
+    read_text,
+    text_change,
+)
 
 __all__ = [
     "CODEX_PROJECT_FILE",
@@ -107,10 +121,12 @@ def codex_home(home: Path | None = None) -> tuple[Path, str, str]:
     return (home or Path.home()), ".codex/", "~/.codex/"
 
 
-def _parse(text: str | None, label: str) -> tomlkit.TOMLDocument:
+def _parse(text: str, label: str) -> tuple[tomlkit.TOMLDocument, dict[str, Any]]:
+    """The document to edit (tomlkit) and its data as tomllib reads it (the stricter of the
+    two, and the one the plan is checked with)."""
     try:
-        return tomlkit.parse(text or "")
-    except tomlkit.exceptions.ParseError as exc:
+        return tomlkit.parse(text), tomllib.loads(text)
+    except (tomlkit.exceptions.ParseError, tomllib.TOMLDecodeError) as exc:
         raise UserInputError(
             f"{label} is not valid TOML ({exc}); fix or remove it and run again — nothing "
             "was written"
@@ -126,51 +142,126 @@ def _table(value: Any, label: str, where: str) -> Any:
     return value
 
 
+def _entry(command: str, *, inline: bool) -> Table | InlineTable:
+    """kenning's server, as a table of its own or (inside an inline table) inline."""
+    entry = tomlkit.inline_table() if inline else tomlkit.table()
+    entry["command"] = command
+    entry["args"] = ["mcp"]
+    entry["env_vars"] = _env_vars(multiline=not inline)
+    return entry
+
+
+def _env_vars(*, multiline: bool) -> Array:
+    names = tomlkit.array()
+    names.extend(FORWARDED_ENV_VARS)
+    return names.multiline(multiline)
+
+
+def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str) -> str:
+    """``text`` with kenning's server registered (``text`` itself when it already is)."""
+    servers = doc.get("mcp_servers")
+    existing = None if servers is None else servers.get(SERVER_KEY)
+    if existing is not None:  # update it in place, keeping its other keys and its form
+        entry = _table(existing, label, f"mcp_servers.{SERVER_KEY}")
+        current = entry.get("env_vars")
+        same_names = isinstance(current, list) and list(current) == list(FORWARDED_ENV_VARS)
+        if entry.get("command") == command and entry.get("args") == ["mcp"] and same_names:
+            return text  # nothing to change: keep the bytes
+        if entry.get("command") != command:
+            entry["command"] = command
+        if entry.get("args") != ["mcp"]:
+            entry["args"] = ["mcp"]
+        if not same_names:  # the same names keep the user's layout of the array
+            entry["env_vars"] = _env_vars(multiline=not isinstance(entry, InlineTable))
+        return tomlkit.dumps(doc)
+    if isinstance(servers, InlineTable):
+        # `mcp_servers = { … }` is closed: TOML allows no [mcp_servers.kenning] beside it,
+        # so the server goes inside it, inline like the others
+        servers[SERVER_KEY] = _entry(command, inline=True)
+        return tomlkit.dumps(doc)
+    # Anywhere else the server is a table of its own at the end of the file. tomlkit would
+    # insert it into the container the other servers are in, and when they are dotted keys
+    # (`mcp_servers.other.command = …`) that is between two of them, so that the next one
+    # ends up inside kenning's table. After everything else it is valid whatever form the
+    # other servers take (tables, dotted keys, tables out of order, an `[mcp_servers]` of
+    # their own), and --uninstall can take it out again byte for byte.
+    block = tomlkit.document()
+    block["mcp_servers"] = tomlkit.table(is_super_table=True)
+    block["mcp_servers"][SERVER_KEY] = _entry(command, inline=False)
+    if not text:
+        return tomlkit.dumps(block)
+    return (text if text.endswith("\n") else text + "\n") + "\n" + tomlkit.dumps(block)
+
+
+def _without_server(text: str, doc: tomlkit.TOMLDocument) -> str:
+    """``text`` without kenning's server (``doc`` is its parse, holding the server)."""
+    del doc["mcp_servers"][SERVER_KEY]
+    # An `[mcp_servers]` table the user wrote stays, even empty; one that existed only
+    # through kenning's `[mcp_servers.kenning]` header has no text of its own and goes.
+    rendered = tomlkit.dumps(doc)
+    removed = text[len(rendered) :] if text.startswith(rendered) else ""
+    if removed.startswith("[") and rendered.endswith("\n\n"):
+        # kenning's table was the last one, as the install puts it: take back the blank line
+        # the install put before it (tomlkit keeps it with the table above)
+        rendered = rendered[:-1]
+    return rendered
+
+
+def _others(data: dict[str, Any]) -> dict[str, Any]:
+    """Parsed config data without kenning's server (and without an ``mcp_servers`` left
+    empty): what an install or uninstall must not change."""
+    servers = {k: v for k, v in data.get("mcp_servers", {}).items() if k != SERVER_KEY}
+    rest = {k: v for k, v in data.items() if k != "mcp_servers"}
+    return {**rest, "mcp_servers": servers} if servers else rest
+
+
+def _check(old: dict[str, Any], after: str, wanted: dict[str, Any] | None, label: str) -> None:
+    """Refuse a plan whose text does not parse (with tomllib, a parser apart from the tomlkit
+    that wrote it) to the old data ``old`` with only kenning's server changed: set to
+    ``wanted``, or gone when that is ``None``."""
+    try:
+        new = tomllib.loads(after)
+    except tomllib.TOMLDecodeError:
+        new = {"": "not valid TOML"}
+    if _others(new) != _others(old) or new.get("mcp_servers", {}).get(SERVER_KEY) != wanted:
+        edit = "remove" if wanted is None else "add"
+        raise UserInputError(
+            f"{label}: kenning cannot {edit} its [mcp_servers.{SERVER_KEY}] table in this file "
+            f"without changing its other settings; {edit} it by hand — nothing was written"
+        )
+
+
 def plan_codex_toml(
     text: str | None, command: str, *, uninstall: bool, label: str = CODEX_PROJECT_FILE
 ) -> str | None:
-    """The new text of a Codex ``config.toml`` (``None``: the file would be empty)."""
-    doc = _parse(text, label)
+    """The new text of a Codex ``config.toml`` (``None``: the file would be empty).
+
+    The plan is checked: the new text must parse to the old data with only kenning's server
+    added, updated or removed, or nothing is written. A file whose lines all end with CRLF is
+    planned with LF and given back with CRLF."""
+    crlf = line_ending(text) == "\r\n"
+    source = (text or "").replace("\r\n", "\n") if crlf else (text or "")
+    doc, data = _parse(source, label)
+    servers = doc.get("mcp_servers")
+    if servers is not None:
+        _table(servers, label, "mcp_servers")
+    registered = servers is not None and SERVER_KEY in servers
     if uninstall:
-        if "mcp_servers" not in doc:
+        if not registered:
             return text
-        servers = _table(doc["mcp_servers"], label, "mcp_servers")
-        if SERVER_KEY not in servers:
-            return text
-        del servers[SERVER_KEY]
-        if not servers:
-            del doc["mcp_servers"]
-        rendered = tomlkit.dumps(doc)
-        return rendered if rendered.strip() else None
-    if "mcp_servers" not in doc:
-        doc["mcp_servers"] = tomlkit.table(is_super_table=True)
-    servers = _table(doc["mcp_servers"], label, "mcp_servers")
-    existing = servers.get(SERVER_KEY)
-    env_vars = tomlkit.array()
-    env_vars.extend(FORWARDED_ENV_VARS)
-    env_vars.multiline(True)
-    wanted: dict[str, Any] = {"command": command, "args": ["mcp"], "env_vars": env_vars}
-    if existing is None:
-        entry = tomlkit.table()
-        for key, value in wanted.items():
-            entry[key] = value
-        if list(doc)[-1] != "mcp_servers":  # a blank line before the tables that follow
-            entry.add(tomlkit.nl())
-        servers[SERVER_KEY] = entry
+        after = _without_server(source, doc)
+        wanted = None
     else:
-        entry = _table(existing, label, f"mcp_servers.{SERVER_KEY}")
-        for key, value in wanted.items():
-            if key == "env_vars":
-                current = entry.get(key)
-                if isinstance(current, list) and list(current) == list(FORWARDED_ENV_VARS):
-                    continue  # same names: keep the user's layout of the array
-            elif entry.get(key) == value:
-                continue
-            entry[key] = value
-    rendered = tomlkit.dumps(doc)
-    if text is not None and tomlkit.parse(rendered) == tomlkit.parse(text):
-        return text  # nothing changed: keep the bytes
-    return rendered
+        after = _with_server(source, doc, command, label)
+        if after == source:
+            return text
+        old_entry = data.get("mcp_servers", {}).get(SERVER_KEY, {})
+        wanted = {**old_entry, "command": command, "args": ["mcp"]}
+        wanted["env_vars"] = list(FORWARDED_ENV_VARS)
+    _check(data, after, wanted, label)
+    if crlf:
+        after = after.replace("\n", "\r\n")
+    return after if after.strip() else None
 
 
 def _other_agents_use_section(project_dir: Path) -> bool:

@@ -13,7 +13,9 @@ credentials arrive as they are (no forwarding list, unlike Codex).
 The project scope also merges the protocol section into the project's ``AGENTS.md``
 (Cursor reads it as standing instructions); Cursor has no user-level instructions file, so
 the user scope writes only ``~/.cursor/mcp.json``. ``--uninstall`` removes the server (and
-the ``AGENTS.md`` section, unless Codex is still registered in the project and needs it).
+the ``AGENTS.md`` section, unless Codex is still registered in the project and needs it);
+an ``mcpServers`` it leaves empty goes only when it was all the file held, the rule of
+:func:`kenning.installers.claude_code.plan_mcp`.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def plan_cursor_mcp(
             raise shape_error(label, '"mcpServers"', "a JSON object")
         if SERVER_KEY in servers:
             del servers[SERVER_KEY]
-            if not servers:
+            if not servers and len(new) == 1:  # beside other keys it may be the user's
                 del new["mcpServers"]
         return new
     servers = new.setdefault("mcpServers", {})

@@ -13,7 +13,12 @@ planning), and then applies the whole plan. The rules every installer follows:
 * **atomic**: a temporary file in the same folder, fsynced, then renamed over the old one
   (the file's mode is kept; a new file gets the mode the agent would give it);
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
-  and so is the project sub-folder it was in when nothing else is left there.
+  and so is the project sub-folder it was in when nothing else is left there (each
+  installer says which of the containers it leaves empty go too);
+* **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
+  all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
+  uninstall gives back the bytes the install started from;
+* **no credentials in a diff**: a dry run's diffs go through kenning's secret redaction.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ __all__ = [
     "InstallResult",
     "apply_changes",
     "json_change",
+    "line_ending",
     "locate",
     "read_json_object",
     "read_text",
@@ -78,9 +84,11 @@ class FileChange:
     def diff(self) -> str:
         """A unified diff (``a/<label>`` → ``b/<label>``; ``/dev/null`` for a missing side).
 
-        A user configuration file (``private``) can hold credentials next to the lines that
-        change (``~/.claude.json`` keeps an API key when you log in with one): its diff goes
-        through kenning's secret redaction, so a dry run never prints them."""
+        Configuration files hold credentials next to the lines that change (``~/.claude.json``
+        keeps an API key when you log in with one; another MCP server's ``env`` in
+        ``config.toml`` or ``mcp.json`` carries its token), and the diff shows those lines as
+        context or as a re-rendered file: every diff goes through kenning's secret
+        redaction, so a dry run (and ``--json``) never prints them."""
         if not self.changed:
             return ""
         lines = difflib.unified_diff(
@@ -90,7 +98,7 @@ class FileChange:
             tofile="/dev/null" if self.after is None else f"b/{self.label}",
         )
         text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-        return redact_secrets(text)[0] if self.private else text
+        return redact_secrets(text)[0]
 
 
 @dataclass(frozen=True)
@@ -148,13 +156,24 @@ def locate(root: Path, relative: str, label: str) -> Path:
 
 
 def read_text(path: Path, label: str) -> str | None:
-    """The file's text, or ``None`` when it does not exist."""
+    """The file's text as it is (line endings untranslated), or ``None`` when it does not
+    exist."""
     if not path.exists():
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as fh:
+            return fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserInputError(f"cannot read {label}: {exc} — nothing was written") from None
+
+
+def line_ending(text: str | None) -> str:
+    """The line ending for kenning's new lines in ``text``: ``"\\r\\n"`` when every line of
+    it ends so (a file written on Windows), else ``"\\n"``. A file that mixes both keeps its
+    bytes as they are; only kenning's lines end with LF."""
+    if text and "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        return "\r\n"
+    return "\n"
 
 
 def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]]:
@@ -186,7 +205,10 @@ def _indent_of(text: str | None) -> str | int:
 
 
 def render_json(doc: dict[str, Any], before: str | None) -> str:
-    return json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    """``doc`` as JSON with the indentation and the line ending of ``before``."""
+    text = json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    # json.dumps escapes a newline inside a string, so each "\n" here ends a line
+    return text.replace("\n", "\r\n") if line_ending(before) == "\r\n" else text
 
 
 def json_change(
