@@ -320,7 +320,7 @@ def recall(
     store_path: str | None,
 ) -> None:
     """Recall the few memories that matter for QUERY (the ruvector recall protocol)."""
-    from .render import render_json, render_xml
+    from .render import render_json, render_recall_result
 
     if as_json:
         fmt = "json"
@@ -342,15 +342,7 @@ def recall(
     if fmt == "json":
         click.echo(render_json(result.to_dict()))
     elif fmt == "xml":
-        findings = [
-            (text, hit.score, hit.stale)
-            for hit, text in zip(result.hits, result.texts, strict=True)
-        ]
-        block = render_xml(
-            findings,
-            context="debugging" if result.is_error else "general",
-            truncated=result.truncated,
-        )
+        block = render_recall_result(result)
         if block:
             click.echo(block)
     else:

@@ -35,7 +35,7 @@ from typing import Any
 import regex
 
 from .errors import UserInputError
-from .model import Freshness, SearchResult, StaleReport
+from .model import Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import truncate_at_word_boundary
 
@@ -51,6 +51,7 @@ __all__ = [
     "render_human",
     "render_json",
     "render_recall",
+    "render_recall_result",
     "render_stale",
     "render_xml",
     "sanitise_for_terminal",
@@ -225,6 +226,18 @@ def render_xml(
     lines.append("</reflexion_context>")
     lines.append(REANCHOR_LINE)
     return "\n".join(lines)
+
+
+def render_recall_result(result: RecallResult) -> str:
+    """What a recall kept, as the fenced block (``""`` when nothing passed its floor): the
+    texts already cut to the protocol's budget, the advisory for debugging after an error
+    query."""
+    findings: list[Finding] = [
+        (text, hit.score, hit.stale) for hit, text in zip(result.hits, result.texts, strict=True)
+    ]
+    return render_xml(
+        findings, context="debugging" if result.is_error else "general", truncated=result.truncated
+    )
 
 
 def render_recall(
