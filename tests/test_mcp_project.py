@@ -174,3 +174,14 @@ async def test_claude_project_dir_outside_git_says_where_it_came_from(
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
     assert f"{outside} (CLAUDE_PROJECT_DIR)" in text and "--project-dir" in text
+
+
+@pytest.mark.parametrize("name", ["proj%41", "with space", "ünïcode", "a#b?c"])
+def test_a_root_uri_names_exactly_its_folder(tmp_path: Path, name: str) -> None:
+    """A root is a file:// URI with its folder's name percent-encoded once; decoding it twice
+    turned "proj%41" into "projA", an unrelated repository beside it."""
+    from kenning.mcp_server import _folder_of_root
+
+    folder = tmp_path / name
+    assert _folder_of_root(folder.as_uri()) == folder
+    assert _folder_of_root("https://example.com/x") is None

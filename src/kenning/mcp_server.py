@@ -273,13 +273,15 @@ class Located:
 
 def _folder_of_root(uri: str) -> Path | None:
     """The local folder a ``file://`` root names; None for anything else."""
-    from urllib.parse import unquote, urlparse
+    from urllib.parse import urlparse
     from urllib.request import url2pathname
 
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
-    return Path(url2pathname(unquote(parsed.path)))
+    # url2pathname decodes the %XX escapes itself: decoding first too would turn a folder
+    # named "proj%41" (sent as proj%2541) into "projA", another repository
+    return Path(url2pathname(parsed.path))
 
 
 class ProjectLocator:
