@@ -724,7 +724,9 @@ def build_server(tools: KenningTools) -> MCPServer:
         query: Annotated[str, query_field],
         ctx: Context,
         top_k: Annotated[
-            int, BeforeValidator(_default_if_null(protocol.RECALL_TOP_K)), top_k_bounds
+            # the bounds before the validator: after it they reach the JSON schema as "ge"
+            # and "le", which are not JSON Schema (a client would not check them)
+            int, top_k_bounds, BeforeValidator(_default_if_null(protocol.RECALL_TOP_K))
         ] = protocol.RECALL_TOP_K,
         k: Annotated[
             int | None,
