@@ -206,6 +206,8 @@ def test_a_schema_3_store_is_migrated_with_its_rows(project: Path, minilm) -> No
     [
         ("", "rule", "empty"),
         ("   \n\t  ", "rule", "empty"),
+        ("\u200b\u200b", "rule", "invisible"),  # zero-width spaces only
+        ("\u202e\u2066\u2069 \U000e0041", "rule", "invisible"),  # bidi and tag characters
         ("x" * (protocol.MAX_CONTENT_BYTES + 1), "rule", "KiB"),
         ("bad \udcff bytes", "rule", "UTF-8"),
         ("fine text", "nonsense", "valid types are"),
@@ -237,6 +239,11 @@ def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
         ({"tags": 5}, "tags must be a list of texts, got int"),
         ({"type": 5}, "a memory type must be text, got int"),
         ({"source": 5}, "source must be text, got int"),
+        # the other fields are shown with every hit: a few megabytes in them flooded answers
+        ({"source": "docs/" + "d/" * 1200 + "x.md"}, "over the 2048 limit"),
+        ({"tags": [f"t{i}" for i in range(65)]}, "over the limit of 64"),
+        ({"tags": ["x" * 129]}, "over the 128 limit"),
+        ({"metadata": {"blob": "z" * 70_000}}, "over the 64 KiB limit"),
     ],
 )
 def test_arguments_of_the_wrong_kind_are_rejected_not_reshaped(

@@ -99,6 +99,13 @@ STALE_PENALTY = 0.05
 
 #: Content limits (after whitespace normalisation).
 MAX_CONTENT_BYTES = 64 * 1024
+#: Limits of the other stored fields, which every answer that shows the memory carries
+#: (recall's 800-character budget cuts the content, not them): a path or URL, short labels,
+#: and metadata as JSON.
+MAX_SOURCE_CHARS = 2048
+MAX_TAGS = 64
+MAX_TAG_CHARS = 128
+MAX_METADATA_BYTES = 64 * 1024
 
 #: The sentinel line of the ruvector protocol, rebuilt from the constants above.
 SENTINEL = (

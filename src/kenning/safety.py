@@ -21,6 +21,7 @@ from .errors import UserInputError
 
 __all__ = [
     "UnsafePathError",
+    "has_visible_text",
     "is_safe_source_path",
     "normalise_content",
     "validate_source_path",
@@ -66,6 +67,15 @@ def normalise_content(text: str) -> str:
     text = _TRAILING_SPACE.sub("", text)
     text = _BLANK_RUN.sub("\n\n", text)
     return text.strip()
+
+
+def has_visible_text(text: str) -> bool:
+    """Whether ``text`` shows anything: a character that is neither whitespace nor a
+    format or control character (zero-width spaces, bidi marks, Unicode tag characters, …).
+    A note made only of invisible characters is empty to a reader."""
+    return any(
+        not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zl", "Zp") for ch in text
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -184,9 +184,16 @@ def _checked_tags(tags: object) -> tuple[str, ...]:
     if not isinstance(tags, Iterable):
         raise UserInputError(f"tags must be a list of texts, got {type(tags).__name__}")
     given: tuple[object, ...] = tuple(tags)
+    if len(given) > protocol.MAX_TAGS:
+        raise UserInputError(f"{len(given)} tags, over the limit of {protocol.MAX_TAGS}")
     for tag in given:
         if not isinstance(tag, str):
             raise UserInputError(f"a tag must be text, got {type(tag).__name__}")
+        if len(tag) > protocol.MAX_TAG_CHARS:
+            raise UserInputError(
+                f"a tag is {len(tag)} characters, over the {protocol.MAX_TAG_CHARS} limit; "
+                "tags are short labels"
+            )
     return cast(tuple[str, ...], given)
 
 
@@ -365,7 +372,7 @@ class MemoryStore:
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
         :class:`~kenning.errors.UserInputError` saying what is wrong."""
         from .redaction import redact_secrets, redact_value  # write path only
-        from .safety import normalise_content
+        from .safety import has_visible_text, normalise_content
 
         raw = _check_text(item.content, "content", ContentError)
         if len(raw) > RAW_CONTENT_LIMIT:
@@ -376,8 +383,11 @@ class MemoryStore:
                 "the full text with --source"
             )
         text = normalise_content(raw)
-        if not text:
-            raise ContentError("content is empty (or only whitespace); pass the note's text")
+        if not text or not has_visible_text(text):
+            raise ContentError(
+                "content is empty (or only whitespace and invisible characters); pass the "
+                "note's text"
+            )
         text, redactions = redact_secrets(text)
         content_redacted = bool(redactions)
         size = len(text.encode("utf-8"))
@@ -390,11 +400,17 @@ class MemoryStore:
         try:
             metadata = dict(item.metadata or {})
             # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
-            json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
+            encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
             raise UserInputError("metadata is nested too deeply; flatten it") from None
         except (TypeError, ValueError) as exc:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
+        if len(encoded) > protocol.MAX_METADATA_BYTES:
+            raise UserInputError(
+                f"metadata is {len(encoded)} bytes as JSON, over the "
+                f"{protocol.MAX_METADATA_BYTES // 1024} KiB limit; keep a few short facts "
+                "and put the rest in the content or a file --source names"
+            )
         if str(item.type).strip().lower() != memory_type:
             metadata.setdefault("given_type", str(item.type))
         fingerprint = _error_fingerprint_of(text)
@@ -402,6 +418,11 @@ class MemoryStore:
             metadata["error_fingerprint"] = fingerprint
         if item.source is not None and not isinstance(item.source, str):
             raise UserInputError(f"source must be text, got {type(item.source).__name__}")
+        if item.source is not None and len(item.source) > protocol.MAX_SOURCE_CHARS:
+            raise UserInputError(
+                f"source is {len(item.source)} characters, over the {protocol.MAX_SOURCE_CHARS} "
+                "limit; pass the path or URL of the document"
+            )
         tags = tuple(dict.fromkeys(t.strip() for t in _checked_tags(item.tags) if t.strip()))
         for label, value in (("source", item.source or ""), *(("tag", t) for t in tags)):
             try:
