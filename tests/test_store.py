@@ -785,3 +785,15 @@ def test_forget_stays_in_its_project(store: MemoryStore) -> None:
     assert store.forget(other.id or "", group_id="team/other") is True
     assert store.forget(mine.id or "", group_id="all") is True
     assert store.count(group_id="all") == 0
+
+
+def test_a_query_longer_than_the_limit_is_refused_before_any_work(store: MemoryStore) -> None:
+    """A pasted megabyte would be tokenised whole while every other call waits: recall and
+    search take at most MAX_QUERY_CHARS, and the refusal says what to pass instead."""
+    store.remember(DB_LOCKED, "error_fix")
+    longest = "database is locked " * (protocol.MAX_QUERY_CHARS // 19)
+    assert len(longest) <= protocol.MAX_QUERY_CHARS
+    assert store.recall(longest).hits
+    for ask in (store.recall, store.search):
+        with pytest.raises(UserInputError, match="over the 20000 limit.*kenning query error"):
+            ask(longest + "x" * 20)

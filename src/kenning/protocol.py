@@ -106,6 +106,11 @@ MAX_SOURCE_CHARS = 2048
 MAX_TAGS = 64
 MAX_TAG_CHARS = 128
 MAX_METADATA_BYTES = 64 * 1024
+#: The longest query recall and search take. The model reads 256 word pieces of it and
+#: lexical search its first terms, but tokenising a query costs in proportion to its whole
+#: length: a pasted megabyte would hold up every other call (the hook's prompt is cut to the
+#: same length before it becomes queries).
+MAX_QUERY_CHARS = 20_000
 
 #: The sentinel line of the ruvector protocol, rebuilt from the constants above.
 SENTINEL = (

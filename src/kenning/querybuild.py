@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
+from .protocol import MAX_QUERY_CHARS
 from .signatures import extract_error_signature
 from .truncation import cut_at_word_boundary
 
@@ -86,6 +87,12 @@ def check_query(text: str) -> None:
     """What every recall and search query must be: text, not empty, not a raw diff."""
     if not isinstance(text, str):
         raise UserInputError(f"the query must be text, got {type(text).__name__}")
+    if len(text) > MAX_QUERY_CHARS:
+        raise UserInputError(
+            f"the query is {len(text)} characters, over the {MAX_QUERY_CHARS} limit; pass the "
+            "error's message or signature (`kenning query error` extracts it) or a summary of "
+            "the task, not a whole log or file"
+        )
     if not text or not text.strip():
         raise UserInputError("the query is empty; pass what you are about to work on")
     reject_diff(text)

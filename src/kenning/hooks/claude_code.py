@@ -74,8 +74,9 @@ EVENTS: Mapping[str, str] = {
 }
 #: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on").
 MIN_PROMPT_CHARS = 20
-#: Only the head of a very long prompt (a pasted file or log) is looked at.
-MAX_PROMPT_CHARS = 20_000
+#: Only the head of a very long prompt (a pasted file or log) is looked at: at most what
+#: recall takes as a query.
+MAX_PROMPT_CHARS = protocol.MAX_QUERY_CHARS
 #: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
 DEFAULT_BUDGET_SECONDS = 5.0
 BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
