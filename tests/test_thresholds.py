@@ -306,3 +306,15 @@ def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
     (tmp_path / ".env").write_text(f"{variable}={bad}\n")
     with pytest.raises(UserInputError, match=f"{wording} from .env"):
         load_settings(tmp_path, environ={})
+
+
+def test_calibrate_refuses_labels_that_cannot_measure_anything(store: MemoryStore) -> None:
+    """A line whose "gold" key is misspelt was counted as an unrelated query, and a gold id
+    the store does not hold as a miss: either would skew what --write saves."""
+    lines = _labelled(store)
+    with pytest.raises(UserInputError, match='line 1 has no "gold" list'):
+        read_queries([json.dumps({"query": "how do we name functions", "glod": ["x"]})])
+    stray = json.dumps({"query": "how do we name functions", "gold": ["0199-not-a-memory"]})
+    with pytest.raises(UserInputError, match="1 gold memory ids are not in.*0199-not-a-memory"):
+        calibrate(store, read_queries([*lines, stray]))
+    assert len(calibrate(store, read_queries(lines)).outcomes) == len(lines)

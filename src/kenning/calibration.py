@@ -117,7 +117,13 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
             or not data["query"].strip()
         ):
             raise UserInputError(f'line {number} needs a non-empty "query" string')
-        gold = data.get("gold", [])
+        if "gold" not in data:
+            # a misspelt key would otherwise make a labelled query count as an unrelated one
+            raise UserInputError(
+                f'line {number} has no "gold" list; give the ids of the memories that answer '
+                "the query, or [] for a query nothing in the store should answer"
+            )
+        gold = data["gold"]
         if not isinstance(gold, list) or not all(isinstance(g, str) for g in gold):
             raise UserInputError(
                 f'line {number}: "gold" must be a list of memory ids (empty = unrelated)'
@@ -136,6 +142,18 @@ def calibrate(
     from .signatures import looks_like_error
 
     filters = Filters(group_id=store.resolve_group(group_id))
+    wanted = sorted({g for _, gold in queries for g in gold})
+    unknown = [g for g in wanted if store.get(g, group_id=group_id) is None]
+    if unknown:
+        # a gold id that is not there can never be a correct hit: the accuracy and the
+        # floors would be measured against nothing
+        shown = ", ".join(unknown[:3]) + (
+            f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        )
+        raise UserInputError(
+            f"{len(unknown)} gold memory ids are not in this project's store: {shown}; use the "
+            "ids `kenning search --json` shows (or --project for another project)"
+        )
     outcomes = []
     for query, gold in queries:
         hits = store.retrieve(query, 1, filters)
