@@ -48,3 +48,59 @@ def test_a_store_kept_elsewhere_gets_no_gitignore(project: Path, minilm: Embedde
     assert (elsewhere / "memory.db").exists()
     assert not (elsewhere / ".gitignore").exists()
     assert not (project / ".kenning").exists()
+
+
+def _as_a_user(*command: str) -> list[str]:
+    """``command`` without the rights that let root write any file (as root, a read-only
+    folder is read-only only to a process that dropped them)."""
+    import os
+    import shutil
+
+    import pytest
+
+    if os.geteuid() != 0:
+        return list(command)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: cannot make a folder read-only")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", *command]
+
+
+def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
+    project: Path, minilm: Embedder
+) -> None:
+    """A WAL store in a folder nobody may write (a read-only mount, a shared checkout) could
+    not even be read: SQLite must create its -shm beside it. Reads now work; a write says
+    the store is read-only and how to fix it, and the file stays as it was."""
+    import json
+    import os
+    import sys
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
+    folder = project / ".kenning"
+    db = folder / "memory.db"
+    before = db.read_bytes()
+    os.chmod(db, 0o444)
+    os.chmod(folder, 0o555)
+    try:
+
+        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+            command = _as_a_user(sys.executable, "-m", "kenning", *args)
+            return subprocess.run(command, cwd=project, capture_output=True, text=True)
+
+        recalled = kenning("recall", "--json", "which day do we deploy")
+        assert recalled.returncode == 0, recalled.stderr
+        assert [r["id"] for r in json.loads(recalled.stdout)["results"]] == [memory_id]
+        for write in (("forget", str(memory_id)), ("remember", "Deploys happen on Fridays")):
+            refused = kenning(*write)
+            assert refused.returncode == 1
+            (line,) = refused.stderr.splitlines()
+            assert "read-only" in line and f"make {folder}" in line, line
+        doctor = kenning("doctor")
+        assert "can be read but not written" in doctor.stdout, doctor.stdout
+        assert db.read_bytes() == before
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(db, 0o644)

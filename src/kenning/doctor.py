@@ -149,10 +149,24 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
     )
 
 
-def _open_readonly(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
-    return conn
+def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """A read-only connection, and whether the store's folder could not be written: a WAL
+    store is then read as an immutable file, as kenning's reads do (SQLite cannot create
+    the ``-shm`` it reads through)."""
+    from .backends.sqlite import is_read_only_error
+
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
+        return conn, False
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not is_read_only_error(exc):
+            raise
+    conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn, True
 
 
 def _schema(conn: sqlite3.Connection, path: Path) -> Check:
@@ -424,13 +438,24 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
         )
         return skip("store", "the store could not be opened")
     try:
-        conn = _open_readonly(path)
+        conn, read_only = _open_readonly(path)
     except sqlite3.DatabaseError as exc:
         checks.append(Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path)))
         return skip("store", "the store could not be opened")
     try:
         size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
-        checks.append(Check("store", OK, f"{path} opens ({size} bytes with its WAL)"))
+        if read_only:
+            checks.append(
+                Check(
+                    "store",
+                    FAILED,
+                    f"{path} can be read but not written: its folder or file is read-only "
+                    "(recall and search work; remember, forget and import fail)",
+                    f"make {path.parent} and the files in it writable by you",
+                )
+            )
+        else:
+            checks.append(Check("store", OK, f"{path} opens ({size} bytes with its WAL)"))
         try:
             schema = _schema(conn, path)
         except sqlite3.DatabaseError as exc:

@@ -404,7 +404,7 @@ CLI_CASES: list[tuple[str, list[str], bytes | None, tuple[int, ...]]] = [
     ("forget-sql", ["forget", "'; DROP TABLE memories;--"], None, (1,)),
     ("forget-empty", ["forget", "   "], None, (1,)),
     ("seed-dotdot", ["seed-solutions", "../../../../nonexistent-folder"], None, (1,)),
-    ("import-missing", ["import", "../../nope.jsonl"], None, (2,)),
+    ("import-missing", ["import", "../../nope.jsonl"], None, (1,)),  # a file it cannot read
     ("query-error-invalid-utf8", ["query", "error", "-"], b"\xff\xfeTraceback", (1,)),
     ("hook-invalid-utf8", ["hook", "prompt-submit"], b"\xff\xfe{not json", (0,)),
     ("hook-deep-json", ["hook", "prompt-submit"], b"[" * 10_000 + b"]" * 10_000, (0,)),

@@ -356,31 +356,20 @@ class SQLiteBackend:
         self._writes = 0
         self._purge = False
         self._damaged: dict[str, DamagedRow] = {}
+        #: Opened read-only as an immutable file: its folder cannot be written, so a WAL
+        #: store cannot be read the usual way (SQLite must create its ``-shm`` beside it), and
+        #: no writer can change it meanwhile either.
+        self.read_only = False
         try:
-            self._conn = sqlite3.connect(
-                str(self.path),
-                timeout=BUSY_TIMEOUT_S,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-        except sqlite3.Error as exc:
-            raise KenningError(f"cannot open the store {self.path}: {exc}") from None
-        self._identity = _file_identity(self.path)
-        try:
-            self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            self._schema = self._inspect(create)
-            if create:
-                self._upgrade()
-            self._conn.execute("PRAGMA synchronous = FULL")
-            # Deleted rows (and the index pages they free) are overwritten with zeros, so a
-            # forgotten memory leaves no text behind in the file or its WAL.
-            self._conn.execute("PRAGMA secure_delete = ON")
-        except KenningError:
-            self._conn.close()
-            raise
+            try:
+                self._open_connection(create)
+            except sqlite3.OperationalError as exc:
+                if create or not is_read_only_error(exc):
+                    raise
+                self.read_only = True
+                self._open_connection(create)
         except sqlite3.OperationalError as exc:  # locked, unopenable: not a damaged file
-            self._conn.close()
-            raise KenningError(f"cannot open the store {self.path}: {exc}") from None
+            raise KenningError(_cannot_open(self.path, exc)) from None
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise StoreCorrupted(
@@ -399,6 +388,40 @@ class SQLiteBackend:
         self._lexical: _LexicalStats | None = None
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
+
+    def _open_connection(self, create: bool) -> None:
+        """Connect and check the file (see :attr:`read_only` for how a read-only one is
+        opened); raises the ``OperationalError`` of a file that cannot be read this way."""
+        target = str(self.path)
+        if self.read_only:
+            target = f"{self.path.resolve().as_uri()}?immutable=1"
+        try:
+            self._conn = sqlite3.connect(
+                target,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self.read_only,
+            )
+        except sqlite3.Error as exc:
+            raise KenningError(_cannot_open(self.path, exc)) from None
+        self._identity = _file_identity(self.path)
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            self._schema = self._inspect(create)
+            if create:
+                self._upgrade()
+            if not self.read_only:
+                self._conn.execute("PRAGMA synchronous = FULL")
+                # Deleted rows (and the index pages they free) are overwritten with zeros,
+                # so a forgotten memory leaves no text behind in the file or its WAL.
+                self._conn.execute("PRAGMA secure_delete = ON")
+        except KenningError:
+            self._conn.close()
+            raise
+        except sqlite3.OperationalError:  # locked, unopenable: not a damaged file
+            self._conn.close()
+            raise
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -1314,6 +1337,20 @@ class SQLiteBackend:
             self._ann_rest = None
 
 
+def is_read_only_error(exc: sqlite3.Error) -> bool:
+    """Whether SQLite refused a write because the file or its folder is read-only."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == 8  # SQLITE_READONLY
+
+
+def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
+    if is_read_only_error(exc):
+        return (
+            f"cannot write the store {path}: its folder or file is read-only; make "
+            f"{path.parent} and the files in it writable (reads work without that)"
+        )
+    return f"cannot open the store {path}: {exc}"
+
+
 def _file_identity(path: Path) -> tuple[int, int] | None:
     """Which file is at ``path`` (device and inode; None: no file there)."""
     try:
@@ -1327,7 +1364,10 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
 _DAMAGED_CODES = (11, 26)
 
 
-def _damaged(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> StoreCorrupted | None:
+def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError | None:
+    """A damaged file, or a write to a read-only one, as kenning's error (None: neither)."""
+    if is_read_only_error(exc):
+        return KenningError(_cannot_open(backend.path, exc))
     if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _DAMAGED_CODES:
         return None
     return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")
@@ -1335,7 +1375,8 @@ def _damaged(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> StoreCorrupt
 
 def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
     """Report a damaged file (a corrupt page met mid-query) as :class:`StoreCorrupted` with the
-    recovery hint, instead of letting ``sqlite3.DatabaseError`` escape as a traceback."""
+    recovery hint, and a write to a read-only store as the error that says so, instead of
+    letting ``sqlite3.DatabaseError`` escape as a traceback."""
     if inspect.isgeneratorfunction(method):
 
         @functools.wraps(method)
@@ -1343,7 +1384,7 @@ def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 yield from method(self, *args, **kwargs)
             except sqlite3.DatabaseError as exc:
-                damaged = _damaged(self, exc)
+                damaged = _known_failure(self, exc)
                 if damaged is None:
                     raise
                 raise damaged from None
@@ -1355,7 +1396,7 @@ def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            damaged = _damaged(self, exc)
+            damaged = _known_failure(self, exc)
             if damaged is None:
                 raise
             raise damaged from None
