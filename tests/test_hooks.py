@@ -216,6 +216,16 @@ def test_corrupted_store_is_exit_0_without_output(project: Path) -> None:
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+def test_a_server_that_is_down_is_one_line(project: Path) -> None:
+    """A Qdrant server that does not answer, reached with an API key over http: one line
+    (knowledge base NOT consulted), not qdrant-client's own two-line warning before it."""
+    env = {"KENNING_STORE": "http://127.0.0.1:1", "QDRANT_API_KEY": "a-long-enough-test-key"}
+    proc = run_hook("session-start", payload("session_start_startup", project), project, env)
+    assert proc.returncode == 0 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert "NOT consulted" in line and "a-long-enough-test-key" not in line
+
+
 def test_timeout_is_exit_0_without_output(seeded: MemoryStore) -> None:
     proc = run_hook(
         "prompt-submit",

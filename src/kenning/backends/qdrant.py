@@ -51,6 +51,7 @@ cannot be reached, or that answers 401/403, raises :class:`~kenning.errors.Store
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import threading
@@ -83,6 +84,8 @@ from .base import (
     duplicate_content,
     encode_provenance,
 )
+
+log = logging.getLogger(__name__)
 
 DEFAULT_COLLECTION = "kenning_memories"
 LOCAL_PREFIX = "qdrant-local:"
@@ -225,7 +228,11 @@ class QdrantBackend:
         self.meta_collection = f"{name}_meta"
         with self._translate("connect to"):
             try:
-                self._client = QdrantClient(**kwargs)
+                with warnings.catch_warnings():
+                    # qdrant-client warns in two lines of its own (a hook's stderr gets one
+                    # line); said once below, and not for this machine's own server
+                    warnings.filterwarnings("ignore", message="Api key is used with an insecure")
+                    self._client = QdrantClient(**kwargs)
             except RuntimeError as exc:
                 if "already accessed" in str(exc):
                     raise StoreUnavailable(
@@ -235,6 +242,12 @@ class QdrantBackend:
                     ) from None
                 raise
             self._open(create=create, dimension=dimension)
+        if self._secret and kwargs.get("url", "").startswith("http://"):
+            host = urlsplit(kwargs["url"]).hostname or ""
+            if host not in ("localhost", "127.0.0.1", "::1"):
+                log.warning(
+                    "kenning: the Qdrant API key goes to %s over plain http; use https", host
+                )
 
     # -- errors -----------------------------------------------------------------------------
 
