@@ -795,5 +795,5 @@ def test_a_query_longer_than_the_limit_is_refused_before_any_work(store: MemoryS
     assert len(longest) <= protocol.MAX_QUERY_CHARS
     assert store.recall(longest).hits
     for ask in (store.recall, store.search):
-        with pytest.raises(UserInputError, match="over the 20000 limit.*kenning query error"):
+        with pytest.raises(UserInputError, match=r"over the 20000 limit.*kenning query error"):
             ask(longest + "x" * 20)

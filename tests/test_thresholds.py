@@ -315,6 +315,6 @@ def test_calibrate_refuses_labels_that_cannot_measure_anything(store: MemoryStor
     with pytest.raises(UserInputError, match='line 1 has no "gold" list'):
         read_queries([json.dumps({"query": "how do we name functions", "glod": ["x"]})])
     stray = json.dumps({"query": "how do we name functions", "gold": ["0199-not-a-memory"]})
-    with pytest.raises(UserInputError, match="1 gold memory ids are not in.*0199-not-a-memory"):
+    with pytest.raises(UserInputError, match=r"1 gold memory ids are not in.*0199-not-a-memory"):
         calibrate(store, read_queries([*lines, stray]))
     assert len(calibrate(store, read_queries(lines)).outcomes) == len(lines)
