@@ -21,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from kenning import MemoryStore
 from kenning.cli import main
 from kenning.model import Memory
+from kenning.safety import UnsafePathError
 from kenning.sources import SOURCE_READ_LIMIT, check_source, read_document, source_of
 
 from .conftest import git
@@ -77,6 +78,30 @@ def test_check_source(project: Path, docs: Path) -> None:
         refused = check_source(path, project)
         assert not refused.ok and refused.resolved is None, path
         assert reason in (refused.reason or ""), (path, refused.reason)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".git/config", "./.git/HEAD", "vendor/lib/.git", ".kenning/memory.db", ".GIT/config",
+     ".env", "deploy/.env.production", ".netrc"],
+)  # fmt: skip
+def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
+    """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and
+    .env files hold secrets: none is a document a memory may send an agent to read."""
+    target = project / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        target.write_text("url = https://user:ghp_0123456789abcdefghij@example.com/x.git\n")
+    check = check_source(path, project)
+    assert not check.ok and check.reason
+    assert "no project document" in check.reason or "secrets" in check.reason
+
+
+def test_a_binary_file_is_not_read_as_a_document(project: Path) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(UnsafePathError, match="binary"):
+        read_document(check_source("docs/image.md", project))
 
 
 def test_read_document_caps_and_fails_closed(project: Path, docs: Path) -> None:

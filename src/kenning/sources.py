@@ -34,6 +34,21 @@ SOURCE_READ_LIMIT = 64 * 1024
 # ``https://…``, ``file:…``, ``mailto:…``: a reference, not a file of the project.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
 
+#: Folders that hold no project document but git's data (remote URLs with their tokens) and
+#: kenning's own store; and the files secrets are kept in. A path through one is refused.
+_PRIVATE_FOLDERS = frozenset({".git", ".kenning"})
+_SECRET_FILE = re.compile(r"^\.env(\..*)?$|^\.netrc$|^\.npmrc$|^\.pypirc$", re.I)
+
+
+def _private_reason(path: str) -> str | None:
+    parts = [p for p in re.split(r"[\\/]", path.strip()) if p not in ("", ".")]
+    for part in parts:
+        if part.lower() in _PRIVATE_FOLDERS:
+            return f"inside {part}/, which holds no project document"
+    if parts and _SECRET_FILE.match(parts[-1]):
+        return f"{parts[-1]} is where secrets are kept, not a document"
+    return None
+
 
 def source_of(memory: Memory) -> str | None:
     """The document ``memory`` points to: its ``source``, else the ``SOURCE:`` part of its
@@ -50,10 +65,14 @@ def source_of(memory: Memory) -> str | None:
 
 def check_source(path: str, files_root: Path) -> SourceCheck:
     """Whether ``path`` may be read as a file of the project whose files are at
-    ``files_root``: :func:`~kenning.safety.validate_source_path` (fail closed), and a URL
-    is not a project file. Never raises."""
+    ``files_root``: :func:`~kenning.safety.validate_source_path` (fail closed); a URL is
+    not a project file, and nothing inside ``.git/`` or ``.kenning/`` nor a secrets file
+    (``.env``, ``.netrc``, …) is a document. Never raises."""
     if _URL.match(path.strip()):
         return SourceCheck(path, False, reason="a URL, not a file of the project")
+    private = _private_reason(path) if isinstance(path, str) else None
+    if private is not None:
+        return SourceCheck(path, False, reason=private)
     try:
         resolved = validate_source_path(path, files_root)
     except UnsafePathError as exc:
@@ -102,6 +121,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         raise UnsafePathError(check.path, "no such file") from None
     except OSError as exc:
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
+    if b"\x00" in data[:8192]:  # as git decides a file is binary
+        raise UnsafePathError(check.path, "a binary file, not a document")
     truncated = len(data) > limit
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     # final=False keeps back a multi-byte character the limit cut in two
