@@ -244,3 +244,16 @@ def test_a_missing_import_file_is_one_line_and_exit_1(project: Path, args: tuple
     assert result.returncode == 1, result.stderr
     (line,) = result.stderr.splitlines()
     assert line.startswith("error:") and "nowhere.jsonl" in line
+
+
+def test_a_refused_note_creates_no_store(project: Path) -> None:
+    """Agents check `test -d .kenning` for "is there a store": a note the write path refuses
+    (empty, invisible, an unknown type) must not create one; the first good note does."""
+    for args in (("remember", "   "), ("remember", "\u200b"), ("remember", "--type", "x", "a")):
+        result = run_cli(project, *args, env={"KENNING_EMBEDDER": "hashing"})
+        assert result.returncode == 1, result.stderr
+        assert not (project / ".kenning").exists(), args
+    good = run_cli(
+        project, "remember", "Deploys happen on Tuesdays only", env={"KENNING_EMBEDDER": "hashing"}
+    )
+    assert good.returncode == 0 and (project / ".kenning" / "memory.db").is_file()

@@ -457,3 +457,13 @@ async def test_every_bound_is_json_schema(project: Path, tmp_path: Path) -> None
         assert not keys(tool.input_schema) & {"ge", "le", "gt", "lt"}, name
     top_k = tools["hooks_recall"].input_schema["properties"]["top_k"]
     assert (top_k["minimum"], top_k["maximum"]) == (1, protocol.SEARCH_MAX_LIMIT)
+
+
+async def test_a_refused_note_creates_no_store(project: Path, tmp_path: Path) -> None:
+    async with connect(project, tmp_path / "err.log") as s:
+        refused = await ok(s, "hooks_remember", content="   ")
+        assert refused["status"] == "rejected" and "empty" in refused["reason"]
+        assert (await ok(s, "hooks_stats"))["store_exists"] is False
+        assert not (project / ".kenning").exists()
+        stored = await ok(s, "hooks_remember", content="Deploys happen on Tuesdays only")
+        assert stored["status"] == "stored" and stored["total"] == 1

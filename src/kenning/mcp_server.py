@@ -72,7 +72,7 @@ from . import config, protocol
 from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import escape_unsafe_json
-from .store import DEFAULT_TYPE, MemoryStore, open_store
+from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
 
 __all__ = [
     "SERVER_NAME",
@@ -494,9 +494,13 @@ class KenningTools:
         resolve_type(type, content if isinstance(content, str) else "")  # unknown → error
         if metadata is not None and not isinstance(metadata, Mapping):
             raise UserInputError('metadata must be a JSON object, e.g. {"file": "src/db.py"}')
-        store = self.store(create=True, where=where)
-        self._ensure_model()
-        result = store.remember(content, type, metadata=metadata, source=source)
+        store = self.store(create=False, where=where)
+        note = NewMemory(content, type, source, (), metadata or {})
+        result = None if store.exists else store.refusal(note)  # refused: no store created
+        if result is None:
+            store = self.store(create=True, where=where)
+            self._ensure_model()
+            result = store.remember(content, type, metadata=metadata, source=source)
         data = result.to_dict()
         return {
             "success": result.ok,

@@ -507,6 +507,18 @@ class MemoryStore:
         item = NewMemory(content, type, source, given_tags, metadata or {}, stored_at)
         return self.remember_many([item], group_id=group_id)[0]
 
+    def refusal(self, item: NewMemory) -> RememberResult | None:
+        """The ``rejected`` answer :meth:`remember` would give ``item`` (None: the write
+        path takes it), found without writing or embedding anything. A surface asks it
+        before creating a store that does not exist yet, so that a refused note creates no
+        store (an agent's ``test -d .kenning`` then still says there is none)."""
+        try:
+            given = replace(item, tags=_checked_tags(item.tags))
+            self.prepare(given, self.group_id)
+        except UserInputError as exc:
+            return RememberResult(status=REJECTED, reason=str(exc))
+        return None
+
     def remember_many(
         self,
         items: Sequence[NewMemory],
