@@ -425,3 +425,34 @@ def test_unbalanced_markers_are_an_error(project: Path, text: str) -> None:
     code, _, err = cli("cursor")
     assert code == 1 and "AGENTS.md" in err and "nothing was written" in err
     assert snapshot(project) == before
+
+
+def test_a_second_install_keeps_the_project_dir_pin_in_args() -> None:
+    """README suggests pinning a project with `args = ["mcp", "--project-dir", …]`; running
+    an install again (a new venv path, an upgrade) must not drop it — nor keep arguments
+    that are not kenning's server's."""
+    import tomllib
+
+    from kenning.installers.claude_code import plan_mcp
+    from kenning.installers.codex import plan_codex_toml
+    from kenning.installers.cursor import plan_cursor_mcp
+
+    pinned = ["mcp", "--project-dir", "/home/you/src/widgets"]
+    toml = 'model = "o3"\n\n[mcp_servers.kenning]\ncommand = "/old/kenning"\n'
+    toml += 'args = ["mcp", "--project-dir", "/home/you/src/widgets"]\n'
+    after = plan_codex_toml(toml, "/new/kenning", uninstall=False)
+    assert after is not None
+    entry = tomllib.loads(after)["mcp_servers"]["kenning"]
+    assert entry["command"] == "/new/kenning" and entry["args"] == pinned
+    doc = {"mcpServers": {"kenning": {"command": "/old/kenning", "args": pinned}}}
+    assert (
+        plan_cursor_mcp(doc, "/new/kenning", uninstall=False)["mcpServers"]["kenning"]["args"]
+        == pinned
+    )
+    assert plan_mcp(doc, "/new/kenning", uninstall=False)["mcpServers"]["kenning"]["args"] == (
+        pinned
+    )
+    odd = {"mcpServers": {"kenning": {"command": "x", "args": ["serve", "--port", "1"]}}}
+    assert plan_cursor_mcp(odd, "/new/kenning", uninstall=False)["mcpServers"]["kenning"][
+        "args"
+    ] == ["mcp"]

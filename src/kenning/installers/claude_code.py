@@ -75,6 +75,7 @@ __all__ = [
     "is_kenning_hook",
     "kenning_executable",
     "plan_claude_code",
+    "server_args",
 ]
 
 MCP_FILE = ".mcp.json"
@@ -217,9 +218,22 @@ def plan_mcp(
         container = _object(container.setdefault(key, {}), label, _where(keys[: depth + 1]))
     existing = container.get(SERVER_KEY)
     entry = dict(existing) if isinstance(existing, dict) else {}
-    entry.update({"type": "stdio", "command": executable, "args": ["mcp"]})
+    entry.update({"type": "stdio", "command": executable, "args": server_args(entry.get("args"))})
     container[SERVER_KEY] = entry
     return new
+
+
+def server_args(existing: object) -> list[str]:
+    """The arguments of kenning's server entry: ``["mcp"]``, or the entry's own when they
+    already start with it (``["mcp", "--project-dir", "…"]``, the pin README suggests): a
+    second install must not drop them."""
+    if (
+        isinstance(existing, list)
+        and existing[:1] == ["mcp"]
+        and all(isinstance(a, str) for a in existing)
+    ):
+        return list(existing)
+    return ["mcp"]
 
 
 def plan_settings(

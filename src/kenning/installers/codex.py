@@ -48,7 +48,13 @@ from tomlkit.items import Array, InlineTable, Table
 
 from ..errors import UserInputError
 from . import agents_md
-from .claude_code import SERVER_KEY, SHARED_COMMAND, default_project_dir, kenning_executable
+from .claude_code import (
+    SERVER_KEY,
+    SHARED_COMMAND,
+    default_project_dir,
+    kenning_executable,
+    server_args,
+)
 from .files import (
     FileChange,
     InstallResult,
@@ -165,12 +171,13 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
         entry = _table(existing, label, f"mcp_servers.{SERVER_KEY}")
         current = entry.get("env_vars")
         same_names = isinstance(current, list) and list(current) == list(FORWARDED_ENV_VARS)
-        if entry.get("command") == command and entry.get("args") == ["mcp"] and same_names:
+        args = server_args(entry.get("args"))
+        if entry.get("command") == command and entry.get("args") == args and same_names:
             return text  # nothing to change: keep the bytes
         if entry.get("command") != command:
             entry["command"] = command
-        if entry.get("args") != ["mcp"]:
-            entry["args"] = ["mcp"]
+        if entry.get("args") != args:
+            entry["args"] = args
         if not same_names:  # the same names keep the user's layout of the array
             entry["env_vars"] = _env_vars(multiline=not isinstance(entry, InlineTable))
         return tomlkit.dumps(doc)
@@ -256,7 +263,7 @@ def plan_codex_toml(
         if after == source:
             return text
         old_entry = data.get("mcp_servers", {}).get(SERVER_KEY, {})
-        wanted = {**old_entry, "command": command, "args": ["mcp"]}
+        wanted = {**old_entry, "command": command, "args": server_args(old_entry.get("args"))}
         wanted["env_vars"] = list(FORWARDED_ENV_VARS)
     _check(data, after, wanted, label)
     if crlf:

@@ -27,7 +27,13 @@ from typing import Any
 
 from ..errors import UserInputError
 from . import agents_md
-from .claude_code import SERVER_KEY, SHARED_COMMAND, default_project_dir, kenning_executable
+from .claude_code import (
+    SERVER_KEY,
+    SHARED_COMMAND,
+    default_project_dir,
+    kenning_executable,
+    server_args,
+)
 from .files import (
     FileChange,
     InstallResult,
@@ -67,7 +73,7 @@ def plan_cursor_mcp(
         raise shape_error(label, '"mcpServers"', "a JSON object")
     existing = servers.get(SERVER_KEY)
     entry = dict(existing) if isinstance(existing, dict) else {}
-    entry.update({"command": command, "args": ["mcp"]})
+    entry.update({"command": command, "args": server_args(entry.get("args"))})
     servers[SERVER_KEY] = entry
     return new
 
