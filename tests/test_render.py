@@ -267,8 +267,8 @@ def test_empty_findings_render_nothing() -> None:
 
 
 def test_empty_contents_are_left_out() -> None:
-    texts, truncated = combine_for_recall(["a" * 10, "b" * 10, "c"], 15)
-    assert texts == ["a" * 10, "b" * 5, ""]
+    texts, truncated = combine_for_recall(["a" * 10, "bbb bbbb", "c"], 15)
+    assert texts == ["a" * 10, "bbb", ""]
     block = render_xml(list(zip(texts, [0.9, 0.8, 0.7], strict=True)), truncated=truncated)
     findings = parse_block(block).findall("finding")
     assert [(f.get("id"), f.get("score"), f.get("truncated")) for f in findings] == [
@@ -278,6 +278,26 @@ def test_empty_contents_are_left_out() -> None:
     assert render_xml([("", 0.9), ("\x00\x01", 0.8)]) == ""
     with pytest.raises(ValueError):
         render_xml([("", float("nan"))])
+
+
+def test_the_recall_budget_never_cuts_inside_a_word() -> None:
+    """SPEC §5: the combined content is cut at a word boundary. A later finding with no
+    word that fits in what is left is dropped (it was "Databa"), however early its last
+    boundary; only a first finding that is one word longer than the whole budget is cut
+    hard, rather than lost."""
+    first = "Database connection pooling: " + "x " * 190
+    texts, truncated = combine_for_recall([first, first, "Database connection pooling"], 800)
+    assert truncated and texts[0] == first and texts[2] == ""
+    assert first.startswith(texts[1]) and not texts[1].endswith(" ")
+    assert first[len(texts[1])].isspace() or texts[1] == ""
+    long_link = "See " + "https://grafana.example/d/abc?" + "panel=1&" * 60 + " for the graph"
+    (cut,), _ = combine_for_recall([long_link], 100)
+    assert cut == "See"  # the link is left out, not broken
+    (monster,), _ = combine_for_recall(["x" * 900], 800)
+    assert monster == "x" * 800
+    for budget in range(1, 60):
+        texts, _ = combine_for_recall(["a" * 10, "Database connection pooling"], 10 + budget)
+        assert texts[1] in ("", "Database", "Database connection", "Database connection pooling")
 
 
 def test_truncated_marks_last_finding() -> None:

@@ -73,9 +73,12 @@ def combine_for_recall(
     Returns one text per input (same length and order) and whether anything was cut. The
     *sum* of the returned lengths is at most ``budget`` (separators between results are not
     counted). Earlier results keep their full text first; the first one that does not fit is
-    cut at a word boundary with :func:`truncate_at_word_boundary`; every later one becomes
-    ``""`` (dropped: the protocol cuts the concatenation, so nothing after the cut survives).
-    The budget applies to raw text; escape afterwards.
+    cut at the last word boundary within what is left of the budget, however early (a cut
+    inside a word or a link would hand the agent a fragment: "Databa"), and becomes ``""``
+    when no boundary is left — unless it is the first result, a single word longer than the
+    whole budget, which is cut hard rather than lost. Every later one becomes ``""``
+    (dropped: the protocol cuts the concatenation, so nothing after the cut survives). The
+    budget applies to raw text; escape afterwards.
     """
     if budget < 0:
         raise ValueError("budget must be >= 0")
@@ -90,7 +93,9 @@ def combine_for_recall(
             out.append(text)
             remaining -= len(text)
             continue
-        cut, _ = truncate_at_word_boundary(text, remaining)
+        cut, _ = truncate_at_word_boundary(text, remaining, min_share=0.0)
+        if out and not any(c.isspace() for c in text[: remaining + 1]):
+            cut = ""  # no word of it fits in what is left
         out.append(cut)
         remaining -= len(cut)
         truncated = True

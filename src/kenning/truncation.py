@@ -50,14 +50,16 @@ def cluster_boundary_at_or_before(text: str, index: int) -> int:
     return boundary
 
 
-def truncate_at_word_boundary(text: str, budget: int) -> tuple[str, bool]:
+def truncate_at_word_boundary(
+    text: str, budget: int, *, min_share: float = MIN_WORD_CUT_SHARE
+) -> tuple[str, bool]:
     """Cut ``text`` to at most ``budget`` characters at a word boundary.
 
     Returns ``(prefix, truncated)``. The prefix is a prefix of ``text``; nothing (no "…") is
     appended. The cut is at the last whitespace at or before position ``budget``, with the
-    whitespace before it dropped; when that would keep less than 60 % of the budget (no
-    whitespace in the last 40 %), the text is cut hard at ``budget``. Either way the cut is
-    moved left to the nearest grapheme-cluster boundary.
+    whitespace before it dropped; when that would keep less than ``min_share`` of the budget
+    (60 %: no whitespace in the last 40 %), the text is cut hard at ``budget``. Either way the
+    cut is moved left to the nearest grapheme-cluster boundary.
     """
     if budget < 0:
         raise ValueError("budget must be >= 0")
@@ -66,7 +68,7 @@ def truncate_at_word_boundary(text: str, budget: int) -> tuple[str, bool]:
     if budget == 0:
         return "", True
     cut = budget  # hard cut unless a whitespace is found in the last 40 % of the budget
-    lowest = math.ceil(budget * MIN_WORD_CUT_SHARE)
+    lowest = math.ceil(budget * min_share)
     for i in range(budget, lowest - 1, -1):  # text[budget] exists: len(text) > budget
         if text[i].isspace():
             cut = i
