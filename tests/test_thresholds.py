@@ -318,3 +318,24 @@ def test_calibrate_refuses_labels_that_cannot_measure_anything(store: MemoryStor
     with pytest.raises(UserInputError, match=r"1 gold memory ids are not in.*0199-not-a-memory"):
         calibrate(store, read_queries([*lines, stray]))
     assert len(calibrate(store, read_queries(lines)).outcomes) == len(lines)
+
+
+def test_a_calibrated_error_floor_never_makes_a_fix_harder_to_recall(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error floor is the lower one in the seed (fixes score low against short queries).
+    A project's calibration can set it above the generic floor (its error queries find their
+    fix by fingerprint, at 0.9+): an ERROR-FIX entry is then held to the generic floor, not
+    to a stricter one than any other note."""
+    fix = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode and "
+        "set busy_timeout | SOURCE: docs/solutions/db.md — two writers at once"
+    )
+    assert store.remember(fix, "error_fix").ok
+    query = "sqlite problems"  # a generic query: not an error
+    score = store.recall(query).hits[0].score
+    monkeypatch.setenv("KENNING_RECALL_FLOOR", f"{score - 0.05:.3f}")
+    monkeypatch.setenv("KENNING_ERROR_RECALL_FLOOR", f"{score + 0.05:.3f}")
+    with open_store(cwd=store.project.root, embedder=store.embedder) as calibrated:
+        result = calibrated.recall(query)
+        assert not result.is_error and [h.memory.content for h in result.hits] == [fix]

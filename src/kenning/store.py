@@ -949,11 +949,15 @@ class MemoryStore:
         # No store yet: nothing to recall, and no reason to load the model.
         candidates = self.retrieve(query, top_k, filters) if self.exists else []
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
-        # toward the middle for them too: they are held to the error floor (SPEC §5).
+        # toward the middle for them too: they are held to the error floor (SPEC §5) — the
+        # lower floor, as the seed means it; a project's calibrated error floor can be the
+        # higher one (measured on error queries, which find their fix by its fingerprint),
+        # and must not make a fix harder to recall than any other note
+        fix_floor = min(error_floor, floor)
         passed = [
             SearchResult(c.memory, c.semantic, c.semantic, None, c.lexical, c.match)
             for c in candidates
-            if c.semantic >= (error_floor if is_error_fix(c.memory) else floor)
+            if c.semantic >= (fix_floor if is_error_fix(c.memory) else floor)
         ]
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         hits = self._rank_fresh_first(passed)[:keep]
