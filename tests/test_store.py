@@ -797,3 +797,19 @@ def test_a_query_longer_than_the_limit_is_refused_before_any_work(store: MemoryS
     for ask in (store.recall, store.search):
         with pytest.raises(UserInputError, match=r"over the 20000 limit.*kenning query error"):
             ask(longest + "x" * 20)
+
+
+def test_recall_json_carries_every_field_of_the_memory(store: MemoryStore) -> None:
+    """SPEC §7: json is every field. Recall's results are flat (ruvector's shape), with the
+    content cut to the budget; every other field of the memory is there as it is stored."""
+    stored = store.remember(
+        DB_LOCKED, "error_fix", tags=["db", "ops"], metadata={"owner": "platform"}
+    )
+    (result,) = store.recall("database is locked").to_dict()["results"]
+    memory = store.get(stored.id or "")
+    assert memory is not None
+    expected = memory.to_dict()
+    for key, value in expected.items():
+        assert key in result, key
+        if key != "content":
+            assert result[key] == value, key
