@@ -259,3 +259,26 @@ def test_diffs_are_detected_and_refused(text: str) -> None:
 def test_non_diffs_pass(text: str) -> None:
     assert not is_diff(text)
     reject_diff(text)  # does not raise
+
+
+DIFF = (
+    "diff --git a/src/db.py b/src/db.py\nindex 83db48f..bf269f4 100644\n--- a/src/db.py\n"
+    "+++ b/src/db.py\n@@ -1,3 +1,3 @@\n-conn = connect(timeout=5)\n+conn = connect(timeout=30)\n"
+)
+
+
+def test_a_diff_never_becomes_a_query() -> None:
+    """A built query is passed to recall, which refuses a raw diff: the builders leave a
+    pasted diff out (a PR body keeps its description, and the files the diff changes stand
+    in for --file), and a plan or an error that is only a diff is refused, saying so."""
+    assert query_from_pr("Raise timeout", DIFF) == "Raise timeout — python — db.py"
+    described = "Raise the DB timeout so that nightly jobs stop failing.\n\n" + DIFF
+    assert query_from_pr("Raise timeout", described) == (
+        "Raise the DB timeout so that nightly jobs stop failing."
+    )
+    for build in (query_from_plan, query_from_error):
+        with pytest.raises(UserInputError, match="raw diff"):
+            build(DIFF)
+    assert query_from_plan("## Overview\nMove the cache to Redis.\n\n" + DIFF) == (
+        "Move the cache to Redis."
+    )

@@ -73,6 +73,26 @@ def is_diff(text: str) -> bool:
     )
 
 
+def before_diff(text: str) -> str:
+    """``text`` up to its first line of a diff (all of it when it holds none): a PR body that
+    pastes the diff after its description keeps the description."""
+    starts = [
+        m.start()
+        for pattern in (_DIFF_GIT, _DIFF_HEADERS, _HUNK, _INDEX_LINE)
+        if (m := pattern.search(text or ""))
+    ]
+    return (text or "")[: min(starts)] if starts else (text or "")
+
+
+_DIFF_FILE = lazy(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ b/(\S+))", re.MULTILINE)
+
+
+def diff_files(text: str) -> list[str]:
+    """The files a unified diff changes, in order, once each."""
+    found = (a or b for a, b in _DIFF_FILE.findall(text or ""))
+    return list(dict.fromkeys(found))
+
+
 def reject_diff(text: str) -> None:
     """Raise :class:`UserInputError` when ``text`` is a raw diff; say what to pass instead."""
     if is_diff(text):
@@ -210,13 +230,15 @@ def query_from_pr(title: str, body: str, files: Sequence[str] = ()) -> str:
     """First 300 chars of the PR body (word boundary); when the body is empty:
     ``<title> — <categories> — <top 3 basenames>`` (each part only when present).
 
-    HTML comments (PR templates) do not count as body text.
+    HTML comments (PR templates) do not count as body text, and neither does a diff pasted
+    into it (a raw diff is never a query): the body's text before it is, and the files it
+    changes stand in for ``files`` when none are given.
     """
-    text = _flat(_HTML_COMMENT.sub(" ", body or ""))
+    text = _flat(_HTML_COMMENT.sub(" ", before_diff(body or "")))
     if text:
         return cut_at_word_boundary(text, PR_QUERY_MAX_CHARS)
     parts = [_flat(title)]
-    files = [f for f in files if f and f.strip()]
+    files = [f for f in files if f and f.strip()] or diff_files(body or "")
     cats = file_categories(files)
     if cats:
         parts.append(", ".join(cats))
@@ -260,11 +282,12 @@ def _overview(text: str) -> str:
 def query_from_plan(text: str) -> str:
     """Text under ``## Overview`` (until the next heading); else the first 500 chars of the
     plan body (YAML frontmatter skipped); at most 500 chars, cut at a word boundary."""
-    body = _FRONTMATTER.sub("", text or "", count=1)
+    body = before_diff(_FRONTMATTER.sub("", text or "", count=1))
     query = _flat(_HTML_COMMENT.sub(" ", _overview(body)))
     if not query:
         query = _flat(_HTML_COMMENT.sub(" ", body))
     if not query:
+        reject_diff(text or "")  # a plan that is only a diff says so
         raise UserInputError("the plan is empty: nothing to build a query from")
     return cut_at_word_boundary(query, PLAN_QUERY_MAX_CHARS)
 
@@ -275,7 +298,9 @@ def query_from_plan(text: str) -> str:
 
 
 def query_from_error(raw: str) -> str:
-    """The parsed error signature of ``raw`` (≤ 300 chars): never a whole stack trace."""
+    """The parsed error signature of ``raw`` (≤ 300 chars): never a whole stack trace, and
+    never a diff (refused, saying what to pass)."""
+    reject_diff(raw or "")
     signature = extract_error_signature(raw or "")
     if not signature:
         raise UserInputError("the error text is empty: paste the error message or log")
