@@ -496,6 +496,38 @@ def test_edit_reembeds_and_follows_the_remember_rules(
     assert "discussions" in page.inner_text("article.memory dl.meta")
 
 
+def test_an_edit_form_never_undoes_a_change_made_since_it_opened(
+    page: Any, ui: Server, ui_project: dict[str, Any]
+) -> None:
+    """The form carries the version it was shown; saving it over a memory another process
+    (an agent, a second tab) changed meanwhile would put the old text back: refused with
+    the memory as it is now, which the next save then changes."""
+    with store_of(ui_project) as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    try:
+        page.goto(ui.base + "/edit?id=" + memory_id)
+        with store_of(ui_project) as store:
+            changed = store.update(memory_id, content="Backups run nightly at 03:00 UTC.")
+            assert changed.status == "stored"
+        page.select_option("select#type", "guideline")  # only the type, in the old form
+        click_and_wait(page, "button:has-text('Save')")
+        assert "changed since you opened the form" in page.inner_text(".flash.error")
+        assert page.locator("textarea#content").input_value() == "Backups run nightly at 03:00 UTC."
+        with store_of(ui_project) as store:
+            now = store.get(memory_id)
+        assert now is not None and (now.content, now.type) == (changed_text := now.content, "rule")
+        assert changed_text == "Backups run nightly at 03:00 UTC."
+        page.select_option("select#type", "guideline")
+        click_and_wait(page, "button:has-text('Save')")
+        assert page.locator(".flash.ok").count() == 1
+        with store_of(ui_project) as store:
+            now = store.get(memory_id)
+        assert now is not None and (now.content, now.type) == (changed_text, "guideline")
+    finally:
+        with store_of(ui_project) as store:
+            store.forget(memory_id)
+
+
 def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
     target = ui_project["ids"]["naming"]
     click_and_wait(page, f"li.memory[data-id='{target}'] a:has-text('Forget')")

@@ -193,6 +193,12 @@ class StoreSource:
             self._kept.close()
 
 
+def version(memory: Memory) -> str:
+    """What an edit form was shown of a memory: its text (by hash) and its type. A form whose
+    version is no longer the memory's is not saved over it."""
+    return f"{memory.content_hash}:{memory.type}"
+
+
 def _templates() -> Environment:
     env = Environment(
         loader=FileSystemLoader(HERE / "templates"),
@@ -212,6 +218,7 @@ def _templates() -> Environment:
         STALE_CHOICES=STALE_CHOICES,
         CSRF_FIELD=CSRF_FIELD,
         facts=memory_facts,
+        version=version,
         hidden_characters=hidden_characters,
     )
     return env
@@ -339,6 +346,21 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         before = await call(lambda store: store.get(wanted))
         if before is None:
             return page(request, "gone.html", 404, memory_id=wanted)
+        if str(form.get("base", "")) != version(before):
+            # changed since this form was shown (another process, an agent, a second tab):
+            # saving the form's text would silently undo that change
+            return page(
+                request,
+                "edit.html",
+                409,
+                memory=before,
+                content=before.content,
+                type=before.type,
+                problem="Not saved: this memory was changed since you opened the form (by "
+                "another process or tab). Its text and type now are below; make your change "
+                "again.",
+                duplicate_of=None,
+            )
         result = await call(
             lambda store: (
                 store.update(
