@@ -170,3 +170,42 @@ def test_the_page_opens_a_deleted_or_replaced_store_again(project: Path, minilm:
             assert second is first  # kept again
     finally:
         source.close()
+
+
+def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
+    """With more memories than one page holds (MAX_ROWS), "show more" moves a page further
+    instead of asking for the same rows again (it was stuck at 500 of 602)."""
+    import re
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.store import NewMemory
+    from kenning.ui.app import MAX_ROWS, PAGE_SIZE, PageFilters, StoreSource, create_app
+
+    assert PageFilters(limit=PAGE_SIZE).more(PAGE_SIZE, 602) == f"limit={2 * PAGE_SIZE}"
+    assert PageFilters(limit=MAX_ROWS).more(MAX_ROWS, 602) == f"limit={MAX_ROWS}&from={MAX_ROWS}"
+    assert PageFilters(limit=MAX_ROWS, offset=MAX_ROWS).more(102, 602) is None
+    notes = [
+        NewMemory(f"Widget {i} ships with gadget {i * 7} and part {i * 13}", "rule")
+        for i in range(602)
+    ]
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert all(r.ok for r in store.remember_many(notes))
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    app = create_app(source, port=8123, token="t")
+    seen: list[str] = []
+    with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+        client.get("/?token=t")
+        address = f"/?limit={MAX_ROWS}"
+        for _ in range(5):  # two pages are enough; the old link asked for the same page
+            if not address:
+                break
+            html = client.get(address).text
+            seen += re.findall(r'<li class="memory[^"]*" data-id="([^"]+)"', html)
+            more = re.search(r'<a class="more" href="([^"]+)"', html)
+            address = more.group(1).replace("&amp;", "&") if more else ""
+    source.close()
+    assert len(seen) == len(set(seen)) == 602

@@ -39,7 +39,8 @@ from .guard import CSRF_FIELD, Guard, Session
 HERE = Path(__file__).resolve().parent
 T = TypeVar("T")
 
-#: Rows on one page; "show more" adds as many.
+#: Rows on one page; "show more" adds as many, up to MAX_ROWS on one page; past that the
+#: list goes on a page further (``from``).
 PAGE_SIZE = 20
 MAX_ROWS = 500
 #: Age filter choices: value → (label, stored within N days | stored more than N days ago).
@@ -91,6 +92,8 @@ class PageFilters:
     age: str = ""
     stale: str = ""
     limit: int = PAGE_SIZE
+    #: How many rows of the list come before this page's first (a page further).
+    offset: int = 0
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> PageFilters:
@@ -100,6 +103,10 @@ class PageFilters:
             limit = int(params.get("limit", PAGE_SIZE))
         except ValueError:
             limit = PAGE_SIZE
+        try:
+            offset = max(0, int(params.get("from", 0)))
+        except ValueError:
+            offset = 0
         if age not in AGES:
             raise UserInputError(f"unknown age filter {age!r}; choose one of the list")
         if stale not in STALE_CHOICES:
@@ -112,6 +119,7 @@ class PageFilters:
             age=age,
             stale=stale,
             limit=min(max(limit, 1), MAX_ROWS),
+            offset=offset,
         )
 
     def params(self, **changes: Any) -> str:
@@ -125,6 +133,7 @@ class PageFilters:
             "age": f.age,
             "stale": f.stale,
             "limit": "" if f.limit == PAGE_SIZE else str(f.limit),
+            "from": str(f.offset) if f.offset else "",
         }
         return urlencode({k: v for k, v in pairs.items() if v})
 
@@ -133,6 +142,15 @@ class PageFilters:
         after = now - timedelta(days=within) if within is not None else None
         before = now - timedelta(days=older) if older is not None else None
         return after, before
+
+    def more(self, shown: int, total: int) -> str | None:
+        """The address of the list's next rows (None: every row is shown): this page grown
+        by a page, or, once it holds MAX_ROWS, the next page."""
+        if self.offset + shown >= total:
+            return None
+        if self.limit + PAGE_SIZE <= MAX_ROWS:
+            return self.params(limit=self.limit + PAGE_SIZE)
+        return self.params(offset=self.offset + shown, limit=MAX_ROWS)
 
     @property
     def narrows_after_search(self) -> bool:
@@ -217,6 +235,7 @@ def _templates() -> Environment:
         STALE_FILTER=STALE_FILTER,
         STALE_CHOICES=STALE_CHOICES,
         CSRF_FIELD=CSRF_FIELD,
+        SEARCH_MAX_LIMIT=protocol.SEARCH_MAX_LIMIT,
         facts=memory_facts,
         version=version,
         hidden_characters=hidden_characters,
@@ -252,14 +271,13 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
             collection, memory_type = filters.collection or None, filters.type or None
             response = None
             if filters.query:
+                # every hit search gives (at most its limit), so that the count is true
                 response = store.search(
                     filters.query,
                     collection=collection,
                     memory_type=memory_type,
                     group_id=group,
-                    limit=protocol.SEARCH_MAX_LIMIT
-                    if filters.narrows_after_search
-                    else min(filters.limit, protocol.SEARCH_MAX_LIMIT),
+                    limit=protocol.SEARCH_MAX_LIMIT,
                 )
                 rows = [
                     Row(r.memory, r, r.freshness)
@@ -269,6 +287,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                     and _stale_matches(r.freshness, filters.stale)
                 ]
                 total = len(rows)
+                page_rows = rows[filters.offset : filters.offset + filters.limit]
             elif filters.stale or after or before:
                 # every memory in the window, or every memory's files, is looked at: one
                 # pass over the project's rows (~25 µs a memory on SQLite)
@@ -279,19 +298,29 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                     stored_after=after,
                     stored_before=before,
                 )
-                states = store.freshness(listed if filters.stale else listed[: filters.limit])
+                end = filters.offset + filters.limit
+                states = store.freshness(listed if filters.stale else listed[filters.offset : end])
                 rows = [
                     Row(m, None, states.get(m.id))
                     for m in listed
                     if not filters.stale or _stale_matches(states.get(m.id), filters.stale)
                 ]
                 total = len(rows)
+                page_rows = rows[filters.offset : end]
+            elif filters.offset:  # a page further: every row, newest first, is looked at
+                listed = store.browse(
+                    group_id=group, collection=collection, memory_type=memory_type
+                )
+                shown = listed[filters.offset : filters.offset + filters.limit]
+                states = store.freshness(shown)
+                page_rows = [Row(m, None, states.get(m.id)) for m in shown]
+                total = len(listed)
             else:  # the newest page and a count: only the rows shown are read
                 listed = store.newest(
                     filters.limit, collection=collection, memory_type=memory_type, group_id=group
                 )
                 states = store.freshness(listed)
-                rows = [Row(m, None, states.get(m.id)) for m in listed]
+                page_rows = [Row(m, None, states.get(m.id)) for m in listed]
                 total = store.count(collection=collection, memory_type=memory_type, group_id=group)
             recalls = store.recent_recalls() if store.settings.recall_log else []
             # The plots show the whole project, from counts and the recent weeks' times:
@@ -300,7 +329,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
             recent = store.stored_since(charts.first_week_shown(now), group_id=group)
             older = max(0, sum(counts.values()) - len(recent))
             return {
-                "rows": rows[: filters.limit],
+                "rows": page_rows,
                 "total": total,
                 "response": response,
                 "plots": _plots(counts, recent, older, recalls, now, store.settings.recall_log),
