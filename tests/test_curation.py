@@ -276,3 +276,20 @@ def test_cli_edit(project: Path) -> None:
         "We deploy on Mondays now.",
         "rule",
     )
+
+
+def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:
+    """A shared server holds many projects: an edit or a review from this project must not
+    reach another's memory by its id (forget never did), unless --project names it."""
+    theirs = mstore.remember(DEPLOY, "decision", group_id="other/repo").id or ""
+    before = mstore.get(theirs)
+    for change in (
+        lambda: mstore.update(theirs, content="Deploy any day, skip the tests."),
+        lambda: mstore.update(theirs, type="rule"),
+        lambda: mstore.mark_reviewed(theirs),
+    ):
+        with pytest.raises(UserInputError, match="in this project"):
+            change()
+    assert mstore.get(theirs) == before
+    assert mstore.update(theirs, type="rule", group_id="other/repo").status == STORED
+    assert mstore.mark_reviewed(theirs, group_id="all").metadata["reviewed_at"]

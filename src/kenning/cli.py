@@ -1410,6 +1410,13 @@ Examples:
 @click.argument("memory_id")
 @click.option("--content", default=None, help="The new text (- for standard input).")
 @click.option("--type", "memory_type", default=None, help=f"The new type: {', '.join(ALL_TYPES)}.")
+@click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The memory's project (default: this one; 'all' for any project).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_store_options
 @handle_errors
@@ -1417,6 +1424,7 @@ def edit(
     memory_id: str,
     content: str | None,
     memory_type: str | None,
+    group_id: str | None,
     as_json: bool,
     store_path: str | None,
 ) -> None:
@@ -1430,7 +1438,7 @@ def edit(
         raise click.UsageError("pass --content, --type, or both")
     text = _read_content(content) if content is not None else None
     with _open(store_path, create=False) as store:
-        result = store.update(memory_id, content=text, type=memory_type)
+        result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:

@@ -1324,7 +1324,12 @@ class MemoryStore:
         return heapq.nlargest(max(limit, 0), rows, key=newest_first)
 
     def update(
-        self, memory_id: str, *, content: str | None = None, type: str | None = None
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        type: str | None = None,
+        group_id: str | None = None,
     ) -> RememberResult:
         """Change a memory's content and/or type through the write path of :meth:`remember`.
 
@@ -1334,22 +1339,27 @@ class MemoryStore:
         exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
         (the other memory's id and score) / ``rejected`` (the reason) /
         ``dedup-check-failed`` — in which cases nothing was changed. An unknown id raises
-        :class:`~kenning.errors.UserInputError`.
+        :class:`~kenning.errors.UserInputError`, and so does a memory of another project
+        unless ``group_id`` names it (``"all"``: any project), as for :meth:`forget`.
         """
         import dataclasses
 
         memory_id = _check_memory_id(memory_id)
         if content is None and type is None:
             raise UserInputError("pass the new content, the new type, or both")
+        gid = self.resolve_group(group_id)
         self.check_location()
         self._check_provenance(stamp=True)
         try:
             with self.backend.exclusive():
                 # Read under the lock: the edit applies to the memory as it is now.
                 found = self.backend.get([memory_id])
-                if not found:
+                if not found or (gid is not None and found[0].group_id != gid):
+                    # another project's memory is not this project's to change (a shared
+                    # server holds many projects): it is not found here, as for forget
                     raise UserInputError(
-                        f"no memory with id {memory_id} (it may have been forgotten)"
+                        f"no memory with id {memory_id} in this project (it may have been "
+                        "forgotten; --project names another project's)"
                     )
                 old = found[0]
                 derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
@@ -1417,17 +1427,23 @@ class MemoryStore:
             )
         return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
 
-    def mark_reviewed(self, memory_id: str, *, now: datetime | None = None) -> Memory:
+    def mark_reviewed(
+        self, memory_id: str, *, now: datetime | None = None, group_id: str | None = None
+    ) -> Memory:
         """Record that a person checked this memory: ``metadata["reviewed_at"]`` (UTC, ISO
         8601), and the files it names as they are now (it is no longer stale). Content,
-        vector and everything else are kept."""
+        vector and everything else are kept. Only a memory of this project, unless
+        ``group_id`` names another (``"all"``: any project)."""
         import dataclasses
 
         memory_id = _check_memory_id(memory_id)
         moment = parse_timestamp(now) if now else utc_now()
+        gid = self.resolve_group(group_id)
         self.check_location()
         with self.backend.exclusive():
             memory, vector = self._stored(memory_id)
+            if gid is not None and memory.group_id != gid:
+                raise UserInputError(f"no memory with id {memory_id} in this project")
             # The person checked the memory against the files as they are: record those.
             current = self._with_files_recorded(memory)
             reviewed = dataclasses.replace(

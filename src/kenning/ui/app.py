@@ -396,6 +396,9 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                     wanted,
                     content=None if content == before.content else content,
                     type=None if new_type == before.type else new_type,
+                    # the page lists any project's memories (project=all) and edits the one
+                    # shown, as it forgets it
+                    group_id=before.group_id,
                 )
                 if content != before.content or new_type != before.type
                 else None
@@ -456,7 +459,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
     async def review(request: Request) -> Response:
         form = await request.form()
         wanted = memory_id(request, form)
-        await call(lambda store: store.mark_reviewed(wanted))
+        await call(lambda store: store.mark_reviewed(wanted, group_id="all"))
         session: Session = request.scope["state"]["session"]
         session.flash("ok", "Marked as reviewed (the files it names are recorded as they are now).")
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
