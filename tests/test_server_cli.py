@@ -79,3 +79,18 @@ def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: st
         assert abs(float((a[key].vector * b[key].vector).sum()) - 1.0) < 1e-5
     local.close()
     remote.close()
+
+
+def test_no_password_is_shown_before_the_first_write(project: Path, pg_url: str) -> None:  # noqa: F811
+    """A database kenning has not written to yet reads as "no store yet": its intel_path
+    (shown to agents over MCP too) is the URL without its password, as once it exists."""
+    from urllib.parse import urlsplit
+
+    password = urlsplit(pg_url).password
+    assert password
+    r = kenning(project, "stats", "--json", env={"KENNING_STORE": pg_url})
+    assert r.returncode == 0, r.stderr
+    stats = json.loads(r.stdout)
+    assert stats["store_exists"] is False
+    assert password not in r.stdout and password not in r.stderr
+    assert stats["intel_path"].startswith("postgresql://postgres@127.0.0.1:")

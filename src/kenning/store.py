@@ -1520,8 +1520,11 @@ def open_store(
             if create or not missing_ok:
                 raise
             from .backends.missing import MissingBackend
+            from .redaction import redact_url
 
-            backend = MissingBackend(url or str(project.store_path), str(exc))
+            # a server URL's password never reaches intel_path (shown to agents over MCP)
+            where = redact_url(url) if url else str(project.store_path)
+            backend = MissingBackend(where, str(exc))
     except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
         shown = str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
