@@ -94,3 +94,30 @@ def test_no_password_is_shown_before_the_first_write(project: Path, pg_url: str)
     assert stats["store_exists"] is False
     assert password not in r.stdout and password not in r.stderr
     assert stats["intel_path"].startswith("postgresql://postgres@127.0.0.1:")
+
+
+def test_migrate_leaves_a_teammates_copy_of_a_note_and_copies_the_rest(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Two people seeded the same note: the team store holds it under the other's id. The
+    migration keeps theirs, copies everything else and verifies (it failed every run: the
+    project may hold one content once)."""
+    shared = "Team rule: all timestamps are stored in UTC."
+    theirs = kenning(
+        project, "remember", "--json", "--type", "rule", shared, env={"KENNING_STORE": pg_url}
+    )
+    assert theirs.returncode == 0, theirs.stderr
+    for text in (shared, "Local decision: we pin numpy below 3 until the C API settles."):
+        assert kenning(project, "remember", "--type", "rule", text).returncode == 0
+    for _ in range(2):  # and again: nothing more to do, still verified
+        r = kenning(project, "migrate", "--json", "--to", pg_url)
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        assert report["duplicates"] == 1 and report["verified"] is True
+    assert report["copied"] == 0 and report["already_present"] == 1
+    with open_store(pg_url, cwd=project) as remote:
+        contents = sorted(m.content for m in remote.browse())
+    assert contents == sorted(
+        [shared, "Local decision: we pin numpy below 3 until the C API settles."]
+    )

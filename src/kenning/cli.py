@@ -832,7 +832,13 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         _echo_json(report.to_dict())
     else:
         click.echo(
-            f"copied {report.copied}, already present {report.already_present}; "
+            f"copied {report.copied}, already present {report.already_present}"
+            + (
+                f", {report.duplicates} already there under another id (kept)"
+                if report.duplicates
+                else ""
+            )
+            + "; "
             f"source {report.source_count}, target {report.target_count}, "
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )

@@ -2,8 +2,11 @@
 a team PostgreSQL), keeping ids, timestamps, projects and vectors.
 
 Resumable: memories already present in the target (same id) are skipped, so an interrupted
-run is simply run again. Verified: at the end the per-project counts and a checksum over
-``(id, content_hash)`` of the copied projects must agree between the two stores.
+run is simply run again; so is a memory whose project already holds the same content under
+another id (a teammate's copy of the same note: the target keeps its own, counted as
+``duplicates``). Verified: at the end every memory of the source must be in the target, by
+its id with the same content hash, or as that project's same content (the target may hold
+more: other people's memories).
 
 Into PostgreSQL, a large copy (:func:`~kenning.backends.base.bulk_writes`) COPYs its
 batches without maintaining the HNSW index and builds the index once at the end; each batch
@@ -31,6 +34,8 @@ BATCH = 500
 class MigrationReport:
     copied: int
     already_present: int
+    #: Source memories whose project in the target holds the same content under another id.
+    duplicates: int
     source_count: int
     target_count: int
     checksum: str
@@ -40,15 +45,17 @@ class MigrationReport:
         return self.__dict__.copy()
 
 
-def _checksum(backend: Backend, filters: Filters) -> tuple[int, str]:
+def _pairs(backend: Backend, filters: Filters) -> list[tuple[str, str]]:
     if isinstance(backend, ContentHashLister):  # without reading every row and vector
-        pairs = sorted(backend.content_hashes(filters))
-    else:
-        pairs = sorted((r.memory.id, r.memory.content_hash) for r in backend.iterate(filters))
+        return sorted(backend.content_hashes(filters))
+    return sorted((r.memory.id, r.memory.content_hash) for r in backend.iterate(filters))
+
+
+def _checksum(pairs: list[tuple[str, str]]) -> str:
     digest = hashlib.sha256()
     for memory_id, content_hash in pairs:
         digest.update(f"{memory_id}\t{content_hash}\n".encode())
-    return len(pairs), digest.hexdigest()
+    return digest.hexdigest()
 
 
 def migrate(
@@ -72,6 +79,8 @@ def migrate(
         target.write_provenance(provenance)
     filters = Filters(group_id=group_id)
     copied = present = 0
+    #: source ids whose content the target's project already held under another id
+    merged: set[str] = set()
     batch: list[MemoryRecord] = []
     # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
     # at the end; every batch still commits on its own, so an interrupted run resumes.
@@ -88,10 +97,23 @@ def migrate(
         if not batch:
             return
         have = {m.id for m in target.get([r.memory.id for r in batch])}
-        fresh = [r for r in batch if r.memory.id not in have]
+        missing = [r for r in batch if r.memory.id not in have]
+        by_group: dict[str, list[MemoryRecord]] = {}
+        for record in missing:
+            by_group.setdefault(record.memory.group_id, []).append(record)
+        fresh: list[MemoryRecord] = []
+        for group, records in by_group.items():
+            # a project may hold one content once (every backend keeps it unique): a note a
+            # teammate already put there under another id is theirs to keep
+            known = target.find_by_hashes(group, [r.memory.content_hash for r in records])
+            for record in records:
+                if record.memory.content_hash in known:
+                    merged.add(record.memory.id)
+                else:
+                    fresh.append(record)
         target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
-        present += len(batch) - len(fresh)
+        present += len(batch) - len(missing)
         if progress:
             progress(len(batch))
         batch.clear()
@@ -102,15 +124,17 @@ def migrate(
             if len(batch) >= BATCH:
                 flush()
         flush()
-    source_count, source_sum = _checksum(source, filters)
-    target_count, target_sum = _checksum(target, filters)
+    source_pairs = _pairs(source, filters)
+    target_pairs = _pairs(target, filters)
+    in_target = set(target_pairs)
     return MigrationReport(
         copied=copied,
         already_present=present,
-        source_count=source_count,
-        target_count=target_count,
-        checksum=source_sum,
-        verified=source_count == target_count and source_sum == target_sum,
+        duplicates=len(merged),
+        source_count=len(source_pairs),
+        target_count=len(target_pairs),
+        checksum=_checksum(source_pairs),
+        verified=all(pair in in_target or pair[0] in merged for pair in source_pairs),
     )
 
 
