@@ -267,3 +267,20 @@ def test_migration_verification_reads_the_target_hashes(
     assert again.already_present == ROWS and not again.verified
     remote.close()
     local.close()
+
+
+def test_a_small_write_after_a_killed_bulk_load_builds_the_index_again(
+    project: Path, pg_url: str, minilm: Embedder
+) -> None:
+    """A bulk load drops the HNSW index and builds it at its end. Killed in between, the run
+    that resumes it copies fewer rows than the store now holds, so it is no bulk load: it
+    must build the missing index itself (searches were left on sequential scans for good)."""
+    store = open_store(pg_url, cwd=project, embedder=minilm)
+    assert store.remember("The team store is PostgreSQL with pgvector.", "decision").ok
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the killed load left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    assert hnsw_oid(pg_url) is None
+    counts = import_memories(store, export_lines(minilm, store.group_id, 5))
+    assert counts["imported"] == 5
+    assert hnsw_oid(pg_url) is not None
+    store.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -143,15 +143,30 @@ class BulkLoader(Protocol):
         self, dimension: int | None = None, *, atomic: bool = True
     ) -> AbstractContextManager[None]: ...
 
+    def restore_index(self) -> None:
+        """Build the search index a bulk load dropped, when it is missing (a load that was
+        killed before its end): nothing when it is there."""
+        ...
+
 
 def bulk_writes(
     backend: object, rows: int, existing: int, dimension: int | None, *, atomic: bool
 ) -> AbstractContextManager[None]:
     """The backend's bulk load when it has one and ``rows`` new rows into a store of
-    ``existing`` make it pay (:data:`BULK_MIN_ROWS`); else an ordinary write."""
+    ``existing`` make it pay (:data:`BULK_MIN_ROWS`); else an ordinary write, after which
+    an index an interrupted bulk load left dropped is built again (the run that resumes a
+    killed migration is smaller than the store it now fills, so it is not a bulk load)."""
     if isinstance(backend, BulkLoader) and rows >= max(BULK_MIN_ROWS, existing):
         return backend.bulk_load(dimension, atomic=atomic)
+    if isinstance(backend, BulkLoader):
+        return _then_restore_index(backend)
     return nullcontext()
+
+
+@contextmanager
+def _then_restore_index(backend: BulkLoader) -> Iterator[None]:
+    yield
+    backend.restore_index()
 
 
 @runtime_checkable

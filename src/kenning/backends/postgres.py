@@ -581,8 +581,9 @@ class PostgresBackend:
         triggers are off for the load and the statistics counted again once at the end
         (:meth:`_recount`). Otherwise each upsert
         commits on its own, so an interrupted run keeps what it copied (migrations resume);
-        the index is rebuilt at the end, or by the next bulk load if the process died (until
-        then searches stay exact, through a sequential scan, only slower).
+        the index is rebuilt at the end, or, if the process died, by the next import or
+        migration (:meth:`restore_index`; until then searches stay exact, through a
+        sequential scan, only slower).
         """
         if dimension is not None and self._dimension is None:
             self._ensure_table(int(dimension))
@@ -636,6 +637,20 @@ class PostgresBackend:
             "SELECT group_id, collection, type, count(*) FROM kenning_memories "
             "GROUP BY group_id, collection, type"
         )
+
+    def restore_index(self) -> None:
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return
+            missing = (
+                conn.execute(
+                    "SELECT 1 FROM pg_indexes WHERE indexname = 'kenning_memories_hnsw' "
+                    "AND schemaname = current_schema()"
+                ).fetchone()
+                is None
+            )
+            if missing:
+                self._build_hnsw(conn)
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
