@@ -257,3 +257,14 @@ def test_a_refused_note_creates_no_store(project: Path) -> None:
         project, "remember", "Deploys happen on Tuesdays only", env={"KENNING_EMBEDDER": "hashing"}
     )
     assert good.returncode == 0 and (project / ".kenning" / "memory.db").is_file()
+
+
+def test_doctor_does_not_check_a_file_the_configured_store_is_not(project: Path) -> None:
+    """With KENNING_STORE naming a server, the embedded file beside the project is not the
+    store in use: doctor said it was healthy while the server refused the password."""
+    env = {"KENNING_STORE": "postgresql://team:hunter2secret@127.0.0.1:1/kenning"}
+    result = run_cli(project, "doctor", "--json", env=env)
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert "names a server store" in line and "hunter2secret" not in line
+    assert result.stdout == ""

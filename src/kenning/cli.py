@@ -1387,7 +1387,8 @@ def doctor(as_json: bool, store_path: str | None) -> None:
 
     if store_path and "://" in store_path:
         raise UserInputError(
-            "doctor checks the embedded SQLite store; check a server store with its own tools"
+            "doctor checks the embedded SQLite store; `kenning stats --store URL` says whether "
+            "kenning reaches a server store, and the server's own tools check it"
         )
     report = run_doctor(Path(store_path) if store_path else None)
     if as_json:

@@ -133,6 +133,16 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
             "run kenning inside the project's git checkout, or set KENNING_PROJECT and "
             "KENNING_STORE",
         )
+    if project.store_url is not None:
+        from .redaction import redact_url
+
+        # the embedded file beside the project is not the store in use: checking it would
+        # call a store healthy that kenning does not even read
+        raise UserInputError(
+            f"KENNING_STORE names a server store ({redact_url(project.store_url)}); doctor "
+            "checks the embedded SQLite store — `kenning stats` says whether kenning reaches "
+            "the server, and the server's own tools check it"
+        )
     try:
         resolved = check_store_location(project)
     except StoreLocationError as exc:
