@@ -121,3 +121,24 @@ def test_migrate_leaves_a_teammates_copy_of_a_note_and_copies_the_rest(
     assert contents == sorted(
         [shared, "Local decision: we pin numpy below 3 until the C API settles."]
     )
+
+
+def test_a_database_with_a_table_of_kennings_name_is_left_alone(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Another application's kenning_meta: one line saying so, nothing created, no traceback."""
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE kenning_meta (k int)")
+    r = kenning(project, "remember", "A note for the team store", env={"KENNING_STORE": pg_url})
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert "kenning_meta" in line and "did not create" in line
+    with psycopg.connect(pg_url) as conn:
+        tables = {
+            t
+            for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        }
+    assert "kenning_memories" not in tables and "kenning_meta" in tables

@@ -68,7 +68,13 @@ from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..errors import (
+    KenningError,
+    NotAKenningStore,
+    StoreCorrupted,
+    StoreNotFound,
+    StoreUnavailable,
+)
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, MIN_IDF, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_secrets, redact_url, redaction_marker
@@ -505,7 +511,16 @@ class PostgresBackend:
                     storage = "PLAIN" if int(dimension) <= 1024 else "EXTERNAL"
                     script = script.replace("{dim}", str(int(dimension)))
                     script = script.replace("{storage}", storage)
-                conn.execute(script)
+                try:
+                    conn.execute(script)
+                except (pg_errors.DuplicateTable, pg_errors.DuplicateFunction) as exc:
+                    # a table or function of kenning's name that kenning's own schema
+                    # record does not know: another application's, left as it is
+                    raise NotAKenningStore(
+                        f"the database of {self.location} already holds {exc.diag.message_primary}"
+                        ", which kenning did not create; kenning leaves it as it is. Point "
+                        "--store or KENNING_STORE at a database of its own (or a new one)"
+                    ) from None
                 conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
 
     @staticmethod
