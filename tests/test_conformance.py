@@ -405,6 +405,30 @@ def test_lexical_scores_are_fts5_bm25(backend: Backend, tmp_path: Path, seed: in
     reference.close()
 
 
+def test_a_common_word_finds_the_same_lexical_hits_everywhere(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """Past 320 rows a word in more than a tenth of them is not looked for (it would make
+    the index score most of the table for an idf near zero). PostgreSQL and Qdrant scored
+    it as candidates anyway, so the same notes gave other hybrid results than on SQLite."""
+    rng = np.random.default_rng(9)
+    rows = []
+    for i in range(400):
+        words = [WORDS[j] for j in rng.integers(0, len(WORDS), size=8)]
+        common = " deployment" if i % 4 == 0 else ""  # in a quarter of the rows
+        rare = " rollback" if i % 80 == 0 else ""  # in five
+        rows.append(record(i, unit(rng), text=f"Note{i}: " + " ".join(words) + common + rare))
+    backend.upsert(rows)
+    reference = SQLiteBackend(tmp_path / "common.db")
+    reference.upsert(rows)
+    for query in ("deployment rollback", "deployment"):
+        want = reference.lexical_search(query, 20, Filters())
+        got = backend.lexical_search(query, 20, Filters())
+        assert sorted(h.memory.id for h in got) == sorted(h.memory.id for h in want), query
+    assert len(reference.lexical_search("deployment rollback", 20, Filters())) == 5
+    reference.close()
+
+
 def test_find_by_hash_is_per_project(backend: Backend) -> None:
     rng = np.random.default_rng(6)
     a = record(0, unit(rng), text="same words", group=GROUPS[0])

@@ -8,7 +8,7 @@ Every backend returns cosine similarity in [-1, 1] so thresholds mean the same e
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -167,6 +167,36 @@ def bulk_writes(
 def _then_restore_index(backend: BulkLoader) -> Iterator[None]:
     yield
     backend.restore_index()
+
+
+#: A term found in more than this share of the memories adds almost nothing to BM25 (its idf
+#: is near zero) but makes the full-text index score most of the table; it is left out of
+#: the rows a lexical search looks for.
+COMMON_TERM_SHARE = 0.1
+#: ...unless the store is this small, where every matching term still counts.
+COMMON_TERM_MIN_DOCS = 32
+#: At most this many postings (rows matched, summed over terms) are scored per query.
+POSTINGS_BUDGET = 2000
+
+
+def terms_to_match(frequencies: Mapping[str, int], rows: int) -> list[str]:
+    """The query terms a lexical search looks for, rarest first: not the common ones
+    (:data:`COMMON_TERM_SHARE`), and only as many as keep the postings scored within
+    :data:`POSTINGS_BUDGET`, so a query costs the same at any size. Every backend finds its
+    lexical candidates with these terms and ranks them by these terms' BM25, so that the
+    same notes give the same hybrid results on each."""
+    cutoff = max(COMMON_TERM_SHARE * rows, COMMON_TERM_MIN_DOCS)
+    usable = sorted(
+        (t for t, df in frequencies.items() if 0 < df <= cutoff), key=lambda t: frequencies[t]
+    )
+    chosen: list[str] = []
+    postings = 0
+    for term in usable:
+        if chosen and postings + frequencies[term] > POSTINGS_BUDGET:
+            break
+        chosen.append(term)
+        postings += frequencies[term]
+    return chosen
 
 
 @runtime_checkable

@@ -21,9 +21,10 @@ non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which al
 ``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
 one ``COPY``, so a batch updates them once; an atomic bulk load turns them off and counts the
 statistics again once at its end). A word in more than half of all rows has
-idf 1e-6, as in FTS5: candidates come from the informative words, and only when they give
-fewer than ``k`` rows are (at most :data:`LEXICAL_WEAK_CANDIDATES`) rows matching only very
-common words scored.
+idf 1e-6, as in FTS5. Candidates come from the query terms every backend looks for
+(:func:`~kenning.backends.base.terms_to_match`: not the common ones, the rarest first within
+a postings budget) and are ranked by those terms' BM25, as on SQLite, so that the same notes
+give the same hybrid results.
 
 Vector search returns cosine ``1 - (embedding <=> q)``. ``kenning_counts`` (rows per
 project, collection and type, kept by the same triggers; it also answers ``count`` and
@@ -75,7 +76,7 @@ from ..errors import (
     StoreNotFound,
     StoreUnavailable,
 )
-from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, MIN_IDF, idf, terms
+from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_secrets, redact_url, redaction_marker
 from ..vectors import checked_cosine
@@ -91,6 +92,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    terms_to_match,
 )
 
 #: Numbered migrations; ``kenning_schema`` records those applied. ``{dim}`` marks one that
@@ -215,8 +217,6 @@ EF_SEARCH_FILTERED = 200
 #: HNSW: recall 1.0, and faster than HNSW with a selective filter.
 EXACT_SEARCH_MAX_ROWS = 2000
 CONNECT_TIMEOUT_S = 10
-#: Rows scored when only words found in more than half of the rows match.
-LEXICAL_WEAK_CANDIDATES = 2000
 POOL_TIMEOUT_S = 30.0
 #: The vector column has one dimension: another model's vectors need another store.
 NEW_DIMENSION_REMEDY = (
@@ -998,15 +998,13 @@ class PostgresBackend:
             if statistics.rows <= 0 or k <= 0:
                 return [], statistics
             n, total_len = statistics.rows, int(stats[0][3])
-            idfs = {term: idf(n, df) for term, df in statistics.frequencies.items() if df > 0}
-            if not idfs:
+            # the terms every backend looks for and ranks by (the same hits as SQLite's)
+            chosen = terms_to_match(statistics.frequencies, n)
+            if not chosen:
                 return [], statistics
-            strong = [t for t, v in idfs.items() if v > MIN_IDF]
-            weak = [t for t, v in idfs.items() if v <= MIN_IDF]
+            idfs = {term: idf(n, statistics.frequencies[term]) for term in chosen}
             avgdl = max(total_len / n, 1e-9)
-            hits = self._bm25(conn, strong, idfs, avgdl, filters, k, None) if strong else []
-            if len(hits) < k and weak:
-                hits += self._bm25(conn, weak, idfs, avgdl, filters, k - len(hits), strong)
+            hits = self._bm25(conn, chosen, idfs, avgdl, filters, k)
         return hits, statistics
 
     @staticmethod
@@ -1017,22 +1015,15 @@ class PostgresBackend:
         avgdl: float,
         filters: Filters,
         k: int,
-        exclude: list[str] | None,
     ) -> list[ScoredMemory]:
-        """Score the rows matching any of ``match`` (and none of ``exclude``)."""
+        """Score the rows matching any of ``match``."""
         where, params = _where(filters, "m")
         terms = list(idf)
         cand = f"m.content_tsv @@ %s::tsquery AND {where}"
         cand_params: list[Any] = [_tsquery(match), *params]
-        limit = ""
-        if exclude is not None:
-            if exclude:
-                cand += " AND NOT (m.content_tsv @@ %s::tsquery)"
-                cand_params.append(_tsquery(exclude))
-            limit = f" ORDER BY m.seq DESC LIMIT {LEXICAL_WEAK_CANDIDATES}"
         sql = (
             f"WITH cand AS (SELECT m.seq, m.doc_len, m.content_tsv FROM kenning_memories m "
-            f"WHERE {cand}{limit}), "
+            f"WHERE {cand}), "
             "tf AS (SELECT c.seq, c.doc_len, u.lexeme, "
             "coalesce(array_length(u.positions, 1), 1) AS tf FROM cand c, "
             "unnest(ts_filter(setweight(setweight(c.content_tsv, 'D'), 'A', %s::text[]), "

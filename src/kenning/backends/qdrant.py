@@ -67,7 +67,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import numpy as np
 
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
-from ..lexical import MAX_QUERY_TERMS, MIN_IDF, bm25, idf, terms, tokens
+from ..lexical import MAX_QUERY_TERMS, bm25, idf, terms, tokens
 from ..model import Memory, Provenance, parse_timestamp
 from ..redaction import redact_url
 from ..vectors import checked_cosine
@@ -83,6 +83,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    terms_to_match,
 )
 
 log = logging.getLogger(__name__)
@@ -863,8 +864,10 @@ class QdrantBackend:
             if n <= 0:
                 return [], TermStatistics(n, {})
             frequencies = self._frequencies(client, words)
-            idfs = {w: idf(n, df) for w, df in frequencies.items() if df > 0}
-            candidates = self._lexical_candidates(client, idfs, k, filters) if k > 0 else {}
+            # the terms every backend looks for and ranks by (the same hits as SQLite's)
+            chosen = terms_to_match(frequencies, n)
+            idfs = {w: idf(n, frequencies[w]) for w in chosen}
+            candidates = self._lexical_candidates(client, chosen, filters) if k > 0 else {}
         avgdl = max(total_len / n, 1e-9)
         scored: list[tuple[float, str, Memory]] = []
         for memory in candidates.values():
@@ -881,34 +884,25 @@ class QdrantBackend:
         return hits, TermStatistics(n, frequencies)
 
     def _lexical_candidates(
-        self, client: Any, idfs: dict[str, float], k: int, filters: Filters
+        self, client: Any, words: Sequence[str], filters: Filters
     ) -> dict[str, Memory]:
-        """The rows holding the query's words that BM25 ranks: those with a word that
-        carries weight first, then (if fewer than ``k``) those with only near-zero ones."""
+        """The rows (at most :data:`LEXICAL_CANDIDATES`) holding any of ``words``."""
         from qdrant_client import models
 
-        def text(word: str) -> Any:
-            return models.FieldCondition(key="content", match=models.MatchText(text=word))
-
-        strong = [w for w, v in idfs.items() if v > MIN_IDF]
-        weak = [w for w, v in idfs.items() if v <= MIN_IDF]
-        candidates: dict[str, Memory] = {}
-        for group, exclude in ((strong, []), (weak, strong)):
-            if not group or (group is weak and len(candidates) >= k):
-                continue
-            condition = models.Filter(
-                should=[text(w) for w in group], must_not=[text(w) for w in exclude] or None
-            )
-            points, _ = client.scroll(
-                self.collection,
-                scroll_filter=self._filter(filters, [condition]),
-                limit=LEXICAL_CANDIDATES,
-                with_payload=True,
-            )
-            for p in points:
-                memory = self._memory(p.payload)
-                candidates[memory.id] = memory
-        return candidates
+        if not words:
+            return {}
+        condition = models.Filter(
+            should=[
+                models.FieldCondition(key="content", match=models.MatchText(text=w)) for w in words
+            ]
+        )
+        points, _ = client.scroll(
+            self.collection,
+            scroll_filter=self._filter(filters, [condition]),
+            limit=LEXICAL_CANDIDATES,
+            with_payload=True,
+        )
+        return {m.id: m for m in (self._memory(p.payload) for p in points)}
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         from qdrant_client import models

@@ -54,6 +54,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    terms_to_match,
 )
 from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
 
@@ -288,15 +289,6 @@ def decode_vector(blob: object) -> np.ndarray:
     if not isinstance(blob, bytes) or len(blob) % 4:
         return np.zeros(0, dtype=np.float32)
     return np.frombuffer(blob, dtype=np.float32)
-
-
-#: A term found in more than this share of the memories adds almost nothing to BM25 (its idf
-#: is near zero) but makes FTS5 score most of the table; it is left out of the query.
-COMMON_TERM_SHARE = 0.1
-#: ...unless the store is this small, where every matching term still counts.
-COMMON_TERM_MIN_DOCS = 32
-#: At most this many postings (rows matched, summed over terms) are scored per query.
-POSTINGS_BUDGET = 2000
 
 
 def fts_query(terms: Sequence[str]) -> str | None:
@@ -1000,23 +992,7 @@ class SQLiteBackend:
         with self._lock, self._snapshot():
             stats = self._lexical_stats()
             frequency = self._document_frequencies(stats, terms)
-            total = stats.total
-            cutoff = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DOCS)
-            usable = sorted(
-                (t for t in terms if 0 < frequency.get(t, 0) <= cutoff),
-                key=lambda t: frequency[t],
-            )
-            # FTS5 scores every row a term matches: take the rarest terms (the ones that carry
-            # BM25) until their postings reach the budget, so a query costs the same at any
-            # size.
-            chosen: list[str] = []
-            postings = 0
-            for term in usable:
-                if chosen and postings + frequency[term] > POSTINGS_BUDGET:
-                    break
-                chosen.append(term)
-                postings += frequency[term]
-            match = fts_query(chosen)
+            match = fts_query(terms_to_match(frequency, stats.total))
             share = self._share(stats, filters)
             if match is None or share <= 0.0:
                 return []
