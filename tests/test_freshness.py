@@ -149,8 +149,11 @@ def test_another_projects_record_survives_review_and_edit(store: MemoryStore, fi
         metadata={FILES_KEY: theirs},
     )
     memory_id = result.id or ""
-    store.mark_reviewed(memory_id)
-    assert store.update(memory_id, content="Their lib/x.py parses dates in UTC.").status == "stored"
+    store.mark_reviewed(memory_id, group_id="all")  # named, as the page names it
+    changed = store.update(
+        memory_id, content="Their lib/x.py parses dates in UTC.", group_id="someone/else"
+    )
+    assert changed.status == "stored"
     memory = store.get(memory_id)
     assert memory is not None and memory.metadata[FILES_KEY] == theirs
     assert store.freshness([memory]) == {}  # not checked against this checkout
