@@ -376,6 +376,8 @@ def test_cli_json_xml_and_human_mark_stale(store: MemoryStore, files: Path) -> N
     assert all(attrs <= {"id", "score", "stale", "truncated"} for _, attrs in marks)
     out = kenning(files, "search", query, "--threshold", "0.2")
     assert "Stale: src/auth.py changed (score -0.05)" in out.stdout
+    out = kenning(files, "recall", query)  # the text listing of recall says it too
+    assert "Stale: src/auth.py changed (score -0.05)" in out.stdout
 
 
 def test_xml_attribute_and_fence() -> None:

@@ -330,7 +330,7 @@ def recall(
     store_path: str | None,
 ) -> None:
     """Recall the few memories that matter for QUERY (the ruvector recall protocol)."""
-    from .render import render_json, render_recall_result
+    from .render import render_json, render_recall_result, stale_line
 
     if as_json:
         fmt = "json"
@@ -363,6 +363,8 @@ def recall(
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             mark = "(stale) " if hit.stale else ""
             click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
+            if hit.stale and hit.freshness is not None:  # as search's listing says it
+                click.echo(f"   {stale_line(hit.freshness)} (score -{hit.stale_penalty:.2f})")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
 
