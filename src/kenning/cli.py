@@ -86,6 +86,17 @@ def _store_options(func: F) -> F:
     return func
 
 
+#: Which project's memory a command that names one by id may change (forget, edit): by
+#: default only this project's, as on a shared server every project's ids are visible.
+_memory_project_option = click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The memory's project (default: this one; 'all' for any project).",
+)
+
+
 @contextmanager
 def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable[[int], None]]:
     """A rich progress bar on stderr when it is a terminal and output is not JSON."""
@@ -936,13 +947,7 @@ def stats(as_json: bool, store_path: str | None) -> None:
 
 @main.command()
 @click.argument("memory_id")
-@click.option(
-    "--group-id",
-    "--project",
-    "group_id",
-    default=None,
-    help="The memory's project (default: this one; 'all' for any project).",
-)
+@_memory_project_option
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
@@ -1419,13 +1424,7 @@ Examples:
 @click.argument("memory_id")
 @click.option("--content", default=None, help="The new text (- for standard input).")
 @click.option("--type", "memory_type", default=None, help=f"The new type: {', '.join(ALL_TYPES)}.")
-@click.option(
-    "--group-id",
-    "--project",
-    "group_id",
-    default=None,
-    help="The memory's project (default: this one; 'all' for any project).",
-)
+@_memory_project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_store_options
 @handle_errors
