@@ -1192,8 +1192,14 @@ def reembed(as_json: bool, store_path: str | None) -> None:
     if as_json:
         _echo_json(outcome)
     else:
+        resumed = (
+            f" ({outcome['already_done']} more were done by the run this one resumed)"
+            if outcome["already_done"]
+            else ""
+        )
         click.echo(
-            f"re-embedded {outcome['reembedded']} memories with {outcome['provenance']['model_id']}"
+            f"re-embedded {outcome['reembedded']} memories with "
+            f"{outcome['provenance']['model_id']}{resumed}"
         )
     if outcome["damaged"]:
         _fail(

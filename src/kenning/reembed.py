@@ -37,7 +37,8 @@ def reembed(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Re-embed every memory with ``store``'s embedder, in batches, resumably; then
-    restamp the provenance. An interrupted run continues where it stopped."""
+    restamp the provenance. An interrupted run continues where it stopped: ``reembedded``
+    counts what this run embedded, ``already_done`` what the interrupted one had."""
     store.check_location()
     backend = store.backend
     target = store.embedder.provenance
@@ -53,7 +54,8 @@ def reembed(
             REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
         )
     skipping = done_through is not None
-    done = 0
+    done = 0  # rows through, as the progress bar counts them
+    already = 0  # of them, embedded by the run this one resumes
     batch: list[Memory] = []
 
     def flush() -> None:
@@ -75,6 +77,7 @@ def reembed(
     for record in backend.iterate(Filters(), batch_size=500):
         if skipping:
             done += 1
+            already += 1
             if record.memory.id == done_through:
                 skipping = False
             continue
@@ -93,7 +96,12 @@ def reembed(
         for d in backend.damaged_rows()
         if not d.vector_only
     }
-    return {"reembedded": done, "provenance": target.to_dict(), "damaged": damaged}
+    return {
+        "reembedded": done - already,
+        "already_done": already,
+        "provenance": target.to_dict(),
+        "damaged": damaged,
+    }
 
 
 __all__ = ["REEMBED_STATE_KEY", "reembed"]
