@@ -867,3 +867,20 @@ def test_the_quick_not_an_entry_check_agrees_with_the_full_one(parts: list[str])
     text = "".join(parts)
     if one_line(text).upper().startswith(ERROR_FIX_PREFIX):
         assert not _CANNOT_START_ENTRY.match(text)
+
+
+def test_a_doc_that_pastes_thousands_of_errors_keeps_its_first_ones(tmp_path: Path) -> None:
+    """A doc (hostile, or a pasted CI log) with 12,000 error spans: the first three distinct
+    signatures are its entries, as for any doc. (Parsing it cost time in the square of the
+    spans — a pairwise comparison of all, a copy of the paragraph per span — and held every
+    session-start hook past its budget; the work is now bounded.)"""
+    spans = " ".join(f"`error: check thing{i} failed`" for i in range(12_000))
+    doc = (
+        "---\ntitle: CI log\ncategory: workflow\ntrack: bug\n---\n# CI fails\n\n## Problem\n\n"
+        f"The build fails with {spans}\n\n## Fix\n\nRun the checks again.\n"
+    )
+    root = tmp_path
+    outcome = parse_solution_doc(root / "docs/solutions/workflow/ci-log.md", doc, root)
+    assert [e.signature for e in outcome.entries] == [
+        f"error: check thing{i} failed" for i in range(3)
+    ]

@@ -9,6 +9,7 @@ text is untrusted: fence-like lines are stripped and nothing in it is followed.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
@@ -316,23 +317,31 @@ def _accept_span(span: str, before: str, after: str) -> bool:
     return False
 
 
+#: How much text around a span its context is read from (the patterns look no further):
+#: a span's check must not copy the whole paragraph, or a hostile doc with thousands of
+#: spans costs time in the square of its size.
+_AROUND = 80
+
+
 def _signatures_from_text(block: _Block) -> list[str]:
     """Inline code spans and quoted strings that are error messages, in document order."""
     text = block.text.replace("\n", " ")
     found: list[tuple[int, str]] = []
     for m in _INLINE_CODE.finditer(text):
         span = m.group(1).strip()
-        if _accept_span(span, text[: m.start()], text[m.end() :]):
-            paren = _PAREN_AFTER.match(text[m.end() :])
+        after = text[m.end() : m.end() + _AROUND]
+        if _accept_span(span, text[max(0, m.start() - _AROUND) : m.start()], after):
+            paren = _PAREN_AFTER.match(after)
             if paren and _BARE_CODE.match(span):
                 span = f"{span} {paren.group(1)}"
             found.append((m.start(), one_line(span)))
+    ticks = [i for i, ch in enumerate(text) if ch == "`"]
     for m in _QUOTED.finditer(text):
         span = m.group(1).strip()
-        before = text[: m.start()]
-        if before.count("`") % 2 == 1:  # inside an inline code span
+        if bisect.bisect_left(ticks, m.start()) % 2 == 1:  # inside an inline code span
             continue
-        if _accept_span(span, before, text[m.end() :]):
+        before = text[max(0, m.start() - _AROUND) : m.start()]
+        if _accept_span(span, before, text[m.end() : m.end() + _AROUND]):
             found.append((m.start(), one_line(span)))
     return [sig for _, sig in sorted(found)]
 
@@ -364,12 +373,19 @@ def _doc_signatures(blocks: list[_Block], section: tuple[int, int]) -> list[str]
     return scan(blocks[: section[0]]) or scan(blocks[section[1] :])
 
 
+#: At most this many distinct signatures of a doc are compared with each other (pairwise):
+#: a solution doc holds a few; thousands are a pasted log, and cost time in their square.
+_DEDUPE_AT_MOST = 64
+
+
 def _dedupe(signatures: Iterable[str]) -> list[str]:
     """One signature per fingerprint, in order; a signature whose fingerprint is contained
     in another one's (``unexpected argument '-a'`` inside ``error: unexpected argument
     '-a' found``) is the same error quoted shorter and is dropped."""
     unique: dict[str, str] = {}
     for sig in signatures:
+        if len(unique) >= _DEDUPE_AT_MOST:  # the first ones are kept: a doc, not a log
+            break
         sig = cut_at_word_boundary(_clean_untrusted_line(sig), SIGNATURE_MAX_CHARS)
         fp = error_fingerprint(sig)
         if sig and fp not in unique:
