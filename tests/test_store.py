@@ -813,3 +813,17 @@ def test_recall_json_carries_every_field_of_the_memory(store: MemoryStore) -> No
         assert key in result, key
         if key != "content":
             assert result[key] == value, key
+
+
+def test_the_module_level_remember_creates_no_store_for_a_refused_note(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kenning
+
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    assert kenning.remember("   ").status == REJECTED
+    assert kenning.remember("Deploys on Tuesdays", "rule", tags="release").status == REJECTED  # type: ignore[arg-type]
+    assert not (project / ".kenning").exists()
+    assert kenning.remember("Deploys on Tuesdays", "rule", tags=["release"]).status == STORED
+    assert (project / ".kenning" / "memory.db").is_file()

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import protocol
 from .model import RecallResult, RememberResult, SearchResult
-from .store import DEFAULT_TYPE, open_store
+from .store import DEFAULT_TYPE, NewMemory, open_store, remember_in_project
 
 
 def remember(
@@ -28,8 +28,9 @@ def remember(
     path: str | Path | None = None,
     cwd: str | Path | None = None,
 ) -> RememberResult:
-    with open_store(path, cwd=cwd, group_id=group_id) as store:
-        return store.remember(content, type, source=source, tags=tags, metadata=metadata)
+    # tags as given: the write path refuses one text (it must not become its letters)
+    note = NewMemory(content, type, source, cast(tuple[str, ...], tags), metadata or {})
+    return remember_in_project(note, path, cwd=cwd, group_id=group_id)
 
 
 def recall(

@@ -237,19 +237,11 @@ def remember(
     negation, a name or an error signature is new knowledge and is stored. A near-duplicate
     refreshes the memory it repeats (seen_count, last_seen_at in --json output).
     """
-    from .store import NewMemory
+    from .store import NewMemory, remember_in_project
 
     text = _read_content(content)
-    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
-        # a note the write path refuses creates no store
-        refused = (
-            None if store.exists else store.refusal(NewMemory(text, memory_type, source, tags))
-        )
-    if refused is not None:
-        result = refused
-    else:
-        with _open(store_path, create=True, group_id=group_id) as store:
-            result = store.remember(text, memory_type, source=source, tags=tags)
+    note = NewMemory(text, memory_type, source, tags)
+    result = remember_in_project(note, store_path, group_id=group_id)
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:

@@ -1541,4 +1541,29 @@ def open_store(
     return MemoryStore(backend, project, settings, instance, name)
 
 
-__all__ = ["MemoryStore", "NewMemory", "open_store"]
+def remember_in_project(
+    item: NewMemory,
+    path: str | Path | None = None,
+    *,
+    cwd: str | Path | None = None,
+    group_id: str | None = None,
+) -> RememberResult:
+    """:meth:`MemoryStore.remember` of one note into the project's store, opened for it (and
+    created by the first note it takes: a note the write path refuses creates no store, so
+    that an agent's ``test -d .kenning`` still says there is none)."""
+    with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as probe:
+        refused = None if probe.exists else probe.refusal(item)
+    if refused is not None:
+        return refused
+    with open_store(path, cwd=cwd, group_id=group_id) as store:
+        return store.remember(
+            item.content,
+            item.type,
+            source=item.source,
+            tags=item.tags,
+            metadata=item.metadata,
+            stored_at=item.stored_at,
+        )
+
+
+__all__ = ["MemoryStore", "NewMemory", "open_store", "remember_in_project"]
