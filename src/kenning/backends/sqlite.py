@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -464,7 +465,7 @@ class SQLiteBackend:
         if self._schema >= SCHEMA_VERSION:
             return
         conn = self._conn
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _switch_to_wal(conn)
         if str(mode).lower() != "wal":
             raise KenningError(f"cannot switch {self.path} to WAL mode (got {mode})")
         conn.execute("BEGIN IMMEDIATE")
@@ -1311,6 +1312,23 @@ class SQLiteBackend:
             self._vectors = None
             self._ann.close()
             self._ann_rest = None
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> str:
+    """``PRAGMA journal_mode = WAL``, waiting out other first writers: SQLite answers "database
+    is locked" at once, without its busy handler, while another connection creating the same
+    new file holds a lock (about 1 in 250 of six processes opening a new store together)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            busy = (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == 5  # SQLITE_BUSY
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
 
 def is_read_only_error(exc: sqlite3.Error) -> bool:
