@@ -449,7 +449,8 @@ DEDUP_CHECK_FAILED = "dedup-check-failed"
 @dataclass(frozen=True)
 class RememberResult:
     """What ``remember`` did. ``id`` is the new memory's id (stored) or the existing one
-    (near-duplicate); ``score`` is the duplicate's similarity (1.0 for identical content)."""
+    (near-duplicate); ``score`` is the duplicate's similarity (1.0 for identical content);
+    ``collection`` and ``type`` are those of the memory ``id`` names."""
 
     status: str
     id: str | None = None

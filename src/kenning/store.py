@@ -223,10 +223,9 @@ def _check_memory_id(memory_id: object) -> str:
 class _EditRefused(Exception):
     """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
 
-    def __init__(self, existing_id: str, score: float, reason: str, memory: Memory) -> None:
-        super().__init__(existing_id)
-        self.existing_id, self.score, self.memory = existing_id, score, memory
-        self.reason = reason
+    def __init__(self, existing: Memory, score: float, reason: str) -> None:
+        super().__init__(existing.id)
+        self.existing, self.score, self.reason = existing, score, reason
 
 
 class _ClosedBackend:
@@ -636,36 +635,38 @@ class MemoryStore:
                 for _, prep in chunk:
                     by_group.setdefault(prep.memory.group_id, []).append(prep.memory.content_hash)
                 stored = {
-                    (gid, h): m.id
+                    (gid, h): m
                     for gid, hashes in by_group.items()
                     for h, m in self.backend.find_by_hashes(gid, hashes).items()
                 }
-                batch_hashes: dict[str, str] = {}
+                batch_hashes: dict[str, Memory] = {}
                 for k, (_, prep) in enumerate(chunk):
                     m = prep.memory
                     dup = self._find_duplicate(
                         m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
                     if dup is not None:
-                        existing_id, score, why = dup
+                        existing, score, why = dup
                         if refresh and not self._refresh_pending(
-                            to_store, existing_id, m.stored_at
+                            to_store, existing.id, m.stored_at
                         ):
-                            sightings.append((existing_id, m.stored_at))
+                            sightings.append((existing.id, m.stored_at))
+                        # the answer describes the memory its id names, not the note that
+                        # came in (which may have asked for another type)
                         outcomes.append(
                             RememberResult(
                                 NEAR_DUPLICATE,
-                                existing_id,
+                                existing.id,
                                 score,
                                 why,
-                                m.collection,
-                                m.type,
+                                existing.collection,
+                                existing.type,
                                 prep.redactions,
                             )
                         )
                         continue
                     to_store.append(MemoryRecord(m, matrix[k]))
-                    batch_hashes[m.content_hash] = m.id
+                    batch_hashes[m.content_hash] = m
                     outcomes.append(
                         RememberResult(
                             STORED, m.id, None, None, m.collection, m.type, prep.redactions
@@ -706,12 +707,12 @@ class MemoryStore:
         self,
         memory: Memory,
         vector: np.ndarray,
-        batch_hashes: Mapping[str, str],
+        batch_hashes: Mapping[str, Memory],
         pending: Sequence[MemoryRecord],
         near_duplicates: bool,
-        stored: Mapping[tuple[str, str], str] | None = None,
-    ) -> tuple[str, float, str] | None:
-        """``(existing id, score, reason)`` when ``memory`` is already known: the same
+        stored: Mapping[tuple[str, str], Memory] | None = None,
+    ) -> tuple[Memory, float, str] | None:
+        """``(existing memory, score, reason)`` when ``memory`` is already known: the same
         content in the project (score 1.0), else a near-duplicate as :func:`kenning.dedup.decide`
         judges it among the nearest stored notes and the notes of this batch. ``stored``:
         the batch's exact duplicates already looked up, by (project, hash)."""
@@ -720,8 +721,7 @@ class MemoryStore:
         if memory.content_hash in batch_hashes:
             return batch_hashes[memory.content_hash], 1.0, IDENTICAL_CONTENT
         if stored is None:
-            found = self.backend.find_by_hash(memory.group_id, memory.content_hash)
-            existing = None if found is None else found.id
+            existing = self.backend.find_by_hash(memory.group_id, memory.content_hash)
         else:
             existing = stored.get((memory.group_id, memory.content_hash))
         if existing is not None:
@@ -746,7 +746,7 @@ class MemoryStore:
                 existing_fingerprint=other.metadata.get("error_fingerprint"),
             )
             if decision.duplicate:
-                return other.id, float(min(score, 1.0)), decision.reason
+                return other, float(min(score, 1.0)), decision.reason
         return None
 
     def forget(self, memory_id: str, *, group_id: str | None = None) -> bool:
@@ -1405,16 +1405,16 @@ class MemoryStore:
                             # A backend without transactions (Qdrant) keeps the delete:
                             # put the memory back; the others roll both back.
                             self.backend.upsert([MemoryRecord(old, old_vector)])
-                        raise _EditRefused(*dup, new)
+                        raise _EditRefused(*dup)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
             return RememberResult(
                 NEAR_DUPLICATE,
-                refused.existing_id,
+                refused.existing.id,
                 refused.score,
                 refused.reason,
-                refused.memory.collection,
-                refused.memory.type,
+                refused.existing.collection,
+                refused.existing.type,
             )
         except KenningError:
             raise
