@@ -268,3 +268,31 @@ def test_doctor_does_not_check_a_file_the_configured_store_is_not(project: Path)
     (line,) = result.stderr.splitlines()
     assert "names a server store" in line and "hunter2secret" not in line
     assert result.stdout == ""
+
+
+def _every_command() -> list[tuple[str, ...]]:
+    import click
+
+    found: list[tuple[str, ...]] = []
+    for name, command in main.commands.items():
+        found.append((name,))
+        if isinstance(command, click.Group):
+            found += [(name, sub) for sub in command.commands]
+    return found
+
+
+@pytest.mark.parametrize("command", _every_command(), ids=" ".join)
+def test_every_command_has_help_with_examples(project: Path, command: tuple[str, ...]) -> None:
+    """README: every command takes --help with examples."""
+    result = run_cli(project, *command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "Examples:" in result.stdout, command
+
+
+@pytest.mark.parametrize("command", [("export",), ("export", "-o", "x.jsonl"), ("reembed",)])
+def test_a_read_of_no_store_yet_is_exit_0(project: Path, command: tuple[str, ...]) -> None:
+    """README: exit 0 for "no store yet" — export and reembed said it as an error (exit 1)."""
+    result = run_cli(project, *command)
+    assert result.returncode == 0, result.stderr
+    assert "no kenning store" in result.stderr and result.stdout == ""
+    assert not (project / ".kenning").exists() and not (project / "x.jsonl").exists()

@@ -235,7 +235,7 @@ def remember(
     the protocol's dedup cosine (`kenning stats` shows it) that says the same words,
     differing at most in articles and the like. A note that differs in a number, a
     negation, a name or an error signature is new knowledge and is stored. A near-duplicate
-    refreshes the memory it repeats (seen_count, last_seen_at in --json output).
+    refreshes the memory it repeats (seen_count, last_seen_at: in recall and search --json).
     """
     from .store import NewMemory, remember_in_project
 
@@ -656,12 +656,29 @@ def _print_calibration(report: Any, floors: tuple[float, float]) -> None:
     )
 
 
-@main.group()
+@main.group(
+    epilog="""
+\b
+Examples:
+  kenning query pr --title "Retry uploads" --file src/upload.py --file tests/test_upload.py
+  kenning recall "$(kenning query plan docs/plans/cache.md)"
+  pytest 2>&1 | kenning query error -
+"""
+)
 def query() -> None:
     """Build a recall query from a PR, a plan or an error (the protocol's query rules)."""
 
 
-@query.command(name="pr")
+@query.command(
+    name="pr",
+    epilog="""
+\b
+Examples:
+  kenning query pr --title "Retry uploads" --body "Uploads fail on flaky networks; retry them."
+  gh pr view 42 --json body -q .body | kenning query pr --title "Retry uploads" --body-file -
+  kenning query pr --title "Retry uploads" --file src/upload.py --file tests/test_upload.py
+""",
+)
 @click.option("--title", default="", help="PR title.")
 @click.option("--body", default=None, help="PR body text (or --body-file).")
 @click.option(
@@ -680,7 +697,15 @@ def query_pr(title: str, body: str | None, body_file: Any, files: tuple[str, ...
     click.echo(query_from_pr(title, text, files))
 
 
-@query.command(name="plan")
+@query.command(
+    name="plan",
+    epilog="""
+\b
+Examples:
+  kenning query plan docs/plans/cache.md
+  kenning recall "$(kenning query plan docs/plans/cache.md)"
+""",
+)
 @click.argument("plan", type=click.File("r", encoding="utf-8"), default="-")
 @handle_errors
 def query_plan(plan: Any) -> None:
@@ -690,7 +715,16 @@ def query_plan(plan: Any) -> None:
     click.echo(query_from_plan(_read_file(plan)))
 
 
-@query.command(name="error")
+@query.command(
+    name="error",
+    epilog="""
+\b
+Examples:
+  kenning query error "sqlite3.OperationalError: database is locked"
+  pytest 2>&1 | kenning query error -
+  kenning recall --errors "$(npm test 2>&1 | kenning query error -)"
+""",
+)
 @click.argument("raw", default="-")
 @handle_errors
 def query_error(raw: str) -> None:
@@ -906,7 +940,14 @@ def stale_cmd(commits: int, as_json: bool, store_path: str | None) -> None:
 # -- stats / forget ------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning stats
+  kenning stats --json       # intel_path, memories, by_collection, provenance, protocol
+"""
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_store_options
 @handle_errors
@@ -937,7 +978,14 @@ def stats(as_json: bool, store_path: str | None) -> None:
     )
 
 
-@main.command()
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning forget 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b
+  kenning forget 0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b --project acme/other --json
+"""
+)
 @click.argument("memory_id")
 @_memory_project_option
 @click.option("--json", "as_json", is_flag=True)
@@ -960,7 +1008,15 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
 # -- export / import / reembed -------------------------------------------------------------
 
 
-@main.command()
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning export -o backup.jsonl
+  kenning export --project all --no-vectors | gzip > all-projects.jsonl.gz
+  kenning export | head -1          # the header line: format and provenance
+"""
+)
 @click.option(
     "--output",
     "-o",
@@ -987,7 +1043,10 @@ def export(
     damaged is written without it (`kenning import` re-embeds it)."""
     from .transfer import export_memories
 
-    with _open(store_path, create=False) as store:
+    with _open(store_path, create=False, missing_ok=True) as store:
+        if not store.exists:  # nothing to export: exit 0, as every read of no store
+            click.echo(f"nothing to export: {store.missing_reason}", err=True)
+            return
         if output is None:
             report = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
         else:
@@ -1163,7 +1222,14 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
         sys.exit(EXIT_USER)
 
 
-@main.command()
+@main.command(
+    epilog="""
+\b
+Examples:
+  kenning reembed            # after KENNING_MODEL_DIR or KENNING_EMBEDDER changed
+  kenning reembed --json     # {"reembedded", "already_done", "provenance", "damaged"}
+"""
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
@@ -1171,7 +1237,10 @@ def reembed(as_json: bool, store_path: str | None) -> None:
     """Re-embed every memory with the current model and restamp the store (resumable)."""
     from .reembed import reembed as run_reembed
 
-    with _open(store_path, create=False) as store:
+    with _open(store_path, create=False, missing_ok=True) as store:
+        if not store.exists:  # nothing to re-embed: exit 0, as every read of no store
+            click.echo(f"nothing to re-embed: {store.missing_reason}", err=True)
+            return
         total = store.count(group_id="all")
         with _progress("re-embedding", total, not as_json) as tick:
             last = [0]
@@ -1205,6 +1274,10 @@ def reembed(as_json: bool, store_path: str | None) -> None:
 
 @main.command(
     epilog="""
+\b
+Examples:
+  kenning mcp                                  # serves the project of the folder it starts in
+  kenning mcp --project-dir ~/src/widgets      # one project, whatever the client names
 \b
 Register it with an MCP client, e.g. Claude Code's .mcp.json (see `kenning install`):
   {"mcpServers": {"kenning": {"command": "/abs/path/to/kenning", "args": ["mcp"]}}}
@@ -1344,7 +1417,7 @@ def install(
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     epilog="""
 \b
-Claude Code runs these (see `kenning install claude-code`):
+Examples: (Claude Code runs these; see `kenning install claude-code`)
   kenning hook session-start     # SessionStart: the newest error fixes and conventions
   kenning hook prompt-submit     # UserPromptSubmit: recall for the prompt
 
