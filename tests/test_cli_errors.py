@@ -296,3 +296,12 @@ def test_a_read_of_no_store_yet_is_exit_0(project: Path, command: tuple[str, ...
     assert result.returncode == 0, result.stderr
     assert "no kenning store" in result.stderr and result.stdout == ""
     assert not (project / ".kenning").exists() and not (project / "x.jsonl").exists()
+
+
+def test_a_refused_import_creates_no_store(project: Path) -> None:
+    """Every line is checked before anything is written — the store included."""
+    bad = project / "bad.jsonl"
+    bad.write_text('{"kenning_export": 1, "provenance": null}\n{"id": "x", "content": 5}\n')
+    result = run_cli(project, "import", str(bad), env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 1 and "nothing was imported" in result.stderr
+    assert not (project / ".kenning").exists()

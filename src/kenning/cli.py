@@ -1146,7 +1146,7 @@ def import_cmd(
     if source_format == "ruvector":
         _import_ruvector(Path(source or ".ruvector"), as_json, store_path)
         return
-    from .transfer import import_memories
+    from .transfer import import_validated, validate_import
 
     if source is None:
         raise click.UsageError("missing SOURCE: the JSONL file to import (- for stdin)")
@@ -1159,11 +1159,14 @@ def import_cmd(
         raise UserInputError(
             f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None
+    # the whole file is checked before the store is created: a refused file creates none
+    with _open(store_path, create=False, missing_ok=True) as probe:
+        checked = validate_import(probe, lines)
     with (
         _open(store_path, create=True) as store,
         _progress("importing", len(lines), not as_json) as tick,
     ):
-        counts = import_memories(store, lines, progress=tick)
+        counts = import_validated(store, checked, progress=tick)
         here = store.group_id
     if as_json:
         _echo_json(counts)

@@ -27,13 +27,13 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .backends.base import Filters, bulk_writes
-from .export_format import EXPORT_FORMAT, read_export
+from .export_format import EXPORT_FORMAT, ExportFile, read_export
 from .model import NEAR_DUPLICATE, STORED, utc_now
 from .render import escape_unsafe_json
 from .vectors import vector_problem
 
 if TYPE_CHECKING:
-    from .store import MemoryStore, PreparedMemory
+    from .store import MemoryStore, NewMemory, PreparedMemory
 
 log = logging.getLogger("kenning")
 #: Memories per write batch when the export's vectors are reused (nothing to embed, so a
@@ -90,6 +90,18 @@ def export_memories(
     return ExportReport(n, damaged, without)
 
 
+@dataclass(frozen=True)
+class ValidatedImport:
+    """An export file that passed every check, as the write path will store it."""
+
+    export: ExportFile
+    items: list[NewMemory]
+    prepared: list[PreparedMemory]
+    vectors: list[np.ndarray | None]
+    reuse: bool
+    reembedded: int
+
+
 def import_memories(
     store: MemoryStore, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
 ) -> dict[str, Any]:
@@ -100,7 +112,15 @@ def import_memories(
     again); a vector is reused when the export's
     provenance matches this store's and the vector is usable (``reembedded`` counts the
     others, whose content is embedded again). The whole file is validated before anything
-    is written."""
+    is written (:func:`validate_import`, which a caller may run first on a store that does
+    not exist yet, so that a refused file creates none)."""
+    return import_validated(store, validate_import(store, lines), progress=progress)
+
+
+def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport:
+    """Every check :func:`import_memories` makes before writing; raises
+    :class:`~kenning.errors.UserInputError` naming the lines that fail. Reads nothing of the
+    store's rows (it may not exist yet)."""
     from .errors import UserInputError
     from .store import NewMemory
 
@@ -151,6 +171,24 @@ def import_memories(
             f"{len(problems)} memories cannot be imported — {'; '.join(problems[:3])}{more}; "
             "nothing was imported"
         )
+    return ValidatedImport(export, items, prepared, vectors, reuse, reembedded)
+
+
+def import_validated(
+    store: MemoryStore,
+    checked: ValidatedImport,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write what :func:`validate_import` accepted (see :func:`import_memories`)."""
+    export, items, prepared, vectors = (
+        checked.export,
+        checked.items,
+        checked.prepared,
+        checked.vectors,
+    )
+    reuse, reembedded = checked.reuse, checked.reembedded
+    target = store.embedder.provenance
     existing = {m.id for m in store.backend.get([i.id for i in items if i.id])}
     counts: dict[str, Any] = {
         "read": len(items),
