@@ -305,3 +305,16 @@ def test_a_refused_import_creates_no_store(project: Path) -> None:
     result = run_cli(project, "import", str(bad), env={"KENNING_EMBEDDER": "hashing"})
     assert result.returncode == 1 and "nothing was imported" in result.stderr
     assert not (project / ".kenning").exists()
+
+
+def test_json_answers_stay_json_and_one_output_is_asked_for(seeded_project: Path) -> None:
+    """`edit --json` with an unknown id answers JSON (as remember and forget do), exit 1;
+    `--json` with `--format xml` asks for two outputs: a usage error, not JSON silently."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    edited = run_cli(seeded_project, "edit", "--json", "nope", "--content", "x", env=env)
+    assert edited.returncode == 1
+    answer = json.loads(edited.stdout)
+    assert answer["status"] == "rejected" and "no memory with id nope" in answer["reason"]
+    for command in ("recall", "search"):
+        both = run_cli(seeded_project, command, "--json", "--format", "xml", "tenant", env=env)
+        assert both.returncode == 2 and "give one of them" in both.stderr

@@ -22,7 +22,15 @@ import click
 
 from . import protocol
 from .errors import KenningError, UserInputError
-from .model import COLLECTIONS, NEAR_DUPLICATE, RUVECTOR_TYPE_MAP, STORED, TYPE_TO_COLLECTION
+from .model import (
+    COLLECTIONS,
+    NEAR_DUPLICATE,
+    REJECTED,
+    RUVECTOR_TYPE_MAP,
+    STORED,
+    TYPE_TO_COLLECTION,
+    RememberResult,
+)
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -335,6 +343,8 @@ def recall(
     """Recall the few memories that matter for QUERY (the ruvector recall protocol)."""
     from .render import render_json, render_recall_result, stale_line
 
+    if as_json and fmt == "xml":
+        raise click.UsageError("--json and --format xml ask for two outputs; give one of them")
     if as_json:
         fmt = "json"
     if raw_error is not None:
@@ -446,6 +456,8 @@ def search(
     from .render import render_human, render_json, render_xml
     from .search import check_limit, plan_search
 
+    if as_json and fmt == "xml":
+        raise click.UsageError("--json and --format xml ask for two outputs; give one of them")
     if as_json:
         fmt = "json"
     # validate everything before looking for a store: bad input is an error either way
@@ -1520,7 +1532,13 @@ def edit(
         raise click.UsageError("pass --content, --type, or both")
     text = _read_content(content) if content is not None else None
     with _open(store_path, create=False) as store:
-        result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
+        try:
+            result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
+        except UserInputError as exc:
+            if not as_json:
+                raise
+            # a script reading --json gets an answer, as from remember and forget
+            result = RememberResult(status=REJECTED, reason=str(exc))
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:
