@@ -232,4 +232,13 @@ def import_validated(
     return counts
 
 
-__all__ = ["EXPORT_FORMAT", "IMPORT_BATCH", "ExportReport", "export_memories", "import_memories"]
+__all__ = [
+    "EXPORT_FORMAT",
+    "IMPORT_BATCH",
+    "ExportReport",
+    "ValidatedImport",
+    "export_memories",
+    "import_memories",
+    "import_validated",
+    "validate_import",
+]
