@@ -499,11 +499,9 @@ class MemoryStore:
     ) -> RememberResult:
         """Store one note unless it is already known. Never raises for bad content: the
         result says ``rejected`` with the reason."""
-        try:
-            given_tags = _checked_tags(tags)
-        except UserInputError as exc:
-            return RememberResult(status=REJECTED, reason=str(exc))
-        item = NewMemory(content, type, source, given_tags, metadata or {}, stored_at)
+        # tags as given: the write path (prepare) refuses one text rather than split it
+        given = cast(tuple[str, ...], tags)
+        item = NewMemory(content, type, source, given, metadata or {}, stored_at)
         return self.remember_many([item], group_id=group_id)[0]
 
     def refusal(self, item: NewMemory) -> RememberResult | None:
@@ -512,8 +510,7 @@ class MemoryStore:
         before creating a store that does not exist yet, so that a refused note creates no
         store (an agent's ``test -d .kenning`` then still says there is none)."""
         try:
-            given = replace(item, tags=_checked_tags(item.tags))
-            self.prepare(given, self.group_id)
+            self.prepare(item, self.group_id)
         except UserInputError as exc:
             return RememberResult(status=REJECTED, reason=str(exc))
         return None
@@ -1556,14 +1553,7 @@ def remember_in_project(
     if refused is not None:
         return refused
     with open_store(path, cwd=cwd, group_id=group_id) as store:
-        return store.remember(
-            item.content,
-            item.type,
-            source=item.source,
-            tags=item.tags,
-            metadata=item.metadata,
-            stored_at=item.stored_at,
-        )
+        return store.remember_many([item])[0]
 
 
 __all__ = ["MemoryStore", "NewMemory", "open_store", "remember_in_project"]

@@ -1314,6 +1314,11 @@ class SQLiteBackend:
             self._ann_rest = None
 
 
+def _result_code(exc: sqlite3.Error) -> int:
+    """SQLite's primary result code of ``exc`` (the low byte of its extended code)."""
+    return int(getattr(exc, "sqlite_errorcode", 0)) & 0xFF
+
+
 def _switch_to_wal(conn: sqlite3.Connection) -> str:
     """``PRAGMA journal_mode = WAL``, waiting out other first writers: SQLite answers "database
     is locked" at once, without its busy handler, while another connection creating the same
@@ -1324,8 +1329,7 @@ def _switch_to_wal(conn: sqlite3.Connection) -> str:
         try:
             return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
         except sqlite3.OperationalError as exc:
-            busy = (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == 5  # SQLITE_BUSY
-            if not busy or time.monotonic() > deadline:
+            if _result_code(exc) != 5 or time.monotonic() > deadline:  # 5: SQLITE_BUSY
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
@@ -1333,7 +1337,7 @@ def _switch_to_wal(conn: sqlite3.Connection) -> str:
 
 def is_read_only_error(exc: sqlite3.Error) -> bool:
     """Whether SQLite refused a write because the file or its folder is read-only."""
-    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == 8  # SQLITE_READONLY
+    return _result_code(exc) == 8  # SQLITE_READONLY
 
 
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
@@ -1362,7 +1366,7 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
     """A damaged file, or a write to a read-only one, as kenning's error (None: neither)."""
     if is_read_only_error(exc):
         return KenningError(_cannot_open(backend.path, exc))
-    if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _DAMAGED_CODES:
+    if _result_code(exc) not in _DAMAGED_CODES:
         return None
     return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")
 
