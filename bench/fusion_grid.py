@@ -41,8 +41,8 @@ from bench.quality import EVAL, HERE, build_store, embed_cached, load_sets, read
 
 def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
-    from kenning.lexical import coverage, saturated_bm25, term_counts_and_length, terms
-    from kenning.search import lexical_idfs, memory_bm25
+    from kenning.lexical import bm25, coverage, saturated_bm25, term_counts_and_length, terms
+    from kenning.search import LEXICAL_REFERENCE_LENGTH, lexical_idfs, memory_bm25
 
     f = Filters(group_id=group)
     dh = store.backend.vector_search(vec, POOL, f)
@@ -69,19 +69,13 @@ def candidates(store, text: str, vec: np.ndarray, group: str):  # type: ignore[n
     cover.update({("b0", i): s for i, s in unnormalised.items()})
     for k1, b in BM25_VARIANTS:
         cover.update(
-            {(f"bm25-{k1}-{b}", i): _bm25_with(k1, b, c, idfs, n) for i, (c, n) in counted.items()}
+            # memory_bm25's formula (kenning.lexical.bm25 at the reference length), other k1/b
+            {
+                (f"bm25-{k1}-{b}", i): bm25(c, idfs, n, LEXICAL_REFERENCE_LENGTH, k1=k1, b=b)
+                for i, (c, n) in counted.items()
+            }
         )
     return cos, lex, cover
-
-
-def _bm25_with(k1: float, b: float, counts: dict, idfs: dict, length: int) -> float:  # type: ignore[type-arg]
-    """:func:`kenning.search.memory_bm25` with other ``k1`` and ``b``."""
-    from kenning.search import LEXICAL_REFERENCE_LENGTH
-
-    norm = k1 * (1 - b + b * length / LEXICAL_REFERENCE_LENGTH)
-    return sum(
-        w * counts[t] * (k1 + 1) / (counts[t] + norm) for t, w in idfs.items() if counts.get(t)
-    )
 
 
 def score(

@@ -96,17 +96,20 @@ def bm25(
     idfs: Mapping[str, float],
     length: int,
     average_length: float,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
 ) -> float:
     """BM25 of one row: the ``idfs`` of the query's terms, the row's ``term_frequencies``,
-    its ``length`` in tokens and the ``average_length`` it is normalised against. The sum
-    runs over the query's few terms, not the row's many (the hybrid score takes it for
-    every candidate of every query)."""
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average_length)
+    its ``length`` in tokens and the ``average_length`` it is normalised against (``k1`` and
+    ``b``: FTS5's unless a benchmark tries others). The sum runs over the query's few terms,
+    not the row's many (the hybrid score takes it for every candidate of every query)."""
+    norm = k1 * (1 - b + b * length / average_length)
     total = 0.0
     for term, weight in idfs.items():
         frequency = term_frequencies.get(term, 0)
         if frequency > 0:
-            total += weight * frequency * (BM25_K1 + 1) / (frequency + norm)
+            total += weight * frequency * (k1 + 1) / (frequency + norm)
     return total
 
 
