@@ -911,6 +911,43 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         b.close()
 
 
+def test_postgres_session_outlives_a_server_that_refuses_then_returns(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A long-lived session (MCP server, web page) whose server stops accepting it gets the
+    server's own reason, not the pool's "no connection after 30 s" on every call, and works
+    again on the next call once the server accepts it (not after the pool's back-off); the
+    pool's own reconnection warnings stay out of stderr."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    database = urlsplit(pg_url).path.lstrip("/")
+    admin = pg_url.rsplit("/", 1)[0] + "/postgres"
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([record(1, unit(np.random.default_rng(1)))])
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (database,),
+            )
+        for _ in range(2):  # each call: the refusal says why
+            with pytest.raises(StoreUnavailable, match="not currently accepting connections"):
+                b.count(Filters())
+        assert not [r for r in caplog.records if r.name.startswith("psycopg.pool")]
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        assert b.count(Filters()) == 1
+        with b.exclusive():
+            assert [m.id for m in b.get([rid(1)])] == [rid(1)]
+    finally:
+        b.close()
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 

@@ -51,6 +51,7 @@ every URL in the message; credentials are never logged.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import struct
 import threading
@@ -67,7 +68,7 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import (
     KenningError,
@@ -217,7 +218,18 @@ EF_SEARCH_FILTERED = 200
 #: HNSW: recall 1.0, and faster than HNSW with a selective filter.
 EXACT_SEARCH_MAX_ROWS = 2000
 CONNECT_TIMEOUT_S = 10
-POOL_TIMEOUT_S = 30.0
+#: How long a call waits for a pooled connection before it connects on its own: the pool
+#: is sized for this process's few threads, so a longer wait means its connections were
+#: lost (the server restarted or died) and its reconnection is backing off. Connecting
+#: directly then either works at once (the server is back) or fails with the server's own
+#: reason, instead of "no connection after 30 s" on every call of a long-lived session.
+POOL_WAIT_S = 1.0
+# psycopg_pool logs each failed reconnection (a warning per back-off step, for as long as
+# the server is away) to stderr when the program set up no logging: an MCP client's log or
+# a hook's one-line report would fill with them, while kenning reports the failure itself
+# (StoreUnavailable, with the server's reason). A program that sets the level keeps it.
+if logging.getLogger("psycopg.pool").level == logging.NOTSET:
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 #: The vector column has one dimension: another model's vectors need another store.
 NEW_DIMENSION_REMEDY = (
     "Re-embedding to another dimension needs a new store: `kenning export`, then import into "
@@ -396,7 +408,7 @@ class PostgresBackend:
             kwargs={"autocommit": True},
             configure=_register_vector_checked,
             check=ConnectionPool.check_connection,
-            timeout=POOL_TIMEOUT_S,
+            timeout=POOL_WAIT_S,
             num_workers=1,
             open=True,
             name="kenning",
@@ -543,14 +555,35 @@ class PostgresBackend:
         with self._ddl_lock:
             if self._dimension is not None:
                 return self._dimension
-            assert self._pool is not None
-            with self._translate("create the store in"), self._pool.connection() as conn:
+            with self._translate("create the store in"), self._checkout() as conn:
                 self._migrate(conn, dimension)
                 self._dimension = self._table_dimension(conn)
             assert self._dimension is not None
             return self._dimension
 
     # -- connections and transactions -------------------------------------------------------
+
+    @contextmanager
+    def _checkout(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection from the pool, or, when none comes within :data:`POOL_WAIT_S`, one
+        of its own for this call (closed after it). Call inside :meth:`_translate`."""
+        pool = self._pool
+        if pool is None:
+            raise KenningError(f"the store at {self.location} is closed")
+        try:
+            conn = pool.getconn()
+        except PoolTimeout:
+            conn = None
+        if conn is not None:
+            try:
+                with conn:  # as the pool's own connection(): commit or roll back, keep open
+                    yield conn
+            finally:
+                pool.putconn(conn)
+            return
+        with psycopg.connect(self._conninfo, autocommit=True) as own:
+            _register_vector_checked(own)
+            yield own
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -560,9 +593,7 @@ class PostgresBackend:
             with self._translate():
                 yield conn
             return
-        if self._pool is None:
-            raise KenningError(f"the store at {self.location} is closed")
-        with self._translate(), self._pool.connection() as pooled:
+        with self._translate(), self._checkout() as pooled:
             yield pooled
 
     @contextmanager
@@ -570,11 +601,9 @@ class PostgresBackend:
         if getattr(self._local, "conn", None) is not None:
             yield
             return
-        if self._pool is None:
-            raise KenningError(f"the store at {self.location} is closed")
         with (
             self._translate(),
-            self._pool.connection() as conn,
+            self._checkout() as conn,
             conn.transaction(),
         ):
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
