@@ -83,7 +83,7 @@ def test_check_source(project: Path, docs: Path) -> None:
 @pytest.mark.parametrize(
     "path",
     [".git/config", "./.git/HEAD", "vendor/lib/.git", ".kenning/memory.db", ".GIT/config",
-     ".env", "deploy/.env.production", ".netrc"],
+     ".env", "deploy/.env.production", ".netrc", ".envrc", ".git-credentials"],
 )  # fmt: skip
 def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
     """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and
@@ -95,6 +95,29 @@ def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, pa
     check = check_source(path, project)
     assert not check.ok and check.reason
     assert "no project document" in check.reason or "secrets" in check.reason
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [("docs/history", "../.git"), ("docs/setup.md", "../.env"), ("notes", ".kenning")],
+)
+def test_a_symlink_inside_the_project_to_private_files_is_refused(
+    project: Path, link: str, target: str
+) -> None:
+    """The path as written names no private folder, but it leads into one: what it resolves
+    to is held to the same rule (``docs/history -> ../.git`` would hand out .git/config)."""
+    (project / ".git" / "config").write_text("url = https://u:ghp_0123456789abcdefghij@h/x\n")
+    (project / ".env").write_text("OPENAI_API_KEY=sk-live-123\n")
+    (project / ".kenning").mkdir(exist_ok=True)
+    (project / ".kenning" / "memory.db").write_text("store")
+    (project / link).parent.mkdir(parents=True, exist_ok=True)
+    (project / link).symlink_to(target)
+    path = {"docs/history": "docs/history/config", "notes": "notes/memory.db"}.get(link, link)
+    check = check_source(path, project)
+    assert not check.ok and check.resolved is None
+    assert "no project document" in (check.reason or "") or "secrets" in (check.reason or "")
+    with pytest.raises(UnsafePathError):
+        read_document(check)
 
 
 def test_a_binary_file_is_not_read_as_a_document(project: Path) -> None:

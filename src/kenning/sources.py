@@ -37,7 +37,9 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
 #: Folders that hold no project document but git's data (remote URLs with their tokens) and
 #: kenning's own store; and the files secrets are kept in. A path through one is refused.
 _PRIVATE_FOLDERS = frozenset({".git", ".kenning"})
-_SECRET_FILE = re.compile(r"^\.env(\..*)?$|^\.netrc$|^\.npmrc$|^\.pypirc$", re.I)
+_SECRET_FILE = re.compile(
+    r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$", re.I
+)
 
 
 def _private_reason(path: str) -> str | None:
@@ -77,6 +79,15 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
         resolved = validate_source_path(path, files_root)
     except UnsafePathError as exc:
         return SourceCheck(path, False, reason=exc.reason)
+    # A symlink inside the project (``docs/history -> ../.git``) leads where the path as
+    # written does not say: what it resolves to is held to the same rule.
+    try:
+        inside = resolved.relative_to(Path(files_root).resolve())
+    except (OSError, ValueError):  # validate_source_path kept it inside; fail closed anyway
+        return SourceCheck(path, False, reason="outside the project")
+    private = _private_reason(inside.as_posix())
+    if private is not None:
+        return SourceCheck(path, False, reason=f"leads to {inside.as_posix()!r}: {private}")
     return SourceCheck(path, True, resolved=str(resolved))
 
 
