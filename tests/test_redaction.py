@@ -223,6 +223,22 @@ POSITIVES = [
         f"mongodb+srv://u:{R('connection_string')}@cluster0.example.net/db",
         {"connection_string": 1},
     ),
+    # a templated host or port, as compose files and charts write them
+    (
+        "DATABASE_URL=postgresql://postgres:Zq9c1@${POSTGRES_HOST}:5432/app",
+        f"DATABASE_URL=postgresql://postgres:{R('connection_string')}@${{POSTGRES_HOST}}:5432/app",
+        {"connection_string": 1},
+    ),
+    (
+        "REDIS_URL=redis://:Zq9c2@redis:${REDIS_PORT}/0",
+        f"REDIS_URL=redis://:{R('connection_string')}@redis:${{REDIS_PORT}}/0",
+        {"connection_string": 1},
+    ),
+    (
+        "amqp://app:Zq9c3@{{ .Values.rabbit.host }}:5672/",
+        f"amqp://app:{R('connection_string')}@{{{{ .Values.rabbit.host }}}}:5672/",
+        {"connection_string": 1},
+    ),
     (
         "curl -u admin:Sup3rS3cret https://x",
         f"curl -u {R('basic_auth')} https://x",
@@ -427,6 +443,24 @@ def test_redact_url_is_the_stored_text_rule() -> None:
     )
     stored = redact_secrets(url)[0]
     assert stored.replace(":[REDACTED:connection_string]@", "@") == shown
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ('postgresql://kenning:Zq9"Tr0ub4dor@127.0.0.1:1/kenning', 'Zq9"Tr0ub4dor'),
+        ("postgresql://kenning:Zq9Tr0ub4dor@db.internal:${PGPORT}/kenning", "Zq9Tr0ub4dor"),
+        ("postgresql://app:Zq9 pg5@h/x", "Zq9 pg5"),
+        ("postgresql://app:Zq9'p<w>`@db/x", "Zq9'p<w>`"),
+        ("postgresql://app:Zq9p@ss@db:5432x/x", "Zq9p@ss"),
+    ],
+)
+def test_a_location_never_shows_its_password(url: str, password: str) -> None:
+    """A store location is a URL whatever its password or host holds: the password is
+    dropped by the URL's structure, not by what a password looks like."""
+    shown = redact_url(url)
+    assert password not in shown and "Zq9" not in shown
+    assert shown.startswith(url.split(":", 2)[0] + "://") and "@" in shown
 
 
 # --- the rule set ---------------------------------------------------------------------------------

@@ -50,6 +50,24 @@ def test_unreachable_servers_are_loud(project: Path) -> None:
         assert "hunter2" not in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_store_url_kenning_does_not_speak_is_refused(project: Path) -> None:
+    """A SQLAlchemy-style or foreign URL is no path: taken as one, it became folders named
+    after the URL, its password among them, inside the checkout (and in intel_path)."""
+    for url in (
+        "postgresql+asyncpg://kenning:Zq9async@127.0.0.1:5432/kenning",
+        "mysql://app:Zq9mysql@db/app",
+    ):
+        for args in (("remember", "first note"), ("stats", "--json"), ("recall", "a note")):
+            r = kenning(project, *args, env={"KENNING_STORE": url})
+            assert r.returncode == 1 and r.stdout == "", (url, args, r.stderr)
+            assert "is not a store kenning speaks" in r.stderr and "Zq9" not in r.stderr
+        r = kenning(project, "remember", "--store", url, "first note")
+        assert r.returncode == 1 and "Zq9" not in r.stderr
+        r = kenning(project, "migrate", "--to", url)
+        assert r.returncode != 0 and "Zq9" not in r.stderr + r.stdout
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
+
+
 def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: str) -> None:  # noqa: F811
     notes = [
         "Use snake_case for Python function names.",

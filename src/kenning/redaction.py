@@ -539,8 +539,11 @@ _URL_HEAD = lazy(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<user>
 _NON_SPACE = lazy(r"[^\s\"'<>`]{0,1024}")
 # What follows the '@' that ends the password: a host, an optional port, then the end of the
 # authority. "u:p@ss@db.example.com/x" ends the password at the second '@'.
+# A host or port may be a template (``@${POSTGRES_HOST}:5432``, ``@redis:${REDIS_PORT}``,
+# ``@{{ .Values.host }}``), as in compose files and charts, where such URLs are written.
 _URL_HOST = lazy(
-    r"(?:\[[0-9A-Fa-f:.]{2,64}\]|[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,253}))(?::\d{1,5})?"
+    r"(?:\[[0-9A-Fa-f:.]{2,64}\]|[A-Za-z0-9_${%](?:[A-Za-z0-9_.\-${}%]{0,253}))"
+    r"(?::[A-Za-z0-9_.\-${}%]{1,64})?"
     r"(?=[/?#\s\"'<>)\],;]|$)"
 )
 _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?", re.DOTALL)
@@ -848,5 +851,23 @@ def redact_url(url: str) -> str:
     judged by the same rules as a note that holds it: URL passwords, ``password=`` and
     ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
     location reads ``postgresql://app@db:5432/x``."""
-    shown = redact_secrets(url)[0]
+    shown = redact_secrets(_without_password(url))[0]
     return shown.replace(f":{redaction_marker('connection_string')}@", "@")
+
+
+def _without_password(url: str) -> str:
+    """``url`` with the password of its authority dropped, by the URL's structure rather
+    than by what a password looks like (a location is a URL, whatever its host or password
+    holds: ``${HOST}``, quotes, spaces). The last ``@`` of the authority ends the user
+    information, as libpq and urllib read it; an ``@`` only after a ``/``, ``?`` or ``#``
+    (a password with one of those, unencoded) is taken as its end too, to fail closed."""
+    m = re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://", url)
+    if m is None or "@" not in url[m.end() :]:
+        return url
+    rest = url[m.end() :]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    at = authority.rfind("@") if "@" in authority else rest.rfind("@")
+    userinfo = rest[:at]
+    if ":" not in userinfo:
+        return url
+    return m.group(0) + userinfo.split(":", 1)[0] + rest[at:]

@@ -379,8 +379,12 @@ class PostgresBackend:
         pool_size: int = 4,
         connect_timeout: int = CONNECT_TIMEOUT_S,
     ) -> None:
-        self.location = redact_url(url)
         self._secret = _password_of(url)
+        self.location = redact_url(url)
+        if self._secret:  # however the URL spelt it (a libpq ``password=`` parameter too)
+            self.location = self.location.replace(
+                self._secret, redaction_marker("connection_string")
+            )
         self._local = threading.local()
         self._ddl_lock = threading.Lock()
         self._dimension: int | None = None

@@ -3,7 +3,11 @@
 * ``postgresql://…`` / ``postgres://…`` — :class:`~kenning.backends.postgres.PostgresBackend`
 * ``http://…`` / ``https://…`` — :class:`~kenning.backends.qdrant.QdrantBackend` (server)
 * ``qdrant-local:<folder>`` / ``:memory:`` — Qdrant local mode (tests, CI)
-* anything else — a path: :class:`~kenning.backends.sqlite.SQLiteBackend`
+* anything else but another ``scheme://`` — a path: :class:`~kenning.backends.sqlite.SQLiteBackend`
+
+Any other ``scheme://`` (``postgresql+asyncpg://`` as SQLAlchemy writes it, ``mysql://``,
+``redis://``) is refused: taken as a path, it would become folders named after the URL,
+its password among them, inside the checkout.
 
 Server backends are imported only when selected, so the embedded default never pays for
 ``psycopg`` or ``qdrant-client``.
@@ -11,13 +15,16 @@ Server backends are imported only when selected, so the embedded default never p
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from ..errors import UserInputError
 from .base import Backend
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 QDRANT_SCHEMES = ("http://", "https://")
 QDRANT_LOCAL_PREFIX = "qdrant-local:"
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 def backend_kind(location: str) -> str:
@@ -29,6 +36,21 @@ def backend_kind(location: str) -> str:
         return "qdrant"
     if lowered.startswith(QDRANT_LOCAL_PREFIX) or location.strip() == ":memory:":
         return "qdrant-local"
+    scheme = _SCHEME.match(location.strip())
+    if scheme is not None:
+        from ..redaction import redact_url
+
+        hint = (
+            " (write a SQLAlchemy URL without its +driver part)"
+            if lowered.startswith("postgres")
+            else ""
+        )
+        raise UserInputError(
+            f"kenning cannot use the store {redact_url(location.strip())!r}: "
+            f"{scheme.group(1)}:// is not a store kenning speaks (postgresql:// or "
+            f"postgres:// for PostgreSQL, http(s):// for Qdrant, qdrant-local:<folder>, or a "
+            f"file path){hint}"
+        )
     return "sqlite"
 
 
