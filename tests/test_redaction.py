@@ -531,3 +531,20 @@ def test_a_token_after_keyword_stuffing_is_still_found() -> None:
     stuffed = (" ".join(_gitleaks().keywords) + "\n") * 200
     out, counts = redact_secrets(stuffed + f"key {GH}\n")
     assert GH not in out and counts.get("github_token") == 1
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\U000e0041"])
+def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str) -> None:
+    """A terminal or a model reads "ghp_abc\u200bdef…" as the whole token: the finders look
+    through characters that show nothing, and the marker covers them."""
+    token = "ghp_Zq9aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3"
+    text = (
+        f"token {token[:12]}{invisible}{token[12:]} and "
+        f"DB_PASS{invisible}WORD=Zq9zwpw and AKIA{invisible}Z4X7Q2N5M3P3R6T7"
+    )
+    out, found = redact_secrets(text)
+    assert "Zq9" not in out and "Z4X7" not in out, out
+    assert found == {"github_token": 1, "password_assignment": 1, "aws_access_key": 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point, as every redaction
+    kept = "a family 👨\u200d👩 and a café\u200b note"
+    assert redact_secrets(kept) == (kept, {})

@@ -775,11 +775,38 @@ def _scannable(text: str) -> str:
     return text
 
 
-def _redact_once(text: str) -> tuple[str, dict[str, int]]:
-    scan = _scannable(text)
+# Characters that show nothing (zero-width spaces and joiners, soft hyphens, word joiners,
+# bidi marks, variation selectors, Unicode tag characters): one inside a token splits it for
+# a pattern while a terminal or a model reads it whole ("ghp_abc\u200bdef…").
+_INVISIBLE = lazy(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
+)
+
+
+def _find(scan: str) -> list[_Hit]:
+    """Every finder's hits in ``scan``; invisible characters are looked through (the hits
+    are found in the text without them, then spanned over them in ``scan``)."""
+    index: list[int] | None = None
+    if not scan.isascii() and _INVISIBLE.search(scan):
+        index = [i for i, ch in enumerate(scan) if not _INVISIBLE.match(ch)]
+        scan = "".join(scan[i] for i in index)
     hits: list[_Hit] = []
     for finder in _FINDERS:
         hits.extend(finder(scan))
+    if index is None or not hits:
+        return hits
+    index.append(index[-1] + 1 if index else 0)  # the end of the text
+    return [
+        _Hit(index[h.start], index[h.end - 1] + 1 if h.end > h.start else index[h.start],
+             h.kind, h.rank)
+        for h in hits
+    ]  # fmt: skip
+
+
+def _redact_once(text: str) -> tuple[str, dict[str, int]]:
+    scan = _scannable(text)
+    hits = _find(scan)
     if hits and "[REDACTED:" in text:
         hits = _outside_markers(text, hits)
     if not hits:
