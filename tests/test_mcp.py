@@ -19,6 +19,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from kenning import protocol
+from kenning.render import show_unsafe
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +73,8 @@ async def ok(session: ClientSession, tool: str, **arguments: Any) -> dict[str, A
     data = result.structured_content
     assert isinstance(data, dict)
     # ruvector clients read the JSON text; it must say the same as the structured content
-    assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]
+    # (where invisible characters are written out as the text of their escapes)
+    assert show_unsafe(json.loads(result.content[0].text)) == data  # type: ignore[union-attr]
     return data
 
 
@@ -429,7 +431,12 @@ async def test_recall_answers_carry_no_invisible_text_and_a_fence_that_holds(
             text = result.content[0].text  # type: ignore[union-attr]
             assert not [c for c in text if c in "\u202e\u202c" or 0xE0000 <= ord(c) <= 0xE007F]
             assert "\\u202e" in text and "\\udb40" in text  # escaped, not dropped
-            assert json.loads(text) == result.structured_content
+            structured = json.dumps(result.structured_content, ensure_ascii=False)
+            assert not [
+                c for c in structured if c in "\u202e\u202c" or 0xE0000 <= ord(c) <= 0xE007F
+            ]
+            assert "\\u202e" in structured  # written out where a client decodes escapes
+            assert show_unsafe(json.loads(text)) == result.structured_content
         recalled = await ok(s, "hooks_recall", query="sqlite locked enable WAL")
         assert recalled["count"] >= 1
         block = recalled["fenced"]

@@ -71,7 +71,7 @@ from pydantic import BeforeValidator, Field
 from . import config, protocol
 from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .render import escape_unsafe_json
+from .render import escape_unsafe_json, show_unsafe
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
 
 __all__ = [
@@ -233,13 +233,14 @@ def _tool_result(data: Any) -> Any:
     """A tool's answer: the JSON text the model reads, with every character that is invisible
     or reorders text (bidi and other format controls, Unicode tag characters, C1 controls)
     written as its ``\\u`` escape — stored text cannot smuggle unseen instructions through
-    it — and the same data as structured content."""
+    it — and the same data as structured content, those characters written out there as
+    the visible text of their escapes (a client may give it to the model as it is)."""
     if not isinstance(data, dict):
         return data
     text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
     return CallToolResult(
         content=[TextContent(type="text", text=escape_unsafe_json(text))],
-        structured_content=data,
+        structured_content=show_unsafe(json.loads(text)),
     )
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "render_xml",
     "sanitise_for_terminal",
     "sanitise_for_xml",
+    "show_unsafe",
     "stale_line",
     "summary_line",
 ]
@@ -412,6 +413,20 @@ def escape_unsafe_json(text: str) -> str:
     """JSON text written with ``ensure_ascii=False``, with every character that is unsafe on
     a terminal (see :data:`_JSON_UNSAFE`) as its ``\\uXXXX`` escape: the same data, inert."""
     return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
+
+
+def show_unsafe(value: Any) -> Any:
+    """``value`` (JSON-shaped data) with every character :func:`escape_unsafe_json` escapes
+    written out as the visible text of its escape (``\\u202e``) inside each string, keys
+    too: structured data a client may hand a model as it is, where a JSON escape would be
+    decoded back into the invisible character."""
+    if isinstance(value, str):
+        return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), value)
+    if isinstance(value, Mapping):
+        return {show_unsafe(k): show_unsafe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [show_unsafe(v) for v in value]
+    return value
 
 
 def _json_default(obj: Any) -> Any:
