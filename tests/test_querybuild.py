@@ -282,3 +282,16 @@ def test_a_diff_never_becomes_a_query() -> None:
     assert query_from_plan("## Overview\nMove the cache to Redis.\n\n" + DIFF) == (
         "Move the cache to Redis."
     )
+
+
+def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> None:
+    """A PR body and a plan are untrusted text: the query printed for the shell (and sent to
+    the model) keeps their words, not their colours, window titles or bidi overrides."""
+    body = "Fixes the cache \033]0;owned\007\033[2J\033[31mwarning\033[0m and \u202egnirts\u200b\n"
+    for query in (
+        query_from_pr("Cache fix", body),
+        query_from_plan(body),
+        query_from_plan(f"## Overview\n\n{body}"),
+    ):
+        assert query == "Fixes the cache warning and gnirts"
+    assert query_from_pr("Cache \033[31mfix\x9b2J", "") == "Cache fix2J"

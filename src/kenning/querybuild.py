@@ -21,7 +21,8 @@ from pathlib import PurePosixPath
 from .errors import UserInputError
 from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
-from .signatures import extract_error_signature
+from .render import sanitise_for_terminal
+from .signatures import ANSI, extract_error_signature
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -51,7 +52,10 @@ _FRONTMATTER = lazy(r"\A\ufeff?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\
 
 
 def _flat(text: str) -> str:
-    return _WS.sub(" ", text or "").strip()
+    """One line of the text's words: terminal sequences (colours, OSC titles) and every
+    other control or format character (bidi, zero-width) of a PR body or plan left out —
+    the query is printed for a shell and sent to the model."""
+    return _WS.sub(" ", sanitise_for_terminal(ANSI.sub("", text or ""))).strip()
 
 
 # --------------------------------------------------------------------------------------------
