@@ -318,3 +318,22 @@ def test_json_answers_stay_json_and_one_output_is_asked_for(seeded_project: Path
     for command in ("recall", "search"):
         both = run_cli(seeded_project, command, "--json", "--format", "xml", "tenant", env=env)
         assert both.returncode == 2 and "give one of them" in both.stderr
+
+
+def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> None:
+    """An id, a path or a value quoted back in an error is shown, not obeyed: a terminal
+    sequence or a bidi override is written as its escape, a credential redacted."""
+    runner = CliRunner()
+    for args, shown in (
+        (["forget", "abc\x1b[8m"], "abc\\x1b[8m"),
+        (["edit", "x\x1b]2;t\x07", "--type", "rule"], "x\\x1b]2;t\\x07"),
+        (["import", "in\x1b[5m.jsonl"], "in\\x1b[5m.jsonl"),
+        (["forget", "id\u202egnp"], "id\\u202egnp"),
+        (["remember", "--type", "password=Zq9type1", "a note"], "[REDACTED:"),
+    ):
+        result = runner.invoke(main, args, catch_exceptions=False)
+        assert result.exit_code == 1, (args, result.stderr)
+        assert shown in result.stderr, (args, result.stderr)
+        assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+        assert "Zq9type1" not in result.stderr
+        assert len(result.stderr.splitlines()) == 1

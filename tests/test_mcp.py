@@ -201,6 +201,8 @@ async def test_every_tool(project: Path, tmp_path: Path) -> None:
         after = await ok(s, "hooks_recall", query="sqlite3.OperationalError: database is locked")
         assert fix_id not in [r["id"] for r in after["results"]]
         assert "no memory with id" in await error(s, "forget", id=fix_id)
+        quoted = await error(s, "forget", id="id\u202egnp\x1b[2J")  # quoted back, inert
+        assert "id\\u202egnp\\x1b[2J" in quoted and not {"\u202e", "\x1b"} & set(quoted)
 
 
 async def test_tool_errors_are_readable(project: Path, tmp_path: Path) -> None:

@@ -49,8 +49,15 @@ def _echo_json(data: Any) -> None:
     click.echo(escape_unsafe_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False)))
 
 
+def _say_error(message: str) -> None:
+    """``error: <message>`` on stderr, the message made safe to show (it may quote input)."""
+    from .render import safe_message
+
+    click.echo(f"error: {safe_message(message)}", err=True)
+
+
 def _fail(message: str, code: int = EXIT_USER) -> None:
-    click.echo(f"error: {message}", err=True)
+    _say_error(message)
     sys.exit(code)
 
 
@@ -263,7 +270,7 @@ def remember(
         click.echo(f"redacted: {kinds}", err=True)
     if result.status not in (STORED, NEAR_DUPLICATE):
         if not as_json:
-            click.echo(f"error: {result.status}: {result.reason}", err=True)
+            _say_error(f"{result.status}: {result.reason}")
         sys.exit(EXIT_USER)
 
 
@@ -1013,7 +1020,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         click.echo(f"forgot {memory_id}")
     if not found:
         if not as_json:
-            click.echo(f"error: no memory with id {memory_id}", err=True)
+            _say_error(f"no memory with id {memory_id}")
         sys.exit(EXIT_USER)
 
 
@@ -1549,7 +1556,7 @@ def edit(
             err=True,
         )
     else:
-        click.echo(f"error: {result.status}: {result.reason}", err=True)
+        _say_error(f"{result.status}: {result.reason}")
     if result.redactions and not as_json:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
         click.echo(f"redacted: {kinds}", err=True)

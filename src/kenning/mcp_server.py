@@ -71,7 +71,7 @@ from pydantic import BeforeValidator, Field
 from . import config, protocol
 from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .render import escape_unsafe_json, show_unsafe
+from .render import escape_unsafe_json, safe_message, show_unsafe
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
 
 __all__ = [
@@ -221,10 +221,12 @@ def _tool_errors(func: F) -> F:
         except ToolError:
             raise
         except KenningError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(safe_message(str(exc))) from exc
         except Exception as exc:
             log.exception("%s failed", func.__name__)
-            raise ToolError(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}") from exc
+            raise ToolError(
+                safe_message(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}")
+            ) from exc
 
     return wrapper  # type: ignore[return-value]
 

@@ -54,6 +54,7 @@ __all__ = [
     "render_recall_result",
     "render_stale",
     "render_xml",
+    "safe_message",
     "sanitise_for_terminal",
     "sanitise_for_xml",
     "show_unsafe",
@@ -277,6 +278,18 @@ def sanitise_for_terminal(text: str) -> str:
     control (bidi marks, embeddings, overrides and isolates, U+061C, zero-width and tag
     characters: Unicode category Cf), lone surrogates."""
     return _TERMINAL_CONTROLS.sub("", text)
+
+
+def safe_message(text: str) -> str:
+    """An error message that may quote its input (an id, a path, a value read from a file)
+    as it is printed or handed to a model: credentials redacted, and every character that
+    could drive, hide in or spoof a terminal written as the text of its escape (``\\x1b``,
+    ``\\u202e``) — shown, since it may be why the input was refused — on one line."""
+    from .redaction import redact_secrets
+
+    text = redact_secrets(text)[0]
+    text = _TERMINAL_CONTROLS.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+    return " ".join(text.split("\n"))
 
 
 def summary_line(content: str, limit: int = SUMMARY_CHARS) -> str:

@@ -298,7 +298,9 @@ def _from_raw(event: str, raw: bytes, warn: Callable[[str], None] | None = None)
 
 
 def _diagnose(stderr: IO[str], event: str, message: str) -> None:
-    line = " ".join(message.split())
+    from ..render import safe_message
+
+    line = " ".join(safe_message(message).split())
     if len(line) > _DIAGNOSTIC_CHARS:
         line = line[: _DIAGNOSTIC_CHARS - 1] + "…"
     try:
