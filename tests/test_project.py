@@ -38,6 +38,17 @@ def test_group_id_from_remote(tmp_path: Path) -> None:
     assert project.store_path == root / ".kenning" / "memory.db"
 
 
+def test_derived_ids_carry_no_control_or_invisible_characters(tmp_path: Path) -> None:
+    """Nobody checks a remote URL or a folder name, yet the id they give is printed (stats,
+    doctor, the page) and written into every memory: its escapes and bidi controls go."""
+    root = make_repo(
+        tmp_path / "remote", remote="https://github.com/acme/app\x1b]0;pwned\x07\x1b[2J.git"
+    )
+    assert resolve_project(root).group_id == "acme/app]0;pwned[2j"
+    named = make_repo(tmp_path / "my\u202eppa")
+    assert resolve_project(named).group_id == "myppa"
+
+
 def test_group_id_falls_back_to_top_level_name(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "My App")
     (root / "deep").mkdir()
@@ -160,7 +171,9 @@ def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path) -> None:
     assert a.group_id == b.group_id
 
 
-@pytest.mark.parametrize("bad", ["   ", "all", "ALL", "a\x00b", "proj\udcff"])
+@pytest.mark.parametrize(
+    "bad", ["   ", "all", "ALL", "a\x00b", "proj\udcff", "acme/\u202eevil", "acme/x\x9b2J"]
+)
 def test_unusable_project_ids_are_refused(tmp_path: Path, bad: str) -> None:
     root = make_repo(tmp_path / "r")
     with pytest.raises(UserInputError, match="project id"):

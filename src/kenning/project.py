@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,14 @@ def normalise_remote(url: str) -> str | None:
         if len(parts) <= 2 or url.startswith(("/", "file:"))
         else "/".join(parts)
     )
-    return slug.lower()
+    return _shown_only(slug.lower()) or None
+
+
+def _shown_only(name: str) -> str:
+    """``name`` without control and format characters (escape sequences, bidi overrides,
+    zero-width characters): a remote URL or a folder name is not checked by anyone, and the
+    id it gives is printed (stats, doctor, the page) and written into every memory."""
+    return "".join(c for c in name if unicodedata.category(c) not in ("Cc", "Cf"))
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -131,7 +139,7 @@ def _name_of(root: Path) -> str:
 
 
 def group_id_from_name(name: str) -> str:
-    return re.sub(r"\s+", "-", name.strip().lower())
+    return re.sub(r"\s+", "-", _shown_only(name).strip().lower())
 
 
 def check_group_id(value: str, origin: str) -> str:
@@ -144,10 +152,11 @@ def check_group_id(value: str, origin: str) -> str:
         raise UserInputError(
             f"the project id from {origin} is not valid UTF-8 text; pass a name like owner/repo"
         ) from None
-    if not gid or gid.lower() == "all" or any(ord(c) < 32 or ord(c) == 127 for c in gid):
+    if not gid or gid.lower() == "all" or _shown_only(gid) != gid:
         raise UserInputError(
             f"{value!r} (from {origin}) cannot be a project id: it must be a non-blank name "
-            "like owner/repo without control characters, and 'all' is reserved for every project"
+            "like owner/repo without control or invisible characters, and 'all' is reserved "
+            "for every project"
         )
     return gid
 
