@@ -86,6 +86,8 @@ LEXICAL_REJECTS = [
     ("a\tb", "control"),
     ("a\x85b", "control"),
     ("a\ud800b", "surrogate"),
+    ("docs/\u202egnp.md", "invisible or reordering"),
+    ("docs/a\u200bb.md", "invisible or reordering"),
     (".", "root itself"),
     ("./", "root itself"),
 ]

@@ -111,6 +111,10 @@ def _lexical_reason(path: str) -> str | None:
         return "contains a control character"
     if any("\ud800" <= c <= "\udfff" for c in path):
         return "contains a lone surrogate"
+    if any(unicodedata.category(c) == "Cf" for c in path):
+        # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png": what is read is not
+        # what is shown
+        return "contains an invisible or reordering character"
     if path.startswith("~"):
         return "starts with '~' (home directory)"
     if path.startswith(("/", "\\")):
