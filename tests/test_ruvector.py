@@ -260,20 +260,26 @@ def test_what_is_not_a_ruvector_store_is_refused_and_nothing_written(
                     {"content": "   "},
                     {"content": "Cache keys include the tenant id.", "timestamp": 9e18},
                 ],
-                "errors": {"": ["x"], "TimeoutError": [{"file": "a.py"}]},
+                "errors": {
+                    "": ["x"],
+                    "TimeoutError": [{"file": "a.py"}],
+                    "401 Bad credentials ghp_Zq9ruvErr2aB3dE5fG7hI9jK1lM3nO5pQ7rS": [{}],
+                },
             }
         )
     )
     code, out, err = kenning_cli("import", "--from", "ruvector", "--json")
     report = json.loads(out)
-    assert code == 1 and report["imported"] == 1 and report["rejected"] == 5
+    assert code == 1 and report["imported"] == 1 and report["rejected"] == 6
     assert {r["entry"] for r in report["rejections"]} == {
         "memories[0]",
         "memories[1]",
         "memories[2]",
         'errors[""]',
         'errors["TimeoutError"][0]',
+        'errors["401 Bad credentials [REDACTED:github_token]"][0]',
     }
+    assert "Zq9" not in out + err
 
 
 # -- ruvector's tools ------------------------------------------------------------------------

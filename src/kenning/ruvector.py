@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidTypeError, UserInputError
 from .model import NEAR_DUPLICATE, STORED, resolve_type, utc_now
+from .redaction import redact_secrets
 
 if TYPE_CHECKING:
     from .store import MemoryStore, NewMemory
@@ -230,7 +231,10 @@ def read_store(path: Path) -> RuvectorStore:
         out.rejected.append(Rejection("errors", "not a JSON object"))
         errors = {}
     for signature, fixes in errors.items():
-        where = f"errors[{json.dumps(signature, ensure_ascii=False)[:60]}]"
+        # the report names the entry by its error text, which can hold a token, as a note
+        # would: redacted before it is cut (a cut could leave a token too short to match)
+        shown = redact_secrets(signature)[0] if isinstance(signature, str) else signature
+        where = f"errors[{json.dumps(shown, ensure_ascii=False)[:60]}]"
         if not isinstance(signature, str) or not signature.strip():
             out.rejected.append(Rejection(where, "an empty error"))
             continue
