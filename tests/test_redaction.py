@@ -548,3 +548,71 @@ def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str)
     assert redact_secrets(out) == (out, {})  # a fixed point, as every redaction
     kept = "a family 👨\u200d👩 and a café\u200b note"
     assert redact_secrets(kept) == (kept, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RABBITMQ_DEFAULT_PASS=Zq9rab",
+        "SMTP_PASS: Zq9smtp",
+        'os.environ["OPENAI_API_KEY"] = "Zq9osenv"',
+        "ENCRYPTION_KEY=Zq9enc",
+        "SIGNING_KEY=Zq9sig",
+        "APP_KEY=base64:Zq9appkeyAAAA",
+        "<server><password>Zq9maven</password></server>",
+        "<apiKey>Zq9k</apiKey>",
+    ],
+)
+def test_more_ways_of_writing_a_credential(text: str) -> None:
+    out, found = redact_secrets(text)
+    assert "Zq9" not in out and found == {"password_assignment": 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "test pass: 95%",
+        "pass = True",
+        "bypass=1",
+        "compass=north",
+        "<tokenType>Bearer</tokenType>",
+        "Rollback: heroku release id: 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f was bad",
+        "HEROKU_APP_ID=550e8400-e29b-41d4-a716-446655440000",
+        "Codecov report for commit: 7f3c2b1a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+        "fastly service id: 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d",
+        "Facebook pixel id: 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d",
+    ],
+)
+def test_ids_commits_and_words_named_like_secrets_are_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+def test_provider_keys_that_look_like_ids_are_still_redacted() -> None:
+    for text in (
+        "HEROKU_API_KEY=550e8400-e29b-41d4-a716-446655440000",
+        "heroku api key: 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f",
+    ):
+        out, found = redact_secrets(text)
+        assert "550e8400" not in out and "7c5d1c9e" not in out and found, out
+
+
+def test_metadata_secrets_known_by_their_place() -> None:
+    """A credential in metadata is known by where it is: under a secret-named key at any
+    depth, a credential header, a name/value pair, the argument after a secret flag."""
+    metadata = {
+        "request": {"headers": {"Authorization": "Bearer Zq9opaque", "Cookie": "sid=Zq9c"}},
+        "password": {"value": "Zq9nested"},
+        "secrets": ["Zq9s1"],
+        "env": [{"name": "DB_PASSWORD", "value": "Zq9k8s"}, {"name": "HOME", "value": "/root"}],
+        "args": ["--password", "Zq9arg", "--verbose", "x"],
+        "Password ": "Zq9sp",
+        "tokens": 512,
+        "max_tokens": 1000,
+        "notes": "fine",
+    }
+    out, found = redact_value(metadata)
+    assert "Zq9" not in json.dumps(out), out
+    assert found == {"password_assignment": 7}
+    assert out["env"][1] == {"name": "HOME", "value": "/root"}
+    assert out["args"][2:] == ["--verbose", "x"]
+    assert (out["tokens"], out["max_tokens"], out["notes"]) == (512, 1000, "fine")

@@ -322,7 +322,19 @@ def _find_gitleaks(text: str) -> Iterator[_Hit]:
 
             if rule.allowed(secret, m.group(0), line, rule_set.global_allow):
                 continue
+            named_id = _NAMES_AN_ID.search(text, max(0, start - 40), start)
+            if named_id and _HEX_OR_UUID.fullmatch(secret):
+                continue  # "heroku release id: <uuid>", "codecov … commit: <sha>": no key
             yield _Hit(start, end, rule.kind, 0)
+
+
+# A provider's rule that takes any hex string or UUID after its name also takes the ids,
+# commits and hashes written after it; what the value is named says which it is.
+_HEX_OR_UUID = lazy(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}|[0-9A-Fa-f]{7,64}")
+_NAMES_AN_ID = lazy(
+    r"(?i)(?:\b|_)(?:ids?|sha(?:1|256)?|commit|uuid|hash|digest|rev(?:ision)?|index|pixel|portal"
+    r"|build|run|release|pipeline)[\s\"'`]*(?:=>|:=|[:=])?[\s\"'`]*$"
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,11 +430,13 @@ def _is_reference(
 # The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
-    r"(?:pass(?:word|wd|phrase)|pwd|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private)[_\-]?key|apikey"
-    r"|token|credentials?|creds)"
+    r"(?:pass(?:word|wd|phrase)|(?<=[_\-])pass(?![A-Za-z])|pwd"
+    r"|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private|encryption|signing|master|app)[_\-]?key"
+    r"|apikey|token|credentials?|creds)"
 )
+# The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…".
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>[\"']?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>[\"']?\]?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
@@ -679,8 +693,26 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start(1), m.end(1), kind, 0)
 
 
+# An XML element named for a secret (Maven's settings.xml, .NET and Java configuration):
+# <password>…</password>, <apiKey>…</apiKey>.
+_XML_SECRET = lazy(
+    r"<(?P<tag>(?:[A-Za-z][\w.\-]*[_.\-])?(?:password|passwd|passphrase|secret|token"
+    r"|api[_\-]?key|private[_\-]?key|client[_\-]?secret))>(?P<val>[^<>\s]{1,1024})</(?P=tag)>",
+    re.IGNORECASE,
+)
+
+
+def _find_xml_elements(text: str) -> Iterator[_Hit]:
+    if "</" not in text:
+        return
+    for m in _XML_SECRET.finditer(text):
+        if not _is_placeholder(m.group("val")):
+            yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
+
+
 _FINDERS = (
     _find_private_keys,
+    _find_xml_elements,
     _find_gitleaks,
     _find_context_tokens,
     _find_url_passwords,
@@ -832,45 +864,88 @@ _SECRET_KEY_END = lazy(rf"{_SECRET_KEYWORD}$", re.IGNORECASE)
 
 
 def _is_secret_key(key: str) -> bool:
-    """A mapping key whose value is a credential, by the assignment rule's keywords."""
-    return _SECRET_KEY_END.search(key[-24:]) is not None
+    """A mapping key whose value is a credential, by the assignment rule's keywords (or a
+    credential header's name)."""
+    key = key.strip()
+    return _SECRET_KEY_END.search(key[-24:]) is not None or key.lower() in _SECRET_HEADERS
 
 
 def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
     """Redact a stored field of any JSON shape: a string, or the strings inside lists, tuples
     and mappings (keys too, since a key can be a pasted token), recursively. A scalar stored
-    under a secret-named key (``{"db_password": "hunter2"}``, ``{"token": 12345}``) is
-    replaced whole unless it is a placeholder or reference. Other values (numbers, booleans,
-    ``None``) are returned as they are; the shape is kept."""
+    under a secret-named key (``{"db_password": "hunter2"}``, ``{"token": 12345}``,
+    ``{"Authorization": "Bearer …"}``) is replaced whole unless it is a placeholder or
+    reference, and so is every scalar inside a container stored under one
+    (``{"password": {"value": …}}``, ``{"secrets": […]}``), the ``value`` of a
+    ``{"name": "DB_PASSWORD", "value": …}`` pair, and the item after a secret flag in a list
+    (``["--password", "…"]``). Other values (numbers, booleans, ``None``) are returned as
+    they are; the shape is kept."""
     counts: dict[str, int] = {}
 
-    def walk(item: Any, key: str | None) -> Any:
+    def hide() -> str:
+        _add(counts, {"password_assignment": 1})
+        return redaction_marker("password_assignment")
+
+    def walk(item: Any, key: str | None, secret: bool = False) -> Any:
+        secret = secret or (key is not None and _is_secret_key(key))
         if isinstance(item, str):
-            if key is not None and _is_secret_key(key):
-                stripped = item.strip()
-                if stripped and not _is_placeholder(stripped) and not _PATH.fullmatch(stripped):
-                    _add(counts, {"password_assignment": 1})
-                    return redaction_marker("password_assignment")
+            stripped = item.strip()
+            if (
+                secret
+                and stripped
+                and not _is_placeholder(stripped)
+                and not _PATH.fullmatch(stripped)
+            ):
+                return hide()
             out, found = redact_secrets(item)
             _add(counts, found)
             return out
         if isinstance(item, Mapping):
+            named = next(
+                (v for k, v in item.items() if isinstance(k, str) and k.lower() in ("name", "key")),
+                None,
+            )
+            pair = isinstance(named, str) and _is_secret_key(named)
             result: dict[Any, Any] = {}
             for k, v in item.items():
                 new_key = walk(k, None) if isinstance(k, str) else k
                 while new_key in result:  # two keys redacted to one marker: keep both values
                     new_key = f"{new_key}'"
-                result[new_key] = walk(v, k if isinstance(k, str) else None)
+                inner = secret or (pair and isinstance(k, str) and k.lower() == "value")
+                if (
+                    isinstance(k, str)
+                    and _is_secret_container_key(k)
+                    and not isinstance(v, str | int | float)
+                ):
+                    inner = True
+                result[new_key] = walk(v, k if isinstance(k, str) else None, inner)
             return result
         if isinstance(item, list | tuple):
-            return type(item)(walk(v, key) for v in item)
+            out_items: list[Any] = []
+            flagged = False
+            for v in item:
+                out_items.append(walk(v, key, secret or flagged))
+                flagged = isinstance(v, str) and _SECRET_FLAG.fullmatch(v.strip()) is not None
+            return type(item)(out_items)
         secret_number = isinstance(item, int | float) and not isinstance(item, bool)
-        if key is not None and secret_number and _is_secret_key(key):
-            _add(counts, {"password_assignment": 1})
-            return redaction_marker("password_assignment")
+        if secret and secret_number:
+            return hide()
         return item
 
     return walk(value, None), counts
+
+
+#: A command-line flag whose next argument is a credential (``--password``, ``--api-key``).
+_SECRET_FLAG = lazy(r"--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)", re.I)
+#: Header names whose value is a credential, whatever it looks like.
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+#: A plural of a secret's name (``secrets``, ``passwords``, ``tokens``): what it holds is
+#: secret when it is a container (a count stored as ``{"tokens": 512}`` is not).
+_SECRET_PLURAL = lazy(r"(?:passwords|secrets|tokens|credentials|api[_\-]?keys)$", re.I)
+
+
+def _is_secret_container_key(key: str) -> bool:
+    return _SECRET_PLURAL.search(key.strip()[-24:]) is not None
 
 
 def redact_url(url: str) -> str:
