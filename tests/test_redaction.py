@@ -561,6 +561,9 @@ def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str)
         "APP_KEY=base64:Zq9appkeyAAAA",
         "<server><password>Zq9maven</password></server>",
         "<apiKey>Zq9k</apiKey>",
+        '"args": ["-y", "@brave/mcp", "--brave-api-key", "BSAZq9bravekey123456"]',
+        'args = ["--api-key", "Zq9toml"]',
+        '"env": {"DB_PASS": "Zq9dbpass"}',
     ],
 )
 def test_more_ways_of_writing_a_credential(text: str) -> None:

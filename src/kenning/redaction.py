@@ -460,7 +460,8 @@ _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 # A value given after a command-line flag and a space: --password S3cret, --token abc.
 _FLAG = lazy(
     r"(?<![\w\-])--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
-    rf"[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    # the value follows a space, or is the next item of a JSON/TOML argument list
+    rf"(?:[ \t]+|(?<=[a-z])[\"'],[ \t]*(?=[\"']))(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
     re.IGNORECASE,
 )
 # An environment list entry in Kubernetes, compose or CI YAML: "name: DB_PASSWORD" and, on the
