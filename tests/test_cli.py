@@ -170,3 +170,27 @@ def test_group_id_and_project_are_one_option(project: Path) -> None:
         project, "search", "--json", "--project", "team/x", "database locked", "--threshold", "0.3"
     )
     assert json.loads(r.stdout)["results"], r.stderr
+
+
+def test_every_command_that_works_for_a_project_takes_one(project: Path) -> None:
+    """SPEC §2: the project is an explicit argument first — stats, stale and seed-solutions
+    too, not only through KENNING_PROJECT."""
+    assert kenning(project, "remember", "--project", "team/x", DB_LOCKED).returncode == 0
+    for option in ("--project", "--group-id"):
+        r = kenning(project, "stats", "--json", option, "team/x")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["group_id"] == "team/x"
+        assert json.loads(r.stdout)["memories"] == 1
+        r = kenning(project, "stale", "--json", option, "team/x")
+        assert r.returncode == 0 and json.loads(r.stdout)["group_id"] == "team/x", r.stdout
+    docs = project / "docs" / "solutions" / "db"
+    docs.mkdir(parents=True)
+    (docs / "locked.md").write_text(
+        "---\ntrack: bug\nproblem: the database is locked\n---\n"
+        "```\nsqlite3.OperationalError: database is locked\n```\n\n## Fix\n\nEnable WAL.\n"
+    )
+    r = kenning(project, "seed-solutions", "--json", "--project", "team/y")
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "stats", "--json", "--project", "team/y")
+    assert json.loads(r.stdout)["memories"] == 1
+    assert json.loads(kenning(project, "stats", "--json").stdout)["memories"] == 0

@@ -112,6 +112,17 @@ _memory_project_option = click.option(
 )
 
 
+#: Which project a command works for (stats, stale, seed-solutions): SPEC §2's explicit
+#: argument, before KENNING_PROJECT and the git remote.
+_this_project_option = click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The project (default: from KENNING_PROJECT, else the git remote or folder).",
+)
+
+
 @contextmanager
 def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable[[int], None]]:
     """A rich progress bar on stderr when it is a terminal and output is not JSON."""
@@ -544,6 +555,7 @@ Examples:
     help="Read only the documents whose blob hash changed since the last run.",
 )
 @click.option("--json", "as_json", is_flag=True)
+@_this_project_option
 @_store_options
 @handle_errors
 def seed_solutions_cmd(
@@ -551,12 +563,13 @@ def seed_solutions_cmd(
     source_prefix: str | None,
     changed_only: bool,
     as_json: bool,
+    group_id: str | None,
     store_path: str | None,
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
     from .seeding import seed_solutions
 
-    with _open(store_path, create=True) as store, _progress("seeding", None, not as_json) as tick:
+    with _open(store_path, create=True, group_id=group_id) as store, _progress("seeding", None, not as_json) as tick:
         report = seed_solutions(
             store,
             directory,
@@ -939,13 +952,14 @@ Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consul
     help="Commits shown per changed file.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_this_project_option
 @_store_options
 @handle_errors
-def stale_cmd(commits: int, as_json: bool, store_path: str | None) -> None:
+def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str | None) -> None:
     """List the memories whose files changed since they were written, and what changed."""
     from .render import render_json, render_stale
 
-    with _open(store_path, create=False, missing_ok=True) as store:
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         report = store.stale(commits=commits)
         missing = store.missing_reason
     if as_json:
@@ -968,11 +982,12 @@ Examples:
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_this_project_option
 @_store_options
 @handle_errors
-def stats(as_json: bool, store_path: str | None) -> None:
+def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     """Counts, the resolved store path (intel_path) and the embedder provenance."""
-    with _open(store_path, create=False, missing_ok=True) as store:
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         data = store.stats()
         missing = store.missing_reason
     if as_json:
