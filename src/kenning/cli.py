@@ -569,7 +569,10 @@ def seed_solutions_cmd(
     """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
     from .seeding import seed_solutions
 
-    with _open(store_path, create=True, group_id=group_id) as store, _progress("seeding", None, not as_json) as tick:
+    with (
+        _open(store_path, create=True, group_id=group_id) as store,
+        _progress("seeding", None, not as_json) as tick,
+    ):
         report = seed_solutions(
             store,
             directory,
