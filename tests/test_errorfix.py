@@ -600,6 +600,40 @@ def test_doc_with_literal_error_block(tmp_path: Path) -> None:
     assert entry.format().startswith('ERROR-FIX: Error: Unrecognized key: "changelog" | FIX: ')
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make: *** [Makefile:12: test] Error 2",
+        "ld: library not found for -lssl",
+        "Process completed with exit code 137",
+    ],
+)
+def test_a_tool_failure_line_in_a_bare_output_block_is_the_signature(
+    tmp_path: Path, line: str
+) -> None:
+    """SPEC §6: an exit code or tool message from the body, before the problem: field — a
+    block of output with no "fails with:" before it and no line that reads like an error
+    by its words still holds one."""
+    text = _doc(
+        """
+        track: bug
+        problem: build breaks
+        """,
+        f"""
+        ```
+        $ make test
+        {line}
+        ```
+
+        ## Fix
+
+        Install the missing header package.
+        """,
+    )
+    (entry,) = _parse(tmp_path, text).entries
+    assert entry.signature == line
+
+
 def test_doc_inline_errors_give_one_entry_each_deduped_by_fingerprint(tmp_path: Path) -> None:
     text = _doc(
         """

@@ -279,7 +279,20 @@ def _signatures_from_code(block: _Block) -> list[str]:
         return [flat]
     if best >= _STRONG or (introduced and best >= 40):
         return signatures_of(content, limit=MAX_SIGNATURES_PER_DOC)
-    return []
+    # No intro and no line that reads like an error by itself: a tool's failure line still
+    # is one ("make: *** [Makefile:12: test] Error 2", "ld: library not found for -lssl",
+    # "Process completed with exit code 137")
+    failures = [one_line(clean_line(ln)[0]) for ln in lines if _TOOL_FAILURE.search(ln)]
+    return list(dict.fromkeys(f for f in failures if f))[:MAX_SIGNATURES_PER_DOC]
+
+
+_TOOL_FAILURE = lazy(
+    r"^\S+: \*\*\* .*\bError \d+\s*$"
+    r"|\bexit(?:ed)?(?: with)? (?:code|status) \d+\b"
+    r"|^[\w.\-]+: (?:[^:\n]{0,80}\b)?(?:not found|no such file|cannot |failed\b|permission denied"
+    r"|undefined reference|unresolved)",
+    re.IGNORECASE,
+)
 
 
 #: Text right before an inline span or quoted string that marks it as an error message:
