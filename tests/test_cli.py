@@ -11,6 +11,7 @@ import pytest
 from kenning import protocol
 
 from .cli_runner import CliRun, run_cli
+from .conftest import make_repo
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -194,3 +195,14 @@ def test_every_command_that_works_for_a_project_takes_one(project: Path) -> None
     r = kenning(project, "stats", "--json", "--project", "team/y")
     assert json.loads(r.stdout)["memories"] == 1
     assert json.loads(kenning(project, "stats", "--json").stdout)["memories"] == 0
+
+
+def test_stats_and_doctor_show_a_hostile_folder_name_inert(tmp_path: Path) -> None:
+    """A folder's name is nobody's checked text, and stats and doctor print paths."""
+    root = make_repo(tmp_path / "p\x1b]0;owned\x07\u202eq")
+    assert kenning(root, "remember", "a note in a strangely named folder").returncode == 0
+    for args in (("stats",), ("doctor",)):
+        r = kenning(root, *args)
+        assert r.returncode == 0, r.stderr
+        assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
+        assert "owned" in r.stdout

@@ -999,8 +999,9 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     if missing is not None:
         click.echo(missing)
         return
-    click.echo(f"store:      {data['intel_path']}")
-    click.echo(f"project:    {data['group_id']} ({data['project_root']})")
+    # a folder's name is nobody's checked text: shown without what could drive a terminal
+    click.echo(f"store:      {_plain(str(data['intel_path']))}")
+    click.echo(f"project:    {_plain(str(data['group_id']))} ({_plain(str(data['project_root']))})")
     click.echo(
         f"memories:   {data['memories']} in this project, "
         f"{data['memories_all_projects']} in the store"
@@ -1513,9 +1514,9 @@ def doctor(as_json: bool, store_path: str | None) -> None:
         _echo_json(report.to_dict())
     else:
         for check in report.checks:
-            click.echo(f"{check.status:<7} {check.name}: {check.message}")
+            click.echo(f"{check.status:<7} {check.name}: {_plain(check.message)}")
             if check.fix and check.status != "ok":
-                click.echo(f"        fix: {check.fix}")
+                click.echo(f"        fix: {_plain(check.fix)}")
     if not report.healthy:
         sys.exit(EXIT_USER)
 
