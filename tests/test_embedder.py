@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -312,6 +313,36 @@ def test_model_dir_override_with_the_same_weights(
     assert minilm_mod.build_count == before
     assert emb.provenance == MINILM_PROVENANCE
     assert emb.model_folder == folder
+
+
+def test_the_stamp_tells_apart_what_embeds_differently(
+    embedder: MiniLMEmbedder, cache_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MiniLM's weights cut at 128 word pieces embed a long text differently, and two
+    fine-tunes of one base model name the same base: neither may share MiniLM's stamp, or
+    each other's (SPEC §3: mixing is never silent)."""
+    original = minilm_mod.locate_model().folder
+    folder = tmp_path / "minilm-128"
+    folder.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        (folder / name).symlink_to(original / name)
+    (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
+    monkeypatch.setenv("KENNING_MODEL_DIR", str(folder))
+    monkeypatch.setenv("KENNING_CACHE_DIR", str(cache_root))
+    short = MiniLMEmbedder.load()
+    assert short.provenance != MINILM_PROVENANCE
+    assert short.provenance.model_id == MINILM_PROVENANCE.model_id + ";max_tokens=128"
+    base = {"_name_or_path": "nreimers/MiniLM-L6-H384-uncased"}
+    ids = {
+        minilm_mod._model_id(
+            replace(minilm_mod.locate_model(), config=base, from_package=False), sha * 32
+        )
+        for sha in ("ab", "cd")
+    }
+    assert ids == {
+        "nreimers/MiniLM-L6-H384-uncased@sha256:abababababababab;max_tokens=128",
+        "nreimers/MiniLM-L6-H384-uncased@sha256:cdcdcdcdcdcdcdcd;max_tokens=128",
+    }
 
 
 def test_unsupported_architecture_is_refused(

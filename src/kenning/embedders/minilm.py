@@ -8,7 +8,9 @@ Where the model comes from
     ``KENNING_MODEL_DIR`` points at another local folder holding the same files for another
     model of the same architecture (BERT, absolute positions, mean pooling). Its model_id
     is MiniLM's when the weights are MiniLM's (same sha256), else ``config.json``'s
-    ``_name_or_path`` when that is a hub-style name, else the folder's name.
+    ``_name_or_path`` when that is a hub-style name (else the folder's name) with
+    ``@sha256:`` and the first 16 hex digits of the weights' hash; ``;max_tokens=N`` follows
+    when its ``max_seq_length`` is not MiniLM's 256.
 
 How it runs
     On first use an fp32 ONNX graph (BERT encoder + attention-mask-weighted mean pooling +
@@ -187,14 +189,25 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+#: The word pieces all-MiniLM-L6-v2 embeds (its sentence_bert_config's max_seq_length).
+MINILM_MAX_TOKENS = 256
+
+
 def _model_id(files: ModelFiles, weights_sha256: str) -> str:
-    """The canonical id for MiniLM's weights; else the folder's config or name."""
+    """What the store is stamped with: the canonical id for MiniLM's weights, else the
+    folder's config or name with the weights' hash (two fine-tunes of one base model, or two
+    folders named ``model``, are different functions); and the token limit when it is not
+    MiniLM's (a text past 128 word pieces embeds differently at 256)."""
     if files.from_package or weights_sha256 == MINILM_WEIGHTS_SHA256:
-        return MINILM_MODEL_ID
-    name = str(files.config.get("_name_or_path") or "").strip()
-    if name and not os.path.isabs(name) and not name.startswith("."):
-        return name
-    return files.folder.resolve().name
+        model_id = MINILM_MODEL_ID
+    else:
+        name = str(files.config.get("_name_or_path") or "").strip()
+        if not name or os.path.isabs(name) or name.startswith("."):
+            name = files.folder.resolve().name
+        model_id = f"{name}@sha256:{weights_sha256[:16]}"
+    if files.max_tokens != MINILM_MAX_TOKENS:
+        model_id += f";max_tokens={files.max_tokens}"
+    return model_id
 
 
 # --------------------------------------------------------------------------------------
