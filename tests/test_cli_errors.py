@@ -253,6 +253,11 @@ def test_a_refused_note_creates_no_store(project: Path) -> None:
         result = run_cli(project, *args, env={"KENNING_EMBEDDER": "hashing"})
         assert result.returncode == 1, result.stderr
         assert not (project / ".kenning").exists(), args
+    empty = project.parent / "no-model"
+    empty.mkdir()
+    missing = run_cli(project, "remember", "a good note", env={"KENNING_MODEL_DIR": str(empty)})
+    assert missing.returncode == 1 and "model files missing" in missing.stderr
+    assert not (project / ".kenning").exists()  # a model that cannot load creates no store
     good = run_cli(
         project, "remember", "Deploys happen on Tuesdays only", env={"KENNING_EMBEDDER": "hashing"}
     )

@@ -1548,11 +1548,14 @@ def remember_in_project(
     """:meth:`MemoryStore.remember` of one note into the project's store, opened for it (and
     created by the first note it takes: a note the write path refuses creates no store, so
     that an agent's ``test -d .kenning`` still says there is none)."""
+    embedder: Embedder | None = None
     with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as probe:
         refused = None if probe.exists else probe.refusal(item)
+        if refused is None and not probe.exists:
+            embedder = probe.embedder  # a model that cannot load creates no store either
     if refused is not None:
         return refused
-    with open_store(path, cwd=cwd, group_id=group_id) as store:
+    with open_store(path, cwd=cwd, group_id=group_id, embedder=embedder) as store:
         return store.remember_many([item])[0]
 
 
