@@ -22,6 +22,10 @@ from .conftest import git, make_repo
         ("ssh://git@gitlab.example.com:2222/group/sub/widgets.git", "group/sub/widgets"),
         ("git://example.org/acme/widgets", "acme/widgets"),
         ("/srv/git/widgets.git", "git/widgets"),
+        ("git@github.com:/Acme/Widgets.git", "acme/widgets"),
+        ("git@host:/srv/git/acme/widgets.git", "srv/git/acme/widgets"),
+        ("ssh://git@host/srv/git/acme/widgets.git", "srv/git/acme/widgets"),
+        ("https://github.com/Acme/Widgets.GIT", "acme/widgets"),
         ("", None),
     ],
 )

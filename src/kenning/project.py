@@ -61,10 +61,13 @@ def normalise_remote(url: str) -> str | None:
     if m:
         path = m.group(1)
     else:
-        scp = re.match(r"^(?:[^@/]+@)?[^:/]+:(?!/)(.+)$", url)
+        # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
+        # is the repository ssh://git@host/srv/git/x.git names); one letter before the
+        # colon is a Windows drive, not a host
+        scp = re.match(r"^(?:[^@/]+@)?[^:/]{2,}:(.+)$", url)
         path = scp.group(1) if scp else url
     path = path.strip("/")
-    path = re.sub(r"\.git$", "", path).strip("/")
+    path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
     if not parts:
         return None
