@@ -203,6 +203,25 @@ def test_a_field_of_the_wrong_type_refuses_the_file(
     assert _checksum(target) == before
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("last_seen_at", "ghp_Zq9aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3"),
+        ("tags", ["ok", 123, "token=Zq9taglist"]),
+        ("stored_at", "password=Zq9stored"),
+    ],
+)
+def test_a_refused_value_is_quoted_redacted(
+    exported: list[dict[str, Any]], target: MemoryStore, name: str, value: Any
+) -> None:
+    """The error quotes what it refused, cut to a few dozen characters: redacted first (a
+    cut token is too short for its pattern, yet most of it)."""
+    exported[1][name] = value
+    with pytest.raises(UserInputError) as info:
+        import_memories(target, _lines(exported))
+    assert "line 2" in str(info.value) and "Zq9" not in str(info.value), str(info.value)
+
+
 @pytest.mark.parametrize("name", ["content", "type", "group_id", "stored_at", "id"])
 def test_a_missing_required_field_refuses_the_file(
     exported: list[dict[str, Any]], target: MemoryStore, name: str

@@ -90,10 +90,15 @@ class _Problem(Exception):
 
 
 def _show(value: object) -> str:
+    """A refused value as an error quotes it: redacted before it is cut (a cut token is too
+    short for its pattern, yet most of it)."""
+    from .redaction import redact_secrets
+
     try:
         text = json.dumps(value, ensure_ascii=True)
     except (TypeError, ValueError):
         text = repr(value)
+    text = redact_secrets(text)[0]
     return text if len(text) <= 40 else text[:37] + "..."
 
 
