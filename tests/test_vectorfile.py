@@ -368,3 +368,49 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     query = rng.integers(-127, 128, DIM).astype(np.int8)
     expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.astype(np.int64)
     np.testing.assert_array_equal(int8_dots(records, query), expected)
+
+
+_SEARCH_UNDER_A_FILE_SIZE_LIMIT = """
+import json, resource, sys
+import numpy as np
+from kenning.backends.base import Filters
+from kenning.backends.sqlite import SQLiteBackend
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # Python ignores SIGXFSZ
+backend = SQLiteBackend(sys.argv[1], create=False)
+answers = []
+for q in np.array(json.loads(sys.argv[2]), dtype=np.float32):
+    answers.append([[h.memory.id, h.score] for h in backend.vector_search(q, 10, Filters())])
+print(json.dumps(answers))
+"""
+
+
+def test_a_disk_that_refuses_the_file_costs_speed_not_answers(
+    db: Path, queries: np.ndarray
+) -> None:
+    """The vector file is derived data: when it cannot be written (a full disk, a file size
+    limit), the search answers from an index built in memory, says so once, and leaves no
+    half-written copy behind — whether the file was to be built or appended to."""
+    import json
+    import subprocess
+    import sys
+
+    def search_limited() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", _SEARCH_UNDER_A_FILE_SIZE_LIMIT, str(db),
+             json.dumps(queries[:4].tolist())],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    for step in ("build", "append"):
+        if step == "append":
+            backend = SQLiteBackend(db, create=False)
+            backend.vector_search(queries[0], 5, Filters())  # the file, built without a limit
+            backend.upsert(records(3000, vectors(250, 2)))
+            backend.close()
+        done = search_limited()
+        assert done.returncode == 0, done.stderr
+        rows = sqlite_rows(db)
+        for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
+            assert_same_ranking([tuple(x) for x in got], brute_force(rows, q, 10, Filters()))
+        assert done.stderr.count("cannot write") == 1, done.stderr
+        assert not (db.parent / (db.name + ".vectors.tmp")).exists()

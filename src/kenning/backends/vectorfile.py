@@ -50,10 +50,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import logging
 import mmap
 import os
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,6 +65,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from .base import Filters
+
+log = logging.getLogger(__name__)
+
+#: After the file could not be written, a process tries again this many seconds later.
+WRITE_RETRY_S = 60.0
 
 try:  # POSIX; elsewhere the index lives in memory only
     import fcntl
@@ -421,6 +428,8 @@ class VectorFile:
         self._map: mmap.mmap | None = None
         self._header: Header | None = None
         self._checked: set[int] = set()  # inodes whose last record was checked against SQLite
+        self._write_warned = False
+        self._write_again_at = 0.0  # after a failed write: not before (time.monotonic())
 
     # -- reading --------------------------------------------------------------------------
 
@@ -477,6 +486,8 @@ class VectorFile:
     ) -> VectorIndex:
         """An index of exactly the rows ``state`` describes, bringing the file up to date
         when ``persist`` (and the file lock is free)."""
+        # after a failed write (a full disk), each search would fill the disk again first
+        persist = persist and time.monotonic() >= self._write_again_at
         with self._lock() if persist else contextlib.nullcontext(False) as locked:
             header = self._open_current()
             records: np.ndarray | None = None
@@ -501,16 +512,34 @@ class VectorFile:
             if records is None:  # rebuild from SQLite
                 if locked:
                     batches = (quantise(batch, dimension) for batch in source.rows(0))
-                    return self._rewrite(state, dimension, batches)
+                    try:
+                        return self._rewrite(state, dimension, batches)
+                    except OSError as exc:
+                        self._cannot_write(exc)
                 rows = [r for batch in source.rows(0) for r in batch]
                 return self._index(_empty(dimension), rows, dimension, state)
             assert header is not None
             fresh = quantise(new_rows, dimension)
-            if not locked:
-                return self._index(records, new_rows, dimension, state, fresh)
-            if header.deletes != state.deletes:
-                return self._rewrite(state, dimension, [records, fresh])
-            return self._append(header, state, fresh, dimension)
+            if locked:
+                try:
+                    if header.deletes != state.deletes:
+                        return self._rewrite(state, dimension, [records, fresh])
+                    return self._append(header, state, fresh, dimension)
+                except OSError as exc:
+                    self._cannot_write(exc)
+            return self._index(records, new_rows, dimension, state, fresh)
+
+    def _cannot_write(self, exc: OSError) -> None:
+        """The file is derived data: a disk that is full or refuses it costs the search its
+        speed-up, never its answer (the index is built in memory from SQLite instead)."""
+        self._write_again_at = time.monotonic() + WRITE_RETRY_S
+        if not self._write_warned:
+            self._write_warned = True
+            log.warning(
+                "kenning: cannot write %s (%s); searching from memory until it can be",
+                self.path,
+                exc.strerror or exc,
+            )
 
     def _index(
         self,
@@ -621,10 +650,10 @@ class VectorFile:
             state=state,
         )
 
-    def _rewrite(
-        self, state: StoreState, dimension: int, parts: Iterable[np.ndarray]
-    ) -> VectorIndex:
-        temp = self.path.with_name(self.path.name + ".tmp")  # only the lock holder writes it
+    @staticmethod
+    def _write_temp(
+        temp: Path, state: StoreState, dimension: int, parts: Iterable[np.ndarray]
+    ) -> Header:
         dtype = record_dtype(dimension)
         count = 0
         with open(temp, "wb") as out:
@@ -645,7 +674,19 @@ class VectorFile:
             out.write(header.pack())
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temp, self.path)
+        return header
+
+    def _rewrite(
+        self, state: StoreState, dimension: int, parts: Iterable[np.ndarray]
+    ) -> VectorIndex:
+        temp = self.path.with_name(self.path.name + ".tmp")  # only the lock holder writes it
+        try:
+            header = self._write_temp(temp, state, dimension, parts)
+            os.replace(temp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):  # a half-written copy only takes space
+                temp.unlink()
+            raise
         opened = self._open_current()
         if opened != header:  # pragma: no cover - replaced by another process at once
             return self._index(_empty(dimension), [], dimension, state, _empty(dimension))
