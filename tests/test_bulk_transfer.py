@@ -85,6 +85,8 @@ def test_large_import_into_postgres_builds_the_index_once(
         "imported": ROWS,
         "duplicates": 0,
         "rejected": 0,
+        "not_written": 0,
+        "not_written_reason": None,
         "reembedded": 0,  # every vector in the export was usable
         "other_projects": {},
     }

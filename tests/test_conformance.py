@@ -1322,6 +1322,8 @@ def test_store_export_import_between_backends(
         "imported": len(NOTES),
         "duplicates": 0,
         "rejected": 0,
+        "not_written": 0,
+        "not_written_reason": None,
         "reembedded": 0,
         "other_projects": {},
     }

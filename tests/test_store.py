@@ -503,6 +503,8 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         "imported": 2,
         "duplicates": 0,
         "rejected": 0,
+        "not_written": 0,
+        "not_written_reason": None,
         "reembedded": 0,
         "other_projects": {"other/repo": 1},
     }

@@ -1230,7 +1230,13 @@ def import_cmd(
             f"--project {first} (or --project all)",
             err=True,
         )
-    if counts["rejected"]:
+    if counts["not_written"]:
+        _say_error(
+            f"{counts['not_written']} memories were not written: "
+            f"{counts['not_written_reason']}; run the same import again to add them (what "
+            "was imported is kept)"
+        )
+    if counts["rejected"] or counts["not_written"]:
         sys.exit(EXIT_USER)
 
 

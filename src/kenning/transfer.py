@@ -28,7 +28,7 @@ import numpy as np
 
 from .backends.base import Filters, bulk_writes
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
-from .model import NEAR_DUPLICATE, STORED, utc_now
+from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, utc_now
 from .render import escape_unsafe_json
 from .vectors import vector_problem
 
@@ -195,6 +195,10 @@ def import_validated(
         "imported": 0,
         "duplicates": 0,
         "rejected": 0,
+        # written to a store that failed (a full disk): kept out of "rejected", which says
+        # the note was refused; the same import run again adds them
+        "not_written": 0,
+        "not_written_reason": None,
         "reembedded": reembedded,
         "other_projects": {},
     }
@@ -222,10 +226,14 @@ def import_validated(
                 refresh=False,  # restoring a backup is not remembering again
             )
             for outcome in outcomes:
-                key = {STORED: "imported", NEAR_DUPLICATE: "duplicates"}.get(
-                    outcome.status, "rejected"
-                )
+                key = {
+                    STORED: "imported",
+                    NEAR_DUPLICATE: "duplicates",
+                    DEDUP_CHECK_FAILED: "not_written",
+                }.get(outcome.status, "rejected")
                 counts[key] += 1
+                if key == "not_written" and counts["not_written_reason"] is None:
+                    counts["not_written_reason"] = outcome.reason
                 if outcome.status == STORED and group != store.group_id:
                     others = counts["other_projects"]
                     others[group] = others.get(group, 0) + 1

@@ -432,7 +432,9 @@ class SQLiteBackend:
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
         finally:
-            conn.execute("COMMIT")
+            if conn.in_transaction:  # else SQLite ended it on an error, which is reported
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("COMMIT")
         if tables and not tables & set(STORE_TABLES):
             shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
             raise NotAKenningStore(
@@ -556,13 +558,19 @@ class SQLiteBackend:
             self._in_tx = True
             try:
                 yield
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.DatabaseError as exc:  # a full disk, an I/O error
+                    raise _failed_write(self, exc) from None
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk does): the error that
+                # stopped the write is the one to report, not "no transaction is active"
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
                 self._writes += 1  # our cache may hold rows that were rolled back
                 self._purge = False
                 raise
-            else:
-                self._conn.execute("COMMIT")
             finally:
                 self._in_tx = False
             if self._purge:
@@ -583,7 +591,17 @@ class SQLiteBackend:
     def _checkpoint_after_delete(self) -> None:
         """Copy the WAL into the file and truncate it, so the pages that still held the
         deleted rows (the WAL keeps every earlier version until a checkpoint) are gone."""
-        busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        try:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.DatabaseError as exc:  # the delete is committed; only the erasing waits
+            log.warning(
+                "kenning: %s could not be emptied (%s); the deleted text leaves %s-wal at "
+                "the next checkpoint",
+                self.path,
+                exc,
+                self.path.name,
+            )
+            return
         if busy:
             log.warning(
                 "kenning: another process kept reading %s, so its WAL could not be emptied; "
@@ -637,14 +655,19 @@ class SQLiteBackend:
                 )
             except sqlite3.IntegrityError as exc:
                 self._conn.execute("ROLLBACK TO upsert")
+                self._conn.execute("RELEASE upsert")
                 if "content_hash" in str(exc):  # UNIQUE (group_id, content_hash)
                     raise duplicate_content(self.location) from None
                 raise
             except BaseException:
-                self._conn.execute("ROLLBACK TO upsert")
+                # after a full disk or an I/O error SQLite has rolled the whole transaction
+                # back, savepoint included: the error that did it is the one to report
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK TO upsert")
+                        self._conn.execute("RELEASE upsert")
                 raise
-            finally:
-                self._conn.execute("RELEASE upsert")
+            self._conn.execute("RELEASE upsert")
             self._writes += 1
 
     def _check_dimension(self, dimension: int) -> None:
@@ -1362,10 +1385,34 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
 _DAMAGED_CODES = (11, 26)
 
 
+#: SQLITE_IOERR and SQLITE_FULL: the disk failed the write, or has no room for it.
+_IOERR, _FULL = 10, 13
+
+
+def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError:
+    """A write SQLite could not finish (it rolled back): what stopped it, and that nothing
+    changed."""
+    known = _known_failure(backend, exc)
+    if known is not None:
+        return known
+    return KenningError(f"cannot write the store {backend.path} ({exc}); nothing was changed")
+
+
 def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError | None:
-    """A damaged file, or a write to a read-only one, as kenning's error (None: neither)."""
+    """A damaged file, a write to a read-only one, a full disk or a failing one, as
+    kenning's error (None: none of these)."""
     if is_read_only_error(exc):
         return KenningError(_cannot_open(backend.path, exc))
+    if _result_code(exc) == _FULL:
+        return KenningError(
+            f"cannot write the store {backend.path}: the disk is full; free some space on "
+            f"it and retry (nothing was changed)"
+        )
+    if _result_code(exc) == _IOERR:
+        return KenningError(
+            f"the disk failed reading or writing the store {backend.path} ({exc}); check the "
+            f"disk and retry (a write that failed changed nothing)"
+        )
     if _result_code(exc) not in _DAMAGED_CODES:
         return None
     return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")

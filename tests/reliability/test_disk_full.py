@@ -1,0 +1,111 @@
+"""Writes to a disk that refuses them (full, failing, or over a file size limit): one clear
+line and the store as it was, or the write done — never a traceback, never an error that
+hides the real one ("no transaction is active", "no such savepoint").
+
+The refusal is a real one: each command runs in a process whose RLIMIT_FSIZE stops its
+files growing past a limit (Python ignores SIGXFSZ, so the write fails with EFBIG, which
+SQLite reports as a disk I/O error, as it does a full disk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kenning import open_store
+from kenning.store import NewMemory
+
+from ..conftest import make_repo
+
+HIDING = ("Traceback", "no transaction is active", "no such savepoint")
+
+
+def _limited(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def kenning_limited(root: Path, limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", *args],
+        cwd=root,
+        env={**os.environ, "KENNING_EMBEDDER": "hashing"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limited(limit),
+        check=False,
+    )
+
+
+def count(root: Path) -> int:
+    with open_store(cwd=root, embedder="hashing") as store:
+        return store.count()
+
+
+@pytest.fixture
+def full_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    root = make_repo(tmp_path / "p")
+    with open_store(cwd=root, embedder="hashing") as store:
+        results = store.remember_many(
+            [
+                NewMemory(
+                    f"note {i}: the cache worker {i * 7} retries after timeout {i}", "context"
+                )
+                for i in range(300)
+            ]
+        )
+    return root, [r.id for r in results if r.id]
+
+
+@pytest.mark.parametrize("limit", [40_000, 100_000])
+def test_forget_and_remember_on_a_refusing_disk(
+    full_store: tuple[Path, list[str]], limit: int
+) -> None:
+    root, ids = full_store
+    outcomes = []
+    for args, change in (
+        (("forget", ids[5]), -1),
+        (("remember", "a brand new note about deploys on tuesdays"), +1),
+    ):
+        before = count(root)
+        done = kenning_limited(root, limit, *args)
+        assert not [h for h in HIDING if h in done.stderr], done.stderr
+        errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        if done.returncode == 1:
+            assert len(errors) == 1 and "disk" in errors[0], done.stderr
+            assert count(root) == before  # nothing changed
+        else:
+            assert done.returncode == 0 and not errors, done.stderr
+            assert count(root) == before + change
+        outcomes.append(done.returncode)
+    if limit == 40_000:
+        assert outcomes == [1, 1], outcomes  # too small for either write: refused cleanly
+
+
+def test_an_import_the_disk_stops_says_so(
+    full_store: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root, _ = full_store
+    export = tmp_path / "all.jsonl"
+    with open_store(cwd=root, embedder="hashing") as store, export.open("w") as out:
+        from kenning.transfer import export_memories
+
+        export_memories(store, out, vectors=False)
+    target = make_repo(tmp_path / "q")
+    done = kenning_limited(target, 500_000, "import", "--json", str(export))
+    assert done.returncode == 1 and not [h for h in HIDING if h in done.stderr], done.stderr
+    assert "disk" in done.stderr
+    rerun = kenning_limited(target, 1 << 40, "import", "--json", str(export))
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert report["imported"] + report["duplicates"] == 300 and report["not_written"] == 0
