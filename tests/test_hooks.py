@@ -314,3 +314,29 @@ def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> Non
     assert out.getvalue() == ""
     assert err.getvalue().count("\n") == 1
     assert "RuntimeError: disk on fire" in err.getvalue()
+
+
+@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-", ">&- 2>&-"])
+def test_a_closed_stream_still_ends_the_hook_with_exit_0(
+    seeded: MemoryStore, tmp_path: Path, closed: str
+) -> None:
+    """An agent that closes a stream the hook would use (Python sees None) still gets exit
+    0: the hook reads nothing from a closed stdin and writes nothing to a closed stdout."""
+    import shlex
+
+    data = tmp_path / "in.json"
+    data.write_bytes(payload("prompt_submit_error", seeded.project.root))
+    redirect = closed if closed.startswith("<") else f"< {shlex.quote(str(data))} {closed}"
+    command = (
+        f"{shlex.quote(sys.executable)} -m kenning hook prompt-submit {redirect}; echo rc=$? >&3"
+    )
+    proc = subprocess.run(
+        ["sh", "-c", f"exec 3>&1; ({command})"],
+        cwd=seeded.project.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "rc=0" in proc.stdout, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr

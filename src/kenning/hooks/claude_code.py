@@ -39,6 +39,7 @@ exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import sys
@@ -330,9 +331,11 @@ def run(
     Never raises. Returns False when the time budget ran out (the work is abandoned on a
     daemon thread: the caller should exit the process right away), True otherwise.
     """
-    stdin = stdin if stdin is not None else sys.stdin.buffer
-    stdout = stdout if stdout is not None else sys.stdout
-    stderr = stderr if stderr is not None else sys.stderr
+    # A stream the agent closed (`>&-`) is None in Python: nothing is read from it or
+    # written to it, and the hook still ends as it should
+    stdin = stdin if stdin is not None else getattr(sys.stdin, "buffer", None) or io.BytesIO()
+    stdout = stdout if stdout is not None else sys.stdout or io.StringIO()
+    stderr = stderr if stderr is not None else sys.stderr or io.StringIO()
     if budget is None:
         from .. import config
 
@@ -385,6 +388,6 @@ def main(event: str) -> None:
         run(event)
     finally:
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
+            with contextlib.suppress(Exception):  # closed, gone, or None
                 stream.flush()
         os._exit(0)
