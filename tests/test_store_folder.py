@@ -7,10 +7,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from kenning import open_store
 from kenning.embedders.base import Embedder
 
-from .conftest import git
+from .conftest import git, make_repo
 
 
 def ignored(root: Path, path: str) -> bool:
@@ -104,3 +106,43 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
     finally:
         os.chmod(folder, 0o755)
         os.chmod(db, 0o644)
+
+
+def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embedder) -> None:
+    """On a file system mounted read-only SQLite cannot create the -shm either, and says
+    "unable to open database file" (SQLITE_CANTOPEN, not READONLY): that store is read too,
+    and doctor says read-only instead of advising to move an intact store aside."""
+    import json
+    import sys
+
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a file system here: {mounted.stderr.decode().strip()}")
+    try:
+        project = make_repo(mount / "p")
+        with open_store(cwd=project, embedder=minilm) as store:
+            memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+
+        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-m", "kenning", *args], cwd=project, capture_output=True,
+                text=True, check=False,
+            )  # fmt: skip
+
+        recalled = kenning("recall", "--json", "which day do we deploy")
+        assert recalled.returncode == 0, recalled.stderr
+        assert [r["id"] for r in json.loads(recalled.stdout)["results"]] == [memory_id]
+        refused = kenning("remember", "Deploys happen on Fridays")
+        assert refused.returncode == 1 and "read-only" in refused.stderr, refused.stderr
+        doctor = kenning("doctor")
+        assert "can be read but not written" in doctor.stdout, doctor.stdout
+        assert "aside" not in doctor.stdout
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)

@@ -172,7 +172,7 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
         return conn, False
     except sqlite3.OperationalError as exc:
         conn.close()
-        if not is_read_only_error(exc):
+        if not is_read_only_error(exc, path):
             raise
     conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S)
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()

@@ -357,7 +357,7 @@ class SQLiteBackend:
             try:
                 self._open_connection(create)
             except sqlite3.OperationalError as exc:
-                if create or not is_read_only_error(exc):
+                if create or not is_read_only_error(exc, self.path):
                     raise
                 self.read_only = True
                 self._open_connection(create)
@@ -1358,13 +1358,23 @@ def _switch_to_wal(conn: sqlite3.Connection) -> str:
             delay = min(delay * 2, 0.1)
 
 
-def is_read_only_error(exc: sqlite3.Error) -> bool:
-    """Whether SQLite refused a write because the file or its folder is read-only."""
-    return _result_code(exc) == 8  # SQLITE_READONLY
+def is_read_only_error(exc: sqlite3.Error, path: Path | None = None) -> bool:
+    """Whether SQLite refused a write because the file or its folder is read-only: its
+    SQLITE_READONLY, or (``path`` given) the SQLITE_CANTOPEN a WAL store gives on a
+    read-only file system, where it cannot create its ``-shm`` beside the file."""
+    code = _result_code(exc)
+    if code == 8:  # SQLITE_READONLY
+        return True
+    if code != 14 or path is None:  # SQLITE_CANTOPEN
+        return False
+    try:
+        return path.is_file() and bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
-    if is_read_only_error(exc):
+    if is_read_only_error(exc, path):
         return (
             f"cannot write the store {path}: its folder or file is read-only; make "
             f"{path.parent} and the files in it writable (reads work without that)"
@@ -1401,7 +1411,7 @@ def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kenning
 def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError | None:
     """A damaged file, a write to a read-only one, a full disk or a failing one, as
     kenning's error (None: none of these)."""
-    if is_read_only_error(exc):
+    if is_read_only_error(exc, backend.path):
         return KenningError(_cannot_open(backend.path, exc))
     if _result_code(exc) == _FULL:
         return KenningError(
