@@ -147,15 +147,21 @@ MIGRATE = textwrap.dedent(
 )
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["empty store", "shared store"])
 def test_large_migrate_to_postgres_resumes_after_kill(
-    project: Path, pg_url: str, minilm: Embedder
+    project: Path, pg_url: str, minilm: Embedder, shared: bool
 ) -> None:
+    """Into an empty store a large migration copies without the HNSW index and builds it at
+    the end (again when a killed run is resumed); into a store other projects already search
+    it keeps the index all along (dropping it would slow them, or for good if killed)."""
     local = _sqlite_store(project, minilm)
-    target = open_store(pg_url, cwd=project, embedder=minilm)
-    note = "Another project's note, in the team store before the migration."
-    assert target.remember(note, "context", group_id="other/team").id
-    target.close()
+    if shared:
+        target = open_store(pg_url, cwd=project, embedder=minilm)
+        note = "Another project's note, in the team store before the migration."
+        assert target.remember(note, "context", group_id="other/team").id
+        target.close()
     before = hnsw_oid(pg_url)
+    assert (before is not None) == shared
 
     child = subprocess.Popen(
         [sys.executable, "-c", MIGRATE, str(project), pg_url],
@@ -167,7 +173,7 @@ def test_large_migrate_to_postgres_resumes_after_kill(
     assert child.stdout is not None
     first = child.stdout.readline()  # one batch committed
     assert first.strip() == "500", child.stderr.read() if child.poll() is not None else first
-    assert hnsw_oid(pg_url) is None  # copying without the index
+    assert hnsw_oid(pg_url) == (before if shared else None)  # without the index if empty
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=60)
 
@@ -175,9 +181,9 @@ def test_large_migrate_to_postgres_resumes_after_kill(
     assert report.verified and report.already_present == 500
     assert report.copied == ROWS - 500 and report.target_count == ROWS
     after = hnsw_oid(pg_url)
-    assert after is not None and after != before
+    assert after is not None and (after == before) == shared
     remote = open_store(pg_url, cwd=project, embedder=minilm)
-    assert remote.count() == ROWS and remote.count(group_id="all") == ROWS + 1
+    assert remote.count() == ROWS and remote.count(group_id="all") == ROWS + shared
     for record in list(local.backend.iterate(Filters()))[:: ROWS // 5]:
         top = remote.backend.vector_search(record.vector, 1, Filters())
         assert top[0].memory == record.memory

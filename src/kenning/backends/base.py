@@ -153,10 +153,18 @@ def bulk_writes(
     backend: object, rows: int, existing: int, dimension: int | None, *, atomic: bool
 ) -> AbstractContextManager[None]:
     """The backend's bulk load when it has one and ``rows`` new rows into a store of
-    ``existing`` make it pay (:data:`BULK_MIN_ROWS`); else an ordinary write, after which
+    ``existing`` make it pay (:data:`BULK_MIN_ROWS`; not ``atomic``: into an empty store
+    only); else an ordinary write, after which
     an index an interrupted bulk load left dropped is built again (the run that resumes a
     killed migration is smaller than the store it now fills, so it is not a bulk load)."""
-    if isinstance(backend, BulkLoader) and rows >= max(BULK_MIN_ROWS, existing):
+    # A load that commits as it goes (a migration) drops the index every project of the
+    # store searches with, for as long as it runs, or for good if it is killed: only into
+    # a store that holds nothing yet.
+    if (
+        isinstance(backend, BulkLoader)
+        and rows >= max(BULK_MIN_ROWS, existing)
+        and (atomic or existing == 0)
+    ):
         return backend.bulk_load(dimension, atomic=atomic)
     if isinstance(backend, BulkLoader):
         return _then_restore_index(backend)
