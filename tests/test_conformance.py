@@ -1335,3 +1335,16 @@ def test_store_export_import_between_backends(
         np.testing.assert_allclose(mine[memory_id].vector, rec.vector, atol=1e-6)
     again = import_memories(mstore, buffer.getvalue().splitlines())
     assert again["imported"] == 0 and again["duplicates"] == len(NOTES)
+
+
+def test_a_short_password_is_hidden_without_garbling_the_message() -> None:
+    """The URL's password is replaced where it stands as a word of its own: a one-letter
+    password once turned "port 1 failed" into "[REDACTED…]ort 1 failed"."""
+    from kenning.backends.postgres import PostgresBackend
+
+    for password in ("p", "hunter2"):
+        with pytest.raises(StoreUnavailable) as info:
+            PostgresBackend(f"postgresql://u:{password}@127.0.0.1:1/db?application_name=x")
+        message = str(info.value)
+        assert "port 1 failed" in message and "REDACTED" not in message, message
+        assert f":{password}@" not in message and "hunter2" not in message

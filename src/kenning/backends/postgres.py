@@ -381,10 +381,8 @@ class PostgresBackend:
     ) -> None:
         self._secret = _password_of(url)
         self.location = redact_url(url)
-        if self._secret:  # however the URL spelt it (a libpq ``password=`` parameter too)
-            self.location = self.location.replace(
-                self._secret, redaction_marker("connection_string")
-            )
+        # however the URL spelt it (a libpq ``password=`` parameter too)
+        self.location = self._without_secret(self.location)
         self._local = threading.local()
         self._ddl_lock = threading.Lock()
         self._dimension: int | None = None
@@ -425,9 +423,16 @@ class PostgresBackend:
         passwords, ``password=`` in a libpq string, tokens), then this URL's own password
         wherever the server or driver echoed it."""
         text = redact_secrets(text)[0]
-        if self._secret:
-            text = text.replace(self._secret, redaction_marker("connection_string"))
+        text = self._without_secret(text)
         return text
+
+    def _without_secret(self, text: str) -> str:
+        """``text`` with this URL's password replaced where it stands as a word of its own
+        (a one-letter password must not turn "port" into "[REDACTED…]ort")."""
+        if not self._secret:
+            return text
+        found = re.compile(rf"(?<![A-Za-z0-9]){re.escape(self._secret)}(?![A-Za-z0-9])")
+        return found.sub(lambda _: redaction_marker("connection_string"), text)
 
     @contextmanager
     def _translate(self, doing: str = "query") -> Iterator[None]:
