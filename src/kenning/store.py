@@ -708,11 +708,14 @@ class MemoryStore:
         pending: Sequence[MemoryRecord],
         near_duplicates: bool,
         stored: Mapping[tuple[str, str], Memory] | None = None,
+        *,
+        besides: str | None = None,
     ) -> tuple[Memory, float, str] | None:
         """``(existing memory, score, reason)`` when ``memory`` is already known: the same
         content in the project (score 1.0), else a near-duplicate as :func:`kenning.dedup.decide`
         judges it among the nearest stored notes and the notes of this batch. ``stored``:
-        the batch's exact duplicates already looked up, by (project, hash)."""
+        the batch's exact duplicates already looked up, by (project, hash); ``besides``: the
+        id of a memory not to compare with (the one an edit changes)."""
         from .dedup import NEIGHBOURS, decide
 
         if memory.content_hash in batch_hashes:
@@ -721,15 +724,16 @@ class MemoryStore:
             existing = self.backend.find_by_hash(memory.group_id, memory.content_hash)
         else:
             existing = stored.get((memory.group_id, memory.content_hash))
-        if existing is not None:
+        if existing is not None and existing.id != besides:
             return existing, 1.0, IDENTICAL_CONTENT
         if not near_duplicates:
             return None
         neighbours = [
             (hit.memory, hit.score)
             for hit in self.backend.vector_search(
-                vector, NEIGHBOURS, Filters(group_id=memory.group_id)
+                vector, NEIGHBOURS + (besides is not None), Filters(group_id=memory.group_id)
             )
+            if hit.memory.id != besides
         ]
         neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
         neighbours.sort(key=lambda n: -n[1])
@@ -1392,16 +1396,11 @@ class MemoryStore:
                 )
                 vector = self._embed([new.content])[0]
                 if new.content_hash != old.content_hash:
-                    # Dedup against the *other* memories: take this one out first, inside
-                    # the transaction, so the unchanged dedup rule cannot match it.
-                    old_vector = self.backend.get_vectors([old.id]).get(old.id)
-                    self.backend.delete([old.id])
-                    dup = self._find_duplicate(new, vector, {}, [], True)
+                    # Dedup against the *other* memories. The memory is never deleted first:
+                    # a backend without transactions (Qdrant) would lose it to a crash
+                    # between the delete and the write; the write replaces it by its id.
+                    dup = self._find_duplicate(new, vector, {}, [], True, besides=old.id)
                     if dup is not None:
-                        if old_vector is not None:
-                            # A backend without transactions (Qdrant) keeps the delete:
-                            # put the memory back; the others roll both back.
-                            self.backend.upsert([MemoryRecord(old, old_vector)])
                         raise _EditRefused(*dup)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
