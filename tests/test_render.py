@@ -370,7 +370,7 @@ def test_cdata_pi_doctype_are_inert() -> None:
 
 
 def test_lookalikes_become_references() -> None:
-    lookalikes = "\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u3008\u3009\u27e8\u27e9\u2329\u232a"
+    lookalikes = "\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u3008\u3009\u27e8\u27e9\u2329\u232a\u2215\ufe3f\u227a\u227b\u2aa1\u2aa2\u02f1\u02f2"
     escaped = escape_xml_text(lookalikes + "\u202e\U000e003c")
     for ch in lookalikes + "\u202e\U000e003c":
         assert ch not in escaped

@@ -132,6 +132,10 @@ _SURROGATE_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
 _NEUTRALISE = regex.compile(
     r"\p{Cf}|["
     "\u02c2\u02c3"  # modifier letter left/right arrowhead
+    "\u02f1\u02f2"  # modifier letter low left/right arrowhead
+    "\u2215\u29f8"  # division slash, big solidus (a "/" for a closing tag)
+    "\u227a\u227b\u2aa1\u2aa2"  # precedes / succeeds, double nested less/greater-than
+    "\ufe3f\ufe40"  # presentation forms for vertical angle brackets
     "\u1433\u1438"  # Canadian syllabics po/pa (Go "generics" look-alikes)
     "\u2039\u203a"  # single angle quotation marks
     "\u2329\u232a"  # left/right-pointing angle bracket
