@@ -163,3 +163,19 @@ def test_public_api() -> None:
         assert name in kenning.__all__
         assert hasattr(kenning, name)
     assert sorted(kenning.__all__) == sorted(set(kenning.__all__))
+
+
+def test_the_public_api_is_typed_and_documented() -> None:
+    """A library user's type checker sees kenning's hints (PEP 561's py.typed marker), and
+    help() says what every public name does."""
+    from importlib.resources import files
+
+    import kenning
+
+    assert (files("kenning") / "py.typed").is_file()
+    undocumented = [
+        name
+        for name in kenning.__all__
+        if name != "__version__" and not (getattr(kenning, name).__doc__ or "").strip()
+    ]
+    assert undocumented == []

@@ -20,6 +20,7 @@ from .errors import (
     DuplicateContent,
     InvalidTypeError,
     KenningError,
+    NotAKenningStore,
     ProvenanceMismatch,
     StoreClosed,
     StoreCorrupted,
@@ -28,8 +29,15 @@ from .errors import (
     StoreUnavailable,
     UserInputError,
 )
-from .model import Memory, Provenance, RecallResult, RememberResult, SearchResult
-from .store import MemoryStore, open_store
+from .model import (
+    Memory,
+    Provenance,
+    RecallResult,
+    RememberResult,
+    SearchResult,
+)
+from .search import SearchResponse
+from .store import MemoryStore, NewMemory, open_store
 
 __version__ = "0.1.0"
 
@@ -41,10 +49,13 @@ __all__ = [
     "KenningError",
     "Memory",
     "MemoryStore",
+    "NewMemory",
+    "NotAKenningStore",
     "Provenance",
     "ProvenanceMismatch",
     "RecallResult",
     "RememberResult",
+    "SearchResponse",
     "SearchResult",
     "StoreClosed",
     "StoreCorrupted",

@@ -7,7 +7,7 @@ from :func:`kenning.open_store` instead, so the model stays loaded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -23,13 +23,21 @@ def remember(
     *,
     source: str | None = None,
     tags: Sequence[str] = (),
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
     group_id: str | None = None,
     path: str | Path | None = None,
     cwd: str | Path | None = None,
 ) -> RememberResult:
+    """Remember one note in the project of ``cwd`` (default: the current folder): redacted,
+    deduplicated, embedded and stored. Never raises for the note itself: an empty or
+    oversized note, or an unknown type, comes back as ``status="rejected"`` with the reason,
+    a repeated one as ``"near-duplicate"`` with the existing memory's id (check
+    ``result.ok``). Raises :class:`KenningError` for the store (not a git checkout, a server
+    that is down, …). ``path``: another store (a file, folder or server URL)."""
     # tags as given: the write path refuses one text (it must not become its letters)
-    note = NewMemory(content, type, source, cast(tuple[str, ...], tags), metadata or {})
+    note = NewMemory(
+        content, type, source, cast(tuple[str, ...], tags), dict(metadata) if metadata else {}
+    )
     return remember_in_project(note, path, cwd=cwd, group_id=group_id)
 
 
@@ -42,6 +50,11 @@ def recall(
     path: str | Path | None = None,
     cwd: str | Path | None = None,
 ) -> RecallResult:
+    """The recall protocol for ``query`` in the project of ``cwd``: the ``top_k`` best
+    candidates, those under the floor (0.5; 0.40 for an error query, or ``errors=True``)
+    dropped, the best 3 kept, their text cut to 800 characters at a word boundary. No store
+    yet: an empty result. :func:`kenning.render.render_recall_result` gives the fenced block
+    for a prompt."""
     with open_store(path, cwd=cwd, create=False, missing_ok=True) as store:
         return store.recall(query, top_k, errors=errors, group_id=group_id)
 
