@@ -182,3 +182,16 @@ def test_unusable_project_ids_are_refused(tmp_path: Path, bad: str) -> None:
     root = make_repo(tmp_path / "r")
     with pytest.raises(UserInputError, match="project id"):
         resolve_project(root, group_id=bad)
+
+
+def test_git_that_cannot_run_is_said_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not "not inside a git repository" (which sends the user to `git init`): git itself
+    could not run."""
+    from kenning.errors import KenningError
+
+    root = make_repo(tmp_path / "r")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    with pytest.raises(KenningError, match="cannot run git"):
+        resolve_project(root)
+    with pytest.raises(UserInputError, match="not inside a git repository"):
+        resolve_project(tmp_path / "gone")  # a folder that is not there is no checkout

@@ -842,3 +842,24 @@ def test_a_near_duplicate_answer_describes_the_memory_it_names(store: MemoryStor
     edited = store.update(other.id or "", content="All timestamps are stored in UTC!")
     assert edited.status == NEAR_DUPLICATE and edited.id == first.id
     assert (edited.collection, edited.type) == ("conventions", "rule")
+
+
+def test_open_store_checks_its_arguments(project: Path) -> None:
+    """A library caller's wrong argument is kenning's error naming it, not pathlib's or an
+    AttributeError at the first write; a blank path is the default store, not ./memory.db."""
+    from kenning.errors import UserInputError
+
+    for kwargs in (
+        {"path": 12},
+        {"cwd": 3.5},
+        {"path": "a\x00b"},
+        {"group_id": 123},
+        {"embedder": object()},
+    ):
+        arguments: dict[str, object] = {"cwd": project, "embedder": "hashing", **kwargs}
+        with pytest.raises(UserInputError, match=next(iter(kwargs))):
+            open_store(**arguments)  # type: ignore[arg-type]
+    with open_store("   ", cwd=project, embedder="hashing") as store:
+        assert store.remember("a note in the default store", "context").ok
+        assert Path(store.location) == project / ".kenning" / "memory.db"
+    assert sorted(p.name for p in project.iterdir() if not p.name.startswith(".")) == ["README.md"]

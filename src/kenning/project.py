@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StoreLocationError, UserInputError
+from .errors import KenningError, StoreLocationError, UserInputError
 
 STORE_DIRNAME = ".kenning"
 STORE_FILENAME = "memory.db"
@@ -96,8 +96,19 @@ def _git(cwd: Path, *args: str) -> str | None:
             timeout=10,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
+    except FileNotFoundError as exc:
+        if exc.filename != "git":  # the folder to run in is gone: not a checkout
+            return None
+        raise KenningError(
+            "cannot run git: it is not installed or not on PATH; kenning finds the project "
+            "and its store with git, so install it (or put it on PATH)"
+        ) from None
+    except (NotADirectoryError, PermissionError):
+        return None  # the folder to run in is no folder, or may not be entered
+    except (OSError, subprocess.SubprocessError) as exc:
+        # not "not a git repository": git itself could not run (no file descriptors left,
+        # no memory, a git that hangs)
+        raise KenningError(f"cannot run git in {cwd}: {exc}") from None
     if out.returncode != 0:
         return None
     return out.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -1491,6 +1492,25 @@ def open_store(
 
     from .backends.registry import open_backend
 
+    for name, value in (("path", path), ("cwd", cwd)):
+        if value is not None and (
+            not isinstance(value, str | os.PathLike) or "\x00" in os.fspath(value)
+        ):
+            raise UserInputError(
+                f"{name} must be a path (a str or os.PathLike without NUL), not {value!r:.80}"
+            )
+    if path is not None and not os.fspath(path).strip():
+        path = None  # blank, as an empty KENNING_STORE: the default store, not "./memory.db"
+    if group_id is not None and not isinstance(group_id, str):
+        raise UserInputError(f"group_id must be a project id (text), not {group_id!r:.80}")
+    if (
+        embedder is not None
+        and not isinstance(embedder, str)
+        and not (hasattr(embedder, "provenance") and callable(getattr(embedder, "embed", None)))
+    ):
+        raise UserInputError(
+            f"embedder must be an Embedder or a name ('minilm'), not {embedder!r:.80}"
+        )
     url = str(path).strip() if path is not None and "://" in str(path) else None
     try:
         store_path = Path(path).expanduser() if path is not None and url is None else None
