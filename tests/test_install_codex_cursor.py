@@ -322,6 +322,7 @@ def test_crlf_files_keep_their_line_endings(project: Path) -> None:
 
 
 TOKEN = "ghp_" + "a1B2" * 9
+BRAVE = "BSAq7Xk2Lm9Pz4Wv8Rt1Yu6Io3"
 
 
 @pytest.mark.parametrize("agent", ["codex", "cursor"])
@@ -333,17 +334,22 @@ def test_dry_run_never_prints_a_credential_of_the_user_config(
     --json) show its line redacted, as they do for ~/.claude.json."""
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text(
+        f'[mcp_servers.brave]\ncommand = "npx"\nargs = [\n  "--brave-api-key",\n  "{BRAVE}",\n]\n'
         f'[mcp_servers.github]\ncommand = "npx"\nenv = {{ GITHUB_PERSONAL_ACCESS_TOKEN = "{TOKEN}" }}\n'
     )
     (home / ".cursor").mkdir()
     github = {"command": "npx", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}
-    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"github": github}}))
+    brave = {"command": "npx", "args": ["-y", "@brave/mcp", "--brave-api-key", BRAVE]}
+    (home / ".cursor" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"github": github, "brave": brave}})
+    )
     before = snapshot(home)
     options = ["--dry-run", "--no-agents-md", *(["--json"] if as_json else [])]
     code, out, err = cli(agent, "--scope", "user", "--executable", EXE, *options)
     assert code == 0, err
     assert "GITHUB_PERSONAL_ACCESS_TOKEN" in out and "REDACTED" in out
     assert TOKEN not in out and TOKEN not in err
+    assert BRAVE not in out and BRAVE not in err  # an argument list, one item a line
     assert snapshot(home) == before
 
 

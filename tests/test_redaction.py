@@ -579,6 +579,12 @@ def test_more_ways_of_writing_a_credential(text: str) -> None:
         "bypass=1",
         "compass=north",
         "<tokenType>Bearer</tokenType>",
+        "MAX_PASS=5",
+        "first_pass = 1",
+        "opt_pass: 2",
+        "render-pass: shadow",
+        'labels[token] = "B-PER"',
+        "vocab['token'] = 5",
         "Rollback: heroku release id: 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f was bad",
         "HEROKU_APP_ID=550e8400-e29b-41d4-a716-446655440000",
         "Codecov report for commit: 7f3c2b1a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
@@ -611,6 +617,7 @@ def test_metadata_secrets_known_by_their_place() -> None:
         "Password ": "Zq9sp",
         "tokens": 512,
         "max_tokens": 1000,
+        "usage": {"tokens": {"input": 512}, "input_tokens": [120, 30]},
         "notes": "fine",
     }
     out, found = redact_value(metadata)
@@ -619,3 +626,17 @@ def test_metadata_secrets_known_by_their_place() -> None:
     assert out["env"][1] == {"name": "HOME", "value": "/root"}
     assert out["args"][2:] == ["--verbose", "x"]
     assert (out["tokens"], out["max_tokens"], out["notes"]) == (512, 1000, "fine")
+    assert out["usage"] == metadata["usage"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://127.0.0.1:1/app?application_name=svc@prod",
+        "http://qdrant:6333/collections/x@y",
+        "postgresql://db.internal/app?options=a@b",
+    ],
+)
+def test_a_location_without_user_information_is_shown_as_it_is(url: str) -> None:
+    """An '@' after the host (in the path or the query) is no password's end."""
+    assert redact_url(url) == url

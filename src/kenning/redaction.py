@@ -430,13 +430,17 @@ def _is_reference(
 # The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
-    r"(?:pass(?:word|wd|phrase)|(?<=[_\-])pass(?![A-Za-z])|pwd"
+    r"(?:pass(?:word|wd|phrase)|pwd"
+    # a service's password written PASS (DB_PASS, SMTP_PASS): never a bare "_pass", which
+    # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1)
+    r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
+    r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http)[_\-]pass(?![A-Za-z])"
     r"|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private|encryption|signing|master|app)[_\-]?key"
     r"|apikey|token|credentials?|creds)"
 )
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…".
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>[\"']?\]?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
@@ -460,8 +464,10 @@ _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 # A value given after a command-line flag and a space: --password S3cret, --token abc.
 _FLAG = lazy(
     r"(?<![\w\-])--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
-    # the value follows a space, or is the next item of a JSON/TOML argument list
-    rf"(?:[ \t]+|(?<=[a-z])[\"'],[ \t]*(?=[\"']))(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    # the value follows a space, or is the next item of a JSON/TOML argument list (on the
+    # next line too, as a formatter writes it — in a diff, after its +/-/space column)
+    rf"(?:[ \t]+|(?<=[a-z])[\"'],(?:[ \t]*|[ \t]*\r?\n[ \t+\-]*)(?=[\"']))"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
     re.IGNORECASE,
 )
 # An environment list entry in Kubernetes, compose or CI YAML: "name: DB_PASSWORD" and, on the
@@ -511,6 +517,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             if not value.strip() or _is_placeholder(value.strip()):
                 return None
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
+    if m.group("kq").endswith("]"):
+        return None  # a subscript's unquoted value: a count or a variable (vocab["token"] = 5)
     start, end = m.span("val")
     value = m.group("val")
     # A YAML key is indented by at most _MAX_INDENT characters (searching further back for the
@@ -813,7 +821,8 @@ def _scannable(text: str) -> str:
 # a pattern while a terminal or a model reads it whole ("ghp_abc\u200bdef…").
 _INVISIBLE = lazy(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
 
 
@@ -940,13 +949,14 @@ def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
 _SECRET_FLAG = lazy(r"--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)", re.I)
 #: Header names whose value is a credential, whatever it looks like.
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-#: A plural of a secret's name (``secrets``, ``passwords``, ``tokens``): what it holds is
-#: secret when it is a container (a count stored as ``{"tokens": 512}`` is not).
-_SECRET_PLURAL = lazy(r"(?:passwords|secrets|tokens|credentials|api[_\-]?keys)$", re.I)
+#: A plural of a secret's name (``secrets``, ``passwords``), as a key's whole name: what
+#: it holds is secret when it is a container.
+_SECRET_PLURAL = lazy(r"(?:passwords|secrets|credentials|api[_\-]?keys)", re.I)
 
 
 def _is_secret_container_key(key: str) -> bool:
-    return _SECRET_PLURAL.search(key.strip()[-24:]) is not None
+    # the whole name: "tokens" is as often a count of an LLM's tokens, so it is not one
+    return _SECRET_PLURAL.fullmatch(key.strip()) is not None
 
 
 def redact_url(url: str) -> str:
@@ -969,7 +979,12 @@ def _without_password(url: str) -> str:
         return url
     rest = url[m.end() :]
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
-    at = authority.rfind("@") if "@" in authority else rest.rfind("@")
+    if "@" in authority:
+        at = authority.rfind("@")
+    elif ":" not in authority or authority.rsplit(":", 1)[1].isdigit():
+        return url  # host[:port]: an '@' further on is the path's or the query's
+    else:
+        at = rest.rfind("@")
     userinfo = rest[:at]
     if ":" not in userinfo:
         return url
