@@ -1348,3 +1348,47 @@ def test_a_short_password_is_hidden_without_garbling_the_message() -> None:
         message = str(info.value)
         assert "port 1 failed" in message and "REDACTED" not in message, message
         assert f":{password}@" not in message and "hunter2" not in message
+
+
+def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_url: str) -> None:
+    """A pool that is only busy (not lost) lets at most a couple of calls connect on their
+    own; the others wait for a pooled connection (a managed server's max_connections is
+    shared with other clients)."""
+    import threading
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(pg_url, create=True, dimension=DIM, pool_size=4)
+    peak = 0
+    done = threading.Event()
+
+    def watch() -> None:
+        nonlocal peak
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            while not done.is_set():
+                n = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'kenning'"
+                ).fetchone()
+                peak = max(peak, int(n[0]) if n else 0)
+                time.sleep(0.05)
+
+    def hold() -> None:
+        with b._connection() as conn:
+            conn.execute("SELECT pg_sleep(1.5)")
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        workers = [threading.Thread(target=hold) for _ in range(12)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=120)
+    finally:
+        done.set()
+        watcher.join()
+        b.close()
+    assert 4 < peak <= 6, peak  # the pool, and two of its own

@@ -224,6 +224,11 @@ CONNECT_TIMEOUT_S = 10
 #: directly then either works at once (the server is back) or fails with the server's own
 #: reason, instead of "no connection after 30 s" on every call of a long-lived session.
 POOL_WAIT_S = 1.0
+#: When the pool is only busy (every connection in use), a call connecting on its own must
+#: not grow the server's connection count without bound: at most this many such calls at
+#: once; the others wait for the pool as before, up to POOL_BUSY_WAIT_S.
+OWN_CONNECTIONS_MAX = 2
+POOL_BUSY_WAIT_S = 30.0
 # psycopg_pool logs each failed reconnection (a warning per back-off step, for as long as
 # the server is away) to stderr when the program set up no logging: an MCP client's log or
 # a hook's one-line report would fill with them, while kenning reports the failure itself
@@ -381,13 +386,14 @@ class PostgresBackend:
     ) -> None:
         self._secret = _password_of(url)
         self.location = redact_url(url)
-        # however the URL spelt it (a libpq ``password=`` parameter too)
-        self.location = self._without_secret(self.location)
+        # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
+        # word is not replaced here: postgres:postgres@…/postgres would lose its database)
         self._local = threading.local()
         self._ddl_lock = threading.Lock()
         self._dimension: int | None = None
         self._iterative_scan = False
         self._pool: ConnectionPool | None = None
+        self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
         try:
             self._conninfo = psycopg.conninfo.make_conninfo(
                 url, connect_timeout=connect_timeout, application_name="kenning"
@@ -583,6 +589,8 @@ class PostgresBackend:
             conn = pool.getconn()
         except PoolTimeout:
             conn = None
+        if conn is None and not self._own_connections.acquire(blocking=False):
+            conn = pool.getconn(timeout=POOL_BUSY_WAIT_S)  # enough own ones: wait our turn
         if conn is not None:
             try:
                 with conn:  # as the pool's own connection(): commit or roll back, keep open
@@ -590,9 +598,12 @@ class PostgresBackend:
             finally:
                 pool.putconn(conn)
             return
-        with psycopg.connect(self._conninfo, autocommit=True) as own:
-            _register_vector_checked(own)
-            yield own
+        try:
+            with psycopg.connect(self._conninfo, autocommit=True) as own:
+                _register_vector_checked(own)
+                yield own
+        finally:
+            self._own_connections.release()
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
