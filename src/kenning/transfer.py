@@ -20,13 +20,14 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from .backends.base import Filters, bulk_writes
+from .errors import KenningError, UserInputError
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
 from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, utc_now
 from .render import escape_unsafe_json
@@ -215,29 +216,60 @@ def import_validated(
     # batches. Re-embedding imports are paced by the model and keep the usual path.
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
     existing_rows = store.backend.count(Filters()) if new_rows else 0
-    with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
-        for group, indexes in by_group.items():
-            outcomes = store.remember_prepared(
-                [prepared[i] for i in indexes],
-                near_duplicates=False,
-                vectors=[vectors[i] for i in indexes],
-                progress=progress,
-                batch_size=IMPORT_BATCH if reuse else 64,
-                refresh=False,  # restoring a backup is not remembering again
-            )
-            for outcome in outcomes:
-                key = {
-                    STORED: "imported",
-                    NEAR_DUPLICATE: "duplicates",
-                    DEDUP_CHECK_FAILED: "not_written",
-                }.get(outcome.status, "rejected")
-                counts[key] += 1
-                if key == "not_written" and counts["not_written_reason"] is None:
-                    counts["not_written_reason"] = outcome.reason
-                if outcome.status == STORED and group != store.group_id:
-                    others = counts["other_projects"]
-                    others[group] = others.get(group, 0) + 1
+    before, duplicates_before = store.backend.count(Filters()), counts["duplicates"]
+    try:
+        with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
+            _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
+    except KenningError as exc:
+        if isinstance(exc, UserInputError):
+            raise
+        # The store stopped the import midway (a full disk): what it wrote stays, counted
+        # from the store itself (a batch written before the failure is not in `counts`),
+        # and the rest is reported as not written, with the reason.
+        try:
+            landed = store.backend.count(Filters()) - before
+        except KenningError:  # the store cannot even be read now: the first error says it
+            raise exc from None
+        to_write = sum(len(indexes) for indexes in by_group.values())
+        counts["imported"] = landed
+        counts["not_written"] = max(
+            0, to_write - landed - (counts["duplicates"] - duplicates_before) - counts["rejected"]
+        )
+        counts["not_written_reason"] = str(exc)
     return counts
+
+
+def _write_groups(
+    store: MemoryStore,
+    by_group: Mapping[str, list[int]],
+    prepared: Sequence[Any],
+    vectors: Sequence[Any],
+    counts: dict[str, Any],
+    reuse: bool,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Remember each project's share of an import, counting the outcomes into ``counts``."""
+    for group, indexes in by_group.items():
+        outcomes = store.remember_prepared(
+            [prepared[i] for i in indexes],
+            near_duplicates=False,
+            vectors=[vectors[i] for i in indexes],
+            progress=progress,
+            batch_size=IMPORT_BATCH if reuse else 64,
+            refresh=False,  # restoring a backup is not remembering again
+        )
+        for outcome in outcomes:
+            key = {
+                STORED: "imported",
+                NEAR_DUPLICATE: "duplicates",
+                DEDUP_CHECK_FAILED: "not_written",
+            }.get(outcome.status, "rejected")
+            counts[key] += 1
+            if key == "not_written" and counts["not_written_reason"] is None:
+                counts["not_written_reason"] = outcome.reason
+            if outcome.status == STORED and group != store.group_id:
+                others = counts["other_projects"]
+                others[group] = others.get(group, 0) + 1
 
 
 __all__ = [

@@ -1405,7 +1405,9 @@ def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kenning
     known = _known_failure(backend, exc)
     if known is not None:
         return known
-    return KenningError(f"cannot write the store {backend.path} ({exc}); nothing was changed")
+    return KenningError(
+        f"cannot write the store {backend.path} ({exc}); the write that failed changed nothing"
+    )
 
 
 def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError | None:
@@ -1416,7 +1418,7 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
     if _result_code(exc) == _FULL:
         return KenningError(
             f"cannot write the store {backend.path}: the disk is full; free some space on "
-            f"it and retry (nothing was changed)"
+            f"it and retry (the write that failed changed nothing)"
         )
     if _result_code(exc) == _IOERR:
         return KenningError(
