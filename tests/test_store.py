@@ -863,3 +863,42 @@ def test_open_store_checks_its_arguments(project: Path) -> None:
         assert store.remember("a note in the default store", "context").ok
         assert Path(store.location) == project / ".kenning" / "memory.db"
     assert sorted(p.name for p in project.iterdir() if not p.name.startswith(".")) == ["README.md"]
+
+
+def test_a_model_folder_stamped_by_name_alone_is_stamped_again(project: Path) -> None:
+    """A store a model folder stamped before stamps carried the weights' hash (its name
+    alone) is still that model's: read, and stamped again by the first write. Another name
+    is another model, refused as before."""
+    from dataclasses import replace as changed
+
+    from kenning.embedders import load_embedder
+    from kenning.errors import ProvenanceMismatch
+    from kenning.model import Provenance
+
+    class FineTune:  # an embedder plugged in by a library user: a hashing model, renamed
+        def __init__(self) -> None:
+            self.inner = load_embedder("hashing")
+            self.provenance = changed(
+                self.inner.provenance, model_id="acme/minilm-ft@sha256:4dc1f321de878baf"
+            )
+            self.dimension = self.inner.dimension
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            return self.inner.embed(texts)
+
+    tuned = FineTune()
+    for name, accepted in (("acme/minilm-ft", True), ("acme/other-model", False)):
+        path = project / ".kenning" / f"{name.replace('/', '-')}.db"
+        with open_store(path, cwd=project, embedder="hashing") as store:
+            store.remember("Deploys happen on Tuesdays only", "rule")
+            store.backend.write_provenance(
+                Provenance(**{**store.backend.read_provenance().__dict__, "model_id": name})
+            )
+        with open_store(path, cwd=project, embedder=tuned) as store:  # type: ignore[arg-type]
+            if not accepted:
+                with pytest.raises(ProvenanceMismatch):
+                    store.remember("Releases are tagged on main", "rule")
+                continue
+            assert store.search("Deploys happen on Tuesdays only", threshold=0.0).results
+            assert store.remember("Releases are tagged on main", "rule").ok
+            assert store.backend.read_provenance() == tuned.provenance

@@ -48,6 +48,7 @@ from .model import (
     STORED,
     Freshness,
     Memory,
+    Provenance,
     RecallResult,
     RememberResult,
     SearchResult,
@@ -341,6 +342,12 @@ class MemoryStore:
             )
         stored = self.backend.read_provenance()
         if stored is None:
+            if stamp:
+                self.backend.write_provenance(mine)
+            return
+        if stored != mine and _stamped_before_weight_hashes(stored, mine):
+            # the same model folder, stamped by a kenning whose stamp held its name alone:
+            # stamped again with its weights' hash by the first write
             if stamp:
                 self.backend.write_provenance(mine)
             return
@@ -1555,6 +1562,14 @@ def open_store(
     elif embedder is not None:
         instance = embedder
     return MemoryStore(backend, project, settings, instance, name)
+
+
+def _stamped_before_weight_hashes(stored: Provenance, mine: Provenance) -> bool:
+    """Whether ``stored`` is the stamp an older kenning wrote for the model folder ``mine``
+    describes: its name without ``@sha256:…`` (and without a token limit, which those stamps
+    did not carry), everything else the same."""
+    name, hashed, _ = mine.model_id.partition("@sha256:")
+    return bool(hashed) and stored == replace(mine, model_id=name)
 
 
 def remember_in_project(
