@@ -26,6 +26,7 @@ from .conftest import git, make_repo
         ("git@host:/srv/git/acme/widgets.git", "srv/git/acme/widgets"),
         ("ssh://git@host/srv/git/acme/widgets.git", "srv/git/acme/widgets"),
         ("https://github.com/Acme/Widgets.GIT", "acme/widgets"),
+        ("git@g:acme/widgets.git", "acme/widgets"),
         ("", None),
     ],
 )
@@ -195,3 +196,22 @@ def test_git_that_cannot_run_is_said_so(tmp_path: Path, monkeypatch: pytest.Monk
         resolve_project(root)
     with pytest.raises(UserInputError, match="not inside a git repository"):
         resolve_project(tmp_path / "gone")  # a folder that is not there is no checkout
+
+
+def test_joiners_are_spelling_not_hidden_text(tmp_path: Path) -> None:
+    """Zero-width (non-)joiners are how Persian or Hindi words are written: an id or a
+    source path holding one is kept, while other invisible characters are refused."""
+    from kenning.safety import is_safe_source_path
+
+    root = make_repo(tmp_path / "r")
+    assert resolve_project(
+        root, group_id="acme/\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    ).group_id.endswith("\u200c\u062e\u0648\u0627\u0647\u0645")
+    (root / "docs").mkdir()
+    (
+        root / "docs" / "\u0631\u0627\u0647\u0646\u0645\u0627\u06cc\u200c\u0646\u0635\u0628.md"
+    ).write_text("x")
+    assert is_safe_source_path(
+        "docs/\u0631\u0627\u0647\u0646\u0645\u0627\u06cc\u200c\u0646\u0635\u0628.md", root
+    )
+    assert not is_safe_source_path("docs/a\u200bb.md", root)

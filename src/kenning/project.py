@@ -63,8 +63,8 @@ def normalise_remote(url: str) -> str | None:
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
-        # colon is a Windows drive, not a host
-        scp = re.match(r"^(?:[^@/]+@)?[^:/]{2,}:(.+)$", url)
+        # colon and no user is a Windows drive, not a host
+        scp = re.match(r"^(?:[^@/]+@[^:/]+|[^:/]{2,}):(.+)$", url)
         path = scp.group(1) if scp else url
     path = path.strip("/")
     path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
@@ -83,7 +83,9 @@ def _shown_only(name: str) -> str:
     """``name`` without control and format characters (escape sequences, bidi overrides,
     zero-width characters): a remote URL or a folder name is not checked by anyone, and the
     id it gives is printed (stats, doctor, the page) and written into every memory."""
-    return "".join(c for c in name if unicodedata.category(c) not in ("Cc", "Cf"))
+    return "".join(
+        c for c in name if unicodedata.category(c) not in ("Cc", "Cf") or c in "\u200c\u200d"
+    )
 
 
 def _git(cwd: Path, *args: str) -> str | None:

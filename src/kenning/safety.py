@@ -100,6 +100,11 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _SEPARATORS = re.compile(r"[/\\]")
 
 
+#: Zero-width non-joiner and joiner: format characters that are part of how Persian,
+#: Hindi and other scripts are spelt (and of emoji sequences), not a way to hide text.
+_JOINERS = frozenset("\u200c\u200d")
+
+
 def _lexical_reason(path: str) -> str | None:
     if not path or not path.strip():
         return "empty path"
@@ -111,7 +116,7 @@ def _lexical_reason(path: str) -> str | None:
         return "contains a control character"
     if any("\ud800" <= c <= "\udfff" for c in path):
         return "contains a lone surrogate"
-    if any(unicodedata.category(c) == "Cf" for c in path):
+    if any(unicodedata.category(c) == "Cf" and c not in _JOINERS for c in path):
         # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png": what is read is not
         # what is shown
         return "contains an invisible or reordering character"
