@@ -902,3 +902,73 @@ def test_a_model_folder_stamped_by_name_alone_is_stamped_again(project: Path) ->
             assert store.search("Deploys happen on Tuesdays only", threshold=0.0).results
             assert store.remember("Releases are tagged on main", "rule").ok
             assert store.backend.read_provenance() == tuned.provenance
+
+
+_FORK_AFTER_USE = """
+import os, sys
+from kenning import open_store
+store = open_store(cwd=sys.argv[1], embedder="hashing")
+store.remember("Deploys happen on Tuesdays only", "rule")
+store.recall("which day do we deploy")  # the lexical worker thread exists now
+pid = os.fork()
+if pid == 0:  # the child: its own worker thread and its own connection
+    ok = store.remember("Releases are tagged on main", "rule").ok
+    store.recall("which day do we deploy")
+    os._exit(0 if ok and store.count() == 2 else 3)
+_, status = os.waitpid(pid, 0)
+store.recall("which day do we deploy")  # the parent's store still works
+print(os.waitstatus_to_exitcode(status), store.count())
+"""
+
+
+def test_a_store_used_before_fork_works_in_the_child(project: Path) -> None:
+    """A process that forks after using a store (a worker pool, a pre-fork server): the
+    child's recall once waited for ever on the parent's worker thread, which it has not."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_AFTER_USE, str(project)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "2"], (done.stdout, done.stderr)
+
+
+def test_close_while_other_threads_use_the_store(project: Path) -> None:
+    """Calls racing a close() from another thread end with StoreClosed, nothing else, and
+    no kenning thread outlives the close."""
+    import threading
+
+    from kenning.errors import StoreClosed
+
+    store = open_store(cwd=project, embedder="hashing")
+    store.remember("Deploys happen on Tuesdays only", "rule")
+    failures: list[BaseException] = []
+    go = threading.Event()
+
+    def busy(i: int) -> None:
+        go.wait()
+        for n in range(200):
+            try:
+                if n % 3 == 0:
+                    store.recall("which day do we deploy")
+                elif n % 3 == 1:
+                    store.search("deploy day", threshold=0.0)
+                else:
+                    store.remember(f"note {i}-{n} about deploys", "context")
+            except StoreClosed:
+                return
+            except BaseException as exc:  # anything but StoreClosed is the failure
+                failures.append(exc)
+                return
+
+    threads = [threading.Thread(target=busy, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    go.set()
+    store.close()
+    for t in threads:
+        t.join(timeout=120)
+    assert failures == [], [repr(f) for f in failures]
+    assert not [t for t in threading.enumerate() if t.name.startswith("kenning-lexical")]

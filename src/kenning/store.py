@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -240,10 +241,13 @@ class _ClosedBackend:
     def close(self) -> None:
         pass
 
-    def __getattr__(self, name: str) -> Any:
-        raise StoreClosed(
+    def error(self) -> StoreClosed:
+        return StoreClosed(
             f"the store at {self.location} was closed; open it again with open_store()"
         )
+
+    def __getattr__(self, name: str) -> Any:
+        raise self.error()
 
 
 class MemoryStore:
@@ -264,6 +268,8 @@ class MemoryStore:
         self._embedder_name = embedder_name
         self._checked_provenance = False
         self._lexical_worker: ThreadPoolExecutor | None = None
+        self._worker_pid = os.getpid()
+        self._worker_lock = threading.Lock()
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.
         self.check_freshness = True
@@ -312,14 +318,16 @@ class MemoryStore:
     def close(self) -> None:
         """Release the store; closing twice is harmless, any other use afterwards raises
         :class:`~kenning.errors.StoreClosed`."""
-        if self._lexical_worker is not None:
-            self._lexical_worker.shutdown(wait=True)
-            self._lexical_worker = None
-        backend = self.backend
-        if isinstance(backend, _ClosedBackend):
-            return
-        backend.close()
-        self.backend = cast(Backend, _ClosedBackend(backend.location))
+        with self._worker_lock:
+            worker, self._lexical_worker = self._lexical_worker, None
+            backend = self.backend
+            if not isinstance(backend, _ClosedBackend):
+                # from here on every call says StoreClosed, also one that races this close
+                self.backend = cast(Backend, _ClosedBackend(backend.location))
+        if worker is not None and self._worker_pid == os.getpid():
+            worker.shutdown(wait=True)
+        if not isinstance(backend, _ClosedBackend):
+            backend.close()
 
     def check_location(self) -> None:
         """The store-location guard, for the embedded file store (a server has no path)."""
@@ -783,9 +791,15 @@ class MemoryStore:
     # -- read path --------------------------------------------------------------------------
 
     def _lexical_executor(self) -> ThreadPoolExecutor:
-        if self._lexical_worker is None:
-            self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
-        return self._lexical_worker
+        with self._worker_lock:
+            if isinstance(self.backend, _ClosedBackend):
+                raise _ClosedBackend(self.backend.location).error()
+            if self._lexical_worker is None or self._worker_pid != os.getpid():
+                # a process forked from this one has no thread behind the parent's executor:
+                # waiting on it would hang for ever
+                self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
+                self._worker_pid = os.getpid()
+            return self._lexical_worker
 
     def _lexical_side(self, query: str, pool: int, filters: Filters, *, check: bool) -> _Lexical:
         """Everything a hybrid query needs that does not need its vector: the provenance
@@ -848,9 +862,12 @@ class MemoryStore:
             # both release the GIL), which hides most of its cost. Only one thread touches
             # the backend at a time: embedding does not, and this thread waits for the
             # other before its own next backend call.
-            lexical_side = self._lexical_executor().submit(
-                self._lexical_side, query, pool, filters, check=True
-            )
+            try:
+                lexical_side = self._lexical_executor().submit(
+                    self._lexical_side, query, pool, filters, check=True
+                )
+            except RuntimeError:  # shut down by a close() on another thread meanwhile
+                raise _ClosedBackend(self.backend.location).error() from None
         elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
             found = self._lexical_side(query, pool, filters, check=False)
         elif vector is None:

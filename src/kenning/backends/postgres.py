@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import struct
 import threading
@@ -409,10 +410,15 @@ class PostgresBackend:
                 self._setup(conn, create=create, dimension=dimension)
         finally:
             conn.close()
-        self._pool = ConnectionPool(
+        self._pool_size = max(2, pool_size)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ConnectionPool:
+        self._pid = os.getpid()
+        return ConnectionPool(
             self._conninfo,
             min_size=1,
-            max_size=max(2, pool_size),
+            max_size=self._pool_size,
             kwargs={"autocommit": True},
             configure=_register_vector_checked,
             check=ConnectionPool.check_connection,
@@ -585,6 +591,12 @@ class PostgresBackend:
         pool = self._pool
         if pool is None:
             raise KenningError(f"the store at {self.location} is closed")
+        if self._pid != os.getpid():
+            # a forked child: the pool's connections are the parent's sockets (closing one
+            # here would end the parent's session) and its worker thread did not come along
+            _INHERITED_POOLS.append(pool)
+            pool = self._pool = self._new_pool()
+            self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
         try:
             conn = pool.getconn()
         except PoolTimeout:
@@ -1202,6 +1214,10 @@ class PostgresBackend:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+#: Pools a forked child inherited from its parent, kept from being closed there.
+_INHERITED_POOLS: list[ConnectionPool] = []
 
 
 def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from ..errors import KenningError, NotAKenningStore, StoreCorrupted, StoreNotFound
+from ..errors import KenningError, NotAKenningStore, StoreClosed, StoreCorrupted, StoreNotFound
 from ..lexical import MAX_QUERY_TERMS
 from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
@@ -345,6 +345,7 @@ class SQLiteBackend:
                 f"the store at {self.path} is empty; `kenning remember` initialises it"
             )
         self._lock = threading.RLock()
+        self._closed = False
         self._in_tx = False
         self._writes = 0
         self._purge = False
@@ -382,6 +383,22 @@ class SQLiteBackend:
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
 
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """This process's connection: a process forked from the one that opened the store
+        opens its own (SQLite forbids using a connection across fork)."""
+        if self._closed:  # by another thread (MemoryStore.close) while this call ran
+            raise StoreClosed(
+                f"the store at {self.path} was closed; open it again with open_store()"
+            )
+        if self._pid != os.getpid():
+            _INHERITED_CONNECTIONS.append(self._connection)  # never closed in the child: its
+            # close could checkpoint and remove the WAL the parent still writes through
+            self._lock = threading.RLock()
+            self._in_tx = False
+            self._open_connection(False)
+        return self._connection
+
     def _open_connection(self, create: bool) -> None:
         """Connect and check the file (see :attr:`read_only` for how a read-only one is
         opened); raises the ``OperationalError`` of a file that cannot be read this way."""
@@ -389,7 +406,8 @@ class SQLiteBackend:
         if self.read_only:
             target = f"{self.path.resolve().as_uri()}?immutable=1"
         try:
-            self._conn = sqlite3.connect(
+            self._pid = os.getpid()
+            self._connection = sqlite3.connect(
                 target,
                 timeout=BUSY_TIMEOUT_S,
                 isolation_level=None,
@@ -1065,11 +1083,12 @@ class SQLiteBackend:
         if self._conn.in_transaction:
             yield
             return
-        self._conn.execute("BEGIN")
-        try:
-            yield
-        finally:
-            self._conn.execute("COMMIT")
+        with self._lock:  # a close() on another thread waits for these reads to end
+            self._conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._conn.execute("COMMIT")
 
     # -- vectors ------------------------------------------------------------------------------
 
@@ -1330,7 +1349,10 @@ class SQLiteBackend:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            if self._closed:
+                return
+            self._connection.close()
+            self._closed = True
             self._vector_file.close()
             self._vectors = None
             self._ann.close()
@@ -1382,6 +1404,11 @@ def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
     return f"cannot open the store {path}: {exc}"
 
 
+#: Connections a forked child inherited from its parent, kept from being closed (and from
+#: the garbage collector, which would close them).
+_INHERITED_CONNECTIONS: list[sqlite3.Connection] = []
+
+
 def _file_identity(path: Path) -> tuple[int, int] | None:
     """Which file is at ``path`` (device and inode; None: no file there)."""
     try:
@@ -1413,6 +1440,11 @@ def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kenning
 def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError | None:
     """A damaged file, a write to a read-only one, a full disk or a failing one, as
     kenning's error (None: none of these)."""
+    if isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc):
+        # closed by another thread while this call ran (MemoryStore.close)
+        return StoreClosed(
+            f"the store at {backend.path} was closed; open it again with open_store()"
+        )
     if is_read_only_error(exc, backend.path):
         return KenningError(_cannot_open(backend.path, exc))
     if _result_code(exc) == _FULL:
