@@ -972,3 +972,30 @@ def test_close_while_other_threads_use_the_store(project: Path) -> None:
         t.join(timeout=120)
     assert failures == [], [repr(f) for f in failures]
     assert not [t for t in threading.enumerate() if t.name.startswith("kenning-lexical")]
+
+
+def test_public_calls_name_a_wrong_argument_in_kennings_error(project: Path) -> None:
+    """What a library caller can get wrong is a UserInputError naming it — not a TypeError
+    from deep inside, nor a silent surprise (keep=-1 once kept four of three)."""
+    from datetime import UTC, datetime
+
+    from kenning.errors import KenningError, UserInputError
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        store.remember("Deploys happen on Tuesdays only", "rule")
+        calls = {
+            "memory type": lambda: store.search("deploy", memory_type=5),  # type: ignore[arg-type]
+            "intent": lambda: store.search("deploy", intent=5),  # type: ignore[arg-type]
+            "keep": lambda: store.recall("deploy day", keep=-1),
+            "budget": lambda: store.recall("deploy day", budget=None),  # type: ignore[arg-type]
+            "errors": lambda: store.recall("deploy day", errors="no"),  # type: ignore[arg-type]
+            "limit": lambda: store.newest(1.5),  # type: ignore[arg-type]
+            "ISO 8601": lambda: store.browse(stored_after="garbage"),  # type: ignore[arg-type]
+            "memory id": lambda: store.mark_reviewed("\ud800"),
+        }
+        for needle, call in calls.items():
+            with pytest.raises(UserInputError, match=needle):
+                call()
+        with pytest.raises(KenningError, match="ISO 8601"):
+            store.mark_reviewed(store.newest(1)[0].id, now="yesterday")  # type: ignore[arg-type]
+        assert store.newest(1)[0].stored_at <= datetime.now(UTC)

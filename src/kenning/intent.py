@@ -165,7 +165,11 @@ def parse_intent(value: str | None) -> str | None:
     ``None`` or a blank value means "not given" (detect from the query). Anything else
     raises :class:`UserInputError` listing the valid values.
     """
-    if value is None or not value.strip():
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UserInputError(f"intent {value!r:.40} is not one of how, what or why")
+    if not value.strip():
         return None
     name = value.strip().lower()
     if name not in INTENT_COLLECTION:

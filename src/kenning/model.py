@@ -133,9 +133,19 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+class InvalidTimestamp(UserInputError, ValueError):
+    """A timestamp that is not ISO 8601 (a ValueError too: a stored row's bad timestamp is
+    judged a damaged row where ValueError is caught)."""
+
+
 def parse_timestamp(value: str | datetime) -> datetime:
     """Parse an ISO 8601 timestamp; naive values are taken as UTC."""
-    dt = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    try:
+        dt = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        raise InvalidTimestamp(
+            f"{str(value)[:40]!r} is not an ISO 8601 timestamp (e.g. 2026-03-01T12:00:00Z)"
+        ) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.astimezone(UTC)

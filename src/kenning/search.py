@@ -102,6 +102,14 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
     """Accept ``"a,b"``, ``["a", "b"]`` or None; validate every name."""
     if memory_type is None:
         return ()
+    if not isinstance(memory_type, str) and (
+        not isinstance(memory_type, Sequence | set | frozenset)
+        or not all(isinstance(t, str) for t in memory_type)
+    ):
+        raise InvalidTypeError(
+            f"memory type {memory_type!r:.80} is not a name or a list of names; valid types "
+            f"are {valid_types_message()}"
+        )
     items: Iterable[str] = memory_type.split(",") if isinstance(memory_type, str) else memory_type
     names = []
     for item in items:

@@ -220,7 +220,18 @@ def _not_in_the_future(value: datetime | None, what: str, now: datetime) -> date
 def _check_memory_id(memory_id: object) -> str:
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise UserInputError("pass the id of a memory (see `kenning search --json`)")
-    return memory_id.strip()
+    return _check_text(memory_id, "the memory id").strip()
+
+
+#: At most this many memories from :meth:`MemoryStore.newest` at once.
+NEWEST_MAX = 10_000
+
+
+def _whole_number(name: str, value: object, most: int) -> int:
+    """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise UserInputError(f"{name} is {value!r:.40}; expected a whole number from 1 to {most}")
+    return value
 
 
 class _EditRefused(Exception):
@@ -959,14 +970,11 @@ class MemoryStore:
         from .signatures import looks_like_error
 
         check_query(query)
-        if (
-            isinstance(top_k, bool)
-            or not isinstance(top_k, int)
-            or not 1 <= top_k <= protocol.SEARCH_MAX_LIMIT
-        ):
-            raise UserInputError(
-                f"top_k is {top_k!r}; expected a whole number from 1 to {protocol.SEARCH_MAX_LIMIT}"
-            )
+        top_k = _whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
+        keep = _whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
+        budget = _whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
+        if errors is not None and not isinstance(errors, bool):
+            raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
         is_error = looks_like_error(query) if errors is None else errors
         generic_floor = self.settings.recall_floor
         error_floor = self.settings.error_recall_floor
@@ -1240,6 +1248,7 @@ class MemoryStore:
         from .model import check_collection
         from .search import parse_types
 
+        limit = _whole_number("limit", limit, NEWEST_MAX)
         collections = (check_collection(collection),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
         return self.backend.newest(filters, limit)
@@ -1330,6 +1339,8 @@ class MemoryStore:
         from .model import check_collection
         from .search import parse_types
 
+        if limit is not None:
+            limit = _whole_number("limit", limit, 1 << 31)
         collections = (check_collection(collection),) if collection else ()
         types = parse_types(memory_type)
         after = parse_timestamp(stored_after) if stored_after else None
