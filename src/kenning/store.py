@@ -28,6 +28,7 @@ from .backends.base import (
     Filters,
     MemoryRecord,
     ScoredMemory,
+    forks_so_far,
     lexical_search_with_statistics,
 )
 from .config import Settings, load_settings
@@ -279,7 +280,7 @@ class MemoryStore:
         self._embedder_name = embedder_name
         self._checked_provenance = False
         self._lexical_worker: ThreadPoolExecutor | None = None
-        self._worker_pid = os.getpid()
+        self._worker_forks = forks_so_far()
         self._worker_lock = threading.Lock()
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.
@@ -335,7 +336,7 @@ class MemoryStore:
             if not isinstance(backend, _ClosedBackend):
                 # from here on every call says StoreClosed, also one that races this close
                 self.backend = cast(Backend, _ClosedBackend(backend.location))
-        if worker is not None and self._worker_pid == os.getpid():
+        if worker is not None and self._worker_forks == forks_so_far():
             worker.shutdown(wait=True)
         if not isinstance(backend, _ClosedBackend):
             backend.close()
@@ -805,11 +806,11 @@ class MemoryStore:
         with self._worker_lock:
             if isinstance(self.backend, _ClosedBackend):
                 raise _ClosedBackend(self.backend.location).error()
-            if self._lexical_worker is None or self._worker_pid != os.getpid():
+            if self._lexical_worker is None or self._worker_forks != forks_so_far():
                 # a process forked from this one has no thread behind the parent's executor:
                 # waiting on it would hang for ever
                 self._lexical_worker = ThreadPoolExecutor(1, thread_name_prefix="kenning-lexical")
-                self._worker_pid = os.getpid()
+                self._worker_forks = forks_so_far()
             return self._lexical_worker
 
     def _lexical_side(self, query: str, pool: int, filters: Filters, *, check: bool) -> _Lexical:

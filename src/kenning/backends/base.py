@@ -8,6 +8,7 @@ Every backend returns cosine similarity in [-1, 1] so thresholds mean the same e
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -147,6 +148,25 @@ class BulkLoader(Protocol):
         """Build the search index a bulk load dropped, when it is missing (a load that was
         killed before its end): nothing when it is there."""
         ...
+
+
+#: How many times this process is a fork's child, counted at each fork: what a connection,
+#: a pool or a worker thread made before a fork compares to know it belongs to the parent
+#: (cheaper than asking the kernel for the pid on every use).
+_forks = [0]
+
+
+def _count_fork() -> None:
+    _forks[0] += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_count_fork)
+
+
+def forks_so_far() -> int:
+    """How many forks led to this process (0 in the process that started)."""
+    return _forks[0]
 
 
 def bulk_writes(

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import struct
 import threading
@@ -94,6 +93,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    forks_so_far,
     terms_to_match,
 )
 
@@ -414,7 +414,7 @@ class PostgresBackend:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ConnectionPool:
-        self._pid = os.getpid()
+        self._forks = forks_so_far()
         return ConnectionPool(
             self._conninfo,
             min_size=1,
@@ -591,7 +591,7 @@ class PostgresBackend:
         pool = self._pool
         if pool is None:
             raise KenningError(f"the store at {self.location} is closed")
-        if self._pid != os.getpid():
+        if self._forks != forks_so_far():
             # a forked child: the pool's connections are the parent's sockets (closing one
             # here would end the parent's session) and its worker thread did not come along
             _INHERITED_POOLS.append(pool)

@@ -55,6 +55,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    forks_so_far,
     terms_to_match,
 )
 from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
@@ -391,7 +392,7 @@ class SQLiteBackend:
             raise StoreClosed(
                 f"the store at {self.path} was closed; open it again with open_store()"
             )
-        if self._pid != os.getpid():
+        if self._forks != forks_so_far():
             _INHERITED_CONNECTIONS.append(self._connection)  # never closed in the child: its
             # close could checkpoint and remove the WAL the parent still writes through
             self._lock = threading.RLock()
@@ -406,7 +407,7 @@ class SQLiteBackend:
         if self.read_only:
             target = f"{self.path.resolve().as_uri()}?immutable=1"
         try:
-            self._pid = os.getpid()
+            self._forks = forks_so_far()
             self._connection = sqlite3.connect(
                 target,
                 timeout=BUSY_TIMEOUT_S,
