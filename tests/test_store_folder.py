@@ -102,6 +102,7 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
             assert "read-only" in line and f"make {folder}" in line, line
         doctor = kenning("doctor")
         assert "can be read but not written" in doctor.stdout, doctor.stdout
+        assert "no other kenning process is writing" not in doctor.stdout, doctor.stdout
         assert db.read_bytes() == before
     finally:
         os.chmod(folder, 0o755)
@@ -144,5 +145,6 @@ def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embe
         doctor = kenning("doctor")
         assert "can be read but not written" in doctor.stdout, doctor.stdout
         assert "aside" not in doctor.stdout
+        assert "no other kenning process is writing" not in doctor.stdout, doctor.stdout
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)

@@ -414,6 +414,15 @@ def _fts_integrity(path: Path) -> Check | None:
         finally:
             conn.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
+        from .backends.sqlite import is_read_only_error
+
+        if is_read_only_error(exc, path):  # it needs a write transaction (rolled back)
+            return Check(
+                "index",
+                SKIPPED,
+                "FTS integrity-check not run: the store is read-only here",
+                "run `kenning doctor` where the store can be written to check its index",
+            )
         return Check(
             "index",
             SKIPPED,
