@@ -1392,3 +1392,37 @@ def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_ur
         watcher.join()
         b.close()
     assert 4 < peak <= 6, peak  # the pool, and two of its own
+
+
+def test_postgres_first_writes_from_many_threads_create_the_store_at_once(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The first write creates the table on a connection of its own while it holds the store
+    lock: the other writers, holding every pooled connection while they wait for that lock,
+    must not make it wait for one (8 writers once stalled 30 s and 3 failed)."""
+    import subprocess as sp
+
+    from kenning import open_store
+
+    root = tmp_path / "p"
+    root.mkdir()
+    sp.run(["git", "init", "-q", str(root)], check=True)
+    store = open_store(pg_url, cwd=root, embedder="hashing")
+    results: list[object] = []
+
+    def write(i: int) -> None:
+        try:
+            results.append(store.remember(f"note {i} about the deploy calendar", "context").ok)
+        except Exception as exc:
+            results.append(exc)
+
+    try:
+        workers = [threading.Thread(target=write, args=(i,)) for i in range(8)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=120)
+        assert results == [True] * 8, results
+        assert store.count() == 8
+    finally:
+        store.close()

@@ -876,18 +876,23 @@ def test_a_model_folder_stamped_by_name_alone_is_stamped_again(project: Path) ->
     from kenning.model import Provenance
 
     class FineTune:  # an embedder plugged in by a library user: a hashing model, renamed
-        def __init__(self) -> None:
+        def __init__(self, name: str) -> None:
             self.inner = load_embedder("hashing")
             self.provenance = changed(
-                self.inner.provenance, model_id="acme/minilm-ft@sha256:4dc1f321de878baf"
+                self.inner.provenance, model_id=f"{name}@sha256:4dc1f321de878baf"
             )
             self.dimension = self.inner.dimension
 
         def embed(self, texts: list[str]) -> np.ndarray:
             return self.inner.embed(texts)
 
-    tuned = FineTune()
-    for name, accepted in (("acme/minilm-ft", True), ("acme/other-model", False)):
+    minilm_id = "sentence-transformers/all-MiniLM-L6-v2"
+    for name, tuned, accepted in (
+        ("acme/minilm-ft", FineTune("acme/minilm-ft"), True),
+        ("acme/other-model", FineTune("acme/minilm-ft"), False),
+        # a fine-tune that kept MiniLM's name: the canonical stamp meant the packaged weights
+        (minilm_id, FineTune(minilm_id), False),
+    ):
         path = project / ".kenning" / f"{name.replace('/', '-')}.db"
         with open_store(path, cwd=project, embedder="hashing") as store:
             store.remember("Deploys happen on Tuesdays only", "rule")

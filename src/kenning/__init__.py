@@ -27,6 +27,7 @@ from .errors import (
     StoreLocationError,
     StoreNotFound,
     StoreUnavailable,
+    StoreWriteFailed,
     UserInputError,
 )
 from .model import (
@@ -62,6 +63,7 @@ __all__ = [
     "StoreLocationError",
     "StoreNotFound",
     "StoreUnavailable",
+    "StoreWriteFailed",
     "UserInputError",
     "__version__",
     "open_store",

@@ -23,6 +23,7 @@ __all__ = [
     "StoreLocationError",
     "StoreNotFound",
     "StoreUnavailable",
+    "StoreWriteFailed",
     "UserInputError",
 ]
 
@@ -64,6 +65,11 @@ class StoreCorrupted(KenningError):
 class NotAKenningStore(KenningError):
     """The file is a database of some other application: kenning neither reads nor
     changes it."""
+
+
+class StoreWriteFailed(KenningError):
+    """The disk refused a write (full, failing, over a size limit); the write that failed
+    changed nothing, and the same write can be tried again once the disk allows it."""
 
 
 class ProvenanceMismatch(KenningError):

@@ -1597,8 +1597,12 @@ def _stamped_before_weight_hashes(stored: Provenance, mine: Provenance) -> bool:
     """Whether ``stored`` is the stamp an older kenning wrote for the model folder ``mine``
     describes: its name without ``@sha256:…`` (and without a token limit, which those stamps
     did not carry), everything else the same."""
+    from .embedders.minilm import MINILM_MODEL_ID
+
     name, hashed, _ = mine.model_id.partition("@sha256:")
-    return bool(hashed) and stored == replace(mine, model_id=name)
+    # the canonical id always meant the packaged weights: a fine-tune that kept the name in
+    # its config.json is another model
+    return bool(hashed) and name != MINILM_MODEL_ID and stored == replace(mine, model_id=name)
 
 
 def remember_in_project(

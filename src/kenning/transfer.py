@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .backends.base import Filters, bulk_writes
-from .errors import KenningError, UserInputError
+from .errors import KenningError, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
 from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, utc_now
 from .render import escape_unsafe_json
@@ -217,20 +217,21 @@ def import_validated(
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
     existing_rows = store.backend.count(Filters()) if new_rows else 0
     before, duplicates_before = store.backend.count(Filters()), counts["duplicates"]
+    in_groups = {g: store.backend.count(Filters(group_id=g)) for g in by_group}
     try:
         with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
             _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
-    except KenningError as exc:
-        if isinstance(exc, UserInputError):
-            raise
-        # The store stopped the import midway (a full disk): what it wrote stays, counted
-        # from the store itself (a batch written before the failure is not in `counts`),
-        # and the rest is reported as not written, with the reason.
+    except StoreWriteFailed as exc:
+        # The disk stopped the import midway: what the store wrote stays, counted from the
+        # store itself (a batch written before the failure is not in `counts`; one rolled
+        # back is), and the rest is reported as not written, with the reason.
         try:
             landed = store.backend.count(Filters()) - before
+            grown = {g: store.backend.count(Filters(group_id=g)) - n for g, n in in_groups.items()}
         except KenningError:  # the store cannot even be read now: the first error says it
             raise exc from None
         to_write = sum(len(indexes) for indexes in by_group.values())
+        counts["other_projects"] = {g: n for g, n in grown.items() if n > 0 and g != store.group_id}
         counts["imported"] = landed
         counts["not_written"] = max(
             0, to_write - landed - (counts["duplicates"] - duplicates_before) - counts["rejected"]

@@ -9,6 +9,7 @@ SQLite reports as a disk I/O error, as it does a full disk).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -113,3 +114,24 @@ def test_an_import_the_disk_stops_says_so(
     assert rerun.returncode == 0, rerun.stderr
     report = json.loads(rerun.stdout)
     assert report["imported"] + report["duplicates"] == 300 and report["not_written"] == 0
+
+
+def test_an_import_a_store_refuses_is_not_called_unwritten(
+    full_store: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Only a disk's refusal makes "not written, run it again": a store that refuses the
+    import itself (half re-embedded) says so, and running it again would not help."""
+    from kenning.errors import ProvenanceMismatch
+    from kenning.reembed import REEMBED_STATE_KEY
+    from kenning.transfer import export_memories, import_memories
+
+    root, _ = full_store
+    with open_store(cwd=root, embedder="hashing") as store:
+        lines = io.StringIO()
+        export_memories(store, lines, vectors=False)
+    target = make_repo(tmp_path / "q")
+    with open_store(cwd=target, embedder="hashing") as store:
+        store.remember("a note before the re-embedding began", "context")
+        store.backend.set_meta(REEMBED_STATE_KEY, "{}")
+        with pytest.raises(ProvenanceMismatch, match="half re-embedded"):
+            import_memories(store, lines.getvalue().splitlines())

@@ -572,11 +572,15 @@ class PostgresBackend:
 
     def _ensure_table(self, dimension: int) -> int:
         """Create the memories table on the first write, in its own committed transaction
-        (on a second connection, so it also works inside :meth:`exclusive`)."""
+        (on a connection of its own, not the pool's: the caller holds the store lock inside
+        :meth:`exclusive`, and the other writers may hold every pooled one waiting for it)."""
         with self._ddl_lock:
             if self._dimension is not None:
                 return self._dimension
-            with self._translate("create the store in"), self._checkout() as conn:
+            with (
+                self._translate("create the store in"),
+                psycopg.connect(self._conninfo, autocommit=True) as conn,
+            ):
                 self._migrate(conn, dimension)
                 self._dimension = self._table_dimension(conn)
             assert self._dimension is not None

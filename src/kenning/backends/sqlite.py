@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from ..errors import KenningError, NotAKenningStore, StoreClosed, StoreCorrupted, StoreNotFound
+from ..errors import (
+    KenningError,
+    NotAKenningStore,
+    StoreClosed,
+    StoreCorrupted,
+    StoreNotFound,
+    StoreWriteFailed,
+)
 from ..lexical import MAX_QUERY_TERMS
 from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
@@ -1433,7 +1440,7 @@ def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kenning
     known = _known_failure(backend, exc)
     if known is not None:
         return known
-    return KenningError(
+    return StoreWriteFailed(
         f"cannot write the store {backend.path} ({exc}); the write that failed changed nothing"
     )
 
@@ -1449,12 +1456,12 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
     if is_read_only_error(exc, backend.path):
         return KenningError(_cannot_open(backend.path, exc))
     if _result_code(exc) == _FULL:
-        return KenningError(
+        return StoreWriteFailed(
             f"cannot write the store {backend.path}: the disk is full; free some space on "
             f"it and retry (the write that failed changed nothing)"
         )
     if _result_code(exc) == _IOERR:
-        return KenningError(
+        return StoreWriteFailed(
             f"the disk failed reading or writing the store {backend.path} ({exc}); check the "
             f"disk and retry (a write that failed changed nothing)"
         )
