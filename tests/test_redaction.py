@@ -564,6 +564,7 @@ def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str)
         '"args": ["-y", "@brave/mcp", "--brave-api-key", "BSAZq9bravekey123456"]',
         'args = ["--api-key", "Zq9toml"]',
         '"env": {"DB_PASS": "Zq9dbpass"}',
+        "MINIO_PASS=Zq9minio",
     ],
 )
 def test_more_ways_of_writing_a_credential(text: str) -> None:
@@ -585,6 +586,8 @@ def test_more_ways_of_writing_a_credential(text: str) -> None:
         "render-pass: shadow",
         'labels[token] = "B-PER"',
         "vocab['token'] = 5",
+        "SSL_PASS=yes",
+        '["psql", "--no-password",\n  "--host", "db"]',
         "Rollback: heroku release id: 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f was bad",
         "HEROKU_APP_ID=550e8400-e29b-41d4-a716-446655440000",
         "Codecov report for commit: 7f3c2b1a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
@@ -615,6 +618,8 @@ def test_metadata_secrets_known_by_their_place() -> None:
         "env": [{"name": "DB_PASSWORD", "value": "Zq9k8s"}, {"name": "HOME", "value": "/root"}],
         "args": ["--password", "Zq9arg", "--verbose", "x"],
         "Password ": "Zq9sp",
+        "app_secrets": {"db": "Zq9app"},
+        "api_tokens": ["Zq9tok"],
         "tokens": 512,
         "max_tokens": 1000,
         "usage": {"tokens": {"input": 512}, "input_tokens": [120, 30]},
@@ -622,11 +627,16 @@ def test_metadata_secrets_known_by_their_place() -> None:
     }
     out, found = redact_value(metadata)
     assert "Zq9" not in json.dumps(out), out
-    assert found == {"password_assignment": 7}
+    assert found == {"password_assignment": 9}
     assert out["env"][1] == {"name": "HOME", "value": "/root"}
     assert out["args"][2:] == ["--verbose", "x"]
     assert (out["tokens"], out["max_tokens"], out["notes"]) == (512, 1000, "fine")
     assert out["usage"] == metadata["usage"]
+
+
+def test_a_location_hides_its_password_parameter_whatever_it_looks_like() -> None:
+    for url in ("postgresql://u@db/x?password=changeme", "host=db password=password dbname=x"):
+        assert "changeme" not in redact_url(url) and "password=password" not in redact_url(url)
 
 
 @pytest.mark.parametrize(

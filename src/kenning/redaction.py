@@ -435,6 +435,9 @@ _SECRET_KEYWORD = (
     # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1)
     r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
     r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http)[_\-]pass(?![A-Za-z])"
+    # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
+    # (MAX_PASS=5), which _assignment_hit leaves
+    r"|(?-i:(?<=[A-Z0-9]_)PASS)(?![A-Za-z])"
     r"|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private|encryption|signing|master|app)[_\-]?key"
     r"|apikey|token|credentials?|creds)"
 )
@@ -482,6 +485,8 @@ _NAME_VALUE = lazy(
 # Every pattern of _find_assignments holds one of these stems of _SECRET_KEYWORD under the same
 # case-insensitive matching, so a text without any has no assignment to find; one scan for
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
+_COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
+
 _SECRET_STEM = lazy(r"pass|pwd|secret|key|token|cred", re.IGNORECASE)
 
 
@@ -501,7 +506,10 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     for pattern in (_FLAG, _NAME_VALUE):
         for m in pattern.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-            if not _is_placeholder(m.group(group).strip()):
+            value = m.group(group).strip()
+            if value.startswith("-"):
+                continue  # the next option ("--no-password", "--host"), not a value
+            if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
 
 
@@ -519,6 +527,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
     if m.group("kq").endswith("]"):
         return None  # a subscript's unquoted value: a count or a variable (vocab["token"] = 5)
+    if m.group("key").lower().endswith("pass") and _COUNT_OR_FLAG.fullmatch(m.group("val")):
+        return None  # MAX_PASS=5, SSL_PASS=yes: a count or a switch, not a password
     start, end = m.span("val")
     value = m.group("val")
     # A YAML key is indented by at most _MAX_INDENT characters (searching further back for the
@@ -951,12 +961,17 @@ _SECRET_FLAG = lazy(r"--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 #: A plural of a secret's name (``secrets``, ``passwords``), as a key's whole name: what
 #: it holds is secret when it is a container.
-_SECRET_PLURAL = lazy(r"(?:passwords|secrets|credentials|api[_\-]?keys)", re.I)
+_SECRET_PLURAL = lazy(
+    r"(?:^|[_\-.])(?:passwords|secrets|credentials|api[_\-]?keys)$"
+    r"|(?:^|[_\-.])(?:api|access|auth|refresh|bearer|session|github|gitlab|npm|slack)[_\-]?tokens$",
+    re.I,
+)
 
 
 def _is_secret_container_key(key: str) -> bool:
-    # the whole name: "tokens" is as often a count of an LLM's tokens, so it is not one
-    return _SECRET_PLURAL.fullmatch(key.strip()) is not None
+    # a bare "tokens" (or "input_tokens") is as often a count of an LLM's tokens: only a
+    # qualified one ("api_tokens") holds credentials
+    return _SECRET_PLURAL.search(key.strip()) is not None
 
 
 def redact_url(url: str) -> str:
@@ -965,7 +980,17 @@ def redact_url(url: str) -> str:
     ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
     location reads ``postgresql://app@db:5432/x``."""
     shown = redact_secrets(_without_password(url))[0]
+    # a location's password parameter is a password whatever it looks like ("changeme")
+    shown = _PASSWORD_PARAMETER.sub(
+        lambda m: m.group(1) + redaction_marker("connection_string"), shown
+    )
     return shown.replace(f":{redaction_marker('connection_string')}@", "@")
+
+
+_PASSWORD_PARAMETER = lazy(
+    r"((?:^|[?&;\s])(?:password|passwd|pwd|api[_\-]?key|token)=)(?!\[REDACTED:)[^&;\s]+",
+    re.IGNORECASE,
+)
 
 
 def _without_password(url: str) -> str:
