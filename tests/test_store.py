@@ -1004,3 +1004,42 @@ def test_public_calls_name_a_wrong_argument_in_kennings_error(project: Path) -> 
         with pytest.raises(KenningError, match="ISO 8601"):
             store.mark_reviewed(store.newest(1)[0].id, now="yesterday")  # type: ignore[arg-type]
         assert store.newest(1)[0].stored_at <= datetime.now(UTC)
+
+
+_FORK_WHILE_A_THREAD_READS = """
+import os, signal, sys, threading
+from kenning import open_store
+from kenning.store import NewMemory
+store = open_store(cwd=sys.argv[1], embedder="hashing")
+store.remember_many([NewMemory(f"note {i} on the deploy calendar", "context") for i in range(400)])
+stop = threading.Event()
+def read():
+    while not stop.is_set():
+        store.browse()  # holds the store's lock while it reads
+reader = threading.Thread(target=read)
+reader.start()
+codes = []
+for _ in range(8):
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(20)  # a child stuck on the parent's lock dies of it (exit code -14)
+        os._exit(0 if store.count() == 400 and store.recall("deploy calendar") else 3)
+    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+stop.set()
+reader.join()
+print(codes)
+"""
+
+
+def test_a_fork_while_another_thread_holds_the_store_lock(project: Path) -> None:
+    """The child has only the forking thread: a lock another thread held at the fork would
+    stay held for ever there. The child's store gets locks of its own."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_WHILE_A_THREAD_READS, str(project)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str([0] * 8), (done.stdout, done.stderr[-2000:])

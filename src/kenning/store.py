@@ -30,6 +30,7 @@ from .backends.base import (
     ScoredMemory,
     forks_so_far,
     lexical_search_with_statistics,
+    renew_after_fork,
 )
 from .config import Settings, load_settings
 from .embedders.base import Embedder
@@ -282,6 +283,7 @@ class MemoryStore:
         self._lexical_worker: ThreadPoolExecutor | None = None
         self._worker_forks = forks_so_far()
         self._worker_lock = threading.Lock()
+        renew_after_fork(self)
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.
         self.check_freshness = True
@@ -801,6 +803,12 @@ class MemoryStore:
             return self.backend.delete([memory_id]) > 0
 
     # -- read path --------------------------------------------------------------------------
+
+    def after_fork(self) -> None:
+        """In a forked child: a lock of its own, and no executor (its thread stayed in the
+        parent; the next recall starts one here)."""
+        self._worker_lock = threading.Lock()
+        self._lexical_worker = None
 
     def _lexical_executor(self) -> ThreadPoolExecutor:
         with self._worker_lock:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -154,14 +155,37 @@ class BulkLoader(Protocol):
 #: a pool or a worker thread made before a fork compares to know it belongs to the parent
 #: (cheaper than asking the kernel for the pid on every use).
 _forks = [0]
+#: Objects whose locks a forked child must replace before anything takes them: a lock
+#: another thread of the parent held at the fork stays held for ever in the child.
+_after_fork: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _count_fork() -> None:
     _forks[0] += 1
+    for obj in list(_after_fork):
+        obj.after_fork()
+
+
+def _before_fork() -> None:
+    for obj in list(_after_fork):
+        getattr(obj, "before_fork", lambda: None)()
+
+
+def _after_fork_in_parent() -> None:
+    for obj in list(_after_fork):
+        getattr(obj, "after_fork_in_parent", lambda: None)()
+
+
+def renew_after_fork(obj: Any) -> None:
+    """Call ``obj.after_fork()`` in every child this process forks (``obj`` is held
+    weakly), and its ``before_fork()`` / ``after_fork_in_parent()`` when it has them."""
+    _after_fork.add(obj)
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_count_fork)
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_count_fork
+    )
 
 
 def forks_so_far() -> int:

@@ -94,6 +94,7 @@ from .base import (
     duplicate_content,
     encode_provenance,
     forks_so_far,
+    renew_after_fork,
     terms_to_match,
 )
 
@@ -395,6 +396,7 @@ class PostgresBackend:
         self._iterative_scan = False
         self._pool: ConnectionPool | None = None
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
+        renew_after_fork(self)
         try:
             self._conninfo = psycopg.conninfo.make_conninfo(
                 url, connect_timeout=connect_timeout, application_name="kenning"
@@ -412,6 +414,13 @@ class PostgresBackend:
             conn.close()
         self._pool_size = max(2, pool_size)
         self._pool = self._new_pool()
+
+    def after_fork(self) -> None:
+        """In a forked child: locks of its own (a parent thread may hold its); the pool is
+        replaced at its first use (:meth:`_checkout`)."""
+        self._ddl_lock = threading.Lock()
+        self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
+        self._local = threading.local()
 
     def _new_pool(self) -> ConnectionPool:
         self._forks = forks_so_far()
@@ -600,7 +609,6 @@ class PostgresBackend:
             # here would end the parent's session) and its worker thread did not come along
             _INHERITED_POOLS.append(pool)
             pool = self._pool = self._new_pool()
-            self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
         try:
             conn = pool.getconn()
         except PoolTimeout:

@@ -63,6 +63,7 @@ from .base import (
     duplicate_content,
     encode_provenance,
     forks_so_far,
+    renew_after_fork,
     terms_to_match,
 )
 from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
@@ -353,6 +354,7 @@ class SQLiteBackend:
                 f"the store at {self.path} is empty; `kenning remember` initialises it"
             )
         self._lock = threading.RLock()
+        renew_after_fork(self)
         self._closed = False
         self._in_tx = False
         self._writes = 0
@@ -391,6 +393,24 @@ class SQLiteBackend:
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
 
+    def before_fork(self) -> None:
+        """Before a fork: wait (a while) for other threads' work on the store to end, so
+        that no thread is inside SQLite when the process is copied — SQLite's own locks,
+        held by a thread the child does not have, would stay held there for ever."""
+        self._held_at_fork = self._lock.acquire(timeout=FORK_WAIT_S)
+
+    def after_fork_in_parent(self) -> None:
+        if getattr(self, "_held_at_fork", False):
+            self._held_at_fork = False
+            self._lock.release()
+
+    def after_fork(self) -> None:
+        """In a forked child: locks of its own (the parent's may be held by a thread the
+        child does not have); the connection is replaced at its first use (:attr:`_conn`)."""
+        self._held_at_fork = False
+        self._lock = threading.RLock()
+        self._in_tx = False
+
     @property
     def _conn(self) -> sqlite3.Connection:
         """This process's connection: a process forked from the one that opened the store
@@ -402,8 +422,6 @@ class SQLiteBackend:
         if self._forks != forks_so_far():
             _INHERITED_CONNECTIONS.append(self._connection)  # never closed in the child: its
             # close could checkpoint and remove the WAL the parent still writes through
-            self._lock = threading.RLock()
-            self._in_tx = False
             self._open_connection(False)
         return self._connection
 
@@ -1411,6 +1429,9 @@ def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
         )
     return f"cannot open the store {path}: {exc}"
 
+
+#: How long a fork waits for another thread's work on a store to end (see before_fork).
+FORK_WAIT_S = 10.0
 
 #: Connections a forked child inherited from its parent, kept from being closed (and from
 #: the garbage collector, which would close them).
