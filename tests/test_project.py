@@ -215,3 +215,4 @@ def test_joiners_are_spelling_not_hidden_text(tmp_path: Path) -> None:
         "docs/\u0631\u0627\u0647\u0646\u0645\u0627\u06cc\u200c\u0646\u0635\u0628.md", root
     )
     assert not is_safe_source_path("docs/a\u200bb.md", root)
+    assert not is_safe_source_path("docs/read\u200dme.md", root)  # between ASCII: look-alike

@@ -83,8 +83,12 @@ def _shown_only(name: str) -> str:
     """``name`` without control and format characters (escape sequences, bidi overrides,
     zero-width characters): a remote URL or a folder name is not checked by anyone, and the
     id it gives is printed (stats, doctor, the page) and written into every memory."""
+    from .safety import is_spelling_joiner
+
     return "".join(
-        c for c in name if unicodedata.category(c) not in ("Cc", "Cf") or c in "\u200c\u200d"
+        c
+        for i, c in enumerate(name)
+        if unicodedata.category(c) not in ("Cc", "Cf") or is_spelling_joiner(name, i)
     )
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "UnsafePathError",
     "has_visible_text",
     "is_safe_source_path",
+    "is_spelling_joiner",
     "normalise_content",
     "validate_source_path",
 ]
@@ -105,6 +106,15 @@ _SEPARATORS = re.compile(r"[/\\]")
 _JOINERS = frozenset("\u200c\u200d")
 
 
+def is_spelling_joiner(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is a joiner between letters of a script that spells with it (not
+    between ASCII letters, where it would only make two names look alike)."""
+    if text[i] not in _JOINERS:
+        return False
+    around = text[max(0, i - 1) : i] + text[i + 1 : i + 2]
+    return any(not c.isascii() for c in around)
+
+
 def _lexical_reason(path: str) -> str | None:
     if not path or not path.strip():
         return "empty path"
@@ -116,7 +126,10 @@ def _lexical_reason(path: str) -> str | None:
         return "contains a control character"
     if any("\ud800" <= c <= "\udfff" for c in path):
         return "contains a lone surrogate"
-    if any(unicodedata.category(c) == "Cf" and c not in _JOINERS for c in path):
+    if any(
+        unicodedata.category(c) == "Cf" and not is_spelling_joiner(path, i)
+        for i, c in enumerate(path)
+    ):
         # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png": what is read is not
         # what is shown
         return "contains an invisible or reordering character"
