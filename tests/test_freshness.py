@@ -214,6 +214,19 @@ def test_rename_and_delete(store: MemoryStore, files: Path) -> None:
     assert history.uncommitted and history.moved_to is None
 
 
+def test_a_staged_rename_is_an_uncommitted_change(store: MemoryStore, files: Path) -> None:
+    """`git mv` without a commit yet: the file moved in the index, which `kenning stale`
+    says, not "no commit on this branch since then"."""
+    from kenning.render import render_stale
+
+    store.remember(NOTE, "rule")
+    git(files, "mv", "src/auth.py", "src/login.py")
+    history = store.stale().memories[0].history["src/auth.py"]
+    assert history.moved_to == "src/login.py" and history.uncommitted
+    shown = render_stale(store.stale())
+    assert "uncommitted changes" in shown and "no commit on this branch" not in shown
+
+
 def test_checkout_another_branch_and_back(store: MemoryStore, files: Path) -> None:
     memory_id = store.remember(NOTE, "rule").id or ""
     git(files, "checkout", "-q", "-b", "feature")
