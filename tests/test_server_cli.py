@@ -65,6 +65,8 @@ def test_a_store_url_kenning_does_not_speak_is_refused(project: Path) -> None:
         assert r.returncode == 1 and "Zq9" not in r.stderr
         r = kenning(project, "migrate", "--to", url)
         assert r.returncode != 0 and "Zq9" not in r.stderr + r.stdout
+        r = kenning(project, "doctor", env={"KENNING_STORE": url})
+        assert r.returncode == 1 and "is not a store kenning speaks" in r.stderr, r.stderr
     assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
 
 

@@ -134,7 +134,10 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
             "KENNING_STORE",
         )
     if project.store_url is not None:
+        from .backends.registry import backend_kind
         from .redaction import redact_url
+
+        backend_kind(project.store_url)  # a URL kenning does not speak is said so first
 
         # the embedded file beside the project is not the store in use: checking it would
         # call a store healthy that kenning does not even read
