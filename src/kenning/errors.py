@@ -57,6 +57,11 @@ class StoreNotFound(KenningError):
 class StoreClosed(KenningError):
     """The :class:`~kenning.store.MemoryStore` was closed; open the store again to use it."""
 
+    @classmethod
+    def at(cls, location: object) -> StoreClosed:
+        """The error for the closed store at ``location``."""
+        return cls(f"the store at {location} was closed; open it again with open_store()")
+
 
 class StoreCorrupted(KenningError):
     """The store file exists but cannot be read as a kenning store."""

@@ -254,13 +254,8 @@ class _ClosedBackend:
     def close(self) -> None:
         pass
 
-    def error(self) -> StoreClosed:
-        return StoreClosed(
-            f"the store at {self.location} was closed; open it again with open_store()"
-        )
-
     def __getattr__(self, name: str) -> Any:
-        raise self.error()
+        raise StoreClosed.at(self.location)
 
 
 class MemoryStore:
@@ -813,7 +808,7 @@ class MemoryStore:
     def _lexical_executor(self) -> ThreadPoolExecutor:
         with self._worker_lock:
             if isinstance(self.backend, _ClosedBackend):
-                raise _ClosedBackend(self.backend.location).error()
+                raise StoreClosed.at(self.backend.location)
             if self._lexical_worker is None or self._worker_forks != forks_so_far():
                 # a process forked from this one has no thread behind the parent's executor:
                 # waiting on it would hang for ever
@@ -887,7 +882,7 @@ class MemoryStore:
                     self._lexical_side, query, pool, filters, check=True
                 )
             except RuntimeError:  # shut down by a close() on another thread meanwhile
-                raise _ClosedBackend(self.backend.location).error() from None
+                raise StoreClosed.at(self.backend.location) from None
         elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
             found = self._lexical_side(query, pool, filters, check=False)
         elif vector is None:

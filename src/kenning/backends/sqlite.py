@@ -416,9 +416,7 @@ class SQLiteBackend:
         """This process's connection: a process forked from the one that opened the store
         opens its own (SQLite forbids using a connection across fork)."""
         if self._closed:  # by another thread (MemoryStore.close) while this call ran
-            raise StoreClosed(
-                f"the store at {self.path} was closed; open it again with open_store()"
-            )
+            raise StoreClosed.at(self.path)
         if self._forks != forks_so_far():
             _INHERITED_CONNECTIONS.append(self._connection)  # never closed in the child: its
             # close could checkpoint and remove the WAL the parent still writes through
@@ -1471,9 +1469,7 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
     kenning's error (None: none of these)."""
     if isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc):
         # closed by another thread while this call ran (MemoryStore.close)
-        return StoreClosed(
-            f"the store at {backend.path} was closed; open it again with open_store()"
-        )
+        return StoreClosed.at(backend.path)
     if is_read_only_error(exc, backend.path):
         return KenningError(_cannot_open(backend.path, exc))
     if _result_code(exc) == _FULL:
