@@ -125,12 +125,15 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(names)
 
 
+def check_whole_number(name: str, value: object, most: int) -> int:
+    """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise UserInputError(f"{name} is {value!r:.40}; expected a whole number from 1 to {most}")
+    return value
+
+
 def check_limit(limit: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
-        raise UserInputError(
-            f"limit is {limit!r}; expected a whole number from 1 to {SEARCH_MAX_LIMIT}"
-        )
-    return limit
+    return check_whole_number("limit", limit, SEARCH_MAX_LIMIT)
 
 
 def plan_search(
@@ -346,6 +349,7 @@ __all__ = [
     "SearchPlan",
     "SearchResponse",
     "check_limit",
+    "check_whole_number",
     "expansion_reason",
     "fused_score",
     "lexical_bonus",

@@ -78,6 +78,7 @@ from .search import (
     Candidate,
     SearchResponse,
     check_limit,
+    check_whole_number,
     expansion_reason,
     fused_score,
     lexical_idfs,
@@ -227,13 +228,6 @@ def _check_memory_id(memory_id: object) -> str:
 
 #: At most this many memories from :meth:`MemoryStore.newest` at once.
 NEWEST_MAX = 10_000
-
-
-def _whole_number(name: str, value: object, most: int) -> int:
-    """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-        raise UserInputError(f"{name} is {value!r:.40}; expected a whole number from 1 to {most}")
-    return value
 
 
 class _EditRefused(Exception):
@@ -974,9 +968,9 @@ class MemoryStore:
         from .signatures import looks_like_error
 
         check_query(query)
-        top_k = _whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
-        keep = _whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
-        budget = _whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
+        top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
+        keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
+        budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
         if errors is not None and not isinstance(errors, bool):
             raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
         is_error = looks_like_error(query) if errors is None else errors
@@ -1252,7 +1246,7 @@ class MemoryStore:
         from .model import check_collection
         from .search import parse_types
 
-        limit = _whole_number("limit", limit, NEWEST_MAX)
+        limit = check_whole_number("limit", limit, NEWEST_MAX)
         collections = (check_collection(collection),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
         return self.backend.newest(filters, limit)
@@ -1344,7 +1338,7 @@ class MemoryStore:
         from .search import parse_types
 
         if limit is not None:
-            limit = _whole_number("limit", limit, 1 << 31)
+            limit = check_whole_number("limit", limit, 1 << 31)
         collections = (check_collection(collection),) if collection else ()
         types = parse_types(memory_type)
         after = parse_timestamp(stored_after) if stored_after else None
