@@ -438,7 +438,7 @@ def show_unsafe(value: Any) -> Any:
     too: structured data a client may hand a model as it is, where a JSON escape would be
     decoded back into the invisible character."""
     if isinstance(value, str):
-        return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), value)
+        return escape_unsafe_json(value)
     if isinstance(value, Mapping):
         return {show_unsafe(k): show_unsafe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
