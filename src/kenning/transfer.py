@@ -215,11 +215,10 @@ def import_validated(
     # then one transaction without HNSW maintenance (one index build at the end), in big
     # batches. Re-embedding imports are paced by the model and keep the usual path.
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
-    existing_rows = store.backend.count(Filters()) if new_rows else 0
     before, duplicates_before = store.backend.count(Filters()), counts["duplicates"]
     in_groups = {g: store.backend.count(Filters(group_id=g)) for g in by_group}
     try:
-        with bulk_writes(store.backend, new_rows, existing_rows, target.dimension, atomic=True):
+        with bulk_writes(store.backend, new_rows, before, target.dimension, atomic=True):
             _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
     except StoreWriteFailed as exc:
         # The disk stopped the import midway: what the store wrote stays, counted from the
