@@ -474,9 +474,7 @@ class SQLiteBackend:
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
         finally:
-            if conn.in_transaction:  # else SQLite ended it on an error, which is reported
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("COMMIT")
+            _end_if_open(conn, "COMMIT")
         if tables and not tables & set(STORE_TABLES):
             shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
             raise NotAKenningStore(
@@ -605,11 +603,7 @@ class SQLiteBackend:
                 except sqlite3.DatabaseError as exc:  # a full disk, an I/O error
                     raise _failed_write(self, exc) from None
             except BaseException:
-                # SQLite may have rolled back already (a full disk does): the error that
-                # stopped the write is the one to report, not "no transaction is active"
-                if self._conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
+                _end_if_open(self._conn, "ROLLBACK")
                 self._writes += 1  # our cache may hold rows that were rolled back
                 self._purge = False
                 raise
@@ -702,12 +696,7 @@ class SQLiteBackend:
                     raise duplicate_content(self.location) from None
                 raise
             except BaseException:
-                # after a full disk or an I/O error SQLite has rolled the whole transaction
-                # back, savepoint included: the error that did it is the one to report
-                if self._conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK TO upsert")
-                        self._conn.execute("RELEASE upsert")
+                _end_if_open(self._conn, "ROLLBACK TO upsert", "RELEASE upsert")
                 raise
             self._conn.execute("RELEASE upsert")
             self._writes += 1
@@ -1426,6 +1415,16 @@ def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
             f"{path.parent} and the files in it writable (reads work without that)"
         )
     return f"cannot open the store {path}: {exc}"
+
+
+def _end_if_open(conn: sqlite3.Connection, *statements: str) -> None:
+    """End a transaction (or savepoint) that may be over already: after a full disk or an
+    I/O error SQLite has rolled it back itself, and the error that did it is the one to
+    report, not "no transaction is active" or "no such savepoint"."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            for statement in statements:
+                conn.execute(statement)
 
 
 #: How long a fork waits for another thread's work on a store to end (see before_fork).
