@@ -465,8 +465,10 @@ _AMP_TAIL = lazy(r"[^\s\"'`,;]{0,1024}")
 
 _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 # A value given after a command-line flag and a space: --password S3cret, --token abc.
+#: A command-line option whose next argument is a credential (``--password``, ``--api-key``).
+_SECRET_OPTION = r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
 _FLAG = lazy(
-    r"(?<![\w\-])--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
+    rf"(?<![\w\-])--{_SECRET_OPTION}"
     # the value follows a space, or is the next item of a JSON/TOML argument list (on the
     # next line too, as a formatter writes it — in a diff, after its +/-/space column)
     rf"(?:[ \t]+|(?<=[a-z])[\"'],(?:[ \t]*|[ \t]*\r?\n[ \t+\-]*)(?=[\"']))"
@@ -955,8 +957,8 @@ def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
     return walk(value, None), counts
 
 
-#: A command-line flag whose next argument is a credential (``--password``, ``--api-key``).
-_SECRET_FLAG = lazy(r"--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)", re.I)
+#: The same option as an item of an argument list (``["--password", "…"]``).
+_SECRET_FLAG = lazy(rf"--?{_SECRET_OPTION}", re.I)
 #: Header names whose value is a credential, whatever it looks like.
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 #: A plural of a secret's name (``secrets``, ``passwords``), as a key's whole name: what
