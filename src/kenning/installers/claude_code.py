@@ -146,6 +146,36 @@ def default_project_dir(cwd: Path | None = None) -> Path:
     return checkout.toplevel if checkout is not None else here.resolve()
 
 
+def project_and_command(
+    agent: str,
+    scopes: tuple[str, ...],
+    project_dir: Path | None,
+    scope: str,
+    executable: str | None,
+    *,
+    uninstall: bool,
+) -> tuple[Path, str]:
+    """The project folder and the command an MCP client's config names, for the Codex and
+    Cursor installers: project scope writes files shared with the team, so they name
+    ``kenning`` on PATH; user scope names this machine's executable (``--executable``, else
+    the one running now; an uninstall needs none)."""
+    if scope not in scopes:
+        raise UserInputError(f"unknown scope {scope!r} for {agent}; use one of {', '.join(scopes)}")
+    root = Path(project_dir).resolve() if project_dir else default_project_dir()
+    if not root.is_dir():
+        raise UserInputError(f"the project folder {root} does not exist")
+    if scope == "project":
+        if executable is not None and "/" in executable:
+            raise UserInputError(
+                "--scope project writes files shared with the team, so they name `kenning` "
+                "on PATH, not a path of this machine; use --scope user for --executable"
+            )
+        return root, executable or SHARED_COMMAND
+    if executable is not None:
+        return root, os.path.abspath(os.path.expanduser(executable))
+    return root, kenning_executable() if not uninstall else SHARED_COMMAND
+
+
 def claude_project_key(project_dir: Path) -> str:
     """The key Claude Code files a project under in ``~/.claude.json``: the real path of the
     folder every work tree of the repository shares (the main checkout: linked worktrees

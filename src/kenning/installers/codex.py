@@ -50,9 +50,7 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
-    SHARED_COMMAND,
-    default_project_dir,
-    kenning_executable,
+    project_and_command,
     server_args,
 )
 from .files import (
@@ -300,25 +298,13 @@ def install_codex(
     home: Path | None = None,
 ) -> InstallResult:
     """Plan and (unless ``dry_run``) apply the install or uninstall for ``scope``."""
-    if scope not in SCOPES:
-        raise UserInputError(f"unknown scope {scope!r} for codex; use one of {', '.join(SCOPES)}")
-    root = Path(project_dir).resolve() if project_dir else default_project_dir()
-    if not root.is_dir():
-        raise UserInputError(f"the project folder {root} does not exist")
+    root, command = project_and_command(
+        "codex", SCOPES, project_dir, scope, executable, uninstall=uninstall
+    )
     if scope == "project":
-        if executable is not None and "/" in executable:
-            raise UserInputError(
-                "--scope project writes files shared with the team, so they name `kenning` "
-                "on PATH, not a path of this machine; use --scope user for --executable"
-            )
-        command = executable or SHARED_COMMAND
         config_root, config_rel, config_label = root, CODEX_PROJECT_FILE, CODEX_PROJECT_FILE
         agents_root, agents_rel, agents_label = root, agents_md.AGENTS_FILE, agents_md.AGENTS_FILE
     else:
-        if executable is not None:
-            command = os.path.abspath(os.path.expanduser(executable))
-        else:
-            command = kenning_executable() if not uninstall else SHARED_COMMAND
         user_root, prefix, shown = codex_home(home)
         config_root, config_rel, config_label = (
             user_root,

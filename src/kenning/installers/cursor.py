@@ -21,7 +21,6 @@ an ``mcpServers`` it leaves empty goes only when it was all the file held, the r
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,7 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
-    SHARED_COMMAND,
-    default_project_dir,
-    kenning_executable,
+    project_and_command,
     server_args,
 )
 from .files import (
@@ -101,24 +98,12 @@ def install_cursor(
     """Plan and (unless ``dry_run``) apply the install or uninstall for ``scope``."""
     from .codex import registered_in_project as codex_registered
 
-    if scope not in SCOPES:
-        raise UserInputError(f"unknown scope {scope!r} for cursor; use one of {', '.join(SCOPES)}")
-    root = Path(project_dir).resolve() if project_dir else default_project_dir()
-    if not root.is_dir():
-        raise UserInputError(f"the project folder {root} does not exist")
+    root, command = project_and_command(
+        "cursor", SCOPES, project_dir, scope, executable, uninstall=uninstall
+    )
     if scope == "project":
-        if executable is not None and "/" in executable:
-            raise UserInputError(
-                "--scope project writes files shared with the team, so they name `kenning` "
-                "on PATH, not a path of this machine; use --scope user for --executable"
-            )
-        command = executable or SHARED_COMMAND
         mcp_root, mcp_label = root, CURSOR_FILE
     else:
-        if executable is not None:
-            command = os.path.abspath(os.path.expanduser(executable))
-        else:
-            command = kenning_executable() if not uninstall else SHARED_COMMAND
         mcp_root, mcp_label = (home or Path.home()), "~/.cursor/mcp.json"
     mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label)
     before, doc = read_json_object(mcp_path, mcp_label)
