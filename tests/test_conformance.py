@@ -648,6 +648,16 @@ def test_record_seen_counts_and_keeps_everything_else(backend: Backend) -> None:
     assert backend.count(Filters()) == 6
 
 
+def test_record_seen_stops_at_the_largest_count(backend: Backend) -> None:
+    """At PostgreSQL's integer top a sighting is not counted, on every backend (it wrapped
+    to a negative count, or failed the whole write)."""
+    (row,) = corpus(1)
+    top = replace(row.memory, seen_count=protocol.MAX_SEEN_COUNT)
+    backend.upsert([MemoryRecord(top, row.vector)])
+    backend.record_seen([(top.id, top.stored_at + timedelta(days=1))] * 2)
+    assert backend.get([top.id])[0].seen_count == protocol.MAX_SEEN_COUNT
+
+
 def test_record_seen_rolls_back_with_exclusive(backend: Backend, store_kind: str) -> None:
     if store_kind.startswith("qdrant"):
         pytest.skip("Qdrant has no transactions: exclusive() only serialises (documented)")
@@ -1234,6 +1244,29 @@ def test_store_exact_and_near_duplicates(mstore: MemoryStore) -> None:
     limit = mstore.remember("The rate limit is 1000 requests per minute.", "rule")
     assert mstore.remember("The rate limit is 100 requests per minute.", "rule").status == STORED
     assert mstore.backend.get([limit.id or ""])[0].seen_count == 1
+
+
+def test_nul_in_tags_source_and_metadata_is_dropped_on_every_backend(mstore: MemoryStore) -> None:
+    """PostgreSQL cannot hold NUL in text or JSON: a note carrying one in its source, a tag
+    or metadata failed its whole batch there (the clean notes with it) while SQLite stored
+    it. The write path drops NUL, as it does from the content, on every backend."""
+    from kenning.store import NewMemory
+
+    dirty = NewMemory(
+        "Deploys go out on Tuesdays after the freeze lifts.",
+        "rule",
+        source="docs/deploy\x00.md",
+        tags=("re\x00lease", "ops"),
+        metadata={"owner\x00": "sre\x00team", "steps": ["tag\x00", {"k": "v\x00"}]},
+    )
+    clean = NewMemory("The staging database is reset every night at 02:00 UTC.", "context")
+    results = mstore.remember_many([dirty, clean])
+    assert [r.status for r in results] == [STORED, STORED], [r.reason for r in results]
+    stored = mstore.backend.get([results[0].id or ""])[0]
+    assert stored.source == "docs/deploy.md" and stored.tags == ("release", "ops")
+    assert stored.metadata["owner"] == "sreteam"
+    assert stored.metadata["steps"] == ["tag", {"k": "v"}]
+    assert mstore.backend.get([results[1].id or ""])
 
 
 def test_store_recall_matches_sqlite(mstore: MemoryStore, reference: MemoryStore) -> None:

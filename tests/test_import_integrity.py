@@ -183,6 +183,8 @@ BAD_FIELDS = [
     _field("group_id", "acme\x01widgets"),
     _field("group_id", None),
     _field("group_id", 9),
+    _field("seen_count", 2**31),  # PostgreSQL's integer wrapped it to a negative count
+    _field("seen_count", 2**63),
     _field("embedding", 12),
     _field("embedding", ["AAAA"]),
     _field("content_hash", 1),

@@ -188,6 +188,9 @@ def test_import_a_store_made_by_the_ruvector_cli(
     code, out, _ = kenning_cli("import", "--from", "ruvector", str(project / ".ruvector"), "--json")
     again = json.loads(out)
     assert code == 0 and again["imported"] == 0 and again["duplicates"] == len(NOTES) + 2
+    # importing again is not remembering again: no memory's seen_count or last_seen_at moves
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert {m.content: m for m in store.newest(100)} == mine
 
 
 @pytest.mark.anyio

@@ -101,6 +101,36 @@ def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: st
     remote.close()
 
 
+def test_migrate_takes_a_note_with_nul_in_its_tags_to_postgres(project: Path, pg_url: str) -> None:  # noqa: F811
+    """A store written before the write path dropped NUL from tags, source and metadata
+    could not be migrated: PostgreSQL refused the batch and migrate ended in a traceback."""
+    from dataclasses import replace
+
+    from kenning.backends.base import Filters, MemoryRecord
+
+    assert (
+        kenning(project, "remember", "--type", "rule", "Releases are cut on Mondays.").returncode
+        == 0
+    )
+    assert (
+        kenning(project, "remember", "--type", "rule", "Hotfixes need two reviews.").returncode == 0
+    )
+    with open_store(cwd=project) as local:
+        old = next(iter(local.backend.iterate(Filters())))
+        planted = replace(
+            old.memory, tags=("ops\x00",), source="a\x00.md", metadata={"k\x00": ["v\x00"]}
+        )
+        local.backend.upsert([MemoryRecord(planted, old.vector)])
+    r = kenning(project, "migrate", "--json", "--to", pg_url)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert (report["copied"], report["verified"]) == (2, True)
+    with open_store(pg_url, cwd=project) as remote:
+        (moved,) = remote.backend.get([planted.id])
+    assert (moved.tags, moved.source, moved.metadata) == (("ops",), "a.md", {"k": ["v"]})
+    assert moved.content == planted.content
+
+
 def test_no_password_is_shown_before_the_first_write(project: Path, pg_url: str) -> None:  # noqa: F811
     """A database kenning has not written to yet reads as "no store yet": its intel_path
     (shown to agents over MCP too) is the URL without its password, as once it exists."""

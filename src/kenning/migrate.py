@@ -17,17 +17,32 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .errors import KenningError, ProvenanceMismatch
+from .safety import without_nul
 
 if TYPE_CHECKING:
     from .store import MemoryStore
 
 BATCH = 500
+
+
+def _portable(record: MemoryRecord) -> MemoryRecord:
+    """``record`` as every backend can hold it: a NUL character in its source, tags or
+    metadata (which a store written before kenning took them out may hold) is dropped, as
+    the write path drops it, instead of failing the whole batch on PostgreSQL."""
+    m = record.memory
+    clean = replace(
+        m,
+        source=without_nul(m.source),
+        tags=without_nul(m.tags),
+        metadata=without_nul(m.metadata),
+    )
+    return record if clean == m else MemoryRecord(clean, record.vector)
 
 
 @dataclass(frozen=True)
@@ -120,7 +135,7 @@ def migrate(
 
     with bulk:
         for record in source.iterate(filters, batch_size=BATCH):
-            batch.append(record)
+            batch.append(_portable(record))
             if len(batch) >= BATCH:
                 flush()
         flush()

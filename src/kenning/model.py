@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import InvalidTypeError, UserInputError
-from .protocol import RECALL_FLOOR
+from .protocol import MAX_SEEN_COUNT, RECALL_FLOOR
 
 #: Collections and their types (AI Memory Module taxonomy). A type belongs to one collection.
 COLLECTIONS: Mapping[str, tuple[str, ...]] = {
@@ -215,9 +215,12 @@ class Memory:
 
 
 def check_seen_count(value: object) -> int:
-    """``value`` as a ``seen_count``: a whole number ≥ 1 (``ValueError`` otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"seen_count must be a whole number of at least 1, got {value!r}")
+    """``value`` as a ``seen_count``: a whole number from 1 to :data:`MAX_SEEN_COUNT`
+    (``ValueError`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEEN_COUNT:
+        raise ValueError(
+            f"seen_count must be a whole number from 1 to {MAX_SEEN_COUNT}, got {value!r:.40}"
+        )
     return value
 
 

@@ -106,6 +106,9 @@ MAX_SOURCE_CHARS = 2048
 MAX_TAGS = 64
 MAX_TAG_CHARS = 128
 MAX_METADATA_BYTES = 64 * 1024
+#: The largest ``seen_count`` (PostgreSQL's ``integer``): a sighting beyond it is not counted,
+#: and an import that asks for more is refused instead of wrapping to a negative count.
+MAX_SEEN_COUNT = 2**31 - 1
 #: The longest query recall and search take. The model reads 256 word pieces of it and
 #: lexical search its first terms, but tokenising a query costs in proportion to its whole
 #: length: a pasted megabyte would hold up every other call (the hook's prompt is cut to the

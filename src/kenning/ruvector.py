@@ -275,7 +275,10 @@ def import_ruvector(
     ``duplicates``, ``rejected`` (with where and why), ``skipped`` and ``not_imported``
     (ruvector's learning data)."""
     found = source if isinstance(source, RuvectorStore) else read_store(source)
-    results = store.remember_many(found.items, progress=progress) if found.items else []
+    # refresh=False: importing the same store again is not remembering its notes again
+    results = (
+        store.remember_many(found.items, progress=progress, refresh=False) if found.items else []
+    )
     rejections = [{"entry": r.entry, "reason": r.reason} for r in found.rejected]
     duplicates: list[dict[str, Any]] = []
     for origin, result in zip(found.origins, results, strict=True):

@@ -15,7 +15,9 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from .errors import UserInputError
 
@@ -41,6 +43,22 @@ _HSPACE = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 _INNER_SPACE_RUN = re.compile(rf"(?<=\S){_HSPACE}+(?=\S)")
 _TRAILING_SPACE = re.compile(rf"{_HSPACE}+$", re.MULTILINE)
 _BLANK_RUN = re.compile(r"\n{3,}")
+
+
+def without_nul(value: Any) -> Any:
+    """``value`` with every NUL character taken out of its texts, in lists and mappings
+    (keys too); other values are returned as they are. PostgreSQL's ``text`` and JSON cannot
+    hold NUL, so no backend stores one: the same note is then the same on every backend
+    (:func:`normalise_content` removes NUL from the content already)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, Mapping):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(without_nul(v) for v in value)
+    return value
 
 
 def normalise_content(text: str) -> str:

@@ -390,7 +390,7 @@ class MemoryStore:
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
         :class:`~kenning.errors.UserInputError` saying what is wrong."""
         from .redaction import redact_secrets, redact_value  # write path only
-        from .safety import has_visible_text, normalise_content
+        from .safety import has_visible_text, normalise_content, without_nul
 
         raw = _check_text(item.content, "content", ContentError)
         if len(raw) > RAW_CONTENT_LIMIT:
@@ -416,7 +416,7 @@ class MemoryStore:
             )
         memory_type, collection = resolve_type(item.type, text)
         try:
-            metadata = dict(item.metadata or {})
+            metadata = without_nul(dict(item.metadata or {}))
             # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
             encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
@@ -441,8 +441,13 @@ class MemoryStore:
                 f"source is {len(item.source)} characters, over the {protocol.MAX_SOURCE_CHARS} "
                 "limit; pass the path or URL of the document"
             )
-        tags = tuple(dict.fromkeys(t.strip() for t in _checked_tags(item.tags) if t.strip()))
-        for label, value in (("source", item.source or ""), *(("tag", t) for t in tags)):
+        given_source = without_nul(item.source)
+        tags = tuple(
+            dict.fromkeys(
+                t for t in (without_nul(t).strip() for t in _checked_tags(item.tags)) if t
+            )
+        )
+        for label, value in (("source", given_source or ""), *(("tag", t) for t in tags)):
             try:
                 str(value).encode("utf-8")
             except UnicodeEncodeError:
@@ -450,7 +455,7 @@ class MemoryStore:
                 raise UserInputError(f"{label} {shown!r} is not valid UTF-8 text") from None
         # Every stored field is redacted, not only the content: a --source URL with a token,
         # a tag or a metadata value pasted from a config file reach memory.db as well.
-        source, found = redact_value(item.source)
+        source, found = redact_value(given_source)
         _add_counts(redactions, found)
         redacted_tags, found = redact_value(tags)
         _add_counts(redactions, found)
@@ -644,6 +649,7 @@ class MemoryStore:
         to_store: list[MemoryRecord] = []
         #: merges into memories already stored: one (id, when) per sighting
         sightings: list[tuple[str, datetime]] = []
+        step = "the store could not be checked for duplicates"
         try:
             with self.backend.exclusive():
                 # One lookup per project for the whole batch's exact duplicates.
@@ -690,12 +696,13 @@ class MemoryStore:
                     )
                 # Sightings first: on a backend without transactions (Qdrant) a failure
                 # after them leaves a count one too high, never a note reported unwritten.
+                step = "the store refused the write"
                 self.backend.record_seen(sightings)
                 self.backend.upsert(to_store)
         except KenningError:
             raise
         except Exception as exc:
-            reason = f"the store could not be checked for duplicates: {exc}"
+            reason = f"{step}: {exc}"
             return [
                 RememberResult(
                     DEDUP_CHECK_FAILED, None, None, reason, p.memory.collection, p.memory.type
@@ -713,7 +720,11 @@ class MemoryStore:
             if m.id == memory_id:
                 last = m.last_seen_at or m.stored_at
                 pending[index] = MemoryRecord(
-                    replace(m, seen_count=m.seen_count + 1, last_seen_at=max(last, when)),
+                    replace(
+                        m,
+                        seen_count=min(m.seen_count + 1, protocol.MAX_SEEN_COUNT),
+                        last_seen_at=max(last, when),
+                    ),
                     record.vector,
                 )
                 return True

@@ -79,6 +79,7 @@ from ..errors import (
 )
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
+from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_secrets, redact_url, redaction_marker
 from ..vectors import checked_cosine
 from .base import (
@@ -873,7 +874,9 @@ class PostgresBackend:
             with conn.cursor() as cur:
                 # one statement per sighting: two sightings of one memory count twice
                 cur.executemany(
-                    "UPDATE kenning_memories SET seen_count = seen_count + 1, "
+                    # at the integer's top a sighting is not counted (the sum would overflow)
+                    "UPDATE kenning_memories SET "
+                    f"seen_count = least(seen_count, {MAX_SEEN_COUNT - 1}) + 1, "
                     "last_seen_at = greatest(coalesce(last_seen_at, stored_at), %s) "
                     "WHERE id = %s",
                     [(when, memory_id) for memory_id, when in sightings],

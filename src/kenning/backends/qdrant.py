@@ -69,6 +69,7 @@ import numpy as np
 from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
 from ..lexical import MAX_QUERY_TERMS, bm25, idf, terms, tokens
 from ..model import Memory, Provenance, parse_timestamp
+from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_url
 from ..vectors import checked_cosine
 from .base import (
@@ -600,7 +601,9 @@ class QdrantBackend:
                 client.set_payload(
                     self.collection,
                     payload={
-                        "seen_count": int(payload.get("seen_count") or 1) + times,
+                        "seen_count": min(
+                            int(payload.get("seen_count") or 1) + times, MAX_SEEN_COUNT
+                        ),
                         "last_seen_at": max(last, when).isoformat(),
                     },
                     points=[p.id],

@@ -47,6 +47,7 @@ from ..errors import (
 from ..lexical import MAX_QUERY_TERMS
 from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
+from ..protocol import MAX_SEEN_COUNT
 from ..vectors import bad_rows, checked_cosine, vector_problem
 from . import annindex
 from .annindex import AnnFile, AnnView
@@ -754,7 +755,8 @@ class SQLiteBackend:
                     continue
                 last = parse_timestamp(str(row[1] if row[1] is not None else row[0]))
                 self._conn.execute(
-                    "UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ? "
+                    f"UPDATE memories SET seen_count = min(seen_count + 1, {MAX_SEEN_COUNT}), "
+                    "last_seen_at = ? "
                     "WHERE id = ?",
                     (max(last, parse_timestamp(when)).isoformat(), memory_id),
                 )
