@@ -648,6 +648,22 @@ def test_record_seen_counts_and_keeps_everything_else(backend: Backend) -> None:
     assert backend.count(Filters()) == 6
 
 
+def test_metadata_numbers_come_back_as_they_went_in(backend: Backend) -> None:
+    """A float stays a float and keeps its sign on every backend: PostgreSQL's jsonb gave
+    1e16 back as an integer and -0.0 as 0.0 (and migrate still said "verified")."""
+    import math
+
+    (row,) = corpus(1)
+    numbers = {"big": 1e16, "top": 1.7976931348623157e308, "negative_zero": -0.0, "count": 7}
+    memory = replace(row.memory, metadata={**row.memory.metadata, "numbers": numbers})
+    backend.upsert([MemoryRecord(memory, row.vector)])
+    for found in (backend.get([memory.id])[0], next(iter(backend.iterate(Filters()))).memory):
+        back = found.metadata["numbers"]
+        assert back == numbers
+        assert {k: type(v) for k, v in back.items()} == {k: type(v) for k, v in numbers.items()}
+        assert math.copysign(1.0, back["negative_zero"]) == -1.0
+
+
 def test_record_seen_stops_at_the_largest_count(backend: Backend) -> None:
     """At PostgreSQL's integer top a sighting is not counted, on every backend (it wrapped
     to a negative count, or failed the whole write)."""
@@ -896,9 +912,12 @@ def test_postgres_migrates_a_schema_2_store_keeping_its_rows(pg_url: str) -> Non
     b.close()
     with psycopg.connect(pg_url) as conn:  # as a kenning before migration 3 left it
         conn.execute(
-            "ALTER TABLE kenning_memories DROP COLUMN last_seen_at, DROP COLUMN seen_count"
+            "ALTER TABLE kenning_memories DROP COLUMN last_seen_at, DROP COLUMN seen_count, "
+            "ALTER COLUMN metadata DROP DEFAULT, "
+            "ALTER COLUMN metadata TYPE jsonb USING metadata::jsonb, "
+            "ALTER COLUMN metadata SET DEFAULT '{}'"
         )
-        conn.execute("DELETE FROM kenning_schema WHERE version = 3")
+        conn.execute("DELETE FROM kenning_schema WHERE version >= 3")
     b = PostgresBackend(pg_url, create=False)
     try:
         assert b.get([r.memory.id for r in rows]) == [r.memory for r in rows]
@@ -908,6 +927,12 @@ def test_postgres_migrates_a_schema_2_store_keeping_its_rows(pg_url: str) -> Non
             assert conn.execute("SELECT max(version) FROM kenning_schema").fetchone() == (
                 SCHEMA_VERSION,
             )
+            kind = conn.execute(
+                "SELECT data_type FROM information_schema.columns "
+                "WHERE table_name = 'kenning_memories' AND column_name = 'metadata'"
+            ).fetchone()
+            assert kind == ("json",)  # migration 4, over the rows jsonb held
+        assert b.get([r.memory.id for r in rows])[1:] == [r.memory for r in rows][1:]
     finally:
         b.close()
 

@@ -51,6 +51,7 @@ every URL in the message; credentials are never logged.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import struct
@@ -67,7 +68,7 @@ from psycopg import errors as pg_errors
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Json, Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import (
@@ -210,6 +211,15 @@ MIGRATIONS: tuple[str, ...] = (
         ADD COLUMN last_seen_at timestamptz,
         ADD COLUMN seen_count integer NOT NULL DEFAULT 1;
     """,
+    # 4: metadata as the JSON text kenning wrote, not jsonb: jsonb keeps numbers as numeric,
+    # which turned 1e16 into an integer and -0.0 into 0.0 and reordered the keys, so a note
+    # came back from the team store other than it went in (SQLite and Qdrant keep them).
+    # The fingerprint index is rebuilt on the json column by the same expression.
+    """
+    ALTER TABLE kenning_memories ALTER COLUMN metadata DROP DEFAULT;
+    ALTER TABLE kenning_memories ALTER COLUMN metadata TYPE json USING metadata::json;
+    ALTER TABLE kenning_memories ALTER COLUMN metadata SET DEFAULT '{}';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -316,6 +326,11 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     conn.adapters.register_loader(info.oid, bload)
     conn._kenning_vector_oid = info.oid  # type: ignore[attr-defined]
     return True
+
+
+def _metadata_json(metadata: object) -> str:
+    """Metadata as SQLite's store writes it (sorted keys, characters as they are)."""
+    return json.dumps(metadata, ensure_ascii=False, sort_keys=True)
 
 
 def _row_to_memory(row: Sequence[Any]) -> Memory:
@@ -800,7 +815,7 @@ class PostgresBackend:
                     m.content_hash,
                     m.source,
                     Jsonb(list(m.tags)),
-                    Jsonb(dict(m.metadata)),
+                    Json(dict(m.metadata), dumps=_metadata_json),
                     None if m.last_seen_at in (None, m.stored_at) else m.last_seen_at,
                     m.seen_count,
                     vector,
@@ -836,7 +851,7 @@ class PostgresBackend:
             "text",
             "text",
             "jsonb",
-            "jsonb",
+            "json",
             "timestamptz",
             "int4",
             oid,
