@@ -76,6 +76,27 @@ def test_worktrees_share_id_and_store(tmp_path: Path) -> None:
     assert a.store_path == b.store_path == main / ".kenning" / "memory.db"
 
 
+def test_a_second_url_of_origin_does_not_change_the_project(tmp_path: Path) -> None:
+    """`git remote set-url --add origin …` (to push to a mirror too) adds a URL git does not
+    fetch from: the project stays the one of the first URL (it became the mirror's)."""
+    root = make_repo(tmp_path / "app", remote="git@github.com:acme/app.git")
+    git(root, "remote", "set-url", "--add", "origin", "git@gitlab.com:mirror/app-mirror.git")
+    assert resolve_project(root).group_id == "acme/app"
+
+
+def test_a_work_tree_of_a_submodule_shares_the_submodule_store(tmp_path: Path) -> None:
+    """A submodule's repository lives under the superproject's .git/modules and names its
+    work tree (core.worktree): a work tree added from the submodule shares its store."""
+    lib = make_repo(tmp_path / "lib")
+    sup = make_repo(tmp_path / "super")
+    git(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sub = sup / "vendor" / "lib"
+    git(sub, "worktree", "add", "-q", str(tmp_path / "lib-wt"), "-b", "feature")
+    a, b = resolve_project(sub), resolve_project(tmp_path / "lib-wt")
+    assert a.store_path == b.store_path == sub.resolve() / ".kenning" / "memory.db"
+    assert a.group_id == b.group_id
+
+
 def test_unrelated_repos_with_same_name_differ_by_remote(tmp_path: Path) -> None:
     one = make_repo(tmp_path / "x" / "app", remote="git@github.com:alice/app.git")
     two = make_repo(tmp_path / "y" / "app", remote="git@github.com:bob/app.git")

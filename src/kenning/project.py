@@ -143,10 +143,18 @@ def find_checkout(cwd: Path) -> Checkout | None:
     toplevel, common = Path(lines[0]).resolve(), Path(lines[1]).resolve()
     if common.name == ".git":  # a normal clone, or a linked work tree of one
         return Checkout(toplevel, common.parent)
-    bare = _git(common, "--git-dir", str(common), "config", "--bool", "core.bare")
-    if bare is not None and bare.strip() == "true":  # work trees of a bare repository
+    found = _git(
+        common, "--git-dir", str(common), "config", "--get-regexp", r"^core\.(bare|worktree)$"
+    )
+    settings = dict(line.partition(" ")[::2] for line in (found or "").splitlines())
+    if settings.get("core.bare", "").strip() == "true":  # work trees of a bare repository
         return Checkout(toplevel, common)
-    return Checkout(toplevel, toplevel)  # e.g. a submodule: its own work tree
+    main = settings.get("core.worktree", "").strip()
+    if main and (common / main).resolve().is_dir():
+        # a submodule (its repository under the superproject's .git/modules names its work
+        # tree): a work tree added from it shares the submodule checkout's store
+        return Checkout(toplevel, (common / main).resolve())
+    return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
 
 
 def _name_of(root: Path) -> str:
@@ -208,8 +216,11 @@ def resolve_project(
                 store_path = root / store_path
     remote = None
     if root is not None:
-        remote_out = _git(root, "config", "--get", "remote.origin.url")
-        remote = remote_out.strip() if remote_out else None
+        # the first URL, which git fetches from: a second one (`set-url --add`, to push to
+        # a mirror as well) must not change the project
+        remote_out = _git(root, "config", "--get-all", "remote.origin.url")
+        urls = (remote_out or "").strip().splitlines()
+        remote = urls[0].strip() if urls else None
     if group_id is not None:
         gid = check_group_id(group_id, "the command line")
     else:
