@@ -451,6 +451,30 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     assert kenning(files, "stale", "--commits", "-1").returncode == 2
 
 
+def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A teammate's commits arrive by a pull after the memory was stored, carrying the
+    times they were made, before it: they are still changes since the version the memory
+    saw (`git log --since` left them out and said "no commit on this branch since then"),
+    and a rename among them is still found."""
+    memory_id = store.remember(NOTE, "rule").id or ""
+    store.close()
+    earlier = "2020-01-02T03:04:05+00:00"
+    monkeypatch.setenv("GIT_AUTHOR_DATE", earlier)
+    monkeypatch.setenv("GIT_COMMITTER_DATE", earlier)
+    write(files, "src/auth.py", AUTH + "# teammate's change\n")
+    commit(files, "teammate changes auth")
+    git(files, "mv", "docs/solutions/db.md", "docs/solutions/locked.md")
+    commit(files, "teammate renames the doc")
+    data = json.loads(kenning(files, "stale", "--json").stdout)
+    (item,) = data["memories"]
+    assert item["id"] == memory_id
+    changed = {c["path"]: c for c in item["changed"]}
+    assert [c["subject"] for c in changed["src/auth.py"]["commits"]] == ["teammate changes auth"]
+    assert changed["docs/solutions/db.md"]["moved_to"] == "docs/solutions/locked.md"
+
+
 def test_kenning_stale_without_a_store(project: Path) -> None:
     out = kenning(project, "stale")
     assert out.returncode == 0 and "nothing to check" in out.stderr

@@ -367,6 +367,11 @@ def _renamed(output: str | None, path: str) -> str | None:
     return None
 
 
+#: How many commits touching a file ``kenning stale`` reads back looking for the one that
+#: made the version a memory saw (its walk ends there).
+HISTORY_WALK = 100
+
+
 def file_history(
     files_root: Path,
     path: str,
@@ -376,34 +381,40 @@ def file_history(
     recorded: str | None = None,
     missing: bool = False,
 ) -> FileHistory:
-    """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
-    ``limit`` commits touching it on the checked-out branch (``git log --since``, stopping
-    at the commit that made the ``recorded`` version: commit times have one-second steps,
-    and that commit is not a change since), whether the work tree differs from HEAD, and
-    for a ``missing`` file the path a rename moved it to (staged, or committed since).
-    Outside git, or when git fails: an empty history."""
-    stamp = since.isoformat()
+    """git's account of ``path`` since the memory saw it (``stored_at`` is ``since``): the
+    newest ``limit`` commits touching it on the checked-out branch, whether the work tree
+    differs from HEAD, and for a ``missing`` file the path a rename moved it to (staged, or
+    committed since). The commits are those above the one that made the ``recorded``
+    version, wherever their dates lie: a commit pulled from a teammate carries the time it
+    was made, which may be before the memory was; only when no commit made that version
+    (it was never committed) do dates decide. Outside git, or when git fails: an empty
+    history."""
     log = _git(
         files_root,
         "log",
-        f"--since={stamp}",
-        "--format=%x1e%H%x1f%cs%x1f%s",
+        "--format=%x1e%H%x1f%cs%x1f%s%x1f%cI",
         "--raw",
         "--no-abbrev",
-        f"-n{limit + 2}",
+        f"-n{HISTORY_WALK if recorded is not None else limit + 2}",
+        *(() if recorded is not None else (f"--since={since.isoformat()}",)),
         "--",
         path,
     )
-    commits = []
+    found: list[tuple[Commit, str]] = []
+    base: str | None = None  # the commit that made the recorded version
     for record_text in (log or "").split("\x1e")[1:]:
         header, _, raw = record_text.partition("\n")
-        parts = header.split("\x1f", 2)
-        if len(parts) != 3:
+        parts = header.split("\x1f", 3)
+        if len(parts) != 4:
             continue
         made = {line.split()[3] for line in raw.splitlines() if line.startswith(":")}
         if recorded is not None and recorded in made:
-            break  # this commit wrote the version the memory saw
-        commits.append(Commit(*parts))
+            base = parts[0]
+            break
+        found.append((Commit(*parts[:3]), parts[3]))
+    if base is None and recorded is not None:
+        found = [(c, when) for c, when in found if _after(when, since)]
+    commits = [c for c, _ in found]
     status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
@@ -413,7 +424,7 @@ def file_history(
             history = _git(
                 files_root,
                 "log",
-                f"--since={stamp}",
+                *((f"{base}..HEAD",) if base else (f"--since={since.isoformat()}",)),
                 "-M",
                 "--diff-filter=R",
                 "--name-status",
@@ -423,3 +434,11 @@ def file_history(
             )
             moved = _renamed((history or "").replace("\n", ""), path)
     return FileHistory(path, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
+
+
+def _after(committed: str, since: datetime) -> bool:
+    """Was a commit made (git's strict ISO date) at or after ``since``? Unreadable: yes."""
+    try:
+        return datetime.fromisoformat(committed) >= since.replace(microsecond=0)
+    except ValueError:
+        return True
