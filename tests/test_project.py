@@ -111,6 +111,15 @@ def test_outside_git_is_a_clear_error(tmp_path: Path) -> None:
         resolve_project(plain)
 
 
+def test_a_bare_repository_or_git_folder_is_named_as_such(tmp_path: Path) -> None:
+    """Not "not inside a git repository" (git works there): there is no work tree."""
+    seed = make_repo(tmp_path / "seed")
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(tmp_path / "widgets.git"))
+    for where in (tmp_path / "widgets.git", seed / ".git"):
+        with pytest.raises(UserInputError, match=r"no work tree here.*git worktree list"):
+            resolve_project(where)
+
+
 def test_outside_git_with_explicit_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = tmp_path / "not-a-repo"
     plain.mkdir()

@@ -157,6 +157,13 @@ def find_checkout(cwd: Path) -> Checkout | None:
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
 
 
+def _in_repository_without_work_tree(cwd: Path) -> bool:
+    """Is ``cwd`` a bare repository or inside a ``.git`` folder (git works there, but there
+    is no work tree to find a project's files and store by)?"""
+    out = _git(cwd, "rev-parse", "--is-bare-repository", "--is-inside-git-dir")
+    return out is not None and "true" in out.split()
+
+
 def _name_of(root: Path) -> str:
     """The project name a root folder stands for (``repo.git`` and ``proj/.bare`` → the
     repository's name)."""
@@ -238,6 +245,12 @@ def resolve_project(
         return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)
     if root is None:
         if store_path is None or not gid:
+            if _in_repository_without_work_tree(cwd):
+                raise UserInputError(
+                    f"{cwd} is inside a git repository with no work tree here (a bare "
+                    "repository or a .git folder); run kenning in one of its work trees "
+                    "(`git worktree list` shows them)"
+                )
             raise UserInputError(
                 f"{cwd} is not inside a git repository, so kenning cannot tell which project "
                 "this is; run it inside your project's checkout (or `git init`), or set both "
