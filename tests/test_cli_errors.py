@@ -345,3 +345,24 @@ def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> 
         assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
         assert "Zq9type1" not in result.stderr
         assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("calibrate", "nothere.jsonl"), "QUERIES: 'nothere.jsonl'"),
+        (("query", "plan", "nothere.md"), "PLAN: 'nothere.md'"),
+        (("install", "cursor", "--project-dir", "/nonexistent/dir"), "'--project-dir'"),
+        (("source", "--project-dir", "/nonexistent/dir", "a.txt"), "'--project-dir'"),
+    ],
+)
+def test_a_missing_input_file_or_folder_is_bad_input(
+    project: Path, args: tuple[str, ...], named: str
+) -> None:
+    """Exit 1 with one line naming the argument (README: 1 is bad input, 2 an unknown
+    option or command), as `import nothere.jsonl` does; click's check made it exit 2."""
+    result = run_cli(project, *args)
+    assert result.returncode == 1, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ") and named in line, line
+    assert not (project / ".cursor").exists()

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -59,6 +59,30 @@ def _say_error(message: str) -> None:
 def _fail(message: str, code: int = EXIT_USER) -> None:
     _say_error(message)
     sys.exit(code)
+
+
+class _InputFile(click.File):
+    """A file argument that cannot be opened is bad input: one line, exit 1 (click's own
+    check makes it a usage error, exit 2, with the usage text)."""
+
+    def fail(
+        self, message: str, param: click.Parameter | None = None, ctx: click.Context | None = None
+    ) -> NoReturn:
+        _fail(f"{param.human_readable_name if param else 'file'}: {message}")
+        raise AssertionError  # _fail exits
+
+
+class _ExistingFolder(click.Path):
+    """A folder option that must exist: a missing one is bad input (exit 1), as above."""
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, file_okay=False, path_type=Path)
+
+    def fail(
+        self, message: str, param: click.Parameter | None = None, ctx: click.Context | None = None
+    ) -> NoReturn:
+        _fail(f"{param.get_error_hint(ctx) if param and ctx else 'folder'}: {message}")
+        raise AssertionError  # _fail exits
 
 
 def handle_errors(func: F) -> F:
@@ -619,7 +643,7 @@ Examples:
   kenning calibrate labelled.jsonl --write
 """,
 )
-@click.argument("queries", type=click.File("r", encoding="utf-8"))
+@click.argument("queries", type=_InputFile("r", encoding="utf-8"))
 @click.option(
     "--group-id",
     "--project",
@@ -630,7 +654,7 @@ Examples:
 @click.option(
     "--write",
     is_flag=True,
-    help="Save the measured threshold and floors to .kenning/config.toml.",
+    help="Save the measured threshold and floors to .kenning/config.toml (beside the store).",
 )
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
@@ -718,7 +742,7 @@ Examples:
 @click.option("--body", default=None, help="PR body text (or --body-file).")
 @click.option(
     "--body-file",
-    type=click.File("r", encoding="utf-8"),
+    type=_InputFile("r", encoding="utf-8"),
     default=None,
     help="File with the PR body, - for stdin.",
 )
@@ -741,7 +765,7 @@ Examples:
   kenning recall "$(kenning query plan docs/plans/cache.md)"
 """,
 )
-@click.argument("plan", type=click.File("r", encoding="utf-8"), default="-")
+@click.argument("plan", type=_InputFile("r", encoding="utf-8"), default="-")
 @handle_errors
 def query_plan(plan: Any) -> None:
     """The text under `## Overview`; else the first 500 chars (PLAN file or stdin)."""
@@ -795,7 +819,7 @@ Examples:
 @click.option("--path", "raw_path", default=None, help="Check this path instead of a memory's.")
 @click.option(
     "--project-dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=_ExistingFolder(),
     default=None,
     help="The project (default: the current folder's git checkout).",
 )
@@ -1341,7 +1365,7 @@ Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the 
 )
 @click.option(
     "--project-dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=_ExistingFolder(),
     default=None,
     help="The project to serve (default: CLAUDE_PROJECT_DIR, the client's MCP roots, "
     "then the current folder's git checkout).",
@@ -1386,7 +1410,7 @@ Examples:
 @click.option("--dry-run", is_flag=True, help="Print a unified diff of each file; write nothing.")
 @click.option(
     "--project-dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=_ExistingFolder(),
     default=None,
     help="Project folder (default: the git top level of the current folder).",
 )

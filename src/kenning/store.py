@@ -215,7 +215,8 @@ def _not_in_the_future(value: datetime | None, what: str, now: datetime) -> date
     if when > now + FUTURE_TOLERANCE:
         raise UserInputError(
             f"{what} {when.isoformat()} is in the future (it is now "
-            f"{now.isoformat(timespec='seconds')}); correct the timestamp or leave it out"
+            f"{now.isoformat(timespec='seconds')}); correct it, or the clock of the machine "
+            "that wrote it"
         )
     return when
 
