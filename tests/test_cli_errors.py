@@ -366,3 +366,15 @@ def test_a_missing_input_file_or_folder_is_bad_input(
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: ") and named in line, line
     assert not (project / ".cursor").exists()
+
+
+def test_forget_of_an_unknown_id_says_where_it_looked_and_what_to_do(project: Path) -> None:
+    """Like `edit`: which project was searched, and how to find ids or name another."""
+    assert run_cli(project, "remember", "Releases are cut on Mondays.").returncode == 0
+    for args, where in ((("forget", "no-such-id"), "in this project"),
+                        (("forget", "no-such-id", "--project", "acme/other"), "in project acme/other")):  # fmt: skip
+        result = run_cli(project, *args)
+        assert result.returncode == 1
+        (line,) = result.stderr.splitlines()
+        assert f"no memory with id no-such-id {where}" in line and "--project" in line, line
+        assert "kenning search" in line

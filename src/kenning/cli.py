@@ -1063,7 +1063,14 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         click.echo(f"forgot {memory_id}")
     if not found:
         if not as_json:
-            _say_error(f"no memory with id {memory_id}")
+            where = "this project" if group_id is None else f"project {group_id}"
+            if group_id is not None and group_id.strip().lower() == "all":
+                where = "any project"
+            _say_error(
+                f"no memory with id {memory_id} in {where} (it may have been forgotten "
+                "already; `kenning search` or `kenning export` list ids, and --project names "
+                "another project's)"
+            )
         sys.exit(EXIT_USER)
 
 
@@ -1528,7 +1535,14 @@ Exit codes: 0 every check passed (or there is no store yet), 1 a check failed.
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
-@_store_options
+@click.option(
+    "--store",
+    "store_path",
+    type=str,
+    default=None,
+    help="The embedded store file or folder to check (default <git top>/.kenning/memory.db); "
+    "env KENNING_STORE. A PostgreSQL or Qdrant server checks its own data.",
+)
 @handle_errors
 def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
