@@ -339,3 +339,19 @@ def test_a_calibrated_error_floor_never_makes_a_fix_harder_to_recall(
     with open_store(cwd=store.project.root, embedder=store.embedder) as calibrated:
         result = calibrated.recall(query)
         assert not result.is_error and [h.memory.content for h in result.hits] == [fix]
+
+
+def test_stats_reports_the_value_of_every_setting_it_names_a_source_for(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`settings.sources` said where recall_log and stale_penalty came from, but their
+    values were not reported."""
+    monkeypatch.setenv("KENNING_STALE_PENALTY", "0.2")
+    monkeypatch.setenv("KENNING_RECALL_LOG", "1")
+    with open_store(cwd=project, embedder=minilm) as store:
+        settings = store.stats()["settings"]
+    assert set(settings["sources"]) <= set(settings)
+    assert (settings["stale_penalty"], settings["recall_log"]) == (0.2, True)
+    assert (
+        settings["sources"]["stale_penalty"] == settings["sources"]["recall_log"] == "environment"
+    )

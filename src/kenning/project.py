@@ -309,7 +309,7 @@ def check_store_location(project: Project) -> Path:
         raise StoreLocationError(
             f"refusing to write: the store resolves to {resolved}, which is outside the project "
             f"root {root} (a symlinked or external store would mix projects' memories); remove "
-            f"the symlink or point KENNING_STORE inside {root}"
+            f"the symlink, or point --store, --to or KENNING_STORE at a file inside {root}"
         )
     home = Path.home().resolve()
     if resolved.parent == home / STORE_DIRNAME and root == home:

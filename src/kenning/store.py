@@ -1305,6 +1305,8 @@ class MemoryStore:
                 "recall_floor": self.settings.recall_floor,
                 "error_recall_floor": self.settings.error_recall_floor,
                 "half_life_overrides": dict(self.settings.half_life_overrides),
+                "recall_log": self.settings.recall_log,
+                "stale_penalty": self.settings.stale_penalty,
                 "sources": dict(self.settings.sources) | {"similarity_threshold": origin},
             },
             "protocol": {
