@@ -462,3 +462,18 @@ def test_a_second_install_keeps_the_project_dir_pin_in_args() -> None:
     assert plan_cursor_mcp(odd, "/new/kenning", uninstall=False)["mcpServers"]["kenning"][
         "args"
     ] == ["mcp"]
+
+
+@pytest.mark.parametrize("agent", ["cursor", "codex"])
+def test_installing_outside_git_says_the_agent_will_find_no_project(
+    agent: str, project: Path, tmp_path: Path
+) -> None:
+    """Every other command refuses outside git; an install there succeeded silently, and
+    the agent's tools then answered "found no project" to everything."""
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    code, _, err = cli(agent, "--project-dir", str(plain))
+    assert code == 0
+    assert "not inside a git repository" in err and "KENNING_PROJECT" in err, err
+    code, _, err = cli(agent)  # inside the project's checkout: no such note
+    assert code == 0 and "not inside a git repository" not in err, err

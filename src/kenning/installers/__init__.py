@@ -43,6 +43,32 @@ def install(
         raise UserInputError(
             f"{agent} has no {chosen!r} scope; use one of {', '.join(AGENTS[agent])}"
         )
+    result = _install(agent, chosen, project_dir, uninstall, dry_run, executable, agents_md)
+    if not uninstall and chosen != "user":
+        from ..project import find_checkout
+
+        folder = Path(project_dir) if project_dir else Path.cwd()
+        if find_checkout(folder) is None:
+            # kenning finds a project from git: an agent started here gets "no project"
+            # from every tool and hook unless both variables name one
+            result.notes.append(
+                f"{folder.resolve()} is not inside a git repository: kenning finds the project "
+                "and its store from git, so its tools and hooks will find no project here "
+                "unless KENNING_PROJECT and KENNING_STORE are set; run `git init` (or install "
+                "from your project's checkout)"
+            )
+    return result
+
+
+def _install(
+    agent: str,
+    chosen: str,
+    project_dir: Path | None,
+    uninstall: bool,
+    dry_run: bool,
+    executable: str | None,
+    agents_md: bool,
+) -> InstallResult:
     if agent == "claude-code":
         from .claude_code import install_claude_code
 
