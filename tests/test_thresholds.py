@@ -355,3 +355,28 @@ def test_stats_reports_the_value_of_every_setting_it_names_a_source_for(
     assert (
         settings["sources"]["stale_penalty"] == settings["sources"]["recall_log"] == "environment"
     )
+
+
+def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
+    project: Path, minilm: Embedder
+) -> None:
+    """`similarity_treshold = 0.9` did nothing, silently: stats warns and doctor fails."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.").ok
+    config = project / ".kenning" / "config.toml"
+    config.write_text("similarity_treshold = 0.9\nrecall_floor = 0.5\n[decay]\nerror_fix = 7\n")
+    with open_store(cwd=project, embedder=minilm) as store:
+        warnings = store.stats()["settings"]["warnings"]
+    assert len(warnings) == 2, warnings
+    assert (
+        "similarity_treshold" in warnings[0] and "did you mean similarity_threshold" in warnings[0]
+    )
+    assert "decay.error_fix" in warnings[1] and "half_life = { error_fix" in warnings[1]
+    out = run_cli(project, "stats")
+    assert out.returncode == 0 and out.stderr.count("warning: ") == 2, out.stderr
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "failed" and "similarity_treshold" in check.message
+    config.write_text("recall_floor = 0.5\n")
+    assert run_doctor(cwd=project).check("settings").status == "ok"

@@ -56,6 +56,13 @@ def _say_error(message: str) -> None:
     click.echo(f"error: {safe_message(message)}", err=True)
 
 
+def _say_warning(message: str) -> None:
+    """``warning: <message>`` on stderr, made safe to show like an error."""
+    from .render import safe_message
+
+    click.echo(f"warning: {safe_message(message)}", err=True)
+
+
 def _fail(message: str, code: int = EXIT_USER) -> None:
     _say_error(message)
     sys.exit(code)
@@ -1017,6 +1024,8 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         data = store.stats()
         missing = store.missing_reason
+    for warning in data["settings"]["warnings"]:
+        _say_warning(warning)
     if as_json:
         _echo_json(data)
         return
@@ -1522,7 +1531,8 @@ def hook(event: str) -> None:
 Checks: location (the store lies inside the project), store (SQLite can read the file),
 schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
 the current model's), index (a full-text row per memory, FTS5 integrity-check), rows
-(every row decodes; every vector has the store's dimension, is finite and unit length).
+(every row decodes; every vector has the store's dimension, is finite and unit length),
+settings (config.toml beside the store reads, and holds no key kenning ignores).
 The store is opened read-only and never changed.
 
 \b

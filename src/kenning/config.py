@@ -73,6 +73,52 @@ class Settings:
     error_recall_floor: float = ERROR_RECALL_FLOOR
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
+    #: Keys of ``config.toml`` that no setting reads (a misspelt one does nothing), each
+    #: said with the key it may have meant (``kenning stats`` and ``kenning doctor``).
+    warnings: tuple[str, ...] = ()
+
+
+#: What ``config.toml`` may hold: its settings, and the ``[decay]`` table's.
+CONFIG_KEYS = (
+    "similarity_threshold",
+    "recall_floor",
+    "error_recall_floor",
+    "recall_log",
+    "stale_penalty",
+    "decay",
+)
+DECAY_KEYS = ("half_life",)
+
+
+def config_warnings(folder: Path) -> tuple[str, ...]:
+    """:func:`unknown_keys` of ``folder``'s ``config.toml`` (none when there is no file);
+    :class:`UserInputError` when the file cannot be read as TOML."""
+    path = folder / CONFIG_FILENAME
+    return unknown_keys(_read_toml(path), path)
+
+
+def unknown_keys(toml: Mapping[str, Any], path: Path) -> tuple[str, ...]:
+    """One sentence per key of ``toml`` (read from ``path``) that no setting reads."""
+    import difflib
+
+    found = []
+    tables: list[tuple[str, Mapping[str, Any], tuple[str, ...]]] = [("", toml, CONFIG_KEYS)]
+    decay = toml.get("decay")
+    if isinstance(decay, Mapping):
+        tables.append(("decay.", decay, DECAY_KEYS))
+    for prefix, table, known in tables:
+        for key in table:
+            if key in known:
+                continue
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            if close:
+                hint = f"did you mean {prefix}{close[0]}?"
+            elif prefix == "decay.":
+                hint = f"half-lives go in half_life = {{ {key} = … }}"
+            else:
+                hint = f"the keys are {', '.join(known)}"
+            found.append(f"{path}: {prefix}{key} is no setting and is ignored; {hint}")
+    return tuple(found)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -233,6 +279,7 @@ def load_settings(
         dotenv = _read_dotenv(project_root / ".env")
 
     toml_origin = f"{toml_path}/{CONFIG_FILENAME}"
+    warnings = unknown_keys(toml, Path(toml_origin)) if toml else ()
 
     def layered(
         variable: str, default: Any, section: Any = toml, key: str | None = None
@@ -289,6 +336,7 @@ def load_settings(
         recall_floor=floors["recall_floor"],
         error_recall_floor=floors["error_recall_floor"],
         sources=sources,
+        warnings=warnings,
     )
 
 

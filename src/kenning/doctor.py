@@ -437,8 +437,33 @@ def _fts_integrity(path: Path) -> Check | None:
     return None
 
 
+def _settings(folder: Path) -> Check:
+    """The settings file beside the store: readable, and every key one kenning reads (a
+    misspelt key does nothing, silently)."""
+    where = folder / config.CONFIG_FILENAME
+    try:
+        warnings = config.config_warnings(folder)
+    except KenningError as exc:
+        return Check("settings", FAILED, str(exc), f"fix or remove {where}")
+    if warnings:
+        return Check(
+            "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
+        )
+    if not where.is_file():
+        return Check("settings", OK, f"no {where}: every setting has its default")
+    return Check("settings", OK, f"{where}: every key is a setting")
+
+
 def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> DoctorReport:
-    """Check the store of the project containing ``cwd`` (or ``store_path``)."""
+    """Check the store of the project containing ``cwd`` (or ``store_path``), and the
+    settings file beside it."""
+    report = _check_store(store_path, cwd)
+    if report.store is None:
+        return report
+    return DoctorReport(report.store, (*report.checks, _settings(Path(report.store).parent)))
+
+
+def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
     checks: list[Check] = []
     path, location = _locate(store_path, cwd)
     checks.append(location)

@@ -1308,6 +1308,7 @@ class MemoryStore:
                 "recall_log": self.settings.recall_log,
                 "stale_penalty": self.settings.stale_penalty,
                 "sources": dict(self.settings.sources) | {"similarity_threshold": origin},
+                "warnings": list(self.settings.warnings),
             },
             "protocol": {
                 "recall_top_k": protocol.RECALL_TOP_K,
