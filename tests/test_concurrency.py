@@ -87,3 +87,55 @@ def test_a_new_store_waits_for_another_first_writer(tmp_path: Path) -> None:
     finally:
         release.join()
         other.close()
+
+
+def _two_notes() -> list:
+    from kenning.store import NewMemory
+
+    return [
+        NewMemory("Releases are cut on Mondays after the freeze."),
+        NewMemory("The staging database is reset every night at 02:00 UTC."),
+    ]
+
+
+def test_a_reembed_that_starts_meanwhile_refuses_the_rest_of_a_write(project: Path) -> None:
+    """A writer checked the store's model before embedding; a reembed began before its next
+    batch was written. That batch is refused under the write lock (it was written with the
+    old model's vectors, which the reembed's stamp then passed off as the new model's)."""
+    import pytest
+
+    from kenning.errors import ProvenanceMismatch
+    from kenning.reembed import REEMBED_STATE_KEY
+
+    with open_store(cwd=project) as store:
+        assert store.remember("Hotfixes need two reviews.").ok
+        other = open_store(cwd=project)  # the reembed's process, as far as the store sees
+
+        def reembed_starts(_: int) -> None:
+            other.backend.set_meta(REEMBED_STATE_KEY, json.dumps({"last_id": None}))
+
+        with pytest.raises(ProvenanceMismatch, match="half re-embedded"):
+            store.remember_many(_two_notes(), batch_size=1, progress=reembed_starts)
+        other.close()
+        assert store.count() == 2  # the first note, written before; not the second
+
+
+def test_another_models_first_write_refuses_the_rest_of_a_write(project: Path) -> None:
+    """Two models' first writes to a new store at once: each read "not stamped" before
+    embedding; the second to take the write lock finds the other's stamp and is refused,
+    instead of stamping over it and mixing the two models' vectors."""
+    import pytest
+
+    from kenning.errors import ProvenanceMismatch
+    from kenning.model import Provenance
+
+    with open_store(cwd=project) as store:
+        other = Provenance("another-model", "org/another-model", 384, True)
+
+        def other_model_writes_first(_: int) -> None:
+            store.backend.write_provenance(other)
+
+        with pytest.raises(ProvenanceMismatch, match="another-model"):
+            store.remember_many(_two_notes(), batch_size=1, progress=other_model_writes_first)
+        assert store.count() == 1
+        assert store.backend.read_provenance() == other

@@ -610,7 +610,9 @@ class MemoryStore:
         refresh: bool,
     ) -> None:
         if prepared:
-            self._check_provenance(stamp=True)
+            # before the costly embedding; checked again, and stamped, inside each batch's
+            # transaction (_write_batch), where no other writer or reembed can come between
+            self._check_provenance(stamp=False)
         dimension = self.embedder.provenance.dimension if prepared else None
         for start in range(0, len(prepared), batch_size):
             chunk = prepared[start : start + batch_size]
@@ -653,6 +655,10 @@ class MemoryStore:
         step = "the store could not be checked for duplicates"
         try:
             with self.backend.exclusive():
+                # Under the lock: a reembed that started, or another model's first write to
+                # a new store, since this batch's vectors were made refuses them here (the
+                # check before embedding could not see it; the store would mix two models)
+                self._check_provenance(stamp=True)
                 # One lookup per project for the whole batch's exact duplicates.
                 by_group: dict[str, list[str]] = {}
                 for _, prep in chunk:
@@ -1399,9 +1405,10 @@ class MemoryStore:
             raise UserInputError("pass the new content, the new type, or both")
         gid = self.resolve_group(group_id)
         self.check_location()
-        self._check_provenance(stamp=True)
+        self._check_provenance(stamp=False)
         try:
             with self.backend.exclusive():
+                self._check_provenance(stamp=True)  # again under the lock, as _write_batch
                 # Read under the lock: the edit applies to the memory as it is now.
                 found = self.backend.get([memory_id])
                 if not found or (gid is not None and found[0].group_id != gid):
