@@ -139,3 +139,32 @@ def test_another_models_first_write_refuses_the_rest_of_a_write(project: Path) -
             store.remember_many(_two_notes(), batch_size=1, progress=other_model_writes_first)
         assert store.count() == 1
         assert store.backend.read_provenance() == other
+
+
+def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
+    """Two imports of one backup's versions at once: each checked the ids before writing,
+    and the later write replaced the other's memory while both reported it imported. An id
+    taken meanwhile is now seen under the write lock: the memory there is kept."""
+    from kenning.model import NEAR_DUPLICATE, STORED
+    from kenning.store import SAME_ID, NewMemory
+
+    first, second = "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a02"
+    with open_store(cwd=project) as store, open_store(cwd=project) as other:
+
+        def other_import_writes(_: int) -> None:
+            if other.get(second) is None:
+                other.remember_many([NewMemory("Deploys need a green build.", id=second)])
+
+        results = store.remember_many(
+            [
+                NewMemory("Releases are cut on Mondays.", id=first),
+                NewMemory("Deploys need a green build (edited).", id=second),
+            ],
+            near_duplicates=False,
+            batch_size=1,
+            progress=other_import_writes,
+        )
+        assert [r.status for r in results] == [STORED, NEAR_DUPLICATE]
+        assert results[1].id == second and results[1].reason == SAME_ID
+        kept = store.get(second)
+        assert kept is not None and kept.content == "Deploys need a green build."

@@ -99,6 +99,8 @@ SEARCH_CANDIDATES = 20
 RETRIEVAL_POOL = 20
 #: The reason a note with the same ``content_hash`` in the project is a duplicate.
 IDENTICAL_CONTENT = "identical content"
+#: The reason a note whose id the store already holds (an import's) is not written.
+SAME_ID = "a memory with this id is already stored"
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,9 @@ class PreparedMemory:
     #: True when redaction changed the content: a vector given for the original text (an
     #: import) no longer describes what is stored, so the content is embedded again.
     content_redacted: bool = False
+    #: True when the note came with its id (an import): a memory stored under that id
+    #: meanwhile is the same memory, never replaced (a new id is unique by construction).
+    id_given: bool = False
 
 
 @dataclass(frozen=True)
@@ -493,6 +498,7 @@ class MemoryStore:
             ),
             redactions,
             content_redacted,
+            item.id is not None,
         )
 
     def _files_named(
@@ -659,6 +665,10 @@ class MemoryStore:
                 # a new store, since this batch's vectors were made refuses them here (the
                 # check before embedding could not see it; the store would mix two models)
                 self._check_provenance(stamp=True)
+                # An import checked its ids before this transaction; one written since (by
+                # another import of the same backup) is kept, not replaced by this one.
+                given = [p.memory.id for _, p in chunk if p.id_given]
+                taken = {m.id: m for m in self.backend.get(given)} if given else {}
                 # One lookup per project for the whole batch's exact duplicates.
                 by_group: dict[str, list[str]] = {}
                 for _, prep in chunk:
@@ -671,6 +681,20 @@ class MemoryStore:
                 batch_hashes: dict[str, Memory] = {}
                 for k, (_, prep) in enumerate(chunk):
                     m = prep.memory
+                    if m.id in taken:
+                        held = taken[m.id]
+                        outcomes.append(
+                            RememberResult(
+                                NEAR_DUPLICATE,
+                                held.id,
+                                None,
+                                SAME_ID,
+                                held.collection,
+                                held.type,
+                                prep.redactions,
+                            )
+                        )
+                        continue
                     dup = self._find_duplicate(
                         m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
