@@ -260,6 +260,7 @@ def test_doctor_healthy_store(tmp_path: Path, golden: dict[str, Any]) -> None:
         "provenance",
         "index",
         "rows",
+        "settings",
     ]
     assert all(c["status"] == "ok" for c in report["checks"]), report
     assert "matching the current embedder" in report["checks"][4]["message"]
