@@ -475,6 +475,35 @@ def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
     assert changed["docs/solutions/db.md"]["moved_to"] == "docs/solutions/locked.md"
 
 
+def test_kenning_stale_lists_a_merged_branchs_commits_and_odd_subjects(
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge brings in a teammate's commit made before the version the memory saw: the
+    merge and that commit are both changes since (the walk by date stopped at the recorded
+    version's commit and never reached the side branch's older one). A subject holding the
+    log's field separator is kept whole."""
+    git(files, "checkout", "-q", "-b", "team", "HEAD")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2020-01-02T03:04:05+00:00")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2020-01-02T03:04:05+00:00")
+    write(files, "src/auth.py", "# the team's header\n" + AUTH)
+    commit(files, "team\x1fheader")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    git(files, "checkout", "-q", "-")
+    write(files, "src/auth.py", AUTH + "# mine\n")
+    commit(files, "my change")
+    memory_id = store.remember(NOTE, "rule").id or ""  # sees "my change"
+    store.close()
+    git(files, "merge", "-q", "--no-edit", "team")
+    data = json.loads(kenning(files, "stale", "--json").stdout)
+    (item,) = data["memories"]
+    assert item["id"] == memory_id
+    (changed,) = [c for c in item["changed"] if c["path"] == "src/auth.py"]
+    subjects = [c["subject"] for c in changed["commits"]]
+    assert "team\x1fheader" in subjects and any(s.startswith("Merge") for s in subjects)
+    assert "my change" not in subjects
+
+
 def test_kenning_stale_without_a_store(project: Path) -> None:
     out = kenning(project, "stale")
     assert out.returncode == 0 and "nothing to check" in out.stderr

@@ -367,9 +367,30 @@ def _renamed(output: str | None, path: str) -> str | None:
     return None
 
 
-#: How many commits touching a file ``kenning stale`` reads back looking for the one that
-#: made the version a memory saw (its walk ends there).
+#: When the commits dated since a memory do not lead back to the version it saw (a pull or
+#: a merge brought in commits made before it), ``kenning stale`` looks for the commit that
+#: made that version among at most this many commits of the file...
 HISTORY_WALK = 100
+#: ...within this many commits of HEAD's first-parent history, so that the walk costs the
+#: same on any length of history (tens of milliseconds at this size).
+HISTORY_SPAN = 1000
+_LOG_FORMAT = "--format=%x1e%H%x1f%cs%x1f%s"  # the subject last: it may hold any character
+
+
+def _commits(log: str | None, recorded: str | None) -> tuple[list[Commit], str | None]:
+    """The commits of a ``git log --raw`` in :data:`_LOG_FORMAT`, newest first, up to the
+    one that made the ``recorded`` version; and that commit's hash (None: not reached)."""
+    commits: list[Commit] = []
+    for record_text in (log or "").split("\x1e")[1:]:
+        header, _, raw = record_text.partition("\n")
+        parts = header.split("\x1f", 2)
+        if len(parts) != 3:
+            continue
+        made = {line.split()[3] for line in raw.splitlines() if line.startswith(":")}
+        if recorded is not None and recorded in made:
+            return commits, parts[0]  # this commit wrote the version the memory saw
+        commits.append(Commit(*parts))
+    return commits, None
 
 
 def file_history(
@@ -381,40 +402,38 @@ def file_history(
     recorded: str | None = None,
     missing: bool = False,
 ) -> FileHistory:
-    """git's account of ``path`` since the memory saw it (``stored_at`` is ``since``): the
-    newest ``limit`` commits touching it on the checked-out branch, whether the work tree
-    differs from HEAD, and for a ``missing`` file the path a rename moved it to (staged, or
-    committed since). The commits are those above the one that made the ``recorded``
-    version, wherever their dates lie: a commit pulled from a teammate carries the time it
-    was made, which may be before the memory was; only when no commit made that version
-    (it was never committed) do dates decide. Outside git, or when git fails: an empty
-    history."""
+    """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
+    ``limit`` commits touching it on the checked-out branch, whether the work tree differs
+    from HEAD, and for a ``missing`` file the path a rename moved it to (staged, or
+    committed since). Outside git, or when git fails: an empty history.
+
+    The commits are first those dated since the memory (``git log --since``, cheap at any
+    history length), stopping at the one that made the ``recorded`` version (commit times
+    have one-second steps, and that commit is no change since). When that walk does not
+    reach it and HEAD's version is not the recorded one, commits made before the memory may
+    have come with a pull or a merge: the commit that made the recorded version is looked
+    for among the file's recent commits (:data:`HISTORY_WALK`, :data:`HISTORY_SPAN`), and
+    when found the commits since are those of ``<that commit>..HEAD``, a merged branch's
+    older ones included. Not found (never committed, or further back): the dated ones."""
+    stamp = since.isoformat()
     log = _git(
-        files_root,
-        "log",
-        "--format=%x1e%H%x1f%cs%x1f%s%x1f%cI",
-        "--raw",
-        "--no-abbrev",
-        f"-n{HISTORY_WALK if recorded is not None else limit + 2}",
-        *(() if recorded is not None else (f"--since={since.isoformat()}",)),
-        "--",
-        path,
-    )
-    found: list[tuple[Commit, str]] = []
-    base: str | None = None  # the commit that made the recorded version
-    for record_text in (log or "").split("\x1e")[1:]:
-        header, _, raw = record_text.partition("\n")
-        parts = header.split("\x1f", 3)
-        if len(parts) != 4:
-            continue
-        made = {line.split()[3] for line in raw.splitlines() if line.startswith(":")}
-        if recorded is not None and recorded in made:
-            base = parts[0]
-            break
-        found.append((Commit(*parts[:3]), parts[3]))
-    if base is None and recorded is not None:
-        found = [(c, when) for c, when in found if _after(when, since)]
-    commits = [c for c, _ in found]
+        files_root, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
+        f"-n{limit + 2}", "--", path,
+    )  # fmt: skip
+    commits, base = _commits(log, recorded)
+    if base is None and recorded is not None and _head_blob(files_root, path) != recorded:
+        bound = _git(files_root, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
+        span = f"{bound.strip()}..HEAD" if bound else "HEAD"
+        walked = _git(
+            files_root, "log", span, _LOG_FORMAT, "--raw", "--no-abbrev", f"-n{HISTORY_WALK}",
+            "--", path,
+        )  # fmt: skip
+        _, base = _commits(walked, recorded)
+    if base is not None:  # every commit since, a merged branch's older ones included
+        since_base = _git(
+            files_root, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path
+        )
+        commits, _ = _commits(since_base, None)
     status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
@@ -424,7 +443,7 @@ def file_history(
             history = _git(
                 files_root,
                 "log",
-                *((f"{base}..HEAD",) if base else (f"--since={since.isoformat()}",)),
+                *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
                 "-M",
                 "--diff-filter=R",
                 "--name-status",
@@ -436,9 +455,7 @@ def file_history(
     return FileHistory(path, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
 
 
-def _after(committed: str, since: datetime) -> bool:
-    """Was a commit made (git's strict ISO date) at or after ``since``? Unreadable: yes."""
-    try:
-        return datetime.fromisoformat(committed) >= since.replace(microsecond=0)
-    except ValueError:
-        return True
+def _head_blob(files_root: Path, path: str) -> str | None:
+    """The blob hash of ``path`` in HEAD; None when HEAD has no such file."""
+    out = _git(files_root, "rev-parse", "--verify", "-q", f"HEAD:{path}")
+    return out.strip() if out else None
