@@ -350,8 +350,9 @@ def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> 
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("calibrate", "nothere.jsonl"), "QUERIES: 'nothere.jsonl'"),
-        (("query", "plan", "nothere.md"), "PLAN: 'nothere.md'"),
+        (("calibrate", "nothere.jsonl"), "'QUERIES': 'nothere.jsonl'"),
+        (("query", "plan", "nothere.md"), "PLAN]': 'nothere.md'"),
+        (("query", "pr", "--body-file", "/nonexistent/b.md"), "'--body-file'"),
         (("install", "cursor", "--project-dir", "/nonexistent/dir"), "'--project-dir'"),
         (("source", "--project-dir", "/nonexistent/dir", "a.txt"), "'--project-dir'"),
     ],

@@ -477,3 +477,5 @@ def test_installing_outside_git_says_the_agent_will_find_no_project(
     assert "not inside a git repository" in err and "KENNING_PROJECT" in err, err
     code, _, err = cli(agent)  # inside the project's checkout: no such note
     assert code == 0 and "not inside a git repository" not in err, err
+    code, _, err = cli(agent, "--project-dir", str(project / ".git"))  # no work tree there
+    assert code == 0 and "no work tree here" in err and "git init" not in err, err

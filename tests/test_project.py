@@ -190,10 +190,13 @@ def test_dotenv_names_the_store_and_the_project(
     assert resolve_project(root).store_url == "postgresql://u@db.internal/memory"
 
 
-def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path) -> None:
+@pytest.mark.parametrize("spelling", ["true", "yes", "1", "TRUE"])
+def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path, spelling: str) -> None:
+    """Whichever way core.bare says true (git reads yes, on, 1 and any case as true)."""
     seed = make_repo(tmp_path / "seed")
     git(tmp_path, "clone", "-q", "--bare", str(seed), str(tmp_path / "widgets.git"))
     bare = (tmp_path / "widgets.git").resolve()
+    git(bare, "config", "core.bare", spelling)
     git(bare, "worktree", "add", "-q", str(tmp_path / "wt-main"), "main")
     git(bare, "worktree", "add", "-q", str(tmp_path / "wt-feature"), "-b", "feature")
     a = resolve_project(tmp_path / "wt-main")

@@ -75,7 +75,7 @@ class _InputFile(click.File):
     def fail(
         self, message: str, param: click.Parameter | None = None, ctx: click.Context | None = None
     ) -> NoReturn:
-        _fail(f"{param.human_readable_name if param else 'file'}: {message}")
+        _fail(f"{param.get_error_hint(ctx) if param and ctx else 'file'}: {message}")
         raise AssertionError  # _fail exits
 
 

@@ -143,13 +143,11 @@ def find_checkout(cwd: Path) -> Checkout | None:
     toplevel, common = Path(lines[0]).resolve(), Path(lines[1]).resolve()
     if common.name == ".git":  # a normal clone, or a linked work tree of one
         return Checkout(toplevel, common.parent)
-    found = _git(
-        common, "--git-dir", str(common), "config", "--get-regexp", r"^core\.(bare|worktree)$"
-    )
-    settings = dict(line.partition(" ")[::2] for line in (found or "").splitlines())
-    if settings.get("core.bare", "").strip() == "true":  # work trees of a bare repository
+    # --bool: every spelling git takes for true (yes, on, 1, a key without a value)
+    bare = _git(common, "--git-dir", str(common), "config", "--bool", "core.bare")
+    if bare is not None and bare.strip() == "true":  # work trees of a bare repository
         return Checkout(toplevel, common)
-    main = settings.get("core.worktree", "").strip()
+    main = (_git(common, "--git-dir", str(common), "config", "core.worktree") or "").strip()
     if main and (common / main).resolve().is_dir():
         # a submodule (its repository under the superproject's .git/modules names its work
         # tree): a work tree added from it shares the submodule checkout's store
@@ -157,7 +155,7 @@ def find_checkout(cwd: Path) -> Checkout | None:
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
 
 
-def _in_repository_without_work_tree(cwd: Path) -> bool:
+def in_repository_without_work_tree(cwd: Path) -> bool:
     """Is ``cwd`` a bare repository or inside a ``.git`` folder (git works there, but there
     is no work tree to find a project's files and store by)?"""
     out = _git(cwd, "rev-parse", "--is-bare-repository", "--is-inside-git-dir")
@@ -245,7 +243,7 @@ def resolve_project(
         return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)
     if root is None:
         if store_path is None or not gid:
-            if _in_repository_without_work_tree(cwd):
+            if in_repository_without_work_tree(cwd):
                 raise UserInputError(
                     f"{cwd} is inside a git repository with no work tree here (a bare "
                     "repository or a .git folder); run kenning in one of its work trees "
