@@ -183,8 +183,6 @@ BAD_FIELDS = [
     _field("group_id", "acme\x01widgets"),
     _field("group_id", None),
     _field("group_id", 9),
-    _field("seen_count", 2**31),  # PostgreSQL's integer wrapped it to a negative count
-    _field("seen_count", 2**63),
     _field("embedding", 12),
     _field("embedding", ["AAAA"]),
     _field("content_hash", 1),
@@ -308,6 +306,20 @@ def test_a_timestamp_in_the_future_refuses_the_file(
     soon = datetime.now(UTC) + timedelta(hours=3)
     exported[2][name] = soon.isoformat()
     assert import_memories(target, _lines(exported))["imported"] == 4
+
+
+def test_a_count_beyond_the_limit_is_kept_at_the_limit(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """An export of a kenning before the limit may hold a larger seen_count: the file
+    imports (refusing it refused the whole backup), and the count is kept at the top that
+    every backend can hold (PostgreSQL's integer wrapped it to a negative number)."""
+    from kenning import protocol
+
+    exported[2]["seen_count"] = 3_000_000_000
+    assert import_memories(target, _lines(exported))["imported"] == 4
+    memory = target.get(exported[2]["id"])
+    assert memory is not None and memory.seen_count == protocol.MAX_SEEN_COUNT
 
 
 def test_memories_of_another_project_are_counted_as_such(

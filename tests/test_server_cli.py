@@ -121,6 +121,10 @@ def test_migrate_takes_a_note_with_nul_in_its_tags_to_postgres(project: Path, pg
             old.memory, tags=("ops\x00",), source="a\x00.md", metadata={"k\x00": ["v\x00"]}
         )
         local.backend.upsert([MemoryRecord(planted, old.vector)])
+    import sqlite3
+
+    with sqlite3.connect(project / ".kenning" / "memory.db") as db:  # an older kenning's count
+        db.execute("UPDATE memories SET seen_count = 3000000000 WHERE id = ?", (planted.id,))
     r = kenning(project, "migrate", "--json", "--to", pg_url)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -128,6 +132,7 @@ def test_migrate_takes_a_note_with_nul_in_its_tags_to_postgres(project: Path, pg
     with open_store(pg_url, cwd=project) as remote:
         (moved,) = remote.backend.get([planted.id])
     assert (moved.tags, moved.source, moved.metadata) == (("ops",), "a.md", {"k": ["v"]})
+    assert moved.seen_count == 2**31 - 1  # kept at the top, not wrapped to a negative count
     assert moved.content == planted.content
 
 

@@ -215,13 +215,12 @@ class Memory:
 
 
 def check_seen_count(value: object) -> int:
-    """``value`` as a ``seen_count``: a whole number from 1 to :data:`MAX_SEEN_COUNT`
-    (``ValueError`` otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEEN_COUNT:
-        raise ValueError(
-            f"seen_count must be a whole number from 1 to {MAX_SEEN_COUNT}, got {value!r:.40}"
-        )
-    return value
+    """``value`` as a ``seen_count``: a whole number of at least 1 (``ValueError``
+    otherwise), kept at :data:`MAX_SEEN_COUNT` when larger (a kenning before that limit
+    stored and exported larger counts: its stores and exports still read)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"seen_count must be a whole number of at least 1, got {value!r:.40}")
+    return min(value, MAX_SEEN_COUNT)
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ from psycopg import errors as pg_errors
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
-from psycopg.types.json import Json, Jsonb
+from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import (
@@ -211,14 +211,15 @@ MIGRATIONS: tuple[str, ...] = (
         ADD COLUMN last_seen_at timestamptz,
         ADD COLUMN seen_count integer NOT NULL DEFAULT 1;
     """,
-    # 4: metadata as the JSON text kenning wrote, not jsonb: jsonb keeps numbers as numeric,
-    # which turned 1e16 into an integer and -0.0 into 0.0 and reordered the keys, so a note
-    # came back from the team store other than it went in (SQLite and Qdrant keep them).
-    # The fingerprint index is rebuilt on the json column by the same expression.
+    # 4: metadata also as the JSON text kenning wrote, read in preference to the jsonb
+    # column: jsonb keeps numbers as numeric, which turned 1e16 into an integer and -0.0
+    # into 0.0 and reordered the keys, so a note came back from the team store other than it
+    # went in (SQLite and Qdrant keep them). A new nullable column costs nothing to add
+    # (changing the column's type rewrote the table and rebuilt the HNSW index: minutes,
+    # under a lock every hook waited on); the jsonb column keeps the fingerprint index, and
+    # rows a kenning before this one writes (naming its columns) are read from it.
     """
-    ALTER TABLE kenning_memories ALTER COLUMN metadata DROP DEFAULT;
-    ALTER TABLE kenning_memories ALTER COLUMN metadata TYPE json USING metadata::json;
-    ALTER TABLE kenning_memories ALTER COLUMN metadata SET DEFAULT '{}';
+    ALTER TABLE kenning_memories ADD COLUMN metadata_text text;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -253,12 +254,26 @@ NEW_DIMENSION_REMEDY = (
     "Re-embedding to another dimension needs a new store: `kenning export`, then import into "
     "a fresh one"
 )
-_COLUMNS = (
+#: The columns a write gives (``COPY``), ``metadata_text`` last.
+_WRITE_COLUMNS = (
     "id, content, collection, type, group_id, stored_at, content_hash, source, tags, metadata, "
-    "last_seen_at, seen_count"
+    "last_seen_at, seen_count, metadata_text"
 )
+
+
+def _read_columns(table: str = "") -> str:
+    """What a read selects, in :func:`_row_to_memory`'s order: the metadata as the text
+    kenning wrote (migration 4), else as the jsonb column holds it (a row an older kenning
+    wrote)."""
+    t = f"{table}." if table else ""
+    names = [f"{t}{c}" for c in _WRITE_COLUMNS.split(", ")[:-1]]
+    names[9] = f"coalesce({t}metadata_text, {t}metadata::text)"
+    return ", ".join(names)
+
+
+_COLUMNS = _read_columns()
 #: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
-_NCOLUMNS = len(_COLUMNS.split(","))
+_NCOLUMNS = len(_WRITE_COLUMNS.split(",")) - 1
 
 
 # -- credentials ----------------------------------------------------------------------------
@@ -335,7 +350,7 @@ def _metadata_json(metadata: object) -> str:
 
 def _row_to_memory(row: Sequence[Any]) -> Memory:
     tags = row[8] if row[8] is not None else []
-    metadata = row[9] if row[9] is not None else {}
+    metadata = json.loads(row[9]) if row[9] is not None else {}
     return Memory(
         id=str(row[0]),
         content=str(row[1]),
@@ -815,9 +830,10 @@ class PostgresBackend:
                     m.content_hash,
                     m.source,
                     Jsonb(list(m.tags)),
-                    Json(dict(m.metadata), dumps=_metadata_json),
+                    Jsonb(dict(m.metadata)),
                     None if m.last_seen_at in (None, m.stored_at) else m.last_seen_at,
-                    m.seen_count,
+                    min(m.seen_count, MAX_SEEN_COUNT),  # int4: a larger one would wrap
+                    _metadata_json(dict(m.metadata)),
                     vector,
                 )
             )
@@ -828,7 +844,8 @@ class PostgresBackend:
                 )
                 # One COPY per batch: fast, and the BM25 statistics triggers run once.
                 with cur.copy(
-                    f"COPY kenning_memories ({_COLUMNS}, embedding) FROM STDIN (FORMAT BINARY)"
+                    f"COPY kenning_memories ({_WRITE_COLUMNS}, embedding) "
+                    "FROM STDIN (FORMAT BINARY)"
                 ) as copy:
                     copy.set_types(self._copy_types(conn))
                     for row in rows:
@@ -851,9 +868,10 @@ class PostgresBackend:
             "text",
             "text",
             "jsonb",
-            "json",
+            "jsonb",
             "timestamptz",
             "int4",
+            "text",
             oid,
         ]
 
@@ -1123,7 +1141,7 @@ class PostgresBackend:
             "(tf.tf + %s * (1 - %s + %s * tf.doc_len / %s))) AS score FROM tf "
             "JOIN unnest(%s::text[], %s::float8[]) AS i(term, idf) ON i.term = tf.lexeme "
             "GROUP BY tf.seq) "
-            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, s.score "
+            f"SELECT {_read_columns('m')}, s.score "
             "FROM scored s JOIN kenning_memories m ON m.seq = s.seq "
             "ORDER BY s.score DESC, m.seq LIMIT %s"
         )

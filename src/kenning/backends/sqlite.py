@@ -278,6 +278,7 @@ def decode_memory(row: Sequence[object]) -> Memory:
     seen_count = row[11]
     if isinstance(seen_count, bool) or not isinstance(seen_count, int) or seen_count < 1:
         raise RowDamage("seen_count", f"{seen_count!r} is not a whole number of at least 1")
+    seen_count = min(seen_count, MAX_SEEN_COUNT)  # a kenning before the limit stored more
     return Memory(
         id=_text_column(row[0], "id"),
         content=_text_column(row[1], "content"),
