@@ -400,3 +400,48 @@ def test_a_failed_build_says_where_its_error_is_and_waits_before_retrying(
     assert str(ann.log_path) in caplog.text and "failed (exit 1" in caplog.text
     assert "memory.db" in ann.log_path.read_text()  # the builder's own error, kept
     assert not ann.path.exists()
+
+
+_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED = """
+import json, os, sys
+import numpy as np
+from kenning.backends import annindex
+from kenning.backends.base import Filters
+from kenning.backends.sqlite import SQLiteBackend
+db = sys.argv[1]
+queries = np.array(json.loads(sys.argv[2]), dtype=np.float32)
+backend = SQLiteBackend(db, create=False)
+answered = []
+real = annindex.search
+annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
+for q in queries[:2]:  # a process's first search scans; the second maps the graph
+    backend.vector_search(q, 10, Filters())
+assert answered and answered[-1] is not None, "the graph did not answer"
+os.truncate(db + ".ann", 8192)  # another program cuts the mapped file short, in place
+print(json.dumps([[h.memory.id for h in backend.vector_search(q, 10, Filters())]
+                  for q in queries]))
+"""
+
+
+def test_a_graph_truncated_under_a_running_process_is_not_read(
+    db: Path, queries: np.ndarray
+) -> None:
+    """The graph's file cut short in place while a long-lived process has it mapped: the
+    next search read past the file's end and the process died of SIGBUS."""
+    import json
+    import subprocess
+    import sys
+
+    backend = SQLiteBackend(db, create=False)
+    assert backend.build_ann_index()
+    backend.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, str(db),
+         json.dumps(queries[:4].tolist())],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
+    )  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    rows = sqlite_rows(db)
+    for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
+        assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]

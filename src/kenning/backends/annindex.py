@@ -194,7 +194,10 @@ class AnnView:
 
     header: AnnHeader
     index: Any  # usearch.index.Index, viewing ``buffer``
-    inode: int
+    #: ``(inode, size, mtime)`` of the file mapped: another, or the same file written over
+    #: in place (a backup copied onto it), is mapped again; reading a mapping past a
+    #: truncated file's end kills the process (SIGBUS).
+    signature: tuple[int, int, int]
     buffer: memoryview
     checked: bool = False
 
@@ -333,9 +336,9 @@ class AnnFile:
         except OSError:
             self._view = None
             return None
-        if self._view is not None and self._view.inode == stat.st_ino:
-            return self._view
         signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if self._view is not None and self._view.signature == signature:
+            return self._view
         if signature == self._refused:
             return None
         self._view = self._open()
@@ -366,7 +369,7 @@ class AnnFile:
             return None
         if index.size != header.keys or index.ndim != header.dimension:
             return None
-        return AnnView(header, index, stat.st_ino, buffer)
+        return AnnView(header, index, (stat.st_ino, stat.st_size, stat.st_mtime_ns), buffer)
 
     def usable(self, index: VectorIndex) -> tuple[AnnView | None, bool]:
         """The index if it can answer for ``index``'s store state, and whether a (re)build

@@ -1184,6 +1184,7 @@ class SQLiteBackend:
             index is not None
             and index.version == version
             and (index.persisted or self._in_tx or not self._vector_file.lock_free())
+            and self._vector_file.unchanged()
         ):
             return index
         conn = self._conn

@@ -217,6 +217,11 @@ def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
     return dots.reshape(-1).astype(np.int64)
 
 
+def _size_and_time(fd: int) -> tuple[int, int]:
+    stat = os.fstat(fd)
+    return stat.st_size, stat.st_mtime_ns
+
+
 # -- the file ---------------------------------------------------------------------------------
 
 
@@ -426,12 +431,25 @@ class VectorFile:
         self._fd: int | None = None
         self._inode: int | None = None
         self._map: mmap.mmap | None = None
+        #: (size, mtime) of the file when it was last mapped (:meth:`unchanged`)
+        self._mapped: tuple[int, int] | None = None
         self._header: Header | None = None
         self._checked: set[int] = set()  # inodes whose last record was checked against SQLite
         self._write_warned = False
         self._write_again_at = 0.0  # after a failed write: not before (time.monotonic())
 
     # -- reading --------------------------------------------------------------------------
+
+    def unchanged(self) -> bool:
+        """Is the file as it was when last mapped? False when it was written since, by an
+        append of this process or anything else (a backup copied over it in place, a
+        truncation): the caller syncs again instead of reading a stale or short mapping."""
+        if self._fd is None or self._mapped is None:
+            return True
+        try:
+            return _size_and_time(self._fd) == self._mapped
+        except OSError:
+            return False
 
     def _close_map(self) -> None:
         if self._fd is not None:
@@ -468,8 +486,12 @@ class VectorFile:
         length = HEADER_BYTES + header.count * header.record_size
         if header.count == 0:
             return np.zeros(0, dtype=record_dtype(header.dimension))
-        if self._map is None or len(self._map) < length:
+        seen = _size_and_time(self._fd)
+        if self._map is None or len(self._map) < length or seen != self._mapped:
+            # mapped again when the file changed other than by this process's appends (a
+            # backup copied over it in place): a mapping past a truncated end is SIGBUS
             self._map = mmap.mmap(self._fd, length, access=mmap.ACCESS_READ)
+            self._mapped = seen
         return np.frombuffer(
             self._map, dtype=record_dtype(header.dimension), count=header.count, offset=HEADER_BYTES
         )
