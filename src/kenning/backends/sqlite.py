@@ -1197,14 +1197,17 @@ class SQLiteBackend:
             # a store older than schema 5, read without migrating: nothing to check a file
             # against, so the index is built in memory and never written
             token, deletes, updates, persist = "00" * 16, -1, -1, False
-        count, max_rowid = conn.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
+        # one scan of the smallest index for the three (the sum: VectorFile.sync)
+        count, max_rowid, rowid_sum = conn.execute(
+            "SELECT count(*), coalesce(max(rowid), 0), coalesce(sum(rowid), 0) FROM memories"
         ).fetchone()
         dimension = self._store_dimension()
         if count == 0 or dimension == 0:
             self._vectors = None
             return None
-        state = StoreState(str(token), int(deletes), int(updates), int(count), int(max_rowid))
+        state = StoreState(
+            str(token), int(deletes), int(updates), int(count), int(max_rowid), int(rowid_sum)
+        )
         # Rows written inside our own transaction may yet roll back: never in the file.
         index = self._vector_file.sync(state, dimension, self, persist=persist)
         index.version = version

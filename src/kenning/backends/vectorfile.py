@@ -129,6 +129,11 @@ class StoreState:
     updates: int
     count: int
     max_rowid: int
+    #: The sum of the rows' rowids (-1: not known). Counters alone cannot tell a database
+    #: restored from a backup and then changed as the file was (two different forgets leave
+    #: every counter equal) from the one the file was kept in step with; the set of rows
+    #: they hold differs, and so does this sum.
+    rowid_sum: int = -1
 
 
 Row = tuple[int, str, str, str, bytes]  # rowid, group_id, collection, type, embedding
@@ -529,7 +534,11 @@ class VectorFile:
             if records is not None:
                 assert header is not None
                 new_rows = [r for batch in source.rows(header.max_rowid) for r in batch]
-                if len(records) + len(new_rows) != state.count:
+                if len(records) + len(new_rows) != state.count or (
+                    state.rowid_sum >= 0
+                    and int(records["rowid"].sum(dtype=np.int64)) + sum(r[0] for r in new_rows)
+                    != state.rowid_sum
+                ):
                     records = None
             if records is None:  # rebuild from SQLite
                 if locked:
