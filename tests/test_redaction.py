@@ -522,7 +522,7 @@ def test_linear_time_on_hostile_input(name: str) -> None:
             best = min(best, time.thread_time() - start)
         return best
 
-    small, large = seconds(100_000), seconds(400_000)
+    small, large = seconds(60_000), seconds(240_000)
     assert large < 8 * small + 0.25, (small, large)
 
 
