@@ -459,7 +459,7 @@ class VectorFile:
     def _close_map(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
-        self._fd = self._inode = self._header = None
+        self._fd = self._inode = self._header = self._mapped = None
         self._map = None  # a view may still use it: the mapping closes with its last view
 
     def _open_current(self) -> Header | None:
