@@ -58,8 +58,17 @@ RESULTS = HERE / "results"
 JUDGEMENTS = HERE / "data" / "dedup_judgements.jsonl"
 LOCOMO_FIRST = 1000
 VARIANT_DOCS = 100  # rust and ruff docs whose variants are remembered (all yellow, all LoCoMo)
-_PROSE_MARK = r"[.,;:!?\"'`]"
-_PUNCTUATION = re.compile(rf"(?<!\d){_PROSE_MARK}|{_PROSE_MARK}(?!\d)")
+#: Prose punctuation, which a variant drops: quotes, and the marks that close a word before
+#: a space, or end the text.
+#: A mark inside code (``!=``, ``$?``, ``./``, ``::``) or a number is no punctuation: a text
+#: without it says something else (kenning.dedup keeps such notes apart).
+_QUOTE = re.compile(r"[\"'`]")
+_END_MARK = re.compile(r"(?<=[\w)\]}])[.,;:!?]+(?=\s)|(?<![$=<])[.,;:!?][.,;:!?\s]*$")
+
+
+def _without_punctuation(text: str) -> str:
+    """``text`` without its prose punctuation (quotes first, then what closes a word)."""
+    return _END_MARK.sub("", _QUOTE.sub("", text))
 
 
 @dataclass
@@ -109,7 +118,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "whitespace": _whitespace,
     "upper case": str.upper,
     "lower case": str.lower,
-    "punctuation removed": lambda t: _PUNCTUATION.sub("", t),
+    "punctuation removed": _without_punctuation,
     "final mark → !": _exclaim,
 }
 
@@ -120,7 +129,7 @@ def same_text_up_to_variants(a: str, b: str) -> bool:
     documents even when the corpus holds both (rust's E0231 and E0388 differ by a full stop)."""
 
     def plain(text: str) -> str:
-        return " ".join(_PUNCTUATION.sub("", text.lower()).split())
+        return " ".join(_without_punctuation(text).lower().split())
 
     return plain(a) == plain(b)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from kenning import protocol
@@ -110,3 +112,41 @@ def test_error_fingerprints_must_agree() -> None:
 def test_word_lists_are_disjoint() -> None:
     # a negation is never a function word: dropping one must never read as a restatement
     assert not FUNCTION_WORDS & NEGATIONS
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("SQL: use WHERE status != 'done' to skip finished jobs",
+         "SQL: use WHERE status = 'done' to skip finished jobs"),
+        ("Check the exit code with echo $?", "Check the exit code with echo $!"),
+        ("Clean with rm -rf ./build first", "Clean with rm -rf /build first"),
+        ("The config lives in ../config/app.yaml", "The config lives in /config/app.yaml"),
+        ("Read it as user?.name in the template", "Read it as user.name in the template"),
+        ("Guard with if (!isReady) return early", "Guard with if (isReady) return early"),
+        ("Use std::io for reading files", "Use std.io for reading files"),
+        ("Secrets go in .env.local only", "Secrets go in env.local only"),
+        ("complexity is O(n²)", "complexity is O(n2)"),
+        ("C#: use string not String", "C#: use String not string"),
+        ("Go: export Handler from the package", "Go: export handler from the package"),
+        ("Maße in mm", "Masse in mm"),
+    ],
+)  # fmt: skip
+def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: str) -> None:
+    """A mark inside code is no prose punctuation, and a word in another case (but for a
+    whole text in upper or lower case) is another word: such notes were merged as "the same
+    text up to case, whitespace and punctuation", at any cosine, and the second was lost."""
+    for cosine in (ABOVE, 0.5):
+        decision = decide(new, existing, cosine)
+        assert not decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
+    "make",
+    [str.upper, str.lower, lambda t: t.rstrip(".") + "!", lambda t: t.replace("'", "")],
+    ids=["upper", "lower", "final mark", "quotes"],
+)
+def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[str], str]) -> None:
+    text = "Don't run `rm -rf ./build` before `make`; use WHERE status != 'done'."
+    decision = decide(make(text), text, BELOW)
+    assert decision.duplicate, decision

@@ -20,7 +20,8 @@ Rules, in order:
 1. The same text up to case, whitespace, prose punctuation and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
-   same.
+   same. Unless a word's case differs and neither text is the other in another case
+   throughout (``String``/``string``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
    against a plain note) → distinct: a new signature is new knowledge.
@@ -98,11 +99,20 @@ _NT_BASES = frozenset({
 })
 # fmt: on
 
-#: Prose punctuation: a note written with or without it says the same. Code symbols are
-#: not in it (``"=test"`` and ``"+test"`` are two different rustc errors), and a mark
-#: between two digits is part of a number (1.0 is not 10, 10:30 is not 1030).
-_SOFT_MARKS = re.escape(".,;:!?'\"`«»")
-_SOFT = re.compile(rf"(?<!\d)[{_SOFT_MARKS}]|[{_SOFT_MARKS}](?!\d)")
+#: Prose punctuation: a note written with or without it says the same. It is only where
+#: prose puts it: quotes; ``. , ; : ! ?`` closing a word (after a letter, digit or bracket)
+#: before a space, or the marks ending the text (unless they end ``$?``, ``=!`` or ``<?``);
+#: the dots of an initialism (J.K., e.g.). Everywhere else a mark is code and
+#: kept: ``!=`` is not ``=``, ``$?`` not ``$!``, ``./build`` not
+#: ``/build``, ``user?.name`` not ``user.name``, ``std::io`` not ``std.io``, ``.env`` not
+#: ``env``; ``"=test"`` and ``"+test"`` stay two rustc errors; a mark inside a number is
+#: part of it (1.0 is not 10, 10:30 is not 1030).
+#: (Quotes go first, so that a mark they hid from its word is judged as in the text without
+#: them: the fold of a text and of that text without its punctuation are the same.)
+_QUOTE_MARKS = re.compile("['\"`«»]")
+_SOFT = re.compile(r"(?<=[\w)\]}])[.,;:!?]+(?=\s)|(?<![$=<])[.,;:!?][.,;:!?\s]*$")
+_MARKER_TOKEN = re.compile(r"REDACTED:[a-z0-9_]+")
+_INITIALISM = re.compile(r"\b(?:[^\W\d_]\.)+[^\W\d_]\b\.?")  # J.K. J.K e.g.
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"'})
 #: A word, with what joins it inside a number or a compound (``1.0``, ``10:30``,
 #: ``dairy-free``, ``a/b``, ``user@host``), is one token; any other symbol is a token.
@@ -118,17 +128,23 @@ class DedupDecision:
     reason: str
 
 
-def fold(text: str) -> list[str]:
-    """``text`` as the tokens the decision compares: case-folded; prose punctuation and
-    whitespace dropped; contractions expanded; symbols, numbers and identifiers kept."""
-    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
-    folded = _SOFT.sub("", folded)  # "J.K." → jk, "don't" → dont, "end." → end
+def fold(text: str, *, keep_case: bool = False) -> list[str]:
+    """``text`` as the tokens the decision compares: case-folded (unless ``keep_case``);
+    prose punctuation and whitespace dropped; contractions expanded; symbols, numbers and
+    identifiers kept. NFC, not NFKC: ``n²`` is not ``n2`` (nor ``①`` 1)."""
+    folded = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    folded = _INITIALISM.sub(lambda m: m.group().replace(".", ""), folded)  # J.K. → JK
+    folded = _SOFT.sub("", _QUOTE_MARKS.sub("", folded))  # "don't" → dont, "end." → end
+    if not keep_case:
+        folded = folded.casefold()
     tokens: list[str] = []
     for token in _TOKEN.findall(folded):
-        if token in _CONTRACTIONS:
-            tokens.extend(_CONTRACTIONS[token])
-        elif token.endswith("nt") and token[:-2] in _NT_BASES:
-            tokens.extend((token[:-2], "not"))
+        lowered = token.casefold()
+        shout = token.isupper()  # DON'T → DO NOT, so that an upper-case text stays one
+        if lowered in _CONTRACTIONS:
+            tokens.extend(w.upper() if shout else w for w in _CONTRACTIONS[lowered])
+        elif lowered.endswith("nt") and lowered[:-2] in _NT_BASES:
+            tokens.extend((token[:-2], "NOT" if shout else "not"))
         else:
             tokens.append(token)
     return tokens
@@ -140,6 +156,31 @@ def _folded(text: str) -> tuple[str, ...]:
     # ones: folding each text once keeps the check cheap next to embedding it. 64 entries
     # bound the cache at a few MB even for notes at the 64 KiB limit.
     return tuple(fold(text))
+
+
+def _case_differs_in_a_word(new_text: str, existing_text: str) -> str | None:
+    """The words whose case differs between two texts that fold alike, unless one text is
+    the other in another case throughout (all upper or all lower case, or only its first
+    letter), which says the same: ``string``/``String`` in C#, ``Handler``/``handler`` in Go,
+    ``PATH``/``path`` are different things."""
+    new, old = fold(new_text, keep_case=True), fold(existing_text, keep_case=True)
+    if new == old:
+        return None
+    for side in (new, old):
+        # a redaction marker ([REDACTED:kind]) is kenning's, in its own case on both sides
+        joined = " ".join(t for t in side if not _MARKER_TOKEN.fullmatch(t))
+        if joined in (joined.lower(), joined.upper()):
+            return None
+    first_letter_only = (
+        bool(new and old)
+        and new[1:] == old[1:]
+        and new[0][1:] == old[0][1:]
+        and new[0][:1].lower() == old[0][:1].lower()
+    )
+    if first_letter_only:  # a sentence's first letter
+        return None
+    pairs = [(a, b) for a, b in zip(new, old, strict=False) if a != b]
+    return ", ".join(f"{a!r} vs {b!r}" for a, b in pairs[:3]) or "case"
 
 
 def _content(tokens: Iterable[str]) -> Counter[str]:
@@ -177,6 +218,9 @@ def decide(
     rules, in the order they apply, are in the module docstring."""
     new, old = _folded(new_text), _folded(existing_text)
     if new == old:
+        cased = _case_differs_in_a_word(new_text, existing_text)
+        if cased is not None:
+            return DedupDecision(False, f"a word differs in case or spelling ({cased})")
         return DedupDecision(True, "the same text up to case, whitespace and punctuation")
     if not cosine > DEDUP_THRESHOLD:
         return DedupDecision(False, f"cosine {cosine:.3f} is not above {DEDUP_THRESHOLD}")
