@@ -197,3 +197,90 @@ def test_a_database_with_a_table_of_kennings_name_is_left_alone(
             for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
         }
     assert "kenning_memories" not in tables and "kenning_meta" in tables
+
+
+def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A team store used by roles a DBA made: a SELECT-only role (or a standby) reads it —
+    every read ran `CREATE TABLE IF NOT EXISTS` and any pending migration, so it failed with
+    a traceback; a role without a right gets one line naming it, exit 1; a read leaves an
+    older store's schema as it is and the owner's next write upgrades it; only the owner
+    takes the bulk-load path (it drops the HNSW index)."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    owner = {"KENNING_STORE": pg_url}
+    for text in ("Deploys need a green build.", "Releases are cut on Mondays."):
+        assert kenning(project, "remember", "--type", "rule", text, env=owner).returncode == 0
+    parts = urlsplit(pg_url)
+    database = parts.path.lstrip("/")
+    reader, writer = (f"{kind}_{uuid.uuid4().hex[:8]}" for kind in ("reader", "writer"))
+
+    def as_role(role: str) -> dict[str, str]:
+        netloc = f"{role}:pw-{role}@{parts.hostname}:{parts.port}"
+        return {"KENNING_STORE": parts._replace(netloc=netloc).geturl()}
+
+    def version() -> int:
+        with psycopg.connect(pg_url) as conn:
+            return int(conn.execute("SELECT max(version) FROM kenning_schema").fetchone()[0])
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for role, rights in ((reader, "SELECT"), (writer, "SELECT, INSERT, UPDATE, DELETE")):
+            conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
+            conn.execute(f'GRANT CONNECT ON DATABASE "{database}" TO "{role}"')
+            conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+            conn.execute(f'GRANT {rights} ON ALL TABLES IN SCHEMA public TO "{role}"')
+            conn.execute(f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "{role}"')
+    try:
+        r = kenning(project, "recall", "--json", "when are releases cut", env=as_role(reader))
+        assert r.returncode == 0, r.stderr
+        assert "Mondays" in r.stdout
+        assert kenning(project, "stats", "--json", env=as_role(reader)).returncode == 0
+        r = kenning(project, "forget", "no-such-id", env=as_role(reader))
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        r = kenning(project, "remember", "A note the reader may not write.", env=as_role(reader))
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "permission denied" in line and "GRANT" in line, line
+        assert (
+            PostgresBackend(as_role(writer)["KENNING_STORE"], create=False).may_bulk_load() is False
+        )
+        assert PostgresBackend(pg_url, create=False).may_bulk_load() is True
+        # an older store (before migration 4): a read runs no DDL, a non-owner's write says
+        # the upgrade needs the owner, the owner's write upgrades it
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ALTER TABLE kenning_memories DROP COLUMN metadata_text")
+            conn.execute("DELETE FROM kenning_schema WHERE version = 4")
+        assert kenning(project, "recall", "releases", env=owner).returncode == 0
+        assert version() == 3
+        r = kenning(project, "remember", "The writer's note.", env=as_role(writer))
+        assert r.returncode == 1 and "owner" in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert kenning(project, "remember", "The owner's note.", env=owner).returncode == 0
+        assert version() == 4
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            for role in (reader, writer):
+                conn.execute(f'DROP OWNED BY "{role}"')
+                conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_a_search_path_without_pgvectors_schema_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE SCHEMA team_a")
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dteam_a"
+    r = kenning(project, "remember", "A note for team a.", env={"KENNING_STORE": url})
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert "search_path" in line and "'public'" in line, line
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dteam_a,public"
+    r = kenning(project, "remember", "A note for team a.", env={"KENNING_STORE": url})
+    assert r.returncode == 0, r.stderr

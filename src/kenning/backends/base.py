@@ -150,6 +150,11 @@ class BulkLoader(Protocol):
         killed before its end): nothing when it is there."""
         ...
 
+    def may_bulk_load(self) -> bool:
+        """Whether this session may drop and build the indexes a bulk load needs (on
+        PostgreSQL, only the table's owner may): else the write takes the ordinary path."""
+        ...
+
 
 #: How many times this process is a fork's child, counted at each fork: what a connection,
 #: a pool or a worker thread made before a fork compares to know it belongs to the parent
@@ -208,6 +213,7 @@ def bulk_writes(
         isinstance(backend, BulkLoader)
         and rows >= max(BULK_MIN_ROWS, existing)
         and (atomic or existing == 0)
+        and backend.may_bulk_load()
     ):
         return backend.bulk_load(dimension, atomic=atomic)
     if isinstance(backend, BulkLoader):

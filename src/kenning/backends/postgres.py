@@ -261,13 +261,19 @@ _WRITE_COLUMNS = (
 )
 
 
-def _read_columns(table: str = "") -> str:
+def _read_columns(table: str = "", schema: int | None = None) -> str:
     """What a read selects, in :func:`_row_to_memory`'s order: the metadata as the text
     kenning wrote (migration 4), else as the jsonb column holds it (a row an older kenning
-    wrote)."""
+    wrote). ``schema``: the store's version when it is older (a read does not migrate it):
+    what it lacks is read as its default."""
     t = f"{table}." if table else ""
+    version = SCHEMA_VERSION if schema is None else schema
     names = [f"{t}{c}" for c in _WRITE_COLUMNS.split(", ")[:-1]]
-    names[9] = f"coalesce({t}metadata_text, {t}metadata::text)"
+    names[9] = (
+        f"coalesce({t}metadata_text, {t}metadata::text)" if version >= 4 else f"{t}metadata::text"
+    )
+    if version < 3:
+        names[10], names[11] = "NULL::timestamptz", "1"
     return ", ".join(names)
 
 
@@ -424,6 +430,10 @@ class PostgresBackend:
         self._local = threading.local()
         self._ddl_lock = threading.Lock()
         self._dimension: int | None = None
+        #: The store's schema version, and what a read selects from it: an older store is
+        #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
+        self._schema = SCHEMA_VERSION
+        self._columns = _COLUMNS
         self._iterative_scan = False
         self._pool: ConnectionPool | None = None
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
@@ -488,9 +498,25 @@ class PostgresBackend:
 
     @contextmanager
     def _translate(self, doing: str = "query") -> Iterator[None]:
-        """Map "cannot reach / cannot log in / connection lost" to StoreUnavailable."""
+        """Map "cannot reach / cannot log in / connection lost" to StoreUnavailable, and a
+        refusal for want of a right (or a standby's refusal of any write) to one line that
+        names it."""
         try:
             yield
+        except pg_errors.ReadOnlySqlTransaction:
+            raise KenningError(
+                f"cannot {doing} PostgreSQL at {self.location}: the server is read-only (a "
+                "standby); point writers at the primary's URL"
+            ) from None
+        except pg_errors.InsufficientPrivilege as exc:
+            raise KenningError(
+                f"cannot {doing} PostgreSQL at {self.location}: "
+                f"{self._scrub(str(exc.diag.message_primary or exc))}; the store's owner (or "
+                "a DBA) must grant this role the right (e.g. `GRANT SELECT, INSERT, UPDATE, "
+                "DELETE ON ALL TABLES IN SCHEMA <schema> TO <role>`, and USAGE or CREATE on "
+                "the schema), or run the command once as the owner: a schema upgrade and a "
+                "bulk import need the owner"
+            ) from None
         except psycopg.OperationalError as exc:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             raise StoreUnavailable(
@@ -516,8 +542,41 @@ class PostgresBackend:
                 f"no kenning store in {self.location} yet; `kenning remember` creates it"
             )
         self._ensure_vector_extension(conn, create=create)
-        self._migrate(conn, dimension)
+        if create:
+            self._migrate(conn, dimension)
+        else:  # a read never creates or migrates schema: an older store is read as it is
+            self._set_schema(self._schema_version(conn))
         self._dimension = self._table_dimension(conn)
+
+    def _schema_version(self, conn: psycopg.Connection[Any]) -> int:
+        """The store's schema version (0: none yet), read without any DDL."""
+        if not _first(conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL"))[0]:
+            return 0
+        found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
+        version = int(_first(found)[0])
+        if version > SCHEMA_VERSION:
+            raise StoreCorrupted(
+                f"the store in {self.location} has schema version {version}, newer than "
+                f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
+            )
+        return version
+
+    def _set_schema(self, version: int) -> None:
+        self._schema = version
+        self._columns = _read_columns(schema=version)
+
+    def _ensure_schema_current(self) -> None:
+        """Before a write to a store a read opened at an older schema version: migrate it
+        first, on a connection of its own (a migration inside the write's transaction would
+        wait for the locks that transaction holds)."""
+        if self._schema >= SCHEMA_VERSION or self._dimension is None:
+            return
+        with (
+            self._ddl_lock,
+            self._translate("upgrade the store in"),
+            psycopg.connect(self._conninfo, autocommit=True) as conn,
+        ):
+            self._migrate(conn, self._dimension)
 
     def _ensure_vector_extension(self, conn: psycopg.Connection[Any], *, create: bool) -> None:
         row = conn.execute(
@@ -560,6 +619,14 @@ class PostgresBackend:
         self._iterative_scan = version >= (0, 8)
 
     def _migrate(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
+        current = self._schema_version(conn)
+        if current == SCHEMA_VERSION:  # nothing to do: no DDL (a role may not have the right)
+            self._set_schema(current)
+            return
+        self._run_migrations(conn, dimension)
+        self._set_schema(self._schema_version(conn))
+
+    def _run_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
             conn.execute(
@@ -676,6 +743,7 @@ class PostgresBackend:
         if getattr(self._local, "conn", None) is not None:
             yield
             return
+        self._ensure_schema_current()  # before the transaction: its locks would block it
         with (
             self._translate(),
             self._checkout() as conn,
@@ -756,6 +824,18 @@ class PostgresBackend:
             "SELECT group_id, collection, type, count(*) FROM kenning_memories "
             "GROUP BY group_id, collection, type"
         )
+
+    def may_bulk_load(self) -> bool:
+        """A bulk load drops the HNSW index and turns the statistics triggers off: only a
+        role that owns the table (or a member of the owning role) may. Another role's large
+        import takes the ordinary path (slower, same result); a store not created yet is the
+        creator's."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT pg_has_role(current_user, tableowner, 'USAGE') FROM pg_tables "
+                "WHERE tablename = 'kenning_memories' AND schemaname = current_schema()"
+            ).fetchone()
+        return row is None or bool(row[0])
 
     def restore_index(self) -> None:
         with self._connection() as conn:
@@ -953,7 +1033,7 @@ class PostgresBackend:
             for start in range(0, len(ids), 1000):
                 chunk = list(ids[start : start + 1000])
                 for row in conn.execute(
-                    f"SELECT {_COLUMNS} FROM kenning_memories WHERE id = ANY(%s)", (chunk,)
+                    f"SELECT {self._columns} FROM kenning_memories WHERE id = ANY(%s)", (chunk,)
                 ):
                     memory = _row_to_memory(row)
                     out[memory.id] = memory
@@ -964,7 +1044,7 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 return None
             row = conn.execute(
-                f"SELECT {_COLUMNS} FROM kenning_memories "
+                f"SELECT {self._columns} FROM kenning_memories "
                 "WHERE group_id = %s AND content_hash = %s",
                 (group_id, content_hash),
             ).fetchone()
@@ -978,7 +1058,7 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 return out
             for row in conn.execute(
-                f"SELECT {_COLUMNS} FROM kenning_memories "
+                f"SELECT {self._columns} FROM kenning_memories "
                 "WHERE group_id = %s AND content_hash = ANY(%s)",
                 (group_id, list(dict.fromkeys(content_hashes))),
             ):
@@ -1020,7 +1100,7 @@ class PostgresBackend:
                     return
                 with conn.cursor(binary=True) as cur:
                     rows = cur.execute(
-                        f"SELECT seq, {_COLUMNS}, embedding FROM kenning_memories "
+                        f"SELECT seq, {self._columns}, embedding FROM kenning_memories "
                         f"WHERE seq > %s AND {where} ORDER BY seq LIMIT %s",
                         [last, *params, batch_size],
                     ).fetchall()
@@ -1053,7 +1133,7 @@ class PostgresBackend:
             # "C": ids compare by code point, as in Python and SQLite, whatever the
             # database's collation
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM kenning_memories WHERE {where} "
+                f"SELECT {self._columns} FROM kenning_memories WHERE {where} "
                 'ORDER BY stored_at DESC, id COLLATE "C" DESC LIMIT %s',
                 [*params, n],
             ).fetchall()
@@ -1116,8 +1196,8 @@ class PostgresBackend:
             hits = self._bm25(conn, chosen, idfs, avgdl, filters, k)
         return hits, statistics
 
-    @staticmethod
     def _bm25(
+        self,
         conn: psycopg.Connection[Any],
         match: list[str],
         idf: dict[str, float],
@@ -1141,7 +1221,7 @@ class PostgresBackend:
             "(tf.tf + %s * (1 - %s + %s * tf.doc_len / %s))) AS score FROM tf "
             "JOIN unnest(%s::text[], %s::float8[]) AS i(term, idf) ON i.term = tf.lexeme "
             "GROUP BY tf.seq) "
-            f"SELECT {_read_columns('m')}, s.score "
+            f"SELECT {_read_columns('m', self._schema)}, s.score "
             "FROM scored s JOIN kenning_memories m ON m.seq = s.seq "
             "ORDER BY s.score DESC, m.seq LIMIT %s"
         )
@@ -1169,7 +1249,7 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 return []
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM kenning_memories "
+                f"SELECT {self._columns} FROM kenning_memories "
                 f"WHERE (metadata ->> 'error_fingerprint') = %s AND {where} "
                 "ORDER BY seq DESC LIMIT 20",
                 [fingerprint, *params],
@@ -1199,7 +1279,7 @@ class PostgresBackend:
         query = _as_vector(vector)
         where, params = _where(filters)
         sql = (
-            f"SELECT {_COLUMNS}, embedding <=> %s AS distance FROM kenning_memories "
+            f"SELECT {self._columns}, embedding <=> %s AS distance FROM kenning_memories "
             f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s"
         )
         args = [query, *params, query, k]
@@ -1269,5 +1349,16 @@ _INHERITED_POOLS: list[ConnectionPool] = []
 
 
 def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:
-    if not _register_vector(conn):
-        raise KenningError("the pgvector extension disappeared from the database")
+    if _register_vector(conn):
+        return
+    row = conn.execute(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'vector'"
+    ).fetchone()
+    if row is not None:  # installed, but in a schema this session does not search
+        raise KenningError(
+            f"the vector type is not on this connection's search_path (pgvector is installed "
+            f"in schema {row[0]!r}); add that schema to it, e.g. "
+            f"?options=-csearch_path%3Dteam_a,{row[0]} in the URL"
+        )
+    raise KenningError("the pgvector extension disappeared from the database")
