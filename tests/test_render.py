@@ -29,7 +29,7 @@ from kenning.render import (
     sanitise_for_xml,
     summary_line,
 )
-from kenning.truncation import truncate_at_word_boundary
+from kenning.truncation import is_word_boundary, truncate_at_word_boundary
 
 DATA = Path(__file__).parent / "data" / "hostile_payloads.txt"
 
@@ -171,8 +171,22 @@ def test_truncate_prefers_word_boundaries(parts: list[str]) -> None:
     text = "".join(parts)
     cut, truncated = truncate_at_word_boundary(text, 40)
     if truncated and any(c.isspace() for c in text[24:41]):
-        # a whitespace in the last 40 % of the budget: the cut ends right before whitespace
-        assert text[len(cut)].isspace()
+        # a whitespace in the last 40 % of the budget: the cut ends at a word boundary, right
+        # before whitespace or next to a wide character (an emoji breaks like an ideograph)
+        assert is_word_boundary(text, len(cut)), (text, cut)
+        assert text[len(cut)].isspace() or "\U0001f600" in text[len(cut) - 2 : len(cut) + 2]
+
+
+def test_chinese_and_japanese_are_cut_between_characters_not_dropped() -> None:
+    """No spaces between words: a cut at the last whitespace kept "Deploy checklist (zh):"
+    of a 1,000-character note, and dropped a Japanese result after an English one."""
+    zh = "Deploy checklist (zh): " + "部署前必须运行数据库迁移脚本，并检查备份。" * 60
+    ja = "データベースのバックアップは毎晩二時に実行されます。" * 40
+    (first,), truncated = combine_for_recall([zh], 800)
+    assert truncated and len(first) > 700 and first[-1] != "，"
+    texts, _ = combine_for_recall(["English note. " * 27, ja], 800)
+    assert len(texts[1]) > 300 and ja.startswith(texts[1])
+    assert ja[len(texts[1])] not in "。、ー"  # a line never starts with closing punctuation
 
 
 # --- combine_for_recall ------------------------------------------------------------------------

@@ -37,7 +37,7 @@ import regex
 from .errors import UserInputError
 from .model import Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
-from .truncation import truncate_at_word_boundary
+from .truncation import is_word_boundary, truncate_at_word_boundary
 
 __all__ = [
     "ADVISORIES",
@@ -96,7 +96,7 @@ def combine_for_recall(
             remaining -= len(text)
             continue
         cut, _ = truncate_at_word_boundary(text, remaining, min_share=0.0)
-        if out and not any(c.isspace() for c in text[: remaining + 1]):
+        if out and not any(is_word_boundary(text, i) for i in range(1, remaining + 1)):
             cut = ""  # no word of it fits in what is left
         out.append(cut)
         remaining -= len(cut)

@@ -14,16 +14,41 @@ flag pair or ``\\r\\n``.
 from __future__ import annotations
 
 import math
+import unicodedata
 
 import regex
 
-__all__ = ["cluster_boundary_at_or_before", "cut_at_word_boundary", "truncate_at_word_boundary"]
+__all__ = [
+    "cluster_boundary_at_or_before",
+    "cut_at_word_boundary",
+    "is_word_boundary",
+    "truncate_at_word_boundary",
+]
 
 #: A whitespace cut is used only if it keeps at least this share of the budget; otherwise
 #: the text is cut hard at the budget (a 700-character URL must not collapse to nothing).
 MIN_WORD_CUT_SHARE = 0.6
 
 _CLUSTER = regex.compile(r"\X", regex.DOTALL)
+#: What a line may not start with in Chinese and Japanese (closing punctuation, the
+#: prolonged-sound mark, the middle dot): no cut right before one.
+_NO_BREAK_BEFORE = frozenset("。、，．！？：；」』）】〕〉》〙〗・ー‐〜ゝゞヽヾ")
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def is_word_boundary(text: str, index: int) -> bool:
+    """May ``text`` be cut before ``text[index]`` (0 < index < len)? Before whitespace, or
+    next to a wide (CJK) character: Chinese and Japanese write no spaces between words and
+    break a line between any two characters (UAX #14), except before closing punctuation."""
+    after = text[index]
+    if after.isspace():
+        return True
+    if after in _NO_BREAK_BEFORE:
+        return False
+    return _wide(after) or _wide(text[index - 1])
 
 
 def cluster_boundary_at_or_before(text: str, index: int) -> int:
@@ -56,10 +81,11 @@ def truncate_at_word_boundary(
     """Cut ``text`` to at most ``budget`` characters at a word boundary.
 
     Returns ``(prefix, truncated)``. The prefix is a prefix of ``text``; nothing (no "…") is
-    appended. The cut is at the last whitespace at or before position ``budget``, with the
-    whitespace before it dropped; when that would keep less than ``min_share`` of the budget
-    (60 %: no whitespace in the last 40 %), the text is cut hard at ``budget``. Either way the
-    cut is moved left to the nearest grapheme-cluster boundary.
+    appended. The cut is at the last word boundary at or before position ``budget``
+    (:func:`is_word_boundary`: before whitespace, which is dropped, or next to a CJK
+    character); when that would keep less than ``min_share`` of the budget (60 %: no
+    boundary in the last 40 %), the text is cut hard at ``budget``. Either way the cut is
+    moved left to the nearest grapheme-cluster boundary.
     """
     if budget < 0:
         raise ValueError("budget must be >= 0")
@@ -69,8 +95,8 @@ def truncate_at_word_boundary(
         return "", True
     cut = budget  # hard cut unless a whitespace is found in the last 40 % of the budget
     lowest = math.ceil(budget * min_share)
-    for i in range(budget, lowest - 1, -1):  # text[budget] exists: len(text) > budget
-        if text[i].isspace():
+    for i in range(budget, max(lowest, 1) - 1, -1):  # text[budget] exists: len(text) > budget
+        if is_word_boundary(text, i):
             cut = i
             break
     cut = cluster_boundary_at_or_before(text, cut)
