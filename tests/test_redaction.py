@@ -64,6 +64,9 @@ PEM = (
 )
 
 
+PA = "password_assignment"
+
+
 def R(kind: str) -> str:
     return redaction_marker(kind)
 
@@ -244,6 +247,30 @@ POSITIVES = [
         f"curl -u {R('basic_auth')} https://x",
         {"basic_auth": 1},
     ),
+    # a tool's short option that takes its password (mysql's attached to -p)
+    *(
+        (f"{before}{pw}{after}", f"{before}{R('password_assignment')}{after}", {PA: 1})
+        for before, pw, after in [
+            ("mysql -u root -p", "S3cretProdPass", " app"),
+            ("mysqldump -h db -u backup -p", "Zq9dump", " --all-databases"),
+            ("sshpass -p '", "MyP@ssw0rd!", "' ssh deploy@host"),
+            ("redis-cli -h cache -a ", "Zq9redisPw", " get key"),
+            ("docker login -u me -p ", "dckr_pat_Zq9abcdefghijklmnop", " registry"),
+        ]
+    ),
+    # "password" in the team's own language
+    *(
+        (f"{key}{sep}{pw}", f"{key}{sep}{R('password_assignment')}", {PA: 1})
+        for key, sep, pw in [
+            ("пароль", ": ", "Xk9-qLm2-Zr7"),
+            ("Passwort", "=", "Geh31mZq9"),
+            ("DB_KENNWORT", "=", "Zq9abc123"),
+            ("contraseña", "=", "Secreto99"),
+            ("senha", ": ", "Zq9senha1"),
+            ("パスワード", " = ", "Zq9hunter2"),
+            ("密码", "=", "Zq9mima88"),
+        ]
+    ),
 ]
 
 
@@ -350,6 +377,12 @@ NEAR_MISSES = [
     "Authorization: Bearer $TOKEN",
     "authorization: disabled",
     "docker run -u 1000:1000 img",
+    "mysql -u root -p app  # asks for the password",
+    "connect with mysql -p -u root",
+    "the mysql port is -p 3306 here",
+    "use sshpass -p to pass it",
+    "Passwort vergessen? Klicke auf den Link",
+    "redis-cli -a",
 ]
 
 

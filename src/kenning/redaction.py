@@ -427,6 +427,12 @@ def _is_reference(
 
 # -- assignments: password=..., DB_SECRET=..., "token": "...", password: ... ------------------
 
+#: "Password" in the languages teams often write notes in (German, Dutch, French, Spanish,
+#: Portuguese, Italian, Polish, Russian, Ukrainian, Turkish, Japanese, Chinese, Korean).
+_LOCAL_PASSWORD = (
+    r"passwort|kennwort|wachtwoord|mot[_ ]de[_ ]passe|contrase(?:ñ|n)a|senha|parola|has(?:ł|l)o"
+    r"|пароль|şifre|sifre|パスワード|密码|密碼|口令|비밀번호"
+)
 # The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
@@ -439,7 +445,9 @@ _SECRET_KEYWORD = (
     # (MAX_PASS=5), which _assignment_hit leaves
     r"|(?-i:(?<=[A-Z0-9]_)PASS)(?![A-Za-z])"
     r"|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private|encryption|signing|master|app)[_\-]?key"
-    r"|apikey|token|credentials?|creds)"
+    r"|apikey|token|credentials?|creds"
+    # "password" as teams write it in their own language
+    rf"|{_LOCAL_PASSWORD})"
 )
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…".
 _ASSIGNMENT = lazy(
@@ -489,7 +497,19 @@ _NAME_VALUE = lazy(
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
 _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
-_SECRET_STEM = lazy(r"pass|pwd|secret|key|token|cred", re.IGNORECASE)
+_SECRET_STEM = lazy(
+    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
+    re.IGNORECASE,
+)
+#: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
+#: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``.
+_TOOL_PASSWORD = lazy(
+    r"\b(?:(?:mysql(?:dump|admin|import|check)?|mariadb(?:-dump|-admin)?)\b[^\n]*?"
+    r"(?<=\s)-p(?=[^\s=-])"
+    r"|(?:sshpass|docker[ \t]+login|podman[ \t]+login)\b[^\n]*?(?<=\s)-p[ \t]+"
+    r"|redis-cli\b[^\n]*?(?<=\s)-a[ \t]+)"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
+)
 
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
@@ -505,12 +525,14 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
             # still start one ("…abc PASSWORD = hunter2"), so look again right after the key.
             pos = m.end("key")
-    for pattern in (_FLAG, _NAME_VALUE):
+    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD):
         for m in pattern.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             value = m.group(group).strip()
             if value.startswith("-"):
                 continue  # the next option ("--no-password", "--host"), not a value
+            if pattern is _TOOL_PASSWORD and len(value) < 4:
+                continue  # prose about the option ("sshpass -p to pass it"), not a value
             if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
 
