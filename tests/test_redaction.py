@@ -534,6 +534,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "flag": _repeat("--password "),
     "amp": lambda size: "password=a" + "&" * size,
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
+    "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
+    "local_keywords": _repeat("пароль Passwort: "),
     "keywords": lambda size: _repeat(" ".join(_gitleaks().keywords) + " ")(size),
 }
 

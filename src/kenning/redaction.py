@@ -502,12 +502,14 @@ _SECRET_STEM = lazy(
     re.IGNORECASE,
 )
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
-#: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``.
+#: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
+#: within 160 characters of the tool's name (unbounded, a line of "mysql mysql …" took time
+#: quadratic in its length).
 _TOOL_PASSWORD = lazy(
-    r"\b(?:(?:mysql(?:dump|admin|import|check)?|mariadb(?:-dump|-admin)?)\b[^\n]*?"
+    r"\b(?:(?:mysql(?:dump|admin|import|check)?|mariadb(?:-dump|-admin)?)\b[^\n]{0,160}?"
     r"(?<=\s)-p(?=[^\s=-])"
-    r"|(?:sshpass|docker[ \t]+login|podman[ \t]+login)\b[^\n]*?(?<=\s)-p[ \t]+"
-    r"|redis-cli\b[^\n]*?(?<=\s)-a[ \t]+)"
+    r"|(?:sshpass|docker[ \t]+login|podman[ \t]+login)\b[^\n]{0,160}?(?<=\s)-p[ \t]+"
+    r"|redis-cli\b[^\n]{0,160}?(?<=\s)-a[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
