@@ -258,6 +258,12 @@ POSITIVES = [
             ("docker login -u me -p ", "dckr_pat_Zq9abcdefghijklmnop", " registry"),
         ]
     ),
+    # a token as a URL's user info at the end of a line: the host and path after '@' stay
+    (
+        "git clone https://x-access-token:ghs_Zq9abcdefghijklmnopqrstuvwxyz0123@github.com/acme/app",
+        f"git clone https://x-access-token:{R('connection_string')}@github.com/acme/app",
+        {"connection_string": 1},
+    ),
     # "password" in the team's own language
     *(
         (f"{key}{sep}{pw}", f"{key}{sep}{R('password_assignment')}", {PA: 1})

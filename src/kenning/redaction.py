@@ -557,6 +557,11 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # MAX_PASS=5, SSL_PASS=yes: a count or a switch, not a password
     start, end = m.span("val")
     value = m.group("val")
+    if text[max(0, name_start - 3) : name_start] == "://" and "@" in value:
+        # a URL's user info (https://x-access-token:<token>@github.com/acme/repo): the
+        # secret ends at '@', the host and path after it are no secret
+        end = start + value.index("@")
+        value = value[: value.index("@")]
     # A YAML key is indented by at most _MAX_INDENT characters (searching further back for the
     # line start would make many keys on one long line quadratic).
     window = max(0, name_start - _MAX_INDENT)
