@@ -145,11 +145,13 @@ def test_a_batch_merges_into_its_own_new_notes(store: MemoryStore) -> None:
         [
             NewMemory("Use ruff for linting."),
             NewMemory("use ruff for linting"),
-            NewMemory("Use Ruff for linting!"),
+            NewMemory("USE RUFF FOR LINTING!"),
             NewMemory("Use mypy for type checks."),
+            # one word in another case is another word (String/string in C#): kept
+            NewMemory("Use Ruff for linting."),
         ]
     )
-    assert [r.status for r in results] == [STORED, NEAR_DUPLICATE, NEAR_DUPLICATE, STORED]
+    assert [r.status for r in results] == [STORED, NEAR_DUPLICATE, NEAR_DUPLICATE, STORED, STORED]
     assert results[1].id == results[2].id == results[0].id
     assert store.backend.get([results[0].id or ""])[0].seen_count == 3
 
