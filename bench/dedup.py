@@ -63,12 +63,25 @@ VARIANT_DOCS = 100  # rust and ruff docs whose variants are remembered (all yell
 #: A mark inside code (``!=``, ``$?``, ``./``, ``::``) or a number is no punctuation: a text
 #: without it says something else (kenning.dedup keeps such notes apart).
 _QUOTE = re.compile(r"[\"'`]")
-_END_MARK = re.compile(r"(?<=[\w)\]}])[.,;:!?]+(?=\s)|(?<![$=<])[.,;:!?][.,;:!?\s]*$")
+# Before a space: after a word or a bracket (not ! ? after ")", as in Rust's read()?), and
+# not a run that mixes ! ? with : ; (TypeScript's name?: string).
+_WORD_END = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
+_MIXED = re.compile(r"[!?][:;]|[:;][!?]")
+_MARKS = ".,;:!?"
 
 
 def _without_punctuation(text: str) -> str:
-    """``text`` without its prose punctuation (quotes first, then what closes a word)."""
-    return _END_MARK.sub("", _QUOTE.sub("", text))
+    """``text`` without its prose punctuation: quotes; the marks that end it (unless they end
+    ``$?``, ``=!``, ``<?`` or stand alone after a space, as in ``docker build .``); then the
+    marks that close a word before a space."""
+    text = _QUOTE.sub("", text)
+    tail = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
+    first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)
+    if first is not None:
+        before = text[first - 1] if first else ""
+        if not (first == tail and before in "$=<") and before not in " \t":
+            text = text[:first]
+    return _WORD_END.sub(lambda m: m.group() if _MIXED.search(m.group()) else "", text)
 
 
 @dataclass

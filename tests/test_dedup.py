@@ -150,3 +150,30 @@ def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[
     text = "Don't run `rm -rf ./build` before `make`; use WHERE status != 'done'."
     decision = decide(make(text), text, BELOW)
     assert decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["." * 240_000 + "x", ". " * 120_000, "x" + "!?" * 120_000, "word. " * 40_000],
+    ids=["dots", "dot-space", "marks at the end", "sentences"],
+)
+def test_fold_takes_linear_time_on_runs_of_marks(text: str) -> None:
+    """A pattern that tried each mark of a long final run took 172 s for 240k characters,
+    inside the write transaction of every later remember in that store."""
+    import time
+
+    start = time.thread_time()
+    fold(text)
+    assert time.thread_time() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("name?: string in the interface", "name: string in the interface"),
+        ("call read_config()? here", "call read_config() here"),
+        ("build it with docker build .", "build it with docker build"),
+    ],
+)
+def test_marks_that_are_code_before_a_space_keep_notes_apart(existing: str, new: str) -> None:
+    assert not decide(new, existing, 0.97).duplicate

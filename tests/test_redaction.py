@@ -274,6 +274,7 @@ POSITIVES = [
             ("contraseña", "=", "Secreto99"),
             ("senha", ": ", "Zq9senha1"),
             ("パスワード", " = ", "Zq9hunter2"),
+            ("パスワード", "：", "Zq9hunter22"),
             ("密码", "=", "Zq9mima88"),
         ]
     ),
@@ -387,6 +388,11 @@ NEAR_MISSES = [
     "connect with mysql -p -u root",
     "the mysql port is -p 3306 here",
     "use sshpass -p to pass it",
+    "docker login ghcr.io && docker run -p 5432:5432 postgres:16",
+    "sshpass -f ~/.pw ssh -p 2222 deploy@host",
+    "mysql -u root app; gcc -pthread main.c",
+    "パスワード：8文字以上にしてください",
+    "password: 未設定",
     "Passwort vergessen? Klicke auf den Link",
     "redis-cli -a",
 ]

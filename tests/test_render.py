@@ -177,6 +177,12 @@ def test_truncate_prefers_word_boundaries(parts: list[str]) -> None:
         assert text[len(cut)].isspace() or "\U0001f600" in text[len(cut) - 2 : len(cut) + 2]
 
 
+def test_korean_is_cut_at_spaces_as_it_writes_them() -> None:
+    ko = "서비스를 재시작하고 마이그레이션을 실행하세요 그리고 로그를 확인하세요"
+    cut, truncated = truncate_at_word_boundary(ko, 20)
+    assert truncated and ko[len(cut)] == " "
+
+
 def test_chinese_and_japanese_are_cut_between_characters_not_dropped() -> None:
     """No spaces between words: a cut at the last whitespace kept "Deploy checklist (zh):"
     of a 1,000-character note, and dropped a Japanese result after an English one."""

@@ -110,7 +110,32 @@ _NT_BASES = frozenset({
 #: (Quotes go first, so that a mark they hid from its word is judged as in the text without
 #: them: the fold of a text and of that text without its punctuation are the same.)
 _QUOTE_MARKS = re.compile("['\"`«»]")
-_SOFT = re.compile(r"(?<=[\w)\]}])[.,;:!?]+(?=\s)|(?<![$=<])[.,;:!?][.,;:!?\s]*$")
+#: A run of marks closing a word before a space: prose unless it mixes ``! ?`` with ``: ;``
+#: (TypeScript's ``name?: string``) or follows a closing parenthesis with ``! ?`` (Rust's
+#: ``read()? here``).
+_SOFT = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
+_CODE_RUN = re.compile(r"[!?][:;]|[:;][!?]")
+_MARKS = ".,;:!?"
+
+
+def _without_final_marks(text: str) -> str:
+    """``text`` without the marks (and whitespace) that end it, unless they end a shell or
+    code token (``$?``, ``=!``, ``<?``) or stand alone after a space (``docker build .``).
+    In Python, not a regular expression: a pattern trying each mark of a long run took time
+    quadratic in the run."""
+    run = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
+    marks = [i for i in range(run, len(text)) if text[i] in _MARKS]
+    if not marks:
+        return text
+    first = marks[0]
+    before = text[first - 1] if first else ""
+    if first == run and before in ("$", "=", "<"):
+        return text  # the end of a token: $? is not $!
+    if before in (" ", "\t"):
+        return text  # a mark of its own after a space is an argument: `docker build .`
+    return text[:first]
+
+
 _MARKER_TOKEN = re.compile(r"REDACTED:[a-z0-9_]+")
 _INITIALISM = re.compile(r"\b(?:[^\W\d_]\.)+[^\W\d_]\b\.?")  # J.K. J.K e.g.
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"'})
@@ -134,9 +159,10 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     identifiers kept. NFC, not NFKC: ``n²`` is not ``n2`` (nor ``①`` 1)."""
     folded = unicodedata.normalize("NFC", text).translate(_QUOTES)
     folded = _INITIALISM.sub(lambda m: m.group().replace(".", ""), folded)  # J.K. → JK
-    folded = _SOFT.sub("", _QUOTE_MARKS.sub("", folded))  # "don't" → dont, "end." → end
+    folded = _without_final_marks(_QUOTE_MARKS.sub("", folded))  # "end." → end
+    folded = _SOFT.sub(lambda m: m.group() if _CODE_RUN.search(m.group()) else "", folded)
     if not keep_case:
-        folded = folded.casefold()
+        folded = folded.lower()  # not casefold: "Maße" is not "Masse"
     tokens: list[str] = []
     for token in _TOKEN.findall(folded):
         lowered = token.casefold()

@@ -451,7 +451,7 @@ _SECRET_KEYWORD = (
 )
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…".
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=])[ \t]*)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*)"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
@@ -497,19 +497,22 @@ _NAME_VALUE = lazy(
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
 _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
+_CJK_TEXT = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 _SECRET_STEM = lazy(
     rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
     re.IGNORECASE,
 )
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
-#: within 160 characters of the tool's name (unbounded, a line of "mysql mysql …" took time
-#: quadratic in its length).
+#: within 160 characters of the tool's name and in the same command (not past ``; & |``;
+#: unbounded, a line of "mysql mysql …" took time quadratic in its length).
 _TOOL_PASSWORD = lazy(
-    r"\b(?:(?:mysql(?:dump|admin|import|check)?|mariadb(?:-dump|-admin)?)\b[^\n]{0,160}?"
+    r"\b(?:(?:mysql(?:dump|admin|import|check)?|mariadb(?:-dump|-admin)?)\b[^\n;&|]{0,160}?"
     r"(?<=\s)-p(?=[^\s=-])"
-    r"|(?:sshpass|docker[ \t]+login|podman[ \t]+login)\b[^\n]{0,160}?(?<=\s)-p[ \t]+"
-    r"|redis-cli\b[^\n]{0,160}?(?<=\s)-a[ \t]+)"
+    # sshpass's own options come before the command it runs (whose -p is a port)
+    r"|sshpass(?:[ \t]+-(?:[fdP][ \t]*\S+|[ev]))*[ \t]+-p[ \t]*"
+    r"|(?:docker|podman)[ \t]+login\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
+    r"|redis-cli\b[^\n;&|]{0,160}?(?<=\s)-a[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
@@ -540,7 +543,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
 
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
-    sep = m.group("sep").strip()
+    sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     key_quoted = bool(m.group("kq"))
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
@@ -594,6 +597,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None
     if _PATH.fullmatch(value):
         return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json, PWD=/home/user
+    if _CJK_TEXT.search(value):
+        return None  # Chinese or Japanese words after the key: prose ("パスワード：8文字以上")
     return _Hit(start, end, "password_assignment", 1)
 
 

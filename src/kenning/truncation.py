@@ -36,6 +36,11 @@ _NO_BREAK_BEFORE = frozenset("。、，．！？：；」』）】〕〉》〙�
 
 
 def _wide(char: str) -> bool:
+    """A character Chinese or Japanese text may be broken beside (wide, but not Hangul:
+    Korean puts spaces between words, and a cut inside one is a fragment)."""
+    code = ord(char)
+    if 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F or 0xAC00 <= code <= 0xD7AF:
+        return False
     return unicodedata.east_asian_width(char) in ("W", "F")
 
 

@@ -232,6 +232,9 @@ EF_SEARCH_FILTERED = 200
 #: HNSW: recall 1.0, and faster than HNSW with a selective filter.
 EXACT_SEARCH_MAX_ROWS = 2000
 CONNECT_TIMEOUT_S = 10
+#: How long a schema upgrade waits for the table's lock before it gives up (the next write
+#: tries again).
+MIGRATION_LOCK_WAIT_S = 5
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -503,6 +506,12 @@ class PostgresBackend:
         names it."""
         try:
             yield
+        except pg_errors.LockNotAvailable:
+            raise KenningError(
+                f"cannot {doing} PostgreSQL at {self.location}: another session holds the "
+                "store's table (a long transaction, pg_dump, an import) while its schema "
+                f"needs upgrading; nothing was written — try again when it ends"
+            ) from None
         except pg_errors.ReadOnlySqlTransaction:
             raise KenningError(
                 f"cannot {doing} PostgreSQL at {self.location}: the server is read-only (a "
@@ -629,6 +638,9 @@ class PostgresBackend:
     def _run_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
+            # An ALTER TABLE waiting for a long transaction's lock (pg_dump, an import) would
+            # make every other session's read queue behind it: give up instead, in one line.
+            conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS kenning_schema ("
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
