@@ -248,10 +248,12 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
         (line,) = r.stderr.splitlines()
         assert "permission denied" in line and "GRANT" in line, line
-        assert (
-            PostgresBackend(as_role(writer)["KENNING_STORE"], create=False).may_bulk_load() is False
-        )
-        assert PostgresBackend(pg_url, create=False).may_bulk_load() is True
+        for url, owns in ((as_role(writer)["KENNING_STORE"], False), (pg_url, True)):
+            backend = PostgresBackend(url, create=False)
+            try:
+                assert backend.may_bulk_load() is owns
+            finally:
+                backend.close()
         # an older store (before migration 4): a read runs no DDL, a non-owner's write says
         # the upgrade needs the owner, the owner's write upgrades it
         with psycopg.connect(pg_url, autocommit=True) as conn:
