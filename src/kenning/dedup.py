@@ -101,8 +101,9 @@ _NT_BASES = frozenset({
 
 #: Prose punctuation: a note written with or without it says the same. It is only where
 #: prose puts it: quotes; ``. , ; : ! ?`` closing a word (after a letter, digit or bracket)
-#: before a space, or the marks ending the text (unless they end ``$?``, ``=!`` or ``<?``);
-#: the dots of an initialism (J.K., e.g.). Everywhere else a mark is code and
+#: before a space (not a run mixing ``! ?`` with ``: ;``, nor ``! ?`` after ``)``), or the
+#: marks ending the text (unless they end ``$?``, ``=!`` or ``<?``, or stand alone after a
+#: space); the dots of an initialism (J.K., e.g.). Everywhere else a mark is code and
 #: kept: ``!=`` is not ``=``, ``$?`` not ``$!``, ``./build`` not
 #: ``/build``, ``user?.name`` not ``user.name``, ``std::io`` not ``std.io``, ``.env`` not
 #: ``env``; ``"=test"`` and ``"+test"`` stay two rustc errors; a mark inside a number is
