@@ -29,6 +29,13 @@ def encode_provenance(provenance: Provenance) -> str:
     return json.dumps(provenance.to_dict(), sort_keys=True)
 
 
+def encode_metadata(metadata: Mapping[str, Any]) -> str:
+    """A memory's metadata as the text a store keeps (sorted keys, characters as they are):
+    one form for SQLite's column and PostgreSQL's ``metadata_text``, so that a note reads
+    back alike from either."""
+    return json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True)
+
+
 def decode_provenance(raw: str | None, location: str, remedy: str) -> Provenance | None:
     """The stamp stored under :data:`PROVENANCE_KEY`, or None; an unreadable stamp is a
     corrupted store (``remedy`` says how to recover in this backend)."""

@@ -94,6 +94,7 @@ from .base import (
     check_dimension,
     decode_provenance,
     duplicate_content,
+    encode_metadata,
     encode_provenance,
     forks_so_far,
     renew_after_fork,
@@ -352,11 +353,6 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     return True
 
 
-def _metadata_json(metadata: object) -> str:
-    """Metadata as SQLite's store writes it (sorted keys, characters as they are)."""
-    return json.dumps(metadata, ensure_ascii=False, sort_keys=True)
-
-
 def _row_to_memory(row: Sequence[Any]) -> Memory:
     tags = row[8] if row[8] is not None else []
     metadata = json.loads(row[9]) if row[9] is not None else {}
@@ -510,7 +506,7 @@ class PostgresBackend:
             raise KenningError(
                 f"cannot {doing} PostgreSQL at {self.location}: another session holds the "
                 "store's table (a long transaction, pg_dump, an import) while its schema "
-                f"needs upgrading; nothing was written — try again when it ends"
+                "needs upgrading; nothing was written — try again when it ends"
             ) from None
         except pg_errors.ReadOnlySqlTransaction:
             raise KenningError(
@@ -925,7 +921,7 @@ class PostgresBackend:
                     Jsonb(dict(m.metadata)),
                     None if m.last_seen_at in (None, m.stored_at) else m.last_seen_at,
                     min(m.seen_count, MAX_SEEN_COUNT),  # int4: a larger one would wrap
-                    _metadata_json(dict(m.metadata)),
+                    encode_metadata(m.metadata),
                     vector,
                 )
             )

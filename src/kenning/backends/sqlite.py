@@ -62,6 +62,7 @@ from .base import (
     check_dimension,
     decode_provenance,
     duplicate_content,
+    encode_metadata,
     encode_provenance,
     forks_so_far,
     renew_after_fork,
@@ -671,7 +672,7 @@ class SQLiteBackend:
                     m.content_hash,
                     m.source,
                     json.dumps(list(m.tags), ensure_ascii=False),
-                    json.dumps(dict(m.metadata), ensure_ascii=False, sort_keys=True),
+                    encode_metadata(m.metadata),
                     None
                     if m.last_seen_at in (None, m.stored_at)
                     else m.last_seen_at.astimezone(UTC).isoformat(),
