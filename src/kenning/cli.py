@@ -68,28 +68,26 @@ def _fail(message: str, code: int = EXIT_USER) -> None:
     sys.exit(code)
 
 
-class _InputFile(click.File):
-    """A file argument that cannot be opened is bad input: one line, exit 1 (click's own
-    check makes it a usage error, exit 2, with the usage text)."""
+class _BadInputNotUsage(click.ParamType):
+    """A file or folder argument that cannot be used is bad input: one line naming the
+    argument, exit 1 (click's own check makes it a usage error, exit 2, with the usage)."""
 
     def fail(
         self, message: str, param: click.Parameter | None = None, ctx: click.Context | None = None
     ) -> NoReturn:
-        _fail(f"{param.get_error_hint(ctx) if param and ctx else 'file'}: {message}")
+        _fail(f"{param.get_error_hint(ctx) if param and ctx else self.name}: {message}")
         raise AssertionError  # _fail exits
 
 
-class _ExistingFolder(click.Path):
-    """A folder option that must exist: a missing one is bad input (exit 1), as above."""
+class _InputFile(_BadInputNotUsage, click.File):
+    """A file to read (``-``: stdin)."""
+
+
+class _ExistingFolder(_BadInputNotUsage, click.Path):
+    """A folder that must exist."""
 
     def __init__(self) -> None:
         super().__init__(exists=True, file_okay=False, path_type=Path)
-
-    def fail(
-        self, message: str, param: click.Parameter | None = None, ctx: click.Context | None = None
-    ) -> NoReturn:
-        _fail(f"{param.get_error_hint(ctx) if param and ctx else 'folder'}: {message}")
-        raise AssertionError  # _fail exits
 
 
 def handle_errors(func: F) -> F:

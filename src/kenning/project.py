@@ -148,10 +148,11 @@ def find_checkout(cwd: Path) -> Checkout | None:
     if bare is not None and bare.strip() == "true":  # work trees of a bare repository
         return Checkout(toplevel, common)
     main = (_git(common, "--git-dir", str(common), "config", "core.worktree") or "").strip()
-    if main and (common / main).resolve().is_dir():
+    checkout = (common / main).resolve() if main else None
+    if checkout is not None and checkout.is_dir():
         # a submodule (its repository under the superproject's .git/modules names its work
         # tree): a work tree added from it shares the submodule checkout's store
-        return Checkout(toplevel, (common / main).resolve())
+        return Checkout(toplevel, checkout)
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
 
 

@@ -48,13 +48,14 @@ def install(
         from ..project import find_checkout, in_repository_without_work_tree
 
         folder = Path(project_dir) if project_dir else Path.cwd()
-        if find_checkout(folder) is None and in_repository_without_work_tree(folder):
+        outside = find_checkout(folder) is None
+        if outside and in_repository_without_work_tree(folder):
             result.notes.append(
                 f"{folder.resolve()} is a git repository with no work tree here (a bare "
                 "repository or a .git folder): an agent started here finds no project; "
                 "install from one of its work trees (`git worktree list` shows them)"
             )
-        elif find_checkout(folder) is None:
+        elif outside:
             # kenning finds a project from git: an agent started here gets "no project"
             # from every tool and hook unless both variables name one
             result.notes.append(
