@@ -5,9 +5,11 @@ query that the previous rule answered wrongly, through the public API."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kenning import MemoryStore
@@ -17,12 +19,19 @@ from kenning.lexical import (
     saturated_bm25,
     term_counts,
     term_counts_and_length,
+    terms,
     tokens,
 )
+from kenning.model import Memory, content_hash
 from kenning.search import (
+    FINGERPRINT_SCORE,
     LEXICAL_REFERENCE_LENGTH,
     LEXICAL_WEIGHT,
     SCORE_KNEE,
+    LexicalEvidence,
+    fused_score,
+    hybrid_candidates,
+    lexical_idfs,
     memory_bm25,
     onto_cosine_scale,
 )
@@ -118,3 +127,90 @@ def test_a_short_memory_about_the_query_beats_a_long_one_that_mentions_it(
     store.remember_many([NewMemory(docs[i], "error_fix", id=i) for i in store_of.split()])
     assert [r.memory.id for r in store.search(query, limit=3).results][:1] == [rule]
     assert [h.memory.id for h in store.recall(query).hits][:1] == [rule]
+
+
+# -- the fusion rule itself, on hand-made candidates (no store, no model) -------------------
+
+
+def _memory(memory_id: str, content: str) -> Memory:
+    return Memory(
+        memory_id, content, "code-patterns", "implementation", "g", _WHEN, content_hash(content)
+    )
+
+
+def _unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+_WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _evidence(
+    query: str,
+    hits: list[tuple[Memory, float]],
+    vectors: dict[str, np.ndarray],
+    fingerprint_matches: tuple[Memory, ...] = (),
+) -> LexicalEvidence:
+    counted = {m.id: term_counts_and_length(m.content) for m, _ in hits}
+    idfs = lexical_idfs(1000, dict.fromkeys(terms(query), 10))
+    return LexicalEvidence(hits, vectors, fingerprint_matches, counted, idfs)
+
+
+def test_hybrid_candidates_fuse_each_side_and_score_a_lexical_hit_by_its_vector() -> None:
+    query_vector = _unit(1, 0, 0)
+    dense_only = _memory("a", "nothing in common with the question")
+    both = _memory("b", "sqlite locking: retry on busy")
+    lexical_only = _memory("c", "sqlite locking")
+    query = "sqlite locking"
+    evidence = _evidence(
+        query, [(both, 7.0), (lexical_only, 5.0)], {"c": _unit(0.6, 0.8, 0), "b": _unit(1, 1, 0)}
+    )
+    ranked, skipped = hybrid_candidates(
+        query, query_vector, [(dense_only, 0.7), (both, 0.5)], evidence
+    )
+    assert skipped == []
+    by_id = {c.memory.id: c for c in ranked}
+    assert by_id["a"].match == "dense" and by_id["a"].lexical is None
+    assert by_id["a"].semantic == pytest.approx(0.7)  # no query word: no bonus
+    assert by_id["b"].match == "hybrid" and by_id["b"].lexical == 7.0
+    # the lexical-only hit gets its cosine from its stored vector, plus the bonus
+    scores = {}
+    for memory in (both, lexical_only):
+        counts, length = term_counts_and_length(memory.content)
+        scores[memory.id] = memory_bm25(counts, evidence.idfs, length)
+    best = max(scores.values())
+    assert by_id["c"].semantic == pytest.approx(fused_score(0.6, scores["c"], best, 1.0))
+    assert by_id["c"].semantic > 0.6 and by_id["b"].semantic > 0.5
+    assert [c.semantic for c in ranked] == sorted((c.semantic for c in ranked), reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("stored", "problem"),
+    [
+        (np.array([3.0, 4.0, 0.0], dtype=np.float32), "has length 5"),
+        (np.array([np.nan, 1.0, 0.0], dtype=np.float32), "NaN"),
+        (np.array([1.0, 0.0], dtype=np.float32), "has 2 dimensions, not 3"),
+    ],
+)
+def test_a_lexical_hit_with_an_unusable_vector_is_left_out_and_named(
+    stored: np.ndarray, problem: str
+) -> None:
+    good, bad = _memory("good", "sqlite locking"), _memory("bad", "sqlite locking again")
+    evidence = _evidence(
+        "sqlite locking", [(bad, 9.0), (good, 8.0)], {"bad": stored, "good": _unit(0, 1, 0)}
+    )
+    ranked, skipped = hybrid_candidates("sqlite locking", _unit(1, 0, 0), [], evidence)
+    assert [c.memory.id for c in ranked] == ["good"]
+    assert [memory_id for memory_id, _ in skipped] == ["bad"]
+    assert problem in skipped[0][1]
+
+
+def test_a_fingerprint_match_scores_at_least_the_fingerprint_score() -> None:
+    fix = _memory("fix", "ERROR-FIX: E0382 use of moved value")
+    weak = _memory("weak", "unrelated")
+    evidence = _evidence("E0382", [(fix, 3.0)], {"fix": _unit(0, 1, 0)}, (fix,))
+    ranked, _ = hybrid_candidates("E0382", _unit(1, 0, 0), [(weak, 0.8)], evidence)
+    assert [c.memory.id for c in ranked] == ["fix", "weak"]
+    assert ranked[0].match == "fingerprint"
+    assert ranked[0].semantic == FINGERPRINT_SCORE and ranked[0].lexical == 3.0

@@ -2,6 +2,8 @@
 
 * which collections a query searches first (explicit collection, types, intent, or the
   ``code-patterns`` default) — :func:`plan_search`;
+* how a hybrid query's dense and lexical candidates are fused into one score —
+  :func:`hybrid_candidates`;
 * thresholding and decay-ranking of candidates — :func:`rank`;
 * when cascading expands past the primary collection — :func:`expansion_reason`.
 
@@ -16,9 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import bm25, idf
+from .lexical import bm25, idf, term_counts_and_length, terms
 from .model import (
     COLLECTIONS,
     TYPE_TO_COLLECTION,
@@ -29,7 +33,7 @@ from .model import (
 )
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
 from .scoring import age_days, decayed_score, half_life_for
-from .vectors import checked_cosine
+from .vectors import bad_rows, checked_cosine, vector_problem
 
 DEFAULT_COLLECTION = "code-patterns"
 
@@ -320,6 +324,101 @@ def fused_score(cosine: float, lexical: float, best: float, coverage: float) -> 
     return onto_cosine_scale(checked + lexical_bonus(lexical, best, coverage))
 
 
+@dataclass(frozen=True)
+class LexicalEvidence:
+    """What a hybrid query's lexical side found (gathered while the query is embedded)."""
+
+    #: The lexical top: each hit's memory and its FTS BM25, best first.
+    hits: Sequence[tuple[Memory, float]]
+    #: The stored vectors of ``hits``, by memory id.
+    vectors: Mapping[str, np.ndarray]
+    #: ERROR-FIX entries whose error fingerprint the query's signature matches.
+    fingerprint_matches: Sequence[Memory]
+    #: :func:`kenning.lexical.term_counts_and_length` of each hit's content, by memory id.
+    counted: Mapping[str, tuple[Mapping[str, int], int]]
+    #: The idf of each query term (:func:`lexical_idfs`).
+    idfs: Mapping[str, float]
+
+
+def hybrid_candidates(
+    query: str,
+    vector: np.ndarray,
+    dense: Sequence[tuple[Memory, float]],
+    lexical: LexicalEvidence,
+) -> tuple[list[Candidate], list[tuple[str, str]]]:
+    """Every candidate of a hybrid query, best first (equal scores: by id), and the lexical
+    hits left out because their stored vector is unusable (id, what is wrong with it).
+
+    ``dense`` is the vector search's top (memory, cosine). Each candidate of either side
+    scores its cosine plus a bounded lexical bonus (:func:`fused_score`): the bonus is the
+    memory's BM25 over the query's terms against the best among the candidates, times how
+    many of the query's terms it holds. An exact error-fingerprint match scores at least
+    :data:`FINGERPRINT_SCORE`. A lexical hit without a usable vector is left out: its score
+    would mean nothing."""
+    cosines = {m.id: score for m, score in dense}
+    memories = {m.id: m for m, _ in dense}
+    unscored = [m.id for m, _ in lexical.hits if m.id not in cosines]
+    found, skipped = _cosines_of(vector, lexical.vectors, unscored)
+    cosines.update(found)
+    found_lexically: dict[str, float] = {}
+    for memory, score in lexical.hits:
+        if memory.id in cosines:
+            found_lexically[memory.id] = score
+            memories.setdefault(memory.id, memory)
+    # every candidate is scored lexically, found by the lexical side or not: whether it is
+    # among the lexical top k depends on the other memories, its words do not
+    counted = {
+        i: lexical.counted[i] if i in lexical.counted else term_counts_and_length(m.content)
+        for i, m in memories.items()
+    }
+    lexical_scores = {i: memory_bm25(c, lexical.idfs, n) for i, (c, n) in counted.items()}
+    best_lexical = max(lexical_scores.values(), default=0.0)
+    query_terms = set(terms(query))
+    scored: dict[str, Candidate] = {}
+    for memory_id, memory in memories.items():
+        bm25_found = found_lexically.get(memory_id)
+        # the counted terms hold the folded ones coverage() would find (and only adds
+        # unfolded forms, which a folded query term never equals unless it is the same)
+        share = (
+            len(query_terms & counted[memory_id][0].keys()) / len(query_terms)
+            if lexical_scores[memory_id] and query_terms
+            else 0.0
+        )
+        fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
+        scored[memory_id] = Candidate(
+            memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"
+        )
+    for memory in lexical.fingerprint_matches:
+        previous = scored.get(memory.id)
+        semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
+        scored[memory.id] = Candidate(
+            memory, semantic, previous.lexical if previous else None, "fingerprint"
+        )
+    return sorted(scored.values(), key=lambda c: (-c.semantic, c.memory.id)), skipped
+
+
+def _cosines_of(
+    query: np.ndarray, vectors: Mapping[str, np.ndarray], ids: Sequence[str]
+) -> tuple[dict[str, float], list[tuple[str, str]]]:
+    """The cosine of each memory in ``ids`` from its stored vector in ``vectors`` (one
+    matrix product for all), and those whose vector is unusable, with what is wrong with it
+    (an id without a stored vector is neither)."""
+    dimension = query.shape[0]
+    shaped = [i for i in ids if i in vectors and np.shape(vectors[i]) == (dimension,)]
+    found: dict[str, float] = {}
+    if shaped:
+        matrix = np.stack([vectors[i] for i in shaped]).astype(np.float32, copy=False)
+        scores = (matrix @ query).tolist()
+        bad = bad_rows(matrix).tolist()
+        found = {i: s for i, s, b in zip(shaped, scores, bad, strict=True) if not b}
+    skipped = [
+        (i, vector_problem(vectors[i], dimension) or "is not a unit vector")
+        for i in ids
+        if i in vectors and i not in found
+    ]
+    return found, skipped
+
+
 def expansion_reason(
     primary_results: Sequence[SearchResult], best_semantic: float | None
 ) -> str | None:
@@ -346,12 +445,14 @@ __all__ = [
     "SCORE_KNEE",
     "SEARCH_DEFAULT_LIMIT",
     "Candidate",
+    "LexicalEvidence",
     "SearchPlan",
     "SearchResponse",
     "check_limit",
     "check_whole_number",
     "expansion_reason",
     "fused_score",
+    "hybrid_candidates",
     "lexical_bonus",
     "lexical_idfs",
     "memory_bm25",

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,6 @@ from .backends.base import (
     Backend,
     Filters,
     MemoryRecord,
-    ScoredMemory,
     forks_so_far,
     lexical_search_with_statistics,
     renew_after_fork,
@@ -74,15 +72,14 @@ from .project import (
 )
 from .reembed import REEMBED_STATE_KEY
 from .search import (
-    FINGERPRINT_SCORE,
     Candidate,
+    LexicalEvidence,
     SearchResponse,
     check_limit,
     check_whole_number,
     expansion_reason,
-    fused_score,
+    hybrid_candidates,
     lexical_idfs,
-    memory_bm25,
     plan_search,
     rank,
 )
@@ -132,20 +129,6 @@ class PreparedMemory:
     #: True when the note came with its id (an import): a memory stored under that id
     #: meanwhile is the same memory, never replaced (a new id is unique by construction).
     id_given: bool = False
-
-
-@dataclass(frozen=True)
-class _Lexical:
-    """What :meth:`MemoryStore.retrieve` gathers while the query is embedded."""
-
-    hits: list[ScoredMemory]
-    #: The stored vectors of ``hits`` (by memory id).
-    vectors: Mapping[str, np.ndarray]
-    fingerprint_matches: list[Memory]
-    #: ``lexical.term_counts_and_length`` of each hit's content (by memory id).
-    counted: dict[str, tuple[Counter[str], int]]
-    #: The idf of each query term (``search.lexical_idfs``).
-    idfs: dict[str, float]
 
 
 def is_error_fix(memory: Memory) -> bool:
@@ -852,7 +835,9 @@ class MemoryStore:
                 self._worker_forks = forks_so_far()
             return self._lexical_worker
 
-    def _lexical_side(self, query: str, pool: int, filters: Filters, *, check: bool) -> _Lexical:
+    def _lexical_side(
+        self, query: str, pool: int, filters: Filters, *, check: bool
+    ) -> LexicalEvidence:
         """Everything a hybrid query needs that does not need its vector: the provenance
         check (``check``), the lexical top ``pool``, the statistics every candidate's BM25 is
         scored with, the stored vectors of the lexical hits, and the entries whose error
@@ -872,7 +857,7 @@ class MemoryStore:
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
         counted = {h.memory.id: term_counts_and_length(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        return _Lexical(hits, vectors, matches, counted, idfs)
+        return LexicalEvidence([(h.memory, h.score) for h in hits], vectors, matches, counted, idfs)
 
     def retrieve(
         self,
@@ -897,8 +882,6 @@ class MemoryStore:
     ) -> tuple[list[Candidate], np.ndarray | None]:
         """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
         ``lexical`` mode) for a next search of the same query."""
-        from .lexical import term_counts_and_length, terms
-
         _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
@@ -906,8 +889,8 @@ class MemoryStore:
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
             return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits], None
-        lexical_side: Future[_Lexical] | None = None
-        found: _Lexical | None = None
+        lexical_side: Future[LexicalEvidence] | None = None
+        found: LexicalEvidence | None = None
         if mode == "hybrid" and vector is None:
             # What needs no vector runs while the query is embedded (onnxruntime and SQLite
             # both release the GIL), which hides most of its cost. Only one thread touches
@@ -932,65 +915,18 @@ class MemoryStore:
             raise
         if lexical_side is not None:
             found = lexical_side.result()
-        dense = {
-            h.memory.id: (h.memory, h.score)
-            for h in self.backend.vector_search(vector, pool, filters)
-        }
+        dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
         if found is None:  # mode == "dense"
-            ranked = sorted(dense.values(), key=lambda x: -x[1])[:k]
+            ranked = sorted(dense, key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked], vector
-        lexical = {h.memory.id: (h.memory, h.score) for h in found.hits}
-        cosines = {i: score for i, (_, score) in dense.items()}
-        for memory_id in lexical:
-            if memory_id in cosines or memory_id not in found.vectors:
-                continue
-            stored = found.vectors[memory_id]
-            problem = vector_problem(stored, vector.shape[0])
-            if problem is None:
-                cosines[memory_id] = float(np.dot(stored, vector))
-            else:
-                log.warning(
-                    "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
-                    memory_id,
-                    problem,
-                )
-        # A lexical hit without a usable vector is left out: its score would mean nothing.
-        lexical = {i: hit for i, hit in lexical.items() if i in cosines}
-        memories = {i: m for i, (m, _) in dense.items()} | {i: m for i, (m, _) in lexical.items()}
-        # every candidate is scored lexically, found by the lexical side or not: whether it
-        # is among the lexical top k depends on the other memories, its words do not
-        idfs = found.idfs
-        counted = {
-            i: found.counted[i] if i in found.counted else term_counts_and_length(m.content)
-            for i, m in memories.items()
-        }
-        counts = {i: c for i, (c, _) in counted.items()}
-        lexical_scores = {i: memory_bm25(c, idfs, n) for i, (c, n) in counted.items()}
-        best_lexical = max(lexical_scores.values(), default=0.0)
-        query_terms = set(terms(query))
-        scored: dict[str, Candidate] = {}
-        for memory_id, memory in memories.items():
-            bm25 = lexical[memory_id][1] if memory_id in lexical else None
-            # the counted terms hold the folded ones coverage() would find (and only adds
-            # unfolded forms, which a folded query term never equals unless it is the same)
-            share = (
-                len(query_terms & counts[memory_id].keys()) / len(query_terms)
-                if lexical_scores[memory_id] and query_terms
-                else 0.0
+        candidates, skipped = hybrid_candidates(query, vector, dense, found)
+        for memory_id, problem in skipped:
+            log.warning(
+                "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
+                memory_id,
+                problem,
             )
-            fused = fused_score(
-                cosines.get(memory_id, 0.0), lexical_scores[memory_id], best_lexical, share
-            )
-            scored[memory_id] = Candidate(
-                memory, fused, bm25, "hybrid" if bm25 is not None else "dense"
-            )
-        for memory in found.fingerprint_matches:
-            previous = scored.get(memory.id)
-            semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
-            bm25 = previous.lexical if previous else None
-            scored[memory.id] = Candidate(memory, semantic, bm25, "fingerprint")
-        ranked_all = sorted(scored.values(), key=lambda c: (-c.semantic, c.memory.id))
-        return ranked_all[:k], vector
+        return candidates[:k], vector
 
     def recall(
         self,
