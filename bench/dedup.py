@@ -68,12 +68,23 @@ _QUOTE = re.compile(r"[\"'`]")
 _WORD_END = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
 _MIXED = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
+# ! or ? before a lower-case word is code (Ruby's save! raises; Swift's try? await): kept.
+_NEXT_LOWER = re.compile(r"\s+[^\W\d_]")
+
+
+def _is_code(text: str, run: re.Match[str]) -> bool:
+    if _MIXED.search(run.group()):
+        return True
+    following = _NEXT_LOWER.match(text, run.end())
+    return (
+        bool(set(run.group()) & set("!?")) and bool(following) and following.group()[-1].islower()
+    )
 
 
 def _without_punctuation(text: str) -> str:
     """``text`` without its prose punctuation: quotes; the marks that end it (unless they end
     ``$?``, ``=!``, ``<?`` or stand alone after a space, as in ``docker build .``); then the
-    marks that close a word before a space."""
+    marks that close a word before a space (but ``!`` or ``?`` before a lower-case word)."""
     text = _QUOTE.sub("", text)
     tail = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)
@@ -81,7 +92,7 @@ def _without_punctuation(text: str) -> str:
         before = text[first - 1] if first else ""
         if not (first == tail and before in "$=<") and before not in " \t":
             text = text[:first]
-    return _WORD_END.sub(lambda m: m.group() if _MIXED.search(m.group()) else "", text)
+    return _WORD_END.sub(lambda m: m.group() if _is_code(text, m) else "", text)
 
 
 @dataclass

@@ -130,6 +130,13 @@ def test_word_lists_are_disjoint() -> None:
         ("C#: use string not String", "C#: use String not string"),
         ("Go: export Handler from the package", "Go: export handler from the package"),
         ("Maße in mm", "Masse in mm"),
+        ("Validate with user.save! so a bad record raises",
+         "Validate with user.save so a bad record raises"),
+        ("Cast it with value as? Config to get an optional",
+         "Cast it with value as! Config to get an optional"),
+        ("Call try? await fetch() to ignore the error", "Call try await fetch() to ignore the error"),
+        ("Validate with user.save! so a bad record raises",
+         "Validate with the user.save so a bad record raises"),
     ],
 )  # fmt: skip
 def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: str) -> None:
@@ -147,8 +154,26 @@ def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: 
     ids=["upper", "lower", "final mark", "quotes"],
 )
 def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[str], str]) -> None:
-    text = "Don't run `rm -rf ./build` before `make`; use WHERE status != 'done'."
-    decision = decide(make(text), text, BELOW)
+    for text in (
+        "Don't run `rm -rf ./build` before `make`; use WHERE status != 'done'.",
+        "Call user.save! so it raises. Why? Bad rows must fail loudly; cast with as? Config.",
+    ):
+        decision = decide(make(text), text, BELOW)
+        assert decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Why? Bad rows must fail loudly.", "Why Bad rows must fail loudly."),
+        ("Done! Now rebase onto main.", "Done. Now rebase onto main."),
+        ("Cast it with value as? Config for an optional", "Cast it with value as Config for an optional"),
+    ],
+)  # fmt: skip
+def test_a_mark_dropped_before_a_capital_is_prose(existing: str, new: str) -> None:
+    """``!`` and ``?`` keep notes apart only where they are code (before a lower-case word,
+    or another mark on the same word); before a capital they end a sentence."""
+    decision = decide(new, existing, BELOW)
     assert decision.duplicate, decision
 
 

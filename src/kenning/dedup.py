@@ -21,7 +21,8 @@ Rules, in order:
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
-   throughout (``String``/``string``) → distinct.
+   throughout (``String``/``string``), or a word's ``!``/``?`` is code in one text and not
+   in the other (``save!``/``save`` before a lower-case word, ``as?``/``as!``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
    against a plain note) → distinct: a new signature is new knowledge.
@@ -30,7 +31,8 @@ Rules, in order:
    a number, or the words).
 5. The same words in another order → distinct ("A before B" is not "B before A": rustc's
    E0185 and E0186 are one sentence with *static* and *method* swapped).
-6. Otherwise the two differ only in articles, forms of *be* and fillers → duplicate.
+6. Otherwise the two differ only in articles, forms of *be* and fillers → duplicate
+   (unless a word's ``!``/``?`` differs as in rule 1).
 
 There is no fitted constant. :data:`FUNCTION_WORDS` is a closed grammatical class chosen
 without looking at the evaluation pairs; ``bench/dedup.py --calibrate`` measures on the
@@ -117,6 +119,42 @@ _QUOTE_MARKS = re.compile("['\"`«»]")
 _SOFT = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
 _CODE_RUN = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
+#: A word closed by ``!`` or ``?`` before a space (``as?``, ``save!``), its marks, and the
+#: letter the next word starts with.
+_BANG_WORD = re.compile(r"(?<!\w)(\w+)([!?]+)(?=\s+([^\W\d_])|\s)")
+
+
+def _bang_marks(text: str) -> dict[str, Counter[tuple[str, bool]]]:
+    """The ``!``/``?`` runs closing a word before a space, by the word (lower case): each
+    run, and whether a lower-case word follows it."""
+    found: dict[str, Counter[tuple[str, bool]]] = {}
+    unquoted = _QUOTE_MARKS.sub("", unicodedata.normalize("NFC", text).translate(_QUOTES))
+    for word, marks, following in _BANG_WORD.findall(unquoted):
+        found.setdefault(word.lower(), Counter())[marks, following.islower()] += 1
+    return found
+
+
+def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
+    """The word whose ``!`` or ``?`` says something in one text that the other does not,
+    for two texts that are otherwise the same: another mark on the same word (Swift's
+    ``as?`` is not ``as!``), or a mark that the other text drops before a lower-case word,
+    where prose would start a sentence (Ruby's ``save!`` raises where ``save`` returns
+    false; ``try? await`` is not ``try await``). A mark dropped before a capital, or a whole
+    text in another case, is prose punctuation and says the same."""
+    new, old = _bang_marks(new_text), _bang_marks(existing_text)
+    for word in sorted(new.keys() | old.keys()):
+        a, b = new.get(word, Counter()), old.get(word, Counter())
+        marks_a, marks_b = {m for m, _ in a}, {m for m, _ in b}
+        if marks_a and marks_b and marks_a != marks_b:
+            return f"{word}{min(marks_a)!s} vs {word}{min(marks_b)!s}"
+        for side, other, text in ((a, b, new_text), (b, a, existing_text)):
+            for (mark, before_lower), count in side.items():
+                kept = sum(n for (m, _), n in other.items() if m == mark)
+                if before_lower and count > kept:
+                    return (
+                        f"{word}{mark} vs {word}" if text is new_text else f"{word} vs {word}{mark}"
+                    )
+    return None
 
 
 def _without_final_marks(text: str) -> str:
@@ -248,6 +286,9 @@ def decide(
         cased = _case_differs_in_a_word(new_text, existing_text)
         if cased is not None:
             return DedupDecision(False, f"a word differs in case or spelling ({cased})")
+        marked = _code_marks_differ(new_text, existing_text)
+        if marked is not None:
+            return DedupDecision(False, f"a word's ! or ? differs ({marked})")
         return DedupDecision(True, "the same text up to case, whitespace and punctuation")
     if not cosine > DEDUP_THRESHOLD:
         return DedupDecision(False, f"cosine {cosine:.3f} is not above {DEDUP_THRESHOLD}")
@@ -270,4 +311,7 @@ def decide(
         if tag != "equal"
         for token in (*new[i1:i2], *old[j1:j2])
     ]
+    marked = _code_marks_differ(new_text, existing_text)
+    if marked is not None:
+        return DedupDecision(False, f"a word's ! or ? differs ({marked})")
     return DedupDecision(True, f"the same text but for {_show(changed)}")
