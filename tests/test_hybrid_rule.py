@@ -36,6 +36,7 @@ from kenning.search import (
     onto_cosine_scale,
 )
 from kenning.store import NewMemory
+from kenning.vectors import vector_problem
 
 from .conftest import needs_eval
 
@@ -214,3 +215,23 @@ def test_a_fingerprint_match_scores_at_least_the_fingerprint_score() -> None:
     assert [c.memory.id for c in ranked] == ["fix", "weak"]
     assert ranked[0].match == "fingerprint"
     assert ranked[0].semantic == FINGERPRINT_SCORE and ranked[0].lexical == 3.0
+
+
+@pytest.mark.parametrize(("seed", "length"), [(2, 0.999), (3, 0.999), (3, 1.001), (5, 0.999)])
+def test_a_vector_at_the_tolerance_edge_is_judged_as_vector_problem_judges_it(
+    seed: int, length: float
+) -> None:
+    """At length 1 ± 1e-3 a float32 norm and a float64 one can fall on either side (these
+    seeds do): a lexical hit is kept exactly when :func:`vector_problem` accepts its vector,
+    as it was before the cosines of all hits became one matrix product."""
+    rng = np.random.default_rng(seed)
+    direction = rng.standard_normal(384)
+    stored = (direction / np.linalg.norm(direction) * length).astype(np.float32)
+    query = np.zeros(384, dtype=np.float32)
+    query[0] = 1.0
+    hit = _memory("edge", "sqlite locking")
+    evidence = _evidence("sqlite locking", [(hit, 5.0)], {"edge": stored})
+    ranked, skipped = hybrid_candidates("sqlite locking", query, [], evidence)
+    accepted = vector_problem(stored, 384) is None
+    assert [c.memory.id for c in ranked] == (["edge"] if accepted else [])
+    assert [i for i, _ in skipped] == ([] if accepted else ["edge"])

@@ -33,7 +33,7 @@ from .model import (
 )
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
 from .scoring import age_days, decayed_score, half_life_for
-from .vectors import bad_rows, checked_cosine, vector_problem
+from .vectors import UNIT_NORM_TOLERANCE, checked_cosine, vector_problem
 
 DEFAULT_COLLECTION = "code-patterns"
 
@@ -409,8 +409,13 @@ def _cosines_of(
     if shaped:
         matrix = np.stack([vectors[i] for i in shaped]).astype(np.float32, copy=False)
         scores = (matrix @ query).tolist()
-        bad = bad_rows(matrix).tolist()
-        found = {i: s for i, s, b in zip(shaped, scores, bad, strict=True) if not b}
+        # vector_problem's test for every row at once (float64 norms; NaN fails it) ...
+        off = np.abs(np.linalg.norm(matrix.astype(np.float64), axis=1) - 1.0)
+        usable = (off <= UNIT_NORM_TOLERANCE).tolist()
+        # ... and vector_problem itself where the last bit of a sum could decide
+        for j in np.flatnonzero(np.abs(off - UNIT_NORM_TOLERANCE) < 1e-9).tolist():
+            usable[j] = vector_problem(matrix[j], dimension) is None
+        found = {i: s for i, s, ok in zip(shaped, scores, usable, strict=True) if ok}
     skipped = [
         (i, vector_problem(vectors[i], dimension) or "is not a unit vector")
         for i in ids
