@@ -62,29 +62,30 @@ VARIANT_DOCS = 100  # rust and ruff docs whose variants are remembered (all yell
 #: a space, or end the text.
 #: A mark inside code (``!=``, ``$?``, ``./``, ``::``) or a number is no punctuation: a text
 #: without it says something else (kenning.dedup keeps such notes apart).
-_QUOTE = re.compile(r"[\"'`]")
+_QUOTE = re.compile("[\"'`«»‘’‛“”„]")
 # Before a space: after a word or a bracket (not ! ? after ")", as in Rust's read()?), and
 # not a run that mixes ! ? with : ; (TypeScript's name?: string).
 _WORD_END = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
 _MIXED = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
-# ! or ? before a lower-case word is code (Ruby's save! raises; Swift's try? await): kept.
-_NEXT_LOWER = re.compile(r"\s+[^\W\d_]")
+# ! or ? before anything but a capital is code (Ruby's save! raises; Swift's try? await;
+# user.save! && redirect): kept.
+_NEXT = re.compile(r"\s+(\S)")
 
 
 def _is_code(text: str, run: re.Match[str]) -> bool:
     if _MIXED.search(run.group()):
         return True
-    following = _NEXT_LOWER.match(text, run.end())
-    return (
-        bool(set(run.group()) & set("!?")) and bool(following) and following.group()[-1].islower()
-    )
+    following = _NEXT.match(text, run.end())
+    bang = "!" in run.group() or "?" in run.group()
+    return bang and following is not None and not following.group(1).isupper()
 
 
 def _without_punctuation(text: str) -> str:
     """``text`` without its prose punctuation: quotes; the marks that end it (unless they end
     ``$?``, ``=!``, ``<?`` or stand alone after a space, as in ``docker build .``); then the
-    marks that close a word before a space (but ``!`` or ``?`` before a lower-case word)."""
+    marks that close a word before a space (but ``!`` or ``?`` before anything but a
+    capital)."""
     text = _QUOTE.sub("", text)
     tail = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)

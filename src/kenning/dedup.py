@@ -22,7 +22,7 @@ Rules, in order:
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
    throughout (``String``/``string``), or a word's ``!``/``?`` is code in one text and not
-   in the other (``save!``/``save`` before a lower-case word, ``as?``/``as!``) → distinct.
+   in the other (``save!``/``save`` before anything but a capital, ``as?``/``as!``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
    against a plain note) → distinct: a new signature is new knowledge.
@@ -43,7 +43,6 @@ in the rust and ruff corpora (sibling docs outrank it), so the store reads ten.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import unicodedata
@@ -119,41 +118,59 @@ _QUOTE_MARKS = re.compile("['\"`«»]")
 _SOFT = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
 _CODE_RUN = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
-#: A word closed by ``!`` or ``?`` before a space (``as?``, ``save!``), its marks, and the
-#: letter the next word starts with.
-_BANG_WORD = re.compile(r"(?<!\w)(\w+)([!?]+)(?=\s+([^\W\d_])|\s)")
+#: A word (or a closing bracket: ``map[key]!``) that a ``!`` or ``?`` may close.
+_MARKABLE = re.compile(r"[\w\]}]+")
+#: What follows a run of marks: whitespace, then the next character.
+_NEXT = re.compile(r"\s+(\S)")
 
 
-def _bang_marks(text: str) -> dict[str, Counter[tuple[str, bool]]]:
-    """The ``!``/``?`` runs closing a word before a space, by the word (lower case): each
-    run, and whether a lower-case word follows it."""
-    found: dict[str, Counter[tuple[str, bool]]] = {}
-    unquoted = _QUOTE_MARKS.sub("", unicodedata.normalize("NFC", text).translate(_QUOTES))
-    for word, marks, following in _BANG_WORD.findall(unquoted):
-        found.setdefault(word.lower(), Counter())[marks, following.islower()] += 1
+@functools.lru_cache(maxsize=64)
+def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
+    """The ``!``/``?`` runs closing a word before a space, by the word (lower case, without
+    combining marks, so ``DİKKAT`` lower-cased is the same word) and its occurrence: the
+    run, and whether it is code — anything but a capital follows it (``save! to``,
+    ``save! &&``), where prose would start a sentence. The marks ending the text are not
+    here (they are prose, as in :func:`fold`)."""
+    # as fold() reads it: quotes gone, and the marks that end the text (the final ones)
+    plain = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    plain = _without_final_marks(_QUOTE_MARKS.sub("", plain))
+    if not plain.isascii():
+        plain = "".join(
+            c for c in unicodedata.normalize("NFD", plain) if not unicodedata.combining(c)
+        )
+    seen: Counter[str] = Counter()
+    found: dict[tuple[str, int], tuple[str, bool]] = {}
+    for word in _MARKABLE.finditer(plain):
+        key = word.group().lower()
+        occurrence = seen[key]
+        seen[key] += 1
+        end = word.end()
+        while end < len(plain) and plain[end] in "!?":
+            end += 1
+        following = _NEXT.match(plain, end) if end > word.end() else None
+        if following is not None:
+            found[key, occurrence] = (plain[word.end() : end], not following.group(1).isupper())
     return found
 
 
 def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
     """The word whose ``!`` or ``?`` says something in one text that the other does not,
-    for two texts that are otherwise the same: another mark on the same word (Swift's
-    ``as?`` is not ``as!``), or a mark that the other text drops before a lower-case word,
-    where prose would start a sentence (Ruby's ``save!`` raises where ``save`` returns
-    false; ``try? await`` is not ``try await``). A mark dropped before a capital, or a whole
-    text in another case, is prose punctuation and says the same."""
-    new, old = _bang_marks(new_text), _bang_marks(existing_text)
-    for word in sorted(new.keys() | old.keys()):
-        a, b = new.get(word, Counter()), old.get(word, Counter())
-        marks_a, marks_b = {m for m, _ in a}, {m for m, _ in b}
-        if marks_a and marks_b and marks_a != marks_b:
-            return f"{word}{min(marks_a)!s} vs {word}{min(marks_b)!s}"
-        for side, other, text in ((a, b, new_text), (b, a, existing_text)):
-            for (mark, before_lower), count in side.items():
-                kept = sum(n for (m, _), n in other.items() if m == mark)
-                if before_lower and count > kept:
-                    return (
-                        f"{word}{mark} vs {word}" if text is new_text else f"{word} vs {word}{mark}"
-                    )
+    for two texts that are otherwise the same, occurrence by occurrence: another mark on
+    the word (Swift's ``as?`` is not ``as!``), or a mark the other text drops where it is
+    code (Ruby's ``save!`` raises where ``save`` returns false; ``try? await`` is not
+    ``try await``). A mark dropped before a capital ends a sentence, and a whole text in
+    another case keeps its marks: both say the same."""
+    new, old = _code_marks(new_text), _code_marks(existing_text)
+    for key in sorted(new.keys() | old.keys()):
+        (mark_new, code_new), (mark_old, code_old) = (
+            new.get(key, ("", False)),
+            old.get(key, ("", False)),
+        )
+        word = key[0]
+        if mark_new == mark_old:
+            continue
+        if (mark_new and mark_old) or (mark_new and code_new) or (mark_old and code_old):
+            return f"{word}{mark_new} vs {word}{mark_old}"
     return None
 
 
@@ -248,6 +265,17 @@ def _case_differs_in_a_word(new_text: str, existing_text: str) -> str | None:
     return ", ".join(f"{a!r} vs {b!r}" for a, b in pairs[:3]) or "case"
 
 
+def _function_word_gaps(tokens: Iterable[str]) -> list[list[str]]:
+    """The function words before each content word, and after the last one."""
+    gaps: list[list[str]] = [[]]
+    for token in tokens:
+        if token in FUNCTION_WORDS:
+            gaps[-1].append(token)
+        else:
+            gaps.append([])
+    return gaps
+
+
 def _content(tokens: Iterable[str]) -> Counter[str]:
     return Counter(t for t in tokens if t not in FUNCTION_WORDS)
 
@@ -303,13 +331,14 @@ def decide(
     old_order = [t for t in old if t not in FUNCTION_WORDS]
     if new_order != old_order:
         return DedupDecision(False, "the same words in another order")
+    # the content words agree, in order: what differs is the function words between two of
+    # them (compared gap by gap — difflib's alignment of two long texts took minutes,
+    # inside the write lock)
     changed = [
         token
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-            None, new, old, autojunk=False
-        ).get_opcodes()
-        if tag != "equal"
-        for token in (*new[i1:i2], *old[j1:j2])
+        for a, b in zip(_function_word_gaps(new), _function_word_gaps(old), strict=True)
+        if a != b
+        for token in (*a, *b)
     ]
     marked = _code_marks_differ(new_text, existing_text)
     if marked is not None:
