@@ -69,31 +69,72 @@ _WORD_END = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
 _MIXED = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
 # ! or ? before anything but a capital is code (Ruby's save! raises; Swift's try? await;
-# user.save! && redirect): kept.
+# user.save! && redirect), and so is any on Swift's try/as or inside a fenced code block:
+# kept.
 _NEXT = re.compile(r"\s+(\S)")
+_FENCE_LINE = re.compile(r"[ \t]*(?:```|~~~)")
+_KEYWORD_BEFORE = re.compile(r"(?<![\w\]}])(?:try|as)$", re.IGNORECASE)
 
 
 def _is_code(text: str, run: re.Match[str]) -> bool:
     if _MIXED.search(run.group()):
         return True
+    if "!" not in run.group() and "?" not in run.group():
+        return False
+    if _KEYWORD_BEFORE.search(text, 0, run.start()):
+        return True
     following = _NEXT.match(text, run.end())
-    bang = "!" in run.group() or "?" in run.group()
-    return bang and following is not None and not following.group(1).isupper()
+    return following is not None and not following.group(1).isupper()
+
+
+def _fenced_runs(text: str) -> list[tuple[str, bool]]:
+    """Runs of lines inside (True) and outside fenced code blocks; fence lines are inside."""
+    runs: list[tuple[str, bool]] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        fence = bool(_FENCE_LINE.match(line))
+        here = inside or fence
+        if runs and runs[-1][1] == here:
+            runs[-1] = (runs[-1][0] + line, here)
+        else:
+            runs.append((line, here))
+        inside = inside != fence
+    return runs
 
 
 def _without_punctuation(text: str) -> str:
-    """``text`` without its prose punctuation: quotes; the marks that end it (unless they end
-    ``$?``, ``=!``, ``<?`` or stand alone after a space, as in ``docker build .``); then the
-    marks that close a word before a space (but ``!`` or ``?`` before anything but a
-    capital)."""
-    text = _QUOTE.sub("", text)
+    """``text`` without its prose punctuation: quotes (not a code fence's backticks); the
+    marks that end it (unless they end ``$?``, ``=!``, ``<?``, stand alone after a space,
+    as in ``docker build .``, or end a fenced code block); then the marks that close a word
+    before a space (but ``!`` or ``?`` inside a fenced code block, on ``try``/``as``, or
+    before anything but a capital)."""
+    runs = _fenced_runs(text)
+    out = []
+    for index, (run, fenced) in enumerate(runs):
+        # quotes go, but not the backticks of a fence line: they are the block's edges
+        run = "".join(
+            line if _FENCE_LINE.match(line) else _QUOTE.sub("", line)
+            for line in run.splitlines(keepends=True)
+        )
+        if index == len(runs) - 1 and not fenced:
+            run = _without_final(run)
+
+        def keep(m: re.Match[str], run: str = run, fenced: bool = fenced) -> str:
+            bang = "!" in m.group() or "?" in m.group()
+            return m.group() if _is_code(run, m) or (fenced and bang) else ""
+
+        out.append(_WORD_END.sub(keep, run))
+    return "".join(out)
+
+
+def _without_final(text: str) -> str:
     tail = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)
     if first is not None:
         before = text[first - 1] if first else ""
         if not (first == tail and before in "$=<") and before not in " \t":
             text = text[:first]
-    return _WORD_END.sub(lambda m: m.group() if _is_code(text, m) else "", text)
+    return text
 
 
 @dataclass

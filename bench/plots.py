@@ -400,8 +400,8 @@ def _dedup_section(dedup: dict[str, Any] | None) -> str:
         "cannot be left to the cosine (ruff's E221/E222, *before*/*after* an operator, are at "
         "0.998). Prose punctuation is quotes and the marks that close a word before a space "
         "or end the text; a mark inside code is a symbol (`!=` is not `=`, `$?` not `$!`, "
-        "`./build` not `/build`; `save!` not `save` before anything but a capital, `as?` not "
-        "`as!`), and a case is a whole text's (`String` and `string` are two "
+        "`./build` not `/build`; `save!` not `save` in a code block or before anything but a "
+        "capital, `as?` not `as!`), and a case is a whole text's (`String` and `string` are two "
         "words, `USE RUFF` and `use ruff` one text): the punctuation variants below drop "
         "prose punctuation by that definition.\n\n"
         + table(dedup)

@@ -147,6 +147,17 @@ def test_word_lists_are_disjoint() -> None:
         ("Read it with dict[key]! because the key is always set",
          "Read it with dict[key] because the key is always set"),
         ("Run user.save! “now” to persist.", "Run user.save “now” to persist"),
+        ("Call `user.save!`, not `user.save`, in the importer.",
+         "Call `user.save`, not `user.save!`, in the importer."),
+        ("Fix:\n```ruby\nuser.save!\nAuditLog.create!(user: user)\n```",
+         "Fix:\n```ruby\nuser.save\nAuditLog.create!(user: user)\n```"),
+        ("Fix:\n```ruby\nuser.save!\n```", "Fix:\n```ruby\nuser.save\n```"),
+        ("let data = try? JSONDecoder().decode(User.self, from: json)",
+         "let data = try JSONDecoder().decode(User.self, from: json)"),
+        ("guard let n = value as? Int else { return }", "guard let n = value as Int else { return }"),
+        ("Χρησιμοποιήστε το ΟΣΕ.Σ! τώρα", "Χρησιμοποιήστε το ΟΣΕ.Σ τώρα"),
+        ("Read it:\n```rust\nlet config = read_config()?\n```",
+         "Read it:\n```rust\nlet config = read_config()\n```"),
     ],
 )  # fmt: skip
 def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: str) -> None:
@@ -177,10 +188,10 @@ def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[
     [
         ("Why? Bad rows must fail loudly.", "Why Bad rows must fail loudly."),
         ("Done! Now rebase onto main.", "Done. Now rebase onto main."),
-        ("Cast it with value as? Config for an optional", "Cast it with value as Config for an optional"),
         ("Did you see it? yes, I saw it! It was great.", "Did you see it? yes I saw it It was great"),
         ("DİKKAT! bu komut veriyi siler", "dİkkat! bu komut veriyi siler".lower()),
         ("İstanbul? evet İstanbul! Çok güzel.", "i̇stanbul? evet i̇stanbul! çok güzel."),
+        ("Χρησιμοποιήστε το ΟΣΕ.Σ! τώρα", "χρησιμοποιήστε το οσε.ς! τώρα"),
     ],
 )  # fmt: skip
 def test_a_mark_dropped_before_a_capital_is_prose(existing: str, new: str) -> None:

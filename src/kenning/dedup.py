@@ -22,7 +22,8 @@ Rules, in order:
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
    throughout (``String``/``string``), or a word's ``!``/``?`` is code in one text and not
-   in the other (``save!``/``save`` before anything but a capital, ``as?``/``as!``) → distinct.
+   in the other (``save!``/``save`` in a code block or before anything but a capital,
+   ``try?``/``try``, ``as?``/``as!``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
    against a plain note) → distinct: a new signature is new knowledge.
@@ -103,12 +104,14 @@ _NT_BASES = frozenset({
 #: Prose punctuation: a note written with or without it says the same. It is only where
 #: prose puts it: quotes; ``. , ; : ! ?`` closing a word (after a letter, digit or bracket)
 #: before a space (not a run mixing ``! ?`` with ``: ;``, nor ``! ?`` after ``)``), or the
-#: marks ending the text (unless they end ``$?``, ``=!`` or ``<?``, or stand alone after a
-#: space); the dots of an initialism (J.K., e.g.). Everywhere else a mark is code and
-#: kept: ``!=`` is not ``=``, ``$?`` not ``$!``, ``./build`` not
-#: ``/build``, ``user?.name`` not ``user.name``, ``std::io`` not ``std.io``, ``.env`` not
-#: ``env``; ``"=test"`` and ``"+test"`` stay two rustc errors; a mark inside a number is
-#: part of it (1.0 is not 10, 10:30 is not 1030).
+#: marks ending the text (unless they end ``$?``, ``=!`` or ``<?``, stand alone after a
+#: space, or come before a closing code fence); the dots of an initialism (J.K., e.g.).
+#: Everywhere else a mark is code and kept: ``!=`` is not ``=``, ``$?`` not ``$!``,
+#: ``./build`` not ``/build``, ``user?.name`` not ``user.name``, ``std::io`` not
+#: ``std.io``, ``.env`` not ``env``; ``"=test"`` and ``"+test"`` stay two rustc errors; a
+#: mark inside a number is part of it (1.0 is not 10, 10:30 is not 1030). And where a
+#: prose-placed ``!`` or ``?`` is code after all (:func:`_code_marks`: in a code block,
+#: on ``try``/``as``, before anything but a capital), a note without it is another note.
 #: (Quotes go first, so that a mark they hid from its word is judged as in the text without
 #: them: the fold of a text and of that text without its punctuation are the same.)
 _QUOTE_MARKS = re.compile("['\"`«»]")
@@ -122,34 +125,72 @@ _MARKS = ".,;:!?"
 _MARKABLE = re.compile(r"[\w\]}]+")
 #: What follows a run of marks: whitespace, then the next character.
 _NEXT = re.compile(r"\s+(\S)")
+#: A line that opens or closes a fenced code block (Markdown).
+_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+#: Words whose ``!`` or ``?`` is an operator whatever follows: Swift's ``try?``/``try!``
+#: and ``as?``/``as!`` come before a type's capital.
+_MARKED_KEYWORDS = frozenset({"try", "as"})
+
+
+def _ends_in_code_block(text: str) -> bool:
+    """Whether the last line that is not blank is a code fence: the marks before it are
+    code, not the end of a sentence (Rust's ``read()?``)."""
+    end = len(text.rstrip())
+    return _FENCE.match(text, text.rfind("\n", 0, end) + 1) is not None
+
+
+def _fenced_parts(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into runs of lines inside (True) and outside (False) fenced code
+    blocks; the fence lines count as inside."""
+    parts: list[tuple[str, bool]] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        fence = _FENCE.match(line) is not None
+        here = inside or fence
+        if parts and parts[-1][1] == here:
+            parts[-1] = (parts[-1][0] + line, here)
+        else:
+            parts.append((line, here))
+        if fence:
+            inside = not inside
+    return parts
 
 
 @functools.lru_cache(maxsize=64)
 def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
-    """The ``!``/``?`` runs closing a word before a space, by the word (lower case, without
-    combining marks, so ``DİKKAT`` lower-cased is the same word) and its occurrence: the
-    run, and whether it is code — anything but a capital follows it (``save! to``,
-    ``save! &&``), where prose would start a sentence. The marks ending the text are not
-    here (they are prose, as in :func:`fold`)."""
-    # as fold() reads it: quotes gone, and the marks that end the text (the final ones)
-    plain = unicodedata.normalize("NFC", text).translate(_QUOTES)
-    plain = _without_final_marks(_QUOTE_MARKS.sub("", plain))
-    if not plain.isascii():
-        plain = "".join(
-            c for c in unicodedata.normalize("NFD", plain) if not unicodedata.combining(c)
-        )
+    """The ``!``/``?`` closing a word before whitespace (with any other marks of the run:
+    ``save!,``), by the word (case-folded, without combining marks, so ``DİKKAT`` and
+    ``ΟΣ``/``ος`` lower-cased are the same words) and its occurrence: the marks, and
+    whether they are code — inside a fenced code block, on ``try``/``as``, or before
+    anything but a capital (``save! to``, ``save! &&``), where prose would start a
+    sentence. The marks ending the text, or a run of prose before a code block, are
+    prose (as in :func:`fold`)."""
+    parts = _fenced_parts(unicodedata.normalize("NFC", text).translate(_QUOTES))
     seen: Counter[str] = Counter()
     found: dict[tuple[str, int], tuple[str, bool]] = {}
-    for word in _MARKABLE.finditer(plain):
-        key = word.group().lower()
-        occurrence = seen[key]
-        seen[key] += 1
-        end = word.end()
-        while end < len(plain) and plain[end] in "!?":
-            end += 1
-        following = _NEXT.match(plain, end) if end > word.end() else None
-        if following is not None:
-            found[key, occurrence] = (plain[word.end() : end], not following.group(1).isupper())
+    for index, (part, fenced) in enumerate(parts):
+        plain = _QUOTE_MARKS.sub("", part)
+        if not fenced and index == len(parts) - 1:
+            plain = _without_final_marks(plain)
+        if not plain.isascii():
+            plain = "".join(
+                c for c in unicodedata.normalize("NFD", plain) if not unicodedata.combining(c)
+            )
+        for word in _MARKABLE.finditer(plain):
+            key = word.group().casefold()
+            occurrence = seen[key]
+            seen[key] += 1
+            end = word.end()
+            while end < len(plain) and plain[end] in _MARKS:
+                end += 1
+            marks = "".join(c for c in plain[word.end() : end] if c in "!?")
+            if not marks or (end < len(plain) and not plain[end].isspace()):
+                continue  # no ! or ?, or a mark inside code, which fold() keeps
+            following = _NEXT.match(plain, end)
+            if fenced or key in _MARKED_KEYWORDS:
+                found[key, occurrence] = (marks, True)
+            elif following is not None:
+                found[key, occurrence] = (marks, not following.group(1).isupper())
     return found
 
 
@@ -158,8 +199,8 @@ def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
     for two texts that are otherwise the same, occurrence by occurrence: another mark on
     the word (Swift's ``as?`` is not ``as!``), or a mark the other text drops where it is
     code (Ruby's ``save!`` raises where ``save`` returns false; ``try? await`` is not
-    ``try await``). A mark dropped before a capital ends a sentence, and a whole text in
-    another case keeps its marks: both say the same."""
+    ``try await``). A mark dropped before a capital ends a sentence (outside a code block),
+    and a whole text in another case keeps its marks: both say the same."""
     new, old = _code_marks(new_text), _code_marks(existing_text)
     for key in sorted(new.keys() | old.keys()):
         (mark_new, code_new), (mark_old, code_old) = (
@@ -215,7 +256,14 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     identifiers kept. NFC, not NFKC: ``n²`` is not ``n2`` (nor ``①`` 1)."""
     folded = unicodedata.normalize("NFC", text).translate(_QUOTES)
     folded = _INITIALISM.sub(lambda m: m.group().replace(".", ""), folded)  # J.K. → JK
-    folded = _without_final_marks(_QUOTE_MARKS.sub("", folded))  # "end." → end
+    folded = _QUOTE_MARKS.sub("", folded)
+    if _ends_in_code_block(text):  # only the closing fence's own marks end the text
+        lines = folded.split("\n")
+        fence = text.rstrip().count("\n")  # the same line: nothing above adds or drops one
+        lines[fence] = lines[fence].rstrip(_MARKS + " \t")
+        folded = "\n".join(lines)
+    else:
+        folded = _without_final_marks(folded)  # "end." → end
     folded = _SOFT.sub(lambda m: m.group() if _CODE_RUN.search(m.group()) else "", folded)
     if not keep_case:
         folded = folded.lower()  # not casefold: "Maße" is not "Masse"
