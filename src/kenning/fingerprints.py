@@ -38,6 +38,8 @@ def _mask_quoted(m: re.Match[str]) -> str:
 
 
 _Repl = str | Callable[[re.Match[str]], str]
+#: How much of a signature its fingerprint reads.
+FINGERPRINT_MAX_CHARS = 2000
 _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (
         lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
@@ -102,6 +104,10 @@ def error_fingerprint(signature: str) -> str:
         entry = parse_error_fix(text)
         if entry is not None:
             text = entry.signature
+    # a signature kenning extracts is at most 300 characters; a longer one typed into an
+    # ERROR-FIX entry is known by its beginning (the path rules take time quadratic in a
+    # run of path characters: 39 s for 64 KiB of dots)
+    text = text[:FINGERPRINT_MAX_CHARS]
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:

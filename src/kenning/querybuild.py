@@ -23,6 +23,7 @@ from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .signatures import ANSI, extract_error_signature
+from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -263,7 +264,6 @@ def query_from_pr(title: str, body: str, files: Sequence[str] = ()) -> str:
 # --------------------------------------------------------------------------------------------
 
 _FENCE = lazy(r"^\s{0,3}(?:`{3,}|~{3,})")
-_HEADING = lazy(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _OVERVIEW = lazy(r"^overview\s*:?$", re.IGNORECASE)
 
 
@@ -275,9 +275,9 @@ def _overview(text: str) -> str:
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        heading = None if in_fence else _HEADING.match(line)
+        heading = None if in_fence else markdown_heading(line)
         if captured is None:
-            if heading and _OVERVIEW.match(heading.group(2)):
+            if heading and _OVERVIEW.match(heading[1]):
                 captured = []
             continue
         if heading:

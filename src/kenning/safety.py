@@ -41,7 +41,9 @@ _NEWLINES = re.compile(r"\r\n|[\r\x85\u2028\u2029]")
 # Horizontal whitespace other than tab/space that is collapsed inside a line.
 _HSPACE = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 _INNER_SPACE_RUN = re.compile(rf"(?<=\S){_HSPACE}+(?=\S)")
-_TRAILING_SPACE = re.compile(rf"{_HSPACE}+$", re.MULTILINE)
+#: (From the first space of a run only: tried from each of them, a long run not at a
+#: line's end took time quadratic in its length.)
+_TRAILING_SPACE = re.compile(rf"(?<!{_HSPACE}){_HSPACE}+$", re.MULTILINE)
 _BLANK_RUN = re.compile(r"\n{3,}")
 
 

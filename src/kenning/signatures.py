@@ -39,7 +39,8 @@ _TIMESTAMP = lazy(
 _LEVEL_PREFIX = lazy(
     rf"^\s*(?:\[\s*{_LEVELS}\s*\]|{_LEVELS}(?=[\s:\]|])\s*(?:\]\s*)?)[:|\-]?\s*",
 )
-_ERROR_LEVEL = lazy(r"^\s*\[?\s*(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
+# (one way to read the spaces: "\s*\[?\s*" tried every split of a long run)
+_ERROR_LEVEL = lazy(r"^\s*(?:\[\s*)?(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -129,6 +130,7 @@ _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S
 _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
 
 
+_DANGLING_TAIL = 16
 _DANGLING = lazy(
     r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
     r"found|near|by))$",
@@ -190,7 +192,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             score = min(score, 30) if score else 30
         if error_level:
             score = max(score, 60)
-        if out and score < 76 and _DANGLING.search(out[-1][0]) and not _KEY_MESSAGE.search(line):
+        # the tail only: a line merged again and again was searched whole each time
+        # (_DANGLING's words are at most 8 letters, and \b sees the letter before them)
+        dangling = out and _DANGLING.search(out[-1][0][-_DANGLING_TAIL:])
+        if dangling and score < 76 and not _KEY_MESSAGE.search(line):
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", max(prev_score, score), prev_exc)
             continue
@@ -268,9 +273,11 @@ def _with_detail(signature: str, raw: str) -> str:
     return f"{signature}: {one_line(detail.group(1))}"
 
 
+#: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
+#: the blank lines after it, time quadratic in their number.)
 _LOOKS_LIKE_ERROR = lazy(
     r"""(?:
-      ^\s*ERROR-FIX:
+      ^[^\S\n]*ERROR-FIX:
     | Traceback\s\(most\srecent\scall\slast\)
     | \berror\[E\d+\]
     | \berror\s+TS\d+
@@ -292,8 +299,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bE(?:NOENT|ACCES|PERM|EXIST|2BIG|CONNREFUSED|TIMEDOUT|ADDRINUSE|NOSPC|RESOLVE)\b
     | make(?:\[\d+\])?:\s\*\*\*
     | \bstack\s+trace\b
-    | ^\s*(?:\./|/)?[\w./-]+\.\w{1,6}:\d+(?::\d+)?:\s   # compiler / linter locations
-    | ^\s*\d+:\d+\s+error\s                             # eslint
+    | ^[^\S\n]*(?:\./|/)?[\w./-]+\.\w{1,6}:\d+(?::\d+)?:\s   # compiler / linter locations
+    | ^[^\S\n]*\d+:\d+\s+error\s                         # eslint
     | ^go:\s
     | \b(?:Uncaught|Unhandled)\b
     )""",

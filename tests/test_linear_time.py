@@ -1,0 +1,87 @@
+"""Text that a write, a query or a hook reads is scanned in time linear in its length.
+
+Each input below took time quadratic (or cubic) in its size inside a regular expression —
+seconds to minutes at the sizes kenning accepts (a 64 KiB note, a 20,000-character query),
+inside the write lock or a hook's time budget. Found by driving every text function with
+runs of one character, doubling their length."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kenning.fingerprints import error_fingerprint
+from kenning.querybuild import query_from_plan
+from kenning.safety import normalise_content
+from kenning.signatures import clean_line, extract_error_signature, looks_like_error
+from kenning.solution_docs import markdown_heading, parse_solution_doc
+
+NOTE = 64 * 1024
+QUERY = 20_000
+
+CASES: dict[str, tuple[Callable[[str], object], str]] = {
+    # 9.9 s: trailing spaces were tried from every space of a run not at a line's end
+    "normalise: a run of spaces": (normalise_content, " " * NOTE + "x"),
+    "normalise: a run of no-break spaces": (normalise_content, "\u00a0" * NOTE + "x"),
+    # 10 s: ^\s* ran from every line's start over all the blank lines after it
+    "looks like an error: blank lines": (looks_like_error, "a" + "\n" * QUERY + "y"),
+    # 8 s: a line merged with the next ones was searched whole after each merge
+    "signature: dangling lines": (
+        extract_error_signature,
+        "TypeError: x,\n" + "a,\n" * (QUERY // 3),
+    ),
+    # 4 s: \s*\[?\s* tried every split of a run of spaces
+    "error level: a run of spaces": (clean_line, " " * QUERY + "y"),
+    # 39 s: the path rules from every character of a run of path characters
+    "fingerprint: a run of dots": (error_fingerprint, "." * NOTE),
+    "fingerprint: an ERROR-FIX entry": (
+        error_fingerprint,
+        "ERROR-FIX: " + "@" * NOTE + " | FIX: x",
+    ),
+    # 50 s at 4,000 spaces (cubic): (.*?)\s*#*\s*$
+    "heading: a run of spaces": (markdown_heading, "# x" + " " * NOTE + "y"),
+    "heading: a run of hashes": (markdown_heading, "# x" + "#" * NOTE + "y"),
+    "plan: a heading with a run of spaces": (query_from_plan, "# x" + " " * QUERY + "y\ntext"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_text_functions_take_linear_time(name: str) -> None:
+    function, text = CASES[name]
+    start = time.thread_time()
+    function(text)
+    assert time.thread_time() - start < 1.0, name
+
+
+def test_a_solution_document_with_a_long_heading_is_parsed_in_linear_time(tmp_path: Path) -> None:
+    doc = (
+        "---\ntrack: bug\n---\n# ModuleNotFoundError: No module named 'yaml'"
+        + " " * NOTE
+        + "x\n\n## Fix\n\nRun `pip install pyyaml`.\n"
+    )
+    path = tmp_path / "docs" / "solutions" / "yaml.md"
+    start = time.thread_time()
+    outcome = parse_solution_doc(path, doc, tmp_path)
+    assert time.thread_time() - start < 1.0
+    assert outcome.entries, outcome
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("## Fix", (2, "Fix")),
+        ("## Fix ##", (2, "Fix")),
+        ("   ### The Fix:  #  ", (3, "The Fix:")),
+        ("# C# tips", (1, "C# tips")),
+        ("# foo # #", (1, "foo #")),
+        ("# ###", (1, "")),
+        ("####### seven", None),
+        ("#no space", None),
+        ("    # four spaces is code", None),
+    ],
+)
+def test_markdown_heading(line: str, expected: tuple[int, str] | None) -> None:
+    assert markdown_heading(line) == expected
