@@ -16,7 +16,7 @@ import pytest
 from kenning.fingerprints import error_fingerprint
 from kenning.querybuild import query_from_plan
 from kenning.safety import normalise_content
-from kenning.signatures import clean_line, extract_error_signature, looks_like_error
+from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
 from kenning.solution_docs import markdown_heading, parse_solution_doc
 
 NOTE = 64 * 1024
@@ -33,6 +33,9 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         extract_error_signature,
         "TypeError: x,\n" + "a,\n" * (QUERY // 3),
     ),
+    # 9 s: a lookahead over the rest of the line from every errno-like code
+    "line score: codes before an error word": (line_score, "EAAA " * (NOTE // 5) + "failed"),
+    "line score: codes, no error word": (line_score, "EAAA " * (NOTE // 5)),
     # 4 s: \s*\[?\s* tried every split of a run of spaces
     "error level: a run of spaces": (clean_line, " " * QUERY + "y"),
     # 39 s: the path rules from every character of a run of path characters

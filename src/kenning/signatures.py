@@ -9,6 +9,7 @@ at all (error queries get the protocol's lower floor). Pure: no store, no model.
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
 from .lazyre import lazy
@@ -72,7 +73,35 @@ _EXIT_CODE = lazy(
     re.IGNORECASE,
 )
 
-_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
+_ERRNO_LIKE = lazy(r"\bE[A-Z0-9]{3,}\b")
+_ERROR_WORD = lazy(r"\b(?i:error|errno|failed|fail)\b")
+
+
+class _CodeBeforeErrorWord:
+    """``\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)`` (an errno-like code
+    before the word error or failed, as ``EBADF … failed``), answered in one pass: the
+    lookahead ran over the rest of the line from every such code, time quadratic in a line
+    of them (0.9 s for a 20k query, more for a solution document's line)."""
+
+    def search(self, line: str) -> re.Match[str] | None:
+        start = 0
+        while start <= len(line):  # line by line, as the pattern's ``.*`` went
+            end = line.find("\n", start)
+            end = len(line) if end < 0 else end
+            # the first code ends first: if an error word follows any code, it follows it
+            code = _ERRNO_LIKE.search(line, start, end)
+            found = None if code is None else _ERROR_WORD.search(line, code.end(), end)
+            if found is not None:
+                return found
+            start = end + 1
+        return None
+
+
+class _Rule(Protocol):
+    def search(self, line: str) -> re.Match[str] | None: ...
+
+
+_RULES: tuple[tuple[int, _Rule], ...] = (
     # rustc / TypeScript / C# style error codes
     (100, lazy(r"\berror\[E\d{3,5}\]:")),
     (96, lazy(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b", re.IGNORECASE)),
@@ -94,7 +123,7 @@ _RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (80, lazy(r"^go:\s")),
     (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
     (76, lazy(r"\b(?:error|ERROR)\s*:\s")),
-    (74, lazy(r"\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)")),
+    (74, _CodeBeforeErrorWord()),
     (72, lazy(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
     (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
     (70, lazy(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
