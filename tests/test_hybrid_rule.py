@@ -235,3 +235,19 @@ def test_a_vector_at_the_tolerance_edge_is_judged_as_vector_problem_judges_it(
     accepted = vector_problem(stored, 384) is None
     assert [c.memory.id for c in ranked] == (["edge"] if accepted else [])
     assert [i for i, _ in skipped] == ([] if accepted else ["edge"])
+
+
+def test_text_statistics_are_term_counts_and_length_remembered_for_short_texts() -> None:
+    from kenning.lexical import TEXT_STATISTICS_MAX_CHARS, text_statistics
+
+    short = "Retry SQLite writes on SQLITE_BUSY; café and cafe both count."
+    long = "word " * (TEXT_STATISTICS_MAX_CHARS // 5 + 1)
+    for text in (short, long):
+        counts, length = text_statistics(text)
+        assert (dict(counts), length) == (
+            dict(term_counts_and_length(text)[0]),
+            term_counts_and_length(text)[1],
+        )
+    # a short text is counted once (the same answer comes back), a long one each time
+    assert text_statistics(short)[0] is text_statistics(short)[0]
+    assert text_statistics(long)[0] is not text_statistics(long)[0]

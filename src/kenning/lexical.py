@@ -14,6 +14,7 @@ formula in SQL) so that a fused score means the same on every backend.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -32,6 +33,7 @@ __all__ = [
     "term_counts",
     "term_counts_and_length",
     "terms",
+    "text_statistics",
     "tokens",
 ]
 
@@ -83,6 +85,27 @@ def term_counts_and_length(text: str) -> tuple[Counter[str], int]:
         for term, count in Counter(tokens(text, fold_diacritics=False)).items():
             counts.setdefault(term, count)
     return counts, len(folded)
+
+
+#: How many texts' :func:`text_statistics` are kept, and up to what length: a long-lived
+#: process (the MCP server) scores the same notes query after query. At most ~10 MB (a
+#: 2,000-character text has at most a few hundred terms); ~2 MB for typical notes.
+TEXT_STATISTICS_KEPT = 512
+TEXT_STATISTICS_MAX_CHARS = 2000
+
+
+def text_statistics(text: str) -> tuple[Mapping[str, int], int]:
+    """:func:`term_counts_and_length` of ``text``, remembered for the short texts scored last
+    (a pure function of the text, so nothing can make a remembered answer stale). The
+    counts may be shared between callers: read them, do not change them."""
+    if len(text) > TEXT_STATISTICS_MAX_CHARS:
+        return term_counts_and_length(text)
+    return _remembered_statistics(text)
+
+
+@functools.lru_cache(maxsize=TEXT_STATISTICS_KEPT)
+def _remembered_statistics(text: str) -> tuple[Mapping[str, int], int]:
+    return term_counts_and_length(text)
 
 
 def idf(rows: int, document_frequency: int) -> float:

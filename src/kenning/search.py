@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import bm25, idf, term_counts_and_length, terms
+from .lexical import bm25, idf, terms, text_statistics
 from .model import (
     COLLECTIONS,
     TYPE_TO_COLLECTION,
@@ -334,7 +334,7 @@ class LexicalEvidence:
     vectors: Mapping[str, np.ndarray]
     #: ERROR-FIX entries whose error fingerprint the query's signature matches.
     fingerprint_matches: Sequence[Memory]
-    #: :func:`kenning.lexical.term_counts_and_length` of each hit's content, by memory id.
+    #: :func:`kenning.lexical.text_statistics` of each hit's content, by memory id.
     counted: Mapping[str, tuple[Mapping[str, int], int]]
     #: The idf of each query term (:func:`lexical_idfs`).
     idfs: Mapping[str, float]
@@ -368,7 +368,7 @@ def hybrid_candidates(
     # every candidate is scored lexically, found by the lexical side or not: whether it is
     # among the lexical top k depends on the other memories, its words do not
     counted = {
-        i: lexical.counted[i] if i in lexical.counted else term_counts_and_length(m.content)
+        i: lexical.counted[i] if i in lexical.counted else text_statistics(m.content)
         for i, m in memories.items()
     }
     lexical_scores = {i: memory_bm25(c, lexical.idfs, n) for i, (c, n) in counted.items()}

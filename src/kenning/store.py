@@ -843,7 +843,7 @@ class MemoryStore:
         scored with, the stored vectors of the lexical hits, and the entries whose error
         fingerprint the query's signature matches."""
         from .fingerprints import error_fingerprint
-        from .lexical import term_counts_and_length
+        from .lexical import text_statistics
         from .signatures import extract_error_signature, looks_like_error
 
         if check:
@@ -855,7 +855,7 @@ class MemoryStore:
         )
         matches = self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
-        counted = {h.memory.id: term_counts_and_length(h.memory.content) for h in hits}
+        counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
         return LexicalEvidence([(h.memory, h.score) for h in hits], vectors, matches, counted, idfs)
 
