@@ -89,17 +89,17 @@ def _is_code(text: str, run: re.Match[str]) -> bool:
 
 def _fenced_runs(text: str) -> list[tuple[str, bool]]:
     """Runs of lines inside (True) and outside fenced code blocks; fence lines are inside."""
-    runs: list[tuple[str, bool]] = []
+    runs: list[tuple[list[str], bool]] = []
     inside = False
     for line in text.splitlines(keepends=True):
         fence = bool(_FENCE_LINE.match(line))
         here = inside or fence
         if runs and runs[-1][1] == here:
-            runs[-1] = (runs[-1][0] + line, here)
+            runs[-1][0].append(line)
         else:
-            runs.append((line, here))
+            runs.append(([line], here))
         inside = inside != fence
-    return runs
+    return [("".join(lines), here) for lines, here in runs]
 
 
 def _without_punctuation(text: str) -> str:

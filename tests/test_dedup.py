@@ -222,8 +222,10 @@ def test_fold_takes_linear_time_on_runs_of_marks(text: str) -> None:
         (" ".join(["x the"] * 12_000), " ".join(["x a"] * 12_000)),
         ("a! b? " * 20_000 + "end", "a b " * 20_000 + "end"),
         ("save! " * 40_000 + "x", "save " * 40_000 + "x"),
+        ("```\n" + "x!\n" * 20_000 + "```", "```\n" + "x\n" * 20_000 + "```"),
+        ("a! b\n" * 13_000, "a b\n" * 13_000),
     ],
-    ids=["function words", "marks", "one word"],
+    ids=["function words", "marks", "one word", "a code block's lines", "lines"],
 )
 def test_decide_takes_linear_time_on_long_notes(existing: str, new: str) -> None:
     """Naming the function words two long notes differ in aligned them with difflib: 195 s

@@ -142,18 +142,18 @@ def _ends_in_code_block(text: str) -> bool:
 def _fenced_parts(text: str) -> list[tuple[str, bool]]:
     """``text`` cut into runs of lines inside (True) and outside (False) fenced code
     blocks; the fence lines count as inside."""
-    parts: list[tuple[str, bool]] = []
+    runs: list[tuple[list[str], bool]] = []
     inside = False
     for line in text.splitlines(keepends=True):
         fence = _FENCE.match(line) is not None
         here = inside or fence
-        if parts and parts[-1][1] == here:
-            parts[-1] = (parts[-1][0] + line, here)
+        if runs and runs[-1][1] == here:
+            runs[-1][0].append(line)
         else:
-            parts.append((line, here))
+            runs.append(([line], here))
         if fence:
             inside = not inside
-    return parts
+    return [("".join(lines), here) for lines, here in runs]
 
 
 @functools.lru_cache(maxsize=64)
