@@ -78,7 +78,7 @@ _ERROR_WORD = lazy(r"\b(?i:error|errno|failed|fail)\b")
 
 
 class _CodeBeforeErrorWord:
-    """``\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)`` (an errno-like code
+    r"""``\bE[A-Z0-9]{3,}\b(?=.*\b(?i:error|errno|failed|fail)\b)`` (an errno-like code
     before the word error or failed, as ``EBADF … failed``), answered in one pass: the
     lookahead ran over the rest of the line from every such code, time quadratic in a line
     of them (0.9 s for a 20k query, more for a solution document's line)."""
