@@ -81,7 +81,9 @@ def _is_code(text: str, run: re.Match[str]) -> bool:
         return True
     if "!" not in run.group() and "?" not in run.group():
         return False
-    if _KEYWORD_BEFORE.search(text, 0, run.start()):
+    # the few characters before the run: searching the whole text before it took time
+    # quadratic in the number of runs
+    if _KEYWORD_BEFORE.search(text[max(0, run.start() - 5) : run.start()]):
         return True
     following = _NEXT.match(text, run.end())
     return following is not None and not following.group(1).isupper()

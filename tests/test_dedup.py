@@ -192,6 +192,9 @@ def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[
         ("DİKKAT! bu komut veriyi siler", "dİkkat! bu komut veriyi siler".lower()),
         ("İstanbul? evet İstanbul! Çok güzel.", "i̇stanbul? evet i̇stanbul! çok güzel."),
         ("Χρησιμοποιήστε το ΟΣΕ.Σ! τώρα", "χρησιμοποιήστε το οσε.ς! τώρα"),
+        ("In Swift, e.g. in a catch block, use e! only after checking e.",
+         "In Swift, eg in a catch block, use e! only after checking e."),
+        ("You cannot skip can? :update here.", "You can not skip can? :update here."),
     ],
 )  # fmt: skip
 def test_a_mark_dropped_before_a_capital_is_prose(existing: str, new: str) -> None:
@@ -273,3 +276,14 @@ def test_the_benchmarks_variants_are_duplicates(text: str) -> None:
         variant = normalise_content(make(text))
         decision = decide(variant, original, BELOW)
         assert decision.duplicate, (name, variant, decision)
+
+
+def test_the_benchmarks_punctuation_variant_takes_linear_time() -> None:
+    """Its check for ``try``/``as`` before a run searched the whole text before each run."""
+    import time
+
+    from bench.dedup import _without_punctuation
+
+    start = time.thread_time()
+    _without_punctuation("a! b " * 16_000)
+    assert time.thread_time() - start < 1.0

@@ -165,7 +165,10 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     anything but a capital (``save! to``, ``save! &&``), where prose would start a
     sentence. The marks ending the text, or a run of prose before a code block, are
     prose (as in :func:`fold`)."""
-    parts = _fenced_parts(unicodedata.normalize("NFC", text).translate(_QUOTES))
+    text = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    # words counted as fold() counts them: an initialism one word (e.g. → eg), a
+    # contraction its two (cannot → can not), or a word's occurrences would shift
+    parts = _fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
     seen: Counter[str] = Counter()
     found: dict[tuple[str, int], tuple[str, bool]] = {}
     for index, (part, fenced) in enumerate(parts):
@@ -177,9 +180,9 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
                 c for c in unicodedata.normalize("NFD", plain) if not unicodedata.combining(c)
             )
         for word in _MARKABLE.finditer(plain):
-            key = word.group().casefold()
-            occurrence = seen[key]
-            seen[key] += 1
+            for key in _expanded(word.group().casefold()):  # a mark closes the last one
+                occurrence = seen[key]
+                seen[key] += 1
             end = word.end()
             while end < len(plain) and plain[end] in _MARKS:
                 end += 1
@@ -192,6 +195,15 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
             elif following is not None:
                 found[key, occurrence] = (marks, not following.group(1).isupper())
     return found
+
+
+def _expanded(word: str) -> tuple[str, ...]:
+    """A (case-folded) word as :func:`fold` reads it: a contraction as its two words."""
+    if word in _CONTRACTIONS:
+        return _CONTRACTIONS[word]
+    if word.endswith("nt") and word[:-2] in _NT_BASES:
+        return (word[:-2], "not")
+    return (word,)
 
 
 def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
