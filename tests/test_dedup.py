@@ -262,6 +262,7 @@ def test_marks_that_are_code_before_a_space_keep_notes_apart(existing: str, new:
         "In the controller use user.save! && redirect_to user, then return.",
         "DİKKAT! bu komut veriyi siler. Café? «oui» d'accord!",
         "Example:\n\n```\nlet mut x: i8 = 12;\nx += 1; // ok!\n```",
+        "Run it in a block that is never closed:\n```\nmake build.",
     ],
 )
 def test_the_benchmarks_variants_are_duplicates(text: str) -> None:

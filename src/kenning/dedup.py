@@ -169,11 +169,13 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     # words counted as fold() counts them: an initialism one word (e.g. → eg), a
     # contraction its two (cannot → can not), or a word's occurrences would shift
     parts = _fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
+    # the text's final marks are the ones fold() drops: none before a closing fence
+    final_marks = not _ends_in_code_block(text)
     seen: Counter[str] = Counter()
     found: dict[tuple[str, int], tuple[str, bool]] = {}
     for index, (part, fenced) in enumerate(parts):
         plain = _QUOTE_MARKS.sub("", part)
-        if not fenced and index == len(parts) - 1:
+        if final_marks and index == len(parts) - 1:
             plain = _without_final_marks(plain)
         if not plain.isascii():
             plain = "".join(
