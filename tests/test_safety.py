@@ -197,6 +197,15 @@ def test_path_through_a_file(tree: tuple[Path, Path]) -> None:
         validate_source_path("docs/fix.md/x", root)
 
 
+def test_path_through_a_symlink_to_a_file(tree: tuple[Path, Path]) -> None:
+    root, _ = tree
+    (root / "link.md").symlink_to(root / "docs" / "fix.md")
+    with pytest.raises(UnsafePathError, match="not a directory"):
+        validate_source_path("link.md/x", root)
+    (root / "folder").symlink_to(root / "docs")
+    assert validate_source_path("folder/fix.md", root) == (root / "docs" / "fix.md").resolve()
+
+
 def test_missing_root_fails_closed(tmp_path: Path) -> None:
     with pytest.raises(UnsafePathError, match="cannot be checked"):
         validate_source_path("x.md", tmp_path / "missing")

@@ -233,7 +233,7 @@ class _BlobCache:
         self._lock = threading.Lock()
         self.hashed = 0  # files read and hashed (for tests and benchmarks)
 
-    def blob(self, path: Path) -> tuple[str | None, str | None]:
+    def blob(self, path: str | Path) -> tuple[str | None, str | None]:
         """``(blob id, None)``, or ``(None, why not)`` for a file that cannot be hashed.
         Raises ``FileNotFoundError`` when nothing is there."""
         st = os.stat(path)
@@ -242,7 +242,7 @@ class _BlobCache:
         if st.st_size > MAX_HASHED_BYTES:
             return None, f"over {MAX_HASHED_BYTES // (1024 * 1024)} MiB"
         key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-        name = str(path)
+        name = os.fspath(path)
         with self._lock:
             cached = self._items.get(name)
             if cached is not None and cached[0] == key:
@@ -314,7 +314,7 @@ def check(recorded: Mapping[str, str], files_root: Path) -> Freshness:
             states.append(FileState(path, blob, None, REFUSED, verdict.reason))
             continue
         try:
-            current, problem = _CACHE.blob(Path(verdict.resolved))
+            current, problem = _CACHE.blob(verdict.resolved)
         except FileNotFoundError:
             states.append(FileState(path, blob, None, MISSING, "no such file"))
             continue

@@ -27,6 +27,7 @@ __all__ = [
     "is_safe_source_path",
     "is_spelling_joiner",
     "normalise_content",
+    "resolve_inside",
     "validate_source_path",
 ]
 
@@ -183,44 +184,62 @@ def validate_source_path(path: str, project_root: Path | str) -> Path:
     """
     if not isinstance(path, str):
         raise UnsafePathError(path, f"not a string ({type(path).__name__})")
+    return Path(resolve_inside(path, project_root)[0])
+
+
+def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
+    """:func:`validate_source_path` on strings: ``(resolved path, resolved root)``.
+
+    The same rules, with :mod:`os.path` instead of :class:`~pathlib.Path` (a freshness check
+    runs this for every file the recalled memories name, on every recall)."""
     reason = _lexical_reason(path)
     if reason:
         raise UnsafePathError(path, reason)
     try:
-        root = Path(os.path.realpath(os.fspath(project_root), strict=True))
-        if not root.is_dir():
+        root = os.path.realpath(os.fspath(project_root), strict=True)
+        if not os.path.isdir(root):
             raise UnsafePathError(path, "project root is not a directory")
         parts = [p for p in path.split("/") if p not in ("", ".")]
         if not parts:
             raise UnsafePathError(path, "names the project root itself")
         current = root
         for index, part in enumerate(parts):
-            candidate = current / part
+            candidate = os.path.join(current, part)
             try:
                 st = os.lstat(candidate)
             except FileNotFoundError:
-                current = candidate.joinpath(*parts[index + 1 :])
+                current = os.path.join(candidate, *parts[index + 1 :])
                 break
+            is_dir = stat.S_ISDIR(st.st_mode)
             if stat.S_ISLNK(st.st_mode):
                 try:
-                    target = Path(os.path.realpath(candidate, strict=True))
+                    target = os.path.realpath(candidate, strict=True)
                 except OSError as exc:
                     raise UnsafePathError(path, f"broken or looping symlink {part!r}") from exc
-                if not target.is_relative_to(root):
+                if not _is_within(target, root):
                     raise UnsafePathError(path, f"symlink {part!r} resolves outside the root")
                 current = target
+                is_dir = os.path.isdir(target)
             else:
                 current = candidate
-            if index < len(parts) - 1 and not current.is_dir():
+            if index < len(parts) - 1 and not is_dir:
                 # 'file.md/x': a non-directory in the middle can never be read through.
                 raise UnsafePathError(path, f"{part!r} is not a directory")
-        if current == root or not current.is_relative_to(root):
+        if current == root or not _is_within(current, root):
             raise UnsafePathError(path, "resolves outside the project root")
-        return current
+        return current, root
     except UnsafePathError:
         raise
     except (OSError, ValueError) as exc:
         raise UnsafePathError(path, f"cannot be checked ({type(exc).__name__})") from exc
+
+
+def _is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it, component by component (both resolved)."""
+    if path == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(prefix)
 
 
 def is_safe_source_path(path: str, project_root: Path | str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import Memory, SourceCheck
-from .safety import UnsafePathError, validate_source_path
+from .safety import UnsafePathError, resolve_inside
 
 __all__ = [
     "SOURCE_READ_LIMIT",
@@ -76,19 +76,16 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
     if private is not None:
         return SourceCheck(path, False, reason=private)
     try:
-        resolved = validate_source_path(path, files_root)
+        resolved, root = resolve_inside(path, files_root)
     except UnsafePathError as exc:
         return SourceCheck(path, False, reason=exc.reason)
     # A symlink inside the project (``docs/history -> ../.git``) leads where the path as
     # written does not say: what it resolves to is held to the same rule.
-    try:
-        inside = resolved.relative_to(Path(files_root).resolve())
-    except (OSError, ValueError):  # validate_source_path kept it inside; fail closed anyway
-        return SourceCheck(path, False, reason="outside the project")
-    private = _private_reason(inside.as_posix())
+    inside = resolved[len(root) :].lstrip(os.sep).replace(os.sep, "/")
+    private = _private_reason(inside)
     if private is not None:
-        return SourceCheck(path, False, reason=f"leads to {inside.as_posix()!r}: {private}")
-    return SourceCheck(path, True, resolved=str(resolved))
+        return SourceCheck(path, False, reason=f"leads to {inside!r}: {private}")
+    return SourceCheck(path, True, resolved=resolved)
 
 
 @dataclass(frozen=True)
