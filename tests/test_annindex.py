@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -347,6 +348,50 @@ def test_a_replaced_database_never_uses_the_old_graph(
     hits(fresh, queries[0])  # starts the rebuild
     wait_for_graph(db, ROWS, lambda h: h.token != old.token)  # rebuilt for the new database
     fresh.close()
+
+
+@pytest.mark.parametrize("process", ["long-lived", "new"])
+def test_a_restored_database_that_forgot_another_note_finds_every_note(
+    process: str, db: Path, tmp_path: Path, graph_calls: list[int]
+) -> None:
+    """The graph was built after note X was forgotten; the database is then restored from a
+    copy in which note Y was forgotten instead: same database, same counters, same last
+    row. X is in the store again, and the graph lacks it: X must still be found."""
+    backup = tmp_path / "backup" / "memory.db"
+    backup.parent.mkdir()
+    shutil.copy(db, backup)
+    everything = vectors(ROWS, 1)
+    x, y = 1234, 2345
+    backend = SQLiteBackend(db, create=False)
+    assert backend.delete([f"m{x:07d}"]) == 1
+    assert backend.build_ann_index()
+    built = header(db)
+    assert built is not None and built.rows == ROWS - 1
+    hits(backend, everything[0])  # a long-lived process has mapped and checked the graph
+    hits(backend, everything[1])
+    assert graph_calls
+    elsewhere = SQLiteBackend(backup, create=False)  # the copy forgets another note
+    assert elsewhere.delete([f"m{y:07d}"]) == 1
+    elsewhere.close()
+    if process == "new":
+        backend.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.copy(backup, db)  # restored: the graph of the other branch is still beside it
+    else:  # restored under the running process, through SQLite (which it then sees)
+        with (
+            contextlib.closing(sqlite3.connect(backup)) as src,
+            contextlib.closing(sqlite3.connect(db)) as dst,
+        ):
+            src.backup(dst)
+    searcher = backend if process == "long-lived" else SQLiteBackend(db, create=False)
+    graph_calls.clear()
+    with no_builds(db):
+        for _ in range(2):  # a new process's first search scans: the second asks the graph
+            top = hits(searcher, everything[x], 1)
+            assert top[0][0] == f"m{x:07d}" and abs(top[0][1] - 1.0) < 1e-5
+            assert not {i for i, _ in hits(searcher, everything[y])} & {f"m{y:07d}"}
+    searcher.close()
 
 
 @pytest.mark.parametrize("damage", ["truncated", "torn header", "garbage blob", "empty"])

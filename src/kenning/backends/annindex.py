@@ -27,9 +27,11 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
 
 * another token (a replaced or restored database), an update of any vector or filter
   column, a larger largest rowid than the store's, a dimension that differs, a header whose
-  checksum fails, a file shorter or longer than its header says, a blob usearch refuses, or
-  a last key whose vector is not the vector file's (checked once per file): the index is not
-  used (search is exact) and a rebuild starts;
+  checksum fails, a file shorter or longer than its header says, a blob usearch refuses, a
+  row up to its largest rowid that is not one of its keys (a database restored from a copy
+  that forgot other notes than the graph's store did), or a last key whose vector is not
+  the vector file's (checked again whenever those rows change, never for an append): the
+  index is not used (search is exact) and a rebuild starts;
 * rows added since (rowid above the index's largest): searched exactly beside the graph,
   and merged;
 * rows deleted since: dropped from the candidates before anything is read (they are no
@@ -199,7 +201,9 @@ class AnnView:
     #: truncated file's end kills the process (SIGBUS).
     signature: tuple[int, int, int]
     buffer: memoryview
-    checked: bool = False
+    #: The vector index :meth:`agrees` last accepted, and the rows of it the graph covers.
+    agreed_with: VectorIndex | None = None
+    covered: np.ndarray | None = None
 
     def keys(self, query_codes: np.ndarray, count: int) -> np.ndarray:
         """Rowids of about ``count`` nearest neighbours, nearest first."""
@@ -208,23 +212,46 @@ class AnnView:
         return np.asarray(found.keys, dtype=np.int64)
 
     def agrees(self, index: VectorIndex) -> bool:
-        """Its last surviving key holds the vector file's codes for that row (catches a
-        database restored from a copy whose rowids the index already holds)."""
-        if self.checked:
+        """Every row of ``index`` up to the graph's largest rowid is one of its keys, and the
+        last one holds the vector file's codes for that row. Catches a database restored
+        from a copy whose rowids the graph already holds, or one that forgot other notes
+        than the graph's store did (same counters): a row the graph lacks would never be
+        found. Checked again only when those rows change (never by an append)."""
+        if index is self.agreed_with:
             return True
-        rowids = index.records["rowid"]
-        end = int(np.searchsorted(rowids, self.header.max_rowid, side="right"))
-        zero = index.records["norm"][:end] == 0
-        present = np.flatnonzero(~zero)
-        if len(present) == 0:
-            self.checked = True
+        covered = _covered_rows(index, self.header.max_rowid)
+        unchanged = self.covered is not None and np.array_equal(covered, self.covered)
+        if not unchanged and not self._holds(index, covered):
+            return False
+        self.agreed_with, self.covered = index, covered
+        return True
+
+    def _holds(self, index: VectorIndex, covered: np.ndarray) -> bool:
+        if len(covered) == 0:
             return True
-        last = index.records[present[-1] : present[-1] + 1]
-        stored = self.index.get(int(last["rowid"][0]), dtype="i8")
-        self.checked = stored is not None and np.array_equal(
-            np.asarray(stored).reshape(-1), codes_of(last, index.dimension)[0]
-        )
-        return self.checked
+        if not bool(np.all(self.index.contains(covered.astype(np.uint64)))):
+            return False
+        last = int(covered[-1])
+        for part in (index.records, index.extra):
+            spot = int(np.searchsorted(part["rowid"], last))
+            if spot < len(part) and int(part["rowid"][spot]) == last:
+                stored = self.index.get(last, dtype="i8")
+                return stored is not None and np.array_equal(
+                    np.asarray(stored).reshape(-1),
+                    codes_of(part[spot : spot + 1], index.dimension)[0],
+                )
+        return False  # pragma: no cover - covered rows come from these parts
+
+
+def _covered_rows(index: VectorIndex, max_rowid: int) -> np.ndarray:
+    """Rowids of ``index`` up to ``max_rowid`` with a usable vector (a damaged one is an
+    all-zero record, which no graph holds), sorted."""
+    parts = []
+    for part in (index.records, index.extra):
+        end = int(np.searchsorted(part["rowid"], max_rowid, side="right"))
+        head = part[:end]
+        parts.append(head["rowid"][head["norm"] != 0])
+    return np.sort(np.concatenate(parts)) if len(parts[1]) else parts[0]
 
 
 def _passes(part: np.ndarray, positions: np.ndarray, filters: Filters) -> np.ndarray:
