@@ -95,11 +95,11 @@ def _session(project: Path, errlog: Path, wait: float) -> int:
 
 @pytest.mark.slow
 def test_quick_disconnects_never_abort(project: Path, tmp_path: Path) -> None:
-    """20 sessions that disconnect within 0.5 s of the handshake: every exit code is 0 (an
+    """12 sessions that disconnect within 0.5 s of the handshake: every exit code is 0 (an
     interpreter finalising while the warm-up thread is inside onnxruntime aborted with 134
-    in about 4 of 10 such sessions)."""
+    in about 4 of 10 such sessions: 12 sessions all pass it by chance 0.2% of the time)."""
     rng = random.Random(14)
-    waits = [rng.uniform(0.0, 0.5) for _ in range(20)]
+    waits = [rng.uniform(0.0, 0.5) for _ in range(12)]
     codes: list[int] = []
     errors: list[BaseException] = []
 
@@ -120,8 +120,8 @@ def test_quick_disconnects_never_abort(project: Path, tmp_path: Path) -> None:
         t.join()
     assert not errors, errors
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("err*.log"))
-    assert len(codes) == 20
-    assert codes == [0] * 20, (codes, logs[-3000:])
+    assert len(codes) == len(waits)
+    assert codes == [0] * len(waits), (codes, logs[-3000:])
     assert "terminate called" not in logs
 
 
