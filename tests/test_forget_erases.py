@@ -192,3 +192,27 @@ def test_forget_erases_on_a_sqlite_built_without_secure_delete(
         needles = _needles(store, memory_id)
         assert store.forget(memory_id)
         assert _leftovers(Path(store.backend.location), needles) == {}
+
+
+def test_an_edit_that_removes_words_leaves_none_of_them_in_the_files(store: MemoryStore) -> None:
+    """Editing a note to take text out of it (a name, a host, a wrong instruction) leaves
+    that text nowhere, as forgetting the note would: the full-text index's segments kept
+    the old terms until they happened to merge."""
+    memory_id = _remember_all(store)
+    db = Path(store.backend.location)
+    result = store.update(memory_id, content="The deployment key rotates weekly; ask the team.")
+    assert result.status == "stored" and result.id == memory_id
+    words = {w: w.encode() for w in SECRET_WORDS}
+    assert _leftovers(db, words) == {}
+    assert store.get(memory_id).content.startswith("The deployment key")
+    hits = store.recall("how often does the deployment key rotate").hits
+    assert hits and hits[0].memory.id == memory_id
+    # an edit that keeps the text (a type change) leaves the index as it was
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    before = conn.execute("SELECT count(*) FROM memories_fts_data").fetchone()[0]
+    conn.close()
+    assert store.update(memory_id, type="decision").status == "stored"
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    vocabulary = {r[0] for r in conn.execute("SELECT term FROM memories_terms")}
+    conn.close()
+    assert "deployment" in vocabulary and before > 0

@@ -652,6 +652,9 @@ class SQLiteBackend:
     # -- writes -----------------------------------------------------------------------------
 
     def upsert(self, records: Sequence[MemoryRecord]) -> None:
+        """Write ``records``, replacing rows of the same id. A replaced row whose text
+        changed (an edit) leaves none of its old text in the files, as :meth:`delete`
+        does: the full-text index is optimised and the WAL truncated."""
         if not records:
             return
         dimension = batch_dimension([r.vector for r in records])
@@ -686,12 +689,19 @@ class SQLiteBackend:
             # A savepoint makes the batch all-or-nothing even inside a caller's transaction.
             self._conn.execute("SAVEPOINT upsert")
             try:
+                rewritten = self._rewritten_texts(rows)
                 self._conn.executemany("DELETE FROM memories WHERE id = ?", [(r[0],) for r in rows])
                 self._conn.executemany(
                     f"INSERT INTO memories ({_COLUMNS}, embedding) "
                     f"VALUES ({','.join('?' * (_NCOLUMNS + 1))})",
                     rows,
                 )
+                if rewritten:
+                    # The old text is gone from the files as a forgotten row's is (delete()).
+                    self._conn.execute(
+                        "INSERT INTO memories_fts (memories_fts) VALUES ('optimize')"
+                    )
+                    self._purge = True
             except sqlite3.IntegrityError as exc:
                 self._conn.execute("ROLLBACK TO upsert")
                 self._conn.execute("RELEASE upsert")
@@ -703,6 +713,20 @@ class SQLiteBackend:
                 raise
             self._conn.execute("RELEASE upsert")
             self._writes += 1
+
+    def _rewritten_texts(self, rows: Sequence[tuple[Any, ...]]) -> bool:
+        """Whether writing ``rows`` replaces the text of a stored row (an edit): its words
+        then stay in the full-text index's segments until they merge, unless optimised."""
+        for start in range(0, len(rows), 500):
+            chunk = rows[start : start + 500]
+            texts = {r[0]: r[1] for r in chunk}
+            marks = ",".join("?" * len(chunk))
+            for memory_id, stored in self._conn.execute(
+                f"SELECT id, content FROM memories WHERE id IN ({marks})", list(texts)
+            ):
+                if stored != texts[memory_id]:
+                    return True
+        return False
 
     def _check_dimension(self, dimension: int) -> None:
         """Every vector in a store has one length: the stamped provenance's, else the
