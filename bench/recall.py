@@ -8,17 +8,21 @@ shared and noisy, so ratios are what to trust):
   retrieval alone (the query's vector given: lexical side, vector search and scoring one
   after the other) vs the 0.3 × embedding that a 1.3 ratio leaves for everything else;
 * warm recall with the stale check (on by default) vs the same recall with it turned off,
-  a pair per query after the headline recall, its order alternating: every memory here is
-  given the freshness record of one of 50 files of the project (a fifth of those files
-  change afterwards), so each recall hashes — or finds in its cache — the file of every
-  candidate it ranks (the disk figure is taken before the records are added);
+  a pair per query after the headline recall, its order alternating: every note names one
+  of 50 files of the project, so ``remember`` records it (a fifth of those files change
+  afterwards), and each recall hashes — or finds in its cache — the file of every
+  candidate it ranks;
 * cascading search (up to 3 collection queries) vs single-collection recall;
 * cold ``kenning recall`` process vs a bare ``python -c pass`` process;
 * disk per memory vs the memory's own text.
 
 The 10k store holds real MiniLM vectors for the ingest sample and, for the rest, those
 vectors perturbed with noise and renormalised (so the search does real work on real-looking
-vectors without embedding 10k texts for every run). Warm-up calls are excluded.
+vectors without embedding 10k texts for every run), written with the file record
+``remember`` would have given them: each row is written once, as in a store grown note by
+note (rewriting every row to add the records afterwards, as this benchmark once did, left
+the full-text index fragmented: 0.85 ms per query instead of 0.66–0.72). Warm-up calls are
+excluded.
 
     python -m bench.recall [--memories 10000] [--smoke]
 """
@@ -174,16 +178,22 @@ def project_file(i: int) -> str:
 
 
 def note(rng: random.Random, i: int) -> str:
-    return f"Note {i}: when the {words(rng, 2)} fails, {words(rng, 26)}."
+    return f"Note {i}: when the {words(rng, 2)} in {project_file(i)} fails, {words(rng, 26)}."
 
 
 def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> None:  # type: ignore[no-untyped-def]
     """Add ``count`` memories straight through the backend, with vectors made by perturbing
-    the store's real (embedded) vectors and renormalising, and ages spread over 90 days."""
+    the store's real (embedded) vectors and renormalising, ages spread over 90 days, and the
+    record of the project file each one names (as ``remember`` makes it, once per file)."""
     from kenning.backends.base import Filters, MemoryRecord
+    from kenning.freshness import FILES_KEY, record
     from kenning.model import Memory, content_hash, new_memory_id, resolve_type
 
     base = np.stack([r.vector for r in store.backend.iterate(Filters())])
+    files = {
+        project_file(i): record([project_file(i)], store.project.files_root)
+        for i in range(PROJECT_FILES)
+    }
     now = datetime.now(UTC)
     batch: list[MemoryRecord] = []
     for i in range(max(0, count)):
@@ -191,6 +201,7 @@ def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> N
         v = (v / np.linalg.norm(v)).astype(np.float32)
         text = note(rng, offset + i)
         mtype, collection = resolve_type(TYPES[i % len(TYPES)])
+        recorded = files[project_file(offset + i)]
         memory = Memory(
             new_memory_id(),
             text,
@@ -199,6 +210,7 @@ def fill_with_perturbed(store, count: int, rng: random.Random, offset: int) -> N
             store.group_id,
             now - timedelta(days=i % 90),
             content_hash(text),
+            metadata={FILES_KEY: recorded} if recorded else {},
         )
         batch.append(MemoryRecord(memory, v))
         if len(batch) == 1000:
@@ -232,26 +244,6 @@ def git_project(base: Path, files: int = 0) -> Path:
         path.parent.mkdir(exist_ok=True)
         path.write_text(f"def handler_{i}():\n    return {i}\n")
     return root
-
-
-def name_project_files(store) -> None:  # type: ignore[no-untyped-def]
-    """Give every memory the freshness record of one project file, as if its text named it
-    (straight through the backend, like :func:`fill_with_perturbed`; the disk figure is
-    taken before, so it stays comparable with runs before freshness existed)."""
-    from dataclasses import replace
-
-    from kenning.backends.base import Filters, MemoryRecord
-    from kenning.freshness import FILES_KEY, record
-
-    blobs = {i: record([project_file(i)], store.project.files_root) for i in range(PROJECT_FILES)}
-    batch: list[MemoryRecord] = []
-    for n, rec in enumerate(list(store.backend.iterate(Filters()))):
-        metadata = {**rec.memory.metadata, FILES_KEY: blobs[n % PROJECT_FILES]}
-        batch.append(MemoryRecord(replace(rec.memory, metadata=metadata), rec.vector))
-        if len(batch) == 1000:
-            store.backend.upsert(batch)
-            batch = []
-    store.backend.upsert(batch)
 
 
 def change_some_files(root: Path, every: int = 5) -> int:
@@ -332,7 +324,6 @@ def run(memories: int, sample: int, queries: int, cold_runs: int) -> dict[str, o
             "target_overhead_bytes": 3072,
         }
 
-        name_project_files(store)
         out["stale_files"] = change_some_files(root)
         time.sleep(2.1)  # files changed in the last 2 s are re-hashed on every check
 
