@@ -1045,3 +1045,33 @@ def test_a_fork_while_another_thread_holds_the_store_lock(project: Path) -> None
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str([0] * 8), (done.stdout, done.stderr[-2000:])
+
+
+def test_a_new_store_has_pages_a_row_with_its_vector_fits_in_and_an_old_one_keeps_its_own(
+    project: Path, minilm: Embedder, tmp_path: Path
+) -> None:
+    """A row holds a 1.5 KB vector besides its text: in 4 KB pages most rows filled one page
+    alone and left the rest empty (4.5 KB per memory on disk instead of 2.8)."""
+    from kenning.backends.sqlite import PAGE_SIZE, SQLiteBackend
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Pages hold several rows now.", "context").status == STORED
+        db = Path(store.backend.location)
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 16384
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    # a store created with SQLite's default pages is read and written as it is
+    old = tmp_path / "old" / "memory.db"
+    old.parent.mkdir()
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("CREATE TABLE placeholder (x)")  # the page size is fixed from here on
+    conn.execute("DROP TABLE placeholder")
+    conn.close()
+    backend = SQLiteBackend(old, dimension=minilm.dimension)
+    backend.close()
+    conn = sqlite3.connect(old)
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
