@@ -30,8 +30,9 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
   checksum fails, a file shorter or longer than its header says, a blob usearch refuses, a
   row up to its largest rowid that is not one of its keys (a database restored from a copy
   that forgot other notes than the graph's store did), or a last key whose vector is not
-  the vector file's (checked again whenever those rows change, never for an append): the
-  index is not used (search is exact) and a rebuild starts;
+  the vector file's (read again only when the store's counters, or the count or rowid sum
+  of the rows the graph covers, changed: never for an append): the index is not used
+  (search is exact) and a rebuild starts;
 * rows added since (rowid above the index's largest): searched exactly beside the graph,
   and merged;
 * rows deleted since: dropped from the candidates before anything is read (they are no
@@ -201,9 +202,11 @@ class AnnView:
     #: truncated file's end kills the process (SIGBUS).
     signature: tuple[int, int, int]
     buffer: memoryview
-    #: The vector index :meth:`agrees` last accepted, and the rows of it the graph covers.
-    agreed_with: VectorIndex | None = None
-    covered: np.ndarray | None = None
+    #: The vector index :meth:`agrees` last answered for, and its answer.
+    judged: VectorIndex | None = None
+    agreed: bool = False
+    #: What the rows the graph covers looked like when they were last found to agree.
+    agreed_key: tuple[str, int, int, int, int] | None = None
 
     def keys(self, query_codes: np.ndarray, count: int) -> np.ndarray:
         """Rowids of about ``count`` nearest neighbours, nearest first."""
@@ -216,15 +219,17 @@ class AnnView:
         last one holds the vector file's codes for that row. Catches a database restored
         from a copy whose rowids the graph already holds, or one that forgot other notes
         than the graph's store did (same counters): a row the graph lacks would never be
-        found. Checked again only when those rows change (never by an append)."""
-        if index is self.agreed_with:
-            return True
-        covered = _covered_rows(index, self.header.max_rowid)
-        unchanged = self.covered is not None and np.array_equal(covered, self.covered)
-        if not unchanged and not self._holds(index, covered):
-            return False
-        self.agreed_with, self.covered = index, covered
-        return True
+        found. The rows are read again only when the store's counters, how many rows the
+        graph covers or their rowid sum changed (an append changes none of them)."""
+        if index is self.judged:
+            return self.agreed
+        key = _covered_key(index, self.header.max_rowid)
+        agreed = key is not None and key == self.agreed_key
+        if not agreed:
+            agreed = self._holds(index, _covered_rows(index, self.header.max_rowid))
+            self.agreed_key = key if agreed else None
+        self.judged, self.agreed = index, agreed
+        return agreed
 
     def _holds(self, index: VectorIndex, covered: np.ndarray) -> bool:
         if len(covered) == 0:
@@ -241,6 +246,21 @@ class AnnView:
                     codes_of(part[spot : spot + 1], index.dimension)[0],
                 )
         return False  # pragma: no cover - covered rows come from these parts
+
+
+def _covered_key(index: VectorIndex, max_rowid: int) -> tuple[str, int, int, int, int] | None:
+    """The store's token and counters, and the count and rowid sum of its rows up to
+    ``max_rowid`` (from the sum of all rows, less those above: no full scan); None when the
+    store does not say its rowid sum."""
+    state = index.state
+    if state is None or state.rowid_sum < 0:
+        return None
+    count, above = 0, 0
+    for part in (index.records, index.extra):
+        end = int(np.searchsorted(part["rowid"], max_rowid, side="right"))
+        count += end
+        above += int(part["rowid"][end:].sum(dtype=np.int64))
+    return (state.token, state.deletes, state.updates, count, state.rowid_sum - above)
 
 
 def _covered_rows(index: VectorIndex, max_rowid: int) -> np.ndarray:

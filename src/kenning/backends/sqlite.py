@@ -367,7 +367,8 @@ class SQLiteBackend:
         self._closed = False
         self._in_tx = False
         self._writes = 0
-        self._purge = False
+        self._purge = False  # rows were deleted: erase them from every file (delete())
+        self._erase_wal = False  # a text was replaced: erase the old one from the WAL
         self._damaged: dict[str, DamagedRow] = {}
         #: Opened read-only as an immutable file: its folder cannot be written, so a WAL
         #: store cannot be read the usual way (SQLite must create its ``-shm`` beside it), and
@@ -617,14 +618,15 @@ class SQLiteBackend:
             except BaseException:
                 _end_if_open(self._conn, "ROLLBACK")
                 self._writes += 1  # our cache may hold rows that were rolled back
-                self._purge = False
+                self._purge = self._erase_wal = False
                 raise
             finally:
                 self._in_tx = False
-            if self._purge:
-                self._purge = False
+            if self._purge or self._erase_wal:
+                purge, self._purge, self._erase_wal = self._purge, False, False
                 self._checkpoint_after_delete()
-                self._drop_deleted_vectors()
+                if purge:
+                    self._drop_deleted_vectors()
 
     def _drop_deleted_vectors(self) -> None:
         """The derived files hold the deleted rows' vectors (int8 codes, no text): forgetting
@@ -706,11 +708,13 @@ class SQLiteBackend:
                     rows,
                 )
                 if rewritten:
-                    # The old text is gone from the files as a forgotten row's is (delete()).
+                    # The old text is gone from the files as a forgotten row's is (delete());
+                    # the old vector is not text: the derived files drop it as they drop any
+                    # replaced row's, and the graph goes on serving.
                     self._conn.execute(
                         "INSERT INTO memories_fts (memories_fts) VALUES ('optimize')"
                     )
-                    self._purge = True
+                    self._erase_wal = True
             except sqlite3.IntegrityError as exc:
                 self._conn.execute("ROLLBACK TO upsert")
                 self._conn.execute("RELEASE upsert")
