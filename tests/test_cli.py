@@ -197,6 +197,32 @@ def test_every_command_that_works_for_a_project_takes_one(project: Path) -> None
     assert json.loads(kenning(project, "stats", "--json").stdout)["memories"] == 0
 
 
+HOSTILE = "\x1b[31mRED\x1b]52;c;cm0gLXJmIH4K\x07 \u202eevil \x9b2J"
+DRIVING = {"\x1b", "\x07", "\u202e", "\x9b"}
+
+
+def test_seed_solutions_prints_a_documents_name_and_front_matter_inert(project: Path) -> None:
+    """A solution document's file name and its front matter (quoted in a skip reason) are
+    the repository's text: printed, they must not drive the terminal."""
+    folder = project / "docs" / "solutions" / "db"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text(f'---\ntrack: "{HOSTILE}"\n---\n# A\n', encoding="utf-8")
+    (folder / "b\x1b[31m\u202ex.md").write_text("# B\nno fix section\n", encoding="utf-8")
+    r = kenning(project, "seed-solutions")
+    assert "track is" in r.stderr and "skipped" in r.stderr, r.stderr
+    assert not DRIVING & set(r.stdout + r.stderr), (r.stdout + r.stderr)[-2000:]
+    assert "\\u202e" in r.stderr or "\\x1b" in r.stderr  # shown as the text of its escape
+
+
+def test_import_from_ruvector_prints_a_rejected_entry_inert(project: Path) -> None:
+    (project / ".ruvector").mkdir()
+    store = {"memories": [], "errors": {f"TypeError \u202egnp.exe\u202c \x9b31m{HOSTILE}": ""}}
+    (project / ".ruvector" / "intelligence.json").write_text(json.dumps(store))
+    r = kenning(project, "import", "--from", "ruvector")
+    assert "rejected" in r.stderr, r.stderr
+    assert not DRIVING & set(r.stdout + r.stderr), (r.stdout + r.stderr)[-2000:]
+
+
 def test_stats_and_doctor_show_a_hostile_folder_name_inert(tmp_path: Path) -> None:
     """A folder's name is nobody's checked text, and stats and doctor print paths."""
     root = make_repo(tmp_path / "p\x1b]0;owned\x07\u202eq")

@@ -612,11 +612,15 @@ def seed_solutions_cmd(
     if as_json:
         _echo_json(report.to_dict())
     else:
+        from .render import safe_message
+
+        # a file's name and its front matter (quoted in a reason) are the repository's text
         for f in report.files:
+            path, reason = safe_message(f.path), safe_message(f.reason or "")
             if f.status in ("skipped", "failed"):
-                click.echo(f"{f.status}: {f.path}: {f.reason}", err=True)
+                click.echo(f"{f.status}: {path}: {reason}", err=True)
             elif f.status in ("updated", "retired"):
-                click.echo(f"{f.status}: {f.path}" + (f" ({f.reason})" if f.reason else ""))
+                click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
         click.echo(
             f"scanned {report.scanned}: seeded {report.seeded}, duplicates {report.duplicates}, "
             f"skipped {report.skipped}, failed {report.failed}; updated {report.updated}, "
@@ -1290,19 +1294,24 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
     if as_json:
         _echo_json(report)
     else:
+        from .render import safe_message as shown  # entries and keys are the file's text
+
         click.echo(
-            f"read {report['read']} from {report['source']}: imported {report['imported']}, "
-            f"duplicates {report['duplicates']}, rejected {report['rejected']}"
+            f"read {report['read']} from {shown(str(report['source']))}: imported "
+            f"{report['imported']}, duplicates {report['duplicates']}, "
+            f"rejected {report['rejected']}"
         )
         for reason, n in report["skipped"].items():
-            click.echo(f"  skipped {n}: {reason}")
+            click.echo(f"  skipped {n}: {shown(str(reason))}")
         if report["not_imported"]:
             kept = ", ".join(f"{k} {n}" for k, n in report["not_imported"].items())
-            click.echo(f"  not imported (ruvector's learning data, not notes): {kept}")
+            click.echo(f"  not imported (ruvector's learning data, not notes): {shown(kept)}")
         for note in report["notes"]:
-            click.echo(f"  {note}")
+            click.echo(f"  {shown(str(note))}")
         for item in report["rejections"]:
-            click.echo(f"  rejected {item['entry']}: {item['reason']}", err=True)
+            click.echo(
+                f"  rejected {shown(str(item['entry']))}: {shown(str(item['reason']))}", err=True
+            )
     if report["rejected"]:
         sys.exit(EXIT_USER)
 
