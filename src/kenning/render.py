@@ -432,13 +432,20 @@ def escape_unsafe_json(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
 
 
+#: What :func:`show_unsafe` writes out: :data:`_JSON_UNSAFE`, and the C0 controls but tab
+#: and newline (JSON text escapes those itself; decoded structured data holds them raw).
+_SHOWN_UNSAFE = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}")
+
+
 def show_unsafe(value: Any) -> Any:
-    """``value`` (JSON-shaped data) with every character :func:`escape_unsafe_json` escapes
-    written out as the visible text of its escape (``\\u202e``) inside each string, keys
-    too: structured data a client may hand a model as it is, where a JSON escape would be
-    decoded back into the invisible character."""
+    """``value`` (JSON-shaped data) with every character that is unsafe on a terminal or
+    invisible (:data:`_SHOWN_UNSAFE`: what :func:`escape_unsafe_json` escapes, and ESC, BEL
+    and the other C0 controls but tab and newline) written out as the visible text of its
+    escape (``\\u202e``, ``\\u001b``) inside each string, keys too: structured data a
+    client may hand a model or a screen as it is, where a JSON escape would be decoded back
+    into the character."""
     if isinstance(value, str):
-        return escape_unsafe_json(value)
+        return _SHOWN_UNSAFE.sub(lambda m: _json_escape(m[0]), value)
     if isinstance(value, Mapping):
         return {show_unsafe(k): show_unsafe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
