@@ -498,6 +498,26 @@ def test_iterate_covers_every_row_once(backend: Backend, batch_size: int) -> Non
     assert sorted(filtered) == sorted(r.memory.id for r in rows if matches(r, f))
 
 
+def test_a_memory_edited_during_a_walk_is_met_once(backend: Backend) -> None:
+    """An edit replaces the row (a new rowid or sequence number, past the walk's position):
+    an export or a list taken while an agent edits notes met the edited note twice, and the
+    export could not be imported (one id on two lines)."""
+    from dataclasses import replace
+
+    rows = corpus(9)
+    backend.upsert(rows)
+    walk = backend.iterate(Filters(), batch_size=2)
+    seen = [next(walk) for _ in range(4)]
+    first = seen[0].memory
+    text = first.content + ", edited"
+    edited = replace(first, content=text, content_hash=content_hash(text))
+    backend.upsert([replace(seen[0], memory=edited)])
+    seen += list(walk)
+    ids = [r.memory.id for r in seen]
+    assert len(ids) == len(set(ids)) == 9, ids
+    assert seen[0].memory.content == first.content  # as it was when the walk met it
+
+
 def test_iteration_order_is_stable(backend: Backend) -> None:
     backend.upsert(corpus(15))
     first = [r.memory.id for r in backend.iterate(Filters(), batch_size=4)]

@@ -244,6 +244,18 @@ COMMON_TERM_MIN_DOCS = 32
 POSTINGS_BUDGET = 2000
 
 
+def each_memory_once(records: Iterator[MemoryRecord]) -> Iterator[MemoryRecord]:
+    """``records`` from a walk in row order, each memory once. An edit replaces a memory's
+    row, which takes a place past the walk's position (a new rowid or sequence number): a
+    memory edited after the walk met it would come again, its new text under the same id
+    (an export could then not be imported). It is kept as the walk first met it."""
+    seen: set[str] = set()
+    for record in records:
+        if record.memory.id not in seen:
+            seen.add(record.memory.id)
+            yield record
+
+
 def terms_to_match(frequencies: Mapping[str, int], rows: int) -> list[str]:
     """The query terms a lexical search looks for, rarest first: not the common ones
     (:data:`COMMON_TERM_SHARE`), and only as many as keep the postings scored within
@@ -341,7 +353,10 @@ class Backend(Protocol):
         """Counts per ``(collection, type)``."""
         ...
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]: ...
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        """Every memory matching ``filters`` with its vector, in batches, each memory once
+        even when it is edited during the walk (:func:`each_memory_once`)."""
+        ...
 
     def newest(self, filters: Filters, n: int) -> list[Memory]:
         """The ``n`` most recently stored memories matching ``filters``, newest first (by

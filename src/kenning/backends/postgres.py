@@ -94,6 +94,7 @@ from .base import (
     check_dimension,
     decode_provenance,
     duplicate_content,
+    each_memory_once,
     encode_metadata,
     encode_provenance,
     forks_so_far,
@@ -1100,6 +1101,9 @@ class PostgresBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows if r[2]}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        return each_memory_once(self._walk(filters, batch_size))
+
+    def _walk(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
         where, params = _where(filters)
         last = 0
         while True:

@@ -62,6 +62,7 @@ from .base import (
     check_dimension,
     decode_provenance,
     duplicate_content,
+    each_memory_once,
     encode_metadata,
     encode_provenance,
     forks_so_far,
@@ -973,6 +974,9 @@ class SQLiteBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        return each_memory_once(self._walk(filters, batch_size))
+
+    def _walk(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
         # Walk the rowids (one pass over the table in all), never a filter index, which
         # would sort a whole project again for every batch.
         where, params = self._where(filters, indexed=False)
