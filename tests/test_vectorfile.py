@@ -491,3 +491,36 @@ def test_a_restored_database_changed_as_the_file_was_is_rebuilt(db: Path) -> Non
     assert backend.vector_search(restored, 1, Filters())[0].memory.id == first
     assert_exact(backend, db, vectors(4, 8))
     backend.close()
+
+
+def test_a_file_another_process_appends_to_as_it_is_put_in_place_is_not_read_empty(
+    db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rebuild's lock is on the file it replaces: between putting the new file in place
+    and reading it back, another process may lock the new one and append to it. The
+    search that rebuilt it answered from an empty index then (no vector hits)."""
+    from kenning.backends import vectorfile
+
+    other = SQLiteBackend(db, create=False)  # another process, as another connection
+    real_replace = os.replace
+    raced: list[int] = []
+
+    def replace_then_the_other_appends(src: object, dst: object) -> None:
+        real_replace(src, dst)  # type: ignore[arg-type]
+        if not raced and str(dst).endswith(".vectors"):
+            raced.append(1)
+            other.upsert(records(3000, vectors(3, 5)))
+            other.vector_search(queries[0], 5, Filters())  # locks the new file, appends
+
+    monkeypatch.setattr(vectorfile.os, "replace", replace_then_the_other_appends)
+    first = SQLiteBackend(db, create=False)
+    rows = sqlite_rows(db)  # what the first search's snapshot holds
+    got = [(h.memory.id, h.score) for h in first.vector_search(queries[1], 10, Filters())]
+    assert raced
+    assert_same_ranking(got, brute_force(rows, queries[1], 10, Filters()))
+    monkeypatch.setattr(vectorfile.os, "replace", real_replace)
+    assert_exact(first, db, queries)  # and the next searches see the other's rows
+    header = file_header(db)
+    assert header is not None and header.count == 3003
+    for b in (first, other):
+        b.close()

@@ -540,13 +540,16 @@ class VectorFile:
                     != state.rowid_sum
                 ):
                     records = None
+            written: VectorIndex | None = None
             if records is None:  # rebuild from SQLite
                 if locked:
                     batches = (quantise(batch, dimension) for batch in source.rows(0))
                     try:
-                        return self._rewrite(state, dimension, batches)
+                        written = self._rewrite(state, dimension, batches)
                     except OSError as exc:
                         self._cannot_write(exc)
+                if written is not None:
+                    return written
                 rows = [r for batch in source.rows(0) for r in batch]
                 return self._index(_empty(dimension), rows, dimension, state)
             assert header is not None
@@ -554,10 +557,17 @@ class VectorFile:
             if locked:
                 try:
                     if header.deletes != state.deletes:
-                        return self._rewrite(state, dimension, [records, fresh])
-                    return self._append(header, state, fresh, dimension)
+                        written = self._rewrite(state, dimension, [records, fresh])
+                    else:
+                        written = self._append(header, state, fresh, dimension)
                 except OSError as exc:
                     self._cannot_write(exc)
+                if written is not None:
+                    return written
+                if self._fd is None or self._open_current() != header:
+                    # the file changed under us: what was read from it may be gone
+                    rows = [r for batch in source.rows(0) for r in batch]
+                    return self._index(_empty(dimension), rows, dimension, state)
             return self._index(records, new_rows, dimension, state, fresh)
 
     def _cannot_write(self, exc: OSError) -> None:
@@ -653,7 +663,7 @@ class VectorFile:
 
     def _append(
         self, header: Header, state: StoreState, fresh: np.ndarray, dimension: int
-    ) -> VectorIndex:
+    ) -> VectorIndex | None:
         fd = self._lock_fd
         assert fd is not None
         if len(fresh):
@@ -671,8 +681,8 @@ class VectorFile:
         if updated != header:
             os.pwrite(fd, updated.pack(), 0)
         reopened = self._open_current()
-        if reopened != updated:  # pragma: no cover - replaced by another process meanwhile
-            return self._index(_empty(dimension), [], dimension, state, _empty(dimension))
+        if reopened != updated:  # replaced by another process meanwhile: sync reads SQLite
+            return None
         return VectorIndex(
             dimension,
             self._records(updated),
@@ -709,7 +719,7 @@ class VectorFile:
 
     def _rewrite(
         self, state: StoreState, dimension: int, parts: Iterable[np.ndarray]
-    ) -> VectorIndex:
+    ) -> VectorIndex | None:
         temp = self.path.with_name(self.path.name + ".tmp")  # only the lock holder writes it
         try:
             header = self._write_temp(temp, state, dimension, parts)
@@ -719,8 +729,10 @@ class VectorFile:
                 temp.unlink()
             raise
         opened = self._open_current()
-        if opened != header:  # pragma: no cover - replaced by another process at once
-            return self._index(_empty(dimension), [], dimension, state, _empty(dimension))
+        if opened != header:
+            # Another process locked the file just put in place (the lock held was on the
+            # one it replaced) and wrote to it at once: sync reads SQLite instead.
+            return None
         assert self._inode is not None
         self._checked.add(self._inode)
         return VectorIndex(
