@@ -1101,7 +1101,8 @@ class PostgresBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows if r[2]}
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
-        return each_memory_once(self._walk(filters, batch_size))
+        # a generator, as the error translation around the public methods expects
+        yield from each_memory_once(self._walk(filters, batch_size))
 
     def _walk(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
         where, params = _where(filters)
