@@ -454,6 +454,9 @@ def test_a_note_cannot_fake_the_end_of_the_block() -> None:
     assert block.count(REANCHOR_LINE) == 1 and block.endswith(REANCHOR_LINE)
     # the parsed content is the note, word for word
     assert parse_block(block).find("finding/content").text == note  # type: ignore[union-attr]
+    # an invisible character inside a copied line shows, so the line is visibly not ours
+    for c in "\u034f\u3164\u115f\ufe0f\u180b\U000e0100":
+        assert escape_xml_text(f"behavio{c}r") == f"behavio&#x{ord(c):X};r"
 
 
 def test_forbidden_characters_removed() -> None:

@@ -140,10 +140,12 @@ _BRACKET_LOOKALIKES = (
 )
 
 #: Look-alikes of ``<``, ``>`` and ``/`` and invisible or reordering characters (every
-#: format control, \p{Cf}), written as numeric character references so a model reads them
-#: as data, never as markup (a note cannot close the fence with ``⦑/content⦒``).
+#: format control, \p{Cf}, and every default-ignorable one: the combining grapheme joiner,
+#: variation selectors, Hangul fillers, which a note could hide inside a copy of the block's
+#: own closing line), written as numeric character references so a model reads them as
+#: data, never as markup (a note cannot close the fence with ``⦑/content⦒``).
 _NEUTRALISE = regex.compile(
-    r"\p{Cf}|["
+    r"\p{Cf}|\p{Default_Ignorable_Code_Point}|["
     + _BRACKET_LOOKALIKES
     + "\u2215\u29f8\u2044\uff0f\u27cb\u2571"  # division, big, fraction, full-width slashes
     "\u1433\u1438\u16b2"  # Canadian syllabics po/pa, runic kauna (Go "generics" look-alikes)
