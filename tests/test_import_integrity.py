@@ -333,3 +333,60 @@ def test_memories_of_another_project_are_counted_as_such(
     assert counts["imported"] == 4
     assert counts["other_projects"] == {"some-other-checkout": 2}
     assert import_memories(target, _lines(exported))["other_projects"] == {}  # duplicates now
+
+
+# -- a backup restores as it was --------------------------------------------------------------
+
+
+def test_a_note_whose_secrets_were_redacted_past_the_limits_restores(
+    store: MemoryStore, target: MemoryStore
+) -> None:
+    """A redaction marker is longer than many secrets: a source, a tag or metadata given at
+    their limits grew past them when stored, and the export would not import (the whole
+    file refused)."""
+    from kenning import protocol
+
+    secret = "?password=hunter22abc"
+    source = "docs/" + "s" * (protocol.MAX_SOURCE_CHARS - 5 - len(secret)) + secret
+    tag = "cfg password=hunter22abc " + "t" * (protocol.MAX_TAG_CHARS - 25)
+    metadata = {"note": "x" * (protocol.MAX_METADATA_BYTES - 200) + " password=hunter22abc"}
+    given = store.remember(
+        "The config loader reads the password from the vault.",
+        "context",
+        source=source,
+        tags=[tag],
+        metadata=metadata,
+    )
+    assert given.status == "stored", given.reason
+    stored = store.get(given.id)
+    assert stored is not None and "hunter22abc" not in json.dumps(stored.to_dict())
+    assert stored.source is not None and len(stored.source) > protocol.MAX_SOURCE_CHARS
+    buffer = io.StringIO()
+    export_memories(store, buffer)
+    buffer.seek(0)
+    counts = import_memories(target, buffer)
+    assert counts["imported"] == 1, counts
+    restored = target.get(given.id)
+    assert restored is not None
+    assert (restored.source, restored.tags, restored.metadata) == (
+        stored.source,
+        stored.tags,
+        stored.metadata,
+    )
+
+
+def test_a_restore_does_not_record_the_files_anew(store: MemoryStore, target: MemoryStore) -> None:
+    """A note that named a file before it existed carries no record; a restore made after
+    the file appeared must not record it then (a later change would mark the note stale
+    though nobody checked it against that version)."""
+    note = store.remember("The retry policy lives in src/app_retry.py.", "decision")
+    assert note.status == "stored"
+    assert "file_blobs" not in store.get(note.id).metadata  # type: ignore[union-attr]
+    path = store.project.root / "src" / "app_retry.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("RETRIES = 3\n")
+    buffer = io.StringIO()
+    export_memories(store, buffer)
+    buffer.seek(0)
+    assert import_memories(target, buffer)["imported"] == 1
+    assert "file_blobs" not in target.get(note.id).metadata  # type: ignore[union-attr]

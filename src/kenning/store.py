@@ -171,7 +171,13 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
 
 
-def _checked_tags(tags: object) -> tuple[str, ...]:
+#: How many times the source, tag and metadata limits a restored note may reach: what was
+#: stored within them can grow past them (a redaction marker is longer than many secrets;
+#: kenning adds metadata keys of its own), and a backup must restore.
+RESTORE_ALLOWANCE = 2
+
+
+def _checked_tags(tags: object, limit: int = protocol.MAX_TAG_CHARS) -> tuple[str, ...]:
     """``tags`` as a tuple of texts: one text is refused, not split into its letters."""
     if isinstance(tags, (str, bytes)):
         raise UserInputError("tags must be a list of texts, not one text; pass a one-item list")
@@ -183,10 +189,9 @@ def _checked_tags(tags: object) -> tuple[str, ...]:
     for tag in given:
         if not isinstance(tag, str):
             raise UserInputError(f"a tag must be text, got {type(tag).__name__}")
-        if len(tag) > protocol.MAX_TAG_CHARS:
+        if len(tag) > limit:
             raise UserInputError(
-                f"a tag is {len(tag)} characters, over the {protocol.MAX_TAG_CHARS} limit; "
-                "tags are short labels"
+                f"a tag is {len(tag)} characters, over the {limit} limit; tags are short labels"
             )
     return cast(tuple[str, ...], given)
 
@@ -374,10 +379,16 @@ class MemoryStore:
 
     # -- write path -------------------------------------------------------------------------
 
-    def prepare(self, item: NewMemory, group_id: str) -> PreparedMemory:
+    def prepare(self, item: NewMemory, group_id: str, *, restoring: bool = False) -> PreparedMemory:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
-        :class:`~kenning.errors.UserInputError` saying what is wrong."""
+        :class:`~kenning.errors.UserInputError` saying what is wrong.
+
+        ``restoring`` (an import of an export): the note is as kenning stored it. Its source,
+        tags and metadata may have grown past their limits since they were given (a secret
+        redacted into a longer marker, kenning's own metadata keys), so up to
+        :data:`RESTORE_ALLOWANCE` times the limits are accepted; and its files are not
+        recorded anew (the record it carries, or none, is what it was checked against)."""
         from .redaction import redact_secrets, redact_value  # write path only
         from .safety import has_visible_text, normalise_content, without_nul
 
@@ -412,11 +423,12 @@ class MemoryStore:
             raise UserInputError("metadata is nested too deeply; flatten it") from None
         except (TypeError, ValueError) as exc:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
-        if len(encoded) > protocol.MAX_METADATA_BYTES:
+        allowance = RESTORE_ALLOWANCE if restoring else 1
+        if len(encoded) > protocol.MAX_METADATA_BYTES * allowance:
             raise UserInputError(
                 f"metadata is {len(encoded)} bytes as JSON, over the "
-                f"{protocol.MAX_METADATA_BYTES // 1024} KiB limit; keep a few short facts "
-                "and put the rest in the content or a file --source names"
+                f"{protocol.MAX_METADATA_BYTES * allowance // 1024} KiB limit; keep a few "
+                "short facts and put the rest in the content or a file --source names"
             )
         if str(item.type).strip().lower() != memory_type:
             metadata.setdefault("given_type", str(item.type))
@@ -425,15 +437,21 @@ class MemoryStore:
             metadata["error_fingerprint"] = fingerprint
         if item.source is not None and not isinstance(item.source, str):
             raise UserInputError(f"source must be text, got {type(item.source).__name__}")
-        if item.source is not None and len(item.source) > protocol.MAX_SOURCE_CHARS:
+        if item.source is not None and len(item.source) > protocol.MAX_SOURCE_CHARS * allowance:
             raise UserInputError(
-                f"source is {len(item.source)} characters, over the {protocol.MAX_SOURCE_CHARS} "
-                "limit; pass the path or URL of the document"
+                f"source is {len(item.source)} characters, over the "
+                f"{protocol.MAX_SOURCE_CHARS * allowance} limit; pass the path or URL of the "
+                "document"
             )
         given_source = without_nul(item.source)
         tags = tuple(
             dict.fromkeys(
-                t for t in (without_nul(t).strip() for t in _checked_tags(item.tags)) if t
+                t
+                for t in (
+                    without_nul(t).strip()
+                    for t in _checked_tags(item.tags, protocol.MAX_TAG_CHARS * allowance)
+                )
+                if t
             )
         )
         for label, value in (("source", given_source or ""), *(("tag", t) for t in tags)):
@@ -460,8 +478,10 @@ class MemoryStore:
         last_seen_at = _not_in_the_future(item.last_seen_at, "last_seen_at", now)
         if last_seen_at is not None:
             last_seen_at = max(last_seen_at, stored_at)
-        # after redaction: a recorded path is stored data too
-        files = self._files_named(text, source, metadata, group_id)
+        # after redaction: a recorded path is stored data too. A restored note keeps the
+        # record it carries, or none: recording the files as they are now would make the
+        # restore the moment it was last checked against them.
+        files = None if restoring else self._files_named(text, source, metadata, group_id)
         if files:
             metadata["file_blobs"] = files
         return PreparedMemory(

@@ -163,7 +163,7 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
     prepared: list[PreparedMemory] = []
     for record, item in zip(export.lines, items, strict=True):
         try:
-            prepared.append(store.prepare(item, record.group_id))
+            prepared.append(store.prepare(item, record.group_id, restoring=True))
         except UserInputError as exc:
             problems.append(f"line {record.number}: {exc}")
     if problems:
