@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
+from kenning import open_store
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.project import check_store_location, normalise_remote, resolve_project
 
@@ -58,6 +60,23 @@ def test_group_id_falls_back_to_top_level_name(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "My App")
     (root / "deep").mkdir()
     assert resolve_project(root / "deep").group_id == "my-app"
+
+
+def test_a_folder_named_all_is_not_every_project(tmp_path: Path) -> None:
+    """``all`` names every project where a command reads several: a checkout folder named
+    so (no remote) got that id, and its own export could not be imported."""
+    from kenning.transfer import export_memories, import_memories
+
+    root = make_repo(tmp_path / "All")
+    assert resolve_project(root).group_id == "all-project"
+    with open_store(cwd=root) as store:
+        assert store.remember("The All project pins its dependencies.", "decision").id
+        buffer = io.StringIO()
+        export_memories(store, buffer)
+    again = make_repo(tmp_path / "copy" / "All")
+    buffer.seek(0)
+    with open_store(cwd=again) as store:
+        assert import_memories(store, buffer)["imported"] == 1
 
 
 def test_explicit_and_env_project_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

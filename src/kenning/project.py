@@ -172,6 +172,11 @@ def _name_of(root: Path) -> str:
     return name
 
 
+#: The project id of a checkout whose folder is named ``all`` (no remote): ``all`` means
+#: every project where a command reads several, and an export of it could not be imported.
+RESERVED_NAME_PROJECT = "all-project"
+
+
 def group_id_from_name(name: str) -> str:
     return re.sub(r"\s+", "-", _shown_only(name).strip().lower())
 
@@ -237,6 +242,8 @@ def resolve_project(
             gid = normalise_remote(remote) or ""
         elif root is not None:
             gid = group_id_from_name(_name_of(root))
+            if gid == "all":  # the word for every project: a folder named so gets its own
+                gid = RESERVED_NAME_PROJECT
         else:
             gid = ""
     if root is None and store_url is not None and gid:
