@@ -493,6 +493,29 @@ async def test_every_bound_is_json_schema(project: Path, tmp_path: Path) -> None
     assert (top_k["minimum"], top_k["maximum"]) == (1, protocol.SEARCH_MAX_LIMIT)
 
 
+async def test_a_text_argument_that_reads_as_json_arrives_as_text(
+    project: Path, tmp_path: Path
+) -> None:
+    """The SDK parses a string argument as JSON unless its type is exactly ``str``: a
+    source "null" arrived as no source, and one that reads as a JSON list was refused. An
+    optional text still says "string or null" in the schema, and null still means none."""
+    async with connect(project, tmp_path / "err.log") as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        source_schema = tools["hooks_remember"].input_schema["properties"]["source"]
+        assert {"type": "null"} in source_schema["anyOf"]
+        for source, text in (
+            ("null", "The null adapter is documented in a file literally named null."),
+            ('["a.md"]', "The bracket file documents the list adapter for the parser."),
+            (None, "A note with no document at all, for the null case."),
+        ):
+            stored = await ok(s, "hooks_remember", content=text, type="context", source=source)
+            assert stored["status"] == "stored", stored
+            found = await ok(s, "hooks_recall", query=text)
+            assert found["results"][0]["source"] == source, found["results"][0]
+        searched = await ok(s, "search_memories", query="the bracket file", group_id=None)
+        assert searched["count"] >= 1
+
+
 async def test_a_refused_note_creates_no_store(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "err.log") as s:
         refused = await ok(s, "hooks_remember", content="   ")

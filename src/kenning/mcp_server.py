@@ -57,7 +57,7 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import anyio
 import mcp.types as types
@@ -66,13 +66,26 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 
 from . import config, protocol
 from .errors import KenningError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import escape_unsafe_json, safe_message, show_unsafe
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
+
+#: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
+#: schema as ``str | None``) because the MCP SDK parses a string argument as JSON when its
+#: type is anything else: ``source="null"`` arrived as None (the source lost) and a path
+#: that reads as a JSON list or object was refused.
+if TYPE_CHECKING:  # what the tools receive
+    OptionalText = str | None
+else:
+    OptionalText = Annotated[
+        str,
+        WrapValidator(lambda value, handler: None if value is None else handler(value)),
+        WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    ]
 
 __all__ = [
     "SERVER_NAME",
@@ -760,7 +773,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             Field(description='Optional JSON object kept with the note (e.g. {"file": …}).'),
         ] = None,
         source: Annotated[
-            str | None,
+            OptionalText,
             Field(description="Optional project-relative path of the note's document."),
         ] = None,
         semantic: Annotated[bool | None, Field(description=SEMANTIC_DESCRIPTION)] = None,
@@ -787,7 +800,7 @@ def build_server(tools: KenningTools) -> MCPServer:
         query: Annotated[str, Field(description="What to search for, in plain words.")],
         ctx: Context,
         collection: Annotated[
-            str | None,
+            OptionalText,
             Field(description=f"Only this collection: {', '.join(COLLECTIONS)}."),
         ] = None,
         memory_type: Annotated[
@@ -795,14 +808,14 @@ def build_server(tools: KenningTools) -> MCPServer:
             Field(description="Only these memory types (a list, or one comma-separated string)."),
         ] = None,
         intent: Annotated[
-            str | None, Field(description="how | what | why (default: detected from the query).")
+            OptionalText, Field(description="how | what | why (default: detected from the query).")
         ] = None,
         limit: Annotated[
             int,
             Field(ge=1, le=protocol.SEARCH_MAX_LIMIT, description="Maximum results."),
         ] = protocol.SEARCH_DEFAULT_LIMIT,
         group_id: Annotated[
-            str | None,
+            OptionalText,
             Field(description='Project id (default: this project; "all" for every project).'),
         ] = None,
         decay: Annotated[
@@ -836,14 +849,14 @@ def build_server(tools: KenningTools) -> MCPServer:
     async def read_source(
         ctx: Context,
         id: Annotated[
-            str | None, Field(description="The id of the memory whose document to read.")
+            OptionalText, Field(description="The id of the memory whose document to read.")
         ] = None,
         path: Annotated[
-            str | None,
+            OptionalText,
             Field(description="Or a path exactly as a memory gives it (SOURCE: part)."),
         ] = None,
         group_id: Annotated[
-            str | None,
+            OptionalText,
             Field(description='The memory\'s project (default: this project; "all": any).'),
         ] = None,
     ) -> dict[str, Any]:
@@ -855,7 +868,7 @@ def build_server(tools: KenningTools) -> MCPServer:
         id: Annotated[str, Field(description="The id of the memory to delete.")],
         ctx: Context,
         group_id: Annotated[
-            str | None,
+            OptionalText,
             Field(description='Its project (default: this project; "all" for any project).'),
         ] = None,
     ) -> dict[str, Any]:
