@@ -144,6 +144,16 @@ def test_task_prompt_recalls_a_convention(seeded: MemoryStore) -> None:
     assert all(score >= 0.5 for _, score in found)
 
 
+def test_half_an_emoji_in_the_prompt_does_not_lose_the_recall(seeded: MemoryStore) -> None:
+    """A client that cuts an emoji in two sends a lone surrogate (a JSON escape): the
+    whole recall was dropped ("the query is not valid UTF-8")."""
+    data = json.loads(payload("prompt_submit_error", seeded.project.root))
+    data["prompt"] = data["prompt"].rstrip() + " \ud83d"
+    proc = run_hook("prompt-submit", json.dumps(data).encode(), Path("/"))
+    found = findings(context_of(proc, "UserPromptSubmit"))
+    assert found[0][0] == SQLITE_FIX
+
+
 def test_pasted_diff_is_not_the_query(seeded: MemoryStore) -> None:
     proc = run_hook("prompt-submit", payload("prompt_submit_diff", seeded.project.root), Path("/"))
     found = findings(context_of(proc, "UserPromptSubmit"))

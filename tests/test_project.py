@@ -209,6 +209,32 @@ def test_dotenv_names_the_store_and_the_project(
     assert resolve_project(root).store_url == "postgresql://u@db.internal/memory"
 
 
+def test_a_dotenv_in_another_encoding_still_names_the_project(tmp_path: Path) -> None:
+    """The project's .env belongs to other tools too: a Latin-1 value in it turned off
+    every hook of the project (UnicodeDecodeError)."""
+    root = make_repo(tmp_path / "r", remote="https://github.com/a/b")
+    (root / ".env").write_bytes(b"DB_NAME=caf\xe9\nKENNING_PROJECT=team/latin\n")
+    assert resolve_project(root).group_id == "team/latin"
+
+
+def test_the_model_cache_is_never_a_relative_folder(tmp_path: Path) -> None:
+    """A relative KENNING_CACHE_DIR (or XDG_CACHE_HOME, or HOME) put the 87 MB model in
+    whatever folder kenning ran in: the project's checkout, for a hook."""
+    from kenning.config import cache_dir
+
+    home = str(tmp_path / "home")
+    assert cache_dir({"KENNING_CACHE_DIR": str(tmp_path / "c")}) == tmp_path / "c"
+    for env in (
+        {"KENNING_CACHE_DIR": "cache", "HOME": home},
+        {"KENNING_CACHE_DIR": "-1", "XDG_CACHE_HOME": "rel", "HOME": home},
+    ):
+        assert cache_dir(env) == Path(home) / ".cache" / "kenning", env
+    assert cache_dir({"XDG_CACHE_HOME": str(tmp_path / "x")}) == tmp_path / "x" / "kenning"
+    for home_value in ("", "rel", "~nosuchuser12345"):
+        found = cache_dir({"KENNING_CACHE_DIR": "c", "HOME": home_value})
+        assert found.is_absolute(), (home_value, found)
+
+
 @pytest.mark.parametrize("spelling", ["true", "yes", "1", "TRUE"])
 def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path, spelling: str) -> None:
     """Whichever way core.bare says true (git reads yes, on, 1 and any case as true)."""

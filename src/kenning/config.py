@@ -40,6 +40,7 @@ starts (:func:`claude_project_dir`).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import tomllib
@@ -127,16 +128,24 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserInputError(f"cannot read {path}: {exc}; fix or remove the file") from exc
 
 
 def _read_dotenv(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
+    import io
+
     from dotenv import dotenv_values
 
-    values = dotenv_values(path)
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return {}
+    # The project's .env belongs to other tools too: one written in another encoding must
+    # not stop kenning, which reads only its own KENNING_* keys (ASCII names).
+    values = dotenv_values(stream=io.StringIO(raw.decode("utf-8", "replace")))
     return {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
 
 
@@ -172,13 +181,37 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where the built ONNX graph is cached: ``KENNING_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning`` (not created here)."""
     env = os.environ if environ is None else environ
-    explicit = env.get("KENNING_CACHE_DIR", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = env.get("XDG_CACHE_HOME", "").strip()
-    if xdg:
-        return Path(xdg).expanduser() / "kenning"
-    return Path.home() / ".cache" / "kenning"
+    explicit = _absolute(env.get("KENNING_CACHE_DIR", ""))
+    if explicit is not None:
+        return explicit
+    if env.get("KENNING_CACHE_DIR", "").strip():
+        logging.getLogger("kenning").warning(
+            "kenning: KENNING_CACHE_DIR=%r is not an absolute path; using the default cache "
+            "(a relative one would put the model in whatever folder kenning runs in)",
+            env["KENNING_CACHE_DIR"][:200],
+        )
+    xdg = _absolute(env.get("XDG_CACHE_HOME", ""))  # the XDG spec: ignore a relative one
+    if xdg is not None:
+        return xdg / "kenning"
+    home = _absolute(env["HOME"] if environ is not None and "HOME" in env else "~")
+    if home is not None:
+        return home / ".cache" / "kenning"
+    # no usable home (HOME unset, empty or relative): never the current folder
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"kenning-cache-{getattr(os, 'getuid', lambda: 0)()}"
+
+
+def _absolute(value: str) -> Path | None:
+    """``value`` with ``~`` expanded, when that is an absolute path; else None."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        path = Path(value).expanduser()
+    except RuntimeError:  # "~someone" with no such user
+        return None
+    return path if path.is_absolute() else None
 
 
 def log_level(environ: Mapping[str, str] | None = None) -> str:

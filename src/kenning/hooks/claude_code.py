@@ -127,7 +127,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     from ..querybuild import query_from_error, query_from_plan
     from ..signatures import looks_like_error
 
-    text = _strip_diff(prompt[:MAX_PROMPT_CHARS]).strip()
+    # a lone surrogate (half an emoji a client cut) would make every query unusable
+    prompt = prompt[:MAX_PROMPT_CHARS].encode("utf-8", "replace").decode("utf-8")
+    text = _strip_diff(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS:
         return []
     lines = text.splitlines()
