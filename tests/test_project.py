@@ -294,3 +294,15 @@ def test_joiners_are_spelling_not_hidden_text(tmp_path: Path) -> None:
     )
     assert not is_safe_source_path("docs/a\u200bb.md", root)
     assert not is_safe_source_path("docs/read\u200dme.md", root)  # between ASCII: look-alike
+
+
+def test_a_config_file_that_is_not_text_is_named_as_the_problem(tmp_path: Path) -> None:
+    """A binary .kenning/config.toml raised UnicodeDecodeError, outside kenning's errors
+    (a hook reported "unexpected"): it is a user error naming the file and the fix."""
+    from kenning.config import load_settings
+
+    root = make_repo(tmp_path / "r")
+    (root / ".kenning").mkdir()
+    (root / ".kenning" / "config.toml").write_bytes(b"similarity_threshold = \xff\xfe\n")
+    with pytest.raises(UserInputError, match=r"config\.toml.*fix or remove"):
+        load_settings(root, root / ".kenning")
