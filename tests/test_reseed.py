@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -362,3 +363,28 @@ def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
     assert [Path(path) for _, path, _ in found] == expected
     assert [rel for rel, _, _ in found] == [p.relative_to(root).as_posix() for p in expected]
     assert "db/broken.md" not in {rel for rel, _, _ in found} and len(found) == 8
+
+
+def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) -> None:
+    """Another process holds the store's write lock, and a solution doc changed: the
+    re-seed's write waits past the hook's budget. The listing, made before it, is given
+    (reads are not blocked); the changed doc waits for the next session."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="A fix written while locked."))
+    holder = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        proc = session_start(root, KENNING_HOOK_TIMEOUT="3")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert proc.returncode == 0
+    assert "outlasted" in proc.stderr, proc.stderr
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "reflexion_context" in context and "A fix written while locked." not in context
+    again = session_start(root)  # the lock is gone: the next session re-seeds it
+    assert (
+        "A fix written while locked."
+        in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
+    )

@@ -202,21 +202,23 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     return render_recall(findings, context="debugging" if error_hit else "work")
 
 
-def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> None:
-    """Re-seed the solution documents that changed; a failure is said, never raised."""
+def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
+    """Re-seed the solution documents that changed; a failure is said, never raised.
+    Whether any memory changed."""
     from ..seeding import reseed_changed
 
     try:
         reports = reseed_changed(store, max_docs=SESSION_RESEED_MAX_DOCS)
     except Exception as exc:  # the listing still runs
         warn(f"could not re-seed changed solution docs: {_describe(exc)}")
-        return
+        return False
     pending = sum(r.pending for r in reports)
     if pending:
         warn(
             f"{pending} more changed solution doc(s) wait for the next session "
             "(or run `kenning seed-solutions`)"
         )
+    return any(r.changed for r in reports)
 
 
 def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
@@ -252,10 +254,13 @@ def context_for(
     payload: object,
     now: datetime | None = None,
     warn: Callable[[str], None] | None = None,
+    listed: Callable[[str], None] | None = None,
 ) -> str:
     """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
     when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise.
-    ``warn`` receives what went wrong without stopping the hook (default: stderr)."""
+    ``warn`` receives what went wrong without stopping the hook (default: stderr);
+    ``listed``, at session start, the listing made before the re-seed, which the hook
+    gives if the re-seed outlasts its budget (another process holding the write lock)."""
     if event not in EVENTS:
         raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     if not isinstance(payload, dict):
@@ -270,8 +275,12 @@ def context_for(
     with _open_store(cwd) as store:
         if event == "prompt-submit":
             return _prompt_context(store, payload["prompt"])
-        _reseed(store, warn or (lambda message: _diagnose(sys.stderr, event, message)))
-        return _session_context(store, now)
+        listing = _session_context(store, now)
+        if listed is not None:
+            listed(listing)
+        if _reseed(store, warn or (lambda message: _diagnose(sys.stderr, event, message))):
+            listing = _session_context(store, now)
+        return listing
 
 
 def _hook_output(event: str, context: str) -> str:
@@ -279,7 +288,12 @@ def _hook_output(event: str, context: str) -> str:
     return json.dumps(body, ensure_ascii=True) + "\n"
 
 
-def _from_raw(event: str, raw: bytes, warn: Callable[[str], None] | None = None) -> str:
+def _from_raw(
+    event: str,
+    raw: bytes,
+    warn: Callable[[str], None] | None = None,
+    listed: Callable[[str], None] | None = None,
+) -> str:
     if event not in EVENTS:
         raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     try:
@@ -291,7 +305,7 @@ def _from_raw(event: str, raw: bytes, warn: Callable[[str], None] | None = None)
             f"the hook input on stdin is not JSON ({exc.msg} at line {exc.lineno} column "
             f"{exc.colno})"
         ) from None
-    context = context_for(event, payload, warn=warn)
+    context = context_for(event, payload, warn=warn, listed=listed)
     return _hook_output(event, context) if context else ""
 
 
@@ -351,7 +365,10 @@ def run(
     def work() -> None:
         try:
             outcome["output"] = _from_raw(
-                event, stdin.read(), lambda message: _diagnose(stderr, event, message)
+                event,
+                stdin.read(),
+                lambda message: _diagnose(stderr, event, message),
+                lambda listing: outcome.setdefault("listed", listing),
             )
         except BaseException as exc:  # a hook must never fail the session
             outcome["error"] = exc
@@ -360,6 +377,18 @@ def run(
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
+        listed = outcome.get("listed")
+        if listed:  # the re-seed is what outlasted the budget: the listing made before it
+            _diagnose(
+                stderr,
+                event,
+                f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
+                "they wait for the next session",
+            )
+            with contextlib.suppress(OSError, ValueError):
+                stdout.write(_hook_output(event, listed))
+                stdout.flush()
+            return False
         _diagnose(
             stderr,
             event,
