@@ -284,13 +284,14 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     tokens: list[str] = []
     for token in _TOKEN.findall(folded):
         lowered = token.casefold()
+        words = _expanded(lowered)
         shout = token.isupper()  # DON'T → DO NOT, so that an upper-case text stays one
-        if lowered in _CONTRACTIONS:
-            tokens.extend(w.upper() if shout else w for w in _CONTRACTIONS[lowered])
-        elif lowered.endswith("nt") and lowered[:-2] in _NT_BASES:
-            tokens.extend((token[:-2], "NOT" if shout else "not"))
-        else:
+        if words == (lowered,):  # not a contraction
             tokens.append(token)
+        elif lowered in _CONTRACTIONS:
+            tokens.extend(w.upper() if shout else w for w in words)
+        else:  # the base of a "n't" as written (its case kept)
+            tokens.extend((token[:-2], "NOT" if shout else "not"))
     return tokens
 
 
