@@ -24,6 +24,7 @@ from kenning.freshness import (
     FILES_KEY,
     MAX_RECORDED_FILES,
     apply_stale_penalty,
+    best_fresh_first,
     blob_hash,
     named_paths,
     path_candidates,
@@ -323,6 +324,60 @@ def test_the_penalty_orders_equal_scores_fresh_first_and_is_reported() -> None:
     # penalty 0: marked, not demoted
     even = apply_stale_penalty([_result("a", 0.8), _result("b", 0.8)], {"a": stale}, 0.0)
     assert [r.memory.id for r in even] == ["a", "b"] and even[0].stale
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.5, 0.52, 0.55, 0.6, 0.61, 0.7]),  # ties, and gaps near 0.05
+            st.sampled_from(["stale", "fresh", None]),
+        ),
+        max_size=12,
+    ),
+    st.sampled_from([0.0, 0.01, protocol.STALE_PENALTY, 0.1, 1.0]),
+    st.integers(0, 5),
+)
+def test_best_fresh_first_is_the_head_of_the_full_ranking(
+    rows: list[tuple[float, str | None]], penalty: float, keep: int
+) -> None:
+    blob = "a" * 40
+    states = {
+        "stale": Freshness((FileState("a.py", blob, "b" * 40, "changed"),)),
+        "fresh": Freshness((FileState("a.py", blob, blob, "fresh"),)),
+    }
+    results = [_result(f"m{i:02d}", score) for i, (score, _) in enumerate(rows)]
+    freshness = {f"m{i:02d}": states[s] for i, (_, s) in enumerate(rows) if s is not None}
+    asked: list[str] = []
+
+    def state_of(result: SearchResult) -> Freshness | None:
+        asked.append(result.memory.id)
+        return freshness.get(result.memory.id)
+
+    full = apply_stale_penalty(results, freshness, penalty)
+    best = best_fresh_first(list(reversed(results)), state_of, penalty, keep)
+    assert best == full[:keep]
+    # it asks best first, each one once, and stops once the head is settled
+    raw = [r.memory.id for r in sorted(results, key=lambda r: (-r.score, r.memory.id))]
+    assert asked == raw[: len(asked)]
+    assert len(asked) >= min(keep, len(results)) and (keep > 0 or asked == [])
+
+
+def test_best_fresh_first_stops_asking_once_the_head_is_settled() -> None:
+    blob = "a" * 40
+    stale = Freshness((FileState("a.py", blob, "b" * 40, "changed"),))
+    results = [_result(name, score) for name, score in [("a", 0.9), ("b", 0.8), ("c", 0.7)]]
+    results += [_result(f"z{i}", 0.5) for i in range(20)]
+    asked: list[str] = []
+
+    def state_of(result: SearchResult) -> Freshness | None:
+        asked.append(result.memory.id)
+        return stale if result.memory.id == "b" else None
+
+    best = best_fresh_first(results, state_of, 0.15, 2)
+    # b drops to 0.65, below c: c had to be asked about, and nothing at 0.5 could pass c
+    assert [r.memory.id for r in best] == ["a", "c"]
+    assert asked == ["a", "b", "c"]
 
 
 def test_search_and_recall_rank_a_stale_near_tie_second(store: MemoryStore, files: Path) -> None:

@@ -34,7 +34,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -200,22 +200,49 @@ def recorded_files(metadata: Mapping[str, Any] | None) -> dict[str, str]:
     }
 
 
+def _ranking(result: SearchResult) -> tuple[float, float, str]:
+    return (-result.score, -result.semantic, result.memory.id)
+
+
+def _penalised(result: SearchResult, state: Freshness | None, penalty: float) -> SearchResult:
+    if state is None:
+        return result
+    lowered = penalty if state.stale else 0.0
+    return replace(result, score=result.score - lowered, freshness=state, stale_penalty=lowered)
+
+
 def apply_stale_penalty(
     results: Iterable[SearchResult], freshness: Mapping[str, Freshness], penalty: float
 ) -> list[SearchResult]:
     """``results`` with their freshness attached and each stale one's ``score`` lowered by
     ``penalty``, sorted again (score, then semantic score, then id)."""
-    out: list[SearchResult] = []
-    for result in results:
-        state = freshness.get(result.memory.id)
-        if state is None:
-            out.append(result)
-            continue
-        lowered = penalty if state.stale else 0.0
-        out.append(
-            replace(result, score=result.score - lowered, freshness=state, stale_penalty=lowered)
-        )
-    return sorted(out, key=lambda r: (-r.score, -r.semantic, r.memory.id))
+    out = [_penalised(r, freshness.get(r.memory.id), penalty) for r in results]
+    return sorted(out, key=_ranking)
+
+
+def best_fresh_first(
+    results: Iterable[SearchResult],
+    state_of: Callable[[SearchResult], Freshness | None],
+    penalty: float,
+    keep: int,
+) -> list[SearchResult]:
+    """The first ``keep`` of :func:`apply_stale_penalty` — the same results in the same
+    order — asking ``state_of`` only about the results that can still reach them.
+
+    A penalty only lowers a score (it is 0 to 1), so once ``keep`` checked results rank
+    ahead of the next unchecked one as it stands, no result from there down can overtake
+    them: recall keeps 3 of up to 20 results, and hashing (or looking up) the files of the
+    other 17 was most of its freshness cost."""
+    if penalty < 0:
+        raise ValueError(f"stale penalty {penalty} is negative")
+    checked: list[SearchResult] = []
+    for result in sorted(results, key=_ranking):
+        if len(checked) >= keep:
+            checked.sort(key=_ranking)
+            if keep == 0 or _ranking(checked[keep - 1]) < _ranking(result):
+                break
+        checked.append(_penalised(result, state_of(result), penalty))
+    return sorted(checked, key=_ranking)[:keep]
 
 
 # --------------------------------------------------------------------------------------------

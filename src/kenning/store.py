@@ -961,6 +961,7 @@ class MemoryStore:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries; a project's calibrated floors when its settings have them),
         keep the best 3, cut their combined content to 800 chars at a word boundary."""
+        from .freshness import best_fresh_first
         from .querybuild import check_query
         from .render import combine_for_recall
         from .signatures import looks_like_error
@@ -990,7 +991,9 @@ class MemoryStore:
             if c.semantic >= (fix_floor if is_error_fix(c.memory) else floor)
         ]
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
-        hits = self._rank_fresh_first(passed)[:keep]
+        hits = best_fresh_first(
+            passed, lambda r: self._freshness_of(r.memory), self.settings.stale_penalty, keep
+        )
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
@@ -1093,18 +1096,22 @@ class MemoryStore:
         (:mod:`kenning.freshness`). Only memories of this project that recorded files are
         in the answer: another project's paths are not this checkout's. Hashes only those
         files, cached by path, mtime and size."""
-        from .freshness import check, recorded_files
-
         if not self.check_freshness:
             return {}
         out: dict[str, Freshness] = {}
         for memory in memories:
-            if memory.group_id != self.group_id:
-                continue
-            files = recorded_files(memory.metadata)
-            if files:
-                out[memory.id] = check(files, self.project.files_root)
+            state = self._freshness_of(memory)
+            if state is not None:
+                out[memory.id] = state
         return out
+
+    def _freshness_of(self, memory: Memory) -> Freshness | None:
+        from .freshness import check, recorded_files
+
+        if not self.check_freshness or memory.group_id != self.group_id:
+            return None
+        files = recorded_files(memory.metadata)
+        return check(files, self.project.files_root) if files else None
 
     def _rank_fresh_first(self, results: Sequence[SearchResult]) -> list[SearchResult]:
         from .freshness import apply_stale_penalty
