@@ -248,6 +248,16 @@ class AnnView:
         return False  # pragma: no cover - covered rows come from these parts
 
 
+def _heads(index: VectorIndex, max_rowid: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each part of ``index`` (the file's records, then the rows kept in memory) cut at
+    ``max_rowid``: the records up to it, and those past it."""
+    cuts = []
+    for part in (index.records, index.extra):
+        end = int(np.searchsorted(part["rowid"], max_rowid, side="right"))
+        cuts.append((part[:end], part[end:]))
+    return cuts
+
+
 def _covered_key(index: VectorIndex, max_rowid: int) -> tuple[str, int, int, int, int] | None:
     """The store's token and counters, and the count and rowid sum of its rows up to
     ``max_rowid`` (from the sum of all rows, less those above: no full scan); None when the
@@ -256,22 +266,17 @@ def _covered_key(index: VectorIndex, max_rowid: int) -> tuple[str, int, int, int
     if state is None or state.rowid_sum < 0:
         return None
     count, above = 0, 0
-    for part in (index.records, index.extra):
-        end = int(np.searchsorted(part["rowid"], max_rowid, side="right"))
-        count += end
-        above += int(part["rowid"][end:].sum(dtype=np.int64))
+    for head, past in _heads(index, max_rowid):
+        count += len(head)
+        above += int(past["rowid"].sum(dtype=np.int64))
     return (state.token, state.deletes, state.updates, count, state.rowid_sum - above)
 
 
 def _covered_rows(index: VectorIndex, max_rowid: int) -> np.ndarray:
     """Rowids of ``index`` up to ``max_rowid`` with a usable vector (a damaged one is an
     all-zero record, which no graph holds), sorted."""
-    parts = []
-    for part in (index.records, index.extra):
-        end = int(np.searchsorted(part["rowid"], max_rowid, side="right"))
-        head = part[:end]
-        parts.append(head["rowid"][head["norm"] != 0])
-    return np.sort(np.concatenate(parts)) if len(parts[1]) else parts[0]
+    kept = [head["rowid"][head["norm"] != 0] for head, _ in _heads(index, max_rowid)]
+    return np.sort(np.concatenate(kept)) if len(kept[1]) else kept[0]
 
 
 def _passes(part: np.ndarray, positions: np.ndarray, filters: Filters) -> np.ndarray:
