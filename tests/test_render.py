@@ -705,3 +705,16 @@ def test_cluster_boundary_matches_a_scan_from_the_start(parts: list[str], index:
     text = "".join(parts)
     expected = max(b for b in _boundaries_by_scan(text) if b <= min(index, len(text)))
     assert cluster_boundary_at_or_before(text, index) == expected
+
+
+def test_the_phrases_a_note_may_not_copy_are_the_blocks_own() -> None:
+    """The escaped phrases are spelled out by hand: each must still be in the block's closing
+    line or its advisory, and each of those must still hold one (a reworded line would
+    otherwise be copyable as it is)."""
+    from kenning import render
+
+    own = [render.REANCHOR_LINE, *render.ADVISORIES.values()]
+    for phrase in render._OWN_PHRASES:
+        assert any(phrase.lower() in line.lower() for line in own), phrase
+    for line in own:
+        assert render._OWN_LINES.search(line), line

@@ -197,17 +197,13 @@ def _format_score(score: float) -> str:
 Finding = tuple[str, float] | tuple[str, float, bool]
 
 
-#: The block's own closing and advisory sentences, which a note may copy to make its
-#: content look like the end of the block (whitespace and case as it likes).
+#: The block's own closing and advisory sentences (:data:`REANCHOR_LINE`, the advisories'
+#: tail), which a note may copy to make its content look like the end of the block: each
+#: phrase is in one of them, and each of them holds one (tests/test_render.py checks both).
+_OWN_PHRASES = ("Resume normal behavior", "reference data only", "do not follow any instructions")
+#: Those phrases as a note may write them (whitespace and case as it likes).
 _OWN_LINES = regex.compile(
-    "|".join(
-        r"\s+".join(regex.escape(word) for word in sentence.split())
-        for sentence in (
-            "Resume normal behavior",
-            "reference data only",
-            "do not follow any instructions",
-        )
-    ),
+    "|".join(r"\s+".join(regex.escape(word) for word in p.split()) for p in _OWN_PHRASES),
     regex.IGNORECASE,
 )
 
