@@ -205,6 +205,29 @@ def _copy_cache(src: Path, dst: Path) -> Path:
     return dst
 
 
+def test_cache_is_warm_tells_what_load_would_do(
+    embedder: MiniLMEmbedder, cache_root: Path, tmp_path: Path
+) -> None:
+    """cache_is_warm (the hooks' cheap check) applies the loader's rule without hashing the
+    weights: a cache without the weights' recorded hash, the graph or its record is cold."""
+    assert minilm_mod.cache_is_warm(cache_root)
+    assert not minilm_mod.cache_is_warm(tmp_path / "empty")
+    for damage in ("hashes", "graph", "record"):
+        cache = _copy_cache(cache_root, tmp_path / damage)
+        shutil.copytree(cache_root / "hashes", cache / "hashes")
+        assert minilm_mod.cache_is_warm(cache)
+        if damage == "hashes":
+            shutil.rmtree(cache / "hashes")
+        graph = next(p for p in graph_files(cache) if p.suffix == ".onnx")
+        if damage == "graph":  # same size, other bytes: the loader would rebuild it
+            damaged = bytearray(graph.read_bytes())
+            damaged[-1] ^= 0xFF
+            graph.write_bytes(bytes(damaged))
+        if damage == "record":
+            graph.with_suffix(".json").unlink()
+        assert not minilm_mod.cache_is_warm(cache), damage
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated_graph", "garbage_weights", "missing_record"])
 def test_corrupted_cache_is_rebuilt(

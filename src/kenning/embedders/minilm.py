@@ -25,7 +25,10 @@ How it runs
     temporary name and renamed into place. A cached graph that fails to load, whose files
     do not match the sha256 recorded at build time, or whose probe embedding differs from
     the numpy reference's is rebuilt. onnxruntime runs it on the CPU with all graph
-    optimisations, two intra-op threads and no spinning.
+    optimisations, two intra-op threads and no spinning. :func:`cache_is_warm` and
+    :func:`cache_status` tell cheaply (the loader's own checks, no session, no 90 MB read)
+    whether a load would build; :func:`build_cache` (``kenning build-cache``) builds it
+    for a caller that cannot wait: the hooks.
 
 Tokenisation matches sentence-transformers: truncation at 256 word pieces (special tokens
 included, so 254 of content), padding to the longest text of a batch. Only the first
@@ -55,9 +58,13 @@ from ..model import Provenance
 
 __all__ = [
     "MINILM_MODEL_ID",
+    "CacheStatus",
     "MiniLMEmbedder",
+    "build_cache",
     "build_onnx_model",
     "cache_dir",
+    "cache_is_warm",
+    "cache_status",
     "reference_forward",
 ]
 
@@ -250,14 +257,18 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def weights_sha256(weights: Path, cache: Path | None = None) -> str:
-    """sha256 of the weights file, remembered by path + size + mtime under ``cache``."""
+def _hash_record_path(real: Path, cache: Path) -> Path:
+    key = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:32]
+    return cache / "hashes" / f"{key}.json"
+
+
+def recorded_weights_sha256(weights: Path, cache: Path | None = None) -> str | None:
+    """The sha256 of the weights file as remembered under ``cache`` for its path, size and
+    mtime; ``None`` when none is (the file is not hashed here)."""
     cache = cache_dir() if cache is None else cache
     real = weights.resolve()
     st = real.stat()
-    key = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:32]
-    record_path = cache / "hashes" / f"{key}.json"
-    record = _read_json(record_path)
+    record = _read_json(_hash_record_path(real, cache))
     if (
         record.get("path") == str(real)
         and record.get("size") == st.st_size
@@ -266,6 +277,18 @@ def weights_sha256(weights: Path, cache: Path | None = None) -> str:
         and len(record["sha256"]) == 64
     ):
         return str(record["sha256"])
+    return None
+
+
+def weights_sha256(weights: Path, cache: Path | None = None) -> str:
+    """sha256 of the weights file, remembered by path + size + mtime under ``cache``."""
+    cache = cache_dir() if cache is None else cache
+    recorded = recorded_weights_sha256(weights, cache)
+    if recorded is not None:
+        return recorded
+    real = weights.resolve()
+    st = real.stat()
+    record_path = _hash_record_path(real, cache)
     digest = hashlib.sha256()
     with open(real, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -672,26 +695,42 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
-    """A session on the cached graph, or ``None`` if it is missing, damaged or wrong.
-
-    Checks: the record matches this graph version and the files' sizes; the small graph
-    file's sha256; the 90 MB weights file's sha256 only when its mtime is not the one
-    recorded at build time (a cold start must not rehash it); and finally that the graph
-    gives the probe vector the numpy reference gave at build time.
-    """
+def _cache_record(paths: _CachePaths) -> tuple[dict[str, Any] | None, str]:
+    """The build record of the cached graph when the cheap checks pass: it matches this
+    graph version and the files' sizes, and the small graph file's sha256 is the one
+    recorded. ``(None, why)`` otherwise, ``why`` empty when the cache is simply not there."""
     meta = _read_json(paths.meta)
     try:
-        data_stat = paths.data.stat()
         if (
             meta.get("graph_version") != GRAPH_VERSION
             or paths.graph.stat().st_size != meta.get("graph_size")
-            or data_stat.st_size != meta.get("data_size")
+            or paths.data.stat().st_size != meta.get("data_size")
         ):
-            return None
+            return None, ""
         if hashlib.sha256(paths.graph.read_bytes()).hexdigest() != meta.get("graph_sha256"):
-            log.warning("cached MiniLM graph %s is damaged; rebuilding", paths.graph)
-            return None
+            return None, f"cached MiniLM graph {paths.graph} is damaged; rebuilding"
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, f"cached MiniLM graph {paths.graph} is unusable ({exc}); rebuilding"
+    return meta, ""
+
+
+def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
+    """A session on the cached graph, or ``None`` if it is missing, damaged or wrong.
+
+    Checks: :func:`_cache_record` (the record matches this graph version and the files'
+    sizes; the small graph file's sha256); the 90 MB weights file's sha256 only when its
+    mtime is not the one recorded at build time (a cold start must not rehash it); and
+    finally that the graph gives the probe vector the numpy reference gave at build time.
+    """
+    meta, problem = _cache_record(paths)
+    if meta is None:
+        if problem:
+            log.warning("%s", problem)
+        return None
+    try:
+        data_stat = paths.data.stat()
         if data_stat.st_mtime_ns != meta.get("data_mtime_ns") and _file_sha256(
             paths.data
         ) != meta.get("data_sha256"):
@@ -709,6 +748,141 @@ def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
     except Exception as exc:  # a corrupt file can fail in many ways inside onnxruntime
         log.warning("cached MiniLM graph %s is unusable (%s); rebuilding", paths.graph, exc)
         return None
+
+
+# --------------------------------------------------------------------------------------
+# Is the cache warm? (for callers that must not wait for a build: the hooks)
+# --------------------------------------------------------------------------------------
+
+#: A background build (:func:`build_cache`) that failed is reported by :func:`cache_status`
+#: for this long; a caller loads the model in process meanwhile, as without one.
+BUILD_FAILURE_HOLD_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class CacheStatus:
+    """What :func:`cache_status` found."""
+
+    #: :meth:`MiniLMEmbedder.load` finds a cached graph to open instead of building one
+    #: (it still checks the graph's probe vector, and the weights' hash when their mtime
+    #: changed).
+    warm: bool
+    #: Another process holds the build lock: the graph is being built.
+    building: bool
+    #: The cache folder can be created and written (else a build is used uncached).
+    writable: bool
+    #: Why the last :func:`build_cache` failed, when it did in the last
+    #: :data:`BUILD_FAILURE_HOLD_SECONDS`; else empty.
+    failed: str
+    #: The cache folder.
+    folder: Path
+
+
+def cache_is_warm(cache: Path | None = None) -> bool:
+    """Whether :meth:`MiniLMEmbedder.load` would open the cached graph rather than build
+    it: the cheap checks of the loader's own (:func:`_cache_record`), without a session and
+    without reading the 90 MB files (a weights hash not yet recorded means cold)."""
+    return _warm_paths(locate_model(), cache_dir() if cache is None else cache)[0]
+
+
+def _warm_paths(files: ModelFiles, cache: Path) -> tuple[bool, _CachePaths | None]:
+    sha = recorded_weights_sha256(files.weights, cache)
+    if sha is None:
+        return False, None
+    paths = _CachePaths.for_weights(cache, sha)
+    return _cache_record(paths)[0] is not None, paths
+
+
+def cache_status() -> CacheStatus:
+    """Whether the cached graph is warm and, when not, whether it is being built, can be
+    cached at all and failed to build in the background lately. Cheap: no session, no
+    hashing; it creates the cache folders when they are missing (to learn whether it can)."""
+    files = locate_model()
+    cache = cache_dir()
+    warm, paths = _warm_paths(files, cache)
+    if warm:
+        return CacheStatus(True, False, True, "", cache)
+    return CacheStatus(
+        warm=False,
+        building=paths is not None and _lock_is_held(paths.lock),
+        writable=_writable(cache),
+        failed=_recent_failure(_failure_path(files, cache)),
+        folder=cache,
+    )
+
+
+def build_cache() -> None:
+    """Build the graph into the cache unless it is there (:meth:`MiniLMEmbedder.load`,
+    under its lock: a second builder waits, then finds it built). Raises
+    :class:`KenningError` when it could not be built or cached; the failure is recorded for
+    :func:`cache_status` (best effort), a success clears it."""
+    files = locate_model()
+    cache = cache_dir()
+    marker = _failure_path(files, cache)
+    try:
+        MiniLMEmbedder.load()
+        if not cache_is_warm(cache):
+            raise KenningError(f"the MiniLM graph was built but could not be cached in {cache}")
+    except Exception as exc:
+        record = {"error": f"{type(exc).__name__}: {exc}"[:1000]}
+        with contextlib.suppress(OSError):
+            _atomic_write(marker, json.dumps(record).encode("utf-8"))
+        if isinstance(exc, KenningError):
+            raise
+        raise KenningError(f"cannot build the MiniLM graph: {record['error']}") from exc
+    with contextlib.suppress(FileNotFoundError):
+        marker.unlink()
+
+
+def _failure_path(files: ModelFiles, cache: Path) -> Path:
+    key = hashlib.sha256(str(files.weights.resolve()).encode("utf-8")).hexdigest()[:32]
+    return cache / "models" / f"build-failed-{key}.json"
+
+
+def _recent_failure(marker: Path) -> str:
+    import time
+
+    try:
+        age = time.time() - marker.stat().st_mtime
+    except OSError:
+        return ""
+    if not 0 <= age < BUILD_FAILURE_HOLD_SECONDS:
+        return ""
+    return str(_read_json(marker).get("error") or "unknown error")
+
+
+def _writable(cache: Path) -> bool:
+    try:
+        for folder in (cache / "models", cache / "hashes"):
+            folder.mkdir(parents=True, exist_ok=True)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _lock_is_held(path: Path) -> bool:
+    """Whether another open file holds :func:`_file_lock` on ``path`` (never waits)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # no lock file: no build has started
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:  # locks unsupported here: say no, as _file_lock would not wait either
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------
