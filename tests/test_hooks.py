@@ -8,17 +8,23 @@ test project. Every failure mode must end with exit 0, no stdout and one stderr 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from kenning import MemoryStore
+from kenning import MemoryStore, open_store
+from kenning.embedders import minilm
 from kenning.hooks import claude_code
 from kenning.model import utc_now
 from kenning.render import REANCHOR_LINE
@@ -350,3 +356,146 @@ def test_a_closed_stream_still_ends_the_hook_with_exit_0(
     )
     assert "rc=0" in proc.stdout, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
+
+
+# -- a cold model cache --------------------------------------------------------------------------
+#
+# Building the model's ONNX graph takes seconds: a hook that met an empty cache used to build
+# it inside its budget, was stopped with it, and every later prompt started again (recall
+# skipped for ever). The hook leaves the build to a background `kenning build-cache` now.
+
+BUILDING = "is being built in the background; recall resumes when it is ready"
+
+
+def cache_builders(cache: Path) -> list[int]:
+    """The running `kenning build-cache` processes that build into ``cache``."""
+    needle = f"KENNING_CACHE_DIR={cache}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # gone, or not ours to read
+            continue
+        if needle in environ and b"build-cache" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def cold_cache(tmp_path: Path) -> Iterator[Path]:
+    """An empty model cache folder; no builder is left running into it afterwards."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("finding the background builder needs /proc")
+    cache = tmp_path / "model-cache"
+    yield cache
+    for pid in cache_builders(cache):  # a test that failed half-way
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_for_build(cache: Path, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while cache_builders(cache) or not minilm.cache_is_warm(cache):
+        assert time.monotonic() < deadline, f"no cached graph in {cache} after {timeout:g} s"
+        time.sleep(0.2)
+
+
+def test_a_cold_model_cache_is_built_in_the_background(
+    seeded: MemoryStore, cold_cache: Path
+) -> None:
+    """The prompt's hook skips recall at once with one line, a background process builds
+    the cache (session start does not wait for it either), and the next prompt recalls."""
+    budget = 3.0
+    env = {"KENNING_CACHE_DIR": str(cold_cache), "KENNING_HOOK_TIMEOUT": f"{budget:g}"}
+    root = seeded.project.root
+    started = time.monotonic()
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), root, env)
+    elapsed = time.monotonic() - started
+    assert_silent_failure(proc, BUILDING)
+    assert str(cold_cache) in proc.stderr
+    assert elapsed < budget, f"the hook took {elapsed:.2f} s"
+
+    # session start gives its listing as always, and says the same
+    proc = run_hook("session-start", payload("session_start_startup", root), root, env)
+    listing = [text for text, _ in findings(context_of(proc, "SessionStart"))]
+    assert listing == [IMPORT_FIX, SQLITE_FIX, NPM_FIX, UTC_RULE, NAMING]
+    (line,) = proc.stderr.strip().splitlines()
+    assert BUILDING in line
+
+    wait_for_build(cold_cache)
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), root, env)
+    assert proc.stderr == ""
+    assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
+
+
+def test_a_build_under_way_is_not_started_again(seeded: MemoryStore, cold_cache: Path) -> None:
+    """Another process holds the build lock: the hook neither waits for it nor starts a
+    second builder."""
+    files = minilm.locate_model()
+    sha = minilm.weights_sha256(files.weights, cold_cache)  # what a builder records first
+    lock = minilm._CachePaths.for_weights(cold_cache, sha).lock
+    env = {"KENNING_CACHE_DIR": str(cold_cache), "KENNING_HOOK_TIMEOUT": "3"}
+    with minilm._file_lock(lock):  # the builder at work
+        proc = run_hook(
+            "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
+        )
+        assert_silent_failure(proc, BUILDING)
+        assert cache_builders(cold_cache) == []  # one started would wait for this lock
+
+
+def test_a_cache_that_cannot_be_written_is_not_built_in_the_background(
+    seeded: MemoryStore, tmp_path: Path
+) -> None:
+    """A build there is used uncached: a background one would be lost and started again
+    by every prompt. The hook loads the model in its budget as before."""
+    (tmp_path / "a-file").write_text("not a folder")
+    env = {"KENNING_CACHE_DIR": str(tmp_path / "a-file" / "cache"), "KENNING_HOOK_TIMEOUT": "1"}
+    proc = run_hook(
+        "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "gave up after 1 s" in proc.stderr and "background" not in proc.stderr
+
+
+def test_a_failed_background_build_is_not_started_again(
+    seeded: MemoryStore, cold_cache: Path, tmp_path: Path
+) -> None:
+    """`kenning build-cache` records why it failed; for the next hour the hooks load the
+    model themselves (and say what is wrong) instead of starting a builder per prompt."""
+    model = tmp_path / "broken-model"
+    model.mkdir()
+    for name in ("tokenizer.json", "config.json"):
+        (model / name).symlink_to(minilm.locate_model().folder / name)
+    (model / "model.safetensors").write_bytes(b"not safetensors" * 100)
+    env = {
+        **os.environ,
+        "KENNING_CACHE_DIR": str(cold_cache),
+        "KENNING_MODEL_DIR": str(model),
+        "KENNING_HOOK_TIMEOUT": "30",
+    }
+    built = subprocess.run(
+        [sys.executable, "-m", "kenning", "build-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert built.returncode == 1 and "cannot read" in built.stderr, built.stderr
+    proc = run_hook(
+        "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
+    )
+    assert_silent_failure(proc, "cannot read")
+    assert cache_builders(cold_cache) == []
+
+
+def test_another_embedder_never_touches_the_model_cache(project: Path, tmp_path: Path) -> None:
+    env = {"KENNING_EMBEDDER": "hashing", "KENNING_CACHE_DIR": str(tmp_path / "model-cache")}
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember(SQLITE_FIX, "error_fix").ok
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
+    assert proc.stderr == ""
+    assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
+    assert not (tmp_path / "model-cache").exists()

@@ -1529,6 +1529,31 @@ def hook(event: str) -> None:
     run_hook(event)
 
 
+@main.command(
+    "build-cache",
+    hidden=True,
+    epilog="""
+\b
+Examples: (a hook starts it in the background when it finds the model cache cold)
+  kenning build-cache      # build the model's ONNX graph into the cache (KENNING_CACHE_DIR)
+
+Does nothing when the graph is cached already, or waits for another process building it;
+exit 1 when it cannot be built or cached (recorded: hooks then load the model themselves
+for an hour).
+""",
+)
+@handle_errors
+def build_cache() -> None:
+    """Build the MiniLM model's cached ONNX graph if it is not there (for the hooks)."""
+    from . import config
+
+    if config.embedder_name() != "minilm":
+        return
+    from .embedders.minilm import build_cache as build
+
+    build()
+
+
 # -- doctor --------------------------------------------------------------------------------
 
 

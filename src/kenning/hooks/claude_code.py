@@ -34,6 +34,10 @@ below fresh ones (:mod:`kenning.freshness`).
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 ``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr.
+Nor does a hook build the model's cached graph: when the cache is cold it starts a
+background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
+one line; session-start lists and leaves the re-seed for later; see
+:func:`_model_cache_cold`).
 """
 
 from __future__ import annotations
@@ -182,6 +186,57 @@ def _open_store(cwd: Path) -> MemoryStore:
     return store
 
 
+def _model_cache_cold() -> str:
+    """``""`` when the hook may load the model within its budget as always; else the one
+    line to say instead: the model's cached graph is cold and is being built by a
+    background ``kenning build-cache`` (started here unless one is running already).
+
+    A cold cache costs a build of seconds (:mod:`kenning.embedders.minilm`): inside the
+    budget it would be killed with the hook, and started again by the next one, for ever.
+    The build is left to a detached process instead (its lock keeps a second one waiting).
+    The model is loaded in the budget as before when the embedder is not MiniLM, the cache
+    cannot be written (a build is then used uncached: a background one would be lost), a
+    background build failed in the last hour (the load says why), or none can be started.
+    """
+    from .. import config
+
+    if config.embedder_name() != "minilm":
+        return ""
+    try:
+        from ..embedders.minilm import cache_status
+
+        status = cache_status()
+        if status.warm or not status.writable or status.failed:
+            return ""
+        if not status.building:
+            _start_model_build()
+    except Exception:  # a model that cannot be found, a cache that cannot be read…
+        return ""  # … the load in the budget says what is wrong
+    return (
+        f"the model cache ({status.folder}) is being built in the background; recall "
+        "resumes when it is ready"
+    )
+
+
+def _start_model_build() -> None:
+    """Start ``kenning build-cache`` detached: its own session (so it outlives the hook and
+    the agent's signals to it), no inherited streams or descriptors, in the root folder
+    (it holds no project folder busy) and with ``-P`` (no folder shadows a module)."""
+    import subprocess
+
+    if not sys.executable:
+        raise OSError("no Python executable to run the build with")
+    subprocess.Popen(
+        [sys.executable, "-P", "-m", "kenning", "build-cache"],
+        cwd=os.path.abspath(os.sep),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
     from ..render import render_recall
 
@@ -272,13 +327,22 @@ def context_for(
         if not prompt_queries(prompt):
             raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
     cwd = _project_dir(payload)
+    warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
     with _open_store(cwd) as store:
         if event == "prompt-submit":
+            cold = _model_cache_cold()
+            if cold:
+                raise HookSkip(cold)
             return _prompt_context(store, payload["prompt"])
         listing = _session_context(store, now)
         if listed is not None:
             listed(listing)
-        if _reseed(store, warn or (lambda message: _diagnose(sys.stderr, event, message))):
+        # a re-seed loads the model only when a doc changed; a cold cache is built in the
+        # background from here already, so that the first prompt waits less for it
+        cold = _model_cache_cold()
+        if cold:
+            warn(f"{cold} (changed solution docs are re-seeded at the next session)")
+        elif _reseed(store, warn):
             listing = _session_context(store, now)
         return listing
 
