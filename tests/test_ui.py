@@ -528,6 +528,75 @@ def test_an_edit_form_never_undoes_a_change_made_since_it_opened(
             store.forget(memory_id)
 
 
+def _post_form(port: int, cookie: str, path: str, fields: dict[str, str]) -> int:
+    from urllib.parse import urlencode
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request(
+        "POST",
+        path,
+        body=urlencode(fields),
+        headers={
+            "Cookie": cookie,
+            "Origin": f"http://127.0.0.1:{port}",
+            "Content-Type": "application/x-www-form-urlencoded",
+        },
+    )
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def test_two_tabs_saving_the_same_form_at_once_save_one(
+    ui: Server, ui_project: dict[str, Any]
+) -> None:
+    """Two edit forms opened on the same version and saved at the same moment (two tabs, a
+    double submit): one is saved, the other is refused as changed since it opened. The
+    version was compared in one store call and the update made in another, so both could
+    pass the check and the second silently undid the first (both said "Saved")."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    token_path = "/?" + ui.url.split("?", 1)[1]
+    sessions = []
+    for _ in range(2):
+        headers = _raw_get(ui.port, f"127.0.0.1:{ui.port}", token_path)[1]
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        conn = http.client.HTTPConnection("127.0.0.1", ui.port, timeout=60)
+        conn.request("GET", "/", headers={"Cookie": cookie})
+        csrf = re.search(r'name="csrf" value="([^"]+)"', conn.getresponse().read().decode())
+        conn.close()
+        assert csrf is not None
+        sessions.append((cookie, csrf[1]))
+    with store_of(ui_project) as store:
+        memory_id = store.remember("Release notes are written by the on-call engineer.", "rule").id
+    assert memory_id
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for round_ in range(6):
+                with store_of(ui_project) as store:
+                    before = store.get(memory_id)
+                assert before is not None
+                texts = (
+                    f"Round {round_}: the release train leaves every Monday at nine.",
+                    f"Round {round_}: database backups are verified each night by a cron job.",
+                )
+                forms = [
+                    {"csrf": csrf, "id": memory_id, "content": text, "type": "rule",
+                     "base": f"{before.content_hash}:{before.type}"}
+                    for (_, csrf), text in zip(sessions, texts, strict=True)
+                ]  # fmt: skip
+                statuses = list(
+                    pool.map(lambda s, f: _post_form(ui.port, s[0], "/edit", f), sessions, forms)
+                )
+                assert sorted(statuses) == [303, 409], (round_, statuses)
+                with store_of(ui_project) as store:
+                    after = store.get(memory_id)
+                assert after is not None and after.content in texts
+    finally:
+        with store_of(ui_project) as store:
+            store.forget(memory_id)
+
+
 def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
     target = ui_project["ids"]["naming"]
     click_and_wait(page, f"li.memory[data-id='{target}'] a:has-text('Forget')")

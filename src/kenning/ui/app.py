@@ -30,7 +30,16 @@ from starlette.staticfiles import StaticFiles
 
 from .. import protocol
 from ..errors import KenningError, UserInputError
-from ..model import COLLECTIONS, NEAR_DUPLICATE, STORED, Freshness, Memory, SearchResult, utc_now
+from ..model import (
+    COLLECTIONS,
+    NEAR_DUPLICATE,
+    STORED,
+    Freshness,
+    Memory,
+    RememberResult,
+    SearchResult,
+    utc_now,
+)
 from ..render import escape_html_text, hidden_characters
 from ..store import MemoryStore
 from . import charts
@@ -372,10 +381,30 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         # a browser sends a textarea's line breaks as CRLF
         content = str(form.get("content", "")).replace("\r\n", "\n")
         new_type = str(form.get("type", ""))
-        before = await call(lambda store: store.get(wanted))
+        base = str(form.get("base", ""))
+
+        def work(store: MemoryStore) -> tuple[Memory | None, RememberResult | None]:
+            # one store call: the version is compared and the memory changed with no other
+            # call of the page between them (two tabs saving the same form at once)
+            found = store.get(wanted)
+            if found is None or base != version(found):
+                return found, None
+            if content == found.content and new_type == found.type:
+                return found, None
+            changed = store.update(
+                wanted,
+                content=None if content == found.content else content,
+                type=None if new_type == found.type else new_type,
+                # the page lists any project's memories (project=all) and edits the one
+                # shown, as it forgets it
+                group_id=found.group_id,
+            )
+            return found, changed
+
+        before, result = await call(work)
         if before is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        if str(form.get("base", "")) != version(before):
+        if base != version(before):
             # changed since this form was shown (another process, an agent, a second tab):
             # saving the form's text would silently undo that change
             return page(
@@ -390,20 +419,6 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                 "again.",
                 duplicate_of=None,
             )
-        result = await call(
-            lambda store: (
-                store.update(
-                    wanted,
-                    content=None if content == before.content else content,
-                    type=None if new_type == before.type else new_type,
-                    # the page lists any project's memories (project=all) and edits the one
-                    # shown, as it forgets it
-                    group_id=before.group_id,
-                )
-                if content != before.content or new_type != before.type
-                else None
-            )
-        )
         session: Session = request.scope["state"]["session"]
         if result is None:
             session.flash("info", "Nothing changed.")
