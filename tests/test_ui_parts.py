@@ -209,3 +209,63 @@ def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
             address = more.group(1).replace("&amp;", "&") if more else ""
     source.close()
     assert len(seen) == len(set(seen)) == 602
+
+
+def test_a_change_while_another_process_holds_the_write_lock_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding the store's write lock past SQLite's wait (a long import or
+    reembed, a sqlite3 shell): Forget and Mark reviewed answered a bare "Internal Server
+    Error" (``sqlite3.OperationalError: database is locked`` escaped the core; the CLI
+    printed its traceback), the edit form blamed a duplicate check. Now each says the store
+    is locked by another process and that nothing changed; the memory is as it was."""
+    import re
+    import sqlite3
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.backends import sqlite as sqlite_backend
+    from kenning.ui.app import StoreSource, create_app
+
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    with open_store(cwd=project, embedder="hashing") as store:
+        stored = store.remember("Deploys go through the release branch only", "rule")
+        before = store.get(stored.id or "")
+    assert before is not None
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    app = create_app(source, port=8123, token="t")
+    holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+            client.get("/?token=t")
+            csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text)
+            assert csrf is not None
+            holder.execute("BEGIN IMMEDIATE")
+            base = f"{before.content_hash}:{before.type}"
+            for path, extra in (
+                ("/review", {}),
+                ("/forget", {}),
+                ("/edit", {"content": "Deploys go through main", "type": "rule", "base": base}),
+            ):
+                response = client.post(
+                    path,
+                    data={"csrf": csrf[1], "id": before.id, **extra},
+                    headers={"Origin": "http://127.0.0.1:8123"},
+                    follow_redirects=False,
+                )
+                assert response.status_code == 400, (path, response.status_code, response.text)
+                assert response.headers["content-type"].startswith("text/html"), path
+                assert "another process" in response.text and "nothing was changed" in (
+                    response.text
+                ), path
+            holder.execute("ROLLBACK")
+    finally:
+        holder.close()
+        source.close()
+    with open_store(cwd=project, embedder="hashing") as store:
+        after = store.get(before.id)
+    assert after is not None and after.content == before.content
+    assert after.metadata == before.metadata

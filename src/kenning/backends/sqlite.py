@@ -608,7 +608,17 @@ class SQLiteBackend:
                 yield
                 return
             self._upgrade()  # a reader's first write migrates an older schema first
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _result_code(exc) != _BUSY:
+                    raise
+                # another process held the write lock past the busy timeout
+                raise StoreWriteFailed(
+                    f"cannot write the store {self.path}: another process has held its write "
+                    f"lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or migrate?); "
+                    "nothing was changed, retry once it is done"
+                ) from None
             self._in_tx = True
             try:
                 yield
@@ -1500,6 +1510,8 @@ _DAMAGED_CODES = (11, 26)
 
 #: SQLITE_IOERR and SQLITE_FULL: the disk failed the write, or has no room for it.
 _IOERR, _FULL = 10, 13
+#: SQLITE_BUSY: another connection holds the lock (after the busy timeout).
+_BUSY = 5
 
 
 def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError:
