@@ -73,8 +73,9 @@ class NotAKenningStore(KenningError):
 
 
 class StoreWriteFailed(KenningError):
-    """The disk refused a write (full, failing, over a size limit); the write that failed
-    changed nothing, and the same write can be tried again once the disk allows it."""
+    """The disk refused a write (full, failing, over a size limit), or another process held
+    the store's write lock past the busy timeout; the write that failed changed nothing, and
+    the same write can be tried again once the disk or that process allows it."""
 
 
 class ProvenanceMismatch(KenningError):
