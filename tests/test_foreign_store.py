@@ -132,3 +132,30 @@ def filters_all():  # type: ignore[no-untyped-def]
     from kenning.backends.base import Filters
 
     return Filters()
+
+
+def test_an_upgrade_waiting_past_the_busy_timeout_changes_nothing_and_says_so(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migration before a reader's first write takes the write lock too: another process
+    holding it past SQLite's wait is the same clear refusal as for any write (it escaped as
+    ``sqlite3.OperationalError: database is locked``)."""
+    from kenning.backends import sqlite as sqlite_backend
+    from kenning.errors import StoreWriteFailed
+
+    db = _older_store(project, minilm)
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with open_store(cwd=project, embedder=minilm, create=False) as store:
+            memory = store.newest(1)[0]
+            with pytest.raises(StoreWriteFailed, match="another process has held its write lock"):
+                store.forget(memory.id)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
+    conn.close()

@@ -524,7 +524,7 @@ class SQLiteBackend:
         mode = _switch_to_wal(conn)
         if str(mode).lower() != "wal":
             raise KenningError(f"cannot switch {self.path} to WAL mode (got {mode})")
-        conn.execute("BEGIN IMMEDIATE")
+        self._begin_write()
         try:
             # Another process may have migrated while we waited for the write lock.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -543,6 +543,20 @@ class SQLiteBackend:
             conn.execute("PRAGMA secure_delete = ON")
             conn.execute("VACUUM")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _begin_write(self) -> None:
+        """``BEGIN IMMEDIATE``: take the write lock, waiting up to the busy timeout."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if _result_code(exc) != _BUSY:
+                raise
+            # another process held the write lock past the busy timeout
+            raise StoreWriteFailed(
+                f"cannot write the store {self.path}: another process has held its write "
+                f"lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or migrate?); "
+                "nothing was changed, retry once it is done"
+            ) from None
 
     @property
     def _read_columns(self) -> str:
@@ -608,17 +622,7 @@ class SQLiteBackend:
                 yield
                 return
             self._upgrade()  # a reader's first write migrates an older schema first
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if _result_code(exc) != _BUSY:
-                    raise
-                # another process held the write lock past the busy timeout
-                raise StoreWriteFailed(
-                    f"cannot write the store {self.path}: another process has held its write "
-                    f"lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or migrate?); "
-                    "nothing was changed, retry once it is done"
-                ) from None
+            self._begin_write()
             self._in_tx = True
             try:
                 yield
