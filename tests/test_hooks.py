@@ -232,6 +232,20 @@ def test_corrupted_store_is_exit_0_without_output(project: Path) -> None:
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+def test_a_damaged_full_text_index_is_named(seeded: MemoryStore) -> None:
+    """A store whose FTS5 index lost a shadow table: SQLite's generic "SQL logic error" is
+    reported as the damage it is, with the way to rebuild — not as an unexpected error."""
+    import sqlite3
+
+    conn = sqlite3.connect(seeded.backend.location)
+    conn.execute("DROP TABLE memories_fts_idx")
+    conn.commit()
+    conn.close()
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"))
+    assert_silent_failure(proc, "full-text index lost table(s) memories_fts_idx")
+    assert "unexpected" not in proc.stderr and "kenning export" in proc.stderr
+
+
 def test_a_server_that_is_down_is_one_line(project: Path) -> None:
     """A Qdrant server that does not answer, reached with an API key over http: one line
     (knowledge base NOT consulted), not qdrant-client's own two-line warning before it."""

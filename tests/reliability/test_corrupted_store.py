@@ -2,12 +2,12 @@
 
 Each case copies a healthy store (60 memories, made with the real model) into a fresh
 project and damages it: truncated at several offsets, overwritten with garbage, a corrupt
-page in the middle, a future schema version, a missing FTS table, a missing vector column,
-a vector of the wrong size, a WAL file of garbage. Then every surface that opens it must
-either work with every memory intact, or fail with a clear message that says what
-happened and how to recover (``kenning import`` from a backup, ``kenning doctor``,
-``kenning reembed``, upgrading) — never a traceback, never silent data loss, and the
-damaged file is not modified by opening it.
+page in the middle, a future schema version, a missing FTS table or one of its shadow
+tables, a missing vector column, a vector of the wrong size, a WAL file of garbage. Then
+every surface that opens it must either work with every memory intact, or fail with a
+clear message that says what happened and how to recover (``kenning import`` from a
+backup, ``kenning doctor``, ``kenning reembed``, upgrading) — never a traceback, never
+silent data loss, and the damaged file is not modified by opening it.
 """
 
 from __future__ import annotations
@@ -113,6 +113,13 @@ CASES: dict[str, Callable[[Path, dict[str, Any]], None]] = {
         "DROP TABLE memories_terms",
         "DROP TABLE memories_fts",
     ),
+    # a shadow table of the FTS5 index dropped: the open's schema check sees memories_fts
+    # itself, and SQLite answers a query with its generic error ("SQL logic error", "no such
+    # fts5 table"), which must still be reported as damage
+    **{
+        f"missing-fts_{name}": _sql(f"DROP TABLE memories_fts_{name}")
+        for name in ("data", "idx", "docsize", "config")
+    },
     "missing-vectors": _sql("ALTER TABLE memories DROP COLUMN embedding"),
     "missing-seen-count": _sql("ALTER TABLE memories DROP COLUMN seen_count"),
     "wrong-size-vector": _sql("UPDATE memories SET embedding = x'00112233' WHERE rowid = 7"),
@@ -126,6 +133,9 @@ HARMLESS = {"garbage-wal"}
 #: of 100 bytes at the end of the file lands in the last row's vector (read back with
 #: zeros: its length is 0.976), which went unnoticed before vectors were checked.
 DEGRADED = {"wrong-size-vector", "truncated-tail"}
+#: A shadow table of the full-text index dropped: the rows are intact, so `kenning export`
+#: still reads them out (the rebuild that the error and doctor name).
+FTS_SHADOW = {f"missing-fts_{name}" for name in ("data", "idx", "docsize", "config")}
 
 
 def _api_outcomes(root: Path, minilm: Embedder, contents: dict[str, str]) -> dict[str, str]:
@@ -177,8 +187,15 @@ def test_damaged_store(
         assert intact, api
     assert errors or intact, (case, api)
 
-    # the CLI: one clear line, exit 1, or a correct answer; doctor agrees with the API
-    commands = [["recall", "--project", "all", "random words note"], ["doctor", "--json"]]
+    # the CLI: one clear line, exit 1, or a correct answer; doctor agrees with the API. The
+    # query holds a word of the notes, so that its full-text lookup runs
+    stored_word = min(golden["contents"].values()).split()[1]
+    commands = [
+        ["recall", "--project", "all", f"random words note {stored_word}"],
+        ["doctor", "--json"],
+    ]
+    if case in FTS_SHADOW:  # the rows are intact: the rebuild the message names can start
+        commands.append(["export", "--group-id", "all"])
     if full:
         commands += [["stats"], ["search", "--group-id", "all", "words"], ["export"]]
     cli: dict[str, int] = {}
@@ -196,6 +213,9 @@ def test_damaged_store(
         assert_clean_outcome(proc, f"{case}: kenning {' '.join(argv)}")
         if argv[0] in ("recall", "search") or intact:  # these need every vector and the FTS
             assert (proc.returncode == 0) is intact, proc.stderr
+        elif case in FTS_SHADOW and argv[0] == "export":
+            assert proc.returncode == 0, proc.stderr
+            assert len(proc.stdout.splitlines()) == N + 1, proc.stderr
         elif proc.returncode == 0 and argv[0] == "export":  # then it is complete
             assert len(proc.stdout.splitlines()) == N + 1, proc.stderr
         elif proc.returncode == 0:  # stats: counts from the indexes, which are intact
@@ -220,6 +240,26 @@ def test_damaged_store(
             "cli": cli,
         },
     )
+
+
+@pytest.mark.parametrize("table", ["memories_fts_idx", "memories_fts_config"])
+def test_fts_table_dropped_while_the_store_is_open(
+    table: str, tmp_path: Path, golden: dict[str, Any], minilm: Embedder
+) -> None:
+    """A store already open (the MCP server's) whose full-text index loses a table: its
+    queries meet SQLite's generic error, reported as damage with the recovery hint, never
+    as a bare sqlite3.OperationalError."""
+    root, db = _project(tmp_path, golden)
+    with open_store(cwd=root, create=False, embedder=minilm) as store:
+        assert store.search("random words", group_id="all", threshold=0.0)
+        _sql(f"DROP TABLE {table}")(db, golden)
+        for query in (
+            lambda: store.recall("the note about the random words", group_id="all"),
+            lambda: store.search("random words", group_id="all", threshold=0.0),
+        ):
+            with pytest.raises(StoreCorrupted) as info:
+                query()
+            assert table in str(info.value) and "kenning export" in str(info.value)
 
 
 def test_locked_store_is_not_called_corrupted(

@@ -180,6 +180,16 @@ _COLUMNS = (
 )
 #: What a store of this schema version holds (``kenning doctor`` checks against these).
 REQUIRED_TABLES = ("meta", "memories", "memories_fts", "memories_terms", "vector_state")
+#: The shadow tables SQLite keeps the FTS5 index in (its content is the memories table).
+#: Without one of them a full-text query or a write fails with SQLite's generic error ("SQL
+#: logic error", "no such fts5 table"); an open does not check them, so that `kenning
+#: export` can still read the rows out of such a store.
+FTS_SHADOW_TABLES = (
+    "memories_fts_data",
+    "memories_fts_idx",
+    "memories_fts_docsize",
+    "memories_fts_config",
+)
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 #: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
 _NCOLUMNS = len(_COLUMNS.split(","))
@@ -1516,6 +1526,9 @@ _DAMAGED_CODES = (11, 26)
 _IOERR, _FULL = 10, 13
 #: SQLITE_BUSY: another connection holds the lock (after the busy timeout).
 _BUSY = 5
+#: SQLITE_ERROR: SQLite's generic error (also what a query meets when the full-text
+#: index lost one of its tables).
+_ERROR = 1
 
 
 def _failed_write(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> KenningError:
@@ -1547,9 +1560,36 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
             f"the disk failed reading or writing the store {backend.path} ({exc}); check the "
             f"disk and retry (a write that failed changed nothing)"
         )
-    if _result_code(exc) not in _DAMAGED_CODES:
+    if _result_code(exc) not in (_ERROR, *_DAMAGED_CODES):
+        return None
+    # "SQL logic error", "no such fts5 table", "vtable constructor failed", "malformed"
+    missing = _missing_fts_tables(backend)
+    if missing:
+        return StoreCorrupted(
+            f"{backend.path} is damaged: its full-text index lost table(s) "
+            f"{', '.join(missing)} ({exc}); its memories are intact: rebuild the store from "
+            f"them with `kenning export --group-id all -o backup.jsonl`, move {backend.path} "
+            "aside, then `kenning import backup.jsonl`"
+        )
+    if _result_code(exc) == _ERROR:  # any other mistake of a query: not damage
         return None
     return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")
+
+
+def _missing_fts_tables(backend: SQLiteBackend) -> list[str]:
+    """The shadow tables of the full-text index missing from the store; asked only after
+    SQLite's generic error."""
+    try:
+        with backend._lock:
+            present = {
+                str(r[0])
+                for r in backend._conn.execute(
+                    "SELECT name FROM sqlite_master WHERE name LIKE 'memories_fts%'"
+                )
+            }
+    except sqlite3.Error:
+        return []
+    return [t for t in FTS_SHADOW_TABLES if t not in present]
 
 
 def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -1601,6 +1641,7 @@ for _name in (
     "count_by",
     "iterate",
     "newest",
+    "term_statistics",
     "lexical_search",
     "vector_search",
     "integrity_check",
