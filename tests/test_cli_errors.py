@@ -85,6 +85,21 @@ def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path)
         assert "~no-such-user-kenning" in result.stderr and "home" in result.stderr
 
 
+@pytest.mark.parametrize("variable", ["KENNING_STORE", "KENNING_MODEL_DIR"])
+def test_a_variable_in_an_unknown_users_home_is_one_line_naming_it(
+    seeded_project: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """``~someone/...`` where no user is called someone: pathlib raises a bare RuntimeError
+    ("Could not determine home directory"); the user gets the variable and the fix."""
+    monkeypatch.setenv(variable, "~no-such-user-kenning/x")
+    monkeypatch.setenv("KENNING_EMBEDDER", "minilm")  # the model folder is only read for it
+    result = CliRunner().invoke(main, ["recall", "--project", "all", "snake case names"])
+    _one_line_error(result, f"recall with {variable}=~no-such-user-kenning/x")
+    assert result.exit_code == 1
+    assert variable in result.stderr and "no user 'no-such-user-kenning'" in result.stderr
+    assert "write the path out in full" in result.stderr
+
+
 def _odd_text() -> st.SearchStrategy[str]:
     fixed = st.sampled_from(
         [

@@ -246,6 +246,22 @@ def test_a_damaged_full_text_index_is_named(seeded: MemoryStore) -> None:
     assert "unexpected" not in proc.stderr and "kenning export" in proc.stderr
 
 
+@pytest.mark.parametrize("variable", ["KENNING_STORE", "KENNING_MODEL_DIR", "CLAUDE_PROJECT_DIR"])
+def test_a_path_in_an_unknown_users_home_is_named(seeded: MemoryStore, variable: str) -> None:
+    """``~someone/...`` with no user someone is the user's mistake, said as such (the
+    variable and the fix), not "skipped after an unexpected RuntimeError"."""
+    data = payload("prompt_submit_error", seeded.project.root)
+    if variable == "CLAUDE_PROJECT_DIR":  # read when the input has no cwd
+        body = json.loads(data)
+        del body["cwd"]
+        data = json.dumps(body).encode()
+    proc = run_hook(
+        "prompt-submit", data, seeded.project.root, {variable: "~no-such-user-kenning/x"}
+    )
+    assert_silent_failure(proc, f"{variable}")
+    assert "unexpected" not in proc.stderr and "write the path out in full" in proc.stderr
+
+
 def test_a_server_that_is_down_is_one_line(project: Path) -> None:
     """A Qdrant server that does not answer, reached with an API key over http: one line
     (knowledge base NOT consulted), not qdrant-client's own two-line warning before it."""

@@ -186,9 +186,12 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
         return explicit
     if env.get("KENNING_CACHE_DIR", "").strip():
         logging.getLogger("kenning").warning(
-            "kenning: KENNING_CACHE_DIR=%r is not an absolute path; using the default cache "
+            "kenning: KENNING_CACHE_DIR=%r is not an absolute path%s; using the default cache "
             "(a relative one would put the model in whatever folder kenning runs in)",
             env["KENNING_CACHE_DIR"][:200],
+            " (its ~ names no user of this machine)"
+            if env["KENNING_CACHE_DIR"].strip().startswith("~")
+            else "",
         )
     xdg = _absolute(env.get("XDG_CACHE_HOME", ""))  # the XDG spec: ignore a relative one
     if xdg is not None:
@@ -200,6 +203,23 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     import tempfile
 
     return Path(tempfile.gettempdir()) / f"kenning-cache-{getattr(os, 'getuid', lambda: 0)()}"
+
+
+def expand_home(value: str | os.PathLike[str], what: str) -> Path:
+    """``value`` as a path with a leading ``~`` or ``~user`` expanded; a
+    :class:`UserInputError` naming ``what`` (the variable or option it came from) when there
+    is no such user or no home folder to put in its place (pathlib raises a bare
+    RuntimeError then)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        text = str(value)
+        user = text[1:].split("/", 1)[0]
+        why = f"there is no user {user!r} on this machine" if user else "HOME is not set"
+        raise UserInputError(
+            f"{what} is {text[:120]!r}: its leading ~{user} stands for no home folder "
+            f"({why}); write the path out in full"
+        ) from None
 
 
 def _absolute(value: str) -> Path | None:
@@ -225,14 +245,14 @@ def claude_project_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     variable for the MCP servers and hooks it spawns); None when unset or blank."""
     env = os.environ if environ is None else environ
     value = env.get("CLAUDE_PROJECT_DIR", "").strip()
-    return Path(value).expanduser() if value else None
+    return expand_home(value, "CLAUDE_PROJECT_DIR") if value else None
 
 
 def secrets_file(environ: Mapping[str, str] | None = None) -> Path | None:
     """``KENNING_SECRETS_FILE``: the file that pins the Qdrant API key, when set."""
     env = os.environ if environ is None else environ
     explicit = env.get("KENNING_SECRETS_FILE", "").strip()
-    return Path(explicit).expanduser() if explicit else None
+    return expand_home(explicit, "KENNING_SECRETS_FILE") if explicit else None
 
 
 def hook_timeout(

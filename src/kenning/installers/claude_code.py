@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import MAX_HOOK_TIMEOUT_S
+from ..config import MAX_HOOK_TIMEOUT_S, expand_home
 from ..errors import UserInputError
 from .files import (
     FileChange,
@@ -364,7 +364,7 @@ def _user_dir(home: Path) -> tuple[Path, str]:
     """The folder holding ``.claude.json`` and the prefix of ``settings.json`` in it."""
     configured = os.environ.get("CLAUDE_CONFIG_DIR")
     if configured:
-        return Path(configured).expanduser(), ""
+        return expand_home(configured, "CLAUDE_CONFIG_DIR"), ""
     return home, ".claude/"
 
 

@@ -46,6 +46,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import Array, InlineTable, Table
 
+from ..config import expand_home
 from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
@@ -121,7 +122,7 @@ def codex_home(home: Path | None = None) -> tuple[Path, str, str]:
     set (the folder itself is the root), else ``~`` with ``.codex/`` below it."""
     configured = os.environ.get("CODEX_HOME")
     if configured:
-        return Path(configured).expanduser(), "", "$CODEX_HOME/"
+        return expand_home(configured, "CODEX_HOME"), "", "$CODEX_HOME/"
     return (home or Path.home()), ".codex/", "~/.codex/"
 
 
