@@ -91,8 +91,12 @@ def test_a_variable_in_an_unknown_users_home_is_one_line_naming_it(
 ) -> None:
     """``~someone/...`` where no user is called someone: pathlib raises a bare RuntimeError
     ("Could not determine home directory"); the user gets the variable and the fix."""
+    from kenning import embedders
+
     monkeypatch.setenv(variable, "~no-such-user-kenning/x")
     monkeypatch.setenv("KENNING_EMBEDDER", "minilm")  # the model folder is only read for it
+    # ... and only by a process that has not loaded the model yet (an earlier test may have)
+    monkeypatch.setattr(embedders, "_LOADED", {})
     result = CliRunner().invoke(main, ["recall", "--project", "all", "snake case names"])
     _one_line_error(result, f"recall with {variable}=~no-such-user-kenning/x")
     assert result.exit_code == 1

@@ -81,7 +81,6 @@ def payload(name: str, project_dir: Path) -> bytes:
 def run_hook(
     event: str, data: bytes, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    import os
 
     return subprocess.run(
         [sys.executable, "-m", "kenning", "hook", event],
@@ -260,6 +259,67 @@ def test_a_path_in_an_unknown_users_home_is_named(seeded: MemoryStore, variable:
     )
     assert_silent_failure(proc, f"{variable}")
     assert "unexpected" not in proc.stderr and "write the path out in full" in proc.stderr
+
+
+def _damaged_cache_copy(target: Path) -> Path:
+    """The model cache the suite built, linked into ``target`` (the 90 MB weights are not
+    copied: a rebuild replaces files by renaming, never writes into them), with the graph
+    file garbled."""
+    from kenning import config
+
+    source = config.cache_dir()
+    for folder in ("models", "hashes"):
+        (target / folder).mkdir(parents=True)
+        for file in (source / folder).iterdir():
+            if file.suffix == ".onnx":
+                data = bytearray(file.read_bytes())
+                data[100::97] = bytes(b ^ 0xFF for b in data[100::97])
+                (target / folder / file.name).write_bytes(bytes(data))
+            elif file.suffix in (".data", ".json"):
+                os.link(file, target / folder / file.name)
+    return target
+
+
+def test_a_cache_the_model_cannot_be_written_to_is_one_line(
+    seeded: MemoryStore, tmp_path: Path
+) -> None:
+    """An unusable model cache (a path under a file) is worked around: the graph is built in
+    memory, the hook still gives its context and says what it met in one line — not one
+    warning per step that met it (up to 10 lines: two threads each checking, hashing,
+    locking and writing)."""
+    (tmp_path / "a-file").write_text("x")
+    folder = tmp_path / "a-file" / "cache"
+    env = {"KENNING_CACHE_DIR": str(folder), "KENNING_HOOK_TIMEOUT": "120"}
+    proc = run_hook(
+        "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
+    )
+    assert findings(context_of(proc, "UserPromptSubmit"))
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("kenning hook prompt-submit: ") and str(folder) in line, line
+    assert "using it uncached" in line, line
+
+
+def test_a_garbled_model_cache_is_rebuilt_in_the_background(
+    seeded: MemoryStore, tmp_path: Path
+) -> None:
+    """A garbled cached graph is cold to the hook: one line, a background rebuild, and the
+    next prompt recalls with nothing to say."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("finding the background builder needs /proc")
+    folder = _damaged_cache_copy(tmp_path / "cache")
+    env = {"KENNING_CACHE_DIR": str(folder), "KENNING_HOOK_TIMEOUT": "120"}
+    root = seeded.project.root
+    try:
+        proc = run_hook("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
+        assert_silent_failure(proc, BUILDING)
+        wait_for_build(folder)
+    finally:
+        for pid in cache_builders(folder):  # a test that failed half-way
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
+    assert proc.stderr == ""
+    assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
 
 
 def test_a_server_that_is_down_is_one_line(project: Path) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+
 from .base import Embedder
 
 __all__ = ["Embedder", "load_embedder"]
 
 
 _LOADED: dict[str, Embedder] = {}
+#: Two threads of one process that ask at once (a store's lexical worker and its caller)
+#: load once: the second waits for the first's model instead of building its own.
+_LOADING = threading.Lock()
 
 
 def load_embedder(name: str = "minilm") -> Embedder:
@@ -15,9 +20,13 @@ def load_embedder(name: str = "minilm") -> Embedder:
 
     ``minilm`` is the default; ``hashing`` is for tests only and never a fallback.
     """
-    if name not in _LOADED:
-        _LOADED[name] = _load(name)
-    return _LOADED[name]
+    loaded = _LOADED.get(name)
+    if loaded is None:
+        with _LOADING:
+            loaded = _LOADED.get(name)
+            if loaded is None:
+                loaded = _LOADED[name] = _load(name)
+    return loaded
 
 
 def _load(name: str) -> Embedder:

@@ -217,6 +217,42 @@ def _model_id(files: ModelFiles, weights_sha256: str) -> str:
     return model_id
 
 
+class _CacheProblems:
+    """What went wrong with the cache during one load, said as one warning at its end: a
+    damaged or unwritable cache meets the same problem at each step (the first check, the
+    check again under the lock, the hash record, the lock, the write), and would otherwise
+    say it up to five times."""
+
+    #: How telling a problem is: what the load ended up doing beats why it rebuilt, which
+    #: beats a side file it could not write.
+    OUTCOME, REBUILD, SIDE = 2, 1, 0
+
+    def __init__(self) -> None:
+        self._notes: list[tuple[int, str]] = []
+
+    def note(self, rank: int, message: str, *args: object) -> None:
+        text = message % args if args else message
+        if all(text != seen for _, seen in self._notes):
+            self._notes.append((rank, text))
+
+    def report(self) -> None:
+        """Log the most telling problem (the first of its rank), once."""
+        if not self._notes:
+            return
+        rank = max(r for r, _ in self._notes)
+        first = next(text for r, text in self._notes if r == rank)
+        others = len(self._notes) - 1
+        more = f" (and {others} more problem(s) with that cache)" if others else ""
+        log.warning("%s%s", first, more)
+
+
+def _note(problems: _CacheProblems | None, rank: int, message: str, *args: object) -> None:
+    if problems is None:
+        log.warning(message, *args)
+    else:
+        problems.note(rank, message, *args)
+
+
 # --------------------------------------------------------------------------------------
 # Atomic cache files
 # --------------------------------------------------------------------------------------
@@ -280,7 +316,9 @@ def recorded_weights_sha256(weights: Path, cache: Path | None = None) -> str | N
     return None
 
 
-def weights_sha256(weights: Path, cache: Path | None = None) -> str:
+def weights_sha256(
+    weights: Path, cache: Path | None = None, problems: _CacheProblems | None = None
+) -> str:
     """sha256 of the weights file, remembered by path + size + mtime under ``cache``."""
     cache = cache_dir() if cache is None else cache
     recorded = recorded_weights_sha256(weights, cache)
@@ -298,7 +336,13 @@ def weights_sha256(weights: Path, cache: Path | None = None) -> str:
     try:
         _atomic_write(record_path, json.dumps(record).encode("utf-8"))
     except OSError as exc:
-        log.warning("cannot cache the weights hash in %s: %s", record_path.parent, exc)
+        _note(
+            problems,
+            _CacheProblems.SIDE,
+            "cannot cache the weights hash in %s: %s",
+            record_path.parent,
+            exc,
+        )
     return sha
 
 
@@ -623,7 +667,13 @@ class _CachePaths:
         )
 
 
-def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CachePaths) -> Any:
+def _build_and_cache(
+    ort: Any,
+    files: ModelFiles,
+    tokenizer: Any,
+    paths: _CachePaths,
+    problems: _CacheProblems | None = None,
+) -> Any:
     """Build the graph, verify it against the numpy reference and cache it.
 
     Returns ``None`` once cached; if the cache cannot be written, a session on the graph
@@ -682,7 +732,14 @@ def _build_and_cache(ort: Any, files: ModelFiles, tokenizer: Any, paths: _CacheP
         meta["data_mtime_ns"] = paths.data.stat().st_mtime_ns
         _atomic_write(paths.meta, json.dumps(meta).encode("utf-8"))
     except OSError as exc:
-        log.warning("cannot cache the MiniLM graph in %s (%s); using it uncached", paths.graph, exc)
+        _note(
+            problems,
+            _CacheProblems.OUTCOME,
+            "cannot cache the MiniLM graph in %s (%s); using it uncached (set KENNING_CACHE_DIR "
+            "to a folder kenning can write, or each start builds it again)",
+            paths.graph,
+            exc,
+        )
         return session
     return None
 
@@ -716,7 +773,9 @@ def _cache_record(paths: _CachePaths) -> tuple[dict[str, Any] | None, str]:
     return meta, ""
 
 
-def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
+def _open_cached(
+    ort: Any, tokenizer: Any, paths: _CachePaths, problems: _CacheProblems | None = None
+) -> Any:
     """A session on the cached graph, or ``None`` if it is missing, damaged or wrong.
 
     Checks: :func:`_cache_record` (the record matches this graph version and the files'
@@ -727,26 +786,42 @@ def _open_cached(ort: Any, tokenizer: Any, paths: _CachePaths) -> Any:
     meta, problem = _cache_record(paths)
     if meta is None:
         if problem:
-            log.warning("%s", problem)
+            _note(problems, _CacheProblems.REBUILD, "%s", problem)
         return None
     try:
         data_stat = paths.data.stat()
         if data_stat.st_mtime_ns != meta.get("data_mtime_ns") and _file_sha256(
             paths.data
         ) != meta.get("data_sha256"):
-            log.warning("cached MiniLM weights %s are damaged; rebuilding", paths.data)
+            _note(
+                problems,
+                _CacheProblems.REBUILD,
+                "cached MiniLM weights %s are damaged; rebuilding",
+                paths.data,
+            )
             return None
         session = _session(ort, str(paths.graph))
         got = _run(session, *_encode(tokenizer, [_PROBE_TEXT]))
         probe = np.asarray(meta["probe"], dtype=np.float32)[None, :]
         if got.shape != probe.shape or not float(_cosines(got, probe)[0]) >= _MIN_VERIFY_COSINE:
-            log.warning("cached MiniLM graph %s gives wrong vectors; rebuilding", paths.graph)
+            _note(
+                problems,
+                _CacheProblems.REBUILD,
+                "cached MiniLM graph %s gives wrong vectors; rebuilding",
+                paths.graph,
+            )
             return None
         return session
     except FileNotFoundError:
         return None
     except Exception as exc:  # a corrupt file can fail in many ways inside onnxruntime
-        log.warning("cached MiniLM graph %s is unusable (%s); rebuilding", paths.graph, exc)
+        _note(
+            problems,
+            _CacheProblems.REBUILD,
+            "cached MiniLM graph %s is unusable (%s); rebuilding",
+            paths.graph,
+            exc,
+        )
         return None
 
 
@@ -915,27 +990,34 @@ class MiniLMEmbedder:
         tokenizer = load_tokenizer(tokenizer_cls, files)
 
         cache = cache_dir()
-        sha = weights_sha256(files.weights, cache)
+        problems = _CacheProblems()
+        sha = weights_sha256(files.weights, cache, problems)
         paths = _CachePaths.for_weights(cache, sha)
-        session = _open_cached(ort, tokenizer, paths)
+        session = _open_cached(ort, tokenizer, paths, problems)
         if session is None:
             with contextlib.ExitStack() as stack:
                 try:
                     stack.enter_context(_file_lock(paths.lock))
                 except OSError as exc:
-                    log.warning("cannot lock %s (%s); building without the lock", paths.lock, exc)
+                    problems.note(
+                        _CacheProblems.SIDE,
+                        "cannot lock %s (%s); building without the lock",
+                        paths.lock,
+                        exc,
+                    )
                 # Another process may have built it while this one waited for the lock.
-                session = _open_cached(ort, tokenizer, paths)
+                session = _open_cached(ort, tokenizer, paths, problems)
                 if session is None:
-                    session = _build_and_cache(ort, files, tokenizer, paths)
+                    session = _build_and_cache(ort, files, tokenizer, paths, problems)
                     if session is None:
-                        session = _open_cached(ort, tokenizer, paths)
+                        session = _open_cached(ort, tokenizer, paths, problems)
                         if session is None:
                             raise KenningError(
                                 f"the MiniLM graph just cached in {paths.graph.parent} cannot be "
                                 "read back; remove that folder and retry"
                             )
 
+        problems.report()
         provenance = Provenance(
             embedder="minilm",
             model_id=_model_id(files, sha),

@@ -38,6 +38,8 @@ Nor does a hook build the model's cached graph: when the cache is cold it starts
 background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
 one line; session-start lists and leaves the re-seed for later; see
 :func:`_model_cache_cold`).
+What kenning logs meanwhile (a damaged model cache rebuilt, a damaged row skipped) is
+collected and said in that line, or in one of its own when the hook did its work.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import sys
 import threading
@@ -391,6 +394,32 @@ def _diagnose(stderr: IO[str], event: str, message: str) -> None:
         pass
 
 
+class _Warnings(logging.Handler):
+    """Collects what kenning (or a library) logs while a hook works: Python would print each
+    record as a line of its own on stderr, where the hook says one."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its format
+            message = str(record.msg)
+        message = message.removeprefix("kenning: ")
+        if message not in self.messages:
+            self.messages.append(message)
+
+    def said_with(self, message: str) -> str:
+        """``message`` (the hook's own diagnosis, may be empty) with what was logged."""
+        if not self.messages:
+            return message
+        others = len(self.messages) - 1
+        logged = self.messages[0] + (f" (and {others} more warning(s))" if others else "")
+        return f"{message} (warning: {logged})" if message else logged
+
+
 def _describe(exc: BaseException) -> str:
     from ..errors import KenningError
 
@@ -424,6 +453,23 @@ def run(
             _diagnose(stderr, event, problem)
     else:
         seconds = budget
+    warnings = _Warnings()
+    root = logging.getLogger()
+    root.addHandler(warnings)
+    try:
+        return _run(event, stdin, stdout, stderr, seconds, warnings)
+    finally:
+        root.removeHandler(warnings)
+
+
+def _run(
+    event: str,
+    stdin: IO[bytes],
+    stdout: IO[str],
+    stderr: IO[str],
+    seconds: float,
+    warnings: _Warnings,
+) -> bool:
     outcome: dict[str, Any] = {}
 
     def work() -> None:
@@ -446,8 +492,10 @@ def run(
             _diagnose(
                 stderr,
                 event,
-                f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
-                "they wait for the next session",
+                warnings.said_with(
+                    f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
+                    "they wait for the next session"
+                ),
             )
             with contextlib.suppress(OSError, ValueError):
                 stdout.write(_hook_output(event, listed))
@@ -456,16 +504,20 @@ def run(
         _diagnose(
             stderr,
             event,
-            f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
-            "recalled memories",
+            warnings.said_with(
+                f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
+                "recalled memories"
+            ),
         )
         return False
     error = outcome.get("error")
     if error is not None:
-        message = _describe(error)
+        message = warnings.said_with(_describe(error))
         if message:
             _diagnose(stderr, event, message)
         return True
+    if warnings.messages:  # the hook did its work; what went wrong on the way, in one line
+        _diagnose(stderr, event, warnings.said_with(""))
     output = outcome.get("output") or ""
     if output:
         try:
