@@ -625,7 +625,18 @@ def test_future_schema_and_missing_table(store: MemoryStore, minilm) -> None:  #
     conn.execute("DROP TABLE memories_fts")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreCorrupted, match="memories_fts"):
+    # it opens (the rows are intact, to be exported), and refuses what needs the index
+    with open_store(cwd=store.project.root, embedder=minilm) as damaged:
+        assert [m.content for m in damaged.browse()] == ["note"]
+        with pytest.raises(StoreCorrupted, match=r"memories_fts.*kenning export"):
+            damaged.remember("another note", "context")
+        with pytest.raises(StoreCorrupted, match="memories_fts"):
+            damaged.recall("note")
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE meta")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorrupted, match="missing table"):
         open_store(cwd=store.project.root, embedder=minilm)
 
 

@@ -190,6 +190,10 @@ FTS_SHADOW_TABLES = (
     "memories_fts_docsize",
     "memories_fts_config",
 )
+#: The full-text index: the FTS5 table, its vocabulary view and their shadow tables. A
+#: store that lost any of them still opens (its rows are intact: `kenning export` reads them
+#: out for the rebuild); its full-text queries and writes raise :class:`StoreCorrupted`.
+FULL_TEXT_TABLES = ("memories_fts", "memories_terms", *FTS_SHADOW_TABLES)
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 #: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
 _NCOLUMNS = len(_COLUMNS.split(","))
@@ -462,6 +466,9 @@ class SQLiteBackend:
         except sqlite3.Error as exc:
             raise KenningError(_cannot_open(self.path, exc)) from None
         self._identity = _file_identity(self.path)
+        #: The full-text index's tables this store lost (its rows are intact: it opens, to
+        #: be read out — `kenning export` — and refuses full-text queries and writes).
+        self._lost_index: list[str] = []
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self._schema = self._inspect(create)
@@ -554,6 +561,10 @@ class SQLiteBackend:
             conn.execute("VACUUM")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def _refuse_without_full_text(self) -> None:
+        if self._lost_index:
+            raise _lost_index_error(self.path, self._lost_index, "")
+
     def _begin_write(self) -> None:
         """``BEGIN IMMEDIATE``: take the write lock, waiting up to the busy timeout."""
         try:
@@ -575,6 +586,8 @@ class SQLiteBackend:
 
     def _check_tables(self, version: int, tables: set[str]) -> None:
         missing = set(required_tables(version)) - tables
+        self._lost_index = sorted(missing & set(FULL_TEXT_TABLES))
+        missing -= set(FULL_TEXT_TABLES)
         if missing:
             raise StoreCorrupted(
                 f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
@@ -631,6 +644,7 @@ class SQLiteBackend:
             if self._in_tx:
                 yield
                 return
+            self._refuse_without_full_text()
             self._upgrade()  # a reader's first write migrates an older schema first
             self._begin_write()
             self._in_tx = True
@@ -1060,6 +1074,7 @@ class SQLiteBackend:
     def _lexical_stats(self) -> _LexicalStats:
         """Row count, per-filter shares and FTS document frequencies, kept until the store
         changes (one ``PRAGMA data_version`` per query instead of three lookups)."""
+        self._refuse_without_full_text()
         version = self._version()
         stats = self._lexical
         if stats is None or stats.version != version:
@@ -1565,31 +1580,35 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
     # "SQL logic error", "no such fts5 table", "vtable constructor failed", "malformed"
     missing = _missing_fts_tables(backend)
     if missing:
-        return StoreCorrupted(
-            f"{backend.path} is damaged: its full-text index lost table(s) "
-            f"{', '.join(missing)} ({exc}); its memories are intact: rebuild the store from "
-            f"them with `kenning export --group-id all -o backup.jsonl`, move {backend.path} "
-            "aside, then `kenning import backup.jsonl`"
-        )
+        return _lost_index_error(backend.path, missing, f" ({exc})")
     if _result_code(exc) == _ERROR:  # any other mistake of a query: not damage
         return None
     return StoreCorrupted(f"{backend.path} is damaged ({exc}); {_recovery_hint(backend.path)}")
 
 
+def _lost_index_error(path: Path, missing: Sequence[str], detail: str) -> StoreCorrupted:
+    return StoreCorrupted(
+        f"{path} is damaged: its full-text index lost table(s) {', '.join(missing)}{detail}; "
+        f"its memories are intact: rebuild the store from them with `kenning export "
+        f"--group-id all -o backup.jsonl`, move {path} aside, then `kenning import backup.jsonl`"
+    )
+
+
 def _missing_fts_tables(backend: SQLiteBackend) -> list[str]:
-    """The shadow tables of the full-text index missing from the store; asked only after
-    SQLite's generic error."""
+    """The tables of the full-text index missing from the store (of those its schema has);
+    asked only after SQLite's generic error."""
     try:
         with backend._lock:
             present = {
                 str(r[0])
                 for r in backend._conn.execute(
-                    "SELECT name FROM sqlite_master WHERE name LIKE 'memories_fts%'"
+                    "SELECT name FROM sqlite_master WHERE name LIKE 'memories_%'"
                 )
             }
     except sqlite3.Error:
         return []
-    return [t for t in FTS_SHADOW_TABLES if t not in present]
+    expected = set(required_tables(backend._schema)) | set(FTS_SHADOW_TABLES)
+    return [t for t in FULL_TEXT_TABLES if t in expected and t not in present]
 
 
 def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
