@@ -250,3 +250,35 @@ def test_a_rejected_note_does_not_echo_its_secret(store: MemoryStore) -> None:
     assert result.status == "rejected"
     assert "not valid UTF-8" in (result.reason or "")
     assert GH not in (result.reason or "") and "[REDACTED:github_token]" in (result.reason or "")
+
+
+# Shapes the token and assignment rules missed: pasted `aws configure` prompts, the base64
+# user:password of a Docker config's or .npmrc's `auth`, JSON escaped inside a JSON string
+# (a log line, a request body), and a random value after "password:" in a sentence.
+AWS_PROMPT_SECRET = "Tq4Zr/Lm2Xv" + "9Kt4+Wp8Ys3Nd6Hf1Jb5Rc0GeTa2Q"
+DOCKER_AUTH = base64.b64encode(b"deployer:" + b"Hq7rW2xLp9Vm").decode()
+NPM_AUTH = base64.b64encode(b"ci-bot:" + b"Zr8sK3tMw6Yq").decode()
+ESCAPED_PW = "Kd8vN2" + "qRt5Wx"
+PROSE_PW = "Pm4wQ9" + "zLx2Rv"
+MISSED_SHAPES = (AWS_PROMPT_SECRET, DOCKER_AUTH, NPM_AUTH, ESCAPED_PW, PROSE_PW)
+
+
+def test_pasted_prompts_auth_blobs_and_escaped_json_do_not_reach_the_store(
+    store: MemoryStore, project: Path
+) -> None:
+    content = (
+        "acornmarker: set up the CI runner.\n"
+        f"AWS Access Key ID [None]: {AWS_ID}\n"
+        f"AWS Secret Access Key [None]: {AWS_PROMPT_SECRET}\n"
+        "Default region name [None]: eu-west-1\n"
+        f'~/.docker/config.json: {{"auths": {{"ghcr.io": {{"auth": "{DOCKER_AUTH}"}}}}}}\n'
+        f".npmrc: _auth={NPM_AUTH}\n"
+        f'the request log showed body="{{\\"user\\": \\"ci\\", \\"password\\": \\"{ESCAPED_PW}\\"}}"\n'
+        f"Use Password: {PROSE_PW} to log in to the staging console."
+    )
+    result = store.remember(content, "context")
+    assert result.status == "stored", result
+    raw = raw_store(project)
+    assert b"acornmarker" in raw and b"staging console" in raw
+    for secret in MISSED_SHAPES:
+        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"

@@ -24,8 +24,10 @@ replaced once, under the more specific kind:
 2. **Context** — kenning's rules for credentials whose value has no recognisable form, so
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
-   ``*_CREDENTIALS=`` assignments in env, code, JSON and YAML, ``Authorization:`` headers,
-   ``curl -u user:pass``, AWS secret keys by their key name (JSON, CLI, credentials file),
+   ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML,
+   ``Authorization:`` headers, ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
+   ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
+   CLI, credentials file, ``aws configure``'s prompt),
    Azure ``AccountKey=`` and SAS ``sig=``; and four token formats gitleaks lacks or pins to
    one length (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe
    ``whsec_``). These are Python ``re`` patterns, each linear: a candidate starts only at a
@@ -38,6 +40,7 @@ Placeholders and references keep their text (see :func:`redact_secrets`).
 
 from __future__ import annotations
 
+import base64
 import bisect
 import math
 import re
@@ -449,10 +452,12 @@ _SECRET_KEYWORD = (
     # "password" as teams write it in their own language
     rf"|{_LOCAL_PASSWORD})"
 )
-# The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…".
+# The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
+# in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*)"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
+    r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
 )
@@ -548,7 +553,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq"):
+    for name in ("dq", "sq", "eq"):
         value = m.group(name)
         if value is not None:
             if not value.strip() or _is_placeholder(value.strip()):
@@ -577,7 +582,12 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         end = run.end()
         value = run.group(0)
     elif sep == ":" and not key_quoted and _COLON_TAIL.match(text, end) is None:
-        return None  # prose such as "the token: it expires daily"
+        # prose such as "the token: it expires daily", unless the word after the colon is a
+        # random string ("Use Password: Pm4wQ9… to log in")
+        value = value.rstrip(".!?:")
+        end = start + len(value)
+        if not _looks_random(value):
+            return None
     elif text[end : end + 1] == "&" and text[max(0, name_start - 1) : name_start] not in ("?", "&"):
         end = _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
         value = text[start:end]
@@ -695,7 +705,10 @@ def _find_curl_users(text: str) -> Iterator[_Hit]:
 _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
         "aws_secret",
-        r"""(?i)(?:^|[^A-Za-z0-9])(?:aws_?)?secret_?access_?key["']?"""
+        # the key's words joined by '_' or a space, and in `aws configure`'s prompt the
+        # value it had before in brackets: "AWS Secret Access Key [****************Lk9W]: …"
+        r"""(?i)(?:^|[^A-Za-z0-9])(?:aws[_ ]?)?secret[_ ]?access[_ ]?key["']?"""
+        r"""(?:[ \t]*\[[^\]\n]{0,40}\])?"""
         r"""(?:[ \t]*(?:=>|:=|[:=])[ \t]*|[ \t]+)["']?"""
         r"(?P<pw>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)",
     ),
@@ -726,6 +739,17 @@ def _is_random(token: str) -> bool:
         and any(c.isupper() for c in token)
         and any(c.islower() for c in token)
     )
+
+
+#: A run of five lower-case letters: a word ("OAuth2Client", "Base64Encoded"), which a random
+#: string holds rarely.
+_WORD_RUN = lazy(r"[a-z]{5}")
+
+
+def _looks_random(value: str) -> bool:
+    """``value`` reads as a generated password or key rather than a word or a name: 8+
+    characters with a digit, an upper- and a lower-case letter, and no five-letter word."""
+    return len(value) >= 8 and _is_random(value) and _WORD_RUN.search(value) is None
 
 
 def _find_context_tokens(text: str) -> Iterator[_Hit]:
@@ -765,8 +789,31 @@ def _find_xml_elements(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
 
 
+# The base64 "user:password" of a Docker config ("auth": "…", ~/.docker/config.json, a
+# dockerconfigjson) or an .npmrc (_auth=…). Taken only when it decodes to user:password.
+_AUTH_BLOB = lazy(
+    r"""(?<![\w\-])(?:["']auth["']|_auth)[ \t]*[:=][ \t]*["']?"""
+    r"(?P<val>[A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])"
+)
+
+
+def _find_auth_blobs(text: str) -> Iterator[_Hit]:
+    if "auth" not in text:
+        return
+    for m in _AUTH_BLOB.finditer(text):
+        value = m.group("val")
+        try:
+            decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+            user, colon, password = decoded.decode("utf-8").partition(":")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if colon and user and password and (user + password).isprintable():
+            yield _Hit(m.start("val"), m.end("val"), "basic_auth", 0)
+
+
 _FINDERS = (
     _find_private_keys,
+    _find_auth_blobs,
     _find_xml_elements,
     _find_gitleaks,
     _find_context_tokens,
