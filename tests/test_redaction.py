@@ -697,3 +697,18 @@ def test_a_location_hides_its_password_parameter_whatever_it_looks_like() -> Non
 def test_a_location_without_user_information_is_shown_as_it_is(url: str) -> None:
     """An '@' after the host (in the path or the query) is no password's end."""
     assert redact_url(url) == url
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine learning password reset",
+        "the password is required",
+        "the token was revoked yesterday",
+        "the api_key is set in CI",
+        "the token: OAuth2Client handles refresh",
+        "パスワード：８文字以上",
+    ],
+)
+def test_prose_after_a_secret_word_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})

@@ -282,3 +282,25 @@ def test_pasted_prompts_auth_blobs_and_escaped_json_do_not_reach_the_store(
     assert b"acornmarker" in raw and b"staging console" in raw
     for secret in MISSED_SHAPES:
         assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"
+
+
+NETRC_PW = "Wn3xR8" + "kLq5Tz"
+SAID_PW = "Hy6tB1" + "mQw9Ks"
+FULLWIDTH_GH = "".join(chr(ord(c) + 0xFEE0) for c in GH)  # ｇｈｐ＿…: a model reads it as GH
+
+
+def test_netrc_lines_said_passwords_and_full_width_tokens_do_not_reach_the_store(
+    store: MemoryStore, project: Path
+) -> None:
+    content = (
+        "hazelmarker: the deploy bot reads ~/.netrc:\n"
+        f"machine api.heroku.com\n  login bot@example.com\n  password {NETRC_PW}\n"
+        f"The staging admin password is {SAID_PW}, rotate it monthly.\n"
+        f"A pasted token in full-width letters: {FULLWIDTH_GH}"
+    )
+    result = store.remember(content, "context")
+    assert result.status == "stored", result
+    raw = raw_store(project)
+    assert b"hazelmarker" in raw and b"rotate it monthly" in raw
+    for secret in (NETRC_PW, SAID_PW, FULLWIDTH_GH):
+        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"

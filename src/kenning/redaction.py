@@ -455,7 +455,9 @@ _SECRET_KEYWORD = (
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
 # in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)"
+    # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
+    r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*|[ \t]+(?:is|was)[ \t]+)"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
     r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
@@ -487,6 +489,12 @@ _FLAG = lazy(
     rf"(?:[ \t]+|(?<=[a-z])[\"'],(?:[ \t]*|[ \t]*\r?\n[ \t+\-]*)(?=[\"']))"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
     re.IGNORECASE,
+)
+# A .netrc entry: "machine <host> login <user> password <value>", on one line or several
+# (the login is required: "machine learning password reset" is prose).
+_NETRC = lazy(
+    r"\bmachine[ \t]+[^\s]{1,256}\s{1,64}login[ \t]+[^\s]{1,256}\s{1,64}password[ \t]+"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 # An environment list entry in Kubernetes, compose or CI YAML: "name: DB_PASSWORD" and, on the
 # next line, "value: ...".
@@ -535,7 +543,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
             # still start one ("…abc PASSWORD = hunter2"), so look again right after the key.
             pos = m.end("key")
-    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD):
+    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC):
         for m in pattern.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             value = m.group(group).strip()
@@ -549,6 +557,13 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
+    if sep.lower() in ("is", "was"):
+        # prose ("the token is valid", "the password was reset") unless the word is random
+        group = next(g for g in ("dq", "sq", "eq", "val") if m.group(g) is not None)
+        said = m.group(group).rstrip(".!?:)")
+        if not _looks_random(said):
+            return None
+        return _Hit(m.start(group), m.start(group) + len(said), "password_assignment", 1)
     key_quoted = bool(m.group("kq"))
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
@@ -919,9 +934,18 @@ _INVISIBLE = lazy(
 )
 
 
+#: The full-width forms of ASCII (U+FF01–FF5E: "ｇｈｐ＿…", "ＰＡＳＳＷＯＲＤ＝…") read as the ASCII
+#: they show, one character for one, so that spans still line up.
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+_HAS_FULLWIDTH = lazy("[\uff01-\uff5e]")
+
+
 def _find(scan: str) -> list[_Hit]:
     """Every finder's hits in ``scan``; invisible characters are looked through (the hits
-    are found in the text without them, then spanned over them in ``scan``)."""
+    are found in the text without them, then spanned over them in ``scan``), and full-width
+    letters, digits and signs are read as ASCII."""
+    if not scan.isascii() and _HAS_FULLWIDTH.search(scan):
+        scan = scan.translate(_FULLWIDTH)
     index: list[int] | None = None
     if not scan.isascii() and _INVISIBLE.search(scan):
         index = [i for i, ch in enumerate(scan) if not _INVISIBLE.match(ch)]
