@@ -16,8 +16,8 @@ from kenning import protocol
 from kenning.backends.base import Backend, Filters
 from kenning.config import load_settings
 from kenning.embedders.base import Embedder
-from kenning.errors import InvalidTypeError, UserInputError
-from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
+from kenning.errors import EditConflict, InvalidTypeError, UserInputError
+from kenning.model import NEAR_DUPLICATE, REJECTED, STORED, edit_version
 from kenning.project import resolve_project
 from kenning.recall_log import RECALL_LOG_FILENAME
 from kenning.store import MemoryStore, open_store
@@ -89,6 +89,24 @@ def test_update_type_only_moves_the_collection(mstore: MemoryStore) -> None:
     assert (moved.collection, moved.type) == ("discussions", "decision")
     memory = mstore.get(stored.id or "")
     assert memory is not None and memory.content == NAMING and memory.type == "decision"
+
+
+def test_update_from_a_version_that_changed_since_changes_nothing(mstore: MemoryStore) -> None:
+    """An edit made from the memory as it was read (the web page's form): another writer's
+    change in between is not undone — the version is compared under the write lock."""
+    stored = mstore.remember(NAMING, "rule")
+    read = mstore.get(stored.id or "")
+    assert read is not None
+    seen = edit_version(read)
+    # another process (or tab) edits it after this one read it
+    assert mstore.update(read.id, content=NAMING + " Constants are UPPER_CASE.").ok
+    with pytest.raises(EditConflict, match="changed since"):
+        mstore.update(read.id, content="Use camelCase.", expected_version=seen)
+    now = mstore.get(read.id)
+    assert now is not None and now.content == NAMING + " Constants are UPPER_CASE."
+    # made from the version as it is now, the edit applies
+    done = mstore.update(read.id, type="decision", expected_version=edit_version(now))
+    assert done.status == STORED and done.type == "decision"
 
 
 def test_update_into_a_duplicate_changes_nothing(mstore: MemoryStore) -> None:

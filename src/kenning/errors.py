@@ -14,6 +14,7 @@ __all__ = [
     "ContentError",
     "DedupCheckFailed",
     "DuplicateContent",
+    "EditConflict",
     "InvalidTypeError",
     "KenningError",
     "NotAKenningStore",
@@ -44,6 +45,11 @@ class ContentError(UserInputError):
 
 class InvalidTypeError(UserInputError):
     """An unknown memory type or collection, or a type outside its collection."""
+
+
+class EditConflict(UserInputError):
+    """An edit made from a memory as it was read, which has changed since (another process,
+    an agent, a second tab): nothing was changed; read the memory again and redo the edit."""
 
 
 class StoreLocationError(KenningError):

@@ -214,6 +214,13 @@ class Memory:
         )
 
 
+def edit_version(memory: Memory) -> str:
+    """What an edit starts from: the memory's text (by hash) and its type. An edit made
+    from one version is not applied over another (:meth:`MemoryStore.update`'s
+    ``expected_version``)."""
+    return f"{memory.content_hash}:{memory.type}"
+
+
 def check_seen_count(value: object) -> int:
     """``value`` as a ``seen_count``: a whole number of at least 1 (``ValueError``
     otherwise), kept at :data:`MAX_SEEN_COUNT` when larger (a kenning before that limit

@@ -34,6 +34,7 @@ from .config import Settings, load_settings
 from .embedders.base import Embedder
 from .errors import (
     ContentError,
+    EditConflict,
     KenningError,
     ProvenanceMismatch,
     StoreClosed,
@@ -58,6 +59,7 @@ from .model import (
     check_memory_id,
     check_seen_count,
     content_hash,
+    edit_version,
     new_memory_id,
     parse_timestamp,
     resolve_type,
@@ -1373,6 +1375,7 @@ class MemoryStore:
         content: str | None = None,
         type: str | None = None,
         group_id: str | None = None,
+        expected_version: str | None = None,
     ) -> RememberResult:
         """Change a memory's content and/or type through the write path of :meth:`remember`.
 
@@ -1384,6 +1387,9 @@ class MemoryStore:
         ``dedup-check-failed`` — in which cases nothing was changed. An unknown id raises
         :class:`~kenning.errors.UserInputError`, and so does a memory of another project
         unless ``group_id`` names it (``"all"``: any project), as for :meth:`forget`.
+        ``expected_version`` (:func:`kenning.model.edit_version` of the memory the edit was
+        made from) is compared under the write lock: a memory changed since raises
+        :class:`~kenning.errors.EditConflict`, and nothing is changed.
         """
         import dataclasses
 
@@ -1406,6 +1412,12 @@ class MemoryStore:
                         "forgotten; --project names another project's)"
                     )
                 old = found[0]
+                if expected_version is not None and edit_version(old) != expected_version:
+                    raise EditConflict(
+                        f"memory {memory_id} changed since this edit was made from it (by "
+                        "another process, an agent or a second tab); nothing was changed: "
+                        "read it again and redo the edit"
+                    )
                 derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
                 if old.group_id != self.group_id and "file_blobs" in old.metadata:
                     # another project's files are not in this checkout: keep its record

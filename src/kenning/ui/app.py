@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import protocol
-from ..errors import KenningError, UserInputError
+from ..errors import EditConflict, KenningError, UserInputError
 from ..model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
@@ -38,6 +38,7 @@ from ..model import (
     Memory,
     RememberResult,
     SearchResult,
+    edit_version,
     utc_now,
 )
 from ..render import escape_html_text, hidden_characters
@@ -220,12 +221,6 @@ class StoreSource:
             self._kept.close()
 
 
-def version(memory: Memory) -> str:
-    """What an edit form was shown of a memory: its text (by hash) and its type. A form whose
-    version is no longer the memory's is not saved over it."""
-    return f"{memory.content_hash}:{memory.type}"
-
-
 def _templates() -> Environment:
     env = Environment(
         loader=FileSystemLoader(HERE / "templates"),
@@ -246,7 +241,7 @@ def _templates() -> Environment:
         CSRF_FIELD=CSRF_FIELD,
         SEARCH_MAX_LIMIT=protocol.SEARCH_MAX_LIMIT,
         facts=memory_facts,
-        version=version,
+        version=edit_version,
         hidden_characters=hidden_characters,
     )
     return env
@@ -384,27 +379,31 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         base = str(form.get("base", ""))
 
         def work(store: MemoryStore) -> tuple[Memory | None, RememberResult | None]:
-            # one store call: the version is compared and the memory changed with no other
-            # call of the page between them (two tabs saving the same form at once)
             found = store.get(wanted)
-            if found is None or base != version(found):
+            if found is None or base != edit_version(found):
                 return found, None
             if content == found.content and new_type == found.type:
                 return found, None
-            changed = store.update(
-                wanted,
-                content=None if content == found.content else content,
-                type=None if new_type == found.type else new_type,
-                # the page lists any project's memories (project=all) and edits the one
-                # shown, as it forgets it
-                group_id=found.group_id,
-            )
+            try:
+                changed = store.update(
+                    wanted,
+                    content=None if content == found.content else content,
+                    type=None if new_type == found.type else new_type,
+                    # the page lists any project's memories (project=all) and edits the one
+                    # shown, as it forgets it
+                    group_id=found.group_id,
+                    # compared again under the store's write lock: another process (or tab)
+                    # may change it between the read above and the write
+                    expected_version=base,
+                )
+            except EditConflict:
+                return store.get(wanted), None
             return found, changed
 
         before, result = await call(work)
         if before is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        if base != version(before):
+        if base != edit_version(before):
             # changed since this form was shown (another process, an agent, a second tab):
             # saving the form's text would silently undo that change
             return page(
