@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import string
 import subprocess
 import sys
 import threading
@@ -155,6 +156,26 @@ def test_lone_surrogate_gets_an_error_reply(project: Path, tmp_path: Path) -> No
     finally:
         assert server.close() == 0
     assert not (project / ".kenning").exists()  # nothing was written
+
+
+def test_a_malformed_line_is_logged_without_its_secrets(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server logs a line it cannot read (at info): what was wrong with it, not the line,
+    which the SDK's error quoted in part (a token's tail, cut past what redaction knows)."""
+    monkeypatch.setenv("KENNING_LOG_LEVEL", "info")
+    token = "ghp_" + "".join(random.Random(5).choices(string.ascii_letters + string.digits, k=36))
+    log = tmp_path / "err.log"
+    server = RawServer(project, log)
+    try:
+        server.initialize()
+        server.send_line(f'{{"jsonrpc": "2.0", "id": 3, "params": {{"token": "{token}"'.encode())
+        assert server.reply()["error"]["code"] == -32700
+    finally:
+        assert server.close() == 0
+    logged = log.read_text(errors="replace")
+    assert "unreadable line on stdin" in logged and "not valid JSON" in logged, logged
+    assert token[-12:] not in logged and "input_value" not in logged, logged
 
 
 def test_malformed_lines_get_json_rpc_errors(project: Path, tmp_path: Path) -> None:

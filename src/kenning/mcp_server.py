@@ -984,8 +984,13 @@ async def _serve_stdio(server: MCPServer) -> None:
             async with send:
                 async for item in read_stream:
                     if isinstance(item, Exception):
-                        log.info("unreadable line on stdin: %s", item)
                         reply = malformed_line_reply(item)
+                        # what was wrong, not the line (the SDK's error quotes part of it,
+                        # which may cut a secret past what redaction can recognise)
+                        log.info(
+                            "unreadable line on stdin: %s",
+                            reply.error.message if reply is not None else "a malformed response",
+                        )
                         if reply is not None:
                             await write_stream.send(SessionMessage(reply))
                         continue
