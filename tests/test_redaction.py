@@ -708,7 +708,35 @@ def test_a_location_without_user_information_is_shown_as_it_is(url: str) -> None
         "the api_key is set in CI",
         "the token: OAuth2Client handles refresh",
         "パスワード：８文字以上",
+        "Bearer tokens expire after an hour; refresh them with the Bearer ${TOKEN} header",
+        "the cookie: it is set by the login page",
+        "Cookie: theme=dark; lang=en",
+        "Set-Cookie: Path=/; Domain=example.com; SameSite=Lax",
     ],
 )
 def test_prose_after_a_secret_word_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        (
+            "Cookie: sessionid=a8Fk2LmQ9xZp4RtY7uW1; csrftoken=Qm3nB8vC2xZ9",
+            ["a8Fk2LmQ9xZp4RtY7uW1", "Qm3nB8vC2xZ9"],
+        ),
+        (
+            "< Set-Cookie: sid=Zb7Qw2Lk9Xc4Vn1Mm5Pq; Path=/; Domain=example.com; HttpOnly",
+            ["Zb7Qw2Lk9Xc4Vn1Mm5Pq"],
+        ),
+        ('requests.get(url, headers={"X": "Bearer a8Fk2LmQ9xZp4RtY7uW1bN5c"})', ["a8Fk2LmQ9x"]),
+        ("call the API with bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0", ["9f8e7d6c5b4a3928"]),
+    ],
+)
+def test_session_cookies_and_bearer_tokens_outside_a_header_are_redacted(
+    text: str, secrets: list[str]
+) -> None:
+    redacted, counts = redact_secrets(text)
+    assert counts and all(secret not in redacted for secret in secrets), redacted
+    # what is not the credential stays: the cookie's name, Set-Cookie's attributes
+    assert ("Path=/" in redacted) is ("Path=/" in text)

@@ -25,7 +25,8 @@ replaced once, under the more specific kind:
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
    ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML,
-   ``Authorization:`` headers, ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
+   ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
+   ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
    ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
    CLI, credentials file, ``aws configure``'s prompt),
    Azure ``AccountKey=`` and SAS ``sig=``; and four token formats gitleaks lacks or pins to
@@ -674,6 +675,22 @@ _AUTH_HEADER = lazy(
     r"(?P<pw>[A-Za-z0-9._~+/=\-]{8,4096})(?![A-Za-z0-9._~+/=\-])",
     re.IGNORECASE,
 )
+# A bearer token outside an Authorization header ("call it with Bearer eyJ…", an HTTP client's
+# bearer argument): long, with a digit, as generated tokens are ("Bearer tokens expire" is
+# prose).
+_BEARER = lazy(
+    r"(?<![A-Za-z0-9_\-])bearer[ \t]+[\"']?(?P<pw>[A-Za-z0-9._~+/=\-]{16,4096})"
+    r"(?![A-Za-z0-9._~+/=\-])",
+    re.IGNORECASE,
+)
+# A Cookie or Set-Cookie header: a cookie's value of 8 characters or more on its line is a
+# session credential, whatever it looks like ("theme=dark" is not), except Set-Cookie's
+# attributes (Path=/, Domain=…, SameSite=Lax).
+_COOKIE_HEADER = lazy(r"(?<![A-Za-z0-9_\-])(?:set-)?cookie[\"']?[ \t]*:[ \t]*", re.IGNORECASE)
+_COOKIE_PAIR = lazy(r"[ \t]*(?P<name>[^=;,\s\"']{1,256})=(?P<val>[^;,\s\"']{1,4096})[ \t]*[;,]?")
+_COOKIE_ATTRIBUTES = frozenset(
+    {"path", "domain", "expires", "max-age", "samesite", "priority", "partitioned", "version"}
+)
 _CURL = lazy(r"(?<![A-Za-z0-9_\-])curl(?![A-Za-z0-9_\-])")
 _CURL_USER = lazy(
     r"(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"']{1,256}):"
@@ -690,6 +707,22 @@ def _find_headers(text: str) -> Iterator[_Hit]:
             continue  # "authorization: disabled" is a setting; a bare token is long and random
         if not _is_placeholder(pw):
             yield _Hit(m.start("pw"), m.end("pw"), "authorization_header", 1)
+    if "earer" in text or "EARER" in text:
+        for m in _BEARER.finditer(text):
+            pw = m.group("pw")
+            if any(c.isdigit() for c in pw) and not _is_placeholder(pw):
+                yield _Hit(m.start("pw"), m.end("pw"), "authorization_header", 1)
+    for m in _COOKIE_HEADER.finditer(text):
+        at = m.end()
+        while (pair := _COOKIE_PAIR.match(text, at)) is not None:
+            at = pair.end()
+            value = pair.group("val")
+            if (
+                len(value) >= 8
+                and pair.group("name").lower() not in _COOKIE_ATTRIBUTES
+                and not _is_placeholder(value)
+            ):
+                yield _Hit(pair.start("val"), pair.end("val"), "authorization_header", 1)
 
 
 #: A curl command may continue over this many lines ("\\" at the end of a line).
