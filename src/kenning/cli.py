@@ -1538,17 +1538,23 @@ Examples: (a hook starts it in the background when it finds the model cache cold
   kenning build-cache      # build the model's ONNX graph into the cache (KENNING_CACHE_DIR)
 
 Does nothing when the graph is cached already, or waits for another process building it;
-exit 1 when it cannot be built or cached (recorded: hooks then load the model themselves
-for an hour).
+runs at a lower priority (nice 10); exit 1 when it cannot be built or cached (recorded:
+hooks then load the model themselves for an hour).
 """,
 )
 @handle_errors
 def build_cache() -> None:
     """Build the MiniLM model's cached ONNX graph if it is not there (for the hooks)."""
+    import contextlib
+    import os
+
     from . import config
 
     if config.embedder_name() != "minilm":
         return
+    # started in the background while the agent works: its seconds of building yield to it
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
     from .embedders.minilm import build_cache as build
 
     build()
