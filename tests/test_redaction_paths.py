@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -215,6 +216,23 @@ def test_update_redacts_the_new_content(store: MemoryStore, project: Path) -> No
     assert_no_secret(project, "elmmarker")
 
 
+def remember_and_grep(
+    store: MemoryStore,
+    project: Path,
+    content: str,
+    kept: Sequence[bytes],
+    secrets: Sequence[str],
+) -> None:
+    """Remember ``content``; every byte under ``.kenning`` holds the ``kept`` words and none
+    of the ``secrets``."""
+    result = store.remember(content, "context")
+    assert result.status == "stored", result
+    raw = raw_store(project)
+    assert all(word in raw for word in kept), kept
+    for secret in secrets:
+        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"
+
+
 def test_store_file_grep_sees_an_unredacted_write(store: MemoryStore, project: Path) -> None:
     """The control: the same grep finds a value the redactor does not know as a secret, so
     the tests above fail if redaction is skipped rather than pass because nothing is read."""
@@ -276,12 +294,7 @@ def test_pasted_prompts_auth_blobs_and_escaped_json_do_not_reach_the_store(
         f'the request log showed body="{{\\"user\\": \\"ci\\", \\"password\\": \\"{ESCAPED_PW}\\"}}"\n'
         f"Use Password: {PROSE_PW} to log in to the staging console."
     )
-    result = store.remember(content, "context")
-    assert result.status == "stored", result
-    raw = raw_store(project)
-    assert b"acornmarker" in raw and b"staging console" in raw
-    for secret in MISSED_SHAPES:
-        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"
+    remember_and_grep(store, project, content, [b"acornmarker", b"staging console"], MISSED_SHAPES)
 
 
 NETRC_PW = "Wn3xR8" + "kLq5Tz"
@@ -298,9 +311,5 @@ def test_netrc_lines_said_passwords_and_full_width_tokens_do_not_reach_the_store
         f"The staging admin password is {SAID_PW}, rotate it monthly.\n"
         f"A pasted token in full-width letters: {FULLWIDTH_GH}"
     )
-    result = store.remember(content, "context")
-    assert result.status == "stored", result
-    raw = raw_store(project)
-    assert b"hazelmarker" in raw and b"rotate it monthly" in raw
-    for secret in (NETRC_PW, SAID_PW, FULLWIDTH_GH):
-        assert secret.encode() not in raw, f"a secret ({secret[:6]}…) reached the store file"
+    kept = [b"hazelmarker", b"rotate it monthly"]
+    remember_and_grep(store, project, content, kept, (NETRC_PW, SAID_PW, FULLWIDTH_GH))
