@@ -36,6 +36,7 @@ from kenning.errors import (
     ProvenanceMismatch,
     StoreNotFound,
     StoreUnavailable,
+    StoreWriteFailed,
 )
 from kenning.model import NEAR_DUPLICATE, STORED, Memory, Provenance, content_hash
 from kenning.project import resolve_project
@@ -999,6 +1000,52 @@ def test_postgres_session_outlives_a_server_that_refuses_then_returns(
             assert [m.id for m in b.get([rid(1)])] == [rid(1)]
     finally:
         b.close()
+
+
+def test_postgres_write_gives_up_on_a_writer_that_never_ends(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that holds the store's write lock and never ends (a suspended import, a
+    client gone without the server noticing) made every other write wait for ever: a
+    `kenning remember` hung. Like SQLite's busy timeout, a write waits so long, then says
+    why, having written nothing; once that session ends the same write goes through."""
+    import time
+
+    from kenning.backends import postgres as pg_backend
+
+    # the lock wait, shortened (the holder lets go after 5 s: a write that waits for it
+    # instead of giving up is the fault)
+    monkeypatch.setattr(pg_backend, "STORE_LOCK_WAIT_S", 0.5, raising=False)
+    rng = np.random.default_rng(7)
+    writer = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
+    stuck = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with stuck.exclusive():  # another session's write, holding the lock
+            holding.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold)
+    try:
+        writer.upsert([record(1, unit(rng))])
+        holder.start()
+        assert holding.wait(10)
+        started = time.monotonic()
+        with pytest.raises(StoreWriteFailed, match=r"write lock.*nothing was changed"):
+            writer.upsert([record(2, unit(rng))])
+        assert time.monotonic() - started < 4
+        assert writer.count(Filters()) == 1
+        release.set()
+        holder.join()
+        writer.upsert([record(2, unit(rng))])
+        assert writer.count(Filters()) == 2
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.join()
+        stuck.close()
+        writer.close()
 
 
 # -- Qdrant specifics -----------------------------------------------------------------------

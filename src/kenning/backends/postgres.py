@@ -37,9 +37,10 @@ match, the query is repeated as an exact scan (``enable_indexscan = off``). Vect
 to 1024 dimensions are stored inline (``STORAGE PLAIN``), which keeps exact scans cheap.
 
 Writes serialise on ``pg_advisory_xact_lock`` (per database and schema), like SQLite's
-``BEGIN IMMEDIATE``; :meth:`PostgresBackend.exclusive` holds that lock in one transaction
-on one connection, and every call made inside it on the same thread uses that connection,
-so the store's dedup check and insert are atomic against every other writer. A batch
+``BEGIN IMMEDIATE``, and like it wait at most :data:`STORE_LOCK_WAIT_S` for it;
+:meth:`PostgresBackend.exclusive` holds that lock in one transaction on one connection,
+and every call made inside it on the same thread uses that connection, so the store's
+dedup check and insert are atomic against every other writer. A batch
 upsert is one transaction (a savepoint inside ``exclusive``): it is written whole or not
 at all.
 
@@ -77,6 +78,7 @@ from ..errors import (
     StoreCorrupted,
     StoreNotFound,
     StoreUnavailable,
+    StoreWriteFailed,
 )
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
@@ -237,6 +239,11 @@ CONNECT_TIMEOUT_S = 10
 #: How long a schema upgrade waits for the table's lock before it gives up (the next write
 #: tries again).
 MIGRATION_LOCK_WAIT_S = 5
+#: How long a write waits for the store's write lock (another session's write) before it
+#: gives up, having changed nothing, like SQLite's busy timeout: a session that holds the
+#: lock and never ends (a suspended import, a client gone without the server noticing) must
+#: not make every other write wait for ever.
+STORE_LOCK_WAIT_S = 30.0
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -758,12 +765,30 @@ class PostgresBackend:
             self._checkout() as conn,
             conn.transaction(),
         ):
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+            self._take_store_lock(conn)
             self._local.conn = conn
             try:
                 yield
             finally:
                 self._local.conn = None
+
+    def _take_store_lock(self, conn: psycopg.Connection[Any]) -> None:
+        """The store's write lock, in the caller's transaction, waiting at most
+        :data:`STORE_LOCK_WAIT_S` (then the server's own lock_timeout applies again)."""
+        conn.execute(
+            "SELECT set_config('lock_timeout', %s, true)",
+            (f"{max(1, int(STORE_LOCK_WAIT_S * 1000))}ms",),
+        )
+        try:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+        except pg_errors.LockNotAvailable:
+            raise StoreWriteFailed(
+                f"cannot write the store at {self.location}: another session has held its "
+                f"write lock for over {STORE_LOCK_WAIT_S:g} s (a long import, reembed or "
+                "migrate, or a stuck client: see pg_stat_activity); nothing was changed, retry "
+                "once it is done"
+            ) from None
+        conn.execute("SET LOCAL lock_timeout TO DEFAULT")
 
     @contextmanager
     def bulk_load(self, dimension: int | None = None, *, atomic: bool = True) -> Iterator[None]:
