@@ -1048,6 +1048,36 @@ def test_postgres_write_gives_up_on_a_writer_that_never_ends(
         writer.close()
 
 
+def test_postgres_statement_timeout_names_the_setting_not_the_server(pg_url: str) -> None:
+    """A query the server cancels for its statement_timeout (a managed database's role
+    default; here a read behind another session's lock) said "check that the server is
+    running and reachable and that the user and password are right": none of which was
+    wrong. It says the timeout cancelled it and how to give kenning a longer one (still
+    exit 3: the knowledge base was not consulted)."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    rng = np.random.default_rng(8)
+    sep = "&" if "?" in pg_url else "?"
+    b = PostgresBackend(
+        f"{pg_url}{sep}options=-cstatement_timeout%3D300", create=True, dimension=DIM
+    )
+    try:
+        b.upsert([record(1, unit(rng))])
+        with psycopg.connect(pg_url) as other:
+            other.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(StoreUnavailable) as caught:
+                b.get([rid(1)])
+        message = str(caught.value)
+        assert message.startswith("knowledge base NOT consulted")
+        assert "statement_timeout" in message and "ALTER ROLE" in message
+        assert "password" not in message
+        assert [m.id for m in b.get([rid(1)])] == [rid(1)]
+    finally:
+        b.close()
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 

@@ -530,6 +530,16 @@ class PostgresBackend:
                 "the schema), or run the command once as the owner: a schema upgrade and a "
                 "bulk import need the owner"
             ) from None
+        except pg_errors.QueryCanceled as exc:
+            raise StoreUnavailable(
+                f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location}: "
+                f"the server cancelled the query "
+                f"({self._scrub(str(exc.diag.message_primary or exc))}): "
+                "its statement_timeout for this role or database is shorter than kenning "
+                "needs, or an administrator cancelled it; give kenning a longer one (`ALTER "
+                "ROLE <role> SET statement_timeout = '60s'`, or `options=-cstatement_timeout"
+                "%3D60s` in the URL) and retry"
+            ) from None
         except psycopg.OperationalError as exc:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             raise StoreUnavailable(
