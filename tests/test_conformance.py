@@ -1078,6 +1078,61 @@ def test_postgres_statement_timeout_names_the_setting_not_the_server(pg_url: str
         b.close()
 
 
+def test_postgres_migrate_keeps_a_note_a_teammate_writes_while_it_runs(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A teammate's note (or a second migration's) of the same content, written between a
+    migration's check of a batch and its write, failed the whole migration with "a memory
+    with the same content already exists ...; nothing was written", though its earlier
+    batches were written. Check and write are one step under the store's lock: the
+    teammate's note is kept and counted as a duplicate, as the README says."""
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+    from kenning.migrate import migrate
+
+    rng = np.random.default_rng(9)
+    provenance = Provenance("hashing", "hashing-v1", DIM, True)
+    source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
+    target = PostgresBackend(pg_url, create=True, dimension=DIM)
+    teammate = PostgresBackend(pg_url, create=True, dimension=DIM)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["report"] = migrate(source, target, group_id=None)
+        except Exception as exc:  # the test's own report of it
+            outcome["error"] = exc
+
+    migration = threading.Thread(target=run)
+    try:
+        source.write_provenance(provenance)
+        source.upsert([record(1, unit(rng)), record(2, unit(rng))])
+        target.write_provenance(provenance)
+        target.upsert([record(3, unit(rng), group=GROUPS[2])])
+        with teammate.exclusive():
+            migration.start()
+            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            with psycopg.connect(pg_url) as watch:  # until the migration waits for the lock
+                deadline = time.monotonic() + 10
+                while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            teammate.upsert([record(1, unit(rng), memory_id=rid(99))])  # same text, own id
+        migration.join(30)
+        assert "error" not in outcome, outcome.get("error")
+        report = outcome["report"]
+        assert (report.copied, report.duplicates, report.verified) == (1, 1, True)
+        assert {m.id for m in target.get([rid(1), rid(2), rid(99)])} == {rid(2), rid(99)}
+    finally:
+        if migration.is_alive():
+            migration.join(30)
+        teammate.close()
+        target.close()
+        source.close()
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 

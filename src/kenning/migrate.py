@@ -111,22 +111,25 @@ def migrate(
         nonlocal copied, present
         if not batch:
             return
-        have = {m.id for m in target.get([r.memory.id for r in batch])}
-        missing = [r for r in batch if r.memory.id not in have]
-        by_group: dict[str, list[MemoryRecord]] = {}
-        for record in missing:
-            by_group.setdefault(record.memory.group_id, []).append(record)
-        fresh: list[MemoryRecord] = []
-        for group, records in by_group.items():
-            # a project may hold one content once (every backend keeps it unique): a note a
-            # teammate already put there under another id is theirs to keep
-            known = target.find_by_hashes(group, [r.memory.content_hash for r in records])
-            for record in records:
-                if record.memory.content_hash in known:
-                    merged.add(record.memory.id)
-                else:
-                    fresh.append(record)
-        target.upsert(fresh)  # one transaction per batch: a failure writes nothing
+        # the check and the write under the store's lock: a note a teammate (or another
+        # migration) writes between them would otherwise fail the batch as a duplicate
+        with target.exclusive():
+            have = {m.id for m in target.get([r.memory.id for r in batch])}
+            missing = [r for r in batch if r.memory.id not in have]
+            by_group: dict[str, list[MemoryRecord]] = {}
+            for record in missing:
+                by_group.setdefault(record.memory.group_id, []).append(record)
+            fresh: list[MemoryRecord] = []
+            for group, records in by_group.items():
+                # a project may hold one content once (every backend keeps it unique): a
+                # note a teammate already put there under another id is theirs to keep
+                known = target.find_by_hashes(group, [r.memory.content_hash for r in records])
+                for record in records:
+                    if record.memory.content_hash in known:
+                        merged.add(record.memory.id)
+                    else:
+                        fresh.append(record)
+            target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
         present += len(batch) - len(missing)
         if progress:
