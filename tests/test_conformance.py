@@ -1133,6 +1133,28 @@ def test_postgres_migrate_keeps_a_note_a_teammate_writes_while_it_runs(
         source.close()
 
 
+def test_postgres_export_the_server_stops_leaves_no_partial_file(
+    pg_url: str, project: Path
+) -> None:
+    """`kenning export -o team.jsonl` that the server stopped midway (exit 3; here its
+    statement_timeout, behind another session's lock) left team.jsonl.tmp behind: a partial
+    copy of the notes' text that no command removes (a note forgotten later stays in it)."""
+    import psycopg
+
+    from tests.cli_runner import run_cli
+
+    env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing"}
+    stored = run_cli(project, "remember", "The team store runs PostgreSQL with pgvector.", env=env)
+    assert stored.returncode == 0, stored.stderr
+    sep = "&" if "?" in pg_url else "?"
+    env["KENNING_STORE"] = f"{pg_url}{sep}options=-cstatement_timeout%3D300"
+    with psycopg.connect(pg_url) as other:
+        other.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+        out = run_cli(project, "export", "-o", "team.jsonl", env=env)
+    assert out.returncode == 3, out.stderr
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == []
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 

@@ -1182,6 +1182,11 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
         with suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise UserInputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    except BaseException:
+        # the store stopped it (a server gone, Ctrl-C): no partial copy of the notes is left
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
     return report
 
 
