@@ -1155,6 +1155,52 @@ def test_postgres_export_the_server_stops_leaves_no_partial_file(
     assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == []
 
 
+def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -> None:
+    """Two migrations into one new store (two teammates at once) each build the HNSW index
+    at their end: the second's `CREATE INDEX IF NOT EXISTS` met the first's index committed
+    meanwhile and died with a traceback (UniqueViolation on pg_class_relname_nsp_index),
+    its report lost. The index another session built is the one wanted."""
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    outcome: dict[str, Any] = {}
+
+    def restore() -> None:
+        try:
+            b.restore_index()
+        except Exception as exc:  # the test's own report of it
+            outcome["error"] = exc
+
+    builder = threading.Thread(target=restore)
+    try:
+        b.upsert([record(1, unit(np.random.default_rng(10)))])
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("DROP INDEX kenning_memories_hnsw")
+        with psycopg.connect(pg_url) as other:  # the other migration's build, not committed
+            other.execute(
+                "CREATE INDEX kenning_memories_hnsw ON kenning_memories "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+            builder.start()
+            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted"
+            with psycopg.connect(pg_url) as watch:
+                deadline = time.monotonic() + 10
+                while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+        builder.join(30)
+        assert "error" not in outcome, outcome.get("error")
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() != (None,)
+    finally:
+        if builder.is_alive():
+            builder.join(30)
+        b.close()
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 

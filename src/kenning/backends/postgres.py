@@ -897,7 +897,17 @@ class PostgresBackend:
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
-        """(Re)create the HNSW index, with enough maintenance memory to build it fast."""
+        """(Re)create the HNSW index, with enough maintenance memory to build it fast. Another
+        session building it at the same time (a second migration's end) commits first: its
+        index is the one wanted, not an error."""
+        try:
+            PostgresBackend._create_hnsw(conn)
+        except pg_errors.UniqueViolation as exc:
+            if exc.diag.constraint_name != "pg_class_relname_nsp_index":
+                raise
+
+    @staticmethod
+    def _create_hnsw(conn: psycopg.Connection[Any]) -> None:
         with conn.transaction():
             total = int(_first(conn.execute("SELECT n FROM kenning_fts_stats"))[0])
             dim = PostgresBackend._table_dimension(conn) or 0
