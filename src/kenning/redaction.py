@@ -712,6 +712,8 @@ def _find_headers(text: str) -> Iterator[_Hit]:
             pw = m.group("pw")
             if any(c.isdigit() for c in pw) and not _is_placeholder(pw):
                 yield _Hit(m.start("pw"), m.end("pw"), "authorization_header", 1)
+    if "ookie" not in text and "OOKIE" not in text:
+        return
     for m in _COOKIE_HEADER.finditer(text):
         at = m.end()
         while (pair := _COOKIE_PAIR.match(text, at)) is not None:
