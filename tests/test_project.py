@@ -306,3 +306,13 @@ def test_a_config_file_that_is_not_text_is_named_as_the_problem(tmp_path: Path) 
     (root / ".kenning" / "config.toml").write_bytes(b"similarity_threshold = \xff\xfe\n")
     with pytest.raises(UserInputError, match=r"config\.toml.*fix or remove"):
         load_settings(root, root / ".kenning")
+
+
+def test_an_insteadof_alias_gives_the_id_of_the_url_git_fetches(tmp_path: Path) -> None:
+    """``url.https://github.com/acme/.insteadOf me:`` and origin ``me:widgets``: git fetches
+    https://github.com/acme/widgets, so the project is the one a teammate's plain clone
+    has (the alias as written gave ``widgets``, another project)."""
+    aliased = make_repo(tmp_path / "aliased", remote="me:widgets")
+    git(aliased, "config", "url.https://github.com/acme/.insteadOf", "me:")
+    plain = make_repo(tmp_path / "plain", remote="https://github.com/acme/widgets.git")
+    assert resolve_project(aliased).group_id == resolve_project(plain).group_id == "acme/widgets"

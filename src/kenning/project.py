@@ -229,7 +229,9 @@ def resolve_project(
     if root is not None:
         # the first URL, which git fetches from: a second one (`set-url --add`, to push to
         # a mirror as well) must not change the project
-        remote_out = _git(root, "config", "--get-all", "remote.origin.url")
+        # (as git fetches them: `url.<base>.insteadOf` rewrites applied, so an alias
+        # such as "me:widgets" gives the project a plain clone of the same URL has)
+        remote_out = _git(root, "remote", "get-url", "--all", "origin")
         urls = (remote_out or "").strip().splitlines()
         remote = urls[0].strip() if urls else None
     if group_id is not None:
