@@ -316,3 +316,18 @@ def test_an_insteadof_alias_gives_the_id_of_the_url_git_fetches(tmp_path: Path) 
     git(aliased, "config", "url.https://github.com/acme/.insteadOf", "me:")
     plain = make_repo(tmp_path / "plain", remote="https://github.com/acme/widgets.git")
     assert resolve_project(aliased).group_id == resolve_project(plain).group_id == "acme/widgets"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://tok3n@git.example.com", "https://user:tok3n@git.example.com:443", "ssh://tok3n@h"],
+)
+def test_a_remote_without_a_path_never_puts_its_credentials_in_the_id(
+    tmp_path: Path, url: str
+) -> None:
+    """A remote URL naming only a host (and a token) has no repository path: the id is the
+    folder's name, never ``tok3n@git.example.com``, written into every memory."""
+    assert normalise_remote(url) is None
+    root = make_repo(tmp_path / "widgets", remote=url)
+    assert "tok3n" not in resolve_project(root).group_id
+    assert resolve_project(root).group_id == "widgets"

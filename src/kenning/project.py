@@ -57,9 +57,10 @@ def normalise_remote(url: str) -> str | None:
     if not url:
         return None
     path: str
-    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?[^/]*(/.*)$", url, re.IGNORECASE)
+    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?[^/]*(/.*)?$", url, re.IGNORECASE)
     if m:
-        path = m.group(1)
+        # no path ("https://token@host"): no repository to name, and never the credentials
+        path = m.group(1) or ""
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
