@@ -331,3 +331,18 @@ def test_a_remote_without_a_path_never_puts_its_credentials_in_the_id(
     root = make_repo(tmp_path / "widgets", remote=url)
     assert "tok3n" not in resolve_project(root).group_id
     assert resolve_project(root).group_id == "widgets"
+
+
+def test_a_checkout_git_refuses_as_another_users_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout owned by another user (a container's mounted volume, a shared folder):
+    git refuses it (``safe.directory``). kenning said the folder was "not inside a git
+    repository" and to `git init` it; it says what git refuses and how to allow it."""
+    root = make_repo(tmp_path / "mounted", remote="https://github.com/acme/widgets")
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")  # git's own switch for this
+    with pytest.raises(UserInputError) as caught:
+        resolve_project(root)
+    message = str(caught.value)
+    assert "safe.directory" in message and str(root) in message
+    assert "not inside a git repository" not in message and "git init" not in message

@@ -94,8 +94,15 @@ def _shown_only(name: str) -> str:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
+    out = _run_git(cwd, *args)
+    if out is None or out.returncode != 0:
+        return None
+    return out.stdout
+
+
+def _run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
-        out = subprocess.run(
+        return subprocess.run(
             ["git", *args],
             cwd=cwd,
             capture_output=True,
@@ -116,9 +123,6 @@ def _git(cwd: Path, *args: str) -> str | None:
         # not "not a git repository": git itself could not run (no file descriptors left,
         # no memory, a git that hangs)
         raise KenningError(f"cannot run git in {cwd}: {exc}") from None
-    if out.returncode != 0:
-        return None
-    return out.stdout
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,22 @@ def find_checkout(cwd: Path) -> Checkout | None:
         # tree): a work tree added from it shares the submodule checkout's store
         return Checkout(toplevel, checkout)
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
+
+
+def _check_not_refused_by_git(cwd: Path) -> None:
+    """Raise when git will not work in the repository at ``cwd``: it belongs to another
+    user (a container's mounted volume, a shared folder) and is not in ``safe.directory``
+    (:func:`find_checkout` then finds no checkout, as outside git)."""
+    run = _run_git(cwd, "rev-parse", "--git-dir")
+    if run is None or run.returncode == 0 or "safe.directory" not in run.stderr:
+        return
+    m = re.search(r"dubious ownership in repository at '([^\n]*)'", run.stderr)
+    where = _shown_only(m.group(1)) if m else "this folder"
+    raise UserInputError(
+        f"git refuses to work in the repository at {where}: it is owned by another user "
+        "(git's safe.directory check), so kenning cannot tell which project this is; if you "
+        f"trust it, run `git config --global --add safe.directory {where}` and try again"
+    )
 
 
 def in_repository_without_work_tree(cwd: Path) -> bool:
@@ -254,6 +274,7 @@ def resolve_project(
         return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)
     if root is None:
         if store_path is None or not gid:
+            _check_not_refused_by_git(cwd)
             if in_repository_without_work_tree(cwd):
                 raise UserInputError(
                     f"{cwd} is inside a git repository with no work tree here (a bare "
