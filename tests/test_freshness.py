@@ -709,3 +709,46 @@ def test_path_tokens_are_the_tokens_holding_a_slash_or_a_dot(parts: list[str]) -
     expected = [t for t in tokens if "/" in t or "." in t]
     found = [m.group(0) for m in freshness._TOKEN_WITH_PATH_MARK.finditer(text)]
     assert found == expected
+
+
+def test_a_note_from_a_crlf_checkout_is_fresh_on_an_lf_checkout_of_the_same_commit(
+    tmp_path: Path, minilm: Embedder
+) -> None:
+    """A teammate on Windows (``core.autocrlf``: src/auth.py checked out with CRLF) writes a
+    note about src/auth.py; shared (an export, a team store), it read as stale on every LF
+    checkout of the same commit, forever. The id recorded is git's for the file (its CRLF
+    line ends counted as LF, as git stores it), the same on both."""
+    import io
+
+    from kenning.freshness import check
+    from kenning.transfer import export_memories, import_memories
+
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    write(upstream, "src/auth.py", AUTH)
+    commit(upstream, "auth")
+    windows, linux = tmp_path / "windows", tmp_path / "linux"
+    git(tmp_path, "-c", "core.autocrlf=true", "clone", "-q", str(upstream), str(windows))
+    git(tmp_path, "clone", "-q", str(upstream), str(linux))
+    assert b"\r\n" in (windows / "src/auth.py").read_bytes()
+    buffer = io.StringIO()
+    with open_store(cwd=windows, embedder=minilm, group_id="acme/app") as store:
+        note = store.remember("The session check in src/auth.py runs first.", "rule")
+        memory = store.get(note.id or "")
+        assert memory is not None
+        assert memory.metadata[FILES_KEY] == {"src/auth.py": head_blob(upstream, "src/auth.py")}
+        assert stale_of(store, memory.id) == check(memory.metadata[FILES_KEY], windows)
+        assert not check(memory.metadata[FILES_KEY], windows).stale
+        export_memories(store, buffer)
+    buffer.seek(0)
+    with open_store(cwd=linux, embedder=minilm, group_id="acme/app") as store:
+        assert import_memories(store, buffer)["imported"] == 1
+        state = stale_of(store, memory.id)
+        assert state is not None and not state.stale
+    # a record written before (the CRLF bytes' hash) still reads as fresh where it was made
+    old = {"src/auth.py": blob_hash((windows / "src/auth.py").read_bytes())}
+    assert not check(old, windows).stale
+    # and a real change is still one, on either side
+    write(linux, "src/auth.py", AUTH + "def logout(): ...\n")
+    assert check(memory.metadata[FILES_KEY], linux).stale

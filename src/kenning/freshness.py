@@ -12,11 +12,15 @@ memory whose file changed, disappeared or no longer passes the source-path check
 the file is as recorded makes the memory fresh again.
 
 The hash is git's blob id — ``sha1("blob <size>\\0" + bytes)``, what ``git hash-object
---no-filters`` prints — computed here rather than by running git, so that a recall costs a
-``stat`` per file, not a process. It equals ``git ls-files -s`` / ``git rev-parse
-HEAD:path`` for a committed file unless the repository converts content on checkout
-(``core.autocrlf``, ``text``/``eol``/``filter`` attributes such as git-lfs); either way the
-same function writes and checks, so a file reads as changed exactly when its bytes changed.
+--no-filters`` prints, with a text file's CRLF line ends counted as LF (:func:`worktree_blob`:
+what git stores for a file ``core.autocrlf`` or an ``eol`` attribute checks out with CRLF, so
+a Windows checkout and a Linux one of a commit agree) — computed here rather than by running
+git, so that a recall costs a ``stat`` per file, not a process. It equals ``git ls-files -s``
+/ ``git rev-parse HEAD:path`` for a committed file unless the repository converts content
+otherwise (a ``filter`` attribute such as git-lfs, or CRLF stored in git); either way the
+same function writes and checks, so a file reads as changed exactly when its content
+changed (its line ends aside). A record written before, of a CRLF file's bytes as they
+are, still reads as fresh.
 (A repository in git's SHA-256 object format has other ids; staleness works the same.)
 
 Pure parts: :func:`blob_hash`, :func:`path_candidates`, :func:`named_paths`,
@@ -68,6 +72,7 @@ __all__ = [
     "path_candidates",
     "record",
     "recorded_files",
+    "worktree_blob",
 ]
 
 #: The metadata key of the record: ``{path as the memory names it: git blob hash}``.
@@ -118,6 +123,31 @@ def blob_hash(data: bytes) -> str:
     digest = hashlib.sha1(b"blob %d\x00" % len(data), usedforsecurity=False)
     digest.update(data)
     return digest.hexdigest()
+
+
+#: Control bytes git's text detection counts against a file (``convert.c``): every one below
+#: 32 but backspace, tab, line feed, form feed, carriage return and escape; and DEL.
+_NONPRINTABLE = bytes([*range(0, 8), 11, *range(14, 27), *range(28, 32), 127])
+
+
+def _crlf_text(data: bytes) -> bool:
+    """Whether git would take ``data`` for a text file with CRLF line ends, which
+    ``core.autocrlf`` (or an ``eol``/``text`` attribute) checks out as CRLF and adds back as
+    LF: it has a CRLF, no NUL, no lone CR, and few control bytes (git's own test)."""
+    if b"\r\n" not in data or b"\x00" in data or data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    nonprintable = len(data) - len(data.translate(None, _NONPRINTABLE))
+    printable = len(data) - nonprintable - data.count(b"\r") - data.count(b"\n")
+    if data.endswith(b"\x1a"):  # an EOF mark ending the file does not count (git's rule)
+        nonprintable -= 1
+    return (printable >> 7) >= nonprintable
+
+
+def worktree_blob(data: bytes) -> str:
+    """The blob id git has for a work-tree file holding ``data``: :func:`blob_hash`, with a
+    text file's CRLF line ends counted as LF. A checkout with ``core.autocrlf`` (Windows)
+    has CRLF where git stores LF: both checkouts of a commit get the same id, git's."""
+    return blob_hash(data.replace(b"\r\n", b"\n") if _crlf_text(data) else data)
 
 
 def _normalise(path: str) -> str | None:
@@ -255,19 +285,29 @@ class _BlobCache:
     Shared by every store of the process (the MCP server and the page run several threads)."""
 
     def __init__(self, size: int = _CACHE_SIZE) -> None:
-        self._items: OrderedDict[str, tuple[tuple[int, int, int, int], str]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]] = (
+            OrderedDict()
+        )
         self._size = size
         self._lock = threading.Lock()
         self.hashed = 0  # files read and hashed (for tests and benchmarks)
 
     def blob(self, path: str | Path) -> tuple[str | None, str | None]:
-        """``(blob id, None)``, or ``(None, why not)`` for a file that cannot be hashed.
-        Raises ``FileNotFoundError`` when nothing is there."""
+        """``(blob id, None)`` (:func:`worktree_blob`), or ``(None, why not)`` for a file
+        that cannot be hashed. Raises ``FileNotFoundError`` when nothing is there."""
+        ids, problem = self.blobs(path)
+        return (ids[0] if ids else None), problem
+
+    def blobs(self, path: str | Path) -> tuple[tuple[str, ...], str | None]:
+        """The ids a record of the file may hold: :func:`worktree_blob`, then, for a text
+        file with CRLF line ends, the hash of its bytes as they are (what a record written
+        before held); ``((), why not)`` for a file that cannot be hashed. Raises
+        ``FileNotFoundError`` when nothing is there."""
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            return None, "not a regular file"
+            return (), "not a regular file"
         if st.st_size > MAX_HASHED_BYTES:
-            return None, f"over {MAX_HASHED_BYTES // (1024 * 1024)} MiB"
+            return (), f"over {MAX_HASHED_BYTES // (1024 * 1024)} MiB"
         key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         name = os.fspath(path)
         with self._lock:
@@ -279,16 +319,17 @@ class _BlobCache:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_HASHED_BYTES + 1)
         except OSError as exc:
-            return None, f"cannot be read ({exc.strerror or exc})"
-        blob = blob_hash(data)
+            return (), f"cannot be read ({exc.strerror or exc})"
+        raw = blob_hash(data)
+        ids = (blob_hash(data.replace(b"\r\n", b"\n")), raw) if _crlf_text(data) else (raw,)
         with self._lock:
             self.hashed += 1
             if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
-                self._items[name] = (key, blob)
+                self._items[name] = (key, ids)
                 self._items.move_to_end(name)
                 while len(self._items) > self._size:
                     self._items.popitem(last=False)
-        return blob, None
+        return ids, None
 
     def clear(self) -> None:
         with self._lock:
@@ -341,17 +382,19 @@ def check(recorded: Mapping[str, str], files_root: Path) -> Freshness:
             states.append(FileState(path, blob, None, REFUSED, verdict.reason))
             continue
         try:
-            current, problem = _CACHE.blob(verdict.resolved)
+            ids, problem = _CACHE.blobs(verdict.resolved)
         except FileNotFoundError:
             states.append(FileState(path, blob, None, MISSING, "no such file"))
             continue
         except OSError as exc:
             states.append(FileState(path, blob, None, MISSING, exc.strerror or str(exc)))
             continue
-        if current is None:
+        if not ids:
             states.append(FileState(path, blob, None, CHANGED, problem))
+        elif blob in ids:  # git's id, or (a record written before) the bytes' own hash
+            states.append(FileState(path, blob, blob, FRESH))
         else:
-            states.append(FileState(path, blob, current, FRESH if current == blob else CHANGED))
+            states.append(FileState(path, blob, ids[0], CHANGED))
     return Freshness(tuple(states))
 
 
