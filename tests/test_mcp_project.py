@@ -185,3 +185,15 @@ def test_a_root_uri_names_exactly_its_folder(tmp_path: Path, name: str) -> None:
     folder = tmp_path / name
     assert _folder_of_root(folder.as_uri()) == folder
     assert _folder_of_root("https://example.com/x") is None
+
+
+async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
+    """A checkout owned by another user, which git refuses (``safe.directory``): the tool
+    error gives git's reason and its fix, not "not inside a git repository" around it."""
+    root = make_repo(tmp_path / "mounted", remote="https://github.com/acme/widgets")
+    env = {"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}  # git's own switch for another owner
+    async with connect(root, tmp_path / "err.log", env=env) as s:
+        result = await call(s, "hooks_recall", query="database is locked")
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "safe.directory" in text and "not inside a git repository" not in text, text

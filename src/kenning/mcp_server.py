@@ -419,7 +419,7 @@ class KenningTools:
         deleted or replaced: ``rm -r .kenning``, a restored backup). Without a store yet,
         ``create=False`` gives one that reads as empty (``exists`` False), opened again on
         the next call so that a store created meanwhile is seen."""
-        from .project import find_checkout
+        from .project import RepositoryRefused, find_checkout
 
         where = where or self._here()
         with self._lock:
@@ -432,7 +432,8 @@ class KenningTools:
             try:
                 store = open_store(cwd=where.folder, create=create, missing_ok=not create)
             except UserInputError as exc:
-                if find_checkout(where.folder) is None:
+                # git refusing the checkout says so itself: it is in a repository
+                if not isinstance(exc, RepositoryRefused) and find_checkout(where.folder) is None:
                     raise UserInputError(f"{no_project_message(where)} ({exc})") from None
                 raise
             if store.exists:

@@ -161,6 +161,12 @@ def find_checkout(cwd: Path) -> Checkout | None:
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
 
 
+class RepositoryRefused(UserInputError):
+    """Git will not work in the repository (another user's, not in ``safe.directory``): the
+    folder is in a checkout, which a caller must not report as "not inside a git
+    repository"."""
+
+
 def _check_not_refused_by_git(cwd: Path) -> None:
     """Raise when git will not work in the repository at ``cwd``: it belongs to another
     user (a container's mounted volume, a shared folder) and is not in ``safe.directory``
@@ -170,7 +176,7 @@ def _check_not_refused_by_git(cwd: Path) -> None:
         return
     m = re.search(r"dubious ownership in repository at '([^\n]*)'", run.stderr)
     where = _shown_only(m.group(1)) if m else "this folder"
-    raise UserInputError(
+    raise RepositoryRefused(
         f"git refuses to work in the repository at {where}: it is owned by another user "
         "(git's safe.directory check), so kenning cannot tell which project this is; if you "
         f"trust it, run `git config --global --add safe.directory {where}` and try again"
