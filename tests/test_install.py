@@ -383,6 +383,37 @@ def test_malformed_json_is_an_error_and_nothing_is_written(
     assert snapshot(project, home) == before
 
 
+def strict_json(text: str) -> object:
+    """``text`` parsed as a JavaScript client parses it: Infinity and NaN are not JSON."""
+
+    def refuse(name: str) -> object:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_unusual_but_valid_json_stays_valid_and_uninstall_gives_it_back(
+    project: Path, home: Path
+) -> None:
+    # Claude Code's JSON.stringify writes a lone surrogate (text cut mid-emoji) as an
+    # escape; a number beyond a double's range is valid JSON that Python reads as inf
+    user_json = home / ".claude.json"
+    user_json.write_text('{\n  "history": ["cut \\ud83d", "\\udc00"],\n  "numStartups": 3\n}\n')
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n  "big": 1e400,\n  "small": -2E+999,\n  "model": "opus"\n}\n')
+    before = {p: strict_json(p.read_text()) for p in (user_json, settings)}
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    for path, data in before.items():
+        after = strict_json(path.read_text())  # no "Infinity": still JSON for Claude Code
+        assert isinstance(after, dict) and isinstance(data, dict)
+        assert {k: v for k, v in after.items() if k in data} == data
+    assert "1e400" in settings.read_text() and "-2E+999" in settings.read_text()
+    assert cli("--uninstall")[0] == 0
+    assert {p: strict_json(p.read_text()) for p in (user_json, settings)} == before
+
+
 @pytest.mark.parametrize(
     "settings",
     [

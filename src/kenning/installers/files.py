@@ -26,8 +26,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
+import math
 import os
 import re
+import secrets
 import stat
 import tempfile
 from collections.abc import Sequence
@@ -183,7 +185,7 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     if text is None or not text.strip():
         return text, {}
     try:
-        doc = json.loads(text.removeprefix("\ufeff"))
+        doc = json.loads(text.removeprefix("\ufeff"), parse_float=_parse_float)
     except json.JSONDecodeError as exc:
         raise UserInputError(
             f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -192,6 +194,23 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     if not isinstance(doc, dict):
         raise shape_error(label, "the top level", "a JSON object")
     return text, doc
+
+
+#: A number beyond a double's range (``1e400``) is valid JSON that Python reads as ``inf``
+#: and would write back as ``Infinity``, which is not JSON: every JavaScript client (Claude
+#: Code, Cursor) would then fail to read the whole file. Such a number is held as this
+#: marker around its own text and written back as that text (the nonce keeps any string of
+#: the user's from reading as one).
+_NUMBER_MARK = f"\0kenning-number-{secrets.token_hex(8)}:"
+_NUMBER_IN_JSON = re.compile(re.escape(json.dumps(_NUMBER_MARK)[:-1]) + r'([-+.0-9eE]+)"')
+#: A lone UTF-16 surrogate (text cut in the middle of an emoji: JavaScript's JSON.stringify
+#: writes it as an escape) cannot be written as UTF-8: it is written back as its escape.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _parse_float(literal: str) -> float | str:
+    value = float(literal)
+    return value if math.isfinite(value) else _NUMBER_MARK + literal
 
 
 def _indent_of(text: str | None) -> str | int:
@@ -207,6 +226,8 @@ def _indent_of(text: str | None) -> str | int:
 def render_json(doc: dict[str, Any], before: str | None) -> str:
     """``doc`` as JSON with the indentation and the line ending of ``before``."""
     text = json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = _NUMBER_IN_JSON.sub(lambda m: m.group(1), text)
     # json.dumps escapes a newline inside a string, so each "\n" here ends a line
     return text.replace("\n", "\r\n") if line_ending(before) == "\r\n" else text
 
