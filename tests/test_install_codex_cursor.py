@@ -155,6 +155,23 @@ def test_codex_updates_an_existing_entry_and_keeps_its_other_keys(project: Path)
     assert entry["env_vars"] == list(FORWARDED_ENV_VARS)
 
 
+def test_codex_keeps_the_names_a_user_added_to_env_vars(project: Path) -> None:
+    # a proxy or a CA bundle the server needs: Codex forwards only what env_vars names
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        '[mcp_servers.kenning]\ncommand = "kenning"\nargs = ["mcp"]\n'
+        'env_vars = ["HTTPS_PROXY", "KENNING_STORE", "SSL_CERT_FILE"]\n'
+    )
+    assert cli("codex", "--no-agents-md")[0] == 0
+    names = tomllib.loads(config.read_text())["mcp_servers"]["kenning"]["env_vars"]
+    assert names[:3] == ["HTTPS_PROXY", "KENNING_STORE", "SSL_CERT_FILE"]
+    assert set(FORWARDED_ENV_VARS) <= set(names) and len(names) == len(set(names))
+    installed = config.read_bytes()
+    code, out, _ = cli("codex", "--no-agents-md")  # a second run changes nothing
+    assert code == 0 and "unchanged" in out and config.read_bytes() == installed
+
+
 def test_codex_fresh_install_is_fully_reversible(project: Path) -> None:
     before = snapshot(project)
     assert cli("codex")[0] == 0

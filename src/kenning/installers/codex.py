@@ -26,7 +26,8 @@ Codex's global instructions), unless ``agents_md=False``.
 The TOML is edited with tomlkit, so comments, ordering and formatting of the rest of the
 file are kept: a new ``[mcp_servers.kenning]`` table goes at the end of the file (inside
 ``mcp_servers = { … }`` when the servers are one inline table), and an existing ``kenning``
-entry is updated in place and keeps its other keys (``env``, ``startup_timeout_sec``, …).
+entry is updated in place and keeps its other keys (``env``, ``startup_timeout_sec``, …)
+and the names a user added to its ``env_vars``.
 Every plan is checked with tomllib: the new text must read as the old data with only
 kenning's server changed, or nothing is written. ``--uninstall`` removes the entry (an
 ``[mcp_servers]`` table the user wrote stays, even empty) and gives back the bytes the
@@ -156,10 +157,17 @@ def _entry(command: str, *, inline: bool) -> Table | InlineTable:
     return entry
 
 
-def _env_vars(*, multiline: bool) -> Array:
+def _env_vars(*, multiline: bool, existing: object = None) -> Array:
     names = tomlkit.array()
-    names.extend(FORWARDED_ENV_VARS)
+    names.extend(_env_var_names(existing))
     return names.multiline(multiline)
+
+
+def _env_var_names(existing: object) -> list[Any]:
+    """The ``env_vars`` of kenning's entry: the entry's own names (a proxy, a CA bundle the
+    user added for the server), then each of :data:`FORWARDED_ENV_VARS` they lack."""
+    own = list(existing) if isinstance(existing, list) else []
+    return own + [name for name in FORWARDED_ENV_VARS if name not in own]
 
 
 def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str) -> str:
@@ -169,7 +177,7 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
     if existing is not None:  # update it in place, keeping its other keys and its form
         entry = _table(existing, label, f"mcp_servers.{SERVER_KEY}")
         current = entry.get("env_vars")
-        same_names = isinstance(current, list) and list(current) == list(FORWARDED_ENV_VARS)
+        same_names = isinstance(current, list) and list(current) == _env_var_names(current)
         args = server_args(entry.get("args"))
         if entry.get("command") == command and entry.get("args") == args and same_names:
             return text  # nothing to change: keep the bytes
@@ -178,7 +186,9 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
         if entry.get("args") != args:
             entry["args"] = args
         if not same_names:  # the same names keep the user's layout of the array
-            entry["env_vars"] = _env_vars(multiline=not isinstance(entry, InlineTable))
+            entry["env_vars"] = _env_vars(
+                multiline=not isinstance(entry, InlineTable), existing=current
+            )
         return tomlkit.dumps(doc)
     if isinstance(servers, InlineTable):
         # `mcp_servers = { … }` is closed: TOML allows no [mcp_servers.kenning] beside it,
@@ -263,7 +273,7 @@ def plan_codex_toml(
             return text
         old_entry = data.get("mcp_servers", {}).get(SERVER_KEY, {})
         wanted = {**old_entry, "command": command, "args": server_args(old_entry.get("args"))}
-        wanted["env_vars"] = list(FORWARDED_ENV_VARS)
+        wanted["env_vars"] = _env_var_names(old_entry.get("env_vars"))
     _check(data, after, wanted, label)
     if crlf:
         after = after.replace("\n", "\r\n")
