@@ -334,6 +334,34 @@ def test_reinstall_from_another_path_updates_in_place(project: Path, home: Path)
     assert entry["command"] == "/usr/local/bin/kenning"
 
 
+def test_reinstall_keeps_what_the_user_put_before_the_hook_command(project: Path) -> None:
+    # a per-hook setting (Claude Code's hooks take no env) or a wrapper around kenning
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": hook_entry(
+                        "KENNING_HOOK_TIMEOUT=20 '/old venv/bin/kenning' hook session-start"
+                    ),
+                    "UserPromptSubmit": hook_entry("nice -n 5 kenning hook prompt-submit"),
+                }
+            }
+        )
+    )
+    for exe, quoted in ((EXE, QUOTED), ("/usr/local/bin/kenning", "/usr/local/bin/kenning")):
+        code, _, err = cli("--executable", exe)
+        assert code == 0, err
+        doc = read(settings)
+        [session] = kenning_hooks(doc, "SessionStart")
+        [prompt] = kenning_hooks(doc, "UserPromptSubmit")
+        assert session["command"] == f"KENNING_HOOK_TIMEOUT=20 {quoted} hook session-start"
+        assert prompt["command"] == f"nice -n 5 {quoted} hook prompt-submit"
+    assert cli("--uninstall")[0] == 0
+    assert not settings.exists()
+
+
 def test_other_registrations_are_pointed_out(project: Path, home: Path) -> None:
     assert cli("--scope", "project")[0] == 0
     code, _, err = cli("--executable", EXE)

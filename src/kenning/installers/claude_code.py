@@ -24,7 +24,8 @@ each teammate's ``PATH`` — never a personal venv path.
 
 Entries are recognised by the server name ``kenning`` and by the hook command (the
 ``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
-second run changes nothing, a run from another install updates the path in place, and
+second run changes nothing, a run from another install updates the path in place (what
+the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays), and
 ``--uninstall`` removes exactly these entries (containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
 ``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
@@ -116,6 +117,32 @@ def is_kenning_hook(command: object, name: str | None = None) -> bool:
 def hook_command(executable: str, name: str) -> str:
     """The shell command Claude Code runs for hook ``name``."""
     return f"{shlex.quote(executable)} hook {name}"
+
+
+def _with_executable(command: str, executable: str, name: str) -> str:
+    """Our hook ``command`` (from an earlier install) naming ``executable`` instead: what the
+    user put before kenning's executable (``KENNING_HOOK_TIMEOUT=20 ``, ``nice -n 5 ``; Claude
+    Code's hooks take no environment of their own) stays."""
+    new = hook_command(executable, name)
+    m = _OURS.search(command)
+    if m is None:
+        return new
+    try:
+        whole = shlex.split(command)
+    except ValueError:
+        return new
+    # the executable is the last word but two: find where it starts in the text (at the
+    # latest just after the character before the match's "kenning")
+    for start in range(m.start() + 1, -1, -1):
+        if start and not command[start - 1].isspace():
+            continue
+        try:
+            before, words = shlex.split(command[:start]), shlex.split(command[start:])
+        except ValueError:
+            continue
+        if len(words) == 3 and before + words == whole:
+            return command[:start] + new
+    return new
 
 
 def kenning_executable() -> str:
@@ -319,7 +346,7 @@ def plan_settings(
                     entry = {
                         **entry,
                         "type": "command",
-                        "command": command,
+                        "command": _with_executable(entry["command"], executable, name),
                         "timeout": HOOK_TIMEOUT_SECONDS,
                     }
                 kept.append(entry)
