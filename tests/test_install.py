@@ -362,6 +362,28 @@ def test_reinstall_keeps_what_the_user_put_before_the_hook_command(project: Path
     assert not settings.exists()
 
 
+def test_concurrent_installs_keep_every_registration(tmp_path: Path, home: Path) -> None:
+    # kenning install in several projects at once (a setup script per repository): each
+    # reads ~/.claude.json, adds its project and writes it back — none may lose another's
+    projects = [make_repo(tmp_path / f"p{i}") for i in range(6)]
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(config.__file__).parents[1])}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "kenning", "install", "claude-code", "--executable", EXE],
+            cwd=p,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for p in projects
+    ]
+    for proc in runs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    registered = read(home / ".claude.json")["projects"]
+    assert sorted(registered) == sorted(str(p) for p in projects)
+
+
 def test_other_registrations_are_pointed_out(project: Path, home: Path) -> None:
     assert cli("--scope", "project")[0] == 0
     code, _, err = cli("--executable", EXE)

@@ -54,6 +54,7 @@ from .files import (
     apply_changes,
     json_change,
     locate,
+    locked,
     read_json_object,
     shape_error,
 )
@@ -620,8 +621,9 @@ def install_claude_code(
         exe = os.path.abspath(os.path.expanduser(executable))
     else:
         exe = kenning_executable() if not uninstall else SHARED_COMMAND
-    changes = plan_claude_code(root, exe, scope=scope, uninstall=uninstall, home=home)
-    notes = _notes(scope, root, home, uninstall)
-    if not dry_run:
-        apply_changes(changes)
+    with locked(_user_dir(home)[0], root):
+        changes = plan_claude_code(root, exe, scope=scope, uninstall=uninstall, home=home)
+        notes = _notes(scope, root, home, uninstall)
+        if not dry_run:
+            apply_changes(changes)
     return InstallResult("claude-code", scope, uninstall, changes, notes)

@@ -61,6 +61,7 @@ from .files import (
     apply_changes,
     line_ending,
     locate,
+    locked,
     read_text,
     text_change,
 )
@@ -325,34 +326,35 @@ def install_codex(
         agents_root = user_root
         agents_rel, agents_label = prefix + agents_md.AGENTS_FILE, shown + agents_md.AGENTS_FILE
 
-    config_path = locate(config_root, config_rel, config_label)
-    config_before = read_text(config_path, config_label)
-    changes: list[FileChange] = [
-        text_change(
-            config_path,
-            config_label,
-            config_before,
-            plan_codex_toml(config_before, command, uninstall=uninstall, label=config_label),
-            prune_parent=scope == "project",
-        )
-    ]
-    notes: list[str] = []
-    if agents_md_section:
-        agents_path = locate(agents_root, agents_rel, agents_label)
-        agents_before = read_text(agents_path, agents_label)
-        if uninstall and scope == "project" and _other_agents_use_section(root):
-            agents_after = agents_before
-            notes.append(f"{agents_label} keeps the kenning section: Cursor still uses it")
-        elif uninstall:
-            agents_after = agents_md.remove_section(agents_before, agents_label)
-        else:
-            agents_after = agents_md.merge_section(agents_before, agents_label)
-        changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
-    if not uninstall and scope == "project":
-        notes.append(
-            f"Codex reads {CODEX_PROJECT_FILE} only in a project you trust: accept the trust "
-            "prompt when Codex asks, or use --scope user"
-        )
-    if not dry_run:
-        apply_changes(changes)
+    with locked(config_root, agents_root, root):
+        config_path = locate(config_root, config_rel, config_label)
+        config_before = read_text(config_path, config_label)
+        changes: list[FileChange] = [
+            text_change(
+                config_path,
+                config_label,
+                config_before,
+                plan_codex_toml(config_before, command, uninstall=uninstall, label=config_label),
+                prune_parent=scope == "project",
+            )
+        ]
+        notes: list[str] = []
+        if agents_md_section:
+            agents_path = locate(agents_root, agents_rel, agents_label)
+            agents_before = read_text(agents_path, agents_label)
+            if uninstall and scope == "project" and _other_agents_use_section(root):
+                agents_after = agents_before
+                notes.append(f"{agents_label} keeps the kenning section: Cursor still uses it")
+            elif uninstall:
+                agents_after = agents_md.remove_section(agents_before, agents_label)
+            else:
+                agents_after = agents_md.merge_section(agents_before, agents_label)
+            changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
+        if not uninstall and scope == "project":
+            notes.append(
+                f"Codex reads {CODEX_PROJECT_FILE} only in a project you trust: accept the trust "
+                "prompt when Codex asks, or use --scope user"
+            )
+        if not dry_run:
+            apply_changes(changes)
     return InstallResult("codex", scope, uninstall, changes, notes)

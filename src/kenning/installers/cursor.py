@@ -37,6 +37,7 @@ from .files import (
     apply_changes,
     json_change,
     locate,
+    locked,
     read_json_object,
     read_text,
     shape_error,
@@ -105,36 +106,37 @@ def install_cursor(
         mcp_root, mcp_label = root, CURSOR_FILE
     else:
         mcp_root, mcp_label = (home or Path.home()), "~/.cursor/mcp.json"
-    mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label)
-    before, doc = read_json_object(mcp_path, mcp_label)
-    changes: list[FileChange] = [
-        json_change(
-            mcp_path,
-            mcp_label,
-            before,
-            doc,
-            plan_cursor_mcp(doc, command, uninstall=uninstall, label=mcp_label),
-            prune_parent=scope == "project",
-        )
-    ]
-    notes: list[str] = []
-    if agents_md_section and scope == "project":
-        label = agents_md.AGENTS_FILE
-        agents_path = locate(root, label, label)
-        agents_before = read_text(agents_path, label)
-        if uninstall and codex_registered(root):
-            agents_after = agents_before
-            notes.append(f"{label} keeps the kenning section: Codex still uses it")
-        elif uninstall:
-            agents_after = agents_md.remove_section(agents_before, label)
-        else:
-            agents_after = agents_md.merge_section(agents_before, label)
-        changes.append(text_change(agents_path, label, agents_before, agents_after))
-    if not uninstall and scope == "user" and agents_md_section:
-        notes.append(
-            "Cursor has no user-level AGENTS.md: run `kenning install cursor` in a project "
-            "to add the memory protocol to its AGENTS.md"
-        )
-    if not dry_run:
-        apply_changes(changes)
+    with locked(mcp_root, root):
+        mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label)
+        before, doc = read_json_object(mcp_path, mcp_label)
+        changes: list[FileChange] = [
+            json_change(
+                mcp_path,
+                mcp_label,
+                before,
+                doc,
+                plan_cursor_mcp(doc, command, uninstall=uninstall, label=mcp_label),
+                prune_parent=scope == "project",
+            )
+        ]
+        notes: list[str] = []
+        if agents_md_section and scope == "project":
+            label = agents_md.AGENTS_FILE
+            agents_path = locate(root, label, label)
+            agents_before = read_text(agents_path, label)
+            if uninstall and codex_registered(root):
+                agents_after = agents_before
+                notes.append(f"{label} keeps the kenning section: Codex still uses it")
+            elif uninstall:
+                agents_after = agents_md.remove_section(agents_before, label)
+            else:
+                agents_after = agents_md.merge_section(agents_before, label)
+            changes.append(text_change(agents_path, label, agents_before, agents_after))
+        if not uninstall and scope == "user" and agents_md_section:
+            notes.append(
+                "Cursor has no user-level AGENTS.md: run `kenning install cursor` in a project "
+                "to add the memory protocol to its AGENTS.md"
+            )
+        if not dry_run:
+            apply_changes(changes)
     return InstallResult("cursor", scope, uninstall, changes, notes)

@@ -12,6 +12,8 @@ planning), and then applies the whole plan. The rules every installer follows:
   is an error and nothing at all is written;
 * **atomic**: a temporary file in the same folder, fsynced, then renamed over the old one
   (the file's mode is kept; a new file gets the mode the agent would give it);
+* **one at a time**: an install holds a lock on the folders it edits from reading to
+  writing (:func:`locked`), so two installs at once never lose each other's entries;
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
   installer says which of the containers it leaves empty go too);
@@ -32,7 +34,7 @@ import re
 import secrets
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ __all__ = [
     "json_change",
     "line_ending",
     "locate",
+    "locked",
     "read_json_object",
     "read_text",
     "render_json",
@@ -284,6 +287,41 @@ def _write_atomic(path: Path, text: str, private: bool) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def locked(*folders: Path) -> Iterator[None]:
+    """Hold an exclusive lock on each folder (the nearest one that exists) while an install
+    reads, plans and writes its files there: two installs at once (one per project, by a
+    setup script) each read ``~/.claude.json``, added their project and wrote it back, and
+    the later write lost the earlier one's registration. ``flock`` on the folder itself, so
+    no lock file is left behind; advisory (only kenning takes it), and a no-op where there is
+    no ``fcntl``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    held: list[int] = []
+    try:
+        for folder in sorted({_existing(Path(f)) for f in folders}):
+            try:
+                fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                continue  # not ours to lock: the install reports what it cannot do
+            held.append(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in reversed(held):
+            os.close(fd)  # closing releases the lock
+
+
+def _existing(folder: Path) -> Path:
+    folder = Path(os.path.abspath(folder))
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 def apply_changes(changes: Sequence[FileChange]) -> None:
