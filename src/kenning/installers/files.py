@@ -310,7 +310,10 @@ def locked(*folders: Path) -> Iterator[None]:
             except OSError:
                 continue  # not ours to lock: the install reports what it cannot do
             held.append(fd)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (some network ones): go on unlocked
+                continue
         yield
     finally:
         for fd in reversed(held):
