@@ -636,8 +636,11 @@ def test_future_schema_and_missing_table(store: MemoryStore, minilm) -> None:  #
     conn.execute("DROP TABLE meta")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreCorrupted, match="missing table"):
-        open_store(cwd=store.project.root, embedder=minilm)
+    # without its stamps too: still read out for the rebuild, writes refused
+    with open_store(cwd=store.project.root, embedder=minilm) as damaged:
+        assert [m.content for m in damaged.browse()] == ["note"]
+        with pytest.raises(StoreCorrupted, match=r"meta.*kenning export"):
+            damaged.remember("another note", "context")
 
 
 def test_missing_store_for_reads(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]

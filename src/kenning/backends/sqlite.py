@@ -194,6 +194,12 @@ FTS_SHADOW_TABLES = (
 #: store that lost any of them still opens (its rows are intact: `kenning export` reads them
 #: out for the rebuild); its full-text queries and writes raise :class:`StoreCorrupted`.
 FULL_TEXT_TABLES = ("memories_fts", "memories_terms", *FTS_SHADOW_TABLES)
+#: Tables beside the memories that a read can do without: the store's stamps (``meta``: a
+#: lost provenance reads as "not stamped", and an export re-embeds) and the vector file's
+#: counters (``vector_state``: vectors are then indexed in memory, as in a store older than
+#: schema 5). A store that lost one still opens, so that `kenning export` reads its intact
+#: rows out for the rebuild; its writes raise :class:`StoreCorrupted`.
+STATE_TABLES = ("meta", "vector_state")
 REQUIRED_COLUMNS = (*(c.strip() for c in _COLUMNS.split(",")), "embedding")
 #: How many leading values of a row are :data:`_COLUMNS` (what follows is extra).
 _NCOLUMNS = len(_COLUMNS.split(","))
@@ -469,6 +475,8 @@ class SQLiteBackend:
         #: The full-text index's tables this store lost (its rows are intact: it opens, to
         #: be read out — `kenning export` — and refuses full-text queries and writes).
         self._lost_index: list[str] = []
+        #: Of :data:`STATE_TABLES`, those this store lost (reads go on; writes refuse).
+        self._lost_state: list[str] = []
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self._schema = self._inspect(create)
@@ -565,6 +573,10 @@ class SQLiteBackend:
         if self._lost_index:
             raise _lost_index_error(self.path, self._lost_index, "")
 
+    def _refuse_damaged_write(self) -> None:
+        if self._lost_index or self._lost_state:
+            raise _lost_index_error(self.path, [*self._lost_index, *self._lost_state], "")
+
     def _begin_write(self) -> None:
         """``BEGIN IMMEDIATE``: take the write lock, waiting up to the busy timeout."""
         try:
@@ -587,7 +599,8 @@ class SQLiteBackend:
     def _check_tables(self, version: int, tables: set[str]) -> None:
         missing = set(required_tables(version)) - tables
         self._lost_index = sorted(missing & set(FULL_TEXT_TABLES))
-        missing -= set(FULL_TEXT_TABLES)
+        self._lost_state = sorted(missing & set(STATE_TABLES))
+        missing -= {*FULL_TEXT_TABLES, *STATE_TABLES}
         if missing:
             raise StoreCorrupted(
                 f"{self.path} is missing table(s) {', '.join(sorted(missing))}; "
@@ -644,7 +657,7 @@ class SQLiteBackend:
             if self._in_tx:
                 yield
                 return
-            self._refuse_without_full_text()
+            self._refuse_damaged_write()
             self._upgrade()  # a reader's first write migrates an older schema first
             self._begin_write()
             self._in_tx = True
@@ -853,6 +866,8 @@ class SQLiteBackend:
             )
 
     def get_meta(self, key: str) -> str | None:
+        if "meta" in self._lost_state:
+            return None  # lost with its table: the store reads as not stamped
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -1271,13 +1286,15 @@ class SQLiteBackend:
             return index
         conn = self._conn
         persist = not self._in_tx  # rows of our own transaction may yet roll back
-        if self._schema >= 5:
+        counted = self._schema >= 5 and "vector_state" not in self._lost_state
+        if counted:
             token, deletes, updates = conn.execute(
                 "SELECT token, deletes, updates FROM vector_state"
             ).fetchone()
         else:
-            # a store older than schema 5, read without migrating: nothing to check a file
-            # against, so the index is built in memory and never written
+            # a store older than schema 5, read without migrating (or one that lost its
+            # vector_state): nothing to check a file against, so the index is built in
+            # memory and never written
             token, deletes, updates, persist = "00" * 16, -1, -1, False
         # one scan of the smallest index for the three (the sum: VectorFile.sync)
         count, max_rowid, rowid_sum = conn.execute(
@@ -1293,7 +1310,7 @@ class SQLiteBackend:
         # Rows written inside our own transaction may yet roll back: never in the file.
         index = self._vector_file.sync(state, dimension, self, persist=persist)
         index.version = version
-        if self._schema < 5:
+        if not counted:
             index.persisted = True  # nothing to retry: an old store's index stays in memory
         self._note_damaged_records(index)
         self._vectors = index
@@ -1429,7 +1446,7 @@ class SQLiteBackend:
                 return False
             with self._lock, self._snapshot():
                 index = self._vector_index()
-            if index is None or index.state is None or self._schema < 5:
+            if index is None or index.state is None or self._schema < 5 or self._lost_state:
                 return False
             built = self._ann.write(index)
             # A delete that committed while the graph was built removes the file: before
@@ -1587,8 +1604,9 @@ def _known_failure(backend: SQLiteBackend, exc: sqlite3.DatabaseError) -> Kennin
 
 
 def _lost_index_error(path: Path, missing: Sequence[str], detail: str) -> StoreCorrupted:
+    what = "its full-text index" if set(missing) <= set(FULL_TEXT_TABLES) else "it"
     return StoreCorrupted(
-        f"{path} is damaged: its full-text index lost table(s) {', '.join(missing)}{detail}; "
+        f"{path} is damaged: {what} lost table(s) {', '.join(missing)}{detail}; "
         f"its memories are intact: rebuild the store from them with `kenning export "
         f"--group-id all -o backup.jsonl`, move {path} aside, then `kenning import backup.jsonl`"
     )
