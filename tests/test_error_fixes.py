@@ -70,3 +70,22 @@ def test_a_store_that_lost_a_table_beside_its_rows_rebuilds_as_doctor_says(
     assert code == 0, err
     assert _contents(project) == before
     assert all(c["status"] == "ok" for c in _doctor(project).values())
+
+
+def test_doctor_names_a_config_value_every_command_refuses(project: Path) -> None:
+    """A value out of range in config.toml fails every command that reads settings;
+    doctor's settings check said the file was fine."""
+    _seed(project)
+    config = project / ".kenning" / "config.toml"
+    config.write_text("similarity_threshold = 2\n", encoding="utf-8")
+    code, _, err = _kenning(project, "recall", "timestamps")
+    assert code == 1 and "similarity threshold" in err
+
+    code, out, _ = _kenning(project, "doctor", "--json")
+    settings = {c["name"]: c for c in json.loads(out)["checks"]}["settings"]
+    assert code == 1 and settings["status"] == "failed", settings
+    assert "similarity threshold" in settings["message"] and str(config) in settings["fix"]
+
+    config.write_text("similarity_threshold = 0.6\n", encoding="utf-8")  # the fix
+    assert _kenning(project, "recall", "timestamps")[0] == 0
+    assert _doctor(project)["settings"]["status"] == "ok"

@@ -438,13 +438,18 @@ def _fts_integrity(path: Path) -> Check | None:
 
 
 def _settings(folder: Path) -> Check:
-    """The settings file beside the store: readable, and every key one kenning reads (a
-    misspelt key does nothing, silently)."""
+    """The settings file beside the store: readable, every value one kenning accepts (else
+    every command that reads settings fails), and every key one kenning reads (a misspelt
+    key does nothing, silently)."""
     where = folder / config.CONFIG_FILENAME
     try:
         warnings = config.config_warnings(folder)
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"fix or remove {where}")
+    try:  # its values alone (not the environment's or .env's): every command reads them
+        config.load_settings(None, folder, environ={})
+    except KenningError as exc:
+        return Check("settings", FAILED, str(exc), f"correct that value in {where}")
     if warnings:
         return Check(
             "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
