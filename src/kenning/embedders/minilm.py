@@ -155,7 +155,13 @@ def locate_model() -> ModelFiles:
     missing = [p.name for p in (weights, tokenizer, config_path) if not p.is_file()]
     if missing:
         raise KenningError(
-            f"model files missing from {folder} ({where}): {', '.join(missing)}; " + INSTALL_HINT
+            f"model files missing from {folder} ({where}): {', '.join(missing)}; "
+            + (
+                "point KENNING_MODEL_DIR at a folder holding them, or unset it to use the "
+                "bundled MiniLM"
+                if override
+                else INSTALL_HINT
+            )
         )
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
