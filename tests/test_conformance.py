@@ -1207,7 +1207,12 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
 class _FakeQdrant:
     """A local HTTP server that answers every request with one status, recording API keys."""
 
-    def __init__(self, status: int) -> None:
+    def __init__(
+        self,
+        status: int,
+        body: bytes = b'{"status": {"error": "nope"}}',
+        headers: dict[str, str] | None = None,
+    ) -> None:
         import http.server
 
         keys: list[str | None] = []
@@ -1216,9 +1221,10 @@ class _FakeQdrant:
         class Handler(http.server.BaseHTTPRequestHandler):
             def _answer(self) -> None:
                 keys.append(self.headers.get("api-key"))
-                body = b'{"status": {"error": "nope"}}'
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -1271,6 +1277,38 @@ def test_qdrant_refused_key_is_unavailable(
     assert "pinned-s3cret-key" not in message and "stale-exported-key" not in message
     assert info.value.exit_code == 3
     assert fake.keys and set(fake.keys) == {"pinned-s3cret-key"}
+
+
+@pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
+@pytest.mark.parametrize(
+    ("status", "body", "headers", "said"),
+    [
+        # a proxy's or another web server's page where Qdrant was expected
+        (200, b"<html><body>Sign in to the corporate proxy</body></html>", {}, "not Qdrant"),
+        (404, b"<html>Not Found</html>", {}, "not Qdrant"),
+        (200, b'{"hello": "a JSON API, but another one"}', {}, "not Qdrant"),
+        # Qdrant Cloud's rate limit, with and without the time to wait
+        (429, b'{"status": {"error": "rate limited"}}', {"Retry-After": "7"}, "7 s"),
+        (429, b'{"status": {"error": "rate limited"}}', {}, "429"),
+    ],
+)
+def test_qdrant_answer_that_is_not_qdrants_is_reported(
+    status: int, body: bytes, headers: dict[str, str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A URL answered by something else (HTML with 200 or 404), or a server that limits the
+    request rate: one message naming it and what to do, never a traceback
+    (JSONDecodeError, ResourceExhaustedResponse); the knowledge base was not consulted."""
+    fake = _FakeQdrant(status, body, headers)
+    monkeypatch.setenv("QDRANT_API_KEY", "a-s3cret-key-value")
+    try:
+        with pytest.raises(StoreUnavailable) as info:
+            open_backend(fake.url, create=True, dimension=DIM)
+    finally:
+        fake.close()
+    message = str(info.value)
+    assert message.startswith("knowledge base NOT consulted") and said in message, message
+    assert fake.url in message and "a-s3cret-key-value" not in message
+    assert info.value.exit_code == 3
 
 
 def test_qdrant_unreachable_is_unavailable() -> None:

@@ -148,6 +148,24 @@ def resolve_api_key(
     return value or None
 
 
+def _is_json(content: bytes) -> bool:
+    try:
+        json.loads(content)
+    except ValueError:
+        return False
+    return True
+
+
+def _raised_by_client(exc: BaseException) -> bool:
+    """Whether qdrant-client raised ``exc`` (parsing a server's answer), not kenning's code."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith("qdrant_client"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _same_content(group_id: str, digests: list[str]) -> Any:
     """The filter for a project's points holding any of these content hashes."""
     from qdrant_client import models
@@ -263,11 +281,26 @@ class QdrantBackend:
     @contextmanager
     def _translate(self, doing: str = "query") -> Iterator[None]:
         import httpx
+        from qdrant_client.common.client_exceptions import (
+            QdrantException,
+            ResourceExhaustedResponse,
+        )
         from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
         try:
             yield
+        except ResourceExhaustedResponse as exc:
+            raise self._rate_limited(f"try again in {exc.retry_after_s} s") from None
+        except QdrantException as exc:  # a Retry-After that is not a number of seconds
+            raise self._rate_limited(f"try again later; {self._scrub(str(exc))}") from None
+        except (json.JSONDecodeError, AssertionError) as exc:
+            # qdrant-client parsing an answer that is not JSON, or JSON without a result
+            if not _raised_by_client(exc):
+                raise
+            raise self._not_qdrant(getattr(exc, "doc", None) or str(exc)) from None
         except UnexpectedResponse as exc:
+            if exc.status_code == 429:
+                raise self._rate_limited("try again shortly") from None
             if exc.status_code in (401, 403):
                 raise StoreUnavailable(
                     f"knowledge base NOT consulted: Qdrant at {self.location} refused the API "
@@ -279,6 +312,10 @@ class QdrantBackend:
                     f"knowledge base NOT consulted: Qdrant at {self.location} failed "
                     f"({exc.status_code} {exc.reason_phrase})"
                 ) from None
+            if not _is_json(exc.content):  # Qdrant answers its errors in JSON
+                raise self._not_qdrant(
+                    f"{exc.status_code} {exc.content[:80].decode('utf-8', 'replace')}"
+                ) from None
             raise KenningError(
                 f"Qdrant at {self.location} rejected a request: "
                 f"{self._scrub(str(exc).splitlines()[0])} "
@@ -286,11 +323,27 @@ class QdrantBackend:
             ) from None
         except (ResponseHandlingException, httpx.HTTPError, ConnectionError, TimeoutError) as exc:
             source = getattr(exc, "source", exc)
+            if isinstance(source, ValueError):  # JSON, but not the shape of Qdrant's answers
+                raise self._not_qdrant(str(source).splitlines()[0]) from None
             raise StoreUnavailable(
                 f"knowledge base NOT consulted: cannot {doing} Qdrant at {self.location} "
                 f"({type(source).__name__}: {self._scrub(str(source)) or 'no answer'}); check "
                 "that the server is running and reachable"
             ) from None
+
+    def _rate_limited(self, wait: str) -> StoreUnavailable:
+        return StoreUnavailable(
+            f"knowledge base NOT consulted: Qdrant at {self.location} is limiting the request "
+            f"rate (429); {wait}"
+        )
+
+    def _not_qdrant(self, answer: str) -> StoreUnavailable:
+        shown = " ".join(self._scrub(answer).split())[:80]
+        return StoreUnavailable(
+            f"knowledge base NOT consulted: {self.location} answered, but not Qdrant "
+            f"({shown or 'an empty answer'}); point the URL at the Qdrant server's REST "
+            "address (https://host:6333 unless it is set up otherwise)"
+        )
 
     # -- collections ------------------------------------------------------------------------
 
