@@ -34,6 +34,7 @@ from kenning.errors import (
     DuplicateContent,
     KenningError,
     ProvenanceMismatch,
+    StoreCorrupted,
     StoreNotFound,
     StoreUnavailable,
     StoreWriteFailed,
@@ -1309,6 +1310,27 @@ def test_qdrant_answer_that_is_not_qdrants_is_reported(
     assert message.startswith("knowledge base NOT consulted") and said in message, message
     assert fake.url in message and "a-s3cret-key-value" not in message
     assert info.value.exit_code == 3
+
+
+@pytest.mark.parametrize("distance", ["Euclid", "Dot", "Manhattan"])
+def test_qdrant_collection_of_another_distance_is_refused(distance: str, tmp_path: Path) -> None:
+    """A collection of kenning's name made by someone else with another distance: its scores
+    are no cosines (Euclid: an exact match scored 0 — below every threshold, an empty recall;
+    farther ones a 'not a unit vector … run kenning reembed' error that reembed cannot fix).
+    Opening it says what it is and how to pick another collection."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "q"
+    client = QdrantClient(path=str(folder))
+    client.create_collection(
+        "kenning_memories",
+        vectors_config=models.VectorParams(size=DIM, distance=models.Distance(distance)),
+    )
+    client.close()
+    with pytest.raises(StoreCorrupted) as info:
+        open_backend(f"qdrant-local:{folder}", create=True, dimension=None)
+    message = str(info.value)
+    assert distance in message and "?collection=" in message, message
 
 
 def test_qdrant_unreachable_is_unavailable() -> None:

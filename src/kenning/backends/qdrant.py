@@ -372,6 +372,14 @@ class QdrantBackend:
                 f"the Qdrant collection {self.collection} at {self.location} was not made by "
                 "kenning (it has no single unnamed vector); pick another with ?collection="
             )
+        distance = getattr(vectors, "distance", None)
+        name = str(getattr(distance, "value", distance))
+        if name != "Cosine":
+            raise StoreCorrupted(
+                f"the Qdrant collection {self.collection} at {self.location} was not made by "
+                f"kenning (its distance is {name}, kenning's scores are cosines); pick another "
+                "with ?collection="
+            )
         return int(size)
 
     def _create_memories(self, dimension: int) -> None:
