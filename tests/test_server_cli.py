@@ -286,3 +286,23 @@ def test_a_search_path_without_pgvectors_schema_is_named(project: Path, pg_url: 
     url = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dteam_a,public"
     r = kenning(project, "remember", "A note for team a.", env={"KENNING_STORE": url})
     assert r.returncode == 0, r.stderr
+
+
+def test_qdrant_local_store_is_qdrant_not_a_folder_in_the_checkout(
+    project: Path, tmp_path: Path
+) -> None:
+    """``qdrant-local:<folder>`` (Qdrant's local mode, which kenning names among the stores it
+    speaks) was taken for a path: the notes went to a SQLite store in a folder named
+    ``qdrant-local:`` inside the checkout, and the Qdrant folder was never made."""
+    folder = tmp_path / "qdrant"
+    location = f"qdrant-local:{folder}"
+    r = kenning(project, "remember", "--json", "--store", location, "Use one HNSW index")
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "stats", "--json", env={"KENNING_STORE": location})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["memories"] == 1
+    r = kenning(project, "recall", "--json", "one HNSW index", env={"KENNING_STORE": location})
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["results"]) == 1
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]
+    assert (folder / "collection" / "kenning_memories").is_dir()

@@ -1599,9 +1599,10 @@ Exit codes: 0 every check passed (or there is no store yet), 1 a check failed.
 @handle_errors
 def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
+    from .config import is_store_url
     from .doctor import run_doctor
 
-    if store_path and "://" in store_path:
+    if store_path and is_store_url(store_path):
         raise UserInputError(
             "doctor checks the embedded SQLite store; `kenning stats --store URL` says whether "
             "kenning reaches a server store, and the server's own tools check it"

@@ -205,6 +205,14 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(tempfile.gettempdir()) / f"kenning-cache-{getattr(os, 'getuid', lambda: 0)()}"
 
 
+def is_store_url(location: str | os.PathLike[str]) -> bool:
+    """Whether a store location names no file path: a server URL (``scheme://…``) or Qdrant's
+    local mode (``qdrant-local:<folder>``), which :mod:`kenning.backends.registry` opens as
+    given."""
+    text = os.fspath(location).strip()
+    return "://" in text or text.lower().startswith("qdrant-local:")
+
+
 def expand_home(value: str | os.PathLike[str], what: str) -> Path:
     """``value`` as a path with a leading ``~`` or ``~user`` expanded; a
     :class:`UserInputError` naming ``what`` (the variable or option it came from) when there

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
-from .config import expand_home
+from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch
 from .safety import without_nul
 
@@ -172,7 +172,7 @@ def migrate_store(
     from .backends.registry import open_backend
     from .project import Project, check_store_location
 
-    if "://" not in target:
+    if not is_store_url(target):
         path = expand_home(target, "the migration target")
         path = path if path.suffix == ".db" else path / "memory.db"
         check_store_location(

@@ -246,7 +246,7 @@ def resolve_project(
     root = checkout.root if checkout is not None else None
     if store_path is None and store_url is None:
         configured, origin = config.project_variable("KENNING_STORE", root)
-        if configured and "://" in configured:
+        if configured and config.is_store_url(configured):
             store_url = configured
         elif configured:
             store_path = config.expand_home(configured, f"KENNING_STORE ({origin})")

@@ -1565,7 +1565,7 @@ def open_store(
         raise UserInputError(
             f"embedder must be an Embedder or a name ('minilm'), not {embedder!r:.80}"
         )
-    url = str(path).strip() if path is not None and "://" in str(path) else None
+    url = str(path).strip() if path is not None and config.is_store_url(path) else None
     try:
         store_path = Path(path).expanduser() if path is not None and url is None else None
     except RuntimeError:  # "~name" where no user is called name
