@@ -1333,6 +1333,48 @@ def test_qdrant_collection_of_another_distance_is_refused(distance: str, tmp_pat
     assert distance in message and "?collection=" in message, message
 
 
+def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_path: Path) -> None:
+    """A point in kenning's collection without kenning's payload (another application writing
+    to the same collection, a hand edit in Qdrant's dashboard) ended every read that met it
+    in ``KeyError: 'kenning_id'`` (``kenning export --group-id all``, a search over every
+    project): it is skipped and named, as SQLite skips a damaged row."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(4)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    client = QdrantClient(path=str(folder))
+    client.upsert(
+        "kenning_memories",
+        points=[
+            models.PointStruct(
+                id=7, vector=rows[0].vector.tolist(), payload={"text": "another app's"}
+            ),
+            models.PointStruct(
+                id=8,
+                vector=rows[1].vector.tolist(),
+                payload={"kenning_id": "half", "content": "no project, no time"},
+            ),
+        ],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        ids = sorted(r.memory.id for r in rows)
+        assert sorted(r.memory.id for r in b.iterate(Filters())) == ids
+        assert sorted(h.memory.id for h in b.vector_search(rows[0].vector, 10, Filters())) == ids
+        assert sorted(m.id for m in b.newest(Filters(), 10)) == ids
+        assert b.get(["half", rows[2].memory.id]) == [rows[2].memory]
+        damaged = b.damaged_rows()
+        assert len(damaged) == 2 and {d.column for d in damaged} == {"payload"}
+        assert any("kenning_id" in d.reason for d in damaged)
+    finally:
+        b.close()
+
+
 def test_qdrant_unreachable_is_unavailable() -> None:
     import socket
 

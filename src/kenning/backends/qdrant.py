@@ -211,6 +211,7 @@ class QdrantBackend:
         self._dimension: int | None = None
         self._client: Any = None
         self._stored_at_indexed = False
+        self._damaged: dict[str, DamagedRow] = {}
         name = DEFAULT_COLLECTION
         self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
         if self.local:
@@ -451,6 +452,35 @@ class QdrantBackend:
         # the payload holds Memory.to_dict()'s fields, with the kenning id under kenning_id
         return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
+    def _decode(self, point: Any) -> Memory | None:
+        """The point's memory, or None (recorded, said once) for a payload kenning did not
+        write: another application's point in the collection, or one edited by hand."""
+        payload = point.payload or {}
+        try:
+            return self._memory(payload)
+        except (KeyError, TypeError, ValueError) as exc:
+            key = str(payload.get("kenning_id") or point.id)
+            if key not in self._damaged:
+                group = payload.get("group_id")
+                reason = (
+                    f"has no {exc.args[0]!r}" if isinstance(exc, KeyError) else f"is invalid: {exc}"
+                )
+                self._damaged[key] = DamagedRow(
+                    key, group if isinstance(group, str) else None, "payload", reason
+                )
+                log.warning(
+                    "kenning: skipped the Qdrant point %s in %s: its payload %s (not written "
+                    "by kenning?); delete it, or give kenning a collection of its own with "
+                    "?collection=",
+                    point.id,
+                    self.location,
+                    reason,
+                )
+            return None
+
+    def _decoded(self, points: Sequence[Any]) -> list[Memory]:
+        return [m for m in (self._decode(p) for p in points) if m is not None]
+
     @staticmethod
     def _filter(filters: Filters, extra: Sequence[Any] = ()) -> Any:
         from qdrant_client import models
@@ -549,7 +579,7 @@ class QdrantBackend:
                         limit=len(digests) + len(batch_ids) + 1,
                         with_payload=["kenning_id"],
                     )
-                    clash = [p for p in points if p.payload["kenning_id"] not in batch_ids]
+                    clash = [p for p in points if p.payload.get("kenning_id") not in batch_ids]
                     if clash:
                         raise duplicate_content(self.location)
                 replaced = self._doc_lens(client, ids)
@@ -727,8 +757,9 @@ class QdrantBackend:
                     ids=[point_id(i) for i in unique[start : start + 1000]],
                     with_payload=True,
                 ):
-                    memory = self._memory(p.payload)
-                    out[memory.id] = memory
+                    memory = self._decode(p)
+                    if memory is not None:
+                        out[memory.id] = memory
         return [out[i] for i in ids if i in out]
 
     def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
@@ -752,7 +783,7 @@ class QdrantBackend:
                 limit=1,
                 with_payload=True,
             )
-        return self._memory(points[0].payload) if points else None
+        return self._decode(points[0]) if points else None
 
     def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
 
@@ -771,8 +802,7 @@ class QdrantBackend:
                     limit=len(chunk),
                     with_payload=True,
                 )
-                for p in points:
-                    memory = self._memory(p.payload)
+                for memory in self._decoded(points):
                     out[memory.content_hash] = memory
         return out
 
@@ -823,9 +853,9 @@ class QdrantBackend:
                     with_vectors=True,
                 )
             for p in points:
-                yield MemoryRecord(
-                    memory=self._memory(p.payload), vector=np.asarray(p.vector, dtype=np.float32)
-                )
+                memory = self._decode(p)
+                if memory is not None:
+                    yield MemoryRecord(memory=memory, vector=np.asarray(p.vector, dtype=np.float32))
             if offset is None:
                 return
 
@@ -865,7 +895,7 @@ class QdrantBackend:
                     points.extend(page)
                     if offset is None:
                         break
-        found = [self._memory(p.payload) for p in points]
+        found = self._decoded(points)
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
 
@@ -968,7 +998,7 @@ class QdrantBackend:
             limit=LEXICAL_CANDIDATES,
             with_payload=True,
         )
-        return {m.id: m for m in (self._memory(p.payload) for p in points)}
+        return {m.id: m for m in self._decoded(points)}
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         from qdrant_client import models
@@ -985,7 +1015,7 @@ class QdrantBackend:
                 limit=LEXICAL_CANDIDATES,
                 with_payload=True,
             )
-        found = [self._memory(p.payload) for p in points]
+        found = self._decoded(points)
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:20]
 
@@ -1004,7 +1034,8 @@ class QdrantBackend:
                     with_payload=["kenning_id"],
                     with_vectors=True,
                 ):
-                    out[str(p.payload["kenning_id"])] = np.asarray(p.vector, dtype=np.float32)
+                    if (p.payload or {}).get("kenning_id") is not None:
+                        out[str(p.payload["kenning_id"])] = np.asarray(p.vector, dtype=np.float32)
         return out
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
@@ -1032,18 +1063,19 @@ class QdrantBackend:
                 search_params=None if self.local else models.SearchParams(hnsw_ef=max(128, 2 * k)),
             )
         return [
-            ScoredMemory(memory=self._memory(p.payload), score=checked_cosine(p.score))
+            ScoredMemory(memory=memory, score=checked_cosine(p.score))
             for p in response.points
-            if p.score is not None and math.isfinite(p.score)
+            if p.score is not None
+            and math.isfinite(p.score)
+            and (memory := self._decode(p)) is not None
         ]
 
     def replaced(self) -> bool:
         return False
 
     def damaged_rows(self) -> list[DamagedRow]:
-        """None are tracked: the server's typed columns (PostgreSQL) or its own payload
-        checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""
-        return []
+        """The points whose payload a read could not decode (see :meth:`_decode`)."""
+        return list(self._damaged.values())
 
     def close(self) -> None:
         client, self._client = self._client, None
