@@ -1375,6 +1375,37 @@ def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_pat
         b.close()
 
 
+def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path) -> None:
+    """The terms a lexical search looks for may match up to POSTINGS_BUDGET rows (2,000);
+    Qdrant took only the first 1,000 of them (by point id) as candidates, so the note holding
+    every query word — the best BM25 hit on SQLite — could be left out and never found."""
+    from kenning.backends.qdrant import point_id
+
+    rng = np.random.default_rng(21)
+    words = [f"zeta{chr(97 + w)}" for w in range(12)]
+    rows = [
+        record(i, unit(rng), text=f"filler {i} {words[i % 12]}", memory_id=f"n{i}")
+        for i in range(1200)
+    ]
+    rows += [record(1200 + i, unit(rng), text=f"plain {i}", memory_id=f"p{i}") for i in range(60)]
+    # the target's point id sorts after every other one: the last a capped scroll would reach
+    target_id = max((f"t{j}" for j in range(20000)), key=point_id)
+    assert point_id(target_id) > max(point_id(r.memory.id) for r in rows)
+    rows.append(record(5000, unit(rng), text=" ".join(words), memory_id=target_id))
+    query = " ".join(words)
+    found: dict[str, list[str]] = {}
+    sqlite = str(tmp_path / "s" / "memory.db")
+    for location in (sqlite, ":memory:"):
+        b = open_backend(location, create=True, dimension=DIM)
+        try:
+            b.upsert(rows)
+            found[location] = [h.memory.id for h in b.lexical_search(query, 3, Filters())]
+        finally:
+            b.close()
+    assert found[":memory:"][0] == target_id
+    assert found[sqlite] == found[":memory:"]
+
+
 def test_qdrant_unreachable_is_unavailable() -> None:
     import socket
 

@@ -29,9 +29,9 @@ syntax in the query is inert. Document frequencies are exact ``count`` calls wit
 ``MatchText`` filter (one per query word, at most 64); the row count and total token count
 are kept in a ``kenning:fts_stats`` entry of the meta collection, updated by every write (against a
 server with several writing processes they can drift slightly: they only weight scores).
-Candidates are the points matching any informative word (``should`` of ``MatchText``; words
-in more than half of the rows have idf 1e-6 and only fill up short result lists), at most
-:data:`LEXICAL_CANDIDATES` of them, scored in Python.
+Candidates are every point matching any of the words :func:`~.base.terms_to_match` chooses
+(``should`` of ``MatchText``), read :data:`LEXICAL_CANDIDATES` at a time and scored in
+Python — the rows SQLite scores.
 
 Atomicity and concurrency: Qdrant has no transactions. A batch is validated completely
 (dimensions, duplicate ids and ``(group_id, content_hash)`` in the batch and in the store)
@@ -93,7 +93,7 @@ DEFAULT_COLLECTION = "kenning_memories"
 LOCAL_PREFIX = "qdrant-local:"
 #: Namespace of the point ids derived from kenning ids (uuid5).
 ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
-#: Lexical search ranks at most this many MatchText candidates.
+#: Lexical search reads its MatchText candidates this many at a time.
 LEXICAL_CANDIDATES = 1000
 STATS_KEY = "kenning:fts_stats"
 SECRETS_FILENAME = ".env.secrets"
@@ -982,7 +982,9 @@ class QdrantBackend:
     def _lexical_candidates(
         self, client: Any, words: Sequence[str], filters: Filters
     ) -> dict[str, Memory]:
-        """The rows (at most :data:`LEXICAL_CANDIDATES`) holding any of ``words``."""
+        """Every row holding any of ``words`` (as many as SQLite scores: the chosen terms'
+        postings, :func:`~kenning.backends.base.terms_to_match`), read
+        :data:`LEXICAL_CANDIDATES` at a time."""
         from qdrant_client import models
 
         if not words:
@@ -992,13 +994,19 @@ class QdrantBackend:
                 models.FieldCondition(key="content", match=models.MatchText(text=w)) for w in words
             ]
         )
-        points, _ = client.scroll(
-            self.collection,
-            scroll_filter=self._filter(filters, [condition]),
-            limit=LEXICAL_CANDIDATES,
-            with_payload=True,
-        )
-        return {m.id: m for m in self._decoded(points)}
+        found: dict[str, Memory] = {}
+        offset: Any = None
+        while True:
+            points, offset = client.scroll(
+                self.collection,
+                scroll_filter=self._filter(filters, [condition]),
+                limit=LEXICAL_CANDIDATES,
+                offset=offset,
+                with_payload=True,
+            )
+            found.update((m.id, m) for m in self._decoded(points))
+            if offset is None:
+                return found
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         from qdrant_client import models
