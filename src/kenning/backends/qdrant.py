@@ -313,7 +313,8 @@ class QdrantBackend:
                     f"knowledge base NOT consulted: Qdrant at {self.location} failed "
                     f"({exc.status_code} {exc.reason_phrase})"
                 ) from None
-            if not _is_json(exc.content):  # Qdrant answers its errors in JSON
+            if exc.status_code in (404, 405) and not _is_json(exc.content):
+                # Qdrant answers its errors in JSON: another server does not know its paths
                 raise self._not_qdrant(
                     f"{exc.status_code} {exc.content[:80].decode('utf-8', 'replace')}"
                 ) from None
