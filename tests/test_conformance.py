@@ -1245,6 +1245,110 @@ class _FakeQdrant:
         self.server.server_close()
 
 
+class _ReadOnlyQdrant:
+    """A local HTTP server answering as Qdrant does to a read-only API key
+    (``read_only_api_key``) for a kenning store of ``DIM`` dimensions with no points: reads are
+    answered, every write (PUT, POST other than a read, DELETE) is refused with 403."""
+
+    READS = ("/points/scroll", "/points/count", "/points/query", "/points", "/facet")
+
+    def __init__(self) -> None:
+        import http.server
+
+        writes: list[str] = []
+        self.writes = writes
+        index = {"data_type": "keyword", "points": 0}
+        collection = {
+            "status": "green",
+            "optimizer_status": "ok",
+            "segments_count": 1,
+            "points_count": 0,
+            "config": {
+                "params": {"vectors": {"size": DIM, "distance": "Cosine"}},
+                "hnsw_config": {"m": 16, "ef_construct": 100, "full_scan_threshold": 10000},
+                "optimizer_config": {"default_segment_number": 0, "flush_interval_sec": 5},
+            },
+            "payload_schema": {
+                **{k: index for k in ("group_id", "collection", "type", "content_hash")},
+                "stored_at": {"data_type": "datetime", "points": 0},
+                "content": {"data_type": "text", "points": 0},
+            },
+        }
+
+        def answer(handler: Any, status: int, result: Any) -> None:
+            body = json.dumps({"result": result, "status": "ok", "time": 0.0}).encode()
+            if status != 200:
+                body = json.dumps({"status": {"error": "Forbidden: read-only key"}}).encode()
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if path.endswith("/exists"):
+                    answer(self, 200, {"exists": True})
+                elif path.startswith("/collections/"):
+                    answer(self, 200, collection)
+                else:
+                    answer(self, 404, None)
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = self.path.split("?", 1)[0]
+                if path.endswith("/points/scroll"):
+                    answer(self, 200, {"points": [], "next_page_offset": None})
+                elif path.endswith("/points/count"):
+                    answer(self, 200, {"count": 0})
+                elif path.endswith("/points"):  # retrieve by ids
+                    answer(self, 200, [])
+                else:
+                    writes.append(f"POST {path}")
+                    answer(self, 403, None)
+
+            def do_PUT(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                writes.append(f"PUT {self.path}")
+                answer(self, 403, None)
+
+            do_DELETE = do_PATCH = do_PUT
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
+def test_qdrant_reads_need_no_write_permission(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With Qdrant's read-only API key (hooks, dashboards), reads work: newest() — the
+    session-start hook's read — created the stored_at index on every first call in a
+    process (a write), so each one failed with 'refused the API key (403); set
+    QDRANT_API_KEY', though the key was right and the index already there."""
+    fake = _ReadOnlyQdrant()
+    monkeypatch.setenv("QDRANT_API_KEY", "a-read-only-key")
+    try:
+        b = open_backend(fake.url, create=False, dimension=None)
+        try:
+            assert b.newest(Filters(group_id="g"), 5) == []
+            assert b.stored_since(Filters(group_id="g"), T0) == []
+            assert b.count(Filters(group_id="g")) == 0
+        finally:
+            b.close()
+    finally:
+        fake.close()
+    assert fake.writes == []
+
+
 def test_qdrant_api_key_precedence(tmp_path: Path) -> None:
     from kenning.backends.qdrant import resolve_api_key
 

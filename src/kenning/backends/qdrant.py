@@ -367,7 +367,11 @@ class QdrantBackend:
     def _collection_dimension(self) -> int | None:
         if not self._client.collection_exists(self.collection):
             return None
-        vectors = self._client.get_collection(self.collection).config.params.vectors
+        info = self._client.get_collection(self.collection)
+        # an index the collection has is not created again: that is a write, which a
+        # read-only API key may not make
+        self._stored_at_indexed = "stored_at" in (info.payload_schema or {})
+        vectors = info.config.params.vectors
         size = getattr(vectors, "size", None)
         if size is None:
             raise StoreCorrupted(
@@ -414,7 +418,8 @@ class QdrantBackend:
     def _index_stored_at(self, client: Any) -> None:
         """A datetime index on ``stored_at``: a server orders by a payload field only through
         one (local mode orders without). Created with the collection, or by the first
-        :meth:`newest` on a collection made before it existed."""
+        :meth:`newest` on a collection made before it existed (the collection's payload
+        schema, read when it is opened, says which)."""
         from qdrant_client import models
 
         if not self.local and not self._stored_at_indexed:
