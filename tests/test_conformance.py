@@ -9,6 +9,7 @@ Qdrant local mode writes ~60 points/s to disk, so its data stays small.
 
 from __future__ import annotations
 
+import http.server
 import io
 import json
 import subprocess
@@ -1205,7 +1206,21 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 
-class _FakeQdrant:
+class _LocalServer:
+    """A real HTTP server on 127.0.0.1 in a thread, answering with a test's handler."""
+
+    def _serve(self, handler: type[http.server.BaseHTTPRequestHandler]) -> None:
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _FakeQdrant(_LocalServer):
     """A local HTTP server that answers every request with one status, recording API keys."""
 
     def __init__(
@@ -1214,7 +1229,6 @@ class _FakeQdrant:
         body: bytes = b'{"status": {"error": "nope"}}',
         headers: dict[str, str] | None = None,
     ) -> None:
-        import http.server
 
         keys: list[str | None] = []
         self.keys = keys
@@ -1235,17 +1249,10 @@ class _FakeQdrant:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)
 
 
-class _ReadOnlyQdrant:
+class _ReadOnlyQdrant(_LocalServer):
     """A local HTTP server answering as Qdrant does to a read-only API key
     (``read_only_api_key``) for a kenning store of ``DIM`` dimensions with no points: reads are
     answered, every write (PUT, POST other than a read, DELETE) is refused with 403."""
@@ -1253,7 +1260,6 @@ class _ReadOnlyQdrant:
     READS = ("/points/scroll", "/points/count", "/points/query", "/points", "/facet")
 
     def __init__(self) -> None:
-        import http.server
 
         writes: list[str] = []
         self.writes = writes
@@ -1318,14 +1324,7 @@ class _ReadOnlyQdrant:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)
 
 
 @pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
