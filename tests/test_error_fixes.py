@@ -5,6 +5,7 @@ the message prints, and checks that the problem is gone and no memory was lost."
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -105,3 +106,54 @@ def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -
     assert broken.returncode == 1 and "model files missing" in err
     assert "pip install" not in err
     assert "point KENNING_MODEL_DIR at a folder holding them, or unset it" in err
+
+
+def test_a_damaged_store_without_a_backup_is_read_out_as_doctor_says(project: Path) -> None:
+    """doctor's fix for a damaged file when there is no backup, followed as printed. It was
+    `sqlite3 … .recover | sqlite3 recovered.db`, which Debian 12's sqlite3 (3.40) fails on
+    every kenning store, leaving an empty file; and `--store` took a moved file whose name
+    does not end in .db for a folder ("nothing to export")."""
+    before = _seed(project)
+    db = project / ".kenning" / "memory.db"
+    with sqlite3.connect(db) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_fts_idx'"
+        ).fetchone()
+    conn.close()
+    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
+    with db.open("r+b") as fh:  # bit rot in the full-text index; the notes' pages are intact
+        fh.seek((root - 1) * page_size)
+        fh.write(bytes([0xFF]) * 64)
+    fix = _doctor(project)["integrity"]["fix"]
+    assert "damaged.db" in fix and ".recover" not in fix, fix
+    export = re.search(r"`(kenning export --store damaged\.db[^`]*)`", fix)
+    restore = re.search(r"`(kenning import backup\.jsonl)`", fix)
+    assert export and restore, fix
+    for side in ("", "-wal", "-shm"):  # moved aside as the fix says
+        if db.with_name(db.name + side).exists():
+            db.with_name(db.name + side).rename(project / f"damaged.db{side}")
+    code, _, err = _kenning(project, *export.group(1).split()[1:])
+    assert code == 0, err
+    code, _, err = _kenning(project, *restore.group(1).split()[1:])
+    assert code == 0, err
+    assert _contents(project) == before
+
+
+def test_a_store_file_moved_aside_under_any_name_is_read_by_store(project: Path) -> None:
+    """``--store`` naming an existing file is that database, whatever its name ends with (a
+    store moved aside as ``memory.db.damaged``); it was taken for a folder holding a
+    ``memory.db``, and the export said there was nothing to export."""
+    before = _seed(project)
+    db = project / ".kenning" / "memory.db"
+    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
+    aside = project.parent / "memory.db.damaged"
+    db.rename(aside)
+    for side in ("-wal", "-shm"):
+        if db.with_name(db.name + side).exists():
+            db.with_name(db.name + side).rename(aside.with_name(aside.name + side))
+    code, out, err = _kenning(
+        project, "export", "--store", str(aside), "--group-id", "all", "--no-vectors"
+    )
+    assert code == 0, err
+    assert {json.loads(line)["id"] for line in out.splitlines()[1:]} == set(before)

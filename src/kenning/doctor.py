@@ -78,10 +78,15 @@ class DoctorReport:
 
 
 def _recovery(path: Path) -> str:
+    # Not `sqlite3 … .recover`: Debian 12's sqlite3 (3.40) fails it on every kenning store
+    # (the FTS5 tables: "SQL logic error") and writes an empty file; nor `.dump`, which ends
+    # in ROLLBACK at the first unreadable page. kenning's own export reads every row it can.
     return (
-        f"move {path} (and any {path.name}-wal / -shm beside it) aside, then restore from a "
-        "backup with `kenning import <backup.jsonl>`; if you have no backup, try "
-        f"`sqlite3 {path} .recover | sqlite3 recovered.db` on the moved file"
+        f"move {path} aside with the files beside it (`{path.name}-wal`, `-shm`: same new name "
+        "plus the same ending, e.g. damaged.db, damaged.db-wal), then restore from a backup "
+        "with `kenning import <backup.jsonl>`; with no backup, `kenning export --store "
+        "damaged.db --group-id all -o backup.jsonl` reads out the notes (unless the damage is in "
+        "their own table's pages) and `kenning import backup.jsonl` puts them in a new store"
     )
 
 
