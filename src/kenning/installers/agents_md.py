@@ -122,3 +122,16 @@ def remove_section(text: str | None, label: str = AGENTS_FILE) -> str | None:
                 head = head[: -len(blank) // 2]
                 break
     return head + tail
+
+
+def section_after(
+    text: str | None, label: str, *, uninstall: bool, kept_for: str | None = None
+) -> tuple[str | None, str | None]:
+    """``text`` as an install (:func:`merge_section`) or uninstall (:func:`remove_section`)
+    leaves it, and the note to show: an uninstall keeps the section while another agent
+    (``kept_for``, e.g. "Cursor") still reads it there."""
+    if uninstall and kept_for:
+        return text, f"{label} keeps the kenning section: {kept_for} still uses it"
+    if uninstall:
+        return remove_section(text, label), None
+    return merge_section(text, label), None

@@ -342,13 +342,14 @@ def install_codex(
         if agents_md_section:
             agents_path = locate(agents_root, agents_rel, agents_label)
             agents_before = read_text(agents_path, agents_label)
-            if uninstall and scope == "project" and _other_agents_use_section(root):
-                agents_after = agents_before
-                notes.append(f"{agents_label} keeps the kenning section: Cursor still uses it")
-            elif uninstall:
-                agents_after = agents_md.remove_section(agents_before, agents_label)
-            else:
-                agents_after = agents_md.merge_section(agents_before, agents_label)
+            shared = uninstall and scope == "project" and _other_agents_use_section(root)
+            agents_after, note = agents_md.section_after(
+                agents_before,
+                agents_label,
+                uninstall=uninstall,
+                kept_for="Cursor" if shared else None,
+            )
+            notes += [note] if note else []
             changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
         if not uninstall and scope == "project":
             notes.append(

@@ -124,13 +124,11 @@ def install_cursor(
             label = agents_md.AGENTS_FILE
             agents_path = locate(root, label, label)
             agents_before = read_text(agents_path, label)
-            if uninstall and codex_registered(root):
-                agents_after = agents_before
-                notes.append(f"{label} keeps the kenning section: Codex still uses it")
-            elif uninstall:
-                agents_after = agents_md.remove_section(agents_before, label)
-            else:
-                agents_after = agents_md.merge_section(agents_before, label)
+            shared = uninstall and codex_registered(root)
+            agents_after, note = agents_md.section_after(
+                agents_before, label, uninstall=uninstall, kept_for="Codex" if shared else None
+            )
+            notes += [note] if note else []
             changes.append(text_change(agents_path, label, agents_before, agents_after))
         if not uninstall and scope == "user" and agents_md_section:
             notes.append(
