@@ -320,8 +320,9 @@ class _BlobCache:
                 data = fh.read(MAX_HASHED_BYTES + 1)
         except OSError as exc:
             return (), f"cannot be read ({exc.strerror or exc})"
-        raw = blob_hash(data)
-        ids = (blob_hash(data.replace(b"\r\n", b"\n")), raw) if _crlf_text(data) else (raw,)
+        ids: tuple[str, ...] = (worktree_blob(data),)
+        if b"\r\n" in data:  # a record written before held the hash of the bytes as they are
+            ids = tuple(dict.fromkeys((*ids, blob_hash(data))))
         with self._lock:
             self.hashed += 1
             if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
