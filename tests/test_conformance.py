@@ -1080,6 +1080,89 @@ def test_postgres_statement_timeout_names_the_setting_not_the_server(pg_url: str
         b.close()
 
 
+def _hold_for(url: str, statement: str, params: tuple[Any, ...], seconds: float) -> Any:
+    """Another session that runs ``statement`` in a transaction and holds what it took for
+    ``seconds`` (a console's forgotten transaction); returns (thread, holding event)."""
+    import psycopg
+
+    holding = threading.Event()
+
+    def hold() -> None:
+        with psycopg.connect(url) as conn:
+            conn.execute(statement, params)
+            holding.set()
+            threading.Event().wait(seconds)
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    assert holding.wait(20)
+    return thread
+
+
+def test_postgres_reads_and_writes_give_up_behind_a_table_lock_that_never_ends(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session holding the store's table (``LOCK TABLE`` in a transaction left open in a
+    console, a schema change) made every read and write wait for ever: a recall or the MCP
+    server hung. They wait so long, then say why (exit 3, nothing changed), and work again
+    once the table is free; the write waits as long after taking the store's write lock
+    (whose own wait used to reset the session's to the role's: none)."""
+    import time
+
+    from kenning.backends import postgres as pg_backend
+
+    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 0.5, raising=False)
+    rng = np.random.default_rng(10)
+    b = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([record(1, unit(rng))])
+        holder = _hold_for(pg_url, "LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE", (), 6)
+        for call in (lambda: b.get([rid(1)]), lambda: b.upsert([record(2, unit(rng))])):
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable) as caught:
+                call()
+            assert time.monotonic() - started < 4
+            message = str(caught.value)
+            assert message.startswith("knowledge base NOT consulted")
+            assert "locked" in message and "pg_stat_activity" in message
+        holder.join()
+        assert b.count(Filters()) == 1
+        b.upsert([record(2, unit(rng))])
+        assert b.count(Filters()) == 2
+    finally:
+        b.close()
+
+
+def test_postgres_schema_upgrade_gives_up_behind_a_stuck_upgrade(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session stuck inside a schema upgrade (holding its advisory lock) made every new
+    store's first open wait for ever; it waits as long as for the table's lock, then says
+    what holds it, and the upgrade goes through once that session ends."""
+    import time
+
+    import psycopg
+
+    from kenning.backends import postgres as pg_backend
+
+    monkeypatch.setattr(pg_backend, "MIGRATION_LOCK_WAIT_S", 1, raising=False)
+    with psycopg.connect(pg_url) as conn:
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    key = pg_backend._lock_key(f"kenning:{database}:{schema}:migrate")
+    holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 6)
+    started = time.monotonic()
+    with pytest.raises(KenningError, match=r"cannot upgrade the schema.*nothing was written"):
+        pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM).close()
+    assert time.monotonic() - started < 4.5
+    holder.join()
+    b = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([record(1, unit(np.random.default_rng(11)))])
+        assert b.count(Filters()) == 1
+    finally:
+        b.close()
+
+
 def test_postgres_migrate_keeps_a_note_a_teammate_writes_while_it_runs(
     pg_url: str, tmp_path: Path
 ) -> None:

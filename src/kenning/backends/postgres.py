@@ -244,6 +244,11 @@ MIGRATION_LOCK_WAIT_S = 5
 #: lock and never ends (a suspended import, a client gone without the server noticing) must
 #: not make every other write wait for ever.
 STORE_LOCK_WAIT_S = 30.0
+#: How long any statement of kenning's waits for a lock on the store's tables, unless the
+#: server or role sets a lock_timeout of its own: a session that holds the table (``LOCK
+#: TABLE``, a schema change, a transaction left open in a console) must not make every read
+#: and write wait for ever.
+TABLE_LOCK_WAIT_S = 30.0
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -477,7 +482,7 @@ class PostgresBackend:
             min_size=1,
             max_size=self._pool_size,
             kwargs={"autocommit": True},
-            configure=_register_vector_checked,
+            configure=_configure_session,
             check=ConnectionPool.check_connection,
             timeout=POOL_WAIT_S,
             num_workers=1,
@@ -511,10 +516,12 @@ class PostgresBackend:
         try:
             yield
         except pg_errors.LockNotAvailable:
-            raise KenningError(
-                f"cannot {doing} PostgreSQL at {self.location}: another session holds the "
-                "store's table (a long transaction, pg_dump, an import) while its schema "
-                "needs upgrading; nothing was written — try again when it ends"
+            raise StoreUnavailable(
+                f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location}: "
+                "another session has held the store's table locked for longer than kenning "
+                f"waits ({TABLE_LOCK_WAIT_S:g} s, or the role's lock_timeout: a kenning "
+                "import into it, a LOCK TABLE or schema change in a transaction left open, "
+                "pg_dump; see pg_stat_activity); nothing was changed — retry once it ends"
             ) from None
         except pg_errors.ReadOnlySqlTransaction:
             raise KenningError(
@@ -621,6 +628,7 @@ class PostgresBackend:
                 )
             try:
                 with conn.transaction():
+                    conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
                     conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             except (pg_errors.InsufficientPrivilege, pg_errors.FeatureNotSupported) as exc:
@@ -650,11 +658,23 @@ class PostgresBackend:
         self._set_schema(self._schema_version(conn))
 
     def _run_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
+        try:
+            self._apply_migrations(conn, dimension)
+        except pg_errors.LockNotAvailable:
+            raise KenningError(
+                f"cannot upgrade the schema of the store at {self.location}: another session "
+                "holds its table (a long transaction, pg_dump, an import) or its schema lock "
+                "(another kenning's upgrade, stuck); nothing was written — try again when it "
+                "ends"
+            ) from None
+
+    def _apply_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
         with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
             # An ALTER TABLE waiting for a long transaction's lock (pg_dump, an import) would
-            # make every other session's read queue behind it: give up instead, in one line.
+            # make every other session's read queue behind it, and a session stuck inside
+            # an upgrade holds the schema lock: give up instead, in one line.
             conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS kenning_schema ("
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
@@ -748,7 +768,7 @@ class PostgresBackend:
             return
         try:
             with psycopg.connect(self._conninfo, autocommit=True) as own:
-                _register_vector_checked(own)
+                _configure_session(own)
                 yield own
         finally:
             self._own_connections.release()
@@ -785,6 +805,7 @@ class PostgresBackend:
     def _take_store_lock(self, conn: psycopg.Connection[Any]) -> None:
         """The store's write lock, in the caller's transaction, waiting at most
         :data:`STORE_LOCK_WAIT_S` (then the server's own lock_timeout applies again)."""
+        before = _first(conn.execute("SELECT current_setting('lock_timeout')"))[0]
         conn.execute(
             "SELECT set_config('lock_timeout', %s, true)",
             (f"{max(1, int(STORE_LOCK_WAIT_S * 1000))}ms",),
@@ -798,7 +819,8 @@ class PostgresBackend:
                 "migrate, or a stuck client: see pg_stat_activity); nothing was changed, retry "
                 "once it is done"
             ) from None
-        conn.execute("SET LOCAL lock_timeout TO DEFAULT")
+        # the session's own wait again (TO DEFAULT would be the role's: 0, for ever)
+        conn.execute("SELECT set_config('lock_timeout', %s, true)", (before,))
 
     @contextmanager
     def bulk_load(self, dimension: int | None = None, *, atomic: bool = True) -> Iterator[None]:
@@ -808,7 +830,8 @@ class PostgresBackend:
         when the store is new (else the first upsert would create it with its index).
 
         ``atomic``: one transaction that holds the store lock: all or nothing, and other
-        sessions' reads of the table wait until it commits (imports); the statistics
+        sessions' reads of the table wait until it commits (imports; at most
+        :data:`TABLE_LOCK_WAIT_S`, then they say why they gave up); the statistics
         triggers are off for the load and the statistics counted again once at the end
         (:meth:`_recount`). Otherwise each upsert
         commits on its own, so an interrupted run keeps what it copied (migrations resume);
@@ -1404,6 +1427,17 @@ class PostgresBackend:
 
 #: Pools a forked child inherited from its parent, kept from being closed there.
 _INHERITED_POOLS: list[ConnectionPool] = []
+
+
+def _configure_session(conn: psycopg.Connection[Any]) -> None:
+    """A new connection of the pool's (or a call's own): the vector type, and
+    :data:`TABLE_LOCK_WAIT_S` as its lock_timeout unless the server or role set one."""
+    _register_vector_checked(conn)
+    if _first(conn.execute("SELECT current_setting('lock_timeout')"))[0] == "0":
+        conn.execute(
+            "SELECT set_config('lock_timeout', %s, false)",
+            (f"{max(1, int(TABLE_LOCK_WAIT_S * 1000))}ms",),
+        )
 
 
 def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:
