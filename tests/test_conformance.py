@@ -1602,6 +1602,30 @@ def test_qdrant_unreachable_is_unavailable() -> None:
         open_backend(f"http://127.0.0.1:{port}", create=True, dimension=DIM)
 
 
+def test_qdrant_url_without_a_port_names_the_port_tried() -> None:
+    """A URL without a port (``http://host``, a proxy's ``https://qdrant.example.com``) is
+    Qdrant's port 6333 to qdrant-client, not the scheme's: the connection failed with
+    'cannot connect to Qdrant at http://127.0.0.2' and nothing saying 6333 was tried."""
+    from kenning.backends.qdrant import QdrantBackend
+
+    with pytest.raises(StoreUnavailable) as info:
+        QdrantBackend("http://127.0.0.2", create=True, dimension=DIM, timeout=2)
+    message = str(info.value)
+    assert "127.0.0.2:6333" in message and "port" in message, message
+
+
+def test_qdrant_api_key_over_plain_http_is_said_when_the_open_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The key goes over plain http with the first request, answered or not: the warning
+    came only after a successful open, so a failing one said nothing of it."""
+    from kenning.backends.qdrant import QdrantBackend
+
+    with caplog.at_level("WARNING", "kenning"), pytest.raises(StoreUnavailable):
+        QdrantBackend("http://127.0.0.2:9", create=True, dimension=DIM, api_key="k-s3cret")
+    assert "plain http" in caplog.text and "k-s3cret" not in caplog.text, caplog.text
+
+
 def test_qdrant_local_folder_in_use_is_reported(tmp_path: Path) -> None:
     location = f"qdrant-local:{tmp_path / 'q'}"
     first = open_backend(location, create=True, dimension=DIM)

@@ -212,6 +212,7 @@ class QdrantBackend:
         self._client: Any = None
         self._stored_at_indexed = False
         self._damaged: dict[str, DamagedRow] = {}
+        self._default_port = ""
         name = DEFAULT_COLLECTION
         self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
         if self.local:
@@ -247,6 +248,17 @@ class QdrantBackend:
             }
             if parts.path.strip("/"):
                 kwargs["prefix"] = parts.path.strip("/")
+            if parts.port is None:
+                # qdrant-client takes Qdrant's port, not the scheme's: a failure names it
+                host = parts.hostname
+                self._default_port = f"[{host}]:6333" if ":" in host else f"{host}:6333"
+            local_host = parts.hostname in ("localhost", "127.0.0.1", "::1")
+            if self._secret and parts.scheme == "http" and not local_host:
+                # said before the first request, which sends the key answered or not
+                log.warning(
+                    "kenning: the Qdrant API key goes to %s over plain http; use https",
+                    parts.hostname,
+                )
         self.collection = name
         self.meta_collection = f"{name}_meta"
         with self._translate("connect to"):
@@ -265,12 +277,6 @@ class QdrantBackend:
                     ) from None
                 raise
             self._open(create=create, dimension=dimension)
-        if self._secret and kwargs.get("url", "").startswith("http://"):
-            host = urlsplit(kwargs["url"]).hostname or ""
-            if host not in ("localhost", "127.0.0.1", "::1"):
-                log.warning(
-                    "kenning: the Qdrant API key goes to %s over plain http; use https", host
-                )
 
     # -- errors -----------------------------------------------------------------------------
 
@@ -327,10 +333,16 @@ class QdrantBackend:
             source = getattr(exc, "source", exc)
             if isinstance(source, ValueError):  # JSON, but not the shape of Qdrant's answers
                 raise self._not_qdrant(str(source).splitlines()[0]) from None
+            tried = (
+                f" (the URL names no port, so {self._default_port}, Qdrant's port, was tried; "
+                "if the server listens on another, e.g. 443 behind a proxy, name it in the URL)"
+                if self._default_port
+                else ""
+            )
             raise StoreUnavailable(
                 f"knowledge base NOT consulted: cannot {doing} Qdrant at {self.location} "
                 f"({type(source).__name__}: {self._scrub(str(source)) or 'no answer'}); check "
-                "that the server is running and reachable"
+                f"that the server is running and reachable{tried}"
             ) from None
 
     def _rate_limited(self, wait: str) -> StoreUnavailable:
