@@ -1592,6 +1592,33 @@ def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path
     assert found[sqlite] == found[":memory:"]
 
 
+def test_qdrant_fingerprint_match_past_the_first_thousand_is_found() -> None:
+    """find_by_fingerprint read one scroll of 1,000 points (by point id) and kept the newest
+    20 of them: with more matches, the newest one — the fix recall shows for the error —
+    could be beyond the first page and never found."""
+    from kenning.backends.qdrant import point_id
+
+    rng = np.random.default_rng(5)
+    fp = "fp-" + "a" * 16
+    rows = [
+        record(i, unit(rng), text=f"ERROR-FIX: e {i} | FIX: f {i}", memory_id=f"n{i}")
+        for i in range(1010)
+    ]
+    target_id = max((f"t{j}" for j in range(20000)), key=point_id)
+    assert point_id(target_id) > max(point_id(r.memory.id) for r in rows)
+    rows.append(record(5000, unit(rng), text="ERROR-FIX: newest | FIX: it", memory_id=target_id))
+    rows = [
+        MemoryRecord(replace(r.memory, metadata={"error_fingerprint": fp}), r.vector) for r in rows
+    ]
+    b = open_backend(":memory:", create=True, dimension=DIM)
+    try:
+        b.upsert(rows)
+        found = b.find_by_fingerprint(fp, Filters(group_id=GROUPS[0]))
+    finally:
+        b.close()
+    assert found[0].id == target_id and len(found) == 20
+
+
 def test_qdrant_unreachable_is_unavailable() -> None:
     import socket
 

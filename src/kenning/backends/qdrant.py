@@ -1032,16 +1032,23 @@ class QdrantBackend:
         condition = models.FieldCondition(
             key="metadata.error_fingerprint", match=models.MatchValue(value=fingerprint)
         )
-        with self._call() as client:
-            if self._dim() is None:
-                return []
-            points, _ = client.scroll(
-                self.collection,
-                scroll_filter=self._filter(filters, [condition]),
-                limit=LEXICAL_CANDIDATES,
-                with_payload=True,
-            )
-        found = self._decoded(points)
+        found: list[Memory] = []
+        offset: Any = None
+        while True:
+            # every match: a scroll pages by point id, so the newest may be on any page
+            with self._call() as client:
+                if self._dim() is None:
+                    return []
+                points, offset = client.scroll(
+                    self.collection,
+                    scroll_filter=self._filter(filters, [condition]),
+                    limit=LEXICAL_CANDIDATES,
+                    offset=offset,
+                    with_payload=True,
+                )
+            found.extend(self._decoded(points))
+            if offset is None:
+                break
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:20]
 
