@@ -1561,6 +1561,46 @@ def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_pat
         b.close()
 
 
+def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
+    """Points kenning did not write are skipped by every read, but counted: ``kenning
+    stats`` said '2 in the store' of a store whose export held one note (and another
+    application's point with kenning's field names was counted within a project)."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(6)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    client = QdrantClient(path=str(folder))
+    lookalike = {"group_id": GROUPS[0], "collection": PAIRS[0][0], "type": PAIRS[0][1]}
+    client.upsert(
+        "kenning_memories",
+        points=[
+            models.PointStruct(id=7, vector=rows[0].vector.tolist(), payload={"text": "app"}),
+            models.PointStruct(id=8, vector=rows[1].vector.tolist(), payload=lookalike),
+            models.PointStruct(
+                id=9,
+                vector=rows[2].vector.tolist(),
+                payload={**lookalike, "kenning_id": "half", "content": "no time, no hash"},
+            ),
+        ],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        for scope in (None, GROUPS[0]):
+            read = [r.memory for r in b.iterate(Filters(group_id=scope))]
+            assert b.count(Filters(group_id=scope)) == len(read)
+            by: dict[tuple[str, str], int] = {}
+            for m in read:
+                by[(m.collection, m.type)] = by.get((m.collection, m.type), 0) + 1
+            assert b.count_by(scope) == by
+    finally:
+        b.close()
+
+
 def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path) -> None:
     """The terms a lexical search looks for may match up to POSTINGS_BUDGET rows (2,000);
     Qdrant took only the first 1,000 of them (by point id) as candidates, so the note holding

@@ -108,6 +108,19 @@ _INDEXED_KEYWORDS = (
 )
 
 
+#: The payload fields every point kenning writes has (:meth:`QdrantBackend._memory` needs
+#: them): a point without one is skipped by reads, so counts leave it out too.
+_REQUIRED_FIELDS = (
+    "kenning_id",
+    "content",
+    "collection",
+    "type",
+    "group_id",
+    "stored_at",
+    "content_hash",
+)
+
+
 def point_id(kenning_id: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, kenning_id))
 
@@ -522,6 +535,21 @@ class QdrantBackend:
             )
         return models.Filter(must=must) if must else None
 
+    @classmethod
+    def _counted(cls, filters: Filters) -> Any:
+        """:meth:`_filter` for counts: only points with kenning's fields, the ones reads
+        return (another application's points are skipped there, and named)."""
+        from qdrant_client import models
+
+        base = cls._filter(filters)
+        return models.Filter(
+            must=base.must if base is not None else None,
+            must_not=[
+                models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
+                for key in _REQUIRED_FIELDS
+            ],
+        )
+
     # -- transactions -----------------------------------------------------------------------
 
     @contextmanager
@@ -829,7 +857,7 @@ class QdrantBackend:
             if self._dim() is None:
                 return 0
             return int(
-                client.count(self.collection, count_filter=self._filter(filters), exact=True).count
+                client.count(self.collection, count_filter=self._counted(filters), exact=True).count
             )
 
     def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
@@ -841,7 +869,7 @@ class QdrantBackend:
             for hit in client.facet(
                 self.collection,
                 "collection",
-                facet_filter=self._filter(base),
+                facet_filter=self._counted(base),
                 limit=10_000,
                 exact=True,
             ).hits:
@@ -849,7 +877,7 @@ class QdrantBackend:
                 for sub in client.facet(
                     self.collection,
                     "type",
-                    facet_filter=self._filter(Filters(group_id, (coll,))),
+                    facet_filter=self._counted(Filters(group_id, (coll,))),
                     limit=10_000,
                     exact=True,
                 ).hits:
