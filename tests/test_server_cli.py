@@ -306,3 +306,47 @@ def test_qdrant_local_store_is_qdrant_not_a_folder_in_the_checkout(
     assert len(json.loads(r.stdout)["results"]) == 1
     assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]
     assert (folder / "collection" / "kenning_memories").is_dir()
+
+
+def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
+    project: Path, tmp_path: Path
+) -> None:
+    """Another application's point in kenning's Qdrant collection: export left it out and
+    said 'run `kenning doctor` for the fix', but doctor refuses every server store (and
+    `kenning forget` cannot reach a point kenning did not write). The fix it names now is
+    Qdrant's own, and following it (deleting the point, or a store of kenning's own that the
+    export is imported into) gives a clean export."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "qdrant"
+    location = f"qdrant-local:{folder}"
+    env = {"KENNING_STORE": location}
+    r = kenning(project, "remember", "We deploy with ansible from the ops repo", env=env)
+    assert r.returncode == 0, r.stderr
+    client = QdrantClient(path=str(folder))
+    dim = client.get_collection("kenning_memories").config.params.vectors.size
+    client.upsert(
+        "kenning_memories",
+        points=[models.PointStruct(id=7, vector=[1.0] + [0.0] * (dim - 1), payload={"x": 1})],
+    )
+    client.close()
+    out = tmp_path / "notes.jsonl"
+    r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=env)
+    assert r.returncode == 1
+    error = r.stderr.splitlines()[-1]
+    assert "doctor" not in error and "left out: 7 (" in error, error
+    assert "delete" in error and "qdrant-local:<another folder>" in error, error
+    r = kenning(project, "reembed", "--json", env=env)  # whose fix for it was forget's
+    said = json.loads(r.stdout)["damaged"]["7"]
+    assert "forget" not in said and "qdrant-local:<another folder>" in said, said
+    # the fix's second way: a store of kenning's own, the export imported into it
+    own = {"KENNING_STORE": f"qdrant-local:{tmp_path / 'own'}"}
+    assert kenning(project, "import", str(out), env=own).returncode == 0
+    r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=own)
+    assert r.returncode == 0 and "exported 1 memories" in r.stderr, r.stderr
+    # its first way: the point deleted in Qdrant
+    client = QdrantClient(path=str(folder))
+    client.delete("kenning_memories", points_selector=models.PointIdsList(points=[7]))
+    client.close()
+    r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=env)
+    assert r.returncode == 0 and "exported 1 memories" in r.stderr, r.stderr

@@ -1141,7 +1141,7 @@ def export(
     if report.damaged:
         _fail(
             f"{len(report.damaged)} damaged memories could not be read and were left out: "
-            f"{_listing(report.damaged)}; run `kenning doctor` for the fix"
+            f"{_listing(report.damaged)}; {report.fix or 'run `kenning doctor` for the fix'}"
         )
 
 

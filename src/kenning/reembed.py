@@ -89,9 +89,11 @@ def reembed(
         backend.write_provenance(target)
         backend.set_meta(REEMBED_STATE_KEY, None)
     damaged = {
-        d.id: (
-            f"its {d.describe()}, so it was not re-embedded; remove it with "
-            f"`kenning forget {d.id} --group-id all` (and remember its text again)"
+        d.id: f"its {d.describe()}, so it was not re-embedded; "
+        + (
+            d.fix
+            or f"remove it with `kenning forget {d.id} --group-id all` (and remember its text "
+            "again)"
         )
         for d in backend.damaged_rows()
         if not d.vector_only

@@ -46,11 +46,13 @@ IMPORT_BATCH = 500
 class ExportReport:
     """What an export wrote: ``exported`` memories; ``damaged`` rows left out (id → what
     does not decode); ``without_vectors``: memories written without their damaged vector
-    (id → what is wrong with it; the import re-embeds them)."""
+    (id → what is wrong with it; the import re-embeds them); ``fix``: how to repair the
+    damaged rows when the backend says (None: ``kenning doctor`` does)."""
 
     exported: int
     damaged: Mapping[str, str] = field(default_factory=dict)
     without_vectors: Mapping[str, str] = field(default_factory=dict)
+    fix: str | None = None
 
 
 def export_memories(
@@ -83,12 +85,13 @@ def export_memories(
                 without[record.memory.id] = problem
         out.write(escape_unsafe_json(json.dumps(line, ensure_ascii=False)) + "\n")
         n += 1
-    damaged = {
-        d.id: d.describe()
+    rows = [
+        d
         for d in store.backend.damaged_rows()
         if not d.vector_only and (scope is None or d.group_id in (scope, None))
-    }
-    return ExportReport(n, damaged, without)
+    ]
+    fixes = dict.fromkeys(d.fix for d in rows if d.fix)
+    return ExportReport(n, {d.id: d.describe() for d in rows}, without, "; ".join(fixes) or None)
 
 
 @dataclass(frozen=True)

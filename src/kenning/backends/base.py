@@ -101,12 +101,14 @@ class MemoryRecord:
 class DamagedRow:
     """A stored row a read could not use, and why. ``column`` is the field that does not
     decode (``embedding`` for a vector of the wrong size, not finite or not unit length: the
-    memory itself is still readable, and ``kenning reembed`` recomputes its vector)."""
+    memory itself is still readable, and ``kenning reembed`` recomputes its vector).
+    ``fix``: how to repair it where ``kenning doctor`` cannot (a server store), else None."""
 
     id: str
     group_id: str | None
     column: str
     reason: str
+    fix: str | None = None
 
     @property
     def vector_only(self) -> bool:

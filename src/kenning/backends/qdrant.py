@@ -364,6 +364,15 @@ class QdrantBackend:
             f"rate (429); {wait}"
         )
 
+    def _own_store(self) -> str:
+        """How to give kenning a collection of its own, away from one it did not make."""
+        if self.local:  # local mode reads no ?collection=: the folder is the store
+            return "give kenning a store of its own: qdrant-local:<another folder>"
+        return (
+            "give kenning a collection of its own: add ?collection=<name> to the store URL "
+            "(KENNING_STORE or --store)"
+        )
+
     def _not_qdrant(self, answer: str) -> StoreUnavailable:
         shown = " ".join(self._scrub(answer).split())[:80]
         return StoreUnavailable(
@@ -401,15 +410,15 @@ class QdrantBackend:
         if size is None:
             raise StoreCorrupted(
                 f"the Qdrant collection {self.collection} at {self.location} was not made by "
-                "kenning (it has no single unnamed vector); pick another with ?collection="
+                f"kenning (it has no single unnamed vector); {self._own_store()}"
             )
         distance = getattr(vectors, "distance", None)
         name = str(getattr(distance, "value", distance))
         if name != "Cosine":
             raise StoreCorrupted(
                 f"the Qdrant collection {self.collection} at {self.location} was not made by "
-                f"kenning (its distance is {name}, kenning's scores are cosines); pick another "
-                "with ?collection="
+                f"kenning (its distance is {name}, kenning's scores are cosines); "
+                f"{self._own_store()}"
             )
         return int(size)
 
@@ -496,16 +505,26 @@ class QdrantBackend:
                 reason = (
                     f"has no {exc.args[0]!r}" if isinstance(exc, KeyError) else f"is invalid: {exc}"
                 )
+                if key != str(point.id):  # deleting it in Qdrant takes the point's own id
+                    reason += f" (Qdrant point {point.id})"
+                # doctor checks SQLite stores only, and `kenning forget` finds a point by the
+                # id kenning derives, which another application's point does not have
+                fix = (
+                    "they are not kenning's notes (another application's points, or edited by "
+                    f"hand): delete them from the Qdrant collection {self.collection} at "
+                    f"{self.location}, or {self._own_store()} (`kenning export`, then "
+                    "`kenning import` there)"
+                )
                 self._damaged[key] = DamagedRow(
-                    key, group if isinstance(group, str) else None, "payload", reason
+                    key, group if isinstance(group, str) else None, "payload", reason, fix
                 )
                 log.warning(
                     "kenning: skipped the Qdrant point %s in %s: its payload %s (not written "
-                    "by kenning?); delete it, or give kenning a collection of its own with "
-                    "?collection=",
+                    "by kenning?); delete it, or %s",
                     point.id,
                     self.location,
                     reason,
+                    self._own_store(),
                 )
             return None
 
