@@ -350,3 +350,32 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     client.close()
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=env)
     assert r.returncode == 0 and "exported 1 memories" in r.stderr, r.stderr
+
+
+def test_a_foreign_qdrant_collection_of_another_size_is_named_not_reembedded(
+    project: Path, tmp_path: Path
+) -> None:
+    """A collection of kenning's name made by another application, with vectors of another
+    size and no kenning meta collection beside it: recall ended in a traceback (`Collection
+    kenning_memories_meta not found`), and remember said 'run `kenning reembed`', which
+    cannot change a collection's vector size (and would re-embed another application's
+    points). Both say what the collection is and how to give kenning its own."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "qdrant"
+    client = QdrantClient(path=str(folder))
+    client.create_collection(
+        "kenning_memories",
+        vectors_config=models.VectorParams(size=128, distance=models.Distance.COSINE),
+    )
+    client.upsert(
+        "kenning_memories",
+        points=[models.PointStruct(id=7, vector=[1.0] + [0.0] * 127, payload={"x": 1})],
+    )
+    client.close()
+    env = {"KENNING_STORE": f"qdrant-local:{folder}"}
+    for args in (("recall", "how do we deploy"), ("remember", "We deploy with ansible")):
+        r = kenning(project, *args, env=env)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "reembed" not in r.stderr and "128" in r.stderr, r.stderr
+        assert "qdrant-local:<another folder>" in r.stderr, r.stderr

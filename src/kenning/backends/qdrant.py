@@ -769,8 +769,17 @@ class QdrantBackend:
                 )
 
     def get_meta(self, key: str) -> str | None:
+        from qdrant_client.http.exceptions import UnexpectedResponse
+
         with self._call() as client:
-            points = client.retrieve(self.meta_collection, ids=[_meta_point_id(key)])
+            try:
+                points = client.retrieve(self.meta_collection, ids=[_meta_point_id(key)])
+            except (ValueError, UnexpectedResponse):
+                # no meta collection (a collection kenning did not make, opened for reading):
+                # no meta, as in a store not written yet; it is made with the first write
+                if client.collection_exists(self.meta_collection):
+                    raise
+                return None
         if not points:
             return None
         return str(points[0].payload["value"])
@@ -1129,9 +1138,15 @@ class QdrantBackend:
             if dim is None:
                 return []
             if query.shape[0] != dim:
+                # the store's provenance (checked before) names this embedder, or none: the
+                # collection's size is not one kenning gave it, and a re-embedding (which
+                # keeps the collection) cannot change it
                 raise KenningError(
-                    f"query vector has {query.shape[0]} dimensions, the store has {dim}; "
-                    "run `kenning reembed`"
+                    f"the Qdrant collection {self.collection} at {self.location} holds "
+                    f"{dim}-dimensional vectors, kenning's embedder makes {query.shape[0]}: it "
+                    f"was not made by kenning for this embedder; {self._own_store()} "
+                    "(if it holds kenning's notes: `kenning export`, then `kenning import` "
+                    "there)"
                 )
             response = client.query_points(
                 self.collection,
