@@ -1603,6 +1603,50 @@ def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
         b.close()
 
 
+def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Path) -> None:
+    """The memories collection deleted by someone else (a dashboard, a script) while its meta
+    collection stays: kenning read it as an empty store (no notes, recall finding nothing,
+    stats 0) where it had notes, and a running process met a raw 'Collection … not found'.
+    Every read and write says the collection is gone; the fix it names (delete the meta
+    collection too) starts an empty store."""
+    from qdrant_client import QdrantClient
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(6)
+    b = open_backend(location, create=True, dimension=DIM)
+    try:
+        b.upsert(rows)
+        assert b.count(Filters()) == 6
+        b._client.delete_collection("kenning_memories")  # someone else, while kenning runs
+        with pytest.raises(StoreCorrupted, match=r"kenning_memories .* is gone"):
+            b.vector_search(rows[0].vector, 3, Filters())
+    finally:
+        b.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        for call in (
+            lambda: b.count(Filters()),
+            lambda: list(b.iterate(Filters())),
+            lambda: b.vector_search(rows[0].vector, 3, Filters()),
+            lambda: b.upsert(rows[:1]),
+        ):
+            with pytest.raises(StoreCorrupted) as info:
+                call()
+            assert "is gone" in str(info.value) and "kenning_memories_meta" in str(info.value)
+    finally:
+        b.close()
+    client = QdrantClient(path=str(folder))
+    client.delete_collection("kenning_memories_meta")
+    client.close()
+    b = open_backend(location, create=True, dimension=None)
+    try:
+        b.upsert(rows[:1])
+        assert b.count(Filters()) == 1
+    finally:
+        b.close()
+
+
 def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path) -> None:
     """The terms a lexical search looks for may match up to POSTINGS_BUDGET rows (2,000);
     Qdrant took only the first 1,000 of them (by point id) as candidates, so the note holding

@@ -58,7 +58,7 @@ import threading
 import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -465,7 +465,18 @@ class QdrantBackend:
     def _dim(self) -> int | None:
         if self._dimension is None:
             self._dimension = self._collection_dimension()
+            if self._dimension is None and self._stats()[0] > 0:
+                # the meta collection counts notes its memories collection no longer holds
+                raise self._gone()
         return self._dimension
+
+    def _gone(self) -> StoreCorrupted:
+        return StoreCorrupted(
+            f"the Qdrant collection {self.collection} at {self.location} is gone (deleted "
+            "outside kenning?) while kenning's meta collection beside it remains; restore it "
+            f"from a Qdrant snapshot, or delete {self.meta_collection} too to start an empty "
+            "store (and `kenning import` an export into it)"
+        )
 
     # -- conversions ------------------------------------------------------------------------
 
@@ -594,12 +605,26 @@ class QdrantBackend:
         """The client, with errors translated (and serialised in local mode)."""
         if self._client is None:
             raise KenningError(f"the store at {self.location} is closed")
-        if self.local:
-            with self._lock, self._translate():
+        from qdrant_client.http.exceptions import UnexpectedResponse
+
+        with self._lock if self.local else nullcontext(), self._translate():
+            try:
                 yield self._client
-        else:
-            with self._translate():
-                yield self._client
+            except (ValueError, UnexpectedResponse) as exc:
+                missing = (
+                    exc.status_code == 404
+                    if isinstance(exc, UnexpectedResponse)
+                    else "not found" in str(exc)
+                )
+                if (
+                    missing
+                    and self._dimension is not None
+                    and not self._client.collection_exists(self.collection)
+                ):
+                    # deleted by someone else since this process opened it
+                    self._dimension = None
+                    raise self._gone() from None
+                raise
 
     # -- writes -----------------------------------------------------------------------------
 
