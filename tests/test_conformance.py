@@ -2043,6 +2043,26 @@ def test_store_provenance_and_reembed(mstore: MemoryStore, project: Path) -> Non
     assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
 
 
+def test_reembed_to_a_size_the_store_cannot_hold_leaves_it_as_it_was(
+    mstore: MemoryStore, project: Path, store_kind: str
+) -> None:
+    """A server store keeps one vector size. ``kenning reembed`` to a model of another size
+    was refused there ('needs a new store: `kenning export`, then import into a fresh one')
+    after marking the store half re-embedded, so every read afterwards said 'half
+    re-embedded; run `kenning reembed` to finish', which fails the same way: the refused run
+    leaves the store as it was, its notes readable by the model that wrote them."""
+    from kenning.embedders.hashing import HashingEmbedder
+
+    mstore.remember(DB_LOCKED, "error_fix")
+    other = make_store(mstore.backend, project, HashingEmbedder(16))
+    if store_kind == "sqlite":  # its vectors are blobs of any size
+        assert reembed(other)["reembedded"] == 1
+        return
+    with pytest.raises(KenningError, match="kenning export"):
+        reembed(other)
+    assert mstore.recall("sqlite3.OperationalError: database is locked", errors=True).hits
+
+
 def test_store_export_import_between_backends(
     mstore: MemoryStore, reference: MemoryStore, tmp_path: Path, project: Path, minilm: Embedder
 ) -> None:

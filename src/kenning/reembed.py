@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Filters
+from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .model import Memory, Provenance
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 #: The store metadata key that records an unfinished re-embedding.
 REEMBED_STATE_KEY = "reembed_state"
+#: Failures after which a batch may have been written (a server that stopped answering).
+_UNSURE = (StoreUnavailable, StoreWriteFailed)
 
 
 def reembed(
@@ -74,17 +77,25 @@ def reembed(
             progress(done, total)
         batch.clear()
 
-    for record in backend.iterate(Filters(), batch_size=500):
-        if skipping:
-            done += 1
-            already += 1
-            if record.memory.id == done_through:
-                skipping = False
-            continue
-        batch.append(record.memory)
-        if len(batch) >= batch_size:
-            flush()
-    flush()
+    try:
+        for record in backend.iterate(Filters(), batch_size=500):
+            if skipping:
+                done += 1
+                already += 1
+                if record.memory.id == done_through:
+                    skipping = False
+                continue
+            batch.append(record.memory)
+            if len(batch) >= batch_size:
+                flush()
+        flush()
+    except KenningError as exc:
+        if state_raw is None and done == 0 and not isinstance(exc, _UNSURE):
+            # the first batch was refused whole (a server store keeps one vector size): the
+            # store is as it was, and marked half re-embedded it would refuse every read
+            # with a fix that fails the same way
+            backend.set_meta(REEMBED_STATE_KEY, None)
+        raise
     with backend.exclusive():
         backend.write_provenance(target)
         backend.set_meta(REEMBED_STATE_KEY, None)
