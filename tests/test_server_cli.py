@@ -379,3 +379,27 @@ def test_a_foreign_qdrant_collection_of_another_size_is_named_not_reembedded(
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
         assert "reembed" not in r.stderr and "128" in r.stderr, r.stderr
         assert "qdrant-local:<another folder>" in r.stderr, r.stderr
+
+
+def test_migrate_into_a_foreign_qdrant_collection_names_a_collection_of_its_own(
+    project: Path, tmp_path: Path
+) -> None:
+    """`kenning migrate --to` a Qdrant store whose collection another application made with
+    another vector size said 'Re-embedding to another dimension needs a new store', though
+    nothing was being re-embedded; it says the collection keeps its size and how to give
+    kenning its own, and the migration into that one works."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "qdrant"
+    client = QdrantClient(path=str(folder))
+    client.create_collection(
+        "kenning_memories",
+        vectors_config=models.VectorParams(size=128, distance=models.Distance.COSINE),
+    )
+    client.close()
+    assert kenning(project, "remember", "We deploy with ansible").returncode == 0
+    r = kenning(project, "migrate", "--to", f"qdrant-local:{folder}")
+    assert r.returncode == 1 and "Re-embedding" not in r.stderr, r.stderr
+    assert "128" in r.stderr and "qdrant-local:<another folder>" in r.stderr, r.stderr
+    r = kenning(project, "migrate", "--to", f"qdrant-local:{tmp_path / 'own'}")
+    assert r.returncode == 0, r.stderr

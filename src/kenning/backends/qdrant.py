@@ -639,8 +639,11 @@ class QdrantBackend:
             dim,
             have,
             self.location,
-            "Re-embedding to another dimension needs a new store: `kenning export`, then "
-            "import into a fresh one",
+            # reached re-embedding to another model, or migrating or writing into a
+            # collection another application made
+            "A Qdrant collection keeps the vector size it was made with; "
+            f"{self._own_store()} (notes move into it with `kenning export`, then "
+            "`kenning import`)",
         )
 
     def upsert(self, records: Sequence[MemoryRecord]) -> None:
