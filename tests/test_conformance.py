@@ -1431,6 +1431,28 @@ def test_qdrant_reads_need_no_write_permission(monkeypatch: pytest.MonkeyPatch) 
     assert fake.writes == []
 
 
+@pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
+def test_qdrant_write_with_a_read_only_key_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write with Qdrant's read-only API key is refused with 403: kenning said 'refused
+    the API key (403); set QDRANT_API_KEY, or pin it in .env.secrets', though the key was
+    right (every read works with it) and setting it again changes nothing: it says that a
+    read-only key cannot write, and that a key with write access can."""
+    fake = _ReadOnlyQdrant()
+    monkeypatch.setenv("QDRANT_API_KEY", "a-read-only-key")
+    try:
+        b = open_backend(fake.url, create=False, dimension=None)
+        try:
+            with pytest.raises(StoreUnavailable) as info:
+                b.upsert(corpus(1))
+        finally:
+            b.close()
+    finally:
+        fake.close()
+    message = str(info.value)
+    assert "403" in message and "read-only" in message and "write" in message, message
+    assert "a-read-only-key" not in message
+
+
 def test_qdrant_api_key_precedence(tmp_path: Path) -> None:
     from kenning.backends.qdrant import resolve_api_key
 

@@ -321,6 +321,15 @@ class QdrantBackend:
         except UnexpectedResponse as exc:
             if exc.status_code == 429:
                 raise self._rate_limited("try again shortly") from None
+            if exc.status_code == 403 and self._secret:
+                # Qdrant's answer to a read-only key asked to write, as to a key it does not
+                # know: setting the same key again would change nothing
+                raise StoreUnavailable(
+                    f"knowledge base NOT consulted: Qdrant at {self.location} refused the "
+                    "request with this API key (403: a read-only key asked to write, or a key "
+                    "it does not accept); set QDRANT_API_KEY to a key with write access, or "
+                    "pin one in .env.secrets (or the file named by KENNING_SECRETS_FILE)"
+                ) from None
             if exc.status_code in (401, 403):
                 raise StoreUnavailable(
                     f"knowledge base NOT consulted: Qdrant at {self.location} refused the API "
