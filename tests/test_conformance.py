@@ -1625,6 +1625,43 @@ def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
         b.close()
 
 
+def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> None:
+    """The document frequencies that weight a lexical match counted another application's
+    points holding a ``content`` field too (SQLite's full-text index holds kenning's rows
+    only), and more of them than the store's row count ended every search for the word in
+    'ValueError: math domain error'; so did a row count lagging behind its notes (two
+    writers to one server can each add to the same count)."""
+    from qdrant_client import QdrantClient, models
+
+    from kenning.backends.qdrant import STATS_KEY
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(6)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    client = QdrantClient(path=str(folder))
+    client.upsert(
+        "kenning_memories",
+        points=[
+            models.PointStruct(
+                id=100 + i, vector=rows[0].vector.tolist(), payload={"content": f"component {i}"}
+            )
+            for i in range(20)
+        ],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        assert b.term_statistics("component").frequencies == {"component": 6}
+        assert b.lexical_search("component c3", 1, Filters())[0].memory.id == rows[3].memory.id
+        b.set_meta(STATS_KEY, json.dumps({"n": 4, "total_len": 30}))  # lagging behind
+        assert b.lexical_search("component c3", 1, Filters())[0].memory.id == rows[3].memory.id
+    finally:
+        b.close()
+
+
 def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Path) -> None:
     """The memories collection deleted by someone else (a dashboard, a script) while its meta
     collection stays: kenning read it as an empty store (no notes, recall finding nothing,

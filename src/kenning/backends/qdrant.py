@@ -575,12 +575,12 @@ class QdrantBackend:
         return models.Filter(must=must) if must else None
 
     @classmethod
-    def _counted(cls, filters: Filters) -> Any:
+    def _counted(cls, filters: Filters, extra: Sequence[Any] = ()) -> Any:
         """:meth:`_filter` for counts: only points with kenning's fields, the ones reads
         return (another application's points are skipped there, and named)."""
         from qdrant_client import models
 
-        base = cls._filter(filters)
+        base = cls._filter(filters, extra)
         return models.Filter(
             must=base.must if base is not None else None,
             must_not=[
@@ -1041,8 +1041,9 @@ class QdrantBackend:
         return {
             word: client.count(
                 self.collection,
-                count_filter=models.Filter(
-                    must=[models.FieldCondition(key="content", match=models.MatchText(text=word))]
+                count_filter=self._counted(
+                    Filters(),
+                    [models.FieldCondition(key="content", match=models.MatchText(text=word))],
                 ),
                 exact=True,
             ).count
@@ -1071,6 +1072,10 @@ class QdrantBackend:
             if n <= 0:
                 return [], TermStatistics(n, {})
             frequencies = self._frequencies(client, words)
+            # the kept row count may lag behind the notes (several writers to one server),
+            # never below an exact count made now; FTS5's idf takes no more rows holding a
+            # word than rows
+            n = max(n, *frequencies.values())
             # the terms every backend looks for and ranks by (the same hits as SQLite's)
             chosen = terms_to_match(frequencies, n)
             idfs = {w: idf(n, frequencies[w]) for w in chosen}
