@@ -1662,6 +1662,34 @@ def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> Non
         b.close()
 
 
+def test_qdrant_meta_collection_deleted_outside_kenning_keeps_lexical_search(
+    tmp_path: Path,
+) -> None:
+    """The meta collection deleted by someone else while the notes stay: the row count kept
+    there went with it, and lexical search answered nothing for every query (a recall by
+    the note's own rare words found nothing) without a word said. The counts are taken
+    from the notes themselves until the next write keeps them again."""
+    from qdrant_client import QdrantClient
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(6)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    client = QdrantClient(path=str(folder))
+    client.delete_collection("kenning_memories_meta")
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        assert b.lexical_search("component c3", 1, Filters())[0].memory.id == rows[3].memory.id
+        assert b.term_statistics("component").rows == 6
+        b.upsert([record(40, rows[0].vector, text="one more component")])
+        assert b.term_statistics("component").rows == 7
+    finally:
+        b.close()
+
+
 def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Path) -> None:
     """The memories collection deleted by someone else (a dashboard, a script) while its meta
     collection stays: kenning read it as an empty store (no notes, recall finding nothing,

@@ -226,6 +226,7 @@ class QdrantBackend:
         self._stored_at_indexed = False
         self._damaged: dict[str, DamagedRow] = {}
         self._default_port = ""
+        self._summed_stats: tuple[int, int] | None = None
         name = DEFAULT_COLLECTION
         self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
         if self.local:
@@ -715,15 +716,43 @@ class QdrantBackend:
     def _stats(self) -> tuple[int, int]:
         raw = self.get_meta(STATS_KEY)
         if raw is None:
-            return 0, 0
+            # every write keeps them: missing beside notes only when the meta collection was
+            # deleted outside kenning, and lexical search would find nothing
+            if self._summed_stats is None:
+                self._summed_stats = self._stats_from_points()
+            return self._summed_stats
         data = json.loads(raw)
         return int(data["n"]), int(data["total_len"])
 
+    def _stats_from_points(self) -> tuple[int, int]:
+        """The row count and total length summed over kenning's points."""
+        n = total = 0
+        offset: Any = None
+        while True:
+            with self._call() as client:
+                if offset is None and not client.collection_exists(self.collection):
+                    return 0, 0
+                points, offset = client.scroll(
+                    self.collection,
+                    scroll_filter=self._counted(Filters()),
+                    limit=1000,
+                    offset=offset,
+                    with_payload=["doc_len"],
+                )
+            n += len(points)
+            total += sum(int((p.payload or {}).get("doc_len") or 0) for p in points)
+            if offset is None:
+                return n, total
+
     def _add_stats(self, rows: int, length: int) -> None:
-        n, total = self._stats()
-        self.set_meta(
-            STATS_KEY, json.dumps({"n": max(0, n + rows), "total_len": max(0, total + length)})
-        )
+        raw = self.get_meta(STATS_KEY)
+        if raw is None:  # summed afresh: the points just written or deleted are counted
+            n, total = self._stats_from_points()
+        else:
+            data = json.loads(raw)
+            n, total = int(data["n"]) + rows, int(data["total_len"]) + length
+        self._summed_stats = None
+        self.set_meta(STATS_KEY, json.dumps({"n": max(0, n), "total_len": max(0, total)}))
 
     def _existing(self, client: Any, ids: Sequence[str]) -> list[str]:
         """Point ids of the given kenning ids that exist."""
