@@ -297,6 +297,23 @@ def test_doctor_does_not_check_a_file_the_configured_store_is_not(project: Path)
     assert result.stdout == ""
 
 
+def test_doctor_on_a_qdrant_local_store_names_what_checks_it(project: Path, tmp_path: Path) -> None:
+    """A Qdrant local-mode store (a folder, no server): doctor called it 'a server store'
+    whose 'server's own tools check it', and there is no server: it names the store for
+    what it is and the commands that read it through (stats, and export, which names every
+    point it cannot read and its fix)."""
+    env = {"KENNING_STORE": f"qdrant-local:{tmp_path / 'q'}"}
+    result = run_cli(project, "doctor", env=env)
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert "server" not in line and "Qdrant local-mode" in line, line
+    assert "kenning stats" in line and "kenning export --group-id all" in line, line
+    result = run_cli(project, "doctor", "--store", f"qdrant-local:{tmp_path / 'q'}")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert "server" not in line and "kenning export --group-id all" in line, line
+
+
 def _every_command() -> list[tuple[str, ...]]:
     import click
 

@@ -1602,6 +1602,12 @@ def doctor(as_json: bool, store_path: str | None) -> None:
     from .config import is_store_url
     from .doctor import run_doctor
 
+    if store_path and store_path.strip().lower().startswith("qdrant-local:"):
+        raise UserInputError(  # a folder: no server, and no server's tools
+            "doctor checks the embedded SQLite store; `kenning stats --store` reads a Qdrant "
+            "local-mode store, and `kenning export --group-id all --store` names every point "
+            "it cannot read and how to fix it"
+        )
     if store_path and is_store_url(store_path):
         raise UserInputError(
             "doctor checks the embedded SQLite store; `kenning stats --store URL` says whether "

@@ -142,10 +142,17 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
         from .backends.registry import backend_kind
         from .redaction import redact_url
 
-        backend_kind(project.store_url)  # a URL kenning does not speak is said so first
+        kind = backend_kind(project.store_url)  # a URL kenning does not speak is said first
 
         # the embedded file beside the project is not the store in use: checking it would
         # call a store healthy that kenning does not even read
+        if kind == "qdrant-local":  # a folder: no server, and no server's tools
+            raise UserInputError(
+                f"KENNING_STORE names a Qdrant local-mode store ({project.store_url}); doctor "
+                "checks the embedded SQLite store — `kenning stats` reads this one, and "
+                "`kenning export --group-id all` names every point it cannot read and how to "
+                "fix it"
+            )
         raise UserInputError(
             f"KENNING_STORE names a server store ({redact_url(project.store_url)}); doctor "
             "checks the embedded SQLite store — `kenning stats` says whether kenning reaches "
