@@ -1792,6 +1792,31 @@ def test_qdrant_fingerprint_match_past_the_first_thousand_is_found() -> None:
     assert found[0].id == target_id and len(found) == 20
 
 
+def test_a_damaged_vector_on_a_server_store_names_a_fix_that_works(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A lexical hit whose stored vector is unusable (here a Qdrant point's vector zeroed,
+    as a hand edit or another tool leaves it) is skipped with a warning that said 'run
+    `kenning doctor`', which refuses every server store: it names `kenning reembed`, which
+    recomputes the vector on every backend, and after it the note is found."""
+    embedder = load_embedder("hashing")
+    store = make_store(open_backend(":memory:", create=True, dimension=None), project, embedder)
+    try:
+        for i in range(40):
+            store.remember(f"Service s{i} writes its logs to /var/log/s{i}.log daily", "context")
+        target = store.remember("The zanzibarquokka job rotates keys weekly", "context").id
+        assert target is not None
+        store.backend.update_vectors([(target, np.zeros(embedder.dimension, np.float32))])
+        with caplog.at_level("WARNING", "kenning"):
+            found = store.recall("zanzibarquokka", errors=False)
+        assert target not in [h.memory.id for h in found.hits]
+        assert "kenning reembed" in caplog.text and "doctor" not in caplog.text, caplog.text
+        reembed(store)
+        assert target in [h.memory.id for h in store.recall("zanzibarquokka", errors=False).hits]
+    finally:
+        store.close()
+
+
 def test_qdrant_unreachable_is_unavailable() -> None:
     import socket
 

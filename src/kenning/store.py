@@ -944,7 +944,8 @@ class MemoryStore:
         candidates, skipped = hybrid_candidates(query, vector, dense, found)
         for memory_id, problem in skipped:
             log.warning(
-                "kenning: skipped memory %r: its vector %s; run `kenning doctor`",
+                # reembed is doctor's fix for it, and works on server stores doctor refuses
+                "kenning: skipped memory %r: its vector %s; run `kenning reembed` to recompute it",
                 memory_id,
                 problem,
             )
