@@ -1585,6 +1585,41 @@ def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_pat
         b.close()
 
 
+def test_qdrant_many_foreign_points_are_said_in_a_few_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another application sharing kenning's collection has many points: each read over them
+    said one warning line a point (`kenning export --group-id all` of a store with 500 of
+    them printed 500 lines before its summary). The first few are named, then one line says
+    more are skipped and what counts them; every one is still recorded."""
+    from qdrant_client import QdrantClient, models
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(2)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    client = QdrantClient(path=str(folder))
+    client.upsert(
+        "kenning_memories",
+        points=[
+            models.PointStruct(id=i, vector=rows[0].vector.tolist(), payload={"n": i})
+            for i in range(1, 41)
+        ],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        with caplog.at_level("WARNING", "kenning"):
+            assert len(list(b.iterate(Filters()))) == 2
+        assert len(b.damaged_rows()) == 40
+    finally:
+        b.close()
+    lines = caplog.text.splitlines()
+    assert 1 < len(lines) <= 4 and "kenning export --group-id all" in lines[-1], lines
+
+
 def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
     """Points kenning did not write are skipped by every read, but counted: ``kenning
     stats`` said '2 in the store' of a store whose export held one note (and another

@@ -96,6 +96,8 @@ ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 #: Lexical search reads its MatchText candidates this many at a time.
 LEXICAL_CANDIDATES = 1000
 STATS_KEY = "kenning:fts_stats"
+#: Points kenning did not write named one by one in a process's warnings; more in one line.
+WARNED_POINTS = 3
 SECRETS_FILENAME = ".env.secrets"
 TIMEOUT_S = 30
 _INDEXED_KEYWORDS = (
@@ -539,14 +541,22 @@ class QdrantBackend:
                 self._damaged[key] = DamagedRow(
                     key, group if isinstance(group, str) else None, "payload", reason, fix
                 )
-                log.warning(
-                    "kenning: skipped the Qdrant point %s in %s: its payload %s (not written "
-                    "by kenning?); delete it, or %s",
-                    point.id,
-                    self.location,
-                    reason,
-                    self._own_store(),
-                )
+                # another application's points can be many: a few named, then one line
+                if len(self._damaged) <= WARNED_POINTS:
+                    log.warning(
+                        "kenning: skipped the Qdrant point %s in %s: its payload %s (not "
+                        "written by kenning?); delete it, or %s",
+                        point.id,
+                        self.location,
+                        reason,
+                        self._own_store(),
+                    )
+                elif len(self._damaged) == WARNED_POINTS + 1:
+                    log.warning(
+                        "kenning: skipped more Qdrant points kenning did not write in %s; "
+                        "`kenning export --group-id all` counts them and names the fix",
+                        self.location,
+                    )
             return None
 
     def _decoded(self, points: Sequence[Any]) -> list[Memory]:
