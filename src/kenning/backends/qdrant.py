@@ -28,7 +28,8 @@ digits, lowercased — Qdrant's word tokenizer and about FTS5's ``unicode61``), 
 syntax in the query is inert. Document frequencies are exact ``count`` calls with a
 ``MatchText`` filter (one per query word, at most 64); the row count and total token count
 are kept in a ``kenning:fts_stats`` entry of the meta collection, updated by every write (against a
-server with several writing processes they can drift slightly: they only weight scores).
+server with several writing processes they can drift slightly: they only weight scores;
+missing — the meta collection deleted outside kenning — they are summed from the points).
 Candidates are every point matching any of the words :func:`~.base.terms_to_match` chooses
 (``should`` of ``MatchText``), read :data:`LEXICAL_CANDIDATES` at a time and scored in
 Python — the rows SQLite scores.
