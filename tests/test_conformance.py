@@ -1541,6 +1541,14 @@ def test_qdrant_collection_of_another_distance_is_refused(distance: str, tmp_pat
         open_backend(f"qdrant-local:{folder}", create=True, dimension=None)
     message = str(info.value)
     assert distance in message and "qdrant-local:<another folder>" in message, message
+    # the refused open made kenning's meta collection beside the other application's, and
+    # kept the folder's lock: this process's next open of it failed ('open in another
+    # process', here BlockingIOError)
+    client = QdrantClient(path=str(folder))
+    try:
+        assert not client.collection_exists("kenning_memories_meta")
+    finally:
+        client.close()
 
 
 def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_path: Path) -> None:

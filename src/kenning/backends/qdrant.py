@@ -282,7 +282,7 @@ class QdrantBackend:
             try:
                 with warnings.catch_warnings():
                     # qdrant-client warns in two lines of its own (a hook's stderr gets one
-                    # line); said once below, and not for this machine's own server
+                    # line); said once above, and not for this machine's own server
                     warnings.filterwarnings("ignore", message="Api key is used with an insecure")
                     self._client = QdrantClient(**kwargs)
             except RuntimeError as exc:
@@ -293,7 +293,13 @@ class QdrantBackend:
                         "use a Qdrant server for several)"
                     ) from None
                 raise
-            self._open(create=create, dimension=dimension)
+            try:
+                self._open(create=create, dimension=dimension)
+            except BaseException:
+                # a refused open keeps no connection, nor (local mode) the folder's lock,
+                # which this process's next open of the folder would take for another's
+                self.close()
+                raise
 
     # -- errors -----------------------------------------------------------------------------
 
@@ -404,11 +410,13 @@ class QdrantBackend:
             raise StoreNotFound(
                 f"no kenning store in {self.location} yet; `kenning remember` creates it"
             )
+        if has_memories:
+            # first: a collection kenning did not make is refused before anything of
+            # kenning's is made beside it
+            self._dimension = self._collection_dimension()
         if not has_meta and create:
             client.create_collection(self.meta_collection, vectors_config={})
-        if has_memories:
-            self._dimension = self._collection_dimension()
-        elif create and dimension is not None:
+        if not has_memories and create and dimension is not None:
             self._create_memories(int(dimension))
 
     def _collection_dimension(self) -> int | None:
