@@ -292,6 +292,33 @@ def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
     assert _checksum(store) == before
 
 
+def test_an_id_another_memory_has_refuses_the_file(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """Two files converted from another tool both number their notes (``mem_1``…): the
+    second file's notes are other memories — of another project, or stored at another time
+    — not the ones the store holds under those ids. They were skipped and counted as
+    duplicates (exit 0), and lost; the file is refused naming the lines, nothing written."""
+    first = [exported[0], {**exported[1], "id": "mem_1"}, {**exported[2], "id": "mem_2"}]
+    assert import_memories(target, _lines(first))["imported"] == 2
+    other_project = {**exported[3], "id": "mem_1", "group_id": "acme/gadgets"}
+    later = {
+        **exported[4],
+        "id": "mem_2",
+        "stored_at": "2025-02-01T09:00:00+00:00",
+        "last_seen_at": None,
+    }
+    for line in (other_project, later):
+        before = _checksum(target)
+        with pytest.raises(UserInputError) as info:
+            import_memories(target, _lines([exported[0], line]))
+        message = str(info.value)
+        assert f'line 2: id "{line["id"]}"' in message, message
+        assert "nothing was imported" in message
+        assert _checksum(target) == before
+    assert target.count(group_id="all") == 2
+
+
 @pytest.mark.parametrize("name", ["stored_at", "last_seen_at"])
 def test_a_timestamp_in_the_future_refuses_the_file(
     exported: list[dict[str, Any]], target: MemoryStore, name: str

@@ -29,7 +29,7 @@ import numpy as np
 from .backends.base import Filters, bulk_writes
 from .errors import KenningError, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
-from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, utc_now
+from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, utc_now
 from .render import escape_unsafe_json
 from .vectors import vector_problem
 
@@ -193,7 +193,9 @@ def import_validated(
     )
     reuse, reembedded = checked.reuse, checked.reembedded
     target = store.embedder.provenance
-    existing = {m.id for m in store.backend.get([i.id for i in items if i.id])}
+    held = {m.id: m for m in store.backend.get([i.id for i in items if i.id])}
+    _refuse_taken_ids(export, prepared, held)
+    existing = set(held)
     counts: dict[str, Any] = {
         "read": len(items),
         "imported": 0,
@@ -240,6 +242,43 @@ def import_validated(
         )
         counts["not_written_reason"] = str(exc)
     return counts
+
+
+def _same_memory(held: Memory, memory: Memory) -> bool:
+    """Whether the store's ``held`` is the memory a line restores under its id: a memory
+    never changes project or ``stored_at``, and an edit keeps both (the store's newer text
+    then wins); the same text in the same project is the same note whatever its date."""
+    return held.group_id == memory.group_id and (
+        held.stored_at == memory.stored_at or held.content_hash == memory.content_hash
+    )
+
+
+def _refuse_taken_ids(
+    export: ExportFile, prepared: Sequence[PreparedMemory], held: Mapping[str, Memory]
+) -> None:
+    """Refuse the file when one of its ids is another memory's in the store (two files
+    converted from another tool that both number their notes): skipped as a duplicate, the
+    line's note would be lost while the import said it was already there."""
+    from .errors import UserInputError
+
+    clashes = []
+    for record, prep in zip(export.lines, prepared, strict=True):
+        other = held.get(record.id)
+        if other is not None and not _same_memory(other, prep.memory):
+            clashes.append(
+                f"line {record.number}: id {json.dumps(record.id)} is another memory's in "
+                f"the store (project {json.dumps(other.group_id)}, stored "
+                f"{other.stored_at.isoformat()})"
+            )
+    if clashes:
+        more = f"; and {len(clashes) - 3} more" if len(clashes) > 3 else ""
+        one = len(clashes) == 1
+        raise UserInputError(
+            f"{len(clashes)} {'memory' if one else 'memories'} of the file "
+            f"{'has' if one else 'have'} the id of another memory of the store — "
+            f"{'; '.join(clashes[:3])}{more}; give {'the line' if one else 'each of these lines'} "
+            "an id of its own; nothing was imported"
+        )
 
 
 def _write_groups(
