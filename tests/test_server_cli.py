@@ -403,3 +403,47 @@ def test_migrate_into_a_foreign_qdrant_collection_names_a_collection_of_its_own(
     assert "128" in r.stderr and "qdrant-local:<another folder>" in r.stderr, r.stderr
     r = kenning(project, "migrate", "--to", f"qdrant-local:{tmp_path / 'own'}")
     assert r.returncode == 0, r.stderr
+
+
+def test_migrate_off_a_qdrant_store_that_holds_a_note_twice(project: Path, tmp_path: Path) -> None:
+    """Two processes writing one note to a Qdrant server at the same moment can both store
+    it (README: dedup is best effort there). Moving such a store to PostgreSQL or SQLite
+    failed on every run: both copies went into one batch, which the target's one-content-
+    per-project rule refused whole. The second copy is the first's duplicate: kept out,
+    counted, and the migration verifies."""
+    import uuid
+
+    from qdrant_client import QdrantClient, models
+
+    from kenning.backends.qdrant import point_id
+
+    folder = tmp_path / "qdrant"
+    location = f"qdrant-local:{folder}"
+    notes = ("Releases are cut on Mondays.", "Hotfixes need two reviews.")
+    for text in notes:
+        r = kenning(project, "remember", "--type", "rule", "--store", location, text)
+        assert r.returncode == 0, r.stderr
+    client = QdrantClient(path=str(folder))  # the second writer's copy, under its own id
+    (point, *_), _ = client.scroll(
+        "kenning_memories", limit=1, with_payload=True, with_vectors=True
+    )
+    copy = str(uuid.uuid4())
+    client.upsert(
+        "kenning_memories",
+        points=[
+            models.PointStruct(
+                id=point_id(copy),
+                vector=point.vector,
+                payload={**point.payload, "kenning_id": copy},
+            )
+        ],
+    )
+    client.close()
+    target = project / ".kenning" / "team" / "memory.db"
+    for _ in range(2):  # and again: nothing more to do, still verified
+        r = kenning(project, "migrate", "--json", "--store", location, "--to", str(target))
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        assert (report["duplicates"], report["verified"]) == (1, True), report
+    with open_store(target, cwd=project) as moved:
+        assert sorted(m.content for m in moved.browse()) == sorted(notes)

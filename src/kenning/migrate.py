@@ -4,7 +4,8 @@ a team PostgreSQL), keeping ids, timestamps, projects and vectors.
 Resumable: memories already present in the target (same id) are skipped, so an interrupted
 run is simply run again; so is a memory whose project already holds the same content under
 another id (a teammate's copy of the same note: the target keeps its own, counted as
-``duplicates``). Verified: at the end every memory of the source must be in the target, by
+``duplicates``), and a second copy the source holds of a note (a Qdrant server two writers
+filled at once). Verified: at the end every memory of the source must be in the target, by
 its id with the same content hash, or as that project's same content (the target may hold
 more: other people's memories).
 
@@ -123,12 +124,15 @@ def migrate(
             for group, records in by_group.items():
                 # a project may hold one content once (every backend keeps it unique): a
                 # note a teammate already put there under another id is theirs to keep
-                known = target.find_by_hashes(group, [r.memory.content_hash for r in records])
+                known = set(target.find_by_hashes(group, [r.memory.content_hash for r in records]))
                 for record in records:
                     if record.memory.content_hash in known:
                         merged.add(record.memory.id)
                     else:
                         fresh.append(record)
+                        # a second copy in the source (two writers of a Qdrant server stored
+                        # one note at once) is this one's duplicate, not a second note
+                        known.add(record.memory.content_hash)
             target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
         present += len(batch) - len(missing)
