@@ -184,6 +184,35 @@ def test_update_recomputes_the_error_fingerprint(mstore: MemoryStore) -> None:
     assert memory is not None and "error_fingerprint" not in memory.metadata
 
 
+def test_a_note_kenning_grew_past_the_limits_can_be_edited(store: MemoryStore) -> None:
+    """A source or tag given at its limit grows past it when a secret in it is redacted (the
+    marker is longer), and metadata at its limit when Mark reviewed adds reviewed_at: every
+    edit of such a note — its type, its text — was refused for the field the edit does not
+    change and the user never gave over the limit ("source is 2067 characters, over the
+    2048 limit"). The fields an edit keeps are held to what a restore accepts."""
+    secret = "?password=hunter22abc"
+    source = "docs/" + "s" * (protocol.MAX_SOURCE_CHARS - 5 - len(secret)) + secret
+    tag = "cfg password=hunter22abc " + "t" * (protocol.MAX_TAG_CHARS - 25)
+    grown = store.remember(DEPLOY, "decision", source=source, tags=[tag])
+    full = store.remember(
+        NAMING, "naming", metadata={"note": "x" * (protocol.MAX_METADATA_BYTES - 40)}
+    )
+    assert grown.status == full.status == STORED
+    store.mark_reviewed(full.id or "")
+    for memory_id in (grown.id or "", full.id or ""):
+        kept = store.get(memory_id)
+        assert kept is not None
+        retyped = store.update(memory_id, type="rule")
+        assert retyped.status == STORED, retyped.reason
+        rewritten = store.update(memory_id, content=kept.content + " Checked again in June.")
+        assert rewritten.status == STORED, rewritten.reason
+        edited = store.get(memory_id)
+        assert edited is not None and edited.type == "rule"
+        assert (edited.source, edited.tags) == (kept.source, kept.tags)
+    # a new value over a limit is still refused: the allowance is for what was stored
+    assert store.remember(DEPLOY + " Again.", "decision", source=source + "x").status == REJECTED
+
+
 def test_mark_reviewed_records_the_time_and_keeps_the_rest(mstore: MemoryStore) -> None:
     stored = mstore.remember(NAMING, "naming", metadata={"origin": "test"})
     vector = _vector(mstore, stored.id or "")

@@ -381,7 +381,9 @@ class MemoryStore:
 
     # -- write path -------------------------------------------------------------------------
 
-    def prepare(self, item: NewMemory, group_id: str, *, restoring: bool = False) -> PreparedMemory:
+    def prepare(
+        self, item: NewMemory, group_id: str, *, restoring: bool = False, editing: bool = False
+    ) -> PreparedMemory:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
         :class:`~kenning.errors.UserInputError` saying what is wrong.
@@ -390,7 +392,11 @@ class MemoryStore:
         tags and metadata may have grown past their limits since they were given (a secret
         redacted into a longer marker, kenning's own metadata keys), so up to
         :data:`RESTORE_ALLOWANCE` times the limits are accepted; and its files are not
-        recorded anew (the record it carries, or none, is what it was checked against)."""
+        recorded anew (the record it carries, or none, is what it was checked against).
+
+        ``editing`` (:meth:`update`): the source, tags and metadata are the stored note's,
+        which may have grown past the limits in the same ways (and by ``reviewed_at``), so
+        they are held to the restore's limits; its files are recorded anew."""
         from .redaction import redact_secrets, redact_value  # write path only
         from .safety import has_visible_text, normalise_content, without_nul
 
@@ -425,7 +431,7 @@ class MemoryStore:
             raise UserInputError("metadata is nested too deeply; flatten it") from None
         except (TypeError, ValueError) as exc:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
-        allowance = RESTORE_ALLOWANCE if restoring else 1
+        allowance = RESTORE_ALLOWANCE if restoring or editing else 1
         if len(encoded) > protocol.MAX_METADATA_BYTES * allowance:
             raise UserInputError(
                 f"metadata is {len(encoded)} bytes as JSON, over the "
@@ -1436,7 +1442,7 @@ class MemoryStore:
                     old.id,
                 )
                 try:
-                    prep = self.prepare(item, old.group_id)
+                    prep = self.prepare(item, old.group_id, editing=True)
                 except UserInputError as exc:
                     return RememberResult(status=REJECTED, reason=str(exc))
                 m = prep.memory
