@@ -1022,6 +1022,21 @@ def test_public_calls_name_a_wrong_argument_in_kennings_error(project: Path) -> 
         assert store.newest(1)[0].stored_at <= datetime.now(UTC)
 
 
+def test_a_time_with_no_utc_time_is_a_rejected_note(project: Path) -> None:
+    """1 January of year 1 at +05:00 is 31 December of year 0 in UTC, which Python cannot
+    hold: remember raised a bare OverflowError (a traceback) where it answers every bad note
+    with ``rejected`` and the reason, and stored nothing."""
+    from datetime import datetime, timedelta, timezone
+
+    early = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))
+    with open_store(cwd=project, embedder="hashing") as store:
+        for when in (early, early.isoformat()):
+            result = store.remember("Deploys happen on Tuesdays only", "rule", stored_at=when)  # type: ignore[arg-type]
+            assert result.status == "rejected", result
+            assert "0001-01-01T00:00:00+05:00" in (result.reason or ""), result.reason
+        assert store.count() == 0
+
+
 _FORK_WHILE_A_THREAD_READS = """
 import os, signal, sys, threading
 from kenning import open_store

@@ -148,7 +148,12 @@ def parse_timestamp(value: str | datetime) -> datetime:
         ) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:  # 0001-01-01 at +05:00 is in year 0 in UTC
+        raise InvalidTimestamp(
+            f"{dt.isoformat()} has no UTC time within the years 1 to 9999; pass a time inside them"
+        ) from None
 
 
 @dataclass(frozen=True)
