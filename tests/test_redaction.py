@@ -646,6 +646,26 @@ def test_ids_commits_and_words_named_like_secrets_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fetch(url, {credentials: 'include'})",
+        'fetch(url, { mode: "cors", credentials: "same-origin" })',
+        "request.credentials = 'omit'",
+        "credentials: include",
+        "ERROR-FIX: cookies are not sent on a cross-origin fetch | FIX: pass credentials: "
+        "'include' and answer Access-Control-Allow-Credentials: true",
+    ],
+)
+def test_the_fetch_apis_credentials_modes_are_kept(text: str) -> None:
+    """``credentials: 'include'`` is the Fetch API's request option, named by every note
+    about cookies and CORS: redacted, the fix lost its point, and two notes naming two modes
+    became one note (the same text after redaction: the second was a duplicate)."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("credentials: 'inc1ude-Hy6tB1q'", "aws_credentials = 'include'"):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
 def test_provider_keys_that_look_like_ids_are_still_redacted() -> None:
     for text in (
         "HEROKU_API_KEY=550e8400-e29b-41d4-a716-446655440000",

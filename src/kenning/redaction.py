@@ -556,6 +556,19 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
 
 
+#: The Fetch API's credentials modes (``fetch(url, {credentials: "include"})``): a request
+#: option that notes about cookies and CORS name all the time, never a secret. Redacted, a fix
+#: lost its point, and two notes naming two modes became one.
+_FETCH_CREDENTIALS = lazy(r"omit|same-origin|include", re.IGNORECASE)
+
+
+def _is_fetch_credentials_mode(key_name: str, value: str) -> bool:
+    return (
+        key_name.rsplit(".", 1)[-1].lower() == "credentials"
+        and _FETCH_CREDENTIALS.fullmatch(value) is not None
+    )
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if sep.lower() in ("is", "was"):
@@ -572,7 +585,11 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     for name in ("dq", "sq", "eq"):
         value = m.group(name)
         if value is not None:
-            if not value.strip() or _is_placeholder(value.strip()):
+            if (
+                not value.strip()
+                or _is_placeholder(value.strip())
+                or _is_fetch_credentials_mode(key_name, value.strip())
+            ):
                 return None
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
     if m.group("kq").endswith("]"):
@@ -615,7 +632,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     ):
         value = value[:-1]
         end -= 1
-    if not value or _is_placeholder(value):
+    if not value or _is_placeholder(value) or _is_fetch_credentials_mode(key_name, value):
         return None
     if "(" in value or "[" in value:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
