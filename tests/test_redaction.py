@@ -666,6 +666,23 @@ def test_the_fetch_apis_credentials_modes_are_kept(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY })",
+        "octokit = new Octokit({ auth: x, token: process.env.GITHUB_TOKEN });",
+        "createClient({ apiKey: import.meta.env.VITE_SUPABASE_KEY })",
+    ],
+)
+def test_javascript_reading_the_environment_is_a_reference(text: str) -> None:
+    """An object literal's ``apiKey: process.env.OPENAI_API_KEY`` names the variable that
+    holds the key (a reference, as ``${OPENAI_API_KEY}`` is): redacted, the note lost which
+    variable to set, and two notes naming two variables became one."""
+    assert redact_secrets(text) == (text, {})
+    out, found = redact_secrets("new OpenAI({ apiKey: 'sk-proj-Hy6tB1q9ZxW2' })")
+    assert "Hy6tB1q9ZxW2" not in out and found, out
+
+
 def test_provider_keys_that_look_like_ids_are_still_redacted() -> None:
     for text in (
         "HEROKU_API_KEY=550e8400-e29b-41d4-a716-446655440000",

@@ -411,6 +411,9 @@ def _is_placeholder(value: str) -> bool:
     return _PLACEHOLDER.fullmatch(value) is not None
 
 
+_JS_ENVIRONMENT = lazy(r"(?:process|import\.meta|Deno)\.env\.")
+
+
 def _is_reference(
     value: str, keyword: str, key_name: str, key_quoted: bool, separator: str
 ) -> bool:
@@ -423,6 +426,10 @@ def _is_reference(
         return True  # password=password, self.api_key = api_key, db_pass = db_pass
     if key_quoted:
         return True  # {'password': pw}: JSON and dict literals quote a literal value
+    if _JS_ENVIRONMENT.match(value):
+        # new OpenAI({ apiKey: process.env.OPENAI_API_KEY }): JavaScript reading the
+        # environment, in an object literal's "key: value" that looks like YAML's
+        return True
     if separator == ":" or _ENV_KEY.fullmatch(key_name):
         return False  # YAML and KEY=value files hold literals: "db_pass_2024" is a password
     # In code, a dotted, snake_case or camelCase name is a variable: pw_input, cfg.token.
