@@ -447,3 +447,42 @@ def test_migrate_off_a_qdrant_store_that_holds_a_note_twice(project: Path, tmp_p
         assert (report["duplicates"], report["verified"]) == (1, True), report
     with open_store(target, cwd=project) as moved:
         assert sorted(m.content for m in moved.browse()) == sorted(notes)
+
+
+def test_migrate_names_a_memory_whose_id_the_target_gives_another(project: Path) -> None:
+    """Two stores that each imported another tool's notes numbered 1, 2…: the target holds
+    a different memory under one of the source's ids. Migrate said "already present 1" and
+    "NOT verified", and the note was never copied with nothing saying which; it copies the
+    rest and names the memory it could not copy, and why."""
+    lines = {
+        "ours": [
+            ("1", "Never log request bodies: they carry card numbers", "2025-02-01T00:00:00Z"),
+            ("7", "Use the read replica for reports", "2025-02-02T00:00:00Z"),
+        ],
+        "theirs": [("1", "Deploys go out on Tuesdays after the standup", "2025-01-01T00:00:00Z")],
+    }
+    stores = {name: project / ".kenning" / name / "memory.db" for name in lines}
+    for name, notes in lines.items():
+        export = project / f"{name}.jsonl"
+        export.write_text(
+            "".join(
+                json.dumps(
+                    {"id": i, "content": text, "type": "rule", "group_id": "acme/widgets"}
+                    | {"stored_at": when}
+                )
+                + "\n"
+                for i, text, when in notes
+            )
+        )
+        r = kenning(project, "import", "--store", str(stores[name]), str(export))
+        assert r.returncode == 0, r.stderr
+    r = kenning(project, "migrate", "--store", str(stores["ours"]), "--to", str(stores["theirs"]))
+    assert r.returncode == 1
+    assert "copied 1, already present 0" in r.stdout, r.stdout
+    assert "NOT verified" in r.stdout
+    assert "1 memory was not copied" in r.stderr and '"1"' in r.stderr, r.stderr
+    with open_store(stores["theirs"], cwd=project) as target:
+        assert sorted(m.content for m in target.browse(group_id="all")) == [
+            "Deploys go out on Tuesdays after the standup",
+            "Use the read replica for reports",
+        ]

@@ -949,6 +949,16 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"source {report.source_count}, target {report.target_count}, "
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )
+    if report.id_taken:
+        one = len(report.id_taken) == 1
+        _say_error(
+            f"{len(report.id_taken)} {'memory was' if one else 'memories were'} not copied: "
+            f"the target holds another memory under {'its id' if one else 'their ids'} — "
+            f"{_listing({json.dumps(k): v for k, v in report.id_taken.items()})}; in an "
+            "export of the source (`kenning export`) give "
+            f"{'its line an id' if one else 'their lines ids'} no memory has, then import the "
+            "export into the target"
+        )
     if not report.verified:
         sys.exit(EXIT_USER)
 

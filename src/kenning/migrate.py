@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch
+from .model import same_memory
 from .safety import without_nul
 
 if TYPE_CHECKING:
@@ -56,6 +57,9 @@ class MigrationReport:
     target_count: int
     checksum: str
     verified: bool
+    #: Source memories not copied because the target holds another memory under their id
+    #: (id → that memory's project and stored_at).
+    id_taken: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -97,6 +101,7 @@ def migrate(
     copied = present = 0
     #: source ids whose content the target's project already held under another id
     merged: set[str] = set()
+    taken: dict[str, str] = {}
     batch: list[MemoryRecord] = []
     # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
     # at the end; every batch still commits on its own, so an interrupted run resumes.
@@ -115,8 +120,16 @@ def migrate(
         # the check and the write under the store's lock: a note a teammate (or another
         # migration) writes between them would otherwise fail the batch as a duplicate
         with target.exclusive():
-            have = {m.id for m in target.get([r.memory.id for r in batch])}
+            have = {m.id: m for m in target.get([r.memory.id for r in batch])}
             missing = [r for r in batch if r.memory.id not in have]
+            for record in batch:
+                other = have.get(record.memory.id)
+                if other is not None and not same_memory(other, record.memory):
+                    # another memory under this id (two tools' short ids): it cannot be
+                    # copied, and it is no "already present"
+                    taken[record.memory.id] = (
+                        f"project {other.group_id}, stored {other.stored_at.isoformat()}"
+                    )
             by_group: dict[str, list[MemoryRecord]] = {}
             for record in missing:
                 by_group.setdefault(record.memory.group_id, []).append(record)
@@ -135,7 +148,7 @@ def migrate(
                         known.add(record.memory.content_hash)
             target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
-        present += len(batch) - len(missing)
+        present += len(batch) - len(missing) - sum(r.memory.id in taken for r in batch)
         if progress:
             progress(len(batch))
         batch.clear()
@@ -157,6 +170,7 @@ def migrate(
         target_count=len(target_pairs),
         checksum=_checksum(source_pairs),
         verified=all(pair in in_target or pair[0] in merged for pair in source_pairs),
+        id_taken=taken,
     )
 
 

@@ -226,6 +226,16 @@ def edit_version(memory: Memory) -> str:
     return f"{memory.content_hash}:{memory.type}"
 
 
+def same_memory(held: Memory, memory: Memory) -> bool:
+    """Whether ``held`` (a store's memory) is ``memory`` under the same id, as an import or
+    a migration brings it again: a memory never changes project or ``stored_at``, and an
+    edit keeps both; the same text in the same project is the same note whatever its date.
+    Anything else is another memory that happens to have its id (two tools' short ids)."""
+    return held.group_id == memory.group_id and (
+        held.stored_at == memory.stored_at or held.content_hash == memory.content_hash
+    )
+
+
 def check_seen_count(value: object) -> int:
     """``value`` as a ``seen_count``: a whole number of at least 1 (``ValueError``
     otherwise), kept at :data:`MAX_SEEN_COUNT` when larger (a kenning before that limit

@@ -29,7 +29,7 @@ import numpy as np
 from .backends.base import Filters, bulk_writes
 from .errors import KenningError, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
-from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, utc_now
+from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, same_memory, utc_now
 from .render import escape_unsafe_json
 from .vectors import vector_problem
 
@@ -244,15 +244,6 @@ def import_validated(
     return counts
 
 
-def _same_memory(held: Memory, memory: Memory) -> bool:
-    """Whether the store's ``held`` is the memory a line restores under its id: a memory
-    never changes project or ``stored_at``, and an edit keeps both (the store's newer text
-    then wins); the same text in the same project is the same note whatever its date."""
-    return held.group_id == memory.group_id and (
-        held.stored_at == memory.stored_at or held.content_hash == memory.content_hash
-    )
-
-
 def _refuse_taken_ids(
     export: ExportFile, prepared: Sequence[PreparedMemory], held: Mapping[str, Memory]
 ) -> None:
@@ -264,7 +255,7 @@ def _refuse_taken_ids(
     clashes = []
     for record, prep in zip(export.lines, prepared, strict=True):
         other = held.get(record.id)
-        if other is not None and not _same_memory(other, prep.memory):
+        if other is not None and not same_memory(other, prep.memory):
             clashes.append(
                 f"line {record.number}: id {json.dumps(record.id)} is another memory's in "
                 f"the store (project {json.dumps(other.group_id)}, stored "
