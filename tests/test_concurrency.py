@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 
 from kenning import open_store
@@ -149,16 +150,20 @@ def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
     from kenning.store import SAME_ID, NewMemory
 
     first, second = "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a02"
+    # both versions of the memory carry its stored_at, as every export of it does
+    stored_at = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
     with open_store(cwd=project) as store, open_store(cwd=project) as other:
 
         def other_import_writes(_: int) -> None:
             if other.get(second) is None:
-                other.remember_many([NewMemory("Deploys need a green build.", id=second)])
+                other.remember_many(
+                    [NewMemory("Deploys need a green build.", id=second, stored_at=stored_at)]
+                )
 
         results = store.remember_many(
             [
                 NewMemory("Releases are cut on Mondays.", id=first),
-                NewMemory("Deploys need a green build (edited).", id=second),
+                NewMemory("Deploys need a green build (edited).", id=second, stored_at=stored_at),
             ],
             near_duplicates=False,
             batch_size=1,

@@ -1037,6 +1037,25 @@ def test_a_time_with_no_utc_time_is_a_rejected_note(project: Path) -> None:
         assert store.count() == 0
 
 
+def test_a_given_id_another_memory_has_is_a_rejected_note(project: Path) -> None:
+    """remember_many with a note's own id (NewMemory.id, as another tool's notes carry
+    them): an id the store already gives another memory answered ``near-duplicate`` of
+    that memory (``ok``), and the note was lost. It is rejected, naming the memory that
+    holds the id; the same memory brought again is still a duplicate."""
+    from kenning.store import NewMemory
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        first = NewMemory("Deploys happen on Tuesdays only", "rule", id="mem_1")
+        (stored,) = store.remember_many([first])
+        assert stored.status == "stored"
+        (other,) = store.remember_many([NewMemory("Hotfixes need two reviews", "rule", id="mem_1")])
+        assert other.status == "rejected" and not other.ok, other
+        assert "mem_1" in (other.reason or ""), other.reason
+        (again,) = store.remember_many([replace(first, stored_at=store.get("mem_1").stored_at)])  # type: ignore[union-attr]
+        assert again.status == "near-duplicate" and again.id == "mem_1"
+        assert [m.content for m in store.browse()] == ["Deploys happen on Tuesdays only"]
+
+
 _FORK_WHILE_A_THREAD_READS = """
 import os, signal, sys, threading
 from kenning import open_store

@@ -63,6 +63,7 @@ from .model import (
     new_memory_id,
     parse_timestamp,
     resolve_type,
+    same_memory,
     utc_now,
 )
 from .project import (
@@ -694,6 +695,22 @@ class MemoryStore:
                     m = prep.memory
                     if m.id in taken:
                         held = taken[m.id]
+                        if not same_memory(held, m):
+                            # another memory under this id (two tools' short ids): the note
+                            # cannot be stored under it, and is no duplicate of that memory
+                            outcomes.append(
+                                RememberResult(
+                                    REJECTED,
+                                    None,
+                                    None,
+                                    f"id {m.id} is another memory's in this store (project "
+                                    f"{held.group_id}, stored {held.stored_at.isoformat()}); "
+                                    "give the note an id of its own",
+                                    m.collection,
+                                    m.type,
+                                )
+                            )
+                            continue
                         outcomes.append(
                             RememberResult(
                                 NEAR_DUPLICATE,
