@@ -77,6 +77,26 @@ def test_export_to_a_missing_folder_says_so(seeded_project: Path) -> None:
     assert "/nonexistent/dir" in result.stderr and "folder" in result.stderr
 
 
+def test_export_to_a_symlink_writes_the_file_it_points_to(
+    seeded_project: Path, tmp_path: Path
+) -> None:
+    """``backup.jsonl`` a link to the backup disk's file: the export's rename put a new file
+    in place of the link, and the file on the backup disk kept the old export for ever
+    (every later export said "exported 2 memories")."""
+    disk = tmp_path / "backups"
+    disk.mkdir()
+    (disk / "kenning.jsonl").write_text("an old export\n")
+    link = seeded_project / "backup.jsonl"
+    link.symlink_to(disk / "kenning.jsonl")
+    result = CliRunner().invoke(main, ["export", "-o", str(link)])
+    _one_line_error(result, "export -o link")
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink()
+    lines = (disk / "kenning.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and "kenning_export" in lines[0], lines
+    assert not list(disk.glob("*.tmp")) and not list(seeded_project.glob("*.tmp"))
+
+
 def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path) -> None:
     for command in (["recall", "q"], ["remember", "a note"], ["export"]):
         result = CliRunner().invoke(main, [*command, "--store", "~no-such-user-kenning/x.db"])

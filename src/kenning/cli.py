@@ -1168,7 +1168,9 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
     written is one clear error, and leaves nothing behind."""
     from .transfer import export_memories
 
-    target = output
+    # a link (backup.jsonl → the backup disk's file): the file it names is written, not
+    # replaced by a new file in the link's place while the linked one keeps an old export
+    target = Path(os.path.realpath(output)) if output.is_symlink() else output
     if store.project.store_url is None and target.resolve() in _store_files(store):
         raise UserInputError(f"{output} is the store itself; write the export to another file")
     if target.exists() and not target.is_file():
