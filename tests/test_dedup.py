@@ -58,6 +58,26 @@ def test_same_text_up_to_case_whitespace_punctuation_is_a_duplicate_even_below_t
         assert "case, whitespace and punctuation" in decision.reason
 
 
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Enable W\u200bAL mode and set busy_timeout",  # a zero-width space pasted from a page
+        "Enable WAL mode and set busy_timeout\u200b",
+        "Enable WAL mode and set busy_time\u00adout",  # a soft hyphen
+        "Enable \u202aWAL\u202c mode and set busy_timeout",  # a bidi embedding
+        "Enable WAL\u2060 mode and set busy_timeout",  # a word joiner
+    ],
+)
+def test_invisible_format_characters_do_not_make_another_note(new: str) -> None:
+    """A note pasted again from a web page or a chat, with a zero-width space, a soft
+    hyphen or a bidi mark in it, reads the same: it was stored a second time (the
+    character is a symbol to the word rules: "lacks the word '\u200b'")."""
+    existing = "Enable WAL mode and set busy_timeout"
+    for cosine in (ABOVE, BELOW, 0.5):
+        decision = decide(normalise_content(new), existing, cosine)
+        assert decision.duplicate, (new, decision)
+
+
 def test_function_words_only_is_a_duplicate_above_the_gate_only() -> None:
     existing = "The API server listens on port 8080 in development."
     new = "API server is listening on port 8080 in development"

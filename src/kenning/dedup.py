@@ -17,7 +17,8 @@ a note that says *the same words*: the same knowledge restated, not a similar to
 
 Rules, in order:
 
-1. The same text up to case, whitespace, prose punctuation and contractions
+1. The same text up to case, whitespace, invisible format characters (zero-width
+   spaces, soft hyphens, bidi marks), prose punctuation and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
@@ -50,6 +51,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import regex
 
 from .protocol import DEDUP_THRESHOLD
 
@@ -256,6 +259,19 @@ _TOKEN = re.compile(r"\w+(?:[.,:\-/@]\w+)*|[^\w\s]")
 _DIGIT = re.compile(r"\d")
 
 
+def _visible(text: str) -> str:
+    """``text`` without its format characters (Unicode Cf: zero-width spaces and joiners,
+    soft hyphens, bidi marks): invisible, so a note that differs only in them reads the
+    same. Pasted from a web page or a chat, they made a second copy of a note (each one a
+    symbol to the word rules)."""
+    return text if text.isascii() else _format_characters().sub("", text)
+
+
+@functools.cache
+def _format_characters() -> regex.Pattern[str]:
+    return regex.compile(r"\p{Cf}")
+
+
 @dataclass(frozen=True)
 class DedupDecision:
     """Whether a new note is a near-duplicate of a stored one, and why (for people)."""
@@ -372,6 +388,7 @@ def decide(
 ) -> DedupDecision:
     """Is ``new_text`` the same knowledge as ``existing_text`` (cosine ``cosine``)? The
     rules, in the order they apply, are in the module docstring."""
+    new_text, existing_text = _visible(new_text), _visible(existing_text)
     new, old = _folded(new_text), _folded(existing_text)
     if new == old:
         cased = _case_differs_in_a_word(new_text, existing_text)
