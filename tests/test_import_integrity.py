@@ -268,6 +268,17 @@ def test_safe_foreign_ids_are_kept(exported: list[dict[str, Any]], target: Memor
     }
 
 
+def test_an_export_saved_with_a_byte_order_mark_imports(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """An export saved again by an editor or shell that writes UTF-8 with a byte order mark
+    (Windows Notepad, PowerShell's ``Set-Content -Encoding utf8``) was refused whole: "line
+    1 is not JSON (Unexpected UTF-8 BOM (decode using utf-8-sig))". The mark is no text."""
+    lines = _lines(exported)
+    counts = import_memories(target, ["\ufeff" + lines[0], *lines[1:]])
+    assert counts["imported"] == len(NOTES)
+
+
 def test_a_bad_header_refuses_the_file(exported: list[dict[str, Any]], target: MemoryStore) -> None:
     exported[0]["kenning_export"] = 99
     with pytest.raises(UserInputError, match=r"line 1.*99"):

@@ -267,6 +267,9 @@ def read_export(lines: Iterable[str]) -> ExportFile:
     problems: list[str] = []
     seen_memory = False
     for number, line in enumerate(lines, start=1):
+        if number == 1:
+            # a byte order mark, as Notepad or PowerShell write UTF-8 saved again: no text
+            line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         try:
