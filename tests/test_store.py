@@ -1056,6 +1056,18 @@ def test_a_given_id_another_memory_has_is_a_rejected_note(project: Path) -> None
         assert [m.content for m in store.browse()] == ["Deploys happen on Tuesdays only"]
 
 
+def test_remember_into_every_project_is_refused(project: Path) -> None:
+    """``group_id="all"`` means every project to the reads; given to remember it stored the
+    note in the store's own project without a word (the CLI and api.remember refuse it)."""
+    from kenning.errors import UserInputError
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        for group_id in ("all", " ALL "):
+            with pytest.raises(UserInputError, match="every project"):
+                store.remember("Deploys happen on Tuesdays only", "rule", group_id=group_id)
+        assert store.count(group_id="all") == 0
+
+
 _FORK_WHILE_A_THREAD_READS = """
 import os, signal, sys, threading
 from kenning import open_store

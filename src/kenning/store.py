@@ -578,7 +578,11 @@ class MemoryStore:
         restoring a backup is not remembering again). ``vectors`` (from an export with the
         same provenance) skips re-embedding.
         """
-        gid = self.resolve_group(group_id) or self.group_id
+        # a note belongs to one project: "all" (every project, to a read) is refused here,
+        # not taken for this project
+        gid = (
+            self.group_id if group_id is None else check_group_id(group_id, "the project argument")
+        )
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, PreparedMemory]] = []
