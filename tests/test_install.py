@@ -529,6 +529,33 @@ def test_symlinks_are_refused_and_nothing_is_written(
         assert snapshot(project, home, elsewhere) == before
 
 
+@pytest.mark.parametrize("read_only", ["~/.claude.json", ".claude/settings.local.json"])
+def test_a_read_only_file_is_refused_and_nothing_is_written(
+    project: Path, home: Path, read_only: str
+) -> None:
+    """A file the user made read-only (chmod 444) is theirs to keep as it is, even where the
+    folder would let kenning replace it (and even for root): refused, naming the file and
+    the two ways out, before anything is written — install and uninstall alike."""
+    path = home / read_only[2:] if read_only.startswith("~/") else project / read_only
+    for action in ((), ("--uninstall",)):
+        if action:  # an installed kenning the user then made read-only
+            path.chmod(0o644)
+            assert cli("--executable", EXE)[0] == 0
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text('{"model": "opus"}\n')
+        path.chmod(0o444)
+        before = snapshot(project, home)
+        code, _, err = cli("--executable", EXE, *action)
+        flat = " ".join(err.split())
+        assert code == 1, err
+        assert f"{read_only} ({path}) is read-only" in flat
+        assert f"chmod u+w {path}" in flat and "by hand" in flat
+        assert "nothing was written" in flat
+        assert snapshot(project, home) == before
+        assert path.stat().st_mode & 0o777 == 0o444
+
+
 def test_project_reached_through_a_symlink_is_fine(project: Path, tmp_path: Path) -> None:
     """The folder the user names may be a symlink; only what lies below it may not."""
     link = tmp_path / "via-link"

@@ -10,6 +10,9 @@ planning), and then applies the whole plan. The rules every installer follows:
   should be (a file where a folder belongs). The refusal names the path and how to fix it;
 * **merge, never clobber**: the file's other content is kept; a file that cannot be parsed
   is an error and nothing at all is written;
+* **read-only stays read-only**: a file the user made read-only (``chmod 444``) or cannot
+  write is refused before anything is written (:func:`apply_changes`), though renaming a
+  new file over it would work;
 * **atomic**: a temporary file in the same folder, fsynced, then renamed over the old one
   (the file's mode is kept; a new file gets the mode the agent would give it);
 * **one at a time**: an install holds a lock on the folders it edits from reading to
@@ -327,7 +330,36 @@ def _existing(folder: Path) -> Path:
     return folder
 
 
+def _refuse_unwritable(change: FileChange) -> None:
+    """Refuse to replace or delete a file the user cannot write or made read-only.
+
+    kenning replaces a file by renaming a new one over it, which the folder's permissions
+    allow whatever the file's own say (and root may write anything): without this check a
+    ``chmod 444`` settings file, the user's way of saying "leave it as it is", was rewritten
+    all the same."""
+    try:
+        st = change.path.stat()
+    except FileNotFoundError:
+        return
+    if st.st_mode & 0o222 and os.access(change.path, os.W_OK):
+        return
+    why = (
+        f"is read-only (mode {st.st_mode & 0o777:04o})"
+        if not st.st_mode & 0o222
+        else "is not writable by you"
+    )
+    raise UserInputError(
+        f"{change.label} ({change.path}) {why}, and kenning does not change a file you "
+        f"cannot write: make it writable (chmod u+w {change.path}) and run again, or make "
+        "kenning's change by hand (--dry-run prints it) — nothing was written"
+    )
+
+
 def apply_changes(changes: Sequence[FileChange]) -> None:
+    # every file is checked before the first one is written: a refusal writes nothing
+    for change in changes:
+        if change.changed:
+            _refuse_unwritable(change)
     for change in changes:
         if not change.changed:
             continue
