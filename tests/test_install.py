@@ -362,6 +362,22 @@ def test_reinstall_keeps_what_the_user_put_before_the_hook_command(project: Path
     assert not settings.exists()
 
 
+def test_reinstall_keeps_the_timeout_the_user_set_on_a_kenning_hook(project: Path) -> None:
+    assert cli("--executable", EXE)[0] == 0
+    settings = project / ".claude" / "settings.local.json"
+    doc = read(settings)
+    [session] = kenning_hooks(doc, "SessionStart")
+    session["timeout"] = 30  # the user's: Claude Code should give up on the hook sooner
+    settings.write_text(json.dumps(doc, indent=2) + "\n")
+    for exe in (EXE, "/usr/local/bin/kenning"):  # unchanged, and updated from another path
+        code, _, err = cli("--executable", exe)
+        assert code == 0, err
+        [session] = kenning_hooks(read(settings), "SessionStart")
+        [prompt] = kenning_hooks(read(settings), "UserPromptSubmit")
+        assert session["timeout"] == 30
+        assert prompt["timeout"] == install.HOOK_TIMEOUT_SECONDS
+
+
 def test_concurrent_installs_keep_every_registration(tmp_path: Path, home: Path) -> None:
     # kenning install in several projects at once (a setup script per repository): each
     # reads ~/.claude.json, adds its project and writes it back — none may lose another's

@@ -25,7 +25,8 @@ each teammate's ``PATH`` — never a personal venv path.
 Entries are recognised by the server name ``kenning`` and by the hook command (the
 ``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
 second run changes nothing, a run from another install updates the path in place (what
-the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays), and
+the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, and
+so does a ``timeout`` the user set on kenning's hook entry), and
 ``--uninstall`` removes exactly these entries (containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
 ``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
@@ -348,7 +349,7 @@ def plan_settings(
                         **entry,
                         "type": "command",
                         "command": _with_executable(entry["command"], executable, name),
-                        "timeout": HOOK_TIMEOUT_SECONDS,
+                        "timeout": _timeout(entry.get("timeout")),
                     }
                 kept.append(entry)
             if kept != entries:
@@ -366,6 +367,15 @@ def plan_settings(
                 }
             )
     return new
+
+
+def _timeout(existing: object) -> int | float:
+    """The ``timeout`` of kenning's hook entry: the entry's own when it is one Claude Code
+    accepts (a user who wants Claude Code to give up on the hook sooner set it), else
+    :data:`HOOK_TIMEOUT_SECONDS`."""
+    if isinstance(existing, (int, float)) and not isinstance(existing, bool) and existing > 0:
+        return existing
+    return HOOK_TIMEOUT_SECONDS
 
 
 # --------------------------------------------------------------------------------------------
