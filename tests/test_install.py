@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from kenning import config
 from kenning.cli import main
+from kenning.errors import UserInputError
 from kenning.installers import claude_code as install
 
 from .conftest import git, make_repo
@@ -570,6 +572,68 @@ def test_a_read_only_file_is_refused_and_nothing_is_written(
         assert "nothing was written" in flat
         assert snapshot(project, home) == before
         assert path.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_file_that_cannot_be_written_leaves_the_other_unwritten_too(
+    project: Path, home: Path
+) -> None:
+    """The second file failing (here: larger than the process may write, as a full disk
+    would fail it) used to leave the first written, and the message named neither."""
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    allow = [f"Bash(./scripts/task-{i}.sh)" for i in range(4000)]
+    settings.write_text(json.dumps({"permissions": {"allow": allow}}, indent=2) + "\n")
+    assert settings.stat().st_size > 100_000
+    before = snapshot(project, home)
+
+    def small_files_only() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, resource.RLIM_INFINITY))
+
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(config.__file__).parents[1])}
+    out = subprocess.run(
+        [sys.executable, "-m", "kenning", "install", "claude-code", "--executable", EXE],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=small_files_only,
+    )
+    flat = " ".join(out.stderr.split())
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert f"cannot write .claude/settings.local.json ({settings})" in flat
+    assert "File too large" in flat and "nothing was written" in flat
+    assert snapshot(project, home) == before  # no ~/.claude.json, no temporary file
+
+
+def test_a_rename_that_fails_puts_the_first_file_back(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_json = home / ".claude.json"
+    user_json.write_text('{"numStartups": 3}\n')
+    before = snapshot(project, home)
+    renames = 0
+    real_replace = os.replace
+
+    def second_rename_fails(src: str, dst: str) -> None:
+        nonlocal renames
+        renames += 1
+        if renames == 2:
+            raise OSError(28, "No space left on device", dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_rename_fails)
+    with pytest.raises(UserInputError) as caught:
+        install.install_claude_code(project, executable=EXE, home=home)
+    message = str(caught.value)
+    assert "cannot write .claude/settings.local.json" in message
+    assert "No space left on device" in message
+    assert "~/.claude.json was put back as it was — nothing was changed" in message
+    monkeypatch.undo()
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
 
 
 def test_project_reached_through_a_symlink_is_fine(project: Path, tmp_path: Path) -> None:

@@ -13,8 +13,10 @@ planning), and then applies the whole plan. The rules every installer follows:
 * **read-only stays read-only**: a file the user made read-only (``chmod 444``) or cannot
   write is refused before anything is written (:func:`apply_changes`), though renaming a
   new file over it would work;
-* **atomic**: a temporary file in the same folder, fsynced, then renamed over the old one
-  (the file's mode is kept; a new file gets the mode the agent would give it);
+* **atomic, all or none**: a temporary file in the same folder, fsynced, then renamed over
+  the old one (the file's mode is kept; a new file gets the mode the agent would give it);
+  every file of an install is staged so before the first rename, and a failure puts back
+  what was already replaced (:func:`apply_changes`);
 * **one at a time**: an install holds a lock on the folders it edits from reading to
   writing (:func:`locked`), so two installs at once never lose each other's entries;
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
@@ -266,10 +268,20 @@ def text_change(
     return FileChange(path, label, before, after, prune_parent)
 
 
-def _write_atomic(path: Path, text: str, private: bool) -> None:
+def _stage(path: Path, text: str, private: bool, made: list[Path]) -> str:
+    """Write ``text`` to a new temporary file beside ``path``, fsynced and with the mode
+    ``path`` has (or a new file should get), and return its name. Folders it had to create
+    are appended to ``made``."""
     if path.is_symlink():  # created since it was checked: still never write through it
-        raise UserInputError(f"{path} became a symlink; nothing was written to it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+        raise UserInputError(f"{path} became a symlink — nothing was written")
+    missing = []
+    folder = path.parent
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        folder.mkdir()
+        made.append(folder)
     if path.exists():
         mode = path.stat().st_mode & 0o7777
     elif private:
@@ -285,11 +297,11 @@ def _write_atomic(path: Path, text: str, private: bool) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)  # replaces a link itself, never its target
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp
 
 
 @contextlib.contextmanager
@@ -356,17 +368,93 @@ def _refuse_unwritable(change: FileChange) -> None:
 
 
 def apply_changes(changes: Sequence[FileChange]) -> None:
-    # every file is checked before the first one is written: a refusal writes nothing
-    for change in changes:
-        if change.changed:
-            _refuse_unwritable(change)
-    for change in changes:
-        if not change.changed:
-            continue
-        if change.after is None:
-            change.path.unlink()
-            parent = change.path.parent
-            if change.prune_parent and not any(parent.iterdir()):
-                parent.rmdir()
-        else:
-            _write_atomic(change.path, change.after, change.private)
+    """Write every changed file, or none of them.
+
+    An install changes two files (Claude Code's MCP file and its settings; Codex's config
+    and ``AGENTS.md``): when the second failed (a full disk, a quota) the first stayed
+    written, half an install, and the message named neither. So every new text is first
+    written to a temporary file beside its target, and only when all of them are there are
+    they renamed over their targets; a rename failing after that puts back the files already
+    replaced. The error names the file that failed and says what was left."""
+    pending = [change for change in changes if change.changed]
+    for change in pending:  # a refusal writes nothing
+        _refuse_unwritable(change)
+    staged: list[tuple[FileChange, str | None]] = []
+    made: list[Path] = []
+    try:
+        for change in pending:
+            tmp = None
+            if change.after is not None:
+                tmp = _stage(change.path, change.after, change.private, made)
+            staged.append((change, tmp))
+    except BaseException as exc:
+        _discard([tmp for _, tmp in staged], made)
+        if isinstance(exc, OSError):
+            raise _failed(change, exc, "nothing was written") from None
+        raise
+    done: list[FileChange] = []
+    try:
+        for change, tmp in staged:
+            if tmp is None:
+                change.path.unlink()
+                parent = change.path.parent
+                if change.prune_parent and not any(parent.iterdir()):
+                    with contextlib.suppress(OSError):  # an emptied folder left is harmless
+                        parent.rmdir()
+            else:
+                os.replace(tmp, change.path)  # replaces a link itself, never its target
+            done.append(change)
+    except BaseException as exc:
+        _discard([tmp for _, tmp in staged[len(done) :]], [])
+        left = _put_back(done, made)
+        if not isinstance(exc, OSError):
+            raise
+        if not done:
+            raise _failed(change, exc, "nothing was written") from None
+        names = ", ".join(c.label for c in done)
+        if left is None:
+            raise _failed(
+                change, exc, f"{names} {_was(done)} put back as it was — nothing was changed"
+            ) from None
+        raise _failed(
+            change,
+            exc,
+            f"{names} {_was(done)} already written and could not be put back ({left}): run "
+            "the same command again once the problem is fixed, or undo it with --uninstall",
+        ) from None
+
+
+def _was(changes: Sequence[FileChange]) -> str:
+    return "was" if len(changes) == 1 else "were"
+
+
+def _failed(change: FileChange, exc: OSError, outcome: str) -> UserInputError:
+    return UserInputError(
+        f"cannot write {change.label} ({change.path}): {exc.strerror or exc} — {outcome}"
+    )
+
+
+def _discard(tmps: Sequence[str | None], made: Sequence[Path]) -> None:
+    for tmp in tmps:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):  # not empty: something else is in it now
+            folder.rmdir()
+
+
+def _put_back(done: Sequence[FileChange], made: list[Path]) -> str | None:
+    """Give the files in ``done`` their text from before; ``None``, or what failed."""
+    failed = None
+    for change in reversed(done):
+        try:
+            if change.before is None:
+                change.path.unlink()
+            else:
+                os.replace(_stage(change.path, change.before, change.private, []), change.path)
+        except OSError as exc:
+            failed = f"{change.label}: {exc.strerror or exc}"
+    if failed is None:
+        _discard([], made)
+    return failed
