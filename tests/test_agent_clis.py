@@ -192,6 +192,29 @@ def test_each_scope_connects_in_claude_code(
     assert "kenning" not in listed, listed
 
 
+def test_files_starting_with_a_byte_order_mark_are_still_read(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    """kenning keeps a byte order mark (a Windows editor's) at the start of a JSON file it
+    rewrites: Claude Code must still read both files. The settings file's own setting shows
+    it: with ``enableAllProjectMcpServers`` read, the project's server is not left pending
+    approval."""
+    bom = b"\xef\xbb\xbf"
+    settings = scratch_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(bom + b'{\n  "enableAllProjectMcpServers": true\n}\n')
+    (scratch_home / ".claude.json").write_bytes(bom + b'{\n  "numStartups": 1\n}\n')
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"team": {"command": "kenning", "args": ["mcp"]}}})
+    )
+    kenning("install", "claude-code", "--scope", "user", home=scratch_home, cwd=project)
+    assert settings.read_bytes().startswith(bom)
+    assert (scratch_home / ".claude.json").read_bytes().startswith(bom)
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+    assert CONNECTED in mcp_list_line(listed, "team"), listed
+
+
 # -- Codex ------------------------------------------------------------------------------------
 
 

@@ -482,6 +482,39 @@ def test_unusual_but_valid_json_stays_valid_and_uninstall_gives_it_back(
     assert {p: strict_json(p.read_text()) for p in (user_json, settings)} == before
 
 
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_a_byte_order_mark_is_kept_and_uninstall_gives_the_bytes_back(
+    project: Path, home: Path, scope: str
+) -> None:
+    # Windows editors (Notepad, PowerShell's Set-Content -Encoding utf8) start a file with
+    # one; Claude Code reads such a file (tests/test_agent_clis.py)
+    mcp, _, settings = files_of(scope, project, home)
+    for path, doc in ((mcp, EXISTING_MCP), (settings, EXISTING_SETTINGS)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc, indent=2).encode() + b"\n")
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    for path in (mcp, settings):
+        assert path.read_bytes().startswith(b'\xef\xbb\xbf{\n  "'), path
+        assert json.loads(path.read_text(encoding="utf-8-sig"))
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
+def test_a_file_holding_only_a_byte_order_mark_is_empty(project: Path) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b"\xef\xbb\xbf")  # Notepad's empty file, saved as UTF-8
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    assert kenning_hooks(json.loads(settings.read_text(encoding="utf-8-sig")), "SessionStart")
+
+
 @pytest.mark.parametrize(
     "settings",
     [

@@ -22,6 +22,7 @@ planning), and then applies the whole plan. The rules every installer follows:
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
   installer says which of the containers it leaves empty go too);
+* **byte order mark kept**: a JSON file that starts with one keeps it;
 * **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
   all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
   uninstall gives back the bytes the install started from;
@@ -48,6 +49,7 @@ from ..errors import UserInputError
 from ..redaction import redact_secrets
 
 __all__ = [
+    "BOM",
     "FileChange",
     "InstallResult",
     "apply_changes",
@@ -190,10 +192,10 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     """``(text, object)``; a missing or blank file is ``{}``; anything else that is not a
     JSON object is an error naming the line."""
     text = read_text(path, label)
-    if text is None or not text.strip():
+    if text is None or not text.removeprefix(BOM).strip():
         return text, {}
     try:
-        doc = json.loads(text.removeprefix("\ufeff"), parse_float=_parse_float)
+        doc = json.loads(text.removeprefix(BOM), parse_float=_parse_float)
     except json.JSONDecodeError as exc:
         raise UserInputError(
             f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -231,9 +233,17 @@ def _indent_of(text: str | None) -> str | int:
     return 2
 
 
+#: A UTF-8 byte order mark, with which Windows editors start a file. JSON parsers skip it
+#: (Claude Code's too); a rewrite keeps it, so an uninstall gives back the same bytes.
+BOM = "\ufeff"
+
+
 def render_json(doc: dict[str, Any], before: str | None) -> str:
-    """``doc`` as JSON with the indentation and the line ending of ``before``."""
+    """``doc`` as JSON with the byte order mark, the indentation and the line ending of
+    ``before``."""
     text = json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    if before and before.startswith(BOM):
+        text = BOM + text
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     text = _NUMBER_IN_JSON.sub(lambda m: m.group(1), text)
     # json.dumps escapes a newline inside a string, so each "\n" here ends a line
