@@ -380,6 +380,45 @@ def test_reinstall_keeps_the_timeout_the_user_set_on_a_kenning_hook(project: Pat
         assert prompt["timeout"] == install.HOOK_TIMEOUT_SECONDS
 
 
+def test_uninstall_says_what_the_user_had_added_to_kenning_s_entries(project: Path) -> None:
+    """--uninstall removes kenning's entries whole (a server entry without kenning's command,
+    a hook without kenning, would not work), with what the user added to them: it says so,
+    naming what went (never a value: an env may hold a password)."""
+    assert cli("--scope", "project")[0] == 0
+    mcp, settings = project / ".mcp.json", project / ".claude" / "settings.json"
+    doc = read(mcp)
+    entry = doc["mcpServers"]["kenning"]
+    entry["env"] = {"KENNING_STORE": "postgresql://kenning:s3cret@db/kenning"}
+    entry["args"] = ["mcp", "--project-dir", "/srv/widgets"]
+    mcp.write_text(json.dumps(doc, indent=2) + "\n")
+    doc = read(settings)
+    [session] = kenning_hooks(doc, "SessionStart")
+    [prompt] = kenning_hooks(doc, "UserPromptSubmit")
+    session["timeout"] = 30
+    prompt["command"] = "nice -n 5 " + prompt["command"]
+    settings.write_text(json.dumps(doc, indent=2) + "\n")
+    for dry_run in (("--dry-run",), ()):
+        code, _, err = cli("--scope", "project", "--uninstall", *dry_run)
+        assert code == 0, err
+        flat = " ".join(err.split())
+        assert (
+            ".mcp.json: kenning's server entry goes with what you had added to it (env; "
+            "args --project-dir /srv/widgets)"
+        ) in flat
+        assert (
+            ".claude/settings.json: kenning's SessionStart hook goes with what you had added "
+            "to it (timeout 30)"
+        ) in flat
+        assert (
+            "UserPromptSubmit hook goes with what you had added to it ('nice -n 5' before" in flat
+        )
+        assert "s3cret" not in err
+    assert not mcp.exists() and not settings.exists()
+    assert cli("--scope", "project")[0] == 0
+    code, _, err = cli("--scope", "project", "--uninstall")
+    assert code == 0 and "goes with" not in err
+
+
 def test_concurrent_installs_keep_every_registration(tmp_path: Path, home: Path) -> None:
     # kenning install in several projects at once (a setup script per repository): each
     # reads ~/.claude.json, adds its project and writes it back — none may lose another's

@@ -297,6 +297,38 @@ def test_cursor_uninstall_keeps_an_emptied_servers_object_beside_other_keys(
     assert (home / ".cursor" / "mcp.json").read_text() == original
 
 
+@pytest.mark.parametrize(
+    ("agent", "file", "entry", "said"),
+    [
+        (
+            "codex",
+            ".codex/config.toml",
+            '[mcp_servers.kenning]\ncommand = "kenning"\nargs = ["mcp", "--project-dir", "/w"]\n'
+            'env_vars = ["HTTPS_PROXY", "KENNING_STORE"]\nstartup_timeout_sec = 30\n',
+            "(startup_timeout_sec; args --project-dir /w; env_vars HTTPS_PROXY)",
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            json.dumps(
+                {"mcpServers": {"kenning": {"command": "kenning", "args": ["mcp"], "env": {}}}}
+            ),
+            "(env)",
+        ),
+    ],
+)
+def test_uninstall_says_what_the_user_had_added_to_kenning_s_entry(
+    project: Path, agent: str, file: str, entry: str, said: str
+) -> None:
+    (project / file).parent.mkdir()
+    (project / file).write_text(entry)
+    code, _, err = cli(agent, "--uninstall", "--no-agents-md")
+    assert code == 0, err
+    assert f"{file}: kenning's " in err
+    assert f"goes with what you had added to it {said}" in " ".join(err.split())
+    assert not (project / file).exists()
+
+
 def test_cursor_idempotent_and_reversible(project: Path) -> None:
     (project / "AGENTS.md").write_text(USER_AGENTS)
     before = snapshot(project)

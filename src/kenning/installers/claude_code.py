@@ -27,7 +27,8 @@ Entries are recognised by the server name ``kenning`` and by the hook command (t
 second run changes nothing, a run from another install updates the path in place (what
 the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, and
 so does a ``timeout`` the user set on kenning's hook entry), and
-``--uninstall`` removes exactly these entries (containers it emptied go too, except an
+``--uninstall`` removes exactly these entries, each whole (with what the user added to it,
+which a note names: :func:`entry_additions`; containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
 ``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
 are :mod:`kenning.installers.files`.
@@ -293,6 +294,29 @@ def server_args(existing: object) -> list[str]:
     ):
         return list(existing)
     return ["mcp"]
+
+
+def entry_additions(entry: object, ours: tuple[str, ...]) -> list[str]:
+    """What a user added to kenning's server ``entry``: the keys kenning does not write
+    (``ours`` are the ones it does) and the arguments after ``mcp``. An uninstall removes
+    them with the entry, and says so (their values may be credentials: only names)."""
+    if not isinstance(entry, dict):
+        return []
+    found = [str(key) for key in entry if key not in ours]
+    args = entry.get("args")
+    if isinstance(args, list) and args != ["mcp"]:
+        found.append(
+            "args " + shlex.join(str(a) for a in (args[1:] if args[:1] == ["mcp"] else args))
+        )
+    return found
+
+
+def going_with(label: str, what: str, additions: list[str]) -> str:
+    """The uninstall note for kenning's ``what`` in ``label`` that held ``additions``."""
+    return (
+        f"{label}: kenning's {what} goes with what you had added to it ({'; '.join(additions)}); "
+        "keep a copy first if you want it back (--dry-run shows the change)"
+    )
 
 
 def plan_settings(
@@ -567,9 +591,52 @@ def _git_ignored(project_dir: Path, relative: str) -> bool | None:
     return {0: True, 1: False}.get(out.returncode)
 
 
+def _hook_additions(entry: dict[str, Any], name: str) -> list[str]:
+    """What a user added to kenning's hook ``entry`` (the :func:`entry_additions` of a hook):
+    its other keys, its own timeout, what stands before kenning's executable."""
+    found = [str(key) for key in entry if key not in ("type", "command", "timeout")]
+    timeout = entry.get("timeout", HOOK_TIMEOUT_SECONDS)
+    if timeout != HOOK_TIMEOUT_SECONDS:
+        found.append(f"timeout {timeout}")
+    ours = hook_command(SHARED_COMMAND, name)
+    prefix = _with_executable(str(entry.get("command")), SHARED_COMMAND, name)[: -len(ours)]
+    if prefix.strip():
+        found.append(f"{prefix.strip()!r} before its command")
+    return found
+
+
+def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
+    """Notes on kenning's entries that held something of the user's (an ``env`` on the
+    server, a timeout or a wrapper on a hook): an uninstall removes the entry whole — a
+    server entry without kenning's command, a hook without kenning, would not work — and
+    the user should know what went with it."""
+    layout = _layout(scope, project_dir, home)
+    notes = []
+    _, _, doc = _read(layout.mcp)
+    node: Any = doc
+    for key in layout.mcp_keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    entry = node.get(SERVER_KEY) if isinstance(node, dict) else None
+    added = entry_additions(entry, ("type", "command", "args"))
+    if added:
+        notes.append(going_with(layout.mcp.label, "server entry", added))
+    _, _, settings = _read(layout.settings)
+    hooks = settings.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for hook in entries if isinstance(entries, list) else []:
+                command = hook.get("command") if isinstance(hook, dict) else None
+                m = _OURS.search(command) if isinstance(command, str) else None
+                added = _hook_additions(hook, m.group("name")) if m else []
+                if added:
+                    notes.append(going_with(layout.settings.label, f"{event} hook", added))
+    return notes
+
+
 def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[str]:
     if uninstall:
-        return []
+        return _uninstall_notes(scope, project_dir, home)
     notes = []
     for other in SCOPES:
         if other == scope:

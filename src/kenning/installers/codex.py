@@ -52,6 +52,8 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
+    entry_additions,
+    going_with,
     project_and_command,
     server_args,
 )
@@ -281,6 +283,26 @@ def plan_codex_toml(
     return after if after.strip() else None
 
 
+def _entry_additions(text: str | None) -> list[str]:
+    """What a user added to kenning's server table in ``text`` (already checked to parse):
+    :func:`~kenning.installers.claude_code.entry_additions`, and the names they added to
+    its ``env_vars``."""
+    try:
+        data = tomllib.loads((text or "").replace("\r\n", "\n"))
+    except tomllib.TOMLDecodeError:
+        return []
+    servers = data.get("mcp_servers")
+    entry = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
+    found = entry_additions(entry, ("command", "args", "env_vars"))
+    names = entry.get("env_vars") if isinstance(entry, dict) else None
+    extra = (
+        [str(n) for n in names if n not in FORWARDED_ENV_VARS] if isinstance(names, list) else []
+    )
+    if extra:
+        found.append("env_vars " + " ".join(extra))
+    return found
+
+
 def _other_agents_use_section(project_dir: Path) -> bool:
     """Is Cursor still registered in this project (so AGENTS.md must keep the section)?"""
     from .cursor import registered_in_project
@@ -339,6 +361,11 @@ def install_codex(
             )
         ]
         notes: list[str] = []
+        if uninstall:
+            added = _entry_additions(config_before)
+            notes += (
+                [going_with(config_label, f"[mcp_servers.{SERVER_KEY}]", added)] if added else []
+            )
         if agents_md_section:
             agents_path = locate(agents_root, agents_rel, agents_label)
             agents_before = read_text(agents_path, agents_label)

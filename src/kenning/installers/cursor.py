@@ -28,6 +28,8 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
+    entry_additions,
+    going_with,
     project_and_command,
     server_args,
 )
@@ -120,6 +122,13 @@ def install_cursor(
             )
         ]
         notes: list[str] = []
+        servers = doc.get("mcpServers")
+        added = entry_additions(
+            servers.get(SERVER_KEY) if uninstall and isinstance(servers, dict) else None,
+            ("command", "args"),
+        )
+        if added:
+            notes.append(going_with(mcp_label, "server entry", added))
         if agents_md_section and scope == "project":
             label = agents_md.AGENTS_FILE
             agents_path = locate(root, label, label)
