@@ -232,6 +232,26 @@ def test_codex_merge_keeps_the_other_servers_in_every_layout(
     assert codex_servers(codex, home, project) == before
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_codex_uninstall_keeps_the_comments_the_user_wrote_after_kenning_s_table(
+    project: Path, newline: str
+) -> None:
+    """kenning's table goes at the end of the file; what a user adds after it later starts
+    with its own comment, which TOML parsers count in kenning's table: it must stay."""
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(USER_TOML, newline="")
+    assert cli("codex", "--no-agents-md")[0] == 0
+    added = "\n# my fast profile: keep it\n[profiles.fast]\nmodel = 'o4-mini'  # cheap\n"
+    with config.open("a", encoding="utf-8", newline="") as fh:
+        fh.write(added)
+    if newline == "\r\n":
+        config.write_bytes(config.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    assert cli("codex", "--uninstall", "--no-agents-md")[0] == 0
+    expected = (USER_TOML + added).replace("\n", newline)
+    assert config.read_bytes().decode() == expected
+
+
 @pytest.mark.parametrize(
     "bad",
     ['[mcp_servers\ncommand = "x"\n', 'mcp_servers = "not a table"\n', "mcp_servers = [1]\n"],

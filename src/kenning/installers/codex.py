@@ -30,7 +30,8 @@ entry is updated in place and keeps its other keys (``env``, ``startup_timeout_s
 and the names a user added to its ``env_vars``.
 Every plan is checked with tomllib: the new text must read as the old data with only
 kenning's server changed, or nothing is written. ``--uninstall`` removes the entry (an
-``[mcp_servers]`` table the user wrote stays, even empty) and gives back the bytes the
+``[mcp_servers]`` table the user wrote stays, even empty, and so do comments written after
+kenning's table) and gives back the bytes the
 install started from (a file that did not end with a newline gets one), and the
 ``AGENTS.md`` section — unless Cursor is still registered in the same project and needs
 that section.
@@ -218,12 +219,47 @@ def _without_server(text: str, doc: tomlkit.TOMLDocument) -> str:
     # An `[mcp_servers]` table the user wrote stays, even empty; one that existed only
     # through kenning's `[mcp_servers.kenning]` header has no text of its own and goes.
     rendered = tomlkit.dumps(doc)
-    removed = text[len(rendered) :] if text.startswith(rendered) else ""
-    if removed.startswith("[") and rendered.endswith("\n\n"):
+    span = _removed_span(text, rendered)
+    if span is None:  # tomlkit wrote the rest anew (kenning's entry in an inline table)
+        return rendered
+    start, end = span
+    # A table's text runs to the next header, so what the user wrote after kenning's table
+    # (which the install puts last) — a comment heading their next table — was removed with
+    # it: the comment lines after kenning's last line are put back
+    lines = text[start:end].splitlines(keepends=True)
+    last = max(
+        (i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")),
+        default=-1,
+    )
+    kept = lines[last + 1 :]
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    rendered = text[:start] + "".join(kept) + text[end:]
+    last_table = not kept and end == len(text) and text[start:end].startswith("[")
+    if last_table and rendered.endswith("\n\n"):
         # kenning's table was the last one, as the install puts it: take back the blank line
         # the install put before it (tomlkit keeps it with the table above)
         rendered = rendered[:-1]
     return rendered
+
+
+def _removed_span(text: str, rendered: str) -> tuple[int, int] | None:
+    """``(start, end)`` with ``rendered == text[:start] + text[end:]``, ``start`` at the
+    beginning of a line where that can be; ``None`` when ``rendered`` is not ``text`` with
+    one piece cut out."""
+    start = 0
+    limit = min(len(text), len(rendered))
+    while start < limit and text[start] == rendered[start]:
+        start += 1
+    end = len(text) - (len(rendered) - start)
+    if end < start or text[end:] != rendered[start:]:
+        return None
+    # the common prefix may run into the removed text where it starts as what follows it
+    # does ("[mcp_servers.kenning]" before "[profiles…]"): move the cut back to a line start
+    while start > 0 and text[start - 1] != "\n" and text[start - 1] == text[end - 1]:
+        start -= 1
+        end -= 1
+    return start, end
 
 
 def _others(data: dict[str, Any]) -> dict[str, Any]:
