@@ -232,6 +232,25 @@ def test_codex_merge_keeps_the_other_servers_in_every_layout(
     assert codex_servers(codex, home, project) == before
 
 
+def test_codex_config_starting_with_a_byte_order_mark(
+    project: Path, home: Path, codex: Path
+) -> None:
+    """Codex reads a config.toml that a Windows editor started with a byte order mark;
+    kenning refused it as 'not valid TOML' (line 1, column 1)."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = b"\xef\xbb\xbf" + USER_TOML.encode()
+    config.write_bytes(original)
+    assert set(codex_servers(codex, home, project)) == {"github"}
+    code, _, err = cli("codex", "--scope", "user", "--executable", EXE, "--no-agents-md")
+    assert code == 0, err
+    assert config.read_bytes().startswith(original)
+    assert set(codex_servers(codex, home, project)) == {"github", "kenning"}
+    code, _, err = cli("codex", "--scope", "user", "--uninstall", "--no-agents-md")
+    assert code == 0, err
+    assert config.read_bytes() == original
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
 def test_codex_uninstall_keeps_the_comments_the_user_wrote_after_kenning_s_table(
     project: Path, newline: str

@@ -31,8 +31,8 @@ and the names a user added to its ``env_vars``.
 Every plan is checked with tomllib: the new text must read as the old data with only
 kenning's server changed, or nothing is written. ``--uninstall`` removes the entry (an
 ``[mcp_servers]`` table the user wrote stays, even empty, and so do comments written after
-kenning's table) and gives back the bytes the
-install started from (a file that did not end with a newline gets one), and the
+kenning's table) and gives back the bytes the install started from (a byte order mark
+included; a file that did not end with a newline gets one), and the
 ``AGENTS.md`` section — unless Cursor is still registered in the same project and needs
 that section.
 """
@@ -59,6 +59,7 @@ from .claude_code import (
     server_args,
 )
 from .files import (
+    BOM,
     FileChange,
     InstallResult,
     apply_changes,
@@ -294,8 +295,12 @@ def plan_codex_toml(
     The plan is checked: the new text must parse to the old data with only kenning's server
     added, updated or removed, or nothing is written. A file whose lines all end with CRLF is
     planned with LF and given back with CRLF."""
+    # Codex reads a file that starts with a byte order mark (a Windows editor's); TOML
+    # parsers here do not: it is set aside while planning and given back
+    bom = BOM if text and text.startswith(BOM) else ""
     crlf = line_ending(text) == "\r\n"
-    source = (text or "").replace("\r\n", "\n") if crlf else (text or "")
+    source = (text or "")[len(bom) :]
+    source = source.replace("\r\n", "\n") if crlf else source
     doc, data = _parse(source, label)
     servers = doc.get("mcp_servers")
     if servers is not None:
@@ -316,7 +321,7 @@ def plan_codex_toml(
     _check(data, after, wanted, label)
     if crlf:
         after = after.replace("\n", "\r\n")
-    return after if after.strip() else None
+    return bom + after if after.strip() else None
 
 
 def _entry_additions(text: str | None) -> list[str]:
@@ -324,7 +329,7 @@ def _entry_additions(text: str | None) -> list[str]:
     :func:`~kenning.installers.claude_code.entry_additions`, and the names they added to
     its ``env_vars``."""
     try:
-        data = tomllib.loads((text or "").replace("\r\n", "\n"))
+        data = tomllib.loads((text or "").removeprefix(BOM).replace("\r\n", "\n"))
     except tomllib.TOMLDecodeError:
         return []
     servers = data.get("mcp_servers")
@@ -350,7 +355,7 @@ def registered_in_project(project_dir: Path) -> bool:
     """Does the project's ``.codex/config.toml`` register kenning? (read-only, lenient)"""
     try:
         path = locate(project_dir, CODEX_PROJECT_FILE, CODEX_PROJECT_FILE)
-        doc = tomlkit.parse(read_text(path, CODEX_PROJECT_FILE) or "")
+        doc = tomlkit.parse((read_text(path, CODEX_PROJECT_FILE) or "").removeprefix(BOM))
     except (UserInputError, tomlkit.exceptions.ParseError):
         return False
     servers = doc.get("mcp_servers")
