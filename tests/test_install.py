@@ -708,6 +708,34 @@ def test_a_rename_that_fails_puts_the_first_file_back(
     }
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_run_as_root_the_files_stay_their_owner_s(project: Path, home: Path) -> None:
+    """`sudo kenning install` (or a container running as root on a mounted checkout) turned
+    the user's files into root's: ~/.claude.json, 0600, then unreadable to the user's own
+    Claude Code. A rewritten file keeps its owner; a new file or folder gets the owner of
+    the folder it is made in."""
+    user = (4321, 4321)
+    settings = project / ".claude" / "settings.local.json"
+    user_json = home / ".claude.json"
+    for path in (home, user_json, project, project / ".claude", settings):
+        if path in (user_json, settings):
+            path.write_text('{"model": "opus"}\n')
+        elif not path.exists():
+            path.mkdir()
+        os.chown(path, *user)
+    user_json.chmod(0o600)
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    for path in (user_json, settings):
+        assert (path.stat().st_uid, path.stat().st_gid) == user, path
+        assert path.stat().st_mode & 0o777 == (0o600 if path == user_json else 0o644)
+    # at user scope, ~/.claude/ and the settings file in it are new
+    code, _, err = cli("--scope", "user", "--executable", EXE)
+    assert code == 0, err
+    for path in (home / ".claude", home / ".claude" / "settings.json"):
+        assert (path.stat().st_uid, path.stat().st_gid) == user, path
+
+
 def test_project_reached_through_a_symlink_is_fine(project: Path, tmp_path: Path) -> None:
     """The folder the user names may be a symlink; only what lies below it may not."""
     link = tmp_path / "via-link"

@@ -14,7 +14,8 @@ planning), and then applies the whole plan. The rules every installer follows:
   write is refused before anything is written (:func:`apply_changes`), though renaming a
   new file over it would work;
 * **atomic, all or none**: a temporary file in the same folder, fsynced, then renamed over
-  the old one (the file's mode is kept; a new file gets the mode the agent would give it);
+  the old one (the file's mode and owner are kept; a new file gets the mode the agent would
+  give it, and when root makes it, the owner of its folder);
   every file of an install is staged so before the first rename, and a failure puts back
   what was already replaced (:func:`apply_changes`);
 * **one at a time**: an install holds a lock on the folders it edits from reading to
@@ -292,6 +293,7 @@ def _stage(path: Path, text: str, private: bool, made: list[Path]) -> str:
     for folder in reversed(missing):
         folder.mkdir()
         made.append(folder)
+        _give_to_owner_of(folder, folder.parent)
     if path.exists():
         mode = path.stat().st_mode & 0o7777
     elif private:
@@ -306,7 +308,8 @@ def _stage(path: Path, text: str, private: bool, made: list[Path]) -> str:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        _give_to_owner_of(Path(tmp), path if path.exists() else path.parent)
+        os.chmod(tmp, mode)  # after chown, which clears set-id bits
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -375,6 +378,18 @@ def _refuse_unwritable(change: FileChange) -> None:
         f"cannot write: make it writable (chmod u+w {change.path}) and run again, or make "
         "kenning's change by hand (--dry-run prints it) — nothing was written"
     )
+
+
+def _give_to_owner_of(made: Path, model: Path) -> None:
+    """Run as root (``sudo kenning install``, a container on a mounted checkout), give what
+    kenning ``made`` the owner and group of ``model`` (the file it replaces, else the folder
+    it is in): the user's files had become root's, and a ``~/.claude.json`` (0600) was then
+    unreadable to the user's own Claude Code."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return  # others cannot give a file away: what they make is theirs
+    st = model.stat()
+    if (st.st_uid, st.st_gid) != (0, 0):
+        os.chown(made, st.st_uid, st.st_gid)
 
 
 def apply_changes(changes: Sequence[FileChange]) -> None:
