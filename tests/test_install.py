@@ -644,6 +644,12 @@ def test_a_read_only_file_is_refused_and_nothing_is_written(
         assert "nothing was written" in flat
         assert snapshot(project, home) == before
         assert path.stat().st_mode & 0o777 == 0o444
+        # a dry run shows the change, and that the real run would refuse it
+        code, out, err = cli("--executable", EXE, *action, "--dry-run")
+        flat = " ".join(err.split())
+        assert code == 0 and f"+++ b/{read_only}" in out
+        assert f"{read_only} ({path}) is read-only (mode 0444): the run will refuse it" in flat
+        assert snapshot(project, home) == before
 
 
 def test_a_file_that_cannot_be_written_leaves_the_other_unwritten_too(

@@ -54,6 +54,7 @@ from .files import (
     FileChange,
     InstallResult,
     apply_changes,
+    dry_run_notes,
     json_change,
     locate,
     locked,
@@ -703,4 +704,6 @@ def install_claude_code(
         notes = _notes(scope, root, home, uninstall)
         if not dry_run:
             apply_changes(changes)
+        else:
+            notes += dry_run_notes(changes)
     return InstallResult("claude-code", scope, uninstall, changes, notes)

@@ -63,6 +63,7 @@ from .files import (
     FileChange,
     InstallResult,
     apply_changes,
+    dry_run_notes,
     line_ending,
     locate,
     locked,
@@ -426,4 +427,6 @@ def install_codex(
             )
         if not dry_run:
             apply_changes(changes)
+        else:
+            notes += dry_run_notes(changes)
     return InstallResult("codex", scope, uninstall, changes, notes)

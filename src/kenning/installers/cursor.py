@@ -37,6 +37,7 @@ from .files import (
     FileChange,
     InstallResult,
     apply_changes,
+    dry_run_notes,
     json_change,
     locate,
     locked,
@@ -146,4 +147,6 @@ def install_cursor(
             )
         if not dry_run:
             apply_changes(changes)
+        else:
+            notes += dry_run_notes(changes)
     return InstallResult("cursor", scope, uninstall, changes, notes)

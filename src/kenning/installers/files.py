@@ -54,6 +54,7 @@ __all__ = [
     "FileChange",
     "InstallResult",
     "apply_changes",
+    "dry_run_notes",
     "json_change",
     "line_ending",
     "locate",
@@ -355,29 +356,35 @@ def _existing(folder: Path) -> Path:
     return folder
 
 
-def _refuse_unwritable(change: FileChange) -> None:
-    """Refuse to replace or delete a file the user cannot write or made read-only.
+def _unwritable(change: FileChange) -> str | None:
+    """``"<label> (<path>) is read-only (mode 0444)"`` or ``"… is not writable by you"`` for
+    a file the change would replace or delete, else ``None``.
 
     kenning replaces a file by renaming a new one over it, which the folder's permissions
     allow whatever the file's own say (and root may write anything): without this check a
     ``chmod 444`` settings file, the user's way of saying "leave it as it is", was rewritten
     all the same."""
+    if not change.changed:
+        return None
     try:
         st = change.path.stat()
     except FileNotFoundError:
-        return
+        return None
     if st.st_mode & 0o222 and os.access(change.path, os.W_OK):
-        return
-    why = (
-        f"is read-only (mode {st.st_mode & 0o777:04o})"
-        if not st.st_mode & 0o222
-        else "is not writable by you"
-    )
-    raise UserInputError(
-        f"{change.label} ({change.path}) {why}, and kenning does not change a file you "
-        f"cannot write: make it writable (chmod u+w {change.path}) and run again, or make "
-        "kenning's change by hand (--dry-run prints it) — nothing was written"
-    )
+        return None
+    if not st.st_mode & 0o222:
+        return f"{change.label} ({change.path}) is read-only (mode {st.st_mode & 0o777:04o})"
+    return f"{change.label} ({change.path}) is not writable by you"
+
+
+def dry_run_notes(changes: Sequence[FileChange]) -> list[str]:
+    """What the run a dry run previews would refuse: the diff alone would promise a change."""
+    return [
+        f"{found}: the run will refuse it and write nothing — make it writable (chmod u+w "
+        f"{change.path}) or make this change by hand"
+        for change in changes
+        if (found := _unwritable(change))
+    ]
 
 
 def _give_to_owner_of(made: Path, model: Path) -> None:
@@ -403,7 +410,13 @@ def apply_changes(changes: Sequence[FileChange]) -> None:
     replaced. The error names the file that failed and says what was left."""
     pending = [change for change in changes if change.changed]
     for change in pending:  # a refusal writes nothing
-        _refuse_unwritable(change)
+        found = _unwritable(change)
+        if found:
+            raise UserInputError(
+                f"{found}, and kenning does not change a file you cannot write: make it "
+                f"writable (chmod u+w {change.path}) and run again, or make kenning's change "
+                "by hand (--dry-run prints it) — nothing was written"
+            )
     staged: list[tuple[FileChange, str | None]] = []
     made: list[Path] = []
     try:
