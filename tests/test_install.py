@@ -714,6 +714,29 @@ def test_a_rename_that_fails_puts_the_first_file_back(
     }
 
 
+def test_a_hard_linked_file_is_refused_and_nothing_is_written(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """A dotfiles folder can hold the same file under a second name (a hard link). Renaming
+    a new file over ~/.claude/settings.json cut that link: the dotfiles copy kept the old
+    settings, and edits to either no longer reached the other."""
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "opus"}\n')
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    os.link(settings, dotfiles / "settings.json")
+    before = snapshot(project, home, dotfiles)
+    code, _, err = cli("--scope", "user", "--executable", EXE)
+    flat = " ".join(err.split())
+    assert code == 1, err
+    assert f"~/.claude/settings.json ({settings}) has 2 hard links" in flat
+    assert "nothing was written" in flat
+    assert snapshot(project, home, dotfiles) == before
+    code, _, err = cli("--scope", "user", "--executable", EXE, "--dry-run")
+    assert code == 0 and "has 2 hard links" in err and "the run will refuse it" in err
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
 def test_run_as_root_the_files_stay_their_owner_s(project: Path, home: Path) -> None:
     """`sudo kenning install` (or a container running as root on a mounted checkout) turned

@@ -12,7 +12,8 @@ planning), and then applies the whole plan. The rules every installer follows:
   is an error and nothing at all is written;
 * **read-only stays read-only**: a file the user made read-only (``chmod 444``) or cannot
   write is refused before anything is written (:func:`apply_changes`), though renaming a
-  new file over it would work;
+  new file over it would work; so is a file with a second name (a hard link), which the
+  rename would cut;
 * **atomic, all or none**: a temporary file in the same folder, fsynced, then renamed over
   the old one (the file's mode and owner are kept; a new file gets the mode the agent would
   give it, and when root makes it, the owner of its folder);
@@ -356,34 +357,43 @@ def _existing(folder: Path) -> Path:
     return folder
 
 
-def _unwritable(change: FileChange) -> str | None:
-    """``"<label> (<path>) is read-only (mode 0444)"`` or ``"… is not writable by you"`` for
-    a file the change would replace or delete, else ``None``.
+def _refusal(change: FileChange) -> tuple[str, str] | None:
+    """``(what is wrong, how to fix it)`` for a file the change would replace or delete but
+    must not, else ``None``.
 
     kenning replaces a file by renaming a new one over it, which the folder's permissions
     allow whatever the file's own say (and root may write anything): without this check a
     ``chmod 444`` settings file, the user's way of saying "leave it as it is", was rewritten
-    all the same."""
+    all the same. And the rename gives the path a new file: a second name of the old one (a
+    hard link in a dotfiles folder) kept the old text and was no longer the same file."""
     if not change.changed:
         return None
     try:
         st = change.path.stat()
     except FileNotFoundError:
         return None
-    if st.st_mode & 0o222 and os.access(change.path, os.W_OK):
-        return None
+    where = f"{change.label} ({change.path})"
+    writable = f"make it writable (chmod u+w {change.path})"
     if not st.st_mode & 0o222:
-        return f"{change.label} ({change.path}) is read-only (mode {st.st_mode & 0o777:04o})"
-    return f"{change.label} ({change.path}) is not writable by you"
+        return f"{where} is read-only (mode {st.st_mode & 0o777:04o})", writable
+    if not os.access(change.path, os.W_OK):
+        return f"{where} is not writable by you", writable
+    if st.st_nlink > 1:
+        return (
+            f"{where} has {st.st_nlink} hard links, which kenning's atomic rewrite would cut "
+            "(the other names would keep the old text)",
+            "keep one name (the other a symlink to it, or a copy)",
+        )
+    return None
 
 
 def dry_run_notes(changes: Sequence[FileChange]) -> list[str]:
     """What the run a dry run previews would refuse: the diff alone would promise a change."""
     return [
-        f"{found}: the run will refuse it and write nothing — make it writable (chmod u+w "
-        f"{change.path}) or make this change by hand"
+        f"{found[0]}: the run will refuse it and write nothing — {found[1]}, or make this "
+        "change by hand"
         for change in changes
-        if (found := _unwritable(change))
+        if (found := _refusal(change))
     ]
 
 
@@ -410,12 +420,11 @@ def apply_changes(changes: Sequence[FileChange]) -> None:
     replaced. The error names the file that failed and says what was left."""
     pending = [change for change in changes if change.changed]
     for change in pending:  # a refusal writes nothing
-        found = _unwritable(change)
+        found = _refusal(change)
         if found:
             raise UserInputError(
-                f"{found}, and kenning does not change a file you cannot write: make it "
-                f"writable (chmod u+w {change.path}) and run again, or make kenning's change "
-                "by hand (--dry-run prints it) — nothing was written"
+                f"{found[0]}, so kenning leaves it alone: {found[1]} and run again, or make "
+                "kenning's change by hand (--dry-run prints it) — nothing was written"
             )
     staged: list[tuple[FileChange, str | None]] = []
     made: list[Path] = []
