@@ -765,6 +765,36 @@ def test_run_as_root_the_files_stay_their_owner_s(project: Path, home: Path) -> 
         assert (path.stat().st_uid, path.stat().st_gid) == user, path
 
 
+@pytest.mark.parametrize("link", ["~/.claude/settings.json", "~/.claude"])
+def test_a_dry_run_reads_through_a_symlink_and_shows_the_change_to_make_by_hand(
+    project: Path, home: Path, tmp_path: Path, link: str
+) -> None:
+    """A dotfiles manager's link is refused, and the refusal says to make the change in its
+    target by hand: the dry run, which writes nothing, shows that change (it failed too)."""
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "settings.json").write_text('{"model": "opus"}\n')
+    if link == "~/.claude":
+        (home / ".claude").symlink_to(dotfiles)
+    else:
+        (home / ".claude").mkdir()
+        (home / ".claude" / "settings.json").symlink_to(dotfiles / "settings.json")
+    before = snapshot(project, home, dotfiles)
+    for action in ((), ("--uninstall",)):
+        code, out, err = cli("--scope", "user", "--executable", EXE, "--dry-run", *action)
+        flat = " ".join(err.split())
+        assert code == 0, err
+        if not action:
+            assert "+++ b/~/.claude/settings.json" in out and "hook prompt-submit" in out
+            assert '"model": "opus"' in out
+        assert f"{link.removeprefix('~/') if link == '~/.claude' else link}" in flat
+        assert "is a symlink" in flat and "the run will refuse it" in flat
+        assert snapshot(project, home, dotfiles) == before
+    code, _, err = cli("--scope", "user", "--executable", EXE)
+    assert code == 1 and "is a symlink" in err
+    assert snapshot(project, home, dotfiles) == before
+
+
 def test_project_reached_through_a_symlink_is_fine(project: Path, tmp_path: Path) -> None:
     """The folder the user names may be a symlink; only what lies below it may not."""
     link = tmp_path / "via-link"

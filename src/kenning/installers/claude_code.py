@@ -462,8 +462,8 @@ def _layout(scope: str, project_dir: Path, home: Path) -> _Layout:
     raise UserInputError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
 
 
-def _read(file: _File) -> tuple[Path, str | None, dict[str, Any]]:
-    path = locate(file.root, file.relative, file.label)
+def _read(file: _File, dry_run: list[str] | None = None) -> tuple[Path, str | None, dict[str, Any]]:
+    path = locate(file.root, file.relative, file.label, dry_run)
     before, doc = read_json_object(path, file.label)
     return path, before, doc
 
@@ -475,14 +475,16 @@ def plan_claude_code(
     scope: str = DEFAULT_SCOPE,
     uninstall: bool = False,
     home: Path | None = None,
+    dry_run: list[str] | None = None,
 ) -> list[FileChange]:
     """The changes to the MCP file and the settings file of ``scope`` (nothing is written).
 
-    Both files are located (symlinks refused) and parsed before anything is planned, so a
+    Both files are located (symlinks refused, but for a dry run: ``dry_run`` gets its notes,
+    :func:`~kenning.installers.files.locate`) and parsed before anything is planned, so a
     malformed or symlinked one stops the whole run."""
     layout = _layout(scope, project_dir, home or Path.home())
-    mcp_path, mcp_before, mcp_doc = _read(layout.mcp)
-    settings_path, settings_before, settings_doc = _read(layout.settings)
+    mcp_path, mcp_before, mcp_doc = _read(layout.mcp, dry_run)
+    settings_path, settings_before, settings_doc = _read(layout.settings, dry_run)
     return [
         json_change(
             mcp_path,
@@ -613,7 +615,7 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
     the user should know what went with it."""
     layout = _layout(scope, project_dir, home)
     notes = []
-    _, _, doc = _read(layout.mcp)
+    _, _, doc = _read(layout.mcp, [])  # the plan refused what a run must (a symlink)
     node: Any = doc
     for key in layout.mcp_keys:
         node = node.get(key) if isinstance(node, dict) else None
@@ -621,7 +623,7 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
     added = entry_additions(entry, ("type", "command", "args"))
     if added:
         notes.append(going_with(layout.mcp.label, "server entry", added))
-    _, _, settings = _read(layout.settings)
+    _, _, settings = _read(layout.settings, [])
     hooks = settings.get("hooks")
     for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else []:
@@ -700,10 +702,13 @@ def install_claude_code(
     else:
         exe = kenning_executable() if not uninstall else SHARED_COMMAND
     with locked(_user_dir(home)[0], root):
-        changes = plan_claude_code(root, exe, scope=scope, uninstall=uninstall, home=home)
+        links: list[str] | None = [] if dry_run else None
+        changes = plan_claude_code(
+            root, exe, scope=scope, uninstall=uninstall, home=home, dry_run=links
+        )
         notes = _notes(scope, root, home, uninstall)
         if not dry_run:
             apply_changes(changes)
         else:
-            notes += dry_run_notes(changes)
+            notes += (links or []) + dry_run_notes(changes)
     return InstallResult("claude-code", scope, uninstall, changes, notes)

@@ -391,7 +391,8 @@ def install_codex(
         agents_rel, agents_label = prefix + agents_md.AGENTS_FILE, shown + agents_md.AGENTS_FILE
 
     with locked(config_root, agents_root, root):
-        config_path = locate(config_root, config_rel, config_label)
+        links: list[str] | None = [] if dry_run else None
+        config_path = locate(config_root, config_rel, config_label, links)
         config_before = read_text(config_path, config_label)
         changes: list[FileChange] = [
             text_change(
@@ -409,7 +410,7 @@ def install_codex(
                 [going_with(config_label, f"[mcp_servers.{SERVER_KEY}]", added)] if added else []
             )
         if agents_md_section:
-            agents_path = locate(agents_root, agents_rel, agents_label)
+            agents_path = locate(agents_root, agents_rel, agents_label, links)
             agents_before = read_text(agents_path, agents_label)
             shared = uninstall and scope == "project" and _other_agents_use_section(root)
             agents_after, note = agents_md.section_after(
@@ -428,5 +429,5 @@ def install_codex(
         if not dry_run:
             apply_changes(changes)
         else:
-            notes += dry_run_notes(changes)
+            notes += (links or []) + dry_run_notes(changes)
     return InstallResult("codex", scope, uninstall, changes, notes)

@@ -110,7 +110,8 @@ def install_cursor(
     else:
         mcp_root, mcp_label = (home or Path.home()), "~/.cursor/mcp.json"
     with locked(mcp_root, root):
-        mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label)
+        links: list[str] | None = [] if dry_run else None
+        mcp_path = locate(mcp_root, CURSOR_FILE, mcp_label, links)
         before, doc = read_json_object(mcp_path, mcp_label)
         changes: list[FileChange] = [
             json_change(
@@ -132,7 +133,7 @@ def install_cursor(
             notes.append(going_with(mcp_label, "server entry", added))
         if agents_md_section and scope == "project":
             label = agents_md.AGENTS_FILE
-            agents_path = locate(root, label, label)
+            agents_path = locate(root, label, label, links)
             agents_before = read_text(agents_path, label)
             shared = uninstall and codex_registered(root)
             agents_after, note = agents_md.section_after(
@@ -148,5 +149,5 @@ def install_cursor(
         if not dry_run:
             apply_changes(changes)
         else:
-            notes += dry_run_notes(changes)
+            notes += (links or []) + dry_run_notes(changes)
     return InstallResult("cursor", scope, uninstall, changes, notes)

@@ -137,12 +137,14 @@ def shape_error(label: str, where: str, expected: str) -> UserInputError:
     )
 
 
-def locate(root: Path, relative: str, label: str) -> Path:
+def locate(root: Path, relative: str, label: str, dry_run: list[str] | None = None) -> Path:
     """``root / relative``, refusing symlinks and non-folders below ``root``.
 
     ``root`` itself may be reached through symlinks (it is the folder the user named); every
     component after it must be a real folder, and the file itself must be a regular file or
-    missing."""
+    missing. A dry run (``dry_run``: its notes) reads through a symlink instead, and notes
+    that the run will refuse it: its diff is the change to make in the link's target by
+    hand, which the refusal asks for."""
     parts = Path(relative).parts
     current = root
     for index, part in enumerate(parts):
@@ -156,13 +158,20 @@ def locate(root: Path, relative: str, label: str) -> Path:
         last = index == len(parts) - 1
         if stat.S_ISLNK(st.st_mode):
             shown = label if last else str(current)
-            raise UserInputError(
+            refusal = (
                 f"{shown} is a symlink (to {os.readlink(current)}); kenning does not write "
                 "through symlinks, because the change would land outside the folder it "
                 "reports. Replace the link by a real "
-                f"{'file' if last else 'folder'} (or edit the target by hand) and run again "
-                "— nothing was written"
+                f"{'file' if last else 'folder'} (or make the change in its target by hand) "
+                "and run again"
             )
+            if dry_run is None:
+                raise UserInputError(f"{refusal} — nothing was written")
+            dry_run.append(f"{refusal}; the run will refuse it (the diff is the change)")
+            try:
+                st = os.stat(current)
+            except OSError:  # a dangling link: as a missing file
+                return root.joinpath(*parts)
         if not last and not stat.S_ISDIR(st.st_mode):
             raise UserInputError(f"{current} is not a folder — nothing was written")
         if last and not stat.S_ISREG(st.st_mode):
