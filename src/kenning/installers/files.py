@@ -415,7 +415,10 @@ def _give_to_owner_of(made: Path, model: Path) -> None:
         return  # others cannot give a file away: what they make is theirs
     st = model.stat()
     if (st.st_uid, st.st_gid) != (0, 0):
-        os.chown(made, st.st_uid, st.st_gid)
+        # best effort: where root may not give files away (NFS's root_squash), what it
+        # makes is as it was before
+        with contextlib.suppress(OSError):
+            os.chown(made, st.st_uid, st.st_gid)
 
 
 def apply_changes(changes: Sequence[FileChange]) -> None:
@@ -476,7 +479,7 @@ def apply_changes(changes: Sequence[FileChange]) -> None:
             change,
             exc,
             f"{names} {_was(done)} already written and could not be put back ({left}): run "
-            "the same command again once the problem is fixed, or undo it with --uninstall",
+            "the same command again once the problem is fixed",
         ) from None
 
 
