@@ -350,7 +350,16 @@ def test_cursor_uninstall_keeps_an_emptied_servers_object_beside_other_keys(
             "cursor",
             ".cursor/mcp.json",
             json.dumps(
-                {"mcpServers": {"kenning": {"command": "kenning", "args": ["mcp"], "env": {}}}}
+                {
+                    "mcpServers": {
+                        "kenning": {
+                            "command": "kenning",
+                            "args": ["mcp"],
+                            "env": {"KENNING_STORE": "/srv/memory.db"},
+                            "envFile": "",  # empty: nothing of the user's, not named
+                        }
+                    }
+                }
             ),
             "(env)",
         ),

@@ -303,7 +303,8 @@ def entry_additions(entry: object, ours: tuple[str, ...]) -> list[str]:
     them with the entry, and says so (their values may be credentials: only names)."""
     if not isinstance(entry, dict):
         return []
-    found = [str(key) for key in entry if key not in ours]
+    # an empty value holds nothing of the user's (`claude mcp add` writes "env": {})
+    found = [str(key) for key, value in entry.items() if key not in ours and value]
     args = entry.get("args")
     if isinstance(args, list) and args != ["mcp"]:
         found.append(
