@@ -20,6 +20,7 @@ from kenning import config
 from kenning.cli import main
 from kenning.errors import UserInputError
 from kenning.installers import claude_code as install
+from kenning.installers.files import apply_changes
 
 from .conftest import git, make_repo
 from .test_agent_clis import CLAUDE_VERSION, _cli, run
@@ -682,6 +683,25 @@ def test_a_file_that_cannot_be_written_leaves_the_other_unwritten_too(
     assert f"cannot write .claude/settings.local.json ({settings})" in flat
     assert "File too large" in flat and "nothing was written" in flat
     assert snapshot(project, home) == before  # no ~/.claude.json, no temporary file
+
+
+def test_a_file_another_program_wrote_meanwhile_is_not_overwritten(
+    project: Path, home: Path
+) -> None:
+    """Claude Code rewrites ~/.claude.json while it runs: a write of its landing between
+    kenning's read and kenning's rename was lost (and kenning's plan was made on the old
+    text). The files are compared with what was read before anything is replaced."""
+    user_json = home / ".claude.json"
+    user_json.write_text('{"numStartups": 3}\n')
+    changes = install.plan_claude_code(project, EXE, home=home)
+    user_json.write_text('{"numStartups": 4, "tipsHistory": {"new": 1}}\n')  # Claude Code
+    before = snapshot(project, home)
+    with pytest.raises(UserInputError) as caught:
+        apply_changes(changes)
+    message = " ".join(str(caught.value).split())
+    assert f"~/.claude.json ({user_json}) changed since kenning read it" in message
+    assert "run the command again" in message and "nothing was written" in message
+    assert snapshot(project, home) == before
 
 
 def test_a_rename_that_fails_puts_the_first_file_back(

@@ -451,6 +451,18 @@ def apply_changes(changes: Sequence[FileChange]) -> None:
         if isinstance(exc, OSError):
             raise _failed(change, exc, "nothing was written") from None
         raise
+    # An agent that is running rewrites its own config (Claude Code: ~/.claude.json): a
+    # write of its since kenning read the file would be lost, and kenning's plan was made
+    # on the old text
+    for change, _ in staged:
+        if _unchanged_since_read(change):
+            continue
+        _discard([tmp for _, tmp in staged], made)
+        raise UserInputError(
+            f"{change.label} ({change.path}) changed since kenning read it (another program "
+            "wrote it: an agent that is running rewrites its own config); run the command "
+            "again, with the agent closed if this repeats — nothing was written"
+        )
     done: list[FileChange] = []
     try:
         for change, tmp in staged:
@@ -481,6 +493,16 @@ def apply_changes(changes: Sequence[FileChange]) -> None:
             f"{names} {_was(done)} already written and could not be put back ({left}): run "
             "the same command again once the problem is fixed",
         ) from None
+
+
+def _unchanged_since_read(change: FileChange) -> bool:
+    try:
+        with change.path.open(encoding="utf-8", newline="") as fh:
+            return fh.read() == change.before
+    except FileNotFoundError:
+        return change.before is None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _was(changes: Sequence[FileChange]) -> str:
