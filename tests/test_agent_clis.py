@@ -215,6 +215,22 @@ def test_files_starting_with_a_byte_order_mark_are_still_read(
     assert CONNECTED in mcp_list_line(listed, "team"), listed
 
 
+def test_a_server_turned_off_in_claude_code_is_said_by_the_install(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    """What /mcp records when the user turns kenning off for the project: Claude Code keeps
+    it off, and a second install, which changes nothing, says so."""
+    kenning("install", "claude-code", home=scratch_home, cwd=project)
+    path = scratch_home / ".claude.json"
+    doc = json.loads(path.read_text())
+    doc["projects"][str(project)]["disabledMcpServers"] = ["kenning"]
+    path.write_text(json.dumps(doc, indent=2))
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "Disabled for this project" in mcp_list_line(listed, "kenning"), listed
+    said = " ".join(kenning("install", "claude-code", home=scratch_home, cwd=project).split())
+    assert "kenning's server turned off for this project" in said, said
+
+
 # -- Codex ------------------------------------------------------------------------------------
 
 

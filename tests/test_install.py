@@ -452,6 +452,32 @@ def test_other_registrations_are_pointed_out(project: Path, home: Path) -> None:
     assert "kenning install claude-code --scope project --uninstall" in flat
 
 
+def test_a_server_the_user_turned_off_in_claude_code_is_pointed_out(
+    project: Path, home: Path
+) -> None:
+    """kenning's server turned off in Claude Code (/mcp: disabledMcpServers in the project's
+    entry; a rejected .mcp.json server: disabledMcpjsonServers in settings) stays off after
+    an install that said 'unchanged' or 'updated': the install says why it will not run."""
+    (home / ".claude.json").write_text(
+        json.dumps({"projects": {str(project): {"disabledMcpServers": ["kenning"]}}})
+    )
+    code, _, err = cli("--executable", EXE)
+    flat = " ".join(err.split())
+    assert code == 0, err
+    assert "Claude Code has kenning's server turned off for this project" in flat
+    assert "disabledMcpServers" in flat and "/mcp" in flat
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"disabledMcpjsonServers": ["kenning"]})
+    )
+    code, _, err = cli("--scope", "project")
+    flat = " ".join(err.split())
+    assert code == 0, err
+    assert ".claude/settings.local.json lists kenning in disabledMcpjsonServers" in flat
+    (home / ".claude.json").write_text("{}")
+    code, _, err = cli("--executable", EXE, "--uninstall")
+    assert code == 0 and "turned off" not in err
+
+
 def test_settings_local_not_ignored_by_git_is_pointed_out(project: Path) -> None:
     code, _, err = cli("--executable", EXE)
     assert code == 0 and "git does not ignore it" in err

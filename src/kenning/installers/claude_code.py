@@ -580,6 +580,50 @@ def _plugin_enabled(project_dir: Path, home: Path) -> bool:
     return False
 
 
+def _turned_off(scope: str, project_dir: Path, home: Path) -> list[str]:
+    """Where the user turned kenning's server off in Claude Code: an install that says
+    'unchanged' would leave it off without a word (read-only; an unreadable file counts as
+    not turning it off)."""
+    notes = []
+    user_json = _layout("local", project_dir, home).mcp
+    try:
+        _, _, doc = _read(user_json, [])
+    except UserInputError:
+        doc = {}
+    projects = doc.get("projects")
+    entry = projects.get(claude_project_key(project_dir)) if isinstance(projects, dict) else None
+    disabled = entry.get("disabledMcpServers") if isinstance(entry, dict) else None
+    if isinstance(disabled, list) and SERVER_KEY in disabled:
+        notes.append(
+            f"Claude Code has kenning's server turned off for this project ({user_json.label}: "
+            f'"disabledMcpServers"): turn it on with /mcp in Claude Code'
+        )
+    if scope != "project":
+        return notes
+    user_root, prefix = _user_dir(home)
+    for file in (
+        _File(project_dir, SETTINGS_LOCAL_FILE, SETTINGS_LOCAL_FILE, True),
+        _File(project_dir, SETTINGS_FILE, SETTINGS_FILE, True),
+        _File(
+            user_root,
+            f"{prefix}settings.json",
+            _layout("user", project_dir, home).settings.label,
+            False,
+        ),
+    ):
+        try:
+            _, _, settings = _read(file, [])
+        except UserInputError:
+            continue
+        rejected = settings.get("disabledMcpjsonServers")
+        if isinstance(rejected, list) and SERVER_KEY in rejected:
+            notes.append(
+                f"{file.label} lists kenning in disabledMcpjsonServers: Claude Code will not "
+                f"start the server of {MCP_FILE}; take it out of that list"
+            )
+    return notes
+
+
 def _git_ignored(project_dir: Path, relative: str) -> bool | None:
     """Is ``relative`` ignored by git in ``project_dir``? ``None`` outside git."""
     try:
@@ -652,6 +696,7 @@ def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[s
                 "hooks would run twice (and one server entry hides the other); remove it "
                 f"with `kenning install claude-code --scope {other} --uninstall`"
             )
+    notes += _turned_off(scope, project_dir, home)
     if _plugin_enabled(project_dir, home):
         notes.append(
             f"the kenning plugin ({PLUGIN_ID}) is enabled too and brings the same server and "
