@@ -251,6 +251,27 @@ def test_codex_config_starting_with_a_byte_order_mark(
     assert config.read_bytes() == original
 
 
+def test_codex_says_when_kenning_s_server_is_turned_off(
+    project: Path, home: Path, codex: Path
+) -> None:
+    """`enabled = false` on kenning's table is the user's and stays; Codex then does not
+    start the server, so an install that says 'updated' must say that too."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        '[mcp_servers.kenning]\ncommand = "kenning"\nargs = ["mcp"]\nenabled = false\n'
+    )
+    code, _, err = cli("codex", "--scope", "user", "--executable", EXE, "--no-agents-md")
+    assert code == 0, err
+    listed = _json_of(run([codex, "mcp", "list", "--json"], home, project, stdout=True))
+    assert [s["enabled"] for s in listed if s["name"] == "kenning"] == [False]
+    flat = " ".join(err.split())
+    assert "~/.codex/config.toml: kenning's server is turned off (enabled = false)" in flat
+    config.write_text(config.read_text().replace("enabled = false", "enabled = true"))
+    code, _, err = cli("codex", "--scope", "user", "--executable", EXE, "--no-agents-md")
+    assert code == 0 and "turned off" not in err
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
 def test_codex_uninstall_keeps_the_comments_the_user_wrote_after_kenning_s_table(
     project: Path, newline: str

@@ -325,6 +325,17 @@ def plan_codex_toml(
     return bom + after if after.strip() else None
 
 
+def _turned_off(text: str | None) -> bool:
+    """Does kenning's server table in ``text`` say ``enabled = false`` (the user's, kept)?"""
+    try:
+        data = tomllib.loads((text or "").removeprefix(BOM).replace("\r\n", "\n"))
+    except tomllib.TOMLDecodeError:
+        return False
+    servers = data.get("mcp_servers")
+    entry = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
+    return isinstance(entry, dict) and entry.get("enabled") is False
+
+
 def _entry_additions(text: str | None) -> list[str]:
     """What a user added to kenning's server table in ``text`` (already checked to parse):
     :func:`~kenning.installers.claude_code.entry_additions`, and the names they added to
@@ -421,6 +432,11 @@ def install_codex(
             )
             notes += [note] if note else []
             changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
+        if not uninstall and _turned_off(config_before):
+            notes.append(
+                f"{config_label}: kenning's server is turned off (enabled = false), and Codex "
+                "does not start it: delete that line (or set it to true) to turn it on"
+            )
         if not uninstall and scope == "project":
             notes.append(
                 f"Codex reads {CODEX_PROJECT_FILE} only in a project you trust: accept the trust "
