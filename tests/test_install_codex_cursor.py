@@ -504,6 +504,23 @@ def test_symlinks_are_refused(project: Path, tmp_path: Path, agent: str, link: s
     assert (target.is_dir() and not any(target.iterdir())) or target.read_text() == ""
 
 
+@pytest.mark.parametrize("agent", ["codex", "cursor"])
+def test_agents_md_linked_to_claude_md_points_to_no_agents_md(project: Path, agent: str) -> None:
+    """AGENTS.md as a symlink to CLAUDE.md (one set of instructions for every agent) is
+    common: the refusal must say that --no-agents-md registers the server all the same."""
+    (project / "CLAUDE.md").write_text("# House rules\n")
+    (project / "AGENTS.md").symlink_to("CLAUDE.md")
+    before = snapshot(project)
+    code, _, err = cli(agent)
+    flat = " ".join(err.split())
+    assert code == 1 and "AGENTS.md is a symlink (to CLAUDE.md)" in flat
+    assert "--no-agents-md registers the server without touching AGENTS.md" in flat
+    assert snapshot(project) == before
+    code, _, err = cli(agent, "--no-agents-md")
+    assert code == 0, err
+    assert (project / "CLAUDE.md").read_text() == "# House rules\n"
+
+
 # -- the AGENTS.md section ------------------------------------------------------------------
 
 

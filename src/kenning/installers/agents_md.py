@@ -15,11 +15,22 @@ error: kenning will not guess where its section ends.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .. import protocol
 from ..errors import UserInputError
 from ..querybuild import ERROR_QUERY_MAX_CHARS, PLAN_QUERY_MAX_CHARS, PR_QUERY_MAX_CHARS
+from .files import locate
 
-__all__ = ["AGENTS_FILE", "BEGIN", "END", "merge_section", "remove_section", "section"]
+__all__ = [
+    "AGENTS_FILE",
+    "BEGIN",
+    "END",
+    "locate_file",
+    "merge_section",
+    "remove_section",
+    "section",
+]
 
 AGENTS_FILE = "AGENTS.md"
 BEGIN = "<!-- kenning:begin (written by `kenning install`; edits inside are replaced) -->"
@@ -122,6 +133,18 @@ def remove_section(text: str | None, label: str = AGENTS_FILE) -> str | None:
                 head = head[: -len(blank) // 2]
                 break
     return head + tail
+
+
+def locate_file(root: Path, relative: str, label: str, dry_run: list[str] | None) -> Path:
+    """:func:`~kenning.installers.files.locate` for ``AGENTS.md``, whose refusal also says
+    how to register the server without it: an ``AGENTS.md`` linked to ``CLAUDE.md`` (one
+    set of instructions for every agent) is common, and the server needs no section."""
+    try:
+        return locate(root, relative, label, dry_run)
+    except UserInputError as exc:
+        raise UserInputError(
+            f"{exc}; --no-agents-md registers the server without touching {label}"
+        ) from None
 
 
 def section_after(

@@ -421,7 +421,7 @@ def install_codex(
                 [going_with(config_label, f"[mcp_servers.{SERVER_KEY}]", added)] if added else []
             )
         if agents_md_section:
-            agents_path = locate(agents_root, agents_rel, agents_label, links)
+            agents_path = agents_md.locate_file(agents_root, agents_rel, agents_label, links)
             agents_before = read_text(agents_path, agents_label)
             shared = uninstall and scope == "project" and _other_agents_use_section(root)
             agents_after, note = agents_md.section_after(

@@ -133,7 +133,7 @@ def install_cursor(
             notes.append(going_with(mcp_label, "server entry", added))
         if agents_md_section and scope == "project":
             label = agents_md.AGENTS_FILE
-            agents_path = locate(root, label, label, links)
+            agents_path = agents_md.locate_file(root, label, label, links)
             agents_before = read_text(agents_path, label)
             shared = uninstall and codex_registered(root)
             agents_after, note = agents_md.section_after(
