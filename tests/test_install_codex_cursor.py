@@ -172,6 +172,27 @@ def test_codex_keeps_the_names_a_user_added_to_env_vars(project: Path) -> None:
     assert code == 0 and "unchanged" in out and config.read_bytes() == installed
 
 
+def test_codex_keeps_the_comments_in_env_vars_when_it_adds_names(project: Path) -> None:
+    """A kenning upgrade forwarding a new variable rebuilt the whole array, and the user's
+    comments in it (why a proxy variable is there) were gone."""
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    head = (
+        '[mcp_servers.kenning]\ncommand = "kenning"\nargs = ["mcp"]\nenv_vars = [\n'
+        '  "HTTPS_PROXY",  # the office proxy\n'
+        "  # the proxy's CA bundle\n"
+        '  "SSL_CERT_FILE",\n'
+        '  "KENNING_STORE",\n'
+    )
+    config.write_text(head + "]\n")
+    assert cli("codex", "--no-agents-md")[0] == 0
+    text = config.read_text()
+    assert text.startswith(head), text
+    names = tomllib.loads(text)["mcp_servers"]["kenning"]["env_vars"]
+    assert names[:3] == ["HTTPS_PROXY", "SSL_CERT_FILE", "KENNING_STORE"]
+    assert set(FORWARDED_ENV_VARS) <= set(names) and len(names) == len(set(names))
+
+
 def test_codex_fresh_install_is_fully_reversible(project: Path) -> None:
     before = snapshot(project)
     assert cli("codex")[0] == 0

@@ -191,7 +191,13 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
             entry["command"] = command
         if entry.get("args") != args:
             entry["args"] = args
-        if not same_names:  # the same names keep the user's layout of the array
+        if isinstance(current, Array) and not same_names:
+            # appended to, not rebuilt: the user's comments and layout in it stay
+            one_line = "\n" not in current.as_string()
+            current.extend(_env_var_names(current)[len(current) :])
+            if one_line and not isinstance(entry, InlineTable):
+                current.multiline(True)  # a line holds no comment to lose
+        elif not same_names:
             entry["env_vars"] = _env_vars(
                 multiline=not isinstance(entry, InlineTable), existing=current
             )
