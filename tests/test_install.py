@@ -214,6 +214,29 @@ def test_default_executable_is_an_absolute_kenning(project: Path, home: Path) ->
     assert os.access(command, os.X_OK)
 
 
+def test_an_executable_named_without_a_folder_is_looked_up_on_path(
+    project: Path, home: Path
+) -> None:
+    """`--executable kenning` registered "<current folder>/kenning", a file that does not
+    exist, so every hook and the server failed to start."""
+    code, _, err = cli("--executable", "kenning")
+    assert code == 0, err
+    server = read(home / ".claude.json")["projects"][str(project)]["mcpServers"]["kenning"]
+    assert server["command"] == "kenning"
+    settings = read(project / ".claude" / "settings.local.json")
+    assert kenning_hooks(settings, "SessionStart")[0]["command"] == "kenning hook session-start"
+
+
+def test_an_executable_that_is_not_there_is_pointed_out(project: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "venv" / "bin" / "kenning"
+    code, _, err = cli("--executable", str(missing))
+    flat = " ".join(err.split())
+    assert code == 0, err
+    assert f"{missing} is not an executable file here" in flat
+    code, _, err = cli("--executable", str(Path(sys.executable).parent / "kenning"))
+    assert code == 0 and "not an executable file" not in err, err
+
+
 def test_local_key_is_the_main_checkout_for_worktrees_and_symlinks(
     project: Path, home: Path, tmp_path: Path
 ) -> None:

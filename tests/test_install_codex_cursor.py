@@ -542,6 +542,18 @@ def test_agents_md_linked_to_claude_md_points_to_no_agents_md(project: Path, age
     assert (project / "CLAUDE.md").read_text() == "# House rules\n"
 
 
+@pytest.mark.parametrize("agent", ["codex", "cursor"])
+def test_an_executable_that_is_not_there_is_pointed_out(
+    project: Path, tmp_path: Path, agent: str
+) -> None:
+    missing = tmp_path / "venv" / "bin" / "kenning"
+    code, _, err = cli(agent, "--scope", "user", "--executable", str(missing), "--no-agents-md")
+    assert code == 0, err
+    assert f"{missing} is not an executable file here" in " ".join(err.split())
+    code, _, err = cli(agent, "--scope", "user", "--executable", "kenning", "--no-agents-md")
+    assert code == 0 and "is not an executable file" not in err, err
+
+
 # -- the AGENTS.md section ------------------------------------------------------------------
 
 

@@ -1458,7 +1458,7 @@ Examples:
     "--executable",
     default=None,
     help="Path of the kenning executable to register in personal scopes "
-    "(default: the one running now).",
+    "(default: the one running now; a bare name is found on PATH when the agent runs it).",
 )
 @click.option(
     "--no-agents-md",

@@ -168,6 +168,32 @@ def kenning_executable() -> str:
     )
 
 
+def personal_command(executable: str) -> str:
+    """The command ``--executable`` names in a personal scope: a path made absolute, or a
+    bare name as it is (the agent finds it on ``PATH``; made absolute it named a file in the
+    folder the install ran in)."""
+    if os.sep not in executable and "/" not in executable:
+        return executable
+    return os.path.abspath(os.path.expanduser(executable))
+
+
+def command_note(command: str) -> str | None:
+    """A note when ``command`` names no executable here: the agent could not start it."""
+    if os.sep in command or "/" in command:
+        if os.path.isfile(command) and os.access(command, os.X_OK):
+            return None
+        return (
+            f"{command} is not an executable file here: the agent cannot start kenning until "
+            "it is (check --executable)"
+        )
+    if shutil.which(command) is None:
+        return (
+            f"`{command}` is not on PATH here: the agent can start it only where it is on "
+            "PATH (or pass --executable /path/to/kenning)"
+        )
+    return None
+
+
 def default_project_dir(cwd: Path | None = None) -> Path:
     """The git work tree of ``cwd`` (the one you run Claude Code in), else ``cwd``."""
     from ..project import find_checkout
@@ -203,7 +229,7 @@ def project_and_command(
             )
         return root, executable or SHARED_COMMAND
     if executable is not None:
-        return root, os.path.abspath(os.path.expanduser(executable))
+        return root, personal_command(executable)
     return root, kenning_executable() if not uninstall else SHARED_COMMAND
 
 
@@ -744,7 +770,7 @@ def install_claude_code(
             )
         exe = executable or SHARED_COMMAND
     elif executable is not None:
-        exe = os.path.abspath(os.path.expanduser(executable))
+        exe = personal_command(executable)
     else:
         exe = kenning_executable() if not uninstall else SHARED_COMMAND
     with locked(_user_dir(home)[0], root):
@@ -753,6 +779,8 @@ def install_claude_code(
             root, exe, scope=scope, uninstall=uninstall, home=home, dry_run=links
         )
         notes = _notes(scope, root, home, uninstall)
+        unfound = None if uninstall or scope == "project" else command_note(exe)
+        notes += [unfound] if unfound else []
         if not dry_run:
             apply_changes(changes)
         else:

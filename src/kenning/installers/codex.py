@@ -53,6 +53,7 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
+    command_note,
     entry_additions,
     going_with,
     project_and_command,
@@ -438,6 +439,8 @@ def install_codex(
             )
             notes += [note] if note else []
             changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
+        unfound = None if uninstall else command_note(command)
+        notes += [unfound] if unfound else []
         if not uninstall and _turned_off(config_before):
             notes.append(
                 f"{config_label}: kenning's server is turned off (enabled = false), and Codex "

@@ -28,6 +28,7 @@ from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
     SERVER_KEY,
+    command_note,
     entry_additions,
     going_with,
     project_and_command,
@@ -131,6 +132,8 @@ def install_cursor(
         )
         if added:
             notes.append(going_with(mcp_label, "server entry", added))
+        unfound = None if uninstall else command_note(command)
+        notes += [unfound] if unfound else []
         if agents_md_section and scope == "project":
             label = agents_md.AGENTS_FILE
             agents_path = agents_md.locate_file(root, label, label, links)
