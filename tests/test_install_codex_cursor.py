@@ -7,6 +7,7 @@ The real Codex CLI reads the user's servers in every TOML layout here (``codex m
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -544,7 +545,7 @@ def test_agents_md_linked_to_claude_md_points_to_no_agents_md(project: Path, age
 
 @pytest.mark.parametrize("agent", ["codex", "cursor"])
 def test_an_executable_that_is_not_there_is_pointed_out(
-    project: Path, tmp_path: Path, agent: str
+    project: Path, tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     missing = tmp_path / "venv" / "bin" / "kenning"
     code, _, err = cli(agent, "--scope", "user", "--executable", str(missing), "--no-agents-md")
@@ -552,6 +553,14 @@ def test_an_executable_that_is_not_there_is_pointed_out(
     assert f"{missing} is not an executable file here" in " ".join(err.split())
     code, _, err = cli(agent, "--scope", "user", "--executable", "kenning", "--no-agents-md")
     assert code == 0 and "is not an executable file" not in err, err
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    monkeypatch.setenv(  # git stays on it, kenning does not
+        "PATH", os.pathsep.join(d for d in path if not (Path(d) / "kenning").exists())
+    )
+    code, _, err = cli(agent, "--no-agents-md")  # project scope: names `kenning`, no path
+    flat = " ".join(err.split())
+    assert code == 0 and "`kenning` is not on PATH here" in flat
+    assert "use --scope user for this machine's path" in flat and "--executable" not in flat
 
 
 # -- the AGENTS.md section ------------------------------------------------------------------

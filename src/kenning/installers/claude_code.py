@@ -177,8 +177,9 @@ def personal_command(executable: str) -> str:
     return os.path.abspath(os.path.expanduser(executable))
 
 
-def command_note(command: str) -> str | None:
-    """A note when ``command`` names no executable here: the agent could not start it."""
+def command_note(command: str, *, shared: bool = False) -> str | None:
+    """A note when ``command`` names no executable here: the agent could not start it.
+    ``shared``: a project scope's file, which names ``kenning`` on each user's PATH."""
     if os.sep in command or "/" in command:
         if os.path.isfile(command) and os.access(command, os.X_OK):
             return None
@@ -187,9 +188,14 @@ def command_note(command: str) -> str | None:
             "it is (check --executable)"
         )
     if shutil.which(command) is None:
+        way_out = (
+            "put kenning's .venv/bin on PATH, or use --scope user for this machine's path"
+            if shared
+            else "or pass --executable /path/to/kenning"
+        )
         return (
             f"`{command}` is not on PATH here: the agent can start it only where it is on "
-            "PATH (or pass --executable /path/to/kenning)"
+            f"PATH ({way_out})"
         )
     return None
 

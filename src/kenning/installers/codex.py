@@ -439,7 +439,7 @@ def install_codex(
             )
             notes += [note] if note else []
             changes.append(text_change(agents_path, agents_label, agents_before, agents_after))
-        unfound = None if uninstall else command_note(command)
+        unfound = None if uninstall else command_note(command, shared=scope == "project")
         notes += [unfound] if unfound else []
         if not uninstall and _turned_off(config_before):
             notes.append(

@@ -132,7 +132,7 @@ def install_cursor(
         )
         if added:
             notes.append(going_with(mcp_label, "server entry", added))
-        unfound = None if uninstall else command_note(command)
+        unfound = None if uninstall else command_note(command, shared=scope == "project")
         notes += [unfound] if unfound else []
         if agents_md_section and scope == "project":
             label = agents_md.AGENTS_FILE
