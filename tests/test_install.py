@@ -388,6 +388,37 @@ def test_reinstall_keeps_what_the_user_put_before_the_hook_command(project: Path
     assert not settings.exists()
 
 
+def test_a_hook_command_the_user_redirected_is_still_kenning_s(project: Path) -> None:
+    """A redirection or an operator after kenning's hook command (its stderr to a log,
+    `|| true`) made it unknown to kenning: a re-install added a second hook (recall twice a
+    prompt) and --uninstall left this one running."""
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": hook_entry(
+                        "/old/kenning hook session-start 2>>/tmp/kenning-hooks.log"
+                    ),
+                    "UserPromptSubmit": hook_entry("kenning hook prompt-submit || true"),
+                }
+            }
+        )
+    )
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    doc = read(settings)
+    [session] = kenning_hooks(doc, "SessionStart")
+    [prompt] = kenning_hooks(doc, "UserPromptSubmit")
+    assert session["command"] == f"{QUOTED} hook session-start 2>>/tmp/kenning-hooks.log"
+    assert prompt["command"] == f"{QUOTED} hook prompt-submit || true"
+    code, _, err = cli("--uninstall")
+    assert code == 0, err
+    assert "'2>>/tmp/kenning-hooks.log' after its command" in " ".join(err.split())
+    assert not settings.exists()
+
+
 def test_reinstall_keeps_the_timeout_the_user_set_on_a_kenning_hook(project: Path) -> None:
     assert cli("--executable", EXE)[0] == 0
     settings = project / ".claude" / "settings.local.json"
@@ -933,6 +964,8 @@ def test_is_kenning_hook() -> None:
     assert not install.is_kenning_hook("/a/b/kenning hook session-start", "prompt-submit")
     assert not install.is_kenning_hook("/a/b/notkenning hook prompt-submit")
     assert not install.is_kenning_hook("/a/b/kenning recall x")
+    assert not install.is_kenning_hook("kenning hook prompt-submit-extra")
+    assert not install.is_kenning_hook("kenning hook prompt-submit --flag")
     assert not install.is_kenning_hook(None)
 
 

@@ -25,8 +25,9 @@ each teammate's ``PATH`` — never a personal venv path.
 Entries are recognised by the server name ``kenning`` and by the hook command (the
 ``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
 second run changes nothing, a run from another install updates the path in place (what
-the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, and
-so does a ``timeout`` the user set on kenning's hook entry), and
+the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, as
+do a redirection or an operator after it — ``2>>hooks.log``, ``|| true`` — and a ``timeout``
+the user set on kenning's hook entry), and
 ``--uninstall`` removes exactly these entries, each whole (with what the user added to it,
 which a note names: :func:`entry_additions`; containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
@@ -105,8 +106,13 @@ HOOK_EVENTS: Mapping[str, str] = {
     "UserPromptSubmit": "prompt-submit",
 }
 
+#: kenning's hook command: the executable, ``hook`` and the hook's name, with anything
+#: before it (``KENNING_HOOK_TIMEOUT=20 ``, a wrapper) and, after it, only what the shell
+#: reads as a redirection or an operator (``2>>hooks.log``, ``|| true``).
 _OURS = re.compile(
-    r"""(?:^|[\s/\\'"])kenning(?:\.exe)?['"]?\s+hook\s+(?P<name>session-start|prompt-submit)\s*$"""
+    r"""(?:^|[\s/\\'"])kenning(?:\.exe)?['"]?\s+hook\s+(?P<name>session-start|prompt-submit)"""
+    r"""(?P<rest>(?:\s+[0-9]*[<>]|\s*[<>|&;]).*)?\s*$""",
+    re.DOTALL,
 )
 
 
@@ -131,10 +137,13 @@ def _with_executable(command: str, executable: str, name: str) -> str:
     m = _OURS.search(command)
     if m is None:
         return new
+    # what follows the hook's name (a redirection, `|| true`) stays as it is
+    rest = command[m.start("rest") :] if m.group("rest") is not None else ""
+    command = command[: len(command) - len(rest)]
     try:
         whole = shlex.split(command)
     except ValueError:
-        return new
+        return new + rest
     # the executable is the last word but two: find where it starts in the text (at the
     # latest just after the character before the match's "kenning")
     for start in range(m.start() + 1, -1, -1):
@@ -145,8 +154,8 @@ def _with_executable(command: str, executable: str, name: str) -> str:
         except ValueError:
             continue
         if len(words) == 3 and before + words == whole:
-            return command[:start] + new
-    return new
+            return command[:start] + new + rest
+    return new + rest
 
 
 def kenning_executable() -> str:
@@ -678,10 +687,15 @@ def _hook_additions(entry: dict[str, Any], name: str) -> list[str]:
     timeout = entry.get("timeout", HOOK_TIMEOUT_SECONDS)
     if timeout != HOOK_TIMEOUT_SECONDS:
         found.append(f"timeout {timeout}")
-    ours = hook_command(SHARED_COMMAND, name)
-    prefix = _with_executable(str(entry.get("command")), SHARED_COMMAND, name)[: -len(ours)]
+    command = str(entry.get("command"))
+    m = _OURS.search(command)
+    rest = (m.group("rest") or "") if m else ""
+    ours = hook_command(SHARED_COMMAND, name) + rest
+    prefix = _with_executable(command, SHARED_COMMAND, name)[: -len(ours)]
     if prefix.strip():
         found.append(f"{prefix.strip()!r} before its command")
+    if rest.strip():
+        found.append(f"{rest.strip()!r} after its command")
     return found
 
 
