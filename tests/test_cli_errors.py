@@ -97,6 +97,21 @@ def test_export_to_a_symlink_writes_the_file_it_points_to(
     assert not list(disk.glob("*.tmp")) and not list(seeded_project.glob("*.tmp"))
 
 
+def test_export_over_a_private_backup_keeps_it_private(
+    seeded_project: Path, tmp_path: Path
+) -> None:
+    """A backup the user made readable to them alone (``chmod 600``): the export's new file
+    replaced it with the umask's mode (0644), every note readable to the machine's other
+    users, and the file half-written beside it was too. Both keep the file's mode."""
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("an old export\n")
+    backup.chmod(0o600)
+    result = CliRunner().invoke(main, ["export", "-o", str(backup)])
+    assert result.exit_code == 0, result.stderr
+    assert "kenning_export" in backup.read_text().splitlines()[0]
+    assert backup.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path) -> None:
     for command in (["recall", "q"], ["remember", "a note"], ["export"]):
         result = CliRunner().invoke(main, [*command, "--store", "~no-such-user-kenning/x.db"])

@@ -1186,8 +1186,13 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
             "first or choose another path"
         )
     tmp = target.with_name(target.name + ".tmp")
+    # a backup made private (chmod 600) stays private: the new file takes its mode before
+    # a note is written to it
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
     try:
         with tmp.open("w", encoding="utf-8") as fh:
+            if mode is not None:
+                os.chmod(tmp, mode)
             report = export_memories(store, fh, group_id=group_id, vectors=vectors)
         tmp.replace(target)
     except OSError as exc:
