@@ -232,3 +232,39 @@ def test_stats_and_doctor_show_a_hostile_folder_name_inert(tmp_path: Path) -> No
         assert r.returncode == 0, r.stderr
         assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
         assert "owned" in r.stdout
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "cp1252"])
+def test_json_and_export_stay_readable_when_stdout_is_not_utf8(
+    project: Path, tmp_path: Path, charset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where standard output is not UTF-8 (a Latin-1 locale; a pipe on Windows, cp1252), a
+    character it cannot encode was written as Python's backslash escape (``\\U0001f600``,
+    ``\\x81``), which is not JSON: ``recall --json`` broke ``jq``, and ``kenning export >
+    backup.jsonl`` wrote a file ``kenning import`` refused as not UTF-8 (``é`` as Latin-1)."""
+    from click.testing import CliRunner
+
+    from kenning.cli import main
+
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    note = "Résumé uploads retry on 😀 flaky networks — café"
+    runner = CliRunner(charset=charset)
+    stored = runner.invoke(main, ["remember", "--json", "--type", "rule", note])
+    assert stored.exit_code == 0, stored.stderr
+    assert json.loads(stored.stdout_bytes.decode(charset))["status"] == "stored"
+    for args in (["recall", "--json", note], ["search", "--json", note], ["stats", "--json"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, (args, result.stderr)
+        data = json.loads(result.stdout_bytes.decode(charset))
+        if args[0] != "stats":
+            hits = data["results"]
+            assert note in (hits[0].get("content") or hits[0]["memory"]["content"]), args
+    exported = runner.invoke(main, ["export", "--no-vectors"])
+    assert exported.exit_code == 0, exported.stderr
+    backup = tmp_path / "backup.jsonl"
+    backup.write_bytes(exported.stdout_bytes)
+    assert json.loads(backup.read_text(encoding="utf-8").splitlines()[1])["content"] == note
+    other = make_repo(tmp_path / "other", remote="git@github.com:acme/widgets.git")
+    restored = run_cli(other, "import", "--json", str(backup))
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(restored.stdout)["imported"] == 1

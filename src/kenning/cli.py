@@ -8,6 +8,7 @@ it (``kenning export | head``), quietly.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -46,7 +47,25 @@ ALL_TYPES = sorted(set(TYPE_TO_COLLECTION) | set(RUVECTOR_TYPE_MAP))
 def _echo_json(data: Any) -> None:
     from .render import escape_unsafe_json
 
-    click.echo(escape_unsafe_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False)))
+    _echo_json_text(
+        escape_unsafe_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False))
+    )
+
+
+def _stdout_is_utf8() -> bool:
+    try:
+        return codecs.lookup(getattr(sys.stdout, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _echo_json_text(text: str) -> None:
+    """JSON text on stdout. Where stdout is not UTF-8 (a Latin-1 locale, a pipe on Windows),
+    a character it cannot encode would come out as Python's backslash escape, which JSON does
+    not have: every character past ASCII is then written as its JSON escape instead."""
+    from .render import ascii_json
+
+    click.echo(text if _stdout_is_utf8() else ascii_json(text))
 
 
 def _say_error(message: str) -> None:
@@ -410,7 +429,7 @@ def recall(
         result = store.recall(query, top_k, errors=errors, group_id=group_id)
         missing = store.missing_reason
     if fmt == "json":
-        click.echo(render_json(result.to_dict()))
+        _echo_json_text(render_json(result.to_dict()))
     elif fmt == "xml":
         block = render_recall_result(result)
         if block:
@@ -524,7 +543,7 @@ def search(
             decay=decay,
         )
     if fmt == "json":
-        click.echo(render_json(response.to_dict()))
+        _echo_json_text(render_json(response.to_dict()))
     elif fmt == "xml":
         block = render_xml(
             [(r.memory.content, r.score, r.stale) for r in response.results], context="general"
@@ -1009,7 +1028,7 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
         report = store.stale(commits=commits)
         missing = store.missing_reason
     if as_json:
-        click.echo(render_json(report.to_dict()))
+        _echo_json_text(render_json(report.to_dict()))
     elif missing is not None:
         click.echo(f"nothing to check: {missing}", err=True)
     else:
@@ -1138,6 +1157,10 @@ def export(
             click.echo(f"nothing to export: {store.missing_reason}", err=True)
             return
         if output is None:
+            reconfigure = getattr(sys.stdout, "reconfigure", None)
+            if reconfigure is not None and not _stdout_is_utf8():
+                # an export is UTF-8 (what import reads, what -o writes), whatever the locale
+                reconfigure(encoding="utf-8")
             report = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
         else:
             report = _export_to_file(store, output, group_id, not no_vectors)

@@ -44,6 +44,7 @@ __all__ = [
     "REANCHOR_LINE",
     "SUMMARY_CHARS",
     "Finding",
+    "ascii_json",
     "combine_for_recall",
     "escape_html_text",
     "escape_unsafe_json",
@@ -452,6 +453,16 @@ def escape_unsafe_json(text: str) -> str:
     """JSON text written with ``ensure_ascii=False``, with every character that is unsafe on
     a terminal (see :data:`_JSON_UNSAFE`) as its ``\\uXXXX`` escape: the same data, inert."""
     return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def ascii_json(text: str) -> str:
+    """JSON text with every character past ASCII as its ``\\uXXXX`` escape (a surrogate pair
+    past U+FFFF): the same data, for an output whose encoding is not UTF-8, where a character
+    it cannot encode would otherwise be written as a backslash escape JSON does not have."""
+    return _NON_ASCII.sub(lambda m: _json_escape(m[0]), text)
 
 
 #: What :func:`show_unsafe` writes out: :data:`_JSON_UNSAFE`, and the C0 controls but tab
