@@ -450,3 +450,15 @@ def test_forget_of_an_unknown_id_says_where_it_looked_and_what_to_do(project: Pa
         (line,) = result.stderr.splitlines()
         assert f"no memory with id no-such-id {where}" in line and "--project" in line, line
         assert "kenning search" in line
+
+
+@pytest.mark.parametrize("folder", ["docs/solutions", "README.md"])
+def test_seeding_from_a_folder_that_is_not_there_creates_no_store(
+    project: Path, folder: str
+) -> None:
+    """A mistyped solutions folder is refused, and nothing is written: the store was created
+    first (an empty .kenning/memory.db), so every later read found a store and no notes."""
+    (project / "README.md").write_text("not a folder\n")
+    result = run_cli(project, "seed-solutions", folder, env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 1 and folder in result.stderr, result.stderr
+    assert not (project / ".kenning").exists()

@@ -615,8 +615,9 @@ def seed_solutions_cmd(
     store_path: str | None,
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
-    from .seeding import seed_solutions
+    from .seeding import check_solutions_folder, seed_solutions
 
+    check_solutions_folder(directory)  # before the store: a mistyped folder creates none
     with (
         _open(store_path, create=True, group_id=group_id) as store,
         _progress("seeding", None, not as_json) as tick,

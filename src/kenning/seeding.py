@@ -55,6 +55,7 @@ __all__ = [
     "SEED_STATE_KEY",
     "FileReport",
     "SeedReport",
+    "check_solutions_folder",
     "reseed_changed",
     "seed_solutions",
 ]
@@ -316,6 +317,17 @@ def _is_gone(directory: Path, rel: str) -> bool:
     return not stat.S_ISREG(st.st_mode)
 
 
+def check_solutions_folder(directory: Path) -> None:
+    """Refuse a solutions folder that is not there or not a folder, naming it."""
+    if not directory.exists():
+        raise UserInputError(
+            f"solutions folder {directory} does not exist; pass the folder that holds "
+            "<category>/<doc>.md files (default: docs/solutions)"
+        )
+    if not directory.is_dir():
+        raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
+
+
 def seed_solutions(
     store: MemoryStore,
     directory: Path,
@@ -337,13 +349,7 @@ def seed_solutions(
     store.check_location()
     files_root = store.project.files_root
     directory = Path(directory)
-    if not directory.exists():
-        raise UserInputError(
-            f"solutions folder {directory} does not exist; pass the folder that holds "
-            "<category>/<doc>.md files (default: docs/solutions)"
-        )
-    if not directory.is_dir():
-        raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
+    check_solutions_folder(directory)
     resolved_dir = directory.resolve()
     inside = next(
         (base for base in (files_root, store.project.root) if resolved_dir.is_relative_to(base)),
