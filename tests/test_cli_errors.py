@@ -462,3 +462,19 @@ def test_seeding_from_a_folder_that_is_not_there_creates_no_store(
     result = run_cli(project, "seed-solutions", folder, env={"KENNING_EMBEDDER": "hashing"})
     assert result.returncode == 1 and folder in result.stderr, result.stderr
     assert not (project / ".kenning").exists()
+
+
+def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
+    """`kenning reembed --json` printed nothing on stdout when there was no store yet (exit
+    0): a script parsing its answer failed on empty input. It answers the shape its help
+    shows, with nothing done, as stats --json answers for no store."""
+    result = run_cli(project, "reembed", "--json", env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "reembedded": 0,
+        "already_done": 0,
+        "provenance": None,
+        "damaged": {},
+    }
+    assert "no kenning store" in result.stderr
+    assert not (project / ".kenning").exists()

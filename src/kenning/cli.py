@@ -1380,6 +1380,8 @@ def reembed(as_json: bool, store_path: str | None) -> None:
     with _open(store_path, create=False, missing_ok=True) as store:
         if not store.exists:  # nothing to re-embed: exit 0, as every read of no store
             click.echo(f"nothing to re-embed: {store.missing_reason}", err=True)
+            if as_json:  # a script still gets its answer, nothing done
+                _echo_json({"reembedded": 0, "already_done": 0, "provenance": None, "damaged": {}})
             return
         total = store.count(group_id="all")
         with _progress("re-embedding", total, not as_json) as tick:
