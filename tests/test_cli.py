@@ -234,6 +234,35 @@ def test_stats_and_doctor_show_a_hostile_folder_name_inert(tmp_path: Path) -> No
         assert "owned" in r.stdout
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("stats",),
+        ("recall", "a note in a strangely named folder"),
+        ("search", "a note in a strangely named folder"),
+        ("stale",),
+        ("export",),
+        ("reembed",),
+        ("install", "cursor"),
+        ("install", "claude-code", "--scope", "project"),
+    ],
+    ids=" ".join,
+)
+def test_no_store_yet_and_install_show_a_hostile_folder_name_inert(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """The 'no store yet' line of the reading commands and install's listing quoted the
+    store's and the files' paths as they are: a folder named with an OSC sequence set the
+    terminal's title and a bidi override reordered the line (the other lines of stats,
+    doctor and every error show it inert)."""
+    root = make_repo(tmp_path / "p\x1b]0;owned\x07\u202eq")
+    r = run_cli(root, *args, env={"HOME": str(tmp_path / "home"), "KENNING_EMBEDDER": "hashing"})
+    assert r.returncode == 0, r.stderr
+    shown = r.stdout + r.stderr if args[0] != "export" else r.stderr
+    assert not {"\x1b", "\x07", "\u202e"} & set(shown), shown
+    assert "owned" in shown
+
+
 @pytest.mark.parametrize("charset", ["latin-1", "cp1252"])
 def test_json_and_export_stay_readable_when_stdout_is_not_utf8(
     project: Path, tmp_path: Path, charset: str, monkeypatch: pytest.MonkeyPatch

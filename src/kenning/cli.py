@@ -436,7 +436,7 @@ def recall(
             click.echo(block)
     else:
         if missing is not None and not quiet:
-            click.echo(f"nothing to recall: {missing}", err=True)
+            click.echo(f"nothing to recall: {_plain(missing)}", err=True)
         elif not result.hits and not quiet:
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
@@ -552,7 +552,7 @@ def search(
             click.echo(block)
     else:
         if missing is not None:
-            click.echo(f"nothing to search: {missing}", err=True)
+            click.echo(f"nothing to search: {_plain(missing)}", err=True)
             return
         if not response.results:
             hint = ""
@@ -1031,7 +1031,7 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
     if as_json:
         _echo_json_text(render_json(report.to_dict()))
     elif missing is not None:
-        click.echo(f"nothing to check: {missing}", err=True)
+        click.echo(f"nothing to check: {_plain(missing)}", err=True)
     else:
         click.echo(render_stale(report))
 
@@ -1062,7 +1062,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         _echo_json(data)
         return
     if missing is not None:
-        click.echo(missing)
+        click.echo(_plain(missing))  # it names the store, in a folder named by anyone
         return
     # a folder's name is nobody's checked text: shown without what could drive a terminal
     click.echo(f"store:      {_plain(str(data['intel_path']))}")
@@ -1155,7 +1155,7 @@ def export(
 
     with _open(store_path, create=False, missing_ok=True) as store:
         if not store.exists:  # nothing to export: exit 0, as every read of no store
-            click.echo(f"nothing to export: {store.missing_reason}", err=True)
+            click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)
             return
         if output is None:
             reconfigure = getattr(sys.stdout, "reconfigure", None)
@@ -1379,7 +1379,7 @@ def reembed(as_json: bool, store_path: str | None) -> None:
 
     with _open(store_path, create=False, missing_ok=True) as store:
         if not store.exists:  # nothing to re-embed: exit 0, as every read of no store
-            click.echo(f"nothing to re-embed: {store.missing_reason}", err=True)
+            click.echo(f"nothing to re-embed: {_plain(store.missing_reason or '')}", err=True)
             if as_json:  # a script still gets its answer, nothing done
                 _echo_json({"reembedded": 0, "already_done": 0, "provenance": None, "damaged": {}})
             return
@@ -1548,9 +1548,9 @@ def install(
             else:
                 click.echo(f"{change.label}: no change", err=True)
         else:
-            click.echo(f"{change.label}: {change.status} ({change.path})")
+            click.echo(f"{change.label}: {change.status} ({_plain(str(change.path))})")
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {_plain(note)}", err=True)
     if dry_run:
         click.echo("dry run: nothing was written", err=True)
 
