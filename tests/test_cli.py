@@ -263,6 +263,28 @@ def test_no_store_yet_and_install_show_a_hostile_folder_name_inert(
     assert "owned" in shown
 
 
+def test_calibrate_write_shows_a_hostile_folder_name_inert(tmp_path: Path) -> None:
+    """`calibrate --write` named the config file it wrote as it is, in a folder whose name
+    holds an OSC sequence and a bidi override."""
+    root = make_repo(tmp_path / "p\x1b]0;owned\x07\u202eq")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    lines = []
+    for n in range(6):
+        note = f"apples and pears {n}: the orchard row {n} is picked on day {n}"
+        stored = run_cli(root, "remember", "--json", note, env=env)
+        gold = [json.loads(stored.stdout)["id"]]
+        lines.append({"query": f"apples and pears {n} orchard row {n}", "gold": gold})
+    for query in ("violin tuning", "penguins swim", "stock crash", "knitting scarves", "tax"):
+        lines.append({"query": query, "gold": []})
+    queries = tmp_path / "labelled.jsonl"
+    queries.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    r = run_cli(root, "calibrate", "--write", str(queries), env=env)
+    assert r.returncode == 0, r.stderr
+    assert "wrote similarity_threshold" in r.stdout
+    assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout + r.stderr), r.stdout
+    assert "owned" in r.stdout
+
+
 @pytest.mark.parametrize("charset", ["latin-1", "cp1252"])
 def test_json_and_export_stay_readable_when_stdout_is_not_utf8(
     project: Path, tmp_path: Path, charset: str, monkeypatch: pytest.MonkeyPatch

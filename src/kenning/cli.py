@@ -712,7 +712,7 @@ def calibrate(
         _print_calibration(report, floors)
         if written is not None:
             for key, number in written.values.items():
-                click.echo(f"wrote {key} = {number} to {written.path}")
+                click.echo(f"wrote {key} = {number} to {_plain(str(written.path))}")
             for key, reason in written.kept.items():
                 click.echo(f"{key}: {reason}")
     if refusal is not None:
