@@ -278,7 +278,9 @@ def test_recall_log_is_off_by_default_and_never_holds_the_query(
             "config.toml"
         )
     monkeypatch.setenv("KENNING_RECALL_LOG", "sometimes")
-    with pytest.raises(UserInputError, match="recall log from environment"):
+    with pytest.raises(
+        UserInputError, match=r"recall log from the environment \(KENNING_RECALL_LOG\)"
+    ):
         open_store(cwd=project, embedder=minilm)
 
 

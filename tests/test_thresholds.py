@@ -4,6 +4,7 @@ project's own threshold and floors, and search and recall then use them."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -301,10 +302,12 @@ def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
         load_settings(tmp_path, environ={})
     toml.write_text(f"{key} = 0.3\n")
     assert getattr(load_settings(tmp_path, environ={}), key) == 0.3
-    with pytest.raises(UserInputError, match=f"{wording} from environment"):
+    # the message names the variable to correct (and which .env holds it), not only a layer
+    with pytest.raises(UserInputError, match=f"{wording} from the environment \\({variable}\\)"):
         load_settings(tmp_path, environ={variable: bad})
     (tmp_path / ".env").write_text(f"{variable}={bad}\n")
-    with pytest.raises(UserInputError, match=f"{wording} from .env"):
+    dotenv = re.escape(f"{tmp_path / '.env'} ({variable})")
+    with pytest.raises(UserInputError, match=f"{wording} from {dotenv}"):
         load_settings(tmp_path, environ={})
 
 

@@ -357,11 +357,24 @@ def load_settings(
             value, origin = env[variable], "environment"
         return value, origin
 
+    def said(origin: str, variable: str) -> str:
+        """Where a refused value came from, as its error names it: the variable to correct,
+        and which .env holds it (``sources`` keeps the plain layer names)."""
+        if origin == "environment":
+            return f"the environment ({variable})"
+        if origin == ".env":
+            return f"{project_root / '.env' if project_root else '.env'} ({variable})"
+        return origin
+
     sources: dict[str, str] = {}
     value, origin = layered("KENNING_SIMILARITY_THRESHOLD", None)
     if threshold is not None:
         value, origin = threshold, "argument"
-    similarity = None if value is None else parse_threshold(value, origin)
+    similarity = (
+        None
+        if value is None
+        else parse_threshold(value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
+    )
     sources["similarity_threshold"] = origin
 
     floors: dict[str, float] = {}
@@ -370,7 +383,9 @@ def load_settings(
         ("error_recall_floor", ERROR_RECALL_FLOOR),
     ):
         floor_value, origin = layered(PREFIX + key.upper(), default)
-        floors[key] = parse_floor(floor_value, key.replace("_", " "), origin)
+        floors[key] = parse_floor(
+            floor_value, key.replace("_", " "), said(origin, PREFIX + key.upper())
+        )
         sources[key] = origin
 
     half, origin = layered("KENNING_DECAY_HALF_LIFE", None, toml.get("decay", {}), "half_life")
@@ -379,15 +394,16 @@ def load_settings(
         try:
             overrides = parse_half_life_overrides(half)
         except UserInputError as exc:
-            raise UserInputError(f"decay half-life from {origin}: {exc}") from None
+            where = said(origin, "KENNING_DECAY_HALF_LIFE")
+            raise UserInputError(f"decay half-life from {where}: {exc}") from None
     sources["half_life_overrides"] = origin
 
     log_value, origin = layered("KENNING_RECALL_LOG", False)
-    recall_log = parse_switch(log_value, "recall log", origin)
+    recall_log = parse_switch(log_value, "recall log", said(origin, "KENNING_RECALL_LOG"))
     sources["recall_log"] = origin
 
     penalty_value, origin = layered("KENNING_STALE_PENALTY", STALE_PENALTY)
-    stale_penalty = parse_stale_penalty(penalty_value, origin)
+    stale_penalty = parse_stale_penalty(penalty_value, said(origin, "KENNING_STALE_PENALTY"))
     sources["stale_penalty"] = origin
     return Settings(
         similarity_threshold=similarity,
