@@ -112,6 +112,17 @@ def test_export_over_a_private_backup_keeps_it_private(
     assert backup.stat().st_mode & 0o777 == 0o600
 
 
+def test_export_to_a_folder_is_bad_input_not_usage(seeded_project: Path) -> None:
+    """`export -o <a folder>` was click's usage error (exit 2, with the usage text), where
+    every other file argument that cannot be used, a missing folder for -o included, is
+    bad input: one line naming it, exit 1."""
+    result = CliRunner().invoke(main, ["export", "-o", str(seeded_project)])
+    _one_line_error(result, "export")
+    assert result.exit_code == 1
+    assert "--output" in result.stderr and str(seeded_project) in result.stderr
+    assert "Usage:" not in result.stderr
+
+
 def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path) -> None:
     for command in (["recall", "q"], ["remember", "a note"], ["export"]):
         result = CliRunner().invoke(main, [*command, "--store", "~no-such-user-kenning/x.db"])

@@ -102,6 +102,13 @@ class _InputFile(_BadInputNotUsage, click.File):
     """A file to read (``-``: stdin)."""
 
 
+class _OutputFile(_BadInputNotUsage, click.Path):
+    """A file to write (not a folder)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+
 class _ExistingFolder(_BadInputNotUsage, click.Path):
     """A folder that must exist."""
 
@@ -1130,7 +1137,7 @@ Examples:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=_OutputFile(),
     default=None,
     help="File to write (default: stdout).",
 )
