@@ -319,3 +319,19 @@ def test_json_and_export_stay_readable_when_stdout_is_not_utf8(
     restored = run_cli(other, "import", "--json", str(backup))
     assert restored.returncode == 0, restored.stderr
     assert json.loads(restored.stdout)["imported"] == 1
+
+
+def test_search_takes_the_ruvector_types_remember_takes(project: Path) -> None:
+    """`remember --type code` stores an implementation note, but `search --type code`
+    refused the name with an error saying "ruvector types also accepted: code, general,
+    project": a filter takes every name the write path takes, as the type it is stored as."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    note = "The upload worker retries three times with exponential backoff"
+    assert run_cli(project, "remember", "--type", "code", note, env=env).returncode == 0
+    for name, stored_as in (("code", "implementation"), ("general,project", "context")):
+        r = run_cli(project, "search", "--json", "--threshold", "0", "--type", name, note, env=env)
+        assert r.returncode == 0, r.stderr
+        data = json.loads(r.stdout)
+        assert data["types"] == [stored_as]
+        found = [x["memory"]["content"] for x in data["results"]]
+        assert found == ([note] if stored_as == "implementation" else [])

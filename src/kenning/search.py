@@ -25,6 +25,7 @@ from .intent import INTENT_COLLECTION, detect_intent, parse_intent
 from .lexical import bm25, idf, terms, text_statistics
 from .model import (
     COLLECTIONS,
+    RUVECTOR_TYPE_MAP,
     TYPE_TO_COLLECTION,
     Memory,
     SearchResult,
@@ -103,7 +104,7 @@ class SearchResponse:
 
 
 def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Accept ``"a,b"``, ``["a", "b"]`` or None; validate every name."""
+    """Accept ``"a,b"``, ``["a", "b"]`` or None; validate every name (ruvector's too)."""
     if memory_type is None:
         return ()
     if not isinstance(memory_type, str) and (
@@ -120,6 +121,8 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
         name = str(item).strip().lower().replace("-", "_")
         if not name:
             continue
+        # ruvector's names, as the write path stores them (code is stored as implementation)
+        name = name if name in TYPE_TO_COLLECTION else RUVECTOR_TYPE_MAP.get(name, name)
         if name not in TYPE_TO_COLLECTION:
             raise InvalidTypeError(
                 f"unknown memory type {item!r}; valid types are {valid_types_message()}"
