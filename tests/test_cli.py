@@ -335,3 +335,19 @@ def test_search_takes_the_ruvector_types_remember_takes(project: Path) -> None:
         assert data["types"] == [stored_as]
         found = [x["memory"]["content"] for x in data["results"]]
         assert found == ([note] if stored_as == "implementation" else [])
+
+
+def test_migrate_to_a_folder_writes_the_store_in_it_as_store_reads_one(project: Path) -> None:
+    """`--store DIR` is the store DIR/memory.db, and migrate's location guard checked
+    DIR/memory.db too, but the copy then opened DIR itself: `migrate --to backup` ended in
+    'backup is a folder, not a kenning store file; move it aside' (exit 1) — for `--to
+    .kenning`, advice to move the project's own store folder aside."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "We deploy on Tuesdays only", env=env).returncode == 0
+    (project / "backup").mkdir()
+    r = run_cli(project, "migrate", "--json", "--to", "backup", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["verified"] is True
+    assert (project / "backup" / "memory.db").is_file()
+    copied = run_cli(project, "stats", "--json", "--store", "backup", env=env)
+    assert json.loads(copied.stdout)["memories"] == 1

@@ -28,6 +28,8 @@ from .model import same_memory
 from .safety import without_nul
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .store import MemoryStore
 
 BATCH = 500
@@ -188,15 +190,19 @@ def migrate_store(
     store-location guard): migrating into another project's store is refused.
     """
     from .backends.registry import open_backend
-    from .project import Project, check_store_location
+    from .project import STORE_FILENAME, Project, check_store_location, names_a_file
 
+    location: str | Path = target
     if not is_store_url(target):
         path = expand_home(target, "the migration target")
-        path = path if path.suffix == ".db" else path / "memory.db"
+        # what --store names: a .db path or an existing file is the store, else its folder
+        location = path if names_a_file(path) else path / STORE_FILENAME
         check_store_location(
-            Project(store.project.root, store.group_id, path.absolute(), store.project.remote)
+            Project(store.project.root, store.group_id, location.absolute(), store.project.remote)
         )
-    destination = open_backend(target, create=True, dimension=None, project_root=store.project.root)
+    destination = open_backend(
+        location, create=True, dimension=None, project_root=store.project.root
+    )
     try:
         return migrate(
             store.backend, destination, group_id=store.resolve_group(group_id), progress=progress

@@ -292,12 +292,12 @@ def resolve_project(
                 "this is; run it inside your project's checkout (or `git init`), or set both "
                 "KENNING_PROJECT and KENNING_STORE"
             )
-        store = store_path if _names_a_file(store_path) else store_path / STORE_FILENAME
+        store = store_path if names_a_file(store_path) else store_path / STORE_FILENAME
         return Project(root=store.parent.resolve(), group_id=gid, store_path=store, remote=None)
     if store_path is None:
         store = root / STORE_DIRNAME / STORE_FILENAME
     else:
-        store = store_path if _names_a_file(store_path) else store_path / STORE_FILENAME
+        store = store_path if names_a_file(store_path) else store_path / STORE_FILENAME
     return Project(
         root=root,
         group_id=gid,
@@ -333,7 +333,7 @@ def ignore_store_files(project: Project) -> None:
         pass
 
 
-def _names_a_file(store_path: Path) -> bool:
+def names_a_file(store_path: Path) -> bool:
     """Whether ``--store``/``KENNING_STORE`` names the database file itself (a ``.db`` path,
     or any file that exists: a damaged store moved aside as ``memory.db.damaged`` is read
     out with ``kenning export --store``), rather than the folder it is in."""
