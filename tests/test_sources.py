@@ -223,6 +223,33 @@ def test_source_command_by_memory_id(store: MemoryStore, project: Path, docs: Pa
     assert code == 1 and "no memory with id" in err
 
 
+def test_source_json_answers_json_when_there_is_no_document_to_check(
+    store: MemoryStore, project: Path
+) -> None:
+    """`source --json ID` of a memory that names no document, or of an id this project does
+    not hold, printed nothing on stdout (the error went to stderr, exit 1), where a refused
+    path answers {"ok": false, "reason"}: a script reading --json got no answer (edit,
+    forget and remember answer one)."""
+    bare = store.remember("Timestamps are stored in UTC.", "rule").id
+    store.close()
+    assert bare
+    code, out, _ = cli("source", "--json", bare)
+    assert code == 1
+    assert json.loads(out) == {
+        "id": bare,
+        "path": None,
+        "ok": False,
+        "reason": f"memory {bare} names no source document (no source, no SOURCE: part)",
+    }
+    unknown = "01234567-89ab-7cde-8f01-23456789abcd"
+    code, out, _ = cli("source", "--json", unknown)
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and data["id"] == unknown
+    assert data["path"] is None and "no memory with id" in data["reason"]
+    code, out, err = cli("source", bare)  # without --json: the error line, as before
+    assert code == 1 and out == "" and "names no source document" in err
+
+
 def test_source_command_by_path(
     project: Path, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

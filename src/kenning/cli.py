@@ -898,14 +898,24 @@ def source_cmd(
             if _MEMORY_ID.match(target.strip()):
                 raise
             store = None  # no project to look ids up in: TARGET can only be a path
-        if store is not None:
-            with store:
-                memory = store.get(target, group_id=group_id) if store.exists else None
-                if memory is not None:
-                    memory_id = memory.id
-                    check = store.source(memory.id, group_id="all")
-        if memory_id is None and _MEMORY_ID.match(target.strip()):
-            raise UserInputError(f"no memory with id {target.strip()} in this project")
+        try:
+            if store is not None:
+                with store:
+                    memory = store.get(target, group_id=group_id) if store.exists else None
+                    if memory is not None:
+                        memory_id = memory.id
+                        check = store.source(memory.id, group_id="all")
+            if memory_id is None and _MEMORY_ID.match(target.strip()):
+                raise UserInputError(f"no memory with id {target.strip()} in this project")
+        except UserInputError as exc:
+            if not as_json:
+                raise
+            # no document to check: a script reading --json still gets an answer
+            _echo_json(
+                {"id": memory_id or target.strip(), "path": None, "ok": False}
+                | {"reason": str(exc)}
+            )
+            sys.exit(EXIT_USER)
     if check is None:
         from .project import find_checkout
         from .sources import check_source
