@@ -83,6 +83,23 @@ def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_remember_and_edit_json_answer_json_for_stdin_that_is_not_utf8(project: Path) -> None:
+    """`remember --json -` answers every note it refuses as {"status": "rejected", "reason"}
+    (empty, oversized, an unknown type), but standard input that is not UTF-8 was only an
+    error line on stderr, nothing on stdout; `edit --json --content -` the same."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    bad = b"caf\xe9 \xff"
+    r = run_cli(project, "remember", "--json", "-", stdin=bad, env=env)
+    assert r.returncode == 1
+    answer = json.loads(r.stdout)
+    assert answer["status"] == "rejected" and "not valid UTF-8" in answer["reason"]
+    stored = json.loads(run_cli(project, "remember", "--json", "A note", env=env).stdout)
+    r = run_cli(project, "edit", "--json", stored["id"], "--content", "-", stdin=bad, env=env)
+    assert r.returncode == 1
+    answer = json.loads(r.stdout)
+    assert answer["status"] == "rejected" and "not valid UTF-8" in answer["reason"]
+
+
 @pytest.mark.parametrize(
     ("args", "code", "needle"),
     [

@@ -266,9 +266,21 @@ def _read_content(content: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise KenningError(
+        raise UserInputError(
             f"standard input is not valid UTF-8 (byte {exc.start}); re-encode it as UTF-8"
         ) from None
+
+
+def _read_note(content: str, as_json: bool) -> str:
+    """The note's text (CONTENT, or standard input for -); with --json, input that cannot
+    be read is answered as a rejected note, as every other refused note is."""
+    try:
+        return _read_content(content)
+    except UserInputError as exc:
+        if not as_json:
+            raise
+        _echo_json(RememberResult(status=REJECTED, reason=str(exc)).to_dict())
+        sys.exit(EXIT_USER)
 
 
 @main.command(
@@ -320,7 +332,7 @@ def remember(
     """
     from .store import NewMemory, remember_in_project
 
-    text = _read_content(content)
+    text = _read_note(content, as_json)
     note = NewMemory(text, memory_type, source, tags)
     result = remember_in_project(note, store_path, group_id=group_id)
     if as_json:
@@ -1720,7 +1732,7 @@ def edit(
     """
     if content is None and memory_type is None:
         raise click.UsageError("pass --content, --type, or both")
-    text = _read_content(content) if content is not None else None
+    text = _read_note(content, as_json) if content is not None else None
     with _open(store_path, create=False) as store:
         try:
             result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
