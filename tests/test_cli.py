@@ -368,3 +368,24 @@ def test_migrate_to_a_folder_writes_the_store_in_it_as_store_reads_one(project: 
     assert (project / "backup" / "memory.db").is_file()
     copied = run_cli(project, "stats", "--json", "--store", "backup", env=env)
     assert json.loads(copied.stdout)["memories"] == 1
+
+
+def test_stats_shows_a_store_files_provenance_inert(project: Path) -> None:
+    """A store file is data someone else may have written (a clone that ships its
+    .kenning, a store handed over for `--store`): stats printed its stamped model id as it
+    is, so an OSC sequence in it set the terminal's title (the errors that quote it, and
+    doctor, show it inert)."""
+    import sqlite3
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "A note in a store handed over", env=env).returncode == 0
+    db = sqlite3.connect(project / ".kenning" / "memory.db")
+    (raw,) = db.execute("SELECT value FROM meta WHERE key = 'provenance'").fetchone()
+    stamp = json.loads(raw) | {"model_id": "hashing-v1\x1b]0;owned\x07\u202e"}
+    with db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'provenance'", (json.dumps(stamp),))
+    db.close()
+    r = run_cli(project, "stats", env=env)
+    assert r.returncode == 0, r.stderr
+    assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
+    assert "owned" in r.stdout

@@ -1103,8 +1103,9 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     for name, n in data["by_collection"].items():
         click.echo(f"  {name}: {n}")
     prov = data["provenance"]
-    click.echo(
-        f"embedder:   {prov['embedder']}:{prov['model_id']} ({prov['dimension']}-d)"
+    click.echo(  # the stamp is the store file's text, written by whoever wrote the file
+        f"embedder:   {_plain(str(prov['embedder']))}:{_plain(str(prov['model_id']))} "
+        f"({prov['dimension']}-d)"
         if prov
         else "embedder:   (not stamped yet)"
     )
