@@ -389,3 +389,20 @@ def test_stats_shows_a_store_files_provenance_inert(project: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
     assert "owned" in r.stdout
+
+
+def test_stats_shows_a_store_files_collection_names_inert(project: Path) -> None:
+    """stats' counts per collection are keyed by what the store's rows hold: a row whose
+    collection a hostile store file set to an OSC sequence set the terminal's title."""
+    import sqlite3
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "A note in a store handed over", env=env).returncode == 0
+    db = sqlite3.connect(project / ".kenning" / "memory.db")
+    with db:
+        db.execute("UPDATE memories SET collection = ?", ("discussions\x1b]0;owned\x07\u202e",))
+    db.close()
+    r = run_cli(project, "stats", env=env)
+    assert r.returncode == 0, r.stderr
+    assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
+    assert "owned" in r.stdout

@@ -1101,7 +1101,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         f"{data['memories_all_projects']} in the store"
     )
     for name, n in data["by_collection"].items():
-        click.echo(f"  {name}: {n}")
+        click.echo(f"  {_plain(str(name))}: {n}")  # a row's collection, as the store file says
     prov = data["provenance"]
     click.echo(  # the stamp is the store file's text, written by whoever wrote the file
         f"embedder:   {_plain(str(prov['embedder']))}:{_plain(str(prov['model_id']))} "
