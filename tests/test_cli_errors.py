@@ -489,3 +489,13 @@ def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
     }
     assert "no kenning store" in result.stderr
     assert not (project / ".kenning").exists()
+
+
+def test_export_to_dash_writes_standard_output(seeded_project: Path) -> None:
+    """`import -` reads standard input, but `export -o -` wrote a file named '-' in the
+    current folder and nothing to stdout (a `| gzip` after it compressed nothing)."""
+    result = run_cli(seeded_project, "export", "-o", "-", env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert json.loads(lines[0])["kenning_export"] == 1 and len(lines) == 3
+    assert not (seeded_project / "-").exists()

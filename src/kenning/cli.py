@@ -103,10 +103,11 @@ class _InputFile(_BadInputNotUsage, click.File):
 
 
 class _OutputFile(_BadInputNotUsage, click.Path):
-    """A file to write (not a folder)."""
+    """A file to write (not a folder); ``-`` is standard output, as ``-`` is standard input
+    for the commands that read one."""
 
     def __init__(self) -> None:
-        super().__init__(dir_okay=False, path_type=Path)
+        super().__init__(dir_okay=False, allow_dash=True, path_type=Path)
 
 
 class _ExistingFolder(_BadInputNotUsage, click.Path):
@@ -1162,7 +1163,7 @@ Examples:
     "-o",
     type=_OutputFile(),
     default=None,
-    help="File to write (default: stdout).",
+    help="File to write (default, or -: stdout).",
 )
 @click.option(
     "--group-id",
@@ -1187,7 +1188,7 @@ def export(
         if not store.exists:  # nothing to export: exit 0, as every read of no store
             click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)
             return
-        if output is None:
+        if output is None or str(output) == "-":
             reconfigure = getattr(sys.stdout, "reconfigure", None)
             if reconfigure is not None and not _stdout_is_utf8():
                 # an export is UTF-8 (what import reads, what -o writes), whatever the locale
