@@ -126,6 +126,25 @@ def test_quick_disconnects_never_abort(project: Path, tmp_path: Path) -> None:
     assert "terminate called" not in logs
 
 
+def test_a_client_gone_before_its_answer_is_exit_0(project: Path, tmp_path: Path) -> None:
+    """README: a client that disconnects at any moment gets exit code 0. One that went away
+    while a request was in flight (killed, crashed: its end of stdout closed first) made
+    the answer's write fail with a broken pipe: exit 1, and a screenful of traceback logged
+    as 'the MCP server failed'."""
+    log = tmp_path / "err.log"
+    server = RawServer(project, log)
+    try:
+        server.initialize()
+        assert server.proc.stdout is not None
+        server.proc.stdout.close()  # the client's end: nobody reads the answer
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    finally:
+        code = server.close()
+    logged = log.read_text(errors="replace")
+    assert code == 0, logged[-3000:]
+    assert "Traceback" not in logged and "failed" not in logged, logged[-3000:]
+
+
 def test_lone_surrogate_gets_an_error_reply(project: Path, tmp_path: Path) -> None:
     server = RawServer(project, tmp_path / "err.log")
     try:

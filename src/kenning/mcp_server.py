@@ -1024,6 +1024,14 @@ def serve(
             warmer.join(WARM_UP_JOIN_S)
 
 
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` is only the client's end of the pipes closing (a broken pipe, raised
+    from the SDK's writer inside its task groups)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(inner) for inner in exc.exceptions)
+    return isinstance(exc, BrokenPipeError | ConnectionResetError)
+
+
 def run(project_dir: Path | None = None) -> NoReturn:
     """``kenning mcp``: serve, then end the process at once with ``os._exit`` (0, or 1
     after an unexpected failure), without interpreter finalisation. Why: the background
@@ -1037,9 +1045,12 @@ def run(project_dir: Path | None = None) -> NoReturn:
         serve(project_dir, wait_for_warm_up=False)
     except KeyboardInterrupt:
         code = 130
-    except BaseException:
-        log.exception("the MCP server failed")
-        code = 1
+    except BaseException as exc:
+        if _client_gone(exc):  # it closed its end while an answer was on the way: a disconnect
+            log.info("the client closed the connection before an answer was written")
+        else:
+            log.exception("the MCP server failed")
+            code = 1
     finally:
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
