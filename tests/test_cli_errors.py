@@ -499,3 +499,16 @@ def test_export_to_dash_writes_standard_output(seeded_project: Path) -> None:
     lines = result.stdout.splitlines()
     assert json.loads(lines[0])["kenning_export"] == 1 and len(lines) == 3
     assert not (seeded_project / "-").exists()
+
+
+@pytest.mark.parametrize("commits", ["101", "-1"])
+def test_stale_commits_out_of_range_is_bad_input_like_limit(
+    seeded_project: Path, commits: str
+) -> None:
+    """`stale --commits 101` was click's usage error (exit 2, with the usage text), where
+    `search --limit 101` and `recall --top-k 0` are bad input: one line, exit 1."""
+    result = CliRunner().invoke(main, ["stale", "--commits", commits])
+    _one_line_error(result, "stale")
+    assert result.exit_code == 1
+    assert "commits" in result.stderr and "from 0 to 100" in result.stderr
+    assert "Usage:" not in result.stderr

@@ -1044,8 +1044,8 @@ Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consul
     "--commits",
     default=5,
     show_default=True,
-    type=click.IntRange(0, 100),
-    help="Commits shown per changed file.",
+    type=int,
+    help="Commits shown per changed file (0 to 100).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_this_project_option
@@ -1055,6 +1055,8 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
     """List the memories whose files changed since they were written, and what changed."""
     from .render import render_json, render_stale
 
+    if not 0 <= commits <= 100:  # bad input (exit 1), as --limit's
+        raise UserInputError(f"--commits is {commits}; expected a whole number from 0 to 100")
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         report = store.stale(commits=commits)
         missing = store.missing_reason
