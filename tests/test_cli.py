@@ -406,3 +406,25 @@ def test_stats_shows_a_store_files_collection_names_inert(project: Path) -> None
     assert r.returncode == 0, r.stderr
     assert not {"\x1b", "\x07", "\u202e"} & set(r.stdout), r.stdout
     assert "owned" in r.stdout
+
+
+def test_json_of_the_reading_commands_says_whether_there_is_a_store(project: Path) -> None:
+    """Without a store, recall, search and stale say so in text (on stderr), but their
+    --json said nothing anywhere: an answer with no results looked the same with and without
+    a store. Each now carries stats' intel_path and store_exists, as the MCP tools do."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    commands = (
+        ("recall", "--json", "database is locked when two agents write"),
+        ("search", "--json", "how do we handle sqlite locking"),
+        ("stale", "--json"),
+    )
+    where = str((project / ".kenning" / "memory.db").resolve())
+    for args in commands:
+        r = run_cli(project, *args, env=env)
+        assert r.returncode == 0, r.stderr
+        data = json.loads(r.stdout)
+        assert data["store_exists"] is False and data["intel_path"] == where, args
+    assert run_cli(project, "remember", DB_LOCKED, env=env).returncode == 0
+    for args in commands:
+        data = json.loads(run_cli(project, *args, env=env).stdout)
+        assert data["store_exists"] is True and data["intel_path"] == where, args

@@ -448,8 +448,9 @@ def recall(
     with _open(store_path, create=False, missing_ok=True) as store:
         result = store.recall(query, top_k, errors=errors, group_id=group_id)
         missing = store.missing_reason
+        where = _where(store)
     if fmt == "json":
-        _echo_json_text(render_json(result.to_dict()))
+        _echo_json_text(render_json(result.to_dict() | where))
     elif fmt == "xml":
         block = render_recall_result(result)
         if block:
@@ -466,6 +467,12 @@ def recall(
                 click.echo(f"   {stale_line(hit.freshness)} (score -{hit.stale_penalty:.2f})")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
+
+
+def _where(store: MemoryStore) -> dict[str, Any]:
+    """Which store a reading command's --json answered from, and whether it exists yet (as
+    stats and the MCP tools say it): without a store, no results are no news."""
+    return {"intel_path": store.location, "store_exists": store.exists}
 
 
 def _plain(text: str) -> str:
@@ -562,8 +569,9 @@ def search(
             threshold=threshold,
             decay=decay,
         )
+        where = _where(store)
     if fmt == "json":
-        _echo_json_text(render_json(response.to_dict()))
+        _echo_json_text(render_json(response.to_dict() | where))
     elif fmt == "xml":
         block = render_xml(
             [(r.memory.content, r.score, r.stale) for r in response.results], context="general"
@@ -1060,8 +1068,9 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         report = store.stale(commits=commits)
         missing = store.missing_reason
+        where = _where(store)
     if as_json:
-        _echo_json_text(render_json(report.to_dict()))
+        _echo_json_text(render_json(report.to_dict() | where))
     elif missing is not None:
         click.echo(f"nothing to check: {_plain(missing)}", err=True)
     else:
