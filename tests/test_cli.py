@@ -370,6 +370,18 @@ def test_migrate_to_a_folder_writes_the_store_in_it_as_store_reads_one(project: 
     assert json.loads(copied.stdout)["memories"] == 1
 
 
+def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
+    """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
+    copied every note onto itself and said "verified", exit 0: a user who meant another
+    folder was told their notes had moved. It is refused, naming the store."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "We deploy on Tuesdays only", env=env).returncode == 0
+    for target in (".kenning", ".kenning/memory.db", str(project / ".kenning")):
+        r = run_cli(project, "migrate", "--to", target, env=env)
+        assert r.returncode == 1, (target, r.stdout, r.stderr)
+        assert "is the store being migrated" in r.stderr and "--to" in r.stderr, r.stderr
+
+
 def test_stats_shows_a_store_files_provenance_inert(project: Path) -> None:
     """A store file is data someone else may have written (a clone that ships its
     .kenning, a store handed over for `--store`): stats printed its stamped model id as it

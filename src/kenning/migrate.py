@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .config import expand_home, is_store_url
-from .errors import KenningError, ProvenanceMismatch
+from .errors import KenningError, ProvenanceMismatch, UserInputError
 from .model import same_memory
 from .safety import without_nul
 
@@ -189,6 +189,8 @@ def migrate_store(
     A target file must lie inside this project, like every store kenning writes (the
     store-location guard): migrating into another project's store is refused.
     """
+    from pathlib import Path
+
     from .backends.registry import open_backend
     from .project import STORE_FILENAME, Project, check_store_location, names_a_file
 
@@ -199,6 +201,16 @@ def migrate_store(
         location = path if names_a_file(path) else path / STORE_FILENAME
         check_store_location(
             Project(store.project.root, store.group_id, location.absolute(), store.project.remote)
+        )
+        itself = store.project.store_url is None and (
+            location.resolve() == Path(store.location).resolve()
+        )
+    else:
+        itself = target == store.project.store_url
+    if itself:  # copying every note onto itself would "verify" and move nothing
+        raise UserInputError(
+            f"the migration target {target} is the store being migrated ({store.location}); "
+            "name another store with --to"
         )
     destination = open_backend(
         location, create=True, dimension=None, project_root=store.project.root
