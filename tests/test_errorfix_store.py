@@ -163,6 +163,26 @@ def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -
     assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
 
 
+def test_a_query_said_to_be_an_error_finds_its_fix_by_fingerprint(store: MemoryStore) -> None:
+    # rustc's and ruff's warnings do not look like errors to the detector; --errors (and
+    # --error RAW, whose signature is such a line) says they are, and the same warning about
+    # another name must then find its fix by fingerprint, not lose to a look-alike note
+    unused = store.remember(
+        "ERROR-FIX: warning: unused variable: `request_handler_factory` | FIX: prefix the "
+        "binding with an underscore or remove it | SOURCE: docs/solutions/rust/unused.md — "
+        "a binding that is never read",
+        "error_fix",
+    )
+    store.remember(
+        "ERROR-FIX: warning: variable does not need to be mutable | FIX: drop the mut keyword "
+        "| SOURCE: docs/solutions/rust/unused-mut.md — mut not needed",
+        "error_fix",
+    )
+    result = store.recall("warning: unused variable: `mut_buffer`", errors=True)
+    assert result.hits[0].memory.id == unused.id
+    assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
+
+
 def test_unrelated_queries_score_below_the_floor(store: MemoryStore) -> None:
     for text in (
         "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout",

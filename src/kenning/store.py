@@ -885,12 +885,13 @@ class MemoryStore:
             return self._lexical_worker
 
     def _lexical_side(
-        self, query: str, pool: int, filters: Filters, *, check: bool
+        self, query: str, pool: int, filters: Filters, *, check: bool, error: bool = False
     ) -> LexicalEvidence:
         """Everything a hybrid query needs that does not need its vector: the provenance
         check (``check``), the lexical top ``pool``, the statistics every candidate's BM25 is
         scored with, the stored vectors of the lexical hits, and the entries whose error
-        fingerprint the query's signature matches."""
+        fingerprint the query's signature matches (looked up when the query looks like an
+        error, or ``error`` says it is one)."""
         from .fingerprints import error_fingerprint
         from .lexical import text_statistics
         from .signatures import extract_error_signature, looks_like_error
@@ -900,7 +901,9 @@ class MemoryStore:
         hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
         vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
         fingerprint = (
-            error_fingerprint(extract_error_signature(query)) if looks_like_error(query) else None
+            error_fingerprint(extract_error_signature(query))
+            if error or looks_like_error(query)
+            else None
         )
         matches = self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
@@ -916,6 +919,7 @@ class MemoryStore:
         *,
         mode: str = "hybrid",
         vector: np.ndarray | None = None,
+        error: bool = False,
     ) -> list[Candidate]:
         """Top-k candidates, best first.
 
@@ -923,11 +927,20 @@ class MemoryStore:
         fused with a bounded lexical bonus (:func:`kenning.search.fused_score`), so the score
         stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
         ``lexical`` are the single-signal baselines the quality benchmark compares against.
+        ``error`` says the query is an error even when it does not look like one (a
+        compiler's or linter's warning): its fingerprint is looked up all the same.
         """
-        return self._retrieve(query, k, filters, mode=mode, vector=vector)[0]
+        return self._retrieve(query, k, filters, mode=mode, vector=vector, error=error)[0]
 
     def _retrieve(
-        self, query: str, k: int, filters: Filters, *, mode: str, vector: np.ndarray | None
+        self,
+        query: str,
+        k: int,
+        filters: Filters,
+        *,
+        mode: str,
+        vector: np.ndarray | None,
+        error: bool = False,
     ) -> tuple[list[Candidate], np.ndarray | None]:
         """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
         ``lexical`` mode) for a next search of the same query."""
@@ -947,12 +960,12 @@ class MemoryStore:
             # other before its own next backend call.
             try:
                 lexical_side = self._lexical_executor().submit(
-                    self._lexical_side, query, pool, filters, check=True
+                    self._lexical_side, query, pool, filters, check=True, error=error
                 )
             except RuntimeError:  # shut down by a close() on another thread meanwhile
                 raise StoreClosed.at(self.backend.location) from None
         elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
-            found = self._lexical_side(query, pool, filters, check=False)
+            found = self._lexical_side(query, pool, filters, check=False, error=error)
         elif vector is None:
             self._check_provenance(stamp=False)
         try:
@@ -1008,7 +1021,9 @@ class MemoryStore:
         floor = error_floor if is_error else generic_floor
         filters = Filters(group_id=self.resolve_group(group_id))
         # No store yet: nothing to recall, and no reason to load the model.
-        candidates = self.retrieve(query, top_k, filters) if self.exists else []
+        # an error query finds its fix by fingerprint even when only the caller knew it was
+        # one (--errors, a signature parsed from raw output): the same error, another name
+        candidates = self.retrieve(query, top_k, filters, error=is_error) if self.exists else []
         # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
         # toward the middle for them too: they are held to the error floor (SPEC §5) — the
         # lower floor, as the seed means it; a project's calibrated error floor can be the
