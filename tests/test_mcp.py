@@ -205,6 +205,20 @@ async def test_every_tool(project: Path, tmp_path: Path) -> None:
         assert "id\\u202egnp\\x1b[2J" in quoted and not {"\u202e", "\x1b"} & set(quoted)
 
 
+async def test_search_memories_takes_use_cascading(project: Path, tmp_path: Path) -> None:
+    # the AI Memory Module's search_memories(use_cascading=False): an agent written for it
+    # asks for the primary collection alone, and must not get the others' notes instead
+    async with connect(project, tmp_path / "err.log") as s:
+        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
+        query = "how do I make a datetime timezone-aware in UTC"
+        alone = await ok(s, "search_memories", query=query, use_cascading=False)
+        assert alone["cascading"]["enabled"] is False
+        assert alone["collections_searched"] == ["code-patterns"] and alone["results"] == []
+        cascaded = await ok(s, "search_memories", query=query)
+        assert cascaded["cascading"]["expanded"] is True
+        assert [r["memory"]["content"] for r in cascaded["results"]] == [UTC_RULE]
+
+
 async def test_tool_errors_are_readable(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "err.log") as s:
         text = await error(s, "hooks_remember", content="a note", type="bogus")

@@ -17,7 +17,8 @@ arguments ruvector's server and CLI take are accepted too):
   plus ``success``, ``store_exists`` and ruvector's ``stats`` object.
 * ``hooks_capabilities()`` → ruvector's ``{"success", "capabilities", "features",
   "stats"}``, answered for kenning (see :func:`capabilities`).
-* ``search_memories(query, collection, memory_type, intent, limit, group_id, decay)`` →
+* ``search_memories(query, collection, memory_type, intent, limit, group_id, decay,
+  use_cascading)`` →
   :meth:`SearchResponse.to_dict`.
 * ``read_source(id | path)`` → the memory's document, validated and cut to
   :data:`~kenning.sources.SOURCE_READ_LIMIT` bytes, or a tool error with the refusal.
@@ -181,7 +182,8 @@ or type, or every project in the store.
 Collections: {_collections_text()}. intent "how" / "what" / "why" searches code-patterns / \
 conventions / discussions first (detected from the query when omitted). When fewer than \
 {protocol.CASCADE_MIN_RESULTS} results pass or the best scores below {protocol.CASCADE_MIN_BEST}, \
-the other collections are searched too (cascading; not when a collection is given).
+the other collections are searched too (cascading; not when a collection is given, nor \
+with use_cascading false).
 
 A result's "semantic" is its cosine similarity to the query and must reach the project's \
 threshold (default {protocol.SEARCH_DEFAULT_THRESHOLD} with MiniLM). With decay on, "score" = \
@@ -556,6 +558,7 @@ class KenningTools:
         limit: int = protocol.SEARCH_DEFAULT_LIMIT,
         group_id: str | None = None,
         decay: bool = True,
+        use_cascading: bool = True,
         where: Located | None = None,
     ) -> dict[str, Any]:
         store = self.store(create=False, where=where)
@@ -565,6 +568,7 @@ class KenningTools:
             query,
             collection=collection,
             memory_type=memory_type,
+            use_cascading=use_cascading,
             intent=intent,
             limit=limit,
             group_id=group_id,
@@ -826,6 +830,15 @@ def build_server(tools: KenningTools) -> MCPServer:
             list[str] | str | None,
             Field(description="The older name of memory_type, still accepted."),
         ] = None,
+        # the AI Memory Module's search_memories() argument: the SDK drops an argument the
+        # tool does not declare, so without it a False was silently a True
+        use_cascading: Annotated[
+            bool,
+            Field(
+                description="Search the other collections too when the primary one has too "
+                "few results (default true; false: the primary collection alone)."
+            ),
+        ] = True,
     ) -> dict[str, Any]:
         if memory_type is not None and types is not None and memory_type != types:
             raise UserInputError("pass the memory types once, as memory_type")
@@ -839,6 +852,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             limit=limit,
             group_id=group_id,
             decay=decay,
+            use_cascading=use_cascading,
         )
 
     @server.tool(
