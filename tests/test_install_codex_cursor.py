@@ -493,6 +493,21 @@ def test_dry_run_never_prints_a_credential_of_the_user_config(
     assert snapshot(home) == before
 
 
+@pytest.mark.parametrize("agent", ["codex", "cursor"])
+def test_dry_run_shows_the_repository_text_it_diffs_inert(project: Path, agent: str) -> None:
+    """The dry run's diff quotes the lines around kenning's section of AGENTS.md — text of
+    the repository, which anyone who can commit wrote: an OSC sequence there set the
+    terminal's title (a way to a spoofed prompt), and a bidi override reordered the line.
+    Such characters are shown as their escapes; the file is left as it is."""
+    hostile = "Build with make.\x1b]0;owned\x07 Then \u202etest\n"
+    (project / "AGENTS.md").write_text(f"# Agents\n\n{hostile}", encoding="utf-8")
+    code, out, err = cli(agent, "--dry-run")
+    assert code == 0, err
+    assert "\\u001b]0;owned\\u0007" in out and "\\u202e" in out, out
+    assert not {"\x1b", "\x07", "\u202e"} & set(out + err)
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == f"# Agents\n\n{hostile}"
+
+
 def test_no_agents_md_option(project: Path) -> None:
     assert cli("cursor", "--no-agents-md")[0] == 0
     assert (project / ".cursor" / "mcp.json").exists()

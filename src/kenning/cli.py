@@ -1585,8 +1585,10 @@ def install(
         return
     for change in result.changes:
         if dry_run:
-            if change.changed:
-                click.echo(change.diff(), nl=False)
+            if change.changed:  # the file's own lines too: the repository's text, inert
+                from .render import shown_escaped
+
+                click.echo(shown_escaped(change.diff()), nl=False)
             else:
                 click.echo(f"{change.label}: no change", err=True)
         else:

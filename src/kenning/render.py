@@ -59,6 +59,7 @@ __all__ = [
     "sanitise_for_terminal",
     "sanitise_for_xml",
     "show_unsafe",
+    "shown_escaped",
     "stale_line",
     "summary_line",
 ]
@@ -468,6 +469,16 @@ def ascii_json(text: str) -> str:
 #: What :func:`show_unsafe` writes out: :data:`_JSON_UNSAFE`, and the C0 controls but tab
 #: and newline (JSON text escapes those itself; decoded structured data holds them raw).
 _SHOWN_UNSAFE = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}")
+
+
+def shown_escaped(text: str) -> str:
+    """Lines of a file kenning shows as they are (a dry run's diff) through
+    :func:`show_unsafe`: exact, and inert. A line's own CRLF ending stays a line ending."""
+    lines = text.split("\n")
+    return "\n".join(
+        show_unsafe(line[:-1]) + "\r" if line.endswith("\r") else show_unsafe(line)
+        for line in lines
+    )
 
 
 def show_unsafe(value: Any) -> Any:
