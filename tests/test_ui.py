@@ -17,6 +17,8 @@ import re
 import select
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -689,6 +691,28 @@ def test_a_project_without_a_store_and_a_taken_port(
     assert (
         r.returncode == 1 and r.stdout == "" and f"cannot listen on 127.0.0.1:{ui.port}" in r.stderr
     )
+
+
+def test_ctrl_c_stops_the_page_as_it_says(tmp_path: Path) -> None:
+    """`kenning ui` says "Ctrl+C to stop"; doing so printed "error: interrupted" and exited
+    130, as if something had gone wrong. Stopping the page as it says is a clean end: one
+    line that it stopped, exit 0."""
+    import signal
+
+    empty = make_repo(tmp_path / "empty")
+    log = tmp_path / "stderr.txt"
+    server = start_ui(empty, log)
+    try:
+        # serving (uvicorn has taken the signal): any answer will do
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{server.base}/no-such-page", timeout=30)
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(timeout=30) == 0, log.read_text()
+    finally:
+        server.stop()
+    said = log.read_text()
+    assert "error" not in said and "Traceback" not in said, said
+    assert said.strip().splitlines()[-1] == "kenning ui: stopped", said
 
 
 def test_postgres_store_and_a_server_that_goes_down(

@@ -65,12 +65,6 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     actual = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = create_app(source, port=actual, token=token)
-    print(f"http://{HOST}:{actual}/?token={token}", flush=True)
-    print(
-        f"kenning ui: serving {project} on {HOST}:{actual} only; Ctrl+C to stop",
-        file=sys.stderr,
-        flush=True,
-    )
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -80,8 +74,19 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
         server_header=False,
         date_header=False,
     )
+    server = uvicorn.Server(config)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        print(f"http://{HOST}:{actual}/?token={token}", flush=True)
+        print(
+            f"kenning ui: serving {project} on {HOST}:{actual} only; Ctrl+C to stop",
+            file=sys.stderr,
+            flush=True,
+        )
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # Ctrl+C is how the page is stopped (uvicorn shuts down, then raises it again; or
+        # it came before uvicorn took the signal)
+        print("kenning ui: stopped", file=sys.stderr, flush=True)
     finally:
         source.close()
         sock.close()
