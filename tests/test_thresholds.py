@@ -278,6 +278,13 @@ def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
     stats = json.loads(run("stats", "--json").stdout)
     assert stats["settings"]["similarity_threshold"] == threshold
     assert stats["settings"]["sources"]["similarity_threshold"].endswith("config.toml")
+    # in text, the floors shown beside the ones written are said to be the ones before it
+    # (they read "recall floors now: 0.5" above "wrote recall_floor = 0.445")
+    again = run("calibrate", str(queries), "--write")
+    assert again.returncode == 0, again.stderr
+    assert "wrote similarity_threshold" in again.stdout
+    assert "recall floors now" not in again.stdout
+    assert "recall floors before this write" in again.stdout
 
 
 @pytest.mark.parametrize(

@@ -737,7 +737,7 @@ def calibrate(
         extra = {"written": written.to_dict() if written else None} if write else {}
         _echo_json(report.to_dict() | extra)
     else:
-        _print_calibration(report, floors)
+        _print_calibration(report, floors, "before this write" if written else "now")
         if written is not None:
             for key, number in written.values.items():
                 click.echo(f"wrote {key} = {number} to {_plain(str(written.path))}")
@@ -747,7 +747,7 @@ def calibrate(
         raise refusal
 
 
-def _print_calibration(report: Any, floors: tuple[float, float]) -> None:
+def _print_calibration(report: Any, floors: tuple[float, float], when: str) -> None:
     s = report.summary()
 
     def fmt(v: Any) -> str:
@@ -767,7 +767,7 @@ def _print_calibration(report: Any, floors: tuple[float, float]) -> None:
     for name, value in rows:
         click.echo(f"{name.ljust(width)}  {fmt(value)}")
     click.echo(
-        f"recall floors now: {floors[0]} (generic), {floors[1]} (errors); the protocol's: "
+        f"recall floors {when}: {floors[0]} (generic), {floors[1]} (errors); the protocol's: "
         f"{protocol.RECALL_FLOOR}, {protocol.ERROR_RECALL_FLOOR}"
     )
 
