@@ -122,6 +122,20 @@ def test_errors_have_exit_codes_and_one_line(
     assert "Traceback" not in r.stderr
 
 
+def test_a_file_that_never_was_a_store_is_named_as_the_wrong_file(project: Path) -> None:
+    """`--store README` (a file that never was a database) was told to "move README aside,
+    then restore from a backup": the advice for a damaged store. It says the file is not a
+    store and where kenning's is, and leaves the file as it was."""
+    readme = project / "README"
+    readme.write_text("# widgets\n")
+    for command in (["recall", "x"], ["remember", "a note about y"], ["stats"]):
+        r = kenning(project, *command, "--store", "README")
+        assert r.returncode == 1, r.stderr
+        assert "README is not a kenning store" in r.stderr and "--store" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    assert readme.read_text() == "# widgets\n"
+
+
 def test_no_store_recall_is_quiet(project: Path) -> None:
     r = kenning(project, "recall", "--quiet", "anything at all")
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

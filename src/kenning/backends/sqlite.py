@@ -47,6 +47,7 @@ from ..errors import (
 from ..lexical import MAX_QUERY_TERMS
 from ..lexical import terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
+from ..project import STORE_FILENAME
 from ..protocol import MAX_SEEN_COUNT
 from ..vectors import bad_rows, checked_cosine, vector_problem
 from . import annindex
@@ -245,6 +246,15 @@ def _statements(script: str) -> Iterator[str]:
         yield buffer.strip()
 
 
+def _has_sqlite_header(path: Path) -> bool:
+    """Does the file start as every SQLite database does?"""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return True  # unreadable: say what SQLite said
+
+
 def _recovery_hint(path: Path) -> str:
     return (
         f"move {path} aside, then restore from a backup with `kenning import <backup.jsonl>` "
@@ -407,6 +417,15 @@ class SQLiteBackend:
             raise KenningError(_cannot_open(self.path, exc)) from None
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if self.path.name != STORE_FILENAME and not _has_sqlite_header(self.path):
+                # never a database, and not kenning's file name (--store README): the wrong
+                # file named, not a store to restore
+                raise NotAKenningStore(
+                    f"{self.path} is not a kenning store (not an SQLite database at all); "
+                    "kenning leaves it as it is. Point --store or KENNING_STORE at a kenning "
+                    "store (by default <git top level>/.kenning/memory.db); if it was one, it "
+                    f"is damaged: {_recovery_hint(self.path)}"
+                ) from None
             raise StoreCorrupted(
                 f"{self.path} is not a readable kenning store ({exc}); {_recovery_hint(self.path)}"
             ) from None
