@@ -136,6 +136,19 @@ def test_a_file_that_never_was_a_store_is_named_as_the_wrong_file(project: Path)
     assert readme.read_text() == "# widgets\n"
 
 
+def test_forget_and_edit_answer_json_without_a_store(project: Path) -> None:
+    """With --json, forget and edit answer a script in JSON whatever happens (an unknown id:
+    {"deleted": false} / a rejected note); with no store yet they printed only an error
+    line, and `kenning forget --json ID | jq .deleted` read nothing."""
+    r = kenning(project, "forget", "--json", "0123")
+    assert r.returncode == 1 and json.loads(r.stdout) == {"id": "0123", "deleted": False}
+    r = kenning(project, "edit", "--json", "0123", "--content", "a new text")
+    answer = json.loads(r.stdout)
+    assert r.returncode == 1 and answer["status"] == "rejected", r.stdout
+    assert "no kenning store" in answer["reason"]
+    assert not (project / ".kenning").exists()
+
+
 def test_no_store_recall_is_quiet(project: Path) -> None:
     r = kenning(project, "recall", "--quiet", "anything at all")
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

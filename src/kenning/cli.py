@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from . import protocol
-from .errors import KenningError, UserInputError
+from .errors import KenningError, StoreNotFound, UserInputError
 from .model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
@@ -1138,8 +1138,13 @@ Examples:
 @handle_errors
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
-    with _open(store_path, create=False) as store:
-        found = store.forget(memory_id, group_id=group_id)
+    try:
+        with _open(store_path, create=False) as store:
+            found = store.forget(memory_id, group_id=group_id)
+    except StoreNotFound:
+        if not as_json:
+            raise
+        found = False  # a script reading --json gets its answer: no store, no such memory
     if as_json:
         _echo_json({"id": memory_id, "deleted": found})
     elif found:
@@ -1748,14 +1753,14 @@ def edit(
     if content is None and memory_type is None:
         raise click.UsageError("pass --content, --type, or both")
     text = _read_note(content, as_json) if content is not None else None
-    with _open(store_path, create=False) as store:
-        try:
+    try:
+        with _open(store_path, create=False) as store:
             result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
-        except UserInputError as exc:
-            if not as_json:
-                raise
-            # a script reading --json gets an answer, as from remember and forget
-            result = RememberResult(status=REJECTED, reason=str(exc))
+    except (UserInputError, StoreNotFound) as exc:
+        if not as_json:
+            raise
+        # a script reading --json gets an answer, as from remember and forget
+        result = RememberResult(status=REJECTED, reason=str(exc))
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:
