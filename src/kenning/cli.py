@@ -1296,7 +1296,8 @@ Examples:
 From ruvector: its notes (memories) and recorded error fixes (as ERROR-FIX entries) go
 through the write path and are embedded again with kenning's model (ruvector's vectors are
 never used); its edit/command log and learning data are left out and counted. Running it
-again adds nothing.
+again adds nothing still there (a note edited or forgotten since comes back as ruvector
+holds it).
 """,
 )
 @click.argument("source", required=False, type=click.Path(allow_dash=True))

@@ -22,7 +22,8 @@ ruvector's timestamps, ids and types are kept (``stored_at``; ``metadata.ruvecto
 ``ruvector_type``). Memories of type ``edit`` and ``command`` are ruvector's automatic log
 of edits and shell commands (its post-edit / post-command hooks), not notes: skipped and
 counted. The whole file is read and checked before anything is written; running the import
-again adds nothing (dedup).
+again adds nothing that is still there (dedup), but a note edited or forgotten in kenning
+since comes back as ruvector holds it.
 
 ``ruvector.db`` is not the memory protocol's store: it is the default file of
 ``@ruvector/core``'s VectorDB (``npx ruvector create``; a redb database of vectors), which
