@@ -997,7 +997,12 @@ class QdrantBackend:
                     out[(coll, str(sub.value))] = int(sub.count)
         return out
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+    def _pages(
+        self, scroll_filter: Any, limit: int, *, with_payload: Any = True, vectors: bool = False
+    ) -> Iterator[list[Any]]:
+        """Every point matching ``scroll_filter``, ``limit`` at a time (a scroll pages by
+        point id: whatever order a caller needs, it reads every page); none while the store
+        has no memories collection yet."""
         offset: Any = None
         while True:
             with self._call() as client:
@@ -1005,18 +1010,22 @@ class QdrantBackend:
                     return
                 points, offset = client.scroll(
                     self.collection,
-                    scroll_filter=self._filter(filters),
-                    limit=batch_size,
+                    scroll_filter=scroll_filter,
+                    limit=limit,
                     offset=offset,
-                    with_payload=True,
-                    with_vectors=True,
+                    with_payload=with_payload,
+                    with_vectors=vectors,
                 )
+            yield points
+            if offset is None:
+                return
+
+    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+        for points in self._pages(self._filter(filters), batch_size, vectors=True):
             for p in points:
                 memory = self._decode(p)
                 if memory is not None:
                     yield MemoryRecord(memory=memory, vector=np.asarray(p.vector, dtype=np.float32))
-            if offset is None:
-                return
 
     def newest(self, filters: Filters, n: int) -> list[Memory]:
         from qdrant_client import models
@@ -1064,23 +1073,17 @@ class QdrantBackend:
         after = models.FieldCondition(
             key="stored_at", range=models.DatetimeRange(gte=since.astimezone(UTC))
         )
-        found: list[datetime] = []
-        offset: Any = None
-        while True:
-            with self._call() as client:
-                if self._dim() is None:
-                    return []
-                self._index_stored_at(client)
-                points, offset = client.scroll(
-                    self.collection,
-                    scroll_filter=self._filter(filters, [after]),
-                    limit=1000,
-                    offset=offset,
-                    with_payload=["stored_at"],
-                )
-            found.extend(parse_timestamp(p.payload["stored_at"]) for p in points)
-            if offset is None:
-                return found
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            self._index_stored_at(client)
+        return [
+            parse_timestamp(p.payload["stored_at"])
+            for points in self._pages(
+                self._filter(filters, [after]), 1000, with_payload=["stored_at"]
+            )
+            for p in points
+        ]
 
     def _frequencies(self, client: Any, words: Sequence[str]) -> dict[str, int]:
         """Document frequency of each word: an exact ``count`` per word."""
@@ -1178,23 +1181,12 @@ class QdrantBackend:
         condition = models.FieldCondition(
             key="metadata.error_fingerprint", match=models.MatchValue(value=fingerprint)
         )
-        found: list[Memory] = []
-        offset: Any = None
-        while True:
-            # every match: a scroll pages by point id, so the newest may be on any page
-            with self._call() as client:
-                if self._dim() is None:
-                    return []
-                points, offset = client.scroll(
-                    self.collection,
-                    scroll_filter=self._filter(filters, [condition]),
-                    limit=LEXICAL_CANDIDATES,
-                    offset=offset,
-                    with_payload=True,
-                )
-            found.extend(self._decoded(points))
-            if offset is None:
-                break
+        # every match: the newest may be on any page
+        found = [
+            memory
+            for points in self._pages(self._filter(filters, [condition]), LEXICAL_CANDIDATES)
+            for memory in self._decoded(points)
+        ]
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:20]
 
