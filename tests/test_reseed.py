@@ -171,6 +171,27 @@ def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Pat
     assert (quiet.unchanged, quiet.pending, quiet.failed) == (3, 0, 0)
 
 
+def test_a_doc_saved_with_a_byte_order_mark_keeps_its_entries(
+    store: MemoryStore, docs: Path
+) -> None:
+    # Notepad and some Windows editors save UTF-8 with a BOM before the frontmatter fence:
+    # the doc is the same doc, not one whose track went missing
+    seed_solutions(store, docs)
+    (before,) = of(store, "db")
+    path = docs / "db" / "db.md"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    report = seed_solutions(store, docs)
+    status = {f.path: (f.status, f.reason) for f in report.files}
+    assert status["db/db.md"] == ("duplicate", "every entry is already stored")
+    assert report.retired == 0 and [m.id for m in of(store, "db")] == [before.id]
+    # a doc first written with a BOM is seeded like any other
+    new_error = doc("db", error="sqlite3.OperationalError: disk I/O error")
+    path.write_bytes(b"\xef\xbb\xbf" + new_error.encode())
+    report = seed_solutions(store, docs)
+    assert {f.path: f.status for f in report.files}["db/db.md"] == "seeded"
+    assert [("disk I/O error" in m.content) for m in of(store, "db")] == [True]
+
+
 def test_changed_only_reads_only_the_docs_whose_blob_changed(
     project: Path, docs: Path, minilm: Embedder
 ) -> None:

@@ -462,7 +462,9 @@ def parse_solution_doc(
     try:
         import frontmatter  # imported here: YAML is only needed when seeding
 
-        post = frontmatter.loads(text)
+        # a byte-order mark (Windows editors) before the opening "---" hides the whole
+        # frontmatter from the parser: the doc would read as one without "track: bug"
+        post = frontmatter.loads(text.removeprefix("\ufeff"))
     except Exception as exc:  # yaml.YAMLError and friends: reported per file, never fatal
         return DocOutcome(path, skipped_reason=f"malformed YAML frontmatter: {_short_error(exc)}")
     meta = dict(post.metadata)
