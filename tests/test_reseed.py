@@ -171,6 +171,26 @@ def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Pat
     assert (quiet.unchanged, quiet.pending, quiet.failed) == (3, 0, 0)
 
 
+def test_frontmatter_left_open_or_not_fields_is_malformed_and_keeps_its_entries(
+    store: MemoryStore, docs: Path
+) -> None:
+    # Half-edited frontmatter must not read as a doc without "track: bug" (which retires
+    # its entries): the closing "---" not written yet, a key without its colon
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    kept = {name: of(store, name)[0].id for name in ("db", "npm")}
+    write(root, "docs/solutions/db/db.md", doc("db").replace("---\n# db", "# db", 1))
+    write(root, "docs/solutions/npm/npm.md", "---\ntrack bug\n---\n" + doc("npm").split("---\n")[2])
+    report = seed_solutions(store, docs)
+    status = {f.path: (f.status, f.reason or "") for f in report.files}
+    assert status["db/db.md"][0] == "failed" and "never closed" in status["db/db.md"][1]
+    assert status["npm/npm.md"][0] == "failed" and "not fields" in status["npm/npm.md"][1]
+    assert report.retired == 0
+    assert {name: [m.id for m in of(store, name)] for name in kept} == {
+        name: [memory_id] for name, memory_id in kept.items()
+    }
+
+
 def test_a_doc_saved_with_a_byte_order_mark_keeps_its_entries(
     store: MemoryStore, docs: Path
 ) -> None:

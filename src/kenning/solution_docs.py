@@ -439,6 +439,34 @@ def _short_error(exc: Exception) -> str:
     return cut_at_word_boundary(first, 120)
 
 
+def _frontmatter(text: str) -> tuple[dict[str, object], str]:
+    """The frontmatter's fields and the body, as ``frontmatter.loads`` splits them, but
+    raising ``ValueError`` where it quietly gives no fields for frontmatter that is there:
+    an opening ``---`` never closed, or YAML that is not ``key: value`` fields (``track
+    bug``). Read as "no track", a half-edited doc would have its entries retired."""
+    import frontmatter  # imported here: YAML is only needed when seeding
+
+    text = text.strip()
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if handler is None:
+        return {}, text
+    try:
+        raw, content = handler.split(text)
+    except ValueError:
+        raise ValueError(
+            "the frontmatter opened on the first line is never closed (add the closing ---)"
+        ) from None
+    fields = handler.load(raw)
+    if fields is None:  # an empty frontmatter: no fields
+        fields = {}
+    if not isinstance(fields, dict):
+        raise ValueError(
+            f"the frontmatter is a {type(fields).__name__}, not fields "
+            "(write them as key: value lines, e.g. track: bug)"
+        )
+    return fields, content.strip()
+
+
 def parse_solution_doc(
     path: Path, text: str, root: Path, *, source_prefix: str = "docs/solutions"
 ) -> DocOutcome:
@@ -460,20 +488,17 @@ def parse_solution_doc(
     """
     path = Path(path)
     try:
-        import frontmatter  # imported here: YAML is only needed when seeding
-
         # a byte-order mark (Windows editors) before the opening "---" hides the whole
         # frontmatter from the parser: the doc would read as one without "track: bug"
-        post = frontmatter.loads(text.removeprefix("\ufeff"))
+        meta, content = _frontmatter(text.removeprefix("\ufeff"))
     except Exception as exc:  # yaml.YAMLError and friends: reported per file, never fatal
         return DocOutcome(path, skipped_reason=f"malformed YAML frontmatter: {_short_error(exc)}")
-    meta = dict(post.metadata)
     track = _meta_text(meta, "track")
     if track.lower() != "bug":
         return DocOutcome(
             path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
         )
-    blocks = _blocks(post.content)
+    blocks = _blocks(content)
     section = _fix_section(blocks)
     if section is None:
         return DocOutcome(path, skipped_reason="no ## Fix or ## Solution section")
