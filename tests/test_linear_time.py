@@ -72,6 +72,25 @@ def test_a_solution_document_with_a_long_heading_is_parsed_in_linear_time(tmp_pa
     assert outcome.entries, outcome
 
 
+def test_frontmatter_aliases_are_not_expanded_into_text(tmp_path: Path) -> None:
+    # "billion laughs": YAML aliases nest a list nine times per level in a few hundred
+    # bytes. Loaded, they share one list; written out as text (the problem: summary) they
+    # were 9**7 items — 6 s at seven levels, and each level more takes 9 times the time and
+    # memory: a 500-byte doc held seed-solutions and the session-start hook for hours.
+    levels = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 7)]
+    doc = (
+        "---\ntrack: bug\n" + "\n".join(levels) + "\nproblem: *l6\ntitle: *l6\n---\n"
+        "# Deploy fails\n\nIt fails with `Error: ENOSPC: no space left on device`.\n\n"
+        "## Fix\n\nPrune old images.\n"
+    )
+    start = time.thread_time()
+    outcome = parse_solution_doc(tmp_path / "ops" / "lol.md", doc, tmp_path)
+    assert time.thread_time() - start < 1.0
+    (entry,) = outcome.entries
+    assert "ENOSPC" in entry.signature and "lol" not in entry.summary
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

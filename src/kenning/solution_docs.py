@@ -15,6 +15,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from .errorfix import FIX_MAX_CHARS, SIGNATURE_MAX_CHARS, SUMMARY_MAX_CHARS, ErrorFixEntry, one_line
@@ -422,12 +423,19 @@ def _dedupe(signatures: Iterable[str]) -> list[str]:
     ]
 
 
+#: Frontmatter values that are text as they are (YAML dates and numbers too).
+_SCALARS = (str, int, float, date)
+
+
 def _meta_text(meta: dict[str, object], key: str) -> str:
+    """A frontmatter field as one line of text: a scalar, or a list of scalars joined.
+    Anything nested is no text: YAML aliases can nest a list of a few hundred bytes into
+    billions of items when written out."""
     value = meta.get(key)
-    if value is None:
-        return ""
     if isinstance(value, list | tuple):
-        value = " ".join(str(v) for v in value)
+        value = " ".join(str(v) for v in value if isinstance(v, _SCALARS))
+    elif not isinstance(value, _SCALARS):
+        return ""
     return one_line(str(value))
 
 
