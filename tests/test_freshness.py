@@ -228,6 +228,26 @@ def test_a_staged_rename_is_an_uncommitted_change(store: MemoryStore, files: Pat
     assert "uncommitted changes" in shown and "no commit on this branch" not in shown
 
 
+def test_a_file_renamed_twice_is_where_the_last_rename_put_it(
+    store: MemoryStore, files: Path
+) -> None:
+    """`kenning stale` named the first rename's target, a path that no longer exists."""
+    store.remember(NOTE, "rule")
+    git(files, "mv", "src/auth.py", "src/login.py")
+    commit(files, "auth becomes login")
+    git(files, "mv", "src/login.py", "src/session.py")
+    history = store.stale().memories[0].history["src/auth.py"]
+    assert history.moved_to == "src/session.py"  # the second rename staged
+    commit(files, "login becomes session")
+    history = store.stale().memories[0].history["src/auth.py"]
+    assert history.moved_to == "src/session.py"
+    assert [c.subject for c in history.commits] == ["auth becomes login"]
+    # moved, then deleted: it went nowhere that can be read
+    git(files, "rm", "-q", "src/session.py")
+    commit(files, "no more sessions")
+    assert store.stale().memories[0].history["src/auth.py"].moved_to is None
+
+
 def test_checkout_another_branch_and_back(store: MemoryStore, files: Path) -> None:
     memory_id = store.remember(NOTE, "rule").id or ""
     git(files, "checkout", "-q", "-b", "feature")

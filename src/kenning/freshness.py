@@ -421,21 +421,32 @@ def _git(cwd: Path, *args: str) -> str | None:
     return out.stdout.decode("utf-8", errors="replace")
 
 
-def _renamed(output: str | None, path: str) -> str | None:
-    """The new path of ``path`` in ``--name-status -z`` output (``R<score>\\0old\\0new``)."""
-    if not output:
-        return None
-    fields = output.split("\x00")
+def _renames(output: str | None) -> dict[str, str]:
+    """The renames (old path: new path) in one ``--name-status -z`` listing
+    (``R<score>\\0old\\0new``): one commit's, or the index's."""
+    renames: dict[str, str] = {}
+    fields = (output or "").split("\x00")
     i = 0
     while i < len(fields):
         status = fields[i]
         if status.startswith(("R", "C")) and i + 2 < len(fields):
-            if status.startswith("R") and fields[i + 1] == path:
-                return fields[i + 2]
+            if status.startswith("R"):
+                renames[fields[i + 1]] = fields[i + 2]
             i += 3
         else:
             i += 2 if status else 1
-    return None
+    return renames
+
+
+def _moved(log: str | None, staged: str | None, path: str) -> str:
+    """Where ``path`` is after the renames of ``log`` (``--format=%x1e``, newest commit
+    first) and then those ``staged``: each rename of the path it has at that point, so that
+    a file renamed twice is where the second rename put it."""
+    commits = (log or "").split("\x1e\x00")[1:]
+    for listing in [*reversed(commits), staged]:
+        # one listing at a time: a commit that renames a to b and b to c moved a to b
+        path = _renames((listing or "").lstrip("\n")).get(path, path)
+    return path
 
 
 #: When the commits dated since a memory do not lead back to the version it saw (a pull or
@@ -508,21 +519,22 @@ def file_history(
     status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
+        history = _git(
+            files_root,
+            "log",
+            *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
+            "-M",
+            "--diff-filter=R",
+            "--name-status",
+            "--format=%x1e",
+            "-z",
+            "-n200",
+        )
         staged = _git(files_root, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
-        moved = _renamed(staged, path)
-        if moved is None:
-            history = _git(
-                files_root,
-                "log",
-                *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
-                "-M",
-                "--diff-filter=R",
-                "--name-status",
-                "--format=",
-                "-z",
-                "-n200",
-            )
-            moved = _renamed((history or "").replace("\n", ""), path)
+        where = _moved(history, staged, path)
+        # renamed and then deleted: it went nowhere a reader can follow
+        if where != path and os.path.lexists(files_root / where):
+            moved = where
     return FileHistory(path, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
 
 
