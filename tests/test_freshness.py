@@ -248,6 +248,42 @@ def test_a_file_renamed_twice_is_where_the_last_rename_put_it(
     assert store.stale().memories[0].history["src/auth.py"].moved_to is None
 
 
+def test_a_file_of_a_submodule_has_the_submodules_history(
+    store: MemoryStore, files: Path, tmp_path: Path
+) -> None:
+    """git run in the superproject refuses a path inside a submodule ("is in submodule"):
+    `kenning stale` said "no commit on this branch since then" of a file a commit changed."""
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    write(library, "pool.py", "SIZE = 4\n")
+    commit(library, "pool of 4")
+    git(
+        files,
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "-q",
+        "add",
+        str(library),
+        "vendor/library",
+    )
+    commit(files, "vendor the library")
+    store.remember("vendor/library/pool.py keeps SIZE at 4 for the old workers", "rule")
+    sub = files / "vendor" / "library"
+    write(sub, "pool.py", "SIZE = 8\n")
+    history = store.stale().memories[0].history["vendor/library/pool.py"]
+    assert history.uncommitted and not history.commits
+    commit(sub, "pool of 8")
+    history = store.stale().memories[0].history["vendor/library/pool.py"]
+    assert [c.subject for c in history.commits] == ["pool of 8"] and not history.uncommitted
+    git(sub, "mv", "pool.py", "workers.py")
+    commit(sub, "pool becomes workers")
+    history = store.stale().memories[0].history["vendor/library/pool.py"]
+    assert history.moved_to == "vendor/library/workers.py"
+    assert [c.subject for c in history.commits] == ["pool becomes workers", "pool of 8"]
+
+
 def test_checkout_another_branch_and_back(store: MemoryStore, files: Path) -> None:
     memory_id = store.remember(NOTE, "rule").id or ""
     git(files, "checkout", "-q", "-b", "feature")

@@ -498,29 +498,29 @@ def file_history(
     when found the commits since are those of ``<that commit>..HEAD``, a merged branch's
     older ones included. Not found (never committed, or further back): the dated ones."""
     stamp = since.isoformat()
+    shown = path
+    repo, path, prefix = _repository_of(files_root, path)
     log = _git(
-        files_root, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
+        repo, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
         f"-n{limit + 2}", "--", path,
     )  # fmt: skip
     commits, base = _commits(log, recorded)
-    if base is None and recorded is not None and _head_blob(files_root, path) != recorded:
-        bound = _git(files_root, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
+    if base is None and recorded is not None and _head_blob(repo, path) != recorded:
+        bound = _git(repo, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
         span = f"{bound.strip()}..HEAD" if bound else "HEAD"
         walked = _git(
-            files_root, "log", span, _LOG_FORMAT, "--raw", "--no-abbrev", f"-n{HISTORY_WALK}",
+            repo, "log", span, _LOG_FORMAT, "--raw", "--no-abbrev", f"-n{HISTORY_WALK}",
             "--", path,
         )  # fmt: skip
         _, base = _commits(walked, recorded)
     if base is not None:  # every commit since, a merged branch's older ones included
-        since_base = _git(
-            files_root, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path
-        )
+        since_base = _git(repo, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path)
         commits, _ = _commits(since_base, None)
-    status = _git(files_root, "status", "--porcelain=v1", "-z", "--", path)
+    status = _git(repo, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
         history = _git(
-            files_root,
+            repo,
             "log",
             *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
             "-M",
@@ -530,12 +530,32 @@ def file_history(
             "-z",
             "-n200",
         )
-        staged = _git(files_root, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
+        staged = _git(repo, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
         where = _moved(history, staged, path)
         # renamed and then deleted: it went nowhere a reader can follow
-        if where != path and os.path.lexists(files_root / where):
-            moved = where
-    return FileHistory(path, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
+        if where != path and os.path.lexists(repo / where):
+            moved = prefix + where
+    return FileHistory(shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
+
+
+def _repository_of(files_root: Path, path: str) -> tuple[Path, str, str]:
+    """The repository git is asked about ``path`` in, the path there, and the folder
+    prefix that leads to it: the innermost submodule (or nested repository) of the checkout
+    that holds the file, whose history git run in the checkout refuses to tell ("is in
+    submodule"); else the checkout itself."""
+    from .safety import UnsafePathError, resolve_inside
+
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    for depth in range(len(parts) - 1, 0, -1):
+        folder = "/".join(parts[:depth])
+        if not os.path.lexists(files_root / folder / ".git"):
+            continue
+        try:  # stored data: a folder that leads out of the checkout is not followed
+            resolved, _ = resolve_inside(folder, files_root)
+        except UnsafePathError:
+            break
+        return Path(resolved), "/".join(parts[depth:]), folder + "/"
+    return files_root, path, ""
 
 
 def _head_blob(files_root: Path, path: str) -> str | None:
