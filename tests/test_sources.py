@@ -127,6 +127,34 @@ def test_a_binary_file_is_not_read_as_a_document(project: Path) -> None:
         read_document(check_source("docs/image.md", project))
 
 
+def test_a_named_pipe_is_not_read_as_a_document(project: Path) -> None:
+    """Opening a FIFO for reading waits for a writer: read_source on a memory naming one
+    (a pipe in the work tree, a forged source) held an MCP server thread for ever."""
+    import threading
+
+    (project / "tmp").mkdir()
+    fifo = project / "tmp" / "events.log"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            read_document(check_source("tmp/events.log", project))
+            outcome.append(None)
+        except BaseException as exc:  # what the read ended with, for the assert
+            outcome.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # let the blocked open go: a writer that closes at once
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+        pytest.fail("read_document waited for a writer on a named pipe")
+    (error,) = outcome
+    assert isinstance(error, UnsafePathError) and "not a regular file" in str(error)
+
+
 def test_read_document_caps_and_fails_closed(project: Path, docs: Path) -> None:
     doc = read_document(check_source("docs/solutions/db-locked.md", project))
     assert doc.text.startswith("# Database is locked") and not doc.truncated

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,10 +121,15 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     if path.is_dir():
         raise UnsafePathError(check.path, "a folder, not a file")
     try:
-        # the check resolved every symlink: one appearing now is refused, not followed
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # the check resolved every symlink: one appearing now is refused, not followed;
+        # non-blocking, as opening a named pipe otherwise waits for a writer
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags)
         with os.fdopen(fd, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise UnsafePathError(check.path, "not a regular file (a pipe or a device)")
+            size = st.st_size
             data = fh.read(limit + 1)
     except FileNotFoundError:
         raise UnsafePathError(check.path, "no such file") from None
