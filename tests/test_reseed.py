@@ -274,6 +274,27 @@ def test_reseed_changed_only_follows_folders_inside_the_checkout(
     assert reseed_changed(store) == []  # a broken state reads as no state
 
 
+def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
+    store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
+) -> None:
+    """A committed symlink to a doc elsewhere in the repository is inside the project in
+    every checkout of it: a linked work tree (outside the main checkout) refused it as a
+    "symlink that leaves the project"."""
+    root = docs.parent.parent
+    write(root, "runbooks/cache.md", doc("db", error="redis.exceptions.BusyLoadingError"))
+    (docs / "ops").mkdir()
+    (docs / "ops" / "cache.md").symlink_to("../../../runbooks/cache.md")
+    commit(root, "a runbook linked as a solution doc")
+    assert {f.path: f.status for f in seed_solutions(store, docs).files}["ops/cache.md"] == "seeded"
+    tree = tmp_path / "tree"
+    git(root, "worktree", "add", "-q", "-b", "other", str(tree))
+    with open_store(cwd=tree, embedder=minilm) as there:
+        report = seed_solutions(there, tree / "docs" / "solutions")
+    status = {f.path: (f.status, f.reason) for f in report.files}
+    assert status["ops/cache.md"] == ("duplicate", "every entry is already stored")
+    assert report.ok
+
+
 def test_seeded_entries_record_their_doc(store: MemoryStore, docs: Path) -> None:
     seed_solutions(store, docs)
     (db,) = of(store, "db")

@@ -380,7 +380,8 @@ def seed_solutions(
             next_known[rel] = hint
             continue
         path = Path(where)
-        data, text, problem = _read_doc(path, directory, store.project.root)
+        # the checkout's own files: a linked work tree is outside the main checkout
+        data, text, problem = _read_doc(path, directory, files_root)
         if problem is not None or data is None or text is None:
             reports[rel] = FileReport(rel, "failed", problem)
             if hint is not None:
