@@ -563,6 +563,28 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     assert refused.returncode == 1 and "--commits is -1" in refused.stderr
 
 
+def test_kenning_stale_says_an_ignored_file_has_no_history(store: MemoryStore, files: Path) -> None:
+    """A file .gitignore keeps out of git (local settings) changed in the work tree: no
+    other branch is checked out, which is what `kenning stale` said."""
+    write(files, ".gitignore", ".kenning/\nconfig/local.py\n")
+    commit(files, "local settings stay local")
+    write(files, "config/local.py", "DEBUG = True\n")
+    store.remember("config/local.py turns DEBUG on for every developer machine", "rule")
+    store.close()
+    for change in ("edit", "delete"):
+        if change == "edit":
+            write(files, "config/local.py", "DEBUG = False\n")
+        else:
+            os.remove(files / "config" / "local.py")
+        out = kenning(files, "stale")
+        assert out.returncode == 0, out.stderr
+        assert "\n    ignored by git (.gitignore): git has no history of it\n" in out.stdout
+        assert "no commit on this branch" not in out.stdout, change
+        data = json.loads(kenning(files, "stale", "--json").stdout)
+        (changed,) = data["memories"][0]["changed"]
+        assert changed["ignored"] is True and changed["commits"] == []
+
+
 def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
     store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

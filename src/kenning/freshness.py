@@ -404,11 +404,12 @@ def check(recorded: Mapping[str, str], files_root: Path) -> Freshness:
 # --------------------------------------------------------------------------------------------
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    # --literal-pathspecs: a path from a memory is a path, never a pathspec pattern
+def _git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
+    # --literal-pathspecs: a path from a memory is a path, never a pathspec pattern (a
+    # command taking plain paths, check-ignore, refuses the option: pathspecs=False)
     try:
         out = subprocess.run(
-            ["git", "--literal-pathspecs", *args],
+            ["git", *(("--literal-pathspecs",) if pathspecs else ()), *args],
             cwd=cwd,
             capture_output=True,
             timeout=_GIT_TIMEOUT_S,
@@ -535,7 +536,15 @@ def file_history(
         # renamed and then deleted: it went nowhere a reader can follow
         if where != path and os.path.lexists(repo / where):
             moved = prefix + where
-    return FileHistory(shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved)
+    # (tracked files are never reported as ignored: a pattern matching one does not count)
+    ignored = (
+        not commits
+        and not status
+        and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
+    )
+    return FileHistory(
+        shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved, ignored
+    )
 
 
 def _repository_of(files_root: Path, path: str) -> tuple[Path, str, str]:

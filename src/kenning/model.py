@@ -361,13 +361,16 @@ class Commit:
 class FileHistory:
     """What git says about a stale memory's file since the memory was written: the newest
     commits that touched it (at most the limit; ``more`` says there were others), whether
-    the work tree differs from the last commit, and where a moved file went."""
+    the work tree differs from the last commit, where a moved file went, and whether git
+    ignores the file."""
 
     path: str
     commits: tuple[Commit, ...] = ()
     more: bool = False
     uncommitted: bool = False
     moved_to: str | None = None
+    #: git ignores the path (.gitignore): it has no commits, whatever changed it
+    ignored: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -375,6 +378,7 @@ class FileHistory:
             "more_commits": self.more,
             "uncommitted": self.uncommitted,
             "moved_to": self.moved_to,
+            "ignored": self.ignored,
         }
 
 

@@ -421,7 +421,9 @@ def render_stale(report: StaleReport) -> str:
                 lines.append(f"    … more: git log --since={m.stored_at.isoformat()} -- <path>")
             if history.uncommitted:
                 lines.append("    uncommitted changes in the work tree")
-            if not history.commits and not history.uncommitted and f.status != "refused":
+            if history.ignored:
+                lines.append("    ignored by git (.gitignore): git has no history of it")
+            elif not history.commits and not history.uncommitted and f.status != "refused":
                 lines.append(
                     "    no commit on this branch since then (another branch or an older "
                     "version is checked out)"
