@@ -99,6 +99,19 @@ def test_seed_reports_bad_files_per_file(store: MemoryStore, project: Path, tmp_
     assert "SOURCE: docs/solutions/runtime/widget.md" in memory.content
 
 
+def test_a_utf16_doc_is_named_as_text_to_save_as_utf8(store: MemoryStore, project: Path) -> None:
+    """Windows PowerShell 5 writes UTF-16 with a byte-order mark (`Out-File`, `>`): every
+    other byte of ASCII text is NUL, and the doc was reported as a binary file."""
+    docs = project / "docs" / "solutions"
+    for name, encoding in (("le.md", "utf-16"), ("be.md", "utf-16-be")):
+        data = BUG_DOC.encode(encoding)
+        write(docs / "runtime" / name, data if encoding == "utf-16" else b"\xfe\xff" + data)
+    report = seed_solutions(store, docs)
+    assert report.failed == 2 and report.scanned == 2
+    for f in report.files:
+        assert f.status == "failed" and f.reason == "UTF-16 text, not UTF-8: save it as UTF-8"
+
+
 def test_seed_missing_and_empty_folders(store: MemoryStore, project: Path) -> None:
     with pytest.raises(UserInputError, match="does not exist"):
         seed_solutions(store, project / "nope")

@@ -159,6 +159,8 @@ def _read_doc(
         data = resolved.read_bytes()
     except OSError as exc:
         return None, None, f"cannot read the file: {exc.strerror or exc}"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # NUL in every other byte: not binary
+        return None, None, "UTF-16 text, not UTF-8: save it as UTF-8"
     if b"\x00" in data:
         return None, None, "binary file (contains NUL bytes)"
     try:
