@@ -11,7 +11,7 @@ import subprocess
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -607,6 +607,41 @@ def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
     changed = {c["path"]: c for c in item["changed"]}
     assert [c["subject"] for c in changed["src/auth.py"]["commits"]] == ["teammate changes auth"]
     assert changed["docs/solutions/db.md"]["moved_to"] == "docs/solutions/locked.md"
+
+
+def test_kenning_stale_in_a_shallow_clone_does_not_blame_its_boundary_commit(
+    minilm: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shallow clone's oldest commit shows every file as added: after `git fetch --depth
+    1` past the commit that changed the file, `kenning stale` named an unrelated commit as
+    the change."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    write(upstream, "src/auth.py", AUTH)
+    write(upstream, "README.md", "widgets\n")
+    commit(upstream, "auth")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", upstream.as_uri(), str(clone))
+    write(clone, ".git/info/exclude", ".kenning/\n")
+    with open_store(cwd=clone, embedder=minilm) as store:
+        store.remember("The session check in src/auth.py runs before the handler.", "rule")
+    later = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=5)
+    monkeypatch.setenv("GIT_AUTHOR_DATE", later.isoformat())
+    monkeypatch.setenv("GIT_COMMITTER_DATE", later.isoformat())
+    write(upstream, "src/auth.py", AUTH + "# sessions expire\n")
+    commit(upstream, "sessions expire")
+    write(upstream, "README.md", "widgets, now with docs\n")
+    commit(upstream, "readme only")
+    git(clone, "fetch", "-q", "--depth", "1", "origin", "main")
+    git(clone, "reset", "-q", "--hard", "origin/main")
+    out = kenning(clone, "stale")
+    assert out.returncode == 0, out.stderr
+    assert "readme only" not in out.stdout
+    assert "shallow clone" in out.stdout and "no commit on this branch" not in out.stdout
+    (item,) = json.loads(kenning(clone, "stale", "--json").stdout)["memories"]
+    (changed,) = item["changed"]
+    assert changed["commits"] == [] and changed["shallow"] is True
 
 
 def test_kenning_stale_lists_a_merged_branchs_commits_and_odd_subjects(

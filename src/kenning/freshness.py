@@ -506,17 +506,25 @@ def file_history(
         f"-n{limit + 2}", "--", path,
     )  # fmt: skip
     commits, base = _commits(log, recorded)
+    walked: list[Commit] = []
     if base is None and recorded is not None and _head_blob(repo, path) != recorded:
         bound = _git(repo, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
         span = f"{bound.strip()}..HEAD" if bound else "HEAD"
-        walked = _git(
+        walk = _git(
             repo, "log", span, _LOG_FORMAT, "--raw", "--no-abbrev", f"-n{HISTORY_WALK}",
             "--", path,
         )  # fmt: skip
-        _, base = _commits(walked, recorded)
+        _, base = _commits(walk, recorded)
+        walked, _ = _commits(walk, None)
     if base is not None:  # every commit since, a merged branch's older ones included
         since_base = _git(repo, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path)
         commits, _ = _commits(since_base, None)
+    # A shallow clone's oldest commits show every file as added, whether they changed it or
+    # not: they are not the change, and when the version the memory saw was not reached the
+    # change may be further back than the clone has history.
+    boundary = _shallow_boundary(repo)
+    cut = base is None and any(c.hash in boundary for c in (*commits, *walked))
+    commits = [c for c in commits if c.hash not in boundary]
     status = _git(repo, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
@@ -543,8 +551,21 @@ def file_history(
         and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
     )
     return FileHistory(
-        shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved, ignored
+        shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved, ignored, cut
     )
+
+
+def _shallow_boundary(repo: Path) -> frozenset[str]:
+    """The commits a shallow clone's history stops at (git's ``shallow`` file); none in a
+    full clone."""
+    where = _git(repo, "rev-parse", "--git-path", "shallow")
+    if not where:
+        return frozenset()
+    try:
+        text = (repo / where.strip()).read_text(encoding="ascii", errors="replace")
+    except OSError:  # no such file: not shallow
+        return frozenset()
+    return frozenset(text.split())
 
 
 def _repository_of(files_root: Path, path: str) -> tuple[Path, str, str]:

@@ -361,8 +361,8 @@ class Commit:
 class FileHistory:
     """What git says about a stale memory's file since the memory was written: the newest
     commits that touched it (at most the limit; ``more`` says there were others), whether
-    the work tree differs from the last commit, where a moved file went, and whether git
-    ignores the file."""
+    the work tree differs from the last commit, where a moved file went, whether git
+    ignores the file, and whether a shallow clone's history stops before the change."""
 
     path: str
     commits: tuple[Commit, ...] = ()
@@ -371,6 +371,8 @@ class FileHistory:
     moved_to: str | None = None
     #: git ignores the path (.gitignore): it has no commits, whatever changed it
     ignored: bool = False
+    #: a shallow clone whose history stops before the version the memory saw was reached
+    shallow: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -379,6 +381,7 @@ class FileHistory:
             "uncommitted": self.uncommitted,
             "moved_to": self.moved_to,
             "ignored": self.ignored,
+            "shallow": self.shallow,
         }
 
 

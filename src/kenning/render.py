@@ -423,6 +423,11 @@ def render_stale(report: StaleReport) -> str:
                 lines.append("    uncommitted changes in the work tree")
             if history.ignored:
                 lines.append("    ignored by git (.gitignore): git has no history of it")
+            elif history.shallow:
+                lines.append(
+                    "    this shallow clone's history stops before the change "
+                    "(`git fetch --unshallow` brings the rest)"
+                )
             elif not history.commits and not history.uncommitted and f.status != "refused":
                 lines.append(
                     "    no commit on this branch since then (another branch or an older "
