@@ -773,6 +773,20 @@ def test_path_candidates() -> None:
     ]
 
 
+def test_a_path_with_a_line_anchor_is_the_file(store: MemoryStore, files: Path) -> None:
+    """Code hosts link lines as ``src/auth.py#L2`` (``#L2-L5``, ``#L2C1``): the note names
+    that file, and went unrecorded — never stale, however the file changed."""
+    assert path_candidates("src/auth.py#L2 src/a.py#L2-L5 b.rs#L3C1-L4C2 c.md#usage") == [
+        "src/auth.py",
+        "src/a.py",
+        "b.rs",
+    ]
+    memory_id = store.remember("The session check at src/auth.py#L2 runs first.", "rule").id
+    write(files, "src/auth.py", AUTH + "# and now a second check\n")
+    state = stale_of(store, memory_id or "")
+    assert state is not None and [f.path for f in state.changed] == ["src/auth.py"]
+
+
 def test_named_paths_order() -> None:
     fix = "ERROR-FIX: boom | FIX: see src/a.py | SOURCE: docs/solutions/x.md — s"
     assert named_paths(fix, None) == ["docs/solutions/x.md", "src/a.py"]
