@@ -284,6 +284,26 @@ def test_a_file_of_a_submodule_has_the_submodules_history(
     assert [c.subject for c in history.commits] == ["pool becomes workers", "pool of 8"]
 
 
+def test_a_file_named_through_a_symlink_has_its_targets_history(
+    store: MemoryStore, files: Path
+) -> None:
+    """git keeps a symlink as the link, not the file it leads to: the target's commits were
+    not listed, and `kenning stale` said "no commit on this branch since then"."""
+    write(files, "docs/guide-v2.md", "# Guide\n\nRun `make setup` first.\n")
+    (files / "docs" / "guide.md").symlink_to("guide-v2.md")
+    (files / "lib").symlink_to("src")
+    commit(files, "the guide, and lib for src")
+    store.remember("docs/guide.md says to run make setup; lib/auth.py checks sessions.", "rule")
+    write(files, "docs/guide-v2.md", "# Guide\n\nRun `make bootstrap` first.\n")
+    write(files, "src/auth.py", AUTH + "# sessions expire\n")
+    commit(files, "bootstrap replaces setup; sessions expire")
+    (item,) = store.stale().memories
+    assert {path: [c.subject for c in h.commits] for path, h in item.history.items()} == {
+        "docs/guide.md": ["bootstrap replaces setup; sessions expire"],
+        "lib/auth.py": ["bootstrap replaces setup; sessions expire"],
+    }
+
+
 def test_checkout_another_branch_and_back(store: MemoryStore, files: Path) -> None:
     memory_id = store.remember(NOTE, "rule").id or ""
     git(files, "checkout", "-q", "-b", "feature")

@@ -571,22 +571,22 @@ def _shallow_boundary(repo: Path) -> frozenset[str]:
 
 def _repository_of(files_root: Path, path: str) -> tuple[Path, str, str]:
     """The repository git is asked about ``path`` in, the path there, and the folder
-    prefix that leads to it: the innermost submodule (or nested repository) of the checkout
-    that holds the file, whose history git run in the checkout refuses to tell ("is in
-    submodule"); else the checkout itself."""
+    prefix that leads to it. The path is resolved first: git keeps a symlink as the link,
+    and refuses a path through one, so the file a link leads to is the one with the
+    history. Then the innermost submodule (or nested repository) holding it, whose history
+    git run in the checkout refuses to tell ("is in submodule"); else the checkout."""
     from .safety import UnsafePathError, resolve_inside
 
-    parts = [p for p in path.split("/") if p not in ("", ".")]
+    try:  # stored data: a path that leads out of the checkout is not followed
+        resolved, root = resolve_inside(path, files_root)
+    except UnsafePathError:
+        return files_root, path, ""
+    parts = os.path.relpath(resolved, root).split(os.sep)
     for depth in range(len(parts) - 1, 0, -1):
-        folder = "/".join(parts[:depth])
-        if not os.path.lexists(files_root / folder / ".git"):
-            continue
-        try:  # stored data: a folder that leads out of the checkout is not followed
-            resolved, _ = resolve_inside(folder, files_root)
-        except UnsafePathError:
-            break
-        return Path(resolved), "/".join(parts[depth:]), folder + "/"
-    return files_root, path, ""
+        folder = os.path.join(root, *parts[:depth])
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return Path(folder), "/".join(parts[depth:]), "/".join(parts[:depth]) + "/"
+    return files_root, "/".join(parts), ""
 
 
 def _head_blob(files_root: Path, path: str) -> str | None:
