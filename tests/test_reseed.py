@@ -295,6 +295,25 @@ def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     assert report.ok
 
 
+def test_the_session_cap_counts_the_docs_of_every_folder(store: MemoryStore, docs: Path) -> None:
+    """README: at most 10 changed docs per session. Each seeded folder had a cap of its
+    own: two folders read twice as many, in the same hook budget."""
+    root = docs.parent.parent
+    for name in ERRORS:
+        ops = doc(name, error=f"{name}-worker: exit status 137", fix=f"Give {name} more memory.")
+        write(root, f"runbooks/ops/{name}.md", ops)
+    seed_solutions(store, docs)
+    assert seed_solutions(store, root / "runbooks").seeded == 3
+    for name in ERRORS:
+        write(root, f"docs/solutions/{name}/{name}.md", doc(name, fix=f"New fix for {name}."))
+        ops = doc(name, error=f"{name}-worker: exit status 137", fix=f"Cap {name} at 2 GiB.")
+        write(root, f"runbooks/ops/{name}.md", ops)
+    reports = reseed_changed(store, max_docs=4)
+    assert sum(r.updated for r in reports) == 4 and sum(r.pending for r in reports) == 2
+    again = reseed_changed(store, max_docs=4)
+    assert sum(r.updated for r in again) == 2 and sum(r.pending for r in again) == 0
+
+
 def test_seeded_entries_record_their_doc(store: MemoryStore, docs: Path) -> None:
     seed_solutions(store, docs)
     (db,) = of(store, "db")

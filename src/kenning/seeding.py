@@ -93,6 +93,8 @@ class SeedReport:
     #: Documents not read because their hash is unchanged; changed ones left for later.
     unchanged: int = 0
     pending: int = 0
+    #: Documents read and parsed (what ``max_docs`` caps).
+    read: int = 0
 
     @property
     def ok(self) -> bool:
@@ -444,6 +446,7 @@ def seed_solutions(
         retired=counts.get("retired", 0) + retired_gone,
         unchanged=sum(f.status == "unchanged" for f in files),
         pending=pending,
+        read=len(work),
     )
 
 
@@ -601,11 +604,12 @@ def _current_record(store: MemoryStore, memory: Memory) -> dict[str, str]:
 def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[SeedReport]:
     """Re-seed, ``changed_only``, every solutions folder this project was seeded from
     inside its checkout (the folders the seed state names). A folder that is not there (on
-    this branch) is left alone: nothing is retired for it. What the session-start hook runs;
-    it costs a ``stat`` per document when nothing changed."""
+    this branch) is left alone: nothing is retired for it. ``max_docs`` caps the documents
+    read over all the folders. What the session-start hook runs; it costs a ``stat`` per
+    document when nothing changed."""
     from .safety import UnsafePathError, validate_source_path
 
-    reports = []
+    reports: list[SeedReport] = []
     for prefix, folder in _load_state(store)["folders"].items():
         where = folder.get("dir")
         if not where:
@@ -616,9 +620,9 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
             continue  # stored data naming a path outside the checkout: never followed
         if not directory.is_dir():
             continue
+        # the cap is the run's, not each folder's: what earlier folders read counts
+        left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
         reports.append(
-            seed_solutions(
-                store, directory, source_prefix=prefix, changed_only=True, max_docs=max_docs
-            )
+            seed_solutions(store, directory, source_prefix=prefix, changed_only=True, max_docs=left)
         )
     return reports
