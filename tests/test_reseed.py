@@ -122,6 +122,24 @@ def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     assert (again.seeded, again.retired) == (0, 0)
 
 
+def test_a_deleted_doc_that_had_no_entries_is_not_reported_retired(
+    store: MemoryStore, docs: Path
+) -> None:
+    """Deleting a `track: knowledge` doc (never seeded) printed "retired: notes/tips.md
+    (the document was deleted …)" beside "retired 0": nothing was retired."""
+    root = docs.parent.parent
+    write(root, "docs/solutions/notes/tips.md", doc("db", track="knowledge"))
+    seed_solutions(store, docs)
+    os.remove(docs / "notes" / "tips.md")
+    for changed_only in (True, False):
+        report = seed_solutions(store, docs, changed_only=changed_only)
+        assert report.retired == 0
+        assert [f for f in report.files if f.status == "retired"] == []
+        write(root, "docs/solutions/notes/tips.md", doc("db", track="knowledge"))
+        seed_solutions(store, docs)
+        os.remove(docs / "notes" / "tips.md")
+
+
 def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     root = docs.parent.parent
     seed_solutions(store, docs)

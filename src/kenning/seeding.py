@@ -509,6 +509,8 @@ def _run(
     # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
     gone_reports = []
     for source, ids in retire_gone.items():
+        if not ids:  # a doc that gave no entries (skipped, not a bug): nothing to retire
+            continue
         for memory_id in ids:
             store.forget(memory_id)
         gone_reports.append(
