@@ -605,6 +605,27 @@ def test_kenning_stale_says_an_ignored_file_has_no_history(store: MemoryStore, f
         assert changed["ignored"] is True and changed["commits"] == []
 
 
+def test_kenning_stale_in_a_repository_without_commits(minilm: Embedder, tmp_path: Path) -> None:
+    """Before the first commit no branch exists to have been switched: a deleted file was
+    said to be "another branch or an older version checked out"."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "remote", "add", "origin", "git@github.com:acme/fresh.git")
+    write(root, ".git/info/exclude", ".kenning/\n")
+    write(root, "src/auth.py", AUTH)
+    with open_store(cwd=root, embedder=minilm) as store:
+        store.remember("src/auth.py checks the session before the handler runs.", "rule")
+    os.remove(root / "src" / "auth.py")
+    out = kenning(root, "stale")
+    assert out.returncode == 0, out.stderr
+    assert "src/auth.py: gone since the memory was stored" in out.stdout
+    assert "\n    the repository has no commits yet: git has no history of it\n" in out.stdout
+    assert "another branch" not in out.stdout
+    (item,) = json.loads(kenning(root, "stale", "--json").stdout)["memories"]
+    assert item["changed"][0]["no_commits"] is True
+
+
 def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
     store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -546,13 +546,19 @@ def file_history(
         if where != path and os.path.lexists(repo / where):
             moved = prefix + where
     # (tracked files are never reported as ignored: a pattern matching one does not count)
-    ignored = (
-        not commits
-        and not status
-        and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
-    )
+    unexplained = not commits and not status
+    ignored = unexplained and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
+    # before the first commit there is no branch, nor an older version, to have checked out
+    unborn = unexplained and _git(repo, "rev-parse", "--verify", "-q", "HEAD") is None
     return FileHistory(
-        shown, tuple(commits[:limit]), len(commits) > limit, bool(status), moved, ignored, cut
+        shown,
+        tuple(commits[:limit]),
+        len(commits) > limit,
+        bool(status),
+        moved,
+        ignored,
+        cut,
+        unborn,
     )
 
 

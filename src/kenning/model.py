@@ -361,8 +361,9 @@ class Commit:
 class FileHistory:
     """What git says about a stale memory's file since the memory was written: the newest
     commits that touched it (at most the limit; ``more`` says there were others), whether
-    the work tree differs from the last commit, where a moved file went, whether git
-    ignores the file, and whether a shallow clone's history stops before the change."""
+    the work tree differs from the last commit, where a moved file went, and why git may
+    have no history of it (the file is ignored, a shallow clone's history stops before the
+    change, the repository has no commit yet)."""
 
     path: str
     commits: tuple[Commit, ...] = ()
@@ -373,6 +374,8 @@ class FileHistory:
     ignored: bool = False
     #: a shallow clone whose history stops before the version the memory saw was reached
     shallow: bool = False
+    #: the repository has no commit yet: git has no history of anything
+    no_commits: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -382,6 +385,7 @@ class FileHistory:
             "moved_to": self.moved_to,
             "ignored": self.ignored,
             "shallow": self.shallow,
+            "no_commits": self.no_commits,
         }
 
 

@@ -423,6 +423,8 @@ def render_stale(report: StaleReport) -> str:
                 lines.append("    uncommitted changes in the work tree")
             if history.ignored:
                 lines.append("    ignored by git (.gitignore): git has no history of it")
+            elif history.no_commits:
+                lines.append("    the repository has no commits yet: git has no history of it")
             elif history.shallow:
                 lines.append(
                     "    this shallow clone's history stops before the change "
