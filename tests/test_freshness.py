@@ -626,6 +626,31 @@ def test_kenning_stale_in_a_repository_without_commits(minilm: Embedder, tmp_pat
     assert item["changed"][0]["no_commits"] is True
 
 
+def test_kenning_stale_says_a_file_never_committed_has_no_history(
+    store: MemoryStore, files: Path
+) -> None:
+    """A note about a new file, deleted before it was ever committed: no branch has it, so
+    "another branch or an older version is checked out" was not what happened. A file
+    that only another branch holds still reads that way."""
+    write(files, "src/draft.py", "def draft(): ...\n")
+    store.remember("src/draft.py sketches the new session store.", "rule")
+    git(files, "checkout", "-q", "-b", "feature")
+    write(files, "src/feature.py", "def feature(): ...\n")
+    git(files, "add", "src/feature.py")  # the draft stays out of every commit
+    git(files, "commit", "-q", "-m", "feature")
+    store.remember("src/feature.py holds the feature flag.", "rule")
+    git(files, "checkout", "-q", "main")
+    os.remove(files / "src" / "draft.py")
+    store.close()
+    out = kenning(files, "stale").stdout
+    draft, feature = (
+        out.split(f"\n  {name}: ")[1].split("\n\n")[0]
+        for name in ("src/draft.py", "src/feature.py")
+    )
+    assert "never committed: git has no history of it" in draft and "another branch" not in draft
+    assert "another branch" in feature and "never committed" not in feature
+
+
 def test_kenning_stale_lists_commits_pulled_with_earlier_dates(
     store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -550,6 +550,13 @@ def file_history(
     ignored = unexplained and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
     # before the first commit there is no branch, nor an older version, to have checked out
     unborn = unexplained and _git(repo, "rev-parse", "--verify", "-q", "HEAD") is None
+    # nor is there for a file no commit of any branch ever held (written, then deleted)
+    never = (
+        unexplained
+        and not ignored
+        and not unborn
+        and _git(repo, "log", "--all", "-n1", "--format=%H", "--", path) == ""
+    )
     return FileHistory(
         shown,
         tuple(commits[:limit]),
@@ -559,6 +566,7 @@ def file_history(
         ignored,
         cut,
         unborn,
+        never,
     )
 
 

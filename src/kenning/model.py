@@ -363,7 +363,7 @@ class FileHistory:
     commits that touched it (at most the limit; ``more`` says there were others), whether
     the work tree differs from the last commit, where a moved file went, and why git may
     have no history of it (the file is ignored, a shallow clone's history stops before the
-    change, the repository has no commit yet)."""
+    change, the repository has no commit yet, no commit ever held the file)."""
 
     path: str
     commits: tuple[Commit, ...] = ()
@@ -376,6 +376,8 @@ class FileHistory:
     shallow: bool = False
     #: the repository has no commit yet: git has no history of anything
     no_commits: bool = False
+    #: no commit of any branch ever held the file
+    never_committed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -386,6 +388,7 @@ class FileHistory:
             "ignored": self.ignored,
             "shallow": self.shallow,
             "no_commits": self.no_commits,
+            "never_committed": self.never_committed,
         }
 
 

@@ -425,6 +425,8 @@ def render_stale(report: StaleReport) -> str:
                 lines.append("    ignored by git (.gitignore): git has no history of it")
             elif history.no_commits:
                 lines.append("    the repository has no commits yet: git has no history of it")
+            elif history.never_committed:
+                lines.append("    never committed: git has no history of it")
             elif history.shallow:
                 lines.append(
                     "    this shallow clone's history stops before the change "
