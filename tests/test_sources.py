@@ -71,7 +71,8 @@ def test_check_source(project: Path, docs: Path) -> None:
         ("file:///etc/passwd", "URL"),
         ("/etc/passwd", "absolute"),
         ("../../etc/passwd", ".."),
-        ("~/.ssh/id_rsa", "~"),
+        ("~/notes/fix.md", "~"),
+        ("~/.ssh/id_rsa", ".ssh"),
         ("docs/solutions/leak.md", "outside"),
         ("docs/a.md\nrm -rf /", "line break"),
     ]:
@@ -83,7 +84,10 @@ def test_check_source(project: Path, docs: Path) -> None:
 @pytest.mark.parametrize(
     "path",
     [".git/config", "./.git/HEAD", "vendor/lib/.git", ".kenning/memory.db", ".GIT/config",
-     ".env", "deploy/.env.production", ".netrc", ".envrc", ".git-credentials"],
+     ".env", "deploy/.env.production", ".netrc", ".envrc", ".git-credentials",
+     ".pgpass", "deploy/.htpasswd", "ops/.ssh/config", "keys/id_ed25519", "certs/server.key",
+     "certs/tls.pem", "ops/.aws/credentials", "ops/.kube/config", "ops/.docker/config.json",
+     "signing/release.p12"],
 )  # fmt: skip
 def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
     """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and

@@ -35,11 +35,16 @@ SOURCE_READ_LIMIT = 64 * 1024
 # ``https://…``, ``file:…``, ``mailto:…``: a reference, not a file of the project.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
 
-#: Folders that hold no project document but git's data (remote URLs with their tokens) and
-#: kenning's own store; and the files secrets are kept in. A path through one is refused.
-_PRIVATE_FOLDERS = frozenset({".git", ".kenning"})
+#: Folders that hold no project document but git's data (remote URLs with their tokens),
+#: kenning's own store, and the credentials of ssh, gpg, AWS, Kubernetes and Docker (a
+#: home folder's, checked in or mounted into a project); and the files secrets are kept in:
+#: dotfiles with passwords, private keys and key stores. A path through one is refused.
+_PRIVATE_FOLDERS = frozenset({".git", ".kenning", ".ssh", ".gnupg", ".aws", ".kube", ".docker"})
 _SECRET_FILE = re.compile(
-    r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$", re.I
+    r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$"
+    r"|^\.pgpass$|^\.htpasswd$|^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$"
+    r"|^.+\.(pem|key|p12|pfx|jks|keystore)$",
+    re.I,
 )
 
 
