@@ -4,7 +4,9 @@ path from a recalled memory (the rules themselves are tested in test_safety.py).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -51,6 +53,30 @@ def test_unsafe_paths_fail_closed(project: Path, tmp_path: Path, path: str, reas
     assert code == 1 and out == ""
     assert reason in err and "do not read it" in err
     code, out, _ = run("--json", path)
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and reason in data["reason"]
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "a folder"),
+        (lambda p: os.mkfifo(p), "not a regular file"),
+    ],
+    ids=["missing", "folder", "named-pipe"],
+)
+def test_a_path_no_tool_can_read_as_a_document_is_refused(
+    project: Path, make: Any, reason: str
+) -> None:
+    """The command prints the path to read: it printed one for a file that is not there, a
+    folder, and a named pipe (exit 0), so the agent's read failed — or, on the pipe, waited
+    for a writer for ever. Each is refused with the reason (exit 1)."""
+    (project / "docs").mkdir()
+    make(project / "docs" / "db.md")
+    code, out, err = run("docs/db.md")
+    assert code == 1 and out == "" and reason in err, (code, out, err)
+    code, out, _ = run("--json", "docs/db.md")
     data = json.loads(out)
     assert code == 1 and data["ok"] is False and reason in data["reason"]
 

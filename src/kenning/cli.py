@@ -861,8 +861,9 @@ _MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 \b
 A memory's document (its source, or the SOURCE: part of an ERROR-FIX entry) is stored
 data, not a trusted path: check it before a tool reads it. Rejected: empty, absolute or ~
-paths, any '..', control characters, URLs, symlinks that leave the project. On success the
-resolved path is printed (read that one); a refusal exits 1 with the reason.
+paths, any '..', control characters, URLs, symlinks that leave the project; and a missing
+file, a folder or a named pipe. On success the resolved path is printed (read that one); a
+refusal exits 1 with the reason.
 
 \b
 Examples:
@@ -951,6 +952,9 @@ def source_cmd(
                 "project the path belongs to"
             )
         check = check_source(path, root)
+    from .sources import check_document
+
+    check = check_document(check)  # the path printed is one a tool can read
     if as_json:
         data: dict[str, Any] = {"id": memory_id} if memory_id is not None else {}
         data |= {"path": check.path, "ok": check.ok}

@@ -23,6 +23,7 @@ from .safety import UnsafePathError, resolve_inside
 __all__ = [
     "SOURCE_READ_LIMIT",
     "SourceDocument",
+    "check_document",
     "check_source",
     "read_document",
     "source_of",
@@ -113,6 +114,26 @@ class SourceDocument:
             "truncated": self.truncated,
             "limit_bytes": self.limit,
         }
+
+
+def check_document(check: SourceCheck) -> SourceCheck:
+    """:func:`check_source`'s verdict, and what a tool told to read the path would meet: a
+    missing file, a folder, a pipe or a device is refused too (the read would fail, or on a
+    named pipe wait for a writer for ever)."""
+    if not check.ok or check.resolved is None:
+        return check
+    try:
+        st = os.stat(check.resolved)
+    except FileNotFoundError:
+        reason = "no such file (moved or deleted since? `kenning stale` lists such memories)"
+        return SourceCheck(check.path, False, reason=reason)
+    except OSError as exc:
+        return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
+    if stat.S_ISDIR(st.st_mode):
+        return SourceCheck(check.path, False, reason="a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        return SourceCheck(check.path, False, reason="not a regular file (a pipe or a device)")
+    return check
 
 
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
