@@ -155,6 +155,21 @@ def test_seed_cli_json_and_exit_codes(project: Path) -> None:
     assert r.returncode == 1 and "does not exist" in r.stderr
 
 
+def test_seed_cli_finds_the_checkouts_solutions_from_a_subfolder(project: Path) -> None:
+    """`kenning seed-solutions` (no folder) looked for docs/solutions under the current
+    folder: run from src/ it failed ('does not exist'), though every other command finds
+    the project from any folder of it. The default is the checkout's docs/solutions, and
+    the SOURCE: paths are the same as from the top."""
+    write(project / "docs" / "solutions" / "runtime" / "widget.md", BUG_DOC)
+    (project / "src").mkdir()
+    r = run_cli(project / "src", "seed-solutions", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["seeded"] == 1
+    exported = run_cli(project, "export", "--no-vectors").stdout.splitlines()[1:]
+    (entry,) = [json.loads(line) for line in exported]
+    assert "SOURCE: docs/solutions/runtime/widget.md" in entry["content"], entry
+
+
 def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -> None:
     entry = (
         "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'items') | FIX: guard the "

@@ -619,7 +619,7 @@ Examples:
   kenning seed-solutions --changed-only
 """,
 )
-@click.argument("directory", type=click.Path(path_type=Path), default=Path("docs/solutions"))
+@click.argument("directory", type=click.Path(path_type=Path), required=False, default=None)
 @click.option(
     "--source-prefix",
     default=None,
@@ -635,16 +635,23 @@ Examples:
 @_store_options
 @handle_errors
 def seed_solutions_cmd(
-    directory: Path,
+    directory: Path | None,
     source_prefix: str | None,
     changed_only: bool,
     as_json: bool,
     group_id: str | None,
     store_path: str | None,
 ) -> None:
-    """Seed ERROR-FIX memories from solution documents in DIRECTORY."""
-    from .seeding import check_solutions_folder, seed_solutions
+    """Seed ERROR-FIX memories from solution documents in DIRECTORY (default: the
+    checkout's docs/solutions, from any folder of it)."""
+    from .seeding import DEFAULT_SOLUTIONS_DIR, check_solutions_folder, seed_solutions
 
+    if directory is None:
+        from .project import find_checkout
+
+        checkout = find_checkout(Path.cwd())
+        top = checkout.toplevel if checkout is not None else Path.cwd()
+        directory = top / DEFAULT_SOLUTIONS_DIR
     check_solutions_folder(directory)  # before the store: a mistyped folder creates none
     with (
         _open(store_path, create=True, group_id=group_id) as store,

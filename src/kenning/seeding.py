@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .store import MemoryStore
 
 __all__ = [
+    "DEFAULT_SOLUTIONS_DIR",
     "MAX_DOC_BYTES",
     "SEED_STATE_KEY",
     "FileReport",
@@ -62,6 +63,8 @@ __all__ = [
 
 #: Solution docs are prose; anything bigger is not one (or is hostile).
 MAX_DOC_BYTES = 1024 * 1024
+#: Where the solution documents are, relative to the checkout, unless a folder is named.
+DEFAULT_SOLUTIONS_DIR = "docs/solutions"
 #: The store metadata key (``seed_state:<project>``) of the per-document blob hashes.
 SEED_STATE_KEY = "seed_state"
 _STATE_VERSION = 1
