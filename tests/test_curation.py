@@ -6,6 +6,7 @@ plus ``kenning edit`` on the command line. Real stores, the real MiniLM model.""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from kenning import protocol
-from kenning.backends.base import Backend, Filters
+from kenning.backends.base import Backend, Filters, MemoryRecord
 from kenning.config import load_settings
 from kenning.embedders.base import Embedder
 from kenning.errors import EditConflict, InvalidTypeError, UserInputError
@@ -182,6 +183,41 @@ def test_update_recomputes_the_error_fingerprint(mstore: MemoryStore) -> None:
     assert plain.type == "context"
     memory = mstore.get(stored.id or "")
     assert memory is not None and "error_fingerprint" not in memory.metadata
+
+
+def test_a_notes_own_metadata_cannot_pose_as_what_kenning_derives(mstore: MemoryStore) -> None:
+    """kenning derives given_type, error_fingerprint and file_blobs from a note's type, text
+    and files; a note handed in with its own (an agent's remember_memory metadata) kept
+    them: a fingerprint of a common error made an unrelated note the exact fix (0.95, ranked
+    first) of every such error, and a given_type kenning does not know made every later
+    content edit of the note fail as an unknown type."""
+    fingerprint = mstore.remember(DB_LOCKED, "context")
+    entry = mstore.get(fingerprint.id or "")
+    assert entry is not None
+    stolen = entry.metadata["error_fingerprint"]
+    mstore.forget(entry.id)
+    posing = mstore.remember(
+        NAMING,
+        "rule",
+        metadata={"given_type": "bogus", "error_fingerprint": stolen, "ticket": "OPS-7"},
+    )
+    assert posing.status == STORED
+    memory = mstore.get(posing.id or "")
+    assert memory is not None
+    assert memory.metadata == {"ticket": "OPS-7"}, memory.metadata
+    hits = mstore.recall(DB_LOCKED.split(" | ")[0], errors=True).hits
+    assert not [h for h in hits if h.match == "fingerprint"]
+    assert mstore.update(posing.id or "", content=NAMING + " Always.").status == STORED
+    # a store written before kenning owned the key may hold a note's own given_type
+    edited = mstore.get(posing.id or "")
+    assert edited is not None
+    vector = _vector(mstore, edited.id)
+    with mstore.backend.exclusive():
+        mstore.backend.upsert(
+            [MemoryRecord(replace(edited, metadata={"given_type": "bogus"}), vector)]
+        )
+    again = mstore.update(edited.id, content=NAMING + " Always, everywhere.")
+    assert (again.status, again.type) == (STORED, "rule"), again
 
 
 def test_a_note_kenning_grew_past_the_limits_can_be_edited(store: MemoryStore) -> None:

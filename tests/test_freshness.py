@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kenning import MemoryStore, open_store, protocol
+from kenning.backends.base import MemoryRecord
 from kenning.embedders.base import Embedder
 from kenning.freshness import (
     FILES_KEY,
@@ -350,11 +351,20 @@ def test_a_recorded_path_that_became_unsafe_is_stale(store: MemoryStore, files: 
 
 
 def test_a_forged_record_is_checked_like_any_stored_path(store: MemoryStore, files: Path) -> None:
-    """The record is stored data: a path in it that leaves the project is refused, never
-    read, and malformed entries are ignored."""
+    """The record is stored data (a note's own is not taken, but a store file or an export
+    can hold anything): a path in it that leaves the project is refused, never read, and
+    malformed entries are ignored."""
     forged = {"../../etc/hosts": "0" * 40, "src/auth.py": "not a hash", "/etc/hostname": "1" * 40}
     result = store.remember("A note with a forged record.", "rule", metadata={FILES_KEY: forged})
-    memory = store.get(result.id or "")
+    given = store.get(result.id or "")
+    assert given is not None and FILES_KEY not in given.metadata
+    # written into the store as a store file (or an edited export) can hold it
+    vector = store.backend.get_vectors([given.id])[given.id]
+    with store.backend.exclusive():
+        store.backend.upsert(
+            [MemoryRecord(replace(given, metadata={**given.metadata, FILES_KEY: forged}), vector)]
+        )
+    memory = store.get(given.id)
     assert memory is not None
     assert recorded_files(memory.metadata) == {
         "../../etc/hosts": "0" * 40,

@@ -35,6 +35,7 @@ from .embedders.base import Embedder
 from .errors import (
     ContentError,
     EditConflict,
+    InvalidTypeError,
     KenningError,
     ProvenanceMismatch,
     StoreClosed,
@@ -172,6 +173,15 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
 #: Metadata the write path derives from the content and type (and the files it names):
 #: recomputed on every edit.
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
+
+
+def _is_type_name(name: object) -> bool:
+    """Does the write path take ``name`` as a type (kenning's or ruvector's)?"""
+    try:
+        resolve_type(name)  # type: ignore[arg-type]  # what it is, it says
+    except InvalidTypeError:
+        return False
+    return True
 
 
 #: How many times the source, tag and metadata limits a restored note may reach: what was
@@ -426,6 +436,14 @@ class MemoryStore:
         memory_type, collection = resolve_type(item.type, text)
         try:
             metadata = without_nul(dict(item.metadata or {}))
+            if not restoring and not editing:
+                # derived below from the type, text and files: a new note's own are not
+                # taken (a fingerprint handed in would make it the exact fix of an error
+                # it does not fix; a type kenning does not know would fail every edit).
+                # Another project's files are not in this checkout: its record is kept.
+                for key in _DERIVED_METADATA:
+                    if key != "file_blobs" or group_id == self.group_id:
+                        metadata.pop(key, None)
             # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
             encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
@@ -1467,7 +1485,9 @@ class MemoryStore:
                     derived["file_blobs"] = old.metadata["file_blobs"]
                 # The type as it was asked for, so that the same rules map it again
                 # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).
-                asked = type if type is not None else old.metadata.get("given_type", old.type)
+                given = old.metadata.get("given_type")
+                # a store written before kenning owned the key may hold a note's own value
+                asked = type if type is not None else (given if _is_type_name(given) else old.type)
                 item = NewMemory(
                     old.content if content is None else content,
                     str(asked),
