@@ -601,6 +601,42 @@ def test_reembed_resumes(store: MemoryStore) -> None:
     other.close()
 
 
+def test_reembed_resumed_after_its_last_memory_was_forgotten_reembeds_every_row(
+    store: MemoryStore,
+) -> None:
+    """A reembed killed after a batch, then the memory it stopped at forgotten (forget is
+    allowed on a half re-embedded store: the CLI, the page, a seed run retiring an entry):
+    the next run skipped every row looking for that id, said 're-embedded 0 memories (N
+    more were done by the run this one resumes)' and stamped the store with the new model
+    while most rows kept the old model's vectors — found by no query, seen by no doctor."""
+    notes = [
+        "The CI pipeline caches node_modules keyed by the lockfile hash.",
+        "Database migrations run automatically on deploy via alembic.",
+        "We picked Tailwind over CSS modules for the dashboard.",
+        "Feature flags are evaluated server side only.",
+        "Use structured JSON logging with a request id on every line.",
+        "The staging cluster scales to zero at night to save money.",
+    ]
+    for text in notes:
+        assert store.remember(text, "context").status == "stored"
+    other = open_store(cwd=store.project.root, embedder="hashing")
+    ids = [r.memory.id for r in other.backend.iterate(Filters())]
+    # what a run killed after its first batch of two leaves
+    other.backend.set_meta(
+        "reembed_state",
+        json.dumps({"target": other.embedder.provenance.to_dict(), "last_id": ids[1]}),
+    )
+    assert other.forget(ids[1])
+    outcome = reembed(other, batch_size=2)
+    assert (outcome["reembedded"], outcome["already_done"]) == (5, 0)
+    records = list(other.backend.iterate(Filters()))
+    assert len(records) == 5
+    wanted = other.embedder.embed([r.memory.content for r in records])
+    for record, vector in zip(records, wanted, strict=True):
+        assert float(record.vector @ vector) > 0.9999, record.memory.content
+    other.close()
+
+
 def test_garbage_file_is_reported_as_corrupted(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
     db = project / ".kenning" / "memory.db"
     db.parent.mkdir()

@@ -56,7 +56,6 @@ def reembed(
         backend.set_meta(
             REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
         )
-    skipping = done_through is not None
     done = 0  # rows through, as the progress bar counts them
     already = 0  # of them, embedded by the run this one resumes
     batch: list[Memory] = []
@@ -77,18 +76,30 @@ def reembed(
             progress(done, total)
         batch.clear()
 
-    try:
+    def embed_rows(after: str | None) -> bool:
+        """Re-embed every row after the one of id ``after`` (None: every row); False when
+        no row has that id."""
+        nonlocal done, already
+        skipping = after is not None
         for record in backend.iterate(Filters(), batch_size=500):
             if skipping:
                 done += 1
                 already += 1
-                if record.memory.id == done_through:
-                    skipping = False
+                skipping = record.memory.id != after
                 continue
             batch.append(record.memory)
             if len(batch) >= batch_size:
                 flush()
         flush()
+        return not skipping
+
+    try:
+        if not embed_rows(done_through):
+            # The memory the interrupted run stopped at was forgotten since: which rows it
+            # re-embedded is unknown, and the run must not stamp the store as done (every
+            # row was skipped, and kept the old model's vector). Every row is re-embedded.
+            done = already = 0
+            embed_rows(None)
     except KenningError as exc:
         if state_raw is None and done == 0 and not isinstance(exc, _UNSURE):
             # the first batch was refused whole (a server store keeps one vector size): the
