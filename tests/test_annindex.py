@@ -542,3 +542,38 @@ def test_a_graph_truncated_under_a_running_process_is_not_read(
     rows = sqlite_rows(db)
     for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
         assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
+
+
+_BUILDER_KILLED_BEFORE_ITS_RENAME = """
+import os, signal, sys
+from kenning.backends import annindex
+real = os.replace
+def killed(src, dst):  # the machine goes down (or the OOM killer) just before the rename
+    if str(dst).endswith(".ann"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(src, dst)
+os.replace = killed
+annindex.main([sys.argv[1]])
+"""
+
+
+@pytest.mark.parametrize("then", ["the next build", "a forget"])
+def test_a_builder_killed_mid_build_leaves_no_temp_file_behind(db: Path, then: str) -> None:
+    """A builder killed after writing its temp file (memory.db.ann.<pid>.tmp, a graph's
+    size: ~530 bytes a row) left it there for good: each killed build added one, and it
+    held the int8 vectors of every row it covered, including rows forgotten since."""
+    builder = subprocess.run(
+        [sys.executable, "-c", _BUILDER_KILLED_BEFORE_ITS_RENAME, str(db)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert builder.returncode == -9, builder.stderr[-2000:]
+    left = list(db.parent.glob("memory.db.ann.*.tmp"))
+    assert len(left) == 1 and not ann_path(db).exists()
+    backend = SQLiteBackend(db, create=False)
+    if then == "the next build":
+        assert backend.build_ann_index()
+        assert header(db) is not None
+    else:
+        assert backend.delete(["m0000000"]) == 1
+    assert not list(db.parent.glob("memory.db.ann.*.tmp"))
+    backend.close()

@@ -58,7 +58,8 @@ new file is in place. One builder runs at a time (``flock`` on ``memory.db.ann.l
 waited for); a failed build is retried after :data:`RETRY_AFTER_S`, and its traceback is
 in ``memory.db.ann.log``. The builder writes a
 temp file, ``fsync``\\s it and renames it over the old one: a crash leaves the old index or
-none, never a torn one (a torn file fails the size or checksum test and is rebuilt).
+none, never a torn one (a torn file fails the size or checksum test and is rebuilt); the
+temp file of a builder killed before its rename is removed by the next build, or a forget.
 """
 
 from __future__ import annotations
@@ -548,6 +549,7 @@ class AnnFile:
             )
         blob = graph.save()  # into a buffer: no path given
         assert blob is not None
+        self._remove_temp_files()
         header = AnnHeader(
             index.dimension,
             CONNECTIVITY,
@@ -573,6 +575,29 @@ class AnnFile:
                 temp.unlink()
         return header
 
+    def _temp_files(self) -> list[str]:
+        """The builders' temp files in the folder (``<name>.ann.<pid>.tmp``)."""
+        prefix, suffix = self.path.name + ".", ".tmp"
+        try:
+            names = os.listdir(self.path.parent)
+        except OSError:
+            return []
+        return [
+            str(self.path.parent / name)
+            for name in names
+            if name.startswith(prefix)
+            and name.endswith(suffix)
+            and name[len(prefix) : -len(suffix)].isdigit()
+        ]
+
+    def _remove_temp_files(self) -> None:
+        """Remove the temp files of builders killed before their rename (one a graph's size
+        each, holding the vectors of rows that may have been forgotten since). Only with the
+        builder's lock held: no running builder's file is among them."""
+        for temp in self._temp_files():
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
     def withdraw(self, built: AnnHeader) -> None:
         """Remove the file at ``path`` if it is still the one ``built`` describes (the
         builder's lock is held, so no other builder can have replaced it since)."""
@@ -589,6 +614,10 @@ class AnnFile:
         self._view = None
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+        if self._temp_files():
+            with self.build_lock() as locked:
+                if locked:  # else a builder runs: the next one removes them
+                    self._remove_temp_files()
 
     def close(self) -> None:
         self._view = None
