@@ -524,3 +524,27 @@ def test_a_file_another_process_appends_to_as_it_is_put_in_place_is_not_read_emp
     assert header is not None and header.count == 3003
     for b in (first, other):
         b.close()
+
+
+def test_a_vector_repaired_by_another_process_is_found_by_a_long_lived_one(db: Path) -> None:
+    """A long-lived process (the MCP server) met a damaged vector and left its row out of
+    vector search; `kenning reembed` repaired it, and another process's search (a recall, a
+    hook) rebuilt the file. The long-lived one then mapped that file without reading the
+    row again, and went on leaving the repaired memory out until it was restarted."""
+    rows = sqlite_rows(db)
+    target = np.frombuffer(rows[7][5], dtype=np.float32)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE memories SET embedding = zeroblob(100) WHERE id = 'm0000007'")
+    conn.commit()
+    conn.close()
+    server = SQLiteBackend(db, create=False)
+    assert "m0000007" not in [h.memory.id for h in server.vector_search(target, 5, Filters())]
+    repair = SQLiteBackend(db, create=False)  # kenning reembed
+    repair.update_vectors([("m0000007", target)])
+    repair.close()
+    recall = SQLiteBackend(db, create=False)  # a recall: its search rebuilds the file
+    assert recall.vector_search(target, 1, Filters())[0].memory.id == "m0000007"
+    recall.close()
+    assert server.vector_search(target, 1, Filters())[0].memory.id == "m0000007"
+    assert_exact(server, db, vectors(4, 8))
+    server.close()

@@ -1339,12 +1339,16 @@ class SQLiteBackend:
         """A damaged vector sits in the file as an all-zero record (norm 0, which no unit
         vector has; see :meth:`_usable_vectors`): a process that maps a file another one
         built learns of those rows here, leaves them out and says so once."""
-        zero = [
+        zeros = {
             int(r)
             for part in (index.records, index.extra)
             for r in part["rowid"][part["norm"] == 0]
-            if int(r) not in self._bad_vectors
-        ]
+        }
+        # A row left out before whose record is no longer zero was repaired meanwhile (a
+        # `kenning reembed` in another process, whose file this process maps without reading
+        # the row again): it is searched again.
+        self._bad_vectors &= zeros
+        zero = sorted(zeros - self._bad_vectors)
         for start in range(0, len(zero), 500):
             chunk = zero[start : start + 500]
             marks = ",".join("?" * len(chunk))
