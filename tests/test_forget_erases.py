@@ -9,14 +9,17 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kenning import MemoryStore, open_store
+from kenning.backends.base import MemoryRecord
 from kenning.backends.vectorfile import quantise
 from kenning.embedders.base import Embedder
+from kenning.model import content_hash
 
 from .reliability.conftest import run_kenning
 
@@ -170,6 +173,67 @@ def test_upgrading_an_older_store_wipes_text_it_deleted_before(
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 4
     conn.close()
+
+
+_UPGRADE_KILLED_AT_ITS_VACUUM = """
+import os, signal, sqlite3, sys
+from kenning.backends.sqlite import SQLiteBackend
+real = sqlite3.connect
+def connect(*args, **kwargs):  # the process dies as the VACUUM after the migration starts
+    conn = real(*args, **kwargs)
+    conn.set_trace_callback(
+        lambda sql: os.kill(os.getpid(), signal.SIGKILL) if sql.strip() == "VACUUM" else None
+    )
+    return conn
+sqlite3.connect = connect
+SQLiteBackend(sys.argv[1])  # a writer: migrates
+"""
+
+
+def test_an_upgrade_killed_before_its_vacuum_is_finished_by_the_next_writer(
+    tmp_path: Path,
+) -> None:
+    """The migration commits, then VACUUMs (seconds on a large store); a process killed in
+    between (a hook at its time budget: a reader's first write migrates) left the store
+    migrated and never VACUUMed: the text of notes deleted before the upgrade stayed in its
+    free space for good."""
+    import subprocess
+    import sys
+
+    from kenning.backends.sqlite import SQLiteBackend
+
+    from .test_vectorfile import DIM, records, vectors
+
+    db = tmp_path / "memory.db"
+    rows = records(0, vectors(300, 1))
+    secret = rows[150].memory
+    rows[150] = MemoryRecord(
+        replace(secret, id="secret1", content=SECRET, content_hash=content_hash(SECRET)),
+        rows[150].vector,
+    )
+    backend = SQLiteBackend(db, dimension=DIM)
+    backend.upsert(rows)
+    backend.close()
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA secure_delete = OFF")
+    conn.execute("DELETE FROM memories WHERE id = 'secret1'")  # the old forget
+    conn.execute("ALTER TABLE memories DROP COLUMN last_seen_at")  # migration 6 undone
+    conn.execute("ALTER TABLE memories DROP COLUMN seen_count")
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    words = {w: w.encode() for w in SECRET_WORDS}
+    killed = subprocess.run(
+        [sys.executable, "-c", _UPGRADE_KILLED_AT_ITS_VACUUM, str(db)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 6  # the migration committed
+    conn.close()
+    assert _leftovers(db, words), "killed before its VACUUM: the text is still there"
+    SQLiteBackend(db).close()  # the next writer
+    assert _leftovers(db, words) == {}
 
 
 def test_forget_erases_on_a_sqlite_built_without_secure_delete(

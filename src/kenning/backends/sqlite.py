@@ -167,6 +167,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: The first schema version written with secure_delete on: a store older than this is
 #: VACUUMed when it is migrated, so no text of a deleted row survives in its free pages.
 SECURE_DELETE_SINCE = 6
+#: The meta key of a VACUUM a migration to :data:`SECURE_DELETE_SINCE` still owes: set in the
+#: migration's transaction, removed once the VACUUM ran.
+VACUUM_OWED_KEY = "vacuum_owed"
 
 BUSY_TIMEOUT_S = 30.0
 #: The page size of a new store. A row holds a 1,536-byte vector besides its text, so most
@@ -398,6 +401,7 @@ class SQLiteBackend:
         self._closed = False
         self._in_tx = False
         self._writes = 0
+        self._vacuum_checked = False  # see _vacuum_if_owed
         self._purge = False  # rows were deleted: erase them from every file (delete())
         self._erase_wal = False  # a text was replaced: erase the old one from the WAL
         self._damaged: dict[str, DamagedRow] = {}
@@ -560,6 +564,7 @@ class SQLiteBackend:
         """Create or migrate the schema (a write: only for a writer, or before the first
         write of a reader)."""
         if self._schema >= SCHEMA_VERSION:
+            self._vacuum_if_owed()
             return
         conn = self._conn
         if self._schema == 0:
@@ -576,17 +581,33 @@ class SQLiteBackend:
                 for statement in _statements(MIGRATIONS[number]):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
+            if 0 < version < SECURE_DELETE_SINCE:
+                # Rewrite the file once: pages freed before secure_delete was on may still
+                # hold text of deleted rows. Owed from this commit on: a process killed
+                # before the VACUUM leaves it to the next writer.
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (VACUUM_OWED_KEY,)
+                )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         self._schema = SCHEMA_VERSION
-        if 0 < version < SECURE_DELETE_SINCE:
-            # Rewrite the file once: pages freed before secure_delete was on may still hold
-            # text of deleted rows. VACUUM keeps rowids (memories declares its own).
+        self._vacuum_if_owed()
+
+    def _vacuum_if_owed(self) -> None:
+        """The VACUUM a migration to :data:`SECURE_DELETE_SINCE` owes (once per backend)."""
+        if self._vacuum_checked or "meta" in self._lost_state:
+            return
+        conn = self._conn
+        owed = conn.execute("SELECT 1 FROM meta WHERE key = ?", (VACUUM_OWED_KEY,)).fetchone()
+        if owed is not None:
+            # VACUUM keeps rowids (memories declares its own)
             conn.execute("PRAGMA secure_delete = ON")
             conn.execute("VACUUM")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.execute("DELETE FROM meta WHERE key = ?", (VACUUM_OWED_KEY,))
+        self._vacuum_checked = True
 
     def _refuse_without_full_text(self) -> None:
         if self._lost_index:
