@@ -40,10 +40,11 @@ vector file's int8 codes (a row's scale does not change a cosine), keyed by rowi
 * once the rows added or deleted since the build pass :data:`STALE_SHARE` of the index, a
   rebuild starts; the old index serves (correctly) until the new one replaces it.
 
-**Forgetting** removes the file at once (it holds the deleted rows' int8 vectors; the next
-search past the threshold starts a rebuild). A builder that read the store before a delete
-committed looks again after its rename: if a delete committed meanwhile, it removes the
-file it put in place, so no graph of a forgotten row outlives the ``forget``.
+**Forgetting** removes the file at once, inside the delete's transaction (it holds the
+deleted rows' int8 vectors; the next search past the threshold starts a rebuild). A
+builder renames its file into place holding the store's write lock, and only if no delete
+committed since the state it read: no graph of a forgotten row outlives the ``forget``,
+whichever process is killed when.
 
 **A process's first search** past the threshold scans exactly and does not map the graph:
 importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
@@ -525,9 +526,17 @@ class AnnFile:
             if fd is not None:
                 os.close(fd)
 
-    def write(self, index: VectorIndex, threads: int | None = None) -> AnnHeader:
+    def write(
+        self,
+        index: VectorIndex,
+        threads: int | None = None,
+        *,
+        still_current: Callable[[AnnHeader], contextlib.AbstractContextManager[bool]] | None = None,
+    ) -> AnnHeader | None:
         """Build the graph of ``index``'s rows in the file (``index.state`` is the state it
-        covers) and put it in place: temp file, ``fsync``, rename."""
+        covers) and put it in place: temp file, ``fsync``, rename — inside
+        ``still_current(header)``, and only if it says True (None: the graph was not put in
+        place)."""
         from usearch.index import Index
 
         state = index.state
@@ -569,7 +578,10 @@ class AnnFile:
                 out.write(blob)
                 out.flush()
                 os.fsync(out.fileno())
-            os.replace(temp, self.path)
+            with still_current(header) if still_current else contextlib.nullcontext(True) as ok:
+                if not ok:
+                    return None
+                os.replace(temp, self.path)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
@@ -597,16 +609,6 @@ class AnnFile:
         for temp in self._temp_files():
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-
-    def withdraw(self, built: AnnHeader) -> None:
-        """Remove the file at ``path`` if it is still the one ``built`` describes (the
-        builder's lock is held, so no other builder can have replaced it since)."""
-        with contextlib.suppress(OSError):
-            with open(self.path, "rb") as current:
-                if AnnHeader.unpack(current.read(HEADER_BYTES)) != built:
-                    return
-            self.path.unlink()
-        self._view = None
 
     def discard(self) -> None:
         """Remove the graph (it holds deleted rows' vectors): searches are exact until the

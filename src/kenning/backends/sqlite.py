@@ -857,6 +857,10 @@ class SQLiteBackend:
         with self.exclusive():
             cur = self._conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
             if cur.rowcount:
+                # the graph holds the rows' vectors: gone before the delete commits, so that
+                # a process killed after the commit cannot leave it (no builder renames one
+                # into place while this transaction holds the write lock)
+                self._ann.discard()
                 self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
                 self._purge = True
             self._writes += 1
@@ -1492,16 +1496,26 @@ class SQLiteBackend:
                 index = self._vector_index()
             if index is None or index.state is None or self._schema < 5 or self._lost_state:
                 return False
-            built = self._ann.write(index)
-            # A delete that committed while the graph was built removes the file: before
-            # this rename (then the new file would hold its rows' vectors) or after it. Its
-            # count is read after the rename, so the first case is seen here.
-            with self._lock, self._snapshot():
+            return self._ann.write(index, still_current=self._no_delete_since) is not None
+
+    @contextmanager
+    def _no_delete_since(self, built: annindex.AnnHeader) -> Iterator[bool]:
+        """Whether no delete committed since the state ``built`` covers, holding the write
+        lock meanwhile: the graph is renamed into place inside, so that no forget commits
+        between this look and the rename. A forget removes the graph inside its own
+        transaction, so a graph holding a forgotten row never outlives the forget, whoever
+        is killed when."""
+        with self._lock:
+            try:
+                self._begin_write()
+            except StoreWriteFailed:  # a long write holds the lock: the next build places one
+                yield False
+                return
+            try:
                 (deletes,) = self._conn.execute("SELECT deletes FROM vector_state").fetchone()
-            if int(deletes) != built.deletes:
-                self._ann.withdraw(built)
-                return False
-            return True
+                yield int(deletes) == built.deletes
+            finally:
+                _end_if_open(self._conn, "ROLLBACK")  # nothing was written
 
     def integrity_check(self) -> list[str]:
         with self._lock:
