@@ -17,6 +17,7 @@ from kenning.backends.base import Filters
 from kenning.backends.sqlite import SCHEMA_VERSION
 from kenning.embedders.base import Embedder
 from kenning.errors import (
+    KenningError,
     ProvenanceMismatch,
     StoreClosed,
     StoreCorrupted,
@@ -635,6 +636,87 @@ def test_reembed_resumed_after_its_last_memory_was_forgotten_reembeds_every_row(
     for record, vector in zip(records, wanted, strict=True):
         assert float(record.vector @ vector) > 0.9999, record.memory.content
     other.close()
+
+
+EXPORT_NOTES = [
+    "The CI pipeline caches node_modules keyed by the lockfile hash.",
+    "Database migrations run automatically on deploy via alembic.",
+    "We picked Tailwind over CSS modules for the dashboard.",
+    "Feature flags are evaluated server side only.",
+    "Use structured JSON logging with a request id on every line.",
+    "The staging cluster scales to zero at night to save money.",
+]
+
+
+def _exported_vectors_from_another_model(store: MemoryStore, exported: str) -> list[str]:
+    """The exported notes whose vector is not what the header's model gives their text."""
+    lines = [json.loads(line) for line in exported.splitlines()]
+    assert lines[0]["provenance"] == store.embedder.provenance.to_dict()
+    notes = [line for line in lines[1:] if "embedding" in line]
+    wanted = store.embedder.embed([n["content"] for n in notes])
+    import base64
+
+    return [
+        n["content"]
+        for n, vector in zip(notes, wanted, strict=True)
+        if float(np.frombuffer(base64.b64decode(n["embedding"]), np.float32) @ vector) < 0.999
+    ]
+
+
+def test_a_half_reembedded_store_is_not_exported_with_its_mixed_vectors(
+    store: MemoryStore,
+) -> None:
+    """A reembed to another model stopped after a batch (killed, or still running): the
+    stamp still names the old model until it finishes. `kenning export` wrote that stamp
+    in its header above vectors of both models, and an import into a store of the old
+    model reused the new model's vectors as its own: those notes were never found again."""
+    for text in EXPORT_NOTES:
+        assert store.remember(text, "context").status == "stored"
+    other = open_store(cwd=store.project.root, embedder="hashing")
+
+    def killed(done: int, total: int) -> None:
+        raise KeyboardInterrupt  # the run stops after its first batch, its mark left
+
+    with pytest.raises(KeyboardInterrupt):
+        reembed(other, batch_size=2, progress=killed)
+    other.close()
+    out = io.StringIO()
+    try:
+        export_memories(store, out)
+    except KenningError as exc:
+        assert "kenning reembed" in str(exc) and "--no-vectors" in str(exc)
+    else:
+        assert not _exported_vectors_from_another_model(store, out.getvalue())
+    out = io.StringIO()
+    assert export_memories(store, out, vectors=False).exported == len(EXPORT_NOTES)
+
+
+def test_an_export_during_a_reembed_does_not_mix_two_models_silently(
+    store: MemoryStore,
+) -> None:
+    """`kenning reembed` to another model run by another process while an export reads the
+    rows (500 at a time): the rows read after it came with the new model's vectors under a
+    header naming the old one."""
+    hashed = open_store(cwd=store.project.root, embedder="hashing")
+    notes = [
+        NewMemory(f"Note {i}: the cache of service {i} keeps {i % 7} shards") for i in range(520)
+    ]
+    assert all(r.status == "stored" for r in hashed.remember_many(notes, near_duplicates=False))
+
+    class Output(io.StringIO):
+        def write(self, text: str) -> int:
+            if self.getvalue().count("\n") == 3:  # the first 500 rows are read: another
+                reembed(store)  # process re-embeds the store with MiniLM
+            return super().write(text)
+
+    out = Output()
+    try:
+        export_memories(hashed, out)
+    except KenningError as exc:
+        assert "kenning reembed" in str(exc)
+    else:
+        assert not _exported_vectors_from_another_model(hashed, out.getvalue())
+    hashed.close()
 
 
 def test_garbage_file_is_reported_as_corrupted(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]

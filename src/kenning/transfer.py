@@ -60,7 +60,20 @@ def export_memories(
 ) -> ExportReport:
     """Write a JSONL export: a header line, then one memory per line (every field, its
     id, and its vector as base64 float32 unless ``vectors`` is False)."""
+    from .reembed import REEMBED_STATE_KEY
+
+    def reembedding() -> bool:
+        return store.backend.get_meta(REEMBED_STATE_KEY) is not None
+
     provenance = store.backend.read_provenance()
+    if vectors and reembedding():
+        # the stamp names the old model until the re-embedding ends: the vectors under it
+        # come from two models, and an import would reuse the new model's as the old one's
+        raise KenningError(
+            f"the store at {store.location} is half re-embedded: its vectors come from two "
+            "models; run `kenning reembed` to finish it, or export with --no-vectors (the "
+            "import embeds the text again)"
+        )
     header = {
         "kenning_export": EXPORT_FORMAT,
         "provenance": provenance.to_dict() if provenance else None,
@@ -85,6 +98,12 @@ def export_memories(
                 without[record.memory.id] = problem
         out.write(escape_unsafe_json(json.dumps(line, ensure_ascii=False)) + "\n")
         n += 1
+    if vectors and (reembedding() or store.backend.read_provenance() != provenance):
+        raise KenningError(
+            f"a `kenning reembed` of {store.location} ran while it was exported: the vectors "
+            "written may come from two models; export again once it is done, or with "
+            "--no-vectors (the import embeds the text again)"
+        )
     rows = [
         d
         for d in store.backend.damaged_rows()
