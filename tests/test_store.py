@@ -719,6 +719,78 @@ def test_an_export_during_a_reembed_does_not_mix_two_models_silently(
     hashed.close()
 
 
+def _copied_vectors_from_another_model(target: Path, embedder: Embedder) -> list[str]:
+    """The notes copied to the store at ``target`` whose vector is not what the model its
+    stamp names gives their text (that model is ``embedder``'s)."""
+    from kenning.backends.sqlite import SQLiteBackend
+
+    copy = SQLiteBackend(target, create=False)
+    try:
+        records = list(copy.iterate(Filters(group_id=None)))
+        assert not records or copy.read_provenance() == embedder.provenance
+    finally:
+        copy.close()
+    wanted = embedder.embed([r.memory.content for r in records])
+    return [r.memory.content for r, v in zip(records, wanted, strict=True) if r.vector @ v < 0.999]
+
+
+def test_a_half_reembedded_store_is_not_migrated_with_its_mixed_vectors(
+    store: MemoryStore,
+) -> None:
+    """As for export: `kenning migrate --to` stamped the target with the model the source
+    was stamped with and copied vectors of two models under it."""
+    from kenning.migrate import migrate_store
+
+    for text in EXPORT_NOTES:
+        assert store.remember(text, "context").status == "stored"
+    other = open_store(cwd=store.project.root, embedder="hashing")
+
+    def killed(done: int, total: int) -> None:
+        raise KeyboardInterrupt  # the run stops after its first batch, its mark left
+
+    with pytest.raises(KeyboardInterrupt):
+        reembed(other, batch_size=2, progress=killed)
+    other.close()
+    target = store.project.root / "copy" / "memory.db"
+    try:
+        migrate_store(store, str(target))
+    except KenningError as exc:
+        assert "kenning reembed" in str(exc)
+        assert not _copied_vectors_from_another_model(target, store.embedder)
+    else:
+        assert not _copied_vectors_from_another_model(target, store.embedder)
+
+
+def test_a_migration_during_a_reembed_does_not_mix_two_models_silently(
+    store: MemoryStore,
+) -> None:
+    """A reembed to another model run by another process between two of a migration's
+    batches: the target, stamped with the old model, got the new model's vectors for the
+    rest, and the migration said it was verified."""
+    from kenning.migrate import migrate_store
+
+    hashed = open_store(cwd=store.project.root, embedder="hashing")
+    notes = [
+        NewMemory(f"Note {i}: the cache of service {i} keeps {i % 7} shards") for i in range(520)
+    ]
+    assert all(r.status == "stored" for r in hashed.remember_many(notes, near_duplicates=False))
+    target = store.project.root / "copy" / "memory.db"
+    batches: list[int] = []
+
+    def another_process_reembeds(n: int) -> None:
+        batches.append(n)
+        if len(batches) == 1:
+            reembed(store)  # with MiniLM
+
+    try:
+        migrate_store(hashed, str(target), progress=another_process_reembeds)
+    except KenningError as exc:
+        assert "kenning reembed" in str(exc)
+    else:
+        assert not _copied_vectors_from_another_model(target, hashed.embedder)
+    hashed.close()
+
+
 def test_garbage_file_is_reported_as_corrupted(project: Path, minilm) -> None:  # type: ignore[no-untyped-def]
     db = project / ".kenning" / "memory.db"
     db.parent.mkdir()

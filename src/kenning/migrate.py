@@ -88,9 +88,18 @@ def migrate(
     progress: Callable[[int], None] | None = None,
 ) -> MigrationReport:
     """Copy the memories of ``group_id`` (None: every project) from ``source`` to ``target``."""
+    from .reembed import REEMBED_STATE_KEY
+
     provenance = source.read_provenance()
     if provenance is None:
         raise KenningError(f"the source store {source.location} is empty (never written)")
+    if source.get_meta(REEMBED_STATE_KEY) is not None:
+        # its stamp names the old model until the re-embedding ends: its vectors come from
+        # two models, and the target would be stamped with one of them
+        raise KenningError(
+            f"the source store {source.location} is half re-embedded: its vectors come from "
+            "two models; run `kenning reembed` to finish it, then migrate"
+        )
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
         raise ProvenanceMismatch(
@@ -119,6 +128,14 @@ def migrate(
         nonlocal copied, present
         if not batch:
             return
+        if source.get_meta(REEMBED_STATE_KEY) is not None or source.read_provenance() != provenance:
+            # rows read since then may hold the new model's vectors: none goes under the
+            # target's stamp of the old one
+            raise KenningError(
+                f"a `kenning reembed` of the source store {source.location} began while it "
+                f"was migrated: {copied} memories were copied, nothing more; migrate again "
+                "once it is done"
+            )
         # the check and the write under the store's lock: a note a teammate (or another
         # migration) writes between them would otherwise fail the batch as a duplicate
         with target.exclusive():
