@@ -638,6 +638,33 @@ def test_reembed_resumed_after_its_last_memory_was_forgotten_reembeds_every_row(
     other.close()
 
 
+def test_reembed_resumed_after_its_last_memory_moved_reembeds_the_rows_it_skipped(
+    store: MemoryStore,
+) -> None:
+    """A reembed stopped after a batch; then the memory it stopped at was marked reviewed
+    (the page's button; a session start refreshing a seeded entry's files does the same),
+    which rewrites its row at the end of the table. The next run skipped every row up to
+    it — all the rows the first run never reached — and stamped them as re-embedded."""
+    for text in EXPORT_NOTES:
+        assert store.remember(text, "context").status == "stored"
+    other = open_store(cwd=store.project.root, embedder="hashing")
+    ids = [r.memory.id for r in other.backend.iterate(Filters())]
+
+    def killed(done: int, total: int) -> None:
+        raise KeyboardInterrupt  # the run stops after its first batch, its mark left
+
+    with pytest.raises(KeyboardInterrupt):
+        reembed(other, batch_size=2, progress=killed)
+    other.mark_reviewed(ids[1])
+    reembed(other, batch_size=2)
+    records = list(other.backend.iterate(Filters()))
+    wanted = other.embedder.embed([r.memory.content for r in records])
+    assert len(records) == len(EXPORT_NOTES)
+    for record, vector in zip(records, wanted, strict=True):
+        assert float(record.vector @ vector) > 0.9999, record.memory.content
+    other.close()
+
+
 EXPORT_NOTES = [
     "The CI pipeline caches node_modules keyed by the lockfile hash.",
     "Database migrations run automatically on deploy via alembic.",

@@ -47,10 +47,13 @@ def reembed(
     target = store.embedder.provenance
     state_raw = backend.get_meta(REEMBED_STATE_KEY)
     done_through: str | None = None
+    #: How many rows the interrupted run had gone through (None: not recorded).
+    done_before: int | None = None
     if state_raw is not None:
         state = json.loads(state_raw)
         if Provenance.from_dict(state["target"]) == target:
             done_through = state.get("last_id")
+            done_before = state.get("done")
     total = backend.count(Filters())
     if state_raw is None:
         backend.set_meta(
@@ -69,7 +72,9 @@ def reembed(
             backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
             backend.set_meta(
                 REEMBED_STATE_KEY,
-                json.dumps({"target": target.to_dict(), "last_id": batch[-1].id}),
+                json.dumps(
+                    {"target": target.to_dict(), "last_id": batch[-1].id, "done": done + len(batch)}
+                ),
             )
         done += len(batch)
         if progress:
@@ -78,7 +83,7 @@ def reembed(
 
     def embed_rows(after: str | None) -> bool:
         """Re-embed every row after the one of id ``after`` (None: every row); False when
-        no row has that id."""
+        no row has that id, or it comes later than the interrupted run had gone."""
         nonlocal done, already
         skipping = after is not None
         for record in backend.iterate(Filters(), batch_size=500):
@@ -86,6 +91,10 @@ def reembed(
                 done += 1
                 already += 1
                 skipping = record.memory.id != after
+                if done_before is not None and done > done_before:
+                    # its row was rewritten further on (marked reviewed, its files
+                    # refreshed): the rows skipped up to it were never re-embedded
+                    return False
                 continue
             batch.append(record.memory)
             if len(batch) >= batch_size:
@@ -95,9 +104,10 @@ def reembed(
 
     try:
         if not embed_rows(done_through):
-            # The memory the interrupted run stopped at was forgotten since: which rows it
-            # re-embedded is unknown, and the run must not stamp the store as done (every
-            # row was skipped, and kept the old model's vector). Every row is re-embedded.
+            # The memory the interrupted run stopped at was forgotten or moved since:
+            # which rows it re-embedded is unknown, and the run must not stamp the store as
+            # done (rows were skipped that kept the old model's vector). Every row is
+            # re-embedded.
             done = already = 0
             embed_rows(None)
     except KenningError as exc:
