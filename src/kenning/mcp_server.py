@@ -8,7 +8,7 @@ arguments ruvector's server and CLI take are accepted too):
   "created", "match", "source_path", "source_ok", "stale", "changed", "stale_penalty"}],
   "count", "floor", "truncated",
   "intel_path"}`` — the recall protocol of
-  :meth:`MemoryStore.recall`; ``score`` is a number (cosine similarity). ``k`` is
+  :meth:`MemoryStore.recall`; ``score`` is a number (the hybrid score on the cosine scale). ``k`` is
   ``top_k``'s other name; ``semantic`` is accepted and changes nothing.
 * ``hooks_remember(content, type="context", metadata, source)`` → ``{"success", "status",
   "stored", "id", "existing_id", "score", "reason", "collection", "type", "redactions",
@@ -185,7 +185,9 @@ conventions / discussions first (detected from the query when omitted). When few
 the other collections are searched too (cascading; not when a collection is given, nor \
 with use_cascading false).
 
-A result's "semantic" is its cosine similarity to the query and must reach the project's \
+A result's "semantic" is its cosine similarity to the query (plus a small bonus for the \
+query's rarer words it holds; at least 0.95 for an exact error-fingerprint match) and must \
+reach the project's \
 threshold (default {protocol.SEARCH_DEFAULT_THRESHOLD} with MiniLM). With decay on, "score" = \
 {protocol.SEMANTIC_WEIGHT} × semantic + {protocol.TEMPORAL_WEIGHT} × temporal, where temporal = \
 0.5 ^ (age / half-life) favours recent memories; results are sorted by score. \
