@@ -777,3 +777,28 @@ def test_session_cookies_and_bearer_tokens_outside_a_header_are_redacted(
     assert counts and all(secret not in redacted for secret in secrets), redacted
     # what is not the credential stays: the cookie's name, Set-Cookie's attributes
     assert ("Path=/" in redacted) is ("Path=/" in text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: settings.db_password",
+        "  api_key: config.openai.api_key",
+        "token: ctx.secrets.githubToken",
+        "GOOGLE_APPLICATION_CREDENTIALS=key.json",
+        "export GOOGLE_APPLICATION_CREDENTIALS=service-account.json",
+        "ssl:\n  private_key: server.key\n",
+        "AWS_SHARED_CREDENTIALS_FILE=credentials.ini",
+    ],
+)
+def test_a_setting_named_or_a_file_named_is_not_the_secret(text: str) -> None:
+    """``password: settings.db_password`` names the setting that holds the password and
+    ``GOOGLE_APPLICATION_CREDENTIALS=key.json`` the file that holds the key: redacted, the
+    note lost which setting or file to use, and two notes naming two became one."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "password: settings.db_pw",  # a dotted literal whose last name is no secret's
+        "password: Hy6tB1q9.json2",  # not a file's extension
+        "DB_PASSWORD=hunter2.hunter2",
+    ):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

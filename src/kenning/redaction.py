@@ -404,6 +404,13 @@ _IDENT_CHAIN = lazy(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?P<last>[A-Za-z_][A-Za-z0-9_
 _SNAKE = lazy(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _CAMEL = lazy(r"[a-z]+(?:[A-Z][a-z]+)+")
 _PATH = lazy(r"(?:~|\.{1,2})?/[\w./\-]*")
+# A file's name: GOOGLE_APPLICATION_CREDENTIALS=key.json and ssl's private_key: server.key
+# name the file that holds the secret, as a path does (a password ending in ".json" is the
+# price).
+_FILE_NAME = lazy(
+    r"[\w\-]+(?:\.[\w\-]+)*\.(?:json|ya?ml|pem|key|crt|cer|der|p12|pfx|jks|keystore|ini|toml"
+    r"|cfg|conf|properties|txt|gpg|asc)"
+)
 _ENV_KEY = lazy(r"[A-Z][A-Z0-9_]*")
 
 
@@ -426,6 +433,11 @@ def _is_reference(
         return True  # password=password, self.api_key = api_key, db_pass = db_pass
     if key_quoted:
         return True  # {'password': pw}: JSON and dict literals quote a literal value
+    if "." in value and _SECRET_KEY_END.search(ident.group("last")[-24:]):
+        # password: settings.db_password, token: ctx.secrets.githubToken: the setting that
+        # holds the secret, in YAML as in code (no generated password reads as a dotted name
+        # ending in a secret's name)
+        return True
     if _JS_ENVIRONMENT.match(value):
         # new OpenAI({ apiKey: process.env.OPENAI_API_KEY }): JavaScript reading the
         # environment, in an object literal's "key: value" that looks like YAML's
@@ -645,8 +657,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
     if _is_reference(value, m.group("key"), key_name, key_quoted, sep):
         return None
-    if _PATH.fullmatch(value):
-        return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json, PWD=/home/user
+    if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json or =key.json, PWD=/home/user
     if _CJK_TEXT.search(value):
         return None  # Chinese or Japanese words after the key: prose ("パスワード：8文字以上")
     return _Hit(start, end, "password_assignment", 1)
