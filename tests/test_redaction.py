@@ -802,3 +802,39 @@ def test_a_setting_named_or_a_file_named_is_not_the_secret(text: str) -> None:
         "DB_PASSWORD=hunter2.hunter2",
     ):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token: 'IDENT'",
+        "{ token: 'LPAREN', value: '(' }",
+        "    token: 'Bearer'",
+        "self.token = 'STRING_LITERAL'",
+        "token = 'cl100k_base'",
+        'encoding: "o200k_base"',
+        "credentials = 'default'",
+        "creds: 'aws-profile-dev'",
+        "secret: 'kubernetes.io/tls'",
+        'secretType: "kubernetes.io/dockerconfigjson"',
+        "secret: bootstrap.kubernetes.io/token",
+    ],
+)
+def test_names_under_a_secret_word_are_kept(text: str) -> None:
+    """A lexer's token kind (``token: 'IDENT'``), an auth scheme, a tokenizer's encoding
+    (``cl100k_base``), a credentials profile (``'default'``, ``'aws-profile-dev'``) and a
+    Kubernetes Secret's type (``kubernetes.io/tls``) name a kind of thing, never hold a
+    secret: redacted, the note lost its point, and two notes naming two became one."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "token: 'Hy6tB1q9ZxW2'",
+        "api_token: 'IDENT'",  # only a bare token is a lexer's
+        "token: 'IDENT2'",
+        "TOKEN=JBSWYDPEHPKQPXP",  # an environment's value, not a lexer's field
+        "credentials = 'hunter2'",
+        "DB_CREDS=letmein",  # only a bare credentials key is a client's option
+        "creds: 'admin:Tr0ub4dor'",
+        "password: 'aws-profile-dev'",  # a password of words is a password
+        "secret: 'kubernetes.io-tls'",
+    ):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

@@ -588,6 +588,36 @@ def _is_fetch_credentials_mode(key_name: str, value: str) -> bool:
     )
 
 
+#: A lexer's token kind (``token: 'IDENT'``) or an auth scheme (``token: 'Bearer'``): an
+#: upper-case identifier or one capitalised word, without digits, as no issued token is.
+_TOKEN_KIND = lazy(r"[A-Z]+(?:_[A-Z]+)*|[A-Z][a-z]+")
+#: A credentials profile or provider (``credentials = 'default'``, ``creds: 'aws-profile-dev'``):
+#: lower-case words without digits. What a credentials key holds when it is a secret is a
+#: blob, user:password or a token; a passphrase of plain words there is the price.
+_PROFILE_NAME = lazy(r"[a-z]+(?:[\-_][a-z]+)*")
+#: Names that are never secrets under any key: tiktoken's encodings (``token = 'cl100k_base'``)
+#: and Kubernetes Secret types (``secret: kubernetes.io/tls``).
+_KIND_NAME = lazy(
+    r"(?:cl100k|o200k|p50k|r50k)_(?:base|edit|harmony)|(?:[a-z0-9\-]+\.)*kubernetes\.io/[a-z\-]+"
+)
+
+
+def _names_a_kind(key_name: str, value: str) -> bool:
+    """``value`` names a kind of thing (a token kind, a profile, an encoding, a Secret type)
+    rather than being the secret its key's name suggests."""
+    if _is_fetch_credentials_mode(key_name, value) or _KIND_NAME.fullmatch(value):
+        return True
+    # Only a bare key is a client's option or a lexer's field; a qualified one (api_token,
+    # AWS_CREDENTIALS, DB_CREDS) names the credential of something and holds it.
+    bare = key_name.rsplit(".", 1)[-1].lower()
+    if bare == "token":
+        # a lexer's field is code's "token"; an environment's TOKEN=ABCDEFGH is a value
+        return not _ENV_KEY.fullmatch(key_name) and _TOKEN_KIND.fullmatch(value) is not None
+    if bare in ("credentials", "credential", "creds"):
+        return _PROFILE_NAME.fullmatch(value) is not None
+    return False
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if sep.lower() in ("is", "was"):
@@ -607,7 +637,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             if (
                 not value.strip()
                 or _is_placeholder(value.strip())
-                or _is_fetch_credentials_mode(key_name, value.strip())
+                or _names_a_kind(key_name, value.strip())
             ):
                 return None
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
@@ -651,7 +681,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     ):
         value = value[:-1]
         end -= 1
-    if not value or _is_placeholder(value) or _is_fetch_credentials_mode(key_name, value):
+    if not value or _is_placeholder(value) or _names_a_kind(key_name, value):
         return None
     if "(" in value or "[" in value:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
