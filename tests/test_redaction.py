@@ -838,3 +838,23 @@ def test_names_under_a_secret_word_are_kept(text: str) -> None:
         "secret: 'kubernetes.io-tls'",
     ):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token is GPT4o-mini",
+        "the token was Phi3-mini",
+        "count with the token: GPT4o-mini counts them differently",
+    ],
+)
+def test_a_model_name_said_after_a_secret_word_is_kept(text: str) -> None:
+    """ "the token is GPT4o-mini" names a model: its digit and both cases read as a generated
+    password, and the note lost the model's name."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "the admin password is Hy6tB1q9",
+        "the token is Xk9-pQ2m-Lw7z",  # no part of it is a word
+        "the password was Qx7-Rt2p",
+    ):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

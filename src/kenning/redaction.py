@@ -860,12 +860,21 @@ def _is_random(token: str) -> bool:
 #: A run of five lower-case letters: a word ("OAuth2Client", "Base64Encoded"), which a random
 #: string holds rarely.
 _WORD_RUN = lazy(r"[a-z]{5}")
+#: A four-letter lower-case word as a part of its own in a short name: a model's or a
+#: product's ("GPT4o-mini", "Phi3-mini"), where a generated password's parts are mixed.
+_NAME_PART = lazy(r"(?:^|[\-_.])[a-z]{4}(?:[\-_.]|$)")
 
 
 def _looks_random(value: str) -> bool:
     """``value`` reads as a generated password or key rather than a word or a name: 8+
-    characters with a digit, an upper- and a lower-case letter, and no five-letter word."""
-    return len(value) >= 8 and _is_random(value) and _WORD_RUN.search(value) is None
+    characters with a digit, an upper- and a lower-case letter, no five-letter word, and
+    (under 16 characters) no four-letter word as a part of its own."""
+    return (
+        len(value) >= 8
+        and _is_random(value)
+        and _WORD_RUN.search(value) is None
+        and (len(value) >= 16 or _NAME_PART.search(value) is None)
+    )
 
 
 def _find_context_tokens(text: str) -> Iterator[_Hit]:
