@@ -858,3 +858,21 @@ def test_a_model_name_said_after_a_secret_word_is_kept(text: str) -> None:
         "the password was Qx7-Rt2p",
     ):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"aws secret key: {AWS_SECRET}",
+        f"AWS Secret Key = {AWS_SECRET}",
+        f"the aws secret key is {AWS_SECRET} (rotated)",
+        f"- AWS secret key {AWS_SECRET}",
+    ],
+)
+def test_an_aws_secret_key_named_without_access_is_redacted(text: str) -> None:
+    """People write "AWS secret key" as often as the console's "secret access key": the
+    40-character key after it reached the store."""
+    out, counts = redact_secrets(text)
+    assert AWS_SECRET not in out and counts == {"aws_secret": 1}, out
+    for prose in ("the aws secret key is rotated every 90 days", "aws secret key: see vault"):
+        assert redact_secrets(prose) == (prose, {})

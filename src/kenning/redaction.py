@@ -821,11 +821,13 @@ def _find_curl_users(text: str) -> Iterator[_Hit]:
 _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
         "aws_secret",
-        # the key's words joined by '_' or a space, and in `aws configure`'s prompt the
-        # value it had before in brackets: "AWS Secret Access Key [****************Lk9W]: …"
-        r"""(?i)(?:^|[^A-Za-z0-9])(?:aws[_ ]?)?secret[_ ]?access[_ ]?key["']?"""
+        # the key's words joined by '_' or a space, "access" left out after "aws" (as people
+        # say it: "aws secret key"), and in `aws configure`'s prompt the value it had before
+        # in brackets: "AWS Secret Access Key [****************Lk9W]: …"; then a separator,
+        # a space or "is" ("the aws secret key is …")
+        r"""(?i)(?:^|[^A-Za-z0-9])(?:(?:aws[_ ]?)?secret[_ ]?access|aws[_ ]?secret)[_ ]?key["']?"""
         r"""(?:[ \t]*\[[^\]\n]{0,40}\])?"""
-        r"""(?:[ \t]*(?:=>|:=|[:=])[ \t]*|[ \t]+)["']?"""
+        r"""(?:[ \t]*(?:=>|:=|[:=])[ \t]*|[ \t]+(?:(?:is|was)[ \t]+)?)["']?"""
         r"(?P<pw>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)",
     ),
     (
