@@ -876,3 +876,23 @@ def test_an_aws_secret_key_named_without_access_is_redacted(text: str) -> None:
     assert AWS_SECRET not in out and counts == {"aws_secret": 1}, out
     for prose in ("the aws secret key is rotated every 90 days", "aws secret key: see vault"):
         assert redact_secrets(prose) == (prose, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the header x-api-key: 3f9a1c2b7d4e5f60718293a4b5c6d7e8 was rejected",
+        "the api_key is 3f9a1c2b7d4e5f60718293a4b5c6d7e8",
+        "our staging token was 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f, rotate it",
+    ],
+)
+def test_a_hex_key_said_in_a_sentence_is_redacted(text: str) -> None:
+    """A hex or UUID key after a secret's name in a sentence reached the store: the prose
+    forms took only a value with both cases, which a hex key never has."""
+    out, counts = redact_secrets(text)
+    assert counts == {"password_assignment": 1} and "7d4e5f60" not in out and "8a3b" not in out
+    for prose in (
+        "the api_key is deadbeef",  # too short for a key
+        "the token: 12345678901234567890123456789012 is a number",  # no letter
+    ):
+        assert redact_secrets(prose) == (prose, {})

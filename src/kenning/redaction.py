@@ -867,10 +867,20 @@ _WORD_RUN = lazy(r"[a-z]{5}")
 _NAME_PART = lazy(r"(?:^|[\-_.])[a-z]{4}(?:[\-_.]|$)")
 
 
+#: A key of 32+ hex digits, or a UUID (Heroku's API keys): one case only, so the mixed-case
+#: test below never takes it; digits and letters both, so a long number is not one.
+_HEX_KEY = lazy(
+    r"(?=[^0-9]*[0-9])(?=[^A-Fa-f]*[A-Fa-f])"
+    r"(?:[0-9A-Fa-f]{32,1024}|[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12})"
+)
+
+
 def _looks_random(value: str) -> bool:
-    """``value`` reads as a generated password or key rather than a word or a name: 8+
-    characters with a digit, an upper- and a lower-case letter, no five-letter word, and
-    (under 16 characters) no four-letter word as a part of its own."""
+    """``value`` reads as a generated password or key rather than a word or a name: a hex
+    key or UUID, or 8+ characters with a digit, an upper- and a lower-case letter, no
+    five-letter word, and (under 16 characters) no four-letter word as a part of its own."""
+    if _HEX_KEY.fullmatch(value):
+        return True
     return (
         len(value) >= 8
         and _is_random(value)
