@@ -549,6 +549,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
     "keywords": lambda size: _repeat(" ".join(_gitleaks().keywords) + " ")(size),
+    "secret_data_line": lambda size: "kind: Secret\ndata:\n  k: " + "a  #" * (size // 4),
+    "secret_manifests": _repeat("kind: Secret\ndata:\n  k: v\n---\n"),
+    "secret_block": lambda size: "kind: Secret\ndata:\n  k: |\n" + "    ab\n" * (size // 7),
+    "secret_headers": lambda size: "kind: Secret\n" + " data:\n" * (size // 7),
 }
 
 
@@ -896,3 +900,55 @@ def test_a_hex_key_said_in_a_sentence_is_redacted(text: str) -> None:
         "the token: 12345678901234567890123456789012 is a number",  # no letter
     ):
         assert redact_secrets(prose) == (prose, {})
+
+
+K8S_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: db-auth
+  labels:
+    app: api
+type: Opaque
+data:
+  username: YWRtaW4=
+  dbpw: MWYyZDFlMmU2N2Rm
+  tls.key: |
+    LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t
+    TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFF
+stringData:
+  conn: "host=db user=app pw=Tr0ub4dor3"
+  empty: ""
+  templated: {{ .Values.dbpw | b64enc }}
+---
+apiVersion: v1
+kind: ConfigMap
+data:
+  log_level: debug
+"""
+
+
+def test_a_kubernetes_secrets_data_is_redacted_whatever_its_keys_are_named() -> None:
+    """Every value under a Secret's data: and stringData: is a secret, but its key names
+    what it is for (dbpw, conn, tls.key): only a key that spelled 'password' was found."""
+    out, counts = redact_secrets(K8S_SECRET)
+    for secret in ("YWRtaW4=", "MWYyZDFlMmU2N2Rm", "LS0tLS1C", "TUlJRXZR", "Tr0ub4dor3"):
+        assert secret not in out, out
+    assert counts == {"password_assignment": 4}, counts
+    # the manifest's structure and what is not a secret's value stay
+    for kept in (
+        "  dbpw: [REDACTED:",
+        "  tls.key: |\n    [REDACTED:password_assignment]\nstringData:",
+        'empty: ""',
+        "{{ .Values.dbpw | b64enc }}",
+        "name: db-auth",
+        "app: api",
+        "type: Opaque",
+        "log_level: debug",
+    ):
+        assert kept in out, kept
+    config_map = K8S_SECRET.split("---\n")[1]
+    assert redact_secrets(config_map) == (config_map, {})
+    # a code fence ends a manifest as '---' does
+    fenced = "```yaml\nkind: Secret\n```\n\n```yaml\nkind: ConfigMap\ndata:\n  mode: fast\n```"
+    assert redact_secrets(fenced) == (fenced, {})

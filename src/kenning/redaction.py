@@ -926,6 +926,82 @@ def _find_xml_elements(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
 
 
+# A Kubernetes Secret's data: and stringData: values are all secret, whatever their keys are
+# named (dbpw, conn, tls.key): the manifest's kind says so, not the key. A manifest ends at
+# YAML's '---' or a markdown code fence; only a Secret's own data is taken (a ConfigMap's
+# data: is configuration).
+_MANIFEST_END = lazy(r"(?:---|\.\.\.|```|~~~)")
+_SECRET_KIND = lazy(r"[ \t]*(?:-[ \t]+)?kind:[ \t]*([\"']?)Secret\1[ \t]*(?:#.*)?")
+_DATA_HEADER = lazy(r"[ \t]*(?:data|stringData):[ \t]*(?:#.*)?")
+# An entry's key; its value (the rest of the line) is read without a regex, in one pass.
+_DATA_KEY = lazy(r"[ \t]+[\"']?[\-._A-Za-z0-9]{1,253}[\"']?:[ \t]+(?=[^\s#])")
+_BLOCK_SCALAR = lazy(r"[|>][\-+0-9]*")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _find_kubernetes_secret_data(text: str) -> Iterator[_Hit]:
+    if "Secret" not in text or "ata:" not in text:
+        return
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    first = 0
+    for i in range(len(lines) + 1):
+        if i == len(lines) or _MANIFEST_END.match(lines[i]):
+            if any(_SECRET_KIND.fullmatch(lines[j].rstrip("\r")) for j in range(first, i)):
+                yield from _secret_data_values(lines, starts, first, i)
+            first = i + 1
+
+
+def _secret_data_values(
+    lines: list[str], starts: list[int], first: int, end: int
+) -> Iterator[_Hit]:
+    i = first
+    while i < end:
+        if not _DATA_HEADER.fullmatch(lines[i].rstrip("\r")):
+            i += 1
+            continue
+        header_indent = _indent(lines[i])
+        i += 1
+        while i < end and (not lines[i].strip() or _indent(lines[i]) > header_indent):
+            line = lines[i].rstrip("\r")
+            key = _DATA_KEY.match(line)
+            i += 1
+            if key is None:
+                continue
+            at = key.end()
+            quoted = line[at] in "\"'"
+            if quoted:
+                close = line.find(line[at], at + 1)
+                if close < 0:
+                    continue
+                at += 1
+                value = line[at:close]
+            else:
+                comment = line.find(" #", at)
+                value = line[at : len(line) if comment < 0 else comment].rstrip(" \t")
+            if not quoted and _BLOCK_SCALAR.fullmatch(value):
+                # a block scalar (tls.key: |): its lines, more indented than its key
+                entry_indent = _indent(line)
+                block_start = block_end = -1
+                while i < end and (not lines[i].strip() or _indent(lines[i]) > entry_indent):
+                    if lines[i].strip():
+                        if block_start < 0:
+                            block_start = starts[i] + _indent(lines[i])
+                        block_end = starts[i] + len(lines[i].rstrip("\r"))
+                    i += 1
+                if block_start >= 0:
+                    yield _Hit(block_start, block_end, "password_assignment", 1)
+                continue
+            if value.strip() and not _is_placeholder(value.strip()):
+                start = starts[i - 1] + at
+                yield _Hit(start, start + len(value), "password_assignment", 1)
+
+
 # The base64 "user:password" of a Docker config ("auth": "…", ~/.docker/config.json, a
 # dockerconfigjson) or an .npmrc (_auth=…). Taken only when it decodes to user:password.
 _AUTH_BLOB = lazy(
@@ -952,6 +1028,7 @@ _FINDERS = (
     _find_private_keys,
     _find_auth_blobs,
     _find_xml_elements,
+    _find_kubernetes_secret_data,
     _find_gitleaks,
     _find_context_tokens,
     _find_url_passwords,
