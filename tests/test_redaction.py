@@ -952,3 +952,21 @@ def test_a_kubernetes_secrets_data_is_redacted_whatever_its_keys_are_named() -> 
     # a code fence ends a manifest as '---' does
     fenced = "```yaml\nkind: Secret\n```\n\n```yaml\nkind: ConfigMap\ndata:\n  mode: fast\n```"
     assert redact_secrets(fenced) == (fenced, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "new OpenAI({\n  apiKey: process.env.OPENAI_API_KEY,\n});",
+        "createClient({\n  url: SUPABASE_URL,\n  apiKey: import.meta.env.VITE_SUPABASE_KEY,\n})",
+        "const db = {\n  password: settings.db_password,\n  token: config.token;\n}",
+    ],
+)
+def test_a_reference_in_a_multi_line_object_literal_is_kept(text: str) -> None:
+    """One property a line with a trailing comma (as every formatter writes an object
+    literal) read as YAML, whose value ran to the end of the line, comma included: the
+    reference was no longer one, and the note lost which variable to set."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("{\n  apiKey: 'sk-proj-Hy6tB1q9ZxW2',\n}", "{\n  password: hunter2,\n}"):
+        out, found = redact_secrets(secret)
+        assert found and "Hy6tB1q9" not in out and "hunter2" not in out, out

@@ -663,6 +663,10 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             return None  # prose: "Password: must be at least 12 characters long"
         end = run.end()
         value = run.group(0)
+        if value[-1] in ",;" and _is_reference(value[:-1], m.group("key"), key_name, False, sep):
+            # one property a line in an object literal, as formatters write it:
+            # "apiKey: process.env.OPENAI_API_KEY," (a YAML value would not end in a comma)
+            return None
     elif sep == ":" and not key_quoted and _COLON_TAIL.match(text, end) is None:
         # prose such as "the token: it expires daily", unless the word after the colon is a
         # random string ("Use Password: Pm4wQ9… to log in")
