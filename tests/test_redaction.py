@@ -970,3 +970,24 @@ def test_a_reference_in_a_multi_line_object_literal_is_kept(text: str) -> None:
     for secret in ("{\n  apiKey: 'sk-proj-Hy6tB1q9ZxW2',\n}", "{\n  password: hunter2,\n}"):
         out, found = redact_secrets(secret)
         assert found and "Hy6tB1q9" not in out and "hunter2" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: str",
+        "class Settings(BaseSettings):\n    api_key: SecretStr\n",
+        "interface Creds {\n  password: string;\n}",
+        "function login(user: string, password: string) {}",
+        "struct Config {\n    pub api_key: SecretString,\n    pub password: Option<String>,\n"
+        "    private_key: PathBuf,\n    secret: Vec<u8>,\n}",
+        "type Auth struct {\n\tToken []byte\n}\nfunc f(token: Secret<String>)",
+    ],
+)
+def test_a_type_annotation_is_not_the_secret(text: str) -> None:
+    """A field's or a parameter's type (``password: String,``, ``token: Option<String>``,
+    ``api_key: SecretStr``) read as a YAML value: a note about a struct or an interface lost
+    its types."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("password: Strong1,", "password: Hunter2", "token: Str0ng<>"):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

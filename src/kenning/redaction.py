@@ -602,6 +602,15 @@ _KIND_NAME = lazy(
 )
 
 
+#: A type in a field's or a parameter's annotation (Python, TypeScript, Rust, Go): a string or
+#: secret type by name, or a generic one (Option<String>, Vec<u8>, Secret<String>).
+_TYPE_NAME = lazy(
+    r"str|bytes|string|number|boolean|any|unknown|String|Secret(?:Str|String|Bytes|Box)?"
+    r"|PathBuf|Buffer|Uint8Array|Bytes|\[\]byte|&str"
+    r"|[A-Z][A-Za-z0-9_]*(?:::[A-Z][A-Za-z0-9_]*)*<[A-Za-z0-9_:&'<>,\[\]]{1,256}>"
+)
+
+
 def _names_a_kind(key_name: str, value: str) -> bool:
     """``value`` names a kind of thing (a token kind, a profile, an encoding, a Secret type)
     rather than being the secret its key's name suggests."""
@@ -687,6 +696,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         end -= 1
     if not value or _is_placeholder(value) or _names_a_kind(key_name, value):
         return None
+    if sep == ":" and _TYPE_NAME.fullmatch(value.rstrip(",;")):
+        return None  # a field's or a parameter's type: password: String, token: Option<String>
     if "(" in value or "[" in value:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
     if _is_reference(value, m.group("key"), key_name, key_quoted, sep):
