@@ -991,3 +991,29 @@ def test_a_type_annotation_is_not_the_secret(text: str) -> None:
     assert redact_secrets(text) == (text, {})
     for secret in ("password: Strong1,", "password: Hunter2", "token: Str0ng<>"):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "app.secret_key = b'_5#y2L\"F4Q8z\\n\\xec]/'",
+        'SECRET_KEY = b"Hy6tB1q9ZxW2pLm4"',
+        "password = r'C:\\Tr0ub4dor&3'",
+        'token = f"Hy6tB1q9ZxW2pLm4"',
+        "password=rb'Tr0ub4dor&3'",
+    ],
+)
+def test_a_python_prefixed_string_is_redacted_whole(text: str) -> None:
+    """Flask's own example, ``app.secret_key = b'_5#y2L"F4Q8z\\n\\xec]/'``, was stored as
+    ``[REDACTED:password_assignment]'_5#y2L"F4Q8z…'``: the unquoted-value rule took the
+    ``b`` and the key itself reached the store."""
+    out, counts = redact_secrets(text)
+    assert counts == {"password_assignment": 1}, out
+    assert out.endswith(("'[REDACTED:password_assignment]'", '"[REDACTED:password_assignment]"'))
+    assert redact_secrets("password = b") == (
+        "password = [REDACTED:password_assignment]",
+        {"password_assignment": 1},
+    )
+    # an f-string is built from expressions: it names where the value comes from
+    for code in ('token = f"tok_{user_id}"', "cache_key = f'{prefix}:{token}'"):
+        assert redact_secrets(code) == (code, {})

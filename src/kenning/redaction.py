@@ -478,7 +478,8 @@ _ASSIGNMENT = lazy(
     rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*|[ \t]+(?:is|was)[ \t]+)"
-    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
+    # a Python string may carry a prefix: app.secret_key = b'…', r'…', f"…"
+    r"(?:(?P<pre>[bBrRuUfF]{1,2})?(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
     r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
@@ -643,6 +644,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     for name in ("dq", "sq", "eq"):
         value = m.group(name)
         if value is not None:
+            if "f" in (m.group("pre") or "").lower() and "{" in value:
+                return None  # an f-string's value is built from expressions: f"{prefix}_{id}"
             if (
                 not value.strip()
                 or _is_placeholder(value.strip())
