@@ -1017,3 +1017,33 @@ def test_a_python_prefixed_string_is_redacted_whole(text: str) -> None:
     # an f-string is built from expressions: it names where the value comes from
     for code in ('token = f"tok_{user_id}"', "cache_key = f'{prefix}:{token}'"):
         assert redact_secrets(code) == (code, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const token = `Hy6tB1q9ZxW2pLm4`;",
+        "password := `Tr0ub4dor&3`",
+        'let password = r#"Tr0ub4dor&3"#;',
+        'let api_key = br"Hy6tB1q9ZxW2pLm4";',
+    ],
+)
+def test_a_backquoted_or_raw_string_is_redacted(text: str) -> None:
+    """A JavaScript template literal or a Go raw string (backquotes) was no value at all, and a
+    Rust raw string (r#"…"#) was read as the value 'r': the password reached the store."""
+    out, counts = redact_secrets(text)
+    assert counts == {"password_assignment": 1}, out
+    assert "Tr0ub4dor" not in out and "Hy6tB1q9" not in out, out
+    # a template literal with ${…} is built from expressions: it names where the value is
+    for code in (
+        "const auth = `Bearer ${token}`",
+        "const apiKey = `${process.env.KEY}`;",
+        # markdown's inline code naming an option, a variable, a type or a file
+        "Pass the password: `--password-stdin` instead.",
+        "Set token = `process.env.TOKEN` in config.",
+        "the token: `cfg.api_token` holds it",
+        "password: `string`",
+        "the credentials: `key.json`",
+    ):
+        assert redact_secrets(code) == (code, {})
+    assert redact_secrets("the password: `hunter2` worked")[1] == {"password_assignment": 1}

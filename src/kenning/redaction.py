@@ -478,8 +478,12 @@ _ASSIGNMENT = lazy(
     rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*|[ \t]+(?:is|was)[ \t]+)"
-    # a Python string may carry a prefix: app.secret_key = b'…', r'…', f"…"
-    r"(?:(?P<pre>[bBrRuUfF]{1,2})?(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
+    # a Python string may carry a prefix (app.secret_key = b'…', r'…', f"…"), a Rust raw
+    # string its hashes (r#"…"#)
+    r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
+    # a JavaScript template literal or a Go raw string
+    r"|`(?P<bq>[^`\r\n]{1,1024})`"
     r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
@@ -632,7 +636,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if sep.lower() in ("is", "was"):
         # prose ("the token is valid", "the password was reset") unless the word is random
-        group = next(g for g in ("dq", "sq", "eq", "val") if m.group(g) is not None)
+        group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
         said = m.group(group).rstrip(".!?:)")
         if not _looks_random(said):
             return None
@@ -641,11 +645,26 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq", "eq"):
+    for name in ("dq", "sq", "eq", "bq"):
         value = m.group(name)
         if value is not None:
             if "f" in (m.group("pre") or "").lower() and "{" in value:
                 return None  # an f-string's value is built from expressions: f"{prefix}_{id}"
+            if name == "bq" and ("${" in value or any(c.isspace() for c in value)):
+                # a template literal built from expressions (`Bearer ${token}`), or a shell's
+                # command substitution (PASSWORD=`cat /run/secrets/db`)
+                return None
+            if name == "bq" and (
+                # markdown's inline code after a secret's word: code, as in a source file
+                # ("pass the password: `--password-stdin`", "token = `process.env.TOKEN`")
+                value.startswith("-")
+                or "(" in value
+                or _is_reference(value, m.group("key"), key_name, False, "=")
+                or _TYPE_NAME.fullmatch(value)
+                or _PATH.fullmatch(value)
+                or _FILE_NAME.fullmatch(value)
+            ):
+                return None
             if (
                 not value.strip()
                 or _is_placeholder(value.strip())
