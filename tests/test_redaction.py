@@ -1047,3 +1047,28 @@ def test_a_backquoted_or_raw_string_is_redacted(text: str) -> None:
     ):
         assert redact_secrets(code) == (code, {})
     assert redact_secrets("the password: `hunter2` worked")[1] == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'api_key = "sk-..."',
+        "OPENAI_API_KEY=sk-proj-...",
+        "GITHUB_TOKEN=ghp_xxxxxxxxxxxx",
+        'token: "glpat-…"',
+        "STRIPE_SECRET_KEY=sk_live_****",
+        'client_secret: "REPLACE_ME"',
+        "password: replace-with-your-password",
+    ],
+)
+def test_a_masked_or_replace_me_value_is_a_placeholder(text: str) -> None:
+    """A provider's prefix with the rest masked (sk-..., ghp_xxxx) and REPLACE_ME are how
+    docs show where a key goes: redacted, the note lost which key is meant, and notes naming
+    two providers' keys became one."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        'api_key = "sk-Hy6tB1q9..."',  # a real key's first characters are not shown either
+        "GITHUB_TOKEN=ghp_xxxxHy6tB1q9",
+        "password: replaceme2024",
+    ):
+        assert redact_secrets(secret)[1], secret

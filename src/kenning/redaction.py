@@ -392,6 +392,8 @@ _PLACEHOLDER = lazy(
     | @[A-Za-z_][A-Za-z0-9_]*      # SQL parameter @password
     | \? | \?\d+                   # SQL positional parameter
     | \*+ | [xX]{3,} | \.{3,} | …  # masks (a single "x" is a value)
+    | (?:[A-Za-z]{1,12}[_\-]){1,3}(?:\.{3,}|…|\*{3,}|[xX]{4,})  # a prefix, masked: sk-..., ghp_xxxx
+    | replace[_\-]?me | replace[_\-]with[_\-][\w\-]* | todo | fixme | tbd
     | \[REDACTED.*                 # already redacted
     | (?:your|my)[_\-\ ][A-Za-z_\-\ ]*  # your_token_here, my-password (no digits)
     | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
