@@ -553,6 +553,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "secret_manifests": _repeat("kind: Secret\ndata:\n  k: v\n---\n"),
     "secret_block": lambda size: "kind: Secret\ndata:\n  k: |\n" + "    ab\n" * (size // 7),
     "secret_headers": lambda size: "kind: Secret\n" + " data:\n" * (size // 7),
+    "create_secret": _repeat("create secret --from-literal=a=b "),
+    "gh_secret_set": _repeat("gh secret set X "),
 }
 
 
@@ -1072,3 +1074,37 @@ def test_a_masked_or_replace_me_value_is_a_placeholder(text: str) -> None:
         "password: replaceme2024",
     ):
         assert redact_secrets(secret)[1], secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        (
+            "kubectl create secret generic db --from-literal=dbpw=Tr0ub4dor3 "
+            "--from-literal=user='admin' -n prod",
+            ["Tr0ub4dor3", "admin"],
+        ),
+        (
+            "kubectl -n prod create secret generic api \\\n  --from-literal=conn=Hy6tB1q9ZxW2",
+            ["Hy6tB1q9ZxW2"],
+        ),
+        ("gh secret set NPM_TOKEN --body Hy6tB1q9ZxW2pLm4 --repo acme/api", ["Hy6tB1q9ZxW2"]),
+        ('gh secret set DEPLOY_KEY -b"Hy6tB1q9ZxW2pLm4"', ["Hy6tB1q9ZxW2"]),
+    ],
+)
+def test_a_secret_given_to_a_secret_store_command_is_redacted(
+    text: str, secrets: list[str]
+) -> None:
+    """kubectl create secret --from-literal=KEY=VALUE and gh secret set NAME --body VALUE
+    store a secret whatever its name is: only a key that spelled 'password' was found."""
+    out, counts = redact_secrets(text)
+    assert counts and all(secret not in out for secret in secrets), out
+    for kept in ("--from-literal=dbpw=", "--repo acme/api", "-n prod"):
+        assert (kept in out) is (kept in text), kept
+    for other in (
+        "kubectl create configmap app --from-literal=mode=fast",
+        "kubectl create secret generic db --from-literal=password=$DB_PASSWORD",
+        'gh secret set NPM_TOKEN --body "$NPM_TOKEN"',
+        "gh secret set NPM_TOKEN < token.txt; echo -b fast",
+    ):
+        assert redact_secrets(other) == (other, {}), other

@@ -552,9 +552,37 @@ _TOOL_PASSWORD = lazy(
     # sshpass's own options come before the command it runs (whose -p is a port)
     r"|sshpass(?:[ \t]+-(?:[fdP][ \t]*\S+|[ev]))*[ \t]+-p[ \t]*"
     r"|(?:docker|podman)[ \t]+login\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
-    r"|redis-cli\b[^\n;&|]{0,160}?(?<=\s)-a[ \t]+)"
+    r"|redis-cli\b[^\n;&|]{0,160}?(?<=\s)-a[ \t]+"
+    # a GitHub Actions secret set from the command line: whatever its name, it is one
+    r"|gh[ \t]+secret[ \t]+set\b[^\n;&|]{0,160}?(?<=\s)(?:--body(?:[ \t]+|=)|-b[ \t]*))"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
+
+
+# kubectl create secret … --from-literal=KEY=VALUE: every literal of the command is stored as
+# a secret, whatever KEY is named (a configmap's literals are not). The command runs to the
+# end of its line (continued by a trailing backslash) or to ; & |.
+_CREATE_SECRET = lazy(r"\bcreate[ \t]+secret\b")
+_COMMAND_END = lazy(r"(?<!\\)(?<!\\\r)\r?\n|[;&|]")
+_FROM_LITERAL = lazy(
+    r"--from-literal[= ][\"']?[\w.\-]{1,253}="
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
+)
+
+
+def _find_secret_literals(text: str) -> Iterator[_Hit]:
+    if "from-literal" not in text:
+        return
+    covered = 0  # each command is read once, however many "create secret" it holds
+    for m in _CREATE_SECRET.finditer(text):
+        if m.start() < covered:
+            continue
+        end_match = _COMMAND_END.search(text, m.end())
+        covered = end = len(text) if end_match is None else end_match.start()
+        for literal in _FROM_LITERAL.finditer(text, m.end(), end):
+            group = next(g for g in ("dq", "sq", "val") if literal.group(g) is not None)
+            if not _is_placeholder(literal.group(group)):
+                yield _Hit(literal.start(group), literal.end(group), "password_assignment", 1)
 
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
@@ -1068,6 +1096,7 @@ _FINDERS = (
     _find_auth_blobs,
     _find_xml_elements,
     _find_kubernetes_secret_data,
+    _find_secret_literals,
     _find_gitleaks,
     _find_context_tokens,
     _find_url_passwords,
