@@ -1108,3 +1108,20 @@ def test_a_secret_given_to_a_secret_store_command_is_redacted(
         "gh secret set NPM_TOKEN < token.txt; echo -b fast",
     ):
         assert redact_secrets(other) == (other, {}), other
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ocp-Apim-Subscription-Key: 3f9a1c2b7d4e5f60718293a4b5c6d7e8",
+        'headers = {"Ocp-Apim-Subscription-Key": "3f9a1c2b7d4e5f60718293a4b5c6d7e8"}',
+        "AZURE_TRANSLATOR_SUBSCRIPTION_KEY=3f9a1c2b7d4e5f60718293a4b5c6d7e8",
+    ],
+)
+def test_an_azure_subscription_key_is_redacted(text: str) -> None:
+    """Azure API Management's and Cognitive Services' key travels as
+    Ocp-Apim-Subscription-Key, in every Azure sample: it reached the store."""
+    out, counts = redact_secrets(text)
+    assert counts == {"password_assignment": 1} and "7d4e5f60" not in out, out
+    kept = "subscription_id: 3f9a1c2b-7d4e-5f60-7182-93a4b5c6d7e8"
+    assert redact_secrets(kept) == (kept, {})

@@ -469,7 +469,8 @@ _SECRET_KEYWORD = (
     # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
     # (MAX_PASS=5), which _assignment_hit leaves
     r"|(?-i:(?<=[A-Z0-9]_)PASS)(?![A-Za-z])"
-    r"|secret(?:[_\-]?(?:access[_\-]?)?key)?|(?:api|private|encryption|signing|master|app)[_\-]?key"
+    r"|secret(?:[_\-]?(?:access[_\-]?)?key)?"
+    r"|(?:api|private|encryption|signing|master|app|subscription)[_\-]?key"
     r"|apikey|token|credentials?|creds"
     # "password" as teams write it in their own language
     rf"|{_LOCAL_PASSWORD})"
