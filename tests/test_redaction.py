@@ -555,6 +555,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "secret_headers": lambda size: "kind: Secret\n" + " data:\n" * (size // 7),
     "create_secret": _repeat("create secret --from-literal=a=b "),
     "gh_secret_set": _repeat("gh secret set X "),
+    "passphrase_words": lambda size: "DB_PASSWORD=ab" + " ab" * (size // 3),
+    "passphrase_lines": _repeat("DB_PASSWORD=ab cd ef gh\n"),
 }
 
 
@@ -1125,3 +1127,31 @@ def test_an_azure_subscription_key_is_redacted(text: str) -> None:
     assert counts == {"password_assignment": 1} and "7d4e5f60" not in out, out
     kept = "subscription_id: 3f9a1c2b-7d4e-5f60-7182-93a4b5c6d7e8"
     assert redact_secrets(kept) == (kept, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=correct horse battery staple",
+        "export ADMIN_PASSPHRASE=correct horse battery staple  # from the vault\nNEXT=1",
+        "  SMTP_PASS=tiger lily garden",
+    ],
+)
+def test_an_unquoted_passphrase_of_words_is_redacted_whole(text: str) -> None:
+    """A .env value runs to the end of its line (dotenv and compose read it so): only the
+    first word of DB_PASSWORD=correct horse battery staple was redacted, the rest stored."""
+    out, counts = redact_secrets(text)
+    assert counts == {"password_assignment": 1}, out
+    for word in ("horse", "staple", "lily", "garden"):
+        assert word not in out, out
+    assert ("# from the vault" in out) is ("# from the vault" in text)
+    # the shell's prefix form runs a command after the assignment; in prose, words follow
+    for command, rest in (
+        ("PGPASSWORD=postgres psql -U postgres", " psql -U postgres"),
+        ("DB_PASSWORD=hunter npm run dev", " npm run dev"),
+        ("SMTP_PASS=hunter2 make send test", " make send test"),
+        ("the DB_PASSWORD=x we use is old", " we use is old"),
+        ("API_TOKEN=Hy6tB1q9ZxW2 and more words", " and more words"),  # no token has spaces
+    ):
+        out, counts = redact_secrets(command)
+        assert counts == {"password_assignment": 1} and out.endswith("]" + rest), out

@@ -663,6 +663,39 @@ def _names_a_kind(key_name: str, value: str) -> bool:
     return False
 
 
+# A .env value runs to the end of its line (dotenv and compose read it so): a passphrase of
+# words (DB_PASSWORD=correct horse battery staple) is one value. Taken only on a line of its
+# own, for a password's key, when every word is a lower-case word, three to eight of them,
+# and the second is no command (PGPASSWORD=x psql is the shell's prefix form).
+_PASSWORD_KEY = lazy(rf"pass|pwd|{_LOCAL_PASSWORD}", re.IGNORECASE)
+_LOWER_WORD = lazy(r"[a-z]{2,24}")
+_ENV_LINE_HEAD = lazy(r"[ \t]*(?:export[ \t]+)?")
+_PASSPHRASE_TAIL = lazy(
+    r"[ \t]+(?P<second>[a-z]{2,24})(?:[ \t]+[a-z]{2,24}){1,6}(?=[ \t]*(?:#[^\n]*)?(?:\r?\n|$))"
+)
+_COMMANDS = frozenset({
+    "npm", "npx", "yarn", "pnpm", "node", "bun", "deno", "python", "python3", "pip", "uv",
+    "poetry", "go", "cargo", "make", "psql", "mysql", "mongosh", "docker", "podman", "kubectl",
+    "helm", "terraform", "ansible", "bundle", "rails", "ruby", "rake", "php", "java", "gradle",
+    "mvn", "dotnet", "sh", "bash", "zsh", "exec", "sudo", "env", "pytest", "tox", "git", "flask",
+    "uvicorn", "gunicorn", "celery", "manage", "alembic",
+})  # fmt: skip
+
+
+def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[int, str]:
+    """Where an unquoted password of one lower-case word ends, should more words follow it on
+    its line (``end`` and the value as they are otherwise)."""
+    line_start = text.rfind("\n", max(0, name_start - _MAX_INDENT), name_start) + 1
+    if (line_start == 0 and name_start > _MAX_INDENT) or not _ENV_LINE_HEAD.fullmatch(
+        text, line_start, name_start
+    ):
+        return end, text[start:end]
+    words = _PASSPHRASE_TAIL.match(text, end)
+    if words is None or words.group("second") in _COMMANDS:
+        return end, text[start:end]
+    return words.end(), text[start : words.end()]
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if sep.lower() in ("is", "was"):
@@ -739,6 +772,13 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     elif text[end : end + 1] == "&" and text[max(0, name_start - 1) : name_start] not in ("?", "&"):
         end = _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
         value = text[start:end]
+    elif (
+        sep == "="
+        and _PASSWORD_KEY.search(m.group("key"))
+        and _ENV_KEY.fullmatch(key_name)
+        and _LOWER_WORD.fullmatch(value)
+    ):
+        end, value = _passphrase_end(text, name_start, start, end)
     # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
     while (
         value
