@@ -1155,3 +1155,22 @@ def test_an_unquoted_passphrase_of_words_is_redacted_whole(text: str) -> None:
     ):
         out, counts = redact_secrets(command)
         assert counts == {"password_assignment": 1} and out.endswith("]" + rest), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json"',
+        'GOOGLE_APPLICATION_CREDENTIALS="/home/me/keys/sa.json"',
+        '"credentials": "./secrets/credentials.json"',
+        '"privateKey": "./keys/private.pem"',
+        "ssl:\n  private_key: '~/certs/server.key'\n",
+    ],
+)
+def test_a_quoted_path_or_file_name_is_not_the_secret(text: str) -> None:
+    """The quoted form of GOOGLE_APPLICATION_CREDENTIALS=/path/key.json (Python's
+    os.environ[…] = "key.json", a JSON config) was redacted where the unquoted one was kept:
+    the note lost which file holds the key."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ('password = "Hy6t/B1q9"', '"privateKey": "Hy6tB1q9.pem2"'):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

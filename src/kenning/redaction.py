@@ -733,8 +733,10 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
                 not value.strip()
                 or _is_placeholder(value.strip())
                 or _names_a_kind(key_name, value.strip())
+                or _PATH.fullmatch(value.strip())
+                or _FILE_NAME.fullmatch(value.strip())
             ):
-                return None
+                return None  # os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json": the file
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
     if m.group("kq").endswith("]"):
         return None  # a subscript's unquoted value: a count or a variable (vocab["token"] = 5)
