@@ -1174,3 +1174,22 @@ def test_a_quoted_path_or_file_name_is_not_the_secret(text: str) -> None:
     assert redact_secrets(text) == (text, {})
     for secret in ('password = "Hy6t/B1q9"', '"privateKey": "Hy6tB1q9.pem2"'):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+        "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: NO)",
+        "permissions:\n  id-token: write\n  contents: read\n",
+        "    permissions:\n      id-token: none\n      pull-requests: write",
+        "password_auth = on",
+    ],
+)
+def test_a_flag_or_a_permission_level_is_not_the_secret(text: str) -> None:
+    """MySQL's 'Access denied … (using password: YES)' and GitHub Actions' 'id-token: write'
+    (the OIDC permission) were stored with the flag redacted: the YES/NO that tells which fix
+    applies was lost, and the two errors became one note."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("password: yes2024", "id-token: writeHy6tB1q9", "password: Hy6tB1q9"):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

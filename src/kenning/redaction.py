@@ -647,11 +647,20 @@ _TYPE_NAME = lazy(
 )
 
 
+_SWITCH = lazy(r"yes|no|on|off", re.IGNORECASE)
+_PERMISSION = lazy(r"read|write", re.IGNORECASE)
+
+
 def _names_a_kind(key_name: str, value: str) -> bool:
     """``value`` names a kind of thing (a token kind, a profile, an encoding, a Secret type)
-    rather than being the secret its key's name suggests."""
+    or a setting (a switch, a permission level) rather than being the secret its key's name
+    suggests."""
     if _is_fetch_credentials_mode(key_name, value) or _KIND_NAME.fullmatch(value):
         return True
+    if _SWITCH.fullmatch(value):
+        return True  # MySQL's "Access denied … (using password: YES)": a switch, not a password
+    if key_name.lower().endswith("token") and _PERMISSION.fullmatch(value):
+        return True  # GitHub Actions' "permissions: id-token: write" (OIDC): a permission level
     # Only a bare key is a client's option or a lexer's field; a qualified one (api_token,
     # AWS_CREDENTIALS, DB_CREDS) names the credential of something and holds it.
     bare = key_name.rsplit(".", 1)[-1].lower()
