@@ -1193,3 +1193,21 @@ def test_a_flag_or_a_permission_level_is_not_the_secret(text: str) -> None:
     assert redact_secrets(text) == (text, {})
     for secret in ("password: yes2024", "id-token: writeHy6tB1q9", "password: Hy6tB1q9"):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "encryption_key: arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "master_key: alias/prod",
+        'kms_master_key = "alias/aws/s3"',
+        "secret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf",
+        "SIGNING_KEY=arn:aws-us-gov:kms:us-gov-west-1:123456789012:alias/signer",
+    ],
+)
+def test_an_aws_arn_or_kms_alias_is_not_the_secret(text: str) -> None:
+    """An ARN or a KMS alias names where a key or a secret lives (Terraform, CloudFormation,
+    SDK calls), never holds it: redacted, the note lost which key is used."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("master_key: aliasHy6tB1q9", "encryption_key: arn-Hy6tB1q9"):
+        assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret

@@ -597,8 +597,10 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             pos = max(m.end(), hit.end)
         else:
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
-            # still start one ("…abc PASSWORD = hunter2"), so look again right after the key.
-            pos = m.end("key")
+            # still start one ("…abc PASSWORD = hunter2"), so look again right after the key;
+            # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
+            value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
+            pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
     for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC):
         for m in pattern.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
@@ -631,10 +633,13 @@ _TOKEN_KIND = lazy(r"[A-Z]+(?:_[A-Z]+)*|[A-Z][a-z]+")
 #: lower-case words without digits. What a credentials key holds when it is a secret is a
 #: blob, user:password or a token; a passphrase of plain words there is the price.
 _PROFILE_NAME = lazy(r"[a-z]+(?:[\-_][a-z]+)*")
-#: Names that are never secrets under any key: tiktoken's encodings (``token = 'cl100k_base'``)
-#: and Kubernetes Secret types (``secret: kubernetes.io/tls``).
+#: Names that are never secrets under any key: tiktoken's encodings (``token = 'cl100k_base'``),
+#: Kubernetes Secret types (``secret: kubernetes.io/tls``), and AWS ARNs and KMS aliases
+#: (``encryption_key: arn:aws:kms:…``, ``master_key: alias/prod``), which say where a key is.
 _KIND_NAME = lazy(
     r"(?:cl100k|o200k|p50k|r50k)_(?:base|edit|harmony)|(?:[a-z0-9\-]+\.)*kubernetes\.io/[a-z\-]+"
+    r"|arn:aws(?:-cn|-us-gov)?:[a-z0-9\-]{1,64}:[a-z0-9\-]{0,32}:\d{0,12}:\S{1,900}"
+    r"|alias/[A-Za-z0-9/_\-]{1,256}"
 )
 
 
