@@ -1211,3 +1211,24 @@ def test_an_aws_arn_or_kms_alias_is_not_the_secret(text: str) -> None:
     assert redact_secrets(text) == (text, {})
     for secret in ("master_key: aliasHy6tB1q9", "encryption_key: arn-Hy6tB1q9"):
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const user = {\n  password: hashedPassword,\n  token: accessToken,\n};",
+        "return {\n  token: undefined,\n  secret: process.env.JWT_SECRET!,\n}",
+        "const token = session?.access_token;",
+        "const apiKey = config?.openai?.apiKey!;",
+    ],
+)
+def test_javascript_variables_in_object_literals_are_references(text: str) -> None:
+    """An object literal's property a line ('password: hashedPassword,') holds a variable,
+    as 'password = hashedPassword' does, and 'session?.access_token' (optional chaining) or
+    'process.env.JWT_SECRET!' (TypeScript's non-null assertion) are references: all were
+    redacted, and the note lost which variable is used."""
+    assert redact_secrets(text) == (text, {})
+    assert redact_secrets("password = secretPass!")[1] == {"password_assignment": 1}
+    for secret in ("{\n  password: hunter2,\n}", "{\n  token: 'Hy6tB1q9ZxW2',\n}"):
+        out, found = redact_secrets(secret)
+        assert found == {"password_assignment": 1} and out.endswith(",\n}"), out

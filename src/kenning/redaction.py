@@ -712,6 +712,7 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
+    code = False  # a YAML-looking line that is an object literal's property
     if sep.lower() in ("is", "was"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
@@ -774,10 +775,13 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             return None  # prose: "Password: must be at least 12 characters long"
         end = run.end()
         value = run.group(0)
-        if value[-1] in ",;" and _is_reference(value[:-1], m.group("key"), key_name, False, sep):
-            # one property a line in an object literal, as formatters write it:
-            # "apiKey: process.env.OPENAI_API_KEY," (a YAML value would not end in a comma)
-            return None
+        if len(value) > 1 and value[-1] in ",;":
+            # one property a line in an object literal, as formatters write it ("apiKey:
+            # process.env.OPENAI_API_KEY,", "password: hashedPassword,"): code, whose value
+            # ends before the comma (a YAML value would not end in one)
+            value = value[:-1]
+            end -= 1
+            code = True
     elif sep == ":" and not key_quoted and _COLON_TAIL.match(text, end) is None:
         # prose such as "the token: it expires daily", unless the word after the colon is a
         # random string ("Use Password: Pm4wQ9… to log in")
@@ -809,7 +813,11 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # a field's or a parameter's type: password: String, token: Option<String>
     if "(" in value or "[" in value:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
-    if _is_reference(value, m.group("key"), key_name, key_quoted, sep):
+    # optional chaining (session?.access_token) and TypeScript's non-null assertion
+    # (process.env.JWT_SECRET!) read as the plain reference; only on a dotted name, as an
+    # INI's "password = secretPass!" is a literal
+    reference = value.replace("?.", ".").removesuffix("!") if "." in value else value
+    if _is_reference(reference, m.group("key"), key_name, key_quoted, "=" if code else sep):
         return None
     if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json or =key.json, PWD=/home/user
