@@ -557,6 +557,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "gh_secret_set": _repeat("gh secret set X "),
     "passphrase_words": lambda size: "DB_PASSWORD=ab" + " ab" * (size // 3),
     "passphrase_lines": _repeat("DB_PASSWORD=ab cd ef gh\n"),
+    "sql_users": _repeat("create user x password "),
+    "php_defines": _repeat("define('DB_PASSWORD', "),
 }
 
 
@@ -1232,3 +1234,30 @@ def test_javascript_variables_in_object_literals_are_references(text: str) -> No
     for secret in ("{\n  password: hunter2,\n}", "{\n  token: 'Hy6tB1q9ZxW2',\n}"):
         out, found = redact_secrets(secret)
         assert found == {"password_assignment": 1} and out.endswith(",\n}"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE USER app WITH PASSWORD 'Hy6tB1q9Zx';",
+        "ALTER USER postgres PASSWORD 'Hy6tB1q9Zx';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY 'Hy6tB1q9Zx';",
+        "ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'Hy6tB1q9Zx';",
+        "define( 'DB_PASSWORD', 'Hy6tB1q9Zx' );",
+        'define("STRIPE_SECRET_KEY", "Hy6tB1q9Zx");',
+    ],
+)
+def test_a_password_set_in_sql_or_a_php_define_is_redacted(text: str) -> None:
+    """CREATE/ALTER USER … PASSWORD '…' (PostgreSQL), IDENTIFIED BY '…' (MySQL, Oracle) and
+    WordPress's define('DB_PASSWORD', '…') — every database setup note — reached the store:
+    no '=' or ':' stood between the name and the password."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        "ALTER USER app PASSWORD NULL;",
+        "CREATE USER app WITH PASSWORD :'pw';",
+        "define('AUTH_KEY', 'put your unique phrase here');",
+        "define('WP_DEBUG', true);",
+        "the password 'field' is required",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

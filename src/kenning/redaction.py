@@ -540,7 +540,8 @@ _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
 _CJK_TEXT = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 _SECRET_STEM = lazy(
-    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
+    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|identified"
+    rf"|{_LOCAL_PASSWORD}",
     re.IGNORECASE,
 )
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
@@ -586,6 +587,23 @@ def _find_secret_literals(text: str) -> Iterator[_Hit]:
                 yield _Hit(literal.start(group), literal.end(group), "password_assignment", 1)
 
 
+#: A password set in SQL: CREATE/ALTER USER|ROLE … PASSWORD '…' (PostgreSQL), … IDENTIFIED
+#: [WITH plugin] BY '…' (MySQL, Oracle; GRANT too), within 200 characters of the statement's
+#: start and before its ';' (bounded: a text of many "CREATE USER" stays linear).
+_SQL_PASSWORD = lazy(
+    r"\b(?:(?:create|alter)[ \t]+(?:user|role|login)|grant)\b[^;]{0,200}?"
+    r"\b(?:password|identified(?:[ \t]+with[ \t]+[\w$]{1,64})?[ \t]+by)[ \t]+"
+    r"'(?P<sq>[^'\r\n]{1,1024})'",
+    re.IGNORECASE,
+)
+#: PHP's define('DB_PASSWORD', '…'), as WordPress's wp-config.php sets the database password.
+_PHP_DEFINE = lazy(
+    rf"\bdefine\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}{_SECRET_KEYWORD}[\"'][ \t]*,[ \t]*"
+    rf"(?:{_QUOTED_VALUE})",
+    re.IGNORECASE,
+)
+
+
 def _find_assignments(text: str) -> Iterator[_Hit]:
     if _SECRET_STEM.search(text) is None:
         return
@@ -601,9 +619,11 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
             value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
-    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC):
+    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC, _SQL_PASSWORD, _PHP_DEFINE):
         for m in pattern.finditer(text):
-            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            group = next(
+                g for g in ("dq", "sq", "val") if g in pattern.groupindex and m.group(g) is not None
+            )
             value = m.group(group).strip()
             if value.startswith("-"):
                 continue  # the next option ("--no-password", "--host"), not a value
@@ -727,6 +747,13 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     for name in ("dq", "sq", "eq", "bq"):
         value = m.group(name)
         if value is not None:
+            if (
+                name == "sq"
+                and m.group("sep")[:1].isspace()
+                and m.group("sep").endswith(":")
+                and _IDENT_CHAIN.fullmatch(value)
+            ):
+                return None  # psql's variable, interpolated: PASSWORD :'pw'
             if "f" in (m.group("pre") or "").lower() and "{" in value:
                 return None  # an f-string's value is built from expressions: f"{prefix}_{id}"
             if name == "bq" and ("${" in value or any(c.isspace() for c in value)):
