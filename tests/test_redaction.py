@@ -559,6 +559,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "passphrase_lines": _repeat("DB_PASSWORD=ab cd ef gh\n"),
     "sql_users": _repeat("create user x password "),
     "php_defines": _repeat("define('DB_PASSWORD', "),
+    "tool_options": _repeat("openssl mongosh ldapsearch -x "),
+    "conf_directives": _repeat("requirepass masterauth "),
 }
 
 
@@ -1259,5 +1261,31 @@ def test_a_password_set_in_sql_or_a_php_define_is_redacted(text: str) -> None:
         "define('AUTH_KEY', 'put your unique phrase here');",
         "define('WP_DEBUG', true);",
         "the password 'field' is required",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openssl pkcs12 -export -in a.crt -inkey a.key -passout pass:Hy6tB1q9Zx -out a.p12",
+        "openssl rsa -in enc.key -passin 'pass:Hy6tB1q9Zx' -out plain.key",
+        "openssl enc -aes-256-cbc -salt -k Hy6tB1q9Zx -in a -out a.enc",
+        "# redis.conf\nrequirepass Hy6tB1q9Zx\nmasterauth Hy6tB1q9Zx\n",
+        'mongosh "mongodb://db:27017" -u admin -p Hy6tB1q9Zx --authenticationDatabase admin',
+        "ldapsearch -x -H ldap://ldap -D cn=admin,dc=acme -w Hy6tB1q9Zx -b dc=acme",
+    ],
+)
+def test_a_password_given_to_openssl_redis_mongosh_or_ldap_is_redacted(text: str) -> None:
+    """openssl's pass:…/-k, redis.conf's requirepass/masterauth, mongosh -p and ldapsearch -w
+    take a password by their own syntax: it reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts, out
+    for kept in (
+        "openssl pkcs12 -export -passout env:P12_PASS -out a.p12",
+        "openssl rsa -passin file:pw.txt",
+        "openssl genpkey -algorithm ed25519 -out k.pem",
+        "set requirepass in redis.conf to enable auth",
+        "mongosh -p to be prompted",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

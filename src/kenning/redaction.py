@@ -540,10 +540,13 @@ _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
 _CJK_TEXT = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 _SECRET_STEM = lazy(
-    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|identified"
-    rf"|{_LOCAL_PASSWORD}",
+    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
     re.IGNORECASE,
 )
+#: The stems of the patterns that need none of _SECRET_STEM's (IDENTIFIED BY, masterauth,
+#: openssl -k, mongosh -p, ldapsearch -w): substring tests, as each more word in the stem's
+#: alternation slows its scan of every note.
+_RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap")
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -555,6 +558,12 @@ _TOOL_PASSWORD = lazy(
     r"|sshpass(?:[ \t]+-(?:[fdP][ \t]*\S+|[ev]))*[ \t]+-p[ \t]*"
     r"|(?:docker|podman)[ \t]+login\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
     r"|redis-cli\b[^\n;&|]{0,160}?(?<=\s)-a[ \t]+"
+    # openssl's pass phrase (-passin/-passout/-pass pass:…, enc's -k …; env: and file: name
+    # where it is), mongosh's -p, the OpenLDAP tools' -w
+    r"|openssl\b[^\n;&|]{0,200}?(?<=\s)(?:-pass(?:in|out)?[ \t]+[\"']?pass:|-k[ \t]+)"
+    r"|mongo(?:sh)?\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
+    r"|ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)\b[^\n;&|]{0,160}?"
+    r"(?<=\s)-w[ \t]+"
     # a GitHub Actions secret set from the command line: whatever its name, it is one
     r"|gh[ \t]+secret[ \t]+set\b[^\n;&|]{0,160}?(?<=\s)(?:--body(?:[ \t]+|=)|-b[ \t]*))"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
@@ -587,6 +596,11 @@ def _find_secret_literals(text: str) -> Iterator[_Hit]:
                 yield _Hit(literal.start(group), literal.end(group), "password_assignment", 1)
 
 
+#: redis.conf's password directives (requirepass, masterauth), on a line of their own.
+_CONF_PASSWORD = lazy(
+    rf"^[ \t]*(?:requirepass|masterauth)[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    re.MULTILINE,
+)
 #: A password set in SQL: CREATE/ALTER USER|ROLE … PASSWORD '…' (PostgreSQL), … IDENTIFIED
 #: [WITH plugin] BY '…' (MySQL, Oracle; GRANT too), within 200 characters of the statement's
 #: start and before its ';' (bounded: a text of many "CREATE USER" stays linear).
@@ -605,7 +619,8 @@ _PHP_DEFINE = lazy(
 
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
-    if _SECRET_STEM.search(text) is None:
+    lower = text.lower()
+    if _SECRET_STEM.search(text) is None and not any(word in lower for word in _RARE_STEMS):
         return
     pos = 0
     while (m := _ASSIGNMENT.search(text, pos)) is not None:
@@ -619,7 +634,16 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
             value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
-    for pattern in (_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC, _SQL_PASSWORD, _PHP_DEFINE):
+    patterns = [_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC]
+    # the rarer statements are scanned for only in a text that names them (a substring test
+    # costs a tenth of a scan with Python's re, and most notes hold none)
+    if "create" in lower or "alter" in lower or "grant" in lower:
+        patterns.append(_SQL_PASSWORD)
+    if "define(" in lower:
+        patterns.append(_PHP_DEFINE)
+    if "requirepass" in lower or "masterauth" in lower:
+        patterns.append(_CONF_PASSWORD)
+    for pattern in patterns:
         for m in pattern.finditer(text):
             group = next(
                 g for g in ("dq", "sq", "val") if g in pattern.groupindex and m.group(g) is not None
