@@ -547,6 +547,10 @@ _SECRET_STEM = lazy(
 #: openssl -k, mongosh -p, ldapsearch -w): substring tests, as each more word in the stem's
 #: alternation slows its scan of every note.
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap")
+#: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
+#: note that names one of them).
+_TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
+          "mongo", "ldap")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -634,7 +638,9 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
             value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
-    patterns = [_FLAG, _NAME_VALUE, _TOOL_PASSWORD, _NETRC]
+    patterns = [_FLAG, _NAME_VALUE, _NETRC]
+    if any(tool in lower for tool in _TOOLS):
+        patterns.insert(2, _TOOL_PASSWORD)
     # the rarer statements are scanned for only in a text that names them (a substring test
     # costs a tenth of a scan with Python's re, and most notes hold none)
     if "create" in lower or "alter" in lower or "grant" in lower:
