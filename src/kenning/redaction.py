@@ -29,7 +29,11 @@ replaced once, under the more specific kind:
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
    ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
    CLI, credentials file, ``aws configure``'s prompt),
-   Azure ``AccountKey=`` and SAS ``sig=``; and four token formats gitleaks lacks or pins to
+   Azure ``AccountKey=`` and SAS ``sig=``, every value of a Kubernetes Secret's ``data:``/
+   ``stringData:`` and of ``kubectl create secret --from-literal``, passwords set in SQL
+   (``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY '…'``), PHP's ``define('DB_PASSWORD', …)``,
+   redis.conf's ``requirepass``, tools' own options (``mysql -p``, ``openssl … pass:…``,
+   ``ldapsearch -w``, ``gh secret set --body``); and four token formats gitleaks lacks or pins to
    one length (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe
    ``whsec_``). These are Python ``re`` patterns, each linear: a candidate starts only at a
    distinctive prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM
@@ -1275,11 +1279,15 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     (``${DB_PASSWORD}``, ``$TOKEN``, ``${{ secrets.X }}``, ``{{ vault }}``, ``<your-token>``,
     ``%s``, ``%(pw)s``, ``:password``, ``?``, ``***``, ``xxxx``, ``None``, ``YOUR_KEY_HERE``),
     code expressions (``getpass()``, ``os.environ["X"]``), variables (``password=password``,
-    ``self.api_key``, ``password = pw_input``, ``token=cfg.token``, ``{'password': pw}``),
-    file paths (``GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json``), git SHAs, UUIDs and
-    hashes. A real password that looks like a placeholder or a variable (``$ecret``,
-    ``my_pass_word`` assigned in code) is left in place: that is the price of not mangling
-    configuration examples and code.
+    ``self.api_key``, ``password = pw_input``, ``token=cfg.token``, ``{'password': pw}``,
+    ``password: settings.db_password``, ``apiKey: process.env.X,``, ``session?.token``),
+    file paths and names (``GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json``, ``=key.json``),
+    types (``password: Option<String>,``), names of kinds (a lexer's ``token: 'IDENT'``,
+    ``cl100k_base``, ``credentials = 'default'``, ``kubernetes.io/tls``, ARNs and KMS aliases,
+    ``id-token: write``, ``using password: YES``), masked examples (``sk-...``, ``REPLACE_ME``),
+    git SHAs, UUIDs and hashes. A real password that looks like a placeholder, a variable or
+    a name (``$ecret``, ``my_pass_word`` assigned in code, ``key.json``) is left in place:
+    that is the price of not mangling configuration examples and code.
     """
     if not isinstance(text, str):
         raise TypeError(f"redact_secrets expects str, not {type(text).__name__}")
