@@ -1149,6 +1149,9 @@ def test_an_unquoted_passphrase_of_words_is_redacted_whole(text: str) -> None:
     for word in ("horse", "staple", "lily", "garden"):
         assert word not in out, out
     assert ("# from the vault" in out) is ("# from the vault" in text)
+    # a placeholder followed by a note about it stays as it was
+    for note in ("ADMIN_PASSWORD=changeme please update it", "DB_PASSWORD=none for local dev"):
+        assert redact_secrets(note) == (note, {}), note
     # the shell's prefix form runs a command after the assignment; in prose, words follow
     for command, rest in (
         ("PGPASSWORD=postgres psql -U postgres", " psql -U postgres"),

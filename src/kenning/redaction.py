@@ -858,6 +858,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         and _PASSWORD_KEY.search(m.group("key"))
         and _ENV_KEY.fullmatch(key_name)
         and _LOWER_WORD.fullmatch(value)
+        and not _is_placeholder(value)  # DB_PASSWORD=none for local dev: a note about it
     ):
         end, value = _passphrase_end(text, name_start, start, end)
     # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
