@@ -706,6 +706,9 @@ _TYPE_NAME = lazy(
 )
 
 
+#: A web page's address without user information: where a secret is issued or used, never
+#: the secret itself (one in its query or user info is found by its own rule).
+_WEB_PAGE = lazy(r"https?://[^\s@]{1,1000}", re.IGNORECASE)
 _SWITCH = lazy(r"yes|no|on|off", re.IGNORECASE)
 _PERMISSION = lazy(r"read|write", re.IGNORECASE)
 
@@ -716,6 +719,8 @@ def _names_a_kind(key_name: str, value: str) -> bool:
     suggests."""
     if _is_fetch_credentials_mode(key_name, value) or _KIND_NAME.fullmatch(value):
         return True
+    if _WEB_PAGE.fullmatch(value):
+        return True  # "Get your token: https://devin.ai/settings/api": where to get one
     if _SWITCH.fullmatch(value):
         return True  # MySQL's "Access denied … (using password: YES)": a switch, not a password
     if key_name.lower().endswith("token") and _PERMISSION.fullmatch(value):
