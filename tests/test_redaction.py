@@ -1311,3 +1311,20 @@ def test_a_url_where_a_secret_is_got_is_not_the_secret(text: str) -> None:
     assert "Hy6tB1q9ZxW2" not in out and counts, out  # a secret inside it is still found
     for secret in ("token: https://u:Hy6tB1q9Zx@example.com/", "password: http"):
         assert redact_secrets(secret)[1], secret
+
+
+def test_metadata_keeps_the_names_a_note_keeps() -> None:
+    """A stored field's value under a secret's name was hidden whole unless a placeholder or
+    a path, so metadata lost what the same words in a note keep: a file name, a credentials
+    profile, a token kind, the page that issues a token."""
+    kept = {
+        "GOOGLE_APPLICATION_CREDENTIALS": "key.json",
+        "credentials": "default",
+        "token": "IDENT",
+        "docs_token": "https://devin.ai/settings/api",
+        "encryption_key": "alias/prod",
+    }
+    assert redact_value(kept) == (kept, {})
+    secret = {"token": "Hy6tB1q9ZxW2", "credentials": "hunter2", "TOKEN": "IDENT"}
+    out, counts = redact_value(secret)
+    assert counts == {"password_assignment": 3}, out

@@ -1425,6 +1425,9 @@ def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
                 and stripped
                 and not _is_placeholder(stripped)
                 and not _PATH.fullmatch(stripped)
+                # what a note keeps under the same name (key.json, 'default', a Secret type)
+                and not _FILE_NAME.fullmatch(stripped)
+                and not _names_a_kind(key or "", stripped)
             ):
                 return hide()
             out, found = redact_secrets(item)
