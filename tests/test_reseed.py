@@ -122,6 +122,42 @@ def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     assert (again.seeded, again.retired) == (0, 0)
 
 
+CACHE_ERROR = "redis.exceptions.ConnectionError: Error 111 connecting to cache:6379"
+CACHE_FIX = "Start the cache service before the workers; compose depends_on is not enough."
+
+
+def test_a_branch_that_never_had_a_doc_leaves_its_entries(store: MemoryStore, docs: Path) -> None:
+    """The session start re-seeds on whatever branch is checked out: on a branch made before
+    a doc was written (a worktree on an older branch, a checkout of last month's release)
+    the doc is not there, and its entries were retired — forgotten for everyone sharing the
+    store — then seeded again under new ids back on main, their seen count, edits and review
+    lost. A doc is retired by the session start when the branch's history deletes it; the
+    full `kenning seed-solutions` retires what is not there, as before."""
+    root = docs.parent.parent
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(root, "a fourth doc")
+    main_branch = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    seed_solutions(store, docs)
+    (entry,) = of(store, "cache")
+
+    git(root, "checkout", "-q", "-b", "older", "HEAD~1")  # before the doc was written
+    assert not (docs / "cache" / "cache.md").exists()
+    (report,) = reseed_changed(store)
+    assert report.retired == 0, report
+    assert [m.id for m in of(store, "cache")] == [entry.id]
+
+    git(root, "checkout", "-q", main_branch)
+    (report,) = reseed_changed(store)
+    assert (report.seeded, report.retired) == (0, 0), report
+    assert [m.id for m in of(store, "cache")] == [entry.id]
+
+    git(root, "rm", "-q", "docs/solutions/cache/cache.md")  # deleted on this branch
+    commit(root, "the cache doc is obsolete")
+    (report,) = reseed_changed(store)
+    assert report.retired == 1, report
+    assert of(store, "cache") == []
+
+
 def test_a_deleted_doc_that_had_no_entries_is_not_reported_retired(
     store: MemoryStore, docs: Path
 ) -> None:

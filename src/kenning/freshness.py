@@ -65,6 +65,7 @@ __all__ = [
     "STALE_PENALTY",
     "apply_stale_penalty",
     "blob_hash",
+    "branch_has_had",
     "check",
     "file_blob",
     "file_history",
@@ -421,6 +422,17 @@ def _git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
     if out.returncode != 0:
         return None
     return out.stdout.decode("utf-8", errors="replace")
+
+
+def branch_has_had(folder: Path, path: str) -> bool | None:
+    """Whether the checked-out branch has had ``path`` (relative to ``folder``, a folder of
+    the work tree): in HEAD's tree, or deleted (or moved: no rename detection) by a commit
+    of HEAD's history. False on a branch made before it was written. None when git cannot
+    tell (no repository, no commit yet, no git)."""
+    if _git(folder, "cat-file", "-e", f"HEAD:./{path}", pathspecs=False) is not None:
+        return True
+    out = _git(folder, "log", "-1", "--no-renames", "--diff-filter=D", "--format=%H", "--", path)
+    return None if out is None else bool(out.strip())
 
 
 def _renames(output: str | None) -> dict[str, str]:

@@ -410,6 +410,17 @@ def seed_solutions(
         work.append(_Doc(path, rel, seen))
     discovered = {rel for rel, _, _ in docs}
     gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
+    if incremental and gone:
+        # The session start runs on whatever branch is checked out: a doc this branch never
+        # had (made before it was written) is not gone from the project, and retiring its
+        # entries would forget them for everyone sharing the store. Retired once this branch
+        # has had it (deleted from its files or by a commit); the full run retires whatever
+        # is not there.
+        from .freshness import branch_has_had
+
+        absent = [rel for rel in gone if branch_has_had(directory, rel) is False]
+        next_known.update((rel, known[rel]) for rel in absent)
+        gone = [rel for rel in gone if rel not in absent]
 
     gone_reports: list[FileReport] = []
     if work or gone or not incremental:
