@@ -80,8 +80,8 @@ def checked_cosine(score: float, what: str = "a cosine") -> float:
     if not math.isfinite(value) or abs(value) > 1.0 + COSINE_TOLERANCE:
         raise ScoreOutOfRange(
             f"{what} of {value:.6g} is outside [-1, 1]: a vector in the store or the query "
-            "is not a unit vector. This is a bug in whatever wrote it; run `kenning doctor` "
-            "to find the row and `kenning reembed` to recompute it"
+            "is not a unit vector. This is a bug in whatever wrote it; `kenning reembed` "
+            "recomputes the vectors (`kenning doctor` names the row in an embedded store)"
         )
     return max(-1.0, min(1.0, value))
 
