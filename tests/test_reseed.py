@@ -516,6 +516,8 @@ def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) ->
         holder.close()
     assert proc.returncode == 0
     assert "outlasted" in proc.stderr, proc.stderr
+    # a doc that always takes longer than the budget would wait for ever: the way out is said
+    assert "kenning seed-solutions --changed-only" in proc.stderr, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "reflexion_context" in context and "A fix written while locked." not in context
     again = session_start(root)  # the lock is gone: the next session re-seeds it

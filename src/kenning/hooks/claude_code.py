@@ -494,7 +494,8 @@ def _run(
                 event,
                 warnings.said_with(
                     f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
-                    "they wait for the next session"
+                    "they wait for the next session (or `kenning seed-solutions --changed-only`, "
+                    "which has no time limit)"
                 ),
             )
             with contextlib.suppress(OSError, ValueError):
