@@ -149,6 +149,22 @@ def test_forget_and_edit_answer_json_without_a_store(project: Path) -> None:
     assert not (project / ".kenning").exists()
 
 
+def test_recall_and_search_read_a_query_of_dash_from_stdin(project: Path) -> None:
+    """`kenning remember -` and `recall --error -` read standard input; `kenning recall -`
+    searched for the text "-" (so `kenning query plan … | kenning recall -` recalled
+    nothing). A query of - is read from standard input, for recall and search."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    note = "All timestamps are stored in UTC"
+    assert run_cli(project, "remember", "--type", "rule", note, env=env).returncode == 0
+    r = run_cli(project, "recall", "--json", "-", stdin=note, env=env)
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    assert answer["query"] == note and len(answer["results"]) == 1, answer
+    r = run_cli(project, "search", "--json", "--threshold", "0", "-", stdin=note, env=env)
+    assert r.returncode == 0, r.stderr
+    assert [x["memory"]["content"] for x in json.loads(r.stdout)["results"]][:1] == [note]
+
+
 def test_no_store_recall_is_quiet(project: Path) -> None:
     r = kenning(project, "recall", "--quiet", "anything at all")
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

@@ -373,6 +373,7 @@ Examples:
   kenning recall --errors "sqlite3.OperationalError: database is locked"
   pytest 2>&1 | tail -30 | kenning recall --error -
   kenning recall --format xml "which timezone do we store timestamps in"
+  kenning query plan docs/plans/cache.md | kenning recall -
 """
 )
 @click.argument("query", required=False)
@@ -442,6 +443,8 @@ def recall(
         errors = True
     if query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
+    if query == "-":  # the query from standard input, as remember takes a note
+        query = _read_content(query).strip()
     from .querybuild import check_query
 
     check_query(query)  # before looking for a store: bad input is an error either way
@@ -553,6 +556,8 @@ def search(
         raise click.UsageError("--json and --format xml ask for two outputs; give one of them")
     if as_json:
         fmt = "json"
+    if query == "-":  # the query from standard input
+        query = _read_content(query).strip()
     # validate everything before looking for a store: bad input is an error either way
     plan_search(query, collection, memory_type, intent, cascade)
     check_limit(limit)
