@@ -425,6 +425,22 @@ def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
         assert "is the store being migrated" in r.stderr and "--to" in r.stderr, r.stderr
 
 
+def test_a_refused_migration_leaves_no_target_behind(project: Path) -> None:
+    """A source migrate refuses (half re-embedded: its vectors from two models) was refused
+    only after the target was opened: `migrate --to backup` left an empty backup/memory.db
+    that the next migration then met as a store of its own."""
+    from kenning.reembed import REEMBED_STATE_KEY
+    from kenning.store import open_store
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "We deploy on Tuesdays only", env=env).returncode == 0
+    with open_store(cwd=project, create=False, embedder="hashing") as store:
+        store.backend.set_meta(REEMBED_STATE_KEY, '{"to": "another model"}')
+    r = run_cli(project, "migrate", "--to", "backup", env=env)
+    assert r.returncode == 1 and "half re-embedded" in r.stderr, r.stderr
+    assert not (project / "backup").exists()
+
+
 def test_stats_shows_a_store_files_provenance_inert(project: Path) -> None:
     """A store file is data someone else may have written (a clone that ships its
     .kenning, a store handed over for `--store`): stats printed its stamped model id as it

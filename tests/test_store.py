@@ -783,7 +783,7 @@ def test_a_half_reembedded_store_is_not_migrated_with_its_mixed_vectors(
         migrate_store(store, str(target))
     except KenningError as exc:
         assert "kenning reembed" in str(exc)
-        assert not _copied_vectors_from_another_model(target, store.embedder)
+        assert not target.exists()  # refused before a target was made
     else:
         assert not _copied_vectors_from_another_model(target, store.embedder)
 

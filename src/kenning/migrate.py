@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch, UserInputError
-from .model import same_memory
+from .model import Provenance, same_memory
 from .safety import without_nul
 
 if TYPE_CHECKING:
@@ -80,14 +80,9 @@ def _checksum(pairs: list[tuple[str, str]]) -> str:
     return digest.hexdigest()
 
 
-def migrate(
-    source: Backend,
-    target: Backend,
-    *,
-    group_id: str | None,
-    progress: Callable[[int], None] | None = None,
-) -> MigrationReport:
-    """Copy the memories of ``group_id`` (None: every project) from ``source`` to ``target``."""
+def checked_source(source: Backend) -> Provenance:
+    """The provenance of a store that can be migrated; refused when it is empty or half
+    re-embedded (checked before a target is opened: a refusal creates nothing)."""
     from .reembed import REEMBED_STATE_KEY
 
     provenance = source.read_provenance()
@@ -100,6 +95,20 @@ def migrate(
             f"the source store {source.location} is half re-embedded: its vectors come from "
             "two models; run `kenning reembed` to finish it, then migrate"
         )
+    return provenance
+
+
+def migrate(
+    source: Backend,
+    target: Backend,
+    *,
+    group_id: str | None,
+    progress: Callable[[int], None] | None = None,
+) -> MigrationReport:
+    """Copy the memories of ``group_id`` (None: every project) from ``source`` to ``target``."""
+    from .reembed import REEMBED_STATE_KEY
+
+    provenance = checked_source(source)
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
         raise ProvenanceMismatch(
@@ -229,6 +238,7 @@ def migrate_store(
             f"the migration target {target} is the store being migrated ({store.location}); "
             "name another store with --to"
         )
+    checked_source(store.backend)  # a source it would refuse: no empty target left behind
     destination = open_backend(
         location, create=True, dimension=None, project_root=store.project.root
     )
