@@ -409,14 +409,21 @@ CLI_CASES: list[tuple[str, list[str], bytes | None, tuple[int, ...]]] = [
     ("hook-invalid-utf8", ["hook", "prompt-submit"], b"\xff\xfe{not json", (0,)),
     ("hook-deep-json", ["hook", "prompt-submit"], b"[" * 10_000 + b"]" * 10_000, (0,)),
 ]
-# a query that starts with "-" is an unknown option to click (exit 2); after "--" it is text
+# a query that starts with "-" is an unknown option to click (exit 2); after "--" it is text;
+# "-" alone is the query read from standard input (empty here: a user error, exit 1)
 CLI_CASES += [
-    (f"recall-{i}", ["recall", q], None, (2,) if q.startswith("-") and q != "-" else (0,))
+    (
+        f"recall-{i}",
+        ["recall", q],
+        None,
+        (1,) if q == "-" else (2,) if q.startswith("-") else (0,),
+    )
     for i, q in enumerate(HOSTILE[:14])
 ]
 CLI_CASES += [("recall-dashdash", ["recall", "--", "-deploy"], None, (0,))]
 CLI_CASES += [
-    (f"search-{i}", ["search", "--json", "--", q], None, (0,)) for i, q in enumerate(HOSTILE[:8])
+    (f"search-{i}", ["search", "--json", "--", q], None, (1,) if q == "-" else (0,))
+    for i, q in enumerate(HOSTILE[:8])
 ]
 
 
