@@ -65,12 +65,12 @@ __all__ = [
     "STALE_PENALTY",
     "apply_stale_penalty",
     "blob_hash",
-    "branch_has_had",
     "check",
     "file_blob",
     "file_history",
     "named_paths",
     "path_candidates",
+    "paths_the_branch_has_had",
     "record",
     "recorded_files",
     "worktree_blob",
@@ -424,15 +424,31 @@ def _git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
     return out.stdout.decode("utf-8", errors="replace")
 
 
-def branch_has_had(folder: Path, path: str) -> bool | None:
-    """Whether the checked-out branch has had ``path`` (relative to ``folder``, a folder of
-    the work tree): in HEAD's tree, or deleted (or moved: no rename detection) by a commit
-    of HEAD's history. False on a branch made before it was written. None when git cannot
-    tell (no repository, no commit yet, no git)."""
-    if _git(folder, "cat-file", "-e", f"HEAD:./{path}", pathspecs=False) is not None:
-        return True
-    out = _git(folder, "log", "-1", "--no-renames", "--diff-filter=D", "--format=%H", "--", path)
-    return None if out is None else bool(out.strip())
+def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``, a folder of the work tree) the checked-out
+    branch has had: in HEAD's tree, or deleted (or moved: no rename detection) by a commit
+    of HEAD's history. One it lacks is a path a branch made before it was written never
+    had. None when git cannot tell (no repository, no commit yet, no git). Two git calls
+    however many paths: the session-start hook asks on every session."""
+    if not paths:
+        return set()
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
+    deleted = _git(
+        folder,
+        "log",
+        "--no-renames",
+        "--diff-filter=D",
+        "--relative",
+        "--name-only",
+        "-z",
+        "--format=",
+        "--",
+        *paths,
+    )
+    if tree is None or deleted is None:
+        return None
+    had = {name.strip("\n") for name in f"{tree}\0{deleted}".split("\0")}
+    return {path for path in paths if path in had}
 
 
 def _renames(output: str | None) -> dict[str, str]:

@@ -416,9 +416,10 @@ def seed_solutions(
         # entries would forget them for everyone sharing the store. Retired once this branch
         # has had it (deleted from its files or by a commit); the full run retires whatever
         # is not there.
-        from .freshness import branch_has_had
+        from .freshness import paths_the_branch_has_had
 
-        absent = [rel for rel in gone if branch_has_had(directory, rel) is False]
+        had = paths_the_branch_has_had(directory, gone)
+        absent = [] if had is None else [rel for rel in gone if rel not in had]
         next_known.update((rel, known[rel]) for rel in absent)
         gone = [rel for rel in gone if rel not in absent]
 
