@@ -130,10 +130,14 @@ def check_document(check: SourceCheck) -> SourceCheck:
     except OSError as exc:
         return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
     if stat.S_ISDIR(st.st_mode):
-        return SourceCheck(check.path, False, reason="a folder, not a file")
+        return SourceCheck(check.path, False, reason=_FOLDER)
     if not stat.S_ISREG(st.st_mode):
-        return SourceCheck(check.path, False, reason="not a regular file (a pipe or a device)")
+        return SourceCheck(check.path, False, reason=_NOT_REGULAR)
     return check
+
+
+_FOLDER = "a folder, not a file"
+_NOT_REGULAR = "not a regular file (a pipe or a device)"
 
 
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
@@ -141,11 +145,10 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     UTF-8 text (undecodable bytes replaced; a character cut by the limit is left out).
     Raises :class:`UnsafePathError` for a refused check and for what the check cannot see
     (a folder, a missing or unreadable file, a symlink swapped in since the check)."""
-    if not check.ok or check.resolved is None:
-        raise UnsafePathError(check.path, check.reason or "not checked")
-    path = Path(check.resolved)
-    if path.is_dir():
-        raise UnsafePathError(check.path, "a folder, not a file")
+    readable = check_document(check)  # a folder, a pipe or a missing file: not opened
+    if not readable.ok or readable.resolved is None:
+        raise UnsafePathError(check.path, readable.reason or "not checked")
+    path = Path(readable.resolved)
     try:
         # the check resolved every symlink: one appearing now is refused, not followed;
         # non-blocking, as opening a named pipe otherwise waits for a writer
@@ -153,8 +156,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         fd = os.open(path, flags)
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise UnsafePathError(check.path, "not a regular file (a pipe or a device)")
+            if not stat.S_ISREG(st.st_mode):  # swapped in since the check
+                raise UnsafePathError(check.path, _NOT_REGULAR)
             size = st.st_size
             data = fh.read(limit + 1)
     except FileNotFoundError:
