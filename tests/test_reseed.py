@@ -158,6 +158,46 @@ def test_a_branch_that_never_had_a_doc_leaves_its_entries(store: MemoryStore, do
     assert of(store, "cache") == []
 
 
+def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
+    store: MemoryStore, docs: Path
+) -> None:
+    """A feature branch that deletes a solution doc (a worktree, a teammate's checkout on a
+    shared store): its session start retired the doc's entries for everyone, the next
+    session on main seeded them again under new ids (seen count, edits, review lost), and
+    the feature branch retired them again. The session start now retires a doc only once
+    the default branch has it no more (origin/HEAD's, else main or master)."""
+    root = docs.parent.parent
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(root, "a fourth doc")
+    git(root, "branch", "-M", "main")
+    seed_solutions(store, docs)
+    (entry,) = of(store, "cache")
+
+    git(root, "checkout", "-q", "-b", "feature")
+    git(root, "rm", "-q", "docs/solutions/cache/cache.md")
+    commit(root, "drop the cache doc on the feature branch")
+    (report,) = reseed_changed(store)
+    assert report.retired == 0, report
+    assert [m.id for m in of(store, "cache")] == [entry.id]
+
+    git(root, "checkout", "-q", "main")
+    (report,) = reseed_changed(store)
+    assert (report.seeded, report.retired) == (0, 0), report
+    assert [m.id for m in of(store, "cache")] == [entry.id]
+
+    # origin/HEAD names the default branch where there is one: its tree is what counts
+    git(root, "update-ref", "refs/remotes/origin/main", "main")
+    git(root, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    git(root, "merge", "-q", "feature")  # main drops it locally, origin/main not yet
+    git(root, "checkout", "-q", "feature")
+    (report,) = reseed_changed(store)
+    assert report.retired == 0, report
+    git(root, "update-ref", "refs/remotes/origin/main", "main")  # pushed
+    (report,) = reseed_changed(store)
+    assert report.retired == 1, report
+    assert of(store, "cache") == []
+
+
 def test_a_deleted_doc_that_had_no_entries_is_not_reported_retired(
     store: MemoryStore, docs: Path
 ) -> None:

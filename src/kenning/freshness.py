@@ -71,6 +71,7 @@ __all__ = [
     "named_paths",
     "path_candidates",
     "paths_the_branch_has_had",
+    "paths_the_default_branch_has",
     "record",
     "recorded_files",
     "worktree_blob",
@@ -449,6 +450,49 @@ def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | N
         return None
     had = {name.strip("\n") for name in f"{tree}\0{deleted}".split("\0")}
     return {path for path in paths if path in had}
+
+
+#: The local branches taken as the project's default one when ``origin/HEAD`` names none.
+DEFAULT_BRANCH_NAMES = ("main", "master")
+
+
+def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``) the project's default branch has in its
+    tree, while another branch is checked out: the one ``origin/HEAD`` names (its remote
+    tree, what everyone sharing the project sees), else a local ``main`` or ``master``.
+    None when that branch is the one checked out, or none can be found (no default branch
+    to compare with). Two git calls."""
+    if not paths:
+        return set()
+    listing = _git(
+        folder,
+        "for-each-ref",
+        "--format=%(refname)%00%(symref)%00%(HEAD)",
+        "refs/remotes/origin/HEAD",
+        "refs/heads/",
+        pathspecs=False,
+    )
+    if listing is None:
+        return None
+    symref: dict[str, str] = {}
+    current: str | None = None
+    for line in listing.splitlines():
+        name, target, head = [*line.split("\0"), "", ""][:3]
+        symref[name] = target
+        if head == "*":
+            current = name.removeprefix("refs/heads/")
+    remote = symref.get("refs/remotes/origin/HEAD", "")
+    if remote.startswith("refs/remotes/origin/"):
+        default, ref = remote.removeprefix("refs/remotes/origin/"), remote
+    else:
+        default = next((n for n in DEFAULT_BRANCH_NAMES if f"refs/heads/{n}" in symref), "")
+        ref = f"refs/heads/{default}"
+    if not default or default == current:
+        return None
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+    if tree is None:
+        return None
+    return set(tree.split("\0")) & set(paths)
 
 
 def _renames(output: str | None) -> dict[str, str]:

@@ -413,13 +413,17 @@ def seed_solutions(
     if incremental and gone:
         # The session start runs on whatever branch is checked out: a doc this branch never
         # had (made before it was written) is not gone from the project, and retiring its
-        # entries would forget them for everyone sharing the store. Retired once this branch
-        # has had it (deleted from its files or by a commit); the full run retires whatever
-        # is not there.
-        from .freshness import paths_the_branch_has_had
+        # entries would forget them for everyone sharing the store. Nor is one that a
+        # feature branch deletes while the default branch still has it: retired there, it
+        # came back under new ids at the next session on the default branch (seen count,
+        # edits and review lost), and went again on the feature branch. Retired once this
+        # branch has had it (deleted from its files or by a commit) and the default branch
+        # has it no more; the full run retires whatever is not there.
+        from .freshness import paths_the_branch_has_had, paths_the_default_branch_has
 
         had = paths_the_branch_has_had(directory, gone)
-        absent = [] if had is None else [rel for rel in gone if rel not in had]
+        kept = paths_the_default_branch_has(directory, gone) or set()
+        absent = [r for r in gone if (had is not None and r not in had) or r in kept]
         next_known.update((rel, known[rel]) for rel in absent)
         gone = [rel for rel in gone if rel not in absent]
 
