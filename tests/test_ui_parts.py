@@ -269,3 +269,48 @@ def test_a_change_while_another_process_holds_the_write_lock_says_so(
         after = store.get(before.id)
     assert after is not None and after.content == before.content
     assert after.metadata == before.metadata
+
+
+def test_a_damaged_recall_log_line_is_skipped_not_a_broken_page(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line of ``.kenning/recall-log.jsonl`` with a number too large for its place (a
+    damaged or hand-edited log: ``"kept": 1e400``, a score of ``1e308``) made every load
+    of the page a bare "Internal Server Error" (OverflowError) until the log rotated. The
+    log's promise is that unreadable lines are skipped, and the histogram counts a score
+    above 1 in its last bin: the page now draws the readable recalls."""
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.recall_log import read_recent
+    from kenning.ui.app import StoreSource, create_app
+
+    monkeypatch.setenv("KENNING_RECALL_LOG", "1")
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys go through the release branch only", "rule").ok
+        log_path = store.recall_log_path
+    at = "2026-06-03T15:00:00+00:00"
+    log_path.write_text(
+        f'{{"at":"{at}","floor":0.5,"scores":[0.71,0.52],"kept":2}}\n'
+        f'{{"at":"{at}","floor":0.5,"scores":[0.6],"kept":1e400}}\n'
+        f'{{"at":"{at}","floor":0.5,"scores":[1e308,0.3],"kept":1}}\n'
+    )
+    entries = read_recent(log_path)
+    assert [e.kept for e in entries] == [2, 1]
+    chart = charts.recall_histogram([s for e in entries for s in e.scores], [0.5], 2)
+    assert chart.bars[-1].value == 1 and sum(b.value for b in chart.bars) == 4
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    try:
+        with TestClient(
+            create_app(source, port=8123, token="t"),
+            base_url="http://127.0.0.1:8123",
+            raise_server_exceptions=False,
+        ) as client:
+            client.get("/?token=t")
+            response = client.get("/")
+    finally:
+        source.close()
+    assert response.status_code == 200, response.text
+    assert "Recall scores (2 recent recalls, 4 candidates)" in response.text

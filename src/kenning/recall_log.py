@@ -76,7 +76,7 @@ def _parse(line: str) -> RecallLogEntry | None:
         entry = RecallLogEntry(
             parse_timestamp(data["at"]), float(data["floor"]), scores, int(data["kept"])
         )
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError):  # OverflowError: int(1e400)
         return None
     if not all(math.isfinite(s) for s in (*entry.scores, entry.floor)):
         return None

@@ -164,7 +164,9 @@ def recall_histogram(
     bins = round(1 / SCORE_BIN)
     counts = [0] * bins
     for score in scores:
-        counts[min(max(int(score / SCORE_BIN), 0), bins - 1)] += 1
+        # clamped before int(): a score far out of range (1e308 / 0.05 is infinite) still
+        # counts in the last bin
+        counts[int(min(max(score / SCORE_BIN, 0), bins - 1))] += 1
     lowest = min(floors, default=1.0)
     columns = []
     labels = []
