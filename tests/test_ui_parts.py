@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -314,3 +315,67 @@ def test_a_damaged_recall_log_line_is_skipped_not_a_broken_page(
         source.close()
     assert response.status_code == 200, response.text
     assert "Recall scores (2 recent recalls, 4 candidates)" in response.text
+
+
+def _page_client(project: Path) -> tuple[Any, Any]:
+    """The page over ``project``'s store (hashing embedder), logged in, and its source."""
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    client = TestClient(create_app(source, port=8123, token="t"), base_url="http://127.0.0.1:8123")
+    client.headers["Origin"] = "http://127.0.0.1:8123"
+    assert client.get("/?token=t").status_code == 200
+    return client, source
+
+
+def _form_fields(html: str, action: str) -> dict[str, str]:
+    """The hidden fields of the page's form posting to ``action``, as a browser sends them."""
+    import html as html_lib
+    import re
+
+    form = re.search(rf'<form[^>]*action="{action}"[^>]*>(.*?)</form>', html, re.S)
+    assert form is not None, html
+    return {
+        html_lib.unescape(name): html_lib.unescape(value)
+        for name, value in re.findall(
+            r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form[1]
+        )
+    }
+
+
+def test_forget_never_deletes_a_text_changed_since_the_question(project: Path) -> None:
+    """The question "Forget this memory?" shows the memory's text; an agent (``kenning
+    edit``, another tab) changing it before the person clicks "Forget it" made the click
+    delete the new text, which the person never saw (an edit form refuses exactly this).
+    Now the confirmation carries the version it showed: a memory changed since is kept, and
+    the question is asked again with the text as it is now."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/forget?id={memory_id}").text, "/forget")
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert store.update(memory_id, content="Backups run nightly at 03:00 UTC.").ok
+        response = client.post("/forget", data=fields, follow_redirects=False)
+        assert response.status_code == 409, response.text
+        assert "changed since you opened this page" in response.text
+        assert "Backups run nightly at 03:00 UTC." in response.text
+        with open_store(cwd=project, embedder="hashing") as store:
+            kept = store.get(memory_id)
+        assert kept is not None and kept.content == "Backups run nightly at 03:00 UTC."
+        # the question asked again, about the text as it is now: confirmed, it is forgotten
+        again = _form_fields(response.text, "/forget")
+        response = client.post("/forget", data=again, follow_redirects=False)
+        assert response.status_code == 303
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert store.get(memory_id) is None
+    finally:
+        client.close()
+        source.close()

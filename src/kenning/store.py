@@ -861,9 +861,14 @@ class MemoryStore:
                 return other, float(min(score, 1.0)), decision.reason
         return None
 
-    def forget(self, memory_id: str, *, group_id: str | None = None) -> bool:
+    def forget(
+        self, memory_id: str, *, group_id: str | None = None, expected_version: str | None = None
+    ) -> bool:
         """Delete one memory by id; True when it existed. Only a memory of this project is
-        deleted, unless ``group_id`` names another project (``"all"``: any project)."""
+        deleted, unless ``group_id`` names another project (``"all"``: any project).
+        ``expected_version`` (:func:`kenning.model.edit_version` of the memory as a person
+        was shown it) is compared under the write lock, as for :meth:`update`: a memory
+        changed since raises :class:`~kenning.errors.EditConflict`, and is kept."""
         if not isinstance(memory_id, str) or not memory_id.strip():
             raise UserInputError(
                 "pass the id of the memory to forget (see `kenning search --json`)"
@@ -881,6 +886,11 @@ class MemoryStore:
                     return False
             elif gid is not None and found[0].group_id != gid:
                 return False
+            elif expected_version is not None and edit_version(found[0]) != expected_version:
+                raise EditConflict(
+                    f"memory {memory_id} changed since it was shown (by another process, an "
+                    "agent or a second tab); it was not forgotten: read it again first"
+                )
             return self.backend.delete([memory_id]) > 0
 
     # -- read path --------------------------------------------------------------------------

@@ -451,18 +451,41 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         found, freshness = await call(lambda store: with_freshness(store, wanted))
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        return page(request, "forget.html", memory=found, freshness=freshness)
+        return page(request, "forget.html", memory=found, freshness=freshness, problem=None)
 
     async def forget(request: Request) -> Response:
         form = await request.form()
         wanted = memory_id(request, form)
+        base = str(form.get("base", ""))
 
-        def work(store: MemoryStore) -> bool:
+        def work(store: MemoryStore) -> tuple[bool, Memory | None, Freshness | None]:
             found = store.get(wanted)
-            # the memory the person picked on the page, whichever project it belongs to
-            return found is not None and store.forget(wanted, group_id=found.group_id)
+            if found is None:
+                return False, None, None
+            try:
+                # the memory the person picked on the page, whichever project it belongs
+                # to, as the question showed it: a text changed since is not what they
+                # confirmed deleting
+                return (
+                    store.forget(wanted, group_id=found.group_id, expected_version=base),
+                    None,
+                    None,
+                )
+            except EditConflict:
+                return (False, *with_freshness(store, wanted))
 
-        gone = await call(work)
+        gone, changed, freshness = await call(work)
+        if changed is not None:
+            return page(
+                request,
+                "forget.html",
+                409,
+                memory=changed,
+                freshness=freshness,
+                problem="Not forgotten: this memory was changed since you opened this page "
+                "(by another process or tab). Here it is now; forget it only if you still "
+                "want to.",
+            )
         session: Session = request.scope["state"]["session"]
         if gone:
             session.flash("ok", f"Forgot memory {wanted}.")
