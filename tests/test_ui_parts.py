@@ -379,3 +379,39 @@ def test_forget_never_deletes_a_text_changed_since_the_question(project: Path) -
     finally:
         client.close()
         source.close()
+
+
+def test_mark_reviewed_vouches_only_for_the_text_shown(project: Path) -> None:
+    """The button "Mark reviewed" records that a person checked the memory (``reviewed_at``, its files
+    recorded as fresh). Clicked on a page showing an older text (an agent edited it
+    meanwhile), it vouched for the new text, which the person never read. Now the button
+    carries the version it was shown with: a memory changed since is not marked, and its
+    page shows it as it is now."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/memory?id={memory_id}").text, "/review")
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert store.update(memory_id, content="Backups run weekly on Sundays.").ok
+        response = client.post("/review", data=fields, follow_redirects=False)
+        assert response.status_code == 409, response.text
+        assert "changed since" in response.text and "Backups run weekly on Sundays." in (
+            response.text
+        )
+        with open_store(cwd=project, embedder="hashing") as store:
+            memory = store.get(memory_id)
+        assert memory is not None and "reviewed_at" not in memory.metadata
+        # marked from the page as it is now
+        response = client.post(
+            "/review", data=_form_fields(response.text, "/review"), follow_redirects=False
+        )
+        assert response.status_code == 303
+        with open_store(cwd=project, embedder="hashing") as store:
+            memory = store.get(memory_id)
+        assert memory is not None and "reviewed_at" in memory.metadata
+    finally:
+        client.close()
+        source.close()

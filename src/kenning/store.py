@@ -1552,12 +1552,20 @@ class MemoryStore:
         return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
 
     def mark_reviewed(
-        self, memory_id: str, *, now: datetime | None = None, group_id: str | None = None
+        self,
+        memory_id: str,
+        *,
+        now: datetime | None = None,
+        group_id: str | None = None,
+        expected_version: str | None = None,
     ) -> Memory:
         """Record that a person checked this memory: ``metadata["reviewed_at"]`` (UTC, ISO
         8601), and the files it names as they are now (it is no longer stale). Content,
         vector and everything else are kept. Only a memory of this project, unless
-        ``group_id`` names another (``"all"``: any project)."""
+        ``group_id`` names another (``"all"``: any project). ``expected_version``
+        (:func:`kenning.model.edit_version` of the memory the person checked) is compared
+        under the write lock: a memory changed since raises
+        :class:`~kenning.errors.EditConflict`, and is not marked."""
         import dataclasses
 
         memory_id = _check_memory_id(memory_id)
@@ -1568,6 +1576,11 @@ class MemoryStore:
             memory, vector = self._stored(memory_id)
             if gid is not None and memory.group_id != gid:
                 raise UserInputError(f"no memory with id {memory_id} in this project")
+            if expected_version is not None and edit_version(memory) != expected_version:
+                raise EditConflict(
+                    f"memory {memory_id} changed since it was shown (by another process, an "
+                    "agent or a second tab); it was not marked reviewed: read it again first"
+                )
             # The person checked the memory against the files as they are: record those.
             current = self._with_files_recorded(memory)
             reviewed = dataclasses.replace(

@@ -359,7 +359,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
         found, freshness = await call(lambda store: with_freshness(store, wanted))
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
-        return page(request, "memory.html", memory=found, freshness=freshness)
+        return page(request, "memory.html", memory=found, freshness=freshness, problem=None)
 
     async def edit_form(request: Request) -> Response:
         wanted = memory_id(request)
@@ -496,7 +496,28 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
     async def review(request: Request) -> Response:
         form = await request.form()
         wanted = memory_id(request, form)
-        await call(lambda store: store.mark_reviewed(wanted, group_id="all"))
+        base = str(form.get("base", ""))
+
+        def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None]:
+            try:
+                # the text the person checked, as the page showed it: not a newer one
+                store.mark_reviewed(wanted, group_id="all", expected_version=base)
+            except EditConflict:
+                return with_freshness(store, wanted)
+            return None, None
+
+        changed, freshness = await call(work)
+        if changed is not None:
+            return page(
+                request,
+                "memory.html",
+                409,
+                memory=changed,
+                freshness=freshness,
+                problem="Not marked reviewed: this memory was changed since it was shown (by "
+                "another process or tab). Here it is now; mark it only once you have checked "
+                "this text.",
+            )
         session: Session = request.scope["state"]["session"]
         session.flash("ok", "Marked as reviewed (the files it names are recorded as they are now).")
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
