@@ -415,3 +415,31 @@ def test_mark_reviewed_vouches_only_for_the_text_shown(project: Path) -> None:
     finally:
         client.close()
         source.close()
+
+
+def test_an_edit_too_large_to_read_says_the_limit_and_that_nothing_changed(
+    project: Path,
+) -> None:
+    """A text pasted into the edit box past what the page reads (a whole log: over 2 MiB)
+    got a bare "The form is too large." — no limit to aim for, nothing about the memory.
+    Now the answer names the 64 KiB a memory holds, says nothing was changed and how to go
+    on; the memory is as it was."""
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+        before = store.get(memory_id)
+    assert before is not None
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
+        fields.update(content="log line\n" * 250_000, type="rule", base=edit_version(before))
+        response = client.post("/edit", data=fields, follow_redirects=False)
+    finally:
+        client.close()
+        source.close()
+    assert response.status_code == 413
+    assert "64 KiB" in response.text and "nothing was changed" in response.text.lower()
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(memory_id) == before

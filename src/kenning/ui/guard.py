@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode
 
+from ..protocol import MAX_CONTENT_BYTES
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -125,7 +127,14 @@ class Guard:
             return
         body = await _read_body(receive)
         if body is None:
-            await _refuse(send_with_headers, 413, "The form is too large.")
+            await _refuse(
+                send_with_headers,
+                413,
+                f"Nothing was changed: the form is over {MAX_FORM_BYTES // (1024 * 1024)} MiB, "
+                f"and a memory holds at most {MAX_CONTENT_BYTES // 1024} KiB of text. Go back, "
+                "shorten it to a summary (the full text belongs in the document its source "
+                "names), and save again.",
+            )
             return
         try:
             fields = parse_qs(body.decode("ascii"), keep_blank_values=True, errors="strict")
