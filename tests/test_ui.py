@@ -84,6 +84,8 @@ class Server:
     url: str
     port: int
     process: subprocess.Popen[str]
+    #: Where its standard error goes.
+    log: Path
 
     @property
     def base(self) -> str:
@@ -118,7 +120,7 @@ def start_ui(cwd: Path, log: Path, *args: str) -> Server:
         pytest.fail(f"kenning ui printed no address; stderr:\n{log.read_text()}")
     match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{20,})", first)
     assert match, first
-    return Server(first, int(match[1]), process)
+    return Server(first, int(match[1]), process, log)
 
 
 @pytest.fixture(scope="module")
@@ -286,6 +288,26 @@ def test_host_header_is_checked_against_dns_rebinding(ui: Server) -> None:
     cookie = headers["set-cookie"].split(";", 1)[0]
     assert _raw_get(ui.port, f"localhost:{ui.port}", "/", cookie)[0] == 200
     assert _raw_get(ui.port, f"evil.example:{ui.port}", "/", cookie)[0] == 400
+
+
+def test_a_websocket_knock_is_refused_without_install_advice(ui: Server) -> None:
+    """Any page open in the browser may try a WebSocket to a local port (a dev server's
+    live-reload client, a port scan). The page has none and refuses it, but its terminal
+    said "No supported WebSocket library detected. Please use pip install
+    'uvicorn[standard]'…": advice to install packages kenning never needs. Now the refusal
+    is silent. (The server logs it while reading the request, before it answers.)"""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", ui.port), timeout=30) as sock:
+        sock.sendall(
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{ui.port}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 403")
+    said = ui.log.read_text()
+    assert "pip install" not in said and "WebSocket" not in said, said
 
 
 def test_every_change_needs_the_forms_csrf_token(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import socket
 import sys
@@ -13,6 +14,20 @@ from .app import StoreSource, create_app
 
 #: The only address the page is served on: never another interface.
 HOST = "127.0.0.1"
+
+
+class _NoUpgradeAdvice(logging.Filter):
+    """Drops uvicorn's warnings about a WebSocket upgrade it cannot serve. The page has no
+    WebSocket; any page in the browser may knock on a local port with one (a live-reload
+    client, a port scan), is refused (403), and uvicorn would tell the person to ``pip
+    install 'uvicorn[standard]'`` — packages kenning never needs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message == "Unsupported upgrade request."
+            or message.startswith("No supported WebSocket library detected")
+        )
 
 
 def bind(port: int) -> socket.socket:
@@ -74,6 +89,8 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
         server_header=False,
         date_header=False,
     )
+    # after uvicorn.Config, which configures its loggers
+    logging.getLogger("uvicorn.error").addFilter(_NoUpgradeAdvice())
     server = uvicorn.Server(config)
     try:
         print(f"http://{HOST}:{actual}/?token={token}", flush=True)
