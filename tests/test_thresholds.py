@@ -390,3 +390,16 @@ def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
     assert check.status == "failed" and "similarity_treshold" in check.message
     config.write_text("recall_floor = 0.5\n")
     assert run_doctor(cwd=project).check("settings").status == "ok"
+
+
+def test_calibrate_refuses_a_query_given_twice() -> None:
+    """Five copies of one labelled query and one unrelated query passed --write's minimum of
+    five per side and wrote the project's floors from two queries."""
+    labelled = json.dumps({"query": "what case do we use for function names", "gold": ["a"]})
+    unrelated = json.dumps({"query": "sourdough starter feeding schedule", "gold": []})
+    again = json.dumps({"query": "  Sourdough starter  feeding schedule", "gold": []})
+    with pytest.raises(UserInputError, match="line 3 repeats the query of line 2"):
+        read_queries([labelled, unrelated, again])
+    with pytest.raises(UserInputError, match="line 4 repeats the query of line 1"):
+        read_queries([labelled, unrelated, "", labelled])
+    assert len(read_queries([labelled, unrelated])) == 2

@@ -102,6 +102,7 @@ def separation(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
 
 def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
     queries = []
+    first_line: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -128,6 +129,15 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
             raise UserInputError(
                 f'line {number}: "gold" must be a list of memory ids (empty = unrelated)'
             )
+        # the same query twice is one measurement counted twice: five copies of one query
+        # would pass --write's minimum (MIN_QUERIES_PER_SIDE) and set a floor from one query
+        key = " ".join(data["query"].split()).casefold()
+        if key in first_line:
+            raise UserInputError(
+                f"line {number} repeats the query of line {first_line[key]}; give each query "
+                "once (every memory that answers it goes in its one gold list)"
+            )
+        first_line[key] = number
         queries.append((data["query"], tuple(gold)))
     if not queries:
         raise UserInputError(
