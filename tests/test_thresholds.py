@@ -403,3 +403,18 @@ def test_calibrate_refuses_a_query_given_twice() -> None:
     with pytest.raises(UserInputError, match="line 4 repeats the query of line 1"):
         read_queries([labelled, unrelated, "", labelled])
     assert len(read_queries([labelled, unrelated])) == 2
+
+
+def test_a_boolean_similarity_threshold_is_refused(tmp_path: Path) -> None:
+    """`similarity_threshold = true` in config.toml was read as 1.0 (search then found nothing,
+    with no word of why), where every floor refuses a boolean."""
+    from kenning.config import load_settings
+
+    (tmp_path / ".kenning").mkdir()
+    toml = tmp_path / ".kenning" / "config.toml"
+    for bad in ("true", "false"):
+        toml.write_text(f"similarity_threshold = {bad}\n")
+        with pytest.raises(UserInputError, match=r"similarity threshold from .*config.toml"):
+            load_settings(tmp_path, environ={})
+    toml.write_text("similarity_threshold = 1\n")
+    assert load_settings(tmp_path, environ={}).similarity_threshold == 1.0

@@ -347,13 +347,9 @@ def ann_min_rows(default: int, environ: Mapping[str, str] | None = None) -> int 
 
 
 def parse_threshold(value: Any, origin: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise UserInputError(
-            f"similarity threshold from {origin} is {value!r}; expected a number between 0 and 1"
-        ) from None
-    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+    """The similarity threshold: a number between 0 and 1 (a TOML boolean is none)."""
+    number = _unit_interval(value)
+    if number is None:
         raise UserInputError(
             f"similarity threshold from {origin} is {value!r}; expected a number between 0 and 1"
         )
