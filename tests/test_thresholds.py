@@ -418,3 +418,18 @@ def test_a_boolean_similarity_threshold_is_refused(tmp_path: Path) -> None:
             load_settings(tmp_path, environ={})
     toml.write_text("similarity_threshold = 1\n")
     assert load_settings(tmp_path, environ={}).similarity_threshold == 1.0
+
+
+@pytest.mark.parametrize("bad", ['"error_fix:7"', "7", "[7]"])
+def test_a_decay_that_is_no_table_is_refused(tmp_path: Path, bad: str) -> None:
+    """`decay = "error_fix:7"` at the top of config.toml set no half-life and said nothing
+    (`decay` is a known key, so no warning either): the half-lives stayed the defaults."""
+    from kenning.config import load_settings
+
+    (tmp_path / ".kenning").mkdir()
+    toml = tmp_path / ".kenning" / "config.toml"
+    toml.write_text(f"decay = {bad}\n")
+    with pytest.raises(UserInputError, match=r"decay in .*config.toml is .*\[decay\]"):
+        load_settings(tmp_path, environ={})
+    toml.write_text('[decay]\nhalf_life = "error_fix:7"\n')
+    assert load_settings(tmp_path, environ={}).half_life_overrides == {"error_fix": 7.0}

@@ -423,7 +423,14 @@ def load_settings(
         )
         sources[key] = origin
 
-    half, origin = layered("KENNING_DECAY_HALF_LIFE", None, toml.get("decay", {}), "half_life")
+    decay = toml.get("decay", {})
+    if not isinstance(decay, Mapping):
+        # `decay = "error_fix:7"` or `decay = 7` set no half-life: said, never skipped
+        raise UserInputError(
+            f"decay in {toml_origin} is {decay!r:.80}; expected a table: write [decay] and "
+            'under it half_life = { error_fix = 7 } (or half_life = "error_fix:7")'
+        )
+    half, origin = layered("KENNING_DECAY_HALF_LIFE", None, decay, "half_life")
     overrides: dict[str, float] = {}
     if half is not None:
         try:
