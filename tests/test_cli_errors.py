@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from kenning import open_store
 from kenning.cli import main
+from kenning.embedders import Embedder
 from kenning.store import NewMemory
 
 from .cli_runner import run_cli
@@ -330,6 +331,25 @@ def test_a_refused_note_creates_no_store(project: Path) -> None:
         project, "remember", "Deploys happen on Tuesdays only", env={"KENNING_EMBEDDER": "hashing"}
     )
     assert good.returncode == 0 and (project / ".kenning" / "memory.db").is_file()
+
+
+def test_doctor_fails_when_this_kenning_cannot_embed(project: Path, minilm: Embedder) -> None:
+    """With KENNING_EMBEDDER misspelt or KENNING_MODEL_DIR naming a folder without the model,
+    every recall, search and remember failed while doctor said "ok ... not compared"."""
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember("Deploys happen on Tuesdays only", "decision")
+    assert run_cli(project, "doctor").returncode == 0
+    empty = project.parent / "no-model"
+    empty.mkdir()
+    for env, said in (
+        ({"KENNING_EMBEDDER": "minilmm"}, "KENNING_EMBEDDER='minilmm' is no embedder"),
+        ({"KENNING_MODEL_DIR": str(empty)}, "model files missing"),
+    ):
+        result = run_cli(project, "doctor", "--json", env=env)
+        assert result.returncode == 1, result.stdout
+        check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "provenance")
+        assert check["status"] == "failed" and said in check["message"], check
+        assert "cannot embed" in check["message"] and check["fix"], check
 
 
 def test_doctor_does_not_check_a_file_the_configured_store_is_not(project: Path) -> None:

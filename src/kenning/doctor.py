@@ -12,7 +12,8 @@ Checks, in order (a check whose precondition failed is ``skipped``):
 * ``provenance`` — the store is stamped (when it holds memories), the stamp is readable, no
   ``kenning reembed`` is half done, and the stamp matches the current embedder's provenance
   when that can be told without loading the model (MiniLM from its package, or the hashing
-  test embedder).
+  test embedder); and this kenning can embed at all (``KENNING_EMBEDDER`` names an embedder,
+  the model's files are there), else every recall, search and write fails.
 * ``index`` — every memory has a full-text row and a vector of the stamped dimension, and
   FTS5's own ``integrity-check`` (index against content) passes. The FTS check needs a write
   transaction, which is rolled back; it runs only on a store that passed every check above.
@@ -95,6 +96,30 @@ def _rebuild(path: Path) -> str:
         f"rebuild the store from its rows: `kenning export --group-id all -o backup.jsonl`, move "
         f"{path} aside, then `kenning import backup.jsonl`"
     )
+
+
+def embedder_problem() -> tuple[str, str] | None:
+    """Why the current embedder cannot embed at all, and the fix, told without loading the
+    model: an unknown ``KENNING_EMBEDDER``, or MiniLM's model files missing or unreadable
+    (``KENNING_MODEL_DIR`` or the weights package). None when nothing says so."""
+    from .embedders import EMBEDDERS
+
+    name = config.embedder_name()
+    if name not in EMBEDDERS:
+        return (
+            f"KENNING_EMBEDDER={name[:80]!r} is no embedder (the embedders are "
+            f"{', '.join(EMBEDDERS)})",
+            "unset KENNING_EMBEDDER (minilm is the default) or set it to one of those",
+        )
+    if name != "minilm":
+        return None
+    from .embedders.minilm import locate_model
+
+    try:
+        locate_model()
+    except KenningError as exc:
+        return str(exc), "install or point kenning at the model as the message says"
+    return None
 
 
 def expected_provenance() -> Provenance | None:
@@ -280,7 +305,7 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
                 "vectors",
                 "run `kenning reembed` to re-embed with the current model and stamp the store",
             ), None
-        return Check("provenance", OK, "not stamped yet (the store is empty)"), None
+        return _usable_embedder("not stamped yet (the store is empty)"), None
     try:
         stored = Provenance.from_dict(json.loads(raw))
     except (ValueError, KeyError, TypeError) as exc:
@@ -290,6 +315,9 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
             f"the provenance stamp is unreadable ({exc})",
             "run `kenning reembed` to re-embed with the current model and restamp the store",
         ), None
+    unusable = _usable_embedder(f"stamped {stored.describe()}")
+    if unusable.status == FAILED:
+        return unusable, stored.dimension
     expected = expected_provenance()
     if expected is None:
         return Check(
@@ -309,6 +337,20 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
     return Check(
         "provenance", OK, f"stamped {stored.describe()}, matching the current embedder"
     ), stored.dimension
+
+
+def _usable_embedder(said: str) -> Check:
+    """``said`` as an ok provenance check, or a failed one when the current embedder cannot
+    embed (then recall, search and remember all fail, whatever the store holds)."""
+    problem = embedder_problem()
+    if problem is None:
+        return Check("provenance", OK, said)
+    return Check(
+        "provenance",
+        FAILED,
+        f"{said}, but this kenning cannot embed a query or a note: {problem[0]}",
+        problem[1],
+    )
 
 
 def _index(conn: sqlite3.Connection, path: Path, rows: int) -> Check:

@@ -6,7 +6,10 @@ import threading
 
 from .base import Embedder
 
-__all__ = ["Embedder", "load_embedder"]
+__all__ = ["EMBEDDERS", "Embedder", "load_embedder"]
+
+#: The names ``KENNING_EMBEDDER`` may give (``hashing`` is for tests only).
+EMBEDDERS = ("minilm", "hashing")
 
 
 _LOADED: dict[str, Embedder] = {}
@@ -41,5 +44,5 @@ def _load(name: str) -> Embedder:
     from ..errors import UserInputError
 
     raise UserInputError(
-        f"unknown embedder {name!r}; valid embedders are minilm, hashing (tests only)"
+        f"unknown embedder {name!r}; valid embedders are {', '.join(EMBEDDERS)} (tests only)"
     )
