@@ -433,3 +433,13 @@ def test_a_decay_that_is_no_table_is_refused(tmp_path: Path, bad: str) -> None:
         load_settings(tmp_path, environ={})
     toml.write_text('[decay]\nhalf_life = "error_fix:7"\n')
     assert load_settings(tmp_path, environ={}).half_life_overrides == {"error_fix": 7.0}
+
+
+def test_calibrate_refuses_a_query_recall_would_refuse() -> None:
+    """A raw diff or a whole log as a query was measured by calibrate (and could set the
+    floors) though recall and search refuse it: such a query is never asked."""
+    gold = json.dumps({"query": "what case do we use for function names", "gold": ["a"]})
+    diff = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    for query, said in ((diff, "diff"), ("x " * 15_000, "over the 20000 limit")):
+        with pytest.raises(UserInputError, match=f"line 2: .*{said}"):
+            read_queries([gold, json.dumps({"query": query, "gold": []})])

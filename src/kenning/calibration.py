@@ -101,6 +101,8 @@ def separation(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
 
 
 def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
+    from .querybuild import check_query
+
     queries = []
     first_line: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
@@ -118,6 +120,10 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
             or not data["query"].strip()
         ):
             raise UserInputError(f'line {number} needs a non-empty "query" string')
+        try:  # what recall and search refuse (a raw diff, a whole log) is measured by neither
+            check_query(data["query"])
+        except UserInputError as exc:
+            raise UserInputError(f"line {number}: {exc}") from None
         if "gold" not in data:
             # a misspelt key would otherwise make a labelled query count as an unrelated one
             raise UserInputError(
