@@ -443,3 +443,29 @@ def test_calibrate_refuses_a_query_recall_would_refuse() -> None:
     for query, said in ((diff, "diff"), ("x " * 15_000, "over the 20000 limit")):
         with pytest.raises(UserInputError, match=f"line 2: .*{said}"):
             read_queries([gold, json.dumps({"query": query, "gold": []})])
+
+
+def test_a_dotenv_key_that_sets_nothing_is_named(project: Path, minilm: Embedder) -> None:
+    """`KENNING_RECAL_FLOOR=0.3` in the project's .env did nothing, silently, and so did
+    `KENNING_EMBEDDER=hashing` (read from the process environment only): doctor said every
+    setting was fine. Stats warns, naming the key it may mean; doctor fails."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.").ok
+    dotenv = project / ".env"
+    dotenv.write_text(
+        "NODE_ENV=production\nKENNING_RECAL_FLOOR=0.3\nKENNING_EMBEDDER=hashing\n"
+        "KENNING_STALE_PENALTY=0.1\n"
+    )
+    with open_store(cwd=project, embedder=minilm) as store:
+        warnings = store.stats()["settings"]["warnings"]
+    assert len(warnings) == 2, warnings
+    assert (
+        "KENNING_RECAL_FLOOR" in warnings[0] and "did you mean KENNING_RECALL_FLOOR" in warnings[0]
+    )
+    assert "KENNING_EMBEDDER" in warnings[1] and "process environment only" in warnings[1]
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "failed" and "KENNING_RECAL_FLOOR" in check.message, check
+    dotenv.write_text("NODE_ENV=production\nKENNING_STALE_PENALTY=0.1\n")
+    assert run_doctor(cwd=project).check("settings").status == "ok"

@@ -45,7 +45,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,8 +76,9 @@ class Settings:
     error_recall_floor: float = ERROR_RECALL_FLOOR
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
-    #: Keys of ``config.toml`` that no setting reads (a misspelt one does nothing), each
-    #: said with the key it may have meant (``kenning stats`` and ``kenning doctor``).
+    #: Keys of ``config.toml``, and ``KENNING_*`` keys of ``.env``, that no setting reads (a
+    #: misspelt one does nothing), each said with the key it may have meant (``kenning
+    #: stats`` and ``kenning doctor``).
     warnings: tuple[str, ...] = ()
 
 
@@ -91,6 +92,27 @@ CONFIG_KEYS = (
     "decay",
 )
 DECAY_KEYS = ("half_life",)
+#: What a project's ``.env`` may set: the project settings (the table above).
+DOTENV_KEYS = (
+    "KENNING_SIMILARITY_THRESHOLD",
+    "KENNING_RECALL_FLOOR",
+    "KENNING_ERROR_RECALL_FLOOR",
+    "KENNING_DECAY_HALF_LIFE",
+    "KENNING_RECALL_LOG",
+    "KENNING_STALE_PENALTY",
+    "KENNING_STORE",
+    "KENNING_PROJECT",
+)
+#: Read from the process environment only (needed before a project, and its .env, is known).
+PROCESS_KEYS = (
+    "KENNING_EMBEDDER",
+    "KENNING_MODEL_DIR",
+    "KENNING_CACHE_DIR",
+    "KENNING_LOG_LEVEL",
+    "KENNING_HOOK_TIMEOUT",
+    "KENNING_SECRETS_FILE",
+    "KENNING_ANN_MIN_ROWS",
+)
 
 
 def config_warnings(folder: Path) -> tuple[str, ...]:
@@ -121,6 +143,27 @@ def unknown_keys(toml: Mapping[str, Any], path: Path) -> tuple[str, ...]:
             else:
                 hint = f"the keys are {', '.join(known)}"
             found.append(f"{path}: {prefix}{key} is no setting and is ignored; {hint}")
+    return tuple(found)
+
+
+def dotenv_warnings(keys: Iterable[str], path: Path) -> tuple[str, ...]:
+    """One sentence per ``KENNING_*`` key of the ``.env`` at ``path`` that sets nothing: a
+    misspelt one, or one read from the process environment only."""
+    import difflib
+
+    found = []
+    for key in keys:
+        if key in DOTENV_KEYS:
+            continue
+        if key in PROCESS_KEYS:
+            found.append(
+                f"{path}: {key} is read from the process environment only and .env does not "
+                "set it; export it where kenning runs (the shell, the agent's settings)"
+            )
+            continue
+        close = difflib.get_close_matches(key, DOTENV_KEYS + PROCESS_KEYS, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else f"the keys are {', '.join(DOTENV_KEYS)}"
+        found.append(f"{path}: {key} is no setting and is ignored; {hint}")
     return tuple(found)
 
 
@@ -376,6 +419,8 @@ def load_settings(
 
     toml_origin = f"{toml_path}/{CONFIG_FILENAME}"
     warnings = unknown_keys(toml, Path(toml_origin)) if toml else ()
+    if project_root is not None and dotenv:
+        warnings += dotenv_warnings(dotenv, project_root / ".env")
 
     def layered(
         variable: str, default: Any, section: Any = toml, key: str | None = None

@@ -510,9 +510,18 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
             "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
         )
     try:
-        config.load_settings(project_root, folder)
+        settings = config.load_settings(project_root, folder)
     except KenningError as exc:  # the message names the variable and where it was set
         return Check("settings", FAILED, str(exc), "correct or unset that variable")
+    if settings.warnings:  # config.toml has none (above): the .env's keys that set nothing
+        return Check(
+            "settings",
+            FAILED,
+            "; ".join(settings.warnings),
+            f"rename, remove or export those variables of {project_root / '.env'}"
+            if project_root
+            else "rename or remove those variables",
+        )
     if not where.is_file():
         return Check("settings", OK, f"no {where}: every setting has its default")
     return Check("settings", OK, f"{where}: every key is a setting")
