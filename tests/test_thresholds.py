@@ -469,3 +469,23 @@ def test_a_dotenv_key_that_sets_nothing_is_named(project: Path, minilm: Embedder
     assert check.status == "failed" and "KENNING_RECAL_FLOOR" in check.message, check
     dotenv.write_text("NODE_ENV=production\nKENNING_STALE_PENALTY=0.1\n")
     assert run_doctor(cwd=project).check("settings").status == "ok"
+
+
+def test_a_blank_variable_is_an_unset_one(tmp_path: Path) -> None:
+    """`KENNING_RECALL_LOG=` (blank) turned off config.toml's `recall_log = true` without a
+    word, and a blank KENNING_RECALL_FLOOR failed every command, where a blank KENNING_STORE
+    or KENNING_PROJECT is unset: the next layer (.env, config.toml) applies."""
+    from kenning.config import load_settings
+
+    (tmp_path / ".kenning").mkdir()
+    (tmp_path / ".kenning" / "config.toml").write_text(
+        "recall_log = true\nrecall_floor = 0.3\nsimilarity_threshold = 0.6\n"
+    )
+    (tmp_path / ".env").write_text("KENNING_SIMILARITY_THRESHOLD=\n")
+    blank = {"KENNING_RECALL_LOG": "", "KENNING_RECALL_FLOOR": " "}
+    settings = load_settings(tmp_path, environ=blank)
+    assert settings.recall_log is True and settings.recall_floor == 0.3
+    assert settings.similarity_threshold == 0.6
+    assert settings.sources["recall_floor"].endswith("config.toml")
+    off = load_settings(tmp_path, environ={"KENNING_RECALL_LOG": "0"})
+    assert off.recall_log is False and off.sources["recall_log"] == "environment"

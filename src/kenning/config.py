@@ -431,9 +431,11 @@ def load_settings(
         name = key or variable.removeprefix(PREFIX).lower()
         if isinstance(section, Mapping) and name in section:
             value, origin = section[name], toml_origin
-        if variable in dotenv:
+        # a blank variable is an unset one, as KENNING_STORE's and KENNING_PROJECT's are
+        # (project_variable): `KENNING_RECALL_LOG=` must not turn off config.toml's setting
+        if dotenv.get(variable, "").strip():
             value, origin = dotenv[variable], ".env"
-        if variable in env:
+        if env.get(variable, "").strip():
             value, origin = env[variable], "environment"
         return value, origin
 
