@@ -489,3 +489,33 @@ def test_a_blank_variable_is_an_unset_one(tmp_path: Path) -> None:
     assert settings.sources["recall_floor"].endswith("config.toml")
     off = load_settings(tmp_path, environ={"KENNING_RECALL_LOG": "0"})
     assert off.recall_log is False and off.sources["recall_log"] == "environment"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("KENNING_ANN_MIN_ROWS", "lots", "every search of an embedded store fails"),
+        ("KENNING_HOOK_TIMEOUT", "five", "using 5"),
+        ("KENNING_LOG_LEVEL", "verbose", "logs at WARNING"),
+        ("KENNING_CACHE_DIR", "cache", "not an absolute path"),
+    ],
+)
+def test_doctor_names_a_process_variable_that_is_set_aside(
+    project: Path,
+    minilm: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    said: str,
+) -> None:
+    """KENNING_ANN_MIN_ROWS=lots failed every recall and search while doctor said every
+    check was ok; a hook timeout, log level or cache folder that kenning sets aside for the
+    default was not named by doctor either."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.").ok
+    assert run_doctor(cwd=project).check("settings").status == "ok"
+    monkeypatch.setenv(variable, value)
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "failed" and variable in check.message and said in check.message, check

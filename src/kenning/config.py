@@ -60,6 +60,10 @@ log = logging.getLogger("kenning")
 DEFAULT_EMBEDDER = "minilm"
 #: A hook that waits longer than this would hold the agent's session up.
 MAX_HOOK_TIMEOUT_S = 600.0
+#: A hook's time budget when ``KENNING_HOOK_TIMEOUT`` does not set one.
+DEFAULT_HOOK_TIMEOUT_S = 5.0
+#: What ``KENNING_LOG_LEVEL`` may name (the MCP server logs at WARNING otherwise).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 @dataclass(frozen=True)
@@ -387,6 +391,35 @@ def ann_min_rows(default: int, environ: Mapping[str, str] | None = None) -> int 
             f"unset it for the default ({default:,})"
         )
     return value
+
+
+def process_problems(ann_default: int, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """What is wrong with the process settings (environment only), one sentence each: a
+    value every search refuses (``KENNING_ANN_MIN_ROWS``, whose default is ``ann_default``),
+    or one that is set aside for the default (``KENNING_HOOK_TIMEOUT``,
+    ``KENNING_LOG_LEVEL``, a relative ``KENNING_CACHE_DIR``). ``kenning doctor`` names them."""
+    env = os.environ if environ is None else environ
+    found = []
+    try:
+        ann_min_rows(ann_default, env)
+    except UserInputError as exc:
+        found.append(f"{exc} (every search of an embedded store fails until then)")
+    _, why = hook_timeout(DEFAULT_HOOK_TIMEOUT_S, env)
+    if why is not None:
+        found.append(f"{why} (every hook says so)")
+    raw_level = env.get("KENNING_LOG_LEVEL", "").strip()
+    if raw_level and log_level(env) not in LOG_LEVELS:
+        found.append(
+            f"KENNING_LOG_LEVEL={raw_level[:40]!r} is no log level ({', '.join(LOG_LEVELS)}); "
+            "the MCP server logs at WARNING"
+        )
+    raw_cache = env.get("KENNING_CACHE_DIR", "").strip()
+    if raw_cache and _absolute(raw_cache) is None:
+        found.append(
+            f"KENNING_CACHE_DIR={raw_cache[:120]!r} is not an absolute path; the default cache "
+            f"({cache_dir({k: v for k, v in env.items() if k != 'KENNING_CACHE_DIR'})}) is used"
+        )
+    return tuple(found)
 
 
 def parse_threshold(value: Any, origin: str) -> float:

@@ -522,6 +522,11 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
             if project_root
             else "rename or remove those variables",
         )
+    from .backends.annindex import DEFAULT_MIN_ROWS
+
+    problems = config.process_problems(DEFAULT_MIN_ROWS)
+    if problems:
+        return Check("settings", FAILED, "; ".join(problems), "correct or unset those variables")
     if not where.is_file():
         return Check("settings", OK, f"no {where}: every setting has its default")
     return Check("settings", OK, f"{where}: every key is a setting")

@@ -56,7 +56,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .. import protocol
+from .. import config, protocol
 
 if TYPE_CHECKING:
     from ..store import MemoryStore
@@ -86,7 +86,7 @@ MIN_PROMPT_CHARS = 20
 #: recall takes as a query.
 MAX_PROMPT_CHARS = protocol.MAX_QUERY_CHARS
 #: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
-DEFAULT_BUDGET_SECONDS = 5.0
+DEFAULT_BUDGET_SECONDS = config.DEFAULT_HOOK_TIMEOUT_S
 BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
 #: What session-start lists: the newest error fixes, then the newest conventions.
 SESSION_ERROR_FIXES = 3
@@ -174,8 +174,6 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
         if not path.is_dir():
             raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
         return path
-    from .. import config
-
     return config.claude_project_dir() or Path(os.getcwd())
 
 
@@ -201,8 +199,6 @@ def _model_cache_cold() -> str:
     cannot be written (a build is then used uncached: a background one would be lost), a
     background build failed in the last hour (the load says why), or none can be started.
     """
-    from .. import config
-
     if config.embedder_name() != "minilm":
         return ""
     try:
@@ -446,8 +442,6 @@ def run(
     stdout = stdout if stdout is not None else sys.stdout or io.StringIO()
     stderr = stderr if stderr is not None else sys.stderr or io.StringIO()
     if budget is None:
-        from .. import config
-
         seconds, problem = config.hook_timeout(DEFAULT_BUDGET_SECONDS)
         if problem:  # fail open, but say why
             _diagnose(stderr, event, problem)
