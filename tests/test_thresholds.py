@@ -519,3 +519,19 @@ def test_doctor_names_a_process_variable_that_is_set_aside(
     monkeypatch.setenv(variable, value)
     check = run_doctor(cwd=project).check("settings")
     assert check.status == "failed" and variable in check.message and said in check.message, check
+
+
+def test_a_config_toml_saved_with_a_byte_order_mark_is_read(store: MemoryStore) -> None:
+    """Notepad and PowerShell save UTF-8 with a byte order mark: every command then failed
+    with "cannot read config.toml: Invalid statement (at line 1, column 1)", where nothing
+    can be seen; and calibrate --write could not update the file."""
+    from kenning.config import load_settings, update_config_toml
+
+    folder = store.project.store_path.parent
+    config = folder / "config.toml"
+    config.write_bytes("\ufeff# mine\r\nrecall_floor = 0.45\r\n".encode())
+    assert load_settings(store.project.root, folder, environ={}).recall_floor == 0.45
+    update_config_toml(folder, {"similarity_threshold": 0.6})
+    saved = config.read_text(encoding="utf-8")
+    assert not saved.startswith("\ufeff") and "# mine" in saved
+    assert tomllib.loads(saved) == {"recall_floor": 0.45, "similarity_threshold": 0.6}

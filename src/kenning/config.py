@@ -175,10 +175,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(_without_bom(path.read_bytes().decode("utf-8")))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserInputError(f"cannot read {path}: {exc}; fix or remove the file") from exc
+
+
+def _without_bom(text: str) -> str:
+    """``text`` without the byte order mark Windows editors (Notepad, PowerShell's
+    ``Out-File``) put before UTF-8: TOML has no place for it, so a file saved that way failed
+    every command at "line 1, column 1" with nothing visible there."""
+    return text.removeprefix("\ufeff")
 
 
 def _read_dotenv(path: Path) -> dict[str, str]:
@@ -580,7 +586,7 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
     document = tomlkit.document()
     if path.exists():
         try:
-            document = tomlkit.parse(path.read_text(encoding="utf-8"))
+            document = tomlkit.parse(_without_bom(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
             raise UserInputError(
                 f"cannot read {path}: {exc}; fix or remove the file, nothing was written"
