@@ -535,3 +535,14 @@ def test_a_config_toml_saved_with_a_byte_order_mark_is_read(store: MemoryStore) 
     saved = config.read_text(encoding="utf-8")
     assert not saved.startswith("\ufeff") and "# mine" in saved
     assert tomllib.loads(saved) == {"recall_floor": 0.45, "similarity_threshold": 0.6}
+
+
+def test_calibrate_reads_a_file_saved_with_a_byte_order_mark() -> None:
+    """`kenning import` reads an export saved by Notepad or PowerShell (a UTF-8 byte order
+    mark first); calibrate refused the same kind of file: 'line 1 is not JSON'."""
+    first = json.dumps({"query": "what case do we use for function names", "gold": ["a"]})
+    second = json.dumps({"query": "sourdough starter feeding schedule", "gold": []})
+    assert read_queries(["\ufeff" + first, second]) == [
+        ("what case do we use for function names", ("a",)),
+        ("sourdough starter feeding schedule", ()),
+    ]

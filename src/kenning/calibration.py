@@ -106,6 +106,8 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
     queries = []
     first_line: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
+        if number == 1:  # a byte order mark, as Notepad or PowerShell save UTF-8: no text
+            line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         try:
