@@ -285,6 +285,25 @@ def test_what_is_not_a_ruvector_store_is_refused_and_nothing_written(
     assert "Zq9" not in out + err
 
 
+def test_import_from_ruvector_finds_the_checkouts_store_from_a_subfolder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kenning runs from any folder of a checkout, and ruvector keeps .ruvector at its top:
+    `kenning import --from ruvector` in src/ said ".ruvector does not exist"."""
+    (project / ".ruvector").mkdir()
+    (project / ".ruvector" / "intelligence.json").write_text(
+        json.dumps({"memories": [{"content": NOTES[1][1], "type": "decision"}]})
+    )
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    code, out, err = kenning_cli("import", "--from", "ruvector", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["imported"] == 1
+    assert report["source"] == str((project / ".ruvector" / "intelligence.json").resolve())
+
+
 # -- ruvector's tools ------------------------------------------------------------------------
 
 

@@ -1324,7 +1324,7 @@ holds it).
     default="kenning",
     show_default=True,
     help="kenning: a JSONL export (- for stdin); ruvector: a .ruvector folder or its "
-    "intelligence.json (default ./.ruvector).",
+    "intelligence.json (default: .ruvector here, else at the top of the checkout).",
 )
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
@@ -1334,7 +1334,9 @@ def import_cmd(
 ) -> None:
     """Import memories: a kenning JSONL export, or a ruvector store (--from ruvector)."""
     if source_format == "ruvector":
-        _import_ruvector(Path(source or ".ruvector"), as_json, store_path)
+        from .ruvector import default_source
+
+        _import_ruvector(Path(source) if source else default_source(), as_json, store_path)
         return
     from .transfer import import_validated, validate_import
 

@@ -47,7 +47,14 @@ from .redaction import redact_secrets
 if TYPE_CHECKING:
     from .store import MemoryStore, NewMemory
 
-__all__ = ["ACTIVITY_TYPES", "INTELLIGENCE_FILE", "RuvectorStore", "import_ruvector", "read_store"]
+__all__ = [
+    "ACTIVITY_TYPES",
+    "INTELLIGENCE_FILE",
+    "RuvectorStore",
+    "default_source",
+    "import_ruvector",
+    "read_store",
+]
 
 INTELLIGENCE_FILE = "intelligence.json"
 #: The first bytes of a redb database (ruvector-core's VectorDB file, ``ruvector.db``).
@@ -95,6 +102,22 @@ def _redb_refusal(path: Path) -> UserInputError:
         f"hooks never write it. Import the notes from .ruvector/{INTELLIGENCE_FILE} instead "
         f"(pass the .ruvector folder or that file)"
     )
+
+
+def default_source(cwd: Path | None = None) -> Path:
+    """Where ``import --from ruvector`` reads when given no path: ``.ruvector`` in ``cwd``,
+    else at the top of its git work tree, where ruvector's hooks keep it (they run in the
+    project folder; kenning runs from any folder of the checkout). ``.ruvector`` when
+    neither exists (:func:`locate` then says so)."""
+    from .project import find_checkout
+
+    here = Path.cwd() if cwd is None else cwd
+    if (here / ".ruvector").exists():
+        return Path(".ruvector") if cwd is None else here / ".ruvector"
+    checkout = find_checkout(here)
+    if checkout is not None and (checkout.toplevel / ".ruvector").exists():
+        return checkout.toplevel / ".ruvector"
+    return Path(".ruvector")
 
 
 def locate(path: Path) -> tuple[Path, list[str]]:
