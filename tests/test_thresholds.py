@@ -4,6 +4,7 @@ project's own threshold and floors, and search and recall then use them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -546,3 +547,27 @@ def test_calibrate_reads_a_file_saved_with_a_byte_order_mark() -> None:
         ("what case do we use for function names", ("a",)),
         ("sourdough starter feeding schedule", ()),
     ]
+
+
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="POSIX file modes")
+def test_calibrate_write_keeps_the_settings_file_readable(tmp_path: Path) -> None:
+    """calibrate --write replaced a 0644 config.toml by a 0600 one (its temporary file's
+    mode), and made a new one 0600: another user reading the same store's settings then
+    failed every command with "Permission denied"."""
+    from kenning.config import update_config_toml
+
+    config = tmp_path / "config.toml"
+    config.write_text("stale_penalty = 0.1\n")
+    config.chmod(0o644)
+    update_config_toml(tmp_path, {"recall_floor": 0.45})
+    assert config.stat().st_mode & 0o777 == 0o644
+    config.chmod(0o640)
+    update_config_toml(tmp_path, {"recall_floor": 0.4})
+    assert config.stat().st_mode & 0o777 == 0o640
+    fresh = tmp_path / "new"
+    umask = os.umask(0o022)
+    try:
+        update_config_toml(fresh, {"recall_floor": 0.45})
+    finally:
+        os.umask(umask)
+    assert (fresh / "config.toml").stat().st_mode & 0o777 == 0o644

@@ -594,8 +594,19 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
     for key, number in values.items():
         document[key] = number
     folder.mkdir(parents=True, exist_ok=True)
+    # the file keeps its mode (a new one gets the umask's): mkstemp makes 0600, and the
+    # settings of a store others read too (a shared folder, a CI user) would then fail
+    # every command of theirs with "Permission denied"
+    if path.exists():
+        mode = path.stat().st_mode & 0o7777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=f".{CONFIG_FILENAME}.", suffix=".tmp", dir=folder)
     try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(tomlkit.dumps(document))
             fh.flush()
