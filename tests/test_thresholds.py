@@ -571,3 +571,22 @@ def test_calibrate_write_keeps_the_settings_file_readable(tmp_path: Path) -> Non
     finally:
         os.umask(umask)
     assert (fresh / "config.toml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_store_kept_open_reads_settings_written_since(store: MemoryStore) -> None:
+    """README: "Search and recall read the written values at once". A store kept open — the
+    MCP server's for a whole agent session, the web page's — went on with the floors and
+    threshold it read when it opened, after `calibrate --write` changed them."""
+    assert store.remember(SNAKE, "naming").ok
+    assert store.recall("what case for function names").floor == protocol.RECALL_FLOOR
+    config = store.project.store_path.parent / "config.toml"
+    config.write_text("recall_floor = 0.3\nsimilarity_threshold = 0.62\n")
+    assert store.recall("what case for function names").floor == 0.3
+    assert store.search("what case for function names").threshold == 0.62
+    (store.project.root / ".env").write_text("KENNING_SIMILARITY_THRESHOLD=0.44\n")
+    assert store.search("what case for function names").threshold == 0.44
+    config.write_text("recall_floor = 7\n")  # broken since: said, as the next command would
+    with pytest.raises(UserInputError, match=r"recall floor from .*config\.toml"):
+        store.recall("what case for function names")
+    config.unlink()
+    assert store.recall("what case for function names").floor == protocol.RECALL_FLOOR

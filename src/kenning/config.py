@@ -86,6 +86,38 @@ class Settings:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class SettingsFiles:
+    """Where a store's settings are read from, so that a store kept open (the MCP server,
+    the web page) reads them again once ``config.toml`` or ``.env`` changed — after a
+    ``kenning calibrate --write``, say — as the next command would."""
+
+    project_root: Path | None
+    store_dir: Path | None
+    threshold: float | None = None
+
+    def signature(self) -> tuple[tuple[int, ...] | None, ...]:
+        """What changes when either file is written, replaced or removed (a ``stat`` each)."""
+        toml_dir = self.store_dir or (self.project_root / ".kenning" if self.project_root else None)
+        paths = (
+            toml_dir / CONFIG_FILENAME if toml_dir else None,
+            self.project_root / ".env" if self.project_root else None,
+        )
+        found: list[tuple[int, ...] | None] = []
+        for path in paths:
+            try:
+                st = os.stat(path) if path is not None else None
+            except OSError:
+                st = None
+            found.append(
+                None if st is None else (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+            )
+        return tuple(found)
+
+    def load(self) -> Settings:
+        return load_settings(self.project_root, self.store_dir, self.threshold)
+
+
 #: What ``config.toml`` may hold: its settings, and the ``[decay]`` table's.
 CONFIG_KEYS = (
     "similarity_threshold",

@@ -30,7 +30,7 @@ from .backends.base import (
     lexical_search_with_statistics,
     renew_after_fork,
 )
-from .config import Settings, load_settings
+from .config import Settings, SettingsFiles
 from .embedders.base import Embedder
 from .errors import (
     ContentError,
@@ -269,10 +269,14 @@ class MemoryStore:
         settings: Settings,
         embedder: Embedder | None = None,
         embedder_name: str = "minilm",
+        settings_files: SettingsFiles | None = None,
     ) -> None:
         self.backend = backend
         self.project = project
-        self.settings = settings
+        self._settings = settings
+        #: Where ``settings`` came from: read again when a file changed (None: never).
+        self._settings_files = settings_files
+        self._settings_signature = settings_files.signature() if settings_files else None
         self._embedder = embedder
         self._embedder_name = embedder_name
         self._checked_provenance = False
@@ -285,6 +289,25 @@ class MemoryStore:
         self.check_freshness = True
 
     # -- plumbing ---------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        """The project's settings, read again when ``config.toml`` or ``.env`` changed since
+        they were read: a store kept open (the MCP server, the web page) uses what ``kenning
+        calibrate --write`` just wrote, as the next command does."""
+        files = self._settings_files
+        if files is not None:
+            signature = files.signature()
+            if signature != self._settings_signature:
+                self._settings = files.load()  # a broken file fails the call, as a command
+                self._settings_signature = signature
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        """Settings given by the caller: kept as they are (no file is read again)."""
+        self._settings = value
+        self._settings_files = None
 
     @property
     def group_id(self) -> str:
@@ -1665,7 +1688,8 @@ def open_store(
         url = project.store_url
         if create and url is None:
             check_store_location(project)
-        settings = load_settings(project.root, project.store_path.parent, threshold)
+        settings_files = SettingsFiles(project.root, project.store_path.parent, threshold)
+        settings = settings_files.load()
         try:
             backend = open_backend(
                 url or project.store_path, create=create, dimension=None, project_root=project.root
@@ -1694,7 +1718,7 @@ def open_store(
         name = embedder
     elif embedder is not None:
         instance = embedder
-    return MemoryStore(backend, project, settings, instance, name)
+    return MemoryStore(backend, project, settings, instance, name, settings_files)
 
 
 def _stamped_before_weight_hashes(stored: Provenance, mine: Provenance) -> bool:
