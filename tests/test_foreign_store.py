@@ -68,6 +68,25 @@ def test_a_foreign_database_is_refused_and_untouched(
     conn.close()
 
 
+@pytest.mark.parametrize("user_version", [0, 7])
+def test_doctor_names_a_foreign_database_without_telling_to_move_it(
+    project: Path, user_version: int
+) -> None:
+    """`kenning doctor --store app.db` told the user to move another application's database
+    aside and restore a kenning backup in its place (or, at user_version 7, to upgrade
+    kenning), where every command says it is not a kenning store and leaves it alone."""
+    from kenning.doctor import run_doctor
+
+    db = _app_db(project / "app.db", user_version=user_version)
+    before = _digest(db)
+    schema = run_doctor(db, project).check("schema")
+    assert schema.status == "failed" and "not a kenning store" in schema.message, schema
+    assert "customers" in schema.message
+    fix = schema.fix or ""
+    assert "KENNING_STORE" in fix and "move" not in fix and "upgrade" not in fix, fix
+    assert _digest(db) == before
+
+
 def test_the_backend_refuses_a_foreign_database_for_writes_too(tmp_path: Path) -> None:
     db = _app_db(tmp_path / "app.db")
     before = _digest(db)

@@ -224,10 +224,24 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
         REQUIRED_COLUMNS,
         SCHEMA_VERSION,
         SEEN_COLUMNS,
+        STORE_TABLES,
         required_tables,
     )
 
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and not tables & set(STORE_TABLES):
+        # another application's database (as every command refuses it): nothing to move
+        # aside or restore, only the wrong file named
+        shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
+        return Check(
+            "schema",
+            FAILED,
+            f"{path} is a SQLite database but not a kenning store (its tables: {shown}); "
+            "kenning leaves it as it is",
+            "point --store or KENNING_STORE at a kenning store (by default <git top "
+            "level>/.kenning/memory.db); leave this file where it is",
+        )
     if version > SCHEMA_VERSION:
         return Check(
             "schema",
@@ -246,7 +260,6 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             "the file is a SQLite database but not a kenning store (schema version 0)",
             _recovery(path),
         )
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     # tables added by later migrations: an older store gets them on its next write
     missing = [t for t in required_tables(version) if t not in tables]
     if missing:
