@@ -87,6 +87,20 @@ def test_doctor_names_a_foreign_database_without_telling_to_move_it(
     assert _digest(db) == before
 
 
+def test_doctor_names_a_file_that_is_no_database_as_the_wrong_file(project: Path) -> None:
+    """`kenning doctor --store notes.txt` said "SQLite cannot read notes.txt" and told the
+    user to move it aside and restore a backup, where every command says it is not a
+    kenning store at all and leaves it alone."""
+    from kenning.doctor import run_doctor
+
+    notes = project / "notes.txt"
+    notes.write_text("hello, these are my notes\n")
+    check = run_doctor(notes, project).check("store")
+    assert check.status == "failed" and "not a kenning store" in check.message, check
+    assert (check.fix or "").startswith("point --store or KENNING_STORE"), check.fix
+    assert notes.read_text() == "hello, these are my notes\n"
+
+
 def test_the_backend_refuses_a_foreign_database_for_writes_too(tmp_path: Path) -> None:
     db = _app_db(tmp_path / "app.db")
     before = _digest(db)

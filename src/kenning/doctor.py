@@ -589,7 +589,26 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
     try:
         conn, read_only = _open_readonly(path)
     except sqlite3.DatabaseError as exc:
-        checks.append(Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path)))
+        from .backends.sqlite import has_sqlite_header
+        from .project import STORE_FILENAME
+
+        if path.name != STORE_FILENAME and not has_sqlite_header(path):
+            # never a database, and not kenning's file name: the wrong file named (as every
+            # command says), not a store to move aside and restore
+            checks.append(
+                Check(
+                    "store",
+                    FAILED,
+                    f"{path} is not a kenning store (not an SQLite database at all); kenning "
+                    "leaves it as it is",
+                    "point --store or KENNING_STORE at a kenning store (by default <git top "
+                    f"level>/.kenning/memory.db); only if it was one: {_recovery(path)}",
+                )
+            )
+        else:
+            checks.append(
+                Check("store", FAILED, f"SQLite cannot read {path}: {exc}", _recovery(path))
+            )
         return skip("store", "the store could not be opened")
     try:
         size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())

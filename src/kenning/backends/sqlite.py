@@ -249,7 +249,7 @@ def _statements(script: str) -> Iterator[str]:
         yield buffer.strip()
 
 
-def _has_sqlite_header(path: Path) -> bool:
+def has_sqlite_header(path: Path) -> bool:
     """Does the file start as every SQLite database does?"""
     try:
         with path.open("rb") as fh:
@@ -421,7 +421,7 @@ class SQLiteBackend:
             raise KenningError(_cannot_open(self.path, exc)) from None
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            if self.path.name != STORE_FILENAME and not _has_sqlite_header(self.path):
+            if self.path.name != STORE_FILENAME and not has_sqlite_header(self.path):
                 # never a database, and not kenning's file name (--store README): the wrong
                 # file named, not a store to restore
                 raise NotAKenningStore(
