@@ -590,3 +590,16 @@ def test_a_store_kept_open_reads_settings_written_since(store: MemoryStore) -> N
         store.recall("what case for function names")
     config.unlink()
     assert store.recall("what case for function names").floor == protocol.RECALL_FLOOR
+
+
+def test_a_calibrated_floor_stays_inside_a_narrow_gap() -> None:
+    """The midpoint was rounded to 3 decimals: with correct hits at 0.7006 and an unrelated
+    query at 0.7003, --write saved 0.7, under the unrelated score it was to keep out."""
+    from kenning.calibration import QueryOutcome, separation
+
+    for low, noise in ((0.7006, 0.7003), (0.5004, 0.5001), (0.81, 0.4)):
+        outcomes = [QueryOutcome(f"q{i}", ("a",), "a", low, True) for i in range(5)]
+        outcomes += [QueryOutcome(f"u{i}", (), "b", noise, None) for i in range(5)]
+        floor = separation(outcomes)["suggested_floor"]
+        assert noise < floor <= low, (low, noise, floor)
+    assert separation(outcomes)["suggested_floor"] == 0.605  # a wide gap: still rounded

@@ -85,7 +85,12 @@ def separation(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
     separable: bool | None = None
     if low is not None and high_noise is not None:
         separable = high_noise < low
-        floor = round((low + high_noise) / 2, 3) if separable else None
+        if separable:
+            # rounded for the reader, unless that takes it out of the gap (a gap under
+            # 0.001): a floor at or under the loudest unrelated score lets it through
+            middle = (low + high_noise) / 2
+            rounded = round(middle, 3)
+            floor = rounded if high_noise < rounded <= low else middle
     return {
         "labelled_queries": len(labelled),
         "unrelated_queries": len(unrelated),
