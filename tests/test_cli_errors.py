@@ -532,3 +532,22 @@ def test_stale_commits_out_of_range_is_bad_input_like_limit(
     assert result.exit_code == 1
     assert "commits" in result.stderr and "from 0 to 100" in result.stderr
     assert "Usage:" not in result.stderr
+
+
+def test_a_qdrant_local_store_without_a_folder_is_refused(project: Path, tmp_path: Path) -> None:
+    """KENNING_STORE=qdrant-local: (no folder) was the current folder: `kenning stats` wrote
+    Qdrant's .lock and meta.json into the checkout, and remember its collection; a read of a
+    folder that holds no Qdrant store wrote them there too."""
+    before = sorted(p.name for p in project.iterdir())
+    for args in (("stats",), ("remember", "Deploys happen on Tuesdays only")):
+        result = run_cli(
+            project, *args, env={"KENNING_STORE": "qdrant-local:", "KENNING_EMBEDDER": "hashing"}
+        )
+        assert result.returncode == 1, result.stdout
+        assert "qdrant-local: names no folder" in result.stderr, result.stderr
+    docs = project / "docs"
+    docs.mkdir()
+    result = run_cli(project, "stats", env={"KENNING_STORE": f"qdrant-local:{docs}"})
+    assert result.returncode == 0 and "no kenning store" in result.stdout, result.stdout
+    assert list(docs.iterdir()) == []
+    assert sorted(p.name for p in project.iterdir() if p.name != "docs") == before

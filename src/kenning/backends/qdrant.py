@@ -67,7 +67,13 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import numpy as np
 
-from ..errors import KenningError, StoreCorrupted, StoreNotFound, StoreUnavailable
+from ..errors import (
+    KenningError,
+    StoreCorrupted,
+    StoreNotFound,
+    StoreUnavailable,
+    UserInputError,
+)
 from ..lexical import MAX_QUERY_TERMS, bm25, idf, terms, tokens
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
@@ -239,8 +245,16 @@ class QdrantBackend:
             else:
                 from ..config import expand_home
 
-                folder = expand_home(location[len(LOCAL_PREFIX) :], "the Qdrant store folder")
-                if not folder.exists() and not create:
+                named = location[len(LOCAL_PREFIX) :].strip()
+                if not named:
+                    # Path("") is the current folder: Qdrant's files landed in the checkout
+                    raise UserInputError(
+                        f"{LOCAL_PREFIX} names no folder; write {LOCAL_PREFIX}<folder> (for "
+                        f"example {LOCAL_PREFIX}.kenning/qdrant), or a file path or server URL"
+                    )
+                folder = expand_home(named, "the Qdrant store folder")
+                if not create and not (folder / "meta.json").is_file():
+                    # a read creates nothing: Qdrant would write its files into any folder
                     raise StoreNotFound(
                         f"no kenning store at {folder} yet; `kenning remember` creates it"
                     )
