@@ -551,3 +551,13 @@ def test_a_qdrant_local_store_without_a_folder_is_refused(project: Path, tmp_pat
     assert result.returncode == 0 and "no kenning store" in result.stdout, result.stdout
     assert list(docs.iterdir()) == []
     assert sorted(p.name for p in project.iterdir() if p.name != "docs") == before
+
+
+def test_a_qdrant_local_prefix_in_capitals_is_the_same_store(project: Path, tmp_path: Path) -> None:
+    """The registry took QDRANT-LOCAL:<folder> for Qdrant's local mode, and the Qdrant backend
+    then refused it as "not a Qdrant URL" (every command, exit 1)."""
+    env = {"KENNING_STORE": f"QDRANT-LOCAL:{tmp_path / 'q'}", "KENNING_EMBEDDER": "hashing"}
+    stored = run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env)
+    assert stored.returncode == 0, stored.stderr
+    lower = {**env, "KENNING_STORE": f"qdrant-local:{tmp_path / 'q'}"}
+    assert "1 in this project" in run_cli(project, "stats", env=lower).stdout

@@ -237,7 +237,8 @@ class QdrantBackend:
         self._default_port = ""
         self._summed_stats: tuple[int, int] | None = None
         name = DEFAULT_COLLECTION
-        self.local = location == ":memory:" or location.startswith(LOCAL_PREFIX)
+        # the prefix in any case, as the registry routes it here (QDRANT-LOCAL:/srv/q)
+        self.local = location == ":memory:" or location.lower().startswith(LOCAL_PREFIX)
         if self.local:
             self.location = location
             if location == ":memory:":
