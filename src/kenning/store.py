@@ -1067,8 +1067,9 @@ class MemoryStore:
         if errors is not None and not isinstance(errors, bool):
             raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
         is_error = looks_like_error(query) if errors is None else errors
-        generic_floor = self.settings.recall_floor
-        error_floor = self.settings.error_recall_floor
+        settings = self.settings  # once: each read looks whether the files changed
+        generic_floor = settings.recall_floor
+        error_floor = settings.error_recall_floor
         floor = error_floor if is_error else generic_floor
         filters = Filters(group_id=self.resolve_group(group_id))
         # No store yet: nothing to recall, and no reason to load the model.
@@ -1088,12 +1089,12 @@ class MemoryStore:
         ]
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         hits = best_fresh_first(
-            passed, lambda r: self._freshness_of(r.memory), self.settings.stale_penalty, keep
+            passed, lambda r: self._freshness_of(r.memory), settings.stale_penalty, keep
         )
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
-        if self.settings.recall_log and self.exists:
+        if settings.recall_log and self.exists:
             self._log_recall(floor, [c.semantic for c in candidates], len(kept))
         return RecallResult(
             query,
