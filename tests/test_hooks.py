@@ -409,6 +409,24 @@ def test_prompt_queries() -> None:
     assert not is_error and len(query) <= 500
 
 
+def test_an_error_at_the_end_of_a_long_pasted_log_is_recalled(seeded: MemoryStore) -> None:
+    """A pasted CI log ends with its error; past the 20,000 characters the hook reads, the
+    error was never seen: no error query, nothing recalled."""
+    log = "\n".join(f"00:00:{i % 60:02d} INFO worker {i} processed batch ok" for i in range(600))
+    prompt = (
+        "The nightly job crashed, here is the log:\n"
+        + log
+        + '\nTraceback (most recent call last):\n  File "job.py", line 9, in <module>\n'
+        + "sqlite3.OperationalError: database is locked\n"
+    )
+    assert len(prompt) > claude_code.MAX_PROMPT_CHARS
+    queries = claude_code.prompt_queries(prompt)
+    assert ("sqlite3.OperationalError: database is locked", True) in queries
+    payload = {"cwd": str(seeded.project.root), "prompt": prompt}
+    context = claude_code.context_for("prompt-submit", payload)
+    assert findings(context)[0][0] == SQLITE_FIX
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

@@ -14,8 +14,10 @@ The project is the one containing the payload's ``cwd``.
 * **prompt-submit** recalls for the prompt with the ruvector protocol
   (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped.
   The query is built like a plan query (the text under ``## Overview``, else the first
-  500 characters; a pasted diff is cut off first). When the prompt carries an error, its
-  parsed signature is recalled too, with the error floor, and the two answers are merged
+  500 characters; a pasted diff is cut off first; of a prompt over :data:`MAX_PROMPT_CHARS`
+  the head and the tail are read, where a pasted log has its error). When the prompt
+  carries an error, its parsed signature is recalled too, with the error floor, and the
+  two answers are merged
   (best score per memory, best :data:`~kenning.protocol.RECALL_KEEP` kept).
 * **session-start** needs no query: it lists the project's most recent
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
@@ -82,8 +84,9 @@ EVENTS: Mapping[str, str] = {
 }
 #: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on").
 MIN_PROMPT_CHARS = 20
-#: Only the head of a very long prompt (a pasted file or log) is looked at: at most what
-#: recall takes as a query.
+#: Of a very long prompt (a pasted file or log) only this many characters are looked at
+#: (at most what recall takes as a query): its head and its tail, half each — a pasted log
+#: ends with its error.
 MAX_PROMPT_CHARS = protocol.MAX_QUERY_CHARS
 #: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
 DEFAULT_BUDGET_SECONDS = config.DEFAULT_HOOK_TIMEOUT_S
@@ -121,11 +124,29 @@ def _strip_diff(text: str) -> str:
     return text
 
 
+def _looked_at(prompt: str) -> str:
+    """What the hook reads of ``prompt``: all of it up to :data:`MAX_PROMPT_CHARS`; of a
+    longer one, its head and its tail (each half of that, cut at a line break when there is
+    one), joined by a line break. The tail is where a pasted log or traceback has its error."""
+    if len(prompt) <= MAX_PROMPT_CHARS:
+        return prompt
+    half = MAX_PROMPT_CHARS // 2
+    head, tail = prompt[:half], prompt[-half:]
+    end = head.rfind("\n")
+    if end > 0:
+        head = head[:end]
+    start = tail.find("\n")
+    if 0 <= start < len(tail) - 1:
+        tail = tail[start + 1 :]
+    return head + "\n" + tail
+
+
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """The recall queries for a prompt, as ``(query, is_error_query)`` pairs; ``[]`` when
     the prompt is too short to be worth a recall.
 
-    A pasted diff is cut off first. Without an error, the query is the plan query of the
+    Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
+    diff is cut off first. Without an error, the query is the plan query of the
     prompt (text under ``## Overview``, else its first 500 characters). With an error, the
     prompt's own words before the first error line (when long enough) are one query and
     the parsed error signature — never the whole stack trace — is another.
@@ -135,7 +156,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     from ..signatures import looks_like_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
-    prompt = prompt[:MAX_PROMPT_CHARS].encode("utf-8", "replace").decode("utf-8")
+    prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
     text = _strip_diff(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS:
         return []
