@@ -508,6 +508,30 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     assert 'stale="true"' in context  # the db entry still holds the old fix: marked
 
 
+def test_a_reseed_the_store_refuses_forgets_nothing(store: MemoryStore, docs: Path) -> None:
+    """A doc whose error changed retires its old entry and adds the new one. With a model
+    the store refuses (built with another one: the README's failing re-seed), the old entry
+    was forgotten before the new one was refused: the note was gone until a re-embed."""
+    from kenning.errors import ProvenanceMismatch
+
+    assert seed_solutions(store, docs).seeded == 3
+    (before,) = of(store, "db")
+    new_error = "sqlite3.OperationalError: disk I/O error"
+    write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", error=new_error))
+    other = open_store(cwd=store.project.root, embedder="hashing")
+    try:
+        with pytest.raises(ProvenanceMismatch, match="kenning reembed"):
+            reseed_changed(other)
+    finally:
+        other.close()
+    assert [m.id for m in of(store, "db")] == [before.id]
+    assert len(entries(store)) == 3
+    report = seed_solutions(store, docs, changed_only=True)  # the right model: done as ever
+    assert (report.seeded, report.retired) == (1, 1)
+    (after,) = of(store, "db")
+    assert new_error in after.content
+
+
 def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
     """``*/*.md`` one folder down, files only (symlinks followed), never under archived/:
     the scan the hook runs at every session start says exactly what the glob says."""

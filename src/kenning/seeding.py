@@ -21,9 +21,10 @@ fingerprint of their signatures:
   still applies (``seeded``, or ``duplicate`` of what is already there).
 
 Retirements run first, then replacements, then new entries, so that a new entry is never
-taken for a near-duplicate of the entry it replaces. A document that now fails to parse
-or has lost its ``## Fix`` section keeps its entries (a half-edited document must not wipe
-knowledge); it is reported.
+taken for a near-duplicate of the entry it replaces; a store that would refuse the new
+entries' vectors (embedded with another model) stops the run before the retirements, with
+nothing changed. A document that now fails to parse or has lost its ``## Fix`` section
+keeps its entries (a half-edited document must not wipe knowledge); it is reported.
 
 The git blob hash of every document read is kept in the store's metadata
 (:data:`SEED_STATE_KEY` + project, with each file's mtime and size as a hint), so that
@@ -524,6 +525,12 @@ def _run(
             continue
         doc.entries = len(prepared)
         doc.plan = _reconcile(old, prepared)
+
+    # A store that refuses this model's vectors refuses the replacements and new entries:
+    # said before the retirements, or the entries they replace would be gone with nothing
+    # in their place
+    if any(doc.plan is not None and (doc.plan.update or doc.plan.add) for doc in work):
+        store.check_embedding_writes()
 
     # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
     gone_reports = []

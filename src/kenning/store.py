@@ -367,6 +367,14 @@ class MemoryStore:
         if self.project.store_url is None:
             check_store_location(self.project)
 
+    def check_embedding_writes(self) -> None:
+        """Raise what a write that embeds would raise for this store before anything is
+        written: the store-location guard, and :class:`~kenning.errors.ProvenanceMismatch`
+        when the store was embedded with another model (or is half re-embedded). For a
+        change of several steps (retire, then add) that must not stop after its first."""
+        self.check_location()
+        self._check_provenance(stamp=False)
+
     def __enter__(self) -> MemoryStore:
         return self
 
