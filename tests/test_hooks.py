@@ -427,6 +427,37 @@ def test_an_error_at_the_end_of_a_long_pasted_log_is_recalled(seeded: MemoryStor
     assert findings(context)[0][0] == SQLITE_FIX
 
 
+@pytest.mark.parametrize(
+    ("prompt", "signature"),
+    [
+        (
+            "We keep seeing this in the prod logs\n> sqlite3.OperationalError: database is "
+            "locked\nwhat should we do?",
+            "sqlite3.OperationalError: database is locked",
+        ),
+        (
+            "Two bugs in the dashboard to fix today:\n- TypeError: Cannot read properties of "
+            "undefined (reading 'id')\n- the chart legend overlaps",
+            "TypeError: Cannot read properties of undefined (reading 'id')",
+        ),
+        (
+            "Two issues:\n* `KeyError: user_id` in the login view\n* slow order pages",
+            "KeyError: user_id in the login view",
+        ),
+        (
+            "Fix these:\n1. ModuleNotFoundError: No module named 'widgets'\n2. flaky CI",
+            "ModuleNotFoundError: No module named 'widgets'",
+        ),
+    ],
+)
+def test_an_error_quoted_or_listed_in_markdown_is_the_error_query(
+    prompt: str, signature: str
+) -> None:
+    """Chat prompts quote an error (``> …``) or list it (``- …``, ``1. …``, in backticks):
+    the error query was the prompt's first line (or none at all), never the error."""
+    assert (signature, True) in claude_code.prompt_queries(prompt)
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

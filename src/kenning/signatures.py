@@ -170,9 +170,34 @@ _KEY_MESSAGE = lazy(r"^\S+:\s")
 _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
 
 
+#: A chat message's markdown around a pasted error: block quotes (``> ``), then a list
+#: bullet (``- ``, ``* ``, ``+ ``, ``1. ``, ``2) ``), then an inline code span opening what
+#: follows them.
+_MARKDOWN_QUOTE = lazy(r"^[^\S\n]*>(?:[^\S\n]*>)*[^\S\n]?")
+_MARKDOWN_BULLET = lazy(r"^[^\S\n]*(?:[-*+]|\d{1,3}[.)])[^\S\n]+(?=\S)")
+_LEADING_CODE_SPAN = lazy(r"^`([^`\n]+)`")
+
+
+def _without_markdown(line: str) -> str:
+    """``line`` without the markdown a chat message wraps a pasted error in (a quote, a list
+    item, and a code span right after them): ``> - `KeyError: 'id'` here`` → ``KeyError:
+    'id' here``. A line that opens with a code span of its own (a linter's message) keeps
+    it."""
+    quote = _MARKDOWN_QUOTE.match(line)
+    if quote:
+        line = line[quote.end() :]
+    bullet = _MARKDOWN_BULLET.match(line)
+    if bullet:
+        line = line[bullet.end() :]
+    if not quote and not bullet:
+        return line
+    return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
+
+
 def clean_line(line: str) -> tuple[str, bool]:
-    """Strip ANSI, timestamps, log levels and CI prefixes; report an error log level."""
-    line = ANSI.sub("", line).replace("\r", "")
+    """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
+    and CI prefixes; report an error log level."""
+    line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
     error_level = False
     gha = _GHA_PREFIX.match(line)
     if gha:
