@@ -342,6 +342,29 @@ def test_changed_only_reads_only_the_docs_whose_blob_changed(
         assert gone.retired == 1 and of(store, "imports") == []
 
 
+def test_docs_touched_but_unchanged_write_nothing(store: MemoryStore, docs: Path) -> None:
+    """A checkout of another branch and back, a teammate's clone or a `git stash` gives the
+    docs new mtimes and the same bytes. The session-start re-seed wrote its mtime hints to
+    the store each time: a shared server store was written at every teammate's session
+    start (each one's mtimes in turn), and a read-only one (a replica) failed the re-seed
+    with a line on stderr at every session. Only a change of a doc's contents is written."""
+    seed_solutions(store, docs)
+    for name in ERRORS:
+        os.utime(docs / name / f"{name}.md", ns=(1, 1))
+    watcher = sqlite3.connect(store.location)
+    try:
+        before = watcher.execute("PRAGMA data_version").fetchone()[0]
+        reports = reseed_changed(store)
+        assert [(r.unchanged, r.changed) for r in reports] == [(3, False)]
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
+        # a doc whose contents changed is written as ever, with every doc's hint
+        write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+        assert reseed_changed(store)[0].updated == 1
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] != before
+    finally:
+        watcher.close()
+
+
 def test_reseed_changed_only_follows_folders_inside_the_checkout(
     store: MemoryStore, docs: Path
 ) -> None:

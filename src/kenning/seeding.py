@@ -29,7 +29,10 @@ keeps its entries (a half-edited document must not wipe knowledge); it is report
 The git blob hash of every document read is kept in the store's metadata
 (:data:`SEED_STATE_KEY` + project, with each file's mtime and size as a hint), so that
 ``changed_only`` runs — what the session-start hook does, :func:`reseed_changed` — read
-only the documents whose hash changed since the last run and touch nothing else.
+only the documents whose hash changed since the last run and touch nothing else. Such a
+run writes new hints only along with a change of contents: a document with a new mtime and
+the same bytes (a checkout, another machine's clone) is hashed again by the next run, and
+the store is not written for it.
 """
 
 from __future__ import annotations
@@ -217,6 +220,11 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
         where = folder.get("dir")
         clean[str(prefix)] = {"dir": where if isinstance(where, str) else None, "docs": docs}
     return {"version": _STATE_VERSION, "folders": clean}
+
+
+def _contents(folder: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """One folder's state without the mtime and size hints: what its documents hold."""
+    return folder.get("dir"), {rel: hint[0] for rel, hint in folder["docs"].items()}
 
 
 def _save_folder(store: MemoryStore, prefix: str, folder: dict[str, Any]) -> None:
@@ -443,7 +451,11 @@ def seed_solutions(
         else None,
         "docs": dict(sorted({**next_known, **written}.items())),
     }
-    if folder is None or folder_state != folder:
+    # A changed_only run writes the state when a document's contents changed (or one came
+    # or went), not for new mtimes alone (a checkout, a teammate's clone of a shared store):
+    # such a doc is hashed again next time, and no session start writes to the store for it
+    hints_only = changed_only and _contents(folder_state) == _contents(folder or folder_state)
+    if folder is None or (folder_state != folder and not hints_only):
         _save_folder(store, prefix, folder_state)
     if progress:
         progress(len(docs))
