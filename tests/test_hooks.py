@@ -458,6 +458,27 @@ def test_an_error_quoted_or_listed_in_markdown_is_the_error_query(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
+def test_a_terminal_on_stdin_is_said_at_once(project: Path) -> None:
+    """`kenning hook session-start` typed in a terminal (to try it) waited for input the
+    whole budget, then said it 'gave up after 5 s' as if the store were slow."""
+    import pty
+
+    leader, follower = pty.openpty()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with open(follower, "rb", buffering=0, closefd=False) as terminal:
+            started = time.monotonic()
+            assert claude_code.run("session-start", terminal, out, err, budget=3) is True
+            elapsed = time.monotonic() - started
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert elapsed < 1
+    assert out.getvalue() == ""
+    assert err.getvalue().count("\n") == 1
+    assert "terminal" in err.getvalue() and "gave up" not in err.getvalue()
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

@@ -35,7 +35,8 @@ below fresh ones (:mod:`kenning.freshness`).
 
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
-``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr.
+``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
+(a terminal on stdin, a hook typed by hand, is said at once, not after the budget).
 Nor does a hook build the model's cached graph: when the cache is cold it starts a
 background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
 one line; session-start lists and leaves the re-seed for later; see
@@ -477,6 +478,13 @@ def run(
         root.removeHandler(warnings)
 
 
+def _is_terminal(stream: IO[bytes]) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):  # closed, or no file behind it
+        return False
+
+
 def _run(
     event: str,
     stdin: IO[bytes],
@@ -485,6 +493,15 @@ def _run(
     seconds: float,
     warnings: _Warnings,
 ) -> bool:
+    if _is_terminal(stdin):  # typed by hand: no input will come, only the budget's end
+        example = '"cwd": "."' + (', "prompt": "…"' if event == "prompt-submit" else "")
+        _diagnose(
+            stderr,
+            event,
+            f"the hook input is read from stdin, which is a terminal (Claude Code pipes it "
+            f"in); to try the hook, pipe it: echo '{{{example}}}' | kenning hook {event}",
+        )
+        return True
     outcome: dict[str, Any] = {}
 
     def work() -> None:
