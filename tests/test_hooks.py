@@ -479,6 +479,24 @@ def test_a_terminal_on_stdin_is_said_at_once(project: Path) -> None:
     assert "terminal" in err.getvalue() and "gave up" not in err.getvalue()
 
 
+def test_an_error_pasted_after_a_diff_is_the_error_query() -> None:
+    """A prompt "here is my change: <diff>, and now it fails with: <traceback>" was cut
+    at the diff, and the error after it was never seen (no error query)."""
+    prompt = (
+        "I changed how the worker connects to the database:\n\n```diff\n"
+        "diff --git a/app/db.py b/app/db.py\n--- a/app/db.py\n+++ b/app/db.py\n"
+        "@@ -1,3 +1,4 @@\n import sqlite3\n+conn = sqlite3.connect('app.db', timeout=1)\n\n"
+        " def get():\n     return conn\n```\n\nand now the worker crashes with:\n\n"
+        'Traceback (most recent call last):\n  File "worker.py", line 12, in run\n'
+        "sqlite3.OperationalError: database is locked\n"
+    )
+    queries = claude_code.prompt_queries(prompt)
+    assert ("sqlite3.OperationalError: database is locked", True) in queries
+    words = [query for query, is_error in queries if not is_error]
+    assert words and all("diff" not in q and "import sqlite3" not in q for q in words)
+    assert "I changed how the worker connects to the database:" in words[0]
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

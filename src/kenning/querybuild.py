@@ -39,6 +39,7 @@ __all__ = [
     "query_from_plan",
     "query_from_pr",
     "reject_diff",
+    "without_diffs",
 ]
 
 PR_QUERY_MAX_CHARS = 300
@@ -90,6 +91,50 @@ def before_diff(text: str) -> str:
         if (m := pattern.search(text or ""))
     ]
     return (text or "")[: min(starts)] if starts else (text or "")
+
+
+#: A line of a unified diff after its first: a hunk's context (`` ``), added (``+``) and
+#: removed (``-``) lines, ``\ No newline…``, hunk headers and git's extended headers.
+_DIFF_BODY = lazy(
+    r"^(?:[ +\-\\]|@@|diff\s|index\s|(?:new|deleted)\sfile\smode\s|(?:old|new)\smode\s"
+    r"|(?:dis)?similarity\sindex\s|(?:rename|copy)\s(?:from|to)\s|Binary\sfiles\s)"
+)
+_FENCE_LINE = lazy(r"^[^\S\n]*(?:`{3,}|~{3,})")
+
+
+def without_diffs(text: str) -> str:
+    """``text`` with every unified diff pasted in it cut out — its lines, the blank lines
+    inside it and a code fence right around it — and everything else kept in order: a
+    message that pastes a change and then the error it caused keeps the error (where
+    :func:`before_diff` keeps only what comes before the first diff)."""
+    if not is_diff(text):
+        return text
+    lines = text.splitlines()
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not is_diff("\n".join(lines[i : i + 2])):
+            kept.append(lines[i])
+            i += 1
+            continue
+        if kept and _FENCE_LINE.match(kept[-1]):
+            kept.pop()  # the fence the diff was pasted in
+        i += 1
+        while i < len(lines):
+            if _DIFF_BODY.match(lines[i]):
+                i += 1
+                continue
+            if lines[i].strip():
+                break
+            after = i
+            while after < len(lines) and not lines[after].strip():
+                after += 1
+            if after == len(lines) or not _DIFF_BODY.match(lines[after]):
+                break  # the diff ended before these blank lines
+            i = after
+        if i < len(lines) and _FENCE_LINE.match(lines[i]) and not lines[i].strip("`~ \t"):
+            i += 1  # its closing fence
+    return "\n".join(kept)
 
 
 _DIFF_FILE = lazy(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ b/(\S+))", re.MULTILINE)

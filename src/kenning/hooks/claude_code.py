@@ -14,7 +14,7 @@ The project is the one containing the payload's ``cwd``.
 * **prompt-submit** recalls for the prompt with the ruvector protocol
   (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped.
   The query is built like a plan query (the text under ``## Overview``, else the first
-  500 characters; a pasted diff is cut off first; of a prompt over :data:`MAX_PROMPT_CHARS`
+  500 characters; a pasted diff is cut out first; of a prompt over :data:`MAX_PROMPT_CHARS`
   the head and the tail are read, where a pasted log has its error). When the prompt
   carries an error, its parsed signature is recalled too, with the error floor, and the
   two answers are merged
@@ -112,19 +112,6 @@ class HookSkip(Exception):
 # --------------------------------------------------------------------------------------------
 
 
-def _strip_diff(text: str) -> str:
-    """The prompt before the first line of a pasted unified diff (diffs are poor queries)."""
-    from ..querybuild import is_diff
-
-    if not is_diff(text):
-        return text
-    lines = text.splitlines()
-    for i in range(len(lines)):
-        if is_diff("\n".join(lines[i : i + 2])):
-            return "\n".join(lines[:i])
-    return text
-
-
 def _looked_at(prompt: str) -> str:
     """What the hook reads of ``prompt``: all of it up to :data:`MAX_PROMPT_CHARS`; of a
     longer one, its head and its tail (each half of that, cut at a line break when there is
@@ -147,18 +134,19 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     the prompt is too short to be worth a recall.
 
     Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
-    diff is cut off first. Without an error, the query is the plan query of the
-    prompt (text under ``## Overview``, else its first 500 characters). With an error, the
+    diff is cut out first (what follows it is kept). Without an error, the query is the
+    plan query of the prompt (text under ``## Overview``, else its first 500 characters).
+    With an error, the
     prompt's own words before the first error line (when long enough) are one query and
     the parsed error signature — never the whole stack trace — is another.
     """
     from ..errors import UserInputError
-    from ..querybuild import query_from_error, query_from_plan
+    from ..querybuild import query_from_error, query_from_plan, without_diffs
     from ..signatures import looks_like_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
-    text = _strip_diff(prompt).strip()
+    text = without_diffs(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS:
         return []
     lines = text.splitlines()
