@@ -787,6 +787,25 @@ def test_hooks_mark_stale_findings(store: MemoryStore, files: Path) -> None:
     assert top.get("stale") == "true" and "database is locked" in (top.find("content").text or "")  # type: ignore[union-attr]
 
 
+def test_session_start_never_shows_a_negative_recency(store: MemoryStore, files: Path) -> None:
+    """Session start scores each memory by its recency, 1.00 today to 0.00; a stale one
+    ranks lower by the stale penalty. An old stale error fix was shown with score="-0.04"."""
+    from kenning.hooks import claude_code
+
+    fix = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode "
+        "| SOURCE: docs/solutions/db.md — two writers"
+    )
+    store.remember(fix, "error_fix", stored_at=datetime.now(UTC) - timedelta(days=120))
+    store.remember("Columns use snake_case.", "naming", stored_at=datetime(2020, 1, 1, tzinfo=UTC))
+    write(files, "docs/solutions/db.md", DB_DOC.replace("WAL", "WAL and busy_timeout"))
+    session = claude_code.context_for("session-start", {"cwd": str(files)})
+    root = ET.fromstring(session[: -len(REANCHOR_LINE)].strip())
+    found = root.findall("finding")
+    assert [f.get("stale") for f in found] == ["true", None]
+    assert all(0.0 <= float(f.get("score") or "") <= 1.0 for f in found)
+
+
 @pytest.mark.anyio
 async def test_mcp_recall_and_search_carry_the_mark(
     store: MemoryStore, files: Path, tmp_path: Path

@@ -309,7 +309,9 @@ def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
 
     findings: list[tuple[str, float, bool]] = []
     for group in groups:
-        findings += sorted((scored(m) for m in group), key=lambda f: -f[1])
+        ranked = sorted((scored(m) for m in group), key=lambda f: -f[1])
+        # shown as a recency, 0.00 to 1.00: an old stale memory is not below 0.00
+        findings += [(content, max(0.0, score), stale) for content, score, stale in ranked]
     return render_recall(findings, context="general")
 
 
