@@ -497,6 +497,31 @@ def test_an_error_pasted_after_a_diff_is_the_error_query() -> None:
     assert "I changed how the worker connects to the database:" in words[0]
 
 
+class _EndlessInput(io.RawIOBase):
+    """A stdin that never ends (``yes | kenning hook …``): a read of all of it would fill
+    the memory until the budget ran out (1 GB a second here), so it refuses one."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        buffer[:] = b"y" * len(buffer)
+        return len(buffer)
+
+    def readall(self) -> bytes:
+        raise MemoryError("read the endless input whole")
+
+
+def test_an_endless_input_is_refused_without_filling_the_memory() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    started = time.monotonic()
+    assert claude_code.run("prompt-submit", _EndlessInput(), out, err, budget=30) is True
+    assert time.monotonic() - started < 10
+    assert out.getvalue() == ""
+    assert err.getvalue().count("\n") == 1
+    assert f"over {claude_code.MAX_INPUT_BYTES // 2**20} MiB" in err.getvalue()
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

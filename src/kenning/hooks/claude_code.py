@@ -36,7 +36,8 @@ below fresh ones (:mod:`kenning.freshness`).
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 ``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
-(a terminal on stdin, a hook typed by hand, is said at once, not after the budget).
+(a terminal on stdin, a hook typed by hand, is said at once, not after the budget; an
+input over :data:`MAX_INPUT_BYTES` is not read further).
 Nor does a hook build the model's cached graph: when the cache is cold it starts a
 background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
 one line; session-start lists and leaves the re-seed for later; see
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET_SECONDS",
     "EVENTS",
+    "MAX_INPUT_BYTES",
     "MIN_PROMPT_CHARS",
     "SESSION_CONVENTIONS",
     "SESSION_ERROR_FIXES",
@@ -89,6 +91,9 @@ MIN_PROMPT_CHARS = 20
 #: (at most what recall takes as a query): its head and its tail, half each — a pasted log
 #: ends with its error.
 MAX_PROMPT_CHARS = protocol.MAX_QUERY_CHARS
+#: The hook input is a small JSON object (a prompt, a few paths): past this many bytes the
+#: rest is not read (a stream that never ends would fill the memory until the budget ends).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
 DEFAULT_BUDGET_SECONDS = config.DEFAULT_HOOK_TIMEOUT_S
 BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
@@ -363,6 +368,21 @@ def _hook_output(event: str, context: str) -> str:
     return json.dumps(body, ensure_ascii=True) + "\n"
 
 
+def _read_input(stdin: IO[bytes]) -> bytes:
+    """All of stdin, in chunks; :class:`HookSkip` past :data:`MAX_INPUT_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := stdin.read(min(1 << 20, MAX_INPUT_BYTES + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_INPUT_BYTES:
+            raise HookSkip(
+                f"the hook input on stdin is over {MAX_INPUT_BYTES // 2**20} MiB; the rest was "
+                "not read"
+            )
+    return b"".join(chunks)
+
+
 def _from_raw(
     event: str,
     raw: bytes,
@@ -498,7 +518,7 @@ def _run(
         try:
             outcome["output"] = _from_raw(
                 event,
-                stdin.read(),
+                _read_input(stdin),
                 lambda message: _diagnose(stderr, event, message),
                 lambda listing: outcome.setdefault("listed", listing),
             )
