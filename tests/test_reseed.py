@@ -198,6 +198,42 @@ def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_
     assert of(store, "cache") == []
 
 
+def test_a_branch_with_an_older_version_of_a_doc_leaves_its_entry(
+    store: MemoryStore, docs: Path
+) -> None:
+    """A session started in a worktree on an older branch (or a checkout of last month's
+    release) found the doc "changed" and put its old fix back into the store everyone
+    shares, until the next session on main put the new one back. A version that another
+    branch has changed since is left as it is by the session start; a change this branch
+    made (or one no branch has yet) is re-seeded as before."""
+    root = docs.parent.parent
+    main_branch = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    new_fix = "Move the job queue to PostgreSQL; SQLite allows one writer at a time."
+    write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix))
+    commit(root, "a better fix")
+    seed_solutions(store, docs)
+    (entry,) = of(store, "db")
+
+    git(root, "checkout", "-q", "-b", "release", "HEAD~1")  # the doc's older version
+    (report,) = reseed_changed(store)
+    assert (report.updated, report.seeded, report.retired) == (0, 0, 0), report
+    assert [(m.id, m.content) for m in of(store, "db")] == [(entry.id, entry.content)]
+
+    newest = "Use one writer process; the others queue their writes to it."
+    write(root, "docs/solutions/db/db.md", doc("db", fix=newest))  # edited on this branch
+    (report,) = reseed_changed(store)
+    assert report.updated == 1, report
+    assert newest in of(store, "db")[0].content
+
+    git(root, "checkout", "-q", "--", "docs/solutions/db/db.md")
+    git(root, "checkout", "-q", main_branch)
+    write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix + " Back up first."))
+    commit(root, "main moves on")
+    (report,) = reseed_changed(store)
+    assert report.updated == 1, report
+    assert "Back up first." in of(store, "db")[0].content
+
+
 def test_a_deleted_doc_that_had_no_entries_is_not_reported_retired(
     store: MemoryStore, docs: Path
 ) -> None:

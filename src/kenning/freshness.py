@@ -495,6 +495,61 @@ def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str]
     return set(tree.split("\0")) & set(paths)
 
 
+def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[str] | None:
+    """``path\0blob`` for every version of ``paths`` (relative to ``folder``) a commit of
+    ``refs``' history (HEAD's when none) gave or replaced; None when git cannot tell."""
+    out = _git(
+        folder,
+        "log",
+        *refs,
+        "--raw",
+        "--no-abbrev",
+        "--no-renames",
+        "-m",
+        "--relative",
+        "-z",
+        "--format=",
+        "--",
+        *paths,
+    )
+    if out is None:
+        return None
+    versions: set[str] = set()
+    fields = out.split("\0")
+    for status, path in zip(fields[::2], fields[1::2], strict=False):
+        words = status.strip("\n").split()
+        if len(words) >= 4:  # ":100644 100644 <old blob> <new blob> M"
+            versions.update(f"{path}\0{blob}" for blob in words[2:4] if blob.strip("0"))
+    return versions
+
+
+def versions_another_branch_replaced(
+    folder: Path, versions: Mapping[str, tuple[str, str]]
+) -> set[str] | None:
+    """Which of ``versions`` (a path relative to ``folder`` → (the blob recorded for it,
+    the blob in the work tree now)) the work tree holds an older version of than the one
+    recorded: the version here is one git's history has (committed on some branch) and the
+    recorded one was made on another branch — a commit of some ref's history, none of the
+    checked-out branch's. A worktree on an older branch, a checkout of last month's release:
+    re-seeding their version would put old text back for everyone sharing the store. A
+    version made on this branch, or one no commit has (an edit not committed yet), is not
+    in the set. None when git cannot tell. Two git calls however many paths."""
+    if not versions:
+        return set()
+    paths = sorted(versions)
+    here = _versions_in_history(folder, paths)
+    anywhere = _versions_in_history(folder, paths, "--all")
+    if here is None or anywhere is None:
+        return None
+    return {
+        path
+        for path, (recorded, current) in versions.items()
+        if f"{path}\0{current}" in anywhere
+        and f"{path}\0{recorded}" in anywhere
+        and f"{path}\0{recorded}" not in here
+    }
+
+
 def _renames(output: str | None) -> dict[str, str]:
     """The renames (old path: new path) in one ``--name-status -z`` listing
     (``R<score>\\0old\\0new``): one commit's, or the index's."""

@@ -29,7 +29,9 @@ keeps its entries (a half-edited document must not wipe knowledge); it is report
 The git blob hash of every document read is kept in the store's metadata
 (:data:`SEED_STATE_KEY` + project, with each file's mtime and size as a hint), so that
 ``changed_only`` runs — what the session-start hook does, :func:`reseed_changed` — read
-only the documents whose hash changed since the last run and touch nothing else. Such a
+only the documents whose hash changed since the last run and touch nothing else; a document
+whose version here is older than the one seeded (which another branch committed: see
+:func:`kenning.freshness.versions_another_branch_replaced`) is left as it is. Such a
 run writes new hints only along with a change of contents: a document with a new mtime and
 the same bytes (a checkout, another machine's clone) is hashed again by the next run, and
 the store is not written for it.
@@ -72,6 +74,11 @@ DEFAULT_SOLUTIONS_DIR = "docs/solutions"
 #: The store metadata key (``seed_state:<project>``) of the per-document blob hashes.
 SEED_STATE_KEY = "seed_state"
 _STATE_VERSION = 1
+#: Why a changed_only run leaves a document that changed as it is.
+_OLDER_VERSION = (
+    "an older version than the one seeded (another branch changed it since): its entries "
+    "are left as they are"
+)
 
 
 @dataclass(frozen=True)
@@ -388,6 +395,7 @@ def seed_solutions(
     next_known: dict[str, list[Any]] = {}
     work: list[_Doc] = []
     texts: dict[Path, str] = {}
+    changed: list[tuple[str, Path, list[Any], str, list[Any] | None]] = []
     pending = 0
     for rel, where, st in docs:
         hint = known.get(rel)
@@ -408,6 +416,20 @@ def seed_solutions(
         if incremental and hint is not None and hint[0] == blob:
             reports[rel] = FileReport(rel, "unchanged")
             next_known[rel] = seen
+            continue
+        changed.append((rel, path, seen, text, hint))
+    older: set[str] = set()
+    if incremental:
+        # A worktree on an older branch must not put a doc's old text back for everyone
+        recorded = {rel: (hint[0], seen[0]) for rel, _, seen, _, hint in changed if hint}
+        if recorded:
+            from .freshness import versions_another_branch_replaced
+
+            older = versions_another_branch_replaced(directory, recorded) or set()
+    for rel, path, seen, text, hint in changed:
+        if rel in older and hint is not None:
+            reports[rel] = FileReport(rel, "unchanged", _OLDER_VERSION)
+            next_known[rel] = hint
             continue
         if max_docs is not None and len(work) >= max_docs:
             reports[rel] = FileReport(rel, "pending", "changed; left for the next run")
