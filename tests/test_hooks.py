@@ -522,6 +522,34 @@ def test_an_endless_input_is_refused_without_filling_the_memory() -> None:
     assert f"over {claude_code.MAX_INPUT_BYTES // 2**20} MiB" in err.getvalue()
 
 
+def test_a_non_blocking_stdin_is_waited_for(project: Path) -> None:
+    """A stdin left non-blocking by the process that started the hook, its input not
+    written yet: the hook read nothing at once ("not JSON", or an AttributeError on the
+    None such a read returns) instead of waiting for the input within its budget."""
+    import fcntl
+    import threading
+
+    reader, writer = os.pipe()
+    fcntl.fcntl(reader, fcntl.F_SETFL, fcntl.fcntl(reader, fcntl.F_GETFL) | os.O_NONBLOCK)
+    data = payload("prompt_submit_error", project)
+
+    def write_later() -> None:
+        time.sleep(0.3)
+        os.write(writer, data[:40])
+        time.sleep(0.1)
+        os.write(writer, data[40:])
+        os.close(writer)
+
+    out, err = io.StringIO(), io.StringIO()
+    later = threading.Thread(target=write_later)
+    later.start()
+    with open(reader, "rb") as stdin:
+        assert claude_code.run("prompt-submit", stdin, out, err, budget=10) is True
+    later.join()
+    assert out.getvalue() == ""
+    assert "no kenning store" in err.getvalue(), err.getvalue()
+
+
 def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     def boom(*args: object, **kwargs: object) -> str:
         raise RuntimeError("disk on fire")

@@ -369,10 +369,21 @@ def _hook_output(event: str, context: str) -> str:
 
 
 def _read_input(stdin: IO[bytes]) -> bytes:
-    """All of stdin, in chunks; :class:`HookSkip` past :data:`MAX_INPUT_BYTES`."""
+    """All of stdin, in chunks; :class:`HookSkip` past :data:`MAX_INPUT_BYTES`. A stdin
+    left non-blocking (a read answers None, or raises, before the input is written) is
+    waited for, within the hook's budget like any slow input."""
     chunks: list[bytes] = []
     size = 0
-    while chunk := stdin.read(min(1 << 20, MAX_INPUT_BYTES + 1 - size)):
+    while True:
+        try:
+            chunk = stdin.read(min(1 << 20, MAX_INPUT_BYTES + 1 - size))
+        except BlockingIOError:
+            chunk = None
+        if chunk is None:
+            _wait_for_input(stdin)
+            continue
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
         if size > MAX_INPUT_BYTES:
@@ -381,6 +392,12 @@ def _read_input(stdin: IO[bytes]) -> bytes:
                 "not read"
             )
     return b"".join(chunks)
+
+
+def _wait_for_input(stdin: IO[bytes]) -> None:
+    import select
+
+    select.select([stdin.fileno()], [], [])
 
 
 def _from_raw(
