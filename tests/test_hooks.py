@@ -458,6 +458,21 @@ def test_an_error_quoted_or_listed_in_markdown_is_the_error_query(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
+def test_a_claude_project_dir_that_is_no_folder_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Input without a cwd and CLAUDE_PROJECT_DIR naming a folder that does not exist (a
+    moved checkout): the one line said "is not inside a git repository"."""
+    gone = tmp_path / "moved-away"
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(gone))
+    out, err = io.StringIO(), io.StringIO()
+    data = io.BytesIO(b'{"hook_event_name": "SessionStart", "source": "startup"}')
+    assert claude_code.run("session-start", data, out, err, budget=30) is True
+    assert out.getvalue() == ""
+    (line,) = err.getvalue().splitlines()
+    assert f"CLAUDE_PROJECT_DIR={gone} is not a folder" in line, line
+
+
 def test_a_terminal_on_stdin_is_said_at_once(project: Path) -> None:
     """`kenning hook session-start` typed in a terminal (to try it) waited for input the
     whole budget, then said it 'gave up after 5 s' as if the store were slow."""

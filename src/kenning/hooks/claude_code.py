@@ -189,7 +189,11 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
         if not path.is_dir():
             raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
         return path
-    return config.claude_project_dir() or Path(os.getcwd())
+    env = config.claude_project_dir()
+    if env is not None and not env.is_dir():
+        # said as such: the git lookup that followed called it "not inside a git repository"
+        raise HookSkip(f"CLAUDE_PROJECT_DIR={env} is not a folder")
+    return env or Path(os.getcwd())
 
 
 def _open_store(cwd: Path) -> MemoryStore:
