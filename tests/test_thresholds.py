@@ -286,6 +286,18 @@ def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
     assert "wrote similarity_threshold" in again.stdout
     assert "recall floors now" not in again.stdout
     assert "recall floors before this write" in again.stdout
+    assert "overrides" not in again.stdout
+    # a variable sets the threshold: config.toml is the lowest layer, so the value written
+    # does not apply, and the write says so (it said only "wrote similarity_threshold = …")
+    (project / ".env").write_text("KENNING_SIMILARITY_THRESHOLD=0.2\n")
+    shadowed = run("calibrate", str(queries), "--write")
+    assert shadowed.returncode == 0, shadowed.stderr
+    assert (
+        "similarity_threshold: KENNING_SIMILARITY_THRESHOLD from .env overrides the value "
+        "written; unset it for config.toml's to apply"
+    ) in shadowed.stdout, shadowed.stdout
+    as_json = json.loads(run("calibrate", str(queries), "--write", "--json").stdout)
+    assert set(as_json["written"]["overridden"]) == {"similarity_threshold"}
 
 
 @pytest.mark.parametrize(

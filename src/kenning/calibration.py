@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,9 +201,17 @@ class Written:
     path: Path
     values: dict[str, float]
     kept: dict[str, str]
+    #: Each value written that a variable (the environment or ``.env``) still overrides:
+    #: the sentence that says which and how to let the written value apply.
+    overridden: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "values": dict(self.values), "kept": dict(self.kept)}
+        return {
+            "path": str(self.path),
+            "values": dict(self.values),
+            "kept": dict(self.kept),
+            "overridden": dict(self.overridden),
+        }
 
 
 #: ``--write`` saves a value only when it rests on at least this many correct top-1 hits and
@@ -284,4 +292,12 @@ def write_calibration(store: MemoryStore, report: CalibrationReport) -> Written:
     values, kept = measured_values(report)
     check_store_location(store.project)
     path = update_config_toml(store.project.store_path.parent, values)
-    return Written(path, values, kept)
+    # config.toml is the lowest layer: a value a variable sets is not what applies
+    sources = store.settings.sources
+    overridden = {
+        key: f"KENNING_{key.upper()} from {sources[key]} overrides the value written; unset it "
+        f"for {path.name}'s to apply"
+        for key in values
+        if sources.get(key) in ("environment", ".env")
+    }
+    return Written(path, values, kept, overridden)

@@ -755,6 +755,8 @@ def calibrate(
                 click.echo(f"wrote {key} = {number} to {_plain(str(written.path))}")
             for key, reason in written.kept.items():
                 click.echo(f"{key}: {reason}")
+            for key, reason in written.overridden.items():
+                click.echo(f"{key}: {reason}")
     if refusal is not None:
         raise refusal
 
