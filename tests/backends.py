@@ -57,11 +57,22 @@ class PostgresDatabases:
         parts = urlsplit(self.admin_url)
         return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, ""))
 
-    def create(self, *, with_vector: bool = True) -> str:
+    def create(self, *, with_vector: bool = True, locale: str | None = None) -> str:
+        """A new database; ``locale``: its LC_COLLATE and LC_CTYPE (``createdb --locale``),
+        else the template's."""
         name = "kt_" + uuid.uuid4().hex[:16]
-        template = TEMPLATE_DB if with_vector else "template0"
+        template = TEMPLATE_DB if with_vector and locale is None else "template0"
         with self._psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+            if locale is None:
+                conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+            else:
+                conn.execute(
+                    f"CREATE DATABASE {name} TEMPLATE {template} ENCODING 'UTF8' "
+                    f"LC_COLLATE '{locale}' LC_CTYPE '{locale}'"
+                )
+        if with_vector and locale is not None:
+            with self._psycopg.connect(self.url(name), autocommit=True) as conn:
+                conn.execute("CREATE EXTENSION vector")
         return name
 
     def drop(self, name: str) -> None:

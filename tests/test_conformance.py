@@ -958,6 +958,73 @@ def test_postgres_migrates_a_schema_2_store_keeping_its_rows(pg_url: str) -> Non
         b.close()
 
 
+UNICODE_NOTES = (
+    "База данных заблокирована: включите WAL",
+    "Le café de l'ÉCOLE ferme à minuit",
+    "日本語 のキャッシュ",
+    "plain ascii note about caching",
+)
+
+
+def test_postgres_words_in_a_c_locale_database_are_found_as_on_sqlite(
+    pg_databases: Any, tmp_path: Path
+) -> None:
+    """A database created with LC_CTYPE 'C' (``createdb --locale=C``, a common choice for
+    speed) took every non-ASCII letter for punctuation and lowercased only ASCII: a Russian
+    or Japanese note had no words at all for the lexical search ('café' became 'caf',
+    'ÉCOLE' stayed 'École'), so a search for its exact words ranked it as SQLite does not.
+    Words split and lowercase by Unicode whatever the database's locale, and a store written
+    before is re-tokenised by the upgrade."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    name = pg_databases.create(locale="C")
+    url = pg_databases.url(name)
+    rng = np.random.default_rng(3)
+    rows = [record(i, unit(rng), text=text) for i, text in enumerate(UNICODE_NOTES)]
+    sqlite = SQLiteBackend(tmp_path / "memory.db", create=True, dimension=DIM)
+    sqlite.upsert(rows)
+    query = "ЗАБЛОКИРОВАНА école 日本語 caching"
+    try:
+        b = PostgresBackend(url, create=True, dimension=DIM)
+        try:
+            b.upsert(rows)
+            assert b.term_statistics(query).frequencies == {
+                "заблокирована": 1,
+                "école": 1,
+                "日本語": 1,
+                "caching": 1,
+            }
+            for word, i in (("заблокирована", 0), ("ÉCOLE", 1), ("日本語", 2), ("café", 1)):
+                hits = b.lexical_search(word, 5, Filters())
+                assert [h.memory.id for h in hits] == [rows[i].memory.id], word
+                assert [h.memory.id for h in hits] == [
+                    h.memory.id for h in sqlite.lexical_search(word, 5, Filters())
+                ]
+        finally:
+            b.close()
+        with psycopg.connect(url, autocommit=True) as conn:  # as a kenning before left it
+            conn.execute(
+                "CREATE OR REPLACE FUNCTION kenning_tsv(text) RETURNS tsvector LANGUAGE sql "
+                "IMMUTABLE PARALLEL SAFE AS $$ SELECT to_tsvector('simple'::regconfig, "
+                "regexp_replace($1, '[^[:alnum:]]+', ' ', 'g')) $$"
+            )
+            conn.execute("UPDATE kenning_memories SET content = content")
+            conn.execute("DELETE FROM kenning_schema WHERE version >= 5")
+        b = PostgresBackend(url, create=True)  # a writer's open upgrades it
+        try:
+            assert b.term_statistics(query).frequencies["заблокирована"] == 1
+            assert [h.memory.id for h in b.lexical_search("ÉCOLE", 5, Filters())] == [
+                rows[1].memory.id
+            ]
+        finally:
+            b.close()
+    finally:
+        sqlite.close()
+        pg_databases.drop(name)
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password

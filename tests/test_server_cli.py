@@ -213,7 +213,7 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
 
     import psycopg
 
-    from kenning.backends.postgres import PostgresBackend
+    from kenning.backends.postgres import SCHEMA_VERSION, PostgresBackend
 
     owner = {"KENNING_STORE": pg_url}
     for text in ("Deploys need a green build.", "Releases are cut on Mondays."):
@@ -258,13 +258,13 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
         # the upgrade needs the owner, the owner's write upgrades it
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute("ALTER TABLE kenning_memories DROP COLUMN metadata_text")
-            conn.execute("DELETE FROM kenning_schema WHERE version = 4")
+            conn.execute("DELETE FROM kenning_schema WHERE version >= 4")
         assert kenning(project, "recall", "releases", env=owner).returncode == 0
         assert version() == 3
         r = kenning(project, "remember", "The writer's note.", env=as_role(writer))
         assert r.returncode == 1 and "owner" in r.stderr and "Traceback" not in r.stderr, r.stderr
         assert kenning(project, "remember", "The owner's note.", env=owner).returncode == 0
-        assert version() == 4
+        assert version() == SCHEMA_VERSION
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
             for role in (reader, writer):

@@ -17,7 +17,9 @@ over the whole table), so the store's fused score means the same as on SQLite. T
 the ``simple`` configuration's (no stemming, no stop words) over the text with every
 non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which also splits
 ``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
-``remove_diacritics``). Row count, total length and per-term document frequency live in
+``remove_diacritics``). Letters are told from punctuation and lowercased by Unicode
+whatever the database's ``LC_CTYPE`` (under ``C`` kenning_tsv names a collation that
+does; migration 5). Row count, total length and per-term document frequency live in
 ``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
 one ``COPY``, so a batch updates them once; an atomic bulk load turns them off and counts the
 statistics again once at its end). A word in more than half of all rows has
@@ -103,6 +105,23 @@ from .base import (
     renew_after_fork,
     terms_to_match,
 )
+
+#: Migration 5's marker: run by :meth:`PostgresBackend._use_word_collation`, not as SQL.
+_WORD_COLLATION_MIGRATION = "-- kenning_tsv: words by Unicode whatever the database's locale"
+#: kenning_tsv's definition; ``{collate}``: a COLLATE clause for the text it splits (empty:
+#: the database's own), see migration 5.
+_KENNING_TSV = """
+    CREATE OR REPLACE FUNCTION kenning_tsv(text) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT to_tsvector('simple'::regconfig,
+                                 lower(regexp_replace($1{collate}, '[^[:alnum:]]+', ' ', 'g'))) $$
+"""
+#: Collations, best first, that may classify and lowercase letters by Unicode where the
+#: database's LC_CTYPE does not (PostgreSQL 17's builtin one, glibc's C.UTF-8, ICU's root
+#: locale, glibc's en_US); each is checked (:func:`_word_collation`) before it is used.
+WORD_COLLATIONS = ("pg_c_utf8", "C.utf8", "C.UTF-8", "und-x-icu", "en_US.utf8", "en_US.UTF-8")
+#: A text whose words and lowercase show whether a collation classifies letters by Unicode.
+_WORD_PROBE = ("Éé Жж 日本 x1-y_z", "Éé Жж 日本 x1 y z", "éé жж 日本 x1-y_z")
 
 #: Numbered migrations; ``kenning_schema`` records those applied. ``{dim}`` marks one that
 #: needs the vector dimension: it waits for the first write when the dimension is unknown.
@@ -225,6 +244,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE kenning_memories ADD COLUMN metadata_text text;
     """,
+    # 5: words split and lowercased by Unicode whatever the database's LC_CTYPE: under
+    # LC_CTYPE 'C' (``createdb --locale=C``) the regex took every non-ASCII letter for
+    # punctuation and lower() changed only ASCII, so a Russian or Japanese note had no
+    # words for the lexical search ('café' was 'caf'). Where the database's own ctype does
+    # not classify letters by Unicode, kenning_tsv names a collation that does
+    # (:func:`_word_collation`) and the rows holding non-ASCII text are tokenised again
+    # (:meth:`PostgresBackend._use_word_collation`); elsewhere nothing changes.
+    _WORD_COLLATION_MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -697,6 +724,10 @@ class PostgresBackend:
                     storage = "PLAIN" if int(dimension) <= 1024 else "EXTERNAL"
                     script = script.replace("{dim}", str(int(dimension)))
                     script = script.replace("{storage}", storage)
+                if script == _WORD_COLLATION_MIGRATION:
+                    self._use_word_collation(conn)
+                    conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
+                    continue
                 try:
                     conn.execute(script)
                 except (pg_errors.DuplicateTable, pg_errors.DuplicateFunction) as exc:
@@ -708,6 +739,31 @@ class PostgresBackend:
                         "--store or KENNING_STORE at a database of its own (or a new one)"
                     ) from None
                 conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
+
+    def _use_word_collation(self, conn: psycopg.Connection[Any]) -> None:
+        """Migration 5 (in the migration's transaction): where the database's LC_CTYPE does
+        not split and lowercase words by Unicode, kenning_tsv uses a collation that does,
+        and the rows holding non-ASCII text (the only ones whose words change) are tokenised
+        again, under the store lock, with the statistics counted again."""
+        collation = _word_collation(conn)
+        if collation is None:
+            return  # the database's own ctype does (or the server has nothing better)
+        conn.execute(_KENNING_TSV.replace("{collate}", f' COLLATE "{collation}"'))
+        changed = _first(
+            conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM kenning_memories "
+                "WHERE octet_length(content) <> char_length(content))"
+            )
+        )[0]
+        if changed:
+            # a writer's statistics triggers must not run between the rewrite and the count
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+            # an UPDATE computes the generated tsvector and length again
+            conn.execute(
+                "UPDATE kenning_memories SET content = content "
+                "WHERE octet_length(content) <> char_length(content)"
+            )
+            self._recount(conn)
 
     @staticmethod
     def _table_dimension(conn: psycopg.Connection[Any]) -> int | None:
@@ -1438,6 +1494,29 @@ def _configure_session(conn: psycopg.Connection[Any]) -> None:
             "SELECT set_config('lock_timeout', %s, false)",
             (f"{max(1, int(TABLE_LOCK_WAIT_S * 1000))}ms",),
         )
+
+
+def _word_collation(conn: psycopg.Connection[Any]) -> str | None:
+    """The collation kenning_tsv must name to split and lowercase words by Unicode: None
+    when the database's own (its LC_CTYPE) already does, or when none of
+    :data:`WORD_COLLATIONS` does either (the words stay as the database makes them)."""
+    probe, words, lowered = _WORD_PROBE
+    for name in (None, *WORD_COLLATIONS):
+        collate = "" if name is None else f' COLLATE "{name}"'
+        try:
+            with conn.transaction():  # a savepoint: a collation this server lacks is no error
+                row = _first(
+                    conn.execute(
+                        f"SELECT regexp_replace(%s::text{collate}, '[^[:alnum:]]+', ' ', 'g'), "
+                        f"lower(%s::text{collate})",
+                        (probe, probe),
+                    )
+                )
+        except psycopg.DatabaseError:
+            continue
+        if tuple(row) == (words, lowered):
+            return name
+    return None
 
 
 def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:
