@@ -1034,6 +1034,24 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         b.close()
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://app:Hunter2Horse@[::1:5432/memory",  # an IPv6 host without its ']'
+        "postgresql://app:Hunter2Horse@db.internal:5432/memory?bogus_option=1",
+        "postgresql://app@[::1/memory?password=Hunter2Horse",
+    ],
+)
+def test_postgres_url_libpq_cannot_parse_never_shows_its_password(url: str) -> None:
+    """libpq quotes a URL it cannot parse whole ('… in URI: "postgresql://app:Hunter2Horse@[::1
+    …"'), and a URL Python's urlsplit refuses (an unclosed IPv6 bracket) gave kenning no
+    password to remove: the error printed it. The message names the URL without it."""
+    with pytest.raises(KenningError) as caught:
+        open_backend(url, create=False, dimension=None)
+    assert "Hunter2Horse" not in str(caught.value)
+    assert "PostgreSQL URL" in str(caught.value)
+
+
 def test_postgres_session_outlives_a_server_that_refuses_then_returns(
     pg_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

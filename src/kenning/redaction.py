@@ -1513,18 +1513,37 @@ def _without_password(url: str) -> str:
     holds: ``${HOST}``, quotes, spaces). The last ``@`` of the authority ends the user
     information, as libpq and urllib read it; an ``@`` only after a ``/``, ``?`` or ``#``
     (a password with one of those, unencoded) is taken as its end too, to fail closed."""
+    parts = _split_password(url)
+    if parts is None:
+        return url
+    before, _, after = parts
+    return before + after
+
+
+def url_password(url: str) -> str | None:
+    """The password of ``url``'s authority, found by the URL's structure as
+    :func:`redact_url` drops it (also in a URL that ``urlsplit`` refuses, such as an IPv6
+    host without its closing bracket, which libpq then quotes whole in its error)."""
+    parts = _split_password(url)
+    return None if parts is None or not parts[1] else parts[1]
+
+
+def _split_password(url: str) -> tuple[str, str, str] | None:
+    """``(up to the user name, the password, from the '@' on)`` of ``url``; None when its
+    authority holds no password (see :func:`_without_password`)."""
     m = re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://", url)
     if m is None or "@" not in url[m.end() :]:
-        return url
+        return None
     rest = url[m.end() :]
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
     if "@" in authority:
         at = authority.rfind("@")
     elif ":" not in authority or authority.rsplit(":", 1)[1].isdigit():
-        return url  # host[:port]: an '@' further on is the path's or the query's
+        return None  # host[:port]: an '@' further on is the path's or the query's
     else:
         at = rest.rfind("@")
     userinfo = rest[:at]
     if ":" not in userinfo:
-        return url
-    return m.group(0) + userinfo.split(":", 1)[0] + rest[at:]
+        return None
+    user, password = userinfo.split(":", 1)
+    return m.group(0) + user, password, rest[at:]

@@ -63,7 +63,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 import numpy as np
 import psycopg
@@ -85,7 +85,7 @@ from ..errors import (
 from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
-from ..redaction import redact_secrets, redact_url, redaction_marker
+from ..redaction import redact_secrets, redact_url, redaction_marker, url_password
 from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
@@ -330,15 +330,15 @@ _NCOLUMNS = len(_WRITE_COLUMNS.split(",")) - 1
 
 
 def _password_of(url: str) -> str | None:
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            return parts.password
-        for key, value in parse_qsl(parts.query):
-            if key == "password" and value:
-                return value
-    except ValueError:
-        return None
+    """The URL's password (its authority's, else its ``password=`` parameter's), also when
+    ``urlsplit`` refuses the URL (libpq then quotes it whole in its error)."""
+    found = url_password(url)
+    if found:
+        return found
+    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
+    for key, value in parse_qsl(query):
+        if key == "password" and value:
+            return value
     return None
 
 
@@ -463,6 +463,7 @@ class PostgresBackend:
         connect_timeout: int = CONNECT_TIMEOUT_S,
     ) -> None:
         self._secret = _password_of(url)
+        self._url = url
         self.location = redact_url(url)
         # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
         # word is not replaced here: postgres:postgres@…/postgres would lose its database)
@@ -523,6 +524,8 @@ class PostgresBackend:
         """An error message without credentials: the redaction stored text gets (URL
         passwords, ``password=`` in a libpq string, tokens), then this URL's own password
         wherever the server or driver echoed it."""
+        if self._url:  # as libpq quotes a URL it cannot parse
+            text = text.replace(self._url, self.location)
         text = redact_secrets(text)[0]
         text = self._without_secret(text)
         return text
