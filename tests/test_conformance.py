@@ -1034,6 +1034,38 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         b.close()
 
 
+def test_postgres_reads_a_year_1_note_on_a_server_west_of_utc(pg_url: str) -> None:
+    """A server (or database, or role) whose TimeZone lies west of UTC gave kenning every
+    timestamp in that zone: a note stored at 0001-01-01T00:00:00Z (Go's zero time, as a
+    file converted from a Go tool holds) came back as a date before year 1, which Python
+    cannot hold — every recall, search and export of the project ended in a traceback
+    ('timestamp too small'). kenning's sessions read timestamps in UTC, as they are stored."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    database = urlsplit(pg_url).path.lstrip("/")
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"ALTER DATABASE {database} SET timezone = 'America/New_York'")
+    rng = np.random.default_rng(5)
+    zero = datetime(1, 1, 1, tzinfo=UTC)
+    old = record(1, unit(rng), text="imported from a tool whose unset time is year 1")
+    old = MemoryRecord(replace(old.memory, stored_at=zero), old.vector)
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([old, record(2, unit(rng))])
+        assert b.get([old.memory.id]) == [old.memory]
+        assert {r.memory.id for r in b.iterate(Filters())} == {old.memory.id, rid(2)}
+        assert b.newest(Filters(), 5)[-1].stored_at == zero
+        assert b.lexical_search("unset time", 5, Filters())[0].memory == old.memory
+        assert b.vector_search(old.vector, 1, Filters())[0].memory == old.memory
+        assert b.stored_since(Filters(), zero) != []
+    finally:
+        b.close()
+
+
 @pytest.mark.parametrize(
     "url",
     [

@@ -1489,10 +1489,15 @@ _INHERITED_POOLS: list[ConnectionPool] = []
 
 
 def _configure_session(conn: psycopg.Connection[Any]) -> None:
-    """A new connection of the pool's (or a call's own): the vector type, and
+    """A new connection of the pool's (or a call's own): the vector type, timestamps read in
+    UTC (a server, database or role TimeZone west of UTC turned a note stored at year 1 into
+    a date Python cannot hold, and a read of it into a traceback), and
     :data:`TABLE_LOCK_WAIT_S` as its lock_timeout unless the server or role set one."""
     _register_vector_checked(conn)
-    if _first(conn.execute("SELECT current_setting('lock_timeout')"))[0] == "0":
+    found = conn.execute(
+        "SELECT current_setting('lock_timeout'), set_config('TimeZone', 'UTC', false)"
+    )
+    if _first(found)[0] == "0":
         conn.execute(
             "SELECT set_config('lock_timeout', %s, false)",
             (f"{max(1, int(TABLE_LOCK_WAIT_S * 1000))}ms",),
