@@ -1034,6 +1034,28 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         b.close()
 
 
+def test_postgres_connections_give_up_on_a_server_the_network_stops_reaching(
+    pg_url: str,
+) -> None:
+    """A server the network stops reaching without a reset (a partition, a cloud NAT that
+    forgot an idle pooled connection) left a recall waiting for the kernel's retransmission
+    limit, about 15 minutes (measured in a network namespace whose loopback went down under
+    an open store: still waiting after 90 s; now StoreUnavailable after 25 s). kenning's
+    connections carry libpq's tcp_user_timeout and keepalives, unless the URL sets its own."""
+    from kenning.backends.postgres import PostgresBackend
+
+    for url, timeout in ((pg_url, "15000"), (f"{pg_url}?tcp_user_timeout=60000", "60000")):
+        b = PostgresBackend(url, create=True, dimension=DIM)
+        try:
+            with b._connection() as conn:
+                given = conn.info.get_parameters()
+            assert given.get("tcp_user_timeout") == timeout
+            assert given.get("keepalives_idle") == "15"
+            assert given.get("keepalives_count") == "3"
+        finally:
+            b.close()
+
+
 def test_postgres_reads_a_year_1_note_on_a_server_west_of_utc(pg_url: str) -> None:
     """A server (or database, or role) whose TimeZone lies west of UTC gave kenning every
     timestamp in that zone: a note stored at 0001-01-01T00:00:00Z (Go's zero time, as a

@@ -287,6 +287,18 @@ POOL_WAIT_S = 1.0
 #: once; the others wait for the pool as before, up to POOL_BUSY_WAIT_S.
 OWN_CONNECTIONS_MAX = 2
 POOL_BUSY_WAIT_S = 30.0
+#: How long data sent to the server may stay unacknowledged before the connection counts as
+#: lost (libpq's ``tcp_user_timeout``), and TCP keepalives on idle connections: a server the
+#: network stops reaching without a reset (a partition, a cloud NAT that forgot an idle
+#: pooled connection) left a call waiting for the kernel's own retransmission limit, about
+#: 15 minutes. A URL that sets any of them keeps its own.
+TCP_USER_TIMEOUT_MS = 15000
+TCP_KEEPALIVES = {
+    "keepalives": "1",
+    "keepalives_idle": "15",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+}
 # psycopg_pool logs each failed reconnection (a warning per back-off step, for as long as
 # the server is away) to stderr when the program set up no logging: an MCP client's log or
 # a hook's one-line report would fill with them, while kenning reports the failure itself
@@ -479,8 +491,13 @@ class PostgresBackend:
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
         renew_after_fork(self)
         try:
+            given = psycopg.conninfo.conninfo_to_dict(url)
+            network = {"tcp_user_timeout": str(TCP_USER_TIMEOUT_MS), **TCP_KEEPALIVES}
             self._conninfo = psycopg.conninfo.make_conninfo(
-                url, connect_timeout=connect_timeout, application_name="kenning"
+                url,
+                connect_timeout=connect_timeout,
+                application_name="kenning",
+                **{key: value for key, value in network.items() if key not in given},
             )
         except psycopg.ProgrammingError as exc:
             raise KenningError(
