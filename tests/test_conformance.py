@@ -1056,6 +1056,25 @@ def test_postgres_connections_give_up_on_a_server_the_network_stops_reaching(
             b.close()
 
 
+def test_postgres_url_keeps_its_own_connect_timeout_and_application_name(pg_url: str) -> None:
+    """A URL's connect_timeout (a hook that must not wait 10 s for a server that is away)
+    and application_name (how a team tells its clients apart in pg_stat_activity) were
+    replaced by kenning's 10 s and 'kenning' without a word."""
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(
+        f"{pg_url}?connect_timeout=3&application_name=team-hooks", create=True, dimension=DIM
+    )
+    try:
+        with b._connection() as conn:
+            given = conn.info.get_parameters()
+            name = conn.execute("SELECT current_setting('application_name')").fetchone()
+        assert given.get("connect_timeout") == "3"
+        assert name == ("team-hooks",)
+    finally:
+        b.close()
+
+
 def test_postgres_reads_a_year_1_note_on_a_server_west_of_utc(pg_url: str) -> None:
     """A server (or database, or role) whose TimeZone lies west of UTC gave kenning every
     timestamp in that zone: a note stored at 0001-01-01T00:00:00Z (Go's zero time, as a

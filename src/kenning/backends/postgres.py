@@ -492,12 +492,16 @@ class PostgresBackend:
         renew_after_fork(self)
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
-            network = {"tcp_user_timeout": str(TCP_USER_TIMEOUT_MS), **TCP_KEEPALIVES}
+            defaults = {
+                "connect_timeout": str(connect_timeout),
+                "application_name": "kenning",
+                "tcp_user_timeout": str(TCP_USER_TIMEOUT_MS),
+                **TCP_KEEPALIVES,
+            }
+            # the URL's own settings win (a hook's shorter connect_timeout, a team's
+            # application_name for pg_stat_activity)
             self._conninfo = psycopg.conninfo.make_conninfo(
-                url,
-                connect_timeout=connect_timeout,
-                application_name="kenning",
-                **{key: value for key, value in network.items() if key not in given},
+                url, **{key: value for key, value in defaults.items() if key not in given}
             )
         except psycopg.ProgrammingError as exc:
             raise KenningError(
