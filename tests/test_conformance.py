@@ -1034,6 +1034,53 @@ def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
         b.close()
 
 
+def test_postgres_schemas_a_search_path_names_are_stores_of_their_own(
+    pg_databases: Any,
+) -> None:
+    """README: ``?options=-csearch_path%3Dteam_a,public`` keeps several stores in one
+    database. While the schema team_a did not exist, PostgreSQL skipped it and kenning
+    created its tables in public: team_a's and team_b's notes went into one store, each
+    team recalling the other's. A writer creates the schema the URL names first (and
+    pgvector, when it enables it, in public, where the other schemas' paths find it); a
+    reader of one that does not exist finds no store (and creates nothing)."""
+    name = pg_databases.create(with_vector=False)
+    try:
+        _two_teams_in_one_database(pg_databases.url(name))
+    finally:
+        pg_databases.drop(name)
+
+
+def _two_teams_in_one_database(pg_url: str) -> None:
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    def in_schema(schema: str) -> str:
+        return f"{pg_url}?options=-csearch_path%3D{schema},public"
+
+    with pytest.raises(StoreNotFound):
+        open_backend(in_schema("team_a"), create=False, dimension=None)
+    rng = np.random.default_rng(11)
+    notes = {"team_a": record(1, unit(rng)), "team_b": record(2, unit(rng))}
+    for schema, note in notes.items():
+        b = PostgresBackend(in_schema(schema), create=True, dimension=DIM)
+        try:
+            b.upsert([note])
+        finally:
+            b.close()
+    for schema, note in notes.items():
+        b = PostgresBackend(in_schema(schema), create=False)
+        try:
+            assert [r.memory.id for r in b.iterate(Filters())] == [note.memory.id]
+        finally:
+            b.close()
+    with psycopg.connect(pg_url) as conn:
+        tables = conn.execute(
+            "SELECT DISTINCT schemaname FROM pg_tables WHERE tablename = 'kenning_memories'"
+        ).fetchall()
+    assert sorted(tables) == [("team_a",), ("team_b",)]
+
+
 def test_postgres_connections_give_up_on_a_server_the_network_stops_reaching(
     pg_url: str,
 ) -> None:

@@ -67,6 +67,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 import psycopg
+import psycopg.sql
 from psycopg import errors as pg_errors
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
@@ -610,6 +611,8 @@ class PostgresBackend:
 
     def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
         database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
+        if self._schema_missing(conn, database, create=create):
+            database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
         if schema is None:
             raise KenningError(
                 f"PostgreSQL at {self.location} has no current schema (check search_path)"
@@ -628,6 +631,51 @@ class PostgresBackend:
         else:  # a read never creates or migrates schema: an older store is read as it is
             self._set_schema(self._schema_version(conn))
         self._dimension = self._table_dimension(conn)
+
+    def _schema_missing(
+        self, conn: psycopg.Connection[Any], database: str, *, create: bool
+    ) -> bool:
+        """Whether the schema the URL's search_path names first did not exist: PostgreSQL
+        skips it and would give kenning the next one's store (``team_a,public``: public's,
+        which another team's URL reaches the same way). A writer creates it (True); a
+        reader finds no store there (StoreNotFound)."""
+        path, schema, user = _first(
+            conn.execute(
+                "SELECT current_setting('search_path'), current_schema(), current_user::text"
+            )
+        )
+        named = _first_schema_named(str(path))
+        if (
+            named in (None, "public")  # the default path's (a dropped public is an admin's)
+            or (schema is not None and schema == user and _user_first(str(path)))
+        ):
+            return False  # or the role's own schema ("$user") comes first
+        exists = _first(conn.execute("SELECT to_regnamespace(%s) IS NOT NULL", (named,)))[0]
+        if exists:
+            return False
+        if not create:
+            raise StoreNotFound(
+                f"no kenning store in {self.location} yet (the schema {named!r} its search_path "
+                "names does not exist; `kenning remember` creates it)"
+            )
+        try:
+            with conn.transaction():
+                conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
+                key = _lock_key(f"kenning:{database}:{named}:migrate")
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+                conn.execute(
+                    psycopg.sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                        psycopg.sql.Identifier(named)
+                    )
+                )
+        except pg_errors.InsufficientPrivilege:
+            raise KenningError(
+                f"the schema {named!r} that the search_path of {self.location} names does not "
+                "exist, and this role may not create it; ask a database owner to run "
+                f'`CREATE SCHEMA "{named}";` (and grant this role USAGE and CREATE on it), or '
+                "name an existing schema"
+            ) from None
+        return True
 
     def _schema_version(self, conn: psycopg.Connection[Any]) -> int:
         """The store's schema version (0: none yet), read without any DDL."""
@@ -681,7 +729,11 @@ class PostgresBackend:
                 with conn.transaction():
                     conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._migrate_key,))
-                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                    # in public when the path has it (team_a,public): where every other
+                    # schema's path finds the type, not in the first store's schema
+                    shared = _first(conn.execute("SELECT 'public' = ANY(current_schemas(false))"))
+                    where = " SCHEMA public" if shared[0] else ""
+                    conn.execute(f"CREATE EXTENSION IF NOT EXISTS vector{where}")
             except (pg_errors.InsufficientPrivilege, pg_errors.FeatureNotSupported) as exc:
                 raise KenningError(
                     f"pgvector is installed on the server at {self.location} but not enabled "
@@ -1523,6 +1575,28 @@ def _configure_session(conn: psycopg.Connection[Any]) -> None:
             "SELECT set_config('lock_timeout', %s, false)",
             (f"{max(1, int(TABLE_LOCK_WAIT_S * 1000))}ms",),
         )
+
+
+def _search_path_names(search_path: str) -> list[str]:
+    """The schema names of ``search_path`` as ``SHOW search_path`` gives it, in order."""
+    found = re.findall(r'\s*(?:"((?:[^"]|"")*)"|([^,\s]+))\s*(?:,|$)', search_path)
+    return [quoted.replace('""', '"') if quoted else bare.lower() for quoted, bare in found]
+
+
+def _first_schema_named(search_path: str) -> str | None:
+    """The first schema ``search_path`` names, other than ``$user`` and the system's
+    ``pg_*`` ones: where its tables are meant to be."""
+    for name in _search_path_names(search_path):
+        if name and name != "$user" and not name.startswith("pg_"):
+            return name
+    return None
+
+
+def _user_first(search_path: str) -> bool:
+    """Whether ``$user`` comes before the first schema ``search_path`` names."""
+    named = _first_schema_named(search_path)
+    names = _search_path_names(search_path)
+    return "$user" in names and (named is None or names.index("$user") < names.index(named))
 
 
 def _word_collation(conn: psycopg.Connection[Any]) -> str | None:
