@@ -1081,6 +1081,33 @@ def _two_teams_in_one_database(pg_url: str) -> None:
     assert sorted(tables) == [("team_a",), ("team_b",)]
 
 
+def test_postgres_hint_for_pgvector_elsewhere_keeps_the_urls_own_schema(
+    pg_databases: Any,
+) -> None:
+    """pgvector installed in a schema of its own (ext): the message's example URL always
+    began with 'team_a' (?options=-csearch_path%3Dteam_a,ext), so a user who followed it
+    wrote into a schema team_a instead of public (or their team_b). It names the URL's
+    own schema."""
+    import psycopg
+
+    name = pg_databases.create(with_vector=False)
+    url = pg_databases.url(name)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE SCHEMA ext")
+            conn.execute("CREATE EXTENSION vector SCHEMA ext")
+            conn.execute("CREATE SCHEMA team_b")
+        for given, expected in (
+            (url, "search_path%3Dpublic,ext"),
+            (f"{url}?options=-csearch_path%3Dteam_b", "search_path%3Dteam_b,ext"),
+        ):
+            with pytest.raises(KenningError) as caught:
+                open_backend(given, create=True, dimension=DIM)
+            assert expected in str(caught.value), str(caught.value)
+    finally:
+        pg_databases.drop(name)
+
+
 def test_postgres_connections_give_up_on_a_server_the_network_stops_reaching(
     pg_url: str,
 ) -> None:

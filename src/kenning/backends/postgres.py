@@ -626,6 +626,7 @@ class PostgresBackend:
                 f"no kenning store in {self.location} yet; `kenning remember` creates it"
             )
         self._ensure_vector_extension(conn, create=create)
+        _register_vector_checked(conn)  # a type the path cannot see: said before any DDL
         if create:
             self._migrate(conn, dimension)
         else:  # a read never creates or migrates schema: an older store is read as it is
@@ -1626,13 +1627,15 @@ def _register_vector_checked(conn: psycopg.Connection[Any]) -> None:
     if _register_vector(conn):
         return
     row = conn.execute(
-        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
-        "WHERE e.extname = 'vector'"
+        "SELECT n.nspname, coalesce(current_schema(), 'public') FROM pg_extension e "
+        "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
     ).fetchone()
     if row is not None:  # installed, but in a schema this session does not search
+        # the example keeps the store's own schema first (an example's team_a would move
+        # the user's notes into another store)
         raise KenningError(
             f"the vector type is not on this connection's search_path (pgvector is installed "
             f"in schema {row[0]!r}); add that schema to it, e.g. "
-            f"?options=-csearch_path%3Dteam_a,{row[0]} in the URL"
+            f"?options=-csearch_path%3D{row[1]},{row[0]} in the URL"
         )
     raise KenningError("the pgvector extension disappeared from the database")
