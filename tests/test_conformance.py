@@ -832,6 +832,18 @@ def test_postgres_bad_password_is_unavailable(pg_url: str) -> None:
     assert "authentication failed" in str(info.value)
 
 
+def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: str) -> None:
+    """A URL naming a database the server does not have said 'database "x" does not exist);
+    check that the server is running and reachable and that the user and password are
+    right' — none of which fixes it. It says to correct the name or create the database."""
+    missing = pg_url.rsplit("/", 1)[0] + "/no_such_store"
+    with pytest.raises(StoreUnavailable) as info:
+        open_backend(missing, create=True, dimension=DIM)
+    message = str(info.value)
+    assert 'CREATE DATABASE "no_such_store"' in message, message
+    assert "password are right" not in message
+
+
 def test_postgres_without_pgvector_says_so(
     pg_databases: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

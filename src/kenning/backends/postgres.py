@@ -603,8 +603,7 @@ class PostgresBackend:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             raise StoreUnavailable(
                 f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location} "
-                f"({detail or type(exc).__name__}); check that the server is running and "
-                "reachable and that the user and password are right"
+                f"({detail or type(exc).__name__}); {_connection_remedy(detail)}"
             ) from None
 
     # -- schema -----------------------------------------------------------------------------
@@ -1582,6 +1581,39 @@ def _search_path_names(search_path: str) -> list[str]:
     """The schema names of ``search_path`` as ``SHOW search_path`` gives it, in order."""
     found = re.findall(r'\s*(?:"((?:[^"]|"")*)"|([^,\s]+))\s*(?:,|$)', search_path)
     return [quoted.replace('""', '"') if quoted else bare.lower() for quoted, bare in found]
+
+
+#: What fixes a connection libpq refused, by its (English) message; anything else gets
+#: :data:`_CONNECTION_REMEDY`.
+_CONNECTION_REMEDIES = (
+    (
+        re.compile(r'database "(?P<name>[^"]*)" does not exist'),
+        "the URL names a database the server does not have: correct its name in the URL, or "
+        'create it (`CREATE DATABASE "{name}";` as a role that may); kenning creates its '
+        "tables in it, not the database itself",
+    ),
+    (
+        re.compile(r'role "(?P<name>[^"]*)" does not exist'),
+        "the URL's user is not a role of that server: correct the user in the URL, or have "
+        "an administrator create the role",
+    ),
+    (
+        re.compile(r"password authentication failed|no password supplied|auth(?:entication)? fail"),
+        "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)",
+    ),
+)
+_CONNECTION_REMEDY = (
+    "check that the server is running and reachable and that the user and password are right"
+)
+
+
+def _connection_remedy(detail: str) -> str:
+    """How to fix what libpq's message ``detail`` says stopped the connection."""
+    for pattern, remedy in _CONNECTION_REMEDIES:
+        found = pattern.search(detail)
+        if found:
+            return remedy.format(**found.groupdict())
+    return _CONNECTION_REMEDY
 
 
 def _first_schema_named(search_path: str) -> str | None:
