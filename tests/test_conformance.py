@@ -1484,6 +1484,68 @@ def test_postgres_export_the_server_stops_leaves_no_partial_file(
     assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == []
 
 
+def test_postgres_import_the_server_stops_midway_says_what_stays(
+    pg_url: str, project: Path
+) -> None:
+    """An import of 600 notes (below the bulk path: a transaction per batch) whose server
+    connection was cut after the first batch said only 'knowledge base NOT consulted:
+    cannot query PostgreSQL …; check that the server is running', while 500 notes had been
+    written: the user was not told that part of the file was in, nor that running it again
+    adds the rest. It says both (still exit 3), and the same import run again completes."""
+    import base64
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    embedder = load_embedder("hashing")
+    rng = np.random.default_rng(13)
+    header = {"kenning_export": 1, "provenance": embedder.provenance.to_dict()}
+    lines = [json.dumps(header)]
+    for i in range(600):
+        text = f"note {i}: the retry budget of worker w{i} is {i % 7} attempts"
+        vector = unit(rng, embedder.provenance.dimension)
+        lines.append(
+            json.dumps(
+                {
+                    "id": rid(i),
+                    "content": text,
+                    "type": "rule",
+                    "group_id": "acme/widgets",
+                    "stored_at": T0.isoformat(),
+                    "embedding": base64.b64encode(vector.tobytes()).decode(),
+                }
+            )
+        )
+    store = make_store(open_backend(pg_url, create=True, dimension=None), project, embedder)
+    database = urlsplit(pg_url).path.lstrip("/")
+    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
+    seen = 0
+
+    def server_away_after_the_first_batch(n: int) -> None:
+        nonlocal seen
+        seen += n
+        if seen == 500:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (database,),
+                )
+
+    try:
+        with pytest.raises(StoreUnavailable) as info:
+            import_memories(store, lines, progress=server_away_after_the_first_batch)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        message = str(info.value)
+        assert "run the same import again" in message, message
+        assert store.count(group_id="all") == 500
+        again = import_memories(store, lines)
+        assert (again["imported"], again["duplicates"]) == (100, 500)
+    finally:
+        store.close()
+
+
 def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -> None:
     """Two migrations into one new store (two teammates at once) each build the HNSW index
     at their end: the second's `CREATE INDEX IF NOT EXISTS` met the first's index committed

@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .backends.base import Filters, bulk_writes
-from .errors import KenningError, StoreWriteFailed
+from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, read_export
 from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, same_memory, utc_now
 from .render import escape_unsafe_json
@@ -244,6 +244,14 @@ def import_validated(
     try:
         with bulk_writes(store.backend, new_rows, before, target.dimension, atomic=True):
             _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
+    except StoreUnavailable as exc:
+        # The server went away midway: what it committed cannot be counted now, and a
+        # bare "NOT consulted" read as if nothing had been imported.
+        raise StoreUnavailable(
+            f"{exc} — the import stopped there: the batches written before stay (each is "
+            "written whole or not at all); run the same import again once the server is "
+            "back, and it adds the rest (what is already there is skipped)"
+        ) from None
     except StoreWriteFailed as exc:
         # The disk stopped the import midway: what the store wrote stays, counted from the
         # store itself (a batch written before the failure is not in `counts`; one rolled
