@@ -1546,6 +1546,55 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
         store.close()
 
 
+def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """`kenning migrate --to postgresql://…` whose server went away after its first batch
+    said only 'knowledge base NOT consulted: cannot query PostgreSQL …; check that the
+    server is running', with 500 of its notes copied: nothing said part of the store was
+    in, or that the migration resumes. It says both (still exit 3), and the same migration
+    run again completes and verifies."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+    from kenning.migrate import migrate
+
+    rng = np.random.default_rng(17)
+    source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
+    source.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
+    source.upsert([record(i, unit(rng)) for i in range(600)])
+    database = urlsplit(pg_url).path.lstrip("/")
+    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
+    seen = 0
+
+    def server_away_after_the_first_batch(n: int) -> None:
+        nonlocal seen
+        seen += n
+        if seen == 500:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (database,),
+                )
+
+    target = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        with pytest.raises(StoreUnavailable) as info:
+            migrate(source, target, group_id=None, progress=server_away_after_the_first_batch)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        message = str(info.value)
+        assert "500 memories were copied" in message and "run the same" in message, message
+        report = migrate(source, target, group_id=None)
+        assert (report.copied, report.already_present, report.verified) == (100, 500, True)
+    finally:
+        target.close()
+        source.close()
+
+
 def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -> None:
     """Two migrations into one new store (two teammates at once) each build the HNSW index
     at their end: the second's `CREATE INDEX IF NOT EXISTS` met the first's index committed

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
 from .config import expand_home, is_store_url
-from .errors import KenningError, ProvenanceMismatch, UserInputError
+from .errors import KenningError, ProvenanceMismatch, StoreUnavailable, UserInputError
 from .model import Provenance, same_memory
 from .safety import without_nul
 
@@ -181,12 +181,21 @@ def migrate(
             progress(len(batch))
         batch.clear()
 
-    with bulk:
-        for record in source.iterate(filters, batch_size=BATCH):
-            batch.append(_portable(record))
-            if len(batch) >= BATCH:
-                flush()
-        flush()
+    try:
+        with bulk:
+            for record in source.iterate(filters, batch_size=BATCH):
+                batch.append(_portable(record))
+                if len(batch) >= BATCH:
+                    flush()
+            flush()
+    except StoreUnavailable as exc:
+        # a server (the target's or the source's) went away midway: a bare "NOT consulted"
+        # read as if nothing had been copied
+        raise StoreUnavailable(
+            f"{exc} — the migration stopped there: {copied} memories were copied (each batch "
+            "is written whole or not at all); run the same `kenning migrate` again once the "
+            "server is back, and it resumes (what is already there is skipped)"
+        ) from None
     source_pairs = _pairs(source, filters)
     target_pairs = _pairs(target, filters)
     in_target = set(target_pairs)
