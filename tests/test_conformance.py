@@ -1037,6 +1037,39 @@ def test_postgres_words_in_a_c_locale_database_are_found_as_on_sqlite(
         pg_databases.drop(name)
 
 
+def test_postgres_forget_leaves_no_word_of_the_note_in_the_database(pg_url: str) -> None:
+    """README: forget means gone; on PostgreSQL the bytes leave the server's files when it
+    vacuums. The BM25 statistics kept every word of a forgotten (or edited) note as a live
+    row of kenning_fts_terms with df 0 — a customer's name forgotten by mistake stayed in
+    the team database for good, VACUUM FULL or not. A word no memory holds any more is
+    dropped from the statistics with the row that held it."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    rng = np.random.default_rng(19)
+    secret = record(1, unit(rng), text="Customer Zephyrquorax Holdings gets the discount tier")
+    edited = record(2, unit(rng), text="Codename Vexillumbra ships in May")
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([secret, edited, record(3, unit(rng), text="the discount tier is 10%")])
+        assert b.term_statistics("zephyrquorax").frequencies == {"zephyrquorax": 1}
+        assert b.delete([secret.memory.id]) == 1
+        b.upsert([record(2, edited.vector, text="The release ships in May")])
+        with psycopg.connect(pg_url) as conn:
+            words = {t for (t,) in conn.execute("SELECT term FROM kenning_fts_terms")}
+        assert not words & {"zephyrquorax", "holdings", "customer", "codename", "vexillumbra"}
+        assert {"discount", "tier", "ships", "release"} <= words
+        assert b.term_statistics("discount zephyrquorax").frequencies == {
+            "discount": 1,
+            "zephyrquorax": 0,
+        }
+        b.upsert([secret])  # remembered again: counted again
+        assert b.term_statistics("zephyrquorax").frequencies == {"zephyrquorax": 1}
+    finally:
+        b.close()
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password

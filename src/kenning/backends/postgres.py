@@ -253,6 +253,32 @@ MIGRATIONS: tuple[str, ...] = (
     # (:func:`_word_collation`) and the rows holding non-ASCII text are tokenised again
     # (:meth:`PostgresBackend._use_word_collation`); elsewhere nothing changes.
     _WORD_COLLATION_MIGRATION,
+    # 6: a word no memory holds any more leaves the statistics with the row that held it:
+    # df 0 rows kept every word of a forgotten or edited note in the database for good
+    # (VACUUM or not), where "forget means gone". Rows a kenning before this one emptied are
+    # dropped here; counts of no rows likewise.
+    """
+    CREATE OR REPLACE FUNCTION kenning_rows_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE kenning_fts_stats SET n = n - s.c, total_len = total_len - s.l
+            FROM (SELECT count(*) AS c, coalesce(sum(doc_len), 0) AS l FROM kenning_old) s;
+        WITH d AS (SELECT lexeme, count(*) AS c FROM kenning_old,
+                       unnest(tsvector_to_array(kenning_old.content_tsv)) AS lexeme
+                   GROUP BY lexeme),
+             gone AS (DELETE FROM kenning_fts_terms AS t USING d
+                      WHERE t.term = d.lexeme AND t.df <= d.c RETURNING t.term)
+        UPDATE kenning_fts_terms AS t SET df = t.df - d.c FROM d
+            WHERE t.term = d.lexeme AND t.df > d.c;
+        UPDATE kenning_counts AS k SET n = k.n - d.c
+            FROM (SELECT group_id, collection, type, count(*) AS c FROM kenning_old
+                  GROUP BY group_id, collection, type) d
+            WHERE (k.group_id, k.collection, k.type) = (d.group_id, d.collection, d.type);
+        DELETE FROM kenning_counts WHERE n <= 0;
+        RETURN NULL;
+    END $$;
+    DELETE FROM kenning_fts_terms WHERE df <= 0;
+    DELETE FROM kenning_counts WHERE n <= 0;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
