@@ -1070,6 +1070,26 @@ def test_postgres_forget_leaves_no_word_of_the_note_in_the_database(pg_url: str)
         b.close()
 
 
+def test_postgres_store_whose_table_was_dropped_says_so(pg_url: str) -> None:
+    """kenning_memories dropped by hand (kenning_schema left): a read said the store was
+    empty ('0 in the store') and a remember failed with 'dedup-check-failed: the store
+    refused the write: ' and no reason. Both name the missing table and the way out."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert([record(1, unit(np.random.default_rng(23)))])
+    finally:
+        b.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE kenning_memories CASCADE")
+    for create in (False, True):
+        with pytest.raises(StoreCorrupted, match="kenning_memories is gone"):
+            open_backend(pg_url, create=create, dimension=None)
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password

@@ -657,6 +657,7 @@ class PostgresBackend:
         else:  # a read never creates or migrates schema: an older store is read as it is
             self._set_schema(self._schema_version(conn))
         self._dimension = self._table_dimension(conn)
+        self._check_table_present()
 
     def _schema_missing(
         self, conn: psycopg.Connection[Any], database: str, *, create: bool
@@ -894,8 +895,22 @@ class PostgresBackend:
             ):
                 self._migrate(conn, dimension)
                 self._dimension = self._table_dimension(conn)
+            self._check_table_present()
             assert self._dimension is not None
             return self._dimension
+
+    def _check_table_present(self) -> None:
+        """A store whose schema record says its memories table was created (migration 2)
+        but has none: dropped by hand. Read as empty it lost every note without a word, and
+        a write failed with no reason ('the store refused the write: ')."""
+        if self._dimension is None and self._schema >= 2:
+            raise StoreCorrupted(
+                f"the store in {self.location} records schema version {self._schema}, but its "
+                "table kenning_memories is gone (dropped by hand?); restore the database from "
+                "a backup, or, to start an empty store there, drop what is left of it: `DROP "
+                "TABLE kenning_schema, kenning_meta, kenning_fts_stats, kenning_fts_terms, "
+                "kenning_counts;`"
+            )
 
     # -- connections and transactions -------------------------------------------------------
 
