@@ -844,6 +844,24 @@ def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: s
     assert "password are right" not in message
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://app:Hunter2Horse@127.0.0.1:notaport/memory",
+        "postgresql://app:Hunter2Horse@127.0.0.1:1/memory?sslmode=bogus",
+    ],
+)
+def test_postgres_a_malformed_url_value_is_not_blamed_on_the_server(url: str) -> None:
+    """A URL with a port that is no number, or an sslmode that does not exist, said 'check
+    that the server is running and reachable and that the user and password are right':
+    the URL itself is what to correct."""
+    with pytest.raises(KenningError) as caught:
+        open_backend(url, create=True, dimension=DIM)
+    message = str(caught.value)
+    assert "the URL itself is wrong" in message and "server is running" not in message
+    assert "Hunter2Horse" not in message
+
+
 def test_postgres_without_pgvector_says_so(
     pg_databases: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1639,6 +1639,11 @@ _CONNECTION_REMEDIES = (
         "an administrator create the role",
     ),
     (
+        re.compile(r"invalid (?:integer |\w+ )?value|invalid connection option|invalid URI"),
+        "the URL itself is wrong (a bad port or option value, as said above): correct it; "
+        "nothing was sent to a server",
+    ),
+    (
         re.compile(r"password authentication failed|no password supplied|auth(?:entication)? fail"),
         "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)",
     ),
