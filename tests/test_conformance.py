@@ -1108,6 +1108,42 @@ def test_postgres_store_whose_table_was_dropped_says_so(pg_url: str) -> None:
             open_backend(pg_url, create=create, dimension=None)
 
 
+@pytest.mark.parametrize("encoding", ["LATIN1", "SQL_ASCII"])
+def test_postgres_database_not_in_utf8_stores_and_reads_notes(
+    pg_databases: Any, encoding: str
+) -> None:
+    """A database in SQL_ASCII (initdb under the C locale chooses it) failed every write:
+    psycopg sent each parameter as bytea ('function set_config(unknown, bytea, boolean)
+    does not exist'); one in LATIN1 failed the schema's word check ('latin-1' codec can't
+    encode …) before any note. kenning's connections speak UTF-8 and the word check is
+    only for UTF-8 databases: both store and read notes (in LATIN1, the ones it can hold)."""
+    import uuid
+
+    import psycopg
+
+    name = f"kt_{encoding.lower()}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_databases.admin_url, autocommit=True) as conn:
+        conn.execute(
+            f"CREATE DATABASE {name} TEMPLATE template0 ENCODING '{encoding}' "
+            "LC_COLLATE 'C' LC_CTYPE 'C'"
+        )
+    rng = np.random.default_rng(29)
+    rows = [
+        record(1, unit(rng), text="plain ascii note about caching"),
+        record(2, unit(rng), text="Le café ferme à minuit"),
+    ]
+    try:
+        b = open_backend(pg_databases.url(name), create=True, dimension=DIM)
+        try:
+            b.upsert(rows)
+            assert b.get([r.memory.id for r in rows]) == [r.memory for r in rows]
+            assert [h.memory.id for h in b.lexical_search("caching", 5, Filters())] == [rid(1)]
+        finally:
+            b.close()
+    finally:
+        pg_databases.drop(name)
+
+
 def test_postgres_secret_is_not_in_location(pg_url: str) -> None:
     url = pg_url.replace("postgres@", "postgres:topsecret@")
     b = open_backend(url, create=True, dimension=DIM)  # trust auth ignores the password

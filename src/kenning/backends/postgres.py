@@ -520,6 +520,10 @@ class PostgresBackend:
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
             defaults = {
+                # text goes both ways as UTF-8: a SQL_ASCII database (initdb under the C
+                # locale) made psycopg send every parameter as bytea ('function
+                # set_config(unknown, bytea, boolean) does not exist' on every write)
+                "client_encoding": "UTF8",
                 "connect_timeout": str(connect_timeout),
                 "application_name": "kenning",
                 "tcp_user_timeout": str(TCP_USER_TIMEOUT_MS),
@@ -1683,6 +1687,8 @@ def _word_collation(conn: psycopg.Connection[Any]) -> str | None:
     when the database's own (its LC_CTYPE) already does, or when none of
     :data:`WORD_COLLATIONS` does either (the words stay as the database makes them)."""
     probe, words, lowered = _WORD_PROBE
+    if _first(conn.execute("SELECT current_setting('server_encoding')"))[0] != "UTF8":
+        return None  # a LATIN1 or SQL_ASCII database: no Unicode collation applies
     for name in (None, *WORD_COLLATIONS):
         collate = "" if name is None else f' COLLATE "{name}"'
         try:
