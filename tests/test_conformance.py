@@ -862,6 +862,30 @@ def test_postgres_a_malformed_url_value_is_not_blamed_on_the_server(url: str) ->
     assert "Hunter2Horse" not in message
 
 
+def test_postgres_a_role_out_of_connections_is_told_so(pg_url: str) -> None:
+    """A role (or server) at its connection limit — a small managed database and a team of
+    agents — said 'check that the server is running and reachable and that the user and
+    password are right': all of which were. It names the limit and what raises it."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    role = f"limited_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw-{role}' CONNECTION LIMIT 0")
+    try:
+        url = parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
+        with pytest.raises(StoreUnavailable) as info:
+            open_backend(url, create=False, dimension=None)
+        message = str(info.value)
+        assert "CONNECTION LIMIT" in message and "password are right" not in message, message
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP ROLE {role}")
+
+
 def test_postgres_without_pgvector_says_so(
     pg_databases: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

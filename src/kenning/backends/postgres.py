@@ -1643,6 +1643,12 @@ _CONNECTION_REMEDIES = (
         "an administrator create the role",
     ),
     (
+        re.compile(r"too many (?:clients|connections)|remaining connection slots are reserved"),
+        "the server has no connection left for this role or database (max_connections, or "
+        "the role's or database's CONNECTION LIMIT): close idle clients, raise the limit, or "
+        "put a connection pooler in front of it; then retry",
+    ),
+    (
         re.compile(r"invalid (?:integer |\w+ )?value|invalid connection option|invalid URI"),
         "the URL itself is wrong (a bad port or option value, as said above): correct it; "
         "nothing was sent to a server",
