@@ -886,6 +886,35 @@ def test_postgres_a_role_out_of_connections_is_told_so(pg_url: str) -> None:
             conn.execute(f"DROP ROLE {role}")
 
 
+def test_postgres_a_role_without_connect_is_told_the_grant(pg_databases: Any) -> None:
+    """A role without CONNECT on the database (a DBA revoked it from PUBLIC) said 'check
+    that the server is running and reachable and that the user and password are right'.
+    It names the GRANT that lets it in."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    name = pg_databases.create()
+    role = f"outsider_{uuid.uuid4().hex[:8]}"
+    url = pg_databases.url(name)
+    parts = urlsplit(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"REVOKE CONNECT ON DATABASE {name} FROM PUBLIC")
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw-{role}'")
+    try:
+        netloc = f"{role}:pw-{role}@{parts.hostname}:{parts.port}"
+        with pytest.raises(StoreUnavailable) as info:
+            open_backend(parts._replace(netloc=netloc).geturl(), create=False, dimension=None)
+        message = str(info.value)
+        assert f'GRANT CONNECT ON DATABASE "{name}"' in message, message
+        assert "password are right" not in message
+    finally:
+        pg_databases.drop(name)
+        with psycopg.connect(pg_databases.admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP ROLE {role}")
+
+
 def test_postgres_without_pgvector_says_so(
     pg_databases: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1643,6 +1643,11 @@ _CONNECTION_REMEDIES = (
         "an administrator create the role",
     ),
     (
+        re.compile(r'permission denied for database "(?P<name>[^"]*)"'),
+        "this role may not connect to that database: its owner (or a DBA) must run `GRANT "
+        'CONNECT ON DATABASE "{name}" TO <role>;`',
+    ),
+    (
         re.compile(r"too many (?:clients|connections)|remaining connection slots are reserved"),
         "the server has no connection left for this role or database (max_connections, or "
         "the role's or database's CONNECTION LIMIT): close idle clients, raise the limit, or "
