@@ -332,6 +332,15 @@ SAME_ERROR = [
         "lib/x.ts(90,12): error TS2322: Type 'Foo' is not assignable to type 'Bar'.",
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
+    # a module named by its path is the same error from another checkout
+    (
+        "Error: Cannot find module '/home/a/app/dist/index.js'",
+        "Error: Cannot find module '/srv/ci/work/dist/index.js'",
+    ),
+    (
+        "Module not found: Error: Can't resolve 'lodash' in '/home/a/web/src'",
+        "Module not found: Error: Can't resolve 'lodash' in '/srv/ci/web/src'",
+    ),
 ]
 
 DIFFERENT_ERROR = [
@@ -349,6 +358,17 @@ DIFFERENT_ERROR = [
     ),
     ("fatal: not a git repository", "fatal: not a valid object name"),
     ("execve failed: `E2BIG`", "execve failed: `ENOENT`"),
+    # the missing module is the whole error: its fix installs that one
+    (
+        "ModuleNotFoundError: No module named 'requests'",
+        "ModuleNotFoundError: No module named 'yaml'",
+    ),
+    ("Error: Cannot find module 'dotenv'", "Error: Cannot find module 'express'"),
+    ("Error: Cannot find module '@babel/core'", "Error: Cannot find module '@babel/cli'"),
+    (
+        "Module not found: Error: Can't resolve 'lodash' in '/srv/web/src'",
+        "Module not found: Error: Can't resolve 'axios' in '/srv/web/src'",
+    ),
 ]
 
 
@@ -380,7 +400,8 @@ def test_fingerprint_is_lowercase_single_spaced_and_masks_paths() -> None:
     fp = error_fingerprint(
         "  ModuleNotFoundError:\n  No module named 'requests'  in /srv/app/x.py:3:1 "
     )
-    assert fp == "modulenotfounderror: no module named <q> in <path>"
+    # the missing module's name is the error itself: kept (another module is another error)
+    assert fp == "modulenotfounderror: no module named 'requests' in <path>"
 
 
 def test_fingerprint_of_entry_uses_its_signature() -> None:

@@ -283,3 +283,24 @@ def test_query_builders_cli(project: Path) -> None:
     assert r.returncode == 0 and "Fix login" in r.stdout and "login.py" in r.stdout
     r = run("recall", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
     assert r.returncode == 1 and "diff" in r.stderr
+
+
+def test_a_missing_module_does_not_get_the_fix_of_another_missing_module(
+    store: MemoryStore,
+) -> None:
+    # the fingerprint masked the quoted module name: every ModuleNotFoundError was the
+    # exact match (0.95, first) of the one fix stored, 'pip install pyyaml' for 'requests'
+    yaml_fix = store.remember(
+        "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: pip install pyyaml",
+        "error_fix",
+    )
+    raw = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/worker.py", line 3, in <module>\n'
+        "    import requests\n"
+        "ModuleNotFoundError: No module named 'requests'\n"
+    )
+    hits = store.recall(raw).hits
+    assert all(h.match != "fingerprint" for h in hits), hits
+    same = store.recall(raw.replace("requests", "yaml").replace("/srv/app", "/home/b/x")).hits
+    assert same[0].memory.id == yaml_fix.id and same[0].match == "fingerprint"
