@@ -250,6 +250,24 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
         pytest.param(
             "Segmentation fault (core dumped)", "Segmentation fault (core dumped)", id="segv"
         ),
+        # a linter's diagnostic, not its count ("Found 1 error." was every ruff failure)
+        pytest.param(
+            "src/a.py:1:8: F401 [*] `os` imported but unused\nFound 1 error.\n"
+            "[*] 1 fixable with the `--fix` option.\n",
+            "F401 [*] `os` imported but unused",
+            id="ruff",
+        ),
+        pytest.param(
+            "Checking 3 files\nsrc/b.py:9:89: E501 Line too long (120 > 88)\nFound 1 error.\n",
+            "E501 Line too long (120 > 88)",
+            id="ruff-e501",
+        ),
+        pytest.param(
+            "src/a.py:1:0: C0114: Missing module docstring (missing-module-docstring)\n"
+            "Found 1 error in 1 file\n",
+            "C0114: Missing module docstring (missing-module-docstring)",
+            id="pylint-code",
+        ),
     ],
 )
 def test_extract_error_signature(raw: str, expected: str) -> None:

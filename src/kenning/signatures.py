@@ -143,9 +143,18 @@ _WRAPPER = lazy(
     r"|ELIFECYCLE"
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
-    r"|make(?:\[\d+\])?:\s+\*\*\*)",
+    r"|make(?:\[\d+\])?:\s+\*\*\*"
+    # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
+    # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
+    r"|Found\s+\d+\s+errors?\b"
+    r"|\d+\s+errors?(?:\s+generated)?\.?$"
+    r"|[✖✗×]\s+\d+\s+problems?\b)",
     re.IGNORECASE,
 )
+#: A located line whose message starts with a rule code (ruff/flake8 ``F401``, pylint
+#: ``C0114:``): the diagnostic itself, as specific as ``error: …``.
+_RULE_CODE = lazy(r"^[A-Z]{1,4}\d{2,5}\b")
+_RULE_CODE_SCORE = 76
 
 #: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…).
 LOCATION_PREFIX = lazy(
@@ -242,6 +251,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if loc:
             line = line[loc.end() :]
         score = line_score(line)
+        if loc and _RULE_CODE.match(line):
+            score = max(score, _RULE_CODE_SCORE)
         if _WRAPPER.search(line):
             score = min(score, 30) if score else 30
         if error_level:
