@@ -268,6 +268,15 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             "C0114: Missing module docstring (missing-module-docstring)",
             id="pylint-code",
         ),
+        # eslint's error, not the warning after it ("Unexpected console statement")
+        pytest.param(
+            "\n/home/dev/web/src/a.js\n"
+            "  3:5  error    'x' is assigned a value but never used  no-unused-vars\n"
+            "  4:1  warning  Unexpected console statement            no-console\n\n"
+            "✖ 2 problems (1 error, 1 warning)\n",
+            "error 'x' is assigned a value but never used no-unused-vars",
+            id="eslint-error-over-warning",
+        ),
     ],
 )
 def test_extract_error_signature(raw: str, expected: str) -> None:

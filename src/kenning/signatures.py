@@ -155,6 +155,9 @@ _WRAPPER = lazy(
 #: ``C0114:``): the diagnostic itself, as specific as ``error: …``.
 _RULE_CODE = lazy(r"^[A-Z]{1,4}\d{2,5}\b")
 _RULE_CODE_SCORE = 76
+#: A located line whose message starts with the level word ``error`` (eslint's ``3:5  error
+#: …``): as specific as ``error: …``, above a warning after it that says "unexpected".
+_LEVEL_WORD_ERROR = lazy(r"^error\s")
 
 #: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…).
 LOCATION_PREFIX = lazy(
@@ -251,7 +254,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if loc:
             line = line[loc.end() :]
         score = line_score(line)
-        if loc and _RULE_CODE.match(line):
+        if loc and (_RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
         if _WRAPPER.search(line):
             score = min(score, 30) if score else 30
