@@ -277,6 +277,13 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             "error 'x' is assigned a value but never used no-unused-vars",
             id="eslint-error-over-warning",
         ),
+        # tsc in a terminal (--pretty): the location ends in " - ", as with --pretty false
+        pytest.param(
+            "src/app.ts:3:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n"
+            "3     total = '1';\n      ~~~~~\n\n\nFound 1 error in src/app.ts:3\n",
+            "error TS2322: Type 'string' is not assignable to type 'number'.",
+            id="typescript-pretty",
+        ),
     ],
 )
 def test_extract_error_signature(raw: str, expected: str) -> None:

@@ -159,9 +159,11 @@ _RULE_CODE_SCORE = 76
 #: …``): as specific as ``error: …``, above a warning after it that says "unexpected".
 _LEVEL_WORD_ERROR = lazy(r"^error\s")
 
-#: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…).
+#: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…;
+#: tsc's ``file.ts:3:5 - error TS2322`` in a terminal).
 LOCATION_PREFIX = lazy(
-    r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}:?\s+(?=\S)"
+    r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}"
+    r"(?::|\s+-(?=\s+(?:error|warning)\s))?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
 )
