@@ -290,6 +290,27 @@ def test_extract_error_signature(raw: str, expected: str) -> None:
     assert extract_error_signature(raw) == expected
 
 
+PYTEST_KEYERROR = """\
+    def test_load():
+        data = {"a": 1}
+>       return data["user_id"]
+E       KeyError: 'user_id'
+
+tests/test_load.py:7: KeyError
+"""
+
+
+def test_an_exception_in_a_pytest_test_has_the_signature_of_its_traceback() -> None:
+    # pytest's "file.py:7: KeyError" took its "E   KeyError: 'user_id'" line as detail and
+    # said the class twice: "KeyError: KeyError: 'user_id'", another fingerprint than the
+    # same error in the application's own traceback
+    assert extract_error_signature(PYTEST_KEYERROR) == "KeyError: 'user_id'"
+    traceback = 'Traceback (most recent call last):\n  File "/srv/load.py", line 7, in load\n'
+    assert error_fingerprint(extract_error_signature(PYTEST_KEYERROR)) == error_fingerprint(
+        extract_error_signature(f"{traceback}KeyError: 'user_id'\n")
+    )
+
+
 @pytest.mark.parametrize(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )

@@ -334,13 +334,19 @@ _PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$", re.MULTILINE)
 
 def _with_detail(signature: str, raw: str) -> str:
     """A bare exception class (pytest's ``file.py:4: AssertionError``) takes its first
-    ``E   …`` detail line: ``AssertionError: assert 2 == 3``."""
+    ``E   …`` detail line: ``AssertionError: assert 2 == 3`` (and ``KeyError: 'id'`` for
+    ``E   KeyError: 'id'``, the class said once)."""
     if not _BARE_EXCEPTION.match(signature):
         return signature
     detail = _PYTEST_DETAIL.search(ANSI.sub("", raw))
     if detail is None:
         return signature
-    return f"{signature}: {one_line(detail.group(1))}"
+    text = one_line(detail.group(1))
+    named = text.partition(":")[0]
+    if named == signature or named.endswith(f".{signature}"):
+        # the detail is the exception line itself (``E   KeyError: 'id'``): said once
+        return text
+    return f"{signature}: {text}"
 
 
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
