@@ -311,6 +311,66 @@ def test_an_exception_in_a_pytest_test_has_the_signature_of_its_traceback() -> N
     )
 
 
+CARGO_TEST = """\
+   Compiling adder v0.1.0 (/home/dev/adder)
+     Running unittests src/lib.rs (target/debug/deps/adder-3f2a91c0d4e5b6a7)
+
+running 2 tests
+test tests::ok ... ok
+test tests::it_works ... FAILED
+
+failures:
+
+---- tests::it_works stdout ----
+thread 'tests::it_works' panicked at src/lib.rs:10:9:
+index out of bounds: the len is 3 but the index is 5
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    tests::it_works
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+error: test failed, to rerun pass `--lib`
+"""
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(
+            "thread 'main' panicked at src/main.rs:4:5:\n"
+            "index out of bounds: the len is 3 but the index is 5\n"
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+            "thread 'main' panicked at src/main.rs:4:5: index out of bounds: the len is 3 but"
+            " the index is 5",
+            id="rust-1.73+",
+        ),
+        pytest.param(
+            "thread 'main' panicked at 'index out of bounds: the len is 3 but the index is 5',"
+            " src/main.rs:4:5\n",
+            "thread 'main' panicked at src/main.rs:4:5: index out of bounds: the len is 3 but"
+            " the index is 5",
+            id="rust-older",
+        ),
+        pytest.param(
+            CARGO_TEST,
+            "thread 'tests::it_works' panicked at src/lib.rs:10:9: index out of bounds: the len"
+            " is 3 but the index is 5",
+            id="cargo-test",
+        ),
+    ],
+)
+def test_a_rust_panic_is_known_by_its_message(raw: str, expected: str) -> None:
+    # the signature was the header line alone ("thread 'main' panicked at src/main.rs:4:5:")
+    # or the message was quoted (masked): every panic had one fingerprint, and the fix for
+    # an index out of bounds was the exact match of an unwrap on None
+    assert extract_error_signature(raw) == expected
+    other = "thread 'main' panicked at src/main.rs:9:5:\ncalled `Option::unwrap()` on a `None`"
+    assert error_fingerprint(expected) != error_fingerprint(extract_error_signature(other))
+
+
 @pytest.mark.parametrize(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )

@@ -115,6 +115,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
         ),
     ),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
+    (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
@@ -143,6 +144,7 @@ _WRAPPER = lazy(
     r"|ELIFECYCLE"
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
+    r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|make(?:\[\d+\])?:\s+\*\*\*"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
     # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
@@ -179,6 +181,11 @@ _DANGLING = lazy(
     r"found|near|by))$",
     re.IGNORECASE,
 )
+#: Rust ≥ 1.73 says where a thread panicked on one line and the panic's message on the next;
+#: older versions said both on one line, the message quoted first (rewritten to the new form,
+#: so that the message is not masked as a quoted name and both versions give one signature).
+_PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
+_PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
 _KEY_MESSAGE = lazy(r"^\S+:\s")
 _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
@@ -252,6 +259,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         line, error_level = clean_line(raw_line)
         if not line or _NOISE_LINE.match(line):
             continue
+        if out and _PANIC_HEADER.match(out[-1][0]):  # the panic's message
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            continue
+        line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
         loc = LOCATION_PREFIX.match(line)
         if loc:
             line = line[loc.end() :]
