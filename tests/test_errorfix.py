@@ -371,6 +371,32 @@ def test_a_rust_panic_is_known_by_its_message(raw: str, expected: str) -> None:
     assert error_fingerprint(expected) != error_fingerprint(extract_error_signature(other))
 
 
+GO_TEST = """\
+=== RUN   TestAdd
+    add_test.go:9: Add(1, 2) = 4; want 3
+--- FAIL: TestAdd (0.00s)
+=== RUN   TestSub
+--- PASS: TestSub (0.00s)
+FAIL
+exit status 1
+FAIL\texample.com/calc\t0.004s
+"""
+
+
+def test_a_failing_go_test_is_known_by_the_test_that_failed() -> None:
+    # the signature was "exit status 1", the go command's closing line: every failing go
+    # test had one fingerprint, so a fix for one test was the exact match of any other
+    assert extract_error_signature(GO_TEST) == "--- FAIL: TestAdd (0.00s) (exit code 1)"
+    other = GO_TEST.replace("TestAdd", "TestParseConfig").replace("0.004s", "1.2s")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
+        extract_error_signature(GO_TEST)
+    )
+    rerun = GO_TEST.replace("(0.00s)", "(0.31s)").replace("0.004s", "0.35s")
+    assert error_fingerprint(extract_error_signature(rerun)) == error_fingerprint(
+        extract_error_signature(GO_TEST)
+    )
+
+
 @pytest.mark.parametrize(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )

@@ -130,6 +130,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (70, lazy(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
     (66, lazy(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
+    (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
     (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
     (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
     (40, lazy(r"\berror\b", re.IGNORECASE)),
