@@ -397,6 +397,64 @@ def test_a_failing_go_test_is_known_by_the_test_that_failed() -> None:
     )
 
 
+MAVEN_COMPILE = """\
+[INFO] -------------------------------------------------------------
+[ERROR] COMPILATION ERROR :
+[INFO] -------------------------------------------------------------
+[ERROR] /home/dev/shop/src/main/java/com/shop/App.java:[5,9] cannot find symbol
+  symbol:   method foo()
+  location: class com.shop.App
+[INFO] 1 error
+[INFO] BUILD FAILURE
+[INFO] Total time:  1.234 s
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile \
+(default-compile) on project shop: Compilation failure
+[ERROR] /home/dev/shop/src/main/java/com/shop/App.java:[5,9] cannot find symbol
+[ERROR]   symbol:   method foo()
+[ERROR] -> [Help 1]
+[ERROR]
+[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.
+[ERROR] Re-run Maven using the -X switch to enable full debug logging.
+"""
+
+MAVEN_DEPENDENCY = """\
+[INFO] BUILD FAILURE
+[INFO] ------------------------------------------------------------------------
+[ERROR] Failed to execute goal on project shop: Could not resolve dependencies for project \
+com.shop:shop:jar:1.0: Could not find artifact com.example:widgets:jar:1.2.3 in central
+[ERROR] -> [Help 1]
+[ERROR]
+[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.
+[ERROR] Re-run Maven using the -X switch to enable full debug logging.
+[ERROR]
+[ERROR] For more information about the errors and possible solutions, please read the \
+following articles:
+[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/DependencyResolutionException
+"""
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (MAVEN_COMPILE, "cannot find symbol"),
+        (
+            MAVEN_DEPENDENCY,
+            "Failed to execute goal on project shop: Could not resolve dependencies for project"
+            " com.shop:shop:jar:1.0: Could not find artifact com.example:widgets:jar:1.2.3 in"
+            " central",
+        ),
+    ],
+)
+def test_a_maven_failure_is_known_by_its_error_not_its_banner(raw: str, expected: str) -> None:
+    # the signature was maven's banner "COMPILATION ERROR :" (every compile error of every
+    # project: one fingerprint), or "-> [Help 1]"
+    assert extract_error_signature(raw) == expected
+    other = MAVEN_COMPILE.replace("cannot find symbol", "incompatible types: int cannot be")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
+        extract_error_signature(MAVEN_COMPILE)
+    )
+
+
 @pytest.mark.parametrize(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )

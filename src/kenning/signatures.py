@@ -63,6 +63,12 @@ _NOISE_LINE = lazy(
     | Some\s+errors\s+have\s+detailed\s+explanations.*
     | (?:note|help|=\s*note|=\s*help):.*
     | npm\s+(?:ERR!|error)\s+(?:A\s+complete\s+log|\s*$|Could\s+not\s+resolve\s+dependency:?$).*
+    | COMPILATION\s+ERROR\s*:?                   # maven's banners and advice
+    | ->\s+\[Help\s+\d+\]
+    | \[Help\s+\d+\]\s+\S+
+    | To\s+see\s+the\s+full\s+stack\s+trace\s+of\s+the\s+errors.*
+    | Re-run\s+Maven\s+using\s+the\s+-X\s+switch.*
+    | For\s+more\s+information\s+about\s+the\s+errors\s+and\s+possible\s+solutions.*
     )$""",
     re.VERBOSE | re.IGNORECASE,
 )
@@ -168,6 +174,7 @@ LOCATION_PREFIX = lazy(
     r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}"
     r"(?::|\s+-(?=\s+(?:error|warning)\s))?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
+    r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
 )
 _PYTEST_E = lazy(r"^E\s{2,}")
