@@ -455,6 +455,70 @@ def test_a_maven_failure_is_known_by_its_error_not_its_banner(raw: str, expected
     )
 
 
+GRADLE_TRY = """
+* Try:
+> Run with --stacktrace option to get the stack trace.
+> Run with --info or --debug option to get more log output.
+> Run with --scan to get full insights.
+
+* Get more help at https://help.gradle.org
+
+BUILD FAILED in 3s
+1 actionable task: 1 executed
+"""
+GRADLE_DEPENDENCY = (
+    """> Task :app:compileKotlin FAILED
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:compileKotlin'.
+> Could not resolve all files for configuration ':app:compileClasspath'.
+   > Could not find com.example:widgets:1.2.3.
+     Required by:
+         project :app
+"""
+    + GRADLE_TRY
+)
+GRADLE_PLUGIN = """FAILURE: Build failed with an exception.
+
+* What went wrong:
+A problem occurred evaluating project ':app'.
+> Plugin with id 'com.android.application' not found.
+"""
+GRADLE_KOTLIN = (
+    """> Task :app:compileKotlin FAILED
+e: file:///home/dev/shop/app/src/main/kotlin/App.kt:5:9 Unresolved reference: foo
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:compileKotlin'.
+> Compilation error. See log for more details
+"""
+    + GRADLE_TRY
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (GRADLE_DEPENDENCY, "Could not find com.example:widgets:1.2.3."),
+        (GRADLE_PLUGIN + GRADLE_TRY, "Plugin with id 'com.android.application' not found."),
+        (GRADLE_KOTLIN, "Unresolved reference: foo"),
+    ],
+)
+def test_a_gradle_failure_is_known_by_what_went_wrong(raw: str, expected: str) -> None:
+    # the signature was gradle's banner "FAILURE: Build failed with an exception." (every
+    # failing build: one fingerprint) or the failed task's line (every failure of the task)
+    assert extract_error_signature(raw) == expected
+    fingerprints = {
+        error_fingerprint(extract_error_signature(r))
+        for r in (GRADLE_DEPENDENCY, GRADLE_PLUGIN + GRADLE_TRY, GRADLE_KOTLIN)
+    }
+    assert len(fingerprints) == 3
+
+
 @pytest.mark.parametrize(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )

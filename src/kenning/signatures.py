@@ -63,6 +63,10 @@ _NOISE_LINE = lazy(
     | Some\s+errors\s+have\s+detailed\s+explanations.*
     | (?:note|help|=\s*note|=\s*help):.*
     | npm\s+(?:ERR!|error)\s+(?:A\s+complete\s+log|\s*$|Could\s+not\s+resolve\s+dependency:?$).*
+    | FAILURE:\s+Build\s+failed\s+with\s+an\s+exception\.?   # gradle's banners, advice
+    | BUILD\s+FAILED(?:\s+in\s+\S+)?|BUILD\s+FAILURE
+    | Run\s+with\s+--(?:stacktrace|info|debug|scan)\b.*
+    | Get\s+more\s+help\s+at\s+\S+
     | COMPILATION\s+ERROR\s*:?                   # maven's banners and advice
     | ->\s+\[Help\s+\d+\]
     | \[Help\s+\d+\]\s+\S+
@@ -152,6 +156,11 @@ _WRAPPER = lazy(
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
+    # gradle's banners and the chain above the cause ("* What went wrong:" says it last)
+    r"|Task\s+:\S+\s+FAILED$"
+    r"|Execution\s+failed\s+for\s+task\b"
+    r"|Could\s+not\s+resolve\s+all\s+(?:files|dependencies|artifacts)\s+for\s+configuration\b"
+    r"|Compilation\s+(?:failed;\s+see\s+the\s+compiler\s+error\s+output|error\.\s+See\s+log)"
     r"|make(?:\[\d+\])?:\s+\*\*\*"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
     # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
@@ -164,6 +173,9 @@ _WRAPPER = lazy(
 #: ``C0114:``): the diagnostic itself, as specific as ``error: …``.
 _RULE_CODE = lazy(r"^[A-Z]{1,4}\d{2,5}\b")
 _RULE_CODE_SCORE = 76
+#: kotlinc's ``e: file:///…/App.kt:5:9 Unresolved reference: foo`` (through gradle): an
+#: error at a location, the location cut off.
+_KOTLIN_ERROR = lazy(r"^e:\s+(?:file://)?(?:[A-Za-z]:)?[^\s:()]*\.kts?(?::\d+){1,2}:?\s+(?=\S)")
 #: A located line whose message starts with the level word ``error`` (eslint's ``3:5  error
 #: …``): as specific as ``error: …``, above a warning after it that says "unexpected".
 _LEVEL_WORD_ERROR = lazy(r"^error\s")
@@ -272,11 +284,12 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
         line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
-        loc = LOCATION_PREFIX.match(line)
+        kotlin = _KOTLIN_ERROR.match(line)
+        loc = kotlin or LOCATION_PREFIX.match(line)
         if loc:
             line = line[loc.end() :]
         score = line_score(line)
-        if loc and (_RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
+        if loc and (kotlin or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
         if _WRAPPER.search(line):
             score = min(score, 30) if score else 30
