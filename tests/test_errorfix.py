@@ -595,6 +595,7 @@ SAME_ERROR = [
         "lib/x.ts(90,12): error TS2322: Type 'Foo' is not assignable to type 'Bar'.",
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
+    ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
     # a module named by its path is the same error from another checkout
     (
         "Error: Cannot find module '/home/a/app/dist/index.js'",
@@ -621,6 +622,13 @@ DIFFERENT_ERROR = [
     ),
     ("fatal: not a git repository", "fatal: not a valid object name"),
     ("execve failed: `E2BIG`", "execve failed: `ENOENT`"),
+    # a recipe's exit status, an npm script's exit code, a MySQL error code: the error
+    ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:3: all] Error 1"),
+    ("npm ERR! code 127", "npm ERR! code 1"),
+    (
+        "ERROR 1045 (28000): Access denied for user 'app'@'localhost' (using password: YES)",
+        "ERROR 1698 (28000): Access denied for user 'app'@'localhost' (using password: YES)",
+    ),
     # the missing module is the whole error: its fix installs that one
     (
         "ModuleNotFoundError: No module named 'requests'",
@@ -643,6 +651,10 @@ def test_fingerprint_matches_same_error(a: str, b: str) -> None:
 @pytest.mark.parametrize(("a", "b"), DIFFERENT_ERROR)
 def test_fingerprint_separates_different_errors(a: str, b: str) -> None:
     assert error_fingerprint(a) != error_fingerprint(b)
+    # and so do the signatures of the errors as a tool prints them
+    assert error_fingerprint(extract_error_signature(a)) != error_fingerprint(
+        extract_error_signature(b)
+    )
 
 
 @pytest.mark.parametrize(

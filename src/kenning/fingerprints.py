@@ -25,7 +25,10 @@ _EXTS = (
 _KEEP_NUMBER = lazy(
     r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s+code|"
     r"signal|errno|http(?:/\d(?:\.\d)?)?|returned\s+(?:non-zero\s+)?(?:exit\s+)?"
-    r"(?:code|status))\s*[:=]?\s*)(?P<num>-?\d+)",
+    r"(?:code|status)"
+    # make's "Error 2" (the recipe's exit status), MySQL's "ERROR 1045 (28000)", npm's
+    # "npm ERR! code 127" (the script's exit code)
+    r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code)\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
 #: The quoted name of a missing module or package is the error itself (its fix installs that

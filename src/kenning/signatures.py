@@ -41,6 +41,8 @@ _LEVEL_PREFIX = lazy(
     rf"^\s*(?:\[\s*{_LEVELS}\s*\]|{_LEVELS}(?=[\s:\]|])\s*(?:\]\s*)?)[:|\-]?\s*",
 )
 # (one way to read the spaces: "\s*\[?\s*" tried every split of a long run)
+#: MySQL's ``ERROR 1045 (28000): …``: the word is part of the error code, not a log level.
+_LEVEL_THEN_CODE = lazy(r"^\s*ERROR\s+\d{3,5}\s+\([0-9A-Z]{5}\)")
 _ERROR_LEVEL = lazy(r"^\s*(?:\[\s*)?(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
@@ -255,7 +257,8 @@ def clean_line(line: str) -> tuple[str, bool]:
         lvl = _LEVEL_PREFIX.match(line)
         # "ERROR: message" with no timestamp is the message itself, not a log prefix
         bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
-        if lvl and not bare_colon and lvl.end() < len(line.rstrip()):
+        code = _LEVEL_THEN_CODE.match(line)
+        if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
             line = line[lvl.end() :]
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
