@@ -596,6 +596,14 @@ SAME_ERROR = [
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
     ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
+    (
+        "/home/a/x/main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+        "C:\\src\\y\\main.c:7:10: fatal error: openssl/ssl.h: No such file or directory",
+    ),
+    (
+        "main.go:4:2: package github.com/lib/pq is not in std (/usr/local/go/src/github.com/lib/pq)",
+        "cmd/x.go:9:2: package github.com/lib/pq is not in std (/opt/go/src/github.com/lib/pq)",
+    ),
     # a module named by its path is the same error from another checkout
     (
         "Error: Cannot find module '/home/a/app/dist/index.js'",
@@ -635,6 +643,27 @@ DIFFERENT_ERROR = [
         "ModuleNotFoundError: No module named 'yaml'",
     ),
     ("Error: Cannot find module 'dotenv'", "Error: Cannot find module 'express'"),
+    # a missing header, Go package or Rust crate: the same
+    (
+        "main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+        "main.c:1:10: fatal error: zlib.h: No such file or directory",
+    ),
+    (
+        "main.c:1:10: fatal error: 'openssl/ssl.h' file not found",
+        "main.c:1:10: fatal error: 'zlib.h' file not found",
+    ),
+    (
+        "main.go:4:2: no required module provides package github.com/spf13/cobra; to add it:",
+        "main.go:4:2: no required module provides package github.com/lib/pq; to add it:",
+    ),
+    (
+        "main.go:4:2: package github.com/spf13/cobra is not in std (/usr/local/go/src/x)",
+        "main.go:4:2: package github.com/lib/pq is not in std (/usr/local/go/src/x)",
+    ),
+    (
+        "error[E0433]: failed to resolve: use of undeclared crate or module `serde`",
+        "error[E0433]: failed to resolve: use of undeclared crate or module `tokio`",
+    ),
     ("Error: Cannot find module '@babel/core'", "Error: Cannot find module '@babel/cli'"),
     (
         "Module not found: Error: Can't resolve 'lodash' in '/srv/web/src'",

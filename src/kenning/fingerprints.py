@@ -31,15 +31,28 @@ _KEEP_NUMBER = lazy(
     r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code)\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
-#: The quoted name of a missing module or package is the error itself (its fix installs that
-#: one): ``No module named 'yaml'``, ``Cannot find module 'dotenv'``, ``Can't resolve
-#: 'lodash'``. A name that is a path (``'./config'``, ``'/srv/app/dist/index.js'``) is
-#: masked as paths are.
-_KEEP_MODULE = lazy(
-    r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
-    r"|could\s+not\s+resolve|unresolved\s+import)\s+)"
-    r"(?P<num>'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`)",
-    re.IGNORECASE,
+#: The name of a missing module, package, crate or header is the error itself (its fix
+#: installs that one): ``No module named 'yaml'``, ``Cannot find module 'dotenv'``, ``Can't
+#: resolve 'lodash'``, ``undeclared crate or module `serde```, gcc's ``fatal error:
+#: openssl/ssl.h: No such file or directory``, Go's ``no required module provides package
+#: github.com/lib/pq``. A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``)
+#: is masked as paths are.
+_QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
+_KEEP_MODULE = (
+    lazy(
+        r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
+        r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module)\s+)"
+        rf"(?P<num>{_QUOTED_NAME})",
+        re.IGNORECASE,
+    ),
+    lazy(
+        r"(?P<keep>\bfatal\s+error:\s+)"
+        r"(?P<num>'?[\w.+-]+(?:/[\w.+-]+)*\.(?:h|hh|hpp|hxx|H)'?)(?=:\s|\s+file\s+not\s+found)"
+    ),
+    lazy(
+        r"(?P<keep>\bno\s+required\s+module\s+provides\s+package\s+|\bpackage\s+"
+        r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
+    ),
 )
 #: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
 _QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
@@ -110,8 +123,8 @@ def error_fingerprint(signature: str) -> str:
     Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
     and memory addresses, UUIDs, quoted identifiers and numbers; keeps error classes and
     codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``), the numbers that carry
-    meaning (exit codes, signals, errno, HTTP status) and the name of a missing module or
-    package (``No module named 'yaml'``). Whitespace collapsed, lowercased.
+    meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
+    package, crate or header (``No module named 'yaml'``). Whitespace collapsed, lowercased.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -128,7 +141,8 @@ def error_fingerprint(signature: str) -> str:
         kept.append(m.group("num"))
         return m.group("keep") + _keep_token(len(kept) - 1)
 
-    text = _KEEP_MODULE.sub(keep, text)
+    for pattern in _KEEP_MODULE:
+        text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)
     for pattern, repl in _FP_RULES:
         text = pattern.sub(repl, text)
