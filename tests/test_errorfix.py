@@ -455,6 +455,18 @@ def test_a_maven_failure_is_known_by_its_error_not_its_banner(raw: str, expected
     )
 
 
+def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
+    # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
+    # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app
+    script = (
+        'psql:migrate.sql:12: ERROR:  relation "users" does not exist\n'
+        "LINE 1: SELECT * FROM users;\n                      ^\n"
+    )
+    command = 'ERROR:  relation "users" does not exist\nLINE 1: SELECT * FROM users;\n'
+    assert extract_error_signature(script) == 'ERROR: relation "users" does not exist'
+    assert extract_error_signature(command) == extract_error_signature(script)
+
+
 GRADLE_TRY = """
 * Try:
 > Run with --stacktrace option to get the stack trace.

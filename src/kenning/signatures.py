@@ -190,6 +190,7 @@ LOCATION_PREFIX = lazy(
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
+    r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
 )
 _PYTEST_E = lazy(r"^E\s{2,}")
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
