@@ -436,7 +436,7 @@ following articles:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        (MAVEN_COMPILE, "cannot find symbol"),
+        (MAVEN_COMPILE, "cannot find symbol: method foo()"),
         (
             MAVEN_DEPENDENCY,
             "Failed to execute goal on project shop: Could not resolve dependencies for project"
@@ -453,6 +453,28 @@ def test_a_maven_failure_is_known_by_its_error_not_its_banner(raw: str, expected
     assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
         extract_error_signature(MAVEN_COMPILE)
     )
+
+
+JAVAC_SYMBOL = """\
+src/main/java/com/shop/App.java:5: error: cannot find symbol
+        List<String> names = new ArrayList<>();
+        ^
+  symbol:   class List
+  location: class App
+1 error
+"""
+
+
+def test_a_java_symbol_that_cannot_be_found_is_named_in_the_signature() -> None:
+    # javac names the symbol on a line of its own: the signature was "error: cannot find
+    # symbol" for every one, so the fix "import java.util.List" was the exact match (0.95)
+    # of a call to a method that does not exist
+    assert extract_error_signature(JAVAC_SYMBOL) == "error: cannot find symbol: class List"
+    method = JAVAC_SYMBOL.replace("class List", "method foo()")
+    assert error_fingerprint(extract_error_signature(method)) != error_fingerprint(
+        extract_error_signature(JAVAC_SYMBOL)
+    )
+    assert extract_error_signature(MAVEN_COMPILE) == "cannot find symbol: method foo()"
 
 
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:

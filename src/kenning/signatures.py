@@ -209,6 +209,8 @@ _DANGLING = lazy(
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
 _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
+#: javac's ``error: cannot find symbol`` names the symbol on a later line of its own.
+_JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
 _KEY_MESSAGE = lazy(r"^\S+:\s")
 _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
@@ -287,6 +289,20 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
+        symbol = _JAVAC_SYMBOL.match(line)
+        if symbol:  # after the error, the source line it quotes (the caret is noise)
+            at = next(
+                (
+                    i
+                    for i in (-1, -2)
+                    if len(out) >= -i and out[i][0].endswith("cannot find symbol")
+                ),
+                None,
+            )
+            if at is not None:
+                prev, prev_score, prev_exc = out[at]
+                out[at] = (f"{prev}: {symbol.group(1)}", prev_score, prev_exc)
+                continue
         line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
         kotlin = _KOTLIN_ERROR.match(line)
         loc = kotlin or LOCATION_PREFIX.match(line)
