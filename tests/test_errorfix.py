@@ -477,6 +477,27 @@ def test_a_java_symbol_that_cannot_be_found_is_named_in_the_signature() -> None:
     assert extract_error_signature(MAVEN_COMPILE) == "cannot find symbol: method foo()"
 
 
+K8S_EVENTS = """\
+Events:
+  Type     Reason   Age    From     Message
+  ----     ------   ----   ----     -------
+  Normal   Pulled   {age}  kubelet  Container image "registry.local/web:1.2" already present
+  Warning  BackOff  {backoff}  kubelet  Back-off restarting failed container web in pod \
+web-0_default(4b1e2c3d)
+"""
+
+
+def test_a_kubernetes_event_has_one_fingerprint_across_kubectl_describe_runs() -> None:
+    # the event's age ("4m58s") and repeat count ("x17") stayed in the fingerprint: the
+    # same crash loop described a minute later did not find its fix by exact match
+    first = K8S_EVENTS.format(age="2m", backoff="12s (x3 over 2m)")
+    later = K8S_EVENTS.format(age="5m13s", backoff="3s (x17 over 4m57s)")
+    assert error_fingerprint(extract_error_signature(first)) == error_fingerprint(
+        extract_error_signature(later)
+    )
+    assert error_fingerprint("Timed out after 1h2m3.5s") == error_fingerprint("Timed out after 9s")
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -100,6 +100,16 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
     # identifiers such as E0382 or TS2322
     (lazy(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
+    # durations of several units (Kubernetes ages, Go: 4m58s, 1h2m3.5s) and the repeat
+    # count of a Kubernetes event ("x17 over 4m")
+    (
+        lazy(
+            r"(?<![\w.])\d+(?:\.\d+)?(?:ms|us|µs|ns|h|m|s)"
+            r"(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|h|m|s))+(?!\w)"
+        ),
+        "<n>",
+    ),
+    (lazy(r"\bx\d+(?=\s+over\b)"), "x<n>"),
     (
         lazy(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
         "<n>",
