@@ -498,6 +498,36 @@ def test_a_kubernetes_event_has_one_fingerprint_across_kubectl_describe_runs() -
     assert error_fingerprint("Timed out after 1h2m3.5s") == error_fingerprint("Timed out after 9s")
 
 
+DOCKER_PIP = """\
+#8 [4/5] RUN pip install -r requirements.txt
+#8 0.512 ERROR: Could not find a version that satisfies the requirement {pkg}==9.9 (from \
+versions: none)
+#8 0.513 ERROR: No matching distribution found for {pkg}==9.9
+#8 ERROR: process "/bin/sh -c pip install -r requirements.txt" did not complete successfully: \
+exit code: 1
+------
+ > [4/5] RUN pip install -r requirements.txt:
+0.512 ERROR: Could not find a version that satisfies the requirement {pkg}==9.9 (from \
+versions: none)
+------
+ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not complete \
+successfully: exit code: 1
+"""
+
+
+def test_a_failed_docker_build_step_is_known_by_the_error_inside_it() -> None:
+    # the signature was buildkit's "failed to solve: process <command> did not complete
+    # successfully: exit code: 1", the command masked: every failing RUN of every Dockerfile
+    # had one fingerprint
+    assert extract_error_signature(DOCKER_PIP.format(pkg="torch")) == (
+        "ERROR: Could not find a version that satisfies the requirement torch==9.9 (from"
+        " versions: none) (exit code 1)"
+    )
+    assert error_fingerprint(extract_error_signature(DOCKER_PIP.format(pkg="torch"))) != (
+        error_fingerprint(extract_error_signature(DOCKER_PIP.format(pkg="tensorflow")))
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -44,6 +44,8 @@ _LEVEL_PREFIX = lazy(
 #: MySQL's ``ERROR 1045 (28000): …``: the word is part of the error code, not a log level.
 _LEVEL_THEN_CODE = lazy(r"^\s*ERROR\s+\d{3,5}\s+\([0-9A-Z]{5}\)")
 _ERROR_LEVEL = lazy(r"^\s*(?:\[\s*)?(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
+#: docker build's (buildkit's) step number and seconds: ``#8 0.512 ERROR: …``.
+_BUILDKIT_STEP = lazy(r"^#\d+\s+(?:\d+\.\d+\s+)?(?=\S)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -158,6 +160,8 @@ _WRAPPER = lazy(
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
+    # docker build: the step's command failed (what it printed says why)
+    r"|(?:ERROR:\s+)?(?:failed\s+to\s+solve:\s+)?process\s+.*\s+did\s+not\s+complete\s+successfully"
     # gradle's banners and the chain above the cause ("* What went wrong:" says it last)
     r"|Task\s+:\S+\s+FAILED$"
     r"|Execution\s+failed\s+for\s+task\b"
@@ -244,6 +248,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
     line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
+    line = _BUILDKIT_STEP.sub("", line, count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
     if gha:
