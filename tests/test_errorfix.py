@@ -681,6 +681,17 @@ SAME_ERROR = [
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
     ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
+    # ids a run makes up: buildkit's cache refs, a Kubernetes pod's name
+    (
+        "ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of"
+        ' ref moby::wq3r0wdsvzkjr0mh8qzvzcghx: "/requirements.txt": not found',
+        "ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of"
+        ' ref moby::7rqcyl6z8t1l3h5y2vzpcjvjg: "/requirements.txt": not found',
+    ),
+    (
+        "Back-off restarting failed container web in pod web-7d9c8b6f5-x2x4z_default",
+        "Back-off restarting failed container web in pod web-68kbdfd9nm-4xkgl_default",
+    ),
     (
         "/home/a/x/main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
         "C:\\src\\y\\main.c:7:10: fatal error: openssl/ssl.h: No such file or directory",

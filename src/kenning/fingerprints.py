@@ -90,6 +90,17 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         lazy(rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?:(?::\d+)+|\(\d+(?:,\d+)?\))?", re.I),
         "<path>",
     ),
+    # ids a run makes up: long tokens of digits and lowercase letters that are not hex
+    # (buildkit's cache refs; hex ids are masked below), and a Kubernetes pod's name
+    # (its ReplicaSet's hash and its own suffix, in Kubernetes' vowel-less alphabet)
+    (lazy(r"\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[g-z])[a-z0-9]{20,}\b"), "<id>"),
+    (
+        lazy(
+            r"(?<=[a-z0-9])-[bcdfghjklmnpqrstvwxz2-9]{8,10}"
+            r"-[bcdfghjklmnpqrstvwxz2-9]{5}(?![a-z0-9])"
+        ),
+        "-<pod>",
+    ),
     # long hex ids (commit hashes, object ids) that contain at least one digit
     (lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
     # quoted identifiers / values
@@ -131,7 +142,8 @@ def error_fingerprint(signature: str) -> str:
     """A normalised form of a signature that is the same across files, runs and names.
 
     Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
-    and memory addresses, UUIDs, quoted identifiers and numbers; keeps error classes and
+    and memory addresses, UUIDs, ids a run makes up (buildkit refs, Kubernetes pod names),
+    quoted identifiers and numbers; keeps error classes and
     codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``), the numbers that carry
     meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
     package, crate or header (``No module named 'yaml'``). Whitespace collapsed, lowercased.
