@@ -528,6 +528,24 @@ def test_a_failed_docker_build_step_is_known_by_the_error_inside_it() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (
+            "./build.sh: line 3: protoc: command not found\nBuild failed, see above\n",
+            "./build.sh: line 3: protoc: command not found",
+        ),
+        ("ERROR: config file not found\nRetrying in 5 seconds\n", "ERROR: config file not found"),
+    ],
+)
+def test_an_error_that_ends_in_not_found_does_not_take_the_next_line(
+    raw: str, expected: str
+) -> None:
+    # "found" ends a wrapped line ("expected X, found"), but "not found" ends a sentence:
+    # the line after it was glued on, and the same error had another fingerprint
+    assert extract_error_signature(raw) == expected
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

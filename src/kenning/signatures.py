@@ -205,7 +205,7 @@ _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$"
 _DANGLING_TAIL = 16
 _DANGLING = lazy(
     r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
-    r"found|near|by))$",
+    r"(?<!\bnot\s)found|near|by))$",  # "not found" ends a sentence
     re.IGNORECASE,
 )
 #: Rust ≥ 1.73 says where a thread panicked on one line and the panic's message on the next;
