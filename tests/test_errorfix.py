@@ -546,6 +546,40 @@ def test_an_error_that_ends_in_not_found_does_not_take_the_next_line(
     assert extract_error_signature(raw) == expected
 
 
+JEST = """\
+ FAIL  src/cart.test.js
+  \u25cf cart \u203a adds an item
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 3
+    Received: 2
+
+      10 |   cart.add(item);
+    > 11 |   expect(cart.count).toBe(3);
+         |                      ^
+      12 | });
+
+      at Object.<anonymous> (src/cart.test.js:11:22)
+
+Test Suites: 1 failed, 1 total
+Tests:       1 failed, 1 total
+Snapshots:   0 total
+Time:        0.512 s
+Ran all test suites.
+"""
+
+
+def test_a_failing_jest_test_is_known_by_the_test_not_the_summary() -> None:
+    # the signature was jest's summary "Test Suites: 1 failed, 1 total": every failing
+    # jest run had one fingerprint, so a fix for one test was the exact match of any other
+    assert extract_error_signature(JEST) == "\u25cf cart \u203a adds an item"
+    other = JEST.replace("adds an item", "removes an item")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
+        extract_error_signature(JEST)
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

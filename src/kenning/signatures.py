@@ -145,6 +145,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (66, lazy(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
+    (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
     (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
     (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
     (40, lazy(r"\berror\b", re.IGNORECASE)),
@@ -160,6 +161,9 @@ _WRAPPER = lazy(
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
+    # jest's and vitest's counts, and jest's header above a suite's error
+    r"|Test\s+Suites:\s+\d+\s+failed|Tests:?\s+\d+\s+failed|Test\s+Files\s+\d+\s+failed"
+    r"|●\s+Test\s+suite\s+failed\s+to\s+run"
     # docker build: the step's command failed (what it printed says why)
     r"|(?:ERROR:\s+)?(?:failed\s+to\s+solve:\s+)?process\s+.*\s+did\s+not\s+complete\s+successfully"
     # gradle's banners and the chain above the cause ("* What went wrong:" says it last)
