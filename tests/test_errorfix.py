@@ -580,6 +580,24 @@ def test_a_failing_jest_test_is_known_by_the_test_not_the_summary() -> None:
     )
 
 
+YARN_BERRY = """\
+\u27a4 YN0000: \u250c Resolution step
+\u27a4 YN0001: \u2502 Error: react@npm:99.0.0: No candidates found
+    at ge (/home/dev/web/.yarn/releases/yarn-3.6.1.cjs:439:8124)
+\u27a4 YN0000: \u2514 Completed in 0s 512ms
+\u27a4 YN0000: Failed with errors in 0s 518ms
+"""
+
+
+def test_a_yarn_berry_failure_is_known_by_its_error() -> None:
+    # the signature was yarn's closing "➤ YN0000: Failed with errors in 0s 518ms" (every
+    # failed yarn install: one fingerprint); yarn's and terraform's box-drawing margins
+    # stayed in front of the message
+    assert extract_error_signature(YARN_BERRY) == "Error: react@npm:99.0.0: No candidates found"
+    terraform = "\u2577\n\u2502 Error: Invalid reference\n\u2502\n\u2575\n"
+    assert extract_error_signature(terraform) == "Error: Invalid reference"
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

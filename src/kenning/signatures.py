@@ -46,6 +46,9 @@ _LEVEL_THEN_CODE = lazy(r"^\s*ERROR\s+\d{3,5}\s+\([0-9A-Z]{5}\)")
 _ERROR_LEVEL = lazy(r"^\s*(?:\[\s*)?(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
 #: docker build's (buildkit's) step number and seconds: ``#8 0.512 ERROR: …``.
 _BUILDKIT_STEP = lazy(r"^#\d+\s+(?:\d+\.\d+\s+)?(?=\S)")
+#: Margins drawn in front of a message: yarn berry's ``➤ YN0001: │ `` and terraform's box
+#: (``│ Error: …``).
+_MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -161,6 +164,7 @@ _WRAPPER = lazy(
     r"|exit\s+status\s+\d+"
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
+    r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
     # jest's and vitest's counts, and jest's header above a suite's error
     r"|Test\s+Suites:\s+\d+\s+failed|Tests:?\s+\d+\s+failed|Test\s+Files\s+\d+\s+failed"
     r"|●\s+Test\s+suite\s+failed\s+to\s+run"
@@ -209,7 +213,7 @@ _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$"
 _DANGLING_TAIL = 16
 _DANGLING = lazy(
     r"(?:,|\b(?:of|to|with|from|in|at|for|and|or|the|a|an|is|are|but|got|expected|received|"
-    r"(?<!\bnot\s)found|near|by))$",  # "not found" ends a sentence
+    r"(?<=,\s)found|near|by))$",  # "expected X, found", not "not found" or "none found"
     re.IGNORECASE,
 )
 #: Rust ≥ 1.73 says where a thread panicked on one line and the panic's message on the next;
@@ -252,7 +256,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
     line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
-    line = _BUILDKIT_STEP.sub("", line, count=1)
+    line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
     if gha:
