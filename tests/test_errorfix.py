@@ -598,6 +598,24 @@ def test_a_yarn_berry_failure_is_known_by_its_error() -> None:
     assert extract_error_signature(terraform) == "Error: Invalid reference"
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        PY_TRACEBACK + "/usr/lib/python3.11/tempfile.py:1073: ResourceWarning: Implicitly "
+        "cleaning up <TemporaryDirectory '/tmp/tmpab12cd'>\n"
+        "  _warnings.warn(warn_message, ResourceWarning)\n",
+        "/srv/venv/lib/python3.11/site-packages/x/util.py:12: DeprecationWarning: pkg_resources"
+        " is deprecated as an API\n  import pkg_resources\n"
+        "error: could not connect to the database: database is locked\n",
+    ],
+)
+def test_a_warning_printed_beside_an_error_is_not_its_signature(raw: str) -> None:
+    # a warning class ("ResourceWarning: …", printed at shutdown after the traceback) was
+    # scored as the exception and, being the last one, became the signature
+    assert "Warning" not in extract_error_signature(raw)
+    assert "database is locked" in extract_error_signature(raw)
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -187,6 +187,10 @@ _WRAPPER = lazy(
 #: ``C0114:``): the diagnostic itself, as specific as ``error: …``.
 _RULE_CODE = lazy(r"^[A-Z]{1,4}\d{2,5}\b")
 _RULE_CODE_SCORE = 76
+#: A warning class (``DeprecationWarning: …``, a ``ResourceWarning`` printed at shutdown
+#: after the traceback) reads as an exception line, but any error beside it is the error.
+_WARNING_CLASS = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*Warning\b")
+_WARNING_SCORE = 52
 #: kotlinc's ``e: file:///…/App.kt:5:9 Unresolved reference: foo`` (through gradle): an
 #: error at a location, the location cut off.
 _KOTLIN_ERROR = lazy(r"^e:\s+(?:file://)?(?:[A-Za-z]:)?[^\s:()]*\.kts?(?::\d+){1,2}:?\s+(?=\S)")
@@ -324,6 +328,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         score = line_score(line)
         if loc and (kotlin or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
+        if _WARNING_CLASS.match(line):
+            score = min(score, _WARNING_SCORE)
         if _WRAPPER.search(line):
             score = min(score, 30) if score else 30
         if error_level:
