@@ -892,6 +892,34 @@ def test_fingerprint_is_lowercase_single_spaced_and_masks_paths() -> None:
     assert fp == "modulenotfounderror: no module named 'requests' in <path>"
 
 
+@pytest.mark.parametrize(
+    ("stored", "raw"),
+    [
+        ("./main.go:12:5: undefined: foo", "# shop\n./main.go:14:2: undefined: foo\n"),
+        (
+            "src/app.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "src/app.ts(9,1): error TS2322: Type 'string' is not assignable to type 'number'.",
+        ),
+        (
+            "2026-05-01T10:00:03Z ERROR connection refused: could not connect to db",
+            "2026-05-02T11:00:04Z ERROR connection refused: could not connect to db",
+        ),
+        ("E       KeyError: 'id'", "E       KeyError: 'id'\n\ntests/x.py:3: KeyError\n"),
+        (
+            "FAILED tests/test_api.py::test_login - AssertionError: expected 200, got 401",
+            "..F.\nFAILED tests/test_api.py::test_login - AssertionError: expected 200, got 401",
+        ),
+    ],
+)
+def test_an_entry_whose_signature_is_the_line_as_printed_matches_the_raw_error(
+    stored: str, raw: str
+) -> None:
+    # an agent stores the error line as the tool printed it (its location, the log's
+    # timestamp, pytest's "E" or "FAILED … -"); the query's signature is that line cleaned:
+    # the two fingerprints differed, and the entry never matched its own error exactly
+    assert error_fingerprint(stored) == error_fingerprint(extract_error_signature(raw))
+
+
 def test_fingerprint_of_entry_uses_its_signature() -> None:
     entry = ErrorFixEntry("KeyError: 'a'", "check the key", "docs/solutions/x/y.md", "s")
     assert error_fingerprint(entry.format()) == error_fingerprint("KeyError: 'b'")

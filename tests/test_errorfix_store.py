@@ -304,3 +304,18 @@ def test_a_missing_module_does_not_get_the_fix_of_another_missing_module(
     assert all(h.match != "fingerprint" for h in hits), hits
     same = store.recall(raw.replace("requests", "yaml").replace("/srv/app", "/home/b/x")).hits
     assert same[0].memory.id == yaml_fix.id and same[0].match == "fingerprint"
+
+
+def test_an_entry_stored_with_the_compilers_location_is_the_exact_match_of_its_error(
+    store: MemoryStore,
+) -> None:
+    # the stored signature kept "src/app.ts(3,5): ", the query's did not: no exact match,
+    # and a note about the same words ranked above the fix
+    fix = store.remember(
+        "ERROR-FIX: src/app.ts(3,5): error TS2322: Type 'string' is not assignable to type "
+        "'number'. | FIX: parse the input with Number() before assigning",
+        "error_fix",
+    )
+    raw = "src/cart.ts(41,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+    hit = store.recall(raw, errors=True).hits[0]
+    assert hit.memory.id == fix.id and hit.match == "fingerprint"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
-from .signatures import ANSI
+from .signatures import ANSI, extract_error_signature
 
 __all__ = ["error_fingerprint"]
 
@@ -157,6 +157,10 @@ def error_fingerprint(signature: str) -> str:
     # ERROR-FIX entry is known by its beginning (the path rules take time quadratic in a
     # run of path characters: 39 s for 64 KiB of dots)
     text = text[:FINGERPRINT_MAX_CHARS]
+    # the line as a tool printed it (its location, a log's timestamp and level, pytest's
+    # "E" or "FAILED … -") is cleaned as a raw error's signature is: an entry that stores
+    # it matches the error's query
+    text = extract_error_signature(text) or text
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:

@@ -208,7 +208,11 @@ LOCATION_PREFIX = lazy(
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
     r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
 )
-_PYTEST_E = lazy(r"^E\s{2,}")
+#: pytest's ``E   `` before an error line (one space once a note's whitespace is collapsed,
+#: before an exception or an assert).
+_PYTEST_E = lazy(
+    r"^E(?:\s{2,}|\s(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)\b|assert\s))"
+)
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
 _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
