@@ -957,6 +957,25 @@ def test_looks_like_error(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "thread 'main' panicked at src/main.rs:4:5:\nindex out of bounds: the len is 3 but the"
+        " index is 5\n",
+        JEST,
+        "--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.004s\n",
+        GRADLE_PLUGIN,
+        "web-0   0/1   CrashLoopBackOff   5 (2m ago)   10m\n",
+        K8S_EVENTS.format(age="2m", backoff="12s (x3 over 2m)"),
+    ],
+)
+def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> None:
+    # a Rust panic, a failing jest run, a gradle failure or a crash-looping pod did not look
+    # like an error: recall used the generic floor and skipped the fingerprint lookup, and
+    # the prompt hook made no error query for them
+    assert looks_like_error(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "",
         "how do we name database tables",
         "why did we choose postgres over mysql",

@@ -455,6 +455,12 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*\d+:\d+\s+error\s                         # eslint
     | ^go:\s
     | \b(?:Uncaught|Unhandled)\b
+    | \bthread\s'[^'\n]*'\spanicked\sat\b                 # Rust
+    | ^[^\S\n]*---\sFAIL:\s                             # go test
+    | ^Tests?(?:\sSuites:|:|\sFiles)[^\S\n]+\d+\sfailed\b  # jest, vitest
+    | ^FAILURE:\sBuild\sfailed\b                      # gradle
+    | \b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled)\b
+    | \bBack-off\srestarting\sfailed\scontainer\b      # Kubernetes
     )""",
     re.VERBOSE | re.MULTILINE,
 )
