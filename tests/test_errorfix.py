@@ -769,6 +769,18 @@ SAME_ERROR = [
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
     ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
+    (
+        'time="2026-05-01T10:00:03Z" level=error msg="failed to connect" err="dial tcp'
+        ' 10.0.0.7:5432: connect: connection refused"',
+        'time="2026-06-11T11:22:33Z" level=error msg="failed to connect" err="dial tcp'
+        ' 10.0.0.9:5433: connect: connection refused"',
+    ),
+    (
+        '{"level":"error","ts":1714557603.1,"msg":"failed to connect","error":"dial tcp'
+        ' 10.0.0.7:5432: connection refused"}',
+        '{"level":"error","ts":1717236003.9,"msg":"failed to connect","error":"dial tcp'
+        ' 10.0.0.9:5432: connection refused"}',
+    ),
     # ids a run makes up: buildkit's cache refs, a Kubernetes pod's name
     (
         "ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of"
@@ -820,6 +832,18 @@ DIFFERENT_ERROR = [
     (
         "ERROR 1045 (28000): Access denied for user 'app'@'localhost' (using password: YES)",
         "ERROR 1698 (28000): Access denied for user 'app'@'localhost' (using password: YES)",
+    ),
+    # a structured log's message is its error (logfmt, JSON), not a quoted name
+    (
+        'time="2026-05-01T10:00:03Z" level=error msg="failed to connect" err="dial tcp'
+        ' 10.0.0.7:5432: connect: connection refused"',
+        'time="2026-05-01T10:00:03Z" level=error msg="failed to migrate" err="pq: relation'
+        ' users does not exist"',
+    ),
+    (
+        '{"level":"error","ts":1714557603.1,"msg":"failed to connect","error":"dial tcp:'
+        ' connection refused"}',
+        '{"level":"error","ts":1714557603.1,"msg":"token expired","error":"jwt: exp claim"}',
     ),
     # the missing module is the whole error: its fix installs that one
     (

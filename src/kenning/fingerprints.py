@@ -54,6 +54,14 @@ _KEEP_MODULE = (
         r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
     ),
 )
+#: A structured log line's message is quoted (logfmt ``msg="failed to connect"``, JSON
+#: ``"error":"dial tcp: …"``): it is the error, not a quoted name, so its quotes are dropped
+#: and what varies inside it is masked as anywhere else.
+_LOG_MESSAGE = lazy(
+    r"(?P<key>\b(?:msg|message|err|error|exception|reason)=|\"(?:msg|message|err|error"
+    r"|exception|reason)\"\s*:\s*)\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
+    re.IGNORECASE,
+)
 #: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
 _QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
 
@@ -167,6 +175,7 @@ def error_fingerprint(signature: str) -> str:
         kept.append(m.group("num"))
         return m.group("keep") + _keep_token(len(kept) - 1)
 
+    text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)
