@@ -769,6 +769,13 @@ SAME_ERROR = [
     ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
     ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
+    # a timestamp inside the message (Go's x509: "current time … is after …")
+    (
+        "Error: x509: certificate has expired or is not yet valid: current time"
+        " 2026-05-01T10:00:03Z is after 2026-04-30T23:59:59Z",
+        "Error: x509: certificate has expired or is not yet valid: current time"
+        " 2026-05-02T17:41:58.123+02:00 is after 2026-04-30T23:59:59Z",
+    ),
     (
         'time="2026-05-01T10:00:03Z" level=error msg="failed to connect" err="dial tcp'
         ' 10.0.0.7:5432: connect: connection refused"',

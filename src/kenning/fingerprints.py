@@ -80,6 +80,15 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         "<uuid>",
     ),
     (lazy(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    # a date and time inside the message (a certificate's "current time … is after …"): its
+    # parts joined by T, Z and colons escaped the number rule
+    (
+        lazy(
+            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
+            r"(?:Z|\s?[+-]\d{2}:?\d{2})?(?![\w:])"
+        ),
+        "<time>",
+    ),
     (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     # Windows paths, with optional :line:col
     (lazy(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
