@@ -616,6 +616,30 @@ def test_a_warning_printed_beside_an_error_is_not_its_signature(raw: str) -> Non
     assert "database is locked" in extract_error_signature(raw)
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (
+            "terminate called after throwing an instance of 'std::runtime_error'\n"
+            "  what():  config file missing\nAborted (core dumped)\n",
+            "terminate called after throwing an instance of 'std::runtime_error' what(): config"
+            " file missing",
+        ),
+        (
+            "app: src/main.cpp:12: int main(): Assertion `count > 0' failed.\n"
+            "Aborted (core dumped)\n",
+            "app: src/main.cpp:12: int main(): Assertion `count > 0' failed.",
+        ),
+    ],
+)
+def test_a_cpp_abort_is_known_by_what_aborted(raw: str, expected: str) -> None:
+    # the signature was "Aborted (core dumped)", the process's death notice: every uncaught
+    # C++ exception and every failed assert had one fingerprint
+    assert extract_error_signature(raw) == expected
+    other = raw.replace("std::runtime_error", "std::bad_alloc").replace("count > 0", "p")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(expected)
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

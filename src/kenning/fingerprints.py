@@ -49,6 +49,8 @@ _KEEP_MODULE = (
         r"(?P<keep>\bfatal\s+error:\s+)"
         r"(?P<num>'?[\w.+-]+(?:/[\w.+-]+)*\.(?:h|hh|hpp|hxx|H)'?)(?=:\s|\s+file\s+not\s+found)"
     ),
+    # and the class of the exception a C++ program died of
+    lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     lazy(
         r"(?P<keep>\bno\s+required\s+module\s+provides\s+package\s+|\bpackage\s+"
         r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"

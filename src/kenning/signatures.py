@@ -133,6 +133,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     ),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
+    (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
     (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
@@ -165,6 +166,7 @@ _WRAPPER = lazy(
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
+    r"|Aborted(?:\s+\(core\s+dumped\))?$"  # the process's death notice after what aborted it
     # jest's and vitest's counts, and jest's header above a suite's error
     r"|Test\s+Suites:\s+\d+\s+failed|Tests:?\s+\d+\s+failed|Test\s+Files\s+\d+\s+failed"
     r"|●\s+Test\s+suite\s+failed\s+to\s+run"
@@ -229,6 +231,9 @@ _DANGLING = lazy(
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
 _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
+#: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
+_CPP_TERMINATE = lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")
+_CPP_WHAT = lazy(r"^what\(\):\s+\S")
 #: javac's ``error: cannot find symbol`` names the symbol on a later line of its own.
 _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
@@ -307,6 +312,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if not line or _NOISE_LINE.match(line):
             continue
         if out and _PANIC_HEADER.match(out[-1][0]):  # the panic's message
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            continue
+        if out and _CPP_WHAT.match(line) and _CPP_TERMINATE.match(out[-1][0]):
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
