@@ -640,6 +640,33 @@ def test_a_cpp_abort_is_known_by_what_aborted(raw: str, expected: str) -> None:
     assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(expected)
 
 
+PYDANTIC = """\
+Traceback (most recent call last):
+  File "/srv/app/main.py", line 9, in <module>
+    User(**payload)
+pydantic_core._pydantic_core.ValidationError: 1 validation error for User
+{field}
+  {message} [type={kind}, input_value='abc', input_type=str]
+    For further information visit https://errors.pydantic.dev/2.5/v/{kind}
+"""
+
+
+def test_a_pydantic_validation_error_is_known_by_the_field_and_what_is_wrong() -> None:
+    # the signature was "ValidationError: 1 validation error for User" for every field and
+    # every problem: the fix for a missing email was the exact match of a non-integer age
+    age = PYDANTIC.format(
+        field="age", message="Input should be a valid integer", kind="int_parsing"
+    )
+    email = PYDANTIC.format(field="email", message="Field required", kind="missing")
+    assert extract_error_signature(age) == (
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for User age Input"
+        " should be a valid integer [type=int_parsing, input_value='abc', input_type=str]"
+    )
+    assert error_fingerprint(extract_error_signature(age)) != error_fingerprint(
+        extract_error_signature(email)
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

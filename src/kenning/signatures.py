@@ -234,6 +234,10 @@ _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d
 #: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
 _CPP_TERMINATE = lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")
 _CPP_WHAT = lazy(r"^what\(\):\s+\S")
+#: pydantic's ``ValidationError: 1 validation error for User`` names the field and what is
+#: wrong with it on the two lines after it.
+_VALIDATION_HEAD = lazy(r"\bvalidation\s+errors?\s+for\s+\S+$")
+_VALIDATION_LINES = 2
 #: javac's ``error: cannot find symbol`` names the symbol on a later line of its own.
 _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
@@ -307,9 +311,15 @@ def _is_exception_line(line: str) -> bool:
 def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     """``(message, score, is_exception)`` for every meaningful line, in input order."""
     out: list[tuple[str, int, bool]] = []
+    absorb = 0  # lines still to join to the last candidate (a validation error's details)
     for raw_line in raw.splitlines():
         line, error_level = clean_line(raw_line)
         if not line or _NOISE_LINE.match(line):
+            continue
+        if absorb and out:
+            absorb -= 1
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
         if out and _PANIC_HEADER.match(out[-1][0]):  # the panic's message
             prev, prev_score, prev_exc = out[-1]
@@ -354,7 +364,9 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", max(prev_score, score), prev_exc)
             continue
-        out.append((line, score, _is_exception_line(line)))
+        exception = _is_exception_line(line)
+        out.append((line, score, exception))
+        absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
     return out
 
 
