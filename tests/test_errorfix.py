@@ -909,6 +909,19 @@ DIFFERENT_ERROR = [
         "ModuleNotFoundError: No module named 'yaml'",
     ),
     ("Error: Cannot find module 'dotenv'", "Error: Cannot find module 'express'"),
+    # a command Windows cannot find (cmd.exe, PowerShell), as bash's "npm: command not found"
+    (
+        "'npm' is not recognized as an internal or external command, operable program or"
+        " batch file.",
+        "'python' is not recognized as an internal or external command, operable program or"
+        " batch file.",
+    ),
+    (
+        "The term 'npm' is not recognized as the name of a cmdlet, function, script file, or"
+        " operable program.",
+        "The term 'python' is not recognized as the name of a cmdlet, function, script file, or"
+        " operable program.",
+    ),
     # a missing header, Go package or Rust crate: the same
     (
         "main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
@@ -1045,6 +1058,8 @@ def test_looks_like_error(text: str) -> None:
         "--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.004s\n",
         GRADLE_PLUGIN,
         "web-0   0/1   CrashLoopBackOff   5 (2m ago)   10m\n",
+        "'npm' is not recognized as an internal or external command,\r\n"
+        "operable program or batch file.\r\n",
         K8S_EVENTS.format(age="2m", backoff="12s (x3 over 2m)"),
     ],
 )

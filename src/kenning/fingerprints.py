@@ -49,6 +49,13 @@ _KEEP_MODULE = (
         r"(?P<keep>\bfatal\s+error:\s+)"
         r"(?P<num>'?[\w.+-]+(?:/[\w.+-]+)*\.(?:h|hh|hpp|hxx|H)'?)(?=:\s|\s+file\s+not\s+found)"
     ),
+    # a command Windows cannot find (cmd.exe's "'npm' is not recognized as an internal or
+    # external command", PowerShell's "The term 'npm' is not recognized as the name of …")
+    lazy(
+        r"(?P<keep>\bthe\s+term\s+|)(?P<num>'[^'\n]{1,200}')"
+        r"(?=\s+is\s+not\s+recognized\s+as\s+(?:an\s+internal|the\s+name)\b)",
+        re.IGNORECASE,
+    ),
     # and the class of the exception a C++ program died of
     lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     lazy(
