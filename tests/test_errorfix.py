@@ -667,6 +667,30 @@ def test_a_pydantic_validation_error_is_known_by_the_field_and_what_is_wrong() -
     )
 
 
+NODE_REJECTION = """\
+node:internal/process/promises:289
+            triggerUncaughtException(err, true /* fromPromise */);
+            ^
+
+[UnhandledPromiseRejection: This error originated either by throwing inside of an async \
+function without a catch block, or by rejecting a promise which was not handled with .catch(). \
+The promise rejected with the reason "{reason}".] {{
+  code: 'ERR_UNHANDLED_REJECTION'
+}}
+
+Node.js v20.11.1
+"""
+
+
+def test_a_nodes_unhandled_rejection_is_known_by_its_reason() -> None:
+    # the signature was the error object's "code: 'ERR_UNHANDLED_REJECTION'" line, the same
+    # for every promise rejected with something that is not an Error
+    sig = extract_error_signature(NODE_REJECTION.format(reason="session expired"))
+    assert sig.startswith("[UnhandledPromiseRejection: ") and "session expired" in sig
+    other = extract_error_signature(NODE_REJECTION.format(reason="quota exceeded"))
+    assert error_fingerprint(sig) != error_fingerprint(other)
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -56,6 +56,8 @@ _KEEP_MODULE = (
         r"(?=\s+is\s+not\s+recognized\s+as\s+(?:an\s+internal|the\s+name)\b)",
         re.IGNORECASE,
     ),
+    # the reason a Node promise was rejected with (not an Error: no class to tell them apart)
+    lazy(r"(?P<keep>\brejected\s+with\s+the\s+reason\s+)(?P<num>\"[^\"\n]{1,200}\")"),
     # and the class of the exception a C++ program died of
     lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     lazy(

@@ -134,6 +134,9 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
+    # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
+    # … with the reason "x".] {" (its properties, "code: 'ERR_…'", follow)
+    (90, lazy(r"^\[[A-Z]\w*(?:Error|Exception|Rejection):\s")),
     (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
