@@ -691,6 +691,30 @@ def test_a_nodes_unhandled_rejection_is_known_by_its_reason() -> None:
     assert error_fingerprint(sig) != error_fingerprint(other)
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "/srv/app/models/user.rb:12:in `full_name': undefined method `upcase' for nil:NilClass"
+        " (NoMethodError)\n\tfrom /srv/app/app.rb:3:in `<main>'\n",
+        # Ruby 3.4 quotes with two apostrophes and names the class
+        "/home/dev/shop/user.rb:40:in 'User#full_name': undefined method 'upcase' for nil"
+        " (NoMethodError)\n",
+    ],
+)
+def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
+    # Ruby's "file.rb:12:in `method': " stayed in the signature, and its `name' quotes were
+    # read as one backtick span from the method to the name: "<path>:in <q>upcase' for …",
+    # never the fingerprint of the message an agent stores
+    stored = "undefined method `upcase' for nil:NilClass (NoMethodError)"
+    if "'User#" in raw:
+        stored = "undefined method 'upcase' for nil (NoMethodError)"
+    assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(stored)
+    assert error_fingerprint(stored).startswith("undefined method <q> for nil")
+    # a Rust lifetime inside backticks is no Ruby quote
+    rust = "cannot move out of dereference of `Ref<'_, TheDarkKnight>`"
+    assert error_fingerprint(rust) == "cannot move out of dereference of <q>"
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -135,6 +135,9 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (lazy(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
     (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
     (lazy(r"`[^`\n]{0,200}?`"), _mask_quoted),
+    # Ruby quotes a name `like this' (once its location, which quotes the method so, is cut
+    # off; an expression so quoted, as a C assert's `count > 0', is not a name)
+    (lazy(r"`[\w:#.<>?!=@$]{1,200}'"), _mask_quoted),
     (lazy(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
     # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
     # identifiers such as E0382 or TS2322

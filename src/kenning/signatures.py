@@ -212,6 +212,7 @@ LOCATION_PREFIX = lazy(
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
     r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
+    r"|^(?:[A-Za-z]:)?[^\s:()]*\.rb:\d+:in\s+[`'][^'\n]{0,200}':\s+(?=\S)"  # Ruby
 )
 #: pytest's ``E   `` before an error line (one space once a note's whitespace is collapsed,
 #: before an exception or an assert).
