@@ -951,6 +951,17 @@ DIFFERENT_ERROR = [
         ' connection refused"}',
         '{"level":"error","ts":1714557603.1,"msg":"token expired","error":"jwt: exp claim"}',
     ),
+    # an HTTP status, curl's "returned error", a Python program's exit status
+    ("Error: Request failed with status 401", "Error: Request failed with status 403"),
+    (
+        "fetch failed: server responded with status: 502 Bad Gateway",
+        "fetch failed: server responded with status: 504 Bad Gateway",
+    ),
+    (
+        "curl: (22) The requested URL returned error: 404",
+        "curl: (22) The requested URL returned error: 403",
+    ),
+    ("SystemExit: 2", "SystemExit: 1"),
     # the missing module is the whole error: its fix installs that one
     (
         "ModuleNotFoundError: No module named 'requests'",

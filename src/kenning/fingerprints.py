@@ -28,7 +28,10 @@ _KEEP_NUMBER = lazy(
     r"(?:code|status)"
     # make's "Error 2" (the recipe's exit status), MySQL's "ERROR 1045 (28000)", npm's
     # "npm ERR! code 127" (the script's exit code)
-    r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code)\s*[:=]?\s*)(?P<num>-?\d+)",
+    r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code"
+    # an HTTP status ("failed with status 401", curl's "returned error: 404") and a Python
+    # program's exit status ("SystemExit: 2")
+    r"|status(?=\s*[:=]?\s*[1-5]\d\d\b)|returned\s+error|SystemExit)\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
 #: The name of a missing module, package, crate or header is the error itself (its fix
