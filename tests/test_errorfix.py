@@ -715,6 +715,27 @@ def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
     assert error_fingerprint(rust) == "cannot move out of dereference of <q>"
 
 
+LD_UNDEFINED = """\
+/usr/bin/ld: /tmp/ccAbC123.o: in function `main':
+main.c:(.text+0x1a): undefined reference to `{symbol}'
+collect2: error: ld returned 1 exit status
+"""
+
+
+def test_a_link_error_is_known_by_the_symbol_it_could_not_find() -> None:
+    # the signature was gcc's closing "collect2: error: ld returned 1 exit status" (clang's
+    # "linker command failed with exit code 1"): every link failure had one fingerprint, so
+    # the fix "link with -lm" for `sqrt' was the exact match of any other missing symbol
+    sig = extract_error_signature(LD_UNDEFINED.format(symbol="sqrt"))
+    assert sig == "undefined reference to `sqrt'"
+    other = extract_error_signature(LD_UNDEFINED.format(symbol="pthread_create"))
+    assert error_fingerprint(sig) != error_fingerprint(other)
+    clang = "main.c:(.text+0x1a): undefined reference to `sqrt'\nclang: error: linker command"
+    assert extract_error_signature(
+        clang + " failed with exit code 1 (use -v to see invocation)"
+    ) == ("undefined reference to `sqrt' (exit code 1)")
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

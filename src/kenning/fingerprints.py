@@ -61,6 +61,9 @@ _KEEP_MODULE = (
     ),
     # the reason a Node promise was rejected with (not an Error: no class to tell them apart)
     lazy(r"(?P<keep>\brejected\s+with\s+the\s+reason\s+)(?P<num>\"[^\"\n]{1,200}\")"),
+    # the symbol a linker could not find (GNU ld's `name' quotes, lld's plain name)
+    lazy(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
+    lazy(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
     # and the class of the exception a C++ program died of
     lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     lazy(

@@ -170,6 +170,9 @@ _WRAPPER = lazy(
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
     r"|Aborted(?:\s+\(core\s+dumped\))?$"  # the process's death notice after what aborted it
+    # the compiler driver's closing line after the linker's error
+    r"|collect2:\s+error:\s+ld\s+returned\b|(?:clang|gcc|cc|g\+\+|c\+\+)(?:-\d+)?:\s+error:\s+linker"
+    r"\s+command\s+failed\b"
     # jest's and vitest's counts, and jest's header above a suite's error
     r"|Test\s+Suites:\s+\d+\s+failed|Tests:?\s+\d+\s+failed|Test\s+Files\s+\d+\s+failed"
     r"|●\s+Test\s+suite\s+failed\s+to\s+run"
@@ -212,6 +215,7 @@ LOCATION_PREFIX = lazy(
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
     r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
+    r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\(\.[\w.$]+\+0x[0-9a-fA-F]+\):\s+(?=\S)"  # ld
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.rb:\d+:in\s+[`'][^'\n]{0,200}':\s+(?=\S)"  # Ruby
 )
 #: pytest's ``E   `` before an error line (one space once a note's whitespace is collapsed,
