@@ -1002,6 +1002,8 @@ DIFFERENT_ERROR = [
         "The term 'python' is not recognized as the name of a cmdlet, function, script file, or"
         " operable program.",
     ),
+    # an npm script that does not exist
+    ('npm ERR! Missing script: "build"', 'npm ERR! Missing script: "lint"'),
     # a missing header, Go package or Rust crate: the same
     (
         "main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",

@@ -34,17 +34,18 @@ _KEEP_NUMBER = lazy(
     r"|status(?=\s*[:=]?\s*[1-5]\d\d\b)|returned\s+error|SystemExit)\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
-#: The name of a missing module, package, crate or header is the error itself (its fix
-#: installs that one): ``No module named 'yaml'``, ``Cannot find module 'dotenv'``, ``Can't
-#: resolve 'lodash'``, ``undeclared crate or module `serde```, gcc's ``fatal error:
-#: openssl/ssl.h: No such file or directory``, Go's ``no required module provides package
-#: github.com/lib/pq``. A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``)
-#: is masked as paths are.
+#: The name of a missing module, package, crate, header or script is the error itself (its
+#: fix installs or adds that one): ``No module named 'yaml'``, ``Cannot find module
+#: 'dotenv'``, ``Can't resolve 'lodash'``, ``undeclared crate or module `serde```, npm's
+#: ``Missing script: "build"``, gcc's ``fatal error: openssl/ssl.h: No such file or
+#: directory``, Go's ``no required module provides package github.com/lib/pq``. A quoted
+#: name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
 _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
-        r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module)\s+)"
+        r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module"
+        r"|missing\s+script:)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
