@@ -130,25 +130,27 @@ CONFIG_KEYS = (
 DECAY_KEYS = ("half_life",)
 #: What a project's ``.env`` may set: the project settings (the table above).
 DOTENV_KEYS = (
+    "KENNING_STORE",
+    "KENNING_PROJECT",
     "KENNING_SIMILARITY_THRESHOLD",
     "KENNING_RECALL_FLOOR",
     "KENNING_ERROR_RECALL_FLOOR",
     "KENNING_DECAY_HALF_LIFE",
     "KENNING_RECALL_LOG",
     "KENNING_STALE_PENALTY",
-    "KENNING_STORE",
-    "KENNING_PROJECT",
 )
 #: Read from the process environment only (needed before a project, and its .env, is known).
 PROCESS_KEYS = (
-    "KENNING_EMBEDDER",
     "KENNING_MODEL_DIR",
     "KENNING_CACHE_DIR",
+    "KENNING_EMBEDDER",
+    "KENNING_SECRETS_FILE",
     "KENNING_LOG_LEVEL",
     "KENNING_HOOK_TIMEOUT",
-    "KENNING_SECRETS_FILE",
     "KENNING_ANN_MIN_ROWS",
 )
+#: Every ``KENNING_*`` variable a setting reads (what an agent's MCP entry must pass on).
+SETTING_VARIABLES = (*DOTENV_KEYS, *PROCESS_KEYS)
 
 
 def config_warnings(folder: Path) -> tuple[str, ...]:

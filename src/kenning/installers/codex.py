@@ -48,7 +48,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import Array, InlineTable, Table
 
-from ..config import expand_home
+from ..config import SETTING_VARIABLES, expand_home
 from ..errors import UserInputError
 from . import agents_md
 from .claude_code import (
@@ -89,21 +89,7 @@ CODEX_PROJECT_FILE = ".codex/config.toml"
 #: (https://www.postgresql.org/docs/current/libpq-envars.html) — a ``postgresql://`` URL
 #: without a password takes it from ``PGPASSWORD`` or ``PGPASSFILE``.
 FORWARDED_ENV_VARS: tuple[str, ...] = (
-    "KENNING_STORE",
-    "KENNING_PROJECT",
-    "KENNING_SIMILARITY_THRESHOLD",
-    "KENNING_RECALL_FLOOR",
-    "KENNING_ERROR_RECALL_FLOOR",
-    "KENNING_DECAY_HALF_LIFE",
-    "KENNING_RECALL_LOG",
-    "KENNING_STALE_PENALTY",
-    "KENNING_MODEL_DIR",
-    "KENNING_CACHE_DIR",
-    "KENNING_EMBEDDER",
-    "KENNING_SECRETS_FILE",
-    "KENNING_LOG_LEVEL",
-    "KENNING_HOOK_TIMEOUT",
-    "KENNING_ANN_MIN_ROWS",
+    *SETTING_VARIABLES,
     "QDRANT_API_KEY",
     "PGHOST",
     "PGHOSTADDR",
