@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kenning import protocol
+from kenning import open_store, protocol
+from kenning.embedders.base import Embedder
 
 from .cli_runner import CliRun, run_cli
 from .conftest import make_repo
@@ -499,3 +500,20 @@ def test_json_of_the_reading_commands_says_whether_there_is_a_store(project: Pat
     for args in commands:
         data = json.loads(run_cli(project, *args, env=env).stdout)
         assert data["store_exists"] is True and data["intel_path"] == where, args
+
+
+def test_an_import_with_nothing_to_import_creates_no_store(project: Path, minilm: Embedder) -> None:
+    """`kenning import` of an empty file (or an export of an empty store) in a new checkout
+    created an empty store with no model stamped, and doctor then said "every vector is a
+    finite None-dimensional unit vector". Nothing to import: no store, as for a refused
+    file; an empty store (the API can open one) says it has no rows yet."""
+    (project / "empty.jsonl").write_text("")
+    done = kenning(project, "import", "empty.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert "imported 0" in done.stdout
+    assert not (project / ".kenning" / "memory.db").exists()
+
+    open_store(cwd=project, embedder=minilm, create=True).close()
+    doctor = kenning(project, "doctor")
+    assert "None" not in doctor.stdout, doctor.stdout
+    assert "no rows yet" in doctor.stdout, doctor.stdout

@@ -1356,8 +1356,11 @@ def import_cmd(
     # the whole file is checked before the store is created: a refused file creates none
     with _open(store_path, create=False, missing_ok=True) as probe:
         checked = validate_import(probe, lines)
+    # nor does a file with nothing to import (an empty export): the store stays to be made
+    # by the first note (an empty one had no model stamped: doctor then had nothing to say)
+    nothing = not checked.items
     with (
-        _open(store_path, create=True) as store,
+        _open(store_path, create=not nothing, missing_ok=nothing) as store,
         _progress("importing", len(lines), not as_json) as tick,
     ):
         counts = import_validated(store, checked, progress=tick)
