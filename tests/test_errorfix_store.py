@@ -10,6 +10,7 @@ import pytest
 from kenning import MemoryStore, protocol
 from kenning.backends.base import Filters
 from kenning.calibration import calibrate, read_queries
+from kenning.embedders.base import Embedder
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.seeding import seed_solutions
 
@@ -319,3 +320,50 @@ def test_an_entry_stored_with_the_compilers_location_is_the_exact_match_of_its_e
     raw = "src/cart.ts(41,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
     hit = store.recall(raw, errors=True).hits[0]
     assert hit.memory.id == fix.id and hit.match == "fingerprint"
+
+
+def test_entries_stored_under_older_fingerprint_rules_are_matched_by_the_rules_now(
+    project: Path, minilm: Embedder
+) -> None:
+    """A fingerprint is stored with its entry when it is written; when the rules change (a
+    missing module's name now kept) an entry written before keeps the old one: the same
+    error no longer found it as its exact match (0.996 by the hybrid score, not the
+    fingerprint), and a stored fingerprint that the query's now equals could name another
+    error. A match is decided by the rules now, for what the lookup finds and for the
+    query's candidates."""
+    import sqlite3
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        yaml_fix = store.remember(
+            "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: pip install pyyaml",
+            "error_fix",
+        ).id
+        toml_fix = store.remember(
+            "ERROR-FIX: ModuleNotFoundError: No module named 'tomli' | FIX: pip install tomli",
+            "error_fix",
+        ).id
+        path = Path(store.location)
+    with sqlite3.connect(path) as db:  # as an older kenning wrote them
+        for memory_id, old in (
+            (yaml_fix, "modulenotfounderror: no module named <q>"),
+            # what the query below's fingerprint is now: an older rule's coincidence
+            (toml_fix, "modulenotfounderror: no module named 'numpy'"),
+        ):
+            db.execute(
+                "UPDATE memories SET metadata = json_set(metadata, '$.error_fingerprint', ?) "
+                "WHERE id = ?",
+                (old, memory_id),
+            )
+    raw = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/b/app/main.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named '{}'\n"
+    )
+    with open_store(cwd=project, embedder=minilm) as store:
+        (first, *_) = store.recall(raw.format("yaml")).hits
+        assert (first.memory.id, first.match) == (yaml_fix, "fingerprint"), first
+        assert first.score >= 0.95
+        numpy = store.recall(raw.format("numpy")).hits
+        assert all(h.match != "fingerprint" for h in numpy), numpy

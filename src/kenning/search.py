@@ -341,6 +341,8 @@ class LexicalEvidence:
     counted: Mapping[str, tuple[Mapping[str, int], int]]
     #: The idf of each query term (:func:`lexical_idfs`).
     idfs: Mapping[str, float]
+    #: The query's error fingerprint (None: not an error query).
+    fingerprint: str | None = None
 
 
 def hybrid_candidates(

@@ -152,6 +152,43 @@ def _error_fingerprint_of(content: str) -> str | None:
     return None
 
 
+#: Each ERROR-FIX entry's fingerprint under this kenning's rules, by content hash (bounded).
+_FINGERPRINTS_NOW: dict[str, str | None] = {}
+_FINGERPRINTS_KEPT = 4096
+
+
+def _fingerprint_now(memory: Memory) -> str | None:
+    """``memory``'s error fingerprint under this kenning's rules. The one stored with it was
+    computed when it was written: rules that changed since (a missing module's name kept, a
+    tool's banner no longer the signature) leave it stale, and the exact match would miss
+    (or, where the old rules masked more, name a different error)."""
+    key = memory.content_hash
+    if key in _FINGERPRINTS_NOW:
+        return _FINGERPRINTS_NOW[key]
+    found = _error_fingerprint_of(memory.content)
+    if len(_FINGERPRINTS_NOW) >= _FINGERPRINTS_KEPT:
+        _FINGERPRINTS_NOW.clear()
+    _FINGERPRINTS_NOW[key] = found
+    return found
+
+
+def _matching_fingerprint(
+    memories: Iterable[Memory], fingerprint: str, known: Iterable[Memory] = ()
+) -> list[Memory]:
+    """The error-fix entries among ``memories`` (not already in ``known``) whose fingerprint
+    under this kenning's rules is ``fingerprint``, though the one stored with them is not:
+    entries written under older rules, found among a query's candidates."""
+    seen = {m.id for m in known}
+    found = []
+    for memory in memories:
+        stored = memory.metadata.get("error_fingerprint")
+        stale = stored and stored != fingerprint and memory.id not in seen
+        if stale and _fingerprint_now(memory) == fingerprint:
+            found.append(memory)
+            seen.add(memory.id)
+    return found
+
+
 def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
     for kind, n in more.items():
         total[kind] = total.get(kind, 0) + n
@@ -964,11 +1001,19 @@ class MemoryStore:
             if error or looks_like_error(query)
             else None
         )
-        matches = self.backend.find_by_fingerprint(fingerprint, filters) if fingerprint else []
+        matches: list[Memory] = []
+        if fingerprint:
+            # a stored fingerprint is the one of the rules it was written under: a match is
+            # checked under this kenning's (and a lexical hit stored under older ones found)
+            stored = self.backend.find_by_fingerprint(fingerprint, filters)
+            matches = [m for m in stored if _fingerprint_now(m) == fingerprint]
+            matches += _matching_fingerprint((h.memory for h in hits), fingerprint, matches)
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
         counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        return LexicalEvidence([(h.memory, h.score) for h in hits], vectors, matches, counted, idfs)
+        return LexicalEvidence(
+            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, fingerprint
+        )
 
     def retrieve(
         self,
@@ -1037,6 +1082,12 @@ class MemoryStore:
         if lexical_side is not None:
             found = lexical_side.result()
         dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
+        if found is not None and found.fingerprint:
+            stale = _matching_fingerprint(
+                (m for m, _ in dense), found.fingerprint, found.fingerprint_matches
+            )
+            if stale:  # dense candidates stored under older fingerprint rules
+                found = replace(found, fingerprint_matches=[*found.fingerprint_matches, *stale])
         if found is None:  # mode == "dense"
             ranked = sorted(dense, key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked], vector
