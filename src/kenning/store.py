@@ -163,8 +163,10 @@ def _fingerprint_now(memory: Memory) -> str | None:
     tool's banner no longer the signature) leave it stale, and the exact match would miss
     (or, where the old rules masked more, name a different error)."""
     key = memory.content_hash
-    if key in _FINGERPRINTS_NOW:
-        return _FINGERPRINTS_NOW[key]
+    # one lookup, not a test then a read: another thread may clear the cache between them
+    known = _FINGERPRINTS_NOW.get(key, "")
+    if known != "":
+        return known
     found = _error_fingerprint_of(memory.content)
     if len(_FINGERPRINTS_NOW) >= _FINGERPRINTS_KEPT:
         _FINGERPRINTS_NOW.clear()
