@@ -1644,6 +1644,41 @@ def test_postgres_export_the_server_stops_leaves_no_partial_file(
     assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == []
 
 
+class ServerAwayAfter:
+    """A write's progress callback that closes the database of ``pg_url`` to connections,
+    and ends the ones it has, once ``rows`` rows were reported (the server gone midway);
+    :meth:`come_back` opens it again."""
+
+    def __init__(self, pg_url: str, *, rows: int) -> None:
+        from urllib.parse import urlsplit
+
+        self.database = urlsplit(pg_url).path.lstrip("/")
+        self.admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
+        self.rows = rows
+        self.seen = 0
+
+    def _admin(self, *statements: tuple[str, tuple[str, ...]]) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            for statement, params in statements:
+                admin.execute(statement, params)
+
+    def progress(self, n: int) -> None:
+        self.seen += n
+        if self.seen == self.rows:
+            self._admin(
+                (f"ALTER DATABASE {self.database} ALLOW_CONNECTIONS false", ()),
+                (
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (self.database,),
+                ),
+            )
+
+    def come_back(self) -> None:
+        self._admin((f"ALTER DATABASE {self.database} ALLOW_CONNECTIONS true", ()))
+
+
 def test_postgres_import_the_server_stops_midway_says_what_stays(
     pg_url: str, project: Path
 ) -> None:
@@ -1653,9 +1688,6 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
     written: the user was not told that part of the file was in, nor that running it again
     adds the rest. It says both (still exit 3), and the same import run again completes."""
     import base64
-    from urllib.parse import urlsplit
-
-    import psycopg
 
     embedder = load_embedder("hashing")
     rng = np.random.default_rng(13)
@@ -1677,26 +1709,12 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
             )
         )
     store = make_store(open_backend(pg_url, create=True, dimension=None), project, embedder)
-    database = urlsplit(pg_url).path.lstrip("/")
-    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
-    seen = 0
-
-    def server_away_after_the_first_batch(n: int) -> None:
-        nonlocal seen
-        seen += n
-        if seen == 500:
-            with psycopg.connect(admin_url, autocommit=True) as admin:
-                admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                    (database,),
-                )
+    server = ServerAwayAfter(pg_url, rows=500)
 
     try:
         with pytest.raises(StoreUnavailable) as info:
-            import_memories(store, lines, progress=server_away_after_the_first_batch)
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+            import_memories(store, lines, progress=server.progress)
+        server.come_back()
         message = str(info.value)
         assert "run the same import again" in message, message
         assert store.count(group_id="all") == 500
@@ -1714,10 +1732,6 @@ def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
     server is running', with 500 of its notes copied: nothing said part of the store was
     in, or that the migration resumes. It says both (still exit 3), and the same migration
     run again completes and verifies."""
-    from urllib.parse import urlsplit
-
-    import psycopg
-
     from kenning.backends.postgres import PostgresBackend
     from kenning.migrate import migrate
 
@@ -1725,27 +1739,13 @@ def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
     source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
     source.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
     source.upsert([record(i, unit(rng)) for i in range(600)])
-    database = urlsplit(pg_url).path.lstrip("/")
-    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
-    seen = 0
-
-    def server_away_after_the_first_batch(n: int) -> None:
-        nonlocal seen
-        seen += n
-        if seen == 500:
-            with psycopg.connect(admin_url, autocommit=True) as admin:
-                admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                    (database,),
-                )
+    server = ServerAwayAfter(pg_url, rows=500)
 
     target = PostgresBackend(pg_url, create=True, dimension=DIM)
     try:
         with pytest.raises(StoreUnavailable) as info:
-            migrate(source, target, group_id=None, progress=server_away_after_the_first_batch)
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+            migrate(source, target, group_id=None, progress=server.progress)
+        server.come_back()
         message = str(info.value)
         assert "500 memories were copied" in message and "run the same" in message, message
         report = migrate(source, target, group_id=None)
