@@ -1193,6 +1193,7 @@ class MemoryStore:
         gid = self.resolve_group(group_id)
         k = max(SEARCH_CANDIDATES, limit * 4)
         bar = self.similarity_threshold()[0] if explicit is None else explicit
+        settings = self.settings  # once: each read looks whether the files changed
         vector: np.ndarray | None = None
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
@@ -1210,9 +1211,9 @@ class MemoryStore:
                 threshold=bar,
                 decay=decay,
                 now=moment,
-                half_life_overrides=self.settings.half_life_overrides,
+                half_life_overrides=settings.half_life_overrides,
             )
-            return self._rank_fresh_first(ranked), best
+            return self._rank_fresh_first(ranked, settings.stale_penalty), best
 
         results, best = run(plan.primary)
         reason = expansion_reason(results, best) if plan.cascade else None
@@ -1233,9 +1234,10 @@ class MemoryStore:
         store's provenance stamp; loads no model."""
         from .thresholds import default_threshold, expected_default
 
-        configured = self.settings.similarity_threshold
+        settings = self.settings
+        configured = settings.similarity_threshold
         if configured is not None:
-            return configured, self.settings.sources.get("similarity_threshold", "argument")
+            return configured, settings.sources.get("similarity_threshold", "argument")
         if self._embedder is not None:
             found = default_threshold(self._embedder.provenance)
         else:
@@ -1271,13 +1273,13 @@ class MemoryStore:
         files = recorded_files(memory.metadata)
         return check(files, self.project.files_root) if files else None
 
-    def _rank_fresh_first(self, results: Sequence[SearchResult]) -> list[SearchResult]:
+    def _rank_fresh_first(
+        self, results: Sequence[SearchResult], stale_penalty: float
+    ) -> list[SearchResult]:
         from .freshness import apply_stale_penalty
 
         return apply_stale_penalty(
-            results,
-            self.freshness([r.memory for r in results]),
-            self.settings.stale_penalty,
+            results, self.freshness([r.memory for r in results]), stale_penalty
         )
 
     def stale(self, *, group_id: str | None = None, commits: int = 5) -> StaleReport:
@@ -1429,6 +1431,7 @@ class MemoryStore:
     def stats(self) -> dict[str, Any]:
         provenance = self.backend.read_provenance()
         threshold, origin = self.similarity_threshold()
+        settings = self.settings  # once: each read looks whether the files changed
         by = self.backend.count_by(self.group_id)
         everything = self.backend.count(Filters())
         by_collection: dict[str, int] = {}
@@ -1453,13 +1456,13 @@ class MemoryStore:
             "store_bytes": size,
             "settings": {
                 "similarity_threshold": threshold,
-                "recall_floor": self.settings.recall_floor,
-                "error_recall_floor": self.settings.error_recall_floor,
-                "half_life_overrides": dict(self.settings.half_life_overrides),
-                "recall_log": self.settings.recall_log,
-                "stale_penalty": self.settings.stale_penalty,
-                "sources": dict(self.settings.sources) | {"similarity_threshold": origin},
-                "warnings": list(self.settings.warnings),
+                "recall_floor": settings.recall_floor,
+                "error_recall_floor": settings.error_recall_floor,
+                "half_life_overrides": dict(settings.half_life_overrides),
+                "recall_log": settings.recall_log,
+                "stale_penalty": settings.stale_penalty,
+                "sources": dict(settings.sources) | {"similarity_threshold": origin},
+                "warnings": list(settings.warnings),
             },
             "protocol": {
                 "recall_top_k": protocol.RECALL_TOP_K,
