@@ -2848,3 +2848,33 @@ def test_postgres_first_writes_from_many_threads_create_the_store_at_once(
         assert store.count() == 8
     finally:
         store.close()
+
+
+SCRIPT_NOTES = (
+    "잠금 파일이 남아 있으면 빌드가 멈춘다",  # Korean: a syllable is one letter, not jamo
+    "Η σύνδεση στην Αθήνα απέτυχε",  # Greek with tonos
+    "ﬁle descriptors leak in the ＷＯＲＫＥＲ pool",  # ligature, fullwidth
+    "مهلة الاتصال بقاعدة البيانات",  # Arabic
+)
+
+
+def test_a_word_of_any_script_finds_its_note_by_the_lexical_search(backend: Backend) -> None:
+    """The SQLite index splits and folds words with FTS5's ``unicode61`` tokenizer, one
+    character at a time; the query's words were folded by Python's NFKD, which splits a
+    Hangul syllable into its jamo and drops the Greek tonos FTS5 keeps: a Korean or Greek
+    word taken from a note had no document frequency and found nothing. A word of each
+    note finds that note on every backend."""
+    rng = np.random.default_rng(11)
+    rows = [record(i, unit(rng), text=text) for i, text in enumerate(SCRIPT_NOTES)]
+    backend.upsert(rows)
+    for word, i in (
+        ("잠금", 0),
+        ("빌드가", 0),
+        ("Αθήνα", 1),
+        ("σύνδεση", 1),
+        ("ＷＯＲＫＥＲ", 2),
+        ("البيانات", 3),
+    ):
+        hits = backend.lexical_search(word, 5, Filters())
+        assert [h.memory.id for h in hits] == [rows[i].memory.id], word
+        assert backend.term_statistics(word).frequencies, word

@@ -1,11 +1,13 @@
 """Words and BM25 as every backend's lexical side sees them.
 
 Tokens: SQLite FTS5's ``unicode61`` tokenizer (with ``remove_diacritics 2``) splits on
-anything that is not a letter or digit, lowercases and drops diacritics; Qdrant's word
-tokenizer and the PostgreSQL backend's ``simple`` configuration split the same way but keep
-diacritics. :func:`tokens` and :func:`terms` are that split (``fold_diacritics`` chooses
-which), so the backends build their queries from the same words, and hybrid scoring
-measures how many of a query's terms a memory contains with the same function.
+anything that is not a letter or digit by its own (Unicode 6.1) tables, lowercases and drops
+Latin diacritics, one character at a time (:mod:`kenning.unicode61`, read from FTS5 itself);
+Qdrant's word tokenizer and the PostgreSQL backend's ``simple`` configuration split on what
+Python calls neither a letter nor a digit and keep diacritics. :func:`tokens` and
+:func:`terms` are those splits (``fold_diacritics`` chooses which), so the backends build
+their queries from the words their index holds, and hybrid scoring measures how many of a
+query's terms a memory contains with the same function.
 
 BM25 is FTS5's (:data:`BM25_K1`, :data:`BM25_B`, idf clamped at :data:`MIN_IDF`): the
 PostgreSQL and Qdrant backends compute it with :func:`idf` and :func:`bm25` (or the same
@@ -17,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping
 
@@ -48,12 +49,33 @@ MIN_IDF = 1e-6
 
 
 def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
-    """Every token of ``text``, lowercased, in order (repeats kept)."""
-    folded = text.lower()
-    if fold_diacritics and not folded.isascii():  # only non-ASCII text carries diacritics
-        folded = unicodedata.normalize("NFKD", folded)
-        folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return _TERM.findall(folded)
+    """Every token of ``text``, lowercased, in order (repeats kept): as FTS5's unicode61
+    makes them when ``fold_diacritics``, else split on what is not a letter or digit."""
+    if text.isascii() or not fold_diacritics:  # ASCII splits and lowercases the same
+        return _TERM.findall(text.lower())
+    # folding first cannot join or split words: every fold of a word's character is a
+    # word character, and a dropped diacritic inside a word leaves the word whole
+    word, fold = _fts5_word_and_fold()
+    return word.findall(text.translate(fold))
+
+
+@functools.cache
+def _fts5_word_and_fold() -> tuple[re.Pattern[str], dict[int, str]]:
+    """A word as FTS5's unicode61 sees it (a run of what is neither an ASCII separator nor
+    in one of its non-ASCII separator ranges), and its fold of every character it changes
+    for ``str.translate`` (a character folds to what FTS5 stores whatever surrounds it).
+    Built on the first non-ASCII text (loading the table and compiling the pattern cost
+    ~5 ms, which a process that sees only ASCII never pays)."""
+    from .unicode61 import FOLDS, SEPARATOR_RANGES
+
+    word = re.compile(
+        r"[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f"
+        + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SEPARATOR_RANGES)
+        + "]+"
+    )
+    fold = {ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+    fold.update(FOLDS)
+    return word, fold
 
 
 def terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) -> list[str]:
