@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import socket
@@ -99,10 +100,12 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
             file=sys.stderr,
             flush=True,
         )
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        # Ctrl+C is how the page is stopped (uvicorn shuts down, then raises it again; or
+        # Ctrl+C is how the page is stopped: uvicorn shuts down, then raises it again (or
         # it came before uvicorn took the signal)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+        # uvicorn raises it again only where Ctrl+C was not ignored when the process
+        # started (`kenning ui &` from a script ignores it): then run() just returns
         print("kenning ui: stopped", file=sys.stderr, flush=True)
     finally:
         source.close()
