@@ -561,3 +561,27 @@ def test_a_qdrant_local_prefix_in_capitals_is_the_same_store(project: Path, tmp_
     assert stored.returncode == 0, stored.stderr
     lower = {**env, "KENNING_STORE": f"qdrant-local:{tmp_path / 'q'}"}
     assert "1 in this project" in run_cli(project, "stats", env=lower).stdout
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("stats", "--help"), ("--version",)])
+def test_help_to_a_closed_pipe_is_141_and_quiet(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    """``kenning --help | true``: click printed the help, met the closed pipe and exited 1 (a
+    failure to the shell) where every other output to a closed pipe is 141. A real pipe whose
+    reader is gone before the help is written: the boundary is the point."""
+    import subprocess
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kenning", *argv],
+            cwd=tmp_path,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(writer)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == b""

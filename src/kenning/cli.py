@@ -117,6 +117,36 @@ class _ExistingFolder(_BadInputNotUsage, click.Path):
         super().__init__(exists=True, file_okay=False, path_type=Path)
 
 
+def _end_on_closed_pipe() -> NoReturn:
+    """The reader stopped reading (`kenning export | head`): stop quietly with the status a
+    program the pipe stopped has, as git does; stdout is pointed at /dev/null so that
+    flushing it at exit does not raise again."""
+    with suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+class _ClosedPipeQuiet:
+    """``--help`` and ``--version`` print while the arguments are parsed (``make_context``),
+    before :func:`handle_errors` runs, and click ends a closed pipe met there with exit 1 (a
+    failure, to the shell): ``kenning --help | head -1`` ends like ``kenning export | head``."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)  # type: ignore[misc]
+        except BrokenPipeError:
+            _end_on_closed_pipe()
+
+
+class _Command(_ClosedPipeQuiet, click.Command):
+    pass
+
+
+class _Group(_ClosedPipeQuiet, click.Group):
+    command_class = _Command
+    group_class = type  # a subgroup is a _Group too
+
+
 def handle_errors(func: F) -> F:
     """Turn kenning's exceptions into a one-line message and the documented exit code."""
 
@@ -127,12 +157,7 @@ def handle_errors(func: F) -> F:
         except KenningError as exc:
             _fail(str(exc), exc.exit_code)
         except BrokenPipeError:
-            # the reader stopped reading (`kenning export | head`): stop quietly with the
-            # status a program the pipe stopped has, as git does; stdout is pointed at
-            # /dev/null so that flushing it at exit does not raise again
-            with suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(EXIT_BROKEN_PIPE)
+            _end_on_closed_pipe()
         except OSError as exc:
             # a file argument the OS refuses (missing folder, too long, not writable, disk
             # full): said in one line, whichever command met it
@@ -234,7 +259,9 @@ Exit codes: 0 ok, 1 user error, 2 usage error, 3 knowledge base NOT consulted.
 """
 
 
-@click.group(epilog=EPILOG_MAIN, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_Group, epilog=EPILOG_MAIN, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="kenning")
 def main() -> None:
     """Institutional memory for coding agents: remember notes, recall the few that matter."""
