@@ -550,6 +550,29 @@ def test_a_config_toml_saved_with_a_byte_order_mark_is_read(store: MemoryStore) 
     assert tomllib.loads(saved) == {"recall_floor": 0.45, "similarity_threshold": 0.6}
 
 
+def test_a_config_toml_that_is_no_file_is_said_not_ignored(project: Path) -> None:
+    """A `.kenning/config.toml` that is a folder (what `docker run -v ./config.toml:…` makes
+    when the file is missing on the host) or a symlink to nothing was taken for no settings
+    file: the project's threshold and floors silently fell back to the defaults, and doctor
+    said "no config.toml: every setting has its default". Said, as an unreadable file is."""
+    from kenning.config import load_settings
+    from kenning.doctor import run_doctor
+
+    folder = project / ".kenning"
+    folder.mkdir()
+    config = folder / "config.toml"
+    config.mkdir()
+    with pytest.raises(UserInputError, match=r"config\.toml is a folder, not a settings file"):
+        load_settings(project, folder, environ={})
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "failed" and "is a folder" in check.message, check
+    config.rmdir()
+    config.symlink_to(project / "shared-settings.toml")
+    with pytest.raises(UserInputError, match=r"shared-settings\.toml, which is no file"):
+        load_settings(project, folder, environ={})
+    assert run_doctor(cwd=project).check("settings").status == "failed"
+
+
 def test_calibrate_reads_a_file_saved_with_a_byte_order_mark() -> None:
     """`kenning import` reads an export saved by Notepad or PowerShell (a UTF-8 byte order
     mark first); calibrate refused the same kind of file: 'line 1 is not JSON'."""

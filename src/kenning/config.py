@@ -206,7 +206,19 @@ def dotenv_warnings(keys: Iterable[str], path: Path) -> tuple[str, ...]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if path.is_file():
+        pass
+    elif path.is_symlink():  # to nothing (or to a folder): the settings meant are not read
+        raise UserInputError(
+            f"{path} is a symlink to {os.readlink(path)}, which is no file; point it at the "
+            "settings file or remove it"
+        )
+    elif path.exists():  # a folder (`docker run -v` makes one for a file missing on the host)
+        raise UserInputError(
+            f"{path} is a folder, not a settings file; remove it (settings go in a TOML file "
+            "of that name)"
+        )
+    else:
         return {}
     try:
         return tomllib.loads(_without_bom(path.read_bytes().decode("utf-8")))
