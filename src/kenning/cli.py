@@ -1727,7 +1727,8 @@ Examples:
   kenning doctor --json
   kenning doctor --store /path/to/memory.db
 
-Exit codes: 0 every check passed (or there is no store yet), 1 a check failed.
+Exit codes: 0 no check failed (there may be warnings, as for a read-only store; or there
+is no store yet), 1 a check failed.
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")

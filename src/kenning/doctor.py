@@ -24,7 +24,8 @@ Checks, in order (a check whose precondition failed is ``skipped``):
   check names each one and the fix (``kenning reembed`` for a vector, ``kenning forget``
   for a field).
 
-A missing store is healthy ("no store yet"): exit code 0, like every read command.
+A missing store is healthy ("no store yet"): exit code 0, like every read command; so is a
+read-only one (every read works), whose ``store`` check is a ``warning`` with the fix.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ from .model import Provenance
 
 __all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
 
-OK, FAILED, SKIPPED = "ok", "failed", "skipped"
+#: ``warning``: the store works as it is, with a limit worth fixing (a read-only store is
+#: read; writes fail): said with its fix, and the store is still healthy.
+OK, WARNING, FAILED, SKIPPED = "ok", "warning", "failed", "skipped"
 #: How long doctor waits for another process's write lock (FTS check only).
 BUSY_TIMEOUT_S = 5.0
 
@@ -50,7 +53,7 @@ BUSY_TIMEOUT_S = 5.0
 @dataclass(frozen=True)
 class Check:
     name: str
-    status: str  # ok | failed | skipped
+    status: str  # ok | warning | failed | skipped
     message: str
     fix: str | None = None
 
@@ -618,7 +621,7 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
             checks.append(
                 Check(
                     "store",
-                    FAILED,
+                    WARNING,
                     f"{path} can be read but not written: its folder or file is read-only "
                     "(recall and search work; remember, forget and import fail)",
                     f"make {path.parent} and the files in it writable by you",
