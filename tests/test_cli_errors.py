@@ -504,6 +504,7 @@ def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
     assert json.loads(result.stdout) == {
         "reembedded": 0,
         "already_done": 0,
+        "unchanged": 0,
         "provenance": None,
         "damaged": {},
     }

@@ -30,6 +30,8 @@ from kenning.reembed import reembed
 from kenning.store import NewMemory
 from kenning.transfer import export_memories, import_memories
 
+from .cli_runner import run_cli
+
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
     "busy_timeout | SOURCE: docs/solutions/db.md — concurrent writers"
@@ -572,6 +574,23 @@ def test_provenance_is_stamped_and_mixing_refused(store: MemoryStore) -> None:
     assert other.backend.read_provenance() == other.embedder.provenance
     assert other.recall("sqlite3.OperationalError: database is locked", errors=True).hits
     other.close()
+
+
+def test_reembed_on_a_store_already_on_this_model_redoes_nothing(store: MemoryStore) -> None:
+    """`kenning reembed` on a store already stamped with the current model re-embedded every
+    memory (half an hour at 100k) to write the same vectors again, and said so as if it had
+    been needed. It now says there is nothing to re-embed (the vectors are the ones the
+    model gives); --force re-embeds them all the same."""
+    for text in EXPORT_NOTES:
+        assert store.remember(text, "context").status == "stored"
+    outcome = reembed(store)
+    assert (outcome["reembedded"], outcome["unchanged"]) == (0, len(EXPORT_NOTES))
+    assert store.backend.read_provenance() == store.embedder.provenance
+    forced = reembed(store, every=True)
+    assert (forced["reembedded"], forced["unchanged"]) == (len(EXPORT_NOTES), 0)
+    said = run_cli(store.project.root, "reembed")
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.startswith("nothing to re-embed: the store is already on"), said.stdout
 
 
 def test_reembed_resumes(store: MemoryStore) -> None:

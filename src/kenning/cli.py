@@ -1465,13 +1465,21 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
 \b
 Examples:
   kenning reembed            # after KENNING_MODEL_DIR or KENNING_EMBEDDER changed
-  kenning reembed --json     # {"reembedded", "already_done", "provenance", "damaged"}
+  kenning reembed --json     # {"reembedded", "already_done", "unchanged", "provenance",
+                             #  "damaged"}
+
+\b
+On a store already on the current model only the damaged vectors are recomputed (the
+others would come out the same); --force re-embeds every memory all the same.
 """
 )
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--force", is_flag=True, help="Re-embed every memory, also on a store already on this model."
+)
 @_store_options
 @handle_errors
-def reembed(as_json: bool, store_path: str | None) -> None:
+def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
     """Re-embed every memory with the current model and restamp the store (resumable)."""
     from .reembed import reembed as run_reembed
 
@@ -1479,7 +1487,15 @@ def reembed(as_json: bool, store_path: str | None) -> None:
         if not store.exists:  # nothing to re-embed: exit 0, as every read of no store
             click.echo(f"nothing to re-embed: {_plain(store.missing_reason or '')}", err=True)
             if as_json:  # a script still gets its answer, nothing done
-                _echo_json({"reembedded": 0, "already_done": 0, "provenance": None, "damaged": {}})
+                _echo_json(
+                    {
+                        "reembedded": 0,
+                        "already_done": 0,
+                        "unchanged": 0,
+                        "provenance": None,
+                        "damaged": {},
+                    }
+                )
             return
         total = store.count(group_id="all")
         with _progress("re-embedding", total, not as_json) as tick:
@@ -1489,9 +1505,19 @@ def reembed(as_json: bool, store_path: str | None) -> None:
                 tick(done - last[0])
                 last[0] = done
 
-            outcome = run_reembed(store, progress=advance)
+            outcome = run_reembed(store, progress=advance, every=force)
     if as_json:
         _echo_json(outcome)
+    elif outcome["unchanged"]:
+        model = outcome["provenance"]["model_id"]
+        click.echo(
+            f"re-embedded {outcome['reembedded']} memories whose vectors were damaged; "
+            f"{outcome['unchanged']} already have theirs from {model}"
+            if outcome["reembedded"]
+            else f"nothing to re-embed: the store is already on {model} (its "
+            f"{outcome['unchanged']} memories have their vectors; --force re-embeds them all "
+            "the same)"
+        )
     else:
         resumed = (
             f" ({outcome['already_done']} more were done by the run this one resumed)"
