@@ -463,6 +463,29 @@ def test_stats_shows_a_store_files_provenance_inert(project: Path) -> None:
     assert "owned" in r.stdout
 
 
+def test_stats_for_every_project_counts_them_all(project: Path) -> None:
+    """`all` is the word for every project (recall, search, export, forget, calibrate and the
+    page take it), but `kenning stats --project all` was refused ("'all' is reserved for
+    every project"): counting what the store holds per collection and type for every project
+    — a shared server, a store imported from another checkout — was not possible."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "--type", "rule", "Ours: tabs", env=env).returncode == 0
+    for note, kind in (("Theirs: deploy Tuesdays", "decision"), ("Theirs: use UTC", "rule")):
+        r = run_cli(project, "remember", "--project", "acme/other", "--type", kind, note, env=env)
+        assert r.returncode == 0, r.stderr
+    r = run_cli(project, "stats", "--project", "all", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert (data["group_id"], data["memories"], data["memories_all_projects"]) == ("all", 3, 3)
+    assert data["by_type"] == {"decision": 1, "rule": 2}
+    assert data["by_collection"] == {"conventions": 2, "discussions": 1}
+    r = run_cli(project, "stats", "--group-id", "ALL", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "memories:   3 in every project of the store" in r.stdout, r.stdout
+    mine = json.loads(run_cli(project, "stats", "--json", env=env).stdout)
+    assert (mine["group_id"], mine["memories"]) == ("acme/widgets", 1)
+
+
 def test_stats_shows_a_store_files_collection_names_inert(project: Path) -> None:
     """stats' counts per collection are keyed by what the store's rows hold: a row whose
     collection a hostile store file set to an OSC sequence set the terminal's title."""

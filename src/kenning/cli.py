@@ -1131,16 +1131,27 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
 Examples:
   kenning stats
   kenning stats --json       # intel_path, memories, by_collection, provenance, protocol
+  kenning stats --project all        # counted over every project in the store
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-@_this_project_option
+@click.option(
+    "--group-id",
+    "--project",
+    "group_id",
+    default=None,
+    help="The project (default: from KENNING_PROJECT, else the git remote or folder; "
+    "'all' for every project).",
+)
 @_store_options
 @handle_errors
 def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     """Counts, the resolved store path (intel_path) and the embedder provenance."""
-    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
-        data = store.stats()
+    every = group_id is not None and group_id.strip().lower() == "all"
+    with _open(
+        store_path, create=False, missing_ok=True, group_id=None if every else group_id
+    ) as store:
+        data = store.stats("all" if every else None)
         missing = store.missing_reason
     for warning in data["settings"]["warnings"]:
         _say_warning(warning)
@@ -1154,7 +1165,9 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     click.echo(f"store:      {_plain(str(data['intel_path']))}")
     click.echo(f"project:    {_plain(str(data['group_id']))} ({_plain(str(data['project_root']))})")
     click.echo(
-        f"memories:   {data['memories']} in this project, "
+        f"memories:   {data['memories']} in every project of the store"
+        if every
+        else f"memories:   {data['memories']} in this project, "
         f"{data['memories_all_projects']} in the store"
     )
     for name, n in data["by_collection"].items():

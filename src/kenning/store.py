@@ -1428,11 +1428,14 @@ class MemoryStore:
             Filters(self.resolve_group(group_id)), parse_timestamp(since)
         )
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, group_id: str | None = None) -> dict[str, Any]:
+        """Counts (of this project, or of ``group_id``'s; ``"all"``: of every project), the
+        store's path, provenance and settings."""
+        gid = self.resolve_group(group_id)
         provenance = self.backend.read_provenance()
         threshold, origin = self.similarity_threshold()
         settings = self.settings  # once: each read looks whether the files changed
-        by = self.backend.count_by(self.group_id)
+        by = self.backend.count_by(gid)
         everything = self.backend.count(Filters())
         by_collection: dict[str, int] = {}
         by_type: dict[str, int] = {}
@@ -1447,7 +1450,7 @@ class MemoryStore:
             "intel_path": self.location,
             "store_exists": self.exists,
             "project_root": str(self.project.root),
-            "group_id": self.group_id,
+            "group_id": gid if gid is not None else "all",
             "memories": sum(by.values()),
             "memories_all_projects": everything,
             "by_collection": dict(sorted(by_collection.items())),
