@@ -437,3 +437,47 @@ def test_hashing_overlap_means_closer() -> None:
     assert (
         float(a @ emb.embed(["PSYCOPG2 operationalerror could NOT connect to server"])[0]) > 0.999
     )
+
+
+def test_ctrl_c_while_the_runtime_loads_is_an_interrupt_not_a_broken_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while onnxruntime's C extension initialises (the first ~0.3 s of a command that
+    embeds: `kenning import`, `remember`) reaches Python as an ImportError ("import numpy
+    failed", "initialization failed": the extension swallows the KeyboardInterrupt), and
+    kenning said "cannot import initialization failed: install the model files with: pip
+    install …", exit 1, for an install that is fine. It is an interrupt now (exit 130)."""
+    import importlib.abc
+    import importlib.util
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("a signal reaches the main thread only")
+
+    class InterruptedInit(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        """onnxruntime as its C extension behaves when SIGINT comes during its init."""
+
+        def find_spec(self, name: str, path: object, target: object = None) -> object:
+            return importlib.util.spec_from_loader(name, self) if name == "onnxruntime" else None
+
+        def create_module(self, spec: object) -> None:
+            return None
+
+        def exec_module(self, module: object) -> None:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # the handler raises at once
+            except KeyboardInterrupt:
+                raise ImportError("import numpy failed") from None
+
+    monkeypatch.delitem(sys.modules, "onnxruntime", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [InterruptedInit(), *sys.meta_path])
+    with pytest.raises(KeyboardInterrupt):
+        MiniLMEmbedder.load()
+    # a package that is really missing still says how to install it
+    monkeypatch.setattr(sys, "meta_path", [m for m in sys.meta_path[1:]])
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # an import that fails, no signal
+    with pytest.raises(KenningError, match="install the model files"):
+        MiniLMEmbedder.load()

@@ -570,13 +570,45 @@ def _threads() -> int:
 def _import_runtime() -> tuple[Any, Any]:
     # Tokenizing is ~1% of the time; rayon threads would only make tokenizers warn on fork.
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-    except ImportError as exc:
-        raise KenningError(f"cannot import {exc.name or exc}: " + INSTALL_HINT) from exc
+    with _interrupts_seen() as interrupted:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            if interrupted:
+                # Ctrl-C during a C extension's init: it swallows the KeyboardInterrupt and
+                # fails the import ("import numpy failed"); the install is fine
+                raise KeyboardInterrupt from None
+            raise KenningError(f"cannot import {exc.name or exc}: " + INSTALL_HINT) from exc
     ort.set_default_logger_severity(3)
     return ort, Tokenizer
+
+
+@contextlib.contextmanager
+def _interrupts_seen() -> Iterator[list[int]]:
+    """A list that gets an item when SIGINT arrives meanwhile (Python's own handler still
+    raises KeyboardInterrupt). Only in the main thread, with Python's default handler in
+    place: elsewhere the list stays empty and nothing changes."""
+    import signal
+    import threading
+
+    seen: list[int] = []
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield seen
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        seen.append(signum)
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def load_tokenizer(tokenizer_cls: Any, files: ModelFiles) -> Any:
