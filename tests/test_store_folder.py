@@ -154,3 +154,31 @@ def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embe
         assert "no other kenning process is writing" not in doctor.stdout, doctor.stdout
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+def test_doctor_checks_a_store_named_with_store_from_anywhere(
+    project: Path, tmp_path: Path, minilm: Embedder
+) -> None:
+    """`kenning doctor --store /path/to/memory.db` (its help's own example: a backup, a store
+    moved aside, another checkout's) failed, exit 1, for a healthy store whenever it was run
+    outside that store's checkout: its location check said "refusing to write … outside the
+    project root" (or "not inside a git repository"), though doctor writes nothing and every
+    read of that store works. Named with --store, the store is checked where it is, and the
+    write guard that applies from here is a warning; a project's own store (no --store)
+    outside its root still fails."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Deploys happen on Tuesdays only", "rule").ok
+    db = project / ".kenning" / "memory.db"
+    other = make_repo(tmp_path / "other", remote="git@github.com:acme/other.git")
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    for cwd in (other, nowhere):
+        report = run_doctor(db, cwd=cwd)
+        assert report.healthy, report.to_dict()
+        location = report.check("location")
+        assert location.status == "warning" and str(db) in location.message, location
+        assert report.check("rows").status == "ok"
+    # the project's own store: unchanged
+    assert run_doctor(cwd=project).check("location").status == "ok"

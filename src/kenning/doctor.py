@@ -3,7 +3,10 @@
 Checks, in order (a check whose precondition failed is ``skipped``):
 
 * ``location`` — the project resolves, and the store path (through symlinks) lies inside
-  the project root (:func:`kenning.project.check_store_location`).
+  the project root (:func:`kenning.project.check_store_location`). A store named with
+  ``--store`` (a backup, a store moved aside, another checkout's) is checked where it is:
+  that it lies outside this project, or that no project is here, is a ``warning`` (writes
+  to it are refused from here; reads work).
 * ``store`` — the file exists and SQLite can read it (opened read-only: doctor never
   migrates, repairs or rewrites the file; a damaged file is left exactly as it was).
 * ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
@@ -159,6 +162,15 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
         path = None
         if store_path is not None:
             path = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
+            # a store named to be checked (a backup, a store moved aside): checked where it
+            # is; only writing to it needs its project
+            return path, Check(
+                "location",
+                WARNING,
+                f"{path} is checked where it is; writing to it needs its project, and "
+                f"none is here ({str(exc).split(';')[0]})",
+                "run kenning inside the store's project checkout to write to it",
+            )
         return path, Check(
             "location",
             FAILED,
@@ -189,6 +201,15 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
     try:
         resolved = check_store_location(project)
     except StoreLocationError as exc:
+        if store_path is not None:  # named to be checked: not this project's store
+            return project.store_path, Check(
+                "location",
+                WARNING,
+                f"{project.store_path.resolve()} lies outside the project root "
+                f"{project.root}: it is checked (and read) from here, and writes to it are "
+                "refused from here (the store-location guard)",
+                "run kenning inside the store's project checkout to write to it",
+            )
         return project.store_path, Check(
             "location",
             FAILED,
