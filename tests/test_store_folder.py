@@ -182,3 +182,18 @@ def test_doctor_checks_a_store_named_with_store_from_anywhere(
         assert report.check("rows").status == "ok"
     # the project's own store: unchanged
     assert run_doctor(cwd=project).check("location").status == "ok"
+
+
+def test_a_qdrant_local_store_in_the_kenning_folder_is_ignored_too(
+    project: Path, minilm: Embedder
+) -> None:
+    """`qdrant-local:.kenning/qdrant` (the folder kenning's own error message suggests) put
+    no .gitignore in .kenning, as only an SQLite store there did: Qdrant's storage.sqlite
+    files, its meta.json and lock files all showed up in `git status`, one `git add -A` from
+    being committed. The store's folder is ignored whichever backend keeps its files there."""
+    with open_store("qdrant-local:.kenning/qdrant", cwd=project, embedder=minilm) as store:
+        assert store.remember("Deploys happen on Tuesdays only", "rule").ok
+    assert (project / ".kenning" / "qdrant" / "meta.json").is_file()
+    assert git(project, "status", "--porcelain", "-uall") == ""
+    (project / ".kenning" / "config.toml").write_text("similarity_threshold = 0.6\n")
+    assert git(project, "status", "--porcelain", "-uall") == "?? .kenning/config.toml\n"

@@ -321,16 +321,35 @@ STORE_GITIGNORE = """\
 
 def ignore_store_files(project: Project) -> None:
     """Put :data:`STORE_GITIGNORE` in the project's ``.kenning`` folder when the store is
-    there (the default location) and the folder has no ``.gitignore`` of its own. Best
-    effort: an unwritable folder is the store's problem, reported when it is written."""
+    there (the default location; or a Qdrant local-mode folder inside it) and the folder has
+    no ``.gitignore`` of its own. Best effort: an unwritable folder is the store's problem,
+    reported when it is written."""
     folder = project.root / STORE_DIRNAME
-    if project.store_url is not None or project.store_path.parent != folder:
+    if project.store_url is not None:
+        local = _qdrant_local_folder(project.store_url)
+        if local is None or not local.resolve().is_relative_to(folder.resolve()):
+            return
+    elif project.store_path.parent != folder:
         return
     try:
         with open(folder / ".gitignore", "x", encoding="utf-8") as out:
             out.write(STORE_GITIGNORE)
     except OSError:  # there already (the user's own is kept), or the folder is not writable
         pass
+
+
+def _qdrant_local_folder(url: str) -> Path | None:
+    """The folder of a ``qdrant-local:<folder>`` store (None for a server URL)."""
+    text = url.strip()
+    prefix = "qdrant-local:"
+    if not text.lower().startswith(prefix) or not text[len(prefix) :].strip():
+        return None
+    from . import config
+
+    try:
+        return config.expand_home(text[len(prefix) :].strip(), "the Qdrant store folder")
+    except KenningError:
+        return None
 
 
 def names_a_file(store_path: Path) -> bool:
