@@ -197,3 +197,23 @@ def test_a_qdrant_local_store_in_the_kenning_folder_is_ignored_too(
     assert git(project, "status", "--porcelain", "-uall") == ""
     (project / ".kenning" / "config.toml").write_text("similarity_threshold = 0.6\n")
     assert git(project, "status", "--porcelain", "-uall") == "?? .kenning/config.toml\n"
+
+
+def test_a_relative_qdrant_local_store_in_dotenv_is_the_projects_from_any_subfolder(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: a relative KENNING_STORE in `.env` is relative to the project. A relative
+    `qdrant-local:` folder was relative to the folder kenning ran in instead: run from `src/`,
+    reads found no store, and the first remember made a second Qdrant store in
+    `src/.kenning/qdrant`, splitting the project's notes between two stores."""
+    (project / ".env").write_text("KENNING_STORE=qdrant-local:.kenning/qdrant\n")
+    with open_store(cwd=project, embedder=minilm) as store:
+        first = store.remember("Deploys happen on Tuesdays only", "rule").id
+    sub = project / "src"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    with open_store(cwd=sub, embedder=minilm) as store:
+        assert str(project / ".kenning" / "qdrant") in store.location
+        assert [m.id for m in store.newest(5)] == [first]
+        assert store.remember("Releases are cut on Mondays", "rule").ok
+    assert not (sub / ".kenning").exists()

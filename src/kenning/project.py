@@ -248,6 +248,11 @@ def resolve_project(
         configured, origin = config.project_variable("KENNING_STORE", root)
         if configured and config.is_store_url(configured):
             store_url = configured
+            local = _qdrant_local_folder(configured)
+            if origin == ".env" and root is not None and local and not local.is_absolute():
+                # relative to the project, as a store path in .env is (not to the folder
+                # kenning runs in: a subfolder would get a second store)
+                store_url = f"{configured.strip()[: len('qdrant-local:')]}{root / local}"
         elif configured:
             store_path = config.expand_home(configured, f"KENNING_STORE ({origin})")
             if origin == ".env" and root is not None and not store_path.is_absolute():
