@@ -217,3 +217,24 @@ def test_a_relative_qdrant_local_store_in_dotenv_is_the_projects_from_any_subfol
         assert [m.id for m in store.newest(5)] == [first]
         assert store.remember("Releases are cut on Mondays", "rule").ok
     assert not (sub / ".kenning").exists()
+
+
+def test_a_file_named_kenning_is_said_to_be_in_the_way(project: Path, minilm: Embedder) -> None:
+    """A file named `.kenning` where the store's folder goes: reads and doctor said "no store
+    yet; `kenning remember` creates it" (doctor: ok), and remember then failed with "cannot
+    create the store folder …: File exists; check that it is writable". Each now names the
+    file in the way and the fix."""
+    from kenning.doctor import run_doctor
+    from kenning.errors import KenningError
+
+    (project / ".kenning").write_text("not a folder\n")
+    in_the_way = f"{project / '.kenning'} is a file, not a folder"
+    with open_store(cwd=project, embedder=minilm, create=False, missing_ok=True) as store:
+        assert in_the_way in (store.missing_reason or ""), store.missing_reason
+        assert "`kenning remember` creates it" not in (store.missing_reason or "")
+    with pytest.raises(KenningError, match="is a file, not a folder") as refused:
+        open_store(cwd=project, embedder=minilm)
+    assert "move" in str(refused.value) and "writable" not in str(refused.value)
+    check = run_doctor(cwd=project).check("store")
+    assert check.status == "failed" and in_the_way in check.message, check
+    assert (project / ".kenning").read_text() == "not a folder\n"

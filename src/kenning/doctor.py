@@ -605,6 +605,20 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
     if path is None:
         return skip("", "no store to check")
     if not path.exists():
+        from .backends.sqlite import file_in_the_way
+
+        blocking = file_in_the_way(path)
+        if blocking is not None:  # every write would fail to create the store
+            checks.append(
+                Check(
+                    "store",
+                    FAILED,
+                    f"no store at {path}, and none can be created: {blocking} is a file, not "
+                    "a folder",
+                    f"move {blocking} aside (or set KENNING_STORE to another path)",
+                )
+            )
+            return skip("store", "no store, and none can be created")
         checks.append(Check("store", OK, f"no store yet at {path}; `kenning remember` creates it"))
         return skip("store", "no store yet")
     if path.is_dir():

@@ -361,6 +361,15 @@ class _LexicalStats:
         self.shares: dict[Filters, float] = {}
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that exists as something else (a file named
+    ``.kenning``), or None."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return folder
+    return None
+
+
 class SQLiteBackend:
     """Embedded store in one SQLite file. Thread-safe within a process."""
 
@@ -372,6 +381,17 @@ class SQLiteBackend:
         self.path = Path(path)
         self.location = str(self.path)
         if not self.path.exists():
+            blocking = file_in_the_way(self.path)
+            if blocking is not None:
+                # `.kenning` a file: "File exists; check that it is writable" said nothing
+                # of what was wrong, and reads promised that remember would create the store
+                what = (
+                    f"{blocking} is a file, not a folder, so the store cannot be created in "
+                    f"it; move {blocking} aside (or set KENNING_STORE to another path)"
+                )
+                if not create:
+                    raise StoreNotFound(f"no kenning store at {self.path}: {what}")
+                raise KenningError(f"cannot create the store {self.path}: {what}")
             if not create:
                 raise StoreNotFound(
                     f"no kenning store at {self.path} yet; `kenning remember` creates it"
