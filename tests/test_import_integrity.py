@@ -286,6 +286,19 @@ def test_a_bad_header_refuses_the_file(exported: list[dict[str, Any]], target: M
     assert target.count(group_id="all") == 0
 
 
+def test_an_export_of_a_newer_format_says_to_upgrade_kenning(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """An export written by a newer kenning (a teammate's, a backup from an upgraded
+    machine) was refused with "export again with this version": advice this kenning's user
+    cannot follow (the store that wrote it is newer too). It says to upgrade kenning."""
+    exported[0]["kenning_export"] = 2
+    with pytest.raises(UserInputError, match=r"newer kenning.*upgrade kenning") as refused:
+        import_memories(target, _lines(exported))
+    assert "export again" not in str(refused.value)
+    assert target.count(group_id="all") == 0
+
+
 def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
     store: MemoryStore, exported: list[dict[str, Any]]
 ) -> None:

@@ -227,6 +227,11 @@ def parse_memory_line(data: Mapping[str, Any], number: int) -> ExportLine:
 
 def _header_provenance(data: Mapping[str, Any], number: int) -> Provenance | None:
     version = data.get("kenning_export")
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_FORMAT:
+        raise UserInputError(
+            f"line {number}: export format {version} was written by a newer kenning (this one "
+            f"reads format {EXPORT_FORMAT}); upgrade kenning to import it. Nothing was imported"
+        )
     if isinstance(version, bool) or version != EXPORT_FORMAT:
         raise UserInputError(
             f"line {number}: export format {_show(version)} is not one this kenning reads "
