@@ -378,3 +378,32 @@ def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore)
     assert mstore.get(theirs) == before
     assert mstore.update(theirs, type="rule", group_id="other/repo").status == STORED
     assert mstore.mark_reviewed(theirs, group_id="all").metadata["reviewed_at"]
+
+
+def test_an_edit_that_changes_nothing_writes_nothing(project: Path, minilm: Embedder) -> None:
+    """Saving a memory's own text again (``kenning edit ID --content`` with the same text,
+    the page's Save with a line break added) stamped ``edited_at`` and recorded the files it
+    names as they are now: a stale memory became fresh, though nobody checked it. Now an
+    edit whose normalised text and type are those stored writes nothing and says so."""
+    (project / "docs").mkdir()
+    (project / "docs" / "parser.md").write_text("the parser\n")
+    text = "Read docs/parser.md before touching the parser"
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember(text, "rule").id or ""
+        (project / "docs" / "parser.md").write_text("the parser, rewritten\n")
+        before = store.get(memory_id)
+        assert before is not None
+        assert store.freshness([before])[memory_id].stale
+        result = store.update(memory_id, content=f"  {text} \n", type="rule")
+        assert (result.status, result.id, result.unchanged) == (STORED, memory_id, True)
+        after = store.get(memory_id)
+        assert after == before and "edited_at" not in after.metadata
+        assert store.freshness([after])[memory_id].stale  # still stale: nobody checked it
+    r = _kenning(project, "edit", memory_id, "--content", text)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"unchanged {memory_id}: the text and type are those stored"
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.get(memory_id) == before
+    # a real change is still saved
+    done = json.loads(_kenning(project, "edit", "--json", memory_id, "--type", "guideline").stdout)
+    assert (done["status"], done["type"], done["reason"]) == (STORED, "guideline", None)

@@ -443,3 +443,28 @@ def test_an_edit_too_large_to_read_says_the_limit_and_that_nothing_changed(
     assert "64 KiB" in response.text and "nothing was changed" in response.text.lower()
     with open_store(cwd=project, embedder="hashing") as store:
         assert store.get(memory_id) == before
+
+
+def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: Path) -> None:
+    """The edit form saved with nothing changed but whitespace (a browser's line break
+    at the end, a space) stamped "edited" and made the memory look new; now the page says
+    "Nothing changed." and the memory is as it was."""
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+        before = store.get(memory_id)
+    assert before is not None
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
+        fields.update(content=before.content + "\r\n", type="rule", base=edit_version(before))
+        response = client.post("/edit", data=fields)
+    finally:
+        client.close()
+        source.close()
+    assert response.status_code == 200 and "Nothing changed." in response.text
+    assert "edited" not in response.text
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(memory_id) == before

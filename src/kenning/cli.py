@@ -1839,7 +1839,8 @@ def edit(
 
     The new text goes through the rules of `remember`: it is normalised, secrets are
     redacted, it is re-embedded, and it is not saved when it duplicates another memory of
-    the project (exit 1, nothing changed).
+    the project (exit 1, nothing changed). The memory's own text and type change nothing
+    ("unchanged", exit 0): no edit is recorded, and a stale memory stays stale.
     """
     if content is None and memory_type is None:
         raise click.UsageError("pass --content, --type, or both")
@@ -1854,6 +1855,8 @@ def edit(
         result = RememberResult(status=REJECTED, reason=str(exc))
     if as_json:
         _echo_json(result.to_dict())
+    elif result.unchanged:
+        click.echo(f"unchanged {result.id}: the text and type are those stored")
     elif result.status == STORED:
         click.echo(f"updated {result.id} ({result.collection}/{result.type})")
     elif result.status == NEAR_DUPLICATE:

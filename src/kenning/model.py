@@ -492,6 +492,9 @@ STORED = "stored"
 NEAR_DUPLICATE = "near-duplicate"
 REJECTED = "rejected"
 DEDUP_CHECK_FAILED = "dedup-check-failed"
+#: The ``reason`` of a ``stored`` edit that changed nothing (:meth:`MemoryStore.update`
+#: given the memory's own text and type): nothing was written.
+UNCHANGED = "unchanged: the text and type are those stored"
 
 
 @dataclass(frozen=True)
@@ -511,6 +514,11 @@ class RememberResult:
     @property
     def ok(self) -> bool:
         return self.status in (STORED, NEAR_DUPLICATE)
+
+    @property
+    def unchanged(self) -> bool:
+        """An edit whose text and type were those stored: nothing was written."""
+        return self.status == STORED and self.reason == UNCHANGED
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "id": self.id}

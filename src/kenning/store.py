@@ -49,6 +49,7 @@ from .model import (
     NEAR_DUPLICATE,
     REJECTED,
     STORED,
+    UNCHANGED,
     Freshness,
     Memory,
     Provenance,
@@ -1546,7 +1547,10 @@ class MemoryStore:
         tags and the rest of the metadata kept; ``metadata["edited_at"]`` recorded) in one
         exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
         (the other memory's id and score) / ``rejected`` (the reason) /
-        ``dedup-check-failed`` — in which cases nothing was changed. An unknown id raises
+        ``dedup-check-failed`` — in which cases nothing was changed. The memory's own text
+        (once normalised and redacted) and type are ``stored`` with the reason
+        :data:`~kenning.model.UNCHANGED` (``result.unchanged``): nothing is written, no
+        ``edited_at``, its files' record kept (a stale memory stays stale). An unknown id raises
         :class:`~kenning.errors.UserInputError`, and so does a memory of another project
         unless ``group_id`` names it (``"all"``: any project), as for :meth:`forget`.
         ``expected_version`` (:func:`kenning.model.edit_version` of the memory the edit was
@@ -1613,6 +1617,17 @@ class MemoryStore:
                     tags=m.tags,
                     metadata=m.metadata,
                 )
+                if (new.content_hash, new.collection, new.type) == (
+                    old.content_hash,
+                    old.collection,
+                    old.type,
+                ):
+                    # the memory's own text and type: nothing to save, and nothing is
+                    # written (an edit stamp, or its files recorded as they are now,
+                    # would make a stale memory look checked)
+                    return RememberResult(
+                        STORED, old.id, None, UNCHANGED, old.collection, old.type, prep.redactions
+                    )
                 vector = self._embed([new.content])[0]
                 if new.content_hash != old.content_hash:
                     # Dedup against the *other* memories. The memory is never deleted first:

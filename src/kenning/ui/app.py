@@ -419,7 +419,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                 duplicate_of=None,
             )
         session: Session = request.scope["state"]["session"]
-        if result is None:
+        if result is None or result.unchanged:
             session.flash("info", "Nothing changed.")
         elif result.status == STORED:
             note = "Saved: re-embedded, and checked for duplicates like a new note."
