@@ -468,3 +468,39 @@ def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: P
     assert "edited" not in response.text
     with open_store(cwd=project, embedder="hashing") as store:
         assert store.get(memory_id) == before
+
+
+def test_a_type_outside_the_collection_is_named_by_browse_and_search_alike(
+    project: Path,
+) -> None:
+    """collection=conventions with type=error_fix: search said the type is not one of the
+    collection's, while browsing (and the page's list, and its count) silently showed "0
+    memories" — as if there were none. Now every read names the mistake the same way."""
+    from kenning import open_store
+    from kenning.errors import InvalidTypeError
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember(
+            "ERROR-FIX: npm ERR! code ERESOLVE | FIX: align peers", "error_fix"
+        ).ok
+        for read in (
+            lambda: store.browse(collection="conventions", memory_type="error_fix"),
+            lambda: store.newest(5, collection="conventions", memory_type="error_fix"),
+            lambda: store.count(collection="conventions", memory_type="error_fix"),
+            lambda: store.search("npm", collection="conventions", memory_type="error_fix"),
+        ):
+            with pytest.raises(InvalidTypeError, match="do not belong to collection conventions"):
+                read()
+        assert store.count(collection="code-patterns", memory_type="error_fix") == 1
+    client, source = _page_client(project)
+    try:
+        pages = [
+            client.get(f"/?collection=conventions&type=error_fix{extra}")
+            for extra in ("", "&q=npm+peers", "&age=7", "&from=20")
+        ]
+    finally:
+        client.close()
+        source.close()
+    for page in pages:
+        assert page.status_code == 400, page.text
+        assert "error_fix do not belong to collection conventions" in page.text

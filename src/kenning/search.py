@@ -132,6 +132,21 @@ def parse_types(memory_type: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(names)
 
 
+def check_types_of(collection: str, types: Sequence[str]) -> str:
+    """``collection``'s checked name, when every one of ``types`` (parsed) belongs to it;
+    else the error naming the types that do not and the collection's own. Search, browse
+    and count ask it alike: a type outside the collection is a mistake to name, not a
+    filter that silently matches nothing."""
+    name = check_collection(collection)
+    outside = [t for t in types if TYPE_TO_COLLECTION[t] != name]
+    if outside:
+        raise InvalidTypeError(
+            f"type(s) {', '.join(outside)} do not belong to collection {name}; "
+            f"its types are {', '.join(COLLECTIONS[name])}"
+        )
+    return name
+
+
 def check_whole_number(name: str, value: object, most: int) -> int:
     """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
@@ -168,13 +183,7 @@ def plan_search(
         chosen_intent = detect_intent(query)
         source = "detected" if chosen_intent else "none"
     if collection is not None:
-        name = check_collection(collection)
-        outside = [t for t in types if TYPE_TO_COLLECTION[t] != name]
-        if outside:
-            raise InvalidTypeError(
-                f"type(s) {', '.join(outside)} do not belong to collection {name}; "
-                f"its types are {', '.join(COLLECTIONS[name])}"
-            )
+        name = check_types_of(collection, types)
         return SearchPlan((name,), (), types, chosen_intent, source, False)
     if types:
         owners = tuple(dict.fromkeys(TYPE_TO_COLLECTION[t] for t in types))

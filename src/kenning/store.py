@@ -1391,13 +1391,11 @@ class MemoryStore:
     ) -> int:
         """How many memories match: this project by default (``group_id="all"``: every
         project), optionally one collection and some types."""
-        from .model import check_collection
-        from .search import parse_types
+        from .search import check_types_of, parse_types
 
-        collections = (check_collection(collection),) if collection is not None else ()
-        return self.backend.count(
-            Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
-        )
+        types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection is not None else ()
+        return self.backend.count(Filters(self.resolve_group(group_id), collections, types))
 
     def newest(
         self,
@@ -1409,12 +1407,12 @@ class MemoryStore:
     ) -> list[Memory]:
         """The ``limit`` most recently stored memories (this project by default), newest
         first; no query, no model. The backend reads only those rows (an index on SQLite)."""
-        from .model import check_collection
-        from .search import parse_types
+        from .search import check_types_of, parse_types
 
         limit = check_whole_number("limit", limit, NEWEST_MAX)
-        collections = (check_collection(collection),) if collection is not None else ()
-        filters = Filters(self.resolve_group(group_id), collections, parse_types(memory_type))
+        types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection is not None else ()
+        filters = Filters(self.resolve_group(group_id), collections, types)
         return self.backend.newest(filters, limit)
 
     def count_by(self, *, group_id: str | None = None) -> dict[tuple[str, str], int]:
@@ -1507,13 +1505,12 @@ class MemoryStore:
         """
         import heapq
 
-        from .model import check_collection
-        from .search import parse_types
+        from .search import check_types_of, parse_types
 
         if limit is not None:
             limit = check_whole_number("limit", limit, 1 << 31)
-        collections = (check_collection(collection),) if collection else ()
         types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection else ()
         after = parse_timestamp(stored_after) if stored_after else None
         before = parse_timestamp(stored_before) if stored_before else None
         filters = Filters(self.resolve_group(group_id), collections, types)
