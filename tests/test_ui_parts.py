@@ -504,3 +504,35 @@ def test_a_type_outside_the_collection_is_named_by_browse_and_search_alike(
     for page in pages:
         assert page.status_code == 400, page.text
         assert "error_fix do not belong to collection conventions" in page.text
+
+
+def test_no_store_yet_names_the_store_the_page_was_started_with(
+    project: Path, tmp_path: Path
+) -> None:
+    """``kenning ui --store elsewhere/x.db`` before that store exists: the page advised a
+    plain ``kenning remember``, which writes the project's default store, not the one the
+    page reads, so the page stayed empty. Now the advice carries the same ``--store``."""
+    import html as html_lib
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    elsewhere = tmp_path / "team notes" / "x.db"
+    for store_option, command in (
+        (True, f"kenning remember --store '{elsewhere}'</code>"),
+        (False, "kenning remember</code> (or"),
+    ):
+        source = StoreSource(
+            opener=lambda: open_store(
+                elsewhere, cwd=project, create=False, missing_ok=True, embedder="hashing"
+            )
+        )
+        app = create_app(source, port=8123, token="t", store_option=store_option)
+        try:
+            with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+                html = client.get("/?token=t").text
+        finally:
+            source.close()
+        assert 'id="no-store"' in html and command in html_lib.unescape(html), html

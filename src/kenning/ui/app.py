@@ -10,6 +10,7 @@ there is no JavaScript at all. Safety checks live in :mod:`kenning.ui.guard`.
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -247,9 +248,17 @@ def _templates() -> Environment:
     return env
 
 
-def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
-    """The page as an ASGI app, behind :class:`~kenning.ui.guard.Guard`."""
+def create_app(source: StoreSource, *, port: int, token: str, store_option: bool = False) -> Guard:
+    """The page as an ASGI app, behind :class:`~kenning.ui.guard.Guard`. ``store_option``:
+    the page was started with ``--store``, so the command that creates a missing store
+    names it too (a plain ``kenning remember`` would write the project's default store)."""
     env = _templates()
+
+    def creating_command(location: str) -> str:
+        """The command that creates the store this page reads."""
+        if not store_option:
+            return "kenning remember"
+        return f"kenning remember --store {shlex.quote(location)}"
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session = request.scope["state"]["session"]
@@ -339,6 +348,7 @@ def create_app(source: StoreSource, *, port: int, token: str) -> Guard:
                 "plots": _plots(counts, recent, older, recalls, now, store.settings.recall_log),
                 "store": store.stats(),
                 "this_project": store.group_id,
+                "creates_store": creating_command(store.location),
             }
 
         data = await call(work)

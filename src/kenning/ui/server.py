@@ -80,7 +80,9 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
         source = StoreSource(opener=opener)
     actual = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
-    app = create_app(source, port=actual, token=token)
+    app = create_app(
+        source, port=actual, token=token, store_option=bool(location and location.strip())
+    )
     config = uvicorn.Config(
         app,
         log_level="warning",
