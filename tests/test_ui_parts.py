@@ -536,3 +536,34 @@ def test_no_store_yet_names_the_store_the_page_was_started_with(
         finally:
             source.close()
         assert 'id="no-store"' in html and command in html_lib.unescape(html), html
+
+
+def test_opening_the_printed_address_again_keeps_the_tabs_already_open_working(
+    project: Path,
+) -> None:
+    """Each visit of the printed address started a new session and replaced the cookie
+    every tab of the browser shares: a tab opened before (or the bookmark's second visit)
+    then refused its Save, Forget and Mark reviewed with "The form's CSRF token is missing
+    or wrong". Now a browser that has a session keeps it; a form of no session says that
+    nothing was changed and what to do."""
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/memory?id={memory_id}").text, "/review")
+        assert client.get("/?token=t").status_code == 200  # the address, opened again
+        response = client.post("/review", data=fields, follow_redirects=False)
+        assert response.status_code == 303, response.text
+        with open_store(cwd=project, embedder="hashing") as store:
+            memory = store.get(memory_id)
+        assert memory is not None and "reviewed_at" in memory.metadata
+        stale = {**fields, "csrf": "x" + fields["csrf"][1:], "base": edit_version(memory)}
+        refused = client.post("/review", data=stale, follow_redirects=False)
+        assert refused.status_code == 403
+        assert "Nothing was changed" in refused.text and "Reload the page" in refused.text
+    finally:
+        client.close()
+        source.close()

@@ -103,7 +103,7 @@ class Guard:
             return
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         if "token" in query:
-            await self._login(scope, query, send_with_headers)
+            await self._login(scope, query, headers, send_with_headers)
             return
         session = self.sessions.get(_cookie(headers.get("cookie", ""), self.cookie) or "")
         if session is None:
@@ -146,7 +146,10 @@ class Guard:
             await _refuse(
                 send_with_headers,
                 403,
-                "The form's CSRF token is missing or wrong: reload the page and try again.",
+                "Nothing was changed: this form does not belong to the page's current session "
+                "(its CSRF token is missing or from an earlier session: too many browsers "
+                "opened the printed address since, or this form came from elsewhere). Reload "
+                "the page and make the change again.",
             )
             return
         replayed = False
@@ -160,15 +163,24 @@ class Guard:
 
         await self.app(scope, replay, send_with_headers)
 
-    async def _login(self, scope: Scope, query: dict[str, list[str]], send: Send) -> None:
+    async def _login(
+        self, scope: Scope, query: dict[str, list[str]], headers: dict[str, str], send: Send
+    ) -> None:
         given = query["token"][0]
         if not secrets.compare_digest(given.encode(), self.token.encode()):
             await _refuse(send, 403, "Wrong token: open the address that `kenning ui` printed.")
             return
-        sid = secrets.token_urlsafe(32)
-        self.sessions[sid] = Session()
-        while len(self.sessions) > MAX_SESSIONS:
-            self.sessions.popitem(last=False)
+        # The printed address opened again (a second tab, a bookmark) by a browser that
+        # has a session: keep it. A new one would replace the cookie every tab shares, and
+        # the forms of the tabs already open would carry the old session's CSRF token.
+        sid = _cookie(headers.get("cookie", ""), self.cookie) or ""
+        if sid in self.sessions:
+            self.sessions.move_to_end(sid)
+        else:
+            sid = secrets.token_urlsafe(32)
+            self.sessions[sid] = Session()
+            while len(self.sessions) > MAX_SESSIONS:
+                self.sessions.popitem(last=False)
         rest = urlencode([(k, v) for k, vs in query.items() if k != "token" for v in vs])
         # one leading slash: "//host" would be a redirect to another site
         path = "/" + quote(str(scope.get("path", "/"))).lstrip("/")
