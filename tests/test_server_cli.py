@@ -70,6 +70,38 @@ def test_a_store_url_kenning_does_not_speak_is_refused(project: Path) -> None:
     assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
 
 
+def test_a_malformed_server_url_is_named_with_the_form_to_write(project: Path) -> None:
+    """A Qdrant URL with a bad port (``:99999``, ``:abc``) or a broken IPv6 host printed a
+    Python traceback (ValueError from urllib); ``qdrant:notaurl`` (a URL without its ``//``)
+    was taken for a folder of that name: ``remember`` stored the note in a new SQLite file
+    there, inside the checkout. Each is now one line naming the value and the form to
+    write, exit 1, and nothing is created."""
+    for url, said in (
+        ("http://localhost:99999", "port"),
+        ("https://qdrant.internal:abc/", "port"),
+        ("http://[::1", "http(s)://HOST"),
+        ("http://", "http(s)://HOST"),
+        ("qdrant:notaurl", "without its //"),
+        ("postgresql:kenning@db/memory", "did you mean 'postgresql://kenning@db/memory'"),
+        ("HTTPS:qdrant.internal", "without its //"),
+    ):
+        for args in (("remember", "a note for the team"), ("stats",), ("recall", "a note")):
+            r = kenning(project, *args, "--store", url)
+            assert r.returncode == 1, (url, args, r.returncode, r.stderr)
+            assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+            assert repr(url) in r.stderr and said in r.stderr, (url, r.stderr)
+        r = kenning(project, "stats", env={"KENNING_STORE": url})
+        assert r.returncode == 1 and repr(url) in r.stderr, (url, r.stderr)
+    # a password in the value is not repeated
+    for url in ("postgresql:app:Zq9pw@db/x", "http://app:Zq9pw@localhost:99999"):
+        r = kenning(project, "stats", "--store", url)
+        assert r.returncode == 1 and "Zq9" not in r.stderr and "cannot use" in r.stderr
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
+    # a folder of such a name is still a path when written as one
+    r = kenning(project, "remember", "--store", "./qdrant:notaurl", "a note for the team")
+    assert r.returncode == 0, r.stderr
+
+
 def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: str) -> None:  # noqa: F811
     notes = [
         "Use snake_case for Python function names.",

@@ -343,12 +343,38 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(tempfile.gettempdir()) / f"kenning-cache-{getattr(os, 'getuid', lambda: 0)()}"
 
 
+#: A server URL that lost its ``//`` (``qdrant:host``, ``postgresql:app@db/x``): taken as a
+#: path it became a folder of that name in the checkout, the store's notes in it.
+_URL_WITHOUT_SLASHES = re.compile(r"(?:postgres(?:ql)?|https?|qdrant)(?:\+\w+)?:(?!//)", re.I)
+#: The forms a store location takes, for the errors that refuse one.
+STORE_FORMS = (
+    "http(s)://HOST[:PORT] for a Qdrant server (for example https://qdrant.internal:6333), "
+    "postgresql://USER@HOST[:PORT]/DATABASE for PostgreSQL, qdrant-local:<folder> for "
+    "Qdrant's local mode, or a file path"
+)
+
+
 def is_store_url(location: str | os.PathLike[str]) -> bool:
     """Whether a store location names no file path: a server URL (``scheme://…``) or Qdrant's
     local mode (``qdrant-local:<folder>``), which :mod:`kenning.backends.registry` opens as
-    given."""
+    given. A server URL without its ``//`` is neither: a :class:`UserInputError` (write
+    ``./name`` for a folder of such a name)."""
     text = os.fspath(location).strip()
-    return "://" in text or text.lower().startswith("qdrant-local:")
+    if text.lower().startswith("qdrant-local:"):
+        return True
+    missing = _URL_WITHOUT_SLASHES.match(text) if "://" not in text else None
+    if missing is not None:
+        from .redaction import redact_url
+
+        # shown as the URL it was meant to be, so that its password is found and dropped
+        meant = redact_url(f"{text[: missing.end()]}//{text[missing.end() :]}")
+        shown = meant.replace("://", ":", 1)
+        raise UserInputError(
+            f"kenning cannot use the store {shown!r}: it looks like a server URL without its "
+            f"// (did you mean {meant!r}?); write {STORE_FORMS} (./{shown} for a folder of "
+            "that name)"
+        )
+    return "://" in text
 
 
 def expand_home(value: str | os.PathLike[str], what: str) -> Path:

@@ -203,7 +203,10 @@ def _same_content(group_id: str, digests: list[str]) -> Any:
 def _redact(url: str) -> str:
     """The URL for messages: no user information, no ``api_key`` parameter, and whatever
     else :func:`~kenning.redaction.redact_url` finds (the one redaction for URLs)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # no URL to take apart ("http://[::1"): what redact_url finds
+        return redact_url(url)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     query = "&".join(
         f"{k}={v}" for k, v in parse_qsl(parts.query) if k.lower() not in ("api_key", "apikey")
@@ -264,9 +267,20 @@ class QdrantBackend:
                 kwargs = {"path": str(folder)}
             self._secret: str | None = None
         else:
-            parts = urlsplit(location)
+            try:
+                parts = urlsplit(location)
+                port = parts.port  # raises for a port that is no number, or past 65535
+            except ValueError as exc:
+                why = f"{exc} (a port is a number from 1 to 65535)" if "ort" in str(exc) else exc
+                raise UserInputError(
+                    f"kenning cannot use the Qdrant URL {_redact(location)!r}: {why}; write "
+                    "http(s)://HOST[:PORT], for example https://qdrant.internal:6333"
+                ) from None
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise KenningError(f"not a Qdrant URL: {_redact(location)}")
+                raise UserInputError(
+                    f"kenning cannot use the Qdrant URL {_redact(location)!r}: it names no "
+                    "host; write http(s)://HOST[:PORT], for example https://qdrant.internal:6333"
+                )
             query = dict(parse_qsl(parts.query))
             name = query.get("collection", name) or name
             self.location = _redact(location)
@@ -280,7 +294,7 @@ class QdrantBackend:
             }
             if parts.path.strip("/"):
                 kwargs["prefix"] = parts.path.strip("/")
-            if parts.port is None:
+            if port is None:
                 # qdrant-client takes Qdrant's port, not the scheme's: a failure names it
                 host = parts.hostname
                 self._default_port = f"[{host}]:6333" if ":" in host else f"{host}:6333"
