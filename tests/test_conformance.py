@@ -1222,6 +1222,57 @@ def test_postgres_schemas_a_search_path_names_are_stores_of_their_own(
         pg_databases.drop(name)
 
 
+def test_postgres_a_team_schema_beside_a_store_in_public_is_a_store_of_its_own(
+    pg_url: str,
+) -> None:
+    """The README's example: a team that started with the plain URL has its store in
+    public; a second team then uses ``?options=-csearch_path%3Dteam_a,public``. kenning
+    created the schema team_a but found public's tables through the search_path, and took
+    them for team_a's store: the second team's notes went into the first team's store,
+    each recalling the other's. Now the store of a URL that names its schema first is that
+    schema's own (a reader of a schema without one finds no store)."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    rng = np.random.default_rng(12)
+    first, second = record(1, unit(rng)), record(2, unit(rng))
+    team_a = f"{pg_url}?options=-csearch_path%3Dteam_a,public"
+    for url, note in ((pg_url, first), (team_a, second)):
+        b = PostgresBackend(url, create=True, dimension=DIM)
+        try:
+            b.upsert([note])
+        finally:
+            b.close()
+    for url, note in ((pg_url, first), (team_a, second)):
+        b = PostgresBackend(url, create=False)
+        try:
+            assert [r.memory.id for r in b.iterate(Filters())] == [note.memory.id], url
+        finally:
+            b.close()
+    with psycopg.connect(pg_url) as conn:
+        tables = conn.execute(
+            "SELECT schemaname FROM pg_tables WHERE tablename = 'kenning_memories' ORDER BY 1"
+        ).fetchall()
+        conn.execute("CREATE SCHEMA team_b")
+        conn.commit()
+    assert tables == [("public",), ("team_a",)]
+    # a team whose first write gives the dimension (another model's than public's store)
+    wide = record(3, unit(rng, 2 * DIM))
+    b = PostgresBackend(
+        f"{pg_url}?options=-csearch_path%3Dteam_c,public", create=True, dimension=None
+    )
+    try:
+        b.upsert([wide])
+        assert [r.memory.id for r in b.iterate(Filters())] == [wide.memory.id]
+    finally:
+        b.close()
+    with pytest.raises(StoreNotFound):  # a schema without a store of its own
+        open_backend(
+            f"{pg_url}?options=-csearch_path%3Dteam_b,public", create=False, dimension=None
+        )
+
+
 def _two_teams_in_one_database(pg_url: str) -> None:
     import psycopg
 

@@ -512,6 +512,9 @@ class PostgresBackend:
         #: The store's schema version, and what a read selects from it: an older store is
         #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
         self._schema = SCHEMA_VERSION
+        #: The schema the URL's search_path names first (None: the default path's): the
+        #: store's tables are that schema's own, never another schema's on the path.
+        self._named_schema: str | None = None
         self._columns = _COLUMNS
         self._iterative_scan = False
         self._pool: ConnectionPool | None = None
@@ -649,7 +652,7 @@ class PostgresBackend:
         label = f"kenning:{database}:{schema}"
         self._store_key = _lock_key(label + ":store")
         self._migrate_key = _lock_key(label + ":migrate")
-        exists = _first(conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL"))[0]
+        exists = self._has_schema_table(conn)
         if not exists and not create:
             raise StoreNotFound(
                 f"no kenning store in {self.location} yet; `kenning remember` creates it"
@@ -660,7 +663,7 @@ class PostgresBackend:
             self._migrate(conn, dimension)
         else:  # a read never creates or migrates schema: an older store is read as it is
             self._set_schema(self._schema_version(conn))
-        self._dimension = self._table_dimension(conn)
+        self._dimension = self._table_dimension(conn, self._named_schema)
         self._check_table_present()
 
     def _schema_missing(
@@ -681,6 +684,7 @@ class PostgresBackend:
             or (schema is not None and schema == user and _user_first(str(path)))
         ):
             return False  # or the role's own schema ("$user") comes first
+        self._named_schema = named
         exists = _first(conn.execute("SELECT to_regnamespace(%s) IS NOT NULL", (named,)))[0]
         if exists:
             return False
@@ -710,7 +714,7 @@ class PostgresBackend:
 
     def _schema_version(self, conn: psycopg.Connection[Any]) -> int:
         """The store's schema version (0: none yet), read without any DDL."""
-        if not _first(conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL"))[0]:
+        if not self._has_schema_table(conn):
             return 0
         found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
         version = int(_first(found)[0])
@@ -720,6 +724,18 @@ class PostgresBackend:
                 f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
             )
         return version
+
+    def _has_schema_table(self, conn: psycopg.Connection[Any]) -> bool:
+        """Whether the store's ``kenning_schema`` table exists: in the schema the URL names
+        first when it names one (``team_a,public``: a store in public is another team's,
+        which the search_path would otherwise find), else wherever the path finds it."""
+        if self._named_schema is None:
+            return bool(_first(conn.execute("SELECT to_regclass('kenning_schema') IS NOT NULL"))[0])
+        found = conn.execute(
+            "SELECT to_regclass(quote_ident(%s) || '.kenning_schema') IS NOT NULL",
+            (self._named_schema,),
+        )
+        return bool(_first(found)[0])
 
     def _set_schema(self, version: int) -> None:
         self._schema = version
@@ -873,17 +889,21 @@ class PostgresBackend:
             self._recount(conn)
 
     @staticmethod
-    def _table_dimension(conn: psycopg.Connection[Any]) -> int | None:
+    def _table_dimension(conn: psycopg.Connection[Any], schema: str | None = None) -> int | None:
+        """The vector dimension of the memories table: ``schema``'s own when given (the
+        schema the URL names first, as for :meth:`_has_schema_table`), else the path's."""
         row = conn.execute(
-            "SELECT atttypmod FROM pg_attribute "
-            "WHERE attrelid = to_regclass('kenning_memories') AND attname = 'embedding'"
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(CASE WHEN "
+            "%(s)s::text IS NULL THEN 'kenning_memories' "
+            "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END) AND attname = 'embedding'",
+            {"s": schema},
         ).fetchone()
         return None if row is None or row[0] is None or row[0] < 0 else int(row[0])
 
     def _dim(self, conn: psycopg.Connection[Any]) -> int | None:
         """The table's vector dimension; None while no table exists (nothing written yet)."""
         if self._dimension is None:
-            self._dimension = self._table_dimension(conn)
+            self._dimension = self._table_dimension(conn, self._named_schema)
         return self._dimension
 
     def _ensure_table(self, dimension: int) -> int:
@@ -898,7 +918,7 @@ class PostgresBackend:
                 psycopg.connect(self._conninfo, autocommit=True) as conn,
             ):
                 self._migrate(conn, dimension)
-                self._dimension = self._table_dimension(conn)
+                self._dimension = self._table_dimension(conn, self._named_schema)
             self._check_table_present()
             assert self._dimension is not None
             return self._dimension
