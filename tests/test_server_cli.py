@@ -102,6 +102,33 @@ def test_a_malformed_server_url_is_named_with_the_form_to_write(project: Path) -
     assert r.returncode == 0, r.stderr
 
 
+def test_migrate_refuses_its_own_database_spelled_another_way(project: Path, pg_url: str) -> None:  # noqa: F811
+    """``kenning migrate --store URL --to URL`` is refused, but the same database spelled
+    differently (``localhost`` for ``127.0.0.1``, an added ``?sslmode=disable``) "verified"
+    and copied nothing: the person believed the notes were on the new server. Now the
+    store itself is compared (the server's identifier, database and table), not its URL."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    r = kenning(project, "remember", "--store", pg_url, "Deploys go through the release branch")
+    assert r.returncode == 0, r.stderr
+    parts = urlsplit(pg_url)
+    password = parts.password or ""
+    for other in (
+        urlunsplit(parts._replace(netloc=parts.netloc.replace("127.0.0.1", "localhost"))),
+        pg_url + ("&" if parts.query else "?") + "sslmode=disable",
+    ):
+        assert other != pg_url
+        r = kenning(project, "migrate", "--store", pg_url, "--to", other)
+        assert r.returncode == 1, (other, r.stdout, r.stderr)
+        assert "is the store being migrated" in r.stderr and "copied" not in r.stdout, r.stderr
+        assert not password or password not in r.stderr
+    # another schema of the same database is another store: copied
+    team = pg_url + ("&" if parts.query else "?") + "options=-csearch_path%3Dteam_a,public"
+    r = kenning(project, "migrate", "--json", "--store", pg_url, "--to", team)
+    assert r.returncode == 0, r.stderr
+    assert (json.loads(r.stdout)["copied"], json.loads(r.stdout)["verified"]) == (1, True)
+
+
 def test_migrate_to_postgres_is_resumable_and_verified(project: Path, pg_url: str) -> None:  # noqa: F811
     notes = [
         "Use snake_case for Python function names.",

@@ -21,7 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .backends.base import Backend, ContentHashLister, Filters, MemoryRecord, bulk_writes
+from .backends.base import (
+    Backend,
+    ContentHashLister,
+    Filters,
+    IdentifiedStore,
+    MemoryRecord,
+    bulk_writes,
+)
 from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch, StoreUnavailable, UserInputError
 from .model import Provenance, same_memory
@@ -211,6 +218,17 @@ def migrate(
     )
 
 
+def _same_store(source: Backend, target: Backend) -> bool:
+    """Whether both backends reach one store (:class:`IdentifiedStore`); False when either
+    cannot tell."""
+    if not (isinstance(source, IdentifiedStore) and isinstance(target, IdentifiedStore)):
+        return False
+    if type(source) is not type(target):
+        return False
+    mine = source.identity()
+    return mine is not None and mine == target.identity()
+
+
 def migrate_store(
     store: MemoryStore,
     target: str,
@@ -252,6 +270,13 @@ def migrate_store(
         location, create=True, dimension=None, project_root=store.project.root
     )
     try:
+        if _same_store(store.backend, destination):
+            # the same store under another spelling (localhost for 127.0.0.1, an added
+            # ?sslmode=, a replica's URL): copying would "verify" and move nothing
+            raise UserInputError(
+                f"the migration target {destination.location} is the store being migrated "
+                f"({store.location}), reached by another address; name another store with --to"
+            )
         return migrate(
             store.backend, destination, group_id=store.resolve_group(group_id), progress=progress
         )

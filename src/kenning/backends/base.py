@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -306,6 +306,17 @@ class ContentHashLister(Protocol):
     every row with its vector."""
 
     def content_hashes(self, filters: Filters) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
+class IdentifiedStore(Protocol):
+    """A backend that can tell its store from any other however its location is spelled
+    (PostgreSQL: ``localhost`` or ``127.0.0.1``, an added ``?sslmode=``, a replica's URL):
+    a migration onto the store it reads is refused by this, not by comparing URLs."""
+
+    def identity(self) -> Hashable | None:
+        """The same value for two connections to one store; None when it cannot be told."""
+        ...
 
 
 @runtime_checkable

@@ -1611,6 +1611,27 @@ class PostgresBackend:
     def replaced(self) -> bool:
         return False
 
+    def identity(self) -> tuple[str, str, int] | None:
+        """The server cluster (its system identifier: a primary and its replicas share it),
+        the database, and the store's own table (its schema's): one store, however its URL
+        is spelled. None when the server does not tell this role its identifier."""
+        with self._connection() as conn:
+            try:
+                cluster = _first(conn.execute("SELECT system_identifier FROM pg_control_system()"))
+            except (pg_errors.InsufficientPrivilege, pg_errors.UndefinedFunction):
+                return None  # kept from this role, or not PostgreSQL's own server
+            database, table = _first(
+                conn.execute(  # the store's table as the backend finds it (_has_schema_table)
+                    "SELECT current_database(), to_regclass(CASE WHEN %(s)s::text IS NULL "
+                    "THEN 'kenning_schema' ELSE quote_ident(%(s)s::text) || '.kenning_schema' "
+                    "END)::oid",
+                    {"s": self._named_schema},
+                )
+            )
+        if cluster[0] is None or table is None:
+            return None
+        return str(cluster[0]), str(database), int(table)
+
     def damaged_rows(self) -> list[DamagedRow]:
         """None are tracked: the server's typed columns (PostgreSQL) or its own payload
         checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""
