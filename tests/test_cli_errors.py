@@ -586,3 +586,18 @@ def test_help_to_a_closed_pipe_is_141_and_quiet(tmp_path: Path, argv: tuple[str,
         os.close(writer)
     assert proc.returncode == 141, proc.stderr
     assert proc.stderr == b""
+
+def test_a_damaged_local_qdrant_folder_is_named_as_damaged(project: Path, tmp_path: Path) -> None:
+    """A local Qdrant folder whose meta.json no longer reads (cut short by a crash, edited
+    by hand) said "knowledge base NOT consulted: … answered, but not Qdrant; point the URL at
+    the Qdrant server's REST address" (exit 3): there is no server or URL to fix. Now it says
+    the folder is damaged and what to do, exit 1."""
+    folder = tmp_path / "q"
+    env = {"KENNING_STORE": f"qdrant-local:{folder}", "KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
+    (folder / "meta.json").write_text('{"collections": {"kenn')
+    for args in (("stats",), ("recall", "when do deploys happen"), ("remember", "another note")):
+        r = run_cli(project, *args, env=env)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert "is damaged" in r.stderr and "server" not in r.stderr, r.stderr
+        assert str(folder) in r.stderr and r.stderr.count("\n") == 1

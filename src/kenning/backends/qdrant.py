@@ -421,8 +421,16 @@ class QdrantBackend:
             "(KENNING_STORE or --store)"
         )
 
-    def _not_qdrant(self, answer: str) -> StoreUnavailable:
+    def _not_qdrant(self, answer: str) -> KenningError:
         shown = " ".join(self._scrub(answer).split())[:80]
+        if self.local:
+            # no server: the folder's own files do not read (meta.json cut short by a crash,
+            # edited by hand)
+            return StoreCorrupted(
+                f"the local Qdrant store {self.location} is damaged: its files do not read "
+                f"({shown or 'an empty file'}); restore the folder from a backup, or move it "
+                "aside and `kenning import` an export into a new one"
+            )
         return StoreUnavailable(
             f"knowledge base NOT consulted: {self.location} answered, but not Qdrant "
             f"({shown or 'an empty answer'}); point the URL at the Qdrant server's REST "
