@@ -537,9 +537,15 @@ class PostgresBackend:
             self._conninfo = psycopg.conninfo.make_conninfo(
                 url, **{key: value for key, value in defaults.items() if key not in given}
             )
+            # read by psycopg itself before libpq sees the URL: a bad value raised from
+            # psycopg.connect, past every check ("bad value for connect_timeout: 'abc'")
+            psycopg.conninfo.timeout_from_conninfo(
+                psycopg.conninfo.conninfo_to_dict(self._conninfo)
+            )
         except psycopg.ProgrammingError as exc:
             raise KenningError(
-                f"cannot parse the PostgreSQL URL {self.location}: {self._scrub(str(exc))}"
+                f"cannot parse the PostgreSQL URL {self.location}: {self._scrub(str(exc))}; "
+                "the URL itself is wrong: correct it; nothing was sent to a server"
             ) from None
         with self._translate("connect to"):
             conn = psycopg.connect(self._conninfo, autocommit=True)
