@@ -851,6 +851,8 @@ def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: s
         "postgresql://app:Hunter2Horse@127.0.0.1:1/memory?sslmode=bogus",
         # a Python traceback (psycopg's ProgrammingError) before kenning's own check
         "postgresql://app:Hunter2Horse@127.0.0.1:1/memory?connect_timeout=abc",
+        # a port past 65535 was blamed on the server ("check that the server is running")
+        "postgresql://app:Hunter2Horse@127.0.0.1:99999/memory",
     ],
 )
 def test_postgres_a_malformed_url_value_is_not_blamed_on_the_server(url: str) -> None:

@@ -1701,7 +1701,10 @@ _CONNECTION_REMEDIES = (
         "put a connection pooler in front of it; then retry",
     ),
     (
-        re.compile(r"invalid (?:integer |\w+ )?value|invalid connection option|invalid URI"),
+        re.compile(
+            r"invalid (?:integer |\w+ )?value|invalid port number|invalid connection option"
+            r"|invalid URI"
+        ),
         "the URL itself is wrong (a bad port or option value, as said above): correct it; "
         "nothing was sent to a server",
     ),
