@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from kenning import open_store
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
@@ -545,3 +548,64 @@ def test_migrate_names_a_memory_whose_id_the_target_gives_another(project: Path)
             "Deploys go out on Tuesdays after the standup",
             "Use the read replica for reports",
         ]
+
+
+def test_a_server_that_stops_answering_is_reported_not_waited_for(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    pg_databases: Any,  # noqa: F811
+    monkeypatch: Any,
+) -> None:
+    """A PostgreSQL server that stops answering with its TCP connection open (its process
+    stopped or frozen; the kernel still acknowledges, so neither tcp_user_timeout nor the
+    keepalives fire, and its statement_timeout cannot) made a long-lived session (the MCP
+    server, a hook, the page) wait for ever. A statement now waits at most
+    STATEMENT_WAIT_S for its answer: knowledge base NOT consulted; the next call, once the
+    server answers again, works."""
+    import os
+    import signal
+    import threading
+    import time
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from kenning.backends import postgres
+    from kenning.errors import StoreUnavailable
+
+    monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.5)
+    database = urlsplit(pg_url).path.lstrip("/")
+    quick = pg_url + ("&" if "?" in pg_url else "?") + "connect_timeout=2"
+    with open_store(quick, cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys go through the release branch only", "rule").ok
+        with psycopg.connect(pg_databases.admin_url, autocommit=True) as admin:
+            pids = [
+                row[0]
+                for row in admin.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)
+                ).fetchall()
+            ]
+            # and the server itself (the postmaster, which would start a fresh backend)
+            backend = admin.execute("SELECT pg_backend_pid()").fetchone()[0]
+        pids.append(int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1]))
+
+        def resume() -> None:
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        # the server comes back after 30 s whatever happens: a call that waits for ever
+        # fails this test instead of hanging it
+        guard = threading.Timer(30, resume)
+        guard.start()
+        try:
+            started = time.monotonic()
+            # the pooled connection's check gets no answer; a new one gets none either
+            with pytest.raises(StoreUnavailable, match="knowledge base NOT consulted"):
+                store.browse()
+            assert time.monotonic() - started < 8
+        finally:
+            guard.cancel()
+            resume()
+        assert len(store.browse()) == 1  # the server answers again: so does the store

@@ -320,6 +320,14 @@ POOL_BUSY_WAIT_S = 30.0
 #: pooled connection) left a call waiting for the kernel's own retransmission limit, about
 #: 15 minutes. A URL that sets any of them keeps its own.
 TCP_USER_TIMEOUT_MS = 15000
+#: How long one statement of an ordinary call may go without its answer before the
+#: connection is given up: a server that stops answering with its TCP connection open (a
+#: stopped or frozen process, a hung host whose kernel still acknowledges) is noticed by
+#: neither tcp_user_timeout nor keepalives, and the server's statement_timeout cannot fire.
+#: Past the waits kenning itself allows a statement (TABLE_LOCK_WAIT_S, STORE_LOCK_WAIT_S),
+#: with room to spare; the long statements of bulk work (index builds, recounts) are not
+#: bounded (:func:`_unbounded`).
+STATEMENT_WAIT_S = 90.0
 TCP_KEEPALIVES = {
     "keepalives": "1",
     "keepalives_idle": "15",
@@ -489,6 +497,40 @@ def _lock_key(label: str) -> int:
     return int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
 
 
+class _BoundedConnection(psycopg.Connection[Any]):
+    """A connection whose every wait for the server ends after :data:`STATEMENT_WAIT_S`
+    (unless ``unbounded``): the connection is then closed (it is mid-protocol) and the call
+    fails with OperationalError, which :meth:`PostgresBackend._translate` reports as
+    "knowledge base NOT consulted" instead of waiting for ever."""
+
+    unbounded = False
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        if timeout is not None or self.unbounded:  # psycopg's own bounded waits (a cancel)
+            return super().wait(gen, interval, timeout)
+        limit = STATEMENT_WAIT_S
+        try:
+            return super().wait(gen, interval, limit)
+        except pg_errors._WaitTimeout:
+            self.close()
+            raise psycopg.OperationalError(
+                f"the server sent no answer for {limit:g} s: stopped, frozen or overloaded"
+            ) from None
+
+
+@contextmanager
+def _unbounded(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """No end to ``conn``'s waits while inside (an index build, a recount: minutes)."""
+    if not isinstance(conn, _BoundedConnection):
+        yield
+        return
+    before, conn.unbounded = conn.unbounded, True
+    try:
+        yield
+    finally:
+        conn.unbounded = before
+
+
 class PostgresBackend:
     """A store in a PostgreSQL database with pgvector. Thread-safe within a process."""
 
@@ -571,6 +613,7 @@ class PostgresBackend:
             min_size=1,
             max_size=self._pool_size,
             kwargs={"autocommit": True},
+            connection_class=_BoundedConnection,
             configure=_configure_session,
             check=ConnectionPool.check_connection,
             timeout=POOL_WAIT_S,
@@ -970,7 +1013,7 @@ class PostgresBackend:
                 pool.putconn(conn)
             return
         try:
-            with psycopg.connect(self._conninfo, autocommit=True) as own:
+            with _BoundedConnection.connect(self._conninfo, autocommit=True) as own:
                 _configure_session(own)
                 yield own
         finally:
@@ -1078,22 +1121,23 @@ class PostgresBackend:
     def _recount(conn: psycopg.Connection[Any]) -> None:
         """Set the statistics the triggers keep (row count and total length, document
         frequency per term, rows per project, collection and type) from the table."""
-        conn.execute(
-            "UPDATE kenning_fts_stats SET n = s.c, total_len = s.l FROM (SELECT count(*) AS c, "
-            "coalesce(sum(doc_len), 0) AS l FROM kenning_memories) s"
-        )
-        conn.execute("DELETE FROM kenning_fts_terms")
-        conn.execute(
-            "INSERT INTO kenning_fts_terms (term, df) SELECT lexeme, count(*) "
-            "FROM kenning_memories, unnest(tsvector_to_array(content_tsv)) AS lexeme "
-            "GROUP BY lexeme"
-        )
-        conn.execute("DELETE FROM kenning_counts")
-        conn.execute(
-            "INSERT INTO kenning_counts (group_id, collection, type, n) "
-            "SELECT group_id, collection, type, count(*) FROM kenning_memories "
-            "GROUP BY group_id, collection, type"
-        )
+        with _unbounded(conn):  # a pass over every row: not bounded
+            conn.execute(
+                "UPDATE kenning_fts_stats SET n = s.c, total_len = s.l FROM (SELECT count(*) AS c, "
+                "coalesce(sum(doc_len), 0) AS l FROM kenning_memories) s"
+            )
+            conn.execute("DELETE FROM kenning_fts_terms")
+            conn.execute(
+                "INSERT INTO kenning_fts_terms (term, df) SELECT lexeme, count(*) "
+                "FROM kenning_memories, unnest(tsvector_to_array(content_tsv)) AS lexeme "
+                "GROUP BY lexeme"
+            )
+            conn.execute("DELETE FROM kenning_counts")
+            conn.execute(
+                "INSERT INTO kenning_counts (group_id, collection, type, n) "
+                "SELECT group_id, collection, type, count(*) FROM kenning_memories "
+                "GROUP BY group_id, collection, type"
+            )
 
     def may_bulk_load(self) -> bool:
         """A bulk load drops the HNSW index and turns the statistics triggers off: only a
@@ -1125,9 +1169,10 @@ class PostgresBackend:
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
         """(Re)create the HNSW index, with enough maintenance memory to build it fast. Another
         session building it at the same time (a second migration's end) commits first: its
-        index is the one wanted, not an error."""
+        index is the one wanted, not an error. Minutes on a large store: not bounded."""
         try:
-            PostgresBackend._create_hnsw(conn)
+            with _unbounded(conn):
+                PostgresBackend._create_hnsw(conn)
         except pg_errors.UniqueViolation as exc:
             if exc.diag.constraint_name != "pg_class_relname_nsp_index":
                 raise
