@@ -601,3 +601,20 @@ def test_a_damaged_local_qdrant_folder_is_named_as_damaged(project: Path, tmp_pa
         assert r.returncode == 1, (args, r.returncode, r.stderr)
         assert "is damaged" in r.stderr and "server" not in r.stderr, r.stderr
         assert str(folder) in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_migrate_onto_its_own_local_qdrant_folder_spelled_another_way(
+    project: Path, tmp_path: Path
+) -> None:
+    """``kenning migrate --store qdrant-local:F --to qdrant-local:F/`` (or a relative path
+    to F) said "knowledge base NOT consulted: the local Qdrant folder … is open in another
+    process" (exit 3): there was no other process, the target is the source itself. It is
+    refused as the identical spelling is: the target is the store being migrated, exit 1."""
+    folder = tmp_path / "q"
+    env = {"KENNING_STORE": f"qdrant-local:{folder}", "KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
+    relative = os.path.relpath(folder, project)
+    for target in (f"qdrant-local:{folder}/", f"qdrant-local:{relative}", f"QDRANT-LOCAL:{folder}"):
+        r = run_cli(project, "migrate", "--to", target, env=env)
+        assert r.returncode == 1, (target, r.returncode, r.stderr)
+        assert "is the store being migrated" in r.stderr and "another process" not in r.stderr

@@ -244,7 +244,7 @@ def migrate_store(
     """
     from pathlib import Path
 
-    from .backends.registry import open_backend
+    from .backends.registry import local_qdrant_folder, open_backend
     from .project import STORE_FILENAME, Project, check_store_location, names_a_file
 
     location: str | Path = target
@@ -260,6 +260,12 @@ def migrate_store(
         )
     else:
         itself = target == store.project.store_url
+        source_folder = local_qdrant_folder(store.project.store_url or "")
+        # a local Qdrant folder serves one client: opened again here it would be refused
+        # as "open in another process"
+        itself = itself or (
+            source_folder is not None and local_qdrant_folder(target) == source_folder
+        )
     if itself:  # copying every note onto itself would "verify" and move nothing
         raise UserInputError(
             f"the migration target {target} is the store being migrated ({store.location}); "

@@ -54,6 +54,21 @@ def backend_kind(location: str) -> str:
     return "sqlite"
 
 
+def local_qdrant_folder(location: str) -> Path | None:
+    """The folder a ``qdrant-local:<folder>`` location names, resolved (``~`` expanded,
+    relative to the current folder): one store however it is spelled; None for any other
+    location (or one naming no folder, which opening refuses)."""
+    text = location.strip()
+    if not text.lower().startswith(QDRANT_LOCAL_PREFIX):
+        return None
+    named = text[len(QDRANT_LOCAL_PREFIX) :].strip()
+    if not named:
+        return None
+    from ..config import expand_home
+
+    return expand_home(named, "the Qdrant store folder").resolve()
+
+
 def open_backend(
     location: str | Path,
     *,
@@ -84,4 +99,4 @@ def open_backend(
     return SQLiteBackend(path, create=create, dimension=dimension)
 
 
-__all__ = ["backend_kind", "open_backend"]
+__all__ = ["backend_kind", "local_qdrant_folder", "open_backend"]
