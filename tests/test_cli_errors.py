@@ -618,3 +618,19 @@ def test_migrate_onto_its_own_local_qdrant_folder_spelled_another_way(
         r = run_cli(project, "migrate", "--to", target, env=env)
         assert r.returncode == 1, (target, r.returncode, r.stderr)
         assert "is the store being migrated" in r.stderr and "another process" not in r.stderr
+
+
+def test_migrate_to_an_empty_target_is_refused(project: Path) -> None:
+    """``kenning migrate --to "$TEAM_STORE"`` with the variable unset (``--to ""``, or a
+    blank) copied every memory into a new ``memory.db`` in the checkout's top folder (or in
+    a folder named by the blank) and said "verified": the person believed the notes were
+    on the team's server. A blank target is refused, naming what to give; nothing is
+    written."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
+    before = sorted(p.name for p in project.iterdir())
+    for target in ("", " ", "\t"):
+        r = run_cli(project, "migrate", "--to", target, env=env)
+        assert r.returncode == 1, (target, r.returncode, r.stdout, r.stderr)
+        assert "--to is empty" in r.stderr and "copied" not in r.stdout, r.stderr
+    assert sorted(p.name for p in project.iterdir()) == before

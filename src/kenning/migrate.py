@@ -247,6 +247,14 @@ def migrate_store(
     from .backends.registry import local_qdrant_folder, open_backend
     from .project import STORE_FILENAME, Project, check_store_location, names_a_file
 
+    if not target.strip():
+        # an unset variable (--to "$TEAM_STORE"): taken as a path it was the current folder,
+        # and every memory went into a new memory.db there
+        raise UserInputError(
+            "the migration target --to is empty (an unset variable?); name the store to copy "
+            "into: postgresql://…, http(s)://… (Qdrant), qdrant-local:<folder>, or a .db file "
+            "or folder inside the project"
+        )
     location: str | Path = target
     if not is_store_url(target):
         path = expand_home(target, "the migration target")
