@@ -587,6 +587,7 @@ def test_help_to_a_closed_pipe_is_141_and_quiet(tmp_path: Path, argv: tuple[str,
     assert proc.returncode == 141, proc.stderr
     assert proc.stderr == b""
 
+
 def test_a_damaged_local_qdrant_folder_is_named_as_damaged(project: Path, tmp_path: Path) -> None:
     """A local Qdrant folder whose meta.json no longer reads (cut short by a crash, edited
     by hand) said "knowledge base NOT consulted: … answered, but not Qdrant; point the URL at
