@@ -755,3 +755,41 @@ def test_another_embedder_never_touches_the_model_cache(project: Path, tmp_path:
     assert proc.stderr == ""
     assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
     assert not (tmp_path / "model-cache").exists()
+
+
+KEYERROR_FIX = (
+    "ERROR-FIX: KeyError: 'user' | FIX: read the session with session.get('user') and send "
+    "anonymous visitors to the login page | SOURCE: docs/solutions/session.md — no login"
+)
+PARSER_RULE = "Every parser error handler logs the offending line number before re-raising."
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add a handler for KeyError in the parser",
+        "make the parser raise ValueError instead of returning None",
+        "Write tests that check the importer catches TimeoutError and retries",
+    ],
+)
+def test_a_task_that_names_an_exception_is_no_error_query(prompt: str, store: MemoryStore) -> None:
+    """A task prompt naming an exception class took the error path: its words were the
+    error query (the lower error floor, and the "past error fixes" advisory for a task)."""
+    assert claude_code.prompt_queries(prompt) == [(prompt, False)]
+    assert store.remember(PARSER_RULE, "rule").ok
+    context = claude_code.context_for(
+        "prompt-submit", {"cwd": str(store.project.root), "prompt": prompt}
+    )
+    assert "Past error fixes" not in context
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "KeyError in the login view when the session expired",
+        'Exception in thread "main" java.lang.NullPointerException\n\tat Main.run(Main.java:4)',
+        "the job dies with KeyError: 'user' on every retry",
+    ],
+)
+def test_an_error_that_names_its_exception_is_still_an_error_query(prompt: str) -> None:
+    assert any(is_error for _, is_error in claude_code.prompt_queries(prompt))

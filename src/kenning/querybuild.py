@@ -22,7 +22,7 @@ from .errors import UserInputError
 from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
-from .signatures import ANSI, extract_error_signature
+from .signatures import ANSI, extract_error_signature, looks_like_error
 from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
 
@@ -39,6 +39,7 @@ __all__ = [
     "query_from_plan",
     "query_from_pr",
     "reject_diff",
+    "reports_error",
     "without_diffs",
 ]
 
@@ -357,3 +358,26 @@ def query_from_error(raw: str) -> str:
     if not signature:
         raise UserInputError("the error text is empty: paste the error message or log")
     return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)
+
+
+#: An exception class named without its message (no ``:`` or ``(`` after it).
+_NAMED_EXCEPTION = lazy(r"\b[A-Za-z_][\w.$]*(?:Error|Exception)\b(?![^\S\n]*[:(])")
+#: A word of a sentence: lower-case letters followed by a space.
+_PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
+
+
+def reports_error(text: str) -> bool:
+    """Whether ``text`` (a prompt, a line of one) reports an error: :func:`looks_like_error`,
+    except that an exception class a sentence merely names ("add a handler for KeyError in
+    the parser", "make it raise ValueError") is not one. A class with its message
+    (``KeyError: 'user'``), one that starts its line (``KeyError in the login view``, a
+    Java trace's ``Exception in thread "main" …``) and any other error form still are."""
+    if not looks_like_error(text):
+        return False
+
+    def masked(match: re.Match[str]) -> str:
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start : match.start()]
+        return "exception" if _PROSE_WORD.search(before) else match.group(0)
+
+    return looks_like_error(_NAMED_EXCEPTION.sub(masked, text))

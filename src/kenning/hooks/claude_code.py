@@ -16,7 +16,9 @@ The project is the one containing the payload's ``cwd``.
   The query is built like a plan query (the text under ``## Overview``, else the first
   500 characters; a pasted diff is cut out first; of a prompt over :data:`MAX_PROMPT_CHARS`
   the head and the tail are read, where a pasted log has its error). When the prompt
-  carries an error, its parsed signature is recalled too, with the error floor, and the
+  carries an error (:func:`kenning.querybuild.reports_error`: a task that only names an
+  exception class carries none), its parsed signature is recalled too, with the error
+  floor, and the
   two answers are merged
   (best score per memory, best :data:`~kenning.protocol.RECALL_KEEP` kept).
 * **session-start** needs no query: it lists the project's most recent
@@ -146,8 +148,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     the parsed error signature — never the whole stack trace — is another.
     """
     from ..errors import UserInputError
-    from ..querybuild import query_from_error, query_from_plan, without_diffs
-    from ..signatures import looks_like_error
+    from ..querybuild import query_from_error, query_from_plan, reports_error, without_diffs
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
@@ -155,8 +156,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     if len(text) < MIN_PROMPT_CHARS:
         return []
     lines = text.splitlines()
-    first_error = next((i for i, line in enumerate(lines) if looks_like_error(line)), None)
-    if first_error is None and not looks_like_error(text):
+    first_error = next((i for i, line in enumerate(lines) if reports_error(line)), None)
+    if first_error is None and not reports_error(text):
         try:
             return [(query_from_plan(text), False)]
         except UserInputError:
@@ -264,7 +265,8 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     best: dict[str, tuple[float, str, bool]] = {}
     error_hit = False
     for query, is_error in queries:
-        result = store.recall(query, errors=True if is_error else None)
+        # the hook judged each query (a task naming an exception is no error query)
+        result = store.recall(query, errors=is_error)
         for hit in result.hits:
             previous = best.get(hit.memory.id)
             if previous is None or hit.score > previous[0]:
