@@ -793,3 +793,18 @@ def test_a_task_that_names_an_exception_is_no_error_query(prompt: str, store: Me
 )
 def test_an_error_that_names_its_exception_is_still_an_error_query(prompt: str) -> None:
     assert any(is_error for _, is_error in claude_code.prompt_queries(prompt))
+
+
+@pytest.mark.parametrize("prompt", ["KeyError: 'user'", "  KeyError: 'user'\n"])
+def test_a_short_prompt_that_is_a_whole_error_is_recalled(prompt: str, store: MemoryStore) -> None:
+    """Prompts under 20 characters were skipped, so a complete error pasted alone got
+    nothing though its fix was stored."""
+    assert claude_code.prompt_queries(prompt) == [("KeyError: 'user'", True)]
+    assert store.remember(KEYERROR_FIX, "error_fix").ok
+    context = claude_code.context_for(
+        "prompt-submit", {"cwd": str(store.project.root), "prompt": prompt}
+    )
+    assert [text for text, _ in findings(context)] == [KEYERROR_FIX]
+    # a short prompt that is no error is still not worth a recall
+    for short in ("yes, go on", "fix the KeyError", "ERROR"):
+        assert claude_code.prompt_queries(short) == [], short

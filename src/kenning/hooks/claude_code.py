@@ -12,7 +12,8 @@ The context is the fenced ``<reflexion_context>`` block of :func:`kenning.render
 The project is the one containing the payload's ``cwd``.
 
 * **prompt-submit** recalls for the prompt with the ruvector protocol
-  (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped.
+  (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped,
+  unless they are a whole error (``KeyError: 'user'``).
   The query is built like a plan query (the text under ``## Overview``, else the first
   500 characters; a pasted diff is cut out first; of a prompt over :data:`MAX_PROMPT_CHARS`
   the head and the tail are read, where a pasted log has its error). When the prompt
@@ -87,7 +88,8 @@ EVENTS: Mapping[str, str] = {
     "session-start": "SessionStart",
     "prompt-submit": "UserPromptSubmit",
 }
-#: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on").
+#: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on"),
+#: unless they are an error of more than one word (``KeyError: 'user'``).
 MIN_PROMPT_CHARS = 20
 #: Of a very long prompt (a pasted file or log) only this many characters are looked at
 #: (at most what recall takes as a query): its head and its tail, half each — a pasted log
@@ -138,7 +140,7 @@ def _looked_at(prompt: str) -> str:
 
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """The recall queries for a prompt, as ``(query, is_error_query)`` pairs; ``[]`` when
-    the prompt is too short to be worth a recall.
+    the prompt is too short to be worth a recall (and is no error of two words or more).
 
     Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
     diff is cut out first (what follows it is kept). Without an error, the query is the
@@ -153,8 +155,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
     text = without_diffs(prompt).strip()
-    if len(text) < MIN_PROMPT_CHARS:
-        return []
+    if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
+        return []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
     lines = text.splitlines()
     first_error = next((i for i, line in enumerate(lines) if reports_error(line)), None)
     if first_error is None and not reports_error(text):
