@@ -808,3 +808,53 @@ def test_a_short_prompt_that_is_a_whole_error_is_recalled(prompt: str, store: Me
     # a short prompt that is no error is still not worth a recall
     for short in ("yes, go on", "fix the KeyError", "ERROR"):
         assert claude_code.prompt_queries(short) == [], short
+
+
+YAML_FIX = (
+    "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: add pyyaml to "
+    "requirements.txt and reinstall the venv | SOURCE: docs/solutions/yaml.md — missing dep"
+)
+REQUESTS_FIX = (
+    "ERROR-FIX: ModuleNotFoundError: No module named 'requests' | FIX: the build image lacks "
+    "requests: add it to the Dockerfile's pip install line when the build runs | SOURCE: "
+    "docs/solutions/build.md — build fails"
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "signature"),
+    [
+        (
+            "the build fails with ModuleNotFoundError: No module named 'yaml' when I run it",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ),
+        (
+            "Since the upgrade the build fails with ModuleNotFoundError: No module named "
+            "'yaml'. Can you fix it?",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ),
+        (
+            "login breaks with `KeyError: 'user'` for anonymous visitors",
+            "KeyError: 'user'",
+        ),
+        (
+            "cargo build stops with error: linker `cc` not found, any idea?",
+            "error: linker `cc` not found",
+        ),
+    ],
+)
+def test_an_error_in_the_middle_of_a_sentence_is_the_error_query(
+    prompt: str, signature: str
+) -> None:
+    """The whole sentence was the error query, the words around the error included."""
+    assert (signature, True) in claude_code.prompt_queries(prompt)
+
+
+def test_an_error_in_a_sentence_recalls_its_exact_fix_first(store: MemoryStore) -> None:
+    for content in (YAML_FIX, REQUESTS_FIX, IMPORT_FIX):
+        assert store.remember(content, "error_fix").ok
+    prompt = "the build fails with ModuleNotFoundError: No module named 'yaml' when I run it"
+    context = claude_code.context_for(
+        "prompt-submit", {"cwd": str(store.project.root), "prompt": prompt}
+    )
+    assert findings(context)[0][0] == YAML_FIX

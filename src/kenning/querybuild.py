@@ -33,6 +33,7 @@ __all__ = [
     "before_diff",
     "check_query",
     "diff_files",
+    "error_in_sentence",
     "file_categories",
     "is_diff",
     "query_from_error",
@@ -381,3 +382,46 @@ def reports_error(text: str) -> bool:
         return "exception" if _PROSE_WORD.search(before) else match.group(0)
 
     return looks_like_error(_NAMED_EXCEPTION.sub(masked, text))
+
+
+#: An error with its message: ``KeyError: 'user'``, ``Error: Cannot find module``,
+#: ``error: linker `cc` not found``, ``fatal: not a git repository``.
+_ERROR_WITH_MESSAGE = lazy(
+    r"(?<![\w.$])(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error|fatal|panic):[^\S\n]+\S"
+)
+#: Where the sentence goes on after the error's message: its end, or a word that joins
+#: another clause to it ("… when I run it", "…, any idea?").
+_MESSAGE_END = lazy(
+    r"""[.!?](?=\s|$)
+    | [^\S\n]+(?:when|whenever|while|after|before|once|because|since|but|every[^\S\n]+time
+      |each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as|on[^\S\n]+every|and[^\S\n]+(?:I|we|it|then)
+      |for[^\S\n]+(?:some|every|all|any|the[^\S\n]+(?:first|second|last)))\b
+    | ,[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b
+    | [^\S\n]+[-–—][^\S\n]+""",
+    re.VERBOSE,
+)
+
+
+def error_in_sentence(line: str) -> tuple[str, str]:
+    """``(words, error)`` of one line of a prompt: a sentence that reports an error in its
+    middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
+    it") is split into the words before the error and the error with its message, up to
+    the sentence's end, a closing backtick or a word joining another clause ("when …",
+    "…, any idea?"). A line that starts with its error, or has none with a message, is
+    ``("", line)``: the error's signature is then the parser's to find."""
+    for match in _ERROR_WITH_MESSAGE.finditer(line):
+        before = line[: match.start()]
+        if not _PROSE_WORD.search(before):
+            break  # the line starts with its error (after a log prefix, a list marker…)
+        error = line[match.start() :]
+        if before.endswith("`") and "`" in error:
+            error = error[: error.index("`")]
+        else:
+            # the message's own colon and quotes are kept: the end is searched after them
+            end = _MESSAGE_END.search(error, match.end() - match.start())
+            if end is not None:
+                error = error[: end.start()]
+        error = error.strip()
+        if error:
+            return before.rstrip(" \t`'\"(:"), error
+    return "", line

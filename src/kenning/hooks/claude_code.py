@@ -146,11 +146,18 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     diff is cut out first (what follows it is kept). Without an error, the query is the
     plan query of the prompt (text under ``## Overview``, else its first 500 characters).
     With an error, the
-    prompt's own words before the first error line (when long enough) are one query and
-    the parsed error signature — never the whole stack trace — is another.
+    prompt's own words before the first error (when long enough) are one query and the
+    parsed error signature — never the whole stack trace, nor the words of a sentence
+    around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
     from ..errors import UserInputError
-    from ..querybuild import query_from_error, query_from_plan, reports_error, without_diffs
+    from ..querybuild import (
+        error_in_sentence,
+        query_from_error,
+        query_from_plan,
+        reports_error,
+        without_diffs,
+    )
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
@@ -164,13 +171,21 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
             return [(query_from_plan(text), False)]
         except UserInputError:
             return []
-    words = "\n".join(lines[:first_error]).strip() if first_error is not None else text
+    error_text = text
+    if first_error is not None:
+        # an error told in a sentence: its words go with the prompt's, the error alone is
+        # the error query ("… fails with KeyError: 'user' when I log in")
+        before, error = error_in_sentence(lines[first_error])
+        words = "\n".join([*lines[:first_error], before]).strip()
+        error_text = "\n".join([error, *lines[first_error + 1 :]])
+    else:
+        words = text
     queries: list[tuple[str, bool]] = []
     if len(words) >= MIN_PROMPT_CHARS:
         with contextlib.suppress(UserInputError):
             queries.append((query_from_plan(words), False))
     try:
-        signature = query_from_error(text)
+        signature = query_from_error(error_text)
     except UserInputError:
         signature = ""
     if signature and all(signature != q for q, _ in queries):
