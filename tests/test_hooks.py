@@ -858,3 +858,22 @@ def test_an_error_in_a_sentence_recalls_its_exact_fix_first(store: MemoryStore) 
         "prompt-submit", {"cwd": str(store.project.root), "prompt": prompt}
     )
     assert findings(context)[0][0] == YAML_FIX
+
+
+def test_an_error_prompt_is_one_line_in_the_recall_log(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt with an error is recalled with its words and its error: the recall log (the
+    page's histogram) counted it twice, once under each floor."""
+    monkeypatch.setenv("KENNING_RECALL_LOG", "1")
+    assert store.remember(KEYERROR_FIX, "error_fix").ok
+    prompt = "The login page crashes for visitors, can you fix it?\nKeyError: 'user'"
+    assert len(claude_code.prompt_queries(prompt)) == 2
+    context = claude_code.context_for(
+        "prompt-submit", {"cwd": str(store.project.root), "prompt": prompt}
+    )
+    assert [text for text, _ in findings(context)] == [KEYERROR_FIX]
+    assert "Past error fixes" in context
+    [entry] = store.recent_recalls()
+    assert entry.kept == 1 and entry.floor == pytest.approx(0.4)
+    assert entry.scores[0] > 0.9

@@ -1117,54 +1117,90 @@ class MemoryStore:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries; a project's calibrated floors when its settings have them),
         keep the best 3, cut their combined content to 800 chars at a word boundary."""
+        return self.recall_many(
+            [(query, errors)], top_k, group_id=group_id, keep=keep, budget=budget
+        )
+
+    def recall_many(
+        self,
+        queries: Sequence[tuple[str, bool | None]],
+        top_k: int = protocol.RECALL_TOP_K,
+        *,
+        group_id: str | None = None,
+        keep: int = protocol.RECALL_KEEP,
+        budget: int = protocol.RECALL_CHAR_BUDGET,
+    ) -> RecallResult:
+        """One recall for several ``(query, errors)`` of one request (a prompt's words and
+        the error it carries): each query's candidates are held to its own floor, a memory
+        found by several counts with its best score, and the best ``keep`` of them all are
+        kept and cut to the budget, as :meth:`recall` does for one. It is one recall: the
+        recall log has one line for it. The result's ``query`` is the first query, its
+        ``floor`` the lowest applied, and it is an error recall when any query was one."""
         from .freshness import best_fresh_first
         from .querybuild import check_query
         from .render import combine_for_recall
         from .signatures import looks_like_error
 
-        check_query(query)
+        if isinstance(queries, str | bytes) or not queries:
+            raise UserInputError("recall needs at least one (query, errors) pair")
+        for query, errors in queries:
+            check_query(query)
+            if errors is not None and not isinstance(errors, bool):
+                raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
         top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
         keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
         budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
-        if errors is not None and not isinstance(errors, bool):
-            raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
-        is_error = looks_like_error(query) if errors is None else errors
         settings = self.settings  # once: each read looks whether the files changed
         generic_floor = settings.recall_floor
         error_floor = settings.error_recall_floor
-        floor = error_floor if is_error else generic_floor
         filters = Filters(group_id=self.resolve_group(group_id))
-        # No store yet: nothing to recall, and no reason to load the model.
-        # an error query finds its fix by fingerprint even when only the caller knew it was
-        # one (--errors, a signature parsed from raw output): the same error, another name
-        candidates = self.retrieve(query, top_k, filters, error=is_error) if self.exists else []
-        # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
-        # toward the middle for them too: they are held to the error floor (SPEC §5) — the
-        # lower floor, as the seed means it; a project's calibrated error floor can be the
-        # higher one (measured on error queries, which find their fix by its fingerprint),
-        # and must not make a fix harder to recall than any other note
-        fix_floor = min(error_floor, floor)
-        passed = [
-            SearchResult(c.memory, c.semantic, c.semantic, None, c.lexical, c.match)
-            for c in candidates
-            if c.semantic >= (fix_floor if is_error_fix(c.memory) else floor)
-        ]
+        floors: list[float] = []
+        kinds: list[bool] = []
+        scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
+        best: dict[str, SearchResult] = {}
+        for query, errors in queries:
+            is_error = looks_like_error(query) if errors is None else errors
+            floor = error_floor if is_error else generic_floor
+            floors.append(floor)
+            kinds.append(is_error)
+            # No store yet: nothing to recall, and no reason to load the model.
+            # an error query finds its fix by fingerprint even when only the caller knew it
+            # was one (--errors, a signature parsed from raw output): the same error, another
+            # name
+            candidates = self.retrieve(query, top_k, filters, error=is_error) if self.exists else []
+            # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
+            # toward the middle for them too: they are held to the error floor (SPEC §5) —
+            # the lower floor, as the seed means it; a project's calibrated error floor can be
+            # the higher one (measured on error queries, which find their fix by its
+            # fingerprint), and must not make a fix harder to recall than any other note
+            fix_floor = min(error_floor, floor)
+            for c in candidates:
+                memory_id = c.memory.id
+                scores[memory_id] = max(scores.get(memory_id, c.semantic), c.semantic)
+                if c.semantic < (fix_floor if is_error_fix(c.memory) else floor):
+                    continue
+                seen = best.get(memory_id)
+                if seen is None or c.semantic > seen.semantic:
+                    best[memory_id] = SearchResult(
+                        c.memory, c.semantic, c.semantic, None, c.lexical, c.match
+                    )
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         hits = best_fresh_first(
-            passed, lambda r: self._freshness_of(r.memory), settings.stale_penalty, keep
+            best.values(), lambda r: self._freshness_of(r.memory), settings.stale_penalty, keep
         )
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
         if settings.recall_log and self.exists:
-            self._log_recall(floor, [c.semantic for c in candidates], len(kept))
+            ranked = sorted(scores.values(), reverse=True)[:top_k]
+            self._log_recall(min(floors), ranked, len(kept))
         return RecallResult(
-            query,
-            floor,
+            queries[0][0],
+            min(floors),
             tuple(h for h, _ in kept),
             tuple(t for _, t in kept),
             truncated,
-            is_error,
+            any(kinds),
         )
 
     def search(

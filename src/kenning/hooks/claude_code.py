@@ -20,8 +20,8 @@ The project is the one containing the payload's ``cwd``.
   carries an error (:func:`kenning.querybuild.reports_error`: a task that only names an
   exception class carries none), its parsed signature is recalled too, with the error
   floor, and the
-  two answers are merged
-  (best score per memory, best :data:`~kenning.protocol.RECALL_KEEP` kept).
+  two are one recall (:meth:`MemoryStore.recall_many`: best score per memory, best
+  :data:`~kenning.protocol.RECALL_KEEP` kept, one line in the recall log).
 * **session-start** needs no query: it lists the project's most recent
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
@@ -279,19 +279,11 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     queries = prompt_queries(prompt)
     if not queries:
         return ""
-    best: dict[str, tuple[float, str, bool]] = {}
-    error_hit = False
-    for query, is_error in queries:
-        # the hook judged each query (a task naming an exception is no error query)
-        result = store.recall(query, errors=is_error)
-        for hit in result.hits:
-            previous = best.get(hit.memory.id)
-            if previous is None or hit.score > previous[0]:
-                best[hit.memory.id] = (hit.score, hit.memory.content, hit.stale)
-            error_hit = error_hit or result.is_error
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[: protocol.RECALL_KEEP]
-    findings = [(content, score, stale) for _, (score, content, stale) in ranked]
-    return render_recall(findings, context="debugging" if error_hit else "work")
+    # the hook judged each query (a task naming an exception is no error query); one recall
+    # for them all (best score per memory, one line in the recall log)
+    result = store.recall_many(queries)
+    findings = [(hit.memory.content, hit.score, hit.stale) for hit in result.hits]
+    return render_recall(findings, context="debugging" if result.is_error else "work")
 
 
 def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
