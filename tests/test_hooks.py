@@ -25,6 +25,7 @@ import pytest
 
 from kenning import MemoryStore, open_store
 from kenning.embedders import minilm
+from kenning.embedders.base import Embedder
 from kenning.hooks import claude_code
 from kenning.model import utc_now
 from kenning.render import REANCHOR_LINE
@@ -877,3 +878,32 @@ def test_an_error_prompt_is_one_line_in_the_recall_log(
     [entry] = store.recent_recalls()
     assert entry.kept == 1 and entry.floor == pytest.approx(0.4)
     assert entry.scores[0] > 0.9
+
+
+def test_the_project_is_claude_project_dir_after_a_cd_elsewhere(
+    store: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minilm: Embedder
+) -> None:
+    """After the agent cd's into another repository, the hook input's cwd is that one: the
+    hooks recalled (and re-seeded) its store while the MCP server, which the agent remembers
+    through, served CLAUDE_PROJECT_DIR's. Both serve CLAUDE_PROJECT_DIR now."""
+    assert store.remember(KEYERROR_FIX, "error_fix").ok
+    other = make_repo(tmp_path / "vendored", remote="git@github.com:Acme/Vendored.git")
+    elsewhere = KEYERROR_FIX.replace("read the session", "clear the vendored cache")
+    with open_store(cwd=other, embedder=minilm) as other_store:
+        assert other_store.remember(elsewhere, "error_fix").ok
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(store.project.root))
+    prompt = {"cwd": str(other), "prompt": "KeyError: 'user'"}
+    assert [t for t, _ in findings(claude_code.context_for("prompt-submit", prompt))] == [
+        KEYERROR_FIX
+    ]
+    start = {"cwd": str(other), "hook_event_name": "SessionStart", "source": "startup"}
+    assert [t for t, _ in findings(claude_code.context_for("session-start", start))] == [
+        KEYERROR_FIX
+    ]
+    # without it (a hook run by hand, another client), the cwd is the project
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR")
+    assert [t for t, _ in findings(claude_code.context_for("prompt-submit", prompt))] == [elsewhere]
+    # a CLAUDE_PROJECT_DIR that is no folder (a moved checkout) is passed over, as the MCP
+    # server passes it over
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path / "moved-away"))
+    assert [t for t, _ in findings(claude_code.context_for("prompt-submit", prompt))] == [elsewhere]

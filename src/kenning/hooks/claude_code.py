@@ -9,7 +9,8 @@ and print, when there is something worth adding, Claude Code's JSON for added co
                             "additionalContext": "<reflexion_context>…"}}
 
 The context is the fenced ``<reflexion_context>`` block of :func:`kenning.render.render_xml`.
-The project is the one containing the payload's ``cwd``.
+The project is the one containing ``CLAUDE_PROJECT_DIR`` (as for the MCP server), else
+the payload's ``cwd``.
 
 * **prompt-submit** recalls for the prompt with the ruvector protocol
   (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped,
@@ -199,6 +200,13 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
 
 
 def _project_dir(payload: Mapping[str, Any]) -> Path:
+    """The project the session is for: ``CLAUDE_PROJECT_DIR`` (Claude Code sets it to the
+    project it was started in), as the MCP server the agent remembers through serves it —
+    the input's ``cwd`` follows the agent's ``cd`` into another repository; else the
+    input's ``cwd``; else the hook's working folder."""
+    env = config.claude_project_dir()
+    if env is not None and env.is_dir():
+        return env
     cwd = payload.get("cwd")
     if cwd is not None:
         if not isinstance(cwd, str) or not cwd.strip():
@@ -207,11 +215,10 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
         if not path.is_dir():
             raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
         return path
-    env = config.claude_project_dir()
-    if env is not None and not env.is_dir():
+    if env is not None:
         # said as such: the git lookup that followed called it "not inside a git repository"
         raise HookSkip(f"CLAUDE_PROJECT_DIR={env} is not a folder")
-    return env or Path(os.getcwd())
+    return Path(os.getcwd())
 
 
 def _open_store(cwd: Path) -> MemoryStore:
