@@ -467,6 +467,32 @@ def test_the_session_cap_counts_the_docs_of_every_folder(store: MemoryStore, doc
     assert sum(r.updated for r in again) == 2 and sum(r.pending for r in again) == 0
 
 
+def test_docs_moved_past_the_session_cap_keep_their_entries_until_re_seeded(
+    store: MemoryStore, docs: Path
+) -> None:
+    """Moving more docs than the session cap (a folder renamed): every moved doc's entries
+    were retired at once and the new paths re-seeded 10 per session, so the fixes of the
+    rest were recalled by nothing for a few sessions."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    for name in ERRORS:
+        git(root, "mv", f"docs/solutions/{name}", f"docs/solutions/{name}-errors")
+    commit(root, "rename the categories")
+    first = reseed_changed(store, max_docs=2)
+    assert sum(r.pending for r in first) == 1
+    for name in ERRORS:  # each error still finds its fix, once
+        assert [FIXES[name] in h.memory.content for h in store.recall(ERRORS[name]).hits][:1] == [
+            True
+        ], name
+    assert len(entries(store)) == 3
+    again = reseed_changed(store, max_docs=2)
+    assert sum(r.pending for r in again) == 0
+    assert sorted(m.source or "" for m in entries(store)) == [
+        f"docs/solutions/{name}-errors/{name}.md" for name in sorted(ERRORS)
+    ]
+    assert sum(r.changed for r in reseed_changed(store, max_docs=2)) == 0
+
+
 def test_seeded_entries_record_their_doc(store: MemoryStore, docs: Path) -> None:
     seed_solutions(store, docs)
     (db,) = of(store, "db")

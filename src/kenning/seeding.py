@@ -397,6 +397,7 @@ def seed_solutions(
     texts: dict[Path, str] = {}
     changed: list[tuple[str, Path, list[Any], str, list[Any] | None]] = []
     pending = 0
+    pending_blobs: set[str] = set()  # of the changed docs the cap leaves for a later run
     for rel, where, st in docs:
         hint = known.get(rel)
         if incremental and hint is not None and hint[1] == st.st_mtime_ns and hint[2] == st.st_size:
@@ -434,6 +435,7 @@ def seed_solutions(
         if max_docs is not None and len(work) >= max_docs:
             reports[rel] = FileReport(rel, "pending", "changed; left for the next run")
             pending += 1
+            pending_blobs.add(str(seen[0]))
             if hint is not None:
                 next_known[rel] = hint
             continue
@@ -458,10 +460,18 @@ def seed_solutions(
         next_known.update((rel, known[rel]) for rel in absent)
         gone = [rel for rel in gone if rel not in absent]
 
+    # A doc moved to a path the cap leaves for a later run (a folder renamed, more docs than
+    # a session re-seeds): its entries stay until the run that seeds it at its new path,
+    # where they are retired before it is added. Retired now, its fix was recalled by
+    # nothing for as many sessions as the cap took.
+    moving = {rel for rel in gone if rel in known and known[rel][0] in pending_blobs}
+    next_known.update((rel, known[rel]) for rel in moving)
+    gone = [rel for rel in gone if rel not in moving]
+
     gone_reports: list[FileReport] = []
     if work or gone or not incremental:
         gone_reports = _run(
-            store, directory, prefix, work, texts, gone, discovered, reports, incremental
+            store, directory, prefix, work, texts, gone, discovered, reports, incremental, moving
         )
 
     # A doc whose write failed is read again next time; one that cannot be parsed is not
@@ -514,6 +524,7 @@ def _run(
     discovered: set[str],
     reports: dict[str, FileReport],
     incremental: bool,
+    moving: set[str],
 ) -> list[FileReport]:
     """Parse the documents in ``work``, plan each against its stored entries, and apply the
     plans: retirements, then replacements, then new entries. Fills ``reports``; returns the
@@ -528,7 +539,7 @@ def _run(
     if not incremental:
         for source in existing:
             rel = source[len(prefix) + 1 :]
-            if rel not in discovered and _is_gone(directory, rel):
+            if rel not in discovered and rel not in moving and _is_gone(directory, rel):
                 gone_sources.setdefault(source, rel)
     retire_gone: dict[str, list[str]] = {
         source: [m.id for m in existing.get(source, [])] for source in gone_sources
