@@ -493,6 +493,58 @@ def test_docs_moved_past_the_session_cap_keep_their_entries_until_re_seeded(
     assert sum(r.changed for r in reseed_changed(store, max_docs=2)) == 0
 
 
+_CUT_OFF = """
+import os, sys
+from kenning import open_store
+from kenning.embedders import load_embedder
+from kenning.seeding import reseed_changed
+
+model = load_embedder("minilm")
+
+
+class CutOff:  # the hook's budget ends while this text is embedded: os._exit(0)
+    provenance = model.provenance
+
+    def embed(self, texts):
+        if any(sys.argv[2] in text for text in texts):
+            os._exit(0)
+        return model.embed(texts)
+
+
+reseed_changed(open_store(cwd=sys.argv[1], embedder=CutOff()), max_docs=10)
+"""
+
+
+def test_a_re_seed_cut_off_midway_keeps_the_entry_it_was_replacing(
+    store: MemoryStore, docs: Path
+) -> None:
+    """The session-start hook exits the moment its budget ends, whatever its re-seed is
+    doing. Cut off after a doc's old entry was retired and before its new one was written,
+    the doc's fix was recalled by nothing until the next session."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    (before,) = of(store, "db")
+    new_error = "sqlite3.OperationalError: unable to open database file"
+    write(root, "docs/solutions/db/db.md", doc("db", error=new_error))
+    # and a fix rewritten in another doc: the run ends while it is embedded, after the
+    # retirements
+    new_fix = "Vendor widgetlib under third_party/ and add it to sys.path in conftest."
+    write(root, "docs/solutions/imports/imports.md", doc("imports", fix=new_fix))
+    proc = subprocess.run(
+        [sys.executable, "-c", _CUT_OFF, str(root), "Vendor widgetlib"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert [m.id for m in of(store, "db")] == [before.id]  # as it was before the run
+    report = reseed_changed(store, max_docs=10)  # the next session does it all
+    assert sum(r.retired for r in report) == 1 and sum(r.seeded for r in report) == 1
+    assert sum(r.updated for r in report) == 1
+    (after,) = of(store, "db")
+    assert new_error in after.content
+
+
 def test_seeded_entries_record_their_doc(store: MemoryStore, docs: Path) -> None:
     seed_solutions(store, docs)
     (db,) = of(store, "db")

@@ -577,80 +577,104 @@ def _run(
     if any(doc.plan is not None and (doc.plan.update or doc.plan.add) for doc in work):
         store.check_embedding_writes()
 
-    # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
-    gone_reports = []
-    for source, ids in retire_gone.items():
-        if not ids:  # a doc that gave no entries (skipped, not a bug): nothing to retire
-            continue
-        for memory_id in ids:
-            store.forget(memory_id)
-        gone_reports.append(
-            FileReport(
-                gone_sources[source],
-                "retired",
-                "the document was deleted or moved under /archived/",
-                len(ids),
-                tuple(ids),
-            )
+    # The new entries are embedded before the write lock is taken (the costly part, seconds
+    # for many docs): other writers wait for the writes only.
+    new_texts = list(
+        dict.fromkeys(
+            content
+            for doc in work
+            if doc.plan is not None and doc.status != "failed"
+            for content in doc.plan.add
         )
-    for doc in work:
-        if doc.plan is not None:
-            for memory_id in doc.plan.retire:
-                if store.forget(memory_id):
-                    doc.count("retired")
+    )
+    vectors = (
+        dict(zip(new_texts, store.embedder.embed(new_texts), strict=True)) if new_texts else {}
+    )
 
-    # 2. replacements in place: same signature, new text (same id)
-    for doc in work:
-        if doc.plan is None:
-            continue
-        for memory_id, content in doc.plan.update:
-            result = store.update(memory_id, content=content)
-            if result.status == STORED:
-                doc.count("updated")
-                doc.ids.append(memory_id)
-            elif result.status == NEAR_DUPLICATE:
-                # The new text is already held by another memory: the outdated one goes.
+    # One transaction: a run cut off midway (the session-start hook exits the moment its
+    # budget ends, whatever it is doing) changes nothing, where it left an entry retired
+    # and its replacement not yet written: the doc's fix recalled by nothing until the
+    # next run. (Qdrant has no transactions: its writes only serialise.)
+    with store.backend.exclusive():
+        # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
+        gone_reports = []
+        for source, ids in retire_gone.items():
+            if not ids:  # a doc that gave no entries (skipped, not a bug): nothing to retire
+                continue
+            for memory_id in ids:
                 store.forget(memory_id)
-                doc.count("retired")
-                doc.count("duplicate")
-                doc.reason = (
-                    f"the new text is a near-duplicate of memory {result.id}; "
-                    "the outdated entry was retired"
+            gone_reports.append(
+                FileReport(
+                    gone_sources[source],
+                    "retired",
+                    "the document was deleted or moved under /archived/",
+                    len(ids),
+                    tuple(ids),
                 )
-                if result.id:
-                    doc.ids.append(result.id)
+            )
+        for doc in work:
+            if doc.plan is not None:
+                for memory_id in doc.plan.retire:
+                    if store.forget(memory_id):
+                        doc.count("retired")
+
+        # 2. replacements in place: same signature, new text (same id)
+        for doc in work:
+            if doc.plan is None:
+                continue
+            for memory_id, content in doc.plan.update:
+                result = store.update(memory_id, content=content)
+                if result.status == STORED:
+                    doc.count("updated")
+                    doc.ids.append(memory_id)
+                elif result.status == NEAR_DUPLICATE:
+                    # The new text is already held by another memory: the outdated one goes.
+                    store.forget(memory_id)
+                    doc.count("retired")
+                    doc.count("duplicate")
+                    doc.reason = (
+                        f"the new text is a near-duplicate of memory {result.id}; "
+                        "the outdated entry was retired"
+                    )
+                    if result.id:
+                        doc.ids.append(result.id)
+                else:
+                    doc.status, doc.reason = "failed", result.reason or result.status
+                    doc.retry = True
+            for memory in doc.plan.keep:
+                doc.count("duplicate")
+                doc.ids.append(memory.id)
+                if recorded_files(memory.metadata) != _current_record(store, memory):
+                    # the document changed elsewhere than in this entry: it is fresh again
+                    store.refresh_files(memory.id)
+
+        # 3. new entries, in one batched write (the dedup rule applies)
+        additions = [
+            (doc, content)
+            for doc in work
+            if doc.plan is not None and doc.status != "failed"
+            for content in doc.plan.add
+        ]
+        items = [
+            NewMemory(content, "error_fix", source=f"{prefix}/{doc.rel}")
+            for doc, content in additions
+        ]
+        results = (
+            store.remember_many(items, vectors=[vectors.get(item.content) for item in items])
+            if items
+            else []
+        )
+        for (doc, _), result in zip(additions, results, strict=True):
+            if result.status == STORED:
+                doc.count("seeded")
+            elif result.status == NEAR_DUPLICATE:
+                doc.count("duplicate")
             else:
                 doc.status, doc.reason = "failed", result.reason or result.status
                 doc.retry = True
-        for memory in doc.plan.keep:
-            doc.count("duplicate")
-            doc.ids.append(memory.id)
-            if recorded_files(memory.metadata) != _current_record(store, memory):
-                # the document changed elsewhere than in this entry: it is fresh again
-                store.refresh_files(memory.id)
-
-    # 3. new entries, in one batched write (the dedup rule applies)
-    additions = [
-        (doc, content)
-        for doc in work
-        if doc.plan is not None and doc.status != "failed"
-        for content in doc.plan.add
-    ]
-    items = [
-        NewMemory(content, "error_fix", source=f"{prefix}/{doc.rel}") for doc, content in additions
-    ]
-    results = store.remember_many(items) if items else []
-    for (doc, _), result in zip(additions, results, strict=True):
-        if result.status == STORED:
-            doc.count("seeded")
-        elif result.status == NEAR_DUPLICATE:
-            doc.count("duplicate")
-        else:
-            doc.status, doc.reason = "failed", result.reason or result.status
-            doc.retry = True
-            continue
-        if result.id:
-            doc.ids.append(result.id)
+                continue
+            if result.id:
+                doc.ids.append(result.id)
 
     for doc in work:
         if not doc.status:
