@@ -842,6 +842,14 @@ REQUESTS_FIX = (
             "cargo build stops with error: linker `cc` not found, any idea?",
             "error: linker `cc` not found",
         ),
+        (
+            "Getting this error: ModuleNotFoundError: No module named 'yaml'",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ),
+        (
+            "the importer dies with fatal: Error: Cannot find module 'csv-parse'",
+            "Error: Cannot find module 'csv-parse'",
+        ),
     ],
 )
 def test_an_error_in_the_middle_of_a_sentence_is_the_error_query(

@@ -409,10 +409,14 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     the sentence's end, a closing backtick or a word joining another clause ("when …",
     "…, any idea?"). A line that starts with its error, or has none with a message, is
     ``("", line)``: the error's signature is then the parser's to find."""
-    for match in _ERROR_WITH_MESSAGE.finditer(line):
+    at = 0
+    while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
+        at = match.end() - 1  # the message's first character: it may start another error
         before = line[: match.start()]
         if not _PROSE_WORD.search(before):
             break  # the line starts with its error (after a log prefix, a list marker…)
+        if _ERROR_WITH_MESSAGE.match(line, match.end() - 1):
+            continue  # "this error: KeyError: 'user'": the error is what the label names
         error = line[match.start() :]
         if before.endswith("`") and "`" in error:
             error = error[: error.index("`")]
