@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kenning.fingerprints import error_fingerprint
-from kenning.querybuild import query_from_plan
+from kenning.querybuild import error_in_sentence, query_from_plan, reports_error
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
 from kenning.solution_docs import markdown_heading, parse_solution_doc
@@ -48,6 +48,9 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "heading: a run of spaces": (markdown_heading, "# x" + " " * NOTE + "y"),
     "heading: a run of hashes": (markdown_heading, "# x" + "#" * NOTE + "y"),
     "plan: a heading with a run of spaces": (query_from_plan, "# x" + " " * QUERY + "y\ntext"),
+    # 1.2 s: the line before every exception name was searched for a word of a sentence
+    "reports an error: exception names and no sentence": (reports_error, "XError " * QUERY),
+    "error in a sentence: labels of labels": (error_in_sentence, "x " + "XError: " * QUERY),
 }
 
 

@@ -376,12 +376,14 @@ def reports_error(text: str) -> bool:
     if not looks_like_error(text):
         return False
 
-    def masked(match: re.Match[str]) -> str:
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        before = text[line_start : match.start()]
-        return "exception" if _PROSE_WORD.search(before) else match.group(0)
+    def masked(line: str) -> str:
+        # a name after the line's first word of a sentence is named by the sentence
+        prose = _PROSE_WORD.search(line)
+        if prose is None:
+            return line
+        return line[: prose.end()] + _NAMED_EXCEPTION.sub("exception", line[prose.end() :])
 
-    return looks_like_error(_NAMED_EXCEPTION.sub(masked, text))
+    return looks_like_error("".join(masked(line) for line in text.splitlines(keepends=True)))
 
 
 #: An error with its message: ``KeyError: 'user'``, ``Error: Cannot find module``,
@@ -409,14 +411,15 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     the sentence's end, a closing backtick or a word joining another clause ("when …",
     "…, any idea?"). A line that starts with its error, or has none with a message, is
     ``("", line)``: the error's signature is then the parser's to find."""
+    prose = _PROSE_WORD.search(line)
     at = 0
     while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
         at = match.end() - 1  # the message's first character: it may start another error
-        before = line[: match.start()]
-        if not _PROSE_WORD.search(before):
+        if prose is None or prose.end() > match.start():
             break  # the line starts with its error (after a log prefix, a list marker…)
         if _ERROR_WITH_MESSAGE.match(line, match.end() - 1):
             continue  # "this error: KeyError: 'user'": the error is what the label names
+        before = line[: match.start()]
         error = line[match.start() :]
         if before.endswith("`") and "`" in error:
             error = error[: error.index("`")]
