@@ -50,7 +50,11 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "plan: a heading with a run of spaces": (query_from_plan, "# x" + " " * QUERY + "y\ntext"),
     # 1.2 s: the line before every exception name was searched for a word of a sentence
     "reports an error: exception names and no sentence": (reports_error, "XError " * QUERY),
+    # 0.8 s at 20,000: a dotted name was tried from every dot of a run
+    "reports an error: a run of dotted names": (reports_error, "fix the KeyError " + "a." * QUERY),
     "error in a sentence: labels of labels": (error_in_sentence, "x " + "XError: " * QUERY),
+    # 10 s: the words that end an error's message were tried after every space of a run
+    "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
 }
 
 

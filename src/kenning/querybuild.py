@@ -362,7 +362,9 @@ def query_from_error(raw: str) -> str:
 
 
 #: An exception class named without its message (no ``:`` or ``(`` after it).
-_NAMED_EXCEPTION = lazy(r"\b[A-Za-z_][\w.$]*(?:Error|Exception)\b(?![^\S\n]*[:(])")
+#: (Tried from a name's first character only: from every dot of ``a.a.a…`` it was
+#: quadratic.)
+_NAMED_EXCEPTION = lazy(r"(?<![\w.$])[A-Za-z_][\w.$]*(?:Error|Exception)\b(?![^\S\n]*[:(])")
 #: A word of a sentence: lower-case letters followed by a space.
 _PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
 
@@ -392,14 +394,15 @@ _ERROR_WITH_MESSAGE = lazy(
     r"(?<![\w.$])(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error|fatal|panic):[^\S\n]+\S"
 )
 #: Where the sentence goes on after the error's message: its end, or a word that joins
-#: another clause to it ("… when I run it", "…, any idea?").
+#: another clause to it ("… when I run it", "…, any idea?"). (Each starts after a space
+#: it does not match: from every space of a run, a run of spaces was tried again.)
 _MESSAGE_END = lazy(
     r"""[.!?](?=\s|$)
-    | [^\S\n]+(?:when|whenever|while|after|before|once|because|since|but|every[^\S\n]+time
+    | (?<=\s)(?:when|whenever|while|after|before|once|because|since|but|every[^\S\n]+time
       |each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as|on[^\S\n]+every|and[^\S\n]+(?:I|we|it|then)
       |for[^\S\n]+(?:some|every|all|any|the[^\S\n]+(?:first|second|last)))\b
-    | ,[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b
-    | [^\S\n]+[-–—][^\S\n]+""",
+    | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b)
+    | (?<=\s)[-–—](?=\s)""",
     re.VERBOSE,
 )
 
