@@ -915,3 +915,22 @@ def test_the_project_is_claude_project_dir_after_a_cd_elsewhere(
     # server passes it over
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path / "moved-away"))
     assert [t for t, _ in findings(claude_code.context_for("prompt-submit", prompt))] == [elsewhere]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "TypeError: f() takes 2 positional arguments but 3 were given",
+        "UnboundLocalError: local variable 'total' referenced before assignment",
+        "RecursionError: maximum recursion depth exceeded while calling a Python object",
+        "TimeoutError: the read timed out after 30 seconds",
+        "error[E0502]: cannot borrow `v` as mutable because it is also borrowed as immutable",
+        "RuntimeError: start() can only be called once",
+        "error[E0713]: borrow may still be in use when destructor runs",
+        "error[E0747]: type provided when a lifetime was expected",
+    ],
+)
+def test_an_error_told_in_a_sentence_keeps_its_whole_message(error: str) -> None:
+    """Words that join a clause to a sentence are words of error messages too ("but 3 were
+    given", "referenced before assignment"): the error query lost the rest of its message."""
+    assert (error, True) in claude_code.prompt_queries(f"the nightly job fails with {error}")

@@ -389,18 +389,23 @@ def reports_error(text: str) -> bool:
 
 
 #: An error with its message: ``KeyError: 'user'``, ``Error: Cannot find module``,
-#: ``error: linker `cc` not found``, ``fatal: not a git repository``.
+#: ``error: linker `cc` not found``, ``error[E0502]: cannot borrow``, ``fatal: not a git
+#: repository``.
 _ERROR_WITH_MESSAGE = lazy(
-    r"(?<![\w.$])(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error|fatal|panic):[^\S\n]+\S"
+    r"(?<![\w.$])(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error(?:\[E\d+\])?|fatal|panic)"
+    r":[^\S\n]+\S"
 )
 #: Where the sentence goes on after the error's message: its end, or a word that joins
-#: another clause to it ("… when I run it", "…, any idea?"). (Each starts after a space
+#: another clause to it ("… when I run it", "…, any idea?") — none that messages use
+#: ("but 3 were given", "referenced before assignment", "while calling", "because it is
+#: also borrowed", "after 30 seconds", "called once", "in use when destructor runs").
+#: (Each starts after a space
 #: it does not match: from every space of a run, a run of spaces was tried again.)
 _MESSAGE_END = lazy(
     r"""[.!?](?=\s|$)
-    | (?<=\s)(?:when|whenever|while|after|before|once|because|since|but|every[^\S\n]+time
-      |each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as|on[^\S\n]+every|and[^\S\n]+(?:I|we|it|then)
-      |for[^\S\n]+(?:some|every|all|any|the[^\S\n]+(?:first|second|last)))\b
+    | (?<=\s)(?:(?:when|whenever|every[^\S\n]+time|each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as
+        |and)[^\S\n]+(?:I|I'm|I've|we|you|they|trying|running)
+      |on[^\S\n]+every|and[^\S\n]+then|for[^\S\n]+(?:some|every|all|any))\b
     | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b)
     | (?<=\s)[-–—](?=\s)""",
     re.VERBOSE,
