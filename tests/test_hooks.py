@@ -934,3 +934,32 @@ def test_an_error_told_in_a_sentence_keeps_its_whole_message(error: str) -> None
     """Words that join a clause to a sentence are words of error messages too ("but 3 were
     given", "referenced before assignment"): the error query lost the rest of its message."""
     assert (error, True) in claude_code.prompt_queries(f"the nightly job fails with {error}")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "signature"),
+    [
+        (
+            "ModuleNotFoundError: No module named 'yaml' when I run the build",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ),
+        ("KeyError: 'user', any idea why?", "KeyError: 'user'"),
+    ],
+)
+def test_an_error_that_starts_a_sentence_is_the_error_query(prompt: str, signature: str) -> None:
+    """An error at the start of a sentence kept the words after it in the error query."""
+    assert (signature, True) in claude_code.prompt_queries(prompt)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AttributeError: 'NoneType' object has no attribute 'x'. Did you mean: 'y'?",
+        "error: could not compile `widgets` (lib) due to 2 previous errors - see above",
+        "KeyError: 'user' in the login view",
+    ],
+)
+def test_a_pasted_error_line_is_read_as_the_parser_reads_it(line: str) -> None:
+    from kenning.querybuild import query_from_error
+
+    assert claude_code.prompt_queries(line) == [(query_from_error(line), True)]

@@ -401,15 +401,15 @@ _ERROR_WITH_MESSAGE = lazy(
 #: also borrowed", "after 30 seconds", "called once", "in use when destructor runs").
 #: (Each starts after a space
 #: it does not match: from every space of a run, a run of spaces was tried again.)
-_MESSAGE_END = lazy(
-    r"""[.!?](?=\s|$)
-    | (?<=\s)(?:(?:when|whenever|every[^\S\n]+time|each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as
+_CLAUSE = r"""
+      (?<=\s)(?:(?:when|whenever|every[^\S\n]+time|each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as
         |and)[^\S\n]+(?:I|I'm|I've|we|you|they|trying|running)
       |on[^\S\n]+every|and[^\S\n]+then|for[^\S\n]+(?:some|every|all|any))\b
-    | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b)
-    | (?<=\s)[-–—](?=\s)""",
-    re.VERBOSE,
-)
+    | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b)"""
+_MESSAGE_END = lazy(r"[.!?](?=\s|$) | (?<=\s)[-–—](?=\s) |" + _CLAUSE, re.VERBOSE)
+#: Where a sentence that starts with its error goes on: only the words that join a clause
+#: (a message's own ". Did you mean …" or " - see above" is the message's).
+_CLAUSE_END = lazy(_CLAUSE, re.VERBOSE)
 
 
 def error_in_sentence(line: str) -> tuple[str, str]:
@@ -417,14 +417,15 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
     it") is split into the words before the error and the error with its message, up to
     the sentence's end, a closing backtick or a word joining another clause ("when …",
-    "…, any idea?"). A line that starts with its error, or has none with a message, is
-    ``("", line)``: the error's signature is then the parser's to find."""
+    "…, any idea?"). A line that starts with its error keeps all of it but a clause joined
+    after it ("… when I log out"); one with no error with a message is ``("", line)``: the
+    error's signature is then the parser's to find."""
     prose = _PROSE_WORD.search(line)
     at = 0
     while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
         at = match.end() - 1  # the message's first character: it may start another error
         if prose is None or prose.end() > match.start():
-            break  # the line starts with its error (after a log prefix, a list marker…)
+            return _error_first(line, match)  # after a log prefix, a list marker…
         if _ERROR_WITH_MESSAGE.match(line, match.end() - 1):
             continue  # "this error: KeyError: 'user'": the error is what the label names
         before = line[: match.start()]
@@ -440,3 +441,13 @@ def error_in_sentence(line: str) -> tuple[str, str]:
         if error:
             return before.rstrip(" \t`'\"(:"), error
     return "", line
+
+
+def _error_first(line: str, match: re.Match[str]) -> tuple[str, str]:
+    """A line that starts with its error (``match``): the words of a clause joined after
+    it are the sentence's ("KeyError: 'user' when I log out", "…, any idea?"); the rest of
+    the line is the error's, for the parser (with its log prefix, list marker…)."""
+    clause = _CLAUSE_END.search(line, match.end() - 1)
+    if clause is None:
+        return "", line
+    return line[clause.start() :].strip(" \t,"), line[: clause.start()].rstrip()
