@@ -963,3 +963,30 @@ def test_a_pasted_error_line_is_read_as_the_parser_reads_it(line: str) -> None:
     from kenning.querybuild import query_from_error
 
     assert claude_code.prompt_queries(line) == [(query_from_error(line), True)]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "rename the ERROR log level to FATAL in the logger config",
+        "print the stack trace when the worker dies",
+        "log a stack trace for every ERROR the scheduler sees",
+    ],
+)
+def test_a_task_that_names_a_log_level_or_stack_trace_is_no_error_query(prompt: str) -> None:
+    """As a task naming an exception class: a sentence naming the ERROR level or a stack
+    trace took the error path."""
+    assert claude_code.prompt_queries(prompt) == [(prompt, False)]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "2026-11-30 12:00:00 ERROR worker 3 died",
+        "[scheduler] ERROR job 12 timed out",
+        "the worker logs ERROR: queue full",
+        'Here is the stack trace\nTraceback (most recent call last):\n  File "a.py", line 1',
+    ],
+)
+def test_an_error_log_line_is_still_an_error_query(prompt: str) -> None:
+    assert any(is_error for _, is_error in claude_code.prompt_queries(prompt))

@@ -361,18 +361,23 @@ def query_from_error(raw: str) -> str:
     return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)
 
 
-#: An exception class named without its message (no ``:`` or ``(`` after it).
+#: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR
+#: log level, a stack trace: what a sentence names ("log a stack trace for every ERROR").
 #: (Tried from a name's first character only: from every dot of ``a.a.a…`` it was
 #: quadratic.)
-_NAMED_EXCEPTION = lazy(r"(?<![\w.$])[A-Za-z_][\w.$]*(?:Error|Exception)\b(?![^\S\n]*[:(])")
+_NAMED_EXCEPTION = lazy(
+    r"(?:(?<![\w.$])[A-Za-z_][\w.$]*(?:Error|Exception)|\bERROR|\bstack[^\S\n]+traces?)\b"
+    r"(?![^\S\n]*[:(])"
+)
 #: A word of a sentence: lower-case letters followed by a space.
 _PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
 
 
 def reports_error(text: str) -> bool:
     """Whether ``text`` (a prompt, a line of one) reports an error: :func:`looks_like_error`,
-    except that an exception class a sentence merely names ("add a handler for KeyError in
-    the parser", "make it raise ValueError") is not one. A class with its message
+    except that an exception class, the ERROR level or a stack trace a sentence merely names
+    ("add a handler for KeyError in the parser", "make it raise ValueError", "print the
+    stack trace when the worker dies") is not one. A class with its message
     (``KeyError: 'user'``), one that starts its line (``KeyError in the login view``, a
     Java trace's ``Exception in thread "main" …``) and any other error form still are."""
     if not looks_like_error(text):
