@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from kenning import MemoryStore, open_store
+from kenning import MemoryStore, open_store, protocol
 from kenning.embedders import minilm
 from kenning.embedders.base import Embedder
 from kenning.hooks import claude_code
@@ -990,3 +990,24 @@ def test_a_task_that_names_a_log_level_or_stack_trace_is_no_error_query(prompt: 
 )
 def test_an_error_log_line_is_still_an_error_query(prompt: str) -> None:
     assert any(is_error for _, is_error in claude_code.prompt_queries(prompt))
+
+
+def test_session_start_lists_conventions_beside_long_error_fixes(store: MemoryStore) -> None:
+    """Seeded ERROR-FIX entries run to 300-800 characters: the three newest filled the
+    800-character budget and the conventions, listed after them, were never shown."""
+    now = utc_now()
+    fixes = [
+        f"ERROR-FIX: RuntimeError: stage {n} of the nightly importer exploded | FIX: "
+        + " ".join(f"step{n}-{k} of the recovery runbook" for k in range(12))
+        + f" | SOURCE: docs/solutions/stage{n}.md — stage {n} fails"
+        for n in range(3)
+    ]
+    for days, content in enumerate(fixes):
+        assert store.remember(content, "error_fix", stored_at=now - timedelta(days=days)).ok
+    for content in (UTC_RULE, NAMING):
+        assert store.remember(content, "rule", stored_at=now - timedelta(days=5)).ok
+    start = {"cwd": str(store.project.root), "hook_event_name": "SessionStart"}
+    texts = [text for text, _ in findings(claude_code.context_for("session-start", start))]
+    assert UTC_RULE in texts and NAMING in texts
+    assert texts[0] == fixes[0]  # the newest fix whole; the budget still holds
+    assert sum(len(t) for t in texts) <= protocol.RECALL_CHAR_BUDGET

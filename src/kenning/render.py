@@ -52,6 +52,7 @@ __all__ = [
     "render_human",
     "render_json",
     "render_recall",
+    "render_recall_groups",
     "render_recall_result",
     "render_stale",
     "render_xml",
@@ -288,6 +289,54 @@ def render_recall(
         (text, f[1], len(f) > 2 and f[2] is True) for text, f in zip(texts, findings, strict=True)
     ]
     return render_xml(kept, context=context, truncated=truncated)
+
+
+def render_recall_groups(
+    groups: Sequence[Sequence[Finding]],
+    context: str = "general",
+    budget: int = RECALL_CHAR_BUDGET,
+) -> str:
+    """:func:`render_recall` of findings listed in groups, in order (the session start's
+    newest error fixes, then its newest conventions), where each group has a share of the
+    budget in proportion to its number of findings, and what a group does not need goes to
+    the others: long texts of one group (seeded error fixes run to 800 characters) no
+    longer crowd every later group out. Within a group the budget is spent in order."""
+    sanitised = [[sanitise_for_xml(f[0]) for f in group] for group in groups]
+    shares = _budget_shares(
+        [sum(map(len, texts)) for texts in sanitised], [len(g) for g in groups], budget
+    )
+    kept: list[Finding] = []
+    truncated = False
+    for group, texts, share in zip(groups, sanitised, shares, strict=True):
+        cut_texts, cut = combine_for_recall(texts, share)
+        truncated = truncated or cut
+        kept += [
+            (text, f[1], len(f) > 2 and f[2] is True)
+            for text, f in zip(cut_texts, group, strict=True)
+        ]
+    return render_xml(kept, context=context, truncated=truncated)
+
+
+def _budget_shares(sizes: Sequence[int], counts: Sequence[int], budget: int) -> list[int]:
+    """Each group's share of ``budget``: in proportion to ``counts``, a group that needs
+    less (``sizes``) getting what it needs and the rest shared again by the others."""
+    shares = [0] * len(sizes)
+    remaining = budget
+    pending = [i for i, n in enumerate(counts) if n]
+    while pending:
+        total = sum(counts[i] for i in pending)
+        fair = {i: remaining * counts[i] // total for i in pending}
+        small = [i for i in pending if sizes[i] <= fair[i]]
+        if not small:
+            for i in pending:
+                shares[i] = fair[i]
+            shares[pending[0]] += remaining - sum(fair.values())  # what rounding left
+            break
+        for i in small:
+            shares[i] = sizes[i]
+            remaining -= sizes[i]
+        pending = [i for i in pending if i not in small]
+    return shares
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ the payload's ``cwd``.
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
   ``0.5 ** (age / half-life)`` with the decay half-lives of ``kenning search`` (1.00 =
   stored today, 0.50 = one half-life old). Both cut the combined text to the protocol's
-  :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters. Before listing, it re-seeds the
+  :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters (at session start each group has
+  its share: :func:`kenning.render.render_recall_groups`). Before listing, it re-seeds the
   solution documents that changed since the last ``kenning seed-solutions`` of the project
   (:func:`kenning.seeding.reseed_changed`: only documents whose git blob hash changed, at
   most :data:`SESSION_RESEED_MAX_DOCS` per session; a ``stat`` per document when none did;
@@ -314,7 +315,7 @@ def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
 
 def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
     from ..model import COLLECTIONS, Memory, utc_now
-    from ..render import render_recall
+    from ..render import render_recall_groups
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
@@ -334,12 +335,13 @@ def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
         # a stale memory ranks below fresh ones of its group (the stale penalty)
         return m.content, recency - penalty if stale else recency, stale
 
-    findings: list[tuple[str, float, bool]] = []
+    listed: list[list[tuple[str, float, bool]]] = []
     for group in groups:
         ranked = sorted((scored(m) for m in group), key=lambda f: -f[1])
         # shown as a recency, 0.00 to 1.00: an old stale memory is not below 0.00
-        findings += [(content, max(0.0, score), stale) for content, score, stale in ranked]
-    return render_recall(findings, context="general")
+        listed.append([(content, max(0.0, score), stale) for content, score, stale in ranked])
+    # each group its share of the budget: long error fixes do not crowd the conventions out
+    return render_recall_groups(listed, context="general")
 
 
 def context_for(
