@@ -1011,3 +1011,15 @@ def test_session_start_lists_conventions_beside_long_error_fixes(store: MemorySt
     assert UTC_RULE in texts and NAMING in texts
     assert texts[0] == fixes[0]  # the newest fix whole; the budget still holds
     assert sum(len(t) for t in texts) <= protocol.RECALL_CHAR_BUDGET
+
+
+def test_an_error_pasted_with_its_terminal_colours_is_the_error_query() -> None:
+    """Output pasted from a terminal keeps its colour codes: the error told in a sentence
+    was not found after '\\x1b[31m', and the whole sentence was the error query."""
+    prompt = (
+        "the build fails with \x1b[1;31mModuleNotFoundError: No module named 'yaml'\x1b[0m "
+        "when I run it"
+    )
+    assert ("ModuleNotFoundError: No module named 'yaml'", True) in claude_code.prompt_queries(
+        prompt
+    )

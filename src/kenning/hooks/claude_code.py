@@ -160,9 +160,11 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         reports_error,
         without_diffs,
     )
+    from ..signatures import ANSI
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
+    prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     text = without_diffs(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
         return []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
