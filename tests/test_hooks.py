@@ -1023,3 +1023,23 @@ def test_an_error_pasted_with_its_terminal_colours_is_the_error_query() -> None:
     assert ("ModuleNotFoundError: No module named 'yaml'", True) in claude_code.prompt_queries(
         prompt
     )
+
+
+def test_the_words_after_a_pasted_error_are_recalled_too() -> None:
+    """A prompt that pastes the error first and asks after it: only the error was recalled,
+    never the request ("recall for the prompt … its parsed signature is recalled too")."""
+    prompt = (
+        'Traceback (most recent call last):\n  File "app/views.py", line 12, in login\n'
+        "    user = session['user']\nKeyError: 'user'\n\n"
+        "Can you add a guard for anonymous visitors in the session middleware?"
+    )
+    assert claude_code.prompt_queries(prompt) == [
+        ("Can you add a guard for anonymous visitors in the session middleware?", False),
+        ("KeyError: 'user'", True),
+    ]
+    # a compiler's own hint after its error is no request of the prompt's
+    rustc = (
+        "error[E0502]: cannot borrow `v` as mutable because it is also borrowed as immutable\n"
+        " --> src/main.rs:4:5\n  |\n4 |     v.push(1);\n  |     ^^^^^^^^^\n"
+    )
+    assert [q for q, is_error in claude_code.prompt_queries(rustc) if not is_error] == []

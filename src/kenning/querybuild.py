@@ -36,6 +36,7 @@ __all__ = [
     "error_in_sentence",
     "file_categories",
     "is_diff",
+    "is_request_line",
     "query_from_error",
     "query_from_plan",
     "query_from_pr",
@@ -456,3 +457,18 @@ def _error_first(line: str, match: re.Match[str]) -> tuple[str, str]:
     if clause is None:
         return "", line
     return line[clause.start() :].strip(" \t,"), line[: clause.start()].rstrip()
+
+
+#: A line that starts with a word, not indented: no trace frame, code, gutter or location.
+_REQUEST_LINE = lazy(r"(?:[-*>][^\S\n]+)?[A-Za-z][A-Za-z']*[^\S\n]+\S")
+
+
+def is_request_line(line: str) -> bool:
+    """Whether ``line``, after a pasted error, is the prompt's own words again (a request:
+    "Can you add a guard for this?"), not more of the error's output: it starts with a
+    word, has words of a sentence, and reports no error."""
+    return (
+        _REQUEST_LINE.match(line) is not None
+        and _PROSE_WORD.search(line) is not None
+        and not reports_error(line)
+    )

@@ -148,13 +148,15 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     diff is cut out first (what follows it is kept). Without an error, the query is the
     plan query of the prompt (text under ``## Overview``, else its first 500 characters).
     With an error, the
-    prompt's own words before the first error (when long enough) are one query and the
+    prompt's own words before the first error and the request after the last one
+    (:func:`kenning.querybuild.is_request_line`; when long enough) are one query and the
     parsed error signature — never the whole stack trace, nor the words of a sentence
     around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
     from ..errors import UserInputError
     from ..querybuild import (
         error_in_sentence,
+        is_request_line,
         query_from_error,
         query_from_plan,
         reports_error,
@@ -169,7 +171,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
         return []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
     lines = text.splitlines()
-    first_error = next((i for i, line in enumerate(lines) if reports_error(line)), None)
+    errors = [i for i, line in enumerate(lines) if reports_error(line)]
+    first_error = errors[0] if errors else None
     if first_error is None and not reports_error(text):
         try:
             return [(query_from_plan(text), False)]
@@ -180,7 +183,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # an error told in a sentence: its words go with the prompt's, the error alone is
         # the error query ("… fails with KeyError: 'user' when I log in")
         before, error = error_in_sentence(lines[first_error])
-        words = "\n".join([*lines[:first_error], before]).strip()
+        # and the words asked after the pasted error ("… Can you add a guard for this?")
+        after = [line for line in lines[errors[-1] + 1 :] if is_request_line(line)]
+        words = "\n".join([*lines[:first_error], before, *after]).strip()
         error_text = "\n".join([error, *lines[first_error + 1 :]])
     else:
         words = text
