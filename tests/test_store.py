@@ -1371,3 +1371,12 @@ def test_a_new_store_has_pages_a_row_with_its_vector_fits_in_and_an_old_one_keep
     assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+def test_recall_many_says_what_a_query_pair_is(store: MemoryStore) -> None:
+    from kenning.errors import UserInputError
+
+    for bad in ([], ["KeyError: 'user'"], [("KeyError: 'user'", True, 3)], "KeyError"):
+        with pytest.raises(UserInputError):
+            store.recall_many(bad)  # type: ignore[arg-type]
+    assert store.recall_many([("KeyError: 'user'", True), ("naming rules", None)]).hits == ()

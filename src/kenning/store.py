@@ -1143,6 +1143,13 @@ class MemoryStore:
 
         if isinstance(queries, str | bytes) or not queries:
             raise UserInputError("recall needs at least one (query, errors) pair")
+        queries = list(queries)
+        for pair in queries:
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise UserInputError(
+                    f"each query is a (query, errors) pair, like ('KeyError: x', True); "
+                    f"got {pair!r:.60}"
+                )
         for query, errors in queries:
             check_query(query)
             if errors is not None and not isinstance(errors, bool):
