@@ -1043,3 +1043,6 @@ def test_the_words_after_a_pasted_error_are_recalled_too() -> None:
         " --> src/main.rs:4:5\n  |\n4 |     v.push(1);\n  |     ^^^^^^^^^\n"
     )
     assert [q for q, is_error in claude_code.prompt_queries(rustc) if not is_error] == []
+    # nor are the log lines that follow it
+    log = "ValueError: queue full\nINFO worker restarted\nWARNING worker 3 is slow to drain\n"
+    assert [q for q, is_error in claude_code.prompt_queries(log) if not is_error] == []

@@ -459,8 +459,10 @@ def _error_first(line: str, match: re.Match[str]) -> tuple[str, str]:
     return line[clause.start() :].strip(" \t,"), line[: clause.start()].rstrip()
 
 
-#: A line that starts with a word, not indented: no trace frame, code, gutter or location.
-_REQUEST_LINE = lazy(r"(?:[-*>][^\S\n]+)?[A-Za-z][A-Za-z']*[^\S\n]+\S")
+#: A line that starts with a word, not indented: no trace frame, code, gutter, location or
+#: log line.
+#: (A word in capitals first is a log line's level: ``INFO worker restarted``.)
+_REQUEST_LINE = lazy(r"(?:[-*>][^\S\n]+)?(?![A-Z]{2,}\b)[A-Za-z][A-Za-z']*[^\S\n]+\S")
 
 
 def is_request_line(line: str) -> bool:
