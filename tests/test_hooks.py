@@ -1046,3 +1046,20 @@ def test_the_words_after_a_pasted_error_are_recalled_too() -> None:
     # nor are the log lines that follow it
     log = "ValueError: queue full\nINFO worker restarted\nWARNING worker 3 is slow to drain\n"
     assert [q for q, is_error in claude_code.prompt_queries(log) if not is_error] == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "signature"),
+    [
+        ("npm install fails with npm ERR! code ERESOLVE", "npm ERR! code ERESOLVE"),
+        (
+            "the release build stops at make: *** [Makefile:12: build] Error 2 when I run it",
+            "make: *** [Makefile:12: build] Error 2",
+        ),
+    ],
+)
+def test_an_npm_or_make_error_told_in_a_sentence_is_the_error_query(
+    prompt: str, signature: str
+) -> None:
+    """Only an error of the form 'Name: message' was split from its sentence."""
+    assert (signature, True) in claude_code.prompt_queries(prompt)

@@ -396,10 +396,10 @@ def reports_error(text: str) -> bool:
 
 #: An error with its message: ``KeyError: 'user'``, ``Error: Cannot find module``,
 #: ``error: linker `cc` not found``, ``error[E0502]: cannot borrow``, ``fatal: not a git
-#: repository``.
+#: repository``, ``npm ERR! code ERESOLVE``, ``make: *** [build] Error 2``.
 _ERROR_WITH_MESSAGE = lazy(
-    r"(?<![\w.$])(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error(?:\[E\d+\])?|fatal|panic)"
-    r":[^\S\n]+\S"
+    r"(?<![\w.$])(?:(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error(?:\[E\d+\])?|fatal|panic):"
+    r"|npm[^\S\n]+ERR!|make(?:\[\d+\])?:[^\S\n]+\*\*\*)[^\S\n]+\S"
 )
 #: Where the sentence goes on after the error's message: its end, or a word that joins
 #: another clause to it ("… when I run it", "…, any idea?") — none that messages use
