@@ -561,6 +561,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "php_defines": _repeat("define('DB_PASSWORD', "),
     "tool_options": _repeat("openssl mongosh ldapsearch -x "),
     "conf_directives": _repeat("requirepass masterauth "),
+    "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
+    "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
 }
 
 
@@ -1335,3 +1337,43 @@ def test_metadata_keeps_the_names_a_note_keeps() -> None:
     secret = {"token": "Hy6tB1q9ZxW2", "credentials": "hunter2", "TOKEN": "IDENT"}
     out, counts = redact_value(secret)
     assert counts == {"password_assignment": 3}, out
+
+
+K8S_SECRET_JSON = """\
+$ kubectl get secret db-auth -o json
+{
+    "apiVersion": "v1",
+    "data": {
+        "dbpw": "SHk2dEIxcTlaeA==",
+        "tls.crt": "LS0tLS1CRUdJTiBDRVJU",
+        "tls.key": "TUlJRXZRSUJBREFOQmdr"
+    },
+    "kind": "Secret",
+    "metadata": {"name": "db-auth", "namespace": "prod"},
+    "type": "kubernetes.io/tls"
+}
+"""
+
+
+def test_a_kubernetes_secret_in_json_is_redacted_whatever_its_keys_are_named() -> None:
+    """``kubectl get secret -o json`` (and a manifest written in JSON) holds the same data
+    as its YAML: every value under data/stringData is a secret. Only a key that spelled
+    'password' was found, so a TLS private key under "tls.key" reached the store."""
+    out, counts = redact_secrets(K8S_SECRET_JSON)
+    for secret in ("SHk2dEIxcTlaeA==", "LS0tLS1CRUdJTiBDRVJU", "TUlJRXZRSUJBREFOQmdr"):
+        assert secret not in out, out
+    assert counts == {"password_assignment": 3}, counts
+    for kept in ('"name": "db-auth"', '"type": "kubernetes.io/tls"', '"tls.key": "[REDACTED:'):
+        assert kept in out, kept
+    # one line, stringData, and an item of a list (kubectl get secrets -o json)
+    one_line = (
+        '{"items":[{"kind":"Secret","stringData":{"conn":"Hy6tB1q9Zx"},"metadata":{}}],'
+        '"kind":"List"}'
+    )
+    out, counts = redact_secrets(one_line)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    # a ConfigMap's data is configuration; a Secret elsewhere in the text is no reason
+    config_map = '{"kind": "ConfigMap", "data": {"mode": "fast", "level": "debug"}}'
+    assert redact_secrets(config_map) == (config_map, {})
+    both = config_map + '\n{"kind": "Secret", "metadata": {"name": "x"}}'
+    assert redact_secrets(both) == (both, {})

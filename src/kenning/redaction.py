@@ -30,7 +30,8 @@ replaced once, under the more specific kind:
    ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
    CLI, credentials file, ``aws configure``'s prompt),
    Azure ``AccountKey=`` and SAS ``sig=``, every value of a Kubernetes Secret's ``data:``/
-   ``stringData:`` and of ``kubectl create secret --from-literal``, passwords set in SQL
+   ``stringData:`` (YAML or JSON) and of ``kubectl create secret --from-literal``, passwords
+   set in SQL
    (``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY '…'``), PHP's ``define('DB_PASSWORD', …)``,
    redis.conf's ``requirepass``, tools' own options (``mysql -p``, ``openssl … pass:…``,
    ``ldapsearch -w``, ``gh secret set --body``); and four token formats gitleaks lacks or pins to
@@ -53,7 +54,7 @@ import threading
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -1202,6 +1203,75 @@ def _secret_data_values(
                 yield _Hit(start, start + len(value), "password_assignment", 1)
 
 
+# The same Secret written in JSON (``kubectl get secret -o json``, a manifest in JSON): read
+# as JSON's tokens, in one pass, so that its fields may come in any order ("data" before
+# "kind", as kubectl sorts them) and any layout (one line, an item of a List).
+# A string that does not close on its line is one token too (never scanned again from each
+# quote inside it, which took time quadratic in a line of escaped quotes).
+_JSON_TOKEN = lazy(r'"(?:[^"\\\n]|\\.)*+(?P<close>")?|[{}\[\]:,]')
+_DATA_KEYS = ('"data"', '"stringData"')
+
+
+@dataclass
+class _JsonFrame:
+    is_object: bool
+    data: bool = False  # the object under a "data"/"stringData" key
+    secret: bool = False  # "kind": "Secret"
+    key: str | None = None  # the key whose value comes next
+    hits: list[_Hit] = field(default_factory=list)
+
+
+def _find_kubernetes_secret_json(text: str) -> Iterator[_Hit]:
+    if '"Secret"' not in text or not any(key in text for key in _DATA_KEYS):
+        return
+    stack: list[_JsonFrame] = []
+    previous = ""
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group(0)
+        top = stack[-1] if stack else None
+        if token in "{[":
+            frame = _JsonFrame(is_object=token == "{")
+            if token == "{" and top is not None and previous == ":" and top.key in _DATA_KEYS:
+                frame.data = True
+            stack.append(frame)
+        elif token in "}]":
+            if top is None:
+                continue
+            stack.pop()
+            parent = stack[-1] if stack else None
+            hits = top.hits
+            if top.data and parent is not None:
+                parent.hits.extend(hits)  # its object's, decided when that closes
+            elif top.secret:
+                yield from hits
+            if parent is not None:
+                parent.key = None
+        elif token == ":":
+            pass
+        elif token == ",":
+            if top is not None:
+                top.key = None
+        elif m.group("close") is None:
+            pass  # a string cut off at the end of its line: no key, no value
+        elif top is not None and top.is_object:  # a string: a key, or the value after one
+            if previous == ":" and top.key is not None:
+                value = token[1:-1]
+                if top.key == '"kind"' and value == "Secret":
+                    top.secret = True
+                elif top.data and value.strip() and not _is_placeholder(value.strip()):
+                    top.hits.append(_Hit(m.start() + 1, m.end() - 1, "password_assignment", 1))
+                top.key = None
+            else:
+                top.key = token
+        previous = token
+    for i in range(len(stack) - 1, -1, -1):  # cut off before it closed: a Secret pasted part
+        frame = stack[i]
+        if frame.data and i > 0:
+            stack[i - 1].hits.extend(frame.hits)
+        elif frame.secret:
+            yield from frame.hits
+
+
 # The base64 "user:password" of a Docker config ("auth": "…", ~/.docker/config.json, a
 # dockerconfigjson) or an .npmrc (_auth=…). Taken only when it decodes to user:password.
 _AUTH_BLOB = lazy(
@@ -1229,6 +1299,7 @@ _FINDERS = (
     _find_auth_blobs,
     _find_xml_elements,
     _find_kubernetes_secret_data,
+    _find_kubernetes_secret_json,
     _find_secret_literals,
     _find_gitleaks,
     _find_context_tokens,
