@@ -813,7 +813,7 @@ def test_a_setting_named_or_a_file_named_is_not_the_secret(text: str) -> None:
     note lost which setting or file to use, and two notes naming two became one."""
     assert redact_secrets(text) == (text, {})
     for secret in (
-        "password: settings.db_pw",  # a dotted literal whose last name is no secret's
+        "password: settings.db_host",  # a dotted literal whose last name is no secret's
         "password: Hy6tB1q9.json2",  # not a file's extension
         "DB_PASSWORD=hunter2.hunter2",
     ):
@@ -1377,3 +1377,33 @@ def test_a_kubernetes_secret_in_json_is_redacted_whatever_its_keys_are_named() -
     assert redact_secrets(config_map) == (config_map, {})
     both = config_map + '\n{"kind": "Secret", "metadata": {"name": "x"}}'
     assert redact_secrets(both) == (both, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pw: Hy6tB1q9Zx",
+        "DB_PW=Hy6tB1q9Zx",
+        "export SMTP_PW='Hy6tB1q9Zx'",
+        'conn = connect(user="app", pw="Hy6tB1q9Zx")',
+        '{"user": "app", "pw": "Hy6tB1q9Zx"}',
+        "const adminPw = 'Hy6tB1q9Zx';",
+    ],
+)
+def test_a_password_keyed_pw_is_redacted(text: str) -> None:
+    """``pw`` is how many configs and scripts name a password (``DB_PW=…``, ``pw: …``,
+    ``connect(pw="…")``): it reached the store, where ``pwd`` and ``passwd`` were caught."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    assert redact_value({"pw": "Hy6tB1q9Zx"})[0] == {"pw": R(PA)}
+    for kept in (
+        "pw = getpass()",
+        "pw = pw_input",
+        "the pw: ask the team lead",
+        "npw = 3",
+        "upw: 4",
+        "a 5 pW = 5e-12 W signal",
+        "pwm: 50%",
+        "pw_hash = bcrypt(pw)",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

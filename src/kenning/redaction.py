@@ -474,6 +474,9 @@ _SECRET_KEYWORD = (
     # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
     # (MAX_PASS=5), which _assignment_hit leaves
     r"|(?-i:(?<=[A-Z0-9]_)PASS)(?![A-Za-z])"
+    # "pw" as a name of its own or its last word (pw, DB_PW, adminPw), never inside a word
+    # (npw, upw) nor the unit pW (picowatts)
+    r"|(?-i:(?<![A-Za-z0-9])(?:pw|PW|Pw)|(?<=[a-z0-9])Pw)(?![A-Za-z])"
     r"|secret(?:[_\-]?(?:access[_\-]?)?key)?"
     r"|(?:api|private|encryption|signing|master|app|subscription)[_\-]?key"
     r"|apikey|token|credentials?|creds"
@@ -545,7 +548,7 @@ _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
 _CJK_TEXT = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 _SECRET_STEM = lazy(
-    rf"pass|pwd|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
+    rf"pass|pw|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}",
     re.IGNORECASE,
 )
 #: The stems of the patterns that need none of _SECRET_STEM's (IDENTIFIED BY, masterauth,
