@@ -561,6 +561,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "php_defines": _repeat("define('DB_PASSWORD', "),
     "tool_options": _repeat("openssl mongosh ldapsearch -x "),
     "conf_directives": _repeat("requirepass masterauth "),
+    "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
+    "set_password_for": _repeat("set password for a "),
+    "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
     "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
 }
@@ -1405,5 +1408,44 @@ def test_a_password_keyed_pw_is_redacted(text: str) -> None:
         "a 5 pW = 5e-12 W signal",
         "pwm: 50%",
         "pw_hash = bcrypt(pw)",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "setx API_KEY Hy6tB1q9Zx",
+        'setx /M OPENAI_API_KEY "Hy6tB1q9Zx"',
+        "setx /s build01 /u admin /p Hy6tB1q9Zx LOG_LEVEL debug",
+        '[Environment]::SetEnvironmentVariable("DB_PASSWORD", "Hy6tB1q9Zx", "User")',
+        "htpasswd -b /etc/nginx/.htpasswd admin Hy6tB1q9Zx",
+        "htpasswd -cbB -C 12 .htpasswd admin 'Hy6tB1q9Zx'",
+        "htpasswd -nb admin Hy6tB1q9Zx > auth",
+        "SET PASSWORD FOR 'app'@'localhost' = 'Hy6tB1q9Zx';",
+        "UPDATE mysql.user SET authentication_string=PASSWORD('Hy6tB1q9Zx') WHERE User='root';",
+        "keytool -importkeystore -srckeystore a.p12 -srcstorepass Hy6tB1q9Zx -destkeystore b.jks",
+        "sqlcmd -S db -U sa -P Hy6tB1q9Zx -Q 'select 1'",
+        "rabbitmqctl add_user admin Hy6tB1q9Zx",
+    ],
+)
+def test_a_password_given_by_a_commands_own_syntax_is_redacted(text: str) -> None:
+    """Windows' setx (and PowerShell's SetEnvironmentVariable), htpasswd -b, MySQL's SET
+    PASSWORD and PASSWORD('…'), keytool's -storepass, sqlcmd -P and rabbitmqctl add_user
+    take a password by their own syntax, with no '=' or ':' before it: it reached the
+    store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        'setx PATH "%PATH%;C:\\tools"',
+        "setx TOKEN_FILE C:\\keys\\token.txt",
+        "setx API_KEY %API_KEY%",
+        "htpasswd -c .htpasswd admin",
+        "htpasswd -b to pass the password on the command line",
+        "htpasswd -D .htpasswd admin",
+        "SET PASSWORD FOR 'app'@'localhost' = :pw;",
+        "keytool -list -keystore b.jks -storepass:env STOREPASS",
+        "sqlcmd -S db -E -Q 'select 1'",
+        "rabbitmqctl add_user to create one",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -31,15 +31,16 @@ replaced once, under the more specific kind:
    CLI, credentials file, ``aws configure``'s prompt),
    Azure ``AccountKey=`` and SAS ``sig=``, every value of a Kubernetes Secret's ``data:``/
    ``stringData:`` (YAML or JSON) and of ``kubectl create secret --from-literal``, passwords
-   set in SQL
-   (``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY '…'``), PHP's ``define('DB_PASSWORD', …)``,
-   redis.conf's ``requirepass``, tools' own options (``mysql -p``, ``openssl … pass:…``,
-   ``ldapsearch -w``, ``gh secret set --body``); and four token formats gitleaks lacks or pins to
-   one length (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe
-   ``whsec_``). These are Python ``re`` patterns, each linear: a candidate starts only at a
-   distinctive prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM
-   blocks are found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the
-   scan quadratic (``tests/test_redaction.py`` times 1 MB adversarial inputs).
+   set in SQL (``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY '…'``, ``SET PASSWORD``,
+   ``PASSWORD('…')``), PHP's ``define('DB_PASSWORD', …)``, redis.conf's ``requirepass``,
+   tools' own options (``mysql -p``, ``openssl … pass:…``, ``ldapsearch -w``, ``gh secret
+   set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
+   ``rabbitmqctl add_user``); and four token formats gitleaks lacks or pins to one length
+   (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
+   These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
+   prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM blocks are
+   found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the scan
+   quadratic (``tests/test_redaction.py`` times 1 MB adversarial inputs).
 
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
@@ -554,11 +555,12 @@ _SECRET_STEM = lazy(
 #: The stems of the patterns that need none of _SECRET_STEM's (IDENTIFIED BY, masterauth,
 #: openssl -k, mongosh -p, ldapsearch -w): substring tests, as each more word in the stem's
 #: alternation slows its scan of every note.
-_RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap")
+_RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
+               "rabbitmqctl")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
-          "mongo", "ldap")  # fmt: skip
+          "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -577,7 +579,16 @@ _TOOL_PASSWORD = lazy(
     r"|ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)\b[^\n;&|]{0,160}?"
     r"(?<=\s)-w[ \t]+"
     # a GitHub Actions secret set from the command line: whatever its name, it is one
-    r"|gh[ \t]+secret[ \t]+set\b[^\n;&|]{0,160}?(?<=\s)(?:--body(?:[ \t]+|=)|-b[ \t]*))"
+    r"|gh[ \t]+secret[ \t]+set\b[^\n;&|]{0,160}?(?<=\s)(?:--body(?:[ \t]+|=)|-b[ \t]*)"
+    # Windows' setx: a variable named for a secret, or the remote machine's password (/p);
+    # and PowerShell's [Environment]::SetEnvironmentVariable("NAME", "value", …)
+    rf"|(?i:setx(?:[ \t]+/m)?[ \t]+[\"']?[A-Za-z0-9_]{{0,64}}{_SECRET_KEYWORD}[\"']?[ \t]+)"
+    r"|(?i:setx)\b[^\n;&|]{0,160}?(?<=\s)/[pP][ \t]+"
+    rf"|SetEnvironmentVariable\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}(?i:{_SECRET_KEYWORD})[\"'][ \t]*,"
+    r"[ \t]*(?=[\"'])"
+    # keytool's store and key passwords (-storepass:env NAME names where it is), sqlcmd -P
+    r"|keytool\b[^\n;&|]{0,200}?(?<=\s)-(?:src|dest)?(?:store|key)pass[ \t]+"
+    r"|sqlcmd\b[^\n;&|]{0,160}?(?<=\s)-P[ \t]*)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
@@ -622,6 +633,45 @@ _SQL_PASSWORD = lazy(
     r"'(?P<sq>[^'\r\n]{1,1024})'",
     re.IGNORECASE,
 )
+#: MySQL's SET PASSWORD [FOR user] = '…', and its PASSWORD('…') function (an UPDATE of
+#: mysql.user, a SET PASSWORD of old): a literal there is the password.
+_SQL_SET_PASSWORD = lazy(
+    r"\bset[ \t]+password\b(?:[ \t]+for[ \t]+[^=;\n]{1,200}?)?[ \t]*=[ \t]*"
+    r"'(?P<sq>[^'\r\n]{1,1024})'"
+    r"|\b(?:old_)?password[ \t]*\([ \t]*'(?P<val>[^'\r\n]{1,1024})'[ \t]*\)",
+    re.IGNORECASE,
+)
+#: rabbitmqctl add_user / change_password NAME PASSWORD, the command's last argument.
+_RABBITMQCTL = lazy(
+    r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s;&|]{1,256}[ \t]+"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;&|]{{1,1024}}))(?=[ \t]*(?:[\r\n;&|>]|$))"
+)
+#: htpasswd -b takes the password as its last argument: FILE USER PASSWORD, or USER
+#: PASSWORD with -n (the hash printed, no file).
+_HTPASSWD = lazy(
+    r"\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d{1,3}(?=[ \t]))?){1,8})"
+    r"(?P<args>(?:[ \t]+(?:\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s\"'`;&|>]{1,1024})){1,3})"
+    r"(?=[ \t]*(?:[\r\n;&|>]|$))"  # the whole command: "htpasswd -b to pass it" is prose
+)
+
+
+def _find_htpasswd(text: str) -> Iterator[_Hit]:
+    for m in _HTPASSWD.finditer(text):
+        flags = "".join(f.lstrip("-") for f in m.group("flags").split() if f.startswith("-"))
+        if "b" not in flags:
+            continue
+        args = list(re.finditer(r"\"([^\"\n]*)\"|'([^'\n]*)'|(\S+)", m.group("args")))
+        wanted = 2 if "n" in flags else 3
+        if len(args) != wanted:
+            continue  # prose about the option, or not the whole command
+        last = args[-1]
+        group = next(g for g in (1, 2, 3) if last.group(g) is not None)
+        value = last.group(group)
+        if value and not _is_placeholder(value):
+            start = m.start("args") + last.start(group)
+            yield _Hit(start, start + len(value), "password_assignment", 1)
+
+
 #: PHP's define('DB_PASSWORD', '…'), as WordPress's wp-config.php sets the database password.
 _PHP_DEFINE = lazy(
     rf"\bdefine\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}{_SECRET_KEYWORD}[\"'][ \t]*,[ \t]*"
@@ -655,6 +705,12 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_SQL_PASSWORD)
     if "define(" in lower:
         patterns.append(_PHP_DEFINE)
+    if "password" in lower and ("set" in lower or "password(" in lower):
+        patterns.append(_SQL_SET_PASSWORD)
+    if "rabbitmqctl" in lower:
+        patterns.append(_RABBITMQCTL)
+    if "htpasswd" in lower:
+        yield from _find_htpasswd(text)
     if "requirepass" in lower or "masterauth" in lower:
         patterns.append(_CONF_PASSWORD)
     for pattern in patterns:
