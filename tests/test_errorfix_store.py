@@ -13,6 +13,7 @@ from kenning.calibration import calibrate, read_queries
 from kenning.embedders.base import Embedder
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.seeding import seed_solutions
+from kenning.signatures import looks_like_error
 
 from .cli_runner import CliRun, run_cli
 from .conftest import EVAL_DIR
@@ -367,3 +368,22 @@ def test_entries_stored_under_older_fingerprint_rules_are_matched_by_the_rules_n
         assert first.score >= 0.95
         numpy = store.recall(raw.format("numpy")).hits
         assert all(h.match != "fingerprint" for h in numpy), numpy
+
+
+@pytest.mark.parametrize("prefix", ["error-fix:", "Error-Fix:", "  ERROR-FIX:"])
+def test_an_entry_whose_prefix_is_written_in_another_case_is_an_error_fix(
+    store: MemoryStore, prefix: str
+) -> None:
+    """The entry parser reads ``error-fix: … | FIX: …`` (its fingerprint was stored), but the
+    type rule did not: stored as ``context`` in ``discussions``, it was missed by
+    ``--type error_fix``, held to the notes' floor and not shown as an error fix."""
+    stored = store.remember(
+        f"{prefix} sqlite3.OperationalError: database is locked | FIX: enable WAL and set "
+        "busy_timeout",
+        "context",
+    )
+    assert (stored.type, stored.collection) == ("error_fix", "code-patterns"), stored
+    hits = store.recall("sqlite3.OperationalError: database is locked").hits
+    assert hits[0].memory.id == stored.id and hits[0].memory.type == "error_fix"
+    # and an entry given as a query is one (the error floor), whatever the prefix's case
+    assert looks_like_error(f"{prefix} the nightly build broke | FIX: pin the runner image")

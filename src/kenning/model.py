@@ -50,6 +50,13 @@ RUVECTOR_TYPE_MAP: Mapping[str, str] = {
 ERROR_FIX_PREFIX = "ERROR-FIX:"
 
 
+def starts_as_error_fix(content: str) -> bool:
+    """``content`` opens with the ERROR-FIX prefix, in any case and after leading whitespace,
+    as :func:`kenning.errorfix.parse_error_fix` reads an entry (``error-fix: …`` too)."""
+    head = content.lstrip()[: len(ERROR_FIX_PREFIX)]
+    return head.upper() == ERROR_FIX_PREFIX
+
+
 def valid_types_message() -> str:
     parts = [f"{c}: {', '.join(ts)}" for c, ts in COLLECTIONS.items()]
     ruv = ", ".join(sorted(set(RUVECTOR_TYPE_MAP) - set(TYPE_TO_COLLECTION)))
@@ -69,7 +76,7 @@ def resolve_type(memory_type: str, content: str = "") -> tuple[str, str]:
     name = (memory_type or "").strip().lower().replace("-", "_")
     if name in RUVECTOR_TYPE_MAP and name not in TYPE_TO_COLLECTION:
         name = RUVECTOR_TYPE_MAP[name]
-    if name == "context" and content.lstrip().startswith(ERROR_FIX_PREFIX):
+    if name == "context" and starts_as_error_fix(content):
         name = "error_fix"
     if name not in TYPE_TO_COLLECTION:
         raise InvalidTypeError(

@@ -458,7 +458,7 @@ def _with_detail(signature: str, raw: str) -> str:
 #: the blank lines after it, time quadratic in their number.)
 _LOOKS_LIKE_ERROR = lazy(
     r"""(?:
-      ^[^\S\n]*ERROR-FIX:
+      ^[^\S\n]*(?i:ERROR-FIX:)
     | Traceback\s\(most\srecent\scall\slast\)
     | \berror\[E\d+\]
     | \berror\s+TS\d+

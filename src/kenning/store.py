@@ -44,7 +44,6 @@ from .errors import (
 )
 from .model import (
     DEDUP_CHECK_FAILED,
-    ERROR_FIX_PREFIX,
     MISSING,
     NEAR_DUPLICATE,
     REJECTED,
@@ -66,6 +65,7 @@ from .model import (
     parse_timestamp,
     resolve_type,
     same_memory,
+    starts_as_error_fix,
     utc_now,
 )
 from .project import (
@@ -137,7 +137,7 @@ class PreparedMemory:
 
 
 def is_error_fix(memory: Memory) -> bool:
-    return memory.type == "error_fix" or memory.content.startswith(ERROR_FIX_PREFIX)
+    return memory.type == "error_fix" or starts_as_error_fix(memory.content)
 
 
 def _error_fingerprint_of(content: str) -> str | None:
