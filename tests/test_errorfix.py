@@ -1653,3 +1653,30 @@ def test_a_doc_that_pastes_thousands_of_errors_keeps_its_first_ones(tmp_path: Pa
     assert [e.signature for e in outcome.entries] == [
         f"error: check thing{i} failed" for i in range(3)
     ]
+
+
+def test_an_error_run_in_ci_has_the_fingerprint_of_the_same_error_run_locally() -> None:
+    """A CI log's closing line (GitHub Actions' "Process completed with exit code 1", go's
+    "exit status 1") adds "(exit code 1)" to the signature; the fingerprint kept it, so the
+    fix stored from a local run was no exact match for the same error in CI (and the
+    reverse): the runner's exit code is not the error."""
+    local = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n' + (
+        "ModuleNotFoundError: No module named 'yaml'\n"
+    )
+    ci = local + "Error: Process completed with exit code 1.\n"
+    assert extract_error_signature(ci).endswith("(exit code 1)")  # the signature says it
+    assert error_fingerprint(extract_error_signature(ci)) == error_fingerprint(
+        extract_error_signature(local)
+    )
+    go_ci = GO_TEST
+    go_local = GO_TEST.replace("exit status 1\n", "")
+    assert error_fingerprint(extract_error_signature(go_ci)) == error_fingerprint(
+        extract_error_signature(go_local)
+    )
+    # an exit code that is the line's own message stays what tells errors apart
+    assert error_fingerprint("container web-1 exited with code 137") != error_fingerprint(
+        "container web-1 exited with code 1"
+    )
+    assert error_fingerprint("Error: Process completed with exit code 2.") != error_fingerprint(
+        "Error: Process completed with exit code 1."
+    )

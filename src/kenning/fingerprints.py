@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
-from .signatures import ANSI, extract_error_signature
+from .signatures import ANSI, extract_error_signature, without_exit_code_suffix
 
 __all__ = ["error_fingerprint"]
 
@@ -184,7 +184,9 @@ def error_fingerprint(signature: str) -> str:
     quoted identifiers and numbers; keeps error classes and
     codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``), the numbers that carry
     meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
-    package, crate or header (``No module named 'yaml'``). Whitespace collapsed, lowercased.
+    package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
+    takes from a log's closing line is left out (a CI run and a local run of one error are
+    one error). Whitespace collapsed, lowercased.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -199,6 +201,7 @@ def error_fingerprint(signature: str) -> str:
     # "E" or "FAILED … -") is cleaned as a raw error's signature is: an entry that stores
     # it matches the error's query
     text = extract_error_signature(text) or text
+    text = without_exit_code_suffix(text)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:

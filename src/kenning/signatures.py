@@ -23,6 +23,7 @@ __all__ = [
     "line_score",
     "looks_like_error",
     "signatures_of",
+    "without_exit_code_suffix",
 ]
 
 ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -402,6 +403,19 @@ def _exit_code_suffix(candidates: list[tuple[str, int, bool]], chosen: str) -> s
         if m:
             return f"{chosen} (exit code {m.group(1)})"
     return chosen
+
+
+_EXIT_CODE_SUFFIX = lazy(r"\s*\(exit code -?\d+\)$")
+
+
+def without_exit_code_suffix(signature: str) -> str:
+    """``signature`` without the ``(exit code N)`` that :func:`extract_error_signature`
+    appends from another line of the log (a CI runner's or the go command's closing line):
+    the same error run locally and in CI is one error."""
+    m = _EXIT_CODE_SUFFIX.search(signature)
+    if m is None or m.start() == 0 or _EXIT_CODE.search(signature, 0, m.start()):
+        return signature  # nothing else, or the line's own exit code: not appended
+    return signature[: m.start()]
 
 
 def extract_error_signature(raw: str) -> str:
