@@ -1680,3 +1680,20 @@ def test_an_error_run_in_ci_has_the_fingerprint_of_the_same_error_run_locally() 
     assert error_fingerprint("Error: Process completed with exit code 2.") != error_fingerprint(
         "Error: Process completed with exit code 1."
     )
+
+
+def test_a_nodes_bracketed_error_is_known_without_the_brace_of_its_properties() -> None:
+    """Node prints an error that carries properties as ``[Error: …] {`` and its properties
+    after it; the signature kept the `` {``, so the error line pasted alone (or printed
+    without properties) got another fingerprint and missed its fix."""
+    sig = extract_error_signature(NODE_REJECTION.format(reason="session expired"))
+    assert sig.endswith('"session expired".]'), sig
+    line = sig  # what a user pastes: the error line alone
+    assert error_fingerprint(extract_error_signature(line)) == error_fingerprint(sig)
+    enoent = "[Error: ENOENT: no such file or directory, open 'config.json'] {\n  errno: -2,\n}"
+    assert extract_error_signature(enoent) == (
+        "[Error: ENOENT: no such file or directory, open 'config.json']"
+    )
+    assert error_fingerprint(extract_error_signature(enoent)) == error_fingerprint(
+        "[Error: ENOENT: no such file or directory, open 'config.json']"
+    )

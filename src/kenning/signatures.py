@@ -241,6 +241,9 @@ _DANGLING = lazy(
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
 _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
 #: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
+#: Node prints an error that carries properties as ``[Error: …] {`` and the properties after
+#: it: the brace opens them, it is not part of the error.
+_NODE_PROPERTIES = lazy(r"(?<=\])[ \t]*\{$")
 _CPP_TERMINATE = lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")
 _CPP_WHAT = lazy(r"^what\(\):\s+\S")
 #: pydantic's ``ValidationError: 1 validation error for User`` names the field and what is
@@ -353,6 +356,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
                 out[at] = (f"{prev}: {symbol.group(1)}", prev_score, prev_exc)
                 continue
         line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
+        if line.startswith("[") and line.endswith("{"):
+            line = _NODE_PROPERTIES.sub("", line)
         kotlin = _KOTLIN_ERROR.match(line)
         loc = kotlin or LOCATION_PREFIX.match(line)
         if loc:
