@@ -1697,3 +1697,19 @@ def test_a_nodes_bracketed_error_is_known_without_the_brace_of_its_properties() 
     assert error_fingerprint(extract_error_signature(enoent)) == error_fingerprint(
         "[Error: ENOENT: no such file or directory, open 'config.json']"
     )
+
+
+def test_a_value_that_was_none_is_another_error_than_one_of_another_type() -> None:
+    """``'NoneType' object has no attribute 'split'`` (a value was None: guard it) and
+    ``'str' object has no attribute 'decode'`` (bytes and str mixed up) shared one
+    fingerprint, so the fix for one was the exact match of the other. None is Python's
+    undefined, as Node's "of undefined" and "of null" are kept apart; other types' names
+    stay masked as quoted names (SPEC §5)."""
+    none = error_fingerprint("AttributeError: 'NoneType' object has no attribute 'split'")
+    other = error_fingerprint("AttributeError: 'str' object has no attribute 'split'")
+    assert none != other
+    assert none == error_fingerprint("AttributeError: 'NoneType' object has no attribute 'get'")
+    assert other == error_fingerprint("AttributeError: 'int' object has no attribute 'split'")
+    assert error_fingerprint("TypeError: 'NoneType' object is not subscriptable") != (
+        error_fingerprint("TypeError: 'type' object is not subscriptable")
+    )

@@ -80,8 +80,10 @@ _LOG_MESSAGE = lazy(
     r"|exception|reason)\"\s*:\s*)\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
     re.IGNORECASE,
 )
-#: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``).
-_QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})$")
+#: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``),
+#: and so does Python's ``'NoneType'``: a value that was None is its own error (guard it),
+#: as Node's unquoted "of undefined" and "of null" are, not one of a type named in the code.
+_QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}|NoneType)$")
 
 
 def _mask_quoted(m: re.Match[str]) -> str:
@@ -182,7 +184,8 @@ def error_fingerprint(signature: str) -> str:
     Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
     and memory addresses, UUIDs, ids a run makes up (buildkit refs, Kubernetes pod names),
     quoted identifiers and numbers; keeps error classes and
-    codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``), the numbers that carry
+    codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``) and Python's ``'NoneType'``
+    (a value that was None), the numbers that carry
     meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
     package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are
