@@ -7,6 +7,7 @@ runs of one character, doubling their length."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -114,3 +115,15 @@ def test_frontmatter_aliases_are_not_expanded_into_text(tmp_path: Path) -> None:
 )
 def test_markdown_heading(line: str, expected: tuple[int, str] | None) -> None:
     assert markdown_heading(line) == expected
+
+
+def test_a_lazy_pattern_once_compiled_is_called_directly() -> None:
+    """Every call on a lazy pattern went through ``__getattr__`` and the ``compiled``
+    property: for a log's short lines that cost more than the matches themselves (a 3.8 MB
+    log of 100k lines: 4.0 s, 1.8 s once the compiled pattern's methods are kept)."""
+    from kenning.lazyre import lazy
+
+    pattern = lazy(r"err(or)?")
+    assert pattern.search("an error").group(0) == "error"  # type: ignore[union-attr]
+    kept = vars(pattern)["search"]  # an ordinary attribute from now on
+    assert isinstance(kept.__self__, re.Pattern) and pattern.search == kept
