@@ -7,6 +7,7 @@ reported in docs/reliability.md ("Secrets").
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -564,6 +565,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "percent_escapes": _repeat("%41%3D"),
+    "percent_assignments": _repeat("password%3D%22a"),
+    "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
     "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
 }
@@ -1447,5 +1451,39 @@ def test_a_password_given_by_a_commands_own_syntax_is_redacted(text: str) -> Non
         "keytool -list -keystore b.jks -storepass:env STOREPASS",
         "sqlcmd -S db -E -Q 'select 1'",
         "rabbitmqctl add_user to create one",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "GET /login?next=%2Fhome&dsn=postgresql%3A%2F%2Fapp%3AHy6tB1q9Zx%40db%3A5432%2Fshop",
+            "Hy6tB1q9Zx",
+        ),
+        ("body: user%3Dapp%26password%3DHy6tB1q9Zx%26remember%3D1", "Hy6tB1q9Zx"),
+        ("redirect=https%3A%2F%2Fx.com%2Fcb%3Fapi_key%3DHy6tB1q9Zx", "Hy6tB1q9Zx"),
+        # base64 of "db_password=Hy6tB1q9Zx" and of a GitHub token
+        ("X-Auth: ZGJfcGFzc3dvcmQ9SHk2dEIxcTlaeA==", "ZGJfcGFzc3dvcmQ9SHk2dEIxcTlaeA=="),
+        (
+            f"echo {base64.b64encode(GH.encode()).decode()} | base64 -d",
+            base64.b64encode(GH.encode()).decode(),
+        ),
+    ],
+)
+def test_a_url_encoded_or_base64_encoded_secret_is_redacted(text: str, secret: str) -> None:
+    """A credential percent-encoded in a logged URL or form body (``password%3D…``,
+    ``postgresql%3A%2F%2Fapp%3A…%40db``), or base64-encoded (``echo … | base64 -d``, a
+    header's blob), was stored as it was: every rule read only the text as written."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+    for kept in (
+        "GET /search?q=hello%20world&page=2",
+        "printf('%02d%%', 5)",
+        "integrity: sha512-3m5L7bM2rQ9Xc8vT1yP0aZ4kD6wE8nF2gH5jK7lM9oP1qR3sT5uV7xY9zA1cE3gI5kM7oQ9sU1wY3",
+        "Y29ycmVjdCBob3JzZSBiYXR0ZXJ5IHN0YXBsZQ==",  # "correct horse battery staple"
+        "RGVwbG95IHdpdGggbWFrZSByZWxlYXNl",  # "Deploy with make release"
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -42,6 +42,10 @@ replaced once, under the more specific kind:
    found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the scan
    quadratic (``tests/test_redaction.py`` times 1 MB adversarial inputs).
 
+Both layers also read the text percent-decoded (a credential in a logged URL or form body:
+``password%3D…``) and every base64 blob in it that decodes to text (``echo … | base64 -d``;
+such a blob holding a credential is redacted whole).
+
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
 
@@ -1487,6 +1491,8 @@ def _find(scan: str) -> list[_Hit]:
     hits: list[_Hit] = []
     for finder in _FINDERS:
         hits.extend(finder(scan))
+    hits.extend(_find_percent_encoded(scan))
+    hits.extend(_find_base64_encoded(scan))
     if index is None or not hits:
         return hits
     index.append(index[-1] + 1 if index else 0)  # the end of the text
@@ -1495,6 +1501,76 @@ def _find(scan: str) -> list[_Hit]:
              h.kind, h.rank)
         for h in hits
     ]  # fmt: skip
+
+
+def _find_all(text: str) -> list[_Hit]:
+    return [hit for finder in _FINDERS for hit in finder(text)]
+
+
+#: A percent-encoded printable ASCII character (``%3A``, ``%40``): a credential in a logged
+#: URL's query or a form body (``password%3D…``, ``postgresql%3A%2F%2Fapp%3A…%40db``).
+_PERCENT = lazy(r"%(?:2[0-9A-Fa-f]|[3-6][0-9A-Fa-f]|7[0-9A-Ea-e])")
+
+
+def _find_percent_encoded(scan: str) -> list[_Hit]:
+    """The rules' hits in ``scan`` read with its percent-escapes decoded, spanned over the
+    escapes in ``scan`` (each decoded character keeps where it came from)."""
+    if "%" not in scan or _PERCENT.search(scan) is None:
+        return []
+    parts: list[str] = []
+    starts: list[int] = []  # where each decoded character starts in scan
+    pos = 0
+    for m in _PERCENT.finditer(scan):
+        parts.append(scan[pos : m.start()])
+        starts.extend(range(pos, m.start()))
+        parts.append(chr(int(m.group(0)[1:], 16)))
+        starts.append(m.start())
+        pos = m.end()
+    parts.append(scan[pos:])
+    starts.extend(range(pos, len(scan)))
+    starts.append(len(scan))
+    decoded = "".join(parts)
+    return [
+        _Hit(starts[h.start], starts[h.end], h.kind, h.rank)
+        for h in _find_all(decoded)
+        if h.end > h.start
+    ]
+
+
+#: A run of base64 (standard alphabet, padded or not) long enough to hold a credential.
+_BASE64_RUN = lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=_\-])")
+_TEXT_CONTROLS = str.maketrans("", "", "\t\n\r")
+
+
+def _find_base64_encoded(scan: str) -> list[_Hit]:
+    """A base64 blob that decodes to text holding a credential (``echo … | base64 -d``, a
+    header's value) is redacted whole: the rules run once over every such text, joined."""
+    blobs: list[tuple[int, int]] = []
+    texts: list[str] = []
+    for m in _BASE64_RUN.finditer(scan):
+        value = m.group(0)
+        try:
+            text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if len(text) >= 8 and text.translate(_TEXT_CONTROLS).isprintable():
+            blobs.append(m.span())
+            texts.append(text)
+    if not blobs:
+        return []
+    offsets = []
+    at = 0
+    for text in texts:
+        offsets.append(at)
+        at += len(text) + 1
+    hits: dict[int, _Hit] = {}
+    for h in _find_all("\n".join(texts)):
+        i = bisect.bisect_right(offsets, h.start) - 1
+        if i not in hits or h.rank < hits[i].rank:
+            # known by what it decodes to, not by its own form: a rule that knows the blob's
+            # place (a Secret's data) names it
+            hits[i] = _Hit(blobs[i][0], blobs[i][1], h.kind, 1)
+    return list(hits.values())
 
 
 def _redact_once(text: str) -> tuple[str, dict[str, int]]:
