@@ -565,6 +565,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "continuations": _repeat("--password \\\n"),
     "percent_escapes": _repeat("%41%3D"),
     "percent_assignments": _repeat("password%3D%22a"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
@@ -1487,3 +1488,28 @@ def test_a_url_encoded_or_base64_encoded_secret_is_redacted(text: str, secret: s
         "RGVwbG95IHdpdGggbWFrZSByZWxlYXNl",  # "Deploy with make release"
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "docker login \\\n  --username u \\\n  --password \\\n  Hy6tB1q9Zx registry",
+            "Hy6tB1q9Zx",
+        ),
+        ("mysql -u root \\\n  -pHy6tB1q9Zx db", "Hy6tB1q9Zx"),
+        (f"aws configure set aws_secret_access_key \\\n  {AWS_SECRET}", AWS_SECRET),
+        (f"export GITHUB_TOKEN={GH[:20]}\\\n{GH[20:]}", GH[20:]),
+        (f"curl -H 'Authorization: Bearer {JWT[:37]}\\\n{JWT[37:]}' https://api", JWT[37:]),
+    ],
+)
+def test_a_secret_on_a_continued_shell_line_is_redacted(text: str, secret: str) -> None:
+    """A shell reads backslash-newline as nothing: ``--password \\`` then the password on
+    the next line is one command, as is a token split by a continuation. The rules read
+    the lines apart, so the password after ``--password \\`` was stored (the backslash was
+    taken for the value) and so was a split token's second half."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts, out
+    assert redact_secrets(out) == (out, {})
+    macro = "#define RETRY(x) \\\n  do { f(x); } while (0)\nrun \\\n  --verbose"
+    assert redact_secrets(macro) == (macro, {})

@@ -1478,16 +1478,44 @@ _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _HAS_FULLWIDTH = lazy("[\uff01-\uff5e]")
 
 
+#: A shell's line continuation, which it reads as nothing: ``--password \`` and the password
+#: on the next line are one command, and a token split by one is one token.
+_CONTINUATION = lazy(r"\\\r?\n")
+
+
+def _looked_through(scan: str) -> list[tuple[int, int]]:
+    """The spans of ``scan`` the rules read as absent: invisible characters and shell line
+    continuations, in order."""
+    spans: list[tuple[int, int]] = []
+    if not scan.isascii() and _INVISIBLE.search(scan):
+        spans.extend(m.span() for m in _INVISIBLE.finditer(scan))
+    if "\\\n" in scan or "\\\r\n" in scan:
+        spans.extend(m.span() for m in _CONTINUATION.finditer(scan))
+        spans.sort()
+    return spans
+
+
 def _find(scan: str) -> list[_Hit]:
-    """Every finder's hits in ``scan``; invisible characters are looked through (the hits
-    are found in the text without them, then spanned over them in ``scan``), and full-width
-    letters, digits and signs are read as ASCII."""
+    """Every finder's hits in ``scan``; invisible characters and shell line continuations
+    are looked through (the hits are found in the text without them, then spanned over them
+    in ``scan``), and full-width letters, digits and signs are read as ASCII."""
     if not scan.isascii() and _HAS_FULLWIDTH.search(scan):
         scan = scan.translate(_FULLWIDTH)
     index: list[int] | None = None
-    if not scan.isascii() and _INVISIBLE.search(scan):
-        index = [i for i, ch in enumerate(scan) if not _INVISIBLE.match(ch)]
-        scan = "".join(scan[i] for i in index)
+    dropped = _looked_through(scan)
+    if dropped:
+        index = []
+        parts: list[str] = []
+        pos = 0
+        for start, end in dropped:
+            if start < pos:
+                continue  # an invisible character inside a continuation's span: never
+            index.extend(range(pos, start))
+            parts.append(scan[pos:start])
+            pos = end
+        index.extend(range(pos, len(scan)))
+        parts.append(scan[pos:])
+        scan = "".join(parts)
     hits: list[_Hit] = []
     for finder in _FINDERS:
         hits.extend(finder(scan))
