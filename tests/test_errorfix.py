@@ -1713,3 +1713,20 @@ def test_a_value_that_was_none_is_another_error_than_one_of_another_type() -> No
     assert error_fingerprint("TypeError: 'NoneType' object is not subscriptable") != (
         error_fingerprint("TypeError: 'type' object is not subscriptable")
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("npm ERR! code ERESOLVE", "npm error code ERESOLVE"),
+        ('npm ERR! Missing script: "build"', 'npm error Missing script: "build"'),
+        ("npm ERR! code 127", "npm error code 127"),
+    ],
+)
+def test_an_npm_error_has_one_fingerprint_across_npm_versions(old: str, new: str) -> None:
+    """npm 10 prints ``npm error`` where npm 9 and older printed ``npm ERR!``: a fix stored
+    from one npm's output was no exact match for the same error from the other."""
+    assert error_fingerprint(extract_error_signature(old)) == error_fingerprint(
+        extract_error_signature(new)
+    )
+    assert error_fingerprint(old) != error_fingerprint("npm error code ENOENT")

@@ -168,6 +168,10 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
 )
 
 
+#: npm 10 prints ``npm error`` where npm 9 and older printed ``npm ERR!``: one error.
+_NPM_ERR = lazy(r"^npm\s+ERR!(?=\s|$)", re.IGNORECASE)
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -189,7 +193,8 @@ def error_fingerprint(signature: str) -> str:
     meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
     package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are
-    one error). Whitespace collapsed, lowercased.
+    one error), and npm 9's ``npm ERR!`` is read as npm 10's ``npm error``. Whitespace
+    collapsed, lowercased.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -205,6 +210,7 @@ def error_fingerprint(signature: str) -> str:
     # it matches the error's query
     text = extract_error_signature(text) or text
     text = without_exit_code_suffix(text)
+    text = _NPM_ERR.sub("npm error", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
