@@ -1730,3 +1730,44 @@ def test_an_npm_error_has_one_fingerprint_across_npm_versions(old: str, new: str
         extract_error_signature(new)
     )
     assert error_fingerprint(old) != error_fingerprint("npm error code ENOENT")
+
+
+@pytest.mark.parametrize(
+    ("printed", "bare"),
+    [
+        # a browser's console, and Node's for a rejected promise
+        (
+            "Uncaught TypeError: Cannot read properties of undefined (reading 'map')",
+            "TypeError: Cannot read properties of undefined (reading 'map')",
+        ),
+        (
+            "Uncaught (in promise) TypeError: Failed to fetch",
+            "TypeError: Failed to fetch",
+        ),
+        # the JVM's handler for an uncaught exception, and a cause in a chain
+        (
+            'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+            "java.lang.OutOfMemoryError: Java heap space",
+        ),
+        (
+            "Caused by: java.net.ConnectException: Connection refused",
+            "java.net.ConnectException: Connection refused",
+        ),
+        (
+            "Unhandled exception. System.InvalidOperationException: Sequence contains no elements",
+            "System.InvalidOperationException: Sequence contains no elements",
+        ),
+    ],
+)
+def test_an_exception_has_one_fingerprint_however_its_runtime_introduced_it(
+    printed: str, bare: str
+) -> None:
+    """ "Uncaught TypeError: …" (a browser's console), "Exception in thread "main" X: …" (the
+    JVM), "Unhandled exception. X: …" (.NET) and "Caused by: X: …" (a chain) name the same exception as the line a framework
+    logs or a note quotes, but the prefix stayed in the fingerprint: the fix stored for
+    one was no exact match for the other."""
+    assert error_fingerprint(printed) == error_fingerprint(bare)
+    assert error_fingerprint(printed) != error_fingerprint(f"SomeOtherError: {printed}")
+    assert error_fingerprint("Uncaught exception in worker") != error_fingerprint(
+        "exception in worker"
+    )  # no exception's class follows: the words are the message

@@ -172,6 +172,17 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
 _NPM_ERR = lazy(r"^npm\s+ERR!(?=\s|$)", re.IGNORECASE)
 
 
+#: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
+#: promise)``), .NET's ``Unhandled exception.``, the JVM's ``Exception in thread "main"``,
+#: a chain's ``Caused by:``. The same exception quoted alone, or logged by a framework, is
+#: the same error.
+_EXCEPTION_INTRO = lazy(
+    r"^(?:Uncaught(?:\s+\(in\s+promise\))?|Unhandled(?:\s+exception\.)?|Caused\s+by:"
+    r"|Exception\s+in\s+thread\s+\"[^\"\n]{0,200}\")\s+"
+    r"(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Rejection)\b)"
+)
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -194,7 +205,8 @@ def error_fingerprint(signature: str) -> str:
     package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are
     one error), and npm 9's ``npm ERR!`` is read as npm 10's ``npm error``. Whitespace
-    collapsed, lowercased.
+    collapsed, lowercased. What a runtime says before an exception's class (``Uncaught``,
+    ``Exception in thread "main"``, ``Caused by:``) is left out.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -211,6 +223,7 @@ def error_fingerprint(signature: str) -> str:
     text = extract_error_signature(text) or text
     text = without_exit_code_suffix(text)
     text = _NPM_ERR.sub("npm error", text, count=1)
+    text = _EXCEPTION_INTRO.sub("", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
