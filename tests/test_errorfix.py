@@ -1771,3 +1771,22 @@ def test_an_exception_has_one_fingerprint_however_its_runtime_introduced_it(
     assert error_fingerprint("Uncaught exception in worker") != error_fingerprint(
         "exception in worker"
     )  # no exception's class follows: the words are the message
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "Error: listen EADDRINUSE: address already in use 127.0.0.1:3000",
+        "Error: listen EADDRINUSE: address already in use 0.0.0.0:8080",
+        "Error: listen EADDRINUSE: address already in use ::1:3000",
+        "Error: listen EADDRINUSE: address already in use [::1]:3000",
+        "Error: listen EADDRINUSE: address already in use ::ffff:127.0.0.1:3000",
+    ],
+)
+def test_a_port_in_use_has_one_fingerprint_whatever_address_it_was_bound_to(other: str) -> None:
+    """Node says where the port was taken: ``:::3000`` when the server listens on every
+    address (IPv6), ``127.0.0.1:3000`` when on one. The IPv4 address was masked as a number
+    and the IPv6 one was not, so the fix for one was no exact match for the other."""
+    any_address = "Error: listen EADDRINUSE: address already in use :::3000"
+    assert error_fingerprint(other) == error_fingerprint(any_address)
+    assert "std::vector" in error_fingerprint("error: no member named 'x' in std::vector")

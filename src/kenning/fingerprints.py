@@ -100,6 +100,9 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         "<uuid>",
     ),
     (lazy(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
+    # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
+    (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
     # a date and time inside the message (a certificate's "current time … is after …"): its
     # parts joined by T, Z and colons escaped the number rule
     (
