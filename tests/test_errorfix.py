@@ -1790,3 +1790,35 @@ def test_a_port_in_use_has_one_fingerprint_whatever_address_it_was_bound_to(othe
     any_address = "Error: listen EADDRINUSE: address already in use :::3000"
     assert error_fingerprint(other) == error_fingerprint(any_address)
     assert "std::vector" in error_fingerprint("error: no member named 'x' in std::vector")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "remote: Invalid username or token {gh}. Password authentication is not supported",
+        "openai.AuthenticationError: Incorrect API key provided: {openai}",
+        "ValueError: invalid password={pw} for user app",
+    ],
+)
+def test_an_error_that_carries_a_secret_finds_the_fix_stored_for_it(raw: str) -> None:
+    """An ERROR-FIX entry is stored redacted ("… token [REDACTED:github_token] …"), but the
+    error an agent recalls with carries the credential itself, a new one each run: the
+    two fingerprints never matched, so an error that prints a credential never found its
+    fix by fingerprint. The fingerprint reads the signature redacted."""
+    from kenning.redaction import redact_secrets
+
+    gh = "ghp_" + "a1B2c3D4" * 4 + "e5F6"
+    openai = "sk-proj-" + "Abcdefghijklmnop1234567890_-QRSTuvwxyz"
+    first = raw.format(gh=gh, openai=openai, pw="Hy6tB1q9Zx")
+    second = raw.format(  # the next run's credential
+        gh="ghp_" + "Zz9Yy8Xx" * 4 + "w7V6",
+        openai="sk-proj-" + "Zyxwvutsrqponmlk0987654321_-ABCDefghij",
+        pw="Other9Pass42",
+    )
+    stored = redact_secrets(first)[0]
+    assert stored != first
+    assert error_fingerprint(first) == error_fingerprint(stored)
+    assert error_fingerprint(second) == error_fingerprint(stored)
+    assert "Hy6tB1q9Zx" not in error_fingerprint(first) and gh.lower() not in error_fingerprint(
+        first
+    )

@@ -209,7 +209,9 @@ def error_fingerprint(signature: str) -> str:
     takes from a log's closing line is left out (a CI run and a local run of one error are
     one error), and npm 9's ``npm ERR!`` is read as npm 10's ``npm error``. Whitespace
     collapsed, lowercased. What a runtime says before an exception's class (``Uncaught``,
-    ``Exception in thread "main"``, ``Caused by:``) is left out.
+    ``Exception in thread "main"``, ``Caused by:``) is left out, and a credential in the
+    signature reads as its redaction marker (``[redacted:github_token]``), as the stored
+    entry holds it.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -225,6 +227,11 @@ def error_fingerprint(signature: str) -> str:
     # it matches the error's query
     text = extract_error_signature(text) or text
     text = without_exit_code_suffix(text)
+    # a stored entry is redacted; the error recalled with carries the credential itself (a
+    # new one each run): both read as the redacted form, and no credential is in a fingerprint
+    from .redaction import redact_secrets  # (RE2 and the rules load on first use)
+
+    text = redact_secrets(text)[0]
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     kept: list[str] = []
