@@ -1513,3 +1513,43 @@ def test_a_secret_on_a_continued_shell_line_is_redacted(text: str, secret: str) 
     assert redact_secrets(out) == (out, {})
     macro = "#define RETRY(x) \\\n  do { f(x); } while (0)\nrun \\\n  --verbose"
     assert redact_secrets(macro) == (macro, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "session_key=Hy6tB1q9Zx",
+        "access_key: Hy6tB1q9Zx",
+        "auth_key = 'Hy6tB1q9Zx'",
+        "AUTHKEY=Hy6tB1q9Zx",
+        "consumer_key=Hy6tB1q9Zx",
+        "TWITTER_CONSUMER_KEY=Hy6tB1q9Zx",
+        "hmac_key=Hy6tB1q9Zx",
+        "client_key: Hy6tB1q9Zx",
+        'shared_key = "Hy6tB1q9Zx"',
+        "webhook_key=Hy6tB1q9Zx",
+        "jwt_key: Hy6tB1q9Zx",
+        "license_key: Hy6tB1q9Zx",
+        "curl -H 'x-functions-key: Hy6tB1q9Zx' https://fn.azurewebsites.net/api/x",
+        "define('AUTH_KEY', 'Hy6tB1q9Zx');",
+        "passcode=Hy6tB1q9Zx",
+    ],
+)
+def test_a_key_named_for_what_it_authenticates_is_redacted(text: str) -> None:
+    """Only api/private/encryption/signing/master/app/subscription keys were secrets' names:
+    session_key, access_key, auth_key (WordPress's AUTH_KEY), consumer_key (OAuth 1),
+    hmac_key, client_key, shared_key, webhook_key, jwt_key, license_key, Azure Functions'
+    x-functions-key and a passcode reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and sum(counts.values()) == 1, out
+    for kept in (
+        "primary_key=True",
+        "sort_key: created_at",
+        "cache_key = f'user:{uid}'",
+        "partition_key: tenant_id",
+        "aws_access_key_id: AKIA_PLACEHOLDER_ID",
+        "session_key = request.session.session_key",
+        "define('AUTH_KEY', 'put your unique phrase here');",
+        "the access key: rotate it every 90 days",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

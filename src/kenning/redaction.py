@@ -404,6 +404,7 @@ _PLACEHOLDER = lazy(
     | \*+ | [xX]{3,} | \.{3,} | …  # masks (a single "x" is a value)
     | (?:[A-Za-z]{1,12}[_\-]){1,3}(?:\.{3,}|…|\*{3,}|[xX]{4,})  # a prefix, masked: sk-..., ghp_xxxx
     | replace[_\-]?me | replace[_\-]with[_\-][\w\-]* | todo | fixme | tbd
+    | put[_\-\ ]your[_\-\ ][A-Za-z_\-\ ]*  # WordPress's "put your unique phrase here"
     | \[REDACTED.*                 # already redacted
     | (?:your|my)[_\-\ ][A-Za-z_\-\ ]*  # your_token_here, my-password (no digits)
     | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
@@ -471,7 +472,7 @@ _LOCAL_PASSWORD = (
 # The keyword must end the key's name: DB_PASSWORD= and clientSecret: yes; password_file=,
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
-    r"(?:pass(?:word|wd|phrase)|pwd"
+    r"(?:pass(?:word|wd|phrase|code)|pwd"
     # a service's password written PASS (DB_PASS, SMTP_PASS): never a bare "_pass", which
     # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1)
     r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
@@ -483,7 +484,8 @@ _SECRET_KEYWORD = (
     # (npw, upw) nor the unit pW (picowatts)
     r"|(?-i:(?<![A-Za-z0-9])(?:pw|PW|Pw)|(?<=[a-z0-9])Pw)(?![A-Za-z])"
     r"|secret(?:[_\-]?(?:access[_\-]?)?key)?"
-    r"|(?:api|private|encryption|signing|master|app|subscription)[_\-]?key"
+    r"|(?:api|private|encryption|signing|master|app|subscription|access|auth|session|consumer"
+    r"|hmac|client|shared|webhook|jwt|license|functions)[_\-]?key"
     r"|apikey|token|credentials?|creds"
     # "password" as teams write it in their own language
     rf"|{_LOCAL_PASSWORD})"
