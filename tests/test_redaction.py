@@ -565,6 +565,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "pgpass_lines": _repeat("h:1:d:u:p x\n"),
+    "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
     "continuations": _repeat("--password \\\n"),
     "percent_escapes": _repeat("%41%3D"),
     "percent_assignments": _repeat("password%3D%22a"),
@@ -1551,5 +1553,23 @@ def test_a_key_named_for_what_it_authenticates_is_redacted(text: str) -> None:
         "session_key = request.session.session_key",
         "define('AUTH_KEY', 'put your unique phrase here');",
         "the access key: rotate it every 90 days",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+def test_a_pgpass_line_is_redacted() -> None:
+    """``~/.pgpass`` holds ``host:port:database:user:password`` a line: pasted into a note
+    about connecting, its password reached the store."""
+    text = "# ~/.pgpass (chmod 600)\ndb.example.com:5432:shop:app:Hy6tB1q9Zx\n*:*:*:postgres:S3cr3t-pw\n"
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and "S3cr3t-pw" not in out, out
+    assert counts == {"password_assignment": 2}
+    assert "db.example.com:5432:shop:app:[REDACTED:password_assignment]" in out
+    for kept in (
+        "10:00:00:00:05",  # a timecode
+        "fe80:0:0:0:1ff:fe23:4567:890a",  # an IPv6 address
+        "std::vector<int>::iterator",
+        "localhost:5432:shop:app:",  # no password: libpq prompts
+        "Time: 12:30:45:123:456",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -1337,6 +1337,23 @@ def _find_kubernetes_secret_json(text: str) -> Iterator[_Hit]:
             yield from frame.hits
 
 
+# A ~/.pgpass line: host:port:database:user:password (a ':' or '\\' in a field escaped with
+# '\\'). The host names a machine (a letter, or '*'), the port is a number or '*'.
+_PGPASS = lazy(
+    r"^[ \t]*(?=[^:\n]{0,253}[A-Za-z*])[A-Za-z0-9_.\-\[\]*]{1,253}:(?:\d{1,5}|\*)"
+    r"(?::(?:[^\s:\\]|\\.){1,256}){2}:(?P<val>(?:[^\s:\\]|\\.){1,1024})[ \t]*\r?$",
+    re.MULTILINE,
+)
+
+
+def _find_pgpass(text: str) -> Iterator[_Hit]:
+    if text.count(":") < 4:
+        return
+    for m in _PGPASS.finditer(text):
+        if not _is_placeholder(m.group("val")):
+            yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
+
+
 # The base64 "user:password" of a Docker config ("auth": "…", ~/.docker/config.json, a
 # dockerconfigjson) or an .npmrc (_auth=…). Taken only when it decodes to user:password.
 _AUTH_BLOB = lazy(
@@ -1372,6 +1389,7 @@ _FINDERS = (
     _find_headers,
     _find_curl_users,
     _find_assignments,
+    _find_pgpass,
 )
 
 
