@@ -1822,3 +1822,25 @@ def test_an_error_that_carries_a_secret_finds_the_fix_stored_for_it(raw: str) ->
     assert "Hy6tB1q9Zx" not in error_fingerprint(first) and gh.lower() not in error_fingerprint(
         first
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "other"),
+    [
+        ('"os" imported and not used', "declared and not used: x"),
+        ("declared and not used: x", "missing return"),
+        ("x declared but not used", "too many arguments in call to f"),
+    ],
+)
+def test_a_go_compile_error_is_the_signature_not_the_package_header(
+    message: str, other: str
+) -> None:
+    """``go build`` prints ``# package`` then ``file.go:L:C: message``; a message without
+    a word the rules score ("imported and not used", "declared and not used", "missing
+    return") lost to the header, so every such error of a package had the signature
+    "# example.com/app" and one fingerprint."""
+    raw = f"# example.com/app\n./main.go:5:2: {message}\n"
+    assert extract_error_signature(raw) == message
+    assert error_fingerprint(extract_error_signature(raw)) != error_fingerprint(
+        extract_error_signature(f"# example.com/app\n./main.go:9:1: {other}\n")
+    )

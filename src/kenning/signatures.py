@@ -203,6 +203,11 @@ _WARNING_SCORE = 52
 #: kotlinc's ``e: file:///…/App.kt:5:9 Unresolved reference: foo`` (through gradle): an
 #: error at a location, the location cut off.
 _KOTLIN_ERROR = lazy(r"^e:\s+(?:file://)?(?:[A-Za-z]:)?[^\s:()]*\.kts?(?::\d+){1,2}:?\s+(?=\S)")
+#: The Go toolchain's ``file.go:L:C:`` diagnostics are errors (it prints no warnings), also
+#: those without a word the rules score ("imported and not used", "missing return"): above
+#: ``go build``'s ``# package`` header before them.
+_GO_LOCATION = lazy(r"^(?:[A-Za-z]:)?[^\s:()]*\.go:\d+:\d+:")
+_GO_DIAGNOSTIC_SCORE = 50
 #: A located line whose message starts with the level word ``error`` (eslint's ``3:5  error
 #: …``): as specific as ``error: …``, above a warning after it that says "unexpected".
 _LEVEL_WORD_ERROR = lazy(r"^error\s")
@@ -365,6 +370,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         score = line_score(line)
         if loc and (kotlin or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
+        if loc and _GO_LOCATION.match(loc.group(0)):
+            score = max(score, _GO_DIAGNOSTIC_SCORE)
         if _WARNING_CLASS.match(line):
             score = min(score, _WARNING_SCORE)
         if _WRAPPER.search(line):
