@@ -1844,3 +1844,31 @@ def test_a_go_compile_error_is_the_signature_not_the_package_header(
     assert error_fingerprint(extract_error_signature(raw)) != error_fingerprint(
         extract_error_signature(f"# example.com/app\n./main.go:9:1: {other}\n")
     )
+
+
+NODE_ESM = """\
+node:internal/modules/esm/resolve:853
+  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);
+        ^
+
+Error [ERR_MODULE_NOT_FOUND]: Cannot find package '{name}' imported from /app/index.js
+    at packageResolve (node:internal/modules/esm/resolve:853:9) {{
+  code: 'ERR_MODULE_NOT_FOUND'
+}}
+
+Node.js v20.11.1
+"""
+
+
+def test_a_nodes_error_with_a_code_is_the_signature_not_nodes_source_line() -> None:
+    """Node prints a plain Error that carries a code as ``Error [ERR_X]: message``, after
+    the line of its own source that threw it. The message line did not read as an
+    exception and the source line ("throw new ERR_MODULE_NOT_FOUND(…)") was taken: every
+    missing package of an ES module had one signature, naming none."""
+    sig = extract_error_signature(NODE_ESM.format(name="express"))
+    assert sig == (
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'express' imported from /app/index.js"
+    )
+    assert error_fingerprint(sig) != error_fingerprint(
+        extract_error_signature(NODE_ESM.format(name="dotenv"))
+    )

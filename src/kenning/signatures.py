@@ -138,7 +138,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
     # … with the reason "x".] {" (its properties, "code: 'ERR_…'", follow)
     (90, lazy(r"^\[[A-Z]\w*(?:Error|Exception|Rejection):\s")),
-    (88, lazy(r"^Error:\s\S")),  # Node's bare Error and many CLIs
+    # Node's bare Error (with its code: "Error [ERR_MODULE_NOT_FOUND]: …") and many CLIs
+    (88, lazy(r"^Error(?:\s\[[A-Z][A-Z0-9_]{2,}\])?:\s\S")),
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
     (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
