@@ -1872,3 +1872,21 @@ def test_a_nodes_error_with_a_code_is_the_signature_not_nodes_source_line() -> N
     assert error_fingerprint(sig) != error_fingerprint(
         extract_error_signature(NODE_ESM.format(name="dotenv"))
     )
+
+
+WEBPACK = """\
+ERROR in ./src/index.js 3:0-28
+Module not found: Error: Can't resolve '{name}' in '/app/src'
+"""
+
+
+def test_a_webpack_error_is_its_message_not_the_module_it_was_in() -> None:
+    """webpack prints ``ERROR in ./src/index.js 3:0-28`` and the error on the next line
+    (``Module not found: Error: Can't resolve 'lodash' in …``). The "Error:" inside the
+    message did not count as one (only "error:" and "ERROR:" did), so the location line was
+    the signature: every webpack error of a module had one fingerprint, naming no package."""
+    sig = extract_error_signature(WEBPACK.format(name="lodash"))
+    assert sig == "Module not found: Error: Can't resolve 'lodash' in '/app/src'"
+    assert error_fingerprint(sig) != error_fingerprint(
+        extract_error_signature(WEBPACK.format(name="axios"))
+    )

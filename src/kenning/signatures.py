@@ -146,7 +146,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
     (80, lazy(r"^go:\s")),
     (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
-    (76, lazy(r"\b(?:error|ERROR)\s*:\s")),
+    # (and "Error:" inside a message: webpack's "Module not found: Error: Can't resolve …")
+    (76, lazy(r"\b(?:error|ERROR)\s*:\s|(?<=\S\s)Error:\s")),
     (74, _CodeBeforeErrorWord()),
     (72, lazy(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
     (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
