@@ -1890,3 +1890,30 @@ def test_a_webpack_error_is_its_message_not_the_module_it_was_in() -> None:
     assert error_fingerprint(sig) != error_fingerprint(
         extract_error_signature(WEBPACK.format(name="axios"))
     )
+
+
+REQUESTS_CONNECTION = (
+    "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
+    "Max retries exceeded with url: /api (Caused by NewConnectionError('<urllib3.connection."
+    "HTTPConnection object at 0x7f3c2a1b9d50>: Failed to establish a new connection: "
+    "{reason}'))"
+)
+
+
+def test_an_errno_inside_a_quoted_cause_is_kept() -> None:
+    """The fingerprint keeps an errno (SPEC: the numbers that carry meaning), but requests
+    quotes its cause: "[Errno 111] Connection refused" (the server is down) and "[Errno -2]
+    Name or service not known" (the host name is wrong) were both masked as one quoted
+    name, so the fix for one was the exact match of the other."""
+    refused = error_fingerprint(REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused"))
+    dns = error_fingerprint(
+        REQUESTS_CONNECTION.format(reason="[Errno -2] Name or service not known")
+    )
+    assert refused != dns
+    # the same error from another run (another object address, port) is one
+    assert refused == error_fingerprint(
+        REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused")
+        .replace("0x7f3c2a1b9d50", "0x7f00deadbeef")
+        .replace("8000", "5000")
+    )
+    assert "[errno 111]" in refused

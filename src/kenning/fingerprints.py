@@ -86,9 +86,17 @@ _LOG_MESSAGE = lazy(
 _QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}|NoneType)$")
 
 
+#: An errno inside quoted text (requests quotes its cause: "…: [Errno 111] Connection
+#: refused"), its number already kept (a placeholder here): it stays beside the mask.
+_QUOTED_ERRNO = lazy(r"\[errno\s*\x00[a-z]+\x00\]", re.IGNORECASE)
+
+
 def _mask_quoted(m: re.Match[str]) -> str:
     inner = m.group(0)[1:-1].strip()
-    return inner if _QUOTED_CODE.match(inner) else "<q>"
+    if _QUOTED_CODE.match(inner):
+        return inner
+    kept = _QUOTED_ERRNO.findall(inner) if "\x00" in inner else []
+    return f"<q {' '.join(kept)}>" if kept else "<q>"
 
 
 _Repl = str | Callable[[re.Match[str]], str]
@@ -201,17 +209,16 @@ def error_fingerprint(signature: str) -> str:
 
     Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
     and memory addresses, UUIDs, ids a run makes up (buildkit refs, Kubernetes pod names),
-    quoted identifiers and numbers; keeps error classes and
-    codes (``TypeError``, ``E0382``, ``ERESOLVE``, ``TS2322``) and Python's ``'NoneType'``
-    (a value that was None), the numbers that carry
-    meaning (exit codes, signals, errno, HTTP status) and the name of a missing module,
-    package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
-    takes from a log's closing line is left out (a CI run and a local run of one error are
-    one error), and npm 9's ``npm ERR!`` is read as npm 10's ``npm error``. Whitespace
-    collapsed, lowercased. What a runtime says before an exception's class (``Uncaught``,
-    ``Exception in thread "main"``, ``Caused by:``) is left out, and a credential in the
-    signature reads as its redaction marker (``[redacted:github_token]``), as the stored
-    entry holds it.
+    quoted identifiers and numbers; keeps error classes and codes (``TypeError``, ``E0382``,
+    ``ERESOLVE``, ``TS2322``) and Python's ``'NoneType'`` (a value that was None), the
+    numbers that carry meaning (exit codes, signals, errno — also inside a quoted cause —,
+    HTTP status) and the name of a missing module, package, crate or header (``No module
+    named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
+    left out (a CI run and a local run of one error are one error), and npm 9's ``npm ERR!``
+    is read as npm 10's ``npm error``. What a runtime says before an exception's class
+    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) is left out, and a
+    credential in the signature reads as its redaction marker (``[redacted:github_token]``),
+    as the stored entry holds it. Whitespace collapsed, lowercased.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
