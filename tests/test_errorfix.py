@@ -1917,3 +1917,30 @@ def test_an_errno_inside_a_quoted_cause_is_kept() -> None:
         .replace("8000", "5000")
     )
     assert "[errno 111]" in refused
+
+
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        (
+            "NameError: name 'reqeusts' is not defined. Did you mean: 'requests'?",
+            "NameError: name 'reqeusts' is not defined",
+        ),
+        (
+            "NameError: name 'sys' is not defined. Did you forget to import 'sys'?",
+            "NameError: name 'sys' is not defined",
+        ),
+        (
+            "AttributeError: module 'os' has no attribute 'getcwdu'. Did you mean: 'getcwd'?",
+            "AttributeError: module 'os' has no attribute 'getcwdu'",
+        ),
+    ],
+)
+def test_a_python_error_has_one_fingerprint_with_or_without_a_suggestion(
+    newer: str, older: str
+) -> None:
+    """Python 3.10+ appends a suggestion ("Did you mean: 'x'?", 3.12's "Did you forget to
+    import 'x'?") that older Pythons do not print: the same error from CI on 3.9 and a
+    laptop on 3.12 had two fingerprints, and missed each other's fix."""
+    assert error_fingerprint(newer) == error_fingerprint(older)
+    assert error_fingerprint(newer) != error_fingerprint("NameError: free variable referenced")

@@ -194,6 +194,11 @@ _EXCEPTION_INTRO = lazy(
 )
 
 
+#: Python 3.10+'s suggestion after a NameError, AttributeError or ImportError ("Did you
+#: mean: 'x'?", 3.12's "Did you forget to import 'x'?"), which older Pythons do not print.
+_SUGGESTION = lazy(r"(?<=\S)\.?\s+Did\s+you\s+(?:mean|forget\s+to\s+import)\b[^?\n]{0,300}\?$")
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -216,7 +221,8 @@ def error_fingerprint(signature: str) -> str:
     named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
     left out (a CI run and a local run of one error are one error), and npm 9's ``npm ERR!``
     is read as npm 10's ``npm error``. What a runtime says before an exception's class
-    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) is left out, and a
+    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and the suggestion Python
+    3.10+ appends (``Did you mean: 'x'?``) are left out, and a
     credential in the signature reads as its redaction marker (``[redacted:github_token]``),
     as the stored entry holds it. Whitespace collapsed, lowercased.
     """
@@ -241,6 +247,7 @@ def error_fingerprint(signature: str) -> str:
     text = redact_secrets(text)[0]
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
+    text = _SUGGESTION.sub("", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
