@@ -1944,3 +1944,36 @@ def test_a_python_error_has_one_fingerprint_with_or_without_a_suggestion(
     laptop on 3.12 had two fingerprints, and missed each other's fix."""
     assert error_fingerprint(newer) == error_fingerprint(older)
     assert error_fingerprint(newer) != error_fingerprint("NameError: free variable referenced")
+
+
+GRADLE_TEST = """\
+> Task :app:test FAILED
+
+AppTest > testAdd() FAILED
+    {exception} at AppTest.java:12
+
+1 test completed, 1 failed
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:test'.
+> There were failing tests. See the report at: file:///home/dev/app/build/reports/tests/test/index.html
+"""
+
+
+def test_a_gradle_test_failure_is_known_by_the_test_and_what_it_threw() -> None:
+    """gradle prints a failed test as ``AppTest > testAdd() FAILED`` and, under it, what the
+    test threw (``org.opentest4j.AssertionFailedError at AppTest.java:12``). The signature
+    was the test's line alone, so an assertion that failed and a NullPointerException in
+    the same test had one fingerprint: the fix for one was the exact match of the other."""
+    failed = extract_error_signature(
+        GRADLE_TEST.format(exception="org.opentest4j.AssertionFailedError")
+    )
+    assert failed.startswith("AppTest > testAdd() FAILED: org.opentest4j.AssertionFailedError")
+    npe = extract_error_signature(GRADLE_TEST.format(exception="java.lang.NullPointerException"))
+    assert error_fingerprint(failed) != error_fingerprint(npe)
+    rerun = GRADLE_TEST.format(exception="org.opentest4j.AssertionFailedError").replace(
+        ":12", ":14"
+    )
+    assert error_fingerprint(extract_error_signature(rerun)) == error_fingerprint(failed)

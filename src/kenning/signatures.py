@@ -252,6 +252,9 @@ _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d
 #: it: the brace opens them, it is not part of the error.
 _NODE_PROPERTIES = lazy(r"(?<=\])[ \t]*\{$")
 _CPP_TERMINATE = lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")
+#: gradle prints a failed test as ``AppTest > testAdd() FAILED`` and what it threw on the
+#: next line (``org.opentest4j.AssertionFailedError at AppTest.java:12``).
+_GRADLE_THROWN = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Throwable)\b")
 _CPP_WHAT = lazy(r"^what\(\):\s+\S")
 #: pydantic's ``ValidationError: 1 validation error for User`` names the field and what is
 #: wrong with it on the two lines after it.
@@ -327,6 +330,10 @@ def _is_exception_line(line: str) -> bool:
     return _RULES[2][1].search(line) is not None
 
 
+def _is_gradle_test_failed(line: str) -> bool:
+    return line.endswith(" FAILED") and " > " in line and not line[:1].isspace()
+
+
 def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     """``(message, score, is_exception)`` for every meaningful line, in input order."""
     out: list[tuple[str, int, bool]] = []
@@ -343,6 +350,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if out and _PANIC_HEADER.match(out[-1][0]):  # the panic's message
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            continue
+        if out and _GRADLE_THROWN.match(line) and _is_gradle_test_failed(out[-1][0]):
+            prev, prev_score, prev_exc = out[-1]  # what the failed test threw
+            out[-1] = (f"{prev}: {line}", prev_score, prev_exc)
             continue
         if out and _CPP_WHAT.match(line) and _CPP_TERMINATE.match(out[-1][0]):
             prev, prev_score, prev_exc = out[-1]
