@@ -1977,3 +1977,29 @@ def test_a_gradle_test_failure_is_known_by_the_test_and_what_it_threw() -> None:
         ":12", ":14"
     )
     assert error_fingerprint(extract_error_signature(rerun)) == error_fingerprint(failed)
+
+
+EXCEPTION_GROUP = """\
+  + Exception Group Traceback (most recent call last):
+  |   File "/srv/app/main.py", line 10, in <module>
+  |     asyncio.run(main())
+  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/srv/app/main.py", line 5, in worker
+    |     raise {cause}
+    | {cause}
+    +------------------------------------
+"""
+
+
+def test_an_exception_group_is_known_by_the_exception_inside_it() -> None:
+    """Python 3.11+ prints an ExceptionGroup (every asyncio TaskGroup failure) in a box of
+    '|' gutters, which read as a compiler's source gutters and were dropped: the signature
+    was the header "Exception Group Traceback (most recent call last):", one fingerprint
+    for every exception group whatever failed inside it."""
+    sig = extract_error_signature(EXCEPTION_GROUP.format(cause="ConnectionError: db down"))
+    assert sig == "ConnectionError: db down"
+    other = extract_error_signature(EXCEPTION_GROUP.format(cause="KeyError: 'user_id'"))
+    assert other == "KeyError: 'user_id'"
+    assert error_fingerprint(sig) != error_fingerprint(other)

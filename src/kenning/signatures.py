@@ -57,7 +57,7 @@ _NOISE_LINE = lazy(
     r"""^\s*(?:
       at\s+\S.*                                   # Node / Java frames
     | File\s+".*",\s+line\s+\d+.*                 # Python frames
-    | Traceback\s+\(most\s+recent\s+call\s+last\):?
+    | (?:Exception\s+Group\s+)?Traceback\s+\(most\s+recent\s+call\s+last\):?
     | -->\s+\S.*                                  # rustc location arrows
     | \d*\s*\|.*                                  # rustc / ruff source gutters
     | [\^~\s-]+                                   # carets and underlines
@@ -330,6 +330,13 @@ def _is_exception_line(line: str) -> bool:
     return _RULES[2][1].search(line) is not None
 
 
+#: Python 3.11+ prints an ExceptionGroup (an asyncio TaskGroup's failure) in a box: its
+#: lines behind ``|`` gutters (read as a compiler's source gutters, and dropped), its
+#: sub-exceptions between rules (``+-+---- 1 ----``).
+_GROUP_GUTTER = lazy(r"^[ \t]*(?:\+[ \t]+(?=Exception\s+Group\b)|(?:\|[ \t]?)+)")
+_GROUP_RULE = lazy(r"^[ \t]*\+[-+]*-[-+ \t\d.]*$")
+
+
 def _is_gradle_test_failed(line: str) -> bool:
     return line.endswith(" FAILED") and " > " in line and not line[:1].isspace()
 
@@ -338,7 +345,12 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     """``(message, score, is_exception)`` for every meaningful line, in input order."""
     out: list[tuple[str, int, bool]] = []
     absorb = 0  # lines still to join to the last candidate (a validation error's details)
+    group = "Exception Group Traceback" in raw
     for raw_line in raw.splitlines():
+        if group:  # Python's exception group: its box's rules dropped, its gutters opened
+            if _GROUP_RULE.match(raw_line):
+                continue
+            raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
         line, error_level = clean_line(raw_line)
         if not line or _NOISE_LINE.match(line):
             continue
