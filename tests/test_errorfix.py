@@ -2003,3 +2003,41 @@ def test_an_exception_group_is_known_by_the_exception_inside_it() -> None:
     other = extract_error_signature(EXCEPTION_GROUP.format(cause="KeyError: 'user_id'"))
     assert other == "KeyError: 'user_id'"
     assert error_fingerprint(sig) != error_fingerprint(other)
+
+
+SPRING_FAILED = """\
+2026-05-01T10:00:00.123Z ERROR 4242 --- [main] o.s.b.d.LoggingFailureAnalysisReporter :
+
+***************************
+APPLICATION FAILED TO START
+***************************
+
+Description:
+
+{description}
+
+Action:
+
+{action}
+"""
+
+
+def test_a_spring_boot_startup_failure_is_known_by_its_description() -> None:
+    """Spring Boot reports a failed start under an 'APPLICATION FAILED TO START' banner,
+    then a Description and an Action. The banner said "failed" as loudly as the description
+    and came first, so every failed start of every Spring app had one signature."""
+    port = SPRING_FAILED.format(
+        description="Web server failed to start. Port 8080 was already in use.",
+        action="Identify and stop the process that's listening on port 8080.",
+    )
+    bean = SPRING_FAILED.format(
+        description="Failed to configure a DataSource: 'url' attribute is not specified and "
+        "no embedded datasource could be configured.",
+        action="Consider defining a bean of type 'DataSource' in your configuration.",
+    )
+    assert (
+        extract_error_signature(port) == "Web server failed to start. Port 8080 was already in use."
+    )
+    assert error_fingerprint(extract_error_signature(port)) != error_fingerprint(
+        extract_error_signature(bean)
+    )

@@ -50,6 +50,10 @@ _BUILDKIT_STEP = lazy(r"^#\d+\s+(?:\d+\.\d+\s+)?(?=\S)")
 #: Margins drawn in front of a message: yarn berry's ``➤ YN0001: │ `` and terraform's box
 #: (``│ Error: …``).
 _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
+#: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
+#: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
+#: logger, then the message.
+_SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,2}[\w.$]+\s*:(?:\s+|$)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -172,6 +176,7 @@ _WRAPPER = lazy(
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
+    r"|APPLICATION\s+FAILED\s+TO\s+START$"  # Spring Boot's banner over the description
     r"|Aborted(?:\s+\(core\s+dumped\))?$"  # the process's death notice after what aborted it
     # the compiler driver's closing line after the linker's error
     r"|collect2:\s+error:\s+ld\s+returned\b|(?:clang|gcc|cc|g\+\+|c\+\+)(?:-\d+)?:\s+error:\s+linker"
@@ -315,6 +320,8 @@ def clean_line(line: str) -> tuple[str, bool]:
         code = _LEVEL_THEN_CODE.match(line)
         if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
             line = line[lvl.end() :]
+    if stamped and "---" in line:
+        line = _SPRING_LOG_PREFIX.sub("", line, count=1)
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
 
