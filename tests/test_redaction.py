@@ -563,6 +563,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "tool_options": _repeat("openssl mongosh ldapsearch -x "),
     "conf_directives": _repeat("requirepass masterauth "),
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
+    "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
@@ -1571,5 +1572,34 @@ def test_a_pgpass_line_is_redacted() -> None:
         "std::vector<int>::iterator",
         "localhost:5432:shop:app:",  # no password: libpq prompts
         "Time: 12:30:45:123:456",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IDENTIFIED BY 'Hy6tB1q9Zx'",
+        "mysql> ... IDENTIFIED BY 'Hy6tB1q9Zx';",
+        "  IDENTIFIED WITH caching_sha2_password BY 'Hy6tB1q9Zx'",
+        'CREATE USER app\n  IDENTIFIED BY "Hy6tB1q9Zx";',
+        "CREATE USER app IDENTIFIED BY Hy6tB1q9Zx;",  # Oracle: an unquoted identifier
+        "ALTER USER system IDENTIFIED BY Hy6tB1q9Zx ACCOUNT UNLOCK;",
+    ],
+)
+def test_a_password_after_identified_by_is_redacted_wherever_the_statement_starts(
+    text: str,
+) -> None:
+    """``IDENTIFIED BY`` was taken only within 200 characters of a CREATE/ALTER USER or
+    GRANT on the same statement and single-quoted: the clause quoted alone, a password in
+    double quotes, and Oracle's unquoted password reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        "the caller is identified by their email",
+        "The IDENTIFIED BY clause sets it",
+        "Users are IDENTIFIED BY :pw in the template",
+        "ALTER USER app IDENTIFIED BY VALUES",
+        "IDENTIFIED BY ?",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -639,6 +639,17 @@ _SQL_PASSWORD = lazy(
     r"'(?P<sq>[^'\r\n]{1,1024})'",
     re.IGNORECASE,
 )
+#: The IDENTIFIED BY clause on its own (MySQL, Oracle; however far from its CREATE/ALTER
+#: USER or GRANT): a quoted literal, or Oracle's unquoted password after the clause in
+#: upper case, as SQL is written (prose says "identified by their email").
+_SQL_IDENTIFIED = lazy(
+    r"\b(?i:identified(?:[ \t]+with[ \t]+[\w$]{1,64})?[ \t]+by)[ \t]+"
+    r"(?:'(?P<sq>[^'\r\n]{1,1024})'|\"(?P<dq>[^\"\r\n]{1,1024})\")"
+    r"|(?<![\w'\"])IDENTIFIED(?:[ \t]+WITH[ \t]+[\w$]{1,64})?[ \t]+BY[ \t]+(?!VALUES\b)"
+    # and the statement ends, or its next clause (ACCOUNT UNLOCK, DEFAULT TABLESPACE) follows
+    r"(?P<val>[^\s;'\"`]{1,1024})(?=[ \t]*(?:;|\r?$|[A-Z]{2,}\b))",
+    re.MULTILINE,
+)
 #: MySQL's SET PASSWORD [FOR user] = '…', and its PASSWORD('…') function (an UPDATE of
 #: mysql.user, a SET PASSWORD of old): a literal there is the password.
 _SQL_SET_PASSWORD = lazy(
@@ -711,6 +722,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_SQL_PASSWORD)
     if "define(" in lower:
         patterns.append(_PHP_DEFINE)
+    if "identified" in lower:
+        patterns.append(_SQL_IDENTIFIED)
     if "password" in lower and ("set" in lower or "password(" in lower):
         patterns.append(_SQL_SET_PASSWORD)
     if "rabbitmqctl" in lower:
