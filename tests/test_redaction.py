@@ -563,6 +563,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "tool_options": _repeat("openssl mongosh ldapsearch -x "),
     "conf_directives": _repeat("requirepass masterauth "),
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
+    "said_of_something": _repeat("password for a b c token of x is "),
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
@@ -1601,5 +1602,28 @@ def test_a_password_after_identified_by_is_redacted_wherever_the_statement_start
         "Users are IDENTIFIED BY :pw in the template",
         "ALTER USER app IDENTIFIED BY VALUES",
         "IDENTIFIED BY ?",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password for staging is Hy6tB1q9Zx.",
+        "the API token for the prod cluster is Hy6tB1q9Zx",
+        "FYI the root password on db-2 was Hy6tB1q9Zx until Monday",
+    ],
+)
+def test_a_random_secret_said_of_something_in_a_sentence_is_redacted(text: str) -> None:
+    """ "the admin password is Hy6tB1…" was redacted, but "the password for staging is
+    Hy6tB1…" — the way a hand-over note says it — was not: a few words between the secret's
+    name and "is" hid it."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        "the password for the admin is stored in vault",
+        "The token for each request is valid for one hour",
+        "the password for staging is in 1Password",
+        "the secret of good tests is isolation",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

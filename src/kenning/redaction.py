@@ -495,7 +495,9 @@ _SECRET_KEYWORD = (
 _ASSIGNMENT = lazy(
     rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
-    r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*|[ \t]+(?:is|was)[ \t]+)"
+    # (also of something: "the password for staging is …", "… on db-2 was …")
+    r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
+    r"|(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+)"
     # a Python string may carry a prefix (app.secret_key = b'…', r'…', f"…"), a Rust raw
     # string its hashes (r#"…"#)
     r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
@@ -852,7 +854,7 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
-    if sep.lower() in ("is", "was"):
+    if sep.lower().rsplit(None, 1)[-1] in ("is", "was"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
         said = m.group(group).rstrip(".!?:)")
