@@ -931,7 +931,11 @@ def test_unwritable_store_folder(project: Path, minilm) -> None:  # type: ignore
     from kenning.errors import KenningError
 
     (project / "blocker").write_text("a file where a folder should be")
-    with pytest.raises(KenningError, match="cannot create the store folder"):
+    # named with what is in the way and what to do (not only "cannot create")
+    with pytest.raises(
+        KenningError,
+        match=r"cannot create the store .*blocker is a file, not a folder.*move .*blocker aside",
+    ):
         open_store(project / "blocker" / "sub" / "memory.db", cwd=project, embedder=minilm)
 
 
