@@ -1627,3 +1627,26 @@ def test_a_random_secret_said_of_something_in_a_sentence_is_redacted(text: str) 
         "the secret of good tests is isolation",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error: token: invalid",
+        "jwt.exceptions: token: expired",
+        "the token: expired",
+        "401 from the API: password: incorrect",
+        "grpc: token: revoked",
+        "refresh token: malformed",
+        "session_token=expired",
+    ],
+)
+def test_a_state_after_a_secrets_key_is_a_message_not_the_secret(text: str) -> None:
+    """Error messages say what became of a credential ('token: invalid', 'password:
+    incorrect'): the state word was redacted as if it were the secret, so an ERROR-FIX entry
+    lost the one word that tells its error apart ('token: [REDACTED]' for expired and for
+    revoked alike). A word that names a state is a message; a value that is one still is not
+    ('token: expired2024' is redacted)."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("token: expired2024", "password: Invalid!9x", "token: abc"):
+        assert redact_secrets(secret)[1], secret

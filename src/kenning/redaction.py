@@ -410,6 +410,9 @@ _PLACEHOLDER = lazy(
     | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
     | none | null | nil | true | false | undefined | empty | required | optional
     | changeme | change[_\-]me | redacted | example | secret | password | token
+    # what became of a credential, as error messages say it ("token: expired")
+    | expired | invalid | incorrect | wrong | missing | revoked | malformed | rejected
+    | denied | unset | blank | mismatch(?:ed)?
     """,
     re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
