@@ -635,3 +635,13 @@ def test_migrate_to_an_empty_target_is_refused(project: Path) -> None:
         assert r.returncode == 1, (target, r.returncode, r.stdout, r.stderr)
         assert "--to is empty" in r.stderr and "copied" not in r.stdout, r.stderr
     assert sorted(p.name for p in project.iterdir()) == before
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_out_of_range_is_a_usage_error(project: Path, port: str) -> None:
+    """`kenning ui --port 70000` said "--port must be from 1 to 65535" (0 is taken too: any
+    free port) and exited 1, where README's table makes a wrong option value a usage error,
+    exit 2, as click's checks of every other option are."""
+    r = run_cli(project, "ui", "--port", port)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "--port" in r.stderr and "0<=x<=65535" in r.stderr, r.stderr

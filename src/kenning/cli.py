@@ -1886,7 +1886,12 @@ The first line printed is the address with its access token. The page is served 
 store down).
 """
 )
-@click.option("--port", default=0, type=int, help="Port on 127.0.0.1 (default: a free one).")
+@click.option(
+    "--port",
+    default=0,
+    type=click.IntRange(0, 65535),
+    help="Port on 127.0.0.1 (default, or 0: a free one).",
+)
 @_store_options
 @handle_errors
 def ui(port: int, store_path: str | None) -> None:

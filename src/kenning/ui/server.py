@@ -59,7 +59,7 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     import uvicorn
 
     if not 0 <= port <= 65535:
-        raise KenningError(f"--port must be from 1 to 65535 (got {port})")
+        raise KenningError(f"--port must be from 0 (any free port) to 65535 (got {port})")
     first = open_store(location, cwd=cwd, create=False, missing_ok=True)
     try:
         embedder = first.embedder
