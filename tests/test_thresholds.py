@@ -638,3 +638,21 @@ def test_a_calibrated_floor_stays_inside_a_narrow_gap() -> None:
         floor = separation(outcomes)["suggested_floor"]
         assert noise < floor <= low, (low, noise, floor)
     assert separation(outcomes)["suggested_floor"] == 0.605  # a wide gap: still rounded
+
+
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="POSIX file modes")
+def test_calibrate_write_leaves_a_read_only_settings_file_as_it_is(tmp_path: Path) -> None:
+    """A config.toml the user made read-only (chmod 444: "leave it as it is", as `kenning
+    install` honours for the agents' settings files) was replaced all the same: the rename
+    over it needs only the folder's permission. It is refused, named with the fix, and the
+    file keeps its text."""
+    from kenning.config import update_config_toml
+    from kenning.errors import UserInputError
+
+    config = tmp_path / "config.toml"
+    config.write_text("recall_floor = 0.5\n")
+    config.chmod(0o444)
+    with pytest.raises(UserInputError, match=r"read-only .*chmod u\+w"):
+        update_config_toml(tmp_path, {"recall_floor": 0.45})
+    assert config.read_text() == "recall_floor = 0.5\n"
+    assert config.stat().st_mode & 0o777 == 0o444

@@ -655,6 +655,13 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
             f"refusing to write {path}: {link} is a symlink (the write would land outside "
             "this project); replace the link by a real file or folder"
         )
+    if path.exists() and not path.stat().st_mode & 0o222:
+        # the rename below needs only the folder's permission (and root writes anything):
+        # a file the user made read-only is how they say "leave it as it is"
+        raise UserInputError(
+            f"{path} is read-only (mode {path.stat().st_mode & 0o777:04o}); make it writable "
+            f"(chmod u+w {path}) to save the values there; nothing was written"
+        )
     document = tomlkit.document()
     if path.exists():
         try:
