@@ -1143,6 +1143,11 @@ def test_looks_like_error(text: str) -> None:
         "'npm' is not recognized as an internal or external command,\r\n"
         "operable program or batch file.\r\n",
         K8S_EVENTS.format(age="2m", backoff="12s (x3 over 2m)"),
+        # docker's own errors: no 'error:' word, a capitalised 'Error response'
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint web: Bind for 0.0.0.0:8080 failed: port is already allocated",
+        'docker: Error response from daemon: Conflict. The container name "/web" is already'
+        " in use by container.",
     ],
 )
 def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> None:

@@ -548,6 +548,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^FAILURE:\sBuild\sfailed\b                      # gradle
     | \b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled)\b
     | \bBack-off\srestarting\sfailed\scontainer\b      # Kubernetes
+    | \bError\sresponse\sfrom\sdaemon\b                 # docker
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
     )""",
     re.VERBOSE | re.MULTILINE,
