@@ -1738,6 +1738,35 @@ def test_an_npm_error_has_one_fingerprint_across_npm_versions(old: str, new: str
 
 
 @pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "TypeError: Cannot read property 'map' of undefined",
+            "TypeError: Cannot read properties of undefined (reading 'map')",
+        ),
+        (
+            "TypeError: Cannot read property 'id' of null",
+            "TypeError: Cannot read properties of null (reading 'id')",
+        ),
+        (
+            "TypeError: Cannot set property 'x' of undefined",
+            "TypeError: Cannot set properties of undefined (setting 'x')",
+        ),
+    ],
+)
+def test_a_node_property_error_has_one_fingerprint_across_node_versions(old: str, new: str) -> None:
+    """Node 16 rephrased 'Cannot read property 'x' of undefined' as 'Cannot read properties
+    of undefined (reading 'x')': a fix stored from one Node's output was no exact match for
+    the same error from the other. Undefined and null stay two errors."""
+    assert error_fingerprint(extract_error_signature(old)) == error_fingerprint(
+        extract_error_signature(new)
+    )
+    assert error_fingerprint(
+        "TypeError: Cannot read property 'map' of undefined"
+    ) != error_fingerprint("TypeError: Cannot read property 'map' of null")
+
+
+@pytest.mark.parametrize(
     ("printed", "bare"),
     [
         # a browser's console, and Node's for a rejected promise

@@ -183,6 +183,19 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
 _NPM_ERR = lazy(r"^npm\s+ERR!(?=\s|$)", re.IGNORECASE)
 
 
+#: Node before 16: ``Cannot read property 'x' of undefined``; since: ``Cannot read
+#: properties of undefined (reading 'x')`` (``set`` / ``setting`` alike): one error.
+_NODE_OLD_PROPERTY = lazy(
+    r"\bCannot\s+(?P<verb>read|set)\s+property\s+(?P<name>'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")"
+    r"\s+of\s+(?P<what>undefined|null)\b"
+)
+
+
+def _node_property_now(m: re.Match[str]) -> str:
+    doing = "reading" if m.group("verb") == "read" else "setting"
+    return f"Cannot {m.group('verb')} properties of {m.group('what')} ({doing} {m.group('name')})"
+
+
 #: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
 #: promise)``), .NET's ``Unhandled exception.``, the JVM's ``Exception in thread "main"``,
 #: a chain's ``Caused by:``. The same exception quoted alone, or logged by a framework, is
@@ -219,12 +232,14 @@ def error_fingerprint(signature: str) -> str:
     numbers that carry meaning (exit codes, signals, errno — also inside a quoted cause —,
     HTTP status) and the name of a missing module, package, crate or header (``No module
     named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
-    left out (a CI run and a local run of one error are one error), and npm 9's ``npm ERR!``
-    is read as npm 10's ``npm error``. What a runtime says before an exception's class
-    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and the suggestion Python
-    3.10+ appends (``Did you mean: 'x'?``) are left out, and a
-    credential in the signature reads as its redaction marker (``[redacted:github_token]``),
-    as the stored entry holds it. Whitespace collapsed, lowercased.
+    left out (a CI run and a local run of one error are one error), npm 9's ``npm ERR!``
+    is read as npm 10's ``npm error``, and Node 14's ``Cannot read property 'x' of
+    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``. What a
+    runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
+    ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
+    out, and a credential in the signature reads as its redaction marker
+    (``[redacted:github_token]``), as the stored entry holds it. Whitespace collapsed,
+    lowercased.
     """
     text = one_line(ANSI.sub("", signature or ""))
     if text.upper().startswith(ERROR_FIX_PREFIX):
@@ -246,6 +261,7 @@ def error_fingerprint(signature: str) -> str:
 
     text = redact_secrets(text)[0]
     text = _NPM_ERR.sub("npm error", text, count=1)
+    text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     kept: list[str] = []
