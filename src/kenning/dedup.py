@@ -32,7 +32,9 @@ Rules, in order:
    function words in :data:`FUNCTION_WORDS` → distinct; the reason names it (a negation,
    a number, or the words).
 5. The same words in another order → distinct ("A before B" is not "B before A": rustc's
-   E0185 and E0186 are one sentence with *static* and *method* swapped).
+   E0185 and E0186 are one sentence with *static* and *method* swapped). So is a form of
+   *be* moved past a content word: "Is the database shared?" is not "The database is
+   shared.", which answers it.
 6. Otherwise the two differ only in articles, forms of *be* and fillers → duplicate
    (unless a word's ``!``/``?`` differs as in rule 1).
 
@@ -79,6 +81,11 @@ FUNCTION_WORDS = frozenset({
     "been", "being", "am", "just", "really", "very", "also", "please",
 })
 # fmt: on
+
+#: The forms of "be" among :data:`FUNCTION_WORDS`: one dropped, or another in its place, says
+#: the same; one moved past a content word turns a statement into its question ("the
+#: database is shared" / "is the database shared?").
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
 
 #: Words that flip a statement; named in the reason when they are what differs.
 # fmt: off
@@ -355,6 +362,20 @@ def _function_word_gaps(tokens: Iterable[str]) -> list[list[str]]:
     return gaps
 
 
+def _be_positions(tokens: Iterable[str]) -> list[int]:
+    """The gaps between content words (as :func:`_function_word_gaps` numbers them) that
+    hold a form of *be*, one entry per form."""
+    return [i for i, gap in enumerate(_function_word_gaps(tokens)) for t in gap if t in _BE]
+
+
+def _be_moved(new: Sequence[str], old: Sequence[str]) -> bool:
+    """Whether both texts have as many forms of *be*, not all between the same content
+    words: the subject and its verb swapped, as a question swaps them ("Is the staging
+    database shared?" is not "The staging database is shared.", which answers it)."""
+    new_at, old_at = _be_positions(new), _be_positions(old)
+    return bool(new_at) and len(new_at) == len(old_at) and new_at != old_at
+
+
 def _content(tokens: Iterable[str]) -> Counter[str]:
     return Counter(t for t in tokens if t not in FUNCTION_WORDS)
 
@@ -411,6 +432,8 @@ def decide(
     old_order = [t for t in old if t not in FUNCTION_WORDS]
     if new_order != old_order:
         return DedupDecision(False, "the same words in another order")
+    if _be_moved(new, old):
+        return DedupDecision(False, "the same words in another order (a question and a statement)")
     # the content words agree, in order: what differs is the function words between two of
     # them (compared gap by gap — difflib's alignment of two long texts took minutes,
     # inside the write lock)
