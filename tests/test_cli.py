@@ -414,6 +414,33 @@ def test_migrate_to_a_folder_writes_the_store_in_it_as_store_reads_one(project: 
     assert json.loads(copied.stdout)["memories"] == 1
 
 
+def test_migrate_again_after_an_edit_names_the_note_it_did_not_copy(project: Path) -> None:
+    """A note migrated, then edited in the source, then migrated again: the target kept
+    the old text under the note's id, and migrate said only 'already present 1 … NOT
+    verified' (exit 1) with nothing on stderr: not which note, nor why, nor what to do.
+    It names the note, says its text differs in the target, and how to copy it."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    r = run_cli(project, "remember", "--json", "We deploy on Tuesdays only", env=env)
+    memory_id = json.loads(r.stdout)["id"]
+    assert run_cli(project, "migrate", "--to", "backup", env=env).returncode == 0
+    r = run_cli(project, "edit", memory_id, "--content", "We deploy on Thursdays only", env=env)
+    assert r.returncode == 0, r.stderr
+    r = run_cli(project, "migrate", "--to", "backup", env=env)
+    assert r.returncode == 1
+    assert "NOT verified" in r.stdout, r.stdout
+    assert memory_id in r.stderr and "another text" in r.stderr, r.stderr
+    assert "kenning forget" in r.stderr and "--store backup" in r.stderr, r.stderr
+    r = run_cli(project, "migrate", "--json", "--to", "backup", env=env)
+    assert list(json.loads(r.stdout)["changed"]) == [memory_id], r.stdout
+    # what the message says to do copies the source's text
+    r = run_cli(project, "forget", memory_id, "--store", "backup", env=env)
+    assert r.returncode == 0, r.stderr
+    r = run_cli(project, "migrate", "--json", "--to", "backup", env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)["verified"] is True, r.stdout
+    with open_store(project / "backup", cwd=project, embedder="hashing") as moved:
+        assert [m.content for m in moved.browse()] == ["We deploy on Thursdays only"]
+
+
 def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
     """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
     copied every note onto itself and said "verified", exit 0: a user who meant another

@@ -12,6 +12,7 @@ import codecs
 import json
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -1032,6 +1033,7 @@ Examples:
 @handle_errors
 def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Copy memories (ids, timestamps, vectors) to another store; resumable, verified."""
+    from .config import is_store_url
     from .migrate import migrate_store
 
     with _open(store_path, create=False) as store:
@@ -1061,6 +1063,22 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             "export of the source (`kenning export`) give "
             f"{'its line an id' if one else 'their lines ids'} no memory has, then import the "
             "export into the target"
+        )
+    if report.changed:
+        one = len(report.changed) == 1
+        # a server URL may carry a password: not printed (the user has it in --to)
+        where = shlex.quote(target) if not is_store_url(target) else "<the --to URL>"
+        projects = {p for p in report.changed.values() if p != store.group_id}
+        project = f" --project {shlex.quote(next(iter(projects)))}" if len(projects) == 1 else ""
+        if len(projects) > 1:
+            project = " --project <its project>"
+        _say_error(
+            f"{len(report.changed)} {'memory was' if one else 'memories were'} not copied: "
+            f"the target holds {'it' if one else 'each'} under {'its' if one else 'their'} id "
+            "with another text (edited in one of the stores since it was copied), and kept "
+            f"that text — {_listing({k: f'project {v}' for k, v in report.changed.items()})}; "
+            "to copy this store's text instead, run `kenning forget ID"
+            f"{project} --store {where}` for {'it' if one else 'each'}, then migrate again"
         )
     if not report.verified:
         sys.exit(EXIT_USER)

@@ -2,7 +2,9 @@
 a team PostgreSQL), keeping ids, timestamps, projects and vectors.
 
 Resumable: memories already present in the target (same id) are skipped, so an interrupted
-run is simply run again; so is a memory whose project already holds the same content under
+run is simply run again (one the target holds with another text, edited in one of the stores
+since it was copied, is not overwritten either: it is named, and the migration is not
+verified); so is a memory whose project already holds the same content under
 another id (a teammate's copy of the same note: the target keeps its own, counted as
 ``duplicates``), and a second copy the source holds of a note (a Qdrant server two writers
 filled at once). Verified: at the end every memory of the source must be in the target, by
@@ -69,6 +71,10 @@ class MigrationReport:
     #: Source memories not copied because the target holds another memory under their id
     #: (id → that memory's project and stored_at).
     id_taken: dict[str, str] = field(default_factory=dict)
+    #: Source memories the target holds under their id with another text (edited in one of
+    #: the stores since a migration copied it): not copied, the target's text kept
+    #: (id → its project).
+    changed: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -129,6 +135,7 @@ def migrate(
     #: source ids whose content the target's project already held under another id
     merged: set[str] = set()
     taken: dict[str, str] = {}
+    changed: dict[str, str] = {}
     batch: list[MemoryRecord] = []
     # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
     # at the end; every batch still commits on its own, so an interrupted run resumes.
@@ -165,6 +172,10 @@ def migrate(
                     taken[record.memory.id] = (
                         f"project {other.group_id}, stored {other.stored_at.isoformat()}"
                     )
+                elif other is not None and other.content_hash != record.memory.content_hash:
+                    # the same memory, edited on one side since it was copied: which text
+                    # is right is not the migration's to decide, and it overwrites nothing
+                    changed[record.memory.id] = other.group_id
             by_group: dict[str, list[MemoryRecord]] = {}
             for record in missing:
                 by_group.setdefault(record.memory.group_id, []).append(record)
@@ -183,7 +194,11 @@ def migrate(
                         known.add(record.memory.content_hash)
             target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
-        present += len(batch) - len(missing) - sum(r.memory.id in taken for r in batch)
+        present += (
+            len(batch)
+            - len(missing)
+            - sum(r.memory.id in taken or r.memory.id in changed for r in batch)
+        )
         if progress:
             progress(len(batch))
         batch.clear()
@@ -215,6 +230,7 @@ def migrate(
         checksum=_checksum(source_pairs),
         verified=all(pair in in_target or pair[0] in merged for pair in source_pairs),
         id_taken=taken,
+        changed=changed,
     )
 
 
