@@ -19,7 +19,7 @@ from kenning import MemoryStore, open_store
 from kenning.embedders.base import Embedder
 from kenning.freshness import FILES_KEY
 from kenning.model import Memory
-from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
+from kenning.seeding import SEED_STATE_KEY, SEEDED_FROM, reseed_changed, seed_solutions
 from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
@@ -279,8 +279,10 @@ def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     # two entries for one doc and signature (an older seeding): one is kept
     (imports,) = of(store, "imports")
     twin = imports.content.replace("reinstall the virtualenv", "reinstall the venv")
+    seeded = {SEEDED_FROM: imports.source}  # as the seeding writes its entries
     store.remember_many(
-        [NewMemory(twin, "error_fix", source=imports.source)], near_duplicates=False
+        [NewMemory(twin, "error_fix", source=imports.source, metadata=seeded)],
+        near_duplicates=False,
     )
     assert len(of(store, "imports")) == 2
     report = seed_solutions(store, docs)
@@ -726,3 +728,53 @@ def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) ->
         "A fix written while locked."
         in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
     )
+
+
+def test_a_note_remembered_with_a_doc_as_its_source_is_not_the_docs(
+    store: MemoryStore, docs: Path
+) -> None:
+    """An agent's ERROR-FIX note with a solution doc as its --source (as the README's
+    example gives one) was taken for an entry seeded from the doc: the next seed-solutions
+    retired (forgot) it when its signature was not the doc's, and replaced its text with the
+    doc's when it was. Only the entries the seeding wrote are the doc's."""
+    source = "docs/solutions/db/db.md"
+    own = [
+        "ERROR-FIX: sqlite3.IntegrityError: UNIQUE constraint failed: users.email | FIX: upsert "
+        f"with ON CONFLICT | SOURCE: {source} — seen next to the lock",
+        f"ERROR-FIX: {ERRORS['db']} | FIX: move the job queue to Redis | SOURCE: {source} — ours",
+    ]
+    ids = [store.remember(text, "error_fix", source=source).id for text in own]
+    first = seed_solutions(store, docs)
+    assert (first.seeded, first.retired, first.updated) == (3, 0, 0)
+    write(docs.parent.parent, source, doc("db", fix="Use one writer process."))
+    again = seed_solutions(store, docs)
+    assert (again.updated, again.retired) == (1, 0)
+    held = {m.id: m.content for m in of(store, "db")}
+    assert [held.get(i) for i in ids] == own, held
+    assert any("Use one writer process." in text for text in held.values()), held
+    write(docs.parent.parent, source, doc("db", track="knowledge"))  # no longer a bug
+    gone = seed_solutions(store, docs)
+    assert gone.retired == 1
+    assert sorted(m.id for m in of(store, "db")) == sorted(ids)
+
+
+def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
+    store: MemoryStore, docs: Path
+) -> None:
+    """An older kenning marked no entry it seeded: a folder it seeded (its state without
+    the mark's time) still has its unmarked entries updated and retired as before."""
+    source = "docs/solutions/db/db.md"
+    seed_solutions(store, docs)
+    key = f"{SEED_STATE_KEY}:acme/widgets"
+    state = json.loads(store.backend.get_meta(key) or "")
+    for folder in state["folders"].values():
+        folder.pop("unmarked_before", None)
+    (seeded,) = of(store, "db")
+    store.forget(seeded.id)  # as the older kenning stored it: no mark
+    old = store.remember(seeded.content, "error_fix", source=source).id
+    store.backend.set_meta(key, json.dumps(state))
+    write(docs.parent.parent, source, doc("db", fix="Use one writer process."))
+    report = seed_solutions(store, docs, changed_only=True)
+    assert (report.updated, report.seeded, report.retired) == (1, 0, 0)
+    (entry,) = of(store, "db")
+    assert entry.id == old and "Use one writer process." in entry.content

@@ -6,8 +6,11 @@ the file-system side — which files may be read (no symlinks out of the project
 or oversized files), the per-file report — and the write through the store's public API.
 
 A run reconciles each document with the entries already seeded from it (the project's
-``error_fix`` memories whose ``source`` is the document's path), matched by the error
-fingerprint of their signatures:
+``error_fix`` memories the seeding wrote, marked :data:`SEEDED_FROM` with the document's
+path; for a folder an older kenning seeded, also the unmarked ones with the document's path
+as ``source`` written before the first run that marks them), matched by the error
+fingerprint of their signatures. A note an agent or a person remembered with the document
+as its ``--source`` is not the document's: it is never updated or retired. The rules:
 
 * an entry whose text is unchanged stays as it is (``duplicate``);
 * an entry with the same signature and new text (the fix was rewritten) is replaced in
@@ -50,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from .errorfix import parse_error_fix
 from .errors import UserInputError
 from .freshness import blob_hash, recorded_files
-from .model import NEAR_DUPLICATE, STORED, Memory
+from .model import NEAR_DUPLICATE, STORED, Memory, utc_now
 from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SOLUTIONS_DIR",
     "MAX_DOC_BYTES",
+    "SEEDED_FROM",
     "SEED_STATE_KEY",
     "FileReport",
     "SeedReport",
@@ -73,6 +77,8 @@ MAX_DOC_BYTES = 1024 * 1024
 DEFAULT_SOLUTIONS_DIR = "docs/solutions"
 #: The store metadata key (``seed_state:<project>``) of the per-document blob hashes.
 SEED_STATE_KEY = "seed_state"
+#: The metadata key of an entry the seeding wrote: the path of its document (its source).
+SEEDED_FROM = "seeded_from"
 _STATE_VERSION = 1
 #: Why a changed_only run leaves a document that changed as it is.
 _OLDER_VERSION = (
@@ -226,6 +232,9 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
         }
         where = folder.get("dir")
         clean[str(prefix)] = {"dir": where if isinstance(where, str) else None, "docs": docs}
+        if "unmarked_before" in folder:
+            before = folder["unmarked_before"]
+            clean[str(prefix)]["unmarked_before"] = before if isinstance(before, str) else None
     return {"version": _STATE_VERSION, "folders": clean}
 
 
@@ -290,12 +299,23 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
     return plan
 
 
-def _seeded_entries(store: MemoryStore, prefix: str) -> dict[str, list[Memory]]:
-    """This project's ERROR-FIX entries seeded from documents under ``prefix``, by source."""
+def _seeded_entries(
+    store: MemoryStore, prefix: str, unmarked_before: str | None
+) -> dict[str, list[Memory]]:
+    """This project's ERROR-FIX entries seeded from documents under ``prefix``, by source:
+    those marked :data:`SEEDED_FROM` with their source, and (``unmarked_before``: a folder
+    an older kenning seeded, which marked none) the unmarked ones stored before that time.
+    Any other note naming a document as its source is someone's own, not the document's."""
+    from .model import parse_timestamp
+
+    legacy = parse_timestamp(unmarked_before) if unmarked_before else None
     out: dict[str, list[Memory]] = {}
     for memory in store.browse(memory_type="error_fix"):
         source = memory.source or ""
-        if source.startswith(prefix + "/") and parse_error_fix(memory.content) is not None:
+        if not source.startswith(prefix + "/") or parse_error_fix(memory.content) is None:
+            continue
+        mark = memory.metadata.get(SEEDED_FROM)
+        if mark == source or (mark is None and legacy is not None and memory.stored_at < legacy):
             out.setdefault(source, []).append(memory)
     for memories in out.values():
         memories.sort(key=lambda m: (m.stored_at, m.id))  # the oldest entry is the one kept
@@ -468,10 +488,25 @@ def seed_solutions(
     next_known.update((rel, known[rel]) for rel in moving)
     gone = [rel for rel in gone if rel not in moving]
 
+    # A folder an older kenning seeded marked none of its entries: those stored before now
+    # are taken as its documents' (as that kenning took them); from now on, only the marked.
+    unmarked_before = (
+        folder.get("unmarked_before", utc_now().isoformat()) if folder is not None else None
+    )
     gone_reports: list[FileReport] = []
     if work or gone or not incremental:
         gone_reports = _run(
-            store, directory, prefix, work, texts, gone, discovered, reports, incremental, moving
+            store,
+            directory,
+            prefix,
+            work,
+            texts,
+            gone,
+            discovered,
+            reports,
+            incremental,
+            moving,
+            unmarked_before,
         )
 
     # A doc whose write failed is read again next time; one that cannot be parsed is not
@@ -482,11 +517,18 @@ def seed_solutions(
         if resolved_dir.is_relative_to(files_root)
         else None,
         "docs": dict(sorted({**next_known, **written}.items())),
+        "unmarked_before": unmarked_before,
     }
     # A changed_only run writes the state when a document's contents changed (or one came
     # or went), not for new mtimes alone (a checkout, a teammate's clone of a shared store):
     # such a doc is hashed again next time, and no session start writes to the store for it
-    hints_only = changed_only and _contents(folder_state) == _contents(folder or folder_state)
+    # (the time before which unmarked entries count is written the first time it is set:
+    # taken anew at each run, it would adopt notes remembered since)
+    hints_only = (
+        changed_only
+        and _contents(folder_state) == _contents(folder or folder_state)
+        and "unmarked_before" in (folder or folder_state)
+    )
     if folder is None or (folder_state != folder and not hints_only):
         _save_folder(store, prefix, folder_state)
     if progress:
@@ -525,13 +567,14 @@ def _run(
     reports: dict[str, FileReport],
     incremental: bool,
     moving: set[str],
+    unmarked_before: str | None,
 ) -> list[FileReport]:
     """Parse the documents in ``work``, plan each against its stored entries, and apply the
     plans: retirements, then replacements, then new entries. Fills ``reports``; returns the
     reports of the documents that are gone."""
     from .store import NewMemory
 
-    existing = _seeded_entries(store, prefix)
+    existing = _seeded_entries(store, prefix, unmarked_before)
     # Entries of documents that are gone: deleted, or moved under /archived/. Without a
     # state (a first run, or an older kenning's seeding) every source under the prefix
     # whose document is not there counts.
@@ -560,7 +603,12 @@ def _run(
             continue
         prepared = []
         for entry in outcome.entries:
-            item = NewMemory(entry.format(), "error_fix", source=entry.source)
+            item = NewMemory(
+                entry.format(),
+                "error_fix",
+                source=entry.source,
+                metadata={SEEDED_FROM: entry.source},
+            )
             try:
                 prepared.append(store.prepare(item, store.group_id).memory.content)
             except UserInputError as exc:
@@ -656,7 +704,12 @@ def _run(
             for content in doc.plan.add
         ]
         items = [
-            NewMemory(content, "error_fix", source=f"{prefix}/{doc.rel}")
+            NewMemory(
+                content,
+                "error_fix",
+                source=f"{prefix}/{doc.rel}",
+                metadata={SEEDED_FROM: f"{prefix}/{doc.rel}"},
+            )
             for doc, content in additions
         ]
         results = (
