@@ -89,6 +89,7 @@ def test_large_import_into_postgres_builds_the_index_once(
         "not_written_reason": None,
         "reembedded": 0,  # every vector in the export was usable
         "other_projects": {},
+        "changed": {},
     }
     after = hnsw_oid(pg_url)
     assert after is not None and after != before  # dropped and built again, not maintained

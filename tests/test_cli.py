@@ -441,6 +441,35 @@ def test_migrate_again_after_an_edit_names_the_note_it_did_not_copy(project: Pat
         assert [m.content for m in moved.browse()] == ["We deploy on Thursdays only"]
 
 
+def test_an_import_over_an_edited_note_says_the_stores_text_was_kept(project: Path) -> None:
+    """A backup (or a teammate's export) imported into a store where one of its notes was
+    edited since: the store's text was kept and the file's dropped, and import said only
+    'duplicates 2': nothing said that the file held another text for one of them, which was
+    not taken. It names the note, says which text was kept, and how to take the file's."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    r = run_cli(project, "remember", "--json", "We deploy on Tuesdays only", env=env)
+    memory_id = json.loads(r.stdout)["id"]
+    assert run_cli(project, "remember", "Tags are semver", env=env).returncode == 0
+    assert run_cli(project, "export", "-o", "backup.jsonl", env=env).returncode == 0
+    r = run_cli(project, "edit", memory_id, "--content", "We deploy on Thursdays only", env=env)
+    assert r.returncode == 0, r.stderr
+    r = run_cli(project, "import", "backup.jsonl", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "duplicates 2" in r.stdout, r.stdout  # both skipped: their ids are held
+    assert memory_id in r.stderr and "another text" in r.stderr, r.stderr
+    assert "kenning forget" in r.stderr, r.stderr
+    r = run_cli(project, "import", "--json", "backup.jsonl", env=env)
+    counts = json.loads(r.stdout)
+    assert (counts["duplicates"], list(counts["changed"])) == (2, [memory_id]), counts
+    # what the note says to do takes the file's text
+    assert run_cli(project, "forget", memory_id, env=env).returncode == 0
+    r = run_cli(project, "import", "--json", "backup.jsonl", env=env)
+    assert json.loads(r.stdout)["imported"] == 1, r.stdout
+    with open_store(cwd=project, embedder="hashing") as store:
+        held = store.get(memory_id)
+        assert held is not None and held.content == "We deploy on Tuesdays only"
+
+
 def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
     """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
     copied every note onto itself and said "verified", exit 0: a user who meant another

@@ -2803,6 +2803,7 @@ def test_store_export_import_between_backends(
         "not_written_reason": None,
         "reembedded": 0,
         "other_projects": {},
+        "changed": {},
     }
     mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
     theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}

@@ -311,6 +311,7 @@ def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
     before = _checksum(store)
     counts = import_memories(store, _lines(exported))
     assert counts["imported"] == 0 and counts["duplicates"] == len(NOTES)
+    assert counts["changed"] == {naming["id"]: naming["group_id"]}  # and it says so
     assert store.get(naming["id"]).content == edited  # type: ignore[union-attr]
     assert store.count() == len(NOTES)
     assert _checksum(store) == before

@@ -512,6 +512,7 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         "not_written_reason": None,
         "reembedded": 0,
         "other_projects": {"other/repo": 1},
+        "changed": {},
     }
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}

@@ -1447,6 +1447,22 @@ def import_cmd(
             f"--project {first} (or --project all)",
             err=True,
         )
+    changed: dict[str, str] = counts["changed"]
+    if changed:
+        one = len(changed) == 1
+        projects = {p for p in changed.values() if p != here}
+        project = f" --project {shlex.quote(next(iter(projects)))}" if len(projects) == 1 else ""
+        if len(projects) > 1:
+            project = " --project <its project>"
+        click.echo(
+            f"note: {len(changed)} {'memory' if one else 'memories'} of the file "
+            f"{'is' if one else 'are'} in the store under {'its' if one else 'their'} id with "
+            "another text (edited since the export, here or where it was made); the store's "
+            f"text is kept — {_listing({k: f'project {v}' for k, v in changed.items()})}; to "
+            f"take the file's instead, run `kenning forget ID{project}` for "
+            f"{'it' if one else 'each'}, then import again",
+            err=True,
+        )
     if counts["not_written"]:
         _say_error(
             f"{counts['not_written']} memories were not written: "

@@ -134,9 +134,11 @@ def import_memories(
     content already exists is skipped (and not refreshed: restoring is not remembering
     again); a vector is reused when the export's
     provenance matches this store's and the vector is usable (``reembedded`` counts the
-    others, whose content is embedded again). The whole file is validated before anything
-    is written (:func:`validate_import`, which a caller may run first on a store that does
-    not exist yet, so that a refused file creates none)."""
+    others, whose content is embedded again). A memory the store holds under its id with
+    another text (edited since the export) keeps the store's text too, and is also named in
+    ``changed`` (id → project): the file's text was not taken. The whole file is validated
+    before anything is written (:func:`validate_import`, which a caller may run first on a
+    store that does not exist yet, so that a refused file creates none)."""
     return import_validated(store, validate_import(store, lines), progress=progress)
 
 
@@ -226,11 +228,16 @@ def import_validated(
         "not_written_reason": None,
         "reembedded": reembedded,
         "other_projects": {},
+        # in the store under their id with another text (edited since the export, here or
+        # in the store it came from): the store's text is kept; id → project
+        "changed": {},
     }
     by_group: dict[str, list[int]] = {}
     for index, record in enumerate(export.lines):
         if items[index].id in existing:
             counts["duplicates"] += 1
+            if held[record.id].content_hash != prepared[index].memory.content_hash:
+                counts["changed"][record.id] = record.group_id
             if progress:
                 progress(1)
             continue
