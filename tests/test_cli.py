@@ -470,6 +470,24 @@ def test_an_import_over_an_edited_note_says_the_stores_text_was_kept(project: Pa
         assert held is not None and held.content == "We deploy on Tuesdays only"
 
 
+def test_an_export_names_the_projects_it_leaves_out(project: Path) -> None:
+    """`kenning export -o backup.jsonl` of a store whose notes are under another project id
+    (the remote was renamed, or added: README's '0 in this project, N in the store') said
+    'exported 0 memories' and nothing else: a person who then moved the store aside had a
+    backup without their notes. The export says how many of other projects it left out,
+    and how to take them."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for text, other in (("We deploy on Tuesdays only", "acme/old-name"), ("Tags are semver", "")):
+        extra = ("--project", other) if other else ()
+        assert run_cli(project, "remember", text, *extra, env=env).returncode == 0
+    r = run_cli(project, "export", "-o", "backup.jsonl", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "exported 1 memories" in r.stderr, r.stderr
+    assert "1 memory of other projects" in r.stderr and "--project all" in r.stderr, r.stderr
+    r = run_cli(project, "export", "--project", "all", "-o", "all.jsonl", env=env)
+    assert "exported 2 memories" in r.stderr and "other projects" not in r.stderr, r.stderr
+
+
 def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
     """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
     copied every note onto itself and said "verified", exit 0: a user who meant another

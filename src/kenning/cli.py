@@ -1288,6 +1288,10 @@ def export(
             report = export_memories(store, sys.stdout, group_id=group_id, vectors=not no_vectors)
         else:
             report = _export_to_file(store, output, group_id, not no_vectors)
+        scope = store.resolve_group(group_id)
+        # a backup of this project alone: notes under another id (a renamed remote) are
+        # not in it, and "exported 0 memories" said nothing of them
+        left_out = 0 if scope is None else store.count(group_id="all") - store.count(group_id=scope)
     if report.without_vectors:
         click.echo(
             f"{len(report.without_vectors)} memories were exported without their damaged "
@@ -1295,6 +1299,14 @@ def export(
             err=True,
         )
     click.echo(f"exported {report.exported} memories", err=True)
+    if left_out > 0:
+        click.echo(
+            f"note: {left_out} {'memory' if left_out == 1 else 'memories'} of other projects "
+            f"in the store {'is' if left_out == 1 else 'are'} not in this export (it holds "
+            f"project {_plain(scope or '')}'s); `kenning export --project all` exports every "
+            "project",
+            err=True,
+        )
     if report.damaged:
         _fail(
             f"{len(report.damaged)} damaged memories could not be read and were left out: "
