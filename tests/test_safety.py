@@ -250,3 +250,27 @@ def test_oserror_while_checking_fails_closed(
     with pytest.raises(UnsafePathError, match="cannot be checked"):
         validate_source_path("docs/fix.md", root)
     assert not is_safe_source_path("docs/fix.md", root)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # a YAML block copied from inside a compose file (`sed -n 4,7p | kenning remember -`)
+        (
+            "  db:\n    image: postgres:16\n  cache:\n    image: redis:7\n",
+            "db:\n  image: postgres:16\ncache:\n  image: redis:7",
+        ),
+        # a method's body pasted from a class
+        ("    if user is None:\n        return\n    save(user)", "if user is None:\n    return\nsave(user)"),
+        ("\n\n\t\tx = 1\n\n\t\ty = 2\n", "x = 1\n\ny = 2"),
+        ("  a\nb", "a\nb"),  # no indentation in common: the first line's is dropped, as ever
+    ],
+)  # fmt: skip
+def test_a_note_that_starts_indented_keeps_its_lines_relative_indentation(
+    raw: str, expected: str
+) -> None:
+    """Only the first line's indentation was dropped (the whole text was stripped), so a
+    YAML block or a method body that began indented was stored with its first line moved
+    out from under the others: 'db:' at 0, 'cache:' still at 2 — another document (YAML
+    refuses it). The indentation the lines share is removed from all of them."""
+    assert normalise_content(raw) == expected

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import textwrap
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
@@ -76,6 +77,8 @@ def normalise_content(text: str) -> str:
       space; trailing spaces are removed; *leading indentation is kept as typed* so code
       snippets stay readable;
     * three or more consecutive line breaks (2+ blank lines) become one blank line;
+    * the indentation (spaces and tabs) that every line shares is removed from each, so a
+      text that starts indented keeps its lines' relative indentation;
     * leading and trailing whitespace of the whole text is removed.
 
     The function is idempotent. Characters are otherwise kept as typed.
@@ -88,7 +91,10 @@ def normalise_content(text: str) -> str:
     text = _INNER_SPACE_RUN.sub(" ", text)
     text = _TRAILING_SPACE.sub("", text)
     text = _BLANK_RUN.sub("\n\n", text)
-    return text.strip()
+    # the indentation every line shares goes from all of them: stripping the first line's
+    # alone moved it out from under the others (a YAML block or a method body copied from
+    # inside a file)
+    return textwrap.dedent(text).strip()
 
 
 def has_visible_text(text: str) -> bool:
