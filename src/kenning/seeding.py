@@ -42,6 +42,7 @@ the store is not written for it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -51,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errorfix import parse_error_fix
-from .errors import UserInputError
+from .errors import KenningError, UserInputError
 from .freshness import blob_hash, recorded_files
 from .model import NEAR_DUPLICATE, STORED, Memory, utc_now
 from .solution_docs import parse_solution_doc, scan_solution_docs
@@ -522,15 +523,16 @@ def seed_solutions(
     # A changed_only run writes the state when a document's contents changed (or one came
     # or went), not for new mtimes alone (a checkout, a teammate's clone of a shared store):
     # such a doc is hashed again next time, and no session start writes to the store for it
-    # (the time before which unmarked entries count is written the first time it is set:
-    # taken anew at each run, it would adopt notes remembered since)
-    hints_only = (
-        changed_only
-        and _contents(folder_state) == _contents(folder or folder_state)
-        and "unmarked_before" in (folder or folder_state)
-    )
+    hints_only = changed_only and _contents(folder_state) == _contents(folder or folder_state)
     if folder is None or (folder_state != folder and not hints_only):
         _save_folder(store, prefix, folder_state)
+    elif "unmarked_before" not in folder:
+        # An older kenning's folder: the time before which its unmarked entries count is
+        # written the first time it is set (taken anew at each run, it would adopt notes
+        # remembered since). A store that refuses the write (a read-only replica) gets it
+        # from the first run that can write, and this run says nothing of it.
+        with contextlib.suppress(KenningError):
+            _save_folder(store, prefix, folder_state)
     if progress:
         progress(len(docs))
 
