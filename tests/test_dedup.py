@@ -78,6 +78,28 @@ def test_invisible_format_characters_do_not_make_another_note(new: str) -> None:
         assert decision.duplicate, (new, decision)
 
 
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("\u26a0\ufe0f Never run the migrations on a Friday", "\u26a0 Never run the migrations on a Friday"),
+        ("\u2705 Use uv for installs", "\u2705\ufe0f Use uv for installs"),
+        ("Press \u2318+K to search", "Press \u2318\ufe0e+K to search"),  # text presentation
+        ("Enable WAL mode", "Enable W\u034fAL mode"),  # a combining grapheme joiner
+    ],
+)  # fmt: skip
+def test_a_variation_selector_does_not_make_another_note(existing: str, new: str) -> None:
+    """An emoji written with or without its presentation selector (U+FE0F: one keyboard,
+    editor or model writes it, another does not) looks the same, yet the note was stored a
+    second time: the invisible selector was a symbol to the word rules ("the new note adds
+    '\ufe0f'", shown as nothing). Default-ignorable characters read as the format ones do."""
+    for cosine in (ABOVE, BELOW, 0.5):
+        decision = decide(normalise_content(new), existing, cosine)
+        assert decision.duplicate, (new, decision)
+    # a visible symbol still counts
+    other = "\u274c\ufe0f Never run the migrations on a Friday"
+    assert not decide(other, "\u26a0 Never run the migrations on a Friday", ABOVE).duplicate
+
+
 def test_function_words_only_is_a_duplicate_above_the_gate_only() -> None:
     existing = "The API server listens on port 8080 in development."
     new = "API server is listening on port 8080 in development"

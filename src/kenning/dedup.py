@@ -18,7 +18,7 @@ a note that says *the same words*: the same knowledge restated, not a similar to
 Rules, in order:
 
 1. The same text up to case, whitespace, invisible format characters (zero-width
-   spaces, soft hyphens, bidi marks), prose punctuation and contractions
+   spaces, soft hyphens, bidi marks, variation selectors), prose punctuation and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
@@ -268,15 +268,17 @@ _DIGIT = re.compile(r"\d")
 
 def _visible(text: str) -> str:
     """``text`` without its format characters (Unicode Cf: zero-width spaces and joiners,
-    soft hyphens, bidi marks): invisible, so a note that differs only in them reads the
-    same. Pasted from a web page or a chat, they made a second copy of a note (each one a
-    symbol to the word rules)."""
+    soft hyphens, bidi marks) and the other default-ignorable ones (variation selectors,
+    such as an emoji's U+FE0F, the combining grapheme joiner): invisible, so a note that
+    differs only in them reads the same. Pasted from a web page or a chat, or an emoji
+    written with its presentation selector by one tool and without it by another, they
+    made a second copy of a note (each one a symbol to the word rules)."""
     return text if text.isascii() else _format_characters().sub("", text)
 
 
 @functools.cache
 def _format_characters() -> regex.Pattern[str]:
-    return regex.compile(r"\p{Cf}")
+    return regex.compile(r"\p{Cf}|\p{Default_Ignorable_Code_Point}")
 
 
 @dataclass(frozen=True)
