@@ -609,3 +609,28 @@ def test_a_server_that_stops_answering_is_reported_not_waited_for(
             guard.cancel()
             resume()
         assert len(store.browse()) == 1  # the server answers again: so does the store
+
+
+def test_a_project_id_too_long_for_an_index_is_refused_saying_so(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A project id of a few thousand characters (a KENNING_PROJECT set from a generated
+    value) was taken, and the write to PostgreSQL failed with 'knowledge base NOT consulted:
+    … index row size 6080 exceeds btree version 4 maximum 2704 …; check that the server is
+    running' (exit 3): nothing about the server was wrong, and nothing said the id was. The
+    same id was stored in SQLite, whose store then could not be migrated. A project id is at
+    most 1,024 bytes, refused before anything is written, the same on every backend."""
+    import random
+    import string
+
+    rng = random.Random(1)
+    long_id = "".join(rng.choice(string.ascii_lowercase) for _ in range(6000))
+    for store in (pg_url, str(project / ".kenning" / "memory.db")):
+        r = kenning(project, "remember", "--store", store, "--project", long_id, "A note")
+        assert r.returncode == 1, (store, r.stdout, r.stderr)
+        assert "6000 bytes" in r.stderr and "at most 1024" in r.stderr, r.stderr
+        assert long_id not in r.stderr  # the id is not printed whole
+    assert not (project / ".kenning" / "memory.db").exists()
+    r = kenning(project, "remember", "--store", pg_url, "--project", "a" * 1024, "A note")
+    assert r.returncode == 0, r.stderr

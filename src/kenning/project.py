@@ -208,16 +208,27 @@ def group_id_from_name(name: str) -> str:
     return re.sub(r"\s+", "-", _shown_only(name).strip().lower())
 
 
+#: The longest project id, in bytes of UTF-8: every backend indexes it with the content hash
+#: (PostgreSQL's btree takes at most 2,704 bytes a row), so one id works on all of them.
+MAX_GROUP_ID_BYTES = 1024
+
+
 def check_group_id(value: str, origin: str) -> str:
     """A project id given by a user: not blank, not ``all`` (which means every project where
-    a command reads several), UTF-8 text without control characters."""
+    a command reads several), UTF-8 text without control characters, at most
+    :data:`MAX_GROUP_ID_BYTES`."""
     gid = value.strip()
     try:
-        gid.encode("utf-8")
+        size = len(gid.encode("utf-8"))
     except UnicodeEncodeError:
         raise UserInputError(
             f"the project id from {origin} is not valid UTF-8 text; pass a name like owner/repo"
         ) from None
+    if size > MAX_GROUP_ID_BYTES:
+        raise UserInputError(
+            f"the project id from {origin} ({gid[:40]!r}…) is {size} bytes, over the limit: a "
+            f"project id is at most {MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo"
+        )
     if not gid or gid.lower() == "all" or _shown_only(gid) != gid:
         raise UserInputError(
             f"{value!r} (from {origin}) cannot be a project id: it must be a non-blank name "
