@@ -193,6 +193,26 @@ def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -
     assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
 
 
+def test_a_fix_remembered_from_coloured_output_is_the_exact_match_of_its_error(
+    store: MemoryStore,
+) -> None:
+    # cargo, pytest --color=yes, a CI job's raw log: the error line as the terminal got it,
+    # colours and all. The note keeps its words, not the escape sequences' leftovers
+    # ("[1m[31merror[0m"), and its fingerprint is the error's own.
+    coloured = (
+        "ERROR-FIX: \x1b[1m\x1b[31merror[E0382]\x1b[0m\x1b[1m: borrow of moved value: `v`"
+        "\x1b[0m | FIX: clone the vector before moving it into the thread"
+    )
+    stored = store.remember(coloured, "error_fix")
+    (memory,) = store.backend.get([stored.id or ""])
+    assert memory.content == (
+        "ERROR-FIX: error[E0382]: borrow of moved value: `v` | FIX: clone the vector before "
+        "moving it into the thread"
+    ), memory.content
+    (first, *_) = store.recall("error[E0382]: borrow of moved value: `items`").hits
+    assert (first.memory.id, first.match) == (stored.id, "fingerprint"), first
+
+
 def test_a_query_said_to_be_an_error_finds_its_fix_by_fingerprint(store: MemoryStore) -> None:
     # rustc's and ruff's warnings do not look like errors to the detector; --errors (and
     # --error RAW, whose signature is such a line) says they are, and the same warning about

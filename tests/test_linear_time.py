@@ -27,6 +27,7 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     # 9.9 s: trailing spaces were tried from every space of a run not at a line's end
     "normalise: a run of spaces": (normalise_content, " " * NOTE + "x"),
     "normalise: a run of no-break spaces": (normalise_content, "\u00a0" * NOTE + "x"),
+    "normalise: unended terminal sequences": (normalise_content, "\x1b]" + "\x1b[0" * NOTE),
     # 10 s: ^\s* ran from every line's start over all the blank lines after it
     "looks like an error: blank lines": (looks_like_error, "a" + "\n" * QUERY + "y"),
     # 8 s: a line merged with the next ones was searched whole after each merge

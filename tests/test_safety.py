@@ -24,7 +24,12 @@ NORMALISE = [
     ("a\r\nb\rc", "a\nb\nc"),
     ("a\u2028b\u2029c\x85d", "a\nb\nc\nd"),
     ("nul\x00byte", "nulbyte"),
-    ("bell\x07 esc\x1b[31m del\x7f c1\x9b", "bell esc[31m del c1"),
+    ("bell\x07 esc\x1b[31m del\x7f c1\x9b", "bell esc del c1"),
+    # a terminal's sequences go whole, not only their ESC: "[1m[31merror[0m" was left
+    ("\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: x\x1b[0m", "error: x"),
+    ("see \x1b]8;;https://e.example/a\x1b\\the docs\x1b]8;;\x1b\\ now", "see the docs now"),
+    ("title\x1b]0;build\x07 done \x1b(B\x1b[m end", "title done end"),
+    ("stray \x1b] kept\nline", "stray kept\nline"),
     ("tab\tkept", "tab kept"),
     ("a  \t  b", "a b"),
     ("a\u00a0\u00a0b", "a b"),

@@ -30,6 +30,7 @@ __all__ = [
     "normalise_content",
     "resolve_inside",
     "validate_source_path",
+    "without_terminal_sequences",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -47,6 +48,22 @@ _INNER_SPACE_RUN = re.compile(rf"(?<=\S){_HSPACE}+(?=\S)")
 #: line's end took time quadratic in its length.)
 _TRAILING_SPACE = re.compile(rf"(?<!{_HSPACE}){_HSPACE}+$", re.MULTILINE)
 _BLANK_RUN = re.compile(r"\n{3,}")
+#: A terminal's escape sequences, whole: colours and cursor moves (CSI, ``ESC [ … m``), a
+#: title or hyperlink (OSC, ended by BEL or ``ESC \`` within one line), a character-set
+#: choice (``ESC ( B``) and the two-byte escapes. Taking out only their ESC (a control)
+#: left their text in the note: ``[1m[31merror[0m``.
+_TERMINAL_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[ -/]+[0-~]|\x1b[@-Z\\-_]"
+)
+
+
+def without_terminal_sequences(text: str) -> str:
+    """``text`` without the escape sequences a terminal reads as colours, cursor moves,
+    titles or links (what a coloured tool's output, or a CI job's raw log, holds between
+    its words)."""
+    if "\x1b" not in text:
+        return text
+    return _TERMINAL_SEQUENCE.sub("", text)
 
 
 def without_nul(value: Any) -> Any:
@@ -71,8 +88,9 @@ def normalise_content(text: str) -> str:
     * Unicode NFC (canonical composition only: "é" typed either way hashes the same; no
       compatibility folding, so "ﬁ", full-width forms and the like stay as typed);
     * line endings ``\\r\\n``, ``\\r``, NEL, U+2028 and U+2029 become ``\\n``;
-    * NUL and every other C0 control except ``\\t``/``\\n``, DEL, C1 controls, lone surrogates
-      and byte-order marks are removed;
+    * a terminal's escape sequences (colours, titles, links: ``ESC [ 31 m``) are removed
+      whole, then NUL and every other C0 control except ``\\t``/``\\n``, DEL, C1 controls,
+      lone surrogates and byte-order marks;
     * inside a line, runs of spaces/tabs (and other horizontal Unicode spaces) become one
       space; trailing spaces are removed; *leading indentation is kept as typed* so code
       snippets stay readable;
@@ -85,7 +103,7 @@ def normalise_content(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"normalise_content expects str, not {type(text).__name__}")
-    text = _NEWLINES.sub("\n", text)
+    text = _NEWLINES.sub("\n", without_terminal_sequences(text))
     text = _STRIP_CHARS.sub("", text)
     text = unicodedata.normalize("NFC", text)
     text = _INNER_SPACE_RUN.sub(" ", text)
