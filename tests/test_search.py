@@ -254,3 +254,21 @@ def test_json_has_every_field(seeded: MemoryStore) -> None:
         "results",
         "group_id",
     }
+
+
+def test_a_coloured_query_scores_as_its_words(store: MemoryStore) -> None:
+    # `pytest --color=yes 2>&1 | kenning recall -`, a CI job's raw log: the same words
+    # between a terminal's escape sequences ("\x1b[31mE" read as the word "31me") must
+    # find the same notes with the same scores as the plain text
+    fixture = store.remember(
+        "When pytest says fixture 'db' not found, import the db plugin in conftest.py", "error_fix"
+    )
+    store.remember("Database migrations run with alembic upgrade head in the release job", "rule")
+    plain = "E       fixture 'db' not found"
+    coloured = "\x1b[1m\x1b[31mE       fixture 'db' not found\x1b[0m"
+    for ask in (
+        lambda q: [(h.memory.id, round(h.score, 6)) for h in store.recall(q).hits],
+        lambda q: [(r.memory.id, round(r.score, 6)) for r in store.search(q).results],
+    ):
+        assert ask(coloured) == ask(plain)
+    assert store.recall(coloured).hits[0].memory.id == fixture.id

@@ -1051,9 +1051,14 @@ class MemoryStore:
     ) -> tuple[list[Candidate], np.ndarray | None]:
         """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
         ``lexical`` mode) for a next search of the same query."""
+        from .safety import without_terminal_sequences
+
         _check_text(query, "the query")
         if mode not in ("hybrid", "dense", "lexical"):
             raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
+        # a coloured tool's output, a CI job's raw log: its words, not its escape sequences
+        # ("\x1b[31mE" read as the word "31me"), as the notes it is matched with are stored
+        query = without_terminal_sequences(query)
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(query, k, filters)
