@@ -79,6 +79,9 @@ MORE = [
     ("auth.py: line 42, KeyError 'user'", "how"),
     ("ModuleNotFoundError: No module named foo", "how"),  # beats "named"
     ("PermissionError writing to the logs folder", "how"),
+    # a class named after an acronym is a class all the same
+    ("OSError writing to the logs folder", "how"),
+    ("SSLError behind the proxy: which certificate should we use", "how"),
     # ties go to the more specific intent (why > what > how)
     ("error handling conventions", "what"),
     ("decision about the error format", "why"),
@@ -220,6 +223,10 @@ def test_parse_intent_rejects(value):
         ("ModuleNotFoundError: No module named foo", 2.0),
         ("ConnectionRefusedError on startup", 2.0),
         ("IndexError: list index out of range traceback", 3.0),
+        ("OSError: [Errno 28] No space left on device", 2.0),
+        ("urllib.error.HTTPError: HTTP Error 403: Forbidden", 3.0),
+        ("EOFError when reading stdin", 2.0),
+        ("Error", 1.0),  # the word, not a class
         ("terror", 0.0),
         ("TERROR", 0.0),
         ("mirror", 0.0),

@@ -23,7 +23,7 @@ Intent Triggers (whole words, any case)                                         
 ====== ======================================================================= ======
 how    how (not "how come"), when not the leading word                          2
 how    exception class names, CamelCase and case-sensitive: TypeError,          2
-       KeyError, ModuleNotFoundError, ... ("terror" is not one)
+       KeyError, OSError, HTTPError, ... ("terror" and "ERROR" are not)
 how    implement*, build/builds/building/built, fix/fixes/fixed/fixing,         1
        debug*, refactor*, error(s), exception(s), traceback, stack trace,
        segfault, panic*, bug(s), crash*, fail/fails/failed/failing/failure(s),
@@ -79,9 +79,9 @@ _RULES: tuple[tuple[str, float, str], ...] = (
     ("how", 1.0, r"debug\w*"),
     ("how", 1.0, r"refactor\w*"),
     ("how", 1.0, r"errors?|exceptions?|traceback|stack\s*trace|segfault|panic\w*"),
-    # Exception class names (TypeError, ModuleNotFoundError): case-sensitive CamelCase,
-    # so "terror" stays out.
-    ("how", 2.0, r"(?-i:\w*[a-z0-9](?:Error|Exception))"),
+    # Exception class names (TypeError, ModuleNotFoundError, OSError, HTTPError):
+    # case-sensitive CamelCase, so "terror" and "ERROR" stay out.
+    ("how", 2.0, r"(?-i:\w*[A-Za-z0-9](?:Error|Exception))"),
     ("how", 1.0, r"bugs?|crash\w*|fail|fails|failed|failing|failures?|broken"),
     ("how", 1.0, r"not\s+working|doesn'?t\s+work|does\s+not\s+work"),
     ("how", 1.0, r"examples?|snippets?|patterns?"),
