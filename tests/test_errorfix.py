@@ -793,6 +793,39 @@ Execution failed for task ':app:compileKotlin'.
 )
 
 
+WEBPACK_CSS = """\
+ERROR in ./src/index.js 5:0-28
+Module not found: Error: Can't resolve './styles.css' in '/app/src'
+webpack 5.88.0 compiled with 1 error in 312 ms
+"""
+WEBPACK_PACKAGE = """\
+ERROR in ./src/api/client.ts 2:0-26
+Module not found: Error: Can't resolve 'axios' in '/app/src/api'
+"""
+WEBPACK_EXPORT = """\
+ERROR in ./src/app.js 9:12-15
+export 'fetchUser' (imported as 'fetchUser') was not found in './api' (possible exports: fetchUsers)
+"""
+
+
+def test_a_webpack_error_is_known_by_its_message_not_the_module_it_is_in() -> None:
+    # webpack heads each error with "ERROR in <module> <line:col>": that header was the
+    # signature ("in ./src/index.js 5:0-28"), and every webpack error in any module had the
+    # fingerprint "in <path> <n>-<n>": a missing stylesheet's fix was the exact match (0.95)
+    # of a missing package or a wrong import
+    assert extract_error_signature(WEBPACK_CSS) == (
+        "Module not found: Error: Can't resolve './styles.css' in '/app/src'"
+    )
+    assert extract_error_signature(WEBPACK_PACKAGE) == (
+        "Module not found: Error: Can't resolve 'axios' in '/app/src/api'"
+    )
+    fingerprints = {
+        error_fingerprint(extract_error_signature(raw))
+        for raw in (WEBPACK_CSS, WEBPACK_PACKAGE, WEBPACK_EXPORT)
+    }
+    assert len(fingerprints) == 3, fingerprints
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
