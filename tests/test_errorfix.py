@@ -793,6 +793,38 @@ Execution failed for task ':app:compileKotlin'.
 )
 
 
+TASKGROUP = """\
+  + Exception Group Traceback (most recent call last):
+  |   File "/srv/app/main.py", line 12, in <module>
+  |     asyncio.run(main())
+  |   File "/srv/app/main.py", line 8, in main
+  |     async with asyncio.TaskGroup() as tg:
+  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/srv/app/main.py", line 4, in fetch
+    |     raise {}
+    | {}
+    +------------------------------------
+"""
+
+
+def test_an_exception_group_of_a_task_group_is_known_by_the_exception_inside_it() -> None:
+    # Python 3.11+ (asyncio.TaskGroup, trio, anyio) prints an exception group's traceback
+    # with "| " margins, which read as rustc's source gutters (noise): the signature was the
+    # header "Exception Group Traceback (most recent call last):", one fingerprint for every
+    # exception of every task group, so one stored fix was the exact match (0.95) of all
+    timeout = TASKGROUP.format("TimeoutError()", "TimeoutError")
+    refused = TASKGROUP.format(
+        "ConnectionRefusedError(111, 'refused')", "ConnectionRefusedError: [Errno 111] refused"
+    )
+    assert extract_error_signature(timeout) == "TimeoutError"
+    assert extract_error_signature(refused) == "ConnectionRefusedError: [Errno 111] refused"
+    assert error_fingerprint(extract_error_signature(timeout)) != error_fingerprint(
+        extract_error_signature(refused)
+    )
+
+
 WEBPACK_CSS = """\
 ERROR in ./src/index.js 5:0-28
 Module not found: Error: Can't resolve './styles.css' in '/app/src'
