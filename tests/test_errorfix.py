@@ -793,6 +793,47 @@ Execution failed for task ':app:compileKotlin'.
 )
 
 
+CI_TRACEBACK = """\
+2024-05-01T10:00:05.2234567Z Traceback (most recent call last):
+2024-05-01T10:00:05.2234568Z   File "/home/runner/work/app/app/main.py", line 1, in <module>
+2024-05-01T10:00:05.2234570Z ModuleNotFoundError: No module named 'psycopg'
+2024-05-01T10:00:05.3234567Z ##[error]Process completed with exit code 1.
+"""
+LOCAL_TRACEBACK = """\
+Traceback (most recent call last):
+  File "/home/dev/app/main.py", line 1, in <module>
+ModuleNotFoundError: No module named 'psycopg'
+"""
+
+
+def test_an_error_has_one_fingerprint_whatever_exit_status_ran_it() -> None:
+    # the signature names the exit code of the process that ran it ("(exit code 1)", from
+    # a CI job's closing line, clang's "linker command failed with exit code 1"), and so did
+    # the fingerprint: the error pasted from a terminal and the same error in a CI log, or
+    # one missing symbol linked by gcc and by clang, had two, and the fix stored from one
+    # was not the exact match of the other
+    assert extract_error_signature(CI_TRACEBACK).endswith("(exit code 1)")  # said, as before
+    assert error_fingerprint(extract_error_signature(CI_TRACEBACK)) == error_fingerprint(
+        extract_error_signature(LOCAL_TRACEBACK)
+    )
+    gcc = LD_UNDEFINED.format(symbol="sqrt")
+    clang = (
+        "main.c:(.text+0x1a): undefined reference to `sqrt'\nclang: error: linker command"
+        " failed with exit code 1 (use -v to see invocation)"
+    )
+    assert error_fingerprint(extract_error_signature(gcc)) == error_fingerprint(
+        extract_error_signature(clang)
+    )
+    # an exit code that is all there is to tell stays: the line's own, or beside a line that
+    # names no error
+    assert error_fingerprint("container exited with code 137") != error_fingerprint(
+        "container exited with code 1"
+    )
+    assert error_fingerprint("deploy.sh staging (exit code 3)") != error_fingerprint(
+        "deploy.sh staging (exit code 1)"
+    )
+
+
 TASKGROUP = """\
   + Exception Group Traceback (most recent call last):
   |   File "/srv/app/main.py", line 12, in <module>

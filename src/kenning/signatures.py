@@ -455,10 +455,13 @@ _EXIT_CODE_SUFFIX = lazy(r"\s*\(exit code -?\d+\)$")
 def without_exit_code_suffix(signature: str) -> str:
     """``signature`` without the ``(exit code N)`` that :func:`extract_error_signature`
     appends from another line of the log (a CI runner's or the go command's closing line):
-    the same error run locally and in CI is one error."""
+    the same error run locally and in CI is one error. Beside a line that names no error
+    (``deploy.sh staging (exit code 3)``) the code is all there is to tell, and stays."""
     m = _EXIT_CODE_SUFFIX.search(signature)
     if m is None or m.start() == 0 or _EXIT_CODE.search(signature, 0, m.start()):
         return signature  # nothing else, or the line's own exit code: not appended
+    if not line_score(signature[: m.start()]):
+        return signature
     return signature[: m.start()]
 
 
