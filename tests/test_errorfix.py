@@ -793,6 +793,70 @@ Execution failed for task ':app:compileKotlin'.
 )
 
 
+DJANGO_SETTINGS = """\
+Traceback (most recent call last):
+  File "/app/manage.py", line 22, in <module>
+    main()
+  File "/app/venv/lib/python3.11/site-packages/django/conf/__init__.py", line 89, in __getattr__
+    raise ImproperlyConfigured("The SECRET_KEY setting must not be empty.")
+django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.
+"""
+DJANGO_MISSING_ROW = """\
+Traceback (most recent call last):
+  File "/app/manage.py", line 22, in <module>
+    main()
+  File "/app/orders/views.py", line 9, in get
+    return Order.objects.get(pk=pk)
+orders.models.Order.DoesNotExist: Order matching query does not exist.
+"""
+PSYCOPG_TABLE = """\
+Traceback (most recent call last):
+  File "/app/report.py", line 5, in <module>
+    cur.execute("SELECT * FROM users")
+psycopg2.errors.UndefinedTable: relation "users" does not exist
+LINE 1: SELECT * FROM users
+                      ^
+"""
+STOP_ITERATION = """\
+Traceback (most recent call last):
+  File "/app/manage.py", line 22, in <module>
+    main()
+  File "/app/feed.py", line 3, in main
+    next(entries)
+StopIteration
+"""
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (
+            DJANGO_SETTINGS,
+            "django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.",
+        ),
+        (
+            DJANGO_MISSING_ROW,
+            "orders.models.Order.DoesNotExist: Order matching query does not exist.",
+        ),
+        (PSYCOPG_TABLE, 'psycopg2.errors.UndefinedTable: relation "users" does not exist'),
+        (STOP_ITERATION, "StopIteration"),
+        # the traceback ends at its exception: a server's log line after it is not one
+        (
+            DJANGO_SETTINGS + "INFO:     Application shutdown complete.\n",
+            "django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.",
+        ),
+    ],
+)
+def test_a_python_exception_not_named_error_is_the_signature_of_its_traceback(
+    raw: str, expected: str
+) -> None:
+    # a class that does not end in Error or Exception (Django's ImproperlyConfigured and
+    # DoesNotExist, psycopg's UndefinedTable, StopIteration) was not read as the exception
+    # line: every line scored nothing and the first one was the signature, the first frame's
+    # source ("main()"), one fingerprint for every such crash of a manage.py
+    assert extract_error_signature(raw) == expected
+
+
 CI_TRACEBACK = """\
 2024-05-01T10:00:05.2234567Z Traceback (most recent call last):
 2024-05-01T10:00:05.2234568Z   File "/home/runner/work/app/app/main.py", line 1, in <module>

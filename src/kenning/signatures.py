@@ -231,6 +231,11 @@ LOCATION_PREFIX = lazy(
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\(\.[\w.$]+\+0x[0-9a-fA-F]+\):\s+(?=\S)"  # ld
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.rb:\d+:in\s+[`'][^'\n]{0,200}':\s+(?=\S)"  # Ruby
 )
+#: Python's traceback header, and the line its exception is named on: a class, qualified by
+#: its module or not, alone or before ``: message`` (a frame's source line is code).
+_PY_TRACEBACK = lazy(r"^\s*(?:Exception\s+Group\s+)?Traceback\s+\(most\s+recent\s+call\s+last\)")
+_PY_EXCEPTION_LINE = lazy(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s.*|:?$)")
+_PY_EXCEPTION_SCORE = 90
 #: pytest's ``E   `` before an error line (one space once a note's whitespace is collapsed,
 #: before an exception or an assert).
 _PYTEST_E = lazy(
@@ -353,6 +358,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     out: list[tuple[str, int, bool]] = []
     absorb = 0  # lines still to join to the last candidate (a validation error's details)
     group = "Exception Group Traceback" in raw
+    traceback = False  # inside a Python traceback: its exception line need not say Error
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
@@ -360,6 +366,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
         line, error_level = clean_line(raw_line)
         if not line or _NOISE_LINE.match(line):
+            traceback = traceback or _PY_TRACEBACK.match(line) is not None
             continue
         if absorb and out:
             absorb -= 1
@@ -406,6 +413,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             score = max(score, _GO_DIAGNOSTIC_SCORE)
         if _WARNING_CLASS.match(line):
             score = min(score, _WARNING_SCORE)
+        # a traceback ends in its exception's class, named Error or not ("django.core.
+        # exceptions.ImproperlyConfigured: …", "StopIteration"): not in a frame's source line
+        python_exception = traceback and _PY_EXCEPTION_LINE.match(line) is not None
+        if python_exception:  # which ends the traceback: a log line after it is not one
+            score, traceback = max(score, _PY_EXCEPTION_SCORE), False
         if _WRAPPER.search(line):
             score = min(score, 30) if score else 30
         if error_level:
@@ -417,7 +429,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", max(prev_score, score), prev_exc)
             continue
-        exception = _is_exception_line(line)
+        exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
     return out
