@@ -1295,6 +1295,11 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "./main.go:12:5: undefined: foo",
         "make: *** [all] Error 2",
         "ENOENT: no such file or directory, open 'x'",
+        # a traceback's last line, whose class is not named Error: the module says it is one
+        "django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.",
+        "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='api.example.com', port=443)",
+        'psycopg2.errors.UndefinedTable: relation "users" does not exist',
+        "sqlalchemy.orm.exc.NoResultFound: No row was found when one was required",
     ],
 )
 def test_looks_like_error(text: str) -> None:

@@ -537,6 +537,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \berror\s+TS\d+
     | (?:^|\s)[\w.$]*(?:Error|Exception)\b(?::|\s*$|\s+in\b)
     | \b[A-Z]\w*(?:Error|Exception)\b
+    | (?<![\w.])[A-Za-z_][\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*\b  # a module's exception
     | \bError:
     | (?:^|\s)error:
     | \bERROR\b
