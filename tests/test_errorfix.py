@@ -397,6 +397,24 @@ def test_a_failing_go_test_is_known_by_the_test_that_failed() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("message"),
+    [
+        "declared and not used: x",
+        "missing return",
+        "fmt.Printf format %d has arg s of wrong type string",
+        "too many arguments in call to parse",
+    ],
+)
+def test_a_go_compile_error_is_known_by_its_message_not_its_package(message: str) -> None:
+    # go build and go vet print "# <package>" above the package's errors: when the error
+    # held no error word ("declared and not used: x", "missing return") that header was the
+    # signature, one fingerprint for every such error of the package
+    for header in ("# example.com/shop", "# example.com/shop [example.com/shop.test]"):
+        raw = f"{header}\n./main.go:9:2: {message}\n"
+        assert extract_error_signature(raw) == message
+
+
 MAVEN_COMPILE = """\
 [INFO] -------------------------------------------------------------
 [ERROR] COMPILATION ERROR :

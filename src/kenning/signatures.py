@@ -66,6 +66,7 @@ _NOISE_LINE = lazy(
     | \d*\s*\|.*                                  # rustc / ruff source gutters
     | [\^~\s-]+                                   # carets and underlines
     | goroutine\s+\d+\s+\[.*\]:?                  # Go goroutine headers
+    | \#\s+[\w.-]+(?:/[\w.@~-]+)*(?:\s+\[[\w.@~/-]+\])?  # go build's "# <package>" header
     | (?:/|[A-Za-z]:\\|\./)\S+\.go:\d+.*\+0x[0-9a-f]+  # Go frames with offsets
     | \.\.\.\s*\d+\s+more                          # Java "... 3 more"
     | Node\.js\s+v\d.*
