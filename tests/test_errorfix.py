@@ -505,6 +505,34 @@ web-0_default(4b1e2c3d)
 """
 
 
+ANSIBLE_FAILED = """\
+TASK [install packages] ********************************************************
+fatal: [{host}]: FAILED! => {{"changed": false, "msg": "{msg}"}}
+"""
+
+
+def test_an_ansible_failure_has_one_fingerprint_on_every_host() -> None:
+    # ansible names the host a task failed on ("fatal: [web1]: FAILED! => …"): the
+    # fingerprint kept it, so the same failure on another host of the inventory, or in
+    # another environment's, was not the exact match of its fix
+    msg = "Failed to update apt cache: unknown reason"
+    web = error_fingerprint(extract_error_signature(ANSIBLE_FAILED.format(host="web1", msg=msg)))
+    db = error_fingerprint(
+        extract_error_signature(ANSIBLE_FAILED.format(host="db-2.prod.internal", msg=msg))
+    )
+    assert web == db
+    other = "Destination /etc/nginx not writable"
+    assert web != error_fingerprint(
+        extract_error_signature(ANSIBLE_FAILED.format(host="web1", msg=other))
+    )
+    item = 'failed: [web1] (item=nginx) => {"msg": "No package matching nginx"}'
+    assert error_fingerprint(item) == error_fingerprint(item.replace("[web1]", "[web7]"))
+    # not any bracket after the word failed: an errno stays
+    assert error_fingerprint("Connection failed: [Errno 111] Connection refused") != (
+        error_fingerprint("Connection failed: [Errno 113] Connection refused")
+    )
+
+
 def test_a_kubernetes_event_has_one_fingerprint_across_kubectl_describe_runs() -> None:
     # the event's age ("4m58s") and repeat count ("x17") stayed in the fingerprint: the
     # same crash loop described a minute later did not find its fix by exact match

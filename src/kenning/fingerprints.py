@@ -111,6 +111,16 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
     (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
+    # the host an ansible task ran on ("fatal: [web1]: FAILED! => …", "failed: [db-2]
+    # (item=x) => …"): one of an inventory's, not the failure
+    (
+        lazy(
+            r"^((?:fatal|failed|ok|changed|skipping|ignoring|unreachable): \[)[^\]\n]{1,200}"
+            r"(?=\](?::|\s+\(item=|\s+=>))",
+            re.I,
+        ),
+        r"\1<host>",
+    ),
     # a date and time inside the message (a certificate's "current time … is after …"): its
     # parts joined by T, Z and colons escaped the number rule
     (
