@@ -213,6 +213,25 @@ def test_a_fix_remembered_from_coloured_output_is_the_exact_match_of_its_error(
     assert (first.memory.id, first.match) == (stored.id, "fingerprint"), first
 
 
+def test_a_fingerprint_that_masks_every_word_is_no_exact_match(store: MemoryStore) -> None:
+    # an entry whose signature is a quoted message ('"unknown tool"', from a solution doc)
+    # had the fingerprint "<q>": every error query that is a quoted message, whatever it
+    # says, was its exact match (0.95, first)
+    tool = store.remember('ERROR-FIX: "unknown tool" | FIX: register the tool', "error_fix")
+    stored = store.get(tool.id or "")
+    assert stored is not None and "error_fingerprint" not in stored.metadata, stored
+    store.remember(
+        "ERROR-FIX: ECONNRESET: socket hang up | FIX: retry the upload with keep-alive off",
+        "error_fix",
+    )
+    for query in ('"connection reset by peer"', "'invalid api key'", "`x`"):
+        hits = store.recall(query, errors=True).hits
+        assert all(h.match != "fingerprint" for h in hits), (query, hits)
+    # its own error is found by its words, as any note
+    (first, *_) = store.recall('"unknown tool"', errors=True).hits
+    assert first.memory.id == tool.id
+
+
 def test_a_query_said_to_be_an_error_finds_its_fix_by_fingerprint(store: MemoryStore) -> None:
     # rustc's and ruff's warnings do not look like errors to the detector; --errors (and
     # --error RAW, whose signature is such a line) says they are, and the same warning about

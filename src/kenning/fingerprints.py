@@ -15,7 +15,7 @@ from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
 from .signatures import ANSI, extract_error_signature, without_exit_code_suffix
 
-__all__ = ["error_fingerprint"]
+__all__ = ["error_fingerprint", "identifies"]
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -291,3 +291,16 @@ def error_fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return one_line(text).lower()
+
+
+_MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host)>")
+#: A word of three letters or more, or an error code (letters and digits: e0382, ts2322).
+_IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
+
+
+def identifies(fingerprint: str) -> bool:
+    """Whether ``fingerprint`` still names something once its masks are set aside: a word or
+    an error code. The fingerprint of a signature that is all quoted message, path or
+    number (``"unknown tool"`` → ``<q>``) is every such error's, and matches none of them
+    exactly."""
+    return _IDENTITY.search(_MASK.sub(" ", fingerprint or "")) is not None

@@ -143,13 +143,15 @@ def is_error_fix(memory: Memory) -> bool:
 def _error_fingerprint_of(content: str) -> str | None:
     """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
     from .errorfix import parse_error_fix
-    from .fingerprints import error_fingerprint
+    from .fingerprints import error_fingerprint, identifies
 
     # Only an ERROR-FIX entry names its signature; guessing one from free text would make
     # unrelated notes "exact" matches.
     entry = parse_error_fix(content)
     if entry is not None:
-        return error_fingerprint(entry.signature) or None
+        found = error_fingerprint(entry.signature)
+        # all masks ("<q>" for a quoted message) is every such error's: no exact match
+        return found if identifies(found) else None
     return None
 
 
@@ -991,7 +993,7 @@ class MemoryStore:
         scored with, the stored vectors of the lexical hits, and the entries whose error
         fingerprint the query's signature matches (looked up when the query looks like an
         error, or ``error`` says it is one)."""
-        from .fingerprints import error_fingerprint
+        from .fingerprints import error_fingerprint, identifies
         from .lexical import text_statistics
         from .signatures import extract_error_signature, looks_like_error
 
@@ -1004,6 +1006,8 @@ class MemoryStore:
             if error or looks_like_error(query)
             else None
         )
+        if fingerprint and not identifies(fingerprint):  # "<q>": every quoted message's
+            fingerprint = None
         matches: list[Memory] = []
         if fingerprint:
             # a stored fingerprint is the one of the rules it was written under: a match is
