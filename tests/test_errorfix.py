@@ -505,6 +505,53 @@ web-0_default(4b1e2c3d)
 """
 
 
+SPRING_FAILED = """\
+2024-05-01T10:00:02.900Z  INFO 4242 --- [           main] o.s.b.w.e.tomcat.TomcatWebServer  : \
+Tomcat initialized with port 8080 (http)
+2024-05-01T10:00:03.123Z ERROR 4242 --- [           main] o.s.b.d.LoggingFailureAnalysisReporter   :\x20
+
+***************************
+APPLICATION FAILED TO START
+***************************
+
+Description:
+
+{description}
+
+Action:
+
+{action}
+"""
+
+
+def test_a_spring_boot_failure_logged_with_its_records_is_known_by_its_description() -> None:
+    # Spring Boot logs an ERROR record with no message ("4242 --- [main] o.s.b.d.Logging
+    # FailureAnalysisReporter :") and then its banner, "APPLICATION FAILED TO START": that
+    # record was the signature, one fingerprint for every application that failed to start
+    port = SPRING_FAILED.format(
+        description="Web server failed to start. Port 8080 was already in use.",
+        action="Identify and stop the process that's listening on port 8080.",
+    )
+    bean = SPRING_FAILED.format(
+        description="Parameter 0 of constructor in com.acme.OrderService required a bean of "
+        "type 'com.acme.OrderRepository' that could not be found.",
+        action="Consider defining a bean of type 'com.acme.OrderRepository'.",
+    )
+    assert (
+        extract_error_signature(port) == "Web server failed to start. Port 8080 was already in use."
+    )
+    assert extract_error_signature(bean).startswith("Parameter 0 of constructor")
+    assert error_fingerprint(extract_error_signature(port)) != error_fingerprint(
+        extract_error_signature(bean)
+    )
+    # a record with its message is that message, without the process id, thread and logger
+    logged = (
+        "2024-05-01 10:00:03.123 ERROR 4242 --- [nio-8080-exec-7] o.a.c.c.C.[.[.[/].[dispatcher"
+        "Servlet]    : Servlet.service() threw exception"
+    )
+    assert extract_error_signature(logged) == "Servlet.service() threw exception"
+
+
 ANSIBLE_FAILED = """\
 TASK [install packages] ********************************************************
 fatal: [{host}]: FAILED! => {{"changed": false, "msg": "{msg}"}}

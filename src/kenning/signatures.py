@@ -53,7 +53,7 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 #: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
-_SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,2}[\w.$]+\s*:(?:\s+|$)")
+_SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
