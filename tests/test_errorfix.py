@@ -1393,6 +1393,12 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='api.example.com', port=443)",
         'psycopg2.errors.UndefinedTable: relation "users" does not exist',
         "sqlalchemy.orm.exc.NoResultFound: No row was found when one was required",
+        # a tool's own error form, with no "Error:" in it
+        'Error from server (NotFound): deployments.apps "web" not found',
+        'docker: Error response from daemon: Conflict. The container name "/db" is already in use',
+        "Error response from daemon: pull access denied for acme/api, repository does not exist",
+        "An error occurred (AccessDenied) when calling the PutObject operation: Access Denied",
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
     ],
 )
 def test_looks_like_error(text: str) -> None:

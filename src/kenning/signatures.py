@@ -540,6 +540,9 @@ _LOOKS_LIKE_ERROR = lazy(
     | \b[A-Z]\w*(?:Error|Exception)\b
     | (?<![\w.])[A-Za-z_][\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*\b  # a module's exception
     | \bError:
+    | \bError\s(?:from\sserver\s\(|response\sfrom\sdaemon\b)      # kubectl, docker
+    | \bAn\serror\soccurred\s\(\w+\)\swhen\scalling\b            # the AWS CLI, boto
+    | ^[^\S\n]*\(error\)\s                                       # redis-cli
     | (?:^|\s)error:
     | \bERROR\b
     | \bpanic:
