@@ -505,6 +505,30 @@ web-0_default(4b1e2c3d)
 """
 
 
+CMAKE_PACKAGE = """\
+-- The CXX compiler identification is GNU 12.2.0
+CMake Error at CMakeLists.txt:5 (find_package):
+  By not providing "Find{name}.cmake" in CMAKE_MODULE_PATH this project has
+  asked CMake to find a package configuration file provided by "{name}", but
+  CMake did not find one.
+
+-- Configuring incomplete, errors occurred!
+"""
+
+
+def test_a_cmake_error_is_known_by_its_message_and_the_package_it_could_not_find() -> None:
+    # CMake says where ("CMake Error at CMakeLists.txt:5 (find_package):") and what on the
+    # lines after: the header was the signature, one fingerprint for every find_package
+    # failure, so the fix that installs Boost was the exact match of a missing OpenSSL
+    boost = extract_error_signature(CMAKE_PACKAGE.format(name="Boost"))
+    assert boost.startswith("CMake Error at CMakeLists.txt:5 (find_package): By not providing")
+    assert '"FindBoost.cmake"' in boost
+    ssl = extract_error_signature(CMAKE_PACKAGE.format(name="OpenSSL"))
+    assert error_fingerprint(boost) != error_fingerprint(ssl)
+    moved = CMAKE_PACKAGE.format(name="Boost").replace("CMakeLists.txt:5", "cmake/deps.cmake:41")
+    assert error_fingerprint(extract_error_signature(moved)) == error_fingerprint(boost)
+
+
 SPRING_FAILED = """\
 2024-05-01T10:00:02.900Z  INFO 4242 --- [           main] o.s.b.w.e.tomcat.TomcatWebServer  : \
 Tomcat initialized with port 8080 (http)

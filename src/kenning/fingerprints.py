@@ -49,6 +49,8 @@ _KEEP_MODULE = (
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
+    # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
+    lazy(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
     lazy(
         r"(?P<keep>\bfatal\s+error:\s+)"
         r"(?P<num>'?[\w.+-]+(?:/[\w.+-]+)*\.(?:h|hh|hpp|hxx|H)'?)(?=:\s|\s+file\s+not\s+found)"

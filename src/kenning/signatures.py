@@ -257,6 +257,9 @@ _DANGLING = lazy(
 #: older versions said both on one line, the message quoted first (rewritten to the new form,
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
+#: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
+#: on the lines after it.
+_CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
 _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
 #: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
 #: Node prints an error that carries properties as ``[Error: …] {`` and the properties after
@@ -374,7 +377,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
-        if out and _PANIC_HEADER.match(out[-1][0]):  # the panic's message
+        if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
+            # the panic's message, CMake's (its header says only where)
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
