@@ -505,6 +505,24 @@ web-0_default(4b1e2c3d)
 """
 
 
+UV_RESOLUTION = """\
+Resolved 12 packages in 41ms
+  × No solution found when resolving dependencies:
+  ╰─▶ Because there is no version of {package}==9.9 and your project depends on \
+{package}==9.9, we can conclude that your project's requirements are unsatisfiable.
+"""
+
+
+def test_a_tool_that_draws_the_cause_under_its_error_is_known_by_the_cause() -> None:
+    # uv (and other tools that print errors with miette) says the error, then its cause on
+    # a "╰─▶" line: "× No solution found when resolving dependencies:" was the signature,
+    # one fingerprint for every package that could not be resolved
+    numpy = extract_error_signature(UV_RESOLUTION.format(package="numpy"))
+    assert numpy.startswith("× No solution found when resolving dependencies: Because there is")
+    torch = extract_error_signature(UV_RESOLUTION.format(package="torch"))
+    assert error_fingerprint(numpy) != error_fingerprint(torch)
+
+
 CMAKE_PACKAGE = """\
 -- The CXX compiler identification is GNU 12.2.0
 CMake Error at CMakeLists.txt:5 (find_package):

@@ -151,6 +151,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
     (80, lazy(r"^go:\s")),
     (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
+    (76, lazy(r"^×\s+\S")),  # miette's error mark (uv, oxlint, turbo; vitest's failed test)
     # (and "Error:" inside a message: webpack's "Module not found: Error: Can't resolve …")
     (76, lazy(r"\b(?:error|ERROR)\s*:\s|(?<=\S\s)Error:\s")),
     (74, _CodeBeforeErrorWord()),
@@ -257,6 +258,8 @@ _DANGLING = lazy(
 #: older versions said both on one line, the message quoted first (rewritten to the new form,
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
+#: miette (uv, oxlint, turbo) draws an error's cause under it: ``  ╰─▶ Because …``.
+_CAUSE = lazy(r"^[\s│]*╰─+▶\s*")
 #: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
 #: on the lines after it.
 _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
@@ -385,6 +388,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if out and _GRADLE_THROWN.match(line) and _is_gradle_test_failed(out[-1][0]):
             prev, prev_score, prev_exc = out[-1]  # what the failed test threw
             out[-1] = (f"{prev}: {line}", prev_score, prev_exc)
+            continue
+        if out and _CAUSE.match(raw_line):  # the cause miette draws under its error
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {_CAUSE.sub('', line, count=1)}", prev_score, prev_exc)
             continue
         if out and _CPP_WHAT.match(line) and _CPP_TERMINATE.match(out[-1][0]):
             prev, prev_score, prev_exc = out[-1]
