@@ -1441,6 +1441,8 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "Error response from daemon: pull access denied for acme/api, repository does not exist",
         "An error occurred (AccessDenied) when calling the PutObject operation: Access Denied",
         "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
+        "  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version"
+        " of numpy==9.9, we can conclude that your project's requirements are unsatisfiable.",
     ],
 )
 def test_looks_like_error(text: str) -> None:

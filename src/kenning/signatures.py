@@ -554,6 +554,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bError\s(?:from\sserver\s\(|response\sfrom\sdaemon\b)      # kubectl, docker
     | \bAn\serror\soccurred\s\(\w+\)\swhen\scalling\b            # the AWS CLI, boto
     | ^[^\S\n]*\(error\)\s                                       # redis-cli
+    | ^[^\S\n]*×\s+\S                                          # miette's (uv's) error mark
     | (?:^|\s)error:
     | \bERROR\b
     | \bpanic:
