@@ -284,6 +284,13 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             "error TS2322: Type 'string' is not assignable to type 'number'.",
             id="typescript-pretty",
         ),
+        # pyright's location ends in " - " too, before "error:" (the signature began "- ")
+        pytest.param(
+            '/app/src/main.py\n  /app/src/main.py:12:5 - error: "foo" is not defined'
+            " (reportUndefinedVariable)\n1 error, 0 warnings, 0 informations\n",
+            'error: "foo" is not defined (reportUndefinedVariable)',
+            id="pyright",
+        ),
     ],
 )
 def test_extract_error_signature(raw: str, expected: str) -> None:

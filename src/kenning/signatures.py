@@ -225,7 +225,7 @@ _LEVEL_WORD_ERROR = lazy(r"^error\s")
 #: tsc's ``file.ts:3:5 - error TS2322`` in a terminal).
 LOCATION_PREFIX = lazy(
     r"^(?:[A-Za-z]:)?[^\s:()]*[\w)]\.[A-Za-z]{1,6}(?::\d+){1,3}"
-    r"(?::|\s+-(?=\s+(?:error|warning)\s))?\s+(?=\S)"
+    r"(?::|\s+-(?=\s+(?:error|warning)\b))?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
