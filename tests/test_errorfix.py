@@ -1301,6 +1301,17 @@ DIFFERENT_ERROR = [
         "ModuleNotFoundError: No module named 'yaml'",
     ),
     ("Error: Cannot find module 'dotenv'", "Error: Cannot find module 'express'"),
+    # a name a module does not (or no longer) export: the fix pins or changes that module
+    (
+        "ImportError: cannot import name 'soft_unicode' from 'markupsafe'"
+        " (/venv/lib/python3.11/site-packages/markupsafe/__init__.py)",
+        "ImportError: cannot import name 'url_quote' from 'werkzeug.urls'"
+        " (/venv/lib/python3.11/site-packages/werkzeug/urls.py)",
+    ),
+    (
+        "ImportError: cannot import name 'escape' from 'jinja2' (/a/jinja2/__init__.py)",
+        "ImportError: cannot import name 'escape' from 'flask' (/a/flask/__init__.py)",
+    ),
     # a command Windows cannot find (cmd.exe, PowerShell), as bash's "npm: command not found"
     (
         "'npm' is not recognized as an internal or external command, operable program or"
@@ -1356,6 +1367,17 @@ def test_fingerprint_separates_different_errors(a: str, b: str) -> None:
     # and so do the signatures of the errors as a tool prints them
     assert error_fingerprint(extract_error_signature(a)) != error_fingerprint(
         extract_error_signature(b)
+    )
+
+
+def test_an_import_error_is_the_same_from_another_environment() -> None:
+    # the name and the module are kept, the path to the module (another venv) is not
+    assert error_fingerprint(
+        "ImportError: cannot import name 'soft_unicode' from 'markupsafe'"
+        " (/home/a/.venv/lib/python3.11/site-packages/markupsafe/__init__.py)"
+    ) == error_fingerprint(
+        "ImportError: cannot import name 'soft_unicode' from 'markupsafe'"
+        " (/usr/local/lib/python3.12/site-packages/markupsafe/__init__.py)"
     )
 
 

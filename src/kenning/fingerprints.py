@@ -38,7 +38,8 @@ _KEEP_NUMBER = lazy(
 #: fix installs or adds that one): ``No module named 'yaml'``, ``Cannot find module
 #: 'dotenv'``, ``Can't resolve 'lodash'``, ``undeclared crate or module `serde```, npm's
 #: ``Missing script: "build"``, gcc's ``fatal error: openssl/ssl.h: No such file or
-#: directory``, Go's ``no required module provides package github.com/lib/pq``. A quoted
+#: directory``, Go's ``no required module provides package github.com/lib/pq``, and the name
+#: Python cannot import and its module (``cannot import name 'x' from 'y'``). A quoted
 #: name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
 _KEEP_MODULE = (
@@ -47,6 +48,13 @@ _KEEP_MODULE = (
         r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module"
         r"|missing\s+script:)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
+        re.IGNORECASE,
+    ),
+    # a name a module does not export, and that module (Python's "cannot import name 'x'
+    # from 'y' (<path>)": the fix pins or changes that module)
+    lazy(rf"(?P<keep>\bcannot\s+import\s+name\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
+    lazy(
+        rf"(?P<keep>\bcannot\s+import\s+name\s+\S+\s+from\s+)(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
     # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
