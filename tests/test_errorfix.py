@@ -1312,6 +1312,23 @@ DIFFERENT_ERROR = [
         "ImportError: cannot import name 'escape' from 'jinja2' (/a/jinja2/__init__.py)",
         "ImportError: cannot import name 'escape' from 'flask' (/a/flask/__init__.py)",
     ),
+    # the same in JavaScript and TypeScript: webpack, Node's ES modules, tsc
+    (
+        "export 'useHistory' (imported as 'useHistory') was not found in 'react-router-dom'",
+        "export 'Switch' (imported as 'Switch') was not found in 'react-router-dom'",
+    ),
+    (
+        "SyntaxError: The requested module 'lodash' does not provide an export named 'debounce'",
+        "SyntaxError: The requested module 'chalk' does not provide an export named 'default'",
+    ),
+    (
+        "error TS2305: Module '\"react-router-dom\"' has no exported member 'useHistory'.",
+        "error TS2305: Module '\"react-router-dom\"' has no exported member 'Switch'.",
+    ),
+    (
+        "error TS2305: Module '\"react-router-dom\"' has no exported member 'useHistory'.",
+        "error TS2305: Module '\"history\"' has no exported member 'useHistory'.",
+    ),
     # a command Windows cannot find (cmd.exe, PowerShell), as bash's "npm: command not found"
     (
         "'npm' is not recognized as an internal or external command, operable program or"

@@ -39,7 +39,8 @@ _KEEP_NUMBER = lazy(
 #: 'dotenv'``, ``Can't resolve 'lodash'``, ``undeclared crate or module `serde```, npm's
 #: ``Missing script: "build"``, gcc's ``fatal error: openssl/ssl.h: No such file or
 #: directory``, Go's ``no required module provides package github.com/lib/pq``, and the name
-#: Python cannot import and its module (``cannot import name 'x' from 'y'``). A quoted
+#: Python cannot import and its module (``cannot import name 'x' from 'y'``; JavaScript's and
+#: TypeScript's export that a module does not have, the same). A quoted
 #: name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
 _KEEP_MODULE = (
@@ -57,6 +58,15 @@ _KEEP_MODULE = (
         rf"(?P<keep>\bcannot\s+import\s+name\s+\S+\s+from\s+)(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
+    # ... and JavaScript's and TypeScript's: webpack's "export 'x' (imported as 'y') was not
+    # found in 'z'", Node's "The requested module 'z' does not provide an export named 'x'",
+    # tsc's "Module '"z"' has no exported member 'x'" (an alias of it, "as 'y'", is not)
+    lazy(rf"(?P<keep>\bexport\s+)(?P<num>{_QUOTED_NAME})(?=\s+\(imported\s+as\b)"),
+    lazy(rf"(?P<keep>\bwas\s+not\s+found\s+in\s+)(?P<num>{_QUOTED_NAME})"),
+    lazy(rf"(?P<keep>\brequested\s+module\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
+    lazy(rf"(?P<keep>\bprovide\s+an\s+export\s+named\s+)(?P<num>{_QUOTED_NAME})"),
+    lazy(r"(?P<keep>\bModule\s+)(?P<num>'\"[@\w][\w.@/+-]*\"')(?=\s+has\s+no\s+exported\s+member)"),
+    lazy(rf"(?P<keep>\bhas\s+no\s+exported\s+member\s+(?:named\s+)?)(?P<num>{_QUOTED_NAME})"),
     # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
     lazy(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
     lazy(
