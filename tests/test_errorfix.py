@@ -1312,6 +1312,19 @@ DIFFERENT_ERROR = [
         "ImportError: cannot import name 'escape' from 'jinja2' (/a/jinja2/__init__.py)",
         "ImportError: cannot import name 'escape' from 'flask' (/a/flask/__init__.py)",
     ),
+    # a package a package manager cannot find: cargo, yarn, ansible's (yum's, dnf's)
+    (
+        "error: no matching package named `serdee` found",
+        "error: no matching package named `tokioo` found",
+    ),
+    (
+        'error Couldn\'t find package "left-padd" on the "npm" registry.',
+        'error Couldn\'t find package "expresss" on the "npm" registry.',
+    ),
+    (
+        "No package matching 'nginxx' is available",
+        "No package matching 'postgresql16-server' is available",
+    ),
     # the same in JavaScript and TypeScript: webpack, Node's ES modules, tsc
     (
         "export 'useHistory' (imported as 'useHistory') was not found in 'react-router-dom'",

@@ -47,7 +47,9 @@ _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
         r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module"
-        r"|missing\s+script:)\s+)"
+        r"|missing\s+script:"
+        # a package a package manager cannot find (cargo, yarn, yum and dnf through ansible)
+        r"|no\s+matching\s+package\s+named|couldn'?t\s+find\s+package|no\s+package\s+matching)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
