@@ -1312,6 +1312,15 @@ DIFFERENT_ERROR = [
         "ImportError: cannot import name 'escape' from 'jinja2' (/a/jinja2/__init__.py)",
         "ImportError: cannot import name 'escape' from 'flask' (/a/flask/__init__.py)",
     ),
+    # a name a module no longer has (numpy 1.24's np.float, Python 3.10's collections.Mapping)
+    (
+        "AttributeError: module 'numpy' has no attribute 'float'",
+        "AttributeError: module 'collections' has no attribute 'Mapping'",
+    ),
+    (
+        "AttributeError: module 'numpy' has no attribute 'float'",
+        "AttributeError: module 'numpy' has no attribute 'int'",
+    ),
     # a package a package manager cannot find: cargo, yarn, ansible's (yum's, dnf's)
     (
         "error: no matching package named `serdee` found",

@@ -39,9 +39,10 @@ _KEEP_NUMBER = lazy(
 #: 'dotenv'``, ``Can't resolve 'lodash'``, ``undeclared crate or module `serde```, npm's
 #: ``Missing script: "build"``, gcc's ``fatal error: openssl/ssl.h: No such file or
 #: directory``, Go's ``no required module provides package github.com/lib/pq``, and the name
-#: Python cannot import and its module (``cannot import name 'x' from 'y'``; JavaScript's and
-#: TypeScript's export that a module does not have, the same). A quoted
-#: name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as paths are.
+#: Python cannot import and its module (``cannot import name 'x' from 'y'``, ``module 'y' has
+#: no attribute 'x'``; JavaScript's and TypeScript's export that a module does not have, the
+#: same). A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as
+#: paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
 _KEEP_MODULE = (
     lazy(
@@ -60,6 +61,10 @@ _KEEP_MODULE = (
         rf"(?P<keep>\bcannot\s+import\s+name\s+\S+\s+from\s+)(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
+    # a name a module does not have, and that module (Python's "module 'numpy' has no
+    # attribute 'float'": an API a release removed)
+    lazy(rf"(?P<keep>\bmodule\s+)(?P<num>{_QUOTED_NAME})(?=\s+has\s+no\s+attribute\b)"),
+    lazy(rf"(?P<keep>\bmodule\s+\S+\s+has\s+no\s+attribute\s+)(?P<num>{_QUOTED_NAME})"),
     # ... and JavaScript's and TypeScript's: webpack's "export 'x' (imported as 'y') was not
     # found in 'z'", Node's "The requested module 'z' does not provide an export named 'x'",
     # tsc's "Module '"z"' has no exported member 'x'" (an alias of it, "as 'y'", is not)
