@@ -1511,6 +1511,9 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
         "  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version"
         " of numpy==9.9, we can conclude that your project's requirements are unsatisfiable.",
+        # pytest's short summary of a test that failed on an assert (no exception class)
+        "FAILED tests/test_api.py::test_login[admin] - assert 401 == 200",
+        "=========================== 1 failed, 3 passed in 0.12s ===========================",
     ],
 )
 def test_looks_like_error(text: str) -> None:

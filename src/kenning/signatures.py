@@ -576,6 +576,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | \b(?:Uncaught|Unhandled)\b
     | \bthread\s'[^'\n]*'\spanicked\sat\b                 # Rust
     | ^[^\S\n]*---\sFAIL:\s                             # go test
+    | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
+    | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest
     | ^Tests?(?:\sSuites:|:|\sFiles)[^\S\n]+\d+\sfailed\b  # jest, vitest
     | ^FAILURE:\sBuild\sfailed\b                      # gradle
     | \b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled)\b
