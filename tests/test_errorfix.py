@@ -1511,6 +1511,14 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
         "  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version"
         " of numpy==9.9, we can conclude that your project's requirements are unsatisfiable.",
+        # a system call's error, as the C library says it after the call that failed
+        "tar: backup.tar: Cannot write: No space left on device",
+        "listen tcp :8080: bind: Address already in use",
+        "read tcp 10.0.0.2:51234->10.0.0.7:5432: read: Connection reset by peer",
+        "dial tcp 10.0.0.7:5432: connect: Connection refused",
+        "open /var/log/app.log: Read-only file system",
+        "rm: cannot remove 'build': Directory not empty",
+        "ssh: connect to host 10.0.0.5 port 22: Connection timed out",
         # pytest's short summary of a test that failed on an assert (no exception class)
         "FAILED tests/test_api.py::test_login[admin] - assert 401 == 200",
         "=========================== 1 failed, 3 passed in 0.12s ===========================",
@@ -1554,6 +1562,9 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "why did we choose postgres over mysql",
         "a reasonable approach to caching",
         "convention for test file names",
+        # the words of a system error, not after a failed call
+        "connection refused when the tests start postgres",
+        "what to do when the disk has no space left on device",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:

@@ -563,6 +563,11 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bnpm\s+(?:ERR!|error)
     | \bcommand\snot\sfound\b
     | \bNo\ssuch\sfile\sor\sdirectory\b
+    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse|Connection\s(?:reset\sby\speer
+      |refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
+      |Operation\snot\spermitted|Broken\spipe|Device\sor\sresource\sbusy|Disk\squota\sexceeded
+      |Network\sis\sunreachable|No\sroute\sto\shost|Cannot\sallocate\smemory|Text\sfile\sbusy
+      |Resource\stemporarily\sunavailable|Exec\sformat\serror)\b  # a system call's error
     | \bPermission\sdenied\b
     | \bSegmentation\sfault\b
     | \[Errno\s\d+\]
