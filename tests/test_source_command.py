@@ -98,3 +98,24 @@ def test_outside_git_needs_a_project_dir(tmp_path: Path, monkeypatch: pytest.Mon
     (tmp_path / "a.md").write_text("x")
     code, out, _ = run("--project-dir", str(tmp_path), "a.md")
     assert code == 0 and out.strip() == str(tmp_path.resolve() / "a.md")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x\x1b]0;PWNED\x07\x1b[31mred.md", "a\nerror: fake.md", "doc\u202emd.exe"],
+    ids=["escape-sequences", "line-break", "bidi-override"],
+)
+def test_a_symlink_to_a_name_a_terminal_obeys_is_refused(project: Path, name: str) -> None:
+    """The path as written is clean, but a symlink leads to a file whose name holds an
+    escape sequence (a window title, colours, a clipboard write), a line break or a bidi
+    override: the printed path drove the reader's terminal, or was another path than the
+    one read. What a symlink resolves to is held to the path rules' character checks."""
+    (project / "docs").mkdir()
+    (project / "docs" / name).write_text("fix\n")
+    (project / "docs" / "guide.md").symlink_to(name)
+    code, out, err = run("docs/guide.md")
+    assert code == 1 and out == "", (code, out)
+    assert "\x1b" not in err and "\u202e" not in err and "do not read it" in err
+    code, out, _ = run("--json", "docs/guide.md")
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and "leads to" in data["reason"], data

@@ -163,6 +163,26 @@ def is_spelling_joiner(text: str, i: int) -> bool:
 def _lexical_reason(path: str) -> str | None:
     if not path or not path.strip():
         return "empty path"
+    reason = _character_reason(path)
+    if reason:
+        return reason
+    if path.startswith("~"):
+        return "starts with '~' (home directory)"
+    if path.startswith(("/", "\\")):
+        return "absolute path"
+    if _WINDOWS_DRIVE.match(path):
+        return "absolute path (Windows drive)"
+    for part in _SEPARATORS.split(path):
+        # '..' and what Windows trims to '..' ('.. ', '...').
+        if part.count(".") >= 2 and not part.strip(" ."):
+            return "contains a '..' component"
+    return None
+
+
+def _character_reason(path: str) -> str | None:
+    """Why the characters of ``path`` make it unsafe to show or to hand to a tool: a line
+    break, NUL or other control character (a terminal obeys it), a lone surrogate, an
+    invisible or reordering character (what is read is not what is shown)."""
     if "\n" in path or "\r" in path:
         return "contains a line break"
     if "\x00" in path:
@@ -178,16 +198,6 @@ def _lexical_reason(path: str) -> str | None:
         # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png": what is read is not
         # what is shown
         return "contains an invisible or reordering character"
-    if path.startswith("~"):
-        return "starts with '~' (home directory)"
-    if path.startswith(("/", "\\")):
-        return "absolute path"
-    if _WINDOWS_DRIVE.match(path):
-        return "absolute path (Windows drive)"
-    for part in _SEPARATORS.split(path):
-        # '..' and what Windows trims to '..' ('.. ', '...').
-        if part.count(".") >= 2 and not part.strip(" ."):
-            return "contains a '..' component"
     return None
 
 
@@ -198,7 +208,8 @@ def validate_source_path(path: str, project_root: Path | str) -> Path:
     or blank path; a line break, NUL or other control character; a leading ``~``; an absolute
     path (POSIX ``/x``, Windows ``C:\\x``, ``C:x``, ``\\x``, UNC ``\\\\host\\share``); any
     ``..`` component (``/`` or ``\\`` separated); a path naming the root itself; a symlink
-    component that is broken, loops, or resolves outside the root. Any ``OSError`` while
+    component that is broken, loops, or resolves outside the root, or to a name with a
+    character the path itself may not hold (a control or invisible character). Any ``OSError`` while
     checking (missing root, permission denied, ...) rejects the path: fail closed.
 
     Components after the first one that does not exist are appended lexically (they cannot
@@ -251,6 +262,11 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
                 raise UnsafePathError(path, f"{part!r} is not a directory")
         if current == root or not _is_within(current, root):
             raise UnsafePathError(path, "resolves outside the project root")
+        # a symlink leads to a name the path as written does not show: the same characters
+        # are refused there (an escape sequence or a bidi override in the printed path)
+        reason = _character_reason(current[len(root) :])
+        if reason:
+            raise UnsafePathError(path, f"leads to a name that {reason}")
         return current, root
     except UnsafePathError:
         raise
