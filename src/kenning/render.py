@@ -211,11 +211,98 @@ _OWN_LINES = regex.compile(
 )
 
 
-def _not_ours(match: regex.Match[str]) -> str:
-    # its first letter as a character reference: the same words to a reader, never the
-    # block's own line
-    text = match[0]
-    return f"&#x{ord(text[0]):X};{text[1:]}"
+#: Letters of other scripts that look like the Latin letters of those phrases (Cyrillic,
+#: Greek, Armenian, Cherokee, ... from Unicode's confusables), each mapped to its look-alike:
+#: a copy written in them reads as the block's own line as well (so does one whose spaces
+#: are blank Braille patterns, U+2800).
+_CONFUSABLE_LETTERS = {
+    "a": "\u0430\u0251\u03b1\u237a",
+    "A": "\u0410\u0391\u13aa\ua4ee",
+    "B": "\u0412\u0392\u13f4\ua4d0",
+    "b": "\u042c\u0184\u13cf\u1472",
+    "c": "\u0441\u03f2\u1d04\u217d",
+    "C": "\u0421\u03f9\u13df\ua4da\u216d",
+    "d": "\u0501\u13e7\u146f\ua4d2\u217e",
+    "D": "\u13a0\ua4d3\u216e",
+    "e": "\u0435\u04bd\u212e\uab32",
+    "E": "\u0415\u0395\u13ac\ua4f0",
+    "F": "\u03dc\ua4dd",
+    "h": "\u04bb\u0570\u13c2",
+    "H": "\u041d\u0397\u13bb\ua4e7",
+    "i": "\u0456\u03b9\u0131\u0269\u13a5\u2170",
+    "I": "\u0406\u0399\u04c0\u2160\ua4f2",
+    "l": "\u04cf\u217c\u05c0\u0627",
+    "L": "\u13de\ua4e1\u216c",
+    "m": "\u217f",
+    "M": "\u041c\u039c\u13b7\ua4df\u216f",
+    "n": "\u0578\u057c",
+    "N": "\u039d\ua4e0",
+    "o": "\u043e\u03bf\u0585\u03c3\u0ce6\u0d20",
+    "O": "\u041e\u039f\u0555\ua4f3",
+    "p": "\u0440\u03c1\u2374",
+    "P": "\u0420\u03a1\u13e2\ua4d1",
+    "r": "\u0433\u1d26\uab81",
+    "R": "\u13a1\u13d2\ua4e3",
+    "s": "\u0455\ua731\uabaa",
+    "S": "\u0405\u054f\u13da\ua4e2",
+    "t": "\u1d1b",
+    "T": "\u0422\u03a4\u13a2\ua4d4",
+    "u": "\u057d\u03c5\u028b\ua79f",
+    "U": "\u054d\ua4f4",
+    "v": "\u03bd\u0475\u2174\u1d20",
+    "V": "\u0474\u2164\ua4e6",
+    "w": "\u051d\u0461\u1d21",
+    "W": "\u051c\u13b3\ua4ea",
+    "y": "\u0443\u04af\u03b3\u0263",
+    "Y": "\u0423\u03a5\u04ae\ua4ec",
+}
+#: Ranges whose characters compatibility-fold (NFKC) to one ASCII letter: letter-like
+#: symbols, full-width and mathematical letters.
+_FOLDED_RANGES = ((0x2100, 0x214F), (0xFF21, 0xFF5A), (0x1D400, 0x1D7FF))
+
+
+def _build_letter_fold() -> dict[int, str]:
+    import unicodedata
+
+    table: dict[int, str] = {}
+    for first, last in _FOLDED_RANGES:
+        for code in range(first, last + 1):
+            folded = unicodedata.normalize("NFKC", chr(code))
+            if len(folded) == 1 and folded.isascii() and folded.isalpha():
+                table[code] = folded
+    for latin, lookalikes in _CONFUSABLE_LETTERS.items():
+        for char in lookalikes:
+            table[ord(char)] = latin
+    table[0x2800] = " "  # the blank Braille pattern: a space to a reader, not to \s
+    return table
+
+
+_LETTER_FOLD: dict[int, str] = {}
+
+
+def _as_latin(text: str) -> str:
+    """``text`` with each look-alike letter (:data:`_CONFUSABLE_LETTERS`, full-width and
+    mathematical letters) as the Latin letter it looks like: one character for one, so that
+    a match in the result is at the same place in ``text``."""
+    if not _LETTER_FOLD:
+        _LETTER_FOLD.update(_build_letter_fold())
+    return text.translate(_LETTER_FOLD)
+
+
+def _mark_own_lines(escaped: str) -> str:
+    """``escaped`` with each copy of the block's own phrases (:data:`_OWN_LINES`), also in
+    look-alike letters, starting with its first character as a character reference: the
+    same words to a reader, never the block's own line."""
+    folded = escaped if escaped.isascii() else _as_latin(escaped)
+    out: list[str] = []
+    pos = 0
+    for match in _OWN_LINES.finditer(folded):
+        start = match.start()
+        out.append(escaped[pos:start])
+        out.append(f"&#x{ord(escaped[start]):X};")
+        pos = start + 1
+    out.append(escaped[pos:])
+    return "".join(out)
 
 
 def render_xml(
@@ -246,7 +333,7 @@ def render_xml(
         if not isinstance(content, str):
             raise TypeError(f"finding content must be str, not {type(content).__name__}")
         shown = _format_score(score)  # validates every score, kept or not
-        escaped = _OWN_LINES.sub(_not_ours, escape_xml_text(content))
+        escaped = _mark_own_lines(escape_xml_text(content))
         if escaped:
             rows.append((escaped, shown, stale))
     if not rows:
