@@ -150,6 +150,28 @@ def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -
     assert "point KENNING_MODEL_DIR at a folder holding them, or unset it" in err
 
 
+def test_doctor_quotes_a_wrong_setting_without_the_secret_in_it(project: Path) -> None:
+    """A token pasted into the wrong line of .env (or config.toml) is quoted by the
+    message that refuses it: every command's error line redacted it, but doctor's report —
+    the output a user pastes into a bug report — printed it, in text and in --json."""
+    _seed(project)
+    token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+    (project / ".env").write_text(f"KENNING_SIMILARITY_THRESHOLD={token}\n", encoding="utf-8")
+    code, _, err = _kenning(project, "recall", "timestamps")
+    assert code == 1 and token not in err and "[REDACTED:" in err
+    code, out, _ = _kenning(project, "doctor")
+    assert code == 1 and "KENNING_SIMILARITY_THRESHOLD" in out and token not in out, out
+    assert "[REDACTED:" in out
+    code, out, _ = _kenning(project, "doctor", "--json")
+    settings = {c["name"]: c for c in json.loads(out)["checks"]}["settings"]
+    assert code == 1 and settings["status"] == "failed" and token not in out, settings
+    (project / ".env").unlink()
+    config = project / ".kenning" / "config.toml"
+    config.write_text(f'similarity_threshold = "{token}"\n', encoding="utf-8")
+    code, out, _ = _kenning(project, "doctor")
+    assert code == 1 and "similarity" in out and token not in out, out
+
+
 def test_a_damaged_store_without_a_backup_is_read_out_as_doctor_says(project: Path) -> None:
     """doctor's fix for a damaged file when there is no backup, followed as printed. It was
     `sqlite3 … .recover | sqlite3 recovered.db`, which Debian 12's sqlite3 (3.40) fails on

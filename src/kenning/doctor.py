@@ -575,10 +575,24 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
     """Check the store of the project containing ``cwd`` (or ``store_path``), and the
     settings file beside it."""
     report = _check_store(store_path, cwd)
-    if report.store is None:
-        return report
-    root = _project_root(store_path, cwd)
-    return DoctorReport(report.store, (*report.checks, _settings(Path(report.store).parent, root)))
+    if report.store is not None:
+        root = _project_root(store_path, cwd)
+        settings = _settings(Path(report.store).parent, root)
+        report = DoctorReport(report.store, (*report.checks, settings))
+    return DoctorReport(report.store, tuple(_without_secrets(c) for c in report.checks))
+
+
+def _without_secrets(check: Check) -> Check:
+    """``check`` with credentials in its message and fix redacted: they quote values read
+    from files (a token pasted into the wrong line of .env), and a report is pasted into
+    bug reports — as every command's error line, it holds no secret."""
+    from .redaction import redact_secrets
+
+    message = redact_secrets(check.message)[0]
+    fix = redact_secrets(check.fix)[0] if check.fix else check.fix
+    if message == check.message and fix == check.fix:
+        return check
+    return Check(check.name, check.status, message, fix)
 
 
 def _project_root(store_path: Path | None, cwd: Path | None) -> Path | None:
