@@ -6,6 +6,7 @@ plus ``kenning edit`` on the command line. Real stores, the real MiniLM model.""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -318,6 +319,42 @@ def test_recall_log_is_off_by_default_and_never_holds_the_query(
         UserInputError, match=r"recall log from the environment \(KENNING_RECALL_LOG\)"
     ):
         open_store(cwd=project, embedder=minilm)
+
+
+def test_recall_log_is_never_written_through_a_symlink_nor_waits_on_a_pipe(
+    project: Path, tmp_path: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout can carry .kenning/config.toml (recall_log = true) and, in .kenning, a
+    recall-log.jsonl that is a symlink: every recall appended a line to the file it leads
+    to (a shell profile, a source file of another project). A named pipe there made every
+    recall wait for a reader for ever. Neither is opened now: the recall goes on, the
+    log line is not written, a warning says why."""
+    import threading
+
+    monkeypatch.setenv("KENNING_RECALL_LOG", "1")
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember(DB_LOCKED, "error_fix")
+    log = project / ".kenning" / RECALL_LOG_FILENAME
+    outside = tmp_path / "profile.sh"
+    outside.write_text("export PATH=/usr/bin\n")
+    log.symlink_to(outside)
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.recall("database is locked when two agents write").hits
+        assert store.recent_recalls() == []
+    assert outside.read_text() == "export PATH=/usr/bin\n" and log.is_symlink()
+    log.unlink()
+    os.mkfifo(log)
+    done: list[int] = []
+
+    def recall() -> None:
+        with open_store(cwd=project, embedder=minilm) as store:
+            done.append(len(store.recall("database is locked when two agents write").hits))
+            done.append(len(store.recent_recalls()))
+
+    worker = threading.Thread(target=recall, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert done == [1, 0], "the recall waited on the named pipe"
 
 
 def test_recall_log_rotates_and_skips_bad_lines(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -53,20 +54,56 @@ class RecallLogEntry:
 
 
 def append_entry(path: Path, entry: RecallLogEntry) -> None:
-    """Append one line; a failure is logged (stderr) and swallowed: recall must go on."""
+    """Append one line; a failure is logged (stderr) and swallowed: recall must go on.
+
+    The log is a regular file of the store's folder, never anything else found there: a
+    symlink (a checkout can carry one in ``.kenning``) is not written through, and a named
+    pipe or a device is not opened (a recall would wait on a pipe for a reader)."""
     line = json.dumps(entry.to_dict(), separators=(",", ":")) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if path.stat().st_size > MAX_LOG_BYTES:
-                os.replace(path, path.with_name(path.name + ".1"))
+            st = os.lstat(path)
         except FileNotFoundError:
-            pass
-        # One write() of a short line in append mode: concurrent recalls do not interleave.
-        with path.open("a", encoding="utf-8") as fh:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            log.warning(_NOT_A_FILE, path)
+            return
+        if st is not None and st.st_size > MAX_LOG_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NO_FOLLOW_NO_WAIT, 0o666)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in since the check
+                log.warning(_NOT_A_FILE, path)
+                return
+            # One write() of a short line in append mode: concurrent recalls do not interleave.
             fh.write(line)
     except OSError as exc:
         log.warning("kenning: could not write the recall log %s: %s", path, exc)
+
+
+#: Opening the log: never through a symlink, never waiting (a named pipe without a reader
+#: or writer fails at once, or opens without blocking and is refused as no regular file).
+_NO_FOLLOW_NO_WAIT = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_NOT_A_FILE = (
+    "kenning: the recall log %s is not a regular file (a symlink, a named pipe or a device): "
+    "it is left alone and not written; remove it to keep the log"
+)
+
+
+def _read_log(path: Path) -> str:
+    """The text of the log file at ``path`` (its last :data:`MAX_LOG_BYTES` and a little,
+    as it is rotated past that); ``OSError`` for anything but a regular file."""
+    fd = os.open(path, os.O_RDONLY | _NO_FOLLOW_NO_WAIT)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        keep = 2 * MAX_LOG_BYTES
+        if st.st_size > keep:
+            fh.seek(st.st_size - keep)
+        data = fh.read(keep)
+    return data.decode("utf-8", errors="replace")
 
 
 def _parse(line: str) -> RecallLogEntry | None:
@@ -88,7 +125,7 @@ def read_recent(path: Path, limit: int = 500) -> list[RecallLogEntry]:
     lines: Sequence[str] = []
     for candidate in (path, path.with_name(path.name + ".1")):
         try:
-            lines = [*candidate.read_text(encoding="utf-8", errors="replace").splitlines(), *lines]
+            lines = [*_read_log(candidate).splitlines(), *lines]
         except OSError:
             continue
         if len(lines) >= limit:
