@@ -499,6 +499,22 @@ def test_a_failed_build_says_where_its_error_is_and_waits_before_retrying(
     assert not ann.path.exists()
 
 
+def test_the_builders_log_is_never_written_through_a_symlink(tmp_path: Path) -> None:
+    """``memory.db.ann.log`` as a symlink (a checkout's .kenning can carry one) had the
+    builder truncate the file it names and write its output there. The link is replaced
+    by the log itself; the file it named is untouched."""
+    profile = tmp_path / "profile.sh"
+    profile.write_text("precious\n")
+    ann = annindex.AnnFile(tmp_path / "memory.db")  # no database there: the builder fails
+    ann.log_path.symlink_to(profile)
+    assert ann.start_build()
+    deadline = time.monotonic() + 60
+    while ann.builder_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert profile.read_text() == "precious\n"
+    assert not ann.log_path.is_symlink() and "memory.db" in ann.log_path.read_text()
+
+
 _SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED = """
 import json, os, sys
 import numpy as np

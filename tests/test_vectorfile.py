@@ -548,3 +548,30 @@ def test_a_vector_repaired_by_another_process_is_found_by_a_long_lived_one(db: P
     assert server.vector_search(target, 1, Filters())[0].memory.id == "m0000007"
     assert_exact(server, db, vectors(4, 8))
     server.close()
+
+
+def test_the_file_is_never_written_through_a_symlink(
+    db: Path, tmp_path: Path, queries: np.ndarray
+) -> None:
+    """A checkout can carry symlinks in its .kenning folder: ``memory.db.vectors.tmp`` and
+    ``memory.db.vectors`` leading out of the project had the rebuild write the vector file
+    into the file they name (a shell profile, another project's file: overwritten), and the
+    appends after it too. kenning's own files there are its own: a link in their place is
+    replaced, never followed, and the answers are the exact ones."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    profile, other = outside / "profile.sh", outside / "other.txt"
+    for victim in (profile, other):
+        victim.write_text("precious\n")
+    vector_file = db.parent / (db.name + ".vectors")
+    (db.parent / (db.name + ".vectors.tmp")).symlink_to(profile)
+    vector_file.symlink_to(other)
+    backend = SQLiteBackend(db, create=False)
+    assert_exact(backend, db, queries[:2])
+    backend.upsert(records(3000, vectors(20, 2)))
+    assert_exact(backend, db, queries[:2])
+    backend.close()
+    assert profile.read_text() == "precious\n" and other.read_text() == "precious\n"
+    assert not vector_file.is_symlink()
+    header = file_header(db)
+    assert header is not None and header.count == count_rows(db)

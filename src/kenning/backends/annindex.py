@@ -82,7 +82,16 @@ from typing import Any
 import numpy as np
 
 from .base import Filters
-from .vectorfile import GATHER_SHARE, StoreState, VectorIndex, label_hash, seal, unseal
+from .vectorfile import (
+    GATHER_SHARE,
+    NO_FOLLOW,
+    StoreState,
+    VectorIndex,
+    label_hash,
+    open_new,
+    seal,
+    unseal,
+)
 
 try:  # POSIX; elsewhere no builder runs and search stays exact
     import fcntl
@@ -401,7 +410,7 @@ class AnnFile:
 
     def _open(self) -> AnnView | None:
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self.path, os.O_RDONLY | NO_FOLLOW)
         except OSError:
             return None
         try:
@@ -486,7 +495,8 @@ class AnnFile:
         if self.builder_running():
             return False
         try:
-            with open(self.log_path, "wb") as output:  # the child keeps its own descriptor
+            # the child keeps its own descriptor; a symlink in the log's place is replaced
+            with open_new(self.log_path) as output:
                 self._builder = subprocess.Popen(
                     [sys.executable, "-m", "kenning.backends.annindex", str(self.database)],
                     stdin=subprocess.DEVNULL,
@@ -506,9 +516,15 @@ class AnnFile:
         if fcntl is None:
             return None
         try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o644)
         except OSError:
-            return None
+            if not os.path.islink(self.lock_path):
+                return None
+            try:  # a symlink in its place: the link goes, never what it names
+                os.unlink(self.lock_path)
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o644)
+            except OSError:
+                return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -573,7 +589,7 @@ class AnnFile:
         )
         temp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            with open(temp, "wb") as out:
+            with open_new(temp) as out:
                 out.write(header.pack())
                 out.write(blob)
                 out.flush()

@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import io
 import logging
 import mmap
 import os
@@ -67,6 +68,20 @@ import numpy as np
 from .base import Filters
 
 log = logging.getLogger(__name__)
+
+#: ``os.open`` flag: never through a symlink (0 where the platform has none).
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_new(path: Path) -> io.BufferedWriter:
+    """``path`` opened for writing as a new file of the store's folder: what was there is
+    removed first (a symlink goes, never what it names; a checkout's .kenning can carry
+    one), and the file is created without following a link swapped in meanwhile."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o666)
+    return os.fdopen(fd, "wb")
+
 
 #: After the file could not be written, a process tries again this many seconds later.
 WRITE_RETRY_S = 60.0
@@ -471,8 +486,8 @@ class VectorFile:
             return None
         if inode != self._inode:
             self._close_map()
-            try:
-                self._fd = os.open(self.path, os.O_RDONLY)
+            try:  # a symlink in its place is not read through (the next write replaces it)
+                self._fd = os.open(self.path, os.O_RDONLY | NO_FOLLOW)
             except OSError:
                 return None
             self._inode = os.fstat(self._fd).st_ino
@@ -646,9 +661,17 @@ class VectorFile:
             return None
         for _ in range(3):
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o644)
             except OSError:
-                return None
+                if not os.path.islink(self.path):
+                    return None
+                # a symlink in the file's place (a checkout's .kenning can carry one):
+                # writes would land in the file it names; the link goes, not what it names
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    return None
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
@@ -697,7 +720,7 @@ class VectorFile:
     ) -> Header:
         dtype = record_dtype(dimension)
         count = 0
-        with open(temp, "wb") as out:
+        with open_new(temp) as out:
             out.write(b"\0" * HEADER_BYTES)
             for part in parts:
                 out.write(part.tobytes())
