@@ -98,6 +98,26 @@ def test_export_to_a_symlink_writes_the_file_it_points_to(
     assert not list(disk.glob("*.tmp")) and not list(seeded_project.glob("*.tmp"))
 
 
+def test_export_never_writes_its_temporary_file_through_a_symlink(
+    seeded_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export is written to ``<output>.tmp`` and renamed: a ``backup.jsonl.tmp`` a
+    checkout carries as a symlink (the README's own example name) had every note written
+    into the file it names, overwriting it (a shell profile, a world-readable folder's
+    file), and the link then became the backup. The link is replaced, never followed."""
+    victim = tmp_path / "profile.sh"
+    victim.write_text("precious\n")
+    (seeded_project / "backup.jsonl.tmp").symlink_to(victim)
+    monkeypatch.chdir(seeded_project)
+    result = CliRunner().invoke(main, ["export", "-o", "backup.jsonl"])
+    _one_line_error(result, "export -o backup.jsonl")
+    assert result.exit_code == 0, result.stderr
+    assert victim.read_text() == "precious\n"
+    backup = seeded_project / "backup.jsonl"
+    assert not backup.is_symlink() and "kenning_export" in backup.read_text().splitlines()[0]
+    assert not (seeded_project / "backup.jsonl.tmp").exists()
+
+
 def test_export_over_a_private_backup_keeps_it_private(
     seeded_project: Path, tmp_path: Path
 ) -> None:

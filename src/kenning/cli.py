@@ -1349,9 +1349,16 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
     # a note is written to it
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
+        # a new file: a symlink in its place (a checkout can carry one) goes, and is never
+        # written through — every note would land in the file it names
+        tmp.unlink(missing_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(tmp, flags, 0o666), "w", encoding="utf-8") as fh:
             if mode is not None:
-                os.chmod(tmp, mode)
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fh.fileno(), mode)
+                else:  # pragma: no cover - Windows
+                    os.chmod(tmp, mode)
             report = export_memories(store, fh, group_id=group_id, vectors=vectors)
         tmp.replace(target)
     except OSError as exc:
