@@ -724,6 +724,33 @@ def test_json_escapes_format_controls() -> None:
     assert json.loads(text)["c"] == payload
 
 
+#: Characters that show nothing and are not format controls: variation selectors (a byte of
+#: a payload each, after an emoji), the combining grapheme joiner, Hangul fillers, Mongolian
+#: free variation selectors (Unicode's Default_Ignorable_Code_Point beyond category Cf).
+_OTHER_INVISIBLE = (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F)
+INVISIBLE_NOT_CF = [
+    chr(c)
+    for c in [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), *_OTHER_INVISIBLE, 0x3164, 0xFFA0]
+]
+
+
+def test_invisible_characters_other_than_format_controls_reach_no_terminal_or_json() -> None:
+    """A payload hidden in variation selectors (or Hangul fillers) passed the terminal's and
+    the JSON's filters, which took format controls only: invisible on a screen, read by a
+    model. The terminal drops them, JSON writes them as escapes (same data), and the
+    structured copy writes them out, as every format control."""
+    assert not any(unicodedata.category(c) == "Cf" for c in INVISIBLE_NOT_CF)
+    text = "deploy \U0001f680" + "".join(INVISIBLE_NOT_CF) + " friday"
+    assert sanitise_for_terminal(text) == "deploy \U0001f680 friday"
+    assert summary_line(text) == "deploy \U0001f680 friday"
+    out = render_json({"c": text})
+    assert not any(c in out for c in INVISIBLE_NOT_CF) and json.loads(out)["c"] == text
+    from kenning.render import show_unsafe
+
+    shown = show_unsafe({"c": text})["c"]
+    assert not any(c in shown for c in INVISIBLE_NOT_CF) and "\\ufe0f" in shown
+
+
 def _boundaries_by_scan(text: str) -> list[int]:
     import regex
 

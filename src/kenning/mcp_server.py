@@ -250,7 +250,8 @@ def _tool_errors(func: F) -> F:
 
 def _tool_result(data: Any) -> Any:
     """A tool's answer: the JSON text the model reads, with every character that is invisible
-    or reorders text (bidi and other format controls, Unicode tag characters, C1 controls)
+    or reorders text (bidi and other format controls, Unicode tag characters, variation
+    selectors and the other default-ignorable characters, C1 controls)
     written as its ``\\u`` escape — stored text cannot smuggle unseen instructions through
     it — and the same data as structured content, those characters written out there as
     the visible text of their escapes (a client may give it to the model as it is)."""

@@ -13,8 +13,9 @@ Everything here is pure: strings in, strings out. The rules that matter for safe
   U+061C ARABIC LETTER MARK, zero-width characters, invisible operators, tag characters,
   ...) is such a reference, found by the ``regex`` module's ``\\p{Cf}`` (its Unicode data
   is newer than Python's own).
-* In the human listing, terminal control characters (ESC, C0, DEL, C1) and every format
-  control are removed so stored text cannot drive, hide in or spoof the terminal.
+* In the human listing, terminal control characters (ESC, C0, DEL, C1), every format
+  control and every other default-ignorable character (variation selectors, Hangul
+  fillers, ...) are removed so stored text cannot drive, hide in or spoof the terminal.
 * In JSON, the same characters are written as ``\\uXXXX`` escapes (lossless for a parser).
 * On the web page (``kenning ui``), stored text is HTML-escaped (quotes too, so it is inert
   in an attribute as well) and hidden controls (every format control but ZWJ/ZWNJ, and the
@@ -433,7 +434,12 @@ def _budget_shares(sizes: Sequence[int], counts: Sequence[int], budget: int) -> 
 #: The summary line of the human listing is at most this many characters (with the "…").
 SUMMARY_CHARS = 100
 
-_TERMINAL_CONTROLS = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|\p{Cf}")
+#: What a terminal obeys or shows as nothing: C0 (tab and newline apart), DEL, C1, lone
+#: surrogates, every format control, and every other default-ignorable character (variation
+#: selectors, the combining grapheme joiner, Hangul fillers: a payload can hide in them).
+_TERMINAL_CONTROLS = regex.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|\p{Cf}|\p{Default_Ignorable_Code_Point}"
+)
 
 
 def sanitise_for_terminal(text: str) -> str:
@@ -587,9 +593,12 @@ def stale_line(freshness: Freshness) -> str:
 # --------------------------------------------------------------------------------------------
 
 # Emitted raw by ensure_ascii=False but unsafe or unencodable on a terminal: DEL, C1 controls,
-# the Unicode line/paragraph separators, lone surrogates and format controls (bidi, zero
-# width, tags). They only occur inside strings.
-_JSON_UNSAFE = regex.compile(r"[\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}")
+# the Unicode line/paragraph separators, lone surrogates, format controls (bidi, zero
+# width, tags) and the other invisible characters (variation selectors, Hangul fillers).
+# They only occur inside strings.
+_JSON_UNSAFE = regex.compile(
+    r"[\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}|\p{Default_Ignorable_Code_Point}"
+)
 
 
 def _json_escape(char: str) -> str:
@@ -615,7 +624,10 @@ def ascii_json(text: str) -> str:
 
 #: What :func:`show_unsafe` writes out: :data:`_JSON_UNSAFE`, and the C0 controls but tab
 #: and newline (JSON text escapes those itself; decoded structured data holds them raw).
-_SHOWN_UNSAFE = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}")
+_SHOWN_UNSAFE = regex.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}"
+    r"|\p{Default_Ignorable_Code_Point}"
+)
 
 
 def shown_escaped(text: str) -> str:
