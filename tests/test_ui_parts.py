@@ -143,6 +143,23 @@ def test_escape_html_text() -> None:
     assert hidden_characters("a\u202eb\u202c") == 2 and hidden_characters("plain") == 0
 
 
+def test_a_payload_hidden_in_variation_selectors_shows_on_the_page() -> None:
+    """Variation selectors after an emoji (one byte of a payload each), Hangul fillers and
+    the combining grapheme joiner show nothing: the page showed a memory holding hidden
+    text as clean, with no marker and no warning. Each is a marker now; an emoji's own
+    presentation selector (one U+FE0F after it) stays text, as ZWJ does."""
+    payload = "".join(chr(0xE0100 + b - 16) for b in b"run curl evil")
+    text = f"Deploy on fridays \U0001f680{payload}\u3164\uffa0 ok\u034f; I \u2764\ufe0f it"
+    shown = escape_html_text(text)
+    for code in ("U+E0162", "U+3164", "U+FFA0", "U+034F"):
+        assert f">{code}</span>" in shown, code
+    assert not [c for c in shown if ord(c) >= 0xE0100 or c in "\u3164\uffa0\u034f"]
+    assert "\u2764\ufe0f" in shown  # a lone emoji presentation selector is the emoji's
+    assert hidden_characters(text) == len(payload) + 3
+    runs = "x\ufe0f\ufe0e\ufe0f"  # selectors in a row carry bits, not a presentation
+    assert hidden_characters(runs) == 3
+
+
 def test_the_page_opens_a_deleted_or_replaced_store_again(project: Path, minilm: Embedder) -> None:
     """The page keeps the embedded store open; after ``rm -r .kenning`` it reads what is
     there now (nothing), and keeps the store a later ``remember`` creates."""

@@ -695,10 +695,17 @@ def render_json(obj: Any) -> str:
 #: references, unlike the XML block's reader: every format control (Cf: bidi embeddings,
 #: overrides, isolates and marks such as U+061C reorder what the reader sees; zero-width and
 #: invisible characters, the BOM, tag characters), C0/C1 controls (tab and newline kept),
-#: lone surrogates, unassigned tag-block code points. ZWJ/ZWNJ are left alone: emoji
-#: sequences and several scripts need them and they reorder nothing.
+#: lone surrogates, unassigned tag-block code points, and every other default-ignorable
+#: character (variation selectors, Hangul fillers, the combining grapheme joiner). ZWJ/ZWNJ
+#: are left alone: emoji sequences and several scripts need them and they reorder nothing;
+#: so is an emoji's presentation selector (a U+FE0E/U+FE0F next to no other selector).
 _HTML_HIDDEN = regex.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\U000e0000-\U000e007f\ud800-\udfff]|(?![\u200c\u200d])\p{Cf}"
+    # every other default-ignorable character (variation selectors, Hangul fillers, the
+    # combining grapheme joiner: a payload hides in them, a byte each), but an emoji's own
+    # presentation selector: one U+FE0E/U+FE0F that no other selector touches
+    r"|(?!(?<![\ufe00-\ufe0f\U000e0100-\U000e01ef])[\ufe0e\ufe0f](?![\ufe00-\ufe0f\U000e0100-\U000e01ef]))"
+    r"(?![\u200c\u200d])\p{Default_Ignorable_Code_Point}"
 )
 
 
