@@ -213,6 +213,8 @@ def test_a_schema_3_store_is_migrated_with_its_rows(project: Path, minilm) -> No
         ("   \n\t  ", "rule", "empty"),
         ("\u200b\u200b", "rule", "invisible"),  # zero-width spaces only
         ("\u202e\u2066\u2069 \U000e0041", "rule", "invisible"),  # bidi and tag characters
+        ("\ufe0f\U000e0100\U000e0162", "rule", "invisible"),  # variation selectors only
+        ("\u3164\uffa0 \u115f\u034f", "rule", "invisible"),  # Hangul fillers, CGJ
         ("x" * (protocol.MAX_CONTENT_BYTES + 1), "rule", "KiB"),
         ("bad \udcff bytes", "rule", "UTF-8"),
         ("fine text", "nonsense", "valid types are"),

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from .errors import UserInputError
 
 __all__ = [
@@ -117,11 +119,19 @@ def normalise_content(text: str) -> str:
 
 def has_visible_text(text: str) -> bool:
     """Whether ``text`` shows anything: a character that is neither whitespace nor a
-    format or control character (zero-width spaces, bidi marks, Unicode tag characters, …).
-    A note made only of invisible characters is empty to a reader."""
+    format or control character (zero-width spaces, bidi marks, Unicode tag characters, …)
+    nor another default-ignorable one (variation selectors, Hangul fillers, the combining
+    grapheme joiner). A note made only of invisible characters is empty to a reader."""
     return any(
-        not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zl", "Zp") for ch in text
+        not ch.isspace()
+        and unicodedata.category(ch) not in ("Cf", "Cc", "Zl", "Zp")
+        and _INVISIBLE.fullmatch(ch) is None
+        for ch in text
     )
+
+
+#: Unicode's default-ignorable characters: shown as nothing (what is not Cf among them).
+_INVISIBLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 # --------------------------------------------------------------------------------------------
