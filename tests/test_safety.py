@@ -93,6 +93,11 @@ LEXICAL_REJECTS = [
     ("a\ud800b", "surrogate"),
     ("docs/\u202egnp.md", "invisible or reordering"),
     ("docs/a\u200bb.md", "invisible or reordering"),
+    # shown as docs/setup.md, read as another file: variation selectors, Hangul filler, CGJ
+    ("docs/setup.md\ufe0f", "invisible or reordering"),
+    ("docs/setup\U000e0101.md", "invisible or reordering"),
+    ("docs/\u3164/setup.md", "invisible or reordering"),
+    ("docs/set\u034fup.md", "invisible or reordering"),
     (".", "root itself"),
     ("./", "root itself"),
 ]

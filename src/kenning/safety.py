@@ -202,11 +202,12 @@ def _character_reason(path: str) -> str | None:
     if any("\ud800" <= c <= "\udfff" for c in path):
         return "contains a lone surrogate"
     if any(
-        unicodedata.category(c) == "Cf" and not is_spelling_joiner(path, i)
+        (unicodedata.category(c) == "Cf" or _INVISIBLE.fullmatch(c) is not None)
+        and not is_spelling_joiner(path, i)
         for i, c in enumerate(path)
     ):
-        # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png": what is read is not
-        # what is shown
+        # a bidi override shows "docs/\u202egnp.md" as "docs/dm.png", a variation selector
+        # "docs/setup.md\ufe0f" as docs/setup.md: what is read is not what is shown
         return "contains an invisible or reordering character"
     return None
 
