@@ -54,6 +54,8 @@ def test_derived_ids_carry_no_control_or_invisible_characters(tmp_path: Path) ->
     assert resolve_project(root).group_id == "acme/app]0;pwned[2j"
     named = make_repo(tmp_path / "my\u202eppa")
     assert resolve_project(named).group_id == "myppa"
+    hidden = make_repo(tmp_path / "web\U000e0101app\ufe0f")  # variation selectors
+    assert resolve_project(hidden).group_id == "webapp"
 
 
 def test_group_id_falls_back_to_top_level_name(tmp_path: Path) -> None:
@@ -255,7 +257,18 @@ def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path, spelling
 
 
 @pytest.mark.parametrize(
-    "bad", ["   ", "all", "ALL", "a\x00b", "proj\udcff", "acme/\u202eevil", "acme/x\x9b2J"]
+    "bad",
+    [
+        "   ",
+        "all",
+        "ALL",
+        "a\x00b",
+        "proj\udcff",
+        "acme/\u202eevil",
+        "acme/x\x9b2J",
+        "acme/widgets\ufe0f",  # shown as acme/widgets: another project's memories
+        "acme/\u3164widgets",
+    ],
 )
 def test_unusable_project_ids_are_refused(tmp_path: Path, bad: str) -> None:
     root = make_repo(tmp_path / "r")

@@ -82,14 +82,16 @@ def normalise_remote(url: str) -> str | None:
 
 def _shown_only(name: str) -> str:
     """``name`` without control and format characters (escape sequences, bidi overrides,
-    zero-width characters): a remote URL or a folder name is not checked by anyone, and the
-    id it gives is printed (stats, doctor, the page) and written into every memory."""
-    from .safety import is_spelling_joiner
+    zero-width characters) and the other characters that show nothing (variation selectors,
+    Hangul fillers): a remote URL or a folder name is not checked by anyone, and the id it
+    gives is printed (stats, doctor, the page) and written into every memory."""
+    from .safety import is_invisible, is_spelling_joiner
 
     return "".join(
         c
         for i, c in enumerate(name)
-        if unicodedata.category(c) not in ("Cc", "Cf") or is_spelling_joiner(name, i)
+        if (unicodedata.category(c) not in ("Cc", "Cf") and not is_invisible(c))
+        or is_spelling_joiner(name, i)
     )
 
 

@@ -27,6 +27,7 @@ from .errors import UserInputError
 __all__ = [
     "UnsafePathError",
     "has_visible_text",
+    "is_invisible",
     "is_safe_source_path",
     "is_spelling_joiner",
     "normalise_content",
@@ -132,6 +133,13 @@ def has_visible_text(text: str) -> bool:
 
 #: Unicode's default-ignorable characters: shown as nothing (what is not Cf among them).
 _INVISIBLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
+def is_invisible(char: str) -> bool:
+    """Whether ``char`` is one of Unicode's default-ignorable characters, which show
+    nothing: format controls and variation selectors, Hangul fillers, the combining
+    grapheme joiner."""
+    return _INVISIBLE.fullmatch(char) is not None
 
 
 # --------------------------------------------------------------------------------------------
