@@ -334,6 +334,24 @@ def test_a_damaged_recall_log_line_is_skipped_not_a_broken_page(
     assert "Recall scores (2 recent recalls, 4 candidates)" in response.text
 
 
+def test_a_wrong_setting_is_said_on_the_page_without_the_secret_in_it(project: Path) -> None:
+    """A token pasted into the wrong line of .env is quoted by the error that refuses the
+    setting: every command's error line redacts it, the page showed it as it was."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys go through the release branch only", "rule").ok
+    client, source = _page_client(project)
+    token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+    try:
+        (project / ".env").write_text(f"KENNING_SIMILARITY_THRESHOLD={token}\n")
+        response = client.get("/")
+    finally:
+        source.close()
+    assert "KENNING_SIMILARITY_THRESHOLD" in response.text, response.text
+    assert token not in response.text and "[REDACTED:" in response.text
+
+
 def _page_client(project: Path) -> tuple[Any, Any]:
     """The page over ``project``'s store (hashing embedder), logged in, and its source."""
     from starlette.testclient import TestClient

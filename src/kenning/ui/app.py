@@ -42,7 +42,7 @@ from ..model import (
     edit_version,
     utc_now,
 )
-from ..render import escape_html_text, hidden_characters
+from ..render import escape_html_text, hidden_characters, safe_message
 from ..store import MemoryStore
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
@@ -536,7 +536,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         assert isinstance(exc, KenningError)
         # exit code 3 is a server store that is down: say so, never "no results"
         status = 503 if exc.exit_code == 3 else 400
-        return page(request, "error.html", status, message=str(exc), unavailable=status == 503)
+        # as every command's error line says it: a value it quotes holds no secret
+        message = safe_message(str(exc))
+        return page(request, "error.html", status, message=message, unavailable=status == 503)
 
     app = Starlette(
         routes=[
