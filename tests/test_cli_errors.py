@@ -118,6 +118,24 @@ def test_export_never_writes_its_temporary_file_through_a_symlink(
     assert not (seeded_project / "backup.jsonl.tmp").exists()
 
 
+def test_a_refusal_in_json_quotes_no_secret(seeded_project: Path) -> None:
+    """The reason of a refused note quotes what was wrong: said as an error line it had
+    its secrets redacted, in --json (and to an MCP client) it had them as given."""
+    token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+    runner = CliRunner()
+    for args in (
+        ["remember", "--type", token, "a note about tokens"],
+        ["remember", "--type", token, "--json", "a note about tokens"],
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 1, result.output
+        said = result.stdout + result.stderr
+        assert "unknown memory type" in said and token not in said, said
+    with open_store(cwd=seeded_project, embedder="hashing") as store:
+        refused = store.remember("a note about tokens", token)
+    assert refused.status == "rejected" and token not in (refused.reason or "")
+
+
 def test_export_over_a_private_backup_keeps_it_private(
     seeded_project: Path, tmp_path: Path
 ) -> None:

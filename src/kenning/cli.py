@@ -308,7 +308,9 @@ def _read_note(content: str, as_json: bool) -> str:
     except UserInputError as exc:
         if not as_json:
             raise
-        _echo_json(RememberResult(status=REJECTED, reason=str(exc)).to_dict())
+        from .render import safe_message
+
+        _echo_json(RememberResult(status=REJECTED, reason=safe_message(str(exc))).to_dict())
         sys.exit(EXIT_USER)
 
 
@@ -974,10 +976,12 @@ def source_cmd(
         except UserInputError as exc:
             if not as_json:
                 raise
+            from .render import safe_message
+
             # no document to check: a script reading --json still gets an answer
             _echo_json(
                 {"id": memory_id or target.strip(), "path": None, "ok": False}
-                | {"reason": str(exc)}
+                | {"reason": safe_message(str(exc))}
             )
             sys.exit(EXIT_USER)
     if check is None:
@@ -1904,8 +1908,10 @@ def edit(
     except (UserInputError, StoreNotFound) as exc:
         if not as_json:
             raise
+        from .render import safe_message
+
         # a script reading --json gets an answer, as from remember and forget
-        result = RememberResult(status=REJECTED, reason=str(exc))
+        result = RememberResult(status=REJECTED, reason=safe_message(str(exc)))
     if as_json:
         _echo_json(result.to_dict())
     elif result.unchanged:

@@ -212,6 +212,14 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
     return text
 
 
+def _refusal_reason(exc: UserInputError) -> str:
+    """A refused note's reason: the error's message, which may quote what was given (a
+    type, a source), with credentials redacted as in every error line."""
+    from .redaction import redact_secrets
+
+    return redact_secrets(str(exc))[0]
+
+
 #: Metadata the write path derives from the content and type (and the files it names):
 #: recomputed on every edit.
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
@@ -646,7 +654,7 @@ class MemoryStore:
         try:
             self.prepare(item, self.group_id)
         except UserInputError as exc:
-            return RememberResult(status=REJECTED, reason=str(exc))
+            return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
         return None
 
     def remember_many(
@@ -681,7 +689,7 @@ class MemoryStore:
             try:
                 prepared.append((index, self.prepare(item, gid)))
             except UserInputError as exc:  # content, type or metadata: said in the result
-                results[index] = RememberResult(status=REJECTED, reason=str(exc))
+                results[index] = RememberResult(status=REJECTED, reason=_refusal_reason(exc))
         self._write_prepared(
             prepared, results, near_duplicates, vectors, progress, batch_size, refresh
         )
@@ -1654,7 +1662,7 @@ class MemoryStore:
                 try:
                     prep = self.prepare(item, old.group_id, editing=True)
                 except UserInputError as exc:
-                    return RememberResult(status=REJECTED, reason=str(exc))
+                    return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
                 m = prep.memory
                 new = dataclasses.replace(
                     old,
