@@ -62,6 +62,18 @@ def test_pr_fallback_title_categories_top3_basenames() -> None:
     )
 
 
+def test_pr_file_names_reach_the_query_without_what_a_terminal_obeys() -> None:
+    """A PR's changed files are named by whoever wrote the PR: a file named with an OSC
+    title sequence, a bidi override or variation selectors was printed as it was by
+    ``kenning query pr`` (and sent to recall), while the title and body had them left out.
+    The names are flattened as the title is; the diff's own file names too."""
+    files = ["src/a\x1b]0;pwned\x07.py", "src/b\u202egnp.py", "src/c\ufe0f\U000e0101.py"]
+    query = query_from_pr("Fix it", "", files)
+    assert query == "Fix it — python — a.py, bgnp.py, c.py", query
+    diff = "diff --git a/x\x1b[2J.py b/x\x1b[2J.py\n--- a/x\x1b[2J.py\n+++ b/x\x1b[2J.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert "\x1b" not in query_from_pr("Fix it", diff, [])
+
+
 def test_pr_fallback_without_files_is_the_title() -> None:
     assert query_from_pr("  Refactor   the cache ", "   ", []) == "Refactor the cache"
 

@@ -298,7 +298,8 @@ def query_from_pr(title: str, body: str, files: Sequence[str] = ()) -> str:
     cats = file_categories(files)
     if cats:
         parts.append(", ".join(cats))
-    names = _top_basenames(files)
+    # the PR's files are named by whoever wrote it: flattened as its title is
+    names = [name for name in (_flat(n) for n in _top_basenames(files)) if name]
     if names:
         parts.append(", ".join(names))
     query = " — ".join(p for p in parts if p)
