@@ -32,10 +32,11 @@ a git repository, every tool answers an error that says how to name the project.
 
 The store of each project is opened once, lazily, and kept open; the model is loaded once
 (warmed up in the background at start). Without a store, reads answer empty results and the
-first ``hooks_remember`` creates it. Failures (a :class:`~kenning.errors.KenningError`, bad
-arguments) are tool errors (``isError``) with a readable message. The tools run on worker
-threads; the store is thread-safe. Logs go to stderr only; the SDK points fd 1 at stderr
-while serving, so nothing but protocol reaches stdout.
+first ``hooks_remember`` creates it. An optional argument sent as ``null`` means its
+default. Failures (a :class:`~kenning.errors.KenningError`, bad arguments) are tool errors
+(``isError``) with a readable message. The tools run on worker threads; the store is
+thread-safe. Logs go to stderr only; the SDK points fd 1 at stderr while serving, so
+nothing but protocol reaches stdout.
 
 **Robustness.** A line on stdin that the SDK cannot read as a JSON-RPC message (the SDK
 drops it silently) is answered here: ``-32700`` (parse error) for text that is not JSON,
@@ -270,8 +271,10 @@ def _require_text(value: str, name: str, hint: str) -> str:
     return value
 
 
-def _default_if_null(default: int) -> Callable[[Any], Any]:
-    """ruvector's server takes ``top_k || 5``: a JSON ``null`` means the default."""
+def _default_if_null(default: Any) -> Callable[[Any], Any]:
+    """A JSON ``null`` for an optional argument means its default (ruvector's server takes
+    ``top_k || 5`` and ``type || 'general'``; a client that sends every argument sends null
+    for those it has no value for)."""
 
     def before(value: Any) -> Any:
         return default if value is None else value
@@ -774,7 +777,9 @@ def build_server(tools: KenningTools) -> MCPServer:
         content: Annotated[str, Field(description="The note: a few sentences, one idea.")],
         ctx: Context,
         type: Annotated[
-            str, Field(description=f"Memory type (default {DEFAULT_TYPE}); see the description.")
+            str,
+            Field(description=f"Memory type (default {DEFAULT_TYPE}); see the description."),
+            BeforeValidator(_default_if_null(DEFAULT_TYPE)),
         ] = DEFAULT_TYPE,
         metadata: Annotated[
             dict[str, Any] | None,
@@ -821,13 +826,16 @@ def build_server(tools: KenningTools) -> MCPServer:
         limit: Annotated[
             int,
             Field(ge=1, le=protocol.SEARCH_MAX_LIMIT, description="Maximum results."),
+            BeforeValidator(_default_if_null(protocol.SEARCH_DEFAULT_LIMIT)),
         ] = protocol.SEARCH_DEFAULT_LIMIT,
         group_id: Annotated[
             OptionalText,
             Field(description='Project id (default: this project; "all" for every project).'),
         ] = None,
         decay: Annotated[
-            bool, Field(description="Rank newer memories higher (time decay).")
+            bool,
+            Field(description="Rank newer memories higher (time decay)."),
+            BeforeValidator(_default_if_null(True)),
         ] = True,
         types: Annotated[
             list[str] | str | None,
@@ -841,6 +849,7 @@ def build_server(tools: KenningTools) -> MCPServer:
                 description="Search the other collections too when the primary one has too "
                 "few results (default true; false: the primary collection alone)."
             ),
+            BeforeValidator(_default_if_null(True)),
         ] = True,
     ) -> dict[str, Any]:
         if memory_type is not None and types is not None and memory_type != types:

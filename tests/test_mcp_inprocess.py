@@ -1,0 +1,78 @@
+"""``kenning mcp``'s tools in-process: the server ``kenning mcp`` builds, driven by the official
+SDK's client over its in-memory transport (the stdio boundary is tested in test_mcp.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult
+
+from kenning.embedders.base import Embedder
+from kenning.mcp_server import KenningTools, build_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def client(project: Path, minilm: Embedder) -> AsyncIterator[Client]:
+    tools = KenningTools(project)
+    try:
+        async with Client(build_server(tools)) as connected:
+            yield connected
+    finally:
+        tools.close()
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> CallToolResult:
+    with anyio.fail_after(60):
+        return await client.call_tool(tool, arguments)
+
+
+def answer(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    data = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert isinstance(data, dict)
+    return data
+
+
+async def test_a_null_optional_argument_means_its_default(client: Client) -> None:
+    """A client that sends every optional argument, null when it has no value (as ruvector's
+    server reads ``args.type || 'general'``), gets the defaults, not a validation error."""
+    stored = answer(
+        await call(
+            client,
+            "hooks_remember",
+            content="The build uses pnpm workspaces: never run npm install at the root.",
+            type=None,
+            metadata=None,
+            source=None,
+        )
+    )
+    assert stored["status"] == "stored" and stored["type"] == "context", stored
+    found = answer(
+        await call(
+            client,
+            "search_memories",
+            query="pnpm workspaces npm install",
+            collection=None,
+            memory_type=None,
+            intent=None,
+            limit=None,
+            group_id=None,
+            decay=None,
+            use_cascading=None,
+        )
+    )
+    assert [r["memory"]["id"] for r in found["results"]] == [stored["id"]]
+    assert found["decay"] is True and found["cascading"]["enabled"] is True
