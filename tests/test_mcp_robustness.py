@@ -248,3 +248,31 @@ def test_malformed_lines_get_json_rpc_errors(project: Path, tmp_path: Path) -> N
         assert server.reply_to(12)["result"]["isError"] is True
     finally:
         assert server.close() == 0
+
+
+def test_a_request_whose_id_the_sdk_cannot_use_is_answered(project: Path, tmp_path: Path) -> None:
+    """The SDK read a request with an id that is not an integer or a string as a
+    notification (the id dropped) and ignored it: the client waiting on that id hung."""
+    server = RawServer(project, tmp_path / "err.log")
+    try:
+        server.initialize()
+        cases: list[tuple[bytes, Any]] = [
+            (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', None),
+            (b'{"jsonrpc": "2.0", "id": 7.0, "method": "ping"}', 7),  # the same JSON number
+            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', None),
+            (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', None),
+            (b'{"jsonrpc": "2.0", "id": {"n": 1}, "method": "tools/list"}', None),
+        ]
+        for n, (line, request_id) in enumerate(cases):
+            server.send_line(line)
+            # a real notification is still never answered; a ping after them (so that a
+            # line left unanswered fails here instead of waiting forever)
+            server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+            server.send({"jsonrpc": "2.0", "id": 100 + n, "method": "ping"})
+            reply = server.reply()
+            assert "error" in reply and reply.get("id") == request_id, (line, reply)
+            assert reply["error"]["code"] == -32600, (line, reply)
+            assert "not an integer or a string" in reply["error"]["message"], reply
+            assert server.reply() == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}
+    finally:
+        assert server.close() == 0

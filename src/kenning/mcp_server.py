@@ -42,7 +42,9 @@ nothing but protocol reaches stdout.
 drops it silently) is answered here: ``-32700`` (parse error) for text that is not JSON,
 ``-32600`` (invalid request) for JSON the SDK's parser refuses or that is not a request,
 with the request's id whenever one can be read — so a request holding a lone UTF-16
-surrogate, or nested deeper than the SDK's parser goes, gets an error instead of no reply.
+surrogate, or nested deeper than the SDK's parser goes, gets an error instead of no reply;
+so does a request whose id is not an integer or a string (the SDK reads it as a
+notification).
 :func:`run` ends the process with ``os._exit`` after flushing: the background model warm-up
 runs inside onnxruntime, and an interpreter that finalises while that thread is in native
 code aborts (``terminate called without an active exception``, exit 134).
@@ -1001,32 +1003,105 @@ def _usable_id(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def unanswerable_request_reply(line: str) -> types.JSONRPCError | None:
+    """The JSON-RPC error for a stdin line the SDK read as a *notification* although it is a
+    request, or None for a real notification. The SDK takes a message with a method and an
+    id it cannot use (``1.5``, ``2.0``, ``null``, ``true``, an object) as one without an id,
+    and drops it as an unknown notification: the client waiting on that id hung. JSON-RPC
+    answers a request whose id is not an integer or a string with ``-32600``; the reply
+    carries an integral number id as that integer (``2.0`` → ``2``, the same JSON number),
+    else null."""
+    try:
+        raw = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(raw, dict) or "id" not in raw:
+        return None  # a notification: never answered
+    request_id = raw["id"]
+    if isinstance(request_id, float) and request_id.is_integer() and abs(request_id) < 2**53:
+        request_id = int(request_id)
+    value = raw["id"]
+    kind = (
+        "null"
+        if value is None
+        else "a boolean"
+        if isinstance(value, bool)
+        else "a decimal number (an id is written 2, not 2.0)"
+        if isinstance(value, float)
+        else "an object or an array"
+    )  # not the value itself: the line is not logged, nor any part of it
+    return _error(
+        request_id,
+        types.INVALID_REQUEST,
+        f"Invalid request: its id is {kind}, not an integer or a string (MCP request ids "
+        "are integers or strings)",
+    )
+
+
+class _NoLines:
+    """The SDK's stdio transport reads no line itself: :func:`_serve_stdio` does."""
+
+    def __aiter__(self) -> "_NoLines":
+        return self
+
+    async def __anext__(self) -> str:
+        raise StopAsyncIteration
+
+
 async def _serve_stdio(server: MCPServer) -> None:
-    """``MCPServer.run_stdio_async``, plus a reply to every line it cannot read."""
+    """``MCPServer.run_stdio_async``, plus a reply to every line it cannot read (a line that
+    is not a message, a request whose id it cannot use). The lines are read here, as the
+    SDK's transport reads them (fd 0 pointed at the null device while serving, so that no
+    child process reads the protocol); the SDK's transport writes the answers."""
+    from mcp.server.stdio import _claim_fd, _open_stdin_diversion, _UnownedTextWrapper
+
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (read_stream, write_stream):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    no_lines: Any = _NoLines()
+    stdin_buffer, release_stdin = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
+    try:
+        stdin = anyio.wrap_file(
+            _UnownedTextWrapper(stdin_buffer, encoding="utf-8", errors="replace")
+        )
+        async with stdio_server(stdin=no_lines) as (_, write_stream):
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
-        async def relay() -> None:
-            async with send:
-                async for item in read_stream:
-                    if isinstance(item, Exception):
-                        reply = malformed_line_reply(item)
-                        # what was wrong, not the line (the SDK's error quotes part of it,
-                        # which may cut a secret past what redaction can recognise)
-                        log.info(
-                            "unreadable line on stdin: %s",
-                            reply.error.message if reply is not None else "a malformed response",
-                        )
-                        if reply is not None:
-                            await write_stream.send(SessionMessage(reply))
-                        continue
-                    await send.send(item)
+            async def answer(reply: types.JSONRPCError | None, what: str) -> None:
+                # what was wrong, not the line (the SDK's error quotes part of it, which
+                # may cut a secret past what redaction can recognise)
+                log.info("unreadable line on stdin: %s", what)
+                if reply is not None:
+                    await write_stream.send(SessionMessage(reply))
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(relay)
-            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
-            tg.cancel_scope.cancel()
+            async def relay() -> None:
+                async with send:
+                    async for line in stdin:
+                        try:
+                            message = types.jsonrpc_message_adapter.validate_json(
+                                line, by_name=False
+                            )
+                        except Exception as exc:
+                            reply = malformed_line_reply(exc)
+                            await answer(
+                                reply,
+                                reply.error.message
+                                if reply is not None
+                                else "a malformed response",
+                            )
+                            continue
+                        if isinstance(message, types.JSONRPCNotification):
+                            reply = unanswerable_request_reply(line)
+                            if reply is not None:
+                                await answer(reply, reply.error.message)
+                                continue
+                        await send.send(SessionMessage(message))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(relay)
+                await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+                tg.cancel_scope.cancel()
+    finally:
+        if release_stdin is not None:
+            release_stdin()
 
 
 def serve(
