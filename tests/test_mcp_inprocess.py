@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from kenning import open_store
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import KenningTools, build_server
 
@@ -76,3 +77,22 @@ async def test_a_null_optional_argument_means_its_default(client: Client) -> Non
     )
     assert [r["memory"]["id"] for r in found["results"]] == [stored["id"]]
     assert found["decay"] is True and found["cascading"]["enabled"] is True
+
+
+async def test_a_project_id_set_in_dotenv_is_followed_by_the_running_server(
+    client: Client, project: Path
+) -> None:
+    """README: put KENNING_PROJECT=<old id> in the project's .env to go on reading and writing
+    the notes of an id that changed. A running server kept writing under the id it opened
+    the store with, so its notes went where no later command or hook looked."""
+    first = answer(await call(client, "hooks_remember", content="Webhooks are retried 3 times."))
+    (project / ".env").write_text("KENNING_PROJECT=acme/payments\n", encoding="utf-8")
+    second = answer(
+        await call(client, "hooks_remember", content="Invoices are made on the first workday.")
+    )
+    stats = answer(await call(client, "hooks_stats"))
+    assert stats["group_id"] == "acme/payments" and stats["memories"] == 1, stats
+    with open_store(cwd=project, create=False) as store:  # as the next command reads it
+        assert store.group_id == "acme/payments"
+        assert [m.id for m in store.newest(10)] == [second["id"]]
+        assert [m.id for m in store.newest(10, group_id="all")] == [second["id"], first["id"]]

@@ -426,7 +426,8 @@ class KenningTools:
     def store(self, *, create: bool, where: Located | None = None) -> MemoryStore:
         """The store of the project at ``where`` (default: the folder named at start, else
         the working directory), opened once and kept (and opened again once its file was
-        deleted or replaced: ``rm -r .kenning``, a restored backup). Without a store yet,
+        deleted or replaced — ``rm -r .kenning``, a restored backup — or the project's
+        ``.env`` names another project id or store). Without a store yet,
         ``create=False`` gives one that reads as empty (``exists`` False), opened again on
         the next call so that a store created meanwhile is seen."""
         from .project import RepositoryRefused, find_checkout
@@ -437,7 +438,11 @@ class KenningTools:
             if kept is not None and not kept.replaced:
                 return kept
             if kept is not None:
-                log.warning("the store %s was deleted or replaced; opening it again", kept.location)
+                log.warning(
+                    "the store %s was deleted or replaced, or .env names another project or "
+                    "store; opening it again",
+                    kept.location,
+                )
                 self._retired.append(self._stores.pop(where.folder))
             try:
                 store = open_store(cwd=where.folder, create=create, missing_ok=not create)

@@ -8,6 +8,7 @@ modules (:mod:`scoring`, :mod:`search`, :mod:`render`, :mod:`safety`) decide.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -320,6 +321,7 @@ class MemoryStore:
         embedder: Embedder | None = None,
         embedder_name: str = "minilm",
         settings_files: SettingsFiles | None = None,
+        resolve: Callable[[], Project] | None = None,
     ) -> None:
         self.backend = backend
         self.project = project
@@ -327,6 +329,10 @@ class MemoryStore:
         #: Where ``settings`` came from: read again when a file changed (None: never).
         self._settings_files = settings_files
         self._settings_signature = settings_files.signature() if settings_files else None
+        #: The project resolved again as :func:`open_store` resolved it (None: never), and
+        #: the settings files' state when it last matched ``project``.
+        self._resolve = resolve
+        self._resolved_signature = self._settings_signature
         self._embedder = embedder
         self._embedder_name = embedder_name
         self._checked_provenance = False
@@ -378,9 +384,33 @@ class MemoryStore:
     @property
     def replaced(self) -> bool:
         """True when the store file this store has open was deleted, moved aside or
-        replaced since: a process that keeps the store open (the MCP server, the web page)
-        opens it again, or its reads and writes would go to a file nobody else sees."""
-        return self.backend.replaced()
+        replaced since, or when the project's ``.env`` (or the environment) now names
+        another project id or store (``KENNING_PROJECT``, ``KENNING_STORE``): a process that
+        keeps the store open (the MCP server, the web page) opens it again, or its reads and
+        writes would go to a file, or under an id, that nobody else sees."""
+        return self.backend.replaced() or self._project_changed()
+
+    def _project_changed(self) -> bool:
+        """Whether the project resolves to another id or store now; resolved again only
+        once ``.env`` or ``config.toml`` changed (a ``stat`` each otherwise)."""
+        if self._resolve is None or self._settings_files is None:
+            return False
+        signature = self._settings_files.signature()
+        if signature == self._resolved_signature:
+            return False
+        try:
+            now = self._resolve()
+        except KenningError:
+            return True  # opened again, the error says what is wrong (a bad KENNING_PROJECT)
+        was = self.project
+        if (now.group_id, now.store_path, now.store_url) != (
+            was.group_id,
+            was.store_path,
+            was.store_url,
+        ):
+            return True
+        self._resolved_signature = signature
+        return False
 
     @property
     def location(self) -> str:
@@ -1824,7 +1854,11 @@ def open_store(
         ) from None
     backend: Backend
     try:
-        project = resolve_project(Path(cwd) if cwd else None, group_id, store_path, url)
+        # kept, so that a store kept open can tell when .env names another project or store
+        resolve = functools.partial(
+            resolve_project, Path(cwd) if cwd else Path.cwd(), group_id, store_path, url
+        )
+        project = resolve()
         url = project.store_url
         if create and url is None:
             check_store_location(project)
@@ -1858,7 +1892,7 @@ def open_store(
         name = embedder
     elif embedder is not None:
         instance = embedder
-    return MemoryStore(backend, project, settings, instance, name, settings_files)
+    return MemoryStore(backend, project, settings, instance, name, settings_files, resolve)
 
 
 def _stamped_before_weight_hashes(stored: Provenance, mine: Provenance) -> bool:
