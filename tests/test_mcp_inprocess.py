@@ -17,6 +17,8 @@ from kenning import open_store
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import KenningTools, build_server
 
+from .conftest import git
+
 pytestmark = pytest.mark.anyio
 
 
@@ -96,3 +98,19 @@ async def test_a_project_id_set_in_dotenv_is_followed_by_the_running_server(
         assert store.group_id == "acme/payments"
         assert [m.id for m in store.newest(10)] == [second["id"]]
         assert [m.id for m in store.newest(10, group_id="all")] == [second["id"], first["id"]]
+
+
+async def test_a_remote_renamed_under_the_running_server_moves_its_new_notes_too(
+    client: Client, project: Path
+) -> None:
+    """The project id is worked out from the remote on every run (README); a running server
+    kept the id it started with, so after a rename its notes went under the old id while
+    every command and hook read the new one."""
+    answer(await call(client, "hooks_remember", content="Webhooks are retried 3 times."))
+    git(project, "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git")
+    second = answer(
+        await call(client, "hooks_remember", content="Invoices are made on the first workday.")
+    )
+    with open_store(cwd=project, create=False) as store:  # as the next command reads it
+        assert store.group_id == "acme/gadgets"
+        assert [m.id for m in store.newest(10)] == [second["id"]]

@@ -332,7 +332,7 @@ class MemoryStore:
         #: The project resolved again as :func:`open_store` resolved it (None: never), and
         #: the settings files' state when it last matched ``project``.
         self._resolve = resolve
-        self._resolved_signature = self._settings_signature
+        self._resolved_signature = self._identity_signature()
         self._embedder = embedder
         self._embedder_name = embedder_name
         self._checked_provenance = False
@@ -385,18 +385,36 @@ class MemoryStore:
     def replaced(self) -> bool:
         """True when the store file this store has open was deleted, moved aside or
         replaced since, or when the project's ``.env`` (or the environment) now names
-        another project id or store (``KENNING_PROJECT``, ``KENNING_STORE``): a process that
+        another project id or store (``KENNING_PROJECT``, ``KENNING_STORE``), or the id
+        worked out from its remote changed (a remote added or renamed): a process that
         keeps the store open (the MCP server, the web page) opens it again, or its reads and
         writes would go to a file, or under an id, that nobody else sees."""
         return self.backend.replaced() or self._project_changed()
 
+    def _identity_signature(self) -> tuple[Any, ...] | None:
+        """What changes when the project may resolve to another id or store: ``.env`` and
+        ``config.toml`` (:meth:`SettingsFiles.signature`), and the checkout's git config
+        (a remote added, renamed or removed changes the id worked out from it)."""
+        if self._resolve is None or self._settings_files is None:
+            return None
+        try:
+            st = os.stat(self.project.root / ".git" / "config")
+            git_config: tuple[int, ...] | None = (
+                st.st_mtime_ns,
+                st.st_ctime_ns,
+                st.st_size,
+                st.st_ino,
+            )
+        except OSError:
+            git_config = None
+        return (*self._settings_files.signature(), git_config)
+
     def _project_changed(self) -> bool:
         """Whether the project resolves to another id or store now; resolved again only
-        once ``.env`` or ``config.toml`` changed (a ``stat`` each otherwise)."""
-        if self._resolve is None or self._settings_files is None:
-            return False
-        signature = self._settings_files.signature()
-        if signature == self._resolved_signature:
+        once ``.env``, ``config.toml`` or the git config changed (a ``stat`` each
+        otherwise)."""
+        signature = self._identity_signature()
+        if self._resolve is None or signature == self._resolved_signature:
             return False
         try:
             now = self._resolve()
