@@ -112,6 +112,9 @@ ROOTS_TIMEOUT_S = 10.0
 #: How long :func:`serve` waits, at the end, for the background model warm-up to finish
 #: (a normal interpreter exit with that thread inside onnxruntime would abort).
 WARM_UP_JOIN_S = 60.0
+#: How long the server goes on, once stdin closed, to answer the requests read before (a
+#: tool call that waits on the client, ``roots/list``, gives up after ROOTS_TIMEOUT_S).
+DRAIN_TIMEOUT_S = 30.0
 
 
 def _collections_text() -> str:
@@ -1055,13 +1058,18 @@ class _NoLines:
 
 async def _serve_stdio(server: MCPServer) -> None:
     """``MCPServer.run_stdio_async``, plus a reply to every line it cannot read (a line that
-    is not a message, a request whose id it cannot use). The lines are read here, as the
-    SDK's transport reads them (fd 0 pointed at the null device while serving, so that no
-    child process reads the protocol); the SDK's transport writes the answers."""
+    is not a message, a request whose id it cannot use), and the answers to the requests
+    read before stdin closed (a script that pipes its requests in and closes stdin gets
+    them: the SDK stopped when stdin ended, its answers unwritten, though the tools had
+    run). The lines are read here, as the SDK's transport reads them (fd 0 pointed at the
+    null device while serving, so that no child process reads the protocol); the SDK's
+    transport writes the answers."""
     from mcp.server.stdio import _claim_fd, _open_stdin_diversion, _UnownedTextWrapper
 
     lowlevel = server._lowlevel_server
     no_lines: Any = _NoLines()
+    #: The ids of the client's requests not answered yet.
+    pending: set[int | str] = set()
     stdin_buffer, release_stdin = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
     try:
         stdin = anyio.wrap_file(
@@ -1069,6 +1077,7 @@ async def _serve_stdio(server: MCPServer) -> None:
         )
         async with stdio_server(stdin=no_lines) as (_, write_stream):
             send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            out_send, out_receive = anyio.create_memory_object_stream[SessionMessage](0)
 
             async def answer(reply: types.JSONRPCError | None, what: str) -> None:
                 # what was wrong, not the line (the SDK's error quotes part of it, which
@@ -1098,12 +1107,39 @@ async def _serve_stdio(server: MCPServer) -> None:
                             if reply is not None:
                                 await answer(reply, reply.error.message)
                                 continue
+                            if message.method == "notifications/cancelled":
+                                # a cancelled request is not answered: not waited for either
+                                cancelled = (message.params or {}).get("requestId")
+                                if isinstance(cancelled, int | str):
+                                    pending.discard(cancelled)
+                        if isinstance(message, types.JSONRPCRequest):
+                            pending.add(message.id)
                         await send.send(SessionMessage(message))
+                    # stdin ended: answer what was asked before the SDK stops serving
+                    with anyio.move_on_after(DRAIN_TIMEOUT_S):
+                        while pending:
+                            await anyio.sleep(0.01)
+
+            async def forward() -> None:
+                async with write_stream, out_receive:
+                    async for outgoing in out_receive:
+                        await write_stream.send(outgoing)
+                        if isinstance(outgoing.message, types.JSONRPCResponse | types.JSONRPCError):
+                            pending.discard(outgoing.message.id)
 
             async with anyio.create_task_group() as tg:
-                tg.start_soon(relay)
-                await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
-                tg.cancel_scope.cancel()
+                # the reader stops with the SDK; the writer once it wrote every answer
+                reading = anyio.CancelScope()
+
+                async def read() -> None:
+                    with reading:
+                        await relay()
+
+                tg.start_soon(read)
+                tg.start_soon(forward)
+                async with out_send:
+                    await lowlevel.run(receive, out_send, lowlevel.create_initialization_options())
+                reading.cancel()
     finally:
         if release_stdin is not None:
             release_stdin()
