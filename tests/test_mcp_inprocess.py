@@ -114,3 +114,17 @@ async def test_a_remote_renamed_under_the_running_server_moves_its_new_notes_too
     with open_store(cwd=project, create=False) as store:  # as the next command reads it
         assert store.group_id == "acme/gadgets"
         assert [m.id for m in store.newest(10)] == [second["id"]]
+
+
+async def test_a_project_moved_away_under_the_server_is_said_so(
+    client: Client, project: Path
+) -> None:
+    """The folder the server serves was renamed (or deleted) while it ran: the error said
+    it 'is not inside a git repository' and advised `git init` there."""
+    answer(await call(client, "hooks_remember", content="Pin the terraform provider versions."))
+    project.rename(project.with_name("renamed"))
+    result = await call(client, "hooks_recall", query="terraform provider versions")
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert f"{project} (--project-dir) no longer exists" in text, text
+    assert "git init" not in text and "not inside a git repository" not in text, text

@@ -384,6 +384,13 @@ def _first_checkout(uris: list[str]) -> Located | None:
 
 
 def no_project_message(where: Located) -> str:
+    if not where.folder.is_dir():
+        return (
+            f"kenning found no project to serve: {where.folder} ({where.origin}) no longer "
+            "exists (moved, renamed or deleted while the server ran?). Fix: restart the "
+            "server in the project's checkout, or point --project-dir (or CLAUDE_PROJECT_DIR) "
+            "at where it is now"
+        )
     if where.origin in ("--project-dir", "CLAUDE_PROJECT_DIR"):
         return (
             f"kenning found no project to serve: {where.folder} ({where.origin}) is not inside "
@@ -451,6 +458,8 @@ class KenningTools:
                 store = open_store(cwd=where.folder, create=create, missing_ok=not create)
             except UserInputError as exc:
                 # git refusing the checkout says so itself: it is in a repository
+                if not where.folder.is_dir():  # gone: not a question of git (no `git init`)
+                    raise UserInputError(no_project_message(where)) from None
                 if not isinstance(exc, RepositoryRefused) and find_checkout(where.folder) is None:
                     raise UserInputError(f"{no_project_message(where)} ({exc})") from None
                 raise
