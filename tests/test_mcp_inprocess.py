@@ -128,3 +128,15 @@ async def test_a_project_moved_away_under_the_server_is_said_so(
     text = result.content[0].text  # type: ignore[union-attr]
     assert f"{project} (--project-dir) no longer exists" in text, text
     assert "git init" not in text and "not inside a git repository" not in text, text
+
+
+async def test_a_query_of_invisible_characters_only_is_empty(client: Client) -> None:
+    """A query of zero-width spaces (or a lone byte-order mark) was searched as if it said
+    something: a stored note came back above the floor, noise in the agent's context. It
+    is empty, as such a note is to the write path."""
+    answer(await call(client, "hooks_remember", content="x"))
+    for query in ("\u200b\u200b", "\ufeff", "\u2060 \u200b"):
+        for tool in ("hooks_recall", "search_memories"):
+            result = await call(client, tool, query=query)
+            assert result.is_error, (tool, query, result.content)
+            assert "query is empty" in result.content[0].text  # type: ignore[union-attr]

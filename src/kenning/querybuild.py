@@ -22,6 +22,7 @@ from .errors import UserInputError
 from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
+from .safety import has_visible_text
 from .signatures import ANSI, extract_error_signature, looks_like_error
 from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
@@ -169,8 +170,11 @@ def check_query(text: str) -> None:
             "error's message or signature (`kenning query error` extracts it) or a summary of "
             "the task, not a whole log or file"
         )
-    if not text or not text.strip():
-        raise UserInputError("the query is empty; pass what you are about to work on")
+    if not text or not has_visible_text(text):  # a zero-width space says nothing either
+        raise UserInputError(
+            "the query is empty (or only whitespace and invisible characters); pass what you "
+            "are about to work on"
+        )
     reject_diff(text)
 
 
