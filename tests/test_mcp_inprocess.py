@@ -3,7 +3,9 @@ SDK's client over its in-memory transport (the stdio boundary is tested in test_
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -140,3 +142,23 @@ async def test_a_query_of_invisible_characters_only_is_empty(client: Client) -> 
             result = await call(client, tool, query=query)
             assert result.is_error, (tool, query, result.content)
             assert "query is empty" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_store_migrated_by_a_newer_kenning_is_not_written_by_the_running_server(
+    client: Client, project: Path
+) -> None:
+    """A newer kenning (installed while the server ran) migrated the store: the server, still
+    the old code, went on writing rows into a schema it does not know. It refuses now, as
+    opening that store does, and writes nothing."""
+    from kenning.backends.sqlite import SCHEMA_VERSION
+
+    answer(await call(client, "hooks_remember", content="The API is versioned in the URL path."))
+    db = project / ".kenning" / "memory.db"
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        conn.commit()
+    result = await call(client, "hooks_remember", content="Old versions are removed after a year.")
+    assert result.is_error, result.content
+    assert "newer than this kenning understands" in result.content[0].text  # type: ignore[union-attr]
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 1

@@ -637,6 +637,19 @@ class SQLiteBackend:
         if self._lost_index or self._lost_state:
             raise _lost_index_error(self.path, [*self._lost_index, *self._lost_state], "")
 
+    def _refuse_newer_schema(self) -> None:
+        """Inside the write transaction: a newer kenning may have migrated the store since
+        it was opened (one installed while an MCP server or the web page ran), and rows
+        written by code that does not know that schema could be incomplete or damaged."""
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreCorrupted(
+                f"{self.path} has schema version {version}, newer than this kenning understands "
+                f"({SCHEMA_VERSION}): a newer kenning migrated it since this process opened it; "
+                "nothing was written. Restart this process (the MCP server, `kenning ui`) with "
+                "the newer kenning"
+            )
+
     def _begin_write(self) -> None:
         """``BEGIN IMMEDIATE``: take the write lock, waiting up to the busy timeout."""
         try:
@@ -722,6 +735,7 @@ class SQLiteBackend:
             self._begin_write()
             self._in_tx = True
             try:
+                self._refuse_newer_schema()
                 yield
                 try:
                     self._conn.execute("COMMIT")
