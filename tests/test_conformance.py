@@ -2934,3 +2934,27 @@ def test_a_word_of_any_script_finds_its_note_by_the_lexical_search(backend: Back
         hits = backend.lexical_search(word, 5, Filters())
         assert [h.memory.id for h in hits] == [rows[i].memory.id], word
         assert backend.term_statistics(word).frequencies, word
+
+
+def test_postgres_store_migrated_by_a_newer_kenning_is_not_written(pg_url: str) -> None:
+    """A teammate's newer kenning migrated the team's store while this process (an MCP
+    server, the web page) had it open: its writes went on in a schema it does not know.
+    Refused now, inside the write, as opening that store is; nothing written."""
+    import psycopg
+
+    from kenning.backends.postgres import SCHEMA_VERSION, PostgresBackend
+
+    rows = corpus(3)
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        b.upsert(rows[:1])
+        with psycopg.connect(pg_url) as conn:
+            conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (SCHEMA_VERSION + 1,))
+        with (
+            pytest.raises(StoreCorrupted, match="newer than this kenning understands"),
+            b.exclusive(),
+        ):
+            b.upsert(rows[1:])
+        assert b.count(Filters()) == 1
+    finally:
+        b.close()

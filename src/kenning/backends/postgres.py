@@ -1042,11 +1042,26 @@ class PostgresBackend:
             conn.transaction(),
         ):
             self._take_store_lock(conn)
+            self._refuse_newer_schema(conn)
             self._local.conn = conn
             try:
                 yield
             finally:
                 self._local.conn = None
+
+    def _refuse_newer_schema(self, conn: psycopg.Connection[Any]) -> None:
+        """Inside the write's transaction: a newer kenning (a teammate's, or one installed
+        while this process ran) may have migrated the store since it was opened, and rows
+        written by code that does not know that schema could be incomplete or damaged."""
+        found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
+        version = int(_first(found)[0])
+        if version > SCHEMA_VERSION:
+            raise StoreCorrupted(
+                f"the store in {self.location} has schema version {version}, newer than "
+                f"this kenning understands ({SCHEMA_VERSION}): a newer kenning migrated it "
+                "since this process opened it; nothing was written. Upgrade kenning and restart "
+                "this process (the MCP server, `kenning ui`)"
+            )
 
     def _take_store_lock(self, conn: psycopg.Connection[Any]) -> None:
         """The store's write lock, in the caller's transaction, waiting at most
