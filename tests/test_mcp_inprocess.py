@@ -162,3 +162,14 @@ async def test_a_store_migrated_by_a_newer_kenning_is_not_written_by_the_running
     assert "newer than this kenning understands" in result.content[0].text  # type: ignore[union-attr]
     with contextlib.closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
+
+
+async def test_an_unknown_id_looked_for_in_every_project_says_any_project(client: Client) -> None:
+    """group_id "all" is every project (as `kenning forget --project all` says): the tools
+    answered "no memory with id … in project all", a project that does not exist."""
+    answer(await call(client, "hooks_remember", content="The API is versioned in the URL path."))
+    for tool in ("forget", "read_source"):
+        result = await call(client, tool, id="no-such-id", group_id="all")
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert "no memory with id no-such-id in any project" in text, (tool, text)

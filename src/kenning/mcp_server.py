@@ -633,6 +633,8 @@ class KenningTools:
         store = self.store(create=False, where=where)
         if not store.forget(id, group_id=group_id):
             where_text = "this project" if group_id is None else f"project {group_id}"
+            if group_id is not None and group_id.strip().lower() == "all":
+                where_text = "any project"
             raise UserInputError(
                 f"no memory with id {id.strip()} in {where_text} ({store.location})"
             )

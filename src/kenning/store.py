@@ -1480,6 +1480,8 @@ class MemoryStore:
         memory = self.get(memory_id, group_id=group_id)  # None: this project
         if memory is None:
             where = "this project" if group_id is None else f"project {group_id}"
+            if group_id is not None and group_id.strip().lower() == "all":
+                where = "any project"
             raise UserInputError(f"no memory with id {memory_id.strip()} in {where}")
         check = self.check_source(memory)
         if check is None:
