@@ -1650,3 +1650,23 @@ def test_a_state_after_a_secrets_key_is_a_message_not_the_secret(text: str) -> N
     assert redact_secrets(text) == (text, {})
     for secret in ("token: expired2024", "password: Invalid!9x", "token: abc"):
         assert redact_secrets(secret)[1], secret
+
+
+def test_prose_in_capitals_after_identified_by_is_no_oracle_password() -> None:
+    """Oracle's unquoted password after IDENTIFIED BY was taken wherever any word in
+    capitals followed it, so prose written in capitals ("STRUCT FIELDS ARE IDENTIFIED BY THE
+    NAME USED BEFORE THE COLON", rustc's E0026 page upper-cased) lost a word to redaction,
+    and the note no longer matched its own lower-case text as a duplicate. The password is
+    taken before the statement's end or one of its clauses, not before any word."""
+    prose = "STRUCT FIELDS ARE\nIDENTIFIED BY THE NAME USED BEFORE THE COLON `:` SO"
+    assert redact_secrets(prose) == (prose, {})
+    for sql in (
+        "CREATE USER scott IDENTIFIED BY tiger DEFAULT TABLESPACE users;",
+        "ALTER USER hr IDENTIFIED BY Hr2024pw ACCOUNT UNLOCK;",
+        "ALTER USER hr IDENTIFIED BY newpw REPLACE oldpw;",
+        "CREATE USER app IDENTIFIED BY s3cret",
+        "CREATE USER app IDENTIFIED BY s3cret QUOTA UNLIMITED ON users;",
+    ):
+        out, found = redact_secrets(sql)
+        assert found, sql
+        assert "tiger" not in out and "Hr2024pw" not in out and "s3cret" not in out, out

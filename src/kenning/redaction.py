@@ -651,8 +651,11 @@ _SQL_IDENTIFIED = lazy(
     r"\b(?i:identified(?:[ \t]+with[ \t]+[\w$]{1,64})?[ \t]+by)[ \t]+"
     r"(?:'(?P<sq>[^'\r\n]{1,1024})'|\"(?P<dq>[^\"\r\n]{1,1024})\")"
     r"|(?<![\w'\"])IDENTIFIED(?:[ \t]+WITH[ \t]+[\w$]{1,64})?[ \t]+BY[ \t]+(?!VALUES\b)"
-    # and the statement ends, or its next clause (ACCOUNT UNLOCK, DEFAULT TABLESPACE) follows
-    r"(?P<val>[^\s;'\"`]{1,1024})(?=[ \t]*(?:;|\r?$|[A-Z]{2,}\b))",
+    # and the statement ends, or one of its clauses follows (Oracle's and MySQL's: ACCOUNT
+    # UNLOCK, DEFAULT TABLESPACE, REPLACE old, …): any word in capitals is prose in capitals
+    r"(?P<val>[^\s;'\"`]{1,1024})(?=[ \t]*(?:;|,|\r?$|(?:ACCOUNT|DEFAULT|TEMPORARY|QUOTA"
+    r"|PROFILE|PASSWORD|CONTAINER|REPLACE|ENABLE|REQUIRE|WITH|COMMENT|ATTRIBUTE"
+    r"|FAILED_LOGIN_ATTEMPTS|PASSWORD_LOCK_TIME|RETAIN|DISCARD|AND)\b))",
     re.MULTILINE,
 )
 #: MySQL's SET PASSWORD [FOR user] = '…', and its PASSWORD('…') function (an UPDATE of
