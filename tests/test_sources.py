@@ -87,7 +87,13 @@ def test_check_source(project: Path, docs: Path) -> None:
      ".env", "deploy/.env.production", ".netrc", ".envrc", ".git-credentials",
      ".pgpass", "deploy/.htpasswd", "ops/.ssh/config", "keys/id_ed25519", "certs/server.key",
      "certs/tls.pem", "ops/.aws/credentials", "ops/.kube/config", "ops/.docker/config.json",
-     "signing/release.p12"],
+     "signing/release.p12",
+     # where other tools keep their secrets: an env file by another name, terraform's state
+     # and variables, a service account's key, MySQL's, Vault's, s3cmd's and kubectl's
+     "deploy/prod.env", "infra/terraform.tfstate", "infra/terraform.tfstate.backup",
+     "infra/prod.tfvars", "gcp/credentials.json", "gcp/service-account.json", ".my.cnf",
+     ".vault-token", ".s3cfg", "ops/kubeconfig", "secrets.yaml", "config/secrets.yml",
+     "config/master.key", "config/credentials.yml.enc"],
 )  # fmt: skip
 def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
     """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and

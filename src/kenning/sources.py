@@ -44,7 +44,14 @@ _PRIVATE_FOLDERS = frozenset({".git", ".kenning", ".ssh", ".gnupg", ".aws", ".ku
 _SECRET_FILE = re.compile(
     r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$"
     r"|^\.pgpass$|^\.htpasswd$|^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$"
-    r"|^.+\.(pem|key|p12|pfx|jks|keystore)$",
+    r"|^.+\.(pem|key|p12|pfx|jks|keystore)$"
+    # other tools' secrets: an env file by another name, terraform's state and variables, a
+    # cloud service account's key, MySQL's, Vault's, s3cmd's and kubectl's, Rails' and
+    # Helm/SOPS-style secrets files
+    r"|^.+\.env$|^.+\.tfstate(\.backup)?$|^.+\.tfvars(\.json)?$"
+    r"|^(credentials|service[-_]account|.+[-_]service[-_]account)\.json$"
+    r"|^\.my\.cnf$|^\.vault-token$|^\.s3cfg$|^kubeconfig$|^secrets?\.ya?ml$"
+    r"|^credentials\.yml\.enc$",
     re.I,
 )
 
