@@ -184,6 +184,32 @@ def test_doctor_checks_a_store_named_with_store_from_anywhere(
     assert run_doctor(cwd=project).check("location").status == "ok"
 
 
+def test_doctor_on_a_missing_store_named_with_store_from_elsewhere_fails(
+    project: Path, tmp_path: Path
+) -> None:
+    """`kenning doctor --store ~/backups/memroy.db` (a path mistyped, a backup that was never
+    made) run outside that path's checkout said "healthy", exit 0: "no store yet …
+    `kenning remember` creates it", though there is nothing to check and remember refuses to
+    write there from here (the location check's own warning). Before the location check
+    became a warning it failed, exit 1. A store named with --store that does not exist is
+    a failed check that names the path."""
+    from kenning.doctor import run_doctor
+
+    missing = tmp_path / "backups" / "memroy.db"
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    for cwd in (project, nowhere):
+        report = run_doctor(missing, cwd=cwd)
+        assert not report.healthy, report.to_dict()
+        store = report.check("store")
+        assert store.status == "failed" and str(missing) in store.message, store
+        assert "creates it" not in store.message and store.fix and "--store" in store.fix
+    # inside the project, a store named there is created by the first remember: as before
+    inside = project / ".kenning" / "other.db"
+    report = run_doctor(inside, cwd=project)
+    assert report.healthy and "creates it" in report.check("store").message
+
+
 def test_a_qdrant_local_store_in_the_kenning_folder_is_ignored_too(
     project: Path, minilm: Embedder
 ) -> None:

@@ -6,7 +6,8 @@ Checks, in order (a check whose precondition failed is ``skipped``):
   the project root (:func:`kenning.project.check_store_location`). A store named with
   ``--store`` (a backup, a store moved aside, another checkout's) is checked where it is:
   that it lies outside this project, or that no project is here, is a ``warning`` (writes
-  to it are refused from here; reads work).
+  to it are refused from here; reads work); such a store that does not exist fails the
+  ``store`` check (a mistyped path: no remember from here would create it).
 * ``store`` — the file exists and SQLite can read it (opened read-only: doctor never
   migrates, repairs or rewrites the file; a damaged file is left exactly as it was).
 * ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
@@ -633,6 +634,18 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
                 )
             )
             return skip("store", "no store, and none can be created")
+        if location.status == WARNING:
+            # named with --store outside this project (or with none here): nothing to check,
+            # and no remember from here creates it (the write guard refuses it)
+            checks.append(
+                Check(
+                    "store",
+                    FAILED,
+                    f"no store at {path}: the store named with --store does not exist",
+                    "check the path given with --store (a backup's name, a store moved aside)",
+                )
+            )
+            return skip("store", "no store at the path named with --store")
         checks.append(Check("store", OK, f"no store yet at {path}; `kenning remember` creates it"))
         return skip("store", "no store yet")
     if path.is_dir():
