@@ -778,3 +778,35 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
     assert (report.updated, report.seeded, report.retired) == (1, 0, 0)
     (entry,) = of(store, "db")
     assert entry.id == old and "Use one writer process." in entry.content
+
+
+def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step_after_a_migration(
+    store: MemoryStore, docs: Path, minilm: Embedder
+) -> None:
+    """`kenning migrate` copied the memories but not the seeding's record of the folder: an
+    older kenning's unmarked entries, in the migrated store (a team's server, a new file),
+    were no longer taken for the documents' own, so the next re-seed of a rewritten fix added
+    a second entry beside the outdated one (both recalled for the error), and a deleted doc's
+    entry was never retired. The record goes with the memories (a target that has its own
+    keeps it)."""
+    from kenning.migrate import migrate_store
+
+    root = docs.parent.parent
+    source = "docs/solutions/db/db.md"
+    seed_solutions(store, docs)
+    key = f"{SEED_STATE_KEY}:acme/widgets"
+    state = json.loads(store.backend.get_meta(key) or "")
+    for folder in state["folders"].values():
+        folder.pop("unmarked_before", None)
+    (seeded,) = of(store, "db")
+    store.forget(seeded.id)  # as the older kenning stored it: no mark
+    old = store.remember(seeded.content, "error_fix", source=source).id
+    store.backend.set_meta(key, json.dumps(state))
+    report = migrate_store(store, str(root / ".kenning" / "team.db"))
+    assert report.verified and report.copied == 3
+    write(root, source, doc("db", fix="Use one writer process."))
+    with open_store(root / ".kenning" / "team.db", cwd=root, embedder=minilm) as team:
+        again = seed_solutions(team, docs)
+        assert (again.updated, again.seeded, again.retired) == (1, 0, 0)
+        (entry,) = of(team, "db")
+        assert entry.id == old and "Use one writer process." in entry.content

@@ -1,5 +1,6 @@
 """``kenning migrate``: copy memories from one store to another (e.g. the embedded file to
-a team PostgreSQL), keeping ids, timestamps, projects and vectors.
+a team PostgreSQL), keeping ids, timestamps, projects and vectors, and each project's record
+of its seeded solution-doc folders (where the target has none of its own).
 
 Resumable: memories already present in the target (same id) are skipped, so an interrupted
 run is simply run again (one the target holds with another text, edited in one of the stores
@@ -135,6 +136,8 @@ def migrate(
     #: source ids whose content the target's project already held under another id
     merged: set[str] = set()
     taken: dict[str, str] = {}
+    #: the projects the source holds memories of (their seeding records go along)
+    projects: set[str] = set()
     changed: dict[str, str] = {}
     batch: list[MemoryRecord] = []
     # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
@@ -207,6 +210,7 @@ def migrate(
         with bulk:
             for record in source.iterate(filters, batch_size=BATCH):
                 batch.append(_portable(record))
+                projects.add(record.memory.group_id)
                 if len(batch) >= BATCH:
                     flush()
             flush()
@@ -218,6 +222,7 @@ def migrate(
             "is written whole or not at all); run the same `kenning migrate` again once the "
             "server is back, and it resumes (what is already there is skipped)"
         ) from None
+    _copy_seed_records(source, target, projects)
     source_pairs = _pairs(source, filters)
     target_pairs = _pairs(target, filters)
     in_target = set(target_pairs)
@@ -232,6 +237,23 @@ def migrate(
         id_taken=taken,
         changed=changed,
     )
+
+
+def _copy_seed_records(source: Backend, target: Backend, projects: set[str]) -> None:
+    """Each project's record of its seeded solution-doc folders (:mod:`kenning.seeding`),
+    where the target has none of its own: without it, the entries an older kenning seeded
+    (which carry no mark) are not taken for the documents' own there, and the next re-seed
+    adds a rewritten fix beside the outdated entry instead of replacing it."""
+    from .seeding import SEED_STATE_KEY
+
+    for group_id in sorted(projects):
+        key = f"{SEED_STATE_KEY}:{group_id}"
+        record = source.get_meta(key)
+        if record is None:
+            continue
+        with target.exclusive():
+            if target.get_meta(key) is None:
+                target.set_meta(key, record)
 
 
 def _same_store(source: Backend, target: Backend) -> bool:
