@@ -1494,6 +1494,19 @@ def test_a_url_encoded_or_base64_encoded_secret_is_redacted(text: str, secret: s
         assert redact_secrets(kept) == (kept, {}), kept
 
 
+def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:
+    """A credential percent-encoded inside one parameter of a logged URL
+    (``?q=password%3D…&page=2``) was redacted with the parameters after it: the decoded
+    value ran on over the URL's own ``&`` (a literal one, which no encoded value holds), so
+    the note lost ``&page=2&sort=asc``. The value ends there now; the rest is kept."""
+    text = "GET /search?q=password%3DHy6tB1q9Zx&page=2&sort=asc HTTP/1.1"
+    out, counts = redact_secrets(text)
+    assert out == "GET /search?q=password%3D[REDACTED:password_assignment]&page=2&sort=asc HTTP/1.1"
+    assert counts == {"password_assignment": 1}
+    # a value written as it is keeps its own ``&`` redacted with it, as before
+    assert "Hy6&tB1q9Zx" not in redact_secrets("password=Hy6&tB1q9Zx")[0]
+
+
 @pytest.mark.parametrize(
     ("text", "secret"),
     [

@@ -1599,11 +1599,20 @@ def _find_percent_encoded(scan: str) -> list[_Hit]:
     starts.extend(range(pos, len(scan)))
     starts.append(len(scan))
     decoded = "".join(parts)
-    return [
-        _Hit(starts[h.start], starts[h.end], h.kind, h.rank)
-        for h in _find_all(decoded)
-        if h.end > h.start
-    ]
+    hits: list[_Hit] = []
+    for h in _find_all(decoded):
+        end = h.end
+        # an ``&`` written as it is ends the encoded value: it is the URL's or the form's
+        # own separator (``?q=password%3D…&page=2``), an encoded one is ``%26``; a value
+        # with a literal ``&`` of its own is found as written too
+        amp = decoded.find("&", h.start + 1, end)
+        while amp >= 0 and scan[starts[amp]] != "&":
+            amp = decoded.find("&", amp + 1, end)
+        if amp >= 0:
+            end = amp
+        if end > h.start:
+            hits.append(_Hit(starts[h.start], starts[end], h.kind, h.rank))
+    return hits
 
 
 #: A run of base64 (standard alphabet, padded or not) long enough to hold a credential.
