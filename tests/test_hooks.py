@@ -1063,3 +1063,34 @@ def test_an_npm_or_make_error_told_in_a_sentence_is_the_error_query(
 ) -> None:
     """Only an error of the form 'Name: message' was split from its sentence."""
     assert (signature, True) in claude_code.prompt_queries(prompt)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "signature"),
+    [
+        (
+            "can you explain why the CI shows 'fatal: not a git repository' in the checkout step?",
+            "fatal: not a git repository",
+        ),
+        (
+            "the deploy log says \"Error: Cannot find module 'semver'\" after the upgrade",
+            "Error: Cannot find module 'semver'",
+        ),
+        (
+            "the build prints 'Error: Cannot find module 'semver'' and stops",
+            "Error: Cannot find module 'semver'",
+        ),
+        (
+            "the script prints 'Error: can't open config.yml' for some users",
+            "Error: can't open config.yml",
+        ),
+    ],
+)
+def test_an_error_quoted_in_a_sentence_ends_at_its_closing_quote(
+    prompt: str, signature: str
+) -> None:
+    """An error quoted in a sentence with ' or " (as with backticks) had the closing quote
+    and the words after it in the error query ("fatal: not a git repository' in the
+    checkout step"), so its fingerprint was not the error's and the stored exact fix was
+    not found by it."""
+    assert (signature, True) in claude_code.prompt_queries(prompt)

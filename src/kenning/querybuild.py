@@ -427,10 +427,10 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     """``(words, error)`` of one line of a prompt: a sentence that reports an error in its
     middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
     it") is split into the words before the error and the error with its message, up to
-    the sentence's end, a closing backtick or a word joining another clause ("when …",
-    "…, any idea?"). A line that starts with its error keeps all of it but a clause joined
-    after it ("… when I log out"); one with no error with a message is ``("", line)``: the
-    error's signature is then the parser's to find."""
+    the sentence's end, a closing backtick or quote (``'…'``, ``"…"``) or a word joining
+    another clause ("when …", "…, any idea?"). A line that starts with its error keeps all
+    of it but a clause joined after it ("… when I log out"); one with no error with a
+    message is ``("", line)``: the error's signature is then the parser's to find."""
     prose = _PROSE_WORD.search(line)
     at = 0
     while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
@@ -441,8 +441,11 @@ def error_in_sentence(line: str) -> tuple[str, str]:
             continue  # "this error: KeyError: 'user'": the error is what the label names
         before = line[: match.start()]
         error = line[match.start() :]
+        quoted = before[-1:] in ("'", '"') and not before[-2:-1].isalnum()
         if before.endswith("`") and "`" in error:
             error = error[: error.index("`")]
+        elif quoted and (close := _closing_quote(error, before[-1])) is not None:
+            error = error[:close]
         else:
             # the message's own colon and quotes are kept: the end is searched after them
             end = _MESSAGE_END.search(error, match.end() - match.start())
@@ -452,6 +455,25 @@ def error_in_sentence(line: str) -> tuple[str, str]:
         if error:
             return before.rstrip(" \t`'\"(:"), error
     return "", line
+
+
+def _closing_quote(error: str, quote: str) -> int | None:
+    """Where the quote that opened ``error`` closes: the first ``quote`` followed by a
+    space, a sentence mark or the line's end with as many of its quotes before it opened as
+    closed (``'Error: Cannot find module 'semver''``); one between two letters is an
+    apostrophe (``can't``). ``None`` when there is none."""
+    inner = 0
+    at = error.find(quote)
+    while at >= 0:
+        after = error[at + 1 : at + 2]
+        if at and error[at - 1].isalnum() and after.isalnum():
+            pass  # an apostrophe
+        elif (not after or after.isspace() or after in ".,;:!?)") and inner % 2 == 0:
+            return at
+        else:
+            inner += 1
+        at = error.find(quote, at + 1)
+    return None
 
 
 def _error_first(line: str, match: re.Match[str]) -> tuple[str, str]:
