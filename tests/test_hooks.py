@@ -1094,3 +1094,23 @@ def test_an_error_quoted_in_a_sentence_ends_at_its_closing_quote(
     checkout step"), so its fingerprint was not the error's and the stored exact fix was
     not found by it."""
     assert (signature, True) in claude_code.prompt_queries(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Raise ValueError when the input is empty",
+        "Catch TimeoutError and retry three times",
+        "Handle KeyError in the parser and log the key",
+    ],
+)
+def test_a_task_that_names_an_exception_is_no_error_query_whatever_its_first_letter(
+    prompt: str,
+) -> None:
+    """A task naming an exception class was no error query written in lower case ("raise
+    ValueError when …") but took the error path with its first word capitalised ("Raise
+    ValueError when …"), as a prompt usually starts: only a lower-case word was taken for a
+    word of a sentence."""
+    lower = prompt[0].lower() + prompt[1:]
+    assert claude_code.prompt_queries(lower) == [(lower, False)]
+    assert claude_code.prompt_queries(prompt) == [(prompt, False)]

@@ -377,6 +377,9 @@ _NAMED_EXCEPTION = lazy(
 )
 #: A word of a sentence: lower-case letters followed by a space.
 _PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
+#: The same, or a word with its first letter capitalised, as a sentence starts ("Raise",
+#: "Catch"; not a class name such as "KeyError", whose later capital it does not take).
+_SENTENCE_WORD = lazy(r"(?:^|\s)[A-Za-z][a-z']*[^\S\n]")
 
 
 def reports_error(text: str) -> bool:
@@ -391,7 +394,7 @@ def reports_error(text: str) -> bool:
 
     def masked(line: str) -> str:
         # a name after the line's first word of a sentence is named by the sentence
-        prose = _PROSE_WORD.search(line)
+        prose = _SENTENCE_WORD.search(line)
         if prose is None:
             return line
         return line[: prose.end()] + _NAMED_EXCEPTION.sub("exception", line[prose.end() :])
