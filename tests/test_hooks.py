@@ -1114,3 +1114,31 @@ def test_a_task_that_names_an_exception_is_no_error_query_whatever_its_first_let
     lower = prompt[0].lower() + prompt[1:]
     assert claude_code.prompt_queries(lower) == [(lower, False)]
     assert claude_code.prompt_queries(prompt) == [(prompt, False)]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "error"),
+    [
+        (
+            "the build fails with fatal error: openssl/ssl.h: No such file or directory",
+            "fatal error: openssl/ssl.h: No such file or directory",
+        ),
+        (
+            "make stops at src/main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+            "src/main.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+        ),
+        (
+            "the program dies with fatal error: all goroutines are asleep",
+            "fatal error: all goroutines are asleep",
+        ),
+    ],
+)
+def test_a_fatal_error_told_in_a_sentence_keeps_its_fatal(prompt: str, error: str) -> None:
+    """A compiler's or Go's 'fatal error: …' told in a sentence lost its 'fatal' (the
+    error query was 'error: openssl/ssl.h: …'), so its fingerprint was not the pasted
+    error's and the stored exact fix was not found by it."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.querybuild import query_from_error
+
+    [signature] = [q for q, is_error in claude_code.prompt_queries(prompt) if is_error]
+    assert error_fingerprint(signature) == error_fingerprint(query_from_error(error))
