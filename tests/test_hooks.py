@@ -1142,3 +1142,21 @@ def test_a_fatal_error_told_in_a_sentence_keeps_its_fatal(prompt: str, error: st
 
     [signature] = [q for q, is_error in claude_code.prompt_queries(prompt) if is_error]
     assert error_fingerprint(signature) == error_fingerprint(query_from_error(error))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "error"),
+    [
+        (
+            "pip install fails with ERROR: No matching distribution found for torch==2.9.",
+            "ERROR: No matching distribution found for torch==2.9",
+        ),
+    ],
+)
+def test_an_error_in_capitals_told_in_a_sentence_is_the_error_query(
+    prompt: str, error: str
+) -> None:
+    """pip's 'ERROR: …' told in a sentence was not split from it (only 'error:' in lower
+    case was): the whole sentence was the error query, and the stored exact fix was not
+    found by its fingerprint."""
+    assert (error, True) in claude_code.prompt_queries(prompt)

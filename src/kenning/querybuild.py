@@ -405,10 +405,10 @@ def reports_error(text: str) -> bool:
 #: An error with its message: ``KeyError: 'user'``, ``Error: Cannot find module``,
 #: ``error: linker `cc` not found``, ``error[E0502]: cannot borrow``, ``fatal: not a git
 #: repository``, ``npm ERR! code ERESOLVE``, ``make: *** [build] Error 2``; a compiler's or
-#: Go's ``fatal error: …`` whole.
+#: Go's ``fatal error: …`` whole; pip's ``ERROR: …`` in capitals.
 _ERROR_WITH_MESSAGE = lazy(
     r"(?<![\w.$])(?:(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)"
-    r"|(?:fatal[^\S\n]+)?error(?:\[E\d+\])?|fatal|panic):"
+    r"|(?:fatal[^\S\n]+)?error(?:\[E\d+\])?|ERROR|fatal|panic):"
     r"|npm[^\S\n]+ERR!|make(?:\[\d+\])?:[^\S\n]+\*\*\*)[^\S\n]+\S"
 )
 #: Where the sentence goes on after the error's message: its end, or a word that joins
