@@ -758,12 +758,9 @@ def test_a_note_remembered_with_a_doc_as_its_source_is_not_the_docs(
     assert sorted(m.id for m in of(store, "db")) == sorted(ids)
 
 
-def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
-    store: MemoryStore, docs: Path
-) -> None:
-    """An older kenning marked no entry it seeded: a folder it seeded (its state without
-    the mark's time) still has its unmarked entries updated and retired as before."""
-    source = "docs/solutions/db/db.md"
+def _seeded_by_an_older_kenning(store: MemoryStore, docs: Path, source: str) -> str | None:
+    """Seed ``docs`` as an older kenning left them: its entry for ``source`` unmarked, the
+    folder's state without the mark's time. Returns that entry's id."""
     seed_solutions(store, docs)
     key = f"{SEED_STATE_KEY}:acme/widgets"
     state = json.loads(store.backend.get_meta(key) or "")
@@ -773,6 +770,16 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
     store.forget(seeded.id)  # as the older kenning stored it: no mark
     old = store.remember(seeded.content, "error_fix", source=source).id
     store.backend.set_meta(key, json.dumps(state))
+    return old
+
+
+def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
+    store: MemoryStore, docs: Path
+) -> None:
+    """An older kenning marked no entry it seeded: a folder it seeded (its state without
+    the mark's time) still has its unmarked entries updated and retired as before."""
+    source = "docs/solutions/db/db.md"
+    old = _seeded_by_an_older_kenning(store, docs, source)
     write(docs.parent.parent, source, doc("db", fix="Use one writer process."))
     report = seed_solutions(store, docs, changed_only=True)
     assert (report.updated, report.seeded, report.retired) == (1, 0, 0)
@@ -793,15 +800,7 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step_after_a_migr
 
     root = docs.parent.parent
     source = "docs/solutions/db/db.md"
-    seed_solutions(store, docs)
-    key = f"{SEED_STATE_KEY}:acme/widgets"
-    state = json.loads(store.backend.get_meta(key) or "")
-    for folder in state["folders"].values():
-        folder.pop("unmarked_before", None)
-    (seeded,) = of(store, "db")
-    store.forget(seeded.id)  # as the older kenning stored it: no mark
-    old = store.remember(seeded.content, "error_fix", source=source).id
-    store.backend.set_meta(key, json.dumps(state))
+    old = _seeded_by_an_older_kenning(store, docs, source)
     report = migrate_store(store, str(root / ".kenning" / "team.db"))
     assert report.verified and report.copied == 3
     write(root, source, doc("db", fix="Use one writer process."))
