@@ -222,6 +222,16 @@ def test_combine_first_result_longer_than_budget() -> None:
     assert truncated
 
 
+def test_a_first_result_with_no_character_to_show_does_not_blank_the_others() -> None:
+    """A note that is one grapheme cluster longer than the budget (a letter under 5,000
+    combining marks: stored text is untrusted) cannot be cut anywhere, became "", and every
+    result after it was dropped: ranked first, one such note blanked the whole recall. It
+    is dropped alone; the others are combined as if it were not there."""
+    unsplittable = "Z" + "\u0301" * 5000 + " tail"
+    texts, truncated = combine_for_recall([unsplittable, "second note", "third"], 800)
+    assert texts == ["", "second note", "third"] and truncated
+
+
 @given(st.lists(ANY_TEXT, max_size=6), st.integers(min_value=0, max_value=900))
 @example(contents=["aaaaaaa bbbbbbb", "x"], budget=10)  # a word cut leaves room for "x"
 @settings(max_examples=300)
@@ -230,6 +240,16 @@ def test_combine_properties(contents: list[str], budget: int) -> None:
     assert len(texts) == len(contents)
     assert sum(map(len, texts)) <= budget
     assert truncated == (sum(map(len, contents)) > budget)
+    from kenning.truncation import cluster_boundary_at_or_before
+
+    if (
+        contents
+        and len(contents[0]) > budget
+        and not cluster_boundary_at_or_before(contents[0], budget)
+    ):
+        # a first result with no character to show is dropped alone
+        assert texts == ["", *combine_for_recall(contents[1:], budget)[0]]
+        return
     for original, kept in zip(contents, texts, strict=True):
         assert original.startswith(kept)
     # in rank order: whole texts, then at most one cut text, then nothing at all

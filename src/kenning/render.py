@@ -83,8 +83,10 @@ def combine_for_recall(
     inside a word or a link would hand the agent a fragment: "Databa"), and becomes ``""``
     when no boundary is left — unless it is the first result, a single word longer than the
     whole budget, which is cut hard rather than lost. Every later one becomes ``""``
-    (dropped: the protocol cuts the concatenation, so nothing after the cut survives). The
-    budget applies to raw text; escape afterwards.
+    (dropped: the protocol cuts the concatenation, so nothing after the cut survives) —
+    except after a first result that has no character to show (a single grapheme cluster
+    longer than the budget), which is dropped alone. The budget applies to raw text; escape
+    afterwards.
     """
     if budget < 0:
         raise ValueError("budget must be >= 0")
@@ -102,6 +104,12 @@ def combine_for_recall(
         cut, _ = truncate_at_word_boundary(text, remaining, min_share=0.0)
         if out and not any(is_word_boundary(text, i) for i in range(1, remaining + 1)):
             cut = ""  # no word of it fits in what is left
+        if not cut and not out:
+            # a first result with no character to show (one grapheme cluster longer than
+            # the budget: stored text is untrusted) is dropped alone, or one such note
+            # ranked first would blank the whole recall
+            rest, _ = combine_for_recall(contents[1:], budget)
+            return ["", *rest], True
         out.append(cut)
         remaining -= len(cut)
         truncated = True
