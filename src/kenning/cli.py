@@ -1169,7 +1169,9 @@ Examples:
 @handle_errors
 def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     """Counts, the resolved store path (intel_path) and the embedder provenance."""
-    every = group_id is not None and group_id.strip().lower() == "all"
+    from .project import means_every_project
+
+    every = means_every_project(group_id)
     with _open(
         store_path, create=False, missing_ok=True, group_id=None if every else group_id
     ) as store:
@@ -1231,13 +1233,12 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         click.echo(f"forgot {memory_id}")
     if not found:
         if not as_json:
-            where = "this project" if group_id is None else f"project {group_id}"
-            if group_id is not None and group_id.strip().lower() == "all":
-                where = "any project"
+            from .project import where_searched
+
             _say_error(
-                f"no memory with id {memory_id} in {where} (it may have been forgotten "
-                "already; `kenning search` or `kenning export` list ids, and --project names "
-                "another project's)"
+                f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
+                "forgotten already; `kenning search` or `kenning export` list ids, and --project "
+                "names another project's)"
             )
         sys.exit(EXIT_USER)
 

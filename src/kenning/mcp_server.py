@@ -632,11 +632,10 @@ class KenningTools:
         _require_text(id, "id", "pass the id of a memory from hooks_recall or search_memories")
         store = self.store(create=False, where=where)
         if not store.forget(id, group_id=group_id):
-            where_text = "this project" if group_id is None else f"project {group_id}"
-            if group_id is not None and group_id.strip().lower() == "all":
-                where_text = "any project"
+            from .project import where_searched
+
             raise UserInputError(
-                f"no memory with id {id.strip()} in {where_text} ({store.location})"
+                f"no memory with id {id.strip()} in {where_searched(group_id)} ({store.location})"
             )
         return {"success": True, "id": id.strip(), "deleted": True}
 

@@ -231,13 +231,27 @@ def check_group_id(value: str, origin: str) -> str:
             f"the project id from {origin} ({gid[:40]!r}…) is {size} bytes, over the limit: a "
             f"project id is at most {MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo"
         )
-    if not gid or gid.lower() == "all" or _shown_only(gid) != gid:
+    if not gid or means_every_project(gid) or _shown_only(gid) != gid:
         raise UserInputError(
             f"{value!r} (from {origin}) cannot be a project id: it must be a non-blank name "
             "like owner/repo without control or invisible characters, and 'all' is reserved "
             "for every project"
         )
     return gid
+
+
+def means_every_project(group_id: str | None) -> bool:
+    """Whether a project argument is ``all``: the word for every project of the store (any
+    case, spaces around it), reserved so that no project can be called so."""
+    return isinstance(group_id, str) and group_id.strip().lower() == "all"
+
+
+def where_searched(group_id: str | None) -> str:
+    """How a message names where a memory was looked for: this project, another one, or
+    every project."""
+    if group_id is None:
+        return "this project"
+    return "any project" if means_every_project(group_id) else f"project {group_id}"
 
 
 def resolve_project(

@@ -74,7 +74,9 @@ from .project import (
     check_group_id,
     check_store_location,
     ignore_store_files,
+    means_every_project,
     resolve_project,
+    where_searched,
 )
 from .reembed import REEMBED_STATE_KEY
 from .search import (
@@ -514,7 +516,7 @@ class MemoryStore:
             return self.group_id
         if not isinstance(group_id, str):
             raise UserInputError(f"a project id must be text, got {type(group_id).__name__}")
-        if group_id.strip().lower() == "all":
+        if means_every_project(group_id):
             return None
         # blank, control characters, undecodable bytes: refused for reads as for writes
         return check_group_id(group_id, "the project argument")
@@ -1479,10 +1481,9 @@ class MemoryStore:
         document; a refused path is a check with ``ok`` False, not an error."""
         memory = self.get(memory_id, group_id=group_id)  # None: this project
         if memory is None:
-            where = "this project" if group_id is None else f"project {group_id}"
-            if group_id is not None and group_id.strip().lower() == "all":
-                where = "any project"
-            raise UserInputError(f"no memory with id {memory_id.strip()} in {where}")
+            raise UserInputError(
+                f"no memory with id {memory_id.strip()} in {where_searched(group_id)}"
+            )
         check = self.check_source(memory)
         if check is None:
             raise UserInputError(
