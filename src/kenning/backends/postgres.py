@@ -497,6 +497,12 @@ def _lock_key(label: str) -> int:
     return int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
 
 
+def _recorded_schema_version(conn: psycopg.Connection[Any]) -> int:
+    """The last migration ``kenning_schema`` records (0: none)."""
+    found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
+    return int(_first(found)[0])
+
+
 class _BoundedConnection(psycopg.Connection[Any]):
     """A connection whose every wait for the server ends after :data:`STATEMENT_WAIT_S`
     (unless ``unbounded``): the connection is then closed (it is mid-protocol) and the call
@@ -765,8 +771,7 @@ class PostgresBackend:
         """The store's schema version (0: none yet), read without any DDL."""
         if not self._has_schema_table(conn):
             return 0
-        found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
-        version = int(_first(found)[0])
+        version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
             raise StoreCorrupted(
                 f"the store in {self.location} has schema version {version}, newer than "
@@ -878,9 +883,7 @@ class PostgresBackend:
                 "CREATE TABLE IF NOT EXISTS kenning_schema ("
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            version = _first(conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema"))[
-                0
-            ]
+            version = _recorded_schema_version(conn)
             if version > SCHEMA_VERSION:
                 raise StoreCorrupted(
                     f"the store in {self.location} has schema version {version}, newer than "
@@ -1053,8 +1056,7 @@ class PostgresBackend:
         """Inside the write's transaction: a newer kenning (a teammate's, or one installed
         while this process ran) may have migrated the store since it was opened, and rows
         written by code that does not know that schema could be incomplete or damaged."""
-        found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
-        version = int(_first(found)[0])
+        version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
             raise StoreCorrupted(
                 f"the store in {self.location} has schema version {version}, newer than "
