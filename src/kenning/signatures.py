@@ -258,21 +258,21 @@ _DANGLING = lazy(
 #: older versions said both on one line, the message quoted first (rewritten to the new form,
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
+_PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
 #: miette (uv, oxlint, turbo) draws an error's cause under it: ``  ╰─▶ Because …``.
 _CAUSE = lazy(r"^[\s│]*╰─+▶\s*")
 #: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
 #: on the lines after it.
 _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
-_PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
-#: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
 #: Node prints an error that carries properties as ``[Error: …] {`` and the properties after
 #: it: the brace opens them, it is not part of the error.
 _NODE_PROPERTIES = lazy(r"(?<=\])[ \t]*\{$")
+#: C++'s ``terminate called after throwing an instance of 'X'`` says the message next.
 _CPP_TERMINATE = lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")
+_CPP_WHAT = lazy(r"^what\(\):\s+\S")
 #: gradle prints a failed test as ``AppTest > testAdd() FAILED`` and what it threw on the
 #: next line (``org.opentest4j.AssertionFailedError at AppTest.java:12``).
 _GRADLE_THROWN = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Throwable)\b")
-_CPP_WHAT = lazy(r"^what\(\):\s+\S")
 #: pydantic's ``ValidationError: 1 validation error for User`` names the field and what is
 #: wrong with it on the two lines after it.
 _VALIDATION_HEAD = lazy(r"\bvalidation\s+errors?\s+for\s+\S+$")
