@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from kenning import MemoryStore, open_store
 from kenning.embedders import load_embedder
@@ -25,6 +26,12 @@ EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
 #: it are then skipped. Without it a missing folder fails them (CI has the data; a test
 #: that silently skips there proves nothing). Read at collection, before ``_clean_env``.
 EVAL_ABSENT = os.environ.get("KENNING_EVAL_ABSENT", "") not in ("", "0")
+
+# No per-example deadline: the property tests assert what comes out, not how fast (speed is
+# measured by bench/ and the linear-time tests). On a shared 2-core machine one example of a
+# redaction property once took 476 ms against hypothesis' default 200 ms and failed the run.
+settings.register_profile("kenning", deadline=None)
+settings.load_profile("kenning")
 
 
 def pytest_configure(config: pytest.Config) -> None:
