@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import sys
+import unicodedata
 from collections.abc import Iterable
 
-from kenning.lexical import terms, tokens
+from kenning.lexical import combining_mark_ranges, terms, tokens
 from kenning.unicode61 import FOLDS, SEPARATOR_RANGES
 
 
@@ -89,3 +91,47 @@ def test_words_of_the_index_are_query_terms_unchanged() -> None:
     of the same words the rows were indexed by)."""
     for word in ("잠금", "σύνδεση", "ｗｏｒｋｅｒ", "istanbul", "ﬁle", "ⅻ"):
         assert terms(word) == [word]
+
+
+def test_the_combining_marks_table_is_unicodes() -> None:
+    """The marks the team backends keep inside a word are every combining mark (Mn, Mc, Me)
+    of the Unicode version the table was written for, and nothing else."""
+    listed = {code for first, last in combining_mark_ranges() for code in range(first, last + 1)}
+    assert all(unicodedata.category(chr(code)) in ("Mn", "Mc", "Me") for code in listed)
+    if unicodedata.unidata_version == "14.0.0":
+        marks = {
+            code
+            for code in range(sys.maxunicode + 1)
+            if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me")
+        }
+        assert listed == marks
+
+
+def test_team_words_are_not_split_by_a_combining_mark() -> None:
+    """The PostgreSQL and Qdrant words (diacritics kept) split a word at every combining
+    mark that is not a letter of its own: 'हिन्दी' was 'ह', 'न', 'द' and 'தமிழ்' 'தம', 'ழ'
+    (no note holding the word was found by it on PostgreSQL, whose index kept more of it),
+    a query typed in decomposed form ('cafe' and U+0301, as macOS gives) lost its accent,
+    and 'İstanbul' was 'i' and 'stanbul' (Python's lower() gives 'i' and a combining dot).
+    Words keep their marks, a query is composed as the stored notes are, 'İ' is 'i'; ASCII
+    and precomposed text keep their words."""
+    cases = {
+        "हिन्दी भाषा का अनुवाद": ["हिन्दी", "भाषा", "का", "अनुवाद"],
+        "தமிழ் மொழி": ["தமிழ்", "மொழி"],
+        "ភាសាខ្មែរ": ["ភាសាខ្មែរ"],
+        "שָׁלוֹם עוֹלָם": ["שָׁלוֹם", "עוֹלָם"],
+        "مَرْحَبًا": ["مَرْحَبًا"],
+        "cafe\u0301 Vie\u0323\u0302t": ["café", "việt"],
+        "İstanbul ISTANBUL": ["istanbul", "istanbul"],
+        "a \u0301b x_\u0301y": ["a", "b", "x", "y"],  # a mark after no letter separates
+        "Le café de l'ÉCOLE, ẞtraße 42": ["le", "café", "de", "l", "école", "ßtraße", "42"],
+        "src/components sqlite3.OperationalError": [
+            "src",
+            "components",
+            "sqlite3",
+            "operationalerror",
+        ],
+    }
+    for text, words in cases.items():
+        assert tokens(text, fold_diacritics=False) == words, text
+    assert terms("İstanbul istanbul", fold_diacritics=False) == ["istanbul"]

@@ -17,16 +17,17 @@ over the whole table), so the store's fused score means the same as on SQLite. T
 the ``simple`` configuration's (no stemming, no stop words) over the text with every
 non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which also splits
 ``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
-``remove_diacritics``). Letters are told from punctuation and lowercased by Unicode
-whatever the database's ``LC_CTYPE`` (under ``C`` kenning_tsv names a collation that
-does; migration 5). Row count, total length and per-term document frequency live in
-``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level triggers (upserts are
-one ``COPY``, so a batch updates them once; an atomic bulk load turns them off and counts the
-statistics again once at its end). A word in more than half of all rows has
-idf 1e-6, as in FTS5. Candidates come from the query terms every backend looks for
-(:func:`~kenning.backends.base.terms_to_match`: not the common ones, the rarest first within
-a postings budget) and are ranked by those terms' BM25, as on SQLite, so that the same notes
-give the same hybrid results.
+``remove_diacritics``; a combining mark stays in its word and ``İ`` is ``i``, migration 7,
+as :func:`kenning.lexical.tokens` makes a query's words). Letters are told from punctuation
+and lowercased by Unicode whatever the database's ``LC_CTYPE`` (under ``C`` kenning_tsv
+names a collation that does; migration 5). Row count, total length and per-term document
+frequency live in ``kenning_fts_stats`` / ``kenning_fts_terms``, kept by statement-level
+triggers (upserts are one ``COPY``, so a batch updates them once; an atomic bulk load
+turns them off and counts the statistics again once at its end). A word in more than half
+of all rows has idf 1e-6, as in FTS5. Candidates come from the query terms every backend
+looks for (:func:`~kenning.backends.base.terms_to_match`: not the common ones, the rarest
+first within a postings budget) and are ranked by those terms' BM25, as on SQLite, so that
+the same notes give the same hybrid results.
 
 Vector search returns cosine ``1 - (embedding <=> q)``. ``kenning_counts`` (rows per
 project, collection and type, kept by the same triggers; it also answers ``count`` and
@@ -83,7 +84,7 @@ from ..errors import (
     StoreUnavailable,
     StoreWriteFailed,
 )
-from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, terms
+from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, combining_mark_ranges, idf, terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_secrets, redact_url, redaction_marker, url_password
@@ -109,14 +110,27 @@ from .base import (
 
 #: Migration 5's marker: run by :meth:`PostgresBackend._use_word_collation`, not as SQL.
 _WORD_COLLATION_MIGRATION = "-- kenning_tsv: words by Unicode whatever the database's locale"
+#: Migration 7's marker: run by :meth:`PostgresBackend._keep_marks_in_words`, not as SQL.
+_WORD_MARKS_MIGRATION = "-- kenning_tsv: a combining mark does not split a word; İ is i"
+#: The combining marks (:func:`kenning.lexical.combining_mark_ranges`) as the inside of a
+#: regular expression's bracket, in an ``E''`` string literal (whatever
+#: ``standard_conforming_strings`` says).
+_MARKS = "".join(f"\\\\U{first:08x}-\\\\U{last:08x}" for first, last in combining_mark_ranges())
 #: kenning_tsv's definition; ``{collate}``: a COLLATE clause for the text it splits (empty:
-#: the database's own), see migration 5.
+#: the database's own), see migrations 5 and 7. Words are runs of letters, digits and
+#: combining marks (PostgreSQL's parser keeps a mark with the letter before it), and ``İ``
+#: is ``i`` whatever the collation's ``lower()`` makes of it: the words
+#: :func:`kenning.lexical.tokens` makes of a query.
 _KENNING_TSV = """
     CREATE OR REPLACE FUNCTION kenning_tsv(text) RETURNS tsvector
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
         AS $$ SELECT to_tsvector('simple'::regconfig,
-                                 lower(regexp_replace($1{collate}, '[^[:alnum:]]+', ' ', 'g'))) $$
-"""
+                                 lower(translate(regexp_replace($1{collate},
+                                                                E'[^[:alnum:]MARKS]+', ' ', 'g'),
+                                                 'İ', 'i'))) $$
+""".replace("MARKS", _MARKS)
+#: The rows whose words migration 7 changes: those holding a combining mark or ``İ``.
+_HAS_MARK_OR_DOTTED_I = f"content ~ E'[İ{_MARKS}]'"
 #: Collations, best first, that may classify and lowercase letters by Unicode where the
 #: database's LC_CTYPE does not (PostgreSQL 17's builtin one, glibc's C.UTF-8, ICU's root
 #: locale, glibc's en_US); each is checked (:func:`_word_collation`) before it is used.
@@ -279,6 +293,13 @@ MIGRATIONS: tuple[str, ...] = (
     DELETE FROM kenning_fts_terms WHERE df <= 0;
     DELETE FROM kenning_counts WHERE n <= 0;
     """,
+    # 7: a combining mark does not split a word, and 'İ' is 'i': the regex took every mark
+    # that is not a letter of its own (an accent typed as its own character, a Devanagari
+    # virama, a Tamil pulli, a Khmer coeng) for punctuation, and the query's words were cut
+    # there too, so 'हिन्दी' or 'தமிழ்' found no note holding it; 'İstanbul' was 'i' and
+    # 'stanbul' to the query. Only the rows holding a mark or 'İ' are tokenised again
+    # (:meth:`PostgresBackend._keep_marks_in_words`); elsewhere nothing changes.
+    _WORD_MARKS_MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -899,8 +920,11 @@ class PostgresBackend:
                     storage = "PLAIN" if int(dimension) <= 1024 else "EXTERNAL"
                     script = script.replace("{dim}", str(int(dimension)))
                     script = script.replace("{storage}", storage)
-                if script == _WORD_COLLATION_MIGRATION:
-                    self._use_word_collation(conn)
+                if script in (_WORD_COLLATION_MIGRATION, _WORD_MARKS_MIGRATION):
+                    if script == _WORD_COLLATION_MIGRATION:
+                        self._use_word_collation(conn)
+                    else:
+                        self._keep_marks_in_words(conn)
                     conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
                     continue
                 try:
@@ -937,6 +961,34 @@ class PostgresBackend:
             conn.execute(
                 "UPDATE kenning_memories SET content = content "
                 "WHERE octet_length(content) <> char_length(content)"
+            )
+            self._recount(conn)
+
+    def _keep_marks_in_words(self, conn: psycopg.Connection[Any]) -> None:
+        """Migration 7 (in the migration's transaction): kenning_tsv keeps combining marks in
+        their words and makes ``İ`` ``i`` (with the collation migration 5 chose, if any),
+        and the rows holding a mark or ``İ`` (the only ones whose words change) are
+        tokenised again, under the store lock, with the statistics counted again. A
+        database not in UTF-8 cannot hold those characters: its words stay as they are."""
+        if _first(conn.execute("SELECT current_setting('server_encoding')"))[0] != "UTF8":
+            return
+        collation = _word_collation(conn)
+        conn.execute(
+            _KENNING_TSV.replace(
+                "{collate}", "" if collation is None else f' COLLATE "{collation}"'
+            )
+        )
+        changed = _first(
+            conn.execute(
+                f"SELECT EXISTS (SELECT 1 FROM kenning_memories WHERE {_HAS_MARK_OR_DOTTED_I})"
+            )
+        )[0]
+        if changed:
+            # a writer's statistics triggers must not run between the rewrite and the count
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+            # an UPDATE computes the generated tsvector and length again
+            conn.execute(
+                f"UPDATE kenning_memories SET content = content WHERE {_HAS_MARK_OR_DOTTED_I}"
             )
             self._recount(conn)
 
