@@ -477,16 +477,12 @@ def test_a_word_with_combining_marks_finds_its_note_as_on_sqlite(
         reference.close()
 
 
-def test_dotted_capital_i_is_i_as_on_sqlite(
-    backend: Backend, store_kind: str, request: pytest.FixtureRequest
-) -> None:
+def test_dotted_capital_i_is_i_as_on_sqlite(backend: Backend) -> None:
     """'İstanbul' (Turkish dotted capital I) lowercases to 'i' and a combining dot in
-    Python: the query's words were 'i' and 'stanbul' on PostgreSQL and Qdrant, so a note
-    holding the word was not found by it, in any case, while SQLite finds it by 'istanbul',
-    'ISTANBUL' and 'İstanbul'."""
-    if store_kind.startswith("qdrant"):
-        # Qdrant's own tokenizer (and local mode's) keeps the dot in the note's word
-        request.applymarker(pytest.mark.xfail(strict=True, reason="Qdrant's index keeps İ's dot"))
+    Python and in Qdrant's tokenizer: the query's words were 'i' and 'stanbul' on PostgreSQL
+    and Qdrant, and Qdrant's index held 'i' + dot + 'stanbul', so a note holding the word
+    was not found by it, in any case, while SQLite finds it by 'istanbul', 'ISTANBUL' and
+    'İstanbul'."""
     rng = np.random.default_rng(8)
     rows = [
         record(0, unit(rng), text="İstanbul ofisinde VPN bölünmüş tünel ister"),
@@ -2395,6 +2391,73 @@ def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> Non
         assert b.lexical_search("component c3", 1, Filters())[0].memory.id == rows[3].memory.id
     finally:
         b.close()
+
+
+def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path: Path) -> None:
+    """A store written before notes holding 'İ' carried their own words, and before a
+    combining mark stopped splitting a word, has no words a query for 'istanbul' matches
+    and the lengths of words cut at every mark: a writer's open gives those notes (only
+    those: a plain note is not rewritten) their words and lengths, and the total length
+    follows."""
+    import re
+
+    from qdrant_client import QdrantClient
+
+    from kenning.backends.qdrant import (
+        DEFAULT_COLLECTION,
+        STATS_KEY,
+        WORDS_FIELD,
+        WORDS_VERSION_KEY,
+        point_id,
+    )
+    from kenning.lexical import tokens
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rng = np.random.default_rng(14)
+    texts = (
+        "İstanbul ofisinde VPN bölünmüş tünel ister",
+        "हिन्दी भाषा का अनुवाद फ़ाइल",
+        "plain ascii note about caching",
+    )
+    rows = [record(i, unit(rng), text=text) for i, text in enumerate(texts)]
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    # as a kenning before wrote it: words cut at every mark, İ's dot kept, no words field
+    old = [len(re.findall(r"[^\W_]+", text.lower())) for text in texts]
+    old[2] += 5  # a plain note's length is not counted again (its words did not change)
+    client = QdrantClient(path=str(folder))
+    for r, length in zip(rows, old, strict=True):
+        pid = point_id(r.memory.id)
+        client.delete_payload(DEFAULT_COLLECTION, keys=[WORDS_FIELD], points=[pid])
+        client.set_payload(DEFAULT_COLLECTION, payload={"doc_len": length}, points=[pid])
+    client.close()
+    b = open_backend(location, create=False, dimension=None)  # a read upgrades nothing
+    try:
+        b.set_meta(STATS_KEY, json.dumps({"n": 3, "total_len": sum(old)}))
+        b.set_meta(WORDS_VERSION_KEY, None)
+        assert b.lexical_search("istanbul", 5, Filters()) == []
+    finally:
+        b.close()
+    b = open_backend(location, create=True, dimension=None)  # a writer's open upgrades it
+    try:
+        for word in ("İstanbul", "istanbul", "हिन्दी"):
+            hits = b.lexical_search(word, 5, Filters())
+            assert [h.memory.id for h in hits] == [rid(0 if "stanbul" in word else 1)], word
+        assert b.term_statistics("istanbul").frequencies == {"istanbul": 1}
+        new = [len(tokens(text, fold_diacritics=False)) for text in texts[:2]] + [old[2]]
+        assert json.loads(b.get_meta(STATS_KEY) or "{}") == {"n": 3, "total_len": sum(new)}
+    finally:
+        b.close()
+    client = QdrantClient(path=str(folder))
+    try:
+        points = client.retrieve(DEFAULT_COLLECTION, ids=[point_id(r.memory.id) for r in rows])
+        by_id = {p.payload["kenning_id"]: p.payload for p in points}
+        assert [by_id[r.memory.id]["doc_len"] for r in rows] == new
+        assert by_id[rid(0)][WORDS_FIELD][0] == "istanbul"
+    finally:
+        client.close()
 
 
 def test_qdrant_meta_collection_deleted_outside_kenning_keeps_lexical_search(

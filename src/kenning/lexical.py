@@ -35,6 +35,7 @@ __all__ = [
     "bm25",
     "combining_mark_ranges",
     "coverage",
+    "holds_mark_or_dotted_i",
     "idf",
     "saturated_bm25",
     "term_counts",
@@ -129,6 +130,18 @@ def combining_mark_ranges() -> tuple[tuple[int, int], ...]:
         (int(first, 16), int(last or first, 16))
         for first, _, last in (item.partition("-") for item in COMBINING_MARKS.split())
     )
+
+
+def holds_mark_or_dotted_i(text: str) -> bool:
+    """Whether ``text`` holds a combining mark or ``İ``: the only texts whose words on the
+    PostgreSQL and Qdrant backends changed when a mark stopped splitting a word."""
+    return not text.isascii() and _mark_or_dotted_i().search(text) is not None
+
+
+@functools.cache
+def _mark_or_dotted_i() -> re.Pattern[str]:
+    marks = "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in combining_mark_ranges())
+    return re.compile(f"[\u0130{marks}]")
 
 
 @functools.cache

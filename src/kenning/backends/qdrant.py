@@ -24,15 +24,19 @@ vectors, equal to what was written for kenning's normalised embeddings.
 
 Lexical search: BM25 with FTS5's formula (k1 = 1.2, b = 0.75, idf clamped at 1e-6), so the
 store's fused score means the same as on SQLite. Words are whole tokens (runs of letters and
-digits, lowercased — Qdrant's word tokenizer and about FTS5's ``unicode61``), so full-text
-syntax in the query is inert. Document frequencies are exact ``count`` calls with a
-``MatchText`` filter (one per query word, at most 64); the row count and total token count
+digits with their combining marks, lowercased — :func:`kenning.lexical.tokens`, Qdrant's word
+tokenizer and about FTS5's ``unicode61``), so full-text syntax in the query is inert. A word
+Qdrant's tokenizer cuts at a combining mark is found by its pieces and scored whole; a note
+holding ``İ`` (which Qdrant lowercases to ``i`` and a combining dot, so ``istanbul`` never
+matches it) also carries kenning's own words in its ``words`` payload, matched exactly.
+Document frequencies are exact ``count`` calls with a ``MatchText`` filter (or ``words``;
+one per query word, at most 64); the row count and total token count
 are kept in a ``kenning:fts_stats`` entry of the meta collection, updated by every write (against a
 server with several writing processes they can drift slightly: they only weight scores;
 missing — the meta collection deleted outside kenning — they are summed from the points).
 Candidates are every point matching any of the words :func:`~.base.terms_to_match` chooses
-(``should`` of ``MatchText``), read :data:`LEXICAL_CANDIDATES` at a time and scored in
-Python — the rows SQLite scores.
+(``should`` of ``MatchText`` and ``words``), read :data:`LEXICAL_CANDIDATES` at a time and
+scored in Python — the rows SQLite scores.
 
 Atomicity and concurrency: Qdrant has no transactions. A batch is validated completely
 (dimensions, duplicate ids and ``(group_id, content_hash)`` in the batch and in the store)
@@ -74,7 +78,7 @@ from ..errors import (
     StoreUnavailable,
     UserInputError,
 )
-from ..lexical import MAX_QUERY_TERMS, bm25, idf, terms, tokens
+from ..lexical import MAX_QUERY_TERMS, bm25, holds_mark_or_dotted_i, idf, terms, tokens
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_url
@@ -103,6 +107,13 @@ ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 #: Lexical search reads its MatchText candidates this many at a time.
 LEXICAL_CANDIDATES = 1000
 STATS_KEY = "kenning:fts_stats"
+#: The store's words version in the meta collection: 1 since a combining mark stopped
+#: splitting a word and notes holding ``İ`` carry their :data:`WORDS_FIELD` (a store without
+#: it is brought there by a writer's open, :meth:`QdrantBackend._upgrade_words`).
+WORDS_VERSION_KEY = "kenning:words_version"
+WORDS_VERSION = 1
+#: Payload field of kenning's own words of a note Qdrant's tokenizer cannot make them of.
+WORDS_FIELD = "words"
 #: Points kenning did not write named one by one in a process's warnings; more in one line.
 WARNED_POINTS = 3
 SECRETS_FILENAME = ".env.secrets"
@@ -114,6 +125,7 @@ _INDEXED_KEYWORDS = (
     "content_hash",
     "kenning_id",
     "metadata.error_fingerprint",
+    WORDS_FIELD,
 )
 
 
@@ -132,6 +144,17 @@ _REQUIRED_FIELDS = (
 
 def point_id(kenning_id: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, kenning_id))
+
+
+def _holding(word: str) -> list[Any]:
+    """Conditions of which a note holding ``word`` meets one: its text has it to Qdrant's
+    tokenizer, or its :data:`WORDS_FIELD` lists it."""
+    from qdrant_client import models
+
+    return [
+        models.FieldCondition(key="content", match=models.MatchText(text=word)),
+        models.FieldCondition(key=WORDS_FIELD, match=models.MatchValue(value=word)),
+    ]
 
 
 def _meta_point_id(key: str) -> str:
@@ -455,6 +478,52 @@ class QdrantBackend:
             client.create_collection(self.meta_collection, vectors_config={})
         if not has_memories and create and dimension is not None:
             self._create_memories(int(dimension))
+        if create:
+            self._upgrade_words(has_memories)
+
+    def _upgrade_words(self, had_memories: bool) -> None:
+        """Bring a store written before :data:`WORDS_VERSION` to it: its notes holding a
+        combining mark or ``İ`` (the only ones whose words changed) get their ``doc_len``
+        and :data:`WORDS_FIELD` again, and the total length follows. One read of the notes'
+        text, once per store; a note is rewritten only when its words changed (Qdrant has no
+        transactions: an upgrade stopped midway is done again by the next writer's open)."""
+        if self.get_meta(WORDS_VERSION_KEY) == str(WORDS_VERSION):
+            return
+        with self.exclusive():
+            if had_memories and self._dimension is not None:
+                offset: Any = None
+                while True:
+                    with self._call() as client:
+                        points, offset = client.scroll(
+                            self.collection,
+                            scroll_filter=self._counted(Filters()),  # kenning's points only
+                            limit=LEXICAL_CANDIDATES,
+                            offset=offset,
+                            with_payload=["content", "doc_len", WORDS_FIELD],
+                        )
+                        change = 0
+                        for point in points:
+                            payload = point.payload or {}
+                            content = payload.get("content")
+                            if not isinstance(content, str) or not holds_mark_or_dotted_i(content):
+                                continue
+                            words = self._words(content)
+                            length = len(tokens(content, fold_diacritics=False))
+                            old = payload.get("doc_len")
+                            if old == length and payload.get(WORDS_FIELD) == words.get(WORDS_FIELD):
+                                continue
+                            client.set_payload(
+                                self.collection,
+                                payload={"doc_len": length, **words},
+                                points=[point.id],
+                                wait=True,
+                            )
+                            change += length - int(old or 0)
+                    if change:
+                        self._add_stats(0, change)
+                    if offset is None:
+                        break
+            self.set_meta(WORDS_VERSION_KEY, str(WORDS_VERSION))
 
     def _collection_dimension(self) -> int | None:
         if not self._client.collection_exists(self.collection):
@@ -554,7 +623,16 @@ class QdrantBackend:
             "last_seen_at": (m.last_seen_at or m.stored_at).isoformat(),
             "seen_count": m.seen_count,
             "doc_len": len(tokens(m.content, fold_diacritics=False)),
+            **QdrantBackend._words(m.content),
         }
+
+    @staticmethod
+    def _words(content: str) -> dict[str, list[str]]:
+        """:data:`WORDS_FIELD` of a note holding ``İ`` (Qdrant's tokenizer makes ``i`` and a
+        combining dot of it, which no query word has), else nothing."""
+        if "\u0130" not in content:
+            return {}
+        return {WORDS_FIELD: terms(content, fold_diacritics=False)}
 
     @staticmethod
     def _memory(payload: Mapping[str, Any]) -> Memory:
@@ -1129,10 +1207,7 @@ class QdrantBackend:
         return {
             word: client.count(
                 self.collection,
-                count_filter=self._counted(
-                    Filters(),
-                    [models.FieldCondition(key="content", match=models.MatchText(text=word))],
-                ),
+                count_filter=self._counted(Filters(), [models.Filter(should=_holding(word))]),
                 exact=True,
             ).count
             for word in words
@@ -1193,11 +1268,7 @@ class QdrantBackend:
 
         if not words:
             return {}
-        condition = models.Filter(
-            should=[
-                models.FieldCondition(key="content", match=models.MatchText(text=w)) for w in words
-            ]
-        )
+        condition = models.Filter(should=[c for w in words for c in _holding(w)])
         found: dict[str, Memory] = {}
         offset: Any = None
         while True:
