@@ -493,6 +493,26 @@ def test_dotted_capital_i_is_i_as_on_sqlite(backend: Backend) -> None:
         assert [h.memory.id for h in backend.lexical_search(word, 5, Filters())] == [rid(0)], word
 
 
+GREEK_NOTES = ("ΣΦΑΛΜΑ: Η ΟΔΟΣ ΔΕΝ ΒΡΕΘΗΚΕ", "ο λογαριασμος κλειδωθηκε")
+
+
+def test_greek_sigma_is_sigma_as_on_sqlite(backend: Backend, store_kind: str) -> None:
+    """Python's lower() ends a word with 'ς' where PostgreSQL's makes 'σ': a note in capitals
+    ('Η ΟΔΟΣ') held 'οδοσ' in PostgreSQL's index while a query for 'ΟΔΟΣ' or 'οδος' looked
+    for 'οδος', so the note was not found by its own words, where SQLite (which folds 'Σ',
+    'ς' and 'σ' alike) finds it. 'Σ' and 'ς' are 'σ' in the team backends' words."""
+    rng = np.random.default_rng(15)
+    rows = [record(i, unit(rng), text=text) for i, text in enumerate(GREEK_NOTES)]
+    backend.upsert(rows)
+    for word, i in (("ΟΔΟΣ", 0), ("οδος", 0), ("Οδος", 0), ("ΛΟΓΑΡΙΑΣΜΟΣ", 1), ("λογαριασμος", 1)):
+        assert [h.memory.id for h in backend.lexical_search(word, 5, Filters())] == [rid(i)], word
+    if store_kind != "sqlite":
+        assert backend.term_statistics("ΟΔΟΣ λογαριασμος").frequencies == {
+            "οδοσ": 1,
+            "λογαριασμοσ": 1,
+        }
+
+
 def test_find_by_hash_is_per_project(backend: Backend) -> None:
     rng = np.random.default_rng(6)
     a = record(0, unit(rng), text="same words", group=GROUPS[0])
@@ -1175,15 +1195,15 @@ def test_postgres_words_in_a_c_locale_database_are_found_as_on_sqlite(
 
 def test_postgres_migrates_words_split_at_a_combining_mark(pg_url: str) -> None:
     """A store written before words kept their combining marks holds 'हिन्दी' as 'हिन' and
-    'दी' and 'İstanbul' as the query could not make it: the upgrade tokenises again the rows
-    holding a mark or 'İ' (only those: a plain row is not rewritten) and counts the
-    statistics again, in the upgrade's transaction."""
+    'दी', 'İstanbul' as the query could not make it and a final 'ς' as itself: the upgrade
+    tokenises again the rows holding a mark, 'İ', 'Σ' or 'ς' (only those: a plain row is not
+    rewritten) and counts the statistics again, in the upgrade's transaction."""
     import psycopg
 
     from kenning.backends.postgres import SCHEMA_VERSION, PostgresBackend
 
     rng = np.random.default_rng(12)
-    texts = (*MARKED_NOTES, "İstanbul ofisinde VPN bölünmüş tünel ister")
+    texts = (*MARKED_NOTES, "İstanbul ofisinde VPN bölünmüş tünel ister", GREEK_NOTES[1])
     rows = [record(i, unit(rng), text=text) for i, text in enumerate(texts)]
     b = PostgresBackend(pg_url, create=True, dimension=DIM)
     b.upsert(rows)
@@ -1212,9 +1232,19 @@ def test_postgres_migrates_words_split_at_a_combining_mark(pg_url: str) -> None:
         before = conn.execute(plain, (rid(5),)).fetchone()
     b = PostgresBackend(pg_url, create=True)  # a writer's open upgrades it
     try:
-        for word, i in (("हिन्दी", 0), ("தமிழ்", 1), ("İstanbul", 6), ("istanbul", 6)):
+        for word, i in (
+            ("हिन्दी", 0),
+            ("தமிழ்", 1),
+            ("İstanbul", 6),
+            ("istanbul", 6),
+            ("ΛΟΓΑΡΙΑΣΜΟΣ", 7),
+        ):
             assert [h.memory.id for h in b.lexical_search(word, 5, Filters())] == [rid(i)], word
-        assert b.term_statistics("हिन्दी caching").frequencies == {"हिन्दी": 1, "caching": 1}
+        assert b.term_statistics("हिन्दी caching λογαριασμος").frequencies == {
+            "हिन्दी": 1,
+            "caching": 1,
+            "λογαριασμοσ": 1,
+        }
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT max(version) FROM kenning_schema").fetchone() == (
                 SCHEMA_VERSION,
@@ -2419,6 +2449,7 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
         "İstanbul ofisinde VPN bölünmüş tünel ister",
         "हिन्दी भाषा का अनुवाद फ़ाइल",
         "plain ascii note about caching",
+        GREEK_NOTES[1],
     )
     rows = [record(i, unit(rng), text=text) for i, text in enumerate(texts)]
     b = open_backend(location, create=True, dimension=DIM)
@@ -2435,19 +2466,19 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
     client.close()
     b = open_backend(location, create=False, dimension=None)  # a read upgrades nothing
     try:
-        b.set_meta(STATS_KEY, json.dumps({"n": 3, "total_len": sum(old)}))
+        b.set_meta(STATS_KEY, json.dumps({"n": 4, "total_len": sum(old)}))
         b.set_meta(WORDS_VERSION_KEY, None)
         assert b.lexical_search("istanbul", 5, Filters()) == []
     finally:
         b.close()
     b = open_backend(location, create=True, dimension=None)  # a writer's open upgrades it
     try:
-        for word in ("İstanbul", "istanbul", "हिन्दी"):
-            hits = b.lexical_search(word, 5, Filters())
-            assert [h.memory.id for h in hits] == [rid(0 if "stanbul" in word else 1)], word
+        for word, i in (("İstanbul", 0), ("istanbul", 0), ("हिन्दी", 1), ("ΛΟΓΑΡΙΑΣΜΟΣ", 3)):
+            assert [h.memory.id for h in b.lexical_search(word, 5, Filters())] == [rid(i)], word
         assert b.term_statistics("istanbul").frequencies == {"istanbul": 1}
-        new = [len(tokens(text, fold_diacritics=False)) for text in texts[:2]] + [old[2]]
-        assert json.loads(b.get_meta(STATS_KEY) or "{}") == {"n": 3, "total_len": sum(new)}
+        new = [len(tokens(text, fold_diacritics=False)) for text in texts]
+        new[2] = old[2]
+        assert json.loads(b.get_meta(STATS_KEY) or "{}") == {"n": 4, "total_len": sum(new)}
     finally:
         b.close()
     client = QdrantClient(path=str(folder))
@@ -2456,6 +2487,7 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
         by_id = {p.payload["kenning_id"]: p.payload for p in points}
         assert [by_id[r.memory.id]["doc_len"] for r in rows] == new
         assert by_id[rid(0)][WORDS_FIELD][0] == "istanbul"
+        assert by_id[rid(3)][WORDS_FIELD] == ["ο", "λογαριασμοσ", "κλειδωθηκε"]
     finally:
         client.close()
 

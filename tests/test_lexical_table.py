@@ -123,6 +123,7 @@ def test_team_words_are_not_split_by_a_combining_mark() -> None:
         "مَرْحَبًا": ["مَرْحَبًا"],
         "cafe\u0301 Vie\u0323\u0302t": ["café", "việt"],
         "İstanbul ISTANBUL": ["istanbul", "istanbul"],
+        "ΟΔΟΣ οδος Οδός σύνδεση": ["οδοσ", "οδοσ", "οδόσ", "σύνδεση"],  # Σ and ς are σ
         "a \u0301b x_\u0301y": ["a", "b", "x", "y"],  # a mark after no letter separates
         "Le café de l'ÉCOLE, ẞtraße 42": ["le", "café", "de", "l", "école", "ßtraße", "42"],
         "src/components sqlite3.OperationalError": [

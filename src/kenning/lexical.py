@@ -6,11 +6,11 @@ Latin diacritics, one character at a time (:mod:`kenning.unicode61`, read from F
 Qdrant's word tokenizer and the PostgreSQL backend's ``simple`` configuration split on what
 is neither a letter nor a digit and keep diacritics, but a combining mark (an accent typed
 as its own character, a Devanagari vowel sign or virama, a Hebrew point) does not split the
-word it belongs to, and ``İ`` is ``i`` (as on SQLite; Python's ``lower()`` makes it ``i`` and
-a combining dot). :func:`tokens` and :func:`terms` are those splits (``fold_diacritics``
-chooses which), so the backends build their queries from the words their index holds, and
-hybrid scoring measures how many of a query's terms a memory contains with the same
-function.
+word it belongs to, ``İ`` is ``i`` and ``Σ`` and a final ``ς`` are ``σ``, as on SQLite
+(:data:`FOLDED_CASES`). :func:`tokens` and :func:`terms` are those splits
+(``fold_diacritics`` chooses which), so the backends build their queries from the words
+their index holds, and hybrid scoring measures how many of a query's terms a memory
+contains with the same function.
 
 BM25 is FTS5's (:data:`BM25_K1`, :data:`BM25_B`, idf clamped at :data:`MIN_IDF`): the
 PostgreSQL and Qdrant backends compute it with :func:`idf` and :func:`bm25` (or the same
@@ -30,12 +30,13 @@ __all__ = [
     "BM25_B",
     "BM25_K1",
     "COMBINING_MARKS",
+    "FOLDED_CASES",
     "MAX_QUERY_TERMS",
     "MIN_IDF",
     "bm25",
     "combining_mark_ranges",
     "coverage",
-    "holds_mark_or_dotted_i",
+    "holds_mark_or_folded_case",
     "idf",
     "saturated_bm25",
     "term_counts",
@@ -63,7 +64,7 @@ def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
     if not fold_diacritics:
         # NFC: a query typed in decomposed form (macOS, some editors) has the words of the
         # stored notes, which are NFC (kenning.safety.normalise_content)
-        text = unicodedata.normalize("NFC", text).translate(_DOTTED_CAPITAL_I)
+        text = unicodedata.normalize("NFC", text).translate(_CASE_FOLDS)
         return _team_word().findall(text.lower())
     # folding first cannot join or split words: every fold of a word's character is a
     # word character, and a dropped diacritic inside a word leaves the word whole
@@ -71,9 +72,13 @@ def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
     return word.findall(text.translate(fold))
 
 
-#: ``İ`` lowercases to ``i`` (PostgreSQL's ``lower()`` and FTS5 make it that; Python's
-#: ``lower()`` adds a combining dot, which no query for ``istanbul`` has).
-_DOTTED_CAPITAL_I = {0x130: "i"}
+#: Characters the team backends' words fold before lowercasing, whatever a ``lower()`` makes
+#: of them (:data:`FOLDED_CASES` to what FTS5 folds them to): ``İ`` to ``i`` (Python's
+#: ``lower()`` adds a combining dot, which no query for ``istanbul`` has), ``Σ`` and the
+#: final ``ς`` to ``σ`` (Python's ``lower()`` makes a word's last ``Σ`` ``ς``, PostgreSQL's
+#: ``σ``: ``ΟΔΟΣ`` and ``οδος`` were other words on one backend than on the other).
+FOLDED_CASES = "\u0130\u03a3\u03c2"
+_CASE_FOLDS = str.maketrans(FOLDED_CASES, "i\u03c3\u03c3")
 
 
 #: Every combining mark (Unicode 14.0's categories Mn, Mc and Me, as Python 3.11's
@@ -132,16 +137,17 @@ def combining_mark_ranges() -> tuple[tuple[int, int], ...]:
     )
 
 
-def holds_mark_or_dotted_i(text: str) -> bool:
-    """Whether ``text`` holds a combining mark or ``İ``: the only texts whose words on the
-    PostgreSQL and Qdrant backends changed when a mark stopped splitting a word."""
-    return not text.isascii() and _mark_or_dotted_i().search(text) is not None
+def holds_mark_or_folded_case(text: str) -> bool:
+    """Whether ``text`` holds a combining mark or one of :data:`FOLDED_CASES`: the only
+    texts whose words on the PostgreSQL and Qdrant backends changed when a mark stopped
+    splitting a word and those characters were folded."""
+    return not text.isascii() and _mark_or_folded_case().search(text) is not None
 
 
 @functools.cache
-def _mark_or_dotted_i() -> re.Pattern[str]:
+def _mark_or_folded_case() -> re.Pattern[str]:
     marks = "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in combining_mark_ranges())
-    return re.compile(f"[\u0130{marks}]")
+    return re.compile(f"[{FOLDED_CASES}{marks}]")
 
 
 @functools.cache

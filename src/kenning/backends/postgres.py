@@ -17,7 +17,8 @@ over the whole table), so the store's fused score means the same as on SQLite. T
 the ``simple`` configuration's (no stemming, no stop words) over the text with every
 non-alphanumeric run turned into a space — like FTS5's ``unicode61``, which also splits
 ``src/components`` and ``sqlite3.OperationalError`` (diacritics are kept, unlike FTS5's
-``remove_diacritics``; a combining mark stays in its word and ``İ`` is ``i``, migration 7,
+``remove_diacritics``; a combining mark stays in its word, ``İ`` is ``i`` and ``Σ`` and
+``ς`` are ``σ``, migration 7,
 as :func:`kenning.lexical.tokens` makes a query's words). Letters are told from punctuation
 and lowercased by Unicode whatever the database's ``LC_CTYPE`` (under ``C`` kenning_tsv
 names a collation that does; migration 5). Row count, total length and per-term document
@@ -84,7 +85,15 @@ from ..errors import (
     StoreUnavailable,
     StoreWriteFailed,
 )
-from ..lexical import BM25_B, BM25_K1, MAX_QUERY_TERMS, combining_mark_ranges, idf, terms
+from ..lexical import (
+    BM25_B,
+    BM25_K1,
+    FOLDED_CASES,
+    MAX_QUERY_TERMS,
+    combining_mark_ranges,
+    idf,
+    terms,
+)
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_secrets, redact_url, redaction_marker, url_password
@@ -118,8 +127,9 @@ _WORD_MARKS_MIGRATION = "-- kenning_tsv: a combining mark does not split a word;
 _MARKS = "".join(f"\\\\U{first:08x}-\\\\U{last:08x}" for first, last in combining_mark_ranges())
 #: kenning_tsv's definition; ``{collate}``: a COLLATE clause for the text it splits (empty:
 #: the database's own), see migrations 5 and 7. Words are runs of letters, digits and
-#: combining marks (PostgreSQL's parser keeps a mark with the letter before it), and ``İ``
-#: is ``i`` whatever the collation's ``lower()`` makes of it: the words
+#: combining marks (PostgreSQL's parser keeps a mark with the letter before it), and
+#: :data:`kenning.lexical.FOLDED_CASES` are folded whatever the collation's ``lower()``
+#: makes of them: the words
 #: :func:`kenning.lexical.tokens` makes of a query.
 _KENNING_TSV = """
     CREATE OR REPLACE FUNCTION kenning_tsv(text) RETURNS tsvector
@@ -127,10 +137,11 @@ _KENNING_TSV = """
         AS $$ SELECT to_tsvector('simple'::regconfig,
                                  lower(translate(regexp_replace($1{collate},
                                                                 E'[^[:alnum:]MARKS]+', ' ', 'g'),
-                                                 'İ', 'i'))) $$
+                                                 'İΣς', 'iσσ'))) $$
 """.replace("MARKS", _MARKS)
-#: The rows whose words migration 7 changes: those holding a combining mark or ``İ``.
-_HAS_MARK_OR_DOTTED_I = f"content ~ E'[İ{_MARKS}]'"
+#: The rows whose words migration 7 changes: those holding a combining mark, ``İ``, ``Σ`` or
+#: ``ς``.
+_WORDS_CHANGED = f"content ~ E'[{FOLDED_CASES}{_MARKS}]'"
 #: Collations, best first, that may classify and lowercase letters by Unicode where the
 #: database's LC_CTYPE does not (PostgreSQL 17's builtin one, glibc's C.UTF-8, ICU's root
 #: locale, glibc's en_US); each is checked (:func:`_word_collation`) before it is used.
@@ -297,7 +308,10 @@ MIGRATIONS: tuple[str, ...] = (
     # that is not a letter of its own (an accent typed as its own character, a Devanagari
     # virama, a Tamil pulli, a Khmer coeng) for punctuation, and the query's words were cut
     # there too, so 'हिन्दी' or 'தமிழ்' found no note holding it; 'İstanbul' was 'i' and
-    # 'stanbul' to the query. Only the rows holding a mark or 'İ' are tokenised again
+    # 'stanbul' to the query; 'ΟΔΟΣ' was 'οδοσ' to the index and 'οδος' to the query
+    # (Python's lower() ends a word with 'ς'), so a note in capitals was not found by its
+    # Greek words: 'Σ' and 'ς' are 'σ', as on SQLite. Only the rows holding a mark, 'İ', 'Σ'
+    # or 'ς' are tokenised again
     # (:meth:`PostgresBackend._keep_marks_in_words`); elsewhere nothing changes.
     _WORD_MARKS_MIGRATION,
 )
@@ -966,8 +980,9 @@ class PostgresBackend:
 
     def _keep_marks_in_words(self, conn: psycopg.Connection[Any]) -> None:
         """Migration 7 (in the migration's transaction): kenning_tsv keeps combining marks in
-        their words and makes ``İ`` ``i`` (with the collation migration 5 chose, if any),
-        and the rows holding a mark or ``İ`` (the only ones whose words change) are
+        their words and folds ``İ``, ``Σ`` and ``ς`` (with the collation migration 5
+        chose, if any), and the rows holding a mark or one of those (the only ones whose
+        words change) are
         tokenised again, under the store lock, with the statistics counted again. A
         database not in UTF-8 cannot hold those characters: its words stay as they are."""
         if _first(conn.execute("SELECT current_setting('server_encoding')"))[0] != "UTF8":
@@ -979,17 +994,13 @@ class PostgresBackend:
             )
         )
         changed = _first(
-            conn.execute(
-                f"SELECT EXISTS (SELECT 1 FROM kenning_memories WHERE {_HAS_MARK_OR_DOTTED_I})"
-            )
+            conn.execute(f"SELECT EXISTS (SELECT 1 FROM kenning_memories WHERE {_WORDS_CHANGED})")
         )[0]
         if changed:
             # a writer's statistics triggers must not run between the rewrite and the count
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
             # an UPDATE computes the generated tsvector and length again
-            conn.execute(
-                f"UPDATE kenning_memories SET content = content WHERE {_HAS_MARK_OR_DOTTED_I}"
-            )
+            conn.execute(f"UPDATE kenning_memories SET content = content WHERE {_WORDS_CHANGED}")
             self._recount(conn)
 
     @staticmethod

@@ -28,7 +28,8 @@ digits with their combining marks, lowercased — :func:`kenning.lexical.tokens`
 tokenizer and about FTS5's ``unicode61``), so full-text syntax in the query is inert. A word
 Qdrant's tokenizer cuts at a combining mark is found by its pieces and scored whole; a note
 holding ``İ`` (which Qdrant lowercases to ``i`` and a combining dot, so ``istanbul`` never
-matches it) also carries kenning's own words in its ``words`` payload, matched exactly.
+matches it), ``Σ`` or ``ς`` (kenning's words make both ``σ``, as SQLite and PostgreSQL do)
+also carries kenning's own words in its ``words`` payload, matched exactly.
 Document frequencies are exact ``count`` calls with a ``MatchText`` filter (or ``words``;
 one per query word, at most 64); the row count and total token count
 are kept in a ``kenning:fts_stats`` entry of the meta collection, updated by every write (against a
@@ -78,7 +79,15 @@ from ..errors import (
     StoreUnavailable,
     UserInputError,
 )
-from ..lexical import MAX_QUERY_TERMS, bm25, holds_mark_or_dotted_i, idf, terms, tokens
+from ..lexical import (
+    FOLDED_CASES,
+    MAX_QUERY_TERMS,
+    bm25,
+    holds_mark_or_folded_case,
+    idf,
+    terms,
+    tokens,
+)
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_url
@@ -108,8 +117,9 @@ ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 LEXICAL_CANDIDATES = 1000
 STATS_KEY = "kenning:fts_stats"
 #: The store's words version in the meta collection: 1 since a combining mark stopped
-#: splitting a word and notes holding ``İ`` carry their :data:`WORDS_FIELD` (a store without
-#: it is brought there by a writer's open, :meth:`QdrantBackend._upgrade_words`).
+#: splitting a word and notes holding ``İ``, ``Σ`` or ``ς`` carry their :data:`WORDS_FIELD`
+#: (a store without it is brought there by a writer's open,
+#: :meth:`QdrantBackend._upgrade_words`).
 WORDS_VERSION_KEY = "kenning:words_version"
 WORDS_VERSION = 1
 #: Payload field of kenning's own words of a note Qdrant's tokenizer cannot make them of.
@@ -483,10 +493,11 @@ class QdrantBackend:
 
     def _upgrade_words(self, had_memories: bool) -> None:
         """Bring a store written before :data:`WORDS_VERSION` to it: its notes holding a
-        combining mark or ``İ`` (the only ones whose words changed) get their ``doc_len``
-        and :data:`WORDS_FIELD` again, and the total length follows. One read of the notes'
-        text, once per store; a note is rewritten only when its words changed (Qdrant has no
-        transactions: an upgrade stopped midway is done again by the next writer's open)."""
+        combining mark, ``İ``, ``Σ`` or ``ς`` (the only ones whose words changed) get their
+        ``doc_len`` and :data:`WORDS_FIELD` again, and the total length follows. One read of
+        the notes' text, once per store; a note is rewritten only when its words changed
+        (Qdrant has no transactions: an upgrade stopped midway is done again by the next
+        writer's open)."""
         if self.get_meta(WORDS_VERSION_KEY) == str(WORDS_VERSION):
             return
         with self.exclusive():
@@ -505,7 +516,9 @@ class QdrantBackend:
                         for point in points:
                             payload = point.payload or {}
                             content = payload.get("content")
-                            if not isinstance(content, str) or not holds_mark_or_dotted_i(content):
+                            if not isinstance(content, str):
+                                continue
+                            if not holds_mark_or_folded_case(content):
                                 continue
                             words = self._words(content)
                             length = len(tokens(content, fold_diacritics=False))
@@ -628,9 +641,11 @@ class QdrantBackend:
 
     @staticmethod
     def _words(content: str) -> dict[str, list[str]]:
-        """:data:`WORDS_FIELD` of a note holding ``İ`` (Qdrant's tokenizer makes ``i`` and a
-        combining dot of it, which no query word has), else nothing."""
-        if "\u0130" not in content:
+        """:data:`WORDS_FIELD` of a note holding one of :data:`~kenning.lexical.FOLDED_CASES`
+        (Qdrant's tokenizer makes ``i`` and a combining dot of ``İ``, which no query word
+        has, and ``ς`` of a final ``Σ`` and of ``ς``, where kenning's words have ``σ``), else
+        nothing."""
+        if not any(c in content for c in FOLDED_CASES):
             return {}
         return {WORDS_FIELD: terms(content, fold_diacritics=False)}
 
