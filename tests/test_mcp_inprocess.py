@@ -173,3 +173,48 @@ async def test_an_unknown_id_looked_for_in_every_project_says_any_project(client
         assert result.is_error
         text = result.content[0].text  # type: ignore[union-attr]
         assert "no memory with id no-such-id in any project" in text, (tool, text)
+
+
+#: Claude Code's documented limit for a tool's answer: a successful result past 50,000
+#: characters is saved to a file and the conversation gets its path instead.
+CLAUDE_CODE_RESULT_CHARS = 50_000
+
+
+async def test_a_search_answer_of_long_notes_stays_within_what_claude_code_takes(
+    client: Client, project: Path
+) -> None:
+    """Twelve notes of 60 KB each, all matching, came back as one answer of 730 KB: Claude Code
+    moves an answer past 50,000 characters out of the conversation. The answer keeps the best
+    whole notes that fit and names the rest by id; a note longer than the budget alone is cut,
+    and says so."""
+
+    def runbook(name: str, size: int) -> str:
+        steps = " ".join(
+            f"Step {n}: check the {name} deploy log line {n * 7}." for n in range(2000)
+        )
+        return f"The {name} deploy runbook: restart {name} after a failed deploy. {steps}"[:size]
+
+    for name in ("postgres", "redis", "kafka", "nginx", "celery", "terraform"):
+        stored = answer(await call(client, "hooks_remember", content=runbook(name, 12_000)))
+        assert stored["status"] == "stored", stored
+    query = "deploy runbook after a failed deploy"
+    with open_store(cwd=project, create=False) as store:
+        ids = [r.memory.id for r in store.search(query).results]
+    result = await call(client, "search_memories", query=query)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert len(text) < CLAUDE_CODE_RESULT_CHARS, len(text)
+    found = answer(result)
+    shown = [r["memory"]["id"] for r in found["results"]]
+    assert shown and shown + found["omitted_ids"] == ids, found["omitted_ids"]
+    assert found["truncated"] is True and found["count"] == len(shown)
+    assert "omitted_ids" in found["truncation_note"]
+    for r in found["results"]:  # whole notes, as stored
+        assert len(r["memory"]["content"]) == 12_000 and not r["content_truncated"]
+
+    answer(await call(client, "hooks_remember", content=runbook("sentry", 60_000)))
+    alone = await call(client, "search_memories", query="the sentry deploy runbook", limit=1)
+    assert len(alone.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
+    first = answer(alone)["results"][0]
+    assert first["memory"]["content"].startswith("The sentry deploy runbook")
+    assert first["content_truncated"] is True
+    assert 20_000 < len(first["memory"]["content"]) < 60_000
