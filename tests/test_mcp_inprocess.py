@@ -218,3 +218,15 @@ async def test_a_search_answer_of_long_notes_stays_within_what_claude_code_takes
     assert first["memory"]["content"].startswith("The sentry deploy runbook")
     assert first["content_truncated"] is True
     assert 20_000 < len(first["memory"]["content"]) < 60_000
+
+
+async def test_top_k_and_k_that_disagree_are_an_error_naming_both(client: Client) -> None:
+    """``k`` is ruvector's other name for ``top_k``. Given both, ``k`` silently won when
+    ``top_k`` was 5 (its default, but also a value a client may send on purpose): asked for
+    top_k 5 and k 2, the agent got two candidates and no word why."""
+    result = await call(client, "hooks_recall", query="deploy", top_k=5, k=2)
+    assert result.is_error, result.content
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "top_k is 5 and k is 2" in text and "pass one of them" in text, text
+    for same in ({"top_k": 3, "k": 3}, {"k": 2}, {"top_k": None, "k": 2}, {"top_k": 7}):
+        assert answer(await call(client, "hooks_recall", query="deploy", **same))["success"]

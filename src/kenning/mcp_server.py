@@ -849,20 +849,27 @@ def build_server(tools: KenningTools) -> MCPServer:
         ctx: Context,
         top_k: Annotated[
             # the bounds before the validator: after it they reach the JSON schema as "ge"
-            # and "le", which are not JSON Schema (a client would not check them)
-            int, top_k_bounds, BeforeValidator(_default_if_null(protocol.RECALL_TOP_K))
-        ] = protocol.RECALL_TOP_K,
+            # and "le", which are not JSON Schema (a client would not check them). None
+            # (absent or null) is told apart from an explicit 5, which k must not override;
+            # the schema still advertises the default 5
+            int,  # noqa: RUF013 -- None only as the default, never sent: null means "absent"
+            top_k_bounds,
+            WrapValidator(lambda value, handler: None if value is None else handler(value)),
+            Field(json_schema_extra={"default": protocol.RECALL_TOP_K}),
+        ] = None,  # type: ignore[assignment]
         k: Annotated[
             int | None,
             Field(ge=1, le=protocol.SEARCH_MAX_LIMIT, description=TOP_K_ALIAS_DESCRIPTION),
         ] = None,
         semantic: Annotated[bool | None, Field(description=SEMANTIC_DESCRIPTION)] = None,
     ) -> dict[str, Any]:
-        if k is not None:
-            if top_k not in (k, protocol.RECALL_TOP_K):
-                raise UserInputError(f"top_k is {top_k} and k is {k}; pass one of them")
-            top_k = k
-        return await run_in_thread(ctx, tools.hooks_recall, query, top_k)
+        if k is not None and top_k is not None and k != top_k:
+            raise UserInputError(
+                f"top_k is {top_k} and k is {k}: they are two names for the same setting; "
+                "pass one of them"
+            )
+        count = top_k if top_k is not None else k if k is not None else protocol.RECALL_TOP_K
+        return await run_in_thread(ctx, tools.hooks_recall, query, count)
 
     @server.tool(name="hooks_remember", description=REMEMBER_DESCRIPTION, annotations=WRITE)
     @_tool_errors
