@@ -230,3 +230,34 @@ async def test_top_k_and_k_that_disagree_are_an_error_naming_both(client: Client
     assert "top_k is 5 and k is 2" in text and "pass one of them" in text, text
     for same in ({"top_k": 3, "k": 3}, {"k": 2}, {"top_k": None, "k": 2}, {"top_k": 7}):
         assert answer(await call(client, "hooks_recall", query="deploy", **same))["success"]
+
+
+async def test_a_rejected_argument_is_named_with_what_it_takes(client: Client) -> None:
+    """An argument of the wrong shape came back as pydantic's raw text ("1 validation error
+    for hooks_recallArguments … [type=int_parsing, input_value=…] For further information
+    visit https://errors.pydantic.dev/…"), one paragraph per rejected item: a memory_type of
+    100,000 numbers gave a 19 MB error. It names the argument, what was sent (short, inert)
+    and what the argument takes."""
+
+    async def refusal(tool: str, **arguments: Any) -> str:
+        result = await call(client, tool, **arguments)
+        assert result.is_error, result.content
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert "pydantic" not in text and "validation error" not in text, text
+        assert len(text) < 600, (len(text), text[:600])
+        return str(text)
+
+    text = await refusal("hooks_recall", query="deploy", top_k="many")
+    assert 'top_k: got the string "many"' in text, text
+    assert "an integer from 1 to 100 (default 5)" in text, text
+    text = await refusal("hooks_recall", query="deploy", top_k=0)
+    assert "top_k: got 0" in text, text
+    text = await refusal("search_memories", query="deploy", memory_type=[1] * 100_000)
+    assert "memory_type: got a list of 100,000 items" in text, text
+    assert "a list of strings" in text, text
+    text = await refusal("hooks_remember", content="x", metadata="\u202e" + "y" * 1_000_000)
+    assert "metadata: got a string of 1,000,001 characters" in text, text
+    assert "a JSON object" in text and "\u202e" not in text, text
+    text = await refusal("hooks_recall", query="deploy", top_k="\u202e\x1b[2J")
+    assert "\u202e" not in text and "\x1b" not in text, text
+    assert "forget: id is missing" in await refusal("forget")

@@ -36,9 +36,10 @@ The store of each project is opened once, lazily, and kept open; the model is lo
 (warmed up in the background at start). Without a store, reads answer empty results and the
 first ``hooks_remember`` creates it. An optional argument sent as ``null`` means its
 default. Failures (a :class:`~kenning.errors.KenningError`, bad arguments) are tool errors
-(``isError``) with a readable message. The tools run on worker threads; the store is
-thread-safe. Logs go to stderr only; the SDK points fd 1 at stderr while serving, so
-nothing but protocol reaches stdout.
+(``isError``) with a readable message; arguments the SDK's validation refuses are named
+with what was sent (short and escaped) and what they take (:func:`_argument_error`). The
+tools run on worker threads; the store is thread-safe. Logs go to stderr only; the SDK
+points fd 1 at stderr while serving, so nothing but protocol reaches stdout.
 
 **Robustness.** A line on stdin that the SDK cannot read as a JSON-RPC message (the SDK
 drops it silently) is answered here: ``-32700`` (parse error) for text that is not JSON,
@@ -811,13 +812,111 @@ TOOL_NAMES = (
 # --------------------------------------------------------------------------------------------
 
 
+#: How many characters of a rejected text argument an error quotes; a longer one is described
+#: by its length (it may be a whole document, or a secret).
+QUOTED_ARGUMENT_CHARS = 40
+#: How many rejected arguments one error names.
+NAMED_ARGUMENTS = 4
+
+
+def _described(value: Any) -> str:
+    """A rejected argument's value as an error shows it: short and inert (JSON-escaped)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        text = json.dumps(value)
+        return text if len(text) <= QUOTED_ARGUMENT_CHARS else f"a number of {len(text):,} digits"
+    if isinstance(value, str):
+        if len(value) <= QUOTED_ARGUMENT_CHARS:
+            return f"the string {json.dumps(value)}"
+        return f"a string of {len(value):,} characters"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value):,} item{'' if len(value) == 1 else 's'}"
+    if isinstance(value, dict):
+        return f"an object of {len(value):,} member{'' if len(value) == 1 else 's'}"
+    return f"a {type(value).__name__}"
+
+
+def _accepted(schema: Mapping[str, Any]) -> str:
+    """What an argument takes, in words, from its JSON schema."""
+    if "anyOf" in schema:
+        text = " or ".join(_accepted(option) for option in schema["anyOf"])
+    else:
+        kind = schema.get("type")
+        if kind == "integer":
+            text = "an integer"
+            if "minimum" in schema and "maximum" in schema:
+                text += f" from {schema['minimum']} to {schema['maximum']}"
+        elif kind == "array":
+            text = f"a list of {_accepted(schema.get('items') or {}).removeprefix('a ')}s"
+        else:
+            text = {
+                "string": "a string",
+                "boolean": "true or false",
+                "object": "a JSON object",
+                "null": "null",
+                "number": "a number",
+            }.get(str(kind), "a value")
+    if schema.get("default") is not None:
+        text += f" (default {json.dumps(schema['default'])})"
+    return text
+
+
+def _argument_error(
+    tool: str, error: Any, input_schema: Mapping[str, Any], arguments: Mapping[str, Any]
+) -> str:
+    """The tool error for ``arguments`` the SDK's validation refused (``error``: its pydantic
+    ``ValidationError``): each rejected argument named once, with what was sent (quoted
+    when short, else described) and what it takes, instead of pydantic's text, which lists
+    every rejected item of a list and links to pydantic's documentation."""
+    properties = input_schema.get("properties") or {}
+    parts: dict[str, str] = {}
+    for item in error.errors():
+        name = str(item["loc"][0]) if item["loc"] else "arguments"
+        if name in parts:
+            continue
+        takes = _accepted(properties.get(name) or {})
+        if item["type"] == "missing":
+            parts[name] = f"{name} is missing (it is required): pass {takes}"
+        else:  # the argument as sent, not the item inside it that was refused
+            parts[name] = f"{name}: got {_described(arguments.get(name))}; it takes {takes}"
+    named = list(parts.values())
+    more = len(named) - NAMED_ARGUMENTS
+    text = "; ".join(named[:NAMED_ARGUMENTS]) + (f"; and {more} more" if more > 0 else "")
+    return safe_message(f"{tool}: {text}. Fix the argument and call {tool} again.")
+
+
+class _Server(MCPServer):
+    """``MCPServer`` whose refusal of a tool's arguments says which argument, what was sent
+    and what it takes (:func:`_argument_error`)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        from pydantic import ValidationError
+
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            # the SDK's model of a tool's arguments is named "<tool>Arguments"; a refusal of
+            # anything else is not about the arguments
+            if not isinstance(cause, ValidationError) or cause.title != f"{name}Arguments":
+                raise
+            tool = next((t for t in await self.list_tools() if t.name == name), None)
+            schema = tool.input_schema if tool is not None else {}
+            raise ToolError(_argument_error(name, cause, schema, arguments)) from cause
+
+
 def build_server(tools: KenningTools) -> MCPServer:
     """The ``MCPServer`` with kenning's tools bound to ``tools``."""
     from . import __version__
     from .sources import SOURCE_READ_LIMIT
 
     level = config.log_level()
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         SERVER_NAME,
         title="kenning — institutional memory",
         instructions=INSTRUCTIONS,
