@@ -197,3 +197,24 @@ async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
     assert "safe.directory" in text and "not inside a git repository" not in text, text
+
+
+async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
+    project: Path, outside: Path, tmp_path: Path
+) -> None:
+    """A client listed a root that is not a file URL (a remote workspace's https:// root,
+    or a bare name) before the project's folder: the SDK refused the whole answer, so the
+    server served its working directory — here no project at all — as if no root had been
+    named. The other roots are still read."""
+
+    async def roots(_context: Any) -> ListRootsResult:
+        unreadable = [
+            Root.model_construct(uri="https://example.com/acme/widgets", name="remote"),
+            Root.model_construct(uri="widgets", name="a bare name"),
+        ]
+        return ListRootsResult(roots=[*unreadable, Root(uri=project.as_uri(), name="proj")])
+
+    with warnings.catch_warnings():  # the SDK warns as it sends what it would not accept
+        warnings.simplefilter("ignore", UserWarning)
+        async with connect(outside, tmp_path / "err.log", roots=roots) as s:  # type: ignore[arg-type]
+            assert await intel_path(s) == store_of(project)

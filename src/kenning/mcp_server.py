@@ -429,20 +429,30 @@ class ProjectLocator:
             self._roots_asked = True
             self._roots = None
             try:
-                answer = await ctx.session.send_request(
-                    types.ListRootsRequest(),
-                    types.ListRootsResult,
-                    request_read_timeout_seconds=ROOTS_TIMEOUT_S,
+                # the raw answer: the SDK's typed one (session.send_request) refuses the whole
+                # list when one root is not a file URL (a remote workspace's https:// root),
+                # and the valid ones with it; _first_checkout reads each root on its own. The
+                # session's connection is private in the pinned SDK, its method public
+                connection = ctx.session._connection
+                answer = await connection.send_raw_request(
+                    "roots/list", None, {"timeout": ROOTS_TIMEOUT_S}
                 )
             except Exception as exc:  # an answer that never comes must not fail the call
                 log.warning("the client did not list its roots (%s); serving %s", exc, self.cwd)
                 return None
-            self._roots = await anyio.to_thread.run_sync(
-                _first_checkout, [str(r.uri) for r in answer.roots]
-            )
+            self._roots = await anyio.to_thread.run_sync(_first_checkout, _root_uris(answer))
             if self._roots is not None:
                 log.info("serving %s (an MCP root)", self._roots.folder)
             return self._roots
+
+
+def _root_uris(answer: Any) -> list[str]:
+    """The ``uri`` of each root in a client's ``roots/list`` answer, skipping what is not one."""
+    roots = answer.get("roots") if isinstance(answer, dict) else None
+    if not isinstance(roots, list):
+        log.warning("the client's roots/list answer holds no list of roots; ignoring it")
+        return []
+    return [r["uri"] for r in roots if isinstance(r, dict) and isinstance(r.get("uri"), str)]
 
 
 def _first_checkout(uris: list[str]) -> Located | None:
