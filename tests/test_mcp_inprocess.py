@@ -261,3 +261,23 @@ async def test_a_rejected_argument_is_named_with_what_it_takes(client: Client) -
     text = await refusal("hooks_recall", query="deploy", top_k="\u202e\x1b[2J")
     assert "\u202e" not in text and "\x1b" not in text, text
     assert "forget: id is missing" in await refusal("forget")
+
+
+async def test_an_error_does_not_quote_a_huge_argument_whole(client: Client) -> None:
+    """kenning's refusals quote what they refuse ("unknown intent '…'", "no memory with id
+    …"): an id or an intent of 1 MB came back whole, a 1 MB error in the agent's context.
+    The error keeps its start (what was wrong) and its end (what is accepted), cut between."""
+    answer(await call(client, "hooks_remember", content="The API is versioned in the URL path."))
+    huge = "x" * 1_000_000
+    for tool, arguments, end in (
+        ("forget", {"id": huge}, "in this project"),
+        ("read_source", {"id": huge}, "in this project"),
+        ("search_memories", {"query": "api", "intent": huge}, "valid intents are how, what, why"),
+        ("search_memories", {"query": "api", "collection": huge}, "discussions"),
+        ("hooks_remember", {"content": "a note", "type": huge}, "valid types are"),
+    ):
+        result = await call(client, tool, **arguments)
+        assert result.is_error, (tool, result.content)
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert len(text) < 3_000, (tool, len(text))
+        assert "characters cut" in text and end in text, (tool, text[:300], text[-300:])

@@ -122,6 +122,9 @@ DRAIN_TIMEOUT_S = 30.0
 #: a tool answer past 50,000 characters to a file and gives the model its path instead, and
 #: warns past 10,000 tokens (about 40,000 characters of English).
 ANSWER_CHAR_BUDGET = 40_000
+#: About the most characters a tool error holds (Claude Code cuts an error's text past about
+#: 11,000 characters; an error is a sentence or two).
+ERROR_CHAR_BUDGET = 1_500
 
 
 def _collections_text() -> str:
@@ -254,14 +257,25 @@ def _tool_errors(func: F) -> F:
         except ToolError:
             raise
         except KenningError as exc:
-            raise ToolError(safe_message(str(exc))) from exc
+            raise ToolError(_bounded(safe_message(str(exc)))) from exc
         except Exception as exc:
             log.exception("%s failed", func.__name__)
             raise ToolError(
-                safe_message(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}")
+                _bounded(safe_message(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}"))
             ) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def _bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
+    """An error message cut to about ``budget`` characters: its start (what was wrong) and
+    its end (what is accepted, how to fix it), without the middle — a refusal that quotes
+    the argument it refuses quoted a 1 MB id or intent whole."""
+    if len(message) <= budget:
+        return message
+    head, tail = budget * 2 // 3, budget // 3
+    cut = len(message) - head - tail
+    return f"{message[:head]} …[{cut:,} characters cut]… {message[-tail:]}"
 
 
 def _tool_result(data: Any) -> Any:
