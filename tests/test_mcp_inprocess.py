@@ -281,3 +281,44 @@ async def test_an_error_does_not_quote_a_huge_argument_whole(client: Client) -> 
         text = result.content[0].text  # type: ignore[union-attr]
         assert len(text) < 3_000, (tool, len(text))
         assert "characters cut" in text and end in text, (tool, text[:300], text[-300:])
+
+
+async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_claude_code_takes(
+    client: Client, project: Path
+) -> None:
+    """Recall cuts the notes' content to 800 characters, but each result carries its memory's
+    metadata whole (up to 64 KiB): three notes with a stack trace kept in metadata recalled
+    as a 183 KB answer, past what Claude Code takes from a tool. The best whole results that
+    fit are kept, the others named by id, and "fenced" holds the same results; a single
+    result too long alone is sent without its metadata, and says so."""
+
+    def trace(name: str, size: int) -> dict[str, str]:
+        return {
+            "trace": " ".join(f"at {name}.module{n}.call(line {n})" for n in range(3000))[:size]
+        }
+
+    for name in ("postgres", "redis", "kafka"):
+        note = f"The {name} client times out after 30 s under load: raise the pool size."
+        stored = answer(
+            await call(client, "hooks_remember", content=note, metadata=trace(name, 20_000))
+        )
+        assert stored["status"] == "stored", stored
+    query = "client times out under load pool size"
+    with open_store(cwd=project, create=False) as store:
+        ids = [h.memory.id for h in store.recall(query).hits]
+    assert len(ids) == 3
+    result = await call(client, "hooks_recall", query=query)
+    assert len(result.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
+    found = answer(result)
+    shown = [r["id"] for r in found["results"]]
+    assert shown and shown + found["omitted_ids"] == ids, found["omitted_ids"]
+    assert found["count"] == len(shown) < 3 and "omitted_ids" in found["truncation_note"]
+    assert found["fenced"].count("<finding ") == len(shown)
+    assert all(len(r["metadata"]["trace"]) == 20_000 for r in found["results"])
+
+    note = "The sentry client drops events over 200 KB: trim breadcrumbs first."
+    answer(await call(client, "hooks_remember", content=note, metadata=trace("sentry", 60_000)))
+    alone = await call(client, "hooks_recall", query="sentry drops events over 200 KB", top_k=1)
+    assert len(alone.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
+    first = answer(alone)["results"][0]
+    assert first["content"] == note and first["metadata"] == {} and first["metadata_omitted"]
