@@ -24,6 +24,7 @@ from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
 from .conftest import git
+from .test_store_folder import _as_a_user
 
 ERRORS = {
     "db": "sqlite3.OperationalError: database is locked",
@@ -645,6 +646,45 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "No module named &apos;widgetlib&apos;" in context  # the listing still runs
     assert 'stale="true"' in context  # the db entry still holds the old fix: marked
+
+
+def test_a_read_only_store_is_refused_before_the_model_is_loaded(docs: Path) -> None:
+    """A store in a folder that cannot be written is read as it is (README). With a changed
+    solution doc, every session start of such a store loaded the model and embedded the
+    doc's entries (seconds) before the write was refused. The refusal now comes first:
+    here a model that cannot be loaded would be named instead."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="A fix this store cannot take."))
+    no_model = root.parent / "no-model"
+    no_model.mkdir()
+    folder = root / ".kenning"
+    files = [p for p in folder.iterdir() if p.is_file()]
+    for path in files:
+        os.chmod(path, 0o444)
+    os.chmod(folder, 0o555)
+    payload = {"cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}
+    try:
+        proc = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=root,
+            env=env(KENNING_MODEL_DIR=str(no_model)),
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.chmod(folder, 0o755)
+        for path in files:
+            os.chmod(path, 0o644)
+    assert proc.returncode == 0
+    (line,) = proc.stderr.splitlines()
+    assert "could not re-seed changed solution docs" in line and "read-only" in line, line
+    assert "model" not in line, line
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "No module named &apos;widgetlib&apos;" in context  # the listing still runs
 
 
 def test_a_reseed_the_store_refuses_forgets_nothing(store: MemoryStore, docs: Path) -> None:

@@ -26,6 +26,7 @@ from . import config, protocol
 from .backends.base import (
     Backend,
     Filters,
+    KnowsItIsReadOnly,
     MemoryRecord,
     forks_so_far,
     lexical_search_with_statistics,
@@ -471,8 +472,12 @@ class MemoryStore:
         """Raise what a write that embeds would raise for this store before anything is
         written: the store-location guard, and :class:`~kenning.errors.ProvenanceMismatch`
         when the store was embedded with another model (or is half re-embedded). For a
-        change of several steps (retire, then add) that must not stop after its first."""
+        change of several steps (retire, then add) that must not stop after its first.
+        A store that is read-only here is refused first: the check of the vectors loads
+        the model."""
         self.check_location()
+        if isinstance(self.backend, KnowsItIsReadOnly):
+            self.backend.check_writable()
         self._check_provenance(stamp=False)
 
     def __enter__(self) -> MemoryStore:

@@ -320,6 +320,17 @@ class IdentifiedStore(Protocol):
 
 
 @runtime_checkable
+class KnowsItIsReadOnly(Protocol):
+    """A backend that can tell before a write that the store refuses writes (SQLite opened
+    read-only, its folder not writable): a write that must embed first is refused before
+    the model is loaded and its texts embedded (seconds, for nothing)."""
+
+    def check_writable(self) -> None:
+        """Raise the error a write would meet when the store is read-only; else nothing."""
+        ...
+
+
+@runtime_checkable
 class Backend(Protocol):
     #: Human-readable location of the data (file path or URL without credentials).
     location: str

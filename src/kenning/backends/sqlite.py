@@ -718,6 +718,10 @@ class SQLiteBackend:
         with self._lock:
             return list(self._damaged.values())
 
+    def check_writable(self) -> None:
+        if self.read_only:
+            raise KenningError(_read_only(self.path))
+
     def _stamped_dimension(self) -> int | None:
         provenance = self.read_provenance()
         return provenance.dimension if provenance is not None else self._dimension
@@ -1608,11 +1612,15 @@ def is_read_only_error(exc: sqlite3.Error, path: Path | None = None) -> bool:
 
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
     if is_read_only_error(exc, path):
-        return (
-            f"cannot write the store {path}: its folder or file is read-only; make "
-            f"{path.parent} and the files in it writable (reads work without that)"
-        )
+        return _read_only(path)
     return f"cannot open the store {path}: {exc}"
+
+
+def _read_only(path: Path) -> str:
+    return (
+        f"cannot write the store {path}: its folder or file is read-only; make "
+        f"{path.parent} and the files in it writable (reads work without that)"
+    )
 
 
 def _end_if_open(conn: sqlite3.Connection, *statements: str) -> None:
