@@ -381,6 +381,27 @@ def test_cwd_outside_git_is_exit_0_without_output(tmp_path: Path) -> None:
     assert_silent_failure(proc, "is not a folder")
 
 
+def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout_cwd(
+    seeded: MemoryStore, tmp_path: Path
+) -> None:
+    """Claude Code started in a folder that holds checkouts but is none (a workspace):
+    CLAUDE_PROJECT_DIR names that folder and the hook input's cwd the checkout the agent
+    works in. The hooks looked for the project in CLAUDE_PROJECT_DIR alone and said "not
+    inside a git repository" at every prompt; the cwd's checkout is the project now."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    outside = {"CLAUDE_PROJECT_DIR": str(workspace)}
+    root = seeded.project.root
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), workspace, outside)
+    assert proc.stderr == ""
+    assert findings(context_of(proc, "UserPromptSubmit"))[0][0] == SQLITE_FIX
+    proc = run_hook("session-start", payload("session_start_startup", root), workspace, outside)
+    assert IMPORT_FIX in [text for text, _ in findings(context_of(proc, "SessionStart"))]
+    # with a cwd outside git too, the one line still names CLAUDE_PROJECT_DIR's folder
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", workspace), root, outside)
+    assert_silent_failure(proc, f"{workspace} is not inside a git repository")
+
+
 def test_unknown_hook_is_exit_0_without_output(project: Path) -> None:
     proc = run_hook("pre-tool-use", payload("prompt_submit_error", project), project)
     assert_silent_failure(proc, "unknown hook 'pre-tool-use'")

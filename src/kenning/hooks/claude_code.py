@@ -10,7 +10,8 @@ and print, when there is something worth adding, Claude Code's JSON for added co
 
 The context is the fenced ``<reflexion_context>`` block of :func:`kenning.render.render_xml`.
 The project is the one containing ``CLAUDE_PROJECT_DIR`` (as for the MCP server), else
-the payload's ``cwd``.
+the payload's ``cwd`` (also when ``CLAUDE_PROJECT_DIR`` is outside git and the ``cwd`` is
+in a checkout).
 
 * **prompt-submit** recalls for the prompt with the ruvector protocol
   (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped,
@@ -211,9 +212,23 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     """The project the session is for: ``CLAUDE_PROJECT_DIR`` (Claude Code sets it to the
     project it was started in), as the MCP server the agent remembers through serves it —
     the input's ``cwd`` follows the agent's ``cd`` into another repository; else the
-    input's ``cwd``; else the hook's working folder."""
+    input's ``cwd``; else the hook's working folder. A ``CLAUDE_PROJECT_DIR`` outside git
+    (Claude Code started in a folder of several checkouts) gives way to a ``cwd`` inside
+    one."""
+    from ..project import find_checkout
+
     env = config.claude_project_dir()
     if env is not None and env.is_dir():
+        cwd = payload.get("cwd")
+        if (
+            isinstance(cwd, str)
+            and cwd.strip()
+            and Path(cwd) != env  # the usual case: no git run for it
+            and find_checkout(env) is None
+            and Path(cwd).is_dir()
+            and find_checkout(Path(cwd)) is not None
+        ):
+            return Path(cwd)
         return env
     cwd = payload.get("cwd")
     if cwd is not None:
