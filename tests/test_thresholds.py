@@ -300,6 +300,28 @@ def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
     assert set(as_json["written"]["overridden"]) == {"similarity_threshold"}
 
 
+def test_calibrate_measures_the_project_it_is_given(tmp_path: Path, minilm: Embedder) -> None:
+    """`kenning calibrate labelled.jsonl --project team/docs --store shared/memory.db` run
+    outside a checkout (as `kenning stats --project team/docs --store …` runs) said "not
+    inside a git repository … set both KENNING_PROJECT and KENNING_STORE": the project given
+    was a filter only, not the project the store was opened for. It is both now: that
+    project's memories are measured and --write saves beside the store named."""
+    shared = tmp_path / "shared"
+    with open_store(shared / "memory.db", cwd=tmp_path, group_id="team/docs", embedder=minilm) as s:
+        lines = _labelled(s)
+    queries = tmp_path / "labelled.jsonl"
+    queries.write_text("\n".join(lines) + "\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    args = ("calibrate", str(queries), "--store", str(shared / "memory.db"), "--write", "--json")
+    done = run_cli(elsewhere, *args, "--project", "team/docs")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["top1_accuracy"] == 1.0, report
+    assert report["written"]["path"] == str(shared / "config.toml")
+    assert "similarity_threshold" in tomllib.loads((shared / "config.toml").read_text())
+
+
 @pytest.mark.parametrize(
     ("key", "variable", "wording"),
     [

@@ -764,10 +764,14 @@ def calibrate(
     """Measure top-1 accuracy and the score floor that separates hits from noise."""
     from .calibration import calibrate as run_calibration
     from .calibration import read_queries, write_calibration
+    from .project import means_every_project
 
     parsed = read_queries(_read_file(queries).splitlines())
     written = refusal = None
-    with _open(store_path, create=False) as store:
+    # the project given is the one the store is opened for (as stats opens it): outside a
+    # checkout, --project and --store are all there is to go by
+    mine = None if means_every_project(group_id) else group_id
+    with _open(store_path, create=False, group_id=mine) as store:
         report = run_calibration(store, parsed, group_id)
         floors = (store.settings.recall_floor, store.settings.error_recall_floor)
         if write:
