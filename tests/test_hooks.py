@@ -402,6 +402,22 @@ def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout_cwd(
     assert_silent_failure(proc, f"{workspace} is not inside a git repository")
 
 
+def test_a_dotenv_that_cannot_be_read_is_named_and_the_hook_still_works(
+    seeded: MemoryStore,
+) -> None:
+    """A project's .env that is no file (a folder of that name, as `docker run -v` makes for
+    a file missing on the host) or cannot be read was passed over without a word: the
+    KENNING_* settings it holds (the store, the project, the floors) silently did not
+    apply. It is named in one line; the hook still recalls."""
+    root = seeded.project.root
+    (root / ".env").mkdir()
+    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), root)
+    assert findings(context_of(proc, "UserPromptSubmit"))[0][0] == SQLITE_FIX
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("kenning hook prompt-submit: ")
+    assert f"{root / '.env'} is a folder" in line, line
+
+
 def test_unknown_hook_is_exit_0_without_output(project: Path) -> None:
     proc = run_hook("pre-tool-use", payload("prompt_submit_error", project), project)
     assert_silent_failure(proc, "unknown hook 'pre-tool-use'")

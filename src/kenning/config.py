@@ -235,6 +235,10 @@ def _without_bom(text: str) -> str:
 
 def _read_dotenv(path: Path) -> dict[str, str]:
     if not path.is_file():
+        if path.is_symlink():
+            _unreadable(path, f"is a symlink to {os.readlink(path)}, which is no file")
+        elif path.exists():  # a folder (`docker run -v` makes one for a file missing on the host)
+            _unreadable(path, "is a folder, not a settings file")
         return {}
     import io
 
@@ -242,7 +246,8 @@ def _read_dotenv(path: Path) -> dict[str, str]:
 
     try:
         raw = path.read_bytes()
-    except OSError:
+    except OSError as exc:
+        _unreadable(path, f"cannot be read ({exc.strerror or exc})")
         return {}
     # The project's .env belongs to other tools too: one written in another encoding must
     # not stop kenning, which reads only its own KENNING_* keys (ASCII names).
@@ -265,6 +270,22 @@ def _read_dotenv(path: Path) -> dict[str, str]:
                 match.group(1),
             )
     return found
+
+
+def _unreadable(path: Path, why: str) -> None:
+    """Say once that the project's .env is not read: the KENNING_* settings it holds (the
+    store, the project, the floors) would not apply without a word. Not an error: the file
+    belongs to other tools too, and every command and hook goes on without it."""
+    said = (str(path), "")
+    if said in _UNREAD:
+        return
+    _UNREAD.add(said)
+    log.warning(
+        "kenning: %s %s, so the KENNING_* settings it may hold are not read; fix it (or "
+        "remove it) for them to apply",
+        path,
+        why,
+    )
 
 
 #: A line of a .env that sets one of kenning's variables.
