@@ -506,6 +506,26 @@ def test_a_dotenv_key_that_sets_nothing_is_named(project: Path, minilm: Embedder
     assert run_doctor(cwd=project).check("settings").status == "ok"
 
 
+def test_a_decay_variable_sets_the_types_it_names_and_keeps_the_others(
+    project: Path, minilm: Embedder
+) -> None:
+    """Settings layer environment > .env > config.toml (README). KENNING_DECAY_HALF_LIFE=
+    "error_fix:3", set for one run, threw away every half-life the lower layers set
+    (config.toml's decisions at 90 days and rules at 30): they decayed at the defaults
+    again. A layer now sets the types it names; the others keep the lower layer's value."""
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.", "decision").ok
+    (project / ".kenning" / "config.toml").write_text(
+        "[decay]\nhalf_life = { decision = 90, rule = 30 }\n"
+    )
+    (project / ".env").write_text('KENNING_DECAY_HALF_LIFE="rule:20"\n')
+    stats = run_cli(project, "stats", "--json", env={"KENNING_DECAY_HALF_LIFE": "error_fix:3"})
+    assert stats.returncode == 0, stats.stderr
+    settings = json.loads(stats.stdout)["settings"]
+    assert settings["half_life_overrides"] == {"decision": 90.0, "rule": 20.0, "error_fix": 3.0}
+    assert settings["sources"]["half_life_overrides"] == "environment"  # the highest that set one
+
+
 def test_a_blank_variable_is_an_unset_one(tmp_path: Path) -> None:
     """`KENNING_RECALL_LOG=` (blank) turned off config.toml's `recall_log = true` without a
     word, and a blank KENNING_RECALL_FLOOR failed every command, where a blank KENNING_STORE

@@ -16,7 +16,8 @@ similarity threshold   ``KENNING_SIMILARITY_THRESHOLD``   ``similarity_threshold
 recall floors          ``KENNING_RECALL_FLOOR``            ``recall_floor = 0.5``
                        ``KENNING_ERROR_RECALL_FLOOR``      ``error_recall_floor = 0.4``
 decay half-lives       ``KENNING_DECAY_HALF_LIFE``         ``[decay] half_life = {error_fix = 7}``
-                       (``"error_fix:7,decision:90"``)     (or the same string form)
+                       (``"error_fix:7,decision:90"``)     (or the same string form; each
+                                                          layer sets the types it names)
 store                  ``KENNING_STORE``
 project id             ``KENNING_PROJECT``
 recall log (off)       ``KENNING_RECALL_LOG=1``            ``recall_log = true``
@@ -609,14 +610,23 @@ def load_settings(
             f"decay in {toml_origin} is {decay!r:.80}; expected a table: write [decay] and "
             'under it half_life = { error_fix = 7 } (or half_life = "error_fix:7")'
         )
-    half, origin = layered("KENNING_DECAY_HALF_LIFE", None, decay, "half_life")
+    # a layer sets the half-lives of the types it names: KENNING_DECAY_HALF_LIFE="error_fix:3"
+    # keeps config.toml's other types, as every other setting keeps the layers it does not set
     overrides: dict[str, float] = {}
-    if half is not None:
+    origin = "default"
+    variable = "KENNING_DECAY_HALF_LIFE"
+    for half, layer in (
+        (decay.get("half_life"), toml_origin),
+        (dotenv.get(variable, "").strip() or None, ".env"),
+        (env.get(variable, "").strip() or None, "environment"),
+    ):
+        if half is None:
+            continue
         try:
-            overrides = parse_half_life_overrides(half)
+            overrides |= parse_half_life_overrides(half)
         except UserInputError as exc:
-            where = said(origin, "KENNING_DECAY_HALF_LIFE")
-            raise UserInputError(f"decay half-life from {where}: {exc}") from None
+            raise UserInputError(f"decay half-life from {said(layer, variable)}: {exc}") from None
+        origin = layer
     sources["half_life_overrides"] = origin
 
     log_value, origin = layered("KENNING_RECALL_LOG", False)
