@@ -290,6 +290,36 @@ def test_undecodable_argv_in_a_real_process(seeded_project: Path) -> None:
         assert_clean_outcome(proc, repr(argv))
 
 
+def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: Path) -> None:
+    """Ctrl-C in the first fraction of a second of any command (while Python loads kenning,
+    before a command runs) printed a traceback of the import it cut, through kenning's own
+    modules; exit codes say 130 for an interrupt. The console script, in a real process,
+    SIGINT at moments through its start. Only what comes before kenning's first line (the
+    interpreter's start, the script's own imports) is beyond its reach."""
+    import signal
+    import subprocess
+    import time
+
+    script = Path(sys.executable).with_name("kenning")
+    package = f"{os.sep}kenning{os.sep}"
+    handled = 0
+    for step in range(16):
+        delay = 0.05 + 0.025 * step
+        proc = subprocess.Popen(
+            [str(script), "stats"], cwd=project, stderr=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        text = err.decode("utf-8", "replace")
+        frames = [line for line in text.splitlines() if line.strip().startswith("File ")]
+        assert not [f for f in frames if package in f], f"{delay:.3f} s: {text}"
+        if proc.returncode == 130:
+            assert text == "error: interrupted\n", f"{delay:.3f} s: {text}"
+            handled += 1
+    assert handled, "no interrupt came while kenning started"
+
+
 def test_a_reader_that_stops_reading_ends_the_export_quietly(seeded_project: Path) -> None:
     """``kenning export | head``: the closed pipe is exit 141 (as git reports it), with
     nothing on stderr, not ``error: Broken pipe``. A real pipe: the boundary is the point."""

@@ -6,40 +6,93 @@ matter before acting, scored, deduplicated, time-decayed and fenced for the prom
 >>> from kenning import open_store, remember, recall, search_memories
 """
 
-from __future__ import annotations
-
 import os
 
 # Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .api import recall, remember, search_memories
-from .errors import (
-    ContentError,
-    DedupCheckFailed,
-    DuplicateContent,
-    EditConflict,
-    InvalidTypeError,
-    KenningError,
-    NotAKenningStore,
-    ProvenanceMismatch,
-    StoreClosed,
-    StoreCorrupted,
-    StoreLocationError,
-    StoreNotFound,
-    StoreUnavailable,
-    StoreWriteFailed,
-    UserInputError,
-)
-from .model import (
-    Memory,
-    Provenance,
-    RecallResult,
-    RememberResult,
-    SearchResult,
-)
-from .search import SearchResponse
-from .store import MemoryStore, NewMemory, open_store
+TYPE_CHECKING = False  # typing itself is not imported for it (see _HOMES)
+if TYPE_CHECKING:
+    from .api import recall, remember, search_memories
+    from .errors import (
+        ContentError,
+        DedupCheckFailed,
+        DuplicateContent,
+        EditConflict,
+        InvalidTypeError,
+        KenningError,
+        NotAKenningStore,
+        ProvenanceMismatch,
+        StoreClosed,
+        StoreCorrupted,
+        StoreLocationError,
+        StoreNotFound,
+        StoreUnavailable,
+        StoreWriteFailed,
+        UserInputError,
+    )
+    from .model import (
+        Memory,
+        Provenance,
+        RecallResult,
+        RememberResult,
+        SearchResult,
+    )
+    from .search import SearchResponse
+    from .store import MemoryStore, NewMemory, open_store
+
+#: Where each public name is defined: imported when first asked for (PEP 562), so that
+#: ``import kenning.cli`` (the ``kenning`` command) does not load the store, numpy and the
+#: backends before the command runs: a Ctrl-C while they load is the CLI's to answer
+#: ("interrupted", exit 130), not a traceback of the import it cut.
+_HOMES = {
+    "recall": "api",
+    "remember": "api",
+    "search_memories": "api",
+    **dict.fromkeys(
+        (
+            "ContentError",
+            "DedupCheckFailed",
+            "DuplicateContent",
+            "EditConflict",
+            "InvalidTypeError",
+            "KenningError",
+            "NotAKenningStore",
+            "ProvenanceMismatch",
+            "StoreClosed",
+            "StoreCorrupted",
+            "StoreLocationError",
+            "StoreNotFound",
+            "StoreUnavailable",
+            "StoreWriteFailed",
+            "UserInputError",
+        ),
+        "errors",
+    ),
+    **dict.fromkeys(
+        ("Memory", "Provenance", "RecallResult", "RememberResult", "SearchResult"), "model"
+    ),
+    "SearchResponse": "search",
+    "MemoryStore": "store",
+    "NewMemory": "store",
+    "open_store": "store",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'kenning' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __version__ = "0.1.0"
 
