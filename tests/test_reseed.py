@@ -648,11 +648,15 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     assert 'stale="true"' in context  # the db entry still holds the old fix: marked
 
 
-def test_a_read_only_store_is_refused_before_the_model_is_loaded(docs: Path) -> None:
-    """A store in a folder that cannot be written is read as it is (README). With a changed
-    solution doc, every session start of such a store loaded the model and embedded the
-    doc's entries (seconds) before the write was refused. The refusal now comes first:
-    here a model that cannot be loaded would be named instead."""
+@pytest.mark.parametrize("read_only", ["folder", "file"])
+def test_a_read_only_store_is_refused_before_the_model_is_loaded(
+    docs: Path, read_only: str
+) -> None:
+    """A store in a folder that cannot be written is read as it is (README), and so is a
+    store file made read-only. With a changed solution doc, every session start of such a
+    store loaded the model and embedded the doc's entries (seconds) before the write was
+    refused. The refusal now comes first: here a model that cannot be loaded would be named
+    instead."""
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="A fix this store cannot take."))
@@ -662,7 +666,7 @@ def test_a_read_only_store_is_refused_before_the_model_is_loaded(docs: Path) -> 
     files = [p for p in folder.iterdir() if p.is_file()]
     for path in files:
         os.chmod(path, 0o444)
-    os.chmod(folder, 0o555)
+    os.chmod(folder, 0o555 if read_only == "folder" else 0o755)
     payload = {"cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}
     try:
         proc = subprocess.run(
@@ -677,7 +681,7 @@ def test_a_read_only_store_is_refused_before_the_model_is_loaded(docs: Path) -> 
         )
     finally:
         os.chmod(folder, 0o755)
-        for path in files:
+        for path in folder.iterdir():
             os.chmod(path, 0o644)
     assert proc.returncode == 0
     (line,) = proc.stderr.splitlines()

@@ -719,7 +719,9 @@ class SQLiteBackend:
             return list(self._damaged.values())
 
     def check_writable(self) -> None:
-        if self.read_only:
+        # opened read-only (its folder cannot be written), or a file made read-only in a
+        # folder that can be: SQLite reads that one too, and refuses only the write
+        if self.read_only or (self.path.is_file() and not os.access(self.path, os.W_OK)):
             raise KenningError(_read_only(self.path))
 
     def _stamped_dimension(self) -> int | None:
