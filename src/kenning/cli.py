@@ -6,49 +6,29 @@ down or refusing credentials) · 130 interrupted · 141 the reader of standard o
 it (``kenning export | head``), quietly.
 """
 
-# the C module under `signal`, built in: `import signal` builds its enums first, which on a
-# busy machine is a window of its own
-import _signal
+from __future__ import annotations
+
+from . import startup_interrupt  # first: Ctrl-C while the imports below run
+
+# isort: split
+
+import codecs
+import json
 import os
+import re
+import shlex
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from functools import wraps
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+import click
 
-def _interrupted_while_loading(signum: int, frame: object) -> None:
-    # an exception raised here could surface wrapped by what it cut (a class being made
-    # says RuntimeError); nothing is started yet that an exit at once would leave undone
-    try:
-        sys.stderr.write("error: interrupted\n")
-        sys.stderr.flush()
-    finally:
-        os._exit(130)
-
-
-# Ctrl-C while the command loads (its first tenth of a second: these imports, the commands'
-# definitions below) is an interrupt as later on: one line and exit 130, not a traceback of
-# whatever it cut. Set back at the end of this module; a process that ignores Ctrl-C (started
-# in the background) goes on ignoring it, and only the main thread may set a handler.
-_HANDLER_BEFORE = _signal.getsignal(_signal.SIGINT)
-if _HANDLER_BEFORE is _signal.default_int_handler:
-    try:
-        _signal.signal(_signal.SIGINT, _interrupted_while_loading)
-    except ValueError:  # imported from another thread
-        _HANDLER_BEFORE = None
-
-import codecs  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import shlex  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
-from contextlib import contextmanager, suppress  # noqa: E402
-from functools import wraps  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar  # noqa: E402
-
-import click  # noqa: E402
-
-from . import protocol  # noqa: E402
-from .errors import KenningError, StoreNotFound, UserInputError  # noqa: E402
-from .model import (  # noqa: E402
+from . import protocol
+from .errors import KenningError, StoreNotFound, UserInputError
+from .model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
     REJECTED,
@@ -274,7 +254,7 @@ def _open(
     missing_ok: bool = False,
     group_id: str | None = None,
     threshold: float | None = None,
-) -> "MemoryStore":
+) -> MemoryStore:
     from .store import open_store
 
     return open_store(
@@ -537,7 +517,7 @@ def recall(
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
 
 
-def _where(store: "MemoryStore") -> dict[str, Any]:
+def _where(store: MemoryStore) -> dict[str, Any]:
     """Which store a reading command's --json answered from, and whether it exists yet (as
     stats and the MCP tools say it): without a store, no results are no news."""
     return {"intel_path": store.location, "store_exists": store.exists}
@@ -1365,7 +1345,7 @@ def _listing(items: Any, shown: int = 3) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def _export_to_file(store: "MemoryStore", output: Path, group_id: str | None, vectors: bool) -> Any:
+def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vectors: bool) -> Any:
     """Write the export through a temporary file beside ``output`` and rename it, so an
     interrupted export never leaves a half file under the name; a file that cannot be
     written is one clear error, and leaves nothing behind."""
@@ -1417,7 +1397,7 @@ def _export_to_file(store: "MemoryStore", output: Path, group_id: str | None, ve
     return report
 
 
-def _store_files(store: "MemoryStore") -> set[Path]:
+def _store_files(store: MemoryStore) -> set[Path]:
     db = Path(store.location)
     return {db.resolve(), *(db.with_name(db.name + s).resolve() for s in ("-wal", "-shm"))}
 
@@ -2000,8 +1980,7 @@ def ui(port: int, store_path: str | None) -> None:
     serve(store_path, port=port)
 
 
-if _HANDLER_BEFORE is _signal.default_int_handler:
-    _signal.signal(_signal.SIGINT, _HANDLER_BEFORE)  # loaded: handle_errors says "interrupted"
+startup_interrupt.restore()  # from here on handle_errors says "interrupted"
 
 
 if __name__ == "__main__":  # pragma: no cover
