@@ -2466,3 +2466,28 @@ def test_a_spring_boot_startup_failure_is_known_by_its_description() -> None:
     assert error_fingerprint(extract_error_signature(port)) != error_fingerprint(
         extract_error_signature(bean)
     )
+
+
+def test_curl_errors_are_told_apart_by_their_number() -> None:
+    # curl names its error by number ("curl: (7)" could not connect, "(28)" timed out), and
+    # curl 8 says both with one message: the number was masked as any number, so a server
+    # that is down and one that a firewall drops were one error and found each other's fix
+    refused = (
+        "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server"
+    )
+    timed_out = (
+        "curl: (28) Failed to connect to localhost port 8080 after 75002 ms: Couldn't connect to"
+        " server"
+    )
+    assert error_fingerprint(refused) != error_fingerprint(timed_out)
+    assert "curl: (7)" in error_fingerprint(refused)
+    # git says curl's number too ("RPC failed; curl 56 …", "curl 92 HTTP/2 stream …")
+    assert error_fingerprint(
+        "error: RPC failed; curl 56 GnuTLS recv error (-9): A TLS packet with unexpected length"
+    ) != error_fingerprint(
+        "error: RPC failed; curl 92 GnuTLS recv error (-9): A TLS packet with unexpected length"
+    )
+    # what varies between runs still does not count: the port, the milliseconds
+    assert error_fingerprint(refused) == error_fingerprint(
+        "curl: (7) Failed to connect to localhost port 3000 after 2 ms: Couldn't connect to server"
+    )

@@ -31,7 +31,10 @@ _KEEP_NUMBER = lazy(
     r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code"
     # an HTTP status ("failed with status 401", curl's "returned error: 404") and a Python
     # program's exit status ("SystemExit: 2")
-    r"|status(?=\s*[:=]?\s*[1-5]\d\d\b)|returned\s+error|SystemExit)\s*[:=]?\s*)(?P<num>-?\d+)",
+    r"|status(?=\s*[:=]?\s*[1-5]\d\d\b)|returned\s+error|SystemExit"
+    # curl's error number, which names its error ("curl: (7)" could not connect, "(28)" timed
+    # out: curl 8 says "Couldn't connect to server" for both), and git's "RPC failed; curl 56"
+    r"|curl:\s*\((?=\d+\))|curl(?=\s+\d+\s))\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
 #: The name of a missing module, package, crate, header or script is the error itself (its
