@@ -2491,3 +2491,51 @@ def test_curl_errors_are_told_apart_by_their_number() -> None:
     assert error_fingerprint(refused) == error_fingerprint(
         "curl: (7) Failed to connect to localhost port 3000 after 2 ms: Couldn't connect to server"
     )
+
+
+@pytest.mark.parametrize(
+    ("error", "kept"),
+    [
+        ("java.sql.SQLException: Access denied for user 'app'@'%'", "java.sql.sqlexception"),
+        (
+            'Exception in thread "main" java.sql.SQLSyntaxErrorException: Table'
+            " 'shop.users' doesn't exist",
+            "java.sql.sqlsyntaxerrorexception",
+        ),
+        (
+            "Newtonsoft.Json.JsonReaderException: Unexpected character encountered while parsing",
+            "newtonsoft.json.jsonreaderexception",
+        ),
+        (
+            "System.Text.Json.JsonException: The JSON value could not be converted to System.Int32",
+            "system.text.json.jsonexception",
+        ),
+        (
+            "org.yaml.snakeyaml.scanner.ScannerException: mapping values are not allowed here",
+            "org.yaml.snakeyaml.scanner.scannerexception",
+        ),
+        ("ruamel.yaml.scanner.ScannerError: mapping values are not allowed here", "ruamel.yaml"),
+        ("org.xml.sax.SAXParseException: Content is not allowed in prolog.", "org.xml.sax"),
+        (
+            "kotlinx.serialization.json.internal.JsonDecodingException: Unexpected JSON token",
+            "kotlinx.serialization.json.internal.jsondecodingexception",
+        ),
+    ],
+)
+def test_an_exception_class_in_a_package_named_like_a_file_is_kept(error: str, kept: str) -> None:
+    # a package segment that is also a file extension ("java.sql", "Newtonsoft.Json",
+    # "org.yaml") was read as a file name and masked: "<path>.sqlexception", and .NET's
+    # System.Text.Json.JsonException and Newtonsoft.Json.JsonException were one error
+    assert kept in error_fingerprint(error)
+    assert kept in error_fingerprint(extract_error_signature(error))
+
+
+def test_two_json_libraries_exceptions_are_two_errors() -> None:
+    message = ": Unexpected character encountered while parsing value: <. Path '', line 0."
+    assert error_fingerprint(f"System.Text.Json.JsonException{message}") != error_fingerprint(
+        f"Newtonsoft.Json.JsonException{message}"
+    )
+    # a file name is still a file name
+    assert error_fingerprint("SyntaxError: Unexpected token } in config.json") == error_fingerprint(
+        "SyntaxError: Unexpected token } in settings.json"
+    )

@@ -173,9 +173,15 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         ),
         "<path>",
     ),
-    # bare file names with a known extension, with optional :line:col or (line,col)
+    # bare file names with a known extension, with optional :line:col or (line,col); not a
+    # package in a class's qualified name ("java.sql.SQLException", "Newtonsoft.Json.
+    # JsonReaderException", "org.yaml.snakeyaml.…"): a class, capitalised, follows it
     (
-        lazy(rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?:(?::\d+)+|\(\d+(?:,\d+)?\))?", re.I),
+        lazy(
+            rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?!(?:\.[a-z_][\w$]*)*\.(?-i:[A-Z]))"
+            r"(?:(?::\d+)+|\(\d+(?:,\d+)?\))?",
+            re.I,
+        ),
         "<path>",
     ),
     # ids a run makes up: long tokens of digits and lowercase letters that are not hex
