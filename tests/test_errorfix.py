@@ -393,7 +393,11 @@ FAIL\texample.com/calc\t0.004s
 def test_a_failing_go_test_is_known_by_the_test_that_failed() -> None:
     # the signature was "exit status 1", the go command's closing line: every failing go
     # test had one fingerprint, so a fix for one test was the exact match of any other
-    assert extract_error_signature(GO_TEST) == "--- FAIL: TestAdd (0.00s) (exit code 1)"
+    # (and by what it logged: see test_two_failures_of_one_go_test_are_two_errors)
+    assert (
+        extract_error_signature(GO_TEST)
+        == "--- FAIL: TestAdd (0.00s): Add(1, 2) = 4; want 3 (exit code 1)"
+    )
     other = GO_TEST.replace("TestAdd", "TestParseConfig").replace("0.004s", "1.2s")
     assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
         extract_error_signature(GO_TEST)
@@ -706,11 +710,66 @@ Ran all test suites.
 def test_a_failing_jest_test_is_known_by_the_test_not_the_summary() -> None:
     # the signature was jest's summary "Test Suites: 1 failed, 1 total": every failing
     # jest run had one fingerprint, so a fix for one test was the exact match of any other
-    assert extract_error_signature(JEST) == "\u25cf cart \u203a adds an item"
+    # (and by what failed in it: see test_two_failures_of_one_jest_test_are_two_errors)
+    assert extract_error_signature(JEST).startswith("\u25cf cart \u203a adds an item: ")
     other = JEST.replace("adds an item", "removes an item")
     assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
         extract_error_signature(JEST)
     )
+
+
+def test_two_failures_of_one_go_test_are_two_errors() -> None:
+    # a failed go test was known by its name alone ("--- FAIL: TestAdd (0.00s)"): a wrong
+    # sum and an overflow that was not reported had one fingerprint, and the fix of one was
+    # the exact match of the other; what the test logged is the failure
+    overflow = GO_TEST.replace(
+        "add_test.go:9: Add(1, 2) = 4; want 3", "add_test.go:21: Add(MaxInt64, 1) did not overflow"
+    )
+    assert error_fingerprint(extract_error_signature(GO_TEST)) != error_fingerprint(
+        extract_error_signature(overflow)
+    )
+    # without -v, go test prints what the test logged under its name: one failure, one
+    # fingerprint, however it was run
+    quiet = (
+        "--- FAIL: TestAdd (0.01s)\n    add_test.go:9: Add(1, 2) = 4; want 3\nFAIL\nexit status 1\n"
+    )
+    assert error_fingerprint(extract_error_signature(quiet)) == error_fingerprint(
+        extract_error_signature(GO_TEST)
+    )
+    # testify logs its location on a line of its own, and the failure under "Error:"
+    testify = (
+        "--- FAIL: TestAdd (0.00s)\n"
+        "    add_test.go:9: \n"
+        "        \tError Trace:\t/home/dev/calc/add_test.go:9\n"
+        "        \tError:      \tNot equal: \n"
+        "        \t            \texpected: 3\n"
+        "        \t            \tactual  : 4\n"
+        "        \tTest:       \tTestAdd\n"
+        "FAIL\n"
+    )
+    assert extract_error_signature(testify) == "--- FAIL: TestAdd (0.00s): Not equal:"
+    assert error_fingerprint(extract_error_signature(testify)) != error_fingerprint(
+        extract_error_signature(testify.replace("Not equal:", "Expected value not to be nil."))
+    )
+
+
+def test_two_failures_of_one_jest_test_are_two_errors() -> None:
+    # jest's test name alone was the signature: an item not counted and a cart that threw
+    # away its items on save were one error in one test
+    assert extract_error_signature(JEST) == (
+        "\u25cf cart \u203a adds an item: expect(received).toBe(expected) // Object.is equality"
+    )
+    undefined = JEST.replace(
+        "expect(received).toBe(expected) // Object.is equality\n\n    Expected: 3\n    Received: 2",
+        "expect(received).toBeDefined()\n\n    Received: undefined",
+    )
+    assert error_fingerprint(extract_error_signature(undefined)) != error_fingerprint(
+        extract_error_signature(JEST)
+    )
+    # the values compared are not the failure: another run's numbers are the same error
+    assert error_fingerprint(
+        extract_error_signature(JEST.replace("Expected: 3", "Expected: 5"))
+    ) == error_fingerprint(extract_error_signature(JEST))
 
 
 YARN_BERRY = """\

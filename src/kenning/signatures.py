@@ -512,7 +512,9 @@ def signatures_of(raw: str, limit: int) -> list[str]:
     if not candidates:
         flat = one_line(ANSI.sub("", raw))
         return [cut_at_word_boundary(flat, SIGNATURE_MAX_CHARS)] if flat else []
-    ranked = [_with_detail(sig, raw) for sig in _ranked(candidates)[:limit]]
+    ranked = [
+        _with_test_message(_with_detail(sig, raw), raw) for sig in _ranked(candidates)[:limit]
+    ]
     return [
         cut_at_word_boundary(_exit_code_suffix(candidates, sig), SIGNATURE_MAX_CHARS)
         for sig in ranked
@@ -537,6 +539,90 @@ def _with_detail(signature: str, raw: str) -> str:
         # the detail is the exception line itself (``E   KeyError: 'id'``): said once
         return text
     return f"{signature}: {text}"
+
+
+#: go test names a failed test (``--- FAIL: TestAdd (0.00s)``, a subtest's indented) and
+#: prints what it logged indented under that line, or, run with ``-v``, between the test's
+#: ``=== RUN   TestAdd`` and it: ``add_test.go:9: Add(1, 2) = 4; want 3``. testify logs the
+#: location alone and the failure under it, after ``Error:``.
+_GO_TEST_FAILED = lazy(r"^([ \t]*)--- FAIL: (\S+)")
+_GO_TEST_RUN = lazy(r"^=== RUN\s+(\S+)\s*$")
+_GO_TEST_LOG = lazy(r"^[ \t]+[\w.-]+_test\.go:\d+:[ \t]*(.*)$")
+_TESTIFY_ERROR = lazy(r"^[ \t]+Error:[ \t]+(\S.*)$")
+_TESTIFY_LINES = 4
+#: jest names a failed test (``● cart › adds an item``) and says what failed after a blank line.
+_JEST_TEST_FAILED = lazy(r"^●\s+\S")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _go_test_log(lines: list[str], at: int) -> str:
+    """The message of the go test log line ``lines[at]``, or testify's failure under it."""
+    log = _GO_TEST_LOG.match(lines[at])
+    message = log.group(1).strip() if log else ""
+    if message or log is None:
+        return message
+    for line in lines[at + 1 : at + 1 + _TESTIFY_LINES]:
+        failure = _TESTIFY_ERROR.match(line)
+        if failure:
+            return failure.group(1).strip()
+    return ""
+
+
+def _go_test_message(name: str, lines: list[str]) -> str:
+    for i, line in enumerate(lines):
+        header = _GO_TEST_FAILED.match(line)
+        if header is None or header.group(2) != name:
+            continue
+        depth = len(header.group(1))
+        for j in range(i + 1, len(lines)):  # logged under the header
+            if lines[j].strip() and _indent(lines[j]) <= depth:
+                break
+            if _GO_TEST_LOG.match(lines[j]):
+                return _go_test_log(lines, j)
+        run = next(
+            (
+                k
+                for k in range(i - 1, -1, -1)
+                if (m := _GO_TEST_RUN.match(lines[k])) and m.group(1) == name
+            ),
+            None,
+        )
+        if run is not None:  # go test -v: logged after the test started
+            for j in range(run + 1, i):
+                if _GO_TEST_LOG.match(lines[j]):
+                    return _go_test_log(lines, j)
+        return ""
+    return ""
+
+
+def _jest_message(signature: str, lines: list[str]) -> str:
+    for i, line in enumerate(lines):
+        if line.strip() != signature:
+            continue
+        for after in lines[i + 1 :]:
+            text, _ = clean_line(after)
+            if text:
+                return "" if _NOISE_LINE.match(text) else text
+        return ""
+    return ""
+
+
+def _with_test_message(signature: str, raw: str) -> str:
+    """A failed test named alone (go test's ``--- FAIL: TestAdd (0.00s)``, jest's ``● cart ›
+    adds an item``) takes what the test reported, the failure itself: ``--- FAIL: TestAdd
+    (0.00s): Add(1, 2) = 4; want 3``. Two failures of one test are two errors."""
+    go = signature.startswith("--- FAIL: ")
+    if not go and not _JEST_TEST_FAILED.match(signature):
+        return signature
+    lines = ANSI.sub("", raw).replace("\r", "").splitlines()
+    message = (
+        _go_test_message(signature.split()[2], lines) if go else _jest_message(signature, lines)
+    )
+    message = one_line(message)
+    return f"{signature}: {message}" if message else signature
 
 
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
