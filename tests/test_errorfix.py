@@ -2598,3 +2598,37 @@ def test_two_json_libraries_exceptions_are_two_errors() -> None:
     assert error_fingerprint("SyntaxError: Unexpected token } in config.json") == error_fingerprint(
         "SyntaxError: Unexpected token } in settings.json"
     )
+
+
+SPRING_UNSATISFIED = (
+    "org.springframework.beans.factory.UnsatisfiedDependencyException: Error creating bean with"
+    " name 'orderController' defined in file [{root}/target/classes/com/shop/web/"
+    "OrderController.class]: Unsatisfied dependency expressed through constructor parameter 0:"
+    " No qualifying bean of type 'com.shop.service.OrderService' available: expected at least 1"
+    " bean which qualifies as autowire candidate."
+)
+
+
+def test_a_long_error_has_one_fingerprint_in_a_checkout_of_any_depth() -> None:
+    # a signature is the error's first 300 characters, cut before its paths are masked: the
+    # deeper the checkout, the less of the message was left, and the same error from a CI
+    # runner's checkout was another fingerprint than on a laptop (its fix not found exactly)
+    laptop = SPRING_UNSATISFIED.format(root="/home/ci/shop")
+    runner = SPRING_UNSATISFIED.format(
+        root="/home/runner/work/shop-platform/shop-platform/services/orders"
+    )
+    assert error_fingerprint(extract_error_signature(laptop)) == error_fingerprint(
+        extract_error_signature(runner)
+    )
+    # the signature keeps its limit and the message, and the file's name
+    signature = extract_error_signature(runner)
+    assert len(signature) <= SIGNATURE_MAX_CHARS
+    assert "/OrderController.class]: Unsatisfied dependency" in signature
+    assert "No qualifying bean of type" in signature
+    # an entry that stores the whole line from one checkout is the exact match of the other's
+    assert error_fingerprint(laptop) == error_fingerprint(extract_error_signature(runner))
+
+
+def test_a_signature_within_its_limit_keeps_its_paths_whole() -> None:
+    error = "FileNotFoundError: [Errno 2] No such file or directory: /home/dev/shop/conf/app.yaml"
+    assert extract_error_signature(error) == error

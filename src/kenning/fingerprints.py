@@ -161,13 +161,14 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         "<time>",
     ),
     (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
-    # Windows paths, with optional :line:col
-    (lazy(r"(?<![\w/])[A-Za-z]:\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
-    # POSIX paths: absolute, ./, ../, ~/; relative ones need two slashes or a file extension
-    # (so "and/or" stays); with optional :line:col
+    # Windows paths, with optional :line:col (and one a long signature shortened: "…\\x.cs")
+    (lazy(r"(?<![\w/])(?:[A-Za-z]:|…)\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
+    # POSIX paths: absolute, ./, ../, ~/, …/ (a long signature's shortened path);
+    # relative ones need two slashes or a file extension (so "and/or" stays); with optional
+    # :line:col
     (
         lazy(
-            r"(?<![\w<>])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
+            r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
             r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+)*"
             r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+)*"
         ),

@@ -498,8 +498,10 @@ def extract_error_signature(raw: str) -> str:
     traceback, the root ``Caused by`` — other error lines the *first* one; a line that
     visibly wraps (ends in ``,`` or ``of``) takes its continuation. When an exit code
     appears elsewhere (``Error: Process completed with exit code 1.``) it is appended as
-    ``(exit code N)``. Input without any error-looking line comes back cleaned: its first
-    meaningful line.
+    ``(exit code N)``. A line longer than 300 chars has its absolute paths shortened to
+    their last part (``…/OrderController.class``) before it is cut, so that as much of the
+    message is kept from a checkout of any depth. Input without any error-looking line
+    comes back cleaned: its first meaningful line.
     """
     sigs = signatures_of(raw, limit=1)
     return sigs[0] if sigs else ""
@@ -511,14 +513,29 @@ def signatures_of(raw: str, limit: int) -> list[str]:
     candidates = _candidate_lines(raw)
     if not candidates:
         flat = one_line(ANSI.sub("", raw))
-        return [cut_at_word_boundary(flat, SIGNATURE_MAX_CHARS)] if flat else []
+        return [_within_limit(flat)] if flat else []
     ranked = [
         _with_test_message(_with_detail(sig, raw), raw) for sig in _ranked(candidates)[:limit]
     ]
-    return [
-        cut_at_word_boundary(_exit_code_suffix(candidates, sig), SIGNATURE_MAX_CHARS)
-        for sig in ranked
-    ]
+    return [_within_limit(_exit_code_suffix(candidates, sig)) for sig in ranked]
+
+
+#: The folders of an absolute path (POSIX, ``~/``, Windows) before its last part: the part a
+#: checkout's depth, a user's name or a CI runner's workspace makes longer or shorter.
+_PATH_FOLDERS = lazy(
+    r"(?<![\w.<>/\\…])(?:~?/(?:[\w.@+-]+/)+|[A-Za-z]:\\(?:[^\s:\"'`<>|\\]+\\)+)(?=[\w.@+-])"
+)
+
+
+def _within_limit(signature: str) -> str:
+    """``signature`` cut to :data:`SIGNATURE_MAX_CHARS` at a word boundary. A longer one's
+    absolute paths are shortened to their last part first (``…/OrderController.class``):
+    cut as they were, the same error from a deeper checkout kept less of its message and
+    had another fingerprint (paths are masked after the cut)."""
+    if len(signature) <= SIGNATURE_MAX_CHARS:
+        return signature
+    shorter = _PATH_FOLDERS.sub(lambda m: "…\\" if m.group(0)[1:2] == ":" else "…/", signature)
+    return cut_at_word_boundary(shorter, SIGNATURE_MAX_CHARS)
 
 
 _PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$", re.MULTILINE)
