@@ -907,6 +907,70 @@ def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
     assert error_fingerprint(rust) == "cannot move out of dereference of <q>"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Ruby 3.3 names the receiver without inspecting it ("for nil", "for an instance of
+        # User"), where 3.2 and older said "for nil:NilClass", "for #<User:0x…>" or
+        # '"abc":String'; 3.4 quotes the name 'so'
+        (
+            "undefined method `name' for nil:NilClass (NoMethodError)",
+            "undefined method 'name' for nil (NoMethodError)",
+        ),
+        (
+            "NoMethodError: undefined method `upcase' for #<User:0x000000010a3b1c28>",
+            "NoMethodError: undefined method 'upcase' for an instance of User",
+        ),
+        (
+            'NoMethodError: undefined method `each\' for "abc":String',
+            "NoMethodError: undefined method 'each' for an instance of String",
+        ),
+        (
+            'undefined local variable or method `frist_name\' for #<User id: 1, name: "ann">'
+            " (NameError)",
+            "undefined local variable or method 'frist_name' for an instance of User (NameError)",
+        ),
+        (
+            "undefined method `find_by_email' for Account:Class (NoMethodError)",
+            "undefined method 'find_by_email' for class Account (NoMethodError)",
+        ),
+        (
+            "undefined method `call' for Billing::Invoice:Class (NoMethodError)",
+            "undefined method 'call' for class Billing::Invoice (NoMethodError)",
+        ),
+        (
+            "undefined method `total' for #<Billing::Invoice:0x000000010a3b1c28> (NoMethodError)",
+            "undefined method 'total' for an instance of Billing::Invoice (NoMethodError)",
+        ),
+        (
+            "NameError: undefined local variable or method `foo' for main:Object",
+            "NameError: undefined local variable or method 'foo' for main",
+        ),
+        (
+            "NoMethodError: undefined method `+' for true:TrueClass",
+            "NoMethodError: undefined method '+' for true",
+        ),
+    ],
+)
+def test_a_ruby_error_has_one_fingerprint_across_ruby_versions(old: str, new: str) -> None:
+    # the error a Ruby upgrade prints in its new words had another fingerprint: a fix
+    # stored on Ruby 3.2 was not the exact match of the same error on 3.3
+    assert error_fingerprint(old) == error_fingerprint(new)
+
+
+def test_ruby_errors_of_different_receivers_are_different_errors() -> None:
+    # nil is not an instance of User, and an instance is not its class
+    nil = error_fingerprint("undefined method `name' for nil:NilClass (NoMethodError)")
+    user = error_fingerprint("undefined method `name' for #<User:0x00007f> (NoMethodError)")
+    user_class = error_fingerprint("undefined method `name' for User:Class (NoMethodError)")
+    assert len({nil, user, user_class}) == 3
+    assert error_fingerprint(
+        "undefined method 'call' for class Billing::Invoice (NoMethodError)"
+    ) != error_fingerprint(
+        "undefined method 'call' for an instance of Billing::Invoice (NoMethodError)"
+    )
+
+
 LD_UNDEFINED = """\
 /usr/bin/ld: /tmp/ccAbC123.o: in function `main':
 main.c:(.text+0x1a): undefined reference to `{symbol}'

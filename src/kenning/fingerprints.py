@@ -203,8 +203,9 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
     (lazy(r"`[^`\n]{0,200}?`"), _mask_quoted),
     # Ruby quotes a name `like this' (once its location, which quotes the method so, is cut
-    # off; an expression so quoted, as a C assert's `count > 0', is not a name)
-    (lazy(r"`[\w:#.<>?!=@$]{1,200}'"), _mask_quoted),
+    # off; an expression so quoted, as a C assert's `count > 0', is not a name; an operator
+    # method, `+' or `[]', is one)
+    (lazy(r"`[\w:#.<>?!=@$+*/%&|^~\[\]-]{1,200}'"), _mask_quoted),
     (lazy(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
     # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
     # identifiers such as E0382 or TS2322
@@ -241,6 +242,35 @@ _NODE_OLD_PROPERTY = lazy(
 def _node_property_now(m: re.Match[str]) -> str:
     doing = "reading" if m.group("verb") == "read" else "setting"
     return f"Cannot {m.group('verb')} properties of {m.group('what')} ({doing} {m.group('name')})"
+
+
+#: Ruby 3.3+ names the receiver of a method it cannot find without inspecting it (``for
+#: nil``, ``for an instance of User``, ``for class User``, ``for main``), where 3.2 and older
+#: said ``for nil:NilClass``, ``for #<User:0x…>`` (or a record's inspect, ``#<User id: 1,
+#: …>``), ``for "abc":String``, ``for User:Class``, ``for main:Object``: one error.
+_RUBY_OLD_RECEIVER = lazy(
+    r"(?P<head>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+\S{1,200}\s+for\s+)"
+    r"(?P<receiver>\S[^\n]{0,300}?)(?=\s*\((?:NoMethodError|NameError)\)|\):|\s*$)"
+)
+_RUBY_WORDS = {"nil:NilClass": "nil", "true:TrueClass": "true", "false:FalseClass": "false"}
+_RUBY_INSPECTED = lazy(
+    r"^#<(?P<cls>[A-Z][\w:]*)[:\s][^\n]*>$|^(?P<value>.+?)(?<!:):(?!:)(?P<of>[A-Z][\w:]*)$"
+)
+
+
+def _ruby_receiver_now(m: re.Match[str]) -> str:
+    receiver = m.group("receiver")
+    if receiver in _RUBY_WORDS or receiver == "main:Object":
+        return m.group("head") + _RUBY_WORDS.get(receiver, "main")
+    inspected = _RUBY_INSPECTED.match(receiver)
+    if inspected is None:
+        return m.group(0)
+    if inspected.group("cls"):
+        return f"{m.group('head')}an instance of {inspected.group('cls')}"
+    of = inspected.group("of")
+    if of in ("Class", "Module"):
+        return f"{m.group('head')}{of.lower()} {inspected.group('value')}"
+    return f"{m.group('head')}an instance of {of}"
 
 
 #: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
@@ -281,7 +311,9 @@ def error_fingerprint(signature: str) -> str:
     named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
     left out (a CI run and a local run of one error are one error), npm 9's ``npm ERR!``
     is read as npm 10's ``npm error``, and Node 14's ``Cannot read property 'x' of
-    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``. What a
+    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, and Ruby
+    3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
+    of User``. What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
     out, and a credential in the signature reads as its redaction marker
@@ -309,6 +341,7 @@ def error_fingerprint(signature: str) -> str:
     text = redact_secrets(text)[0]
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
+    text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     kept: list[str] = []
