@@ -971,6 +971,50 @@ def test_ruby_errors_of_different_receivers_are_different_errors() -> None:
     )
 
 
+RSPEC = """\
+Failures:
+
+  1) User#full_name returns the name
+     Failure/Error: "#{{first_name.upcase}} #{{last_name}}"
+
+     {error}:
+       {message}
+     # ./app/models/user.rb:12:in `full_name'
+     # ./spec/models/user_spec.rb:8:in `block (3 levels) in <top (required)>'
+
+Finished in 0.01 seconds (files took 0.5 seconds to load)
+1 example, 1 failure
+"""
+
+
+def test_an_rspec_failure_is_known_by_the_exception_and_its_message() -> None:
+    # RSpec prints the exception's class on a line of its own and the message under it: the
+    # signature was "NoMethodError:" alone, one fingerprint for every NoMethodError of every
+    # spec, and the fix of a nil name was the exact match of a misspelt method
+    nil_name = RSPEC.format(
+        error="NoMethodError", message="undefined method `upcase' for nil:NilClass"
+    )
+    assert extract_error_signature(nil_name) == (
+        "NoMethodError: undefined method `upcase' for nil:NilClass"
+    )
+    misspelt = RSPEC.format(
+        error="NoMethodError", message="undefined method `upcse' for an instance of String"
+    )
+    assert error_fingerprint(extract_error_signature(misspelt)) != error_fingerprint(
+        extract_error_signature(nil_name)
+    )
+    # the same error raised outside RSpec (Ruby's own words) is the same error
+    assert error_fingerprint(extract_error_signature(nil_name)) == error_fingerprint(
+        "NoMethodError: undefined method `upcase' for nil:NilClass"
+    )
+    record = RSPEC.format(
+        error="ActiveRecord::RecordNotFound", message="Couldn't find User with 'id'=42"
+    )
+    assert extract_error_signature(record) == (
+        "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=42"
+    )
+
+
 LD_UNDEFINED = """\
 /usr/bin/ld: /tmp/ccAbC123.o: in function `main':
 main.c:(.text+0x1a): undefined reference to `{symbol}'

@@ -279,6 +279,11 @@ _VALIDATION_HEAD = lazy(r"\bvalidation\s+errors?\s+for\s+\S+$")
 _VALIDATION_LINES = 2
 #: javac's ``error: cannot find symbol`` names the symbol on a later line of its own.
 _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
+#: RSpec prints an exception's class alone (``NoMethodError:``, ``ActiveRecord::
+#: RecordNotFound:``) and its message indented under it.
+_RUBY_CLASS_ALONE = lazy(
+    r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)):$"
+)
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
 _KEY_MESSAGE = lazy(r"^\S+:\s")
 _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
@@ -366,6 +371,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     absorb = 0  # lines still to join to the last candidate (a validation error's details)
     group = "Exception Group Traceback" in raw
     traceback = False  # inside a Python traceback: its exception line need not say Error
+    last_indent = 0  # the last candidate's raw line's
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
@@ -379,6 +385,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             absorb -= 1
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            continue
+        if out and _RUBY_CLASS_ALONE.match(out[-1][0]) and _indent(raw_line) > last_indent:
+            # RSpec's exception: its class alone, its message indented under it
+            prev, prev_score, _ = out[-1]
+            out[-1] = (f"{prev} {line}", max(prev_score, _PY_EXCEPTION_SCORE), True)
             continue
         if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
             # the panic's message, CMake's (its header says only where)
@@ -443,6 +454,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
+        last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
     return out
 
