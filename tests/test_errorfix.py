@@ -1015,6 +1015,40 @@ def test_an_rspec_failure_is_known_by_the_exception_and_its_message() -> None:
     )
 
 
+MINITEST = """\
+Run options: --seed 4242
+
+# Running:
+
+F
+
+Failure:
+UserTest#test_full_name [test/models/user_test.rb:8]:
+{message}
+
+rails test test/models/user_test.rb:6
+
+Finished in 0.012s, 83.3 runs/s, 83.3 assertions/s.
+1 runs, 1 assertions, 1 failures, 0 errors, 0 skips
+"""
+
+
+def test_a_minitest_failure_is_known_by_its_test_and_what_failed() -> None:
+    # minitest heads a failed assertion "Failure:" (Rails' runner; "1) Failure:" with the
+    # plain one): the signature was "Failure:", one fingerprint for every failed assertion
+    # of every Ruby project
+    equal = MINITEST.format(message='Expected: "Ann Lee"\n  Actual: "Ann"')
+    assert extract_error_signature(equal) == (
+        'Failure: UserTest#test_full_name [test/models/user_test.rb:8]: Expected: "Ann Lee"'
+    )
+    nil = MINITEST.format(message="Expected nil to not be nil.")
+    assert error_fingerprint(extract_error_signature(nil)) != error_fingerprint(
+        extract_error_signature(equal)
+    )
+    numbered = equal.replace("\nFailure:", "\n  1) Failure:")
+    assert extract_error_signature(numbered) == extract_error_signature(equal)
+
+
 LD_UNDEFINED = """\
 /usr/bin/ld: /tmp/ccAbC123.o: in function `main':
 main.c:(.text+0x1a): undefined reference to `{symbol}'

@@ -277,6 +277,10 @@ _GRADLE_THROWN = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Thr
 #: wrong with it on the two lines after it.
 _VALIDATION_HEAD = lazy(r"\bvalidation\s+errors?\s+for\s+\S+$")
 _VALIDATION_LINES = 2
+#: minitest heads a failed assertion ``Failure:`` (``1) Failure:``), the test and its
+#: location on the next line, what failed on the one after.
+_MINITEST_FAILURE = "Failure:"
+_MINITEST_LINES = 2
 #: javac's ``error: cannot find symbol`` names the symbol on a later line of its own.
 _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 #: RSpec prints an exception's class alone (``NoMethodError:``, ``ActiveRecord::
@@ -456,6 +460,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         out.append((line, score, exception))
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
+        if line == _MINITEST_FAILURE:
+            absorb = _MINITEST_LINES
     return out
 
 
