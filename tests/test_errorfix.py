@@ -1049,6 +1049,35 @@ def test_a_minitest_failure_is_known_by_its_test_and_what_failed() -> None:
     assert extract_error_signature(numbered) == extract_error_signature(equal)
 
 
+PHPUNIT = """\
+PHPUnit 10.5.9 by Sebastian Bergmann and contributors.
+
+F                                                                   1 / 1 (100%)
+
+Time: 00:00.012, Memory: 8.00 MB
+
+There was 1 failure:
+
+1) Tests\\UserTest::testFullName
+{message}
+
+/var/www/tests/UserTest.php:12
+
+FAILURES!
+Tests: 1, Assertions: 1, Failures: 1.
+"""
+
+
+def test_a_phpunit_failure_is_known_by_what_failed_not_its_count() -> None:
+    # PHPUnit's "There was 1 failure:" was the signature of every failed PHPUnit test
+    same = PHPUNIT.format(message="Failed asserting that two strings are identical.")
+    assert extract_error_signature(same) == "Failed asserting that two strings are identical."
+    null = PHPUNIT.format(message="Failed asserting that null is not null.")
+    assert error_fingerprint(extract_error_signature(null)) != error_fingerprint(
+        extract_error_signature(same)
+    )
+
+
 LD_UNDEFINED = """\
 /usr/bin/ld: /tmp/ccAbC123.o: in function `main':
 main.c:(.text+0x1a): undefined reference to `{symbol}'

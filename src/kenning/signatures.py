@@ -198,7 +198,9 @@ _WRAPPER = lazy(
     # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
     r"|Found\s+\d+\s+errors?\b"
     r"|\d+\s+errors?(?:\s+generated)?\.?$"
-    r"|[✖✗×]\s+\d+\s+problems?\b)",
+    r"|[✖✗×]\s+\d+\s+problems?\b"
+    # PHPUnit's count above its numbered failures
+    r"|There\s+(?:was|were)\s+\d+\s+(?:failures?|errors?|warnings?|risky\s+tests?):$)",
     re.IGNORECASE,
 )
 #: A located line whose message starts with a rule code (ruff/flake8 ``F401``, pylint
