@@ -378,6 +378,32 @@ def test_a_rust_panic_is_known_by_its_message(raw: str, expected: str) -> None:
     assert error_fingerprint(expected) != error_fingerprint(extract_error_signature(other))
 
 
+def test_two_cargo_tests_failing_an_assert_eq_are_two_errors() -> None:
+    # a panicking thread's name was masked as a quoted name, and a test's thread is named
+    # after the test: every assert_eq! that failed in any Rust test ("assertion `left ==
+    # right` failed") had one fingerprint, the fix of one the exact match of all others
+    adds = CARGO_TEST.replace(
+        "index out of bounds: the len is 3 but the index is 5",
+        "assertion `left == right` failed\n  left: 4\n right: 3",
+    )
+    parses = adds.replace("tests::it_works", "tests::parses_config")
+    assert error_fingerprint(extract_error_signature(adds)) != error_fingerprint(
+        extract_error_signature(parses)
+    )
+    # the same test failing on another line, with other values, is the same error
+    assert error_fingerprint(extract_error_signature(adds)) == error_fingerprint(
+        extract_error_signature(
+            adds.replace("src/lib.rs:10:9", "src/lib.rs:14:5").replace("left: 4", "left: 7")
+        )
+    )
+    # and a worker thread's number is not part of the error
+    assert error_fingerprint(
+        "thread 'worker-3' panicked at src/pool.rs:40:9: called `Option::unwrap()` on a `None`"
+    ) == error_fingerprint(
+        "thread 'worker-12' panicked at src/pool.rs:40:9: called `Option::unwrap()` on a `None`"
+    )
+
+
 GO_TEST = """\
 === RUN   TestAdd
     add_test.go:9: Add(1, 2) = 4; want 3

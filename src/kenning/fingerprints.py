@@ -273,6 +273,12 @@ def _ruby_receiver_now(m: re.Match[str]) -> str:
     return f"{m.group('head')}an instance of {of}"
 
 
+#: The thread a Rust program panicked in is named after the test that failed (``thread
+#: 'tests::adds' panicked``; ``'main'`` in a program): a name, not a quoted value, so its
+#: quotes are dropped (what varies in it, a worker's number, is masked as anywhere else).
+_RUST_THREAD = lazy(r"^thread\s+'(?P<name>[^'\s]{1,200})'(?=\s+panicked\b)")
+
+
 #: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
 #: promise)``), .NET's ``Unhandled exception.``, the JVM's ``Exception in thread "main"``,
 #: a chain's ``Caused by:``. The same exception quoted alone, or logged by a framework, is
@@ -342,6 +348,7 @@ def error_fingerprint(signature: str) -> str:
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
+    text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     kept: list[str] = []
