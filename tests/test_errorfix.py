@@ -2829,3 +2829,24 @@ def test_a_long_error_has_one_fingerprint_in_a_checkout_of_any_depth() -> None:
 def test_a_signature_within_its_limit_keeps_its_paths_whole() -> None:
     error = "FileNotFoundError: [Errno 2] No such file or directory: /home/dev/shop/conf/app.yaml"
     assert extract_error_signature(error) == error
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        'connection to server at "localhost" (::1), port 5432 failed: Connection refused',
+        'connection to server at "localhost" (fe80::1%eth0), port 5432 failed: Connection refused',
+        'connection to server at "localhost" (2001:db8::5), port 5432 failed: Connection refused',
+    ],
+)
+def test_an_ipv6_address_without_a_port_is_masked_as_an_ipv4_one(other: str) -> None:
+    # libpq names the address it tried in parentheses: "(127.0.0.1)" was masked as a number
+    # and "(::1)" was "(::<n>)", so one refused connection to localhost had two fingerprints
+    # as localhost resolved to one address or the other
+    v4 = 'connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused'
+    prefix = "psycopg2.OperationalError: "
+    assert error_fingerprint(prefix + other) == error_fingerprint(prefix + v4)
+    # a Rust or C++ path is no address
+    assert "tests::add_one" in error_fingerprint("thread 'tests::add_one' panicked at x.rs:1:1:")
+    assert "std::vector" in error_fingerprint("error: no member named 'x' in std::vector")
+    assert "cafe::beef" in error_fingerprint("error: cannot find cafe::beef in this scope")

@@ -141,6 +141,16 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
     (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
+    # and any other IPv6 address (libpq's "(::1)", "(fe80::1%eth0)", "2001:db8::5"); not a
+    # path of names ("std::vector", "tests::add_one", "cafe::beef": no digit)
+    (
+        lazy(
+            r"(?<![\w:.%])(?=[0-9a-f:]*\d)(?=[0-9a-f:]*?::|(?:[0-9a-f]{1,4}:){7})"
+            r"(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:%\w+)?(?![\w:])",
+            re.I,
+        ),
+        "0",
+    ),
     # the host an ansible task ran on ("fatal: [web1]: FAILED! => …", "failed: [db-2]
     # (item=x) => …"): one of an inventory's, not the failure
     (
