@@ -2850,3 +2850,17 @@ def test_an_ipv6_address_without_a_port_is_masked_as_an_ipv4_one(other: str) -> 
     assert "tests::add_one" in error_fingerprint("thread 'tests::add_one' panicked at x.rs:1:1:")
     assert "std::vector" in error_fingerprint("error: no member named 'x' in std::vector")
     assert "cafe::beef" in error_fingerprint("error: cannot find cafe::beef in this scope")
+
+
+def test_a_pytest_error_summary_line_is_known_by_its_exception() -> None:
+    # pytest's short summary says ERROR for a test whose setup failed (a fixture, a missing
+    # table): the word was taken for a log level and stripped first, so the test's id stayed
+    # in the signature ("tests/test_api.py::test_login - sqlalchemy…") and the same error in
+    # another test, or the exception as a note quotes it, had another fingerprint
+    error = "sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) no such table: users"
+    login = f"ERROR tests/test_api.py::test_login - {error}"
+    assert extract_error_signature(login) == error
+    assert error_fingerprint(
+        extract_error_signature(f"ERROR tests/test_orders.py::test_list[sqlite] - {error}")
+    ) == error_fingerprint(extract_error_signature(login))
+    assert error_fingerprint(login) == error_fingerprint(error)

@@ -329,6 +329,10 @@ def clean_line(line: str) -> tuple[str, bool]:
     if gha:
         error_level = gha.group(1).lower() == "error"
         line = line[gha.end() :]
+    summary = _PYTEST_SUMMARY.match(line)
+    if summary:  # its ERROR is pytest's word for a failed setup, not a log level
+        error_level = error_level or summary.group(0).startswith("ERROR")
+        line = line[summary.end() :]
     stamped = False
     for _ in range(2):
         ts = _TIMESTAMP.match(line)
