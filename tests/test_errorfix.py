@@ -2864,3 +2864,30 @@ def test_a_pytest_error_summary_line_is_known_by_its_exception() -> None:
         extract_error_signature(f"ERROR tests/test_orders.py::test_list[sqlite] - {error}")
     ) == error_fingerprint(extract_error_signature(login))
     assert error_fingerprint(login) == error_fingerprint(error)
+
+
+PYTEST_BODY = """\
+    def test_login(client):
+        r = client.post("/login")
+>       assert r.status_code == 200
+E       assert 401 == 200
+E        +  where 401 = <Response [401]>.status_code
+
+tests/test_api.py:5: AssertionError
+"""
+
+
+def test_a_failed_pytest_assert_has_one_fingerprint_in_its_report_and_its_summary() -> None:
+    # pytest names a failed assert "assert 401 == 200" in its short summary and on its "E"
+    # line, and its class under it ("tests/test_api.py:5: AssertionError"), which the
+    # signature of the report joins: "AssertionError: assert 401 == 200". The summary an
+    # agent pastes and the report another pastes were two errors
+    summary = "FAILED tests/test_api.py::test_login - assert 401 == 200"
+    assert error_fingerprint(extract_error_signature(PYTEST_BODY)) == error_fingerprint(
+        extract_error_signature(summary)
+    )
+    assert error_fingerprint("E       assert 401 == 200") == error_fingerprint(summary)
+    # another assertion is another error, and an AssertionError with a message of its own
+    # keeps its class
+    assert error_fingerprint(summary) != error_fingerprint("assert 'ok' in body")
+    assert error_fingerprint("AssertionError: expected 200") != error_fingerprint("expected 200")

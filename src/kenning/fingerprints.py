@@ -300,6 +300,12 @@ _EXCEPTION_INTRO = lazy(
 )
 
 
+#: pytest reports a failed assert as ``assert 401 == 200`` (its short summary, its ``E``
+#: line) and names its class under the report (``AssertionError``, joined to it in the
+#: report's signature): one error, said with or without its class.
+_PYTEST_ASSERT_CLASS = lazy(r"^(?:builtins\.)?AssertionError:\s+(?=assert\s)")
+
+
 #: Python 3.10+'s suggestion after a NameError, AttributeError or ImportError ("Did you
 #: mean: 'x'?", 3.12's "Did you forget to import 'x'?"), which older Pythons do not print.
 _SUGGESTION = lazy(r"(?<=\S)\.?\s+Did\s+you\s+(?:mean|forget\s+to\s+import)\b[^?\n]{0,300}\?$")
@@ -329,7 +335,7 @@ def error_fingerprint(signature: str) -> str:
     is read as npm 10's ``npm error``, and Node 14's ``Cannot read property 'x' of
     undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, and Ruby
     3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
-    of User``. What a
+    of User``, and pytest's ``AssertionError: assert …`` as its summary's ``assert …``. What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
     out, and a credential in the signature reads as its redaction marker
@@ -361,6 +367,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
+    text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
