@@ -2891,3 +2891,33 @@ def test_a_failed_pytest_assert_has_one_fingerprint_in_its_report_and_its_summar
     # keeps its class
     assert error_fingerprint(summary) != error_fingerprint("assert 'ok' in body")
     assert error_fingerprint("AssertionError: expected 200") != error_fingerprint("expected 200")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Go 1.20 reworded its unused-variable and unused-import errors
+        ("./main.go:4:2: x declared but not used", "./main.go:4:2: declared and not used: x"),
+        ("./main.go:4:2: x declared and not used", "./main.go:4:2: declared and not used: x"),
+        ('./main.go:3:8: "os" imported but not used', './main.go:3:8: "os" imported and not used'),
+        (
+            './main.go:3:8: "github.com/lib/pq" imported as pg but not used',
+            './main.go:3:8: "github.com/lib/pq" imported as pg and not used',
+        ),
+    ],
+)
+def test_a_go_error_has_one_fingerprint_across_go_versions(old: str, new: str) -> None:
+    # the same unused variable or import had another fingerprint once Go was upgraded: the
+    # fix stored on Go 1.19 was not the exact match of the error on Go 1.20 or later
+    assert error_fingerprint(extract_error_signature(old)) == error_fingerprint(
+        extract_error_signature(new)
+    )
+
+
+def test_two_unused_go_variables_are_still_told_apart_as_before() -> None:
+    assert error_fingerprint("x declared but not used") != error_fingerprint(
+        "declared and not used: y"
+    )
+    assert error_fingerprint("x declared but not used") == error_fingerprint(
+        "declared and not used: x"
+    )

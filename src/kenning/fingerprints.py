@@ -300,6 +300,12 @@ _EXCEPTION_INTRO = lazy(
 )
 
 
+#: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
+#: used: x``) and import (``"os" imported but not used`` → ``… and not used``): one error.
+_GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
+_GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
+
+
 #: pytest reports a failed assert as ``assert 401 == 200`` (its short summary, its ``E``
 #: line) and names its class under the report (``AssertionError``, joined to it in the
 #: report's signature): one error, said with or without its class.
@@ -333,9 +339,11 @@ def error_fingerprint(signature: str) -> str:
     named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
     left out (a CI run and a local run of one error are one error), npm 9's ``npm ERR!``
     is read as npm 10's ``npm error``, and Node 14's ``Cannot read property 'x' of
-    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, and Ruby
+    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, Ruby
     3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
-    of User``, and pytest's ``AssertionError: assert …`` as its summary's ``assert …``. What a
+    of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not used: x``
+    (``imported but not used`` as ``imported and not used``), and pytest's
+    ``AssertionError: assert …`` as its summary's ``assert …``. What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
     out, and a credential in the signature reads as its redaction marker
@@ -368,6 +376,8 @@ def error_fingerprint(signature: str) -> str:
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
+    text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
+    text = _GO_OLD_UNUSED_IMPORT.sub(r"\1and", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
