@@ -2921,3 +2921,18 @@ def test_two_unused_go_variables_are_still_told_apart_as_before() -> None:
     assert error_fingerprint("x declared but not used") == error_fingerprint(
         "declared and not used: x"
     )
+
+
+def test_an_unresolved_kotlin_reference_has_one_fingerprint_across_kotlin_versions() -> None:
+    # Kotlin 2's compiler quotes the name ("Unresolved reference 'foo'.") where Kotlin 1's
+    # said "Unresolved reference: foo": the fix stored before the upgrade was not the exact
+    # match of the same error after it
+    k1 = "e: file:///home/dev/app/src/main/kotlin/App.kt:5:9 Unresolved reference: foo"
+    k2 = "e: file:///home/dev/app/src/main/kotlin/App.kt:5:9 Unresolved reference 'foo'."
+    assert error_fingerprint(extract_error_signature(k1)) == error_fingerprint(
+        extract_error_signature(k2)
+    )
+    # another name is another error, as it was on Kotlin 1
+    assert error_fingerprint(extract_error_signature(k2)) != error_fingerprint(
+        extract_error_signature(k2.replace("'foo'", "'bar'"))
+    )

@@ -306,6 +306,12 @@ _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and
 _GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
 
 
+#: Kotlin 2's compiler quotes the name it cannot resolve (``Unresolved reference 'foo'.``)
+#: where Kotlin 1's did not (``Unresolved reference: foo``): one error, and the name stays
+#: as Kotlin 1's kept it (another name is another error).
+_KOTLIN_NEW_UNRESOLVED = lazy(r"\bUnresolved\s+reference\s+'(?P<name>[\w.$]{1,200})'\.?$")
+
+
 #: pytest reports a failed assert as ``assert 401 == 200`` (its short summary, its ``E``
 #: line) and names its class under the report (``AssertionError``, joined to it in the
 #: report's signature): one error, said with or without its class.
@@ -342,7 +348,8 @@ def error_fingerprint(signature: str) -> str:
     undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, Ruby
     3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
     of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not used: x``
-    (``imported but not used`` as ``imported and not used``), and pytest's
+    (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
+    reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, and pytest's
     ``AssertionError: assert …`` as its summary's ``assert …``. What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
@@ -378,6 +385,7 @@ def error_fingerprint(signature: str) -> str:
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
     text = _GO_OLD_UNUSED_IMPORT.sub(r"\1and", text, count=1)
+    text = _KOTLIN_NEW_UNRESOLVED.sub(r"Unresolved reference: \g<name>", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
