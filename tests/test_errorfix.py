@@ -2936,3 +2936,20 @@ def test_an_unresolved_kotlin_reference_has_one_fingerprint_across_kotlin_versio
     assert error_fingerprint(extract_error_signature(k2)) != error_fingerprint(
         extract_error_signature(k2.replace("'foo'", "'bar'"))
     )
+
+
+@pytest.mark.parametrize("level", ["ERROR", "CRITICAL"])
+def test_a_python_log_line_in_the_default_format_is_known_by_its_message(level: str) -> None:
+    # Python's logging prints "LEVEL:logger:message" unless configured: the level and the
+    # logger's name stayed in the signature ("ERROR:app.db:Failed to connect…"), so one
+    # error logged by two modules, or quoted without the prefix, had several fingerprints
+    message = "Failed to connect to the payment gateway: timed out"
+    signature = extract_error_signature(f"{level}:app.payments:{message}")
+    assert signature == message
+    assert error_fingerprint(signature) == error_fingerprint(
+        extract_error_signature(f"ERROR:root:{message}")
+    )
+    # a message that itself starts with a colon-separated word keeps it
+    assert extract_error_signature("ERROR: relation users does not exist") == (
+        "ERROR: relation users does not exist"
+    )

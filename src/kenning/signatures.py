@@ -54,6 +54,9 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
 _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
+#: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
+#: logger's name, the message; no space after either colon).
+_PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -329,6 +332,10 @@ def clean_line(line: str) -> tuple[str, bool]:
     if gha:
         error_level = gha.group(1).lower() == "error"
         line = line[gha.end() :]
+    logged = _PY_LOGGING_DEFAULT.match(line)
+    if logged:
+        error_level = error_level or logged.group(1) in ("ERROR", "CRITICAL")
+        line = line[logged.end() :]
     summary = _PYTEST_SUMMARY.match(line)
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level
         error_level = error_level or summary.group(0).startswith("ERROR")
