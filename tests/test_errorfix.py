@@ -2953,3 +2953,23 @@ def test_a_python_log_line_in_the_default_format_is_known_by_its_message(level: 
     assert extract_error_signature("ERROR: relation users does not exist") == (
         "ERROR: relation users does not exist"
     )
+
+
+def test_a_quoted_url_is_masked_as_any_quoted_value() -> None:
+    # the URL mask ran to the next space, over the closing quote: "'https://…/shop.git'" read
+    # "'<url>" while the same remote over ssh ("'git@github.com:acme/shop.git'") read "<q>",
+    # so one rejected push had two fingerprints as the remote was cloned one way or the other
+    https = "error: failed to push some refs to 'https://github.com/acme/shop.git'"
+    ssh = "error: failed to push some refs to 'git@github.com:acme/shop.git'"
+    assert error_fingerprint(https) == error_fingerprint(ssh)
+    assert error_fingerprint(
+        "fatal: unable to access 'https://github.com/acme/shop.git/': The requested URL"
+        " returned error: 403"
+    ) != error_fingerprint(
+        "fatal: unable to access 'https://github.com/acme/shop.git/': The requested URL"
+        " returned error: 404"
+    )
+    # an unquoted URL is still one mask
+    assert error_fingerprint("GET https://api.example.com/v1/users?id=3 returned 500") == (
+        error_fingerprint("GET https://api.example.com/v2/orders returned 500")
+    )

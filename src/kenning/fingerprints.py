@@ -137,7 +137,8 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
         "<uuid>",
     ),
-    (lazy(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    # (not over a quote that closes it: a quoted URL is a quoted value, as an ssh remote is)
+    (lazy(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`]+", re.I), "<url>"),
     # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
     (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
