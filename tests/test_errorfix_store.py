@@ -409,6 +409,38 @@ def test_entries_stored_under_older_fingerprint_rules_are_matched_by_the_rules_n
         assert all(h.match != "fingerprint" for h in numpy), numpy
 
 
+def test_a_fix_restated_is_a_near_duplicate_of_one_stored_under_older_fingerprint_rules(
+    project: Path, minilm: Embedder
+) -> None:
+    """The dedup rule compares the error signatures of a new note and its neighbour: it
+    read the neighbour's fingerprint as stored, under the rules it was written with, and
+    the new note's under the rules now. Once the rules changed, the same fix restated (a
+    word such as 'the' left out) was "a different error signature" and stored twice."""
+    import sqlite3
+
+    from kenning import open_store
+
+    fix = "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: add pyyaml to {}"
+    with open_store(cwd=project, embedder=minilm) as store:
+        first = store.remember(fix.format("the requirements file and reinstall"), "error_fix")
+        path = Path(store.location)
+    with sqlite3.connect(path) as db:  # as an older kenning wrote it
+        db.execute(
+            "UPDATE memories SET metadata = json_set(metadata, '$.error_fingerprint', ?) "
+            "WHERE id = ?",
+            ("modulenotfounderror: no module named <q>", first.id),
+        )
+    with open_store(cwd=project, embedder=minilm) as store:
+        again = store.remember(fix.format("requirements file and reinstall"), "error_fix")
+        assert (again.status, again.id) == ("near-duplicate", first.id), again
+        # another error's fix is still another note
+        other = store.remember(
+            fix.format("the requirements file and reinstall").replace("'yaml'", "'tomli'"),
+            "error_fix",
+        )
+        assert other.status == "stored", other
+
+
 @pytest.mark.parametrize("prefix", ["error-fix:", "Error-Fix:", "  ERROR-FIX:"])
 def test_an_entry_whose_prefix_is_written_in_another_case_is_an_error_fix(
     store: MemoryStore, prefix: str

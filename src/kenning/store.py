@@ -991,7 +991,9 @@ class MemoryStore:
                 other.content,
                 score,
                 new_fingerprint=fingerprint,
-                existing_fingerprint=other.metadata.get("error_fingerprint"),
+                # under the rules now, as the new note's: the one stored with it is the
+                # rules' it was written under
+                existing_fingerprint=_fingerprint_now(other),
             )
             if decision.duplicate:
                 return other, float(min(score, 1.0)), decision.reason
