@@ -212,6 +212,45 @@ def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: 
 
 
 @pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("run pytest with -x to stop at the first failure",
+         "run pytest with -X to stop at the first failure"),
+        ("search case-insensitively with grep -i", "search case-insensitively with grep -I"),
+        ("ls -l shows the link itself", "ls -L shows the link itself"),
+        ("the entry point is src/main.rs", "the entry point is src/Main.rs"),
+        ("call document.getElementById once", "call document.getelementbyid once"),
+        ("run the tests with pytest -x", "run tests with pytest -X"),
+    ],
+)  # fmt: skip
+def test_a_flags_case_keeps_notes_apart_in_a_lower_case_text(existing: str, new: str) -> None:
+    """Case is meaningful in a flag, a path or an identifier: a note written all in lower
+    case but for one flag was taken for the other note "in another case throughout" and
+    merged (``-x`` stops at the first failure, ``-X`` does not exist), and the second lost."""
+    for cosine in (ABOVE, BELOW):
+        for a, b in ((new, existing), (existing, new)):
+            decision = decide(a, b, cosine)
+            assert not decision.duplicate, decision
+            assert "case" in decision.reason or cosine == BELOW
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Use WAL", "use WAL"),
+        ("Run pytest with -X to stop.", "run pytest with -x to stop"),
+        ("Run pytest with -X to stop.", "RUN PYTEST WITH -X TO STOP"),
+        ("Open src/Main.rs first.", "open src/main.rs first"),
+        ("Run the tests with pytest -X.", "run tests with pytest -x"),
+    ],
+)
+def test_a_whole_text_in_another_case_still_merges_with_its_flags(existing: str, new: str) -> None:
+    """A text re-cased throughout differs in its prose words too: it is the same note."""
+    decision = decide(new, existing, ABOVE)
+    assert decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
     "make",
     [str.upper, str.lower, lambda t: t.rstrip(".") + "!", lambda t: t.replace("'", "")],
     ids=["upper", "lower", "final mark", "quotes"],

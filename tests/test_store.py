@@ -96,6 +96,17 @@ def test_one_different_word_above_the_gate_is_stored(
     assert store.backend.count(Filters()) == 2
 
 
+def test_a_note_differing_only_in_a_flags_case_is_stored(store: MemoryStore) -> None:
+    """``-x`` and ``-X`` are two flags: the second note was merged into the first as "the
+    same text up to case" and lost, while a sentence in another case still merges."""
+    first = store.remember("run pytest with -x to stop at the first failure", "rule")
+    second = store.remember("run pytest with -X to stop at the first failure", "rule")
+    assert first.status == STORED and second.status == STORED, second
+    assert store.backend.count(Filters()) == 2
+    again = store.remember("Run pytest with -x to stop at the first failure.", "rule")
+    assert again.status == NEAR_DUPLICATE and again.id == first.id
+
+
 def test_merge_refreshes_the_existing_memory_and_keeps_its_fields(store: MemoryStore) -> None:
     t0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
     first = store.remember(

@@ -22,8 +22,10 @@ Rules, in order:
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
-   throughout (``String``/``string``), or a word's ``!``/``?`` is code in one text and not
-   in the other (``save!``/``save`` in a code block or before anything but a capital,
+   throughout (``String``/``string``), or only a flag, a path or an identifier differs in
+   case (``grep -i``/``grep -I``, ``src/Main.rs``, ``getElementById``: a text re-cased
+   throughout differs in its prose words too), or a word's ``!``/``?`` is code in one text
+   and not in the other (``save!``/``save`` in a code block or before anything but a capital,
    ``try?``/``try``, ``as?``/``as!``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
@@ -36,7 +38,8 @@ Rules, in order:
    *be* moved past a content word: "Is the database shared?" is not "The database is
    shared.", which answers it.
 6. Otherwise the two differ only in articles, forms of *be* and fillers → duplicate
-   (unless a word's ``!``/``?`` differs as in rule 1).
+   (unless only a flag, path or identifier differs in case, or a word's ``!``/``?``
+   differs, as in rule 1).
 
 There is no fitted constant. :data:`FUNCTION_WORDS` is a closed grammatical class chosen
 without looking at the evaluation pairs; ``bench/dedup.py --calibrate`` measures on the
@@ -48,6 +51,7 @@ in the rust and ruff corpora (sibling docs outrank it), so the store reads ten.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -336,6 +340,9 @@ def _case_differs_in_a_word(new_text: str, existing_text: str) -> str | None:
     new, old = fold(new_text, keep_case=True), fold(existing_text, keep_case=True)
     if new == old:
         return None
+    code = _code_case_differs(new, old)
+    if code is not None:
+        return code
     for side in (new, old):
         # a redaction marker ([REDACTED:kind]) is kenning's, in its own case on both sides
         joined = " ".join(t for t in side if not _MARKER_TOKEN.fullmatch(t))
@@ -350,7 +357,37 @@ def _case_differs_in_a_word(new_text: str, existing_text: str) -> str | None:
     if first_letter_only:  # a sentence's first letter
         return None
     pairs = [(a, b) for a, b in zip(new, old, strict=False) if a != b]
+    return _shown_pairs(pairs)
+
+
+def _shown_pairs(pairs: Sequence[tuple[str, str]]) -> str:
     return ", ".join(f"{a!r} vs {b!r}" for a, b in pairs[:3]) or "case"
+
+
+def _code_case_differs(new: Sequence[str], old: Sequence[str]) -> str | None:
+    """The tokens (of :func:`fold` with their case kept, aligned) whose case differs, when
+    each of them is a flag, a path or an identifier: ``grep -i`` is not ``grep -I``, even
+    when the rest of one text is all in lower case. A text re-cased throughout differs in
+    its prose words too (``Run … -X`` / ``run … -x``): None then, as when nothing differs."""
+    differing = [i for i, (a, b) in enumerate(zip(new, old, strict=False)) if a != b]
+    if not differing or not all(_is_code(new, i) or _is_code(old, i) for i in differing):
+        return None
+    return _shown_pairs([(new[i], old[i]) for i in differing])
+
+
+def _is_code(tokens: Sequence[str], index: int) -> bool:
+    """Whether the token at ``index`` (of :func:`fold` with its case kept) is a command-line
+    flag (``-x``, ``--Foo``), part of a path (``/usr/Lib``, ``src/Main.rs``, ``.Env``) or an
+    identifier (``os.Path``, ``MAX_size``, ``getElementById``): its case is meaningful."""
+    token = tokens[index]
+    if _MARKER_TOKEN.fullmatch(token):
+        return False  # a redaction marker is kenning's, in its own case
+    before = tokens[index - 1] if index else ""
+    return (
+        before in ("-", "/", "\\", "~", ".")
+        or any(c in token for c in "/._:@")
+        or any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))
+    )
 
 
 def _function_word_gaps(tokens: Iterable[str]) -> list[list[str]]:
@@ -445,6 +482,14 @@ def decide(
         if a != b
         for token in (*a, *b)
     ]
+    cased = _code_case_differs(
+        *(
+            [t for t in fold(text, keep_case=True) if t.lower() not in FUNCTION_WORDS]
+            for text in (new_text, existing_text)
+        )
+    )
+    if cased is not None:
+        return DedupDecision(False, f"a word differs in case or spelling ({cased})")
     marked = _code_marks_differ(new_text, existing_text)
     if marked is not None:
         return DedupDecision(False, f"a word's ! or ? differs ({marked})")
