@@ -264,6 +264,22 @@ def test_mark_reviewed_records_the_time_and_keeps_the_rest(mstore: MemoryStore) 
         mstore.get("  ")
 
 
+def test_an_edited_text_is_no_longer_marked_reviewed(mstore: MemoryStore) -> None:
+    """``reviewed_at`` says a person checked the text: an edit kept it, so the page showed
+    a text nobody had read as reviewed. A new type keeps it (the text is the one checked)."""
+    stored = mstore.remember(NAMING, "naming", metadata={"origin": "test"})
+    memory_id = stored.id or ""
+    mstore.mark_reviewed(memory_id, now=NOW)
+    assert mstore.update(memory_id, type="rule").status == STORED
+    retyped = mstore.get(memory_id)
+    assert retyped is not None and retyped.metadata["reviewed_at"] == NOW.isoformat()
+    edited = mstore.update(memory_id, content="Use camelCase for Python function names.")
+    assert edited.status == STORED, edited.reason
+    memory = mstore.get(memory_id)
+    assert memory is not None and "reviewed_at" not in memory.metadata
+    assert memory.metadata["origin"] == "test" and "edited_at" in memory.metadata
+
+
 def test_browse_filters_and_orders(store: MemoryStore) -> None:
     ids = {}
     for text, kind, age in (

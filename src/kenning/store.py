@@ -227,6 +227,8 @@ def _refusal_reason(exc: UserInputError) -> str:
 #: Metadata the write path derives from the content and type (and the files it names):
 #: recomputed on every edit.
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
+#: When a person checked a memory's text (:meth:`MemoryStore.mark_reviewed`): metadata key.
+REVIEWED_AT = "reviewed_at"
 
 
 def _is_type_name(name: object) -> bool:
@@ -1659,7 +1661,8 @@ class MemoryStore:
 
         The new text is normalised, redacted and re-embedded, and deduplicated against the
         project's *other* memories; it is stored under the same id (``stored_at``, source,
-        tags and the rest of the metadata kept; ``metadata["edited_at"]`` recorded) in one
+        tags and the rest of the metadata kept but a new text's ``reviewed_at``, which vouched for
+        the old one; ``metadata["edited_at"]`` recorded) in one
         exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
         (the other memory's id and score) / ``rejected`` (the reason) /
         ``dedup-check-failed`` — in which cases nothing was changed. The memory's own text
@@ -1722,6 +1725,10 @@ class MemoryStore:
                 except UserInputError as exc:
                     return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
                 m = prep.memory
+                metadata = m.metadata
+                if m.content_hash != old.content_hash:
+                    # a person vouched for the old text, not for this one
+                    metadata = {k: v for k, v in metadata.items() if k != REVIEWED_AT}
                 new = dataclasses.replace(
                     old,
                     content=m.content,
@@ -1730,7 +1737,7 @@ class MemoryStore:
                     content_hash=m.content_hash,
                     source=m.source,
                     tags=m.tags,
-                    metadata=m.metadata,
+                    metadata=metadata,
                 )
                 if (new.content_hash, new.collection, new.type) == (
                     old.content_hash,
@@ -1805,7 +1812,7 @@ class MemoryStore:
             # The person checked the memory against the files as they are: record those.
             current = self._with_files_recorded(memory)
             reviewed = dataclasses.replace(
-                current, metadata={**current.metadata, "reviewed_at": moment.isoformat()}
+                current, metadata={**current.metadata, REVIEWED_AT: moment.isoformat()}
             )
             self.backend.upsert([MemoryRecord(reviewed, vector)])
         return reviewed
