@@ -290,6 +290,43 @@ def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     assert report.retired == 1 and [m.id for m in of(store, "imports")] == [imports.id]
 
 
+def test_an_entry_edited_since_seeded_survives_a_re_seed(store: MemoryStore, docs: Path) -> None:
+    """A person's ``kenning edit`` of a seeded entry (a detail the doc lacks) was overwritten
+    by the next seed-solutions with the doc's text, even with the doc unchanged, and its
+    entry forgotten with the doc: the edit stands, and the run says it skipped it and why."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    (imports,) = of(store, "imports")
+    edited = db.content.replace("busy_timeout", "busy_timeout=5000 (what our CI needs)")
+    assert store.update(db.id, content=edited).status == "stored"
+    again = seed_solutions(store, docs)
+    assert (again.updated, again.retired, again.skipped) == (0, 0, 1)
+    (report,) = [f for f in again.files if f.path == "db/db.md"]
+    assert report.status == "skipped" and "edited since seeded" in (report.reason or "")
+    assert db.id in report.ids
+    assert [m.content for m in of(store, "db")] == [edited]
+    # the doc rewritten: the edited entry stays, an entry nobody edited follows its doc
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Use one writer process."))
+    write(root, "docs/solutions/imports/imports.md", doc("imports", fix="Vendor widgetlib."))
+    changed = seed_solutions(store, docs, changed_only=True)
+    assert (changed.updated, changed.seeded, changed.retired) == (1, 0, 0)
+    assert [m.content for m in of(store, "db")] == [edited]
+    (updated,) = of(store, "imports")
+    assert updated.id == imports.id and "Vendor widgetlib." in updated.content
+    # and a seeding's own replacement is not taken for an edit by the next run
+    write(root, "docs/solutions/imports/imports.md", doc("imports", fix="Pin widgetlib 2.1."))
+    assert seed_solutions(store, docs).updated == 1
+    # the doc deleted: its edited entry is kept, and said so
+    (root / "docs/solutions/db/db.md").unlink()
+    gone = seed_solutions(store, docs)
+    assert gone.retired == 0 and [m.content for m in of(store, "db")] == [edited]
+    assert any(
+        f.path == "db/db.md" and f.status == "skipped" and "edited" in (f.reason or "")
+        for f in gone.files
+    )
+
+
 def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Path) -> None:
     root = docs.parent.parent
     seed_solutions(store, docs)

@@ -659,8 +659,9 @@ nothing new. Exit 1 when a file failed (malformed YAML, binary, too big, symlink
 \b
 Keeps the entries in step with the documents: an entry whose fix text changed is replaced
 (same id, one entry per signature); the entries of a document deleted, moved under
-/archived/ or no longer `track: bug` are retired (forgotten). --changed-only reads only the
-documents whose git blob hash changed since the last run (what the session-start hook runs).
+/archived/ or no longer `track: bug` are retired (forgotten); an entry edited since it was
+seeded is kept as edited (reported). --changed-only reads only the documents whose git blob
+hash changed since the last run (what the session-start hook runs).
 
 \b
 Examples:

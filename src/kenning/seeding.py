@@ -21,7 +21,10 @@ as its ``--source`` is not the document's: it is never updated or retired. The r
   retired entry can never be recalled, by any backend or surface, and nothing has to filter
   it out on every read; the document (and git's history of it) still holds the text;
 * a new signature is stored through :meth:`MemoryStore.remember_many`, so the dedup rule
-  still applies (``seeded``, or ``duplicate`` of what is already there).
+  still applies (``seeded``, or ``duplicate`` of what is already there);
+* an entry edited since the seeding wrote it (its text is not the one :data:`SEEDED_HASH`
+  records) is neither replaced nor retired: the edit is someone's knowledge, and the
+  report names it (``skipped`` when the run did nothing else for the document).
 
 Retirements run first, then replacements, then new entries, so that a new entry is never
 taken for a near-duplicate of the entry it replaces; a store that would refuse the new
@@ -54,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 from .errorfix import parse_error_fix
 from .errors import KenningError, UserInputError
 from .freshness import blob_hash, recorded_files
-from .model import NEAR_DUPLICATE, STORED, Memory, utc_now
+from .model import NEAR_DUPLICATE, STORED, Memory, content_hash, utc_now
 from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
@@ -64,6 +67,7 @@ __all__ = [
     "DEFAULT_SOLUTIONS_DIR",
     "MAX_DOC_BYTES",
     "SEEDED_FROM",
+    "SEEDED_HASH",
     "SEED_STATE_KEY",
     "FileReport",
     "SeedReport",
@@ -80,6 +84,9 @@ DEFAULT_SOLUTIONS_DIR = "docs/solutions"
 SEED_STATE_KEY = "seed_state"
 #: The metadata key of an entry the seeding wrote: the path of its document (its source).
 SEEDED_FROM = "seeded_from"
+#: The metadata key of the content hash of the text the seeding wrote to an entry: an entry
+#: holding another text was edited since (``kenning edit``, the page, an agent).
+SEEDED_HASH = "seeded_hash"
 _STATE_VERSION = 1
 #: Why a changed_only run leaves a document that changed as it is.
 _OLDER_VERSION = (
@@ -273,6 +280,30 @@ class _Plan:
     update: list[tuple[str, str]] = field(default_factory=list)  # (old id, new content)
     add: list[str] = field(default_factory=list)  # prepared content of new entries
     keep: list[Memory] = field(default_factory=list)
+    #: entries edited since the seeding wrote them: neither replaced nor retired
+    edited: list[Memory] = field(default_factory=list)
+
+
+def _edited(memory: Memory) -> bool:
+    """Whether someone edited ``memory`` since the seeding wrote it: its text is not the
+    one the seeding recorded. An entry seeded before the record was kept counts as edited
+    when an edit was stamped (the seeding's own replacements stamped one too: kept rather
+    than risk overwriting a person's edit)."""
+    mark = memory.metadata.get(SEEDED_HASH)
+    if isinstance(mark, str):
+        return mark != memory.content_hash
+    return "edited_at" in memory.metadata
+
+
+def _edited_note(memories: Sequence[Memory]) -> str:
+    """What the report says of the entries kept because they were edited."""
+    ids = ", ".join(m.id for m in memories)
+    one = len(memories) == 1
+    return (
+        f"{'entry' if one else 'entries'} {ids} {'was' if one else 'were'} edited since "
+        f"seeded: kept as edited, not replaced or retired by the document; forget "
+        f"{'it' if one else 'them'} (kenning forget ID) to take the document's text"
+    )
 
 
 def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
@@ -290,13 +321,19 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
             plan.add.append(content)
             continue
         same = next((m for m in matches if m.content == content), None)
-        match = same or matches[0]
+        match = same or next((m for m in matches if not _edited(m)), None)
+        if match is None:  # every entry of this signature was edited: the edits stand
+            plan.edited.extend(matches)
+            matches.clear()
+            continue
         matches.remove(match)
         if same is not None:
             plan.keep.append(match)
         else:
             plan.update.append((match.id, content))
-    plan.retire = [m.id for ms in by_fp.values() for m in ms]
+    left = [m for ms in by_fp.values() for m in ms]
+    plan.retire = [m.id for m in left if not _edited(m)]
+    plan.edited.extend(m for m in left if _edited(m))
     return plan
 
 
@@ -587,7 +624,11 @@ def _run(
             if rel not in discovered and rel not in moving and _is_gone(directory, rel):
                 gone_sources.setdefault(source, rel)
     retire_gone: dict[str, list[str]] = {
-        source: [m.id for m in existing.get(source, [])] for source in gone_sources
+        source: [m.id for m in existing.get(source, []) if not _edited(m)]
+        for source in gone_sources
+    }
+    kept_gone: dict[str, list[Memory]] = {
+        source: [m for m in existing.get(source, []) if _edited(m)] for source in gone_sources
     }
 
     for doc in work:
@@ -596,8 +637,12 @@ def _run(
         old = existing.get(source, [])
         if outcome.skipped:
             if outcome.not_a_bug:
-                doc.plan = _Plan(retire=[m.id for m in old])
-                doc.status, doc.reason = ("retired" if old else "skipped"), outcome.skipped_reason
+                doc.plan = _Plan(
+                    retire=[m.id for m in old if not _edited(m)],
+                    edited=[m for m in old if _edited(m)],
+                )
+                retired = "retired" if doc.plan.retire else "skipped"
+                doc.status, doc.reason = retired, outcome.skipped_reason
             elif (outcome.skipped_reason or "").startswith("malformed"):
                 doc.status, doc.reason = "failed", outcome.skipped_reason
             else:
@@ -649,6 +694,17 @@ def _run(
         # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
         gone_reports = []
         for source, ids in retire_gone.items():
+            kept = kept_gone[source]
+            if kept and not ids:
+                gone_reports.append(
+                    FileReport(
+                        gone_sources[source],
+                        "skipped",
+                        "the document was deleted or moved under /archived/; " + _edited_note(kept),
+                        0,
+                        tuple(m.id for m in kept),
+                    )
+                )
             if not ids:  # a doc that gave no entries (skipped, not a bug): nothing to retire
                 continue
             for memory_id in ids:
@@ -657,7 +713,8 @@ def _run(
                 FileReport(
                     gone_sources[source],
                     "retired",
-                    "the document was deleted or moved under /archived/",
+                    "the document was deleted or moved under /archived/"
+                    + (f"; {_edited_note(kept)}" if kept else ""),
                     len(ids),
                     tuple(ids),
                 )
@@ -673,7 +730,9 @@ def _run(
             if doc.plan is None:
                 continue
             for memory_id, content in doc.plan.update:
-                result = store.update(memory_id, content=content)
+                result = store.update(
+                    memory_id, content=content, metadata={SEEDED_HASH: content_hash(content)}
+                )
                 if result.status == STORED:
                     doc.count("updated")
                     doc.ids.append(memory_id)
@@ -710,7 +769,7 @@ def _run(
                 content,
                 "error_fix",
                 source=f"{prefix}/{doc.rel}",
-                metadata={SEEDED_FROM: f"{prefix}/{doc.rel}"},
+                metadata={SEEDED_FROM: f"{prefix}/{doc.rel}", SEEDED_HASH: content_hash(content)},
             )
             for doc, content in additions
         ]
@@ -732,6 +791,7 @@ def _run(
                 doc.ids.append(result.id)
 
     for doc in work:
+        edited = doc.plan.edited if doc.plan is not None else []
         if not doc.status:
             if doc.counts.get("seeded"):
                 doc.status = "seeded"
@@ -739,8 +799,14 @@ def _run(
                 doc.status = "updated"
             elif doc.counts.get("retired"):
                 doc.status = "retired"
+            elif edited:
+                doc.status = "skipped"
             else:
                 doc.status, doc.reason = "duplicate", "every entry is already stored"
+        if edited and doc.status != "failed":
+            note = _edited_note(edited)
+            doc.reason = f"{doc.reason}; {note}" if doc.reason else note
+            doc.ids.extend(m.id for m in edited)
         reports[doc.rel] = FileReport(
             doc.rel, doc.status, doc.reason, doc.entries, tuple(dict.fromkeys(doc.ids))
         )

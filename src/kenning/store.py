@@ -1656,6 +1656,7 @@ class MemoryStore:
         type: str | None = None,
         group_id: str | None = None,
         expected_version: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> RememberResult:
         """Change a memory's content and/or type through the write path of :meth:`remember`.
 
@@ -1673,7 +1674,8 @@ class MemoryStore:
         unless ``group_id`` names it (``"all"``: any project), as for :meth:`forget`.
         ``expected_version`` (:func:`kenning.model.edit_version` of the memory the edit was
         made from) is compared under the write lock: a memory changed since raises
-        :class:`~kenning.errors.EditConflict`, and nothing is changed.
+        :class:`~kenning.errors.EditConflict`, and nothing is changed. ``metadata``: keys
+        set along with a new text (the seeding records which text it wrote).
         """
         import dataclasses
 
@@ -1716,7 +1718,7 @@ class MemoryStore:
                     str(asked),
                     old.source,
                     old.tags,
-                    {**derived, "edited_at": utc_now().isoformat()},
+                    {**derived, **(metadata or {}), "edited_at": utc_now().isoformat()},
                     old.stored_at,
                     old.id,
                 )
