@@ -18,8 +18,14 @@ import pytest
 from kenning import MemoryStore, open_store
 from kenning.embedders.base import Embedder
 from kenning.freshness import FILES_KEY
-from kenning.model import Memory
-from kenning.seeding import SEED_STATE_KEY, SEEDED_FROM, reseed_changed, seed_solutions
+from kenning.model import Memory, content_hash
+from kenning.seeding import (
+    SEED_STATE_KEY,
+    SEEDED_FROM,
+    SEEDED_HASH,
+    reseed_changed,
+    seed_solutions,
+)
 from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
@@ -284,6 +290,7 @@ def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     store.remember_many(
         [NewMemory(twin, "error_fix", source=imports.source, metadata=seeded)],
         near_duplicates=False,
+        seeding=True,
     )
     assert len(of(store, "imports")) == 2
     report = seed_solutions(store, docs)
@@ -837,6 +844,29 @@ def test_a_note_remembered_with_a_doc_as_its_source_is_not_the_docs(
     gone = seed_solutions(store, docs)
     assert gone.retired == 1
     assert sorted(m.id for m in of(store, "db")) == sorted(ids)
+
+
+def test_a_note_that_claims_a_docs_mark_is_still_not_the_docs(
+    store: MemoryStore, docs: Path
+) -> None:
+    """A note remembered with the seeding's mark in its metadata (an agent's
+    ``hooks_remember`` metadata, or a ``remember`` call) was taken for the doc's entry: the
+    next seed-solutions forgot it, its signature not being the doc's. Only the seeding
+    marks its entries."""
+    source = "docs/solutions/db/db.md"
+    seed_solutions(store, docs)
+    own = (
+        "ERROR-FIX: sqlite3.IntegrityError: UNIQUE constraint failed: users.email | FIX: upsert "
+        f"with ON CONFLICT | SOURCE: {source} — seen next to the lock"
+    )
+    claimed = {SEEDED_FROM: source, SEEDED_HASH: content_hash(own)}
+    result = store.remember(own, "error_fix", source=source, metadata=claimed)
+    assert result.status == "stored"
+    kept = store.get(result.id or "")
+    assert kept is not None and SEEDED_FROM not in kept.metadata
+    report = seed_solutions(store, docs)
+    assert report.retired == 0
+    assert store.get(result.id or "") is not None
 
 
 def _seeded_by_an_older_kenning(store: MemoryStore, docs: Path, source: str) -> str | None:

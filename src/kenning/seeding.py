@@ -657,7 +657,7 @@ def _run(
                 metadata={SEEDED_FROM: entry.source},
             )
             try:
-                prepared.append(store.prepare(item, store.group_id).memory.content)
+                prepared.append(store.prepare(item, store.group_id, seeding=True).memory.content)
             except UserInputError as exc:
                 doc.status, doc.reason = "failed", str(exc)
                 break
@@ -774,7 +774,9 @@ def _run(
             for doc, content in additions
         ]
         results = (
-            store.remember_many(items, vectors=[vectors.get(item.content) for item in items])
+            store.remember_many(
+                items, vectors=[vectors.get(item.content) for item in items], seeding=True
+            )
             if items
             else []
         )

@@ -531,7 +531,13 @@ class MemoryStore:
     # -- write path -------------------------------------------------------------------------
 
     def prepare(
-        self, item: NewMemory, group_id: str, *, restoring: bool = False, editing: bool = False
+        self,
+        item: NewMemory,
+        group_id: str,
+        *,
+        restoring: bool = False,
+        editing: bool = False,
+        seeding: bool = False,
     ) -> PreparedMemory:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
@@ -545,7 +551,12 @@ class MemoryStore:
 
         ``editing`` (:meth:`update`): the source, tags and metadata are the stored note's,
         which may have grown past the limits in the same ways (and by ``reviewed_at``), so
-        they are held to the restore's limits; its files are recorded anew."""
+        they are held to the restore's limits; its files are recorded anew.
+
+        ``seeding`` (:mod:`kenning.seeding`): the note's mark of the document it was seeded
+        from is kept. Any other new note's is dropped: a note that claimed it (an agent's
+        metadata) was taken for the document's entry, replaced or forgotten by the next
+        ``seed-solutions``."""
         from .redaction import redact_secrets, redact_value  # write path only
         from .safety import has_visible_text, normalise_content, without_nul
 
@@ -582,6 +593,11 @@ class MemoryStore:
                 for key in _DERIVED_METADATA:
                     if key != "file_blobs" or group_id == self.group_id:
                         metadata.pop(key, None)
+                if not seeding:
+                    from .seeding import SEEDED_FROM, SEEDED_HASH
+
+                    metadata.pop(SEEDED_FROM, None)
+                    metadata.pop(SEEDED_HASH, None)
             # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
             encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
@@ -724,6 +740,7 @@ class MemoryStore:
         progress: Callable[[int], None] | None = None,
         batch_size: int = 64,
         refresh: bool = True,
+        seeding: bool = False,
     ) -> list[RememberResult]:
         """Store many notes, embedding them in batches.
 
@@ -732,7 +749,8 @@ class MemoryStore:
         already known is not stored; the memory it duplicates is refreshed instead
         (``seen_count`` + 1, ``last_seen_at``) unless ``refresh`` is False (an import:
         restoring a backup is not remembering again). ``vectors`` (from an export with the
-        same provenance) skips re-embedding.
+        same provenance) skips re-embedding. ``seeding``: the notes are the seeding's
+        (:meth:`prepare`).
         """
         # a note belongs to one project: "all" (every project, to a read) is refused here,
         # not taken for this project
@@ -744,7 +762,7 @@ class MemoryStore:
         prepared: list[tuple[int, PreparedMemory]] = []
         for index, item in enumerate(items):
             try:
-                prepared.append((index, self.prepare(item, gid)))
+                prepared.append((index, self.prepare(item, gid, seeding=seeding)))
             except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=_refusal_reason(exc))
         self._write_prepared(
