@@ -221,6 +221,8 @@ def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: 
         ("the entry point is src/main.rs", "the entry point is src/Main.rs"),
         ("call document.getElementById once", "call document.getelementbyid once"),
         ("run the tests with pytest -x", "run tests with pytest -X"),
+        ("echo $path to see the search path", "echo $PATH to see the search path"),
+        ("import it from std::io here", "import it from std::Io here"),
     ],
 )  # fmt: skip
 def test_a_flags_case_keeps_notes_apart_in_a_lower_case_text(existing: str, new: str) -> None:

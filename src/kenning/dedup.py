@@ -377,14 +377,15 @@ def _code_case_differs(new: Sequence[str], old: Sequence[str]) -> str | None:
 
 def _is_code(tokens: Sequence[str], index: int) -> bool:
     """Whether the token at ``index`` (of :func:`fold` with its case kept) is a command-line
-    flag (``-x``, ``--Foo``), part of a path (``/usr/Lib``, ``src/Main.rs``, ``.Env``) or an
-    identifier (``os.Path``, ``MAX_size``, ``getElementById``): its case is meaningful."""
+    flag (``-x``, ``--Foo``), a variable (``$PATH``), part of a path (``/usr/Lib``,
+    ``src/Main.rs``, ``.Env``) or an identifier (``os.Path``, ``std::Io``, ``MAX_size``,
+    ``getElementById``): its case is meaningful."""
     token = tokens[index]
     if _MARKER_TOKEN.fullmatch(token):
         return False  # a redaction marker is kenning's, in its own case
     before = tokens[index - 1] if index else ""
     return (
-        before in ("-", "/", "\\", "~", ".")
+        before in ("-", "/", "\\", "~", ".", "$", ":")
         or any(c in token for c in "/._:@")
         or any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))
     )
