@@ -334,6 +334,45 @@ def test_an_entry_edited_since_seeded_survives_a_re_seed(store: MemoryStore, doc
     )
 
 
+def test_an_entry_edited_while_the_re_seed_embeds_is_kept(store: MemoryStore, docs: Path) -> None:
+    """A re-seed reads its entries, embeds the new ones (seconds), then writes: an entry
+    edited in between (``kenning edit`` in another terminal) was replaced with the doc's text,
+    or forgotten with its deleted doc, all the same. Each write is made from the entry as it
+    was read: one edited since is kept, and said so."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    (npm,) = of(store, "npm")
+    edits = {
+        db.id: db.content.replace("busy_timeout", "busy_timeout=5000 (what our CI needs)"),
+        npm.id: npm.content.replace("Pin react to 18.2", "Pin react to 18.3"),
+    }
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Use one writer process."))
+    (root / "docs/solutions/npm/npm.md").unlink()
+    cache = doc("db", error="OSError: [Errno 28] No space left on device", fix="Prune the cache.")
+    write(root, "docs/solutions/cache/cache.md", cache)
+    model = store.embedder
+
+    class EditsWhileEmbedding:  # a person's edits land while the new entry is embedded
+        provenance = model.provenance
+
+        def embed(self, texts: list[str]) -> object:
+            if any("Prune the cache." in text for text in texts):
+                for memory_id, text in edits.items():
+                    assert store.update(memory_id, content=text).status == "stored"
+            return model.embed(texts)
+
+    seeder = open_store(cwd=root, embedder=EditsWhileEmbedding())  # type: ignore[arg-type]
+    try:
+        report = seed_solutions(seeder, docs)
+    finally:
+        seeder.close()
+    assert (report.seeded, report.updated, report.retired) == (1, 0, 0)
+    assert {m.id: m.content for m in entries(store) if m.id in edits} == edits
+    said = {f.path: f.reason or "" for f in report.files}
+    assert db.id in said["db/db.md"] and npm.id in said["npm/npm.md"]
+
+
 def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Path) -> None:
     root = docs.parent.parent
     seed_solutions(store, docs)

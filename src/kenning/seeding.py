@@ -55,9 +55,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errorfix import parse_error_fix
-from .errors import KenningError, UserInputError
+from .errors import EditConflict, KenningError, UserInputError
 from .freshness import blob_hash, recorded_files
-from .model import NEAR_DUPLICATE, STORED, Memory, content_hash, utc_now
+from .model import NEAR_DUPLICATE, STORED, Memory, content_hash, edit_version, utc_now
 from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
@@ -280,8 +280,8 @@ class _Plan:
     update: list[tuple[str, str]] = field(default_factory=list)  # (old id, new content)
     add: list[str] = field(default_factory=list)  # prepared content of new entries
     keep: list[Memory] = field(default_factory=list)
-    #: entries edited since the seeding wrote them: neither replaced nor retired
-    edited: list[Memory] = field(default_factory=list)
+    #: entries edited since the seeding wrote them: neither replaced nor retired (ids)
+    edited: list[str] = field(default_factory=list)
 
 
 def _edited(memory: Memory) -> bool:
@@ -295,10 +295,10 @@ def _edited(memory: Memory) -> bool:
     return "edited_at" in memory.metadata
 
 
-def _edited_note(memories: Sequence[Memory]) -> str:
-    """What the report says of the entries kept because they were edited."""
-    ids = ", ".join(m.id for m in memories)
-    one = len(memories) == 1
+def _edited_note(edited: Sequence[str]) -> str:
+    """What the report says of the entries (ids) kept because they were edited."""
+    ids = ", ".join(edited)
+    one = len(edited) == 1
     return (
         f"{'entry' if one else 'entries'} {ids} {'was' if one else 'were'} edited since "
         f"seeded: kept as edited, not replaced or retired by the document; forget "
@@ -323,7 +323,7 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
         same = next((m for m in matches if m.content == content), None)
         match = same or next((m for m in matches if not _edited(m)), None)
         if match is None:  # every entry of this signature was edited: the edits stand
-            plan.edited.extend(matches)
+            plan.edited.extend(m.id for m in matches)
             matches.clear()
             continue
         matches.remove(match)
@@ -333,7 +333,7 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
             plan.update.append((match.id, content))
     left = [m for ms in by_fp.values() for m in ms]
     plan.retire = [m.id for m in left if not _edited(m)]
-    plan.edited.extend(m for m in left if _edited(m))
+    plan.edited.extend(m.id for m in left if _edited(m))
     return plan
 
 
@@ -627,9 +627,19 @@ def _run(
         source: [m.id for m in existing.get(source, []) if not _edited(m)]
         for source in gone_sources
     }
-    kept_gone: dict[str, list[Memory]] = {
-        source: [m for m in existing.get(source, []) if _edited(m)] for source in gone_sources
+    kept_gone: dict[str, list[str]] = {
+        source: [m.id for m in existing.get(source, []) if _edited(m)] for source in gone_sources
     }
+    # Each write below is made from the entry as it was read here, before the new entries
+    # were embedded: one edited since (another process, the page, an agent) is kept.
+    versions = {m.id: edit_version(m) for ms in existing.values() for m in ms}
+
+    def retire(memory_id: str, kept: list[str]) -> bool:
+        try:
+            return store.forget(memory_id, expected_version=versions.get(memory_id))
+        except EditConflict:
+            kept.append(memory_id)
+            return False
 
     for doc in work:
         outcome = parse_solution_doc(doc.path, texts[doc.path], directory, source_prefix=prefix)
@@ -639,7 +649,7 @@ def _run(
             if outcome.not_a_bug:
                 doc.plan = _Plan(
                     retire=[m.id for m in old if not _edited(m)],
-                    edited=[m for m in old if _edited(m)],
+                    edited=[m.id for m in old if _edited(m)],
                 )
                 retired = "retired" if doc.plan.retire else "skipped"
                 doc.status, doc.reason = retired, outcome.skipped_reason
@@ -693,8 +703,9 @@ def _run(
     with store.backend.exclusive():
         # 1. retirements (so a new entry is never a near-duplicate of the one it replaces)
         gone_reports = []
-        for source, ids in retire_gone.items():
+        for source, candidates in retire_gone.items():
             kept = kept_gone[source]
+            ids = [memory_id for memory_id in candidates if retire(memory_id, kept)]
             if kept and not ids:
                 gone_reports.append(
                     FileReport(
@@ -702,13 +713,11 @@ def _run(
                         "skipped",
                         "the document was deleted or moved under /archived/; " + _edited_note(kept),
                         0,
-                        tuple(m.id for m in kept),
+                        tuple(kept),
                     )
                 )
             if not ids:  # a doc that gave no entries (skipped, not a bug): nothing to retire
                 continue
-            for memory_id in ids:
-                store.forget(memory_id)
             gone_reports.append(
                 FileReport(
                     gone_sources[source],
@@ -722,7 +731,7 @@ def _run(
         for doc in work:
             if doc.plan is not None:
                 for memory_id in doc.plan.retire:
-                    if store.forget(memory_id):
+                    if retire(memory_id, doc.plan.edited):
                         doc.count("retired")
 
         # 2. replacements in place: same signature, new text (same id)
@@ -730,9 +739,16 @@ def _run(
             if doc.plan is None:
                 continue
             for memory_id, content in doc.plan.update:
-                result = store.update(
-                    memory_id, content=content, metadata={SEEDED_HASH: content_hash(content)}
-                )
+                try:
+                    result = store.update(
+                        memory_id,
+                        content=content,
+                        expected_version=versions.get(memory_id),
+                        metadata={SEEDED_HASH: content_hash(content)},
+                    )
+                except EditConflict:
+                    doc.plan.edited.append(memory_id)
+                    continue
                 if result.status == STORED:
                     doc.count("updated")
                     doc.ids.append(memory_id)
@@ -808,7 +824,7 @@ def _run(
         if edited and doc.status != "failed":
             note = _edited_note(edited)
             doc.reason = f"{doc.reason}; {note}" if doc.reason else note
-            doc.ids.extend(m.id for m in edited)
+            doc.ids.extend(edited)
         reports[doc.rel] = FileReport(
             doc.rel, doc.status, doc.reason, doc.entries, tuple(dict.fromkeys(doc.ids))
         )
