@@ -1885,11 +1885,11 @@ class ServerAwayAfter:
 def test_postgres_import_the_server_stops_midway_says_what_stays(
     pg_url: str, project: Path
 ) -> None:
-    """An import of 600 notes (below the bulk path: a transaction per batch) whose server
-    connection was cut after the first batch said only 'knowledge base NOT consulted:
-    cannot query PostgreSQL …; check that the server is running', while 500 notes had been
-    written: the user was not told that part of the file was in, nor that running it again
-    adds the rest. It says both (still exit 3), and the same import run again completes."""
+    """An import of 600 notes (below the bulk path) whose server connection was cut after
+    the first batch said only 'knowledge base NOT consulted: cannot query PostgreSQL …;
+    check that the server is running': the user was not told what of the file was in, nor
+    to run it again. Its writes are one transaction: nothing stays, it says so and to run
+    it again (still exit 3), and the same import run again completes."""
     import base64
 
     embedder = load_embedder("hashing")
@@ -1920,9 +1920,10 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
         server.come_back()
         message = str(info.value)
         assert "run the same import again" in message, message
-        assert store.count(group_id="all") == 500
+        assert "rolled back" in message, message
+        assert store.count(group_id="all") == 0  # the store as it was before the import
         again = import_memories(store, lines)
-        assert (again["imported"], again["duplicates"]) == (100, 500)
+        assert (again["imported"], again["duplicates"]) == (600, 0)
     finally:
         store.close()
 

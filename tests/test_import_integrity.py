@@ -442,3 +442,67 @@ def test_a_restore_does_not_record_the_files_anew(store: MemoryStore, target: Me
     buffer.seek(0)
     assert import_memories(target, buffer)["imported"] == 1
     assert "file_blobs" not in target.get(note.id).metadata  # type: ignore[union-attr]
+
+
+# -- an import interrupted midway -------------------------------------------------------------
+
+
+def _two_projects(exported: list[dict[str, Any]], *, vectors: bool) -> list[str]:
+    """The export with its last two memories in another project (written by a second batch of
+    their own), with or without their vectors."""
+    records = [dict(r) for r in exported]
+    for record in records[3:]:
+        record["group_id"] = "some-other-checkout"
+    if not vectors:
+        for record in records[1:]:
+            record.pop("embedding", None)
+    return _lines(records)
+
+
+def test_an_import_interrupted_while_embedding_leaves_the_store_as_it_was(
+    exported: list[dict[str, Any]], project: Path, minilm: Embedder
+) -> None:
+    """Ctrl-C in a long import that embeds its memories: the batches embedded and written
+    before stayed, and the store held part of the file. The memories are embedded before
+    anything is written."""
+
+    class CtrlC:  # the person presses Ctrl-C while the other project's notes are embedded
+        provenance = minilm.provenance
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            if HOSTILE in texts:
+                raise KeyboardInterrupt
+            return minilm.embed(texts)
+
+    lines = _two_projects(exported, vectors=False)
+    with open_store(
+        project / ".kenning" / "copy.db",
+        cwd=project,
+        embedder=CtrlC(),  # type: ignore[arg-type]
+    ) as store:
+        assert store.remember("A note that was there before.", "context").status == "stored"
+        before = _checksum(store)
+        with pytest.raises(KeyboardInterrupt):
+            import_memories(store, lines)
+        assert _checksum(store) == before
+
+
+def test_an_import_interrupted_while_writing_leaves_the_store_as_it_was(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """Interrupted between two batches of its writes (here, as its progress is shown), the
+    import left the first batch written: the writes are one transaction."""
+    assert target.remember("A note that was there before.", "context").status == "stored"
+    before = _checksum(target)
+    shown: list[int] = []
+
+    def ctrl_c(n: int) -> None:
+        shown.append(n)
+        if sum(shown) >= 3:  # the first project's three memories are written
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        import_memories(target, _two_projects(exported, vectors=True), progress=ctrl_c)
+    assert _checksum(target) == before
+    counts = import_memories(target, _two_projects(exported, vectors=True))
+    assert counts["imported"] == 4  # and the same import run again does it all

@@ -5,7 +5,9 @@ then one memory per line with every field, its id and (unless left out) its vect
 base64 float32; :mod:`kenning.export_format` says what each field must be. An import keeps
 ids, timestamps and projects. It trusts nothing in the file: the whole file is checked
 against the format, and every memory against the write path
-(:meth:`~kenning.store.MemoryStore.prepare`), before anything is written. A vector is
+(:meth:`~kenning.store.MemoryStore.prepare`), before anything is written; what must be
+embedded is embedded next, and then everything is written in one transaction, so that an
+import interrupted midway leaves the store as it was. A vector is
 reused only when the export's provenance is the store's and the vector has the store's
 dimension, is finite and has unit length; any other vector is dropped and the content
 re-embedded (the vector is derived data; the text is the memory).
@@ -18,6 +20,7 @@ written without it, so that the import re-embeds it.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +43,8 @@ log = logging.getLogger("kenning")
 #: Memories per write batch when the export's vectors are reused (nothing to embed, so a
 #: batch is only a transaction: fewer, bigger ones).
 IMPORT_BATCH = 500
+#: Memories embedded at a time before an import writes (the store's write batch).
+EMBED_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -246,18 +251,26 @@ def import_validated(
     # then one transaction without HNSW maintenance (one index build at the end), in big
     # batches. Re-embedding imports are paced by the model and keep the usual path.
     new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
+    # The memories to write are embedded first, outside the write lock (the long part);
+    # then every batch is written in one transaction: an import interrupted (Ctrl-C, a
+    # killed process, a full disk, a server gone) leaves the store as it was, where it
+    # left the batches written before.
+    vectors, progress = _embed_missing(store, by_group, prepared, vectors, progress)
     before, duplicates_before = store.backend.count(Filters()), counts["duplicates"]
     in_groups = {g: store.backend.count(Filters(group_id=g)) for g in by_group}
     try:
-        with bulk_writes(store.backend, new_rows, before, target.dimension, atomic=True):
+        with (
+            bulk_writes(store.backend, new_rows, before, target.dimension, atomic=True),
+            store.backend.exclusive() if by_group else contextlib.nullcontext(),
+        ):
             _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
     except StoreUnavailable as exc:
         # The server went away midway: what it committed cannot be counted now, and a
         # bare "NOT consulted" read as if nothing had been imported.
         raise StoreUnavailable(
-            f"{exc} — the import stopped there: the batches written before stay (each is "
-            "written whole or not at all); run the same import again once the server is "
-            "back, and it adds the rest (what is already there is skipped)"
+            f"{exc} — the import stopped there, and what it wrote was rolled back (on Qdrant, "
+            "which has no transactions, the batches written before stay); run the same "
+            "import again once the server is back (what is already there is skipped)"
         ) from None
     except StoreWriteFailed as exc:
         # The disk stopped the import midway: what the store wrote stays, counted from the
@@ -276,6 +289,45 @@ def import_validated(
         )
         counts["not_written_reason"] = str(exc)
     return counts
+
+
+def _embed_missing(
+    store: MemoryStore,
+    by_group: Mapping[str, list[int]],
+    prepared: Sequence[PreparedMemory],
+    vectors: Sequence[np.ndarray | None],
+    progress: Callable[[int], None] | None,
+) -> tuple[list[np.ndarray | None], Callable[[int], None] | None]:
+    """The vectors of the memories to write, the missing ones embedded now (counted on
+    ``progress`` as they are), and the ``progress`` the writes then report to: the
+    memories embedded here are not counted twice. A memory whose content redaction changed
+    is left to the write path, which embeds it (as it drops a vector given for it)."""
+    filled = list(vectors)
+    missing = [
+        i
+        for indexes in by_group.values()
+        for i in indexes
+        if filled[i] is None and not prepared[i].content_redacted
+    ]
+    for start in range(0, len(missing), EMBED_BATCH):
+        part = missing[start : start + EMBED_BATCH]
+        embedded = store.embedder.embed([prepared[i].memory.content for i in part])
+        for i, vector in zip(part, embedded, strict=True):
+            filled[i] = vector
+        if progress:
+            progress(len(part))
+    if progress is None or not missing:
+        return filled, progress
+    left = [len(missing)]
+    report = progress
+
+    def writes(n: int) -> None:
+        skip = min(n, left[0])
+        left[0] -= skip
+        if n > skip:
+            report(n - skip)
+
+    return filled, writes
 
 
 def _refuse_taken_ids(

@@ -3,9 +3,9 @@
 * Batch import: ``kenning import`` of a JSONL export (no vectors, so the real model embeds
   every batch) is killed at a random moment — sometimes before the first commit, mostly
   somewhere in the write phase. The store must open, pass ``PRAGMA integrity_check`` and
-  ``kenning doctor``, keep its provenance stamp, and hold a batch-aligned prefix of the
-  source (the import commits 64 memories per transaction), each row exactly as exported
-  with its vector. Re-running the import then completes with no duplicate and every
+  ``kenning doctor``, keep its provenance stamp, and hold nothing of the source or all of
+  it (the import embeds first, then writes in one transaction), each row exactly as
+  exported with its vector. Re-running the import then completes with no duplicate and every
   memory of the source present exactly once.
 * Single notes: a process calls ``remember`` in a loop and prints each acknowledged id;
   it is killed at a random moment. Every id printed before the kill must be present with
@@ -125,11 +125,11 @@ def _verify_after_crash(
     if rows:  # provenance intact: stamped before the first row, with the real model's
         assert stamp is not None
         assert json.loads(stamp[0]) == minilm.provenance.to_dict()
-    # a batch-aligned prefix of the source, every row exactly as exported
+    # nothing of the source or all of it, every row exactly as exported
     ids = [m["id"] for m in memories]
     present = sorted(rows, key=ids.index)
     assert present == ids[: len(present)], "rows are not a prefix of the import order"
-    assert len(present) % BATCH == 0 or len(present) == len(ids), len(present)
+    assert len(present) in (0, len(ids)), len(present)  # one transaction: all or nothing
     by_id = {m["id"]: m for m in memories}
     for memory_id, row in rows.items():
         m = by_id[memory_id]
@@ -176,7 +176,7 @@ class _EmbedOnce:
 def test_kill_during_import(
     project: Path, tmp_path: Path, minilm: Embedder, full: bool, recorder: Any
 ) -> None:
-    rounds, n = (50, 640) if full else (6, 256)  # 4 batches of 64: kills land between commits
+    rounds, n = (50, 640) if full else (6, 256)  # kills land while it embeds, writes or after
     rng = random.Random(7)
     source = project / "export.jsonl"
     memories = _source(source, n, "acme/widgets", rng)
