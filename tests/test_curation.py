@@ -221,6 +221,18 @@ def test_a_notes_own_metadata_cannot_pose_as_what_kenning_derives(mstore: Memory
     assert (again.status, again.type) == (STORED, "rule"), again
 
 
+def test_a_new_note_cannot_claim_a_review_or_an_edit(mstore: MemoryStore) -> None:
+    """``reviewed_at`` says a person checked the text (the page's Mark reviewed) and
+    ``edited_at`` that it was edited: a note handed in with its own (an agent's
+    hooks_remember metadata) kept them, and the page showed a text nobody had read as
+    reviewed. An import keeps them: a restored note was reviewed where it was exported."""
+    claimed = {"reviewed_at": NOW.isoformat(), "edited_at": NOW.isoformat(), "ticket": "OPS-7"}
+    posing = mstore.remember(DEPLOY, "decision", metadata=claimed)
+    assert posing.status == STORED
+    memory = mstore.get(posing.id or "")
+    assert memory is not None and memory.metadata == {"ticket": "OPS-7"}, memory.metadata
+
+
 def test_a_note_kenning_grew_past_the_limits_can_be_edited(store: MemoryStore) -> None:
     """A source or tag given at its limit grows past it when a secret in it is redacted (the
     marker is longer), and metadata at its limit when Mark reviewed adds reviewed_at: every

@@ -229,6 +229,8 @@ def _refusal_reason(exc: UserInputError) -> str:
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
 #: When a person checked a memory's text (:meth:`MemoryStore.mark_reviewed`): metadata key.
 REVIEWED_AT = "reviewed_at"
+#: When a memory's text or type was last changed (:meth:`MemoryStore.update`): metadata key.
+EDITED_AT = "edited_at"
 
 
 def _is_type_name(name: object) -> bool:
@@ -593,6 +595,9 @@ class MemoryStore:
                 for key in _DERIVED_METADATA:
                     if key != "file_blobs" or group_id == self.group_id:
                         metadata.pop(key, None)
+                # a person's review or edit is recorded by kenning, never claimed
+                metadata.pop(REVIEWED_AT, None)
+                metadata.pop(EDITED_AT, None)
                 if not seeding:
                     from .seeding import SEEDED_FROM, SEEDED_HASH
 
@@ -1736,7 +1741,7 @@ class MemoryStore:
                     str(asked),
                     old.source,
                     old.tags,
-                    {**derived, **(metadata or {}), "edited_at": utc_now().isoformat()},
+                    {**derived, **(metadata or {}), EDITED_AT: utc_now().isoformat()},
                     old.stored_at,
                     old.id,
                 )
