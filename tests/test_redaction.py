@@ -567,6 +567,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
     "continuations": _repeat("--password \\\n"),
@@ -1683,3 +1684,43 @@ def test_prose_in_capitals_after_identified_by_is_no_oracle_password() -> None:
         out, found = redact_secrets(sql)
         assert found, sql
         assert "tiger" not in out and "Hr2024pw" not in out and "s3cret" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "az login -u me@acme.io -p Hy6tB1q9Zx",
+        "az login --service-principal -u http://app -p 'Hy6tB1q9Zx' --tenant acme",
+        "zip -r -P Hy6tB1q9Zx backup.zip dump/",
+        "unzip -P Hy6tB1q9Zx backup.zip",
+        "7z a -pHy6tB1q9Zx -mhe=on backup.7z dump/",
+        "7za x -p'Hy6tB1q9Zx' backup.7z",
+        "rar a -pHy6tB1q9Zx backup.rar dump/",
+        "smbclient //fs01/share -U admin%Hy6tB1q9Zx -c 'ls'",
+        "smbclient -U 'ACME\\admin%Hy6tB1q9Zx' //fs01/share",
+        "xfreerdp /u:admin /p:Hy6tB1q9Zx /v:win01 /cert:ignore",
+        "xfreerdp /v:win01 /u:admin /p:'Hy6tB1q9Zx'",
+        "pscp -pw Hy6tB1q9Zx dump.sql admin@db:/tmp",
+        "plink -ssh admin@db -pw Hy6tB1q9Zx uptime",
+    ],
+)
+def test_a_password_given_to_an_archivers_or_a_remote_tools_option_is_redacted(text: str) -> None:
+    """az login -p, zip/unzip -P, 7z/rar -p (attached), smbclient's -U user%password,
+    xfreerdp's /p: and PuTTY's -pw take a password by their own option, which no rule knew:
+    it reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        "az login -u me@acme.io",
+        "az login --use-device-code",
+        "zip -r backup.zip dump/",
+        "zip -P to set a password",
+        "7z x backup.7z -p",
+        "7z a -mx=9 backup.7z dump/",
+        "rar a -p backup.rar dump/",
+        "smbclient //fs01/share -U admin",
+        "smbclient -L fs01 -N",
+        "xfreerdp /u:admin /v:win01",
+        "pscp dump.sql admin@db:/tmp",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

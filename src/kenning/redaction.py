@@ -35,7 +35,8 @@ replaced once, under the more specific kind:
    ``PASSWORD('…')``), PHP's ``define('DB_PASSWORD', …)``, redis.conf's ``requirepass``,
    tools' own options (``mysql -p``, ``openssl … pass:…``, ``ldapsearch -w``, ``gh secret
    set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
-   ``rabbitmqctl add_user``); and four token formats gitleaks lacks or pins to one length
+   ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
+   ``xfreerdp /p:``, PuTTY's ``-pw``); and four token formats gitleaks lacks or pins to one length
    (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
    prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM blocks are
@@ -564,14 +565,16 @@ _SECRET_STEM = lazy(
     re.IGNORECASE,
 )
 #: The stems of the patterns that need none of _SECRET_STEM's (IDENTIFIED BY, masterauth,
-#: openssl -k, mongosh -p, ldapsearch -w): substring tests, as each more word in the stem's
-#: alternation slows its scan of every note.
+#: openssl -k, mongosh -p, ldapsearch -w, zip -P, smbclient -U): substring tests, as each
+#: more word in the stem's alternation slows its scan of every note.
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
-               "rabbitmqctl")  # fmt: skip
+               "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
+               "freerdp")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
-          "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd")  # fmt: skip
+          "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd", "az login",
+          "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -599,7 +602,17 @@ _TOOL_PASSWORD = lazy(
     r"[ \t]*(?=[\"'])"
     # keytool's store and key passwords (-storepass:env NAME names where it is), sqlcmd -P
     r"|keytool\b[^\n;&|]{0,200}?(?<=\s)-(?:src|dest)?(?:store|key)pass[ \t]+"
-    r"|sqlcmd\b[^\n;&|]{0,160}?(?<=\s)-P[ \t]*)"
+    r"|sqlcmd\b[^\n;&|]{0,160}?(?<=\s)-P[ \t]*"
+    # the Azure CLI's login -p; zip's -P; 7-Zip's and RAR's -p, attached (a bare -p prompts,
+    # RAR's -p- asks for none)
+    r"|az[ \t]+login\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
+    r"|(?:un)?zip\b[^\n;&|]{0,160}?(?<=\s)-P[ \t]+"
+    r"|(?:7z[arz]?|(?:un)?rar)\b[^\n;&|]{0,160}?(?<=\s)-p(?=[^\s-])"
+    # Samba's -U user%password (also DOMAIN\\user%password), FreeRDP's /p:, PuTTY's -pw
+    r"|(?:smbclient|rpcclient|smbcacls|smbget|smbmap)\b[^\n;&|]{0,160}?(?<=\s)"
+    r"(?:-U|--user)(?:[ \t]*|=)[\"']?[^\s%\"']{1,256}%"
+    r"|(?:[xw]freerdp3?|sdl-freerdp3?|freerdp)\b[^\n;&|]{0,200}?(?<=\s)[/+\-]p:"
+    r"|(?:pscp|plink|psftp)(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)-pw[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
