@@ -567,6 +567,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "password_said": _repeat("pass: a= password b pw c "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -1722,5 +1723,39 @@ def test_a_password_given_to_an_archivers_or_a_remote_tools_option_is_redacted(t
         "smbclient -L fs01 -N",
         "xfreerdp /u:admin /v:win01",
         "pscp dump.sql admin@db:/tmp",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "login admin, password Hy6tq9Lm2",
+        "Username admin Password Hy6tq9Lm2 (rotate after the demo)",
+        "user: admin / pass: Hy6tq9Lm2",
+        "creds for the staging box -> user admin, pass: Hy6tq9Lm2.",
+        "GET /login?user=admin&pass=Hy6tq9Lm2&next=/",
+        "the vpn pw Hy6tq9Lm2",
+    ],
+)
+def test_a_random_password_written_after_its_word_without_an_equals_sign_is_redacted(
+    text: str,
+) -> None:
+    """A hand-over note writes a password after its word with a space ("login admin, password
+    Hy6tq9Lm2") or after a bare "pass:" ("user: admin / pass: Hy6tq9Lm2"): neither is an
+    assignment, and "pass" alone is no secret's name ("pass: the test"), so both were stored.
+    A random value there is taken; a word is prose."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tq9Lm2" not in out and counts == {"password_assignment": 1}, out
+    for kept in (
+        "pass: the test suite now runs in CI",
+        "first pass: collect names; second pass: resolve them",
+        "Pass: 42, Fail: 0",
+        "reset the password first, then log in",
+        "the password MUST be rotated every 90 days",
+        "the token expires after an hour",
+        "pass MyClass2Impl to the factory",
+        "a secret key of 32 bytes",
+        "password 12345678 is on the banned list",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -501,7 +501,10 @@ _ASSIGNMENT = lazy(
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
-    r"|(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+)"
+    r"|(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+"
+    # or, for a password, only a space after it: "login admin, password Hy6tq9…" (taken only
+    # when random)
+    r"|[ \t]+)"
     # a Python string may carry a prefix (app.secret_key = b'…', r'…', f"…"), a Rust raw
     # string its hashes (r#"…"#)
     r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
@@ -718,6 +721,11 @@ _PHP_DEFINE = lazy(
 )
 
 
+#: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
+#: name ("pass: the test", "second pass: resolve"), so only a random value after it is taken.
+_BARE_PASS = lazy(r"(?<![\w\-])pass[ \t]*[:=：][ \t]*(?P<val>[^\s\"'`,;&]{1,1024})", re.I)
+
+
 def _find_assignments(text: str) -> Iterator[_Hit]:
     lower = text.lower()
     if _SECRET_STEM.search(text) is None and not any(word in lower for word in _RARE_STEMS):
@@ -734,6 +742,11 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
             value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
+    if "pass" in lower:
+        for m in _BARE_PASS.finditer(text):
+            value = m.group("val").rstrip(".!?:)")
+            if _looks_random(value):
+                yield _Hit(m.start("val"), m.start("val") + len(value), "password_assignment", 1)
     patterns = [_FLAG, _NAME_VALUE, _NETRC]
     if any(tool in lower for tool in _TOOLS):
         patterns.insert(2, _TOOL_PASSWORD)
@@ -873,7 +886,9 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
-    if sep.lower().rsplit(None, 1)[-1] in ("is", "was"):
+    if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
+        return None  # "token ghp_…_old": a token said so is known by its form, where it ends
+    if not sep or sep.lower().rsplit(None, 1)[-1] in ("is", "was"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
         said = m.group(group).rstrip(".!?:)")
