@@ -567,6 +567,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
@@ -1757,5 +1758,40 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
         "pass MyClass2Impl to the factory",
         "a secret key of 32 bytes",
         "password 12345678 is on the banned list",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sqlplus scott/Hy6tB1q9Zx@orcl",
+        "sqlplus -s scott/Hy6tB1q9Zx@//db01:1521/ORCLPDB1 @report.sql",
+        'sqlplus -L "sys/Hy6tB1q9Zx@prod as sysdba"',
+        "expdp system/Hy6tB1q9Zx@orcl schemas=hr directory=DUMP dumpfile=hr.dmp",
+        "impdp system/Hy6tB1q9Zx schemas=hr",
+        "sqlldr scott/Hy6tB1q9Zx control=load.ctl",
+        "rman target / catalog rcat/Hy6tB1q9Zx@rcatdb",
+        "dgmgrl sys/Hy6tB1q9Zx@prim",
+        "exp userid=scott/Hy6tB1q9Zx file=scott.dmp",
+    ],
+)
+def test_an_oracle_logon_user_slash_password_is_redacted(text: str) -> None:
+    """Oracle's tools take the password inside their logon argument, user/password@db
+    ("sqlplus scott/S3cr3tPw@orcl", expdp, impdp, sqlldr, rman, dgmgrl, userid=…): no '=' or
+    ':' before it, no URL scheme, so it reached the store."""
+    assert redact_secrets(text) == (
+        text.replace("Hy6tB1q9Zx", redaction_marker(PA)),
+        {PA: 1},
+    )
+    for kept in (
+        "sqlplus / as sysdba",
+        "sqlplus -s /nolog @setup.sql",
+        "sqlplus scott@orcl",
+        "sqlplus $DB_USER/$DB_PASS@orcl",
+        "sqlplus scott/<password>@orcl",
+        "rman target /",
+        "sqlplus reads scripts and writes spool/output files",
+        "expdp and impdp replace the old exp/imp tools",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -36,8 +36,9 @@ replaced once, under the more specific kind:
    tools' own options (``mysql -p``, ``openssl … pass:…``, ``ldapsearch -w``, ``gh secret
    set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
-   ``xfreerdp /p:``, PuTTY's ``-pw``); and four token formats gitleaks lacks or pins to one length
-   (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
+   ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``); and four
+   token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
+   ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
    prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM blocks are
    found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the scan
@@ -572,7 +573,8 @@ _SECRET_STEM = lazy(
 #: more word in the stem's alternation slows its scan of every note.
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
                "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
-               "freerdp")  # fmt: skip
+               "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
+               "userid")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -682,6 +684,18 @@ _SQL_SET_PASSWORD = lazy(
     r"|\b(?:old_)?password[ \t]*\([ \t]*'(?P<val>[^'\r\n]{1,1024})'[ \t]*\)",
     re.IGNORECASE,
 )
+#: An Oracle logon, user/password[@database]: the first argument of sqlplus, sqlldr, expdp,
+#: impdp and dgmgrl (after their options), rman's after target, catalog or auxiliary, and
+#: any tool's userid= (exp, imp, sqlldr and their parameter files). Only there: a path or
+#: "client/server" elsewhere on the line is no logon.
+_ORACLE_LOGON = lazy(
+    r"(?:(?:\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:\.exe)?(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)*"
+    r"|\brman(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)(?:target|catalog|auxiliary))[ \t]+(?:userid=)?"
+    r"|\buserid[ \t]*=[ \t]*)"
+    r"[\"']?[A-Za-z][\w$#]{0,127}/(?P<val>[^\s/@\"']{1,1024})(?=[@\"']|\s|$)",
+    re.IGNORECASE,
+)
+_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman", "userid")
 #: rabbitmqctl add_user / change_password NAME PASSWORD, the command's last argument.
 _RABBITMQCTL = lazy(
     r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s;&|]{1,256}[ \t]+"
@@ -762,6 +776,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_SQL_SET_PASSWORD)
     if "rabbitmqctl" in lower:
         patterns.append(_RABBITMQCTL)
+    if any(tool in lower for tool in _ORACLE_TOOLS):
+        patterns.append(_ORACLE_LOGON)
     if "htpasswd" in lower:
         yield from _find_htpasswd(text)
     if "requirepass" in lower or "masterauth" in lower:
