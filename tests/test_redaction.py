@@ -567,6 +567,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
@@ -1793,5 +1794,36 @@ def test_an_oracle_logon_user_slash_password_is_redacted(text: str) -> None:
         "rman target /",
         "sqlplus reads scripts and writes spool/output files",
         "expdp and impdp replace the old exp/imp tools",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "net user admin Hy6tB1q9Zx /add",
+        "NET USER svc_backup Hy6tB1q9Zx /domain",
+        'net user "Backup Operator" "Hy6tB1q9Zx"',
+        "net use Z: \\\\fs01\\share Hy6tB1q9Zx /user:ACME\\admin /persistent:no",
+        "net use \\\\fs01\\share /user:admin Hy6tB1q9Zx",
+        "cmdkey /add:fs01 /user:ACME\\admin /pass:Hy6tB1q9Zx",
+        "psexec \\\\win01 -u admin -p Hy6tB1q9Zx cmd /c whoami",
+    ],
+)
+def test_a_password_given_to_a_windows_account_command_is_redacted(text: str) -> None:
+    """Windows' net user NAME PASSWORD, net use … PASSWORD (before or after /user:), cmdkey's
+    /pass: and PsExec's -p take a password by their own syntax: it reached the store."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "net user admin /add",
+        "net user admin * /add",
+        "net user admin /active:no",
+        "net user admin is disabled on the build agents",
+        "run net user to list the accounts",
+        "net use Z: \\\\fs01\\share /user:ACME\\admin /persistent:no",
+        "net use Z: \\\\fs01\\share * /user:admin",
+        "net use * /delete",
+        "cmdkey /add:fs01 /user:admin /pass",
+        "psexec \\\\win01 -u admin cmd",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

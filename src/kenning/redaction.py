@@ -36,7 +36,8 @@ replaced once, under the more specific kind:
    tools' own options (``mysql -p``, ``openssl … pass:…``, ``ldapsearch -w``, ``gh secret
    set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
-   ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``); and four
+   ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
+   user``/``net use``, ``cmdkey /pass:``, ``psexec -p``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
    ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
@@ -574,12 +575,13 @@ _SECRET_STEM = lazy(
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
                "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
-               "userid")  # fmt: skip
+               "userid", "net use", "cmdkey", "psexec", "paexec")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
           "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd", "az login",
-          "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp")  # fmt: skip
+          "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp", "cmdkey",
+          "psexec", "paexec")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -617,7 +619,10 @@ _TOOL_PASSWORD = lazy(
     r"|(?:smbclient|rpcclient|smbcacls|smbget|smbmap)\b[^\n;&|]{0,160}?(?<=\s)"
     r"(?:-U|--user)(?:[ \t]*|=)[\"']?[^\s%\"']{1,256}%"
     r"|(?:[xw]freerdp3?|sdl-freerdp3?|freerdp)\b[^\n;&|]{0,200}?(?<=\s)[/+\-]p:"
-    r"|(?:pscp|plink|psftp)(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)-pw[ \t]+)"
+    r"|(?:pscp|plink|psftp)(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)-pw[ \t]+"
+    # Windows' cmdkey /pass:, PsExec's -p
+    r"|(?i:cmdkey)\b[^\n;&|]{0,200}?(?<=\s)/(?i:pass):"
+    r"|(?i:ps|pa)(?i:exec)(?:64)?(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)-p[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
@@ -694,6 +699,16 @@ _ORACLE_LOGON = lazy(
     r"|\buserid[ \t]*=[ \t]*)"
     r"[\"']?[A-Za-z][\w$#]{0,127}/(?P<val>[^\s/@\"']{1,1024})(?=[@\"']|\s|$)",
     re.IGNORECASE,
+)
+#: Windows' net user NAME PASSWORD and net use [DEVICE] \\HOST\SHARE PASSWORD (before or after
+#: its /user:NAME): the command's own positional argument, never '*' (prompt) nor an option;
+#: net user's only where options or the command's end follow ("net user admin is …" is prose).
+_NET_PASSWORD = lazy(
+    r"\bnet[ \t]+(?:user[ \t]+(?:\"[^\"\n]{1,256}\"|[^\s/\"']{1,256})[ \t]+"
+    r"|use\b[^\n;&|]{0,160}?[ \t]\\\\[^\s]{1,512}(?:[ \t]+/[^\s]{1,512}){0,8}[ \t]+)"
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|(?P<val>[^\s/*\"'`][^\s\"'`]{0,1023}))"
+    r"(?=[ \t]*(?:/|[;&|]|\r?$))",
+    re.IGNORECASE | re.MULTILINE,
 )
 _ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman", "userid")
 #: rabbitmqctl add_user / change_password NAME PASSWORD, the command's last argument.
@@ -776,6 +791,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_SQL_SET_PASSWORD)
     if "rabbitmqctl" in lower:
         patterns.append(_RABBITMQCTL)
+    if "net use" in lower:
+        patterns.append(_NET_PASSWORD)
     if any(tool in lower for tool in _ORACLE_TOOLS):
         patterns.append(_ORACLE_LOGON)
     if "htpasswd" in lower:
