@@ -567,6 +567,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "piped_passwords": _repeat("echo a | sudo -S echo 'u:p' | chpasswd "),
+    "here_strings": _repeat("kinit a <<< b sudo x "),
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
@@ -1825,5 +1827,37 @@ def test_a_password_given_to_a_windows_account_command_is_redacted(text: str) ->
         "net use * /delete",
         "cmdkey /add:fs01 /user:admin /pass",
         "psexec \\\\win01 -u admin cmd",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo 'deploy:Hy6tB1q9Zx' | chpasswd",
+        'echo "deploy:Hy6tB1q9Zx" | sudo chpasswd',
+        'chpasswd <<< "deploy:Hy6tB1q9Zx"',
+        "echo Hy6tB1q9Zx | sudo -S apt-get update",
+        "echo -n 'Hy6tB1q9Zx' | passwd --stdin deploy",
+        "echo Hy6tB1q9Zx | docker login -u me --password-stdin registry.acme.io",
+        "printf '%s' 'Hy6tB1q9Zx' | helm registry login ghcr.io -u me --password-stdin",
+        "echo Hy6tB1q9Zx | kinit admin@ACME.COM",
+        "sudo -S systemctl restart nginx <<< 'Hy6tB1q9Zx'",
+    ],
+)
+def test_a_password_piped_into_a_command_that_reads_one_is_redacted(text: str) -> None:
+    """A password echoed into a command that reads one from its input ("echo 'deploy:S3cr3t'
+    | chpasswd", "echo S3cr3t | sudo -S …", passwd --stdin, docker login --password-stdin,
+    kinit, or given by a here-string) has no option or key before it: it reached the store.
+    chpasswd's user name is kept."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        'echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin',
+        "cat ~/token.txt | docker login -u me --password-stdin",
+        "echo $PASSWORD | sudo -S true",
+        "echo 'deploy:${DEPLOY_PW}' | chpasswd",
+        "echo done | tee log.txt",
+        "echo hello | sudo tee /etc/motd",
+        "echo Hy6tB1q9Zx-is-not-read | grep x",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -37,7 +37,8 @@ replaced once, under the more specific kind:
    set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
    ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
-   user``/``net use``, ``cmdkey /pass:``, ``psexec -p``); and four
+   user``/``net use``, ``cmdkey /pass:``, ``psexec -p``), a password echoed into a command
+   that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
    ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
@@ -63,6 +64,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -689,6 +691,46 @@ _SQL_SET_PASSWORD = lazy(
     r"|\b(?:old_)?password[ \t]*\([ \t]*'(?P<val>[^'\r\n]{1,1024})'[ \t]*\)",
     re.IGNORECASE,
 )
+#: A command that reads a password from its input: chpasswd (user:password lines), passwd,
+#: kinit, sudo -S, smbpasswd -s, and any with --password-stdin or --passphrase-fd 0.
+_PASSWORD_READER = (
+    r"(?:sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+)?(?:(?P<chpasswd>chpasswd)\b|passwd\b|kinit\b"
+    r"|smbpasswd\b[^\n;&|]{0,80}?[ \t]-[A-Za-z]*s\b|sudo\b[^\n;&|]{0,80}?(?<=\s)-[A-Za-z]*S\b"
+    r"|[^\n;&|]{0,200}?(?:--password-stdin|--passphrase-fd[ \t=]0)\b)"
+)
+_ECHOED_VALUE = (
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
+    r"|(?P<val>[^\s\"'`|;&<>]{1,1024}))"
+)
+#: What echo or printf pipes into such a command, or a here-string gives it, is the password.
+_PIPED_PASSWORD = lazy(
+    r"\b(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?)[ \t]+"
+    rf"{_ECHOED_VALUE}[ \t]*\|[ \t]*(?={_PASSWORD_READER})"
+)
+_HERE_STRING_PASSWORD = lazy(
+    rf"(?<![\w\-])(?={_PASSWORD_READER})[^\n;&|<]{{0,200}}<<<[ \t]*{_ECHOED_VALUE}"
+)
+_READERS = ("chpasswd", "passwd", "kinit", "sudo", "stdin", "passphrase-fd")
+
+
+def _find_piped_passwords(text: str) -> Iterator[_Hit]:
+    if ("|" not in text and "<<<" not in text) or not any(r in text for r in _READERS):
+        return
+    matches = _PIPED_PASSWORD.finditer(text) if "|" in text else iter(())
+    if "<<<" in text:
+        matches = chain(matches, _HERE_STRING_PASSWORD.finditer(text))
+    for m in matches:
+        group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+        start, value = m.start(group), m.group(group)
+        if m.group("chpasswd") is not None:
+            colon = value.find(":")
+            if colon < 0:
+                continue
+            start, value = start + colon + 1, value[colon + 1 :]
+        if value and not _is_placeholder(value):
+            yield _Hit(start, start + len(value), "password_assignment", 1)
+
+
 #: An Oracle logon, user/password[@database]: the first argument of sqlplus, sqlldr, expdp,
 #: impdp and dgmgrl (after their options), rman's after target, catalog or auxiliary, and
 #: any tool's userid= (exp, imp, sqlldr and their parameter files). Only there: a path or
@@ -1472,6 +1514,7 @@ _FINDERS = (
     _find_curl_users,
     _find_assignments,
     _find_pgpass,
+    _find_piped_passwords,
 )
 
 
