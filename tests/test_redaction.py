@@ -567,6 +567,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),
+    "wrapped_lines": _repeat("DB_PASSWORD=" + "a1" * 30 + "\n"),
+    "wrapped_runs": lambda size: "DB_PASSWORD=" + ("a1" * 30 + "\n") * (size // 61),
     "piped_passwords": _repeat("echo a | sudo -S echo 'u:p' | chpasswd "),
     "here_strings": _repeat("kinit a <<< b sudo x "),
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
@@ -1861,3 +1863,44 @@ def test_a_password_piped_into_a_command_that_reads_one_is_redacted(text: str) -
         "echo Hy6tB1q9Zx-is-not-read | grep x",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+WRAPPED_HEAD = "Zq8Lm2Xv9Pw4Ks7Rt3Yb6Nc1Hd5Fg0JaVb7Lp2Xq9Zk4Wm3Tn8Rc5Yd2Hs6Gf1Qe"
+WRAPPED_TAIL = "2Kw8Qe4Ty7Ui1Op3"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # a terminal 80 columns wide
+            f"export API_TOKEN={WRAPPED_HEAD}\n{WRAPPED_TAIL}\nnpm run deploy",
+            f"export API_TOKEN={redaction_marker(PA)}\nnpm run deploy",
+        ),
+        (  # a mail client's 76, the rest of the command after the tail
+            f"curl -H 'Authorization: Bearer {WRAPPED_HEAD[:43]}\n{WRAPPED_TAIL}' https://x.io",
+            f"curl -H 'Authorization: Bearer {redaction_marker('authorization_header')}' https://x.io",
+        ),
+        (  # over three lines
+            f"DB_PASSWORD={WRAPPED_HEAD}{WRAPPED_HEAD[:8]}\n{WRAPPED_HEAD}\n{WRAPPED_TAIL}",
+            f"DB_PASSWORD={redaction_marker(PA)}",
+        ),
+    ],
+)
+def test_a_secret_hard_wrapped_at_a_line_end_is_redacted_with_its_tail(
+    text: str, expected: str
+) -> None:
+    """A terminal or a mail client that hard-wraps a long line cuts a secret in two: the part
+    after the break reached the store (16 characters of a 80-character token). A secret
+    that ends a full line (60 characters or more) and is followed, at the start of the next
+    line, by a run of the same characters holding a digit, is redacted with that run."""
+    assert redact_secrets(text) == (expected, {expected.split("[REDACTED:")[1].split("]")[0]: 1})
+    for kept in (
+        f"export API_TOKEN={WRAPPED_HEAD}\nnpm run deploy",  # the next line is a command
+        f"export API_TOKEN={WRAPPED_HEAD}\n  {WRAPPED_TAIL}",  # indented: not a wrap
+        f"API_TOKEN={WRAPPED_HEAD[:20]}\n{WRAPPED_TAIL}",  # a short line is not wrapped
+        f"export API_TOKEN={WRAPPED_HEAD}\nthen restart the service",
+        f"API_TOKEN={WRAPPED_HEAD}\nAWS_REGION=eu-west-1",  # the next setting
+        f"api_token: {WRAPPED_HEAD}\nregion2: eu-west-1",
+    ):
+        rest = kept.partition("\n")[2]
+        assert redact_secrets(kept)[0].endswith("\n" + rest), kept

@@ -48,7 +48,8 @@ replaced once, under the more specific kind:
 
 Both layers also read the text percent-decoded (a credential in a logged URL or form body:
 ``password%3D…``) and every base64 blob in it that decodes to text (``echo … | base64 -d``;
-such a blob holding a credential is redacted whole).
+such a blob holding a credential is redacted whole). A secret a terminal or a mail client
+hard-wrapped at a line's end is redacted with its tail on the next line.
 
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
@@ -1755,6 +1756,43 @@ def _find_base64_encoded(scan: str) -> list[_Hit]:
     return list(hits.values())
 
 
+#: A terminal or a mail client hard-wraps a long line at its width (72 to 80 columns and up):
+#: a secret ending a line at least this long may go on at the start of the next one.
+_WRAP_WIDTH = 60
+_MAX_WRAPPED_LINES = 16
+#: A token's characters (base64, URL-safe base64, hex), padding only at its end; a run that
+#: is only a part of its line's first word (``AWS_REGION=us-east-1``, ``key2: value``) is
+#: not a token's tail.
+_TOKEN_RUN = lazy(r"[A-Za-z0-9+/_\-.~]{1,4096}={0,2}(?![^\s\"'`)\]},;])")
+_TOKEN_CHAR = lazy(r"[A-Za-z0-9+/_\-.~=]")
+_DIGIT = lazy(r"\d")
+_LETTER = lazy(r"[A-Za-z]")
+
+
+def _line_break_at(text: str, at: int) -> int:
+    """The length of the line break at ``at`` (``\n`` or ``\r\n``), 0 if none is there."""
+    return 1 if text.startswith("\n", at) else 2 if text.startswith("\r\n", at) else 0
+
+
+def _with_wrapped_tail(text: str, hit: _Hit) -> _Hit:
+    """``hit`` with the rest of its secret, should a hard wrap have cut it: the hit ends a full
+    line (``_WRAP_WIDTH`` or more) and the next line starts, unindented, with a run of a
+    token's characters holding a digit and a letter (a wrapped line, ``npm run …`` is not).
+    A run that fills its own line may go on at the start of the next, and so on."""
+    end = hit.end
+    if end - hit.start < 8 or not _TOKEN_CHAR.fullmatch(text, end - 1, end):
+        return hit
+    for _ in range(_MAX_WRAPPED_LINES):
+        size = _line_break_at(text, end)
+        if not size or end < _WRAP_WIDTH or text.rfind("\n", end - _WRAP_WIDTH, end) >= 0:
+            break  # not at a line's end, or the line is short: no wrap cut it
+        run = _TOKEN_RUN.match(text, end + size)
+        if run is None or not (_DIGIT.search(run.group()) and _LETTER.search(run.group())):
+            break
+        end = run.end()
+    return hit if end == hit.end else _Hit(hit.start, end, hit.kind, hit.rank)
+
+
 def _redact_once(text: str) -> tuple[str, dict[str, int]]:
     scan = _scannable(text)
     hits = _find(scan)
@@ -1762,10 +1800,13 @@ def _redact_once(text: str) -> tuple[str, dict[str, int]]:
         hits = _outside_markers(text, hits)
     if not hits:
         return text, {}
+    merged = _merge(hits)
+    if "\n" in text:
+        merged = _merge([_with_wrapped_tail(text, hit) for hit in merged])
     parts: list[str] = []
     counts: dict[str, int] = {}
     pos = 0
-    for hit in _merge(hits):
+    for hit in merged:
         parts.append(text[pos : hit.start])
         parts.append(redaction_marker(hit.kind))
         counts[hit.kind] = counts.get(hit.kind, 0) + 1
