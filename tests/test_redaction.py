@@ -1904,3 +1904,28 @@ def test_a_secret_hard_wrapped_at_a_line_end_is_redacted_with_its_tail(
     ):
         rest = kept.partition("\n")[2]
         assert redact_secrets(kept)[0].endswith("\n" + rest), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[web]\nweb1 ansible_host=10.0.0.5 ansible_user=deploy ansible_ssh_pass=hunter2",
+        "all:\n  vars:\n    ansible_become_pass: hunter2",
+        "ansible-playbook site.yml -e ansible_become_pass=hunter2",
+        "ansible_sudo_pass=hunter2",
+        "sshpass-style: SSH_PASS=hunter2",
+    ],
+)
+def test_ansibles_ssh_and_become_passwords_are_redacted(text: str) -> None:
+    """Ansible's inventory variables ansible_ssh_pass, ansible_become_pass and
+    ansible_sudo_pass hold passwords, but only a service's *_pass (db_pass, smtp_pass) was
+    read as one: an inventory line or an -e on the command line reached the store."""
+    out, counts = redact_secrets(text)
+    assert "hunter2" not in out and counts == {PA: 1}, out
+    for kept in (
+        'ansible_ssh_pass: "{{ vault_ssh_pass }}"',
+        'ansible_become_pass: \'{{ lookup("env", "BECOME_PASS") }}\'',
+        "ssh_pass = 0",
+        "become_pass_count: 3",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

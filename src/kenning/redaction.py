@@ -485,7 +485,9 @@ _SECRET_KEYWORD = (
     # a service's password written PASS (DB_PASS, SMTP_PASS): never a bare "_pass", which
     # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1)
     r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
-    r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http)[_\-]pass(?![A-Za-z])"
+    r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http"
+    # and Ansible's ansible_ssh_pass, ansible_become_pass, ansible_sudo_pass
+    r"|ssh|become|sudo)[_\-]pass(?![A-Za-z])"
     # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
     # (MAX_PASS=5), which _assignment_hit leaves
     r"|(?-i:(?<=[A-Z0-9]_)PASS)(?![A-Za-z])"
