@@ -574,6 +574,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
+    "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -1927,5 +1928,37 @@ def test_ansibles_ssh_and_become_passwords_are_redacted(text: str) -> None:
         'ansible_become_pass: \'{{ lookup("env", "BECOME_PASS") }}\'',
         "ssh_pass = 0",
         "become_pass_count: 3",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ssh-keygen -t ed25519 -N 'Hy6tB1q9Zx' -f ~/.ssh/deploy",
+        "ssh-keygen -p -P Hy6tB1q9Zx -N '' -f ~/.ssh/id_rsa",
+        "mosquitto_pub -h broker -u sensor -P Hy6tB1q9Zx -t temp -m 21",
+        "lftp -u deploy,Hy6tB1q9Zx sftp://files.acme.io",
+        "rdesktop -u admin -p Hy6tB1q9Zx win01",
+        "wpa_passphrase OfficeWiFi Hy6tB1q9Zx > /etc/wpa_supplicant.conf",
+        '$secure = ConvertTo-SecureString "Hy6tB1q9Zx" -AsPlainText -Force',
+        "ConvertTo-SecureString -String 'Hy6tB1q9Zx' -AsPlainText -Force",
+    ],
+)
+def test_a_password_given_to_a_keygen_broker_ftp_wifi_or_powershell_command_is_redacted(
+    text: str,
+) -> None:
+    """ssh-keygen's -N/-P, mosquitto's -P, lftp's -u user,password, rdesktop -p,
+    wpa_passphrase's second argument and PowerShell's ConvertTo-SecureString have no key
+    before them: they reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
+    for kept in (
+        "ssh-keygen -t ed25519 -N '' -f ~/.ssh/deploy",
+        "ssh-keygen -lf ~/.ssh/id_rsa.pub",
+        "mosquitto_sub -h broker -t temp -v",
+        "lftp -u deploy sftp://files.acme.io",
+        "wpa_passphrase OfficeWiFi",
+        "ConvertTo-SecureString $plain -AsPlainText -Force",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -37,7 +37,8 @@ replaced once, under the more specific kind:
    set --body``, ``setx``, ``htpasswd -b``, ``keytool -storepass``, ``sqlcmd -P``,
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
    ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
-   user``/``net use``, ``cmdkey /pass:``, ``psexec -p``), a password echoed into a command
+   user``/``net use``, ``cmdkey /pass:``, ``psexec -p``, ``ssh-keygen -N``, ``lftp -u``,
+   ``wpa_passphrase``, ``ConvertTo-SecureString``), a password echoed into a command
    that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
    ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
@@ -580,13 +581,15 @@ _SECRET_STEM = lazy(
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
                "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
-               "userid", "net use", "cmdkey", "psexec", "paexec")  # fmt: skip
+               "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
+               "rdesktop", "securestring")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
           "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd", "az login",
           "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp", "cmdkey",
-          "psexec", "paexec")  # fmt: skip
+          "psexec", "paexec", "ssh-keygen", "mosquitto", "lftp", "rdesktop", "wpa_passphrase",
+          "securestring")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -627,7 +630,16 @@ _TOOL_PASSWORD = lazy(
     r"|(?:pscp|plink|psftp)(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)-pw[ \t]+"
     # Windows' cmdkey /pass:, PsExec's -p
     r"|(?i:cmdkey)\b[^\n;&|]{0,200}?(?<=\s)/(?i:pass):"
-    r"|(?i:ps|pa)(?i:exec)(?:64)?(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)-p[ \t]+)"
+    r"|(?i:ps|pa)(?i:exec)(?:64)?(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)-p[ \t]+"
+    # ssh-keygen's new and old passphrases (-N '' is none), mosquitto's -P, lftp's -u
+    # user,password, rdesktop -p, wpa_passphrase SSID PASSPHRASE, PowerShell's
+    # ConvertTo-SecureString "…" -AsPlainText
+    r"|ssh-keygen\b[^\n;&|]{0,200}?(?<=\s)-[NP][ \t]*"
+    r"|mosquitto_(?:pub|sub|rr)\b[^\n;&|]{0,200}?(?<=\s)-P[ \t]+"
+    r"|lftp\b[^\n;&|]{0,160}?(?<=\s)-u[ \t]+[\"']?[^\s,\"']{1,256},"
+    r"|rdesktop\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
+    r"|wpa_passphrase[ \t]+(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"']{1,64})[ \t]+"
+    r"|(?i:ConvertTo-SecureString)(?:[ \t]+(?i:-String))?[ \t]+(?=[\"']))"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
