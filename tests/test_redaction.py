@@ -574,6 +574,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
+    "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
@@ -1960,5 +1961,37 @@ def test_a_password_given_to_a_keygen_broker_ftp_wifi_or_powershell_command_is_r
         "lftp -u deploy sftp://files.acme.io",
         "wpa_passphrase OfficeWiFi",
         "ConvertTo-SecureString $plain -AsPlainText -Force",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yarn config set npmAuthToken Hy6tB1q9Zx",
+        "npm config set //registry.npmjs.org/:_authToken Hy6tB1q9Zx",
+        "pnpm config set --location=project //npm.pkg.github.com/:_authToken 'Hy6tB1q9Zx'",
+        "poetry config pypi-token.pypi Hy6tB1q9Zx",
+        "poetry config http-basic.acme deploy Hy6tB1q9Zx",
+        "git config --global github.token Hy6tB1q9Zx",
+        "composer config --global github-oauth.github.com Hy6tB1q9Zx",
+        "composer config http-basic.repo.acme.io deploy Hy6tB1q9Zx",
+        "dotnet nuget add source https://nuget.acme.io -n acme -u me -p Hy6tB1q9Zx",
+    ],
+)
+def test_a_credential_set_in_a_package_managers_config_is_redacted(text: str) -> None:
+    """npm, yarn, pnpm, poetry, composer and git take a registry's token or password as
+    `config [set] KEY VALUE`, with a space rather than '=' between them (and dotnet nuget
+    as -p): the token reached the store."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
+    for kept in (
+        "yarn config set npmAuthToken $NPM_TOKEN",
+        "npm config set strict-ssl false",
+        "git config --global credential.helper store",
+        "poetry config virtualenvs.in-project true",
+        "npm config get //registry.npmjs.org/:_authToken",
+        "config set max_token 4096",
+        "poetry config http-basic.acme deploy",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

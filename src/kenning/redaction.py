@@ -38,7 +38,8 @@ replaced once, under the more specific kind:
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
    ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
    user``/``net use``, ``cmdkey /pass:``, ``psexec -p``, ``ssh-keygen -N``, ``lftp -u``,
-   ``wpa_passphrase``, ``ConvertTo-SecureString``), a password echoed into a command
+   ``wpa_passphrase``, ``ConvertTo-SecureString``), a registry's token set with ``npm``/
+   ``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password echoed into a command
    that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
    ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
@@ -582,14 +583,14 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
-               "rdesktop", "securestring")  # fmt: skip
+               "rdesktop", "securestring", "nuget", "config")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
           "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd", "az login",
           "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp", "cmdkey",
           "psexec", "paexec", "ssh-keygen", "mosquitto", "lftp", "rdesktop", "wpa_passphrase",
-          "securestring")  # fmt: skip
+          "securestring", "nuget")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -639,7 +640,9 @@ _TOOL_PASSWORD = lazy(
     r"|lftp\b[^\n;&|]{0,160}?(?<=\s)-u[ \t]+[\"']?[^\s,\"']{1,256},"
     r"|rdesktop\b[^\n;&|]{0,160}?(?<=\s)-p[ \t]+"
     r"|wpa_passphrase[ \t]+(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"']{1,64})[ \t]+"
-    r"|(?i:ConvertTo-SecureString)(?:[ \t]+(?i:-String))?[ \t]+(?=[\"']))"
+    r"|(?i:ConvertTo-SecureString)(?:[ \t]+(?i:-String))?[ \t]+(?=[\"'])"
+    # a NuGet source's password
+    r"|dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source\b[^\n;&|]{0,300}?(?<=\s)-p[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
@@ -807,6 +810,20 @@ _PHP_DEFINE = lazy(
 )
 
 
+#: A package manager's or git's ``config [set] KEY VALUE``, a space between them: a value under a
+#: secret's name (npm's ``//registry/:_authToken``, yarn's ``npmAuthToken``, git's
+#: ``github.token``), poetry's ``pypi-token.NAME``, composer's ``github-oauth.HOST``, and the
+#: password after the user of ``http-basic.NAME USER PASSWORD`` (poetry, composer).
+_CONFIG_SET = lazy(
+    r"\bconfig(?:[ \t]+(?:set|--[\w\-]{1,32}(?:=[^\s]{1,256})?)){0,4}[ \t]+[\"']?"
+    rf"(?:[^\s\"'=]{{0,200}}?(?:{_SECRET_KEYWORD}|pypi-token\.[\w\-]{{1,64}}"
+    r"|(?:github|gitlab|bitbucket)-oauth\.[\w.\-]{1,253})"
+    r"|http-basic\.[\w.\-]{1,253}[ \t]+[^\s\"']{1,256})[\"']?[ \t]+"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    re.IGNORECASE,
+)
+
+
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
 #: name ("pass: the test", "second pass: resolve"), so only a random value after it is taken.
 _BARE_PASS = lazy(r"(?<![\w\-])pass[ \t]*[:=：][ \t]*(?P<val>[^\s\"'`,;&]{1,1024})", re.I)
@@ -828,6 +845,12 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
             value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
+    if "config" in lower:
+        for m in _CONFIG_SET.finditer(text):
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            value = m.group(group)
+            if not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "pass" in lower:
         for m in _BARE_PASS.finditer(text):
             value = m.group("val").rstrip(".!?:)")
