@@ -1995,3 +1995,27 @@ def test_a_credential_set_in_a_package_managers_config_is_redacted(text: str) ->
         "poetry config http-basic.acme deploy",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '$password = Read-Host "Password" -AsSecureString',
+        "$token = Get-AzAccessToken -ResourceUrl https://management.azure.com",
+        "$secret = Get-Secret -Name DbPassword -AsPlainText",
+        "$securePw = ConvertTo-SecureString $plain -AsPlainText -Force",
+    ],
+)
+def test_a_powershell_variable_set_from_a_cmdlet_is_not_the_secret(text: str) -> None:
+    """In PowerShell a bare word after "$password =" is a command (Read-Host, Get-Secret),
+    the way getpass() is in Python: the cmdlet's name was redacted as if it were the
+    password, and a note about reading a secret safely lost the one word that says how. A
+    literal is still one ('$password = "S3cr3tPw"', '$password = S3cr3t-Pw9')."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        '$password = "Hy6tB1q9Zx"',
+        "$env:API_TOKEN = 'Hy6tB1q9Zx'",
+        "password = Hy6-tB1q9Zx",
+    ):
+        out, counts = redact_secrets(secret)
+        assert "Hy6" not in out and counts == {PA: 1}, out

@@ -967,6 +967,8 @@ def _names_a_kind(key_name: str, value: str) -> bool:
 # words (DB_PASSWORD=correct horse battery staple) is one value. Taken only on a line of its
 # own, for a password's key, when every word is a lower-case word, three to eight of them,
 # and the second is no command (PGPASSWORD=x psql is the shell's prefix form).
+#: A PowerShell cmdlet's name (Verb-Noun, no digits): what a bare word after "$name =" is.
+_CMDLET = lazy(r"[A-Za-z]{2,32}-[A-Za-z]{2,64}")
 _PASSWORD_KEY = lazy(rf"pass|pwd|{_LOCAL_PASSWORD}", re.IGNORECASE)
 _LOWER_WORD = lazy(r"[a-z]{2,24}")
 _ENV_LINE_HEAD = lazy(r"[ \t]*(?:export[ \t]+)?")
@@ -1109,6 +1111,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # a field's or a parameter's type: password: String, token: Option<String>
     if "(" in value or "[" in value:
         return None  # an expression: getpass(), os.environ["X"], settings["db"]
+    if sep == "=" and text[name_start - 1 : name_start] == "$" and _CMDLET.fullmatch(value):
+        return None  # PowerShell's $password = Read-Host …: a command, as getpass() is
     # optional chaining (session?.access_token) and TypeScript's non-null assertion
     # (process.env.JWT_SECRET!) read as the plain reference; only on a dotted name, as an
     # INI's "password = secretPass!" is a literal
