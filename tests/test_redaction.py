@@ -2019,3 +2019,23 @@ def test_a_powershell_variable_set_from_a_cmdlet_is_not_the_secret(text: str) ->
     ):
         out, counts = redact_secrets(secret)
         assert "Hy6" not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openvpn --config vpn.ovpn --auth-user-pass creds.txt",
+        "sudo openvpn --auth-user-pass /etc/openvpn/auth.txt --daemon",
+        "docker service create --name db --secret ./db_password.txt postgres",
+        "gitlab-runner register --token ~/.config/runner/token",
+    ],
+)
+def test_a_file_named_after_a_secrets_option_is_not_the_secret(text: str) -> None:
+    """An option named for a secret may take the file that holds it (openvpn's
+    --auth-user-pass creds.txt): the file's name or path was redacted as if it were the
+    password, as "GOOGLE_APPLICATION_CREDENTIALS=key.json" is not. A value given after the
+    option is still redacted when it is no path or file name."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("mysql --password Hy6tB1q9Zx", "gitlab-runner register --token glrt-Hy6tB1q9Zx"):
+        out, counts = redact_secrets(secret)
+        assert "Hy6tB1q9Zx" not in out and counts, out

@@ -889,6 +889,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the next option ("--no-password", "--host"), not a value
             if pattern is _TOOL_PASSWORD and len(value) < 4:
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
+            if pattern is _FLAG and (_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)):
+                continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
             if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
 
