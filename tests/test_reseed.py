@@ -959,3 +959,49 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step_after_a_migr
         assert (again.updated, again.seeded, again.retired) == (1, 0, 0)
         (entry,) = of(team, "db")
         assert entry.id == old and "Use one writer process." in entry.content
+
+
+def test_an_entry_an_older_kenning_re_seeded_still_follows_its_doc(
+    store: MemoryStore, docs: Path
+) -> None:
+    """An older kenning's re-seed replaced an entry through ``update``, which stamped
+    ``edited_at`` as a person's edit does, and recorded no ``seeded_hash``: after the upgrade
+    the next change to the doc left the entry at the old fix, reported as "edited since
+    seeded", though nobody had edited it. The entry holds the text of the doc as the last run
+    read it (its blob, in git): the doc's, and it follows the doc again."""
+    from kenning.freshness import blob_hash
+
+    root = docs.parent.parent
+    source = "docs/solutions/db/db.md"
+    old = _seeded_by_an_older_kenning(store, docs, source)
+    assert old is not None
+    # the older kenning's re-seed of a rewritten fix: the entry updated in place, and the
+    # doc's new blob recorded
+    (entry,) = of(store, "db")
+    write(root, source, doc("db", fix="Use one writer process."))
+    commit(root, "db: one writer")
+    replaced = entry.content.replace(FIXES["db"], "Use one writer process.")
+    assert store.update(old, content=replaced).status == "stored"
+    key = f"{SEED_STATE_KEY}:acme/widgets"
+    state = json.loads(store.backend.get_meta(key) or "")
+    path = root / source
+    (folder,) = state["folders"].values()
+    folder["docs"]["db/db.md"] = [
+        blob_hash(path.read_bytes()),
+        path.stat().st_mtime_ns,
+        path.stat().st_size,
+    ]
+    store.backend.set_meta(key, json.dumps(state))
+    # after the upgrade, the doc changes again
+    write(root, source, doc("db", fix="Move the queue to PostgreSQL."))
+    report = seed_solutions(store, docs, changed_only=True)
+    assert (report.updated, report.skipped) == (1, 0)
+    (after,) = of(store, "db")
+    assert after.id == old and "Move the queue to PostgreSQL." in after.content
+    assert after.metadata[SEEDED_HASH] == after.content_hash
+    # a person's edit of such an entry is still kept
+    edited = after.content.replace("PostgreSQL", "PostgreSQL 16")
+    assert store.update(old, content=edited).status == "stored"
+    write(root, source, doc("db", fix="Shard the queue."))
+    assert seed_solutions(store, docs, changed_only=True).updated == 0
+    assert [m.content for m in of(store, "db")] == [edited]

@@ -425,6 +425,15 @@ def _git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
     return out.stdout.decode("utf-8", errors="replace")
 
 
+def blob_text(folder: Path, blob: str) -> str | None:
+    """The text of the git blob ``blob`` in ``folder``'s repository, or None when git does
+    not have it (a file never added) or cannot be run. ``blob`` comes from the store: only
+    an object id is passed to git, never an option."""
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", blob) is None:
+        return None
+    return _git(folder, "cat-file", "blob", blob, pathspecs=False)
+
+
 def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | None:
     """Which of ``paths`` (relative to ``folder``, a folder of the work tree) the checked-out
     branch has had: in HEAD's tree, or deleted (or moved: no rename detection) by a commit

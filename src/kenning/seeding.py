@@ -24,7 +24,9 @@ as its ``--source`` is not the document's: it is never updated or retired. The r
   still applies (``seeded``, or ``duplicate`` of what is already there);
 * an entry edited since the seeding wrote it (its text is not the one :data:`SEEDED_HASH`
   records) is neither replaced nor retired: the edit is someone's knowledge, and the
-  report names it (``skipped`` when the run did nothing else for the document).
+  report names it (``skipped`` when the run did nothing else for the document). An entry
+  an older kenning re-seeded (no record, an edit stamped) counts as edited unless it holds
+  a text its document gave at the last run (that blob, read from git).
 
 Retirements run first, then replacements, then new entries, so that a new entry is never
 taken for a near-duplicate of the entry it replaces; a store that would refuse the new
@@ -49,14 +51,14 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errorfix import parse_error_fix
 from .errors import EditConflict, KenningError, UserInputError
-from .freshness import blob_hash, recorded_files
+from .freshness import blob_hash, blob_text, recorded_files
 from .model import NEAR_DUPLICATE, STORED, Memory, content_hash, edit_version, utc_now
 from .solution_docs import parse_solution_doc, scan_solution_docs
 
@@ -284,15 +286,37 @@ class _Plan:
     edited: list[str] = field(default_factory=list)
 
 
-def _edited(memory: Memory) -> bool:
+def _edited(memory: Memory, seeded_before: Collection[str] = ()) -> bool:
     """Whether someone edited ``memory`` since the seeding wrote it: its text is not the
     one the seeding recorded. An entry seeded before the record was kept counts as edited
-    when an edit was stamped (the seeding's own replacements stamped one too: kept rather
-    than risk overwriting a person's edit)."""
+    when an edit was stamped, unless its text is one its document gave at the last run
+    (``seeded_before``): the seeding's own replacements stamped an edit too."""
     mark = memory.metadata.get(SEEDED_HASH)
     if isinstance(mark, str):
         return mark != memory.content_hash
-    return "edited_at" in memory.metadata
+    return "edited_at" in memory.metadata and memory.content not in seeded_before
+
+
+def _texts_seeded_before(
+    store: MemoryStore, directory: Path, prefix: str, rel: str, blob: str
+) -> frozenset[str]:
+    """The entries' texts the document ``rel`` gave at the last run (its blob then, read
+    from git; none when git does not have it): what an older kenning's re-seed wrote, with
+    the ``edited_at`` of an edit and no :data:`SEEDED_HASH`."""
+    from .store import NewMemory
+
+    text = blob_text(directory, blob)
+    if text is None:
+        return frozenset()
+    outcome = parse_solution_doc(directory / rel, text, directory, source_prefix=prefix)
+    texts = set()
+    for entry in outcome.entries:
+        item = NewMemory(
+            entry.format(), "error_fix", source=entry.source, metadata={SEEDED_FROM: entry.source}
+        )
+        with contextlib.suppress(UserInputError):
+            texts.add(store.prepare(item, store.group_id, seeding=True).memory.content)
+    return frozenset(texts)
 
 
 def _edited_note(edited: Sequence[str]) -> str:
@@ -306,7 +330,9 @@ def _edited_note(edited: Sequence[str]) -> str:
     )
 
 
-def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
+def _reconcile(
+    old: Sequence[Memory], new_contents: Sequence[str], seeded_before: Collection[str] = ()
+) -> _Plan:
     """Match a document's stored entries with its entries now (prepared contents), by the
     fingerprint of the signature: same text → keep, new text → update in place, gone →
     retire, new → add. A second stored entry with one fingerprint is retired (one entry per
@@ -321,7 +347,7 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
             plan.add.append(content)
             continue
         same = next((m for m in matches if m.content == content), None)
-        match = same or next((m for m in matches if not _edited(m)), None)
+        match = same or next((m for m in matches if not _edited(m, seeded_before)), None)
         if match is None:  # every entry of this signature was edited: the edits stand
             plan.edited.extend(m.id for m in matches)
             matches.clear()
@@ -332,8 +358,8 @@ def _reconcile(old: Sequence[Memory], new_contents: Sequence[str]) -> _Plan:
         else:
             plan.update.append((match.id, content))
     left = [m for ms in by_fp.values() for m in ms]
-    plan.retire = [m.id for m in left if not _edited(m)]
-    plan.edited.extend(m.id for m in left if _edited(m))
+    plan.retire = [m.id for m in left if not _edited(m, seeded_before)]
+    plan.edited.extend(m.id for m in left if _edited(m, seeded_before))
     return plan
 
 
@@ -545,6 +571,7 @@ def seed_solutions(
             incremental,
             moving,
             unmarked_before,
+            {rel: str(hint[0]) for rel, hint in known.items()},
         )
 
     # A doc whose write failed is read again next time; one that cannot be parsed is not
@@ -607,10 +634,12 @@ def _run(
     incremental: bool,
     moving: set[str],
     unmarked_before: str | None,
+    blobs_before: Mapping[str, str],
 ) -> list[FileReport]:
     """Parse the documents in ``work``, plan each against its stored entries, and apply the
     plans: retirements, then replacements, then new entries. Fills ``reports``; returns the
-    reports of the documents that are gone."""
+    reports of the documents that are gone. ``blobs_before``: each document's blob at the
+    last run."""
     from .store import NewMemory
 
     existing = _seeded_entries(store, prefix, unmarked_before)
@@ -623,12 +652,27 @@ def _run(
             rel = source[len(prefix) + 1 :]
             if rel not in discovered and rel not in moving and _is_gone(directory, rel):
                 gone_sources.setdefault(source, rel)
+    # An older kenning's re-seed stamped edited_at and recorded no seeded_hash: an entry
+    # holding a text its document gave at the last run was not edited since
+    seeded_before: dict[str, frozenset[str]] = {}
+    for source, memories in existing.items():
+        rel = source[len(prefix) + 1 :]
+        unmarked = any(_edited(m) and SEEDED_HASH not in m.metadata for m in memories)
+        if unmarked and rel in blobs_before:
+            seeded_before[source] = _texts_seeded_before(
+                store, directory, prefix, rel, blobs_before[rel]
+            )
+
+    def edited_since(memory: Memory) -> bool:
+        return _edited(memory, seeded_before.get(memory.source or "", frozenset()))
+
     retire_gone: dict[str, list[str]] = {
-        source: [m.id for m in existing.get(source, []) if not _edited(m)]
+        source: [m.id for m in existing.get(source, []) if not edited_since(m)]
         for source in gone_sources
     }
     kept_gone: dict[str, list[str]] = {
-        source: [m.id for m in existing.get(source, []) if _edited(m)] for source in gone_sources
+        source: [m.id for m in existing.get(source, []) if edited_since(m)]
+        for source in gone_sources
     }
     # Each write below is made from the entry as it was read here, before the new entries
     # were embedded: one edited since (another process, the page, an agent) is kept.
@@ -648,8 +692,8 @@ def _run(
         if outcome.skipped:
             if outcome.not_a_bug:
                 doc.plan = _Plan(
-                    retire=[m.id for m in old if not _edited(m)],
-                    edited=[m.id for m in old if _edited(m)],
+                    retire=[m.id for m in old if not edited_since(m)],
+                    edited=[m.id for m in old if edited_since(m)],
                 )
                 retired = "retired" if doc.plan.retire else "skipped"
                 doc.status, doc.reason = retired, outcome.skipped_reason
@@ -674,7 +718,7 @@ def _run(
         if doc.status == "failed":
             continue
         doc.entries = len(prepared)
-        doc.plan = _reconcile(old, prepared)
+        doc.plan = _reconcile(old, prepared, seeded_before.get(source, frozenset()))
 
     # A store that refuses this model's vectors refuses the replacements and new entries:
     # said before the retirements, or the entries they replace would be gone with nothing
