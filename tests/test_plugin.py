@@ -15,6 +15,7 @@ import pytest
 
 from kenning import protocol
 from kenning.installers.claude_code import HOOK_EVENTS, HOOK_TIMEOUT_SECONDS
+from kenning.mcp_server import ANSWER_CHAR_BUDGET
 from kenning.querybuild import ERROR_QUERY_MAX_CHARS, PLAN_QUERY_MAX_CHARS, PR_QUERY_MAX_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,6 +137,17 @@ def test_plugin_text_states_the_constants(text: str, pattern: str, expected: flo
     found = [float(m) for line in lines for m in re.findall(pattern, line)]
     assert found, f"the plugin no longer states {pattern!r}"
     assert all(value == expected for value in found), (pattern, found, expected)
+
+
+def test_the_query_skill_says_what_a_recall_answer_left_out() -> None:
+    """hooks_recall keeps its answer under ANSWER_CHAR_BUDGET characters and names the results
+    it left out in omitted_ids, with "truncated": true: the skill said "truncated" meant the
+    800-character cut of the content only, so an agent was not told what omitted_ids are or
+    how to see those memories."""
+    flat = _flat(QUERY)
+    assert f"under {ANSWER_CHAR_BUDGET:,} characters" in flat
+    for key in ("omitted_ids", "truncation_note", "metadata_omitted", "kenning recall --json"):
+        assert f"`{key}" in flat.replace('`"', "`"), key
 
 
 def test_no_stray_floor_values_in_the_skills() -> None:
