@@ -320,6 +320,25 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
     assert handled, "no interrupt came while kenning started"
 
 
+def test_a_cli_import_that_fails_gives_the_program_its_ctrl_c_back() -> None:
+    """A program importing kenning.cli whose import fails midway (the module is dropped
+    before its last line restores the handler) keeps Python's Ctrl-C: a KeyboardInterrupt
+    it can catch, not an exit 130 with no cleanup. A real process and a real SIGINT."""
+    import subprocess
+
+    code = (
+        "import os, signal, kenning.startup_interrupt\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    print('not interrupted')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('caught')\n"
+        "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, "caught\n"), proc.stderr
+
+
 def test_a_reader_that_stops_reading_ends_the_export_quietly(seeded_project: Path) -> None:
     """``kenning export | head``: the closed pipe is exit 141 (as git reports it), with
     nothing on stderr, not ``error: Broken pipe``. A real pipe: the boundary is the point."""

@@ -16,6 +16,11 @@ import sys
 
 
 def _interrupted_while_loading(signum: int, frame: object) -> None:
+    if "kenning.cli" not in sys.modules:
+        # the CLI's import failed (Python drops a module whose import raised) and never
+        # restored the handler: the program that imported it has its own Ctrl-C back
+        restore()
+        raise KeyboardInterrupt
     # an exception raised here could surface wrapped by what it cut (a class being made
     # says RuntimeError); nothing is started yet that an exit at once would leave undone
     try:

@@ -273,9 +273,10 @@ def import_validated(
             "import again once the server is back (what is already there is skipped)"
         ) from None
     except StoreWriteFailed as exc:
-        # The disk stopped the import midway: what the store wrote stays, counted from the
-        # store itself (a batch written before the failure is not in `counts`; one rolled
-        # back is), and the rest is reported as not written, with the reason.
+        # The disk stopped the import midway: what landed is counted from the store itself
+        # (nothing on a backend with transactions, where the one transaction was rolled
+        # back; the batches written before on Qdrant), and the rest is reported as not
+        # written, with the reason.
         try:
             landed = store.backend.count(Filters()) - before
             grown = {g: store.backend.count(Filters(group_id=g)) - n for g, n in in_groups.items()}
