@@ -20,6 +20,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from kenning import MemoryStore
 from kenning.cli import main
+from kenning.mcp_server import ANSWER_CHAR_BUDGET
 from kenning.model import Memory
 from kenning.safety import UnsafePathError
 from kenning.sources import SOURCE_READ_LIMIT, check_source, read_document, source_of
@@ -387,8 +388,13 @@ async def test_mcp_read_source(project: Path, docs: Path, tmp_path: Path) -> Non
 
         failed, long = await call(s, "read_source", id=big["id"])
         assert not failed and long["truncated"] is True
-        assert len(long["text"]) == SOURCE_READ_LIMIT == long["limit_bytes"]
-        assert long["bytes"] == SOURCE_READ_LIMIT + 10
+        assert long["limit_bytes"] == SOURCE_READ_LIMIT and long["bytes"] == SOURCE_READ_LIMIT + 10
+        # 64 KiB of text is past what Claude Code keeps in the conversation as a tool answer
+        answer = json.dumps(long, ensure_ascii=False, indent=2)
+        assert ANSWER_CHAR_BUDGET * 0.9 < len(answer) <= ANSWER_CHAR_BUDGET
+        assert long["text"] == "x" * len(long["text"])
+        assert "docs/solutions/big.md" in long["truncation_note"]
+        assert doc["truncation_note"] is None
 
         for arguments, reason in [
             ({"id": bad["id"]}, "'..'"),
