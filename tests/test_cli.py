@@ -614,3 +614,32 @@ def test_an_import_with_nothing_to_import_creates_no_store(project: Path, minilm
     doctor = kenning(project, "doctor")
     assert "None" not in doctor.stdout, doctor.stdout
     assert "no rows yet" in doctor.stdout, doctor.stdout
+
+
+def test_a_project_and_a_store_given_as_options_serve_every_command_outside_a_checkout(
+    tmp_path: Path,
+) -> None:
+    """Outside any checkout, `--project team/docs --store shared.db` is all there is to go by:
+    remember and stats opened the store for that project, while recall, search, edit, forget
+    and export opened it for the folder's project and said "not inside a git repository …
+    set both KENNING_PROJECT and KENNING_STORE" though both were given."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    given = ("--project", "team/docs", "--store", str(tmp_path / "shared.db"))
+    stored = run_cli(elsewhere, "remember", "--json", "Use WAL for the shared store", *given)
+    assert stored.returncode == 0, stored.stderr
+    memory_id = json.loads(stored.stdout)["id"]
+    for args in (
+        ("search", "--json", "WAL"),
+        ("recall", "--json", "WAL for the shared store"),
+        ("export",),
+        ("edit", memory_id, "--content", "Use WAL mode for the shared store"),
+    ):
+        r = run_cli(elsewhere, *args, *given)
+        assert r.returncode == 0, (args, r.stderr)
+        assert "not inside a git repository" not in r.stderr
+        if args[0] in ("search", "recall", "export"):
+            assert memory_id in r.stdout, (args, r.stdout)
+    r = run_cli(elsewhere, "forget", memory_id, *given)
+    assert r.returncode == 0, r.stderr
+    assert run_cli(elsewhere, "stats", "--json", *given).stdout.count('"memories": 0') == 1

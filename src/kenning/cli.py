@@ -255,10 +255,15 @@ def _open(
     group_id: str | None = None,
     threshold: float | None = None,
 ) -> MemoryStore:
+    """The store, opened for the project ``--project``/``--group-id`` names (outside a
+    checkout, it and ``--store`` are all there is to go by; 'all' is every project, so the
+    store is opened for the one detected)."""
+    from .project import means_every_project
     from .store import open_store
 
+    mine = None if means_every_project(group_id) else group_id
     return open_store(
-        store_path, create=create, missing_ok=missing_ok, group_id=group_id, threshold=threshold
+        store_path, create=create, missing_ok=missing_ok, group_id=mine, threshold=threshold
     )
 
 
@@ -493,7 +498,7 @@ def recall(
     from .querybuild import check_query
 
     check_query(query)  # before looking for a store: bad input is an error either way
-    with _open(store_path, create=False, missing_ok=True) as store:
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         result = store.recall(query, top_k, errors=errors, group_id=group_id)
         missing = store.missing_reason
         where = _where(store)
@@ -606,7 +611,9 @@ def search(
     # validate everything before looking for a store: bad input is an error either way
     plan_search(query, collection, memory_type, intent, cascade)
     check_limit(limit)
-    with _open(store_path, create=False, missing_ok=True, threshold=threshold) as store:
+    with _open(
+        store_path, create=False, missing_ok=True, group_id=group_id, threshold=threshold
+    ) as store:
         missing = store.missing_reason
         response = store.search(
             query,
@@ -780,14 +787,12 @@ def calibrate(
     """Measure top-1 accuracy and the score floor that separates hits from noise."""
     from .calibration import calibrate as run_calibration
     from .calibration import read_queries, write_calibration
-    from .project import means_every_project
 
     parsed = read_queries(_read_file(queries).splitlines())
     written = refusal = None
     # the project given is the one the store is opened for (as stats opens it): outside a
     # checkout, --project and --store are all there is to go by
-    mine = None if means_every_project(group_id) else group_id
-    with _open(store_path, create=False, group_id=mine) as store:
+    with _open(store_path, create=False, group_id=group_id) as store:
         report = run_calibration(store, parsed, group_id)
         floors = (store.settings.recall_floor, store.settings.error_recall_floor)
         if write:
@@ -1060,7 +1065,7 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
     from .config import is_store_url
     from .migrate import migrate_store
 
-    with _open(store_path, create=False) as store:
+    with _open(store_path, create=False, group_id=group_id) as store:
         total = store.count(group_id=group_id)
         with _progress("migrating", total, not as_json) as tick:
             report = migrate_store(store, target, group_id=group_id, progress=tick)
@@ -1192,9 +1197,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     from .project import means_every_project
 
     every = means_every_project(group_id)
-    with _open(
-        store_path, create=False, missing_ok=True, group_id=None if every else group_id
-    ) as store:
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         data = store.stats("all" if every else None)
         missing = store.missing_reason
     for warning in data["settings"]["warnings"]:
@@ -1241,7 +1244,7 @@ Examples:
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
     try:
-        with _open(store_path, create=False) as store:
+        with _open(store_path, create=False, group_id=group_id) as store:
             found = store.forget(memory_id, group_id=group_id)
     except StoreNotFound:
         if not as_json:
@@ -1301,7 +1304,7 @@ def export(
     damaged is written without it (`kenning import` re-embeds it)."""
     from .transfer import export_memories
 
-    with _open(store_path, create=False, missing_ok=True) as store:
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         if not store.exists:  # nothing to export: exit 0, as every read of no store
             click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)
             return
@@ -1924,7 +1927,7 @@ def edit(
         raise click.UsageError("pass --content, --type, or both")
     text = _read_note(content, as_json) if content is not None else None
     try:
-        with _open(store_path, create=False) as store:
+        with _open(store_path, create=False, group_id=group_id) as store:
             result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
     except (UserInputError, StoreNotFound) as exc:
         if not as_json:
