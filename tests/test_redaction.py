@@ -2000,6 +2000,30 @@ def test_a_credential_set_in_a_package_managers_config_is_redacted(text: str) ->
 @pytest.mark.parametrize(
     "text",
     [
+        "git config --global user.signingkey ~/.ssh/id_ed25519.pub",
+        "git config --local user.signingkey /home/ann/.ssh/deploy_signing.pub",
+        "kubectl config set-credentials dev --client-certificate=dev.crt --client-key=dev.key",
+        "kubectl config set-credentials ci-bot --exec-command=aws-iam-authenticator",
+    ],
+)
+def test_a_path_or_a_user_named_in_a_config_command_is_not_the_secret(text: str) -> None:
+    """The config rule took whatever followed a key with a secret's word in its name: git's
+    SSH commit signing set up as documented ("git config --global user.signingkey
+    ~/.ssh/id_ed25519.pub") lost the key file's path, and "kubectl config set-credentials
+    dev" its user's name, while after an assignment or a --token-style option a path is
+    kept. A token set through config (or kubectl's --token=) is still redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "git config --global github.token Hy6tB1q9Zx",
+        "kubectl config set-credentials dev --token=Hy6tB1q9Zx",
+    ):
+        out, counts = redact_secrets(secret)
+        assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         '$password = Read-Host "Password" -AsSecureString',
         "$token = Get-AzAccessToken -ResourceUrl https://management.azure.com",
         "$secret = Get-Secret -Name DbPassword -AsPlainText",

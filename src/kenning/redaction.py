@@ -816,6 +816,8 @@ _PHP_DEFINE = lazy(
 #: password after the user of ``http-basic.NAME USER PASSWORD`` (poetry, composer).
 _CONFIG_SET = lazy(
     r"\bconfig(?:[ \t]+(?:set|--[\w\-]{1,32}(?:=[^\s]{1,256})?)){0,4}[ \t]+[\"']?"
+    # a subcommand is no key: kubectl config set-credentials NAME names a user
+    r"(?!set-)"
     rf"(?:[^\s\"'=]{{0,200}}?(?:{_SECRET_KEYWORD}|pypi-token\.[\w\-]{{1,64}}"
     r"|(?:github|gitlab|bitbucket)-oauth\.[\w.\-]{1,253})"
     r"|http-basic\.[\w.\-]{1,253}[ \t]+[^\s\"']{1,256})[\"']?[ \t]+"
@@ -849,6 +851,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         for m in _CONFIG_SET.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             value = m.group(group)
+            if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+                continue  # the file that holds it (git's user.signingkey ~/.ssh/id_ed25519.pub)
             if not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "pass" in lower:
