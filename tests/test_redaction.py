@@ -1738,6 +1738,35 @@ def test_a_password_given_to_an_archivers_or_a_remote_tools_option_is_redacted(t
 @pytest.mark.parametrize(
     "text",
     [
+        "psexec needs -p followed by the password, or it prompts for one",
+        "use zip -P with care: the password shows in ps",
+        "rdesktop's -p takes the password on the command line",
+        "mosquitto_pub -P takes the password; prefer a password file",
+        "ssh-keygen -N sets the new passphrase, -P the old one",
+        "wpa_passphrase OfficeWiFi then reads the passphrase from stdin",
+        "az login -p expects the password or a certificate",
+    ],
+)
+def test_prose_about_a_tools_password_option_keeps_its_words(text: str) -> None:
+    """A note about a tool's password option says what the option does: the word after it
+    ("-p followed by", "-P takes the", "-N sets the") was taken for the password and the
+    sentence lost its verb. A lower-case word that a preposition, an article or a
+    conjunction follows is prose; a password given to the option is still redacted, a
+    lower-case word before the command's next argument too."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "rdesktop -u admin -p secretpw win01",
+        "psexec \\\\win01 -u admin -p hunter cmd /c whoami",
+        "zip -P Hy6tB1q9Zx backup.zip dump/",
+        "mosquitto_pub -h broker -u sensor -P letmein -t temp",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "login admin, password Hy6tq9Lm2",
         "Username admin Password Hy6tq9Lm2 (rotate after the demo)",
         "user: admin / pass: Hy6tq9Lm2",

@@ -891,12 +891,33 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             value = m.group(group).strip()
             if value.startswith("-"):
                 continue  # the next option ("--no-password", "--host"), not a value
-            if pattern is _TOOL_PASSWORD and len(value) < 4:
+            if pattern is _TOOL_PASSWORD and (len(value) < 4 or _says_what_it_does(text, m, group)):
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
             if pattern is _FLAG and (_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)):
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
             if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+
+
+#: Words that carry a sentence on: after a tool's password option, a lower-case word they
+#: follow (or one of them) says what the option does ("-p followed by the password", "-P
+#: takes the password", "use zip -P with care"); a password is followed by the command's next
+#: argument.
+_PROSE_WORDS = frozenset({
+    "a", "an", "the", "its", "their", "your", "this", "that", "it", "by", "for", "to", "with",
+    "in", "on", "at", "of", "from", "into", "via", "and", "or", "then", "as", "when", "if",
+    "but", "so", "is", "are", "was", "can", "will", "must", "should", "not", "only",
+})  # fmt: skip
+_NEXT_WORD = lazy(r"[ \t]+([a-z]+)\b")
+
+
+def _says_what_it_does(text: str, m: re.Match[str], group: str) -> bool:
+    """Whether the unquoted word after a tool's password option is prose, not the password."""
+    value = m.group(group)
+    if group != "val" or not _LOWER_WORD.fullmatch(value):
+        return False
+    following = _NEXT_WORD.match(text, m.end(group))
+    return value in _PROSE_WORDS or (following is not None and following[1] in _PROSE_WORDS)
 
 
 #: The Fetch API's credentials modes (``fetch(url, {credentials: "include"})``): a request
