@@ -1940,6 +1940,34 @@ def test_a_secret_hard_wrapped_at_a_line_end_is_redacted_with_its_tail(
 @pytest.mark.parametrize(
     "text",
     [
+        "Set the token before the release: GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+        "\nv2 of the workflow reads it from secrets instead.",
+        f"For the nightly job export OPENAI_API_KEY=sk-proj-{WRAPPED_HEAD[:40]}"
+        "\n2FA must be on for the bot account.",
+        f"The staging database connection string: DB_PASSWORD={WRAPPED_HEAD[:30]}"
+        "\nk8s reads it from the sealed secret.",
+        f"Login for the build box is admin with the password {WRAPPED_HEAD[:24]}"
+        "\nx86_64 images only; arm64 is built elsewhere.",
+    ],
+)
+def test_a_line_starting_with_a_version_or_a_name_after_a_secret_is_kept(text: str) -> None:
+    """The hard-wrap rule took the first word of the line after a long line ending in a
+    secret for the secret's tail whenever it held a digit and a letter: "v2 of the
+    workflow", "2FA must be on", "k8s reads it", "x86_64 images" lost that word and their
+    line break. A run followed by more words on its line is a wrapped tail only when it
+    looks random; one that ends its line (or a quote) still is."""
+    out, counts = redact_secrets(text)
+    rest = text.partition("\n")[2]
+    assert out.endswith("\n" + rest) and len(counts) == 1 and sum(counts.values()) == 1, out
+    wrapped = f"export API_TOKEN={WRAPPED_HEAD}\n{WRAPPED_TAIL} && npm run deploy"
+    assert (
+        redact_secrets(wrapped)[0] == f"export API_TOKEN={redaction_marker(PA)} && npm run deploy"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "[web]\nweb1 ansible_host=10.0.0.5 ansible_user=deploy ansible_ssh_pass=hunter2",
         "all:\n  vars:\n    ansible_become_pass: hunter2",
         "ansible-playbook site.yml -e ansible_become_pass=hunter2",

@@ -1834,6 +1834,9 @@ _MAX_WRAPPED_LINES = 16
 _TOKEN_RUN = lazy(r"[A-Za-z0-9+/_\-.~]{1,4096}={0,2}(?![^\s\"'`)\]},;])")
 _TOKEN_CHAR = lazy(r"[A-Za-z0-9+/_\-.~=]")
 _DIGIT = lazy(r"\d")
+#: More on the run's line after a space or a closing bracket: a wrapped tail ends its line
+#: or the quote around it, so a run that text follows is a tail only when it looks random.
+_WORDS_FOLLOW = lazy(r"[)\]},;]?[ \t]+\S")
 _LETTER = lazy(r"[A-Za-z]")
 
 
@@ -1845,8 +1848,9 @@ def _line_break_at(text: str, at: int) -> int:
 def _with_wrapped_tail(text: str, hit: _Hit) -> _Hit:
     """``hit`` with the rest of its secret, should a hard wrap have cut it: the hit ends a full
     line (``_WRAP_WIDTH`` or more) and the next line starts, unindented, with a run of a
-    token's characters holding a digit and a letter (a wrapped line, ``npm run …`` is not).
-    A run that fills its own line may go on at the start of the next, and so on."""
+    token's characters holding a digit and a letter (a wrapped line, ``npm run …`` is not),
+    random when more words follow it on its line (``v2 of the workflow`` is prose). A run
+    that fills its own line may go on at the start of the next, and so on."""
     end = hit.end
     if end - hit.start < 8 or not _TOKEN_CHAR.fullmatch(text, end - 1, end):
         return hit
@@ -1857,6 +1861,8 @@ def _with_wrapped_tail(text: str, hit: _Hit) -> _Hit:
         run = _TOKEN_RUN.match(text, end + size)
         if run is None or not (_DIGIT.search(run.group()) and _LETTER.search(run.group())):
             break
+        if _WORDS_FOLLOW.match(text, run.end()) and not _looks_random(run.group()):
+            break  # a line's first word ("v2 of the workflow", "2FA must be on"), no tail
         end = run.end()
     return hit if end == hit.end else _Hit(hit.start, end, hit.kind, hit.rank)
 
