@@ -1799,6 +1799,26 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "change the password DB_PASSWORD=S3cr3tPw1 in .env",
+            f"change the password DB_PASSWORD={redaction_marker(PA)} in .env",
+        ),
+        (
+            "Rotate password REDIS_PASSWORD=Hy6tq9Lm2Zx on both hosts",
+            f"Rotate password REDIS_PASSWORD={redaction_marker(PA)} on both hosts",
+        ),
+    ],
+)
+def test_an_assignment_after_a_passwords_word_keeps_its_name(text: str, expected: str) -> None:
+    """A password's word followed by a space takes the random value after it; an assignment
+    that follows the word ("change the password DB_PASSWORD=S3cr3tPw1") was that value, so the
+    variable's name went with its password. The assignment is read as one: its value only."""
+    assert redact_secrets(text) == (expected, {PA: 1})
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "sqlplus scott/Hy6tB1q9Zx@orcl",

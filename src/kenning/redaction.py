@@ -1034,7 +1034,9 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
         said = m.group(group).rstrip(".!?:)")
-        if not _looks_random(said):
+        if not _looks_random(said) or "=" in said.rstrip("="):
+            # an assignment after the word ("change the password DB_PASSWORD=…") is read on
+            # its own, its name kept
             return None
         return _Hit(m.start(group), m.start(group) + len(said), "password_assignment", 1)
     key_quoted = bool(m.group("kq"))
