@@ -1856,6 +1856,32 @@ def test_an_oracle_logon_user_slash_password_is_redacted(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "connect with sqlplus and/or SQL Developer",
+        "sqlplus client/server mode is slower over the VPN",
+        "expdp schema/table filters go in the parfile",
+        "the rman catalog db/schema must exist first",
+    ],
+)
+def test_prose_naming_an_oracle_tool_keeps_its_slashed_words(text: str) -> None:
+    """A sentence naming sqlplus, expdp or rman before a pair of words with a slash
+    ("sqlplus and/or SQL Developer") was read as a logon: the word after the slash was
+    redacted as the password. Without '@db' a logon is followed by the command's end, an
+    option, a script, a parameter (schemas=hr) or 'as sysdba', not by more words."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "sqlplus scott/Hy6tB1q9Zx",
+        "sqlplus -s system/Hy6tB1q9Zx @setup.sql",
+        "sqlplus sys/Hy6tB1q9Zx as sysdba",
+        "impdp system/Hy6tB1q9Zx schemas=hr",
+        "sqlplus -s scott/Hy6tB1q9Zx <<EOF",
+    ):
+        out, counts = redact_secrets(secret)
+        assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "net user admin Hy6tB1q9Zx /add",
         "NET USER svc_backup Hy6tB1q9Zx /domain",
         'net user "Backup Operator" "Hy6tB1q9Zx"',

@@ -752,12 +752,15 @@ def _find_piped_passwords(text: str) -> Iterator[_Hit]:
 #: An Oracle logon, user/password[@database]: the first argument of sqlplus, sqlldr, expdp,
 #: impdp and dgmgrl (after their options), rman's after target, catalog or auxiliary, and
 #: any tool's userid= (exp, imp, sqlldr and their parameter files). Only there: a path or
-#: "client/server" elsewhere on the line is no logon.
+#: "client/server" elsewhere on the line is no logon, nor one that more words follow.
 _ORACLE_LOGON = lazy(
     r"(?:(?:\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:\.exe)?(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)*"
     r"|\brman(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)(?:target|catalog|auxiliary))[ \t]+(?:userid=)?"
     r"|\buserid[ \t]*=[ \t]*)"
-    r"[\"']?[A-Za-z][\w$#]{0,127}/(?P<val>[^\s/@\"']{1,1024})(?=[@\"']|\s|$)",
+    r"[\"']?[A-Za-z][\w$#]{0,127}/(?P<val>[^\s/@\"']{1,1024})"
+    # then its database, or the command goes on as one does (its end, an option, a script, a
+    # parameter, "as sysdba"): more words are prose ("sqlplus and/or SQL Developer")
+    r"(?=[@\"']|[ \t]*(?:[;&|<>\r\n]|$)|[ \t]+(?:[\-@]|[\w.]{1,64}=|as[ \t]))",
     re.IGNORECASE,
 )
 #: Windows' net user NAME PASSWORD and net use [DEVICE] \\HOST\SHARE PASSWORD (before or after
