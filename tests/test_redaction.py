@@ -2071,6 +2071,29 @@ def test_a_password_given_to_a_keygen_broker_ftp_wifi_or_powershell_command_is_r
 @pytest.mark.parametrize(
     "text",
     [
+        "wpa_passphrase SSID PASSPHRASE > /etc/wpa_supplicant.conf",
+        "usage: wpa_passphrase <ssid> [passphrase]",
+        "ssh-keygen -p -P OLD_PASSPHRASE -N NEW_PASSPHRASE -f keyfile",
+        "mosquitto_pub -h HOST -u USER -P PASS -t TOPIC -m MESSAGE",
+    ],
+)
+def test_a_usage_line_naming_a_passphrase_keeps_it(text: str) -> None:
+    """A command's synopsis names the passphrase where it goes, as "PASSWORD" or "<password>"
+    do for a password: "wpa_passphrase SSID PASSPHRASE", "[passphrase]", "-N NEW_PASSPHRASE",
+    "-P PASS" were redacted as the secret itself, so the note lost how the command is used.
+    These names are placeholders now; a passphrase given there is still redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "wpa_passphrase OfficeWiFi Hy6tB1q9Zx",
+        "ssh-keygen -p -P Hy6tB1q9Zx -N '' -f keyfile",
+    ):
+        out, counts = redact_secrets(secret)
+        assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "yarn config set npmAuthToken Hy6tB1q9Zx",
         "npm config set //registry.npmjs.org/:_authToken Hy6tB1q9Zx",
         "pnpm config set --location=project //npm.pkg.github.com/:_authToken 'Hy6tB1q9Zx'",

@@ -418,6 +418,9 @@ _PLACEHOLDER = lazy(
     | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
     | none | null | nil | true | false | undefined | empty | required | optional
     | changeme | change[_\-]me | redacted | example | secret | password | token
+    # a synopsis's names for it: wpa_passphrase SSID PASSPHRASE, -N NEW_PASSPHRASE, -P PASS,
+    # an optional argument [passphrase]
+    | (?:(?:new|old)[_\-])?pass(?:word|phrase)? | \[ [A-Za-z][\w\-]* \]
     # what became of a credential, as error messages say it ("token: expired")
     | expired | invalid | incorrect | wrong | missing | revoked | malformed | rejected
     | denied | unset | blank | mismatch(?:ed)?
