@@ -643,3 +643,29 @@ def test_a_project_and_a_store_given_as_options_serve_every_command_outside_a_ch
     r = run_cli(elsewhere, "forget", memory_id, *given)
     assert r.returncode == 0, r.stderr
     assert run_cli(elsewhere, "stats", "--json", *given).stdout.count('"memories": 0') == 1
+
+
+def test_migrate_names_the_project_it_was_given_in_the_forget_it_suggests(
+    project: Path, tmp_path: Path
+) -> None:
+    """A migrate of another project's notes (`--project team/docs`, run in a checkout of
+    acme/widgets) that finds a note edited in the target since it was copied suggests
+    `kenning forget ID --project team/docs --store TARGET`: without --project that forget
+    looks in the checkout's project and finds nothing. The suggested command is run."""
+    source, target = str(project / "source.db"), str(project / "target.db")
+    docs = ("--project", "team/docs")
+    stored = run_cli(
+        project, "remember", "--json", "Use WAL for the shared store", *docs, "--store", source
+    )
+    memory_id = json.loads(stored.stdout)["id"]
+    assert run_cli(project, "migrate", "--to", target, *docs, "--store", source).returncode == 0
+    edited = run_cli(
+        project, "edit", memory_id, "--content", "Use WAL mode", *docs, "--store", target
+    )
+    assert edited.returncode == 0, edited.stderr
+    again = run_cli(project, "migrate", "--to", target, *docs, "--store", source)
+    assert again.returncode == 1 and "1 memory was not copied" in again.stderr, again.stderr
+    suggested = f"kenning forget ID --project team/docs --store {target}"
+    assert f"`{suggested}`" in again.stderr and memory_id in again.stderr, again.stderr
+    forget = run_cli(project, *suggested.replace("ID", memory_id).split()[1:])
+    assert forget.returncode == 0, forget.stderr

@@ -1097,10 +1097,14 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         one = len(report.changed) == 1
         # a server URL may carry a password: not printed (the user has it in --to)
         where = shlex.quote(target) if not is_store_url(target) else "<the --to URL>"
-        projects = {p for p in report.changed.values() if p != store.group_id}
-        project = f" --project {shlex.quote(next(iter(projects)))}" if len(projects) == 1 else ""
+        # the forget runs where this command ran: a project other than the one detected
+        # there is named (also one --project gave, which the store was opened for)
+        projects = set(report.changed.values())
+        project = ""
         if len(projects) > 1:
             project = " --project <its project>"
+        elif group_id is not None or projects != {store.group_id}:
+            project = f" --project {shlex.quote(next(iter(projects)))}"
         _say_error(
             f"{len(report.changed)} {'memory was' if one else 'memories were'} not copied: "
             f"the target holds {'it' if one else 'each'} under {'its' if one else 'their'} id "
