@@ -331,8 +331,6 @@ def _fit_search_answer(data: Mapping[str, Any], budget: int = ANSWER_CHAR_BUDGET
     best results that fit, whole, in rank order; the ids of the others in ``omitted_ids``
     with a ``truncation_note`` that says how to see them. When even the best result does
     not fit alone, its content is cut at a word boundary (``content_truncated``)."""
-    from .truncation import truncate_at_word_boundary
-
     results = [{**r, "content_truncated": False} for r in data["results"]]
 
     def answer(kept: list[dict[str, Any]], note: str | None) -> dict[str, Any]:
@@ -359,19 +357,26 @@ def _fit_search_answer(data: Mapping[str, Any], budget: int = ANSWER_CHAR_BUDGET
         return answer(kept, _left_out(len(results) - len(kept), SEARCH_ANYWAY, budget))
     # the best result alone is too long: its content cut to what fits
     first = results[0]
-    content = str(first["memory"]["content"])
     note = (
         f"the content of the first result was cut to fit this answer under {budget:,} "
         "characters (content_truncated); the whole note: `kenning search --json QUERY` in a "
         f"shell. {_left_out(len(results) - 1, SEARCH_ANYWAY, budget)}"
     ).strip()
-    cut = content
-    while cut:
-        size = _answer_chars(answer([first], note))
-        if size <= budget:
-            return answer([first], note)
-        cut, _ = truncate_at_word_boundary(cut, max(0, len(cut) * budget // size - 1))
-        first = {**first, "memory": {**first["memory"], "content": cut}, "content_truncated": True}
+
+    def with_content(content: str) -> dict[str, Any]:
+        return {
+            **first,
+            "memory": {**first["memory"], "content": content},
+            "content_truncated": True,
+        }
+
+    cut = _cut_to_fit(
+        str(first["memory"]["content"]),
+        lambda content: _answer_chars(answer([with_content(content)], note)),
+        budget,
+    )
+    if cut:
+        return answer([with_content(cut)], note)
     return answer([], _left_out(len(results), SEARCH_ANYWAY, budget))
 
 
@@ -382,8 +387,6 @@ def _fit_source_answer(data: Mapping[str, Any], budget: int = ANSWER_CHAR_BUDGET
     ~69,500 characters). Its text is then cut at a word boundary, ``truncated`` is true and
     ``truncation_note`` says where the rest is (the checked file, for the agent's own
     file tool)."""
-    from .truncation import truncate_at_word_boundary
-
     answer = {**data, "truncation_note": None}
     if _answer_chars(answer) <= budget:
         return answer
@@ -392,13 +395,24 @@ def _fit_source_answer(data: Mapping[str, Any], budget: int = ANSWER_CHAR_BUDGET
         "a longer tool answer out of the conversation); the whole document is the file "
         f"{data['path']} ({data['bytes']:,} bytes): read the rest with your file tool"
     )
-    text = str(data["text"])
+    cut = {**answer, "truncated": True, "truncation_note": note}
+    text = _cut_to_fit(str(data["text"]), lambda text: _answer_chars({**cut, "text": text}), budget)
+    return {**cut, "text": text}
+
+
+def _cut_to_fit(text: str, answer_chars: Callable[[str], int], budget: int) -> str:
+    """``text`` itself when its answer (``answer_chars(text)`` characters of JSON) fits in
+    ``budget``, else a prefix cut at a word boundary whose answer fits, or ``""``: each cut
+    is in proportion to how far the answer is over, as escaping makes a character cost more
+    than one."""
+    from .truncation import truncate_at_word_boundary
+
     while text:
-        size = _answer_chars({**answer, "text": text, "truncated": True, "truncation_note": note})
+        size = answer_chars(text)
         if size <= budget:
-            break
+            return text
         text, _ = truncate_at_word_boundary(text, max(0, len(text) * budget // size - 1))
-    return {**answer, "text": text, "truncated": True, "truncation_note": note}
+    return text
 
 
 def _require_text(value: str, name: str, hint: str) -> str:
