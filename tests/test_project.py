@@ -359,3 +359,42 @@ def test_a_checkout_git_refuses_as_another_users_says_so(
     message = str(caught.value)
     assert "safe.directory" in message and str(root) in message
     assert "not inside a git repository" not in message and "git init" not in message
+
+
+#: One Azure DevOps repository (organisation fabrikam, project Fiber, repository widgets) as
+#: each clone dialog and each era of the service spells it.
+AZURE_REMOTES = [
+    "https://dev.azure.com/fabrikam/Fiber/_git/widgets",
+    "https://fabrikam@dev.azure.com/fabrikam/Fiber/_git/widgets",
+    "git@ssh.dev.azure.com:v3/fabrikam/Fiber/widgets",
+    "ssh://git@ssh.dev.azure.com/v3/fabrikam/Fiber/widgets",
+    "ssh://git@ssh.dev.azure.com:22/v3/fabrikam/Fiber/widgets",
+    "https://fabrikam.visualstudio.com/Fiber/_git/widgets",
+    "https://fabrikam.visualstudio.com/DefaultCollection/Fiber/_git/widgets",
+    "fabrikam@vs-ssh.visualstudio.com:v3/fabrikam/Fiber/widgets",
+]
+
+
+def test_clones_of_one_azure_or_bitbucket_repository_share_one_id(tmp_path: Path) -> None:
+    """A teammate who cloned over SSH and one who cloned over HTTPS share the notes: Azure
+    DevOps puts ``_git`` in its HTTPS paths and ``v3`` in its SSH ones (and the organisation
+    in the host of the older visualstudio.com URLs), which gave two ids for one repository."""
+    ids = set()
+    for n, url in enumerate(AZURE_REMOTES):
+        ids.add(resolve_project(make_repo(tmp_path / f"azure{n}", remote=url)).group_id)
+    assert ids == {"fabrikam/fiber/widgets"}
+    bitbucket = [
+        "https://someone@bitbucket.org/team/widgets.git",
+        "git@bitbucket.org:team/widgets.git",
+        "ssh://git@bitbucket.org/team/widgets.git",
+    ]
+    ids = set()
+    for n, url in enumerate(bitbucket):
+        ids.add(resolve_project(make_repo(tmp_path / f"bb{n}", remote=url)).group_id)
+    assert ids == {"team/widgets"}
+    # a self-hosted Azure DevOps Server names _git over HTTPS and SSH alike: its id is kept
+    assert (
+        normalise_remote("https://tfs.example.com/tfs/Coll/Fiber/_git/widgets")
+        == normalise_remote("ssh://tfs.example.com:22/tfs/Coll/Fiber/_git/widgets")
+        == "tfs/coll/fiber/_git/widgets"
+    )

@@ -57,27 +57,51 @@ def normalise_remote(url: str) -> str | None:
     if not url:
         return None
     path: str
-    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?[^/]*(/.*)?$", url, re.IGNORECASE)
+    host = ""
+    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
     if m:
         # no path ("https://token@host"): no repository to name, and never the credentials
-        path = m.group(1) or ""
+        host, path = m.group(1), m.group(2) or ""
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
         # colon and no user is a Windows drive, not a host
-        scp = re.match(r"^(?:[^@/]+@[^:/]+|[^:/]{2,}):(.+)$", url)
-        path = scp.group(1) if scp else url
+        scp = re.match(r"^(?:[^@/]+@([^:/]+)|([^:/]{2,})):(.+)$", url)
+        host, path = (scp.group(1) or scp.group(2), scp.group(3)) if scp else ("", url)
     path = path.strip("/")
     path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
     if not parts:
         return None
+    parts = _azure_devops_parts(host.rsplit(":", 1)[0].lower(), parts) or parts
     slug = (
         "/".join(parts[-2:])
         if len(parts) <= 2 or url.startswith(("/", "file:"))
         else "/".join(parts)
     )
     return _shown_only(slug.lower()) or None
+
+
+def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
+    """``organisation/project/repository`` of an Azure DevOps (cloud) remote, None for any
+    other host or path. Its clone dialogs spell one repository as
+    ``dev.azure.com/ORG/PROJ/_git/REPO`` and ``ORG.visualstudio.com[/DefaultCollection]/
+    PROJ/_git/REPO`` over HTTPS but ``ssh.dev.azure.com:v3/ORG/PROJ/REPO`` and
+    ``vs-ssh.visualstudio.com:v3/ORG/PROJ/REPO`` over SSH: without this, two clones of one
+    repository had two ids and did not share their notes. A self-hosted Azure DevOps
+    Server keeps ``_git`` over both protocols, so its ids are left as they were."""
+    lowered = [p.lower() for p in parts]
+    if host in ("ssh.dev.azure.com", "vs-ssh.visualstudio.com"):
+        return parts[1:] if len(parts) == 4 and lowered[0] == "v3" else None
+    if host == "dev.azure.com":
+        return [*parts[:2], parts[3]] if len(parts) == 4 and lowered[2] == "_git" else None
+    if host.endswith(".visualstudio.com"):
+        # the organisation is the host's first label; DefaultCollection is the only
+        # collection an organisation has
+        rest = parts[1:] if lowered[0] == "defaultcollection" else parts
+        if len(rest) == 3 and rest[1].lower() == "_git":
+            return [host.removesuffix(".visualstudio.com"), rest[0], rest[2]]
+    return None
 
 
 def _shown_only(name: str) -> str:
