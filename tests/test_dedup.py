@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kenning import protocol
+from kenning import MemoryStore, protocol
 from kenning.dedup import FUNCTION_WORDS, NEGATIONS, decide, fold
 from kenning.safety import normalise_content
 
@@ -393,3 +393,16 @@ def test_a_question_is_not_the_statement_that_answers_it(existing: str, new: str
     for same in (new.replace(" is ", " "), new.replace(" is ", " was ")):
         if same != new:
             assert decide(same, new, ABOVE).duplicate
+
+
+def test_the_micro_sign_and_greek_mu_are_one_letter(store: MemoryStore) -> None:
+    """``µ`` (U+00B5, the micro sign a keyboard's AltGr+m types) and ``μ`` (U+03BC, Greek
+    mu, what a spell checker or a web page puts) are one letter that NFC leaves apart (NFKC
+    joins them): a note restated with the other one was stored again. ``ß`` and ``ss`` stay
+    apart: "Maße" (measures) is not "Masse" (mass)."""
+    first = store.remember("The sensor timeout is 500 µs on the bench rig.", "context")
+    again = store.remember("The sensor timeout is 500 μs on the bench rig.", "context")
+    assert first.status == "stored"
+    assert (again.status, again.id) == ("near-duplicate", first.id), again
+    assert fold("1 µs") == fold("1 μs") and fold("Maße") != fold("Masse")
+    assert store.count() == 1

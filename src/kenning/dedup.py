@@ -18,7 +18,8 @@ a note that says *the same words*: the same knowledge restated, not a similar to
 Rules, in order:
 
 1. The same text up to case, whitespace, invisible format characters (zero-width
-   spaces, soft hyphens, bidi marks, variation selectors), prose punctuation and contractions
+   spaces, soft hyphens, bidi marks, variation selectors), the micro sign (``µ`` is ``μ``),
+   prose punctuation and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
@@ -263,7 +264,13 @@ def _without_final_marks(text: str) -> str:
 
 _MARKER_TOKEN = re.compile(r"REDACTED:[a-z0-9_]+")
 _INITIALISM = re.compile(r"\b(?:[^\W\d_]\.)+[^\W\d_]\b\.?")  # J.K. J.K e.g.
-_QUOTES = str.maketrans({"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"'})
+#: Curly quotes as straight ones, and the micro sign (U+00B5, typed with AltGr+m) as the
+#: Greek mu (U+03BC) a spell checker or a web page puts in its place: one letter that NFC
+#: leaves apart ("500 µs" and "500 μs" made two notes). Only that one of NFKC's foldings:
+#: ``n²`` is not ``n2``; nor is ``ß`` folded as ``ss`` ("Maße" is not "Masse").
+_QUOTES = str.maketrans(
+    {"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "\u00b5": "\u03bc"}
+)
 #: A word, with what joins it inside a number or a compound (``1.0``, ``10:30``,
 #: ``dairy-free``, ``a/b``, ``user@host``), is one token; any other symbol is a token.
 _TOKEN = re.compile(r"\w+(?:[.,:\-/@]\w+)*|[^\w\s]")
