@@ -232,3 +232,31 @@ def test_iterate_yields_the_damaged_vector_rows_for_repair(store: MemoryStore) -
     assert ids[0] not in [h.memory.id for h in hits]
     assert all(-1.0 <= h.score <= 1.0 for h in hits)
     store.close()
+
+
+@pytest.mark.parametrize(
+    "damaged", ["vector-short", "tags-not-json", "stored-at-garbage"], indirect=True
+)
+def test_stats_counts_what_search_sees_and_names_the_damaged(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """``kenning stats`` said 6 memories where search could see 5: a row whose fields or
+    vector do not decode was counted as a note. It is counted apart, as doctor names it."""
+    store, bad, _ = damaged
+    data = store.stats()
+    assert (data["memories"], data["memories_all_projects"]) == (len(NOTES) - 1,) * 2, data
+    assert (data["damaged"], data["damaged_all_projects"]) == (1, 1), data
+    assert sum(data["by_collection"].values()) == sum(data["by_type"].values()) == len(NOTES) - 1
+    query = store.embedder.embed(["anything at all"])[0]
+    visible = [h.memory.id for h in store.backend.vector_search(query, 50, Filters())]
+    assert len(visible) == data["memories"] and bad not in visible
+    root = store.project.root
+    store.close()
+    proc = run_kenning(root, "stats")
+    assert_clean_outcome(proc, "stats")
+    out = proc.stdout.decode()
+    assert f"{len(NOTES) - 1} in this project, {len(NOTES) - 1} in the store" in out, out
+    assert "damaged:    1 in this project, 1 in the store" in out, out
+    assert "kenning doctor" in out, out
+    every = json.loads(run_kenning(root, "stats", "--json", "--project", "all").stdout)
+    assert (every["memories"], every["damaged"]) == (len(NOTES) - 1, 1), every

@@ -1223,6 +1223,18 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     )
     for name, n in data["by_collection"].items():
         click.echo(f"  {_plain(str(name))}: {n}")  # a row's collection, as the store file says
+    if data["damaged_unreadable"] is not None:  # names the file and the recovery
+        click.echo(f"damaged:    not counted: {_plain(str(data['damaged_unreadable']))}")
+    elif data["damaged_all_projects"]:
+        where = (
+            "in every project of the store"
+            if every
+            else f"in this project, {data['damaged_all_projects']} in the store"
+        )
+        click.echo(
+            f"damaged:    {data['damaged']} {where}, not counted above: search skips them; "
+            "`kenning doctor` names them and the fix"
+        )
     prov = data["provenance"]
     click.echo(  # the stamp is the store file's text, written by whoever wrote the file
         f"embedder:   {_plain(str(prov['embedder']))}:{_plain(str(prov['model_id']))} "

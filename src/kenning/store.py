@@ -25,6 +25,7 @@ import numpy as np
 from . import config, protocol
 from .backends.base import (
     Backend,
+    CountsDamagedRows,
     Filters,
     KnowsItIsReadOnly,
     MemoryRecord,
@@ -41,6 +42,7 @@ from .errors import (
     KenningError,
     ProvenanceMismatch,
     StoreClosed,
+    StoreCorrupted,
     StoreNotFound,
     UserInputError,
 )
@@ -1577,8 +1579,23 @@ class MemoryStore:
         provenance = self.backend.read_provenance()
         threshold, origin = self.similarity_threshold()
         settings = self.settings  # once: each read looks whether the files changed
-        by = self.backend.count_by(gid)
+        by = dict(self.backend.count_by(gid))
         everything = self.backend.count(Filters())
+        # The rows search skips (a field or a vector that does not decode) are counted
+        # apart, not as memories: "5 memories" must mean five a search can find.
+        damaged, unreadable = self._damaged_rows()
+        damaged_here = damaged_all = 0
+        for (group, coll, typ), n in (damaged or {}).items():
+            damaged_all += n
+            if gid is None or group == gid:
+                damaged_here += n
+                key = cast(tuple[str, str], (coll, typ))  # as count_by has them, raw
+                left = by.get(key, 0) - n
+                if left > 0:
+                    by[key] = left
+                else:
+                    by.pop(key, None)
+        everything -= damaged_all
         by_collection: dict[str, int] = {}
         by_type: dict[str, int] = {}
         for (coll, typ), n in by.items():
@@ -1595,6 +1612,9 @@ class MemoryStore:
             "group_id": gid if gid is not None else "all",
             "memories": sum(by.values()),
             "memories_all_projects": everything,
+            "damaged": damaged_here if damaged is not None else None,
+            "damaged_all_projects": damaged_all if damaged is not None else None,
+            "damaged_unreadable": unreadable,
             "by_collection": dict(sorted(by_collection.items())),
             "by_type": dict(sorted(by_type.items())),
             "provenance": provenance.to_dict() if provenance else None,
@@ -1618,6 +1638,18 @@ class MemoryStore:
                 "dedup_threshold": protocol.DEDUP_THRESHOLD,
             },
         }
+
+    def _damaged_rows(self) -> tuple[dict[tuple[object, object, object], int] | None, str | None]:
+        """The rows of the store that search skips, by ``(group_id, collection, type)``; or
+        None and why, when a page of the file cannot be read (the counts, taken from the
+        indexes, still can: stats is what one runs to look at such a store). A server's
+        typed columns hold what kenning wrote: none to count."""
+        if not isinstance(self.backend, CountsDamagedRows):
+            return {}, None
+        try:
+            return self.backend.count_damaged(Filters()), None
+        except StoreCorrupted as exc:
+            return None, str(exc)
 
     # -- curation: one memory at a time (`kenning ui`, `kenning edit`) -----------------------
 

@@ -320,6 +320,18 @@ class IdentifiedStore(Protocol):
 
 
 @runtime_checkable
+class CountsDamagedRows(Protocol):
+    """A backend whose rows can be damaged on disk (SQLite: a field or a vector that does
+    not decode, which every read skips) and that can count them: ``kenning stats`` counts
+    the memories search sees, and the damaged ones apart."""
+
+    def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        """How many rows matching ``filters`` reads skip, by ``(group_id, collection,
+        type)`` as stored (counted the way :meth:`Backend.count_by` counts them)."""
+        ...
+
+
+@runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
     read-only, its folder not writable): a write that must embed first is refused before

@@ -27,6 +27,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -1110,6 +1111,24 @@ class SQLiteBackend:
             ).fetchall()
         return {(r[0], r[1]): int(r[2]) for r in rows}
 
+    def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        # What search skips: a row whose fields do not decode (decoded as every read does,
+        # and reported once as they are) or whose vector the index holds as damaged. One
+        # pass over the rows without their vectors, which the index already checked.
+        where, params = self._where(filters, indexed=False)
+        found: Counter[tuple[object, object, object]] = Counter()
+        with self._lock, self._snapshot():
+            self._vector_index()  # notes the damaged vectors (search builds the same index)
+            bad_vectors = set(self._bad_vectors)
+            cursor = self._conn.execute(
+                f"SELECT rowid, {self._read_columns} FROM memories WHERE {where}", params
+            )
+            while batch := cursor.fetchmany(1000):
+                for row in batch:
+                    if self._decode(row[1:]) is None or int(row[0]) in bad_vectors:
+                        found[row[5], row[3], row[4]] += 1
+        return dict(found)
+
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         # a generator, as the error translation around the public methods expects
         yield from each_memory_once(self._walk(filters, batch_size))
@@ -1778,6 +1797,7 @@ for _name in (
     "get_vectors",
     "count",
     "count_by",
+    "count_damaged",
     "iterate",
     "newest",
     "term_statistics",
