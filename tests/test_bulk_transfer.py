@@ -90,6 +90,7 @@ def test_large_import_into_postgres_builds_the_index_once(
         "reembedded": 0,  # every vector in the export was usable
         "other_projects": {},
         "changed": {},
+        "redactions": {},
     }
     after = hnsw_oid(pg_url)
     assert after is not None and after != before  # dropped and built again, not maintained

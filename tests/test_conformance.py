@@ -3022,6 +3022,7 @@ def test_store_export_import_between_backends(
         "reembedded": 0,
         "other_projects": {},
         "changed": {},
+        "redactions": {},
     }
     mine = {m.memory.id: m for m in mstore.backend.iterate(Filters())}
     theirs = {m.memory.id: m for m in reference.backend.iterate(Filters())}

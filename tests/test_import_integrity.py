@@ -27,6 +27,8 @@ from kenning.embedders.base import Embedder
 from kenning.errors import UserInputError
 from kenning.transfer import export_memories, import_memories
 
+from .conftest import make_repo
+
 NOTES = [
     ("ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL", "error_fix"),
     ("Use snake_case for Python function names.", "naming"),
@@ -506,3 +508,26 @@ def test_an_import_interrupted_while_writing_leaves_the_store_as_it_was(
     assert _checksum(target) == before
     counts = import_memories(target, _two_projects(exported, vectors=True))
     assert counts["imported"] == 4  # and the same import run again does it all
+
+
+def test_an_import_says_what_it_redacted(
+    exported: list[dict[str, Any]], target: MemoryStore, tmp_path: Path
+) -> None:
+    """A file written by hand, by another tool or by an older kenning may hold a secret:
+    the import stores it redacted, as every write does, but said only "imported 1", so the
+    restored note's text differed from the file's without a word (remember and edit say
+    "redacted: …")."""
+    from .reliability.conftest import run_kenning
+
+    record = dict(exported[1], id="with-a-secret", embedding=None)
+    record["content"] = "Connect to the staging database with password=hunter22abc"
+    counts = import_memories(target, _lines([exported[0], record]))
+    assert counts["imported"] == 1 and counts["redactions"] == {"password_assignment": 1}
+    stored = target.get("with-a-secret")
+    assert stored is not None and "hunter22abc" not in stored.content
+    source = tmp_path / "backup.jsonl"
+    source.write_text("\n".join(_lines([exported[0], record])) + "\n")
+    proc = run_kenning(make_repo(tmp_path / "fresh"), "import", str(source))
+    assert proc.returncode == 0, proc.stderr
+    assert b"redacted: 1 password_assignment" in proc.stderr, proc.stderr
+    assert b"hunter22abc" not in proc.stdout + proc.stderr

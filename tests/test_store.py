@@ -526,6 +526,7 @@ def test_export_import_round_trip(store: MemoryStore, minilm) -> None:  # type: 
         "reembedded": 0,
         "other_projects": {"other/repo": 1},
         "changed": {},
+        "redactions": {},
     }
     originals = {m.id: m for m in store.backend.get([a.id or "", b.id or ""])}
     copies = {m.id: m for m in target.backend.get([a.id or "", b.id or ""])}

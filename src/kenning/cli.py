@@ -1498,6 +1498,9 @@ def import_cmd(
             f"read {counts['read']}: imported {counts['imported']}, "
             f"duplicates {counts['duplicates']}, rejected {counts['rejected']}{reembedded}"
         )
+        if counts["redactions"]:  # as remember says it: the stored text is not the file's
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts["redactions"].items()))
+            click.echo(f"redacted: {kinds}", err=True)
     others: dict[str, int] = counts["other_projects"]
     if others:
         # an export keeps each memory's project: notes from another checkout are not this

@@ -236,6 +236,9 @@ def import_validated(
         # in the store under their id with another text (edited since the export, here or
         # in the store it came from): the store's text is kept; id → project
         "changed": {},
+        # secrets the write path redacted from the memories written (kind → count): their
+        # stored text is not the file's, as remember and edit say for theirs
+        "redactions": {},
     }
     by_group: dict[str, list[int]] = {}
     for index, record in enumerate(export.lines):
@@ -387,6 +390,10 @@ def _write_groups(
             counts[key] += 1
             if key == "not_written" and counts["not_written_reason"] is None:
                 counts["not_written_reason"] = outcome.reason
+            if outcome.status == STORED:
+                redacted = counts["redactions"]
+                for kind, n in outcome.redactions.items():
+                    redacted[kind] = redacted.get(kind, 0) + n
             if outcome.status == STORED and group != store.group_id:
                 others = counts["other_projects"]
                 others[group] = others.get(group, 0) + 1
