@@ -1399,3 +1399,17 @@ def test_recall_many_says_what_a_query_pair_is(store: MemoryStore) -> None:
         with pytest.raises(UserInputError):
             store.recall_many(bad)  # type: ignore[arg-type]
     assert store.recall_many([("KeyError: 'user'", True), ("naming rules", None)]).hits == ()
+
+
+def test_metadata_that_is_not_utf8_is_named_as_such(store: MemoryStore) -> None:
+    """A lone surrogate in metadata (``"\\ud800"`` in an import line or an MCP call's JSON,
+    or bad bytes decoded by the CLI) was refused as "metadata must be a JSON object: 'utf-8'
+    codec can't encode character…": it is one, and the message named neither the problem nor
+    the fix."""
+    result = store.remember("A note with broken metadata.", "context", metadata={"k": "v\ud800"})
+    message = result.reason or ""
+    assert (
+        result.status == "rejected" and "not valid UTF-8" in message and "re-encode" in message
+    ), message
+    assert "JSON object" not in message and "codec" not in message, message
+    assert store.count() == 0

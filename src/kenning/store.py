@@ -609,6 +609,11 @@ class MemoryStore:
             encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
             raise UserInputError("metadata is nested too deeply; flatten it") from None
+        except UnicodeEncodeError:  # a ValueError, but the object is fine: its text is not
+            raise UserInputError(
+                "metadata is not valid UTF-8 (it contains a lone surrogate such as \\ud800, or "
+                "undecodable bytes); re-encode it as UTF-8"
+            ) from None
         except (TypeError, ValueError) as exc:
             raise UserInputError(f"metadata must be a JSON object: {exc}") from None
         allowance = RESTORE_ALLOWANCE if restoring or editing else 1
