@@ -382,7 +382,7 @@ def test_clones_of_one_azure_or_bitbucket_repository_share_one_id(tmp_path: Path
     ids = set()
     for n, url in enumerate(AZURE_REMOTES):
         ids.add(resolve_project(make_repo(tmp_path / f"azure{n}", remote=url)).group_id)
-    assert ids == {"fabrikam/fiber/widgets"}
+    assert ids == {"fabrikam/fiber/_git/widgets"}  # the default HTTPS form's id, as before
     bitbucket = [
         "https://someone@bitbucket.org/team/widgets.git",
         "git@bitbucket.org:team/widgets.git",

@@ -83,24 +83,28 @@ def normalise_remote(url: str) -> str | None:
 
 
 def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
-    """``organisation/project/repository`` of an Azure DevOps (cloud) remote, None for any
-    other host or path. Its clone dialogs spell one repository as
+    """``organisation/project/_git/repository`` of an Azure DevOps (cloud) remote, None for
+    any other host or path. Its clone dialogs spell one repository as
     ``dev.azure.com/ORG/PROJ/_git/REPO`` and ``ORG.visualstudio.com[/DefaultCollection]/
     PROJ/_git/REPO`` over HTTPS but ``ssh.dev.azure.com:v3/ORG/PROJ/REPO`` and
     ``vs-ssh.visualstudio.com:v3/ORG/PROJ/REPO`` over SSH: without this, two clones of one
-    repository had two ids and did not share their notes. A self-hosted Azure DevOps
-    Server keeps ``_git`` over both protocols, so its ids are left as they were."""
+    repository had two ids and did not share their notes. Every form gets the id the
+    default HTTPS form always had (its ``_git`` kept), so the notes of the clones most
+    teams make stay where they are. A self-hosted Azure DevOps Server keeps ``_git`` over
+    both protocols, so its ids are left as they were."""
     lowered = [p.lower() for p in parts]
     if host in ("ssh.dev.azure.com", "vs-ssh.visualstudio.com"):
-        return parts[1:] if len(parts) == 4 and lowered[0] == "v3" else None
+        if len(parts) == 4 and lowered[0] == "v3":
+            return [parts[1], parts[2], "_git", parts[3]]
+        return None
     if host == "dev.azure.com":
-        return [*parts[:2], parts[3]] if len(parts) == 4 and lowered[2] == "_git" else None
+        return parts if len(parts) == 4 and lowered[2] == "_git" else None
     if host.endswith(".visualstudio.com"):
         # the organisation is the host's first label; DefaultCollection is the only
         # collection an organisation has
         rest = parts[1:] if lowered[0] == "defaultcollection" else parts
         if len(rest) == 3 and rest[1].lower() == "_git":
-            return [host.removesuffix(".visualstudio.com"), rest[0], rest[2]]
+            return [host.removesuffix(".visualstudio.com"), *rest]
     return None
 
 
