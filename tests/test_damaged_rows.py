@@ -260,3 +260,22 @@ def test_stats_counts_what_search_sees_and_names_the_damaged(
     assert "kenning doctor" in out, out
     every = json.loads(run_kenning(root, "stats", "--json", "--project", "all").stdout)
     assert (every["memories"], every["damaged"]) == (len(NOTES) - 1, 1), every
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json"], indirect=True)
+def test_the_damaged_count_follows_the_store_as_it_changes(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """The count is kept between calls (the page asks for stats on every load): a row
+    damaged by another connection afterwards, and a damaged row forgotten, are seen."""
+    store, bad, _ = damaged
+    assert store.stats()["damaged"] == 1
+    other = next(r.memory.id for r in store.backend.iterate(Filters()) if r.memory.id != bad)
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute("UPDATE memories SET tags = ? WHERE id = ?", ("{not json", other))
+    conn.close()
+    data = store.stats()
+    assert (data["damaged"], data["memories"]) == (2, len(NOTES) - 2), data
+    assert store.forget(bad)
+    data = store.stats()
+    assert (data["damaged"], data["memories"]) == (1, len(NOTES) - 2), data

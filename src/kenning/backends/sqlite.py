@@ -465,6 +465,10 @@ class SQLiteBackend:
         #: Searches past the threshold so far: the first is exact (see _ann_for).
         self._ann_searches = 0
         self._lexical: _LexicalStats | None = None
+        #: the last damaged-row count, with the store version and filters it was taken at
+        self._damaged_count: tuple[
+            tuple[int, int], Filters, dict[tuple[object, object, object], int]
+        ] = ((-1, -1), Filters(), {})
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
 
@@ -1114,12 +1118,16 @@ class SQLiteBackend:
     def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # What search skips: a row whose fields do not decode (decoded as every read does,
         # and reported once as they are) or whose vector the index holds as damaged. One
-        # pass over the rows without their vectors, which the index already checked.
+        # pass over the rows without their vectors, which the index already checked; kept
+        # until the store changes, as the page asks for stats on every load (0.46 s at 100k).
         where, params = self._where(filters, indexed=False)
-        found: Counter[tuple[object, object, object]] = Counter()
         with self._lock, self._snapshot():
+            version = self._version()
+            if self._damaged_count[:2] == (version, filters):
+                return dict(self._damaged_count[2])
             self._vector_index()  # notes the damaged vectors (search builds the same index)
             bad_vectors = set(self._bad_vectors)
+            found: Counter[tuple[object, object, object]] = Counter()
             cursor = self._conn.execute(
                 f"SELECT rowid, {self._read_columns} FROM memories WHERE {where}", params
             )
@@ -1127,6 +1135,7 @@ class SQLiteBackend:
                 for row in batch:
                     if self._decode(row[1:]) is None or int(row[0]) in bad_vectors:
                         found[row[5], row[3], row[4]] += 1
+            self._damaged_count = (version, filters, dict(found))
         return dict(found)
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
