@@ -1199,3 +1199,23 @@ def test_an_error_in_capitals_told_in_a_sentence_is_the_error_query(
     case was): the whole sentence was the error query, and the stored exact fix was not
     found by its fingerprint."""
     assert (error, True) in claude_code.prompt_queries(prompt)
+
+
+def test_a_cwd_too_long_for_the_os_is_a_bad_cwd(project: Path, tmp_path: Path) -> None:
+    """A hook input whose cwd is 5,000 characters long (no OS takes a path that long) made
+    the hook say "skipped after an unexpected OSError: [Errno 36] File name too long": it is
+    a bad cwd like any other, said as such; so is a CLAUDE_PROJECT_DIR that long, which
+    gives way to the cwd's checkout as one outside git does."""
+    long_path = "/tmp/" + "a" * 5_000
+    data = json.dumps({"cwd": long_path, "prompt": "why do we store timestamps in UTC"})
+    proc = run_hook("prompt-submit", data.encode(), tmp_path)
+    assert_silent_failure(proc, "is not a folder")
+    assert "OSError" not in proc.stderr and "Errno" not in proc.stderr, proc.stderr
+    data = json.dumps({"cwd": "/tmp/" + "a/" * 3_000, "hook_event_name": "SessionStart"})
+    proc = run_hook("session-start", data.encode(), tmp_path)
+    assert_silent_failure(proc, "is not a folder")
+    assert "OSError" not in proc.stderr, proc.stderr
+    env = {"CLAUDE_PROJECT_DIR": long_path}
+    proc = run_hook("session-start", payload("session_start_startup", project), tmp_path, env)
+    assert proc.returncode == 0 and "OSError" not in proc.stderr, proc.stderr
+    assert "not inside a git repository" not in proc.stderr, proc.stderr

@@ -166,6 +166,17 @@ class Checkout:
     root: Path
 
 
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; False, not an error, for a path the OS refuses to look
+    up (one too long for it: ``Path.is_dir`` raises ``File name too long`` there), as for
+    any other path that names no folder. A folder named by an agent's input or the
+    environment is checked with it before git is run there."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def find_checkout(cwd: Path) -> Checkout | None:
     """The git work tree containing ``cwd`` and its repository's shared root; None outside
     git. This is the one way kenning finds a project's folders."""

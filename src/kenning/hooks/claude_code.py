@@ -215,17 +215,18 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     input's ``cwd``; else the hook's working folder. A ``CLAUDE_PROJECT_DIR`` outside git
     (Claude Code started in a folder of several checkouts) gives way to a ``cwd`` inside
     one."""
-    from ..project import find_checkout
+    from ..project import find_checkout, is_folder
 
+    # is_folder, not Path.is_dir: a path too long for the OS is no folder, not an OSError
     env = config.claude_project_dir()
-    if env is not None and env.is_dir():
+    if env is not None and is_folder(env):
         cwd = payload.get("cwd")
         if (
             isinstance(cwd, str)
             and cwd.strip()
             and Path(cwd) != env  # the usual case: no git run for it
             and find_checkout(env) is None
-            and Path(cwd).is_dir()
+            and is_folder(Path(cwd))
             and find_checkout(Path(cwd)) is not None
         ):
             return Path(cwd)
@@ -235,8 +236,9 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
         if not isinstance(cwd, str) or not cwd.strip():
             raise HookSkip(f"the hook input's cwd is not a path: {cwd!r}")
         path = Path(cwd)
-        if not path.is_dir():
-            raise HookSkip(f"the hook input's cwd {cwd} is not a folder")
+        if not is_folder(path):
+            # the path last: the line is cut to its first 400 characters
+            raise HookSkip(f"the hook input's cwd is not a folder: {cwd}")
         return path
     if env is not None:
         # said as such: the git lookup that followed called it "not inside a git repository"
