@@ -573,3 +573,24 @@ async def test_a_refused_note_creates_no_store(project: Path, tmp_path: Path) ->
         assert not (project / ".kenning").exists()
         stored = await ok(s, "hooks_remember", content="Deploys happen on Tuesdays only")
         assert stored["status"] == "stored" and stored["total"] == 1
+
+
+async def test_every_tool_error_has_one_shape(project: Path, tmp_path: Path) -> None:
+    """A refused argument read "hooks_recall: top_k: got …; it takes …", while an error the
+    tool raised came back as "Error executing tool hooks_recall: query is empty; …" and an
+    unknown tool as "Unknown tool: …": three shapes for one kind of answer. Every tool error
+    now starts with the tool's name and says what was wrong and what to do."""
+    async with connect(project, tmp_path / "err.log") as s:
+        for tool, arguments, said in (
+            ("hooks_recall", {"query": "   "}, "query is empty; pass"),
+            ("hooks_recall", {"query": "locked", "top_k": "many"}, 'top_k: got the string "many"'),
+            ("hooks_remember", {"content": "a note", "type": "bogus"}, "valid types are"),
+            ("search_memories", {"query": "x y z", "intent": "when"}, "valid intents are how"),
+            ("read_source", {}, "pass either id"),
+            ("forget", {"id": "0190-nope"}, "no kenning store"),
+        ):
+            text = await error(s, tool, **arguments)
+            assert text.startswith(f"{tool}: "), text
+            assert said in text and "Error executing tool" not in text, text
+        text = await error(s, "hooks_forget", id="0190-nope")
+        assert text.startswith('"hooks_forget": no such tool; call one of hooks_recall'), text

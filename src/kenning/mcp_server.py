@@ -1000,26 +1000,56 @@ def _argument_error(
     return safe_message(f"{tool}: {text}. Fix the argument and call {tool} again.")
 
 
+def _tool_error_text(name: str, message: str) -> str:
+    """A tool error as every one reads: ``<tool>: <what was wrong>; <how to fix it>``, as
+    :func:`_argument_error` writes it. The SDK puts "Error executing tool <tool>: " before
+    the text of an error a tool raises (and says only that for a crash, whose details are
+    in the server's log), so the model got two shapes for one kind of answer."""
+    prefix = f"Error executing tool {name}"
+    if message == prefix:  # a crash the SDK caught itself: its text stays in the log
+        return (
+            f"{name}: kenning failed unexpectedly (the server's log on stderr says why); "
+            f"call {name} again, and report it if it fails the same way"
+        )
+    if message.startswith(f"{prefix}: "):
+        message = message[len(prefix) + 2 :]
+    if message.startswith(f"{name}: "):
+        return message
+    return f"{name}: {message}"
+
+
 class _Server(MCPServer):
-    """``MCPServer`` whose refusal of a tool's arguments says which argument, what was sent
-    and what it takes (:func:`_argument_error`)."""
+    """``MCPServer`` whose tool errors all read ``<tool>: <what was wrong>; <how to fix
+    it>`` (:func:`_tool_error_text`), and whose refusal of a tool's arguments says which
+    argument, what was sent and what it takes (:func:`_argument_error`)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> Any:
+        from mcp.server.mcpserver.exceptions import UnexpectedToolError
         from pydantic import ValidationError
 
+        tools = await self.list_tools()
+        if all(t.name != name for t in tools):
+            shown = _described(name).removeprefix("the string ")
+            raise ToolError(
+                safe_message(
+                    f"{shown}: no such tool; call one of {', '.join(t.name for t in tools)}"
+                )
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             # the SDK's model of a tool's arguments is named "<tool>Arguments"; a refusal of
             # anything else is not about the arguments
-            if not isinstance(cause, ValidationError) or cause.title != f"{name}Arguments":
-                raise
-            tool = next((t for t in await self.list_tools() if t.name == name), None)
-            schema = tool.input_schema if tool is not None else {}
-            raise ToolError(_argument_error(name, cause, schema, arguments)) from cause
+            if isinstance(cause, ValidationError) and cause.title == f"{name}Arguments":
+                tool = next((t for t in tools if t.name == name), None)
+                schema = tool.input_schema if tool is not None else {}
+                raise ToolError(_argument_error(name, cause, schema, arguments)) from cause
+            # the same kind kept: the SDK logs a crash with its traceback, an error in a line
+            kind = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
+            raise kind(_tool_error_text(name, str(exc))) from cause
 
 
 def build_server(tools: KenningTools) -> MCPServer:
