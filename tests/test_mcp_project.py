@@ -218,3 +218,23 @@ async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
         warnings.simplefilter("ignore", UserWarning)
         async with connect(outside, tmp_path / "err.log", roots=roots) as s:  # type: ignore[arg-type]
             assert await intel_path(s) == store_of(project)
+
+
+async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
+    project: Path, other: Path, outside: Path, tmp_path: Path
+) -> None:
+    """Claude Code started in a folder that holds checkouts but is none (a workspace) sets
+    CLAUDE_PROJECT_DIR to it: the hooks then serve the cwd's checkout, but the server took
+    the variable as the project and every tool said "not inside a git repository", though it
+    ran in a checkout or the client's roots named one. It gives way to both now; a variable
+    too long for the OS (the server did not even start: File name too long) is ignored."""
+    log = tmp_path / "err.log"
+    env = {"CLAUDE_PROJECT_DIR": str(outside)}
+    async with connect(project, log, env=env) as s:
+        assert await intel_path(s) == store_of(project)
+    async with connect(outside, log, env=env, roots=Roots(outside, other)) as s:
+        assert await intel_path(s) == store_of(other)
+    async with connect(project, log, env={"CLAUDE_PROJECT_DIR": "/tmp/" + "a" * 5_000}) as s:
+        assert await intel_path(s) == store_of(project)
+    assert "Traceback" not in log.read_text()
+    assert not (outside / ".kenning").exists()

@@ -30,8 +30,10 @@ arguments ruvector's server and CLI take are accepted too):
 **Which project.** ``--project-dir``, else ``CLAUDE_PROJECT_DIR`` (Claude Code sets it for
 the servers it starts), else the first of the client's MCP roots that is a git checkout
 (asked with ``roots/list`` when the client declares the roots capability, asked again after
-``notifications/roots/list_changed``), else the working directory. With none of them inside
-a git repository, every tool answers an error that says how to name the project.
+``notifications/roots/list_changed``), else the working directory; a ``CLAUDE_PROJECT_DIR``
+outside git gives way to the roots and the working directory when they are in a checkout (as
+for the hooks). With none of them inside a git repository, every tool answers an error that
+says how to name the project.
 
 The store of each project is opened once, lazily, and kept open; the model is loaded once
 (warmed up in the background at start). Without a store, reads answer empty results and the
@@ -461,16 +463,30 @@ def _folder_of_root(uri: str) -> Path | None:
 class ProjectLocator:
     """Which folder the server serves: ``--project-dir``, else ``CLAUDE_PROJECT_DIR``, else
     the first MCP root (of a client that declares roots) that is a git checkout, else the
-    working directory. The roots answer is kept until the client says they changed."""
+    working directory. The roots answer is kept until the client says they changed.
+
+    A ``CLAUDE_PROJECT_DIR`` outside git (Claude Code started in a folder that holds
+    checkouts) gives way to the roots and to a working directory inside a checkout, as it
+    does for the hooks; with neither, it is the folder the error names."""
 
     def __init__(self, project_dir: Path | None = None, cwd: Path | None = None) -> None:
+        from .project import find_checkout, is_folder
+
         self.fixed: Located | None = None
+        #: CLAUDE_PROJECT_DIR when it is no checkout: served only when nothing else is one.
+        self.outside: Located | None = None
         if project_dir is not None:
             self.fixed = Located(Path(project_dir).resolve(), "--project-dir")
         else:
             env = config.claude_project_dir()
-            if env is not None and env.is_dir():
-                self.fixed = Located(env.resolve(), "CLAUDE_PROJECT_DIR")
+            # is_folder: a path too long for the OS is no folder (is_dir raised, and the
+            # server did not start)
+            if env is not None and is_folder(env):
+                located = Located(env.resolve(), "CLAUDE_PROJECT_DIR")
+                if find_checkout(env) is not None:
+                    self.fixed = located
+                else:
+                    self.outside = located
             elif env is not None:
                 log.warning("CLAUDE_PROJECT_DIR=%s is not a folder; ignoring it", env)
         self.cwd = Path(cwd or Path.cwd())
@@ -491,7 +507,10 @@ class ProjectLocator:
                 found = await self._from_roots(ctx)
                 if found is not None:
                     return found
-        return Located(self.cwd, "the working directory")
+        here = Located(self.cwd, "the working directory")
+        if self.outside is not None and not await anyio.to_thread.run_sync(_in_checkout, here):
+            return self.outside
+        return here
 
     async def _from_roots(self, ctx: Context) -> Located | None:
         if self._roots_lock is None:
@@ -526,6 +545,12 @@ def _root_uris(answer: Any) -> list[str]:
         log.warning("the client's roots/list answer holds no list of roots; ignoring it")
         return []
     return [r["uri"] for r in roots if isinstance(r, dict) and isinstance(r.get("uri"), str)]
+
+
+def _in_checkout(where: Located) -> bool:
+    from .project import find_checkout, is_folder
+
+    return is_folder(where.folder) and find_checkout(where.folder) is not None
 
 
 def _first_checkout(uris: list[str]) -> Located | None:
