@@ -594,3 +594,47 @@ async def test_every_tool_error_has_one_shape(project: Path, tmp_path: Path) -> 
             assert said in text and "Error executing tool" not in text, text
         text = await error(s, "hooks_forget", id="0190-nope")
         assert text.startswith('"hooks_forget": no such tool; call one of hooks_recall'), text
+
+
+async def test_capabilities_of_a_project_without_a_store_load_no_model(
+    project: Path, tmp_path: Path
+) -> None:
+    """hooks_capabilities ("read-only; cheap") of a project with no store yet loaded the model
+    to name the one the store would be built with: it waited for the model (seconds while
+    the graph's cache is built) and failed when the model could not load, though with a
+    store it reads the stamp and loads nothing. The model is named from its configs and its
+    weights' hash now: here a model whose tokenizer cannot load is still named, and the
+    name is the stamp the first remember gives the store."""
+    from kenning.embedders.minilm import locate_model
+
+    files = locate_model()
+    broken = tmp_path / "model"
+    broken.mkdir()
+    for name in ("config.json", "sentence_bert_config.json"):
+        (broken / name).write_bytes((files.folder / name).read_bytes())
+    (broken / "model.safetensors").symlink_to(files.weights)
+    (broken / "tokenizer.json").write_text("not a tokenizer")
+    env = {"KENNING_MODEL_DIR": str(broken)}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kenning", "mcp"],
+        cwd=str(project),
+        env={**os.environ, **env},
+    )
+    with (tmp_path / "err.log").open("a") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            with anyio.fail_after(120):
+                await s.initialize()
+            without_model = await ok(s, "hooks_capabilities")
+    assert without_model["store_exists"] is False
+    async with connect(project, tmp_path / "err.log") as s:
+        before = await ok(s, "hooks_capabilities")
+        assert (await ok(s, "hooks_remember", content=UTC_RULE, type="rule"))["stored"]
+        after = await ok(s, "hooks_capabilities")
+    assert after["store_exists"] is True
+    assert without_model["embedder"] == before["embedder"] == after["embedder"]
+    assert without_model["capabilities"] == after["capabilities"]
+    assert after["embedder"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"

@@ -775,9 +775,9 @@ class KenningTools:
     def hooks_capabilities(self, *, where: Located | None = None) -> dict[str, Any]:
         store = self.store(create=False, where=where)
         data = store.stats()
-        if data["provenance"] is None:  # no store yet: the model it would be built with
-            self._ensure_model()
-            data = {**data, "provenance": store.embedder.provenance.to_dict()}
+        if data["provenance"] is None:  # no store yet: the model it would be built with,
+            # read from its configs: "cheap" — no model load, nor a wait for the warm-up's
+            data = {**data, "provenance": store.embedder_provenance().to_dict()}
         return capabilities(data)
 
     def search_memories(

@@ -455,6 +455,16 @@ class MemoryStore:
             self._embedder = load_embedder(self._embedder_name)
         return self._embedder
 
+    def embedder_provenance(self) -> Provenance:
+        """The provenance of this store's embedder: what its vectors are made with, and what a
+        store not written yet will be stamped with. Loads no model (the embedder's configs
+        and weights' hash say it)."""
+        if self._embedder is not None:
+            return self._embedder.provenance
+        from .embedders import expected_provenance
+
+        return expected_provenance(self._embedder_name)
+
     def close(self) -> None:
         """Release the store; closing twice is harmless, any other use afterwards raises
         :class:`~kenning.errors.StoreClosed`."""

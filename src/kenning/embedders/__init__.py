@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 
+from ..model import Provenance
 from .base import Embedder
 
-__all__ = ["EMBEDDERS", "Embedder", "load_embedder"]
+__all__ = ["EMBEDDERS", "Embedder", "expected_provenance", "load_embedder"]
 
 #: The names ``KENNING_EMBEDDER`` may give (``hashing`` is for tests only).
 EMBEDDERS = ("minilm", "hashing")
@@ -30,6 +31,19 @@ def load_embedder(name: str = "minilm") -> Embedder:
             if loaded is None:
                 loaded = _LOADED[name] = _load(name)
     return loaded
+
+
+def expected_provenance(name: str = "minilm") -> Provenance:
+    """The provenance of the embedder ``name`` loads, without loading it when it is not
+    loaded yet (what a store not written yet will be stamped with)."""
+    loaded = _LOADED.get(name)
+    if loaded is not None:
+        return loaded.provenance
+    if name == "minilm":
+        from .minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder.expected_provenance()
+    return load_embedder(name).provenance  # the hashing embedder costs nothing to make
 
 
 def _load(name: str) -> Embedder:

@@ -223,6 +223,16 @@ def _model_id(files: ModelFiles, weights_sha256: str) -> str:
     return model_id
 
 
+def _provenance(files: ModelFiles, weights_sha256: str) -> Provenance:
+    return Provenance(
+        embedder="minilm",
+        model_id=_model_id(files, weights_sha256),
+        dimension=int(files.config["hidden_size"]),
+        normalised=True,
+        prefix_policy="none",
+    )
+
+
 class _CacheProblems:
     """What went wrong with the cache during one load, said as one warning at its end: a
     damaged or unwritable cache meets the same problem at each step (the first check, the
@@ -1056,14 +1066,15 @@ class MiniLMEmbedder:
                             )
 
         problems.report()
-        provenance = Provenance(
-            embedder="minilm",
-            model_id=_model_id(files, sha),
-            dimension=int(files.config["hidden_size"]),
-            normalised=True,
-            prefix_policy="none",
-        )
-        return cls(files, tokenizer, session, provenance)
+        return cls(files, tokenizer, session, _provenance(files, sha))
+
+    @staticmethod
+    def expected_provenance() -> Provenance:
+        """The provenance :meth:`load` gives, from the model's configs and its weights' hash
+        alone (remembered in the cache; else read once): no tokenizer, runtime or graph is
+        loaded, so a question about the model costs no model load (or cache build)."""
+        files = locate_model()
+        return _provenance(files, weights_sha256(files.weights, cache_dir()))
 
     @property
     def provenance(self) -> Provenance:
