@@ -669,3 +669,42 @@ def test_migrate_names_the_project_it_was_given_in_the_forget_it_suggests(
     assert f"`{suggested}`" in again.stderr and memory_id in again.stderr, again.stderr
     forget = run_cli(project, *suggested.replace("ID", memory_id).split()[1:])
     assert forget.returncode == 0, forget.stderr
+
+
+def test_every_project_of_a_store_given_as_an_option_is_read_outside_a_checkout(
+    tmp_path: Path, minilm: Embedder
+) -> None:
+    """Outside any checkout, `kenning search WAL --project all --store shared.db` still said
+    "not inside a git repository … set both KENNING_PROJECT and KENNING_STORE" (also recall,
+    stats and export), where `--project team/docs` works: 'all' opened the store for the
+    folder's project, and there is none. The store is read for every project now; a command
+    that would write a note for 'all' says to name the project, and writes nothing."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    store = str(tmp_path / "shared.db")
+    ids = []
+    for project, note in (("team/docs", "Use WAL for the shared store"), ("team/api", "WAL too")):
+        stored = run_cli(
+            elsewhere, "remember", "--json", note, "--project", project, "--store", store
+        )
+        assert stored.returncode == 0, stored.stderr
+        ids.append(json.loads(stored.stdout)["id"])
+    every = ("--project", "all", "--store", store)
+    for args in (
+        ("search", "--json", "WAL shared store"),
+        ("recall", "--json", "WAL for the shared store"),
+        ("export",),
+    ):
+        r = run_cli(elsewhere, *args, *every)
+        assert r.returncode == 0, (args, r.stderr)
+        assert ids[0] in r.stdout, (args, r.stdout)
+    assert ids[1] in run_cli(elsewhere, "export", *every).stdout
+    stats = run_cli(elsewhere, "stats", "--json", *every)
+    assert stats.returncode == 0 and json.loads(stats.stdout)["memories"] == 2, stats.stderr
+    solutions = elsewhere / "solutions"
+    solutions.mkdir()
+    for args in (("remember", "a note for all"), ("seed-solutions", str(solutions))):
+        r = run_cli(elsewhere, *args, *every)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert "project" in r.stderr and "not inside a git" not in r.stderr, (args, r.stderr)
+    assert json.loads(run_cli(elsewhere, "stats", "--json", *every).stdout)["memories"] == 2

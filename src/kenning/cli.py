@@ -257,13 +257,18 @@ def _open(
 ) -> MemoryStore:
     """The store, opened for the project ``--project``/``--group-id`` names (outside a
     checkout, it and ``--store`` are all there is to go by; 'all' is every project, so the
-    store is opened for the one detected)."""
+    store is opened for the one detected, or for none outside a checkout)."""
     from .project import means_every_project
     from .store import open_store
 
-    mine = None if means_every_project(group_id) else group_id
+    every = means_every_project(group_id)
     return open_store(
-        store_path, create=create, missing_ok=missing_ok, group_id=mine, threshold=threshold
+        store_path,
+        create=create,
+        missing_ok=missing_ok,
+        group_id=None if every else group_id,
+        threshold=threshold,
+        every_project=every,
     )
 
 

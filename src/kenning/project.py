@@ -245,6 +245,11 @@ def _name_of(root: Path) -> str:
 RESERVED_NAME_PROJECT = "all-project"
 
 
+#: The project id of a store opened for every project (``--project all``) where no project
+#: of its own can be found: the reserved word, so that it is no project's.
+EVERY_PROJECT = "all"
+
+
 def group_id_from_name(name: str) -> str:
     return re.sub(r"\s+", "-", _shown_only(name).strip().lower())
 
@@ -298,13 +303,19 @@ def resolve_project(
     group_id: str | None = None,
     store_path: Path | None = None,
     store_url: str | None = None,
+    every_project: bool = False,
 ) -> Project:
     """Resolve the project for ``cwd``: its root, id and store.
 
     Without ``store_path`` / ``store_url``, ``KENNING_STORE`` (environment, then the
     project's ``.env``) may name the store; without ``group_id``, ``KENNING_PROJECT`` may
     name the project. Raises :class:`UserInputError` outside a git repo unless both a
-    project id and a store are given (explicitly or by environment)."""
+    project id and a store are given (explicitly or by environment).
+
+    ``every_project`` (a command given ``--project all``, which names no project of its own):
+    where no project can be found (outside git, no ``KENNING_PROJECT``), a named store is
+    opened for every project — ``group_id`` :data:`EVERY_PROJECT`, which no project can be
+    called, so nothing takes it for a write (:meth:`MemoryStore.own_group_id`)."""
     from . import config
 
     cwd = Path(cwd or Path.cwd())
@@ -345,7 +356,8 @@ def resolve_project(
             if gid == "all":  # the word for every project: a folder named so gets its own
                 gid = RESERVED_NAME_PROJECT
         else:
-            gid = ""
+            # "all" outside git: a store named to read every project of needs no project
+            gid = EVERY_PROJECT if every_project and (store_path or store_url) else ""
     if root is None and store_url is not None and gid:
         here = cwd.resolve()
         return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)

@@ -454,6 +454,7 @@ def seed_solutions(
     documents one run processes (the rest are ``pending``, for a later run).
     """
     store.check_location()
+    store.own_group_id()  # the entries are this project's: a store opened for all has none
     files_root = store.project.files_root
     directory = Path(directory)
     check_solutions_folder(directory)

@@ -479,6 +479,19 @@ class MemoryStore:
         if not isinstance(backend, _ClosedBackend):
             backend.close()
 
+    def own_group_id(self) -> str:
+        """This store's project, for a write that gives it its notes (a new note, a seeding).
+        Refused for a store opened for every project with no project of its own
+        (``--project all`` outside a checkout: :func:`~kenning.project.resolve_project`):
+        nothing may be written under the word for every project."""
+        if means_every_project(self.group_id):
+            raise UserInputError(
+                f"the store {self.location} was opened for every project (--project all) "
+                "outside a checkout, so there is no project to write for; name the project "
+                "(--project owner/repo), or run the command inside its checkout"
+            )
+        return self.group_id
+
     def check_location(self) -> None:
         """The store-location guard, for the embedded file store (a server has no path)."""
         if self.project.store_url is None:
@@ -747,7 +760,7 @@ class MemoryStore:
         before creating a store that does not exist yet, so that a refused note creates no
         store (an agent's ``test -d .kenning`` then still says there is none)."""
         try:
-            self.prepare(item, self.group_id)
+            self.prepare(item, self.own_group_id())
         except UserInputError as exc:
             return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
         return None
@@ -777,7 +790,9 @@ class MemoryStore:
         # a note belongs to one project: "all" (every project, to a read) is refused here,
         # not taken for this project
         gid = (
-            self.group_id if group_id is None else check_group_id(group_id, "the project argument")
+            self.own_group_id()
+            if group_id is None
+            else check_group_id(group_id, "the project argument")
         )
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
@@ -1918,8 +1933,13 @@ def open_store(
     missing_ok: bool = False,
     embedder: Embedder | str | None = None,
     threshold: float | None = None,
+    every_project: bool = False,
 ) -> MemoryStore:
     """Open the store for the project containing ``cwd`` (default: the current folder).
+
+    ``every_project``: the caller reads every project of the store (``--project all``):
+    outside a checkout, with a store named and no ``KENNING_PROJECT``, it is opened for none
+    of them (:func:`~kenning.project.resolve_project`; writes of new notes are refused).
 
     ``path`` (or ``KENNING_STORE``) overrides the location: a ``.db`` file or a folder, or
     a server: ``postgresql://…`` (PostgreSQL + pgvector) or ``http(s)://…`` (Qdrant).
@@ -1963,7 +1983,12 @@ def open_store(
     try:
         # kept, so that a store kept open can tell when .env names another project or store
         resolve = functools.partial(
-            resolve_project, Path(cwd) if cwd else Path.cwd(), group_id, store_path, url
+            resolve_project,
+            Path(cwd) if cwd else Path.cwd(),
+            group_id,
+            store_path,
+            url,
+            every_project=every_project,
         )
         project = resolve()
         url = project.store_url
