@@ -638,3 +638,21 @@ async def test_capabilities_of_a_project_without_a_store_load_no_model(
     assert without_model["embedder"] == before["embedder"] == after["embedder"]
     assert without_model["capabilities"] == after["capabilities"]
     assert after["embedder"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+async def test_a_refused_group_id_is_named_as_the_tool_names_it(
+    project: Path, tmp_path: Path
+) -> None:
+    """A blank or invisible group_id came back as "' ' (from the project argument) cannot be
+    a project id": the tools have no argument called project, so the agent was not told
+    which one to fix. The refusal names group_id."""
+    async with connect(project, tmp_path / "err.log") as s:
+        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
+        for tool, arguments in (
+            ("search_memories", {"query": "timestamps in UTC", "group_id": " "}),
+            ("forget", {"id": "0190-nope", "group_id": "a\u202eb"}),
+            ("read_source", {"id": "0190-nope", "group_id": ""}),
+        ):
+            text = await error(s, tool, **arguments)
+            assert "(from the group_id argument) cannot be a project id" in text, text
+            assert "project argument" not in text, text

@@ -553,7 +553,7 @@ class MemoryStore:
         if means_every_project(group_id):
             return None
         # blank, control characters, undecodable bytes: refused for reads as for writes
-        return check_group_id(group_id, "the project argument")
+        return check_group_id(group_id, "the group_id argument")
 
     # -- write path -------------------------------------------------------------------------
 
@@ -792,7 +792,7 @@ class MemoryStore:
         gid = (
             self.own_group_id()
             if group_id is None
-            else check_group_id(group_id, "the project argument")
+            else check_group_id(group_id, "the group_id argument")
         )
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
