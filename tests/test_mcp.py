@@ -656,3 +656,17 @@ async def test_a_refused_group_id_is_named_as_the_tool_names_it(
             text = await error(s, tool, **arguments)
             assert "(from the group_id argument) cannot be a project id" in text, text
             assert "project argument" not in text, text
+
+
+async def test_an_unknown_id_says_where_ids_come_from(project: Path, tmp_path: Path) -> None:
+    """forget and read_source of an id the project does not hold answered "no memory with id
+    … in this project" and no more: nothing said it may be gone already, or another
+    project's, or where an id comes from, as the CLI's forget says."""
+    async with connect(project, tmp_path / "err.log") as s:
+        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
+        text = await error(s, "forget", id="0190-nope")
+        assert "no memory with id 0190-nope in this project" in text, text
+        assert "forgotten already" in text and "search_memories" in text, text
+        assert "group_id" in text, text
+        text = await error(s, "read_source", id="0190-nope")
+        assert "forgotten" in text and "another project's" in text, text

@@ -846,7 +846,9 @@ class KenningTools:
             from .project import where_searched
 
             raise UserInputError(
-                f"no memory with id {id.strip()} in {where_searched(group_id)} ({store.location})"
+                f"no memory with id {id.strip()} in {where_searched(group_id)} ({store.location}); "
+                "it may have been forgotten already: pass an id hooks_recall or search_memories "
+                "gave, with group_id for another project's memory (\"all\": any project's)"
             )
         return {"success": True, "id": id.strip(), "deleted": True}
 

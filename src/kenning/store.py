@@ -1546,7 +1546,8 @@ class MemoryStore:
         memory = self.get(memory_id, group_id=group_id)  # None: this project
         if memory is None:
             raise UserInputError(
-                f"no memory with id {memory_id.strip()} in {where_searched(group_id)}"
+                f"no memory with id {memory_id.strip()} in {where_searched(group_id)}; it may "
+                "have been forgotten, or be another project's (name its project)"
             )
         check = self.check_source(memory)
         if check is None:
