@@ -238,3 +238,13 @@ async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
         assert await intel_path(s) == store_of(project)
     assert "Traceback" not in log.read_text()
     assert not (outside / ".kenning").exists()
+
+
+async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, tmp_path: Path) -> None:
+    """A client's root whose path is too long for the OS (5,000 characters) failed the first
+    tool call with "kenning failed unexpectedly: OSError: [Errno 36] File name too long", and
+    the checkout listed after it was never served: it is no folder, passed over as one."""
+    roots = Roots(Path("/tmp/" + "a" * 5_000), project)
+    async with connect(Path("/"), tmp_path / "err.log", roots=roots) as s:
+        assert await intel_path(s) == store_of(project)
+    assert "Traceback" not in (tmp_path / "err.log").read_text()

@@ -554,11 +554,13 @@ def _in_checkout(where: Located) -> bool:
 
 
 def _first_checkout(uris: list[str]) -> Located | None:
-    from .project import find_checkout
+    from .project import find_checkout, is_folder
 
     for uri in uris:
         folder = _folder_of_root(uri)
-        if folder is not None and folder.is_dir() and find_checkout(folder) is not None:
+        # is_folder: a root too long for the OS is no folder (is_dir raised, and failed the
+        # call, the roots after it unread)
+        if folder is not None and is_folder(folder) and find_checkout(folder) is not None:
             return Located(folder.resolve(), f"the MCP root {uri}")
     return None
 
