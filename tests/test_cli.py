@@ -708,3 +708,23 @@ def test_every_project_of_a_store_given_as_an_option_is_read_outside_a_checkout(
         assert r.returncode == 1 and "Traceback" not in r.stderr, (args, r.stderr)
         assert "project" in r.stderr and "not inside a git" not in r.stderr, (args, r.stderr)
     assert json.loads(run_cli(elsewhere, "stats", "--json", *every).stdout)["memories"] == 2
+
+
+def test_a_command_for_one_project_refuses_all(project: Path) -> None:
+    """`kenning seed-solutions --project all` seeded the docs into this checkout's project and
+    `kenning stale --project all` listed this project's stale memories, both without a word:
+    'all' (every project) was taken for this checkout's. Both refuse it now, saying why; the
+    seeding writes nothing, as remember --project all writes nothing."""
+    docs = project / "docs" / "solutions" / "db"
+    docs.mkdir(parents=True)
+    (docs / "locked.md").write_text(
+        "---\ntrack: bug\nproblem: the database is locked\n---\n"
+        "```\nsqlite3.OperationalError: database is locked\n```\n\n## Fix\n\nEnable WAL.\n"
+    )
+    r = kenning(project, "seed-solutions", "--json", "--project", "all")
+    assert r.returncode == 1 and "'all'" in r.stderr and "reserved" in r.stderr, r.stderr
+    assert not (project / ".kenning" / "memory.db").exists()
+    assert kenning(project, "remember", DB_LOCKED).returncode == 0
+    r = kenning(project, "stale", "--project", "all")
+    assert r.returncode == 1 and "this checkout's project" in r.stderr, (r.stdout, r.stderr)
+    assert kenning(project, "stale", "--json").returncode == 0

@@ -254,14 +254,16 @@ def _open(
     missing_ok: bool = False,
     group_id: str | None = None,
     threshold: float | None = None,
+    every_project: bool = True,
 ) -> MemoryStore:
     """The store, opened for the project ``--project``/``--group-id`` names (outside a
     checkout, it and ``--store`` are all there is to go by; 'all' is every project, so the
-    store is opened for the one detected, or for none outside a checkout)."""
+    store is opened for the one detected, or for none outside a checkout). A command that
+    works for one project (``every_project`` False) is refused 'all', as remember is."""
     from .project import means_every_project
     from .store import open_store
 
-    every = means_every_project(group_id)
+    every = every_project and means_every_project(group_id)
     return open_store(
         store_path,
         create=create,
@@ -717,7 +719,8 @@ def seed_solutions_cmd(
         directory = top / DEFAULT_SOLUTIONS_DIR
     check_solutions_folder(directory)  # before the store: a mistyped folder creates none
     with (
-        _open(store_path, create=True, group_id=group_id) as store,
+        # the entries are written for one project: 'all' is refused, not taken for this one
+        _open(store_path, create=True, group_id=group_id, every_project=False) as store,
         _progress("seeding", None, not as_json) as tick,
     ):
         report = seed_solutions(
@@ -1167,7 +1170,9 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
     if not 0 <= commits <= 100:  # bad input (exit 1), as --limit's
         raise UserInputError(f"--commits is {commits}; expected a whole number from 0 to 100")
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
-        report = store.stale(commits=commits)
+        # the project given: 'all' is refused (other projects' files are not here), not
+        # taken for this checkout's
+        report = store.stale(group_id=group_id, commits=commits)
         missing = store.missing_reason
         where = _where(store)
     if as_json:
