@@ -1413,6 +1413,13 @@ def test_wrapped_error_output_is_joined() -> None:
 # Fingerprints
 # --------------------------------------------------------------------------------------------
 
+REQUESTS_CONNECTION = (
+    "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
+    "Max retries exceeded with url: /api (Caused by NewConnectionError('<urllib3.connection."
+    "HTTPConnection object at 0x7f3c2a1b9d50>: Failed to establish a new connection: "
+    "{reason}'))"
+)
+
 SAME_ERROR = [
     (
         "TypeError: Cannot read properties of undefined (reading 'name')",
@@ -1494,6 +1501,16 @@ SAME_ERROR = [
     (
         "Module not found: Error: Can't resolve 'lodash' in '/home/a/web/src'",
         "Module not found: Error: Can't resolve 'lodash' in '/srv/ci/web/src'",
+    ),
+    # an errno as Linux and macOS number it (and word it), also inside a quoted cause
+    ("OSError: [Errno 98] Address already in use", "OSError: [Errno 48] Address already in use"),
+    (
+        "OSError: [Errno 99] Cannot assign requested address",
+        "OSError: [Errno 49] Can't assign requested address",
+    ),
+    (
+        REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused"),
+        REQUESTS_CONNECTION.format(reason="[Errno 61] Connection refused"),
     ),
 ]
 
@@ -2571,14 +2588,6 @@ def test_a_webpack_error_is_its_message_not_the_module_it_was_in() -> None:
     assert error_fingerprint(sig) != error_fingerprint(
         extract_error_signature(WEBPACK.format(name="axios"))
     )
-
-
-REQUESTS_CONNECTION = (
-    "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
-    "Max retries exceeded with url: /api (Caused by NewConnectionError('<urllib3.connection."
-    "HTTPConnection object at 0x7f3c2a1b9d50>: Failed to establish a new connection: "
-    "{reason}'))"
-)
 
 
 def test_an_errno_inside_a_quoted_cause_is_kept() -> None:

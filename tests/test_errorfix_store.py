@@ -458,3 +458,36 @@ def test_an_entry_whose_prefix_is_written_in_another_case_is_an_error_fix(
     assert hits[0].memory.id == stored.id and hits[0].memory.type == "error_fix"
     # and an entry given as a query is one (the error floor), whatever the prefix's case
     assert looks_like_error(f"{prefix} the nightly build broke | FIX: pin the runner image")
+
+
+def test_an_errno_error_on_macos_finds_the_fix_stored_on_linux(store: MemoryStore) -> None:
+    """Python prints the platform's errno: a port in use is ``[Errno 98] Address already in
+    use`` on Linux and ``[Errno 48] Address already in use`` on macOS (ETIMEDOUT is ``[Errno
+    110] Connection timed out`` and ``[Errno 60] Operation timed out``). The fingerprint
+    kept the number, so the fix stored on one was no exact match of the same error on the
+    other; another errno is still another error."""
+    in_use = store.remember(
+        "ERROR-FIX: OSError: [Errno 98] Address already in use | FIX: stop the old dev "
+        "server (lsof -i :8000) or start on another port",
+        "error_fix",
+    )
+    timed_out = store.remember(
+        "ERROR-FIX: TimeoutError: [Errno 110] Connection timed out | FIX: open the port in "
+        "the security group of the database",
+        "error_fix",
+    )
+    missing = store.remember(
+        "ERROR-FIX: FileNotFoundError: [Errno 2] No such file or directory: 'config.yaml' | "
+        "FIX: copy config.example.yaml to config.yaml",
+        "error_fix",
+    )
+    for query, fix in (
+        ("OSError: [Errno 48] Address already in use", in_use),
+        ("TimeoutError: [Errno 60] Operation timed out", timed_out),
+    ):
+        (first, *_) = store.recall(query).hits
+        assert (first.memory.id, first.match) == (fix.id, "fingerprint"), (query, first)
+    denied = store.recall("PermissionError: [Errno 13] Permission denied: 'config.yaml'")
+    assert all(h.match != "fingerprint" or h.memory.id != missing.id for h in denied.hits), (
+        denied.hits
+    )

@@ -307,6 +307,62 @@ _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and
 _GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
 
 
+#: Python prints the platform's errno, and macOS (as the BSDs) numbers the errors past 34
+#: otherwise than Linux, some in other words: a port in use is ``[Errno 98] Address already
+#: in use`` on Linux and ``[Errno 48] …`` on macOS, ETIMEDOUT ``[Errno 110] Connection timed
+#: out`` and ``[Errno 60] Operation timed out``. macOS's number and words are read as Linux's
+#: (one error); keyed by both, as 35 is EAGAIN on macOS and EDEADLK on Linux, and a number
+#: without its words stays as it is.
+_DARWIN_ERRNO: dict[tuple[str, str], tuple[str, str]] = {
+    ("11", "resource deadlock avoided"): ("35", "Resource deadlock avoided"),
+    ("35", "resource temporarily unavailable"): ("11", "Resource temporarily unavailable"),
+    ("36", "operation now in progress"): ("115", "Operation now in progress"),
+    ("37", "operation already in progress"): ("114", "Operation already in progress"),
+    ("38", "socket operation on non-socket"): ("88", "Socket operation on non-socket"),
+    ("40", "message too long"): ("90", "Message too long"),
+    ("43", "protocol not supported"): ("93", "Protocol not supported"),
+    ("45", "operation not supported"): ("95", "Operation not supported"),
+    ("47", "address family not supported by protocol family"): (
+        "97",
+        "Address family not supported by protocol",
+    ),
+    ("48", "address already in use"): ("98", "Address already in use"),
+    ("49", "can't assign requested address"): ("99", "Cannot assign requested address"),
+    ("50", "network is down"): ("100", "Network is down"),
+    ("51", "network is unreachable"): ("101", "Network is unreachable"),
+    ("53", "software caused connection abort"): ("103", "Software caused connection abort"),
+    ("54", "connection reset by peer"): ("104", "Connection reset by peer"),
+    ("55", "no buffer space available"): ("105", "No buffer space available"),
+    ("56", "socket is already connected"): ("106", "Transport endpoint is already connected"),
+    ("57", "socket is not connected"): ("107", "Transport endpoint is not connected"),
+    ("58", "can't send after socket shutdown"): (
+        "108",
+        "Cannot send after transport endpoint shutdown",
+    ),
+    ("60", "operation timed out"): ("110", "Connection timed out"),
+    ("61", "connection refused"): ("111", "Connection refused"),
+    ("62", "too many levels of symbolic links"): ("40", "Too many levels of symbolic links"),
+    ("63", "file name too long"): ("36", "File name too long"),
+    ("64", "host is down"): ("112", "Host is down"),
+    ("65", "no route to host"): ("113", "No route to host"),
+    ("66", "directory not empty"): ("39", "Directory not empty"),
+    ("69", "disc quota exceeded"): ("122", "Disk quota exceeded"),
+    ("77", "no locks available"): ("37", "No locks available"),
+    ("78", "function not implemented"): ("38", "Function not implemented"),
+}
+_DARWIN_ERRNO_LINE = lazy(
+    r"\[Errno\s+(?P<num>\d{2})\]\s+(?P<words>"
+    + "|".join(sorted((re.escape(w) for _, w in _DARWIN_ERRNO), key=len, reverse=True))
+    + r")(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def _errno_as_on_linux(m: re.Match[str]) -> str:
+    linux = _DARWIN_ERRNO.get((m.group("num"), m.group("words").lower()))
+    return m.group(0) if linux is None else f"[Errno {linux[0]}] {linux[1]}"
+
+
 #: Kotlin 2's compiler quotes the name it cannot resolve (``Unresolved reference 'foo'.``)
 #: where Kotlin 1's did not (``Unresolved reference: foo``): one error, and the name stays
 #: as Kotlin 1's kept it (another name is another error).
@@ -350,8 +406,9 @@ def error_fingerprint(signature: str) -> str:
     3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
     of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not used: x``
     (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
-    reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, and pytest's
-    ``AssertionError: assert …`` as its summary's ``assert …``. What a
+    reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, pytest's
+    ``AssertionError: assert …`` as its summary's ``assert …``, and macOS's errno as
+    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``). What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
     out, and a credential in the signature reads as its redaction marker
@@ -387,6 +444,7 @@ def error_fingerprint(signature: str) -> str:
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
     text = _GO_OLD_UNUSED_IMPORT.sub(r"\1and", text, count=1)
     text = _KOTLIN_NEW_UNRESOLVED.sub(r"Unresolved reference: \g<name>", text, count=1)
+    text = _DARWIN_ERRNO_LINE.sub(_errno_as_on_linux, text)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
