@@ -2861,6 +2861,31 @@ def test_an_ipv6_address_without_a_port_is_masked_as_an_ipv4_one(other: str) -> 
     assert "cafe::beef" in error_fingerprint("error: cannot find cafe::beef in this scope")
 
 
+@pytest.mark.parametrize(
+    ("slicing", "other"),
+    [
+        ("cache[::2]", "cache[2]"),
+        ("rows[1::2]", "rows[12]"),
+        ("rows[1::2]", "rows[::2]"),
+        ("grid[i][::3]", "grid[i][3]"),
+        ("load()[::2]", "load()[2]"),
+    ],
+)
+def test_a_python_slice_is_no_ipv6_address(slicing: str, other: str) -> None:
+    # "[::2]" and "[1::2]" were read as IPv6 addresses ("::2", "1::2") and masked as one
+    # number: a step slice, a start and a step, and an index had one fingerprint
+    error = "TypeError: unhashable type: 'slice' in {}"
+    assert error_fingerprint(error.format(slicing)) != error_fingerprint(error.format(other))
+    # the numbers in it still vary freely
+    assert error_fingerprint(error.format(slicing)) == error_fingerprint(
+        error.format(slicing.replace("2", "4").replace("3", "5"))
+    )
+    # an address in brackets is still one
+    assert error_fingerprint("Error: connect ECONNREFUSED [::1]:5432") == error_fingerprint(
+        "Error: connect ECONNREFUSED 127.0.0.1:5432"
+    )
+
+
 def test_a_pytest_error_summary_line_is_known_by_its_exception() -> None:
     # pytest's short summary says ERROR for a test whose setup failed (a fixture, a missing
     # table): the word was taken for a log level and stripped first, so the test's id stayed

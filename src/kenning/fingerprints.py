@@ -143,10 +143,11 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
     (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
     # and any other IPv6 address (libpq's "(::1)", "(fe80::1%eth0)", "2001:db8::5"); not a
-    # path of names ("std::vector", "tests::add_one", "cafe::beef": no digit)
+    # path of names ("std::vector", "tests::add_one", "cafe::beef": no digit), nor a slice
+    # subscripting a name, a call or an index ("data[::2]", "a[1::2]", "f()[::2]")
     (
         lazy(
-            r"(?<![\w:.%])(?=[0-9a-f:]*\d)(?=[0-9a-f:]*?::|(?:[0-9a-f]{1,4}:){7})"
+            r"(?<![\w:.%])(?<![\w)\]]\[)(?=[0-9a-f:]*\d)(?=[0-9a-f:]*?::|(?:[0-9a-f]{1,4}:){7})"
             r"(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:%\w+)?(?![\w:])",
             re.I,
         ),
