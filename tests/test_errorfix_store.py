@@ -491,3 +491,38 @@ def test_an_errno_error_on_macos_finds_the_fix_stored_on_linux(store: MemoryStor
     assert all(h.match != "fingerprint" or h.memory.id != missing.id for h in denied.hits), (
         denied.hits
     )
+
+
+def test_a_warning_made_an_error_by_werror_finds_the_fix_of_the_warning(
+    store: MemoryStore,
+) -> None:
+    """gcc's and clang's ``-Werror`` make a warning an error and say so in its option:
+    gcc's ``error: unused variable 'x' [-Werror=unused-variable]``, clang's
+    ``[-Werror,-Wunused-variable]``, for ``warning: unused variable 'x'
+    [-Wunused-variable]`` (a CI build with -Werror, a local one without). One diagnostic,
+    one fix; the fingerprint kept the level and the option as printed: no exact match."""
+    fix = store.remember(
+        "ERROR-FIX: src/main.c:3:9: error: unused variable 'x' [-Werror=unused-variable] | "
+        "FIX: remove the variable or mark it [[maybe_unused]]",
+        "error_fix",
+    )
+    other = store.remember(
+        "ERROR-FIX: src/main.c:9:5: warning: comparison of integer expressions of different "
+        "signedness: 'int' and 'size_t' [-Wsign-compare] | FIX: make the loop index a size_t",
+        "error_fix",
+    )
+    for query, expected in (
+        ("src/util.c:14:7: warning: unused variable 'count' [-Wunused-variable]", fix),
+        ("src/util.c:14:7: error: unused variable 'count' [-Werror,-Wunused-variable]", fix),
+        (
+            "src/a.c:9:5: error: comparison of integer expressions of different signedness: "
+            "'int' and 'size_t' [-Werror=sign-compare]",
+            other,
+        ),
+    ):
+        (first, *_) = store.recall(query, errors=True).hits
+        assert (first.memory.id, first.match) == (expected.id, "fingerprint"), (query, first)
+    # another warning is another error
+    unused_parameter = "src/util.c:2:14: error: unused parameter 'argc' [-Werror=unused-parameter]"
+    hits = store.recall(unused_parameter, errors=True).hits
+    assert all(h.match != "fingerprint" for h in hits), hits

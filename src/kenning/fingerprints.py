@@ -308,6 +308,16 @@ _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and
 _GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
 
 
+#: gcc's and clang's -Werror make a warning an error, and say so in its option: gcc's
+#: ``error: unused variable 'x' [-Werror=unused-variable]``, clang's ``[-Werror,-Wunused-
+#: variable]``, for ``warning: unused variable 'x' [-Wunused-variable]`` (gcc 14 and clang 16
+#: make some an error by default, their option unchanged). The option names the
+#: diagnostic: one error, read as the warning.
+_WERROR = lazy(
+    r"^(?:error|warning):(?P<message>\s.*\s)\[-W(?:error(?:=|,-W))?(?P<option>[\w+=-]+)\]$"
+)
+
+
 #: Python prints the platform's errno, and macOS (as the BSDs) numbers the errors past 34
 #: otherwise than Linux, some in other words: a port in use is ``[Errno 98] Address already
 #: in use`` on Linux and ``[Errno 48] …`` on macOS, ETIMEDOUT ``[Errno 110] Connection timed
@@ -408,8 +418,10 @@ def error_fingerprint(signature: str) -> str:
     of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not used: x``
     (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
     reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, pytest's
-    ``AssertionError: assert …`` as its summary's ``assert …``, and macOS's errno as
-    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``). What a
+    ``AssertionError: assert …`` as its summary's ``assert …``, macOS's errno as
+    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``), and a compiler's
+    warning made an error (``error: … [-Werror=unused-variable]``) as the warning
+    (``warning: … [-Wunused-variable]``). What a
     runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
     ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
     out, and a credential in the signature reads as its redaction marker
@@ -446,6 +458,7 @@ def error_fingerprint(signature: str) -> str:
     text = _GO_OLD_UNUSED_IMPORT.sub(r"\1and", text, count=1)
     text = _KOTLIN_NEW_UNRESOLVED.sub(r"Unresolved reference: \g<name>", text, count=1)
     text = _DARWIN_ERRNO_LINE.sub(_errno_as_on_linux, text)
+    text = _WERROR.sub(r"warning:\g<message>[-W\g<option>]", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
