@@ -1125,6 +1125,39 @@ def test_a_link_error_is_known_by_the_symbol_it_could_not_find() -> None:
     ) == ("undefined reference to `sqrt' (exit code 1)")
 
 
+GCC_WARNING = """\
+{header}
+src/cart.cpp:14:9: warning: unused variable 'count' [-Wunused-variable]
+   14 |     int count;
+      |         ^~~~~
+"""
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "src/main.c: In function 'main':",
+        "src/cart.cpp: In member function 'void Cart::add(int)':",
+        "src/cart.cpp: In static member function 'static Cart Cart::empty()':",
+        "src/cart.cpp: In constructor 'Cart::Cart()':",
+        "src/cart.cpp: In lambda function:",
+        "src/cart.cpp: In instantiation of 'void add(T) [with T = int]':",
+        "src/main.c: At top level:",
+        "In file included from src/main.c:1:",
+        "In file included from src/cart.h:3,\n                 from src/cart.cpp:1:",
+    ],
+)
+def test_a_compiler_warning_is_known_by_the_warning_not_the_function_it_is_in(
+    header: str,
+) -> None:
+    # gcc says which function (file, instantiation) a diagnostic is in on a line of its own
+    # before it: nothing scores a warning, so that header was the signature, every warning
+    # in main had the fingerprint "<path>: in function <q>:", and recall --error with a
+    # build's warnings searched for "src/main.c: In function 'main':"
+    raw = GCC_WARNING.format(header=header)
+    assert extract_error_signature(raw) == "warning: unused variable 'count' [-Wunused-variable]"
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

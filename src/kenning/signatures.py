@@ -72,6 +72,10 @@ _NOISE_LINE = lazy(
     | \#\s+[\w.-]+(?:/[\w.@~-]+)*(?:\s+\[[\w.@~/-]+\])?  # go build's "# <package>" header
     | (?:/|[A-Za-z]:\\|\./)\S+\.go:\d+.*\+0x[0-9a-f]+  # Go frames with offsets
     | \.\.\.\s*\d+\s+more                          # Java "... 3 more"
+    # gcc's headers naming where the diagnostics after them are (ld's "in function `main':")
+    | (?:\S+:\s+){0,2}(?:In\s+(?:(?:static\s+)?(?:member\s+)?function|constructor|destructor
+      |lambda\s+function|instantiation\s+of|substitution\s+of)\b.*|At\s+(?:top|global)\s+level):
+    | (?:In\s+file\s+included\s+)?from\s+\S+:\d+[,:]
     | Node\.js\s+v\d.*
     | During\s+handling\s+of\s+the\s+above\s+exception.*
     | The\s+above\s+exception\s+was\s+the\s+direct\s+cause.*
