@@ -1158,6 +1158,52 @@ def test_a_compiler_warning_is_known_by_the_warning_not_the_function_it_is_in(
     assert extract_error_signature(raw) == "warning: unused variable 'count' [-Wunused-variable]"
 
 
+DOTNET_INNER = """\
+Unhandled exception. System.InvalidOperationException: An error occurred while reading the orders.
+ ---> Microsoft.Data.SqlClient.SqlException (0x80131904): {message}
+   at Microsoft.Data.SqlClient.SqlConnection.OnError(SqlException exception, Boolean breakConnection)
+   at Shop.Orders.Load() in /src/Shop/Orders.cs:line 42
+   --- End of inner exception stack trace ---
+   at Shop.Program.Main(String[] args) in /src/Shop/Program.cs:line 12
+"""
+DOTNET_AGGREGATE = """\
+System.AggregateException: One or more errors occurred. ({message})
+ ---> Microsoft.Data.SqlClient.SqlException (0x80131904): {message}
+   at Microsoft.Data.SqlClient.SqlConnection.OnError(SqlException exception, Boolean breakConnection)
+   --- End of inner exception stack trace ---
+"""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        DOTNET_INNER,
+        DOTNET_AGGREGATE,
+        "System.InvalidOperationException: An error occurred while reading the orders. ---> "
+        "Microsoft.Data.SqlClient.SqlException: {message}",
+        "Microsoft.Data.SqlClient.SqlException (0x80131904): {message}",
+        "Unhandled exception. Microsoft.Data.SqlClient.SqlException (0x80131904): {message}",
+    ],
+)
+def test_a_dotnet_exception_is_known_by_its_innermost_exception(raw: str) -> None:
+    # .NET prints an exception's inner exception after " ---> " (its HResult after its
+    # class): the signature was the outer wrapper ("AggregateException: One or more errors
+    # occurred"), the inner line with its marker, or the whole one-line chain, and the
+    # fingerprint kept "(<hex>)": the same SqlException had four fingerprints
+    login = "Login failed for user 'app'."
+    inner = f"Microsoft.Data.SqlClient.SqlException: {login}"
+    assert error_fingerprint(extract_error_signature(raw.format(message=login))) == (
+        error_fingerprint(inner)
+    )
+    if "\n" not in raw:  # a one-line chain, as an entry stores it
+        assert error_fingerprint(raw.format(message=login)) == error_fingerprint(inner)
+    # another inner exception is another error
+    other = "Invalid object name 'dbo.Orders'."
+    assert error_fingerprint(extract_error_signature(raw.format(message=other))) != (
+        error_fingerprint(inner)
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

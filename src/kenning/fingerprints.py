@@ -302,6 +302,13 @@ _EXCEPTION_INTRO = lazy(
 )
 
 
+#: .NET prints some exceptions' HResult after their class (``SqlException (0x80131904):
+#: …``, as its ``ToString()`` does, not as a log or a message quotes it): one error.
+_DOTNET_HRESULT = lazy(
+    r"^((?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception))\s+\(0x[0-9A-Fa-f]{1,16}\)(?=:)"
+)
+
+
 #: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
 #: used: x``) and import (``"os" imported but not used`` → ``… and not used``): one error.
 _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
@@ -421,10 +428,10 @@ def error_fingerprint(signature: str) -> str:
     ``AssertionError: assert …`` as its summary's ``assert …``, macOS's errno as
     Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``), and a compiler's
     warning made an error (``error: … [-Werror=unused-variable]``) as the warning
-    (``warning: … [-Wunused-variable]``). What a
-    runtime says before an exception's class (``Uncaught``, ``Exception in thread "main"``,
-    ``Caused by:``) and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``) are left
-    out, and a credential in the signature reads as its redaction marker
+    (``warning: … [-Wunused-variable]``). What a runtime says before an exception's class
+    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and after it (.NET's
+    HResult, ``(0x80131904)``), and the suggestion Python 3.10+ appends (``Did you mean:
+    'x'?``) are left out, and a credential in the signature reads as its redaction marker
     (``[redacted:github_token]``), as the stored entry holds it. Whitespace collapsed,
     lowercased.
     """
@@ -452,6 +459,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
+    text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)

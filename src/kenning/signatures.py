@@ -139,9 +139,11 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (
         90,
         lazy(
-            r"^(?:Uncaught\s+|Unhandled\s+|Caused\s+by:\s+|Exception\s+in\s+thread\s+\"[^\"]*\"\s+)?"
+            r"^(?:Uncaught\s+|Unhandled(?:\s+exception\.)?\s+|Caused\s+by:\s+"
+            r"|Exception\s+in\s+thread\s+\"[^\"]*\"\s+)?"
             r"(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)"
-            r"(?:\s*\[[\w-]+\])?(?::\s.*|:?$)"
+            # (.NET's HResult after the class: "SqlException (0x80131904): …")
+            r"(?:\s*\[[\w-]+\]|\s+\(0x[0-9A-Fa-f]{1,16}\))?(?::\s.*|:?$)"
         ),
     ),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
@@ -273,6 +275,10 @@ _CAUSE = lazy(r"^[\s│]*╰─+▶\s*")
 #: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
 #: on the lines after it.
 _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
+#: .NET prints an exception's inner exception after ``--->``, on a line of its own (its
+#: ``ToString()``) or on the outer one's: the innermost is the error, as Java's last ``Caused
+#: by:`` is (``InvalidOperationException: … ---> SqlException (0x80131904): Login failed…``).
+_DOTNET_INNER = lazy(r"(?:^|\s)--->\s+(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)\b)")
 #: Node prints an error that carries properties as ``[Error: …] {`` and the properties after
 #: it: the brace opens them, it is not part of the error.
 _NODE_PROPERTIES = lazy(r"(?<=\])[ \t]*\{$")
@@ -444,6 +450,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
                 out[at] = (f"{prev}: {symbol.group(1)}", prev_score, prev_exc)
                 continue
         line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
+        if "--->" in line:  # .NET's innermost exception
+            line = line[max((m.end() for m in _DOTNET_INNER.finditer(line)), default=0) :]
         if line.startswith("[") and line.endswith("{"):
             line = _NODE_PROPERTIES.sub("", line)
         kotlin = _KOTLIN_ERROR.match(line)
@@ -530,8 +538,9 @@ def extract_error_signature(raw: str) -> str:
     Stack frames, rustc ``-->`` arrows and gutters, ANSI colours, timestamps and log-level
     prefixes are dropped; ``file:line:col:`` location prefixes are removed from the kept
     line. Exception lines (Python, Node, Java…) pick the *last* one — the final line of a
-    traceback, the root ``Caused by`` — other error lines the *first* one; a line that
-    visibly wraps (ends in ``,`` or ``of``) takes its continuation. When an exit code
+    traceback, the root ``Caused by``, .NET's innermost ``--->`` exception — other error
+    lines the *first* one; a line that visibly wraps (ends in ``,`` or ``of``) takes its
+    continuation. When an exit code
     appears elsewhere (``Error: Process completed with exit code 1.``) it is appended as
     ``(exit code N)``. A line longer than 300 chars has its absolute paths shortened to
     their last part (``…/OrderController.class``) before it is cut, so that as much of the
