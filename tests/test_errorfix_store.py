@@ -526,3 +526,53 @@ def test_a_warning_made_an_error_by_werror_finds_the_fix_of_the_warning(
     unused_parameter = "src/util.c:2:14: error: unused parameter 'argc' [-Werror=unused-parameter]"
     hits = store.recall(unused_parameter, errors=True).hits
     assert all(h.match != "fingerprint" for h in hits), hits
+
+
+NEXT_BUILD = """\
+   Linting and checking validity of types  ..Failed to compile.
+
+./app/cart/page.tsx:12:9
+Type error: {message}
+
+  10 |   const total: number = useTotal();
+  11 |   const label: number = formatLabel(total);
+> 12 |   const count: number = params.count;
+     |         ^
+Next.js build worker exited with code: 1 and signal: null
+"""
+
+
+def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -> None:
+    """``next build`` prints tsc's diagnostic without its code (``Type error: Type 'string'
+    is not assignable to type 'number'.``), tsc with it (``error TS2322: …``): one error,
+    but two fingerprints, so the fix stored from one was no exact match of the other."""
+    assignable = store.remember(
+        "ERROR-FIX: src/cart.ts(41,7): error TS2322: Type 'string' is not assignable to type "
+        "'number'. | FIX: parse the search param with Number() before assigning it",
+        "error_fix",
+    )
+    possibly = store.remember(
+        "ERROR-FIX: error TS18048: 'params.count' is possibly 'undefined'. | FIX: give the "
+        "param a default or guard it before use",
+        "error_fix",
+    )
+    for message, fix in (
+        ("Type 'string' is not assignable to type 'number'.", assignable),
+        ("'cart.items' is possibly 'undefined'.", possibly),
+    ):
+        (first, *_) = store.recall(NEXT_BUILD.format(message=message)).hits
+        assert (first.memory.id, first.match) == (fix.id, "fingerprint"), (message, first)
+    # and the other way round: a fix stored from next build, the error from tsc
+    missing = store.remember(
+        "ERROR-FIX: Type error: Property 'price' does not exist on type 'CartItem'. | FIX: "
+        "add price to the CartItem type in types/cart.ts",
+        "error_fix",
+    )
+    (first, *_) = store.recall(
+        "app/cart/page.tsx:20:15 - error TS2339: Property 'total' does not exist on type 'Order'.",
+        errors=True,
+    ).hits
+    assert (first.memory.id, first.match) == (missing.id, "fingerprint"), first
+    # another diagnostic is another error: 'null' is not 'undefined' (TS18047, TS18048)
+    hits = store.recall(NEXT_BUILD.format(message="'cart.items' is possibly 'null'.")).hits
+    assert all(h.match != "fingerprint" for h in hits), hits

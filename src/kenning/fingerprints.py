@@ -315,6 +315,87 @@ _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and
 _GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
 
 
+#: ``next build`` prints tsc's diagnostic without its code (``Type error: Type 'string' is
+#: not assignable to type 'number'.``), tsc with it (``error TS2322: …``). TypeScript words
+#: each code's message its own way (its diagnosticMessages.json): the commonest are read
+#: with their code, as tsc prints them; another keeps Next's words (no code is guessed).
+#: A template's '{0}' is any text; each is matched whole, so "… Did you mean '{2}'?" is not
+#: the message without the suggestion, nor TS2740 ("…: {2}, and {3} more.") TS2739.
+_TS_MESSAGES: tuple[tuple[int, str], ...] = (
+    (2322, "Type '{0}' is not assignable to type '{1}'."),
+    (2345, "Argument of type '{0}' is not assignable to parameter of type '{1}'."),
+    (2339, "Property '{0}' does not exist on type '{1}'."),
+    (2551, "Property '{0}' does not exist on type '{1}'. Did you mean '{2}'?"),
+    (2741, "Property '{0}' is missing in type '{1}' but required in type '{2}'."),
+    (2740, "Type '{0}' is missing the following properties from type '{1}': {2}, and {3} more."),
+    (2739, "Type '{0}' is missing the following properties from type '{1}': {2}"),
+    (2559, "Type '{0}' has no properties in common with type '{1}'."),
+    (2344, "Type '{0}' does not satisfy the constraint '{1}'."),
+    (
+        2353,
+        "Object literal may only specify known properties, and '{0}' does not exist in type '{1}'.",
+    ),
+    (2304, "Cannot find name '{0}'."),
+    (2552, "Cannot find name '{0}'. Did you mean '{1}'?"),
+    (2503, "Cannot find namespace '{0}'."),
+    (2307, "Cannot find module '{0}' or its corresponding type declarations."),
+    (2305, "Module '{0}' has no exported member '{1}'."),
+    (2724, "'{0}' has no exported member named '{1}'. Did you mean '{2}'?"),
+    (
+        7016,
+        "Could not find a declaration file for module '{0}'. '{1}' implicitly has an 'any' type.",
+    ),
+    (2531, "Object is possibly 'null'."),
+    (2532, "Object is possibly 'undefined'."),
+    (2533, "Object is possibly 'null' or 'undefined'."),
+    (18047, "'{0}' is possibly 'null'."),
+    (18048, "'{0}' is possibly 'undefined'."),
+    (18049, "'{0}' is possibly 'null' or 'undefined'."),
+    (2571, "Object is of type 'unknown'."),
+    (18046, "'{0}' is of type 'unknown'."),
+    (7005, "Variable '{0}' implicitly has an '{1}' type."),
+    (7006, "Parameter '{0}' implicitly has an '{1}' type."),
+    (7031, "Binding element '{0}' implicitly has an '{1}' type."),
+    (
+        7053,
+        "Element implicitly has an 'any' type because expression of type '{0}' can't be used to "
+        "index type '{1}'.",
+    ),
+    (2554, "Expected {0} arguments, but got {1}."),
+    (2555, "Expected at least {0} arguments, but got {1}."),
+    (2769, "No overload matches this call."),
+    (2349, "This expression is not callable."),
+    (2786, "'{0}' cannot be used as a JSX component."),
+    (2448, "Block-scoped variable '{0}' used before its declaration."),
+    (2454, "Variable '{0}' is used before being assigned."),
+    (2540, "Cannot assign to '{0}' because it is a read-only property."),
+    (2588, "Cannot assign to '{0}' because it is a constant."),
+    (
+        2367,
+        "This comparison appears to be unintentional because the types '{0}' and '{1}' have no "
+        "overlap.",
+    ),
+)
+_TS_TEMPLATES = tuple(
+    (code, lazy("^" + ".+".join(re.escape(part) for part in re.split(r"\{\d\}", message)) + "$"))
+    for code, message in _TS_MESSAGES
+)
+_NEXT_TYPE_ERROR = lazy(r"^Type error:\s+(?=\S)")
+
+
+def _with_ts_code(text: str) -> str:
+    """Next.js's ``Type error: <message>`` as tsc's ``error TS<code>: <message>``, when the
+    message is one of :data:`_TS_MESSAGES`."""
+    next_build = _NEXT_TYPE_ERROR.match(text)
+    if next_build is None:
+        return text
+    message = text[next_build.end() :]
+    for code, template in _TS_TEMPLATES:
+        if template.match(message):
+            return f"error TS{code}: {message}"
+    return text
+
+
 #: gcc's and clang's -Werror make a warning an error, and say so in its option: gcc's
 #: ``error: unused variable 'x' [-Werror=unused-variable]``, clang's ``[-Werror,-Wunused-
 #: variable]``, for ``warning: unused variable 'x' [-Wunused-variable]`` (gcc 14 and clang 16
@@ -426,7 +507,9 @@ def error_fingerprint(signature: str) -> str:
     (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
     reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, pytest's
     ``AssertionError: assert …`` as its summary's ``assert …``, macOS's errno as
-    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``), and a compiler's
+    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``), Next.js's ``Type
+    error: <message>`` as tsc's ``error TS<code>: <message>`` (for the commonest messages,
+    whose code TypeScript's wording gives), and a compiler's
     warning made an error (``error: … [-Werror=unused-variable]``) as the warning
     (``warning: … [-Wunused-variable]``). What a runtime says before an exception's class
     (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and after it (.NET's
@@ -454,6 +537,7 @@ def error_fingerprint(signature: str) -> str:
     from .redaction import redact_secrets  # (RE2 and the rules load on first use)
 
     text = redact_secrets(text)[0]
+    text = _with_ts_code(text)  # (before a suggestion, "Did you mean 'x'?", is cut off)
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
