@@ -1204,6 +1204,36 @@ def test_a_dotnet_exception_is_known_by_its_innermost_exception(raw: str) -> Non
     )
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # fork-ts-checker-webpack-plugin (create-react-app 5, webpack), vite-plugin-checker
+        "ERROR in src/components/Cart.tsx:7:9\n"
+        "TS2322: Type 'string' is not assignable to type 'number'.\n"
+        "     5 | export function Cart() {\n"
+        "  >  7 |   const total: number = '0';\n"
+        "       |         ^^^^^\n",
+        # ts-loader
+        "ERROR in /app/src/components/Cart.tsx\n"
+        "./src/components/Cart.tsx 7:9-14\n"
+        "[tsl] ERROR in /app/src/components/Cart.tsx(7,9)\n"
+        "      TS2322: Type 'string' is not assignable to type 'number'.\n",
+        # deno check
+        "error: TS2322 [ERROR]: Type 'string' is not assignable to type 'number'.\n"
+        "  const total: number = '0';\n"
+        "        ~~~~~\n"
+        "    at file:///home/dev/shop/cart.ts:7:9\n",
+    ],
+)
+def test_a_typescript_error_printed_by_a_bundler_or_deno_is_tscs(raw: str) -> None:
+    # webpack's checkers print tsc's diagnostic as "TS2322: <message>" under an "ERROR in
+    # <file>" line, Deno as "TS2322 [ERROR]: <message>": the signature was the file line
+    # ("in src/components/Cart.tsx:7:9", every error in that file one fingerprint) or the
+    # code in another form than tsc's, and the fix stored from tsc was no exact match
+    tsc = "src/Cart.tsx(3,5): error TS2322: Type 'string' is not assignable to type 'number'."
+    assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(tsc)
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

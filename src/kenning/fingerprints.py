@@ -381,14 +381,18 @@ _TS_TEMPLATES = tuple(
     for code, message in _TS_MESSAGES
 )
 _NEXT_TYPE_ERROR = lazy(r"^Type error:\s+(?=\S)")
+#: webpack's checkers (fork-ts-checker, ts-loader) print tsc's code first (``TS2322: …``),
+#: Deno with its level (``error: TS2322 [ERROR]: …``): tsc's ``error TS2322: …``.
+_TS_CODE_FIRST = lazy(r"^(?:error:\s+)?TS(?P<code>\d{4,5})(?:\s+\[ERROR\])?:\s+(?=\S)")
 
 
 def _with_ts_code(text: str) -> str:
     """Next.js's ``Type error: <message>`` as tsc's ``error TS<code>: <message>``, when the
-    message is one of :data:`_TS_MESSAGES`."""
+    message is one of :data:`_TS_MESSAGES`; webpack's and Deno's ``TS<code>: <message>`` as
+    tsc's."""
     next_build = _NEXT_TYPE_ERROR.match(text)
     if next_build is None:
-        return text
+        return _TS_CODE_FIRST.sub(r"error TS\g<code>: ", text, count=1)
     message = text[next_build.end() :]
     for code, template in _TS_TEMPLATES:
         if template.match(message):

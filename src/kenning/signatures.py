@@ -134,7 +134,11 @@ class _Rule(Protocol):
 _RULES: tuple[tuple[int, _Rule], ...] = (
     # rustc / TypeScript / C# style error codes
     (100, lazy(r"\berror\[E\d{3,5}\]:")),
-    (96, lazy(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b", re.IGNORECASE)),
+    # (and tsc's code as webpack's checkers and Deno print it: "TS2322: …", "TS2322 [ERROR]: …")
+    (
+        96,
+        lazy(r"\berror\s+(?:TS|CS|C|LNK)\d{3,5}\b|^TS\d{4,5}(?:\s+\[ERROR\])?:\s", re.IGNORECASE),
+    ),
     # language exceptions: Python, Node, Java, Ruby, .NET (class name with a colon or alone)
     (
         90,
