@@ -452,6 +452,38 @@ def test_a_go_compile_error_is_known_by_its_message_not_its_package(message: str
         assert extract_error_signature(raw) == message
 
 
+@pytest.mark.parametrize(
+    ("progress", "error", "signature"),
+    [
+        (
+            "go: downloading github.com/lib/pq v1.10.9\ngo: downloading golang.org/x/sys v0.15.0",
+            "# example.com/shop\n./main.go:12:5: undefined: foo",
+            "undefined: foo",
+        ),
+        (
+            "go: finding module for package github.com/lib/pq\n"
+            "go: found github.com/lib/pq in github.com/lib/pq v1.10.9",
+            "./main.go:9:2: declared and not used: x",
+            "declared and not used: x",
+        ),
+        (
+            "go: downloading go1.22.1 (linux/amd64)\ngo: added github.com/lib/pq v1.10.9\n"
+            "go: upgraded golang.org/x/sys v0.14.0 => v0.15.0",
+            "--- FAIL: TestAdd (0.00s)\n    add_test.go:9: Add(1, 2) = 4; want 3\nFAIL",
+            "--- FAIL: TestAdd (0.00s): Add(1, 2) = 4; want 3",
+        ),
+    ],
+)
+def test_a_go_error_is_not_the_modules_go_downloaded_before_it(
+    progress: str, error: str, signature: str
+) -> None:
+    # the go command says what it fetches before it builds ("go: downloading …", "go:
+    # found …"), as every CI run from a clean module cache does: those lines start as the go
+    # command's own errors do ("go: cannot find main module") and outscored the compile
+    # error, so the signature of any Go error in CI was the first module downloaded
+    assert extract_error_signature(f"{progress}\n{error}\n") == signature
+
+
 MAVEN_COMPILE = """\
 [INFO] -------------------------------------------------------------
 [ERROR] COMPILATION ERROR :

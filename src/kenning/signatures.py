@@ -77,6 +77,8 @@ _NOISE_LINE = lazy(
       |lambda\s+function|instantiation\s+of|substitution\s+of)\b.*|At\s+(?:top|global)\s+level):
     | (?:In\s+file\s+included\s+)?from\s+\S+:\d+[,:]
     | Node\.js\s+v\d.*
+    # the go command's progress ("go: downloading github.com/lib/pq v1.10.9")
+    | go:\s+(?:downloading|finding|found|added|upgraded|downgraded|removed|extracting)\s.*
     | During\s+handling\s+of\s+the\s+above\s+exception.*
     | The\s+above\s+exception\s+was\s+the\s+direct\s+cause.*
     | For\s+more\s+information\s+about\s+this\s+error.*
