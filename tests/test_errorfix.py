@@ -2583,6 +2583,17 @@ def test_a_node_property_error_has_one_fingerprint_across_node_versions(old: str
             "Uncaught (in promise) TypeError: Failed to fetch",
             "TypeError: Failed to fetch",
         ),
+        # ... and a bare Error (React's, axios's before 1.0)
+        (
+            "Uncaught Error: Too many re-renders. React limits the number of renders to prevent"
+            " an infinite loop.",
+            "Error: Too many re-renders. React limits the number of renders to prevent an"
+            " infinite loop.",
+        ),
+        (
+            "Uncaught (in promise) Error: Request failed with status code 404",
+            "Error: Request failed with status code 404",
+        ),
         # the JVM's handler for an uncaught exception, and a cause in a chain
         (
             'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',

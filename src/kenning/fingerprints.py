@@ -294,11 +294,11 @@ _RUST_THREAD = lazy(r"^thread\s+'(?P<name>[^'\s]{1,200})'(?=\s+panicked\b)")
 #: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
 #: promise)``), .NET's ``Unhandled exception.``, the JVM's ``Exception in thread "main"``,
 #: a chain's ``Caused by:``. The same exception quoted alone, or logged by a framework, is
-#: the same error.
+#: the same error (also a bare ``Error``: React's "Uncaught Error: Too many re-renders").
 _EXCEPTION_INTRO = lazy(
     r"^(?:Uncaught(?:\s+\(in\s+promise\))?|Unhandled(?:\s+exception\.)?|Caused\s+by:"
     r"|Exception\s+in\s+thread\s+\"[^\"\n]{0,200}\")\s+"
-    r"(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Rejection)\b)"
+    r"(?=(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception|Rejection)\b)"
 )
 
 
