@@ -3014,6 +3014,49 @@ def test_an_ipv6_address_without_a_port_is_masked_as_an_ipv4_one(other: str) -> 
 
 
 @pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # gcc (ASCII and UTF-8 quotes alike), javac, tsc: the token the parser wanted
+        (
+            "main.c:3:5: error: expected ';' before '}' token",
+            "main.c:9:1: error: expected ')' before ';' token",
+        ),
+        (
+            "main.c:3:5: error: expected ‘;’ before ‘}’ token",
+            "main.c:9:1: error: expected ‘)’ before ‘;’ token",
+        ),
+        ("App.java:5: error: ';' expected", "App.java:5: error: ')' expected"),
+        (
+            "src/a.ts(3,5): error TS1005: ';' expected.",
+            "src/a.ts(3,5): error TS1005: ',' expected.",
+        ),
+        # Python's unbalanced brackets
+        ("SyntaxError: '(' was never closed", "SyntaxError: '[' was never closed"),
+        ("SyntaxError: unmatched ')'", "SyntaxError: unmatched '}'"),
+        # JSON.parse given an HTML page, and given an object
+        (
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+            "SyntaxError: Unexpected token 'o', \"[object Obj\"... is not valid JSON",
+        ),
+    ],
+)
+def test_a_quoted_token_is_the_syntax_error_not_a_name(one: str, other: str) -> None:
+    # a quoted token ("';'", "')'") was masked as a quoted name: every "expected X before Y"
+    # was one error, and the fix for a missing semicolon the exact match of a missing paren
+    assert error_fingerprint(extract_error_signature(one)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+    # the same token from another file, or in the other kind of quotes, is the same error
+    assert error_fingerprint("main.c:3:5: error: expected ';' before '}' token") == (
+        error_fingerprint("x.c:40:2: error: expected ‘;’ before ‘}’ token")
+    )
+    # a quoted name is still masked
+    assert error_fingerprint("NameError: name 'x' is not defined") == error_fingerprint(
+        "NameError: name 'total' is not defined"
+    )
+
+
+@pytest.mark.parametrize(
     ("slicing", "other"),
     [
         ("cache[::2]", "cache[2]"),

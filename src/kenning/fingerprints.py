@@ -121,10 +121,18 @@ _QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}|NoneTyp
 _QUOTED_ERRNO = lazy(r"\[errno\s*\x00[a-z]+\x00\]", re.IGNORECASE)
 
 
+#: A quoted token (gcc's "expected ';' before '}' token", tsc's "',' expected.", Python's
+#: "'(' was never closed", JSON.parse's "Unexpected token '<'") is the syntax error itself,
+#: not a name: it stays, in one kind of quotes (gcc quotes ‘;’ so in a UTF-8 locale).
+_QUOTED_TOKEN = lazy(r"^[^\w\s'\"`‘’“”]{1,3}$")
+
+
 def _mask_quoted(m: re.Match[str]) -> str:
     inner = m.group(0)[1:-1].strip()
     if _QUOTED_CODE.match(inner):
         return inner
+    if _QUOTED_TOKEN.match(inner):
+        return f"'{inner}'"
     kept = _QUOTED_ERRNO.findall(inner) if "\x00" in inner else []
     return f"<q {' '.join(kept)}>" if kept else "<q>"
 
@@ -496,29 +504,28 @@ def _keep_token(index: int) -> str:
 def error_fingerprint(signature: str) -> str:
     """A normalised form of a signature that is the same across files, runs and names.
 
-    Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids
-    and memory addresses, UUIDs, ids a run makes up (buildkit refs, Kubernetes pod names),
-    quoted identifiers and numbers; keeps error classes and codes (``TypeError``, ``E0382``,
-    ``ERESOLVE``, ``TS2322``) and Python's ``'NoneType'`` (a value that was None), the
-    numbers that carry meaning (exit codes, signals, errno — also inside a quoted cause —,
-    HTTP status) and the name of a missing module, package, crate or header (``No module
-    named 'yaml'``). The ``(exit code N)`` a signature takes from a log's closing line is
-    left out (a CI run and a local run of one error are one error), npm 9's ``npm ERR!``
-    is read as npm 10's ``npm error``, and Node 14's ``Cannot read property 'x' of
-    undefined`` as Node 16's ``Cannot read properties of undefined (reading 'x')``, Ruby
-    3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for an instance
-    of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not used: x``
-    (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
-    reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, pytest's
-    ``AssertionError: assert …`` as its summary's ``assert …``, macOS's errno as
-    Linux's (``[Errno 48] Address already in use`` as ``[Errno 98] …``), Next.js's ``Type
-    error: <message>`` as tsc's ``error TS<code>: <message>`` (for the commonest messages,
-    whose code TypeScript's wording gives), and a compiler's
-    warning made an error (``error: … [-Werror=unused-variable]``) as the warning
-    (``warning: … [-Wunused-variable]``). What a runtime says before an exception's class
-    (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and after it (.NET's
-    HResult, ``(0x80131904)``), and the suggestion Python 3.10+ appends (``Did you mean:
-    'x'?``) are left out, and a credential in the signature reads as its redaction marker
+    Masks URLs, file paths (POSIX, Windows, bare ``name.ext``; with ``:line:col``), hex ids and
+    memory addresses, UUIDs, ids a run makes up (buildkit refs, Kubernetes pod names), quoted
+    identifiers and numbers; keeps error classes and codes (``TypeError``, ``E0382``,
+    ``ERESOLVE``, ``TS2322``), Python's ``'NoneType'`` (a value that was None) and a quoted
+    token (``expected ';' before '}'``), the numbers that carry meaning (exit codes, signals,
+    errno — also inside a quoted cause —, HTTP status) and the name of a missing module,
+    package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
+    takes from a log's closing line is left out (a CI run and a local run of one error are one
+    error), npm 9's ``npm ERR!`` is read as npm 10's ``npm error``, and Node 14's ``Cannot read
+    property 'x' of undefined`` as Node 16's ``Cannot read properties of undefined (reading
+    'x')``, Ruby 3.2's ``for nil:NilClass`` / ``for #<User:0x…>`` as 3.3's ``for nil`` / ``for
+    an instance of User``, Go 1.19's ``x declared but not used`` as 1.20's ``declared and not
+    used: x`` (``imported but not used`` as ``imported and not used``), Kotlin 2's ``Unresolved
+    reference 'foo'.`` as Kotlin 1's ``Unresolved reference: foo``, pytest's ``AssertionError:
+    assert …`` as its summary's ``assert …``, macOS's errno as Linux's (``[Errno 48] Address
+    already in use`` as ``[Errno 98] …``), Next.js's ``Type error: <message>`` as tsc's ``error
+    TS<code>: <message>`` (for the commonest messages, whose code TypeScript's wording gives),
+    and a compiler's warning made an error (``error: … [-Werror=unused-variable]``) as the
+    warning (``warning: … [-Wunused-variable]``). What a runtime says before an exception's
+    class (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and after it (.NET's
+    HResult, ``(0x80131904)``), and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``)
+    are left out, and a credential in the signature reads as its redaction marker
     (``[redacted:github_token]``), as the stored entry holds it. Whitespace collapsed,
     lowercased.
     """
