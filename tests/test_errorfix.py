@@ -1266,6 +1266,35 @@ def test_a_typescript_error_printed_by_a_bundler_or_deno_is_tscs(raw: str) -> No
     assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(tsc)
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (
+            "java.lang.NoClassDefFoundError: org/slf4j/LoggerFactory",
+            "java.lang.NoClassDefFoundError: com/fasterxml/jackson/databind/ObjectMapper",
+        ),
+        (
+            "java.lang.NoSuchMethodError: 'void com.acme.Cart.add(java.lang.String)'",
+            "java.lang.NoSuchMethodError: 'com.google.common.collect.ImmutableList"
+            " com.google.common.collect.ImmutableList.of()'",
+        ),
+        (
+            "java.lang.NoSuchMethodError: com.acme.Cart.add(Ljava/lang/String;)V",
+            "java.lang.NoSuchMethodError: org.yaml.snakeyaml.Yaml.<init>(Lorg/yaml/snakeyaml/"
+            "LoaderOptions;)V",
+        ),
+    ],
+)
+def test_a_java_class_or_method_the_runtime_cannot_find_is_the_error(one: str, other: str) -> None:
+    # the JVM names the class it could not load with slashes (read as a path, masked) and,
+    # since Java 11, quotes the method it could not link (masked as a quoted name): every
+    # NoClassDefFoundError was one error, every NoSuchMethodError another, and the fix that
+    # adds slf4j to the classpath was the exact match of a missing Jackson
+    assert error_fingerprint(one) != error_fingerprint(other)
+    # the same class from another run, or as the JVM's handler prints it, is the same error
+    assert error_fingerprint(f'Exception in thread "main" {one}') == error_fingerprint(one)
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

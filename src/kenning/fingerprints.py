@@ -95,6 +95,11 @@ _KEEP_MODULE = (
     # the symbol a linker could not find (GNU ld's `name' quotes, lld's plain name)
     lazy(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
     lazy(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
+    # the class the JVM could not load, named with slashes ("NoClassDefFoundError: org/slf4j/
+    # LoggerFactory"), and the method it could not link (quoted since Java 11): the fix adds
+    # or pins the library that has it
+    lazy(r"(?P<keep>\bNoClassDefFoundError:\s+)(?P<num>[\w$]+(?:/[\w$]+)+)(?![\w/.])"),
+    lazy(r"(?P<keep>\bNoSuchMethodError:\s+)(?P<num>'[^'\n]{1,300}'|\S{1,300})"),
     # and the class of the exception a C++ program died of
     lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     lazy(
