@@ -1295,6 +1295,40 @@ def test_a_java_class_or_method_the_runtime_cannot_find_is_the_error(one: str, o
     assert error_fingerprint(f'Exception in thread "main" {one}') == error_fingerprint(one)
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # Go's os/exec, and Docker's runtime starting a container's command
+        (
+            'exec: "gcc": executable file not found in $PATH',
+            'exec: "pkg-config": executable file not found in $PATH',
+        ),
+        (
+            "docker: Error response from daemon: failed to create task for container: failed"
+            " to create shim task: OCI runtime create failed: runc create failed: unable to"
+            ' start container process: exec: "python": executable file not found in $PATH',
+            "docker: Error response from daemon: failed to create task for container: failed"
+            " to create shim task: OCI runtime create failed: runc create failed: unable to"
+            ' start container process: exec: "node": executable file not found in $PATH',
+        ),
+        # cargo's linker, setuptools' compiler
+        ("error: linker `cc` not found", "error: linker `link.exe` not found"),
+        (
+            "error: command 'gcc' failed: No such file or directory",
+            "error: command 'x86_64-linux-gnu-g++' failed: No such file or directory",
+        ),
+    ],
+)
+def test_a_missing_executable_is_named_in_the_fingerprint(one: str, other: str) -> None:
+    # the program that could not be found was quoted, and masked as a quoted name: a
+    # missing gcc and a missing pkg-config (python and node in an image, cc on Linux and
+    # MSVC's link.exe on Windows) were one error, as "gcc: command not found" and
+    # "pkg-config: command not found" are not
+    assert error_fingerprint(extract_error_signature(one)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

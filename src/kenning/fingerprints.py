@@ -95,6 +95,15 @@ _KEEP_MODULE = (
     # the symbol a linker could not find (GNU ld's `name' quotes, lld's plain name)
     lazy(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
     lazy(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
+    # a program that could not be found, run by Go's os/exec or a container's runtime
+    # ('exec: "gcc": executable file not found in $PATH'), as cargo's linker (linker `cc` not
+    # found) or setuptools' compiler ("command 'gcc' failed: No such file or directory")
+    lazy(rf"(?P<keep>\bexec:\s+)(?P<num>{_QUOTED_NAME})(?=:\s+executable\s+file\s+not\s+found)"),
+    lazy(rf"(?P<keep>\blinker\s+)(?P<num>{_QUOTED_NAME})(?=\s+not\s+found)"),
+    lazy(
+        rf"(?P<keep>\bcommand\s+)(?P<num>{_QUOTED_NAME})"
+        r"(?=\s+failed:\s+No\s+such\s+file\s+or\s+directory)"
+    ),
     # the class the JVM could not load, named with slashes ("NoClassDefFoundError: org/slf4j/
     # LoggerFactory"), and the method it could not link (quoted since Java 11): the fix adds
     # or pins the library that has it
