@@ -1329,6 +1329,38 @@ def test_a_missing_executable_is_named_in_the_fingerprint(one: str, other: str) 
     )
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # Bundler
+        (
+            "Could not find gem 'pg' in locally installed gems.",
+            "Could not find gem 'mysql2' in locally installed gems.",
+        ),
+        (
+            "Bundler::GemNotFound: Could not find gem 'rails (~> 7.0)' in locally installed gems.",
+            "Bundler::GemNotFound: Could not find gem 'sidekiq (>= 7.1)' in locally installed gems.",
+        ),
+        # pkg-config (from a build, meson, a Rust -sys crate's build script), autoconf
+        (
+            "Package 'libffi', required by 'virtual:world', not found",
+            "Package 'openssl', required by 'virtual:world', not found",
+        ),
+        ("No package 'gtk+-3.0' found", "No package 'libxml-2.0' found"),
+    ],
+)
+def test_a_missing_gem_or_system_package_is_named_in_the_fingerprint(one: str, other: str) -> None:
+    # the gem Bundler or the library pkg-config could not find was quoted, and masked as a
+    # quoted name: the fix that installs libpq-dev for 'pg' was the exact match of 'mysql2'
+    assert error_fingerprint(extract_error_signature(one)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+    # another version constraint of the same gem is the same error
+    assert error_fingerprint(
+        "Could not find gem 'rails (~> 7.0)' in locally installed gems."
+    ) == error_fingerprint("Could not find gem 'rails (~> 6.1.4)' in locally installed gems.")
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

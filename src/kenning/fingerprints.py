@@ -53,7 +53,9 @@ _KEEP_MODULE = (
         r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module"
         r"|missing\s+script:"
         # a package a package manager cannot find (cargo, yarn, yum and dnf through ansible)
-        r"|no\s+matching\s+package\s+named|couldn'?t\s+find\s+package|no\s+package\s+matching)\s+)"
+        r"|no\s+matching\s+package\s+named|couldn'?t\s+find\s+package|no\s+package\s+matching"
+        # a gem Bundler cannot find
+        r"|could\s+not\s+find\s+gem)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
@@ -95,6 +97,10 @@ _KEEP_MODULE = (
     # the symbol a linker could not find (GNU ld's `name' quotes, lld's plain name)
     lazy(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
     lazy(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
+    # a library pkg-config cannot find ("Package 'libffi', required by 'virtual:world', not
+    # found"; autoconf's "No package 'gtk+-3.0' found")
+    lazy(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
+    lazy(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
     # a program that could not be found, run by Go's os/exec or a container's runtime
     # ('exec: "gcc": executable file not found in $PATH'), as cargo's linker (linker `cc` not
     # found) or setuptools' compiler ("command 'gcc' failed: No such file or directory")
@@ -329,6 +335,12 @@ _EXCEPTION_INTRO = lazy(
 _DOTNET_HRESULT = lazy(
     r"^((?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception))\s+\(0x[0-9A-Fa-f]{1,16}\)(?=:)"
 )
+
+
+#: Bundler names the gem it cannot find with its version constraint (``Could not find gem
+#: 'rails (~> 7.0)' in locally installed gems.``): the gem is the error (its name is kept),
+#: another constraint on it another version of it.
+_GEM_CONSTRAINT = lazy(r"(\bfind\s+gem\s+'[\w.-]{1,200})\s+\([^()'\n]{0,100}\)'")
 
 
 #: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
@@ -569,6 +581,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
+    text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
