@@ -1738,6 +1738,13 @@ SAME_ERROR = [
         "Module not found: Error: Can't resolve 'lodash' in '/home/a/web/src'",
         "Module not found: Error: Can't resolve 'lodash' in '/srv/ci/web/src'",
     ),
+    # a size written with its unit apart ("20.00 MiB", "2.00 GiB"): PyTorch's out of memory
+    (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a"
+        " total capacity of 7.79 GiB of which 3.06 MiB is free.",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a"
+        " total capacity of 23.65 GiB of which 812.00 KiB is free.",
+    ),
     # an errno as Linux and macOS number it (and word it), also inside a quoted cause
     ("OSError: [Errno 98] Address already in use", "OSError: [Errno 48] Address already in use"),
     (

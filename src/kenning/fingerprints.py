@@ -260,8 +260,13 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         "<n>",
     ),
     (lazy(r"\bx\d+(?=\s+over\b)"), "x<n>"),
+    # (a size's unit also after a space, "20.00 MiB" as "512mb": "<n> mib" and "<n> gib" were
+    # two fingerprints of one out-of-memory error)
     (
-        lazy(r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%)?(?!\w)", re.I),
+        lazy(
+            r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%|\s[kmgtp]i?b\b)?(?!\w)",
+            re.I,
+        ),
         "<n>",
     ),
 )
