@@ -1361,6 +1361,68 @@ def test_a_missing_gem_or_system_package_is_named_in_the_fingerprint(one: str, o
     ) == error_fingerprint("Could not find gem 'rails (~> 6.1.4)' in locally installed gems.")
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # curl and git over https, ssh
+        (
+            "curl: (6) Could not resolve host: api.example.com",
+            "curl: (6) Could not resolve host: registry.internal",
+        ),
+        (
+            "fatal: unable to access 'https://github.com/acme/shop.git/': Could not resolve"
+            " host: github.com",
+            "fatal: unable to access 'https://git.acme.dev/b/web.git/': Could not resolve host:"
+            " git.acme.dev",
+        ),
+        (
+            "ssh: Could not resolve hostname github.com: Name or service not known",
+            "ssh: Could not resolve hostname gitlab.acme.dev: Name or service not known",
+        ),
+        (
+            "ssh: connect to host github.com port 22: Connection timed out",
+            "ssh: connect to host 10.0.4.12 port 2222: Connection timed out",
+        ),
+        (
+            "fatal: unable to access 'https://github.com/acme/x.git/': Failed to connect to"
+            " github.com port 443 after 21 ms: Couldn't connect to server",
+            "fatal: unable to access 'https://proxy.acme.dev/x.git/': Failed to connect to"
+            " proxy.acme.dev port 8443 after 130 ms: Couldn't connect to server",
+        ),
+        # Node, Go, redis-py, Java: a database's container name here, localhost there
+        ("Error: getaddrinfo ENOTFOUND db", "Error: getaddrinfo ENOTFOUND postgres.internal"),
+        (
+            "dial tcp: lookup db on 127.0.0.11:53: no such host",
+            "dial tcp: lookup postgres.internal on 10.0.0.2:53: no such host",
+        ),
+        ("dial tcp: lookup db: no such host", "dial tcp: lookup cache-1.acme.dev: no such host"),
+        (
+            "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379."
+            " Connection refused.",
+            "redis.exceptions.ConnectionError: Error 111 connecting to redis:6380."
+            " Connection refused.",
+        ),
+        ("java.net.UnknownHostException: db", "java.net.UnknownHostException: kafka-0.kafka"),
+    ],
+)
+def test_a_host_an_error_names_is_masked_as_a_quoted_one_is(one: str, other: str) -> None:
+    # a host named unquoted stayed in the fingerprint (libpq's quoted "db" did not): the
+    # same failure to resolve or reach a database was one error for each host it ran against
+    # (a compose service in CI, localhost on a laptop)
+    assert error_fingerprint(extract_error_signature(one)) == error_fingerprint(
+        extract_error_signature(other)
+    )
+    # what happened to the host is still the error
+    assert error_fingerprint("Error: getaddrinfo ENOTFOUND db") != error_fingerprint(
+        "Error: getaddrinfo EAI_AGAIN db"
+    )
+    assert error_fingerprint("curl: (6) Could not resolve host: db") != error_fingerprint(
+        "curl: (7) Failed to connect to db port 80 after 3 ms: Couldn't connect to server"
+    )
+    # and a sentence's words after the same verbs are no host
+    assert "database" in error_fingerprint("Error: failed to connect to database: timeout")
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -158,6 +158,8 @@ def _mask_quoted(m: re.Match[str]) -> str:
 
 
 _Repl = str | Callable[[re.Match[str]], str]
+#: A host's name or address (``db``, ``api.example.com``, ``10.0.4.12``), not its end's dot.
+_HOST = r"[A-Za-z0-9](?:[\w.-]*[\w-])?"
 #: How much of a signature its fingerprint reads.
 FINGERPRINT_MAX_CHARS = 2000
 _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
@@ -167,6 +169,29 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     ),
     # (not over a quote that closes it: a quoted URL is a quoted value, as an ssh remote is)
     (lazy(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`]+", re.I), "<url>"),
+    # a host an error names unquoted (a quoted one is masked below): the same failure to
+    # resolve or reach a server is one error whichever host it was (a compose service in
+    # CI, localhost on a laptop): curl's and git's "Could not resolve host: X", ssh's
+    # "Could not resolve hostname X:" and "connect to host X port 22", curl's "Failed to
+    # connect to X port 443", Node's "getaddrinfo ENOTFOUND X", Go's "dial tcp: lookup X"
+    # and "lookup X on 127.0.0.11:53:", redis-py's "connecting to X:6379", Java's
+    # "UnknownHostException: X"; the words after the same verbs in a sentence are no host
+    (
+        lazy(
+            r"(\b(?:resolve\s+host(?:name)?:?|getaddrinfo\s+E[A-Z_]+|UnknownHostException:"
+            rf"|dial\s+(?:tcp|udp)[46]?:\s+lookup)\s+){_HOST}",
+            re.I,
+        ),
+        r"\1<host>",
+    ),
+    (
+        lazy(
+            rf"(\b(?:connect\s+to\s+host|failed\s+to\s+connect\s+to)\s+){_HOST}(?=\s+port\b)", re.I
+        ),
+        r"\1<host>",
+    ),
+    (lazy(rf"(\blookup\s+){_HOST}(?=\s+on\s+\S+:\d+:\s)"), r"\1<host>"),
+    (lazy(rf"(\bconnecting\s+to\s+){_HOST}(?=:\d)", re.I), r"\1<host>"),
     # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
     (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
