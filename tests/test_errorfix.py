@@ -917,6 +917,24 @@ def test_a_pydantic_validation_error_is_known_by_the_field_and_what_is_wrong() -
     )
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["12.5", "{'debug': True}", "[1, 2]", "None", "'1' * 20"],
+)
+def test_a_pydantic_validation_error_is_the_same_whatever_value_was_given(value: str) -> None:
+    # pydantic 2 prints the value it was given ("input_value={'debug': True}"): a run's
+    # data, so the same missing field had one fingerprint per payload
+    missing = PYDANTIC.format(field="email", message="Field required", kind="missing")
+    other = missing.replace("input_value='abc'", f"input_value={value}")
+    assert error_fingerprint(extract_error_signature(other)) == error_fingerprint(
+        extract_error_signature(missing)
+    )
+    # the field and what is wrong with it are still the error
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(
+        extract_error_signature(other.replace("email", "phone"))
+    )
+
+
 NODE_REJECTION = """\
 node:internal/process/promises:289
             triggerUncaughtException(err, true /* fromPromise */);

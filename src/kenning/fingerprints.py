@@ -373,6 +373,11 @@ _DOTNET_HRESULT = lazy(
 _GEM_CONSTRAINT = lazy(r"(\bfind\s+gem\s+'[\w.-]{1,200})\s+\([^()'\n]{0,100}\)'")
 
 
+#: pydantic 2 prints the value it was given (``[type=missing, input_value={'debug': True},
+#: input_type=dict]``): a run's data, not the error (its type and the field are).
+_PYDANTIC_INPUT = lazy(r"\binput_value=[^\n]{0,2000}?(?=,\s+input_type=)")
+
+
 #: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
 #: used: x``) and import (``"os" imported but not used`` → ``… and not used``): one error.
 _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
@@ -612,6 +617,7 @@ def error_fingerprint(signature: str) -> str:
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
+    text = _PYDANTIC_INPUT.sub("input_value=<q>", text)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
