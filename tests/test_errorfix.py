@@ -1441,6 +1441,50 @@ def test_a_host_an_error_names_is_masked_as_a_quoted_one_is(one: str, other: str
     assert "database" in error_fingerprint("Error: failed to connect to database: timeout")
 
 
+@pytest.mark.parametrize(
+    ("printed", "bare"),
+    [
+        # MSBuild names the project after the error (the terminal logger of .NET 8 does not),
+        # on Windows and Linux alike
+        (
+            "C:\\src\\Shop\\Cart.cs(12,17): error CS0103: The name 'total' does not exist in the"
+            " current context [C:\\src\\Shop\\Shop.csproj]",
+            "src/Shop/Cart.cs(40,9): error CS0103: The name 'sum' does not exist in the current"
+            " context",
+        ),
+        (
+            "/home/runner/work/shop/Cart.cs(12,17): error CS0103: The name 'total' does not exist"
+            " in the current context [/home/runner/work/shop/Shop.csproj::TargetFramework=net8.0]",
+            "error CS0103: The name 'total' does not exist in the current context",
+        ),
+        # ... and a tool or a project file before it ("<origin> : error CODE:")
+        (
+            "/src/Shop/Shop.csproj : error NU1101: Unable to find package Acme.Core. No packages"
+            " exist with this id in source(s): nuget.org",
+            "error NU1101: Unable to find package Acme.Core. No packages exist with this id in"
+            " source(s): nuget.org",
+        ),
+        (
+            "CSC : error CS5001: Program does not contain a static 'Main' method suitable for an"
+            " entry point [/src/Shop/Shop.csproj]",
+            "error CS5001: Program does not contain a static 'Main' method suitable for an entry"
+            " point",
+        ),
+    ],
+)
+def test_a_dotnet_build_error_is_the_same_whatever_project_msbuild_names(
+    printed: str, bare: str
+) -> None:
+    # the project MSBuild appends ("[C:\\src\\Shop\\Shop.csproj]") stayed in the fingerprint,
+    # a Windows path's mask taking its closing bracket ("[<path>" against Linux's
+    # "[<path>]"), and an origin before the error ("Shop.csproj : error NU1101") in the
+    # signature: one error had a fingerprint per OS, per logger and per project
+    assert error_fingerprint(extract_error_signature(printed)) == error_fingerprint(bare)
+    assert error_fingerprint(extract_error_signature(printed)) != error_fingerprint(
+        "error CS0246: The type or namespace name 'total' could not be found"
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

@@ -367,6 +367,11 @@ _DOTNET_HRESULT = lazy(
 )
 
 
+#: MSBuild names the project after an error (``… [C:\src\Shop\Shop.csproj]``, ``[/src/Shop.
+#: csproj::TargetFramework=net8.0]``), where .NET 8's terminal logger names it above: one error.
+_MSBUILD_PROJECT = lazy(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200})?\]$")
+
+
 #: Bundler names the gem it cannot find with its version constraint (``Could not find gem
 #: 'rails (~> 7.0)' in locally installed gems.``): the gem is the error (its name is kept),
 #: another constraint on it another version of it.
@@ -616,6 +621,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
+    text = _MSBUILD_PROJECT.sub("", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
     text = _PYDANTIC_INPUT.sub("input_value=<q>", text)
     text = _SUGGESTION.sub("", text, count=1)

@@ -246,6 +246,8 @@ LOCATION_PREFIX = lazy(
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
     r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
+    # MSBuild's origin: a tool or a project ("CSC : error CS5001:", "Shop.csproj : error NU1101:")
+    r"|^\S+\s+:\s+(?=(?:error|warning)\s+[A-Z]{2,}\d{3,5}\s*:)"
     r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\(\.[\w.$]+\+0x[0-9a-fA-F]+\):\s+(?=\S)"  # ld
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.rb:\d+:in\s+[`'][^'\n]{0,200}':\s+(?=\S)"  # Ruby
