@@ -3410,6 +3410,35 @@ def test_a_python_log_line_in_the_default_format_is_known_by_its_message(level: 
     )
 
 
+GIT_PUSH_REJECTED = """\
+To github.com:acme/shop.git
+ ! [{rejected}]        {ref} -> {ref} ({reason})
+error: failed to push some refs to 'github.com:acme/shop.git'
+"""
+
+
+def test_a_rejected_git_push_is_known_by_why_it_was_rejected() -> None:
+    # the signature was git's closing "error: failed to push some refs to '…'" whatever the
+    # reason: the fix "pull --rebase first" (fetch first) was the exact match of a push to
+    # a protected branch (use a pull request) or of a rejected hook
+    behind = GIT_PUSH_REJECTED.format(rejected="rejected", ref="main", reason="fetch first")
+    protected = GIT_PUSH_REJECTED.format(
+        rejected="remote rejected", ref="main", reason="protected branch hook declined"
+    )
+    assert extract_error_signature(behind) == "! [rejected] main -> main (fetch first)"
+    assert error_fingerprint(extract_error_signature(behind)) != error_fingerprint(
+        extract_error_signature(protected)
+    )
+    # the same rejection of another branch is the same error
+    feature = GIT_PUSH_REJECTED.format(rejected="rejected", ref="feat/login", reason="fetch first")
+    assert error_fingerprint(extract_error_signature(feature)) == error_fingerprint(
+        extract_error_signature(behind)
+    )
+    # and what the remote said, when it said it, stays the signature
+    gh006 = "remote: error: GH006: Protected branch update failed for refs/heads/main.\n"
+    assert extract_error_signature(gh006 + protected).startswith("remote: error: GH006:")
+
+
 def test_a_quoted_url_is_masked_as_any_quoted_value() -> None:
     # the URL mask ran to the next space, over the closing quote: "'https://…/shop.git'" read
     # "'<url>" while the same remote over ssh ("'git@github.com:acme/shop.git'") read "<q>",

@@ -372,6 +372,11 @@ _DOTNET_HRESULT = lazy(
 _MSBUILD_PROJECT = lazy(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200})?\]$")
 
 
+#: git push names the ref the remote refused (``! [rejected] main -> main (fetch first)``):
+#: the reason is the error, on any branch.
+_GIT_REJECTED_REF = lazy(r"^(!\s+\[(?:remote\s+)?rejected\])\s+\S+\s+->\s+\S+")
+
+
 #: Bundler names the gem it cannot find with its version constraint (``Could not find gem
 #: 'rails (~> 7.0)' in locally installed gems.``): the gem is the error (its name is kept),
 #: another constraint on it another version of it.
@@ -622,6 +627,7 @@ def error_fingerprint(signature: str) -> str:
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)
+    text = _GIT_REJECTED_REF.sub(r"\1 <ref> -> <ref>", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
     text = _PYDANTIC_INPUT.sub("input_value=<q>", text)
     text = _SUGGESTION.sub("", text, count=1)
@@ -650,7 +656,7 @@ def error_fingerprint(signature: str) -> str:
     return one_line(text).lower()
 
 
-_MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host)>")
+_MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")
 #: A word of three letters or more, or an error code (letters and digits: e0382, ts2322).
 _IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
 

@@ -165,6 +165,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
     (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
     (80, lazy(r"^go:\s")),
+    # git push's ref the remote refused, and why ("! [rejected] main -> main (fetch first)")
+    (74, lazy(r"^!\s+\[(?:remote\s+)?rejected\]\s")),
     (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
     (76, lazy(r"^×\s+\S")),  # miette's error mark (uv, oxlint, turbo; vitest's failed test)
     # (and "Error:" inside a message: webpack's "Module not found: Error: Can't resolve …")
@@ -193,6 +195,7 @@ _WRAPPER = lazy(
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
+    r"|error:\s+failed\s+to\s+push\s+some\s+refs\b"  # git push's, under the ref it refused
     r"|APPLICATION\s+FAILED\s+TO\s+START$"  # Spring Boot's banner over the description
     r"|Aborted(?:\s+\(core\s+dumped\))?$"  # the process's death notice after what aborted it
     # the compiler driver's closing line after the linker's error
