@@ -1869,6 +1869,19 @@ SAME_ERROR = [
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a"
         " total capacity of 23.65 GiB of which 812.00 KiB is free.",
     ),
+    # an image's tag after its path (containerd, through a Kubernetes event)
+    (
+        'Failed to pull image "acme/web:1.2.3": rpc error: code = NotFound desc = failed to'
+        ' pull and unpack image "docker.io/acme/web:1.2.3": failed to resolve reference'
+        ' "docker.io/acme/web:1.2.3": docker.io/acme/web:1.2.3: not found',
+        'Failed to pull image "acme/api:2.0": rpc error: code = NotFound desc = failed to'
+        ' pull and unpack image "docker.io/acme/api:2.0": failed to resolve reference'
+        ' "docker.io/acme/api:2.0": docker.io/acme/api:2.0: not found',
+    ),
+    (
+        "failed to solve: ghcr.io/acme/base/python:3.12-slim: not found",
+        "failed to solve: ghcr.io/acme/base/node:20.11.1-alpine3.19: not found",
+    ),
     # an errno as Linux and macOS number it (and word it), also inside a quoted cause
     ("OSError: [Errno 98] Address already in use", "OSError: [Errno 48] Address already in use"),
     (

@@ -230,12 +230,13 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (lazy(r"(?<![\w/])(?:[A-Za-z]:|…)\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
     # POSIX paths: absolute, ./, ../, ~/, …/ (a long signature's shortened path);
     # relative ones need two slashes or a file extension (so "and/or" stays); with optional
-    # :line:col
+    # :line:col, or an image's tag that starts with a digit ("docker.io/acme/web:1.2.3",
+    # ":3.12-slim": its number's rest was left out of the mask, "<path>.2.3")
     (
         lazy(
-            r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+)*"
-            r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+)*"
-            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+)*"
+            r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+(?:[.-]\w+)*)*"
+            r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+(?:[.-]\w+)*)*"
+            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+(?:[.-]\w+)*)*"
         ),
         "<path>",
     ),
