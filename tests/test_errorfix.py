@@ -1892,6 +1892,12 @@ SAME_ERROR = [
         REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused"),
         REQUESTS_CONNECTION.format(reason="[Errno 61] Connection refused"),
     ),
+    (
+        "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection"
+        " refused.",
+        "redis.exceptions.ConnectionError: Error 61 connecting to localhost:6379. Connection"
+        " refused.",
+    ),
 ]
 
 DIFFERENT_ERROR = [

@@ -533,8 +533,11 @@ _DARWIN_ERRNO: dict[tuple[str, str], tuple[str, str]] = {
     ("77", "no locks available"): ("37", "No locks available"),
     ("78", "function not implemented"): ("38", "Function not implemented"),
 }
+#: (Python's ``[Errno 48] Address already in use``, redis-py's ``Error 61 connecting to
+#: localhost:6379. Connection refused.``)
 _DARWIN_ERRNO_LINE = lazy(
-    r"\[Errno\s+(?P<num>\d{2})\]\s+(?P<words>"
+    r"(?P<head>\[Errno\s+|\bError\s+)(?P<num>\d{2})"
+    r"(?P<mid>\]\s+|\s+connecting\s+to\s+[^\s.]+(?:\.[^\s.]+)*\.\s+)(?P<words>"
     + "|".join(sorted((re.escape(w) for _, w in _DARWIN_ERRNO), key=len, reverse=True))
     + r")(?!\w)",
     re.IGNORECASE,
@@ -543,7 +546,9 @@ _DARWIN_ERRNO_LINE = lazy(
 
 def _errno_as_on_linux(m: re.Match[str]) -> str:
     linux = _DARWIN_ERRNO.get((m.group("num"), m.group("words").lower()))
-    return m.group(0) if linux is None else f"[Errno {linux[0]}] {linux[1]}"
+    if linux is None:
+        return m.group(0)
+    return f"{m.group('head')}{linux[0]}{m.group('mid')}{linux[1]}"
 
 
 #: Kotlin 2's compiler quotes the name it cannot resolve (``Unresolved reference 'foo'.``)
