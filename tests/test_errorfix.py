@@ -297,6 +297,42 @@ def test_extract_error_signature(raw: str, expected: str) -> None:
     assert extract_error_signature(raw) == expected
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # eslint (as with --max-warnings 0, whose failure the warning is)
+        (
+            "\n/home/dev/web/src/a.js\n"
+            "  3:5  warning  'x' is assigned a value but never used  no-unused-vars\n\n"
+            "✖ 1 problem (0 errors, 1 warning)\n"
+            "ESLint found too many warnings (maximum: 0).\n",
+            "warning 'x' is assigned a value but never used no-unused-vars",
+        ),
+        # a compiler's warning over its count and the CI runner's closing line
+        (
+            "src/main.c:3:9: warning: unused variable 'x' [-Wunused-variable]\n"
+            "1 warning generated.\n"
+            "Error: Process completed with exit code 1.\n",
+            "warning: unused variable 'x' [-Wunused-variable] (exit code 1)",
+        ),
+    ],
+)
+def test_a_located_warning_is_the_signature_over_a_count_of_warnings(
+    raw: str, expected: str
+) -> None:
+    # a warning at its location scored nothing, and a tool's count of what it reported
+    # ("✖ 1 problem (0 errors, 1 warning)") or the runner's exit line, wrappers, won: every
+    # warnings-only eslint run had the fingerprint "✖ <n> problem (<n> errors, <n> warning)"
+    assert extract_error_signature(raw) == expected
+    other = raw.replace(
+        "is assigned a value but never used  no-unused-vars", "is not defined  no-undef"
+    )
+    other = other.replace("unused variable 'x' [-Wunused-variable]", "unused parameter 'argc'")
+    assert error_fingerprint(extract_error_signature(raw)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+
+
 PYTEST_KEYERROR = """\
     def test_load():
         data = {"a": 1}

@@ -240,6 +240,12 @@ _GO_DIAGNOSTIC_SCORE = 50
 #: A located line whose message starts with the level word ``error`` (eslint's ``3:5  error
 #: …``): as specific as ``error: …``, above a warning after it that says "unexpected".
 _LEVEL_WORD_ERROR = lazy(r"^error\s")
+#: A located warning (gcc's ``file.c:3:9: warning: …``, eslint's ``3:5  warning …``) is
+#: what a run that printed no error reported: above a tool's count of it ("✖ 1 problem (0
+#: errors, 1 warning)", "1 warning generated.") and a runner's exit line, wrappers; below
+#: any line that names an error.
+_LEVEL_WORD_WARNING = lazy(r"^warning(?::|\s)")
+_LOCATED_WARNING_SCORE = 35
 
 #: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…;
 #: tsc's ``file.ts:3:5 - error TS2322`` in a terminal).
@@ -474,6 +480,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             score = max(score, _RULE_CODE_SCORE)
         if loc and _GO_LOCATION.match(loc.group(0)):
             score = max(score, _GO_DIAGNOSTIC_SCORE)
+        if loc and _LEVEL_WORD_WARNING.match(line):
+            score = max(score, _LOCATED_WARNING_SCORE)
         if _WARNING_CLASS.match(line):
             score = min(score, _WARNING_SCORE)
         # a traceback ends in its exception's class, named Error or not ("django.core.
