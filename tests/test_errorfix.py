@@ -297,6 +297,24 @@ def test_extract_error_signature(raw: str, expected: str) -> None:
     assert extract_error_signature(raw) == expected
 
 
+@pytest.mark.parametrize("process", ["MainProcess", "ForkPoolWorker-3", "Beat"])
+def test_a_celery_log_record_is_its_message_whatever_process_logged_it(process: str) -> None:
+    # celery logs "[<time>: <LEVEL>/<process>] <message>": the time was cleaned off, not the
+    # level and process (": ERROR/MainProcess] consumer: …" was the signature), so one error
+    # had a fingerprint per process that logged it
+    logged = (
+        f"[2024-05-01 10:00:00,123: ERROR/{process}] consumer: Cannot connect to "
+        "redis://localhost:6379/0: Error 111 connecting to localhost:6379. Connection refused."
+    )
+    assert extract_error_signature(logged) == (
+        "consumer: Cannot connect to redis://localhost:6379/0: Error 111 connecting to"
+        " localhost:6379. Connection refused."
+    )
+    # among INFO records the ERROR one is the signature
+    info = f"[2024-05-01 10:00:00,001: INFO/{process}] Connected to redis://localhost:6379/0"
+    assert extract_error_signature(f"{info}\n{logged}\n") == extract_error_signature(logged)
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [

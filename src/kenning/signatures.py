@@ -54,6 +54,9 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
 _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
+#: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
+#: level and the process, ``ForkPoolWorker-3`` as well, then the message).
+_CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
 _PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
@@ -383,6 +386,10 @@ def clean_line(line: str) -> tuple[str, bool]:
             line = line[lvl.end() :]
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
+    celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
+    if celery:
+        error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
+        line = line[celery.end() :]
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
 
