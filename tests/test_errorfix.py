@@ -297,6 +297,29 @@ def test_extract_error_signature(raw: str, expected: str) -> None:
     assert extract_error_signature(raw) == expected
 
 
+@pytest.mark.parametrize(
+    "rule",
+    ["no-unused-vars", "@typescript-eslint/no-unused-vars", "react-hooks/exhaustive-deps"],
+)
+def test_an_eslint_rule_is_one_error_whatever_severity_a_config_gives_it(rule: str) -> None:
+    # a config sets a rule to "warn" or "error" ("plugin:…/recommended" one, a team's other):
+    # the same rule broken at either level had two fingerprints, as a -Werror warning had
+    report = (
+        "\n/home/dev/web/src/a.ts\n  3:5  {level}  'x' is assigned a value but never used  {rule}\n"
+    )
+    error = extract_error_signature(report.format(level="error", rule=rule))
+    warning = extract_error_signature(report.format(level="warning", rule=rule))
+    assert error_fingerprint(error) == error_fingerprint(warning)
+    # another rule is another error
+    assert error_fingerprint(error) != error_fingerprint(
+        extract_error_signature(report.format(level="error", rule="no-undef"))
+    )
+    # and a tool's own "error <sentence>." is no eslint report
+    assert error_fingerprint("error Command failed with exit code 1.") != error_fingerprint(
+        "warning Command failed with exit code 1."
+    )
+
+
 @pytest.mark.parametrize("process", ["MainProcess", "ForkPoolWorker-3", "Beat"])
 def test_a_celery_log_record_is_its_message_whatever_process_logged_it(process: str) -> None:
     # celery logs "[<time>: <LEVEL>/<process>] <message>": the time was cleaned off, not the
