@@ -916,6 +916,33 @@ YARN_BERRY = """\
 """
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/left-padd: Not'
+            ' found".',
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/react:'
+            ' ESOCKETTIMEDOUT".',
+        ),
+        (
+            'error An unexpected error occurred: "EACCES: permission denied, mkdir'
+            " '/usr/local/share/.cache/yarn/v6'\".",
+            'error An unexpected error occurred: "ENOSPC: no space left on device, write".',
+        ),
+    ],
+)
+def test_a_yarn_classic_failure_is_known_by_the_error_it_quotes(one: str, other: str) -> None:
+    # yarn 1 quotes the error it ran into after "An unexpected error occurred:": masked as a
+    # quoted name, every such failure (a missing package, a timeout, a permission, a full
+    # disk) had one fingerprint
+    assert error_fingerprint(extract_error_signature(one)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+    # the same error from another package or path is the same error
+    assert error_fingerprint(one) == error_fingerprint(one.replace("left-padd", "lodsh"))
+
+
 def test_a_yarn_berry_failure_is_known_by_its_error() -> None:
     # the signature was yarn's closing "➤ YN0000: Failed with errors in 0s 518ms" (every
     # failed yarn install: one fingerprint); yarn's and terraform's box-drawing margins

@@ -123,11 +123,13 @@ _KEEP_MODULE = (
     ),
 )
 #: A structured log line's message is quoted (logfmt ``msg="failed to connect"``, JSON
-#: ``"error":"dial tcp: …"``): it is the error, not a quoted name, so its quotes are dropped
-#: and what varies inside it is masked as anywhere else.
+#: ``"error":"dial tcp: …"``), as is the error yarn 1 ran into (``An unexpected error
+#: occurred: "…: ESOCKETTIMEDOUT".``): it is the error, not a quoted name, so its quotes are
+#: dropped and what varies inside it is masked as anywhere else.
 _LOG_MESSAGE = lazy(
     r"(?P<key>\b(?:msg|message|err|error|exception|reason)=|\"(?:msg|message|err|error"
-    r"|exception|reason)\"\s*:\s*)\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
+    r"|exception|reason)\"\s*:\s*|\bAn\s+unexpected\s+error\s+occurred:\s+)"
+    r"\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
     re.IGNORECASE,
 )
 #: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``),
