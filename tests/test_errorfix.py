@@ -770,6 +770,30 @@ def test_a_kubernetes_event_has_one_fingerprint_across_kubectl_describe_runs() -
     assert error_fingerprint("Timed out after 1h2m3.5s") == error_fingerprint("Timed out after 9s")
 
 
+KUBECTL_PODS = """\
+NAME                      READY   STATUS             RESTARTS      AGE
+db-0                      1/1     Running            0             2d
+web-7d9c8b6f5-x2x4z       0/1     {status}   {restarts}   {age}
+"""
+
+
+@pytest.mark.parametrize(
+    "status", ["CrashLoopBackOff", "ImagePullBackOff", "CreateContainerConfigError"]
+)
+def test_a_pod_that_kubectl_lists_as_failing_is_the_signature(status: str) -> None:
+    # nothing in "kubectl get pods" scored, so its header was the signature: every listing
+    # had the fingerprint "name ready status restarts age", whatever had failed
+    listing = KUBECTL_PODS.format(status=status, restarts="5 (30s ago)", age="3m")
+    sig = extract_error_signature(listing)
+    assert status in sig and sig.startswith("web-")
+    later = KUBECTL_PODS.format(status=status, restarts="9 (2m ago)", age="17m").replace(
+        "7d9c8b6f5-x2x4z", "68kbdfd9nm-4xkgl"
+    )
+    assert error_fingerprint(extract_error_signature(later)) == error_fingerprint(sig)
+    other = KUBECTL_PODS.format(status="ErrImagePull", restarts="0", age="1m")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(sig)
+
+
 DOCKER_PIP = """\
 #8 [4/5] RUN pip install -r requirements.txt
 #8 0.512 ERROR: Could not find a version that satisfies the requirement {pkg}==9.9 (from \

@@ -166,6 +166,14 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
     (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
+    # a pod's status as kubectl lists it ("web-7d9c8b6f5-x2x4z  0/1  CrashLoopBackOff  5 …")
+    (
+        84,
+        lazy(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|CreateContainer(?:Config)?Error"
+            r"|InvalidImageName|RunContainerError)\b"
+        ),
+    ),
     (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
     (80, lazy(r"^go:\s")),
     # git push's ref the remote refused, and why ("! [rejected] main -> main (fetch first)")
