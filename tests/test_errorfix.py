@@ -3454,6 +3454,50 @@ def test_a_python_slice_is_no_ipv6_address(slicing: str, other: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "psycopg2.OperationalError: could not connect to server: Connection refused\n"
+            '\tIs the server running on host "localhost" (127.0.0.1) and accepting\n'
+            "\tTCP/IP connections on port 5432?\n",
+            'psycopg2.OperationalError: connection to server at "localhost" (127.0.0.1), port'
+            " 5432 failed: Connection refused\n"
+            "\tIs the server running on that host and accepting TCP/IP connections?\n",
+        ),
+        (
+            "psql: error: could not connect to server: No such file or directory\n"
+            "\tIs the server running locally and accepting\n"
+            '\tconnections on Unix domain socket "/var/run/postgresql/.s.PGSQL.5432"?\n',
+            'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432"'
+            " failed: No such file or directory\n"
+            "\tIs the server running locally and accepting connections on that socket?\n",
+        ),
+        (
+            'psycopg2.OperationalError: FATAL:  password authentication failed for user "app"',
+            'psycopg2.OperationalError: connection to server at "db" (172.18.0.2), port 5432'
+            ' failed: FATAL:  password authentication failed for user "app"',
+        ),
+    ],
+)
+def test_a_postgres_connection_error_is_one_across_libpq_versions(older: str, newer: str) -> None:
+    # libpq 14 reworded its connection errors ("could not connect to server: X" became
+    # "connection to server at "h" (ip), port N failed: X", and a server's FATAL gained that
+    # prefix): a fix stored from an older client or a solution doc that quotes one was no
+    # exact match for a newer client's error
+    assert error_fingerprint(extract_error_signature(older)) == error_fingerprint(
+        extract_error_signature(newer)
+    )
+    # why it failed is still the error
+    refused = (
+        'psycopg2.OperationalError: connection to server at "db" (10.0.0.7), port 5432 failed:'
+        " Connection refused"
+    )
+    assert error_fingerprint(refused) != error_fingerprint(
+        refused.replace("Connection refused", "Connection timed out")
+    )
+
+
 def test_a_pytest_error_summary_line_is_known_by_its_exception() -> None:
     # pytest's short summary says ERROR for a test whose setup failed (a fixture, a missing
     # table): the word was taken for a log level and stripped first, so the test's id stayed

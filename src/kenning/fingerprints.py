@@ -391,6 +391,20 @@ _GEM_CONSTRAINT = lazy(r"(\bfind\s+gem\s+'[\w.-]{1,200})\s+\([^()'\n]{0,100}\)'"
 _PYDANTIC_INPUT = lazy(r"\binput_value=[^\n]{0,2000}?(?=,\s+input_type=)")
 
 
+#: libpq 14 reworded its connection errors: ``could not connect to server: Connection
+#: refused`` became ``connection to server at "db" (10.0.0.7), port 5432 failed: Connection
+#: refused`` (``… on socket "/var/run/postgresql/.s.PGSQL.5432" failed: …``), and a server's
+#: ``FATAL: …`` gained that prefix: one error, read as before 14.
+_LIBPQ_14 = lazy(
+    r"\bconnection\s+to\s+server\s+(?:at\s+\"[^\"\n]{0,200}\"(?:\s+\([^()\n]{0,100}\))?,"
+    r"\s+port\s+\d+|on\s+socket\s+\"[^\"\n]{0,300}\")\s+failed:\s+(?P<fatal>FATAL:\s+)?"
+)
+
+
+def _libpq_before_14(m: re.Match[str]) -> str:
+    return "FATAL: " if m.group("fatal") else "could not connect to server: "
+
+
 #: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
 #: used: x``) and import (``"os" imported but not used`` → ``… and not used``): one error.
 _GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
@@ -648,6 +662,7 @@ def error_fingerprint(signature: str) -> str:
     text = _GIT_REJECTED_REF.sub(r"\1 <ref> -> <ref>", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
     text = _PYDANTIC_INPUT.sub("input_value=<q>", text)
+    text = _LIBPQ_14.sub(_libpq_before_14, text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
