@@ -176,12 +176,12 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     ),
     (82, lazy(r"^(?:fatal|error|FATAL|ERROR)(?:\s*\([^)]*\))?:\s")),
     (80, lazy(r"^go:\s")),
-    # git push's ref the remote refused, and why ("! [rejected] main -> main (fetch first)")
-    (74, lazy(r"^!\s+\[(?:remote\s+)?rejected\]\s")),
     (78, lazy(r"^[✗✘×]\s*(?:ERROR|error)\b")),
     (76, lazy(r"^×\s+\S")),  # miette's error mark (uv, oxlint, turbo; vitest's failed test)
     # (and "Error:" inside a message: webpack's "Module not found: Error: Can't resolve …")
     (76, lazy(r"\b(?:error|ERROR)\s*:\s|(?<=\S\s)Error:\s")),
+    # git push's ref the remote refused, and why ("! [rejected] main -> main (fetch first)")
+    (74, lazy(r"^!\s+\[(?:remote\s+)?rejected\]\s")),
     (74, _CodeBeforeErrorWord()),
     (72, lazy(r"\bERR_[A-Z0-9_]{3,}\b|\b(?:ENOENT|EACCES|EPERM|EEXIST|ENOTDIR|EISDIR)\b")),
     (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
@@ -570,16 +570,15 @@ def extract_error_signature(raw: str) -> str:
     """The most specific error line of a raw error text or log, one line, ≤ 300 chars.
 
     Stack frames, rustc ``-->`` arrows and gutters, ANSI colours, timestamps and log-level
-    prefixes are dropped; ``file:line:col:`` location prefixes are removed from the kept
-    line. Exception lines (Python, Node, Java…) pick the *last* one — the final line of a
-    traceback, the root ``Caused by``, .NET's innermost ``--->`` exception — other error
-    lines the *first* one; a line that visibly wraps (ends in ``,`` or ``of``) takes its
-    continuation. When an exit code
-    appears elsewhere (``Error: Process completed with exit code 1.``) it is appended as
-    ``(exit code N)``. A line longer than 300 chars has its absolute paths shortened to
-    their last part (``…/OrderController.class``) before it is cut, so that as much of the
-    message is kept from a checkout of any depth. Input without any error-looking line
-    comes back cleaned: its first meaningful line.
+    prefixes are dropped; ``file:line:col:`` location prefixes are removed from the kept line.
+    Exception lines (Python, Node, Java…) pick the *last* one — the final line of a traceback,
+    the root ``Caused by``, .NET's innermost ``--->`` exception — other error lines the *first*
+    one; a line that visibly wraps (ends in ``,`` or ``of``) takes its continuation. When an
+    exit code appears elsewhere (``Error: Process completed with exit code 1.``) it is appended
+    as ``(exit code N)``. A line longer than 300 chars has its absolute paths shortened to their
+    last part (``…/OrderController.class``) before it is cut, so that as much of the message is
+    kept from a checkout of any depth. Input without any error-looking line comes back cleaned:
+    its first meaningful line.
     """
     sigs = signatures_of(raw, limit=1)
     return sigs[0] if sigs else ""
