@@ -1613,6 +1613,32 @@ def test_a_dotnet_build_error_is_the_same_whatever_project_msbuild_names(
     )
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # WSL: a distribution's missing kernel component, and virtualisation turned off
+        (
+            "WslRegisterDistribution failed with error: 0x8007019e",
+            "WslRegisterDistribution failed with error: 0x80370102",
+        ),
+        (
+            "Installation failed with error code 0x80070643",
+            "Installation failed with error code 0x80070005",
+        ),
+        ("The operation failed. HRESULT: 0x80004005", "The operation failed. HRESULT: 0x8007000e"),
+    ],
+)
+def test_a_windows_error_code_is_kept_as_an_exit_code_is(one: str, other: str) -> None:
+    # Windows names an error by its HRESULT ("failed with error: 0x80370102"), masked as a
+    # hex id: every WSL registration failure, every MSI failure, was one error, and the fix
+    # "enable virtualisation in the BIOS" the exact match of a missing kernel update
+    assert error_fingerprint(one) != error_fingerprint(other)
+    # an address is still masked
+    assert error_fingerprint("segfault at 0x7ffd5e8c9a10 ip 0x00401000") == error_fingerprint(
+        "segfault at 0x0000000000001234 ip 0x00401abc"
+    )
+
+
 def test_a_psql_error_from_a_script_has_the_signature_it_has_from_a_command() -> None:
     # psql -f prefixes "psql:migrate.sql:12: ": the signature kept it, and the fingerprint
     # ("psql:<path>: error: …") was not the one of the same error from psql -c or an app

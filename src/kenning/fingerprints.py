@@ -101,6 +101,13 @@ _KEEP_MODULE = (
     # found"; autoconf's "No package 'gtk+-3.0' found")
     lazy(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
     lazy(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
+    # a Windows error's HRESULT ("WslRegisterDistribution failed with error: 0x80370102",
+    # "error code 0x80070643", "HRESULT: 0x80004005"): a failure code (its high bit set, eight
+    # digits) after the word that says so is the error, as an exit code is, not a hex id
+    lazy(
+        r"(?P<keep>\b(?:error|code|hresult)\s*[:=]?\s*(?:\w+/)*)(?P<num>0x[89a-f][0-9a-f]{7})\b",
+        re.IGNORECASE,
+    ),
     # a program that could not be found, run by Go's os/exec or a container's runtime
     # ('exec: "gcc": executable file not found in $PATH'), as cargo's linker (linker `cc` not
     # found) or setuptools' compiler ("command 'gcc' failed: No such file or directory")
