@@ -148,6 +148,33 @@ npm ERR! node_modules/react
 npm ERR!   react@"^18.2.0" from the root project
 """
 
+NPM_E404 = """\
+npm {err} code E404
+npm {err} 404 Not Found - GET https://registry.npmjs.org/{url} - Not found
+npm {err} 404
+npm {err} 404  '{spec}' is not in this registry.
+npm {err} 404
+npm {err} 404 Note that you can also install from a
+npm {err} 404 tarball, folder, http url, or git url.
+"""
+
+
+def test_a_package_npm_cannot_find_is_named_in_the_fingerprint() -> None:
+    # the signature was "npm ERR! code E404" for any package: the fix for a private scope
+    # the registry was not told about (.npmrc) was the exact match of a misspelt package
+    private = NPM_E404.format(err="ERR!", url="@acme%2fui", spec="@acme/ui@^2.0.0")
+    typo = NPM_E404.format(err="ERR!", url="left-padd", spec="left-padd@*")
+    assert extract_error_signature(typo) == "npm ERR! 404 'left-padd@*' is not in this registry."
+    assert error_fingerprint(extract_error_signature(private)) != error_fingerprint(
+        extract_error_signature(typo)
+    )
+    # the same package asked for in another range, by npm 10, is the same error
+    again = NPM_E404.format(err="error", url="@acme%2fui", spec="@acme/ui@3.1.0")
+    assert error_fingerprint(extract_error_signature(again)) == error_fingerprint(
+        extract_error_signature(private)
+    )
+
+
 GHA_PYTEST = """\
 Run pytest -q
 ..F.

@@ -101,6 +101,8 @@ _KEEP_MODULE = (
     # found"; autoconf's "No package 'gtk+-3.0' found")
     lazy(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
     lazy(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
+    # ... and the package npm could not find ("404 '@acme/ui' is not in this registry.")
+    lazy(rf"(?P<keep>)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"),
     # a Windows error's HRESULT ("WslRegisterDistribution failed with error: 0x80370102",
     # "error code 0x80070643", "HRESULT: 0x80004005"): a failure code (its high bit set, eight
     # digits) after the word that says so is the error, as an exit code is, not a hex id
@@ -387,6 +389,14 @@ _MSBUILD_PROJECT = lazy(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200
 _GIT_REJECTED_REF = lazy(r"^(!\s+\[(?:remote\s+)?rejected\])\s+\S+\s+->\s+\S+")
 
 
+#: npm names the package it could not find with the range it was asked for (``'@acme/ui@^2.0.0'
+#: is not in this registry.``): the package is the error, another range another version of it.
+_NPM_SPEC_RANGE = lazy(
+    r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)@[^'\s]{1,100}'"
+    r"(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"
+)
+
+
 #: Bundler names the gem it cannot find with its version constraint (``Could not find gem
 #: 'rails (~> 7.0)' in locally installed gems.``): the gem is the error (its name is kept),
 #: another constraint on it another version of it.
@@ -668,6 +678,7 @@ def error_fingerprint(signature: str) -> str:
     text = _MSBUILD_PROJECT.sub("", text, count=1)
     text = _GIT_REJECTED_REF.sub(r"\1 <ref> -> <ref>", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
+    text = _NPM_SPEC_RANGE.sub(r"'\1'", text, count=1)
     text = _PYDANTIC_INPUT.sub("input_value=<q>", text)
     text = _LIBPQ_14.sub(_libpq_before_14, text, count=1)
     text = _SUGGESTION.sub("", text, count=1)

@@ -163,6 +163,14 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (90, lazy(r"^\[[A-Z]\w*(?:Error|Exception|Rejection):\s")),
     # Node's bare Error (with its code: "Error [ERR_MODULE_NOT_FOUND]: …") and many CLIs
     (88, lazy(r"^Error(?:\s\[[A-Z][A-Z0-9_]{2,}\])?:\s\S")),
+    # npm's 404 names the package it could not find (its "code E404" any package's)
+    (
+        88,
+        lazy(
+            r"^npm\s+(?:ERR!|error)\s+404\s+\S.*\bis\s+not\s+in\s+(?:this|the\s+npm)\s+registry",
+            re.IGNORECASE,
+        ),
+    ),
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
     (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
