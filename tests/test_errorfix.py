@@ -347,6 +347,30 @@ def test_an_eslint_rule_is_one_error_whatever_severity_a_config_gives_it(rule: s
     )
 
 
+NEXT_LINT = """\
+Failed to compile.
+
+./app/page.tsx
+12:7  {level}: 'x' is assigned a value but never used.  @typescript-eslint/no-unused-vars
+
+info  - Need to disable some ESLint rules? Learn more here: https://nextjs.org/docs/basic-features/eslint#disabling-rules
+"""
+
+
+@pytest.mark.parametrize("level", ["Error", "Warning"])
+def test_a_nextjs_lint_failure_is_known_by_the_rule_broken(level: str) -> None:
+    # next build prints eslint's report as "12:7  Error: <message>.  <rule>": the location
+    # was not cut (eslint's own "12:7  error" is), the line scored below Next's banner, and
+    # every lint failure of a Next build had the signature "Failed to compile."
+    sig = extract_error_signature(NEXT_LINT.format(level=level))
+    assert sig.startswith(f"{level}: 'x' is assigned a value but never used.")
+    # ... and it is the error eslint itself reports
+    eslint = (
+        "  12:7  error  'x' is assigned a value but never used  @typescript-eslint/no-unused-vars"
+    )
+    assert error_fingerprint(sig) == error_fingerprint(extract_error_signature(eslint))
+
+
 @pytest.mark.parametrize("process", ["MainProcess", "ForkPoolWorker-3", "Beat"])
 def test_a_celery_log_record_is_its_message_whatever_process_logged_it(process: str) -> None:
     # celery logs "[<time>: <LEVEL>/<process>] <message>": the time was cleaned off, not the

@@ -524,12 +524,14 @@ _WERROR = lazy(
 
 
 #: eslint reports a rule at the severity a config gives it (``error  'x' is assigned a value
-#: but never used  no-unused-vars``, ``warning  …``): the rule is the error, read as the
-#: warning (as a -Werror one). Its id ends the line, in kebab case (``@typescript-eslint/
-#: no-unused-vars``, ``react-hooks/exhaustive-deps``); a sentence ends in its full stop.
+#: but never used  no-unused-vars``, ``warning  …``; ``next build`` prints ``Error: 'x' is
+#: assigned a value but never used.  …``, the message's full stop kept): the rule is the
+#: error, read as the warning (as a -Werror one). Its id ends the line, in kebab case
+#: (``@typescript-eslint/no-unused-vars``, ``react-hooks/exhaustive-deps``), after Next's
+#: message's full stop; a sentence ends in its full stop.
 _ESLINT_LEVEL = lazy(
-    r"^(?:error|warning)\s+(?![A-Z]{2,}\d)(?P<report>\S.*\s"
-    r"(?:@[\w-]+/|[\w-]+/)?[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$"
+    r"^(?i:error|warning)(?::(?=.*\.\s\S+$))?\s+(?![A-Z]{2,}\d)(?P<message>\S.*?)\.?\s"
+    r"(?P<rule>(?:@[\w-]+/|[\w-]+/)?[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$"
 )
 
 
@@ -688,7 +690,7 @@ def error_fingerprint(signature: str) -> str:
     text = _KOTLIN_NEW_UNRESOLVED.sub(r"Unresolved reference: \g<name>", text, count=1)
     text = _DARWIN_ERRNO_LINE.sub(_errno_as_on_linux, text)
     text = _WERROR.sub(r"warning:\g<message>[-W\g<option>]", text, count=1)
-    text = _ESLINT_LEVEL.sub(r"warning \g<report>", text, count=1)
+    text = _ESLINT_LEVEL.sub(r"warning \g<message> \g<rule>", text, count=1)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:

@@ -214,6 +214,7 @@ _WRAPPER = lazy(
     r"|Command\s+.*\s+returned\s+non-zero"
     r"|error:\s+test\s+failed,\s+to\s+rerun\s+pass"  # cargo test, after the panic it ran into
     r"|Failed\s+with\s+errors\s+in\b"  # yarn berry's closing line
+    r"|Failed\s+to\s+compile\.?$"  # Next's and create-react-app's banner over the error
     r"|error:\s+failed\s+to\s+push\s+some\s+refs\b"  # git push's, under the ref it refused
     r"|APPLICATION\s+FAILED\s+TO\s+START$"  # Spring Boot's banner over the description
     r"|Aborted(?:\s+\(core\s+dumped\))?$"  # the process's death notice after what aborted it
@@ -263,7 +264,7 @@ _LEVEL_WORD_ERROR = lazy(r"^error\s")
 #: what a run that printed no error reported: above a tool's count of it ("✖ 1 problem (0
 #: errors, 1 warning)", "1 warning generated.") and a runner's exit line, wrappers; below
 #: any line that names an error.
-_LEVEL_WORD_WARNING = lazy(r"^warning(?::|\s)")
+_LEVEL_WORD_WARNING = lazy(r"^[Ww]arning(?::|\s)")
 _LOCATED_WARNING_SCORE = 35
 
 #: ``path/to/file.ext:12:5: message`` — keep the message (Go, gcc, ruff, mypy, eslint…;
@@ -273,7 +274,7 @@ LOCATION_PREFIX = lazy(
     r"(?::|\s+-(?=\s+(?:error|warning)\b))?\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}\(\d+(?:,\d+)?\):\s+(?=\S)"
     r"|^(?:[A-Za-z]:)?[^\s:()]*\.[A-Za-z]{1,6}:\[\d+(?:,\d+)?\]\s+(?=\S)"  # maven
-    r"|^\d+:\d+\s+(?=(?:error|warning)\s)"
+    r"|^\d+:\d+\s+(?=(?:[Ee]rror|[Ww]arning):?\s)"  # eslint's, Next's "12:7  Error: …"
     # MSBuild's origin: a tool or a project ("CSC : error CS5001:", "Shop.csproj : error NU1101:")
     r"|^\S+\s+:\s+(?=(?:error|warning)\s+[A-Z]{2,}\d{3,5}\s*:)"
     r"|^psql:[^\s:]+:\d+:\s+(?=\S)"  # psql -f script.sql
