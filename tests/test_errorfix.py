@@ -1434,6 +1434,36 @@ def test_a_dotnet_exception_is_known_by_its_innermost_exception(raw: str) -> Non
 
 
 @pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ("'total' is declared but its value is never read.", "TS6133"),
+        ("All imports in import declaration are unused.", "TS6192"),
+        ("Cannot redeclare block-scoped variable 'cart'.", "TS2451"),
+        ("Duplicate identifier 'Cart'.", "TS2300"),
+        ("Module '\"@/lib/cart\"' has no default export.", "TS1192"),
+        ("'Cart' only refers to a type, but is being used as a value here.", "TS2693"),
+        (
+            "Property 'total' has no initializer and is not definitely assigned in the"
+            " constructor.",
+            "TS2564",
+        ),
+        (
+            "Function lacks ending return statement and return type does not include 'undefined'.",
+            "TS2366",
+        ),
+    ],
+)
+def test_a_nextjs_type_error_of_an_unused_or_redeclared_name_has_tscs_code(
+    message: str, code: str
+) -> None:
+    # next build fails on these under noUnusedLocals and strict: their words were not among
+    # the messages read with their code, so the fix stored from tsc was no exact match
+    assert error_fingerprint(f"Type error: {message}") == error_fingerprint(
+        f"src/cart.ts(3,5): error {code}: {message}"
+    )
+
+
+@pytest.mark.parametrize(
     "raw",
     [
         # fork-ts-checker-webpack-plugin (create-react-app 5, webpack), vite-plugin-checker
