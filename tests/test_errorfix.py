@@ -3534,6 +3534,11 @@ def test_a_quoted_token_is_the_syntax_error_not_a_name(one: str, other: str) -> 
     assert error_fingerprint("NameError: name 'x' is not defined") == error_fingerprint(
         "NameError: name 'total' is not defined"
     )
+    # and so is a name shown as an ellipsis (a name left out, as a shortened signature or a
+    # masked example leaves it): it is no token
+    assert error_fingerprint("error[E0599]: no method named `…` found") == error_fingerprint(
+        "error[E0599]: no method named `push_str` found"
+    )
 
 
 @pytest.mark.parametrize(

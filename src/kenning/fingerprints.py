@@ -154,8 +154,9 @@ _QUOTED_ERRNO = lazy(r"\[errno\s*\x00[a-z]+\x00\]", re.IGNORECASE)
 
 #: A quoted token (gcc's "expected ';' before '}' token", tsc's "',' expected.", Python's
 #: "'(' was never closed", JSON.parse's "Unexpected token '<'") is the syntax error itself,
-#: not a name: it stays, in one kind of quotes (gcc quotes ‘;’ so in a UTF-8 locale).
-_QUOTED_TOKEN = lazy(r"^[^\w\s'\"`‘’“”]{1,3}$")
+#: not a name: it stays, in one kind of quotes (gcc quotes ‘;’ so in a UTF-8 locale). An
+#: ellipsis (``…``) is a name left out, no token.
+_QUOTED_TOKEN = lazy(r"^[^\w\s'\"`‘’“”…]{1,3}$")
 
 
 def _mask_quoted(m: re.Match[str]) -> str:
