@@ -1129,6 +1129,43 @@ Node.js v20.11.1
 """
 
 
+NODE_FETCH_FAILED = """\
+node:internal/deps/undici/undici:12502
+    Error.captureStackTrace(err, this);
+          ^
+
+TypeError: fetch failed
+    at node:internal/deps/undici/undici:12502:13
+    at process.processTicksAndRejections (node:internal/process/task_queues:95:5) {{
+  [cause]: {cause}
+      at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16) {{
+    errno: -111,
+    code: 'ECONNREFUSED',
+    syscall: 'connect'
+  }}
+}}
+
+Node.js v20.11.0
+"""
+
+
+def test_a_failed_fetch_in_node_is_known_by_its_cause() -> None:
+    # Node's fetch throws "TypeError: fetch failed" whatever went wrong and prints why as
+    # its "[cause]:": the signature was "TypeError: fetch failed", so a refused connection,
+    # an unknown host and a bad certificate were one error
+    refused = NODE_FETCH_FAILED.format(cause="Error: connect ECONNREFUSED 127.0.0.1:3000")
+    unknown = NODE_FETCH_FAILED.format(cause="Error: getaddrinfo ENOTFOUND api.example.com")
+    assert extract_error_signature(refused) == "Error: connect ECONNREFUSED 127.0.0.1:3000"
+    assert error_fingerprint(extract_error_signature(refused)) != error_fingerprint(
+        extract_error_signature(unknown)
+    )
+    # a cause of its own class, nested causes: the innermost
+    nested = NODE_FETCH_FAILED.format(
+        cause="Error: request failed\n    [cause]: SocketError: other side closed"
+    )
+    assert extract_error_signature(nested) == "SocketError: other side closed"
+
+
 def test_a_nodes_unhandled_rejection_is_known_by_its_reason() -> None:
     # the signature was the error object's "code: 'ERR_UNHANDLED_REJECTION'" line, the same
     # for every promise rejected with something that is not an Error

@@ -316,6 +316,10 @@ _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(
 #: ``ToString()``) or on the outer one's: the innermost is the error, as Java's last ``Caused
 #: by:`` is (``InvalidOperationException: … ---> SqlException (0x80131904): Login failed…``).
 _DOTNET_INNER = lazy(r"(?:^|\s)--->\s+(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)\b)")
+#: Node prints an error's cause under it, among its properties: ``[cause]: Error: connect
+#: ECONNREFUSED 127.0.0.1:3000`` under fetch's ``TypeError: fetch failed``: the cause is the
+#: error, as Java's last ``Caused by:`` is.
+_NODE_CAUSE = lazy(r"^\[cause\]:\s+(?=\S)")
 #: Node prints an error that carries properties as ``[Error: …] {`` and the properties after
 #: it: the brace opens them, it is not part of the error.
 _NODE_PROPERTIES = lazy(r"(?<=\])[ \t]*\{$")
@@ -493,6 +497,9 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
         if "--->" in line:  # .NET's innermost exception
             line = line[max((m.end() for m in _DOTNET_INNER.finditer(line)), default=0) :]
+        cause = _NODE_CAUSE.match(line)
+        if cause:
+            line = line[cause.end() :]
         if line.startswith("[") and line.endswith("{"):
             line = _NODE_PROPERTIES.sub("", line)
         kotlin = _KOTLIN_ERROR.match(line)
@@ -510,7 +517,9 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             score = min(score, _WARNING_SCORE)
         # a traceback ends in its exception's class, named Error or not ("django.core.
         # exceptions.ImproperlyConfigured: …", "StopIteration"): not in a frame's source line
-        python_exception = traceback and _PY_EXCEPTION_LINE.match(line) is not None
+        # (and a Node error's cause is one, a bare "Error: …" too)
+        in_exception = traceback or cause is not None
+        python_exception = in_exception and _PY_EXCEPTION_LINE.match(line) is not None
         if python_exception:  # which ends the traceback: a log line after it is not one
             score, traceback = max(score, _PY_EXCEPTION_SCORE), False
         if _WRAPPER.search(line):
