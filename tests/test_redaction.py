@@ -576,6 +576,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "password_said": _repeat("pass: a= password b pw c "),
     "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
+    "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2189,3 +2190,41 @@ def test_a_file_named_after_a_secrets_option_is_not_the_secret(text: str) -> Non
     for secret in ("mysql --password Hy6tB1q9Zx", "gitlab-runner register --token glrt-Hy6tB1q9Zx"):
         out, counts = redact_secrets(secret)
         assert "Hy6tB1q9Zx" not in out and counts, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hydra -l admin -p Hy6tB1q9Zx ssh://10.0.0.5",
+        "hydra -s 2222 -l root -p 'Hy6tB1q9Zx' ssh://host",
+        "medusa -h 10.0.0.5 -u admin -p Hy6tB1q9Zx -M ssh",
+        "ncftp -u bob -p Hy6tB1q9Zx ftp.example.com",
+        "ncftpput -u bob -p 'Hy6tB1q9Zx' ftp.example.com /pub build.tgz",
+        "evil-winrm -i 10.0.0.5 -u Administrator -p 'Hy6tB1q9Zx'",
+        "nxc smb 10.0.0.5 -u admin -p Hy6tB1q9Zx --shares",
+        "crackmapexec smb 10.0.0.0/24 -u admin -p Hy6tB1q9Zx",
+        "winrs -r:win01 -u:admin -p:Hy6tB1q9Zx ipconfig",
+        "winrm get winrm/config -r:win01 -u:admin -password:Hy6tB1q9Zx",
+    ],
+)
+def test_a_login_tools_dash_p_password_is_redacted(text: str) -> None:
+    """THC Hydra's, Medusa's, NcFTP's, Evil-WinRM's, NetExec's -p and winrm's/winrs' -p: take
+    the password itself on the command line ('hydra -l admin -p hunter2 ssh://host'): no
+    rule knew these tools, so the password reached the store. -p is read as a password only
+    after these tools' names: elsewhere it is a port or a flag."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "ssh -p 22 host",
+        "mkdir -p /tmp/build",
+        "cp -p a.txt b.txt",
+        "git add -p",
+        "docker run -p 8080:80 nginx",
+        "psql -p 5432 -h db -U app",
+        "hydra -l admin -P rockyou.txt ssh://10.0.0.5",
+        "hydra -p takes a single password, -P a list of them",
+        "ncftp -P 2121 ftp.example.com",
+        "winrm quickconfig",
+        "winrm get winrm/config -r:win01",
+        "run hydra first; then ssh -p 2222 host",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

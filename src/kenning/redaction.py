@@ -38,7 +38,8 @@ replaced once, under the more specific kind:
    ``rabbitmqctl add_user``, ``az login -p``, ``zip -P``, ``7z -p…``, ``smbclient -U user%…``,
    ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
    user``/``net use``, ``cmdkey /pass:``, ``psexec -p``, ``ssh-keygen -N``, ``lftp -u``,
-   ``wpa_passphrase``, ``ConvertTo-SecureString``), a registry's token set with ``npm``/
+   ``wpa_passphrase``, ``ConvertTo-SecureString``, the ``-p`` of hydra, medusa, ncftp,
+   evil-winrm and netexec, winrm's and winrs' ``-p:``), a registry's token set with ``npm``/
    ``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password echoed into a command
    that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
@@ -586,14 +587,16 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
-               "rdesktop", "securestring", "nuget", "config")  # fmt: skip
+               "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
+               "winrm", "winrs", "crackmapexec", "netexec", "nxc")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
           "mongo", "ldap", "setx", "setenvironmentvariable", "keytool", "sqlcmd", "az login",
           "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp", "cmdkey",
           "psexec", "paexec", "ssh-keygen", "mosquitto", "lftp", "rdesktop", "wpa_passphrase",
-          "securestring", "nuget")  # fmt: skip
+          "securestring", "nuget", "hydra", "medusa", "ncftp", "winrm", "winrs", "crackmapexec",
+          "netexec", "nxc")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -645,7 +648,14 @@ _TOOL_PASSWORD = lazy(
     r"|wpa_passphrase[ \t]+(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"']{1,64})[ \t]+"
     r"|(?i:ConvertTo-SecureString)(?:[ \t]+(?i:-String))?[ \t]+(?=[\"'])"
     # a NuGet source's password
-    r"|dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source\b[^\n;&|]{0,300}?(?<=\s)-p[ \t]+)"
+    r"|dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source\b[^\n;&|]{0,300}?(?<=\s)-p[ \t]+"
+    # the login tools whose -p is the password, by their names (ssh's, psql's and docker's -p
+    # is a port, mkdir's and cp's a flag, git add's a mode): THC Hydra and Medusa (-P names a
+    # list), NcFTP's clients, Evil-WinRM, CrackMapExec and NetExec, and Windows' winrm and
+    # winrs (-p:PASS, -password:PASS)
+    r"|(?:hydra|medusa|ncftp(?:get|put|ls|batch)?|evil-winrm(?:\.rb)?|crackmapexec|netexec"
+    r"|nxc)(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)(?:-p|--password)[ \t]+"
+    r"|(?i:winrm|winrs)(?:\.cmd|\.exe)?\b[^\n;&|]{0,300}?(?<=\s)[\-/](?:p|password)(?::|[ \t]+))"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
