@@ -577,6 +577,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
+    "minio_client": _repeat("mc alias set a http://b c mc admin user add a b "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2226,5 +2227,34 @@ def test_a_login_tools_dash_p_password_is_redacted(text: str) -> None:
         "winrm quickconfig",
         "winrm get winrm/config -r:win01",
         "run hydra first; then ssh -p 2222 host",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("mc alias set myminio https://s3.example.com ACCESSKEY SECRETKEY", 2),
+        ("mc alias set myminio https://s3.example.com Q3AM3UQ867SPQQA43P2F Hy6tB1q9Zx/Kw8+Qe4", 2),
+        ("mc alias set local http://localhost:9000 minioadmin 'Hy6tB1q9Zx' --api S3v4", 2),
+        ("mc --insecure config host add play https://play.min.io Q3AM3UQ867SPQQA4 Hy6tB1q9Zx", 2),
+        ("mc admin user add myminio newuser Hy6tB1q9Zx", 1),
+    ],
+)
+def test_the_minio_clients_keys_are_redacted(text: str, count: int) -> None:
+    """'mc alias set ALIAS URL ACCESSKEY SECRETKEY' takes an S3 key pair as its last two
+    arguments, with no option or key name before them: both keys reached the store. mc admin
+    user add's secret key too (its access key is the user's name, kept)."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: count}, out
+    for secret in ("ACCESSKEY", "SECRETKEY", "Q3AM3UQ867SPQQA4", "Hy6tB1q9Zx", "minioadmin"):
+        assert secret not in out, out
+    for kept in (
+        "mc alias set myminio https://s3.example.com",
+        "mc alias set myminio https://s3.example.com $MINIO_ACCESS_KEY $MINIO_SECRET_KEY",
+        "mc alias set myminio https://s3.example.com then enter the keys",
+        "mc alias list",
+        "mc admin user add myminio",
+        "mc cp ./backup.tgz myminio/backups/",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -588,7 +588,8 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
-               "winrm", "winrs", "crackmapexec", "netexec", "nxc")  # fmt: skip
+               "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
+               "user add")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -842,6 +843,40 @@ _CONFIG_SET = lazy(
 )
 
 
+def _argument(name: str) -> str:
+    """A command's argument, quoted or bare, as the named group(s) ``name``, ``name_dq``,
+    ``name_sq``."""
+    return (
+        rf"(?:\"(?P<{name}_dq>[^\"\r\n]{{1,1024}})\"|'(?P<{name}_sq>[^'\r\n]{{1,1024}})'"
+        rf"|(?P<{name}>[^\s\"'`;&|]{{1,1024}}))"
+    )
+
+
+#: The MinIO client's keys: ``mc alias set ALIAS URL ACCESSKEY SECRETKEY`` (``config host add``
+#: before it), both keys being the credential (an S3 access key pair), and the secret key of
+#: ``mc admin user add ALIAS ACCESSKEY SECRETKEY`` (there the access key is the user's name).
+#: The whole command only: its end or an option after the keys ("mc alias set x URL and then
+#: …" is prose).
+_MC_KEYS = lazy(
+    r"\bmc(?:\.exe)?(?:[ \t]+--[\w\-]{1,32})*[ \t]+"
+    r"(?:(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+[^\s;&|]{1,256}[ \t]+[\"']?"
+    rf"(?i:https?)://[^\s\"';&|]{{1,2048}}[\"']?[ \t]+{_argument('access')}"
+    r"|admin[ \t]+user[ \t]+add[ \t]+[^\s;&|]{1,256}[ \t]+[^\s;&|]{1,256})"
+    rf"[ \t]+{_argument('secret')}(?=[ \t]*(?:[;&|\r\n]|$)|[ \t]+-)"
+)
+
+
+def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
+    """The MinIO client's keys (see above)."""
+    if "mc" in lower and ("alias set" in lower or "host add" in lower or "user add" in lower):
+        for m in _MC_KEYS.finditer(text):
+            if m.group("access") in _PROSE_WORDS or m.group("secret") in _PROSE_WORDS:
+                continue  # "mc alias set x URL then enter the keys": prose about the command
+            for name in ("access", "access_dq", "access_sq", "secret", "secret_dq", "secret_sq"):
+                if name in m.groupdict() and m.group(name) and not _is_placeholder(m.group(name)):
+                    yield _Hit(m.start(name), m.end(name), "password_assignment", 1)
+
+
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
 #: name ("pass: the test", "second pass: resolve"), so only a random value after it is taken.
 _BARE_PASS = lazy(r"(?<![\w\-])pass[ \t]*[:=：][ \t]*(?P<val>[^\s\"'`,;&]{1,1024})", re.I)
@@ -871,6 +906,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the file that holds it (git's user.signingkey ~/.ssh/id_ed25519.pub)
             if not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+    yield from _find_command_keys(text, lower)
     if "pass" in lower:
         for m in _BARE_PASS.finditer(text):
             value = m.group("val").rstrip(".!?:)")
