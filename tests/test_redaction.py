@@ -578,6 +578,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
     "minio_client": _repeat("mc alias set a http://b c mc admin user add a b "),
+    "bundler_credentials": _repeat("bundle config set --global a.b BUNDLE_A__B="),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2256,5 +2257,39 @@ def test_the_minio_clients_keys_are_redacted(text: str, count: int) -> None:
         "mc alias list",
         "mc admin user add myminio",
         "mc cp ./backup.tgz myminio/backups/",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bundle config set --global https://gems.example.com bob:Hy6tB1q9Zx",
+        "bundle config gems.example.com bob:Hy6tB1q9Zx",
+        "bundle config set --local gems.contribsys.com 0a1b2c3d:Hy6tB1q9Zx",
+        "bundle config set --global gem.fury.io Hy6tB1q9Zx",
+        "export BUNDLE_GEMS__EXAMPLE__COM=bob:Hy6tB1q9Zx",
+        'BUNDLE_RUBYGEMS__PKG__GITHUB__COM: "bob:Hy6tB1q9Zx"',
+    ],
+)
+def test_bundlers_gem_server_credentials_are_redacted(text: str) -> None:
+    """Bundler keeps a gem server's credentials under the host's name: 'bundle config set
+    --global https://gems.example.com user:password', or BUNDLE_GEMS__EXAMPLE__COM=user:password
+    in the environment and .bundle/config. Neither names a secret, so the password reached
+    the store. The password (or a token alone) goes, the user's name stays; Bundler's other
+    settings are kept."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "bundle config https://rubygems.pkg.github.com/OWNER USERNAME:TOKEN",
+        "bundle config gems.example.com ${GEM_USER}:${GEM_PASSWORD}",
+        "bundle config set --local path vendor/bundle",
+        "bundle config set --local without development:test",
+        "BUNDLE_WITHOUT=development:test",
+        "bundle config set build.nokogiri --use-system-libraries",
+        "bundle config set mirror.https://rubygems.org https://mirror.example.com",
+        "BUNDLE_MIRROR__RUBYGEMS__ORG=https://mirror.example.com",
+        "bundle config set --global gem.test rspec",
+        "BUNDLE_GEM__TEST=rspec",
+        "bundle config unset gems.example.com",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

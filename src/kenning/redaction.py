@@ -589,7 +589,7 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
-               "user add")  # fmt: skip
+               "user add", "bundle")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -864,10 +864,25 @@ _MC_KEYS = lazy(
     r"|admin[ \t]+user[ \t]+add[ \t]+[^\s;&|]{1,256}[ \t]+[^\s;&|]{1,256})"
     rf"[ \t]+{_argument('secret')}(?=[ \t]*(?:[;&|\r\n]|$)|[ \t]+-)"
 )
+#: Bundler's credentials for a gem server: ``bundle config [set] [--global] HOST USER:PASSWORD``
+#: (or a token alone), and the same setting in the environment or .bundle/config:
+#: ``BUNDLE_GEMS__EXAMPLE__COM=user:password`` (the host's dots as ``__``). Bundler's other
+#: dotted settings (mirror.URL, build.GEM, local.GEM, gem.test; gem.fury.io is a host) are
+#: no host.
+_BUNDLE_CREDENTIALS = lazy(
+    r"\bbundle[ \t]+config(?:[ \t]+(?:set|--[\w\-]{1,32}))*[ \t]+[\"']?"
+    r"(?!(?:mirror|build|local|timeout)\.|gem\.[a-z_]{1,32}[\"']?[ \t])"
+    r"(?:(?i:https?)://[^\s\"']{1,2048}|[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}/?)"
+    r"[\"']?[ \t]+"
+    r"|(?<![\w\-])BUNDLE_(?!(?:MIRROR|BUILD|LOCAL|TIMEOUT)__"
+    r"|GEM__[A-Z]{1,32}(?:_[A-Z]{1,32})*[\"']?[ \t]*[=:])[A-Z0-9]{1,63}"
+    r"(?:_{2,3}[A-Z0-9]{1,63}){1,8}[\"']?[ \t]*[=:][ \t]*"
+)
+_BUNDLE_VALUE = lazy(_argument("val"))
 
 
 def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
-    """The MinIO client's keys (see above)."""
+    """The MinIO client's keys and Bundler's gem server credentials (see above)."""
     if "mc" in lower and ("alias set" in lower or "host add" in lower or "user add" in lower):
         for m in _MC_KEYS.finditer(text):
             if m.group("access") in _PROSE_WORDS or m.group("secret") in _PROSE_WORDS:
@@ -875,6 +890,24 @@ def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
             for name in ("access", "access_dq", "access_sq", "secret", "secret_dq", "secret_sq"):
                 if name in m.groupdict() and m.group(name) and not _is_placeholder(m.group(name)):
                     yield _Hit(m.start(name), m.end(name), "password_assignment", 1)
+    if "bundle" not in lower:
+        return
+    for m in _BUNDLE_CREDENTIALS.finditer(text):
+        arg = _BUNDLE_VALUE.match(text, m.end())
+        if arg is None:
+            continue
+        group = next(g for g in ("val_dq", "val_sq", "val") if arg.group(g) is not None)
+        start, value = arg.start(group), arg.group(group)
+        if "://" in value:
+            continue  # a URL (a mirror's), not a credential
+        user, colon, password = value.partition(":")
+        if colon:
+            # user:password: the user's name is kept, as in a URL's user information
+            start, value = start + len(user) + 1, password
+        elif not _looks_random(value):
+            continue  # a setting's value ("gem.test rspec"); a token alone is random
+        if value and not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
+            yield _Hit(start, start + len(value), "password_assignment", 1)
 
 
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
