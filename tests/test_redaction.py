@@ -2293,3 +2293,32 @@ def test_bundlers_gem_server_credentials_are_redacted(text: str) -> None:
         "bundle config unset gems.example.com",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git config user.signingkey 3AA5C34371567BD2",
+        "git config --global user.signingkey 3AA5C34371567BD2!",
+        "git config --global user.signingkey 0xA1B2C3D4E5F60718",
+        "git config --global user.signingKey 4AEE18F83AFDEB23F5D1F2A9B0C3E7D1A2B3C4D5",
+        "git config --global user.signingkey 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB me@acme'",
+        "[user]\n\tsigningkey = 3AA5C34371567BD2",
+    ],
+)
+def test_a_git_signing_keys_public_id_is_kept(text: str) -> None:
+    """GitHub's guide to signing commits says 'git config --global user.signingkey
+    3AA5C34371567BD2': a GPG key's id (or an SSH public key), which is public. It was stored
+    as 'user.signingkey [REDACTED:password_assignment]', as any value under a signing key's
+    name is. Under git's own name a key id, a fingerprint or an SSH public key is kept; a
+    signing key that is an HMAC secret is still redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "SIGNING_KEY=3AA5C34371567BD2",
+        "signing_key = 3AA5C34371567BD2",
+        "JWT_SIGNING_KEY=4AEE18F83AFDEB23F5D1F2A9B0C3E7D1A2B3C4D5",
+        "git config user.signingkey Hy6tB1q9Zx",
+        "git config --global github.token Hy6tB1q9Zx",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out

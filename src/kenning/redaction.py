@@ -937,6 +937,9 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             value = m.group(group)
             if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
                 continue  # the file that holds it (git's user.signingkey ~/.ssh/id_ed25519.pub)
+            key = text[m.start() : m.start(group)].rstrip(" \t\"'").split()[-1].strip("\"'")
+            if _names_a_kind(key, value):
+                continue  # user.signingkey's public key id, as after an '='
             if not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     yield from _find_command_keys(text, lower)
@@ -1052,12 +1055,27 @@ _SWITCH = lazy(r"yes|no|on|off", re.IGNORECASE)
 _PERMISSION = lazy(r"read|write", re.IGNORECASE)
 
 
+#: git's commit-signing key (``user.signingkey``, ``signingkey =`` under ``[user]``) names a
+#: public key: a GPG key id or fingerprint (8, 16 or 40 hex digits, ``0x`` before and ``!``
+#: after as gpg accepts them) or an SSH public key (``key::`` before it as git accepts it).
+#: Only under git's own name: a hex ``SIGNING_KEY`` or ``signing_key`` is an HMAC secret.
+_GIT_SIGNING_KEY = lazy(r"(?:user\.)?signingkey", re.IGNORECASE)
+_PUBLIC_SIGNING_KEY = lazy(
+    r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})!?"
+    r"|(?:key::)?(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)"
+    r"|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)(?:[ \t]+[A-Za-z0-9+/]{1,4096}={0,2})?"
+    r"(?:[ \t]+[^\s]{1,256})?"
+)
+
+
 def _names_a_kind(key_name: str, value: str) -> bool:
     """``value`` names a kind of thing (a token kind, a profile, an encoding, a Secret type)
     or a setting (a switch, a permission level) rather than being the secret its key's name
     suggests."""
     if _is_fetch_credentials_mode(key_name, value) or _KIND_NAME.fullmatch(value):
         return True
+    if _GIT_SIGNING_KEY.fullmatch(key_name) and _PUBLIC_SIGNING_KEY.fullmatch(value):
+        return True  # git config user.signingkey 3AA5C34371567BD2: a public key's id
     if _WEB_PAGE.fullmatch(value):
         return True  # "Get your token: https://devin.ai/settings/api": where to get one
     if _SWITCH.fullmatch(value):
