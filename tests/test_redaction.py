@@ -2322,3 +2322,34 @@ def test_a_git_signing_keys_public_id_is_kept(text: str) -> None:
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"aws configure set aws_secret_access_key {AWS_SECRET[:34]}",
+        f"AWS Secret Access Key [None]: {AWS_SECRET[:30]}",
+        f"aws secret key: {AWS_SECRET}AB12",
+        f"the secret access key is {AWS_SECRET[:36]}",
+        f"aws s3 ls --endpoint-url https://r2.example.com --secret-access-key {AWS_SECRET[:32]}",
+        "aws_secret_access_key = 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    ],
+)
+def test_an_aws_secret_key_of_another_length_is_redacted_by_its_name(text: str) -> None:
+    """The rule for an AWS secret key by its name took exactly 40 characters: an
+    S3-compatible store's key (MinIO, R2's 64 hex digits, B2) or one cut short in a paste
+    reached the store after 'aws configure set aws_secret_access_key', aws configure's
+    prompt, 'aws secret key:', '… is' and --secret-access-key. The name says what it is at
+    any length; prose after the name (no digit) is kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {"aws_secret": 1}, out
+    assert out.endswith(R("aws_secret")), out
+    for kept in (
+        "the aws secret key is rotated every 90 days",
+        "aws secret key: see vault",
+        "aws secret access key: RotateEveryNinetyDays",
+        "AWS Secret Access Key [None]: ",
+        "gpg --list-secret-keys --keyid-format=long",
+        "--secret-access-key $AWS_SECRET_ACCESS_KEY",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

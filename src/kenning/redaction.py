@@ -546,7 +546,9 @@ _AMP_TAIL = lazy(r"[^\s\"'`,;]{0,1024}")
 _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 # A value given after a command-line flag and a space: --password S3cret, --token abc.
 #: A command-line option whose next argument is a credential (``--password``, ``--api-key``).
-_SECRET_OPTION = r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey)"
+_SECRET_OPTION = (
+    r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey|secret-(?:access-)?key)"
+)
 _FLAG = lazy(
     rf"(?<![\w\-])--{_SECRET_OPTION}"
     # the value follows a space, or is the next item of a JSON/TOML argument list (on the
@@ -1385,14 +1387,18 @@ def _find_curl_users(text: str) -> Iterator[_Hit]:
 _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
         "aws_secret",
-        # the key's words joined by '_' or a space, "access" left out after "aws" (as people
+        # the key's words joined by '_', '-' or a space, "access" left out after "aws" (as people
         # say it: "aws secret key"), and in `aws configure`'s prompt the value it had before
         # in brackets: "AWS Secret Access Key [****************Lk9W]: …"; then a separator,
         # a space or "is" ("the aws secret key is …")
-        r"""(?i)(?:^|[^A-Za-z0-9])(?:(?:aws[_ ]?)?secret[_ ]?access|aws[_ ]?secret)[_ ]?key["']?"""
+        r"(?i)(?:^|[^A-Za-z0-9])"
+        r"""(?:(?:aws[_ \-]?)?secret[_ \-]?access|aws[_ \-]?secret)[_ \-]?key["']?"""
         r"""(?:[ \t]*\[[^\]\n]{0,40}\])?"""
         r"""(?:[ \t]*(?:=>|:=|[:=])[ \t]*|[ \t]+(?:(?:is|was)[ \t]+)?)["']?"""
-        r"(?P<pw>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)",
+        # AWS's keys are 40 characters; an S3-compatible store's (MinIO, R2, Spaces, B2,
+        # Wasabi) or a key cut short in a paste are of other lengths, and the key's name says
+        # what they are all the same (a digit and a letter, as the next word of prose has not)
+        r"(?P<pw>[A-Za-z0-9/+=]{16,128})(?:[^A-Za-z0-9/+=]|$)",
     ),
     (
         "azure_storage_key",
@@ -1453,6 +1459,9 @@ def _looks_random(value: str) -> bool:
     )
 
 
+_DIGIT_AND_LETTER = lazy(r"(?=[^0-9]*[0-9])[^A-Za-z]*[A-Za-z]")
+
+
 def _find_context_tokens(text: str) -> Iterator[_Hit]:
     if not _re2_context_set:
         with _rules_lock:
@@ -1470,6 +1479,8 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
             token = m.group(1)  # google-re2 matches take group numbers only
             if kind == "openai_key" and (token.startswith("sk-ant-") or not _is_random(token)):
                 continue
+            if kind == "aws_secret" and len(token) != 40 and not _DIGIT_AND_LETTER.match(token):
+                continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
             yield _Hit(m.start(1), m.end(1), kind, 0)
 
 
