@@ -2353,3 +2353,30 @@ def test_an_aws_secret_key_of_another_length_is_redacted_by_its_name(text: str) 
         "--secret-access-key $AWS_SECRET_ACCESS_KEY",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "wpa_passphrase SSID PASSPHRASE, then paste the psk into the config",
+        "usage: ssh-keygen -p -P OLD_PASSPHRASE, -N NEW_PASSPHRASE",
+        "mysql --password PASSWORD, then the database's name",
+        "Set passphrase=PASSPHRASE. Then run the backup.",
+        "the call takes token: TOKEN; the header is set for you",
+        "echo PASSWORD, | sudo -S ls",
+    ],
+)
+def test_a_placeholder_before_a_sentences_punctuation_is_kept(text: str) -> None:
+    """A synopsis's or a sentence's name for the value ('wpa_passphrase SSID PASSPHRASE, then
+    …') is a placeholder and kept; with a comma or a full stop after it, the word and its
+    punctuation were read as one literal value and redacted, so the sentence lost its word.
+    The punctuation is the sentence's; a password before it is still redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "wpa_passphrase OfficeWiFi Hy6tB1q9Zx, then paste the psk",
+        "mysql --password Hy6tB1q9Zx, then the database's name",
+        "Set passphrase=Hy6tB1q9Zx. Then run the backup.",
+        "password=Password!",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out

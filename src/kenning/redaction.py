@@ -442,8 +442,16 @@ _FILE_NAME = lazy(
 _ENV_KEY = lazy(r"[A-Z][A-Z0-9_]*")
 
 
+#: A sentence's punctuation after a value: "wpa_passphrase SSID PASSPHRASE, then …" names the
+#: argument, its comma the sentence's ("!" and "?" may end a password: "Password!").
+_SENTENCE_PUNCTUATION = ",.;:)"
+
+
 def _is_placeholder(value: str) -> bool:
-    return _PLACEHOLDER.fullmatch(value) is not None
+    if _PLACEHOLDER.fullmatch(value) is not None:
+        return True
+    bare = value.rstrip(_SENTENCE_PUNCTUATION)
+    return bare != value and bool(bare) and _PLACEHOLDER.fullmatch(bare) is not None
 
 
 _JS_ENVIRONMENT = lazy(r"(?:process|import\.meta|Deno)\.env\.")
