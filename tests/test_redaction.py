@@ -2380,3 +2380,36 @@ def test_a_placeholder_before_a_sentences_punctuation_is_kept(text: str) -> None
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is PBKDF2WithHmacSHA256-hashed, 600000 rounds",
+        "hash the password PBKDF2WithHmacSHA256 then compare in constant time",
+        "the token is HmacSHA256 signed",
+        "the passphrase PBEWithHmacSHA256AndAES_256 encrypts the keystore",
+        "the secret is SHA256withRSA signed, not HS256",
+        f"export API_TOKEN={WRAPPED_HEAD}\nPBKDF2WithHmacSHA256 hashes the stored passwords.",
+    ],
+)
+def test_an_algorithms_name_after_a_secrets_word_is_kept(text: str) -> None:
+    """A cipher's or a key derivation's name as Java spells it (PBKDF2WithHmacSHA256,
+    HmacSHA256, SHA256withRSA) has capitals, small letters and digits and no five-letter
+    word: said after a password's word, or at the start of the line after a long line that
+    ends in a secret, it read as a random password and was redacted ('hash the password
+    [REDACTED:password_assignment] then compare'). A name made of algorithms' parts is no
+    password; a random one there is still redacted."""
+    out, _ = redact_secrets(text)
+    for name in ("PBKDF2WithHmacSHA256", "HmacSHA256", "PBEWithHmacSHA256AndAES_256"):
+        if name in text:
+            assert name in out, out
+    if "API_TOKEN" not in text:
+        assert out == text
+    for secret in (
+        "the password is Hy6tq9Lm2Zx",
+        "hash the password Hy6tq9Lm2ZxQw8Rt then compare",
+        f"export API_TOKEN={WRAPPED_HEAD}\n{WRAPPED_TAIL} hashes the stored passwords.",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tq9Lm2Zx" not in out and WRAPPED_TAIL not in out, out

@@ -1453,12 +1453,29 @@ _HEX_KEY = lazy(
 )
 
 
+#: A cipher's, a hash's or a key derivation's name as Java (JCA) and others spell it:
+#: PBKDF2WithHmacSHA256, HmacSHA512, SHA256withRSA, PBEWithHmacSHA256AndAES_256,
+#: AES/GCM/NoPadding. Its capitals and digits read as random, and it is said after the word
+#: it is for ("the password is PBKDF2WithHmacSHA256-hashed"). Two of these names at least, and
+#: nothing else but digits and separators; possessive, so a long run of them stays linear.
+_ALGORITHM_PART = (
+    r"PBKDF|PBE|HMAC|Hmac|SHA|MD|AES|DESede|DES|RSA|DSA|ECDSA|ECDHE|ECDH|ECIES|ECB|EC|Ed"
+    r"|ChaCha|Poly|Curve|GCM|CBC|CTR|CCM|OAEP|PSS|PKCS|MGF|NoPadding|Padding|Argon|Scrypt"
+    r"|Bcrypt|Blake|Blowfish|Twofish|RC|HKDF|KDF|With|with|And|and"
+)
+_ALGORITHM_NAME = lazy(rf"(?:{_ALGORITHM_PART}|[0-9]+|[\-_/])++")
+_ALGORITHM_WORD = lazy(_ALGORITHM_PART)
+
+
 def _looks_random(value: str) -> bool:
     """``value`` reads as a generated password or key rather than a word or a name: a hex
     key or UUID, or 8+ characters with a digit, an upper- and a lower-case letter, no
-    five-letter word, and (under 16 characters) no four-letter word as a part of its own."""
+    five-letter word, (under 16 characters) no four-letter word as a part of its own, and
+    no algorithm's name."""
     if _HEX_KEY.fullmatch(value):
         return True
+    if _ALGORITHM_NAME.fullmatch(value) and len(_ALGORITHM_WORD.findall(value)) >= 2:
+        return False
     return (
         len(value) >= 8
         and _is_random(value)
