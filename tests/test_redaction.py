@@ -579,6 +579,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
     "minio_client": _repeat("mc alias set a http://b c mc admin user add a b "),
     "bundler_credentials": _repeat("bundle config set --global a.b BUNDLE_A__B="),
+    "wrapped_token_lines": _repeat("x" * 58 + " ghp_1a\n"),
+    "wrapped_token_runs": _repeat("a1" * 40 + "\n"),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2413,3 +2415,37 @@ def test_an_algorithms_name_after_a_secrets_word_is_kept(text: str) -> None:
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tq9Lm2Zx" not in out and WRAPPED_TAIL not in out, out
+
+
+@pytest.mark.parametrize("token", [GH, GH_PAT, GLPAT], ids=["ghp", "github_pat", "glpat"])
+@pytest.mark.parametrize("cut", [2, 3, 4, 7, 11, 14])
+def test_a_token_wrapped_inside_its_prefix_or_early_in_its_body_is_redacted(
+    token: str, cut: int
+) -> None:
+    """A terminal or a mail client hard-wraps a long line wherever its width ends: when the
+    break fell inside a token's prefix ('… gh' then 'p_16C7…') or before enough of its body
+    for its form to show ('ghp_16C' then '7e42…'), neither line held a token and both parts
+    reached the store. The lines around such a break are read joined by the rules that know
+    a token by its form."""
+    head = "Paste it into the CI settings before the next release, the new one: "
+    text = f"{head}{token[:cut]}\n{token[cut:]} and then rerun the job."
+    out, counts = redact_secrets(text)
+    assert out == f"{head}{R(counts and next(iter(counts)))} and then rerun the job.", out
+    assert len(counts) == 1 and next(iter(counts)) in ("github_token", "gitlab_token"), counts
+    if token == GH_PAT and cut + 80 < len(token):  # over three lines, a whole line between
+        text = f"{head}{token[:cut]}\n{token[cut : cut + 80]}\n{token[cut + 80 :]}\nnext line"
+        assert redact_secrets(text) == (f"{head}{R('github_token')}\nnext line", counts)
+
+
+def test_a_wrapped_paragraph_is_not_joined_into_a_token() -> None:
+    """The lines of a paragraph wrapped at 72 columns are only joined where a run of a token's
+    characters (16 or more, with a digit) crosses the break: words, versions, digests and
+    key ids at a line's end or start stay as they are."""
+    text = (
+        "The deploy job builds the image with BuildKit, pushes it to ghcr.io under\n"
+        "sha256 digest 9f8e7d6c5b4a and tags v2.14.3-rc1, then the k8s rollout waits\n"
+        "for x86_64 and arm64; the release bot signs the tag with key 3AA5C34371567BD2\n"
+        "cache-v3-linux-amd64 is shared by the builders of the ghp_ and github_pat_\n"
+        "prefixed token scanners, which sk-learn-compatible-estimator-wrapper2 uses."
+    )
+    assert redact_secrets(text) == (text, {})

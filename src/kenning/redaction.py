@@ -68,7 +68,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any
 
@@ -1876,6 +1876,8 @@ def _find(scan: str) -> list[_Hit]:
         hits.extend(finder(scan))
     hits.extend(_find_percent_encoded(scan))
     hits.extend(_find_base64_encoded(scan))
+    if "\n" in scan:
+        hits.extend(_find_wrapped_tokens(scan, hits))
     if index is None or not hits:
         return hits
     index.append(index[-1] + 1 if index else 0)  # the end of the text
@@ -2006,6 +2008,68 @@ def _with_wrapped_tail(text: str, hit: _Hit) -> _Hit:
             break  # a line's first word ("v2 of the workflow", "2FA must be on"), no tail
         end = run.end()
     return hit if end == hit.end else _Hit(hit.start, end, hit.kind, hit.rank)
+
+
+#: A line break between two of a token's characters, where a hard wrap may have cut one.
+_TOKEN_BREAK = lazy(r"(?<=[A-Za-z0-9_\-])\r?\n(?=[A-Za-z0-9_\-])")
+_RUN_BEFORE = lazy(r"[A-Za-z0-9_\-]{1,256}$")
+_RUN_AFTER = lazy(r"[A-Za-z0-9_\-]{1,256}")
+_SPACE = lazy(r"\s")
+
+
+def _find_wrapped_tokens(scan: str, found: list[_Hit]) -> list[_Hit]:
+    """Tokens a hard wrap cut before its form shows: a line of ``_WRAP_WIDTH`` or more that
+    ends inside a token's prefix or body ("… ghp_16C7e4" then "2F292c…" on the next line,
+    or "gh" then "p_16C7…"), where neither part is a token of its own. The lines around such
+    a break are read joined, by the rules that know a token by its form only (a rule that
+    reads words around a value would join two lines' words); a hit across a break is kept,
+    unless the part before it was found on its own (its tail is _with_wrapped_tail's to
+    judge: "sk-…" and "2FA must be on" joined would be one token)."""
+    windows: list[list[tuple[int, int]]] = []
+    for m in _TOKEN_BREAK.finditer(scan):
+        start, end = m.span()
+        line_start = scan.rfind("\n", 0, start) + 1
+        if start - line_start < _WRAP_WIDTH:
+            continue  # a short line: not cut by a wrap
+        before = _RUN_BEFORE.search(scan, line_start, start)
+        after = _RUN_AFTER.match(scan, end)
+        run = (before.group() if before else "") + (after.group() if after else "")
+        if len(run) < 16 or not (_DIGIT.search(run) and _LETTER.search(run)):
+            continue  # two words of a wrapped paragraph ("the\nnext"), no token
+        previous = windows[-1][-1] if windows else None
+        if previous is not None and _SPACE.search(scan, previous[1], start) is None:
+            windows[-1].append((start, end))  # a token filling a whole line goes on
+        else:
+            windows.append([(start, end)])
+    if not windows:
+        return []
+    spans = sorted((f.start, f.end) for f in found)
+    starts = [start for start, _ in spans]
+    reach = list(accumulate((end for _, end in spans), max))  # the furthest end so far
+    hits: list[_Hit] = []
+    for breaks in windows:
+        first = scan.rfind("\n", 0, breaks[0][0]) + 1
+        last_end = scan.find("\n", breaks[-1][1])
+        last = len(scan) if last_end < 0 else last_end
+        parts: list[str] = []
+        index: list[int] = []  # where each joined character is in scan
+        pos = first
+        for start, end in breaks:
+            parts.append(scan[pos:start])
+            index.extend(range(pos, start))
+            pos = end
+        parts.append(scan[pos:last])
+        index.extend(range(pos, last))
+        joined = "".join(parts)
+        for h in chain(_find_gitleaks(joined), _find_context_tokens(joined)):
+            start, end = index[h.start], index[h.end - 1] + 1
+            if not any(start < b_start and b_end <= end for b_start, b_end in breaks):
+                continue
+            i = bisect.bisect_left(starts, end) - 1  # the last hit found starting before end
+            if i >= 0 and reach[i] > start:
+                continue  # found on its own already
+            hits.append(_Hit(start, end, h.kind, h.rank))
+    return hits
 
 
 def _redact_once(text: str) -> tuple[str, dict[str, int]]:
