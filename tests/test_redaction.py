@@ -581,6 +581,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "bundler_credentials": _repeat("bundle config set --global a.b BUNDLE_A__B="),
     "wrapped_token_lines": _repeat("x" * 58 + " ghp_1a\n"),
     "wrapped_token_runs": _repeat("a1" * 40 + "\n"),
+    "open_quotes": _repeat('"password": "a\n'),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2449,3 +2450,34 @@ def test_a_wrapped_paragraph_is_not_joined_into_a_token() -> None:
         "prefixed token scanners, which sk-learn-compatible-estimator-wrapper2 uses."
     )
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"user": "admin", "password": "Hy6tB1q9\nZxQw8Rt3"}',
+        '  "client_secret": "Hy6tB1q9ZxQw8Rt3Yb6Nc1Hd5Fg0JaVb7Lp2Xq9Zk4Wm3Tn8Rc5Yd2\nHs6Gf1Qe"',
+        'password: "correct horse\n  battery staple"',
+        "secret_key = 'Hy6tB1q9\nZxQw8Rt3'",
+    ],
+)
+def test_a_quoted_value_carried_past_its_lines_end_is_redacted(text: str) -> None:
+    """A quoted value that a wrap (or YAML's folding of a double-quoted scalar) carried onto
+    the next line ('"password": "abc' then 'def"') was no quoted value for the rule, which
+    read a quote's content on one line only: both parts reached the store. A quote that
+    closes on the next line is one value; an empty one, and quotes closed on their own lines,
+    are as before."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1}, out
+    for part in ("Hy6tB1q9", "ZxQw8Rt3", "Hs6Gf1Qe", "horse", "battery"):
+        assert part not in out, out
+    for kept in (
+        '{"password": "",\n "user": "x"}',
+        'the "password" field\nand the "token" field',
+        '{"token": "${GITHUB_TOKEN}\n"}',
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    assert redact_secrets('"password": "Hy6tB1q9Zx"\n"user": "bob"') == (
+        f'"password": "{R(PA)}"\n"user": "bob"',
+        {PA: 1},
+    )

@@ -530,6 +530,9 @@ _ASSIGNMENT = lazy(
     # string its hashes (r#"…"#)
     r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
+    # a quoted value a wrap (or YAML's folding) carried past its line's end: it closes on
+    # the next line ("password": "Xk9m… then …Qe4" there)
+    r"|\"(?P<dw>[^\"\r\n]{1,1024}\r?\n[^\"\r\n]{1,1024})\"|'(?P<sw>[^'\r\n]{1,1024}\r?\n[^'\r\n]{1,1024})'"
     # a JavaScript template literal or a Go raw string
     r"|`(?P<bq>[^`\r\n]{1,1024})`"
     r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
@@ -1145,7 +1148,9 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     if not sep or sep.lower().rsplit(None, 1)[-1] in ("is", "was"):
         # prose ("the token is valid", "the password was reset") unless the word is random
-        group = next(g for g in ("dq", "sq", "eq", "bq", "val") if m.group(g) is not None)
+        group = next(
+            g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
+        )
         said = m.group(group).rstrip(".!?:)")
         if not _looks_random(said) or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
@@ -1156,7 +1161,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq", "eq", "bq"):
+    for name in ("dq", "sq", "eq", "bq", "dw", "sw"):
         value = m.group(name)
         if value is not None:
             if (
