@@ -582,6 +582,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "wrapped_token_lines": _repeat("x" * 58 + " ghp_1a\n"),
     "wrapped_token_runs": _repeat("a1" * 40 + "\n"),
     "open_quotes": _repeat('"password": "a\n'),
+    "url_users": _repeat("a://" + "b" * 20 + "@"),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2481,3 +2482,28 @@ def test_a_quoted_value_carried_past_its_lines_end_is_redacted(text: str) -> Non
         f'"password": "{R(PA)}"\n"user": "bob"',
         {PA: 1},
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git clone https://b3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4@github.com/acme/repo.git",
+        "git remote set-url origin https://Hy6tB1q9ZxQw8Rt3Yb6Nc1@git.example.com/acme/repo.git",
+        "pip install git+https://Hy6tB1q9ZxQw8Rt3Yb6Nc1@github.com/acme/lib.git",
+    ],
+)
+def test_a_token_as_a_urls_only_user_information_is_redacted(text: str) -> None:
+    """GitHub documents cloning with the token as the URL's user and no password
+    ('https://<token>@github.com/owner/repo.git'): with no ':' in the user information the
+    URL rule saw no password, and a token of no known form (a classic 40-hex OAuth token, a
+    server's random one) reached the store. A random user there is the token; a name is kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {"connection_string": 1} and f"//{R('connection_string')}@" in out, out
+    for kept in (
+        "https://user@example.com/path",
+        "ssh://git@github.com/acme/repo.git",
+        "https://x-access-token@github.com/acme/repo.git",
+        "https://gitlab-ci-token@gitlab.example.com/acme/repo.git",
+        "https://deploy-bot-2024-prod@git.example.com/acme/repo.git",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -1290,7 +1290,19 @@ _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?", re.DOTALL)
 _MAX_AT_SIGNS = 4  # '@' characters tried per URL: passwords with more are not worth a scan
 
 
+#: A URL whose user information is a token alone, without a password after it: GitHub's
+#: "https://<token>@github.com/owner/repo.git", a classic 40-hex OAuth token or any random
+#: one (a user's name, git@ or deploy-bot@, is no random string).
+_URL_TOKEN_USER = lazy(
+    r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<user>[A-Za-z0-9_\-.~]{16,256})@"
+)
+
+
 def _find_url_passwords(text: str) -> Iterator[_Hit]:
+    if "@" in text:
+        for m in _URL_TOKEN_USER.finditer(text):
+            if _URL_HOST.match(text, m.end()) and _looks_random(m.group("user")):
+                yield _Hit(m.start("user"), m.end("user"), "connection_string", 1)
     covered = 0
     for m in _URL_HEAD.finditer(text):
         if m.start() < covered:
