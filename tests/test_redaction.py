@@ -583,6 +583,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "wrapped_token_runs": _repeat("a1" * 40 + "\n"),
     "open_quotes": _repeat('"password": "a\n'),
     "url_users": _repeat("a://" + "b" * 20 + "@"),
+    "admin_tools": _repeat("cqlsh ipmitool bcp vsql schtasks snmpwalk connect to a user b using "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2505,5 +2506,45 @@ def test_a_token_as_a_urls_only_user_information_is_redacted(text: str) -> None:
         "https://x-access-token@github.com/acme/repo.git",
         "https://gitlab-ci-token@gitlab.example.com/acme/repo.git",
         "https://deploy-bot-2024-prod@git.example.com/acme/repo.git",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cqlsh -u cassandra -p Hy6tB1q9Zx 10.0.0.5",
+        "ipmitool -I lanplus -H 10.0.0.9 -U admin -P Hy6tB1q9Zx chassis status",
+        "racadm -r 10.0.0.9 -u root -p Hy6tB1q9Zx getsysinfo",
+        "twine upload -u acme -p Hy6tB1q9Zx dist/*",
+        "rabbitmqadmin -u admin -p Hy6tB1q9Zx list queues",
+        "vsql -U dbadmin -w Hy6tB1q9Zx -h db",
+        "bcp dbo.orders out orders.dat -S db -U sa -P Hy6tB1q9Zx -c",
+        "jarsigner -keystore release.jks -storepass Hy6tB1q9Zx app.apk release",
+        "schtasks /Create /TN nightly /TR backup.exe /RU admin /RP Hy6tB1q9Zx",
+        "snmpwalk -v3 -u monitor -l authNoPriv -a SHA -A Hy6tB1q9Zx 10.0.0.1",
+        "db2 connect to SAMPLE user db2inst1 using Hy6tB1q9Zx",
+    ],
+)
+def test_a_password_given_to_a_database_or_an_admin_tools_own_option_is_redacted(
+    text: str,
+) -> None:
+    """cqlsh's, racadm's, twine's and rabbitmqadmin's -p, ipmitool's and bcp's -P, vsql's -w,
+    jarsigner's -storepass, schtasks' /RP, SNMPv3's -A and DB2's 'connect to … user … using'
+    take the password itself: no rule knew these tools, so it reached the store. Each option
+    is read after its tool's name only (ipmitool's -p, rabbitmqadmin's -P, vsql's -p are
+    ports)."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "cqlsh 10.0.0.5 9042",
+        "ipmitool -I lanplus -H 10.0.0.9 -U admin -p 623 chassis status",
+        "rabbitmqadmin -H rabbit -P 15672 list queues",
+        "vsql -h db -p 5433 -U dbadmin",
+        "schtasks /Create /TN nightly /TR backup.exe /RU admin /RP *",
+        "snmpwalk -v2c -c public 10.0.0.1",
+        "connect to staging user admin using the bastion host",
+        "bcp dbo.orders out orders.dat -T -c",
+        "twine upload -p takes the password, or a token",
+        "jarsigner -verify app.apk",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -602,7 +602,8 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
-               "user add", "bundle")  # fmt: skip
+               "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
+               "vsql", "bcp", "schtasks", "snmp", "connect to")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -610,7 +611,8 @@ _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secre
           "zip", "7z", "rar", "smb", "rpcclient", "freerdp", "pscp", "plink", "psftp", "cmdkey",
           "psexec", "paexec", "ssh-keygen", "mosquitto", "lftp", "rdesktop", "wpa_passphrase",
           "securestring", "nuget", "hydra", "medusa", "ncftp", "winrm", "winrs", "crackmapexec",
-          "netexec", "nxc")  # fmt: skip
+          "netexec", "nxc", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin", "vsql",
+          "bcp", "jarsigner", "schtasks", "snmp", "connect to")  # fmt: skip
 #: A tool's short option whose argument is its password: ``mysql -pS3cret`` (attached, as
 #: mysql and mariadb take it), ``sshpass -p 'x'``, ``redis-cli -a x``, ``docker login -p x``;
 #: within 160 characters of the tool's name and in the same command (not past ``; & |``;
@@ -637,7 +639,7 @@ _TOOL_PASSWORD = lazy(
     rf"|SetEnvironmentVariable\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}(?i:{_SECRET_KEYWORD})[\"'][ \t]*,"
     r"[ \t]*(?=[\"'])"
     # keytool's store and key passwords (-storepass:env NAME names where it is), sqlcmd -P
-    r"|keytool\b[^\n;&|]{0,200}?(?<=\s)-(?:src|dest)?(?:store|key)pass[ \t]+"
+    r"|(?:keytool|jarsigner)\b[^\n;&|]{0,200}?(?<=\s)-(?:src|dest)?(?:store|key)pass[ \t]+"
     r"|sqlcmd\b[^\n;&|]{0,160}?(?<=\s)-P[ \t]*"
     # the Azure CLI's login -p; zip's -P; 7-Zip's and RAR's -p, attached (a bare -p prompts,
     # RAR's -p- asks for none)
@@ -669,7 +671,20 @@ _TOOL_PASSWORD = lazy(
     # winrs (-p:PASS, -password:PASS)
     r"|(?:hydra|medusa|ncftp(?:get|put|ls|batch)?|evil-winrm(?:\.rb)?|crackmapexec|netexec"
     r"|nxc)(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)(?:-p|--password)[ \t]+"
-    r"|(?i:winrm|winrs)(?:\.cmd|\.exe)?\b[^\n;&|]{0,300}?(?<=\s)[\-/](?:p|password)(?::|[ \t]+))"
+    r"|(?i:winrm|winrs)(?:\.cmd|\.exe)?\b[^\n;&|]{0,300}?(?<=\s)[\-/](?:p|password)(?::|[ \t]+)"
+    # and the tools whose password option is their own letter: cqlsh's, racadm's, twine's and
+    # rabbitmqadmin's -p (rabbitmqadmin's -P and ipmitool's -p are ports), ipmitool's and
+    # bcp's -P, Vertica's vsql -w, schtasks' /RP, the net-snmp tools' SNMPv3 pass phrases
+    # (-A, -X), and DB2's CONNECT TO db USER name USING password
+    r"|(?:cqlsh|racadm|twine|rabbitmqadmin)(?:\.exe|\.py)?\b[^\n;&|]{0,200}?(?<=\s)"
+    r"(?:-p|--password)[ \t]+"
+    r"|(?:ipmitool|bcp)(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)-P[ \t]+"
+    r"|vsql\b[^\n;&|]{0,200}?(?<=\s)-w[ \t]+"
+    r"|(?i:schtasks)(?:\.exe)?\b[^\n;&|]{0,300}?(?<=\s)/(?i:rp)[ \t]+"
+    r"|snmp(?:walk|bulkwalk|get|getnext|bulkget|set|trap|inform|table|delta|status|df|netstat"
+    r"|usm|vacm)\b[^\n;&|]{0,300}?(?<=\s)-[AX][ \t]+"
+    r"|\b(?i:connect[ \t]+to)[ \t]+[^\s;&|]{1,128}[ \t]+(?i:user)[ \t]+[^\s;&|]{1,128}[ \t]+"
+    r"(?i:using)[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
 )
 
