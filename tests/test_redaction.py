@@ -584,6 +584,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "open_quotes": _repeat('"password": "a\n'),
     "url_users": _repeat("a://" + "b" * 20 + "@"),
     "admin_tools": _repeat("cqlsh ipmitool bcp vsql schtasks snmpwalk connect to a user b using "),
+    "second_options": _repeat("keytool -storepass a -keypass b -keypass "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2546,5 +2547,35 @@ def test_a_password_given_to_a_database_or_an_admin_tools_own_option_is_redacted
         "bcp dbo.orders out orders.dat -T -c",
         "twine upload -p takes the password, or a token",
         "jarsigner -verify app.apk",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("keytool -genkeypair -keystore ks.jks -storepass Hy6tB1q9Zx -keypass Hy6tB1q9Zy", 2),
+        (
+            "keytool -importkeystore -srcstorepass Hy6tB1q9Zx -deststorepass Hy6tB1q9Zy "
+            "-destkeypass Hy6tB1q9Zw",
+            3,
+        ),
+        ("jarsigner -keystore ks.jks -storepass Hy6tB1q9Zx -keypass 'Hy6tB1q9Zy' app.apk key", 2),
+        ("ssh-keygen -p -f id_ed25519 -P Hy6tB1q9Zx -N Hy6tB1q9Zy", 2),
+        ("ssh-keygen -p -f id_ed25519 -P OLD_PASSPHRASE -N Hy6tB1q9Zy", 1),
+        ("snmpwalk -v3 -u mon -l authPriv -a SHA -A Hy6tB1q9Zx -x AES -X Hy6tB1q9Zy 10.0.0.1", 2),
+    ],
+)
+def test_a_commands_second_password_option_is_redacted(text: str, count: int) -> None:
+    """keytool's -storepass and -keypass, ssh-keygen's -P and -N, SNMPv3's -A and -X come in
+    one command: the rule that reads a tool's password option after its name took the first
+    only, and the key's password, the new passphrase or the privacy pass phrase reached the
+    store. The rest of the command is read for the tool's other password options."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: count} and "Hy6tB1q9Z" not in out, out
+    for kept in (
+        "ssh-keygen -t ed25519 -N '' -f id_ed25519",
+        "keytool -list -keystore ks.jks -storepass:env STOREPASS",
+        "ssh-keygen -p -f id_ed25519; ssh -N -L 5432:db:5432 bastion",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -1001,6 +1001,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_CONF_PASSWORD)
     for pattern in patterns:
         for m in pattern.finditer(text):
+            if pattern is _TOOL_PASSWORD:
+                yield from _more_tool_passwords(text, m)
             group = next(
                 g for g in ("dq", "sq", "val") if g in pattern.groupindex and m.group(g) is not None
             )
@@ -1013,6 +1015,37 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
             if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+
+
+#: A tool with two password options takes both in one command (keytool's and jarsigner's
+#: -storepass and -keypass, ssh-keygen's old -P and new -N, SNMPv3's -A and -X): the tool's
+#: name is before the first only, so the rest of its command is read for the others.
+_MORE_PASSWORD_OPTIONS = (
+    (("keytool", "jarsigner"), lazy(r"(?<=\s)-(?:src|dest)?(?:store|key)pass[ \t]+")),
+    (("ssh-keygen",), lazy(r"(?<=\s)-[NP][ \t]*")),
+    (("snmp",), lazy(r"(?<=\s)-[AX][ \t]+")),
+)
+_OPTION_VALUE = lazy(rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))")
+_MAX_COMMAND = 300
+
+
+def _more_tool_passwords(text: str, m: re.Match[str]) -> Iterator[_Hit]:
+    """The password options after the first in ``m``'s command (see above)."""
+    head = m.group(0)[:12].lower()
+    option = next((o for tools, o in _MORE_PASSWORD_OPTIONS if head.startswith(tools)), None)
+    if option is None:
+        return
+    end = _COMMAND_END.search(text, m.end(), m.end() + _MAX_COMMAND)
+    for o in option.finditer(text, m.end(), end.start() if end else m.end() + _MAX_COMMAND):
+        v = _OPTION_VALUE.match(text, o.end())
+        if v is None:
+            continue
+        group = next(g for g in ("dq", "sq", "val") if v.group(g) is not None)
+        value = v.group(group).strip()
+        if value.startswith("-") or len(value) < 4 or _says_what_it_does(text, v, group):
+            continue
+        if not _is_placeholder(value):
+            yield _Hit(v.start(group), v.end(group), "password_assignment", 1)
 
 
 #: Words that carry a sentence on: after a tool's password option, a lower-case word they
