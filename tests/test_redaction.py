@@ -2579,3 +2579,26 @@ def test_a_commands_second_password_option_is_redacted(text: str, count: int) ->
         "ssh-keygen -p -f id_ed25519; ssh -N -L 5432:db:5432 bastion",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -pHy6tB1q9Zx; mysql -u app -pHy6tB1q9Zx",
+        "mysqldump --password Hy6tB1q9Zx; echo done",
+        "keytool -list -keystore ks.jks -storepass Hy6tB1q9Zx; ls -l ks.jks",
+        "git config --global github.token Hy6tB1q9Zx; git push",
+        "CONNECT TO sample USER db2inst1 USING Hy6tB1q9Zx;",
+    ],
+)
+def test_a_semicolon_ending_a_command_after_its_password_is_kept(text: str) -> None:
+    """An unquoted ';' ends a shell command (and an SQL statement): after a password given to
+    an option it was taken as the password's last character and redacted with it, so
+    'mysql -u root -pS3cret; mysql …' was stored as 'mysql -u root -p[REDACTED:…] mysql …',
+    two commands run together. The password ends before it; a quoted one keeps its own."""
+    expected = text.replace("Hy6tB1q9Zx", redaction_marker(PA))
+    assert redact_secrets(text) == (expected, {PA: text.count("Hy6tB1q9Zx")})
+    assert redact_secrets("mysql --password 'Hy6;tB1q9Zx' -e 'select 1'") == (
+        f"mysql --password '{R(PA)}' -e 'select 1'",
+        {PA: 1},
+    )

@@ -565,7 +565,7 @@ _FLAG = lazy(
     # the value follows a space, or is the next item of a JSON/TOML argument list (on the
     # next line too, as a formatter writes it — in a diff, after its +/-/space column)
     rf"(?:[ \t]+|(?<=[a-z])[\"'],(?:[ \t]*|[ \t]*\r?\n[ \t+\-]*)(?=[\"']))"
-    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))",
     re.IGNORECASE,
 )
 # A .netrc entry: "machine <host> login <user> password <value>", on one line or several
@@ -685,7 +685,7 @@ _TOOL_PASSWORD = lazy(
     r"|usm|vacm)\b[^\n;&|]{0,300}?(?<=\s)-[AX][ \t]+"
     r"|\b(?i:connect[ \t]+to)[ \t]+[^\s;&|]{1,128}[ \t]+(?i:user)[ \t]+[^\s;&|]{1,128}[ \t]+"
     r"(?i:using)[ \t]+)"
-    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))"
 )
 
 
@@ -696,7 +696,7 @@ _CREATE_SECRET = lazy(r"\bcreate[ \t]+secret\b")
 _COMMAND_END = lazy(r"(?<!\\)(?<!\\\r)\r?\n|[;&|]")
 _FROM_LITERAL = lazy(
     r"--from-literal[= ][\"']?[\w.\-]{1,253}="
-    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))"
 )
 
 
@@ -866,7 +866,7 @@ _CONFIG_SET = lazy(
     rf"(?:[^\s\"'=]{{0,200}}?(?:{_SECRET_KEYWORD}|pypi-token\.[\w\-]{{1,64}}"
     r"|(?:github|gitlab|bitbucket)-oauth\.[\w.\-]{1,253})"
     r"|http-basic\.[\w.\-]{1,253}[ \t]+[^\s\"']{1,256})[\"']?[ \t]+"
-    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))",
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))",
     re.IGNORECASE,
 )
 
@@ -1025,7 +1025,7 @@ _MORE_PASSWORD_OPTIONS = (
     (("ssh-keygen",), lazy(r"(?<=\s)-[NP][ \t]*")),
     (("snmp",), lazy(r"(?<=\s)-[AX][ \t]+")),
 )
-_OPTION_VALUE = lazy(rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`]{{1,1024}}))")
+_OPTION_VALUE = lazy(rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))")
 _MAX_COMMAND = 300
 
 
