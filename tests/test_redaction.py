@@ -2602,3 +2602,23 @@ def test_a_semicolon_ending_a_command_after_its_password_is_kept(text: str) -> N
         f"mysql --password '{R(PA)}' -e 'select 1'",
         {PA: 1},
     )
+
+
+def test_an_azure_storage_account_key_given_as_an_option_is_redacted() -> None:
+    """'az storage blob upload --account-name acme --account-key <key>' gives the storage
+    account's key (full access to its data) by an option no rule knew ('AccountKey=' in a
+    connection string was): it reached the store."""
+    text = "az storage blob upload --account-name acme --account-key Hy6tB1q9ZxQw8Rt3Yb6Nc1== -f x"
+    assert redact_secrets(text) == (
+        text.replace("Hy6tB1q9ZxQw8Rt3Yb6Nc1==", R(PA)),
+        {PA: 1},
+    )
+    assert redact_value(["az", "storage", "blob", "list", "--account-key", "Hy6tB1q9Zx"])[0][
+        -1
+    ] == R(PA)
+    for kept in (
+        "az storage container list --account-name acme --account-key $AZURE_STORAGE_KEY",
+        "az storage account keys list --account-name acme",
+        "az storage blob list --account-name acme --auth-mode key",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -558,7 +558,9 @@ _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 # A value given after a command-line flag and a space: --password S3cret, --token abc.
 #: A command-line option whose next argument is a credential (``--password``, ``--api-key``).
 _SECRET_OPTION = (
-    r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey|secret-(?:access-)?key)"
+    r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey|secret-(?:access-)?key"
+    # the Azure CLI's storage account key (az storage … --account-key)
+    r"|account-key)"
 )
 _FLAG = lazy(
     rf"(?<![\w\-])--{_SECRET_OPTION}"
