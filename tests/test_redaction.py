@@ -585,6 +585,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "url_users": _repeat("a://" + "b" * 20 + "@"),
     "admin_tools": _repeat("cqlsh ipmitool bcp vsql schtasks snmpwalk connect to a user b using "),
     "second_options": _repeat("keytool -storepass a -keypass b -keypass "),
+    "login_arguments": _repeat("cargo login --a b --c=d -e "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2620,5 +2621,38 @@ def test_an_azure_storage_account_key_given_as_an_option_is_redacted() -> None:
         "az storage container list --account-name acme --account-key $AZURE_STORAGE_KEY",
         "az storage account keys list --account-name acme",
         "az storage blob list --account-name acme --auth-mode key",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cargo login cioHy6tB1q9ZxQw8Rt3Yb6Nc1Hd5Fg0Ja",
+        "cargo login --registry acme-internal cioHy6tB1q9ZxQw8Rt3Yb6Nc1",
+        "vault login -no-print s.Hy6tB1q9ZxQw8Rt3Yb6Nc1",
+        "snyk auth 3f9a1c2b-7d4e-5f60-7182-93a4b5c6d7e8",
+        "ngrok config add-authtoken 2AbCdEfHy6tB1q9ZxQw8Rt3_5Yb6Nc1Hd5Fg0Ja",
+        "bw unlock Hy6tB1q9Zx",
+        "bw login me@acme.io Hy6tB1q9Zx --method 0 --code 123456",
+    ],
+)
+def test_a_token_given_as_a_logins_argument_is_redacted(text: str) -> None:
+    """cargo login, vault login, snyk auth, ngrok's add-authtoken and Bitwarden's bw
+    unlock/login take the token (or the vault's master password) as their argument, with no
+    option or key name before it: it reached the store. A token holds a digit; the command's
+    name for it ('cargo login TOKEN'), prose and an auth method's assignments are kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1} and R(PA) in out, out
+    for part in ("Hy6tB1q9Zx", "3f9a1c2b"):
+        assert part not in out, out
+    for kept in (
+        "cargo login TOKEN",
+        "cargo login --registry acme-internal",
+        "run vault login first, then vault kv get secret/db",
+        "vault login -method=userpass username=admin1234",
+        "vault login -method=github token=$GITHUB_TOKEN",
+        "bw unlock --passwordenv BW_PASSWORD",
+        "ngrok http 8080",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -605,7 +605,8 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
                "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
-               "vsql", "bcp", "schtasks", "snmp", "connect to")  # fmt: skip
+               "vsql", "bcp", "schtasks", "snmp", "connect to", "cargo", "vault", "snyk",
+               "ngrok", "bw ")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -911,8 +912,31 @@ _BUNDLE_CREDENTIALS = lazy(
 _BUNDLE_VALUE = lazy(_argument("val"))
 
 
+#: A CLI's login that takes the token (or the vault's password) as its argument: cargo login
+#: TOKEN (crates.io), vault login TOKEN, snyk auth TOKEN, ngrok authtoken TOKEN (and ngrok
+#: config add-authtoken), Bitwarden's bw unlock PASSWORD and bw login EMAIL PASSWORD; options
+#: may come before it. The whole command only (its end or an option after the argument).
+_LOGIN_ARGUMENT = lazy(
+    r"\b(?:cargo[ \t]+login|vault[ \t]+login|snyk[ \t]+auth|ngrok[ \t]+(?:authtoken"
+    r"|config[ \t]+add-authtoken)|bw[ \t]+(?:unlock|login[ \t]+[^\s;&|\-][^\s;&|]{0,255}))"
+    r"(?:[ \t]+--?[\w\-]{1,32}"
+    r"(?:=[^\s;&|]{0,256}|[ \t]+(?![\-\s])[^\s;&|]{1,256}(?=[ \t]+[^\s\-]))?)*"
+    rf"[ \t]+{_argument('val')}(?=[ \t]*(?:[;&|\r\n]|$)|[ \t]+-)"
+)
+_LOGINS = ("cargo", "vault", "snyk", "ngrok", "bw ")
+
+
 def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
-    """The MinIO client's keys and Bundler's gem server credentials (see above)."""
+    """The MinIO client's keys, Bundler's gem server credentials and a login's token given as
+    its argument (see above)."""
+    if "login" in lower or "auth" in lower or "unlock" in lower:
+        for m in _LOGIN_ARGUMENT.finditer(text):
+            group = next(g for g in ("val_dq", "val_sq", "val") if m.group(g) is not None)
+            value = m.group(group)
+            # a token holds a digit ("cargo login TOKEN" names it; "vault login first" is
+            # prose); an assignment after it is the auth method's (username=…, password=…)
+            if len(value) >= 8 and _DIGIT.search(value) and "=" not in value:
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "mc" in lower and ("alias set" in lower or "host add" in lower or "user add" in lower):
         for m in _MC_KEYS.finditer(text):
             if m.group("access") in _PROSE_WORDS or m.group("secret") in _PROSE_WORDS:
