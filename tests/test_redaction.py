@@ -2656,3 +2656,20 @@ def test_a_token_given_as_a_logins_argument_is_redacted(text: str) -> None:
         "ngrok http 8080",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+def test_a_token_piped_into_gh_auth_login_is_redacted() -> None:
+    """'echo <token> | gh auth login --hostname ghe.acme.io --with-token' (GitHub
+    Enterprise's tokens need not carry ghp_) gives gh the token on its input, as docker's
+    --password-stdin does; --with-token was no reader, so the token reached the store."""
+    for text in (
+        "echo Hy6tB1q9ZxQw8Rt3 | gh auth login --hostname ghe.acme.io --with-token",
+        "printf '%s' 'Hy6tB1q9ZxQw8Rt3' | gh auth login --with-token",
+    ):
+        out, counts = redact_secrets(text)
+        assert counts == {PA: 1} and "Hy6tB1q9ZxQw8Rt3" not in out, out
+    for kept in (
+        "echo $GH_TOKEN | gh auth login --with-token",
+        "gh auth login --with-token < token.txt",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

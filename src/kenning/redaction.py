@@ -755,11 +755,12 @@ _SQL_SET_PASSWORD = lazy(
     re.IGNORECASE,
 )
 #: A command that reads a password from its input: chpasswd (user:password lines), passwd,
-#: kinit, sudo -S, smbpasswd -s, and any with --password-stdin or --passphrase-fd 0.
+#: kinit, sudo -S, smbpasswd -s, and any with --password-stdin or --passphrase-fd 0 (or gh
+#: auth login's --with-token).
 _PASSWORD_READER = (
     r"(?:sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+)?(?:(?P<chpasswd>chpasswd)\b|passwd\b|kinit\b"
     r"|smbpasswd\b[^\n;&|]{0,80}?[ \t]-[A-Za-z]*s\b|sudo\b[^\n;&|]{0,80}?(?<=\s)-[A-Za-z]*S\b"
-    r"|[^\n;&|]{0,200}?(?:--password-stdin|--passphrase-fd[ \t=]0)\b)"
+    r"|[^\n;&|]{0,200}?(?:--password-stdin|--passphrase-fd[ \t=]0|--with-token)\b)"
 )
 _ECHOED_VALUE = (
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
@@ -773,7 +774,7 @@ _PIPED_PASSWORD = lazy(
 _HERE_STRING_PASSWORD = lazy(
     rf"(?<![\w\-])(?={_PASSWORD_READER})[^\n;&|<]{{0,200}}<<<[ \t]*{_ECHOED_VALUE}"
 )
-_READERS = ("chpasswd", "passwd", "kinit", "sudo", "stdin", "passphrase-fd")
+_READERS = ("chpasswd", "passwd", "kinit", "sudo", "stdin", "passphrase-fd", "with-token")
 
 
 def _find_piped_passwords(text: str) -> Iterator[_Hit]:
