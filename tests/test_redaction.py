@@ -586,6 +586,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "admin_tools": _repeat("cqlsh ipmitool bcp vsql schtasks snmpwalk connect to a user b using "),
     "second_options": _repeat("keytool -storepass a -keypass b -keypass "),
     "login_arguments": _repeat("cargo login --a b --c=d -e "),
+    "hashed_passwords": _repeat("openssl passwd -a -salt b mkpasswd -m c -x "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2671,5 +2672,30 @@ def test_a_token_piped_into_gh_auth_login_is_redacted() -> None:
     for kept in (
         "echo $GH_TOKEN | gh auth login --with-token",
         "gh auth login --with-token < token.txt",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openssl passwd -6 Hy6tB1q9Zx",
+        "openssl passwd -1 -salt xyz 'Hy6tB1q9Zx'",
+        "openssl passwd -apr1 Hy6tB1q9Zx > hash.txt",
+        "mkpasswd -m sha-512 Hy6tB1q9Zx",
+        "mkpasswd --method=yescrypt Hy6tB1q9Zx",
+    ],
+)
+def test_a_password_hashed_on_the_command_line_is_redacted(text: str) -> None:
+    """'openssl passwd -6 PASSWORD' and 'mkpasswd -m sha-512 PASSWORD' (a shadow or htpasswd
+    entry made by hand) take the password as their argument: it reached the store beside its
+    hash. The whole command is read; its options, a reference and prose are kept."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "openssl passwd -6 -stdin < pw.txt",
+        "openssl passwd -6 to hash it",
+        "openssl passwd -6 $PASSWORD",
+        "openssl passwd -in pw.txt",
+        "mkpasswd -m help",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -606,7 +606,7 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
                "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
                "vsql", "bcp", "schtasks", "snmp", "connect to", "cargo", "vault", "snyk",
-               "ngrok", "bw ")  # fmt: skip
+               "ngrok", "bw ", "mkpasswd")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -851,6 +851,18 @@ def _find_htpasswd(text: str) -> Iterator[_Hit]:
             yield _Hit(start, start + len(value), "password_assignment", 1)
 
 
+#: A password hashed on the command line: openssl passwd [-6|-1|-apr1] [-salt S] PASSWORD, and
+#: mkpasswd [-m METHOD] [-S SALT] PASSWORD (a /etc/shadow or htpasswd entry made by hand); the
+#: whole command only ("openssl passwd -6 to hash it" is prose).
+_HASHED_PASSWORD = lazy(
+    r"\b(?:openssl[ \t]+passwd"
+    r"(?:[ \t]+-(?:salt[ \t]+[^\s;&|]{1,256}|(?!salt\b|in\b)[A-Za-z0-9]{1,8}))*"
+    r"|mkpasswd(?:[ \t]+(?:-[mSR]|--method|--salt|--rounds)(?:[ \t]+|=)[^\s;&|]{1,256}"
+    r"|[ \t]+-(?![mSR]\b)[A-Za-z]{1,8})*)"
+    rf"[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;&|<>]{{1,1024}}))(?=[ \t]*(?:[;&|>\r\n]|$))"
+)
+
+
 #: PHP's define('DB_PASSWORD', '…'), as WordPress's wp-config.php sets the database password.
 _PHP_DEFINE = lazy(
     rf"\bdefine\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}{_SECRET_KEYWORD}[\"'][ \t]*,[ \t]*"
@@ -1024,6 +1036,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_ORACLE_LOGON)
     if "htpasswd" in lower:
         yield from _find_htpasswd(text)
+    if "openssl passwd" in lower or "mkpasswd" in lower:
+        patterns.append(_HASHED_PASSWORD)
     if "requirepass" in lower or "masterauth" in lower:
         patterns.append(_CONF_PASSWORD)
     for pattern in patterns:
