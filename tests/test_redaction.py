@@ -2699,3 +2699,28 @@ def test_a_password_hashed_on_the_command_line_is_redacted(text: str) -> None:
         "mkpasswd -m help",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'the value after "Password:", "password …" or "pass:" in a sentence',
+        'the "token:", "secret:" and "api_key:" prefixes are matched',
+        "the 'password=' and 'token=' keys are read case-insensitively",
+    ],
+)
+def test_quoted_phrases_ending_in_a_secrets_separator_keep_their_text(text: str) -> None:
+    """kenning's own README lists the phrases it reads as '"Password:", "password …"': the
+    quote closing '"Password:"' was read as one opening a quoted password, and the list was
+    stored as '"Password:"[REDACTED:password_assignment]"password …"' ('"secret:" and
+    "api_key:"' lost its 'and'). A quote after a separator inside the same quotes closes the
+    phrase; a value quoted otherwise is redacted as before."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        'password: "Hy6tB1q9Zx"',
+        '{"password": "Hy6tB1q9Zx"}',
+        "'password: \"Hy6tB1q9Zx\"'",
+        'set "DB_PASSWORD=Hy6tB1q9Zx"',
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out

@@ -1249,6 +1249,12 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     key_quoted = bool(m.group("kq"))
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
+    opened = text[name_start - 1 : name_start] if name_start else ""
+    if not key_quoted and opened in ("'", '"') and m.group("sq" if opened == "'" else "dq"):
+        # a quoted phrase ending in the separator ('"Password:", "password …"', '"secret:"
+        # and "api_key:"'): the quote after it closes the phrase, no value opens there (in
+        # code and data a quote inside the same quotes would have ended the string)
+        return None
     key_name = text[name_start : m.end("key")]
     for name in ("dq", "sq", "eq", "bq", "dw", "sw"):
         value = m.group(name)
