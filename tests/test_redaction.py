@@ -2724,3 +2724,22 @@ def test_quoted_phrases_ending_in_a_secrets_separator_keep_their_text(text: str)
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "split by a shell line continuation (`--password \\` and the password on the next line)",
+        "mysql --password \\ # then the password on the next line",
+        "the token = '---' line divides the sections",
+    ],
+)
+def test_punctuation_alone_after_a_secrets_word_is_not_the_secret(text: str) -> None:
+    """kenning's own README says 'a shell line continuation (`--password \\` and the password
+    on the next line)': the backslash was taken for the password and stored as '`--password
+    [REDACTED:password_assignment]`'. Punctuation alone is no password; a value with a letter
+    or a digit is redacted as before."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("--password Hy6t!", 'token = "#1"', "mysql --password \\\n  Hy6tB1q9Zx"):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out

@@ -450,6 +450,10 @@ _SENTENCE_PUNCTUATION = ",.;:)"
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.fullmatch(value) is not None:
         return True
+    if not any(c.isalnum() for c in value):
+        # punctuation alone is no password: the '", "' between two quoted phrases in a
+        # list ('"Password:", "password …"'), a line continuation's '\' written in prose
+        return True
     bare = value.rstrip(_SENTENCE_PUNCTUATION)
     return bare != value and bool(bare) and _PLACEHOLDER.fullmatch(bare) is not None
 
@@ -1893,8 +1897,9 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     types (``password: Option<String>,``), names of kinds (a lexer's ``token: 'IDENT'``,
     ``cl100k_base``, ``credentials = 'default'``, ``kubernetes.io/tls``, ARNs and KMS aliases,
     ``id-token: write``, ``using password: YES``), masked examples (``sk-...``, ``REPLACE_ME``),
-    git SHAs, UUIDs and hashes. A real password that looks like a placeholder, a variable or
-    a name (``$ecret``, ``my_pass_word`` assigned in code, ``key.json``) is left in place:
+    git SHAs, UUIDs and hashes, punctuation alone (``", "`` between two quoted phrases). A
+    real password that looks like a placeholder, a variable or a name (``$ecret``,
+    ``my_pass_word`` assigned in code, ``key.json``) or has no letter or digit is left in place:
     that is the price of not mangling configuration examples and code.
     """
     if not isinstance(text, str):
