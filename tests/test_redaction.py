@@ -2743,3 +2743,26 @@ def test_punctuation_alone_after_a_secrets_word_is_not_the_secret(text: str) -> 
     for secret in ("--password Hy6t!", 'token = "#1"', "mysql --password \\\n  Hy6tB1q9Zx"):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "usage: deploy [--token TOKEN] [--api-key API_KEY] [--password PASS]",
+        "  --api-key API_KEY     the key to call the API with",
+        "  -p, --password PASSWD the password",
+        "  --client-secret CLIENT_SECRET",
+        "`--password VALUE` flags, `Authorization:` headers",
+        "export API_KEY=VALUE",
+    ],
+)
+def test_a_usage_lines_name_for_a_secret_is_kept(text: str) -> None:
+    """argparse's help and man pages name an option's value in capitals ('--api-key API_KEY',
+    '--password PASSWD', '[--token TOKEN]'); kenning's own docs write '--password VALUE'.
+    Those names were redacted as passwords (the bracket closing '[--token TOKEN]' made even
+    TOKEN a value), and a usage line lost its words. A name in capitals ending in a secret's
+    word or VALUE is a placeholder; a password in capitals with a digit is redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("--token HY6TB1Q9ZX", "TOKEN=ABCDEFGH", "--password Hy6tB1q9Zx"):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out

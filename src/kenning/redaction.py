@@ -422,6 +422,10 @@ _PLACEHOLDER = lazy(
     # a synopsis's names for it: wpa_passphrase SSID PASSPHRASE, -N NEW_PASSPHRASE, -P PASS,
     # an optional argument [passphrase]
     | (?:(?:new|old)[_\-])?pass(?:word|phrase)? | \[ [A-Za-z][\w\-]* \]
+    # and in capitals, as argparse and man pages name an option's value: --api-key API_KEY,
+    # --password PASSWD, --client-secret CLIENT_SECRET, KEY=VALUE
+    | (?-i:(?:[A-Z][A-Z0-9]*_)*(?:KEY|TOKEN|SECRET|PASS(?:WORD|PHRASE|WD)?|PWD|VALUE
+           |CREDENTIALS?|CREDS))
     # what became of a credential, as error messages say it ("token: expired")
     | expired | invalid | incorrect | wrong | missing | revoked | malformed | rejected
     | denied | unset | blank | mismatch(?:ed)?
@@ -443,8 +447,9 @@ _ENV_KEY = lazy(r"[A-Z][A-Z0-9_]*")
 
 
 #: A sentence's punctuation after a value: "wpa_passphrase SSID PASSPHRASE, then …" names the
-#: argument, its comma the sentence's ("!" and "?" may end a password: "Password!").
-_SENTENCE_PUNCTUATION = ",.;:)"
+#: argument, its comma the sentence's ("!" and "?" may end a password: "Password!"); and the
+#: bracket closing a usage line's optional part: "[--token TOKEN]".
+_SENTENCE_PUNCTUATION = ",.;:)]"
 
 
 def _is_placeholder(value: str) -> bool:
