@@ -348,6 +348,18 @@ def _find_gitleaks(text: str) -> Iterator[_Hit]:
             named_id = _NAMES_AN_ID.search(text, max(0, start - 40), start)
             if named_id and _HEX_OR_UUID.fullmatch(secret):
                 continue  # "heroku release id: <uuid>", "codecov … commit: <sha>": no key
+            if rule.id == "curl-auth-user":
+                # curl -u user:password: the password only, the user's name kept (as in a
+                # URL), and the quotes around the pair kept as written; with no password
+                # ("-u KEY:", as Stripe and others take an API key) the user is the secret
+                quote = secret[:1] if secret[:1] in ("'", '"') else ""
+                bare = secret[
+                    len(quote) : len(secret) - 1 if quote and secret.endswith(quote) else None
+                ]
+                colon = bare.find(":")
+                if 0 <= colon < len(bare) - 1:
+                    start += len(quote) + colon + 1
+                    end = start + len(bare) - colon - 1
             yield _Hit(start, end, rule.kind, 0)
 
 
@@ -1455,7 +1467,8 @@ _COOKIE_ATTRIBUTES = frozenset(
 _CURL = lazy(r"(?<![A-Za-z0-9_\-])curl(?![A-Za-z0-9_\-])")
 _CURL_USER = lazy(
     r"(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"']{1,256}):"
-    r"(?P<pw>[^\s\"']{1,1024})"
+    # an unquoted '`' is the shell's command substitution, or markdown's code closing
+    r"(?P<pw>[^\s\"'`]{1,1024})"
 )
 _DIGITS = lazy(r"\d+")
 _NEWLINE = lazy(r"\n")
