@@ -2802,3 +2802,34 @@ def test_curls_user_is_kept_and_only_its_password_redacted(text: str, expected: 
         assert (out, counts) == (text, {})
     else:
         assert (out, counts) == (expected, {"basic_auth": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass the --token flag explicitly",
+        "the --password option is deprecated since 2.0",
+        "use --api-key instead of the env var",
+        "--password takes the value from a file",
+        "the --password argument leaks into ps output",
+        "set --token here or in the config",
+        "--token expects a PAT with repo scope",
+        "with --password followed by the secret",
+        "--token and --user are both needed",
+    ],
+)
+def test_prose_about_a_secret_flag_keeps_its_words(text: str) -> None:
+    """A note about a --password-style flag says what it does: the word after the flag ('the
+    --password option is deprecated', 'pass the --token flag', '--token expects a PAT') was
+    taken for the password and the sentence lost it. As after a tool's own password option, a
+    lower-case word that is, or is followed by, an article, a preposition or a conjunction,
+    or that names the option (flag, option, argument), is prose; a password is redacted."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        "mysql --password hunter2",
+        "mysql --password secretpw mydb",
+        "mysql --password letmein -h db",
+        "helm repo add acme https://charts.acme.io --password Hy6tB1q9Zx",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out

@@ -1073,6 +1073,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the next option ("--no-password", "--host"), not a value
             if pattern is _TOOL_PASSWORD and (len(value) < 4 or _says_what_it_does(text, m, group)):
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
+            if pattern is _FLAG and _says_what_it_does(text, m, group):
+                continue  # prose about the flag ("the --password option is deprecated")
             if pattern is _FLAG and (_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)):
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
             if not _is_placeholder(value):
@@ -1120,6 +1122,12 @@ _PROSE_WORDS = frozenset({
     "but", "so", "is", "are", "was", "can", "will", "must", "should", "not", "only",
 })  # fmt: skip
 _NEXT_WORD = lazy(r"[ \t]+([a-z]+)\b")
+#: What prose calls an option, after its name: "pass the --token flag", "the --password
+#: argument leaks into ps".
+_OPTION_NOUNS = frozenset({
+    "flag", "flags", "option", "options", "argument", "arguments", "arg", "parameter", "param",
+    "switch", "value", "instead",
+})  # fmt: skip
 
 
 def _says_what_it_does(text: str, m: re.Match[str], group: str) -> bool:
@@ -1128,7 +1136,11 @@ def _says_what_it_does(text: str, m: re.Match[str], group: str) -> bool:
     if group != "val" or not _LOWER_WORD.fullmatch(value):
         return False
     following = _NEXT_WORD.match(text, m.end(group))
-    return value in _PROSE_WORDS or (following is not None and following[1] in _PROSE_WORDS)
+    return (
+        value in _PROSE_WORDS
+        or value in _OPTION_NOUNS
+        or (following is not None and following[1] in _PROSE_WORDS)
+    )
 
 
 #: The Fetch API's credentials modes (``fetch(url, {credentials: "include"})``): a request
