@@ -2833,3 +2833,24 @@ def test_prose_about_a_secret_flag_keeps_its_words(text: str) -> None:
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "secret_arn: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
+        "aws secretsmanager get-secret-value --secret-id "
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
+        "valueFrom: arn:aws:secretsmanager:eu-west-1:123456789012:secret:app/api-key-Xy12Zq:apiKey::",
+        "The ARN is arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
+    ],
+)
+def test_a_secrets_manager_arn_is_kept_whatever_names_it(text: str) -> None:
+    """A Secrets Manager ARN ends in ':secret:NAME-suffix', which read as 'secret: NAME' and
+    lost its name ('…:secret:[REDACTED:password_assignment]') unless a secret's key stood
+    before it: after 'secret_arn:', '--secret-id', an ECS task's 'valueFrom:' or in a
+    sentence. 'secret' there is the ARN's resource type; the ARN says where a secret is."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("secret:Hy6tB1q9Zx", "db:secret:Hy6tB1q9Zx"):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1}, out

@@ -1263,6 +1263,11 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
     return words.end(), text[start : words.end()]
 
 
+#: An ARN up to its resource type, where a secret's word is that type (Secrets Manager's
+#: "…:secret:NAME"), not a key: the ARN says where the secret is.
+_ARN_HEAD = lazy(r"arn:aws(?:-cn|-us-gov)?:[a-z0-9\-]{1,64}:[a-z0-9\-]{0,32}:\d{0,12}:$")
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
@@ -1282,6 +1287,10 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     key_quoted = bool(m.group("kq"))
     head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
     name_start = head.start() if head else m.start()
+    if text[name_start - 1 : name_start] == ":" and _ARN_HEAD.search(
+        text, max(0, name_start - 200), name_start
+    ):
+        return None  # arn:aws:secretsmanager:…:secret:prod/db-AbCdEf names where a secret is
     opened = text[name_start - 1 : name_start] if name_start else ""
     if not key_quoted and opened in ("'", '"') and m.group("sq" if opened == "'" else "dq"):
         # a quoted phrase ending in the separator ('"Password:", "password …"', '"secret:"
