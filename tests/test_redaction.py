@@ -2854,3 +2854,17 @@ def test_a_secrets_manager_arn_is_kept_whatever_names_it(text: str) -> None:
     for secret in ("secret:Hy6tB1q9Zx", "db:secret:Hy6tB1q9Zx"):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1}, out
+
+
+def test_a_sentry_dsns_public_key_is_kept() -> None:
+    """A Sentry DSN carries the project's public key as its user
+    ('https://<32 hex>@o123.ingest.sentry.io/4504'), made to ship in a browser's code; the
+    rule for a token as a URL's only user information took it for a token. On a Sentry host
+    the 32-hex key is kept; elsewhere such a user is redacted."""
+    for kept in (
+        "SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4504",
+        "dsn: https://0123456789abcdef0123456789abcdef@sentry.acme.internal/12",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    out, counts = redact_secrets("https://0123456789abcdef0123456789abcdef@api.example.com/x")
+    assert counts == {"connection_string": 1}, out

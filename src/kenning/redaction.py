@@ -1435,11 +1435,18 @@ _URL_TOKEN_USER = lazy(
 )
 
 
+_SENTRY_KEY = lazy(r"[0-9a-f]{32}")
+
+
 def _find_url_passwords(text: str) -> Iterator[_Hit]:
     if "@" in text:
         for m in _URL_TOKEN_USER.finditer(text):
-            if _URL_HOST.match(text, m.end()) and _looks_random(m.group("user")):
-                yield _Hit(m.start("user"), m.end("user"), "connection_string", 1)
+            host = _URL_HOST.match(text, m.end())
+            if host is None or not _looks_random(m.group("user")):
+                continue
+            if _SENTRY_KEY.fullmatch(m.group("user")) and "sentry" in host.group().lower():
+                continue  # a Sentry DSN's public key: made to ship in a browser's code
+            yield _Hit(m.start("user"), m.end("user"), "connection_string", 1)
     covered = 0
     for m in _URL_HEAD.finditer(text):
         if m.start() < covered:
