@@ -587,6 +587,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "second_options": _repeat("keytool -storepass a -keypass b -keypass "),
     "login_arguments": _repeat("cargo login --a b --c=d -e "),
     "hashed_passwords": _repeat("openssl passwd -a -salt b mkpasswd -m c -x "),
+    "env_sets": _repeat("set -x A_TOKEN setenv B_PASSWORD ENV C_KEY "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2868,3 +2869,34 @@ def test_a_sentry_dsns_public_key_is_kept() -> None:
         assert redact_secrets(kept) == (kept, {}), kept
     out, counts = redact_secrets("https://0123456789abcdef0123456789abcdef@api.example.com/x")
     assert counts == {"connection_string": 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set -gx API_TOKEN Hy6tB1q9Zx",
+        "set -x GITHUB_TOKEN 'Hy6tB1q9Zx'",
+        "setenv DB_PASSWORD Hy6tB1q9Zx",
+        "launchctl setenv API_TOKEN Hy6tB1q9Zx",
+        "ENV API_KEY Hy6tB1q9Zx",
+        "doppler secrets set STRIPE_SECRET_KEY Hy6tB1q9Zx",
+        "set -gx API_TOKEN Hy6tB1q9Zx # from the vault",
+    ],
+)
+def test_a_secret_variable_set_without_an_equals_sign_is_redacted(text: str) -> None:
+    """fish's 'set -gx API_TOKEN …', csh's 'setenv DB_PASSWORD …', launchctl setenv, a
+    Dockerfile's legacy 'ENV API_KEY …' and 'doppler secrets set NAME …' set a variable
+    without '=': no assignment rule read them, and the value reached the store. A name in
+    capitals ending in a secret's word, then the value and the command's end, is read now."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "set -gx API_TOKEN (op read op://vault/api/token)",
+        "set -gx API_TOKEN $OTHER_TOKEN",
+        "set password reset flow",
+        "set TOKEN expiry to 1h",
+        "don't set API_KEY manually",
+        "ENV GOOGLE_APPLICATION_CREDENTIALS /secrets/key.json",
+        "ENV NODE_ENV production",
+        "set -gx SSH_AUTH_SOCK /tmp/agent.sock",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -872,6 +872,19 @@ def _find_htpasswd(text: str) -> Iterator[_Hit]:
             yield _Hit(start, start + len(value), "password_assignment", 1)
 
 
+#: An environment variable named for a secret, set without '=': fish's set [-gxU] NAME VALUE,
+#: csh's setenv NAME VALUE, launchctl setenv, a Dockerfile's ENV NAME VALUE, doppler secrets
+#: set NAME VALUE. The name in capitals, as the environment's are ("set password reset …" in a
+#: sentence is no variable).
+_ENV_SET = lazy(
+    r"(?:(?<![\w\-])set(?:[ \t]+-[A-Za-z]{1,8})*|\bsetenv|^[ \t]*ENV)[ \t]+"
+    r"(?-i:(?=[A-Z])[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PW|SECRET|SECRET_KEY"
+    r"|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS|_CREDS))[ \t]+"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;&|=]{{1,1024}}))(?=[ \t]*(?:[;&|#\r\n]|$))",
+    re.MULTILINE,
+)
+
+
 #: A password hashed on the command line: openssl passwd [-6|-1|-apr1] [-salt S] PASSWORD, and
 #: mkpasswd [-m METHOD] [-S SALT] PASSWORD (a /etc/shadow or htpasswd entry made by hand); the
 #: whole command only ("openssl passwd -6 to hash it" is prose).
@@ -1059,6 +1072,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         yield from _find_htpasswd(text)
     if "openssl passwd" in lower or "mkpasswd" in lower:
         patterns.append(_HASHED_PASSWORD)
+    if "set" in lower or "env " in lower:
+        patterns.append(_ENV_SET)
     if "requirepass" in lower or "masterauth" in lower:
         patterns.append(_CONF_PASSWORD)
     for pattern in patterns:
@@ -1073,9 +1088,13 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the next option ("--no-password", "--host"), not a value
             if pattern is _TOOL_PASSWORD and (len(value) < 4 or _says_what_it_does(text, m, group)):
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
+            if pattern is _ENV_SET and group == "val" and _LOWER_WORD.fullmatch(value):
+                continue  # a sentence's word: "don't set API_KEY manually"
             if pattern is _FLAG and _says_what_it_does(text, m, group):
                 continue  # prose about the flag ("the --password option is deprecated")
-            if pattern is _FLAG and (_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)):
+            if pattern in (_FLAG, _ENV_SET) and (
+                _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)
+            ):
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
             if not _is_placeholder(value):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
