@@ -588,6 +588,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "login_arguments": _repeat("cargo login --a b --c=d -e "),
     "hashed_passwords": _repeat("openssl passwd -a -salt b mkpasswd -m c -x "),
     "env_sets": _repeat("set -x A_TOKEN setenv B_PASSWORD ENV C_KEY "),
+    "secret_store_pipes": _repeat("echo a | gh secret set X --a b --c "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2898,5 +2899,30 @@ def test_a_secret_variable_set_without_an_equals_sign_is_redacted(text: str) -> 
         "ENV GOOGLE_APPLICATION_CREDENTIALS /secrets/key.json",
         "ENV NODE_ENV production",
         "set -gx SSH_AUTH_SOCK /tmp/agent.sock",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo -n Hy6tB1q9Zx | gcloud secrets create db-pass --data-file=-",
+        "printf '%s' 'Hy6tB1q9Zx' | gcloud secrets versions add db-pass --data-file=-",
+        "printf Hy6tB1q9Zx | docker secret create db_password -",
+        "echo Hy6tB1q9Zx | gh secret set DB_PASSWORD --repo acme/app",
+        "echo Hy6tB1q9Zx | kubectl create secret generic db --from-file=password=/dev/stdin",
+    ],
+)
+def test_a_secret_piped_into_a_secret_stores_command_is_redacted(text: str) -> None:
+    """gcloud secrets create … --data-file=-, docker secret create NAME -, gh secret set NAME
+    (without --body) and a --from-file=…=/dev/stdin read the secret from their input, as
+    docker login's --password-stdin does: the echoed secret reached the store."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "echo $DB_PASSWORD | gh secret set DB_PASSWORD",
+        "gcloud secrets create db-pass --data-file=pw.txt",
+        "echo hello | docker secret create x ./file",
+        "echo done | gh secret set X --body $VALUE",
+        "echo Hy6tB1q9Zx-is-not-read | gh secret set DB_PASSWORD --env-file .env",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

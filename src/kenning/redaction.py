@@ -781,7 +781,15 @@ _SQL_SET_PASSWORD = lazy(
 _PASSWORD_READER = (
     r"(?:sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+)?(?:(?P<chpasswd>chpasswd)\b|passwd\b|kinit\b"
     r"|smbpasswd\b[^\n;&|]{0,80}?[ \t]-[A-Za-z]*s\b|sudo\b[^\n;&|]{0,80}?(?<=\s)-[A-Za-z]*S\b"
-    r"|[^\n;&|]{0,200}?(?:--password-stdin|--passphrase-fd[ \t=]0|--with-token)\b)"
+    r"|[^\n;&|]{0,200}?(?:--password-stdin|--passphrase-fd[ \t=]0|--with-token)\b"
+    # and a secret store's command that reads the secret from its input: gcloud secrets
+    # create/versions add --data-file=-, docker/podman secret create NAME -, gh secret set
+    # NAME (no --body), a --from-file=…=/dev/stdin
+    r"|[^\n;&|]{0,200}?(?:--data-file[ \t=]-|=/dev/stdin)(?![\w\-/])"
+    r"|(?:docker|podman)[ \t]+secret[ \t]+create\b(?:[ \t]+--?[\w\-]+(?:=\S+)?)*[ \t]+[^\s;&|\-]\S*"
+    r"[ \t]+-(?![\w\-])"
+    r"|gh[ \t]+secret[ \t]+set[ \t]+[^\s;&|]+(?:[ \t]+--?(?!-|b\b|body\b|f\b|env-file\b)[\w\-]+"
+    r"(?:[ \t=]+[^\s;&|\-]\S*)?)*[ \t]*(?:$|[;&|\r\n]))"
 )
 _ECHOED_VALUE = (
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
@@ -795,7 +803,8 @@ _PIPED_PASSWORD = lazy(
 _HERE_STRING_PASSWORD = lazy(
     rf"(?<![\w\-])(?={_PASSWORD_READER})[^\n;&|<]{{0,200}}<<<[ \t]*{_ECHOED_VALUE}"
 )
-_READERS = ("chpasswd", "passwd", "kinit", "sudo", "stdin", "passphrase-fd", "with-token")
+_READERS = ("chpasswd", "passwd", "kinit", "sudo", "stdin", "passphrase-fd", "with-token",
+            "data-file", "secret create", "secret set")  # fmt: skip
 
 
 def _find_piped_passwords(text: str) -> Iterator[_Hit]:
