@@ -589,6 +589,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "hashed_passwords": _repeat("openssl passwd -a -salt b mkpasswd -m c -x "),
     "env_sets": _repeat("set -x A_TOKEN setenv B_PASSWORD ENV C_KEY "),
     "secret_store_pipes": _repeat("echo a | gh secret set X --a b --c "),
+    "ssm_parameters": _repeat("ssm put-parameter --type SecureString --value "),
     "archive_and_remote_tools": _repeat("zip 7z rar az login smbclient -U a xfreerdp plink "),
     "pgpass_lines": _repeat("h:1:d:u:p x\n"),
     "pgpass_fields": lambda size: "h:1:d:u:" + "\\:" * (size // 2),
@@ -2926,3 +2927,31 @@ def test_a_secret_piped_into_a_secret_stores_command_is_redacted(text: str) -> N
         "echo Hy6tB1q9Zx-is-not-read | gh secret set DB_PASSWORD --env-file .env",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aws secretsmanager create-secret --name prod/db --secret-string Hy6tB1q9Zx",
+        "aws ssm put-parameter --name /prod/db/password --value Hy6tB1q9Zx --type SecureString",
+        "aws ssm put-parameter --type SecureString --name /prod/api --value 'Hy6tB1q9Zx'",
+    ],
+)
+def test_a_secret_given_to_the_aws_clis_secret_stores_is_redacted(text: str) -> None:
+    """'aws secretsmanager create-secret --secret-string S3cret' and 'aws ssm put-parameter
+    … --type SecureString --value S3cret' give the secret by options no rule knew: it
+    reached the store. A JSON document or a file:// there is kept (its keys say what is
+    secret), as is a String parameter's value."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "aws secretsmanager create-secret --name x --secret-string file://creds.json",
+        "aws ssm put-parameter --name /prod/region --value eu-west-1 --type String",
+        "aws ssm put-parameter --name /p --type SecureString --value file://v.txt",
+        "the --secret-string option takes JSON",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    out, counts = redact_secrets(
+        "aws secretsmanager put-secret-value --secret-id prod/db "
+        '--secret-string \'{"username":"app","password":"Hy6tB1q9Zx"}\''
+    )
+    assert counts == {PA: 1} and '"username":"app"' in out and "Hy6tB1q9Zx" not in out, out

@@ -580,8 +580,9 @@ _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
 #: A command-line option whose next argument is a credential (``--password``, ``--api-key``).
 _SECRET_OPTION = (
     r"(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-key|apikey|secret-(?:access-)?key"
-    # the Azure CLI's storage account key (az storage … --account-key)
-    r"|account-key)"
+    # the Azure CLI's storage account key (az storage … --account-key), the AWS CLI's
+    # Secrets Manager value (--secret-string)
+    r"|account-key|secret-string)"
 )
 _FLAG = lazy(
     rf"(?<![\w\-])--{_SECRET_OPTION}"
@@ -627,7 +628,7 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
                "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
                "vsql", "bcp", "schtasks", "snmp", "connect to", "cargo", "vault", "snyk",
-               "ngrok", "bw ", "mkpasswd")  # fmt: skip
+               "ngrok", "bw ", "mkpasswd", "put-parameter")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -894,6 +895,15 @@ _ENV_SET = lazy(
 )
 
 
+#: An SSM parameter stored encrypted: aws ssm put-parameter … --type SecureString … --value V
+#: (the type before or after the value); a String parameter's value is configuration.
+_SSM_SECURE_VALUE = lazy(
+    r"\bssm[ \t]+put-parameter\b(?=[^\n;&|]{0,400}?--type[ \t=]+[\"']?SecureString\b)"
+    r"[^\n;&|]{0,400}?(?<=\s)--value(?:[ \t]+|=)"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))"
+)
+
+
 #: A password hashed on the command line: openssl passwd [-6|-1|-apr1] [-salt S] PASSWORD, and
 #: mkpasswd [-m METHOD] [-S SALT] PASSWORD (a /etc/shadow or htpasswd entry made by hand); the
 #: whole command only ("openssl passwd -6 to hash it" is prose).
@@ -1083,6 +1093,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         patterns.append(_HASHED_PASSWORD)
     if "set" in lower or "env " in lower:
         patterns.append(_ENV_SET)
+    if "put-parameter" in lower:
+        patterns.append(_SSM_SECURE_VALUE)
     if "requirepass" in lower or "masterauth" in lower:
         patterns.append(_CONF_PASSWORD)
     for pattern in patterns:
@@ -1101,6 +1113,10 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # a sentence's word: "don't set API_KEY manually"
             if pattern is _FLAG and _says_what_it_does(text, m, group):
                 continue  # prose about the flag ("the --password option is deprecated")
+            if pattern in (_FLAG, _SSM_SECURE_VALUE) and value.startswith(
+                ("{", "file://", "fileb://")
+            ):
+                continue  # a JSON document (its own keys say what is secret) or a file's URL
             if pattern in (_FLAG, _ENV_SET) and (
                 _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)
             ):
