@@ -895,6 +895,9 @@ _ENV_SET = lazy(
 )
 
 
+_ENV_SECRET_WORDS = ("PASS", "_PW", "SECRET", "TOKEN", "KEY", "CRED")
+
+
 #: An SSM parameter stored encrypted: aws ssm put-parameter … --type SecureString … --value V
 #: (the type before or after the value); a String parameter's value is configuration.
 _SSM_SECURE_VALUE = lazy(
@@ -989,13 +992,13 @@ _LOGIN_ARGUMENT = lazy(
     r"(?:=[^\s;&|]{0,256}|[ \t]+(?![\-\s])[^\s;&|]{1,256}(?=[ \t]+[^\s\-]))?)*"
     rf"[ \t]+{_argument('val')}(?=[ \t]*(?:[;&|\r\n]|$)|[ \t]+-)"
 )
-_LOGINS = ("cargo", "vault", "snyk", "ngrok", "bw ")
+_LOGIN_COMMANDS = ("cargo login", "vault login", "snyk auth", "authtoken", "bw unlock", "bw login")
 
 
 def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
     """The MinIO client's keys, Bundler's gem server credentials and a login's token given as
     its argument (see above)."""
-    if "login" in lower or "auth" in lower or "unlock" in lower:
+    if any(login in lower for login in _LOGIN_COMMANDS):
         for m in _LOGIN_ARGUMENT.finditer(text):
             group = next(g for g in ("val_dq", "val_sq", "val") if m.group(g) is not None)
             value = m.group(group)
@@ -1091,7 +1094,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         yield from _find_htpasswd(text)
     if "openssl passwd" in lower or "mkpasswd" in lower:
         patterns.append(_HASHED_PASSWORD)
-    if "set" in lower or "env " in lower:
+    if ("set" in lower or "env " in lower) and any(word in text for word in _ENV_SECRET_WORDS):
         patterns.append(_ENV_SET)
     if "put-parameter" in lower:
         patterns.append(_SSM_SECURE_VALUE)
@@ -1483,7 +1486,7 @@ _SENTRY_KEY = lazy(r"[0-9a-f]{32}")
 
 
 def _find_url_passwords(text: str) -> Iterator[_Hit]:
-    if "@" in text:
+    if "@" in text and "://" in text:
         for m in _URL_TOKEN_USER.finditer(text):
             host = _URL_HOST.match(text, m.end())
             if host is None or not _looks_random(m.group("user")):
