@@ -39,9 +39,15 @@ replaced once, under the more specific kind:
    ``xfreerdp /p:``, PuTTY's ``-pw``, Oracle's ``sqlplus user/password@db``, Windows' ``net
    user``/``net use``, ``cmdkey /pass:``, ``psexec -p``, ``ssh-keygen -N``, ``lftp -u``,
    ``wpa_passphrase``, ``ConvertTo-SecureString``, the ``-p`` of hydra, medusa, ncftp,
-   evil-winrm and netexec, winrm's and winrs' ``-p:``), a registry's token set with ``npm``/
-   ``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password echoed into a command
-   that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``); and four
+   evil-winrm and netexec, winrm's and winrs' ``-p:``, cqlsh, racadm, twine, rabbitmqadmin,
+   ipmitool, bcp, vsql, schtasks, SNMPv3, jarsigner, DB2's ``connect … using``, ``openssl
+   passwd``, ``mkpasswd``, ``--account-key``, ``--secret-string``, an SSM SecureString), the
+   MinIO client's keys, Bundler's gem server credentials, a login's token argument (``cargo
+   login``, ``vault login``, ``bw unlock``…), a secret variable set without ``=`` (``set
+   -gx``, ``setenv``, ``ENV``), a random token as a URL's only user, a registry's token set
+   with ``npm``/``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password
+   echoed into a command that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``,
+   ``--with-token``, a secret store's ``--data-file=-``); and four
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
    ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
@@ -52,7 +58,8 @@ replaced once, under the more specific kind:
 Both layers also read the text percent-decoded (a credential in a logged URL or form body:
 ``password%3D…``) and every base64 blob in it that decodes to text (``echo … | base64 -d``;
 such a blob holding a credential is redacted whole). A secret a terminal or a mail client
-hard-wrapped at a line's end is redacted with its tail on the next line.
+hard-wrapped at a line's end is redacted with its tail on the next line (a token cut
+inside its prefix is read across the break; a quoted value may close on the next line).
 
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
