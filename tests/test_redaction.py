@@ -2955,3 +2955,24 @@ def test_a_secret_given_to_the_aws_clis_secret_stores_is_redacted(text: str) -> 
         '--secret-string \'{"username":"app","password":"Hy6tB1q9Zx"}\''
     )
     assert counts == {PA: 1} and '"username":"app"' in out and "Hy6tB1q9Zx" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rclone obscure Hy6tB1q9Zx",
+        "ansible-vault encrypt_string 'Hy6tB1q9Zx' --name db_password",
+        "ansible-vault encrypt_string --vault-id prod@prompt 'Hy6tB1q9Zx' --name db_password",
+    ],
+)
+def test_a_secret_given_to_a_command_that_hides_it_is_redacted(text: str) -> None:
+    """'rclone obscure PASSWORD' and "ansible-vault encrypt_string 'PASSWORD' --name db_password"
+    take the plain secret as their argument to obscure or encrypt it: the plain text reached
+    the store beside the command meant to hide it."""
+    assert redact_secrets(text) == (text.replace("Hy6tB1q9Zx", redaction_marker(PA)), {PA: 1})
+    for kept in (
+        "ansible-vault encrypt_string --stdin-name db_password",
+        "rclone obscure -",
+        "use rclone obscure to hide it in rclone.conf",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

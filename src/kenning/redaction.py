@@ -628,7 +628,8 @@ _SECRET_STEM = lazy(
 #: openssl -k, mongosh -p, ldapsearch -w, zip -P, smbclient -U): substring tests, as each
 #: more word in the stem's alternation slows its scan of every note.
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
-               "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
+               "obscure", "encrypt_string", "rabbitmqctl", "az login", "zip", "7z", "rar", "smb",
+               "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
@@ -994,12 +995,16 @@ _BUNDLE_VALUE = lazy(_argument("val"))
 #: may come before it. The whole command only (its end or an option after the argument).
 _LOGIN_ARGUMENT = lazy(
     r"\b(?:cargo[ \t]+login|vault[ \t]+login|snyk[ \t]+auth|ngrok[ \t]+(?:authtoken"
-    r"|config[ \t]+add-authtoken)|bw[ \t]+(?:unlock|login[ \t]+[^\s;&|\-][^\s;&|]{0,255}))"
+    r"|config[ \t]+add-authtoken)|bw[ \t]+(?:unlock|login[ \t]+[^\s;&|\-][^\s;&|]{0,255})"
+    # and the commands that encrypt or obscure a secret given to them: rclone obscure
+    # PASSWORD, ansible-vault encrypt_string 'PASSWORD' --name NAME
+    r"|rclone[ \t]+obscure|ansible-vault[ \t]+encrypt_string)"
     r"(?:[ \t]+--?[\w\-]{1,32}"
     r"(?:=[^\s;&|]{0,256}|[ \t]+(?![\-\s])[^\s;&|]{1,256}(?=[ \t]+[^\s\-]))?)*"
     rf"[ \t]+{_argument('val')}(?=[ \t]*(?:[;&|\r\n]|$)|[ \t]+-)"
 )
-_LOGIN_COMMANDS = ("cargo login", "vault login", "snyk auth", "authtoken", "bw unlock", "bw login")
+_LOGIN_COMMANDS = ("cargo login", "vault login", "snyk auth", "authtoken", "bw unlock", "bw login",
+                   "rclone obscure", "encrypt_string")  # fmt: skip
 
 
 def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
