@@ -1440,11 +1440,16 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         and not _is_placeholder(value)  # DB_PASSWORD=none for local dev: a note about it
     ):
         end, value = _passphrase_end(text, name_start, start, end)
+    if ">" in value and text[max(0, name_start - 1) : name_start] in ("?", "&"):
+        # a URL's query ends at '>' (an autolink's <…>, an HTML tag's end: a URL escapes its own)
+        end = start + value.index(">")
+        value = value[: value.index(">")]
     # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
     while (
         value
-        and value[-1] in ")]}"
-        and value.count(value[-1]) > value.count({")": "(", "]": "[", "}": "{"}[value[-1]])
+        and value[-1] in ")]}>"
+        and value.count(value[-1])
+        > value.count({")": "(", "]": "[", "}": "{", ">": "<"}[value[-1]])
     ):
         value = value[:-1]
         end -= 1
