@@ -2993,3 +2993,28 @@ def test_the_bracket_closing_a_link_after_its_token_is_kept(text: str, kind: str
     at '>', and a '>' a value does not open is not its own."""
     secret = GH if kind == "github_token" else "Hy6tB1q9ZxQw8Rt3"
     assert redact_secrets(text) == (text.replace(secret, R(kind)), {kind: 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://x.io/cb?access_token=gho_abc123def&state=xyz",
+        "GET /v1/items?api_key=live_key_2024abc HTTP/1.1",
+        "https://x.io/download?token=v1.abcdef123.ghijk456",
+    ],
+)
+def test_a_token_shaped_like_a_name_in_a_urls_query_is_redacted(text: str) -> None:
+    """A value in code that reads as a variable (snake_case, dotted) is kept
+    ('token=cfg.token'); in a URL's query ('?access_token=gho_abc123def', '?api_key=live_key_
+    2024abc', '?token=v1.abc.def') it was kept the same way and reached the store, though a
+    query holds literals only. After '?' or '&' the value is taken; placeholders and
+    templates are kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1} and R(PA) in out, out
+    for kept in (
+        "url = f'https://x.io/?token={token}'",
+        "https://x.io/?token=${TOKEN}",
+        "requests.get(url, params=dict(token=api_token))",
+        "x = a && token=cfg.token",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -1465,7 +1465,11 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     # (process.env.JWT_SECRET!) read as the plain reference; only on a dotted name, as an
     # INI's "password = secretPass!" is a literal
     reference = value.replace("?.", ".").removesuffix("!") if "." in value else value
-    if _is_reference(reference, m.group("key"), key_name, key_quoted, "=" if code else sep):
+    in_query = text[max(0, name_start - 1) : name_start] in ("?", "&") and sep == "="
+    if not in_query and _is_reference(
+        reference, m.group("key"), key_name, key_quoted, "=" if code else sep
+    ):
+        # (a URL's query holds literals: ?access_token=gho_abc123 names no variable)
         return None
     if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json or =key.json, PWD=/home/user
