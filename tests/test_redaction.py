@@ -3018,3 +3018,20 @@ def test_a_token_shaped_like_a_name_in_a_urls_query_is_redacted(text: str) -> No
         "x = a && token=cfg.token",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+def test_prose_about_connecting_as_a_user_using_a_method_is_kept() -> None:
+    """Today's rule for DB2's 'connect to DB user U using PW' read any such sentence:
+    'connect to warehouse user etl using kerberos' lost its method. The clause is DB2's only
+    after db2's name or in SQL's capitals."""
+    for kept in (
+        "connect to warehouse user etl using kerberos",
+        "connect to prod user root using Okta",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    for secret in (
+        "db2 connect to SAMPLE user db2inst1 using Hy6tB1q9Zx",
+        "CONNECT TO sample USER db2inst1 USING Hy6tB1q9Zx;",
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out

@@ -716,8 +716,10 @@ _TOOL_PASSWORD = lazy(
     r"|(?i:schtasks)(?:\.exe)?\b[^\n;&|]{0,300}?(?<=\s)/(?i:rp)[ \t]+"
     r"|snmp(?:walk|bulkwalk|get|getnext|bulkget|set|trap|inform|table|delta|status|df|netstat"
     r"|usm|vacm)\b[^\n;&|]{0,300}?(?<=\s)-[AX][ \t]+"
-    r"|\b(?i:connect[ \t]+to)[ \t]+[^\s;&|]{1,128}[ \t]+(?i:user)[ \t]+[^\s;&|]{1,128}[ \t]+"
-    r"(?i:using)[ \t]+)"
+    # (after db2's name, or in SQL's capitals: "connect to prod user root using Okta" is prose)
+    r"|\b(?:db2[ \t]+(?i:connect[ \t]+to[ \t]+[^\s;&|]{1,128}[ \t]+user[ \t]+[^\s;&|]{1,128}"
+    r"[ \t]+using)|CONNECT[ \t]+TO[ \t]+[^\s;&|]{1,128}[ \t]+USER[ \t]+[^\s;&|]{1,128}"
+    r"[ \t]+USING)[ \t]+)"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))"
 )
 
