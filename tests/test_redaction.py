@@ -3035,3 +3035,15 @@ def test_prose_about_connecting_as_a_user_using_a_method_is_kept() -> None:
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
+
+
+def test_a_sentence_about_setting_a_secret_variable_keeps_its_last_word() -> None:
+    """Today's rule for 'set -gx API_TOKEN value' read 'Please set GITHUB_TOKEN first.' as
+    setting the token to 'first.': the sentence lost its word. A lower-case word before a
+    full stop is prose; a value's full stop is the sentence's, kept after the marker."""
+    for kept in ("Please set GITHUB_TOKEN first.", "You must set API_KEY too."):
+        assert redact_secrets(kept) == (kept, {}), kept
+    assert redact_secrets("set -x API_TOKEN Hy6tB1q9Zx.") == (
+        f"set -x API_TOKEN {R(PA)}.",
+        {PA: 1},
+    )

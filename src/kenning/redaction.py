@@ -1126,8 +1126,12 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 continue  # the next option ("--no-password", "--host"), not a value
             if pattern is _TOOL_PASSWORD and (len(value) < 4 or _says_what_it_does(text, m, group)):
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
-            if pattern is _ENV_SET and group == "val" and _LOWER_WORD.fullmatch(value):
-                continue  # a sentence's word: "don't set API_KEY manually"
+            end = m.end(group)
+            if pattern is _ENV_SET and group == "val":
+                if _LOWER_WORD.fullmatch(value.rstrip(".,!?:")):
+                    continue  # a sentence's word: "don't set API_KEY manually", "… first."
+                value = value.rstrip(".,!?:")  # and its full stop ends the sentence
+                end = m.start(group) + len(value)
             if pattern is _FLAG and _says_what_it_does(text, m, group):
                 continue  # prose about the flag ("the --password option is deprecated")
             if pattern in (_FLAG, _SSM_SECURE_VALUE) and value.startswith(
@@ -1138,8 +1142,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)
             ):
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
-            if not _is_placeholder(value):
-                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+            if value and not _is_placeholder(value):
+                yield _Hit(m.start(group), end, "password_assignment", 1)
 
 
 #: A tool with two password options takes both in one command (keytool's and jarsigner's
