@@ -3047,3 +3047,13 @@ def test_a_sentence_about_setting_a_secret_variable_keeps_its_last_word() -> Non
         f"set -x API_TOKEN {R(PA)}.",
         {PA: 1},
     )
+
+
+def test_a_sentence_ending_in_openssl_passwd_keeps_its_last_word() -> None:
+    """Today's rule for 'openssl passwd -6 PASSWORD' read 'Hash it with openssl passwd -6
+    first.' as hashing the password 'first.'. A lower-case word there is prose; a password
+    is redacted as before."""
+    for kept in ("Hash it with openssl passwd -6 first.", "Then run openssl passwd -6 instead"):
+        assert redact_secrets(kept) == (kept, {}), kept
+    out, counts = redact_secrets("openssl passwd -6 Hy6tB1q9Zx")
+    assert counts == {PA: 1}, out

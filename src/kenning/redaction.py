@@ -1127,7 +1127,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             if pattern is _TOOL_PASSWORD and (len(value) < 4 or _says_what_it_does(text, m, group)):
                 continue  # prose about the option ("sshpass -p to pass it"), not a value
             end = m.end(group)
-            if pattern is _ENV_SET and group == "val":
+            if pattern in (_ENV_SET, _HASHED_PASSWORD) and group == "val":
                 if _LOWER_WORD.fullmatch(value.rstrip(".,!?:")):
                     continue  # a sentence's word: "don't set API_KEY manually", "… first."
                 value = value.rstrip(".,!?:")  # and its full stop ends the sentence
