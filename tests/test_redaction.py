@@ -3057,3 +3057,23 @@ def test_a_sentence_ending_in_openssl_passwd_keeps_its_last_word() -> None:
         assert redact_secrets(kept) == (kept, {}), kept
     out, counts = redact_secrets("openssl passwd -6 Hy6tB1q9Zx")
     assert counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "psexec needs -p first.",
+        "use zip -P instead.",
+        "hydra takes -p only.",
+        "set it with --password instead.",
+    ],
+)
+def test_a_word_ending_a_sentence_after_a_password_option_is_kept(text: str) -> None:
+    """A note about a password option that ends its sentence with a word ('psexec needs -p
+    first.', 'use zip -P instead.') lost the word: with its full stop it was no plain word,
+    so the prose check passed it as a password. A lower-case word before sentence
+    punctuation is prose; a password there is redacted as before."""
+    assert redact_secrets(text) == (text, {})
+    for secret in ("psexec \\\\win01 -u admin -p Hy6tB1q9Zx.", "zip -P Hy6tB1q9Zx backup.zip x/"):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out

@@ -1198,6 +1198,12 @@ _OPTION_NOUNS = frozenset({
 def _says_what_it_does(text: str, m: re.Match[str], group: str) -> bool:
     """Whether the unquoted word after a tool's password option is prose, not the password."""
     value = m.group(group)
+    if (
+        group == "val"
+        and value[-1:] in (".", ",", ";", ":", "!", "?")
+        and _LOWER_WORD.fullmatch(value[:-1])
+    ):
+        return True  # a lower-case word ending the sentence: "psexec needs -p first."
     if group != "val" or not _LOWER_WORD.fullmatch(value):
         return False
     following = _NEXT_WORD.match(text, m.end(group))
