@@ -628,15 +628,15 @@ _SECRET_STEM = lazy(
 #: openssl -k, mongosh -p, ldapsearch -w, zip -P, smbclient -U): substring tests, as each
 #: more word in the stem's alternation slows its scan of every note.
 _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "sqlcmd",
-               "obscure", "encrypt_string", "rabbitmqctl", "az login", "zip", "7z", "rar", "smb",
-               "rpcclient",
+               "rabbitmqctl", "az login", "zip", "7z", "rar", "smb", "rpcclient",
                "freerdp", "sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman",
                "userid", "net use", "cmdkey", "psexec", "paexec", "mosquitto", "lftp",
                "rdesktop", "securestring", "nuget", "config", "hydra", "medusa", "ncftp",
                "winrm", "winrs", "crackmapexec", "netexec", "nxc", "alias set", "host add",
                "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
                "vsql", "bcp", "schtasks", "snmp", "connect to", "cargo", "vault", "snyk",
-               "ngrok", "bw ", "mkpasswd", "put-parameter")  # fmt: skip
+               "ngrok", "bw ", "mkpasswd", "put-parameter", "obscure",
+               "encrypt_string")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -905,6 +905,7 @@ _ENV_SET = lazy(
 )
 
 
+#: _ENV_SET's names hold one of these (a substring test: its scan runs on few notes).
 _ENV_SECRET_WORDS = ("PASS", "_PW", "SECRET", "TOKEN", "KEY", "CRED")
 
 
