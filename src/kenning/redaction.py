@@ -43,8 +43,9 @@ replaced once, under the more specific kind:
    ipmitool, bcp, vsql, schtasks, SNMPv3, jarsigner, DB2's ``connect … using``, ``openssl
    passwd``, ``mkpasswd``, ``--account-key``, ``--secret-string``, an SSM SecureString), the
    MinIO client's keys, Bundler's gem server credentials, a login's token argument (``cargo
-   login``, ``vault login``, ``bw unlock``…), a secret variable set without ``=`` (``set
-   -gx``, ``setenv``, ``ENV``), a random token as a URL's only user, a registry's token set
+   login``, ``vault login``, ``bw unlock``, ``rclone obscure``…), a secret variable set
+   without ``=`` (``set -gx``, ``setenv``, ``ENV``), a random token as a URL's only user, a
+   registry's token set
    with ``npm``/``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password
    echoed into a command that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``,
    ``--with-token``, a secret store's ``--data-file=-``); and four
