@@ -2746,6 +2746,10 @@ def test_punctuation_alone_after_a_secrets_word_is_not_the_secret(text: str) -> 
     for secret in ("--password Hy6t!", 'token = "#1"', "mysql --password \\\n  Hy6tB1q9Zx"):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1}, out
+    # a password of symbols alone is still one: it has more kinds of them than punctuation
+    for secret in ("PASSWORD='!@#$%^&*'", "mysql -u root -p'!@#$%^&*' db", "--password '%$#@!'"):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "$%^" not in out and "#@!" not in out, out
 
 
 @pytest.mark.parametrize(

@@ -475,9 +475,10 @@ _SENTENCE_PUNCTUATION = ",.;:)]"
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.fullmatch(value) is not None:
         return True
-    if not any(c.isalnum() for c in value):
-        # punctuation alone is no password: the '", "' between two quoted phrases in a
-        # list ('"Password:", "password …"'), a line continuation's '\' written in prose
+    if not any(c.isalnum() for c in value) and len(set(value)) <= 3:
+        # punctuation alone, of few kinds, is no password: the '", "' between two quoted
+        # phrases in a list ('"Password:", "password …"'), a line continuation's '\'
+        # written in prose, a '---' rule; a password of symbols has more ('!@#$%^&*')
         return True
     bare = value.rstrip(_SENTENCE_PUNCTUATION)
     return bare != value and bool(bare) and _PLACEHOLDER.fullmatch(bare) is not None
@@ -2027,7 +2028,8 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     ``id-token: write``, ``using password: YES``), masked examples (``sk-...``, ``REPLACE_ME``),
     git SHAs, UUIDs and hashes, punctuation alone (``", "`` between two quoted phrases). A
     real password that looks like a placeholder, a variable or a name (``$ecret``,
-    ``my_pass_word`` assigned in code, ``key.json``) or has no letter or digit is left in place:
+    ``my_pass_word`` assigned in code, ``key.json``) or is no more than three kinds of
+    punctuation (``---``) is left in place:
     that is the price of not mangling configuration examples and code.
     """
     if not isinstance(text, str):
