@@ -3081,3 +3081,39 @@ def test_a_word_ending_a_sentence_after_a_password_option_is_kept(text: str) -> 
     for secret in ("psexec \\\\win01 -u admin -p Hy6tB1q9Zx.", "zip -P Hy6tB1q9Zx backup.zip x/"):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("curl -u ':S3cretPw9x' https://api.example.com", "S3cretPw9x"),
+        ("curl -u :S3cretPw9x https://api.example.com", "S3cretPw9x"),
+        ("curl --user ':Hy6tB1q9Zx' https://api.example.com", "Hy6tB1q9Zx"),
+        ("curl -u KEY123abcXYZ789qq: https://api.example.com/v1/charges", "KEY123abcXYZ789qq"),
+        ("https://api.example.com/v1?auth=a8f5f167f44f4964e6c998dee827110c", "a8f5f167f44f"),
+        ("curl 'https://p.firebaseio.com/u.json?auth=Zx81kQ0pLm29VbT4&print=pretty'", "Zx81kQ0p"),
+    ],
+)
+def test_a_curl_key_without_its_other_half_and_a_query_auth_are_redacted(
+    text: str, secret: str
+) -> None:
+    """'curl -u :PASSWORD' (no user), 'curl -u KEY:' (an API key as the user, no password,
+    as Stripe-like APIs take it) and a URL query's '?auth=TOKEN' (Firebase's REST API) were
+    stored as they were: the curl rule wanted both halves, and 'auth' is no secret's word."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and sum(counts.values()) == 1, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "curl -u admin: https://localhost:8080/health",
+        "curl -u YOUR_API_KEY: https://api.example.com",
+        "docker run -u 1000:1000 image",
+        "https://example.com/login?auth=true",
+        "https://example.com/login?auth=oauth2&next=/",
+        "the auth=basic setting of the proxy",
+    ],
+)
+def test_a_curl_user_alone_and_a_query_auth_setting_are_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})

@@ -1577,9 +1577,9 @@ _COOKIE_ATTRIBUTES = frozenset(
 )
 _CURL = lazy(r"(?<![A-Za-z0-9_\-])curl(?![A-Za-z0-9_\-])")
 _CURL_USER = lazy(
-    r"(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"']{1,256}):"
+    r"(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"']{0,256}):"
     # an unquoted '`' is the shell's command substitution, or markdown's code closing
-    r"(?P<pw>[^\s\"'`]{1,1024})"
+    r"(?P<pw>[^\s\"'`]{0,1024})"
 )
 _DIGITS = lazy(r"\d+")
 _NEWLINE = lazy(r"\n")
@@ -1628,10 +1628,36 @@ def _find_curl_users(text: str) -> Iterator[_Hit]:
         before = bisect.bisect_right(curl_lines, line)
         if before == 0 or line - curl_lines[before - 1] > _CURL_LINES:
             continue
-        pw = m.group("pw")
-        if _is_placeholder(pw) or (_DIGITS.fullmatch(pw) and _DIGITS.fullmatch(m["user"])):
+        pw, user = m.group("pw"), m.group("user")
+        if not pw:
+            # "-u KEY:" — the API key as the user with no password, as Stripe, Mailgun and
+            # others take it: the user is the secret when it looks like a key, not a name
+            if _looks_like_a_key(user) and not _is_placeholder(user):
+                yield _Hit(m.start("user"), m.end("user"), "basic_auth", 1)
+            continue
+        if _is_placeholder(pw) or (_DIGITS.fullmatch(pw) and _DIGITS.fullmatch(user)):
             continue
         yield _Hit(m.start("pw"), m.end("pw"), "basic_auth", 1)
+
+
+#: A URL query's ``auth`` parameter (Firebase's REST API, webhooks): "auth" is no secret's
+#: word in prose or code, so only its value in a query, and only a random-looking one
+#: (``?auth=true``, ``&auth=oauth2`` are settings).
+_QUERY_AUTH = lazy(r"[?&]auth=(?P<val>[A-Za-z0-9._~%+/\-]{8,1024})")
+
+
+def _find_query_auth(text: str) -> Iterator[_Hit]:
+    if "auth=" not in text:
+        return
+    for m in _QUERY_AUTH.finditer(text):
+        value = m.group("val")
+        if _looks_random(value) and not _is_placeholder(value):
+            yield _Hit(m.start("val"), m.end("val"), "authorization_header", 1)
+
+
+def _looks_like_a_key(value: str) -> bool:
+    """Long, with letters and digits: a generated key, not a user's name ("admin")."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 # -- cloud keys named by their key, and token formats gitleaks lacks -------------------------------
@@ -1967,6 +1993,7 @@ _FINDERS = (
     _find_url_passwords,
     _find_headers,
     _find_curl_users,
+    _find_query_auth,
     _find_assignments,
     _find_pgpass,
     _find_piped_passwords,
