@@ -3117,3 +3117,29 @@ def test_a_curl_key_without_its_other_half_and_a_query_auth_are_redacted(
 )
 def test_a_curl_user_alone_and_a_query_auth_setting_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'logger.info("token: " + token)\nlogger.debug("user: " + user)',
+        'print("Your password: " + pw)\nprint("done")',
+        'console.log("api_key: " + apiKey);\nconst url = "https://example.com";',
+        "msg = 'token: ' + t\nname = 'bob'",
+        'fmt.Println("token:", tok)\nfmt.Println("ok")',
+        'read -p "Password: " PW\necho "ok"',
+    ],
+)
+def test_code_that_prints_a_secrets_label_keeps_its_next_line(text: str) -> None:
+    """A string that ends in a secret's label ('"token: " + token') closes with the quote
+    after the separator; the rule for a quoted value carried onto the next line read that
+    quote as opening one, and stored 'logger.info("token: "[REDACTED:…]"user: " + user)':
+    the code between two lines' strings was eaten. A quote that closes the string the label
+    is in opens no value, on the next line as on the same one."""
+    assert redact_secrets(text) == (text, {})
+    for secret in (
+        '{"user": "admin", "password": "Hy6tB1q9\nZxQw8Rt3"}',
+        "Don't commit it: secret_key = 'Hy6tB1q9\nZxQw8Rt3'",  # an apostrophe opens no string
+    ):
+        out, counts = redact_secrets(secret)
+        assert counts == {PA: 1} and "Hy6tB1q9" not in out and "ZxQw8Rt3" not in out, out

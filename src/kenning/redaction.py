@@ -1342,6 +1342,11 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
 _ARN_HEAD = lazy(r"arn:aws(?:-cn|-us-gov)?:[a-z0-9\-]{1,64}:[a-z0-9\-]{0,32}:\d{0,12}:$")
 
 
+#: A quote that opens or closes a string: not one inside a word, an apostrophe ("don't").
+_DOUBLE_QUOTE = lazy(r'(?<!\w)"|"(?!\w)')
+_SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
@@ -1370,6 +1375,16 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # a quoted phrase ending in the separator ('"Password:", "password …"', '"secret:"
         # and "api_key:"'): the quote after it closes the phrase, no value opens there (in
         # code and data a quote inside the same quotes would have ended the string)
+        return None
+    wrapped = _DOUBLE_QUOTE if m.group("dw") is not None else _SINGLE_QUOTE
+    if (
+        (m.group("dw") is not None or m.group("sw") is not None)
+        and not key_quoted
+        and len(wrapped.findall(text, text.rfind("\n", 0, name_start) + 1, name_start)) % 2
+    ):
+        # the label is inside a string its line opened ('logger.info("token: " + token)'):
+        # the quote after the separator closes that string, and the next line's first quote
+        # opens another, so no value runs between them
         return None
     key_name = text[name_start : m.end("key")]
     for name in ("dq", "sq", "eq", "bq", "dw", "sw"):
