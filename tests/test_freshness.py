@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import MemoryRecord
 from kenning.embedders.base import Embedder
+from kenning.errors import UserInputError
 from kenning.freshness import (
     FILES_KEY,
     MAX_RECORDED_FILES,
@@ -36,7 +37,7 @@ from kenning.render import REANCHOR_LINE, render_xml
 from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
-from .conftest import git
+from .conftest import git, make_repo
 
 AUTH = "def check(user):\n    return user.active\n"
 DB_DOC = "---\ntrack: bug\n---\n# Locked\n\n## Fix\n\nEnable WAL.\n"
@@ -975,3 +976,32 @@ def test_a_note_from_a_crlf_checkout_is_fresh_on_an_lf_checkout_of_the_same_comm
     # and a real change is still one, on either side
     write(linux, "src/auth.py", AUTH + "def logout(): ...\n")
     assert check(memory.metadata[FILES_KEY], linux).stale
+
+
+def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
+    minilm: Embedder, tmp_path: Path
+) -> None:
+    """A store opened for every project outside a checkout ('--project all --store X')
+    answered MemoryStore.stale() with "0 memories name files" (it compared only the
+    memories of a project called 'all', and had no files to compare with), and 'kenning
+    stale' there said "can only be checked for this checkout's project (all)": no checkout,
+    no project, nothing to do. It is refused saying there is no checkout and where to run
+    it; the refusal of another project inside a checkout says what to run instead."""
+    outside = tmp_path / "nowhere"
+    outside.mkdir()
+    store = open_store(
+        tmp_path / "s.db", cwd=outside, embedder=minilm, create=True, every_project=True
+    )
+    try:
+        with pytest.raises(UserInputError) as refused:
+            store.stale()
+        message = str(refused.value)
+        assert "checkout's project (all)" not in message, message
+        assert "no checkout here" in message and "run kenning stale in" in message, message
+    finally:
+        store.close()
+    project = make_repo(tmp_path / "proj", remote="git@github.com:Acme/Widgets.git")
+    with open_store(cwd=project, embedder=minilm) as mine:
+        with pytest.raises(UserInputError) as refused:
+            mine.stale(group_id="other/repo")
+        assert "run kenning stale in that project's checkout" in str(refused.value)

@@ -1465,11 +1465,21 @@ class MemoryStore:
         from .freshness import file_history
         from .model import StaleMemory
 
+        if means_every_project(self.group_id):
+            # opened for every project outside a checkout (--project all): no files to
+            # compare with, and its own "project" is the word for all (it checked nothing
+            # and reported none stale)
+            raise UserInputError(
+                f"stale memories are checked against a checkout's files, and the store "
+                f"{self.location} was opened for every project with no checkout here; run "
+                "kenning stale in the checkout of the project to check"
+            )
         gid = self.resolve_group(group_id)
         if gid != self.group_id:
             raise UserInputError(
                 f"stale memories can only be checked for this checkout's project "
-                f"({self.group_id}): the files another project's memories name are not here"
+                f"({self.group_id}): the files another project's memories name are not here; "
+                "run kenning stale in that project's checkout (without --project here)"
             )
         memories = self.browse(group_id=gid)
         states = self.freshness(memories)
