@@ -3143,3 +3143,22 @@ def test_code_that_prints_a_secrets_label_keeps_its_next_line(text: str) -> None
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9" not in out and "ZxQw8Rt3" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python train.py hydra.run.dir=outputs -p trainer",
+        "python my_app.py hydra/launcher=joblib --cfg job -p database",
+        "HYDRA_FULL_ERROR=1 python app.py hydra.verbose=true -p model.encoder",
+    ],
+)
+def test_hydra_the_config_frameworks_package_option_is_kept(text: str) -> None:
+    """Hydra, the config framework (Python ML projects), takes its settings as overrides
+    named 'hydra.…' and 'hydra/…' and prints one config package with -p: 'python train.py
+    hydra.run.dir=outputs -p trainer' was stored with 'trainer' redacted, read as THC
+    Hydra's password. Only the command called hydra is THC Hydra's; its -p is redacted as
+    before."""
+    assert redact_secrets(text) == (text, {})
+    out, counts = redact_secrets("hydra -l admin -p Hy6tB1q9Zx ssh://10.0.0.5")
+    assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out

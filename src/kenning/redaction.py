@@ -705,7 +705,9 @@ _TOOL_PASSWORD = lazy(
     # list), NcFTP's clients, Evil-WinRM, CrackMapExec and NetExec, and Windows' winrm and
     # winrs (-p:PASS, -password:PASS)
     r"|(?:hydra|medusa|ncftp(?:get|put|ls|batch)?|evil-winrm(?:\.rb)?|crackmapexec|netexec"
-    r"|nxc)(?:\.exe)?\b[^\n;&|]{0,200}?(?<=\s)(?:-p|--password)[ \t]+"
+    # (not a name before '.', '/' or '=': the Hydra config framework's overrides,
+    # hydra.run.dir=… and hydra/launcher=…, whose -p is a config package)
+    r"|nxc)(?:\.exe)?\b(?![./=])[^\n;&|]{0,200}?(?<=\s)(?:-p|--password)[ \t]+"
     r"|(?i:winrm|winrs)(?:\.cmd|\.exe)?\b[^\n;&|]{0,300}?(?<=\s)[\-/](?:p|password)(?::|[ \t]+)"
     # and the tools whose password option is their own letter: cqlsh's, racadm's, twine's and
     # rabbitmqadmin's -p (rabbitmqadmin's -P and ipmitool's -p are ports), ipmitool's and
