@@ -3090,6 +3090,8 @@ def test_a_word_ending_a_sentence_after_a_password_option_is_kept(text: str) -> 
         ("curl -u :S3cretPw9x https://api.example.com", "S3cretPw9x"),
         ("curl --user ':Hy6tB1q9Zx' https://api.example.com", "Hy6tB1q9Zx"),
         ("curl -u KEY123abcXYZ789qq: https://api.example.com/v1/charges", "KEY123abcXYZ789qq"),
+        ("curl -u a8f5f167f44f4964e6c998dee827110c: https://api.example.com", "a8f5f167f44f"),
+        ("curl -u 3ax6xnjp29jd6fds4gc373sgvjxteol0: https://api.example.com", "3ax6xnjp29"),
         ("https://api.example.com/v1?auth=a8f5f167f44f4964e6c998dee827110c", "a8f5f167f44f"),
         ("curl 'https://p.firebaseio.com/u.json?auth=Zx81kQ0pLm29VbT4&print=pretty'", "Zx81kQ0p"),
     ],
@@ -3108,6 +3110,7 @@ def test_a_curl_key_without_its_other_half_and_a_query_auth_are_redacted(
     "text",
     [
         "curl -u admin: https://localhost:8080/health",
+        "curl -u myverylongusername2024: https://localhost:8080/health",
         "curl -u YOUR_API_KEY: https://api.example.com",
         "docker run -u 1000:1000 image",
         "https://example.com/login?auth=true",

@@ -1648,13 +1648,21 @@ def _find_curl_users(text: str) -> Iterator[_Hit]:
         pw, user = m.group("pw"), m.group("user")
         if not pw:
             # "-u KEY:" — the API key as the user with no password, as Stripe, Mailgun and
-            # others take it: the user is the secret when it looks like a key, not a name
+            # others take it: the user is the secret when it looks generated, not a name
             if _looks_like_a_key(user) and not _is_placeholder(user):
                 yield _Hit(m.start("user"), m.end("user"), "basic_auth", 1)
             continue
         if _is_placeholder(pw) or (_DIGITS.fullmatch(pw) and _DIGITS.fullmatch(user)):
             continue
         yield _Hit(m.start("pw"), m.end("pw"), "basic_auth", 1)
+
+
+def _looks_like_a_key(value: str) -> bool:
+    """A generated key rather than a user's name: random-looking (:func:`_looks_random`), or
+    long with many digits, as a one-case key is ("3ax6xnjp29jd6fds4gc373sgvjxteol0");
+    "admin" and "myverylongusername2024" are names."""
+    digits = sum(c.isdigit() for c in value)
+    return _looks_random(value) or (len(value) >= 24 and digits >= 4 and len(value) - digits >= 4)
 
 
 #: A URL query's ``auth`` parameter (Firebase's REST API, webhooks): "auth" is no secret's
@@ -1670,11 +1678,6 @@ def _find_query_auth(text: str) -> Iterator[_Hit]:
         value = m.group("val")
         if _looks_random(value) and not _is_placeholder(value):
             yield _Hit(m.start("val"), m.end("val"), "authorization_header", 1)
-
-
-def _looks_like_a_key(value: str) -> bool:
-    """Long, with letters and digits: a generated key, not a user's name ("admin")."""
-    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 # -- cloud keys named by their key, and token formats gitleaks lacks -------------------------------
