@@ -118,6 +118,27 @@ class DamagedRow:
         return f"{self.column} {self.reason}"
 
 
+class FieldDamage(ValueError):
+    """A stored field that does not hold what kenning writes there (another tool, a script or
+    a hand edit wrote it). ``column`` names it; the message says how."""
+
+    def __init__(self, column: str, reason: str) -> None:
+        super().__init__(f"{column} {reason}")
+        self.column = column
+        self.reason = reason
+
+
+def checked_fields(tags: object, metadata: object) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """A server row's tags and metadata as a :class:`Memory` holds them, or
+    :class:`FieldDamage`: nothing is coerced (``tuple("deploy")`` is six one-letter tags,
+    ``dict([1, 2])`` a TypeError), as SQLite's decoding refuses the same."""
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise FieldDamage("tags", "is not a JSON list of strings")
+    if not isinstance(metadata, dict):
+        raise FieldDamage("metadata", "is not a JSON object")
+    return tuple(tags), metadata
+
+
 @dataclass(frozen=True)
 class TermStatistics:
     """How common a query's words are in the whole store, as the backend's lexical side

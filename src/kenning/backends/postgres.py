@@ -101,12 +101,14 @@ from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
     DamagedRow,
+    FieldDamage,
     Filters,
     MemoryRecord,
     ScoredMemory,
     TermStatistics,
     batch_dimension,
     check_dimension,
+    checked_fields,
     decode_provenance,
     duplicate_content,
     each_memory_once,
@@ -369,6 +371,8 @@ TCP_KEEPALIVES = {
     "keepalives_interval": "5",
     "keepalives_count": "3",
 }
+log = logging.getLogger(__name__)
+
 # psycopg_pool logs each failed reconnection (a warning per back-off step, for as long as
 # the server is away) to stderr when the program set up no logging: an MCP client's log or
 # a hook's one-line report would fill with them, while kenning reports the failure itself
@@ -476,8 +480,13 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
 
 
 def _row_to_memory(row: Sequence[Any]) -> Memory:
-    tags = row[8] if row[8] is not None else []
-    metadata = json.loads(row[9]) if row[9] is not None else {}
+    """A row as a :class:`Memory`, or :class:`FieldDamage`: jsonb takes any JSON, so a row
+    another tool wrote can hold tags that are a string or metadata that is a list."""
+    try:
+        metadata = json.loads(row[9]) if row[9] is not None else {}
+    except ValueError:
+        raise FieldDamage("metadata", "is not JSON") from None
+    tags, metadata = checked_fields(row[8] if row[8] is not None else [], metadata)
     return Memory(
         id=str(row[0]),
         content=str(row[1]),
@@ -487,8 +496,8 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
         stored_at=parse_timestamp(row[5]),
         content_hash=str(row[6]),
         source=None if row[7] is None else str(row[7]),
-        tags=tuple(tags),
-        metadata=dict(metadata),
+        tags=tags,
+        metadata=metadata,
         last_seen_at=None if row[10] is None else parse_timestamp(row[10]),
         seen_count=int(row[11]),
     )
@@ -591,6 +600,9 @@ class PostgresBackend:
         # word is not replaced here: postgres:postgres@…/postgres would lose its database)
         self._local = threading.local()
         self._ddl_lock = threading.Lock()
+        #: Rows a read skipped (:meth:`_decode`), by id.
+        self._damaged: dict[str, DamagedRow] = {}
+        self._damaged_lock = threading.Lock()
         self._dimension: int | None = None
         #: The store's schema version, and what a read selects from it: an older store is
         #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
@@ -644,6 +656,7 @@ class PostgresBackend:
         """In a forked child: locks of its own (a parent thread may hold its); the pool is
         replaced at its first use (:meth:`_checkout`)."""
         self._ddl_lock = threading.Lock()
+        self._damaged_lock = threading.Lock()
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
         self._local = threading.local()
 
@@ -1440,8 +1453,9 @@ class PostgresBackend:
                 for row in conn.execute(
                     f"SELECT {self._columns} FROM kenning_memories WHERE id = ANY(%s)", (chunk,)
                 ):
-                    memory = _row_to_memory(row)
-                    out[memory.id] = memory
+                    memory = self._decode(row)
+                    if memory is not None:
+                        out[memory.id] = memory
         return [out[i] for i in ids if i in out]
 
     def find_by_hash(self, group_id: str, content_hash: str) -> Memory | None:
@@ -1453,7 +1467,7 @@ class PostgresBackend:
                 "WHERE group_id = %s AND content_hash = %s",
                 (group_id, content_hash),
             ).fetchone()
-        return None if row is None else _row_to_memory(row)
+        return None if row is None else self._decode(row)
 
     def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}
@@ -1467,8 +1481,9 @@ class PostgresBackend:
                 "WHERE group_id = %s AND content_hash = ANY(%s)",
                 (group_id, list(dict.fromkeys(content_hashes))),
             ):
-                memory = _row_to_memory(row)
-                out[memory.content_hash] = memory
+                memory = self._decode(row)
+                if memory is not None:
+                    out[memory.content_hash] = memory
         return out
 
     def count(self, filters: Filters) -> int:
@@ -1516,9 +1531,9 @@ class PostgresBackend:
             if not rows:
                 return
             for row in rows:
-                yield MemoryRecord(
-                    memory=_row_to_memory(row[1 : 1 + _NCOLUMNS]), vector=row[1 + _NCOLUMNS]
-                )
+                memory = self._decode(row[1 : 1 + _NCOLUMNS])
+                if memory is not None:
+                    yield MemoryRecord(memory=memory, vector=row[1 + _NCOLUMNS])
             last = rows[-1][0]
 
     def content_hashes(self, filters: Filters) -> list[tuple[str, str]]:
@@ -1546,7 +1561,7 @@ class PostgresBackend:
                 'ORDER BY stored_at DESC, id COLLATE "C" DESC LIMIT %s',
                 [*params, n],
             ).fetchall()
-        return [_row_to_memory(r) for r in rows]
+        return self._decoded(rows)
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
         where, params = _where(filters)
@@ -1648,8 +1663,9 @@ class PostgresBackend:
         ]
         rows = conn.execute(sql, args).fetchall()
         return [
-            ScoredMemory(memory=_row_to_memory(r[:_NCOLUMNS]), score=float(r[_NCOLUMNS]))
+            ScoredMemory(memory=m, score=float(r[_NCOLUMNS]))
             for r in rows
+            if (m := self._decode(r[:_NCOLUMNS])) is not None
         ]
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
@@ -1663,7 +1679,7 @@ class PostgresBackend:
                 "ORDER BY seq DESC LIMIT 20",
                 [fingerprint, *params],
             ).fetchall()
-        return [_row_to_memory(r) for r in rows]
+        return self._decoded(rows)
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -1735,8 +1751,9 @@ class PostgresBackend:
         ]
         hits.sort(key=lambda h: h[1])  # relaxed_order: HNSW may return near-sorted rows
         return [
-            ScoredMemory(memory=_row_to_memory(r[:_NCOLUMNS]), score=checked_cosine(1.0 - d))
+            ScoredMemory(memory=m, score=checked_cosine(1.0 - d))
             for r, d in hits[:k]
+            if (m := self._decode(r[:_NCOLUMNS])) is not None
         ]
 
     def replaced(self) -> bool:
@@ -1763,10 +1780,42 @@ class PostgresBackend:
             return None
         return str(cluster[0]), str(database), int(table)
 
+    def _decode(self, row: Sequence[Any]) -> Memory | None:
+        """The row's memory, or None (recorded, said once) for a row whose tags or metadata
+        kenning did not write: the typed columns guard the rest, jsonb takes any JSON."""
+        try:
+            return _row_to_memory(row)
+        except FieldDamage as exc:
+            key = str(row[0])
+            with self._damaged_lock:
+                if key in self._damaged:
+                    return None
+                self._damaged[key] = DamagedRow(
+                    key,
+                    str(row[4]),
+                    exc.column,
+                    exc.reason,
+                    "write a JSON list of texts to its tags and a JSON object to its metadata "
+                    "(and metadata_text) in kenning_memories, or `kenning forget` it",
+                )
+            log.warning(
+                "kenning: skipped the damaged memory %r in %s: its %s %s (not written by "
+                "kenning?); fix the row in kenning_memories, or `kenning forget` it",
+                key,
+                self.location,
+                exc.column,
+                exc.reason,
+            )
+            return None
+
+    def _decoded(self, rows: Sequence[Sequence[Any]]) -> list[Memory]:
+        return [m for m in (self._decode(r) for r in rows) if m is not None]
+
     def damaged_rows(self) -> list[DamagedRow]:
-        """None are tracked: the server's typed columns (PostgreSQL) or its own payload
-        checks (Qdrant) hold what kenning wrote; see docs/reliability.md."""
-        return []
+        """The rows reads skipped so far: tags or metadata another tool wrote (the other
+        columns are typed); see docs/reliability.md."""
+        with self._damaged_lock:
+            return list(self._damaged.values())
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -101,6 +101,7 @@ from .base import (
     TermStatistics,
     batch_dimension,
     check_dimension,
+    checked_fields,
     decode_provenance,
     duplicate_content,
     encode_provenance,
@@ -651,7 +652,12 @@ class QdrantBackend:
 
     @staticmethod
     def _memory(payload: Mapping[str, Any]) -> Memory:
-        # the payload holds Memory.to_dict()'s fields, with the kenning id under kenning_id
+        # the payload holds Memory.to_dict()'s fields, with the kenning id under kenning_id;
+        # from_dict coerces (tags "deploy" became six one-letter tags): checked first
+        checked_fields(
+            payload.get("tags") if payload.get("tags") is not None else [],
+            payload.get("metadata") if payload.get("metadata") is not None else {},
+        )
         return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
     def _decode(self, point: Any) -> Memory | None:
