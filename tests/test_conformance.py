@@ -3249,3 +3249,36 @@ def test_a_note_whose_tags_or_metadata_another_tool_wrote_is_skipped_and_named(
         assert ("tags" if tags != "[]" else "metadata") in damaged[0].describe()
     finally:
         b.close()
+
+
+def test_migrate_names_a_note_it_could_not_read_instead_of_verifying_without_it(
+    backend_location: str, store_kind: str, tmp_path: Path
+) -> None:
+    """A note whose tags another tool wrote as a string cannot be read, so a migration cannot
+    copy it. From SQLite and Qdrant, `kenning migrate` said 'source 3, target 3, verified'
+    (exit 0) with the note left behind and only a warning line; from PostgreSQL 'source 4,
+    target 3, NOT verified' without saying which note or why. Every backend now verifies
+    what it could read and names what it could not, with the fix."""
+    from kenning.migrate import migrate
+
+    if store_kind == "qdrant":
+        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
+    rows = corpus(4)
+    victim = rows[1].memory.id
+    b = open_backend(backend_location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
+    b.close()
+    _write_foreign_fields(backend_location, store_kind, victim, '"deploy"', "{}")
+    source = open_backend(backend_location, create=False, dimension=None)
+    target = SQLiteBackend(tmp_path / "target.db")
+    try:
+        report = migrate(source, target, group_id=None)
+        good = sorted(r.memory.id for r in rows if r.memory.id != victim)
+        assert sorted(r.memory.id for r in target.iterate(Filters())) == good
+        assert list(report.damaged) == [victim] and "tags" in report.damaged[victim]
+        assert report.damaged_fix or store_kind == "sqlite"  # doctor names SQLite's fix
+        assert (report.source_count, report.target_count, report.verified) == (3, 3, True)
+    finally:
+        target.close()
+        source.close()

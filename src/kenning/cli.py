@@ -1121,7 +1121,13 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             "to copy this store's text instead, run `kenning forget ID"
             f"{project} --store {where}` for {'it' if one else 'each'}, then migrate again"
         )
-    if not report.verified:
+    if report.damaged:
+        _say_error(
+            f"{len(report.damaged)} damaged memories could not be read and were not copied: "
+            f"{_listing(report.damaged)}; "
+            f"{report.damaged_fix or 'run `kenning doctor` for the fix'}, then migrate again"
+        )
+    if not report.verified or report.damaged:
         sys.exit(EXIT_USER)
 
 

@@ -76,6 +76,11 @@ class MigrationReport:
     #: the stores since a migration copied it): not copied, the target's text kept
     #: (id → its project).
     changed: dict[str, str] = field(default_factory=dict)
+    #: Source memories whose row could not be read (id → what is wrong), so not copied;
+    #: left out of the counts and the verification, which cover what could be read.
+    damaged: dict[str, str] = field(default_factory=dict)
+    #: How to repair them, when the source names it (a server store), else None.
+    damaged_fix: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -223,7 +228,15 @@ def migrate(
             "server is back, and it resumes (what is already there is skipped)"
         ) from None
     _copy_seed_records(source, target, projects)
-    source_pairs = _pairs(source, filters)
+    # rows the walk skipped (their warning line said so): named, and out of the check, as
+    # export names them; a server counts them in its hashes, SQLite and Qdrant did not
+    unreadable = [
+        d
+        for d in source.damaged_rows()
+        if not d.vector_only and (group_id is None or d.group_id in (group_id, None))
+    ]
+    skipped = {d.id for d in unreadable}
+    source_pairs = [pair for pair in _pairs(source, filters) if pair[0] not in skipped]
     target_pairs = _pairs(target, filters)
     in_target = set(target_pairs)
     return MigrationReport(
@@ -236,6 +249,8 @@ def migrate(
         verified=all(pair in in_target or pair[0] in merged for pair in source_pairs),
         id_taken=taken,
         changed=changed,
+        damaged={d.id: d.describe() for d in unreadable},
+        damaged_fix="; ".join(dict.fromkeys(d.fix for d in unreadable if d.fix)) or None,
     )
 
 
