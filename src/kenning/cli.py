@@ -1220,6 +1220,12 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         data = store.stats("all" if every else None)
         missing = store.missing_reason
+        # doctor checks SQLite stores only; on a server, export names them and the fix
+        names_damaged = (
+            "`kenning export --project all -o FILE` names them and the fix"
+            if store.project.store_url is not None
+            else "`kenning doctor` names them and the fix"
+        )
     for warning in data["settings"]["warnings"]:
         _say_warning(warning)
     if as_json:
@@ -1249,7 +1255,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         )
         click.echo(
             f"damaged:    {data['damaged']} {where}, not counted above: search skips them; "
-            "`kenning doctor` names them and the fix"
+            f"{names_damaged}"
         )
     prov = data["provenance"]
     click.echo(  # the stamp is the store file's text, written by whoever wrote the file

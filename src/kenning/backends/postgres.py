@@ -1536,6 +1536,39 @@ class PostgresBackend:
                     yield MemoryRecord(memory=memory, vector=row[1 + _NCOLUMNS])
             last = rows[-1][0]
 
+    def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        """The rows reads skip (:meth:`_decode`), by ``(group_id, collection, type)``: stats
+        counts them apart, so that its memories are the ones a search can find. The server
+        picks the rows whose tags or metadata are not the JSON kenning writes (cheap type
+        checks); each is then decoded as a read decodes it."""
+        where, params = _where(filters)
+        # jsonb_array_elements fails on a scalar: the element check only for arrays
+        suspect = [
+            "jsonb_typeof(tags) <> 'array'",
+            "CASE WHEN jsonb_typeof(tags) = 'array' THEN EXISTS (SELECT 1 FROM "
+            "jsonb_array_elements(tags) AS t WHERE jsonb_typeof(t) <> 'string') END",
+            "jsonb_typeof(metadata) <> 'object'",
+        ]
+        if self._schema >= 4:  # the JSON text kenning wrote, read first: an object's ends
+            suspect.append(
+                "(metadata_text IS NOT NULL AND "
+                "(metadata_text !~ '^\\s*[{]' OR metadata_text !~ '[}]\\s*$'))"
+            )
+        found: dict[tuple[object, object, object], int] = {}
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return found
+            rows = conn.execute(
+                f"SELECT {self._columns} FROM kenning_memories "
+                f"WHERE {where} AND ({' OR '.join(suspect)})",
+                params,
+            ).fetchall()
+        for row in rows:
+            if self._decode(row) is None:
+                key = (row[4], row[2], row[3])
+                found[key] = found.get(key, 0) + 1
+        return found
+
     def content_hashes(self, filters: Filters) -> list[tuple[str, str]]:
         """Every ``(id, content_hash)`` matching ``filters`` (a migration's checksum)."""
         where, params = _where(filters)
