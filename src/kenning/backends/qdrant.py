@@ -95,6 +95,7 @@ from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
     DamagedRow,
+    FieldDamage,
     Filters,
     MemoryRecord,
     ScoredMemory,
@@ -653,7 +654,13 @@ class QdrantBackend:
     @staticmethod
     def _memory(payload: Mapping[str, Any]) -> Memory:
         # the payload holds Memory.to_dict()'s fields, with the kenning id under kenning_id;
-        # from_dict coerces (tags "deploy" became six one-letter tags): checked first
+        # from_dict coerces (tags "deploy" became six one-letter tags, a source of 5 stayed
+        # a number and ended a search in a traceback): checked first
+        for key in ("kenning_id", "content", "collection", "type", "group_id", "content_hash"):
+            if not isinstance(payload[key], str):
+                raise FieldDamage(key, "is not text")
+        if payload.get("source") is not None and not isinstance(payload["source"], str):
+            raise FieldDamage("source", "is not text")
         checked_fields(
             payload.get("tags") if payload.get("tags") is not None else [],
             payload.get("metadata") if payload.get("metadata") is not None else {},
