@@ -3370,3 +3370,17 @@ def test_a_source_another_tool_wrote_as_a_number_ends_no_search(
             assert [d.id for d in store.backend.damaged_rows()] == [note.id]
     finally:
         store.close()
+
+
+def test_an_id_holding_nul_is_no_memory_on_every_backend(backend: Backend) -> None:
+    """No memory's id holds NUL (the write path refuses such ids), so a lookup by one finds
+    nothing. On PostgreSQL get, get_vectors and delete raised psycopg's DataError ('text
+    fields cannot contain NUL') instead, which an MCP client's or the page's id can carry:
+    MemoryStore.get and forget ended in a driver error where SQLite and Qdrant said 'none'."""
+    rows = corpus(2)
+    backend.upsert(rows)
+    real = rows[0].memory.id
+    assert backend.get([real + "\x00", real]) == [rows[0].memory]
+    assert list(backend.get_vectors([real + "\x00", "\x00"])) == []
+    assert backend.delete(["\x00" + real]) == 0
+    assert backend.count(Filters()) == 2

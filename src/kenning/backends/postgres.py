@@ -503,6 +503,13 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
     )
 
 
+def _storable_ids(ids: Sequence[str]) -> list[str]:
+    """``ids`` without those holding NUL: no row has one (PostgreSQL text cannot hold it),
+    and sent as a parameter it failed the whole call ('text fields cannot contain NUL')
+    where SQLite and Qdrant find no such memory."""
+    return [i for i in ids if "\x00" not in i]
+
+
 def _tsquery(terms: Sequence[str]) -> str:
     """An OR of quoted lexemes, parsed by ``::tsquery`` without normalisation."""
     quoted = ("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
@@ -1374,6 +1381,7 @@ class PostgresBackend:
         ]
 
     def delete(self, ids: Sequence[str]) -> int:
+        ids = _storable_ids(ids)
         if not ids:
             return 0
         with self._write() as conn:
@@ -1442,6 +1450,7 @@ class PostgresBackend:
         )
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
+        ids = _storable_ids(ids)
         if not ids:
             return []
         out: dict[str, Memory] = {}
@@ -1716,6 +1725,7 @@ class PostgresBackend:
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
+        ids = _storable_ids(ids)
         if not ids:
             return out
         with self._connection() as conn:
