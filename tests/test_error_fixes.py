@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -221,3 +222,33 @@ def test_a_store_file_moved_aside_under_any_name_is_read_by_store(project: Path)
     )
     assert code == 0, err
     assert {json.loads(line)["id"] for line in out.splitlines()[1:]} == set(before)
+
+
+def test_doctor_on_a_store_named_with_store_names_it_in_every_fix(project: Path) -> None:
+    """`kenning doctor --store data` (a store the project keeps elsewhere: a team's, one
+    restored beside the default) said `kenning reembed` for its damaged vector: run as
+    printed, that re-embedded the project's default store, and the store checked stayed
+    damaged. Every command a fix prints for a store named with --store names it too."""
+    data = project / "data"
+    for note in NOTES:
+        assert _kenning(project, "remember", "--store", "data", note)[0] == 0
+    db = data / "memory.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE memories SET embedding = ? WHERE rowid = (SELECT min(rowid) FROM memories)",
+            (b"\x00" * 8,),
+        )
+    conn.close()
+
+    def rows() -> dict[str, str]:
+        _, out, _ = _kenning(project, "doctor", "--store", "data", "--json")
+        return next(c for c in json.loads(out)["checks"] if c["name"] == "rows")
+
+    damaged = rows()
+    assert damaged["status"] == "failed", damaged
+    commands = re.findall(r"`(kenning [^`]*)`", damaged["fix"])
+    assert commands, damaged["fix"]
+    for command in commands:  # as printed
+        code, _, err = _kenning(project, *shlex.split(command)[1:])
+        assert code == 0, (command, err)
+    assert rows()["status"] == "ok", rows()

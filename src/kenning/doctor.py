@@ -34,6 +34,8 @@ read-only one (every read works), whose ``store`` check is a ``warning`` with th
 
 from __future__ import annotations
 
+import re
+import shlex
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -580,7 +582,25 @@ def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> Docto
         root = _project_root(store_path, cwd)
         settings = _settings(Path(report.store).parent, root)
         report = DoctorReport(report.store, (*report.checks, settings))
-    return DoctorReport(report.store, tuple(_without_secrets(c) for c in report.checks))
+    checks = report.checks
+    if store_path is not None and report.store is not None:
+        named = report.store
+        checks = tuple(_naming_store(c, named) for c in checks)
+    return DoctorReport(report.store, tuple(_without_secrets(c) for c in checks))
+
+
+#: A kenning command a fix prints, up to its closing backquote, unless it names a store.
+_FIX_COMMAND = re.compile(r"`kenning ([a-z][a-z-]*)(?![^`]*--store)")
+
+
+def _naming_store(check: Check, store: str) -> Check:
+    """``check`` with ``--store STORE`` in every kenning command its fix prints: run as
+    printed without it (`kenning reembed`), the command works on the project's default store
+    (or KENNING_STORE's), not on the store named with ``--store`` that doctor checked."""
+    if not check.fix:
+        return check
+    fix = _FIX_COMMAND.sub(lambda m: f"`kenning {m[1]} --store {shlex.quote(store)}", check.fix)
+    return check if fix == check.fix else Check(check.name, check.status, check.message, fix)
 
 
 def _without_secrets(check: Check) -> Check:
