@@ -1606,11 +1606,23 @@ class MemoryStore:
         (``group_id="all"``: every project). No row is read."""
         return self.backend.count_by(self.resolve_group(group_id))
 
-    def stored_since(self, since: datetime, *, group_id: str | None = None) -> list[datetime]:
+    def stored_since(
+        self,
+        since: datetime,
+        *,
+        group_id: str | None = None,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+    ) -> list[datetime]:
         """When each memory stored at or after ``since`` was stored (this project by
-        default), reading only that field of those rows: the page's weekly plot."""
+        default, optionally one collection and some types), reading only that field of
+        those rows: the page's weekly plot, and its count of an age filter's rows."""
+        from .search import check_types_of, parse_types
+
+        types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection is not None else ()
         return self.backend.stored_since(
-            Filters(self.resolve_group(group_id)), parse_timestamp(since)
+            Filters(self.resolve_group(group_id), collections, types), parse_timestamp(since)
         )
 
     def stats(self, group_id: str | None = None) -> dict[str, Any]:

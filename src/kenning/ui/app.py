@@ -301,6 +301,12 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 ]
                 total = len(rows)
                 page_rows = rows[filters.offset : filters.offset + filters.limit]
+            elif not filters.stale and (
+                window := _age_page(store, filters, after, before, group, collection, memory_type)
+            ):
+                shown, total = window
+                states = store.freshness(shown)
+                page_rows = [Row(m, None, states.get(m.id)) for m in shown]
             elif filters.stale or after or before:
                 # every memory in the window, or every memory's files, is looked at: one
                 # pass over the project's rows (~25 µs a memory on SQLite)
@@ -566,6 +572,53 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         exception_handlers={KenningError: kenning_error},
     )
     return Guard(app, port=port, token=token)
+
+
+def _age_page(
+    store: MemoryStore,
+    filters: PageFilters,
+    after: datetime | None,
+    before: datetime | None,
+    group: str | None,
+    collection: str | None,
+    memory_type: str | None,
+) -> tuple[list[Memory], int] | None:
+    """An age filter's page and how many memories it holds, reading only the rows up to
+    the page's last, newest first (an index on SQLite), and the stored times of the newer
+    ones: browse decoded every memory of the project (1 to 1.8 s a page at 100k). The
+    window's memories are a run of the newest-first order (a prefix for "last N days",
+    what follows the newer ones for "older than"). None: deeper than newest reads at once."""
+    if after is None and before is None:
+        return None
+    if after is not None:
+        skip = 0
+        total = len(
+            store.stored_since(
+                after, group_id=group, collection=collection, memory_type=memory_type
+            )
+        )
+    else:
+        assert before is not None
+        skip = len(
+            store.stored_since(
+                before, group_id=group, collection=collection, memory_type=memory_type
+            )
+        )
+        total = max(
+            0,
+            store.count(collection=collection, memory_type=memory_type, group_id=group) - skip,
+        )
+    end = min(skip + filters.offset + filters.limit, skip + total)
+    if end > NEWEST_MAX:
+        return None
+    if end <= skip + filters.offset:
+        return [], total
+    inside = [
+        m
+        for m in store.newest(end, collection=collection, memory_type=memory_type, group_id=group)
+        if (after is None or m.stored_at >= after) and (before is None or m.stored_at < before)
+    ]
+    return inside[filters.offset : filters.offset + filters.limit], total
 
 
 def _stale_matches(freshness: Freshness | None, wanted: str) -> bool:
