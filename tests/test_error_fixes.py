@@ -252,3 +252,39 @@ def test_doctor_on_a_store_named_with_store_names_it_in_every_fix(project: Path)
         code, _, err = _kenning(project, *shlex.split(command)[1:])
         assert code == 0, (command, err)
     assert rows()["status"] == "ok", rows()
+
+
+def test_doctors_command_to_read_a_damaged_memory_works_in_a_folder_with_a_space(
+    tmp_path: Path,
+) -> None:
+    """doctor's fix for a memory whose field does not decode prints a `sqlite3 PATH
+    "SELECT content …"` to read its text before forgetting it; with the project in a folder
+    whose name holds a space (~/My Projects/app, as macOS users keep them) the path was
+    printed as it is, and run as printed sqlite3 opened '…/My' and took the rest for SQL.
+    The path is quoted for the shell now."""
+    import subprocess
+
+    from .conftest import make_repo
+
+    project = make_repo(tmp_path / "My Projects" / "app")
+    for note in NOTES:
+        assert _kenning(project, "remember", note)[0] == 0
+    with sqlite3.connect(project / ".kenning" / "memory.db") as conn:
+        (victim,) = conn.execute(
+            "SELECT id FROM memories WHERE content = ?", (NOTES[0],)
+        ).fetchone()
+        conn.execute("UPDATE memories SET tags = '{not json' WHERE id = ?", (victim,))
+    conn.close()
+    rows = _doctor(project)["rows"]
+    assert rows["status"] == "failed" and victim in rows["message"], rows
+    read = re.search(r"`(sqlite3 [^`]*)`", rows["fix"])
+    assert read, rows["fix"]
+    shown = subprocess.run(
+        read.group(1).replace("<id>", victim),
+        shell=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0 and shown.stdout.strip() == NOTES[0], shown

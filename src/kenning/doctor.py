@@ -477,11 +477,12 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
             "is intact"
         )
     if fields:
+        # the path quoted for the shell: a project kept in "~/My Projects" holds a space
         fixes.append(
             "reads skip these memories; `kenning export --group-id all -o backup.jsonl` "
             "keeps every other one. Remove each with `kenning forget <id> --group-id all`, "
-            f'after reading its text with `sqlite3 {path} "SELECT content FROM memories '
-            "WHERE id = '<id>'\"` if you want to remember it again"
+            f'after reading its text with `sqlite3 {shlex.quote(str(path))} "SELECT content '
+            "FROM memories WHERE id = '<id>'\"` if you want to remember it again"
         )
     return Check(
         "rows",
