@@ -698,3 +698,32 @@ def test_calibrate_write_leaves_a_read_only_settings_file_as_it_is(tmp_path: Pat
         update_config_toml(tmp_path, {"recall_floor": 0.45})
     assert config.read_text() == "recall_floor = 0.5\n"
     assert config.stat().st_mode & 0o777 == 0o444
+
+
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="POSIX file modes")
+def test_the_chmod_that_makes_a_read_only_settings_file_writable_works_as_printed(
+    tmp_path: Path,
+) -> None:
+    """calibrate --write refuses a read-only config.toml and prints the `chmod u+w PATH`
+    that lifts it; in a project kept in a folder with a space (~/My Projects/app) the path
+    was printed as it is, and run as printed chmod looked for '…/My' and 'Projects/…'. It
+    is quoted for the shell now; run as printed, the next write saves the values."""
+    import re
+    import subprocess
+
+    from kenning.config import update_config_toml
+    from kenning.errors import UserInputError
+
+    folder = tmp_path / "My Projects" / "app" / ".kenning"
+    folder.mkdir(parents=True)
+    config = folder / "config.toml"
+    config.write_text("recall_floor = 0.5\n")
+    config.chmod(0o444)
+    with pytest.raises(UserInputError) as refused:
+        update_config_toml(folder, {"recall_floor": 0.45})
+    command = re.search(r"\((chmod u\+w .*?)\) to save", str(refused.value))
+    assert command, str(refused.value)
+    done = subprocess.run(command.group(1), shell=True, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    update_config_toml(folder, {"recall_floor": 0.45})
+    assert "recall_floor = 0.45" in config.read_text()

@@ -45,6 +45,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -691,7 +692,8 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
         # a file the user made read-only is how they say "leave it as it is"
         raise UserInputError(
             f"{path} is read-only (mode {path.stat().st_mode & 0o777:04o}); make it writable "
-            f"(chmod u+w {path}) to save the values there; nothing was written"
+            # the path quoted for the shell: a project kept in "~/My Projects" holds a space
+            f"(chmod u+w {shlex.quote(str(path))}) to save the values there; nothing was written"
         )
     document = tomlkit.document()
     if path.exists():
