@@ -727,3 +727,22 @@ def test_the_chmod_that_makes_a_read_only_settings_file_writable_works_as_printe
     assert done.returncode == 0, done.stderr
     update_config_toml(folder, {"recall_floor": 0.45})
     assert "recall_floor = 0.45" in config.read_text()
+
+
+def test_a_store_or_project_refused_from_dotenv_names_which_dotenv_holds_it(
+    project: Path,
+) -> None:
+    """KENNING_PROJECT=all or KENNING_STORE=~nobody/x in the project's .env was refused as
+    "KENNING_PROJECT (.env)": run from a subfolder (or with a .env there too) that reads as
+    the .env beside the user, not the checkout's. Every other setting's error names the
+    file (its path) and the variable; these do too now."""
+    from .cli_runner import run_cli
+
+    sub = project / "src"
+    sub.mkdir()
+    for line in ("KENNING_PROJECT=all", "KENNING_STORE=~no-such-user-here/notes"):
+        (project / ".env").write_text(line + "\n")
+        done = run_cli(sub, "search", "timestamps", env={"KENNING_EMBEDDER": "hashing"})
+        variable = line.split("=")[0]
+        assert done.returncode != 0
+        assert f"{variable} ({project / '.env'})" in done.stderr, done.stderr

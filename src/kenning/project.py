@@ -321,6 +321,12 @@ def resolve_project(
     cwd = Path(cwd or Path.cwd())
     checkout = find_checkout(cwd)
     root = checkout.root if checkout is not None else None
+
+    def said(origin: str) -> str:
+        """Where a refused value came from: the .env by its path, as every setting's error
+        names it (run from a subfolder, ".env" reads as the one beside the user)."""
+        return str(root / ".env") if origin == ".env" and root is not None else origin
+
     if store_path is None and store_url is None:
         configured, origin = config.project_variable("KENNING_STORE", root)
         if configured and config.is_store_url(configured):
@@ -331,7 +337,7 @@ def resolve_project(
                 # kenning runs in: a subfolder would get a second store)
                 store_url = f"{configured.strip()[: len('qdrant-local:')]}{root / local}"
         elif configured:
-            store_path = config.expand_home(configured, f"KENNING_STORE ({origin})")
+            store_path = config.expand_home(configured, f"KENNING_STORE ({said(origin)})")
             if origin == ".env" and root is not None and not store_path.is_absolute():
                 store_path = root / store_path
     remote = None
@@ -348,7 +354,7 @@ def resolve_project(
     else:
         configured, origin = config.project_variable("KENNING_PROJECT", root)
         if configured:
-            gid = check_group_id(configured, f"KENNING_PROJECT ({origin})")
+            gid = check_group_id(configured, f"KENNING_PROJECT ({said(origin)})")
         elif remote and normalise_remote(remote):
             gid = normalise_remote(remote) or ""
         elif root is not None:
