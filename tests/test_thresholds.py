@@ -746,3 +746,32 @@ def test_a_store_or_project_refused_from_dotenv_names_which_dotenv_holds_it(
         variable = line.split("=")[0]
         assert done.returncode != 0
         assert f"{variable} ({project / '.env'})" in done.stderr, done.stderr
+
+
+def test_the_projects_settings_left_aside_by_a_store_elsewhere_are_named(project: Path) -> None:
+    """A project's committed .kenning/config.toml (similarity_threshold = 0.9) and a
+    KENNING_STORE=data in .env: the store's own folder's config.toml is read (README), and
+    the project's was left aside without a word; doctor even said "no data/config.toml:
+    every setting has its default". stats and doctor (a warning, still healthy) name it."""
+    import json
+
+    from .cli_runner import run_cli
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    (project / ".kenning").mkdir()
+    settings = project / ".kenning" / "config.toml"
+    settings.write_text("similarity_threshold = 0.9\n")
+    (project / ".env").write_text("KENNING_STORE=data\n")
+    assert run_cli(project, "remember", "All timestamps are stored in UTC", env=env).returncode == 0
+    stats = run_cli(project, "stats", env=env)
+    assert f"{settings} is not read" in stats.stdout + stats.stderr, stats
+    doctor = run_cli(project, "doctor", "--json", env=env)
+    assert doctor.returncode == 0, doctor.stdout
+    check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "settings")
+    assert check["status"] == "warning" and f"{settings} is not read" in check["message"]
+    assert str(project / "data" / "config.toml") in check["fix"]
+    # the project's own store reads it: nothing said
+    (project / ".env").unlink()
+    doctor = run_cli(project, "doctor", "--json", env=env)
+    check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "settings")
+    assert check["status"] == "ok", check

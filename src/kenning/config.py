@@ -207,6 +207,25 @@ def dotenv_warnings(keys: Iterable[str], path: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
+def unread_project_settings(project_root: Path | None, store_dir: Path | None) -> str | None:
+    """The sentence saying that the project's ``.kenning/config.toml`` is not read, when a
+    store elsewhere (``KENNING_STORE``, ``--store``) reads the ``config.toml`` of its own
+    folder: the project's settings (committed, shared with the team) would otherwise be
+    left aside without a word. None when it is read, or there is none."""
+    if project_root is None or store_dir is None:
+        return None
+    beside = project_root / ".kenning" / CONFIG_FILENAME
+    try:
+        if not beside.is_file() or store_dir.resolve() == beside.parent.resolve():
+            return None
+    except OSError:
+        return None
+    return (
+        f"{beside} is not read: the store in use is in {store_dir}, whose {CONFIG_FILENAME} "
+        "holds its settings; copy the settings there (or use the project's own store)"
+    )
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     if path.is_file():
         pass
@@ -555,6 +574,9 @@ def load_settings(
     warnings = unknown_keys(toml, Path(toml_origin)) if toml else ()
     if project_root is not None and dotenv:
         warnings += dotenv_warnings(dotenv, project_root / ".env")
+    unread = unread_project_settings(project_root, store_dir)
+    if unread is not None:
+        warnings += (unread,)
 
     def layered(
         variable: str, default: Any, section: Any = toml, key: str | None = None

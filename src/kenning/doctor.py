@@ -556,11 +556,13 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
         settings = config.load_settings(project_root, folder)
     except KenningError as exc:  # the message names the variable and where it was set
         return Check("settings", FAILED, str(exc), "correct or unset that variable")
-    if settings.warnings:  # config.toml has none (above): the .env's keys that set nothing
+    unread = config.unread_project_settings(project_root, folder)
+    dotenv_warnings = [w for w in settings.warnings if w != unread]
+    if dotenv_warnings:  # config.toml has none (above): the .env's keys that set nothing
         return Check(
             "settings",
             FAILED,
-            "; ".join(settings.warnings),
+            "; ".join(dotenv_warnings),
             f"rename, remove or export those variables of {project_root / '.env'}"
             if project_root
             else "rename or remove those variables",
@@ -570,6 +572,15 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     problems = config.process_problems(DEFAULT_MIN_ROWS)
     if problems:
         return Check("settings", FAILED, "; ".join(problems), "correct or unset those variables")
+    if unread is not None and project_root is not None:
+        # every command works; the project's settings do not apply
+        return Check(
+            "settings",
+            WARNING,
+            unread,
+            f"copy the settings of {project_root / '.kenning' / config.CONFIG_FILENAME} into "
+            f"{where}",
+        )
     if not where.is_file():
         return Check("settings", OK, f"no {where}: every setting has its default")
     return Check("settings", OK, f"{where}: every key is a setting")
