@@ -192,12 +192,13 @@ def test_a_damaged_store_without_a_backup_is_read_out_as_doctor_says(project: Pa
         fh.write(bytes([0xFF]) * 64)
     fix = _doctor(project)["integrity"]["fix"]
     assert "damaged.db" in fix and ".recover" not in fix, fix
-    export = re.search(r"`(kenning export --store damaged\.db[^`]*)`", fix)
+    export = re.search(r"`(kenning export --store \S*damaged\.db[^`]*)`", fix)
     restore = re.search(r"`(kenning import backup\.jsonl)`", fix)
-    assert export and restore, fix
+    move = re.search(r"`mv (\S+) (\S+)`", fix)
+    assert export and restore and move, fix
     for side in ("", "-wal", "-shm"):  # moved aside as the fix says
-        if db.with_name(db.name + side).exists():
-            db.with_name(db.name + side).rename(project / f"damaged.db{side}")
+        if Path(move.group(1) + side).exists():
+            Path(move.group(1) + side).rename(move.group(2) + side)
     code, _, err = _kenning(project, *export.group(1).split()[1:])
     assert code == 0, err
     code, _, err = _kenning(project, *restore.group(1).split()[1:])
@@ -288,3 +289,36 @@ def test_doctors_command_to_read_a_damaged_memory_works_in_a_folder_with_a_space
         check=False,
     )
     assert shown.returncode == 0 and shown.stdout.strip() == NOTES[0], shown
+
+
+def test_a_damaged_store_moved_aside_where_it_is_is_read_out_as_doctor_says(
+    project: Path,
+) -> None:
+    """doctor's fix for a damaged file said to move it aside ("e.g. damaged.db") and then
+    `kenning export --store damaged.db …`: a user renaming it where it is
+    (.kenning/damaged.db) ran an export of ./damaged.db, which said "nothing to export"
+    (exit 0) and wrote no backup to import. The fix names both paths in full now."""
+    before = _seed(project)
+    db = project / ".kenning" / "memory.db"
+    with sqlite3.connect(db) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_fts_idx'"
+        ).fetchone()
+    conn.close()
+    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
+    with db.open("r+b") as fh:  # bit rot in the full-text index; the notes' pages are intact
+        fh.seek((root - 1) * page_size)
+        fh.write(bytes([0xFF]) * 64)
+    fix = _doctor(project)["integrity"]["fix"]
+    export = re.search(r"`(kenning export [^`]*)`", fix)
+    restore = re.search(r"`(kenning import backup\.jsonl)`", fix)
+    assert export and restore, fix
+    for side in ("", "-wal", "-shm"):  # renamed where it is, as a user reads "aside"
+        if db.with_name(db.name + side).exists():
+            db.with_name(db.name + side).rename(db.with_name(f"damaged.db{side}"))
+    code, _, err = _kenning(project, *shlex.split(export.group(1))[1:])
+    assert code == 0 and (project / "backup.jsonl").exists(), err
+    code, _, err = _kenning(project, *shlex.split(restore.group(1))[1:])
+    assert code == 0, err
+    assert _contents(project) == before

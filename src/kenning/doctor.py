@@ -91,12 +91,16 @@ def _recovery(path: Path) -> str:
     # Not `sqlite3 … .recover`: Debian 12's sqlite3 (3.40) fails it on every kenning store
     # (the FTS5 tables: "SQL logic error") and writes an empty file; nor `.dump`, which ends
     # in ROLLBACK at the first unreadable page. kenning's own export reads every row it can.
+    # Where it goes is named in full: told "damaged.db", a user renaming it where it is
+    # (.kenning/damaged.db) then ran an export of ./damaged.db: "nothing to export".
+    aside = shlex.quote(str(path.with_name("damaged.db")))
     return (
-        f"move {path} aside with the files beside it (`{path.name}-wal`, `-shm`: same new name "
-        "plus the same ending, e.g. damaged.db, damaged.db-wal), then restore from a backup "
-        "with `kenning import <backup.jsonl>`; with no backup, `kenning export --store "
-        "damaged.db --group-id all -o backup.jsonl` reads out the notes (unless the damage is in "
-        "their own table's pages) and `kenning import backup.jsonl` puts them in a new store"
+        f"move {path} aside: `mv {shlex.quote(str(path))} {aside}`, and `{path.name}-wal`, "
+        "`-shm` beside it (when there) likewise to damaged.db-wal, damaged.db-shm; then "
+        "restore from a backup with `kenning import <backup.jsonl>`; with no backup, "
+        f"`kenning export --store {aside} --group-id all -o backup.jsonl` reads out the notes "
+        "(unless the damage is in their own table's pages) and `kenning import backup.jsonl` "
+        "puts them in a new store"
     )
 
 
