@@ -151,6 +151,22 @@ def test_a_model_dir_without_the_model_says_to_fix_the_variable(project: Path) -
     assert "point KENNING_MODEL_DIR at a folder holding them, or unset it" in err
 
 
+def _rot_the_full_text_index(project: Path) -> Path:
+    """Bit rot in the store's full-text index, the notes' pages intact; the store's path."""
+    db = project / ".kenning" / "memory.db"
+    with sqlite3.connect(db) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_fts_idx'"
+        ).fetchone()
+    conn.close()
+    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
+    with db.open("r+b") as fh:
+        fh.seek((root - 1) * page_size)
+        fh.write(bytes([0xFF]) * 64)
+    return db
+
+
 def test_doctor_quotes_a_wrong_setting_without_the_secret_in_it(project: Path) -> None:
     """A token pasted into the wrong line of .env (or config.toml) is quoted by the
     message that refuses it: every command's error line redacted it, but doctor's report —
@@ -179,17 +195,7 @@ def test_a_damaged_store_without_a_backup_is_read_out_as_doctor_says(project: Pa
     every kenning store, leaving an empty file; and `--store` took a moved file whose name
     does not end in .db for a folder ("nothing to export")."""
     before = _seed(project)
-    db = project / ".kenning" / "memory.db"
-    with sqlite3.connect(db) as conn:
-        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_fts_idx'"
-        ).fetchone()
-    conn.close()
-    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
-    with db.open("r+b") as fh:  # bit rot in the full-text index; the notes' pages are intact
-        fh.seek((root - 1) * page_size)
-        fh.write(bytes([0xFF]) * 64)
+    _rot_the_full_text_index(project)
     fix = _doctor(project)["integrity"]["fix"]
     assert "damaged.db" in fix and ".recover" not in fix, fix
     export = re.search(r"`(kenning export --store \S*damaged\.db[^`]*)`", fix)
@@ -299,17 +305,7 @@ def test_a_damaged_store_moved_aside_where_it_is_is_read_out_as_doctor_says(
     (.kenning/damaged.db) ran an export of ./damaged.db, which said "nothing to export"
     (exit 0) and wrote no backup to import. The fix names both paths in full now."""
     before = _seed(project)
-    db = project / ".kenning" / "memory.db"
-    with sqlite3.connect(db) as conn:
-        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_fts_idx'"
-        ).fetchone()
-    conn.close()
-    _kenning(project, "stats")  # the last connection closes: the WAL is checkpointed
-    with db.open("r+b") as fh:  # bit rot in the full-text index; the notes' pages are intact
-        fh.seek((root - 1) * page_size)
-        fh.write(bytes([0xFF]) * 64)
+    db = _rot_the_full_text_index(project)
     fix = _doctor(project)["integrity"]["fix"]
     export = re.search(r"`(kenning export [^`]*)`", fix)
     restore = re.search(r"`(kenning import backup\.jsonl)`", fix)
