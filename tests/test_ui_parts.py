@@ -222,7 +222,7 @@ def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
             if not address:
                 break
             html = client.get(address).text
-            seen += re.findall(r'<li class="memory[^"]*" data-id="([^"]+)"', html)
+            seen += _ids_shown(html)
             more = re.search(r'<a class="more" href="([^"]+)"', html)
             address = more.group(1).replace("&amp;", "&") if more else ""
     source.close()
@@ -350,6 +350,13 @@ def test_a_wrong_setting_is_said_on_the_page_without_the_secret_in_it(project: P
         source.close()
     assert "KENNING_SIMILARITY_THRESHOLD" in response.text, response.text
     assert token not in response.text and "[REDACTED:" in response.text
+
+
+def _ids_shown(html: str) -> list[str]:
+    """The ids of the memories a page lists, in its order."""
+    import re
+
+    return re.findall(r'<li class="memory[^"]*" data-id="([^"]+)"', html)
 
 
 def _page_client(project: Path) -> tuple[Any, Any]:
@@ -627,13 +634,8 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     to show the next ones: 1.8 s a page at 100k memories (the newest page: 0.1 s). It reads
     the rows up to its last now, as the newest page reads its own: as fast as that page.
     Built through the bulk path (``remember_many``); the rows shown are the same."""
-    import re
-
-    from starlette.testclient import TestClient
-
     from kenning import open_store
     from kenning.store import NewMemory
-    from kenning.ui.app import StoreSource, create_app
 
     notes = [
         NewMemory(f"Service {i} retries {i * 7} times against host h{i * 13}", "rule")
@@ -642,20 +644,14 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     with open_store(cwd=project, embedder="hashing") as store:
         assert all(r.ok for r in store.remember_many(notes))
         newest = [m.id for m in store.browse()]
-    kept = open_store(cwd=project, create=False, embedder="hashing")
-    source = StoreSource(kept=kept)
-    app = create_app(source, port=8123, token="t")
-
     decoded = _decoded_rows(monkeypatch)
+    client, source = _page_client(project)  # the first page (its stats kept until a change)
     try:
-        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
-            client.get("/?token=t")  # the first page (its stats are kept until a change)
-            decoded[0] = 0
-            html = client.get("/?from=500").text
+        decoded[0] = 0
+        html = client.get("/?from=500").text
     finally:
         source.close()
-    shown = re.findall(r'<li class="memory[^"]*" data-id="([^"]+)"', html)
-    assert shown == newest[500:520]
+    assert _ids_shown(html) == newest[500:520]
     assert "1480 left" in html
     # the rows up to the page's last, not the project's 2,000
     assert decoded[0] <= 600, decoded
@@ -674,12 +670,9 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
     import json
     import re
 
-    from starlette.testclient import TestClient
-
     from kenning import open_store
     from kenning.store import NewMemory
     from kenning.transfer import export_memories, import_memories
-    from kenning.ui.app import StoreSource, create_app
 
     n = 3000  # an hour apart: 137 days, past the 90-day filter
     notes = [
@@ -700,30 +693,22 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
     with open_store(cwd=project, embedder="hashing") as store:
         assert import_memories(store, aged)["imported"] == n
         newest = [m.id for m in store.browse()]
-    kept = open_store(cwd=project, create=False, embedder="hashing")
-    source = StoreSource(kept=kept)
-    app = create_app(source, port=8123, token="t")
-
-    def shown(html: str) -> list[str]:
-        return re.findall(r'<li class="memory[^"]*" data-id="([^"]+)"', html)
-
     per_day = 24 / 1.1
     decoded = _decoded_rows(monkeypatch)
+    client, source = _page_client(project)  # the first page (its stats kept until a change)
     try:
-        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
-            client.get("/?token=t")  # the first page (its stats are kept until a change)
-            decoded[0] = 0
-            html = client.get("/?age=7").text
-            week = decoded[0]
-            in_week = int(7 * per_day) + 1
-            assert shown(html) == newest[:20]
-            assert f"{in_week} memories" in html, re.findall(r"\d+ memories", html)
-            html = client.get("/?age=7&from=140").text
-            assert shown(html) == newest[140:in_week]
-            html = client.get("/?age=%3E90&from=20").text
-            older = n - (int(90 * per_day) + 1)
-            assert shown(html) == newest[n - older + 20 : n - older + 40]
-            assert f"{older} memories" in html
+        decoded[0] = 0
+        html = client.get("/?age=7").text
+        week = decoded[0]
+        in_week = int(7 * per_day) + 1
+        assert _ids_shown(html) == newest[:20]
+        assert f"{in_week} memories" in html, re.findall(r"\d+ memories", html)
+        html = client.get("/?age=7&from=140").text
+        assert _ids_shown(html) == newest[140:in_week]
+        html = client.get("/?age=%3E90&from=20").text
+        older = n - (int(90 * per_day) + 1)
+        assert _ids_shown(html) == newest[n - older + 20 : n - older + 40]
+        assert f"{older} memories" in html
     finally:
         source.close()
     # the rows up to the page's last, not the project's 3,000
