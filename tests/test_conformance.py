@@ -3215,6 +3215,22 @@ def _write_foreign_fields(
         client.close()
 
 
+def _stored_with_a_foreign_row(
+    location: str, kind: str, tags: str, metadata: str, *, stamped: bool = False
+) -> tuple[list[Any], str]:
+    """Four notes stored (with the hashing embedder's provenance when ``stamped``), the
+    second given the tags and metadata another tool wrote: the notes and that one's id."""
+    rows = corpus(4)
+    victim = rows[1].memory.id
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    if stamped:
+        b.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
+    b.close()
+    _write_foreign_fields(location, kind, victim, tags, metadata)
+    return rows, victim
+
+
 @pytest.mark.parametrize(
     ("tags", "metadata"),
     [('"deploy"', "{}"), ("[1, null]", "{}"), ("[]", "[1, 2]"), ("[]", '"owner: sre"')],
@@ -3230,12 +3246,7 @@ def test_a_note_whose_tags_or_metadata_another_tool_wrote_is_skipped_and_named(
     Qdrant; SQLite skips such a row with a warning and names it. Every backend does now."""
     if store_kind == "qdrant":
         pytest.skip("a live Qdrant server: the payload is edited through local mode here")
-    rows = corpus(4)
-    victim = rows[1].memory.id
-    b = open_backend(backend_location, create=True, dimension=DIM)
-    b.upsert(rows)
-    b.close()
-    _write_foreign_fields(backend_location, store_kind, victim, tags, metadata)
+    rows, victim = _stored_with_a_foreign_row(backend_location, store_kind, tags, metadata)
     b = open_backend(backend_location, create=False, dimension=None)
     try:
         good = sorted(r.memory.id for r in rows if r.memory.id != victim)
@@ -3263,13 +3274,9 @@ def test_migrate_names_a_note_it_could_not_read_instead_of_verifying_without_it(
 
     if store_kind == "qdrant":
         pytest.skip("a live Qdrant server: the payload is edited through local mode here")
-    rows = corpus(4)
-    victim = rows[1].memory.id
-    b = open_backend(backend_location, create=True, dimension=DIM)
-    b.upsert(rows)
-    b.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
-    b.close()
-    _write_foreign_fields(backend_location, store_kind, victim, '"deploy"', "{}")
+    rows, victim = _stored_with_a_foreign_row(
+        backend_location, store_kind, '"deploy"', "{}", stamped=True
+    )
     source = open_backend(backend_location, create=False, dimension=None)
     target = SQLiteBackend(tmp_path / "target.db")
     try:
@@ -3294,12 +3301,7 @@ def test_stats_counts_apart_a_note_reads_skip(
         pytest.skip("a live Qdrant server: the payload is edited through local mode here")
     if store_kind == "qdrant-local":
         pytest.xfail("Qdrant counts every point with kenning's fields; finding these needs a scan")
-    rows = corpus(4)
-    victim = rows[1].memory.id
-    b = open_backend(backend_location, create=True, dimension=DIM)
-    b.upsert(rows)
-    b.close()
-    _write_foreign_fields(backend_location, store_kind, victim, '"deploy"', "{}")
+    _stored_with_a_foreign_row(backend_location, store_kind, '"deploy"', "{}")
     store = make_store(
         open_backend(backend_location, create=False, dimension=None), project, minilm
     )
