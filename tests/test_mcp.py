@@ -45,12 +45,15 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def connect(cwd: Path, errlog: Path, *args: str) -> AsyncIterator[ClientSession]:
+async def connect(
+    cwd: Path, errlog: Path, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    """The kenning MCP server over stdio, initialised (``env`` added to this process's)."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "kenning", "mcp", *args],
         cwd=str(cwd),
-        env=dict(os.environ),
+        env={**os.environ, **(env or {})},
     )
     with errlog.open("a", encoding="utf-8") as err:
         async with (
@@ -615,20 +618,8 @@ async def test_capabilities_of_a_project_without_a_store_load_no_model(
     (broken / "model.safetensors").symlink_to(files.weights)
     (broken / "tokenizer.json").write_text("not a tokenizer")
     env = {"KENNING_MODEL_DIR": str(broken)}
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kenning", "mcp"],
-        cwd=str(project),
-        env={**os.environ, **env},
-    )
-    with (tmp_path / "err.log").open("a") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write) as s,
-        ):
-            with anyio.fail_after(120):
-                await s.initialize()
-            without_model = await ok(s, "hooks_capabilities")
+    async with connect(project, tmp_path / "err.log", env=env) as s:
+        without_model = await ok(s, "hooks_capabilities")
     assert without_model["store_exists"] is False
     async with connect(project, tmp_path / "err.log") as s:
         before = await ok(s, "hooks_capabilities")
