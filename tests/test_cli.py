@@ -224,6 +224,16 @@ def test_unusable_project_ids_are_one_line_errors(project: Path, bad: bytes) -> 
     assert not (project / ".kenning").exists()
 
 
+def _write_a_solution_doc(project: Path) -> None:
+    """docs/solutions/db/locked.md: one error and its fix, for seed-solutions to read."""
+    docs = project / "docs" / "solutions" / "db"
+    docs.mkdir(parents=True)
+    (docs / "locked.md").write_text(
+        "---\ntrack: bug\nproblem: the database is locked\n---\n"
+        "```\nsqlite3.OperationalError: database is locked\n```\n\n## Fix\n\nEnable WAL.\n"
+    )
+
+
 def test_group_id_and_project_are_one_option(project: Path) -> None:
     assert kenning(project, "remember", "--group-id", "team/x", DB_LOCKED).returncode == 0
     r = kenning(project, "recall", "--json", "--project", "team/x", "database is locked")
@@ -245,12 +255,7 @@ def test_every_command_that_works_for_a_project_takes_one(project: Path) -> None
         assert json.loads(r.stdout)["memories"] == 1
         r = kenning(project, "stale", "--json", option, "team/x")
         assert r.returncode == 0 and json.loads(r.stdout)["group_id"] == "team/x", r.stdout
-    docs = project / "docs" / "solutions" / "db"
-    docs.mkdir(parents=True)
-    (docs / "locked.md").write_text(
-        "---\ntrack: bug\nproblem: the database is locked\n---\n"
-        "```\nsqlite3.OperationalError: database is locked\n```\n\n## Fix\n\nEnable WAL.\n"
-    )
+    _write_a_solution_doc(project)
     r = kenning(project, "seed-solutions", "--json", "--project", "team/y")
     assert r.returncode == 0, r.stderr
     r = kenning(project, "stats", "--json", "--project", "team/y")
@@ -715,12 +720,7 @@ def test_a_command_for_one_project_refuses_all(project: Path) -> None:
     `kenning stale --project all` listed this project's stale memories, both without a word:
     'all' (every project) was taken for this checkout's. Both refuse it now, saying why; the
     seeding writes nothing, as remember --project all writes nothing."""
-    docs = project / "docs" / "solutions" / "db"
-    docs.mkdir(parents=True)
-    (docs / "locked.md").write_text(
-        "---\ntrack: bug\nproblem: the database is locked\n---\n"
-        "```\nsqlite3.OperationalError: database is locked\n```\n\n## Fix\n\nEnable WAL.\n"
-    )
+    _write_a_solution_doc(project)
     r = kenning(project, "seed-solutions", "--json", "--project", "all")
     assert r.returncode == 1 and "'all'" in r.stderr and "reserved" in r.stderr, r.stderr
     assert not (project / ".kenning" / "memory.db").exists()
