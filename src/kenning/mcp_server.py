@@ -548,19 +548,19 @@ def _root_uris(answer: Any) -> list[str]:
 
 
 def _in_checkout(where: Located) -> bool:
-    from .project import find_checkout, is_folder
+    from .project import in_a_checkout
 
-    return is_folder(where.folder) and find_checkout(where.folder) is not None
+    return in_a_checkout(where.folder)
 
 
 def _first_checkout(uris: list[str]) -> Located | None:
-    from .project import find_checkout, is_folder
+    from .project import in_a_checkout
 
     for uri in uris:
         folder = _folder_of_root(uri)
-        # is_folder: a root too long for the OS is no folder (is_dir raised, and failed the
-        # call, the roots after it unread)
-        if folder is not None and is_folder(folder) and find_checkout(folder) is not None:
+        # in_a_checkout looks with is_folder: a root too long for the OS is no folder
+        # (is_dir raised, and failed the call, the roots after it unread)
+        if folder is not None and in_a_checkout(folder):
             return Located(folder.resolve(), f"the MCP root {uri}")
     return None
 

@@ -177,6 +177,12 @@ def is_folder(path: Path) -> bool:
         return False
 
 
+def in_a_checkout(path: Path) -> bool:
+    """Whether ``path`` is a folder inside a git work tree (what a folder an agent, a client
+    or the environment names must be to be served in place of another)."""
+    return is_folder(path) and find_checkout(path) is not None
+
+
 def find_checkout(cwd: Path) -> Checkout | None:
     """The git work tree containing ``cwd`` and its repository's shared root; None outside
     git. This is the one way kenning finds a project's folders."""

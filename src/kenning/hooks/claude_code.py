@@ -215,7 +215,7 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     input's ``cwd``; else the hook's working folder. A ``CLAUDE_PROJECT_DIR`` outside git
     (Claude Code started in a folder of several checkouts) gives way to a ``cwd`` inside
     one."""
-    from ..project import find_checkout, is_folder
+    from ..project import find_checkout, in_a_checkout, is_folder
 
     # is_folder, not Path.is_dir: a path too long for the OS is no folder, not an OSError
     env = config.claude_project_dir()
@@ -226,8 +226,7 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
             and cwd.strip()
             and Path(cwd) != env  # the usual case: no git run for it
             and find_checkout(env) is None
-            and is_folder(Path(cwd))
-            and find_checkout(Path(cwd)) is not None
+            and in_a_checkout(Path(cwd))
         ):
             return Path(cwd)
         return env
