@@ -7,6 +7,7 @@ import compileall
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -35,6 +36,12 @@ settings.load_profile("kenning")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Started in the background from a script (`pytest … &`), the run gets SIGINT ignored
+    # from its shell, and so does every process it starts: the tests of what Ctrl-C does
+    # (tests/test_cli_errors.py, tests/test_embedder.py) then see no Ctrl-C at all and fail.
+    # Each process of the suite (workers too) takes Python's own handler back.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return  # once, in the process that starts the workers
     # Byte-compile the project's own modules before any process imports them. Where
