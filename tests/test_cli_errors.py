@@ -303,7 +303,9 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
     script = Path(sys.executable).with_name("kenning")
     package = f"{os.sep}kenning{os.sep}"
     handled = 0
-    for step in range(16):
+    # 16 moments through the start; on a machine busy enough that the interpreter's own start
+    # takes all of them, later ones until a signal lands in kenning or the command is done
+    for step in range(64):
         delay = 0.05 + 0.025 * step
         proc = subprocess.Popen(
             [str(script), "stats"], cwd=project, stderr=subprocess.PIPE, stdout=subprocess.PIPE
@@ -317,6 +319,8 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
         if proc.returncode == 130:
             assert text == "error: interrupted\n", f"{delay:.3f} s: {text}"
             handled += 1
+        if step >= 15 and (handled or proc.returncode == 0):
+            break
     assert handled, "no interrupt came while kenning started"
 
 
