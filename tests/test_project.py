@@ -398,3 +398,33 @@ def test_clones_of_one_azure_or_bitbucket_repository_share_one_id(tmp_path: Path
         == normalise_remote("ssh://tfs.example.com:22/tfs/Coll/Fiber/_git/widgets")
         == "tfs/coll/fiber/_git/widgets"
     )
+
+
+def test_clones_of_one_bitbucket_server_repository_share_one_id(tmp_path: Path) -> None:
+    """Bitbucket Server (Data Center) serves HTTPS under ``/scm/`` (behind a context path
+    such as ``/bitbucket`` when it has one) and SSH without it: a teammate's HTTPS clone
+    had the id ``scm/proj/widgets`` and an SSH one ``proj/widgets``, so they did not share
+    notes. ``scm`` is the server's route, not a project: both get ``proj/widgets``."""
+    remotes = [
+        "https://bitbucket.example.com/scm/PROJ/widgets.git",
+        "https://jdoe@bitbucket.example.com/scm/proj/widgets.git",
+        "http://bitbucket.example.com:7990/scm/proj/widgets.git",
+        "https://example.com/bitbucket/scm/proj/widgets.git",
+        "ssh://git@bitbucket.example.com:7999/proj/widgets.git",
+        "ssh://git@bitbucket.example.com:7999/PROJ/widgets.git",
+    ]
+    ids = {
+        resolve_project(make_repo(tmp_path / f"bbs{n}", remote=url)).group_id
+        for n, url in enumerate(remotes)
+    }
+    assert ids == {"proj/widgets"}
+    # a personal repository: ~user over both protocols
+    assert (
+        normalise_remote("https://bitbucket.example.com/scm/~jdoe/widgets.git")
+        == normalise_remote("ssh://git@bitbucket.example.com:7999/~jdoe/widgets.git")
+        == "~jdoe/widgets"
+    )
+    # a group named scm elsewhere, and an SSH path with it, keep their ids
+    assert normalise_remote("https://gitlab.com/scm/tools/widgets.git") == "scm/tools/widgets"
+    assert normalise_remote("git@host:scm/tools/widgets.git") == "scm/tools/widgets"
+    assert normalise_remote("https://git.example.com/a/b/scm/c/d") == "a/b/scm/c/d"

@@ -57,11 +57,11 @@ def normalise_remote(url: str) -> str | None:
     if not url:
         return None
     path: str
-    host = ""
-    m = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
+    host = scheme = ""
+    m = re.match(r"^([a-z][a-z0-9+.-]*)://(?:[^@/]*@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
     if m:
         # no path ("https://token@host"): no repository to name, and never the credentials
-        host, path = m.group(1), m.group(2) or ""
+        scheme, host, path = m.group(1).lower(), m.group(2), m.group(3) or ""
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
@@ -73,7 +73,10 @@ def normalise_remote(url: str) -> str | None:
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
     if not parts:
         return None
-    parts = _azure_devops_parts(host.rsplit(":", 1)[0].lower(), parts) or parts
+    host = host.rsplit(":", 1)[0].lower()
+    parts = (
+        _azure_devops_parts(host, parts) or _bitbucket_server_parts(scheme, host, parts) or parts
+    )
     slug = (
         "/".join(parts[-2:])
         if len(parts) <= 2 or url.startswith(("/", "file:"))
@@ -106,6 +109,25 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
         if len(rest) == 3 and rest[1].lower() == "_git":
             return [host.removesuffix(".visualstudio.com"), *rest]
     return None
+
+
+#: Hosts whose paths are ``owner/repo`` (nested groups on GitLab): a group named ``scm``
+#: there is the project's, not Bitbucket Server's route.
+_HOSTED = frozenset({"github.com", "gitlab.com", "bitbucket.org"})
+
+
+def _bitbucket_server_parts(scheme: str, host: str, parts: list[str]) -> list[str] | None:
+    """``project/repository`` of a Bitbucket Server (Data Center) HTTP(S) remote, None for
+    any other. Its clone dialog spells one repository ``https://HOST[/CONTEXT]/scm/PROJ/
+    REPO.git`` over HTTPS (``/scm/`` is the server's route to git, after its context path,
+    such as ``/bitbucket``, when it has one) and ``ssh://git@HOST:7999/PROJ/REPO.git`` over
+    SSH: without this, an HTTPS clone had the id ``scm/proj/repo`` and an SSH one
+    ``proj/repo``, and they did not share their notes. The server is self-hosted, so it is
+    known by that path alone: ``scm`` first, or after one folder, before exactly the
+    project and the repository."""
+    if scheme not in ("http", "https") or host in _HOSTED or len(parts) not in (3, 4):
+        return None
+    return parts[-2:] if parts[-3].lower() == "scm" else None
 
 
 def _shown_only(name: str) -> str:
