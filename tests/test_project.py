@@ -428,3 +428,28 @@ def test_clones_of_one_bitbucket_server_repository_share_one_id(tmp_path: Path) 
     assert normalise_remote("https://gitlab.com/scm/tools/widgets.git") == "scm/tools/widgets"
     assert normalise_remote("git@host:scm/tools/widgets.git") == "scm/tools/widgets"
     assert normalise_remote("https://git.example.com/a/b/scm/c/d") == "a/b/scm/c/d"
+
+
+def test_the_short_azure_form_of_a_repository_named_as_its_project_shares_its_id(
+    tmp_path: Path,
+) -> None:
+    """A repository named as its project (the one Azure DevOps makes with each project) is
+    also cloned as ``dev.azure.com/ORG/_git/REPO``, without the project: that clone had the
+    id ``fabrikam/_git/widgets`` (``_git/widgets`` from visualstudio.com, no organisation
+    at all) where its SSH clone, which always names the project, has
+    ``fabrikam/widgets/_git/widgets``."""
+    remotes = [
+        "https://dev.azure.com/fabrikam/_git/Widgets",
+        "https://fabrikam@dev.azure.com/fabrikam/_git/Widgets",
+        "https://fabrikam.visualstudio.com/_git/Widgets",
+        "https://fabrikam.visualstudio.com/DefaultCollection/_git/Widgets",
+        "https://dev.azure.com/fabrikam/Widgets/_git/Widgets",
+        "git@ssh.dev.azure.com:v3/fabrikam/Widgets/Widgets",
+    ]
+    ids = {
+        resolve_project(make_repo(tmp_path / f"short{n}", remote=url)).group_id
+        for n, url in enumerate(remotes)
+    }
+    assert ids == {"fabrikam/widgets/_git/widgets"}
+    # a self-hosted server's collection keeps its id
+    assert normalise_remote("https://tfs.example.com/Coll/_git/widgets") == "coll/_git/widgets"

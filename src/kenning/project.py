@@ -93,22 +93,28 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
     ``vs-ssh.visualstudio.com:v3/ORG/PROJ/REPO`` over SSH: without this, two clones of one
     repository had two ids and did not share their notes. Every form gets the id the
     default HTTPS form always had (its ``_git`` kept), so the notes of the clones most
-    teams make stay where they are. A self-hosted Azure DevOps Server keeps ``_git`` over
-    both protocols, so its ids are left as they were."""
+    teams make stay where they are. A repository named as its project (the one Azure makes
+    with each project) is also cloned without the project over HTTPS
+    (``dev.azure.com/ORG/_git/REPO``), never over SSH: its project is the repository's name.
+    A self-hosted Azure DevOps Server keeps ``_git`` over both protocols, so its ids are
+    left as they were."""
     lowered = [p.lower() for p in parts]
     if host in ("ssh.dev.azure.com", "vs-ssh.visualstudio.com"):
         if len(parts) == 4 and lowered[0] == "v3":
             return [parts[1], parts[2], "_git", parts[3]]
         return None
     if host == "dev.azure.com":
-        return parts if len(parts) == 4 and lowered[2] == "_git" else None
-    if host.endswith(".visualstudio.com"):
+        org, rest = parts[0], parts[1:]
+    elif host.endswith(".visualstudio.com"):
         # the organisation is the host's first label; DefaultCollection is the only
         # collection an organisation has
+        org = host.removesuffix(".visualstudio.com")
         rest = parts[1:] if lowered[0] == "defaultcollection" else parts
-        if len(rest) == 3 and rest[1].lower() == "_git":
-            return [host.removesuffix(".visualstudio.com"), *rest]
-    return None
+    else:
+        return None
+    if len(rest) == 2 and rest[0].lower() == "_git":  # no project: the repository's own
+        rest = [rest[1], *rest]
+    return [org, *rest] if len(rest) == 3 and rest[1].lower() == "_git" else None
 
 
 #: Hosts whose paths are ``owner/repo`` (nested groups on GitLab): a group named ``scm``
