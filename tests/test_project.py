@@ -453,3 +453,23 @@ def test_the_short_azure_form_of_a_repository_named_as_its_project_shares_its_id
     assert ids == {"fabrikam/widgets/_git/widgets"}
     # a self-hosted server's collection keeps its id
     assert normalise_remote("https://tfs.example.com/Coll/_git/widgets") == "coll/_git/widgets"
+
+
+@pytest.mark.parametrize(
+    ("url", "slug"),
+    [
+        ("C:/work/repos/widgets.git", "repos/widgets"),
+        ("C:\\work\\repos\\widgets.git", "repos/widgets"),
+        ("c:\\work\\repos\\widgets\\", "repos/widgets"),
+        ("D:/widgets.git", "widgets"),
+        ("file:///C:/work/repos/widgets.git", "repos/widgets"),
+        ("file:///C:/widgets.git", "widgets"),
+        ("\\\\server\\share\\repos\\widgets.git", "repos/widgets"),
+    ],
+)
+def test_a_windows_path_remote_is_named_as_a_posix_one(tmp_path: Path, url: str, slug: str) -> None:
+    """A clone of a repository on a Windows drive or share names it as one on a POSIX
+    folder (``/srv/repos/widgets.git`` is ``repos/widgets``): the last two folders, never
+    the drive or the whole path with its backslashes (``c:\\work\\repos\\widgets``)."""
+    assert normalise_remote("/srv/repos/widgets.git") == "repos/widgets"
+    assert resolve_project(make_repo(tmp_path / "clone", remote=url)).group_id == slug

@@ -58,10 +58,18 @@ def normalise_remote(url: str) -> str | None:
         return None
     path: str
     host = scheme = ""
+    # a folder (not a server's path) is named by its last two names, wherever it is
+    local = url.startswith(("/", "file:"))
     m = re.match(r"^([a-z][a-z0-9+.-]*)://(?:[^@/]*@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
     if m:
         # no path ("https://token@host"): no repository to name, and never the credentials
         scheme, host, path = m.group(1).lower(), m.group(2), m.group(3) or ""
+        if scheme == "file":  # file:///C:/work/x.git: the drive is no folder's name
+            path = re.sub(r"^/?[A-Za-z]:(?![^/])", "", path)
+    elif re.match(r"^(?:[A-Za-z]:|\\\\)", url):
+        # a folder on a Windows drive or share ("C:\work\x.git", "\\server\share\x.git"),
+        # its separators backslashes: named as a POSIX folder is, the drive left out
+        path, local = re.sub(r"^[A-Za-z]:", "", url).replace("\\", "/"), True
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
@@ -77,11 +85,7 @@ def normalise_remote(url: str) -> str | None:
     parts = (
         _azure_devops_parts(host, parts) or _bitbucket_server_parts(scheme, host, parts) or parts
     )
-    slug = (
-        "/".join(parts[-2:])
-        if len(parts) <= 2 or url.startswith(("/", "file:"))
-        else "/".join(parts)
-    )
+    slug = "/".join(parts[-2:]) if len(parts) <= 2 or local else "/".join(parts)
     return _shown_only(slug.lower()) or None
 
 
