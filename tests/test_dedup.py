@@ -406,3 +406,22 @@ def test_the_micro_sign_and_greek_mu_are_one_letter(store: MemoryStore) -> None:
     assert (again.status, again.id) == ("near-duplicate", first.id), again
     assert fold("1 µs") == fold("1 μs") and fold("Maße") != fold("Masse")
     assert store.count() == 1
+
+
+def test_full_width_letters_and_digits_are_the_same_note(store: MemoryStore) -> None:
+    """A Japanese or Chinese input method types letters and digits full-width
+    (``ＥＲＲＯＲ　１２３``) and half-width katakana (``ｴﾗｰ``) where another keyboard types
+    ``ERROR 123`` and ``エラー``: the same characters in another width, which the dedup key
+    reads as one (NFKC's ``<wide>`` and ``<narrow>`` foldings only: ``n²`` is not ``n2``).
+    The note is kept as it was written."""
+    typed = "ＥＲＲＯＲ　１２３： ｄｉｓｋ ｑｕｏｔａ ｅｘｃｅｅｄｅｄ on the runner ｴﾗｰ"
+    first = store.remember(typed, "context")
+    again = store.remember("ERROR 123: disk quota exceeded on the runner エラー", "context")
+    assert first.status == "stored"
+    assert (again.status, again.id) == ("near-duplicate", first.id), again
+    assert store.count() == 1
+    kept = store.get(first.id)
+    assert kept is not None and kept.content == normalise_content(typed)
+    assert "ｄｉｓｋ" in normalise_content(typed)  # the stored text keeps its width
+    assert fold("ｶﾞｲﾄﾞ") == fold("ガイド") and fold("n²") != fold("n2")
+    assert not decide("ERROR 124", "ＥＲＲＯＲ １２３", ABOVE).duplicate

@@ -19,6 +19,7 @@ Rules, in order:
 
 1. The same text up to case, whitespace, invisible format characters (zero-width
    spaces, soft hyphens, bidi marks, variation selectors), the micro sign (``µ`` is ``μ``),
+   a character's width (full-width ``ＥＲＲＯＲ　１２３`` is ``ERROR 123``),
    prose punctuation and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
@@ -180,7 +181,7 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     anything but a capital (``save! to``, ``save! &&``), where prose would start a
     sentence. The marks ending the text, or a run of prose before a code block, are
     prose (as in :func:`fold`)."""
-    text = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    text = unicodedata.normalize("NFC", text.translate(_QUOTES))
     # words counted as fold() counts them: an initialism one word (e.g. → eg), a
     # contraction its two (cannot → can not), or a word's occurrences would shift
     parts = _fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
@@ -264,12 +265,34 @@ def _without_final_marks(text: str) -> str:
 
 _MARKER_TOKEN = re.compile(r"REDACTED:[a-z0-9_]+")
 _INITIALISM = re.compile(r"\b(?:[^\W\d_]\.)+[^\W\d_]\b\.?")  # J.K. J.K e.g.
+#: The characters that are another one in another width (NFKC's ``<wide>`` and
+#: ``<narrow>`` foldings, all in the Halfwidth and Fullwidth Forms block but the
+#: ideographic space), as that one: a Japanese or Chinese input method types
+#: ``ＥＲＲＯＲ　１２３`` where another keyboard types ``ERROR 123`` (and ``ｴﾗｰ`` for
+#: ``エラー``), the same note, which was stored twice. Only a character's width: the note
+#: is stored as written, and it is the dedup key that reads them alike.
+_WIDTH_FORMS = {
+    c: chr(int(unicodedata.decomposition(c).split()[1], 16))
+    for c in map(chr, (0x3000, *range(0xFF00, 0xFFF0)))
+    if unicodedata.decomposition(c).startswith(("<wide>", "<narrow>"))
+}
 #: Curly quotes as straight ones, and the micro sign (U+00B5, typed with AltGr+m) as the
 #: Greek mu (U+03BC) a spell checker or a web page puts in its place: one letter that NFC
-#: leaves apart ("500 µs" and "500 μs" made two notes). Only that one of NFKC's foldings:
-#: ``n²`` is not ``n2``; nor is ``ß`` folded as ``ss`` ("Maße" is not "Masse").
+#: leaves apart ("500 µs" and "500 μs" made two notes). Only that one of NFKC's foldings
+#: and the widths (:data:`_WIDTH_FORMS`): ``n²`` is not ``n2``; nor is ``ß`` folded as
+#: ``ss`` ("Maße" is not "Masse"). (Applied before NFC: a half-width voiced mark, ``ｶﾞ``,
+#: is a combining one, which NFC joins to its letter as ``ガ`` is.)
 _QUOTES = str.maketrans(
-    {"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "\u00b5": "\u03bc"}
+    {
+        "‘": "'",
+        "’": "'",
+        "‛": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "\u00b5": "\u03bc",
+        **_WIDTH_FORMS,
+    }
 )
 #: A word, with what joins it inside a number or a compound (``1.0``, ``10:30``,
 #: ``dairy-free``, ``a/b``, ``user@host``), is one token; any other symbol is a token.
@@ -303,8 +326,9 @@ class DedupDecision:
 def fold(text: str, *, keep_case: bool = False) -> list[str]:
     """``text`` as the tokens the decision compares: case-folded (unless ``keep_case``);
     prose punctuation and whitespace dropped; contractions expanded; symbols, numbers and
-    identifiers kept. NFC, not NFKC: ``n²`` is not ``n2`` (nor ``①`` 1)."""
-    folded = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    identifiers kept. NFC, not NFKC: ``n²`` is not ``n2`` (nor ``①`` 1); only a
+    character's width is folded (``Ａ１`` is ``A1``)."""
+    folded = unicodedata.normalize("NFC", text.translate(_QUOTES))
     folded = _INITIALISM.sub(lambda m: m.group().replace(".", ""), folded)  # J.K. → JK
     folded = _QUOTE_MARKS.sub("", folded)
     if _ends_in_code_block(text):  # only the closing fence's own marks end the text
