@@ -473,3 +473,18 @@ def test_a_windows_path_remote_is_named_as_a_posix_one(tmp_path: Path, url: str,
     the drive or the whole path with its backslashes (``c:\\work\\repos\\widgets``)."""
     assert normalise_remote("/srv/repos/widgets.git") == "repos/widgets"
     assert resolve_project(make_repo(tmp_path / "clone", remote=url)).group_id == slug
+
+
+@pytest.mark.parametrize(
+    "url", ["git@[::1]:acme/widgets.git", "[git@git.example.com:2222]:acme/widgets.git"]
+)
+def test_an_scp_like_remote_with_its_host_in_brackets_is_named_by_its_path(
+    tmp_path: Path, url: str
+) -> None:
+    """git reads ``git@[::1]:acme/widgets.git`` (an IPv6 host) and
+    ``[git@host:2222]:acme/widgets.git`` (a host with its port) as ssh to that host, path
+    ``acme/widgets.git``: the id is ``acme/widgets``, as from ``ssh://git@[::1]:22/…``
+    (it was the bracket's tail, ``:1]:acme/widgets``)."""
+    assert normalise_remote("ssh://git@[::1]:22/acme/widgets.git") == "acme/widgets"
+    root = make_repo(tmp_path / "clone", remote=url)
+    assert resolve_project(root).group_id == "acme/widgets"

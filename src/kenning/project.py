@@ -73,9 +73,19 @@ def normalise_remote(url: str) -> str | None:
     else:
         # scp-like "host:path", the path relative or absolute ("git@host:/srv/git/x.git"
         # is the repository ssh://git@host/srv/git/x.git names); one letter before the
-        # colon and no user is a Windows drive, not a host
-        scp = re.match(r"^(?:[^@/]+@([^:/]+)|([^:/]{2,})):(.+)$", url)
-        host, path = (scp.group(1) or scp.group(2), scp.group(3)) if scp else ("", url)
+        # colon and no user is a Windows drive, not a host; a host in brackets is an IPv6
+        # address ("git@[::1]:x.git") or a host with its port ("[git@host:2222]:x.git"),
+        # whose colons are not the one before the path
+        scp = re.match(
+            r"^(?:(?:[^@/\[]*@)?\[(?P<bracketed>[^\]/]+)\]|[^@/]+@(?P<host>[^:/]+)"
+            r"|(?P<alone>[^:/]{2,})):(?P<path>.+)$",
+            url,
+        )
+        if scp:
+            bracketed = (scp["bracketed"] or "").rsplit("@", 1)[-1]
+            host, path = bracketed or scp["host"] or scp["alone"], scp["path"]
+        else:
+            path = url
     path = path.strip("/")
     path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
