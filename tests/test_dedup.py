@@ -425,3 +425,16 @@ def test_full_width_letters_and_digits_are_the_same_note(store: MemoryStore) -> 
     assert "ｄｉｓｋ" in normalise_content(typed)  # the stored text keeps its width
     assert fold("ｶﾞｲﾄﾞ") == fold("ガイド") and fold("n²") != fold("n2")
     assert not decide("ERROR 124", "ＥＲＲＯＲ １２３", ABOVE).duplicate
+
+
+def test_an_ellipsis_character_is_three_dots(store: MemoryStore) -> None:
+    """macOS, iOS, Word and chat apps turn a typed ``...`` into ``…`` (U+2026, which NFKC
+    reads as three dots): a note restated from another editor was stored again ("the new
+    note adds '…'"), where ``...`` in its place is prose punctuation, as ``.`` is."""
+    first = store.remember("The build hangs... then times out after 10 minutes.", "context")
+    again = store.remember("The build hangs… then times out after 10 minutes.", "context")
+    assert first.status == "stored"
+    assert (again.status, again.id) == ("near-duplicate", first.id), again
+    kept = store.get(first.id)
+    assert kept is not None and "..." in kept.content
+    assert fold("f(…)") == fold("f(...)") and fold("1…5") != fold("15")

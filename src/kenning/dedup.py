@@ -20,7 +20,7 @@ Rules, in order:
 1. The same text up to case, whitespace, invisible format characters (zero-width
    spaces, soft hyphens, bidi marks, variation selectors), the micro sign (``µ`` is ``μ``),
    a character's width (full-width ``ＥＲＲＯＲ　１２３`` is ``ERROR 123``),
-   prose punctuation and contractions
+   prose punctuation (``…`` is ``...``) and contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
@@ -276,12 +276,14 @@ _WIDTH_FORMS = {
     for c in map(chr, (0x3000, *range(0xFF00, 0xFFF0)))
     if unicodedata.decomposition(c).startswith(("<wide>", "<narrow>"))
 }
-#: Curly quotes as straight ones, and the micro sign (U+00B5, typed with AltGr+m) as the
-#: Greek mu (U+03BC) a spell checker or a web page puts in its place: one letter that NFC
-#: leaves apart ("500 µs" and "500 μs" made two notes). Only that one of NFKC's foldings
-#: and the widths (:data:`_WIDTH_FORMS`): ``n²`` is not ``n2``; nor is ``ß`` folded as
-#: ``ss`` ("Maße" is not "Masse"). (Applied before NFC: a half-width voiced mark, ``ｶﾞ``,
-#: is a combining one, which NFC joins to its letter as ``ガ`` is.)
+#: Curly quotes as straight ones, the ellipsis character as the three dots an editor or a
+#: chat app turns into it (``hangs…`` was a note apart from ``hangs...``, where the dots
+#: are prose punctuation), and the micro sign (U+00B5, typed with AltGr+m) as the Greek
+#: mu (U+03BC) a spell checker or a web page puts in its place: one letter that NFC leaves
+#: apart ("500 µs" and "500 μs" made two notes). Only these two of NFKC's foldings and
+#: the widths (:data:`_WIDTH_FORMS`): ``n²`` is not ``n2``; nor is ``ß`` folded as ``ss``
+#: ("Maße" is not "Masse"). (Applied before NFC: a half-width voiced mark, ``ｶﾞ``, is a
+#: combining one, which NFC joins to its letter as ``ガ`` is.)
 _QUOTES = str.maketrans(
     {
         "‘": "'",
@@ -290,6 +292,7 @@ _QUOTES = str.maketrans(
         "“": '"',
         "”": '"',
         "„": '"',
+        "\u2026": "...",
         "\u00b5": "\u03bc",
         **_WIDTH_FORMS,
     }
