@@ -488,3 +488,17 @@ def test_an_scp_like_remote_with_its_host_in_brackets_is_named_by_its_path(
     assert normalise_remote("ssh://git@[::1]:22/acme/widgets.git") == "acme/widgets"
     root = make_repo(tmp_path / "clone", remote=url)
     assert resolve_project(root).group_id == "acme/widgets"
+
+
+@pytest.mark.parametrize("url", ["git@server:all.git", "https://git.example.com/All"])
+def test_a_remote_named_all_is_not_every_project(tmp_path: Path, url: str) -> None:
+    """A repository called ``all`` on a server that names it by itself: its id was ``all``,
+    the word for every project, so ``remember`` in the checkout was refused as if the store
+    had been "opened for every project (--project all) outside a checkout"; it gets the id
+    a folder named ``all`` gets."""
+    root = make_repo(tmp_path / "checkout", remote=url)
+    assert resolve_project(root).group_id == "all-project"
+    with open_store(cwd=root) as store:
+        result = store.remember("The all repository pins its dependencies.", "decision")
+        assert result.status == "stored", result
+        assert store.count() == 1

@@ -288,8 +288,9 @@ def _name_of(root: Path) -> str:
     return name
 
 
-#: The project id of a checkout whose folder is named ``all`` (no remote): ``all`` means
-#: every project where a command reads several, and an export of it could not be imported.
+#: The project id of a checkout whose remote or (no remote) folder is named ``all``: ``all``
+#: means every project where a command reads several, and an export of it could not be
+#: imported.
 RESERVED_NAME_PROJECT = "all-project"
 
 
@@ -403,11 +404,11 @@ def resolve_project(
         configured, origin = config.project_variable("KENNING_PROJECT", root)
         if configured:
             gid = check_group_id(configured, f"KENNING_PROJECT ({said(origin)})")
-        elif remote and normalise_remote(remote):
-            gid = normalise_remote(remote) or ""
-        elif root is not None:
-            gid = group_id_from_name(_name_of(root))
-            if gid == "all":  # the word for every project: a folder named so gets its own
+        elif root is not None:  # (there is a remote only in a checkout)
+            gid = (remote and normalise_remote(remote)) or group_id_from_name(_name_of(root))
+            if gid == "all":
+                # the word for every project: a remote ("git@server:all.git") or a folder
+                # named so gets its own
                 gid = RESERVED_NAME_PROJECT
         else:
             # "all" outside git: a store named to read every project of needs no project
