@@ -438,3 +438,17 @@ def test_an_ellipsis_character_is_three_dots(store: MemoryStore) -> None:
     kept = store.get(first.id)
     assert kept is not None and "..." in kept.content
     assert fold("f(…)") == fold("f(...)") and fold("1…5") != fold("15")
+
+
+def test_a_cjk_full_stop_or_comma_is_prose_punctuation(store: MemoryStore) -> None:
+    """``。`` and ``、`` are Japanese's and Chinese's full stop and comma: a note restated
+    without its final ``。`` was stored again ("the new note adds '。'"), where an English
+    one without its final ``.`` is the same note."""
+    first = store.remember("ビルドはキャッシュを消してから再実行すること。", "context")
+    again = store.remember("ビルドはキャッシュを消してから再実行すること", "context")
+    assert first.status == "stored"
+    assert (again.status, again.id) == ("near-duplicate", first.id), again
+    kept = store.get(first.id)
+    assert kept is not None and kept.content.endswith("。")
+    assert fold("先清除缓存、然后重试。") == fold("先清除缓存,然后重试")
+    assert fold("先清除缓存。然后重试") != fold("先清除缓存然后重试")

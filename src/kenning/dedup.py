@@ -20,7 +20,8 @@ Rules, in order:
 1. The same text up to case, whitespace, invisible format characters (zero-width
    spaces, soft hyphens, bidi marks, variation selectors), the micro sign (``µ`` is ``μ``),
    a character's width (full-width ``ＥＲＲＯＲ　１２３`` is ``ERROR 123``),
-   prose punctuation (``…`` is ``...``) and contractions
+   prose punctuation (``…`` is ``...``, ``。`` and ``、`` are ``.`` and ``,``) and
+   contractions
    (``fold(new) == fold(existing)``) → duplicate, whatever the cosine: MiniLM's word pieces
    put "Evan's support" and "Evans support" at 0.77, below the gate, yet the note is the
    same. Unless a word's case differs and neither text is the other in another case
@@ -276,6 +277,11 @@ _WIDTH_FORMS = {
     for c in map(chr, (0x3000, *range(0xFF00, 0xFFF0)))
     if unicodedata.decomposition(c).startswith(("<wide>", "<narrow>"))
 }
+#: Japanese's and Chinese's full stop and comma (``。``, ``、``, and their half-width forms)
+#: as ``.`` and ``,``: prose punctuation, which a note restated with or without it says
+#: the same with ("…すること。" was a note apart from "…すること"). Their full-width
+#: ``，`` ``！`` ``？`` ``：`` are the ASCII marks in another width already.
+_CJK_PROSE_MARKS = {"\u3002": ".", "\uff61": ".", "\u3001": ",", "\uff64": ","}
 #: Curly quotes as straight ones, the ellipsis character as the three dots an editor or a
 #: chat app turns into it (``hangs…`` was a note apart from ``hangs...``, where the dots
 #: are prose punctuation), and the micro sign (U+00B5, typed with AltGr+m) as the Greek
@@ -295,6 +301,7 @@ _QUOTES = str.maketrans(
         "\u2026": "...",
         "\u00b5": "\u03bc",
         **_WIDTH_FORMS,
+        **_CJK_PROSE_MARKS,
     }
 )
 #: A word, with what joins it inside a number or a compound (``1.0``, ``10:30``,
