@@ -502,3 +502,26 @@ def test_a_remote_named_all_is_not_every_project(tmp_path: Path, url: str) -> No
         result = store.remember("The all repository pins its dependencies.", "decision")
         assert result.status == "stored", result
         assert store.count() == 1
+
+
+def test_clones_of_one_codecommit_repository_share_one_id(tmp_path: Path) -> None:
+    """AWS's git-remote-codecommit clones ``codecommit://[profile@]REPO`` (and
+    ``codecommit::REGION://…``), the repository ``https://git-codecommit.REGION.amazonaws.com/
+    v1/repos/REPO`` names over HTTPS and SSH: such a clone had its folder's name as its id
+    (the URL has no path), or ``:us-east-1:/repo``; it gets the HTTPS form's id. Any other
+    remote helper's prefix (git's ``helper::address``) is left out, as git reads it."""
+    remotes = [
+        "https://git-codecommit.us-east-1.amazonaws.com/v1/repos/Widgets",
+        "ssh://APKAEIBAERJR2EXAMPLE@git-codecommit.us-east-1.amazonaws.com/v1/repos/Widgets",
+        "codecommit://Widgets",
+        "codecommit://dev-profile@Widgets",
+        "codecommit::us-east-1://Widgets",
+        "codecommit::us-east-1://dev-profile@Widgets",
+    ]
+    ids = {
+        resolve_project(make_repo(tmp_path / f"cc{n}", remote=url)).group_id
+        for n, url in enumerate(remotes)
+    }
+    assert ids == {"v1/repos/widgets"}
+    assert normalise_remote("hg::https://hg.example.com/acme/widgets") == "acme/widgets"
+    assert normalise_remote("gcrypt::git@github.com:acme/widgets.git") == "acme/widgets"

@@ -54,6 +54,15 @@ def normalise_remote(url: str) -> str | None:
     host, port and a trailing ``.git`` or ``/`` are dropped.
     """
     url = url.strip()
+    # git's "helper::address" ("hg::https://…", "gcrypt::git@host:repo"): a remote helper
+    # fetches the address, which names the repository (as git reads it: scheme characters,
+    # then "::")
+    helper = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)::(.*)$", url)
+    if helper:
+        url = helper.group(2)
+    codecommit = _codecommit_repository(helper.group(1) if helper else "", url)
+    if codecommit:
+        return _shown_only(f"v1/repos/{codecommit}".lower()) or None
     if not url:
         return None
     path: str
@@ -129,6 +138,20 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
     if len(rest) == 2 and rest[0].lower() == "_git":  # no project: the repository's own
         rest = [rest[1], *rest]
     return [org, *rest] if len(rest) == 3 and rest[1].lower() == "_git" else None
+
+
+def _codecommit_repository(helper: str, url: str) -> str | None:
+    """The repository an AWS git-remote-codecommit remote names (``codecommit://[profile@]
+    REPO``, or ``codecommit::REGION://[profile@]REPO``: the helper's prefix already left
+    out), None for any other remote. Its HTTPS and SSH forms name it
+    ``git-codecommit.REGION.amazonaws.com/v1/repos/REPO``, whose id it gets: the URL has no
+    path, so such a clone had its folder's name as its id (or ``:region:/repo``), and did
+    not share notes with a teammate's."""
+    if helper.lower() == "codecommit":
+        m = re.match(r"^[A-Za-z0-9-]+://(?:[^@/]*@)?([^@/]+)/*$", url)
+    else:
+        m = re.match(r"^codecommit://(?:[^@/]*@)?([^@/]+)/*$", url, re.IGNORECASE)
+    return m.group(1) if m else None
 
 
 #: Hosts whose paths are ``owner/repo`` (nested groups on GitLab): a group named ``scm``
