@@ -525,3 +525,23 @@ def test_clones_of_one_codecommit_repository_share_one_id(tmp_path: Path) -> Non
     assert ids == {"v1/repos/widgets"}
     assert normalise_remote("hg::https://hg.example.com/acme/widgets") == "acme/widgets"
     assert normalise_remote("gcrypt::git@github.com:acme/widgets.git") == "acme/widgets"
+
+
+@pytest.mark.parametrize("name", ["\u200b", "  "])
+def test_a_folder_whose_name_shows_nothing_still_names_a_project(tmp_path: Path, name: str) -> None:
+    """A checkout (no remote) in a folder named only with spaces or invisible characters
+    had the empty project id: ``remember`` stored notes under it, but ``kenning export``
+    then failed ("'' … cannot be a project id") after writing part of its file, and no
+    export of it could be imported. It gets an id of its own."""
+    from kenning.transfer import export_memories, import_memories
+
+    root = make_repo(tmp_path / name)
+    assert resolve_project(root).group_id == "unnamed-project"
+    with open_store(cwd=root) as store:
+        assert store.remember("The unnamed checkout pins its dependencies.", "decision").id
+        buffer = io.StringIO()
+        export_memories(store, buffer)
+    again = make_repo(tmp_path / "copy" / name)
+    buffer.seek(0)
+    with open_store(cwd=again) as store:
+        assert import_memories(store, buffer)["imported"] == 1

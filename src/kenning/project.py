@@ -317,6 +317,12 @@ def _name_of(root: Path) -> str:
 RESERVED_NAME_PROJECT = "all-project"
 
 
+#: The project id of a checkout (no remote) whose folder's name shows nothing (only spaces
+#: or invisible characters), which gave the empty id: a project id is never blank (an
+#: export of its notes could not be imported, nor written whole).
+UNNAMED_PROJECT = "unnamed-project"
+
+
 #: The project id of a store opened for every project (``--project all``) where no project
 #: of its own can be found: the reserved word, so that it is no project's.
 EVERY_PROJECT = "all"
@@ -433,6 +439,8 @@ def resolve_project(
                 # the word for every project: a remote ("git@server:all.git") or a folder
                 # named so gets its own
                 gid = RESERVED_NAME_PROJECT
+            elif not gid:  # a folder named only with spaces or invisible characters
+                gid = UNNAMED_PROJECT
         else:
             # "all" outside git: a store named to read every project of needs no project
             gid = EVERY_PROJECT if every_project and (store_path or store_url) else ""
