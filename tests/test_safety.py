@@ -284,3 +284,20 @@ def test_a_note_that_starts_indented_keeps_its_lines_relative_indentation(
     out from under the others: 'db:' at 0, 'cache:' still at 2 — another document (YAML
     refuses it). The indentation the lines share is removed from all of them."""
     assert normalise_content(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # code pasted from a web page, a chat or a wiki, indented with no-break spaces
+        ("\u00a0\u00a0if x:\n\u00a0\u00a0\u00a0\u00a0return 1", "if x:\n\u00a0\u00a0return 1"),
+        ("\u3000first\n\u3000second", "first\nsecond"),  # ideographic-space paragraphs
+        ("\t\u00a0a\n\t\u00a0\u00a0b", "a\n\u00a0b"),
+        ("  a\n\u00a0\u00a0b", "a\n\u00a0\u00a0b"),  # no indentation shared: none removed
+    ],
+)
+def test_indentation_every_line_shares_goes_whatever_its_spaces(raw: str, expected: str) -> None:
+    """The indentation every line shares goes from all of them, so that the lines keep
+    their relative indentation: with no-break (or other Unicode) spaces, only the first
+    line's went (stripping the text), which moved it out from under the others."""
+    assert normalise_content(raw) == expected

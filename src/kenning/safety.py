@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import textwrap
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
@@ -98,8 +97,9 @@ def normalise_content(text: str) -> str:
       space; trailing spaces are removed; *leading indentation is kept as typed* so code
       snippets stay readable;
     * three or more consecutive line breaks (2+ blank lines) become one blank line;
-    * the indentation (spaces and tabs) that every line shares is removed from each, so a
-      text that starts indented keeps its lines' relative indentation;
+    * the indentation (spaces, tabs, no-break and other horizontal spaces) that every line
+      shares is removed from each, so a text that starts indented keeps its lines'
+      relative indentation;
     * leading and trailing whitespace of the whole text is removed.
 
     The function is idempotent. Characters are otherwise kept as typed.
@@ -115,7 +115,29 @@ def normalise_content(text: str) -> str:
     # the indentation every line shares goes from all of them: stripping the first line's
     # alone moved it out from under the others (a YAML block or a method body copied from
     # inside a file)
-    return textwrap.dedent(text).strip()
+    return _without_shared_indentation(text).strip()
+
+
+_INDENTATION = re.compile(rf"{_HSPACE}*")
+
+
+def _without_shared_indentation(text: str) -> str:
+    """``text`` without the indentation every line that is not blank starts with, character
+    for character: ``textwrap.dedent``, but with every horizontal space the text keeps as
+    indentation (no-break spaces, ideographic ones), not spaces and tabs only. Code pasted
+    from a web page, a chat or a wiki is indented with no-break spaces: textwrap left them,
+    and the final strip took the first line's alone. Blank lines are empty already."""
+    lines = text.split("\n")
+    indents = [m.group() for line in lines if line and (m := _INDENTATION.match(line))]
+    if not indents:
+        return text
+    # what the first and last in sorted order share, every one shares
+    first, last = min(indents), max(indents)
+    differ = (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b)
+    shared = next(differ, len(first))
+    if not shared:
+        return text
+    return "\n".join(line[shared:] for line in lines)
 
 
 def has_visible_text(text: str) -> bool:
