@@ -452,3 +452,18 @@ def test_a_cjk_full_stop_or_comma_is_prose_punctuation(store: MemoryStore) -> No
     assert kept is not None and kept.content.endswith("。")
     assert fold("先清除缓存、然后重试。") == fold("先清除缓存,然后重试")
     assert fold("先清除缓存。然后重试") != fold("先清除缓存然后重试")
+
+
+def test_every_languages_quotation_marks_are_quotes(store: MemoryStore) -> None:
+    """Curly quotes, German's „…“ and French's «…» were read as quotes, but not German's
+    single ‚…‘, the single guillemets ‹…› nor Japanese's corner brackets 「…」『…』: a note
+    restated with straight quotes (or none) was stored again ("the new note adds '‚'")."""
+    first = store.remember("Führe ‚make test‘ vor dem Push aus.", "context")
+    again = store.remember("Führe 'make test' vor dem Push aus.", "context")
+    assert first.status == "stored"
+    assert (again.status, again.id) == ("near-duplicate", first.id), again
+    kept = store.get(first.id)
+    assert kept is not None and "‚make test‘" in kept.content
+    assert fold("Lancez ‹make test› avant") == fold('Lancez "make test" avant')
+    assert fold("「npm ci」を使う") == fold("npm ciを使う") == fold("『npm ci』を使う")
+    assert fold("‟quoted”") == fold('"quoted"')

@@ -131,7 +131,9 @@ _NT_BASES = frozenset({
 #: on ``try``/``as``, before anything but a capital), a note without it is another note.
 #: (Quotes go first, so that a mark they hid from its word is judged as in the text without
 #: them: the fold of a text and of that text without its punctuation are the same.)
-_QUOTE_MARKS = re.compile("['\"`«»]")
+#: (Quotation marks of other languages too: the single guillemets ‹…›, Japanese's corner
+#: brackets 「…」『…』, which are never code.)
+_QUOTE_MARKS = re.compile("['\"`«»‹›「」『』]")
 #: A run of marks closing a word before a space: prose unless it mixes ``! ?`` with ``: ;``
 #: (TypeScript's ``name?: string``) or follows a closing parenthesis with ``! ?`` (Rust's
 #: ``read()? here``).
@@ -295,9 +297,11 @@ _QUOTES = str.maketrans(
         "‘": "'",
         "’": "'",
         "‛": "'",
+        "‚": "'",  # German's opening single quote (‚…‘), as „ opens its double one
         "“": '"',
         "”": '"',
         "„": '"',
+        "‟": '"',
         "\u2026": "...",
         "\u00b5": "\u03bc",
         **_WIDTH_FORMS,
