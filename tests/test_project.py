@@ -545,3 +545,47 @@ def test_a_folder_whose_name_shows_nothing_still_names_a_project(tmp_path: Path,
     buffer.seek(0)
     with open_store(cwd=again) as store:
         assert import_memories(store, buffer)["imported"] == 1
+
+
+#: git before 2.31 (Debian 11 ships 2.30, Ubuntu 20.04 2.25): ``rev-parse`` does not know
+#: ``--path-format`` and, as with any option it does not know, prints it back; its
+#: ``--git-common-dir`` is relative to the folder it runs in.
+_GIT_BEFORE_2_31 = """#!/bin/sh
+if [ "$1" = rev-parse ]; then
+  shift
+  seen=
+  for a do
+    shift
+    if [ "$a" = --path-format=absolute ]; then seen=1; else set -- "$@" "$a"; fi
+  done
+  [ -n "$seen" ] && echo --path-format=absolute
+  exec {git} rev-parse "$@"
+fi
+exec {git} "$@"
+"""
+
+
+def test_a_git_older_than_path_format_finds_the_same_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With git 2.30 the project's root was a folder named ``--path-format=absolute`` under
+    the current one (the option printed back was read as the top level): the store went to
+    ``src/--path-format=absolute/.kenning/memory.db`` and the id, without the remote git
+    was then run for in a missing folder, was ``--path-format=absolute``."""
+    import os
+    import shutil
+
+    root = make_repo(tmp_path / "checkout", remote="git@github.com:Acme/Widgets.git")
+    (root / "src" / "deep").mkdir(parents=True)
+    worktree = tmp_path / "wt"
+    git(root, "worktree", "add", "-q", str(worktree))
+    bin_dir = tmp_path / "old-git"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(_GIT_BEFORE_2_31.format(git=shutil.which("git")))
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    for where in (root, root / "src" / "deep", worktree):
+        project = resolve_project(where)
+        assert (project.root, project.group_id) == (root, "acme/widgets"), where
+        assert project.store_path == root / ".kenning" / "memory.db"
+    assert resolve_project(worktree).files_root == worktree.resolve()

@@ -255,9 +255,14 @@ def find_checkout(cwd: Path) -> Checkout | None:
     if not out:
         return None
     lines = out.strip().splitlines()
+    if lines and lines[0] == "--path-format=absolute":
+        # git before 2.31 (Debian 11's 2.30) does not know the option and prints it back,
+        # as any it does not know: taken for the top level, it put the store in a folder
+        # of that name. Its common dir is then relative to the folder git ran in.
+        lines = lines[1:]
     if len(lines) < 2:
         return None
-    toplevel, common = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    toplevel, common = Path(lines[0]).resolve(), (cwd / lines[1]).resolve()
     if common.name == ".git":  # a normal clone, or a linked work tree of one
         return Checkout(toplevel, common.parent)
     # --bool: every spelling git takes for true (yes, on, 1, a key without a value)
