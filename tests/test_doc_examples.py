@@ -180,3 +180,35 @@ def test_the_python_examples_return_their_memory(
             contents = [r.memory.content for r in found]
         assert query in EXPECTED, f"add the Python example {query!r} to EXPECTED"
         assert any(EXPECTED[query] in c for c in contents), (function, query, contents)
+
+
+def test_the_readme_quotes_the_hook_speeds_docs_benchmarks_records() -> None:
+    """The README's hook and MCP speed figures are the run ``docs/benchmarks.md`` records.
+
+    A rerun of ``bench/mcp.py`` re-renders the benchmarks page; the README once kept quoting
+    the replaced run (0.27 s, 4 ms, 6 ms), figures no record held any more.
+    """
+    bench = (ROOT / "docs" / "benchmarks.md").read_text()
+
+    def median(row: str) -> float:
+        found = re.search(rf"^{re.escape(row)}\s+([\d.]+)", bench, re.M)
+        assert found, f"docs/benchmarks.md has no row {row!r}"
+        return float(found.group(1))
+
+    prompt = median("hook prompt-submit s (cold process)")
+    start = median("hook session-start s (cold process)")
+    own = median("hook session-start ms, in-process")
+    mcp = median("MCP hooks_recall ms, warm @ 10000")
+    baseline = re.search(
+        r"^MCP hooks_recall ms.*?\s([\d.]+) \(same recall in-process\)", bench, re.M
+    )
+    assert baseline, "docs/benchmarks.md has no in-process baseline for hooks_recall"
+    inproc = float(baseline.group(1))
+    speed = " ".join(README[README.index("Speed (`.venv/bin/python -m bench.mcp`") :].split())
+    for figure in (
+        f"takes {prompt:.2f} s p50",
+        f"takes {own:.0f} ms of its process's {start:.2f} s",
+        f"takes {mcp:.0f} ms p50",
+        f"plus about {mcp - inproc:.0f} ms",
+    ):
+        assert figure in speed, (figure, speed)
