@@ -212,3 +212,19 @@ def test_the_readme_quotes_the_hook_speeds_docs_benchmarks_records() -> None:
         f"plus about {mcp - inproc:.0f} ms",
     ):
         assert figure in speed, (figure, speed)
+
+
+def test_the_readme_names_what_install_test_installs() -> None:
+    """``./install.sh --test`` installs npm packages and, as root, Debian's chromium: the
+    README's account of it names each pinned package and version, and the apt-get."""
+    script = (ROOT / "install.sh").read_text()
+    pinned = re.search(r"^\s*packages=\(([^)]*)\)", script, re.M)
+    assert pinned, "install.sh pins no npm packages any more: update this test"
+    start = README.index("`--test` also installs")
+    account = " ".join(README[start : README.index("Put `.venv/bin`", start)].split())
+    for package in re.findall(r'"([^"]+)"', pinned.group(1)):
+        name, version = package.rsplit("@", 1)
+        label = {"@anthropic-ai/claude-code": "Claude Code", "@openai/codex": "Codex"}
+        assert f"{label.get(name, name)} {version}" in account, (package, account)
+    assert "apt-get install chromium" in script
+    assert "chromium" in account, account
