@@ -228,3 +228,30 @@ def test_the_readme_names_what_install_test_installs() -> None:
         assert f"{label.get(name, name)} {version}" in account, (package, account)
     assert "apt-get install chromium" in script
     assert "chromium" in account, account
+
+
+def test_the_readme_lists_every_argument_of_each_mcp_tool() -> None:
+    """The README's table of MCP tools gives each tool's arguments as the server declares
+    them; only ruvector's aliases, documented under "Coming from ruvector", and ``types``
+    (search's older name of ``memory_type``) are left out."""
+    import anyio
+    from mcp import Client
+
+    from kenning.mcp_server import KenningTools, build_server
+
+    async def declared() -> dict[str, set[str]]:
+        tools = KenningTools(ROOT)
+        try:
+            async with Client(build_server(tools)) as client:
+                listed = await client.list_tools()
+        finally:
+            tools.close()
+        return {t.name: set(t.input_schema.get("properties", {})) for t in listed.tools}
+
+    server = anyio.run(declared)
+    table = dict(re.findall(r"^\| `(\w+)\(([^`]*)\)` \|", README, re.M))
+    assert set(table) == set(server), (sorted(table), sorted(server))
+    aliases = {"k", "semantic", "types"}
+    for tool, arguments in table.items():
+        shown = {a.strip() for a in re.split(r",|\\\|", arguments) if a.strip()}
+        assert shown == server[tool] - aliases, (tool, shown, server[tool])
