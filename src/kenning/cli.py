@@ -1281,19 +1281,24 @@ Examples:
 @handle_errors
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
+    missing_store: StoreNotFound | None = None
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             found = store.forget(memory_id, group_id=group_id)
-    except StoreNotFound:
+    except StoreNotFound as exc:
         if not as_json:
             raise
         found = False  # a script reading --json gets its answer: no store, no such memory
+        missing_store = exc
     if as_json:
         _echo_json({"id": memory_id, "deleted": found})
     elif found:
         click.echo(f"forgot {memory_id}")
     if not found:
-        if not as_json:
+        # said with --json too: exit 1 alone tells a script's user nothing of why
+        if missing_store is not None:
+            _say_error(str(missing_store))
+        else:
             from .project import where_searched
 
             _say_error(
