@@ -230,10 +230,8 @@ def test_the_readme_names_what_install_test_installs() -> None:
     assert "chromium" in account, account
 
 
-def test_the_readme_lists_every_argument_of_each_mcp_tool() -> None:
-    """The README's table of MCP tools gives each tool's arguments as the server declares
-    them; only ruvector's aliases, documented under "Coming from ruvector", and ``types``
-    (search's older name of ``memory_type``) are left out."""
+def _declared_mcp_tools() -> dict[str, set[str]]:
+    """Each tool ``kenning mcp`` declares, with its argument names (no store is opened)."""
     import anyio
     from mcp import Client
 
@@ -248,7 +246,14 @@ def test_the_readme_lists_every_argument_of_each_mcp_tool() -> None:
             tools.close()
         return {t.name: set(t.input_schema.get("properties", {})) for t in listed.tools}
 
-    server = anyio.run(declared)
+    return anyio.run(declared)
+
+
+def test_the_readme_lists_every_argument_of_each_mcp_tool() -> None:
+    """The README's table of MCP tools gives each tool's arguments as the server declares
+    them; only ruvector's aliases, documented under "Coming from ruvector", and ``types``
+    (search's older name of ``memory_type``) are left out."""
+    server = _declared_mcp_tools()
     table = dict(re.findall(r"^\| `(\w+)\(([^`]*)\)` \|", README, re.M))
     assert set(table) == set(server), (sorted(table), sorted(server))
     aliases = {"k", "semantic", "types"}
@@ -274,3 +279,16 @@ def test_forget_json_says_on_stderr_why_it_exits_1(tmp_path: Path) -> None:
             lines = result.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
             assert "0123" in lines[0] or "no kenning store" in lines[0], lines
+
+
+def test_the_agents_md_section_names_every_mcp_tool() -> None:
+    """``kenning install codex|cursor`` writes the protocol into AGENTS.md, saying what the
+    ``kenning`` server offers; it named five of its seven tools, leaving out ``read_source``
+    (how an agent over MCP reads a SOURCE: document, checked) and ``hooks_capabilities``."""
+    from kenning.installers.agents_md import section
+
+    text = " ".join(section().split())
+    offered = text[text.index("offers") : text.index("Nothing recalls")]
+    named = set(re.findall(r"`(\w+)`", offered))
+    assert named == set(_declared_mcp_tools()), (named, offered)
+    assert "`read_source`" in text[text.index("Check a `SOURCE:` path") :]

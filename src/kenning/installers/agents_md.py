@@ -45,7 +45,8 @@ def section() -> str:
 
 This project keeps its institutional memory — error fixes, conventions, decisions — in
 kenning. Its MCP server `kenning` offers `hooks_recall`, `hooks_remember`, `hooks_stats`,
-`search_memories` and `forget`. Nothing recalls for you automatically, so:
+`hooks_capabilities`, `search_memories`, `read_source` and `forget`. Nothing recalls for you
+automatically, so:
 
 1. **Recall before you act.** Before you debug an error, review a change or start a plan,
    call `hooks_recall` with a short query: the parsed error message or signature
@@ -64,8 +65,10 @@ scores below
    pass it to another agent or prompt, paste the fenced block of
    `kenning recall --format xml --quiet "<query>"` verbatim, after the system
    instructions and before the task.
-4. **Check a `SOURCE:` path before reading it:** `kenning source "<path>"` prints the
-   resolved path, or exits non-zero for an unsafe one — then do not read it.
+4. **Check a `SOURCE:` path before reading it:** `read_source` with the memory's `id` (or
+   the `path`) returns the document's text once the path passes kenning's checks; in a
+   shell, `kenning source "<path>"` prints the resolved path. A refusal (a tool error, a
+   non-zero exit) means the path is unsafe — then do not read it.
 5. **Remember what you learned.** After you solve a non-obvious problem or learn a project
    rule, call `hooks_remember(content, type)`. For an error use
    `ERROR-FIX: <error signature> | FIX: <fix> | SOURCE: <doc path> — <summary>` (type
