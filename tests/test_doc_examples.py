@@ -292,3 +292,41 @@ def test_the_agents_md_section_names_every_mcp_tool() -> None:
     named = set(re.findall(r"`(\w+)`", offered))
     assert named == set(_declared_mcp_tools()), (named, offered)
     assert "`read_source`" in text[text.index("Check a `SOURCE:` path") :]
+
+
+def _every_command() -> Iterator[tuple[str, ...]]:
+    for name, command in cli.main.commands.items():
+        if not command.hidden:
+            yield (name,)
+            yield from ((name, sub) for sub in getattr(command, "commands", {}))
+
+
+@pytest.mark.parametrize("path", list(_every_command()), ids=" ".join)
+def test_every_help_shows_examples_with_options_it_takes(path: tuple[str, ...]) -> None:
+    """README: "Every command takes ``--help`` with examples". Each command's help has
+    examples, and every option an example of it passes is one the command declares, so a
+    renamed option cannot leave its example behind."""
+    lines = list(_help_lines(*path))
+    assert any("Examples" in line for line in lines), (path, lines)
+    _assert_options_declared(path, _commands(iter(lines), path[0]))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in cli.main.commands.items() if not c.hidden))
+def test_the_readmes_shell_examples_pass_options_the_command_takes(name: str) -> None:
+    """Every option a ``kenning`` command of the README's shell blocks passes is declared."""
+    _assert_options_declared((name,), _commands(_shell_blocks(README), name))
+
+
+def _assert_options_declared(path: tuple[str, ...], examples: list[list[str]]) -> None:
+    for args in examples:
+        command = cli.main.commands[path[0]]
+        while args and args[0] in getattr(command, "commands", {}):
+            command = command.commands[args.pop(0)]  # type: ignore[attr-defined]
+        declared = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        for word in args:
+            option = word.split("=", 1)[0]
+            assert not option.startswith("-") or option == "-" or option in declared, (
+                path,
+                args,
+                option,
+            )
