@@ -374,3 +374,16 @@ def test_install_sh_names_the_python_it_needs_before_installing(tmp_path: Path) 
     assert run.returncode != 0
     assert str(venv) in run.stderr and "3.10.13" in run.stderr, run.stderr
     assert "No matching distribution" not in run.stderr
+
+
+def test_the_reliability_page_describes_every_check_doctor_runs(tmp_path: Path) -> None:
+    """docs/reliability.md's table of ``kenning doctor``'s checks has a row per check it
+    runs (the ``settings`` check, which fails a run for a misspelt key, had none)."""
+    from kenning.doctor import run_doctor
+
+    ran = {check.name for check in run_doctor(cwd=make_repo(tmp_path / "proj")).checks}
+    page = (ROOT / "docs" / "reliability.md").read_text()
+    start = page.index("### 5. `kenning doctor`")
+    table = page[start : page.index("\n#", start + 1)]
+    described = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
+    assert ran == described, (sorted(ran), sorted(described))
