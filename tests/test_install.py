@@ -506,6 +506,33 @@ def test_other_registrations_are_pointed_out(project: Path, home: Path) -> None:
     assert "kenning install claude-code --scope project --uninstall" in flat
 
 
+def test_the_other_registrations_uninstall_works_as_printed_from_another_folder(
+    project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed with --project-dir from another folder, the note on the other scope's
+    registration printed `kenning install claude-code --scope local --uninstall`: run as
+    printed there, it said "unchanged" for files of that folder (exit 0) and the local
+    registration stayed. The printed command names the project."""
+    import re
+    import shlex
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert cli("--project-dir", str(project), "--executable", EXE)[0] == 0
+    code, _, err = cli("--scope", "project", "--project-dir", str(project))
+    assert code == 0, err
+    printed = re.search(r"`(kenning install claude-code --scope local --uninstall[^`]*)`", err)
+    assert printed, err
+    args = shlex.split(printed.group(1))[2:]
+    result = CliRunner().invoke(main, ["install", *args])
+    assert result.exit_code == 0, result.output
+    user_file = home / ".claude.json"  # left as {} by the uninstall: deleted
+    assert not user_file.exists() or str(project) not in read(user_file).get("projects", {})
+    assert not (project / ".claude" / "settings.local.json").exists()
+    assert (project / ".mcp.json").exists()  # the other registration stays
+
+
 def test_a_server_the_user_turned_off_in_claude_code_is_pointed_out(
     project: Path, home: Path
 ) -> None:

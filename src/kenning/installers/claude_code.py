@@ -737,10 +737,14 @@ def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[s
             continue
         labels = _registered_in(other, project_dir, home)
         if labels:
+            # a project's scopes name the project: run from another folder (an install given
+            # --project-dir), the command would look for that folder's files, find none and
+            # say "unchanged"
+            where = "" if other == "user" else f" --project-dir {shlex.quote(str(project_dir))}"
             notes.append(
                 f"kenning is also registered at {other} scope ({', '.join(labels)}): its "
                 "hooks would run twice (and one server entry hides the other); remove it "
-                f"with `kenning install claude-code --scope {other} --uninstall`"
+                f"with `kenning install claude-code --scope {other} --uninstall{where}`"
             )
     notes += _turned_off(scope, project_dir, home)
     if _plugin_enabled(project_dir, home):
