@@ -387,3 +387,13 @@ def test_the_reliability_page_describes_every_check_doctor_runs(tmp_path: Path) 
     table = page[start : page.index("\n#", start + 1)]
     described = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
     assert ran == described, (sorted(ran), sorted(described))
+
+
+def test_kenning_help_lists_the_exit_codes_the_readme_lists() -> None:
+    """``kenning --help`` stopped at exit code 3; the README also documents 130 (Ctrl-C)
+    and 141 (the reader closed the output), which a script sees as well."""
+    start = README.index("**Exit codes**")
+    readme = set(re.findall(r"`(\d+)`", README[start : README.index("\n\n", start)]))
+    shown = " ".join(_help_lines())
+    listed = set(re.findall(r"\b(\d+) [a-zA-Z(]", shown[shown.index("Exit codes") :]))
+    assert readme and readme == listed, (sorted(readme), sorted(listed))

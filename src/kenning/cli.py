@@ -283,7 +283,8 @@ Examples:
   kenning search "how do we handle sqlite locking" --limit 5
   kenning stats --json
 
-Exit codes: 0 ok, 1 user error, 2 usage error, 3 knowledge base NOT consulted.
+Exit codes: 0 ok, 1 user error, 2 usage error, 3 knowledge base NOT consulted,
+130 interrupted (Ctrl-C), 141 the program reading the output closed it.
 """
 
 
