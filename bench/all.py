@@ -364,8 +364,11 @@ def _vm(field: str) -> float:
     return 0.0
 
 
-def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[str, Any]:
-    """One store of ``size`` memories: warm recall, memory, cold CLI, ingest, disk."""
+def scaling_point(
+    size: int, sample: int, queries: int, cold_runs: int, ingest: int = 64
+) -> dict[str, Any]:
+    """One store of ``size`` memories: warm recall, memory, cold CLI, ingest (``ingest``
+    texts), disk."""
     from bench.mcp import fill, in_process, kenning_command
     from bench.recall import TYPES, WORDS, git_project, note
     from kenning import config, open_store
@@ -399,7 +402,7 @@ def scaling_point(size: int, sample: int, queries: int, cold_runs: int) -> dict[
         }
 
         # Ingest into a store of this size: embed + dedup + store, batches of 32.
-        texts = [note(random.Random(size + 1), 10_000_000 + i) for i in range(64)]
+        texts = [note(random.Random(size + 1), 10_000_000 + i) for i in range(ingest)]
         with open_store(cwd=root, create=False) as store:
             t = time.perf_counter()
             res = store.remember_many(
@@ -470,12 +473,13 @@ def scaling_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--sample", type=int, default=128, help="notes embedded for real")
     parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--ingest", type=int, default=64, help="texts timed into each store")
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--point", type=int, help=argparse.SUPPRESS)  # one size, in-process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.point:
-        point = scaling_point(args.point, args.sample, args.queries, args.cold_runs)
+        point = scaling_point(args.point, args.sample, args.queries, args.cold_runs, args.ingest)
         point["peak_rss_mb_process"] = _vm("VmHWM")
         args.out.write_text(json.dumps(point, indent=2))
         return
@@ -485,7 +489,8 @@ def scaling_main(argv: list[str] | None = None) -> None:
     if args.smoke:
         # one point (a point is a process of its own; a second one ran the same code again),
         # past the ANN threshold: the smoke run exercises the exact figures and the index
-        sizes, args.queries, args.sample, args.cold_runs = [1000], 10, 16, 1
+        # (8 texts ingested: MiniLM on the ingest texts was most of its CPU)
+        sizes, args.queries, args.sample, args.cold_runs, args.ingest = [1000], 10, 16, 1, 8
         os.environ.setdefault("KENNING_ANN_MIN_ROWS", "1000")
     else:
         sizes = [*SCALING_SIZES, *([1_000_000] if args.full else [])]
@@ -505,6 +510,7 @@ def scaling_main(argv: list[str] | None = None) -> None:
             cmd = [sys.executable, "-m", "bench", "scaling", "--point", str(size)]
             cmd += ["--out", str(path), "--queries", str(args.queries)]
             cmd += ["--sample", str(args.sample), "--cold-runs", str(args.cold_runs)]
+            cmd += ["--ingest", str(args.ingest)]
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if proc.returncode != 0 or not path.is_file():
                 out["sizes"][str(size)] = {"failed": proc.stderr.strip()[-800:]}

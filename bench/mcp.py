@@ -316,7 +316,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks it still runs")
     args = parser.parse_args()
     if args.smoke:  # one timed run of each hook: the smoke run checks the path, not the figure
-        args.memories, args.sample, args.queries, args.hook_runs = 300, 32, 10, 1
+        args.memories, args.sample, args.queries, args.hook_runs = 300, 8, 10, 1
     result = run(args.memories, args.sample, args.queries, args.hook_runs)
     RESULTS.mkdir(exist_ok=True)
     name = "mcp-smoke.json" if args.smoke else "mcp.json"
