@@ -208,20 +208,6 @@ async def test_every_tool(project: Path, tmp_path: Path) -> None:
         assert "id\\u202egnp\\x1b[2J" in quoted and not {"\u202e", "\x1b"} & set(quoted)
 
 
-async def test_search_memories_takes_use_cascading(project: Path, tmp_path: Path) -> None:
-    # the AI Memory Module's search_memories(use_cascading=False): an agent written for it
-    # asks for the primary collection alone, and must not get the others' notes instead
-    async with connect(project, tmp_path / "err.log") as s:
-        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
-        query = "how do I make a datetime timezone-aware in UTC"
-        alone = await ok(s, "search_memories", query=query, use_cascading=False)
-        assert alone["cascading"]["enabled"] is False
-        assert alone["collections_searched"] == ["code-patterns"] and alone["results"] == []
-        cascaded = await ok(s, "search_memories", query=query)
-        assert cascaded["cascading"]["expanded"] is True
-        assert [r["memory"]["content"] for r in cascaded["results"]] == [UTC_RULE]
-
-
 async def test_tool_errors_are_readable(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "err.log") as s:
         text = await error(s, "hooks_remember", content="a note", type="bogus")
@@ -526,25 +512,6 @@ async def test_recall_answers_carry_no_invisible_text_and_a_fence_that_holds(
         assert empty["count"] == 0 and empty["fenced"] == ""
 
 
-async def test_every_bound_is_json_schema(project: Path, tmp_path: Path) -> None:
-    """A client checks arguments against the advertised schema: a bound pydantic writes as
-    "ge"/"le" (not JSON Schema) is no bound at all to it."""
-
-    def keys(node: Any) -> set[str]:
-        if isinstance(node, dict):
-            return set(node) | {k for v in node.values() for k in keys(v)}
-        if isinstance(node, list):
-            return {k for v in node for k in keys(v)}
-        return set()
-
-    async with connect(project, tmp_path / "err.log") as s:
-        tools = {t.name: t for t in (await s.list_tools()).tools}
-    for name, tool in tools.items():
-        assert not keys(tool.input_schema) & {"ge", "le", "gt", "lt"}, name
-    top_k = tools["hooks_recall"].input_schema["properties"]["top_k"]
-    assert (top_k["minimum"], top_k["maximum"]) == (1, protocol.SEARCH_MAX_LIMIT)
-
-
 async def test_a_text_argument_that_reads_as_json_arrives_as_text(
     project: Path, tmp_path: Path
 ) -> None:
@@ -566,37 +533,6 @@ async def test_a_text_argument_that_reads_as_json_arrives_as_text(
             assert found["results"][0]["source"] == source, found["results"][0]
         searched = await ok(s, "search_memories", query="the bracket file", group_id=None)
         assert searched["count"] >= 1
-
-
-async def test_a_refused_note_creates_no_store(project: Path, tmp_path: Path) -> None:
-    async with connect(project, tmp_path / "err.log") as s:
-        refused = await ok(s, "hooks_remember", content="   ")
-        assert refused["status"] == "rejected" and "empty" in refused["reason"]
-        assert (await ok(s, "hooks_stats"))["store_exists"] is False
-        assert not (project / ".kenning").exists()
-        stored = await ok(s, "hooks_remember", content="Deploys happen on Tuesdays only")
-        assert stored["status"] == "stored" and stored["total"] == 1
-
-
-async def test_every_tool_error_has_one_shape(project: Path, tmp_path: Path) -> None:
-    """A refused argument read "hooks_recall: top_k: got …; it takes …", while an error the
-    tool raised came back as "Error executing tool hooks_recall: query is empty; …" and an
-    unknown tool as "Unknown tool: …": three shapes for one kind of answer. Every tool error
-    now starts with the tool's name and says what was wrong and what to do."""
-    async with connect(project, tmp_path / "err.log") as s:
-        for tool, arguments, said in (
-            ("hooks_recall", {"query": "   "}, "query is empty; pass"),
-            ("hooks_recall", {"query": "locked", "top_k": "many"}, 'top_k: got the string "many"'),
-            ("hooks_remember", {"content": "a note", "type": "bogus"}, "valid types are"),
-            ("search_memories", {"query": "x y z", "intent": "when"}, "valid intents are how"),
-            ("read_source", {}, "pass either id"),
-            ("forget", {"id": "0190-nope"}, "no kenning store"),
-        ):
-            text = await error(s, tool, **arguments)
-            assert text.startswith(f"{tool}: "), text
-            assert said in text and "Error executing tool" not in text, text
-        text = await error(s, "hooks_forget", id="0190-nope")
-        assert text.startswith('"hooks_forget": no such tool; call one of hooks_recall'), text
 
 
 async def test_capabilities_of_a_project_without_a_store_load_no_model(
@@ -629,35 +565,3 @@ async def test_capabilities_of_a_project_without_a_store_load_no_model(
     assert without_model["embedder"] == before["embedder"] == after["embedder"]
     assert without_model["capabilities"] == after["capabilities"]
     assert after["embedder"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
-
-
-async def test_a_refused_group_id_is_named_as_the_tool_names_it(
-    project: Path, tmp_path: Path
-) -> None:
-    """A blank or invisible group_id came back as "' ' (from the project argument) cannot be
-    a project id": the tools have no argument called project, so the agent was not told
-    which one to fix. The refusal names group_id."""
-    async with connect(project, tmp_path / "err.log") as s:
-        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
-        for tool, arguments in (
-            ("search_memories", {"query": "timestamps in UTC", "group_id": " "}),
-            ("forget", {"id": "0190-nope", "group_id": "a\u202eb"}),
-            ("read_source", {"id": "0190-nope", "group_id": ""}),
-        ):
-            text = await error(s, tool, **arguments)
-            assert "(from the group_id argument) cannot be a project id" in text, text
-            assert "project argument" not in text, text
-
-
-async def test_an_unknown_id_says_where_ids_come_from(project: Path, tmp_path: Path) -> None:
-    """forget and read_source of an id the project does not hold answered "no memory with id
-    … in this project" and no more: nothing said it may be gone already, or another
-    project's, or where an id comes from, as the CLI's forget says."""
-    async with connect(project, tmp_path / "err.log") as s:
-        await ok(s, "hooks_remember", content=UTC_RULE, type="rule")
-        text = await error(s, "forget", id="0190-nope")
-        assert "no memory with id 0190-nope in this project" in text, text
-        assert "forgotten already" in text and "search_memories" in text, text
-        assert "group_id" in text, text
-        text = await error(s, "read_source", id="0190-nope")
-        assert "forgotten" in text and "another project's" in text, text

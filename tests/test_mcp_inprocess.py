@@ -15,11 +15,13 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from kenning import open_store
+from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import KenningTools, build_server
+from kenning.render import show_unsafe
 
 from .conftest import git
+from .test_mcp import UTC_RULE
 
 pytestmark = pytest.mark.anyio
 
@@ -49,6 +51,23 @@ def answer(result: CallToolResult) -> dict[str, Any]:
     data = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert isinstance(data, dict)
     return data
+
+
+async def ok(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """The tool's structured answer, checked to say what its JSON text says (test_mcp.ok)."""
+    result = await call(client, tool, **arguments)
+    data = result.structured_content
+    assert isinstance(data, dict)
+    assert show_unsafe(answer(result)) == data
+    return data
+
+
+async def error(client: Client, tool: str, **arguments: Any) -> str:
+    result = await call(client, tool, **arguments)
+    assert result.is_error, result
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert isinstance(text, str)
+    return text
 
 
 async def test_a_null_optional_argument_means_its_default(client: Client) -> None:
@@ -322,3 +341,94 @@ async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_cl
     assert len(alone.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
     first = answer(alone)["results"][0]
     assert first["content"] == note and first["metadata"] == {} and first["metadata_omitted"]
+
+
+# -- tool answers and errors (moved from test_mcp.py: no process boundary in them) ----------
+
+
+async def test_search_memories_takes_use_cascading(client: Client) -> None:
+    # the AI Memory Module's search_memories(use_cascading=False): an agent written for it
+    # asks for the primary collection alone, and must not get the others' notes instead
+    await ok(client, "hooks_remember", content=UTC_RULE, type="rule")
+    query = "how do I make a datetime timezone-aware in UTC"
+    alone = await ok(client, "search_memories", query=query, use_cascading=False)
+    assert alone["cascading"]["enabled"] is False
+    assert alone["collections_searched"] == ["code-patterns"] and alone["results"] == []
+    cascaded = await ok(client, "search_memories", query=query)
+    assert cascaded["cascading"]["expanded"] is True
+    assert [r["memory"]["content"] for r in cascaded["results"]] == [UTC_RULE]
+
+
+async def test_every_bound_is_json_schema(client: Client) -> None:
+    """A client checks arguments against the advertised schema: a bound pydantic writes as
+    "ge"/"le" (not JSON Schema) is no bound at all to it."""
+
+    def keys(node: Any) -> set[str]:
+        if isinstance(node, dict):
+            return set(node) | {k for v in node.values() for k in keys(v)}
+        if isinstance(node, list):
+            return {k for v in node for k in keys(v)}
+        return set()
+
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    for name, tool in tools.items():
+        assert not keys(tool.input_schema) & {"ge", "le", "gt", "lt"}, name
+    top_k = tools["hooks_recall"].input_schema["properties"]["top_k"]
+    assert (top_k["minimum"], top_k["maximum"]) == (1, protocol.SEARCH_MAX_LIMIT)
+
+
+async def test_a_refused_note_creates_no_store(client: Client, project: Path) -> None:
+    refused = await ok(client, "hooks_remember", content="   ")
+    assert refused["status"] == "rejected" and "empty" in refused["reason"]
+    assert (await ok(client, "hooks_stats"))["store_exists"] is False
+    assert not (project / ".kenning").exists()
+    stored = await ok(client, "hooks_remember", content="Deploys happen on Tuesdays only")
+    assert stored["status"] == "stored" and stored["total"] == 1
+
+
+async def test_every_tool_error_has_one_shape(client: Client) -> None:
+    """A refused argument read "hooks_recall: top_k: got …; it takes …", while an error the
+    tool raised came back as "Error executing tool hooks_recall: query is empty; …" and an
+    unknown tool as "Unknown tool: …": three shapes for one kind of answer. Every tool error
+    now starts with the tool's name and says what was wrong and what to do."""
+    for tool, arguments, said in (
+        ("hooks_recall", {"query": "   "}, "query is empty; pass"),
+        ("hooks_recall", {"query": "locked", "top_k": "many"}, 'top_k: got the string "many"'),
+        ("hooks_remember", {"content": "a note", "type": "bogus"}, "valid types are"),
+        ("search_memories", {"query": "x y z", "intent": "when"}, "valid intents are how"),
+        ("read_source", {}, "pass either id"),
+        ("forget", {"id": "0190-nope"}, "no kenning store"),
+    ):
+        text = await error(client, tool, **arguments)
+        assert text.startswith(f"{tool}: "), text
+        assert said in text and "Error executing tool" not in text, text
+    text = await error(client, "hooks_forget", id="0190-nope")
+    assert text.startswith('"hooks_forget": no such tool; call one of hooks_recall'), text
+
+
+async def test_a_refused_group_id_is_named_as_the_tool_names_it(client: Client) -> None:
+    """A blank or invisible group_id came back as "' ' (from the project argument) cannot be
+    a project id": the tools have no argument called project, so the agent was not told
+    which one to fix. The refusal names group_id."""
+    await ok(client, "hooks_remember", content=UTC_RULE, type="rule")
+    for tool, arguments in (
+        ("search_memories", {"query": "timestamps in UTC", "group_id": " "}),
+        ("forget", {"id": "0190-nope", "group_id": "a\u202eb"}),
+        ("read_source", {"id": "0190-nope", "group_id": ""}),
+    ):
+        text = await error(client, tool, **arguments)
+        assert "(from the group_id argument) cannot be a project id" in text, text
+        assert "project argument" not in text, text
+
+
+async def test_an_unknown_id_says_where_ids_come_from(client: Client) -> None:
+    """forget and read_source of an id the project does not hold answered "no memory with id
+    … in this project" and no more: nothing said it may be gone already, or another
+    project's, or where an id comes from, as the CLI's forget says."""
+    await ok(client, "hooks_remember", content=UTC_RULE, type="rule")
+    text = await error(client, "forget", id="0190-nope")
+    assert "no memory with id 0190-nope in this project" in text, text
+    assert "forgotten already" in text and "search_memories" in text, text
+    assert "group_id" in text, text
+    text = await error(client, "read_source", id="0190-nope")
+    assert "forgotten" in text and "another project's" in text, text
