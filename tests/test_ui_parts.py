@@ -209,7 +209,7 @@ def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
         for i in range(602)
     ]
     with open_store(cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes))
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
     source = StoreSource(
         opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
     )
@@ -642,7 +642,7 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
         for i in range(2000)
     ]
     with open_store(cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes))
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
         newest = [m.id for m in store.browse()]
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
@@ -680,7 +680,7 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
         for i in range(n)
     ]
     with open_store(project / "fresh", cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes))
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
         out = io.StringIO()
         export_memories(store, out)
     now = datetime.now(UTC)
