@@ -173,3 +173,54 @@ def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
         assert results[1].id == second and results[1].reason == SAME_ID
         kept = store.get(second)
         assert kept is not None and kept.content == "Deploys need a green build."
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sqlite3, sys, time
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+    conn.execute("ROLLBACK")
+    """
+)
+
+
+def test_reads_answer_while_a_write_waits_for_another_process(project: Path) -> None:
+    """Another process holds the store's write lock; a forget in one thread waits for it.
+    Reads in other threads (an MCP server's recall, the web page) answered only once the
+    forget got the lock — 28 s behind it — though WAL readers never need that lock: the
+    write waited holding the lock every read of the connection takes."""
+    import threading
+    import time
+
+    with open_store(cwd=project) as store:
+        kept = store.remember("Releases are cut on Mondays after the freeze.")
+        gone = store.remember("The staging database is reset every night at 02:00 UTC.")
+        assert kept.ok and gone.ok
+        store.recall("when are releases cut")  # the model loaded before the clock starts
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, store.location, "5"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            forgotten: list[bool] = []
+            forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
+            forget.start()
+            time.sleep(0.5)  # the forget is waiting for the write lock
+            assert forget.is_alive()
+            started = time.monotonic()
+            found = store.recall("when are releases cut")
+            counted = store.count()
+            waited = time.monotonic() - started
+            assert waited < 2.0, f"reads waited {waited:.1f} s behind a waiting write"
+            assert found.hits and found.hits[0].memory.id == kept.id
+            assert counted == 2  # the forget has not happened yet
+            forget.join(timeout=60)
+        finally:
+            holder.wait(timeout=60)
+        assert forgotten == [True]
+        assert store.get(gone.id) is None and store.count() == 1

@@ -617,6 +617,8 @@ class SQLiteBackend:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            self._lock.release()  # taken by _begin_write
         self._schema = SCHEMA_VERSION
         self._vacuum_if_owed()
 
@@ -656,18 +658,49 @@ class SQLiteBackend:
             )
 
     def _begin_write(self) -> None:
-        """``BEGIN IMMEDIATE``: take the write lock, waiting up to the busy timeout."""
+        """``BEGIN IMMEDIATE``: take SQLite's write lock, waiting up to the busy timeout, and
+        return holding :attr:`_lock` once more (the caller releases it after its ``COMMIT``
+        or ``ROLLBACK``; on an error it is released here). While another process holds the
+        write lock this waits *without* that lock, whenever the caller does not hold it
+        itself: every read of this process takes it, and a WAL reader never needs the write
+        lock (SQLite's own busy wait, inside the statement, kept every read of an MCP server
+        waiting behind one forget for up to the whole busy timeout)."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.001
+        self._lock.acquire()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            while not self._try_begin_write():
+                if time.monotonic() > deadline:
+                    # another process held the write lock past the busy timeout
+                    raise StoreWriteFailed(
+                        f"cannot write the store {self.path}: another process has held its "
+                        f"write lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or "
+                        "migrate?); nothing was changed, retry once it is done"
+                    )
+                self._lock.release()
+                try:
+                    time.sleep(delay)  # SQLite's busy handler sleeps in steps like these
+                finally:
+                    self._lock.acquire()
+                delay = min(delay * 2, 0.05)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _try_begin_write(self) -> bool:
+        """One ``BEGIN IMMEDIATE`` that does not wait (False: another connection holds the
+        write lock); under :attr:`_lock`, so no other thread meets the timeout of 0."""
+        conn = self._conn
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             if _result_code(exc) != _BUSY:
                 raise
-            # another process held the write lock past the busy timeout
-            raise StoreWriteFailed(
-                f"cannot write the store {self.path}: another process has held its write "
-                f"lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or migrate?); "
-                "nothing was changed, retry once it is done"
-            ) from None
+            return False
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        return True
 
     @property
     def _read_columns(self) -> str:
@@ -738,12 +771,13 @@ class SQLiteBackend:
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         with self._lock:
-            if self._in_tx:
+            if self._in_tx:  # this thread's own (another's holds the lock until it ends)
                 yield
                 return
             self._refuse_damaged_write()
             self._upgrade()  # a reader's first write migrates an older schema first
-            self._begin_write()
+        self._begin_write()  # waits for another process's write without blocking reads
+        try:
             self._in_tx = True
             try:
                 self._refuse_newer_schema()
@@ -764,6 +798,8 @@ class SQLiteBackend:
                 self._checkpoint_after_delete()
                 if purge:
                     self._drop_deleted_vectors()
+        finally:
+            self._lock.release()  # taken by _begin_write
 
     def _drop_deleted_vectors(self) -> None:
         """The derived files hold the deleted rows' vectors (int8 codes, no text): forgetting
@@ -1573,17 +1609,17 @@ class SQLiteBackend:
         between this look and the rename. A forget removes the graph inside its own
         transaction, so a graph holding a forgotten row never outlives the forget, whoever
         is killed when."""
-        with self._lock:
-            try:
-                self._begin_write()
-            except StoreWriteFailed:  # a long write holds the lock: the next build places one
-                yield False
-                return
-            try:
-                (deletes,) = self._conn.execute("SELECT deletes FROM vector_state").fetchone()
-                yield int(deletes) == built.deletes
-            finally:
-                _end_if_open(self._conn, "ROLLBACK")  # nothing was written
+        try:
+            self._begin_write()
+        except StoreWriteFailed:  # a long write holds the lock: the next build places one
+            yield False
+            return
+        try:
+            (deletes,) = self._conn.execute("SELECT deletes FROM vector_state").fetchone()
+            yield int(deletes) == built.deletes
+        finally:
+            _end_if_open(self._conn, "ROLLBACK")  # nothing was written
+            self._lock.release()  # taken by _begin_write
 
     def integrity_check(self) -> list[str]:
         with self._lock:
