@@ -432,3 +432,26 @@ async def test_an_unknown_id_says_where_ids_come_from(client: Client) -> None:
     assert "group_id" in text, text
     text = await error(client, "read_source", id="0190-nope")
     assert "forgotten" in text and "another project's" in text, text
+
+
+async def test_a_tool_on_a_project_without_a_store_names_the_tool_that_creates_it(
+    client: Client, project: Path
+) -> None:
+    """``forget`` in a project with no store (or an empty store file, left by a process
+    that died creating it) said "`kenning remember` creates it": the CLI's words, to an
+    agent that has MCP tools and no shell."""
+
+    def refusal(result: CallToolResult) -> str:
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert isinstance(text, str)
+        return text
+
+    text = refusal(await call(client, "forget", id="0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01"))
+    assert text.startswith("forget: no kenning store at "), text
+    assert "hooks_remember creates it" in text and "kenning remember" not in text, text
+    (project / ".kenning").mkdir()
+    (project / ".kenning" / "memory.db").touch()
+    text = refusal(await call(client, "forget", id="0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01"))
+    assert "is empty; hooks_remember initialises it" in text, text
+    assert "kenning remember" not in text, text

@@ -59,6 +59,14 @@ class StoreLocationError(KenningError):
 class StoreNotFound(KenningError):
     """There is no store yet for this project (nothing was ever remembered)."""
 
+    #: What creates a store, as the CLI names it in these messages (:meth:`creator_named`).
+    CREATOR = "`kenning remember`"
+
+    def creator_named(self, creator: str) -> str:
+        """The message naming ``creator`` as what creates the store: an agent using the MCP
+        server has its ``hooks_remember`` tool, and may have no shell to run the CLI."""
+        return str(self).replace(self.CREATOR, creator)
+
 
 class StoreClosed(KenningError):
     """The :class:`~kenning.store.MemoryStore` was closed; open the store again to use it."""

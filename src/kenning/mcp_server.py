@@ -80,7 +80,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 
 from . import config, protocol
-from .errors import KenningError, UserInputError
+from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import escape_unsafe_json, safe_message, show_unsafe
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
@@ -256,6 +256,10 @@ SEMANTIC_DESCRIPTION = (
 )
 
 
+#: The tool whose first note creates a project's store (what a missing store's error names).
+CREATING_TOOL = "hooks_remember"
+
+
 def _tool_errors(func: F) -> F:
     """Turn kenning's failures into tool errors the model can read."""
 
@@ -265,6 +269,8 @@ def _tool_errors(func: F) -> F:
             return _tool_result(await func(*args, **kwargs))
         except ToolError:
             raise
+        except StoreNotFound as exc:  # the tool that creates it, not the CLI's command
+            raise ToolError(_bounded(safe_message(exc.creator_named(CREATING_TOOL)))) from exc
         except KenningError as exc:
             raise ToolError(_bounded(safe_message(str(exc)))) from exc
         except Exception as exc:

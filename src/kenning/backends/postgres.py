@@ -765,7 +765,7 @@ class PostgresBackend:
         exists = self._has_schema_table(conn)
         if not exists and not create:
             raise StoreNotFound(
-                f"no kenning store in {self.location} yet; `kenning remember` creates it"
+                f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
             )
         self._ensure_vector_extension(conn, create=create)
         _register_vector_checked(conn)  # a type the path cannot see: said before any DDL
@@ -801,7 +801,7 @@ class PostgresBackend:
         if not create:
             raise StoreNotFound(
                 f"no kenning store in {self.location} yet (the schema {named!r} its search_path "
-                "names does not exist; `kenning remember` creates it)"
+                f"names does not exist; {StoreNotFound.CREATOR} creates it)"
             )
         try:
             with conn.transaction():

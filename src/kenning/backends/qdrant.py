@@ -295,7 +295,7 @@ class QdrantBackend:
                 if not create and not (folder / "meta.json").is_file():
                     # a read creates nothing: Qdrant would write its files into any folder
                     raise StoreNotFound(
-                        f"no kenning store at {folder} yet; `kenning remember` creates it"
+                        f"no kenning store at {folder} yet; {StoreNotFound.CREATOR} creates it"
                     )
                 folder.mkdir(parents=True, exist_ok=True)
                 self._lock_file = folder / "kenning-write.lock"
@@ -480,7 +480,7 @@ class QdrantBackend:
         has_memories = client.collection_exists(self.collection)
         if not has_meta and not has_memories and not create:
             raise StoreNotFound(
-                f"no kenning store in {self.location} yet; `kenning remember` creates it"
+                f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
             )
         if has_memories:
             # first: a collection kenning did not make is refused before anything of

@@ -395,7 +395,7 @@ class SQLiteBackend:
                 raise KenningError(f"cannot create the store {self.path}: {what}")
             if not create:
                 raise StoreNotFound(
-                    f"no kenning store at {self.path} yet; `kenning remember` creates it"
+                    f"no kenning store at {self.path} yet; {StoreNotFound.CREATOR} creates it"
                 )
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -415,7 +415,7 @@ class SQLiteBackend:
             # created by a process that died before initialising it: nothing to read, and a
             # read must not be the one that writes the schema
             raise StoreNotFound(
-                f"the store at {self.path} is empty; `kenning remember` initialises it"
+                f"the store at {self.path} is empty; {StoreNotFound.CREATOR} initialises it"
             )
         self._lock = threading.RLock()
         renew_after_fork(self)
@@ -579,7 +579,7 @@ class SQLiteBackend:
                 )
             if not create:  # a file SQLite created but nobody initialised: nothing to read
                 raise StoreNotFound(
-                    f"the store at {self.path} is empty; `kenning remember` initialises it"
+                    f"the store at {self.path} is empty; {StoreNotFound.CREATOR} initialises it"
                 )
             return 0
         self._check_tables(version, tables)
