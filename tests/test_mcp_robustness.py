@@ -307,3 +307,50 @@ def test_requests_sent_before_stdin_closes_are_answered(project: Path, tmp_path:
     assert set(answered) == {0, 20, 21, 22, 30}, answered
     for n in range(3):
         assert answered[20 + n]["result"]["structuredContent"]["status"] == "stored"
+
+
+def test_a_tools_call_of_malformed_params_says_what_was_wrong(
+    project: Path, tmp_path: Path
+) -> None:
+    """A ``tools/call`` whose arguments were a list or a string (or with no tool name) got
+    the SDK's bare -32602 "Invalid request parameters" with empty data: not a word of what
+    was wrong, where every other tool error reads ``<tool>: <what was wrong>; <what to
+    do>``. Still -32602, now in kenning's words."""
+    server = RawServer(project, tmp_path / "err.log")
+    try:
+        server.initialize()
+        cases: list[tuple[Any, str]] = [
+            (
+                {"name": "hooks_recall", "arguments": ["locked"]},
+                "hooks_recall: its arguments are a list of 1 item, not an object",
+            ),
+            (
+                {"name": "forget", "arguments": "0190-nope"},
+                'forget: its arguments are the string "0190-nope", not an object',
+            ),
+            ({"arguments": {"query": "x"}}, "tools/call: params.name is missing"),
+            ({"name": 7, "arguments": {}}, "tools/call: params.name is 7, not the name of a tool"),
+            (
+                {"name": "hooks_stats", "arguments": {}, "_meta": 5},
+                "hooks_stats: the request's _meta is 5, not what MCP's tools/call takes",
+            ),
+        ]
+        for n, (params, said) in enumerate(cases, start=1):
+            server.send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+            reply = server.reply_to(n)
+            assert reply["error"]["code"] == -32602, reply
+            message = reply["error"]["message"]
+            assert message.startswith(said), message
+        # what it takes is named: the tool's arguments, required ones first
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {"name": "hooks_recall", "arguments": ["locked"]},
+            }
+        )
+        message = server.reply_to(9)["error"]["message"]
+        assert '{"query": ' in message and "call hooks_recall again" in message, message
+    finally:
+        assert server.close() == 0

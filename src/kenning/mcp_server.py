@@ -65,7 +65,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -75,6 +75,7 @@ import mcp.types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
@@ -1053,6 +1054,54 @@ def _tool_error_text(name: str, message: str) -> str:
     return f"{name}: {message}"
 
 
+def call_refusal(
+    params: Any, tools: Sequence[types.Tool], refused: Sequence[str] = ()
+) -> str | None:
+    """What was wrong with the params of a ``tools/call`` that MCP's request model refused
+    (arguments sent as a list or a string, no tool name; else the first of ``refused``, the
+    members of params the model refused), as every tool error reads: ``<tool>: <what was
+    wrong>; <what to do>``. The SDK answered only -32602 "Invalid request parameters", with
+    empty data. None: nothing here to name (the SDK's answer stands)."""
+    names = ", ".join(t.name for t in tools)
+    if not isinstance(params, Mapping):
+        return (
+            f"tools/call: its params are {_described(params)}, not an object; send "
+            '{"name": <the tool>, "arguments": {<its arguments>}} (tools: ' + names + ")"
+        )
+    if "name" not in params:
+        return f"tools/call: params.name is missing; pass the name of the tool to call ({names})"
+    name = params["name"]
+    if not isinstance(name, str):
+        return (
+            f"tools/call: params.name is {_described(name)}, not the name of a tool; pass one "
+            f"of {names}"
+        )
+    tool = next((t for t in tools if t.name == name), None)
+    # a name that is no tool's is quoted (escaped), as the unknown-tool error quotes it
+    shown = name if tool is not None else _described(name).removeprefix("the string ")
+    arguments = params.get("arguments")
+    if arguments is None or isinstance(arguments, Mapping):
+        member = next((m for m in refused if m in params), None)
+        if member is None:
+            return None
+        return (
+            f"{shown}: the request's {member} is {_described(params[member])}, not what "
+            "MCP's tools/call takes; fix it (or leave it out) and send the request again"
+        )
+    if tool is None:
+        return f"{shown}: no such tool; call one of {names}"
+    schema = tool.input_schema or {}
+    required = [str(r) for r in schema.get("required") or ()]
+    others = [str(p) for p in schema.get("properties") or {} if p not in required]
+    example = json.dumps(dict.fromkeys(required, "..."))
+    takes = ", ".join([*required, *others]) or "none"
+    return (
+        f"{name}: its arguments are {_described(arguments)}, not an object of named "
+        f"arguments; send them as one, such as {example} (its arguments: {takes}), and call "
+        f"{name} again"
+    )
+
+
 class _Server(MCPServer):
     """``MCPServer`` whose tool errors all read ``<tool>: <what was wrong>; <how to fix
     it>`` (:func:`_tool_error_text`), and whose refusal of a tool's arguments says which
@@ -1092,9 +1141,28 @@ def build_server(tools: KenningTools) -> MCPServer:
     from . import __version__
     from .sources import SOURCE_READ_LIMIT
 
+    async def readable_call_refusals(ctx: Any, call_next: Any) -> Any:
+        """A ``tools/call`` whose params MCP's request model refuses answered in kenning's
+        words (:func:`call_refusal`), still as -32602 (the SDK's middleware hook: it runs
+        around the SDK's validation of the params)."""
+        from pydantic import ValidationError
+
+        try:
+            return await call_next(ctx)
+        except ValidationError as exc:
+            if ctx.method != "tools/call":
+                raise
+            # ("params", "<member>", ...): the members of params the model refused
+            refused = [str(e["loc"][1]) for e in exc.errors() if len(e["loc"]) > 1]
+            message = call_refusal(ctx.params, await server.list_tools(), refused)
+            if message is None:
+                raise
+            raise MCPError(types.INVALID_PARAMS, _bounded(safe_message(message))) from None
+
     level = config.log_level()
     server: MCPServer = _Server(
         SERVER_NAME,
+        middleware=[readable_call_refusals],
         title="kenning — institutional memory",
         instructions=INSTRUCTIONS,
         version=__version__,
