@@ -224,3 +224,57 @@ def test_reads_answer_while_a_write_waits_for_another_process(project: Path) -> 
             holder.wait(timeout=60)
         assert forgotten == [True]
         assert store.get(gone.id) is None and store.count() == 1
+
+
+READER = textwrap.dedent(
+    """
+    import sqlite3, sys, time
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("BEGIN")
+    conn.execute("SELECT count(*) FROM memories").fetchone()
+    print("reading", flush=True)
+    time.sleep(float(sys.argv[2]))
+    conn.execute("COMMIT")
+    """
+)
+
+
+def test_reads_answer_while_a_forget_waits_to_empty_the_wal(project: Path) -> None:
+    """A forget empties the WAL after its commit (the deleted text leaves it), which waits
+    for another process's read transaction (an export, a backup, a sqlite3 shell) to end.
+    Every read of the process waited with it — 7.6 s of an 8 s read elsewhere, up to the
+    30 s busy timeout — though the delete was committed and the reads need nothing of it."""
+    import threading
+    import time
+
+    with open_store(cwd=project) as store:
+        kept = store.remember("Releases are cut on Mondays after the freeze.")
+        gone = store.remember("The staging database is reset every night at 02:00 UTC.")
+        assert kept.ok and gone.ok
+        store.recall("when are releases cut")  # the model loaded before the clock starts
+        reader = subprocess.Popen(
+            [sys.executable, "-c", READER, store.location, "5"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert reader.stdout is not None and reader.stdout.readline().strip() == "reading"
+            forgotten: list[bool] = []
+            forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
+            forget.start()
+            time.sleep(0.5)  # the delete committed; the forget waits to empty the WAL
+            assert forget.is_alive()
+            started = time.monotonic()
+            found = store.recall("when are releases cut")
+            counted = store.count()
+            waited = time.monotonic() - started
+            assert waited < 2.0, f"reads waited {waited:.1f} s behind a forget's checkpoint"
+            assert found.hits and found.hits[0].memory.id == kept.id
+            assert counted == 1
+            forget.join(timeout=60)
+        finally:
+            reader.wait(timeout=60)
+        assert forgotten == [True]
+        # the reader ended within the wait: the WAL was emptied, the deleted text gone
+        wal = Path(store.location + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0

@@ -796,10 +796,21 @@ class SQLiteBackend:
             if self._purge or self._erase_wal:
                 purge, self._purge, self._erase_wal = self._purge, False, False
                 self._checkpoint_after_delete()
-                if purge:
+                if purge and not self._closed:  # closed meanwhile (see the checkpoint)
                     self._drop_deleted_vectors()
         finally:
             self._lock.release()  # taken by _begin_write
+
+    def _try_checkpoint(self) -> bool:
+        """One ``wal_checkpoint(TRUNCATE)`` that does not wait: True when another
+        connection's read (or write) kept it from finishing."""
+        conn = self._conn
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        return bool(busy)
 
     def _drop_deleted_vectors(self) -> None:
         """The derived files hold the deleted rows' vectors (int8 codes, no text): forgetting
@@ -813,9 +824,22 @@ class SQLiteBackend:
 
     def _checkpoint_after_delete(self) -> None:
         """Copy the WAL into the file and truncate it, so the pages that still held the
-        deleted rows (the WAL keeps every earlier version until a checkpoint) are gone."""
+        deleted rows (the WAL keeps every earlier version until a checkpoint) are gone.
+        Called holding :attr:`_lock`; while another process's read keeps the checkpoint
+        from finishing, it waits (up to the busy timeout) with that lock released, as
+        :meth:`_begin_write` does: this process's reads need nothing of it."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.001
         try:
-            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            while (busy := self._try_checkpoint()) and time.monotonic() <= deadline:
+                self._lock.release()
+                try:
+                    time.sleep(delay)
+                finally:
+                    self._lock.acquire()
+                delay = min(delay * 2, 0.05)
+        except StoreClosed:  # by another thread meanwhile: the delete is committed
+            return
         except sqlite3.DatabaseError as exc:  # the delete is committed; only the erasing waits
             log.warning(
                 "kenning: %s could not be emptied (%s); the deleted text leaves %s-wal at "
