@@ -354,3 +354,45 @@ def test_a_tools_call_of_malformed_params_says_what_was_wrong(
         assert '{"query": ' in message and "call hooks_recall again" in message, message
     finally:
         assert server.close() == 0
+
+
+def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
+    project: Path, tmp_path: Path
+) -> None:
+    """A forget waiting (up to 30 s) for another process's write lock, which the client
+    cancelled (the user pressed Esc: MCP's notifications/cancelled), went on waiting in its
+    worker thread and deleted the memory once the lock came free — a cancelled write done
+    later, unasked. A write not begun when its call is cancelled is now never made."""
+    from .test_concurrency import HOLDER
+
+    server = RawServer(project, tmp_path / "err.log")
+    try:
+        server.initialize()
+        remember = {
+            "name": "hooks_remember",
+            "arguments": {"content": "Hotfixes need two reviews."},
+        }
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": remember})
+        stored = json.loads(server.reply_to(1)["result"]["content"][0]["text"])
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(project / ".kenning" / "memory.db"), "3"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            forget = {"name": "forget", "arguments": {"id": stored["id"]}}
+            server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": forget})
+            threading.Event().wait(0.5)  # the forget is waiting for the write lock
+            cancel = {"requestId": 2, "reason": "the user pressed Esc"}
+            server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        finally:
+            holder.wait(timeout=60)
+        threading.Event().wait(1)  # time enough for a forget that went on waiting to delete
+        stats = {"name": "hooks_stats", "arguments": {}}
+        server.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": stats})
+        reply = server.reply()  # the cancelled forget is never answered: this is the next
+        assert reply["id"] == 3, reply
+        assert json.loads(reply["result"]["content"][0]["text"])["memories"] == 1
+    finally:
+        assert server.close() == 0

@@ -1176,8 +1176,20 @@ def build_server(tools: KenningTools) -> MCPServer:
     ) -> Any:
         """Find the project (it may ask the client for its roots), then run the tool on a
         worker thread: the store and the model block."""
+        from .backends.base import WRITE_WAIT_CHECK
+
         where = await tools.locator.locate(ctx)
-        return await anyio.to_thread.run_sync(functools.partial(work, *args, where=where, **kw))
+
+        def in_thread() -> Any:
+            # a write still waiting for another process's lock when the client cancels the
+            # call (notifications/cancelled) gives up: never made later, unasked
+            reset = WRITE_WAIT_CHECK.set(anyio.from_thread.check_cancelled)
+            try:
+                return work(*args, where=where, **kw)
+            finally:
+                WRITE_WAIT_CHECK.reset(reset)
+
+        return await anyio.to_thread.run_sync(in_thread)
 
     query_field = Field(description="What to recall: an error message, a task summary, a question.")
     top_k_bounds = Field(

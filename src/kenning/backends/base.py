@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import weakref
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -23,6 +24,14 @@ from ..model import Memory, Provenance
 
 #: The meta key every backend keeps its embedding provenance under.
 PROVENANCE_KEY = "provenance"
+
+#: Called by a write between its tries for another process's write lock: raising gives the
+#: write up, nothing changed. kenning's MCP server sets it in a tool call's worker thread to
+#: raise once the client cancelled the call — a cancelled write that went on waiting was made
+#: once the lock came free, unasked.
+WRITE_WAIT_CHECK: ContextVar[Callable[[], None] | None] = ContextVar(
+    "kenning_write_wait_check", default=None
+)
 
 
 def encode_provenance(provenance: Provenance) -> str:

@@ -55,6 +55,7 @@ from . import annindex
 from .annindex import AnnFile, AnnView
 from .base import (
     PROVENANCE_KEY,
+    WRITE_WAIT_CHECK,
     DamagedRow,
     Filters,
     MemoryRecord,
@@ -677,6 +678,9 @@ class SQLiteBackend:
                         f"write lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or "
                         "migrate?); nothing was changed, retry once it is done"
                     )
+                give_up = WRITE_WAIT_CHECK.get()
+                if give_up is not None:  # the caller no longer wants the write (a cancel)
+                    give_up()
                 self._lock.release()
                 try:
                     time.sleep(delay)  # SQLite's busy handler sleeps in steps like these
