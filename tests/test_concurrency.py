@@ -278,3 +278,46 @@ def test_reads_answer_while_a_forget_waits_to_empty_the_wal(project: Path) -> No
         # the reader ended within the wait: the WAL was emptied, the deleted text gone
         wal = Path(store.location + "-wal")
         assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
+    project: Path,
+) -> None:
+    """A write waiting for another process's write lock while the store was deleted (``rm -r
+    .kenning``) or replaced (a file moved into its place) was then made into the deleted
+    file, through the connection still open on it, and acknowledged as stored: a note
+    nobody could ever read. It is refused, nothing written, with what to do."""
+    import shutil
+    import threading
+    import time
+
+    from kenning.errors import StoreWriteFailed
+
+    with open_store(cwd=project) as store:
+        assert store.remember("Releases are cut on Mondays after the freeze.").ok
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, store.location, "2"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        outcome: list[object] = []
+
+        def remember() -> None:
+            try:
+                outcome.append(store.remember("Hotfixes need two reviews from the platform team."))
+            except StoreWriteFailed as exc:
+                outcome.append(exc)
+
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            writer = threading.Thread(target=remember)
+            writer.start()
+            time.sleep(0.5)  # the write is waiting for the lock
+            shutil.rmtree(project / ".kenning")
+        finally:
+            holder.wait(timeout=60)
+        writer.join(timeout=60)
+        assert len(outcome) == 1
+        refused = outcome[0]
+        assert isinstance(refused, StoreWriteFailed), f"acknowledged, and lost: {refused}"
+        assert "deleted or replaced" in str(refused) and "nothing was written" in str(refused)

@@ -658,6 +658,19 @@ class SQLiteBackend:
                 "the newer kenning"
             )
 
+    def _refuse_replaced(self) -> None:
+        """Inside the write transaction: the file this connection has open is still the one
+        at :attr:`path`. Deleted (``rm -r .kenning``) or replaced (a file moved into its
+        place) since — while the write waited for the lock, say — a write would go into a
+        file nobody reads again, acknowledged and lost."""
+        if self.replaced():
+            raise StoreWriteFailed(
+                f"cannot write the store {self.path}: the file was deleted or replaced since "
+                "this process opened it; nothing was written. Retry: a new call (an MCP "
+                "tool, the web page) opens the store at that path anew, or restart this "
+                "process"
+            )
+
     def _begin_write(self) -> None:
         """``BEGIN IMMEDIATE``: take SQLite's write lock, waiting up to the busy timeout, and
         return holding :attr:`_lock` once more (the caller releases it after its ``COMMIT``
@@ -785,6 +798,7 @@ class SQLiteBackend:
             self._in_tx = True
             try:
                 self._refuse_newer_schema()
+                self._refuse_replaced()
                 yield
                 try:
                     self._conn.execute("COMMIT")
