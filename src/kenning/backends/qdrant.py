@@ -63,6 +63,7 @@ import os
 import threading
 import uuid
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
@@ -274,6 +275,16 @@ class QdrantBackend:
         self._damaged: dict[str, DamagedRow] = {}
         self._default_port = ""
         self._summed_stats: tuple[int, int] | None = None
+        #: Writes through this backend so far: in local mode no other process can open the
+        #: store (Qdrant locks its folder), so nothing else changes it meanwhile.
+        self._writes = 0
+        #: The last damaged-point count (local mode), with the writes and filters it was
+        #: taken at: it reads every payload (2 s at 5k points), and stats asks on each call.
+        self._damaged_count: tuple[int, Filters, dict[tuple[object, object, object], int]] = (
+            -1,
+            Filters(),
+            {},
+        )
         name = DEFAULT_COLLECTION
         # the prefix in any case, as the registry routes it here (QDRANT-LOCAL:/srv/q)
         self.local = location == ":memory:" or location.lower().startswith(LOCAL_PREFIX)
@@ -760,6 +771,7 @@ class QdrantBackend:
 
         with self._lock:
             self._depth += 1
+            self._writes += 1  # before and after: a count taken in between is not kept
             try:
                 if self._depth == 1 and self._lock_file is not None:
                     self._lock_fd = open(self._lock_file, "a+")  # noqa: SIM115
@@ -771,6 +783,7 @@ class QdrantBackend:
                     self._lock_fd.close()
                     self._lock_fd = None
                 self._depth -= 1
+                self._writes += 1
 
     @contextmanager
     def _call(self) -> Iterator[Any]:
@@ -1139,6 +1152,26 @@ class QdrantBackend:
                 ).hits:
                     out[(coll, str(sub.value))] = int(sub.count)
         return out
+
+    def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        # The points count() counts (with kenning's fields) whose payload a read skips: a
+        # field another tool wrote as another type. Qdrant cannot filter on a value's type,
+        # so their payloads are read and decoded as every read does (and named once); in
+        # local mode kept until this backend writes.
+        with self._lock:
+            writes = self._writes
+            if self.local and self._damaged_count[:2] == (writes, filters):
+                return dict(self._damaged_count[2])
+        found: Counter[tuple[object, object, object]] = Counter()
+        for points in self._pages(self._counted(filters), 1000):
+            for point in points:
+                if self._decode(point) is None:
+                    payload = point.payload or {}
+                    key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
+                    found[tuple(v if isinstance(v, str) else repr(v) for v in key)] += 1
+        with self._lock:
+            self._damaged_count = (writes, filters, dict(found))
+        return dict(found)
 
     def _pages(
         self, scroll_filter: Any, limit: int, *, with_payload: Any = True, vectors: bool = False
