@@ -477,3 +477,31 @@ def test_the_damaged_count_agrees_with_decoding_every_row(
         assert stats["damaged_all_projects"] == sum(expected.values()), stats
         assert stats["damaged"] == expected.get(store.group_id, 0), stats
         assert stats["memories_all_projects"] == len(rows) - sum(expected.values()), stats
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
+def test_the_cli_counts_one_damaged_memory_in_the_singular(
+    damaged: tuple[MemoryStore, str, str], tmp_path: Path
+) -> None:
+    """`kenning migrate` said "1 damaged memories could not be read and were not copied"
+    (export and reembed alike): one is a damaged memory."""
+    store, _, kind = damaged
+    root = store.project.root
+    store.close()
+    runs = {
+        "export": ["export", "--group-id", "all", "-o", str(tmp_path / "backup.jsonl")],
+        "migrate": ["migrate", "--group-id", "all", "--to", str(root / ".kenning" / "copy.db")],
+    }
+    said = {}
+    for name, argv in runs.items():
+        proc = run_kenning(root, *argv)
+        assert_clean_outcome(proc, name)
+        said[name] = proc.stderr.decode()
+    if kind in VECTOR_DAMAGE:
+        message = "1 memory was exported without its damaged vector (`kenning import` re-embeds it)"
+        assert message in said["export"], said
+    else:
+        assert "1 damaged memory could not be read and was left out" in said["export"], said
+        assert "1 damaged memory could not be read and was not copied" in said["migrate"], said
+        proc = run_kenning(root, "reembed", "--force")
+        assert "1 damaged memory could not be re-embedded" in proc.stderr.decode(), proc.stderr

@@ -1124,7 +1124,8 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         )
     if report.damaged:
         _say_error(
-            f"{len(report.damaged)} damaged memories could not be read and were not copied: "
+            f"{_damaged(len(report.damaged))} could not be read and "
+            f"{'was' if len(report.damaged) == 1 else 'were'} not copied: "
             f"{_listing(report.damaged)}; "
             f"{report.damaged_fix or 'run `kenning doctor` for the fix'}, then migrate again"
         )
@@ -1367,7 +1368,10 @@ def export(
     if report.without_vectors:
         click.echo(
             f"{len(report.without_vectors)} memories were exported without their damaged "
-            f"vectors (`kenning import` re-embeds them): {_listing(report.without_vectors)}",
+            f"vectors (`kenning import` re-embeds them): {_listing(report.without_vectors)}"
+            if len(report.without_vectors) > 1
+            else "1 memory was exported without its damaged vector (`kenning import` "
+            f"re-embeds it): {_listing(report.without_vectors)}",
             err=True,
         )
     click.echo(f"exported {report.exported} memories", err=True)
@@ -1381,9 +1385,15 @@ def export(
         )
     if report.damaged:
         _fail(
-            f"{len(report.damaged)} damaged memories could not be read and were left out: "
+            f"{_damaged(len(report.damaged))} could not be read and "
+            f"{'was' if len(report.damaged) == 1 else 'were'} left out: "
             f"{_listing(report.damaged)}; {report.fix or 'run `kenning doctor` for the fix'}"
         )
+
+
+def _damaged(n: int) -> str:
+    """``1 damaged memory``, ``2 damaged memories``."""
+    return f"{n} damaged {'memory' if n == 1 else 'memories'}"
 
 
 def _listing(items: Any, shown: int = 3) -> str:
@@ -1671,7 +1681,7 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
         )
     if outcome["damaged"]:
         _fail(
-            f"{len(outcome['damaged'])} damaged memories could not be re-embedded: "
+            f"{_damaged(len(outcome['damaged']))} could not be re-embedded: "
             f"{_listing(outcome['damaged'], shown=2)}"
         )
 
