@@ -55,6 +55,8 @@ DAMAGE: dict[str, tuple[str, Any]] = {
     "metadata-a-list": ("metadata", "[1, 2]"),
     "stored-at-garbage": ("stored_at", "garbage"),
     "stored-at-a-number": ("stored_at", 12345),
+    "group-id-a-blob": ("group_id", b"acme/widgets"),
+    "type-a-blob": ("type", b"context"),
 }
 VECTOR_DAMAGE = {k for k, (column, _) in DAMAGE.items() if column == "embedding"}
 
@@ -289,6 +291,9 @@ _DEEP = "[" * 1500 + "]" * 1500
 FIELD_FORMS: list[tuple[str, object]] = [
     *(("id", v) for v in (b"abc",)),
     *(("content", v) for v in (b"text", 7)),
+    *(("collection", v) for v in (b"context",)),
+    *(("type", v) for v in (b"decision",)),
+    *(("group_id", v) for v in (b"abc",)),
     *(("source", v) for v in (b"src", 5, "docs/a.md")),
     *(
         ("stored_at", v)

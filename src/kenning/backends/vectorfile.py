@@ -177,8 +177,10 @@ def quantise(rows: Sequence[Row], dimension: int) -> np.ndarray:
     out["codes"][:, dimension:] = 128
     out["rowid"] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     for field, column in (("group", 1), ("collection", 2), ("type", 3)):
+        # str(): a damaged row's label may be a BLOB (its bytes ended every search in an
+        # AttributeError); reads skip that row, its record only has to be built
         out[field] = np.fromiter(
-            (label_hash(r[column]) for r in rows), dtype=np.uint64, count=len(rows)
+            (label_hash(str(r[column])) for r in rows), dtype=np.uint64, count=len(rows)
         )
     out["scale"] = scale
     out["error"] = error * np.float32(1 + 1e-5) + np.float32(2e-7) * (norm + error)
