@@ -610,6 +610,13 @@ class PostgresBackend:
         #: Rows a read skipped (:meth:`_decode`), by id.
         self._damaged: dict[str, DamagedRow] = {}
         self._damaged_lock = threading.Lock()
+        #: The last damaged-row count, with the server's WAL position and the filters it
+        #: was taken at (see :meth:`_wal_position`).
+        self._damaged_count: tuple[str, Filters, dict[tuple[object, object, object], int]] = (
+            "",
+            Filters(),
+            {},
+        )
         self._dimension: int | None = None
         #: The store's schema version, and what a read selects from it: an older store is
         #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
@@ -1567,6 +1574,11 @@ class PostgresBackend:
         with self._connection() as conn:
             if self._dim(conn) is None:
                 return found
+            # read before the rows: a change committed in between is counted again next time
+            position = self._wal_position(conn)
+            with self._damaged_lock:
+                if position is not None and self._damaged_count[:2] == (position, filters):
+                    return dict(self._damaged_count[2])
             rows = conn.execute(
                 f"SELECT {self._columns} FROM kenning_memories "
                 f"WHERE {where} AND ({' OR '.join(suspect)})",
@@ -1576,7 +1588,30 @@ class PostgresBackend:
             if self._decode(row) is None:
                 key = (row[4], row[2], row[3])
                 found[key] = found.get(key, 0) + 1
+        if position is not None:
+            with self._damaged_lock:
+                self._damaged_count = (position, filters, dict(found))
         return found
+
+    def _wal_position(self, conn: psycopg.Connection[Any]) -> str | None:
+        """Where the server's write-ahead log ends, which every committed change to a table
+        moves (the insert position: an asynchronous commit is visible before it is written
+        out), and a replica's replay position: unchanged, so are the rows. The damaged
+        count's scan of the table (0.1-0.2 s at 50k rows) is kept while it holds; any write
+        to the server moves it, so it is only ever kept too little. None inside a
+        transaction (a failed call would end it) or where the server has no such function
+        (a PostgreSQL-compatible one)."""
+        if getattr(self._local, "conn", None) is not None:
+            return None
+        try:
+            with conn.transaction():
+                row = conn.execute(
+                    "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                    "ELSE pg_current_wal_insert_lsn() END)::text"
+                ).fetchone()
+        except psycopg.Error:
+            return None
+        return None if row is None or row[0] is None else str(row[0])
 
     def content_hashes(self, filters: Filters) -> list[tuple[str, str]]:
         """Every ``(id, content_hash)`` matching ``filters`` (a migration's checksum)."""
