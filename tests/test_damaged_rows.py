@@ -510,3 +510,25 @@ def test_the_cli_counts_one_damaged_memory_in_the_singular(
         assert "1 damaged memory could not be read and was not copied" in said["migrate"], said
         proc = run_kenning(root, "reembed", "--force")
         assert "1 damaged memory could not be re-embedded" in proc.stderr.decode(), proc.stderr
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
+def test_the_page_counts_the_memories_it_lists(damaged: tuple[MemoryStore, str, str]) -> None:
+    """The page said "6 memories, newest first" over the 5 it listed, with a "show more (1
+    left)" link to an empty page: its count took every row, where its list (like export)
+    skips a row whose fields do not decode. A row whose vector alone is damaged is listed."""
+    from .test_ui_parts import _ids_shown, _page_client
+
+    store, bad, kind = damaged
+    root = store.project.root
+    store.close()
+    client, source = _page_client(root)
+    try:
+        for query in ("/", "/?project=all", "/?type=context"):
+            html = client.get(query).text
+            shown = _ids_shown(html)
+            assert (bad in shown) is (kind in VECTOR_DAMAGE), query
+            assert f"{len(shown)} memories, newest first" in html, (query, len(shown))
+            assert "show more" not in html, query
+    finally:
+        source.close()

@@ -1574,14 +1574,33 @@ class MemoryStore:
         collection: str | None = None,
         memory_type: str | Sequence[str] | None = None,
         group_id: str | None = None,
+        readable: bool = False,
     ) -> int:
         """How many memories match: this project by default (``group_id="all"``: every
-        project), optionally one collection and some types."""
+        project), optionally one collection and some types. ``readable``: only those a
+        listing returns, without the rows whose fields do not decode (counted apart by
+        :meth:`stats`; this costs what its count of them costs, kept until the store
+        changes)."""
         from .search import check_types_of, parse_types
 
         types = parse_types(memory_type)
         collections = (check_types_of(collection, types),) if collection is not None else ()
-        return self.backend.count(Filters(self.resolve_group(group_id), collections, types))
+        filters = Filters(self.resolve_group(group_id), collections, types)
+        total = self.backend.count(filters)
+        if not readable or not isinstance(self.backend, CountsDamagedRows):
+            return total
+        try:  # counted over the whole store, as stats counts them (one count kept)
+            unreadable = self.backend.count_unreadable(Filters())
+        except StoreCorrupted:  # a page that cannot be read: stats says so
+            return total
+        left_out = sum(
+            n
+            for (group, coll, typ), n in unreadable.items()
+            if (filters.group_id is None or group == filters.group_id)
+            and (not filters.collections or coll in filters.collections)
+            and (not filters.types or typ in filters.types)
+        )
+        return max(0, total - left_out)
 
     def newest(
         self,

@@ -360,6 +360,11 @@ class CountsDamagedRows(Protocol):
         type)`` as stored (counted the way :meth:`Backend.count_by` counts them)."""
         ...
 
+    def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        """Of those, the rows whose fields do not decode, which listing and export skip too
+        (a row whose vector alone is damaged is listed, and exported without it)."""
+        ...
+
 
 @runtime_checkable
 class KnowsItIsReadOnly(Protocol):

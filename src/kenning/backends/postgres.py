@@ -1593,6 +1593,10 @@ class PostgresBackend:
                 self._damaged_count = (position, filters, dict(found))
         return found
 
+    def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        # a vector column holds only vectors: every damaged row is one whose fields are
+        return self.count_damaged(filters)
+
     def _wal_position(self, conn: psycopg.Connection[Any]) -> str | None:
         """Where the server's write-ahead log ends, which every committed change to a table
         moves (the insert position: an asynchronous commit is visible before it is written

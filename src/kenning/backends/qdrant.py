@@ -1173,6 +1173,10 @@ class QdrantBackend:
             self._damaged_count = (writes, filters, dict(found))
         return dict(found)
 
+    def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        # Qdrant holds vectors of the collection's size: every damaged point is its payload
+        return self.count_damaged(filters)
+
     def _pages(
         self, scroll_filter: Any, limit: int, *, with_payload: Any = True, vectors: bool = False
     ) -> Iterator[list[Any]]:

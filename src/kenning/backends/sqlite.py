@@ -231,6 +231,8 @@ TABLE_SINCE = {"memories_terms": 3, "vector_state": 5}
 STORE_TABLES = ("meta", "memories")
 
 log = logging.getLogger("kenning")
+#: Rows by ``(group_id, collection, type)`` as stored.
+_Counts = dict[tuple[object, object, object], int]
 
 
 def required_tables(version: int) -> tuple[str, ...]:
@@ -559,10 +561,14 @@ class SQLiteBackend:
         #: Searches past the threshold so far: the first is exact (see _ann_for).
         self._ann_searches = 0
         self._lexical: _LexicalStats | None = None
-        #: the last damaged-row count, with the store version and filters it was taken at
-        self._damaged_count: tuple[
-            tuple[int, int], Filters, dict[tuple[object, object, object], int]
-        ] = ((-1, -1), Filters(), {})
+        #: the last damaged-row counts (fields, vectors alone), with the store version and
+        #: filters they were taken at
+        self._damaged_count: tuple[tuple[int, int], Filters, _Counts, _Counts] = (
+            (-1, -1),
+            Filters(),
+            {},
+            {},
+        )
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
 
@@ -1287,19 +1293,29 @@ class SQLiteBackend:
         return {(r[0], r[1]): int(r[2]) for r in rows}
 
     def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
-        # What search skips: a row whose fields do not decode (decoded as every read does,
-        # and reported once as they are) or whose vector the index holds as damaged. SQL
-        # passes the rows whose fields surely decode (fields_decode_sql) and only the rest
-        # are decoded: decoding every row took 0.6 s at 50k rows, after each write. Kept
-        # until the store changes, as the page asks for stats on every load.
+        # What search skips: a row whose fields do not decode or whose vector is damaged.
+        fields, vectors = self._damaged_counts(filters)
+        return dict(Counter(fields) + Counter(vectors))
+
+    def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
+        # What every read skips: a row whose fields do not decode (one whose vector alone is
+        # damaged is listed and exported, without its vector).
+        return dict(self._damaged_counts(filters)[0])
+
+    def _damaged_counts(self, filters: Filters) -> tuple[_Counts, _Counts]:
+        """The rows whose fields do not decode (decoded as every read does, and reported
+        once as they are), and apart those whose vector alone the index holds as damaged.
+        SQL passes the rows whose fields surely decode (fields_decode_sql) and only the rest
+        are decoded: decoding every row took 0.6 s at 50k rows, after each write. Kept until
+        the store changes, as the page asks for them on every load."""
         where, params = self._where(filters, indexed=False)
         with self._lock, self._snapshot():
             version = self._version()
             if self._damaged_count[:2] == (version, filters):
-                return dict(self._damaged_count[2])
+                return self._damaged_count[2], self._damaged_count[3]
             self._vector_index()  # notes the damaged vectors (search builds the same index)
             bad_vectors = set(self._bad_vectors)
-            found: Counter[tuple[object, object, object]] = Counter()
+            fields: Counter[tuple[object, object, object]] = Counter()
             cursor = self._conn.execute(
                 f"SELECT rowid, {self._read_columns} FROM memories "
                 f"WHERE {where} AND NOT {fields_decode_sql(self._schema)}",
@@ -1308,8 +1324,9 @@ class SQLiteBackend:
             while batch := cursor.fetchmany(1000):
                 for row in batch:
                     if self._decode(row[1:]) is None:
-                        found[row[5], row[3], row[4]] += 1
+                        fields[row[5], row[3], row[4]] += 1
                         bad_vectors.discard(int(row[0]))  # counted once
+            vectors: Counter[tuple[object, object, object]] = Counter()
             chunks = sorted(bad_vectors)
             for start in range(0, len(chunks), 500):
                 chunk = chunks[start : start + 500]
@@ -1318,9 +1335,9 @@ class SQLiteBackend:
                     f"WHERE rowid IN ({','.join('?' * len(chunk))}) AND {where}",
                     [*chunk, *params],
                 ):
-                    found[group_id, collection, type_] += 1
-            self._damaged_count = (version, filters, dict(found))
-        return dict(found)
+                    vectors[group_id, collection, type_] += 1
+            self._damaged_count = (version, filters, dict(fields), dict(vectors))
+        return dict(fields), dict(vectors)
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         # a generator, as the error translation around the public methods expects
@@ -1991,6 +2008,7 @@ for _name in (
     "count",
     "count_by",
     "count_damaged",
+    "count_unreadable",
     "iterate",
     "newest",
     "term_statistics",

@@ -336,7 +336,10 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                         end, collection=collection, memory_type=memory_type, group_id=group
                     )[filters.offset :]
                     total = store.count(
-                        collection=collection, memory_type=memory_type, group_id=group
+                        collection=collection,
+                        memory_type=memory_type,
+                        group_id=group,
+                        readable=True,
                     )
                 else:  # deeper than newest reads at once: every row, newest first
                     listed = store.browse(
@@ -352,7 +355,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 )
                 states = store.freshness(listed)
                 page_rows = [Row(m, None, states.get(m.id)) for m in listed]
-                total = store.count(collection=collection, memory_type=memory_type, group_id=group)
+                total = store.count(
+                    collection=collection, memory_type=memory_type, group_id=group, readable=True
+                )
             recalls = store.recent_recalls() if store.settings.recall_log else []
             # The plots show the whole project, from counts and the recent weeks' times:
             # no row is decoded for them.
@@ -606,7 +611,10 @@ def _age_page(
         )
         total = max(
             0,
-            store.count(collection=collection, memory_type=memory_type, group_id=group) - skip,
+            store.count(
+                collection=collection, memory_type=memory_type, group_id=group, readable=True
+            )
+            - skip,
         )
     end = min(skip + filters.offset + filters.limit, skip + total)
     if end > NEWEST_MAX:
