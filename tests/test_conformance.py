@@ -3313,6 +3313,14 @@ def test_stats_counts_apart_a_note_reads_skip(
         store.backend.upsert([corpus(5)[4]])
         stats = store.stats(group_id="all")
         assert (stats["memories"], stats["damaged"]) == (4, 1), stats
+        # this backend's own writes: one that damages a note, one that repairs the first
+        hurt = corpus(5)[3]
+        store.backend.upsert([replace(hurt, memory=replace(hurt.memory, tags=("a", 1)))])  # type: ignore[arg-type]
+        stats = store.stats(group_id="all")
+        assert (stats["memories"], stats["damaged"]) == (3, 2), stats
+        store.backend.upsert([corpus(5)[1]])
+        stats = store.stats(group_id="all")
+        assert (stats["memories"], stats["damaged"]) == (4, 1), stats
     finally:
         store.close()
 

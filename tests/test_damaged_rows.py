@@ -13,6 +13,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -532,3 +533,52 @@ def test_the_page_counts_the_memories_it_lists(damaged: tuple[MemoryStore, str, 
             assert "show more" not in html, query
     finally:
         source.close()
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
+def test_hooks_remember_totals_the_memories_hooks_stats_counts(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """hooks_remember answered a total of 7 memories where hooks_stats, right after, said 6
+    (and 1 damaged): its total counted the damaged row as a memory."""
+    from kenning.mcp_server import KenningTools
+
+    store, _, _ = damaged
+    root = store.project.root
+    store.close()
+    tools = KenningTools(root)
+    try:
+        before = tools.hooks_stats()
+        assert (before["memories"], before["damaged"]) == (len(NOTES) - 1, 1), before
+        result = tools.hooks_remember("Release notes are drafted from merged pull requests.")
+        after = tools.hooks_stats()
+        assert result["total"] == after["memories"] == len(NOTES), (result, after)
+        assert after["damaged"] == 1, after
+    finally:
+        tools.close()
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json"], indirect=True)
+def test_the_damaged_count_follows_this_connections_own_writes(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """After a write of its own the count looks again only at the rows that can have
+    changed (the damaged ones, the ones written since): one this connection repairs,
+    damages or deletes is still seen."""
+    store, bad, _ = damaged
+    assert store.stats()["damaged"] == 1
+    records = {r.memory.id: r for r in store.backend.iterate(Filters())}
+    other = next(i for i in records if i != bad)
+    # damaged by this connection's own write (tags that are not all text)
+    hurt = records[other]
+    store.backend.upsert([replace(hurt, memory=replace(hurt.memory, tags=("a", 1)))])  # type: ignore[arg-type]
+    data = store.stats()
+    assert (data["damaged"], data["memories"]) == (2, len(NOTES) - 2), data
+    # repaired by another (its tags written as kenning writes them)
+    store.backend.upsert([hurt])
+    data = store.stats()
+    assert (data["damaged"], data["memories"]) == (1, len(NOTES) - 1), data
+    assert store.remember("Release notes are drafted from merged pull requests.", "context").id
+    assert store.forget(bad, group_id="all")
+    data = store.stats()
+    assert (data["damaged"], data["memories"]) == (0, len(NOTES)), data

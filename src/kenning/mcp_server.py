@@ -773,8 +773,9 @@ class KenningTools:
             "collection": data["collection"],
             "type": data["type"],
             "redactions": data["redactions"],
-            # ruvector answers how many memories the store holds after the write
-            "total": store.count(),
+            # ruvector answers how many memories the store holds after the write: the ones
+            # hooks_stats counts (a damaged row is counted apart there)
+            "total": store.stats()["memories"],
         }
 
     def hooks_stats(self, *, where: Located | None = None) -> dict[str, Any]:

@@ -250,6 +250,10 @@ def _redact(url: str) -> str:
     return redact_url(urlunsplit((parts.scheme, netloc, parts.path, query, "")))
 
 
+#: Past this many points written since the last damaged count, the next reads every point.
+_RECOUNT_PAST = 10_000
+
+
 class QdrantBackend:
     """A store in Qdrant (server or local mode). Thread-safe within a process."""
 
@@ -280,11 +284,11 @@ class QdrantBackend:
         self._writes = 0
         #: The last damaged-point count (local mode), with the writes and filters it was
         #: taken at: it reads every payload (2 s at 5k points), and stats asks on each call.
-        self._damaged_count: tuple[int, Filters, dict[tuple[object, object, object], int]] = (
-            -1,
-            Filters(),
-            {},
-        )
+        self._damaged_count: tuple[
+            int, Filters, dict[tuple[object, object, object], int], frozenset[Any]
+        ] = (-1, Filters(), {}, frozenset())
+        #: Point ids written since that count (None: too many to read one by one).
+        self._written: set[Any] | None = set()
         name = DEFAULT_COLLECTION
         # the prefix in any case, as the registry routes it here (QDRANT-LOCAL:/srv/q)
         self.local = location == ":memory:" or location.lower().startswith(LOCAL_PREFIX)
@@ -862,6 +866,7 @@ class QdrantBackend:
                         raise duplicate_content(self.location)
                 replaced = self._doc_lens(client, ids)
                 payloads = [self._payload(r.memory) for r in records]
+                self._note_written([point_id(i) for i in ids])
                 client.upsert(
                     self.collection,
                     points=[
@@ -1156,22 +1161,46 @@ class QdrantBackend:
     def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # The points count() counts (with kenning's fields) whose payload a read skips: a
         # field another tool wrote as another type. Qdrant cannot filter on a value's type,
-        # so their payloads are read and decoded as every read does (and named once); in
-        # local mode kept until this backend writes.
+        # so their payloads are read and decoded as every read does (and named once). In
+        # local mode no one else writes: the count is kept until this backend writes, and
+        # then only the points damaged before (a write may have replaced them) and those
+        # it wrote since are read again (hooks_remember's total costs that).
+        from qdrant_client import models
+
         with self._lock:
             writes = self._writes
-            if self.local and self._damaged_count[:2] == (writes, filters):
-                return dict(self._damaged_count[2])
+            counted, counted_filters, counts, damaged = self._damaged_count
+            if self.local and (counted, counted_filters) == (writes, filters):
+                return dict(counts)
+            again = None
+            written = self._written
+            if self.local and counted >= 0 and counted_filters == filters and written is not None:
+                again = sorted(damaged | written)
+            self._written = set()
         found: Counter[tuple[object, object, object]] = Counter()
-        for points in self._pages(self._counted(filters), 1000):
+        now_damaged: set[Any] = set()
+        scroll_filter = self._counted(filters)
+        if again is not None:
+            scroll_filter = self._counted(filters, [models.HasIdCondition(has_id=again)])
+        for points in self._pages(scroll_filter, 1000) if again != [] else ():
             for point in points:
                 if self._decode(point) is None:
                     payload = point.payload or {}
                     key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
                     found[tuple(v if isinstance(v, str) else repr(v) for v in key)] += 1
+                    now_damaged.add(point.id)
         with self._lock:
-            self._damaged_count = (writes, filters, dict(found))
+            self._damaged_count = (writes, filters, dict(found), frozenset(now_damaged))
         return dict(found)
+
+    def _note_written(self, point_ids: Sequence[Any]) -> None:
+        """Points this backend writes: the next damaged count reads them (and, past a
+        bound, every point again)."""
+        with self._lock:
+            if self._written is not None:
+                self._written.update(point_ids)
+                if len(self._written) > _RECOUNT_PAST:
+                    self._written = None
 
     def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # Qdrant holds vectors of the collection's size: every damaged point is its payload

@@ -569,6 +569,10 @@ class SQLiteBackend:
             {},
             {},
         )
+        #: What the last count saw, for the next one after this connection's own writes
+        #: (see :meth:`_damaged_counts`): the rowids of the rows whose fields do not decode,
+        #: the largest rowid, and the schema; None when unknown.
+        self._damaged_seen: tuple[frozenset[int], int, int] | None = None
         #: Rowids whose vector is damaged (left out of vector search; see rows()).
         self._bad_vectors: set[int] = set()
 
@@ -620,6 +624,7 @@ class SQLiteBackend:
         except sqlite3.Error as exc:
             raise KenningError(_cannot_open(self.path, exc)) from None
         self._identity = _file_identity(self.path)
+        self._damaged_seen = None  # data_version counts this connection's view only
         #: The full-text index's tables this store lost (its rows are intact: it opens, to
         #: be read out — `kenning export` — and refuses full-text queries and writes).
         self._lost_index: list[str] = []
@@ -906,6 +911,7 @@ class SQLiteBackend:
             except BaseException:
                 _end_if_open(self._conn, "ROLLBACK")
                 self._writes += 1  # our cache may hold rows that were rolled back
+                self._damaged_seen = None  # and rows deleted in it are back
                 self._purge = self._erase_wal = False
                 raise
             finally:
@@ -1307,24 +1313,50 @@ class SQLiteBackend:
         once as they are), and apart those whose vector alone the index holds as damaged.
         SQL passes the rows whose fields surely decode (fields_decode_sql) and only the rest
         are decoded: decoding every row took 0.6 s at 50k rows, after each write. Kept until
-        the store changes, as the page asks for them on every load."""
+        the store changes, as the page asks for them on every load.
+
+        When only this connection wrote since the last count (``data_version`` moves for
+        another connection's commits alone), only the rows that can have changed are looked
+        at: the damaged ones then (a sighting or an edit may have repaired them) and the
+        rows written since, which AUTOINCREMENT gives larger rowids (an upsert replaces a
+        row by a new one; the other writes here set vectors, which the index checks, and
+        sightings, to valid values): hooks_remember's total after each write costs that."""
         where, params = self._where(filters, indexed=False)
         with self._lock, self._snapshot():
             version = self._version()
-            if self._damaged_count[:2] == (version, filters):
+            counted, counted_filters = self._damaged_count[:2]
+            if (counted, counted_filters) == (version, filters):
                 return self._damaged_count[2], self._damaged_count[3]
             self._vector_index()  # notes the damaged vectors (search builds the same index)
             bad_vectors = set(self._bad_vectors)
+            seen = self._damaged_seen
+            fields_ok = fields_decode_sql(self._schema)
+            if (
+                seen is not None
+                and counted[0] == version[0]
+                and counted_filters == filters
+                and seen[2] == self._schema
+            ):
+                known = sorted(seen[0])
+                cursor = self._conn.execute(
+                    f"SELECT rowid, {self._read_columns} FROM memories WHERE "
+                    f"(rowid IN (SELECT value FROM json_each(?)) OR (rowid > ? AND NOT "
+                    f"{fields_ok})) AND {where}",
+                    [json.dumps(known), seen[1], *params],
+                )
+            else:
+                cursor = self._conn.execute(
+                    f"SELECT rowid, {self._read_columns} FROM memories "
+                    f"WHERE {where} AND NOT {fields_ok}",
+                    params,
+                )
             fields: Counter[tuple[object, object, object]] = Counter()
-            cursor = self._conn.execute(
-                f"SELECT rowid, {self._read_columns} FROM memories "
-                f"WHERE {where} AND NOT {fields_decode_sql(self._schema)}",
-                params,
-            )
+            damaged: set[int] = set()
             while batch := cursor.fetchmany(1000):
                 for row in batch:
                     if self._decode(row[1:]) is None:
                         fields[row[5], row[3], row[4]] += 1
+                        damaged.add(int(row[0]))
                         bad_vectors.discard(int(row[0]))  # counted once
             vectors: Counter[tuple[object, object, object]] = Counter()
             chunks = sorted(bad_vectors)
@@ -1337,6 +1369,11 @@ class SQLiteBackend:
                 ):
                     vectors[group_id, collection, type_] += 1
             self._damaged_count = (version, filters, dict(fields), dict(vectors))
+            # a count inside our own transaction may see rows it then rolls back
+            last = self._conn.execute("SELECT coalesce(max(rowid), 0) FROM memories")
+            self._damaged_seen = (
+                None if self._in_tx else (frozenset(damaged), int(last.fetchone()[0]), self._schema)
+            )
         return dict(fields), dict(vectors)
 
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
