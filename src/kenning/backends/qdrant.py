@@ -1186,8 +1186,16 @@ class QdrantBackend:
             for point in points:
                 if self._decode(point) is None:
                     payload = point.payload or {}
-                    key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
-                    found[tuple(v if isinstance(v, str) else repr(v) for v in key)] += 1
+                    # as stored; another type than text by its repr (a list cannot be a key)
+                    group, coll, typ = (
+                        v if isinstance(v, str) else repr(v)
+                        for v in (
+                            payload.get("group_id"),
+                            payload.get("collection"),
+                            payload.get("type"),
+                        )
+                    )
+                    found[group, coll, typ] += 1
                     now_damaged.add(point.id)
         with self._lock:
             self._damaged_count = (writes, filters, dict(found), frozenset(now_damaged))
