@@ -582,3 +582,28 @@ def test_the_damaged_count_follows_this_connections_own_writes(
     assert store.forget(bad, group_id="all")
     data = store.stats()
     assert (data["damaged"], data["memories"]) == (0, len(NOTES)), data
+
+
+def test_export_does_not_promise_another_projects_damaged_row(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    """`kenning export` of a project said "1 memory of other projects in the store is not in
+    this export; `kenning export --project all` exports every project" when the only other
+    row was damaged, which no export writes: the note counted every row."""
+    for text in NOTES[:3]:
+        assert store.remember(text, "context").id
+    other = store.remember(NOTES[3], "context").id
+    root = store.project.root
+    store.close()
+    conn = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET group_id = ?, tags = ? WHERE id = ?",
+        ("other/project", "not json", other),
+    )
+    conn.close()
+    proc = run_kenning(root, "export", "-o", str(tmp_path / "a.jsonl"))
+    assert_clean_outcome(proc, "export")
+    err = proc.stderr.decode()
+    assert "exported 3 memories" in err and "other projects" not in err, err
+    proc = run_kenning(root, "export", "--project", "all", "-o", str(tmp_path / "all.jsonl"))
+    assert "exported 3 memories" in proc.stderr.decode(), proc.stderr

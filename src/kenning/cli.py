@@ -1363,8 +1363,14 @@ def export(
             report = _export_to_file(store, output, group_id, not no_vectors)
         scope = store.resolve_group(group_id)
         # a backup of this project alone: notes under another id (a renamed remote) are
-        # not in it, and "exported 0 memories" said nothing of them
-        left_out = 0 if scope is None else store.count(group_id="all") - store.count(group_id=scope)
+        # not in it, and "exported 0 memories" said nothing of them (counted as an export
+        # writes them: a row whose fields do not decode is in no export)
+        left_out = (
+            0
+            if scope is None
+            else store.count(group_id="all", readable=True)
+            - store.count(group_id=scope, readable=True)
+        )
     if report.without_vectors:
         click.echo(
             f"{len(report.without_vectors)} memories were exported without their damaged "
