@@ -736,3 +736,21 @@ def test_a_port_out_of_range_is_a_usage_error(project: Path, port: str) -> None:
     r = run_cli(project, "ui", "--port", port)
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "--port" in r.stderr and "0<=x<=65535" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("where", ["{project}/backup/memry.db", "{project}/../elsewhere.db"])
+def test_export_of_a_store_named_with_store_that_does_not_exist_is_an_error(
+    project: Path, where: str
+) -> None:
+    """`kenning export --store X -o backup.jsonl` with a typo in X said "nothing to export"
+    and exited 0: a backup script went on with no backup, as if the store were empty. A
+    store the user names and that is not there is bad input naming the path (exit 1); with
+    no --store, a project with no store yet still has nothing to export (exit 0)."""
+    path = where.format(project=project)
+    result = run_cli(project, "export", "--store", path, "-o", str(project / "b.jsonl"))
+    assert result.returncode == 1, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+    assert str(Path(path).resolve()) in line and "--store" in line, line
+    assert not (project / "b.jsonl").exists() and not Path(path).exists()
+    result = run_cli(project, "export", "-o", str(project / "b.jsonl"))
+    assert result.returncode == 0 and "nothing to export" in result.stderr, result.stderr

@@ -1350,6 +1350,14 @@ def export(
     from .transfer import export_memories
 
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
+        if not store.exists and store_path is not None and store_path.strip():
+            # a store the user names is one they expect to hold notes: a typo in it exported
+            # nothing and exited 0, and a backup script went on without a backup
+            _fail(
+                f"no kenning store at {_plain(store.location)}: the store named with --store "
+                "does not exist; check the path given with --store (a typo, a store moved "
+                "aside), or leave --store out to export this project's store"
+            )
         if not store.exists:  # nothing to export: exit 0, as every read of no store
             click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)
             return
