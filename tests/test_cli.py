@@ -728,3 +728,51 @@ def test_a_command_for_one_project_refuses_all(project: Path) -> None:
     r = kenning(project, "stale", "--project", "all")
     assert r.returncode == 1 and "this checkout's project" in r.stderr, (r.stdout, r.stderr)
     assert kenning(project, "stale", "--json").returncode == 0
+
+
+def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedder) -> None:
+    """`kenning doctor` run while a `kenning reembed` was still at work (another process)
+    said "a `kenning reembed` was interrupted" and told the user to run it again: a second
+    reembed went over the same rows beside the first. The running one holds a lock doctor
+    tests, so doctor says it runs, and a second one is refused naming the store; once it
+    ends, doctor is content."""
+    import subprocess
+    import sys
+    import threading
+
+    from kenning.reembed import reembed
+
+    for note in (DB_LOCKED, "Use snake_case for Python function names.", "Deploy on Fridays."):
+        assert kenning(project, "remember", note).returncode == 0
+    started, release = threading.Event(), threading.Event()
+
+    def pause(done: int, total: int) -> None:
+        started.set()
+        assert release.wait(60)
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        worker = threading.Thread(
+            target=reembed,
+            args=(store,),
+            kwargs={"batch_size": 1, "progress": pause, "every": True},
+        )
+        worker.start()
+        try:
+            assert started.wait(60)
+            doctor = subprocess.run(
+                [sys.executable, "-m", "kenning", "doctor", "--json"],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=120,
+            )
+            second = kenning(project, "reembed")
+        finally:
+            release.set()
+            worker.join(60)
+    check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "provenance")
+    assert "running" in check["message"] and "interrupted" not in check["message"], check
+    assert second.returncode == 1 and "already running" in second.stderr, second.stderr
+    after = json.loads(kenning(project, "doctor", "--json").stdout)["checks"]
+    assert next(c for c in after if c["name"] == "provenance")["status"] == "ok", after

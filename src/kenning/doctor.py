@@ -333,6 +333,16 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
 
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if meta.get("reembed_state") is not None:
+        from .reembed import reembed_running
+
+        if reembed_running(path):
+            return Check(
+                "provenance",
+                WARNING,
+                "a `kenning reembed` is running: the store is half re-embedded until it ends, "
+                "and reads are refused meanwhile",
+                "wait for it to finish, then run `kenning doctor` again",
+            ), None
         return Check(
             "provenance",
             FAILED,

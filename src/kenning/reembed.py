@@ -16,8 +16,11 @@ re-embedded.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Filters
@@ -31,6 +34,67 @@ if TYPE_CHECKING:
 REEMBED_STATE_KEY = "reembed_state"
 #: Failures after which a batch may have been written (a server that stopped answering).
 _UNSURE = (StoreUnavailable, StoreWriteFailed)
+
+try:  # POSIX; elsewhere a running reembed cannot be told from an interrupted one
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+def _lock_path(database: Path) -> Path:
+    database = Path(os.path.realpath(database))  # one lock, by whichever name it is opened
+    return database.with_name(database.name + ".reembed.lock")
+
+
+def reembed_running(database: Path) -> bool:
+    """True while a reembed of the store file ``database`` runs, in any process of this
+    machine: the metadata key alone reads the same for a run at work and for one that was
+    killed, and "run it again" said of a running one starts a second beside it. The lock is
+    ``flock``'s, so a killed run holds none; False where it cannot be told."""
+    from .backends.vectorfile import NO_FOLLOW
+
+    if fcntl is None:
+        return False
+    try:  # read-only: doctor opens nothing for writing
+        fd = os.open(_lock_path(database), os.O_RDONLY | NO_FOLLOW)
+    except OSError:  # no lock file: no reembed since this version has run on it
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+@contextlib.contextmanager
+def _running(store: MemoryStore) -> Iterator[None]:
+    """Marks a reembed of a store file as running while it runs (:func:`reembed_running`);
+    a second one is refused, as it would re-embed the same rows beside it. A server store
+    has no file to lock: nothing is marked."""
+    from .backends.vectorfile import NO_FOLLOW
+
+    database = getattr(store.backend, "path", None)
+    if fcntl is None or not isinstance(database, Path):
+        yield
+        return
+    try:
+        fd = os.open(_lock_path(database), os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o644)
+    except OSError:  # a read-only folder: the reembed's first write says so
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise KenningError(
+                f"a `kenning reembed` of {database} is already running; wait for it to "
+                "finish (`kenning doctor` says whether one still runs)"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def reembed(
@@ -49,6 +113,16 @@ def reembed(
     others (re-embedding them all would give the same vectors, at the model's speed: half
     an hour at 100k memories). ``every`` re-embeds every memory all the same."""
     store.check_location()
+    with _running(store):
+        return _reembed(store, batch_size, progress, every)
+
+
+def _reembed(
+    store: MemoryStore,
+    batch_size: int,
+    progress: Callable[[int, int], None] | None,
+    every: bool,
+) -> dict[str, Any]:
     backend = store.backend
     target = store.embedder.provenance
     state_raw = backend.get_meta(REEMBED_STATE_KEY)
