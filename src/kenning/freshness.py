@@ -39,7 +39,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -374,31 +374,56 @@ def record(paths: Sequence[str], files_root: Path) -> dict[str, str]:
     return out
 
 
-def check(recorded: Mapping[str, str], files_root: Path) -> Freshness:
-    """Compare each recorded file with the checkout at ``files_root``. Each path is checked
-    again before it is read (it is stored data): a refused path is :data:`REFUSED`."""
+@dataclass(frozen=True)
+class Observed:
+    """What :func:`check` found of one path of the checkout: the ids its file may have
+    (:meth:`_BlobCache.blobs`), or why it has none: ``status`` :data:`REFUSED` (the
+    source-path checks), :data:`MISSING`, or :data:`CHANGED` (a file that cannot be hashed),
+    with ``reason``."""
+
+    ids: tuple[str, ...] = ()
+    status: str | None = None
+    reason: str | None = None
+
+
+def _observe(path: str, files_root: Path) -> Observed:
     from .sources import check_source
 
+    verdict = check_source(path, files_root)
+    if not verdict.ok or verdict.resolved is None:
+        return Observed(status=REFUSED, reason=verdict.reason)
+    try:
+        ids, problem = _CACHE.blobs(verdict.resolved)
+    except FileNotFoundError:
+        return Observed(status=MISSING, reason="no such file")
+    except OSError as exc:
+        return Observed(status=MISSING, reason=exc.strerror or str(exc))
+    return Observed(ids) if ids else Observed(status=CHANGED, reason=problem)
+
+
+def check(
+    recorded: Mapping[str, str], files_root: Path, observed: dict[str, Observed] | None = None
+) -> Freshness:
+    """Compare each recorded file with the checkout at ``files_root``. Each path is checked
+    again before it is read (it is stored data): a refused path is :data:`REFUSED`.
+
+    ``observed`` (kept by the caller for one listing of one checkout, filled in here): what
+    was found of each path earlier in the listing. A list of 100k memories names a few
+    hundred files, and the source-path checks and the ``stat`` of each file for every
+    memory naming it were most of the page's "stale only" filter (1.3 to 7 s)."""
     states: list[FileState] = []
     for path, blob in recorded.items():
-        verdict = check_source(path, files_root)
-        if not verdict.ok or verdict.resolved is None:
-            states.append(FileState(path, blob, None, REFUSED, verdict.reason))
-            continue
-        try:
-            ids, problem = _CACHE.blobs(verdict.resolved)
-        except FileNotFoundError:
-            states.append(FileState(path, blob, None, MISSING, "no such file"))
-            continue
-        except OSError as exc:
-            states.append(FileState(path, blob, None, MISSING, exc.strerror or str(exc)))
-            continue
-        if not ids:
-            states.append(FileState(path, blob, None, CHANGED, problem))
-        elif blob in ids:  # git's id, or (a record written before) the bytes' own hash
+        seen = observed.get(path) if observed is not None else None
+        if seen is None:
+            seen = _observe(path, files_root)
+            if observed is not None:
+                observed[path] = seen
+        if seen.status is not None:
+            states.append(FileState(path, blob, None, seen.status, seen.reason))
+        elif blob in seen.ids:  # git's id, or (a record written before) the bytes' own hash
             states.append(FileState(path, blob, blob, FRESH))
         else:
-            states.append(FileState(path, blob, ids[0], CHANGED))
+            states.append(FileState(path, blob, seen.ids[0], CHANGED))
     return Freshness(tuple(states))
 
 

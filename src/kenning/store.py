@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -95,6 +95,9 @@ from .search import (
     rank,
 )
 from .vectors import vector_problem
+
+if TYPE_CHECKING:
+    from .freshness import Observed
 
 DEFAULT_TYPE = "context"
 log = logging.getLogger("kenning")
@@ -1434,19 +1437,22 @@ class MemoryStore:
         if not self.check_freshness:
             return {}
         out: dict[str, Freshness] = {}
+        observed: dict[str, Observed] = {}  # each file checked once for the whole list
         for memory in memories:
-            state = self._freshness_of(memory)
+            state = self._freshness_of(memory, observed)
             if state is not None:
                 out[memory.id] = state
         return out
 
-    def _freshness_of(self, memory: Memory) -> Freshness | None:
+    def _freshness_of(
+        self, memory: Memory, observed: dict[str, Observed] | None = None
+    ) -> Freshness | None:
         from .freshness import check, recorded_files
 
         if not self.check_freshness or memory.group_id != self.group_id:
             return None
         files = recorded_files(memory.metadata)
-        return check(files, self.project.files_root) if files else None
+        return check(files, self.project.files_root, observed) if files else None
 
     def _rank_fresh_first(
         self, results: Sequence[SearchResult], stale_penalty: float
