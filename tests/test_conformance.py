@@ -653,6 +653,25 @@ def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
     assert [m.id for m in top] == [late.memory.id, twins[4].memory.id, twins[3].memory.id]
     assert top[0] == backend.get([late.memory.id])[0]  # whole memories, metadata included
     assert backend.newest(Filters(), 0) == []
+    # ``before``: the memories stored before it only (the page's "older than" filter), the
+    # bound given in another zone; the twins are at it, and are left out
+    for cut in (T0 + timedelta(days=1), T0 + timedelta(minutes=10)):
+        for f in cases:
+            for n in (1, 3, 50):
+                want = [
+                    m.id
+                    for m in sorted(
+                        (
+                            r.memory
+                            for r in everything
+                            if matches(r, f) and r.memory.stored_at < cut
+                        ),
+                        key=lambda m: (m.stored_at, m.id),
+                        reverse=True,
+                    )[:n]
+                ]
+                east = cut.astimezone(timezone(timedelta(hours=3)))
+                assert [m.id for m in backend.newest(f, n, east)] == want, (cut, f, n)
 
 
 def test_stored_since_gives_the_times_at_or_after_within_the_filter(backend: Backend) -> None:

@@ -657,24 +657,16 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     assert decoded[0] <= 600, decoded
 
 
-def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page's age filter ("last 7 days", "older than 90 days") decoded every memory of
-    the project to show twenty: 0.8 s a page at 100k memories for the last day (the newest
-    page: 0.1 s). "Last N days" is a prefix of the newest-first order: it reads the rows up
-    to the page's last and counts the window from the stored times alone; "older than"
-    does so too while the newer rows are within what newest reads at once. The rows shown
-    and counted are the same. Built through the bulk path (an export imported)."""
+def _aged_project(project: Path, n: int) -> list[str]:
+    """``n`` memories in ``project``'s store, 1.1 hours apart going back from now (an export
+    of them, with its times changed, imported: the bulk path); their ids newest first."""
     import io
     import json
-    import re
 
     from kenning import open_store
     from kenning.store import NewMemory
     from kenning.transfer import export_memories, import_memories
 
-    n = 3000  # an hour apart: 137 days, past the 90-day filter
     notes = [
         NewMemory(f"Service {i} retries {i * 7} times against host h{i * 13}", "rule")
         for i in range(n)
@@ -692,7 +684,22 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
         aged.append(json.dumps(row))
     with open_store(cwd=project, embedder="hashing") as store:
         assert import_memories(store, aged)["imported"] == n
-        newest = [m.id for m in store.browse()]
+        return [m.id for m in store.browse()]
+
+
+def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's age filter ("last 7 days", "older than 90 days") decoded every memory of
+    the project to show twenty: 0.8 s a page at 100k memories for the last day (the newest
+    page: 0.1 s). "Last N days" is a prefix of the newest-first order: it reads the rows up
+    to the page's last and counts the window from the stored times alone; "older than"
+    does so too while the newer rows are within what newest reads at once. The rows shown
+    and counted are the same. Built through the bulk path (an export imported)."""
+    import re
+
+    n = 3000  # an hour apart: 137 days, past the 90-day filter
+    newest = _aged_project(project, n)
     per_day = 24 / 1.1
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
@@ -762,3 +769,28 @@ def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
         source.close()
     # each file once per listing (and the page's 20 shown), not once per memory
     assert checked[0] <= 2 * (files + 20), checked
+
+
+def test_the_older_than_filter_reads_only_the_rows_it_shows(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's "older than 90 days" read every newer memory before its own (newest
+    first, then skipped), and past 10,000 newer ones (what newest reads at once) every
+    memory of the project: 1.4 s a page at 100k. The backend's newest query starts at the
+    filter's time now: the page reads its own rows, whatever comes after them."""
+    n = 3000
+    newest = _aged_project(project, n)
+    older = n - (int(90 * 24 / 1.1) + 1)
+    decoded = _decoded_rows(monkeypatch)
+    client, source = _page_client(project)
+    try:
+        decoded[0] = 0
+        html = client.get("/?age=%3E90").text
+        assert _ids_shown(html) == newest[n - older : n - older + 20]
+        assert f"{older} memories" in html
+        html = client.get("/?age=%3E90&from=40&limit=40").text
+        assert _ids_shown(html) == newest[n - older + 40 : n - older + 80]
+    finally:
+        source.close()
+    # the 20 and 80 rows shown, not the 1,964 newer ones before them
+    assert decoded[0] <= 20 + 80 + 10, decoded

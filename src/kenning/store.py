@@ -1615,16 +1615,21 @@ class MemoryStore:
         collection: str | None = None,
         memory_type: str | Sequence[str] | None = None,
         group_id: str | None = None,
+        stored_before: datetime | None = None,
     ) -> list[Memory]:
         """The ``limit`` most recently stored memories (this project by default), newest
-        first; no query, no model. The backend reads only those rows (an index on SQLite)."""
+        first; no query, no model. The backend reads only those rows (an index on SQLite).
+        ``stored_before``: of the memories stored before that time."""
         from .search import check_types_of, parse_types
 
         limit = check_whole_number("limit", limit, NEWEST_MAX)
         types = parse_types(memory_type)
         collections = (check_types_of(collection, types),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, types)
-        return self.backend.newest(filters, limit)
+        before = parse_timestamp(stored_before) if stored_before is not None else None
+        if before is None:  # as a backend written before ``before`` existed is called
+            return self.backend.newest(filters, limit)
+        return self.backend.newest(filters, limit, before)
 
     def count_by(self, *, group_id: str | None = None) -> dict[tuple[str, str], int]:
         """How many memories per ``(collection, type)``: this project by default

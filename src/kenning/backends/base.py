@@ -429,9 +429,11 @@ class Backend(Protocol):
         even when it is edited during the walk (:func:`each_memory_once`)."""
         ...
 
-    def newest(self, filters: Filters, n: int) -> list[Memory]:
+    def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         """The ``n`` most recently stored memories matching ``filters``, newest first (by
-        ``stored_at``, then by id, larger first), without reading the other rows."""
+        ``stored_at``, then by id, larger first), without reading the other rows. ``before``:
+        only memories stored before it (the page's "older than" filter starts there rather
+        than reading every newer row to skip it)."""
         ...
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:

@@ -66,7 +66,7 @@ class MissingBackend:
     def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
         return iter(())
 
-    def newest(self, filters: Filters, n: int) -> list[Memory]:
+    def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         return []
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:

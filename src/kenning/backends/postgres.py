@@ -1628,10 +1628,12 @@ class PostgresBackend:
             ).fetchall()
         return [(str(memory_id), str(digest)) for memory_id, digest in rows]
 
-    def newest(self, filters: Filters, n: int) -> list[Memory]:
+    def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         if n <= 0:
             return []
         where, params = _where(filters)
+        if before is not None:
+            where, params = f"{where} AND stored_at < %s", [*params, before]
         with self._connection() as conn:
             if self._dim(conn) is None:
                 return []

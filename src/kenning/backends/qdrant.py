@@ -1244,18 +1244,27 @@ class QdrantBackend:
                 if memory is not None:
                     yield MemoryRecord(memory=memory, vector=np.asarray(p.vector, dtype=np.float32))
 
-    def newest(self, filters: Filters, n: int) -> list[Memory]:
+    def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         from qdrant_client import models
 
         if n <= 0:
             return []
+        earlier = (
+            []
+            if before is None
+            else [
+                models.FieldCondition(
+                    key="stored_at", range=models.DatetimeRange(lt=before.astimezone(UTC))
+                )
+            ]
+        )
         with self._call() as client:
             if self._dim() is None:
                 return []
             self._index_stored_at(client)
             points, _ = client.scroll(
                 self.collection,
-                scroll_filter=self._filter(filters),
+                scroll_filter=self._filter(filters, earlier),
                 limit=n,
                 order_by=models.OrderBy(key="stored_at", direction=models.Direction.DESC),
                 with_payload=True,
@@ -1272,7 +1281,7 @@ class QdrantBackend:
                 while True:
                     page, offset = client.scroll(
                         self.collection,
-                        scroll_filter=self._filter(filters, [boundary]),
+                        scroll_filter=self._filter(filters, [boundary, *earlier]),
                         limit=max(n, 100),
                         offset=offset,
                         with_payload=True,

@@ -1404,10 +1404,15 @@ class SQLiteBackend:
                     )
             last = rows[-1][0]
 
-    def newest(self, filters: Filters, n: int) -> list[Memory]:
+    def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         if n <= 0:
             return []
         where, params = self._where(filters)
+        if before is not None:  # UTC ISO 8601 text (see upsert): compared as text, as it sorts
+            where, params = (
+                f"{where} AND stored_at < ?",
+                [*params, before.astimezone(UTC).isoformat()],
+            )
         with self._lock:
             # stored_at is UTC ISO 8601 text (see upsert), which sorts as the time does
             rows = self._conn.execute(

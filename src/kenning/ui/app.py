@@ -591,12 +591,13 @@ def _age_page(
     """An age filter's page and how many memories it holds, reading only the rows up to
     the page's last, newest first (an index on SQLite), and the stored times of the newer
     ones: browse decoded every memory of the project (1 to 1.8 s a page at 100k). The
-    window's memories are a run of the newest-first order (a prefix for "last N days",
-    what follows the newer ones for "older than"). None: deeper than newest reads at once."""
+    window's memories are a run of the newest-first order: a prefix for "last N days", and
+    for "older than" what newest gives from the filter's time on (it read every newer row
+    to skip it, and every row of the project past 10,000 newer ones: 1.4 s at 100k). None:
+    deeper than newest reads at once."""
     if after is None and before is None:
         return None
     if after is not None:
-        skip = 0
         total = len(
             store.stored_since(
                 after, group_id=group, collection=collection, memory_type=memory_type
@@ -604,7 +605,7 @@ def _age_page(
         )
     else:
         assert before is not None
-        skip = len(
+        newer = len(
             store.stored_since(
                 before, group_id=group, collection=collection, memory_type=memory_type
             )
@@ -614,17 +615,23 @@ def _age_page(
             store.count(
                 collection=collection, memory_type=memory_type, group_id=group, readable=True
             )
-            - skip,
+            - newer,
         )
-    end = min(skip + filters.offset + filters.limit, skip + total)
+    end = min(filters.offset + filters.limit, total)
     if end > NEWEST_MAX:
         return None
-    if end <= skip + filters.offset:
+    if end <= filters.offset:
         return [], total
     inside = [
         m
-        for m in store.newest(end, collection=collection, memory_type=memory_type, group_id=group)
-        if (after is None or m.stored_at >= after) and (before is None or m.stored_at < before)
+        for m in store.newest(
+            end,
+            collection=collection,
+            memory_type=memory_type,
+            group_id=group,
+            stored_before=before,
+        )
+        if after is None or m.stored_at >= after
     ]
     return inside[filters.offset : filters.offset + filters.limit], total
 
