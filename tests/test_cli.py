@@ -776,3 +776,24 @@ def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedde
     assert second.returncode == 1 and "already running" in second.stderr, second.stderr
     after = json.loads(kenning(project, "doctor", "--json").stdout)["checks"]
     assert next(c for c in after if c["name"] == "provenance")["status"] == "ok", after
+
+
+def test_doctor_checks_a_store_moved_aside_under_any_name_outside_a_checkout(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning doctor --store ~/backups/memory.db.damaged` run outside a checkout (where a
+    store moved aside is looked at) took the file for a folder holding a memory.db, said
+    "no store … and none can be created: … is a file, not a folder" and told the user to
+    move the store aside, while `kenning export --store` of the same path reads it. An
+    existing file named with --store is the database, whatever its name ends with."""
+    assert kenning(project, "remember", DB_LOCKED).returncode == 0
+    assert kenning(project, "stats").returncode == 0  # the WAL checkpointed at the close
+    aside = tmp_path / "backups" / "memory.db.damaged"
+    aside.parent.mkdir()
+    (project / ".kenning" / "memory.db").rename(aside)
+    monkeypatch.chdir(aside.parent)  # no checkout here
+    result = kenning(aside.parent, "doctor", "--store", str(aside), "--json")
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "ok", checks["store"]
+    assert checks["rows"]["status"] == "ok" and "1 row" in checks["rows"]["message"], checks
+    assert result.returncode == 0, result.stderr

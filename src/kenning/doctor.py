@@ -161,14 +161,16 @@ def expected_provenance() -> Provenance | None:
 
 def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Check]:
     from .errors import StoreLocationError, UserInputError
-    from .project import STORE_FILENAME, check_store_location, resolve_project
+    from .project import STORE_FILENAME, check_store_location, names_a_file, resolve_project
 
     try:
         project = resolve_project(cwd, None, store_path)
     except UserInputError as exc:
         path = None
         if store_path is not None:
-            path = store_path if store_path.suffix == ".db" else store_path / STORE_FILENAME
+            # as every command takes it: a store moved aside as memory.db.damaged is a
+            # file, not a folder holding a memory.db
+            path = store_path if names_a_file(store_path) else store_path / STORE_FILENAME
             # a store named to be checked (a backup, a store moved aside): checked where it
             # is; only writing to it needs its project
             return path, Check(
