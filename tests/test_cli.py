@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -730,14 +732,10 @@ def test_a_command_for_one_project_refuses_all(project: Path) -> None:
     assert kenning(project, "stale", "--json").returncode == 0
 
 
-def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedder) -> None:
-    """`kenning doctor` run while a `kenning reembed` was still at work (another process)
-    said "a `kenning reembed` was interrupted" and told the user to run it again: a second
-    reembed went over the same rows beside the first. The running one holds a lock doctor
-    tests, so doctor says it runs, and a second one is refused naming the store; once it
-    ends, doctor is content."""
-    import subprocess
-    import sys
+@contextmanager
+def _a_reembed_at_work(project: Path, minilm: Embedder) -> Iterator[None]:
+    """A reembed of ``project``'s three-note store (``kenning.reembed``, every memory),
+    paused after its first batch while the block runs, then let finish."""
     import threading
 
     from kenning.reembed import reembed
@@ -759,23 +757,48 @@ def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedde
         worker.start()
         try:
             assert started.wait(60)
-            doctor = subprocess.run(
-                [sys.executable, "-m", "kenning", "doctor", "--json"],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=120,
-            )
-            second = kenning(project, "reembed")
+            yield
         finally:
             release.set()
             worker.join(60)
+
+
+def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedder) -> None:
+    """`kenning doctor` run while a `kenning reembed` was still at work (another process)
+    said "a `kenning reembed` was interrupted" and told the user to run it again: a second
+    reembed went over the same rows beside the first. The running one holds a lock doctor
+    tests, so doctor says it runs, and a second one is refused naming the store; once it
+    ends, doctor is content."""
+    import subprocess
+    import sys
+
+    with _a_reembed_at_work(project, minilm):
+        doctor = subprocess.run(
+            [sys.executable, "-m", "kenning", "doctor", "--json"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        second = kenning(project, "reembed")
     check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "provenance")
     assert "running" in check["message"] and "interrupted" not in check["message"], check
     assert second.returncode == 1 and "already running" in second.stderr, second.stderr
     after = json.loads(kenning(project, "doctor", "--json").stdout)["checks"]
     assert next(c for c in after if c["name"] == "provenance")["status"] == "ok", after
+
+
+def test_a_read_while_a_reembed_runs_says_to_wait_for_it(project: Path, minilm: Embedder) -> None:
+    """`kenning recall` (any read or write) while a `kenning reembed` was at work said the
+    store "is half re-embedded; run `kenning reembed` to finish", and run as told a second
+    reembed was refused (one is running). The refusal says one is running: wait for it."""
+    with _a_reembed_at_work(project, minilm):
+        during = kenning(project, "recall", "database is locked")
+    assert during.returncode == 1, during.stderr
+    (line,) = [x for x in during.stderr.splitlines() if x.startswith("error:")]
+    assert "running" in line and "wait" in line and "run `kenning reembed`" not in line, line
+    assert kenning(project, "recall", "database is locked").returncode == 0
 
 
 def test_doctor_checks_a_store_moved_aside_under_any_name_outside_a_checkout(

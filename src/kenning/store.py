@@ -81,7 +81,7 @@ from .project import (
     resolve_project,
     where_searched,
 )
-from .reembed import REEMBED_STATE_KEY
+from .reembed import REEMBED_STATE_KEY, reembed_running
 from .search import (
     Candidate,
     LexicalEvidence,
@@ -522,6 +522,14 @@ class MemoryStore:
         """Refuse vectors from another embedder; stamp an unstamped store on first write."""
         mine = self.embedder.provenance
         if self.backend.get_meta(REEMBED_STATE_KEY) is not None:
+            database = getattr(self.backend, "path", None)
+            if isinstance(database, Path) and reembed_running(database):
+                # "run kenning reembed to finish" said of a running one is refused: one runs
+                raise ProvenanceMismatch(
+                    f"a `kenning reembed` of the store at {self.backend.location} is running: "
+                    "the store is half re-embedded until it ends; wait for it to finish, then "
+                    "run this again"
+                )
             raise ProvenanceMismatch(
                 f"the store at {self.backend.location} is half re-embedded; "
                 "run `kenning reembed` to finish"
