@@ -820,3 +820,24 @@ def test_doctor_checks_a_store_moved_aside_under_any_name_outside_a_checkout(
     assert checks["store"]["status"] == "ok", checks["store"]
     assert checks["rows"]["status"] == "ok" and "1 row" in checks["rows"]["message"], checks
     assert result.returncode == 0, result.stderr
+
+
+def test_a_read_of_a_missing_store_named_outside_the_project_does_not_promise_remember(
+    project: Path, tmp_path: Path
+) -> None:
+    """`kenning recall … --store ../other/memory.db` (a mistyped path, a store moved) said
+    "no kenning store at … yet; `kenning remember` creates it", and run as told, remember
+    refused to write outside the project root. A read still finds nothing (exit 0, as every
+    read of no store), and says the path named holds no store and none is created from
+    here; a store inside the project still is one `kenning remember` creates."""
+    elsewhere = tmp_path / "other" / "memory.db"
+    for args in (("recall", "database is locked"), ("stats",), ("search", "locking")):
+        result = kenning(project, *args, "--store", str(elsewhere))
+        assert result.returncode == 0, (args, result.stderr)
+        said = result.stdout + result.stderr
+        assert str(elsewhere) in said and "--store" in said, (args, said)
+        assert "`kenning remember` creates it" not in said, (args, said)
+    told = kenning(project, "remember", "--store", str(elsewhere), DB_LOCKED)
+    assert told.returncode == 1 and not elsewhere.exists(), told.stderr
+    inside = kenning(project, "recall", "database is locked", "--store", "data/memory.db")
+    assert "`kenning remember` creates it" in inside.stderr, inside.stderr

@@ -2071,7 +2071,7 @@ def open_store(
 
             # a server URL's password never reaches intel_path (shown to agents over MCP)
             where = redact_url(url) if url else str(project.store_path)
-            backend = MissingBackend(where, str(exc))
+            backend = MissingBackend(where, str(exc) if url else _not_there(project, str(exc)))
     except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
         shown = str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
@@ -2086,6 +2086,27 @@ def open_store(
     elif embedder is not None:
         instance = embedder
     return MemoryStore(backend, project, settings, instance, name, settings_files, resolve)
+
+
+def _not_there(project: Project, reason: str) -> str:
+    """Why a store file is missing: ``reason`` ("`kenning remember` creates it"), unless no
+    remember from here would create it: named with --store or KENNING_STORE outside the
+    project root (a mistyped path, a store moved), the write guard refuses it, and the
+    promise sent the user to a refusal."""
+    from .backends.sqlite import file_in_the_way
+    from .errors import StoreLocationError
+
+    if file_in_the_way(project.store_path) is not None:
+        return reason  # says what is in the way
+    try:
+        check_store_location(project)
+    except StoreLocationError:
+        return (
+            f"no kenning store at {project.store_path}: nothing is there, and it lies outside "
+            f"the project root {project.root}, so no `kenning remember` from here creates it; "
+            "check the path given with --store or KENNING_STORE"
+        )
+    return reason
 
 
 def _stamped_before_weight_hashes(stored: Provenance, mine: Provenance) -> bool:
