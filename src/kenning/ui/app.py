@@ -308,15 +308,18 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 states = store.freshness(shown)
                 page_rows = [Row(m, None, states.get(m.id)) for m in shown]
             elif filters.stale or after or before:
-                # every memory in the window, or every memory's files, is looked at: one
-                # pass over the project's rows (~25 µs a memory on SQLite)
-                listed = store.browse(
-                    group_id=group,
-                    collection=collection,
-                    memory_type=memory_type,
-                    stored_after=after,
-                    stored_before=before,
-                )
+                # every memory in the window, or every memory's files, is looked at: the
+                # window's rows alone when newest reads them at once, else one pass over
+                # the project's rows (~25 µs a memory on SQLite)
+                listed = _age_window(store, after, before, group, collection, memory_type)
+                if listed is None:
+                    listed = store.browse(
+                        group_id=group,
+                        collection=collection,
+                        memory_type=memory_type,
+                        stored_after=after,
+                        stored_before=before,
+                    )
                 end = filters.offset + filters.limit
                 states = store.freshness(listed if filters.stale else listed[filters.offset : end])
                 rows = [
@@ -579,6 +582,63 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
     return Guard(app, port=port, token=token)
 
 
+def _age_count(
+    store: MemoryStore,
+    after: datetime | None,
+    before: datetime | None,
+    group: str | None,
+    collection: str | None,
+    memory_type: str | None,
+) -> int:
+    """How many memories an age filter holds (one bound of the two), from the stored times
+    of the newer ones: no row is decoded."""
+    if after is not None:
+        return len(
+            store.stored_since(
+                after, group_id=group, collection=collection, memory_type=memory_type
+            )
+        )
+    assert before is not None
+    newer = len(
+        store.stored_since(before, group_id=group, collection=collection, memory_type=memory_type)
+    )
+    readable = store.count(
+        collection=collection, memory_type=memory_type, group_id=group, readable=True
+    )
+    return max(0, readable - newer)
+
+
+def _age_window(
+    store: MemoryStore,
+    after: datetime | None,
+    before: datetime | None,
+    group: str | None,
+    collection: str | None,
+    memory_type: str | None,
+) -> list[Memory] | None:
+    """Every memory of an age filter, newest first, reading those rows only: the stale
+    filter within "last 7 days" decoded every memory of the project to check the week's
+    (1.3 s at 100k). None: no age filter, or more than newest reads at once."""
+    if after is None and before is None:
+        return None
+    total = _age_count(store, after, before, group, collection, memory_type)
+    if total > NEWEST_MAX:
+        return None
+    if total == 0:
+        return []
+    return [
+        m
+        for m in store.newest(
+            total,
+            collection=collection,
+            memory_type=memory_type,
+            group_id=group,
+            stored_before=before,
+        )
+        if after is None or m.stored_at >= after
+    ]
+
+
 def _age_page(
     store: MemoryStore,
     filters: PageFilters,
@@ -597,26 +657,7 @@ def _age_page(
     deeper than newest reads at once."""
     if after is None and before is None:
         return None
-    if after is not None:
-        total = len(
-            store.stored_since(
-                after, group_id=group, collection=collection, memory_type=memory_type
-            )
-        )
-    else:
-        assert before is not None
-        newer = len(
-            store.stored_since(
-                before, group_id=group, collection=collection, memory_type=memory_type
-            )
-        )
-        total = max(
-            0,
-            store.count(
-                collection=collection, memory_type=memory_type, group_id=group, readable=True
-            )
-            - newer,
-        )
+    total = _age_count(store, after, before, group, collection, memory_type)
     end = min(filters.offset + filters.limit, total)
     if end > NEWEST_MAX:
         return None
