@@ -1005,3 +1005,38 @@ def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
         with pytest.raises(UserInputError) as refused:
             mine.stale(group_id="other/repo")
         assert "run kenning stale in that project's checkout" in str(refused.value)
+
+
+def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning stale` at 100k memories, 5,000 of them naming a file that changed, ran four
+    git processes per stale memory (50 s): the shallow-clone check, the file's status and
+    the log since the commit that made the version they saw are the same for every memory
+    that saw it. One listing asks git each question once; only the log since each memory's
+    own time is asked per memory. What it reports is the same."""
+    from kenning import freshness
+
+    n = 30
+    notes = [
+        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
+    ]
+    assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
+    store.close()
+    write(files, "src/auth.py", AUTH + "# changed\n")
+    commit(files, "change of auth")
+    asked = [0]
+    real = freshness._git
+
+    def counting(*args: object, **kwargs: object) -> str | None:
+        asked[0] += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(freshness, "_git", counting)
+    data = json.loads(kenning(files, "stale", "--json").stdout)
+    assert (data["checked"], data["stale"]) == (n, n)
+    for item in data["memories"]:
+        (changed,) = item["changed"]
+        assert [c["subject"] for c in changed["commits"]] == ["change of auth"], changed
+        assert changed["uncommitted"] is False
+    assert asked[0] <= n + 10, asked

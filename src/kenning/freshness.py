@@ -646,6 +646,7 @@ def file_history(
     *,
     recorded: str | None = None,
     missing: bool = False,
+    answers: dict[tuple[Any, ...], str | None] | None = None,
 ) -> FileHistory:
     """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
     ``limit`` commits touching it on the checked-out branch, whether the work tree differs
@@ -659,38 +660,53 @@ def file_history(
     have come with a pull or a merge: the commit that made the recorded version is looked
     for among the file's recent commits (:data:`HISTORY_WALK`, :data:`HISTORY_SPAN`), and
     when found the commits since are those of ``<that commit>..HEAD``, a merged branch's
-    older ones included. Not found (never committed, or further back): the dated ones."""
+    older ones included. Not found (never committed, or further back): the dated ones.
+
+    ``answers`` (kept by the caller for one listing, filled in here): what git said to each
+    question earlier in the listing. Apart from the log since each memory's own time, the
+    questions are the same for every memory that saw a version of the file (its status,
+    the log since the commit that made it, the shallow-clone check): asked once per memory,
+    they were four git processes each, 50 s for 5,000 stale memories."""
+
+    def git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
+        if answers is None:
+            return _git(cwd, *args, pathspecs=pathspecs)
+        key = (cwd, pathspecs, *args)
+        if key not in answers:
+            answers[key] = _git(cwd, *args, pathspecs=pathspecs)
+        return answers[key]
+
     stamp = since.isoformat()
     shown = path
     repo, path, prefix = _repository_of(files_root, path)
-    log = _git(
+    log = git(
         repo, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
         f"-n{limit + 2}", "--", path,
     )  # fmt: skip
     commits, base = _commits(log, recorded)
     walked: list[Commit] = []
-    if base is None and recorded is not None and _head_blob(repo, path) != recorded:
-        bound = _git(repo, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
+    if base is None and recorded is not None and _head_blob(repo, path, git) != recorded:
+        bound = git(repo, "rev-parse", "--verify", "-q", f"HEAD~{HISTORY_SPAN}")
         span = f"{bound.strip()}..HEAD" if bound else "HEAD"
-        walk = _git(
+        walk = git(
             repo, "log", span, _LOG_FORMAT, "--raw", "--no-abbrev", f"-n{HISTORY_WALK}",
             "--", path,
         )  # fmt: skip
         _, base = _commits(walk, recorded)
         walked, _ = _commits(walk, None)
     if base is not None:  # every commit since, a merged branch's older ones included
-        since_base = _git(repo, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path)
+        since_base = git(repo, "log", f"{base}..HEAD", _LOG_FORMAT, f"-n{limit + 2}", "--", path)
         commits, _ = _commits(since_base, None)
     # A shallow clone's oldest commits show every file as added, whether they changed it or
     # not: they are not the change, and when the version the memory saw was not reached the
     # change may be further back than the clone has history.
-    boundary = _shallow_boundary(repo)
+    boundary = _shallow_boundary(repo, git)
     cut = base is None and any(c.hash in boundary for c in (*commits, *walked))
     commits = [c for c in commits if c.hash not in boundary]
-    status = _git(repo, "status", "--porcelain=v1", "-z", "--", path)
+    status = git(repo, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
-        history = _git(
+        history = git(
             repo,
             "log",
             *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
@@ -701,22 +717,22 @@ def file_history(
             "-z",
             "-n200",
         )
-        staged = _git(repo, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
+        staged = git(repo, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
         where = _moved(history, staged, path)
         # renamed and then deleted: it went nowhere a reader can follow
         if where != path and os.path.lexists(repo / where):
             moved = prefix + where
     # (tracked files are never reported as ignored: a pattern matching one does not count)
     unexplained = not commits and not status
-    ignored = unexplained and _git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
+    ignored = unexplained and git(repo, "check-ignore", "-q", "--", path, pathspecs=False) == ""
     # before the first commit there is no branch, nor an older version, to have checked out
-    unborn = unexplained and _git(repo, "rev-parse", "--verify", "-q", "HEAD") is None
+    unborn = unexplained and git(repo, "rev-parse", "--verify", "-q", "HEAD") is None
     # nor is there for a file no commit of any branch ever held (written, then deleted)
     never = (
         unexplained
         and not ignored
         and not unborn
-        and _git(repo, "log", "--all", "-n1", "--format=%H", "--", path) == ""
+        and git(repo, "log", "--all", "-n1", "--format=%H", "--", path) == ""
     )
     return FileHistory(
         shown,
@@ -731,10 +747,10 @@ def file_history(
     )
 
 
-def _shallow_boundary(repo: Path) -> frozenset[str]:
+def _shallow_boundary(repo: Path, git: Callable[..., str | None] | None = None) -> frozenset[str]:
     """The commits a shallow clone's history stops at (git's ``shallow`` file); none in a
-    full clone."""
-    where = _git(repo, "rev-parse", "--git-path", "shallow")
+    full clone. ``git``: how git is asked (file_history's answers), else :func:`_git`."""
+    where = (git or _git)(repo, "rev-parse", "--git-path", "shallow")
     if not where:
         return frozenset()
     try:
@@ -764,7 +780,9 @@ def _repository_of(files_root: Path, path: str) -> tuple[Path, str, str]:
     return files_root, "/".join(parts), ""
 
 
-def _head_blob(files_root: Path, path: str) -> str | None:
+def _head_blob(
+    files_root: Path, path: str, git: Callable[..., str | None] | None = None
+) -> str | None:
     """The blob hash of ``path`` in HEAD; None when HEAD has no such file."""
-    out = _git(files_root, "rev-parse", "--verify", "-q", f"HEAD:{path}")
+    out = (git or _git)(files_root, "rev-parse", "--verify", "-q", f"HEAD:{path}")
     return out.strip() if out else None

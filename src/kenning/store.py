@@ -1498,6 +1498,7 @@ class MemoryStore:
         memories = self.browse(group_id=gid)
         states = self.freshness(memories)
         found = []
+        answers: dict[tuple[Any, ...], str | None] = {}  # git asked each question once
         for memory in memories:
             state = states.get(memory.id)
             if state is None or not state.stale:
@@ -1510,6 +1511,7 @@ class MemoryStore:
                     commits,
                     recorded=f.recorded,
                     missing=f.status == MISSING,
+                    answers=answers,
                 )
                 for f in state.changed
             }
