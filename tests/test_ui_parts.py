@@ -17,6 +17,8 @@ from kenning.render import escape_html_text, hidden_characters
 from kenning.ui import charts
 from kenning.ui.app import PageFilters, memory_facts
 
+from .cli_runner import run_cli
+
 NOW = datetime(2026, 6, 3, 15, 0, tzinfo=UTC)  # a Wednesday
 
 
@@ -561,7 +563,9 @@ def test_no_store_yet_names_the_store_the_page_was_started_with(
     from kenning import open_store
     from kenning.ui.app import StoreSource, create_app
 
-    elsewhere = tmp_path / "team notes" / "x.db"
+    # inside the project: a store `kenning remember --store` creates (outside it, the
+    # store-location guard refuses it: the next test)
+    elsewhere = project / "team notes" / "x.db"
     for store_option, command in (
         (True, f"kenning remember --store '{elsewhere}'</code>"),
         (False, "kenning remember</code> (or"),
@@ -578,6 +582,38 @@ def test_no_store_yet_names_the_store_the_page_was_started_with(
         finally:
             source.close()
         assert 'id="no-store"' in html and command in html_lib.unescape(html), html
+
+
+def test_no_store_outside_the_project_is_not_said_to_be_created_by_remember(
+    project: Path, tmp_path: Path
+) -> None:
+    """``kenning ui --store ../elsewhere/x.db`` (a mistyped path, a store moved) before
+    anything is there: the page said ``kenning remember --store …`` creates it, and run as
+    told remember refused to write outside the project root. The page says nothing is
+    there and to check the path."""
+    import html as html_lib
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    elsewhere = tmp_path / "team notes" / "x.db"
+    source = StoreSource(
+        opener=lambda: open_store(
+            elsewhere, cwd=project, create=False, missing_ok=True, embedder="hashing"
+        )
+    )
+    app = create_app(source, port=8123, token="t", store_option=True)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+            page = html_lib.unescape(client.get("/?token=t").text)
+    finally:
+        source.close()
+    assert 'id="no-store"' in page and str(elsewhere) in page, page
+    assert "kenning remember --store" not in page and "check the path" in page, page
+    told = run_cli(project, "remember", "--store", str(elsewhere), "Deploy on Fridays, never.")
+    assert told.returncode == 1 and not elsewhere.exists(), told.stderr
 
 
 def test_opening_the_printed_address_again_keeps_the_tabs_already_open_working(

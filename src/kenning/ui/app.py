@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import protocol
-from ..errors import EditConflict, KenningError, UserInputError
+from ..errors import EditConflict, KenningError, StoreLocationError, UserInputError
 from ..model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
@@ -254,11 +254,16 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
     names it too (a plain ``kenning remember`` would write the project's default store)."""
     env = _templates()
 
-    def creating_command(location: str) -> str:
-        """The command that creates the store this page reads."""
+    def creating_command(store: MemoryStore) -> str | None:
+        """The command that creates the store this page reads; None when none from here
+        does (a store named outside the project: the store-location guard refuses it)."""
+        try:
+            store.check_location()
+        except StoreLocationError:
+            return None
         if not store_option:
             return "kenning remember"
-        return f"kenning remember --store {shlex.quote(location)}"
+        return f"kenning remember --store {shlex.quote(store.location)}"
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session = request.scope["state"]["session"]
@@ -374,7 +379,8 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "plots": _plots(counts, recent, older, recalls, now, store.settings.recall_log),
                 "store": store.stats(),
                 "this_project": store.group_id,
-                "creates_store": creating_command(store.location),
+                "creates_store": None if store.exists else creating_command(store),
+                "missing_reason": store.missing_reason,
             }
 
         data = await call(work)
