@@ -632,10 +632,24 @@ def _age_window(
         return None
     if total == 0:
         return []
+    return _newest_of_age(store, total, after, before, group, collection, memory_type)
+
+
+def _newest_of_age(
+    store: MemoryStore,
+    count: int,
+    after: datetime | None,
+    before: datetime | None,
+    group: str | None,
+    collection: str | None,
+    memory_type: str | None,
+) -> list[Memory]:
+    """The newest ``count`` memories stored before ``before`` (from the first one the
+    backend finds there), those older than ``after`` left out."""
     return [
         m
         for m in store.newest(
-            total,
+            count,
             collection=collection,
             memory_type=memory_type,
             group_id=group,
@@ -669,17 +683,7 @@ def _age_page(
         return None
     if end <= filters.offset:
         return [], total
-    inside = [
-        m
-        for m in store.newest(
-            end,
-            collection=collection,
-            memory_type=memory_type,
-            group_id=group,
-            stored_before=before,
-        )
-        if after is None or m.stored_at >= after
-    ]
+    inside = _newest_of_age(store, end, after, before, group, collection, memory_type)
     return inside[filters.offset : filters.offset + filters.limit], total
 
 
