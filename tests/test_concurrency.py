@@ -175,16 +175,57 @@ def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
         assert kept is not None and kept.content == "Deploys need a green build."
 
 
-HOLDER = textwrap.dedent(
+#: Another process's transaction on the store (argv: the file, seconds, how it begins):
+#: ``BEGIN IMMEDIATE`` holds the write lock, ``BEGIN`` and a read hold a read snapshot.
+OTHER_TRANSACTION = textwrap.dedent(
     """
     import sqlite3, sys, time
     conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    print("held", flush=True)
+    conn.execute(sys.argv[3])
+    conn.execute("SELECT count(*) FROM memories").fetchone()
+    print("ready", flush=True)
     time.sleep(float(sys.argv[2]))
     conn.execute("ROLLBACK")
     """
 )
+
+
+def _reads_beside_a_waiting_forget(project: Path, begin: str) -> tuple[float, int, str]:
+    """Two notes stored, another process's transaction begun with ``begin`` for 5 s, and
+    the second note forgotten in a thread meanwhile: how long a recall and a count took
+    while the forget waited, the count they saw, and the store's file. The forget is done
+    when this returns."""
+    import threading
+    import time
+
+    with open_store(cwd=project) as store:
+        kept = store.remember("Releases are cut on Mondays after the freeze.")
+        gone = store.remember("The staging database is reset every night at 02:00 UTC.")
+        assert kept.ok and gone.ok
+        store.recall("when are releases cut")  # the model loaded before the clock starts
+        other = subprocess.Popen(
+            [sys.executable, "-c", OTHER_TRANSACTION, store.location, "5", begin],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert other.stdout is not None and other.stdout.readline().strip() == "ready"
+            forgotten: list[bool] = []
+            forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
+            forget.start()
+            time.sleep(0.5)  # the forget is waiting
+            assert forget.is_alive()
+            started = time.monotonic()
+            found = store.recall("when are releases cut")
+            counted = store.count()
+            waited = time.monotonic() - started
+            assert found.hits and found.hits[0].memory.id == kept.id
+            forget.join(timeout=60)
+        finally:
+            other.wait(timeout=60)
+        assert forgotten == [True]
+        assert store.get(gone.id) is None and store.count() == 1
+        return waited, counted, store.location
 
 
 def test_reads_answer_while_a_write_waits_for_another_process(project: Path) -> None:
@@ -192,51 +233,9 @@ def test_reads_answer_while_a_write_waits_for_another_process(project: Path) -> 
     Reads in other threads (an MCP server's recall, the web page) answered only once the
     forget got the lock — 28 s behind it — though WAL readers never need that lock: the
     write waited holding the lock every read of the connection takes."""
-    import threading
-    import time
-
-    with open_store(cwd=project) as store:
-        kept = store.remember("Releases are cut on Mondays after the freeze.")
-        gone = store.remember("The staging database is reset every night at 02:00 UTC.")
-        assert kept.ok and gone.ok
-        store.recall("when are releases cut")  # the model loaded before the clock starts
-        holder = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, store.location, "5"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-            forgotten: list[bool] = []
-            forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
-            forget.start()
-            time.sleep(0.5)  # the forget is waiting for the write lock
-            assert forget.is_alive()
-            started = time.monotonic()
-            found = store.recall("when are releases cut")
-            counted = store.count()
-            waited = time.monotonic() - started
-            assert waited < 2.0, f"reads waited {waited:.1f} s behind a waiting write"
-            assert found.hits and found.hits[0].memory.id == kept.id
-            assert counted == 2  # the forget has not happened yet
-            forget.join(timeout=60)
-        finally:
-            holder.wait(timeout=60)
-        assert forgotten == [True]
-        assert store.get(gone.id) is None and store.count() == 1
-
-
-READER = textwrap.dedent(
-    """
-    import sqlite3, sys, time
-    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-    conn.execute("BEGIN")
-    conn.execute("SELECT count(*) FROM memories").fetchone()
-    print("reading", flush=True)
-    time.sleep(float(sys.argv[2]))
-    conn.execute("COMMIT")
-    """
-)
+    waited, counted, _ = _reads_beside_a_waiting_forget(project, "BEGIN IMMEDIATE")
+    assert waited < 2.0, f"reads waited {waited:.1f} s behind a waiting write"
+    assert counted == 2  # the forget had not happened yet
 
 
 def test_reads_answer_while_a_forget_waits_to_empty_the_wal(project: Path) -> None:
@@ -244,40 +243,12 @@ def test_reads_answer_while_a_forget_waits_to_empty_the_wal(project: Path) -> No
     for another process's read transaction (an export, a backup, a sqlite3 shell) to end.
     Every read of the process waited with it — 7.6 s of an 8 s read elsewhere, up to the
     30 s busy timeout — though the delete was committed and the reads need nothing of it."""
-    import threading
-    import time
-
-    with open_store(cwd=project) as store:
-        kept = store.remember("Releases are cut on Mondays after the freeze.")
-        gone = store.remember("The staging database is reset every night at 02:00 UTC.")
-        assert kept.ok and gone.ok
-        store.recall("when are releases cut")  # the model loaded before the clock starts
-        reader = subprocess.Popen(
-            [sys.executable, "-c", READER, store.location, "5"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert reader.stdout is not None and reader.stdout.readline().strip() == "reading"
-            forgotten: list[bool] = []
-            forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
-            forget.start()
-            time.sleep(0.5)  # the delete committed; the forget waits to empty the WAL
-            assert forget.is_alive()
-            started = time.monotonic()
-            found = store.recall("when are releases cut")
-            counted = store.count()
-            waited = time.monotonic() - started
-            assert waited < 2.0, f"reads waited {waited:.1f} s behind a forget's checkpoint"
-            assert found.hits and found.hits[0].memory.id == kept.id
-            assert counted == 1
-            forget.join(timeout=60)
-        finally:
-            reader.wait(timeout=60)
-        assert forgotten == [True]
-        # the reader ended within the wait: the WAL was emptied, the deleted text gone
-        wal = Path(store.location + "-wal")
-        assert not wal.exists() or wal.stat().st_size == 0
+    waited, counted, location = _reads_beside_a_waiting_forget(project, "BEGIN")
+    assert waited < 2.0, f"reads waited {waited:.1f} s behind a forget's checkpoint"
+    assert counted == 1  # the delete was committed
+    # the reader ended within the wait: the WAL was emptied, the deleted text gone
+    wal = Path(location + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
 
 
 def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
@@ -296,7 +267,7 @@ def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
     with open_store(cwd=project) as store:
         assert store.remember("Releases are cut on Mondays after the freeze.").ok
         holder = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, store.location, "2"],
+            [sys.executable, "-c", OTHER_TRANSACTION, store.location, "2", "BEGIN IMMEDIATE"],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -309,7 +280,7 @@ def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
                 outcome.append(exc)
 
         try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
             writer = threading.Thread(target=remember)
             writer.start()
             time.sleep(0.5)  # the write is waiting for the lock
