@@ -841,3 +841,34 @@ def test_a_read_of_a_missing_store_named_outside_the_project_does_not_promise_re
     assert told.returncode == 1 and not elsewhere.exists(), told.stderr
     inside = kenning(project, "recall", "database is locked", "--store", "data/memory.db")
     assert "`kenning remember` creates it" in inside.stderr, inside.stderr
+
+
+def test_a_json_refusal_says_why_on_stderr_as_without_json(project: Path) -> None:
+    """README's exit codes: exit 1 comes with one line on stderr that says what was wrong
+    and how to fix it. With --json, `remember`, `edit` and `source` put the reason in the
+    JSON only and printed nothing on stderr: a script that logs stderr and the exit code
+    had "exit 1" and no why. The JSON is unchanged; stderr has the error line the command
+    prints without --json."""
+    assert kenning(project, "remember", DB_LOCKED).returncode == 0
+    other = "We deploy the widgets service on Tuesdays only, after the standup"
+    second = json.loads(kenning(project, "remember", "--json", other).stdout)
+    cases: list[tuple[tuple[str, ...], bytes | None]] = [
+        (("remember", "--json", "   "), None),
+        (("remember", "--json", "--type", "bogus", "hello there"), None),
+        (("remember", "--json", "-"), b"caf\xe9 \xff"),
+        (("edit", "--json", second["id"], "--type", "bogus"), None),
+        (("edit", "--json", second["id"], "--content", DB_LOCKED), None),  # near-duplicate
+        (("edit", "--json", "0123", "--content", "a new text"), None),
+        (("source", "--json", "--path", "../../etc/passwd"), None),
+        (("source", "--json", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b"), None),
+    ]
+    for args, stdin in cases:
+        plain = kenning(project, *(a for a in args if a != "--json"), stdin=stdin)
+        r = kenning(project, *args, stdin=stdin)
+        assert r.returncode == plain.returncode == 1, (args, r.stderr, plain.stderr)
+        assert isinstance(json.loads(r.stdout), dict), (args, r.stdout)
+        said = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+        told = [line for line in plain.stderr.splitlines() if line.startswith("error:")]
+        assert len(said) == 1 and said == told, (args, r.stderr, plain.stderr)
+    # the refused edits changed nothing: the note is still its own
+    assert json.loads(kenning(project, "remember", "--json", other).stdout)["id"] == second["id"]

@@ -339,6 +339,7 @@ def _read_note(content: str, as_json: bool) -> str:
         from .render import safe_message
 
         _echo_json(RememberResult(status=REJECTED, reason=safe_message(str(exc))).to_dict())
+        _say_error(str(exc))  # as without --json: exit 1 alone tells a script's user nothing
         sys.exit(EXIT_USER)
 
 
@@ -406,8 +407,8 @@ def remember(
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
         click.echo(f"redacted: {kinds}", err=True)
     if result.status not in (STORED, NEAR_DUPLICATE):
-        if not as_json:
-            _say_error(f"{result.status}: {result.reason}")
+        # said with --json too (README: exit 1 is one line on stderr saying why)
+        _say_error(f"{result.status}: {result.reason}")
         sys.exit(EXIT_USER)
 
 
@@ -1017,6 +1018,7 @@ def source_cmd(
                 {"id": memory_id or target.strip(), "path": None, "ok": False}
                 | {"reason": safe_message(str(exc))}
             )
+            _say_error(str(exc))  # as without --json
             sys.exit(EXIT_USER)
     if check is None:
         from .project import find_checkout
@@ -1040,12 +1042,10 @@ def source_cmd(
         data |= {"path": check.path, "ok": check.ok}
         data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
         _echo_json(data)
-        if not check.ok:
-            sys.exit(EXIT_USER)
-        return
     if not check.ok:
-        raise UnsafePathError(check.path, f"{check.reason}; do not read it")
-    click.echo(check.resolved)
+        raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
+    if not as_json:
+        click.echo(check.resolved)
 
 
 @main.command(
@@ -1997,6 +1997,7 @@ def edit(
     if content is None and memory_type is None:
         raise click.UsageError("pass --content, --type, or both")
     text = _read_note(content, as_json) if content is not None else None
+    refusal: str | None = None
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
@@ -2006,20 +2007,22 @@ def edit(
         from .render import safe_message
 
         # a script reading --json gets an answer, as from remember and forget
-        result = RememberResult(status=REJECTED, reason=safe_message(str(exc)))
+        refusal = str(exc)
+        result = RememberResult(status=REJECTED, reason=safe_message(refusal))
     if as_json:
         _echo_json(result.to_dict())
     elif result.unchanged:
         click.echo(f"unchanged {result.id}: the text and type are those stored")
     elif result.status == STORED:
         click.echo(f"updated {result.id} ({result.collection}/{result.type})")
-    elif result.status == NEAR_DUPLICATE:
+    # the refusal is said with --json too (README: exit 1 is one line on stderr saying why)
+    if result.status == NEAR_DUPLICATE:
         click.echo(
             f"error: near-duplicate of {result.id} (score {result.score:.2f}); nothing changed",
             err=True,
         )
-    else:
-        _say_error(f"{result.status}: {result.reason}")
+    elif result.status != STORED:
+        _say_error(refusal if refusal is not None else f"{result.status}: {result.reason}")
     if result.redactions and not as_json:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
         click.echo(f"redacted: {kinds}", err=True)
