@@ -872,3 +872,28 @@ def test_a_json_refusal_says_why_on_stderr_as_without_json(project: Path) -> Non
         assert len(said) == 1 and said == told, (args, r.stderr, plain.stderr)
     # the refused edits changed nothing: the note is still its own
     assert json.loads(kenning(project, "remember", "--json", other).stdout)["id"] == second["id"]
+
+
+def test_seeding_and_a_ruvector_import_name_their_failures_on_stderr_with_json(
+    project: Path,
+) -> None:
+    """`seed-solutions` exits 1 when a document failed and `import --from ruvector` when an
+    entry was rejected; without --json each failure is a line on stderr, with --json there
+    was none (the exit code alone, for a script's log). The same lines are said with --json;
+    stdout stays the JSON alone."""
+    solutions = project / "docs" / "solutions" / "runtime"
+    solutions.mkdir(parents=True)
+    (solutions / "bad.md").write_text("---\ntrack: [bug\n---\n")
+    ruvector = project / ".ruvector"
+    ruvector.mkdir()
+    (ruvector / "intelligence.json").write_text(
+        json.dumps({"memories": [{"content": "   "}, {"content": "Cache keys hold the tenant."}]})
+    )
+    for args in (("seed-solutions",), ("import", "--from", "ruvector")):
+        plain = kenning(project, *args)
+        r = kenning(project, *args, "--json")
+        assert r.returncode == plain.returncode == 1, (args, r.stderr, plain.stderr)
+        assert isinstance(json.loads(r.stdout), dict), (args, r.stdout)
+        failures = [x for x in plain.stderr.splitlines() if x.startswith(("failed:", "  rejected"))]
+        assert len(failures) == 1, (args, plain.stderr)
+        assert failures[0] in r.stderr.splitlines(), (args, r.stderr)

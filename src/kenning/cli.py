@@ -732,18 +732,19 @@ def seed_solutions_cmd(
             progress=tick,
             changed_only=changed_only,
         )
+    from .render import safe_message
+
     if as_json:
         _echo_json(report.to_dict())
-    else:
-        from .render import safe_message
-
-        # a file's name and its front matter (quoted in a reason) are the repository's text
-        for f in report.files:
-            path, reason = safe_message(f.path), safe_message(f.reason or "")
-            if f.status in ("skipped", "failed"):
-                click.echo(f"{f.status}: {path}: {reason}", err=True)
-            elif f.status in ("updated", "retired"):
-                click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
+    # a file's name and its front matter (quoted in a reason) are the repository's text
+    for f in report.files:
+        path, reason = safe_message(f.path), safe_message(f.reason or "")
+        if f.status == "failed" or (f.status == "skipped" and not as_json):
+            # a failure is said with --json too: it is why the exit is 1
+            click.echo(f"{f.status}: {path}: {reason}", err=True)
+        elif f.status in ("updated", "retired") and not as_json:
+            click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
+    if not as_json:
         click.echo(
             f"scanned {report.scanned}: seeded {report.seeded}, duplicates {report.duplicates}, "
             f"skipped {report.skipped}, failed {report.failed}; updated {report.updated}, "
@@ -1600,11 +1601,11 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
         _progress("importing from ruvector", len(found.items), not as_json) as tick,
     ):
         report = import_ruvector(store, found, progress=tick)
+    from .render import safe_message as shown  # entries and keys are the file's text
+
     if as_json:
         _echo_json(report)
     else:
-        from .render import safe_message as shown  # entries and keys are the file's text
-
         click.echo(
             f"read {report['read']} from {shown(str(report['source']))}: imported "
             f"{report['imported']}, duplicates {report['duplicates']}, "
@@ -1617,10 +1618,10 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
             click.echo(f"  not imported (ruvector's learning data, not notes): {shown(kept)}")
         for note in report["notes"]:
             click.echo(f"  {shown(str(note))}")
-        for item in report["rejections"]:
-            click.echo(
-                f"  rejected {shown(str(item['entry']))}: {shown(str(item['reason']))}", err=True
-            )
+    for item in report["rejections"]:  # with --json too: they are why the exit is 1
+        click.echo(
+            f"  rejected {shown(str(item['entry']))}: {shown(str(item['reason']))}", err=True
+        )
     if report["rejected"]:
         sys.exit(EXIT_USER)
 
