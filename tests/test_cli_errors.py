@@ -754,3 +754,43 @@ def test_export_of_a_store_named_with_store_that_does_not_exist_is_an_error(
     assert not (project / "b.jsonl").exists() and not Path(path).exists()
     result = run_cli(project, "export", "-o", str(project / "b.jsonl"))
     assert result.returncode == 0 and "nothing to export" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("recall", "--top-k", "0", "database is locked"), "--top-k is 0;"),
+        (("search", "database is locked", "--limit", "101"), "--limit is 101;"),
+        (("search", "database is locked", "--threshold", "2"), "--threshold is 2.0;"),
+        (("recall", "database is locked", "--project", ""), "(from --project/--group-id)"),
+        (("stats", "--group-id", " "), "(from --group-id/--project)"),
+        (("remember", "--project", "all", "a note"), "(from --project/--group-id)"),
+        (("source", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b", "--project", ""), "(from --group"),
+    ],
+)
+def test_a_refused_option_value_is_named_by_the_option(
+    project: Path, args: tuple[str, ...], said: str
+) -> None:
+    """`kenning recall --top-k 0` said "top_k is 0", `search --threshold 2` "similarity
+    threshold from argument is 2.0" and `--project ''` "(from the command line)": the
+    Python API's parameter names, and no option the user could find in --help. The CLI
+    names the option; the Python API still names its parameters."""
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only").returncode == 0
+    result = run_cli(project, *args)
+    assert result.returncode == 1, (args, result.stderr)
+    (line,) = result.stderr.splitlines()
+    assert said in line, line
+    for internal in ("top_k", "from argument", "the command line", "group_id argument"):
+        assert internal not in line, line
+
+
+def test_the_python_api_names_its_parameters_not_the_clis_options(project: Path) -> None:
+    from kenning import recall, search_memories
+    from kenning.errors import UserInputError
+
+    with pytest.raises(UserInputError, match=r"^top_k is 0;"):
+        recall("database is locked", top_k=0)
+    with pytest.raises(UserInputError, match=r"^similarity threshold from argument is 2;"):
+        search_memories("database is locked", threshold=2)
+    with pytest.raises(UserInputError, match=r"\(from the group_id argument\) cannot be"):
+        open_store(group_id="")

@@ -163,6 +163,18 @@ class _Group(_ClosedPipeQuiet, click.Group):
             _fail("interrupted", 130)
 
 
+def _as_the_command_says(exc: KenningError) -> str:
+    """``exc``'s message, a parameter it names by the Python API's name (``top_k``) called
+    by the running command's option for it (``--top-k``): the user typed the option."""
+    parameter = getattr(exc, "parameter", None)
+    ctx = click.get_current_context(silent=True)
+    if isinstance(exc, UserInputError) and parameter is not None and ctx is not None:
+        for option in ctx.command.params:
+            if isinstance(option, click.Option) and option.name == parameter:
+                return exc.named("/".join(option.opts))
+    return str(exc)
+
+
 def handle_errors(func: F) -> F:
     """Turn kenning's exceptions into a one-line message and the documented exit code."""
 
@@ -171,7 +183,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except KenningError as exc:
-            _fail(str(exc), exc.exit_code)
+            _fail(_as_the_command_says(exc), exc.exit_code)
         except BrokenPipeError:
             _end_on_closed_pipe()
         except OSError as exc:
@@ -1017,9 +1029,9 @@ def source_cmd(
             # no document to check: a script reading --json still gets an answer
             _echo_json(
                 {"id": memory_id or target.strip(), "path": None, "ok": False}
-                | {"reason": safe_message(str(exc))}
+                | {"reason": safe_message(_as_the_command_says(exc))}
             )
-            _say_error(str(exc))  # as without --json
+            _say_error(_as_the_command_says(exc))  # as without --json
             sys.exit(EXIT_USER)
     if check is None:
         from .project import find_checkout
@@ -2008,7 +2020,7 @@ def edit(
         from .render import safe_message
 
         # a script reading --json gets an answer, as from remember and forget
-        refusal = str(exc)
+        refusal = _as_the_command_says(exc)
         result = RememberResult(status=REJECTED, reason=safe_message(refusal))
     if as_json:
         _echo_json(result.to_dict())

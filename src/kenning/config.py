@@ -543,12 +543,16 @@ def process_problems(ann_default: int, environ: Mapping[str, str] | None = None)
 
 
 def parse_threshold(value: Any, origin: str) -> float:
-    """The similarity threshold: a number between 0 and 1 (a TOML boolean is none)."""
+    """The similarity threshold: a number between 0 and 1 (a TOML boolean is none). From the
+    ``threshold`` argument (``origin`` "argument"), the error is that parameter's."""
     number = _unit_interval(value)
     if number is None:
-        raise UserInputError(
-            f"similarity threshold from {origin} is {value!r}; expected a number between 0 and 1"
-        )
+        after = f" is {value!r}; expected a number between 0 and 1"
+        if origin == "argument":
+            raise UserInputError.of_parameter(
+                "threshold", f"similarity threshold from {origin}", after
+            )
+        raise UserInputError(f"similarity threshold from {origin}{after}")
     return number
 
 

@@ -38,6 +38,31 @@ class KenningError(Exception):
 class UserInputError(KenningError):
     """Input that kenning cannot accept (bad value, bad option combination)."""
 
+    #: The parameter whose value was refused, by the Python API's name for it (``top_k``),
+    #: when the error is about one; a surface that calls it otherwise (the CLI's
+    #: ``--top-k``) says the message with its own name (:meth:`named`).
+    parameter: str | None = None
+    #: The message around the parameter's name (kept in ``__dict__``: pickled with it).
+    _around: tuple[str, str] = ("", "")
+
+    @classmethod
+    def of_parameter(
+        cls, parameter: str, said: str, after: str, *, before: str = ""
+    ) -> UserInputError:
+        """The error of ``parameter``'s value: ``before + said + after``, where ``said`` is
+        how the Python API names it (``top_k``, ``the group_id argument``)."""
+        error = cls(f"{before}{said}{after}")
+        error.parameter, error._around = parameter, (before, after)
+        return error
+
+    def named(self, name: str) -> str:
+        """The message with the parameter called ``name`` (the option a surface has for it);
+        the message as it is when it is about no parameter."""
+        if self.parameter is None:
+            return str(self)
+        before, after = self._around
+        return f"{before}{name}{after}"
+
 
 class ContentError(UserInputError):
     """Memory content that is empty, too long or not valid text."""

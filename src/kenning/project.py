@@ -342,27 +342,39 @@ def group_id_from_name(name: str) -> str:
 MAX_GROUP_ID_BYTES = 1024
 
 
+#: How the error of a project id given as an argument names where it came from.
+GROUP_ID_ARGUMENT = "the group_id argument"
+
+
 def check_group_id(value: str, origin: str) -> str:
     """A project id given by a user: not blank, not ``all`` (which means every project where
     a command reads several), UTF-8 text without control characters, at most
-    :data:`MAX_GROUP_ID_BYTES`."""
+    :data:`MAX_GROUP_ID_BYTES`. From :data:`GROUP_ID_ARGUMENT`, the error is the
+    ``group_id`` parameter's (a surface names its own option for it)."""
+
+    def refused(before: str, after: str) -> UserInputError:
+        if origin == GROUP_ID_ARGUMENT:
+            return UserInputError.of_parameter("group_id", origin, after, before=before)
+        return UserInputError(f"{before}{origin}{after}")
+
     gid = value.strip()
     try:
         size = len(gid.encode("utf-8"))
     except UnicodeEncodeError:
-        raise UserInputError(
-            f"the project id from {origin} is not valid UTF-8 text; pass a name like owner/repo"
+        raise refused(
+            "the project id from ", " is not valid UTF-8 text; pass a name like owner/repo"
         ) from None
     if size > MAX_GROUP_ID_BYTES:
-        raise UserInputError(
-            f"the project id from {origin} ({gid[:40]!r}…) is {size} bytes, over the limit: a "
-            f"project id is at most {MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo"
+        raise refused(
+            "the project id from ",
+            f" ({gid[:40]!r}…) is {size} bytes, over the limit: a project id is at most "
+            f"{MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo",
         )
     if not gid or means_every_project(gid) or _shown_only(gid) != gid:
-        raise UserInputError(
-            f"{value!r} (from {origin}) cannot be a project id: it must be a non-blank name "
-            "like owner/repo without control or invisible characters, and 'all' is reserved "
-            "for every project"
+        raise refused(
+            f"{value!r} (from ",
+            ") cannot be a project id: it must be a non-blank name like owner/repo without "
+            "control or invisible characters, and 'all' is reserved for every project",
         )
     return gid
 
@@ -433,7 +445,8 @@ def resolve_project(
         urls = (remote_out or "").strip().splitlines()
         remote = urls[0].strip() if urls else None
     if group_id is not None:
-        gid = check_group_id(group_id, "the command line")
+        # the argument open_store was given (the CLI's --project: it says so itself)
+        gid = check_group_id(group_id, GROUP_ID_ARGUMENT)
     else:
         configured, origin = config.project_variable("KENNING_PROJECT", root)
         if configured:

@@ -150,7 +150,9 @@ def check_types_of(collection: str, types: Sequence[str]) -> str:
 def check_whole_number(name: str, value: object, most: int) -> int:
     """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-        raise UserInputError(f"{name} is {value!r:.40}; expected a whole number from 1 to {most}")
+        raise UserInputError.of_parameter(
+            name, name, f" is {value!r:.40}; expected a whole number from 1 to {most}"
+        )
     return value
 
 

@@ -73,6 +73,7 @@ from .model import (
     utc_now,
 )
 from .project import (
+    GROUP_ID_ARGUMENT,
     Project,
     check_group_id,
     check_store_location,
@@ -564,7 +565,7 @@ class MemoryStore:
         if means_every_project(group_id):
             return None
         # blank, control characters, undecodable bytes: refused for reads as for writes
-        return check_group_id(group_id, "the group_id argument")
+        return check_group_id(group_id, GROUP_ID_ARGUMENT)
 
     # -- write path -------------------------------------------------------------------------
 
@@ -801,9 +802,7 @@ class MemoryStore:
         # a note belongs to one project: "all" (every project, to a read) is refused here,
         # not taken for this project
         gid = (
-            self.own_group_id()
-            if group_id is None
-            else check_group_id(group_id, "the group_id argument")
+            self.own_group_id() if group_id is None else check_group_id(group_id, GROUP_ID_ARGUMENT)
         )
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
