@@ -794,3 +794,47 @@ def test_the_python_api_names_its_parameters_not_the_clis_options(project: Path)
         search_memories("database is locked", threshold=2)
     with pytest.raises(UserInputError, match=r"\(from the group_id argument\) cannot be"):
         open_store(group_id="")
+
+
+def test_a_store_of_another_model_says_which_variable_chose_this_one(
+    project: Path, tmp_path: Path
+) -> None:
+    """A store written with the bundled MiniLM read with KENNING_EMBEDDER or
+    KENNING_MODEL_DIR set (a test's shell, an old experiment's export) was refused with one
+    fix, `kenning reembed`: run as told, it re-embeds the whole store with the model the
+    variable chose, for every teammate. The message says the variable chose this model and
+    that unsetting it goes back to the store's; a store made with another model than the
+    default has no variable to unset, and is told `kenning reembed` alone."""
+    from kenning.embedders.minilm import locate_model
+
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only").returncode == 0
+    r = run_cli(project, "recall", "when do deploys happen", env={"KENNING_EMBEDDER": "hashing"})
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "KENNING_EMBEDDER='hashing'" in line and "unset KENNING_EMBEDDER" in line, line
+    assert "kenning reembed" in line, line
+    r = run_cli(project, "doctor", "--json", env={"KENNING_EMBEDDER": "hashing"})
+    (check,) = [c for c in json.loads(r.stdout)["checks"] if c["name"] == "provenance"]
+    assert check["fix"].startswith("unset KENNING_EMBEDDER") and "reembed" in check["fix"]
+
+    original = locate_model().folder
+    folder = tmp_path / "minilm-128"  # MiniLM's weights cut at 128 word pieces: another model
+    folder.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        (folder / name).symlink_to(original / name)
+    (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
+    proc = run_kenning_process(
+        project, "recall", "when do deploys happen", env={"KENNING_MODEL_DIR": str(folder)}
+    )
+    assert proc.returncode == 1, proc.stderr
+    (line,) = proc.stderr.decode().splitlines()
+    assert "unset KENNING_MODEL_DIR" in line and "kenning reembed" in line, line
+
+    other = project / "other"
+    other.mkdir()
+    with open_store(other / "memory.db", cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys happen on Tuesdays only", "context").ok
+    r = run_cli(project, "recall", "when do deploys happen", "--store", str(other / "memory.db"))
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "kenning reembed" in line and "unset" not in line, line

@@ -383,12 +383,15 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
             "not compared)",
         ), stored.dimension
     if stored != expected:
+        from .embedders import variables_said
+
+        chosen, back = variables_said(expected, stored)
         return Check(
             "provenance",
             FAILED,
             f"the store was embedded with {stored.describe()}, but this kenning uses "
-            f"{expected.describe()}",
-            "run `kenning reembed` to re-embed the store with the current model",
+            f"{expected.describe()}{chosen}",
+            f"{back}run `kenning reembed` to re-embed the store with the current model",
         ), stored.dimension
     return Check(
         "provenance", OK, f"stamped {stored.describe()}, matching the current embedder"

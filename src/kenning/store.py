@@ -547,10 +547,14 @@ class MemoryStore:
                 self.backend.write_provenance(mine)
             return
         if stored != mine:
+            from .embedders import variables_said
+
+            chosen, back = variables_said(mine, stored)
             raise ProvenanceMismatch(
                 f"the store at {self.backend.location} was embedded with {stored.describe()}, "
-                f"but this kenning uses {mine.describe()}; mixing them would make scores "
-                "meaningless — run `kenning reembed` to re-embed the store with the current model"
+                f"but this kenning uses {mine.describe()}{chosen}; mixing them would make "
+                f"scores meaningless — {back}run `kenning reembed` to re-embed the store with "
+                "the current model"
             )
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:

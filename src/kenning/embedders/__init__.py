@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Mapping
 
 from ..model import Provenance
 from .base import Embedder
 
-__all__ = ["EMBEDDERS", "Embedder", "expected_provenance", "load_embedder"]
+__all__ = [
+    "EMBEDDERS",
+    "Embedder",
+    "expected_provenance",
+    "load_embedder",
+    "variables_said",
+    "variables_that_chose",
+]
 
 #: The names ``KENNING_EMBEDDER`` may give (``hashing`` is for tests only).
 EMBEDDERS = ("minilm", "hashing")
@@ -60,3 +69,41 @@ def _load(name: str) -> Embedder:
     raise UserInputError(
         f"unknown embedder {name!r}; valid embedders are {', '.join(EMBEDDERS)} (tests only)"
     )
+
+
+def variables_that_chose(
+    current: Provenance, stored: Provenance, environ: Mapping[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """The variables (name, value) that chose ``current`` over ``stored``, the model a store
+    was made with, when unsetting them goes back to it: ``stored`` is the bundled MiniLM
+    (what no variable gives) and ``KENNING_EMBEDDER`` or ``KENNING_MODEL_DIR`` chose the
+    model in use. Empty when the store's model is another: no variable unset gives it back,
+    and `kenning reembed` is the fix."""
+    from ..config import embedder_name, model_dir
+    from .minilm import MINILM_MODEL_ID
+
+    env = os.environ if environ is None else environ
+    if (stored.embedder, stored.model_id) != ("minilm", MINILM_MODEL_ID) or current == stored:
+        return ()
+    chosen: list[tuple[str, str]] = []
+    name = embedder_name(env)
+    if name != "minilm" and current.embedder == name:
+        chosen.append(("KENNING_EMBEDDER", name))
+    folder = model_dir(env)
+    if folder is not None and (current.embedder == "minilm" or chosen):
+        chosen.append(("KENNING_MODEL_DIR", folder))
+    return tuple(chosen)
+
+
+def variables_said(current: Provenance, stored: Provenance) -> tuple[str, str]:
+    """What a model mismatch says of the variables that chose ``current``: " (chosen by
+    KENNING_EMBEDDER='hashing')" and "unset KENNING_EMBEDDER to use the store's model
+    again, or "; nothing when no variable unset gives the store's model back. A reembed is
+    not the only fix: run as told, it re-embeds everyone's store with the model one shell's
+    variable chose."""
+    chosen = variables_that_chose(current, stored)
+    if not chosen:
+        return "", ""
+    said = " and ".join(f"{name}={value[:120]!r}" for name, value in chosen)
+    names = " and ".join(name for name, _ in chosen)
+    return f" (chosen by {said})", f"unset {names} to use the store's model again, or "
