@@ -728,14 +728,17 @@ def test_migrate_to_an_empty_target_is_refused(project: Path) -> None:
     assert sorted(p.name for p in project.iterdir()) == before
 
 
-@pytest.mark.parametrize("port", ["70000", "-1"])
-def test_a_port_out_of_range_is_a_usage_error(project: Path, port: str) -> None:
-    """`kenning ui --port 70000` said "--port must be from 1 to 65535" (0 is taken too: any
-    free port) and exited 1, where README's table makes a wrong option value a usage error,
-    exit 2, as click's checks of every other option are."""
+@pytest.mark.parametrize("port", ["70000", "99999", "-1"])
+def test_a_port_out_of_range_is_bad_input_like_limit(project: Path, port: str) -> None:
+    """`kenning ui --port 99999` was click's usage error (exit 2, with the usage text) where
+    `search --limit 101`, `recall --top-k 0` and `stale --commits 101` are bad input: one
+    line, exit 1. README's exit codes keep 2 for an unknown option or command; a value out
+    of its range is bad input, for every option. 0 is a port too (any free one)."""
     r = run_cli(project, "ui", "--port", port)
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "--port" in r.stderr and "0<=x<=65535" in r.stderr, r.stderr
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("error: --port is") and "from 0" in line and "65535" in line, line
+    assert "Usage:" not in r.stderr
 
 
 @pytest.mark.parametrize("where", ["{project}/backup/memry.db", "{project}/../elsewhere.db"])

@@ -2052,15 +2052,15 @@ Examples:
   kenning ui --store postgresql://kenning@db.internal/kenning
 
 The first line printed is the address with its access token. The page is served on
-127.0.0.1 only. Exit codes: 1 the port is taken, 3 knowledge base NOT consulted (server
-store down).
+127.0.0.1 only. Exit codes: 1 the port is out of range or taken, 3 knowledge base NOT
+consulted (server store down).
 """
 )
 @click.option(
     "--port",
     default=0,
-    type=click.IntRange(0, 65535),
-    help="Port on 127.0.0.1 (default, or 0: a free one).",
+    type=int,  # its range is checked by serve: out of it is bad input (exit 1), not usage
+    help="Port on 127.0.0.1, 0 to 65535 (default, or 0: a free one).",
 )
 @_store_options
 @handle_errors

@@ -9,7 +9,7 @@ import socket
 import sys
 from pathlib import Path
 
-from ..errors import KenningError
+from ..errors import KenningError, UserInputError
 from ..store import MemoryStore, open_store
 from .app import StoreSource, create_app
 
@@ -56,10 +56,15 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     creates the store; the page picks it up). Then the first line of standard output is
     the address with its token.
     """
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        # bad input (exit 1), as every value out of its range is; the CLI names its --port
+        raise UserInputError.of_parameter(
+            "port",
+            "port",
+            f" is {port!r:.40}; expected a whole number from 0 (any free port) to 65535",
+        )
     import uvicorn
 
-    if not 0 <= port <= 65535:
-        raise KenningError(f"--port must be from 0 (any free port) to 65535 (got {port})")
     first = open_store(location, cwd=cwd, create=False, missing_ok=True)
     try:
         embedder = first.embedder
