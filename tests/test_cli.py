@@ -897,3 +897,41 @@ def test_seeding_and_a_ruvector_import_name_their_failures_on_stderr_with_json(
         failures = [x for x in plain.stderr.splitlines() if x.startswith(("failed:", "  rejected"))]
         assert len(failures) == 1, (args, plain.stderr)
         assert failures[0] in r.stderr.splitlines(), (args, r.stderr)
+
+
+def test_the_seeding_summary_counts_documents_and_entries_apart(project: Path) -> None:
+    """`kenning seed-solutions` said "scanned 131: seeded 36, duplicates 0, skipped 96,
+    failed 1": scanned, skipped and failed count documents, seeded and duplicates entries
+    (one document gives several), so the numbers did not add up and read as if 2 documents
+    went missing. The summary says which count is of documents and which of entries, and
+    the documents add up; --json keeps its keys and adds both groups."""
+    from .test_errorfix_store import BUG_DOC
+
+    docs = project / "docs" / "solutions" / "runtime"
+    docs.mkdir(parents=True)
+    two = BUG_DOC.replace(
+        "ModuleNotFoundError: No module named 'widgetlib'\n```",
+        "ModuleNotFoundError: No module named 'widgetlib'\n```\n\nand later:\n\n```\n"
+        "ImportError: cannot import name 'Gadget' from 'widgetlib'\n```",
+    )
+    (docs / "widget.md").write_text(two)
+    (docs / "notes.md").write_text(BUG_DOC.replace("track: bug", "track: knowledge"))
+    (docs / "bad.md").write_text("---\ntrack: [bug\n---\n")
+    r = kenning(project, "seed-solutions")
+    assert r.returncode == 1, r.stderr
+    data = json.loads(kenning(project, "seed-solutions", "--json").stdout)
+    seeded = data["entries"]["duplicates"]
+    assert seeded == data["duplicates"] and seeded >= 2, data  # one document, several entries
+    assert data["documents"] == {
+        "scanned": 3,
+        "with_entries": 1,
+        "skipped": 1,
+        "failed": 1,
+        "unchanged": 0,
+        "pending": 0,
+    }, data
+    summary = r.stdout.strip().splitlines()[-1]
+    assert summary == (
+        f"scanned 3 documents: 1 with entries, 1 skipped, 1 failed; "
+        f"entries: seeded {seeded}, duplicates 0, updated 0, retired 0"
+    ), summary

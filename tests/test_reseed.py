@@ -682,7 +682,8 @@ def test_cli_changed_only(docs: Path) -> None:
     out = kenning(root, "seed-solutions", "--changed-only")
     assert out.returncode == 0, out.stderr
     assert "updated: db/db.md" in out.stdout
-    assert out.stdout.strip().endswith("updated 1, retired 0, unchanged 2")
+    assert "scanned 3 documents: 1 with entries, 0 skipped, 0 failed, 2 unchanged;" in out.stdout
+    assert out.stdout.strip().endswith("updated 1, retired 0")
     data = json.loads(kenning(root, "seed-solutions", "--changed-only", "--json").stdout)
     assert (data["unchanged"], data["updated"], data["seeded"]) == (3, 0, 0)
 

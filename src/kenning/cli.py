@@ -757,11 +757,15 @@ def seed_solutions_cmd(
         elif f.status in ("updated", "retired") and not as_json:
             click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
     if not as_json:
+        # documents and entries apart: one document gives one entry per error signature
+        documents = report.documents()
         click.echo(
-            f"scanned {report.scanned}: seeded {report.seeded}, duplicates {report.duplicates}, "
-            f"skipped {report.skipped}, failed {report.failed}; updated {report.updated}, "
-            f"retired {report.retired}"
-            + (f", unchanged {report.unchanged}" if changed_only else "")
+            f"scanned {report.scanned} documents: {documents['with_entries']} with entries, "
+            f"{documents['skipped']} skipped, {documents['failed']} failed"
+            + (f", {documents['unchanged']} unchanged" if changed_only else "")
+            + (f", {documents['pending']} pending" if documents["pending"] else "")
+            + "; entries: "
+            + ", ".join(f"{what} {n}" for what, n in report.entries().items())
         )
     if not report.ok:
         sys.exit(EXIT_USER)

@@ -125,10 +125,37 @@ class SeedReport:
     pending: int = 0
     #: Documents read and parsed (what ``max_docs`` caps).
     read: int = 0
+    #: Scanned documents that gave entries (the entry counts above are theirs).
+    with_entries: int = 0
 
     @property
     def ok(self) -> bool:
         return self.failed == 0
+
+    def documents(self) -> dict[str, int]:
+        """The scanned documents by what came of them, adding up to ``scanned``: ``skipped``
+        is every one that gave no entry (not ``track: bug``, no fix, or no longer a bug and
+        its entries retired), where the field of that name also counts a deleted document
+        whose entries were kept as edited. The other counts are of entries, not documents:
+        one document gives one entry per error signature."""
+        gave_none = self.scanned - self.with_entries - self.failed - self.unchanged - self.pending
+        return {
+            "scanned": self.scanned,
+            "with_entries": self.with_entries,
+            "skipped": gave_none,
+            "failed": self.failed,
+            "unchanged": self.unchanged,
+            "pending": self.pending,
+        }
+
+    def entries(self) -> dict[str, int]:
+        """The entries written, found in place, replaced and retired (of every document)."""
+        return {
+            "seeded": self.seeded,
+            "duplicates": self.duplicates,
+            "updated": self.updated,
+            "retired": self.retired,
+        }
 
     @property
     def changed(self) -> bool:
@@ -157,6 +184,9 @@ class SeedReport:
                 }
                 for f in self.files
             ],
+            # the counts above mix documents and entries: each group said apart
+            "documents": self.documents(),
+            "entries": self.entries(),
         }
 
 
@@ -620,6 +650,9 @@ def seed_solutions(
         unchanged=sum(f.status == "unchanged" for f in files),
         pending=pending,
         read=len(work),
+        with_entries=sum(
+            reports[rel].entries > 0 and reports[rel].status != "failed" for rel, _, _ in docs
+        ),
     )
 
 
