@@ -841,3 +841,22 @@ def test_a_store_of_another_model_says_which_variable_chose_this_one(
     assert r.returncode == 1, r.stderr
     (line,) = r.stderr.splitlines()
     assert "kenning reembed" in line and "unset" not in line, line
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_doctor_that_finds_a_failed_check_says_so_on_stderr(project: Path, as_json: bool) -> None:
+    """`kenning doctor` (and `doctor --json`) exited 1 for a failed check with nothing on
+    stderr: the report went to stdout, and a script keeping stderr and the exit code (CI,
+    a cron job) had "exit 1" and no why, where README's exit codes promise one line on
+    stderr. The line names the failed check and its fix; stdout is the report as it was."""
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only").returncode == 0
+    args = ("doctor", "--json") if as_json else ("doctor",)
+    r = run_cli(project, *args, env={"KENNING_EMBEDDER": "hashing"})  # the store is MiniLM's
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("error: 1 check failed: provenance") and "reembed" in line, line
+    if as_json:
+        assert json.loads(r.stdout)["healthy"] is False
+    else:
+        assert "failed  provenance" in r.stdout, r.stdout
+    assert run_cli(project, "doctor").returncode == 0

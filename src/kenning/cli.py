@@ -1974,6 +1974,17 @@ def doctor(as_json: bool, store_path: str | None) -> None:
             if check.fix and check.status != "ok":
                 click.echo(f"        fix: {_plain(check.fix)}")
     if not report.healthy:
+        # the report is stdout's; exit 1 says why on stderr too (README's exit codes), for
+        # a script that keeps stderr and the exit code alone
+        from .doctor import FAILED
+
+        failed = [c for c in report.checks if c.status == FAILED]
+        one = len(failed) == 1
+        _say_error(
+            f"{len(failed)} {'check' if one else 'checks'} failed: "
+            + "; ".join(f"{c.name} ({c.fix or c.message})" for c in failed[:3])
+            + (f"; and {len(failed) - 3} more" if len(failed) > 3 else "")
+        )
         sys.exit(EXIT_USER)
 
 
