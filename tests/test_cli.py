@@ -935,3 +935,32 @@ def test_the_seeding_summary_counts_documents_and_entries_apart(project: Path) -
         f"scanned 3 documents: 1 with entries, 1 skipped, 1 failed; "
         f"entries: seeded {seeded}, duplicates 0, updated 0, retired 0"
     ), summary
+
+
+def test_remember_and_edit_json_answer_a_refused_project_or_store_in_json(
+    project: Path, tmp_path: Path
+) -> None:
+    """`remember --json` answers a refused note as {"status": "rejected", "reason"} and
+    `edit --json` a refused edit so, but a refusal raised before the note was looked at
+    (a --project that cannot be a project id, a store outside the project that the write
+    guard refuses) printed only the error line: `kenning remember --json … | jq .status`
+    read nothing. They answer JSON too, with the same error line on stderr."""
+    stored = json.loads(kenning(project, "remember", "--json", DB_LOCKED).stdout)
+    other = make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
+    assert kenning(other, "remember", DB_LOCKED).returncode == 0
+    outside = other / ".kenning" / "memory.db"  # another project's store
+    before = outside.read_bytes()
+    cases = [
+        ("remember", "--json", "--project", "", "a note about deploys"),
+        ("remember", "--json", "--store", str(outside), "a note about deploys"),
+        ("edit", "--json", stored["id"], "--content", "a new text", "--project", ""),
+        ("edit", "--json", stored["id"], "--content", "a new text", "--store", str(outside)),
+    ]
+    for args in cases:
+        r = kenning(project, *args)
+        assert r.returncode == 1, (args, r.stderr)
+        answer = json.loads(r.stdout) if r.stdout.strip() else None
+        assert answer is not None and answer["status"] == "rejected", (args, r.stdout)
+        (line,) = r.stderr.splitlines()
+        assert line == f"error: {answer['reason']}", (args, line, answer)
+    assert outside.read_bytes() == before

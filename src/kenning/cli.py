@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from . import protocol
-from .errors import KenningError, StoreNotFound, UserInputError
+from .errors import KenningError, StoreLocationError, StoreNotFound, UserInputError
 from .model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
@@ -406,7 +406,19 @@ def remember(
 
     text = _read_note(content, as_json)
     note = NewMemory(text, memory_type, source, tags)
-    result = remember_in_project(note, store_path, group_id=group_id)
+    try:
+        result = remember_in_project(note, store_path, group_id=group_id)
+    except (UserInputError, StoreLocationError) as exc:
+        if not as_json:
+            raise
+        from .render import safe_message
+
+        # refused before the note was looked at (the project, the store): a script reading
+        # --json still gets its answer, as for a refused note
+        said = _as_the_command_says(exc)
+        _echo_json(RememberResult(status=REJECTED, reason=safe_message(said)).to_dict())
+        _say_error(said)
+        sys.exit(EXIT_USER)
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:
@@ -2029,7 +2041,7 @@ def edit(
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
-    except (UserInputError, StoreNotFound) as exc:
+    except (UserInputError, StoreNotFound, StoreLocationError) as exc:
         if not as_json:
             raise
         from .render import safe_message
