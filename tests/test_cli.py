@@ -964,3 +964,27 @@ def test_remember_and_edit_json_answer_a_refused_project_or_store_in_json(
         (line,) = r.stderr.splitlines()
         assert line == f"error: {answer['reason']}", (args, line, answer)
     assert outside.read_bytes() == before
+
+
+def test_forget_json_answers_a_refused_project_or_store_in_json(
+    project: Path, tmp_path: Path
+) -> None:
+    """`forget --json` answers {"id", "deleted": false} whatever happens (an unknown id, no
+    store yet), but a --project that cannot be a project id or a store the write guard
+    refuses printed only the error line: `kenning forget --json ID | jq .deleted` read
+    nothing. They are answered so too, with the same error line; nothing is forgotten."""
+    stored = json.loads(kenning(project, "remember", "--json", DB_LOCKED).stdout)
+    other = make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
+    theirs = json.loads(kenning(other, "remember", "--json", DB_LOCKED).stdout)
+    outside = other / ".kenning" / "memory.db"
+    for args in (
+        ("forget", "--json", stored["id"], "--project", ""),
+        ("forget", "--json", theirs["id"], "--store", str(outside)),
+    ):
+        r = kenning(project, *args)
+        assert r.returncode == 1, (args, r.stderr)
+        assert r.stdout.strip() and json.loads(r.stdout)["deleted"] is False, (args, r.stdout)
+        (line,) = r.stderr.splitlines()
+        assert line.startswith("error: ") and "project" in line, (args, line)
+    assert kenning(project, "forget", stored["id"]).returncode == 0  # still there
+    assert kenning(other, "forget", theirs["id"]).returncode == 0

@@ -1312,23 +1312,24 @@ Examples:
 @handle_errors
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
-    missing_store: StoreNotFound | None = None
+    refusal: str | None = None
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             found = store.forget(memory_id, group_id=group_id)
-    except StoreNotFound as exc:
+    except (StoreNotFound, UserInputError, StoreLocationError) as exc:
         if not as_json:
             raise
-        found = False  # a script reading --json gets its answer: no store, no such memory
-        missing_store = exc
+        # a script reading --json gets its answer: no store, a project or store refused
+        found = False
+        refusal = _as_the_command_says(exc)
     if as_json:
         _echo_json({"id": memory_id, "deleted": found})
     elif found:
         click.echo(f"forgot {memory_id}")
     if not found:
         # said with --json too: exit 1 alone tells a script's user nothing of why
-        if missing_store is not None:
-            _say_error(str(missing_store))
+        if refusal is not None:
+            _say_error(refusal)
         else:
             from .project import where_searched
 
