@@ -860,3 +860,22 @@ def test_doctor_that_finds_a_failed_check_says_so_on_stderr(project: Path, as_js
     else:
         assert "failed  provenance" in r.stdout, r.stdout
     assert run_cli(project, "doctor").returncode == 0
+
+
+@pytest.mark.parametrize("commits", ["2", 2.5, -1, 101, True])
+def test_stales_commits_is_checked_by_the_core_the_cli_names_its_option(
+    project: Path, commits: object
+) -> None:
+    """`kenning stale --commits 101` was refused by the CLI alone: MemoryStore.stale() took
+    any value, and with a stale memory commits='2' or 2.5 ended in a TypeError traceback
+    (not kenning's error tree), -1 listed no commit and 10**9 every one. The core refuses
+    it as a UserInputError of its commits parameter; the CLI says it as --commits."""
+    from kenning.errors import UserInputError
+
+    with (
+        open_store(cwd=project) as store,
+        pytest.raises(UserInputError, match=r"^commits is .*; expected a whole number"),
+    ):
+        store.stale(commits=commits)  # type: ignore[arg-type]
+    r = run_cli(project, "stale", "--commits", "101")
+    assert r.returncode == 1 and r.stderr.startswith("error: --commits is 101;"), r.stderr

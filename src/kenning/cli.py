@@ -1202,10 +1202,10 @@ Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consul
 @handle_errors
 def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str | None) -> None:
     """List the memories whose files changed since they were written, and what changed."""
+    from .freshness import check_commits
     from .render import render_json, render_stale
 
-    if not 0 <= commits <= 100:  # bad input (exit 1), as --limit's
-        raise UserInputError(f"--commits is {commits}; expected a whole number from 0 to 100")
+    check_commits(commits)  # before looking for a store: bad input (exit 1), as --limit's
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         # the project given: 'all' is refused (other projects' files are not here), not
         # taken for this checkout's

@@ -44,6 +44,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
 from .model import (
     CHANGED,
     FRESH,
@@ -59,6 +60,7 @@ from .protocol import STALE_PENALTY
 
 __all__ = [
     "FILES_KEY",
+    "MAX_COMMITS",
     "MAX_HASHED_BYTES",
     "MAX_PATH_CANDIDATES",
     "MAX_RECORDED_FILES",
@@ -66,6 +68,7 @@ __all__ = [
     "apply_stale_penalty",
     "blob_hash",
     "check",
+    "check_commits",
     "file_blob",
     "file_history",
     "named_paths",
@@ -636,6 +639,23 @@ def _commits(log: str | None, recorded: str | None) -> tuple[list[Commit], str |
             return commits, parts[0]  # this commit wrote the version the memory saw
         commits.append(Commit(*parts))
     return commits, None
+
+
+#: The most commits ``stale`` lists per changed file.
+MAX_COMMITS = 100
+
+
+def check_commits(commits: object) -> int:
+    """``commits`` (how many commits ``stale`` lists per changed file) when it is a whole
+    number from 0 to :data:`MAX_COMMITS`, else the error of that parameter: git was handed
+    anything (a text or a float ended in a TypeError, -1 listed none)."""
+    if isinstance(commits, bool) or not isinstance(commits, int) or not 0 <= commits <= MAX_COMMITS:
+        raise UserInputError.of_parameter(
+            "commits",
+            "commits",
+            f" is {commits!r:.40}; expected a whole number from 0 to {MAX_COMMITS}",
+        )
+    return commits
 
 
 def file_history(

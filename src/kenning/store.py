@@ -1479,9 +1479,10 @@ class MemoryStore:
         changed file since the memory was written: at most ``commits`` commits per file
         (:func:`kenning.freshness.file_history`). ``group_id`` may only name this project:
         other projects' files are not in this checkout."""
-        from .freshness import file_history
+        from .freshness import check_commits, file_history
         from .model import StaleMemory
 
+        commits = check_commits(commits)
         if means_every_project(self.group_id):
             # opened for every project outside a checkout (--project all): no files to
             # compare with, and its own "project" is the word for all (it checked nothing
