@@ -2615,6 +2615,37 @@ def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path
     assert found[sqlite] == found[":memory:"]
 
 
+def test_update_metadata_changes_the_metadata_and_nothing_else(backend: Backend) -> None:
+    """A fingerprint brought up to newer rules (MemoryStore.renew_fingerprints): the
+    memory's metadata is replaced, and found by the new fingerprint, not the old; its text,
+    times, counts and vector stay; an id that does not exist is skipped."""
+    rows = corpus(6)
+    old, new = "<path>: f401 <q> imported but unused", "f401 <q> imported but unused"
+    rows[2] = MemoryRecord(
+        replace(rows[2].memory, metadata={"error_fingerprint": old, "kept": [1, 2.5]}),
+        rows[2].vector,
+    )
+    backend.upsert(rows)
+    backend.record_seen([(rows[2].memory.id, T0 + timedelta(days=3))])
+    (before,) = backend.get([rows[2].memory.id])
+    backend.update_metadata(
+        [
+            (rows[2].memory.id, {"error_fingerprint": new, "kept": [1, 2.5]}),
+            ("nope", {"error_fingerprint": new}),
+        ]
+    )
+    (after,) = backend.get([rows[2].memory.id])
+    assert after == replace(before, metadata={"error_fingerprint": new, "kept": [1, 2.5]})
+    assert [m.id for m in backend.find_by_fingerprint(new, Filters())] == [after.id]
+    assert backend.find_by_fingerprint(old, Filters()) == []
+    vector = backend.get_vectors([after.id])[after.id]
+    assert np.allclose(vector, rows[2].vector, atol=1e-6)
+    assert backend.get(["nope"]) == []
+    assert backend.get([r.memory.id for r in rows]) == [
+        after if r.memory.id == after.id else r.memory for r in rows
+    ]
+
+
 def test_qdrant_fingerprint_match_past_the_first_thousand_is_found() -> None:
     """find_by_fingerprint read one scroll of 1,000 points (by point id) and kept the newest
     20 of them: with more matches, the newest one — the fix recall shows for the error —

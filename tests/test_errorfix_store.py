@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kenning import MemoryStore, protocol
@@ -14,6 +16,7 @@ from kenning.embedders.base import Embedder
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.seeding import seed_solutions
 from kenning.signatures import looks_like_error
+from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
 from .conftest import EVAL_DIR
@@ -439,6 +442,189 @@ def test_a_fix_restated_is_a_near_duplicate_of_one_stored_under_older_fingerprin
             "error_fix",
         )
         assert other.status == "stored", other
+
+
+UNUSED_IMPORT_FIX = (
+    "ERROR-FIX: src/app/cli.py:3:8: F401 `json` imported but unused | FIX: remove the import, "
+    "or list the name in __all__ when the module re-exports it"
+)
+#: Its fingerprint as kenning wrote it on 2026-12-01 (the linter's path prefix kept).
+UNUSED_IMPORT_FINGERPRINT_THEN = "<path>: f401 <q> imported but unused"
+
+
+def _as_an_older_kenning_wrote_it(path: Path, memory_id: str, fingerprint: str) -> None:
+    """The entry's fingerprint as older rules computed it, in a store no kenning recorded
+    its fingerprint rules in (none did before them)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE memories SET metadata = json_set(metadata, '$.error_fingerprint', ?) "
+            "WHERE id = ?",
+            (fingerprint, memory_id),
+        )
+        db.execute("DELETE FROM meta WHERE key = 'kenning:fingerprint_rules'")
+    db.close()
+
+
+def test_an_entry_fingerprinted_by_an_older_kenning_is_the_exact_match_after_an_upgrade(
+    project: Path, minilm: Embedder
+) -> None:
+    """A stored fingerprint is the one of the rules it was written under; the exact lookup
+    finds an entry by it. After an upgrade an older entry (ruff's F401 under the rules of
+    2026-12-01, which kept the file's path) was found only when it also came up among the
+    query's 20 dense or lexical candidates: among notes about unused imports it did not,
+    and the same error recalled those notes, not its fix. The first write of the newer
+    kenning brings the stored fingerprints up to its rules, changing nothing else."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        fix = store.remember(UNUSED_IMPORT_FIX, "error_fix").id
+        path = Path(store.location)
+        (before,) = store.backend.get([fix])
+        vector = store.backend.get_vectors([fix])[fix]
+    _as_an_older_kenning_wrote_it(path, fix, UNUSED_IMPORT_FINGERPRINT_THEN)
+    with open_store(cwd=project, embedder=minilm) as store:  # the newer kenning writes
+        results = store.remember_many(
+            [
+                NewMemory(
+                    f"F401 `os` imported but unused in src/app/module_{i}.py is kept on "
+                    f"purpose: module_{i} imports `os` but unused for plugin {i} on Windows",
+                    "context",
+                )
+                for i in range(30)
+            ],
+            near_duplicates=False,
+        )
+        assert all(r.status == "stored" for r in results), results
+    query = "src/pkg/worker.py:10:1: F401 `os` imported but unused"
+    with open_store(cwd=project, embedder=minilm) as store:
+        (first, *_) = store.recall(query, errors=True).hits
+        assert (first.memory.id, first.match) == (fix, "fingerprint"), first
+        (after,) = store.backend.get([fix])
+        assert after.metadata["error_fingerprint"] == "f401 <q> imported but unused"
+        # nothing but the fingerprint changed
+        assert replace(after, metadata=before.metadata) == before
+        assert np.array_equal(store.backend.get_vectors([fix])[fix], vector)
+
+
+def test_fingerprints_a_newer_kenning_wrote_are_left_to_it(project: Path, minilm: Embedder) -> None:
+    """Two kennings sharing a store (a team server, two installs): the older one's writes
+    leave the fingerprints the newer one's rules computed (its exact matches), and a
+    store already brought up to the rules is not scanned again."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        fix = store.remember(UNUSED_IMPORT_FIX, "error_fix").id
+        path = Path(store.location)
+        assert store.renew_fingerprints() == 0  # recorded by the first write
+    _as_an_older_kenning_wrote_it(path, fix, "what newer rules compute")
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.backend.set_meta("kenning:fingerprint_rules", "99")
+        store.remember("the changelog lives in CHANGES.md", "context")
+        (kept,) = store.backend.get([fix])
+        assert kept.metadata["error_fingerprint"] == "what newer rules compute"
+        assert store.backend.get_meta("kenning:fingerprint_rules") == "99"
+
+
+def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
+    project: Path, minilm: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The renewal is one transaction: when the store refuses one of its changes, none is
+    made, the rules are not recorded (the next write tries again), and the note being
+    written is stored all the same."""
+    import sqlite3
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        first = store.remember(UNUSED_IMPORT_FIX, "error_fix").id
+        second = store.remember(
+            "ERROR-FIX: lib/io.py:1:1: F401 `sys` imported but unused | FIX: drop it", "error_fix"
+        ).id
+        path = Path(store.location)
+    _as_an_older_kenning_wrote_it(path, first, UNUSED_IMPORT_FINGERPRINT_THEN)
+    _as_an_older_kenning_wrote_it(path, second, UNUSED_IMPORT_FINGERPRINT_THEN)
+    with sqlite3.connect(path) as db:  # a failure on the second entry's change
+        db.execute(
+            "CREATE TRIGGER refuse BEFORE UPDATE OF metadata ON memories "
+            f"WHEN old.id = '{second}' BEGIN SELECT RAISE(ABORT, 'refused here'); END"
+        )
+    db.close()
+    with open_store(cwd=project, embedder=minilm) as store:
+        note = store.remember("the release checklist lives in docs/release.md", "context")
+        assert note.status == "stored"
+        stored = {m.id: m.metadata["error_fingerprint"] for m in store.backend.get([first, second])}
+        assert stored == dict.fromkeys((first, second), UNUSED_IMPORT_FINGERPRINT_THEN)
+        assert store.backend.get_meta("kenning:fingerprint_rules") is None
+    assert "could not be brought up to this kenning's rules (refused here)" in caplog.text
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER refuse")
+    db.close()
+    with open_store(cwd=project, embedder=minilm) as store:  # the next write does it
+        store.remember("the changelog lives in CHANGES.md", "context")
+        stored = {m.id: m.metadata["error_fingerprint"] for m in store.backend.get([first, second])}
+        assert set(stored.values()) == {"f401 <q> imported but unused"}
+
+
+#: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
+#: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
+FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632"}
+
+
+def _fingerprint_probe() -> str:
+    """The fingerprints of real error messages (the evaluation sets' rustc and ruff
+    diagnostics, as raw output and as entries, the yellow entries, and the pairs
+    tests/test_errorfix.py holds the rules to), as one digest."""
+    import hashlib
+
+    from kenning.errorfix import parse_error_fix
+    from kenning.fingerprints import error_fingerprint
+    from kenning.signatures import extract_error_signature
+
+    from .test_errorfix import DIFFERENT_ERROR, SAME_ERROR
+
+    def rows(name: str) -> list[dict[str, str]]:
+        return [json.loads(line) for line in (EVAL_DIR / name).read_text().splitlines()]
+
+    raw = [
+        text
+        for pair in (*SAME_ERROR, *DIFFERENT_ERROR)
+        for text in getattr(pair, "values", pair)  # a pytest.param's, or the pair
+    ]
+    raw += [r["error_signature"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
+    entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
+    for split in ("queries_dev", "queries_masked_dev"):
+        for r in rows(f"rust-errors/{split}.jsonl"):
+            message = f"error[{r['expected_code']}]: {r['text']}"
+            raw.append(f"{message}\n  --> src/lib.rs:41:17\n   |")
+            entries.append(f"ERROR-FIX: {message} | FIX: see the explanation")
+        for r in rows(f"ruff-rules/{split}.jsonl"):
+            message = f"src/app/cli.py:3:8: {r['expected_code']} {r['text']}"
+            raw.append(f"{message}\nFound 1 error.")
+            entries.append(f"ERROR-FIX: {message} | FIX: see the rule")
+    fingerprints = [error_fingerprint(extract_error_signature(text)) for text in raw]
+    for text in entries:
+        entry = parse_error_fix(text)
+        fingerprints.append(error_fingerprint(entry.signature) if entry else "")
+    return hashlib.sha256(json.dumps(fingerprints).encode("utf-8")).hexdigest()[:16]
+
+
+@eval_mark(EVAL_DIR)
+def test_the_fingerprint_rules_version_names_the_rules() -> None:
+    """A store records the version of the rules its fingerprints were brought up to, and a
+    newer version brings them up again (MemoryStore.renew_fingerprints): a change to the
+    rules that kept the version would leave every entry written before it stale."""
+    from kenning.fingerprints import RULES_VERSION
+
+    probe = _fingerprint_probe()
+    assert FINGERPRINT_RULES_PROBES.get(RULES_VERSION) == probe, (
+        "the fingerprint rules changed: raise kenning.fingerprints.RULES_VERSION to "
+        f"{RULES_VERSION + 1} and add {RULES_VERSION + 1}: {probe!r} to "
+        "FINGERPRINT_RULES_PROBES"
+        if probe not in FINGERPRINT_RULES_PROBES.values()
+        else f"RULES_VERSION {RULES_VERSION} is not the version of these rules"
+    )
 
 
 @pytest.mark.parametrize("prefix", ["error-fix:", "Error-Fix:", "  ERROR-FIX:"])

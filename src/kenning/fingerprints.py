@@ -15,7 +15,15 @@ from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
 from .signatures import ANSI, extract_error_signature, without_exit_code_suffix
 
-__all__ = ["error_fingerprint", "identifies"]
+__all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
+
+#: The version of the rules below, recorded in a store whose stored fingerprints were
+#: brought up to them (:meth:`kenning.store.MemoryStore.renew_fingerprints`). Raise it with
+#: every change to what a signature's fingerprint is (tests/test_errorfix_store.py's
+#: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
+#: the code, because a store shared by two kennings must know which rules are the newer (the
+#: older one leaves the newer one's fingerprints as they are).
+RULES_VERSION = 1
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"

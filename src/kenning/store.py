@@ -187,6 +187,37 @@ def _fingerprint_now(memory: Memory) -> str | None:
     return found
 
 
+#: The version of the fingerprint rules (:data:`kenning.fingerprints.RULES_VERSION`) the
+#: stored error fingerprints were last brought up to: meta key (none: written before any).
+FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
+
+
+def _rules_version(recorded: str | None) -> int:
+    """The rules version a store records; 0 for none, or for a value that is no version
+    (written by hand: the fingerprints are checked again)."""
+    try:
+        return int(recorded) if recorded is not None else 0
+    except ValueError:
+        return 0
+
+
+def _renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
+    """``memory``'s metadata with its error fingerprint under this kenning's rules, or None
+    when the stored one already is (only that key changes)."""
+    now = _fingerprint_now(memory)
+    if memory.metadata.get("error_fingerprint") == now:
+        return None
+    if now is None and "error_fingerprint" not in memory.metadata:
+        return None
+    metadata = dict(memory.metadata)
+    if now is None:
+        # no longer one (its signature is all masks now): a stale one would claim a match
+        del metadata["error_fingerprint"]
+    else:
+        metadata["error_fingerprint"] = now
+    return metadata
+
+
 def _matching_fingerprint(
     memories: Iterable[Memory], fingerprint: str, known: Iterable[Memory] = ()
 ) -> list[Memory]:
@@ -352,6 +383,9 @@ class MemoryStore:
         self._lexical_worker: ThreadPoolExecutor | None = None
         self._worker_forks = forks_so_far()
         self._worker_lock = threading.Lock()
+        #: The store's fingerprints are known to be under this kenning's rules or newer ones
+        #: (the recorded version only rises): no write of this process checks them again.
+        self._fingerprints_current = False
         renew_after_fork(self)
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.
@@ -821,6 +855,56 @@ class MemoryStore:
         )
         return [r for r in results if r is not None]
 
+    def renew_fingerprints(self) -> int:
+        """Bring the stored error fingerprints up to this kenning's rules, once per version
+        of the rules (recorded in the store): an entry written by an older kenning holds the
+        fingerprint of the rules of then, and the exact lookup of an error query
+        (:meth:`~kenning.backends.base.Backend.find_by_fingerprint`) missed it unless it
+        also came up as one of the query's dense or lexical candidates. A store a newer
+        kenning brought up to its rules is left as it is. Only ``metadata.error_fingerprint``
+        changes (content, ids, timestamps and vectors stay), in one transaction: a failure
+        leaves the store as it was. The number of entries changed."""
+        from .fingerprints import RULES_VERSION
+
+        if self._fingerprints_current:
+            return 0
+        if _rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+            self._fingerprints_current = True
+            return 0
+        # the scan reads without the write lock (other processes' writes go on); what it
+        # found is read again under the lock, where no edit can come between
+        stale = [
+            r.memory.id
+            for r in self.backend.iterate(Filters())
+            if _renewed_fingerprint(r.memory) is not None
+        ]
+        with self.backend.exclusive():
+            if _rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+                changes = []  # another process did it meanwhile
+            else:
+                changes = [
+                    (m.id, metadata)
+                    for m in self.backend.get(stale)
+                    if (metadata := _renewed_fingerprint(m)) is not None
+                ]
+                self.backend.update_metadata(changes)
+                self.backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
+        self._fingerprints_current = True
+        return len(changes)
+
+    def _renew_fingerprints_after_write(self) -> None:
+        """:meth:`renew_fingerprints` after a write: a failure is said, and never fails the
+        write (the read path still finds an older entry among its candidates)."""
+        try:
+            self.renew_fingerprints()
+        except Exception as exc:
+            log.warning(
+                "kenning: the error fingerprints in %s could not be brought up to this "
+                "kenning's rules (%s); nothing was changed, and the next write tries again",
+                self.backend.location,
+                exc,
+            )
+
     def remember_prepared(
         self,
         prepared: Sequence[PreparedMemory],
@@ -887,6 +971,10 @@ class MemoryStore:
                 results[index] = outcome
             if progress:
                 progress(len(chunk))
+        if prepared:
+            # a kenning's first write to a store brings its older entries' fingerprints up
+            # to its rules (once: the rules are recorded in the store)
+            self._renew_fingerprints_after_write()
 
     def _write_batch(
         self,

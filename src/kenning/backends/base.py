@@ -452,6 +452,13 @@ class Backend(Protocol):
         inside :meth:`exclusive` (where the backend has transactions)."""
         ...
 
+    def update_metadata(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Replace the metadata of existing memories, changing nothing else (content, id,
+        timestamps and vector stay: a fingerprint computed under newer rules). Ids that do
+        not exist are skipped. All or nothing inside :meth:`exclusive` (where the backend
+        has transactions)."""
+        ...
+
     def get_meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str | None) -> None: ...

@@ -9,9 +9,10 @@ or a collection, and every surface gives one answer to "no store yet". A write r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,9 @@ class MissingBackend:
         raise self._refuse()
 
     def record_seen(self, sightings: Sequence[tuple[str, datetime]]) -> None:
+        raise self._refuse()
+
+    def update_metadata(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         raise self._refuse()
 
     def set_meta(self, key: str, value: str | None) -> None:

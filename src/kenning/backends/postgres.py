@@ -61,7 +61,7 @@ import logging
 import re
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
@@ -1426,6 +1426,20 @@ class PostgresBackend:
                     "last_seen_at = greatest(coalesce(last_seen_at, stored_at), %s) "
                     "WHERE id = %s",
                     [(when, memory_id) for memory_id, when in sightings],
+                )
+
+    def update_metadata(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        if not items:
+            return
+        with self._write() as conn:
+            if self._dim(conn) is None:
+                return
+            with conn.cursor() as cur:
+                # both columns: the jsonb one holds the fingerprint index, the text one is
+                # what reads return
+                cur.executemany(
+                    "UPDATE kenning_memories SET metadata = %s, metadata_text = %s WHERE id = %s",
+                    [(Jsonb(dict(m)), encode_metadata(m), i) for i, m in items],
                 )
 
     def get_meta(self, key: str) -> str | None:

@@ -65,7 +65,7 @@ import uuid
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -1013,6 +1013,46 @@ class QdrantBackend:
                     points=[p.id],
                     wait=True,
                 )
+
+    def update_metadata(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        if not items:
+            return
+        with self.exclusive(), self._call() as client:
+            if self._dim() is None:
+                return
+            wanted = {point_id(i): dict(m) for i, m in items}
+            before = {
+                str(p.id): (p.payload or {}).get("metadata")
+                for start in range(0, len(items), 1000)
+                for p in client.retrieve(
+                    self.collection,
+                    ids=list(wanted)[start : start + 1000],
+                    with_payload=["metadata"],
+                    with_vectors=False,
+                )
+            }
+            done: list[Any] = []
+            try:
+                for point, metadata in wanted.items():
+                    if point in before:  # an id that does not exist is skipped
+                        client.set_payload(
+                            self.collection,
+                            payload={"metadata": metadata},
+                            points=[point],
+                            wait=True,
+                        )
+                        done.append(point)
+            except BaseException:
+                # no transactions here: what was changed is put back (all or nothing)
+                for point in done:
+                    with suppress(Exception):
+                        client.set_payload(
+                            self.collection,
+                            payload={"metadata": before[point]},
+                            points=[point],
+                            wait=True,
+                        )
+                raise
 
     def get_meta(self, key: str) -> str | None:
         from qdrant_client.http.exceptions import UnexpectedResponse

@@ -28,7 +28,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1137,6 +1137,16 @@ class SQLiteBackend:
                 "product); nothing was written"
             )
 
+    def update_metadata(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        if not items:
+            return
+        with self.exclusive():
+            self._conn.executemany(
+                "UPDATE memories SET metadata = ? WHERE id = ?",
+                [(encode_metadata(metadata), i) for i, metadata in items],
+            )
+            self._writes += 1  # cached reads hold the old metadata
+
     def get_meta(self, key: str) -> str | None:
         if "meta" in self._lost_state:
             return None  # lost with its table: the store reads as not stamped
@@ -2038,6 +2048,7 @@ for _name in (
     "delete",
     "update_vectors",
     "record_seen",
+    "update_metadata",
     "get_meta",
     "set_meta",
     "write_provenance",
