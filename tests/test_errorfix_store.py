@@ -527,6 +527,32 @@ def test_fingerprints_a_newer_kenning_wrote_are_left_to_it(project: Path, minilm
         assert store.backend.get_meta("kenning:fingerprint_rules") == "99"
 
 
+def test_entries_migrated_from_an_older_store_are_renewed_in_the_target(
+    project: Path, minilm: Embedder
+) -> None:
+    """`kenning migrate` copies rows as they are, fingerprints included: from a store an
+    older kenning wrote into one whose rules are recorded (a team store this kenning writes
+    to), the copied entries kept their old fingerprints for good, the target saying they
+    were current. The target records the older rules of the two, and its next write brings
+    the copied entries up."""
+    from kenning import open_store
+    from kenning.migrate import migrate_store
+
+    target = project / "team" / "memory.db"
+    with open_store(target, cwd=project, embedder=minilm) as team:
+        team.remember("the team store holds every project's notes", "context")
+    with open_store(cwd=project, embedder=minilm) as store:
+        fix = store.remember(UNUSED_IMPORT_FIX, "error_fix").id
+        path = Path(store.location)
+    _as_an_older_kenning_wrote_it(path, fix, UNUSED_IMPORT_FINGERPRINT_THEN)
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert migrate_store(store, str(target)).verified
+    with open_store(target, cwd=project, embedder=minilm) as team:
+        team.remember("the release checklist lives in docs/release.md", "context")
+        (copied,) = team.backend.get([fix])
+        assert copied.metadata["error_fingerprint"] == "f401 <q> imported but unused"
+
+
 def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
     project: Path, minilm: Embedder, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -228,6 +228,8 @@ def migrate(
             "server is back, and it resumes (what is already there is skipped)"
         ) from None
     _copy_seed_records(source, target, projects)
+    if copied:
+        _carry_fingerprint_rules(source, target)
     # rows the walk skipped (their warning line said so): named, and out of the check, as
     # export names them; a server counts them in its hashes, SQLite and Qdrant did not
     unreadable = [
@@ -269,6 +271,20 @@ def _copy_seed_records(source: Backend, target: Backend, projects: set[str]) -> 
         with target.exclusive():
             if target.get_meta(key) is None:
                 target.set_meta(key, record)
+
+
+def _carry_fingerprint_rules(source: Backend, target: Backend) -> None:
+    """The rows copied keep the error fingerprints of the rules their store records (none:
+    an older kenning's): the target records the older version of the two, so that the next
+    write of a kenning of newer rules brings the copied entries up to them
+    (:meth:`~kenning.store.MemoryStore.renew_fingerprints`), where the target's own record
+    would have said they already were."""
+    from .store import FINGERPRINT_RULES_KEY, rules_version
+
+    copied = rules_version(source.get_meta(FINGERPRINT_RULES_KEY))
+    with target.exclusive():
+        if copied < rules_version(target.get_meta(FINGERPRINT_RULES_KEY)):
+            target.set_meta(FINGERPRINT_RULES_KEY, str(copied))
 
 
 def _same_store(source: Backend, target: Backend) -> bool:

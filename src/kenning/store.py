@@ -192,7 +192,7 @@ def _fingerprint_now(memory: Memory) -> str | None:
 FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
 
 
-def _rules_version(recorded: str | None) -> int:
+def rules_version(recorded: str | None) -> int:
     """The rules version a store records; 0 for none, or for a value that is no version
     (written by hand: the fingerprints are checked again)."""
     try:
@@ -868,7 +868,7 @@ class MemoryStore:
 
         if self._fingerprints_current:
             return 0
-        if _rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+        if rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
             self._fingerprints_current = True
             return 0
         # the scan reads without the write lock (other processes' writes go on); what it
@@ -879,7 +879,7 @@ class MemoryStore:
             if _renewed_fingerprint(r.memory) is not None
         ]
         with self.backend.exclusive():
-            if _rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+            if rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
                 changes = []  # another process did it meanwhile
             else:
                 changes = [
