@@ -1040,3 +1040,51 @@ def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
         assert [c["subject"] for c in changed["commits"]] == ["change of auth"], changed
         assert changed["uncommitted"] is False
     assert asked[0] <= n + 10, asked
+
+
+def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning stale` at 100k memories, 5,000 of them naming a changed file, still ran one
+    `git log --since` per stale memory (23 s): each memory's commits are the part of the
+    file's log dated since it, so the log since the oldest of them is asked once per file
+    (and, for a file gone, the renames since). Memories of two times see two histories,
+    as before."""
+    from kenning import freshness
+
+    n = 30
+    older = [
+        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
+    ]
+    assert all(r.ok for r in store.remember_many(older, near_duplicates=False))
+    write(files, "src/auth.py", AUTH + "# first change\n")
+    commit(files, "first change of auth")
+    newer = [
+        NewMemory(f"{NOTE} Later {i}: shard s{i * 3} of cluster c{i}.", "rule") for i in range(n)
+    ]
+    assert all(r.ok for r in store.remember_many(newer, near_duplicates=False))
+    store.close()
+    write(files, "src/auth.py", AUTH + "# second change\n")
+    git(files, "mv", "docs/solutions/db.md", "docs/solutions/locks.md")
+    commit(files, "second change of auth, db.md moved")
+    asked = [0]
+    real = freshness._git
+
+    def counting(*args: object, **kwargs: object) -> str | None:
+        asked[0] += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(freshness, "_git", counting)
+    data = json.loads(kenning(files, "stale", "--json").stdout)
+    assert (data["checked"], data["stale"]) == (2 * n, 2 * n)
+    seen: dict[str, int] = {}
+    for item in data["memories"]:
+        changes = {c["path"]: c for c in item["changed"]}
+        assert changes["docs/solutions/db.md"]["moved_to"] == "docs/solutions/locks.md"
+        subjects = tuple(c["subject"] for c in changes["src/auth.py"]["commits"])
+        seen[" / ".join(subjects)] = seen.get(" / ".join(subjects), 0) + 1
+    assert seen == {
+        "second change of auth, db.md moved / first change of auth": n,
+        "second change of auth, db.md moved": n,
+    }, seen
+    assert asked[0] <= 20, asked

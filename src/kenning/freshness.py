@@ -31,6 +31,7 @@ Pure parts: :func:`blob_hash`, :func:`path_candidates`, :func:`named_paths`,
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import stat
@@ -623,6 +624,28 @@ HISTORY_WALK = 100
 #: same on any length of history (tens of milliseconds at this size).
 HISTORY_SPAN = 1000
 _LOG_FORMAT = "--format=%x1e%H%x1f%cs%x1f%s"  # the subject last: it may hold any character
+#: :data:`_LOG_FORMAT` with each commit's time (seconds) first, for a log shared by memories of
+#: different times (:func:`_dated_since`).
+_DATED_LOG_FORMAT = "--format=%x1e%ct%x1f%H%x1f%cs%x1f%s"
+
+
+def _dated_since(log: str | None, since: datetime) -> str | None:
+    """The part of a log in a format starting ``%x1e%ct%x1f`` (``git log --since`` of an
+    older time) that ``git log --since=<since>`` gives, in that format without the time.
+
+    git walks history newest first and stops at each commit dated before ``--since`` (to the
+    second, the fraction dropped): the commits it gives for a later time are those of the
+    older time's log up to the first dated before it, and ``-n`` of them, a prefix too."""
+    if log is None:
+        return None
+    seconds = math.floor(since.timestamp())
+    kept: list[str] = []
+    for record_text in log.split("\x1e")[1:]:
+        stamp, sep, rest = record_text.partition("\x1f")
+        if not sep or not stamp.isdigit() or int(stamp) < seconds:
+            break
+        kept.append("\x1e" + rest)
+    return "".join(kept)
 
 
 def _commits(log: str | None, recorded: str | None) -> tuple[list[Commit], str | None]:
@@ -667,6 +690,7 @@ def file_history(
     recorded: str | None = None,
     missing: bool = False,
     answers: dict[tuple[Any, ...], str | None] | None = None,
+    oldest: datetime | None = None,
 ) -> FileHistory:
     """git's account of ``path`` since ``since`` (the memory's ``stored_at``): the newest
     ``limit`` commits touching it on the checked-out branch, whether the work tree differs
@@ -686,7 +710,11 @@ def file_history(
     question earlier in the listing. Apart from the log since each memory's own time, the
     questions are the same for every memory that saw a version of the file (its status,
     the log since the commit that made it, the shallow-clone check): asked once per memory,
-    they were four git processes each, 50 s for 5,000 stale memories."""
+    they were four git processes each, 50 s for 5,000 stale memories. ``oldest`` (with
+    ``answers``): the earliest ``since`` the listing asks about this path; the logs dated
+    since a time are then asked once, since ``oldest``, and each memory's is the part of it
+    dated since its own time (:func:`_dated_since`): one git log per memory was 23 s for
+    5,000 stale memories."""
 
     def git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
         if answers is None:
@@ -697,12 +725,23 @@ def file_history(
         return answers[key]
 
     stamp = since.isoformat()
+    shared = answers is not None and oldest is not None and oldest <= since
     shown = path
     repo, path, prefix = _repository_of(files_root, path)
-    log = git(
-        repo, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
-        f"-n{limit + 2}", "--", path,
-    )  # fmt: skip
+    if shared:
+        assert oldest is not None
+        log = _dated_since(
+            git(
+                repo, "log", f"--since={oldest.isoformat()}", _DATED_LOG_FORMAT, "--raw",
+                "--no-abbrev", f"-n{limit + 2}", "--", path,
+            ),
+            since,
+        )  # fmt: skip
+    else:
+        log = git(
+            repo, "log", f"--since={stamp}", _LOG_FORMAT, "--raw", "--no-abbrev",
+            f"-n{limit + 2}", "--", path,
+        )  # fmt: skip
     commits, base = _commits(log, recorded)
     walked: list[Commit] = []
     if base is None and recorded is not None and _head_blob(repo, path, git) != recorded:
@@ -726,17 +765,17 @@ def file_history(
     status = git(repo, "status", "--porcelain=v1", "-z", "--", path)
     moved = None
     if missing:
-        history = git(
-            repo,
-            "log",
-            *((f"{base}..HEAD",) if base else (f"--since={stamp}",)),
-            "-M",
-            "--diff-filter=R",
-            "--name-status",
-            "--format=%x1e",
-            "-z",
-            "-n200",
-        )
+        renames = ("-M", "--diff-filter=R", "--name-status", "-z", "-n200")
+        if base:
+            history = git(repo, "log", f"{base}..HEAD", *renames, "--format=%x1e")
+        elif shared:
+            assert oldest is not None
+            history = _dated_since(
+                git(repo, "log", f"--since={oldest.isoformat()}", *renames, "--format=%x1e%ct%x1f"),
+                since,
+            )
+        else:
+            history = git(repo, "log", f"--since={stamp}", *renames, "--format=%x1e")
         staged = git(repo, "diff", "--cached", "-M", "--name-status", "-z", "HEAD")
         where = _moved(history, staged, path)
         # renamed and then deleted: it went nowhere a reader can follow

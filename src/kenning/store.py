@@ -1591,6 +1591,12 @@ class MemoryStore:
         states = self.freshness(memories)
         found = []
         answers: dict[tuple[Any, ...], str | None] = {}  # git asked each question once
+        oldest: dict[str, datetime] = {}  # each file's log is asked since its oldest memory
+        for memory in memories:
+            state = states.get(memory.id)
+            for f in state.changed if state is not None and state.stale else ():
+                if f.path not in oldest or memory.stored_at < oldest[f.path]:
+                    oldest[f.path] = memory.stored_at
         for memory in memories:
             state = states.get(memory.id)
             if state is None or not state.stale:
@@ -1604,6 +1610,7 @@ class MemoryStore:
                     recorded=f.recorded,
                     missing=f.status == MISSING,
                     answers=answers,
+                    oldest=oldest[f.path],
                 )
                 for f in state.changed
             }
