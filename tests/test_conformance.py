@@ -701,6 +701,31 @@ def test_stored_since_gives_the_times_at_or_after_within_the_filter(backend: Bac
     assert len(backend.stored_since(Filters(), T0)) == 31  # at the cut counts
 
 
+def test_metadata_entries_give_each_memorys_entry_within_the_filter(backend: Backend) -> None:
+    """The page's stale filter reads each memory's file record and time, no text, no
+    vector (:meth:`Backend.metadata_entries`): the same on every backend as a read gives."""
+    assert backend.metadata_entries(Filters(), "file_blobs") == []
+    rows = []
+    for r in corpus(30):
+        i = int(r.memory.content.split()[1].rstrip(":"))
+        extra = {"file_blobs": {f"src/m{i}.py": f"{i:040x}", "a.md": "0" * 40}} if i % 4 else {}
+        metadata = {**r.memory.metadata, **extra}
+        rows.append(MemoryRecord(Memory(**{**r.memory.__dict__, "metadata": metadata}), r.vector))
+    backend.upsert(rows)
+    for f in (Filters(), Filters(group_id=GROUPS[1]), Filters(types=("rule",)), Filters("nobody")):
+        for key in ("file_blobs", "i", "absent"):
+            want = sorted(
+                (r.memory.id, r.memory.group_id, r.memory.stored_at, r.memory.metadata.get(key))
+                for r in rows
+                if matches(r, f)
+            )
+            got = sorted(
+                (e.id, e.group_id, e.stored_at, e.value) for e in backend.metadata_entries(f, key)
+            )
+            assert got == want, (f, key)
+            assert all(at.utcoffset() == timedelta(0) for _, _, at, _ in got)
+
+
 def test_provenance_read_write(backend: Backend) -> None:
     assert backend.read_provenance() is None
     a = Provenance("minilm", "sentence-transformers/all-MiniLM-L6-v2", 384, True, "none")
@@ -3302,6 +3327,7 @@ def test_a_note_whose_tags_or_metadata_another_tool_wrote_is_skipped_and_named(
         good = sorted(r.memory.id for r in rows if r.memory.id != victim)
         assert sorted(r.memory.id for r in b.iterate(Filters())) == good
         assert sorted(m.id for m in b.newest(Filters(), 10)) == good
+        assert sorted(e.id for e in b.metadata_entries(Filters(), "file_blobs")) == good
         assert sorted(h.memory.id for h in b.vector_search(rows[1].vector, 10, Filters())) == good
         assert victim not in {h.memory.id for h in b.lexical_search("note", 10, Filters())}
         assert b.get([victim, good[0]]) == [next(r.memory for r in rows if r.memory.id == good[0])]

@@ -115,6 +115,22 @@ def test_reads_skip_a_damaged_row_with_a_warning(
 
 
 @pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+def test_the_stale_filters_listing_leaves_out_the_rows_browse_leaves_out(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """The page's stale filter lists from each memory's file record and time alone
+    (Backend.metadata_entries): a row whose fields do not decode is left out of it and of
+    its count, as browse leaves it out; one whose vector alone is damaged is listed."""
+    store, bad, kind = damaged
+    listed = [m.id for m in store.browse(group_id="all")]
+    assert (bad in listed) == (kind in VECTOR_DAMAGE)
+    shown, _, total = store.browse_by_freshness(False, group_id="all")
+    assert [m.id for m in shown] == listed and total == len(listed)
+    page, _, _ = store.browse_by_freshness(False, group_id="all", offset=1, limit=2)
+    assert [m.id for m in page] == listed[1:3]
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
 def test_export_writes_every_good_row_and_names_the_bad_one(
     damaged: tuple[MemoryStore, str, str],
 ) -> None:

@@ -1543,6 +1543,62 @@ class MemoryStore:
                 out[memory.id] = state
         return out
 
+    def browse_by_freshness(
+        self,
+        stale: bool,
+        *,
+        group_id: str | None = None,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        stored_after: datetime | None = None,
+        stored_before: datetime | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[list[Memory], dict[str, Freshness], int]:
+        """The memories :meth:`browse` lists (same arguments, newest first) that are stale
+        (``stale``) or not (:meth:`freshness`): ``limit`` of them from ``offset`` on (None:
+        all), their freshness, and how many there are in all.
+
+        Which are stale is found from the files each memory recorded and its time alone
+        (:meth:`Backend.metadata_entries`), and only the memories returned are read whole:
+        the page's "stale only" filter decoded every memory of the project to count them
+        (2.6 s at 100k)."""
+        from .freshness import FILES_KEY, check, recorded_files
+        from .search import check_types_of, parse_types
+
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise UserInputError(f"offset is {offset!r:.40}; expected a whole number from 0")
+        if limit is not None:
+            limit = check_whole_number("limit", limit, 1 << 31)
+        types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection else ()
+        after = parse_timestamp(stored_after) if stored_after else None
+        before = parse_timestamp(stored_before) if stored_before else None
+        filters = Filters(self.resolve_group(group_id), collections, types)
+        observed: dict[str, Observed] = {}  # each file checked once for the whole list
+        verdicts: dict[tuple[tuple[str, str], ...], bool] = {}  # and each record once
+        matched = []
+        for entry in self.backend.metadata_entries(filters, FILES_KEY):
+            if (after is not None and entry.stored_at < after) or (
+                before is not None and entry.stored_at >= before
+            ):
+                continue
+            # as _freshness_of: only this project's memories are checked, against this checkout
+            mine = self.check_freshness and entry.group_id == self.group_id
+            files = tuple(recorded_files({FILES_KEY: entry.value}).items()) if mine else ()
+            if files not in verdicts:
+                verdicts[files] = (
+                    bool(files) and check(dict(files), self.project.files_root, observed).stale
+                )
+            if verdicts[files] == stale:
+                matched.append(entry)
+        matched.sort(key=lambda e: (e.stored_at, e.id), reverse=True)
+        end = None if limit is None else offset + limit
+        wanted = [e.id for e in matched[offset:end]]
+        by_id = {m.id: m for m in self.backend.get(wanted)}
+        shown = [by_id[i] for i in wanted if i in by_id]  # one forgotten since is not shown
+        return shown, self.freshness(shown), len(matched)
+
     def _freshness_of(
         self, memory: Memory, observed: dict[str, Observed] | None = None
     ) -> Freshness | None:

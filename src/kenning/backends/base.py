@@ -107,6 +107,17 @@ class MemoryRecord:
 
 
 @dataclass(frozen=True)
+class MetadataEntry:
+    """One entry of a memory's metadata, with what places the memory in a listing
+    (:meth:`Backend.metadata_entries`). ``value``: stored data, None when there is none."""
+
+    id: str
+    group_id: str
+    stored_at: datetime
+    value: object
+
+
+@dataclass(frozen=True)
 class DamagedRow:
     """A stored row a read could not use, and why. ``column`` is the field that does not
     decode (``embedding`` for a vector of the wrong size, not finite or not unit length: the
@@ -439,6 +450,14 @@ class Backend(Protocol):
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
         """When each memory matching ``filters`` stored at or after ``since`` was stored (UTC,
         in no particular order), reading that one field of those rows only."""
+        ...
+
+    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+        """The id, project, time and ``metadata[key]`` of every memory matching ``filters``
+        that a read returns (a row whose fields do not decode is left out, as every read
+        leaves it out), in no particular order, without reading its text or vector where the
+        store can: the page's stale filter checks the files of every memory of a project
+        (decoding each row of 100k took 2.6 s) and then reads the page's rows alone."""
         ...
 
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:

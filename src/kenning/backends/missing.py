@@ -18,7 +18,14 @@ import numpy as np
 
 from ..errors import StoreNotFound
 from ..model import Memory, Provenance
-from .base import DamagedRow, Filters, MemoryRecord, ScoredMemory, TermStatistics
+from .base import (
+    DamagedRow,
+    Filters,
+    MemoryRecord,
+    MetadataEntry,
+    ScoredMemory,
+    TermStatistics,
+)
 
 
 class MissingBackend:
@@ -71,6 +78,9 @@ class MissingBackend:
         return []
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
+        return []
+
+    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
         return []
 
     def get_meta(self, key: str) -> str | None:

@@ -104,6 +104,7 @@ from .base import (
     FieldDamage,
     Filters,
     MemoryRecord,
+    MetadataEntry,
     ScoredMemory,
     TermStatistics,
     batch_dimension,
@@ -1572,6 +1573,32 @@ class PostgresBackend:
         picks the rows whose tags or metadata are not the JSON kenning writes (cheap type
         checks); each is then decoded as a read decodes it."""
         where, params = _where(filters)
+        suspect = self._suspect()
+        found: dict[tuple[object, object, object], int] = {}
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return found
+            # read before the rows: a change committed in between is counted again next time
+            position = self._wal_position(conn)
+            with self._damaged_lock:
+                if position is not None and self._damaged_count[:2] == (position, filters):
+                    return dict(self._damaged_count[2])
+            rows = conn.execute(
+                f"SELECT {self._columns} FROM kenning_memories WHERE {where} AND ({suspect})",
+                params,
+            ).fetchall()
+        for row in rows:
+            if self._decode(row) is None:
+                key = (row[4], row[2], row[3])
+                found[key] = found.get(key, 0) + 1
+        if position is not None:
+            with self._damaged_lock:
+                self._damaged_count = (position, filters, dict(found))
+        return found
+
+    def _suspect(self) -> str:
+        """SQL true for the rows :meth:`_decode` may refuse: tags or metadata that are not
+        the JSON kenning writes (cheap type checks); false (never NULL) for the others."""
         # jsonb_array_elements fails on a scalar: the element check only for arrays
         suspect = [
             "jsonb_typeof(tags) <> 'array'",
@@ -1584,32 +1611,54 @@ class PostgresBackend:
                 "(metadata_text IS NOT NULL AND "
                 "(metadata_text !~ '^\\s*[{]' OR metadata_text !~ '[}]\\s*$'))"
             )
-        found: dict[tuple[object, object, object], int] = {}
-        with self._connection() as conn:
-            if self._dim(conn) is None:
-                return found
-            # read before the rows: a change committed in between is counted again next time
-            position = self._wal_position(conn)
-            with self._damaged_lock:
-                if position is not None and self._damaged_count[:2] == (position, filters):
-                    return dict(self._damaged_count[2])
-            rows = conn.execute(
-                f"SELECT {self._columns} FROM kenning_memories "
-                f"WHERE {where} AND ({' OR '.join(suspect)})",
-                params,
-            ).fetchall()
-        for row in rows:
-            if self._decode(row) is None:
-                key = (row[4], row[2], row[3])
-                found[key] = found.get(key, 0) + 1
-        if position is not None:
-            with self._damaged_lock:
-                self._damaged_count = (position, filters, dict(found))
-        return found
+        return f"coalesce(({' OR '.join(suspect)}), false)"
 
     def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # a vector column holds only vectors: every damaged row is one whose fields are
         return self.count_damaged(filters)
+
+    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+        # the rows that surely decode give their time and metadata alone; the others
+        # (_suspect, or metadata text that does not parse) are decoded whole, as every read
+        # decodes them
+        where, params = _where(filters)
+        suspect = self._suspect()
+        # the metadata as a read takes it (the text kenning wrote)
+        text = "coalesce(metadata_text, metadata::text)" if self._schema >= 4 else "metadata::text"
+        found: list[MetadataEntry] = []
+        doubtful: list[str] = []
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                f"SELECT id, group_id, stored_at, CASE WHEN {suspect} THEN NULL ELSE {text} "
+                f"END FROM kenning_memories WHERE {where}",
+                params,
+            ).fetchall()
+            for memory_id, group_id, stored_at, metadata in rows:
+                value = None
+                try:
+                    # without a backslash (an escape), a key the text does not hold is not
+                    # one of the object's: most rows skip the JSON parser
+                    if key in metadata or "\\" in metadata:
+                        value = json.loads(metadata).get(key)
+                except (TypeError, ValueError, AttributeError, RecursionError):
+                    doubtful.append(str(memory_id))
+                    continue
+                found.append(
+                    MetadataEntry(str(memory_id), str(group_id), parse_timestamp(stored_at), value)
+                )
+            for start in range(0, len(doubtful), 1000):
+                chunk = doubtful[start : start + 1000]
+                for memory in self._decoded(
+                    conn.execute(
+                        f"SELECT {self._columns} FROM kenning_memories WHERE id = ANY(%s)",
+                        (chunk,),
+                    ).fetchall()
+                ):
+                    value = memory.metadata.get(key)
+                    found.append(MetadataEntry(memory.id, memory.group_id, memory.stored_at, value))
+        return found
 
     def _wal_position(self, conn: psycopg.Connection[Any]) -> str | None:
         """Where the server's write-ahead log ends, which every committed change to a table

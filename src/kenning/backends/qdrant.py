@@ -99,6 +99,7 @@ from .base import (
     FieldDamage,
     Filters,
     MemoryRecord,
+    MetadataEntry,
     ScoredMemory,
     TermStatistics,
     batch_dimension,
@@ -1332,6 +1333,21 @@ class QdrantBackend:
         found = self._decoded(points)
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
+
+    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+        # a payload is decoded whole, as every read decodes it (what decodes is a matter of
+        # every field of it), but no vector is read: most of what a scroll of iterate sends
+        found: list[MetadataEntry] = []
+        for points in self._pages(self._filter(filters), 1000):
+            for p in points:
+                memory = self._decode(p)
+                if memory is not None:
+                    found.append(
+                        MetadataEntry(
+                            memory.id, memory.group_id, memory.stored_at, memory.metadata.get(key)
+                        )
+                    )
+        return found
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
         from qdrant_client import models

@@ -59,6 +59,7 @@ from .base import (
     DamagedRow,
     Filters,
     MemoryRecord,
+    MetadataEntry,
     ScoredMemory,
     TermStatistics,
     batch_dimension,
@@ -1431,6 +1432,50 @@ class SQLiteBackend:
                 [*params, n],
             ).fetchall()
         return [m for m in map(self._decode, rows) if m is not None]
+
+    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+        # SQL passes the rows whose fields surely decode (fields_decode_sql): of those only
+        # the time and the metadata are read; the others are decoded whole, as every read
+        # decodes them, and left out when they do not decode
+        where, params = self._where(filters)
+        fields_ok = fields_decode_sql(self._schema)
+        found: list[MetadataEntry] = []
+        suspects: list[int] = []
+        with self._lock, self._snapshot():
+            cursor = self._conn.execute(
+                f"SELECT rowid, {fields_ok}, id, group_id, stored_at, metadata FROM memories "
+                f"WHERE {where}",
+                params,
+            )
+            while batch := cursor.fetchmany(1000):
+                for rowid, ok, memory_id, group_id, stored_at, metadata in batch:
+                    if not ok:
+                        suspects.append(rowid)
+                        continue
+                    value = None
+                    # without a backslash (an escape), a key the text does not hold is not
+                    # one of the object's: most rows skip the JSON parser
+                    if key in metadata or "\\" in metadata:
+                        value = json.loads(metadata).get(key)
+                    found.append(
+                        MetadataEntry(memory_id, group_id, parse_timestamp(stored_at), value)
+                    )
+            for start in range(0, len(suspects), 500):
+                chunk = suspects[start : start + 500]
+                rows = self._conn.execute(
+                    f"SELECT {self._read_columns} FROM memories "
+                    f"WHERE rowid IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                for memory in map(self._decode, rows):
+                    if memory is not None:
+                        found.append(
+                            MetadataEntry(
+                                memory.id, memory.group_id, memory.stored_at,
+                                memory.metadata.get(key),
+                            )
+                        )  # fmt: skip
+        return found
 
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
         where, params = self._where(filters)

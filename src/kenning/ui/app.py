@@ -314,26 +314,43 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 page_rows = [Row(m, None, states.get(m.id)) for m in shown]
             elif filters.stale or after or before:
                 # every memory in the window, or every memory's files, is looked at: the
-                # window's rows alone when newest reads them at once, else one pass over
-                # the project's rows (~25 µs a memory on SQLite)
+                # window's rows alone when newest reads them at once; else, for the stale
+                # filter, the files and time each memory recorded and then the page's rows
+                # (decoding every row of 100k took 2.6 s), or one pass over the project's
+                # rows (~25 µs a memory on SQLite)
                 listed = _age_window(store, after, before, group, collection, memory_type)
-                if listed is None:
-                    listed = store.browse(
+                if listed is None and filters.stale:
+                    shown, states, total = store.browse_by_freshness(
+                        filters.stale == "stale",
                         group_id=group,
                         collection=collection,
                         memory_type=memory_type,
                         stored_after=after,
                         stored_before=before,
+                        offset=filters.offset,
+                        limit=filters.limit,
                     )
-                end = filters.offset + filters.limit
-                states = store.freshness(listed if filters.stale else listed[filters.offset : end])
-                rows = [
-                    Row(m, None, states.get(m.id))
-                    for m in listed
-                    if not filters.stale or _stale_matches(states.get(m.id), filters.stale)
-                ]
-                total = len(rows)
-                page_rows = rows[filters.offset : end]
+                    page_rows = [Row(m, None, states.get(m.id)) for m in shown]
+                else:
+                    if listed is None:
+                        listed = store.browse(
+                            group_id=group,
+                            collection=collection,
+                            memory_type=memory_type,
+                            stored_after=after,
+                            stored_before=before,
+                        )
+                    end = filters.offset + filters.limit
+                    states = store.freshness(
+                        listed if filters.stale else listed[filters.offset : end]
+                    )
+                    rows = [
+                        Row(m, None, states.get(m.id))
+                        for m in listed
+                        if not filters.stale or _stale_matches(states.get(m.id), filters.stale)
+                    ]
+                    total = len(rows)
+                    page_rows = rows[filters.offset : end]
             elif filters.offset:  # a page further, and a count
                 end = filters.offset + filters.limit
                 if end <= NEWEST_MAX:
