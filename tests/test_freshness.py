@@ -1088,3 +1088,40 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
         "second change of auth, db.md moved": n,
     }, seen
     assert asked[0] <= 20, asked
+
+
+def test_kenning_stale_reads_only_the_stale_memories_whole(
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning stale` at 100k memories decoded every memory of the project, text, tags and
+    vector, to find the stale ones (8 of its 12 s): which are stale is found from the files
+    each one recorded and its time alone, and only those are read whole. What it reports
+    (the stale memories, newest first, and how many were checked) is the same."""
+    from kenning.backends import sqlite as sqlite_backend
+
+    write(files, "src/other.py", "x = 1\n")
+    commit(files, "other")
+    kept = [
+        NewMemory(f"Case {i}: src/other.py holds tenant t{i * 7} of region r{i}.", "rule")
+        for i in range(60)
+    ]
+    stale = [
+        NewMemory(f"{NOTE} Case {i}: shard s{i * 3} of cluster c{i}.", "rule") for i in range(6)
+    ]
+    assert all(r.ok for r in store.remember_many(kept + stale, near_duplicates=False))
+    listed = [m.id for m in store.browse() if m.content.startswith("The session")]
+    store.close()
+    write(files, "src/auth.py", AUTH + "# changed\n")
+    commit(files, "change of auth")
+    decoded = [0]
+    real = sqlite_backend.decode_memory
+
+    def counting(row: object) -> object:
+        decoded[0] += 1
+        return real(row)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_backend, "decode_memory", counting)
+    data = json.loads(kenning(files, "stale", "--json").stdout)
+    assert (data["checked"], data["stale"]) == (66, 6)
+    assert [m["id"] for m in data["memories"]] == listed
+    assert decoded[0] <= 6 + 10, decoded

@@ -1563,7 +1563,6 @@ class MemoryStore:
         (:meth:`Backend.metadata_entries`), and only the memories returned are read whole:
         the page's "stale only" filter decoded every memory of the project to count them
         (2.6 s at 100k)."""
-        from .freshness import FILES_KEY, check, recorded_files
         from .search import check_types_of, parse_types
 
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
@@ -1575,9 +1574,25 @@ class MemoryStore:
         after = parse_timestamp(stored_after) if stored_after else None
         before = parse_timestamp(stored_before) if stored_before else None
         filters = Filters(self.resolve_group(group_id), collections, types)
+        matched, _ = self._by_freshness(stale, filters, after, before)
+        end = None if limit is None else offset + limit
+        wanted = matched[offset:end]
+        by_id = {m.id: m for m in self.backend.get(wanted)}
+        shown = [by_id[i] for i in wanted if i in by_id]  # one forgotten since is not shown
+        return shown, self.freshness(shown), len(matched)
+
+    def _by_freshness(
+        self, stale: bool, filters: Filters, after: datetime | None, before: datetime | None
+    ) -> tuple[list[str], int]:
+        """The ids of the memories matching ``filters`` (stored from ``after``, before
+        ``before``) that are stale (``stale``) or not, newest first, and how many of them
+        all recorded files of this checkout (:meth:`freshness` answers for those)."""
+        from .freshness import FILES_KEY, check, recorded_files
+
         observed: dict[str, Observed] = {}  # each file checked once for the whole list
         verdicts: dict[tuple[tuple[str, str], ...], bool] = {}  # and each record once
         matched = []
+        checked = 0
         for entry in self.backend.metadata_entries(filters, FILES_KEY):
             if (after is not None and entry.stored_at < after) or (
                 before is not None and entry.stored_at >= before
@@ -1586,6 +1601,7 @@ class MemoryStore:
             # as _freshness_of: only this project's memories are checked, against this checkout
             mine = self.check_freshness and entry.group_id == self.group_id
             files = tuple(recorded_files({FILES_KEY: entry.value}).items()) if mine else ()
+            checked += bool(files)
             if files not in verdicts:
                 verdicts[files] = (
                     bool(files) and check(dict(files), self.project.files_root, observed).stale
@@ -1593,11 +1609,7 @@ class MemoryStore:
             if verdicts[files] == stale:
                 matched.append(entry)
         matched.sort(key=lambda e: (e.stored_at, e.id), reverse=True)
-        end = None if limit is None else offset + limit
-        wanted = [e.id for e in matched[offset:end]]
-        by_id = {m.id: m for m in self.backend.get(wanted)}
-        shown = [by_id[i] for i in wanted if i in by_id]  # one forgotten since is not shown
-        return shown, self.freshness(shown), len(matched)
+        return [e.id for e in matched], checked
 
     def _freshness_of(
         self, memory: Memory, observed: dict[str, Observed] | None = None
@@ -1643,7 +1655,12 @@ class MemoryStore:
                 f"({self.group_id}): the files another project's memories name are not here; "
                 "run kenning stale in that project's checkout (without --project here)"
             )
-        memories = self.browse(group_id=gid)
+        # which memories are stale is found from the files each one recorded and its time
+        # alone, and only those are read whole: browsing decoded every memory of the
+        # project (8 of the 12 s `kenning stale` took at 100k memories)
+        stale_ids, checked = self._by_freshness(True, Filters(gid), None, None)
+        by_id = {m.id: m for m in self.backend.get(stale_ids)}
+        memories = [by_id[i] for i in stale_ids if i in by_id]  # one forgotten since is not
         states = self.freshness(memories)
         found = []
         answers: dict[tuple[Any, ...], str | None] = {}  # git asked each question once
@@ -1671,7 +1688,7 @@ class MemoryStore:
                 for f in state.changed
             }
             found.append(StaleMemory(memory, state, history))
-        return StaleReport(self.group_id, len(states), tuple(found))
+        return StaleReport(self.group_id, checked, tuple(found))
 
     def refresh_files(self, memory_id: str) -> Memory:
         """Record the files memory ``memory_id`` names as they are now: it is fresh again
