@@ -713,9 +713,14 @@ def test_metadata_entries_give_each_memorys_entry_within_the_filter(backend: Bac
         rows.append(MemoryRecord(Memory(**{**r.memory.__dict__, "metadata": metadata}), r.vector))
     backend.upsert(rows)
     for f in (Filters(), Filters(group_id=GROUPS[1]), Filters(types=("rule",)), Filters("nobody")):
-        for key in ("file_blobs", "i", "absent"):
+        for key in ("file_blobs", "i", "absent", None):  # None: no entry read
             want = sorted(
-                (r.memory.id, r.memory.group_id, r.memory.stored_at, r.memory.metadata.get(key))
+                (
+                    r.memory.id,
+                    r.memory.group_id,
+                    r.memory.stored_at,
+                    None if key is None else r.memory.metadata.get(key),
+                )
                 for r in rows
                 if matches(r, f)
             )
@@ -3327,7 +3332,8 @@ def test_a_note_whose_tags_or_metadata_another_tool_wrote_is_skipped_and_named(
         good = sorted(r.memory.id for r in rows if r.memory.id != victim)
         assert sorted(r.memory.id for r in b.iterate(Filters())) == good
         assert sorted(m.id for m in b.newest(Filters(), 10)) == good
-        assert sorted(e.id for e in b.metadata_entries(Filters(), "file_blobs")) == good
+        for key in ("file_blobs", None):
+            assert sorted(e.id for e in b.metadata_entries(Filters(), key)) == good
         assert sorted(h.memory.id for h in b.vector_search(rows[1].vector, 10, Filters())) == good
         assert victim not in {h.memory.id for h in b.lexical_search("note", 10, Filters())}
         assert b.get([victim, good[0]]) == [next(r.memory for r in rows if r.memory.id == good[0])]

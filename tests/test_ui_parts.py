@@ -912,3 +912,34 @@ def test_the_stale_filter_reads_only_the_files_recorded_and_the_pages_rows(
         source.close()
     # the page's 20 rows, not the project's 400
     assert first <= 30 and further <= 30, (first, further)
+
+
+def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page of the list past its 10,000th row (``from=10020``), or of an age filter
+    holding more than 10,000 memories ("older than 90 days"), decoded every memory of the
+    project, text, tags and vector (3 s a page at 100k). The memories' times are listed
+    alone and only the page's rows are decoded; the rows shown and counted are the same.
+    Built through the bulk path (an export imported)."""
+    n = 12_100  # an hour apart: 10,136 of them older than 90 days
+    newest = _aged_project(project, n)
+    older = n - (int(90 * 24 / 1.1) + 1)
+    assert older > 10_000
+    decoded = _decoded_rows(monkeypatch)
+    client, source = _page_client(project)  # the first page (its stats kept until a change)
+    try:
+        decoded[0] = 0
+        html = client.get("/?from=10020").text
+        deep = decoded[0]
+        assert _ids_shown(html) == newest[10_020:10_040]
+        assert f"{n - 10_040} left" in html
+        decoded[0] = 0
+        html = client.get("/?age=%3E90&from=10040").text
+        aged = decoded[0]
+        assert _ids_shown(html) == newest[n - older + 10_040 : n - older + 10_060]
+        assert f"{older} memories" in html
+    finally:
+        source.close()
+    # the page's 20 rows, not the project's 12,100
+    assert deep <= 30 and aged <= 30, (deep, aged)

@@ -1545,7 +1545,7 @@ class MemoryStore:
 
     def browse_by_freshness(
         self,
-        stale: bool,
+        stale: bool | None,
         *,
         group_id: str | None = None,
         collection: str | None = None,
@@ -1556,13 +1556,14 @@ class MemoryStore:
         limit: int | None = None,
     ) -> tuple[list[Memory], dict[str, Freshness], int]:
         """The memories :meth:`browse` lists (same arguments, newest first) that are stale
-        (``stale``) or not (:meth:`freshness`): ``limit`` of them from ``offset`` on (None:
-        all), their freshness, and how many there are in all.
+        (``stale``) or not (:meth:`freshness`; None: every one, no file checked): ``limit``
+        of them from ``offset`` on (None: all), their freshness, and how many there are in
+        all.
 
         Which are stale is found from the files each memory recorded and its time alone
         (:meth:`Backend.metadata_entries`), and only the memories returned are read whole:
         the page's "stale only" filter decoded every memory of the project to count them
-        (2.6 s at 100k)."""
+        (2.6 s at 100k), and so did its pages past what :meth:`newest` reads at once."""
         from .search import check_types_of, parse_types
 
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
@@ -1582,23 +1583,27 @@ class MemoryStore:
         return shown, self.freshness(shown), len(matched)
 
     def _by_freshness(
-        self, stale: bool, filters: Filters, after: datetime | None, before: datetime | None
+        self, stale: bool | None, filters: Filters, after: datetime | None, before: datetime | None
     ) -> tuple[list[str], int]:
         """The ids of the memories matching ``filters`` (stored from ``after``, before
-        ``before``) that are stale (``stale``) or not, newest first, and how many of them
-        all recorded files of this checkout (:meth:`freshness` answers for those)."""
+        ``before``) that are stale (``stale``) or not (None: all of them, unchecked), newest
+        first, and how many of them recorded files of this checkout (:meth:`freshness`
+        answers for those)."""
         from .freshness import FILES_KEY, check, recorded_files
 
         observed: dict[str, Observed] = {}  # each file checked once for the whole list
         verdicts: dict[tuple[tuple[str, str], ...], bool] = {}  # and each record once
         matched = []
         checked = 0
-        for entry in self.backend.metadata_entries(filters, FILES_KEY):
+        for entry in self.backend.metadata_entries(filters, None if stale is None else FILES_KEY):
             if (after is not None and entry.stored_at < after) or (
                 before is not None and entry.stored_at >= before
             ):
                 continue
             # as _freshness_of: only this project's memories are checked, against this checkout
+            if stale is None:
+                matched.append(entry)
+                continue
             mine = self.check_freshness and entry.group_id == self.group_id
             files = tuple(recorded_files({FILES_KEY: entry.value}).items()) if mine else ()
             checked += bool(files)

@@ -452,12 +452,14 @@ class Backend(Protocol):
         in no particular order), reading that one field of those rows only."""
         ...
 
-    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
-        """The id, project, time and ``metadata[key]`` of every memory matching ``filters``
-        that a read returns (a row whose fields do not decode is left out, as every read
-        leaves it out), in no particular order, without reading its text or vector where the
-        store can: the page's stale filter checks the files of every memory of a project
-        (decoding each row of 100k took 2.6 s) and then reads the page's rows alone."""
+    def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
+        """The id, project, time and ``metadata[key]`` (``key`` None: no entry, None) of
+        every memory matching ``filters`` that a read returns (a row whose fields do not
+        decode is left out, as every read leaves it out), in no particular order, without
+        reading its text or vector where the store can: the page's stale filter checks the
+        files of every memory of a project (decoding each row of 100k took 2.6 s), and its
+        pages past what :meth:`newest` reads at once are found by time, and then it reads
+        the page's rows alone."""
         ...
 
     def update_vectors(self, items: Sequence[tuple[str, np.ndarray]]) -> None:

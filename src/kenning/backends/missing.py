@@ -80,7 +80,7 @@ class MissingBackend:
     def stored_since(self, filters: Filters, since: datetime) -> list[datetime]:
         return []
 
-    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+    def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         return []
 
     def get_meta(self, key: str) -> str | None:

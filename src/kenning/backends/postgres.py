@@ -1617,10 +1617,10 @@ class PostgresBackend:
         # a vector column holds only vectors: every damaged row is one whose fields are
         return self.count_damaged(filters)
 
-    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+    def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         # the rows that surely decode give their time and metadata alone; the others
-        # (_suspect, or metadata text that does not parse) are decoded whole, as every read
-        # decodes them
+        # (_suspect: metadata NULL here; or metadata text that does not parse) are decoded
+        # whole, as every read decodes them
         where, params = _where(filters)
         suspect = self._suspect()
         # the metadata as a read takes it (the text kenning wrote)
@@ -1636,15 +1636,14 @@ class PostgresBackend:
                 params,
             ).fetchall()
             for memory_id, group_id, stored_at, metadata in rows:
-                value = None
-                try:
-                    # without a backslash (an escape), a key the text does not hold is not
-                    # one of the object's: most rows skip the JSON parser
-                    if key in metadata or "\\" in metadata:
-                        value = json.loads(metadata).get(key)
-                except (TypeError, ValueError, AttributeError, RecursionError):
+                try:  # the text a read parses (another tool's text may not parse)
+                    parsed = {} if metadata == "{}" else json.loads(metadata)
+                except (TypeError, ValueError, RecursionError):
+                    parsed = None
+                if not isinstance(parsed, dict):
                     doubtful.append(str(memory_id))
                     continue
+                value = None if key is None else parsed.get(key)
                 found.append(
                     MetadataEntry(str(memory_id), str(group_id), parse_timestamp(stored_at), value)
                 )
@@ -1656,7 +1655,7 @@ class PostgresBackend:
                         (chunk,),
                     ).fetchall()
                 ):
-                    value = memory.metadata.get(key)
+                    value = None if key is None else memory.metadata.get(key)
                     found.append(MetadataEntry(memory.id, memory.group_id, memory.stored_at, value))
         return found
 

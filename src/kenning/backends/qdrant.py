@@ -1334,7 +1334,7 @@ class QdrantBackend:
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
 
-    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+    def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         # a payload is decoded whole, as every read decodes it (what decodes is a matter of
         # every field of it), but no vector is read: most of what a scroll of iterate sends
         found: list[MetadataEntry] = []
@@ -1344,7 +1344,10 @@ class QdrantBackend:
                 if memory is not None:
                     found.append(
                         MetadataEntry(
-                            memory.id, memory.group_id, memory.stored_at, memory.metadata.get(key)
+                            memory.id,
+                            memory.group_id,
+                            memory.stored_at,
+                            (None if key is None else memory.metadata.get(key)),
                         )
                     )
         return found

@@ -1433,7 +1433,7 @@ class SQLiteBackend:
             ).fetchall()
         return [m for m in map(self._decode, rows) if m is not None]
 
-    def metadata_entries(self, filters: Filters, key: str) -> list[MetadataEntry]:
+    def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         # SQL passes the rows whose fields surely decode (fields_decode_sql): of those only
         # the time and the metadata are read; the others are decoded whole, as every read
         # decodes them, and left out when they do not decode
@@ -1455,7 +1455,7 @@ class SQLiteBackend:
                     value = None
                     # without a backslash (an escape), a key the text does not hold is not
                     # one of the object's: most rows skip the JSON parser
-                    if key in metadata or "\\" in metadata:
+                    if key is not None and (key in metadata or "\\" in metadata):
                         value = json.loads(metadata).get(key)
                     found.append(
                         MetadataEntry(memory_id, group_id, parse_timestamp(stored_at), value)
@@ -1472,7 +1472,7 @@ class SQLiteBackend:
                         found.append(
                             MetadataEntry(
                                 memory.id, memory.group_id, memory.stored_at,
-                                memory.metadata.get(key),
+                                (None if key is None else memory.metadata.get(key)),
                             )
                         )  # fmt: skip
         return found

@@ -314,14 +314,13 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 page_rows = [Row(m, None, states.get(m.id)) for m in shown]
             elif filters.stale or after or before:
                 # every memory in the window, or every memory's files, is looked at: the
-                # window's rows alone when newest reads them at once; else, for the stale
-                # filter, the files and time each memory recorded and then the page's rows
-                # (decoding every row of 100k took 2.6 s), or one pass over the project's
-                # rows (~25 µs a memory on SQLite)
+                # window's rows alone when newest reads them at once; else the time (and for
+                # the stale filter the file record) of each memory, and then the page's rows
+                # alone (decoding every row of 100k took 2.6 s)
                 listed = _age_window(store, after, before, group, collection, memory_type)
-                if listed is None and filters.stale:
+                if listed is None:
                     shown, states, total = store.browse_by_freshness(
-                        filters.stale == "stale",
+                        (filters.stale == "stale") if filters.stale else None,
                         group_id=group,
                         collection=collection,
                         memory_type=memory_type,
@@ -332,14 +331,6 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                     )
                     page_rows = [Row(m, None, states.get(m.id)) for m in shown]
                 else:
-                    if listed is None:
-                        listed = store.browse(
-                            group_id=group,
-                            collection=collection,
-                            memory_type=memory_type,
-                            stored_after=after,
-                            stored_before=before,
-                        )
                     end = filters.offset + filters.limit
                     states = store.freshness(
                         listed if filters.stale else listed[filters.offset : end]
@@ -366,12 +357,15 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                         group_id=group,
                         readable=True,
                     )
-                else:  # deeper than newest reads at once: every row, newest first
-                    listed = store.browse(
-                        group_id=group, collection=collection, memory_type=memory_type
+                else:  # deeper than newest reads at once: every row's time, then the page's
+                    shown, _, total = store.browse_by_freshness(
+                        None,
+                        group_id=group,
+                        collection=collection,
+                        memory_type=memory_type,
+                        offset=filters.offset,
+                        limit=filters.limit,
                     )
-                    shown = listed[filters.offset : end]
-                    total = len(listed)
                 states = store.freshness(shown)
                 page_rows = [Row(m, None, states.get(m.id)) for m in shown]
             else:  # the newest page and a count: only the rows shown are read
