@@ -693,8 +693,8 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     assert decoded[0] <= 600, decoded
 
 
-def _aged_project(project: Path, n: int) -> list[str]:
-    """``n`` memories in ``project``'s store, 1.1 hours apart going back from now (an export
+def _aged_project(project: Path, n: int, hours_apart: float = 1.1) -> list[str]:
+    """``n`` memories in ``project``'s store, ``hours_apart`` going back from now (an export
     of them, with its times changed, imported: the bulk path); their ids newest first."""
     import io
     import json
@@ -716,7 +716,9 @@ def _aged_project(project: Path, n: int) -> list[str]:
     aged = [lines[0]]
     for i, line in enumerate(lines[1:]):  # one an hour, going back a year
         row = json.loads(line)
-        row["stored_at"] = row["last_seen_at"] = (now - timedelta(hours=1.1 * i)).isoformat()
+        row["stored_at"] = row["last_seen_at"] = (
+            now - timedelta(hours=hours_apart * i)
+        ).isoformat()
         aged.append(json.dumps(row))
     with open_store(cwd=project, embedder="hashing") as store:
         assert import_memories(store, aged)["imported"] == n
@@ -917,29 +919,33 @@ def test_the_stale_filter_reads_only_the_files_recorded_and_the_pages_rows(
 def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A page of the list past its 10,000th row (``from=10020``), or of an age filter
-    holding more than 10,000 memories ("older than 90 days"), decoded every memory of the
-    project, text, tags and vector (3 s a page at 100k). The memories' times are listed
-    alone and only the page's rows are decoded; the rows shown and counted are the same.
-    Built through the bulk path (an export imported)."""
-    n = 12_100  # an hour apart: 10,136 of them older than 90 days
-    newest = _aged_project(project, n)
-    older = n - (int(90 * 24 / 1.1) + 1)
-    assert older > 10_000
+    """A page of the list past what newest reads at once (its 10,000th row: ``from=10020``),
+    or of an age filter holding more than that ("older than 90 days"), decoded every memory
+    of the project, text, tags and vector (3 s a page at 100k). The memories' times are
+    listed alone and only the page's rows are decoded; the rows shown and counted are the
+    same. Built through the bulk path (an export imported); the page's bound is 100 here,
+    not 10,000, so that 400 memories reach past it."""
+    from kenning.ui import app
+
+    monkeypatch.setattr(app, "NEWEST_MAX", 100)
+    n = 400  # 25 hours apart: 313 of them older than 90 days
+    newest = _aged_project(project, n, hours_apart=25)
+    older = n - (int(90 * 24 / 25) + 1)
+    assert older > 100 + 60
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
     try:
         decoded[0] = 0
-        html = client.get("/?from=10020").text
+        html = client.get("/?from=120").text
         deep = decoded[0]
-        assert _ids_shown(html) == newest[10_020:10_040]
-        assert f"{n - 10_040} left" in html
+        assert _ids_shown(html) == newest[120:140]
+        assert f"{n - 140} left" in html
         decoded[0] = 0
-        html = client.get("/?age=%3E90&from=10040").text
+        html = client.get("/?age=%3E90&from=140").text
         aged = decoded[0]
-        assert _ids_shown(html) == newest[n - older + 10_040 : n - older + 10_060]
+        assert _ids_shown(html) == newest[n - older + 140 : n - older + 160]
         assert f"{older} memories" in html
     finally:
         source.close()
-    # the page's 20 rows, not the project's 12,100
+    # the page's 20 rows, not the project's 400
     assert deep <= 30 and aged <= 30, (deep, aged)
