@@ -3171,6 +3171,60 @@ def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_ur
     assert 4 < peak <= 6, peak  # the pool, and two of its own
 
 
+def test_postgres_reads_answer_while_writes_wait_for_another_sessions_lock(
+    pg_url: str, project: Path, minilm: Embedder
+) -> None:
+    """Another session holds the store's write lock (a teammate's import, a stuck client);
+    an MCP server's forgets wait for it in their threads. Each waiting write held one of
+    the pool's connections, so with four of them a recall beside them waited a second per
+    query for a connection of its own (6 s a recall), and with more, until the writes gave
+    up (30 s). A write waits its turn without a connection; the reads answer at once."""
+    import time
+
+    import psycopg
+
+    from kenning import open_store
+    from kenning.backends import postgres as pg_backend
+
+    with psycopg.connect(pg_url) as conn:
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    key = pg_backend._lock_key(f"kenning:{database}:{schema}:store")
+    store = open_store(pg_url, cwd=project, embedder=minilm)
+    forgets: list[threading.Thread] = []
+    try:
+        kept = store.remember("Releases are cut on Mondays after the freeze.")
+        gone = [
+            store.remember(f"The staging database {i} is reset every night at 0{i}:00 UTC.")
+            for i in range(4)
+        ]
+        assert kept.ok and all(g.ok for g in gone)
+        store.recall("when are releases cut")  # the model loaded before the clock starts
+        holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 5)
+        forgotten: list[object] = []
+        forgets.extend(
+            threading.Thread(target=lambda i=g.id: forgotten.append(store.forget(i))) for g in gone
+        )
+        for f in forgets:
+            f.start()
+        time.sleep(0.5)  # the forgets are waiting
+        started = time.monotonic()
+        found = store.recall("when are releases cut")
+        counted = store.count()
+        waited = time.monotonic() - started
+        assert waited < 2.0, f"a recall waited {waited:.1f} s behind writes waiting for a lock"
+        assert found.hits and found.hits[0].memory.id == kept.id
+        assert counted == 5  # no forget had happened yet
+        holder.join()
+        for f in forgets:
+            f.join(timeout=60)
+        assert forgotten == [True] * 4
+        assert store.count() == 1
+    finally:
+        for f in forgets:
+            f.join(timeout=60)
+        store.close()
+
+
 def test_postgres_first_writes_from_many_threads_create_the_store_at_once(
     pg_url: str, tmp_path: Path
 ) -> None:

@@ -61,6 +61,7 @@ import logging
 import re
 import struct
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -629,6 +630,11 @@ class PostgresBackend:
         self._iterative_scan = False
         self._pool: ConnectionPool | None = None
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
+        #: Held by the thread whose write holds or waits for the store lock: this process's
+        #: other writes wait for it without a connection (each waiting one held a pooled
+        #: connection, and four of them left the reads none; the store lock lets one write
+        #: at a time through anyway).
+        self._write_turn = threading.Lock()
         renew_after_fork(self)
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
@@ -673,6 +679,7 @@ class PostgresBackend:
         self._ddl_lock = threading.Lock()
         self._damaged_lock = threading.Lock()
         self._own_connections = threading.BoundedSemaphore(OWN_CONNECTIONS_MAX)
+        self._write_turn = threading.Lock()
         self._local = threading.local()
 
     def _new_pool(self) -> ConnectionPool:
@@ -1130,12 +1137,14 @@ class PostgresBackend:
             yield
             return
         self._ensure_schema_current()  # before the transaction: its locks would block it
+        deadline = time.monotonic() + STORE_LOCK_WAIT_S
         with (
+            self._turn_to_write(deadline),
             self._translate(),
             self._checkout() as conn,
             conn.transaction(),
         ):
-            self._take_store_lock(conn)
+            self._take_store_lock(conn, deadline)
             self._refuse_newer_schema(conn)
             self._local.conn = conn
             try:
@@ -1156,23 +1165,37 @@ class PostgresBackend:
                 "this process (the MCP server, `kenning ui`)"
             )
 
-    def _take_store_lock(self, conn: psycopg.Connection[Any]) -> None:
-        """The store's write lock, in the caller's transaction, waiting at most
-        :data:`STORE_LOCK_WAIT_S` (then the server's own lock_timeout applies again)."""
+    @contextmanager
+    def _turn_to_write(self, deadline: float) -> Iterator[None]:
+        """This process's turn to write (:attr:`_write_turn`), waited for until
+        ``deadline`` (the store lock's own wait: one :data:`STORE_LOCK_WAIT_S` for both)."""
+        if not self._write_turn.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise self._lock_held_too_long()
+        try:
+            yield
+        finally:
+            self._write_turn.release()
+
+    def _lock_held_too_long(self) -> StoreWriteFailed:
+        return StoreWriteFailed(
+            f"cannot write the store at {self.location}: another session has held its "
+            f"write lock for over {STORE_LOCK_WAIT_S:g} s (a long import, reembed or "
+            "migrate, or a stuck client: see pg_stat_activity); nothing was changed, retry "
+            "once it is done"
+        )
+
+    def _take_store_lock(self, conn: psycopg.Connection[Any], deadline: float) -> None:
+        """The store's write lock, in the caller's transaction, waiting until ``deadline``
+        (then the server's own lock_timeout applies again)."""
         before = _first(conn.execute("SELECT current_setting('lock_timeout')"))[0]
         conn.execute(
             "SELECT set_config('lock_timeout', %s, true)",
-            (f"{max(1, int(STORE_LOCK_WAIT_S * 1000))}ms",),
+            (f"{max(1, int((deadline - time.monotonic()) * 1000))}ms",),
         )
         try:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
         except pg_errors.LockNotAvailable:
-            raise StoreWriteFailed(
-                f"cannot write the store at {self.location}: another session has held its "
-                f"write lock for over {STORE_LOCK_WAIT_S:g} s (a long import, reembed or "
-                "migrate, or a stuck client: see pg_stat_activity); nothing was changed, retry "
-                "once it is done"
-            ) from None
+            raise self._lock_held_too_long() from None
         # the session's own wait again (TO DEFAULT would be the role's: 0, for ever)
         conn.execute("SELECT set_config('lock_timeout', %s, true)", (before,))
 
