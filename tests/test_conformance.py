@@ -3300,6 +3300,57 @@ def test_postgres_stats_counts_damaged_rows_without_reading_the_table(
     assert scanned < n, f"stats read {scanned} rows of the table to count {stats['damaged']}"
 
 
+def test_postgres_a_write_cancelled_while_it_waits_for_the_lock_never_happens(
+    pg_url: str, project: Path, minilm: Embedder
+) -> None:
+    """A forget waiting for another session's write lock whose MCP call the client
+    cancelled (the user pressed Esc) went on waiting in its worker thread and deleted the
+    memory once the lock came free, seconds later and unasked: the PostgreSQL write waited
+    inside the server and never asked WRITE_WAIT_CHECK (SQLite's writes do). It gives up,
+    nothing changed."""
+    import psycopg
+
+    from kenning import open_store
+    from kenning.backends import postgres as pg_backend
+    from kenning.backends.base import WRITE_WAIT_CHECK
+
+    class Cancelled(Exception):
+        pass
+
+    with psycopg.connect(pg_url) as conn:
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    key = pg_backend._lock_key(f"kenning:{database}:{schema}:store")
+    store = open_store(pg_url, cwd=project, embedder=minilm)
+    try:
+        stored = store.remember("Hotfixes need two reviews from the platform team.")
+        assert stored.ok
+        cancelled = threading.Event()
+        outcome: list[object] = []
+
+        def check() -> None:  # as anyio's check_cancelled in the MCP server's worker thread
+            if cancelled.is_set():
+                raise Cancelled
+
+        def forget() -> None:
+            WRITE_WAIT_CHECK.set(check)
+            try:
+                outcome.append(store.forget(stored.id))
+            except Cancelled as exc:
+                outcome.append(exc)
+
+        holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 3)
+        waiting = threading.Thread(target=forget)
+        waiting.start()
+        threading.Event().wait(0.5)  # the forget is waiting for the lock
+        cancelled.set()
+        holder.join()
+        waiting.join(timeout=60)
+        assert len(outcome) == 1 and isinstance(outcome[0], Cancelled), outcome
+        assert store.get(stored.id) is not None and store.count() == 1
+    finally:
+        store.close()
+
+
 def test_postgres_first_writes_from_many_threads_create_the_store_at_once(
     pg_url: str, tmp_path: Path
 ) -> None:

@@ -102,6 +102,7 @@ from ..redaction import redact_secrets, redact_url, redaction_marker, url_passwo
 from ..vectors import checked_cosine
 from .base import (
     PROVENANCE_KEY,
+    WRITE_WAIT_CHECK,
     DamagedRow,
     FieldDamage,
     Filters,
@@ -363,6 +364,11 @@ MIGRATION_LOCK_WAIT_S = 5
 #: lock and never ends (a suspended import, a client gone without the server noticing) must
 #: not make every other write wait for ever.
 STORE_LOCK_WAIT_S = 30.0
+#: How long one try for the store lock (or this process's turn to write) waits before the
+#: write asks :data:`~kenning.backends.base.WRITE_WAIT_CHECK` whether it is still wanted: a
+#: write the server kept waiting in one statement was made once the lock came free, though
+#: its MCP call had been cancelled meanwhile.
+STORE_LOCK_TRY_S = 0.25
 #: How long any statement of kenning's waits for a lock on the store's tables, unless the
 #: server or role sets a lock_timeout of its own: a session that holds the table (``LOCK
 #: TABLE``, a schema change, a transaction left open in a console) must not make every read
@@ -1195,8 +1201,12 @@ class PostgresBackend:
     def _turn_to_write(self, deadline: float) -> Iterator[None]:
         """This process's turn to write (:attr:`_write_turn`), waited for until
         ``deadline`` (the store lock's own wait: one :data:`STORE_LOCK_WAIT_S` for both)."""
-        if not self._write_turn.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            raise self._lock_held_too_long()
+        while not self._write_turn.acquire(
+            timeout=max(0.0, min(STORE_LOCK_TRY_S, deadline - time.monotonic()))
+        ):
+            if time.monotonic() >= deadline:
+                raise self._lock_held_too_long()
+            _give_up_if_unwanted()
         try:
             yield
         finally:
@@ -1214,14 +1224,19 @@ class PostgresBackend:
         """The store's write lock, in the caller's transaction, waiting until ``deadline``
         (then the server's own lock_timeout applies again)."""
         before = _first(conn.execute("SELECT current_setting('lock_timeout')"))[0]
-        conn.execute(
-            "SELECT set_config('lock_timeout', %s, true)",
-            (f"{max(1, int((deadline - time.monotonic()) * 1000))}ms",),
-        )
-        try:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
-        except pg_errors.LockNotAvailable:
-            raise self._lock_held_too_long() from None
+        while True:
+            wait = min(STORE_LOCK_TRY_S, deadline - time.monotonic())
+            conn.execute(
+                "SELECT set_config('lock_timeout', %s, true)", (f"{max(1, int(wait * 1000))}ms",)
+            )
+            try:
+                with conn.transaction():  # a savepoint: a try that timed out is undone alone
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store_key,))
+                break
+            except pg_errors.LockNotAvailable:
+                if time.monotonic() >= deadline:
+                    raise self._lock_held_too_long() from None
+                _give_up_if_unwanted()
         # the session's own wait again (TO DEFAULT would be the role's: 0, for ever)
         conn.execute("SELECT set_config('lock_timeout', %s, true)", (before,))
 
@@ -2015,6 +2030,14 @@ class PostgresBackend:
 
 #: Pools a forked child inherited from its parent, kept from being closed there.
 _INHERITED_POOLS: list[ConnectionPool] = []
+
+
+def _give_up_if_unwanted() -> None:
+    """Between a write's tries for the store lock: raise when its caller no longer wants it
+    (:data:`~kenning.backends.base.WRITE_WAIT_CHECK`, a cancelled MCP call)."""
+    give_up = WRITE_WAIT_CHECK.get()
+    if give_up is not None:
+        give_up()
 
 
 def _configure_session(conn: psycopg.Connection[Any]) -> None:
