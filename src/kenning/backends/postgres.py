@@ -1649,10 +1649,11 @@ class PostgresBackend:
                 if position is not None and self._damaged_count[:2] == (position, filters):
                     return dict(self._damaged_count[2])
             # the planner takes the check for true of most rows and would scan the table:
-            # migration 8's index holds just the suspect ones (a store not migrated yet
-            # is scanned all the same)
+            # migration 8's index holds just the suspect ones (a store a read opened
+            # before it is scanned, as the planner likes: no index of a whole pass)
             with conn.transaction(force_rollback=True):
-                conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
+                if self._schema >= 8:
+                    conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
                 rows = conn.execute(
                     f"SELECT {self._columns} FROM kenning_memories WHERE {where} AND ({suspect})",
                     params,
