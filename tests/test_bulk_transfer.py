@@ -299,3 +299,54 @@ def test_a_small_write_after_a_killed_bulk_load_builds_the_index_again(
     assert counts["imported"] == 5
     assert hnsw_oid(pg_url) is not None
     store.close()
+
+
+def test_a_large_import_waiting_for_the_table_does_not_stall_other_clients_reads(
+    project: Path, pg_url: str, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large import drops the HNSW index, which needs the table to itself; while a
+    console's transaction (or pg_dump) still read it, the import waited in the table's lock
+    queue, and every other client's recall queued behind it until the import gave up (29 s
+    with the default wait). The import waits in short tries: reads answer meanwhile; it
+    still gives up after the same wait, having written nothing, and goes through once the
+    table is free."""
+    import threading
+    import time
+
+    from kenning.backends import postgres as pg_backend
+
+    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 4.0)
+    importer = open_store(pg_url, cwd=project, embedder=minilm)
+    teammate = open_store(pg_url, cwd=project, embedder=minilm)
+    outcome: list[object] = []
+    try:
+        kept = importer.remember("Releases are cut on Mondays after the freeze.", "decision")
+        assert kept.ok
+        teammate.recall("when are releases cut")  # the model loaded before the clock starts
+        lines = export_lines(minilm, importer.group_id, ROWS)
+        with psycopg.connect(pg_url) as console:  # a read transaction left open
+            console.execute("SELECT count(*) FROM kenning_memories").fetchone()
+
+            def run_import() -> None:
+                try:
+                    outcome.append(import_memories(importer, lines))
+                except Exception as exc:
+                    outcome.append(exc)
+
+            load = threading.Thread(target=run_import)
+            load.start()
+            time.sleep(1.0)  # the import waits for the table
+            started = time.monotonic()
+            found = teammate.recall("when are releases cut")
+            waited = time.monotonic() - started
+            load.join(timeout=120)
+        assert waited < 1.5, f"a recall waited {waited:.1f} s behind an import waiting for a lock"
+        assert found.hits and found.hits[0].memory.id == kept.id
+        assert len(outcome) == 1 and isinstance(outcome[0], Exception), outcome
+        assert "locked" in str(outcome[0]) and "nothing was changed" in str(outcome[0])
+        assert teammate.count() == 1
+        assert import_memories(importer, lines)["imported"] == ROWS
+        assert teammate.count() == ROWS + 1
+    finally:
+        importer.close()
+        teammate.close()

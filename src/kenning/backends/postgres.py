@@ -374,6 +374,12 @@ STORE_LOCK_TRY_S = 0.25
 #: TABLE``, a schema change, a transaction left open in a console) must not make every read
 #: and write wait for ever.
 TABLE_LOCK_WAIT_S = 30.0
+#: How long one try of a bulk load for the table to itself (to drop the HNSW index) waits:
+#: a session waiting for that lock makes every other session's read of the table queue
+#: behind it, so a load kept waiting by a console's open transaction or pg_dump stalled
+#: every recall of the team for as long as it waited. In short tries, a read waits at most
+#: one of them; the load still gives up after TABLE_LOCK_WAIT_S.
+TABLE_LOCK_TRY_S = 0.1
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -1264,6 +1270,7 @@ class PostgresBackend:
                 if self._dim(conn) is None:
                     yield  # no table yet: the first upsert creates it (with its index)
                     return
+                self._take_table(conn)
                 conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
                 # The statistics triggers would fold every batch into kenning_fts_terms and
                 # kenning_counts; in one transaction they are off for the load and the
@@ -1279,7 +1286,9 @@ class PostgresBackend:
             if self._dim(conn) is None:
                 yield
                 return
-            conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
+            with conn.transaction():
+                self._take_table(conn)
+                conn.execute("DROP INDEX IF EXISTS kenning_memories_hnsw")
         try:
             yield
         except BaseException:
@@ -1288,6 +1297,28 @@ class PostgresBackend:
             raise
         with self._connection() as conn:
             self._build_hnsw(conn)
+
+    @staticmethod
+    def _take_table(conn: psycopg.Connection[Any]) -> None:
+        """The memories table to this transaction alone (ACCESS EXCLUSIVE), waited for in
+        tries of :data:`TABLE_LOCK_TRY_S` up to :data:`TABLE_LOCK_WAIT_S` (then
+        LockNotAvailable, which :meth:`_translate` says), so that other sessions' reads do
+        not queue behind a long wait."""
+        before = _first(conn.execute("SELECT current_setting('lock_timeout')"))[0]
+        deadline = time.monotonic() + TABLE_LOCK_WAIT_S
+        while True:
+            wait = min(TABLE_LOCK_TRY_S, deadline - time.monotonic())
+            conn.execute(
+                "SELECT set_config('lock_timeout', %s, true)", (f"{max(1, int(wait * 1000))}ms",)
+            )
+            try:
+                with conn.transaction():  # a savepoint: a try that timed out is undone alone
+                    conn.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+                break
+            except pg_errors.LockNotAvailable:
+                if time.monotonic() >= deadline:
+                    raise
+        conn.execute("SELECT set_config('lock_timeout', %s, true)", (before,))
 
     @staticmethod
     def _recount(conn: psycopg.Connection[Any]) -> None:
