@@ -3268,14 +3268,12 @@ def test_postgres_stats_counts_damaged_rows_without_reading_the_table(
     database = pg_url.rsplit("/", 1)[1].split("?")[0]
 
     def rows_scanned() -> int:
-        """The rows sequential scans of the table read, once kenning's sessions ended (a
-        session's counts reach the statistics as it ends)."""
+        """The rows sequential scans of the table read, once every session of the database
+        ended (a session's counts reach the statistics as it ends)."""
         with psycopg.connect(admin, autocommit=True) as conn:
             for _ in range(100):
                 left = conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s "
-                    "AND application_name = 'kenning'",
-                    (database,),
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (database,)
                 ).fetchone()
                 if left == (0,):
                     break
