@@ -363,7 +363,7 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
     cancelled (the user pressed Esc: MCP's notifications/cancelled), went on waiting in its
     worker thread and deleted the memory once the lock came free — a cancelled write done
     later, unasked. A write not begun when its call is cancelled is now never made."""
-    from .test_concurrency import HOLDER
+    from .test_concurrency import OTHER_TRANSACTION
 
     server = RawServer(project, tmp_path / "err.log")
     try:
@@ -375,12 +375,19 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
         server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": remember})
         stored = json.loads(server.reply_to(1)["result"]["content"][0]["text"])
         holder = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, str(project / ".kenning" / "memory.db"), "3"],
+            [
+                sys.executable,
+                "-c",
+                OTHER_TRANSACTION,
+                str(project / ".kenning" / "memory.db"),
+                "3",
+                "BEGIN IMMEDIATE",
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
         try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
             forget = {"name": "forget", "arguments": {"id": stored["id"]}}
             server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": forget})
             threading.Event().wait(0.5)  # the forget is waiting for the write lock
