@@ -531,3 +531,28 @@ def test_an_import_says_what_it_redacted(
     assert proc.returncode == 0, proc.stderr
     assert b"redacted: 1 password_assignment" in proc.stderr, proc.stderr
     assert b"hunter22abc" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("origin", ["environment", ".env"])
+def test_export_of_a_store_named_with_kenning_store_that_does_not_exist_is_an_error(
+    project: Path, origin: str
+) -> None:
+    """`KENNING_STORE=backup/memry.db kenning export -o backup.jsonl` (a typo, or a store
+    moved aside) said "nothing to export" and exited 0 with no file written: a backup script
+    went on with no backup. `--store` was refused so; KENNING_STORE names the store as
+    --store does. With neither, a project with no store yet has nothing to export (exit 0)."""
+    from .cli_runner import run_cli
+
+    path = project / "backup" / "memry.db"
+    env = {"KENNING_STORE": str(path)}
+    if origin == ".env":
+        (project / ".env").write_text(f"KENNING_STORE={path}\n")
+        env = {"KENNING_STORE": None}
+    result = run_cli(project, "export", "-o", str(project / "b.jsonl"), env=env)
+    assert result.returncode == 1, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+    assert str(path) in line and "KENNING_STORE" in line, line
+    assert not (project / "b.jsonl").exists() and not path.exists()
+    (project / ".env").unlink(missing_ok=True)
+    result = run_cli(project, "export", "-o", str(project / "b.jsonl"))
+    assert result.returncode == 0 and "nothing to export" in result.stderr, result.stderr

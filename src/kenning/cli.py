@@ -1377,16 +1377,21 @@ def export(
 
     A memory whose row is damaged is left out and named (exit 1); one whose vector is
     damaged is written without it (`kenning import` re-embeds it)."""
+    from .project import store_named_by
     from .transfer import export_memories
 
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
-        if not store.exists and store_path is not None and store_path.strip():
-            # a store the user names is one they expect to hold notes: a typo in it exported
-            # nothing and exited 0, and a backup script went on without a backup
+        named_by = None if store.exists else store_named_by(store_path, store.project)
+        if named_by is not None:
+            # a store the user names (--store, KENNING_STORE) is one they expect to hold
+            # notes: a typo in it exported nothing and exited 0, and a backup script went on
+            # without a backup
             _fail(
-                f"no kenning store at {_plain(store.location)}: the store named with --store "
-                "does not exist; check the path given with --store (a typo, a store moved "
-                "aside), or leave --store out to export this project's store"
+                f"no kenning store at {_plain(store.location)}: the store named with "
+                f"{_plain(named_by)} does not exist; check the path given with "
+                f"{_plain(named_by)} (a typo, a store moved aside), or leave "
+                f"{'--store' if named_by == '--store' else 'KENNING_STORE'} out to export "
+                "this project's store"
             )
         if not store.exists:  # nothing to export: exit 0, as every read of no store
             click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)

@@ -495,6 +495,24 @@ def resolve_project(
     )
 
 
+def store_named_by(store_path: str | None, project: Project) -> str | None:
+    """What named the store ``project`` was opened with: ``--store`` (``store_path``, the
+    option's value), ``KENNING_STORE`` (the environment) or ``KENNING_STORE in <root>/.env``;
+    None for the default store. A store the user names is one they expect to be there (an
+    export of a mistyped one must not pass for a backup of an empty store)."""
+    from . import config
+
+    if store_path is not None and store_path.strip():
+        return "--store"
+    root = project.root if project.work_tree is not None else None  # .env: a checkout's only
+    value, origin = config.project_variable("KENNING_STORE", root)
+    if value is None:
+        return None
+    if origin == "environment" or root is None:
+        return "KENNING_STORE"
+    return f"KENNING_STORE in {root / '.env'}"
+
+
 #: What ``.kenning/.gitignore`` says (as pytest's and ruff's caches do): the store and its
 #: derived files are this machine's data, never source; the settings file may be shared.
 STORE_GITIGNORE = """\
