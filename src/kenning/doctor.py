@@ -34,6 +34,7 @@ read-only one (every read works), whose ``store`` check is a ``warning`` with th
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sqlite3
@@ -93,15 +94,28 @@ def _recovery(path: Path) -> str:
     # in ROLLBACK at the first unreadable page. kenning's own export reads every row it can.
     # Where it goes is named in full: told "damaged.db", a user renaming it where it is
     # (.kenning/damaged.db) then ran an export of ./damaged.db: "nothing to export".
-    aside = shlex.quote(str(path.with_name("damaged.db")))
+    free = _free_aside(path)
+    aside = shlex.quote(str(free))
     return (
         f"move {path} aside: `mv {shlex.quote(str(path))} {aside}`, and `{path.name}-wal`, "
-        "`-shm` beside it (when there) likewise to damaged.db-wal, damaged.db-shm; then "
+        f"`-shm` beside it (when there) likewise to {free.name}-wal, {free.name}-shm; then "
         "restore from a backup with `kenning import <backup.jsonl>`; with no backup, "
         f"`kenning export --store {aside} --group-id all -o backup.jsonl` reads out the notes "
         "(unless the damage is in their own table's pages) and `kenning import backup.jsonl` "
         "puts them in a new store"
     )
+
+
+def _free_aside(path: Path) -> Path:
+    """Where to move a damaged store: ``damaged.db`` beside it, or ``damaged-2.db``, … when
+    that name, or its ``-wal`` or ``-shm``, is taken (by a store moved aside before, whose
+    notes may not all be read out yet): `mv` would replace it without a word."""
+    n = 1
+    while True:  # ends: the folder holds finitely many files
+        aside = path.with_name("damaged.db" if n == 1 else f"damaged-{n}.db")
+        if not any(os.path.lexists(f"{aside}{side}") for side in ("", "-wal", "-shm")):
+            return aside
+        n += 1
 
 
 def _rebuild(path: Path) -> str:

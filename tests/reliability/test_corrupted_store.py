@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -430,3 +431,24 @@ def test_doctor_older_schema_is_fine(tmp_path: Path, golden: dict[str, Any]) -> 
         checks["schema"].status == "ok"
         and f"migrates it to {sqlite_backend.SCHEMA_VERSION}" in checks["schema"].message
     )
+
+
+def test_doctors_recovery_never_moves_a_store_over_one_moved_aside_before(
+    tmp_path: Path, golden: dict[str, Any]
+) -> None:
+    """doctor's fix for a damaged file says `mv …/memory.db …/damaged.db` (and the -wal,
+    -shm likewise). Followed a second time — the store damaged again after a restore, the
+    first damaged copy kept because its notes were not all read out — `mv` replaced the
+    earlier damaged.db, and its WAL, without a word. The fix names a place nothing is in."""
+    root, db = _project(tmp_path, golden)
+    earlier = db.with_name("damaged.db")
+    shutil.copyfile(golden["db"], earlier)  # the store moved aside the first time
+    earlier.with_name("damaged-2.db-wal").write_bytes(b"")  # a WAL moved aside on its own
+    _corrupt_page(db, golden)
+    fix = _checks(root)["integrity"].fix or ""
+    moved = re.search(r"`mv (\S+) (\S+)`", fix)
+    assert moved is not None and moved.group(1) == str(db), fix
+    aside = Path(moved.group(2))
+    for side in ("", "-wal", "-shm"):
+        assert not Path(f"{aside}{side}").exists(), (aside, side, fix)
+    assert f"`kenning export --store {aside} " in fix and f"{aside.name}-wal" in fix, fix
