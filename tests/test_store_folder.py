@@ -264,3 +264,33 @@ def test_a_file_named_kenning_is_said_to_be_in_the_way(project: Path, minilm: Em
     check = run_doctor(cwd=project).check("store")
     assert check.status == "failed" and in_the_way in check.message, check
     assert (project / ".kenning").read_text() == "not a folder\n"
+
+
+def test_the_store_size_counts_the_stores_own_files_only(project: Path, minilm: Embedder) -> None:
+    """`kenning stats --json` (store_bytes) and `kenning doctor` ("… bytes with its WAL")
+    summed every file whose name begins with the store's: a copy kept beside it
+    (memory.db.bak) or a sync tool's conflicted copy of the vector file made the store look
+    twice its size; and a store whose name holds a glob character ([) was not counted."""
+    import re
+
+    from kenning.doctor import run_doctor
+
+    def own(db: Path) -> int:
+        sides = ("", "-wal", "-shm", ".vectors", ".ann")
+        return sum(Path(f"{db}{s}").stat().st_size for s in sides if Path(f"{db}{s}").exists())
+
+    for name in ("memory.db", "memory[1].db"):
+        db = project / ".kenning" / name
+        with open_store(db, cwd=project, embedder=minilm) as store:
+            store.remember("All timestamps are stored in UTC", "rule")
+            store.recall("which timezone do we store timestamps in")  # the vector file
+        copy = db.with_name(f"{name}.bak")
+        copy.write_bytes(db.read_bytes())
+        db.with_name(f"{name} (Bob's conflicted copy 2026-12-02).vectors").write_bytes(b"x" * 99)
+        with open_store(db, cwd=project, embedder=minilm) as store:
+            assert store.stats()["store_bytes"] == own(db), name
+        (check,) = [c for c in run_doctor(store_path=db, cwd=project).checks if c.name == "store"]
+        shown = re.search(r"\((\d+) bytes with its WAL\)", check.message)
+        assert shown is not None, check.message
+        # a -shm doctor's read opened may be gone since; the copy beside it is not counted
+        assert db.stat().st_size <= int(shown.group(1)) < own(db) + copy.stat().st_size, name

@@ -743,7 +743,9 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
             )
         return skip("store", "the store could not be opened")
     try:
-        size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+        from .backends.sqlite import store_bytes
+
+        size = store_bytes(path)
         if read_only:
             checks.append(
                 Check(

@@ -1873,8 +1873,9 @@ class MemoryStore:
             by_type[typ] = by_type.get(typ, 0) + n
         size = None
         if self.project.store_url is None and self.exists:
-            path = Path(self.location)
-            size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+            from .backends.sqlite import store_bytes
+
+            size = store_bytes(Path(self.location))
         return {
             "intel_path": self.location,
             "store_exists": self.exists,

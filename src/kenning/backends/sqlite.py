@@ -263,6 +263,22 @@ def has_sqlite_header(path: Path) -> bool:
         return True  # unreadable: say what SQLite said
 
 
+#: The files of a store: its database, the WAL and its index, the vector file and the
+#: HNSW graph (named by appending these to the database's name).
+STORE_FILE_SUFFIXES = ("", "-wal", "-shm", ".vectors", ".ann")
+
+
+def store_bytes(path: Path) -> int:
+    """The bytes the store at ``path`` takes: its own files only — not a copy kept beside
+    it (``memory.db.bak``) or a sync tool's conflicted copy, which a glob of ``memory.db*``
+    counted too (and a name with a glob character in it matched nothing)."""
+    total = 0
+    for suffix in STORE_FILE_SUFFIXES:
+        with contextlib.suppress(OSError):  # not there (no WAL now), or gone meanwhile
+            total += os.stat(f"{path}{suffix}").st_size
+    return total
+
+
 def _recovery_hint(path: Path) -> str:
     return (
         f"move {path} aside, then restore from a backup with `kenning import <backup.jsonl>` "
