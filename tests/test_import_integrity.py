@@ -556,3 +556,33 @@ def test_export_of_a_store_named_with_kenning_store_that_does_not_exist_is_an_er
     (project / ".env").unlink(missing_ok=True)
     result = run_cli(project, "export", "-o", str(project / "b.jsonl"))
     assert result.returncode == 0 and "nothing to export" in result.stderr, result.stderr
+
+
+def test_an_export_is_on_disk_before_it_replaces_the_last_backup(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning export -o backup.jsonl` wrote a temporary file and renamed it over the last
+    backup without an fsync: a power cut after "exported N memories" could leave the name
+    on an empty file, the last backup replaced and the new one lost (the settings file and
+    the installers' files are fsynced before their rename). The file is on disk first."""
+    import os
+
+    from .cli_runner import run_cli
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember(NOTES[0][0], NOTES[0][1])
+    backup = project / "backup.jsonl"
+    backup.write_text("the last backup\n")
+    synced: list[tuple[str, str]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        # which file, and what the name backup.jsonl holds at that moment
+        synced.append((os.readlink(f"/proc/self/fd/{fd}"), backup.read_text()[:15]))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = run_cli(project, "export", "-o", str(backup))
+    assert result.returncode == 0, result.stderr
+    assert (f"{backup}.tmp", "the last backup") in synced, synced
+    assert json.loads(backup.read_text().splitlines()[0])["kenning_export"]

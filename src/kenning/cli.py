@@ -1491,6 +1491,10 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
                 else:  # pragma: no cover - Windows
                     os.chmod(tmp, mode)
             report = export_memories(store, fh, group_id=group_id, vectors=vectors)
+            # on disk before it takes the last backup's name: renamed unwritten, a power
+            # cut could leave that name on an empty file (as the settings file is fsynced)
+            fh.flush()
+            os.fsync(fh.fileno())
         tmp.replace(target)
     except OSError as exc:
         with suppress(OSError):
