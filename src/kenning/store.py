@@ -1564,23 +1564,37 @@ class MemoryStore:
         (:meth:`Backend.metadata_entries`), and only the memories returned are read whole:
         the page's "stale only" filter decoded every memory of the project to count them
         (2.6 s at 100k), and so did its pages past what :meth:`newest` reads at once."""
-        from .search import check_types_of, parse_types
-
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise UserInputError(f"offset is {offset!r:.40}; expected a whole number from 0")
-        if limit is not None:
-            limit = check_whole_number("limit", limit, 1 << 31)
-        types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection else ()
-        after = parse_timestamp(stored_after) if stored_after else None
-        before = parse_timestamp(stored_before) if stored_before else None
-        filters = Filters(self.resolve_group(group_id), collections, types)
+        limit, filters, after, before = self._browse_filters(
+            limit, group_id, collection, memory_type, stored_after, stored_before
+        )
         matched, _ = self._by_freshness(stale, filters, after, before)
         end = None if limit is None else offset + limit
         wanted = matched[offset:end]
         by_id = {m.id: m for m in self.backend.get(wanted)}
         shown = [by_id[i] for i in wanted if i in by_id]  # one forgotten since is not shown
         return shown, self.freshness(shown), len(matched)
+
+    def _browse_filters(
+        self,
+        limit: int | None,
+        group_id: str | None,
+        collection: str | None,
+        memory_type: str | Sequence[str] | None,
+        stored_after: str | datetime | None,
+        stored_before: str | datetime | None,
+    ) -> tuple[int | None, Filters, datetime | None, datetime | None]:
+        """A listing's arguments checked: its limit, filters and time bounds."""
+        from .search import check_types_of, parse_types
+
+        if limit is not None:
+            limit = check_whole_number("limit", limit, 1 << 31)
+        types = parse_types(memory_type)
+        collections = (check_types_of(collection, types),) if collection else ()
+        after = parse_timestamp(stored_after) if stored_after else None
+        before = parse_timestamp(stored_before) if stored_before else None
+        return limit, Filters(self.resolve_group(group_id), collections, types), after, before
 
     def _by_freshness(
         self, stale: bool | None, filters: Filters, after: datetime | None, before: datetime | None
@@ -1951,15 +1965,9 @@ class MemoryStore:
         """
         import heapq
 
-        from .search import check_types_of, parse_types
-
-        if limit is not None:
-            limit = check_whole_number("limit", limit, 1 << 31)
-        types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection else ()
-        after = parse_timestamp(stored_after) if stored_after else None
-        before = parse_timestamp(stored_before) if stored_before else None
-        filters = Filters(self.resolve_group(group_id), collections, types)
+        limit, filters, after, before = self._browse_filters(
+            limit, group_id, collection, memory_type, stored_after, stored_before
+        )
         rows = (
             r.memory
             for r in self.backend.iterate(filters)
