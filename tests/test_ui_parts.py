@@ -760,19 +760,17 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
     assert week <= 100, week
 
 
-def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page's "stale only" filter checks the files of every memory of the project (the
-    count is of them all): each file a memory names went through the source-path checks
-    and a ``stat`` again for every memory naming it, 1.3 to 7 s at 100k memories naming a
-    few hundred files. One listing checks each file once; the memories shown and counted
-    are the same. Built through the bulk path (``remember_many``)."""
+#: The files :func:`_stale_quarter`'s memories name.
+STALE_QUARTER_FILES = 8
+
+
+def _stale_quarter(project: Path) -> tuple[list[str], list[str]]:
+    """400 memories in ``project``'s store (the bulk path), each naming one of 8 files, two
+    of which change afterwards: the ids newest first, and those of the stale quarter."""
     from kenning import open_store
-    from kenning import sources as kenning_sources
     from kenning.store import NewMemory
 
-    files = 8
+    files = STALE_QUARTER_FILES
     (project / "src").mkdir()
     for k in range(files):
         (project / "src" / f"m{k}.py").write_text(f"def f{k}():\n    return {k}\n")
@@ -783,10 +781,23 @@ def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
     with open_store(cwd=project, embedder="hashing") as store:
         assert all(r.ok for r in store.remember_many(notes))
         listed = store.browse()
-    newest = [m.id for m in listed]
     for k in range(2):  # a quarter of the memories go stale
         (project / "src" / f"m{k}.py").write_text(f"def f{k}():\n    return {k + 1}\n")
     stale = [m.id for m in listed if int(m.content.split()[1]) % files < 2]
+    return [m.id for m in listed], stale
+
+
+def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's "stale only" filter checks the files of every memory of the project (the
+    count is of them all): each file a memory names went through the source-path checks
+    and a ``stat`` again for every memory naming it, 1.3 to 7 s at 100k memories naming a
+    few hundred files. One listing checks each file once; the memories shown and counted
+    are the same. Built through the bulk path (``remember_many``)."""
+    from kenning import sources as kenning_sources
+
+    newest, stale = _stale_quarter(project)
     checked = [0]
     real = kenning_sources.check_source
 
@@ -806,7 +817,7 @@ def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
     finally:
         source.close()
     # each file once per listing (and the page's 20 shown), not once per memory
-    assert checked[0] <= 2 * (files + 20), checked
+    assert checked[0] <= 2 * (STALE_QUARTER_FILES + 20), checked
 
 
 def test_the_older_than_filter_reads_only_the_rows_it_shows(
@@ -877,24 +888,7 @@ def test_the_stale_filter_reads_only_the_files_recorded_and_the_pages_rows(
     project, text and vector, to check the files each one recorded: 2.6 s at 100k. The
     backend lists each memory's time and file record alone, and only the page's rows are
     decoded; the memories shown and counted are the same. Built through the bulk path."""
-    from kenning import open_store
-    from kenning.store import NewMemory
-
-    files = 8
-    (project / "src").mkdir()
-    for k in range(files):
-        (project / "src" / f"m{k}.py").write_text(f"def f{k}():\n    return {k}\n")
-    notes = [
-        NewMemory(f"Service {i} in src/m{i % files}.py retries {i * 7} times", "rule")
-        for i in range(400)
-    ]
-    with open_store(cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes))
-        listed = store.browse()
-    newest = [m.id for m in listed]
-    for k in range(2):  # a quarter of the memories go stale
-        (project / "src" / f"m{k}.py").write_text(f"def f{k}():\n    return {k + 1}\n")
-    stale = [m.id for m in listed if int(m.content.split()[1]) % files < 2]
+    newest, stale = _stale_quarter(project)
     fresh = [i for i in newest if i not in stale]
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
