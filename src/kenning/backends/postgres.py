@@ -1668,8 +1668,7 @@ class PostgresBackend:
         picks the rows whose tags or metadata are not the JSON kenning writes (cheap type
         checks); each is then decoded as a read decodes it."""
         where, params = _where(filters)
-        # the JSON text kenning wrote (migration 4) is read first: an object's ends
-        suspect = _SUSPECT_ROW if self._schema >= 4 else _SUSPECT_ROW_BEFORE_4
+        suspect = self._suspect_row()
         found: dict[tuple[object, object, object], int] = {}
         with self._connection() as conn:
             if self._dim(conn) is None:
@@ -1698,11 +1697,15 @@ class PostgresBackend:
                 self._damaged_count = (position, filters, dict(found))
         return found
 
+    def _suspect_row(self) -> str:
+        """:data:`_SUSPECT_ROW` for this store's schema, as migration 8 indexes it (the JSON
+        text kenning wrote, migration 4's, is read first: an object's ends)."""
+        return _SUSPECT_ROW if self._schema >= 4 else _SUSPECT_ROW_BEFORE_4
+
     def _suspect(self) -> str:
-        """SQL true for the rows :meth:`_decode` may refuse (:data:`_SUSPECT_ROW`); false,
+        """SQL true for the rows :meth:`_decode` may refuse (:meth:`_suspect_row`); false,
         never NULL, for the others."""
-        suspect = _SUSPECT_ROW if self._schema >= 4 else _SUSPECT_ROW_BEFORE_4
-        return f"coalesce(({suspect}), false)"
+        return f"coalesce(({self._suspect_row()}), false)"
 
     def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # a vector column holds only vectors: every damaged row is one whose fields are
