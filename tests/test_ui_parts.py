@@ -550,12 +550,9 @@ def test_a_type_outside_the_collection_is_named_by_browse_and_search_alike(
         assert "error_fix do not belong to collection conventions" in page.text
 
 
-def test_no_store_yet_names_the_store_the_page_was_started_with(
-    project: Path, tmp_path: Path
-) -> None:
-    """``kenning ui --store elsewhere/x.db`` before that store exists: the page advised a
-    plain ``kenning remember``, which writes the project's default store, not the one the
-    page reads, so the page stayed empty. Now the advice carries the same ``--store``."""
+def _no_store_page(project: Path, store: Path, *, store_option: bool) -> str:
+    """The page, unescaped, of ``kenning ui`` started on ``store`` (given with ``--store``
+    or not) before anything is there."""
     import html as html_lib
 
     from starlette.testclient import TestClient
@@ -563,6 +560,25 @@ def test_no_store_yet_names_the_store_the_page_was_started_with(
     from kenning import open_store
     from kenning.ui.app import StoreSource, create_app
 
+    source = StoreSource(
+        opener=lambda: open_store(
+            store, cwd=project, create=False, missing_ok=True, embedder="hashing"
+        )
+    )
+    app = create_app(source, port=8123, token="t", store_option=store_option)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+            return html_lib.unescape(client.get("/?token=t").text)
+    finally:
+        source.close()
+
+
+def test_no_store_yet_names_the_store_the_page_was_started_with(
+    project: Path, tmp_path: Path
+) -> None:
+    """``kenning ui --store elsewhere/x.db`` before that store exists: the page advised a
+    plain ``kenning remember``, which writes the project's default store, not the one the
+    page reads, so the page stayed empty. Now the advice carries the same ``--store``."""
     # inside the project: a store `kenning remember --store` creates (outside it, the
     # store-location guard refuses it: the next test)
     elsewhere = project / "team notes" / "x.db"
@@ -570,18 +586,8 @@ def test_no_store_yet_names_the_store_the_page_was_started_with(
         (True, f"kenning remember --store '{elsewhere}'</code>"),
         (False, "kenning remember</code> (or"),
     ):
-        source = StoreSource(
-            opener=lambda: open_store(
-                elsewhere, cwd=project, create=False, missing_ok=True, embedder="hashing"
-            )
-        )
-        app = create_app(source, port=8123, token="t", store_option=store_option)
-        try:
-            with TestClient(app, base_url="http://127.0.0.1:8123") as client:
-                html = client.get("/?token=t").text
-        finally:
-            source.close()
-        assert 'id="no-store"' in html and command in html_lib.unescape(html), html
+        page = _no_store_page(project, elsewhere, store_option=store_option)
+        assert 'id="no-store"' in page and command in page, page
 
 
 def test_no_store_outside_the_project_is_not_said_to_be_created_by_remember(
@@ -591,25 +597,8 @@ def test_no_store_outside_the_project_is_not_said_to_be_created_by_remember(
     anything is there: the page said ``kenning remember --store …`` creates it, and run as
     told remember refused to write outside the project root. The page says nothing is
     there and to check the path."""
-    import html as html_lib
-
-    from starlette.testclient import TestClient
-
-    from kenning import open_store
-    from kenning.ui.app import StoreSource, create_app
-
     elsewhere = tmp_path / "team notes" / "x.db"
-    source = StoreSource(
-        opener=lambda: open_store(
-            elsewhere, cwd=project, create=False, missing_ok=True, embedder="hashing"
-        )
-    )
-    app = create_app(source, port=8123, token="t", store_option=True)
-    try:
-        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
-            page = html_lib.unescape(client.get("/?token=t").text)
-    finally:
-        source.close()
+    page = _no_store_page(project, elsewhere, store_option=True)
     assert 'id="no-store"' in page and str(elsewhere) in page, page
     assert "kenning remember --store" not in page and "check the path" in page, page
     told = run_cli(project, "remember", "--store", str(elsewhere), "Deploy on Fridays, never.")
