@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def test_export_to_a_symlink_writes_the_file_it_points_to(
 def test_export_never_writes_its_temporary_file_through_a_symlink(
     seeded_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The export is written to ``<output>.tmp`` and renamed: a ``backup.jsonl.tmp`` a
+    """The export is written to a temporary file and renamed: a ``backup.jsonl.tmp`` a
     checkout carries as a symlink (the README's own example name) had every note written
     into the file it names, overwriting it (a shell profile, a world-readable folder's
     file), and the link then became the backup. The link is replaced, never followed."""
@@ -116,6 +117,34 @@ def test_export_never_writes_its_temporary_file_through_a_symlink(
     backup = seeded_project / "backup.jsonl"
     assert not backup.is_symlink() and "kenning_export" in backup.read_text().splitlines()[0]
     assert not (seeded_project / "backup.jsonl.tmp").exists()
+
+
+def test_an_export_removes_killed_exports_files_and_keeps_a_running_ones(
+    seeded_project: Path,
+) -> None:
+    """Each export writes ``<output>.<pid>.tmp``: the file of an export killed before its
+    rename (a copy of every note, forgotten ones included) goes with the next export to that
+    name, as an older kenning's ``<output>.tmp`` does; a running export's file stays."""
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    try:
+        files = {pid: seeded_project / f"backup.jsonl.{pid}.tmp" for pid in (running.pid, dead.pid)}
+        for f in (*files.values(), seeded_project / "backup.jsonl.tmp"):
+            f.write_text("notes of an export\n")
+        other = seeded_project / "backup.jsonl.old.tmp"  # not an export's name: kept
+        other.write_text("mine\n")
+        result = CliRunner().invoke(main, ["export", "-o", "backup.jsonl"])
+        assert result.exit_code == 0, result.stderr
+        assert files[running.pid].exists()
+        assert not files[dead.pid].exists()
+        assert not (seeded_project / "backup.jsonl.tmp").exists()
+        assert other.read_text() == "mine\n"
+        lines = (seeded_project / "backup.jsonl").read_text().splitlines()
+        assert "kenning_export" in lines[0] and len(lines) == 3, lines
+    finally:
+        running.kill()
+        running.wait()
 
 
 def test_a_refusal_in_json_quotes_no_secret(seeded_project: Path) -> None:

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -1894,6 +1895,48 @@ def test_postgres_export_the_server_stops_leaves_no_partial_file(
         out = run_cli(project, "export", "-o", "team.jsonl", env=env)
     assert out.returncode == 3, out.stderr
     assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == []
+
+
+def test_postgres_two_exports_to_one_file_at_once_both_succeed(pg_url: str, project: Path) -> None:
+    """Two `kenning export -o team.jsonl` at once (a cron job and a teammate's hand) wrote
+    one temporary name: the first to finish renamed whatever file held it — the other's,
+    half written — and the second then failed, its file gone. Both held back by a lock on
+    the table and let go together: both exit 0, and the file is one whole export."""
+    import os
+
+    import psycopg
+
+    from tests.cli_runner import run_cli
+    from tests.reliability.conftest import kenning_cmd
+
+    env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing"}
+    for text in ("The team store runs PostgreSQL.", "Backups go to team.jsonl nightly."):
+        assert run_cli(project, "remember", text, env=env).returncode == 0
+    waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation IS NOT NULL"
+    with psycopg.connect(pg_url, autocommit=True) as watch, psycopg.connect(pg_url) as other:
+        other.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+        exports = [
+            subprocess.Popen(
+                kenning_cmd("export", "-o", "team.jsonl"),
+                cwd=project,
+                env={**os.environ, **env},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(2)
+        ]
+        try:
+            deadline = time.monotonic() + 60
+            while watch.execute(waiting).fetchone()[0] < 2:  # type: ignore[index]
+                assert time.monotonic() < deadline, "the exports never reached the table"
+                time.sleep(0.05)
+        finally:
+            other.commit()
+        outcomes = [(p.wait(60), p.stderr.read().decode()) for p in exports]  # type: ignore[union-attr]
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    lines = (project / "team.jsonl").read_text().splitlines()
+    assert "kenning_export" in lines[0] and len(lines) == 3, lines
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith("team")) == ["team.jsonl"]
 
 
 class ServerAwayAfter:

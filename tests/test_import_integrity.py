@@ -584,5 +584,5 @@ def test_an_export_is_on_disk_before_it_replaces_the_last_backup(
     monkeypatch.setattr(os, "fsync", fsync)
     result = run_cli(project, "export", "-o", str(backup))
     assert result.returncode == 0, result.stderr
-    assert (f"{backup}.tmp", "the last backup") in synced, synced
+    assert (f"{backup}.{os.getpid()}.tmp", "the last backup") in synced, synced
     assert json.loads(backup.read_text().splitlines()[0])["kenning_export"]

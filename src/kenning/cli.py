@@ -1475,7 +1475,11 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
             f"cannot write {output}: the folder {target.parent} does not exist; create it "
             "first or choose another path"
         )
-    tmp = target.with_name(target.name + ".tmp")
+    # the process's own temporary name: two exports to one file at once each rename their
+    # own whole file (one name for both had the first to finish rename the other's half
+    # file, and the second fail)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    _remove_dead_exports_files(target)
     # a backup made private (chmod 600) stays private: the new file takes its mode before
     # a note is written to it
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
@@ -1506,6 +1510,40 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
             tmp.unlink(missing_ok=True)
         raise
     return report
+
+
+def _remove_dead_exports_files(target: Path) -> None:
+    """Remove the temporary files of exports to ``target`` that were killed before their
+    rename (``<name>.<pid>.tmp`` of a process no longer running, and an older kenning's
+    ``<name>.tmp``): each holds a copy of the notes, forgotten ones included, that no
+    command would remove. A running export's file is left alone."""
+    prefix = target.name + "."
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix) : -len(".tmp")]
+        if pid and not (pid.isascii() and pid.isdigit()):
+            continue
+        if pid and int(pid) != os.getpid() and _process_is_running(int(pid)):
+            continue
+        with suppress(OSError):
+            (target.parent / name).unlink()
+
+
+def _process_is_running(pid: int) -> bool:
+    if os.name == "nt":  # pragma: no cover - signal 0 there is CTRL_C_EVENT, not a probe
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's process (or a number no process can have): kept
+    return True
 
 
 def _store_files(store: MemoryStore) -> set[Path]:
