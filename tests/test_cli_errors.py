@@ -615,6 +615,38 @@ def test_seeding_from_a_folder_that_is_not_there_creates_no_store(
     assert not (project / ".kenning").exists()
 
 
+@pytest.mark.parametrize(
+    ("prefix", "why"),
+    [
+        ("../team-docs", "'..'"),
+        ("/srv/docs", "absolute"),
+        ("~/docs", "home"),
+        ("docs/\u202esolutions", "invisible"),
+    ],
+)
+def test_a_source_prefix_outside_the_project_is_refused_before_any_write(
+    project: Path, prefix: str, why: str
+) -> None:
+    """`seed-solutions --source-prefix ../team-docs` wrote every entry with a SOURCE: path
+    outside the project, which `kenning source` and freshness then refused on every read.
+    Refused naming the option and why, before a store is made; a prefix inside is taken."""
+    docs = project / "docs" / "solutions" / "build"
+    docs.mkdir(parents=True)
+    (docs / "a.md").write_text(
+        "---\ntrack: bug\nproblem: the build fails with E123\n---\n\n## Fix\n\nPin it.\n"
+    )
+    env = {"KENNING_EMBEDDER": "hashing"}
+    result = run_cli(project, "seed-solutions", "--source-prefix", prefix, env=env)
+    assert result.returncode == 1, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --source-prefix") and why in line, line
+    assert not (project / ".kenning").exists()
+    taken = run_cli(project, "seed-solutions", "--source-prefix", "kb/solutions/", env=env)
+    assert taken.returncode == 0, taken.stderr
+    found = run_cli(project, "search", "E123", "--json", env=env)
+    assert found.returncode == 0 and "kb/solutions/build/a.md" in found.stdout, found.stdout
+
+
 def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
     """`kenning reembed --json` printed nothing on stdout when there was no store yet (exit
     0): a script parsing its answer failed on empty input. It answers the shape its help

@@ -735,7 +735,12 @@ def seed_solutions_cmd(
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY (default: the
     checkout's docs/solutions, from any folder of it)."""
-    from .seeding import DEFAULT_SOLUTIONS_DIR, check_solutions_folder, seed_solutions
+    from .seeding import (
+        DEFAULT_SOLUTIONS_DIR,
+        check_solutions_folder,
+        check_source_prefix,
+        seed_solutions,
+    )
 
     if directory is None:
         from .project import find_checkout
@@ -744,6 +749,8 @@ def seed_solutions_cmd(
         top = checkout.toplevel if checkout is not None else Path.cwd()
         directory = top / DEFAULT_SOLUTIONS_DIR
     check_solutions_folder(directory)  # before the store: a mistyped folder creates none
+    if source_prefix is not None:
+        check_source_prefix(source_prefix)  # and a prefix no SOURCE: may start with
     with (
         # the entries are written for one project: 'all' is refused, not taken for this one
         _open(store_path, create=True, group_id=group_id, every_project=False) as store,

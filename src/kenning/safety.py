@@ -200,7 +200,9 @@ def is_spelling_joiner(text: str, i: int) -> bool:
     return any(not c.isascii() for c in around)
 
 
-def _lexical_reason(path: str) -> str | None:
+def lexical_reason(path: str) -> str | None:
+    """Why ``path`` is refused before the file system is asked (see
+    :func:`validate_source_path`), or None."""
     if not path or not path.strip():
         return "empty path"
     reason = _character_reason(path)
@@ -268,7 +270,7 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
 
     The same rules, with :mod:`os.path` instead of :class:`~pathlib.Path` (a freshness check
     runs this for every file the recalled memories name, on every recall)."""
-    reason = _lexical_reason(path)
+    reason = lexical_reason(path)
     if reason:
         raise UnsafePathError(path, reason)
     try:

@@ -465,6 +465,28 @@ def check_solutions_folder(directory: Path) -> None:
         raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
 
 
+def check_source_prefix(source_prefix: str) -> None:
+    """Refuse a ``source_prefix`` that no SOURCE: line may start with: the entries' SOURCE
+    paths are read later inside the project only (``kenning source``, freshness), so one
+    that leaves it (``../docs``, ``/srv/docs``, ``~/docs``) or holds a control or invisible
+    character would be written into every entry and refused at every read. Empty is the
+    documents' own paths, relative to the folder."""
+    from .safety import lexical_reason
+
+    if not isinstance(source_prefix, str):
+        raise UserInputError.of_parameter(
+            "source_prefix", "source_prefix", f" is {source_prefix!r:.40}; expected a path"
+        )
+    reason = lexical_reason(source_prefix.rstrip("/")) if source_prefix.strip("/") else None
+    if reason:
+        raise UserInputError.of_parameter(
+            "source_prefix",
+            "source_prefix",
+            f" {source_prefix!r:.80} cannot start a SOURCE: path ({reason}); give a path "
+            "relative to the project, such as docs/solutions",
+        )
+
+
 def seed_solutions(
     store: MemoryStore,
     directory: Path,
@@ -497,6 +519,8 @@ def seed_solutions(
         source_prefix = (
             resolved_dir.relative_to(inside).as_posix() if inside is not None else directory.name
         )
+    else:
+        check_source_prefix(source_prefix)
     prefix = source_prefix.strip("/")
     docs = scan_solution_docs(directory)
     if total:
@@ -928,6 +952,10 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
         where = folder.get("dir")
         if not where:
             continue
+        try:
+            check_source_prefix(prefix)
+        except UserInputError:
+            continue  # seeded by an older kenning under a prefix no SOURCE: may start with
         try:
             directory = validate_source_path(where, store.project.files_root)
         except UnsafePathError:
