@@ -156,6 +156,11 @@ def test_seed_cli_json_and_exit_codes(project: Path) -> None:
     write(project / "docs" / "solutions" / "runtime" / "bad.md", "---\ntrack: [bug\n---\n")
     r = run("seed-solutions")
     assert r.returncode == 1 and "failed: runtime/bad.md" in r.stderr
+    # exit 1's error line, last, in text and in --json (whose stdout stays the JSON)
+    assert r.stderr.splitlines()[-1].startswith("error: 1 document could not be read"), r.stderr
+    r = run("seed-solutions", "--json")
+    assert r.returncode == 1 and json.loads(r.stdout)["failed"] == 1
+    assert r.stderr.splitlines()[-1].startswith("error: 1 document could not be read"), r.stderr
     r = run("seed-solutions", "does/not/exist")
     assert r.returncode == 1 and "does not exist" in r.stderr
 

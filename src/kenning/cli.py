@@ -787,6 +787,14 @@ def seed_solutions_cmd(
             + ", ".join(f"{what} {n}" for what, n in report.entries().items())
         )
     if not report.ok:
+        # the exit code's own line, as every command's exit 1 has; the documents are named
+        # on the lines above it
+        failed = report.failed
+        _say_error(
+            f"{failed} {'document' if failed == 1 else 'documents'} could not be read (the "
+            "'failed:' lines say why); the others were seeded — fix "
+            f"{'it' if failed == 1 else 'them'} and run `kenning seed-solutions` again"
+        )
         sys.exit(EXIT_USER)
 
 
