@@ -495,6 +495,53 @@ def test_an_export_names_the_projects_it_leaves_out(project: Path) -> None:
     assert "exported 2 memories" in r.stderr and "other projects" not in r.stderr, r.stderr
 
 
+def test_a_migration_the_source_outgrew_while_it_ran_says_so_and_runs_again(
+    project: Path,
+) -> None:
+    """Notes remembered into the source while `migrate` walked it (an agent at work) end
+    in "NOT verified" and exit 1; that said nothing on stderr, not why nor what to do. The
+    error line says both, and the same migrate run again copies the rest, verified."""
+    import threading
+
+    from kenning.embedders import load_embedder
+    from kenning.store import NewMemory
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    notes = [f"Note {i}: the build of module m{i} needs flag f{i * 7}" for i in range(2000)]
+    with open_store(cwd=project, embedder=load_embedder("hashing")) as store:
+        stored = store.remember_many([NewMemory(n, "context") for n in notes])
+        assert all(x.ok for x in stored)
+    done = threading.Event()
+
+    def write_meanwhile() -> None:
+        with open_store(cwd=project, embedder=load_embedder("hashing")) as store:
+            i = 0
+            while not done.is_set():
+                store.remember(f"Written during the migration: change c{i} of run r{i % 13}")
+                i += 1
+
+    writer = threading.Thread(target=write_meanwhile)
+    writer.start()
+    try:
+        # a run whose walk the writes all landed ahead of is verified (exit 0): each try
+        # goes to a new target until one is outgrown (which try does is up to timing)
+        for attempt in range(12):
+            r = run_cli(project, "migrate", "--to", f"backup{attempt}", env=env)
+            assert r.returncode in (0, 1), r.stderr
+            if r.returncode == 1:
+                break
+    finally:
+        done.set()
+        writer.join()
+    assert r.returncode == 1, "no migration was outgrown by the writes beside it"
+    assert "NOT verified" in r.stdout, r.stdout
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("error:")]
+    assert "while it ran" in line and "migrate` again" in line, line
+    again = run_cli(project, "migrate", "--json", "--to", f"backup{attempt}", env=env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["verified"] is True
+
+
 def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
     """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
     copied every note onto itself and said "verified", exit 0: a user who meant another

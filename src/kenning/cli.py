@@ -1173,6 +1173,14 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"{_listing(report.damaged)}; "
             f"{report.damaged_fix or 'run `kenning doctor` for the fix'}, then migrate again"
         )
+    if not (report.verified or report.id_taken or report.changed or report.damaged):
+        # nothing above says why: memories the source gained (or the target lost) while it
+        # ran, which the walk had passed
+        _say_error(
+            "the target does not hold every memory of the source: memories were written to "
+            "the source (or removed from the target) while it ran; run the same `kenning "
+            "migrate` again — it copies what is missing and skips what is there"
+        )
     if not report.verified or report.damaged:
         sys.exit(EXIT_USER)
 
