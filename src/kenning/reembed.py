@@ -72,9 +72,20 @@ def reembed_running(database: Path) -> bool:
 def _running(store: MemoryStore) -> Iterator[None]:
     """Marks a reembed of a store file as running while it runs (:func:`reembed_running`);
     a second one is refused, as it would re-embed the same rows beside it. A server store
-    has no file to lock: nothing is marked."""
+    is marked by its backend (:class:`~kenning.backends.base.MarksAReembed`)."""
+    from .backends.base import MarksAReembed
     from .backends.vectorfile import NO_FOLLOW
 
+    if isinstance(store.backend, MarksAReembed):
+        with store.backend.reembed_mark() as marked:
+            if not marked:
+                raise KenningError(
+                    f"a `kenning reembed` of the store in {store.backend.location} is already "
+                    "running; wait for it to finish (`kenning doctor` says whether one still "
+                    "runs)"
+                )
+            yield
+        return
     database = getattr(store.backend, "path", None)
     if fcntl is None or not isinstance(database, Path):
         yield

@@ -28,6 +28,7 @@ from .backends.base import (
     CountsDamagedRows,
     Filters,
     KnowsItIsReadOnly,
+    MarksAReembed,
     MemoryRecord,
     forks_so_far,
     lexical_search_with_statistics,
@@ -558,7 +559,11 @@ class MemoryStore:
         mine = self.embedder.provenance
         if self.backend.get_meta(REEMBED_STATE_KEY) is not None:
             database = getattr(self.backend, "path", None)
-            if isinstance(database, Path) and reembed_running(database):
+            if (
+                self.backend.reembed_running()
+                if isinstance(self.backend, MarksAReembed)
+                else isinstance(database, Path) and reembed_running(database)
+            ):
                 # "run kenning reembed to finish" said of a running one is refused: one runs
                 raise ProvenanceMismatch(
                     f"a `kenning reembed` of the store at {self.backend.location} is running: "

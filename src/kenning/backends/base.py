@@ -389,6 +389,23 @@ class KnowsItIsReadOnly(Protocol):
 
 
 @runtime_checkable
+class MarksAReembed(Protocol):
+    """A server backend that marks a running ``kenning reembed`` where every client sees it
+    (a store file is marked by a lock file beside it, :mod:`kenning.reembed`): the metadata
+    key alone reads the same for a run at work and one that was killed, and "run it again"
+    said of a running one started a second beside it."""
+
+    def reembed_mark(self) -> AbstractContextManager[bool]:
+        """Held for a reembed's length: True when it marks this one, False when another
+        reembed holds the mark (this one must not run)."""
+        ...
+
+    def reembed_running(self) -> bool:
+        """Whether a reembed holds the mark, in any client (False for a killed one)."""
+        ...
+
+
+@runtime_checkable
 class Backend(Protocol):
     #: Human-readable location of the data (file path or URL without credentials).
     location: str

@@ -815,6 +815,7 @@ class PostgresBackend:
         label = f"kenning:{database}:{schema}"
         self._store_key = _lock_key(label + ":store")
         self._migrate_key = _lock_key(label + ":migrate")
+        self._reembed_key = _lock_key(label + ":reembed")
         exists = self._has_schema_table(conn)
         if not exists and not create:
             raise StoreNotFound(
@@ -1537,6 +1538,30 @@ class PostgresBackend:
                     "UPDATE kenning_memories SET metadata = %s, metadata_text = %s WHERE id = %s",
                     [(Jsonb(dict(m)), encode_metadata(m), i) for i, m in items],
                 )
+
+    @contextmanager
+    def reembed_mark(self) -> Iterator[bool]:
+        """A session advisory lock on a connection of its own, held for the reembed's
+        length (the server drops it with the session of a killed run)."""
+        with self._translate("mark a reembed in"):
+            conn = psycopg.connect(self._conninfo, autocommit=True)
+        try:
+            with self._translate("mark a reembed in"):
+                row = conn.execute(
+                    "SELECT pg_try_advisory_lock(%s)", (self._reembed_key,)
+                ).fetchone()
+            yield bool(row and row[0])
+        finally:
+            with suppress(psycopg.Error):
+                conn.close()
+
+    def reembed_running(self) -> bool:
+        with self._connection() as conn:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._reembed_key,)).fetchone()
+            if row and row[0]:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._reembed_key,))
+                return False
+        return True
 
     def get_meta(self, key: str) -> str | None:
         with self._connection() as conn:
