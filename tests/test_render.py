@@ -234,18 +234,23 @@ def test_a_first_result_with_no_character_to_show_does_not_blank_the_others() ->
 
 @given(st.lists(ANY_TEXT, max_size=6), st.integers(min_value=0, max_value=900))
 @example(contents=["aaaaaaa bbbbbbb", "x"], budget=10)  # a word cut leaves room for "x"
+@example(contents=[" 0", "0"], budget=1)  # only a space of the first fits
 @settings(max_examples=300)
 def test_combine_properties(contents: list[str], budget: int) -> None:
     texts, truncated = combine_for_recall(contents, budget)
     assert len(texts) == len(contents)
     assert sum(map(len, texts)) <= budget
     assert truncated == (sum(map(len, contents)) > budget)
-    from kenning.truncation import cluster_boundary_at_or_before
+    from kenning.truncation import cluster_boundary_at_or_before, truncate_at_word_boundary
 
     if (
         contents
         and len(contents[0]) > budget
-        and not cluster_boundary_at_or_before(contents[0], budget)
+        and (
+            not cluster_boundary_at_or_before(contents[0], budget)
+            # or what fits of it is white space ([" 0", "0"] in 1), which a cut drops
+            or not truncate_at_word_boundary(contents[0], budget, min_share=0.0)[0]
+        )
     ):
         # a first result with no character to show is dropped alone
         assert texts == ["", *combine_for_recall(contents[1:], budget)[0]]
