@@ -1947,40 +1947,20 @@ def test_postgres_a_running_reembed_is_told_from_an_interrupted_one(
     second reembed went over the same rows beside it. The running one holds a session lock
     on the server: reads say one runs and to wait, a second reembed is refused, and once it
     ends everything reads again."""
-    from kenning import open_store
-    from kenning.embedders import load_embedder
     from tests.cli_runner import run_cli
+    from tests.test_cli import _a_reembed_at_work
 
     monkeypatch.setenv("KENNING_STORE", pg_url)
     monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
-    for text in ("The team store runs PostgreSQL.", "Deploy on Fridays.", "Use snake_case."):
-        assert run_cli(project, "remember", text).returncode == 0
-    started, release = threading.Event(), threading.Event()
-
-    def pause(done: int, total: int) -> None:
-        started.set()
-        assert release.wait(60)
-
-    with open_store(cwd=project, embedder=load_embedder("hashing")) as store:
-        worker = threading.Thread(
-            target=reembed,
-            args=(store,),
-            kwargs={"batch_size": 1, "progress": pause, "every": True},
-        )
-        worker.start()
-        try:
-            assert started.wait(60)
-            during = run_cli(project, "recall", "deploy")
-            second = run_cli(project, "reembed")
-        finally:
-            release.set()
-            worker.join(60)
+    with _a_reembed_at_work(project, load_embedder("hashing")):
+        during = run_cli(project, "recall", "database is locked")
+        second = run_cli(project, "reembed")
     assert during.returncode == 1, during.stderr
     (line,) = [x for x in during.stderr.splitlines() if x.startswith("error:")]
     assert "running" in line and "wait" in line and "run `kenning reembed`" not in line, line
     assert second.returncode == 1 and "already running" in second.stderr, second.stderr
-    after = run_cli(project, "recall", "deploy")
-    assert after.returncode == 0 and "Fridays" in after.stdout, after.stderr
+    after = run_cli(project, "recall", "database is locked")
+    assert after.returncode == 0 and "database is locked" in after.stdout, after.stderr
 
 
 class ServerAwayAfter:
