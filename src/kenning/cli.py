@@ -1551,8 +1551,8 @@ def _remove_dead_exports_files(target: Path) -> None:
         pid = name[len(prefix) : -len(".tmp")]
         if pid and not (pid.isascii() and pid.isdigit()):
             continue
-        if pid and int(pid) != os.getpid() and _process_is_running(int(pid)):
-            continue
+        if pid and _process_is_running(int(pid)):
+            continue  # a running export's (this one's own is replaced as it is made)
         with suppress(OSError):
             (target.parent / name).unlink()
 
@@ -1564,8 +1564,8 @@ def _process_is_running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError, OSError):
-        return True  # another user's process (or a number no process can have): kept
+    except (OSError, OverflowError):
+        pass  # another user's process (or a number no process can have): kept
     return True
 
 
