@@ -32,6 +32,7 @@ PURE = {
     "dedup",
     "redaction",
     "vectors",
+    "widths",
     "thresholds",
 }
 FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}

@@ -481,3 +481,20 @@ def test_ctrl_c_while_the_runtime_loads_is_an_interrupt_not_a_broken_install(
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # an import that fails, no signal
     with pytest.raises(KenningError, match="install the model files"):
         MiniLMEmbedder.load()
+
+
+def test_only_the_widths_the_word_pieces_lack_are_folded(embedder: MiniLMEmbedder) -> None:
+    """Full-width letters and half-width katakana, which MiniLM's vocabulary lacks, are read
+    in their usual width; the ten full-width marks it has (Chinese prose's ``，`` ``：``…)
+    are read as written, so such a note's vector is sentence-transformers' (above)."""
+    wide, usual, prose, prose_ascii = embedder.embed(
+        [
+            "ｐｉｐ ｉｎｓｔａｌｌ ｆａｉｌｓ　１２３",
+            "pip install fails 123",
+            "数据库连接失败，请检查。",
+            "数据库连接失败,请检查。",
+        ]
+    )
+    assert float(wide @ usual) > 0.9999
+    assert float(prose @ prose_ascii) < 0.999
+    assert embedder.token_count("ｴﾗｰ") == embedder.token_count("エラー")

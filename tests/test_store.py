@@ -608,6 +608,61 @@ def test_reembed_on_a_store_already_on_this_model_redoes_nothing(store: MemorySt
     assert said.stdout.startswith("nothing to re-embed: the store is already on"), said.stdout
 
 
+#: DB_LOCKED as a Japanese input method types it with full-width letters on: the same note.
+DB_LOCKED_FULL_WIDTH = (
+    "ＥＲＲＯＲ－ＦＩＸ： ｓｑｌｉｔｅ３．ＯｐｅｒａｔｉｏｎａｌＥｒｒｏｒ： ｄａｔａｂａｓｅ ｉｓ "
+    "ｌｏｃｋｅｄ　｜　ＦＩＸ： ｅｎａｂｌｅ ＷＡＬ ａｎｄ ｒｅｔｒｙ ｗｉｔｈ ｂｕｓｙ＿ｔｉｍｅｏｕｔ"
+)
+
+
+def test_a_note_typed_in_full_width_is_recalled(store: MemoryStore, minilm: Embedder) -> None:
+    """MiniLM's word pieces hold no full-width letters: embedded as written, the note above
+    scored 0.12 against "database is locked" (its ASCII twin 0.67), so recall never found
+    it — and remembering it again in ASCII was refused as its duplicate. The model now
+    reads the characters it has no word piece for in their usual width; the note is stored
+    as written."""
+    twin = DB_LOCKED.split(" | SOURCE")[0]
+    ascii_twin, full_width = minilm.embed([twin, DB_LOCKED_FULL_WIDTH])
+    # (its ： － ． stay as written: the model has word pieces for them)
+    assert float(ascii_twin @ full_width) > 0.98
+    assert minilm.token_count(DB_LOCKED_FULL_WIDTH) == minilm.token_count(twin)
+    stored = store.remember(DB_LOCKED_FULL_WIDTH, "error_fix")
+    assert stored.status == "stored"
+    store.remember("Frontend components live in src/components with PascalCase.", "structure")
+    result = store.recall("database is locked when two agents write")
+    assert [h.memory.id for h in result.hits][:1] == [stored.id]
+    assert "ｄａｔａｂａｓｅ ｉｓ ｌｏｃｋｅｄ" in result.hits[0].memory.content  # as written
+    again = store.remember(DB_LOCKED.split(" | SOURCE")[0], "error_fix")
+    assert (again.status, again.id) == (NEAR_DUPLICATE, stored.id)
+
+
+def test_reembed_redoes_the_vectors_of_notes_an_older_kenning_embedded_in_full_width(
+    store: MemoryStore, minilm: Embedder
+) -> None:
+    """A store written before the model folded widths holds such notes' useless vectors;
+    `kenning reembed` on the same model recomputes those that come out otherwise, and
+    leaves every other vector (and a width note already right) as it is."""
+    wide = store.remember(DB_LOCKED_FULL_WIDTH, "error_fix")
+    right = store.remember(
+        "ｇｉｔ ｐｕｓｈ ｉｓ ｒｅｊｅｃｔｅｄ ｗｉｔｈｏｕｔ ａ ｔｏｋｅｎ", "context"
+    )
+    plain = store.remember("The staging cluster scales to zero at night.", "context")
+    stale = minilm.embed(["something else entirely: a recipe for bread"])[0]
+    # the older vectors: neither is damaged, both are another text's
+    store.backend.update_vectors([(wide.id, stale), (plain.id, stale)])
+    assert not store.recall("database is locked when two agents write").hits
+
+    outcome = reembed(store)
+    assert (outcome["reembedded"], outcome["unchanged"]) == (1, 2)
+    vectors = {r.memory.id: r.vector for r in store.backend.iterate(Filters())}
+    assert np.array_equal(vectors[plain.id], stale)  # an ASCII note is never re-embedded
+    assert (
+        float(vectors[right.id] @ minilm.embed(["git push is rejected without a token"])[0]) > 0.99
+    )
+    assert store.recall("database is locked when two agents write").hits[0].memory.id == wide.id
+    assert reembed(store)["reembedded"] == 0
+
+
 def test_reembed_resumes(store: MemoryStore) -> None:
     notes = [
         "The CI pipeline caches node_modules keyed by the lockfile hash.",

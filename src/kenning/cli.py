@@ -1776,8 +1776,8 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
     elif outcome["unchanged"]:
         model = outcome["provenance"]["model_id"]
         click.echo(
-            f"re-embedded {outcome['reembedded']} memories whose vectors were damaged; "
-            f"{outcome['unchanged']} already have theirs from {model}"
+            f"re-embedded {outcome['reembedded']} memories whose vectors were damaged or out "
+            f"of date; {outcome['unchanged']} already have theirs from {model}"
             if outcome["reembedded"]
             else f"nothing to re-embed: the store is already on {model} (its "
             f"{outcome['unchanged']} memories have their vectors; --force re-embeds them all "

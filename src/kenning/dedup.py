@@ -64,6 +64,7 @@ from dataclasses import dataclass
 import regex
 
 from .protocol import DEDUP_THRESHOLD
+from .widths import WIDTH_FORMS
 
 __all__ = [
     "FUNCTION_WORDS",
@@ -268,17 +269,6 @@ def _without_final_marks(text: str) -> str:
 
 _MARKER_TOKEN = re.compile(r"REDACTED:[a-z0-9_]+")
 _INITIALISM = re.compile(r"\b(?:[^\W\d_]\.)+[^\W\d_]\b\.?")  # J.K. J.K e.g.
-#: The characters that are another one in another width (NFKC's ``<wide>`` and
-#: ``<narrow>`` foldings, all in the Halfwidth and Fullwidth Forms block but the
-#: ideographic space), as that one: a Japanese or Chinese input method types
-#: ``ＥＲＲＯＲ　１２３`` where another keyboard types ``ERROR 123`` (and ``ｴﾗｰ`` for
-#: ``エラー``), the same note, which was stored twice. Only a character's width: the note
-#: is stored as written, and it is the dedup key that reads them alike.
-_WIDTH_FORMS = {
-    c: chr(int(unicodedata.decomposition(c).split()[1], 16))
-    for c in map(chr, (0x3000, *range(0xFF00, 0xFFF0)))
-    if unicodedata.decomposition(c).startswith(("<wide>", "<narrow>"))
-}
 #: Japanese's and Chinese's full stop and comma (``。``, ``、``, and their half-width forms)
 #: as ``.`` and ``,``: prose punctuation, which a note restated with or without it says
 #: the same with ("…すること。" was a note apart from "…すること"). Their full-width
@@ -289,8 +279,9 @@ _CJK_PROSE_MARKS = {"\u3002": ".", "\uff61": ".", "\u3001": ",", "\uff64": ","}
 #: are prose punctuation), and the micro sign (U+00B5, typed with AltGr+m) as the Greek
 #: mu (U+03BC) a spell checker or a web page puts in its place: one letter that NFC leaves
 #: apart ("500 µs" and "500 μs" made two notes). Only these two of NFKC's foldings and
-#: the widths (:data:`_WIDTH_FORMS`): ``n²`` is not ``n2``; nor is ``ß`` folded as ``ss``
-#: ("Maße" is not "Masse"). (Applied before NFC: a half-width voiced mark, ``ｶﾞ``, is a
+#: the widths (:data:`kenning.widths.WIDTH_FORMS`: ``ＥＲＲＯＲ　１２３`` is ``ERROR 123``,
+#: ``ｴﾗｰ`` is ``エラー``): ``n²`` is not ``n2``; nor is ``ß`` folded as ``ss`` ("Maße" is
+#: not "Masse"). (Applied before NFC: a half-width voiced mark, ``ｶﾞ``, is a
 #: combining one, which NFC joins to its letter as ``ガ`` is.)
 _QUOTES = str.maketrans(
     {
@@ -304,7 +295,7 @@ _QUOTES = str.maketrans(
         "‟": '"',
         "\u2026": "...",
         "\u00b5": "\u03bc",
-        **_WIDTH_FORMS,
+        **WIDTH_FORMS,
         **_CJK_PROSE_MARKS,
     }
 )

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .backends.base import Filters
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .model import Memory, Provenance
@@ -32,6 +34,10 @@ if TYPE_CHECKING:
 
 #: The store metadata key that records an unfinished re-embedding.
 REEMBED_STATE_KEY = "reembed_state"
+#: The largest difference, in any coordinate, between a stored vector and the one the model
+#: makes of the same text again for the two to count as the same (the model's own rounding
+#: across batch sizes is ~1e-6).
+_SAME_VECTOR = 1e-4
 #: Failures after which a batch may have been written (a server that stopped answering).
 _UNSURE = (StoreUnavailable, StoreWriteFailed)
 
@@ -120,9 +126,11 @@ def reembed(
     counts what this run embedded, ``already_done`` what the interrupted one had.
 
     A store already stamped with this embedder (and no re-embedding under way) holds its
-    vectors already: only the damaged ones are recomputed, and ``unchanged`` counts the
-    others (re-embedding them all would give the same vectors, at the model's speed: half
-    an hour at 100k memories). ``every`` re-embeds every memory all the same."""
+    vectors already: only the damaged ones are recomputed (and those of notes written in
+    full-width or half-width characters, which an older kenning embedded as written, if
+    they come out otherwise), and ``unchanged`` counts the others (re-embedding them all
+    would give the same vectors, at the model's speed: half an hour at 100k memories).
+    ``every`` re-embeds every memory all the same."""
     store.check_location()
     with _running(store):
         return _reembed(store, batch_size, progress, every)
@@ -241,31 +249,45 @@ def _repair_vectors(
     store: MemoryStore, batch_size: int, progress: Callable[[int, int], None] | None
 ) -> dict[str, Any]:
     """A store already on this embedder: recompute only the vectors that are damaged (the
-    wrong size, not finite, not unit length); the stamp stays as it is."""
+    wrong size, not finite, not unit length) or that the embedder now makes otherwise (a
+    note with full-width or half-width characters, embedded before the model read them as
+    the usual ones: :func:`kenning.widths.fold_widths`); the stamp stays as it is."""
     from .vectors import vector_problem
+    from .widths import fold_widths
 
     backend = store.backend
     target = store.embedder.provenance
     total = backend.count(Filters())
     repaired = unchanged = 0
-    batch: list[Memory] = []
+    batch: list[tuple[Memory, np.ndarray | None]] = []
 
     def flush() -> None:
-        nonlocal repaired
-        if batch:
-            matrix = store.embedder.embed([m.content for m in batch])
+        nonlocal repaired, unchanged
+        if not batch:
+            return
+        matrix = store.embedder.embed([m.content for m, _ in batch])
+        changed = [
+            (m.id, matrix[i])
+            for i, (m, old) in enumerate(batch)
+            # a sound vector the model makes again (to float rounding) stays as it is
+            if old is None or float(np.max(np.abs(matrix[i] - old))) > _SAME_VECTOR
+        ]
+        if changed:
             with backend.exclusive():
-                backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
-            repaired += len(batch)
-            batch.clear()
+                backend.update_vectors(changed)
+        repaired += len(changed)
+        unchanged += len(batch) - len(changed)
+        batch.clear()
 
     for seen, record in enumerate(backend.iterate(Filters(), batch_size=500), 1):
-        if vector_problem(record.vector, target.dimension) is None:
-            unchanged += 1
+        if vector_problem(record.vector, target.dimension) is not None:
+            batch.append((record.memory, None))
+        elif fold_widths(record.memory.content) != record.memory.content:
+            batch.append((record.memory, np.asarray(record.vector, dtype=np.float32)))
         else:
-            batch.append(record.memory)
-            if len(batch) >= batch_size:
-                flush()
+            unchanged += 1
+        if len(batch) >= batch_size:
+            flush()
         if progress and (seen % 500 == 0 or seen == total):
             progress(seen, total)
     flush()

@@ -30,10 +30,12 @@ How it runs
     whether a load would build; :func:`build_cache` (``kenning build-cache``) builds it
     for a caller that cannot wait: the hooks.
 
-Tokenisation matches sentence-transformers: truncation at 256 word pieces (special tokens
-included, so 254 of content), padding to the longest text of a batch. Only the first
-:attr:`MiniLMEmbedder.max_tokens` word pieces of a text are embedded;
-:meth:`MiniLMEmbedder.token_count` tells how many a text has.
+Tokenisation matches sentence-transformers, but for a character's width: a full-width or
+half-width form that the word pieces lack is read as its usual character first
+(:mod:`kenning.widths`: ``ｌｏｃｋｅｄ`` was ``[UNK]`` six times). Truncation
+at 256 word pieces (special tokens included, so 254 of content), padding to the longest
+text of a batch. Only the first :attr:`MiniLMEmbedder.max_tokens` word pieces of a text are
+embedded; :meth:`MiniLMEmbedder.token_count` tells how many a text has.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ import numpy as np
 
 from ..errors import KenningError
 from ..model import Provenance
+from ..widths import fold_widths, folding_for
 
 __all__ = [
     "MINILM_MODEL_ID",
@@ -1025,6 +1028,7 @@ class MiniLMEmbedder:
         self._files = files
         self._tokenizer = tokenizer
         self._counter: Any = None
+        self._widths: dict[int, str] | None = None
         self._session = session
         self._provenance = provenance
         #: Word pieces embedded per text ([CLS] and [SEP] included); the rest is ignored.
@@ -1098,7 +1102,21 @@ class MiniLMEmbedder:
             counter.no_truncation()
             counter.no_padding()
             self._counter = counter
-        return len(self._counter.encode(text).ids)
+        return len(self._counter.encode(self._readable(text)).ids)
+
+    def _readable(self, text: str) -> str:
+        """``text`` with the full-width and half-width forms the word pieces lack as their
+        usual characters (``ｌｏｃｋｅｄ`` as ``locked``)."""
+        if text.isascii():
+            return text
+        if self._widths is None:
+
+            def reads(character: str) -> bool:
+                pieces = self._tokenizer.encode(character, add_special_tokens=False).tokens
+                return bool(pieces) and "[UNK]" not in pieces
+
+            self._widths = folding_for(reads)
+        return fold_widths(text, self._widths)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows.
@@ -1108,7 +1126,7 @@ class MiniLMEmbedder:
         """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
-        texts = [str(t) for t in texts]
+        texts = [self._readable(str(t)) for t in texts]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
