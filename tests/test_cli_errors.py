@@ -71,6 +71,26 @@ def test_export_to_an_unwritable_file_is_one_line(seeded_project: Path, target: 
     assert not list(seeded_project.glob("*.tmp")), "a failed export left its temporary file"
 
 
+@pytest.mark.parametrize("suffix", ["", "-wal", ".vectors", ".ann", ".ann.log", ".reembed.lock"])
+def test_an_export_over_one_of_the_stores_own_files_is_refused(
+    seeded_project: Path, suffix: str
+) -> None:
+    """Only the database and its WAL files were refused: an export over ``memory.db.vectors``
+    or ``memory.db.ann`` was made, then overwritten by the store's next rebuild of that file
+    (the backup gone), and the store read a file of JSON lines as its vectors meanwhile."""
+    own = seeded_project / ".kenning" / f"memory.db{suffix}"
+    before = own.read_bytes() if own.exists() else None
+    result = CliRunner().invoke(main, ["export", "-o", str(own)])
+    _one_line_error(result, "export over a store file")
+    assert result.exit_code == 1
+    assert f"{own} is one of the store's own files" in result.stderr, result.stderr
+    assert (own.read_bytes() if own.exists() else None) == before
+    assert not list(own.parent.glob("*.tmp"))
+    with open_store(cwd=seeded_project, embedder="hashing") as store:
+        assert store.count() == 2
+        assert own.resolve() in store.own_files()
+
+
 def test_export_to_a_missing_folder_says_so(seeded_project: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["export", "-o", "/nonexistent/dir/x.jsonl"])

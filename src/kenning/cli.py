@@ -1484,8 +1484,10 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
     # a link (backup.jsonl → the backup disk's file): the file it names is written, not
     # replaced by a new file in the link's place while the linked one keeps an old export
     target = Path(os.path.realpath(output)) if output.is_symlink() else output
-    if store.project.store_url is None and target.resolve() in _store_files(store):
-        raise UserInputError(f"{output} is the store itself; write the export to another file")
+    if target.resolve() in store.own_files():
+        raise UserInputError(
+            f"{output} is one of the store's own files; write the export to another file"
+        )
     if target.exists() and not target.is_file():
         # a device or a pipe (e.g. /dev/stdout): written in place, never replaced
         try:
@@ -1567,11 +1569,6 @@ def _process_is_running(pid: int) -> bool:
     except (OSError, OverflowError):
         pass  # another user's process (or a number no process can have): kept
     return True
-
-
-def _store_files(store: MemoryStore) -> set[Path]:
-    db = Path(store.location)
-    return {db.resolve(), *(db.with_name(db.name + s).resolve() for s in ("-wal", "-shm"))}
 
 
 @main.command(

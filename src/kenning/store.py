@@ -486,6 +486,16 @@ class MemoryStore:
             return str(Path(self.backend.location).resolve())
         return self.backend.location
 
+    def own_files(self) -> set[Path]:
+        """The files of this store (resolved; none for a server's store): its database and
+        every file kenning keeps beside it. An export or any other output must not be one of
+        them."""
+        if self.project.store_url is not None:
+            return set()
+        from .backends.sqlite import store_files
+
+        return {f.resolve() for f in store_files(Path(self.location))}
+
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:

@@ -266,6 +266,16 @@ def has_sqlite_header(path: Path) -> bool:
 #: The files of a store: its database, the WAL and its index, the vector file and the
 #: HNSW graph (named by appending these to the database's name).
 STORE_FILE_SUFFIXES = ("", "-wal", "-shm", ".vectors", ".ann")
+#: The other files kenning keeps beside them: SQLite's rollback journal, the graph
+#: builder's lock and log, and a running re-embedding's lock.
+STORE_SIDE_FILE_SUFFIXES = ("-journal", ".ann.lock", ".ann.log", ".reembed.lock")
+
+
+def store_files(path: Path) -> list[Path]:
+    """Every file of the store whose database is ``path``, there or not: what no other
+    file may be written over (an export over ``memory.db.vectors`` is overwritten in turn
+    when the store next rebuilds it, and the backup is gone)."""
+    return [path.with_name(path.name + s) for s in STORE_FILE_SUFFIXES + STORE_SIDE_FILE_SUFFIXES]
 
 
 def store_bytes(path: Path) -> int:
