@@ -1035,3 +1035,45 @@ def test_forget_json_answers_a_refused_project_or_store_in_json(
         assert line.startswith("error: ") and "project" in line, (args, line)
     assert kenning(project, "forget", stored["id"]).returncode == 0  # still there
     assert kenning(other, "forget", theirs["id"]).returncode == 0
+
+
+def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Embedder) -> None:
+    """The project id comes from the origin remote: after a rename on GitHub (or a fork's
+    remote), every note stayed under the old id, and recall, search and the MCP tools said
+    "no memory scored at least 0.50" while doctor passed every check. Each now names the id
+    the store holds its notes under, and how to use them."""
+    import subprocess
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember(
+            "Releases are tagged vX.Y.Z and published by the release workflow.", "rule"
+        ).ok
+        assert store.other_projects() == {}
+    subprocess.run(
+        ["git", "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git"],
+        cwd=project,
+        check=True,
+    )
+    recall = kenning(project, "recall", "how are releases tagged")
+    search = kenning(project, "search", "release tags")
+    for said in (recall, search):
+        assert said.returncode == 0 and not said.stdout, said.stdout
+        hint = said.stderr.splitlines()[-1]
+        assert hint.startswith("project acme/gadgets has no memories in this store"), hint
+        assert "1 under acme/widgets" in hint and "KENNING_PROJECT=acme/widgets" in hint, hint
+    answer = json.loads(kenning(project, "recall", "how are releases tagged", "--json").stdout)
+    assert (answer["results"], answer["other_projects"]) == ([], {"acme/widgets": 1})
+    doctor = json.loads(kenning(project, "doctor", "--json").stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "project")
+    assert check["status"] == "warning" and "acme/widgets" in check["message"], check
+    assert f"KENNING_PROJECT=acme/widgets in {project / '.env'}" in check["fix"], check
+
+    # as told: the notes are this project's again, and nothing more is said
+    (project / ".env").write_text("KENNING_PROJECT=acme/widgets\n")
+    found = kenning(project, "recall", "how are releases tagged")
+    assert "Releases are tagged" in found.stdout, found.stderr
+    doctor = json.loads(kenning(project, "doctor", "--json").stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "project")["status"] == "ok"
+    # a project with notes of its own that match nothing is told nothing more
+    missed = kenning(project, "search", "kubernetes ingress annotations")
+    assert missed.stderr.startswith("no memory passed") and "has no memories" not in missed.stderr

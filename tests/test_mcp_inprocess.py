@@ -137,6 +137,22 @@ async def test_a_remote_renamed_under_the_running_server_moves_its_new_notes_too
         assert [m.id for m in store.newest(10)] == [second["id"]]
 
 
+async def test_after_a_rename_recall_and_search_name_the_id_the_notes_are_under(
+    client: Client, project: Path
+) -> None:
+    """After the rename above, an agent's recall and search found nothing and said nothing
+    more: the answers now carry ``other_projects``, the id the store's notes are under."""
+    answer(await call(client, "hooks_remember", content="Webhooks are retried 3 times."))
+    git(project, "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git")
+    recalled = await ok(client, "hooks_recall", query="how often are webhooks retried")
+    searched = await ok(client, "search_memories", query="webhook retries")
+    for said in (recalled, searched):
+        assert (said["results"], said["other_projects"]) == ([], {"acme/widgets": 1}), said
+    answer(await call(client, "hooks_remember", content="Invoices are made on the first workday."))
+    again = await ok(client, "hooks_recall", query="how often are webhooks retried")
+    assert "other_projects" not in again  # the project has notes: nothing to say
+
+
 async def test_a_project_moved_away_under_the_server_is_said_so(
     client: Client, project: Path
 ) -> None:

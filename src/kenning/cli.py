@@ -18,7 +18,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from functools import wraps
 from pathlib import Path
@@ -546,6 +546,8 @@ def recall(
             click.echo(f"nothing to recall: {_plain(missing)}", err=True)
         elif not result.hits and not quiet:
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
+            if result.other_projects:
+                click.echo(_other_projects(store, result.other_projects), err=True)
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             mark = "(stale) " if hit.stale else ""
             click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
@@ -559,6 +561,12 @@ def _where(store: MemoryStore) -> dict[str, Any]:
     """Which store a reading command's --json answered from, and whether it exists yet (as
     stats and the MCP tools say it): without a store, no results are no news."""
     return {"intel_path": store.location, "store_exists": store.exists}
+
+
+def _other_projects(store: MemoryStore, others: Mapping[str, int]) -> str:
+    from .render import other_projects_line
+
+    return _plain(other_projects_line(store.group_id, others))
 
 
 def _plain(text: str) -> str:
@@ -680,6 +688,8 @@ def search(
                     "--threshold or KENNING_SIMILARITY_THRESHOLD)"
                 )
             click.echo(f"no memory passed the threshold {response.threshold:.2f}{hint}", err=True)
+            if response.other_projects:
+                click.echo(_other_projects(store, response.other_projects), err=True)
             return
         click.echo(render_human(response.results, decay))
 

@@ -27,6 +27,10 @@ Checks, in order (a check whose precondition failed is ``skipped``):
   has unit length (:mod:`kenning.vectors`). Reads skip such a row with a warning; this
   check names each one and the fix (``kenning reembed`` for a vector, ``kenning forget``
   for a field).
+* ``project`` — when the store holds memories but none of this project's: a ``warning``
+  naming the ids it holds them under (a renamed repository or a changed ``origin`` remote
+  gives the project a new id, and every recall and search then finds nothing), with the
+  fix (``KENNING_PROJECT`` in the project's ``.env``). Skipped on an empty store.
 
 A missing store is healthy ("no store yet"): exit code 0, like every read command; so is a
 read-only one (every read works), whose ``store`` check is a ``warning`` with the fix.
@@ -675,7 +679,7 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
     checks: list[Check] = []
     path, location = _locate(store_path, cwd)
     checks.append(location)
-    names = ("store", "schema", "integrity", "provenance", "index", "rows")
+    names = ("store", "schema", "integrity", "provenance", "index", "rows", "project")
 
     def skip(after: str, why: str) -> DoctorReport:
         for name in names[names.index(after) + 1 :] if after in names else names:
@@ -795,6 +799,40 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
         except sqlite3.DatabaseError as exc:
             rows_check = Check("rows", FAILED, f"cannot read the rows: {exc}", _recovery(path))
         checks.append(rows_check)
+        checks.append(
+            _project_check(conn, store_path, cwd)
+            if rows
+            else Check("project", SKIPPED, "no memories yet")
+        )
     finally:
         conn.close()
     return DoctorReport(str(path), tuple(checks))
+
+
+def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path | None) -> Check:
+    """Whether this project has memories in the store, when it holds others'. A renamed
+    repository or a changed ``origin`` gives the project a new id; every recall and search
+    then finds nothing, and every other check passes."""
+    from .backends.sqlite import projects_if_absent
+    from .project import resolve_project
+    from .render import other_projects_line
+
+    try:
+        project = resolve_project(cwd, None, store_path)
+    except KenningError:  # said by the location check
+        return Check("project", SKIPPED, "no project here")
+    try:
+        others = projects_if_absent(conn, project.group_id, 3)
+    except sqlite3.DatabaseError as exc:  # a damaged page: said by the integrity check
+        return Check("project", SKIPPED, f"cannot read the rows: {exc}")
+    if not others:
+        return Check("project", OK, f"memories of project {project.group_id} are stored here")
+    first = shlex.quote(next(iter(others)))
+    return Check(
+        "project",
+        WARNING,
+        other_projects_line(project.group_id, others, fix=False),
+        f"if those are this project's notes, put KENNING_PROJECT={first} in "
+        f"{project.root / '.env'} (or in the environment of every client), or pass "
+        f"--project {first} to each command",
+    )

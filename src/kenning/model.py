@@ -552,6 +552,9 @@ class RecallResult:
     #: Whether the query was treated as an error; None: judged from the floor (a project's
     #: calibrated floors may differ from the protocol's, so recall says it).
     error_query: bool | None = None
+    #: Nothing recalled and the project has no memories in a store that holds others': how
+    #: many each other project id holds (:meth:`~kenning.store.MemoryStore.other_projects`).
+    other_projects: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def is_error(self) -> bool:
@@ -585,4 +588,5 @@ class RecallResult:
                 }
                 for h, text in zip(self.hits, self.texts, strict=True)
             ],
+            **({"other_projects": dict(self.other_projects)} if self.other_projects else {}),
         }

@@ -50,6 +50,7 @@ __all__ = [
     "escape_html_text",
     "escape_unsafe_json",
     "escape_xml_text",
+    "other_projects_line",
     "render_human",
     "render_json",
     "render_recall",
@@ -739,3 +740,24 @@ def escape_html_text(text: str) -> str:
         pos = m.end()
     out.append(html.escape(text[pos:], quote=True))
     return "".join(out)
+
+
+def other_projects_line(project: str, others: Mapping[str, int], *, fix: bool = True) -> str:
+    """Why a project found nothing in a store that holds other projects' memories
+    (:meth:`kenning.store.MemoryStore.other_projects`), and (``fix``) how to reach them: one
+    line, the ids quoted for a shell (stored text: print it through the terminal's
+    sanitiser)."""
+    import shlex
+
+    held = ", ".join(f"{n} under {gid}" for gid, n in others.items())
+    said = (
+        f"project {project} has no memories in this store, which holds {held} (a renamed "
+        "repository or a changed origin remote gives a project a new id)"
+    )
+    if not fix:
+        return said
+    first = shlex.quote(next(iter(others)))
+    return (
+        f"{said}; pass --project {first}, or put KENNING_PROJECT={first} in the project's "
+        ".env, to use them"
+    )

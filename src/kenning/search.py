@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -78,6 +78,9 @@ class SearchResponse:
     group_id: str | None
     #: The best semantic score seen, passing the threshold or not (None: nothing matched).
     best_semantic: float | None = None
+    #: Nothing found and the project has no memories in a store that holds others': how
+    #: many each other project id holds (:meth:`~kenning.store.MemoryStore.other_projects`).
+    other_projects: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +103,7 @@ class SearchResponse:
             "decay": self.decay,
             "count": len(self.results),
             "results": [r.to_dict() for r in self.results],
+            **({"other_projects": dict(self.other_projects)} if self.other_projects else {}),
         }
 
 

@@ -26,6 +26,7 @@ from . import config, protocol
 from .backends.base import (
     Backend,
     CountsDamagedRows,
+    CountsProjects,
     Filters,
     KnowsItIsReadOnly,
     MarksAReembed,
@@ -1456,6 +1457,7 @@ class MemoryStore:
             tuple(t for _, t in kept),
             truncated,
             any(kinds),
+            {} if kept else self._other_projects(filters.group_id),
         )
 
     def search(
@@ -1517,7 +1519,27 @@ class MemoryStore:
             if best_more is not None and (best is None or best_more > best):
                 best = best_more
         shown = tuple(self._with_source(r) for r in results[:limit])
-        return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best)
+        others = {} if shown else self._other_projects(gid)
+        return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best, others)
+
+    def other_projects(self, group_id: str | None = None) -> dict[str, int]:
+        """When a project (this one; ``"all"``: none) has no memories in a store of one
+        checkout that holds others: the three project ids with the most memories, and how
+        many each has; else ``{}``. A renamed repository or a changed ``origin`` remote gives
+        the project a new id, and its notes stay under the old one — where nothing found
+        would otherwise read as nothing stored. A server's store is shared by many
+        projects, so it is never asked."""
+        return self._other_projects(self.resolve_group(group_id))
+
+    def _other_projects(self, gid: str | None) -> dict[str, int]:
+        if (
+            gid is None
+            or self.project.store_url is not None
+            or not self.exists
+            or not isinstance(self.backend, CountsProjects)
+        ):
+            return {}
+        return self.backend.projects_if_absent(gid, 3)
 
     def similarity_threshold(self) -> tuple[float, str]:
         """The threshold ``search`` applies without a ``threshold`` argument, and where it

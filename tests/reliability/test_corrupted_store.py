@@ -301,6 +301,7 @@ def test_doctor_healthy_store(tmp_path: Path, golden: dict[str, Any]) -> None:
         "provenance",
         "index",
         "rows",
+        "project",
         "settings",
     ]
     assert all(c["status"] == "ok" for c in report["checks"]), report

@@ -378,6 +378,18 @@ class CountsDamagedRows(Protocol):
 
 
 @runtime_checkable
+class CountsProjects(Protocol):
+    """A backend that can tell cheaply whether a project has a memory, and count the others'
+    (SQLite: a store of one checkout, where a project id with no memories beside others is
+    a renamed repository or a changed ``origin``, not a new project)."""
+
+    def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
+        """{} when a memory of ``group_id`` is stored; else the ``limit`` project ids with
+        the most memories, and how many each has (most first)."""
+        ...
+
+
+@runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
     read-only, its folder not writable): a write that must embed first is refused before

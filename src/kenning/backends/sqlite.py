@@ -475,6 +475,21 @@ def fts_query(terms: Sequence[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> dict[str, int]:
+    """:meth:`SQLiteBackend.projects_if_absent` on an open store (``kenning doctor``'s, too):
+    {} when a memory of ``group_id`` is stored, else the ``limit`` project ids with the most
+    memories and their counts."""
+    # one index lookup when the project has memories (the usual case)
+    if conn.execute("SELECT 1 FROM memories WHERE group_id = ? LIMIT 1", (group_id,)).fetchone():
+        return {}
+    rows = conn.execute(
+        "SELECT group_id, count(*) AS n FROM memories WHERE typeof(group_id) = 'text' "
+        "GROUP BY group_id ORDER BY n DESC, group_id LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
 class _LexicalStats:
     """What lexical search reads about the whole store, valid for one store version."""
 
@@ -1334,6 +1349,10 @@ class SQLiteBackend:
                 params,
             ).fetchall()
         return {(r[0], r[1]): int(r[2]) for r in rows}
+
+    def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
+        with self._lock, self._snapshot():
+            return projects_if_absent(self._conn, group_id, limit)
 
     def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # What search skips: a row whose fields do not decode or whose vector is damaged.
