@@ -372,7 +372,28 @@ AZURE_REMOTES = [
     "https://fabrikam.visualstudio.com/Fiber/_git/widgets",
     "https://fabrikam.visualstudio.com/DefaultCollection/Fiber/_git/widgets",
     "fabrikam@vs-ssh.visualstudio.com:v3/fabrikam/Fiber/widgets",
+    # Visual Studio Team Services' SSH form before v3: the organisation is the ssh user
+    "ssh://fabrikam@vs-ssh.visualstudio.com:22/Fiber/_ssh/widgets",
+    "ssh://fabrikam@vs-ssh.visualstudio.com:22/DefaultCollection/Fiber/_ssh/widgets",
+    "ssh://fabrikam@fabrikam.visualstudio.com:22/Fiber/_ssh/widgets",
+    "ssh://fabrikam@fabrikam.visualstudio.com:22/Fiber/_git/widgets",
 ]
+
+
+def test_a_repository_in_the_ssh_users_home_has_one_id() -> None:
+    """``host:repo.git`` is relative to the ssh user's home, which ``host:~/repo.git`` and
+    ``ssh://host/~/repo.git`` spell out: one repository, which had the ids ``repo`` and
+    ``~/repo``. A ``~user`` folder names another user's home, and stays in the id."""
+    assert {
+        normalise_remote(url)
+        for url in (
+            "git@git.example.com:widgets.git",
+            "git@git.example.com:~/widgets.git",
+            "ssh://git@git.example.com/~/widgets.git",
+            "ssh://git@git.example.com:2222/~/widgets.git",
+        )
+    } == {"widgets"}
+    assert normalise_remote("ssh://git@git.example.com/~jdoe/widgets.git") == "~jdoe/widgets"
 
 
 def test_clones_of_one_azure_or_bitbucket_repository_share_one_id(tmp_path: Path) -> None:

@@ -66,13 +66,19 @@ def normalise_remote(url: str) -> str | None:
     if not url:
         return None
     path: str
-    host = scheme = ""
+    host = scheme = user = ""
     # a folder (not a server's path) is named by its last two names, wherever it is
     local = url.startswith(("/", "file:"))
-    m = re.match(r"^([a-z][a-z0-9+.-]*)://(?:[^@/]*@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
+    m = re.match(r"^([a-z][a-z0-9+.-]*)://(?:([^@/]*)@)?([^/]*)(/.*)?$", url, re.IGNORECASE)
     if m:
         # no path ("https://token@host"): no repository to name, and never the credentials
-        scheme, host, path = m.group(1).lower(), m.group(2), m.group(3) or ""
+        # (the user is read only where it is a name: Azure's older SSH form, below)
+        scheme, user, host, path = (
+            m.group(1).lower(),
+            m.group(2) or "",
+            m.group(3),
+            m.group(4) or "",
+        )
         if scheme == "file":  # file:///C:/work/x.git: the drive is no folder's name
             path = re.sub(r"^/?[A-Za-z]:(?![^/])", "", path)
     elif re.match(r"^(?:[A-Za-z]:|\\\\)", url):
@@ -98,17 +104,23 @@ def normalise_remote(url: str) -> str | None:
     path = path.strip("/")
     path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
+    if parts[:1] == ["~"] and not local:
+        # ssh://host/~/repo.git and host:~/repo.git are the ssh user's home, as the relative
+        # host:repo.git is: one repository (a "~user" folder names a user, and stays)
+        parts = parts[1:]
     if not parts:
         return None
     host = host.rsplit(":", 1)[0].lower()
     parts = (
-        _azure_devops_parts(host, parts) or _bitbucket_server_parts(scheme, host, parts) or parts
+        _azure_devops_parts(host, parts, user.split(":", 1)[0] if scheme == "ssh" else "")
+        or _bitbucket_server_parts(scheme, host, parts)
+        or parts
     )
     slug = "/".join(parts[-2:]) if len(parts) <= 2 or local else "/".join(parts)
     return _shown_only(slug.lower()) or None
 
 
-def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
+def _azure_devops_parts(host: str, parts: list[str], ssh_user: str = "") -> list[str] | None:
     """``organisation/project/_git/repository`` of an Azure DevOps (cloud) remote, None for
     any other host or path. Its clone dialogs spell one repository as
     ``dev.azure.com/ORG/PROJ/_git/REPO`` and ``ORG.visualstudio.com[/DefaultCollection]/
@@ -116,8 +128,11 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
     ``vs-ssh.visualstudio.com:v3/ORG/PROJ/REPO`` over SSH: without this, two clones of one
     repository had two ids and did not share their notes. Every form gets the id the
     default HTTPS form always had (its ``_git`` kept), so the notes of the clones most
-    teams make stay where they are. A repository named as its project (the one Azure makes
-    with each project) is also cloned without the project over HTTPS
+    teams make stay where they are. Visual Studio Team Services' SSH form before ``v3``,
+    ``ssh://ORG@vs-ssh.visualstudio.com:22[/DefaultCollection]/PROJ/_ssh/REPO`` (or with
+    ``ORG.visualstudio.com`` as the host), names the organisation as the ssh user
+    (``ssh_user``) and ``_ssh`` where HTTPS has ``_git``. A repository named as its project
+    (the one Azure makes with each project) is also cloned without the project over HTTPS
     (``dev.azure.com/ORG/_git/REPO``), never over SSH: its project is the repository's name.
     A self-hosted Azure DevOps Server keeps ``_git`` over both protocols, so its ids are
     left as they were."""
@@ -125,6 +140,9 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
     if host in ("ssh.dev.azure.com", "vs-ssh.visualstudio.com"):
         if len(parts) == 4 and lowered[0] == "v3":
             return [parts[1], parts[2], "_git", parts[3]]
+        rest = parts[1:] if lowered[0] == "defaultcollection" else parts
+        if host == "vs-ssh.visualstudio.com" and ssh_user and len(rest) == 3:  # no v3
+            return [ssh_user, rest[0], "_git", rest[2]] if rest[1].lower() == "_ssh" else None
         return None
     if host == "dev.azure.com":
         org, rest = parts[0], parts[1:]
@@ -137,6 +155,8 @@ def _azure_devops_parts(host: str, parts: list[str]) -> list[str] | None:
         return None
     if len(rest) == 2 and rest[0].lower() == "_git":  # no project: the repository's own
         rest = [rest[1], *rest]
+    if len(rest) == 3 and rest[1].lower() == "_ssh" and host.endswith(".visualstudio.com"):
+        rest = [rest[0], "_git", rest[2]]  # the older SSH form of the same path
     return [org, *rest] if len(rest) == 3 and rest[1].lower() == "_git" else None
 
 
