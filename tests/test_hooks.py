@@ -1219,3 +1219,20 @@ def test_a_cwd_too_long_for_the_os_is_a_bad_cwd(project: Path, tmp_path: Path) -
     proc = run_hook("session-start", payload("session_start_startup", project), tmp_path, env)
     assert proc.returncode == 0 and "OSError" not in proc.stderr, proc.stderr
     assert "not inside a git repository" not in proc.stderr, proc.stderr
+
+
+def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStore) -> None:
+    """After a rename the session-start hook listed nothing and said nothing: the user
+    learned only by chance that every note now sat under the old project id."""
+    from .conftest import git
+
+    assert store.remember(UTC_RULE, "rule").ok
+    root = store.project.root
+    said: list[str] = []
+    assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=said.append)
+    assert said == []
+    git(root, "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git")
+    assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=said.append) == ""
+    (line,) = said
+    assert line.startswith("project acme/gadgets has no memories in this store"), line
+    assert "1 under acme/widgets" in line and "KENNING_PROJECT=acme/widgets" in line, line

@@ -367,6 +367,16 @@ def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
     return render_recall_groups(listed, context="general")
 
 
+def _say_other_projects(store: MemoryStore, warn: Callable[[str], None]) -> None:
+    """Nothing to list because the store's notes are under another project id (a renamed
+    repository, a changed remote): said once a session, where the user reads hook output."""
+    from ..render import other_projects_line
+
+    others = store.other_projects()
+    if others:
+        warn(other_projects_line(store.group_id, others))
+
+
 def context_for(
     event: str,
     payload: object,
@@ -398,6 +408,8 @@ def context_for(
                 raise HookSkip(cold)
             return _prompt_context(store, payload["prompt"])
         listing = _session_context(store, now)
+        if not listing:
+            _say_other_projects(store, warn)
         if listed is not None:
             listed(listing)
         # a re-seed loads the model only when a doc changed; a cold cache is built in the
