@@ -932,3 +932,31 @@ def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
         source.close()
     # the page's 20 rows, not the project's 400
     assert deep <= 30 and aged <= 30, (deep, aged)
+
+
+def test_after_a_rename_the_page_says_where_the_notes_are(project: Path) -> None:
+    """After a repository rename the page listed "No memory matches." over a store full of
+    the project's notes, kept under the old id; it now names that id and the fix."""
+    import html as html_lib
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    from .conftest import git
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys go out on Tuesdays.", "decision").ok
+    source = StoreSource(opener=lambda: open_store(cwd=project, embedder="hashing"))
+    app = create_app(source, port=8123, token="t")
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+            assert 'id="other-projects"' not in client.get("/?token=t").text
+            git(project, "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git")
+            page = html_lib.unescape(client.get("/?token=t").text)
+    finally:
+        source.close()
+    assert 'id="other-projects"' in page, page
+    assert "project acme/gadgets has no memories in this store" in page
+    assert "1 under acme/widgets" in page and "KENNING_PROJECT=acme/widgets" in page

@@ -42,7 +42,7 @@ from ..model import (
     edit_version,
     utc_now,
 )
-from ..render import escape_html_text, hidden_characters, safe_message
+from ..render import escape_html_text, hidden_characters, other_projects_line, safe_message
 from ..store import NEWEST_MAX, MemoryStore
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
@@ -392,6 +392,10 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "this_project": store.group_id,
                 "creates_store": None if store.exists else creating_command(store),
                 "missing_reason": store.missing_reason,
+                # the project's notes all under another id (a renamed repository): said
+                "other_projects": other_projects_line(group or store.group_id, others)
+                if not counts and (others := store.other_projects(group))
+                else None,
             }
 
         data = await call(work)
