@@ -278,6 +278,30 @@ def test_lexical_search_treats_query_syntax_as_text(backend: Backend, query: str
     assert backend.count(Filters()) == 1
 
 
+def test_a_word_is_found_in_either_width(backend: Backend) -> None:
+    """An input method's full-width ``ｎｐｍ ｃｉ`` is ``npm ci``: a note written one way was
+    never found lexically by a query written the other (every index holds the word as
+    written), so ``npm ci`` did not find the note and ``Ｅ０３８２`` did not find E0382."""
+    rng = np.random.default_rng(6)
+    backend.upsert(
+        [
+            record(0, unit(rng), text="ビルドが失敗したら ｎｐｍ ｃｉ を実行する"),
+            record(1, unit(rng), text="Error E0382 means a use of a moved value"),
+            record(2, unit(rng), text="npm install adds the package to the lockfile"),
+            record(3, unit(rng), text="the staging cluster scales to zero at night"),
+        ]
+    )
+    found = {h.memory.id for h in backend.lexical_search("npm ci", 5, Filters())}
+    assert found == {rid(0), rid(2)}, found
+    assert [h.memory.id for h in backend.lexical_search("Ｅ０３８２", 5, Filters())] == [rid(1)]
+    assert {h.memory.id for h in backend.lexical_search("ｎｐｍ", 5, Filters())} == {
+        rid(0),
+        rid(2),
+    }
+    statistics = backend.term_statistics("ＮＰＭ ci e0382")
+    assert statistics.frequencies == {"npm": 2, "ci": 1, "e0382": 1}, statistics
+
+
 def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> None:
     rng = np.random.default_rng(5)
     backend.upsert(
@@ -1393,6 +1417,11 @@ def test_postgres_database_not_in_utf8_stores_and_reads_notes(
             b.upsert(rows)
             assert b.get([r.memory.id for r in rows]) == [r.memory for r in rows]
             assert [h.memory.id for h in b.lexical_search("caching", 5, Filters())] == [rid(1)]
+            # a word the database cannot hold (nor any note in it) is no error: in LATIN1
+            # every query failed once words had their full-width spellings, and one with a
+            # Japanese word always did
+            found = b.lexical_search("日本 ｎｐｍ caching café", 5, Filters())
+            assert {h.memory.id for h in found} == {rid(1), rid(2)}
         finally:
             b.close()
     finally:
@@ -3074,6 +3103,17 @@ def test_store_recall_matches_sqlite(mstore: MemoryStore, reference: MemoryStore
             assert g.score == pytest.approx(w.score, abs=1e-4)
         assert len(got.hits) <= protocol.RECALL_KEEP
     assert mstore.recall("chocolate cake recipe with strawberries").hits == ()
+
+
+def test_store_search_scores_a_full_width_note_as_its_ascii_twin(mstore: MemoryStore) -> None:
+    """The hybrid's lexical bonus counted ``ｎｐｍ`` as another word than ``npm``: a note
+    typed with full-width letters got none, and fell below the threshold."""
+    wide = mstore.remember("ビルドが失敗したら ｎｐｍ ｃｉ を実行する", "context")
+    mstore.remember("The staging cluster scales to zero at night.", "context")
+    got = mstore.search("npm ci", decay=False, threshold=0.0)
+    best = got.results[0]
+    assert best.memory.id == wide.id and best.match == "hybrid", got.results
+    assert best.lexical is not None and best.lexical > 0
 
 
 def test_store_search_decay_and_cascading_match_sqlite(

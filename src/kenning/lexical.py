@@ -12,6 +12,12 @@ word it belongs to, ``İ`` is ``i`` and ``Σ`` and a final ``ς`` are ``σ``, as
 their index holds, and hybrid scoring measures how many of a query's terms a memory
 contains with the same function.
 
+A word of digits and Latin letters is one word in either width: an input method's
+full-width ``ｄａｔａｂａｓｅ`` (which every backend's index holds as written, lowercased) is
+``database``. The backends look a query's words up by :func:`query_terms` (each in its
+usual width) and every :func:`spellings` of each; :func:`term_counts` counts a memory's
+full-width words under their usual spelling too.
+
 BM25 is FTS5's (:data:`BM25_K1`, :data:`BM25_B`, idf clamped at :data:`MIN_IDF`): the
 PostgreSQL and Qdrant backends compute it with :func:`idf` and :func:`bm25` (or the same
 formula in SQL) so that a fused score means the same on every backend.
@@ -38,12 +44,15 @@ __all__ = [
     "coverage",
     "holds_mark_or_folded_case",
     "idf",
+    "query_terms",
     "saturated_bm25",
+    "spellings",
     "term_counts",
     "term_counts_and_length",
     "terms",
     "text_statistics",
     "tokens",
+    "usual_width",
 ]
 
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
@@ -184,6 +193,33 @@ def terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) 
     return found if limit is None else found[:limit]
 
 
+#: Full-width digits and Latin letters as an index holds them (lowercased), and the ASCII
+#: ones they are in their usual width.
+_FULL_WIDTH = "".join(chr(ord(c) + 0xFEE0) for c in "0123456789abcdefghijklmnopqrstuvwxyz")
+_TO_USUAL = str.maketrans(_FULL_WIDTH, "0123456789abcdefghijklmnopqrstuvwxyz")
+_TO_FULL = str.maketrans("0123456789abcdefghijklmnopqrstuvwxyz", _FULL_WIDTH)
+
+
+def usual_width(term: str) -> str:
+    """``term`` (a token: lowercased) with its full-width digits and letters in ASCII."""
+    return term if term.isascii() else term.translate(_TO_USUAL)
+
+
+def spellings(term: str) -> tuple[str, ...]:
+    """The words an index may hold for ``term`` (in its usual width): itself and, for a word
+    of ASCII digits and letters, the same word in full width."""
+    if term.isascii() and term.isalnum():
+        return (term, term.translate(_TO_FULL))
+    return (term,)
+
+
+def query_terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) -> list[str]:
+    """:func:`terms` of a query, each in its usual width (:func:`usual_width`): what the
+    backends look up, with each term's :func:`spellings`, and score."""
+    found = list(dict.fromkeys(map(usual_width, tokens(text, fold_diacritics=fold_diacritics))))
+    return found if limit is None else found[:limit]
+
+
 def coverage(query_terms: set[str], text: str) -> float:
     """Share of the query's terms that occur in ``text`` (0 when the query has none)."""
     if not query_terms:
@@ -206,6 +242,12 @@ def term_counts_and_length(text: str) -> tuple[Counter[str], int]:
     if not text.isascii():
         for term, count in Counter(tokens(text, fold_diacritics=False)).items():
             counts.setdefault(term, count)
+        # a full-width word is also counted as the word it is (a query's terms are in
+        # their usual width), with the usual ones: ｎｐｍ and npm are one term
+        for term, count in list(counts.items()):
+            usual = usual_width(term)
+            if usual != term:
+                counts[usual] += count
     return counts, len(folded)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import InvalidTypeError, UserInputError
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import bm25, idf, terms, text_statistics
+from .lexical import bm25, idf, query_terms, text_statistics
 from .model import (
     COLLECTIONS,
     RUVECTOR_TYPE_MAP,
@@ -393,15 +393,15 @@ def hybrid_candidates(
     }
     lexical_scores = {i: memory_bm25(c, lexical.idfs, n) for i, (c, n) in counted.items()}
     best_lexical = max(lexical_scores.values(), default=0.0)
-    query_terms = set(terms(query))
+    asked = set(query_terms(query))
     scored: dict[str, Candidate] = {}
     for memory_id, memory in memories.items():
         bm25_found = found_lexically.get(memory_id)
         # the counted terms hold the folded ones coverage() would find (and only adds
         # unfolded forms, which a folded query term never equals unless it is the same)
         share = (
-            len(query_terms & counted[memory_id][0].keys()) / len(query_terms)
-            if lexical_scores[memory_id] and query_terms
+            len(asked & counted[memory_id][0].keys()) / len(asked)
+            if lexical_scores[memory_id] and asked
             else 0.0
         )
         fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)

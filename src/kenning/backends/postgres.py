@@ -63,7 +63,7 @@ import re
 import struct
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
@@ -94,7 +94,9 @@ from ..lexical import (
     MAX_QUERY_TERMS,
     combining_mark_ranges,
     idf,
-    terms,
+    query_terms,
+    spellings,
+    usual_width,
 )
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
@@ -658,6 +660,8 @@ class PostgresBackend:
             {},
         )
         self._dimension: int | None = None
+        #: Whether a word can be sent to the database (None until asked: see _holds).
+        self._holds_word: Callable[[str], bool] | None = None
         #: The store's schema version, and what a read selects from it: an older store is
         #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
         self._schema = SCHEMA_VERSION
@@ -1088,6 +1092,14 @@ class PostgresBackend:
             {"s": schema},
         ).fetchone()
         return None if row is None or row[0] is None or row[0] < 0 else int(row[0])
+
+    def _holds(self, conn: psycopg.Connection[Any]) -> Callable[[str], bool]:
+        """Whether the database's encoding can hold a word: a LATIN1 database cannot hold
+        ``ｎｐｍ`` or ``日本`` (no note has them), and a query sending one fails whole."""
+        if self._holds_word is None:
+            encoding = str(_first(conn.execute("SELECT current_setting('server_encoding')"))[0])
+            self._holds_word = _encodable_in(encoding)
+        return self._holds_word
 
     def _dim(self, conn: psycopg.Connection[Any]) -> int | None:
         """The table's vector dimension; None while no table exists (nothing written yet)."""
@@ -1860,18 +1872,23 @@ class PostgresBackend:
         self, query: str, k: int, filters: Filters
     ) -> tuple[list[ScoredMemory], TermStatistics]:
         """:meth:`lexical_search` and :meth:`term_statistics` from one statistics query."""
-        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
+        words = query_terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
         if not words:
             return [], TermStatistics(0, {})
         with self._connection() as conn:
             if self._dim(conn) is None:
                 return [], TermStatistics(0, {})
-            stats = self._term_rows(conn, words)
+            holds = self._holds(conn)
+            words = [t for t in words if holds(t)]
+            stats = self._term_rows(conn, [w for t in words for w in spellings(t) if holds(w)])
             if not stats:
                 return [], TermStatistics(0, {})
-            statistics = TermStatistics(
-                int(stats[0][2]), {str(t): int(df) for t, df, _, _ in stats}
-            )
+            # each term's spellings together (ｎｐｍ is npm), as every backend counts them
+            frequencies: dict[str, int] = {}
+            for lexeme, df, _, _ in stats:
+                term = usual_width(str(lexeme))
+                frequencies[term] = frequencies.get(term, 0) + int(df)
+            statistics = TermStatistics(int(stats[0][2]), frequencies)
             if statistics.rows <= 0 or k <= 0:
                 return [], statistics
             n, total_len = statistics.rows, int(stats[0][3])
@@ -1879,9 +1896,14 @@ class PostgresBackend:
             chosen = terms_to_match(statistics.frequencies, n)
             if not chosen:
                 return [], statistics
-            idfs = {term: idf(n, statistics.frequencies[term]) for term in chosen}
+            idfs = {
+                word: idf(n, statistics.frequencies[term])
+                for term in chosen
+                for word in spellings(term)
+                if holds(word)
+            }
             avgdl = max(total_len / n, 1e-9)
-            hits = self._bm25(conn, chosen, idfs, avgdl, filters, k)
+            hits = self._bm25(conn, list(idfs), idfs, avgdl, filters, k)
         return hits, statistics
 
     def _bm25(
@@ -2188,6 +2210,31 @@ def _user_first(search_path: str) -> bool:
     named = _first_schema_named(search_path)
     names = _search_path_names(search_path)
     return "$user" in names and (named is None or names.index("$user") < names.index(named))
+
+
+def _encodable_in(server_encoding: str) -> Callable[[str], bool]:
+    """Whether a word can be sent to a database in ``server_encoding`` (kenning's
+    connections speak UTF-8, and the server converts): any in UTF-8 and SQL_ASCII (which
+    keeps the bytes it is sent), those Python's codec of the same name encodes in the
+    others, any when Python has no such codec (the server says what it cannot convert)."""
+    import codecs
+
+    name = server_encoding.upper()
+    if name in ("UTF8", "SQL_ASCII"):
+        return lambda word: True
+    try:
+        codec = codecs.lookup(name.replace("WIN", "CP") if name.startswith("WIN") else name)
+    except LookupError:
+        return lambda word: True
+
+    def holds(word: str) -> bool:
+        try:
+            codec.encode(word)
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    return holds
 
 
 def _word_collation(conn: psycopg.Connection[Any]) -> str | None:

@@ -86,8 +86,11 @@ from ..lexical import (
     bm25,
     holds_mark_or_folded_case,
     idf,
+    query_terms,
+    spellings,
     terms,
     tokens,
+    usual_width,
 )
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
@@ -160,14 +163,19 @@ def point_id(kenning_id: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, kenning_id))
 
 
-def _holding(word: str) -> list[Any]:
-    """Conditions of which a note holding ``word`` meets one: its text has it to Qdrant's
-    tokenizer, or its :data:`WORDS_FIELD` lists it."""
+def _holding(term: str) -> list[Any]:
+    """Conditions of which a note holding ``term`` (in any of its
+    :func:`~kenning.lexical.spellings`) meets one: its text has it to Qdrant's tokenizer,
+    or its :data:`WORDS_FIELD` lists it."""
     from qdrant_client import models
 
     return [
-        models.FieldCondition(key="content", match=models.MatchText(text=word)),
-        models.FieldCondition(key=WORDS_FIELD, match=models.MatchValue(value=word)),
+        condition
+        for word in spellings(term)
+        for condition in (
+            models.FieldCondition(key="content", match=models.MatchText(text=word)),
+            models.FieldCondition(key=WORDS_FIELD, match=models.MatchValue(value=word)),
+        )
     ]
 
 
@@ -1371,7 +1379,9 @@ class QdrantBackend:
         ]
 
     def _frequencies(self, client: Any, words: Sequence[str]) -> dict[str, int]:
-        """Document frequency of each word: an exact ``count`` per word."""
+        """Document frequency of each word: an exact ``count`` per word, of the notes holding
+        any of its spellings (SQLite's and PostgreSQL's word tables count a note holding both
+        ``npm`` and ``ｎｐｍ`` twice: a difference in idf no note written one way shows)."""
         from qdrant_client import models
 
         return {
@@ -1395,7 +1405,7 @@ class QdrantBackend:
     ) -> tuple[list[ScoredMemory], TermStatistics]:
         """:meth:`lexical_search` and :meth:`term_statistics` from one count per term."""
         # Qdrant's word tokenizer keeps diacritics
-        words = terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
+        words = query_terms(query, MAX_QUERY_TERMS, fold_diacritics=False)
         if not words:
             return [], TermStatistics(0, {})
         with self._call() as client:
@@ -1418,7 +1428,7 @@ class QdrantBackend:
         for memory in candidates.values():
             found = tokens(memory.content, fold_diacritics=False)
             tf: dict[str, int] = {}
-            for token in found:
+            for token in map(usual_width, found):  # ｎｐｍ is npm, as the query's terms are
                 if token in idfs:
                     tf[token] = tf.get(token, 0) + 1
             if not tf:

@@ -45,8 +45,8 @@ from ..errors import (
     StoreNotFound,
     StoreWriteFailed,
 )
-from ..lexical import MAX_QUERY_TERMS
-from ..lexical import terms as lexical_terms
+from ..lexical import MAX_QUERY_TERMS, spellings
+from ..lexical import query_terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..project import STORE_FILENAME
 from ..protocol import MAX_SEEN_COUNT
@@ -1553,6 +1553,9 @@ class SQLiteBackend:
         return stats
 
     def _document_frequencies(self, stats: _LexicalStats, terms: Sequence[str]) -> dict[str, int]:
+        """Each term's document frequency, its :func:`~kenning.lexical.spellings` together
+        (a note holding ``ｎｐｍ`` holds ``npm``; one holding both is counted twice, as two
+        words of one term)."""
         missing = [t for t in terms if t not in stats.frequency]
         if missing and self._schema < 3:
             # a store older than schema 3 (read, not migrated) has no fts5vocab table:
@@ -1561,19 +1564,20 @@ class SQLiteBackend:
                 stats.frequency[term] = int(
                     self._conn.execute(
                         "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                        (fts_query([term]),),
+                        (fts_query(spellings(term)),),
                     ).fetchone()[0]
                 )
             missing = []
         if missing:
-            marks = ",".join("?" * len(missing))
+            words = [w for t in missing for w in spellings(t)]
+            marks = ",".join("?" * len(words))
             found = dict(
                 self._conn.execute(
-                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", missing
+                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", words
                 ).fetchall()
             )
             for term in missing:
-                stats.frequency[term] = int(found.get(term, 0))
+                stats.frequency[term] = sum(int(found.get(w, 0)) for w in spellings(term))
         return {t: stats.frequency[t] for t in terms}
 
     def _share(self, stats: _LexicalStats, filters: Filters) -> float:
@@ -1602,7 +1606,8 @@ class SQLiteBackend:
         with self._lock, self._snapshot():
             stats = self._lexical_stats()
             frequency = self._document_frequencies(stats, terms)
-            match = fts_query(terms_to_match(frequency, stats.total))
+            chosen = terms_to_match(frequency, stats.total)
+            match = fts_query([w for t in chosen for w in spellings(t)])
             share = self._share(stats, filters)
             if match is None or share <= 0.0:
                 return []
