@@ -253,7 +253,7 @@ def _repair_vectors(
     note with full-width or half-width characters, embedded before the model read them as
     the usual ones: :func:`kenning.widths.fold_widths`); the stamp stays as it is."""
     from .vectors import vector_problem
-    from .widths import fold_widths
+    from .widths import has_width_forms
 
     backend = store.backend
     target = store.embedder.provenance
@@ -282,7 +282,7 @@ def _repair_vectors(
     for seen, record in enumerate(backend.iterate(Filters(), batch_size=500), 1):
         if vector_problem(record.vector, target.dimension) is not None:
             batch.append((record.memory, None))
-        elif fold_widths(record.memory.content) != record.memory.content:
+        elif has_width_forms(record.memory.content):
             batch.append((record.memory, np.asarray(record.vector, dtype=np.float32)))
         else:
             unchanged += 1

@@ -13,10 +13,11 @@ Pure: a note is stored as written; only what is compared or embedded is folded.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["WIDTH_FORMS", "fold_widths", "folding_for"]
+__all__ = ["WIDTH_FORMS", "fold_widths", "folding_for", "has_width_forms"]
 
 #: NFKC's ``<wide>`` and ``<narrow>`` foldings (all in the Halfwidth and Fullwidth Forms
 #: block but the ideographic space), each character to the one it is in another width. Only
@@ -27,6 +28,13 @@ WIDTH_FORMS: dict[str, str] = {
     if unicodedata.decomposition(c).startswith(("<wide>", "<narrow>"))
 }
 _EVERY_WIDTH = str.maketrans(WIDTH_FORMS)
+_WIDTH_FORM = re.compile("[\u3000\uff00-\uffef]")
+
+
+def has_width_forms(text: str) -> bool:
+    """Whether ``text`` holds a character of the block :data:`WIDTH_FORMS` comes from (or
+    the ideographic space): the only texts a fold can change."""
+    return not text.isascii() and _WIDTH_FORM.search(text) is not None
 
 
 def fold_widths(text: str, table: dict[int, str] | None = None) -> str:

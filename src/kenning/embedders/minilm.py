@@ -57,7 +57,7 @@ import numpy as np
 
 from ..errors import KenningError
 from ..model import Provenance
-from ..widths import fold_widths, folding_for
+from ..widths import fold_widths, folding_for, has_width_forms
 
 __all__ = [
     "MINILM_MODEL_ID",
@@ -1107,7 +1107,7 @@ class MiniLMEmbedder:
     def _readable(self, text: str) -> str:
         """``text`` with the full-width and half-width forms the word pieces lack as their
         usual characters (``ｌｏｃｋｅｄ`` as ``locked``)."""
-        if text.isascii():
+        if not has_width_forms(text):  # the table is built once, for the first such text
             return text
         if self._widths is None:
 
