@@ -1061,6 +1061,8 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
         hint = said.stderr.splitlines()[-1]
         assert hint.startswith("project acme/gadgets has no memories in this store"), hint
         assert "1 under acme/widgets" in hint and "KENNING_PROJECT=acme/widgets" in hint, hint
+    named = kenning(project, "recall", "how are releases tagged", "--project", "acme/other")
+    assert named.stderr.splitlines()[-1].startswith("project acme/other has no memories")
     answer = json.loads(kenning(project, "recall", "how are releases tagged", "--json").stdout)
     assert (answer["results"], answer["other_projects"]) == ([], {"acme/widgets": 1})
     doctor = json.loads(kenning(project, "doctor", "--json").stdout)

@@ -547,7 +547,8 @@ def recall(
         elif not result.hits and not quiet:
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
             if result.other_projects:
-                click.echo(_other_projects(store, result.other_projects), err=True)
+                asked = store.resolve_group(group_id) or store.group_id
+                click.echo(_other_projects(asked, result.other_projects), err=True)
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             mark = "(stale) " if hit.stale else ""
             click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
@@ -563,10 +564,10 @@ def _where(store: MemoryStore) -> dict[str, Any]:
     return {"intel_path": store.location, "store_exists": store.exists}
 
 
-def _other_projects(store: MemoryStore, others: Mapping[str, int]) -> str:
+def _other_projects(project: str, others: Mapping[str, int]) -> str:
     from .render import other_projects_line
 
-    return _plain(other_projects_line(store.group_id, others))
+    return _plain(other_projects_line(project, others))
 
 
 def _plain(text: str) -> str:
@@ -689,7 +690,8 @@ def search(
                 )
             click.echo(f"no memory passed the threshold {response.threshold:.2f}{hint}", err=True)
             if response.other_projects:
-                click.echo(_other_projects(store, response.other_projects), err=True)
+                asked = response.group_id or store.group_id
+                click.echo(_other_projects(asked, response.other_projects), err=True)
             return
         click.echo(render_human(response.results, decay))
 
