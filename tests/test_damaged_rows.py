@@ -625,3 +625,18 @@ def test_export_does_not_promise_another_projects_damaged_row(
     assert "exported 3 memories" in err and "other projects" not in err, err
     proc = run_kenning(root, "export", "--project", "all", "-o", str(tmp_path / "all.jsonl"))
     assert "exported 3 memories" in proc.stderr.decode(), proc.stderr
+
+
+@pytest.mark.parametrize("every", [False, True], ids=["repair", "force"])
+@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-nan"], indirect=True)
+def test_reembed_progress_ends_at_its_total(
+    damaged: tuple[MemoryStore, str, str], every: bool
+) -> None:
+    """A row whose fields do not decode is never read, yet the progress total counted it:
+    the bar stopped one short of its end (and a repair of a small store never drew it)."""
+    store, _, _ = damaged
+    calls: list[tuple[int, int]] = []
+    reembed(store, every=every, progress=lambda done, total: calls.append((done, total)))
+    assert calls, "no progress at all"
+    done, total = calls[-1]
+    assert done == total == store.count(group_id="all", readable=True), calls

@@ -1131,7 +1131,7 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
     from .migrate import migrate_store
 
     with _open(store_path, create=False, group_id=group_id) as store:
-        total = store.count(group_id=group_id)
+        total = store.count(group_id=group_id, readable=True)  # damaged rows are not copied
         with _progress("migrating", total, not as_json) as tick:
             report = migrate_store(store, target, group_id=group_id, progress=tick)
     if as_json:
@@ -1771,7 +1771,7 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
                     }
                 )
             return
-        total = store.count(group_id="all")
+        total = store.count(group_id="all", readable=True)  # a damaged row is not read
         with _progress("re-embedding", total, not as_json) as tick:
             last = [0]
 

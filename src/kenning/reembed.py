@@ -155,7 +155,7 @@ def _reembed(
         if Provenance.from_dict(state["target"]) == target:
             done_through = state.get("last_id")
             done_before = state.get("done")
-    total = backend.count(Filters())
+    total = store.count(group_id="all", readable=True)  # the rows iterate reads
     if state_raw is None:
         backend.set_meta(
             REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
@@ -257,7 +257,7 @@ def _repair_vectors(
 
     backend = store.backend
     target = store.embedder.provenance
-    total = backend.count(Filters())
+    total = store.count(group_id="all", readable=True)  # the rows iterate reads
     repaired = unchanged = 0
     batch: list[tuple[Memory, np.ndarray | None]] = []
 
