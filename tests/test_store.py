@@ -663,6 +663,28 @@ def test_reembed_redoes_the_vectors_of_notes_an_older_kenning_embedded_in_full_w
     assert reembed(store)["reembedded"] == 0
 
 
+def test_an_export_from_before_the_width_fold_is_imported_with_new_vectors(
+    store: MemoryStore, minilm: Embedder
+) -> None:
+    """A backup an older kenning wrote carries a full-width note's useless vector on the
+    same model stamp: imported as it was, the note stayed unrecallable in the new store."""
+    wide = store.remember(DB_LOCKED_FULL_WIDTH, "error_fix")
+    stale = minilm.embed(["something else entirely: a recipe for bread"])[0]
+    store.backend.update_vectors([(wide.id, stale)])  # the vector an older kenning wrote
+    buf = io.StringIO()
+    assert export_memories(store, buf).exported == 1
+    target = open_store(
+        store.project.root / "copy" / "memory.db", cwd=store.project.root, embedder=minilm
+    )
+    try:
+        counts = import_memories(target, buf.getvalue().splitlines())
+        assert (counts["imported"], counts["reembedded"]) == (1, 0)
+        hits = target.recall("database is locked when two agents write").hits
+        assert [h.memory.id for h in hits] == [wide.id]
+    finally:
+        target.close()
+
+
 def test_reembed_resumes(store: MemoryStore) -> None:
     notes = [
         "The CI pipeline caches node_modules keyed by the lockfile hash.",

@@ -153,6 +153,7 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
     store's rows (it may not exist yet)."""
     from .errors import UserInputError
     from .store import NewMemory
+    from .widths import has_width_forms
 
     export = read_export(lines)
     target = store.embedder.provenance
@@ -175,6 +176,10 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
             )
         )
         vector = record.vector if reuse else None
+        if vector is not None and has_width_forms(record.content):
+            # an older kenning embedded full-width text as unknown word pieces: embedded
+            # again, as it is read now (README, "Full-width text")
+            vector = None
         if vector is not None:
             problem = vector_problem(vector, target.dimension)
             if problem is not None:
