@@ -1065,6 +1065,9 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
     assert named.stderr.splitlines()[-1].startswith("project acme/other has no memories")
     answer = json.loads(kenning(project, "recall", "how are releases tagged", "--json").stdout)
     assert (answer["results"], answer["other_projects"]) == ([], {"acme/widgets": 1})
+    stats = json.loads(kenning(project, "stats", "--json").stdout)
+    assert (stats["memories"], stats["other_projects"]) == (0, {"acme/widgets": 1}), stats
+    assert "note:       project acme/gadgets has no memories" in kenning(project, "stats").stdout
     doctor = json.loads(kenning(project, "doctor", "--json").stdout)
     check = next(c for c in doctor["checks"] if c["name"] == "project")
     assert check["status"] == "warning" and "acme/widgets" in check["message"], check
@@ -1076,6 +1079,7 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
     assert "Releases are tagged" in found.stdout, found.stderr
     doctor = json.loads(kenning(project, "doctor", "--json").stdout)
     assert next(c for c in doctor["checks"] if c["name"] == "project")["status"] == "ok"
+    assert json.loads(kenning(project, "stats", "--json").stdout)["other_projects"] == {}
     # a project with notes of its own that match nothing is told nothing more
     missed = kenning(project, "search", "kubernetes ingress annotations")
     assert missed.stderr.startswith("no memory passed") and "has no memories" not in missed.stderr

@@ -1311,6 +1311,8 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     )
     for name, n in data["by_collection"].items():
         click.echo(f"  {_plain(str(name))}: {n}")  # a row's collection, as the store file says
+    if data["other_projects"]:
+        click.echo(f"note:       {_other_projects(data['group_id'], data['other_projects'])}")
     if data["damaged_unreadable"] is not None:  # names the file and the recovery
         click.echo(f"damaged:    not counted: {_plain(str(data['damaged_unreadable']))}")
     elif data["damaged_all_projects"]:

@@ -1934,6 +1934,8 @@ class MemoryStore:
             "group_id": gid if gid is not None else "all",
             "memories": sum(by.values()),
             "memories_all_projects": everything,
+            # this project's notes under another id (a renamed repository): where they are
+            "other_projects": self._other_projects(gid) if not by and everything else {},
             "damaged": damaged_here if damaged is not None else None,
             "damaged_all_projects": damaged_all if damaged is not None else None,
             "damaged_unreadable": unreadable,
