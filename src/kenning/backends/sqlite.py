@@ -497,6 +497,9 @@ class _LexicalStats:
         self.version = version
         self.total = total
         self.frequency: dict[str, int] = {}
+        #: the spellings no document holds: left out of the MATCH, where each costs a seek
+        #: in every segment of the index for nothing
+        self.absent: set[str] = set()
         self.shares: dict[Filters, float] = {}
 
 
@@ -1578,6 +1581,7 @@ class SQLiteBackend:
             )
             for term in missing:
                 stats.frequency[term] = sum(int(found.get(w, 0)) for w in spellings(term))
+            stats.absent.update(w for w in words if not found.get(w))
         return {t: stats.frequency[t] for t in terms}
 
     def _share(self, stats: _LexicalStats, filters: Filters) -> float:
@@ -1607,7 +1611,7 @@ class SQLiteBackend:
             stats = self._lexical_stats()
             frequency = self._document_frequencies(stats, terms)
             chosen = terms_to_match(frequency, stats.total)
-            match = fts_query([w for t in chosen for w in spellings(t)])
+            match = fts_query([w for t in chosen for w in spellings(t) if w not in stats.absent])
             share = self._share(stats, filters)
             if match is None or share <= 0.0:
                 return []
