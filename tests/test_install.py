@@ -419,6 +419,42 @@ def test_a_hook_command_the_user_redirected_is_still_kenning_s(project: Path) ->
     assert not settings.exists()
 
 
+@pytest.mark.parametrize(
+    ("scope", "exe", "written"),
+    [
+        ("local", "/opt/kenning tools/bin/kn", "'/opt/kenning tools/bin/kn'"),
+        ("project", "kenning-dev", "kenning-dev"),
+    ],
+)
+def test_an_executable_not_named_kenning_is_still_kenning_s(
+    project: Path, home: Path, scope: str, exe: str, written: str
+) -> None:
+    """kenning knew its hooks only by an executable named `kenning`: installed with
+    --executable naming another (a wrapper, `kenning-dev`), a second run added the hooks
+    again (recall twice a prompt) and --uninstall left them running."""
+    mcp_file, _, settings = files_of(scope, project, home)
+
+    def commands(event: str) -> list[str]:
+        return [h["command"] for group in read(settings)["hooks"][event] for h in group["hooks"]]
+
+    for _ in range(2):
+        code, out, err = cli("--scope", scope, "--executable", exe)
+        assert code == 0, err
+    assert out.count("unchanged") == 2
+    for event, name in install.HOOK_EVENTS.items():
+        assert commands(event) == [f"{written} hook {name}"]
+    # installed again with another executable: updated in place
+    other = EXE if scope == "local" else "kenning"
+    assert cli("--scope", scope, "--executable", other)[0] == 0
+    assert cli("--scope", scope, "--executable", exe)[0] == 0
+    for event, name in install.HOOK_EVENTS.items():
+        assert commands(event) == [f"{written} hook {name}"]
+    code, _, err = cli("--scope", scope, "--uninstall")
+    assert code == 0, err
+    assert not settings.exists()
+    assert not mcp_file.exists()
+
+
 def test_reinstall_keeps_the_timeout_the_user_set_on_a_kenning_hook(project: Path) -> None:
     assert cli("--executable", EXE)[0] == 0
     settings = project / ".claude" / "settings.local.json"

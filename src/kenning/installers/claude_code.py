@@ -23,7 +23,8 @@ install; the project scope writes shareable files, so they name ``kenning`` as f
 each teammate's ``PATH`` — never a personal venv path.
 
 Entries are recognised by the server name ``kenning`` and by the hook command (the
-``kenning`` executable followed by ``hook session-start`` / ``hook prompt-submit``), so a
+``kenning`` executable — or the one ``--executable`` or kenning's server entry names —
+followed by ``hook session-start`` / ``hook prompt-submit``), so a
 second run changes nothing, a run from another install updates the path in place (what
 the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, as
 do a redirection or an operator after it — ``2>>hooks.log``, ``|| true`` — and a ``timeout``
@@ -44,7 +45,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,18 +110,35 @@ HOOK_EVENTS: Mapping[str, str] = {
 #: kenning's hook command: the executable, ``hook`` and the hook's name, with anything
 #: before it (``KENNING_HOOK_TIMEOUT=20 ``, a wrapper) and, after it, only what the shell
 #: reads as a redirection or an operator (``2>>hooks.log``, ``|| true``).
-_OURS = re.compile(
-    r"""(?:^|[\s/\\'"])kenning(?:\.exe)?['"]?\s+hook\s+(?P<name>session-start|prompt-submit)"""
-    r"""(?P<rest>(?:\s+[0-9]*[<>]|\s*[<>|&;]).*)?\s*$""",
-    re.DOTALL,
+_HOOK_AND_REST = (
+    r"""\s+hook\s+(?P<name>session-start|prompt-submit)"""
+    r"""(?P<rest>(?:\s+[0-9]*[<>]|\s*[<>|&;]).*)?\s*$"""
 )
+_OURS = re.compile(r"""(?:^|[\s/\\'"])kenning(?:\.exe)?['"]?""" + _HOOK_AND_REST, re.DOTALL)
 
 
-def is_kenning_hook(command: object, name: str | None = None) -> bool:
-    """Is ``command`` a kenning hook command (for hook ``name``, when given)?"""
+def _match(command: str, executables: Collection[str] = ()) -> re.Match[str] | None:
+    """Where kenning's hook is in ``command``: an executable named ``kenning``, or one of
+    ``executables`` as :func:`hook_command` writes it (``--executable`` may name a wrapper,
+    ``kenning-dev``: without this a second install added its hooks again and an uninstall
+    left them)."""
+    m = _OURS.search(command)
+    for executable in executables:
+        if m is not None:
+            break
+        quoted = re.escape(shlex.quote(executable))
+        m = re.search(r"(?:^|(?<=\s))" + quoted + _HOOK_AND_REST, command, re.DOTALL)
+    return m
+
+
+def is_kenning_hook(
+    command: object, name: str | None = None, executables: Collection[str] = ()
+) -> bool:
+    """Is ``command`` a kenning hook command (for hook ``name``, when given)? ``executables``:
+    other names of kenning's executable to know it by (the install's ``--executable``)."""
     if not isinstance(command, str):
         return False
-    m = _OURS.search(command)
+    m = _match(command, executables)
     return m is not None and (name is None or m.group("name") == name)
 
 
@@ -129,12 +147,15 @@ def hook_command(executable: str, name: str) -> str:
     return f"{shlex.quote(executable)} hook {name}"
 
 
-def _with_executable(command: str, executable: str, name: str) -> str:
+def _with_executable(
+    command: str, executable: str, name: str, executables: Collection[str] = ()
+) -> str:
     """Our hook ``command`` (from an earlier install) naming ``executable`` instead: what the
     user put before kenning's executable (``KENNING_HOOK_TIMEOUT=20 ``, ``nice -n 5 ``; Claude
-    Code's hooks take no environment of their own) stays."""
+    Code's hooks take no environment of their own) stays. ``executables``: as for
+    :func:`is_kenning_hook`."""
     new = hook_command(executable, name)
-    m = _OURS.search(command)
+    m = _match(command, executables)
     if m is None:
         return new
     # what follows the hook's name (a redirection, `|| true`) stays as it is
@@ -363,10 +384,19 @@ def going_with(label: str, what: str, additions: list[str]) -> str:
 
 
 def plan_settings(
-    doc: Mapping[str, Any], executable: str, *, uninstall: bool, label: str = SETTINGS_FILE
+    doc: Mapping[str, Any],
+    executable: str,
+    *,
+    uninstall: bool,
+    label: str = SETTINGS_FILE,
+    known: Collection[str] = (),
 ) -> dict[str, Any]:
-    """The new settings document with kenning's two hooks (``doc`` is not modified)."""
+    """The new settings document with kenning's two hooks (``doc`` is not modified).
+
+    A hook is kenning's when its executable is named ``kenning``, is ``executable`` or is
+    one of ``known`` (the command of the server entry an earlier install wrote)."""
     new = copy.deepcopy(dict(doc))
+    executables = (executable, *known)
     if uninstall:
         if "hooks" not in new:
             return new
@@ -381,7 +411,9 @@ def plan_settings(
                 kept = [
                     h
                     for h in entries
-                    if not (isinstance(h, dict) and is_kenning_hook(h.get("command")))
+                    if not (
+                        isinstance(h, dict) and is_kenning_hook(h.get("command"), None, executables)
+                    )
                 ]
                 if len(kept) != len(entries):
                     removed_any = True
@@ -408,14 +440,18 @@ def plan_settings(
             entries = _list(group.get("hooks", []), label, f'"hooks.{event}[{i}].hooks"')
             kept = []
             for entry in entries:
-                if isinstance(entry, dict) and is_kenning_hook(entry.get("command"), name):
+                if isinstance(entry, dict) and is_kenning_hook(
+                    entry.get("command"), name, executables
+                ):
                     if found:
                         continue  # a duplicate of ours: drop it
                     found = True
                     entry = {
                         **entry,
                         "type": "command",
-                        "command": _with_executable(entry["command"], executable, name),
+                        "command": _with_executable(
+                            entry["command"], executable, name, executables
+                        ),
                         "timeout": _timeout(entry.get("timeout")),
                     }
                 kept.append(entry)
@@ -549,7 +585,11 @@ def plan_claude_code(
             settings_before,
             settings_doc,
             plan_settings(
-                settings_doc, executable, uninstall=uninstall, label=layout.settings.label
+                settings_doc,
+                executable,
+                uninstall=uninstall,
+                label=layout.settings.label,
+                known=_server_commands(mcp_doc, layout.mcp_keys),
             ),
             prune_parent=layout.settings.project_file,
         ),
@@ -580,6 +620,15 @@ def _registered_in(scope: str, project_dir: Path, home: Path) -> list[str]:
         if check(doc):
             found.append(file.label)
     return found
+
+
+def _server_commands(doc: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The command of kenning's server entry under ``keys`` (its executable), if any."""
+    node: Any = doc
+    for key in (*keys, SERVER_KEY):
+        node = node.get(key) if isinstance(node, dict) else None
+    command = node.get("command") if isinstance(node, dict) else None
+    return (command,) if isinstance(command, str) and command else ()
 
 
 def _has_server(doc: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
@@ -680,7 +729,7 @@ def _git_ignored(project_dir: Path, relative: str) -> bool | None:
     return {0: True, 1: False}.get(out.returncode)
 
 
-def _hook_additions(entry: dict[str, Any], name: str) -> list[str]:
+def _hook_additions(entry: dict[str, Any], name: str, executables: Collection[str]) -> list[str]:
     """What a user added to kenning's hook ``entry`` (the :func:`entry_additions` of a hook):
     its other keys, its own timeout, what stands before kenning's executable."""
     found = [str(key) for key in entry if key not in ("type", "command", "timeout")]
@@ -688,10 +737,10 @@ def _hook_additions(entry: dict[str, Any], name: str) -> list[str]:
     if timeout != HOOK_TIMEOUT_SECONDS:
         found.append(f"timeout {timeout}")
     command = str(entry.get("command"))
-    m = _OURS.search(command)
+    m = _match(command, executables)
     rest = (m.group("rest") or "") if m else ""
     ours = hook_command(SHARED_COMMAND, name) + rest
-    prefix = _with_executable(command, SHARED_COMMAND, name)[: -len(ours)]
+    prefix = _with_executable(command, SHARED_COMMAND, name, executables)[: -len(ours)]
     if prefix.strip():
         found.append(f"{prefix.strip()!r} before its command")
     if rest.strip():
@@ -699,7 +748,7 @@ def _hook_additions(entry: dict[str, Any], name: str) -> list[str]:
     return found
 
 
-def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
+def _uninstall_notes(scope: str, project_dir: Path, home: Path, executable: str) -> list[str]:
     """Notes on kenning's entries that held something of the user's (an ``env`` on the
     server, a timeout or a wrapper on a hook): an uninstall removes the entry whole — a
     server entry without kenning's command, a hook without kenning, would not work — and
@@ -714,6 +763,7 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
     added = entry_additions(entry, ("type", "command", "args"))
     if added:
         notes.append(going_with(layout.mcp.label, "server entry", added))
+    executables = (executable, *_server_commands(doc, layout.mcp_keys))
     _, _, settings = _read(layout.settings, [])
     hooks = settings.get("hooks")
     for event, groups in hooks.items() if isinstance(hooks, dict) else ():
@@ -721,16 +771,16 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path) -> list[str]:
             entries = group.get("hooks") if isinstance(group, dict) else None
             for hook in entries if isinstance(entries, list) else []:
                 command = hook.get("command") if isinstance(hook, dict) else None
-                m = _OURS.search(command) if isinstance(command, str) else None
-                added = _hook_additions(hook, m.group("name")) if m else []
+                m = _match(command, executables) if isinstance(command, str) else None
+                added = _hook_additions(hook, m.group("name"), executables) if m else []
                 if added:
                     notes.append(going_with(layout.settings.label, f"{event} hook", added))
     return notes
 
 
-def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool) -> list[str]:
+def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool, exe: str) -> list[str]:
     if uninstall:
-        return _uninstall_notes(scope, project_dir, home)
+        return _uninstall_notes(scope, project_dir, home, exe)
     notes = []
     for other in SCOPES:
         if other == scope:
@@ -802,7 +852,7 @@ def install_claude_code(
         changes = plan_claude_code(
             root, exe, scope=scope, uninstall=uninstall, home=home, dry_run=links
         )
-        notes = _notes(scope, root, home, uninstall)
+        notes = _notes(scope, root, home, uninstall, exe)
         unfound = None if uninstall or scope == "project" else command_note(exe)
         notes += [unfound] if unfound else []
         if not dry_run:
