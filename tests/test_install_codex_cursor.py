@@ -328,6 +328,31 @@ def test_codex_bad_toml_is_an_error_and_nothing_is_written(project: Path, bad: s
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize(
+    ("cut", "where"),
+    [
+        ('args = ["-y",\n', "(at end of document)"),
+        ('env = { A = "1"\n', "Unclosed inline table (at line 5, column 16)"),
+    ],
+)
+def test_codex_config_cut_short_is_an_error_that_says_where(
+    project: Path, cut: str, where: str
+) -> None:
+    """A config.toml cut short (an editor or a disk that stopped mid-write) was refused with
+    "Unexpected character: '\\x00' at line 5 col 0": a character the file does not hold, at
+    a place where nothing is wrong."""
+    (project / ".codex").mkdir()
+    config = project / ".codex" / "config.toml"
+    config.write_text(f'model = "o3"\n\n[mcp_servers.github]\ncommand = "npx"\n{cut}')
+    before = snapshot(project)
+    code, _, err = cli("codex")
+    assert code == 1
+    assert ".codex/config.toml is not valid TOML" in err and "nothing was written" in err
+    assert where in err
+    assert "\\x00" not in err
+    assert snapshot(project) == before
+
+
 def test_codex_project_scope_refuses_a_machine_path(project: Path) -> None:
     code, _, err = cli("codex", "--executable", EXE)
     assert code == 1 and "shared with the team" in err

@@ -122,9 +122,12 @@ def codex_home(home: Path | None = None) -> tuple[Path, str, str]:
 
 def _parse(text: str, label: str) -> tuple[tomlkit.TOMLDocument, dict[str, Any]]:
     """The document to edit (tomlkit) and its data as tomllib reads it (the stricter of the
-    two, and the one the plan is checked with)."""
+    two, and the one the plan is checked with). tomllib reads it first: its error names the
+    place that is wrong, where tomlkit's named a character the file does not hold (``'\\x00'``,
+    its end of input) at the start of the line."""
     try:
-        return tomlkit.parse(text), tomllib.loads(text)
+        data = tomllib.loads(text)
+        return tomlkit.parse(text), data
     except (tomlkit.exceptions.ParseError, tomllib.TOMLDecodeError) as exc:
         raise UserInputError(
             f"{label} is not valid TOML ({exc}); fix or remove it and run again — nothing "
