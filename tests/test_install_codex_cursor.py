@@ -353,6 +353,29 @@ def test_codex_config_cut_short_is_an_error_that_says_where(
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        (".cursor/mcp.json", '{"mcpServers": {}}\n'.encode("utf-16")),  # Windows PowerShell's >
+        ("AGENTS.md", "# Règles\n".encode("cp1252")),
+    ],
+)
+def test_a_file_that_is_not_utf8_is_an_error_that_says_how_to_fix_it(
+    project: Path, name: str, data: bytes
+) -> None:
+    """A file in another encoding was refused with Python's "'utf-8' codec can't decode byte
+    0xff in position 0: invalid start byte", which says neither what is wrong with the file
+    nor what to do."""
+    (project / name).parent.mkdir(exist_ok=True)
+    (project / name).write_bytes(data)
+    before = snapshot(project)
+    code, _, err = cli("cursor")
+    assert code == 1
+    assert f"{name} is not UTF-8 text" in err and "save it as UTF-8" in err
+    assert "nothing was written" in err and "codec" not in err
+    assert snapshot(project) == before
+
+
 def test_codex_project_scope_refuses_a_machine_path(project: Path) -> None:
     code, _, err = cli("codex", "--executable", EXE)
     assert code == 1 and "shared with the team" in err

@@ -185,9 +185,15 @@ def read_text(path: Path, label: str) -> str | None:
     if not path.exists():
         return None
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
+        return path.read_bytes().decode("utf-8")  # bytes as they are: no newline translation
+    except UnicodeDecodeError as exc:
+        utf16 = exc.object[:2] in (b"\xff\xfe", b"\xfe\xff")  # Windows PowerShell's `>`
+        raise UserInputError(
+            f"{label} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}{': it is UTF-16' if utf16 else ''}); save it as UTF-8 (your editor's "
+            "encoding setting) and run again — nothing was written"
+        ) from None
+    except OSError as exc:
         raise UserInputError(f"cannot read {label}: {exc} — nothing was written") from None
 
 
