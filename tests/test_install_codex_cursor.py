@@ -156,6 +156,26 @@ def test_codex_updates_an_existing_entry_and_keeps_its_other_keys(project: Path)
     assert entry["env_vars"] == list(FORWARDED_ENV_VARS)
 
 
+@pytest.mark.parametrize(
+    "entry", ['command = "kenning"\nargs = ["mcp"]\n', 'command = "kenning"\n']
+)
+def test_codex_update_keeps_the_comment_heading_the_next_table(project: Path, entry: str) -> None:
+    """An entry written by hand or by `codex mcp add` (no env_vars), followed by a comment
+    heading the user's next table: the install put the keys it added below that comment,
+    inside kenning's table, and --uninstall then removed the comment with the table."""
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    rest = '# one profile per model\n[profiles.fast]\nmodel = "o4-mini"\n'
+    config.write_text(f"[mcp_servers.kenning]\n{entry}\n{rest}")
+    assert cli("codex", "--no-agents-md")[0] == 0
+    text = config.read_text()
+    assert text.endswith(f"]\n\n{rest}"), text  # the comment still heads its table
+    table = tomllib.loads(text)["mcp_servers"]["kenning"]
+    assert table["args"] == ["mcp"] and table["env_vars"] == list(FORWARDED_ENV_VARS)
+    assert cli("codex", "--uninstall", "--no-agents-md")[0] == 0
+    assert config.read_text() == rest
+
+
 def test_codex_keeps_the_names_a_user_added_to_env_vars(project: Path) -> None:
     # a proxy or a CA bundle the server needs: Codex forwards only what env_vars names
     config = project / ".codex" / "config.toml"

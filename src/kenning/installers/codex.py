@@ -178,9 +178,9 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
         if entry.get("command") == command and entry.get("args") == args and same_names:
             return text  # nothing to change: keep the bytes
         if entry.get("command") != command:
-            entry["command"] = command
+            _set(entry, "command", command)
         if entry.get("args") != args:
-            entry["args"] = args
+            _set(entry, "args", args)
         if isinstance(current, Array) and not same_names:
             # appended to, not rebuilt: the user's comments and layout in it stay
             one_line = "\n" not in current.as_string()
@@ -188,8 +188,10 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
             if one_line and not isinstance(entry, InlineTable):
                 current.multiline(True)  # a line holds no comment to lose
         elif not same_names:
-            entry["env_vars"] = _env_vars(
-                multiline=not isinstance(entry, InlineTable), existing=current
+            _set(
+                entry,
+                "env_vars",
+                _env_vars(multiline=not isinstance(entry, InlineTable), existing=current),
             )
         return tomlkit.dumps(doc)
     if isinstance(servers, InlineTable):
@@ -209,6 +211,22 @@ def _with_server(text: str, doc: tomlkit.TOMLDocument, command: str, label: str)
     if not text:
         return tomlkit.dumps(block)
     return (text if text.endswith("\n") else text + "\n") + "\n" + tomlkit.dumps(block)
+
+
+def _set(entry: Any, key: str, value: Any) -> None:
+    """``entry[key] = value``; a key the table lacks goes after its last key, before the
+    blank lines and comments that end it: those head what follows the table (a comment
+    over the user's next table), and a key added below them took them into kenning's table,
+    where --uninstall removed them with it."""
+    body = entry.value.body if isinstance(entry, Table) else None
+    if key in entry or not body or all(k is None for k, _ in body):
+        entry[key] = value
+        return
+    trailing: list[Any] = []
+    while body[-1][0] is None:  # a blank line or a comment: no key
+        trailing.insert(0, body.pop())
+    entry[key] = value
+    body.extend(trailing)
 
 
 def _without_server(text: str, doc: tomlkit.TOMLDocument) -> str:
