@@ -960,3 +960,44 @@ def test_after_a_rename_the_page_says_where_the_notes_are(project: Path) -> None
     assert 'id="other-projects"' in page, page
     assert "project acme/gadgets has no memories in this store" in page
     assert "1 under acme/widgets" in page and "KENNING_PROJECT=acme/widgets" in page
+
+
+def _written_by_another_tool(project: Path, memory_id: str, **columns: str) -> None:
+    """``columns`` of a stored row set as a tool other than kenning writes them (a shared
+    store: the AI Memory Module's own types, a hand edit): straight into the SQLite file."""
+    import sqlite3
+
+    db = sqlite3.connect(project / ".kenning" / "memory.db")
+    try:
+        with db:
+            for column, value in columns.items():
+                db.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, memory_id))
+    finally:
+        db.close()
+
+
+def test_a_stored_collection_never_adds_classes_to_the_page(project: Path) -> None:
+    """The type's badge took the stored collection into its class attribute as it was: a
+    row whose collection holds spaces ("conventions flash error", written by another tool)
+    gave the badge the page's own classes (restyled as an alert). The page's stylesheet now
+    gets a known collection's class only; the collection is shown as text."""
+    import re
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        stored = store.remember("Deploys go through the release branch only", "rule")
+        assert store.remember("Every API handler logs the request id", "guideline").ok
+    assert stored.id is not None
+    _written_by_another_tool(project, stored.id, collection="conventions flash error danger")
+    client, source = _page_client(project)
+    try:
+        pages = [client.get(address).text for address in ("/", f"/memory?id={stored.id}")]
+    finally:
+        client.close()
+        source.close()
+    for html in pages:
+        badges = re.findall(r'<span class="([^"]*)">rule</span>', html)
+        assert badges and all(classes.split() == ["type"] for classes in badges), badges
+        assert "<dd>conventions flash error danger</dd>" in html
+    assert '<span class="type type-conventions">guideline</span>' in pages[0]
