@@ -1001,3 +1001,60 @@ def test_a_stored_collection_never_adds_classes_to_the_page(project: Path) -> No
         assert badges and all(classes.split() == ["type"] for classes in badges), badges
         assert "<dd>conventions flash error danger</dd>" in html
     assert '<span class="type type-conventions">guideline</span>' in pages[0]
+
+
+def _select_as_a_browser_sends_it(html: str, name: str) -> str:
+    """The value a browser submits for the form's ``<select name=name>``: its selected
+    option, else its first (what HTML does when none is marked selected)."""
+    import html as html_lib
+    import re
+
+    select = re.search(rf'<select[^>]*name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    assert select is not None, html
+    options = re.findall(r'<option value="([^"]*)"( selected)?', select[1])
+    chosen = [value for value, selected in options if selected] or [options[0][0]]
+    return html_lib.unescape(chosen[0])
+
+
+def test_editing_a_memory_whose_type_the_form_does_not_list_never_changes_its_type(
+    project: Path,
+) -> None:
+    """A memory whose stored type is not one of kenning's (a shared store another tool
+    writes: the AI Memory Module's ``agent_handoff``): the edit form's type list held no
+    option for it, so the browser sent its first one, and saving a change to the text
+    alone silently made the memory an ``implementation`` (in code-patterns). The form now
+    offers the memory's own type, selected: saving says what ``kenning edit`` says of that
+    type (unknown: pick one of the list), and the memory stays as it was."""
+    import html as html_lib
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        stored = store.remember("Hand the deploy over to the release agent", "session")
+    assert stored.id is not None
+    _written_by_another_tool(project, stored.id, type="agent_handoff")
+    with open_store(cwd=project, embedder="hashing") as store:
+        before = store.get(stored.id)
+    client, source = _page_client(project)
+    try:
+        form = client.get(f"/edit?id={stored.id}").text
+        sent_type = _select_as_a_browser_sends_it(form, "type")
+        response = client.post(
+            "/edit",
+            data={
+                **_form_fields(form, "/edit"),
+                "content": "Hand the deploy over to the release agent after QA",
+                "type": sent_type,
+            },
+            follow_redirects=False,
+        )
+    finally:
+        client.close()
+        source.close()
+    assert sent_type == "agent_handoff"
+    assert response.status_code == 400, response.text
+    assert "unknown memory type 'agent_handoff'" in html_lib.unescape(response.text)
+    assert _select_as_a_browser_sends_it(response.text, "type") == "agent_handoff"
+    with open_store(cwd=project, embedder="hashing") as store:
+        after = store.get(stored.id)
+    assert after == before

@@ -35,6 +35,7 @@ from ..model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
     STORED,
+    TYPE_TO_COLLECTION,
     Freshness,
     Memory,
     RememberResult,
@@ -236,6 +237,7 @@ def _templates() -> Environment:
     env.filters["day"] = lambda v: f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else str(v)
     env.globals.update(
         COLLECTIONS=COLLECTIONS,
+        TYPE_TO_COLLECTION=TYPE_TO_COLLECTION,
         AGES=AGES,
         STALE_FILTER=STALE_FILTER,
         STALE_CHOICES=STALE_CHOICES,
