@@ -448,7 +448,30 @@ def test_clones_of_one_bitbucket_server_repository_share_one_id(tmp_path: Path) 
     # a group named scm elsewhere, and an SSH path with it, keep their ids
     assert normalise_remote("https://gitlab.com/scm/tools/widgets.git") == "scm/tools/widgets"
     assert normalise_remote("git@host:scm/tools/widgets.git") == "scm/tools/widgets"
-    assert normalise_remote("https://git.example.com/a/b/scm/c/d") == "a/b/scm/c/d"
+    assert normalise_remote("https://git.example.com/x/b/scm/c/d") == "x/b/scm/c/d"
+
+
+def test_gerrits_authenticated_route_shares_the_projects_id() -> None:
+    """Gerrit serves a project at ``/PROJECT`` and, to a signed-in user, at ``/a/PROJECT``
+    (its route, not a folder); the SSH form has neither. An authenticated clone had the id
+    ``a/platform/build`` where the others had ``platform/build``."""
+    ids = {
+        normalise_remote(url)
+        for url in (
+            "https://review.example.org/a/platform/build",
+            "https://jdoe@review.example.org/a/platform/build.git",
+            "http://review.example.org/A/platform/build",
+            "https://review.example.org/platform/build",
+            "ssh://jdoe@review.example.org:29418/platform/build",
+        )
+    }
+    assert ids == {"platform/build"}
+    assert normalise_remote("https://review.example.org/a/tools") == "tools"
+    # a hosted service's group named a, an SSH path starting with it, and a path that is only
+    # "a" keep their ids
+    assert normalise_remote("https://github.com/a/widgets.git") == "a/widgets"
+    assert normalise_remote("git@git.example.com:a/widgets.git") == "a/widgets"
+    assert normalise_remote("https://git.example.com/a") == "a"
 
 
 def test_the_short_azure_form_of_a_repository_named_as_its_project_shares_its_id(

@@ -114,6 +114,7 @@ def normalise_remote(url: str) -> str | None:
     parts = (
         _azure_devops_parts(host, parts, user.split(":", 1)[0] if scheme == "ssh" else "")
         or _bitbucket_server_parts(scheme, host, parts)
+        or _gerrit_parts(scheme, host, parts)
         or parts
     )
     slug = "/".join(parts[-2:]) if len(parts) <= 2 or local else "/".join(parts)
@@ -177,6 +178,19 @@ def _codecommit_repository(helper: str, url: str) -> str | None:
 #: Hosts whose paths are ``owner/repo`` (nested groups on GitLab): a group named ``scm``
 #: there is the project's, not Bitbucket Server's route.
 _HOSTED = frozenset({"github.com", "gitlab.com", "bitbucket.org"})
+
+
+def _gerrit_parts(scheme: str, host: str, parts: list[str]) -> list[str] | None:
+    """The project of a Gerrit HTTP(S) remote that takes the authenticated route, None for
+    any other. Gerrit serves one project as ``https://HOST/PROJECT`` (anonymous),
+    ``https://HOST/a/PROJECT`` (authenticated: ``/a/`` is its route, as ``/scm/`` is
+    Bitbucket Server's) and ``ssh://USER@HOST:29418/PROJECT``: without this an
+    authenticated clone had the id ``a/project`` and did not share its notes with the
+    others. Self-hosted, so known by that path alone: a top-level group named ``a`` on
+    another self-hosted server loses it over HTTP(S), as one named ``scm`` does."""
+    if scheme not in ("http", "https") or host in _HOSTED or len(parts) < 2:
+        return None
+    return parts[1:] if parts[0].lower() == "a" else None
 
 
 def _bitbucket_server_parts(scheme: str, host: str, parts: list[str]) -> list[str] | None:
