@@ -461,6 +461,27 @@ def test_mark_reviewed_vouches_only_for_the_text_shown(project: Path) -> None:
         source.close()
 
 
+def test_the_address_a_refused_review_leaves_opens_the_list(project: Path) -> None:
+    """A refused "Mark reviewed" (409) leaves /review in the address bar; opening that
+    address again answered Starlette's bare "405 Method Not Allowed" instead of a page."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        response = client.get("/review", follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/"
+        response = client.get("/review")
+        assert response.status_code == 200 and memory_id in _ids_shown(response.text)
+        with open_store(cwd=project, embedder="hashing") as store:
+            memory = store.get(memory_id)
+        assert memory is not None and "reviewed_at" not in memory.metadata  # a GET marks nothing
+    finally:
+        client.close()
+        source.close()
+
+
 def test_an_edit_too_large_to_read_says_the_limit_and_that_nothing_changed(
     project: Path,
 ) -> None:

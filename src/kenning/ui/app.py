@@ -581,6 +581,12 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         session.flash("ok", "Marked as reviewed (the files it names are recorded as they are now).")
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
 
+    async def review_address(request: Request) -> Response:
+        # the address a refused "Mark reviewed" leaves in the bar: opened again (Enter, a
+        # bookmark), it answered Starlette's bare "405 Method Not Allowed"; the memory's id
+        # was in the form, not the address, so it goes to the list
+        return RedirectResponse("/", status_code=303)
+
     async def kenning_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, KenningError)
         # exit code 3 is a server store that is down: say so, never "no results"
@@ -598,6 +604,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             Route("/forget", forget_form, methods=["GET"]),
             Route("/forget", forget, methods=["POST"]),
             Route("/review", review, methods=["POST"]),
+            Route("/review", review_address, methods=["GET"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
         exception_handlers={KenningError: kenning_error},
