@@ -461,6 +461,26 @@ def test_mark_reviewed_vouches_only_for_the_text_shown(project: Path) -> None:
         source.close()
 
 
+def test_marking_a_forgotten_memory_reviewed_says_it_is_gone(project: Path) -> None:
+    """A "Mark reviewed" on a memory forgotten since its page was shown answered 400 "That
+    did not work: no memory with id …"; edit and forget answer 404 "No such memory"."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/memory?id={memory_id}").text, "/review")
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert store.forget(memory_id)
+        response = client.post("/review", data=fields, follow_redirects=False)
+        assert response.status_code == 404, response.text
+        assert "No such memory" in response.text
+    finally:
+        client.close()
+        source.close()
+
+
 def test_the_address_a_refused_review_leaves_opens_the_list(project: Path) -> None:
     """A refused "Mark reviewed" (409) leaves /review in the address bar; opening that
     address again answered Starlette's bare "405 Method Not Allowed" instead of a page."""

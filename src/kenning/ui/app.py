@@ -557,7 +557,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         wanted = memory_id(request, form)
         base = str(form.get("base", ""))
 
-        def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None]:
+        def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None] | None:
+            if store.get(wanted) is None:  # forgotten meanwhile: as edit and forget say it
+                return None
             try:
                 # the text the person checked, as the page showed it: not a newer one
                 store.mark_reviewed(wanted, group_id="all", expected_version=base)
@@ -565,7 +567,10 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 return with_freshness(store, wanted)
             return None, None
 
-        changed, freshness = await call(work)
+        outcome = await call(work)
+        if outcome is None:
+            return page(request, "gone.html", 404, memory_id=wanted)
+        changed, freshness = outcome
         if changed is not None:
             return page(
                 request,
