@@ -321,6 +321,43 @@ def test_unterminated_pem_is_redacted_but_following_prose_kept() -> None:
     assert counts == {"private_key": 1}
 
 
+_KEY_LINES = (
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+    "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu",
+    "NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ",
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "newline", "after"),
+    [
+        # a service-account JSON cut short: its private_key string, newlines escaped
+        ('{"type": "service_account", "private_key": "', "\\n", ""),
+        # the same JSON escaped once more (a JSON string inside a JSON string, a log line)
+        ('"{\\"private_key\\": \\"', "\\\\n", ""),
+        ("KEY='", "\\r\\n", ""),
+        # URL-encoded (a query string, a form body)
+        ("key=", "%0A", "&next=1"),
+        # one line, the newlines turned into spaces (a terminal's wrapped copy, a chat)
+        ("key: ", " ", ""),
+    ],
+)
+def test_an_unterminated_key_block_loses_its_body_whatever_separates_its_lines(
+    before: str, newline: str, after: str
+) -> None:
+    begin = "-----BEGIN PRIVATE KEY-----"
+    out, counts = redact_secrets(before + begin + newline + newline.join(_KEY_LINES) + after)
+    assert counts == {"private_key": 1}
+    assert not any(line[:16] in out for line in _KEY_LINES), out
+    assert out.startswith(before) and out.endswith(after)
+
+
+def test_an_unterminated_key_block_on_one_line_keeps_the_prose_after_it() -> None:
+    text = "-----BEGIN PRIVATE KEY----- was pasted here by mistake; rotate it"
+    out, _ = redact_secrets(text)
+    assert out == f"{R('private_key')} was pasted here by mistake; rotate it"
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

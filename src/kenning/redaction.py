@@ -390,9 +390,16 @@ _PEM_BEGIN = lazy(r"-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = lazy(r"-----END ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----")
 # Body lines of an unterminated block: base64 runs, RFC 1421/4880 headers (Proc-Type: ...,
 # Version: ...), and the blank line after PGP armour headers (only before a whole-line run).
+# The lines of a key pasted as a string are not apart on lines of the text: a JSON string
+# (a service-account file cut short) separates them by an escaped newline ("\n", "\\n" once
+# escaped again), a URL by "%0A", a wrapped one-line copy by spaces (there only a run of 16
+# or more, so that the prose after a lone BEGIN line is kept).
 _PEM_BODY = lazy(
     r"(?:[ \t]*\r?\n(?:[ \t]*\r?\n(?=[ \t]*[A-Za-z0-9+/=]{8,}[ \t]*(?:\r?\n|$)))?[ \t]*"
-    r"(?:[A-Za-z0-9+/=]{5,}|[A-Za-z][A-Za-z-]*:[^\n]*))*"
+    r"(?:[A-Za-z0-9+/=]{5,}|[A-Za-z][A-Za-z-]*:[^\n]*)"
+    r"|(?:(?:\\+r)?\\+n){1,2}(?:[A-Za-z0-9+/=]{5,}|[A-Za-z][A-Za-z-]*:[^\\\n\"']*)"
+    r"|(?:(?:%0[Dd])?%0[Aa]){1,2}(?:[A-Za-z0-9+/=]|%2[BbFf]|%3[Dd]){5,}"
+    r"|[ \t]+[A-Za-z0-9+/=]{16,})*"
 )
 
 
