@@ -358,6 +358,41 @@ def test_an_unterminated_key_block_on_one_line_keeps_the_prose_after_it() -> Non
     assert out == f"{R('private_key')} was pasted here by mistake; rotate it"
 
 
+@pytest.mark.parametrize(
+    "element",
+    [
+        # .NET appSettings, Spring/Ant/Hibernate properties, Java properties as XML
+        '<add key="Password" value="{}" />',
+        '<add key="Smtp.ApiKey" value="{}"/>',
+        "<property name='db.password' value='{}'/>",
+        '<add value="{}" key="ClientSecret" />',
+        '<entry key="db.password">{}</entry>',
+        '<setting name="ApiToken" serializeAs="String">{}</setting>',
+    ],
+)
+def test_a_secret_named_by_an_xml_key_or_name_attribute_is_redacted(element: str) -> None:
+    out, counts = redact_secrets("web.config:\n  " + element.format("Hy6tB1qZr0"))
+    assert "Hy6tB1qZr0" not in out
+    assert out == "web.config:\n  " + element.format(R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        '<add key="RequirePassword" value="true" />',
+        '<add key="PasswordMinLength" value="12" />',
+        '<add key="MinPasswordLength" value="12" />',
+        '<property name="password" value="${db.password}"/>',
+        '<add key="ApiKey" value="" />',
+        '<entry key="db.password"></entry>',
+        '<add key="Greeting" value="hello" />',
+    ],
+)
+def test_xml_settings_that_hold_no_secret_are_kept(element: str) -> None:
+    assert redact_secrets(element) == (element, {})
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

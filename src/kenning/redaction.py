@@ -25,6 +25,7 @@ replaced once, under the more specific kind:
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
    ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML,
+   XML settings named by a key or name attribute (``<add key="Password" value="…"/>``),
    ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
    ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
@@ -622,6 +623,37 @@ _NAME_VALUE = lazy(
     re.IGNORECASE,
 )
 
+# A setting of an XML configuration file, named by its key or name attribute: .NET's
+# <add key="Password" value="…"/>, Spring's and Ant's <property name="db.password" value="…"/>
+# (either attribute first), and an element holding the value as its text
+# (<entry key="db.password">…</entry>). A tag is read up to 1024 characters.
+_XML_NAMED = (
+    rf"\b(?:key|name)[ \t]*=[ \t]*(?P<nq>[\"'])[A-Za-z0-9_.:\-]{{0,64}}{_SECRET_KEYWORD}(?P=nq)"
+)
+_XML_VALUE = r"\bvalue[ \t]*=[ \t]*(?:\"(?P<dq>[^\"<>\r\n]{1,1024})\"|'(?P<sq>[^'<>\r\n]{1,1024})')"
+_XML_TAG = r"<[A-Za-z][\w:.\-]{0,64}[ \t\r\n][^<>]{0,1024}?"
+_XML_SETTINGS = (
+    lazy(rf"{_XML_TAG}{_XML_NAMED}[^<>]{{0,1024}}?{_XML_VALUE}", re.IGNORECASE),
+    lazy(rf"{_XML_TAG}{_XML_VALUE}[^<>]{{0,1024}}?{_XML_NAMED}", re.IGNORECASE),
+    lazy(
+        rf"{_XML_TAG}{_XML_NAMED}[^<>]{{0,1024}}(?<!/)>[ \t]*(?P<val>[^<\s][^<\r\n]{{0,1023}})</",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _find_xml_settings(text: str) -> Iterator[_Hit]:
+    for pattern in _XML_SETTINGS:
+        for m in pattern.finditer(text):
+            group = next(
+                g for g in ("dq", "sq", "val") if g in pattern.groupindex and m.group(g) is not None
+            )
+            value = m.group(group)
+            end = m.start(group) + len(value.rstrip())
+            value = value.strip()
+            if value and not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
+                yield _Hit(m.start(group), end, "password_assignment", 1)
+
 
 # Every pattern of _find_assignments holds one of these stems of _SECRET_KEYWORD under the same
 # case-insensitive matching, so a text without any has no assignment to find; one scan for
@@ -1097,6 +1129,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             value = m.group("val").rstrip(".!?:)")
             if _looks_random(value):
                 yield _Hit(m.start("val"), m.start("val") + len(value), "password_assignment", 1)
+    if "<" in text and ("key" in lower or "name" in lower):
+        yield from _find_xml_settings(text)
     patterns = [_FLAG, _NAME_VALUE, _NETRC]
     if any(tool in lower for tool in _TOOLS):
         patterns.insert(2, _TOOL_PASSWORD)
