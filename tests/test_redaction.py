@@ -393,6 +393,46 @@ def test_xml_settings_that_hold_no_secret_are_kept(element: str) -> None:
     assert redact_secrets(element) == (element, {})
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a YAML block scalar (Helm values, Ansible vars, a Kubernetes manifest)
+        (
+            "db:\n  password: |\n    Hy6tB1qZr0\n  user: app",
+            "db:\n  password: |\n    {R}\n  user: app",
+        ),
+        ("api_key: >-\n  Hy6tB1qZr0\n  Lm2Xv9Kt4\nnext: 1", "api_key: >-\n  {R}\nnext: 1"),
+        # a plain scalar continued on the next line
+        ("smtp:\n  password:\n    Hy6tB1qZr0\n", "smtp:\n  password:\n    {R}\n"),
+        ("- client_secret:\n    'Hy6tB1qZr0'", "- client_secret:\n    '{R}'"),
+    ],
+)
+def test_a_yaml_secret_whose_value_starts_on_the_next_line_is_redacted(
+    text: str, expected: str
+) -> None:
+    out, counts = redact_secrets(text)
+    assert out == expected.replace("{R}", R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  min_length: 12\n  require_symbols: true",
+        "password:\n  - Hy6tB1qZr0\n  - Lm2Xv9Kt4",
+        "password: |\n  must be at least 12 characters long",
+        "password:\n  ${DB_PASSWORD}",
+        "secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162636465",
+        "password:\n# rotated monthly\nuser: app",
+        "Password:\n\nThe reset flow sends a link.",
+    ],
+)
+def test_yaml_that_starts_a_mapping_list_or_prose_after_a_secret_key_is_kept(
+    text: str,
+) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

@@ -24,7 +24,8 @@ replaced once, under the more specific kind:
 2. **Context** — kenning's rules for credentials whose value has no recognisable form, so
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
-   ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML,
+   ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML
+   (also a block scalar, ``password: |`` and the lines below),
    XML settings named by a key or name attribute (``<add key="Password" value="…"/>``),
    ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
@@ -655,6 +656,51 @@ def _find_xml_settings(text: str) -> Iterator[_Hit]:
                 yield _Hit(m.start(group), end, "password_assignment", 1)
 
 
+# A YAML value that starts on the line after its key: a block scalar ("password: |" or ">-",
+# then the indented lines) or a plain scalar continued there ("password:", then the value).
+# Its lines are those indented more than the key's line (blank lines between them kept).
+_YAML_BLOCK = lazy(
+    r"^(?P<indent>[ \t]{0,256})(?:-[ \t]+)?[\"']?"
+    rf"(?P<key>[A-Za-z0-9_.\-]{{0,64}}{_SECRET_KEYWORD})"
+    r"[\"']?[ \t]*:[ \t]*(?P<style>[|>][+\-]?[1-9]?[+\-]?)?[ \t]*(?:#[^\n]*)?\r?\n"
+    r"(?P<body>(?:[ \t]*\r?\n)*(?P=indent)[ \t]+[^\s#][^\n]*"
+    r"(?:(?:\r?\n[ \t]*)*\r?\n(?P=indent)[ \t]+[^\s][^\n]*)*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A line that starts a mapping or a list, not a scalar: "min_length: 12", "- item".
+_YAML_NOT_SCALAR = lazy(r"-(?:[ \t]|$)|[^\s:\"']{1,256}:(?:[ \t]|$)|[|>!&*%@`]")
+
+
+def _find_yaml_blocks(text: str) -> Iterator[_Hit]:
+    for m in _YAML_BLOCK.finditer(text):
+        body_start = m.start("body")
+        lines = [
+            (body_start + line.start(), line.group().rstrip())
+            for line in re.finditer(r"[^\r\n]+", m.group("body"))
+            if line.group().strip()
+        ]
+        block = m.group("style") is not None
+        if not lines or (
+            not block and (len(lines) > 1 or _YAML_NOT_SCALAR.match(lines[0][1].strip()))
+        ):
+            continue
+        start, first = lines[0]
+        start += len(first) - len(first.lstrip())
+        first = first.strip()
+        # judged as "key: value" on one line is (prose, a placeholder, a reference are kept)
+        said = f"{m.group('key')}: {first}"
+        found = _ASSIGNMENT.search(said)
+        hit = _assignment_hit(said, found) if found else None
+        if hit is None:
+            continue
+        offset = start - len(m.group("key")) - 2
+        if block and len(lines) > 1:
+            last_start, last = lines[-1]
+            yield _Hit(start, last_start + len(last), "password_assignment", 1)
+        else:
+            yield _Hit(hit.start + offset, hit.end + offset, "password_assignment", 1)
+
+
 # Every pattern of _find_assignments holds one of these stems of _SECRET_KEYWORD under the same
 # case-insensitive matching, so a text without any has no assignment to find; one scan for
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
@@ -1131,6 +1177,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 yield _Hit(m.start("val"), m.start("val") + len(value), "password_assignment", 1)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
+    if ":\n" in text or ":\r\n" in text or ": |" in text or ": >" in text:
+        yield from _find_yaml_blocks(text)
     patterns = [_FLAG, _NAME_VALUE, _NETRC]
     if any(tool in lower for tool in _TOOLS):
         patterns.insert(2, _TOOL_PASSWORD)
