@@ -433,6 +433,38 @@ def test_yaml_that_starts_a_mapping_list_or_prose_after_a_secret_key_is_kept(
     assert redact_secrets(text) == (text, {})
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The API key is {}.",
+        "the staging api key: {}",
+        "Our access token for the CI bot was {} until Monday",
+        "secret key = {}",
+        "the deploy key is '{}'",
+        "Personal access token: {}",
+    ],
+)
+def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
+    out, counts = redact_secrets(said.format("Hy6tB1qZr0Lm2Xv9"))
+    assert out == said.format(R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The API key is required for every request.",
+        "API key: see the dashboard",
+        "the access token is refreshed every hour",
+        "secret key rotation: quarterly",
+        "The API key is AKIA-style, never commit it",
+        "the auth token was ${AUTH_TOKEN}",
+    ],
+)
+def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
+    assert redact_secrets(said) == (said, {})
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

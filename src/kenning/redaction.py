@@ -701,6 +701,25 @@ def _find_yaml_blocks(text: str) -> Iterator[_Hit]:
             yield _Hit(hit.start + offset, hit.end + offset, "password_assignment", 1)
 
 
+# A key named in words, as a person writes it: "the API key is …", "secret key = …",
+# "the staging deploy key: …" (the value taken only when random: "the API key is required").
+_SPOKEN_KEY = lazy(
+    r"\b(?:api|secret|access|private|deploy|license|encryption|signing|master|client|app)"
+    r"[ \t]+key\b(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)[ \t]+)"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))",
+    re.IGNORECASE,
+)
+
+
+def _find_spoken_keys(text: str) -> Iterator[_Hit]:
+    for m in _SPOKEN_KEY.finditer(text):
+        group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+        value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
+        if _looks_random(value):
+            yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+
+
 # Every pattern of _find_assignments holds one of these stems of _SECRET_KEYWORD under the same
 # case-insensitive matching, so a text without any has no assignment to find; one scan for
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
@@ -1177,6 +1196,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
                 yield _Hit(m.start("val"), m.start("val") + len(value), "password_assignment", 1)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
+    if " key" in lower:
+        yield from _find_spoken_keys(text)
     if ":\n" in text or ":\r\n" in text or ": |" in text or ": >" in text:
         yield from _find_yaml_blocks(text)
     patterns = [_FLAG, _NAME_VALUE, _NETRC]
