@@ -143,6 +143,36 @@ def test_cli_import_redacts_every_field_and_reembeds(
     assert float(np.dot(stored.vector, leaked_vector)) < 0.9999
 
 
+def test_a_project_id_holding_a_token_is_stored_and_said_redacted(
+    project: Path, tmp_path: Path, minilm: Embedder
+) -> None:
+    # an export's group_id, or the project a caller names, is a stored field as well
+    record = {
+        "id": "01JIMPORTSECRET00000000002",
+        "content": "quincemarker: the release checklist lives in docs/release.md",
+        "collection": "discussions",
+        "type": "decision",
+        "group_id": f"ci-{GH}",
+        "stored_at": "2026-01-02T03:04:05+00:00",
+        "source": None,
+        "tags": [],
+        "metadata": {},
+    }
+    header = {"kenning_export": 1, "provenance": minilm.provenance.to_dict()}
+    export = tmp_path / "export.jsonl"
+    export.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    r = run_cli(project, "import", str(export))
+    assert r.returncode == 0, r.stderr
+    assert GH not in r.stdout and GH not in r.stderr
+    r = run_cli(project, "remember", "--project", f"ops-{GH}", "figmarker: rotate keys monthly")
+    assert r.returncode == 0, r.stderr
+    assert GH not in r.stdout and GH not in r.stderr
+    assert_no_secret(project, "quincemarker", "figmarker")
+    r = run_cli(project, "search", "--project", "all", "--json", "release checklist rotate keys")
+    assert r.returncode == 0, r.stderr
+    assert GH not in r.stdout and "[REDACTED:github_token]" in r.stdout
+
+
 SOLUTION_DOC = """---
 title: Payments webhook rejected
 track: bug

@@ -147,7 +147,7 @@ def _group_id(value: object, number: int) -> str:
         gid = check_group_id(text, f"line {number}")
     except UserInputError as exc:
         raise _Problem(f"group_id: {exc}") from None
-    if gid != text:
+    if text.strip() != text:
         raise _Problem(f"group_id {_show(text)} has blanks around it; write {_show(gid)}")
     return gid
 

@@ -401,16 +401,35 @@ def check_group_id(value: str, origin: str) -> str:
     if size > MAX_GROUP_ID_BYTES:
         raise refused(
             "the project id from ",
-            f" ({gid[:40]!r}…) is {size} bytes, over the limit: a project id is at most "
+            f" ({_shown_id(gid)[:40]!r}…) is {size} bytes, over the limit: a project id is at most "
             f"{MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo",
         )
     if not gid or means_every_project(gid) or _shown_only(gid) != gid:
         raise refused(
-            f"{value!r} (from ",
+            f"{_shown_id(value)!r} (from ",
             ") cannot be a project id: it must be a non-blank name like owner/repo without "
             "control or invisible characters, and 'all' is reserved for every project",
         )
-    return gid
+    # a project id is stored with every note, and said in messages: a credential pasted
+    # into one (a CI variable, an export's group_id) is redacted, for a read as for a write
+    return _shown_id(gid)
+
+
+#: A project id of short names (owner/repo, my-team/app-v2) that names no secret holds no
+#: credential: every token redaction finds has a longer run, and a password a '=', ':', '@'
+#: or its name. Only another id loads the redaction rules (~0.15 s), which a recall does
+#: not otherwise need.
+_PLAIN_ID = re.compile(r"(?:[A-Za-z0-9.\-]{0,15}[/_ ])*[A-Za-z0-9.\-]{0,15}")
+_NAMES_A_SECRET = re.compile(r"pass|pw|secret|token|key|auth|cred|bearer", re.IGNORECASE)
+
+
+def _shown_id(value: str) -> str:
+    """``value`` with any credential in it redacted."""
+    if _PLAIN_ID.fullmatch(value) and not _NAMES_A_SECRET.search(value):
+        return value
+    from .redaction import redact_secrets
+
+    return redact_secrets(value)[0]
 
 
 def means_every_project(group_id: str | None) -> bool:
