@@ -465,6 +465,53 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
     assert redact_secrets(said) == (said, {})
 
 
+_DISCORD_HOOK_TOKEN = "Xq9Zk4Vb7Lp2" * 5 + "AbCdEfGh"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (
+            "alerts go to https://discord.com/api/webhooks/1234567890123456789/"
+            + _DISCORD_HOOK_TOKEN,
+            _DISCORD_HOOK_TOKEN,
+            "discord_webhook",
+        ),
+        (
+            'DISCORD_WEBHOOK="https://discordapp.com/api/webhooks/123456789012345678/'
+            + _DISCORD_HOOK_TOKEN
+            + '"',
+            _DISCORD_HOOK_TOKEN,
+            "discord_webhook",
+        ),
+        (
+            "curl -H 'Authorization: OAuth ya29.a0AfB_" + "byC9kQ2mVb7LpW4sT1xZ" * 3 + "' …",
+            "byC9kQ2mVb7LpW4sT1xZ",
+            "google_oauth_token",
+        ),
+        (
+            '{"access_token": "ya29.c.b0Aaek' + "Q2mVb7LpW4sT1xZ9kQ" * 4 + '", "expires_in": 3599}',
+            "Q2mVb7LpW4sT1xZ9kQ",
+            "google_oauth_token",
+        ),
+    ],
+)
+def test_discord_webhooks_and_google_oauth_access_tokens_are_redacted(
+    text: str, secret: str, kind: str
+) -> None:
+    out, counts = redact_secrets(text)
+    assert secret not in out, out
+    assert kind in counts
+
+
+def test_a_discord_webhook_keeps_its_id_and_the_docs_url_is_kept() -> None:
+    url = "https://discord.com/api/webhooks/1234567890123456789/" + _DISCORD_HOOK_TOKEN
+    out, _ = redact_secrets(url)
+    assert out == "https://discord.com/api/webhooks/1234567890123456789/" + R("discord_webhook")
+    docs = "see https://discord.com/developers/docs/resources/webhook and ya29 tokens expire"
+    assert redact_secrets(docs) == (docs, {})
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

@@ -50,9 +50,10 @@ replaced once, under the more specific kind:
    registry's token set
    with ``npm``/``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password
    echoed into a command that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``,
-   ``--with-token``, a secret store's ``--data-file=-``); and four
+   ``--with-token``, a secret store's ``--data-file=-``); and six
    token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
-   ``sk-ant-``, Google OAuth ``GOCSPX-``, Stripe ``whsec_``).
+   ``sk-ant-``, Google OAuth ``GOCSPX-`` and ``ya29.``, Stripe ``whsec_``, a Discord
+   webhook's token).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
    prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM blocks are
    found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the scan
@@ -1815,12 +1816,25 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
         r"[ \t]*=[ \t]*(?P<pw>[A-Za-z0-9+/]{20,}={0,2})",
     ),
     ("azure_sas", r"(?i)[?&;]sig=(?P<pw>[A-Za-z0-9%+/=]{16,})"),
-    # Token formats gitleaks lacks (GOCSPX-, whsec_) or pins to one length (sk-ant-).
+    # Token formats gitleaks lacks (GOCSPX-, whsec_, below) or pins to one length (sk-ant-).
     ("anthropic_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-ant-[A-Za-z0-9_\-]{20,})"),
     ("google_oauth_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>GOCSPX-[A-Za-z0-9_\-]{24,40})"),
     ("stripe_webhook_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>whsec_[A-Za-z0-9+/=]{24,128})"),
     # OpenAI: sk-, sk-proj-, sk-svcacct-, sk-admin- and a random body of any length.
     ("openai_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-[A-Za-z0-9_\-]{20,})"),
+    # A Discord webhook's token (anyone holding the URL posts as the hook): gitleaks has
+    # Slack's and Teams' webhooks, not Discord's. The webhook's id stays.
+    (
+        "discord_webhook",
+        r"(?i)discord(?:app)?\.com/api(?:/v\d{1,2})?/webhooks/\d{17,20}/"
+        r"(?P<pw>[A-Za-z0-9_\-]{60,100})",
+    ),
+    # A Google OAuth access token (ya29.…, an hour's access to the account's APIs), its
+    # newer forms with dots inside ("ya29.c.b0Aaek…"); a sentence's full stop after it stays.
+    (
+        "google_oauth_token",
+        r"(?:^|[^A-Za-z0-9_\-.])(?P<pw>ya29\.[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+){0,8})",
+    ),
 )
 _re2_context_compiled: list[tuple[str, Any]] = []
 #: An RE2 set of the patterns above: one pass says which can match at all, so a text
@@ -1907,6 +1921,8 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                 continue
             if kind == "aws_secret" and len(token) != 40 and not _DIGIT_AND_LETTER.match(token):
                 continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
+            if kind == "google_oauth_token" and (len(token) < 30 or not _is_random(token)):
+                continue  # "ya29.c" in prose, not a token
             yield _Hit(m.start(1), m.end(1), kind, 0)
 
 
