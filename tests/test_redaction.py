@@ -512,6 +512,38 @@ def test_a_discord_webhook_keeps_its_id_and_the_docs_url_is_kept() -> None:
     assert redact_secrets(docs) == (docs, {})
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "r = requests.get(url, auth=('admin', '{}'))",
+        'session.auth = ("deploy", "{}")',
+        "requests.post(url, auth=HTTPBasicAuth('admin', '{}'))",
+        "HTTPDigestAuth(user, '{}')",
+        'aiohttp.BasicAuth(login="bot", password="{}")',
+        "httpx.BasicAuth('admin', '{}')",
+        "client.basic_auth('admin', '{}')",
+    ],
+)
+def test_a_password_given_to_an_http_client_as_its_basic_auth_pair_is_redacted(code: str) -> None:
+    out, counts = redact_secrets(code.format("Hy6tB1qZr0"))
+    assert out == code.format(R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "requests.get(url, auth=(user, password))",
+        "requests.get(url, auth=('admin', os.environ['PW']))",
+        "HTTPBasicAuth('admin', '')",
+        "auth=('${USER}', '${PASSWORD}')",
+        "auth=('user', 'pass')",
+    ],
+)
+def test_a_basic_auth_pair_without_a_literal_password_is_kept(code: str) -> None:
+    assert redact_secrets(code) == (code, {})
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

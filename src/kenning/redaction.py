@@ -721,6 +721,23 @@ def _find_spoken_keys(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
 
 
+# An HTTP client's basic-auth pair, the password a literal: requests' auth=('user', '…') and
+# HTTPBasicAuth('user', '…'), httpx's and aiohttp's BasicAuth, a client's basic_auth(…).
+_BASIC_AUTH_PAIR = lazy(
+    r"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP)?(?:Basic|Digest)Auth\(|\bbasic_auth\()[ \t]*"
+    r"(?:\"[^\"\r\n]{0,256}\"|'[^'\r\n]{0,256}'|[A-Za-z_][\w.]{0,128})[ \t]*,[ \t]*"
+    rf"(?:{_QUOTED_VALUE})[ \t]*\)",
+    re.IGNORECASE,
+)
+
+
+def _find_basic_auth_pairs(text: str) -> Iterator[_Hit]:
+    for m in _BASIC_AUTH_PAIR.finditer(text):
+        group = "dq" if m.group("dq") is not None else "sq"
+        if not _is_placeholder(m.group(group).strip()):
+            yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+
+
 # Every pattern of _find_assignments holds one of these stems of _SECRET_KEYWORD under the same
 # case-insensitive matching, so a text without any has no assignment to find; one scan for
 # them costs half of _ASSIGNMENT's search, and most notes hold none.
@@ -1164,6 +1181,8 @@ _BARE_PASS = lazy(r"(?<![\w\-])pass[ \t]*[:=：][ \t]*(?P<val>[^\s\"'`,;&]{1,102
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
     lower = text.lower()
+    if "auth" in lower:  # (a pair names no secret: HTTPBasicAuth('admin', '…'))
+        yield from _find_basic_auth_pairs(text)
     if _SECRET_STEM.search(text) is None and not any(word in lower for word in _RARE_STEMS):
         return
     pos = 0
