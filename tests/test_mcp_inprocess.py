@@ -471,3 +471,26 @@ async def test_a_tool_on_a_project_without_a_store_names_the_tool_that_creates_i
     text = refusal(await call(client, "forget", id="0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01"))
     assert "is empty; hooks_remember initialises it" in text, text
     assert "kenning remember" not in text, text
+
+
+async def test_an_unexpected_failure_is_logged_with_its_credentials_redacted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A library's exception can quote what it was handed (a DSN, a header): the tool error
+    was redacted, but the traceback logged to the server's stderr (which clients keep in
+    their MCP log files) held the password as it was."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from kenning.mcp_server import _tool_errors
+
+    password = "Hy6tB1q" + "Zr0Lm2"
+
+    async def hooks_stats() -> dict[str, Any]:
+        raise RuntimeError(f"could not connect to postgresql://app:{password}@db.internal/app")
+
+    with caplog.at_level("ERROR", logger="kenning.mcp"), pytest.raises(ToolError) as raised:
+        await _tool_errors(hooks_stats)()
+    assert password not in str(raised.value)
+    assert "hooks_stats failed" in caplog.text and "RuntimeError" in caplog.text
+    assert password not in caplog.text
+    assert "postgresql://app:[REDACTED:connection_string]@db.internal/app" in caplog.text

@@ -265,6 +265,17 @@ SEMANTIC_DESCRIPTION = (
 CREATING_TOOL = "hooks_remember"
 
 
+def _log_failure(what: str) -> None:
+    """Log the exception being handled, its traceback with credentials redacted: a library's
+    message can quote what it was handed (a DSN, a header), and clients keep the server's
+    stderr in their MCP log files."""
+    import traceback
+
+    from .redaction import redact_secrets
+
+    log.error("%s\n%s", what, redact_secrets(traceback.format_exc())[0].rstrip())
+
+
 def _tool_errors(func: F) -> F:
     """Turn kenning's failures into tool errors the model can read."""
 
@@ -279,7 +290,7 @@ def _tool_errors(func: F) -> F:
         except KenningError as exc:
             raise ToolError(_bounded(safe_message(str(exc)))) from exc
         except Exception as exc:
-            log.exception("%s failed", func.__name__)
+            _log_failure(f"{func.__name__} failed")
             raise ToolError(
                 _bounded(safe_message(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}"))
             ) from exc
@@ -1647,7 +1658,7 @@ def run(project_dir: Path | None = None) -> NoReturn:
         if _client_gone(exc):  # it closed its end while an answer was on the way: a disconnect
             log.info("the client closed the connection before an answer was written")
         else:
-            log.exception("the MCP server failed")
+            _log_failure("the MCP server failed")
             code = 1
     finally:
         logging.shutdown()
