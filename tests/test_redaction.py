@@ -544,6 +544,44 @@ def test_a_basic_auth_pair_without_a_literal_password_is_kept(code: str) -> None
     assert redact_secrets(code) == (code, {})
 
 
+_PPK_PRIVATE = (
+    "AAAAIQCwT5Hjz2nKsX8mQ9vL3rT6yU1pW4eR7tY0iO2aS5dF8gAAACEAyN3bV6cX9zL",
+    "2kJ4hG7fD0sA3pO6iU9yT2rE5wQ8AAAAIQDFk7Lm2Xv9Kt4Wp8Ys3Nd6Hf1Jb5Rc0Ge",
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_putty_private_key_loses_its_private_lines_and_mac(newline: str) -> None:
+    ppk = newline.join(
+        [
+            "PuTTY-User-Key-File-3: ssh-rsa",
+            "Encryption: none",
+            "Comment: deploy@ci",
+            "Public-Lines: 2",
+            "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1G",
+            "B4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvuNMoSfm76oqFvAp8Gy0iz",
+            "Private-Lines: 2",
+            *_PPK_PRIVATE,
+            "Private-MAC: 5a1e2c0b9f8d7e6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a",
+            "",
+            "then load it in Pageant",
+        ]
+    )
+    out, counts = redact_secrets(ppk)
+    assert not any(line[:16] in out for line in _PPK_PRIVATE), out
+    assert "5a1e2c0b9f8d7e6a" not in out
+    assert "Comment: deploy@ci" in out and "then load it in Pageant" in out
+    assert counts == {"private_key": 1}
+
+
+def test_a_putty_private_key_cut_short_loses_what_was_pasted() -> None:
+    out, counts = redact_secrets(
+        "PuTTY-User-Key-File-2: ssh-ed25519\nPrivate-Lines: 1\n" + _PPK_PRIVATE[0]
+    )
+    assert _PPK_PRIVATE[0][:16] not in out
+    assert counts == {"private_key": 1}
+
+
 def test_a_provider_rule_outranks_the_context_around_it() -> None:
     # The token is inside an assignment: one marker, named for what the token is.
     assert redact_secrets(f"GITHUB_TOKEN={GH}") == (

@@ -426,6 +426,25 @@ def _find_private_keys(text: str) -> Iterator[_Hit]:
         yield _Hit(begin.start(), pos, "private_key", 0)
 
 
+# A PuTTY private key (.ppk): after "Private-Lines: N", the private key's base64 lines and
+# the MAC that checks them (the header, the comment and the public lines are kept; with
+# "Encryption: none" the lines are the key itself). A key pasted partly loses what is there.
+_PPK_PRIVATE = lazy(
+    r"^[ \t]*Private-Lines:[ \t]*\d{1,4}[ \t]*\r?\n"
+    r"(?P<body>[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?=\r?\n|$)"
+    r"(?:\r?\n[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?=\r?\n|$))*"
+    r"(?:\r?\n[ \t]*Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]*)?)",
+    re.MULTILINE,
+)
+
+
+def _find_putty_keys(text: str) -> Iterator[_Hit]:
+    if "Private-Lines:" not in text:
+        return
+    for m in _PPK_PRIVATE.finditer(text):
+        yield _Hit(m.start("body"), m.end("body"), "private_key", 0)
+
+
 # -- values that are placeholders or references, not secrets -----------------------------------
 
 _PLACEHOLDER = lazy(
@@ -2148,6 +2167,7 @@ def _find_auth_blobs(text: str) -> Iterator[_Hit]:
 
 _FINDERS = (
     _find_private_keys,
+    _find_putty_keys,
     _find_auth_blobs,
     _find_xml_elements,
     _find_kubernetes_secret_data,
