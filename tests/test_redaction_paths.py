@@ -203,6 +203,29 @@ def test_cli_seed_solutions(project: Path) -> None:
     assert_no_secret(project, "AuthenticationError", "Rotate the key")
 
 
+YAML_PW = "Zr8TqLm2" + "Vx9KpWq"
+
+
+def test_seed_solutions_redacts_a_doc_before_it_joins_its_lines(project: Path) -> None:
+    """A solution doc's fix is made one line: redacted only afterwards, a secret that its
+    layout on lines made known (a YAML block's password, its key and value no longer on
+    their own lines) was stored."""
+    doc = project / "docs" / "solutions" / "db" / "login.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(
+        "---\ntitle: Database login refused\ntrack: bug\nproblem: login refused\n---\n"
+        "# Database login refused\n\n```\nFATAL: password authentication failed\n```\n\n"
+        f"## Fix\n\nvalues.yaml had:\n\n```yaml\ndb:\n  password: |\n    {YAML_PW}\n```\n",
+        encoding="utf-8",
+    )
+    r = run_cli(project, "seed-solutions", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["seeded"] == 1
+    raw = raw_store(project)
+    assert b"authentication failed" in raw and b"values.yaml had" in raw
+    assert YAML_PW.encode() not in raw
+
+
 @pytest.mark.anyio
 async def test_mcp_hooks_remember(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "mcp.log") as session:

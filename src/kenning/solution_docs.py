@@ -506,6 +506,12 @@ def parse_solution_doc(
         return DocOutcome(
             path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
         )
+    from .redaction import redact_secrets  # (RE2 and the rules load on first use)
+
+    # Redacted here, as written: the entry joins the fix's lines into one, and a secret that
+    # only its layout on lines makes known (a YAML block's password under its key) is no
+    # longer one redaction can know (the write path redacts the entry again: no change).
+    content = redact_secrets(content)[0]
     blocks = _blocks(content)
     section = _fix_section(blocks)
     if section is None:
@@ -514,8 +520,8 @@ def parse_solution_doc(
     if not fix:
         return DocOutcome(path, skipped_reason="empty ## Fix or ## Solution section")
 
-    problem = _meta_text(meta, "problem")
-    title = _meta_text(meta, "title")
+    problem = redact_secrets(_meta_text(meta, "problem"))[0]
+    title = redact_secrets(_meta_text(meta, "title"))[0]
     if not title:
         heading = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
         title = one_line(heading) or path.stem
