@@ -226,6 +226,22 @@ def test_seed_solutions_redacts_a_doc_before_it_joins_its_lines(project: Path) -
     assert YAML_PW.encode() not in raw
 
 
+def test_a_ruvector_error_record_is_redacted_before_its_lines_are_joined(project: Path) -> None:
+    """ruvector's error records become one-line ERROR-FIX entries: redacted only once
+    joined, a fix whose secret only its lines give away (a YAML block) was stored."""
+    folder = project / ".ruvector"
+    folder.mkdir()
+    fix = f"set it in values.yaml:\ndb:\n  password: |\n    {YAML_PW}\n(kiwirecord)"
+    errors = {"FATAL: password authentication failed for user app": [{"fix": fix}]}
+    (folder / "intelligence.json").write_text(json.dumps({"memories": [], "errors": errors}))
+    r = run_cli(project, "import", "--from", "ruvector", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["imported"] == 1
+    raw = raw_store(project)
+    assert b"kiwirecord" in raw
+    assert YAML_PW.encode() not in raw
+
+
 @pytest.mark.anyio
 async def test_mcp_hooks_remember(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "mcp.log") as session:

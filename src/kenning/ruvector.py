@@ -275,7 +275,11 @@ def read_store(path: Path) -> RuvectorStore:
                 if isinstance(fix.get("file"), str) and fix["file"].strip():
                     metadata["ruvector_file"] = fix["file"]
                 when = _timestamp(fix.get("recorded"), milliseconds=True)
-            entry_text = ErrorFixEntry(signature=signature, fix=text).format()
+            # redacted as written: the entry is one line, and a secret only its lines give
+            # away (a YAML block's password under its key) is not known once they are joined
+            entry_text = ErrorFixEntry(
+                signature=redact_secrets(signature)[0], fix=redact_secrets(text)[0]
+            ).format()
             add(
                 NewMemory(entry_text, "error_fix", metadata=metadata, stored_at=when),
                 f"{where}[{k}]",
