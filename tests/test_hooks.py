@@ -1236,3 +1236,25 @@ def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStor
     (line,) = said
     assert line.startswith("project acme/gadgets has no memories in this store"), line
     assert "1 under acme/widgets" in line and "KENNING_PROJECT=acme/widgets" in line, line
+
+
+def test_session_start_says_all_it_has_to_say_in_one_stderr_line(
+    store: MemoryStore, cold_cache: Path
+) -> None:
+    """After a rename, with the model cache being built, session start wrote two lines on
+    stderr (where the others name the projects, then the cache): a hook says one."""
+    from .conftest import git
+
+    assert store.remember(UTC_RULE, "rule").ok
+    root = store.project.root
+    git(root, "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git")
+    files = minilm.locate_model()
+    sha = minilm.weights_sha256(files.weights, cold_cache)
+    lock = minilm._CachePaths.for_weights(cold_cache, sha).lock
+    env = {"KENNING_CACHE_DIR": str(cold_cache)}
+    with minilm._file_lock(lock):  # a builder at work: the cache is cold, none is started
+        proc = run_hook("session-start", payload("session_start_startup", root), root, env)
+    assert proc.returncode == 0 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("kenning hook session-start: project acme/gadgets has no memories")
+    assert "KENNING_PROJECT=acme/widgets" in line and BUILDING in line

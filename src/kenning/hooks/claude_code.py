@@ -485,12 +485,21 @@ def _from_raw(
 # --------------------------------------------------------------------------------------------
 
 
-def _diagnose(stderr: IO[str], event: str, message: str) -> None:
+def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
+    """Say ``messages`` (the empty ones left out) on one line of ``stderr``, ``; `` between
+    them, each cut to :data:`_DIAGNOSTIC_CHARS` characters; nothing when all are empty."""
     from ..render import safe_message
 
-    line = " ".join(safe_message(message).split())
-    if len(line) > _DIAGNOSTIC_CHARS:
-        line = line[: _DIAGNOSTIC_CHARS - 1] + "…"
+    parts = []
+    for message in messages:
+        part = " ".join(safe_message(message).split())
+        if len(part) > _DIAGNOSTIC_CHARS:
+            part = part[: _DIAGNOSTIC_CHARS - 1] + "…"
+        if part:
+            parts.append(part)
+    if not parts:
+        return
+    line = "; ".join(parts)
     try:
         stderr.write(f"kenning hook {event}: {line}\n")
         stderr.flush()
@@ -549,17 +558,18 @@ def run(
     stdin = stdin if stdin is not None else getattr(sys.stdin, "buffer", None) or io.BytesIO()
     stdout = stdout if stdout is not None else sys.stdout or io.StringIO()
     stderr = stderr if stderr is not None else sys.stderr or io.StringIO()
+    said: list[str] = []  # what went wrong on the way: said with the rest, on one line
     if budget is None:
         seconds, problem = config.hook_timeout(DEFAULT_BUDGET_SECONDS)
         if problem:  # fail open, but say why
-            _diagnose(stderr, event, problem)
+            said.append(problem)
     else:
         seconds = budget
     warnings = _Warnings()
     root = logging.getLogger()
     root.addHandler(warnings)
     try:
-        return _run(event, stdin, stdout, stderr, seconds, warnings)
+        return _run(event, stdin, stdout, stderr, seconds, warnings, said)
     finally:
         root.removeHandler(warnings)
 
@@ -578,12 +588,18 @@ def _run(
     stderr: IO[str],
     seconds: float,
     warnings: _Warnings,
+    said: list[str],
 ) -> bool:
+    """The hook's work; everything it has to say (``said`` on the way: a bad budget, a
+    re-seed that failed, the notes under another project id, a cold model cache; its
+    diagnosis; what was logged) is said on one line of ``stderr`` at the end."""
+
+    def diagnose(message: str) -> None:
+        _diagnose(stderr, event, *list(said), warnings.said_with(message))
+
     if _is_terminal(stdin):  # typed by hand: no input will come, only the budget's end
         example = '"cwd": "."' + (', "prompt": "…"' if event == "prompt-submit" else "")
-        _diagnose(
-            stderr,
-            event,
+        diagnose(
             f"the hook input is read from stdin, which is a terminal (Claude Code pipes it "
             f"in); to try the hook, pipe it: echo '{{{example}}}' | kenning hook {event}",
         )
@@ -595,7 +611,7 @@ def _run(
             outcome["output"] = _from_raw(
                 event,
                 _read_input(stdin),
-                lambda message: _diagnose(stderr, event, message),
+                said.append,
                 lambda listing: outcome.setdefault("listed", listing),
             )
         except BaseException as exc:  # a hook must never fail the session
@@ -607,43 +623,34 @@ def _run(
     if worker.is_alive():
         listed = outcome.get("listed")
         if listed:  # the re-seed is what outlasted the budget: the listing made before it
-            _diagnose(
-                stderr,
-                event,
-                warnings.said_with(
-                    f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
-                    "they wait for the next session (or `kenning seed-solutions --changed-only`, "
-                    "which has no time limit)"
-                ),
+            diagnose(
+                f"re-seeding changed solution docs outlasted {seconds:g} s ({BUDGET_ENV}); "
+                "they wait for the next session (or `kenning seed-solutions --changed-only`, "
+                "which has no time limit)"
             )
             with contextlib.suppress(OSError, ValueError):
                 stdout.write(_hook_output(event, listed))
                 stdout.flush()
             return False
-        _diagnose(
-            stderr,
-            event,
-            warnings.said_with(
-                f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
-                "recalled memories"
-            ),
+        diagnose(
+            f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
+            "recalled memories"
         )
         return False
     error = outcome.get("error")
     if error is not None:
-        message = warnings.said_with(_describe(error))
-        if message:
-            _diagnose(stderr, event, message)
+        diagnose(_describe(error))
         return True
-    if warnings.messages:  # the hook did its work; what went wrong on the way, in one line
-        _diagnose(stderr, event, warnings.said_with(""))
+    # the hook did its work; what went wrong on the way, if anything, in one line
+    problem = ""
     output = outcome.get("output") or ""
     if output:
         try:
             stdout.write(output)
             stdout.flush()
         except (OSError, ValueError) as exc:
-            _diagnose(stderr, event, f"could not write the context: {exc}")
+            problem = f"could not write the context: {exc}"
+    diagnose(problem)
     return True
 
 
