@@ -1258,3 +1258,26 @@ def test_session_start_says_all_it_has_to_say_in_one_stderr_line(
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("kenning hook session-start: project acme/gadgets has no memories")
     assert "KENNING_PROJECT=acme/widgets" in line and BUILDING in line
+
+
+@pytest.mark.parametrize(
+    ("event", "ran_for"),
+    [("session-start", "UserPromptSubmit"), ("prompt-submit", "UserPromptExpansion")],
+)
+def test_a_hook_run_for_another_event_adds_nothing(
+    seeded: MemoryStore, event: str, ran_for: str
+) -> None:
+    """`kenning hook session-start` wired under UserPromptSubmit printed its listing as
+    SessionStart's output, which Claude Code refuses with an error at every prompt ("Hook
+    returned incorrect event name"): a hook run for an event it is not for says so instead."""
+    root = seeded.project.root
+    data = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": ran_for,
+        "source": "startup",
+        "prompt": "sqlite3.OperationalError: database is locked",
+    }
+    proc = run_hook(event, json.dumps(data).encode(), root)
+    assert_silent_failure(proc, f"ran it for {ran_for}")
+    assert claude_code.EVENTS[event] in proc.stderr

@@ -39,6 +39,10 @@ in a checkout).
 Both mark a memory whose files changed since it was written ``stale="true"`` and rank it
 below fresh ones (:mod:`kenning.freshness`).
 
+A hook run for another event than its own (the payload's ``hook_event_name``: a hook
+registered under the wrong event) adds nothing: Claude Code refuses output that names
+another event.
+
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 ``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
@@ -393,6 +397,14 @@ def context_for(
         raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
     if not isinstance(payload, dict):
         raise HookSkip(f"the hook input is not a JSON object but {type(payload).__name__}")
+    ran_for = payload.get("hook_event_name")
+    if isinstance(ran_for, str) and ran_for != EVENTS[event]:
+        # Claude Code refuses output that names another event than the one the hook ran
+        # for ("Hook returned incorrect event name"): a hook wired under the wrong event
+        raise HookSkip(
+            f"this is the {EVENTS[event]} hook, but Claude Code ran it for {ran_for}; register "
+            f"`kenning hook {event}` under {EVENTS[event]} (kenning install claude-code)"
+        )
     if event == "prompt-submit":
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
