@@ -1281,3 +1281,40 @@ def test_a_hook_run_for_another_event_adds_nothing(
     proc = run_hook(event, json.dumps(data).encode(), root)
     assert_silent_failure(proc, f"ran it for {ran_for}")
     assert claude_code.EVENTS[event] in proc.stderr
+
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+LEAKY_FIX = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: connect with "
+    f"aws_access_key_id {AWS_KEY} and password=hunter2hunter2 then enable WAL mode"
+)
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt-submit"])
+def test_a_secret_another_tool_stored_is_not_given_to_the_agent(
+    store: MemoryStore, event: str
+) -> None:
+    """kenning redacts what it stores, but another writer of the store (a ruvector hook, an
+    older version) may not: the hooks put such a note's credentials into the agent's
+    context as they were."""
+    import sqlite3
+
+    assert store.remember(SQLITE_FIX, "error_fix").ok
+    conn = sqlite3.connect(store.backend.location)  # another tool writing the row
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT 'leaky-1', ?, collection, "
+        "type, group_id, stored_at, 'leaky-hash', source, tags, metadata, embedding "
+        "FROM memories",
+        (LEAKY_FIX,),
+    )
+    conn.commit()
+    conn.close()
+    name = "session_start_startup" if event == "session-start" else "prompt_submit_error"
+    proc = run_hook(event, payload(name, store.project.root), Path("/"))
+    context = context_of(proc, claude_code.EVENTS[event])
+    texts = [text for text, _ in findings(context)]
+    leaky = [text for text in texts if "connect with" in text]
+    assert leaky, texts  # the note is still given …
+    assert AWS_KEY not in context and "hunter2" not in context  # … without its credentials
+    assert "[REDACTED:" in leaky[0]

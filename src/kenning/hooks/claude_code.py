@@ -37,7 +37,8 @@ in a checkout).
   the model is loaded only when one did). A project never seeded is not seeded here.
 
 Both mark a memory whose files changed since it was written ``stale="true"`` and rank it
-below fresh ones (:mod:`kenning.freshness`).
+below fresh ones (:mod:`kenning.freshness`), and redact the credentials in a memory another
+writer of the store left there (:func:`kenning.redaction.redact_secrets`).
 
 A hook run for another event than its own (the payload's ``hook_event_name``: a hook
 registered under the wrong event) adds nothing: Claude Code refuses output that names
@@ -308,6 +309,15 @@ def _start_model_build() -> None:
     )
 
 
+def _shown(content: str) -> str:
+    """A memory's text as the agent is given it: its credentials redacted. kenning redacts
+    what it stores, but not every writer of a store does (another tool's hooks, an older
+    version); redacted before the budget cuts it (a cut token no longer matches)."""
+    from ..redaction import redact_secrets
+
+    return redact_secrets(content)[0]
+
+
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
     from ..render import render_recall
 
@@ -317,7 +327,7 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
     result = store.recall_many(queries)
-    findings = [(hit.memory.content, hit.score, hit.stale) for hit in result.hits]
+    findings = [(_shown(hit.memory.content), hit.score, hit.stale) for hit in result.hits]
     return render_recall(findings, context="debugging" if result.is_error else "work")
 
 
@@ -360,7 +370,7 @@ def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
             age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
         )
         # a stale memory ranks below fresh ones of its group (the stale penalty)
-        return m.content, recency - penalty if stale else recency, stale
+        return _shown(m.content), recency - penalty if stale else recency, stale
 
     listed: list[list[tuple[str, float, bool]]] = []
     for group in groups:
