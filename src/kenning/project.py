@@ -13,6 +13,7 @@ Rules (SPEC §2):
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import unicodedata
@@ -423,8 +424,10 @@ _PLAIN_ID = re.compile(r"(?:[A-Za-z0-9.\-]{0,15}[/_ ])*[A-Za-z0-9.\-]{0,15}")
 _NAMES_A_SECRET = re.compile(r"pass|pw|secret|token|key|auth|cred|bearer", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)
 def _shown_id(value: str) -> str:
-    """``value`` with any credential in it redacted."""
+    """``value`` with any credential in it redacted (once per id: an import checks the id of
+    every line, and ids repeat; a long one cost ~40 µs a line to redact again)."""
     if _PLAIN_ID.fullmatch(value) and not _NAMES_A_SECRET.search(value):
         return value
     from .redaction import redact_secrets
