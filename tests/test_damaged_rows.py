@@ -44,6 +44,13 @@ VICTIM = 3
 
 _nan = np.full(384, 0.05, dtype=np.float32)
 _nan[7] = np.nan
+
+
+class NotUtf8Text(bytes):
+    """Bytes written as a TEXT value (another writer's): SQLite keeps them, and reading
+    them as text failed the whole query ("Could not decode to UTF-8 column")."""
+
+
 DAMAGE: dict[str, tuple[str, Any]] = {
     "vector-short": ("embedding", b"\x00\x11\x22\x33"),
     "vector-nan": ("embedding", _nan.tobytes()),
@@ -59,6 +66,13 @@ DAMAGE: dict[str, tuple[str, Any]] = {
     "group-id-a-blob": ("group_id", b"acme/widgets"),
     "type-a-blob": ("type", b"context"),
 }
+#: Text that is not UTF-8: skipped by reads and named by doctor like the damage above (the
+#: SQL that counts rows whose fields surely decode cannot tell it, so the page's stale
+#: filter counts such a row: not part of DAMAGE).
+NOT_UTF8: dict[str, tuple[str, Any]] = {
+    "content-not-utf8": ("content", NotUtf8Text(b"ERROR: caf\xe9 \xff\xfe")),
+    "type-not-utf8": ("type", NotUtf8Text(b"cont\xe9xt")),
+}
 VECTOR_DAMAGE = {k for k, (column, _) in DAMAGE.items() if column == "embedding"}
 
 
@@ -72,9 +86,10 @@ def damaged(
         result = store.remember(text, "context")
         assert result.status == "stored" and result.id
         ids.append(result.id)
-    column, value = DAMAGE[request.param]
+    column, value = {**DAMAGE, **NOT_UTF8}[request.param]
     conn = sqlite3.connect(store.backend.location, isolation_level=None)
-    conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, ids[VICTIM]))
+    mark = "CAST(? AS TEXT)" if isinstance(value, NotUtf8Text) else "?"
+    conn.execute(f"UPDATE memories SET {column} = {mark} WHERE id = ?", (value, ids[VICTIM]))
     conn.close()
     with open_store(cwd=store.project.root, embedder=minilm, create=False) as reopened:
         yield reopened, ids[VICTIM], request.param
@@ -640,3 +655,22 @@ def test_reembed_progress_ends_at_its_total(
     assert calls, "no progress at all"
     done, total = calls[-1]
     assert done == total == store.count(group_id="all", readable=True), calls
+
+
+@pytest.mark.parametrize("damaged", list(NOT_UTF8), indirect=True)
+def test_a_row_whose_text_is_not_utf8_is_skipped_and_named(
+    damaged: tuple[MemoryStore, str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every read of such a store failed ("Could not decode to UTF-8 column 'content'"):
+    browse, recall, export, the hooks; doctor said only that the rows cannot be read."""
+    store, bad, kind = damaged
+    column = NOT_UTF8[kind][0]
+    with caplog.at_level(logging.WARNING):
+        listed = [m.id for m in store.browse(group_id="all")]
+    assert bad not in listed and len(listed) == len(NOTES) - 1
+    (warning,) = _warned(caplog, bad)
+    assert f"its {column} is not UTF-8 text" in warning
+    store.stats(group_id="all")  # counts what it can read (a type not UTF-8 is no type)
+    rows = run_doctor(cwd=store.project.root).check("rows")
+    assert rows.status == "failed" and bad in rows.message, rows
+    assert f"{column} is not UTF-8 text" in rows.message and "kenning forget" in (rows.fix or "")

@@ -1318,3 +1318,37 @@ def test_a_secret_another_tool_stored_is_not_given_to_the_agent(
     assert leaky, texts  # the note is still given …
     assert AWS_KEY not in context and "hunter2" not in context  # … without its credentials
     assert "[REDACTED:" in leaky[0]
+
+
+@pytest.mark.parametrize(
+    ("event", "column"),
+    [("session-start", "content"), ("prompt-submit", "content"), ("prompt-submit", "type")],
+)
+def test_a_row_whose_text_is_not_utf8_is_skipped_alone(
+    seeded: MemoryStore, event: str, column: str
+) -> None:
+    """Another writer left a row whose text is not UTF-8: both hooks gave up on every run
+    ("skipped after an unexpected OperationalError: Could not decode to UTF-8 column
+    'content'"), the whole store's notes lost for one row, where a row damaged otherwise
+    is skipped alone."""
+    import sqlite3
+
+    values = {"content": "'ERROR-FIX: x | FIX: y'", "type": "type"}
+    values[column] = "CAST(x'4552524f523a20fffe41' AS TEXT)"  # "ERROR: \xff\xfeA"
+    conn = sqlite3.connect(seeded.backend.location)  # another tool writing the row
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT 'not-utf8', "
+        f"{values['content']}, collection, {values['type']}, group_id, ?, 'not-utf8-hash', "
+        "source, tags, metadata, embedding FROM memories WHERE content = ?",
+        ((utc_now()).isoformat(), SQLITE_FIX),
+    )
+    conn.commit()
+    conn.close()
+    name = "session_start_startup" if event == "session-start" else "prompt_submit_error"
+    proc = run_hook(event, payload(name, seeded.project.root), Path("/"))
+    found = [text for text, _ in findings(context_of(proc, claude_code.EVENTS[event]))]
+    assert SQLITE_FIX in found
+    (line,) = proc.stderr.strip().splitlines()
+    assert "skipped the damaged memory 'not-utf8'" in line and f"its {column}" in line, line
+    assert "unexpected" not in line

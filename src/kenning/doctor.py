@@ -254,10 +254,11 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
     """A read-only connection, and whether the store's folder could not be written: a WAL
     store is then read as an immutable file, as kenning's reads do (SQLite cannot create
     the ``-shm`` it reads through)."""
-    from .backends.sqlite import is_read_only_error
+    from .backends.sqlite import decode_text, is_read_only_error
 
     uri = path.resolve().as_uri()
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    conn.text_factory = decode_text  # a row whose text is not UTF-8 is named, as kenning reads it
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
         return conn, False
@@ -266,6 +267,7 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
         if not is_read_only_error(exc, path):
             raise
     conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S)
+    conn.text_factory = decode_text
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return conn, True
 

@@ -305,11 +305,28 @@ class RowDamage(ValueError):
         self.reason = reason
 
 
+class NotUtf8(bytes):
+    """A stored text value that is not UTF-8 (another writer's), as its bytes: SQLite's
+    default decoding raised for it, and the whole query with it (every note lost for one
+    row), where a row damaged otherwise is skipped alone."""
+
+
+def decode_text(data: bytes) -> str | bytes:
+    """How the connection reads a TEXT value: as ``str``, or, not UTF-8, as :class:`NotUtf8`
+    (which :func:`decode_memory` reports as the row's damage)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8(data)
+
+
 def _kind(value: object) -> str:
     return "empty" if value is None else f"a {type(value).__name__}"
 
 
 def _text_column(value: object, column: str) -> str:
+    if isinstance(value, NotUtf8):
+        raise RowDamage(column, "is not UTF-8 text")
     if not isinstance(value, str):
         raise RowDamage(column, f"is {_kind(value)}, not text")
     return value
@@ -331,8 +348,7 @@ def decode_memory(row: Sequence[object]) -> Memory:
         when = parse_timestamp(stored_at)
     except (ValueError, OverflowError):
         raise RowDamage("stored_at", f"{stored_at[:40]!r} is not an ISO 8601 time") from None
-    if row[7] is not None and not isinstance(row[7], str):
-        raise RowDamage("source", f"is {_kind(row[7])}, not text")
+    source = None if row[7] is None else _text_column(row[7], "source")
     # most notes have neither tags nor metadata: skip the JSON parser for the empty forms
     tags = [] if row[8] == "[]" else _json_column(row[8], "tags")
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
@@ -359,7 +375,7 @@ def decode_memory(row: Sequence[object]) -> Memory:
         group_id=_text_column(row[4], "group_id"),
         stored_at=when,
         content_hash=_text_column(row[6], "content_hash"),
-        source=row[7],
+        source=source,
         tags=tuple(tags),
         metadata=metadata,
         last_seen_at=last_seen,
@@ -487,7 +503,8 @@ def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> d
         "GROUP BY group_id ORDER BY n DESC, group_id LIMIT ?",
         (limit,),
     ).fetchall()
-    return {str(r[0]): int(r[1]) for r in rows}
+    # (a project id that is not UTF-8 text, another writer's, names no project to point to)
+    return {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
 
 
 class _LexicalStats:
@@ -668,6 +685,7 @@ class SQLiteBackend:
             )
         except sqlite3.Error as exc:
             raise KenningError(_cannot_open(self.path, exc)) from None
+        self._connection.text_factory = decode_text
         self._identity = _file_identity(self.path)
         self._damaged_seen = None  # data_version counts this connection's view only
         #: The full-text index's tables this store lost (its rows are intact: it opens, to
@@ -1351,7 +1369,11 @@ class SQLiteBackend:
                 "GROUP BY collection, type",
                 params,
             ).fetchall()
-        return {(r[0], r[1]): int(r[2]) for r in rows}
+        # (a collection or type that is not UTF-8 text, another writer's, is no kind of note:
+        # its rows are damaged, skipped by every read and named by `kenning doctor`)
+        return {
+            (r[0], r[1]): int(r[2]) for r in rows if isinstance(r[0], str) and isinstance(r[1], str)
+        }
 
     def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
         with self._lock, self._snapshot():
