@@ -9,6 +9,7 @@ leaves the store half re-embedded; ``doctor`` finds it and says how to fix it.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sqlite3
@@ -674,3 +675,40 @@ def test_a_row_whose_text_is_not_utf8_is_skipped_and_named(
     rows = run_doctor(cwd=store.project.root).check("rows")
     assert rows.status == "failed" and bad in rows.message, rows
     assert f"{column} is not UTF-8 text" in rows.message and "kenning forget" in (rows.fix or "")
+
+
+def _first_reads(store: MemoryStore, bad: str) -> dict[str, Any]:
+    """Each read a store can meet such a row with first (the connection reads text with
+    SQLite's own decoding until it meets text that is not UTF-8): what it gives, and what
+    it gives when the damaged row is left out alone."""
+    readable = len(NOTES) - 1
+    return {
+        "recall": (lambda: [h.memory.id for h in store.recall(NOTES[0], top_k=10).hits], None),
+        "search": (
+            lambda: [r.memory.id for r in store.search(NOTES[0], group_id="all").results],
+            None,
+        ),
+        "export": (
+            lambda: export_memories(store, io.StringIO(), group_id="all").exported,
+            readable,
+        ),
+        "newest": (lambda: len(store.newest(len(NOTES), group_id="all")), readable),
+        "get": (lambda: store.get(bad), None),
+    }
+
+
+@pytest.mark.parametrize("read", ["recall", "search", "export", "newest", "get"])
+@pytest.mark.parametrize("damaged", ["content-not-utf8"], indirect=True)
+def test_the_first_read_to_meet_text_not_utf8_skips_that_row_alone(
+    damaged: tuple[MemoryStore, str, str], read: str
+) -> None:
+    """Text is read with SQLite's own decoding (the fast path) until a query meets text that
+    is not UTF-8: that query is made again, text checked, and the row is skipped alone
+    rather than the query failing with "Could not decode to UTF-8"."""
+    store, bad, _ = damaged
+    run, expected = _first_reads(store, bad)[read]
+    result = run()
+    if isinstance(result, list):
+        assert result and bad not in result, result
+    else:
+        assert result == expected
