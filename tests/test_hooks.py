@@ -1352,3 +1352,43 @@ def test_a_row_whose_text_is_not_utf8_is_skipped_alone(
     (line,) = proc.stderr.strip().splitlines()
     assert "skipped the damaged memory 'not-utf8'" in line and f"its {column}" in line, line
     assert "unexpected" not in line
+
+
+def _foreign_row(store: MemoryStore, memory_id: str, content: str, stored_at: str) -> None:
+    """A row another writer of the store left (its own clock, its own checks), a copy of
+    the SQLite fix's row but for its id, text and time (the vector kept: recall meets it)."""
+    import sqlite3
+
+    conn = sqlite3.connect(store.backend.location)
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT ?, ?, collection, "
+        "'error_fix', group_id, ?, ?, source, tags, metadata, embedding "
+        "FROM memories WHERE content = ?",
+        (memory_id, content, stored_at, f"{memory_id}-hash", SQLITE_FIX),
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_row_stored_in_the_future_is_not_the_newest_for_ever(seeded: MemoryStore) -> None:
+    """A row stamped years ahead (another writer's clock, or damage) sorted first at every
+    session start with the recency of a note stored today, an error fix of the project
+    pushed out for it, until that date came; kenning refuses such a time when it stores one.
+    A time within that tolerance (a clock a little ahead) is a new note, as recall's decay
+    takes it."""
+    root = seeded.project.root
+    ahead = "ERROR-FIX: TimeoutError: deploy hung | FIX: raise the deploy timeout to 600 s"
+    _foreign_row(seeded, "from-the-future", ahead, (utc_now() + timedelta(days=3650)).isoformat())
+    proc = run_hook("session-start", payload("session_start_startup", root), root)
+    listed = findings(context_of(proc, "SessionStart"))
+    assert [text for text, _ in listed[:3]] == [IMPORT_FIX, SQLITE_FIX, NPM_FIX], listed
+    (line,) = proc.stderr.strip().splitlines()
+    assert "'from-the-future'" in line and "in the future" in line, line
+    assert "kenning forget from-the-future" in line, line
+    soon = "ERROR-FIX: ssl: certificate has expired | FIX: renew the staging certificate"
+    assert seeded.remember(soon, "error_fix", stored_at=utc_now() + timedelta(hours=2)).ok
+    proc = run_hook("session-start", payload("session_start_startup", root), root)
+    listed = findings(context_of(proc, "SessionStart"))
+    assert [text for text, _ in listed[:3]] == [soon, IMPORT_FIX, SQLITE_FIX], listed
+    assert listed[0][1] == 1.0

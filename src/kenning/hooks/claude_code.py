@@ -28,7 +28,9 @@ in a checkout).
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
   ``0.5 ** (age / half-life)`` with the decay half-lives of ``kenning search`` (1.00 =
-  stored today, 0.50 = one half-life old). Both cut the combined text to the protocol's
+  stored today, 0.50 = one half-life old; a note stamped further ahead than
+  :data:`kenning.store.FUTURE_TOLERANCE` waits for its time, named in the hook's line).
+  Both cut the combined text to the protocol's
   :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters (at session start each group has
   its share: :func:`kenning.render.render_recall_groups`). Before listing, it re-seeds the
   solution documents that changed since the last ``kenning seed-solutions`` of the project
@@ -74,6 +76,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .. import config, protocol
 
 if TYPE_CHECKING:
+    from ..model import Memory
     from ..store import MemoryStore
 
 __all__ = [
@@ -350,17 +353,50 @@ def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
     return any(r.changed for r in reports)
 
 
-def _session_context(store: MemoryStore, now: datetime | None = None) -> str:
-    from ..model import COLLECTIONS, Memory, utc_now
+def _newest_listable(
+    store: MemoryStore,
+    limit: int,
+    memory_type: str | tuple[str, ...],
+    moment: datetime,
+    warn: Callable[[str], None],
+) -> list[Memory]:
+    """The ``limit`` newest memories of ``memory_type`` worth a session's slot. A row stamped
+    further ahead than kenning accepts when it stores one (another writer's clock, or damage)
+    would sort first, as a note stored today, until that date came: it waits for its time
+    (listed from then on, aged as any), and is named meanwhile."""
+    from ..store import FUTURE_TOLERANCE
+
+    horizon = moment + FUTURE_TOLERANCE
+    rows = store.newest(limit, memory_type=memory_type)
+    ahead = [m for m in rows if m.stored_at > horizon]
+    if ahead:
+        import shlex
+
+        first = ahead[0]
+        more = f" (and {len(ahead) - 1} more)" if len(ahead) > 1 else ""
+        warn(
+            f"left out the memory {first.id!r}{more} until its time: it is stored in the future "
+            f"({first.stored_at.isoformat(timespec='seconds')}, by a clock ahead or damage); "
+            f"`kenning forget {shlex.quote(first.id)}` removes it"
+        )
+        rows = store.newest(limit, memory_type=memory_type, stored_before=horizon)
+    return rows
+
+
+def _session_context(
+    store: MemoryStore, now: datetime | None = None, warn: Callable[[str], None] | None = None
+) -> str:
+    from ..model import COLLECTIONS, utc_now
     from ..render import render_recall_groups
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
     overrides = store.settings.half_life_overrides
     penalty = store.settings.stale_penalty
+    say = warn or (lambda message: None)
     groups = (
-        store.newest(SESSION_ERROR_FIXES, memory_type="error_fix"),
-        store.newest(SESSION_CONVENTIONS, memory_type=COLLECTIONS["conventions"]),
+        _newest_listable(store, SESSION_ERROR_FIXES, "error_fix", moment, say),
+        _newest_listable(store, SESSION_CONVENTIONS, COLLECTIONS["conventions"], moment, say),
     )
     states = store.freshness([m for group in groups for m in group])
 
@@ -429,7 +465,7 @@ def context_for(
             if cold:
                 raise HookSkip(cold)
             return _prompt_context(store, payload["prompt"])
-        listing = _session_context(store, now)
+        listing = _session_context(store, now, warn)
         if not listing:
             _say_other_projects(store, warn)
         if listed is not None:
