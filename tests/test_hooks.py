@@ -1392,3 +1392,20 @@ def test_a_row_stored_in_the_future_is_not_the_newest_for_ever(seeded: MemorySto
     listed = findings(context_of(proc, "SessionStart"))
     assert [text for text, _ in listed[:3]] == [soon, IMPORT_FIX, SQLITE_FIX], listed
     assert listed[0][1] == 1.0
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt-submit"])
+def test_a_row_of_only_whitespace_is_skipped(seeded: MemoryStore, event: str) -> None:
+    """Another writer left a row whose text is only spaces and line breaks (kenning refuses
+    an empty note): the newest, it took one of session start's error-fix slots, and both
+    hooks gave it to the agent as an empty finding."""
+    _foreign_row(seeded, "blank-1", " \n\t \n ", utc_now().isoformat())
+    name = "session_start_startup" if event == "session-start" else "prompt_submit_error"
+    proc = run_hook(event, payload(name, seeded.project.root), Path("/"))
+    found = [text for text, _ in findings(context_of(proc, claude_code.EVENTS[event]))]
+    assert all(text.strip() for text in found), found
+    assert SQLITE_FIX in found
+    if event == "session-start":
+        assert found[:3] == [IMPORT_FIX, SQLITE_FIX, NPM_FIX], found
+    (line,) = proc.stderr.strip().splitlines()
+    assert "'blank-1'" in line and "kenning forget blank-1" in line, line
