@@ -653,9 +653,10 @@ def test_a_closed_stream_still_ends_the_hook_with_exit_0(
 BUILDING = "is being built in the background; recall resumes when it is ready"
 
 
-def cache_builders(cache: Path) -> list[int]:
-    """The running `kenning build-cache` processes that build into ``cache``."""
-    needle = f"KENNING_CACHE_DIR={cache}".encode()
+def cache_builders(cache: Path, variable: str = "KENNING_CACHE_DIR") -> list[int]:
+    """The running `kenning build-cache` processes that build into ``cache`` (started with
+    ``variable`` set to it)."""
+    needle = f"{variable}={cache}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -1409,3 +1410,40 @@ def test_a_row_of_only_whitespace_is_skipped(seeded: MemoryStore, event: str) ->
         assert found[:3] == [IMPORT_FIX, SQLITE_FIX, NPM_FIX], found
     (line,) = proc.stderr.strip().splitlines()
     assert "'blank-1'" in line and "kenning forget blank-1" in line, line
+
+
+@pytest.mark.parametrize("home", ["", "/"])
+def test_no_home_folder_puts_no_model_cache_at_the_filesystem_root(
+    seeded: MemoryStore, tmp_path: Path, home: str
+) -> None:
+    """With HOME empty (or the root, as a container gives a user it has no entry for) and
+    no cache variable, the hook's background build made /.cache/kenning at the filesystem
+    root; the cache goes where kenning puts it when there is no home (a folder of the
+    user's in the temporary folder)."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("finding the background builder needs /proc")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    fallback = temporary / f"kenning-cache-{os.getuid()}"
+    files = minilm.locate_model()
+    lock = minilm._CachePaths.for_weights(fallback, minilm.weights_sha256(files.weights)).lock
+    env = {k: v for k, v in os.environ.items() if k not in ("KENNING_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(HOME=home, TMPDIR=str(temporary), KENNING_HOOK_TIMEOUT="50")
+    root = seeded.project.root
+    try:
+        with minilm._file_lock(lock):  # a builder at work there: none is started
+            proc = subprocess.run(
+                [sys.executable, "-m", "kenning", "hook", "prompt-submit"],
+                input=payload("prompt_submit_error", root).decode(),
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+    finally:
+        for pid in cache_builders(temporary, "TMPDIR"):  # one started at the root
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    assert_silent_failure(proc, BUILDING)
+    assert f"({fallback})" in proc.stderr, proc.stderr

@@ -359,7 +359,9 @@ def model_dir(environ: Mapping[str, str] | None = None) -> str | None:
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where the built ONNX graph is cached: ``KENNING_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning`` (not created here)."""
+    ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning``, else (no home folder: ``HOME``
+    unset, empty, relative or the root) ``kenning-cache-<uid>`` in the temporary folder
+    (not created here)."""
     env = os.environ if environ is None else environ
     explicit = _absolute(env.get("KENNING_CACHE_DIR", ""))
     if explicit is not None:
@@ -377,9 +379,11 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     if xdg is not None:
         return xdg / "kenning"
     home = _absolute(env["HOME"] if environ is not None and "HOME" in env else "~")
-    if home is not None:
+    # "~" with HOME empty expands to the filesystem root, and a container gives a user it
+    # has no entry for HOME=/: the model went to /.cache/kenning, at the root
+    if home is not None and home != Path(home.anchor):
         return home / ".cache" / "kenning"
-    # no usable home (HOME unset, empty or relative): never the current folder
+    # no usable home (HOME unset, empty, relative or the root): never the current folder
     import tempfile
 
     return Path(tempfile.gettempdir()) / f"kenning-cache-{getattr(os, 'getuid', lambda: 0)()}"
