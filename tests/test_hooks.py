@@ -1447,3 +1447,19 @@ def test_no_home_folder_puts_no_model_cache_at_the_filesystem_root(
                 os.kill(pid, signal.SIGKILL)
     assert_silent_failure(proc, BUILDING)
     assert f"({fallback})" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"prompt": "KeyError: \'user\'", "cwd": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+)
+def test_deeply_nested_input_is_bad_input(project: Path, data: bytes) -> None:
+    """JSON nested 100,000 deep on stdin gave "skipped after an unexpected RecursionError",
+    where any other input the hook cannot read says what is wrong with it."""
+    proc = run_hook("prompt-submit", data, project)
+    assert_silent_failure(proc, "the hook input on stdin is not JSON the hook can read")
+    assert "unexpected" not in proc.stderr and "RecursionError" not in proc.stderr
+    assert "nested" in proc.stderr

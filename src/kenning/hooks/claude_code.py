@@ -565,6 +565,11 @@ def _from_raw(
             f"the hook input on stdin is not JSON ({exc.msg} at line {exc.lineno} column "
             f"{exc.colno})"
         ) from None
+    except RecursionError:  # valid JSON, but nested past what Python's parser takes
+        raise HookSkip(
+            "the hook input on stdin is not JSON the hook can read (nested too deeply; Claude "
+            "Code's input is one object of a few fields)"
+        ) from None
     context = context_for(event, payload, warn=warn, listed=listed)
     return _hook_output(event, context) if context else ""
 
