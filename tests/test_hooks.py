@@ -1463,3 +1463,31 @@ def test_deeply_nested_input_is_bad_input(project: Path, data: bytes) -> None:
     assert_silent_failure(proc, "the hook input on stdin is not JSON the hook can read")
     assert "unexpected" not in proc.stderr and "RecursionError" not in proc.stderr
     assert "nested" in proc.stderr
+
+
+def test_a_stdin_left_open_is_named_as_the_reason(project: Path) -> None:
+    """A caller that wrote the input but never closed stdin got "gave up after 1 s
+    (KENNING_HOOK_TIMEOUT)": the same line as a hook whose work was slow, which says
+    neither what held it up nor what to do."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kenning", "hook", "prompt-submit"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+        env={**os.environ, "KENNING_HOOK_TIMEOUT": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(payload("prompt_submit_error", project))
+        proc.stdin.flush()  # and left open
+        proc.wait(timeout=60)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    assert proc.returncode == 0 and out == b""
+    (line,) = err.decode().strip().splitlines()
+    assert "gave up after 1 s" in line, line
+    assert "stdin was not closed" in line and "expects" in line, line

@@ -50,8 +50,9 @@ another event.
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 ``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
-(a terminal on stdin, a hook typed by hand, is said at once, not after the budget; an
-input over :data:`MAX_INPUT_BYTES` is not read further).
+(a terminal on stdin, a hook typed by hand, is said at once, not after the budget; a
+stdin its caller never closes is named as what the budget ran out on; an input over
+:data:`MAX_INPUT_BYTES` is not read further).
 Nor does a hook build the model's cached graph: when the cache is cold it starts a
 background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
 one line; session-start lists and leaves the re-seed for later; see
@@ -542,6 +543,18 @@ def _read_input(stdin: IO[bytes]) -> bytes:
     return b"".join(chunks)
 
 
+def _left_open(stdin: IO[bytes]) -> bool:
+    """Whether ``stdin`` has nothing to read and no end either: whoever writes it holds it
+    open (a read waits on it for ever). False when that cannot be told (no descriptor)."""
+    import select
+
+    try:
+        readable, _, _ = select.select([stdin.fileno()], [], [], 0)
+    except (OSError, ValueError):  # no descriptor behind it, or closed
+        return False
+    return not readable
+
+
 def _wait_for_input(stdin: IO[bytes]) -> None:
     import select
 
@@ -702,9 +715,12 @@ def _run(
 
     def work() -> None:
         try:
+            outcome["reading"] = True
+            raw = _read_input(stdin)
+            outcome["reading"] = False
             outcome["output"] = _from_raw(
                 event,
-                _read_input(stdin),
+                raw,
                 said.append,
                 lambda listing: outcome.setdefault("listed", listing),
             )
@@ -715,6 +731,14 @@ def _run(
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
+        if outcome.get("reading") and _left_open(stdin):
+            # not the work but its input that never came to an end
+            diagnose(
+                f"gave up after {seconds:g} s ({BUDGET_ENV}): stdin was not closed; the hook "
+                "expects the event's JSON on stdin and reads it to its end, so whatever runs "
+                "the hook must close stdin after writing it (Claude Code does)"
+            )
+            return False
         listed = outcome.get("listed")
         if listed:  # the re-seed is what outlasted the budget: the listing made before it
             diagnose(
