@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from kenning.errors import UserInputError
 from kenning.safety import (
     UnsafePathError,
     is_safe_source_path,
+    lexical_reason,
     normalise_content,
     validate_source_path,
 )
@@ -110,6 +112,19 @@ def test_lexical_rejects(tmp_path: Path, path: str, reason: str) -> None:
     assert reason in info.value.reason
     assert isinstance(info.value, UserInputError)
     assert not is_safe_source_path(path, tmp_path)
+
+
+def test_no_ascii_character_is_one_the_invisible_check_refuses() -> None:
+    # _character_reason stops after the control characters for an ASCII path (the check
+    # runs on every file each recalled note names): no other ASCII character is refused
+    from kenning.safety import _INVISIBLE
+
+    for code in range(128):
+        c = chr(code)
+        refused = unicodedata.category(c) in ("Cf", "Cs") or _INVISIBLE.fullmatch(c) is not None
+        assert not refused, f"U+{code:04X}"
+        if not (code < 0x20 or code == 0x7F):
+            assert lexical_reason(f"docs/a{c}b.md") is None, repr(c)
 
 
 def test_non_string_is_rejected(tmp_path: Path) -> None:

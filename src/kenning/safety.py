@@ -231,6 +231,10 @@ def _character_reason(path: str) -> str | None:
         return "contains a NUL byte"
     if _CONTROL.search(path):
         return "contains a control character"
+    if path.isascii():
+        # no ASCII character is a surrogate, a format character or default-ignorable, and
+        # the test of each character below ran on every file of every recalled note
+        return None
     if any("\ud800" <= c <= "\udfff" for c in path):
         return "contains a lone surrogate"
     if any(
