@@ -467,6 +467,24 @@ def test_best_fresh_first_stops_asking_once_the_head_is_settled() -> None:
     assert asked == ["a", "b", "c"]
 
 
+def test_recall_judges_each_hit_against_its_own_record_of_a_file_they_share(
+    store: MemoryStore, files: Path
+) -> None:
+    """A recall looks at a file several of its hits name once; each hit is still judged
+    against what it recorded, and the next recall looks again."""
+    before = "The session check in src/auth.py returns whether the user is active"
+    old_id = store.remember(before, "rule").id
+    write(files, "src/auth.py", "def check(user):\n    return user.active and user.verified\n")
+    after = "The session check in src/auth.py also needs the user to be verified"
+    new_id = store.remember(after, "rule").id
+    query = "session check of the user in src/auth.py"
+    recalled = store.recall(query)
+    assert {h.memory.id: h.stale for h in recalled.hits} == {old_id: True, new_id: False}
+    write(files, "src/auth.py", "def check(user):\n    return True\n")
+    recalled = store.recall(query)
+    assert {h.memory.id: h.stale for h in recalled.hits} == {old_id: True, new_id: True}
+
+
 def test_search_and_recall_rank_a_stale_near_tie_second(store: MemoryStore, files: Path) -> None:
     write(files, "src/upload.py", "def upload(): ...\n")
     write(files, "src/retry.py", "def retry(): ...\n")

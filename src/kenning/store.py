@@ -1441,8 +1441,12 @@ class MemoryStore:
                         c.memory, c.semantic, c.semantic, None, c.lexical, c.match
                     )
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
+        observed: dict[str, Observed] = {}  # a file several hits name is checked once
         hits = best_fresh_first(
-            best.values(), lambda r: self._freshness_of(r.memory), settings.stale_penalty, keep
+            best.values(),
+            lambda r: self._freshness_of(r.memory, observed),
+            settings.stale_penalty,
+            keep,
         )
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
