@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -333,10 +334,11 @@ def test_uninstall_keeps_the_empty_servers_objects_claude_code_keeps(
         run([claude, "mcp", "remove", "tmp", "--scope", scope], home, project)
     before = read(home / ".claude.json")
     assert before["mcpServers"] == {} and before["projects"][str(project)]["mcpServers"] == {}
+    written = (home / ".claude.json").read_bytes()  # as Claude Code lays it out
     for scope in ("local", "user"):
         assert cli("--scope", scope, "--executable", EXE)[0] == 0
         assert cli("--scope", scope, "--uninstall")[0] == 0
-        assert read(home / ".claude.json") == before
+        assert (home / ".claude.json").read_bytes() == written
 
 
 def test_uninstall_when_not_installed_writes_nothing(project: Path, home: Path) -> None:
@@ -663,6 +665,79 @@ def test_unusual_but_valid_json_stays_valid_and_uninstall_gives_it_back(
     assert "1e400" in settings.read_text() and "-2E+999" in settings.read_text()
     assert cli("--uninstall")[0] == 0
     assert {p: strict_json(p.read_text()) for p in (user_json, settings)} == before
+
+
+#: How other programs write JSON: JavaScript's JSON.stringify (compact, or indented by 2 or 4
+#: spaces or a tab, no final newline, text as it is), Python's json.dumps (", " and ": " on
+#: one line, non-ASCII text escaped)
+LAYOUTS = {
+    "compact": lambda doc: json.dumps(doc, separators=(",", ":"), ensure_ascii=False),
+    "python-compact": lambda doc: json.dumps(doc) + "\n",
+    "2-spaces-no-final-newline": lambda doc: json.dumps(doc, indent=2, ensure_ascii=False),
+    "4-spaces": lambda doc: json.dumps(doc, indent=4) + "\n",
+    "tab": lambda doc: json.dumps(doc, indent="\t", ensure_ascii=False) + "\n",
+}
+
+
+def indented_by(text: str, unit: str) -> bool:
+    """Is every inner line of ``text`` indented by ``unit`` repeated?"""
+    lines = text.splitlines()[1:-1]
+    margins = [line[: len(line) - len(line.lstrip(" \t"))] for line in lines]
+    return bool(lines) and all(m and m == unit * (len(m) // len(unit)) for m in margins)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_a_file_keeps_its_layout_and_number_spellings_and_uninstall_gives_the_bytes_back(
+    project: Path, home: Path, scope: str, layout: str
+) -> None:
+    # users diff these files: a one-line file came back indented by 2, and 1e3 and 2.50 as
+    # 1000.0 and 2.5, so an install and an uninstall left a diff of the whole file
+    mcp, _, settings = files_of(scope, project, home)
+    mcp_doc: dict = {"mcpServers": {"x": {"command": "y", "args": ["café"]}}}
+    if scope == "local":
+        entry = {"allowedTools": ["café"], "mcpServers": {}}  # as Claude Code writes it
+        mcp_doc = {"numStartups": 3, "projects": {str(project): entry}}
+    spellings = ("1.0", "1e3", "2.50", "-0.0")
+    for path, doc in ((mcp, mcp_doc), (settings, EXISTING_SETTINGS)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = LAYOUTS[layout]({**doc, "numbers": [f"<{n}>" for n in spellings]})
+        for spelling in spellings:  # json.dumps would write 1e3 as 1000.0
+            text = text.replace(f'"<{spelling}>"', spelling)
+        path.write_text(text)
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    for path in (mcp, settings):
+        text = path.read_text()
+        assert "kenning" in text
+        for spelling in spellings:
+            assert re.search(rf"[\s\[,]{re.escape(spelling)}[\s\],]", text), (path, spelling)
+        assert {
+            "compact": lambda t: "\n" not in t and '":' in t and '": ' not in t,
+            "python-compact": lambda t: t.count("\n") == 1 and t.endswith("}\n"),
+            "2-spaces-no-final-newline": lambda t: indented_by(t, "  ") and t.endswith("}"),
+            "4-spaces": lambda t: indented_by(t, "    ") and t.endswith("}\n"),
+            "tab": lambda t: indented_by(t, "\t") and t.endswith("}\n"),
+        }[layout](text), (path, text)
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
+@pytest.mark.parametrize("empty", ["{}", "{}\n", "{\n}\n"])
+def test_an_empty_object_gets_kenning_s_layout(project: Path, empty: str) -> None:
+    # `echo '{}' > .claude/settings.local.json` says nothing of a layout: kenning's entries
+    # are indented by 2, not one long line
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(empty)
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    assert settings.read_text().startswith('{\n  "hooks": {\n    "')
 
 
 @pytest.mark.parametrize("scope", install.SCOPES)

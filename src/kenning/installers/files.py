@@ -24,6 +24,10 @@ planning), and then applies the whole plan. The rules every installer follows:
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
   installer says which of the containers it leaves empty go too);
+* **layout kept**: a JSON file is rewritten laid out as it was (on one line or indented by
+  N spaces or a tab, its spacing around ``:``, its non-ASCII text escaped or not, a final
+  newline or none), and its numbers spelled as it spelled them (``1e3``, ``2.50``), so an
+  uninstall gives back the bytes the install started from;
 * **byte order mark kept**: a JSON file that starts with one keeps it;
 * **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
   all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
@@ -36,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-import math
 import os
 import re
 import secrets
@@ -213,7 +216,7 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     if text is None or not text.removeprefix(BOM).strip():
         return text, {}
     try:
-        doc = json.loads(text.removeprefix(BOM), parse_float=_parse_float)
+        doc = json.loads(text.removeprefix(BOM), parse_float=_Number)
     except json.JSONDecodeError as exc:
         raise UserInputError(
             f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -224,11 +227,27 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     return text, doc
 
 
-#: A number beyond a double's range (``1e400``) is valid JSON that Python reads as ``inf``
-#: and would write back as ``Infinity``, which is not JSON: every JavaScript client (Claude
-#: Code, Cursor) would then fail to read the whole file. Such a number is held as this
-#: marker around its own text and written back as that text (the nonce keeps any string of
-#: the user's from reading as one).
+class _Number(float):
+    """A JSON number with a fraction or an exponent, as the file spells it: users diff these
+    files, and Python would write ``1e3`` back as ``1000.0`` and ``2.50`` as ``2.5``. It is
+    a float to the planners (a hook's ``timeout`` compares as one); :func:`render_json`
+    writes its spelling. A number beyond a double's range (``1e400``) is valid JSON that
+    Python reads as ``inf`` and would write back as ``Infinity``, which is not JSON: every
+    JavaScript client (Claude Code, Cursor) would then fail to read the whole file."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> _Number:
+        number = super().__new__(cls, literal)
+        number.literal = literal
+        return number
+
+    def __deepcopy__(self, memo: object) -> _Number:
+        return self  # immutable; deepcopy would otherwise pickle it
+
+
+#: A :class:`_Number` is handed to ``json.dumps`` as this marker around its own text (the
+#: nonce keeps any string of the user's from reading as one) and written back as that text.
 _NUMBER_MARK = f"\0kenning-number-{secrets.token_hex(8)}:"
 _NUMBER_IN_JSON = re.compile(re.escape(json.dumps(_NUMBER_MARK)[:-1]) + r'([-+.0-9eE]+)"')
 #: A lone UTF-16 surrogate (text cut in the middle of an emoji: JavaScript's JSON.stringify
@@ -236,19 +255,51 @@ _NUMBER_IN_JSON = re.compile(re.escape(json.dumps(_NUMBER_MARK)[:-1]) + r'([-+.0
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _parse_float(literal: str) -> float | str:
-    value = float(literal)
-    return value if math.isfinite(value) else _NUMBER_MARK + literal
+def _marked(value: Any) -> Any:
+    """``value`` with each :class:`_Number` replaced by its marked spelling."""
+    if isinstance(value, _Number):
+        return _NUMBER_MARK + value.literal
+    if isinstance(value, dict):
+        return {key: _marked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_marked(item) for item in value]
+    return value
 
 
-def _indent_of(text: str | None) -> str | int:
-    """Keep the file's indentation (tabs or N spaces) when rewriting it; default 2."""
-    if text:
-        m = re.search(r"\n([ \t]+)\S", text)
-        if m:
-            ws = m.group(1)
-            return "\t" if ws.startswith("\t") else len(ws)
-    return 2
+@dataclass(frozen=True)
+class _Layout:
+    """How a JSON file is laid out, so a rewrite keeps it: users diff these files, and a
+    one-line file (JSON.stringify's default) or Python's escaped non-ASCII came back
+    re-indented and unescaped, a diff of the whole file that an uninstall did not undo."""
+
+    indent: str | int | None = 2
+    separators: tuple[str, str] = (",", ": ")
+    ensure_ascii: bool = False
+    final_newline: bool = True
+
+
+_FIRST_KEY = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)')
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _layout_of(text: str | None) -> _Layout:
+    """The layout of ``text`` (kenning's for a new or empty file): the indentation (none,
+    N spaces or a tab), the spacing around ``:`` and ``,``, whether non-ASCII text is
+    escaped, whether the file ends with a newline."""
+    body = (text or "").removeprefix(BOM)
+    key = _FIRST_KEY.match(body)
+    if key is None:  # empty, or `{}`: nothing says how the user lays a file out
+        return _Layout()
+    colon = key.group(1)
+    indent: str | int | None = None
+    comma = ", " if colon.endswith(" ") else ","
+    if "\n" in body.strip():
+        comma = ","  # json.dumps puts the line break after it
+        m = re.search(r"\n([ \t]*)\S", body)
+        ws = m.group(1) if m else ""
+        indent = "\t" if ws.startswith("\t") else len(ws)
+    escaped = body.isascii() and any(int(m.group(1), 16) > 0x7F for m in _ESCAPE.finditer(body))
+    return _Layout(indent, (comma, colon), escaped, body.endswith("\n"))
 
 
 #: A UTF-8 byte order mark, with which Windows editors start a file. JSON parsers skip it
@@ -257,9 +308,16 @@ BOM = "\ufeff"
 
 
 def render_json(doc: dict[str, Any], before: str | None) -> str:
-    """``doc`` as JSON with the byte order mark, the indentation and the line ending of
-    ``before``."""
-    text = json.dumps(doc, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    """``doc`` as JSON laid out as ``before`` is (:class:`_Layout`), with its byte order mark,
+    its line ending and the spelling of its numbers."""
+    layout = _layout_of(before)
+    text = json.dumps(
+        _marked(doc),
+        indent=layout.indent,
+        separators=layout.separators,
+        ensure_ascii=layout.ensure_ascii,
+    )
+    text += "\n" if layout.final_newline else ""
     if before and before.startswith(BOM):
         text = BOM + text
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
