@@ -636,6 +636,39 @@ def test_malformed_json_is_an_error_and_nothing_is_written(
     assert snapshot(project, home) == before
 
 
+@pytest.mark.parametrize(
+    ("scope", "broken"),
+    [
+        ("project", ".mcp.json"),
+        ("project", ".claude/settings.json"),
+        ("local", ".claude/settings.local.json"),
+        ("local", "~/.claude.json"),
+        ("user", "~/.claude/settings.json"),
+    ],
+)
+def test_a_key_written_twice_is_an_error_that_says_where_and_nothing_is_written(
+    project: Path, home: Path, scope: str, broken: str
+) -> None:
+    # JSON readers keep the last of two equal keys: rewriting the file lost the first
+    # server's entry without a word (the user may not know it is there twice)
+    path = home / broken[2:] if broken.startswith("~/") else project / broken
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        '{\n  "mcpServers": {\n    "docs": {"command": "docs-a"},\n'
+        '    "docs": {"command": "docs-b"}\n  },\n  "model": "opus"\n}\n'
+    )
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    for uninstall in ([], ["--uninstall"]):
+        code, _, err = cli("--scope", scope, *exe, *uninstall)
+        assert code == 1, err
+        err = " ".join(err.split())
+        assert f'{broken} has the key "mcpServers.docs" twice' in err, err
+        assert "line 4 column 5" in err and "line 3" in err
+        assert "keep one of them" in err and "nothing was written" in err
+        assert snapshot(project, home) == before
+
+
 def strict_json(text: str) -> object:
     """``text`` parsed as a JavaScript client parses it: Infinity and NaN are not JSON."""
 

@@ -396,6 +396,28 @@ def test_a_file_that_is_not_utf8_is_an_error_that_says_how_to_fix_it(
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_cursor_config_with_a_server_written_twice_is_an_error_that_says_where(
+    project: Path, home: Path, scope: str
+) -> None:
+    """Two "docs" servers: JSON readers keep the last, and the rewrite lost the first."""
+    root, label = (
+        (project, ".cursor/mcp.json") if scope == "project" else (home, "~/.cursor/mcp.json")
+    )
+    (root / ".cursor").mkdir()
+    (root / ".cursor" / "mcp.json").write_text(
+        '{"mcpServers": {"docs": {"url": "http://a"}, "docs": {"url": "http://b"}}}'
+    )
+    before = snapshot(project, home)
+    code, _, err = cli(
+        "cursor", "--scope", scope, *(["--executable", EXE] if scope == "user" else [])
+    )
+    assert code == 1
+    assert f'{label} has the key "mcpServers.docs" twice (line 1 column 46' in err
+    assert "nothing was written" in err
+    assert snapshot(project, home) == before
+
+
 def test_codex_project_scope_refuses_a_machine_path(project: Path) -> None:
     code, _, err = cli("codex", "--executable", EXE)
     assert code == 1 and "shared with the team" in err

@@ -9,7 +9,8 @@ planning), and then applies the whole plan. The rules every installer follows:
   file, is a symlink (a write would land wherever the link points) or is not what it
   should be (a file where a folder belongs). The refusal names the path and how to fix it;
 * **merge, never clobber**: the file's other content is kept; a file that cannot be parsed
-  is an error and nothing at all is written;
+  is an error and nothing at all is written, and so is a JSON object with a key written
+  twice (JSON readers keep the last copy: the rewrite would lose the first);
 * **read-only stays read-only**: a file the user made read-only (``chmod 444``) or cannot
   write is refused before anything is written (:func:`apply_changes`), though renaming a
   new file over it would work; so is a file with a second name (a hard link), which the
@@ -215,16 +216,94 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
     text = read_text(path, label)
     if text is None or not text.removeprefix(BOM).strip():
         return text, {}
+    body = text.removeprefix(BOM)
     try:
-        doc = json.loads(text.removeprefix(BOM), parse_float=_Number)
+        doc = json.loads(body, parse_float=_Number, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise UserInputError(
             f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
             "fix or remove it and run again — nothing was written"
         ) from None
+    except _RepeatedKey:
+        found = _repeated_key(body)
+        where = (
+            f'the key "{found[0]}" twice (line {found[1]} column {found[2]}, and line '
+            f"{found[3]} before it)"
+            if found
+            else "a key twice in one object"
+        )
+        raise UserInputError(
+            f"{label} has {where}; JSON readers keep only the last, so kenning's rewrite would "
+            "lose the first: keep one of them (with what both hold) and run again — nothing "
+            "was written"
+        ) from None
     if not isinstance(doc, dict):
         raise shape_error(label, "the top level", "a JSON object")
     return text, doc
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refusing a key written twice: JSON readers (Python's,
+    Claude Code's) keep the last one, so a rewrite silently dropped the first, which the
+    user may not know is there."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        raise _RepeatedKey
+    return doc
+
+
+#: A JSON token: a string, a punctuation mark, or a bare literal (number, true, null, …).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+
+
+def _repeated_key(text: str) -> tuple[str, int, int, int] | None:
+    """Where the first key written twice in one object of ``text`` is: ``(its path, line,
+    column, line of the first)``. Only called on a file found to hold one, so the rescan
+    costs nothing otherwise."""
+    # each open container: (keys seen → their line, or None for an array; its name; the
+    # number of the array's current element)
+    open_: list[tuple[dict[str, int] | None, str, list[int]]] = []
+    expect_key = False
+    name = ""
+    line, scanned = 1, 0
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if token in ("{", "["):
+            parent = open_[-1] if open_ else None
+            if parent is not None and parent[0] is None:
+                name = f"{parent[1]}[{parent[2][0]}]"
+            elif parent is not None:
+                name = f"{parent[1]}.{name}" if parent[1] else name
+            open_.append(({} if token == "{" else None, name, [0]))
+            expect_key = token == "{"
+        elif token in ("}", "]"):
+            if open_:
+                open_.pop()
+            expect_key = False
+        elif token == ",":
+            if open_ and open_[-1][0] is None:
+                open_[-1][2][0] += 1
+            expect_key = bool(open_) and open_[-1][0] is not None
+        elif expect_key and token.startswith('"'):
+            seen = open_[-1][0]
+            assert seen is not None
+            line += text.count("\n", scanned, m.start())
+            scanned = m.start()
+            try:
+                key = json.loads(token)
+            except ValueError:
+                return None
+            if key in seen:
+                path = f"{open_[-1][1]}.{key}" if open_[-1][1] else key
+                return path, line, m.start() - text.rfind("\n", 0, m.start()), seen[key]
+            seen[key] = line
+            name = key
+            expect_key = False
+    return None
 
 
 class _Number(float):
