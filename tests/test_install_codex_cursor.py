@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from kenning import protocol
 from kenning.cli import main
-from kenning.installers import agents_md
+from kenning.installers import AGENTS, agents_md
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
 from .test_agent_clis import CODEX_VERSION, _cli, _json_of, run
@@ -761,3 +761,54 @@ def test_installing_outside_git_says_the_agent_will_find_no_project(
     assert code == 0 and "not inside a git repository" not in err, err
     code, _, err = cli(agent, "--project-dir", str(project / ".git"))  # no work tree there
     assert code == 0 and "no work tree here" in err and "git init" not in err, err
+
+
+# -- every agent and scope: idempotent and reversible ------------------------------------------
+
+#: What a user already has in each kind of file an install writes.
+USER_TEXT = {
+    ".json": json.dumps(
+        {"mcpServers": {"docs": {"command": "docs-server", "args": ["--port", "9"]}}, "x": 1.5},
+        indent=2,
+    )
+    + "\n",
+    ".toml": USER_TOML,
+    ".md": USER_AGENTS,
+}
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["fresh", "existing-files"])
+@pytest.mark.parametrize(
+    ("agent", "scope"), [(agent, scope) for agent, scopes in AGENTS.items() for scope in scopes]
+)
+def test_install_twice_then_uninstall_leaves_no_trace(
+    project: Path, home: Path, agent: str, scope: str, existing: bool
+) -> None:
+    """An install run again (also from another kenning, as after an upgrade) changes nothing
+    or updates kenning's entries in place, never adding a second one, and an uninstall then
+    gives back every file's bytes."""
+    personal = scope != "project"
+    first, second = (EXE, EXE + "-2") if personal else ("kenning", "kenning-dev")
+    if existing:  # the files a fresh install writes, holding the user's own settings first
+        assert cli(agent, "--scope", scope, "--executable", first)[0] == 0
+        written = set(snapshot(project, home))
+        assert cli(agent, "--scope", scope, "--uninstall")[0] == 0
+        for name in map(Path, written):
+            name.parent.mkdir(parents=True, exist_ok=True)
+            name.write_text(USER_TEXT[name.suffix])
+    before = snapshot(project, home)
+    code, _, err = cli(agent, "--scope", scope, "--executable", first)
+    assert code == 0, err
+    installed = snapshot(project, home)
+    code, out, err = cli(agent, "--scope", scope, "--executable", first)
+    assert code == 0, err
+    assert snapshot(project, home) == installed and "updated" not in out
+    code, _, err = cli(agent, "--scope", scope, "--executable", second)
+    assert code == 0, err
+    updated = snapshot(project, home)
+    for name, text in updated.items():
+        assert text.count(b"kenning") == installed[name].count(b"kenning"), name
+    assert cli(agent, "--scope", scope, "--uninstall")[0] == 0
+    assert snapshot(project, home) == before
+    assert cli(agent, "--scope", scope, "--uninstall")[0] == 0
+    assert snapshot(project, home) == before
