@@ -761,7 +761,65 @@ def test_a_file_keeps_its_layout_and_number_spellings_and_uninstall_gives_the_by
     }
 
 
-@pytest.mark.parametrize("empty", ["{}", "{}\n", "{\n}\n"])
+#: Files as Prettier formats them (a repository's .mcp.json and .claude/settings.json often
+#: are): a short array or object stays on one line, an object keeps spaces inside its braces.
+PRETTIER_MCP = """\
+{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": { "GITHUB_TOKEN": "${GITHUB_TOKEN}" }
+    }
+  },
+  "otherTopLevel": [1, 2, 3]
+}
+"""
+PRETTIER_SETTINGS = """\
+{
+  "permissions": { "allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"] },
+  "model": "opus"
+}
+"""
+
+
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_what_the_install_does_not_change_keeps_its_text(
+    project: Path, home: Path, scope: str
+) -> None:
+    # a Prettier-formatted file came back with every short array and object spread over
+    # lines: a diff of the whole file for two entries, which an uninstall did not undo
+    mcp, _, settings = files_of(scope, project, home)
+    mcp_text = PRETTIER_MCP
+    if scope == "local":
+        mcp_text = PRETTIER_MCP.replace(
+            '  "otherTopLevel"',
+            f'  "projects": {{\n    "{project}": {{ "allowedTools": [], "mcpServers": {{}} }}\n'
+            '  },\n  "otherTopLevel"',
+        )
+    for path, text in ((mcp, mcp_text), (settings, PRETTIER_SETTINGS)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    for path, text in ((mcp, mcp_text), (settings, PRETTIER_SETTINGS)):
+        after = path.read_text()
+        for line in text.splitlines():
+            if "[" in line or "{ " in line:
+                kept = (
+                    line if scope != "local" or "allowedTools" not in line else '"allowedTools": []'
+                )
+                assert kept in after, (path, line, after)
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
+@pytest.mark.parametrize("empty", ["{}", "{}\n", "{\n}\n", "\n\n"])
 def test_an_empty_object_gets_kenning_s_layout(project: Path, empty: str) -> None:
     # `echo '{}' > .claude/settings.local.json` says nothing of a layout: kenning's entries
     # are indented by 2, not one long line

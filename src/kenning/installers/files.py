@@ -25,10 +25,12 @@ planning), and then applies the whole plan. The rules every installer follows:
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
   installer says which of the containers it leaves empty go too);
-* **layout kept**: a JSON file is rewritten laid out as it was (on one line or indented by
-  N spaces or a tab, its spacing around ``:``, its non-ASCII text escaped or not, a final
-  newline or none), and its numbers spelled as it spelled them (``1e3``, ``2.50``), so an
-  uninstall gives back the bytes the install started from;
+* **layout kept**: what an install leaves as it was in a JSON file keeps its text (a short
+  array or object on one line, as Prettier writes it; a number's spelling, ``1e3``), and
+  what it changes is laid out as the file is (on one line or indented by N spaces or a tab,
+  its spacing around ``:``, its non-ASCII text escaped or not, a final newline or none), so
+  the diff is kenning's entries alone and an uninstall gives back the bytes the install
+  started from;
 * **byte order mark kept**: a JSON file that starts with one keeps it;
 * **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
   all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
@@ -218,7 +220,7 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
         return text, {}
     body = text.removeprefix(BOM)
     try:
-        doc = json.loads(body, parse_float=_Number, object_pairs_hook=_unique_keys)
+        doc = _DECODER.decode(body)
     except json.JSONDecodeError as exc:
         raise UserInputError(
             f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -325,6 +327,12 @@ class _Number(float):
         return self  # immutable; deepcopy would otherwise pickle it
 
 
+#: Reads a configuration file: its numbers as spelled, a key written twice refused.
+_DECODER = json.JSONDecoder(parse_float=_Number, object_pairs_hook=_unique_keys)
+#: Reads it again to lay a rewrite out (it was read by :data:`_DECODER`: no key twice).
+_REREAD = json.JSONDecoder(parse_float=_Number)
+
+
 #: A :class:`_Number` is handed to ``json.dumps`` as this marker around its own text (the
 #: nonce keeps any string of the user's from reading as one) and written back as that text.
 _NUMBER_MARK = f"\0kenning-number-{secrets.token_hex(8)}:"
@@ -354,7 +362,7 @@ class _Layout:
     indent: str | int | None = 2
     separators: tuple[str, str] = (",", ": ")
     ensure_ascii: bool = False
-    final_newline: bool = True
+    pad: str = ""  # inside an object's braces on one line (Prettier's `{ "a": 1 }`)
 
 
 _FIRST_KEY = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)')
@@ -364,7 +372,7 @@ _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 def _layout_of(text: str | None) -> _Layout:
     """The layout of ``text`` (kenning's for a new or empty file): the indentation (none,
     N spaces or a tab), the spacing around ``:`` and ``,``, whether non-ASCII text is
-    escaped, whether the file ends with a newline."""
+    escaped. What is around the top-level object (a final newline or none) stays as it is."""
     body = (text or "").removeprefix(BOM)
     key = _FIRST_KEY.match(body)
     if key is None:  # empty, or `{}`: nothing says how the user lays a file out
@@ -378,7 +386,7 @@ def _layout_of(text: str | None) -> _Layout:
         ws = m.group(1) if m else ""
         indent = "\t" if ws.startswith("\t") else len(ws)
     escaped = body.isascii() and any(int(m.group(1), 16) > 0x7F for m in _ESCAPE.finditer(body))
-    return _Layout(indent, (comma, colon), escaped, body.endswith("\n"))
+    return _Layout(indent, (comma, colon), escaped)
 
 
 #: A UTF-8 byte order mark, with which Windows editors start a file. JSON parsers skip it
@@ -386,23 +394,110 @@ def _layout_of(text: str | None) -> _Layout:
 BOM = "\ufeff"
 
 
-def render_json(doc: dict[str, Any], before: str | None) -> str:
-    """``doc`` as JSON laid out as ``before`` is (:class:`_Layout`), with its byte order mark,
-    its line ending and the spelling of its numbers."""
+def render_json(doc: dict[str, Any], before: str | None, read: Any = None) -> str:
+    """``doc`` as JSON laid out as ``before`` is (:class:`_Layout`), with its byte order mark
+    and its line ending; what ``doc`` holds as ``before`` did keeps its text there (a short
+    array Prettier put on one line, a number's spelling), so the diff is kenning's change
+    alone and an uninstall gives back the bytes the install started from. ``read``: what
+    ``before`` holds, when the caller has read it already."""
     layout = _layout_of(before)
-    text = json.dumps(
-        _marked(doc),
-        indent=layout.indent,
-        separators=layout.separators,
-        ensure_ascii=layout.ensure_ascii,
-    )
-    text += "\n" if layout.final_newline else ""
-    if before and before.startswith(BOM):
-        text = BOM + text
+    body = (before or "").removeprefix(BOM)
+    crlf = line_ending(before) == "\r\n"
+    source = body.replace("\r\n", "\n") if crlf else body
+    start = len(source) - len(source.lstrip())
+    old = None
+    if source.strip():
+        end = len(source.rstrip())
+        old = (_REREAD.decode(source) if read is None else read, start, end)
+    text = _render(doc, old, source, layout, 0)
+    # what is around the object (a final newline or none) stays; a blank file has nothing
+    text = source[:start] + text + source[old[2] :] if old is not None else text + "\n"
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     text = _NUMBER_IN_JSON.sub(lambda m: m.group(1), text)
-    # json.dumps escapes a newline inside a string, so each "\n" here ends a line
-    return text.replace("\n", "\r\n") if line_ending(before) == "\r\n" else text
+    if json.loads(text) != doc:  # never a broken config: kenning's own layout instead
+        text = json.dumps(_marked(doc), indent=2, ensure_ascii=False) + "\n"
+        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        text = _NUMBER_IN_JSON.sub(lambda m: m.group(1), text)
+    if before and before.startswith(BOM):
+        text = BOM + text
+    # a newline inside a string is written escaped, so each "\n" here ends a line
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+#: An old value and where its text is in the file: ``(value, start, end)``.
+_Span = tuple[Any, int, int]
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: int) -> str:
+    """``new``'s JSON text at ``depth``: the file's own text where ``new`` is what ``old``
+    was, else laid out as the file is, with what it holds rendered the same way."""
+    if old is not None and _same(new, old[0]):
+        return source[old[1] : old[2]]
+    if not isinstance(new, (dict, list)) or not new:
+        return json.dumps(_marked(new), ensure_ascii=layout.ensure_ascii)
+    members = _members(source, old) if old is not None else {}
+    text = source[old[1] : old[2]] if old is not None else ""
+    if members and layout.indent is not None and "\n" not in text:
+        # a container the file has on one line (as Prettier writes a short one) stays so
+        comma = ", " if re.search(r",[ \t]", text) else ","
+        pad = (" " if text[1:2] == " " else "") if isinstance(new, dict) else layout.pad
+        layout = _Layout(None, (comma, layout.separators[1]), layout.ensure_ascii, pad)
+    parts = []
+    if isinstance(new, dict):
+        for key, value in new.items():
+            rendered = _render(value, members.get(key), source, layout, depth + 1)
+            name = json.dumps(key, ensure_ascii=layout.ensure_ascii)
+            parts.append(name + layout.separators[1] + rendered)
+    else:
+        unused = list(members.values())
+        for index, value in enumerate(new):
+            # an element the install left as it was, where it was or after one it removed
+            match = next((span for span in unused if _same(value, span[0])), None)
+            if match is not None:
+                unused = unused[unused.index(match) + 1 :]
+            rendered = _render(value, match or members.get(index), source, layout, depth + 1)
+            parts.append(rendered)
+    opening, closing = "{}" if isinstance(new, dict) else "[]"
+    if layout.indent is None:
+        pad = layout.pad if isinstance(new, dict) else ""
+        return opening + pad + layout.separators[0].join(parts) + pad + closing
+    unit = layout.indent if isinstance(layout.indent, str) else " " * layout.indent
+    inner = "\n" + unit * (depth + 1)
+    joined = (layout.separators[0] + inner).join(parts)
+    return opening + inner + joined + "\n" + unit * depth + closing
+
+
+def _members(source: str, old: _Span) -> dict[Any, _Span]:
+    """The members of the object or array ``old`` (its keys, or its indexes) and their
+    text's place; nothing when ``old`` is neither."""
+    value, pos, _ = old
+    if not isinstance(value, (dict, list)):
+        return {}
+    found: dict[Any, _Span] = {}
+    pos += 1
+    for index in range(len(value)):
+        pos = _skip_space(source, pos)
+        key: Any = index
+        if isinstance(value, dict):
+            key, pos = _REREAD.raw_decode(source, pos)
+            pos = _skip_space(source, _skip_space(source, pos) + 1)  # past the ":"
+        member, end = _REREAD.raw_decode(source, pos)
+        found[key] = (member, pos, end)
+        pos = _skip_space(source, end) + 1  # past the "," (or the closing bracket)
+    return found
+
+
+def _skip_space(source: str, pos: int) -> int:
+    found = _SPACE.match(source, pos)
+    return found.end() if found else pos
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of one type (``1`` is not ``true``); ``==`` compares in C, so a large
+    ``~/.claude.json`` costs little (what is equal and written otherwise, ``1.0`` for ``1``,
+    is the same JSON to its readers)."""
+    return type(a) is type(b) and bool(a == b)
 
 
 def json_change(
@@ -421,7 +516,7 @@ def json_change(
         return FileChange(path, label, before, before, prune_parent, private)
     if not new and before is not None:
         return FileChange(path, label, before, None, prune_parent, private)
-    return FileChange(path, label, before, render_json(new, before), prune_parent, private)
+    return FileChange(path, label, before, render_json(new, before, old), prune_parent, private)
 
 
 def text_change(
