@@ -21,6 +21,7 @@ from kenning.installers import AGENTS, agents_md
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
 from .test_agent_clis import CODEX_VERSION, _cli, _json_of, run
+from .test_install import LAYOUTS as JSON_LAYOUTS
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "kenning"
 EXE = "/opt/kenning/bin/kenning"
@@ -811,4 +812,23 @@ def test_install_twice_then_uninstall_leaves_no_trace(
     assert cli(agent, "--scope", scope, "--uninstall")[0] == 0
     assert snapshot(project, home) == before
     assert cli(agent, "--scope", scope, "--uninstall")[0] == 0
+    assert snapshot(project, home) == before
+
+
+@pytest.mark.parametrize("layout", JSON_LAYOUTS)
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_cursor_keeps_the_layout_of_mcp_json_and_uninstall_gives_its_bytes_back(
+    project: Path, home: Path, scope: str, layout: str
+) -> None:
+    path = (project if scope == "project" else home) / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    text = JSON_LAYOUTS[layout]({"mcpServers": {"docs": {"url": "http://a", "n": "<1e3>"}}})
+    path.write_text(text.replace('"<1e3>"', "1e3"))
+    before = snapshot(project, home)
+    code, _, err = cli("cursor", "--scope", scope, "--no-agents-md", "--executable", "kenning")
+    assert code == 0, err
+    installed = path.read_text()
+    assert "kenning" in installed and "1e3" in installed
+    assert ("\n" in installed.rstrip()) == ("\n" in text.rstrip())  # one line stays one line
+    assert cli("cursor", "--scope", scope, "--uninstall")[0] == 0
     assert snapshot(project, home) == before
