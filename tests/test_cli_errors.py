@@ -868,6 +868,25 @@ def test_a_refused_option_value_is_named_by_the_option(
         assert internal not in line, line
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--type", ""), ("--type", " , "), ("--collection", ""), ("--collection", " ")],
+)
+def test_a_blank_search_filter_is_refused_naming_its_option(
+    seeded_project: Path, option: str, value: str
+) -> None:
+    """`kenning search --type ''` (an unset shell variable in `--type "$TYPE"`) searched every
+    type and exited 0, where `--collection ''` was refused: both are now one line naming the
+    option and what to give, exit 1 as `--project ''` is. MCP clients send blanks for "no
+    filter", and the MCP tool still takes them so."""
+    result = CliRunner().invoke(main, ["search", "snake_case function names", option, value])
+    _one_line_error(result, f"search {option} {value!r}")
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    assert f"{option} is blank" in line and f"leave {option} out" in line, line
+    assert "Usage:" not in result.stderr
+
+
 def test_the_python_api_names_its_parameters_not_the_clis_options(project: Path) -> None:
     from kenning import recall, search_memories
     from kenning.errors import UserInputError

@@ -36,6 +36,7 @@ from .model import (
     STORED,
     TYPE_TO_COLLECTION,
     RememberResult,
+    valid_types_message,
 )
 
 if TYPE_CHECKING:
@@ -651,6 +652,7 @@ def search(
     if query == "-":  # the query from standard input
         query = _read_content(query).strip()
     # validate everything before looking for a store: bad input is an error either way
+    _refuse_blank_filters(collection, memory_type)
     plan_search(query, collection, memory_type, intent, cascade)
     check_limit(limit)
     with _open(
@@ -694,6 +696,23 @@ def search(
                 click.echo(_other_projects(asked, response.other_projects), err=True)
             return
         click.echo(render_human(response.results, decay))
+
+
+def _refuse_blank_filters(collection: str | None, memory_type: str | None) -> None:
+    """A blank --type or --collection on the command line (``--type "$TYPE"`` with TYPE
+    unset) is a mistake to name by its option. The core reads a blank type as no filter,
+    as MCP clients that send every optional argument mean it, so here it searched every
+    type, exit 0."""
+    if collection is not None and not collection.strip():
+        raise UserInputError(
+            f"--collection is blank; give one of {', '.join(COLLECTIONS)}, or leave "
+            "--collection out to search them all"
+        )
+    if memory_type is not None and not memory_type.replace(",", "").strip():
+        raise UserInputError(
+            f"--type is blank; give a type or a comma list of types ({valid_types_message()}), "
+            "or leave --type out to search every type"
+        )
 
 
 # -- error→fix knowledge ---------------------------------------------------------------
