@@ -67,9 +67,9 @@ DAMAGE: dict[str, tuple[str, Any]] = {
     "group-id-a-blob": ("group_id", b"acme/widgets"),
     "type-a-blob": ("type", b"context"),
 }
-#: Text that is not UTF-8: skipped by reads and named by doctor like the damage above (the
-#: SQL that counts rows whose fields surely decode cannot tell it, so the page's stale
-#: filter counts such a row: not part of DAMAGE).
+#: Text that is not UTF-8: skipped by reads, counted apart and named by doctor like the
+#: damage above (the tests that store it through SQLite's typed columns alone: not part of
+#: DAMAGE).
 NOT_UTF8: dict[str, tuple[str, Any]] = {
     "content-not-utf8": ("content", NotUtf8Text(b"ERROR: caf\xe9 \xff\xfe")),
     "type-not-utf8": ("type", NotUtf8Text(b"cont\xe9xt")),
@@ -130,7 +130,7 @@ def test_reads_skip_a_damaged_row_with_a_warning(
     assert len(warnings) == 1, warnings
 
 
-@pytest.mark.parametrize("damaged", list(DAMAGE), indirect=True)
+@pytest.mark.parametrize("damaged", [*DAMAGE, *NOT_UTF8], indirect=True)
 def test_the_stale_filters_listing_leaves_out_the_rows_browse_leaves_out(
     damaged: tuple[MemoryStore, str, str],
 ) -> None:
@@ -271,7 +271,9 @@ def test_iterate_yields_the_damaged_vector_rows_for_repair(store: MemoryStore) -
 
 
 @pytest.mark.parametrize(
-    "damaged", ["vector-short", "tags-not-json", "stored-at-garbage"], indirect=True
+    "damaged",
+    ["vector-short", "tags-not-json", "stored-at-garbage", "content-not-utf8", "type-not-utf8"],
+    indirect=True,
 )
 def test_stats_counts_what_search_sees_and_names_the_damaged(
     damaged: tuple[MemoryStore, str, str],
@@ -455,6 +457,22 @@ FIELD_FORMS: list[tuple[str, object]] = [
             '{"a": [' + ", ".join(["[1]"] * 150) + "]}",
         )
     ),
+    # text that is not UTF-8 in each column read as text (the SQL typed it all as text)
+    *(
+        (column, NotUtf8Text(v))
+        for column, v in (
+            ("id", b"row-\xe9"),
+            ("content", b"ERROR: caf\xe9 \xff\xfe"),
+            ("content", b"lone \x80 continuation"),
+            ("collection", b"discussions\xc3"),
+            ("type", b"cont\xe9xt"),
+            ("group_id", b"acme/w\xefidgets"),
+            ("content_hash", b"\xed\xa0\x80"),  # a surrogate, as UTF-8 may not hold one
+            ("source", b"docs/caf\xe9.md"),
+            ("tags", b'["caf\xe9"]'),
+            ("metadata", b'{"a": "caf\xe9"}'),
+        )
+    ),
 ]
 VECTOR_FORMS = [b"\x00\x11\x22\x33", _nan.tobytes(), np.full(384, 0.5, dtype=np.float32).tobytes()]
 
@@ -465,7 +483,13 @@ def test_the_damaged_count_agrees_with_decoding_every_row(
     """The count decodes only the rows an SQL check cannot pass (decoding every row took
     0.5 s at 50k rows, after every write): every form the decoder refuses must be among
     them, and the count must be the one decoding every row gives, per project too."""
-    from kenning.backends.sqlite import decode_memory, decode_vector, fields_decode_sql
+    from kenning.backends.sqlite import (
+        add_utf8_check,
+        decode_memory,
+        decode_text,
+        decode_vector,
+        fields_decode_sql,
+    )
     from kenning.vectors import vector_problem
 
     caplog.set_level(logging.ERROR)
@@ -473,6 +497,8 @@ def test_the_damaged_count_agrees_with_decoding_every_row(
     path = store.backend.location
     store.close()
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.text_factory = decode_text  # as the store reads them
+    add_utf8_check(conn)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)") if r[1] != "rowid"]
     others = [c for c in columns if c not in ("id", "content_hash", "group_id")]
     forms: list[tuple[str, object]] = [*FIELD_FORMS, *(("embedding", v) for v in VECTOR_FORMS)]
@@ -482,8 +508,9 @@ def test_the_damaged_count_agrees_with_decoding_every_row(
             f"SELECT ?, ?, ?, {', '.join(others)} FROM memories WHERE id = ?",
             (f"row-{i}", f"hash-{i}", "other/project" if i % 3 else store.group_id, first),
         )
+        mark = "CAST(? AS TEXT)" if isinstance(value, NotUtf8Text) else "?"
         try:
-            conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, f"row-{i}"))
+            conn.execute(f"UPDATE memories SET {column} = {mark} WHERE id = ?", (value, f"row-{i}"))
         except sqlite3.OperationalError:  # JSON the error-fingerprint index cannot read:
             assert column == "metadata"  # such metadata cannot be stored at all
     rows = conn.execute(
@@ -545,7 +572,9 @@ def test_the_cli_counts_one_damaged_memory_in_the_singular(
         assert "1 damaged memory could not be re-embedded" in proc.stderr.decode(), proc.stderr
 
 
-@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
+@pytest.mark.parametrize(
+    "damaged", ["tags-not-json", "vector-short", "content-not-utf8"], indirect=True
+)
 def test_the_page_counts_the_memories_it_lists(damaged: tuple[MemoryStore, str, str]) -> None:
     """The page said "6 memories, newest first" over the 5 it listed, with a "show more (1
     left)" link to an empty page: its count took every row, where its list (like export)
@@ -644,7 +673,9 @@ def test_export_does_not_promise_another_projects_damaged_row(
 
 
 @pytest.mark.parametrize("every", [False, True], ids=["repair", "force"])
-@pytest.mark.parametrize("damaged", ["tags-not-json", "vector-nan"], indirect=True)
+@pytest.mark.parametrize(
+    "damaged", ["tags-not-json", "vector-nan", "content-not-utf8"], indirect=True
+)
 def test_reembed_progress_ends_at_its_total(
     damaged: tuple[MemoryStore, str, str], every: bool
 ) -> None:
