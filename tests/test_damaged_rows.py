@@ -596,6 +596,45 @@ def test_the_page_counts_the_memories_it_lists(damaged: tuple[MemoryStore, str, 
         source.close()
 
 
+@pytest.mark.parametrize(
+    "damaged", ["tags-not-json", "content-not-utf8", "vector-short"], indirect=True
+)
+def test_the_pages_age_filters_count_the_memories_they_list(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """An age filter's total was taken from the stored times alone, which a row whose other
+    fields do not decode still has: "last 7 days" said 4 memories over the 3 it listed, and
+    "older than 90 days" said 1 and listed one of the 2 (every readable row less the newer
+    ones, the damaged one taken for one of those). And newest(n) gave n - 1 when a damaged
+    row was among the n newest: a true count still showed one fewer, "show more" no more."""
+    from .test_ui_parts import _ids_shown, _page_client
+
+    store, bad, kind = damaged
+    assert len(store.newest(len(NOTES) - 1)) == len(NOTES) - 1
+    root = store.project.root
+    old = [m.id for m in store.browse(group_id="all") if m.id != bad][:2]
+    store.close()
+    conn = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    conn.executemany(
+        "UPDATE memories SET stored_at = ? WHERE id = ?",
+        [("2024-01-02T03:04:05.000006+00:00", i) for i in old],
+    )
+    conn.close()
+    client, source = _page_client(root)
+    try:
+        for query in ("/?age=>90", "/?age=>90&project=all", "/?age=7", "/?age=7&type=context"):
+            html = client.get(query).text
+            shown = _ids_shown(html)
+            older = ">90" in query
+            assert (bad in shown) is (kind in VECTOR_DAMAGE and not older), query
+            assert (set(old) <= set(shown)) is older, query
+            noun = "memory" if len(shown) == 1 else "memories"
+            assert f"{len(shown)} {noun}, newest first" in html, (query, len(shown))
+            assert "show more" not in html, query
+    finally:
+        source.close()
+
+
 @pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
 def test_hooks_remember_totals_every_row_hooks_stats_counts(
     damaged: tuple[MemoryStore, str, str],

@@ -1835,20 +1835,24 @@ class MemoryStore:
         collections = (check_types_of(collection, types),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, types)
         total = self.backend.count(filters)
-        if not readable or not isinstance(self.backend, CountsDamagedRows):
-            return total
+        return max(0, total - self._unreadable(filters)) if readable else total
+
+    def _unreadable(self, filters: Filters) -> int:
+        """How many rows matching ``filters`` every read leaves out (their fields do not
+        decode); 0 where the backend has none to count or cannot count them."""
+        if not isinstance(self.backend, CountsDamagedRows):
+            return 0
         try:  # counted over the whole store, as stats counts them (one count kept)
             unreadable = self.backend.count_unreadable(Filters())
         except StoreCorrupted:  # a page that cannot be read: stats says so
-            return total
-        left_out = sum(
+            return 0
+        return sum(
             n
             for (group, coll, typ), n in unreadable.items()
             if (filters.group_id is None or group == filters.group_id)
             and (not filters.collections or coll in filters.collections)
             and (not filters.types or typ in filters.types)
         )
-        return max(0, total - left_out)
 
     def newest(
         self,
@@ -1869,9 +1873,22 @@ class MemoryStore:
         collections = (check_types_of(collection, types),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, types)
         before = parse_timestamp(stored_before) if stored_before is not None else None
-        if before is None:  # as a backend written before ``before`` existed is called
-            return self.backend.newest(filters, limit)
-        return self.backend.newest(filters, limit, before)
+
+        def read(n: int) -> list[Memory]:
+            if before is None:  # as a backend written before ``before`` existed is called
+                return self.backend.newest(filters, n)
+            return self.backend.newest(filters, n, before)
+
+        found = read(limit)
+        # A damaged row among the newest is read and left out: the page that asked for as
+        # many as its count promised showed one fewer, and no "show more" found it. Fewer
+        # than asked for is most often all there is (the session-start hook's few error
+        # fixes): an indexed count tells, where counting the damaged rows reads them all.
+        short = len(found) < limit
+        if short and (before is not None or self.backend.count(filters) > len(found)):
+            skipped = self._unreadable(filters)
+            found = read(limit + skipped)[:limit] if skipped else found
+        return found
 
     def count_by(self, *, group_id: str | None = None) -> dict[tuple[str, str], int]:
         """How many memories per ``(collection, type)``: this project by default
@@ -1885,17 +1902,25 @@ class MemoryStore:
         group_id: str | None = None,
         collection: str | None = None,
         memory_type: str | Sequence[str] | None = None,
+        readable: bool = False,
     ) -> list[datetime]:
         """When each memory stored at or after ``since`` was stored (this project by
         default, optionally one collection and some types), reading only that field of
-        those rows: the page's weekly plot, and its count of an age filter's rows."""
+        those rows: the page's weekly plot, and its count of an age filter's rows.
+        ``readable``: only of those a listing returns, as :meth:`count` counts them."""
         from .search import check_types_of, parse_types
 
         types = parse_types(memory_type)
         collections = (check_types_of(collection, types),) if collection is not None else ()
-        return self.backend.stored_since(
-            Filters(self.resolve_group(group_id), collections, types), parse_timestamp(since)
-        )
+        filters = Filters(self.resolve_group(group_id), collections, types)
+        since = parse_timestamp(since)
+        if readable and self._unreadable(filters):
+            # A damaged row keeps its time, which alone is read here: the age filter counted
+            # it and then listed one memory fewer ("older than" even hid an older one). The
+            # rare filter holding one reads every row's time as a listing decodes it.
+            entries = self.backend.metadata_entries(filters, None)
+            return [e.stored_at for e in entries if e.stored_at >= since]
+        return self.backend.stored_since(filters, since)
 
     def stats(self, group_id: str | None = None) -> dict[str, Any]:
         """Counts (of this project, or of ``group_id``'s; ``"all"``: of every project), the

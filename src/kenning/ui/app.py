@@ -626,16 +626,20 @@ def _age_count(
     memory_type: str | None,
 ) -> int:
     """How many memories an age filter holds (one bound of the two), from the stored times
-    of the newer ones: no row is decoded."""
+    of the newer ones: no row is decoded (but where a damaged one is, which no listing
+    shows)."""
     if after is not None:
         return len(
             store.stored_since(
-                after, group_id=group, collection=collection, memory_type=memory_type
+                after, group_id=group, collection=collection, memory_type=memory_type,
+                readable=True,
             )
-        )
+        )  # fmt: skip
     assert before is not None
     newer = len(
-        store.stored_since(before, group_id=group, collection=collection, memory_type=memory_type)
+        store.stored_since(
+            before, group_id=group, collection=collection, memory_type=memory_type, readable=True
+        )
     )
     readable = store.count(
         collection=collection, memory_type=memory_type, group_id=group, readable=True
