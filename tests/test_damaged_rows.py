@@ -635,6 +635,28 @@ def test_the_pages_age_filters_count_the_memories_they_list(
         source.close()
 
 
+@pytest.mark.parametrize("damaged", ["vector-short", "content-not-utf8"], indirect=True)
+def test_the_pages_header_says_how_many_rows_it_does_not_count(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """The header said "5 memories" (what search sees, as kenning stats counts) over a list
+    of "6 memories, newest first" (a row whose vector alone is damaged is listed) and said
+    nothing of the row it left out; it says how many are damaged and where they are named,
+    as kenning stats does."""
+    from .test_ui_parts import _page_client
+
+    store, _, _ = damaged
+    root = store.project.root
+    store.close()
+    client, source = _page_client(root)
+    try:
+        html = client.get("/").text
+        header = html.split('<span class="where">', 1)[1].split("</span>\n", 1)[0]
+        assert f"{len(NOTES) - 1} memories · 1 damaged (see kenning doctor)" in header, header
+    finally:
+        source.close()
+
+
 @pytest.mark.parametrize("damaged", ["tags-not-json", "vector-short"], indirect=True)
 def test_hooks_remember_totals_every_row_hooks_stats_counts(
     damaged: tuple[MemoryStore, str, str],
