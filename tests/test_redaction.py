@@ -3436,3 +3436,32 @@ def test_hydra_the_config_frameworks_package_option_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
     out, counts = redact_secrets("hydra -l admin -p Hy6tB1q9Zx ssh://10.0.0.5")
     assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=Hy6t.B1qZr0",
+        "db password=Hy6t.B1qZr0 user=bob",
+        "connect(host, password=Hy6t.B1qZr0)",
+        "spring.datasource.password=Hy6t.B1qZr0",
+        "client_secret=Hy6t.B1qZr0xKq9Lm3",
+        "api_key = Hy6t.B1q.Zr0xKq9Lm3",
+    ],
+)
+def test_an_unquoted_password_with_a_dot_is_redacted(text: str) -> None:
+    """'password=Hy6t.B1qZr0' read as a dotted name in code (cfg.password, self.pw) and was
+    stored whole. A dotted value that reads as generated, its first part no object's name,
+    is a literal; the references below are kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1} and "B1qZr0" not in out and "Hy6t" not in out, out
+    for kept in (
+        "password=cfg.pw",
+        "password=request.form.pw",
+        "token=ctx.Token2",
+        "password = self.dbPass1",
+        "password=Settings.Pw2Hash",
+        "token=abc.def",
+        "password=os.environ['DB_PASSWORD']",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -513,6 +513,7 @@ def _is_placeholder(value: str) -> bool:
     return bare != value and bool(bare) and _PLACEHOLDER.fullmatch(bare) is not None
 
 
+_OBJECT_NAME = lazy(r"[A-Za-z_]+")
 _JS_ENVIRONMENT = lazy(r"(?:process|import\.meta|Deno)\.env\.")
 
 
@@ -528,6 +529,14 @@ def _is_reference(
         return True  # password=password, self.api_key = api_key, db_pass = db_pass
     if key_quoted:
         return True  # {'password': pw}: JSON and dict literals quote a literal value
+    if (
+        "." in value
+        and _looks_random(value)
+        and not _OBJECT_NAME.fullmatch(value[: value.find(".")])
+    ):
+        # password=Hy6t.B1qZr0: a generated password may hold a dot; a reference starts at
+        # an object's name (cfg.pw, self.dbPass1, Settings.Pw2Hash), which is letters only
+        return False
     if "." in value and _SECRET_KEY_END.search(ident.group("last")[-24:]):
         # password: settings.db_password, token: ctx.secrets.githubToken: the setting that
         # holds the secret, in YAML as in code (no generated password reads as a dotted name
