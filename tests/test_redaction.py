@@ -3465,3 +3465,41 @@ def test_an_unquoted_password_with_a_dot_is_redacted(text: str) -> None:
         "password=os.environ['DB_PASSWORD']",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'PASS="Hy6tB1qZr0x"',
+        "export PASS='Hy6tB1qZr0x'",
+        "PASS=hunter2abc",
+        "# .env\nUSER=deploy\nPASS=s3cr3tpass\n",
+        "export PASS=Tr0ub4dor&3",
+        'docker run -e PASS="Hy6tB1qZr0x" app',
+        'DB_PASS="Hy6tB1qZr0x"',
+    ],
+)
+def test_a_bare_pass_assignment_in_an_env_file_is_redacted(text: str) -> None:
+    """An env file's or a shell script's PASS=… is a password; only a random value without
+    quotes was taken ('PASS="Hy6tB1qZr0x"', 'PASS=hunter2abc' were stored), as "pass" alone
+    is no secret's name in prose or a test summary. A value given to PASS= at a line's start
+    is taken as DB_PASS='s is, a quoted one elsewhere when it reads as generated; counts,
+    switches, variables and prose are kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1}, out
+    for secret in ("Hy6tB1qZr0x", "hunter2abc", "s3cr3tpass", "Tr0ub4dor", "&3"):
+        assert secret not in out, out
+    for kept in (
+        "PASS=0",
+        "PASS=12 FAIL=0 SKIP=1",
+        "Results: PASS=3, FAIL=0",
+        'PASS="${DB_PASS}"',
+        "PASS=$DB_PASS",
+        "export PASS=yes",
+        "pass the token to the function",
+        'pass "hello" to greet()',
+        "token_count=3",
+        "password=os.environ['DB_PASSWORD']",
+        "  PASS=true",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -1204,7 +1204,17 @@ def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
 
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
 #: name ("pass: the test", "second pass: resolve"), so only a random value after it is taken.
-_BARE_PASS = lazy(r"(?<![\w\-])pass[ \t]*[:=：][ \t]*(?P<val>[^\s\"'`,;&]{1,1024})", re.I)
+_BARE_PASS = lazy(
+    r"(?<![\w\-])pass[ \t]*[:=：][ \t]*"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))",
+    re.I,
+)
+#: PASS= at a line's start, as an env file or a shell script sets it: a password, as DB_PASS=
+#: is, whatever it looks like (a test summary's PASS=3 is a count, kept as MAX_PASS=5 is).
+_ENV_PASS = lazy(
+    rf"^[ \t]*(?:export[ \t]+)?PASS=(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;]{{1,1024}}))",
+    re.MULTILINE,
+)
 
 
 def _find_assignments(text: str) -> Iterator[_Hit]:
@@ -1239,9 +1249,21 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     yield from _find_command_keys(text, lower)
     if "pass" in lower:
         for m in _BARE_PASS.finditer(text):
-            value = m.group("val").rstrip(".!?:)")
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            value = m.group(group) if group != "val" else m.group(group).rstrip(".!?:)")
             if _looks_random(value):
-                yield _Hit(m.start("val"), m.start("val") + len(value), "password_assignment", 1)
+                yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+    if "PASS=" in text:
+        for m in _ENV_PASS.finditer(text):
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            value = m.group(group)
+            if not (
+                _is_placeholder(value)
+                or _COUNT_OR_FLAG.fullmatch(value)
+                or _PATH.fullmatch(value)
+                or _FILE_NAME.fullmatch(value)
+            ):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
     if " key" in lower:
