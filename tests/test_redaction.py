@@ -3503,3 +3503,66 @@ def test_a_bare_pass_assignment_in_an_env_file_is_redacted(text: str) -> None:
         "  PASS=true",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+_AMZ_SIGNATURE = "aeeed9bbccd4d02ee5c0109b86d86835" + "f995330da4c265957d157751f604d404"
+_GOOG_SIGNATURE = "5eae5b4b6e2f4c1c6d5b1ec7e2d2f7e8" * 8
+_AMZ_SESSION = "IQoJb3JpZ2luX2VjEJr%2F%2F%2F%2F%2FwEaCXVzLWVhc3QtMSJHMEUCIQD" + "Hy6tB1qZr0xKq9"
+_V2_SIGNATURE = "vjbyPxybdZaNmGa%2ByT272YEAiv4%3D"
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        (
+            "curl 'https://acme-builds.s3.amazonaws.com/app.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            f"&X-Amz-Credential={AWS_ID}%2F20260524%2Fus-east-1%2Fs3%2Faws4_request"
+            "&X-Amz-Date=20260524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host"
+            f"&X-Amz-Signature={_AMZ_SIGNATURE}'",
+            (_AMZ_SIGNATURE, AWS_ID),
+        ),
+        (
+            f"https://b.s3.us-west-2.amazonaws.com/k?X-Amz-Security-Token={_AMZ_SESSION}"
+            f"&X-Amz-Signature={_AMZ_SIGNATURE}&x-id=GetObject",
+            (_AMZ_SIGNATURE, _AMZ_SESSION),
+        ),
+        (
+            "https://storage.googleapis.com/acme/report.pdf?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+            "&X-Goog-Credential=svc%40acme.iam.gserviceaccount.com%2F20260301%2Fauto%2Fstorage"
+            "%2Fgoog4_request&X-Goog-Date=20260301T190859Z&X-Goog-Expires=900"
+            f"&X-Goog-SignedHeaders=host&X-Goog-Signature={_GOOG_SIGNATURE}",
+            (_GOOG_SIGNATURE,),
+        ),
+        (
+            "https://storage.googleapis.com/acme/a.txt?GoogleAccessId=svc@acme.iam.gserviceaccount"
+            f".com&Expires=1767225600&Signature={_V2_SIGNATURE}",
+            (_V2_SIGNATURE,),
+        ),
+        (
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260524/us-east-1/s3/"
+            "aws4_request, SignedHeaders=host;x-amz-date, "
+            f"Signature={_AMZ_SIGNATURE}",
+            (_AMZ_SIGNATURE,),
+        ),
+    ],
+)
+def test_a_presigned_urls_signature_is_redacted(text: str, secrets: tuple[str, ...]) -> None:
+    """A presigned S3 or signed GCS URL is a credential until it expires: anyone holding it
+    reads (or writes) the object. Its X-Amz-Signature / X-Goog-Signature (and a V2 URL's or
+    a SigV4 header's Signature=) was stored; it is redacted now, the bucket, the object and
+    the other parameters kept, and documentation about the parameters is kept."""
+    out, counts = redact_secrets(text)
+    for secret in secrets:
+        assert secret not in out, out
+    assert counts.get("url_signature") == 1, counts
+    assert "X-Amz-Date" not in text or "X-Amz-Date=20260524T000000Z" in out
+    for kept in (
+        "the URL carries X-Amz-Signature=<signature> and X-Amz-Expires=<seconds>",
+        "?X-Amz-Signature=${SIG}",
+        "    signature=compute_signature(body, secret)",
+        "verify(payload, signature=signature_header)",
+        "Signature=None",
+        "X-Amz-SignedHeaders=host&X-Amz-Date=20260524T000000Z",
+        "check the X-Goog-Signature query parameter",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -31,7 +31,9 @@ replaced once, under the more specific kind:
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
    ``auth`` (when it decodes to ``user:password``), AWS secret keys by their key name (JSON,
    CLI, credentials file, ``aws configure``'s prompt),
-   Azure ``AccountKey=`` and SAS ``sig=``, every value of a Kubernetes Secret's ``data:``/
+   Azure ``AccountKey=`` and SAS ``sig=``, a presigned S3 or signed GCS URL's signature
+   (``X-Amz-Signature=``, ``X-Goog-Signature=``, a random ``Signature=``), every value of
+   a Kubernetes Secret's ``data:``/
    ``stringData:`` (YAML or JSON) and of ``kubectl create secret --from-literal``, passwords
    set in SQL (``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY '…'``, ``SET PASSWORD``,
    ``PASSWORD('…')``), PHP's ``define('DB_PASSWORD', …)``, redis.conf's ``requirepass``,
@@ -1885,6 +1887,13 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
         r"[ \t]*=[ \t]*(?P<pw>[A-Za-z0-9+/]{20,}={0,2})",
     ),
     ("azure_sas", r"(?i)[?&;]sig=(?P<pw>[A-Za-z0-9%+/=]{16,})"),
+    # A presigned S3 or signed GCS URL reads (or writes) its object for anyone holding it
+    # until it expires: the signature goes, the bucket, object and parameters stay. Named
+    # for what it is (X-Amz-/X-Goog-Signature), the value is always one; a bare Signature=
+    # (a V2 or CloudFront URL's, a SigV4 Authorization header's) only when it reads as
+    # generated (below), as "signature=compute_signature(body)" in code does not.
+    ("url_signature", r"(?i)[?&]x-(?:amz|goog)-signature=(?P<pw>[A-Za-z0-9%+/=_~.\-]{16,})"),
+    ("url_signature", r"(?:^|[?&,\s])Signature=(?P<pw>[A-Za-z0-9%+/=_~\-]{16,})"),
     # Token formats gitleaks lacks (GOCSPX-, whsec_, below) or pins to one length (sk-ant-).
     ("anthropic_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-ant-[A-Za-z0-9_\-]{20,})"),
     ("google_oauth_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>GOCSPX-[A-Za-z0-9_\-]{24,40})"),
@@ -1992,6 +2001,12 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                 continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
             if kind == "google_oauth_token" and (len(token) < 30 or not _is_random(token)):
                 continue  # "ya29.c" in prose, not a token
+            if (
+                kind == "url_signature"
+                and "-" not in m.group(0)[: m.start(1) - m.start(0)]
+                and not _looks_random(token)
+            ):
+                continue  # a bare Signature= naming a variable or a function's result
             yield _Hit(m.start(1), m.end(1), kind, 0)
 
 
