@@ -3566,3 +3566,53 @@ def test_a_presigned_urls_signature_is_redacted(text: str, secrets: tuple[str, .
         "check the X-Goog-Signature query parameter",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+_BODY40 = "Hy6tB1qZr0xKq9Lm3Nv7" * 2
+_HEX40 = "3f786850e387550fdab8" * 2
+
+
+@pytest.mark.parametrize(
+    ("token", "kind"),
+    [
+        ("dp.pt." + _BODY40 + "abc", "doppler_api_token"),
+        ("dp.st." + _BODY40 + "abcd", "doppler_api_token"),
+        ("dp.st.dev." + _BODY40 + "abcd", "doppler_api_token"),
+        ("dp.ct." + _BODY40 + "abcd", "doppler_api_token"),
+        ("dp.sa." + _BODY40 + "abcd", "doppler_api_token"),
+        ("dp.scim." + _BODY40 + "abcd", "doppler_api_token"),
+        ("tskey-auth-" + "kRXS6h3CNTRL" + "-" + _BODY40[:33], "tailscale_key"),
+        ("tskey-api-" + "k7Qm2PZx4CNTRL" + "-" + _BODY40[:30], "tailscale_key"),
+        ("gsk_" + _BODY40 + "Xq9Lm3Nv7Hy6", "groq_api_key"),
+        ("xai-" + _BODY40 * 2, "xai_api_key"),
+        ("r8_" + _BODY40[:37], "replicate_api_token"),
+        ("sbp_" + _HEX40, "supabase_token"),
+        ("sb_secret_" + _BODY40[:31], "supabase_token"),
+        ("bkua_" + _HEX40, "buildkite_token"),
+        ("pcsk_" + "4Xq9Lm" + "_" + _BODY40 + "Hy6tB1qZr0xKq9Lm3Nv7abc", "pinecone_api_key"),
+        ("lsv2_pt_" + _HEX40[:32] + "_" + _HEX40[:10], "langsmith_api_key"),
+        ("phx_" + _BODY40 + "abc", "posthog_personal_key"),
+        ("figd_" + _BODY40, "figma_token"),
+        ("apify_api_" + _BODY40[:36], "apify_token"),
+    ],
+)
+def test_a_prefixed_token_format_gitleaks_lacks_is_redacted(token: str, kind: str) -> None:
+    """Doppler's service, CLI, service-account and SCIM tokens (dp.st., dp.ct., dp.sa.,
+    dp.scim.; gitleaks knows dp.pt. of 43 characters only) and the keys of Tailscale, Groq,
+    xAI, Replicate, Supabase, Buildkite, Pinecone, LangSmith, PostHog, Figma and Apify,
+    each known by its own prefix, were stored as written, in prose as in an env file."""
+    for text in (f"export DOPPLER_TOKEN={token}", f"use {token}, then retry", f"'{token}'"):
+        out, counts = redact_secrets(text)
+        assert token not in out and token[-12:] not in out, out
+        assert counts == {kind: 1}, counts
+    for kept in (
+        "Doppler tokens start with dp.pt., dp.st., dp.ct. or dp.sa.",
+        "dp.st.dev is the config; see docs.doppler.com",
+        "tskey-auth keys expire after 90 days",
+        "a Groq key looks like gsk_...",
+        "xai-grok-2 is the model; r8_ prefixes Replicate tokens",
+        "sbp_ and bkua_ and lsv2_pt_ are prefixes",
+        "pcsk_ keys are Pinecone's; phx_ keys are PostHog's; figd_ is Figma's",
+        "apify_api_token_name=deploy",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -52,10 +52,12 @@ replaced once, under the more specific kind:
    registry's token set
    with ``npm``/``yarn``/``poetry``/``composer``/``git config [set] KEY VALUE``, a password
    echoed into a command that reads one (``| chpasswd``, ``| sudo -S``, ``--password-stdin``,
-   ``--with-token``, a secret store's ``--data-file=-``); and six
-   token formats gitleaks lacks or pins to one length (OpenAI ``sk-``, Anthropic
-   ``sk-ant-``, Google OAuth ``GOCSPX-`` and ``ya29.``, Stripe ``whsec_``, a Discord
-   webhook's token).
+   ``--with-token``, a secret store's ``--data-file=-``); and token formats gitleaks
+   lacks or pins to one length (OpenAI ``sk-``, Anthropic ``sk-ant-``, Google OAuth
+   ``GOCSPX-`` and ``ya29.``, Stripe ``whsec_``, a Discord webhook's token, Doppler's
+   ``dp.st.``/``dp.ct.``/``dp.sa.``…, Tailscale ``tskey-``, Groq ``gsk_``, xAI ``xai-``,
+   Replicate ``r8_``, Supabase ``sbp_``/``sb_secret_``, Buildkite ``bkua_``, Pinecone
+   ``pcsk_``, LangSmith ``lsv2_``, PostHog ``phx_``, Figma ``figd_``, Apify ``apify_api_``).
    These are Python ``re`` patterns, each linear: a candidate starts only at a distinctive
    prefix or keyword, quantifiers are over disjoint classes or bounded, and PEM blocks are
    found with ``str.find`` so that unterminated ``BEGIN`` lines cannot make the scan
@@ -1907,12 +1909,63 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
         r"(?i)discord(?:app)?\.com/api(?:/v\d{1,2})?/webhooks/\d{17,20}/"
         r"(?P<pw>[A-Za-z0-9_\-]{60,100})",
     ),
+    # Prefixed formats gitleaks lacks: Doppler's service, CLI, service-account, SCIM and
+    # audit tokens (gitleaks has dp.pt. of one length; a service token names its config:
+    # dp.st.dev.…), and the keys of Tailscale, Groq, xAI, Replicate, Supabase, Buildkite,
+    # Pinecone, LangSmith, PostHog (a personal key; phc_ is a project's public key), Figma
+    # and Apify. Each prefix is the provider's own, then a random body of its length.
+    (
+        "doppler_api_token",
+        r"(?:^|[^A-Za-z0-9_.\-])(?P<pw>dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?"
+        r"[A-Za-z0-9]{40,})",
+    ),
+    (
+        "tailscale_key",
+        r"(?:^|[^A-Za-z0-9_\-])(?P<pw>tskey-[a-z]{3,10}-[A-Za-z0-9]{6,24}-[A-Za-z0-9]{16,})",
+    ),
+    ("groq_api_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)"),
+    ("xai_api_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>xai-[A-Za-z0-9]{80})(?:[^A-Za-z0-9]|$)"),
+    (
+        "replicate_api_token",
+        r"(?:^|[^A-Za-z0-9_\-])(?P<pw>r8_[A-Za-z0-9]{37})(?:[^A-Za-z0-9]|$)",
+    ),
+    (
+        "supabase_token",
+        r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{24,})",
+    ),
+    ("buildkite_token", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>bkua_[a-f0-9]{40})(?:[^A-Za-z0-9]|$)"),
+    (
+        "pinecone_api_key",
+        r"(?:^|[^A-Za-z0-9_\-])(?P<pw>pcsk_[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,})",
+    ),
+    (
+        "langsmith_api_key",
+        r"(?:^|[^A-Za-z0-9_\-])(?P<pw>lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})",
+    ),
+    ("posthog_personal_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>phx_[A-Za-z0-9]{40,})"),
+    ("figma_token", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>figd_[A-Za-z0-9_\-]{40,})"),
+    ("apify_token", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>apify_api_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)"),
     # A Google OAuth access token (ya29.…, an hour's access to the account's APIs), its
     # newer forms with dots inside ("ya29.c.b0Aaek…"); a sentence's full stop after it stays.
     (
         "google_oauth_token",
         r"(?:^|[^A-Za-z0-9_\-.])(?P<pw>ya29\.[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+){0,8})",
     ),
+)
+#: The formats above whose body is random base62 (a digit, an upper- and a lower-case letter).
+_RANDOM_BODY_KINDS = frozenset(
+    {
+        "doppler_api_token",
+        "tailscale_key",
+        "groq_api_key",
+        "xai_api_key",
+        "replicate_api_token",
+        "supabase_token",
+        "pinecone_api_key",
+        "posthog_personal_key",
+        "figma_token",
+        "apify_token",
+    }
 )
 _re2_context_compiled: list[tuple[str, Any]] = []
 #: An RE2 set of the patterns above: one pass says which can match at all, so a text
@@ -2001,6 +2054,8 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                 continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
             if kind == "google_oauth_token" and (len(token) < 30 or not _is_random(token)):
                 continue  # "ya29.c" in prose, not a token
+            if kind in _RANDOM_BODY_KINDS and not (_is_random(token) or token.startswith("sbp_")):
+                continue  # figd_some_long_variable_name_…: a name in code, no generated key
             if (
                 kind == "url_signature"
                 and "-" not in m.group(0)[: m.start(1) - m.start(0)]
