@@ -242,6 +242,28 @@ def test_a_ruvector_error_record_is_redacted_before_its_lines_are_joined(project
     assert YAML_PW.encode() not in raw
 
 
+def test_a_ruvector_import_says_every_kind_it_redacted(project: Path) -> None:
+    """An error record is redacted before its lines are joined, so the write path found
+    nothing left to redact in it, and the import said nothing of the password it took out
+    (nor of a note's key): the store's text is not the file's, and the import says so, as
+    kenning import of an export does ('redacted: …' on stderr, "redactions" in --json)."""
+    folder = project / ".ruvector"
+    folder.mkdir()
+    fix = f"set it in values.yaml:\ndb:\n  password: |\n    {YAML_PW}\n(kiwirecord)"
+    errors = {"FATAL: password authentication failed for user app": [{"fix": fix}]}
+    memories = [{"content": f"deploy key id {AWS_ID} (plumrecord)", "memory_type": "project"}]
+    (folder / "intelligence.json").write_text(json.dumps({"memories": memories, "errors": errors}))
+    r = run_cli(project, "import", "--from", "ruvector")
+    assert r.returncode == 0, r.stderr
+    assert "redacted: 1 aws_access_key, 1 password_assignment" in r.stderr, r.stderr
+    assert YAML_PW not in r.stderr + r.stdout
+    (project / ".kenning").rename(project / "first")
+    r = run_cli(project, "import", "--from", "ruvector", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["redactions"] == {"aws_access_key": 1, "password_assignment": 1}
+    assert "redacted:" not in r.stderr
+
+
 @pytest.mark.anyio
 async def test_mcp_hooks_remember(project: Path, tmp_path: Path) -> None:
     async with connect(project, tmp_path / "mcp.log") as session:

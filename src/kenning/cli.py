@@ -1747,6 +1747,9 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
             click.echo(f"  not imported (ruvector's learning data, not notes): {shown(kept)}")
         for note in report["notes"]:
             click.echo(f"  {shown(str(note))}")
+        if report["redactions"]:  # as remember says it: the stored text is not the file's
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(report["redactions"].items()))
+            click.echo(f"redacted: {kinds}", err=True)
     for item in report["rejections"]:  # with --json too: they are why the exit is 1
         click.echo(
             f"  rejected {shown(str(item['entry']))}: {shown(str(item['reason']))}", err=True

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -80,6 +81,9 @@ class RuvectorStore:
     path: Path
     items: list[NewMemory] = field(default_factory=list)
     origins: list[str] = field(default_factory=list)  # where each item came from
+    #: What was redacted from each item before the write path saw it (kind → count): an
+    #: error record is redacted as ruvector holds it, and the write path finds no more.
+    redacted: list[dict[str, int]] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
     not_imported: dict[str, int] = field(default_factory=dict)
@@ -216,9 +220,10 @@ def read_store(path: Path) -> RuvectorStore:
         raise UserInputError(f'{target}: "memories" is not a list; nothing was imported')
     embedder = out.embedder
 
-    def add(item: NewMemory, origin: str) -> None:
+    def add(item: NewMemory, origin: str, redacted: dict[str, int] | None = None) -> None:
         out.items.append(item)
         out.origins.append(origin)
+        out.redacted.append(redacted or {})
 
     for index, entry in enumerate(memories):
         where = f"memories[{index}]"
@@ -277,12 +282,13 @@ def read_store(path: Path) -> RuvectorStore:
                 when = _timestamp(fix.get("recorded"), milliseconds=True)
             # redacted as written: the entry is one line, and a secret only its lines give
             # away (a YAML block's password under its key) is not known once they are joined
-            entry_text = ErrorFixEntry(
-                signature=redact_secrets(signature)[0], fix=redact_secrets(text)[0]
-            ).format()
+            error_text, in_error = redact_secrets(signature)
+            fix_text, in_fix = redact_secrets(text)
+            entry_text = ErrorFixEntry(signature=error_text, fix=fix_text).format()
             add(
                 NewMemory(entry_text, "error_fix", metadata=metadata, stored_at=when),
                 f"{where}[{k}]",
+                dict(Counter(in_error) + Counter(in_fix)),
             )
     for key in OTHER_KEYS:
         value = data.get(key)
@@ -309,6 +315,12 @@ def import_ruvector(
     )
     rejections = [{"entry": r.entry, "reason": r.reason} for r in found.rejected]
     duplicates: list[dict[str, Any]] = []
+    # as kenning import counts them: of what was stored, before the write path and in it
+    redactions: Counter[str] = Counter()
+    for earlier, result in zip(found.redacted, results, strict=True):
+        if result.status == STORED:
+            redactions.update(earlier)
+            redactions.update(result.redactions)
     for origin, result in zip(found.origins, results, strict=True):
         if result.status not in (STORED, NEAR_DUPLICATE):  # rejected, dedup-check-failed
             rejections.append({"entry": origin, "reason": result.reason or result.status})
@@ -326,5 +338,6 @@ def import_ruvector(
         "rejections": rejections,
         "duplicate_of": duplicates,
         "ids": [r.id for r in results if r.status == STORED],
+        "redactions": dict(sorted(redactions.items())),
         "notes": list(found.notes),
     }
