@@ -1099,3 +1099,64 @@ def test_editing_a_memory_whose_type_the_form_does_not_list_never_changes_its_ty
     with open_store(cwd=project, embedder="hashing") as store:
         after = store.get(stored.id)
     assert after == before
+
+
+def test_an_unexpected_failure_is_logged_on_the_terminal_with_its_credentials_redacted(
+    capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A library's exception can quote what it was handed (a DSN, a header). The page
+    answered 500, and uvicorn printed the traceback on the terminal of `kenning ui` with the
+    password as it was (the MCP server's log redacts its tracebacks). The page now logs the
+    failure itself, its traceback redacted as the MCP server's is, and answers the 500."""
+    import threading
+    import time
+    import urllib.error
+    import urllib.request
+
+    import uvicorn
+
+    from kenning.ui.app import StoreSource, create_app
+    from kenning.ui.server import bind
+
+    password = "Hy6tB1q" + "Zr0Lm2"
+
+    def opener() -> MemoryStore:
+        raise RuntimeError(f"could not connect to postgresql://app:{password}@db.internal/app")
+
+    sock = bind(0)
+    port = sock.getsockname()[1]
+    app = create_app(StoreSource(opener=opener), port=port, token="t")
+    # as kenning ui configures it (src/kenning/ui/server.py)
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+                return None
+
+        browser = urllib.request.build_opener(NoRedirect)
+        base = f"http://127.0.0.1:{port}"
+        with pytest.raises(urllib.error.HTTPError) as login:
+            browser.open(f"{base}/?token=t", timeout=30)
+        cookie = login.value.headers["set-cookie"].split(";", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            browser.open(urllib.request.Request(f"{base}/", headers={"Cookie": cookie}))
+        assert failed.value.code == 500
+        assert password not in failed.value.read().decode()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+    # (the page's own log reaches the terminal through logging's last-resort handler, which
+    # pytest's capture stands in for here)
+    said = capfd.readouterr().err + caplog.text
+    assert "RuntimeError" in said, said
+    assert password not in said, said
+    assert "postgresql://app:[REDACTED:connection_string]@db.internal/app" in said, said

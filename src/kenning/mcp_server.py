@@ -83,7 +83,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 from . import config, protocol
 from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .render import escape_unsafe_json, safe_message, show_unsafe
+from .render import escape_unsafe_json, redacted_traceback, safe_message, show_unsafe
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
 
 #: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
@@ -269,11 +269,7 @@ def _log_failure(what: str) -> None:
     """Log the exception being handled, its traceback with credentials redacted: a library's
     message can quote what it was handed (a DSN, a header), and clients keep the server's
     stderr in their MCP log files."""
-    import traceback
-
-    from .redaction import redact_secrets
-
-    log.error("%s\n%s", what, redact_secrets(traceback.format_exc())[0].rstrip())
+    log.error("%s\n%s", what, redacted_traceback())
 
 
 def _tool_errors(func: F) -> F:

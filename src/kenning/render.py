@@ -471,6 +471,17 @@ def safe_message(text: str) -> str:
     return " ".join(text.split("\n"))
 
 
+def redacted_traceback() -> str:
+    """The traceback of the exception being handled, as a server logs it: credentials
+    redacted (a library's message can quote what it was handed, a DSN or a header) and
+    what could drive a terminal removed; its lines kept."""
+    import traceback
+
+    from .redaction import redact_secrets
+
+    return sanitise_for_terminal(redact_secrets(traceback.format_exc())[0]).rstrip()
+
+
 def summary_line(content: str, limit: int = SUMMARY_CHARS) -> str:
     """The first non-blank line of ``content``, terminal-safe, at most ``limit`` characters;
     when cut (at a word boundary) it ends with "…"."""

@@ -10,6 +10,7 @@ there is no JavaScript at all. Safety checks live in :mod:`kenning.ui.guard`.
 
 from __future__ import annotations
 
+import logging
 import shlex
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,8 +25,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -43,7 +45,13 @@ from ..model import (
     edit_version,
     utc_now,
 )
-from ..render import escape_html_text, hidden_characters, other_projects_line, safe_message
+from ..render import (
+    escape_html_text,
+    hidden_characters,
+    other_projects_line,
+    redacted_traceback,
+    safe_message,
+)
 from ..store import NEWEST_MAX, MemoryStore
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
@@ -613,8 +621,39 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
         exception_handlers={KenningError: kenning_error},
+        middleware=[Middleware(_FailureLog)],
     )
     return Guard(app, port=port, token=token)
+
+
+log = logging.getLogger("kenning.ui")
+
+
+class _FailureLog:
+    """An unexpected exception in a route is logged here, its traceback redacted as the MCP
+    server's is, and answered 500. Raised on, uvicorn printed it on the terminal as it was:
+    a library's message can quote what it was handed (a DSN's password, a header)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        started = False
+
+        async def watched(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            where = safe_message(f"{scope.get('method', '')} {scope.get('path', '')}".strip())
+            log.error("kenning ui: %s failed unexpectedly\n%s", where, redacted_traceback())
+            if not started:
+                await PlainTextResponse("Internal Server Error", status_code=500)(
+                    scope, receive, send
+                )
 
 
 def _age_count(
