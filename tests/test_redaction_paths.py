@@ -226,6 +226,36 @@ def test_seed_solutions_redacts_a_doc_before_it_joins_its_lines(project: Path) -
     assert YAML_PW.encode() not in raw
 
 
+def test_seed_solutions_says_every_kind_it_redacted(project: Path) -> None:
+    """A doc is redacted before its fix's lines are joined, so the write path found nothing
+    left to redact, and seed-solutions said nothing of the password it took out of the fix
+    nor of the key in its problem: the entry's text is not the doc's, and the run now says
+    so, as kenning remember and import do ('redacted: …' on stderr, "redactions" in
+    --json). Only what reaches an entry is counted: a secret in a part of the doc no entry
+    takes is not."""
+    doc = project / "docs" / "solutions" / "db" / "login.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(
+        "---\ntitle: Database login refused\ntrack: bug\n"
+        f"problem: login refused with key id {AWS_ID}\n---\n"
+        "# Database login refused\n\n```\nFATAL: password authentication failed\n```\n\n"
+        f"## Fix\n\nvalues.yaml had:\n\n```yaml\ndb:\n  password: |\n    {YAML_PW}\n```\n\n"
+        f"## Notes\n\nThe old token was {GH}.\n",
+        encoding="utf-8",
+    )
+    r = run_cli(project, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "redacted: 1 aws_access_key, 1 password_assignment" in r.stderr, r.stderr
+    assert YAML_PW not in r.stderr + r.stdout
+    doc.write_text(doc.read_text("utf-8").replace("values.yaml had", "values.yaml holds"))
+    r = run_cli(project, "seed-solutions", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["updated"] == 1, report
+    assert report["redactions"] == {"aws_access_key": 1, "password_assignment": 1}
+    assert "redacted:" not in r.stderr
+
+
 def test_a_ruvector_error_record_is_redacted_before_its_lines_are_joined(project: Path) -> None:
     """ruvector's error records become one-line ERROR-FIX entries: redacted only once
     joined, a fix whose secret only its lines give away (a YAML block) was stored."""

@@ -817,6 +817,9 @@ def seed_solutions_cmd(
             + "; entries: "
             + ", ".join(f"{what} {n}" for what, n in report.entries().items())
         )
+        if report.redactions:  # as remember says it: the stored text is not the doc's
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.redactions.items()))
+            click.echo(f"redacted: {kinds}", err=True)
     if not report.ok:
         # the exit code's own line, as every command's exit 1 has; the documents are named
         # on the lines above it

@@ -95,6 +95,7 @@ __all__ = [
     "redact_url",
     "redact_value",
     "redaction_marker",
+    "redaction_markers",
 ]
 
 #: The kinds kenning names itself. A provider that only gitleaks knows is reported under its
@@ -2304,7 +2305,13 @@ def _merge(hits: list[_Hit]) -> list[_Hit]:
     return merged
 
 
-_MARKER = lazy(r"\[REDACTED:[a-z0-9_]{1,64}\]")
+_MARKER = lazy(r"\[REDACTED:([a-z0-9_]{1,64})\]")
+
+
+def redaction_markers(text: str) -> dict[str, int]:
+    """The ``[REDACTED:<kind>]`` markers in ``text``, by kind: what a text redacted earlier
+    (before its lines were joined into an entry) holds, for the count a write reports."""
+    return dict(Counter(_MARKER.findall(text)))
 
 
 def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:

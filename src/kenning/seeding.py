@@ -51,6 +51,7 @@ import contextlib
 import json
 import os
 import stat
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +60,15 @@ from typing import TYPE_CHECKING, Any
 from .errorfix import parse_error_fix
 from .errors import EditConflict, KenningError, UserInputError
 from .freshness import blob_hash, blob_text, recorded_files
-from .model import NEAR_DUPLICATE, STORED, Memory, content_hash, edit_version, utc_now
+from .model import (
+    NEAR_DUPLICATE,
+    STORED,
+    Memory,
+    RememberResult,
+    content_hash,
+    edit_version,
+    utc_now,
+)
 from .solution_docs import parse_solution_doc, scan_solution_docs
 
 if TYPE_CHECKING:
@@ -127,6 +136,8 @@ class SeedReport:
     read: int = 0
     #: Scanned documents that gave entries (the entry counts above are theirs).
     with_entries: int = 0
+    #: The secrets redacted from the entries written (kind → count), as remember says them.
+    redactions: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -187,6 +198,7 @@ class SeedReport:
             # the counts above mix documents and entries: each group said apart
             "documents": self.documents(),
             "entries": self.entries(),
+            "redactions": dict(self.redactions),
         }
 
 
@@ -433,9 +445,17 @@ class _Doc:
     entries: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     retry: bool = False  # a write failed: not recorded as seen, read again next run
+    #: What parsing redacted from each entry (by its prepared content), and what the
+    #: entries written had redacted, here and by the write path.
+    redacted_in: dict[str, dict[str, int]] = field(default_factory=dict)
+    redactions: Counter[str] = field(default_factory=Counter)
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
+
+    def written(self, content: str, result: RememberResult) -> None:
+        self.redactions.update(self.redacted_in.get(content, {}))
+        self.redactions.update(result.redactions)
 
 
 def _is_gone(directory: Path, rel: str) -> bool:
@@ -657,9 +677,11 @@ def seed_solutions(
 
     files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports)
     counts: dict[str, int] = {}
+    redactions: Counter[str] = Counter()
     for doc in work:
         for what, n in doc.counts.items():
             counts[what] = counts.get(what, 0) + n
+        redactions.update(doc.redactions)
     retired_gone = sum(r.entries for r in gone_reports)
     return SeedReport(
         directory=str(directory),
@@ -677,6 +699,7 @@ def seed_solutions(
         with_entries=sum(
             reports[rel].entries > 0 and reports[rel].status != "failed" for rel, _, _ in docs
         ),
+        redactions=dict(sorted(redactions.items())),
     )
 
 
@@ -761,7 +784,7 @@ def _run(
                 doc.status, doc.reason = "skipped", outcome.skipped_reason
             continue
         prepared = []
-        for entry in outcome.entries:
+        for entry, redacted in zip(outcome.entries, outcome.redactions, strict=True):
             item = NewMemory(
                 entry.format(),
                 "error_fix",
@@ -770,6 +793,7 @@ def _run(
             )
             try:
                 prepared.append(store.prepare(item, store.group_id, seeding=True).memory.content)
+                doc.redacted_in[prepared[-1]] = redacted
             except UserInputError as exc:
                 doc.status, doc.reason = "failed", str(exc)
                 break
@@ -853,6 +877,7 @@ def _run(
                     continue
                 if result.status == STORED:
                     doc.count("updated")
+                    doc.written(content, result)
                     doc.ids.append(memory_id)
                 elif result.status == NEAR_DUPLICATE:
                     # The new text is already held by another memory: the outdated one goes.
@@ -898,9 +923,10 @@ def _run(
             if items
             else []
         )
-        for (doc, _), result in zip(additions, results, strict=True):
+        for (doc, content), result in zip(additions, results, strict=True):
             if result.status == STORED:
                 doc.count("seeded")
+                doc.written(content, result)
             elif result.status == NEAR_DUPLICATE:
                 doc.count("duplicate")
             else:

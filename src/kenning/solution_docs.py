@@ -13,6 +13,7 @@ import bisect
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -43,6 +44,9 @@ class DocOutcome:
 
     path: Path
     entries: tuple[ErrorFixEntry, ...] = ()
+    #: For each entry, what was redacted from it here (kind → count): the write path, which
+    #: redacts it again, finds nothing more to say of it.
+    redactions: tuple[dict[str, int], ...] = ()
     skipped_reason: str | None = None
     #: True when the frontmatter parsed and its ``track`` is not ``bug`` (or is missing):
     #: the document is not (or no longer) a bug fix, so its entries are retired.
@@ -506,7 +510,7 @@ def parse_solution_doc(
         return DocOutcome(
             path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
         )
-    from .redaction import redact_secrets  # (RE2 and the rules load on first use)
+    from .redaction import redact_secrets, redaction_markers  # (RE2: loaded on first use)
 
     # Redacted here, as written: the entry joins the fix's lines into one, and a secret that
     # only its layout on lines makes known (a YAML block's password under its key) is no
@@ -540,4 +544,9 @@ def parse_solution_doc(
         ErrorFixEntry(signature=sig, fix=fix, source=source, summary=summary).normalised()
         for sig in signatures
     )
-    return DocOutcome(path, entries=entries)
+    # an entry's markers, less those the doc itself holds as text: its secrets redacted here
+    written = Counter(redaction_markers(text))
+    redactions = tuple(
+        dict(Counter(redaction_markers(entry.format())) - written) for entry in entries
+    )
+    return DocOutcome(path, entries=entries, redactions=redactions)
