@@ -3616,3 +3616,39 @@ def test_a_prefixed_token_format_gitleaks_lacks_is_redacted(token: str, kind: st
         "apify_api_token_name=deploy",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Bot MTIzNDU2Nzg5MDEyMzQ1Njc4.GhY7tB.Hy6tB1qZr0xKq9Lm3Nv7Wq2Zx8",
+        "curl -H 'Authorization: SSWS 00Hy6tB1qZr0xKq9Lm3Nv7-Wq2Zx8Rt5Yu' https://acme.okta.com",
+        'curl -H "Authorization: GenieKey 3f786850-e387-550f-dab8-36ed7e6dc881" https://x',
+        "Authorization: Zoho-oauthtoken 1000.Hy6tB1qZr0xKq9Lm.3Nv7Wq2Zx8Rt5Yu",
+        '{"Authorization": "DeepL-Auth-Key Hy6tB1qZr0xKq9Lm3Nv7:fx"}',
+    ],
+)
+def test_an_authorization_header_of_any_scheme_is_redacted(text: str) -> None:
+    """Authorization: took a token after Basic, Bearer, Token, Digest or an API-key scheme
+    only; Discord's 'Bot …', Okta's 'SSWS …', Opsgenie's 'GenieKey …', Zoho's and DeepL's
+    schemes were stored with their token. A random value after any scheme's name is
+    redacted now; prose after the header's name and AWS's signed header (its algorithm's
+    name, its credential scope) are kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {"authorization_header": 1}, (out, counts)
+    assert "Hy6tB1qZr0xKq9Lm" not in out and "3f786850-e387" not in out, out
+    for kept in (
+        "Authorization: see docs/authentication_guide_v2.md",
+        "Authorization: required for every call",
+        "Authorization: Bot tokens go in this header",
+        "authorization: disabled",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    aws = (
+        "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260524/us-east-1/s3/"
+        "aws4_request, SignedHeaders=host"
+    )
+    out, counts = redact_secrets(aws)
+    assert "authorization_header" not in counts and "AWS4-HMAC-SHA256 Credential=" in out, out
+    out, _ = redact_secrets("Authorization: Hy6tB1qZr0xKq9Lm3Nv7 sometimes_expires")
+    assert out == f"Authorization: {R('authorization_header')} sometimes_expires"

@@ -1757,7 +1757,9 @@ def _find_url_passwords(text: str) -> Iterator[_Hit]:
 
 _AUTH_HEADER = lazy(
     r"(?<![A-Za-z0-9_\-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"(?:(?P<scheme>basic|bearer|token|digest|apikey|api-key|sso-key|key)[ \t]+)?"
+    r"(?:(?P<scheme>basic|bearer|token|digest|apikey|api-key|sso-key|key)[ \t]+"
+    # or another's scheme (Discord's Bot, Okta's SSWS, Opsgenie's GenieKey, Zoho-oauthtoken)
+    r"|(?P<other>[A-Za-z][A-Za-z0-9_\-]{1,31})[ \t]+)?"
     r"(?P<pw>[A-Za-z0-9._~+/=\-]{8,4096})(?![A-Za-z0-9._~+/=\-])",
     re.IGNORECASE,
 )
@@ -1789,11 +1791,18 @@ _NEWLINE = lazy(r"\n")
 
 def _find_headers(text: str) -> Iterator[_Hit]:
     for m in _AUTH_HEADER.finditer(text):
-        pw = m.group("pw")
+        pw, group = m.group("pw"), "pw"
+        if m.group("other") is not None and ("=" in pw.rstrip("=") or not _looks_random(pw)):
+            # no scheme's token after the word: prose ("Authorization: required for …"),
+            # AWS's signed header (AWS4-HMAC-SHA256 Credential=…, its scope no secret), or
+            # the word is itself the token ("Authorization: Hy6t… sometimes_expires")
+            pw, group = m.group("other"), "other"
         if m.group("scheme") is None and (len(pw) < 16 or not any(c.isdigit() for c in pw)):
             continue  # "authorization: disabled" is a setting; a bare token is long and random
+        if group == "other" and not _looks_random(pw):
+            continue  # a scheme's name (AWS4-HMAC-SHA256), not a token
         if not _is_placeholder(pw):
-            yield _Hit(m.start("pw"), m.end("pw"), "authorization_header", 1)
+            yield _Hit(m.start(group), m.end(group), "authorization_header", 1)
     if "earer" in text or "EARER" in text:
         for m in _BEARER.finditer(text):
             pw = m.group("pw")
