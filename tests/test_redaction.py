@@ -3652,3 +3652,30 @@ def test_an_authorization_header_of_any_scheme_is_redacted(text: str) -> None:
     assert "authorization_header" not in counts and "AWS4-HMAC-SHA256 Credential=" in out, out
     out, _ = redact_secrets("Authorization: Hy6tB1qZr0xKq9Lm3Nv7 sometimes_expires")
     assert out == f"Authorization: {R('authorization_header')} sometimes_expires"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Password: Hy6tB1qZr0 (rotated monthly)",
+        "password: Hy6tB1qZr0 and then restart the service",
+        "token: Hy6tB1qZr0xKq9Lm3 for staging",
+        "  - password: Hy6tB1qZr0 # until Friday, then rotate",
+    ],
+)
+def test_a_random_value_after_a_secrets_word_at_a_lines_start_is_redacted_before_words(
+    text: str,
+) -> None:
+    """'Password: Hy6tB1qZr0 (rotated monthly)' at a line's start read as a YAML line whose
+    value did not run to the line's end, so as prose, and was stored; 'db password: …' in
+    the same words was redacted. A random first word there is taken as in a sentence; a
+    sentence after the word is kept."""
+    out, counts = redact_secrets(text)
+    assert counts == {PA: 1} and "Hy6tB1qZr0" not in out, out
+    assert out.endswith(text[text.index("Hy6tB1qZr0") + len("Hy6tB1qZr0") :].split(" ", 1)[-1])
+    for kept in (
+        "Password: must be at least 12 characters long",
+        "password: the one in the vault, not the old one",
+        "token: it expires daily",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

@@ -1628,10 +1628,17 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     yaml_line = line_start >= 0 and _YAML_LINE.match(text, line_start, name_start) is not None
     if sep == ":" and not key_quoted and yaml_line:
         run = _YAML_VALUE.match(text, start)
-        if run is None:
-            return None  # prose: "Password: must be at least 12 characters long"
-        end = run.end()
-        value = run.group(0)
+        if run is not None:
+            end = run.end()
+            value = run.group(0)
+        else:
+            # words after the value: prose ("Password: must be at least 12 characters
+            # long") unless its first word is random, as after the word in a sentence
+            # ("Password: Hy6tB1qZr0 (rotated monthly)")
+            value = value.rstrip(".!?:)")
+            end = start + len(value)
+            if not _looks_random(value):
+                return None
         if len(value) > 1 and value[-1] in ",;":
             # one property a line in an object literal, as formatters write it ("apiKey:
             # process.env.OPENAI_API_KEY,", "password: hashedPassword,"): code, whose value
