@@ -608,16 +608,17 @@ def test_settings_local_not_ignored_by_git_is_pointed_out(project: Path) -> None
 # -- bad files: an error, and nothing written ------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("scope", "broken"),
-    [
-        ("project", ".mcp.json"),
-        ("project", ".claude/settings.json"),
-        ("local", ".claude/settings.local.json"),
-        ("local", "~/.claude.json"),
-        ("user", "~/.claude/settings.json"),
-    ],
-)
+#: Each JSON file an install reads, with the scope that reads it.
+JSON_FILES = [
+    ("project", ".mcp.json"),
+    ("project", ".claude/settings.json"),
+    ("local", ".claude/settings.local.json"),
+    ("local", "~/.claude.json"),
+    ("user", "~/.claude/settings.json"),
+]
+
+
+@pytest.mark.parametrize(("scope", "broken"), JSON_FILES)
 def test_malformed_json_is_an_error_and_nothing_is_written(
     project: Path, home: Path, scope: str, broken: str
 ) -> None:
@@ -636,16 +637,7 @@ def test_malformed_json_is_an_error_and_nothing_is_written(
     assert snapshot(project, home) == before
 
 
-@pytest.mark.parametrize(
-    ("scope", "broken"),
-    [
-        ("project", ".mcp.json"),
-        ("project", ".claude/settings.json"),
-        ("local", ".claude/settings.local.json"),
-        ("local", "~/.claude.json"),
-        ("user", "~/.claude/settings.json"),
-    ],
-)
+@pytest.mark.parametrize(("scope", "broken"), JSON_FILES)
 def test_a_key_written_twice_is_an_error_that_says_where_and_nothing_is_written(
     project: Path, home: Path, scope: str, broken: str
 ) -> None:
