@@ -3790,3 +3790,43 @@ def test_an_id_holding_nul_is_no_memory_on_every_backend(backend: Backend) -> No
     assert list(backend.get_vectors([real + "\x00", "\x00"])) == []
     assert backend.delete(["\x00" + real]) == 0
     assert backend.count(Filters()) == 2
+
+
+def test_newest_gives_as_many_as_asked_past_a_note_reads_skip(
+    backend_location: str, store_kind: str, project: Path, minilm: Embedder
+) -> None:
+    """A note reads skip (its tags another tool wrote as a string) among the newest: newest(3)
+    gave 2 memories, so session start listed one error fix fewer for as long as it stayed
+    among them. The next one takes its place."""
+    if store_kind == "qdrant":
+        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
+    texts = [
+        "Retry sqlite writes when the database is locked, with busy_timeout.",
+        "Feature flags are evaluated on the server side only.",
+        "The CI pipeline caches node_modules keyed by the lockfile hash.",
+        "Deploys use blue green with a five minute soak.",
+        "Never commit generated protobuf files; CI regenerates them.",
+    ]
+    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
+    try:
+        ids = [
+            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
+            for i, text in enumerate(texts)
+        ]
+    finally:
+        store.close()
+    assert all(ids)
+    for skipped in (ids[-1], ids[-3]):
+        _write_foreign_fields(backend_location, store_kind, str(skipped), '"deploy"', "{}")
+    store = make_store(
+        open_backend(backend_location, create=False, dimension=None), project, minilm
+    )
+    try:
+        good = [ids[3 - i] for i in (0, 2, 3)]  # newest first, without the two skipped
+        assert [m.id for m in store.newest(3)] == good
+        assert [m.id for m in store.newest(2)] == good[:2]
+        assert [m.id for m in store.newest(10)] == good
+        before = NOW - timedelta(hours=7, minutes=30)  # the first two notes only
+        assert [m.id for m in store.newest(5, stored_before=before)] == [ids[1], ids[0]]
+    finally:
+        store.close()

@@ -1864,8 +1864,9 @@ class MemoryStore:
         stored_before: datetime | None = None,
     ) -> list[Memory]:
         """The ``limit`` most recently stored memories (this project by default), newest
-        first; no query, no model. The backend reads only those rows (an index on SQLite).
-        ``stored_before``: of the memories stored before that time."""
+        first; no query, no model. The backend reads only those rows (an index on SQLite),
+        and more when it skipped damaged ones. ``stored_before``: of the memories stored
+        before that time."""
         from .search import check_types_of, parse_types
 
         limit = check_whole_number("limit", limit, NEWEST_MAX)
@@ -1879,16 +1880,21 @@ class MemoryStore:
                 return self.backend.newest(filters, n)
             return self.backend.newest(filters, n, before)
 
-        found = read(limit)
-        # A damaged row among the newest is read and left out: the page that asked for as
-        # many as its count promised showed one fewer, and no "show more" found it. Fewer
-        # than asked for is most often all there is (the session-start hook's few error
-        # fixes): an indexed count tells, where counting the damaged rows reads them all.
-        short = len(found) < limit
-        if short and (before is not None or self.backend.count(filters) > len(found)):
-            skipped = self._unreadable(filters)
-            found = read(limit + skipped)[:limit] if skipped else found
-        return found
+        rows = read(limit)
+        if len(rows) == limit:
+            return rows
+        # a row whose fields do not decode is skipped by the read (and named): the rows
+        # after it take its place (session start keeps its slots, a page its length), read
+        # twice as many at a time until the stored rows, the skipped ones counted, run out
+        stored = self.backend.count(filters)
+        asked = limit
+        while len(rows) < limit and asked < stored:
+            asked = min(2 * asked, stored)
+            more = read(asked)
+            if before is not None and len(more) <= len(rows):
+                break  # none added: the rows before ``before`` ran out (count has all)
+            rows = more
+        return rows[:limit]
 
     def count_by(self, *, group_id: str | None = None) -> dict[tuple[str, str], int]:
         """How many memories per ``(collection, type)``: this project by default
