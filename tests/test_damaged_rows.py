@@ -66,6 +66,8 @@ DAMAGE: dict[str, tuple[str, Any]] = {
     "stored-at-a-number": ("stored_at", 12345),
     "group-id-a-blob": ("group_id", b"acme/widgets"),
     "type-a-blob": ("type", b"context"),
+    # kenning refuses a note of no text; another writer of the store left one
+    "content-blank": ("content", " \n\t \n "),
 }
 #: Text that is not UTF-8: skipped by reads, counted apart and named by doctor like the
 #: damage above (the tests that store it through SQLite's typed columns alone: not part of
@@ -325,7 +327,25 @@ _DEEP = "[" * 1500 + "]" * 1500
 #: must agree with decoding every row.
 FIELD_FORMS: list[tuple[str, object]] = [
     *(("id", v) for v in (b"abc",)),
-    *(("content", v) for v in (b"text", 7)),
+    *(
+        ("content", v)
+        for v in (
+            b"text",
+            7,
+            "",
+            " ",
+            " \n\t\r\x0b\x0c ",
+            "\u3000\u2028\u2029\x85\xa0\u1680\u2000\u200a\u202f\u205f",
+            "\x1c\x1d\x1e\x1f",
+            " x ",
+            "日本",
+            "\u200b",
+            "\x00 ",
+            " \x00",
+            "a\x00 ",
+            "\u3000日\u3000",
+        )
+    ),
     *(("collection", v) for v in (b"context",)),
     *(("type", v) for v in (b"decision",)),
     *(("group_id", v) for v in (b"abc",)),

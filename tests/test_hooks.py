@@ -1409,7 +1409,8 @@ def test_a_row_of_only_whitespace_is_skipped(seeded: MemoryStore, event: str) ->
     if event == "session-start":
         assert found[:3] == [IMPORT_FIX, SQLITE_FIX, NPM_FIX], found
     (line,) = proc.stderr.strip().splitlines()
-    assert "'blank-1'" in line and "kenning forget blank-1" in line, line
+    assert "skipped the damaged memory 'blank-1'" in line, line
+    assert "its content is only whitespace" in line and "kenning doctor" in line, line
 
 
 @pytest.mark.parametrize("home", ["", "/"])

@@ -148,6 +148,23 @@ class FieldDamage(ValueError):
         self.reason = reason
 
 
+#: The fix for a note :func:`blank_reason` refuses, where ``kenning doctor`` cannot name it.
+BLANK_FIX = "`kenning forget` it: it holds no note"
+
+
+def blank_reason(content: str) -> str | None:
+    """Why a stored note's text is no note, or None when it has text: kenning refuses to
+    store an empty note, so another writer of the store (another tool, an older version,
+    damage) left it, and every read skips it as a damaged row (an empty finding otherwise).
+    Whitespace is what :meth:`str.isspace` takes (see
+    :data:`kenning.backends.sqlite.WHITESPACE_CODES`)."""
+    if not content:
+        return "is empty"
+    if content.isspace():
+        return "is only whitespace"
+    return None
+
+
 def checked_fields(tags: object, metadata: object) -> tuple[tuple[str, ...], dict[str, Any]]:
     """A server row's tags and metadata as a :class:`Memory` holds them, or
     :class:`FieldDamage`: nothing is coerced (``tuple("deploy")`` is six one-letter tags,

@@ -103,6 +103,7 @@ from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_secrets, redact_url, redaction_marker, url_password
 from ..vectors import checked_cosine
 from .base import (
+    BLANK_FIX,
     PROVENANCE_KEY,
     WRITE_WAIT_CHECK,
     DamagedRow,
@@ -113,6 +114,7 @@ from .base import (
     ScoredMemory,
     TermStatistics,
     batch_dimension,
+    blank_reason,
     check_dimension,
     checked_fields,
     decode_provenance,
@@ -529,9 +531,13 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
     except ValueError:
         raise FieldDamage("metadata", "is not JSON") from None
     tags, metadata = checked_fields(row[8] if row[8] is not None else [], metadata)
+    content = str(row[1])
+    blank = blank_reason(content)
+    if blank is not None:
+        raise FieldDamage("content", blank)
     return Memory(
         id=str(row[0]),
-        content=str(row[1]),
+        content=content,
         collection=str(row[2]),
         type=str(row[3]),
         group_id=str(row[4]),
@@ -1740,9 +1746,10 @@ class PostgresBackend:
         return _SUSPECT_ROW if self._schema >= 4 else _SUSPECT_ROW_BEFORE_4
 
     def _suspect(self) -> str:
-        """SQL true for the rows :meth:`_decode` may refuse (:meth:`_suspect_row`); false,
-        never NULL, for the others."""
-        return f"coalesce(({self._suspect_row()}), false)"
+        """SQL true for the rows :meth:`_decode` may refuse (:meth:`_suspect_row`, and a text
+        with no visible ASCII character: an empty or blank one is among them); false, never
+        NULL, for the others."""
+        return f"coalesce(({self._suspect_row()} OR content !~ '[!-~]'), false)"
 
     def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # a vector column holds only vectors: every damaged row is one whose fields are
@@ -2082,8 +2089,10 @@ class PostgresBackend:
                     str(row[4]),
                     exc.column,
                     exc.reason,
-                    "write a JSON list of texts to its tags and a JSON object to its metadata "
-                    "(and metadata_text) in kenning_memories, or `kenning forget` it",
+                    BLANK_FIX
+                    if exc.column == "content"
+                    else "write a JSON list of texts to its tags and a JSON object to its "
+                    "metadata (and metadata_text) in kenning_memories, or `kenning forget` it",
                 )
             log.warning(
                 "kenning: skipped the damaged memory %r in %s: its %s %s (not written by "

@@ -97,6 +97,7 @@ from ..protocol import MAX_SEEN_COUNT
 from ..redaction import redact_url
 from ..vectors import checked_cosine
 from .base import (
+    BLANK_FIX,
     PROVENANCE_KEY,
     DamagedRow,
     FieldDamage,
@@ -106,6 +107,7 @@ from .base import (
     ScoredMemory,
     TermStatistics,
     batch_dimension,
+    blank_reason,
     check_dimension,
     checked_fields,
     decode_provenance,
@@ -689,6 +691,9 @@ class QdrantBackend:
             payload.get("tags") if payload.get("tags") is not None else [],
             payload.get("metadata") if payload.get("metadata") is not None else {},
         )
+        blank = blank_reason(payload["content"])
+        if blank is not None:
+            raise FieldDamage("content", blank)
         return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
     def _decode(self, point: Any) -> Memory | None:
@@ -701,6 +706,18 @@ class QdrantBackend:
             key = str(payload.get("kenning_id") or point.id)
             if key not in self._damaged:
                 group = payload.get("group_id")
+                if isinstance(exc, FieldDamage) and exc.column == "content":
+                    # kenning's note (every other field checks) whose text another writer
+                    # emptied: `kenning forget` finds it by its kenning id
+                    self._damaged[key] = DamagedRow(key, group, "content", exc.reason, BLANK_FIX)
+                    log.warning(
+                        "kenning: skipped the damaged memory %r in %s: its content %s; %s",
+                        key,
+                        self.location,
+                        exc.reason,
+                        BLANK_FIX,
+                    )
+                    return None
                 reason = (
                     f"has no {exc.args[0]!r}" if isinstance(exc, KeyError) else f"is invalid: {exc}"
                 )

@@ -63,6 +63,7 @@ from .base import (
     ScoredMemory,
     TermStatistics,
     batch_dimension,
+    blank_reason,
     check_dimension,
     decode_provenance,
     duplicate_content,
@@ -401,9 +402,13 @@ def decode_memory(row: Sequence[object]) -> Memory:
     if isinstance(seen_count, bool) or not isinstance(seen_count, int) or seen_count < 1:
         raise RowDamage("seen_count", f"{seen_count!r} is not a whole number of at least 1")
     seen_count = min(seen_count, MAX_SEEN_COUNT)  # a kenning before the limit stored more
+    content = _text_column(row[1], "content")
+    blank = blank_reason(content)
+    if blank is not None:
+        raise RowDamage("content", blank)
     return Memory(
         id=_text_column(row[0], "id"),
-        content=_text_column(row[1], "content"),
+        content=content,
         collection=_text_column(row[2], "collection"),
         type=_text_column(row[3], "type"),
         group_id=_text_column(row[4], "group_id"),
@@ -435,6 +440,22 @@ _DATE_PARTS = ((1, 4), (6, 2), (9, 2))
 #: The characters a tag must not hold for the shape check of :func:`_tags_decode`: a
 #: backslash (an escape) and the control characters Python's JSON parser refuses in a string.
 _NOT_IN_TAGS = "'*[\\' || char(1) || '-' || char(31) || ']*'"
+#: The code points :meth:`str.isspace` takes for whitespace (Unicode's White_Space and the
+#: information separators U+001C-U+001F): a text holding any other character is a note's
+#: text (:func:`kenning.backends.base.blank_reason`).
+WHITESPACE_CODES = (
+    *range(0x09, 0x0E),
+    *range(0x1C, 0x21),
+    0x85,
+    0xA0,
+    0x1680,
+    *range(0x2000, 0x200B),
+    0x2028,
+    0x2029,
+    0x202F,
+    0x205F,
+    0x3000,
+)
 #: Below these, a JSON object that SQLite finds valid is one Python parses too: Python
 #: refuses an integer of over 4,300 digits, and nesting deeper than its recursion limit
 #: (a text of under 200 characters cannot nest 100 deep).
@@ -507,6 +528,8 @@ def fields_decode_sql(version: int) -> str:
     the function :func:`add_utf8_check` gives a connection."""
     checks = [
         *(f"typeof({c}) = 'text'" for c in ("id", "content", "collection", "type")),
+        # a character other than whitespace (GLOB stops at a NUL: that text is decoded)
+        f"content GLOB '*[^' || char({', '.join(map(str, WHITESPACE_CODES))}) || ']*'",
         *(f"typeof({c}) = 'text'" for c in ("group_id", "content_hash")),
         "(source IS NULL OR typeof(source) = 'text')",
         _timestamp_decodes("stored_at"),
