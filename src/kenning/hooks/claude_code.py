@@ -323,7 +323,7 @@ def _shown(content: str) -> str:
     return redact_secrets(content)[0]
 
 
-def _prompt_context(store: MemoryStore, prompt: str, warn: Callable[[str], None]) -> str:
+def _prompt_context(store: MemoryStore, prompt: str) -> str:
     from ..render import render_recall
 
     queries = prompt_queries(prompt)
@@ -332,12 +332,7 @@ def _prompt_context(store: MemoryStore, prompt: str, warn: Callable[[str], None]
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
     result = store.recall_many(queries)
-    _say_blank([hit.memory for hit in result.hits if not hit.memory.content.strip()], warn)
-    findings = [
-        (_shown(hit.memory.content), hit.score, hit.stale)
-        for hit in result.hits
-        if hit.memory.content.strip()
-    ]
+    findings = [(_shown(hit.memory.content), hit.score, hit.stale) for hit in result.hits]
     return render_recall(findings, context="debugging" if result.is_error else "work")
 
 
@@ -370,49 +365,25 @@ def _newest_listable(
     """The ``limit`` newest memories of ``memory_type`` worth a session's slot. A row stamped
     further ahead than kenning accepts when it stores one (another writer's clock, or damage)
     would sort first, as a note stored today, until that date came: it waits for its time
-    (listed from then on, aged as any), and is named meanwhile. A row of no text (another
-    writer's) gives its slot to the next one, and is named."""
-    from ..store import FUTURE_TOLERANCE, NEWEST_MAX
+    (listed from then on, aged as any), and is named meanwhile. (A row of no text, another
+    writer's, is damaged: the store skips it and names it, and the next one takes its slot.)"""
+    from ..store import FUTURE_TOLERANCE
 
     horizon = moment + FUTURE_TOLERANCE
     rows = store.newest(limit, memory_type=memory_type)
     ahead = [m for m in rows if m.stored_at > horizon]
     if ahead:
+        import shlex
+
         first = ahead[0]
         more = f" (and {len(ahead) - 1} more)" if len(ahead) > 1 else ""
         warn(
             f"left out the memory {first.id!r}{more} until its time: it is stored in the future "
             f"({first.stored_at.isoformat(timespec='seconds')}, by a clock ahead or damage); "
-            f"{_forget_it(first)}"
+            f"`kenning forget {shlex.quote(first.id)}` removes it"
         )
         rows = store.newest(limit, memory_type=memory_type, stored_before=horizon)
-    asked = limit
-    while True:
-        blank = [m for m in rows if not m.content.strip()]
-        wanted = limit + len(blank)
-        if len(rows) - len(blank) >= limit or len(rows) < asked or wanted > NEWEST_MAX:
-            break
-        asked = wanted
-        rows = store.newest(asked, memory_type=memory_type, stored_before=horizon)
-    _say_blank(blank, warn)
-    return [m for m in rows if m.content.strip()][:limit]
-
-
-def _forget_it(memory: Memory) -> str:
-    import shlex
-
-    return f"`kenning forget {shlex.quote(memory.id)}` removes it"
-
-
-def _say_blank(blank: list[Memory], warn: Callable[[str], None]) -> None:
-    """Name the rows left out for having no text: kenning refuses an empty note, so another
-    writer of the store left them, and only their id tells the user which to remove."""
-    if blank:
-        more = f" (and {len(blank) - 1} more)" if len(blank) > 1 else ""
-        warn(
-            f"skipped the memory {blank[0].id!r}{more}: its text is only whitespace (written "
-            f"by another tool?); {_forget_it(blank[0])}"
-        )
+    return rows
 
 
 def _session_context(
@@ -496,7 +467,7 @@ def context_for(
             cold = _model_cache_cold()
             if cold:
                 raise HookSkip(cold)
-            return _prompt_context(store, payload["prompt"], warn)
+            return _prompt_context(store, payload["prompt"])
         listing = _session_context(store, now, warn)
         if not listing:
             _say_other_projects(store, warn)
