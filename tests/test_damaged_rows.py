@@ -15,6 +15,7 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -824,3 +825,25 @@ def test_the_first_read_to_meet_text_not_utf8_skips_that_row_alone(
         assert result and bad not in result, result
     else:
         assert result == expected
+
+
+def test_doctor_names_a_row_stamped_beyond_a_day_ahead(store: MemoryStore) -> None:
+    """kenning refuses a time more than a day ahead, but another writer's clock can leave
+    one: until that date recall ranks the note as new and the session-start hook leaves it
+    out, and only the hook's stderr said so. Doctor names it (a warning: it reads fine) and
+    the fix; once the date is near, nothing."""
+    ids = [r.id for r in (store.remember(text, "context") for text in NOTES[:3])]
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET stored_at = ? WHERE id = ?", ("2031-05-01T00:00:00+00:00", ids[1])
+    )
+    conn.close()
+    now = datetime(2026, 12, 3, tzinfo=UTC)
+    report = run_doctor(cwd=store.project.root, now=now)
+    rows = report.check("rows")
+    assert rows.status == "warning", rows
+    assert f"{ids[1]!r}: 2031-05-01T00:00:00+00:00" in rows.message, rows.message
+    assert ids[0] not in rows.message and "1 stamped more than a day ahead" in rows.message
+    assert "kenning forget <id> --group-id all" in (rows.fix or "")
+    later = run_doctor(cwd=store.project.root, now=datetime(2031, 4, 30, 12, tzinfo=UTC))
+    assert later.check("rows").status == "ok", later.check("rows")

@@ -43,6 +43,7 @@ import re
 import shlex
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ import numpy as np
 
 from . import config
 from .errors import KenningError
-from .model import Provenance
+from .model import Provenance, utc_now
 
 __all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
 
@@ -450,8 +451,9 @@ ROWS_BATCH = 2000
 ROWS_SHOWN = 5
 
 
-def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
-    """Decode every row as the backend does; name each that a read would skip."""
+def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: datetime) -> Check:
+    """Decode every row as the backend does; name each that a read would skip, and each
+    stamped further ahead of ``now`` than kenning stores a time (another writer's clock)."""
     from .backends.sqlite import (
         MEMORY_COLUMN_COUNT,
         RowDamage,
@@ -459,6 +461,7 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
         decode_vector,
         memory_columns,
     )
+    from .store import FUTURE_TOLERANCE
     from .vectors import bad_rows, vector_problem
 
     if dimension is None:
@@ -468,6 +471,8 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
         dimension = int(row[0]) // 4 if row and row[0] else None
     fields: list[str] = []
     vectors: list[str] = []
+    future: list[str] = []
+    horizon = now + FUTURE_TOLERANCE
     total = 0
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     n = MEMORY_COLUMN_COUNT
@@ -479,10 +484,12 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
         sized = []
         for row in batch:
             try:
-                decode_memory(row[:n])
+                memory = decode_memory(row[:n])
             except RowDamage as exc:
                 fields.append(f"{row[0]!r}: {exc.column} {exc.reason}")
                 continue
+            if memory.stored_at > horizon:
+                future.append(f"{row[0]!r}: {memory.stored_at.isoformat(timespec='seconds')}")
             blob = row[n]
             if dimension is None or not isinstance(blob, bytes) or len(blob) != dimension * 4:
                 problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
@@ -500,15 +507,14 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
     if not fields and not vectors:
         if total == 0:  # an empty store has no model stamped yet: no dimension to name
             return Check("rows", OK, "no rows yet")
-        return Check(
-            "rows",
-            OK,
-            f"all {total} rows decode; every vector is a finite {dimension}-dimensional unit "
-            "vector",
+        decoded = (
+            f"all {total} rows decode; every vector is a finite {dimension}-dimensional unit vector"
         )
+        if not future:
+            return Check("rows", OK, decoded)
+        return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", _ahead_fix(path))
     problems = fields + vectors
-    more = len(problems) - ROWS_SHOWN
-    shown = "; ".join(problems[:ROWS_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+    shown = _listed(problems)
     fixes = []
     if vectors:
         fixes.append(
@@ -523,11 +529,38 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check:
             f'after reading its text with `sqlite3 {shlex.quote(str(path))} "SELECT content '
             "FROM memories WHERE id = '<id>'\"` if you want to remember it again"
         )
+    if future:
+        fixes.append(_ahead_fix(path))
     return Check(
         "rows",
         FAILED,
-        f"{len(problems)} of {total} rows cannot be read as they are: {shown}",
+        f"{len(problems)} of {total} rows cannot be read as they are: {shown}"
+        + (f"; {_ahead(future, now)}" if future else ""),
         "; ".join(fixes),
+    )
+
+
+def _listed(problems: list[str]) -> str:
+    more = len(problems) - ROWS_SHOWN
+    return "; ".join(problems[:ROWS_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+
+
+def _ahead(future: list[str], now: datetime) -> str:
+    return (
+        f"{len(future)} stamped more than a day ahead of this clock "
+        f"({now.isoformat(timespec='seconds')}): {_listed(future)}"
+    )
+
+
+def _ahead_fix(path: Path) -> str:
+    # kenning refuses such a time on every write: another writer's clock (or damage) left it,
+    # and until that date recall ranks the note as new and the session-start hook leaves it out
+    return (
+        "kenning stores no time more than a day ahead; until that date recall ranks such a "
+        "memory as new and the session-start hook leaves it out: if the clock that wrote it "
+        "was wrong, remove it with `kenning forget <id> --group-id all` (read its text first "
+        f'with `sqlite3 {shlex.quote(str(path))} "SELECT content FROM memories WHERE id = '
+        "'<id>'\"` to remember it again)"
     )
 
 
@@ -625,10 +658,12 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     return Check("settings", OK, f"{where}: every key is a setting")
 
 
-def run_doctor(store_path: Path | None = None, cwd: Path | None = None) -> DoctorReport:
+def run_doctor(
+    store_path: Path | None = None, cwd: Path | None = None, *, now: datetime | None = None
+) -> DoctorReport:
     """Check the store of the project containing ``cwd`` (or ``store_path``), and the
-    settings file beside it."""
-    report = _check_store(store_path, cwd)
+    settings file beside it (``now``: the time rows are judged against, this clock's)."""
+    report = _check_store(store_path, cwd, now)
     if report.store is not None:
         root = _project_root(store_path, cwd)
         settings = _settings(Path(report.store).parent, root)
@@ -677,7 +712,7 @@ def _project_root(store_path: Path | None, cwd: Path | None) -> Path | None:
         return None
 
 
-def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
+def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None) -> DoctorReport:
     checks: list[Check] = []
     path, location = _locate(store_path, cwd)
     checks.append(location)
@@ -797,7 +832,7 @@ def _check_store(store_path: Path | None, cwd: Path | None) -> DoctorReport:
             index = _fts_integrity(path) or index
         checks.append(index)
         try:
-            rows_check = _rows(conn, path, dimension)
+            rows_check = _rows(conn, path, dimension, now or utc_now())
         except sqlite3.DatabaseError as exc:
             rows_check = Check("rows", FAILED, f"cannot read the rows: {exc}", _recovery(path))
         checks.append(rows_check)
