@@ -612,6 +612,27 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     assert refused.returncode == 1 and "--commits is -1" in refused.stderr
 
 
+def test_kenning_stale_with_no_commits_shown_does_not_deny_the_commits(
+    store: MemoryStore, files: Path
+) -> None:
+    """`kenning stale --commits 0` (0 is in the option's range: the files alone) listed "…
+    more: git log …" and then "no commit on this branch since then (another branch or an
+    older version is checked out)" of a file two commits had changed."""
+    store.remember(NOTE, "rule")
+    store.close()
+    for n in range(2):
+        write(files, "src/auth.py", AUTH + f"# change {n}\n")
+        commit(files, f"change {n} of auth")
+    out = kenning(files, "stale", "--commits", "0")
+    assert out.returncode == 0, out.stderr
+    assert "src/auth.py: changed since the memory was stored" in out.stdout
+    assert "… more" in out.stdout and "change 1 of auth" not in out.stdout
+    assert "no commit on this branch" not in out.stdout
+    data = json.loads(kenning(files, "stale", "--json", "--commits", "0").stdout)
+    (changed,) = data["memories"][0]["changed"]
+    assert changed["commits"] == [] and changed["more_commits"] is True
+
+
 def test_kenning_stale_says_an_ignored_file_has_no_history(store: MemoryStore, files: Path) -> None:
     """A file .gitignore keeps out of git (local settings) changed in the work tree: no
     other branch is checked out, which is what `kenning stale` said."""

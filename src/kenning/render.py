@@ -594,7 +594,13 @@ def render_stale(report: StaleReport) -> str:
                     "    this shallow clone's history stops before the change "
                     "(`git fetch --unshallow` brings the rest)"
                 )
-            elif not history.commits and not history.uncommitted and f.status != "refused":
+            elif (
+                # --commits 0 shows none of the commits `more` counts: they are there
+                not history.commits
+                and not history.more
+                and not history.uncommitted
+                and f.status != "refused"
+            ):
                 lines.append(
                     "    no commit on this branch since then (another branch or an older "
                     "version is checked out)"
