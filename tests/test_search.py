@@ -72,6 +72,16 @@ def test_cascading_expands_only_when_needed(seeded: MemoryStore) -> None:
     assert not r.expanded and r.to_dict()["cascading"]["enabled"] is False
 
 
+def test_cascading_reason_counts_the_results_in_words(seeded: MemoryStore) -> None:
+    """`search --json` and the MCP tool said "only 0 result(s) passed the threshold (fewer
+    than 3)"; the reason says the number as a sentence does."""
+    one = seeded.search("why did we pick JWT authentication", threshold=0.3, now=NOW)
+    assert len([r for r in one.results if r.memory.collection == "discussions"]) == 1
+    assert one.expansion_reason == "only 1 result passed the threshold (fewer than 3)"
+    none = seeded.search("why did we pick JWT authentication", threshold=0.99, now=NOW)
+    assert none.expansion_reason == "no result passed the threshold (fewer than 3)"
+
+
 def test_cascading_does_not_expand_when_primary_suffices(store: MemoryStore) -> None:
     for text in (
         "Retry sqlite writes on 'database is locked' with exponential backoff.",

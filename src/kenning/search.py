@@ -450,10 +450,9 @@ def expansion_reason(
     """Why cascading must expand, or None: fewer than 3 results passed the threshold, or
     the best semantic score (passing or not) is below 0.5."""
     if len(primary_results) < CASCADE_MIN_RESULTS:
-        return (
-            f"only {len(primary_results)} result(s) passed the threshold "
-            f"(fewer than {CASCADE_MIN_RESULTS})"
-        )
+        n = len(primary_results)
+        passed = "no result" if n == 0 else f"only {n} result" + ("s" if n > 1 else "")
+        return f"{passed} passed the threshold (fewer than {CASCADE_MIN_RESULTS})"
     if best_semantic is None or best_semantic < CASCADE_MIN_BEST:
         best = "none" if best_semantic is None else f"{best_semantic:.2f}"
         return f"best semantic score {best} is below {CASCADE_MIN_BEST}"
