@@ -623,6 +623,24 @@ def test_forget_of_an_unknown_id_says_where_it_looked_and_what_to_do(project: Pa
         assert "kenning search" in line
 
 
+def test_the_commands_a_failed_forget_names_for_ids_do_list_them(project: Path) -> None:
+    """`forget` of an unknown id said "`kenning search` or `kenning export` list ids", but
+    `kenning search` as written prints a numbered listing without ids: each command it
+    names, run as named (search with the note's words), prints the note's id."""
+    stored = run_cli(project, "remember", "--json", "Releases are cut on Mondays.")
+    memory_id = json.loads(stored.stdout)["id"]
+    line = run_cli(project, "forget", "no-such-id").stderr
+    named = [part for part in line.split("`")[1::2] if part.startswith("kenning ")]
+    assert any(c.startswith("kenning search") for c in named), line
+    for command in named:
+        args = command.split()[1:]
+        if args[0] == "search":
+            args.append("when are releases cut")
+        result = run_cli(project, *args)
+        assert result.returncode == 0, result.stderr
+        assert memory_id in result.stdout, command
+
+
 @pytest.mark.parametrize("folder", ["docs/solutions", "README.md"])
 def test_seeding_from_a_folder_that_is_not_there_creates_no_store(
     project: Path, folder: str

@@ -1394,8 +1394,8 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
 
             _say_error(
                 f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
-                "forgotten already; `kenning search` or `kenning export` list ids, and --project "
-                "names another project's)"
+                "forgotten already; `kenning search --json` or `kenning export` list ids, and "
+                "--project names another project's)"
             )
         sys.exit(EXIT_USER)
 
