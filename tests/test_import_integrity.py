@@ -234,6 +234,21 @@ def test_a_missing_required_field_refuses_the_file(
     assert target.count(group_id="all") == 0
 
 
+def test_the_refusal_counts_the_lines_it_refuses_in_words(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """It began "1 line(s) are not kenning memories — line 2: id is missing"."""
+    del exported[1]["id"]
+    with pytest.raises(UserInputError) as one:
+        import_memories(target, _lines(exported))
+    assert str(one.value).startswith("1 line is not a kenning memory — line 2: "), one.value
+    del exported[2]["id"]
+    with pytest.raises(UserInputError) as two:
+        import_memories(target, _lines(exported))
+    assert str(two.value).startswith("2 lines are not kenning memories — line 2: "), two.value
+    assert target.count(group_id="all") == 0
+
+
 def test_nothing_is_coerced(exported: list[dict[str, Any]], target: MemoryStore) -> None:
     """The two coercions issue 13 found: null content stored as "None", a tag string
     stored as its letters. Either line alone refuses the file; neither value is stored."""

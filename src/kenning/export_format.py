@@ -304,7 +304,12 @@ def read_export(lines: Iterable[str]) -> ExportFile:
         except _Problem as exc:
             problems.append(f"line {number}: {exc}")
     if problems:
-        raise _refuse(problems, f"{len(problems)} line(s) are not kenning memories")
+        what = (
+            "1 line is not a kenning memory"
+            if len(problems) == 1
+            else f"{len(problems)} lines are not kenning memories"
+        )
+        raise _refuse(problems, what)
     by_id: dict[str, list[int]] = {}
     for record in parsed:
         by_id.setdefault(record.id, []).append(record.number)
