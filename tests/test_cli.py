@@ -489,7 +489,8 @@ def test_an_export_names_the_projects_it_leaves_out(project: Path) -> None:
         assert run_cli(project, "remember", text, *extra, env=env).returncode == 0
     r = run_cli(project, "export", "-o", "backup.jsonl", env=env)
     assert r.returncode == 0, r.stderr
-    assert "exported 1 memories" in r.stderr, r.stderr
+    # it said "exported 1 memories"
+    assert "exported 1 memory\n" in r.stderr, r.stderr
     assert "1 memory of other projects" in r.stderr and "--project all" in r.stderr, r.stderr
     r = run_cli(project, "export", "--project", "all", "-o", "all.jsonl", env=env)
     assert "exported 2 memories" in r.stderr and "other projects" not in r.stderr, r.stderr

@@ -405,13 +405,13 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     own = {"KENNING_STORE": f"qdrant-local:{tmp_path / 'own'}"}
     assert kenning(project, "import", str(out), env=own).returncode == 0
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=own)
-    assert r.returncode == 0 and "exported 1 memories" in r.stderr, r.stderr
+    assert r.returncode == 0 and "exported 1 memory\n" in r.stderr, r.stderr
     # its first way: the point deleted in Qdrant
     client = QdrantClient(path=str(folder))
     client.delete("kenning_memories", points_selector=models.PointIdsList(points=[7]))
     client.close()
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=env)
-    assert r.returncode == 0 and "exported 1 memories" in r.stderr, r.stderr
+    assert r.returncode == 0 and "exported 1 memory\n" in r.stderr, r.stderr
 
 
 def test_a_foreign_qdrant_collection_of_another_size_is_named_not_reembedded(

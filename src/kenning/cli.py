@@ -1482,7 +1482,10 @@ def export(
             f"re-embeds it): {_listing(report.without_vectors)}",
             err=True,
         )
-    click.echo(f"exported {report.exported} memories", err=True)
+    click.echo(
+        f"exported {report.exported} {'memory' if report.exported == 1 else 'memories'}",
+        err=True,
+    )
     if left_out > 0:
         click.echo(
             f"note: {left_out} {'memory' if left_out == 1 else 'memories'} of other projects "
