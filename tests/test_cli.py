@@ -985,6 +985,19 @@ def test_the_seeding_summary_counts_documents_and_entries_apart(project: Path) -
     ), summary
 
 
+def test_the_seeding_summary_of_one_document_says_one_document(project: Path) -> None:
+    """A first try with one solution doc said "scanned 1 documents: 1 with entries, …"."""
+    from .test_errorfix_store import BUG_DOC
+
+    docs = project / "docs" / "solutions" / "runtime"
+    docs.mkdir(parents=True)
+    (docs / "widget.md").write_text(BUG_DOC)
+    r = kenning(project, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    summary = r.stdout.strip().splitlines()[-1]
+    assert summary.startswith("scanned 1 document: 1 with entries, 0 skipped, 0 failed;"), summary
+
+
 def test_remember_and_edit_json_answer_a_refused_project_or_store_in_json(
     project: Path, tmp_path: Path
 ) -> None:

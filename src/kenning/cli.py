@@ -810,7 +810,8 @@ def seed_solutions_cmd(
         # documents and entries apart: one document gives one entry per error signature
         documents = report.documents()
         click.echo(
-            f"scanned {report.scanned} documents: {documents['with_entries']} with entries, "
+            f"scanned {report.scanned} {'document' if report.scanned == 1 else 'documents'}: "
+            f"{documents['with_entries']} with entries, "
             f"{documents['skipped']} skipped, {documents['failed']} failed"
             + (f", {documents['unchanged']} unchanged" if changed_only else "")
             + (f", {documents['pending']} pending" if documents["pending"] else "")
