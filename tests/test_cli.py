@@ -811,6 +811,16 @@ def _a_reembed_at_work(project: Path, minilm: Embedder) -> Iterator[None]:
             worker.join(60)
 
 
+def test_doctor_of_a_store_of_one_memory_counts_it_as_one(project: Path) -> None:
+    """A first `kenning doctor` after one `remember` said "index: 1 memories, 1 full-text
+    rows" and "rows: all 1 rows decode"."""
+    assert kenning(project, "remember", "Releases are cut on Mondays.").returncode == 0
+    r = kenning(project, "doctor")
+    assert r.returncode == 0, r.stderr
+    assert "ok      index: 1 memory, 1 full-text row\n" in r.stdout, r.stdout
+    assert "ok      rows: 1 row decodes; its vector is a finite " in r.stdout, r.stdout
+
+
 def test_doctor_while_a_reembed_runs_says_it_runs(project: Path, minilm: Embedder) -> None:
     """`kenning doctor` run while a `kenning reembed` was still at work (another process)
     said "a `kenning reembed` was interrupted" and told the user to run it again: a second

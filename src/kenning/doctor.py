@@ -442,6 +442,8 @@ def _index(conn: sqlite3.Connection, path: Path, rows: int) -> Check:
     if problems:
         fixes.append(_rebuild(path))
         return Check("index", FAILED, "; ".join(problems), "; or ".join(fixes))
+    if rows == 1:  # and so fts_rows, checked above
+        return Check("index", OK, "1 memory, 1 full-text row")
     return Check("index", OK, f"{rows} memories, {fts_rows} full-text rows")
 
 
@@ -507,9 +509,13 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: date
     if not fields and not vectors:
         if total == 0:  # an empty store has no model stamped yet: no dimension to name
             return Check("rows", OK, "no rows yet")
-        decoded = (
-            f"all {total} rows decode; every vector is a finite {dimension}-dimensional unit vector"
-        )
+        if total == 1:
+            decoded = f"1 row decodes; its vector is a finite {dimension}-dimensional unit vector"
+        else:
+            decoded = (
+                f"all {total} rows decode; every vector is a finite {dimension}-dimensional "
+                "unit vector"
+            )
         if not future:
             return Check("rows", OK, decoded)
         return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", _ahead_fix(path))
