@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kenning import cli
+from kenning import cli, protocol
 
 from .conftest import make_repo
 
@@ -397,3 +397,18 @@ def test_kenning_help_lists_the_exit_codes_the_readme_lists() -> None:
     shown = " ".join(_help_lines())
     listed = set(re.findall(r"\b(\d+) [a-zA-Z(]", shown[shown.index("Exit codes") :]))
     assert readme and readme == listed, (sorted(readme), sorted(listed))
+
+
+def test_the_command_remember_help_names_for_the_dedup_cosine_shows_it(tmp_path: Path) -> None:
+    """`kenning remember --help` said the dedup cosine is what "`kenning stats` shows", but
+    stats' listing has no such line (its --json does)."""
+    from .cli_runner import run_cli
+
+    helped = " ".join(CliRunner().invoke(cli.main, ["remember", "--help"]).output.split())
+    (named,) = re.findall(r"dedup cosine \(`(kenning [^`]+)` shows it\)", helped)
+    project = make_repo(tmp_path / "proj")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Releases are cut on Mondays.", env=env).returncode == 0
+    shown = run_cli(project, *shlex.split(named)[1:], env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert str(protocol.DEDUP_THRESHOLD) in shown.stdout, (named, shown.stdout)

@@ -398,7 +398,7 @@ def remember(
 
     Secrets are redacted first. A note is not stored again when this project holds the
     same text (up to case, whitespace and punctuation) or a near-duplicate: a memory above
-    the protocol's dedup cosine (`kenning stats` shows it) that says the same words,
+    the protocol's dedup cosine (`kenning stats --json` shows it) that says the same words,
     differing at most in articles and the like. A note that differs in a number, a
     negation, a name or an error signature is new knowledge and is stored. A near-duplicate
     refreshes the memory it repeats (seen_count, last_seen_at: in recall and search --json).
