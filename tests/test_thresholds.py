@@ -360,8 +360,11 @@ def test_calibrate_refuses_labels_that_cannot_measure_anything(store: MemoryStor
     with pytest.raises(UserInputError, match='line 1 has no "gold" list'):
         read_queries([json.dumps({"query": "how do we name functions", "glod": ["x"]})])
     stray = json.dumps({"query": "how do we name functions", "gold": ["0199-not-a-memory"]})
-    with pytest.raises(UserInputError, match=r"1 gold memory ids are not in.*0199-not-a-memory"):
+    # it said "1 gold memory ids are not in this project's store", also of --project all
+    with pytest.raises(UserInputError, match=r"^1 gold memory id is not in this project: 0199-"):
         calibrate(store, read_queries([*lines, stray]))
+    with pytest.raises(UserInputError, match=r"^1 gold memory id is not in any project: 0199-"):
+        calibrate(store, read_queries([*lines, stray]), group_id="all")
     assert len(calibrate(store, read_queries(lines)).outcomes) == len(lines)
 
 

@@ -173,9 +173,16 @@ def calibrate(
         shown = ", ".join(unknown[:3]) + (
             f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
         )
+        from .project import where_searched
+
+        counted = (
+            "1 gold memory id is not"
+            if len(unknown) == 1
+            else f"{len(unknown)} gold memory ids are not"
+        )
         raise UserInputError(
-            f"{len(unknown)} gold memory ids are not in this project's store: {shown}; use the "
-            "ids `kenning search --json` shows (or --project for another project)"
+            f"{counted} in {where_searched(group_id)}: {shown}; use the ids `kenning search "
+            "--json` shows (or --project for another project)"
         )
     outcomes = []
     for query, gold in queries:
