@@ -428,6 +428,21 @@ def test_cli_edit(project: Path) -> None:
     )
 
 
+def test_cli_edit_of_an_unknown_id_says_which_project_it_looked_in(project: Path) -> None:
+    """`kenning edit ID --project acme/other` (or --project all) of an id not there said
+    "no memory with id ID in this project", where forget names the project it searched."""
+    mine = json.loads(_kenning(project, "remember", "--json", DEPLOY).stdout)["id"]
+    for extra, where in (
+        ((), "in this project"),
+        (("--project", "acme/other"), "in project acme/other"),
+        (("--project", "all"), "in any project"),
+    ):
+        for target in ("no-such-id", mine if extra[-1:] == ("acme/other",) else "no-such-id"):
+            r = _kenning(project, "edit", target, "--type", "rule", *extra)
+            assert r.returncode == 1, r.stderr
+            assert f"error: no memory with id {target} {where} " in r.stderr, (extra, r.stderr)
+
+
 def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:
     """A shared server holds many projects: an edit or a review from this project must not
     reach another's memory by its id (forget never did), unless --project names it."""

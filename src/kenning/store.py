@@ -2102,8 +2102,8 @@ class MemoryStore:
                     # another project's memory is not this project's to change (a shared
                     # server holds many projects): it is not found here, as for forget
                     raise UserInputError(
-                        f"no memory with id {memory_id} in this project (it may have been "
-                        "forgotten; --project names another project's)"
+                        f"no memory with id {memory_id} in {where_searched(group_id)} (it may "
+                        "have been forgotten; --project names another project's)"
                     )
                 old = found[0]
                 if expected_version is not None and edit_version(old) != expected_version:
