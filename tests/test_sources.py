@@ -262,6 +262,26 @@ def test_source_command_by_memory_id(store: MemoryStore, project: Path, docs: Pa
     assert code == 1 and "no memory with id" in err
 
 
+def test_source_of_an_unknown_id_says_where_it_looked_and_what_to_do(
+    store: MemoryStore, project: Path
+) -> None:
+    """`kenning source ID --project acme/other` (or --project all) said "no memory with id
+    ID in this project", and nothing of what to do; it names where it looked, as forget and
+    the MCP tool read_source do, and how to find ids or name another project."""
+    store.close()
+    unknown = "01234567-89ab-7cde-8f01-23456789abcd"
+    for extra, where in (
+        ((), "in this project"),
+        (("--project", "acme/other"), "in project acme/other"),
+        (("--project", "all"), "in any project"),
+    ):
+        code, _, err = cli("source", unknown, *extra)
+        assert code == 1, err
+        (line,) = err.splitlines()
+        assert line.startswith(f"error: no memory with id {unknown} {where} ("), (extra, line)
+        assert "kenning search --json" in line and "--project" in line, line
+
+
 def test_source_json_answers_json_when_there_is_no_document_to_check(
     store: MemoryStore, project: Path
 ) -> None:

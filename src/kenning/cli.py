@@ -1086,7 +1086,7 @@ def source_cmd(
                         memory_id = memory.id
                         check = store.source(memory.id, group_id="all")
             if memory_id is None and _MEMORY_ID.match(target.strip()):
-                raise UserInputError(f"no memory with id {target.strip()} in this project")
+                raise UserInputError(_no_memory_with_id(target.strip(), group_id))
         except UserInputError as exc:
             if not as_json:
                 raise
@@ -1357,6 +1357,18 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     )
 
 
+def _no_memory_with_id(memory_id: str, group_id: str | None) -> str:
+    """What `forget` and `source` say of an id they did not find: where they looked, and
+    how to find ids or name another project."""
+    from .project import where_searched
+
+    return (
+        f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
+        "forgotten already; `kenning search --json` or `kenning export` list ids, and "
+        "--project names another project's)"
+    )
+
+
 @main.command(
     epilog="""
 \b
@@ -1391,13 +1403,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         if refusal is not None:
             _say_error(refusal)
         else:
-            from .project import where_searched
-
-            _say_error(
-                f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
-                "forgotten already; `kenning search --json` or `kenning export` list ids, and "
-                "--project names another project's)"
-            )
+            _say_error(_no_memory_with_id(memory_id, group_id))
         sys.exit(EXIT_USER)
 
 
