@@ -726,6 +726,27 @@ def test_migrate_names_the_project_it_was_given_in_the_forget_it_suggests(
     assert forget.returncode == 0, forget.stderr
 
 
+def test_a_store_given_outside_a_checkout_without_a_project_says_to_name_one(
+    tmp_path: Path,
+) -> None:
+    """`kenning stats --store shared.db` outside a checkout said "… or set both
+    KENNING_PROJECT and KENNING_STORE", to someone who had just given the store; it says to
+    name the project (--project, `--project all` for every one), and doing so works."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    store = str(tmp_path / "shared.db")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    note = ("remember", "Use WAL for the shared store", "--project", "team/docs")
+    assert run_cli(elsewhere, *note, "--store", store, env=env).returncode == 0
+    r = run_cli(elsewhere, "stats", "--store", store, env=env)
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert "--project" in line and "`--project all`" in line, line
+    assert "set both KENNING_PROJECT and KENNING_STORE" not in line, line
+    r = run_cli(elsewhere, "stats", "--store", store, "--project", "all", env=env)
+    assert r.returncode == 0 and "1 in every project of the store" in r.stdout, r.stderr
+
+
 def test_every_project_of_a_store_given_as_an_option_is_read_outside_a_checkout(
     tmp_path: Path, minilm: Embedder
 ) -> None:

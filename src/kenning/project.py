@@ -530,6 +530,14 @@ def resolve_project(
                     "repository or a .git folder); run kenning in one of its work trees "
                     "(`git worktree list` shows them)"
                 )
+            if store_path is not None or store_url is not None:
+                # the store is given: the project is all that is missing
+                raise UserInputError(
+                    f"{cwd} is not inside a git repository, so kenning cannot tell which "
+                    "project of the store this is; set KENNING_PROJECT, or give a command "
+                    "--project ID (`--project all` reads every project of the store), or run "
+                    "kenning inside the project's checkout"
+                )
             raise UserInputError(
                 f"{cwd} is not inside a git repository, so kenning cannot tell which project "
                 "this is; run it inside your project's checkout (or `git init`), or set both "
