@@ -608,6 +608,19 @@ def test_reembed_on_a_store_already_on_this_model_redoes_nothing(store: MemorySt
     assert said.stdout.startswith("nothing to re-embed: the store is already on"), said.stdout
 
 
+def test_reembed_of_a_store_of_one_memory_counts_it_as_one(store: MemoryStore) -> None:
+    """A first `kenning reembed` on a one-note store said "(its 1 memories have their
+    vectors; --force re-embeds them all the same)", and --force "re-embedded 1 memories"."""
+    assert store.remember(EXPORT_NOTES[0], "context").status == "stored"
+    store.close()
+    said = run_cli(store.project.root, "reembed")
+    assert said.returncode == 0, said.stderr
+    assert "(its 1 memory has its vector; --force re-embeds it all the same)" in said.stdout
+    forced = run_cli(store.project.root, "reembed", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.startswith("re-embedded 1 memory with "), forced.stdout
+
+
 #: DB_LOCKED as a Japanese input method types it with full-width letters on: the same note.
 DB_LOCKED_FULL_WIDTH = (
     "ＥＲＲＯＲ－ＦＩＸ： ｓｑｌｉｔｅ３．ＯｐｅｒａｔｉｏｎａｌＥｒｒｏｒ： ｄａｔａｂａｓｅ ｉｓ "

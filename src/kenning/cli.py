@@ -1821,22 +1821,34 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
         _echo_json(outcome)
     elif outcome["unchanged"]:
         model = outcome["provenance"]["model_id"]
-        click.echo(
-            f"re-embedded {outcome['reembedded']} memories whose vectors were damaged or out "
-            f"of date; {outcome['unchanged']} already have theirs from {model}"
-            if outcome["reembedded"]
-            else f"nothing to re-embed: the store is already on {model} (its "
-            f"{outcome['unchanged']} memories have their vectors; --force re-embeds them all "
-            "the same)"
-        )
+        done, kept = outcome["reembedded"], outcome["unchanged"]
+        if done:
+            click.echo(
+                f"re-embedded {done} "
+                + ("memory whose vector was" if done == 1 else "memories whose vectors were")
+                + f" damaged or out of date; {kept} already "
+                + ("has its vector" if kept == 1 else "have theirs")
+                + f" from {model}"
+            )
+        else:
+            click.echo(
+                f"nothing to re-embed: the store is already on {model} (its "
+                + (
+                    "1 memory has its vector; --force re-embeds it"
+                    if kept == 1
+                    else f"{kept} memories have their vectors; --force re-embeds them"
+                )
+                + " all the same)"
+            )
     else:
         resumed = (
             f" ({outcome['already_done']} more were done by the run this one resumed)"
             if outcome["already_done"]
             else ""
         )
+        done = outcome["reembedded"]
         click.echo(
-            f"re-embedded {outcome['reembedded']} memories with "
+            f"re-embedded {done} {'memory' if done == 1 else 'memories'} with "
             f"{outcome['provenance']['model_id']}{resumed}"
         )
     if outcome["damaged"]:
