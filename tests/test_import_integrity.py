@@ -249,6 +249,21 @@ def test_the_refusal_counts_the_lines_it_refuses_in_words(
     assert target.count(group_id="all") == 0
 
 
+def test_a_refused_note_is_counted_in_words(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """A line the write path refuses (an unknown type) began "1 memories cannot be imported"."""
+    exported[1]["type"] = "bogus"
+    with pytest.raises(UserInputError) as one:
+        import_memories(target, _lines(exported))
+    assert str(one.value).startswith("1 memory cannot be imported — line 2: "), one.value
+    exported[2]["type"] = "bogus"
+    with pytest.raises(UserInputError) as two:
+        import_memories(target, _lines(exported))
+    assert str(two.value).startswith("2 memories cannot be imported — line 2: "), two.value
+    assert target.count(group_id="all") == 0
+
+
 def test_nothing_is_coerced(exported: list[dict[str, Any]], target: MemoryStore) -> None:
     """The two coercions issue 13 found: null content stored as "None", a tag string
     stored as its letters. Either line alone refuses the file; neither value is stored."""

@@ -202,9 +202,9 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
             problems.append(f"line {record.number}: {exc}")
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        counted = "1 memory" if len(problems) == 1 else f"{len(problems)} memories"
         raise UserInputError(
-            f"{len(problems)} memories cannot be imported — {'; '.join(problems[:3])}{more}; "
-            "nothing was imported"
+            f"{counted} cannot be imported — {'; '.join(problems[:3])}{more}; nothing was imported"
         )
     return ValidatedImport(export, items, prepared, vectors, reuse, reembedded)
 
