@@ -1160,3 +1160,19 @@ def test_an_unexpected_failure_is_logged_on_the_terminal_with_its_credentials_re
     assert "RuntimeError" in said, said
     assert password not in said, said
     assert "postgresql://app:[REDACTED:connection_string]@db.internal/app" in said, said
+
+
+def test_the_header_of_a_store_of_one_memory_counts_it_as_one(project: Path) -> None:
+    """A first look at `kenning ui` after one `remember` said "project … · 1 memories · …"."""
+    import re
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember("Deploys go out on Tuesdays.", "decision").ok
+    client, source = _page_client(project)
+    try:
+        text = re.sub(r"<[^>]+>", "", client.get("/").text)
+    finally:
+        source.close()
+    assert " · 1 memory · " in text, text[:400]
