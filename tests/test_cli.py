@@ -1082,6 +1082,38 @@ def test_forget_json_answers_a_refused_project_or_store_in_json(
     assert kenning(other, "forget", theirs["id"]).returncode == 0
 
 
+def test_a_renamed_repository_says_where_its_notes_are_to_the_fenced_block_too(
+    project: Path, minilm: Embedder
+) -> None:
+    """`kenning recall --format xml` (the block an agent pastes into a prompt) and `search
+    --format xml` after a remote rename printed nothing at all, where the text listing and
+    the hooks, which give the same block, say on stderr which id holds the notes (README: "a
+    line on stderr"). The block stays empty; stderr names the id, and --quiet silences it
+    as it does the text listing's line."""
+    import subprocess
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember(
+            "Releases are tagged vX.Y.Z and published by the release workflow.", "rule"
+        ).ok
+    subprocess.run(
+        ["git", "remote", "set-url", "origin", "git@github.com:Acme/Gadgets.git"],
+        cwd=project,
+        check=True,
+    )
+    for args in (
+        ("recall", "--format", "xml", "how are releases tagged"),
+        ("search", "--format", "xml", "release tags"),
+    ):
+        said = kenning(project, *args)
+        assert said.returncode == 0 and not said.stdout, said.stdout
+        (hint,) = said.stderr.splitlines()
+        assert hint.startswith("project acme/gadgets has no memories in this store"), hint
+        assert "1 under acme/widgets" in hint, hint
+    quiet = kenning(project, "recall", "--format", "xml", "--quiet", "how are releases tagged")
+    assert quiet.returncode == 0 and not quiet.stdout and not quiet.stderr, quiet.stderr
+
+
 def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Embedder) -> None:
     """The project id comes from the origin remote: after a rename on GitHub (or a fork's
     remote), every note stayed under the old id, and recall, search and the MCP tools said

@@ -542,6 +542,10 @@ def recall(
         block = render_recall_result(result)
         if block:
             click.echo(block)
+        elif result.other_projects and not quiet:
+            # an empty block says nothing of why: the notes are under another id
+            asked = store.resolve_group(group_id) or store.group_id
+            click.echo(_other_projects(asked, result.other_projects), err=True)
     else:
         if missing is not None and not quiet:
             click.echo(f"nothing to recall: {_plain(missing)}", err=True)
@@ -679,6 +683,12 @@ def search(
         )
         if block:
             click.echo(block)
+        elif response.other_projects:
+            # an empty block says nothing of why: the notes are under another id
+            click.echo(
+                _other_projects(response.group_id or store.group_id, response.other_projects),
+                err=True,
+            )
     else:
         if missing is not None:
             click.echo(f"nothing to search: {_plain(missing)}", err=True)
