@@ -176,6 +176,19 @@ def test_no_store_recall_is_quiet(project: Path) -> None:
     assert not (project / ".kenning").exists()
 
 
+def test_no_store_says_so_to_the_fenced_block_too(project: Path) -> None:
+    """Without a store, `recall --format xml` and `search --format xml` printed nothing at
+    all, where the listing says "nothing to recall: no kenning store … yet" (README: without
+    --quiet, it says so on stderr); stdout stays empty, --quiet stays silent."""
+    for command, said in (("recall", "nothing to recall: "), ("search", "nothing to search: ")):
+        r = kenning(project, command, "--format", "xml", "anything at all")
+        assert r.returncode == 0 and r.stdout == "", r.stdout
+        assert r.stderr.startswith(said + "no kenning store at "), r.stderr
+    r = kenning(project, "recall", "--format", "xml", "--quiet", "anything at all")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert not (project / ".kenning").exists()
+
+
 def test_corrupted_store_is_one_clear_line(project: Path) -> None:
     (project / ".kenning").mkdir()
     (project / ".kenning" / "memory.db").write_bytes(b"\x00garbage" * 512)

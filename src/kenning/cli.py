@@ -542,6 +542,8 @@ def recall(
         block = render_recall_result(result)
         if block:
             click.echo(block)
+        elif missing is not None and not quiet:
+            click.echo(f"nothing to recall: {_plain(missing)}", err=True)
         elif result.other_projects and not quiet:
             # an empty block says nothing of why: the notes are under another id
             asked = store.resolve_group(group_id) or store.group_id
@@ -683,6 +685,8 @@ def search(
         )
         if block:
             click.echo(block)
+        elif missing is not None:
+            click.echo(f"nothing to search: {_plain(missing)}", err=True)
         elif response.other_projects:
             # an empty block says nothing of why: the notes are under another id
             click.echo(
