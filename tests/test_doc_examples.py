@@ -412,3 +412,16 @@ def test_the_command_remember_help_names_for_the_dedup_cosine_shows_it(tmp_path:
     shown = run_cli(project, *shlex.split(named)[1:], env=env)
     assert shown.returncode == 0, shown.stderr
     assert str(protocol.DEDUP_THRESHOLD) in shown.stdout, (named, shown.stdout)
+
+
+def test_kenning_helps_first_example_shows_its_line_break_as_the_shell_reads_it() -> None:
+    """`kenning --help`'s first example printed as `remember --type error_fix     "ERROR-FIX…`
+    (the source's backslash ended the Python line, not the shell's): it shows the two lines
+    with the shell's continuation, and the lines joined are the command."""
+    output = CliRunner().invoke(cli.main, ["--help"], terminal_width=200).output
+    lines = output.splitlines()
+    (first,) = [i for i, line in enumerate(lines) if "kenning remember --type error_fix" in line]
+    assert lines[first].rstrip().endswith("\\"), lines[first]
+    assert lines[first + 1].strip().startswith('"ERROR-FIX: '), lines[first + 1]
+    joined = lines[first].rstrip()[:-1] + lines[first + 1]
+    assert shlex.split(joined)[:3] == ["kenning", "remember", "--type"], joined

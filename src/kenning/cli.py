@@ -290,7 +290,7 @@ def _open(
 EPILOG_MAIN = """
 \b
 Examples:
-  kenning remember --type error_fix \
+  kenning remember --type error_fix \\
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL"
   kenning recall "database is locked when two agents write"
   kenning search "how do we handle sqlite locking" --limit 5
