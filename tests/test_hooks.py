@@ -423,6 +423,23 @@ def test_unknown_hook_is_exit_0_without_output(project: Path) -> None:
     assert_silent_failure(proc, "unknown hook 'pre-tool-use'")
 
 
+def test_a_hook_run_without_its_name_says_to_name_it(project: Path) -> None:
+    """`kenning hook` (a registration that lost its event word) said "kenning hook :
+    unknown hook ''; valid hooks are …"; it says to name the hook, with the commands."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenning", "hook"],
+        input=payload("prompt_submit_error", project).decode(),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "")
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("kenning hook: name the hook to run"), line
+    assert "kenning hook session-start or kenning hook prompt-submit" in line, line
+
+
 def test_another_project_is_not_consulted(seeded: MemoryStore, tmp_path: Path) -> None:
     other = make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
     proc = run_hook("prompt-submit", payload("prompt_submit_error", other), other)

@@ -430,6 +430,12 @@ def _say_other_projects(store: MemoryStore, warn: Callable[[str], None]) -> None
         warn(other_projects_line(store.group_id, others))
 
 
+def _unknown_event(event: str) -> str:
+    if not event.strip():  # a registration that lost its event word
+        return "name the hook to run: " + " or ".join(f"kenning hook {e}" for e in EVENTS)
+    return f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}"
+
+
 def context_for(
     event: str,
     payload: object,
@@ -443,7 +449,7 @@ def context_for(
     ``listed``, at session start, the listing made before the re-seed, which the hook
     gives if the re-seed outlasts its budget (another process holding the write lock)."""
     if event not in EVENTS:
-        raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
+        raise HookSkip(_unknown_event(event))
     if not isinstance(payload, dict):
         raise HookSkip(f"the hook input is not a JSON object but {type(payload).__name__}")
     ran_for = payload.get("hook_event_name")
@@ -539,7 +545,7 @@ def _from_raw(
     listed: Callable[[str], None] | None = None,
 ) -> str:
     if event not in EVENTS:
-        raise HookSkip(f"unknown hook {event!r}; valid hooks are {', '.join(EVENTS)}")
+        raise HookSkip(_unknown_event(event))
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -579,7 +585,7 @@ def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
         return
     line = "; ".join(parts)
     try:
-        stderr.write(f"kenning hook {event}: {line}\n")
+        stderr.write(f"{f'kenning hook {event}'.rstrip()}: {line}\n")
         stderr.flush()
     except (OSError, ValueError):
         pass
@@ -675,6 +681,9 @@ def _run(
     def diagnose(message: str) -> None:
         _diagnose(stderr, event, *list(said), warnings.said_with(message))
 
+    if _is_terminal(stdin) and event not in EVENTS:
+        diagnose(_unknown_event(event))  # there is no hook to try
+        return True
     if _is_terminal(stdin):  # typed by hand: no input will come, only the budget's end
         example = '"cwd": "."' + (', "prompt": "…"' if event == "prompt-submit" else "")
         diagnose(
