@@ -440,6 +440,18 @@ def test_a_hook_run_without_its_name_says_to_name_it(project: Path) -> None:
     assert "kenning hook session-start or kenning hook prompt-submit" in line, line
 
 
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [(b"[]", "an array"), (b'"hi"', "a string"), (b"12", "a number"), (b"null", "null")],
+)
+def test_hook_input_that_is_not_an_object_is_named_as_json_names_it(
+    project: Path, data: bytes, kind: str
+) -> None:
+    """`[]` on stdin said "the hook input is not a JSON object but list" (Python's name)."""
+    proc = run_hook("prompt-submit", data, project)
+    assert_silent_failure(proc, f"the hook input is {kind}, not a JSON object")
+
+
 def test_another_project_is_not_consulted(seeded: MemoryStore, tmp_path: Path) -> None:
     other = make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
     proc = run_hook("prompt-submit", payload("prompt_submit_error", other), other)

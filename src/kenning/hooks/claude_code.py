@@ -430,6 +430,17 @@ def _say_other_projects(store: MemoryStore, warn: Callable[[str], None]) -> None
         warn(other_projects_line(store.group_id, others))
 
 
+def _json_kind(value: object) -> str:
+    """What JSON calls the kind of a parsed ``value`` (an array, not Python's list)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
 def _unknown_event(event: str) -> str:
     if not event.strip():  # a registration that lost its event word
         return "name the hook to run: " + " or ".join(f"kenning hook {e}" for e in EVENTS)
@@ -451,7 +462,7 @@ def context_for(
     if event not in EVENTS:
         raise HookSkip(_unknown_event(event))
     if not isinstance(payload, dict):
-        raise HookSkip(f"the hook input is not a JSON object but {type(payload).__name__}")
+        raise HookSkip(f"the hook input is {_json_kind(payload)}, not a JSON object")
     ran_for = payload.get("hook_event_name")
     if isinstance(ran_for, str) and ran_for != EVENTS[event]:
         # Claude Code refuses output that names another event than the one the hook ran
