@@ -365,7 +365,9 @@ def test_unusable_timeout_is_said_and_the_default_applies(seeded: MemoryStore, v
         (b"{not json", "not JSON"),
         (b"[1, 2]", "not a JSON object"),
         (b'{"hook_event_name": "UserPromptSubmit"}', "no prompt"),
-        (b'{"prompt": 42}', "no prompt"),
+        # it said "has no prompt (is this a UserPromptSubmit hook?)" of a prompt it had
+        (b'{"prompt": 42}', "the hook input's prompt is a number, not a string"),
+        (b'{"prompt": {"text": "hi"}}', "the hook input's prompt is an object, not a string"),
     ],
 )
 def test_bad_input_is_exit_0_without_output(project: Path, data: bytes, needle: str) -> None:

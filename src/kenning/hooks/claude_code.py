@@ -438,7 +438,9 @@ def _json_kind(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return "a number"
-    return "a string" if isinstance(value, str) else "an array"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, dict) else "an array"
 
 
 def _unknown_event(event: str) -> str:
@@ -473,6 +475,11 @@ def context_for(
         )
     if event == "prompt-submit":
         prompt = payload.get("prompt")
+        if "prompt" in payload and not isinstance(prompt, str):
+            raise HookSkip(
+                f"the hook input's prompt is {_json_kind(prompt)}, not a string (the text the "
+                "user submitted)"
+            )
         if not isinstance(prompt, str):
             raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
         if not prompt_queries(prompt):
