@@ -428,6 +428,22 @@ def test_cli_edit(project: Path) -> None:
     )
 
 
+def test_cli_edit_refused_as_a_duplicate_says_why_as_remember_does(project: Path) -> None:
+    """`kenning edit` refused as a near-duplicate said only "(score 0.95); nothing changed",
+    where `remember` of the same text says why it is one ("the same text up to case, …"),
+    as both give in --json."""
+    a = json.loads(_kenning(project, "remember", "--json", "--type", "decision", DEPLOY).stdout)
+    b = json.loads(_kenning(project, "remember", "--json", DB_LOCKED).stdout)
+    again = DEPLOY.lower()
+    answer = json.loads(_kenning(project, "edit", "--json", b["id"], "--content", again).stdout)
+    assert answer["status"] == "near-duplicate" and answer["reason"], answer
+    r = _kenning(project, "edit", b["id"], "--content", again)
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"error: near-duplicate of {a['id']} (score "), line
+    assert f"; {answer['reason']}); nothing changed" in line, line
+
+
 def test_cli_edit_of_an_unknown_id_says_which_project_it_looked_in(project: Path) -> None:
     """`kenning edit ID --project acme/other` (or --project all) of an id not there said
     "no memory with id ID in this project", where forget names the project it searched."""

@@ -2200,8 +2200,10 @@ def edit(
         click.echo(f"updated {result.id} ({result.collection}/{result.type})")
     # the refusal is said with --json too (README: exit 1 is one line on stderr saying why)
     if result.status == NEAR_DUPLICATE:
+        why = f"; {_plain(result.reason)}" if result.reason else ""  # may quote its words
         click.echo(
-            f"error: near-duplicate of {result.id} (score {result.score:.2f}); nothing changed",
+            f"error: near-duplicate of {result.id} (score {result.score:.2f}{why}); "
+            "nothing changed",
             err=True,
         )
     elif result.status != STORED:
