@@ -209,6 +209,8 @@ def test_export_to_a_folder_is_bad_input_not_usage(seeded_project: Path) -> None
     assert result.exit_code == 1
     assert "--output" in result.stderr and str(seeded_project) in result.stderr
     assert "Usage:" not in result.stderr
+    # it said only "File '…' is a directory."; it says what to give instead
+    assert "name a file inside it, such as " in result.stderr, result.stderr
 
 
 def test_a_store_path_in_an_unknown_users_home_is_one_line(seeded_project: Path) -> None:

@@ -115,6 +115,17 @@ class _OutputFile(_BadInputNotUsage, click.Path):
     def __init__(self) -> None:
         super().__init__(dir_okay=False, allow_dash=True, path_type=Path)
 
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | os.PathLike) and str(value) != "-" and os.path.isdir(value):
+            # click says only "File '…' is a directory."
+            example = shlex.quote(os.path.join(value, "backup.jsonl"))
+            self.fail(
+                f"{shlex.quote(str(value))} is a folder; name a file inside it, such as {example}",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
 
 class _ExistingFolder(_BadInputNotUsage, click.Path):
     """A folder that must exist."""
