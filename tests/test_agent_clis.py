@@ -32,6 +32,7 @@ from mcp.client.stdio import stdio_client
 
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
+from .cli_runner import run_cli
 from .conftest import REPO_ROOT
 
 VENV_BIN = Path(sys.executable).parent
@@ -110,7 +111,13 @@ def run(
 
 
 def kenning(*args: str, home: Path, cwd: Path) -> str:
-    return run([VENV_BIN / "kenning", *args], home, cwd)
+    """``kenning *args`` in-process, in the environment an agent CLI gets: what the agent
+    reads is its files, not its process (which costs a Python start per command). It names
+    the same executable as ``VENV_BIN/kenning`` would, the one beside this Python."""
+    env = agent_env(home)
+    out = run_cli(cwd, *args, env={**dict.fromkeys(os.environ), **env})
+    assert out.returncode == 0, f"kenning {args}: exit {out.returncode}\n{out.stdout}\n{out.stderr}"
+    return out.stdout + out.stderr
 
 
 def mcp_list_line(output: str, name: str) -> str:
