@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
 """``kenning mcp``: the real server as a subprocess, driven by the official SDK's stdio client."""
 
 from __future__ import annotations
@@ -8,23 +9,25 @@ import os
 import subprocess
 import sys
 import threading
-import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp.types import CallToolResult, InitializeResult
+from mcp.types import CallToolResult
 
 from kenning import protocol
 from kenning.render import show_unsafe
 
-from .test_mcp_project import Roots
+from .test_mcp_project import (  # noqa: F401  (fixtures used by name)
+    Shared,
+    log_since,
+    served,
+    shared,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -68,70 +71,6 @@ async def connect(
             with anyio.fail_after(120):
                 await session.initialize()
             yield session
-
-
-@dataclass
-class Shared:
-    session: ClientSession
-    init: InitializeResult
-    roots: Roots
-    errlog: Path
-
-
-@pytest.fixture(scope="module")
-async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shared]:
-    """One server for the module's tests that only call tools and read answers: each
-    ``kenning mcp`` costs ~2.5 s of CPU to start (the SDK's imports, then the model). It runs
-    in a folder that is no checkout and serves the client's MCP root, which each test points
-    at its own fresh project (:func:`served`), so no test sees another's notes. Tests about
-    the process itself (its options, its pipes, its environment) start their own."""
-    folder = tmp_path_factory.mktemp("mcp-shared")
-    # built before the tests' own fixtures clean the environment: clean it here
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k != "CLAUDE_PROJECT_DIR"
-        and (not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"))
-    }
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "kenning", "mcp"], cwd=str(folder), env=env
-    )
-    roots = Roots()
-    errlog = folder / "err.log"
-    with errlog.open("a", encoding="utf-8") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write, list_roots_callback=roots) as session,
-        ):
-            with anyio.fail_after(120):
-                init = await session.initialize()
-            yield Shared(session, init, roots, errlog)
-
-
-@asynccontextmanager
-async def served(shared: Shared, project: Path) -> AsyncIterator[ClientSession]:
-    """The shared server, serving ``project`` (its only root) from now on."""
-    shared.roots.folders = [project]
-    with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
-        warnings.simplefilter("ignore", MCPDeprecationWarning)
-        await shared.session.send_roots_list_changed()
-    want = str(project / ".kenning" / "memory.db")
-    for _ in range(300):  # the notification and the next call race in the server (30 s)
-        stats = await call(shared.session, "hooks_stats")
-        if not stats.is_error and (stats.structured_content or {})["intel_path"] == want:
-            break
-        await anyio.sleep(0.1)
-    else:
-        pytest.fail(f"the shared server never served {project}: {stats.content}")
-    yield shared.session
-
-
-def log_since(errlog: Path, start: int) -> str:
-    """What the server logged from byte ``start`` on (the shared server's log is the
-    module's)."""
-    with errlog.open("rb") as log:
-        log.seek(start)
-        return log.read().decode("utf-8", "replace")
 
 
 async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:

@@ -10,6 +10,7 @@ import sys
 import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,28 +18,34 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp.types import CallToolResult, ListRootsResult, Root
+from mcp.types import CallToolResult, InitializeResult, ListRootsResult, Root
 
 from .conftest import make_repo
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # module-wide: the shared server's event loop lives as long
 def anyio_backend() -> str:
     return "asyncio"
 
 
 class Roots:
-    """What the test client answers to ``roots/list``; counts the requests."""
+    """What the test client answers to ``roots/list`` (a folder, or a root as it is);
+    counts the requests."""
 
-    def __init__(self, *folders: Path) -> None:
+    def __init__(self, *folders: Path | Root) -> None:
         self.folders = list(folders)
         self.asked = 0
 
     async def __call__(self, _context: Any) -> ListRootsResult:
         self.asked += 1
-        return ListRootsResult(roots=[Root(uri=f.as_uri(), name=f.name) for f in self.folders])
+        return ListRootsResult(
+            roots=[
+                f if isinstance(f, Root) else Root(uri=f.as_uri(), name=f.name)
+                for f in self.folders
+            ]
+        )
 
 
 @asynccontextmanager
@@ -69,6 +76,77 @@ async def connect(
 async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
     with anyio.fail_after(120):
         return await session.call_tool(tool, arguments)
+
+
+@dataclass
+class Shared:
+    session: ClientSession
+    init: InitializeResult
+    roots: Roots
+    errlog: Path
+
+
+@pytest.fixture(scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shared]:
+    """One server for a module's tests that only call tools and read answers: each
+    ``kenning mcp`` costs ~2 s of CPU to start (the SDK's imports; the model ~0.5 s more).
+    It runs in a folder that is no checkout and serves the client's MCP roots, which each
+    test points at its own fresh project (:func:`served`), so no test sees another's notes.
+    Tests about the process itself (its options, its pipes, its environment) start their own."""
+    folder = tmp_path_factory.mktemp("mcp-shared")
+    # built before the tests' own fixtures clean the environment: clean it here
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "CLAUDE_PROJECT_DIR"
+        and (not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"))
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "kenning", "mcp"], cwd=str(folder), env=env
+    )
+    roots = Roots()
+    errlog = folder / "err.log"
+    with errlog.open("a", encoding="utf-8") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write, list_roots_callback=roots) as session,
+        ):
+            with anyio.fail_after(120):
+                init = await session.initialize()
+            yield Shared(session, init, roots, errlog)
+
+
+async def follow(shared: Shared, project: Path, *roots: Path | Root) -> None:
+    """Make ``roots`` (else ``project`` alone) the shared server's roots and wait until it
+    serves ``project``."""
+    shared.roots.folders = list(roots or [project])
+    if shared.roots.asked:  # else its first call asks them
+        with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await shared.session.send_roots_list_changed()
+    # until the server reads the notification it answers with the last test's project
+    for _ in range(300):  # 30 s
+        stats = await call(shared.session, "hooks_stats")
+        if not stats.is_error and (stats.structured_content or {})["intel_path"] == store_of(
+            project
+        ):
+            return
+        await anyio.sleep(0.1)
+    pytest.fail(f"the shared server never served {project}: {stats.content}")
+
+
+@asynccontextmanager
+async def served(shared: Shared, project: Path) -> AsyncIterator[ClientSession]:
+    """The shared server, serving ``project`` (its only root) from now on."""
+    await follow(shared, project)
+    yield shared.session
+
+
+def log_since(errlog: Path, start: int) -> str:
+    """What the server logged from byte ``start`` on (a shared server's log is its module's)."""
+    with errlog.open("rb") as log:
+        log.seek(start)
+        return log.read().decode("utf-8", "replace")
 
 
 async def intel_path(session: ClientSession) -> str:
@@ -108,24 +186,25 @@ async def test_started_in_root_with_claude_project_dir(project: Path, tmp_path: 
 
 
 async def test_roots_name_the_project_and_their_change_is_followed(
-    project: Path, other: Path, outside: Path, tmp_path: Path
+    project: Path, other: Path, outside: Path, shared: Shared
 ) -> None:
     # the first root that is a git checkout wins: `outside` is not one
-    roots = Roots(outside, project, other)
-    async with connect(Path("/"), tmp_path / "err.log", roots=roots) as s:
-        assert await intel_path(s) == store_of(project)
-        assert await intel_path(s) == store_of(project)
-        assert roots.asked == 1  # the answer is kept until the roots change
-        roots.folders = [other]
-        with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await s.send_roots_list_changed()
-        for _ in range(300):  # the notification and the next call race in the server (30 s)
-            if await intel_path(s) == store_of(other):
-                break
-            await anyio.sleep(0.1)
-        assert await intel_path(s) == store_of(other)
-        assert roots.asked == 2
+    await follow(shared, project, outside, project, other)
+    s, roots = shared.session, shared.roots
+    asked = roots.asked
+    assert await intel_path(s) == store_of(project)
+    assert await intel_path(s) == store_of(project)
+    assert roots.asked == asked  # the answer is kept until the roots change
+    roots.folders = [other]
+    with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        await s.send_roots_list_changed()
+    for _ in range(300):  # the notification and the next call race in the server (30 s)
+        if await intel_path(s) == store_of(other):
+            break
+        await anyio.sleep(0.1)
+    assert await intel_path(s) == store_of(other)
+    assert roots.asked == asked + 1
 
 
 async def test_precedence(project: Path, other: Path, outside: Path, tmp_path: Path) -> None:
@@ -200,24 +279,21 @@ async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
 
 
 async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
-    project: Path, outside: Path, tmp_path: Path
+    project: Path, shared: Shared
 ) -> None:
     """A client listed a root that is not a file URL (a remote workspace's https:// root,
     or a bare name) before the project's folder: the SDK refused the whole answer, so the
     server served its working directory — here no project at all — as if no root had been
     named. The other roots are still read."""
 
-    async def roots(_context: Any) -> ListRootsResult:
-        unreadable = [
-            Root.model_construct(uri="https://example.com/acme/widgets", name="remote"),
-            Root.model_construct(uri="widgets", name="a bare name"),
-        ]
-        return ListRootsResult(roots=[*unreadable, Root(uri=project.as_uri(), name="proj")])
-
+    unreadable = [
+        Root.model_construct(uri="https://example.com/acme/widgets", name="remote"),
+        Root.model_construct(uri="widgets", name="a bare name"),
+    ]
     with warnings.catch_warnings():  # the SDK warns as it sends what it would not accept
         warnings.simplefilter("ignore", UserWarning)
-        async with connect(outside, tmp_path / "err.log", roots=roots) as s:  # type: ignore[arg-type]
-            assert await intel_path(s) == store_of(project)
+        await follow(shared, project, *unreadable, project)  # served by a folder no checkout
+        assert await intel_path(shared.session) == store_of(project)
 
 
 async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
@@ -240,11 +316,11 @@ async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
     assert not (outside / ".kenning").exists()
 
 
-async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, tmp_path: Path) -> None:
+async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, shared: Shared) -> None:
     """A client's root whose path is too long for the OS (5,000 characters) failed the first
     tool call with "kenning failed unexpectedly: OSError: [Errno 36] File name too long", and
     the checkout listed after it was never served: it is no folder, passed over as one."""
-    roots = Roots(Path("/tmp/" + "a" * 5_000), project)
-    async with connect(Path("/"), tmp_path / "err.log", roots=roots) as s:
-        assert await intel_path(s) == store_of(project)
-    assert "Traceback" not in (tmp_path / "err.log").read_text()
+    start = shared.errlog.stat().st_size
+    await follow(shared, project, Path("/tmp/" + "a" * 5_000), project)
+    assert await intel_path(shared.session) == store_of(project)
+    assert "Traceback" not in log_since(shared.errlog, start)
