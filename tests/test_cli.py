@@ -1151,8 +1151,12 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
         hint = said.stderr.splitlines()[-1]
         assert hint.startswith("project acme/gadgets has no memories in this store"), hint
         assert "1 under acme/widgets" in hint and "KENNING_PROJECT=acme/widgets" in hint, hint
-    named = kenning(project, "recall", "how are releases tagged", "--project", "acme/other")
-    assert named.stderr.splitlines()[-1].startswith("project acme/other has no memories")
+    # an id the user typed was moved by no rename: a typo is what to look for
+    for args in (("recall", "how are releases tagged"), ("search", "release tags")):
+        named = kenning(project, *args, "--project", "acme/other").stderr.splitlines()[-1]
+        assert named.startswith("project acme/other has no memories"), named
+        assert "check the --project value" in named and "renamed" not in named, named
+        assert "KENNING_PROJECT" not in named, named
     answer = json.loads(kenning(project, "recall", "how are releases tagged", "--json").stdout)
     assert (answer["results"], answer["other_projects"]) == ([], {"acme/widgets": 1})
     stats = json.loads(kenning(project, "stats", "--json").stdout)

@@ -558,7 +558,9 @@ def recall(
         elif result.other_projects and not quiet:
             # an empty block says nothing of why: the notes are under another id
             asked = store.resolve_group(group_id) or store.group_id
-            click.echo(_other_projects(asked, result.other_projects), err=True)
+            click.echo(
+                _other_projects(asked, result.other_projects, named=group_id is not None), err=True
+            )
     else:
         if missing is not None and not quiet:
             click.echo(f"nothing to recall: {_plain(missing)}", err=True)
@@ -566,7 +568,10 @@ def recall(
             click.echo(f"no memory scored at least {result.floor:.2f}", err=True)
             if result.other_projects:
                 asked = store.resolve_group(group_id) or store.group_id
-                click.echo(_other_projects(asked, result.other_projects), err=True)
+                click.echo(
+                    _other_projects(asked, result.other_projects, named=group_id is not None),
+                    err=True,
+                )
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             mark = "(stale) " if hit.stale else ""
             click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
@@ -582,10 +587,11 @@ def _where(store: MemoryStore) -> dict[str, Any]:
     return {"intel_path": store.location, "store_exists": store.exists}
 
 
-def _other_projects(project: str, others: Mapping[str, int]) -> str:
+def _other_projects(project: str, others: Mapping[str, int], *, named: bool) -> str:
+    """``named``: the project was given (--project), so no rename moved it: a typo may have."""
     from .render import other_projects_line
 
-    return _plain(other_projects_line(project, others))
+    return _plain(other_projects_line(project, others, named=named))
 
 
 def _plain(text: str) -> str:
@@ -701,7 +707,11 @@ def search(
         elif response.other_projects:
             # an empty block says nothing of why: the notes are under another id
             click.echo(
-                _other_projects(response.group_id or store.group_id, response.other_projects),
+                _other_projects(
+                    response.group_id or store.group_id,
+                    response.other_projects,
+                    named=group_id is not None,
+                ),
                 err=True,
             )
     else:
@@ -718,7 +728,10 @@ def search(
             click.echo(f"no memory passed the threshold {response.threshold:.2f}{hint}", err=True)
             if response.other_projects:
                 asked = response.group_id or store.group_id
-                click.echo(_other_projects(asked, response.other_projects), err=True)
+                click.echo(
+                    _other_projects(asked, response.other_projects, named=group_id is not None),
+                    err=True,
+                )
             return
         click.echo(render_human(response.results, decay))
 
@@ -1360,7 +1373,8 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     for name, n in data["by_collection"].items():
         click.echo(f"  {_plain(str(name))}: {n}")  # a row's collection, as the store file says
     if data["other_projects"]:
-        click.echo(f"note:       {_other_projects(data['group_id'], data['other_projects'])}")
+        note = _other_projects(data["group_id"], data["other_projects"], named=group_id is not None)
+        click.echo(f"note:       {note}")
     if data["damaged_unreadable"] is not None:  # names the file and the recovery
         click.echo(f"damaged:    not counted: {_plain(str(data['damaged_unreadable']))}")
     elif data["damaged_all_projects"]:

@@ -759,18 +759,21 @@ def escape_html_text(text: str) -> str:
     return "".join(out)
 
 
-def other_projects_line(project: str, others: Mapping[str, int], *, fix: bool = True) -> str:
+def other_projects_line(
+    project: str, others: Mapping[str, int], *, fix: bool = True, named: bool = False
+) -> str:
     """Why a project found nothing in a store that holds other projects' memories
     (:meth:`kenning.store.MemoryStore.other_projects`), and (``fix``) how to reach them: one
     line, the ids quoted for a shell (stored text: print it through the terminal's
-    sanitiser)."""
+    sanitiser). ``named``: the user gave the project id (``--project``), so it is no rename
+    that moved the notes, and the id itself is what to check."""
     import shlex
 
     held = ", ".join(f"{n} under {gid}" for gid, n in others.items())
-    said = (
-        f"project {project} has no memories in this store, which holds {held} (a renamed "
-        "repository or a changed origin remote gives a project a new id)"
-    )
+    said = f"project {project} has no memories in this store, which holds {held}"
+    if named:
+        return f"{said}; check the --project value against those ids" if fix else said
+    said += " (a renamed repository or a changed origin remote gives a project a new id)"
     if not fix:
         return said
     first = shlex.quote(next(iter(others)))
