@@ -651,3 +651,29 @@ def test_a_project_id_too_long_for_an_index_is_refused_saying_so(
     assert not (project / ".kenning" / "memory.db").exists()
     r = kenning(project, "remember", "--store", pg_url, "--project", "a" * 1024, "A note")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_libpq_connection_string_is_refused_not_taken_for_a_folder(project: Path) -> None:
+    """``KENNING_STORE="host=db port=5432 dbname=memory user=app password=…"`` (libpq's
+    keyword/value form, which psql and psycopg take) was a path: ``remember`` made a folder
+    of that name in the checkout, the password in its name, stored the note there, and every
+    message printed the password. It is refused (exit 1), the password not repeated, with
+    the URL to write, and nothing is created."""
+    dsn = "host=127.0.0.1 port=5432 dbname=memory user=app password=Zq9libpq"
+    for args in (("remember", "a note for the team"), ("stats", "--json"), ("recall", "a note")):
+        r = kenning(project, *args, env={"KENNING_STORE": dsn})
+        assert r.returncode == 1 and r.stdout == "", (args, r.returncode, r.stdout, r.stderr)
+        assert "Zq9" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+        assert "postgresql://app@127.0.0.1:5432/memory" in r.stderr, r.stderr
+    for dsn in ("dbname=memory", "host = db.internal  dbname='team memory' sslmode=require"):
+        r = kenning(project, "remember", "--store", dsn, "a note for the team")
+        assert r.returncode == 1 and "connection string" in r.stderr, (dsn, r.stderr)
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
+    assert kenning(project, "remember", "Deploys go through the release branch").returncode == 0
+    r = kenning(project, "migrate", "--to", "dbname=memory user=app password=Zq9libpq")
+    assert r.returncode == 1 and "connection string" in r.stderr, r.stderr
+    assert "Zq9" not in r.stderr + r.stdout and "copied" not in r.stdout, r.stderr
+    assert sorted(p.name for p in project.iterdir()) == [".git", ".kenning", "README.md"]
+    # a folder of such a name is still a path when written as one
+    r = kenning(project, "remember", "--store", "./dbname=memory", "a note for the team")
+    assert r.returncode == 0, r.stderr
