@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from kenning import open_store
-from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    PostgresDatabases,
+    pg_databases,
+    pg_server,
+    pg_url,
+)
 from tests.cli_runner import CliRun, run_cli
 
 
@@ -677,3 +682,37 @@ def test_a_libpq_connection_string_is_refused_not_taken_for_a_folder(project: Pa
     # a folder of such a name is still a path when written as one
     r = kenning(project, "remember", "--store", "./dbname=memory", "a note for the team")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_database_owner_without_pgvector_is_told_who_may_enable_it(
+    project: Path,
+    pg_databases: PostgresDatabases,  # noqa: F811
+) -> None:
+    """The team lead's role owns a new database where pgvector is installed but not enabled:
+    ``remember`` told it to "ask a database owner to run CREATE EXTENSION vector", which it
+    is and may not (pgvector is not a trusted extension: creating it needs a superuser).
+    The message names who may, and the note is not stored."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    role = f"lead_{uuid.uuid4().hex[:8]}"
+    database = f"kt_{uuid.uuid4().hex[:12]}"
+    parts = urlsplit(pg_databases.admin_url)
+    url = f"postgresql://{role}:pw-{role}@{parts.hostname}:{parts.port}/{database}"
+    with psycopg.connect(pg_databases.admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
+        conn.execute(f'CREATE DATABASE "{database}" OWNER "{role}" TEMPLATE template0')
+    try:
+        r = kenning(project, "remember", "Deploys go through the release branch", "--store", url)
+        assert r.returncode == 1 and r.stdout == "", r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "database owner" not in line and "superuser" in line, line
+        assert "CREATE EXTENSION vector" in line and f"pw-{role}" not in line, line
+        with psycopg.connect(pg_databases.url(database)) as conn:
+            assert conn.execute("SELECT to_regclass('kenning_memories')").fetchone() == (None,)
+    finally:
+        pg_databases.drop(database)
+        with psycopg.connect(pg_databases.admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP ROLE "{role}"')

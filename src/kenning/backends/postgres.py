@@ -958,7 +958,10 @@ class PostgresBackend:
                 raise KenningError(
                     f"pgvector is installed on the server at {self.location} but not enabled "
                     f"in this database, and this user may not enable it ({exc.sqlstate}); ask "
-                    "a database owner to run `CREATE EXTENSION vector;` in it"
+                    "a superuser (a managed service's admin role: rds_superuser, "
+                    "cloudsqlsuperuser, azure_pg_admin) to run `CREATE EXTENSION vector;` in "
+                    "it once — owning the database is not enough: pgvector is not a trusted "
+                    "extension"
                 ) from None
             row = _first(
                 conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
