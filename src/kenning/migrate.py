@@ -325,6 +325,7 @@ def migrate_store(
             "or folder inside the project"
         )
     location: str | Path = target
+    shown = target
     if not is_store_url(target):
         path = expand_home(target, "the migration target")
         # what --store names: a .db path or an existing file is the store, else its folder
@@ -336,6 +337,9 @@ def migrate_store(
             location.resolve() == Path(store.location).resolve()
         )
     else:
+        from .redaction import redact_url
+
+        shown = redact_url(target)  # as the store's own location reads: no password
         itself = target == store.project.store_url
         source_folder = local_qdrant_folder(store.project.store_url or "")
         # a local Qdrant folder serves one client: opened again here it would be refused
@@ -345,7 +349,7 @@ def migrate_store(
         )
     if itself:  # copying every note onto itself would "verify" and move nothing
         raise UserInputError(
-            f"the migration target {target} is the store being migrated ({store.location}); "
+            f"the migration target {shown} is the store being migrated ({store.location}); "
             "name another store with --to"
         )
     checked_source(store.backend)  # a source it would refuse: no empty target left behind
