@@ -1003,6 +1003,9 @@ def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: s
     "url",
     [
         "postgresql://app:Hunter2Horse@127.0.0.1:notaport/memory",
+        # with a host name (as a real URL has) psycopg resolves it first, with the port:
+        # "Servname not supported for ai_socktype" was blamed on the server
+        "postgresql://app:Hunter2Horse@localhost:notaport/memory",
         "postgresql://app:Hunter2Horse@127.0.0.1:1/memory?sslmode=bogus",
         # a Python traceback (psycopg's ProgrammingError) before kenning's own check
         "postgresql://app:Hunter2Horse@127.0.0.1:1/memory?connect_timeout=abc",

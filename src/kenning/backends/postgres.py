@@ -2190,6 +2190,13 @@ _CONNECTION_REMEDIES = (
         "nothing was sent to a server",
     ),
     (
+        # getaddrinfo's EAI_SERVICE: psycopg resolves a host name with the URL's port, and
+        # one that is no number (db.internal:notaport) fails there, before libpq's check
+        re.compile(r"servname not supported", re.IGNORECASE),  # glibc: "Servname", BSD: "servname"
+        "the URL itself is wrong (its port is not a number): correct it; nothing was sent to "
+        "a server",
+    ),
+    (
         re.compile(r"password authentication failed|no password supplied|auth(?:entication)? fail"),
         "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)",
     ),
