@@ -718,3 +718,20 @@ def test_a_database_owner_without_pgvector_is_told_who_may_enable_it(
         pg_databases.drop(database)
         with psycopg.connect(pg_databases.admin_url, autocommit=True) as conn:
             conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_a_refused_connection_or_a_host_name_that_does_not_resolve_names_what_to_check(
+    project: Path,
+) -> None:
+    """A URL whose port nothing listens on, or whose host name is a typo, said "check that
+    the server is running and reachable and that the user and password are right": no
+    password was ever asked for (Qdrant's same message names no password). Each names what
+    to check; still exit 3, the knowledge base NOT consulted."""
+    for url, said in (
+        ("postgresql://app:Zq9pw@127.0.0.1:9/memory", "the URL's host and port"),
+        ("postgresql://app:Zq9pw@no-such-host.invalid:5432/memory", "host name"),
+    ):
+        r = kenning(project, "recall", "--store", url, "a note")
+        assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert said in line and "password" not in line and "Zq9" not in line, line

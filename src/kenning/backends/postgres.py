@@ -2197,6 +2197,21 @@ _CONNECTION_REMEDIES = (
         "a server",
     ),
     (
+        # before the password is asked for: naming it sent people to the wrong fix
+        re.compile(r"Connection refused|No such file or directory", re.IGNORECASE),
+        "nothing accepts connections there: check that the server is running and that the "
+        "URL's host and port are its own",
+    ),
+    (
+        re.compile(
+            r"failed to resolve host|could not translate host name|Name or service not known"
+            r"|nodename nor servname",
+            re.IGNORECASE,
+        ),
+        "the URL's host name does not resolve: check its spelling and that this machine "
+        "reaches the network (DNS, VPN) the server is on",
+    ),
+    (
         re.compile(r"password authentication failed|no password supplied|auth(?:entication)? fail"),
         "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)",
     ),
