@@ -735,3 +735,22 @@ def test_a_refused_connection_or_a_host_name_that_does_not_resolve_names_what_to
         assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
         (line,) = r.stderr.splitlines()
         assert said in line and "password" not in line and "Zq9" not in line, line
+
+
+def test_export_of_a_server_store_that_is_not_there_names_the_url_and_why(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A backup script's `kenning export` with KENNING_STORE naming a schema with a typo
+    (search_path=team_typo) failed, as it should, but said "check the path given with
+    KENNING_STORE (a typo, a store moved aside)" — there is no path, and the reason every
+    read gives (the schema its search_path names does not exist) was dropped."""
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dteam_typo,public"
+    r = kenning(project, "export", "-o", "backup.jsonl", env={"KENNING_STORE": url})
+    assert r.returncode == 1 and r.stdout == "", r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "'team_typo'" in line and "the URL given with KENNING_STORE" in line, line
+    assert "path" not in line.replace("search_path", ""), line
+    assert not (project / "backup.jsonl").exists()

@@ -1491,12 +1491,21 @@ def export(
             # a store the user names (--store, KENNING_STORE) is one they expect to hold
             # notes: a typo in it exported nothing and exited 0, and a backup script went on
             # without a backup
+            leave = "--store" if named_by == "--store" else "KENNING_STORE"
+            if "://" in (store.project.store_url or ""):
+                # a server's reason (a schema its search_path names that does not exist,
+                # pgvector not enabled) says more than "moved aside", and there is no path
+                _fail(
+                    f"{_plain(store.missing_reason or '')}; an export names a store that "
+                    f"holds notes: check the URL given with {_plain(named_by)} (a typo in "
+                    f"its database or schema, another server), or leave {leave} out to "
+                    "export this project's store"
+                )
             _fail(
                 f"no kenning store at {_plain(store.location)}: the store named with "
                 f"{_plain(named_by)} does not exist; check the path given with "
-                f"{_plain(named_by)} (a typo, a store moved aside), or leave "
-                f"{'--store' if named_by == '--store' else 'KENNING_STORE'} out to export "
-                "this project's store"
+                f"{_plain(named_by)} (a typo, a store moved aside), or leave {leave} out to "
+                "export this project's store"
             )
         if not store.exists:  # nothing to export: exit 0, as every read of no store
             click.echo(f"nothing to export: {_plain(store.missing_reason or '')}", err=True)
