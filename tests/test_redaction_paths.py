@@ -364,23 +364,29 @@ def test_store_file_grep_sees_an_unredacted_write(store: MemoryStore, project: P
 
 
 def test_postgres_messages_never_show_the_password(pg_url: str) -> None:  # noqa: F811
-    from urllib.parse import urlsplit
+    from urllib.parse import quote, urlsplit
 
     from kenning.backends.postgres import PostgresBackend
-    from kenning.errors import StoreUnavailable
+    from kenning.errors import KenningError, StoreUnavailable
     from kenning.redaction import redact_url
 
     password = urlsplit(pg_url).password
     if not password:
         pytest.skip("the test server accepts connections without a password")
     wrong_pw = "wr0ng/Pa+ss" + "word9"  # '/' and '+' ended the old URL-password pattern
-    wrong = pg_url.replace(f":{password}@", f":{wrong_pw}@")
-    with pytest.raises(StoreUnavailable) as info:
-        PostgresBackend(wrong)
-    message = str(info.value)
-    assert wrong_pw not in message and "wr0ng" not in message
-    assert redact_url(wrong) in message  # the location, without its password
-    assert "@127.0.0.1" in redact_url(wrong) and "Pa+ss" not in redact_url(wrong)
+    # as written (refused before it is sent: libpq would read "Pa+ss…" as the host), and
+    # percent-encoded (the server refuses it)
+    for written, refusal in (
+        (wrong_pw, KenningError),
+        (quote(wrong_pw, safe=""), StoreUnavailable),
+    ):
+        wrong = pg_url.replace(f":{password}@", f":{written}@")
+        with pytest.raises(refusal) as info:
+            PostgresBackend(wrong)
+        message = str(info.value)
+        assert wrong_pw not in message and "wr0ng" not in message
+        assert redact_url(wrong) in message  # the location, without its password
+        assert "@127.0.0.1" in redact_url(wrong) and "Pa" not in redact_url(wrong)
 
 
 def test_a_rejected_note_does_not_echo_its_secret(store: MemoryStore) -> None:

@@ -754,3 +754,44 @@ def test_export_of_a_server_store_that_is_not_there_names_the_url_and_why(
     assert "'team_typo'" in line and "the URL given with KENNING_STORE" in line, line
     assert "path" not in line.replace("search_path", ""), line
     assert not (project / "backup.jsonl").exists()
+
+
+def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_encode_it(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A generated password pasted into the URL as it is (README's
+    postgresql://kenning:$PGPASSWORD@…): an '@' made libpq read the rest as the host and
+    the message printed it ("failed to resolve host 'Kx7@127.0.0.1'"), a '#', '/' or '?'
+    after one printed the password's tail in the location and in libpq's parse error, and
+    a '/', '?', '#' or '%' alone gave "port is not a number", "password authentication
+    failed" or "invalid percent-encoded token". Each is refused before anything is sent,
+    no piece of the password shown, saying to percent-encode it or to use PGPASSWORD; the
+    encoded URL then works."""
+    import uuid
+    from urllib.parse import quote, urlsplit
+
+    import psycopg
+
+    parts = urlsplit(pg_url)
+    role = f"gen_{uuid.uuid4().hex[:8]}"
+    secret = "Zq9@Kx7#Wm4/Vb3?Tr%1"
+
+    def url_with(password: str) -> str:
+        return f"postgresql://{role}:{password}@{parts.hostname}:{parts.port}{parts.path}"
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{secret}'")
+    try:
+        for raw in (secret, "Zq9@Kx7", "Zq9/Kx7", "Zq9?Kx7", "Zq9#Kx7", "Zq9%Kx7", "Zq9 Kx7"):
+            r = kenning(project, "stats", "--store", url_with(raw))
+            assert r.returncode == 1, (raw, r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert "percent-encode" in line and "PGPASSWORD" in line, line
+            for piece in ("Zq9", "Kx7", "Wm4", "Vb3", "Tr%"):
+                assert piece not in line, (raw, line)
+        r = kenning(project, "stats", "--json", "--store", url_with(quote(secret, safe="")))
+        assert r.returncode == 0, r.stderr
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP ROLE "{role}"')

@@ -2829,6 +2829,12 @@ def _split_password(url: str) -> tuple[str, str, str] | None:
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
     if "@" in authority:
         at = authority.rfind("@")
+        # an '@' further on, after a '/', '?' or '#' of a password that holds one unencoded
+        # (app:Zq9@Kx7#Wm4@db): the password runs to it, unless it is in a query
+        # parameter's value (?application_name=svc@prod)
+        later = rest.rfind("@")
+        if later > len(authority) and not re.search(r"[?&][^?&=#]*=[^?&#]*$", rest[:later]):
+            at = later
     elif ":" not in authority or authority.rsplit(":", 1)[1].isdigit():
         return None  # host[:port]: an '@' further on is the path's or the query's
     else:

@@ -459,6 +459,11 @@ _NCOLUMNS = len(_WRITE_COLUMNS.split(",")) - 1
 # -- credentials ----------------------------------------------------------------------------
 
 
+#: What a URL's password may not hold unencoded (RFC 3986's delimiters libpq splits at,
+#: whitespace, a '%' that starts no escape).
+_RESERVED_IN_PASSWORD = re.compile(r"[@/?#\s]|%(?![0-9A-Fa-f]{2})")
+
+
 def _password_of(url: str) -> str | None:
     """The URL's password (its authority's, else its ``password=`` parameter's), also when
     ``urlsplit`` refuses the URL (libpq then quotes it whole in its error)."""
@@ -684,6 +689,17 @@ class PostgresBackend:
         #: at a time through anyway).
         self._write_turn = threading.Lock()
         renew_after_fork(self)
+        password = url_password(url)
+        if password is not None and _RESERVED_IN_PASSWORD.search(password):
+            # libpq ends the password at the first of them and reads the rest as the host,
+            # port or query: its messages then print the password's tail
+            raise KenningError(
+                f"the password in the PostgreSQL URL {self.location} holds a character a URL "
+                "reserves (@ / ? # %, or a space) as it is: percent-encode each (@ as %40, / "
+                "as %2F, ? as %3F, # as %23, % as %25, a space as %20), or leave the "
+                "password out of the URL and set PGPASSWORD or ~/.pgpass; nothing was sent "
+                "to a server"
+            )
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
             defaults = {
