@@ -795,3 +795,46 @@ def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_enco
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """The server went away under a working session (a shutdown, a restart, a DBA's
+    pg_terminate_backend): "terminating connection due to administrator command); check
+    that the server is running and reachable and that the user and password are right" —
+    the password had just worked. It says the server ended the connection and to retry
+    once it is back; exit 3, the knowledge base NOT consulted."""
+    import threading
+    import time
+
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    ended = threading.Event()
+
+    def end_the_waiting_session() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            for _ in range(300):
+                found = admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "application_name = 'kenning' AND wait_event_type = 'Lock'"
+                ).fetchall()
+                if found:
+                    ended.set()
+                    return
+                time.sleep(0.05)
+
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+        killer = threading.Thread(target=end_the_waiting_session)
+        killer.start()
+        r = kenning(project, "recall", "how do deploys go", env={"KENNING_STORE": pg_url})
+        killer.join()
+        holder.rollback()
+    assert ended.is_set()
+    assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "ended the connection" in line and "password" not in line, line

@@ -2213,6 +2213,17 @@ _CONNECTION_REMEDIES = (
         "a server",
     ),
     (
+        # a session that worked: its password is not what to check
+        re.compile(
+            r"terminating connection|server closed the connection unexpectedly|connection to "
+            r"server .* was lost|the database system is (?:shutting down|starting up|in "
+            r"recovery mode)",
+            re.IGNORECASE,
+        ),
+        "the server ended the connection (a shutdown or restart, a failover, or an "
+        "administrator's pg_terminate_backend): retry once it is back",
+    ),
+    (
         # before the password is asked for: naming it sent people to the wrong fix
         re.compile(r"Connection refused|No such file or directory", re.IGNORECASE),
         "nothing accepts connections there: check that the server is running and that the "
