@@ -838,3 +838,20 @@ def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
     assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
     (line,) = r.stderr.splitlines()
     assert "ended the connection" in line and "password" not in line, line
+
+
+def test_doctor_on_a_malformed_kenning_store_says_to_correct_it(project: Path) -> None:
+    """`kenning doctor` with KENNING_STORE malformed (a URL without its //, a libpq
+    key=value string) failed its location check with the fix "run kenning inside the
+    project's git checkout, or set KENNING_PROJECT and KENNING_STORE" — run inside the
+    checkout, with KENNING_STORE set. It says what is wrong with the value, in one line, as
+    for a URL kenning does not speak (mysql://…)."""
+    for value, said in (
+        ("postgresql:kenning@db/memory", "without its //"),
+        ("host=db dbname=memory user=app password=Zq9libpq", "connection string"),
+        ("mysql://app:Zq9mysql@db/app", "is not a store kenning speaks"),
+    ):
+        r = kenning(project, "doctor", env={"KENNING_STORE": value})
+        assert r.returncode == 1, (value, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert said in line and "git checkout" not in line and "Zq9" not in line, line
