@@ -855,3 +855,19 @@ def test_doctor_on_a_malformed_kenning_store_says_to_correct_it(project: Path) -
         assert r.returncode == 1, (value, r.stderr)
         (line,) = r.stderr.splitlines()
         assert said in line and "git checkout" not in line and "Zq9" not in line, line
+
+
+def test_a_url_asking_for_ssl_of_a_server_without_it_is_told_so(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """README's URL ends in ?sslmode=require; against a server that offers no SSL (a
+    local or in-cluster one) it said "server does not support SSL, but SSL was required);
+    check that the server is running and reachable and that the user and password are
+    right" — all of which were. It says to drop sslmode=require or enable SSL on the
+    server."""
+    url = pg_url + ("&" if "?" in pg_url else "?") + "sslmode=require"
+    r = kenning(project, "recall", "a note", "--store", url)
+    assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "sslmode" in line.split(")", 1)[1] and "password" not in line, line

@@ -2224,8 +2224,14 @@ _CONNECTION_REMEDIES = (
         "administrator's pg_terminate_backend): retry once it is back",
     ),
     (
+        re.compile(r"server does not support SSL", re.IGNORECASE),
+        "the server offers no SSL and the URL's sslmode requires it: drop sslmode=require "
+        "(or verify-ca, verify-full) from the URL for a server on a trusted network, or "
+        "enable SSL on the server",
+    ),
+    (
         # before the password is asked for: naming it sent people to the wrong fix
-        re.compile(r"Connection refused|No such file or directory", re.IGNORECASE),
+        re.compile(r"Connection refused|on socket .* No such file or directory", re.IGNORECASE),
         "nothing accepts connections there: check that the server is running and that the "
         "URL's host and port are its own",
     ),
