@@ -871,3 +871,20 @@ def test_a_url_asking_for_ssl_of_a_server_without_it_is_told_so(
     assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
     (line,) = r.stderr.splitlines()
     assert "sslmode" in line.split(")", 1)[1] and "password" not in line, line
+
+
+def test_a_qdrant_url_whose_password_holds_a_reserved_character_shows_no_piece_of_it(
+    project: Path,
+) -> None:
+    """``http://u:Zq9@Kx7#Wm4@qdrant:6333`` (a proxy's password pasted as it is): urllib
+    read "Kx7" as the host, and the message said "cannot connect to Qdrant at http://Kx7".
+    Such a URL is refused before anything is sent (exit 1), no piece of the password
+    shown; kenning sends no credentials from a Qdrant URL, so the message says where the
+    API key goes."""
+    for url in ("http://u:Zq9@Kx7#Wm4@127.0.0.1:9", "http://u:Zq9@Kx7@127.0.0.1:9"):
+        r = kenning(project, "stats", "--store", url)
+        assert r.returncode == 1, (url, r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "QDRANT_API_KEY" in line, line
+        for piece in ("Zq9", "Kx7", "Wm4"):
+            assert piece not in line, line

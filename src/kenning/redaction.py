@@ -91,6 +91,7 @@ from .lazyre import lazy
 
 __all__ = [
     "REDACTION_KINDS",
+    "password_needs_encoding",
     "redact_secrets",
     "redact_url",
     "redact_value",
@@ -2817,6 +2818,20 @@ def url_password(url: str) -> str | None:
     host without its closing bracket, which libpq then quotes whole in its error)."""
     parts = _split_password(url)
     return None if parts is None or not parts[1] else parts[1]
+
+
+#: What a URL's password may not hold as it is: RFC 3986's delimiters (where libpq and
+#: urllib end it, and read the rest as the host, port or query), whitespace, a '%' that
+#: starts no escape.
+_UNENCODED_IN_PASSWORD = lazy(r"[@/?#\s]|%(?![0-9A-Fa-f]{2})")
+
+
+def password_needs_encoding(url: str) -> bool:
+    """Whether the password of ``url``'s authority (as :func:`url_password` finds it) holds
+    a character a URL must percent-encode: messages built from the URL as a client reads it
+    would show a piece of the password."""
+    password = url_password(url)
+    return password is not None and _UNENCODED_IN_PASSWORD.search(password) is not None
 
 
 def _split_password(url: str) -> tuple[str, str, str] | None:

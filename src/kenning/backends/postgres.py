@@ -100,7 +100,13 @@ from ..lexical import (
 )
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
-from ..redaction import redact_secrets, redact_url, redaction_marker, url_password
+from ..redaction import (
+    password_needs_encoding,
+    redact_secrets,
+    redact_url,
+    redaction_marker,
+    url_password,
+)
 from ..vectors import checked_cosine
 from .base import (
     BLANK_FIX,
@@ -459,11 +465,6 @@ _NCOLUMNS = len(_WRITE_COLUMNS.split(",")) - 1
 # -- credentials ----------------------------------------------------------------------------
 
 
-#: What a URL's password may not hold unencoded (RFC 3986's delimiters libpq splits at,
-#: whitespace, a '%' that starts no escape).
-_RESERVED_IN_PASSWORD = re.compile(r"[@/?#\s]|%(?![0-9A-Fa-f]{2})")
-
-
 def _password_of(url: str) -> str | None:
     """The URL's password (its authority's, else its ``password=`` parameter's), also when
     ``urlsplit`` refuses the URL (libpq then quotes it whole in its error)."""
@@ -689,8 +690,7 @@ class PostgresBackend:
         #: at a time through anyway).
         self._write_turn = threading.Lock()
         renew_after_fork(self)
-        password = url_password(url)
-        if password is not None and _RESERVED_IN_PASSWORD.search(password):
+        if password_needs_encoding(url):
             # libpq ends the password at the first of them and reads the rest as the host,
             # port or query: its messages then print the password's tail
             raise KenningError(

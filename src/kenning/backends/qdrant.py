@@ -94,7 +94,7 @@ from ..lexical import (
 )
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
-from ..redaction import redact_url
+from ..redaction import password_needs_encoding, redact_url
 from ..vectors import checked_cosine
 from .base import (
     BLANK_FIX,
@@ -328,6 +328,15 @@ class QdrantBackend:
                 kwargs = {"path": str(folder)}
             self._secret: str | None = None
         else:
+            if password_needs_encoding(location):
+                # urllib would end it there and take the rest for the host: a message
+                # naming the host would show a piece of it
+                raise UserInputError(
+                    f"the Qdrant URL {redact_url(location)} holds a user and password, the "
+                    "password with a character a URL reserves (@ / ? # %, or a space) as it "
+                    "is; kenning sends no credentials from a Qdrant URL: leave them out, and "
+                    "give the API key in QDRANT_API_KEY or the project's .env.secrets"
+                )
             try:
                 parts = urlsplit(location)
                 port = parts.port  # raises for a port that is no number, or past 65535
