@@ -888,3 +888,16 @@ def test_a_qdrant_url_whose_password_holds_a_reserved_character_shows_no_piece_o
         assert "QDRANT_API_KEY" in line, line
         for piece in ("Zq9", "Kx7", "Wm4"):
             assert piece not in line, line
+
+
+def test_a_qdrant_local_location_naming_a_file_says_to_name_a_folder(project: Path) -> None:
+    """`--store qdrant-local:notes.txt` (a file) said "cannot use the store path notes.txt:
+    File exists; pass a usable path to a .db file or a folder" — a .db file is what
+    qdrant-local: cannot take. It says to name a folder with qdrant-local:, and nothing is
+    written to the file."""
+    (project / "notes.txt").write_text("mine\n")
+    r = kenning(project, "remember", "--store", "qdrant-local:notes.txt", "a note for the team")
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "qdrant-local:<folder>" in line and ".db file" not in line, line
+    assert (project / "notes.txt").read_text() == "mine\n"

@@ -2337,6 +2337,12 @@ def open_store(
     except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
         shown = str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        if url is not None and url.lower().startswith("qdrant-local:"):  # a folder only
+            raise UserInputError(
+                f"cannot use the Qdrant local-mode folder {shown}: {exc.strerror or exc}; "
+                "write qdrant-local:<folder> naming a folder (a new or a Qdrant one, not a "
+                "file) with --store or KENNING_STORE"
+            ) from None
         raise UserInputError(
             f"cannot use the store path {shown}: {exc.strerror or exc}; pass a usable path "
             "to a .db file or a folder with --store or KENNING_STORE"
