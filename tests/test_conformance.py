@@ -3721,20 +3721,24 @@ def test_the_damaged_count_follows_another_clients_change(
         store.close()
 
 
-def _write_foreign_source(location: str, kind: str, memory_id: str, source: int) -> None:
-    """Give one stored note a source another tool wrote as a number."""
+def _write_foreign_field(
+    location: str, kind: str, memory_id: str, column: str, value: str | int
+) -> None:
+    """Give one stored note's ``column`` the value another writer of the store left, through
+    the engine's own means (its vector is kept, so search meets it)."""
     if kind == "sqlite":
         import sqlite3
 
         conn = sqlite3.connect(location, isolation_level=None)
-        conn.execute("UPDATE memories SET source = ? WHERE id = ?", (source, memory_id))
+        conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, memory_id))
         conn.close()
     elif kind == "postgres":
         import psycopg
 
         with psycopg.connect(location, autocommit=True) as conn:
             conn.execute(
-                "UPDATE kenning_memories SET source = %s::text WHERE id = %s", (source, memory_id)
+                f"UPDATE kenning_memories SET {column} = %s::text WHERE id = %s",  # type: ignore[arg-type]
+                (value, memory_id),
             )
     else:
         from qdrant_client import QdrantClient
@@ -3743,9 +3747,14 @@ def _write_foreign_source(location: str, kind: str, memory_id: str, source: int)
 
         client = QdrantClient(path=location.split(":", 1)[1])
         client.set_payload(
-            "kenning_memories", payload={"source": source}, points=[point_id(memory_id)]
+            "kenning_memories", payload={column: value}, points=[point_id(memory_id)]
         )
         client.close()
+
+
+def _write_foreign_source(location: str, kind: str, memory_id: str, source: int) -> None:
+    """Give one stored note a source another tool wrote as a number."""
+    _write_foreign_field(location, kind, memory_id, "source", source)
 
 
 def test_a_source_another_tool_wrote_as_a_number_ends_no_search(
@@ -3837,30 +3846,8 @@ def test_newest_gives_as_many_as_asked_past_a_note_reads_skip(
 
 def _write_foreign_content(location: str, kind: str, memory_id: str, content: str) -> None:
     """Give one stored note the text another writer of the store left (kenning refuses an
-    empty one), through the engine's own means; its vector is kept, so search meets it."""
-    if kind == "sqlite":
-        import sqlite3
-
-        conn = sqlite3.connect(location, isolation_level=None)
-        conn.execute("UPDATE memories SET content = ? WHERE id = ?", (content, memory_id))
-        conn.close()
-    elif kind == "postgres":
-        import psycopg
-
-        with psycopg.connect(location, autocommit=True) as conn:
-            conn.execute(
-                "UPDATE kenning_memories SET content = %s WHERE id = %s", (content, memory_id)
-            )
-    else:
-        from qdrant_client import QdrantClient
-
-        from kenning.backends.qdrant import point_id
-
-        client = QdrantClient(path=location.split(":", 1)[1])
-        client.set_payload(
-            "kenning_memories", payload={"content": content}, points=[point_id(memory_id)]
-        )
-        client.close()
+    empty one)."""
+    _write_foreign_field(location, kind, memory_id, "content", content)
 
 
 BLANK_NOTES = [
