@@ -901,3 +901,22 @@ def test_a_qdrant_local_location_naming_a_file_says_to_name_a_folder(project: Pa
     (line,) = r.stderr.splitlines()
     assert "qdrant-local:<folder>" in line and ".db file" not in line, line
     assert (project / "notes.txt").read_text() == "mine\n"
+
+
+def test_a_store_in_memory_is_refused_not_made_a_folder_in_the_checkout(project: Path) -> None:
+    """`--store :memory:` (SQLite's and Qdrant's in-memory store) made a SQLite store in a
+    folder named ``:memory:`` inside the checkout, which git does not ignore; a store that
+    is gone when the command exits is no use to a command either. It is refused, exit 1,
+    saying what to write; ``./:memory:`` is still a folder of that name."""
+    for args, env in (
+        (("remember", "--store", ":memory:", "a note for the team"), None),
+        (("stats", "--store", " :memory: "), None),
+        (("recall", "a note"), {"KENNING_STORE": ":memory:"}),
+    ):
+        r = kenning(project, *args, env=env)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "':memory:'" in line and "qdrant-local:<folder>" in line, line
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
+    r = kenning(project, "remember", "--store", "./:memory:", "a note for the team")
+    assert r.returncode == 0, r.stderr

@@ -422,6 +422,15 @@ def is_store_url(location: str | os.PathLike[str]) -> bool:
     text = os.fspath(location).strip()
     if text.lower().startswith("qdrant-local:"):
         return True
+    if text == ":memory:":
+        # SQLite's and Qdrant's name for a store in memory: taken as a path it became a
+        # folder of that name in the checkout, and one in memory is gone when kenning exits
+        raise UserInputError(
+            "kenning cannot use the store ':memory:': a store in memory is gone when kenning "
+            "exits, so nothing it keeps would be recalled; write qdrant-local:<folder> for "
+            "Qdrant's local mode, a file path such as .kenning/memory.db, or a server URL "
+            "(./:memory: for a folder of that name)"
+        )
     missing = _URL_WITHOUT_SLASHES.match(text) if "://" not in text else None
     if missing is not None:
         from .redaction import redact_url
