@@ -920,3 +920,21 @@ def test_a_store_in_memory_is_refused_not_made_a_folder_in_the_checkout(project:
     assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]  # no folder made
     r = kenning(project, "remember", "--store", "./:memory:", "a note for the team")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_read_of_a_qdrant_local_location_naming_a_file_says_what_remember_says(
+    project: Path,
+) -> None:
+    """`kenning stats --store qdrant-local:notes.txt` (a file) said "no kenning store at
+    notes.txt yet; `kenning remember` creates it", and remember refuses it: stats and recall
+    say what remember says (name a folder), exit 1, the file untouched."""
+    (project / "notes.txt").write_text("mine\n")
+    r = kenning(project, "remember", "--store", "qdrant-local:notes.txt", "a note for the team")
+    assert r.returncode == 1, r.stderr
+    (refused,) = r.stderr.splitlines()
+    for args in (("stats",), ("recall", "a note"), ("search", "a note")):
+        r = kenning(project, *args, "--store", "qdrant-local:notes.txt")
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert line == refused and "creates it" not in line, line
+    assert (project / "notes.txt").read_text() == "mine\n"

@@ -56,6 +56,7 @@ cannot be reached, or that answers 401/403, raises :class:`~kenning.errors.Store
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
@@ -318,6 +319,10 @@ class QdrantBackend:
                         f"example {LOCAL_PREFIX}.kenning/qdrant), or a file path or server URL"
                     )
                 folder = expand_home(named, "the Qdrant store folder")
+                if folder.exists() and not folder.is_dir():
+                    # what the write's mkdir raises, raised for a read too: "remember
+                    # creates it" sent the user to that refusal
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
                 if not create and not (folder / "meta.json").is_file():
                     # a read creates nothing: Qdrant would write its files into any folder
                     raise StoreNotFound(
