@@ -938,3 +938,17 @@ def test_a_read_of_a_qdrant_local_location_naming_a_file_says_what_remember_says
         (line,) = r.stderr.splitlines()
         assert line == refused and "creates it" not in line, line
     assert (project / "notes.txt").read_text() == "mine\n"
+
+
+def test_a_qdrant_local_store_is_named_as_it_was_typed_in_every_message(project: Path) -> None:
+    """One missing store, `--store qdrant-local:qd3`, was "qd3" to stats, recall and forget
+    ("no kenning store at qd3 yet") and "qdrant-local:qd3" to export, and a file in its
+    place was "the Qdrant local-mode folder notes.txt": each names it as it was typed."""
+    for args in (("stats",), ("recall", "a note"), ("forget", "abc"), ("export",)):
+        r = kenning(project, *args, "--store", "qdrant-local:qd3")
+        (line,) = (r.stdout + r.stderr).splitlines()  # stats says it on stdout
+        assert "no kenning store at qdrant-local:qd3" in line, (args, line)
+    (project / "notes.txt").write_text("mine\n")
+    r = kenning(project, "remember", "--store", "qdrant-local:notes.txt", "a note for the team")
+    (line,) = r.stderr.splitlines()
+    assert r.returncode == 1 and "cannot use qdrant-local:notes.txt:" in line, line

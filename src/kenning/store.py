@@ -2338,8 +2338,10 @@ def open_store(
         shown = str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
         if url is not None and url.lower().startswith("qdrant-local:"):  # a folder only
+            # named as typed, as every other message names the store (not its folder)
+            shown = url if len(url) <= 80 else url[:77] + "..."
             raise UserInputError(
-                f"cannot use the Qdrant local-mode folder {shown}: {exc.strerror or exc}; "
+                f"cannot use {shown}: {exc.strerror or exc}; "
                 "write qdrant-local:<folder> naming a folder (a new or a Qdrant one, not a "
                 "file) with --store or KENNING_STORE"
             ) from None

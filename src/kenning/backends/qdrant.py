@@ -326,7 +326,7 @@ class QdrantBackend:
                 if not create and not (folder / "meta.json").is_file():
                     # a read creates nothing: Qdrant would write its files into any folder
                     raise StoreNotFound(
-                        f"no kenning store at {folder} yet; {StoreNotFound.CREATOR} creates it"
+                        f"no kenning store at {location} yet; {StoreNotFound.CREATOR} creates it"
                     )
                 folder.mkdir(parents=True, exist_ok=True)
                 self._lock_file = folder / "kenning-write.lock"
