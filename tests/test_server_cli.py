@@ -952,3 +952,20 @@ def test_a_qdrant_local_store_is_named_as_it_was_typed_in_every_message(project:
     r = kenning(project, "remember", "--store", "qdrant-local:notes.txt", "a note for the team")
     (line,) = r.stderr.splitlines()
     assert r.returncode == 1 and "cannot use qdrant-local:notes.txt:" in line, line
+
+
+def test_a_qdrant_url_with_a_user_and_password_is_refused_saying_where_the_key_goes(
+    project: Path,
+) -> None:
+    """``http://u:pw@qdrant:6333`` (basic auth for a proxy in front of Qdrant): kenning
+    dropped the credentials without a word and sent each request without them, so every
+    call failed as an authentication error that did not say why. qdrant-client takes an
+    API key, not a user and password: the URL is refused before anything is sent (exit 1),
+    the password not shown, saying where the API key goes."""
+    for url in ("http://proxyuser:Zq9basic@127.0.0.1:9", "https://proxyuser@127.0.0.1:9/"):
+        for args in (("stats",), ("remember", "a note for the team"), ("recall", "a note")):
+            r = kenning(project, *args, "--store", url)
+            assert r.returncode == 1, (url, args, r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert "QDRANT_API_KEY" in line and "user" in line and "Zq9" not in line, line
+    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]

@@ -351,6 +351,15 @@ class QdrantBackend:
                     f"kenning cannot use the Qdrant URL {_redact(location)!r}: {why}; write "
                     "http(s)://HOST[:PORT], for example https://qdrant.internal:6333"
                 ) from None
+            if "@" in parts.netloc:
+                # a proxy's basic auth: qdrant-client sends an API key, not a user and
+                # password, and dropping them made every call an unexplained auth failure
+                raise UserInputError(
+                    f"kenning cannot use the Qdrant URL {_redact(location)!r} as written: it "
+                    "holds a user (and password), which kenning does not send to Qdrant; "
+                    "leave them out, and give the API key in QDRANT_API_KEY or the "
+                    "project's .env.secrets"
+                )
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise UserInputError(
                     f"kenning cannot use the Qdrant URL {_redact(location)!r}: it names no "
