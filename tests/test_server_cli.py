@@ -969,3 +969,24 @@ def test_a_qdrant_url_with_a_user_and_password_is_refused_saying_where_the_key_g
             (line,) = r.stderr.splitlines()
             assert "QDRANT_API_KEY" in line and "user" in line and "Zq9" not in line, line
     assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]
+
+
+def test_doctor_on_a_malformed_kenning_store_in_dotenv_names_the_file(project: Path) -> None:
+    """The same values in the project's .env (not the environment) failed doctor's location
+    check with "run kenning inside the project's git checkout, or set KENNING_PROJECT and
+    KENNING_STORE", run inside it; and no command named the file the value came from. Each
+    says what is wrong with the value and which .env holds it, one line, exit 1."""
+    for value, said in (
+        ("postgresql:kenning@db/memory", "without its //"),
+        ("host=db dbname=memory user=app password=Zq9libpq", "connection string"),
+        ("mysql://app:Zq9mysql@db/app", "is not a store kenning speaks"),
+        (":memory:", "in memory"),
+    ):
+        (project / ".env").write_text(f"KENNING_STORE={value}\n")
+        for args in (("doctor",), ("stats",), ("remember", "a note for the team")):
+            r = kenning(project, *args)
+            assert r.returncode == 1, (value, args, r.returncode, r.stdout, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert said in line and str(project / ".env") in line, (args, line)
+            assert "git checkout" not in line and "Zq9" not in line, line
+    assert sorted(p.name for p in project.iterdir()) == [".env", ".git", "README.md"]

@@ -179,15 +179,22 @@ def expected_provenance() -> Provenance | None:
 
 
 def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Check]:
-    from . import config
     from .errors import StoreLocationError, UserInputError
-    from .project import STORE_FILENAME, check_store_location, names_a_file, resolve_project
+    from .project import (
+        STORE_FILENAME,
+        check_store_location,
+        configured_store,
+        find_checkout,
+        names_a_file,
+        resolve_project,
+    )
 
-    named, _ = config.project_variable("KENNING_STORE", None)
-    if store_path is None and named is not None:
-        # a malformed value (a URL without its //, libpq's key=value form) is what to
-        # correct, as a URL kenning does not speak says: not "run inside the checkout"
-        config.is_store_url(named)
+    if store_path is None:
+        # a malformed value (a URL without its //, libpq's key=value form), in the
+        # environment or the project's .env, is what to correct: not "run inside the
+        # checkout"
+        checkout = find_checkout(Path(cwd or Path.cwd()))
+        configured_store(checkout.root if checkout is not None else None)
     try:
         project = resolve_project(cwd, None, store_path)
     except UserInputError as exc:

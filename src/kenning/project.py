@@ -449,6 +449,27 @@ def where_searched(group_id: str | None) -> str:
     return "any project" if means_every_project(group_id) else f"project {group_id}"
 
 
+def configured_store(root: Path | None) -> tuple[str | None, str]:
+    """``KENNING_STORE`` (the environment's, else the ``.env`` of the checkout at ``root``)
+    and where it came from, as :func:`~kenning.config.project_variable` gives them; a value
+    no store can be read from (a URL without its //, libpq's key=value form, a scheme kenning
+    does not speak) is a :class:`UserInputError`, which names the .env that holds it."""
+    from . import config
+    from .backends.registry import backend_kind
+
+    configured, origin = config.project_variable("KENNING_STORE", root)
+    if configured:
+        try:
+            if config.is_store_url(configured):
+                backend_kind(configured)
+        except UserInputError as exc:
+            if origin != ".env" or root is None:
+                raise
+            # a file the user may not think of (the value is not in their shell): named
+            raise UserInputError(f"KENNING_STORE in {root / '.env'}: {exc}") from None
+    return configured, origin
+
+
 def resolve_project(
     cwd: Path | None = None,
     group_id: str | None = None,
@@ -479,7 +500,7 @@ def resolve_project(
         return str(root / ".env") if origin == ".env" and root is not None else origin
 
     if store_path is None and store_url is None:
-        configured, origin = config.project_variable("KENNING_STORE", root)
+        configured, origin = configured_store(root)
         if configured and config.is_store_url(configured):
             store_url = configured
             local = _qdrant_local_folder(configured)
