@@ -612,6 +612,26 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     assert refused.returncode == 1 and "--commits is -1" in refused.stderr
 
 
+def test_kenning_stale_more_line_is_a_command_that_runs(store: MemoryStore, files: Path) -> None:
+    """The "… more" line ended with `-- <path>`, a placeholder to replace by hand: it names
+    the file it is under, so pasted as it is (in any folder of the checkout) it lists the
+    commits not shown."""
+    store.remember(NOTE, "rule")
+    store.close()
+    for n in range(3):
+        write(files, "src/auth.py", AUTH + f"# change {n}\n")
+        commit(files, f"change {n} of auth")
+    out = kenning(files, "stale", "--commits", "1")
+    assert out.returncode == 0, out.stderr
+    (line,) = [x for x in out.stdout.splitlines() if "… more" in x]
+    command = line.split("… more: ", 1)[1]
+    assert command.startswith("git log --since=") and command.endswith(" -- :/src/auth.py")
+    listed = subprocess.run(
+        command, shell=True, cwd=files / "src", capture_output=True, text=True, check=True
+    ).stdout
+    assert "change 0 of auth" in listed and "change 2 of auth" in listed
+
+
 def test_kenning_stale_with_no_commits_shown_does_not_deny_the_commits(
     store: MemoryStore, files: Path
 ) -> None:

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import math
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -580,7 +581,11 @@ def render_stale(report: StaleReport) -> str:
                     f"{_one_line(commit.subject)}"
                 )
             if history.more:
-                lines.append(f"    … more: git log --since={m.stored_at.isoformat()} -- <path>")
+                # the file it is under, quoted and from the top of the checkout (":/"), so
+                # the line pastes into a shell as it is from any folder of it
+                path = shlex.quote(f":/{f.path}")
+                command = f"git log --since={m.stored_at.isoformat()} -- {path}"
+                lines.append(f"    … more: {_one_line(command)}")
             if history.uncommitted:
                 lines.append("    uncommitted changes in the work tree")
             if history.ignored:
