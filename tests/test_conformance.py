@@ -2107,6 +2107,35 @@ def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
         source.close()
 
 
+def test_postgres_migrate_stopped_after_one_copied_note_counts_it_in_the_singular(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A migration resumed with all but one note of its first batch already there, whose
+    server then went away, said '1 memories were copied'."""
+    from kenning.backends.postgres import PostgresBackend
+    from kenning.migrate import BATCH, migrate
+
+    rng = np.random.default_rng(19)
+    records = [record(i, unit(rng)) for i in range(2 * BATCH)]
+    provenance = Provenance("hashing", "hashing-v1", DIM, True)
+    source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
+    source.write_provenance(provenance)
+    source.upsert(records)
+    target = PostgresBackend(pg_url, create=True, dimension=DIM)
+    target.write_provenance(provenance)
+    target.upsert(records[1:BATCH])  # what an earlier, interrupted migration copied
+    server = ServerAwayAfter(pg_url, rows=BATCH)
+    try:
+        with pytest.raises(StoreUnavailable) as info:
+            migrate(source, target, group_id=None, progress=server.progress)
+        server.come_back()
+        message = str(info.value)
+        assert "stopped there: 1 memory was copied (" in message, message
+    finally:
+        target.close()
+        source.close()
+
+
 def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -> None:
     """Two migrations into one new store (two teammates at once) each build the HNSW index
     at their end: the second's `CREATE INDEX IF NOT EXISTS` met the first's index committed

@@ -586,7 +586,7 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     out = kenning(files, "stale", "--commits", "2")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "1 of 1 memories naming files of project acme/widgets are stale:"
+    assert lines[0] == "1 of 1 memory naming files of project acme/widgets is stale:"
     assert memory_id in out.stdout
     assert "src/auth.py: changed since the memory was stored" in out.stdout
     assert "change 2 of auth" in out.stdout and "change 1 of auth" in out.stdout

@@ -1773,10 +1773,11 @@ def import_cmd(
             err=True,
         )
     if counts["not_written"]:
+        one = counts["not_written"] == 1
         _say_error(
-            f"{counts['not_written']} memories were not written: "
-            f"{counts['not_written_reason']}; run the same import again to add them (what "
-            "was imported is kept)"
+            f"{counts['not_written']} {'memory was' if one else 'memories were'} not written: "
+            f"{counts['not_written_reason']}; run the same import again to add "
+            f"{'it' if one else 'them'} (what was imported is kept)"
         )
     if counts["rejected"] or counts["not_written"]:
         sys.exit(EXIT_USER)

@@ -86,6 +86,10 @@ class MigrationReport:
         return self.__dict__.copy()
 
 
+def _copied(n: int) -> str:
+    return f"{n} {'memory was' if n == 1 else 'memories were'} copied"
+
+
 def _pairs(backend: Backend, filters: Filters) -> list[tuple[str, str]]:
     if isinstance(backend, ContentHashLister):  # without reading every row and vector
         return sorted(backend.content_hashes(filters))
@@ -164,7 +168,7 @@ def migrate(
             # target's stamp of the old one
             raise KenningError(
                 f"a `kenning reembed` of the source store {source.location} began while it "
-                f"was migrated: {copied} memories were copied, nothing more; migrate again "
+                f"was migrated: {_copied(copied)}, nothing more; migrate again "
                 "once it is done"
             )
         # the check and the write under the store's lock: a note a teammate (or another
@@ -223,7 +227,7 @@ def migrate(
         # a server (the target's or the source's) went away midway: a bare "NOT consulted"
         # read as if nothing had been copied
         raise StoreUnavailable(
-            f"{exc} — the migration stopped there: {copied} memories were copied (each batch "
+            f"{exc} — the migration stopped there: {_copied(copied)} (each batch "
             "is written whole or not at all); run the same `kenning migrate` again once the "
             "server is back, and it resumes (what is already there is skipped)"
         ) from None

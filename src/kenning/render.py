@@ -557,9 +557,11 @@ def render_stale(report: StaleReport) -> str:
             f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
             "all unchanged)"
         )
+    # the verb counts the stale ones, the noun those checked: "1 of 3 memories … is stale"
     lines = [
-        f"{len(report.memories)} of {report.checked} memories naming files of project "
-        f"{_one_line(report.group_id)} are stale:"
+        f"{len(report.memories)} of {report.checked} "
+        f"{'memory' if report.checked == 1 else 'memories'} naming files of project "
+        f"{_one_line(report.group_id)} {'is' if len(report.memories) == 1 else 'are'} stale:"
     ]
     for item in report.memories:
         m = item.memory

@@ -135,3 +135,21 @@ def test_an_import_a_store_refuses_is_not_called_unwritten(
         store.backend.set_meta(REEMBED_STATE_KEY, "{}")
         with pytest.raises(ProvenanceMismatch, match="half re-embedded"):
             import_memories(store, lines.getvalue().splitlines())
+
+
+def test_an_import_of_one_note_the_disk_stops_counts_it_in_the_singular(
+    full_store: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A one-note import the disk refused said '1 memories were not written'."""
+    root, _ = full_store
+    one = tmp_path / "one.jsonl"
+    with open_store(cwd=make_repo(tmp_path / "q"), embedder="hashing") as other:
+        other.remember("a brand new note about deploys on tuesdays", "context")
+        with one.open("w") as out:
+            from kenning.transfer import export_memories
+
+            export_memories(other, out, vectors=False)
+    done = kenning_limited(root, 40_000, "import", str(one))
+    assert done.returncode == 1 and not [h for h in HIDING if h in done.stderr], done.stderr
+    assert "error: 1 memory was not written: " in done.stderr
+    assert "run the same import again to add it (" in done.stderr, done.stderr
