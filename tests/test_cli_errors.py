@@ -580,6 +580,7 @@ def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> 
         (["forget", "abc\x1b[8m"], "abc\\x1b[8m"),
         (["edit", "x\x1b]2;t\x07", "--type", "rule"], "x\\x1b]2;t\\x07"),
         (["import", "in\x1b[5m.jsonl"], "in\\x1b[5m.jsonl"),
+        (["calibrate", "in\x1b[5m.jsonl"], "in\\x1b[5m.jsonl"),
         (["forget", "id\u202egnp"], "id\\u202egnp"),
         (["remember", "--type", "password=Zq9type1", "a note"], "[REDACTED:"),
     ):
@@ -594,9 +595,12 @@ def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> 
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("calibrate", "nothere.jsonl"), "'QUERIES': 'nothere.jsonl'"),
-        (("query", "plan", "nothere.md"), "PLAN]': 'nothere.md'"),
-        (("query", "pr", "--body-file", "/nonexistent/b.md"), "'--body-file'"),
+        (("import", "nothere.jsonl"), "cannot read nothere.jsonl: No such file or directory"),
+        # a file read as import reads one says what import says (click's "'QUERIES':
+        # 'nothere.jsonl': …" named the parameter in capitals and quoted the path)
+        (("calibrate", "nothere.jsonl"), "cannot read nothere.jsonl: No such file or directory"),
+        (("query", "plan", "nothere.md"), "cannot read nothere.md: No such file or directory"),
+        (("query", "pr", "--body-file", "/nonexistent/b.md"), "cannot read /nonexistent/b.md: "),
         (("install", "cursor", "--project-dir", "/nonexistent/dir"), "'--project-dir'"),
         (("source", "--project-dir", "/nonexistent/dir", "a.txt"), "'--project-dir'"),
     ],

@@ -107,6 +107,16 @@ class _BadInputNotUsage(click.ParamType):
 class _InputFile(_BadInputNotUsage, click.File):
     """A file to read (``-``: stdin)."""
 
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | os.PathLike) and str(value) != "-":
+            # click says "'QUERIES': 'x.jsonl': No such file…"; import's words for the same
+            try:
+                with open(value, "rb"):
+                    pass
+            except OSError as exc:
+                _fail(f"cannot read {value}: {exc.strerror or exc}")
+        return super().convert(value, param, ctx)
+
 
 class _OutputFile(_BadInputNotUsage, click.Path):
     """A file to write (not a folder); ``-`` is standard output, as ``-`` is standard input
