@@ -494,3 +494,19 @@ async def test_an_unexpected_failure_is_logged_with_its_credentials_redacted(
     assert "hooks_stats failed" in caplog.text and "RuntimeError" in caplog.text
     assert password not in caplog.text
     assert "postgresql://app:[REDACTED:connection_string]@db.internal/app" in caplog.text
+
+
+async def test_read_source_of_a_document_that_is_not_there_calls_it_missing(
+    client: Client,
+) -> None:
+    """read_source of a memory whose SOURCE: names a file that never existed said "unsafe
+    source path …: no such file (… `kenning stale` lists such memories)": a CLI command, to
+    an agent, about a path with nothing unsafe in it."""
+    content = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode | "
+        "SOURCE: docs/solutions/never-written.md"
+    )
+    memory_id = (await ok(client, "hooks_remember", content=content, type="error_fix"))["id"]
+    text = await error(client, "read_source", id=memory_id)
+    assert "missing source document 'docs/solutions/never-written.md'" in text, text
+    assert "unsafe" not in text and "kenning" not in text.replace("kenning store", ""), text

@@ -119,3 +119,37 @@ def test_a_symlink_to_a_name_a_terminal_obeys_is_refused(project: Path, name: st
     code, out, _ = run("--json", "docs/guide.md")
     data = json.loads(out)
     assert code == 1 and data["ok"] is False and "leads to" in data["reason"], data
+
+
+NEVER_THERE = (
+    "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode | "
+    "SOURCE: docs/solutions/never-written.md"
+)
+
+
+def test_a_document_that_is_not_there_is_called_missing_not_unsafe(
+    project: Path, minilm: Any
+) -> None:
+    """A memory whose SOURCE: names a file that never existed was "unsafe source path …:
+    no such file (moved or deleted since? `kenning stale` lists such memories)": nothing
+    about it is unsafe, and `kenning stale` lists no memory whose file never existed (only
+    files there when it was written are recorded). It is called missing, with what to do."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember(NEVER_THERE, "error_fix").id or ""
+    code, out, err = run(memory_id)
+    assert code == 1 and out == "", (code, out, err)
+    (line,) = err.splitlines()
+    assert "unsafe" not in line and "kenning stale" not in line, line
+    assert "missing source document 'docs/solutions/never-written.md'" in line, line
+    assert f"kenning edit {memory_id} --content" in line and "create" in line, line
+    code, out, err = run("docs/solutions/never-written.md")
+    assert code == 1 and "unsafe" not in err and "missing source document" in err, err
+    assert "create" in err and "kenning edit" in err, err
+    code, out, _ = run("--json", memory_id)
+    data = json.loads(out)
+    assert data["ok"] is False and "no such file" in data["reason"], data
+    assert "kenning stale" not in data["reason"], data
+    code, _, err = run("../outside.md")  # a real refusal is still called unsafe
+    assert code == 1 and "unsafe source path" in err, err

@@ -1115,6 +1115,7 @@ def source_cmd(
     if (target is None) == (raw_path is None):
         raise click.UsageError("pass a memory ID, or a path (as TARGET or --path)")
     memory_id: str | None = None
+    in_text = True  # the memory names its document in its SOURCE: part, which edit changes
     check: SourceCheck | None = None
     if target is not None:
         from .store import open_store
@@ -1132,6 +1133,7 @@ def source_cmd(
                     memory = store.get(target, group_id=group_id) if store.exists else None
                     if memory is not None:
                         memory_id = memory.id
+                        in_text = not (memory.source and memory.source.strip())
                         check = store.source(memory.id, group_id="all")
             if memory_id is None and _MEMORY_ID.match(target.strip()):
                 raise UserInputError(_no_memory_with_id(target.strip(), group_id))
@@ -1169,6 +1171,16 @@ def source_cmd(
         data |= {"path": check.path, "ok": check.ok}
         data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
         _echo_json(data)
+    if check.missing:
+        from .sources import MissingSourceError
+
+        if memory_id is None:
+            fix = "the SOURCE: part of the memory that names it with `kenning edit ID --content …`"
+        elif in_text:
+            fix = f"memory {memory_id}'s SOURCE: part with `kenning edit {memory_id} --content …`"
+        else:
+            fix = f"memory {memory_id}, whose source field names it"
+        raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
     if not as_json:

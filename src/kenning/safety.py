@@ -175,10 +175,13 @@ class UnsafePathError(UserInputError):
     def __init__(self, path: object, reason: str) -> None:
         self.path = path
         self.reason = reason
-        shown = repr(path)
-        if len(shown) > 120:
-            shown = shown[:117] + "..."
-        super().__init__(f"unsafe source path {shown}: {reason}")
+        super().__init__(f"unsafe source path {quoted_path(path)}: {reason}")
+
+
+def quoted_path(path: object) -> str:
+    """A source path as an error quotes it: its repr, cut to 120 characters."""
+    shown = repr(path)
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -17,11 +17,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import UserInputError
 from .model import Memory, SourceCheck
-from .safety import UnsafePathError, resolve_inside
+from .safety import UnsafePathError, quoted_path, resolve_inside
 
 __all__ = [
     "SOURCE_READ_LIMIT",
+    "MissingSourceError",
     "SourceDocument",
     "check_document",
     "check_source",
@@ -132,8 +134,7 @@ def check_document(check: SourceCheck) -> SourceCheck:
     try:
         st = os.stat(check.resolved)
     except FileNotFoundError:
-        reason = "no such file (moved or deleted since? `kenning stale` lists such memories)"
-        return SourceCheck(check.path, False, reason=reason)
+        return SourceCheck(check.path, False, reason=_MISSING, missing=True)
     except OSError as exc:
         return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
     if stat.S_ISDIR(st.st_mode):
@@ -144,15 +145,31 @@ def check_document(check: SourceCheck) -> SourceCheck:
 
 
 _FOLDER = "a folder, not a file"
+# whether it was there once is not known here (a file recorded when the memory was written
+# and gone since is what `kenning stale` reports): each surface says what to do
+_MISSING = "no such file in the project"
+
+
+class MissingSourceError(UserInputError):
+    """The document a memory names is not there: not unsafe, nothing to read."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"missing source document {quoted_path(path)}: {_MISSING}")
+
+
 _NOT_REGULAR = "not a regular file (a pipe or a device)"
 
 
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
     """Read a document that :func:`check_source` accepted: at most ``limit`` bytes, as
     UTF-8 text (undecodable bytes replaced; a character cut by the limit is left out).
-    Raises :class:`UnsafePathError` for a refused check and for what the check cannot see
-    (a folder, a missing or unreadable file, a symlink swapped in since the check)."""
+    Raises :class:`MissingSourceError` for a file that is not there, :class:`UnsafePathError`
+    for a refused check and for what the check cannot see (a folder, an unreadable file, a
+    symlink swapped in since the check)."""
     readable = check_document(check)  # a folder, a pipe or a missing file: not opened
+    if readable.missing:
+        raise MissingSourceError(check.path)
     if not readable.ok or readable.resolved is None:
         raise UnsafePathError(check.path, readable.reason or "not checked")
     path = Path(readable.resolved)
@@ -167,8 +184,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
                 raise UnsafePathError(check.path, _NOT_REGULAR)
             size = st.st_size
             data = fh.read(limit + 1)
-    except FileNotFoundError:
-        raise UnsafePathError(check.path, "no such file") from None
+    except FileNotFoundError:  # deleted since the check
+        raise MissingSourceError(check.path) from None
     except OSError as exc:
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
     if b"\x00" in data[:8192]:  # as git decides a file is binary
