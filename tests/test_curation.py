@@ -459,6 +459,20 @@ def test_cli_edit_of_an_unknown_id_says_which_project_it_looked_in(project: Path
             assert f"error: no memory with id {target} {where} " in r.stderr, (extra, r.stderr)
 
 
+def test_mark_reviewed_of_another_projects_memory_names_the_project_it_looked_in(
+    mstore: MemoryStore,
+) -> None:
+    """mark_reviewed(ID, group_id="acme/third") of a memory of another project said "no
+    memory with id ID in this project", though it had looked in acme/third."""
+    theirs = mstore.remember(DEPLOY, "decision", group_id="other/repo").id or ""
+    with pytest.raises(UserInputError) as info:
+        mstore.mark_reviewed(theirs, group_id="acme/third")
+    assert f"no memory with id {theirs} in project acme/third" in str(info.value)
+    with pytest.raises(UserInputError) as info:
+        mstore.mark_reviewed(theirs)
+    assert f"no memory with id {theirs} in this project" in str(info.value)
+
+
 def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:
     """A shared server holds many projects: an edit or a review from this project must not
     reach another's memory by its id (forget never did), unless --project names it."""
