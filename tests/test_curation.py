@@ -473,6 +473,25 @@ def test_mark_reviewed_of_another_projects_memory_names_the_project_it_looked_in
     assert f"no memory with id {theirs} in this project" in str(info.value)
 
 
+def test_an_edit_of_an_unknown_id_names_no_option_of_the_cli(
+    mstore: MemoryStore, project: Path
+) -> None:
+    """MemoryStore.update of an unknown id said "(it may have been forgotten; --project names
+    another project's)": an option of the CLI, in the core, shown by every surface. The core
+    says the fact; the CLI says how to find ids and name another project, as forget does."""
+    with pytest.raises(UserInputError) as info:
+        mstore.update("no-such-id", content="x")
+    said = str(info.value)
+    assert said.startswith("no memory with id no-such-id in this project"), said
+    assert "forgotten" in said and "another project's" in said, said
+    assert "--project" not in said and "kenning" not in said, said
+    assert _kenning(project, "remember", DEPLOY).returncode == 0
+    r = _kenning(project, "edit", "no-such-id", "--type", "rule")
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "--project names another project's" in line and "kenning search --json" in line, line
+
+
 def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:
     """A shared server holds many projects: an edit or a review from this project must not
     reach another's memory by its id (forget never did), unless --project names it."""

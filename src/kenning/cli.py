@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from . import protocol
-from .errors import KenningError, StoreLocationError, StoreNotFound, UserInputError
+from .errors import (
+    KenningError,
+    StoreLocationError,
+    StoreNotFound,
+    UnknownMemoryError,
+    UserInputError,
+)
 from .model import (
     COLLECTIONS,
     NEAR_DUPLICATE,
@@ -2240,7 +2246,10 @@ def edit(
     refusal: str | None = None
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
-            result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
+            try:
+                result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
+            except UnknownMemoryError as exc:  # how to find ids and name a project: forget's
+                raise UserInputError(_no_memory_with_id(exc.memory_id, group_id)) from None
     except (UserInputError, StoreNotFound, StoreLocationError) as exc:
         if not as_json:
             raise

@@ -64,6 +64,16 @@ class UserInputError(KenningError):
         return f"{before}{name}{after}"
 
 
+class UnknownMemoryError(UserInputError):
+    """An id the store holds in none of the projects it looked in (``group_id`` as given:
+    None, this project). The message says the fact; a surface adds how, with its own
+    options, to find ids or look in another project."""
+
+    def __init__(self, message: str, memory_id: str, group_id: str | None) -> None:
+        super().__init__(message)
+        self.memory_id, self.group_id = memory_id, group_id
+
+
 class ContentError(UserInputError):
     """Memory content that is empty, too long or not valid text."""
 

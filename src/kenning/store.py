@@ -46,6 +46,7 @@ from .errors import (
     StoreClosed,
     StoreCorrupted,
     StoreNotFound,
+    UnknownMemoryError,
     UserInputError,
 )
 from .model import (
@@ -2101,9 +2102,11 @@ class MemoryStore:
                 if not found or (gid is not None and found[0].group_id != gid):
                     # another project's memory is not this project's to change (a shared
                     # server holds many projects): it is not found here, as for forget
-                    raise UserInputError(
+                    raise UnknownMemoryError(
                         f"no memory with id {memory_id} in {where_searched(group_id)} (it may "
-                        "have been forgotten; --project names another project's)"
+                        "have been forgotten, or be another project's)",
+                        memory_id,
+                        group_id,
                     )
                 old = found[0]
                 if expected_version is not None and edit_version(old) != expected_version:
