@@ -760,6 +760,30 @@ def test_a_store_given_outside_a_checkout_without_a_project_says_to_name_one(
     assert r.returncode == 0 and "1 in every project of the store" in r.stdout, r.stderr
 
 
+def test_stats_of_a_store_given_outside_a_checkout_names_no_project_root(tmp_path: Path) -> None:
+    """`kenning stats --project all --store shared.db` outside a checkout said "project: all
+    (<the store's folder>)", and --json "project_root" that folder: no project is there. It
+    says there is no project root (null in --json); in a checkout the root is still named."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    store = str(tmp_path / "shared.db")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    note = ("remember", "Use WAL for the shared store", "--project", "team/docs")
+    assert run_cli(elsewhere, *note, "--store", store, env=env).returncode == 0
+    for project in ("all", "team/docs"):
+        given = ("--project", project, "--store", store)
+        r = run_cli(elsewhere, "stats", *given, env=env)
+        assert r.returncode == 0, r.stderr
+        (line,) = [x for x in r.stdout.splitlines() if x.startswith("project:")]
+        assert line == f"project:    {project} (no project root: run outside a checkout)", line
+        r = run_cli(elsewhere, "stats", "--json", *given, env=env)
+        assert json.loads(r.stdout)["project_root"] is None, r.stdout
+    checkout = make_repo(tmp_path / "proj")
+    assert run_cli(checkout, "remember", "Releases are cut on Mondays.", env=env).returncode == 0
+    r = run_cli(checkout, "stats", "--json", env=env)
+    assert json.loads(r.stdout)["project_root"] == str(checkout.resolve()), r.stdout
+
+
 def test_every_project_of_a_store_given_as_an_option_is_read_outside_a_checkout(
     tmp_path: Path, minilm: Embedder
 ) -> None:

@@ -1391,7 +1391,9 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         return
     # a folder's name is nobody's checked text: shown without what could drive a terminal
     click.echo(f"store:      {_plain(str(data['intel_path']))}")
-    click.echo(f"project:    {_plain(str(data['group_id']))} ({_plain(str(data['project_root']))})")
+    root = data["project_root"]
+    where = _plain(str(root)) if root is not None else "no project root: run outside a checkout"
+    click.echo(f"project:    {_plain(str(data['group_id']))} ({where})")
     click.echo(
         f"memories:   {data['memories']} in every project of the store"
         if every

@@ -41,6 +41,12 @@ class Project:
     work_tree: Path | None = None
 
     @property
+    def checkout_root(self) -> Path | None:
+        """The root of the checkout kenning runs in; None outside one, where ``root`` is only
+        where the given store (or the current folder) is, not a project's."""
+        return self.root if self.work_tree is not None else None
+
+    @property
     def files_root(self) -> Path:
         """Where the project's files are read from (``source`` paths of memories are
         relative to it): the work tree, else the root."""

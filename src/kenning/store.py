@@ -1966,7 +1966,7 @@ class MemoryStore:
         return {
             "intel_path": self.location,
             "store_exists": self.exists,
-            "project_root": str(self.project.root),
+            "project_root": str(root) if (root := self.project.checkout_root) else None,
             "group_id": gid if gid is not None else "all",
             "memories": sum(by.values()),
             "memories_all_projects": everything,
