@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         StoreNotFound,
         StoreUnavailable,
         StoreWriteFailed,
+        UnknownMemoryError,
         UserInputError,
     )
     from .model import (
@@ -65,6 +66,7 @@ _HOMES = {
             "StoreNotFound",
             "StoreUnavailable",
             "StoreWriteFailed",
+            "UnknownMemoryError",
             "UserInputError",
         ),
         "errors",
@@ -119,6 +121,7 @@ __all__ = [
     "StoreNotFound",
     "StoreUnavailable",
     "StoreWriteFailed",
+    "UnknownMemoryError",
     "UserInputError",
     "__version__",
     "open_store",

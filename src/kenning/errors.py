@@ -25,6 +25,7 @@ __all__ = [
     "StoreNotFound",
     "StoreUnavailable",
     "StoreWriteFailed",
+    "UnknownMemoryError",
     "UserInputError",
 ]
 
