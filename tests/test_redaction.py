@@ -465,6 +465,58 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
     assert redact_secrets(said) == (said, {})
 
 
+#: A password a person chose, said in a note as agents write them: words and digits, not
+#: the base62 of a generated key ("hunter2_Zx91kq" holds the word "hunter").
+@pytest.mark.parametrize(
+    ("said", "password"),
+    [
+        ("postgres password for staging is hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("the staging DB password is purple42monkey, rotate it", "purple42monkey"),
+        ("The root password was s3cr3tpass99.", "s3cr3tpass99"),
+        ("the wifi passphrase is Summer2024!guest", "Summer2024!guest"),
+        ("pw is admin1234x", "admin1234x"),
+    ],
+)
+def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password: str) -> None:
+    out, counts = redact_secrets(said)
+    assert out == said.replace(password, R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the password for staging is stored in Vault",
+        "the password is rotated monthly",
+        "password is required",
+        "token is expired",
+        "the key is the user id",
+        "password for the admin user is in 1Password",
+        "password = get_password()",
+        "if token is None",
+        "pass the token to the function",
+        "the password is <password>",
+        "the password is ${DB_PASSWORD}",
+        "the password is $DB_PASSWORD",
+        "the password is ***",
+        "the password is changeme",
+        "the password is /run/secrets/db_password",
+        "the password is db_password.txt",
+        "the password is https://vault.internal/v1/secret/db2",
+        "the password is sha256-hashed",
+        "the password was base64-encoded",
+        "the password is PBKDF2WithHmacSHA256",
+        "the password is 12345678",
+        "the password is v1.2.3-beta",
+        "the token is cl100k_base",
+        "the token is gpt-4o-mini",
+        "the password was reset on 2024-05-01",
+    ],
+)
+def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
+    assert redact_secrets(said) == (said, {})
+
+
 _DISCORD_HOOK_TOKEN = "Xq9Zk4Vb7Lp2" * 5 + "AbCdEfGh"
 
 
@@ -825,6 +877,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "conf_directives": _repeat("requirepass masterauth "),
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
     "said_of_something": _repeat("password for a b c token of x is "),
+    "chosen_passwords": _repeat("password is a1-b2.3c-d password was 1.2a/b- "),
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),

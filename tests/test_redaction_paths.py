@@ -440,3 +440,16 @@ def test_netrc_lines_said_passwords_and_full_width_tokens_do_not_reach_the_store
     )
     kept = [b"hazelmarker", b"rotate it monthly"]
     remember_and_grep(store, project, content, kept, (NETRC_PW, SAID_PW, FULLWIDTH_GH))
+
+
+def test_a_password_a_person_chose_said_in_a_note_does_not_reach_the_store(
+    project: Path,
+) -> None:
+    """`kenning remember "postgres password for staging is hunter2_Zx91kq"` stored the
+    password: said in a sentence, only a generated-looking one was taken."""
+    chosen = "hunter2" + "_Zx91kq"
+    r = run_cli(project, "remember", f"figmarker: postgres password for staging is {chosen}")
+    assert r.returncode == 0, r.stderr
+    assert chosen not in r.stdout + r.stderr
+    raw = raw_store(project)
+    assert b"figmarker" in raw and chosen.encode() not in raw

@@ -1546,7 +1546,12 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
         )
         said = m.group(group).rstrip(".!?:)")
-        if not _looks_random(said) or "=" in said.rstrip("="):
+        # a password said so ("the staging password is hunter2_Zx91kq") is one a person
+        # chose as often as a generated one: words and digits, where a key is random
+        key = m.group("key")
+        password = _PASSWORD_KEY.search(key) or key.lower() == "pw"
+        chosen = sep and password and _chosen_password(said)
+        if not (chosen or _looks_random(said)) or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
             return None
@@ -2045,6 +2050,33 @@ def _looks_random(value: str) -> bool:
         and _is_random(value)
         and _WORD_RUN.search(value) is None
         and (len(value) >= 16 or _NAME_PART.search(value) is None)
+    )
+
+
+#: A version ("v1.2.3", "2.0.1-rc1"): its digits and letters are no password.
+_VERSION = lazy(r"v?\d+(?:\.\d+)+[\w.+\-]*", re.IGNORECASE)
+
+
+def _chosen_password(value: str) -> bool:
+    """``value``, said to be a password, reads as one a person chose or a generated one: 8+
+    characters with letters and digits ("hunter2_Zx91kq", "purple42monkey"), not a
+    placeholder, a path, a file's name, a URL, a version, an algorithm's name, nor a word
+    saying what was done to it ("sha256-hashed", "base64-encoded")."""
+    if _looks_random(value):
+        return True
+    if len(value) < 8 or not any(c.isdigit() for c in value):
+        return False
+    if not any(c.isalpha() for c in value):
+        return False  # a number, a date: "12345678", "2024-05-01"
+    head, _, tail = value.rpartition("-")
+    return not (
+        (head and _LOWER_WORD.fullmatch(tail))
+        or _is_placeholder(value)
+        or "://" in value
+        or _PATH.fullmatch(value)
+        or _FILE_NAME.fullmatch(value)
+        or _VERSION.fullmatch(value)
+        or _ALGORITHM_NAME.fullmatch(value)
     )
 
 
