@@ -517,6 +517,52 @@ def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
     assert redact_secrets(said) == (said, {})
 
 
+#: How else a note says which password or key to use: the value before the word, after a
+#: colon that follows what it is for, or as the second half of a login's user / password.
+@pytest.mark.parametrize(
+    ("said", "secret"),
+    [
+        ("password for the admin user: Qm7vT2xR9k", "Qm7vT2xR9k"),
+        ("The password for staging: hunter2_Zx91kq (rotate monthly)", "hunter2_Zx91kq"),
+        ("use Qm7vT2xR9k as the password", "Qm7vT2xR9k"),
+        ("Use 'hunter2_Zx91kq' as the staging DB password.", "hunter2_Zx91kq"),
+        ("use Hy6tB1qZr0Lm2Xv9 as the API token for CI", "Hy6tB1qZr0Lm2Xv9"),
+        ("login with admin / Qm7vT2xR9k", "Qm7vT2xR9k"),
+        ("Log in as root/hunter2_Zx91kq, then run the migration", "hunter2_Zx91kq"),
+        ("credentials: deploy / Qm7vT2xR9k", "Qm7vT2xR9k"),
+    ],
+)
+def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, secret: str) -> None:
+    out, counts = redact_secrets(said)
+    assert out == said.replace(secret, R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "password for the admin user: see 1Password",
+        "the password for staging: ask in #ops",
+        "use it as the password",
+        "use a long random string as the password",
+        "use ${DB_PASSWORD} as the password",
+        "use <password> as the password",
+        "use your_password_here as the password",
+        "use gpt-4o-mini as the token counter",
+        "use cl100k_base as the token encoding",
+        "login with admin / admin",
+        "login with admin / <password>",
+        "log in with SSO / OAuth2",
+        "login with user/password",
+        "login with https://sso.example.com/login2024",
+        "sign in with GitHub / Google",
+        "credentials: see /etc/app/creds2024.txt",
+    ],
+)
+def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: str) -> None:
+    assert redact_secrets(said) == (said, {})
+
+
 _DISCORD_HOOK_TOKEN = "Xq9Zk4Vb7Lp2" * 5 + "AbCdEfGh"
 
 
@@ -878,6 +924,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "command_passwords": _repeat("setx /p htpasswd -b a b keytool -storepass sqlcmd -P "),
     "said_of_something": _repeat("password for a b c token of x is "),
     "chosen_passwords": _repeat("password is a1-b2.3c-d password was 1.2a/b- "),
+    "said_for_colon": _repeat("password for a b c: d "),
+    "used_as": _repeat("use a as the b c password use "),
+    "login_pairs": _repeat("login with a / b / credentials: "),
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),

@@ -453,3 +453,14 @@ def test_a_password_a_person_chose_said_in_a_note_does_not_reach_the_store(
     assert chosen not in r.stdout + r.stderr
     raw = raw_store(project)
     assert b"figmarker" in raw and chosen.encode() not in raw
+
+
+def test_a_password_said_before_its_name_or_after_a_login_does_not_reach_the_store(
+    store: MemoryStore, project: Path
+) -> None:
+    used, login, colon = ("Qm7vT2" + "xR9k", "hunter2" + "_Zx91kq", "Lp4wQ9" + "zT7m")
+    content = (
+        f"quincemarker: use {used} as the staging DB password; login with admin / {login}; "
+        f"password for the admin user: {colon}"
+    )
+    remember_and_grep(store, project, content, [b"quincemarker"], (used, login, colon))

@@ -597,6 +597,9 @@ _ASSIGNMENT = lazy(
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
     r"|(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+"
+    # or a colon after what it is for: "password for the admin user: …" (taken only when
+    # random, as after "is")
+    r"|[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3}[ \t]*[:：][ \t]+"
     # or, for a password, only a space after it: "login admin, password Hy6tq9…" (taken only
     # when random)
     r"|[ \t]+)"
@@ -752,6 +755,35 @@ def _find_spoken_keys(text: str) -> Iterator[_Hit]:
         group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
         value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
         if _looks_random(value):
+            yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+
+
+# A value said before what it is, "use … as the (staging DB) password", or a login's user /
+# password, "login with admin / …", "credentials: deploy / …" (taken only when random, or for
+# a password when a person's: letters and digits).
+_USED_AS = lazy(
+    rf"\buse[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))[ \t]+as[ \t]+"
+    rf"(?:[\w.\-]{{1,64}}[ \t]+){{0,4}}?(?P<key>{_SECRET_KEYWORD})(?![\w\-])",
+    re.IGNORECASE,
+)
+_LOGIN_PAIR = lazy(
+    r"\b(?:log[ \t\-]?in|sign[ \t\-]?in|credentials|creds)(?:[ \t]+(?:with|as|using|are|is))?"
+    r"(?:[ \t]*:)?[ \t]+[^\s/:]{1,64}[ \t]*/[ \t]*(?P<val>[^\s\"'`,;&/]{1,1024})(?!/)",
+    re.IGNORECASE,
+)
+
+
+def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
+    found: list[tuple[re.Match[str], str, bool]] = []
+    if "use" in lower and " as " in lower:
+        for m in _USED_AS.finditer(text):
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            found.append((m, group, bool(_PASSWORD_KEY.search(m.group("key")))))
+    if "log" in lower or "sign" in lower or "cred" in lower:
+        found.extend((m, "val", True) for m in _LOGIN_PAIR.finditer(text))
+    for m, group, password in found:
+        value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
+        if _chosen_password(value) if password else _looks_random(value):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
 
 
@@ -1227,6 +1259,7 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     lower = text.lower()
     if "auth" in lower:  # (a pair names no secret: HTTPBasicAuth('admin', '…'))
         yield from _find_basic_auth_pairs(text)
+    yield from _find_said_credentials(text, lower)  # (a login's pair names none either)
     if _SECRET_STEM.search(text) is None and not any(word in lower for word in _RARE_STEMS):
         return
     pos = 0
@@ -1540,7 +1573,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     code = False  # a YAML-looking line that is an object literal's property
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
-    if not sep or sep.lower().rsplit(None, 1)[-1] in ("is", "was"):
+    words = sep.lower().split()
+    if not sep or words[-1] in ("is", "was") or words[0] in ("for", "of", "on"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
