@@ -563,6 +563,42 @@ def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: st
     assert redact_secrets(said) == (said, {})
 
 
+#: A password a person chose after a colon in a sentence, or set "to" it.
+@pytest.mark.parametrize(
+    ("said", "password"),
+    [
+        ("the DB password: hunter2_Zx91kq (rotate monthly)", "hunter2_Zx91kq"),
+        ("Password: purple42monkey then restart the worker", "purple42monkey"),
+        ("set the staging password to hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("changed the admin password to s3cr3tpass99 yesterday", "s3cr3tpass99"),
+        ("the password to the staging DB is hunter2_Zx91kq", "hunter2_Zx91kq"),
+    ],
+)
+def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, password: str) -> None:
+    out, counts = redact_secrets(said)
+    assert out == said.replace(password, R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Password: must be at least 12 characters long",
+        "the password: utf8mb4-encoded in the dump",
+        "set the password to something random",
+        "set the password to ${NEW_PASSWORD}",
+        "change the password to 12345678 and it fails",
+        "the password changed to v2.1.0 format",
+        "pass the token to the function",
+        "limit the token to 4096 characters",
+        "the password to use is in 1Password",
+        "reset the password to /etc/app/default2024.txt",
+    ],
+)
+def test_a_password_talked_about_after_a_colon_or_to_is_kept(said: str) -> None:
+    assert redact_secrets(said) == (said, {})
+
+
 _DISCORD_HOOK_TOKEN = "Xq9Zk4Vb7Lp2" * 5 + "AbCdEfGh"
 
 
@@ -927,6 +963,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "said_for_colon": _repeat("password for a b c: d "),
     "used_as": _repeat("use a as the b c password use "),
     "login_pairs": _repeat("login with a / b / credentials: "),
+    "set_to": _repeat("password to a to password to b c d is "),
     "identified_by": _repeat("IDENTIFIED WITH x BY identified by '"),
     "set_password_for": _repeat("set password for a "),
     "rabbitmq_users": _repeat("rabbitmqctl add_user a "),

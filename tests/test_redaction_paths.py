@@ -464,3 +464,14 @@ def test_a_password_said_before_its_name_or_after_a_login_does_not_reach_the_sto
         f"password for the admin user: {colon}"
     )
     remember_and_grep(store, project, content, [b"quincemarker"], (used, login, colon))
+
+
+def test_a_chosen_password_after_a_colon_or_set_to_does_not_reach_the_store(
+    store: MemoryStore, project: Path
+) -> None:
+    colon, set_to = ("hunter2" + "_Zx91kq", "purple42" + "monkey")
+    content = (
+        f"plummarker: the DB password: {colon} (rotate monthly); "
+        f"then set the staging password to {set_to}"
+    )
+    remember_and_grep(store, project, content, [b"plummarker"], (colon, set_to))

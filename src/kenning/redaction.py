@@ -596,10 +596,13 @@ _ASSIGNMENT = lazy(
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
-    r"|(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+"
+    # ("the password to the staging DB is …")
+    r"|(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+"
     # or a colon after what it is for: "password for the admin user: …" (taken only when
     # random, as after "is")
-    r"|[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3}[ \t]*[:：][ \t]+"
+    r"|[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3}[ \t]*[:：][ \t]+"
+    # or what it was set to: "set the staging password to …" (likewise)
+    r"|[ \t]+to[ \t]+"
     # or, for a password, only a space after it: "login admin, password Hy6tq9…" (taken only
     # when random)
     r"|[ \t]+)"
@@ -774,16 +777,16 @@ _LOGIN_PAIR = lazy(
 
 
 def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
-    found: list[tuple[re.Match[str], str, bool]] = []
+    found: list[tuple[re.Match[str], str, str]] = []
     if "use" in lower and " as " in lower:
         for m in _USED_AS.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-            found.append((m, group, bool(_PASSWORD_KEY.search(m.group("key")))))
+            found.append((m, group, m.group("key")))
     if "log" in lower or "sign" in lower or "cred" in lower:
-        found.extend((m, "val", True) for m in _LOGIN_PAIR.finditer(text))
-    for m, group, password in found:
+        found.extend((m, "val", "password") for m in _LOGIN_PAIR.finditer(text))
+    for m, group, key in found:
         value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
-        if _chosen_password(value) if password else _looks_random(value):
+        if _said_secret(key, value):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
 
 
@@ -1574,7 +1577,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     words = sep.lower().split()
-    if not sep or words[-1] in ("is", "was") or words[0] in ("for", "of", "on"):
+    if not sep or words[-1] in ("is", "was", "to") or words[0] in ("for", "of", "on", "to"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
@@ -1582,10 +1585,10 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         said = m.group(group).rstrip(".!?:)")
         # a password said so ("the staging password is hunter2_Zx91kq") is one a person
         # chose as often as a generated one: words and digits, where a key is random
-        key = m.group("key")
-        password = _PASSWORD_KEY.search(key) or key.lower() == "pw"
-        chosen = sep and password and _chosen_password(said)
-        if not (chosen or _looks_random(said)) or "=" in said.rstrip("="):
+        # (after the bare word, "password Hy6tq9…", only a random one: "the password
+        # reset2fa flow")
+        reads = _said_secret(m.group("key"), said) if sep else _looks_random(said)
+        if not reads or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
             return None
@@ -1677,7 +1680,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             # ("Password: Hy6tB1qZr0 (rotated monthly)")
             value = value.rstrip(".!?:)")
             end = start + len(value)
-            if not _looks_random(value):
+            if not _said_secret(m.group("key"), value):
                 return None
         if len(value) > 1 and value[-1] in ",;":
             # one property a line in an object literal, as formatters write it ("apiKey:
@@ -1691,7 +1694,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # random string ("Use Password: Pm4wQ9… to log in")
         value = value.rstrip(".!?:")
         end = start + len(value)
-        if not _looks_random(value):
+        if not _said_secret(m.group("key"), value):
             return None
     elif text[end : end + 1] == "&" and text[max(0, name_start - 1) : name_start] not in ("?", "&"):
         end = _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
@@ -2112,6 +2115,14 @@ def _chosen_password(value: str) -> bool:
         or _VERSION.fullmatch(value)
         or _ALGORITHM_NAME.fullmatch(value)
     )
+
+
+def _said_secret(key: str, value: str) -> bool:
+    """``value``, said in a sentence to be the ``key``, reads as its secret: a password one a
+    person chose or a generated one, any other key a generated one."""
+    if _PASSWORD_KEY.search(key) or key.lower() == "pw":
+        return _chosen_password(value)
+    return _looks_random(value)
 
 
 _DIGIT_AND_LETTER = lazy(r"(?=[^0-9]*[0-9])[^A-Za-z]*[A-Za-z]")
