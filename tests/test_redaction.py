@@ -556,6 +556,8 @@ def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, s
         "login with user/password",
         "login with https://sso.example.com/login2024",
         "sign in with GitHub / Google",
+        "sign in with Google / Microsoft365",
+        "log in with Okta / Office365 accounts",
         "credentials: see /etc/app/creds2024.txt",
     ],
 )
@@ -593,6 +595,9 @@ def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, passwo
         "limit the token to 4096 characters",
         "the password to use is in 1Password",
         "reset the password to /etc/app/default2024.txt",
+        "password: bcrypt12 rounds",
+        "the password is aes256gcm-free, hashed with argon2 instead",
+        "set the password hash to sha512crypt",
     ],
 )
 def test_a_password_talked_about_after_a_colon_or_to_is_kept(said: str) -> None:

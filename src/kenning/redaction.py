@@ -771,7 +771,9 @@ _USED_AS = lazy(
 )
 _LOGIN_PAIR = lazy(
     r"\b(?:log[ \t\-]?in|sign[ \t\-]?in|credentials|creds)(?:[ \t]+(?:with|as|using|are|is))?"
-    r"(?:[ \t]*:)?[ \t]+[^\s/:]{1,64}[ \t]*/[ \t]*(?P<val>[^\s\"'`,;&/]{1,1024})(?!/)",
+    # a user's name in lower case: "sign in with Google / Microsoft365" names two providers
+    r"(?:[ \t]*:)?[ \t]+(?-i:[a-z0-9_])[^\s/:]{0,63}[ \t]*/[ \t]*"
+    r"(?P<val>[^\s\"'`,;&/]{1,1024})(?!/)",
     re.IGNORECASE,
 )
 
@@ -2071,6 +2073,8 @@ _ALGORITHM_PART = (
 )
 _ALGORITHM_NAME = lazy(rf"(?:{_ALGORITHM_PART}|[0-9]+|[\-_/])++")
 _ALGORITHM_WORD = lazy(_ALGORITHM_PART)
+#: And as prose writes one, in lower case with its number ("bcrypt12", "aes256gcm").
+_ALGORITHM_NAME_ANY_CASE = lazy(rf"(?:{_ALGORITHM_PART}|[0-9]+|[\-_/])++", re.IGNORECASE)
 
 
 def _looks_random(value: str) -> bool:
@@ -2113,7 +2117,7 @@ def _chosen_password(value: str) -> bool:
         or _PATH.fullmatch(value)
         or _FILE_NAME.fullmatch(value)
         or _VERSION.fullmatch(value)
-        or _ALGORITHM_NAME.fullmatch(value)
+        or _ALGORITHM_NAME_ANY_CASE.fullmatch(value)
     )
 
 
