@@ -392,20 +392,6 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
 #: A server URL that lost its ``//`` (``qdrant:host``, ``postgresql:app@db/x``): taken as a
 #: path it became a folder of that name in the checkout, the store's notes in it.
 _URL_WITHOUT_SLASHES = re.compile(r"(?:postgres(?:ql)?|https?|qdrant)(?:\+\w+)?:(?!//)", re.I)
-#: libpq's keyword/value connection string (``host=db dbname=memory user=app password=…``),
-#: which psql and psycopg take: taken as a path it became a folder of that name in the
-#: checkout, the password in its name and in every message naming the store.
-_LIBPQ_PAIR = (
-    r"(host|hostaddr|port|dbname|user|password|passfile|require_auth|channel_binding|"
-    r"connect_timeout|client_encoding|options|application_name|fallback_application_name|"
-    r"keepalives(?:_idle|_interval|_count)?|tcp_user_timeout|replication|gssencmode|sslmode|"
-    r"sslnegotiation|sslcompression|sslcert|sslkey|sslpassword|sslcertmode|sslrootcert|sslcrl|"
-    r"sslcrldir|sslsni|requirepeer|ssl_min_protocol_version|ssl_max_protocol_version|"
-    r"krbsrvname|gsslib|gssdelegation|service|target_session_attrs|load_balance_hosts)"
-    r"\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']\S*)"
-)
-# one pair after another, spaces between (each value is one unambiguous run): linear time
-_LIBPQ_CONNINFO = re.compile(rf"\s*{_LIBPQ_PAIR}(?:\s+{_LIBPQ_PAIR})*\s*")
 #: The forms a store location takes, for the errors that refuse one.
 STORE_FORMS = (
     "http(s)://HOST[:PORT] for a Qdrant server (for example https://qdrant.internal:6333), "
@@ -443,27 +429,40 @@ def is_store_url(location: str | os.PathLike[str]) -> bool:
             f"// (did you mean {meant!r}?); write {STORE_FORMS} (./{shown} for a folder of "
             "that name)"
         )
-    if _LIBPQ_CONNINFO.fullmatch(text):
+    conninfo = _libpq_conninfo(text)
+    if conninfo is not None:
         raise UserInputError(
             "kenning cannot use the store: it is a libpq connection string (key=value pairs "
             "such as host=… dbname=…), which kenning does not read; write it as a URL: "
-            f"{_conninfo_as_url(text)!r} (its password in the URL, PGPASSWORD or ~/.pgpass), "
-            "or ./<name> for a folder of such a name"
+            f"{_conninfo_as_url(conninfo)!r} (its password in the URL, PGPASSWORD or "
+            "~/.pgpass), or ./<name> for a folder of such a name"
         )
     return "://" in text
 
 
-def _conninfo_as_url(conninfo: str) -> str:
-    """The ``postgresql://`` URL a libpq keyword/value string means, without its password
+def _libpq_conninfo(text: str) -> dict[str, str] | None:
+    """``text`` as libpq's keyword/value connection string (``host=db dbname=memory user=app
+    password=…``, which psql and psycopg take), parsed by libpq itself; None when it is not
+    one (taken as a path it became a folder of that name in the checkout, the password in
+    its name and in every message naming the store)."""
+    if "=" not in text or "://" in text:  # (libpq reads a URL too; psycopg loaded only here)
+        return None
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parsed = conninfo_to_dict(text)
+    except psycopg.ProgrammingError:  # no key=value pairs, or a key libpq does not know
+        return None
+    return {key: str(value) for key, value in parsed.items()} if parsed else None
+
+
+def _conninfo_as_url(pairs: dict[str, str]) -> str:
+    """The ``postgresql://`` URL libpq's keyword/value ``pairs`` mean, without the password
     (a message shows it)."""
     from urllib.parse import quote, urlencode
 
-    pairs: dict[str, str] = {}
-    for found in re.finditer(_LIBPQ_PAIR, conninfo):
-        value = found.group(2)
-        if value.startswith("'"):
-            value = re.sub(r"\\(.)", r"\1", value[1:-1])
-        pairs[found.group(1)] = value
+    pairs = dict(pairs)
     pairs.pop("password", None)
     pairs.pop("sslpassword", None)
     user = pairs.pop("user", "")
