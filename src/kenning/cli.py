@@ -456,8 +456,7 @@ def remember(
             f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); not stored"
         )
     if result.redactions and not as_json:
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
-        click.echo(f"redacted: {kinds}", err=True)
+        _say_redacted(result.redactions)
     if result.status not in (STORED, NEAR_DUPLICATE):
         # said with --json too (README: exit 1 is one line on stderr saying why)
         _say_error(f"{result.status}: {result.reason}")
@@ -608,6 +607,13 @@ def _other_projects(project: str, others: Mapping[str, int], *, named: bool) -> 
     from .render import other_projects_line
 
     return _plain(other_projects_line(project, others, named=named))
+
+
+def _say_redacted(redactions: Mapping[str, int]) -> None:
+    """Name on stderr the secrets redacted from what was stored (kind → count): the stored
+    text is not what was given."""
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(redactions.items()))
+    click.echo(f"redacted: {kinds}", err=True)
 
 
 def _plain(text: str) -> str:
@@ -873,8 +879,7 @@ def seed_solutions_cmd(
             + ", ".join(f"{what} {n}" for what, n in report.entries().items())
         )
         if report.redactions:  # as remember says it: the stored text is not the doc's
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.redactions.items()))
-            click.echo(f"redacted: {kinds}", err=True)
+            _say_redacted(report.redactions)
     if not report.ok:
         # the exit code's own line, as every command's exit 1 has; the documents are named
         # on the lines above it
@@ -1772,8 +1777,7 @@ def import_cmd(
             f"duplicates {counts['duplicates']}, rejected {counts['rejected']}{reembedded}"
         )
         if counts["redactions"]:  # as remember says it: the stored text is not the file's
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts["redactions"].items()))
-            click.echo(f"redacted: {kinds}", err=True)
+            _say_redacted(counts["redactions"])
     others: dict[str, int] = counts["other_projects"]
     if others:
         # an export keeps each memory's project: notes from another checkout are not this
@@ -1840,8 +1844,7 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
         for note in report["notes"]:
             click.echo(f"  {shown(str(note))}")
         if report["redactions"]:  # as remember says it: the stored text is not the file's
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(report["redactions"].items()))
-            click.echo(f"redacted: {kinds}", err=True)
+            _say_redacted(report["redactions"])
     for item in report["rejections"]:  # with --json too: they are why the exit is 1
         click.echo(
             f"  rejected {shown(str(item['entry']))}: {shown(str(item['reason']))}", err=True
@@ -2277,8 +2280,7 @@ def edit(
     elif result.status != STORED:
         _say_error(refusal if refusal is not None else f"{result.status}: {result.reason}")
     if result.redactions and not as_json:
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
-        click.echo(f"redacted: {kinds}", err=True)
+        _say_redacted(result.redactions)
     if result.status != STORED:
         sys.exit(EXIT_USER)
 
