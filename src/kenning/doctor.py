@@ -541,12 +541,9 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: date
             "is intact"
         )
     if fields:
-        # the path quoted for the shell: a project kept in "~/My Projects" holds a space
         fixes.append(
             "reads skip these memories; `kenning export --group-id all -o backup.jsonl` "
-            "keeps every other one. Remove each with `kenning forget <id> --group-id all`, "
-            f'after reading its text with `sqlite3 {shlex.quote(str(path))} "SELECT content '
-            "FROM memories WHERE id = '<id>'\"` if you want to remember it again"
+            f"keeps every other one; {_forget_each(path)}"
         )
     if future:
         fixes.append(_ahead_fix(path))
@@ -577,9 +574,17 @@ def _ahead_fix(path: Path) -> str:
     return (
         "kenning stores no time more than a day ahead; until that date recall ranks such a "
         "memory as new and the session-start hook leaves it out: if the clock that wrote it "
-        "was wrong, remove it with `kenning forget <id> --group-id all` (read its text first "
-        f'with `sqlite3 {shlex.quote(str(path))} "SELECT content FROM memories WHERE id = '
-        "'<id>'\"` to remember it again)"
+        f"was wrong, {_forget_each(path)}"
+    )
+
+
+def _forget_each(path: Path) -> str:
+    """How to remove a row doctor names, keeping its text first (the store's path quoted for
+    the shell: a project kept in "~/My Projects" holds a space)."""
+    return (
+        "remove each with `kenning forget <id> --group-id all`, after reading its text with "
+        f'`sqlite3 {shlex.quote(str(path))} "SELECT content FROM memories WHERE id = '
+        "'<id>'\"` if you want to remember it again"
     )
 
 
