@@ -2338,11 +2338,11 @@ def open_store(
             where = redact_url(url) if url else str(project.store_path)
             backend = MissingBackend(where, str(exc) if url else _not_there(project, str(exc)))
     except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
-        shown = str(exc.filename or path)
+        # a local Qdrant folder is named as typed, as every other message names the store
+        local = url if url is not None and url.lower().startswith("qdrant-local:") else None
+        shown = local or str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        if url is not None and url.lower().startswith("qdrant-local:"):  # a folder only
-            # named as typed, as every other message names the store (not its folder)
-            shown = url if len(url) <= 80 else url[:77] + "..."
+        if local:  # a folder only
             raise UserInputError(
                 f"cannot use {shown}: {exc.strerror or exc}; "
                 "write qdrant-local:<folder> naming a folder (a new or a Qdrant one, not a "

@@ -1543,12 +1543,12 @@ class SQLiteBackend:
         # Walk the rowids (one pass over the table in all), never a filter index, which
         # would sort a whole project again for every batch.
         where, params = self._where(filters, indexed=False)
+        sql = (
+            f"SELECT rowid, {self._read_columns}, embedding FROM memories "
+            f"WHERE rowid > ? AND {where} ORDER BY rowid LIMIT ?"
+        )
         last = 0
         while True:
-            sql = (
-                f"SELECT rowid, {self._read_columns}, embedding FROM memories "
-                f"WHERE rowid > ? AND {where} ORDER BY rowid LIMIT ?"
-            )
             with self._lock:
                 try:
                     rows = self._conn.execute(sql, [last, *params, batch_size]).fetchall()
