@@ -739,18 +739,25 @@ def test_migrate_names_the_project_it_was_given_in_the_forget_it_suggests(
     assert forget.returncode == 0, forget.stderr
 
 
-def test_a_store_given_outside_a_checkout_without_a_project_says_to_name_one(
-    tmp_path: Path,
-) -> None:
-    """`kenning stats --store shared.db` outside a checkout said "… or set both
-    KENNING_PROJECT and KENNING_STORE", to someone who had just given the store; it says to
-    name the project (--project, `--project all` for every one), and doing so works."""
+def _a_store_given_outside_a_checkout(tmp_path: Path) -> tuple[Path, str, dict[str, str]]:
+    """A folder that is no checkout, a store file holding one note of project team/docs
+    (written from there with --store and --project), and the environment to run in."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     store = str(tmp_path / "shared.db")
     env = {"KENNING_EMBEDDER": "hashing"}
     note = ("remember", "Use WAL for the shared store", "--project", "team/docs")
     assert run_cli(elsewhere, *note, "--store", store, env=env).returncode == 0
+    return elsewhere, store, env
+
+
+def test_a_store_given_outside_a_checkout_without_a_project_says_to_name_one(
+    tmp_path: Path,
+) -> None:
+    """`kenning stats --store shared.db` outside a checkout said "… or set both
+    KENNING_PROJECT and KENNING_STORE", to someone who had just given the store; it says to
+    name the project (--project, `--project all` for every one), and doing so works."""
+    elsewhere, store, env = _a_store_given_outside_a_checkout(tmp_path)
     r = run_cli(elsewhere, "stats", "--store", store, env=env)
     assert r.returncode == 1
     (line,) = r.stderr.splitlines()
@@ -764,12 +771,7 @@ def test_stats_of_a_store_given_outside_a_checkout_names_no_project_root(tmp_pat
     """`kenning stats --project all --store shared.db` outside a checkout said "project: all
     (<the store's folder>)", and --json "project_root" that folder: no project is there. It
     says there is no project root (null in --json); in a checkout the root is still named."""
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    store = str(tmp_path / "shared.db")
-    env = {"KENNING_EMBEDDER": "hashing"}
-    note = ("remember", "Use WAL for the shared store", "--project", "team/docs")
-    assert run_cli(elsewhere, *note, "--store", store, env=env).returncode == 0
+    elsewhere, store, env = _a_store_given_outside_a_checkout(tmp_path)
     for project in ("all", "team/docs"):
         given = ("--project", project, "--store", store)
         r = run_cli(elsewhere, "stats", *given, env=env)
