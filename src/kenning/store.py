@@ -2216,7 +2216,11 @@ class MemoryStore:
         with self.backend.exclusive():
             memory, vector = self._stored(memory_id)
             if gid is not None and memory.group_id != gid:
-                raise UserInputError(f"no memory with id {memory_id} in {where_searched(group_id)}")
+                raise UnknownMemoryError(
+                    f"no memory with id {memory_id} in {where_searched(group_id)}",
+                    memory_id,
+                    group_id,
+                )
             if expected_version is not None and edit_version(memory) != expected_version:
                 raise EditConflict(
                     f"memory {memory_id} changed since it was shown (by another process, an "
