@@ -1016,9 +1016,11 @@ def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: s
 def test_postgres_a_malformed_url_value_is_not_blamed_on_the_server(url: str) -> None:
     """A URL with a port that is no number, or an sslmode that does not exist, said 'check
     that the server is running and reachable and that the user and password are right':
-    the URL itself is what to correct."""
+    the URL itself is what to correct. It is the user's error (exit 1), not a store that is
+    down (StoreUnavailable, exit 3: no server was asked)."""
     with pytest.raises(KenningError) as caught:
         open_backend(url, create=True, dimension=DIM)
+    assert not isinstance(caught.value, StoreUnavailable)
     message = str(caught.value)
     assert "the URL itself is wrong" in message and "server is running" not in message
     assert "Hunter2Horse" not in message

@@ -823,9 +823,16 @@ class PostgresBackend:
             ) from None
         except psycopg.OperationalError as exc:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            remedy = _connection_remedy(detail)
+            if remedy.startswith(_URL_IS_WRONG):
+                # nothing was tried against a server: a user's typo (exit 1), as a URL that
+                # psycopg itself cannot parse is, not a store that is down (exit 3)
+                raise KenningError(
+                    f"cannot use the PostgreSQL URL {self.location} ({detail}); {remedy}"
+                ) from None
             raise StoreUnavailable(
                 f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location} "
-                f"({detail or type(exc).__name__}); {_connection_remedy(detail)}"
+                f"({detail or type(exc).__name__}); {remedy}"
             ) from None
 
     # -- schema -----------------------------------------------------------------------------
@@ -2172,6 +2179,8 @@ def _search_path_names(search_path: str) -> list[str]:
     return [quoted.replace('""', '"') if quoted else bare.lower() for quoted, bare in found]
 
 
+#: How each remedy for a URL that is itself wrong begins: no server was asked.
+_URL_IS_WRONG = "the URL itself is wrong"
 #: What fixes a connection libpq refused, by its (English) message; anything else gets
 #: :data:`_CONNECTION_REMEDY`.
 _CONNECTION_REMEDIES = (
@@ -2202,15 +2211,14 @@ _CONNECTION_REMEDIES = (
             r"invalid (?:integer |\w+ )?value|invalid port number|invalid connection option"
             r"|invalid URI"
         ),
-        "the URL itself is wrong (a bad port or option value, as said above): correct it; "
+        f"{_URL_IS_WRONG} (a bad port or option value, as said above): correct it; "
         "nothing was sent to a server",
     ),
     (
         # getaddrinfo's EAI_SERVICE: psycopg resolves a host name with the URL's port, and
         # one that is no number (db.internal:notaport) fails there, before libpq's check
         re.compile(r"servname not supported", re.IGNORECASE),  # glibc: "Servname", BSD: "servname"
-        "the URL itself is wrong (its port is not a number): correct it; nothing was sent to "
-        "a server",
+        f"{_URL_IS_WRONG} (its port is not a number): correct it; nothing was sent to a server",
     ),
     (
         # a session that worked: its password is not what to check
