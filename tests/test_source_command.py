@@ -71,11 +71,13 @@ def test_a_path_no_tool_can_read_as_a_document_is_refused(
 ) -> None:
     """The command prints the path to read: it printed one for a file that is not there, a
     folder, and a named pipe (exit 0), so the agent's read failed — or, on the pipe, waited
-    for a writer for ever. Each is refused with the reason (exit 1)."""
+    for a writer for ever. Each is refused with the reason (exit 1), and none is called an
+    unsafe path: each is safe, with nothing to read."""
     (project / "docs").mkdir()
     make(project / "docs" / "db.md")
     code, out, err = run("docs/db.md")
     assert code == 1 and out == "" and reason in err, (code, out, err)
+    assert "unsafe" not in err, err
     code, out, _ = run("--json", "docs/db.md")
     data = json.loads(out)
     assert code == 1 and data["ok"] is False and reason in data["reason"]

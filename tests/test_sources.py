@@ -23,7 +23,13 @@ from kenning.cli import main
 from kenning.mcp_server import ANSWER_CHAR_BUDGET
 from kenning.model import Memory
 from kenning.safety import UnsafePathError
-from kenning.sources import SOURCE_READ_LIMIT, check_source, read_document, source_of
+from kenning.sources import (
+    SOURCE_READ_LIMIT,
+    NotADocumentError,
+    check_source,
+    read_document,
+    source_of,
+)
 
 from .conftest import git
 
@@ -132,10 +138,21 @@ def test_a_symlink_inside_the_project_to_private_files_is_refused(
 
 
 def test_a_binary_file_is_not_read_as_a_document(project: Path) -> None:
+    """Refused as no document, not as unsafe: the path is inside the project and allowed."""
     (project / "docs").mkdir()
     (project / "docs" / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    with pytest.raises(UnsafePathError, match="binary"):
+    with pytest.raises(NotADocumentError, match="binary") as caught:
         read_document(check_source("docs/image.md", project))
+    assert "unsafe" not in str(caught.value)
+
+
+def test_a_folder_is_not_read_as_a_document(project: Path) -> None:
+    """A SOURCE: naming a folder was refused as an "unsafe source path": it is only not a
+    document to read."""
+    (project / "docs" / "solutions").mkdir(parents=True)
+    with pytest.raises(NotADocumentError, match="a folder") as caught:
+        read_document(check_source("docs/solutions", project))
+    assert "unsafe" not in str(caught.value)
 
 
 def test_a_named_pipe_is_not_read_as_a_document(project: Path) -> None:
@@ -163,7 +180,7 @@ def test_a_named_pipe_is_not_read_as_a_document(project: Path) -> None:
         reader.join(5)
         pytest.fail("read_document waited for a writer on a named pipe")
     (error,) = outcome
-    assert isinstance(error, UnsafePathError) and "not a regular file" in str(error)
+    assert isinstance(error, NotADocumentError) and "not a regular file" in str(error)
 
 
 def test_read_document_caps_and_fails_closed(project: Path, docs: Path) -> None:

@@ -1192,6 +1192,10 @@ def source_cmd(
         else:
             fix = f"memory {memory_id}, whose source field names it"
         raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
+    from .sources import NotADocumentError, not_a_document
+
+    if not_a_document(check):  # --json too
+        raise NotADocumentError(check.path, check.reason or "")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
     if not as_json:

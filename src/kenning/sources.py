@@ -24,9 +24,11 @@ from .safety import UnsafePathError, quoted_path, resolve_inside
 __all__ = [
     "SOURCE_READ_LIMIT",
     "MissingSourceError",
+    "NotADocumentError",
     "SourceDocument",
     "check_document",
     "check_source",
+    "not_a_document",
     "read_document",
     "source_of",
 ]
@@ -159,6 +161,26 @@ class MissingSourceError(UserInputError):
 
 
 _NOT_REGULAR = "not a regular file (a pipe or a device)"
+_BINARY = "a binary file, not a document"
+
+
+class NotADocumentError(UserInputError):
+    """The path a memory names is safe but holds no document to read (a folder, a pipe or a
+    device, a binary file): not unsafe, nothing to read."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"not a document: {quoted_path(path)} is {reason}; nothing to read (a memory's "
+            "SOURCE: names one text file)"
+        )
+
+
+def not_a_document(check: SourceCheck) -> bool:
+    """Whether :func:`check_document` refused ``check`` for what the path is (a folder, a
+    pipe or a device), not for where it leads."""
+    return not check.ok and check.reason in (_FOLDER, _NOT_REGULAR)
 
 
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
@@ -170,6 +192,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     readable = check_document(check)  # a folder, a pipe or a missing file: not opened
     if readable.missing:
         raise MissingSourceError(check.path)
+    if not_a_document(readable):
+        raise NotADocumentError(check.path, readable.reason or _NOT_REGULAR)
     if not readable.ok or readable.resolved is None:
         raise UnsafePathError(check.path, readable.reason or "not checked")
     path = Path(readable.resolved)
@@ -181,7 +205,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):  # swapped in since the check
-                raise UnsafePathError(check.path, _NOT_REGULAR)
+                raise NotADocumentError(check.path, _NOT_REGULAR)
             size = st.st_size
             data = fh.read(limit + 1)
     except FileNotFoundError:  # deleted since the check
@@ -189,7 +213,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     except OSError as exc:
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
     if b"\x00" in data[:8192]:  # as git decides a file is binary
-        raise UnsafePathError(check.path, "a binary file, not a document")
+        raise NotADocumentError(check.path, _BINARY)
     truncated = len(data) > limit
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     # final=False keeps back a multi-byte character the limit cut in two
