@@ -13,6 +13,7 @@ import io
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -53,9 +54,9 @@ def count(root: Path) -> int:
         return store.count()
 
 
-@pytest.fixture
-def full_store(tmp_path: Path) -> tuple[Path, list[str]]:
-    root = make_repo(tmp_path / "p")
+@pytest.fixture(scope="module")
+def full_store_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    root = make_repo(tmp_path_factory.mktemp("disk_full") / "p")
     with open_store(cwd=root, embedder="hashing") as store:
         results = store.remember_many(
             [
@@ -66,6 +67,18 @@ def full_store(tmp_path: Path) -> tuple[Path, list[str]]:
             ]
         )
     return root, [r.id for r in results if r.id]
+
+
+@pytest.fixture
+def full_store(
+    tmp_path: Path, full_store_template: tuple[Path, list[str]]
+) -> tuple[Path, list[str]]:
+    """A copy of the module's store (same folder name, so the same project): writing 300
+    notes once instead of once a test; each test's refused writes land in a store of its own."""
+    template, ids = full_store_template
+    root = tmp_path / template.name
+    shutil.copytree(template, root, symlinks=True)
+    return root.resolve(), ids
 
 
 @pytest.mark.parametrize("limit", [40_000, 100_000])
