@@ -10,10 +10,13 @@ import string
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .conftest import make_repo
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -30,7 +33,7 @@ INITIALIZE = {
 class RawServer:
     """``kenning mcp`` with its stdin/stdout as pipes of bytes."""
 
-    def __init__(self, cwd: Path, errlog: Path) -> None:
+    def __init__(self, cwd: Path, errlog: Path, env: dict[str, str] | None = None) -> None:
         self._err = errlog.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kenning", "mcp"],
@@ -38,7 +41,7 @@ class RawServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._err,
-            env=dict(os.environ),
+            env=dict(os.environ) if env is None else env,
         )
         self._watchdog = threading.Timer(180, self.proc.kill)
         self._watchdog.start()
@@ -80,6 +83,34 @@ class RawServer:
             if self.proc.poll() is None:
                 self.proc.kill()
             self._err.close()
+
+
+@pytest.fixture(scope="module")
+def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
+    """One server for the tests that only read or send what it must refuse (a server's life
+    costs ~3 CPU-s: the mcp SDK's imports and the model's warm-up). Each test reads every answer its lines
+    get before it ends (the next test's first reply is its own); the server must survive
+    them all, and still exit 0."""
+    project = make_repo(
+        tmp_path_factory.mktemp("robustness") / "proj", remote="git@github.com:Acme/Widgets.git"
+    )
+    # built before the first test's _clean_env: the same clean environment, by hand
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not (
+            key.startswith("KENNING_") and key not in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
+        )
+        and key != "CLAUDE_PROJECT_DIR"
+    }
+    server = RawServer(project, project.parent / "err.log", env)
+    try:
+        server.initialize()
+    except BaseException:
+        server.close()
+        raise
+    yield server, project
+    assert server.close() == 0
 
 
 def _session(project: Path, errlog: Path, wait: float) -> int:
@@ -145,35 +176,31 @@ def test_a_client_gone_before_its_answer_is_exit_0(project: Path, tmp_path: Path
     assert "Traceback" not in logged and "failed" not in logged, logged[-3000:]
 
 
-def test_lone_surrogate_gets_an_error_reply(project: Path, tmp_path: Path) -> None:
-    server = RawServer(project, tmp_path / "err.log")
-    try:
-        server.initialize()
-        for request_id, arguments in [
-            (7, '{"query": "database \\ud800 is locked"}'),
-            ("abc", '{"content": "lone low \\udc00 surrogate", "type": "context"}'),
-        ]:
-            tool = "hooks_recall" if request_id == 7 else "hooks_remember"
-            # json.dumps would write the surrogate escape too; the line is written by hand
-            # to be sure of what the server reads
-            envelope = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call"})
-            params = f', "params": {{"name": "{tool}", "arguments": {arguments}}}}}'
-            server.send_line((envelope[:-1] + params).encode())
-            reply = server.reply_to(request_id)
-            assert reply["error"]["code"] == -32600, reply
-            assert "surrogate" in reply["error"]["message"]
-        # the server goes on serving
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 8,
-                "method": "tools/call",
-                "params": {"name": "hooks_recall", "arguments": {"query": "database is locked"}},
-            }
-        )
-        assert server.reply_to(8)["result"]["isError"] is False
-    finally:
-        assert server.close() == 0
+def test_lone_surrogate_gets_an_error_reply(reading_server: tuple[RawServer, Path]) -> None:
+    server, project = reading_server
+    for request_id, arguments in [
+        (7, '{"query": "database \\ud800 is locked"}'),
+        ("abc", '{"content": "lone low \\udc00 surrogate", "type": "context"}'),
+    ]:
+        tool = "hooks_recall" if request_id == 7 else "hooks_remember"
+        # json.dumps would write the surrogate escape too; the line is written by hand
+        # to be sure of what the server reads
+        envelope = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call"})
+        params = f', "params": {{"name": "{tool}", "arguments": {arguments}}}}}'
+        server.send_line((envelope[:-1] + params).encode())
+        reply = server.reply_to(request_id)
+        assert reply["error"]["code"] == -32600, reply
+        assert "surrogate" in reply["error"]["message"]
+    # the server goes on serving
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "method": "tools/call",
+            "params": {"name": "hooks_recall", "arguments": {"query": "database is locked"}},
+        }
+    )
+    assert server.reply_to(8)["result"]["isError"] is False
     assert not (project / ".kenning").exists()  # nothing was written
 
 
@@ -200,82 +227,76 @@ def test_a_malformed_line_is_logged_without_its_secrets(
     assert token[-12:] not in logged and "input_value" not in logged, logged
 
 
-def test_malformed_lines_get_json_rpc_errors(project: Path, tmp_path: Path) -> None:
-    server = RawServer(project, tmp_path / "err.log")
-    try:
-        server.initialize()
-        cases: list[tuple[bytes, Any, int]] = [
-            (b"this is not json", None, -32700),
-            (b'{"jsonrpc": "2.0", "id": 5, "method": 42}', 5, -32600),  # method not a string
-            (b'{"jsonrpc": "1.0", "id": "x", "method": "tools/list"}', "x", -32600),
-            (b'{"id": 6, "method": "tools/list"}', 6, -32600),  # no "jsonrpc"
-            (b"[1, 2, 3]", None, -32600),  # a batch: not in MCP
-            (b'"just a string"', None, -32600),
-            (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"', 9, -32700),  # cut short
-            (b"{" * 5000 + b"}" * 5000, None, -32700),
-            # deeper than the SDK's JSON parser goes: answered with the id it opens with
-            (
-                b'{"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": '
-                + b"[" * 10_000
-                + b"]" * 10_000
-                + b"}",
-                50,
-                -32600,
-            ),
-        ]
-        for line, request_id, code in cases:
-            server.send_line(line)
-            reply = server.reply()
-            assert reply.get("id") == request_id and reply["error"]["code"] == code, (line, reply)
-        # a malformed *response* (valid JSON, no method) gets no reply: JSON-RPC never
-        # answers a response, so the next thing on stdout is the next request's answer
-        server.send_line(b'{"jsonrpc": "2.0", "id": 98, "result": "x", "error": {"code": 1}}')
-        server.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
-        listed = server.reply()
-        assert listed["id"] == 10, listed
-        assert "hooks_recall" in {t["name"] for t in listed["result"]["tools"]}
-        # what the SDK itself answers: an unknown method, unknown tool, bad arguments
-        server.send({"jsonrpc": "2.0", "id": 11, "method": "no/such/method"})
-        assert server.reply_to(11)["error"]["code"] == -32601
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 12,
-                "method": "tools/call",
-                "params": {"name": "hooks_recall", "arguments": {"top_k": 3}},
-            }
-        )
-        assert server.reply_to(12)["result"]["isError"] is True
-    finally:
-        assert server.close() == 0
+def test_malformed_lines_get_json_rpc_errors(reading_server: tuple[RawServer, Path]) -> None:
+    server, _ = reading_server
+    cases: list[tuple[bytes, Any, int]] = [
+        (b"this is not json", None, -32700),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": 42}', 5, -32600),  # method not a string
+        (b'{"jsonrpc": "1.0", "id": "x", "method": "tools/list"}', "x", -32600),
+        (b'{"id": 6, "method": "tools/list"}', 6, -32600),  # no "jsonrpc"
+        (b"[1, 2, 3]", None, -32600),  # a batch: not in MCP
+        (b'"just a string"', None, -32600),
+        (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"', 9, -32700),  # cut short
+        (b"{" * 5000 + b"}" * 5000, None, -32700),
+        # deeper than the SDK's JSON parser goes: answered with the id it opens with
+        (
+            b'{"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": '
+            + b"[" * 10_000
+            + b"]" * 10_000
+            + b"}",
+            50,
+            -32600,
+        ),
+    ]
+    for line, request_id, code in cases:
+        server.send_line(line)
+        reply = server.reply()
+        assert reply.get("id") == request_id and reply["error"]["code"] == code, (line, reply)
+    # a malformed *response* (valid JSON, no method) gets no reply: JSON-RPC never
+    # answers a response, so the next thing on stdout is the next request's answer
+    server.send_line(b'{"jsonrpc": "2.0", "id": 98, "result": "x", "error": {"code": 1}}')
+    server.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
+    listed = server.reply()
+    assert listed["id"] == 10, listed
+    assert "hooks_recall" in {t["name"] for t in listed["result"]["tools"]}
+    # what the SDK itself answers: an unknown method, unknown tool, bad arguments
+    server.send({"jsonrpc": "2.0", "id": 11, "method": "no/such/method"})
+    assert server.reply_to(11)["error"]["code"] == -32601
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 12,
+            "method": "tools/call",
+            "params": {"name": "hooks_recall", "arguments": {"top_k": 3}},
+        }
+    )
+    assert server.reply_to(12)["result"]["isError"] is True
 
 
-def test_a_request_whose_id_the_sdk_cannot_use_is_answered(project: Path, tmp_path: Path) -> None:
+def test_a_request_whose_id_the_sdk_cannot_use_is_answered(
+    reading_server: tuple[RawServer, Path],
+) -> None:
     """The SDK read a request with an id that is not an integer or a string as a
     notification (the id dropped) and ignored it: the client waiting on that id hung."""
-    server = RawServer(project, tmp_path / "err.log")
-    try:
-        server.initialize()
-        cases: list[tuple[bytes, Any]] = [
-            (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', None),
-            (b'{"jsonrpc": "2.0", "id": 7.0, "method": "ping"}', 7),  # the same JSON number
-            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', None),
-            (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', None),
-            (b'{"jsonrpc": "2.0", "id": {"n": 1}, "method": "tools/list"}', None),
-        ]
-        for n, (line, request_id) in enumerate(cases):
-            server.send_line(line)
-            # a real notification is still never answered; a ping after them (so that a
-            # line left unanswered fails here instead of waiting forever)
-            server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
-            server.send({"jsonrpc": "2.0", "id": 100 + n, "method": "ping"})
-            reply = server.reply()
-            assert "error" in reply and reply.get("id") == request_id, (line, reply)
-            assert reply["error"]["code"] == -32600, (line, reply)
-            assert "not an integer or a string" in reply["error"]["message"], reply
-            assert server.reply() == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}
-    finally:
-        assert server.close() == 0
+    server, _ = reading_server
+    cases: list[tuple[bytes, Any]] = [
+        (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', None),
+        (b'{"jsonrpc": "2.0", "id": 7.0, "method": "ping"}', 7),  # the same JSON number
+        (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', None),
+        (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', None),
+        (b'{"jsonrpc": "2.0", "id": {"n": 1}, "method": "tools/list"}', None),
+    ]
+    for n, (line, request_id) in enumerate(cases):
+        server.send_line(line)
+        # a real notification is still never answered; a ping after them (so that a
+        # line left unanswered fails here instead of waiting forever)
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+        server.send({"jsonrpc": "2.0", "id": 100 + n, "method": "ping"})
+        reply = server.reply()
+        assert "error" in reply and reply.get("id") == request_id, (line, reply)
+        assert reply["error"]["code"] == -32600, (line, reply)
+        assert "not an integer or a string" in reply["error"]["message"], reply
+        assert server.reply() == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}
 
 
 def test_requests_sent_before_stdin_closes_are_answered(project: Path, tmp_path: Path) -> None:
@@ -310,50 +331,46 @@ def test_requests_sent_before_stdin_closes_are_answered(project: Path, tmp_path:
 
 
 def test_a_tools_call_of_malformed_params_says_what_was_wrong(
-    project: Path, tmp_path: Path
+    reading_server: tuple[RawServer, Path],
 ) -> None:
     """A ``tools/call`` whose arguments were a list or a string (or with no tool name) got
     the SDK's bare -32602 "Invalid request parameters" with empty data: not a word of what
     was wrong, where every other tool error reads ``<tool>: <what was wrong>; <what to
     do>``. Still -32602, now in kenning's words."""
-    server = RawServer(project, tmp_path / "err.log")
-    try:
-        server.initialize()
-        cases: list[tuple[Any, str]] = [
-            (
-                {"name": "hooks_recall", "arguments": ["locked"]},
-                "hooks_recall: its arguments are a list of 1 item, not an object",
-            ),
-            (
-                {"name": "forget", "arguments": "0190-nope"},
-                'forget: its arguments are the string "0190-nope", not an object',
-            ),
-            ({"arguments": {"query": "x"}}, "tools/call: params.name is missing"),
-            ({"name": 7, "arguments": {}}, "tools/call: params.name is 7, not the name of a tool"),
-            (
-                {"name": "hooks_stats", "arguments": {}, "_meta": 5},
-                "hooks_stats: the request's _meta is 5, not what MCP's tools/call takes",
-            ),
-        ]
-        for n, (params, said) in enumerate(cases, start=1):
-            server.send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
-            reply = server.reply_to(n)
-            assert reply["error"]["code"] == -32602, reply
-            message = reply["error"]["message"]
-            assert message.startswith(said), message
-        # what it takes is named: the tool's arguments, required ones first
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 9,
-                "method": "tools/call",
-                "params": {"name": "hooks_recall", "arguments": ["locked"]},
-            }
-        )
-        message = server.reply_to(9)["error"]["message"]
-        assert '{"query": ' in message and "call hooks_recall again" in message, message
-    finally:
-        assert server.close() == 0
+    server, _ = reading_server
+    cases: list[tuple[Any, str]] = [
+        (
+            {"name": "hooks_recall", "arguments": ["locked"]},
+            "hooks_recall: its arguments are a list of 1 item, not an object",
+        ),
+        (
+            {"name": "forget", "arguments": "0190-nope"},
+            'forget: its arguments are the string "0190-nope", not an object',
+        ),
+        ({"arguments": {"query": "x"}}, "tools/call: params.name is missing"),
+        ({"name": 7, "arguments": {}}, "tools/call: params.name is 7, not the name of a tool"),
+        (
+            {"name": "hooks_stats", "arguments": {}, "_meta": 5},
+            "hooks_stats: the request's _meta is 5, not what MCP's tools/call takes",
+        ),
+    ]
+    for n, (params, said) in enumerate(cases, start=1):
+        server.send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+        reply = server.reply_to(n)
+        assert reply["error"]["code"] == -32602, reply
+        message = reply["error"]["message"]
+        assert message.startswith(said), message
+    # what it takes is named: the tool's arguments, required ones first
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "hooks_recall", "arguments": ["locked"]},
+        }
+    )
+    message = server.reply_to(9)["error"]["message"]
+    assert '{"query": ' in message and "call hooks_recall again" in message, message
 
 
 def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
