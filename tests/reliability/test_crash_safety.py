@@ -35,7 +35,7 @@ from kenning import open_store
 from kenning.doctor import run_doctor
 from kenning.embedders.base import Embedder
 from kenning.model import content_hash, new_memory_id
-from kenning.transfer import import_memories
+from kenning.transfer import EMBED_BATCH, import_memories
 
 from .conftest import kenning_cmd, random_note, rows_by_id
 
@@ -176,7 +176,10 @@ class _EmbedOnce:
 def test_kill_during_import(
     project: Path, tmp_path: Path, minilm: Embedder, full: bool, recorder: Any
 ) -> None:
-    rounds, n = (50, 640) if full else (6, 256)  # kills land while it embeds, writes or after
+    # kills land while it embeds, writes or after; quick mode's two embedding batches (and
+    # two write batches, one transaction) are the fewest that a kill can land between, at
+    # half the embedding a round of four took (the model's CPU is most of a round)
+    rounds, n = (50, 640) if full else (6, 2 * EMBED_BATCH)
     rng = random.Random(7)
     source = project / "export.jsonl"
     memories = _source(source, n, "acme/widgets", rng)
