@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
 from kenning.transfer import import_memories
 from tests.backends import PostgresDatabases, pg_databases, pg_server, pg_url  # noqa: F401
+from tests.conftest import make_repo
 
 ROWS = BULK_MIN_ROWS + 500
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
@@ -108,7 +110,24 @@ def test_large_import_into_postgres_builds_the_index_once(
     store.close()
 
 
-def _sqlite_store(project: Path, minilm: Embedder) -> MemoryStore:
+@pytest.fixture(scope="module")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
+    """The ``.kenning`` folder of a project (``project``'s remote, so the same group) holding
+    ROWS memories: written once for the module (~0.45 CPU-s a time) and copied for each
+    migration, which writes a PostgreSQL database of its own from it."""
+    root = make_repo(
+        tmp_path_factory.mktemp("bulk") / "proj", remote="git@github.com:Acme/Widgets.git"
+    )
+    _write_sqlite_store(root, minilm).close()
+    return root / ".kenning"
+
+
+def _sqlite_store(project: Path, minilm: Embedder, template: Path) -> MemoryStore:
+    shutil.copytree(template, project / ".kenning")
+    return open_store(cwd=project, embedder=minilm)
+
+
+def _write_sqlite_store(project: Path, minilm: Embedder) -> MemoryStore:
     store = open_store(cwd=project, embedder=minilm)
     store.backend.write_provenance(minilm.provenance)
     records = []
@@ -151,12 +170,12 @@ MIGRATE = textwrap.dedent(
 
 @pytest.mark.parametrize("shared", [False, True], ids=["empty store", "shared store"])
 def test_large_migrate_to_postgres_resumes_after_kill(
-    project: Path, pg_url: str, minilm: Embedder, shared: bool
+    project: Path, pg_url: str, minilm: Embedder, sqlite_template: Path, shared: bool
 ) -> None:
     """Into an empty store a large migration copies without the HNSW index and builds it at
     the end (again when a killed run is resumed); into a store other projects already search
     it keeps the index all along (dropping it would slow them, or for good if killed)."""
-    local = _sqlite_store(project, minilm)
+    local = _sqlite_store(project, minilm, sqlite_template)
     if shared:
         target = open_store(pg_url, cwd=project, embedder=minilm)
         note = "Another project's note, in the team store before the migration."
@@ -258,12 +277,12 @@ def test_bulk_import_statistics_match_the_triggers(
 
 
 def test_migration_verification_reads_the_target_hashes(
-    project: Path, pg_url: str, minilm: Embedder
+    project: Path, pg_url: str, minilm: Embedder, sqlite_template: Path
 ) -> None:
     """The migration's checksum of a PostgreSQL target comes from ``content_hashes`` (one
     query, no vectors): it lists what ``iterate`` reads, and a target row whose hash differs
     from the source's fails the verification."""
-    local = _sqlite_store(project, minilm)
+    local = _sqlite_store(project, minilm, sqlite_template)
     assert migrate_store(local, pg_url).verified
     remote = open_store(pg_url, cwd=project, embedder=minilm)
     pairs = remote.backend.content_hashes(Filters())  # type: ignore[attr-defined]
