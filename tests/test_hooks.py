@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,22 +62,48 @@ OLD_GUIDELINE = "Prefer small pull requests: under 400 changed lines, one concer
 DECISION = "We chose SQLite over Postgres for the embedded store because it needs no server."
 
 
-@pytest.fixture
-def seeded(store: MemoryStore) -> MemoryStore:
+@pytest.fixture(scope="module")
+def _seeded_project(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
+    """A project with its store of the notes below, built once: storing them embeds each and
+    checks it against the others (~0.2 CPU-s), the same for every test that reads them.
+    Their ages are days, against which the minutes this module runs for are nothing."""
+    root = make_repo(
+        tmp_path_factory.mktemp("seeded") / "proj", remote="git@github.com:Acme/Widgets.git"
+    )
     now = utc_now()
-    for content, memory_type, days in (
-        (NPM_FIX, "error_fix", 40),
-        (OLD_FIX, "error_fix", 100),
-        (SQLITE_FIX, "context", 3),  # the ruvector way of storing an error fix
-        (IMPORT_FIX, "error_fix", 1),
-        (UTC_RULE, "rule", 2),
-        (NAMING, "naming", 10),
-        (OLD_GUIDELINE, "guideline", 200),
-        (DECISION, "decision", 0),
-    ):
-        result = store.remember(content, memory_type, stored_at=now - timedelta(days=days))
-        assert result.status == "stored", result
-    return store
+    with pytest.MonkeyPatch.context() as env:  # as _clean_env leaves it for a test
+        for key in list(os.environ):
+            if key.startswith("KENNING_") and key not in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"):
+                env.delenv(key)
+        env.delenv("CLAUDE_PROJECT_DIR", raising=False)
+        with open_store(cwd=root, embedder=minilm) as store:
+            for content, memory_type, days in (
+                (NPM_FIX, "error_fix", 40),
+                (OLD_FIX, "error_fix", 100),
+                (SQLITE_FIX, "context", 3),  # the ruvector way of storing an error fix
+                (IMPORT_FIX, "error_fix", 1),
+                (UTC_RULE, "rule", 2),
+                (NAMING, "naming", 10),
+                (OLD_GUIDELINE, "guideline", 200),
+                (DECISION, "decision", 0),
+            ):
+                stored_at = now - timedelta(days=days)
+                result = store.remember(content, memory_type, stored_at=stored_at)
+                assert result.status == "stored", result
+    return root
+
+
+@pytest.fixture
+def seeded(
+    _seeded_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minilm: Embedder
+) -> Iterator[MemoryStore]:
+    """A copy of :func:`_seeded_project` of the test's own (its store a file of its own to
+    damage or add to), where the ``project`` fixture puts one."""
+    root = tmp_path / "proj"
+    shutil.copytree(_seeded_project, root, symlinks=True)
+    monkeypatch.chdir(root)
+    with open_store(cwd=root, embedder=minilm) as store:
+        yield store
 
 
 def payload(name: str, project_dir: Path) -> bytes:
