@@ -285,7 +285,10 @@ def test_short_prompt_is_skipped_silently(seeded: MemoryStore) -> None:
 
 @pytest.mark.parametrize("name", ["session_start_startup", "session_start_compact"])
 def test_session_start_lists_newest_fixes_and_conventions(seeded: MemoryStore, name: str) -> None:
-    proc = run_hook("session-start", payload(name, seeded.project.root), Path("/"))
+    # the startup payload through a process as Claude Code runs the hook; the compact one
+    # differs from it in its fields (source, model, permission_mode), not in how it is run
+    run = run_hook if name == "session_start_startup" else hook_here
+    proc = run("session-start", payload(name, seeded.project.root), Path("/"))
     found = findings(context_of(proc, "SessionStart"))
     texts = [text for text, _ in found]
     # newest error fixes first (an ERROR-FIX stored as "context" counts), then conventions
