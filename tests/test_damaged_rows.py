@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
@@ -30,6 +31,7 @@ from kenning.embedders.base import Embedder
 from kenning.reembed import REEMBED_STATE_KEY, reembed
 from kenning.transfer import export_memories
 
+from .conftest import make_repo
 from .reliability.conftest import assert_clean_outcome, run_kenning
 
 NOTES = [
@@ -80,22 +82,42 @@ NOT_UTF8: dict[str, tuple[str, Any]] = {
 VECTOR_DAMAGE = {k for k, (column, _) in DAMAGE.items() if column == "embedding"}
 
 
+@pytest.fixture(scope="module")
+def _notes_store(
+    tmp_path_factory: pytest.TempPathFactory, minilm: Embedder
+) -> tuple[Path, list[str]]:
+    """NOTES remembered through MiniLM once for the module: a copy of this store's folder
+    and the ids. Remembering them again for each of the ~70 damaged-row tests (an embedding
+    and a duplicate check per note) was most of the module's CPU; each test damages a copy
+    of its own."""
+    # the project fixture's remote: the copy must be this project's store, not another's
+    remote = "git@github.com:Acme/Widgets.git"
+    project = make_repo(tmp_path_factory.mktemp("notes") / "proj", remote=remote)
+    with open_store(cwd=project, embedder=minilm) as store:
+        ids = []
+        for text in NOTES:
+            result = store.remember(text, "context")
+            assert result.status == "stored" and result.id
+            ids.append(result.id)
+    return project / ".kenning", ids
+
+
 @pytest.fixture
 def damaged(
-    store: MemoryStore, minilm: Embedder, request: pytest.FixtureRequest
+    project: Path,
+    minilm: Embedder,
+    _notes_store: tuple[Path, list[str]],
+    request: pytest.FixtureRequest,
 ) -> Iterator[tuple[MemoryStore, str, str]]:
     """The store with one row damaged on disk, opened afresh (as the next command would)."""
-    ids = []
-    for text in NOTES:
-        result = store.remember(text, "context")
-        assert result.status == "stored" and result.id
-        ids.append(result.id)
+    built, ids = _notes_store
+    shutil.copytree(built, project / ".kenning")
     column, value = {**DAMAGE, **NOT_UTF8}[request.param]
-    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     mark = "CAST(? AS TEXT)" if isinstance(value, NotUtf8Text) else "?"
     conn.execute(f"UPDATE memories SET {column} = {mark} WHERE id = ?", (value, ids[VICTIM]))
     conn.close()
-    with open_store(cwd=store.project.root, embedder=minilm, create=False) as reopened:
+    with open_store(cwd=project, embedder=minilm, create=False) as reopened:
         yield reopened, ids[VICTIM], request.param
 
 
