@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from kenning.embedders import Embedder
 from kenning.store import NewMemory
 
 from .cli_runner import run_cli
+from .conftest import make_repo
 from .reliability.conftest import assert_clean_outcome, run_kenning, run_kenning_process
 
 
@@ -45,15 +47,27 @@ def _one_line_error(result: Result, what: str) -> None:
         assert len(lines) == 1, f"{what}: expected one error line\n{result.stderr}"
 
 
-@pytest.fixture
-def seeded_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+@pytest.fixture(scope="module")
+def _seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded project's store folder, written once for the module: creating a store and
+    remembering two notes (a git lookup, the schema, a duplicate check each) for each of the
+    ~40 tests that read it cost more than a copy; each test gets a copy of its own."""
+    # the project fixture's remote: the copy must be this project's store, not another's
+    remote = "git@github.com:Acme/Widgets.git"
+    project = make_repo(tmp_path_factory.mktemp("seeded") / "proj", remote=remote)
     with open_store(cwd=project, embedder="hashing") as store:
         for text in (
             "Use snake_case for Python function names.",
             "ERROR-FIX: KeyError: 'tenant_id' | FIX: pass the tenant in every job payload",
         ):
             assert store.remember(text, "context").ok
+    return project / ".kenning"
+
+
+@pytest.fixture
+def seeded_project(project: Path, monkeypatch: pytest.MonkeyPatch, _seeded_store: Path) -> Path:
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    shutil.copytree(_seeded_store, project / ".kenning")
     return project
 
 
