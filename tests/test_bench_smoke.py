@@ -148,7 +148,10 @@ def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
         "            raise ImportError(f'{name} is a test tool, not a benchmark dependency')\n"
         "sys.meta_path.insert(0, _NoTests())\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    # the blocker first; the rest of PYTHONPATH kept, so that the bench runs this checkout's
+    # kenning (a worktree's src/ on PYTHONPATH), not whichever one is installed
+    paths = [str(tmp_path), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__main__")
     proc = subprocess.run(
         [sys.executable, "-c", "; ".join(f"import bench.{m}" for m in modules)],
