@@ -116,7 +116,8 @@ def hook_runs(root: Path, runs: int) -> dict[str, Any]:
             raise SystemExit(f"{' '.join(argv)} failed: {proc.returncode} {proc.stderr}")
         return elapsed, proc.stdout
 
-    timed([*cmd, "hook", "prompt-submit"], prompt)  # warm the OS file cache, excluded
+    if runs > 1:  # warm the OS file cache, excluded (a single run, as in smoke: none)
+        timed([*cmd, "hook", "prompt-submit"], prompt)
     for _ in range(runs):
         elapsed, outputs["prompt"] = timed([*cmd, "hook", "prompt-submit"], prompt)
         times["prompt"].append(elapsed)
@@ -220,7 +221,9 @@ def in_process(root: Path, queries: list[str]) -> dict[str, Any]:
     return summary(ms)
 
 
-def run(memories: int, sample: int, queries: int, hook_runs_n: int) -> dict[str, Any]:
+def run(
+    memories: int, sample: int, queries: int, hook_runs_n: int, session_runs: int = 30
+) -> dict[str, Any]:
     import anyio
 
     rng = random.Random(5)
@@ -231,7 +234,7 @@ def run(memories: int, sample: int, queries: int, hook_runs_n: int) -> dict[str,
         root = git_project(Path(tmp))
         out["store"] = fill(root, memories, sample)
         out["hook"] = hook_runs(root, hook_runs_n)
-        out["session_start_in_process"] = session_start_in_process(root)
+        out["session_start_in_process"] = session_start_in_process(root, session_runs)
         out["mcp"] = anyio.run(_mcp, root, qs)
         out["in_process_recall_ms"] = summary_ms = in_process(root, qs)
         out["mcp_vs_in_process_ratio"] = out["mcp"]["hooks_recall_ms"]["p50"] / summary_ms["p50"]
@@ -315,9 +318,12 @@ def main() -> None:
     parser.add_argument("--hook-runs", type=int, default=15)
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks it still runs")
     args = parser.parse_args()
+    session_runs = 30
     if args.smoke:  # one timed run of each hook: the smoke run checks the path, not the figure
-        args.memories, args.sample, args.queries, args.hook_runs = 300, 8, 10, 1
-    result = run(args.memories, args.sample, args.queries, args.hook_runs)
+        # (two queries, two in-process session starts: every call the figures come from runs)
+        args.memories, args.sample, args.queries, args.hook_runs = 300, 8, 2, 1
+        session_runs = 2
+    result = run(args.memories, args.sample, args.queries, args.hook_runs, session_runs)
     RESULTS.mkdir(exist_ok=True)
     name = "mcp-smoke.json" if args.smoke else "mcp.json"
     (RESULTS / name).write_text(json.dumps(result, indent=2))
