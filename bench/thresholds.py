@@ -61,8 +61,9 @@ def top_semantic(store, query: str, group: str) -> tuple[str | None, float | Non
     return top.memory.id, top.semantic
 
 
-def measure(sets, embedder) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Scores of correct top-1 hits per set and of unrelated queries, through search."""
+def measure(sets, embedder, unrelated_limit: int | None = None) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Scores of correct top-1 hits per set and of unrelated queries, through search
+    (``unrelated_limit``: the first few hand-written unrelated yellow queries only)."""
     from bench.quality import build_store, read_jsonl
 
     correct: dict[str, list[float]] = {}
@@ -96,7 +97,7 @@ def measure(sets, embedder) -> dict[str, Any]:  # type: ignore[no-untyped-def]
                     q["query"]
                     for q in read_jsonl(HERE / "data" / "yellow_queries.jsonl")
                     if not q["gold"]
-                ]
+                ][:unrelated_limit]
                 unrelated["yellow unrelated"] = [
                     -1.0 if v is None else v
                     for v in (top_semantic(store, q, "yellow")[1] for q in queries)
@@ -192,7 +193,8 @@ def main() -> None:
         sys.exit(f"evaluation data not found at {EVAL}; set KENNING_EVAL_DIR")
     started = time.time()
     embedder = load_embedder(args.embedder)
-    measured = measure(load_sets(args.smoke), embedder)
+    # smoke: as many unrelated yellow queries as bench/quality.py's calibration asks
+    measured = measure(load_sets(args.smoke), embedder, 4 if args.smoke else None)
     chosen = choose(measured)
     provenance = embedder.provenance
     results: dict[str, Any] = {
