@@ -8,9 +8,12 @@ compacted, rebuilt, damaged, replaced or left behind by a rolled-back transactio
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import shutil
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -72,33 +75,75 @@ def records(start: int, matrix: np.ndarray) -> list[MemoryRecord]:
     return out
 
 
-def sqlite_rows(db: Path) -> list[tuple[int, str, str, str, str, bytes]]:
+Row = tuple[int, str, str, str, str, bytes]
+
+
+class Rows(list[Row]):
+    """:func:`sqlite_rows`' answer, never changed once read: its columns are made once for
+    every :func:`brute_force` of it (a test takes a hundred top-ks of one read, queries ×
+    :data:`FILTERS`, and making the matrix from the rows each time was most of this
+    module's CPU)."""
+
+    @functools.cached_property
+    def columns(self) -> Columns:
+        return Columns.of(self)
+
+
+@dataclass(frozen=True)
+class Columns:
+    rowids: np.ndarray
+    ids: list[str]
+    groups: np.ndarray
+    collections: np.ndarray
+    types: np.ndarray
+    matrix: np.ndarray
+
+    @staticmethod
+    def of(rows: Sequence[Row]) -> Columns:
+        return Columns(
+            np.array([r[0] for r in rows], dtype=np.int64),
+            [r[1] for r in rows],
+            np.array([r[2] for r in rows], dtype=str),
+            np.array([r[3] for r in rows], dtype=str),
+            np.array([r[4] for r in rows], dtype=str),
+            np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32).reshape(len(rows), -1),
+        )
+
+
+def sqlite_rows(db: Path) -> Rows:
     conn = sqlite3.connect(db)
     try:
-        return conn.execute(
-            "SELECT rowid, id, group_id, collection, type, embedding FROM memories ORDER BY rowid"
-        ).fetchall()
+        return Rows(
+            conn.execute(
+                "SELECT rowid, id, group_id, collection, type, embedding FROM memories "
+                "ORDER BY rowid"
+            ).fetchall()
+        )
     finally:
         conn.close()
 
 
 def brute_force(
-    rows: list[tuple[int, str, str, str, str, bytes]], query: np.ndarray, k: int, f: Filters
+    rows: Sequence[Row], query: np.ndarray, k: int, f: Filters
 ) -> list[tuple[str, float]]:
     """Top-k by float32 cosine straight from SQLite's BLOBs, ties by rowid."""
-    rows = [
-        r
-        for r in rows
-        if (f.group_id is None or r[2] == f.group_id)
-        and (not f.collections or r[3] in f.collections)
-        and (not f.types or r[4] in f.types)
-    ]
     if not rows:
         return []
-    matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    scores = matrix @ query
-    order = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:k]
-    return [(rows[i][1], float(scores[i])) for i in order]
+    c = rows.columns if isinstance(rows, Rows) else Columns.of(rows)
+    keep = np.ones(len(rows), dtype=bool)
+    if f.group_id is not None:
+        keep &= c.groups == f.group_id
+    if f.collections:
+        keep &= np.isin(c.collections, list(f.collections))
+    if f.types:
+        keep &= np.isin(c.types, list(f.types))
+    chosen = np.flatnonzero(keep)
+    if not len(chosen):
+        return []
+    scores = (c.matrix if len(chosen) == len(rows) else c.matrix[chosen]) @ query
+    # ordered by (-score, rowid): lexsort's last key is the primary one, and it is stable
+    order = np.lexsort((c.rowids[chosen], -scores))[:k]
+    return [(c.ids[chosen[i]], float(scores[i])) for i in order]
 
 
 #: Two float32 dot products of the same numbers may differ in the last bit when one is part
