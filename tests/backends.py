@@ -123,16 +123,21 @@ def _drop_qdrant_collections(url: str, collection: str) -> None:
         client.close()
 
 
-@pytest.fixture(params=BACKEND_KINDS)
-def backend_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A location string for a fresh, empty store of each backend kind."""
-    kind = request.param
+@contextlib.contextmanager
+def fresh_location(request: pytest.FixtureRequest, kind: str, folder: Path) -> Iterator[str]:
+    """A location string for a fresh, empty store of ``kind``, removed afterwards: for a
+    fixture of wider scope than a test (``backend_location`` gives each test its own)."""
     if kind == "sqlite":
-        yield str(tmp_path / "store" / "memory.db")
+        yield str(folder / "store" / "memory.db")
     elif kind == "postgres":
-        yield request.getfixturevalue("pg_url")
+        databases: PostgresDatabases = request.getfixturevalue("pg_databases")
+        name = databases.create()
+        try:
+            yield databases.url(name)
+        finally:
+            databases.drop(name)
     elif kind == "qdrant-local":
-        yield f"qdrant-local:{tmp_path / 'qdrant'}"
+        yield f"qdrant-local:{folder / 'qdrant'}"
     else:
         collection = "kt_" + uuid.uuid4().hex[:12]
         base = QDRANT_URL.split("?", 1)[0]
@@ -140,6 +145,16 @@ def backend_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
             yield f"{base}?collection={collection}"
         finally:
             _drop_qdrant_collections(base, collection)
+
+
+@pytest.fixture(params=BACKEND_KINDS)
+def backend_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A location string for a fresh, empty store of each backend kind."""
+    if request.param == "postgres":
+        yield request.getfixturevalue("pg_url")  # the database a test's own pg_url names
+        return
+    with fresh_location(request, request.param, tmp_path) as location:
+        yield location
 
 
 @pytest.fixture

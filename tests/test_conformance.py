@@ -17,6 +17,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -47,8 +48,10 @@ from kenning.reembed import reembed
 from kenning.store import MemoryStore
 from kenning.transfer import export_memories, import_memories
 from tests.backends import (  # noqa: F401  (fixtures used by name)
+    BACKEND_KINDS,
     backend,
     backend_location,
+    fresh_location,
     pg_databases,
     pg_server,
     pg_url,
@@ -127,6 +130,24 @@ def brute_force(
             scored.append((r.memory.id, cos))
     scored.sort(key=lambda s: -s[1])
     return scored[:k]
+
+
+def _written_once(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[MemoryRecord],
+) -> Iterator[Backend]:
+    """A store of the kind ``request.param`` holding ``rows``, for a module's cases that only
+    read it: written once instead of once per case (on PostgreSQL a fresh database and its
+    schema cost ~0.4 s of CPU, on Qdrant local mode a client ~0.1 s)."""
+    kind = request.param
+    with fresh_location(request, kind, tmp_path_factory.mktemp(kind)) as location:
+        opened: Any = open_backend(location, create=True, dimension=None)
+        try:
+            opened.upsert(rows)
+            yield opened
+        finally:
+            opened.close()
 
 
 # -- the Protocol -------------------------------------------------------------------------
@@ -225,6 +246,14 @@ def test_failing_batch_with_wrong_dimension_writes_nothing(
         backend.vector_search(unit(rng, DIM + 1), 3, Filters())
 
 
+@pytest.fixture(scope="module", params=BACKEND_KINDS)
+def searched_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """corpus(48), read by every filter case of test_vector_search_is_filtered_cosine."""
+    yield from _written_once(request, tmp_path_factory, corpus(48))
+
+
 @pytest.mark.parametrize(
     "filters",
     [
@@ -238,9 +267,9 @@ def test_failing_batch_with_wrong_dimension_writes_nothing(
     ],
     ids=["all", "group", "group+coll", "colls", "type", "group+coll+type", "no-match"],
 )
-def test_vector_search_is_filtered_cosine(backend: Backend, filters: Filters) -> None:
-    rows = corpus(48)
-    backend.upsert(rows)
+def test_vector_search_is_filtered_cosine(searched_backend: Backend, filters: Filters) -> None:
+    backend = searched_backend
+    rows = corpus(48)  # what the fixture wrote
     rng = np.random.default_rng(11)
     for _ in range(5):
         q = unit(rng)
@@ -266,16 +295,28 @@ def test_vector_scores_span_minus_one_to_one(backend: Backend) -> None:
 LONG_TEXT = " ".join(f"filler{i % 97} words about caching" for i in range(1500))
 
 
+@pytest.fixture(scope="module", params=BACKEND_KINDS)
+def one_note_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """One note, searched by every query of test_lexical_search_treats_query_syntax_as_text:
+    each case checks that its query changed nothing, so the next one finds it as written."""
+    rng = np.random.default_rng(4)
+    yield from _written_once(
+        request, tmp_path_factory, [record(0, unit(rng), text="the cache queue drains at night")]
+    )
+
+
 @pytest.mark.parametrize(
     "query",
     ['"unterminated', "cach*", "NEAR(cache queue)", "-cache", "a AND OR NOT",
      "'); DROP TABLE x; --", ":* & | ! <-> ( )", "title:cache", "^cache", "\\", "🙂", "   "],
 )  # fmt: skip
-def test_lexical_search_treats_query_syntax_as_text(backend: Backend, query: str) -> None:
-    rng = np.random.default_rng(4)
-    backend.upsert([record(0, unit(rng), text="the cache queue drains at night")])
+def test_lexical_search_treats_query_syntax_as_text(one_note_backend: Backend, query: str) -> None:
+    backend = one_note_backend
     backend.lexical_search(query, 5, Filters())  # never raises
     assert backend.count(Filters()) == 1
+    assert [h.memory.id for h in backend.lexical_search("cache queue", 5, Filters())] == [rid(0)]
 
 
 def test_a_word_is_found_in_either_width(backend: Backend) -> None:
@@ -592,10 +633,18 @@ def test_count_and_count_by(backend: Backend) -> None:
         assert backend.count_by(group) == expected
 
 
+@pytest.fixture(scope="module", params=BACKEND_KINDS)
+def walked_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """corpus(25), walked by every batch size of test_iterate_covers_every_row_once."""
+    yield from _written_once(request, tmp_path_factory, corpus(25))
+
+
 @pytest.mark.parametrize("batch_size", [1, 7, 25, 26, 500])
-def test_iterate_covers_every_row_once(backend: Backend, batch_size: int) -> None:
-    rows = corpus(25)
-    backend.upsert(rows)
+def test_iterate_covers_every_row_once(walked_backend: Backend, batch_size: int) -> None:
+    backend = walked_backend
+    rows = corpus(25)  # what the fixture wrote
     got = list(backend.iterate(Filters(), batch_size=batch_size))
     assert sorted(r.memory.id for r in got) == sorted(r.memory.id for r in rows)
     by_id = {r.memory.id: r for r in rows}
