@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +43,8 @@ class PostgresDatabases:
 
         self.admin_url = admin_url
         self._psycopg = psycopg
+        self._admin: Any = None
+        self._admin_lock = threading.Lock()
         with psycopg.connect(admin_url, autocommit=True) as conn:
             exists = conn.execute(
                 "SELECT 1 FROM pg_database WHERE datname = %s", (TEMPLATE_DB,)
@@ -62,22 +65,41 @@ class PostgresDatabases:
         else the template's."""
         name = "kt_" + uuid.uuid4().hex[:16]
         template = TEMPLATE_DB if with_vector and locale is None else "template0"
-        with self._psycopg.connect(self.admin_url, autocommit=True) as conn:
-            if locale is None:
-                conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
-            else:
-                conn.execute(
-                    f"CREATE DATABASE {name} TEMPLATE {template} ENCODING 'UTF8' "
-                    f"LC_COLLATE '{locale}' LC_CTYPE '{locale}'"
-                )
+        if locale is None:
+            self._execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+        else:
+            self._execute(
+                f"CREATE DATABASE {name} TEMPLATE {template} ENCODING 'UTF8' "
+                f"LC_COLLATE '{locale}' LC_CTYPE '{locale}'"
+            )
         if with_vector and locale is not None:
             with self._psycopg.connect(self.url(name), autocommit=True) as conn:
                 conn.execute("CREATE EXTENSION vector")
         return name
 
     def drop(self, name: str) -> None:
-        with self._psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def _execute(self, statement: str) -> None:
+        """``statement`` on one admin connection kept for the session: a connection for each
+        CREATE and DROP (two a test) cost ~25 ms of CPU here and a server process there."""
+        with self._admin_lock:
+            if self._admin is None:
+                self._admin = self._psycopg.connect(self.admin_url, autocommit=True)
+            try:
+                self._admin.execute(statement)
+            except self._psycopg.OperationalError:
+                if not self._admin.broken:
+                    raise
+                # its server process was ended while idle: once more, on a new connection
+                self._admin = self._psycopg.connect(self.admin_url, autocommit=True)
+                self._admin.execute(statement)
+
+    def close(self) -> None:
+        with self._admin_lock:
+            if self._admin is not None:
+                self._admin.close()
+                self._admin = None
 
 
 @pytest.fixture(scope="session")
@@ -95,8 +117,12 @@ def pg_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def pg_databases(pg_server: str) -> PostgresDatabases:
-    return PostgresDatabases(pg_server)
+def pg_databases(pg_server: str) -> Iterator[PostgresDatabases]:
+    databases = PostgresDatabases(pg_server)
+    try:
+        yield databases
+    finally:
+        databases.close()
 
 
 @pytest.fixture
