@@ -194,9 +194,13 @@ def minilm() -> Embedder:
     return load_embedder("minilm")
 
 
+#: The origin of the ``project`` fixture's repository (its memories' project id).
+PROJECT_REMOTE = "git@github.com:Acme/Widgets.git"
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_repo(tmp_path / "proj", remote="git@github.com:Acme/Widgets.git")
+    root = make_repo(tmp_path / "proj", remote=PROJECT_REMOTE)
     monkeypatch.chdir(root)
     return root
 
