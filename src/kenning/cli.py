@@ -1192,9 +1192,9 @@ def source_cmd(
         else:
             fix = f"memory {memory_id}, whose source field names it"
         raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
-    from .sources import NotADocumentError, not_a_document
+    from .sources import NotADocumentError
 
-    if not_a_document(check):  # --json too
+    if check.not_a_document:  # --json too
         raise NotADocumentError(check.path, check.reason or "")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too

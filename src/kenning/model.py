@@ -290,13 +290,15 @@ class SourceCheck:
     """Whether the document a memory names may be read (SPEC §7): ``path`` as the memory
     gives it; ``resolved`` (inside the project) when ``ok``, else the ``reason`` it was
     refused. Made by :func:`kenning.sources.check_source`; ``missing``: refused as no file
-    is there (:func:`kenning.sources.check_document`), nothing unsafe about it."""
+    is there, ``not_a_document``: as what is there is no file to read (a folder, a pipe or a
+    device) — both by :func:`kenning.sources.check_document`, nothing unsafe about either."""
 
     path: str
     ok: bool
     resolved: str | None = None
     reason: str | None = None
     missing: bool = False
+    not_a_document: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "ok": self.ok, "resolved": self.resolved, "reason": self.reason}

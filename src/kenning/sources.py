@@ -28,7 +28,6 @@ __all__ = [
     "SourceDocument",
     "check_document",
     "check_source",
-    "not_a_document",
     "read_document",
     "source_of",
 ]
@@ -140,9 +139,9 @@ def check_document(check: SourceCheck) -> SourceCheck:
     except OSError as exc:
         return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
     if stat.S_ISDIR(st.st_mode):
-        return SourceCheck(check.path, False, reason=_FOLDER)
+        return SourceCheck(check.path, False, reason=_FOLDER, not_a_document=True)
     if not stat.S_ISREG(st.st_mode):
-        return SourceCheck(check.path, False, reason=_NOT_REGULAR)
+        return SourceCheck(check.path, False, reason=_NOT_REGULAR, not_a_document=True)
     return check
 
 
@@ -177,12 +176,6 @@ class NotADocumentError(UserInputError):
         )
 
 
-def not_a_document(check: SourceCheck) -> bool:
-    """Whether :func:`check_document` refused ``check`` for what the path is (a folder, a
-    pipe or a device), not for where it leads."""
-    return not check.ok and check.reason in (_FOLDER, _NOT_REGULAR)
-
-
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
     """Read a document that :func:`check_source` accepted: at most ``limit`` bytes, as
     UTF-8 text (undecodable bytes replaced; a character cut by the limit is left out).
@@ -192,7 +185,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     readable = check_document(check)  # a folder, a pipe or a missing file: not opened
     if readable.missing:
         raise MissingSourceError(check.path)
-    if not_a_document(readable):
+    if readable.not_a_document:
         raise NotADocumentError(check.path, readable.reason or _NOT_REGULAR)
     if not readable.ok or readable.resolved is None:
         raise UnsafePathError(check.path, readable.reason or "not checked")
