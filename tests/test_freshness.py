@@ -569,6 +569,13 @@ def test_xml_attribute_and_fence() -> None:
     assert '<finding id="1" score="0.50" stale="true" truncated="true">' in cut
 
 
+def commit_auth_changes(files: Path, count: int) -> None:
+    """Commit ``count`` changes of src/auth.py, "change 0 of auth" first."""
+    for n in range(count):
+        write(files, "src/auth.py", AUTH + f"# change {n}\n")
+        commit(files, f"change {n} of auth")
+
+
 def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> None:
     memory_id = store.remember(NOTE, "rule").id or ""
     store.remember("Prefer small pull requests.", "guideline")
@@ -578,9 +585,7 @@ def test_kenning_stale_lists_what_changed(store: MemoryStore, files: Path) -> No
     assert out.stdout.strip() == (
         "no stale memory in project acme/widgets (1 memory names files of it, all unchanged)"
     )
-    for n in range(3):
-        write(files, "src/auth.py", AUTH + f"# change {n}\n")
-        commit(files, f"change {n} of auth")
+    commit_auth_changes(files, 3)
     write(files, "src/auth.py", AUTH + "# not committed\n")
     git(files, "mv", "docs/solutions/db.md", "docs/solutions/locked.md")
     out = kenning(files, "stale", "--commits", "2")
@@ -618,9 +623,7 @@ def test_kenning_stale_more_line_is_a_command_that_runs(store: MemoryStore, file
     commits not shown."""
     store.remember(NOTE, "rule")
     store.close()
-    for n in range(3):
-        write(files, "src/auth.py", AUTH + f"# change {n}\n")
-        commit(files, f"change {n} of auth")
+    commit_auth_changes(files, 3)
     out = kenning(files, "stale", "--commits", "1")
     assert out.returncode == 0, out.stderr
     (line,) = [x for x in out.stdout.splitlines() if "… more" in x]
@@ -640,9 +643,7 @@ def test_kenning_stale_with_no_commits_shown_does_not_deny_the_commits(
     older version is checked out)" of a file two commits had changed."""
     store.remember(NOTE, "rule")
     store.close()
-    for n in range(2):
-        write(files, "src/auth.py", AUTH + f"# change {n}\n")
-        commit(files, f"change {n} of auth")
+    commit_auth_changes(files, 2)
     out = kenning(files, "stale", "--commits", "0")
     assert out.returncode == 0, out.stderr
     assert "src/auth.py: changed since the memory was stored" in out.stdout
