@@ -136,3 +136,38 @@ def test_team_words_are_not_split_by_a_combining_mark() -> None:
     for text, words in cases.items():
         assert tokens(text, fold_diacritics=False) == words, text
     assert terms("İstanbul istanbul", fold_diacritics=False) == ["istanbul"]
+
+
+def test_team_words_of_random_texts_are_a_letter_or_digit_then_letters_digits_and_marks() -> None:
+    """The words of the PostgreSQL and Qdrant backends, on random texts that mix scripts,
+    marks (astral ones too: a Brahmi vowel sign continues its word), "_", the folded cases
+    and full-width letters: what the plainest pattern of their definition finds."""
+    import re
+
+    marks = "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in combining_mark_ranges())
+    word = re.compile(f"(?:[^\\W_][{marks}]*)+")
+    rng = random.Random(3)
+    pools = [
+        range(0x20, 0x7F),
+        range(0xA0, 0x250),
+        range(0x300, 0x370),
+        range(0x900, 0x980),
+        range(0xFF00, 0xFF70),
+        range(0x11000, 0x11080),
+        range(0x1D400, 0x1D500),
+        range(0xE0100, 0xE0110),
+    ]
+    special = "_\u0130\u03a3\u03c2\u0301 "
+    texts = [
+        "".join(
+            rng.choice(special) if rng.random() < 0.2 else chr(rng.choice(rng.choice(pools)))
+            for _ in range(rng.randint(1, 40))
+        )
+        for _ in range(3000)
+    ]
+    texts.append("\U00011013\U00011038\U00011013 \U00011013_\U00011038")
+    for text in texts:
+        plain = unicodedata.normalize("NFC", text)
+        for case, folded in zip("\u0130\u03a3\u03c2", "i\u03c3\u03c3", strict=True):
+            plain = plain.replace(case, folded)
+        assert tokens(text, fold_diacritics=False) == word.findall(plain.lower()), repr(text)

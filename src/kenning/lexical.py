@@ -30,7 +30,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 __all__ = [
     "BM25_B",
@@ -70,15 +71,40 @@ def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
     makes them when ``fold_diacritics``, else split on what is not a letter or digit."""
     if text.isascii():  # ASCII splits and lowercases the same
         return _TERM.findall(text.lower())
+    words = _words()
     if not fold_diacritics:
         # NFC: a query typed in decomposed form (macOS, some editors) has the words of the
         # stored notes, which are NFC (kenning.safety.normalise_content)
-        text = unicodedata.normalize("NFC", text).translate(_CASE_FOLDS)
-        return _team_word().findall(text.lower())
+        text = unicodedata.normalize("NFC", text)
+        for case, folded in _CASE_FOLDS:
+            if case in text:
+                text = text.replace(case, folded)
+        # "_" is no letter of a word: a space, it lets the word pattern's \w stand for
+        # "letter or digit"
+        text = text.lower().replace("_", " ")
+        return (words.team if _ASTRAL.search(text) else words.team_basic_plane).findall(text)
     # folding first cannot join or split words: every fold of a word's character is a
     # word character, and a dropped diacritic inside a word leaves the word whole
-    word, fold = _fts5_word_and_fold()
-    return word.findall(text.translate(fold))
+    text = _folded(text, words.fold)
+    return (words.fts5 if _ASTRAL.search(text) else words.fts5_basic_plane).findall(text)
+
+
+def _folded(text: str, fold: dict[int, str]) -> str:
+    """``text`` with FTS5's fold of each character. ``str.translate`` takes a slow path for
+    every character after the first non-ASCII one (~0.3 µs each), so the ASCII runs between
+    are lowercased apart: FTS5 folds an ASCII character as ``lower()`` does."""
+    pieces = _NON_ASCII_RUN.split(text)  # ASCII, non-ASCII, ASCII, …
+    pieces[0::2] = [piece.lower() for piece in pieces[0::2]]
+    pieces[1::2] = [piece.translate(fold) for piece in pieces[1::2]]
+    return "".join(pieces)
+
+
+_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
+#: A character beyond the basic plane: only a text holding one needs the word patterns whose
+#: character classes list the tables' ranges beyond it. Python's regular expressions test
+#: those ranges one by one for every character a class's bitmap of the basic plane does not
+#: hold (each letter of a text, for a class of separators): 3–8 times slower.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 #: Characters the team backends' words fold before lowercasing, whatever a ``lower()`` makes
@@ -87,7 +113,7 @@ def tokens(text: str, *, fold_diacritics: bool = True) -> list[str]:
 #: final ``ς`` to ``σ`` (Python's ``lower()`` makes a word's last ``Σ`` ``ς``, PostgreSQL's
 #: ``σ``: ``ΟΔΟΣ`` and ``οδος`` were other words on one backend than on the other).
 FOLDED_CASES = "\u0130\u03a3\u03c2"
-_CASE_FOLDS = str.maketrans(FOLDED_CASES, "i\u03c3\u03c3")
+_CASE_FOLDS = tuple(zip(FOLDED_CASES, "i\u03c3\u03c3", strict=True))
 
 
 #: Every combining mark (Unicode 14.0's categories Mn, Mc and Me, as Python 3.11's
@@ -159,32 +185,47 @@ def _mark_or_folded_case() -> re.Pattern[str]:
     return re.compile(f"[{FOLDED_CASES}{marks}]")
 
 
-@functools.cache
-def _team_word() -> re.Pattern[str]:
-    """A word as the PostgreSQL and Qdrant backends make it: a letter or digit, then letters,
-    digits and the combining marks on them (a mark that follows no letter separates, as in
-    PostgreSQL's parser)."""
-    marks = "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in combining_mark_ranges())
-    return re.compile(f"(?:[^\\W_][{marks}]*)+")
+class _Words(NamedTuple):
+    """The word patterns of non-ASCII text, each also without the ranges beyond the basic
+    plane (for a text without such a character, :data:`_ASTRAL`), and FTS5's folds."""
+
+    #: A word as the PostgreSQL and Qdrant backends make it: a letter or digit, then letters,
+    #: digits and the combining marks on them (a mark that follows no letter separates, as
+    #: in PostgreSQL's parser); in a text whose "_" are spaces.
+    team: re.Pattern[str]
+    team_basic_plane: re.Pattern[str]
+    #: A word as FTS5's unicode61 sees it: a run of what is neither an ASCII separator nor
+    #: in one of its non-ASCII separator ranges.
+    fts5: re.Pattern[str]
+    fts5_basic_plane: re.Pattern[str]
+    #: FTS5's fold of every character it changes, for ``str.translate`` (a character
+    #: folds to what FTS5 stores whatever surrounds it).
+    fold: dict[int, str]
 
 
 @functools.cache
-def _fts5_word_and_fold() -> tuple[re.Pattern[str], dict[int, str]]:
-    """A word as FTS5's unicode61 sees it (a run of what is neither an ASCII separator nor
-    in one of its non-ASCII separator ranges), and its fold of every character it changes
-    for ``str.translate`` (a character folds to what FTS5 stores whatever surrounds it).
-    Built on the first non-ASCII text (loading the table and compiling the pattern cost
-    ~5 ms, which a process that sees only ASCII never pays)."""
+def _words() -> _Words:
+    """Built on the first non-ASCII text (loading the table and compiling the patterns cost
+    ~10 ms, which a process that sees only ASCII never pays)."""
     from .unicode61 import FOLDS, SEPARATOR_RANGES
 
-    word = re.compile(
-        r"[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f"
-        + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SEPARATOR_RANGES)
-        + "]+"
-    )
+    def ranges(listed: Iterable[tuple[int, int]], *, basic_plane: bool) -> str:
+        return "".join(
+            f"\\U{first:08x}-\\U{min(last, 0xFFFF) if basic_plane else last:08x}"
+            for first, last in listed
+            if first <= 0xFFFF or not basic_plane
+        )
+
+    def team(basic_plane: bool) -> re.Pattern[str]:
+        return re.compile(f"\\w[\\w{ranges(combining_mark_ranges(), basic_plane=basic_plane)}]*")
+
+    def fts5(basic_plane: bool) -> re.Pattern[str]:
+        separators = ranges(SEPARATOR_RANGES, basic_plane=basic_plane)
+        return re.compile(f"[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f{separators}]+")
+
     fold = {ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
     fold.update(FOLDS)
-    return word, fold
+    return _Words(team(False), team(True), fts5(False), fts5(True), fold)
 
 
 def terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) -> list[str]:
@@ -244,11 +285,17 @@ def term_counts_and_length(text: str) -> tuple[Counter[str], int]:
             counts.setdefault(term, count)
         # a full-width word is also counted as the word it is (a query's terms are in
         # their usual width), with the usual ones: ｎｐｍ and npm are one term
-        for term, count in list(counts.items()):
-            usual = usual_width(term)
-            if usual != term:
-                counts[usual] += count
+        if _FULL_WIDTH_LETTER_OR_DIGIT.search(text):
+            for term, count in list(counts.items()):
+                usual = usual_width(term)
+                if usual != term:
+                    counts[usual] += count
     return counts, len(folded)
+
+
+#: What a full-width word's letters and digits are written with, in either case (the
+#: range's few punctuation marks too: the pattern only spares most texts a loop).
+_FULL_WIDTH_LETTER_OR_DIGIT = re.compile("[\uff10-\uff5a]")
 
 
 #: How many texts' :func:`text_statistics` are kept, and up to what length: a long-lived
