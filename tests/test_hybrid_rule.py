@@ -237,17 +237,44 @@ def test_a_vector_at_the_tolerance_edge_is_judged_as_vector_problem_judges_it(
     assert [i for i, _ in skipped] == ([] if accepted else ["edge"])
 
 
-def test_text_statistics_are_term_counts_and_length_remembered_for_short_texts() -> None:
+def test_text_statistics_are_term_counts_and_length_remembered() -> None:
     from kenning.lexical import TEXT_STATISTICS_MAX_CHARS, text_statistics
 
     short = "Retry SQLite writes on SQLITE_BUSY; café and cafe both count."
-    long = "word " * (TEXT_STATISTICS_MAX_CHARS // 5 + 1)
+    long = "Retry ＳＱＬｉｔｅ writes; café " * (TEXT_STATISTICS_MAX_CHARS // 20)
     for text in (short, long):
         counts, length = text_statistics(text)
         assert (dict(counts), length) == (
             dict(term_counts_and_length(text)[0]),
             term_counts_and_length(text)[1],
         )
-    # a short text is counted once (the same answer comes back), a long one each time
-    assert text_statistics(short)[0] is text_statistics(short)[0]
-    assert text_statistics(long)[0] is not text_statistics(long)[0]
+        # counted once: the same answer comes back
+        assert text_statistics(text)[0] is counts
+
+
+def test_long_texts_statistics_are_kept_within_their_budget() -> None:
+    """The least recently asked go first, the cost kept never exceeds the budget, and a
+    text that alone exceeds it is counted each time, never kept."""
+    from kenning.lexical import RememberedStatistics
+
+    texts = [f"note {i} " + "retry the write " * 40 for i in range(6)]
+    remembered = RememberedStatistics(budget=3 * (len(texts[0]) + 100 * 5) + 50)
+    first = [remembered.statistics(t)[0] for t in texts[:3]]
+    assert [remembered.statistics(t)[0] is c for t, c in zip(texts[:3], first, strict=True)] == [
+        True
+    ] * 3
+    remembered.statistics(texts[0])  # asked last: the second is now the oldest
+    remembered.statistics(texts[3])
+    assert remembered.cost <= remembered.budget
+    assert remembered.statistics(texts[0])[0] is first[0]
+    assert remembered.statistics(texts[2])[0] is first[2]
+    assert remembered.statistics(texts[1])[0] is not first[1]  # dropped, counted again
+    huge = "word " * remembered.budget
+    assert remembered.statistics(huge)[0] is not remembered.statistics(huge)[0]
+    assert remembered.statistics(huge)[1] == remembered.budget
+    assert remembered.cost <= remembered.budget
+    # and it does not push out what is kept
+    assert remembered.statistics(texts[1])[0] is remembered.statistics(texts[1])[0]
+    kept = remembered.statistics(texts[1])[0]
+    remembered.statistics(huge)
+    assert remembered.statistics(texts[1])[0] is kept

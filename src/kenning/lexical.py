@@ -28,8 +28,9 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -298,26 +299,80 @@ def term_counts_and_length(text: str) -> tuple[Counter[str], int]:
 _FULL_WIDTH_LETTER_OR_DIGIT = re.compile("[\uff10-\uff5a]")
 
 
-#: How many texts' :func:`text_statistics` are kept, and up to what length: a long-lived
-#: process (the MCP server) scores the same notes query after query. Measured with
-#: tracemalloc: 1.7 MB for 512 notes of ~300 characters, 15.5 MB at worst (512 texts of
-#: 250 one-character terms); at 2,000 characters the worst was 52 MB.
+#: How many short texts' :func:`text_statistics` are kept, and up to what length: a
+#: long-lived process (the MCP server) scores the same notes query after query. Measured
+#: with tracemalloc: 1.7 MB for 512 notes of ~300 characters, 15.5 MB at worst (512 texts
+#: of 250 one-character terms); at 2,000 characters the worst was 52 MB.
 TEXT_STATISTICS_KEPT = 512
 TEXT_STATISTICS_MAX_CHARS = 500
+#: How much of longer texts' :func:`text_statistics` is kept besides, by the cost
+#: :func:`_kept_cost` reckons. Tokenising a candidate is most of scoring it (0.1–0.3 ms for
+#: a ruff rule doc of ~800 characters, ~25 candidates a query), and real notes are often
+#: longer than 500 characters: 66–82% of the rust and ruff eval documents. Measured with
+#: tracemalloc: those 1,186 longer docs cost 10.6 M and took 7.9 MB, all kept; at worst
+#: (texts of distinct one-character or number terms) the budget held 26 MB.
+TEXT_STATISTICS_LONG_BUDGET = 12_000_000
 
 
 def text_statistics(text: str) -> tuple[Mapping[str, int], int]:
-    """:func:`term_counts_and_length` of ``text``, remembered for the short texts scored last
+    """:func:`term_counts_and_length` of ``text``, remembered for the texts scored last
     (a pure function of the text, so nothing can make a remembered answer stale). The
     counts may be shared between callers: read them, do not change them."""
     if len(text) > TEXT_STATISTICS_MAX_CHARS:
-        return term_counts_and_length(text)
+        return _LONG_TEXTS.statistics(text)
     return _remembered_statistics(text)
 
 
 @functools.lru_cache(maxsize=TEXT_STATISTICS_KEPT)
 def _remembered_statistics(text: str) -> tuple[Mapping[str, int], int]:
     return term_counts_and_length(text)
+
+
+def _kept_cost(text: str, counts: Mapping[str, int]) -> int:
+    """About the bytes a text's remembered statistics hold: the text (the key) and, per
+    distinct term, its string, its count and its slot in the dict."""
+    return len(text) + 100 * len(counts)
+
+
+class RememberedStatistics:
+    """:func:`term_counts_and_length` of the texts asked for last, kept while their
+    :func:`_kept_cost` fits ``budget`` (the least recently asked go first); a text that
+    alone exceeds it is counted each time. Safe to share between threads (the lexical side
+    of a query scores its hits on its own thread)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._kept: OrderedDict[str, tuple[Counter[str], int]] = OrderedDict()
+        self._cost = 0
+        self._lock = threading.Lock()
+
+    def statistics(self, text: str) -> tuple[Mapping[str, int], int]:
+        with self._lock:
+            found = self._kept.get(text)
+            if found is not None:
+                self._kept.move_to_end(text)
+                return found
+        # counted outside the lock: another thread's lookups need not wait for it
+        found = term_counts_and_length(text)
+        cost = _kept_cost(text, found[0])
+        if cost > self.budget:
+            return found
+        with self._lock:
+            if text not in self._kept:
+                self._kept[text] = found
+                self._cost += cost
+                while self._cost > self.budget:
+                    dropped, (counts, _) = self._kept.popitem(last=False)
+                    self._cost -= _kept_cost(dropped, counts)
+        return found
+
+    @property
+    def cost(self) -> int:
+        """The :func:`_kept_cost` of everything kept."""
+        return self._cost
+
+
+_LONG_TEXTS = RememberedStatistics(TEXT_STATISTICS_LONG_BUDGET)
 
 
 def idf(rows: int, document_frequency: int) -> float:
