@@ -3559,6 +3559,96 @@ def test_postgres_a_write_cancelled_while_it_waits_for_the_lock_never_happens(
         store.close()
 
 
+def test_sqlite_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
+    project: Path,
+) -> None:
+    """A forget waiting for another process's write lock asks between its tries whether it
+    is still wanted. A cancel that came while it slept, as the lock came free, was not
+    asked about again: the next try took the lock and deleted the memory, unasked. The
+    write asks once more once it has the lock, and changes nothing."""
+    import sqlite3
+
+    from kenning import open_store
+    from kenning.backends.base import WRITE_WAIT_CHECK
+
+    class Cancelled(Exception):
+        pass
+
+    store = open_store(cwd=project, embedder="hashing")
+    try:
+        stored = store.remember("Hotfixes need two reviews from the platform team.")
+        assert stored.ok
+        holder = sqlite3.connect(store.location, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        asked: list[str] = []
+
+        def check() -> None:  # the client cancels as the other process lets the lock go
+            if asked:
+                asked.append("after the cancel")
+                raise Cancelled
+            asked.append("still wanted")
+            holder.execute("COMMIT")
+
+        reset = WRITE_WAIT_CHECK.set(check)
+        try:
+            with pytest.raises(Cancelled):
+                store.forget(stored.id)
+        finally:
+            WRITE_WAIT_CHECK.reset(reset)
+            holder.close()
+        assert asked == ["still wanted", "after the cancel"]
+        assert store.get(stored.id) is not None and store.count() == 1
+        assert store.remember("Deploys freeze on Fridays after noon.").ok  # nothing left locked
+    finally:
+        store.close()
+
+
+def test_postgres_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
+    pg_url: str, project: Path
+) -> None:
+    """As on SQLite: the cancel came during a try that then took the lock (the other session
+    committed within it); the write asks once more with the lock held, and changes nothing."""
+    import psycopg
+
+    from kenning import open_store
+    from kenning.backends import postgres as pg_backend
+    from kenning.backends.base import WRITE_WAIT_CHECK
+
+    class Cancelled(Exception):
+        pass
+
+    with psycopg.connect(pg_url) as conn:
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    key = pg_backend._lock_key(f"kenning:{database}:{schema}:store")
+    store = open_store(pg_url, cwd=project, embedder="hashing")
+    try:
+        stored = store.remember("Hotfixes need two reviews from the platform team.")
+        assert stored.ok
+        holder = psycopg.connect(pg_url)
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+        asked: list[str] = []
+
+        def check() -> None:  # the client cancels as the other session lets the lock go
+            if asked:
+                asked.append("after the cancel")
+                raise Cancelled
+            asked.append("still wanted")
+            holder.commit()
+
+        reset = WRITE_WAIT_CHECK.set(check)
+        try:
+            with pytest.raises(Cancelled):
+                store.forget(stored.id)
+        finally:
+            WRITE_WAIT_CHECK.reset(reset)
+            holder.close()
+        assert asked == ["still wanted", "after the cancel"]
+        assert store.get(stored.id) is not None and store.count() == 1
+        assert store.remember("Deploys freeze on Fridays after noon.").ok  # nothing left locked
+    finally:
+        store.close()
+
+
 def test_postgres_first_writes_from_many_threads_create_the_store_at_once(
     pg_url: str, tmp_path: Path
 ) -> None:

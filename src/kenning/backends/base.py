@@ -34,6 +34,16 @@ WRITE_WAIT_CHECK: ContextVar[Callable[[], None] | None] = ContextVar(
 )
 
 
+def give_up_if_unwanted() -> None:
+    """Between a write's tries for the store's write lock, and once more after a wait when
+    it has the lock: raise when its caller no longer wants the write
+    (:data:`WRITE_WAIT_CHECK`, a cancelled MCP call). The last check is for a cancel that
+    came while the lock came free: the next try took the lock and made the write."""
+    give_up = WRITE_WAIT_CHECK.get()
+    if give_up is not None:
+        give_up()
+
+
 def encode_provenance(provenance: Provenance) -> str:
     return json.dumps(provenance.to_dict(), sort_keys=True)
 

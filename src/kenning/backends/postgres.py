@@ -111,7 +111,6 @@ from ..vectors import checked_cosine
 from .base import (
     BLANK_FIX,
     PROVENANCE_KEY,
-    WRITE_WAIT_CHECK,
     DamagedRow,
     FieldDamage,
     Filters,
@@ -129,6 +128,7 @@ from .base import (
     encode_metadata,
     encode_provenance,
     forks_so_far,
+    give_up_if_unwanted,
     renew_after_fork,
     terms_to_match,
 )
@@ -1252,13 +1252,17 @@ class PostgresBackend:
     def _turn_to_write(self, deadline: float) -> Iterator[None]:
         """This process's turn to write (:attr:`_write_turn`), waited for until
         ``deadline`` (the store lock's own wait: one :data:`STORE_LOCK_WAIT_S` for both)."""
+        waited = False
         while not self._write_turn.acquire(
             timeout=max(0.0, min(STORE_LOCK_TRY_S, deadline - time.monotonic()))
         ):
             if time.monotonic() >= deadline:
                 raise self._lock_held_too_long()
-            _give_up_if_unwanted()
+            give_up_if_unwanted()
+            waited = True
         try:
+            if waited:
+                give_up_if_unwanted()
             yield
         finally:
             self._write_turn.release()
@@ -1275,6 +1279,7 @@ class PostgresBackend:
         """The store's write lock, in the caller's transaction, waiting until ``deadline``
         (then the server's own lock_timeout applies again)."""
         before = _first(conn.execute("SELECT current_setting('lock_timeout')"))[0]
+        waited = False
         while True:
             wait = min(STORE_LOCK_TRY_S, deadline - time.monotonic())
             conn.execute(
@@ -1287,7 +1292,10 @@ class PostgresBackend:
             except pg_errors.LockNotAvailable:
                 if time.monotonic() >= deadline:
                     raise self._lock_held_too_long() from None
-                _give_up_if_unwanted()
+                give_up_if_unwanted()
+                waited = True
+        if waited:  # the caller's transaction, rolled back on the way out, lets the lock go
+            give_up_if_unwanted()
         # the session's own wait again (TO DEFAULT would be the role's: 0, for ever)
         conn.execute("SELECT set_config('lock_timeout', %s, true)", (before,))
 
@@ -2147,14 +2155,6 @@ class PostgresBackend:
 
 #: Pools a forked child inherited from its parent, kept from being closed there.
 _INHERITED_POOLS: list[ConnectionPool] = []
-
-
-def _give_up_if_unwanted() -> None:
-    """Between a write's tries for the store lock: raise when its caller no longer wants it
-    (:data:`~kenning.backends.base.WRITE_WAIT_CHECK`, a cancelled MCP call)."""
-    give_up = WRITE_WAIT_CHECK.get()
-    if give_up is not None:
-        give_up()
 
 
 def _configure_session(conn: psycopg.Connection[Any]) -> None:

@@ -55,7 +55,6 @@ from . import annindex
 from .annindex import AnnFile, AnnView
 from .base import (
     PROVENANCE_KEY,
-    WRITE_WAIT_CHECK,
     DamagedRow,
     Filters,
     MemoryRecord,
@@ -71,6 +70,7 @@ from .base import (
     encode_metadata,
     encode_provenance,
     forks_so_far,
+    give_up_if_unwanted,
     renew_after_fork,
     terms_to_match,
 )
@@ -911,6 +911,7 @@ class SQLiteBackend:
         waiting behind one forget for up to the whole busy timeout)."""
         deadline = time.monotonic() + BUSY_TIMEOUT_S
         delay = 0.001
+        waited = False
         self._lock.acquire()
         try:
             while not self._try_begin_write():
@@ -921,15 +922,20 @@ class SQLiteBackend:
                         f"write lock for over {BUSY_TIMEOUT_S:g} s (a long import, reembed or "
                         "migrate?); nothing was changed, retry once it is done"
                     )
-                give_up = WRITE_WAIT_CHECK.get()
-                if give_up is not None:  # the caller no longer wants the write (a cancel)
-                    give_up()
+                give_up_if_unwanted()
+                waited = True
                 self._lock.release()
                 try:
                     time.sleep(delay)  # SQLite's busy handler sleeps in steps like these
                 finally:
                     self._lock.acquire()
                 delay = min(delay * 2, 0.05)
+            if waited:
+                try:
+                    give_up_if_unwanted()
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
         except BaseException:
             self._lock.release()
             raise
