@@ -10,6 +10,7 @@ import string
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class RawServer:
     """``kenning mcp`` with its stdin/stdout as pipes of bytes."""
 
     def __init__(self, cwd: Path, errlog: Path, env: dict[str, str] | None = None) -> None:
+        self.errlog = errlog
         self._err = errlog.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kenning", "mcp"],
@@ -90,7 +92,8 @@ def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[R
     """One server for the tests that only read or send what it must refuse (a server's life
     costs ~3 CPU-s: the mcp SDK's imports and the model's warm-up). Each test reads every answer its lines
     get before it ends (the next test's first reply is its own); the server must survive
-    them all, and still exit 0."""
+    them all, and still exit 0. It logs at info, to ``server.errlog``, for the test of what
+    a malformed line logs."""
     project = make_repo(
         tmp_path_factory.mktemp("robustness") / "proj", remote="git@github.com:Acme/Widgets.git"
     )
@@ -103,6 +106,10 @@ def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[R
         )
         and key != "CLAUDE_PROJECT_DIR"
     }
+    env["KENNING_LOG_LEVEL"] = "info"
+    # the SDK's log handler wraps a message to the width of the console it thinks it has,
+    # and where it wraps moves with the log call's line number: one line per record
+    env["COLUMNS"] = "400"
     server = RawServer(project, project.parent / "err.log", env)
     try:
         server.initialize()
@@ -205,26 +212,26 @@ def test_lone_surrogate_gets_an_error_reply(reading_server: tuple[RawServer, Pat
 
 
 def test_a_malformed_line_is_logged_without_its_secrets(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    reading_server: tuple[RawServer, Path],
 ) -> None:
     """The server logs a line it cannot read (at info): what was wrong with it, not the line,
     which the SDK's error quoted in part (a token's tail, cut past what redaction knows)."""
-    monkeypatch.setenv("KENNING_LOG_LEVEL", "info")
-    # the SDK's log handler wraps a message to the width of the console it thinks it has,
-    # and where it wraps moves with the log call's line number: one line per record
-    monkeypatch.setenv("COLUMNS", "400")
+    server, _ = reading_server
     token = "ghp_" + "".join(random.Random(5).choices(string.ascii_letters + string.digits, k=36))
-    log = tmp_path / "err.log"
-    server = RawServer(project, log)
-    try:
-        server.initialize()
-        server.send_line(f'{{"jsonrpc": "2.0", "id": 3, "params": {{"token": "{token}"'.encode())
-        assert server.reply()["error"]["code"] == -32700
-    finally:
-        assert server.close() == 0
-    logged = log.read_text(errors="replace")
+    start = server.errlog.stat().st_size
+    server.send_line(f'{{"jsonrpc": "2.0", "id": 3, "params": {{"token": "{token}"'.encode())
+    assert server.reply()["error"]["code"] == -32700
+    # logged before the reply is written; waited for all the same (stderr is a stream of its own)
+    deadline = time.monotonic() + 30
+    while True:
+        logged = server.errlog.read_bytes()[start:].decode(errors="replace")
+        if "unreadable line on stdin" in logged or time.monotonic() > deadline:
+            break
+        threading.Event().wait(0.05)
     assert "unreadable line on stdin" in logged and "not valid JSON" in logged, logged
-    assert token[-12:] not in logged and "input_value" not in logged, logged
+    # the whole log, every other test's lines too: the token is in none of it
+    whole = server.errlog.read_text(errors="replace")
+    assert token[-12:] not in whole and "input_value" not in whole, whole
 
 
 def test_malformed_lines_get_json_rpc_errors(reading_server: tuple[RawServer, Path]) -> None:
