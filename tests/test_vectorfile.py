@@ -14,21 +14,16 @@ import shutil
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kenning.backends.base import Filters, MemoryRecord
+from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.backends.vectorfile import HEADER_BYTES, Header, record_dtype
-from kenning.model import COLLECTIONS, Memory, content_hash
+from tests.vector_rows import DIM, records, vectors
 
-DIM = 384
-PAIRS = [(c, t) for c, ts in COLLECTIONS.items() for t in ts]
-GROUPS = ["acme/a", "acme/b", "acme/c", "other/d"]
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 FILTERS = [
     Filters(),
     Filters(group_id="acme/a"),
@@ -37,42 +32,6 @@ FILTERS = [
     Filters(types=("decision",)),
     Filters(group_id="nobody"),
 ]
-
-
-def vectors(n: int, seed: int) -> np.ndarray:
-    """Clustered unit vectors (paraphrases of a few notes: many close scores), plus some
-    spiky ones (one large component: the worst case for int8 codes) and exact twins."""
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(40, DIM))
-    out = base[rng.integers(0, 40, n)] + rng.normal(0, 0.15, (n, DIM))
-    spiky = rng.choice(n, n // 20, replace=False)
-    out[spiky, rng.integers(0, DIM, len(spiky))] += 30.0
-    out /= np.linalg.norm(out, axis=1, keepdims=True)
-    out[1::97] = out[0::97][: len(out[1::97])]  # twins: equal scores, broken by rowid
-    return out.astype(np.float32)
-
-
-def records(start: int, matrix: np.ndarray) -> list[MemoryRecord]:
-    out = []
-    for offset, vector in enumerate(matrix):
-        i = start + offset
-        collection, memory_type = PAIRS[i % len(PAIRS)]
-        text = f"note {i}"
-        out.append(
-            MemoryRecord(
-                Memory(
-                    f"m{i:07d}",
-                    text,
-                    collection,
-                    memory_type,
-                    GROUPS[i % len(GROUPS)],
-                    T0 + timedelta(seconds=i),
-                    content_hash(text),
-                ),
-                vector,
-            )
-        )
-    return out
 
 
 Row = tuple[int, str, str, str, str, bytes]

@@ -3,19 +3,21 @@ rebuilt: afterwards it must never disagree with SQLite.
 
 A child process writes rows, searches (which appends them to the file), deletes rows (the
 next search compacts the file) and re-embeds rows (the next search rebuilds it), in a loop,
-and is killed at a random moment, again and again, on the same store. After every kill a
-new process's search must equal brute force over SQLite's float32 BLOBs (the source of
-truth) for every filter, and the file must then count exactly SQLite's rows.
+and is killed at a random moment of that loop, again and again, on the same store. After
+every kill a new process's search must equal brute force over SQLite's float32 BLOBs (the
+source of truth) for every filter, and the file must then count exactly SQLite's rows.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import random
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -43,11 +45,12 @@ WORKER = textwrap.dedent(
     import numpy as np
     from kenning.backends.base import Filters
     from kenning.backends.sqlite import SQLiteBackend
-    from tests.test_vectorfile import records, vectors
+    from tests.vector_rows import records, vectors
 
     db, seed = sys.argv[1], int(sys.argv[2])
     rng = np.random.default_rng(seed)
     backend = SQLiteBackend(db, create=False)
+    print("open", flush=True)
     step = 0
     while True:
         step += 1
@@ -65,6 +68,20 @@ WORKER = textwrap.dedent(
         print(step, flush=True)
     """
 )
+
+
+def _lines(proc: subprocess.Popen[str]) -> queue.Queue[tuple[float, str]]:
+    """The lines ``proc`` prints, each with the time it was read, then ``""`` at its end."""
+    lines: queue.Queue[tuple[float, str]] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put((time.monotonic(), line))
+        lines.put((time.monotonic(), ""))
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def _check(db: Path, queries: np.ndarray) -> None:
@@ -101,13 +118,27 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
             text=True,
             env=env,
         )
-        time.sleep(rng.uniform(0.5, 2.5))  # each step takes ~0.1–0.3 s: kills land anywhere
+        lines = _lines(proc)
+        # Kills land in the worker's loop, whatever the machine's load (a time from its start
+        # landed in its start-up on a busy one): a round waits for the store to be open and
+        # round_no % 12 steps done (12: every mix of a delete, whose next search compacts
+        # the file, and an update, whose next search rebuilds it), then kills within two
+        # times the last step (the first round: the start-up's time, a few steps'): each
+        # round of quick mode from another of steps 1-4 on.
+        started = time.monotonic()
+        for _ in range(round_no % 12 + 1):
+            seen, line = lines.get(timeout=120)
+            assert line, proc.stderr.read() if proc.stderr else ""
+            interval, started = seen - started, seen
+        time.sleep(rng.uniform(0.0, interval if round_no % 12 == 0 else 2 * interval))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             killed += 1
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == -signal.SIGKILL, err
-        steps += len(out.split())
+        proc.wait(timeout=60)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+        while (line := lines.get(timeout=60)[1]) != "":
+            steps += line.strip() != "open"
+        steps += round_no % 12
         _check(db, queries)
     assert killed == rounds
     recorder(
