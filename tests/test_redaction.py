@@ -3833,3 +3833,88 @@ def test_a_random_value_after_a_secrets_word_at_a_lines_start_is_redacted_before
         "token: it expires daily",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
+    """_find_assignments tries its pattern only up to _KEY_BEFORE_STEM characters before each
+    stem of a key (a scan of every place cost ~5 µs a character): on texts dense with keys,
+    every prefix a key may have (rabbitmq_default_pass's is the longest), every case and
+    separator, it finds the matches a scan finds, in order."""
+    import random
+
+    from kenning import redaction
+
+    prefixes = [
+        "rabbitmq_default_",
+        "subscription_",
+        "subscription",
+        "encryption-",
+        "basic_auth_",
+        "database_",
+        "functions",
+        "ansible_become_",
+        "ansible_ssh_",
+        "APP_",
+        "MINIO_",
+        "db-",
+        "x_",
+        "",
+    ]
+    keys = [
+        "pass",
+        "PASS",
+        "password",
+        "Passwd",
+        "passphrase",
+        "passcode",
+        "pwd",
+        "pw",
+        "PW",
+        "Pw",
+        "secret",
+        "SECRET_KEY",
+        "secret-access-key",
+        "key",
+        "KEY",
+        "apikey",
+        "token",
+        "credentials",
+        "creds",
+        "passwort",
+        "kennwort",
+        "wachtwoord",
+        "mot_de_passe",
+        "contrasena",
+        "senha",
+        "parola",
+        "haslo",
+        "sifre",
+    ]
+    separators = ["=", ": ", " = ", ":=", "=>", " is ", " for the admin user: ", " to ", " "]
+    values = ["Hy6tB1qZ9xK2mW", "'S3cr3t!x'", '"Tr0ub4dor&3"', "`abcDEF1234`", "5", "${X}"]
+    rng = random.Random(9)
+    texts = [
+        " ".join(
+            rng.choice(prefixes) + rng.choice(keys) + rng.choice(separators) + rng.choice(values)
+            if rng.random() < 0.5
+            else rng.choice(["the", "deploy", "fails", "when", "#", "\n", ",", "_", "x" * 30])
+            for _ in range(rng.randint(1, 10))
+        )
+        for _ in range(3000)
+    ]
+
+    def scanned(text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in redaction._ASSIGNMENT.finditer(text)]
+
+    def tried(text: str) -> list[tuple[int, int]]:
+        starts = redaction._assignment_starts(text, text.lower())
+        assert starts is not None
+        found, pos = [], 0
+        while (m := redaction._next_assignment(text, pos, starts)) is not None:
+            found.append(m.span())
+            pos = max(m.end(), m.start() + 1)
+        return found
+
+    assert sum(bool(scanned(t)) for t in texts) > 2000
+    for text in texts:
+        assert tried(text) == scanned(text), text
