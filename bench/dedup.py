@@ -163,12 +163,13 @@ def corpora(smoke: bool) -> dict[str, list[Doc]]:
     observations = read_jsonl(EVAL / "locomo-observations" / "corpus.jsonl")[:LOCOMO_FIRST]
     sets["locomo"] = [Doc(d["_id"], d["text"], d["conv"]) for d in observations]
     if smoke:
-        # the six shortest documents of each set, in corpus order: the same path for a
+        # the three shortest documents of each set, in corpus order: the same path for a
         # fraction of MiniLM's work (the first rust and ruff docs run to its token limit),
-        # and two of them merge (rust's E0231 and E0388, a variant pair), so the smoke run
-        # reaches the merged-pair path too
+        # and two of them merge (rust's E0231 and E0388, a variant pair, its two shortest),
+        # so the smoke run reaches the merged-pair path too; LoCoMo's still span two
+        # conversations (two projects)
         for name, docs in sets.items():
-            shortest = set(map(id, sorted(docs, key=lambda d: len(d.text))[:6]))
+            shortest = set(map(id, sorted(docs, key=lambda d: len(d.text))[:3]))
             sets[name] = [d for d in docs if id(d) in shortest]
     return sets
 
@@ -479,8 +480,8 @@ def run(smoke: bool) -> dict[str, Any]:
             )
         for name, docs in corpora(smoke).items():
             sample = docs if name in ("yellow", "locomo") else docs[:VARIANT_DOCS]
-            if smoke:
-                sample = docs[:2]
+            if smoke:  # one document per set: each variant kind is one remember of it
+                sample = docs[:1]
             results["variants"][name] = variants_caught(sample, runs[name], embedder)
             print(f"{name} variants: done", file=sys.stderr, flush=True)
         for run_ in runs.values():
