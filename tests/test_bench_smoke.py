@@ -134,6 +134,8 @@ def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
     assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
     assert peer["ratios"] == {}
     assert peer["systems"]["kenning"]["sets"]
+    for result in peer["systems"]["kenning"]["sets"].values():  # kenning's side ran, not failed
+        assert "failed" not in result and 0.0 <= result["hit@1"] <= 1.0, result
 
 
 @pytest.mark.slow
