@@ -17,7 +17,7 @@ from mcp.types import CallToolResult
 
 from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
-from kenning.mcp_server import KenningTools, build_server
+from kenning.mcp_server import ERROR_CHAR_BUDGET, KenningTools, build_server
 from kenning.render import show_unsafe
 
 from .conftest import git
@@ -303,7 +303,10 @@ async def test_an_error_does_not_quote_a_huge_argument_whole(client: Client) -> 
     …"): an id or an intent of 1 MB came back whole, a 1 MB error in the agent's context.
     The error keeps its start (what was wrong) and its end (what is accepted), cut between."""
     answer(await call(client, "hooks_remember", content="The API is versioned in the URL path."))
-    huge = "x" * 1_000_000
+    # 40 budgets (60,000 characters), past the ~11,000 Claude Code keeps of an error: the cut
+    # is the same for any length past ERROR_CHAR_BUDGET, and the message is redacted whole
+    # before it is cut (linear, but ~1.3 CPU-s a call for 1 MB)
+    huge = "x" * (ERROR_CHAR_BUDGET * 40)
     for tool, arguments, end in (
         ("forget", {"id": huge}, "in this project"),
         ("read_source", {"id": huge}, "in this project"),
