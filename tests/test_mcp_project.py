@@ -1,10 +1,13 @@
 """Which project ``kenning mcp`` serves when it is not started inside it: ``--project-dir``,
 then ``CLAUDE_PROJECT_DIR``, then the client's MCP roots, then the working directory — the
-real server over stdio, driven by the official SDK's client (which answers ``roots/list``)."""
+real server over stdio, driven by the official SDK's client (which answers ``roots/list``),
+and for the order among them and the errors, the server ``kenning mcp`` builds, started
+in-process with the working directory, environment and option given (:func:`started`)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import warnings
@@ -16,9 +19,11 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CallToolResult, InitializeResult, ListRootsResult, Root
+
+from kenning.mcp_server import KenningTools, build_server
 
 from .conftest import make_repo
 
@@ -73,7 +78,38 @@ async def connect(
             yield session
 
 
-async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
+@asynccontextmanager
+async def started(
+    cwd: Path,
+    project_dir: Path | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    roots: Roots | None = None,
+) -> AsyncIterator[Client]:
+    """The server ``kenning mcp`` builds (:func:`kenning.mcp_server.serve`'s tools and server),
+    started in-process as the process would be: in ``cwd``, with ``env`` added to the
+    environment and ``--project-dir`` as ``project_dir``, driven by the SDK's client over its
+    in-memory transport. Which project it serves is worked out from those at start and from
+    the client's roots, not from anything of the process: each ``kenning mcp`` cost ~2 CPU-s
+    to start (the SDK's imports, the model's warm-up). The process's own option, variable,
+    working directory and roots are each tested over stdio too (test_mcp.py's
+    ``--project-dir``, test_started_in_root_with_claude_project_dir, the shared server)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in (env or {}).items():
+            mp.setenv(key, value)
+        mp.chdir(cwd)
+        tools = KenningTools(project_dir)
+        try:
+            # "legacy": the initialize handshake, as the stdio client does; the newer
+            # in-process path has no channel for the server's roots/list request
+            client = Client(build_server(tools), mode="legacy", list_roots_callback=roots)
+            async with client:
+                yield client
+        finally:
+            tools.close()
+
+
+async def call(session: ClientSession | Client, tool: str, **arguments: Any) -> CallToolResult:
     with anyio.fail_after(120):
         return await session.call_tool(tool, arguments)
 
@@ -149,7 +185,7 @@ def log_since(errlog: Path, start: int) -> str:
         return log.read().decode("utf-8", "replace")
 
 
-async def intel_path(session: ClientSession) -> str:
+async def intel_path(session: ClientSession | Client) -> str:
     result = await call(session, "hooks_stats")
     assert not result.is_error, result.content
     data = json.loads(result.content[0].text)  # type: ignore[union-attr]
@@ -209,25 +245,26 @@ async def test_roots_name_the_project_and_their_change_is_followed(
 
 async def test_precedence(project: Path, other: Path, outside: Path, tmp_path: Path) -> None:
     third = make_repo(tmp_path / "third")
-    log = tmp_path / "err.log"
     roots = Roots(third)
     env = {"CLAUDE_PROJECT_DIR": str(other)}
-    async with connect(outside, log, "--project-dir", str(project), env=env, roots=roots) as s:
+    async with started(outside, project, env=env, roots=roots) as s:
         assert await intel_path(s) == store_of(project)
-    async with connect(outside, log, env=env, roots=roots) as s:
+    async with started(outside, env=env, roots=roots) as s:
         assert await intel_path(s) == store_of(other)
     assert roots.asked == 0  # never asked when the project is already named
-    async with connect(outside, log, roots=roots) as s:
+    async with started(outside, roots=roots) as s:
         assert await intel_path(s) == store_of(third)
     assert roots.asked == 1
-    async with connect(project, log, roots=Roots(outside)) as s:  # no root is a checkout
+    async with started(project, roots=Roots(outside)) as s:  # no root is a checkout
         assert await intel_path(s) == store_of(project)
 
 
-async def test_no_project_is_a_readable_tool_error(outside: Path, tmp_path: Path) -> None:
-    log = tmp_path / "err.log"
+async def test_no_project_is_a_readable_tool_error(
+    outside: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # what the server would log to stderr, and more
     for roots in (None, Roots(outside)):
-        async with connect(outside, log, roots=roots) as s:
+        async with started(outside, roots=roots) as s:
             for tool, arguments in [
                 ("hooks_stats", {}),
                 ("hooks_capabilities", {}),
@@ -240,15 +277,13 @@ async def test_no_project_is_a_readable_tool_error(outside: Path, tmp_path: Path
                 assert "no project to serve" in text, text
                 assert "--project-dir" in text and "CLAUDE_PROJECT_DIR" in text, text
                 assert str(outside) in text
-    assert "Traceback" not in log.read_text()
+    assert "Traceback" not in caplog.text
     assert not (outside / ".kenning").exists()
 
 
-async def test_claude_project_dir_outside_git_says_where_it_came_from(
-    outside: Path, tmp_path: Path
-) -> None:
+async def test_claude_project_dir_outside_git_says_where_it_came_from(outside: Path) -> None:
     env = {"CLAUDE_PROJECT_DIR": str(outside)}
-    async with connect(Path("/"), tmp_path / "err.log", env=env) as s:
+    async with started(Path("/"), env=env) as s:
         result = await call(s, "hooks_recall", query="database is locked")
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
@@ -271,7 +306,7 @@ async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
     error gives git's reason and its fix, not "not inside a git repository" around it."""
     root = make_repo(tmp_path / "mounted", remote="https://github.com/acme/widgets")
     env = {"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}  # git's own switch for another owner
-    async with connect(root, tmp_path / "err.log", env=env) as s:
+    async with started(root, env=env) as s:
         result = await call(s, "hooks_recall", query="database is locked")
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
@@ -297,22 +332,22 @@ async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
 
 
 async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
-    project: Path, other: Path, outside: Path, tmp_path: Path
+    project: Path, other: Path, outside: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Claude Code started in a folder that holds checkouts but is none (a workspace) sets
     CLAUDE_PROJECT_DIR to it: the hooks then serve the cwd's checkout, but the server took
     the variable as the project and every tool said "not inside a git repository", though it
     ran in a checkout or the client's roots named one. It gives way to both now; a variable
     too long for the OS (the server did not even start: File name too long) is ignored."""
-    log = tmp_path / "err.log"
+    caplog.set_level(logging.DEBUG)  # what the server would log to stderr, and more
     env = {"CLAUDE_PROJECT_DIR": str(outside)}
-    async with connect(project, log, env=env) as s:
+    async with started(project, env=env) as s:
         assert await intel_path(s) == store_of(project)
-    async with connect(outside, log, env=env, roots=Roots(outside, other)) as s:
+    async with started(outside, env=env, roots=Roots(outside, other)) as s:
         assert await intel_path(s) == store_of(other)
-    async with connect(project, log, env={"CLAUDE_PROJECT_DIR": "/tmp/" + "a" * 5_000}) as s:
+    async with started(project, env={"CLAUDE_PROJECT_DIR": "/tmp/" + "a" * 5_000}) as s:
         assert await intel_path(s) == store_of(project)
-    assert "Traceback" not in log.read_text()
+    assert "Traceback" not in caplog.text
     assert not (outside / ".kenning").exists()
 
 
