@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from kenning import protocol
@@ -27,6 +27,7 @@ from .test_mcp_project import (  # noqa: F401  (fixtures used by name)
     log_since,
     served,
     shared,
+    started,
 )
 
 pytestmark = pytest.mark.anyio
@@ -73,7 +74,7 @@ async def connect(
             yield session
 
 
-async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
+async def call(session: ClientSession | Client, tool: str, **arguments: Any) -> CallToolResult:
     with anyio.fail_after(120):
         return await session.call_tool(tool, arguments)
 
@@ -89,7 +90,7 @@ async def ok(session: ClientSession, tool: str, **arguments: Any) -> dict[str, A
     return data
 
 
-async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
+async def error(session: ClientSession | Client, tool: str, **arguments: Any) -> str:
     result = await call(session, tool, **arguments)
     assert result.is_error, result
     text = result.content[0].text  # type: ignore[union-attr]
@@ -253,7 +254,9 @@ async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
         stats = await ok(s, "hooks_stats")
         assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
         assert stats["group_id"] == "acme/widgets"
-    async with connect(outside, tmp_path / "err.log") as s:
+    # without the option, the folder it serves is worked out from the one it starts in, not
+    # from anything of the process (a second one cost ~2.5 CPU-s): started in-process there
+    async with started(outside) as s:
         assert "not inside a git repository" in await error(s, "hooks_recall", query="abc def")
 
 
@@ -533,7 +536,7 @@ async def test_a_text_argument_that_reads_as_json_arrives_as_text(
 
 
 async def test_capabilities_of_a_project_without_a_store_load_no_model(
-    project: Path, tmp_path: Path, shared: Shared
+    project: Path, tmp_path: Path, shared: Shared, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """hooks_capabilities ("read-only; cheap") of a project with no store yet loaded the model
     to name the one the store would be built with: it waited for the model (seconds while
@@ -551,7 +554,12 @@ async def test_capabilities_of_a_project_without_a_store_load_no_model(
     (broken / "model.safetensors").symlink_to(files.weights)
     (broken / "tokenizer.json").write_text("not a tokenizer")
     env = {"KENNING_MODEL_DIR": str(broken)}
-    async with connect(project, tmp_path / "err.log", env=env) as s:
+    # the server started in-process with that environment (a process cost ~2.5 CPU-s), and
+    # no model loaded yet, as in a new process: one loaded would be named, not the configs
+    import kenning.embedders
+
+    monkeypatch.setattr(kenning.embedders, "_LOADED", {})
+    async with started(project, env=env) as s:
         without_model = await ok(s, "hooks_capabilities")
     assert without_model["store_exists"] is False
     async with served(shared, project) as s:
