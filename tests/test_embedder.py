@@ -3,7 +3,8 @@
 The reference vectors in ``data/minilm_reference.json`` were computed by the real
 sentence-transformers library (see ``scripts/make_minilm_reference.py``), independently of
 the graph kenning builds. Every test here that builds a graph uses its own cache folder
-(``KENNING_CACHE_DIR``); the module shares one built cache so the graph is built once.
+(``KENNING_CACHE_DIR``); the module shares one built cache so the graph is built once (by
+the first of three processes that load the model at once into it, ``first_use``).
 """
 
 from __future__ import annotations
@@ -58,14 +59,41 @@ def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def embedder(cache_root: Path) -> Iterator[MiniLMEmbedder]:
-    """One embedder whose graph is built (once) into the module's own cache folder."""
+def first_use(cache_root: Path) -> list[tuple[int, bytes, bytes]]:
+    """Three processes that load the model at once into the module's empty cache folder (exit
+    code, stdout, stderr each): the one build of the graph the module's tests read, checked
+    by test_concurrent_first_use_builds_once (a build is ~4 CPU-s; the module built it once
+    for its tests and once more for that test's own empty folder)."""
+    code = (
+        "import sys; from kenning.embedders import minilm as m; "
+        "e = m.MiniLMEmbedder.load(); v = e.embed(['concurrent load']); "
+        "print(m.build_count, round(float(v[0] @ v[0]), 4))"
+    )
+    src = str(Path(kenning.__file__).resolve().parent.parent)
+    # set up before the tests' own fixtures clean the environment: clean it here
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    env["KENNING_CACHE_DIR"] = str(cache_root)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(3)
+    ]
+    results = [p.communicate(timeout=300) for p in procs]
+    return [(p.returncode, out, err) for p, (out, err) in zip(procs, results, strict=True)]
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_root: Path, first_use: object) -> Iterator[MiniLMEmbedder]:
+    """One embedder on the graph the ``first_use`` processes built into the module's own
+    cache folder."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KENNING_CACHE_DIR", str(cache_root))
         mp.delenv("KENNING_MODEL_DIR", raising=False)
         before = minilm_mod.build_count
         emb = MiniLMEmbedder.load()
-        assert minilm_mod.build_count == before + 1, "a fresh cache folder must build the graph"
+        assert minilm_mod.build_count == before, "the graph the processes built must be reused"
         yield emb
 
 
@@ -264,33 +292,16 @@ def test_corrupted_cache_is_rebuilt(
 
 
 @pytest.mark.slow
-def test_concurrent_first_use_builds_once(tmp_path: Path) -> None:
+def test_concurrent_first_use_builds_once(
+    first_use: list[tuple[int, bytes, bytes]], cache_root: Path
+) -> None:
     """Three processes load at once into an empty cache: all succeed, one builds."""
-    code = (
-        "import sys; from kenning.embedders import minilm as m; "
-        "e = m.MiniLMEmbedder.load(); v = e.embed(['concurrent load']); "
-        "print(m.build_count, round(float(v[0] @ v[0]), 4))"
-    )
-    src = str(Path(kenning.__file__).resolve().parent.parent)
-    env = {
-        **os.environ,
-        "KENNING_CACHE_DIR": str(tmp_path / "cache"),
-        "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])),
-    }
-    env.pop("KENNING_MODEL_DIR", None)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        for _ in range(3)
-    ]
-    results = [p.communicate(timeout=300) for p in procs]
-    for p, (_out, err) in zip(procs, results, strict=True):
-        assert p.returncode == 0, err.decode()
-    lines = [out.decode().split() for out, _ in results]
+    for returncode, _out, err in first_use:
+        assert returncode == 0, err.decode()
+    lines = [out.decode().split() for _, out, _ in first_use]
     assert sum(int(builds) for builds, _ in lines) == 1
     assert all(norm == "1.0" for _, norm in lines)
-    assert not list((tmp_path / "cache" / "models").glob(".*.tmp"))
+    assert not list((cache_root / "models").glob(".*.tmp"))
 
 
 # --- model folder problems -----------------------------------------------------------------
