@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,17 +18,23 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import CallToolResult, Root
 
 from kenning import protocol
 from kenning.render import show_unsafe
 
 from .test_mcp_project import (  # noqa: F401  (fixtures used by name)
     Shared,
+    follow,
+    intel_path,
     log_since,
+    other,
+    outside,
     served,
     shared,
     started,
+    store_of,
 )
 
 pytestmark = pytest.mark.anyio
@@ -570,3 +577,57 @@ async def test_capabilities_of_a_project_without_a_store_load_no_model(
     assert without_model["embedder"] == before["embedder"] == after["embedder"]
     assert without_model["capabilities"] == after["capabilities"]
     assert after["embedder"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+# --- the client's roots, on the module's server (see test_mcp_project.py for the rest of how
+# the server finds its project) ---------------------------------------------------------------
+
+
+async def test_roots_name_the_project_and_their_change_is_followed(
+    project: Path, other: Path, outside: Path, shared: Shared
+) -> None:
+    # the first root that is a git checkout wins: `outside` is not one
+    await follow(shared, project, outside, project, other)
+    s, roots = shared.session, shared.roots
+    asked = roots.asked
+    assert await intel_path(s) == store_of(project)
+    assert await intel_path(s) == store_of(project)
+    assert roots.asked == asked  # the answer is kept until the roots change
+    roots.folders = [other]
+    with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        await s.send_roots_list_changed()
+    for _ in range(300):  # the notification and the next call race in the server (30 s)
+        if await intel_path(s) == store_of(other):
+            break
+        await anyio.sleep(0.1)
+    assert await intel_path(s) == store_of(other)
+    assert roots.asked == asked + 1
+
+
+async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
+    project: Path, shared: Shared
+) -> None:
+    """A client listed a root that is not a file URL (a remote workspace's https:// root,
+    or a bare name) before the project's folder: the SDK refused the whole answer, so the
+    server served its working directory — here no project at all — as if no root had been
+    named. The other roots are still read."""
+
+    unreadable = [
+        Root.model_construct(uri="https://example.com/acme/widgets", name="remote"),
+        Root.model_construct(uri="widgets", name="a bare name"),
+    ]
+    with warnings.catch_warnings():  # the SDK warns as it sends what it would not accept
+        warnings.simplefilter("ignore", UserWarning)
+        await follow(shared, project, *unreadable, project)  # served by a folder no checkout
+        assert await intel_path(shared.session) == store_of(project)
+
+
+async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, shared: Shared) -> None:
+    """A client's root whose path is too long for the OS (5,000 characters) failed the first
+    tool call with "kenning failed unexpectedly: OSError: [Errno 36] File name too long", and
+    the checkout listed after it was never served: it is no folder, passed over as one."""
+    start = shared.errlog.stat().st_size
+    await follow(shared, project, Path("/tmp/" + "a" * 5_000), project)
+    assert await intel_path(shared.session) == store_of(project)
+    assert "Traceback" not in log_since(shared.errlog, start)

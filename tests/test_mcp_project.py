@@ -196,6 +196,11 @@ def store_of(project: Path) -> str:
     return str(project / ".kenning" / "memory.db")
 
 
+# The tests of the client's roots on a running server (the first checkout among them is
+# served, a change is followed, a root the SDK cannot read or too long for the OS is passed
+# over) are in test_mcp.py, on its module's server: this module would start one for them alone.
+
+
 @pytest.fixture
 def other(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "other", remote="git@github.com:Acme/Other.git")
@@ -219,28 +224,6 @@ async def test_started_in_root_with_claude_project_dir(project: Path, tmp_path: 
         assert "Tuesdays" in recalled.content[0].text  # type: ignore[union-attr]
     assert (project / ".kenning" / "memory.db").is_file()
     assert not Path("/.kenning").exists()
-
-
-async def test_roots_name_the_project_and_their_change_is_followed(
-    project: Path, other: Path, outside: Path, shared: Shared
-) -> None:
-    # the first root that is a git checkout wins: `outside` is not one
-    await follow(shared, project, outside, project, other)
-    s, roots = shared.session, shared.roots
-    asked = roots.asked
-    assert await intel_path(s) == store_of(project)
-    assert await intel_path(s) == store_of(project)
-    assert roots.asked == asked  # the answer is kept until the roots change
-    roots.folders = [other]
-    with warnings.catch_warnings():  # roots are deprecated in a protocol version to come
-        warnings.simplefilter("ignore", MCPDeprecationWarning)
-        await s.send_roots_list_changed()
-    for _ in range(300):  # the notification and the next call race in the server (30 s)
-        if await intel_path(s) == store_of(other):
-            break
-        await anyio.sleep(0.1)
-    assert await intel_path(s) == store_of(other)
-    assert roots.asked == asked + 1
 
 
 async def test_precedence(project: Path, other: Path, outside: Path, tmp_path: Path) -> None:
@@ -313,24 +296,6 @@ async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
     assert "safe.directory" in text and "not inside a git repository" not in text, text
 
 
-async def test_a_root_the_sdk_cannot_read_does_not_hide_the_valid_ones(
-    project: Path, shared: Shared
-) -> None:
-    """A client listed a root that is not a file URL (a remote workspace's https:// root,
-    or a bare name) before the project's folder: the SDK refused the whole answer, so the
-    server served its working directory — here no project at all — as if no root had been
-    named. The other roots are still read."""
-
-    unreadable = [
-        Root.model_construct(uri="https://example.com/acme/widgets", name="remote"),
-        Root.model_construct(uri="widgets", name="a bare name"),
-    ]
-    with warnings.catch_warnings():  # the SDK warns as it sends what it would not accept
-        warnings.simplefilter("ignore", UserWarning)
-        await follow(shared, project, *unreadable, project)  # served by a folder no checkout
-        assert await intel_path(shared.session) == store_of(project)
-
-
 async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
     project: Path, other: Path, outside: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -349,13 +314,3 @@ async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
         assert await intel_path(s) == store_of(project)
     assert "Traceback" not in caplog.text
     assert not (outside / ".kenning").exists()
-
-
-async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, shared: Shared) -> None:
-    """A client's root whose path is too long for the OS (5,000 characters) failed the first
-    tool call with "kenning failed unexpectedly: OSError: [Errno 36] File name too long", and
-    the checkout listed after it was never served: it is no folder, passed over as one."""
-    start = shared.errlog.stat().st_size
-    await follow(shared, project, Path("/tmp/" + "a" * 5_000), project)
-    assert await intel_path(shared.session) == store_of(project)
-    assert "Traceback" not in log_since(shared.errlog, start)
