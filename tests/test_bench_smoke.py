@@ -26,7 +26,14 @@ pytestmark = needs_eval(EVAL)
 KEYS = {
     "quality-smoke.json": {"sets", "calibration", "seconds", "stale_penalty"},
     "dedup-smoke.json": {"sets", "variants", "pairs", "calibration", "seconds"},
-    "recall-smoke.json": {"machine", "ingest", "warm_recall_ms", "cold_cli_recall_s", "disk"},
+    "recall-smoke.json": {
+        "machine",
+        "ingest",
+        "warm_recall_ms",
+        "real_documents",
+        "cold_cli_recall_s",
+        "disk",
+    },
     "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
     "scale-smoke.json": {"machine", "sizes"},
     "scaling-smoke.json": {"machine", "sizes", "queries"},
@@ -89,6 +96,9 @@ def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> 
         data = json.loads((tmp_path / name).read_text())
         assert KEYS[name] <= set(data), (name, sorted(data))
 
+    if "recall" in steps:
+        real = json.loads((tmp_path / "recall-smoke.json").read_text())["real_documents"]
+        assert real["documents"] > 0 and real["warm_recall_ms"]["p50"] > 0
     if "scaling" in steps:
         scaling = json.loads((tmp_path / "scaling-smoke.json").read_text())
         for point in scaling["sizes"].values():
