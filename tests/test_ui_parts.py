@@ -19,7 +19,7 @@ from kenning.errors import UserInputError
 from kenning.model import Memory
 from kenning.render import escape_html_text, hidden_characters
 from kenning.ui import charts
-from kenning.ui.app import PageFilters, memory_facts
+from kenning.ui.app import PAGE_SIZE, PageFilters, memory_facts
 
 from .cli_runner import run_cli
 
@@ -205,7 +205,7 @@ def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
 
     from kenning import open_store
     from kenning.store import NewMemory
-    from kenning.ui.app import MAX_ROWS, PAGE_SIZE, PageFilters, StoreSource, create_app
+    from kenning.ui.app import MAX_ROWS, StoreSource, create_app
 
     assert PageFilters(limit=PAGE_SIZE).more(PAGE_SIZE, 602) == f"limit={2 * PAGE_SIZE}"
     assert PageFilters(limit=MAX_ROWS).more(MAX_ROWS, 602) == f"limit={MAX_ROWS}&from={MAX_ROWS}"
@@ -703,17 +703,8 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     """The page's "show more" past one page (``from=…``) decoded every memory of the project
     to show the next ones: 1.8 s a page at 100k memories (the newest page: 0.1 s). It reads
     the rows up to its last now, as the newest page reads its own: as fast as that page.
-    Built through the bulk path (``remember_many``); the rows shown are the same."""
-    from kenning import open_store
-    from kenning.store import NewMemory
-
-    notes = [
-        NewMemory(f"Service {i} retries {i * 7} times against host h{i * 13}", "rule")
-        for i in range(2000)
-    ]
-    with open_store(cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
-        newest = [m.id for m in store.browse()]
+    Built through the bulk path (an export imported); the rows shown are the same."""
+    newest = _aged_project(project)
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
     try:
@@ -722,22 +713,32 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     finally:
         source.close()
     assert _ids_shown(html) == newest[500:520]
-    assert "1480 left" in html
-    # the rows up to the page's last, not the project's 2,000
+    assert f"{len(newest) - 520} left" in html
+    # the rows up to the page's last, not the project's 1,600
     assert decoded[0] <= 600, decoded
 
 
+#: The memories of :func:`_aged_project`'s store and the hours between two of them: 103
+#: days, so that "older than 90 days" holds more than a page (206 memories) past 1,394
+#: newer ones, "last 7 days" (109) more than the 100 rows an age page may decode, none is
+#: older than a year, and the page 500 rows in has 1,080 after it. Every age and page test
+#: reads this one store (2 s of CPU to build, where 3,000 memories 1.1 hours apart, 2,000
+#: and 400 more took 5.8 s): the bounds on the rows a page decodes stay below the whole
+#: store's, and those of a page of "last 7 days" or "older than" below their whole window's.
+AGED_MEMORIES = 1600
+AGED_HOURS_APART = 1.55
 #: The stores :func:`_aged_project` built in this process, by ``(n, hours_apart)``: a copy of
-#: the project's ``.kenning`` folder, the ids newest first, and when it was built. Three
-#: tests read the same 3,000 memories, ~3.5 s of CPU to build each time.
+#: the project's ``.kenning`` folder, the ids newest first, and when it was built.
 _AGED: dict[tuple[int, float], tuple[Path, list[str], float]] = {}
 #: How long a built store is copied instead of built again: its times count back from when
-#: it was built, and the age filters' bounds (7 and 90 days) lie 18 minutes or more from the
-#: nearest memory's time at 1.1 hours apart.
+#: it was built, and the age filters' bounds (7 and 90 days) lie 42 minutes or more from the
+#: nearest memory's time at 1.55 hours apart.
 _AGED_REUSED_FOR_S = 300.0
 
 
-def _aged_project(project: Path, n: int, hours_apart: float = 1.1) -> list[str]:
+def _aged_project(
+    project: Path, n: int = AGED_MEMORIES, hours_apart: float = AGED_HOURS_APART
+) -> list[str]:
     """``n`` memories in ``project``'s store, ``hours_apart`` going back from now (an export
     of them, with its times changed, imported: the bulk path); their ids newest first."""
     kept = _AGED.get((n, hours_apart))
@@ -772,7 +773,7 @@ def _build_aged_project(project: Path, n: int, hours_apart: float) -> list[str]:
     now = datetime.now(UTC)
     lines = out.getvalue().splitlines()
     aged = [lines[0]]
-    for i, line in enumerate(lines[1:]):  # one an hour, going back a year
+    for i, line in enumerate(lines[1:]):  # hours_apart apart, going back from now
         row = json.loads(line)
         row["stored_at"] = row["last_seen_at"] = (
             now - timedelta(hours=hours_apart * i)
@@ -794,9 +795,9 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
     and counted are the same. Built through the bulk path (an export imported)."""
     import re
 
-    n = 3000  # an hour apart: 137 days, past the 90-day filter
-    newest = _aged_project(project, n)
-    per_day = 24 / 1.1
+    n = AGED_MEMORIES
+    newest = _aged_project(project)
+    per_day = 24 / AGED_HOURS_APART
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
     try:
@@ -806,15 +807,18 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
         in_week = int(7 * per_day) + 1
         assert _ids_shown(html) == newest[:20]
         assert f"{in_week} memories" in html, re.findall(r"\d+ memories", html)
-        html = client.get("/?age=7&from=140").text
-        assert _ids_shown(html) == newest[140:in_week]
+        assert in_week > 100  # the bound below: reading the whole week is over it
+        last = in_week // PAGE_SIZE * PAGE_SIZE  # the week's last page, a part one
+        assert PAGE_SIZE <= last < in_week
+        html = client.get(f"/?age=7&from={last}").text
+        assert _ids_shown(html) == newest[last:in_week]
         html = client.get("/?age=%3E90&from=20").text
         older = n - (int(90 * per_day) + 1)
         assert _ids_shown(html) == newest[n - older + 20 : n - older + 40]
         assert f"{older} memories" in html
     finally:
         source.close()
-    # the rows up to the page's last, not the project's 3,000
+    # the rows up to the page's last, not the project's 1,600
     assert week <= 100, week
 
 
@@ -885,9 +889,9 @@ def test_the_older_than_filter_reads_only_the_rows_it_shows(
     first, then skipped), and past 10,000 newer ones (what newest reads at once) every
     memory of the project: 1.4 s a page at 100k. The backend's newest query starts at the
     filter's time now: the page reads its own rows, whatever comes after them."""
-    n = 3000
-    newest = _aged_project(project, n)
-    older = n - (int(90 * 24 / 1.1) + 1)
+    n = AGED_MEMORIES
+    newest = _aged_project(project)
+    older = n - (int(90 * 24 / AGED_HOURS_APART) + 1)
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)
     try:
@@ -899,7 +903,7 @@ def test_the_older_than_filter_reads_only_the_rows_it_shows(
         assert _ids_shown(html) == newest[n - older + 40 : n - older + 80]
     finally:
         source.close()
-    # the 20 and 80 rows shown, not the 1,964 newer ones before them
+    # the 20 and 80 rows shown, not the 1,394 newer ones before them
     assert decoded[0] <= 20 + 80 + 10, decoded
 
 
@@ -913,10 +917,10 @@ def test_the_stale_filter_within_an_age_reads_only_that_ages_rows(
     rows shown and counted are the same."""
     import re
 
-    n = 3000
-    newest = _aged_project(project, n)
-    in_week = int(7 * 24 / 1.1) + 1
-    older = n - (int(90 * 24 / 1.1) + 1)
+    n = AGED_MEMORIES
+    newest = _aged_project(project)
+    in_week = int(7 * 24 / AGED_HOURS_APART) + 1
+    older = n - (int(90 * 24 / AGED_HOURS_APART) + 1)
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)
     try:
@@ -935,7 +939,7 @@ def test_the_stale_filter_within_an_age_reads_only_that_ages_rows(
         none = decoded[0]
     finally:
         source.close()
-    # the week's and the old memories, not the project's 3,000
+    # the week's and the old memories, not the project's 1,600
     assert week <= in_week + 10 and old <= older + 10 and none <= 10, (week, old, none)
 
 
@@ -976,13 +980,13 @@ def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
     of the project, text, tags and vector (3 s a page at 100k). The memories' times are
     listed alone and only the page's rows are decoded; the rows shown and counted are the
     same. Built through the bulk path (an export imported); the page's bound is 100 here,
-    not 10,000, so that 400 memories reach past it."""
+    not 10,000, so that the 1,600 memories reach past it."""
     from kenning.ui import app
 
     monkeypatch.setattr(app, "NEWEST_MAX", 100)
-    n = 400  # 25 hours apart: 313 of them older than 90 days
-    newest = _aged_project(project, n, hours_apart=25)
-    older = n - (int(90 * 24 / 25) + 1)
+    n = AGED_MEMORIES
+    newest = _aged_project(project)
+    older = n - (int(90 * 24 / AGED_HOURS_APART) + 1)
     assert older > 100 + 60
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
@@ -999,7 +1003,7 @@ def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
         assert f"{older} memories" in html
     finally:
         source.close()
-    # the page's 20 rows, not the project's 400
+    # the page's 20 rows, not the project's 1,600
     assert deep <= 30 and aged <= 30, (deep, aged)
 
 
