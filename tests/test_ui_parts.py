@@ -22,6 +22,7 @@ from kenning.ui import charts
 from kenning.ui.app import PAGE_SIZE, PageFilters, memory_facts
 
 from .cli_runner import run_cli
+from .conftest import PROJECT_REMOTE, make_repo
 
 NOW = datetime(2026, 6, 3, 15, 0, tzinfo=UTC)  # a Wednesday
 
@@ -826,9 +827,32 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
 STALE_QUARTER_FILES = 8
 
 
-def _stale_quarter(project: Path) -> tuple[list[str], list[str]]:
+@pytest.fixture(scope="module")
+def _stale_quarter_built(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[str], list[str]]:
+    """:func:`_build_stale_quarter` once for the module: the project (its ``.kenning`` and
+    ``src`` to copy), the ids newest first and the stale ones. Two tests read the same 400
+    memories, each checked for near-duplicates as it is stored (~1 s of CPU to build)."""
+    # the project fixture's remote: the copy must be this project's store, not another's
+    project = make_repo(tmp_path_factory.mktemp("stale") / "proj", remote=PROJECT_REMOTE)
+    newest, stale = _build_stale_quarter(project)
+    return project, newest, stale
+
+
+def _stale_quarter(
+    project: Path, built: tuple[Path, list[str], list[str]]
+) -> tuple[list[str], list[str]]:
     """400 memories in ``project``'s store (the bulk path), each naming one of 8 files, two
-    of which change afterwards: the ids newest first, and those of the stale quarter."""
+    of which change afterwards: the ids newest first, and those of the stale quarter. A
+    copy of ``built``'s: the store and the files with their times, as they were left."""
+    template, newest, stale = built
+    for part in (".kenning", "src"):
+        shutil.copytree(template / part, project / part)
+    return list(newest), list(stale)
+
+
+def _build_stale_quarter(project: Path) -> tuple[list[str], list[str]]:
     from kenning import open_store
     from kenning.store import NewMemory
 
@@ -850,7 +874,9 @@ def _stale_quarter(project: Path) -> tuple[list[str], list[str]]:
 
 
 def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    _stale_quarter_built: tuple[Path, list[str], list[str]],
 ) -> None:
     """The page's "stale only" filter checks the files of every memory of the project (the
     count is of them all): each file a memory names went through the source-path checks
@@ -859,7 +885,7 @@ def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
     are the same. Built through the bulk path (``remember_many``)."""
     from kenning import sources as kenning_sources
 
-    newest, stale = _stale_quarter(project)
+    newest, stale = _stale_quarter(project, _stale_quarter_built)
     checked = [0]
     real = kenning_sources.check_source
 
@@ -944,13 +970,15 @@ def test_the_stale_filter_within_an_age_reads_only_that_ages_rows(
 
 
 def test_the_stale_filter_reads_only_the_files_recorded_and_the_pages_rows(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    _stale_quarter_built: tuple[Path, list[str], list[str]],
 ) -> None:
     """The page's "stale only" / "fresh only" filter (no age) decoded every memory of the
     project, text and vector, to check the files each one recorded: 2.6 s at 100k. The
     backend lists each memory's time and file record alone, and only the page's rows are
     decoded; the memories shown and counted are the same. Built through the bulk path."""
-    newest, stale = _stale_quarter(project)
+    newest, stale = _stale_quarter(project, _stale_quarter_built)
     fresh = [i for i in newest if i not in stale]
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
