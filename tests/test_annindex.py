@@ -271,11 +271,11 @@ def test_a_delete_during_a_build_never_leaves_a_graph_holding_the_deleted_rows(
     gone = [f"m{i:07d}" for i in range(0, 40)]
     real_write = annindex.AnnFile.write
 
-    def write_after_a_delete(self: annindex.AnnFile, index: object, threads: object = None, **kw):  # type: ignore[no-untyped-def]
+    def write_after_a_delete(self: annindex.AnnFile, index: object, **kw):  # type: ignore[no-untyped-def]
         other = SQLiteBackend(db, create=False)  # the forgetting process
         assert other.delete(gone) == len(gone)
         other.close()
-        return real_write(self, index, threads, **kw)  # type: ignore[arg-type]
+        return real_write(self, index, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(annindex.AnnFile, "write", write_after_a_delete)
     builder = SQLiteBackend(db, create=False)
@@ -318,6 +318,22 @@ def test_updated_vectors_are_never_served_from_the_graph(
     wait_for_graph(db, ROWS, lambda h: h.updates > 0)  # rebuilt for the new vectors
     assert recall_at_k(backend, db, queries, Filters()) >= 0.95
     assert graph_calls
+    backend.close()
+
+
+def test_a_store_builds_the_same_graph_however_its_threads_are_scheduled(db: Path) -> None:
+    """The graph was built on every core, and what it held depended on how the threads
+    interleaved: on a busy machine (the builder runs niced, its threads starved) rows with
+    identical vectors lost their links and the ten nearest of a query went missing
+    (test_updated_vectors_are_never_served_from_the_graph's recall@10 0.897 in a full test
+    run, 0.97 with two busy loops beside it, 0.99-1.0 alone). A store builds one graph,
+    whatever the machine's load: the same bytes each time."""
+    backend = SQLiteBackend(db, create=False)
+    built = []
+    for _ in range(3):
+        assert backend.build_ann_index()
+        built.append(ann_path(db).read_bytes())
+    assert built[0] == built[1] == built[2]
     backend.close()
 
 
