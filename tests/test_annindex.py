@@ -57,6 +57,31 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db_template: Path) -> Pa
     return path
 
 
+@pytest.fixture(scope="module")
+def built_template(tmp_path_factory: pytest.TempPathFactory, db_template: Path) -> Path:
+    """The template with its vector file and graph in place, built once for the module:
+    most tests start from a graph, and building it again in each (~0.3 CPU-s) told them
+    nothing more. A copied store keeps its database token, so the copy's graph is its own."""
+    path = tmp_path_factory.mktemp("annindex-built") / "memory.db"
+    shutil.copy(db_template, path)
+    backend = SQLiteBackend(path, create=False)
+    assert backend.build_ann_index()
+    backend.close()
+    built = header(path)
+    assert built is not None and built.rows == ROWS
+    return path
+
+
+@pytest.fixture
+def built_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_template: Path) -> Path:
+    """A copy of the store and its derived files (vector file, graph) for a test of its own."""
+    monkeypatch.setenv("KENNING_ANN_MIN_ROWS", str(THRESHOLD))
+    path = tmp_path / "memory.db"
+    for suffix in ("", ".vectors", ".ann"):
+        shutil.copy(f"{built_template}{suffix}", f"{path}{suffix}")
+    return path
+
+
 @pytest.fixture
 def queries() -> np.ndarray:
     rng = np.random.default_rng(5)
@@ -223,16 +248,15 @@ def test_above_the_threshold_a_background_build_then_the_graph_answers(
 
 
 def test_filters_broad_use_the_graph_selective_scan_their_rows(
-    db: Path, queries: np.ndarray, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     hits(backend, queries[0])  # the backend's first search scans
     broad = Filters(group_id="acme/a")  # 1,000 rows of 4,000: at the threshold
-    assert recall_at_k(backend, db, queries, broad) >= 0.95
+    assert recall_at_k(backend, built_db, queries, broad) >= 0.95
     assert len(graph_calls) == len(queries)
     graph_calls.clear()
-    rows = sqlite_rows(db)
+    rows = sqlite_rows(built_db)
     for f in (Filters(group_id="acme/b", collections=("conventions",)), Filters(group_id="x")):
         for q in queries[:5]:  # fewer rows than the threshold: exact
             assert_same_ranking(hits(backend, q, 10, f), brute_force(rows, q, 10, f))
@@ -241,10 +265,9 @@ def test_filters_broad_use_the_graph_selective_scan_their_rows(
 
 
 def test_added_rows_are_found_and_deleted_rows_never_returned(
-    db: Path, queries: np.ndarray, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     added = vectors(50, 9)
     backend.upsert(records(ROWS, added))  # not in the graph: searched exactly beside it
     for i in range(0, 50, 10):
@@ -254,12 +277,12 @@ def test_added_rows_are_found_and_deleted_rows_never_returned(
     gone = [f"m{i:07d}" for i in range(0, ROWS, 7)]
     backend.delete(gone)
     # forgetting means gone from the derived files too: the graph held their vectors
-    assert not ann_path(db).exists()
+    assert not ann_path(built_db).exists()
     deleted_vectors = vectors(ROWS, 1)[0:ROWS:7]
     for q in [*deleted_vectors[:20], *queries]:
         assert not {i for i, _ in hits(backend, q)} & set(gone)
-    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
-    wait_for_graph(db, ROWS + 50 - len(gone))  # rebuilt in the background without them
+    assert recall_at_k(backend, built_db, queries, Filters()) >= 0.95
+    wait_for_graph(built_db, ROWS + 50 - len(gone))  # rebuilt in the background without them
     backend.close()
 
 
@@ -291,60 +314,56 @@ def test_a_delete_during_a_build_never_leaves_a_graph_holding_the_deleted_rows(
 
 
 def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
-    db: Path, queries: np.ndarray, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     backend.upsert(records(ROWS, vectors(600, 9)))  # 15 % more rows than the graph holds
-    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert recall_at_k(backend, built_db, queries, Filters()) >= 0.95
     assert graph_calls
-    assert wait_for_graph(db, ROWS + 600).keys == ROWS + 600
+    assert wait_for_graph(built_db, ROWS + 600).keys == ROWS + 600
     backend.close()
 
 
 def test_updated_vectors_are_never_served_from_the_graph(
-    db: Path, queries: np.ndarray, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     moved = [(f"m{i:07d}", queries[i % len(queries)]) for i in range(0, 300)]
     backend.update_vectors(moved)
-    rows = sqlite_rows(db)
-    with no_builds(db):
+    rows = sqlite_rows(built_db)
+    with no_builds(built_db):
         for q in queries[:10]:  # the graph holds the old vectors: exact until it is rebuilt
             assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, Filters()))
     assert not graph_calls
     hits(backend, queries[0])  # starts the rebuild
-    wait_for_graph(db, ROWS, lambda h: h.updates > 0)  # rebuilt for the new vectors
-    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    wait_for_graph(built_db, ROWS, lambda h: h.updates > 0)  # rebuilt for the new vectors
+    assert recall_at_k(backend, built_db, queries, Filters()) >= 0.95
     assert graph_calls
     backend.close()
 
 
-def test_a_store_builds_the_same_graph_however_its_threads_are_scheduled(db: Path) -> None:
+def test_a_store_builds_the_same_graph_however_its_threads_are_scheduled(built_db: Path) -> None:
     """The graph was built on every core, and what it held depended on how the threads
     interleaved: on a busy machine (the builder runs niced, its threads starved) rows with
     identical vectors lost their links and the ten nearest of a query went missing
     (test_updated_vectors_are_never_served_from_the_graph's recall@10 0.897 in a full test
     run, 0.97 with two busy loops beside it, 0.99-1.0 alone). A store builds one graph,
-    whatever the machine's load: the same bytes each time."""
-    backend = SQLiteBackend(db, create=False)
-    built = []
-    for _ in range(3):
+    whatever the machine's load: the same bytes each time (the first built for the module's
+    template, the others here)."""
+    backend = SQLiteBackend(built_db, create=False)
+    built = [ann_path(built_db).read_bytes()]
+    for _ in range(2):
         assert backend.build_ann_index()
-        built.append(ann_path(db).read_bytes())
+        built.append(ann_path(built_db).read_bytes())
     assert built[0] == built[1] == built[2]
     backend.close()
 
 
 @pytest.mark.parametrize("same_last_row", [False, True])
 def test_a_replaced_database_never_uses_the_old_graph(
-    same_last_row: bool, db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
+    same_last_row: bool, built_db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
-    backend.close()
-    old = header(db)
+    old = header(built_db)
     assert old is not None
     other = tmp_path / "other" / "memory.db"
     b = SQLiteBackend(other, dimension=DIM)
@@ -354,21 +373,21 @@ def test_a_replaced_database_never_uses_the_old_graph(
     b.upsert(records(0, theirs))
     b.close()
     for suffix in ("-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    shutil.copy(other, db)
-    fresh = SQLiteBackend(db, create=False)
-    rows = sqlite_rows(db)
-    with no_builds(db):
+        Path(f"{built_db}{suffix}").unlink(missing_ok=True)
+    shutil.copy(other, built_db)
+    fresh = SQLiteBackend(built_db, create=False)
+    rows = sqlite_rows(built_db)
+    with no_builds(built_db):
         for q in queries[:10]:
             assert_same_ranking(hits(fresh, q), brute_force(rows, q, 10, Filters()))
     assert not graph_calls
     hits(fresh, queries[0])  # starts the rebuild
-    wait_for_graph(db, ROWS, lambda h: h.token != old.token)  # rebuilt for the new database
+    wait_for_graph(built_db, ROWS, lambda h: h.token != old.token)  # rebuilt for the new database
     fresh.close()
 
 
 def test_appends_do_not_make_the_graph_read_every_row_again(
-    db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch, graph_calls: list[int]
 ) -> None:
     """Whether every covered row is one of the graph's keys is read from the whole vector
     file (~20 ms at 1M rows): once, then again only when what it covers changed."""
@@ -380,8 +399,7 @@ def test_appends_do_not_make_the_graph_read_every_row_again(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(annindex, "_covered_rows", counted)
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     for q in queries[:2]:
         hits(backend, q)
     assert len(reads) == 1 and graph_calls
@@ -395,7 +413,7 @@ def test_appends_do_not_make_the_graph_read_every_row_again(
 
 
 def test_an_edited_text_keeps_the_graph_serving(
-    db: Path, queries: np.ndarray, graph_calls: list[int]
+    built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
     """An edit erases the old text from the files (as a forget does), but it removes no row:
     the graph stays in place and serves, the edited row (a new rowid) beside it."""
@@ -403,18 +421,17 @@ def test_an_edited_text_keeps_the_graph_serving(
 
     from kenning.model import content_hash
 
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
+    backend = SQLiteBackend(built_db, create=False)
     (record,) = records(10, vectors(ROWS, 1)[10:11])
     text = "note 10, edited"
     edited = replace(
         record, memory=replace(record.memory, content=text, content_hash=content_hash(text))
     )
     backend.upsert([edited])
-    assert ann_path(db).exists()
+    assert ann_path(built_db).exists()
     top = hits(backend, vectors(ROWS, 1)[10], 1)
     assert top[0][0] == "m0000010" and abs(top[0][1] - 1.0) < 1e-5
-    assert recall_at_k(backend, db, queries, Filters()) >= 0.95
+    assert recall_at_k(backend, built_db, queries, Filters()) >= 0.95
     assert graph_calls
     backend.close()
 
@@ -466,15 +483,12 @@ def test_a_restored_database_that_forgot_another_note_finds_every_note(
 @pytest.mark.parametrize("damage", ["truncated", "torn header", "garbage blob", "empty"])
 def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     damage: str,
-    db: Path,
+    built_db: Path,
     queries: np.ndarray,
     graph_calls: list[int],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
-    backend.close()
-    path = ann_path(db)
+    path = ann_path(built_db)
     raw = path.read_bytes()
     if damage == "truncated":  # a crash mid-write of a file renamed without fsync
         path.write_bytes(raw[: len(raw) // 2])
@@ -485,9 +499,9 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     elif damage == "empty":
         path.write_bytes(b"")
     damaged = path.stat().st_ino
-    fresh = SQLiteBackend(db, create=False)
-    rows = sqlite_rows(db)
-    with no_builds(db), caplog.at_level("WARNING", logger="kenning.backends.annindex"):
+    fresh = SQLiteBackend(built_db, create=False)
+    rows = sqlite_rows(built_db)
+    with no_builds(built_db), caplog.at_level("WARNING", logger="kenning.backends.annindex"):
         for q in queries[:5]:
             assert_same_ranking(hits(fresh, q), brute_force(rows, q, 10, Filters()))
     assert not graph_calls
@@ -495,8 +509,8 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     assert caplog.text.count("is damaged") <= 1
     hits(fresh, queries[0])  # starts the rebuild
     # A truncated file or a zeroed blob keeps its header: wait for the file that replaces it.
-    wait_for_graph(db, ROWS, lambda h: ann_path(db).stat().st_ino != damaged)
-    assert recall_at_k(fresh, db, queries, Filters()) >= 0.95
+    wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != damaged)
+    assert recall_at_k(fresh, built_db, queries, Filters()) >= 0.95
     assert graph_calls
     fresh.close()
 
@@ -554,7 +568,7 @@ print(json.dumps([[h.memory.id for h in backend.vector_search(q, 10, Filters())]
 
 
 def test_a_graph_truncated_under_a_running_process_is_not_read(
-    db: Path, queries: np.ndarray
+    built_db: Path, queries: np.ndarray
 ) -> None:
     """The graph's file cut short in place while a long-lived process has it mapped: the
     next search read past the file's end and the process died of SIGBUS."""
@@ -562,17 +576,14 @@ def test_a_graph_truncated_under_a_running_process_is_not_read(
     import subprocess
     import sys
 
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
-    backend.close()
     done = subprocess.run(
-        [sys.executable, "-c", _SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, str(db),
+        [sys.executable, "-c", _SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, str(built_db),
          json.dumps(queries[:4].tolist())],
         capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
     )  # fmt: skip
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
-    rows = sqlite_rows(db)
+    rows = sqlite_rows(built_db)
     for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
         assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
 
@@ -627,22 +638,21 @@ SQLiteBackend(sys.argv[1], create=False).delete(sys.argv[2:])
 """
 
 
-def test_a_forget_killed_after_its_commit_leaves_no_graph_of_the_forgotten_rows(db: Path) -> None:
+def test_a_forget_killed_after_its_commit_leaves_no_graph_of_the_forgotten_rows(
+    built_db: Path,
+) -> None:
     """The graph holds the int8 vectors of the rows it covers: a forget removes it, but did
     so after its commit, so a forget killed in between (the CLI's ^C, a hook at its
     budget) left the forgotten rows' vectors in memory.db.ann, served and kept until a
     rebuild that 10 % of the store changing starts."""
-    backend = SQLiteBackend(db, create=False)
-    assert backend.build_ann_index()
-    backend.close()
     gone = [f"m{i:07d}" for i in range(0, 40)]
     forget = subprocess.run(
-        [sys.executable, "-c", _FORGET_KILLED_AFTER_ITS_COMMIT, str(db), *gone],
+        [sys.executable, "-c", _FORGET_KILLED_AFTER_ITS_COMMIT, str(built_db), *gone],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert forget.returncode == -9, forget.stderr[-2000:]
-    assert len(sqlite_rows(db)) == ROWS - len(gone)  # the forget is committed
-    assert not ann_path(db).exists()
+    assert len(sqlite_rows(built_db)) == ROWS - len(gone)  # the forget is committed
+    assert not ann_path(built_db).exists()
 
 
 _BUILDER_KILLED_AFTER_ITS_RENAME = """
