@@ -18,7 +18,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -3569,10 +3569,6 @@ def test_sqlite_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
     import sqlite3
 
     from kenning import open_store
-    from kenning.backends.base import WRITE_WAIT_CHECK
-
-    class Cancelled(Exception):
-        pass
 
     store = open_store(cwd=project, embedder="hashing")
     try:
@@ -3580,27 +3576,43 @@ def test_sqlite_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
         assert stored.ok
         holder = sqlite3.connect(store.location, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
-        asked: list[str] = []
-
-        def check() -> None:  # the client cancels as the other process lets the lock go
-            if asked:
-                asked.append("after the cancel")
-                raise Cancelled
-            asked.append("still wanted")
-            holder.execute("COMMIT")
-
-        reset = WRITE_WAIT_CHECK.set(check)
         try:
-            with pytest.raises(Cancelled):
-                store.forget(stored.id)
+            _cancel_as_the_lock_comes_free(store, stored.id, lambda: holder.execute("COMMIT"))
         finally:
-            WRITE_WAIT_CHECK.reset(reset)
             holder.close()
-        assert asked == ["still wanted", "after the cancel"]
-        assert store.get(stored.id) is not None and store.count() == 1
-        assert store.remember("Deploys freeze on Fridays after noon.").ok  # nothing left locked
     finally:
         store.close()
+
+
+def _cancel_as_the_lock_comes_free(
+    store: MemoryStore, memory_id: str, release: Callable[[], object]
+) -> None:
+    """Forget ``memory_id`` while another process or session holds the write lock: the
+    first time the write asks whether it is still wanted, the holder lets the lock go
+    (``release``) and the client cancels; the forget must give up, nothing changed."""
+    from kenning.backends.base import WRITE_WAIT_CHECK
+
+    class Cancelled(Exception):
+        pass
+
+    asked: list[str] = []
+
+    def check() -> None:
+        if asked:
+            asked.append("after the cancel")
+            raise Cancelled
+        asked.append("still wanted")
+        release()
+
+    reset = WRITE_WAIT_CHECK.set(check)
+    try:
+        with pytest.raises(Cancelled):
+            store.forget(memory_id)
+    finally:
+        WRITE_WAIT_CHECK.reset(reset)
+    assert asked == ["still wanted", "after the cancel"]
+    assert store.get(memory_id) is not None and store.count() == 1
+    assert store.remember("Deploys freeze on Fridays after noon.").ok  # nothing left locked
 
 
 def test_postgres_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
@@ -3612,10 +3624,6 @@ def test_postgres_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
 
     from kenning import open_store
     from kenning.backends import postgres as pg_backend
-    from kenning.backends.base import WRITE_WAIT_CHECK
-
-    class Cancelled(Exception):
-        pass
 
     with psycopg.connect(pg_url) as conn:
         database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
@@ -3626,25 +3634,10 @@ def test_postgres_a_cancel_that_comes_while_the_write_lock_comes_free_is_heeded(
         assert stored.ok
         holder = psycopg.connect(pg_url)
         holder.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
-        asked: list[str] = []
-
-        def check() -> None:  # the client cancels as the other session lets the lock go
-            if asked:
-                asked.append("after the cancel")
-                raise Cancelled
-            asked.append("still wanted")
-            holder.commit()
-
-        reset = WRITE_WAIT_CHECK.set(check)
         try:
-            with pytest.raises(Cancelled):
-                store.forget(stored.id)
+            _cancel_as_the_lock_comes_free(store, stored.id, holder.commit)
         finally:
-            WRITE_WAIT_CHECK.reset(reset)
             holder.close()
-        assert asked == ["still wanted", "after the cancel"]
-        assert store.get(stored.id) is not None and store.count() == 1
-        assert store.remember("Deploys freeze on Fridays after noon.").ok  # nothing left locked
     finally:
         store.close()
 
