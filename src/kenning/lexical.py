@@ -34,6 +34,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from .lazyre import lazy
+
 __all__ = [
     "BM25_B",
     "BM25_K1",
@@ -206,8 +208,8 @@ class _Words(NamedTuple):
 
 @functools.cache
 def _words() -> _Words:
-    """Built on the first non-ASCII text (loading the table and compiling the patterns cost
-    ~10 ms, which a process that sees only ASCII never pays)."""
+    """Built on the first non-ASCII text (loading the table costs ~2 ms, compiling a
+    pattern ~5 ms, which a process that sees only ASCII never pays)."""
     from .unicode61 import FOLDS, SEPARATOR_RANGES
 
     def ranges(listed: Iterable[tuple[int, int]], *, basic_plane: bool) -> str:
@@ -217,12 +219,13 @@ def _words() -> _Words:
             if first <= 0xFFFF or not basic_plane
         )
 
+    # each compiled when first used (~5 ms each): a process meets one or two of them
     def team(basic_plane: bool) -> re.Pattern[str]:
-        return re.compile(f"\\w[\\w{ranges(combining_mark_ranges(), basic_plane=basic_plane)}]*")
+        return lazy(f"\\w[\\w{ranges(combining_mark_ranges(), basic_plane=basic_plane)}]*")
 
     def fts5(basic_plane: bool) -> re.Pattern[str]:
         separators = ranges(SEPARATOR_RANGES, basic_plane=basic_plane)
-        return re.compile(f"[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f{separators}]+")
+        return lazy(f"[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f{separators}]+")
 
     fold = {ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
     fold.update(FOLDS)
