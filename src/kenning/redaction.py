@@ -815,14 +815,16 @@ def _find_basic_auth_pairs(text: str) -> Iterator[_Hit]:
 _COUNT_OR_FLAG = lazy(r"\d+(?:\.\d+)?|true|false|yes|no|on|off", re.IGNORECASE)
 
 _CJK_TEXT = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
-_STEMS = rf"pass|pw|secret|key|token|cred|sshpass|mysql|mariadb|redis-cli|docker|{_LOCAL_PASSWORD}"
+#: The stems of _SECRET_KEYWORD: each of its keys holds one.
+_KEYWORD_STEMS = rf"pass|pw|secret|key|token|cred|{_LOCAL_PASSWORD}"
+_STEMS = rf"{_KEYWORD_STEMS}|sshpass|mysql|mariadb|redis-cli|docker"
 _SECRET_STEM = lazy(_STEMS, re.IGNORECASE)
 #: _SECRET_STEM for an ASCII text's ``lower()`` (its stems are lower case): the same answer,
 #: without the case-insensitive scan's cost (~6× slower in Python's re).
 _SECRET_STEM_LOWER = lazy(_STEMS)
 #: Where _SECRET_KEYWORD's stems start in an ASCII text's ``lower()``, each of them (a
 #: lookahead: one stem's match does not hide another inside it).
-_KEYWORD_STEM_AT = lazy(rf"(?=pass|pw|secret|key|token|cred|{_LOCAL_PASSWORD})")
+_KEYWORD_STEM_AT = lazy(f"(?={_KEYWORD_STEMS})")
 #: How far before the stem it holds a match of _SECRET_KEYWORD may start: its longest
 #: prefix is the 17 characters of rabbitmq_default_pass's "rabbitmq_default_" (and the 13
 #: of subscription_key's), with room.
