@@ -868,16 +868,18 @@ def test_session_start_never_shows_a_negative_recency(store: MemoryStore, files:
 
 
 @pytest.mark.anyio
-async def test_mcp_recall_and_search_carry_the_mark(
-    store: MemoryStore, files: Path, tmp_path: Path
-) -> None:
-    from .test_mcp import connect, ok
+async def test_mcp_recall_and_search_carry_the_mark(store: MemoryStore, files: Path) -> None:
+    # the tools' answers are what is tested, not the process: the server kenning mcp builds,
+    # in-process in the project (a stdio server costs ~2 CPU-s to start: the SDK's imports,
+    # the model's warm-up; test_mcp.py tests the process)
+    from .test_mcp import ok
+    from .test_mcp_project import started
 
     memory_id = store.remember(NOTE, "rule").id or ""
     store.close()
     write(files, ".kenning/config.toml", "similarity_threshold = 0.3\n")
     write(files, "src/auth.py", "# changed\n")
-    async with connect(files, tmp_path / "err.log") as s:
+    async with started(files) as s:
         query = "the session check must run before the request handler"
         recalled = await ok(s, "hooks_recall", query=query)
         (hit,) = [r for r in recalled["results"] if r["id"] == memory_id]

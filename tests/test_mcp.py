@@ -86,7 +86,7 @@ async def call(session: ClientSession | Client, tool: str, **arguments: Any) -> 
         return await session.call_tool(tool, arguments)
 
 
-async def ok(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+async def ok(session: ClientSession | Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await call(session, tool, **arguments)
     assert not result.is_error, result.content
     data = result.structured_content
