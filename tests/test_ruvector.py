@@ -21,11 +21,13 @@ import anyio
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from kenning import open_store
 from kenning.cli import main
 from kenning.embedders.base import Embedder
+
+from .test_mcp_project import started
 
 RUVECTOR_VERSION = "0.3.2"
 RUVECTOR_CLI = Path(sys.prefix) / "npm" / "node_modules" / "ruvector" / "bin" / "cli.js"
@@ -105,11 +107,9 @@ async def session_of(
             yield session
 
 
-def kenning_server(cwd: Path) -> list[str]:
-    return [sys.executable, "-m", "kenning", "mcp"]
-
-
-async def text_call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, Any]:
+async def text_call(
+    session: ClientSession | Client, tool: str, **arguments: Any
+) -> tuple[bool, Any]:
     """What an agent written for ruvector reads: the JSON text of the first content block."""
     with anyio.fail_after(180):
         result = await session.call_tool(tool, arguments)
@@ -307,7 +307,7 @@ def test_import_from_ruvector_finds_the_checkouts_store_from_a_subfolder(
 # -- ruvector's tools ------------------------------------------------------------------------
 
 
-async def ruvector_agent(session: ClientSession) -> dict[str, Any]:
+async def ruvector_agent(session: ClientSession | Client) -> dict[str, Any]:
     """What an agent written for ruvector does: warm up, recall (top_k=5, discard < 0.5,
     keep 3, reading score as a number from the JSON text), remember with ruvector's types."""
     failed, caps = await text_call(session, "hooks_capabilities")
@@ -360,9 +360,10 @@ async def test_kenning_answers_what_ruvector_answers(
     server = ["node", str(ruvector), "mcp", "start"]
     async with session_of(server, theirs_root, ruvector_env(home), tmp_path / "rv.log") as s:
         theirs = await ruvector_agent(s)
-    async with session_of(
-        kenning_server(project), project, dict(os.environ), tmp_path / "k.log"
-    ) as s:
+    # kenning's side is the server kenning mcp builds, in-process in the project: the
+    # answers are compared, not the process (a stdio server costs ~2 CPU-s to start: the
+    # SDK's imports, the model's warm-up; test_mcp.py tests the stdio server)
+    async with started(project) as s:
         ours = await ruvector_agent(s)
         listed = {t.name for t in (await s.list_tools()).tools}
     assert {"hooks_recall", "hooks_remember", "hooks_stats", "hooks_capabilities"} <= listed
@@ -387,12 +388,12 @@ async def test_kenning_answers_what_ruvector_answers(
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_ruvector_argument_names_and_types(project: Path, tmp_path: Path) -> None:
+async def test_ruvector_argument_names_and_types(project: Path) -> None:
     """ruvector's schemas: top_k is a JSON number (clients send "5" too; null means 5), the
     CLI says -k / --semantic, remember takes a free-text type and a metadata object."""
-    async with session_of(
-        kenning_server(project), project, dict(os.environ), tmp_path / "k.log"
-    ) as s:
+    # the server kenning mcp builds, in-process (see test_kenning_answers_what_ruvector_answers):
+    # the arguments, the values a JSON line decodes to, meet the same validation as over stdio
+    async with started(project) as s:
         for kind, text in NOTES[:4]:
             failed, data = await text_call(s, "hooks_remember", content=text, type=kind)
             assert not failed and data["status"] == "stored", data
