@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client
 
 from kenning import MemoryStore
 from kenning.cli import main
@@ -32,6 +29,7 @@ from kenning.sources import (
 )
 
 from .conftest import git
+from .test_mcp_project import started
 
 FIX = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode and "
@@ -372,22 +370,7 @@ def test_source_paths_are_read_from_the_work_tree(
 # -- MCP read_source ------------------------------------------------------------------------
 
 
-@asynccontextmanager
-async def connect(cwd: Path, errlog: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "kenning", "mcp"], cwd=str(cwd), env=dict(os.environ)
-    )
-    with errlog.open("a", encoding="utf-8") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            with anyio.fail_after(120):
-                await session.initialize()
-            yield session
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, Any]:
+async def call(session: Client, tool: str, **arguments: Any) -> tuple[bool, Any]:
     with anyio.fail_after(120):
         result = await session.call_tool(tool, arguments)
     text = result.content[0].text  # type: ignore[union-attr]
@@ -395,9 +378,12 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[boo
 
 
 @pytest.mark.anyio
-async def test_mcp_read_source(project: Path, docs: Path, tmp_path: Path) -> None:
+async def test_mcp_read_source(project: Path, docs: Path) -> None:
     (docs / "big.md").write_text("x" * (SOURCE_READ_LIMIT + 10))
-    async with connect(project, tmp_path / "err.log") as s:
+    # the tools' answers are what is tested, not the process: the server kenning mcp builds,
+    # in-process in the project (a stdio server costs ~2 CPU-s to start: the SDK's imports,
+    # the model's warm-up; test_mcp.py tests the process)
+    async with started(project) as s:
         failed, stored = await call(s, "hooks_remember", content=FIX)
         assert not failed
         failed, bad = await call(
