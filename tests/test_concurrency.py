@@ -176,25 +176,48 @@ def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
 
 
 #: Another process's transaction on the store (argv: the file, seconds, how it begins):
-#: ``BEGIN IMMEDIATE`` holds the write lock, ``BEGIN`` and a read hold a read snapshot.
+#: ``BEGIN IMMEDIATE`` holds the write lock, ``BEGIN`` and a read hold a read snapshot. It
+#: ends when its standard input does (:func:`_end`), once the test has seen what happens
+#: meanwhile, instead of the test waiting out its seconds; or after them, so a broken
+#: product that makes the test's reads wait for it fails the test that long after.
 OTHER_TRANSACTION = textwrap.dedent(
     """
-    import sqlite3, sys, time
+    import select, sqlite3, sys
     conn = sqlite3.connect(sys.argv[1], isolation_level=None)
     conn.execute(sys.argv[3])
     conn.execute("SELECT count(*) FROM memories").fetchone()
     print("ready", flush=True)
-    time.sleep(float(sys.argv[2]))
+    select.select([sys.stdin], [], [], float(sys.argv[2]))
     conn.execute("ROLLBACK")
     """
 )
 
 
+def _other_transaction(location: str, seconds: float, begin: str) -> subprocess.Popen[str]:
+    """:data:`OTHER_TRANSACTION` on ``location``, begun and holding what it took."""
+    other = subprocess.Popen(
+        [sys.executable, "-c", OTHER_TRANSACTION, location, str(seconds), begin],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert other.stdout is not None and other.stdout.readline().strip() == "ready"
+    return other
+
+
+def _end(other: subprocess.Popen[str]) -> None:
+    """End :data:`OTHER_TRANSACTION`'s transaction and process."""
+    assert other.stdin is not None
+    if not other.stdin.closed:
+        other.stdin.close()
+    other.wait(timeout=60)
+
+
 def _reads_beside_a_waiting_forget(project: Path, begin: str) -> tuple[float, int, str]:
-    """Two notes stored, another process's transaction begun with ``begin`` for 5 s, and
-    the second note forgotten in a thread meanwhile: how long a recall and a count took
-    while the forget waited, the count they saw, and the store's file. The forget is done
-    when this returns."""
+    """Two notes stored, another process's transaction begun with ``begin`` for up to 5 s,
+    and the second note forgotten in a thread meanwhile: how long a recall and a count took
+    while the forget waited, the count they saw, and the store's file. The transaction then
+    ends, and the forget is done when this returns."""
     import threading
     import time
 
@@ -203,13 +226,8 @@ def _reads_beside_a_waiting_forget(project: Path, begin: str) -> tuple[float, in
         gone = store.remember("The staging database is reset every night at 02:00 UTC.")
         assert kept.ok and gone.ok
         store.recall("when are releases cut")  # the model loaded before the clock starts
-        other = subprocess.Popen(
-            [sys.executable, "-c", OTHER_TRANSACTION, store.location, "5", begin],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        other = _other_transaction(store.location, 5, begin)
         try:
-            assert other.stdout is not None and other.stdout.readline().strip() == "ready"
             forgotten: list[bool] = []
             forget = threading.Thread(target=lambda: forgotten.append(store.forget(gone.id)))
             forget.start()
@@ -220,9 +238,10 @@ def _reads_beside_a_waiting_forget(project: Path, begin: str) -> tuple[float, in
             counted = store.count()
             waited = time.monotonic() - started
             assert found.hits and found.hits[0].memory.id == kept.id
-            forget.join(timeout=60)
+            assert forget.is_alive()  # the reads came while the forget still waited
         finally:
-            other.wait(timeout=60)
+            _end(other)
+        forget.join(timeout=60)
         assert forgotten == [True]
         assert store.get(gone.id) is None and store.count() == 1
         return waited, counted, store.location
@@ -266,11 +285,6 @@ def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
 
     with open_store(cwd=project) as store:
         assert store.remember("Releases are cut on Mondays after the freeze.").ok
-        holder = subprocess.Popen(
-            [sys.executable, "-c", OTHER_TRANSACTION, store.location, "2", "BEGIN IMMEDIATE"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
         outcome: list[object] = []
 
         def remember() -> None:
@@ -279,14 +293,15 @@ def test_a_write_that_waited_while_the_store_was_deleted_is_refused_not_lost(
             except StoreWriteFailed as exc:
                 outcome.append(exc)
 
+        holder = _other_transaction(store.location, 2, "BEGIN IMMEDIATE")
         try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
             writer = threading.Thread(target=remember)
             writer.start()
             time.sleep(0.5)  # the write is waiting for the lock
+            assert writer.is_alive()
             shutil.rmtree(project / ".kenning")
         finally:
-            holder.wait(timeout=60)
+            _end(holder)
         writer.join(timeout=60)
         assert len(outcome) == 1
         refused = outcome[0]
