@@ -1822,23 +1822,33 @@ def test_postgres_statement_timeout_names_the_setting_not_the_server(pg_url: str
         b.close()
 
 
-def _hold_for(url: str, statement: str, params: tuple[Any, ...], seconds: float) -> Any:
-    """Another session that runs ``statement`` in a transaction and holds what it took for
-    ``seconds`` (a console's forgotten transaction); returns (thread, holding event)."""
+def _hold_for(
+    url: str, statement: str, params: tuple[Any, ...], seconds: float
+) -> Callable[[], None]:
+    """Another session that runs ``statement`` in a transaction and holds what it took (a
+    console's forgotten transaction) until the returned function is called, which ends it:
+    once the test has seen what happens meanwhile, not after a fixed few seconds the test
+    then waited out. It lets go after ``seconds`` all the same, so a product that waits for
+    it instead of giving up fails the test that long after, not 30 s later."""
     import psycopg
 
-    holding = threading.Event()
+    holding, release = threading.Event(), threading.Event()
 
     def hold() -> None:
         with psycopg.connect(url) as conn:
             conn.execute(statement, params)
             holding.set()
-            threading.Event().wait(seconds)
+            release.wait(seconds)
 
     thread = threading.Thread(target=hold, daemon=True)
     thread.start()
     assert holding.wait(20)
-    return thread
+
+    def let_go() -> None:
+        release.set()
+        thread.join()
+
+    return let_go
 
 
 def test_postgres_reads_and_writes_give_up_behind_a_table_lock_that_never_ends(
@@ -1858,16 +1868,18 @@ def test_postgres_reads_and_writes_give_up_behind_a_table_lock_that_never_ends(
     b = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
     try:
         b.upsert([record(1, unit(rng))])
-        holder = _hold_for(pg_url, "LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE", (), 6)
-        for call in (lambda: b.get([rid(1)]), lambda: b.upsert([record(2, unit(rng))])):
-            started = time.monotonic()
-            with pytest.raises(StoreUnavailable) as caught:
-                call()
-            assert time.monotonic() - started < 4
-            message = str(caught.value)
-            assert message.startswith("knowledge base NOT consulted")
-            assert "locked" in message and "pg_stat_activity" in message
-        holder.join()
+        let_go = _hold_for(pg_url, "LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE", (), 6)
+        try:
+            for call in (lambda: b.get([rid(1)]), lambda: b.upsert([record(2, unit(rng))])):
+                started = time.monotonic()
+                with pytest.raises(StoreUnavailable) as caught:
+                    call()
+                assert time.monotonic() - started < 4
+                message = str(caught.value)
+                assert message.startswith("knowledge base NOT consulted")
+                assert "locked" in message and "pg_stat_activity" in message
+        finally:
+            let_go()
         assert b.count(Filters()) == 1
         b.upsert([record(2, unit(rng))])
         assert b.count(Filters()) == 2
@@ -1891,12 +1903,14 @@ def test_postgres_schema_upgrade_gives_up_behind_a_stuck_upgrade(
     with psycopg.connect(pg_url) as conn:
         database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
     key = pg_backend._lock_key(f"kenning:{database}:{schema}:migrate")
-    holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 6)
-    started = time.monotonic()
-    with pytest.raises(KenningError, match=r"cannot upgrade the schema.*nothing was written"):
-        pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM).close()
-    assert time.monotonic() - started < 4.5
-    holder.join()
+    let_go = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 6)
+    try:
+        started = time.monotonic()
+        with pytest.raises(KenningError, match=r"cannot upgrade the schema.*nothing was written"):
+            pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM).close()
+        assert time.monotonic() - started < 4.5
+    finally:
+        let_go()
     b = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
     try:
         b.upsert([record(1, unit(np.random.default_rng(11)))])
@@ -3409,22 +3423,25 @@ def test_postgres_reads_answer_while_writes_wait_for_another_sessions_lock(
         ]
         assert kept.ok and all(g.ok for g in gone)
         store.recall("when are releases cut")  # the model loaded before the clock starts
-        holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 5)
+        let_go = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 5)
         forgotten: list[object] = []
         forgets.extend(
             threading.Thread(target=lambda i=g.id: forgotten.append(store.forget(i))) for g in gone
         )
-        for f in forgets:
-            f.start()
-        time.sleep(0.5)  # the forgets are waiting
-        started = time.monotonic()
-        found = store.recall("when are releases cut")
-        counted = store.count()
-        waited = time.monotonic() - started
-        assert waited < 2.0, f"a recall waited {waited:.1f} s behind writes waiting for a lock"
-        assert found.hits and found.hits[0].memory.id == kept.id
-        assert counted == 5  # no forget had happened yet
-        holder.join()
+        try:
+            for f in forgets:
+                f.start()
+            time.sleep(0.5)  # the forgets are waiting
+            started = time.monotonic()
+            found = store.recall("when are releases cut")
+            counted = store.count()
+            waited = time.monotonic() - started
+            assert waited < 2.0, f"a recall waited {waited:.1f} s behind writes waiting for a lock"
+            assert found.hits and found.hits[0].memory.id == kept.id
+            assert counted == 5  # no forget had happened yet
+            assert all(f.is_alive() for f in forgets)  # the reads came while they waited
+        finally:
+            let_go()
         for f in forgets:
             f.join(timeout=60)
         assert forgotten == [True] * 4
@@ -3546,13 +3563,18 @@ def test_postgres_a_write_cancelled_while_it_waits_for_the_lock_never_happens(
             except Cancelled as exc:
                 outcome.append(exc)
 
-        holder = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 3)
-        waiting = threading.Thread(target=forget)
-        waiting.start()
-        threading.Event().wait(0.5)  # the forget is waiting for the lock
-        cancelled.set()
-        holder.join()
-        waiting.join(timeout=60)
+        let_go = _hold_for(pg_url, "SELECT pg_advisory_xact_lock(%s)", (key,), 3)
+        try:
+            waiting = threading.Thread(target=forget)
+            waiting.start()
+            threading.Event().wait(0.5)  # the forget is waiting for the lock
+            cancelled.set()
+            # it gives up with the lock still held (the lock coming free as the cancel
+            # comes is _cancel_as_the_lock_comes_free's case); one that waits on deletes
+            # the memory once the lock is let go after its 3 s
+            waiting.join(timeout=60)
+        finally:
+            let_go()
         assert len(outcome) == 1 and isinstance(outcome[0], Cancelled), outcome
         assert store.get(stored.id) is not None and store.count() == 1
     finally:
