@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import compileall
+import contextlib
 import fcntl
 import os
 import shutil
@@ -11,8 +12,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -113,6 +116,30 @@ def _eval_data_present(request: pytest.FixtureRequest) -> None:
             "to skip the tests that need it",
             pytrace=False,
         )
+
+
+@contextlib.contextmanager
+def texts_redacted() -> Iterator[list[str]]:
+    """The texts given to kenning's redaction (``redact_secrets``) meanwhile, in this thread
+    and in the threads started meanwhile, seen by a profile hook (nothing of kenning's is
+    replaced): what a test checks to show a costly redaction is not made."""
+    from kenning.redaction import redact_secrets
+
+    code = redact_secrets.__code__
+    seen: list[str] = []
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code is code:
+            seen.append(frame.f_locals["text"])
+
+    previous = sys.getprofile()
+    threading.setprofile(hook)
+    sys.setprofile(hook)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)
+        threading.setprofile(None)  # type: ignore[arg-type]
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import sqlite3
+import string
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,11 +28,14 @@ from kenning.errors import (
     UserInputError,
 )
 from kenning.model import COLLECTIONS, DEDUP_CHECK_FAILED, NEAR_DUPLICATE, REJECTED, STORED
+from kenning.redaction import redact_secrets
 from kenning.reembed import reembed
+from kenning.safety import normalise_content
 from kenning.store import NewMemory
 from kenning.transfer import export_memories, import_memories
 
 from .cli_runner import run_cli
+from .conftest import texts_redacted
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -240,6 +245,40 @@ def test_rejected_inputs_leave_store_unchanged(
     assert result.status == REJECTED
     assert result.reason and needle in result.reason
     assert store.backend.count(Filters()) == before
+
+
+def test_content_over_the_limit_is_refused_before_it_is_redacted(store: MemoryStore) -> None:
+    """SPEC §2: content holds at most 64 KiB after normalisation. A note past it was redacted
+    whole (~2.6 CPU-s for 1 MB of log) only to be refused; now it is refused first, with the
+    same message, and a note whose private key (its redaction would leave it under the
+    limit) puts it past is refused too. A redacted text is still held to the limit."""
+    rng = random.Random(5)
+    base64 = string.ascii_letters + string.digits + "+/"
+    body = "\n".join("".join(rng.choices(base64, k=64)) for _ in range(128))
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    prose = "The deploy key below is the staging one; rotate it monthly.\n"
+    note = prose * ((protocol.MAX_CONTENT_BYTES - len(key) // 2) // len(prose)) + key
+    assert len(redact_secrets(note)[0].encode()) < protocol.MAX_CONTENT_BYTES < len(note)
+    log = prose * (1_000_000 // len(prose))
+    for text in (note, log):
+        with texts_redacted() as seen:
+            result = store.remember(text, "rule")
+        assert result.status == REJECTED, result
+        assert result.reason == (
+            f"content is {len(normalise_content(text).encode())} bytes, over the 64 KiB limit; "
+            "store a summary and point to the full text with --source"
+        )
+        assert all(len(t) <= protocol.MAX_CONTENT_BYTES for t in seen), [len(t) for t in seen]
+    # markers longer than what they replace: under the limit as given, over it redacted
+    assignments = " pw=k9Xq2 pw=Lm3vR8"
+    grown = (prose * (protocol.MAX_CONTENT_BYTES // len(prose)))[: -len(assignments)] + assignments
+    redacted = redact_secrets(normalise_content(grown))[0]
+    assert len(grown) <= protocol.MAX_CONTENT_BYTES < len(redacted.encode())
+    result = store.remember(grown, "rule")
+    assert result.status == REJECTED and f"is {len(redacted.encode())} bytes" in (
+        result.reason or ""
+    ), result
+    assert store.count() == 0
 
 
 def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
