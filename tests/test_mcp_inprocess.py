@@ -17,10 +17,18 @@ from mcp.types import CallToolResult
 
 from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
-from kenning.mcp_server import ERROR_CHAR_BUDGET, KenningTools, build_server
-from kenning.render import show_unsafe
+from kenning.mcp_server import (
+    CUT_CONTEXT_CHARS,
+    ERROR_CHAR_BUDGET,
+    KenningTools,
+    _bounded,
+    _safe_and_bounded,
+    build_server,
+)
+from kenning.redaction import redact_secrets
+from kenning.render import safe_message, show_unsafe
 
-from .conftest import git
+from .conftest import git, texts_redacted
 from .test_mcp import UTC_RULE
 
 pytestmark = pytest.mark.anyio
@@ -316,11 +324,74 @@ async def test_an_error_does_not_quote_a_huge_argument_whole(client: Client) -> 
         ("search_memories", {"query": "api", "collection": huge}, "discussions"),
         ("hooks_remember", {"content": "a note", "type": huge}, "valid types are"),
     ):
-        result = await call(client, tool, **arguments)
+        with texts_redacted() as redacted:
+            result = await call(client, tool, **arguments)
         assert result.is_error, (tool, result.content)
         text = result.content[0].text  # type: ignore[union-attr]
         assert len(text) < 3_000, (tool, len(text))
         assert "characters cut" in text and end in text, (tool, text[:300], text[-300:])
+        # cut before it is redacted: only its ends and their context are (60,000 characters
+        # are past ERROR_CHAR_BUDGET with CUT_CONTEXT_CHARS on both sides)
+        longest = max(map(len, redacted))
+        assert longest <= ERROR_CHAR_BUDGET + CUT_CONTEXT_CHARS < len(huge), (tool, longest)
+
+
+#: Secrets as an error may quote them, each with the part that must not show.
+QUOTED_SECRETS = [
+    ("ghp_Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2AE7U", "Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2AE7U"),
+    ("xoxb-2748193650-4829173650-QZ7RX2KW9MT4BN8C5VJ3HL6P", "2748193650-4829173650-QZ7RX2KW9MT"),
+    ("DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C", "Zq8Rw2Kx9Mt4Bn7C"),
+    ("postgresql://app:Zq8Rw2Kx9Mt4Bn7C@db.internal:5432/orders", "Zq8Rw2Kx9Mt4Bn7C"),
+    (
+        "Authorization: Bearer Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2A",
+        "Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2A",
+    ),
+    (
+        "password: |\n  Zq8Rw2Kx9Mt4Bn7C\n  QZ7RX2KW9MT4BN8C\nnext: 1",
+        "Zq8Rw2Kx9Mt4Bn7CQZ7RX2KW9MT4BN8C",
+    ),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        + "\n".join(["MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2qfG7XwQ9Lk5Hn8Rp4VcJt6Ws1Yb"] * 12)
+        + "\n-----END RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2qfG7XwQ9Lk5Hn8Rp4VcJt6Ws1Yb",
+    ),
+]
+
+
+async def test_a_secret_across_an_errors_cut_is_redacted_whole() -> None:
+    """A long error is cut before it is redacted (redacting 1 MB to keep 1,500 characters
+    cost ~2.6 CPU-s): a secret the cut splits, its start kept and its end cut or the
+    reverse, must still be redacted whole, as when the whole message was redacted first."""
+    head, tail = ERROR_CHAR_BUDGET * 2 // 3, ERROR_CHAR_BUDGET // 3
+    filler = "the deploy failed at step four; retry with the cache cleared. " * 1000
+    size = ERROR_CHAR_BUDGET + 2 * CUT_CONTEXT_CHARS + 2_000  # past what is redacted whole
+    for secret, value in QUOTED_SECRETS:
+        assert value not in safe_message(f"{filler[:50]}\n{secret}\n{filler[:50]}")  # a secret
+        # the cut falls after `before` of the secret's characters (at a cut: of each copy)
+        for before in (1, len(secret) // 2, len(secret) - 1):
+            start = f"{filler[: head - before - 1]}\n{secret}\n"
+            after = tail + before - len(secret) - 1  # what follows the copy across the tail's cut
+            end = f"\n{secret}\n{filler[:after]}" if after >= 0 else f" {filler[: tail + before]}"
+            middle = filler[: size - len(start) - len(end)]
+            message = start + middle + end
+            assert message.index(secret) == head - before and len(message) == size
+            if after >= 0:
+                assert message.rindex(secret) == size - tail - before
+            shown = _safe_and_bounded(message)
+            assert len(shown) < ERROR_CHAR_BUDGET + 60 and "characters cut" in shown, shown
+            fragments = {value[i : i + 6] for i in range(len(value) - 5)}
+            assert not [f for f in fragments if f in shown], (secret, before, shown)
+    # a key block longer than the tail's context, its END line kept: its BEGIN is not read
+    line = QUOTED_SECRETS[-1][1]
+    lines = "\n".join([line] * (CUT_CONTEXT_CHARS // len(line) + 10))
+    block = f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----"
+    message = f"{filler[:size]}\n{block}\nnext: 1"
+    assert redact_secrets(block)[0] == "[REDACTED:private_key]"
+    assert line[:20] not in _safe_and_bounded(message)
+    # a message without secrets reads as when it was redacted whole, then cut
+    plain = (filler * 2)[:size].replace(". ", ".\n")
+    assert _safe_and_bounded(plain) == _bounded(safe_message(plain))
 
 
 async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_claude_code_takes(

@@ -83,7 +83,13 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 from . import config, protocol
 from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .render import escape_unsafe_json, redacted_traceback, safe_message, show_unsafe
+from .render import (
+    escape_unsafe_json,
+    escaped_line,
+    redacted_traceback,
+    safe_message,
+    show_unsafe,
+)
 from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
 
 #: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
@@ -131,6 +137,13 @@ ANSWER_CHAR_BUDGET = 40_000
 #: About the most characters a tool error holds (Claude Code cuts an error's text past about
 #: 11,000 characters; an error is a sentence or two).
 ERROR_CHAR_BUDGET = 1_500
+#: How much more of a long error message than the part kept is read past each cut to redact
+#: it (:func:`_safe_and_bounded`): more than the longest span of a secret pattern of bounded
+#: length (a value of up to 1,024 characters after a key of up to 64 and 24 before its stem;
+#: an XML tag of up to 1,024 and its value) and a private-key block of 16,384 bits (~12,600
+#: characters); the patterns without a bound (a key block, a YAML block scalar) are found
+#: from their start, which the head's context holds.
+CUT_CONTEXT_CHARS = 16 * 1024
 
 
 def _collections_text() -> str:
@@ -282,13 +295,13 @@ def _tool_errors(func: F) -> F:
         except ToolError:
             raise
         except StoreNotFound as exc:  # the tool that creates it, not the CLI's command
-            raise ToolError(_bounded(safe_message(exc.creator_named(CREATING_TOOL)))) from exc
+            raise ToolError(_safe_and_bounded(exc.creator_named(CREATING_TOOL))) from exc
         except KenningError as exc:
-            raise ToolError(_bounded(safe_message(str(exc)))) from exc
+            raise ToolError(_safe_and_bounded(str(exc))) from exc
         except Exception as exc:
             _log_failure(f"{func.__name__} failed")
             raise ToolError(
-                _bounded(safe_message(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}"))
+                _safe_and_bounded(f"kenning failed unexpectedly: {type(exc).__name__}: {exc}")
             ) from exc
 
     return wrapper  # type: ignore[return-value]
@@ -303,6 +316,35 @@ def _bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
     head, tail = budget * 2 // 3, budget // 3
     cut = len(message) - head - tail
     return f"{message[:head]} …[{cut:,} characters cut]… {message[-tail:]}"
+
+
+def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
+    """``message`` made safe (:func:`~kenning.render.safe_message`) and cut
+    (:func:`_bounded`). A long one is cut first, then redacted: redacting all of a 1 MB
+    message, to keep 1,500 characters of it, cost ~2.6 CPU-s (a log quoted whole). Each
+    end kept is redacted alone and with :data:`CUT_CONTEXT_CHARS` more of the message
+    beyond its cut; it is kept only when both redact it alike (a secret across the cut is
+    then a marker in both, or in neither: a secret longer than the context), else the whole
+    message is redacted as before. The count then says how many of the message's own
+    characters were cut."""
+    head, tail = budget * 2 // 3, budget // 3
+    # a private-key block is redacted from its BEGIN line: an END line in the tail's context
+    # may close a block begun before it
+    if len(message) <= budget + 2 * CUT_CONTEXT_CHARS or (
+        "PRIVATE KEY" in message[-(tail + CUT_CONTEXT_CHARS) :]
+    ):
+        return _bounded(safe_message(message), budget)
+    from .redaction import redact_secrets
+
+    start = redact_secrets(message[:head])[0]
+    end = redact_secrets(message[-tail:])[0]
+    if not (
+        redact_secrets(message[: head + CUT_CONTEXT_CHARS])[0].startswith(start)
+        and redact_secrets(message[-(tail + CUT_CONTEXT_CHARS) :])[0].endswith(end)
+    ):
+        return _bounded(safe_message(message), budget)
+    cut = len(message) - head - tail
+    return f"{escaped_line(start)[:head]} …[{cut:,} characters cut]… {escaped_line(end)[-tail:]}"
 
 
 def _tool_result(data: Any) -> Any:
@@ -1172,7 +1214,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             message = call_refusal(ctx.params, await server.list_tools(), refused)
             if message is None:
                 raise
-            raise MCPError(types.INVALID_PARAMS, _bounded(safe_message(message))) from None
+            raise MCPError(types.INVALID_PARAMS, _safe_and_bounded(message)) from None
 
     level = config.log_level()
     server: MCPServer = _Server(

@@ -51,6 +51,7 @@ __all__ = [
     "escape_html_text",
     "escape_unsafe_json",
     "escape_xml_text",
+    "escaped_line",
     "other_projects_line",
     "render_human",
     "render_json",
@@ -467,7 +468,13 @@ def safe_message(text: str) -> str:
     ``\\u202e``) — shown, since it may be why the input was refused — on one line."""
     from .redaction import redact_secrets
 
-    text = redact_secrets(text)[0]
+    return escaped_line(redact_secrets(text)[0])
+
+
+def escaped_line(text: str) -> str:
+    """``text`` (redacted already) as :func:`safe_message` shows it: every character that
+    could drive, hide in or spoof a terminal written as the text of its escape, on one line.
+    Each character is shown alone, so the start of the line is the line of the text's start."""
     text = _TERMINAL_CONTROLS.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
     return " ".join(text.split("\n"))
 
