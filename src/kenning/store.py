@@ -641,6 +641,7 @@ class MemoryStore:
         restoring: bool = False,
         editing: bool = False,
         seeding: bool = False,
+        stored_text: bool = False,
     ) -> PreparedMemory:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
@@ -659,7 +660,12 @@ class MemoryStore:
         ``seeding`` (:mod:`kenning.seeding`): the note's mark of the document it was seeded
         from is kept. Any other new note's is dropped: a note that claimed it (an agent's
         metadata) was taken for the document's entry, replaced or forgotten by the next
-        ``seed-solutions``."""
+        ``seed-solutions``.
+
+        ``stored_text`` (an import's note whose id the store holds with this very text): the
+        text was normalised and redacted when it was stored, and both leave such a text as
+        it is (redaction's result is a fixed point: an export imports with the same text and
+        content hash), so neither is done again: they were most of a re-import's work."""
         from .redaction import redact_secrets, redact_value  # write path only
         from .safety import has_visible_text, normalise_content, without_nul
 
@@ -671,7 +677,7 @@ class MemoryStore:
                 f"{protocol.MAX_CONTENT_BYTES // 1024} KiB limit; store a summary and point to "
                 "the full text with --source"
             )
-        text = normalise_content(raw)
+        text = raw if stored_text else normalise_content(raw)
         if not text or not has_visible_text(text):
             raise ContentError(
                 "content is empty (or only whitespace and invisible characters); pass the "
@@ -682,9 +688,11 @@ class MemoryStore:
         # was redacted whole only to be refused. Redaction's markers can make a text longer
         # ("pw=x" → "pw=[REDACTED:…]"), so the redacted text is held to it again.
         _check_content_size(text)
-        text, redactions = redact_secrets(text)
+        redactions: dict[str, int] = {}
+        if not stored_text:
+            text, redactions = redact_secrets(text)
+            _check_content_size(text)
         content_redacted = bool(redactions)
-        _check_content_size(text)
         memory_type, collection = resolve_type(item.type, text)
         try:
             metadata = without_nul(dict(item.metadata or {}))

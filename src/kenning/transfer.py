@@ -150,7 +150,7 @@ def import_memories(
 def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport:
     """Every check :func:`import_memories` makes before writing; raises
     :class:`~kenning.errors.UserInputError` naming the lines that fail. Reads nothing of the
-    store's rows (it may not exist yet)."""
+    store's rows but the texts of those whose ids the file holds (it may not exist yet)."""
     from .errors import UserInputError
     from .store import NewMemory
     from .widths import has_width_forms
@@ -192,12 +192,17 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
                 reembedded += 1
         vectors.append(vector)
     # Every memory must pass the write path's checks before anything is written; what they
-    # give is what is written.
+    # give is what is written. A note the store holds under its id with the file's very text
+    # (an export imported again) is not normalised and redacted again (MemoryStore.prepare).
+    held = {m.id: m.content for m in store.backend.get([r.id for r in export.lines])}
     problems = []
     prepared: list[PreparedMemory] = []
     for record, item in zip(export.lines, items, strict=True):
         try:
-            prepared.append(store.prepare(item, record.group_id, restoring=True))
+            stored_text = held.get(record.id) == record.content
+            prepared.append(
+                store.prepare(item, record.group_id, restoring=True, stored_text=stored_text)
+            )
         except UserInputError as exc:
             problems.append(f"line {record.number}: {exc}")
     if problems:
