@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -275,7 +276,9 @@ async def test_top_k_and_k_that_disagree_are_an_error_naming_both(client: Client
         assert answer(await call(client, "hooks_recall", query="deploy", **same))["success"]
 
 
-async def test_a_rejected_argument_is_named_with_what_it_takes(client: Client) -> None:
+async def test_a_rejected_argument_is_named_with_what_it_takes(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
     """An argument of the wrong shape came back as pydantic's raw text ("1 validation error
     for hooks_recallArguments … [type=int_parsing, input_value=…] For further information
     visit https://errors.pydantic.dev/…"), one paragraph per rejected item: a memory_type of
@@ -297,8 +300,12 @@ async def test_a_rejected_argument_is_named_with_what_it_takes(client: Client) -
     assert "top_k: got 0" in text, text
     # 10,000 items: pydantic's raw refusal of them is ~1.8 MB, past ERROR_CHAR_BUDGET a
     # thousand times over (for 100,000 the SDK took ~2 CPU-s listing its 100,000 errors)
-    text = await refusal("search_memories", query="deploy", memory_type=[1] * 10_000)
+    with caplog.at_level(logging.INFO, logger="mcp"):
+        text = await refusal("search_memories", query="deploy", memory_type=[1] * 10_000)
     assert "memory_type: got a list of 10,000 items" in text, text
+    # the server's log says it in the same line, not with each of the 10,000 items' fields
+    (logged,) = [r.getMessage() for r in caplog.records if "search_memories" in r.getMessage()]
+    assert "got a list of 10,000 items" in logged and len(logged) < 1_000, logged[:1_000]
     assert "a list of strings" in text, text
     text = await refusal("hooks_remember", content="x", metadata="\u202e" + "y" * 1_000_000)
     assert "metadata: got a string of 1,000,001 characters" in text, text

@@ -1187,7 +1187,10 @@ class _Server(MCPServer):
             if isinstance(cause, ValidationError) and cause.title == f"{name}Arguments":
                 tool = next((t for t in tools if t.name == name), None)
                 schema = tool.input_schema if tool is not None else {}
-                raise ToolError(_argument_error(name, cause, schema, arguments)) from cause
+                # not chained to pydantic's refusal: the SDK then logs this one line, where
+                # it listed every rejected item's field (a list of 100,000: 1.1 CPU-s, a
+                # 1.7 MB line, made even when info is not logged)
+                raise ToolError(_argument_error(name, cause, schema, arguments)) from None
             # the same kind kept: the SDK logs a crash with its traceback, an error in a line
             kind = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
             raise kind(_tool_error_text(name, str(exc))) from cause
