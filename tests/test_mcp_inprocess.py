@@ -321,8 +321,8 @@ async def test_an_error_does_not_quote_a_huge_argument_whole(client: Client) -> 
     The error keeps its start (what was wrong) and its end (what is accepted), cut between."""
     answer(await call(client, "hooks_remember", content="The API is versioned in the URL path."))
     # 40 budgets (60,000 characters), past the ~11,000 Claude Code keeps of an error: the cut
-    # is the same for any length past ERROR_CHAR_BUDGET, and the message is redacted whole
-    # before it is cut (linear, but ~1.3 CPU-s a call for 1 MB)
+    # is the same for any length past ERROR_CHAR_BUDGET + 2 * CUT_CONTEXT_CHARS, past which
+    # only the ends are redacted
     huge = "x" * (ERROR_CHAR_BUDGET * 40)
     for tool, arguments, end in (
         ("forget", {"id": huge}, "in this project"),
