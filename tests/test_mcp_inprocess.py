@@ -396,6 +396,11 @@ async def test_a_secret_across_an_errors_cut_is_redacted_whole() -> None:
     message = f"{filler[:size]}\n{block}\nnext: 1"
     assert redact_secrets(block)[0] == "[REDACTED:private_key]"
     assert line[:20] not in _safe_and_bounded(message)
+    # a YAML block scalar longer than the tail's context, its key's line not read with it
+    body = "\n".join(f"  Zq8Rw2Kx9Mt4Bn7C{n:06d}" for n in range(CUT_CONTEXT_CHARS // 20 + 10))
+    message = f"{filler[:size]}\npassword: |\n{body}"
+    assert "Zq8Rw2Kx9Mt4Bn7C" not in redact_secrets(message)[0]
+    assert "Zq8Rw2Kx9Mt4Bn7C" not in _safe_and_bounded(message)
     # a message without secrets reads as when it was redacted whole, then cut
     plain = (filler * 2)[:size].replace(". ", ".\n")
     assert _safe_and_bounded(plain) == _bounded(safe_message(plain))

@@ -142,7 +142,8 @@ ERROR_CHAR_BUDGET = 1_500
 #: length (a value of up to 1,024 characters after a key of up to 64 and 24 before its stem;
 #: an XML tag of up to 1,024 and its value) and a private-key block of 16,384 bits (~12,600
 #: characters); the patterns without a bound (a key block, a YAML block scalar) are found
-#: from their start, which the head's context holds.
+#: from their start, which the head's context holds (a tail that may be inside one is
+#: redacted with the whole message).
 CUT_CONTEXT_CHARS = 16 * 1024
 
 
@@ -330,8 +331,11 @@ def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
     head, tail = budget * 2 // 3, budget // 3
     # a private-key block is redacted from its BEGIN line: an END line in the tail's context
     # may close a block begun before it
-    if len(message) <= budget + 2 * CUT_CONTEXT_CHARS or (
-        "PRIVATE KEY" in message[-(tail + CUT_CONTEXT_CHARS) :]
+    context = message[-(tail + CUT_CONTEXT_CHARS) :]
+    if (
+        len(message) <= budget + 2 * CUT_CONTEXT_CHARS
+        or "PRIVATE KEY" in context
+        or _may_be_inside_a_block(context)
     ):
         return _bounded(safe_message(message), budget)
     from .redaction import redact_secrets
@@ -345,6 +349,15 @@ def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
         return _bounded(safe_message(message), budget)
     cut = len(message) - head - tail
     return f"{escaped_line(start)[:head]} …[{cut:,} characters cut]… {escaped_line(end)[-tail:]}"
+
+
+def _may_be_inside_a_block(context: str) -> bool:
+    """Could the tail's ``context`` lie inside a YAML block begun before it (``password: |``
+    and its indented lines, redacted from the key's line): it breaks a line, and every line
+    after the first that holds anything is indented. Such a tail is redacted with the whole
+    message."""
+    lines = context.split("\n")[1:]
+    return bool(lines) and all(not line.strip() or line[0] in " \t" for line in lines)
 
 
 def _tool_result(data: Any) -> Any:
