@@ -17,16 +17,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mcp import Client
 
 import kenning
 from kenning import MemoryStore
 from kenning.backends.base import Filters
 from kenning.embedders.base import Embedder
+from kenning.mcp_server import KenningTools, build_server
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
 from .test_cli import kenning as run_cli
-from .test_hooks import payload, run_hook
-from .test_mcp import connect, ok
+from .test_hooks import hook_here, payload
+from .test_mcp_inprocess import ok
 
 # Assembled at run time so that no literal credential-shaped string sits in the repository.
 GH = "ghp_" + "Vb7Lp2Xq9Zk4" * 3
@@ -295,9 +297,17 @@ def test_a_ruvector_import_says_every_kind_it_redacted(project: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_mcp_hooks_remember(project: Path, tmp_path: Path) -> None:
-    async with connect(project, tmp_path / "mcp.log") as session:
-        data = await ok(session, "hooks_remember", content=note("figmarker"), type="decision")
+async def test_mcp_hooks_remember(project: Path, minilm: Embedder) -> None:
+    # The tool's write path, in-process: the server kenning mcp builds, driven by the SDK's
+    # client (a stdio server costs a process and a model load, ~1.5 CPU-s, and its
+    # transport carries the note as any other: test_mcp.py tests it), closed before the grep
+    # as the process would have exited.
+    tools = KenningTools(project)
+    try:
+        async with Client(build_server(tools)) as client:
+            data = await ok(client, "hooks_remember", content=note("figmarker"), type="decision")
+    finally:
+        tools.close()
     assert data["stored"] is True
     assert data["redactions"]["github_token"] == 1
     assert not any(secret in json.dumps(data) for secret in SECRETS)
@@ -319,8 +329,10 @@ def test_hooks_store_nothing_from_a_prompt(
         ("prompt-submit", json.dumps(prompt).encode()),
         ("session-start", payload("session_start_startup", project)),
     ):
-        # with the recall log on: it lives in .kenning/ too, and must not take the prompt
-        proc = run_hook(event, data, tmp_path, env={"KENNING_RECALL_LOG": "1"})
+        # with the recall log on: it lives in .kenning/ too, and must not take the prompt;
+        # the hook's work in-process (what it stores and prints is the point, not its
+        # process, whose start and model load cost ~0.4 CPU-s a hook)
+        proc = hook_here(event, data, tmp_path, env={"KENNING_RECALL_LOG": "1"})
         assert proc.returncode == 0, proc.stderr
         for secret in SECRETS:
             assert secret not in proc.stderr
