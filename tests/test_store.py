@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import random
@@ -16,7 +17,7 @@ import pytest
 
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
-from kenning.backends.sqlite import SCHEMA_VERSION
+from kenning.backends.sqlite import SCHEMA_VERSION, SQLiteBackend
 from kenning.embedders.base import Embedder
 from kenning.errors import (
     KenningError,
@@ -27,6 +28,7 @@ from kenning.errors import (
     StoreNotFound,
     UserInputError,
 )
+from kenning.migrate import BATCH as MIGRATE_BATCH
 from kenning.model import COLLECTIONS, DEDUP_CHECK_FAILED, NEAR_DUPLICATE, REJECTED, STORED
 from kenning.redaction import redact_secrets
 from kenning.reembed import reembed
@@ -905,17 +907,29 @@ def test_a_half_reembedded_store_is_not_exported_with_its_mixed_vectors(
     assert export_memories(store, out, vectors=False).exported == len(EXPORT_NOTES)
 
 
+#: The rows an export reads at a time (the backend's iterate, its default batch).
+_EXPORT_BATCH = inspect.signature(SQLiteBackend.iterate).parameters["batch_size"].default
+
+
+def _hashed_notes_past(store: MemoryStore, batch: int) -> MemoryStore:
+    """``store``'s project opened with the hashing model, holding ``batch`` + 20 notes: a
+    reader of ``batch`` rows at a time reads a second batch after the first. The notes are
+    short (``Note 7``): the MiniLM re-embedding of all of them, the cost of the tests that
+    use this, is linear in their word pieces (~15 for the sentence they were, 2.3 CPU-s for
+    520; ~5, 0.7 CPU-s), and their text is not what the tests check."""
+    hashed = open_store(cwd=store.project.root, embedder="hashing")
+    notes = [NewMemory(f"Note {i}") for i in range(batch + 20)]
+    assert all(r.status == "stored" for r in hashed.remember_many(notes, near_duplicates=False))
+    return hashed
+
+
 def test_an_export_during_a_reembed_does_not_mix_two_models_silently(
     store: MemoryStore,
 ) -> None:
     """`kenning reembed` to another model run by another process while an export reads the
     rows (500 at a time): the rows read after it came with the new model's vectors under a
     header naming the old one."""
-    hashed = open_store(cwd=store.project.root, embedder="hashing")
-    notes = [
-        NewMemory(f"Note {i}: the cache of service {i} keeps {i % 7} shards") for i in range(520)
-    ]
-    assert all(r.status == "stored" for r in hashed.remember_many(notes, near_duplicates=False))
+    hashed = _hashed_notes_past(store, _EXPORT_BATCH)
 
     class Output(io.StringIO):
         def write(self, text: str) -> int:
@@ -983,11 +997,7 @@ def test_a_migration_during_a_reembed_does_not_mix_two_models_silently(
     rest, and the migration said it was verified."""
     from kenning.migrate import migrate_store
 
-    hashed = open_store(cwd=store.project.root, embedder="hashing")
-    notes = [
-        NewMemory(f"Note {i}: the cache of service {i} keeps {i % 7} shards") for i in range(520)
-    ]
-    assert all(r.status == "stored" for r in hashed.remember_many(notes, near_duplicates=False))
+    hashed = _hashed_notes_past(store, MIGRATE_BATCH)
     target = store.project.root / "copy" / "memory.db"
     batches: list[int] = []
 
