@@ -9,6 +9,7 @@ the first of three processes that load the model at once into it, ``first_use``)
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import shutil
@@ -284,8 +285,15 @@ def test_corrupted_cache_is_rebuilt(
     rebuilt = MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
     assert not stale.exists()
-    got = rebuilt.embed(REF_TEXTS)
-    assert cosines(got, REF_VECTORS).min() >= MIN_COSINE
+    # The repaired graph and weights are the module's own, byte for byte, whose vectors
+    # test_matches_sentence_transformers holds to every reference text (embedding all of
+    # them here again, two of 256 word pieces, was ~0.45 CPU-s a case); the rebuilt
+    # embedder still gives the reference's vectors for a few.
+    for path in graph_files(cache_root):
+        if path.suffix in (".onnx", ".data"):
+            assert filecmp.cmp(path, cache / "models" / path.name, shallow=False), path.name
+    got = rebuilt.embed(REF_TEXTS[:3])
+    assert cosines(got, REF_VECTORS[:3]).min() >= MIN_COSINE
     # The repaired cache is then reused.
     MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
