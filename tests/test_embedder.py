@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -281,10 +282,21 @@ def test_corrupted_cache_is_rebuilt(
     stale = data.parent / f".{data.name}.killedbuild.tmp"  # left by a build that was killed
     stale.write_bytes(b"partial")
     monkeypatch.setenv("KENNING_CACHE_DIR", str(cache))
+    reference_passes: list[int] = []  # the texts of each numpy reference pass
+    reference_forward = minilm_mod.reference_forward
+
+    def counted(*args: Any, **kwargs: Any) -> np.ndarray:
+        reference_passes.append(len(args[2]))
+        return reference_forward(*args, **kwargs)
+
+    monkeypatch.setattr(minilm_mod, "reference_forward", counted)
     before = minilm_mod.build_count
     rebuilt = MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
     assert not stale.exists()
+    # one pass (one float64 copy of the weights) for the verification texts and the probe,
+    # whose recorded vector the load that followed the build checked the graph against
+    assert reference_passes == [len(minilm_mod._VERIFY_TEXTS) + 1]
     # The repaired graph and weights are the module's own, byte for byte, whose vectors
     # test_matches_sentence_transformers holds to every reference text (embedding all of
     # them here again, two of 256 word pieces, was ~0.45 CPU-s a case); the rebuilt
