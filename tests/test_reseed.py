@@ -30,6 +30,7 @@ from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
 from .conftest import git
+from .test_hooks import hook_here
 from .test_store_folder import _as_a_user
 
 ERRORS = {
@@ -654,25 +655,39 @@ def kenning(cwd: Path, *args: str, stdin: str = "", **extra: str) -> CliRun:
     return run_cli(cwd, *args, stdin=stdin, env=extra)
 
 
+def _session_payload(root: Path) -> str:
+    return json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": str(root / "t.jsonl"),
+            "cwd": str(root),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+
+
 def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    payload = {
-        "session_id": "s",
-        "transcript_path": str(root / "t.jsonl"),
-        "cwd": str(root),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    }
     # the hook as Claude Code runs it: a process of its own (it ends with os._exit)
     return subprocess.run(
         [sys.executable, "-m", "kenning", "hook", "session-start"],
         cwd=root,
         env=env(**extra),
-        input=json.dumps(payload),
+        input=_session_payload(root),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def session_start_here(root: Path) -> subprocess.CompletedProcess[str]:
+    """:func:`session_start`'s work in this process (tests/test_hooks.py's hook_here: its
+    folder, environment, stdin, stdout and stderr as the process has them), for a session
+    whose answer is checked and not the process (a Python start and a model load, ~0.4
+    CPU-s). The sessions that re-seed first, outlast their budget or run as another user
+    keep a process of their own."""
+    return hook_here("session-start", _session_payload(root).encode("utf-8"), root)
 
 
 def test_cli_changed_only(docs: Path) -> None:
@@ -704,14 +719,14 @@ def test_session_start_hook_reseeds_changed_docs(docs: Path) -> None:
             "docs/solutions/db/db.md",
             "docs/solutions/imports/imports.md",
         ]
-    again = session_start(root)  # nothing changed: same answer, nothing written
+    again = session_start_here(root)  # nothing changed: same answer, nothing written
     assert again.returncode == 0 and again.stdout == proc.stdout
 
 
 def test_session_start_does_not_seed_a_project_never_seeded(docs: Path) -> None:
     root = docs.parent.parent
     assert kenning(root, "remember", "--type", "rule", "Use UTC everywhere.").returncode == 0
-    proc = session_start(root)
+    proc = session_start_here(root)
     assert proc.returncode == 0 and proc.stderr == ""
     with open_store(cwd=root, create=False) as store:
         assert entries(store) == []
@@ -723,7 +738,7 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     root = docs.parent.parent
     assert kenning(root, "seed-solutions", KENNING_EMBEDDER="hashing").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="A fix the hook cannot embed."))
-    proc = session_start(root)  # the default model: provenance mismatch
+    proc = session_start_here(root)  # the default model: provenance mismatch
     assert proc.returncode == 0
     assert "could not re-seed changed solution docs" in proc.stderr
     assert "kenning reembed" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -851,7 +866,7 @@ def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) ->
     assert "kenning seed-solutions --changed-only" in proc.stderr, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "reflexion_context" in context and "A fix written while locked." not in context
-    again = session_start(root)  # the lock is gone: the next session re-seeds it
+    again = session_start_here(root)  # the lock is gone: the next session re-seeds it
     assert (
         "A fix written while locked."
         in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
