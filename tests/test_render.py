@@ -448,12 +448,16 @@ def test_every_character_named_like_an_angle_bracket_becomes_a_reference() -> No
     such list let ⦑ ⦒ ⋖ ⋗ ≪ ≫ « » through)."""
     import sys
 
+    # Every code point's name is still read; one alternation searched once per name, and the
+    # category read only for the names that match, instead of 13 substring tests and a
+    # category for each of the 1.1 million code points (~2 CPU-s, most of the file's test time).
+    lookalike = re.compile("|".join(map(re.escape, LOOKALIKE_NAMES)))
     named = [
         chr(cp)
         for cp in range(0x80, sys.maxunicode + 1)
         if not 0xE0000 <= cp <= 0xE007F
+        and lookalike.search(unicodedata.name(chr(cp), ""))
         and unicodedata.category(chr(cp)) not in ("Mn", "Me", "Cs")
-        and any(word in unicodedata.name(chr(cp), "") for word in LOOKALIKE_NAMES)
     ]
     assert len(named) > 150
     missed = [f"U+{ord(c):04X} {unicodedata.name(c)}" for c in named if escape_xml_text(c) == c]
