@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ from kenning.store import MemoryStore
 from kenning.thresholds import PACKAGED_MODELS, default_threshold, expected_default
 
 from .cli_runner import CliRun, run_cli
-from .conftest import make_repo
+from .conftest import PROJECT_REMOTE, make_repo
 
 SNAKE = "Use snake_case for functions"
 UTC = "All timestamps are stored in UTC"
@@ -165,11 +167,43 @@ def _labelled(store: MemoryStore) -> list[str]:
     return lines + [json.dumps({"query": q, "gold": []}) for q in UNRELATED]
 
 
-def test_calibrate_write_saves_what_search_and_recall_then_use(store: MemoryStore) -> None:
+@pytest.fixture(scope="module")
+def _calibration_template(
+    tmp_path_factory: pytest.TempPathFactory, minilm: Embedder
+) -> tuple[Path, list[str]]:
+    """CALIBRATION_NOTES remembered once for the module, in a checkout like the ``project``
+    fixture's (the same remote, so the same project): each calibrate test remembered them
+    again (ten remembers with their duplicate checks, ~0.4 CPU-s), which none of them tests.
+    Its ``.kenning`` and the labelled lines naming the memories' ids."""
+    root = make_repo(tmp_path_factory.mktemp("calibration") / "proj", remote=PROJECT_REMOTE)
+    with open_store(cwd=root, embedder=minilm) as store:
+        lines = _labelled(store)
+    return root / ".kenning", lines
+
+
+@pytest.fixture
+def labelled(project: Path, _calibration_template: tuple[Path, list[str]]) -> list[str]:
+    """The test's project holds a copy of the template's store (a file of its own to write
+    to); the labelled lines of its memories."""
+    template, lines = _calibration_template
+    shutil.copytree(template, project / ".kenning")
+    return list(lines)
+
+
+@pytest.fixture
+def labelled_store(labelled: list[str], project: Path, minilm: Embedder) -> Iterator[MemoryStore]:
+    with open_store(cwd=project, embedder=minilm) as store:
+        yield store
+
+
+def test_calibrate_write_saves_what_search_and_recall_then_use(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
+    store = labelled_store
     config = store.project.store_path.parent / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("# my settings\nstale_penalty = 0.1\n\n[decay]\nhalf_life = { rule = 30 }\n")
-    report = calibrate(store, read_queries(_labelled(store)))
+    report = calibrate(store, read_queries(labelled))
     written = write_calibration(store, report)
 
     assert written.path == config
@@ -194,8 +228,11 @@ def test_calibrate_write_saves_what_search_and_recall_then_use(store: MemoryStor
         assert reread.settings.stale_penalty == 0.1
 
 
-def test_calibrate_write_refuses_when_scores_overlap(store: MemoryStore) -> None:
-    lines = _labelled(store)
+def test_calibrate_write_refuses_when_scores_overlap(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
+    store = labelled_store
+    lines = list(labelled)
     # an "unrelated" query that in truth asks for a stored memory: the scores collide
     lines.append(json.dumps({"query": "use snake_case for functions", "gold": []}))
     config = store.project.store_path.parent / "config.toml"
@@ -205,13 +242,16 @@ def test_calibrate_write_refuses_when_scores_overlap(store: MemoryStore) -> None
         write_calibration(store, report)
     assert config.read_text() == "stale_penalty = 0.1\n"
 
-    only_labelled = [line for line in _labelled(store) if '"gold": []' not in line]
+    only_labelled = [line for line in labelled if '"gold": []' not in line]
     with pytest.raises(UserInputError, match="no unrelated query"):
         write_calibration(store, calibrate(store, read_queries(only_labelled)))
 
 
-def test_calibrate_write_leaves_a_floor_without_its_queries(store: MemoryStore) -> None:
-    lines = [line for line in _labelled(store) if "Error" not in line]
+def test_calibrate_write_leaves_a_floor_without_its_queries(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
+    store = labelled_store
+    lines = [line for line in labelled if "Error" not in line]
     written = write_calibration(store, calibrate(store, read_queries(lines)))
     assert set(written.values) == {"similarity_threshold", "recall_floor"}
     assert "error queries" in written.kept["error_recall_floor"]
@@ -219,10 +259,13 @@ def test_calibrate_write_leaves_a_floor_without_its_queries(store: MemoryStore) 
         assert reread.settings.error_recall_floor == protocol.ERROR_RECALL_FLOOR
 
 
-def test_calibrate_write_needs_enough_queries_on_each_side(store: MemoryStore) -> None:
+def test_calibrate_write_needs_enough_queries_on_each_side(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
     from kenning.calibration import MIN_QUERIES_PER_SIDE
 
-    lines = _labelled(store)
+    store = labelled_store
+    lines = labelled
     labelled = [line for line in lines if '"gold": []' not in line]
     unrelated = [line for line in lines if '"gold": []' in line]
     config = store.project.store_path.parent / "config.toml"
@@ -239,10 +282,10 @@ def test_calibrate_write_needs_enough_queries_on_each_side(store: MemoryStore) -
     assert "too few queries" in written.kept["error_recall_floor"]
 
 
-def test_calibrate_write_applies_the_store_location_guard(tmp_path: Path, minilm: Embedder) -> None:
-    root = make_repo(tmp_path / "proj")
-    with open_store(cwd=root, embedder=minilm) as store:
-        lines = _labelled(store)
+def test_calibrate_write_applies_the_store_location_guard(
+    tmp_path: Path, minilm: Embedder, project: Path, labelled: list[str]
+) -> None:
+    root, lines = project, labelled
     # .kenning moved out of the project and linked back: reads work, writes are refused
     outside = tmp_path / "elsewhere"
     (root / ".kenning").rename(outside)
@@ -254,9 +297,8 @@ def test_calibrate_write_applies_the_store_location_guard(tmp_path: Path, minilm
     assert not (outside / "config.toml").exists()
 
 
-def test_calibrate_write_cli(project: Path, minilm: Embedder) -> None:
-    with open_store(cwd=project, embedder=minilm) as store:
-        lines = _labelled(store)
+def test_calibrate_write_cli(project: Path, labelled: list[str]) -> None:
+    lines = labelled
     queries = project / "labelled.jsonl"
 
     def run(*args: str) -> CliRun:
@@ -353,10 +395,12 @@ def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
         load_settings(tmp_path, environ={})
 
 
-def test_calibrate_refuses_labels_that_cannot_measure_anything(store: MemoryStore) -> None:
+def test_calibrate_refuses_labels_that_cannot_measure_anything(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
     """A line whose "gold" key is misspelt was counted as an unrelated query, and a gold id
     the store does not hold as a miss: either would skew what --write saves."""
-    lines = _labelled(store)
+    store, lines = labelled_store, labelled
     with pytest.raises(UserInputError, match='line 1 has no "gold" list'):
         read_queries([json.dumps({"query": "how do we name functions", "glod": ["x"]})])
     stray = json.dumps({"query": "how do we name functions", "gold": ["0199-not-a-memory"]})
