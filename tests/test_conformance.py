@@ -2668,6 +2668,121 @@ def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> Non
         b.close()
 
 
+def test_qdrant_local_words_match_as_qdrants_own_filters(tmp_path: Path) -> None:
+    """In local mode a lexical search takes its document frequencies and candidates from the
+    words it keeps of every point, not from an exact count per query word (each a pass of
+    Python over every note, tokenising it again per word): they are what Qdrant's own count
+    and scroll with the same conditions give, for full-width words, combining marks, 'İ',
+    'Σ' and 'ς', another application's points (a text only, a list of texts, a number) and
+    a note whose content is a list of texts (a word's pieces must be in one of them); and
+    the next search sees a write, one made earlier in the same transaction too."""
+    from qdrant_client import QdrantClient, models
+
+    from kenning.backends.qdrant import (
+        DEFAULT_COLLECTION,
+        QdrantBackend,
+        _holding,
+        point_id,
+    )
+    from kenning.lexical import MAX_QUERY_TERMS, query_terms
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rng = np.random.default_rng(31)
+    texts = [
+        "npm install fails with ｎｐｍ ERR! code E404",
+        "ｎｐｍ written in full width only",
+        "İstanbul ofisinde VPN bölünmüş tünel ister",
+        "ΣΊΣΥΦΟΣ and σίσυφος end with a final ς",
+        "a q\u0301x mark, the cafe\u0301 notes, naïve",
+        "snake_case names like foo_bar are split at the underscore",
+        "a plain note about npm and the cafe",
+    ]
+    rows = [record(i, unit(rng), text=t, group=GROUPS[i % 2]) for i, t in enumerate(texts)]
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    kenning_payload = QdrantBackend._payload(
+        replace(rows[0].memory, id="listed", content_hash="h", group_id=GROUPS[0])
+    )
+    client = QdrantClient(path=str(folder))
+    client.upsert(
+        DEFAULT_COLLECTION,
+        points=[
+            models.PointStruct(id=100 + i, vector=rows[0].vector.tolist(), payload=payload)
+            for i, payload in enumerate(
+                [
+                    {"content": "npm of another application"},
+                    {"content": ["q alpha npm", "x beta"], "group_id": GROUPS[0]},
+                    {"content": 5, "words": ["npm", "istanbul"]},
+                ]
+            )
+        ]
+        + [
+            models.PointStruct(
+                id=point_id("listed"),
+                vector=rows[0].vector.tolist(),
+                payload={**kenning_payload, "content": ["q gamma", "x alpha"]},
+            )
+        ],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    assert isinstance(b, QdrantBackend)
+    words = query_terms(
+        " ".join([*texts, "istanbul i\u0307stanbul σίσυφοσ alpha beta gamma q x"]),
+        fold_diacritics=False,
+    )
+    assert 40 < len(words) <= MAX_QUERY_TERMS  # one query holds them all
+
+    def qdrants(word: str, filters: Filters) -> tuple[int, set[Any]]:
+        """The count and the points Qdrant's own filters give for ``word``."""
+        holding = models.Filter(should=_holding(word))
+        raw = b._client
+        count = raw.count(
+            DEFAULT_COLLECTION, count_filter=b._counted(Filters(), [holding]), exact=True
+        ).count
+        points, _ = raw.scroll(
+            DEFAULT_COLLECTION, scroll_filter=b._filter(filters, [holding]), limit=1000
+        )
+        return count, {str(p.id) for p in points}
+
+    def check() -> None:
+        unreadable = {"100", "101", "102", point_id("listed")}  # no memory: skipped
+        for filters in (Filters(), Filters(group_id=GROUPS[0])):
+            for word in words:
+                count, points = qdrants(word, filters)
+                assert b.term_statistics(word).frequencies == {word: count}, word
+                with b._call() as raw:
+                    if filters == Filters():
+                        index = b._words_index(raw)
+                        assert index is not None
+                        assert {str(index.ids[n]) for n in index.holding(word)} == points, word
+                    found = b._lexical_candidates(
+                        raw, [word], filters, b._frequencies(raw, [word])[1]
+                    )
+                assert {point_id(i) for i in found} == points - unreadable, word
+        # the multi-word form: every word's count
+        frequencies = b.term_statistics(" ".join(words)).frequencies
+        assert frequencies == {w: qdrants(w, Filters())[0] for w in words}
+
+    try:
+        # the counted note of two texts holds both pieces of "q́x", in two of them
+        assert qdrants("q\u0301x", Filters())[0] == 1
+        assert qdrants("q", Filters())[0] == qdrants("x", Filters())[0] == 2
+        check()
+        b.upsert([record(20, unit(rng), text="npm alpha once more")])
+        assert b.term_statistics("npm alpha").frequencies == {"npm": 4, "alpha": 2}
+        with b.exclusive():
+            assert b.term_statistics("npm").frequencies == {"npm": 4}
+            b.delete([rid(20), rid(6)])
+            assert b.term_statistics("npm").frequencies == {"npm": 2}
+        assert b.term_statistics("npm alpha").frequencies == {"npm": 2, "alpha": 1}
+        check()
+    finally:
+        b.close()
+
+
 def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path: Path) -> None:
     """A store written before notes holding 'İ' carried their own words, and before a
     combining mark stopped splitting a word, has no words a query for 'istanbul' matches

@@ -161,9 +161,8 @@ def test_scores_do_not_drift_when_unrelated_memories_are_added(
     assert worst[0] <= MAX_DRIFT, f"score of {worst[1]!r} moved {worst[2]:.3f} -> {worst[3]:.3f}"
 
     # a query of common words is lifted over no floor, and once the store knows its words
-    # are common (in a few notes it cannot), by nothing at all. (Its scores of the store
-    # grown are read once: on Qdrant's local mode a hybrid search of 1,000 notes costs ~1.5 s
-    # of CPU, each query word an exact count that tokenises every note in Python.)
+    # are common (in a few notes it cannot), by nothing at all (its scores of the store grown
+    # are the ones read above)
     assert max(after[COMMON_QUERY].values()) < protocol.ERROR_RECALL_FLOOR
     assert common_lift(store, after[COMMON_QUERY]) < 0.02
     store.close()

@@ -37,7 +37,10 @@ server with several writing processes they can drift slightly: they only weight 
 missing — the meta collection deleted outside kenning — they are summed from the points).
 Candidates are every point matching any of the words :func:`~.base.terms_to_match` chooses
 (``should`` of ``MatchText`` and ``words``), read :data:`LEXICAL_CANDIDATES` at a time and
-scored in Python — the rows SQLite scores.
+scored in Python — the rows SQLite scores. In local mode, which checks a filter point by
+point in Python, the frequencies and candidates come from the words of every point kept
+in memory instead (:class:`_LocalWords`, read again after a write): the same counts, the
+same points.
 
 Atomicity and concurrency: Qdrant has no transactions. A batch is validated completely
 (dimensions, duplicate ids and ``(group_id, content_hash)`` in the batch and in the store)
@@ -266,6 +269,65 @@ def _redact(url: str) -> str:
 _RECOUNT_PAST = 10_000
 
 
+class _LocalWords:
+    """Which points hold which words, as qdrant-client's local mode matches ``_holding``'s
+    conditions: a ``MatchText`` on ``content`` with its own word tokenizer (every word of
+    the text matched in one of the field's values), a ``MatchValue`` on an element of
+    :data:`WORDS_FIELD`. Local mode checks a filter point by point in Python, tokenising
+    each note again for each ``MatchText``: a count per query word tokenised every note
+    twice a word (its two :func:`~kenning.lexical.spellings`): ~2.5 s of CPU for a hybrid
+    search of 1,000 notes with an error message's words, ~50 ms this way. Built from one
+    read of every point and kept until the store is written (in local mode no other
+    process can open it), it gives the same counts and the same candidates."""
+
+    def __init__(self, writes: int) -> None:
+        #: :attr:`QdrantBackend._writes` when it was read: stale once that moves on.
+        self.writes = writes
+        self.ids: list[Any] = []
+        #: Point numbers (into ``ids``) by word of their content, and by their listed words.
+        self.text: dict[str, list[int]] = {}
+        self.listed: dict[str, list[int]] = {}
+        #: The words of each value of a point whose content is a list of several texts (not
+        #: kenning's: a match needs every word of the query in one of them).
+        self.values: dict[int, list[set[str]]] = {}
+        #: Points with kenning's fields, the ones counts are of (``_counted``).
+        self.counted: set[int] = set()
+
+    def add(self, point_id: Any, payload: dict[str, Any]) -> None:
+        from qdrant_client.local.payload_filters import unindexed_text_tokens
+        from qdrant_client.local.payload_value_extractor import value_by_key
+
+        number = len(self.ids)
+        self.ids.append(point_id)
+        texts = [v for v in value_by_key(payload, "content") or () if isinstance(v, str)]
+        words = [set(unindexed_text_tokens(t)) for t in texts]
+        if len(words) > 1:
+            self.values[number] = words
+        for word in set().union(*words):
+            self.text.setdefault(word, []).append(number)
+        for value in set(v for v in value_by_key(payload, WORDS_FIELD) or () if isinstance(v, str)):
+            self.listed.setdefault(value, []).append(number)
+
+    def holding(self, term: str) -> set[int]:
+        """The points meeting one of ``_holding(term)``'s conditions."""
+        from qdrant_client.local.payload_filters import unindexed_text_tokens
+
+        found: set[int] = set()
+        for word in spellings(term):
+            found.update(self.listed.get(word, ()))
+            pieces = unindexed_text_tokens(word)  # a MatchText without words matches none
+            postings = [self.text.get(piece, ()) for piece in dict.fromkeys(pieces)]
+            if not pieces or not all(postings):
+                continue
+            matched = set(min(postings, key=len)).intersection(*postings)
+            found.update(
+                n
+                for n in matched
+                if n not in self.values or any(all(p in v for p in pieces) for v in self.values[n])
+            )
+        return found
+
+
 class QdrantBackend:
     """A store in Qdrant (server or local mode). Thread-safe within a process."""
 
@@ -301,6 +363,8 @@ class QdrantBackend:
         ] = (-1, Filters(), {}, frozenset())
         #: Point ids written since that count (None: too many to read one by one).
         self._written: set[Any] | None = set()
+        #: The words of every point (local mode), read for lexical search.
+        self._local_words: _LocalWords | None = None
         name = DEFAULT_COLLECTION
         # the prefix in any case, as the registry routes it here (QDRANT-LOCAL:/srv/q)
         self.local = location == ":memory:" or location.lower().startswith(LOCAL_PREFIX)
@@ -1418,12 +1482,21 @@ class QdrantBackend:
             for p in points
         ]
 
-    def _frequencies(self, client: Any, words: Sequence[str]) -> dict[str, int]:
-        """Document frequency of each word: an exact ``count`` per word, of the notes holding
-        any of its spellings (SQLite's and PostgreSQL's word tables count a note holding both
-        ``npm`` and ``ｎｐｍ`` twice: a difference in idf no note written one way shows)."""
+    def _frequencies(
+        self, client: Any, words: Sequence[str]
+    ) -> tuple[dict[str, int], tuple[_LocalWords, dict[str, set[int]]] | None]:
+        """Document frequency of each word, of the notes holding any of its spellings
+        (SQLite's and PostgreSQL's word tables count a note holding both ``npm`` and
+        ``ｎｐｍ`` twice: a difference in idf no note written one way shows): against a server
+        an exact ``count`` per word; in local mode from :class:`_LocalWords`, with the points
+        holding each word (by their number there), which the candidates are read from."""
         from qdrant_client import models
 
+        index = self._words_index(client)
+        if index is not None:
+            holding = {word: index.holding(word) for word in words}
+            frequencies = {w: len(index.counted.intersection(p)) for w, p in holding.items()}
+            return frequencies, (index, holding)
         return {
             word: client.count(
                 self.collection,
@@ -1431,7 +1504,36 @@ class QdrantBackend:
                 exact=True,
             ).count
             for word in words
-        }
+        }, None
+
+    def _words_index(self, client: Any) -> _LocalWords | None:
+        """:class:`_LocalWords` of the store as it is (None against a server), read again
+        after a write: every write enters :meth:`exclusive`, which counts it as it starts
+        and as it ends (a read in a transaction of several writes is read again after the
+        next one)."""
+        if not self.local:
+            return None
+        index = self._local_words
+        if index is not None and index.writes == self._writes:
+            return index
+        index = _LocalWords(self._writes)
+        offset: Any = None
+        while True:
+            points, offset = client.scroll(
+                self.collection,
+                limit=LEXICAL_CANDIDATES,
+                offset=offset,
+                with_payload=["content", WORDS_FIELD],
+            )
+            for point in points:
+                index.add(point.id, point.payload or {})
+            if offset is None:
+                break
+        numbers = {point_id: n for n, point_id in enumerate(index.ids)}
+        for points in self._pages(self._counted(Filters()), 10_000, with_payload=False):
+            index.counted.update(numbers[p.id] for p in points if p.id in numbers)
+        self._local_words = index
+        return index
 
     def term_statistics(self, query: str) -> TermStatistics:
         return self.lexical_search_with_statistics(query, 0, Filters())[1]
@@ -1454,7 +1556,7 @@ class QdrantBackend:
             n, total_len = self._stats()
             if n <= 0:
                 return [], TermStatistics(n, {})
-            frequencies = self._frequencies(client, words)
+            frequencies, holding = self._frequencies(client, words)
             # the kept row count may lag behind the notes (several writers to one server),
             # never below an exact count made now; FTS5's idf takes no more rows holding a
             # word than rows
@@ -1462,7 +1564,7 @@ class QdrantBackend:
             # the terms every backend looks for and ranks by (the same hits as SQLite's)
             chosen = terms_to_match(frequencies, n)
             idfs = {w: idf(n, frequencies[w]) for w in chosen}
-            candidates = self._lexical_candidates(client, chosen, filters) if k > 0 else {}
+            candidates = self._lexical_candidates(client, chosen, filters, holding) if k > 0 else {}
         avgdl = max(total_len / n, 1e-9)
         scored: list[tuple[float, str, Memory]] = []
         for memory in candidates.values():
@@ -1479,16 +1581,28 @@ class QdrantBackend:
         return hits, TermStatistics(n, frequencies)
 
     def _lexical_candidates(
-        self, client: Any, words: Sequence[str], filters: Filters
+        self,
+        client: Any,
+        words: Sequence[str],
+        filters: Filters,
+        holding: tuple[_LocalWords, Mapping[str, set[int]]] | None = None,
     ) -> dict[str, Memory]:
         """Every row holding any of ``words`` (as many as SQLite scores: the chosen terms'
         postings, :func:`~kenning.backends.base.terms_to_match`), read
-        :data:`LEXICAL_CANDIDATES` at a time."""
+        :data:`LEXICAL_CANDIDATES` at a time; in local mode, the points ``holding`` them
+        (:meth:`_frequencies`), read by id."""
         from qdrant_client import models
 
         if not words:
             return {}
-        condition = models.Filter(should=[c for w in words for c in _holding(w)])
+        if holding is not None:
+            index, points_holding = holding
+            numbers = sorted(set().union(*(points_holding[w] for w in words)))
+            if not numbers:
+                return {}
+            condition: Any = models.HasIdCondition(has_id=[index.ids[n] for n in numbers])
+        else:
+            condition = models.Filter(should=[c for w in words for c in _holding(w)])
         found: dict[str, Memory] = {}
         offset: Any = None
         while True:
@@ -1584,6 +1698,7 @@ class QdrantBackend:
 
     def close(self) -> None:
         client, self._client = self._client, None
+        self._local_words = None
         if client is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
