@@ -1,11 +1,11 @@
 """``kenning ui`` in a real browser: Debian's headless chromium driven by Playwright.
 
-One ``kenning ui`` process (the real command, started as a user starts it) and one browser
-serve the whole module; each test opens a fresh tab, its cookies cleared first. The
-project is a real git repository with a real SQLite store and the real MiniLM model; the
-PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright launches
-``/usr/bin/chromium`` (``./install.sh --test`` installs it), and a missing chromium fails
-the module instead of skipping it.
+One ``kenning ui`` process (the real command, started as a user starts it), one browser and
+one tab serve the whole module; each test starts from a blank page, its cookies cleared
+first. The project is a real git repository with a real SQLite store and the real MiniLM
+model; the PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright
+launches ``/usr/bin/chromium`` (``./install.sh --test`` installs it), and a missing chromium
+fails the module instead of skipping it.
 """
 
 from __future__ import annotations
@@ -205,14 +205,28 @@ def context(browser: Any) -> Iterator[Any]:
     shared.close()
 
 
+@pytest.fixture(scope="module")
+def _module_tab(context: Any) -> list[Any]:
+    """The module's one tab, in a list so that a test that closed it gets a new one: a new
+    tab costs Chromium ~0.3 s of CPU (a headless window of its own, with its renderer)."""
+    return [context.new_page()]
+
+
 @pytest.fixture
-def tab(context: Any) -> Iterator[Any]:
-    """A new tab with no cookies: no session of the page, as in a fresh browser."""
+def tab(context: Any, _module_tab: list[Any]) -> Iterator[Any]:
+    """A tab with no cookies on a blank page: no session of the page, as in a fresh browser
+    (the page runs no script and stores nothing, so its cookies and what it shows are all a
+    test leaves in a tab; the next test starts from a blank page without them)."""
     context.clear_cookies()
-    opened = context.new_page()
+    if _module_tab[0].is_closed():
+        _module_tab[0] = context.new_page()
+    opened = _module_tab[0]
+    opened.set_default_timeout(30_000)  # Playwright's own, which `page` lowers
+    opened.goto("about:blank")
     yield opened
-    for each in context.pages:  # this one, and any the test opened from it
-        each.close()
+    for each in context.pages:  # any the test opened from it
+        if each is not opened:
+            each.close()
 
 
 @pytest.fixture
