@@ -417,7 +417,9 @@ def test_a_garbled_model_cache_is_rebuilt_in_the_background(
     env = {"KENNING_CACHE_DIR": str(folder), "KENNING_HOOK_TIMEOUT": "120"}
     root = seeded.project.root
     try:
-        proc = run_hook("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
+        # in-process: finding the graph garbled and starting the builder need no model (a
+        # process cost ~0.6 CPU-s); the prompt that loads the rebuilt graph is a fresh process
+        proc = hook_here("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
         assert_silent_failure(proc, BUILDING)
         wait_for_build(folder)
     finally:
@@ -433,7 +435,9 @@ def test_a_server_that_is_down_is_one_line(project: Path) -> None:
     """A Qdrant server that does not answer, reached with an API key over http: one line
     (knowledge base NOT consulted), not qdrant-client's own two-line warning before it."""
     env = {"KENNING_STORE": "http://127.0.0.1:1", "QDRANT_API_KEY": "a-long-enough-test-key"}
-    proc = run_hook("session-start", payload("session_start_startup", project), project, env)
+    # in-process: the refused connection is at once; a process cost a Python start and
+    # qdrant-client's imports (~1.9 CPU-s), and hook_here shows its warnings as one would
+    proc = hook_here("session-start", payload("session_start_startup", project), project, env)
     assert proc.returncode == 0 and proc.stdout == ""
     (line,) = proc.stderr.strip().splitlines()
     assert "NOT consulted" in line and "a-long-enough-test-key" not in line
@@ -850,8 +854,9 @@ def test_a_cold_model_cache_is_built_in_the_background(
         time.sleep(0.02)
     assert any(p >= min(ours + 10, 19) for p in seen), (ours, seen)
 
-    # session start gives its listing as always, and says the same
-    proc = run_hook("session-start", payload("session_start_startup", root), root, env)
+    # session start gives its listing as always, and says the same (in-process: it lists
+    # without the model, and the cache's state is the folder's; a process cost ~0.6 CPU-s)
+    proc = hook_here("session-start", payload("session_start_startup", root), root, env)
     listing = [text for text, _ in findings(context_of(proc, "SessionStart"))]
     assert listing == [IMPORT_FIX, SQLITE_FIX, NPM_FIX, UTC_RULE, NAMING]
     (line,) = proc.stderr.strip().splitlines()
