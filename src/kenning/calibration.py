@@ -185,8 +185,9 @@ def calibrate(
             "--json` shows (or --project for another project)"
         )
     outcomes = []
-    for query, gold in queries:
-        hits = store.retrieve(query, 1, filters)
+    # the queries embedded together: one model run per batch, not one per query
+    found = store.retrieve_many([query for query, _ in queries], 1, filters)
+    for (query, gold), hits in zip(queries, found, strict=True):
         top = hits[0] if hits else None
         outcomes.append(
             QueryOutcome(
