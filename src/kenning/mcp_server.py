@@ -83,10 +83,12 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 from . import config, protocol
 from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
+from .render import CUT_CONTEXT_CHARS as CUT_CONTEXT_CHARS  # how far past a cut errors are read
 from .render import (
+    cut_message,
     escape_unsafe_json,
-    escaped_line,
     redacted_traceback,
+    safe_bounded_message,
     safe_message,
     show_unsafe,
 )
@@ -137,14 +139,6 @@ ANSWER_CHAR_BUDGET = 40_000
 #: About the most characters a tool error holds (Claude Code cuts an error's text past about
 #: 11,000 characters; an error is a sentence or two).
 ERROR_CHAR_BUDGET = 1_500
-#: How much more of a long error message than the part kept is read past each cut to redact
-#: it (:func:`_safe_and_bounded`): more than the longest span of a secret pattern of bounded
-#: length (a value of up to 1,024 characters after a key of up to 64 and 24 before its stem;
-#: an XML tag of up to 1,024 and its value) and a private-key block of 16,384 bits (~12,600
-#: characters); the patterns without a bound (a key block, a YAML block scalar) are found
-#: from their start, which the head's context holds (a tail that may be inside one is
-#: redacted with the whole message).
-CUT_CONTEXT_CHARS = 16 * 1024
 
 
 def _collections_text() -> str:
@@ -309,55 +303,14 @@ def _tool_errors(func: F) -> F:
 
 
 def _bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
-    """An error message cut to about ``budget`` characters: its start (what was wrong) and
-    its end (what is accepted, how to fix it), without the middle — a refusal that quotes
-    the argument it refuses quoted a 1 MB id or intent whole."""
-    if len(message) <= budget:
-        return message
-    head, tail = budget * 2 // 3, budget // 3
-    cut = len(message) - head - tail
-    return f"{message[:head]} …[{cut:,} characters cut]… {message[-tail:]}"
+    """An error message cut to about ``budget`` characters (:func:`~kenning.render.cut_message`)."""
+    return cut_message(message, budget)
 
 
 def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
-    """``message`` made safe (:func:`~kenning.render.safe_message`) and cut
-    (:func:`_bounded`). A long one is cut first, then redacted: redacting all of a 1 MB
-    message, to keep 1,500 characters of it, cost ~2.6 CPU-s (a log quoted whole). Each
-    end kept is redacted alone and with :data:`CUT_CONTEXT_CHARS` more of the message
-    beyond its cut; it is kept only when both redact it alike (a secret across the cut is
-    then a marker in both, or in neither: a secret longer than the context), else the whole
-    message is redacted as before. The count then says how many of the message's own
-    characters were cut."""
-    head, tail = budget * 2 // 3, budget // 3
-    # a private-key block is redacted from its BEGIN line: an END line in the tail's context
-    # may close a block begun before it
-    context = message[-(tail + CUT_CONTEXT_CHARS) :]
-    if (
-        len(message) <= budget + 2 * CUT_CONTEXT_CHARS
-        or "PRIVATE KEY" in context
-        or _may_be_inside_a_block(context)
-    ):
-        return _bounded(safe_message(message), budget)
-    from .redaction import redact_secrets
-
-    start = redact_secrets(message[:head])[0]
-    end = redact_secrets(message[-tail:])[0]
-    if not (
-        redact_secrets(message[: head + CUT_CONTEXT_CHARS])[0].startswith(start)
-        and redact_secrets(message[-(tail + CUT_CONTEXT_CHARS) :])[0].endswith(end)
-    ):
-        return _bounded(safe_message(message), budget)
-    cut = len(message) - head - tail
-    return f"{escaped_line(start)[:head]} …[{cut:,} characters cut]… {escaped_line(end)[-tail:]}"
-
-
-def _may_be_inside_a_block(context: str) -> bool:
-    """Could the tail's ``context`` lie inside a YAML block begun before it (``password: |``
-    and its indented lines, redacted from the key's line): it breaks a line, and every line
-    after the first that holds anything is indented. Such a tail is redacted with the whole
-    message."""
-    lines = context.split("\n")[1:]
-    return bool(lines) and all(not line.strip() or line[0] in " \t" for line in lines)
+    """``message`` made safe and cut to about ``budget`` characters, cut before it is
+    redacted when long (:func:`~kenning.render.safe_bounded_message`)."""
+    return safe_bounded_message(message, budget)
 
 
 def _tool_result(data: Any) -> Any:

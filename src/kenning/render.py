@@ -43,11 +43,13 @@ from .truncation import is_word_boundary, truncate_at_word_boundary
 
 __all__ = [
     "ADVISORIES",
+    "CUT_CONTEXT_CHARS",
     "REANCHOR_LINE",
     "SUMMARY_CHARS",
     "Finding",
     "ascii_json",
     "combine_for_recall",
+    "cut_message",
     "escape_html_text",
     "escape_unsafe_json",
     "escape_xml_text",
@@ -60,7 +62,9 @@ __all__ = [
     "render_recall_result",
     "render_stale",
     "render_xml",
+    "safe_bounded_message",
     "safe_message",
+    "safe_message_start",
     "sanitise_for_terminal",
     "sanitise_for_xml",
     "show_unsafe",
@@ -477,6 +481,97 @@ def escaped_line(text: str) -> str:
     Each character is shown alone, so the start of the line is the line of the text's start."""
     text = _TERMINAL_CONTROLS.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
     return " ".join(text.split("\n"))
+
+
+#: How much more of a long message than the part kept is read past each cut to redact it
+#: (:func:`safe_bounded_message`, :func:`safe_message_start`): more than the longest span of
+#: a secret pattern of bounded length (a value of up to 1,024 characters after a key of up to
+#: 64 and 24 before its stem; an XML tag of up to 1,024 and its value) and a private-key
+#: block of 16,384 bits (~12,600 characters); the patterns without a bound (a key block, a
+#: YAML block scalar) are found from their start, which the head's context holds (a tail
+#: that may be inside one is redacted with the whole message).
+CUT_CONTEXT_CHARS = 16 * 1024
+
+
+def cut_message(message: str, budget: int) -> str:
+    """An error message cut to about ``budget`` characters: its start (what was wrong) and
+    its end (what is accepted, how to fix it), without the middle — a refusal that quotes
+    the argument it refuses quoted a 1 MB id or intent whole."""
+    if len(message) <= budget:
+        return message
+    head, tail = budget * 2 // 3, budget // 3
+    cut = len(message) - head - tail
+    return f"{message[:head]} …[{cut:,} characters cut]… {message[-tail:]}"
+
+
+def safe_bounded_message(message: str, budget: int) -> str:
+    """``message`` made safe (:func:`safe_message`) and cut (:func:`cut_message`): how
+    every surface shows an error that may quote a huge input. A long one is cut first, then
+    redacted: redacting all of a 1 MB message, to keep 1,500 characters of it, cost ~2.6
+    CPU-s (a log quoted whole). Each end kept is redacted alone and with
+    :data:`CUT_CONTEXT_CHARS` more of the message beyond its cut; it is kept only when both
+    redact it alike (a secret across the cut is then a marker in both, or in neither: a
+    secret longer than the context), else the whole message is redacted as before. The
+    count then says how many of the message's own characters were cut."""
+    head, tail = budget * 2 // 3, budget // 3
+    # a private-key block is redacted from its BEGIN line: an END line in the tail's context
+    # may close a block begun before it
+    context = message[-(tail + CUT_CONTEXT_CHARS) :]
+    if (
+        len(message) <= budget + 2 * CUT_CONTEXT_CHARS
+        or "PRIVATE KEY" in context
+        or _may_be_inside_a_block(context)
+    ):
+        return cut_message(safe_message(message), budget)
+    start, end = _redacted_start(message, head), _redacted_end(message, tail)
+    if start is None or end is None:
+        return cut_message(safe_message(message), budget)
+    cut = len(message) - head - tail
+    return f"{escaped_line(start)[:head]} …[{cut:,} characters cut]… {escaped_line(end)[-tail:]}"
+
+
+def safe_message_start(message: str, chars: int) -> str:
+    """The start of :func:`safe_message` of ``message``, at least ``chars`` characters of it
+    with its blanks collapsed (all of it when it is shorter): for a surface that shows a
+    message's start alone, cut to ``chars``. A long message is cut first, then redacted, as
+    by :func:`safe_bounded_message`: its start alone and with :data:`CUT_CONTEXT_CHARS`
+    more, kept when both redact it alike and it holds enough besides its blanks."""
+    if len(message) > chars + CUT_CONTEXT_CHARS:
+        start = _redacted_start(message, chars)
+        if start is not None:
+            shown = escaped_line(start)
+            if len(" ".join(shown.split())) >= chars:
+                return shown
+    return safe_message(message)
+
+
+def _redacted_start(message: str, chars: int) -> str | None:
+    """``message``'s first ``chars`` characters redacted, or None when redacting them with
+    :data:`CUT_CONTEXT_CHARS` more would redact them otherwise (a secret across the cut)."""
+    from .redaction import redact_secrets
+
+    start = redact_secrets(message[:chars])[0]
+    return (
+        start if redact_secrets(message[: chars + CUT_CONTEXT_CHARS])[0].startswith(start) else None
+    )
+
+
+def _redacted_end(message: str, chars: int) -> str | None:
+    """``message``'s last ``chars`` characters redacted, or None as :func:`_redacted_start`."""
+    from .redaction import redact_secrets
+
+    end = redact_secrets(message[-chars:])[0]
+    wider = redact_secrets(message[-(chars + CUT_CONTEXT_CHARS) :])[0]
+    return end if wider.endswith(end) else None
+
+
+def _may_be_inside_a_block(context: str) -> bool:
+    """Could the tail's ``context`` lie inside a YAML block begun before it (``password: |``
+    and its indented lines, redacted from the key's line): it breaks a line, and every line
+    after the first that holds anything is indented. Such a tail is redacted with the whole
+    message."""
+    lines = context.split("\n")[1:]
+    return bool(lines) and all(not line.strip() or line[0] in " \t" for line in lines)
 
 
 def redacted_traceback() -> str:
