@@ -1365,6 +1365,29 @@ def test_a_cwd_too_long_for_the_os_is_a_bad_cwd(project: Path, tmp_path: Path) -
     assert "not inside a git repository" not in proc.stderr, proc.stderr
 
 
+def test_a_huge_cwd_is_cut_before_it_is_redacted(tmp_path: Path) -> None:
+    """A hook input whose cwd is 1 MB (a log pasted where the path goes) was redacted whole
+    to say the first 400 characters of its line (~1.5 CPU-s, and after the budget: the line
+    is said once the work has ended). Only the message's start and CUT_CONTEXT_CHARS past it
+    are redacted now, and the line reads as when all of it was: a secret in it redacted."""
+    from kenning.render import CUT_CONTEXT_CHARS, safe_message
+
+    from .conftest import texts_redacted
+
+    log = "config key=value timeout=30 host=db.internal port=5432 secret_name=orders retry=3;\n"
+    cwd = "/nonexistent/" + "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C\n" + log * 12_000
+    data = json.dumps({"cwd": cwd, "prompt": "why do we store timestamps in UTC"}).encode()
+    with texts_redacted() as redacted:
+        proc = hook_here("prompt-submit", data, tmp_path)
+    assert_silent_failure(proc, "is not a folder")
+    said = " ".join(safe_message(f"the hook input's cwd is not a folder: {cwd}").split())
+    diagnostic = claude_code._DIAGNOSTIC_CHARS
+    assert proc.stderr == f"kenning hook prompt-submit: {said[: diagnostic - 1]}…\n"
+    assert "[REDACTED" in proc.stderr and "Zq8Rw2Kx9Mt4Bn7C" not in proc.stderr, proc.stderr
+    # its start (twice what is said: blanks are collapsed) and that context, not all of it
+    assert max(map(len, redacted)) <= 2 * diagnostic + CUT_CONTEXT_CHARS < len(cwd)
+
+
 def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStore) -> None:
     """After a rename the session-start hook listed nothing and said nothing: the user
     learned only by chance that every note now sat under the old project id."""

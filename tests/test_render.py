@@ -818,3 +818,56 @@ def test_the_phrases_a_note_may_not_copy_are_the_blocks_own() -> None:
         assert any(phrase.lower() in line.lower() for line in own), phrase
     for line in own:
         assert render._OWN_LINES.search(line), line
+
+
+def test_the_start_of_a_long_message_is_cut_before_it_is_redacted() -> None:
+    """A surface that shows an error's start alone (the hook's diagnostic line) redacted all
+    of a message quoting a 1 MB input to keep 400 characters of it. :func:`safe_message_start`
+    redacts its start alone and with CUT_CONTEXT_CHARS more: a secret across its cut, or a
+    key block that runs past the context, is still redacted whole, and what it gives is the
+    start of what redacting the whole message gives."""
+    from kenning.redaction import redact_secrets
+    from kenning.render import CUT_CONTEXT_CHARS, safe_message, safe_message_start
+
+    from .conftest import texts_redacted
+    from .test_mcp_inprocess import QUOTED_SECRETS
+
+    chars = 400
+    read = 2 * chars  # what safe_message_start reads of the message, its context apart
+    filler = "the deploy failed at step four; retry with the cache cleared. " * 1000
+    size = read + CUT_CONTEXT_CHARS + 2_000  # past what is redacted whole
+
+    def collapsed(text: str) -> str:
+        return " ".join(text.split())
+
+    for secret, value in QUOTED_SECRETS:
+        # how much of the secret comes before the cut (a key block is longer than the start)
+        for before in (1, min(len(secret) // 2, chars), min(len(secret) - 1, read - 2)):
+            start = f"{filler[: read - before - 1]}\n{secret}\n"
+            message = start + filler[: size - len(start)]
+            assert message.index(secret) == read - before and len(message) == size
+            shown = safe_message_start(message, chars)
+            assert len(collapsed(shown)) > chars, shown
+            assert collapsed(safe_message(message)).startswith(collapsed(shown))
+            fragments = {value[i : i + 6] for i in range(len(value) - 5)}
+            assert not [f for f in fragments if f in shown], (secret, before, shown)
+    # a key block begun in the start and longer than its context: redacted from its BEGIN
+    line = QUOTED_SECRETS[-1][1]
+    lines = "\n".join([line] * (CUT_CONTEXT_CHARS // len(line) + 10))
+    message = (
+        f"{filler[:200]}\n-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----"
+    )
+    assert line[:20] not in redact_secrets(message)[0]
+    assert line[:20] not in safe_message_start(message, chars)
+    # a message without secrets: only its start and that context are redacted
+    plain = (filler * 20).replace(". ", ".\n")
+    with texts_redacted() as redacted:
+        shown = safe_message_start(plain, chars)
+    assert max(map(len, redacted)) <= read + CUT_CONTEXT_CHARS < len(plain)
+    assert safe_message(plain).startswith(shown) and len(shown) > chars
+    # blanks the surface collapses do not count: a message of blanks past its start is
+    # redacted whole, and all of it is given
+    blank = filler[:300] + " " * (size * 2) + "the end"
+    assert safe_message_start(blank, chars) == safe_message(blank)
+    # a short message is safe_message's
+    assert safe_message_start(filler[:500], chars) == safe_message(filler[:500])

@@ -531,16 +531,19 @@ def safe_bounded_message(message: str, budget: int) -> str:
 
 
 def safe_message_start(message: str, chars: int) -> str:
-    """The start of :func:`safe_message` of ``message``, at least ``chars`` characters of it
-    with its blanks collapsed (all of it when it is shorter): for a surface that shows a
-    message's start alone, cut to ``chars``. A long message is cut first, then redacted, as
-    by :func:`safe_bounded_message`: its start alone and with :data:`CUT_CONTEXT_CHARS`
-    more, kept when both redact it alike and it holds enough besides its blanks."""
-    if len(message) > chars + CUT_CONTEXT_CHARS:
-        start = _redacted_start(message, chars)
+    """The start of :func:`safe_message` of ``message``, more than ``chars`` characters of
+    it once its blanks are collapsed (all of it when it has no more): for a surface that
+    shows a message's start alone, cut to ``chars``. A long message is cut first, then
+    redacted, as by :func:`safe_bounded_message`: its first ``2 * chars`` characters (room
+    for blanks a surface collapses) alone and with :data:`CUT_CONTEXT_CHARS` more, kept when
+    both redact them alike and they show more than ``chars`` characters besides runs of blanks;
+    else the whole message is redacted."""
+    read = 2 * chars
+    if len(message) > read + CUT_CONTEXT_CHARS:
+        start = _redacted_start(message, read)
         if start is not None:
             shown = escaped_line(start)
-            if len(" ".join(shown.split())) >= chars:
+            if len(" ".join(shown.split())) > chars:
                 return shown
     return safe_message(message)
 
@@ -551,9 +554,8 @@ def _redacted_start(message: str, chars: int) -> str | None:
     from .redaction import redact_secrets
 
     start = redact_secrets(message[:chars])[0]
-    return (
-        start if redact_secrets(message[: chars + CUT_CONTEXT_CHARS])[0].startswith(start) else None
-    )
+    wider = redact_secrets(message[: chars + CUT_CONTEXT_CHARS])[0]
+    return start if wider.startswith(start) else None
 
 
 def _redacted_end(message: str, chars: int) -> str | None:

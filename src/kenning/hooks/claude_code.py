@@ -590,11 +590,13 @@ def _from_raw(
 def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
     """Say ``messages`` (the empty ones left out) on one line of ``stderr``, ``; `` between
     them, each cut to :data:`_DIAGNOSTIC_CHARS` characters; nothing when all are empty."""
-    from ..render import safe_message
+    from ..render import safe_message_start
 
     parts = []
     for message in messages:
-        part = " ".join(safe_message(message).split())
+        # cut before it is redacted: this runs after the budget, and a message quoting a 1 MB
+        # input (a cwd) cost ~1.5 CPU-s redacted whole
+        part = " ".join(safe_message_start(message, _DIAGNOSTIC_CHARS).split())
         if len(part) > _DIAGNOSTIC_CHARS:
             part = part[: _DIAGNOSTIC_CHARS - 1] + "…"
         if part:
