@@ -606,6 +606,47 @@ def test_an_error_that_quotes_its_input_shows_it_inert(seeded_project: Path) -> 
         assert len(result.stderr.splitlines()) == 1
 
 
+def test_an_error_that_quotes_a_huge_input_keeps_its_ends(seeded_project: Path) -> None:
+    """An error line quoted its input whole: `forget` of a 1 MB id (a log pasted where the
+    id goes) printed 1 MB on stderr, a --json refusal's reason held it too, and all of it
+    was redacted first (~1.7 CPU-s). A message past ERROR_LINE_CHARS keeps its start (what
+    was wrong) and its end (what to do), cut between, and only its ends with
+    CUT_CONTEXT_CHARS around them are redacted; a secret quoted in them is still redacted,
+    and a message under the limit is shown whole, as before."""
+    from kenning.cli import ERROR_LINE_CHARS
+    from kenning.render import CUT_CONTEXT_CHARS
+
+    from .conftest import texts_redacted
+
+    log = "config key=value timeout=30 host=db.internal port=5432 secret_name=orders retry=3; "
+    # past ERROR_LINE_CHARS with CUT_CONTEXT_CHARS on both sides: only the ends are redacted
+    huge = "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C " + log * (
+        (ERROR_LINE_CHARS + 2 * CUT_CONTEXT_CHARS) // len(log) + 10
+    )
+    for args, start, end in (
+        (("forget", huge), "error: no memory with id DB_PASSWORD=", "names another project's)"),
+        (("search", "api", "--collection", huge), "error: unknown collection 'DB_PASSWORD=", "discussions"),
+        (("edit", huge, "--type", "rule"), "error: no memory with id DB_PASSWORD=", "names another project's)"),
+    ):  # fmt: skip
+        with texts_redacted() as redacted:
+            result = run_cli(seeded_project, *args)
+        assert result.returncode == 1, result.stderr[:300]
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(start) and line.endswith(end), (line[:300], line[-300:])
+        assert "characters cut]…" in line and len(line) < ERROR_LINE_CHARS + 100, len(line)
+        assert "[REDACTED" in line and "Zq8Rw2Kx9Mt4Bn7C" not in line, line[:300]
+        assert max(map(len, redacted)) <= ERROR_LINE_CHARS + CUT_CONTEXT_CHARS < len(huge)
+    # a script reading --json gets the same reason
+    result = run_cli(seeded_project, "edit", huge, "--type", "rule", "--json")
+    reason = json.loads(result.stdout)["reason"]
+    assert reason.startswith("no memory with id DB_PASSWORD=[REDACTED"), reason[:300]
+    assert "characters cut]…" in reason and len(reason) < ERROR_LINE_CHARS + 100, len(reason)
+    # under the limit: the whole id
+    long_id = "x" * (ERROR_LINE_CHARS - 500)
+    (line,) = run_cli(seeded_project, "forget", long_id).stderr.splitlines()
+    assert f"no memory with id {long_id} in this project" in line and "cut" not in line
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [

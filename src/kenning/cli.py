@@ -53,6 +53,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 #: 128 + SIGPIPE: what a shell reports for a program whose reader closed the pipe
 EXIT_BROKEN_PIPE = 141
+#: About the most characters of a message an ``error:`` or ``warning:`` line (or a --json
+#: refusal's ``reason``) shows: a screenful (50 lines of 80 columns), more than any message
+#: kenning writes, so only one quoting a huge input (a 1 MB id, a log passed as a type) is
+#: cut, its start and end kept; a person reads it in a terminal, and an agent running the
+#: command keeps it in its context (its shell tool keeps ~30,000 characters of output).
+ERROR_LINE_CHARS = 4_000
 ALL_TYPES = sorted(set(TYPE_TO_COLLECTION) | set(RUVECTOR_TYPE_MAP))
 
 
@@ -80,18 +86,23 @@ def _echo_json_text(text: str) -> None:
     click.echo(text if _stdout_is_utf8() else ascii_json(text))
 
 
+def _shown_error(message: str) -> str:
+    """An error or warning as the CLI shows it (it may quote input): made safe and, when it
+    quotes a huge input, cut to about :data:`ERROR_LINE_CHARS` characters, its start and its
+    end kept (:func:`~kenning.render.safe_bounded_message`)."""
+    from .render import safe_bounded_message
+
+    return safe_bounded_message(message, ERROR_LINE_CHARS)
+
+
 def _say_error(message: str) -> None:
     """``error: <message>`` on stderr, the message made safe to show (it may quote input)."""
-    from .render import safe_message
-
-    click.echo(f"error: {safe_message(message)}", err=True)
+    click.echo(f"error: {_shown_error(message)}", err=True)
 
 
 def _say_warning(message: str) -> None:
     """``warning: <message>`` on stderr, made safe to show like an error."""
-    from .render import safe_message
-
-    click.echo(f"warning: {safe_message(message)}", err=True)
+    click.echo(f"warning: {_shown_error(message)}", err=True)
 
 
 def _fail(message: str, code: int = EXIT_USER) -> None:
@@ -376,9 +387,7 @@ def _read_note(content: str, as_json: bool) -> str:
     except UserInputError as exc:
         if not as_json:
             raise
-        from .render import safe_message
-
-        _echo_json(RememberResult(status=REJECTED, reason=safe_message(str(exc))).to_dict())
+        _echo_json(RememberResult(status=REJECTED, reason=_shown_error(str(exc))).to_dict())
         _say_error(str(exc))  # as without --json: exit 1 alone tells a script's user nothing
         sys.exit(EXIT_USER)
 
@@ -439,12 +448,10 @@ def remember(
     except (UserInputError, StoreLocationError) as exc:
         if not as_json:
             raise
-        from .render import safe_message
-
         # refused before the note was looked at (the project, the store): a script reading
         # --json still gets its answer, as for a refused note
         said = _as_the_command_says(exc)
-        _echo_json(RememberResult(status=REJECTED, reason=safe_message(said)).to_dict())
+        _echo_json(RememberResult(status=REJECTED, reason=_shown_error(said)).to_dict())
         _say_error(said)
         sys.exit(EXIT_USER)
     if as_json:
@@ -1151,12 +1158,10 @@ def source_cmd(
         except UserInputError as exc:
             if not as_json:
                 raise
-            from .render import safe_message
-
             # no document to check: a script reading --json still gets an answer
             _echo_json(
                 {"id": memory_id or target.strip(), "path": None, "ok": False}
-                | {"reason": safe_message(_as_the_command_says(exc))}
+                | {"reason": _shown_error(_as_the_command_says(exc))}
             )
             _say_error(_as_the_command_says(exc))  # as without --json
             sys.exit(EXIT_USER)
@@ -2262,11 +2267,9 @@ def edit(
     except (UserInputError, StoreNotFound, StoreLocationError) as exc:
         if not as_json:
             raise
-        from .render import safe_message
-
         # a script reading --json gets an answer, as from remember and forget
         refusal = _as_the_command_says(exc)
-        result = RememberResult(status=REJECTED, reason=safe_message(refusal))
+        result = RememberResult(status=REJECTED, reason=_shown_error(refusal))
     if as_json:
         _echo_json(result.to_dict())
     elif result.unchanged:
