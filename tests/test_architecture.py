@@ -120,6 +120,47 @@ def test_surfaces_never_reach_into_the_backend() -> None:
     assert not offenders
 
 
+#: The functions of a surface that redact text themselves, none of it an error message: the
+#: hook's memories as the agent is given them, an installer's diff of a client's config.
+SURFACE_REDACTIONS = {"hooks/claude_code.py:_shown", "installers/files.py:diff"}
+
+
+def _calls_by_function(path: Path, name: str) -> list[tuple[str, int]]:
+    """``(enclosing function, line)`` of every call of ``name`` in ``path``."""
+    found = []
+    for func in ast.walk(ast.parse(path.read_text())):
+        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(func):
+                if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(name):
+                    found.append((func.name, node.lineno))
+    return found
+
+
+def test_surfaces_show_error_messages_through_renders_one_cut() -> None:
+    """An error message that may quote a huge input is made safe and cut in one place,
+    render (:func:`~kenning.render.safe_bounded_message`,
+    :func:`~kenning.render.safe_message_start`: cut before it is redacted, a secret across
+    the cut still whole): no other module writes the cut's marker, and a surface redacts
+    nothing itself but what is not a message."""
+    marker = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for top, path in _modules()
+        if top != "render"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and "characters cut" in node.value
+    ]
+    assert not marker, f"an error cut outside render: {marker}"
+    redacting = {
+        f"{path.relative_to(PACKAGE)}:{function}": line
+        for top, path in _modules()
+        if top in SURFACES
+        for function, line in _calls_by_function(path, "redact_secrets")
+    }
+    assert set(redacting) == SURFACE_REDACTIONS, redacting
+
+
 #: Read in kenning.config only: kenning's own settings, and the one variable of a client
 #: kenning depends on (Claude Code's project folder for the servers and hooks it starts).
 CONFIG_VARIABLES = ("KENNING_", "CLAUDE_PROJECT_DIR")
