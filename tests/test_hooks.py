@@ -1374,14 +1374,17 @@ def test_a_huge_cwd_is_cut_before_it_is_redacted(tmp_path: Path) -> None:
 
     from .conftest import texts_redacted
 
+    diagnostic = claude_code._DIAGNOSTIC_CHARS
     log = "config key=value timeout=30 host=db.internal port=5432 secret_name=orders retry=3;\n"
-    cwd = "/nonexistent/" + "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C\n" + log * 12_000
+    # past twice what is said with CUT_CONTEXT_CHARS: what is redacted is then cut first, as
+    # for 1 MB (and the whole, redacted for the line expected, stays cheap)
+    lines = (2 * diagnostic + CUT_CONTEXT_CHARS) // len(log) + 10
+    cwd = "/nonexistent/" + "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C\n" + log * lines
     data = json.dumps({"cwd": cwd, "prompt": "why do we store timestamps in UTC"}).encode()
     with texts_redacted() as redacted:
         proc = hook_here("prompt-submit", data, tmp_path)
     assert_silent_failure(proc, "is not a folder")
     said = " ".join(safe_message(f"the hook input's cwd is not a folder: {cwd}").split())
-    diagnostic = claude_code._DIAGNOSTIC_CHARS
     assert proc.stderr == f"kenning hook prompt-submit: {said[: diagnostic - 1]}…\n"
     assert "[REDACTED" in proc.stderr and "Zq8Rw2Kx9Mt4Bn7C" not in proc.stderr, proc.stderr
     # its start (twice what is said: blanks are collapsed) and that context, not all of it
