@@ -125,14 +125,23 @@ def test_surfaces_never_reach_into_the_backend() -> None:
 SURFACE_REDACTIONS = {"hooks/claude_code.py:_shown", "installers/files.py:diff"}
 
 
-def _calls_by_function(path: Path, name: str) -> list[tuple[str, int]]:
-    """``(enclosing function, line)`` of every call of ``name`` in ``path``."""
-    found = []
-    for func in ast.walk(ast.parse(path.read_text())):
-        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-            for node in ast.walk(func):
-                if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(name):
-                    found.append((func.name, node.lineno))
+def _calls_by_function(tree: ast.AST, name: str) -> list[tuple[str, int]]:
+    """``(innermost enclosing function, line)`` of every call of ``name`` in ``tree``."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        elif isinstance(node, ast.Call):
+            called = node.func
+            if (isinstance(called, ast.Name) and called.id == name) or (
+                isinstance(called, ast.Attribute) and called.attr == name
+            ):
+                found.append((function, node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "<module>")
     return found
 
 
@@ -142,22 +151,24 @@ def test_surfaces_show_error_messages_through_renders_one_cut() -> None:
     :func:`~kenning.render.safe_message_start`: cut before it is redacted, a secret across
     the cut still whole): no other module writes the cut's marker, and a surface redacts
     nothing itself but what is not a message."""
-    marker = [
-        f"{path.relative_to(PACKAGE)}:{node.lineno}"
-        for top, path in _modules()
-        if top != "render"
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and "characters cut" in node.value
-    ]
+    marker, redacting = [], {}
+    for top, path in _modules():
+        source = path.read_text()
+        if "characters cut" not in source and "redact_secrets" not in source:
+            continue  # parsing every module would be most of the test's cost
+        tree, name = ast.parse(source), path.relative_to(PACKAGE)
+        if top != "render":
+            marker += [
+                f"{name}:{node.lineno}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "characters cut" in node.value
+            ]
+        if top in SURFACES:
+            for function, line in _calls_by_function(tree, "redact_secrets"):
+                redacting[f"{name}:{function}"] = line
     assert not marker, f"an error cut outside render: {marker}"
-    redacting = {
-        f"{path.relative_to(PACKAGE)}:{function}": line
-        for top, path in _modules()
-        if top in SURFACES
-        for function, line in _calls_by_function(path, "redact_secrets")
-    }
     assert set(redacting) == SURFACE_REDACTIONS, redacting
 
 

@@ -860,7 +860,7 @@ def test_the_start_of_a_long_message_is_cut_before_it_is_redacted() -> None:
     assert line[:20] not in redact_secrets(message)[0]
     assert line[:20] not in safe_message_start(message, chars)
     # a message without secrets: only its start and that context are redacted
-    plain = (filler * 20).replace(". ", ".\n")
+    plain = (filler * 2)[:size].replace(". ", ".\n")
     with texts_redacted() as redacted:
         shown = safe_message_start(plain, chars)
     assert max(map(len, redacted)) <= read + CUT_CONTEXT_CHARS < len(plain)
