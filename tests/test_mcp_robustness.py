@@ -387,7 +387,7 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
     cancelled (the user pressed Esc: MCP's notifications/cancelled), went on waiting in its
     worker thread and deleted the memory once the lock came free — a cancelled write done
     later, unasked. A write not begun when its call is cancelled is now never made."""
-    from .test_concurrency import OTHER_TRANSACTION
+    from .test_concurrency import _end, _other_transaction
 
     server = RawServer(project, tmp_path / "err.log")
     try:
@@ -398,20 +398,10 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
         }
         server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": remember})
         stored = json.loads(server.reply_to(1)["result"]["content"][0]["text"])
-        holder = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                OTHER_TRANSACTION,
-                str(project / ".kenning" / "memory.db"),
-                "3",
-                "BEGIN IMMEDIATE",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        # the other process holds the lock its whole 3 s (its standard input open: it ends
+        # early only when that closes, and an inherited one may be closed already)
+        holder = _other_transaction(str(project / ".kenning" / "memory.db"), 3, "BEGIN IMMEDIATE")
         try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
             forget = {"name": "forget", "arguments": {"id": stored["id"]}}
             server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": forget})
             threading.Event().wait(0.5)  # the forget is waiting for the write lock
@@ -419,6 +409,7 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
             server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
         finally:
             holder.wait(timeout=60)
+            _end(holder)
         threading.Event().wait(1)  # time enough for a forget that went on waiting to delete
         stats = {"name": "hooks_stats", "arguments": {}}
         server.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": stats})
