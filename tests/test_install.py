@@ -10,6 +10,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from kenning.cli import main
 from kenning.errors import UserInputError
 from kenning.installers import claude_code as install
 from kenning.installers.files import apply_changes
+from kenning.project import Checkout, find_checkout
 
 from .conftest import git, make_repo
 from .test_agent_clis import CLAUDE_VERSION, _cli, run
@@ -151,6 +153,26 @@ def test_default_scope_is_local_with_personal_paths(project: Path, home: Path) -
     assert not (project / ".claude" / "settings.json").exists()
     assert "~/.claude.json: created" in out and ".claude/settings.local.json: created" in out
     assert (home / ".claude.json").stat().st_mode & 0o777 == 0o600  # as Claude Code makes it
+
+
+def test_an_install_asks_git_about_its_folder_once(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a git that logs each run (and is the real one): the install asked git about the same
+    # folder six or seven times, ~2.5 ms of CPU each
+    shim, log = tmp_path / "bin", tmp_path / "git-runs.log"
+    shim.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(f'#!/bin/sh\necho "$1" >> {str(log)!r}\nexec {real!r} "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    assert log.read_text().split().count("rev-parse") == 1
+    # after the command, git is asked again: a process that lives on sees a checkout move
+    assert find_checkout(project) == Checkout(project, project)
+    assert log.read_text().split().count("rev-parse") == 2
 
 
 def test_project_scope_names_kenning_on_path(project: Path, home: Path) -> None:

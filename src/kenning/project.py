@@ -14,9 +14,13 @@ Rules (SPEC §2):
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -289,9 +293,37 @@ def in_a_checkout(path: Path) -> bool:
     return is_folder(path) and find_checkout(path) is not None
 
 
+#: The checkouts found so far in one command (:func:`checkouts_found_once`), by folder.
+_FOUND: ContextVar[dict[str, Checkout | None] | None] = ContextVar("kenning_found", default=None)
+
+
+@contextmanager
+def checkouts_found_once() -> Iterator[None]:
+    """Within it, :func:`find_checkout` runs git once per folder: ``kenning install`` asked
+    git about the same folder six or seven times (its key in Claude Code's file, the one
+    the hooks and each file it plans are filed under, the note on a folder outside git),
+    ~2.5 ms of CPU each. Only for a command that moves no checkout while it runs; a process
+    that lives on (the MCP server, the page) asks again each time."""
+    token = _FOUND.set({})
+    try:
+        yield
+    finally:
+        _FOUND.reset(token)
+
+
 def find_checkout(cwd: Path) -> Checkout | None:
     """The git work tree containing ``cwd`` and its repository's shared root; None outside
     git. This is the one way kenning finds a project's folders."""
+    found = _FOUND.get()
+    if found is None:
+        return _find_checkout(cwd)
+    key = os.path.abspath(cwd)
+    if key not in found:
+        found[key] = _find_checkout(cwd)
+    return found[key]
+
+
+def _find_checkout(cwd: Path) -> Checkout | None:
     out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
     if not out:
         return None

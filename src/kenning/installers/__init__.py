@@ -43,6 +43,23 @@ def install(
         raise UserInputError(
             f"{agent} has no {chosen!r} scope; use one of {', '.join(AGENTS[agent])}"
         )
+    from ..project import checkouts_found_once
+
+    with checkouts_found_once():
+        return _install_and_note(
+            agent, chosen, project_dir, uninstall, dry_run, executable, agents_md
+        )
+
+
+def _install_and_note(
+    agent: str,
+    chosen: str,
+    project_dir: Path | None,
+    uninstall: bool,
+    dry_run: bool,
+    executable: str | None,
+    agents_md: bool,
+) -> InstallResult:
     result = _install(agent, chosen, project_dir, uninstall, dry_run, executable, agents_md)
     if not uninstall and chosen != "user":
         from ..project import find_checkout, in_repository_without_work_tree
