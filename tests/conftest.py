@@ -156,6 +156,21 @@ def git(cwd: Path, *args: str) -> str:
     return out.stdout
 
 
+def logging_git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The file each git kenning runs from now on logs its command to (``rev-parse``,
+    ``remote``: one a line), through a ``git`` first on PATH that then runs the real one."""
+    real = shutil.which("git")
+    assert real is not None
+    (folder / "bin").mkdir()
+    log = folder / "git-runs.log"
+    shim = folder / "bin" / "git"
+    shim.write_text(f'#!/bin/sh\necho "$1" >> {str(log)!r}\nexec {real!r} "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
+    log.touch()
+    return log
+
+
 #: One repository per remote, built with git once per process and copied for each test: the
 #: four git commands cost ~90 ms of wall time (~17 ms CPU) a repository, a copy ~5 ms (~2 ms), and
 #: hundreds of tests need a fresh project. The copy is a whole repository of its own.

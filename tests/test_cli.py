@@ -14,7 +14,7 @@ from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
 
 from .cli_runner import CliRun, run_cli
-from .conftest import make_repo
+from .conftest import logging_git, make_repo
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -84,6 +84,22 @@ def test_remember_from_stdin_and_invalid_utf8(project: Path) -> None:
     assert bad.returncode == 1
     assert "not valid UTF-8" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_remember_finds_its_project_once(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the store is looked at before a note creates it, and the project was found with git
+    # for the look and again for the write
+    log = logging_git(tmp_path, monkeypatch)
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for note in ("Deploys need the VPN", "Releases are tagged on main"):  # new store, then not
+        r = run_cli(project, "remember", "--type", "rule", note, env=env)
+        assert r.returncode == 0 and r.stdout.startswith("stored"), r.stderr
+        assert log.read_text().split() == ["rev-parse", "remote"]
+        log.write_text("")
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.group_id == "acme/widgets" and store.count() == 2
 
 
 def test_remember_and_edit_json_answer_json_for_stdin_that_is_not_utf8(project: Path) -> None:

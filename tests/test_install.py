@@ -10,7 +10,6 @@ import json
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ from kenning.installers import claude_code as install
 from kenning.installers.files import apply_changes
 from kenning.project import Checkout, find_checkout
 
-from .conftest import git, make_repo
+from .conftest import git, logging_git, make_repo
 from .test_agent_clis import CLAUDE_VERSION, _cli, run
 
 EXE = "/opt/kenning tools/bin/kenning"  # a space, so quoting is exercised
@@ -158,15 +157,8 @@ def test_default_scope_is_local_with_personal_paths(project: Path, home: Path) -
 def test_an_install_asks_git_about_its_folder_once(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a git that logs each run (and is the real one): the install asked git about the same
-    # folder six or seven times, ~2.5 ms of CPU each
-    shim, log = tmp_path / "bin", tmp_path / "git-runs.log"
-    shim.mkdir()
-    real = shutil.which("git")
-    assert real is not None
-    (shim / "git").write_text(f'#!/bin/sh\necho "$1" >> {str(log)!r}\nexec {real!r} "$@"\n')
-    (shim / "git").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    # the install asked git about the same folder six or seven times, ~2.5 ms of CPU each
+    log = logging_git(tmp_path, monkeypatch)
     code, _, err = cli("--executable", EXE)
     assert code == 0, err
     assert log.read_text().split().count("rev-parse") == 1

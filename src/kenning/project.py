@@ -233,7 +233,39 @@ def _shown_only(name: str) -> str:
     )
 
 
+#: What git answered so far in one command (:func:`git_asked_once`), by folder and question.
+_ASKED: ContextVar[dict[tuple[str, tuple[str, ...]], str | None] | None] = ContextVar(
+    "kenning_git_asked", default=None
+)
+
+
+@contextmanager
+def git_asked_once() -> Iterator[None]:
+    """Within it, git is asked each question about a folder once: ``kenning install`` asked
+    it for the same folder's checkout six or seven times (its key in Claude Code's file, the
+    one the hooks and each file it plans are filed under, the note on a folder outside git)
+    and ``kenning remember`` found its project twice (the store is looked at before it is
+    created), ~2.5 ms of CPU a git. Only for a command that moves no checkout and changes
+    no remote while it runs; a process that lives on (the MCP server, the page) asks again
+    for each call."""
+    token = _ASKED.set({})
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
 def _git(cwd: Path, *args: str) -> str | None:
+    asked = _ASKED.get()
+    if asked is None:
+        return _ask_git(cwd, *args)
+    key = (os.path.abspath(cwd), args)
+    if key not in asked:
+        asked[key] = _ask_git(cwd, *args)
+    return asked[key]
+
+
+def _ask_git(cwd: Path, *args: str) -> str | None:
     out = _run_git(cwd, *args)
     if out is None or out.returncode != 0:
         return None
@@ -293,37 +325,9 @@ def in_a_checkout(path: Path) -> bool:
     return is_folder(path) and find_checkout(path) is not None
 
 
-#: The checkouts found so far in one command (:func:`checkouts_found_once`), by folder.
-_FOUND: ContextVar[dict[str, Checkout | None] | None] = ContextVar("kenning_found", default=None)
-
-
-@contextmanager
-def checkouts_found_once() -> Iterator[None]:
-    """Within it, :func:`find_checkout` runs git once per folder: ``kenning install`` asked
-    git about the same folder six or seven times (its key in Claude Code's file, the one
-    the hooks and each file it plans are filed under, the note on a folder outside git),
-    ~2.5 ms of CPU each. Only for a command that moves no checkout while it runs; a process
-    that lives on (the MCP server, the page) asks again each time."""
-    token = _FOUND.set({})
-    try:
-        yield
-    finally:
-        _FOUND.reset(token)
-
-
 def find_checkout(cwd: Path) -> Checkout | None:
     """The git work tree containing ``cwd`` and its repository's shared root; None outside
     git. This is the one way kenning finds a project's folders."""
-    found = _FOUND.get()
-    if found is None:
-        return _find_checkout(cwd)
-    key = os.path.abspath(cwd)
-    if key not in found:
-        found[key] = _find_checkout(cwd)
-    return found[key]
-
-
-def _find_checkout(cwd: Path) -> Checkout | None:
     out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
     if not out:
         return None

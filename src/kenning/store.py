@@ -80,6 +80,7 @@ from .project import (
     Project,
     check_group_id,
     check_store_location,
+    git_asked_once,
     ignore_store_files,
     means_every_project,
     resolve_project,
@@ -2453,14 +2454,15 @@ def remember_in_project(
     created by the first note it takes: a note the write path refuses creates no store, so
     that an agent's ``test -d .kenning`` still says there is none)."""
     embedder: Embedder | None = None
-    with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as probe:
-        refused = None if probe.exists else probe.refusal(item)
-        if refused is None and not probe.exists:
-            embedder = probe.embedder  # a model that cannot load creates no store either
-    if refused is not None:
-        return refused
-    with open_store(path, cwd=cwd, group_id=group_id, embedder=embedder) as store:
-        return store.remember_many([item])[0]
+    with git_asked_once():  # the project is found for the look and again for the write
+        with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as probe:
+            refused = None if probe.exists else probe.refusal(item)
+            if refused is None and not probe.exists:
+                embedder = probe.embedder  # a model that cannot load creates no store either
+        if refused is not None:
+            return refused
+        with open_store(path, cwd=cwd, group_id=group_id, embedder=embedder) as store:
+            return store.remember_many([item])[0]
 
 
 __all__ = ["MemoryStore", "NewMemory", "open_store", "remember_in_project"]

@@ -43,9 +43,9 @@ def install(
         raise UserInputError(
             f"{agent} has no {chosen!r} scope; use one of {', '.join(AGENTS[agent])}"
         )
-    from ..project import checkouts_found_once
+    from ..project import git_asked_once
 
-    with checkouts_found_once():
+    with git_asked_once():
         return _install_and_note(
             agent, chosen, project_dir, uninstall, dry_run, executable, agents_md
         )
