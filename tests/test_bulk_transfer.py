@@ -340,7 +340,7 @@ def test_a_large_import_waiting_for_the_table_does_not_stall_other_clients_reads
 
     from kenning.backends import postgres as pg_backend
 
-    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 4.0)
+    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 3.0)
     importer = open_store(pg_url, cwd=project, embedder=minilm)
     teammate = open_store(pg_url, cwd=project, embedder=minilm)
     outcome: list[object] = []
@@ -360,7 +360,18 @@ def test_a_large_import_waiting_for_the_table_does_not_stall_other_clients_reads
 
             load = threading.Thread(target=run_import)
             load.start()
-            time.sleep(1.0)  # the import waits for the table
+            # Until the import waits in the table's lock queue (each try of TABLE_LOCK_TRY_S
+            # is seen there), not a fixed second: the recall then starts ~1 s further from
+            # the import giving up, hence the shorter wait, the same margin for a recall that
+            # queues behind one long wait.
+            queued = (
+                "SELECT 1 FROM pg_locks WHERE NOT granted AND mode = 'AccessExclusiveLock' "
+                "AND relation = 'kenning_memories'::regclass"
+            )
+            with psycopg.connect(pg_url, autocommit=True) as watch:
+                while watch.execute(queued).fetchone() is None:
+                    assert load.is_alive(), "the import never waited for the table"
+                    time.sleep(0.01)
             started = time.monotonic()
             found = teammate.recall("when are releases cut")
             waited = time.monotonic() - started
