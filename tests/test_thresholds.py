@@ -444,6 +444,8 @@ def test_calibrate_embeds_its_queries_together(
             assert outcome.top_id == alone.memory.id, outcome.query
             # a text padded in a batch can differ from itself alone in a float32's last bit
             assert outcome.top_score == pytest.approx(alone.semantic, abs=1e-6), outcome.query
+        with pytest.raises(UserInputError, match="a list of queries"):  # not its characters
+            store.retrieve_many(queries[0][0], 1, filters)
     with (
         open_store(cwd=project, embedder="hashing", create=False) as other,
         pytest.raises(ProvenanceMismatch, match="was embedded with"),

@@ -1313,8 +1313,11 @@ class MemoryStore:
         alone."""
         from .safety import without_terminal_sequences
 
-        if isinstance(queries, str):
-            raise TypeError("retrieve_many() takes a sequence of queries, not one string")
+        if isinstance(queries, str | bytes):
+            raise UserInputError(
+                "retrieve_many takes a list of queries, like ['KeyError: x']; for one query "
+                "use retrieve"
+            )
         queries = list(queries)
         for query in queries:
             _check_text(query, "the query")
