@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -468,7 +469,7 @@ def test_best_fresh_first_stops_asking_once_the_head_is_settled() -> None:
 
 
 def test_recall_judges_each_hit_against_its_own_record_of_a_file_they_share(
-    store: MemoryStore, files: Path
+    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A recall looks at a file several of its hits name once; each hit is still judged
     against what it recorded, and the next recall looks again."""
@@ -478,11 +479,14 @@ def test_recall_judges_each_hit_against_its_own_record_of_a_file_they_share(
     after = "The session check in src/auth.py also needs the user to be verified"
     new_id = store.remember(after, "rule").id
     query = "session check of the user in src/auth.py"
+    checked = _source_checks_counted(monkeypatch)
     recalled = store.recall(query)
     assert {h.memory.id: h.stale for h in recalled.hits} == {old_id: True, new_id: False}
+    assert checked[0] == 1, checked  # the one file both hits name, not once per hit
     write(files, "src/auth.py", "def check(user):\n    return True\n")
     recalled = store.recall(query)
     assert {h.memory.id: h.stale for h in recalled.hits} == {old_id: True, new_id: True}
+    assert checked[0] == 2, checked
 
 
 def test_search_and_recall_rank_a_stale_near_tie_second(store: MemoryStore, files: Path) -> None:
@@ -1040,6 +1044,22 @@ def test_a_note_from_a_crlf_checkout_is_fresh_on_an_lf_checkout_of_the_same_comm
     assert check(memory.metadata[FILES_KEY], linux).stale
 
 
+def _source_checks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of the source-path checks (``[n]``) from now on: the first step of looking
+    at a file a memory recorded (:func:`kenning.freshness.check`)."""
+    from kenning import sources
+
+    checked = [0]
+    real = sources.check_source
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        checked[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sources, "check_source", counting)
+    return checked
+
+
 def _git_calls_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A counter of the git processes freshness runs from now on (``[n]``)."""
     from kenning import freshness
@@ -1136,8 +1156,14 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
     git(files, "mv", "docs/solutions/db.md", "docs/solutions/locks.md")
     commit(files, "second change of auth, db.md moved")
     asked = _git_calls_counted(monkeypatch)
+    checked = _source_checks_counted(monkeypatch)
     data = json.loads(kenning(files, "stale", "--json").stdout)
     assert (data["checked"], data["stale"]) == (2 * n, 2 * n)
+    # the two times' records differ (src/auth.py) and share a file (db.md): each file is
+    # looked at once to find the stale memories and once for the report, not once per
+    # record nor per memory
+    named = {c["path"] for item in data["memories"] for c in item["changed"]}
+    assert checked[0] <= 2 * len(named), (checked, named)
     seen: dict[str, int] = {}
     for item in data["memories"]:
         changes = {c["path"]: c for c in item["changed"]}
