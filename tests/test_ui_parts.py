@@ -885,17 +885,10 @@ def test_the_stale_filter_checks_each_file_once_not_once_per_memory(
     and a ``stat`` again for every memory naming it, 1.3 to 7 s at 100k memories naming a
     few hundred files. One listing checks each file once; the memories shown and counted
     are the same. Built through the bulk path (``remember_many``)."""
-    from kenning import sources as kenning_sources
+    from .test_freshness import _source_checks_counted
 
     newest, stale = _stale_quarter(project, _stale_quarter_built)
-    checked = [0]
-    real = kenning_sources.check_source
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        checked[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kenning_sources, "check_source", counting)
+    checked = _source_checks_counted(monkeypatch)
     client, source = _page_client(project)
     try:
         checked[0] = 0
