@@ -46,41 +46,27 @@ def install(
     from ..project import git_asked_once
 
     with git_asked_once():
-        return _install_and_note(
-            agent, chosen, project_dir, uninstall, dry_run, executable, agents_md
-        )
+        result = _install(agent, chosen, project_dir, uninstall, dry_run, executable, agents_md)
+        if not uninstall and chosen != "user":
+            from ..project import find_checkout, in_repository_without_work_tree
 
-
-def _install_and_note(
-    agent: str,
-    chosen: str,
-    project_dir: Path | None,
-    uninstall: bool,
-    dry_run: bool,
-    executable: str | None,
-    agents_md: bool,
-) -> InstallResult:
-    result = _install(agent, chosen, project_dir, uninstall, dry_run, executable, agents_md)
-    if not uninstall and chosen != "user":
-        from ..project import find_checkout, in_repository_without_work_tree
-
-        folder = Path(project_dir) if project_dir else Path.cwd()
-        outside = find_checkout(folder) is None
-        if outside and in_repository_without_work_tree(folder):
-            result.notes.append(
-                f"{folder.resolve()} is a git repository with no work tree here (a bare "
-                "repository or a .git folder): an agent started here finds no project; "
-                "install from one of its work trees (`git worktree list` shows them)"
-            )
-        elif outside:
-            # kenning finds a project from git: an agent started here gets "no project"
-            # from every tool and hook unless both variables name one
-            result.notes.append(
-                f"{folder.resolve()} is not inside a git repository: kenning finds the project "
-                "and its store from git, so its tools and hooks will find no project here "
-                "unless KENNING_PROJECT and KENNING_STORE are set; run `git init` (or install "
-                "from your project's checkout)"
-            )
+            folder = Path(project_dir) if project_dir else Path.cwd()
+            outside = find_checkout(folder) is None
+            if outside and in_repository_without_work_tree(folder):
+                result.notes.append(
+                    f"{folder.resolve()} is a git repository with no work tree here (a bare "
+                    "repository or a .git folder): an agent started here finds no project; "
+                    "install from one of its work trees (`git worktree list` shows them)"
+                )
+            elif outside:
+                # kenning finds a project from git: an agent started here gets "no project"
+                # from every tool and hook unless both variables name one
+                result.notes.append(
+                    f"{folder.resolve()} is not inside a git repository: kenning finds the project "
+                    "and its store from git, so its tools and hooks will find no project here "
+                    "unless KENNING_PROJECT and KENNING_STORE are set; run `git init` (or install "
+                    "from your project's checkout)"
+                )
     return result
 
 
