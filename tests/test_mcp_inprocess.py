@@ -19,15 +19,13 @@ from mcp.types import CallToolResult
 from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import (
-    CUT_CONTEXT_CHARS,
     ERROR_CHAR_BUDGET,
     KenningTools,
-    _bounded,
     _safe_and_bounded,
     build_server,
 )
 from kenning.redaction import redact_secrets
-from kenning.render import safe_message, show_unsafe
+from kenning.render import CUT_CONTEXT_CHARS, cut_message, safe_message, show_unsafe
 
 from .conftest import git, texts_redacted
 from .test_mcp import UTC_RULE
@@ -403,7 +401,7 @@ async def test_a_secret_across_an_errors_cut_is_redacted_whole() -> None:
     assert "Zq8Rw2Kx9Mt4Bn7C" not in _safe_and_bounded(message)
     # a message without secrets reads as when it was redacted whole, then cut
     plain = (filler * 2)[:size].replace(". ", ".\n")
-    assert _safe_and_bounded(plain) == _bounded(safe_message(plain))
+    assert _safe_and_bounded(plain) == cut_message(safe_message(plain), ERROR_CHAR_BUDGET)
 
 
 async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_claude_code_takes(

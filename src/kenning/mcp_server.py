@@ -83,9 +83,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 from . import config, protocol
 from .errors import KenningError, StoreNotFound, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
-from .render import CUT_CONTEXT_CHARS as CUT_CONTEXT_CHARS  # how far past a cut errors are read
 from .render import (
-    cut_message,
     escape_unsafe_json,
     redacted_traceback,
     safe_bounded_message,
@@ -300,11 +298,6 @@ def _tool_errors(func: F) -> F:
             ) from exc
 
     return wrapper  # type: ignore[return-value]
-
-
-def _bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
-    """An error message cut to about ``budget`` characters (:func:`~kenning.render.cut_message`)."""
-    return cut_message(message, budget)
 
 
 def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
