@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -633,3 +634,65 @@ def test_a_git_older_than_path_format_finds_the_same_project(
         assert (project.root, project.group_id) == (root, "acme/widgets"), where
         assert project.store_path == root / ".kenning" / "memory.db"
     assert resolve_project(worktree).files_root == worktree.resolve()
+
+
+#: Credentials a pasted id may hold (tests.test_mcp_inprocess has more, but importing it
+#: loads the MCP client: seconds).
+SECRETS_IN_IDS = [
+    "ghp_Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2AE7U",
+    "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C",
+    "postgresql://app:Zq8Rw2Kx9Mt4Bn7C@db.internal:5432/orders",
+    "Authorization: Bearer Q7RZ2KX9WM4TB8NC5VJ3HL6PF1YD0GS2A",
+    "password = 'Zq8Rw2Kx9Mt4Bn7CQZ7RX2KW9MT4BN8C5VJ3HL6PQ7RZ2KX9WM4TB8NC5VJ3H'",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwia"
+    "WF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+]
+
+
+def test_an_id_over_the_limit_shows_the_start_redacting_all_of_it_shows() -> None:
+    """The error refusing an id over the limit shows its first 40 characters, redacted.
+    Redacting all of a 1 MB id to show them cost seconds; its start is cut, then redacted,
+    and shows what redacting all of it shows: a secret across the shown cut or the cut
+    redacted, a key block longer than the cut's context, and an id too short to be cut."""
+    from kenning.project import GROUP_ID_ARGUMENT, check_group_id
+    from kenning.redaction import redact_secrets
+    from kenning.render import CUT_CONTEXT_CHARS
+
+    def shown(gid: str) -> str:
+        with pytest.raises(UserInputError, match="over the limit") as refused:
+            check_group_id(gid, GROUP_ID_ARGUMENT)
+        return str(refused.value)
+
+    size = 80 + CUT_CONTEXT_CHARS + 2_000  # past what is redacted whole
+    filler = "acme/widgets: step four failed, retry " * (size // 30)
+    ids = []
+    for secret in SECRETS_IN_IDS:
+        # the secret across the 40 characters shown, or begun among them and across the 80
+        # redacted alone (its start alone is no secret, or another), or past them both
+        for at in (2, 20, 39, 80 - len(secret) // 2):
+            start = f"{filler[: at - 1]}\n{secret}\n"
+            ids.append(start + filler[: size - len(start)])
+    line = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2qfG7XwQ9Lk5Hn8Rp4VcJt6Ws1Yb"
+    block = "\n".join([line] * (CUT_CONTEXT_CHARS // len(line) + 10))
+    ids.append(f"acme/x -----BEGIN RSA PRIVATE KEY-----\n{block}\n-----END RSA PRIVATE KEY-----\nx")
+    ids.append("é" * 500 + SECRETS_IN_IDS[0])  # over 1,024 bytes, short: redacted whole
+    redacted = 0
+    for gid in ids:
+        expected = redact_secrets(gid)[0][:40]
+        assert f"({expected!r}…)" in shown(gid), gid[:120]
+        redacted += "[REDACTED" in expected
+    assert redacted > len(SECRETS_IN_IDS)  # the cases do put a marker among what is shown
+
+
+def test_an_id_over_the_limit_is_refused_in_time_for_what_it_shows() -> None:
+    """Redacting all of a 1 MB id of log lines, to show 40 characters of it, cost ~2.7
+    CPU-s."""
+    from kenning.project import GROUP_ID_ARGUMENT, check_group_id
+    from kenning.redaction import redact_secrets
+
+    redact_secrets("load the rules: x")
+    gid = "Err: key=val path/to/x.py:12 " * 35_000
+    start = time.thread_time()
+    with pytest.raises(UserInputError, match="over the limit"):
+        check_group_id(gid, GROUP_ID_ARGUMENT)
+    assert time.thread_time() - start < 0.3

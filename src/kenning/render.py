@@ -55,6 +55,7 @@ __all__ = [
     "escape_xml_text",
     "escaped_line",
     "other_projects_line",
+    "redacted_text_start",
     "render_human",
     "render_json",
     "render_recall",
@@ -546,6 +547,24 @@ def safe_message_start(message: str, chars: int) -> str:
             if len(" ".join(shown.split())) > chars:
                 return shown
     return safe_message(message)
+
+
+def redacted_text_start(text: str, chars: int) -> str:
+    """The first ``chars`` characters of ``text`` with its credentials redacted, as redacting
+    all of it would give them, for a message that quotes only the start of a huge input (a
+    project id of 1 MB, 40 characters of it shown). A long text is cut first, then redacted,
+    by :func:`safe_message_start`'s rule: its first ``2 * chars`` characters alone and with
+    :data:`CUT_CONTEXT_CHARS` more, kept when both redact them alike and they still hold
+    ``chars`` characters; else all of it is redacted. Nothing is escaped: the caller quotes
+    the start its own way."""
+    read = 2 * chars
+    if len(text) > read + CUT_CONTEXT_CHARS:
+        start = _redacted_start(text, read)
+        if start is not None and len(start) >= chars:
+            return start[:chars]
+    from .redaction import redact_secrets
+
+    return redact_secrets(text)[0][:chars]
 
 
 def _redacted_start(message: str, chars: int) -> str | None:
