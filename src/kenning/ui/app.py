@@ -389,22 +389,25 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 )
             recalls = store.recent_recalls() if store.settings.recall_log else []
             # The plots show the whole project, from counts and the recent weeks' times:
-            # no row is decoded for them.
-            counts = store.count_by(group_id=group)
-            recent = store.stored_since(charts.first_week_shown(now), group_id=group)
-            older = max(0, sum(counts.values()) - len(recent))
+            # no row is decoded for them. They count the memories the header counts (what
+            # search sees, as kenning stats does): from the counts of all rows, a damaged
+            # one made them add up to one more than "N memories · 1 damaged".
+            header = store.stats()
+            plotted = header if group is None else store.stats(group)
+            recent = store.stored_since(charts.first_week_shown(now), group_id=group, readable=True)
+            older = max(0, plotted["memories"] - len(recent))
             return {
                 "rows": page_rows,
                 "total": total,
                 "response": response,
-                "plots": _plots(counts, recent, older, recalls, now, store.settings.recall_log),
-                "store": store.stats(),
+                "plots": _plots(plotted, recent, older, recalls, now, store.settings.recall_log),
+                "store": header,
                 "this_project": store.group_id,
                 "creates_store": None if store.exists else creating_command(store),
                 "missing_reason": store.missing_reason,
                 # the project's notes all under another id (a renamed repository): said
                 "other_projects": other_projects_line(group or store.group_id, others)
-                if not counts and (others := store.other_projects(group))
+                if (others := plotted["other_projects"])
                 else None,
             }
 
@@ -767,18 +770,15 @@ def _stale_matches(freshness: Freshness | None, wanted: str) -> bool:
 
 
 def _plots(
-    counts: Mapping[tuple[str, str], int],
+    stats: Mapping[str, Any],
     recent: Sequence[datetime],
     older: int,
     recalls: list[Any],
     now: datetime,
     logging_on: bool,
 ) -> dict[str, Any]:
-    by_collection = {name: 0 for name in COLLECTIONS}
-    by_type: dict[str, int] = {}
-    for (collection, memory_type), n in counts.items():
-        by_collection[collection] = by_collection.get(collection, 0) + n
-        by_type[memory_type] = by_type.get(memory_type, 0) + n
+    by_collection = {name: 0 for name in COLLECTIONS} | stats["by_collection"]
+    by_type: dict[str, int] = stats["by_type"]
     types_in_order = {t: by_type[t] for ts in COLLECTIONS.values() for t in ts if t in by_type}
     scores = [s for entry in recalls for s in entry.scores]
     return {
