@@ -57,22 +57,28 @@ def test_unsafe_paths_fail_closed(project: Path, tmp_path: Path, path: str, reas
     assert code == 1 and data["ok"] is False and reason in data["reason"]
 
 
+#: The start of a PNG file: NUL bytes in its header.
+PNG_START = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+
 @pytest.mark.parametrize(
     ("make", "reason"),
     [
         (lambda p: None, "no such file"),
         (lambda p: p.mkdir(), "a folder"),
         (lambda p: os.mkfifo(p), "not a regular file"),
+        (lambda p: p.write_bytes(PNG_START), "a binary file"),
     ],
-    ids=["missing", "folder", "named-pipe"],
+    ids=["missing", "folder", "named-pipe", "binary"],
 )
 def test_a_path_no_tool_can_read_as_a_document_is_refused(
     project: Path, make: Any, reason: str
 ) -> None:
     """The command prints the path to read: it printed one for a file that is not there, a
     folder, and a named pipe (exit 0), so the agent's read failed — or, on the pipe, waited
-    for a writer for ever. Each is refused with the reason (exit 1), and none is called an
-    unsafe path: each is safe, with nothing to read."""
+    for a writer for ever; and a binary file, which read_source refuses. Each is refused
+    with the reason (exit 1), and none is called an unsafe path: each is safe, with nothing
+    to read."""
     (project / "docs").mkdir()
     make(project / "docs" / "db.md")
     code, out, err = run("docs/db.md")
@@ -155,3 +161,35 @@ def test_a_document_that_is_not_there_is_called_missing_not_unsafe(
     assert "kenning stale" not in data["reason"], data
     code, _, err = run("../outside.md")  # a real refusal is still called unsafe
     assert code == 1 and "unsafe source path" in err, err
+
+
+@pytest.mark.parametrize(
+    ("make", "found"),
+    [
+        (lambda p: p.mkdir(), "is a folder, not a file"),
+        (lambda p: p.write_bytes(PNG_START), "is a binary file"),
+    ],
+    ids=["folder", "binary"],
+)
+def test_a_memory_naming_a_folder_or_a_binary_file_says_what_it_found_and_what_to_do(
+    project: Path, minilm: Any, make: Any, found: str
+) -> None:
+    """A memory whose SOURCE: names a folder or a binary file is not unsafe: it names no
+    document. The refusal says which it found and how to correct the memory (exit 1);
+    read_source refuses the same file as it does (a binary file was printed, exit 0)."""
+    from kenning import open_store
+
+    (project / "docs").mkdir()
+    make(project / "docs" / "guide")
+    text = "ERROR-FIX: build fails on docs | FIX: see the guide | SOURCE: docs/guide"
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember(text, "error_fix").id or ""
+    code, out, err = run(memory_id)
+    assert code == 1 and out == "", (code, out, err)
+    (line,) = err.splitlines()
+    assert f"not a document: 'docs/guide' {found}" in line and "unsafe" not in line, line
+    assert f"correct memory {memory_id}'s SOURCE: part with `kenning edit {memory_id}" in line
+    code, out, err = run("--json", memory_id)
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and found.removeprefix("is ") in data["reason"]
+    assert "unsafe" not in err and "kenning edit" in err, err

@@ -1187,8 +1187,8 @@ def source_cmd(
         data |= {"path": check.path, "ok": check.ok}
         data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
         _echo_json(data)
-    if check.missing:
-        from .sources import MissingSourceError
+    if check.missing or check.not_a_document:  # --json too
+        from .sources import MissingSourceError, NotADocumentError
 
         if memory_id is None:
             fix = "the SOURCE: part of the memory that names it with `kenning edit ID --content …`"
@@ -1196,11 +1196,10 @@ def source_cmd(
             fix = f"memory {memory_id}'s SOURCE: part with `kenning edit {memory_id} --content …`"
         else:
             fix = f"memory {memory_id}, whose source field names it"
-        raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
-    from .sources import NotADocumentError
-
-    if check.not_a_document:  # --json too
-        raise NotADocumentError(check.path, check.reason or "")
+        if check.missing:
+            raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
+        # a folder, a pipe, a binary file: safe, and nothing a tool reading it could use
+        raise UserInputError(f"{NotADocumentError(check.path, check.reason or '')}; correct {fix}")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
     if not as_json:

@@ -290,8 +290,9 @@ class SourceCheck:
     """Whether the document a memory names may be read (SPEC §7): ``path`` as the memory
     gives it; ``resolved`` (inside the project) when ``ok``, else the ``reason`` it was
     refused. Made by :func:`kenning.sources.check_source`; ``missing``: refused as no file
-    is there, ``not_a_document``: as what is there is no file to read (a folder, a pipe or a
-    device) — both by :func:`kenning.sources.check_document`, nothing unsafe about either."""
+    is there, ``not_a_document``: as what is there is no document to read (a folder, a pipe,
+    a device, a binary file) — both by :func:`kenning.sources.check_document`, nothing
+    unsafe about either."""
 
     path: str
     ok: bool

@@ -129,7 +129,8 @@ class SourceDocument:
 def check_document(check: SourceCheck) -> SourceCheck:
     """:func:`check_source`'s verdict, and what a tool told to read the path would meet: a
     missing file, a folder, a pipe or a device is refused too (the read would fail, or on a
-    named pipe wait for a writer for ever)."""
+    named pipe wait for a writer for ever), and a binary file (an image, an archive), which
+    :func:`read_document` refuses: its first bytes are read for that."""
     if not check.ok or check.resolved is None:
         return check
     try:
@@ -142,7 +143,22 @@ def check_document(check: SourceCheck) -> SourceCheck:
         return SourceCheck(check.path, False, reason=_FOLDER, not_a_document=True)
     if not stat.S_ISREG(st.st_mode):
         return SourceCheck(check.path, False, reason=_NOT_REGULAR, not_a_document=True)
+    if _starts_binary(check.resolved):
+        return SourceCheck(check.path, False, reason=_BINARY, not_a_document=True)
     return check
+
+
+def _starts_binary(resolved: str) -> bool:
+    """Whether the file at ``resolved`` is binary, as git decides it: a NUL byte in its
+    first 8 KiB. A file that cannot be opened now is left to the read to refuse."""
+    try:
+        # opened as read_document opens it: no symlink swapped in since the check followed,
+        # no wait on a pipe
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        with os.fdopen(os.open(resolved, flags), "rb") as fh:
+            return stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and b"\x00" in fh.read(8192)
+    except OSError:
+        return False
 
 
 _FOLDER = "a folder, not a file"
