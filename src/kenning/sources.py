@@ -195,10 +195,11 @@ class NotADocumentError(UserInputError):
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:
     """Read a document that :func:`check_source` accepted: at most ``limit`` bytes, as
     UTF-8 text (undecodable bytes replaced; a character cut by the limit is left out).
-    Raises :class:`MissingSourceError` for a file that is not there, :class:`UnsafePathError`
-    for a refused check and for what the check cannot see (a folder, an unreadable file, a
-    symlink swapped in since the check)."""
-    readable = check_document(check)  # a folder, a pipe or a missing file: not opened
+    Raises :class:`MissingSourceError` for a file that is not there,
+    :class:`NotADocumentError` for a folder, a pipe, a device or a binary file, and
+    :class:`UnsafePathError` for a refused check and for what the check cannot see (an
+    unreadable file, a symlink swapped in since the check)."""
+    readable = check_document(check)  # a folder, a pipe, a missing or a binary file: not read
     if readable.missing:
         raise MissingSourceError(check.path)
     if readable.not_a_document:
