@@ -39,8 +39,9 @@ settings.register_profile("kenning", deadline=None)
 settings.load_profile("kenning")
 
 
-#: ``sys.dont_write_bytecode`` as the process started, restored once the tests are collected.
-_DONT_WRITE_BYTECODE = pytest.StashKey[bool]()
+# Also loaded first by pyproject's addopts; named here so that a run without them (``-o
+# addopts=``) still keeps the rewritten test modules.
+pytest_plugins = ["tests.rewrite_cache"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,14 +51,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # Each process of the suite (workers too) takes Python's own handler back.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    # pytest imports the test modules through its assertion rewriting, which keeps the
-    # rewritten code in __pycache__ only where bytecode may be written: with
-    # PYTHONDONTWRITEBYTECODE set (as on the shared machines) every worker rewrote every
-    # test module again on every run (~8 s CPU a worker; collection takes ~3 s from the
-    # cache). Collection may write it (a changed module is rewritten: the cache records its
-    # source's mtime and size); the tests, and the processes they start, run as configured.
-    config.stash[_DONT_WRITE_BYTECODE] = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return  # once, in the process that starts the workers
     # Byte-compile the project's own modules before any process imports them. Where
@@ -67,10 +60,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # compile once in ~0.2 s). Up-to-date .pyc files are left as they are.
     for package in ("src/kenning", "bench"):
         compileall.compile_dir(REPO_ROOT / package, quiet=1)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    sys.dont_write_bytecode = session.config.stash[_DONT_WRITE_BYTECODE]
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
