@@ -718,20 +718,26 @@ def test_json_datetime_set_and_unknown() -> None:
 
 # --- format controls (Unicode category Cf) -----------------------------------------------------
 
-#: Every format control Python's Unicode database knows: bidi marks, embeddings, overrides
-#: and isolates, U+061C ARABIC LETTER MARK, zero-width characters, invisible operators,
-#: interlinear annotation marks, tag characters, ...
-FORMAT_CONTROLS = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+
+@functools.cache
+def format_controls() -> frozenset[str]:
+    """Every format control Python's Unicode database knows: bidi marks, embeddings,
+    overrides and isolates, U+061C ARABIC LETTER MARK, zero-width characters, invisible
+    operators, interlinear annotation marks, tag characters, ... Read when a test asks, not
+    as the module is imported: every pytest-xdist worker imports every test module to collect
+    it, and the scan of all 1.1 million code points costs ~0.2 CPU-s."""
+    return frozenset(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf")
 
 
 def test_every_format_control_is_a_reference_in_xml() -> None:
-    assert "\u061c" in FORMAT_CONTROLS and "\u2066" in FORMAT_CONTROLS
-    assert len(FORMAT_CONTROLS) > 150
-    text = "a".join(FORMAT_CONTROLS)
+    controls = format_controls()
+    assert "\u061c" in controls and "\u2066" in controls
+    assert len(controls) > 150
+    text = "a".join(sorted(controls))
     escaped = escape_xml_text(text)
-    leaked = sorted({f"U+{ord(ch):04X}" for ch in escaped if ch in FORMAT_CONTROLS})
+    leaked = sorted({f"U+{ord(ch):04X}" for ch in escaped if ch in controls})
     assert leaked == [], leaked
-    for ch in FORMAT_CONTROLS:
+    for ch in controls:
         assert f"&#x{ord(ch):X};" in escaped
     # read back by an XML parser, the text is the original (data kept, nothing hidden)
     block = render_xml([(text, 0.5)])
@@ -746,7 +752,7 @@ def test_format_controls_are_stripped_on_the_terminal(ch: str) -> None:
 
 
 def test_no_format_control_reaches_the_terminal() -> None:
-    text = "".join(FORMAT_CONTROLS) + "visible"
+    text = "".join(sorted(format_controls())) + "visible"
     assert sanitise_for_terminal(text) == "visible"
     assert summary_line(text) == "visible"
 
@@ -754,7 +760,7 @@ def test_no_format_control_reaches_the_terminal() -> None:
 def test_json_escapes_format_controls() -> None:
     payload = "x\u061cy\u202ez\U000e0041"
     text = render_json({"c": payload})
-    assert not any(ch in text for ch in FORMAT_CONTROLS)
+    assert not any(ch in text for ch in format_controls())
     assert json.loads(text)["c"] == payload
 
 
