@@ -42,7 +42,7 @@ import numpy as np
 from bench.fusion_grid import fit_half
 from bench.quality import EVAL, HERE, RESULTS, build_store, embed_cached, load_sets, read_jsonl
 
-POOL = 20  # kenning.store.RETRIEVAL_POOL for k = 10
+POOL = 20  # kenning.store_read.RETRIEVAL_POOL for k = 10
 
 
 @dataclass(frozen=True)

@@ -13,23 +13,15 @@ import json
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
 from . import config, protocol
-from .backends.base import (
-    Backend,
-    CountsDamagedRows,
-    CountsProjects,
-    Filters,
-    MemoryRecord,
-    lexical_search_with_statistics,
-)
+from .backends.base import Backend, CountsDamagedRows, Filters, MemoryRecord
 from .config import SettingsFiles
 from .embedders.base import Embedder
 from .errors import (
@@ -37,7 +29,6 @@ from .errors import (
     EditConflict,
     InvalidTypeError,
     KenningError,
-    StoreClosed,
     StoreCorrupted,
     StoreNotFound,
     UnknownMemoryError,
@@ -50,9 +41,7 @@ from .model import (
     STORED,
     UNCHANGED,
     Memory,
-    RecallResult,
     RememberResult,
-    SearchResult,
     SourceCheck,
     check_memory_id,
     check_seen_count,
@@ -62,7 +51,6 @@ from .model import (
     parse_timestamp,
     resolve_type,
     same_memory,
-    starts_as_error_fix,
     utc_now,
 )
 from .project import (
@@ -75,34 +63,16 @@ from .project import (
     resolve_project,
     where_searched,
 )
-from .search import (
-    Candidate,
-    LexicalEvidence,
-    SearchResponse,
-    check_limit,
-    check_whole_number,
-    expansion_reason,
-    hybrid_candidates,
-    lexical_idfs,
-    plan_search,
-    rank,
-)
+from .search import check_whole_number
 from .store_base import _check_memory_id, _check_text
-from .store_freshness import StoreFreshness
+from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
 from .vectors import vector_problem
-
-if TYPE_CHECKING:
-    from .freshness import Observed
 
 DEFAULT_TYPE = "context"
 log = logging.getLogger("kenning")
 #: Raw input longer than this is refused before normalisation and redaction (which are
 #: linear but not free on megabytes of text).
 RAW_CONTENT_LIMIT = 16 * protocol.MAX_CONTENT_BYTES
-#: Candidates fetched per search before threshold and decay re-ranking.
-SEARCH_CANDIDATES = 20
-#: Dense and lexical candidates fetched before fusion (each side).
-RETRIEVAL_POOL = 20
 #: The reason a note with the same ``content_hash`` in the project is a duplicate.
 IDENTICAL_CONTENT = "identical content"
 #: The reason a note whose id the store already holds (an import's) is not written.
@@ -149,47 +119,6 @@ class PreparedMemory:
     id_given: bool = False
 
 
-def is_error_fix(memory: Memory) -> bool:
-    return memory.type == "error_fix" or starts_as_error_fix(memory.content)
-
-
-def _error_fingerprint_of(content: str) -> str | None:
-    """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
-    from .errorfix import parse_error_fix
-    from .fingerprints import error_fingerprint, identifies
-
-    # Only an ERROR-FIX entry names its signature; guessing one from free text would make
-    # unrelated notes "exact" matches.
-    entry = parse_error_fix(content)
-    if entry is not None:
-        found = error_fingerprint(entry.signature)
-        # all masks ("<q>" for a quoted message) is every such error's: no exact match
-        return found if identifies(found) else None
-    return None
-
-
-#: Each ERROR-FIX entry's fingerprint under this kenning's rules, by content hash (bounded).
-_FINGERPRINTS_NOW: dict[str, str | None] = {}
-_FINGERPRINTS_KEPT = 4096
-
-
-def _fingerprint_now(memory: Memory) -> str | None:
-    """``memory``'s error fingerprint under this kenning's rules. The one stored with it was
-    computed when it was written: rules that changed since (a missing module's name kept, a
-    tool's banner no longer the signature) leave it stale, and the exact match would miss
-    (or, where the old rules masked more, name a different error)."""
-    key = memory.content_hash
-    # one lookup, not a test then a read: another thread may clear the cache between them
-    known = _FINGERPRINTS_NOW.get(key, "")
-    if known != "":
-        return known
-    found = _error_fingerprint_of(memory.content)
-    if len(_FINGERPRINTS_NOW) >= _FINGERPRINTS_KEPT:
-        _FINGERPRINTS_NOW.clear()
-    _FINGERPRINTS_NOW[key] = found
-    return found
-
-
 #: The version of the fingerprint rules (:data:`kenning.fingerprints.RULES_VERSION`) the
 #: stored error fingerprints were last brought up to: meta key (none: written before any).
 FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
@@ -219,23 +148,6 @@ def _renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
     else:
         metadata["error_fingerprint"] = now
     return metadata
-
-
-def _matching_fingerprint(
-    memories: Iterable[Memory], fingerprint: str, known: Iterable[Memory] = ()
-) -> list[Memory]:
-    """The error-fix entries among ``memories`` (not already in ``known``) whose fingerprint
-    under this kenning's rules is ``fingerprint``, though the one stored with them is not:
-    entries written under older rules, found among a query's candidates."""
-    seen = {m.id for m in known}
-    found = []
-    for memory in memories:
-        stored = memory.metadata.get("error_fingerprint")
-        stale = stored and stored != fingerprint and memory.id not in seen
-        if stale and _fingerprint_now(memory) == fingerprint:
-            found.append(memory)
-            seen.add(memory.id)
-    return found
 
 
 def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
@@ -324,7 +236,7 @@ class _EditRefused(Exception):
         self.existing, self.score, self.reason = existing, score, reason
 
 
-class MemoryStore(StoreFreshness):
+class MemoryStore(StoreReads):
     """A project's memory. Open it with :func:`open_store`."""
 
     # -- write path -------------------------------------------------------------------------
@@ -904,380 +816,6 @@ class MemoryStore(StoreFreshness):
                 )
             return self.backend.delete([memory_id]) > 0
 
-    # -- read path --------------------------------------------------------------------------
-
-    def _lexical_side(
-        self, query: str, pool: int, filters: Filters, *, check: bool, error: bool = False
-    ) -> LexicalEvidence:
-        """Everything a hybrid query needs that does not need its vector: the provenance
-        check (``check``), the lexical top ``pool``, the statistics every candidate's BM25 is
-        scored with, the stored vectors of the lexical hits, and the entries whose error
-        fingerprint the query's signature matches (looked up when the query looks like an
-        error, or ``error`` says it is one)."""
-        from .fingerprints import error_fingerprint, identifies
-        from .lexical import text_statistics
-        from .signatures import extract_error_signature, looks_like_error
-
-        if check:
-            self._check_provenance(stamp=False)
-        hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
-        vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
-        fingerprint = (
-            error_fingerprint(extract_error_signature(query))
-            if error or looks_like_error(query)
-            else None
-        )
-        if fingerprint and not identifies(fingerprint):  # "<q>": every quoted message's
-            fingerprint = None
-        matches: list[Memory] = []
-        if fingerprint:
-            # a stored fingerprint is the one of the rules it was written under: a match is
-            # checked under this kenning's (and a lexical hit stored under older ones found)
-            stored = self.backend.find_by_fingerprint(fingerprint, filters)
-            matches = [m for m in stored if _fingerprint_now(m) == fingerprint]
-            matches += _matching_fingerprint((h.memory for h in hits), fingerprint, matches)
-        # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
-        counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
-        idfs = lexical_idfs(statistics.rows, statistics.frequencies)
-        return LexicalEvidence(
-            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, fingerprint
-        )
-
-    def retrieve(
-        self,
-        query: str,
-        k: int,
-        filters: Filters,
-        *,
-        mode: str = "hybrid",
-        vector: np.ndarray | None = None,
-        error: bool = False,
-    ) -> list[Candidate]:
-        """Top-k candidates, best first.
-
-        ``hybrid`` (the default): an exact error-fingerprint match first, then dense cosine
-        fused with a bounded lexical bonus (:func:`kenning.search.fused_score`), so the score
-        stays on the cosine scale and the protocol floors keep their meaning. ``dense`` and
-        ``lexical`` are the single-signal baselines the quality benchmark compares against.
-        ``error`` says the query is an error even when it does not look like one (a
-        compiler's or linter's warning): its fingerprint is looked up all the same.
-        """
-        return self._retrieve(query, k, filters, mode=mode, vector=vector, error=error)[0]
-
-    def retrieve_many(
-        self, queries: Sequence[str], k: int, filters: Filters
-    ) -> list[list[Candidate]]:
-        """:meth:`retrieve` (hybrid) for each of ``queries``, in order, their vectors made by
-        one call of the embedder, which runs them in batches: a run of the model has a cost
-        of its own besides its texts' (MiniLM: ~7 ms of CPU, as much as ~20 word pieces), so
-        a set of queries measured together (``kenning calibrate``) pays it once per batch, not
-        once per query. Each query's candidates are the ones :meth:`retrieve` finds for it
-        alone."""
-        from .safety import without_terminal_sequences
-
-        if isinstance(queries, str | bytes):
-            raise UserInputError(
-                "retrieve_many takes a list of queries, like ['KeyError: x']; for one query "
-                "use retrieve"
-            )
-        queries = list(queries)
-        for query in queries:
-            _check_text(query, "the query")
-        if not queries:
-            return []
-        # a given vector skips the check retrieve() makes before it embeds: it is made here
-        self._check_provenance(stamp=False)
-        # the text retrieve() embeds: the query without its terminal sequences
-        vectors = self._embed([without_terminal_sequences(query) for query in queries])
-        return [
-            self._retrieve(query, k, filters, mode="hybrid", vector=vector)[0]
-            for query, vector in zip(queries, vectors, strict=True)
-        ]
-
-    def _retrieve(
-        self,
-        query: str,
-        k: int,
-        filters: Filters,
-        *,
-        mode: str,
-        vector: np.ndarray | None,
-        error: bool = False,
-    ) -> tuple[list[Candidate], np.ndarray | None]:
-        """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
-        ``lexical`` mode) for a next search of the same query."""
-        from .safety import without_terminal_sequences
-
-        _check_text(query, "the query")
-        if mode not in ("hybrid", "dense", "lexical"):
-            raise UserInputError(f"unknown retrieval mode {mode!r}; use hybrid, dense or lexical")
-        # a coloured tool's output, a CI job's raw log: its words, not its escape sequences
-        # ("\x1b[31mE" read as the word "31me"), as the notes it is matched with are stored
-        query = without_terminal_sequences(query)
-        pool = max(k * 2, RETRIEVAL_POOL)
-        if mode == "lexical":
-            hits = self.backend.lexical_search(query, k, filters)
-            return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits], None
-        lexical_side: Future[LexicalEvidence] | None = None
-        found: LexicalEvidence | None = None
-        if mode == "hybrid" and vector is None:
-            # What needs no vector runs while the query is embedded (onnxruntime and SQLite
-            # both release the GIL), which hides most of its cost. Only one thread touches
-            # the backend at a time: embedding does not, and this thread waits for the
-            # other before its own next backend call.
-            try:
-                lexical_side = self._lexical_executor().submit(
-                    self._lexical_side, query, pool, filters, check=True, error=error
-                )
-            except RuntimeError:  # shut down by a close() on another thread meanwhile
-                raise StoreClosed.at(self.backend.location) from None
-        elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
-            found = self._lexical_side(query, pool, filters, check=False, error=error)
-        elif vector is None:
-            self._check_provenance(stamp=False)
-        try:
-            if vector is None:
-                vector = self._embed([query])[0]
-        except BaseException:
-            if lexical_side is not None:  # the backend is idle again before the error goes up
-                wait([lexical_side])
-            raise
-        if lexical_side is not None:
-            found = lexical_side.result()
-        dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
-        if found is not None and found.fingerprint:
-            stale = _matching_fingerprint(
-                (m for m, _ in dense), found.fingerprint, found.fingerprint_matches
-            )
-            if stale:  # dense candidates stored under older fingerprint rules
-                found = replace(found, fingerprint_matches=[*found.fingerprint_matches, *stale])
-        if found is None:  # mode == "dense"
-            ranked = sorted(dense, key=lambda x: -x[1])[:k]
-            return [Candidate(m, score, None, "dense") for m, score in ranked], vector
-        candidates, skipped = hybrid_candidates(query, vector, dense, found)
-        for memory_id, problem in skipped:
-            log.warning(
-                # reembed is doctor's fix for it, and works on server stores doctor refuses
-                "kenning: skipped memory %r: its vector %s; run `kenning reembed` to recompute it",
-                memory_id,
-                problem,
-            )
-        return candidates[:k], vector
-
-    def recall(
-        self,
-        query: str,
-        top_k: int = protocol.RECALL_TOP_K,
-        *,
-        errors: bool | None = None,
-        group_id: str | None = None,
-        keep: int = protocol.RECALL_KEEP,
-        budget: int = protocol.RECALL_CHAR_BUDGET,
-    ) -> RecallResult:
-        """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
-        0.40 for error queries; a project's calibrated floors when its settings have them),
-        keep the best 3, cut their combined content to 800 chars at a word boundary."""
-        return self.recall_many(
-            [(query, errors)], top_k, group_id=group_id, keep=keep, budget=budget
-        )
-
-    def recall_many(
-        self,
-        queries: Sequence[tuple[str, bool | None]],
-        top_k: int = protocol.RECALL_TOP_K,
-        *,
-        group_id: str | None = None,
-        keep: int = protocol.RECALL_KEEP,
-        budget: int = protocol.RECALL_CHAR_BUDGET,
-    ) -> RecallResult:
-        """One recall for several ``(query, errors)`` of one request (a prompt's words and
-        the error it carries): each query's candidates are held to its own floor, a memory
-        found by several counts with its best score, and the best ``keep`` of them all are
-        kept and cut to the budget, as :meth:`recall` does for one. It is one recall: the
-        recall log has one line for it. The result's ``query`` is the first query, its
-        ``floor`` the lowest applied, and it is an error recall when any query was one."""
-        from .freshness import best_fresh_first
-        from .querybuild import check_query
-        from .render import combine_for_recall
-        from .signatures import looks_like_error
-
-        if isinstance(queries, str | bytes) or not queries:
-            raise UserInputError("recall needs at least one (query, errors) pair")
-        queries = list(queries)
-        for pair in queries:
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise UserInputError(
-                    f"each query is a (query, errors) pair, like ('KeyError: x', True); "
-                    f"got {pair!r:.60}"
-                )
-        for query, errors in queries:
-            check_query(query)
-            if errors is not None and not isinstance(errors, bool):
-                raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
-        top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
-        keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
-        budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
-        settings = self.settings  # once: each read looks whether the files changed
-        generic_floor = settings.recall_floor
-        error_floor = settings.error_recall_floor
-        filters = Filters(group_id=self.resolve_group(group_id))
-        floors: list[float] = []
-        kinds: list[bool] = []
-        scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
-        best: dict[str, SearchResult] = {}
-        for query, errors in queries:
-            is_error = looks_like_error(query) if errors is None else errors
-            floor = error_floor if is_error else generic_floor
-            floors.append(floor)
-            kinds.append(is_error)
-            # No store yet: nothing to recall, and no reason to load the model.
-            # an error query finds its fix by fingerprint even when only the caller knew it
-            # was one (--errors, a signature parsed from raw output): the same error, another
-            # name
-            candidates = self.retrieve(query, top_k, filters, error=is_error) if self.exists else []
-            # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
-            # toward the middle for them too: they are held to the error floor (SPEC §5) —
-            # the lower floor, as the seed means it; a project's calibrated error floor can be
-            # the higher one (measured on error queries, which find their fix by its
-            # fingerprint), and must not make a fix harder to recall than any other note
-            fix_floor = min(error_floor, floor)
-            for c in candidates:
-                memory_id = c.memory.id
-                scores[memory_id] = max(scores.get(memory_id, c.semantic), c.semantic)
-                if c.semantic < (fix_floor if is_error_fix(c.memory) else floor):
-                    continue
-                seen = best.get(memory_id)
-                if seen is None or c.semantic > seen.semantic:
-                    best[memory_id] = SearchResult(
-                        c.memory, c.semantic, c.semantic, None, c.lexical, c.match
-                    )
-        # A stale memory still passed its floor; it only ranks below fresh ones near it.
-        observed: dict[str, Observed] = {}  # a file several hits name is checked once
-        hits = best_fresh_first(
-            best.values(),
-            lambda r: self._freshness_of(r.memory, observed),
-            settings.stale_penalty,
-            keep,
-        )
-        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
-        # A hit whose text fell wholly past the budget is not shown, so it is not returned.
-        kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
-        if settings.recall_log and self.exists:
-            ranked = sorted(scores.values(), reverse=True)[:top_k]
-            self._log_recall(min(floors), ranked, len(kept))
-        return RecallResult(
-            queries[0][0],
-            min(floors),
-            tuple(h for h, _ in kept),
-            tuple(t for _, t in kept),
-            truncated,
-            any(kinds),
-            {} if kept else self._other_projects(filters.group_id),
-        )
-
-    def search(
-        self,
-        query: str,
-        *,
-        collection: str | None = None,
-        memory_type: str | Sequence[str] | None = None,
-        use_cascading: bool = True,
-        intent: str | None = None,
-        limit: int = protocol.SEARCH_DEFAULT_LIMIT,
-        group_id: str | None = None,
-        threshold: float | None = None,
-        decay: bool = True,
-        now: datetime | None = None,
-    ) -> SearchResponse:
-        """AI Memory Module search: collections, intent routing, cascading, threshold, decay.
-
-        Without ``threshold`` the bar is :meth:`similarity_threshold`: the project's setting,
-        else the default measured for the store's embedder."""
-        from .config import parse_threshold
-
-        plan = plan_search(query, collection, memory_type, intent, use_cascading)
-        check_limit(limit)
-        explicit = None if threshold is None else parse_threshold(threshold, "argument")
-        moment = now or utc_now()
-        gid = self.resolve_group(group_id)
-        k = max(SEARCH_CANDIDATES, limit * 4)
-        bar = self.similarity_threshold()[0] if explicit is None else explicit
-        settings = self.settings  # once: each read looks whether the files changed
-        vector: np.ndarray | None = None
-
-        def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
-            nonlocal vector
-            if not self.exists:  # no store yet: nothing matches, and no model to load
-                return [], None
-            # The first step embeds the query (its lexical side hidden behind that); a
-            # cascade's next step reuses the vector.
-            candidates, vector = self._retrieve(
-                query, k, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
-            )
-            best = max((c.semantic for c in candidates), default=None)
-            ranked = rank(
-                candidates,
-                threshold=bar,
-                decay=decay,
-                now=moment,
-                half_life_overrides=settings.half_life_overrides,
-            )
-            return self._rank_fresh_first(ranked, settings.stale_penalty), best
-
-        results, best = run(plan.primary)
-        reason = expansion_reason(results, best) if plan.cascade else None
-        expanded = False
-        if reason is not None and plan.secondary:
-            more, best_more = run(plan.secondary)
-            expanded = True
-            results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
-            if best_more is not None and (best is None or best_more > best):
-                best = best_more
-        shown = tuple(self._with_source(r) for r in results[:limit])
-        others = {} if shown else self._other_projects(gid)
-        return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best, others)
-
-    def other_projects(self, group_id: str | None = None) -> dict[str, int]:
-        """When a project (this one; ``"all"``: none) has no memories in a store of one
-        checkout that holds others: the three project ids with the most memories, and how
-        many each has; else ``{}``. A renamed repository or a changed ``origin`` remote gives
-        the project a new id, and its notes stay under the old one — where nothing found
-        would otherwise read as nothing stored. A server's store is shared by many
-        projects, so it is never asked."""
-        return self._other_projects(self.resolve_group(group_id))
-
-    def _other_projects(self, gid: str | None) -> dict[str, int]:
-        if (
-            gid is None
-            or self.project.store_url is not None
-            or not self.exists
-            or not isinstance(self.backend, CountsProjects)
-        ):
-            return {}
-        return self.backend.projects_if_absent(gid, 3)
-
-    def similarity_threshold(self) -> tuple[float, str]:
-        """The threshold ``search`` applies without a ``threshold`` argument, and where it
-        comes from: the project's setting (:mod:`kenning.config`), else the default measured
-        for the vector space of this store's embedder (:mod:`kenning.thresholds`). Reads the
-        store's provenance stamp; loads no model."""
-        from .thresholds import default_threshold, expected_default
-
-        settings = self.settings
-        configured = settings.similarity_threshold
-        if configured is not None:
-            return configured, settings.sources.get("similarity_threshold", "argument")
-        if self._embedder is not None:
-            found = default_threshold(self._embedder.provenance)
-        else:
-            stamped = self.backend.read_provenance() if self.exists else None
-            found = (
-                default_threshold(stamped)
-                if stamped is not None
-                else expected_default(self._embedder_name, config.model_dir())
-            )
-        return found.value, found.origin
-
     # -- the documents memories point to ---------------------------------------------------
 
     def source(self, memory_id: str, *, group_id: str | None = None) -> SourceCheck:
@@ -1715,25 +1253,6 @@ class MemoryStore(StoreFreshness):
             )
             self.backend.upsert([MemoryRecord(reviewed, vector)])
         return reviewed
-
-    @property
-    def recall_log_path(self) -> Path:
-        """Where recalls are logged when the recall log is on (:mod:`kenning.recall_log`)."""
-        from .recall_log import RECALL_LOG_FILENAME
-
-        return self.project.store_path.parent / RECALL_LOG_FILENAME
-
-    def recent_recalls(self, limit: int = 500) -> list[Any]:
-        """The last ``limit`` logged recalls (:class:`~kenning.recall_log.RecallLogEntry`),
-        oldest first; empty when the log is off or nothing was logged yet."""
-        from .recall_log import read_recent
-
-        return read_recent(self.recall_log_path, limit)
-
-    def _log_recall(self, floor: float, scores: Sequence[float], kept: int) -> None:
-        from .recall_log import RecallLogEntry, append_entry
-
-        append_entry(self.recall_log_path, RecallLogEntry(utc_now(), floor, tuple(scores), kept))
 
 
 def open_store(
