@@ -147,7 +147,8 @@ def test_an_id_stored_meanwhile_is_kept_not_replaced(project: Path) -> None:
     and the later write replaced the other's memory while both reported it imported. An id
     taken meanwhile is now seen under the write lock: the memory there is kept."""
     from kenning.model import NEAR_DUPLICATE, STORED
-    from kenning.store import SAME_ID, NewMemory
+    from kenning.store import NewMemory
+    from kenning.store_write import SAME_ID
 
     first, second = "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a02"
     # both versions of the memory carry its stored_at, as every export of it does

@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from . import protocol
 from .model import RecallResult, RememberResult, SearchResult
-from .store import DEFAULT_TYPE, NewMemory, open_store, remember_in_project
+from .store import NewMemory, open_store, remember_in_project
+from .store_write import DEFAULT_TYPE
 
 
 def remember(

@@ -476,7 +476,7 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: date
         decode_vector,
         memory_columns,
     )
-    from .store import FUTURE_TOLERANCE
+    from .store_write import FUTURE_TOLERANCE
     from .vectors import bad_rows, vector_problem
 
     if dimension is None:

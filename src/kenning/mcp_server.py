@@ -90,7 +90,8 @@ from .render import (
     safe_message,
     show_unsafe,
 )
-from .store import DEFAULT_TYPE, MemoryStore, NewMemory, open_store
+from .store import MemoryStore, NewMemory, open_store
+from .store_write import DEFAULT_TYPE
 
 #: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
 #: schema as ``str | None``) because the MCP SDK parses a string argument as JSON when its

@@ -37,7 +37,8 @@ from .render import escape_unsafe_json
 from .vectors import vector_problem
 
 if TYPE_CHECKING:
-    from .store import MemoryStore, NewMemory, PreparedMemory
+    from .store import MemoryStore, NewMemory
+    from .store_write import PreparedMemory
 
 log = logging.getLogger("kenning")
 #: Memories per write batch when the export's vectors are reused (nothing to embed, so a

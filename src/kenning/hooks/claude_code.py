@@ -29,7 +29,7 @@ in a checkout).
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
   ``0.5 ** (age / half-life)`` with the decay half-lives of ``kenning search`` (1.00 =
   stored today, 0.50 = one half-life old; a note stamped further ahead than
-  :data:`kenning.store.FUTURE_TOLERANCE` waits for its time, named in the hook's line).
+  :data:`kenning.store_write.FUTURE_TOLERANCE` waits for its time, named in the hook's line).
   Both cut the combined text to the protocol's
   :data:`~kenning.protocol.RECALL_CHAR_BUDGET` characters (at session start each group has
   its share: :func:`kenning.render.render_recall_groups`). Before listing, it re-seeds the
@@ -367,7 +367,7 @@ def _newest_listable(
     would sort first, as a note stored today, until that date came: it waits for its time
     (listed from then on, aged as any), and is named meanwhile. (A row of no text, another
     writer's, is damaged: the store skips it and names it, and the next one takes its slot.)"""
-    from ..store import FUTURE_TOLERANCE
+    from ..store_write import FUTURE_TOLERANCE
 
     horizon = moment + FUTURE_TOLERANCE
     rows = store.newest(limit, memory_type=memory_type)
