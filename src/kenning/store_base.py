@@ -1,13 +1,8 @@
-"""The plumbing every part of :class:`~kenning.store.MemoryStore` stands on: the store's
-backend, project and settings (read again when their files change), whether the store
-exists or was replaced, its embedder and the provenance check of its vectors, the lexical
-worker thread, and closing. The input checks every part shares live here too.
-
-The store is built in a chain of parts, each in its own module and each using only the
-parts below it: this base, :mod:`kenning.store_freshness` (the files and documents
-memories name), :mod:`kenning.store_read` (retrieve, recall, search),
-:mod:`kenning.store_write` (remember, dedup, forget), :mod:`kenning.store_curation` (one
-memory at a time) and :class:`kenning.store.MemoryStore` (whole-store jobs).
+"""The plumbing every part of :class:`~kenning.store.MemoryStore` stands on, the first part
+of its chain (:mod:`kenning.store` lists them): the store's backend, project and settings
+(read again when their files change), whether the store exists or was replaced, its embedder
+and the provenance check of its vectors, the read path's lexical worker thread, and
+closing. The input checks every part shares live here too.
 """
 
 from __future__ import annotations

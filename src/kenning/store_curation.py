@@ -1,0 +1,301 @@
+"""Curation of :class:`~kenning.store.MemoryStore`: one memory at a time, as a person
+looks after them (``kenning ui``, ``kenning edit``, ``kenning source``): get one by id,
+browse them without a query, change a memory's text or type through the write path, mark
+it reviewed, and check the document it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from .backends.base import MemoryRecord
+from .errors import EditConflict, InvalidTypeError, KenningError, UnknownMemoryError, UserInputError
+from .model import (
+    DEDUP_CHECK_FAILED,
+    NEAR_DUPLICATE,
+    REJECTED,
+    STORED,
+    UNCHANGED,
+    Memory,
+    RememberResult,
+    SourceCheck,
+    edit_version,
+    parse_timestamp,
+    resolve_type,
+    utc_now,
+)
+from .project import where_searched
+from .store_base import _check_memory_id, _check_text
+from .store_write import (
+    _DERIVED_METADATA,
+    EDITED_AT,
+    REVIEWED_AT,
+    NewMemory,
+    StoreWrites,
+    _refusal_reason,
+)
+
+
+def _is_type_name(name: object) -> bool:
+    """Does the write path take ``name`` as a type (kenning's or ruvector's)?"""
+    try:
+        resolve_type(name)  # type: ignore[arg-type]  # what it is, it says
+    except InvalidTypeError:
+        return False
+    return True
+
+
+class _EditRefused(Exception):
+    """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
+
+    def __init__(self, existing: Memory, score: float, reason: str) -> None:
+        super().__init__(existing.id)
+        self.existing, self.score, self.reason = existing, score, reason
+
+
+class StoreCuration(StoreWrites):
+    """The curation part of :class:`~kenning.store.MemoryStore` (use that)."""
+
+    # -- curation: one memory at a time (`kenning ui`, `kenning edit`) -----------------------
+
+    def get(self, memory_id: str, *, group_id: str | None = "all") -> Memory | None:
+        """The memory with this id, or None: in any project of the store by default, or
+        only in ``group_id``'s (None: this project)."""
+        found = self.backend.get([_check_text(_check_memory_id(memory_id), "the memory id")])
+        gid = self.resolve_group(group_id)
+        if not found or (gid is not None and found[0].group_id != gid):
+            return None
+        return found[0]
+
+    def browse(
+        self,
+        *,
+        group_id: str | None = None,
+        collection: str | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        stored_after: datetime | None = None,
+        stored_before: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
+        """Memories newest first, without a query (the page's list and its plots).
+
+        ``group_id``, ``collection`` and ``memory_type`` as in :meth:`search` (None: this
+        project; ``"all"``: every project; types as ``"a,b"`` or a list). Reads every
+        matching row once: linear in the project's size.
+        """
+        import heapq
+
+        limit, filters, after, before = self._browse_filters(
+            limit, group_id, collection, memory_type, stored_after, stored_before
+        )
+        rows = (
+            r.memory
+            for r in self.backend.iterate(filters)
+            if (after is None or r.memory.stored_at >= after)
+            and (before is None or r.memory.stored_at < before)
+        )
+
+        def newest_first(m: Memory) -> tuple[datetime, str]:
+            return (m.stored_at, m.id)
+
+        if limit is None:
+            return sorted(rows, key=newest_first, reverse=True)
+        return heapq.nlargest(max(limit, 0), rows, key=newest_first)
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        type: str | None = None,
+        group_id: str | None = None,
+        expected_version: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> RememberResult:
+        """Change a memory's content and/or type through the write path of :meth:`remember`.
+
+        The new text is normalised, redacted and re-embedded, and deduplicated against the
+        project's *other* memories; it is stored under the same id (``stored_at``, source,
+        tags and the rest of the metadata kept but a new text's ``reviewed_at``, which vouched for
+        the old one; ``metadata["edited_at"]`` recorded) in one
+        exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
+        (the other memory's id and score) / ``rejected`` (the reason) /
+        ``dedup-check-failed`` — in which cases nothing was changed. The memory's own text
+        (once normalised and redacted) and type are ``stored`` with the reason
+        :data:`~kenning.model.UNCHANGED` (``result.unchanged``): nothing is written, no
+        ``edited_at``, its files' record kept (a stale memory stays stale). An unknown id raises
+        :class:`~kenning.errors.UserInputError`, and so does a memory of another project
+        unless ``group_id`` names it (``"all"``: any project), as for :meth:`forget`.
+        ``expected_version`` (:func:`kenning.model.edit_version` of the memory the edit was
+        made from) is compared under the write lock: a memory changed since raises
+        :class:`~kenning.errors.EditConflict`, and nothing is changed. ``metadata``: keys
+        set along with a new text (the seeding records which text it wrote).
+        """
+        import dataclasses
+
+        memory_id = _check_memory_id(memory_id)
+        if content is None and type is None:
+            raise UserInputError("pass the new content, the new type, or both")
+        gid = self.resolve_group(group_id)
+        self.check_location()
+        self._check_provenance(stamp=False)
+        try:
+            with self.backend.exclusive():
+                self._check_provenance(stamp=True)  # again under the lock, as _write_batch
+                # Read under the lock: the edit applies to the memory as it is now.
+                found = self.backend.get([memory_id])
+                if not found or (gid is not None and found[0].group_id != gid):
+                    # another project's memory is not this project's to change (a shared
+                    # server holds many projects): it is not found here, as for forget
+                    raise UnknownMemoryError(
+                        f"no memory with id {memory_id} in {where_searched(group_id)} (it may "
+                        "have been forgotten, or be another project's)",
+                        memory_id,
+                        group_id,
+                    )
+                old = found[0]
+                if expected_version is not None and edit_version(old) != expected_version:
+                    raise EditConflict(
+                        f"memory {memory_id} changed since this edit was made from it (by "
+                        "another process, an agent or a second tab); nothing was changed: "
+                        "read it again and redo the edit"
+                    )
+                derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
+                if old.group_id != self.group_id and "file_blobs" in old.metadata:
+                    # another project's files are not in this checkout: keep its record
+                    derived["file_blobs"] = old.metadata["file_blobs"]
+                # The type as it was asked for, so that the same rules map it again
+                # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).
+                given = old.metadata.get("given_type")
+                # a store written before kenning owned the key may hold a note's own value
+                asked = type if type is not None else (given if _is_type_name(given) else old.type)
+                item = NewMemory(
+                    old.content if content is None else content,
+                    str(asked),
+                    old.source,
+                    old.tags,
+                    {**derived, **(metadata or {}), EDITED_AT: utc_now().isoformat()},
+                    old.stored_at,
+                    old.id,
+                )
+                try:
+                    prep = self.prepare(item, old.group_id, editing=True)
+                except UserInputError as exc:
+                    return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
+                m = prep.memory
+                metadata = m.metadata
+                if m.content_hash != old.content_hash:
+                    # a person vouched for the old text, not for this one
+                    metadata = {k: v for k, v in metadata.items() if k != REVIEWED_AT}
+                new = dataclasses.replace(
+                    old,
+                    content=m.content,
+                    collection=m.collection,
+                    type=m.type,
+                    content_hash=m.content_hash,
+                    source=m.source,
+                    tags=m.tags,
+                    metadata=metadata,
+                )
+                if (new.content_hash, new.collection, new.type) == (
+                    old.content_hash,
+                    old.collection,
+                    old.type,
+                ):
+                    # the memory's own text and type: nothing to save, and nothing is
+                    # written (an edit stamp, or its files recorded as they are now,
+                    # would make a stale memory look checked)
+                    return RememberResult(
+                        STORED, old.id, None, UNCHANGED, old.collection, old.type, prep.redactions
+                    )
+                vector = self._embed([new.content])[0]
+                if new.content_hash != old.content_hash:
+                    # Dedup against the *other* memories. The memory is never deleted first:
+                    # a backend without transactions (Qdrant) would lose it to a crash
+                    # between the delete and the write; the write replaces it by its id.
+                    dup = self._find_duplicate(new, vector, {}, [], True, besides=old.id)
+                    if dup is not None:
+                        raise _EditRefused(*dup)
+                self.backend.upsert([MemoryRecord(new, vector)])
+        except _EditRefused as refused:
+            return RememberResult(
+                NEAR_DUPLICATE,
+                refused.existing.id,
+                refused.score,
+                refused.reason,
+                refused.existing.collection,
+                refused.existing.type,
+            )
+        except KenningError:
+            raise
+        except Exception as exc:
+            return RememberResult(
+                DEDUP_CHECK_FAILED,
+                None,
+                None,
+                f"the store could not be checked for duplicates: {exc}; nothing was changed",
+            )
+        return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
+
+    def mark_reviewed(
+        self,
+        memory_id: str,
+        *,
+        now: datetime | None = None,
+        group_id: str | None = None,
+        expected_version: str | None = None,
+    ) -> Memory:
+        """Record that a person checked this memory: ``metadata["reviewed_at"]`` (UTC, ISO
+        8601), and the files it names as they are now (it is no longer stale). Content,
+        vector and everything else are kept. Only a memory of this project, unless
+        ``group_id`` names another (``"all"``: any project). ``expected_version``
+        (:func:`kenning.model.edit_version` of the memory the person checked) is compared
+        under the write lock: a memory changed since raises
+        :class:`~kenning.errors.EditConflict`, and is not marked."""
+        import dataclasses
+
+        memory_id = _check_memory_id(memory_id)
+        moment = parse_timestamp(now) if now else utc_now()
+        gid = self.resolve_group(group_id)
+        self.check_location()
+        with self.backend.exclusive():
+            memory, vector = self._stored(memory_id)
+            if gid is not None and memory.group_id != gid:
+                raise UnknownMemoryError(
+                    f"no memory with id {memory_id} in {where_searched(group_id)}",
+                    memory_id,
+                    group_id,
+                )
+            if expected_version is not None and edit_version(memory) != expected_version:
+                raise EditConflict(
+                    f"memory {memory_id} changed since it was shown (by another process, an "
+                    "agent or a second tab); it was not marked reviewed: read it again first"
+                )
+            # The person checked the memory against the files as they are: record those.
+            current = self._with_files_recorded(memory)
+            reviewed = dataclasses.replace(
+                current, metadata={**current.metadata, REVIEWED_AT: moment.isoformat()}
+            )
+            self.backend.upsert([MemoryRecord(reviewed, vector)])
+        return reviewed
+
+    # -- the document a memory points to, by its id (`kenning source`) -------------------
+
+    def source(self, memory_id: str, *, group_id: str | None = None) -> SourceCheck:
+        """The check of the document memory ``memory_id`` names. Raises
+        :class:`~kenning.errors.UserInputError` for an unknown id or a memory that names no
+        document; a refused path is a check with ``ok`` False, not an error."""
+        memory = self.get(memory_id, group_id=group_id)  # None: this project
+        if memory is None:
+            raise UserInputError(
+                f"no memory with id {memory_id.strip()} in {where_searched(group_id)}; it may "
+                "have been forgotten, or be another project's (name its project)"
+            )
+        check = self.check_source(memory)
+        if check is None:
+            raise UserInputError(
+                f"memory {memory.id} names no source document (no source, no SOURCE: part)"
+            )
+        return check
