@@ -36,7 +36,18 @@ PURE = {
     "thresholds",
 }
 FOUNDATIONS = {"model", "protocol", "errors", "lazyre"}
-IMPURE = {"store", "backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}
+#: The parts :class:`~kenning.store.MemoryStore` is built from, bottom first: each part's class
+#: derives from the class of the part below it, and uses only the parts below it.
+STORE_PARTS = {
+    "store_base": "StoreBase",
+    "store_freshness": "StoreFreshness",
+    "store_read": "StoreReads",
+    "store_write": "StoreWrites",
+    "store_curation": "StoreCuration",
+    "store": "MemoryStore",
+}
+IMPURE = {"backends", "embedders", "api", "transfer", "reembed", "migrate", "seeding"}
+IMPURE |= set(STORE_PARTS)
 IMPURE |= {"freshness"}  # hashes the files memories name, runs git
 
 
@@ -92,13 +103,42 @@ def test_lower_layers_never_import_the_core(layer: str) -> None:
 
 
 def test_backends_know_nothing_of_the_core() -> None:
-    forbidden = {"store", "search", "scoring", "api", "transfer", "reembed", "seeding"} | SURFACES
+    forbidden = {"search", "scoring", "api", "transfer", "reembed", "seeding"} | SURFACES
+    forbidden |= set(STORE_PARTS)
     offenders = [
         f"{path.relative_to(PACKAGE)} imports {sorted(_imports(path) & forbidden)}"
         for top, path in _modules()
         if top == "backends" and _imports(path) & forbidden
     ]
     assert not offenders
+
+
+def test_each_store_part_uses_only_the_parts_below_it() -> None:
+    """MemoryStore is a linear chain of parts (issue 15's "smaller rooms"): a part that
+    imported a part above it would tie the rooms back together (and a cycle would follow), and
+    a class that skipped a part or derived from two would no longer be that chain."""
+    from kenning.store import MemoryStore
+
+    parts = list(STORE_PARTS)
+    imported_from_above = {
+        part: sorted(_imports(PACKAGE / f"{part}.py") & set(parts[i + 1 :]))
+        for i, part in enumerate(parts)
+    }
+    assert {part: above for part, above in imported_from_above.items() if above} == {}
+    chain = [(c.__module__, c.__name__, len(c.__bases__)) for c in MemoryStore.__mro__[:-1]]
+    assert chain == [(f"kenning.{part}", name, 1) for part, name in reversed(STORE_PARTS.items())]
+
+
+#: A part of MemoryStore is a room one reads on its own: the whole class was 684 lines when
+#: issue 15 asked for smaller rooms, and 1,935 when it was split along its seams.
+STORE_PART_MAX_LINES = 900
+
+
+def test_each_store_part_stays_a_room_one_reads_on_its_own() -> None:
+    """Past the bound, split the part along its seams (a new part in the chain), rather than
+    raising the bound: methods moved back into one part would pass every other test."""
+    sizes = {part: len((PACKAGE / f"{part}.py").read_text().splitlines()) for part in STORE_PARTS}
+    assert {part: n for part, n in sizes.items() if n > STORE_PART_MAX_LINES} == {}, sizes
 
 
 def _attribute_reads(path: Path, attribute: str) -> list[int]:
