@@ -103,7 +103,6 @@ class StoreBase:
         self._resolved_signature = self._identity_signature()
         self._embedder = embedder
         self._embedder_name = embedder_name
-        self._checked_provenance = False
         self._lexical_worker: ThreadPoolExecutor | None = None
         self._worker_forks = forks_so_far()
         self._worker_lock = threading.Lock()
