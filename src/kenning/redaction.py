@@ -2136,17 +2136,22 @@ def _looks_random(value: str) -> bool:
 _VERSION = lazy(r"v?\d+(?:\.\d+)+[\w.+\-]*", re.IGNORECASE)
 
 
+#: A number of 8 digits or more: said to be a password, it is one ("the password is
+#: 12345678"), as a PIN or a numeric code is.
+_LONG_NUMBER = lazy(r"[0-9]{8,}")
+
+
 def _chosen_password(value: str) -> bool:
     """``value``, said to be a password, reads as one a person chose or a generated one: 8+
-    characters with letters and digits ("hunter2_Zx91kq", "purple42monkey"), not a
-    placeholder, a path, a file's name, a URL, a version, an algorithm's name, nor a word
-    saying what was done to it ("sha256-hashed", "base64-encoded")."""
-    if _looks_random(value):
+    characters with letters and digits ("hunter2_Zx91kq", "purple42monkey") or 8+ digits
+    ("12345678"), not a placeholder, a path, a file's name, a URL, a version, an algorithm's
+    name, nor a word saying what was done to it ("sha256-hashed", "base64-encoded")."""
+    if _looks_random(value) or _LONG_NUMBER.fullmatch(value):
         return True
     if len(value) < 8 or not any(c.isdigit() for c in value):
         return False
     if not any(c.isalpha() for c in value):
-        return False  # a number, a date: "12345678", "2024-05-01"
+        return False  # a date, a number written with separators: "2024-05-01", "1,234,567"
     head, _, tail = value.rpartition("-")
     return not (
         (head and _LOWER_WORD.fullmatch(tail))
