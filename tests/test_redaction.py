@@ -993,6 +993,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "name_value": _repeat("name: password\nvalue: "),
     "flag": _repeat("--password "),
     "amp": lambda size: "password=a" + "&" * size,
+    "amp_said": lambda size: "the password is a" + "&" * size,
+    "amp_said_values": _repeat("the password is a&b api key is c&d use e&f as the password "),
+    "amp_login_pass": _repeat("login with a / b&c pass: d&e Password: f&g h "),
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
@@ -2001,6 +2004,75 @@ def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:
     assert counts == {"password_assignment": 1}
     # a value written as it is keeps its own ``&`` redacted with it, as before
     assert "Hy6&tB1q9Zx" not in redact_secrets("password=Hy6&tB1q9Zx")[0]
+
+
+#: A value holding '&' in a sentence, an env line or an assignment: the '&' is part of it
+#: (only a URL's query or a form body separates parameters with one), so the value is redacted
+#: whole, not cut at the '&' with its tail stored in clear.
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the password is abc&Def123xyz", "abc&Def123xyz"),
+        ("The root password was s3cr&tValue9.", "s3cr&tValue9"),
+        ("password: abc&Def123xyz and restart the worker", "abc&Def123xyz"),
+        ("Password: abc&Def123xyz (rotated monthly)", "abc&Def123xyz"),
+        ("set the staging password to Tom&Jerry2024", "Tom&Jerry2024"),
+        ("password for the admin user: abc&Def123xyz", "abc&Def123xyz"),
+        ("DB_PASS=s3cr&tValue9", "s3cr&tValue9"),
+        ("export DB_PASSWORD=s3cr&t&Value9", "s3cr&t&Value9"),
+        ("the API key is Zx9&kQ2mP7wLr4Tb", "Zx9&kQ2mP7wLr4Tb"),
+        ("use abc&Def123xyz as the password", "abc&Def123xyz"),
+        ("login with admin / abc&Def123xyz, then migrate", "abc&Def123xyz"),
+        ("user: admin / pass: Hy6&tq9Lm2Px", "Hy6&tq9Lm2Px"),
+    ],
+)
+def test_an_ampersand_inside_a_value_is_redacted_with_it(text: str, secret: str) -> None:
+    out, counts = redact_secrets(text)
+    assert out == text.replace(secret, R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "https://x.example/cb?token=Hy6tB1q9Zx&next=/home",
+            f"https://x.example/cb?token={R(PA)}&next=/home",
+        ),
+        (
+            "https://x.example/?next=/&password=Hy6tB1q9Zx&user=bob",
+            f"https://x.example/?next=/&password={R(PA)}&user=bob",
+        ),
+        (
+            "POST /login body: user=bob&password=Hy6tB1q9Zx&remember=1",
+            f"POST /login body: user=bob&password={R(PA)}&remember=1",
+        ),
+        (
+            "GET /login?user=admin&pass=Hy6tq9Lm2&next=/",
+            f"GET /login?user=admin&pass={R(PA)}&next=/",
+        ),
+        # an '&' with spaces round it joins two clauses
+        (
+            "the password is hunter2_Zx91kq & the user is bob",
+            f"the password is {R(PA)} & the user is bob",
+        ),
+    ],
+)
+def test_an_ampersand_between_parameters_still_ends_the_value(text: str, expected: str) -> None:
+    assert redact_secrets(text) == (expected, {PA: 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token: it&is fine to rotate",
+        "use R&D as the token budget",
+        "pass: the&test suite",
+        "login with SSO / R&D accounts",
+    ],
+)
+def test_prose_holding_an_ampersand_after_a_secret_word_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
 
 
 @pytest.mark.parametrize(

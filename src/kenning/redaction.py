@@ -630,8 +630,17 @@ _COLON_TAIL = lazy(r"[ \t]*(?:$|#|,|\})", re.MULTILINE)
 _YAML_LINE = lazy(r"[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.\-]*$")
 _YAML_VALUE = lazy(r"[^\s\"'][^\s]{0,1023}(?=[ \t]*(?:#[^\n]*)?(?:\r?\n|$))")
 _MAX_INDENT = 256
-# In a URL query a value ends at '&'; elsewhere '&' is part of it (DB_PASSWORD=Tr0ub4dor&3).
+# In a URL query a value ends at '&'; elsewhere '&' is part of it (DB_PASSWORD=Tr0ub4dor&3,
+# "the password is abc&Def123xyz").
 _AMP_TAIL = lazy(r"[^\s\"'`,;]{0,1024}")
+
+
+def _value_end(text: str, end: int, name_start: int) -> int:
+    """Where an unquoted value that stopped at ``end`` ends: at a '&' only when its name
+    follows '?' or '&' (a parameter of a URL's query or a form body), else past it."""
+    if text[end : end + 1] != "&" or text[max(0, name_start - 1) : name_start] in ("?", "&"):
+        return end
+    return _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
 
 
 _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
@@ -748,7 +757,8 @@ _SPOKEN_KEY = lazy(
     r"\b(?:api|secret|access|private|deploy|license|encryption|signing|master|client|app)"
     r"[ \t]+key\b(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?"
     r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)[ \t]+)"
-    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))",
+    # (a value in a sentence holds its '&': no URL's query separates parameters there)
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;]{{1,1024}}))",
     re.IGNORECASE,
 )
 
@@ -765,7 +775,7 @@ def _find_spoken_keys(text: str) -> Iterator[_Hit]:
 # password, "login with admin / …", "credentials: deploy / …" (taken only when random, or for
 # a password when a person's: letters and digits).
 _USED_AS = lazy(
-    rf"\buse[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))[ \t]+as[ \t]+"
+    rf"\buse[ \t]+(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;]{{1,1024}}))[ \t]+as[ \t]+"
     rf"(?:[\w.\-]{{1,64}}[ \t]+){{0,4}}?(?P<key>{_SECRET_KEYWORD})(?![\w\-])",
     re.IGNORECASE,
 )
@@ -773,7 +783,7 @@ _LOGIN_PAIR = lazy(
     r"\b(?:log[ \t\-]?in|sign[ \t\-]?in|credentials|creds)(?:[ \t]+(?:with|as|using|are|is))?"
     # a user's name in lower case: "sign in with Google / Microsoft365" names two providers
     r"(?:[ \t]*:)?[ \t]+(?-i:[a-z0-9_])[^\s/:]{0,63}[ \t]*/[ \t]*"
-    r"(?P<val>[^\s\"'`,;&/]{1,1024})(?!/)",
+    r"(?P<val>[^\s\"'`,;/]{1,1024})(?!/)",
     re.IGNORECASE,
 )
 
@@ -1332,7 +1342,11 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     if "pass" in lower:
         for m in _BARE_PASS.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-            value = m.group(group) if group != "val" else m.group(group).rstrip(".!?:)")
+            if group == "val":
+                value = text[m.start(group) : _value_end(text, m.end(group), m.start())]
+                value = value.rstrip(".!?:)")
+            else:
+                value = m.group(group)
             if _looks_random(value):
                 yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
     if "PASS=" in text:
@@ -1622,7 +1636,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
         )
-        said = m.group(group).rstrip(".!?:)")
+        said_end = _value_end(text, m.end(group), m.start()) if group == "val" else m.end(group)
+        said = text[m.start(group) : said_end].rstrip(".!?:)")
         # a password said so ("the staging password is hunter2_Zx91kq") is one a person
         # chose as often as a generated one: words and digits, where a key is random
         # (after the bare word, "password Hy6tq9…", only a random one: "the password
@@ -1698,7 +1713,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if m.group("key").lower().endswith("pass") and _COUNT_OR_FLAG.fullmatch(m.group("val")):
         return None  # MAX_PASS=5, SSL_PASS=yes: a count or a switch, not a password
     start, end = m.span("val")
-    value = m.group("val")
+    end = _value_end(text, end, name_start)
+    value = text[start:end]
     if text[max(0, name_start - 3) : name_start] == "://" and "@" in value:
         # a URL's user info (https://x-access-token:<token>@github.com/acme/repo): the
         # secret ends at '@', the host and path after it are no secret
@@ -1736,9 +1752,6 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         end = start + len(value)
         if not _said_secret(m.group("key"), value):
             return None
-    elif text[end : end + 1] == "&" and text[max(0, name_start - 1) : name_start] not in ("?", "&"):
-        end = _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
-        value = text[start:end]
     elif (
         sep == "="
         and _PASSWORD_KEY.search(m.group("key"))
