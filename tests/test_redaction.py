@@ -996,6 +996,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "amp_said": lambda size: "the password is a" + "&" * size,
     "amp_said_values": _repeat("the password is a&b api key is c&d use e&f as the password "),
     "amp_login_pass": _repeat("login with a / b&c pass: d&e Password: f&g h "),
+    "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),
+    "bare_password_codes": lambda size: "password A" + "-1" * (size // 2) + "x",
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
@@ -2354,6 +2356,55 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
         "password 12345678 is on the banned list",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+#: A password a person chose, written after its bare word: taken when it has a capital or a
+#: symbol among its letters and digits, as a chosen password has and prose's names do not.
+@pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("password hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("login admin, password Summer2024!guest, then ssh in", "Summer2024!guest"),
+        ("the vpn password p@ssw0rd123 expires Friday", "p@ssw0rd123"),
+        ("Username admin Password Tom&Jerry2024 (rotate after the demo)", "Tom&Jerry2024"),
+        ("Passwort Winter2025#", "Winter2025#"),
+    ],
+)
+def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: str) -> None:
+    out, counts = redact_secrets(text)
+    assert out == text.replace(password, R(PA))
+    assert counts == {PA: 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a lower-case name with digits: what the password is for
+        "the password reset2fa flow",
+        "password bcrypt12 hashing",
+        "password field1 and field2",
+        "password hash_v2 column",
+        "add the password purple42monkey check",
+        # code, an environment variable, a ticket's or an error's code
+        "password validate2(x) call",
+        "password cfg.Password2 is read",
+        "password DB_PASSWORD_V2 is read at start",
+        "password SEC-1234 fix",
+        "password ORA-28001 warning",
+        "password CVE-2024-3094 notes",
+        # an algorithm, a version, a path, a placeholder, a word said of it, a number
+        "password Argon2id hashing",
+        "password PBKDF2WithHmacSHA256 now",
+        "password SHA256-hashed",
+        "password v2.1.0 format",
+        "password /etc/app/pw2024.txt",
+        "password ${DB_PASSWORD2} is set",
+        "password 12345678 is on the banned list",
+        "password 2024-05-01 rotation",
+    ],
+)
+def test_a_name_after_the_bare_word_password_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
 
 
 @pytest.mark.parametrize(

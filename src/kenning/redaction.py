@@ -1640,9 +1640,9 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         said = text[m.start(group) : said_end].rstrip(".!?:)")
         # a password said so ("the staging password is hunter2_Zx91kq") is one a person
         # chose as often as a generated one: words and digits, where a key is random
-        # (after the bare word, "password Hy6tq9…", only a random one: "the password
-        # reset2fa flow")
-        reads = _said_secret(m.group("key"), said) if sep else _looks_random(said)
+        # (after the bare word, "password Hy6tq9…", a chosen one only in a form that no
+        # name of what the password is for takes: "the password reset2fa flow")
+        reads = _said_secret(m.group("key"), said) if sep else _password_after_its_word(said)
         if not reads or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
@@ -2119,7 +2119,9 @@ _HEX_KEY = lazy(
 #: nothing else but digits and separators; possessive, so a long run of them stays linear.
 _ALGORITHM_PART = (
     r"PBKDF|PBE|HMAC|Hmac|SHA|MD|AES|DESede|DES|RSA|DSA|ECDSA|ECDHE|ECDH|ECIES|ECB|EC|Ed"
-    r"|ChaCha|Poly|Curve|GCM|CBC|CTR|CCM|OAEP|PSS|PKCS|MGF|NoPadding|Padding|Argon|Scrypt"
+    # (Argon2's variants first: the repetition is possessive, "Argon" would keep "id" out)
+    r"|ChaCha|Poly|Curve|GCM|CBC|CTR|CCM|OAEP|PSS|PKCS|MGF|NoPadding|Padding|Argon2id|Argon2i"
+    r"|Argon2d|Argon|Scrypt"
     r"|Bcrypt|Blake|Blowfish|Twofish|RC|HKDF|KDF|With|with|And|and"
 )
 _ALGORITHM_NAME = lazy(rf"(?:{_ALGORITHM_PART}|[0-9]+|[\-_/])++")
@@ -2174,6 +2176,35 @@ def _chosen_password(value: str) -> bool:
         or _FILE_NAME.fullmatch(value)
         or _VERSION.fullmatch(value)
         or _ALGORITHM_NAME_ANY_CASE.fullmatch(value)
+    )
+
+
+#: What a chosen password after the bare word ("login admin, password Hunter2_Zx9") must look
+#: like: a capital or a symbol among its letters and digits. A lower-case name with digits
+#: ("the password reset2fa flow", "password bcrypt12 hashing", "password hash_v2 column") is
+#: what the password is for, as is code (a call, a path, a dotted name); and so is a number
+#: ("password 12345678 is on the banned list": the password talked about, not handed over).
+_BARE_PASSWORD = lazy(r"(?=[^A-Z!@#$%^&*+~]*[A-Z!@#$%^&*+~])[A-Za-z0-9_!@#$%^&*+~\-]+")
+#: In capitals, an environment variable's name ("password DB_PASSWORD_V2 is read") and a
+#: ticket's or an error's code before its number ("password SEC-1234 fix", "ORA-28001").
+_UPPER_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_CODE_PREFIX = lazy(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*")
+
+
+def _password_after_its_word(value: str) -> bool:
+    """``value``, after the bare word "password" (no "is", no colon), reads as the password:
+    a generated one, or one a person chose (:func:`_chosen_password`) in a form
+    (:data:`_BARE_PASSWORD`) that prose does not give what the password is for."""
+    if _ALGORITHM_NAME_ANY_CASE.fullmatch(value):
+        return False  # "password Argon2id hashing": random-looking, one algorithm's name
+    if _looks_random(value):
+        return True
+    prefix, _, number = value.rpartition("-")
+    return (
+        _chosen_password(value)
+        and _BARE_PASSWORD.fullmatch(value) is not None
+        and _UPPER_NAME.fullmatch(value) is None
+        and not (number.isdigit() and _CODE_PREFIX.fullmatch(prefix))
     )
 
 
