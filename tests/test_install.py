@@ -825,6 +825,87 @@ def test_what_the_install_does_not_change_keeps_its_text(
     }
 
 
+#: What a user wrote in the objects kenning adds its entries to, spelled as JSON allows but
+#: json.dumps would not write it: an escaped "/" (PHP's json_encode writes every one so), an
+#: escaped "é" beside raw text, and the integer -0.
+SPELLED_MCP = (
+    '{\n  "mcpServers": {\n    "docs": {\n      "url": "https:\\/\\/docs.example\\/mcp",\n'
+    '      "type": "http"\n    },\n    "caf\\u00e9\\/bar": {"command": "\\/usr\\/bin\\/cat"},\n'
+    '    "offset": -0\n  },\n  "v\\/1": -0,\n  "n\\u00e9": "\\/"\n}\n'
+)
+SPELLED_SETTINGS = (
+    '{\n  "hooks": {\n    "Stop\\/x": [],\n    "SessionStart": [\n'
+    '      {"hooks": [{"type": "command", "command": "\\/usr\\/bin\\/true"}], "n": -0}\n    ]\n'
+    '  },\n  "env": {"A\\/B": "-0"},\n  "p\\u00e9": -0\n}\n'
+)
+
+
+def spelled(scope: str, project: Path) -> str:
+    """:data:`SPELLED_MCP`, at the place ``scope``'s servers are."""
+    if scope != "local":
+        return SPELLED_MCP
+    entry = SPELLED_MCP.rstrip().replace('  "v', '  "allowedTools": [],\n  "v')
+    entry = entry.replace("\n", "\n    ")  # one level deeper
+    return f'{{\n  "projects": {{\n    "{project}": {entry}\n  }},\n  "x\\/": -0\n}}\n'
+
+
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_a_key_or_number_kenning_does_not_own_keeps_its_spelling(
+    project: Path, home: Path, scope: str
+) -> None:
+    # an object the install changes was written anew: its keys through json.dumps, so a
+    # key the user had escaped ("v\/1", "caf\u00e9") came back respelled after an uninstall
+    mcp, keys, settings = files_of(scope, project, home)
+    for path, text in ((mcp, spelled(scope, project)), (settings, SPELLED_SETTINGS)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    installed = {path: path.read_text() for path in (mcp, settings)}
+    for path, text in ((mcp, spelled(scope, project)), (settings, SPELLED_SETTINGS)):
+        for line in text.splitlines()[1:-1]:  # each of the user's lines, as written
+            assert line.strip().rstrip(",") in installed[path], (path, line)
+    doc = read(mcp)
+    assert servers(doc, keys)["café/bar"] == {"command": "/usr/bin/cat"}
+    assert servers(doc, keys)["offset"] == 0 and servers(doc, keys)["kenning"]["args"] == ["mcp"]
+    assert len(kenning_hooks(read(settings), "SessionStart")) == 1
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
+def test_claude_code_reads_what_the_install_wrote_beside_escaped_keys(
+    project: Path, home: Path, claude: Path
+) -> None:
+    """Claude Code reads kenning's server and the user's, whose name it wrote escaped, from
+    the file the install changed (``claude mcp get``, without starting either server)."""
+    user_json = home / ".claude.json"
+    user_json.write_text(
+        SPELLED_MCP.replace('"v\\/1": -0', f'"projects": {{"{project}": {{"v\\/1": -0}}}}')
+    )
+    exe = str(Path(sys.executable).parent / "kenning")
+    code, _, err = cli("--scope", "user", "--executable", exe)
+    assert code == 0, err
+    assert '"caf\\u00e9\\/bar"' in user_json.read_text()
+    doc = read(user_json)
+    doc["projects"][str(project)]["disabledMcpServers"] = ["kenning", "café/bar"]
+    kept = user_json.read_bytes()
+    user_json.write_text(json.dumps(doc))  # turned off: `claude mcp get` starts nothing
+    described = run([claude, "mcp", "get", "kenning"], home, project)
+    assert f"Command: {exe}" in described and "Scope: User config" in described, described
+    described = run([claude, "mcp", "get", "café/bar"], home, project)
+    assert "Command: /usr/bin/cat" in described, described
+    user_json.write_bytes(kept)
+    assert cli("--scope", "user", "--uninstall")[0] == 0
+    assert user_json.read_text() == SPELLED_MCP.replace(
+        '"v\\/1": -0', f'"projects": {{"{project}": {{"v\\/1": -0}}}}'
+    )
+
+
 @pytest.mark.parametrize("empty", ["{}", "{}\n", "{\n}\n", "\n\n"])
 def test_an_empty_object_gets_kenning_s_layout(project: Path, empty: str) -> None:
     # `echo '{}' > .claude/settings.local.json` says nothing of a layout: kenning's entries

@@ -26,11 +26,11 @@ planning), and then applies the whole plan. The rules every installer follows:
   and so is the project sub-folder it was in when nothing else is left there (each
   installer says which of the containers it leaves empty go too);
 * **layout kept**: what an install leaves as it was in a JSON file keeps its text (a short
-  array or object on one line, as Prettier writes it; a number's spelling, ``1e3``), and
-  what it changes is laid out as the file is (on one line or indented by N spaces or a tab,
-  its spacing around ``:``, its non-ASCII text escaped or not, a final newline or none), so
-  the diff is kenning's entries alone and an uninstall gives back the bytes the install
-  started from;
+  array or object on one line, as Prettier writes it; a number's spelling, ``1e3`` or
+  ``-0``; a key's escapes, ``"v\\/1"``, also in an object it adds to), and what it changes
+  is laid out as the file is (on one line or indented by N spaces or a tab, its spacing
+  around ``:``, its non-ASCII text escaped or not, a final newline or none), so the diff is
+  kenning's entries alone and an uninstall gives back the bytes the install started from;
 * **byte order mark kept**: a JSON file that starts with one keeps it;
 * **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
   all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
@@ -436,7 +436,7 @@ def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: in
         return source[old[1] : old[2]]
     if not isinstance(new, (dict, list)) or not new:
         return json.dumps(_marked(new), ensure_ascii=layout.ensure_ascii)
-    members = _members(source, old) if old is not None else {}
+    members, names = _members(source, old) if old is not None else ({}, {})
     text = source[old[1] : old[2]] if old is not None else ""
     if members and layout.indent is not None and "\n" not in text:
         # a container the file has on one line (as Prettier writes a short one) stays so
@@ -447,7 +447,8 @@ def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: in
     if isinstance(new, dict):
         for key, value in new.items():
             rendered = _render(value, members.get(key), source, layout, depth + 1)
-            name = json.dumps(key, ensure_ascii=layout.ensure_ascii)
+            # a key the file has keeps its spelling there ("a\/b", "\u00e9"): the user wrote it
+            name = names.get(key) or json.dumps(key, ensure_ascii=layout.ensure_ascii)
             parts.append(name + layout.separators[1] + rendered)
     else:
         unused = list(members.values())
@@ -468,24 +469,28 @@ def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: in
     return opening + inner + joined + "\n" + unit * depth + closing
 
 
-def _members(source: str, old: _Span) -> dict[Any, _Span]:
+def _members(source: str, old: _Span) -> tuple[dict[Any, _Span], dict[Any, str]]:
     """The members of the object or array ``old`` (its keys, or its indexes) and their
-    text's place; nothing when ``old`` is neither."""
+    text's place, and an object's keys as the file spells them; nothing when ``old`` is
+    neither."""
     value, pos, _ = old
-    if not isinstance(value, (dict, list)):
-        return {}
     found: dict[Any, _Span] = {}
+    names: dict[Any, str] = {}
+    if not isinstance(value, (dict, list)):
+        return found, names
     pos += 1
     for index in range(len(value)):
         pos = _skip_space(source, pos)
         key: Any = index
         if isinstance(value, dict):
+            start = pos
             key, pos = _REREAD.raw_decode(source, pos)
+            names[key] = source[start:pos]
             pos = _skip_space(source, _skip_space(source, pos) + 1)  # past the ":"
         member, end = _REREAD.raw_decode(source, pos)
         found[key] = (member, pos, end)
         pos = _skip_space(source, end) + 1  # past the "," (or the closing bracket)
-    return found
+    return found, names
 
 
 def _skip_space(source: str, pos: int) -> int:
