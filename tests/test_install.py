@@ -25,7 +25,13 @@ from kenning.installers.files import apply_changes
 from kenning.project import Checkout, find_checkout
 
 from .conftest import git, logging_git, make_repo
-from .test_agent_clis import CLAUDE_VERSION, _cli, run
+from .test_agent_clis import (
+    CLAUDE_VERSION,
+    _cli,
+    approve_project_servers,
+    described_unstarted,
+    run,
+)
 
 EXE = "/opt/kenning tools/bin/kenning"  # a space, so quoting is exercised
 QUOTED = "'/opt/kenning tools/bin/kenning'"
@@ -915,7 +921,30 @@ def test_an_empty_object_gets_kenning_s_layout(project: Path, empty: str) -> Non
     settings.write_text(empty)
     code, _, err = cli("--executable", EXE)
     assert code == 0, err
-    assert settings.read_text().startswith('{\n  "hooks": {\n    "')
+    text = settings.read_text()
+    assert text.startswith("{\n") and '\n  "hooks": {\n    "' in text
+
+
+def test_claude_code_reads_the_files_that_held_an_empty_object(
+    project: Path, home: Path, claude: Path
+) -> None:
+    """The blank line kept after the `{` of a file that held `{}` or `{ }` (the record that
+    lets the uninstall give it back) is nothing to Claude Code: it reads the server and the
+    hooks there."""
+    mcp, settings = project / ".mcp.json", project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mcp.write_text("{}\n")
+    settings.write_text("{ }")
+    code, _, err = cli("--scope", "project")
+    assert code == 0, err
+    assert mcp.read_text().startswith("{\n\n") and settings.read_text().startswith("{ \n\n")
+    approve_project_servers(home, project)
+    described = described_unstarted(claude, home, project)
+    assert "Scope: Project config" in described and "Command: kenning" in described, described
+    report = run([claude, "doctor"], home, project)
+    assert "Invalid settings" not in report and "settings.json" not in report, report
+    assert cli("--scope", "project", "--uninstall")[0] == 0
+    assert (mcp.read_bytes(), settings.read_bytes()) == (b"{}\n", b"{ }")
 
 
 @pytest.mark.parametrize("scope", install.SCOPES)

@@ -815,6 +815,54 @@ def test_install_twice_then_uninstall_leaves_no_trace(
     assert snapshot(project, home) == before
 
 
+#: A configuration file holding nothing but an empty object, as users and tools write one.
+EMPTY_OBJECTS = {
+    "bare": "{}",
+    "echo": "{}\n",
+    "spaced": "{ }",
+    "two-lines": "{\n}\n",
+    "crlf": "{}\r\n",
+    "bom": "\ufeff{}\n",
+    "padded": "  {  }\n\n",
+}
+
+
+@pytest.mark.parametrize("empty", EMPTY_OBJECTS)
+@pytest.mark.parametrize(
+    ("agent", "scope"),
+    [(agent, scope) for agent, scopes in AGENTS.items() for scope in scopes if agent != "codex"],
+)
+def test_a_file_that_held_an_empty_object_is_given_back_not_deleted(
+    project: Path, home: Path, agent: str, scope: str, empty: str
+) -> None:
+    """The uninstall deleted every JSON file it left as {}, so a user's own `{}` (`echo '{}'
+    > .mcp.json`) was gone after an install and an uninstall: kenning could not tell it from
+    a file it had created, whose text it was given. It keeps a blank line after that file's
+    `{` (what was between its braces before it), and gives the file back as it was."""
+    personal = scope != "project"
+    first, second = (EXE, EXE + "-2") if personal else ("kenning", "kenning-dev")
+    options = ("--scope", scope) + (("--no-agents-md",) if agent == "cursor" else ())
+    untouched = snapshot(project, home)
+    assert cli(agent, *options, "--executable", first)[0] == 0
+    json_files = [Path(name) for name in snapshot(project, home) if name.endswith(".json")]
+    assert cli(agent, *options, "--uninstall")[0] == 0
+    assert json_files and snapshot(project, home) == untouched  # what it created, it removed
+    for path in json_files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(EMPTY_OBJECTS[empty].encode())
+    before = snapshot(project, home)
+    for executable in (first, first, second):  # a second run, then one from another kenning
+        code, _, err = cli(agent, *options, "--executable", executable)
+        assert code == 0, err
+        for path in json_files:
+            doc = json.loads(path.read_bytes().decode("utf-8-sig"))
+            assert "kenning" in json.dumps(doc), (path, doc)
+    code, out, err = cli(agent, *options, "--uninstall")
+    assert code == 0, err
+    assert "removed" not in out
+    assert snapshot(project, home) == before
+
+
 @pytest.mark.parametrize("layout", JSON_LAYOUTS)
 @pytest.mark.parametrize("scope", ["project", "user"])
 def test_cursor_keeps_the_layout_of_mcp_json_and_uninstall_gives_its_bytes_back(

@@ -32,8 +32,9 @@ the user set on kenning's hook entry), and
 ``--uninstall`` removes exactly these entries, each whole (with what the user added to it,
 which a note names: :func:`entry_additions`; containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
-``{}`` is deleted). The file mechanics — symlink refusal, atomic writes, dry-run diffs —
-are :mod:`kenning.installers.files`.
+``{}`` is deleted, unless it held ``{}`` before the install:
+:func:`~kenning.installers.files.json_change`). The file mechanics — symlink refusal,
+atomic writes, dry-run diffs — are :mod:`kenning.installers.files`.
 """
 
 from __future__ import annotations

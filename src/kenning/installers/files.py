@@ -24,7 +24,9 @@ planning), and then applies the whole plan. The rules every installer follows:
   writing (:func:`locked`), so two installs at once never lose each other's entries;
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
-  installer says which of the containers it leaves empty go too);
+  installer says which of the containers it leaves empty go too), but for a JSON file that
+  held an empty object before the install (``{}``, ``{ }``): that file is given back as it
+  was, as the install keeps a blank line after its ``{`` to know it by (:func:`json_change`);
 * **layout kept**: what an install leaves as it was in a JSON file keeps its text (a short
   array or object on one line, as Prettier writes it; a number's spelling, ``1e3`` or
   ``-0``; a key's escapes, ``"v\\/1"``, also in an object it adds to), and what it changes
@@ -410,6 +412,8 @@ def render_json(doc: dict[str, Any], before: str | None, read: Any = None) -> st
         end = len(source.rstrip())
         old = (_REREAD.decode(source) if read is None else read, start, end)
     text = _render(doc, old, source, layout, 0)
+    if old is not None:
+        text = _opening_kept(text, doc, old, source, layout)
     # what is around the object (a final newline or none) stays; a blank file has nothing
     text = source[:start] + text + source[old[2] :] if old is not None else text + "\n"
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -422,6 +426,39 @@ def render_json(doc: dict[str, Any], before: str | None, read: Any = None) -> st
         text = BOM + text
     # a newline inside a string is written escaped, so each "\n" here ends a line
     return text.replace("\n", "\r\n") if crlf else text
+
+
+def _opening_kept(text: str, new: Any, old: _Span, source: str, layout: _Layout) -> str:
+    """``text``, the top-level object rendered, with what the file had inside its opening
+    brace kept: the record of a file that held an empty object before the install.
+
+    A file that held ``{}`` (``{ }``, ``{}`` and a newline: ``echo '{}' >``) would get the
+    very text kenning gives a file it creates, so an uninstall deleted it, and ``{ }``'s
+    space was lost. kenning's entries go in after what was between its braces and a blank
+    line (:func:`_empty_object_held`); a later install keeps that before the first entry,
+    and the uninstall that empties the file puts the braces back around what was there."""
+    if not isinstance(old[0], dict) or not isinstance(new, dict) or layout.indent is None:
+        return text
+    opened = source[old[1] + 1 : old[2]]
+    head = opened[: len(opened) - len(opened.lstrip())]  # up to the first member
+    unit = layout.indent if isinstance(layout.indent, str) else " " * layout.indent
+    if not old[0] and new and text.startswith("{\n"):  # filling the user's empty object
+        return "{" + head + "\n" + text[1:]
+    if old[0] and not new:  # emptied: the braces and what was between them
+        held = _empty_object_held(head)
+        return text if held is None else "{" + held + "}"
+    if head.endswith("\n" + unit) and text.startswith("{\n" + unit):
+        return "{" + head + text[2 + len(unit) :]
+    return text
+
+
+def _empty_object_held(head: str) -> str | None:
+    """What was between the braces of the empty object a file held before an install filled
+    it (:func:`_opening_kept`), from ``head``, the text between the file's ``{`` and its
+    first member; ``None`` when it has no such record (kenning created the file, or the
+    user had more than ``{}`` in it)."""
+    before_line = head[: head.rfind("\n")] if "\n" in head else ""
+    return before_line[:-1] if before_line.endswith("\n") else None
 
 
 #: An old value and where its text is in the file: ``(value, start, end)``.
@@ -505,6 +542,12 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _head(text: str) -> str:
+    """The white space after the ``{`` that opens ``text`` (its line endings as LF)."""
+    opened = text.removeprefix(BOM).lstrip().removeprefix("{").replace("\r\n", "\n")
+    return opened[: len(opened) - len(opened.lstrip())]
+
+
 def json_change(
     path: Path,
     label: str,
@@ -516,10 +559,20 @@ def json_change(
     private: bool = False,
 ) -> FileChange:
     """The change from ``old`` to ``new``: unchanged bytes when equal, removal when only
-    ``{}`` would be left."""
+    ``{}`` would be left — of a file kenning created, not of one that held ``{}`` before the
+    install.
+
+    Nothing is recorded elsewhere, so the file itself tells them apart: the install never
+    gives a file that held an empty object the text it gives a file it creates (it keeps a
+    blank line after the ``{``, :func:`_opening_kept`), and the uninstall gives that file
+    back as it was (``{}``, ``{ }``, what was around them). A blank file is ``{}`` to the
+    install, which writes there what it would create: the uninstall deletes it. So it does
+    a file that held kenning's entries alone (``claude mcp add`` wrote it), and one whose
+    blank line an editor's reformatting took away, which kenning can no longer tell from
+    its own: for the agents a missing file and ``{}`` are the same."""
     if new == old:
         return FileChange(path, label, before, before, prune_parent, private)
-    if not new and before is not None:
+    if not new and before is not None and _empty_object_held(_head(before)) is None:
         return FileChange(path, label, before, None, prune_parent, private)
     return FileChange(path, label, before, render_json(new, before, old), prune_parent, private)
 
