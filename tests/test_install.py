@@ -884,6 +884,66 @@ def test_a_key_or_number_kenning_does_not_own_keeps_its_spelling(
     }
 
 
+#: Hand-edited files: two members on one line, a space before a ":", a blank line between
+#: members, a closing brace indented as its members are.
+HAND_MCP = (
+    '{\n  "mcpServers": {\n    "docs": {"command": "docs"},  "team" : {"command": "team"},\n'
+    '\n    "more": {"command": "more"}\n    },\n  "a": 1, "b" :2\n}\n'
+)
+HAND_SETTINGS = (
+    '{\n  "hooks": {\n    "Stop": [], "Notification" : [],\n\n    "PreToolUse": [],\n'
+    '    "SessionStart": [ {"hooks": []} ,{"hooks": []}\n    ]\n  },\n'
+    '  "model": "opus",   "env": {}\n}\n'
+)
+
+
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_what_lies_between_the_user_s_members_stays(project: Path, home: Path, scope: str) -> None:
+    # an object the install changed was laid out anew between its members: two on one line
+    # were put on two, a space before ":" and a blank line went, and the uninstall did not
+    # give them back
+    mcp, _, settings = files_of(scope, project, home)
+    mcp_text = HAND_MCP
+    if scope == "local":
+        entry = HAND_MCP.rstrip().replace("\n", "\n    ")
+        mcp_text = f'{{\n  "projects": {{\n    "{project}": {entry}\n  }},  "x": 1\n}}\n'
+    for path, text in ((mcp, mcp_text), (settings, HAND_SETTINGS)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    before = snapshot(project, home)
+    exe = [] if scope == "project" else ["--executable", EXE]
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    for path, text in ((mcp, mcp_text), (settings, HAND_SETTINGS)):
+        installed = path.read_text()
+        for line in text.splitlines():
+            assert line.rstrip(",") in installed, (path, line, installed)
+    assert read(mcp) and len(kenning_hooks(read(settings), "SessionStart")) == 1
+    code, _, err = cli("--scope", scope, "--executable", EXE + "-2" if exe else "kenning-dev")
+    assert code == 0, err  # kenning's entries updated in place
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    after = snapshot(project, home)
+    assert {p: data for p, (data, _) in after.items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
+def test_an_entry_updated_in_place_keeps_what_is_around_it(project: Path) -> None:
+    # kenning's hook group, updated for another executable, was laid out anew with what was
+    # around it: the user's group after it on the same line went to a line of its own
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    ours = json.dumps(hook_entry("/old/kenning hook prompt-submit")[0])
+    settings.write_text(
+        f'{{\n  "hooks": {{\n    "UserPromptSubmit": [{ours},  {{"hooks": []}}]\n  }}\n}}\n'
+    )
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    [hook] = kenning_hooks(read(settings), "UserPromptSubmit")
+    assert hook["command"] == f"{QUOTED} hook prompt-submit"
+    assert ',  {"hooks": []}],\n' in settings.read_text(), settings.read_text()
+
+
 def test_claude_code_reads_what_the_install_wrote_beside_escaped_keys(
     project: Path, home: Path, claude: Path
 ) -> None:

@@ -29,10 +29,11 @@ planning), and then applies the whole plan. The rules every installer follows:
   was, as the install keeps a blank line after its ``{`` to know it by (:func:`json_change`);
 * **layout kept**: what an install leaves as it was in a JSON file keeps its text (a short
   array or object on one line, as Prettier writes it; a number's spelling, ``1e3`` or
-  ``-0``; a key's escapes, ``"v\\/1"``, also in an object it adds to), and what it changes
-  is laid out as the file is (on one line or indented by N spaces or a tab, its spacing
-  around ``:``, its non-ASCII text escaped or not, a final newline or none), so the diff is
-  kenning's entries alone and an uninstall gives back the bytes the install started from;
+  ``-0``; a key's escapes, ``"v\\/1"``, and the spacing around and between the members,
+  two on one line, also in an object it adds to), and what it changes is laid out as the
+  file is (on one line or indented by N spaces or a tab, its spacing around ``:``, its
+  non-ASCII text escaped or not, a final newline or none), so the diff is kenning's entries
+  alone and an uninstall gives back the bytes the install started from;
 * **byte order mark kept**: a JSON file that starts with one keeps it;
 * **line endings kept**: a file is read as it is (CRLF stays CRLF), and a file whose lines
   all end with CRLF gets kenning's new lines with CRLF too (:func:`line_ending`), so an
@@ -435,20 +436,17 @@ def _opening_kept(text: str, new: Any, old: _Span, source: str, layout: _Layout)
     A file that held ``{}`` (``{ }``, ``{}`` and a newline: ``echo '{}' >``) would get the
     very text kenning gives a file it creates, so an uninstall deleted it, and ``{ }``'s
     space was lost. kenning's entries go in after what was between its braces and a blank
-    line (:func:`_empty_object_held`); a later install keeps that before the first entry,
-    and the uninstall that empties the file puts the braces back around what was there."""
+    line (:func:`_empty_object_held`), which a later install keeps (:func:`_render`), and
+    the uninstall that empties the file puts the braces back around what was there."""
     if not isinstance(old[0], dict) or not isinstance(new, dict) or layout.indent is None:
         return text
     opened = source[old[1] + 1 : old[2]]
     head = opened[: len(opened) - len(opened.lstrip())]  # up to the first member
-    unit = layout.indent if isinstance(layout.indent, str) else " " * layout.indent
     if not old[0] and new and text.startswith("{\n"):  # filling the user's empty object
         return "{" + head + "\n" + text[1:]
     if old[0] and not new:  # emptied: the braces and what was between them
         held = _empty_object_held(head)
         return text if held is None else "{" + held + "}"
-    if head.endswith("\n" + unit) and text.startswith("{\n" + unit):
-        return "{" + head + text[2 + len(unit) :]
     return text
 
 
@@ -468,66 +466,99 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: int) -> str:
     """``new``'s JSON text at ``depth``: the file's own text where ``new`` is what ``old``
-    was, else laid out as the file is, with what it holds rendered the same way."""
+    was, else laid out as the file is, with what it holds rendered the same way; a member
+    the file has keeps its key's text and what is around it (before the first, between two
+    it keeps side by side, after the last), so only what the install adds is laid out."""
     if old is not None and _same(new, old[0]):
         return source[old[1] : old[2]]
     if not isinstance(new, (dict, list)) or not new:
         return json.dumps(_marked(new), ensure_ascii=layout.ensure_ascii)
-    members, names = _members(source, old) if old is not None else ({}, {})
+    members = _members(source, old) if old is not None else []
     text = source[old[1] : old[2]] if old is not None else ""
     if members and layout.indent is not None and "\n" not in text:
         # a container the file has on one line (as Prettier writes a short one) stays so
         comma = ", " if re.search(r",[ \t]", text) else ","
         pad = (" " if text[1:2] == " " else "") if isinstance(new, dict) else layout.pad
         layout = _Layout(None, (comma, layout.separators[1]), layout.ensure_ascii, pad)
-    parts = []
+    # each part: its text and the place of the member it was in the file (None: new)
+    parts: list[tuple[str, int | None]] = []
     if isinstance(new, dict):
+        places = {member.key: place for place, member in enumerate(members)}
         for key, value in new.items():
-            rendered = _render(value, members.get(key), source, layout, depth + 1)
-            # a key the file has keeps its spelling there ("a\/b", "\u00e9"): the user wrote it
-            name = names.get(key) or json.dumps(key, ensure_ascii=layout.ensure_ascii)
-            parts.append(name + layout.separators[1] + rendered)
+            place = places.get(key)
+            if place is None:
+                rendered = _render(value, None, source, layout, depth + 1)
+                name = json.dumps(key, ensure_ascii=layout.ensure_ascii)
+                parts.append((name + layout.separators[1] + rendered, None))
+                continue
+            member = members[place]
+            rendered = _render(value, member.value, source, layout, depth + 1)
+            # a key the file has keeps its spelling ("a\/b", "\u00e9") and its ":"
+            parts.append((source[member.start : member.value[1]] + rendered, place))
     else:
-        unused = list(members.values())
+        unused = list(enumerate(members))
         for index, value in enumerate(new):
             # an element the install left as it was, where it was or after one it removed
-            match = next((span for span in unused if _same(value, span[0])), None)
-            if match is not None:
-                unused = unused[unused.index(match) + 1 :]
-            rendered = _render(value, match or members.get(index), source, layout, depth + 1)
-            parts.append(rendered)
+            found = next((i for i, m in unused if _same(value, m.value[0])), None)
+            if found is None and any(i == index for i, _ in unused):
+                found = index  # one the install changed (kenning's, updated) where it was
+            if found is not None:
+                unused = [(i, m) for i, m in unused if i > found]
+            span = members[found].value if found is not None else None
+            parts.append((_render(value, span, source, layout, depth + 1), found))
     opening, closing = "{}" if isinstance(new, dict) else "[]"
     if layout.indent is None:
         pad = layout.pad if isinstance(new, dict) else ""
-        return opening + pad + layout.separators[0].join(parts) + pad + closing
-    unit = layout.indent if isinstance(layout.indent, str) else " " * layout.indent
-    inner = "\n" + unit * (depth + 1)
-    joined = (layout.separators[0] + inner).join(parts)
-    return opening + inner + joined + "\n" + unit * depth + closing
+        between, head, tail = layout.separators[0], pad, pad
+    else:
+        unit = layout.indent if isinstance(layout.indent, str) else " " * layout.indent
+        inner = "\n" + unit * (depth + 1)
+        between, head, tail = layout.separators[0] + inner, inner, "\n" + unit * depth
+    if old is not None and members:  # what the file has inside its brackets around them
+        head = source[old[1] + 1 : members[0].start]
+        tail = source[members[-1].value[2] : old[2] - 1]
+    # what the file has between two members it keeps side by side stays (two on one line)
+    out = [opening, head]
+    previous: int | None = None
+    for index, (part, place) in enumerate(parts):
+        if place is not None and previous is not None and place == previous + 1:
+            out.append(source[members[previous].value[2] : members[place].start])
+        elif index:
+            out.append(between)
+        out.append(part)
+        previous = place
+    out.append(tail)
+    return "".join(out) + closing
 
 
-def _members(source: str, old: _Span) -> tuple[dict[Any, _Span], dict[Any, str]]:
-    """The members of the object or array ``old`` (its keys, or its indexes) and their
-    text's place, and an object's keys as the file spells them; nothing when ``old`` is
-    neither."""
+@dataclass(frozen=True)
+class _Member:
+    """A member of an object or array in the file: its key (its index, in an array), where
+    its text starts (its key's, in an object) and its value's span."""
+
+    key: Any
+    start: int
+    value: _Span
+
+
+def _members(source: str, old: _Span) -> list[_Member]:
+    """The members of the object or array ``old``, in the file's order; none when ``old``
+    is neither."""
     value, pos, _ = old
-    found: dict[Any, _Span] = {}
-    names: dict[Any, str] = {}
+    found: list[_Member] = []
     if not isinstance(value, (dict, list)):
-        return found, names
+        return found
     pos += 1
     for index in range(len(value)):
-        pos = _skip_space(source, pos)
+        pos = start = _skip_space(source, pos)
         key: Any = index
         if isinstance(value, dict):
-            start = pos
             key, pos = _REREAD.raw_decode(source, pos)
-            names[key] = source[start:pos]
             pos = _skip_space(source, _skip_space(source, pos) + 1)  # past the ":"
         member, end = _REREAD.raw_decode(source, pos)
-        found[key] = (member, pos, end)
+        found.append(_Member(key, start, (member, pos, end)))
         pos = _skip_space(source, end) + 1  # past the "," (or the closing bracket)
-    return found, names
+    return found
 
 
 def _skip_space(source: str, pos: int) -> int:
