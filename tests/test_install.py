@@ -725,8 +725,9 @@ LAYOUTS = {
 
 
 def indented_by(text: str, unit: str) -> bool:
-    """Is every inner line of ``text`` indented by ``unit`` repeated?"""
-    lines = text.splitlines()[1:-1]
+    """Is every inner line of ``text`` indented by ``unit`` repeated? (A blank line is the
+    record of an empty container the install filled.)"""
+    lines = [line for line in text.splitlines()[1:-1] if line]
     margins = [line[: len(line) - len(line.lstrip(" \t"))] for line in lines]
     return bool(lines) and all(m and m == unit * (len(m) // len(unit)) for m in margins)
 
@@ -1005,6 +1006,34 @@ def test_claude_code_reads_the_files_that_held_an_empty_object(
     assert "Invalid settings" not in report and "settings.json" not in report, report
     assert cli("--scope", "project", "--uninstall")[0] == 0
     assert (mcp.read_bytes(), settings.read_bytes()) == (b"{}\n", b"{ }")
+
+
+def test_the_empty_containers_a_user_had_are_given_back(
+    project: Path, home: Path, claude: Path
+) -> None:
+    """`claude mcp remove` leaves .mcp.json as {"mcpServers": {}}, and a settings file may
+    hold an event with no hooks: the uninstall removed each container it emptied, as it
+    could not tell it from one it had made, and so deleted .mcp.json. The install keeps a
+    blank line in the user's empty containers it fills (Claude Code reads them), and the
+    uninstall gives them back."""
+    run([claude, "mcp", "add", "--scope", "project", "tmp", "--", "/bin/cat"], home, project)
+    run([claude, "mcp", "remove", "tmp", "--scope", "project"], home, project)
+    mcp, settings = project / ".mcp.json", project / ".claude" / "settings.json"
+    assert json.loads(mcp.read_text()) == {"mcpServers": {}}
+    settings.parent.mkdir()
+    settings.write_text('{\n  "hooks": {\n    "SessionStart": [ ]\n  },\n  "model": "opus"\n}\n')
+    before = (mcp.read_bytes(), settings.read_bytes())
+    code, _, err = cli("--scope", "project")
+    assert code == 0, err
+    assert '"mcpServers": {\n\n' in mcp.read_text()
+    assert '"SessionStart": [ \n\n' in settings.read_text()
+    approve_project_servers(home, project)
+    described = described_unstarted(claude, home, project)
+    assert "Scope: Project config" in described and "Command: kenning" in described, described
+    report = run([claude, "doctor"], home, project)
+    assert "Invalid settings" not in report and "settings.json" not in report, report
+    assert cli("--scope", "project", "--uninstall")[0] == 0
+    assert (mcp.read_bytes(), settings.read_bytes()) == before
 
 
 @pytest.mark.parametrize("scope", install.SCOPES)

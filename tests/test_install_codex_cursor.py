@@ -863,6 +863,30 @@ def test_a_file_that_held_an_empty_object_is_given_back_not_deleted(
     assert snapshot(project, home) == before
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['{\n  "mcpServers": {}\n}', '{\n  "mcpServers": { },\n  "theme": "dark"\n}\n'],
+    ids=["as-cursor-writes-it", "spaced-beside-a-key"],
+)
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_cursor_gives_back_the_empty_servers_object_it_filled(
+    project: Path, home: Path, scope: str, text: str
+) -> None:
+    # the uninstall removed the "mcpServers" it emptied when it was all the file held (it
+    # could not tell it from its own), so it deleted the file Cursor had made
+    path = (project if scope == "project" else home) / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    before = snapshot(project, home)
+    for executable in ("kenning", "kenning-dev"):  # then one from another kenning
+        code, _, err = cli("cursor", "--scope", scope, "--no-agents-md", "--executable", executable)
+        assert code == 0, err
+        servers = json.loads(path.read_text())["mcpServers"]
+        assert servers["kenning"]["command"] == executable
+    assert cli("cursor", "--scope", scope, "--uninstall")[0] == 0
+    assert snapshot(project, home) == before
+
+
 @pytest.mark.parametrize("layout", JSON_LAYOUTS)
 @pytest.mark.parametrize("scope", ["project", "user"])
 def test_cursor_keeps_the_layout_of_mcp_json_and_uninstall_gives_its_bytes_back(

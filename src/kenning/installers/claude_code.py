@@ -32,9 +32,10 @@ the user set on kenning's hook entry), and
 ``--uninstall`` removes exactly these entries, each whole (with what the user added to it,
 which a note names: :func:`entry_additions`; containers it emptied go too, except an
 ``mcpServers`` object beside other keys, which Claude Code keeps itself; a file left as
-``{}`` is deleted, unless it held ``{}`` before the install:
-:func:`~kenning.installers.files.json_change`). The file mechanics — symlink refusal,
-atomic writes, dry-run diffs — are :mod:`kenning.installers.files`.
+``{}`` is deleted; but an empty container of the user's that the install filled, the
+file's ``{}`` too, is given back: :func:`~kenning.installers.files.json_change`). The
+file mechanics — symlink refusal, atomic writes, dry-run diffs — are
+:mod:`kenning.installers.files`.
 """
 
 from __future__ import annotations

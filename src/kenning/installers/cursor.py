@@ -15,7 +15,8 @@ The project scope also merges the protocol section into the project's ``AGENTS.m
 the user scope writes only ``~/.cursor/mcp.json``. ``--uninstall`` removes the server (and
 the ``AGENTS.md`` section, unless Codex is still registered in the project and needs it);
 an ``mcpServers`` it leaves empty goes only when it was all the file held, the rule of
-:func:`kenning.installers.claude_code.plan_mcp`.
+:func:`kenning.installers.claude_code.plan_mcp`, and not when it was there empty before the
+install (as Cursor writes the file): :func:`kenning.installers.files.json_change`.
 """
 
 from __future__ import annotations

@@ -24,9 +24,10 @@ planning), and then applies the whole plan. The rules every installer follows:
   writing (:func:`locked`), so two installs at once never lose each other's entries;
 * **reversible**: uninstalling removes only kenning's entries; a file left empty is deleted,
   and so is the project sub-folder it was in when nothing else is left there (each
-  installer says which of the containers it leaves empty go too), but for a JSON file that
-  held an empty object before the install (``{}``, ``{ }``): that file is given back as it
-  was, as the install keeps a blank line after its ``{`` to know it by (:func:`json_change`);
+  installer says which of the containers it leaves empty go too), but for what held an
+  empty object or array before the install (a file's ``{}``, an ``"mcpServers": { }``):
+  that is given back as it was, as the install keeps a blank line after its ``{`` to know
+  it by (:func:`json_change`);
 * **layout kept**: what an install leaves as it was in a JSON file keeps its text (a short
   array or object on one line, as Prettier writes it; a number's spelling, ``1e3`` or
   ``-0``; a key's escapes, ``"v\\/1"``, and the spacing around and between the members,
@@ -413,8 +414,6 @@ def render_json(doc: dict[str, Any], before: str | None, read: Any = None) -> st
         end = len(source.rstrip())
         old = (_REREAD.decode(source) if read is None else read, start, end)
     text = _render(doc, old, source, layout, 0)
-    if old is not None:
-        text = _opening_kept(text, doc, old, source, layout)
     # what is around the object (a final newline or none) stays; a blank file has nothing
     text = source[:start] + text + source[old[2] :] if old is not None else text + "\n"
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -429,34 +428,25 @@ def render_json(doc: dict[str, Any], before: str | None, read: Any = None) -> st
     return text.replace("\n", "\r\n") if crlf else text
 
 
-def _opening_kept(text: str, new: Any, old: _Span, source: str, layout: _Layout) -> str:
-    """``text``, the top-level object rendered, with what the file had inside its opening
-    brace kept: the record of a file that held an empty object before the install.
-
-    A file that held ``{}`` (``{ }``, ``{}`` and a newline: ``echo '{}' >``) would get the
-    very text kenning gives a file it creates, so an uninstall deleted it, and ``{ }``'s
-    space was lost. kenning's entries go in after what was between its braces and a blank
-    line (:func:`_empty_object_held`), which a later install keeps (:func:`_render`), and
-    the uninstall that empties the file puts the braces back around what was there."""
-    if not isinstance(old[0], dict) or not isinstance(new, dict) or layout.indent is None:
-        return text
-    opened = source[old[1] + 1 : old[2]]
-    head = opened[: len(opened) - len(opened.lstrip())]  # up to the first member
-    if not old[0] and new and text.startswith("{\n"):  # filling the user's empty object
-        return "{" + head + "\n" + text[1:]
-    if old[0] and not new:  # emptied: the braces and what was between them
-        held = _empty_object_held(head)
-        return text if held is None else "{" + held + "}"
-    return text
-
-
 def _empty_object_held(head: str) -> str | None:
-    """What was between the braces of the empty object a file held before an install filled
-    it (:func:`_opening_kept`), from ``head``, the text between the file's ``{`` and its
-    first member; ``None`` when it has no such record (kenning created the file, or the
-    user had more than ``{}`` in it)."""
+    """What was between the brackets of the empty object or array an install filled, from
+    ``head``, the text between its opening bracket and its first member; ``None`` when it
+    has no such record (kenning made it, or it held more than that).
+
+    An install that fills an empty container of the user's (a file's ``{}``, an
+    ``"mcpServers": {}``, a ``"SessionStart": []``) keeps what was between its brackets
+    and a blank line before kenning's entries: without that record kenning cannot tell it
+    from a container it made itself, whose text it has (a file that held ``{}`` got the
+    very text of a file kenning creates), and an uninstall removed both. It gives the user's
+    back as it was (:func:`_render`, :func:`json_change`)."""
     before_line = head[: head.rfind("\n")] if "\n" in head else ""
     return before_line[:-1] if before_line.endswith("\n") else None
+
+
+def _head_of(source: str, span: _Span) -> str:
+    """The white space after the opening bracket of the container at ``span``."""
+    opened = source[span[1] + 1 : span[2]]
+    return opened[: len(opened) - len(opened.lstrip())]
 
 
 #: An old value and where its text is in the file: ``(value, start, end)``.
@@ -471,6 +461,10 @@ def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: in
     it keeps side by side, after the last), so only what the install adds is laid out."""
     if old is not None and _same(new, old[0]):
         return source[old[1] : old[2]]
+    if old is not None and old[0] and not new and type(new) is type(old[0]):
+        held = _empty_object_held(_head_of(source, old))
+        if held is not None:  # an empty one of the user's that the install filled, as it was
+            return source[old[1]] + held + source[old[2] - 1]
     if not isinstance(new, (dict, list)) or not new:
         return json.dumps(_marked(new), ensure_ascii=layout.ensure_ascii)
     members = _members(source, old) if old is not None else []
@@ -517,6 +511,8 @@ def _render(new: Any, old: _Span | None, source: str, layout: _Layout, depth: in
     if old is not None and members:  # what the file has inside its brackets around them
         head = source[old[1] + 1 : members[0].start]
         tail = source[members[-1].value[2] : old[2] - 1]
+    elif old is not None and type(new) is type(old[0]) and layout.indent is not None:
+        head = source[old[1] + 1 : old[2] - 1] + "\n" + head  # filling the user's empty one
     # what the file has between two members it keeps side by side stays (two on one line)
     out = [opening, head]
     previous: int | None = None
@@ -573,12 +569,6 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def _head(text: str) -> str:
-    """The white space after the ``{`` that opens ``text`` (its line endings as LF)."""
-    opened = text.removeprefix(BOM).lstrip().removeprefix("{").replace("\r\n", "\n")
-    return opened[: len(opened) - len(opened.lstrip())]
-
-
 def json_change(
     path: Path,
     label: str,
@@ -591,21 +581,69 @@ def json_change(
 ) -> FileChange:
     """The change from ``old`` to ``new``: unchanged bytes when equal, removal when only
     ``{}`` would be left — of a file kenning created, not of one that held ``{}`` before the
-    install.
+    install; the empty containers of the user's that the plan removed with kenning's entries
+    in them are put back (:func:`_with_held`).
 
     Nothing is recorded elsewhere, so the file itself tells them apart: the install never
-    gives a file that held an empty object the text it gives a file it creates (it keeps a
-    blank line after the ``{``, :func:`_opening_kept`), and the uninstall gives that file
-    back as it was (``{}``, ``{ }``, what was around them). A blank file is ``{}`` to the
-    install, which writes there what it would create: the uninstall deletes it. So it does
-    a file that held kenning's entries alone (``claude mcp add`` wrote it), and one whose
-    blank line an editor's reformatting took away, which kenning can no longer tell from
-    its own: for the agents a missing file and ``{}`` are the same."""
+    gives an empty object or array of the user's the text of one it makes (it keeps a blank
+    line after the ``{`` or ``[``, :func:`_empty_object_held`), and the uninstall gives it
+    back as it was (``{}``, ``{ }``, ``[ ]``). A blank file is ``{}`` to the install, which
+    writes there what it would create: the uninstall deletes it. So it does a file that
+    held kenning's entries alone (``claude mcp add`` wrote it), one whose blank lines an
+    editor's reformatting took away, which kenning can no longer tell from its own, and one
+    on one line, which has no line to spare (an emptied ``{}`` in it goes by the installer's
+    rule): for the agents a missing file and ``{}`` are the same."""
+    body = (before or "").removeprefix(BOM).replace("\r\n", "\n")
+    span = (old, len(body) - len(body.lstrip()), len(body.rstrip())) if body.strip() else None
+    if span is not None:
+        new = _with_held(new, span, body)
     if new == old:
         return FileChange(path, label, before, before, prune_parent, private)
-    if not new and before is not None and _empty_object_held(_head(before)) is None:
+    if not new and (span is None or _empty_object_held(_head_of(body, span)) is None):
         return FileChange(path, label, before, None, prune_parent, private)
     return FileChange(path, label, before, render_json(new, before, old), prune_parent, private)
+
+
+def _with_held(new: Any, old: _Span, source: str) -> Any:
+    """``new`` with the empty containers of the user's that an install filled and the plan
+    removed with kenning's entries (it cannot tell them from its own) put back where they
+    were, empty, and the objects holding them (:func:`_empty_object_held`)."""
+    if not _removes(new, old[0]):  # an install: no text to read (~/.claude.json is large)
+        return new
+    kept: dict[str, Any] = {}
+    for member in _members(source, old):
+        if member.key in new:  # only what the plan changed can have lost one
+            value = new[member.key]
+            same = _same(value, member.value[0])
+            kept[member.key] = value if same else _with_held(value, member.value, source)
+        elif (held := _held(member.value, source)) is not None:
+            kept[member.key] = held
+    return {**kept, **{key: value for key, value in new.items() if key not in kept}}
+
+
+def _removes(new: Any, old: Any) -> bool:
+    """Did the plan take a key out of an object of ``old`` to make ``new``?"""
+    if not isinstance(new, dict) or not isinstance(old, dict):
+        return False
+    return any(
+        key not in new or (not _same(new[key], value) and _removes(new[key], value))
+        for key, value in old.items()
+    )
+
+
+def _held(old: _Span, source: str) -> Any:
+    """What of the container at ``old``, which the plan removed, the user had before the
+    install: itself empty when the install filled it, else the objects in it that hold one;
+    ``None`` when nothing."""
+    value = old[0]
+    if not isinstance(value, (dict, list)) or not value:
+        return None
+    if _empty_object_held(_head_of(source, old)) is not None:
+        return type(value)()
+    if isinstance(value, list):
+        return None
+    found = {m.key: h for m in _members(source, old) if (h := _held(m.value, source)) is not None}
+    return found or None
 
 
 def text_change(
