@@ -590,9 +590,10 @@ def json_change(
     back as it was (``{}``, ``{ }``, ``[ ]``). A blank file is ``{}`` to the install, which
     writes there what it would create: the uninstall deletes it. So it does a file that
     held kenning's entries alone (``claude mcp add`` wrote it), one whose blank lines an
-    editor's reformatting took away, which kenning can no longer tell from its own, and one
-    on one line, which has no line to spare (an emptied ``{}`` in it goes by the installer's
-    rule): for the agents a missing file and ``{}`` are the same."""
+    editor's reformatting took away, which kenning can no longer tell from its own; and an
+    empty container in one the file has on one line (a one-line file, Prettier's short
+    ``{ … }``), which has no line to spare for the record, goes by the installer's rule: for
+    the agents a missing file or key and an empty one are the same."""
     body = (before or "").removeprefix(BOM).replace("\r\n", "\n")
     span = (old, len(body) - len(body.lstrip()), len(body.rstrip())) if body.strip() else None
     if span is not None:
