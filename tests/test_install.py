@@ -1088,6 +1088,27 @@ def test_wrong_shape_is_an_error_and_nothing_is_written(project: Path, settings:
     assert snapshot(project) == before
 
 
+def test_an_uninstall_leaves_what_the_install_did_not_read(project: Path) -> None:
+    # the install reads only kenning's two events, so it took a settings file whose other
+    # events are not shaped as hooks; the uninstall read every event and refused the file
+    # ('"hooks.Stop" is not a JSON array'), and kenning's hooks could not be taken out
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n  "hooks": {\n    "Stop": "./on-stop.sh",\n    "Notification": ["./notify.sh"],\n'
+        '    "PreToolUse": [{"matcher": "Bash", "hooks": "./check.sh"}]\n  }\n}\n'
+    )
+    before = snapshot(project)
+    code, _, err = cli("--executable", EXE)
+    assert code == 0, err
+    assert len(kenning_hooks(read(settings), "SessionStart")) == 1
+    code, _, err = cli("--uninstall")
+    assert code == 0, err
+    assert {p: data for p, (data, _) in snapshot(project).items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+
+
 def test_wrong_shape_of_the_project_entry_is_an_error(project: Path, home: Path) -> None:
     (home / ".claude.json").write_text(json.dumps({"projects": {str(project): []}}))
     before = snapshot(project, home)

@@ -404,12 +404,16 @@ def plan_settings(
             return new
         hooks = _object(new["hooks"], label, '"hooks"')
         for event in list(hooks):
-            groups = _list(hooks[event], label, f'"hooks.{event}"')
+            # what is not shaped as Claude Code's hooks holds none of kenning's, and the install
+            # (which reads only its own events) took it as it was: left as it is
+            groups = hooks[event] if isinstance(hooks[event], list) else []
             removed_any = False
             kept_groups = []
-            for i, group in enumerate(groups):
-                group = _object(group, label, f'"hooks.{event}[{i}]"')
-                entries = _list(group.get("hooks", []), label, f'"hooks.{event}[{i}].hooks"')
+            for group in groups:
+                entries = group.get("hooks", []) if isinstance(group, dict) else None
+                if not isinstance(entries, list):
+                    kept_groups.append(group)
+                    continue
                 kept = [
                     h
                     for h in entries
