@@ -119,6 +119,28 @@ def test_remember_and_edit_json_answer_json_for_stdin_that_is_not_utf8(project: 
     assert answer["status"] == "rejected" and "not valid UTF-8" in answer["reason"]
 
 
+def test_a_note_edit_or_query_of_invisible_characters_only_is_refused_as_a_blank_one(
+    project: Path,
+) -> None:
+    """`remember`, `edit --content`, `recall` and `search` refuse a text of zero-width
+    spaces, a byte-order mark or word joiners with the error a blank one gets (exit 1, one
+    line), and the store keeps the note as it was."""
+    stored = json.loads(kenning(project, "remember", "--json", DB_LOCKED).stdout)
+    for command in (
+        ["remember"],
+        ["edit", stored["id"], "--content"],
+        ["recall"],
+        ["search"],
+    ):
+        blank = kenning(project, *command, "  ")
+        assert blank.returncode == 1 and "empty" in blank.stderr, blank.stderr
+        for text in ("\u200b\u200b", "\ufeff", "\u2060\u200d \u200b"):
+            r = kenning(project, *command, text)
+            assert (r.returncode, r.stdout, r.stderr) == (1, "", blank.stderr), (command, text)
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert [m.content for m in store.browse()] == [DB_LOCKED]
+
+
 @pytest.mark.parametrize(
     ("args", "code", "needle"),
     [

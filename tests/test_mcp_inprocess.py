@@ -177,13 +177,18 @@ async def test_a_project_moved_away_under_the_server_is_said_so(
 async def test_a_query_of_invisible_characters_only_is_empty(client: Client) -> None:
     """A query of zero-width spaces (or a lone byte-order mark) was searched as if it said
     something: a stored note came back above the floor, noise in the agent's context. It
-    is empty, as such a note is to the write path."""
+    is empty, as such a note is to the write path, and said as a blank query is said: by
+    hooks_recall too, whose blank query was "query is empty; pass …" and invisible one
+    "the query is empty (or only whitespace and invisible characters); pass …"."""
     answer(await call(client, "hooks_remember", content="x"))
-    for query in ("\u200b\u200b", "\ufeff", "\u2060 \u200b"):
-        for tool in ("hooks_recall", "search_memories"):
-            result = await call(client, tool, query=query)
-            assert result.is_error, (tool, query, result.content)
-            assert "query is empty" in result.content[0].text  # type: ignore[union-attr]
+    for tool in ("hooks_recall", "search_memories"):
+        blank = await error(client, tool, query="   ")
+        assert "query is empty" in blank, blank
+        for query in ("\u200b\u200b", "\ufeff", "\u2060 \u200b"):
+            assert await error(client, tool, query=query) == blank, (tool, query)
+    for content in ("\u200b\u200b", "\ufeff\u2060"):  # and a note of them is refused
+        refused = await ok(client, "hooks_remember", content=content)
+        assert refused["status"] == "rejected" and "empty" in refused["reason"], refused
 
 
 async def test_a_store_migrated_by_a_newer_kenning_is_not_written_by_the_running_server(
@@ -494,7 +499,7 @@ async def test_every_tool_error_has_one_shape(client: Client) -> None:
     unknown tool as "Unknown tool: …": three shapes for one kind of answer. Every tool error
     now starts with the tool's name and says what was wrong and what to do."""
     for tool, arguments, said in (
-        ("hooks_recall", {"query": "   "}, "query is empty; pass"),
+        ("hooks_recall", {"query": "   "}, "query is empty (or only whitespace and invisible"),
         ("hooks_recall", {"query": "locked", "top_k": "many"}, 'top_k: got the string "many"'),
         ("hooks_remember", {"content": "a note", "type": "bogus"}, "valid types are"),
         ("search_memories", {"query": "x y z", "intent": "when"}, "valid intents are how"),

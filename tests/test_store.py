@@ -249,6 +249,49 @@ def test_rejected_inputs_leave_store_unchanged(
     assert store.backend.count(Filters()) == before
 
 
+#: Texts that show nothing: zero-width spaces, a byte-order mark, a word joiner and a zero-width
+#: joiner, and bidi isolates among whitespace.
+INVISIBLE_ONLY = ["\u200b\u200b", "\ufeff", "\u2060\u200d", " \u200b\n\t\u2066\u2069 "]
+
+
+def test_an_edit_to_invisible_characters_only_is_refused_as_a_blank_one_is(
+    store: MemoryStore,
+) -> None:
+    """`update` takes its new text through the write path: a text that shows nothing is
+    refused with the blank text's reason, and the memory keeps its text. A note with words
+    keeps its invisible characters as written (blankness is judged, nothing removed)."""
+    kept = store.remember(DB_LOCKED, "error_fix")
+    assert kept.id
+    blank = store.update(kept.id, content="  \n ")
+    assert blank.status == REJECTED and blank.reason and "invisible" in blank.reason
+    for content in INVISIBLE_ONLY:
+        result = store.update(kept.id, content=content)
+        assert (result.status, result.reason) == (REJECTED, blank.reason), content
+        memory = store.get(kept.id)
+        assert memory is not None and memory.content == DB_LOCKED
+    worded = store.remember("Pin the\u200b terraform provider\u2060 versions", "rule")
+    assert worded.status == STORED and worded.id
+    memory = store.get(worded.id)
+    assert memory is not None
+    assert memory.content == "Pin the\u200b terraform provider\u2060 versions"
+
+
+def test_a_query_of_invisible_characters_only_gets_the_blank_querys_error(
+    store: MemoryStore,
+) -> None:
+    """recall and search refuse a query that shows nothing as they refuse a blank one, with
+    the same message: zero-width spaces were searched as if they said something."""
+    store.remember(DB_LOCKED, "error_fix")
+    for read in (store.recall, store.search):
+        with pytest.raises(UserInputError) as blank:
+            read("   ")
+        assert "empty" in str(blank.value)
+        for query in INVISIBLE_ONLY:
+            with pytest.raises(UserInputError) as invisible:
+                read(query)
+            assert str(invisible.value) == str(blank.value), query
+
+
 def test_content_over_the_limit_is_refused_before_it_is_redacted(store: MemoryStore) -> None:
     """SPEC §2: content holds at most 64 KiB after normalisation. A note past it was redacted
     whole (~2.6 CPU-s for 1 MB of log) only to be refused; now it is refused first, with the

@@ -704,9 +704,12 @@ class KenningTools:
         *,
         where: Located | None = None,
     ) -> dict[str, Any]:
+        from .querybuild import check_query
         from .render import render_recall_result
 
-        _require_text(query, "query", "pass what you are about to work on")
+        # the store's own check, before a store is opened: a blank query and one of zero-width
+        # spaces get one message, as search_memories and the CLI give them
+        check_query(query)
         store = self.store(create=False, where=where)
         if store.exists:
             self._ensure_model()
