@@ -28,7 +28,13 @@ import numpy as np
 import pytest
 
 from kenning import protocol
-from kenning.backends.base import Backend, Filters, MemoryRecord, lexical_search_with_statistics
+from kenning.backends.base import (
+    Backend,
+    CountsDamagedRows,
+    Filters,
+    MemoryRecord,
+    lexical_search_with_statistics,
+)
 from kenning.backends.registry import backend_kind, open_backend
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.config import load_settings
@@ -775,6 +781,10 @@ def test_stored_since_gives_the_times_at_or_after_within_the_filter(backend: Bac
         assert all(t.utcoffset() == timedelta(0) for t in got)
     assert backend.stored_since(Filters(), T0 + timedelta(days=1)) == []
     assert len(backend.stored_since(Filters(), T0)) == 31  # at the cut counts
+    # MemoryStore.stored_since(searchable=True) leaves out the rows named here: none of a
+    # whole store (a backend without the method would no longer count its damaged rows)
+    assert isinstance(backend, CountsDamagedRows)
+    assert backend.damaged_vector_ids(Filters()) == frozenset()
 
 
 def test_metadata_entries_give_each_memorys_entry_within_the_filter(backend: Backend) -> None:
@@ -4224,6 +4234,10 @@ def test_a_note_another_writer_left_blank_is_skipped_and_named(
         if store_kind != "postgres":  # its count reads an index of the JSON columns alone
             stats = store.stats()
             assert (stats["memories"], stats["damaged"]) == (3, 1), stats
+            # the page's weekly plot counts what stats counts, its age filters what it lists
+            day = NOW - timedelta(days=1)
+            assert len(store.stored_since(day, searchable=True)) == 3
+            assert len(store.stored_since(day, readable=True)) == 3
         assert store.forget(blank)  # the fix named
         assert store.stats()["damaged"] == 0
         assert len(store.newest(10)) == 3

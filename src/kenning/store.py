@@ -68,20 +68,25 @@ class MemoryStore(StoreCuration):
         collections = (check_types_of(collection, types),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, types)
         total = self.backend.count(filters)
-        return max(0, total - self._unreadable(filters)) if readable else total
+        return max(0, total - self._left_out(filters)) if readable else total
 
-    def _unreadable(self, filters: Filters) -> int:
+    def _left_out(self, filters: Filters, *, by_search: bool = False) -> int:
         """How many rows matching ``filters`` every read leaves out (their fields do not
-        decode); 0 where the backend has none to count or cannot count them."""
+        decode), or with ``by_search`` how many search leaves out (those, and the rows whose
+        vector alone is damaged: what :meth:`stats` counts apart); 0 where the backend has
+        none to count or cannot count them."""
         if not isinstance(self.backend, CountsDamagedRows):
             return 0
         try:  # counted over the whole store, as stats counts them (one count kept)
-            unreadable = self.backend.count_unreadable(Filters())
+            if by_search:
+                left_out = self.backend.count_damaged(Filters())
+            else:
+                left_out = self.backend.count_unreadable(Filters())
         except StoreCorrupted:  # a page that cannot be read: stats says so
             return 0
         return sum(
             n
-            for (group, coll, typ), n in unreadable.items()
+            for (group, coll, typ), n in left_out.items()
             if (filters.group_id is None or group == filters.group_id)
             and (not filters.collections or coll in filters.collections)
             and (not filters.types or typ in filters.types)
@@ -142,23 +147,31 @@ class MemoryStore(StoreCuration):
         collection: str | None = None,
         memory_type: str | Sequence[str] | None = None,
         readable: bool = False,
+        searchable: bool = False,
     ) -> list[datetime]:
         """When each memory stored at or after ``since`` was stored (this project by
         default, optionally one collection and some types), reading only that field of
         those rows: the page's weekly plot, and its count of an age filter's rows.
-        ``readable``: only of those a listing returns, as :meth:`count` counts them."""
+        ``readable``: only of those a listing returns, as :meth:`count` counts them (the age
+        filter's count). ``searchable``: only of those search sees, as :meth:`stats` counts
+        its memories (the weekly plot): a row whose vector alone is damaged is listed, but
+        left out here."""
         from .search import check_types_of, parse_types
 
         types = parse_types(memory_type)
         collections = (check_types_of(collection, types),) if collection is not None else ()
         filters = Filters(self.resolve_group(group_id), collections, types)
         since = parse_timestamp(since)
-        if readable and self._unreadable(filters):
+        if (readable or searchable) and self._left_out(filters, by_search=searchable):
             # A damaged row keeps its time, which alone is read here: the age filter counted
             # it and then listed one memory fewer ("older than" even hid an older one). The
             # rare filter holding one reads every row's time as a listing decodes it.
             entries = self.backend.metadata_entries(filters, None)
-            return [e.stored_at for e in entries if e.stored_at >= since]
+            skipped = frozenset[str]()
+            if searchable and isinstance(self.backend, CountsDamagedRows):
+                # listed, but not found: the weekly plot held it over the header's count
+                skipped = self.backend.damaged_vector_ids(filters)
+            return [e.stored_at for e in entries if e.stored_at >= since and e.id not in skipped]
         return self.backend.stored_since(filters, since)
 
     def stats(self, group_id: str | None = None) -> dict[str, Any]:

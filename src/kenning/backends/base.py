@@ -403,6 +403,12 @@ class CountsDamagedRows(Protocol):
         (a row whose vector alone is damaged is listed, and exported without it)."""
         ...
 
+    def damaged_vector_ids(self, filters: Filters) -> frozenset[str]:
+        """The ids of the rows matching ``filters`` whose vector search skips: those
+        :meth:`count_damaged` counts beyond :meth:`count_unreadable` (listed, never found),
+        and any whose fields do not decode as well."""
+        ...
+
 
 @runtime_checkable
 class CountsProjects(Protocol):

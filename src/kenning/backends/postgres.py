@@ -1789,6 +1789,10 @@ class PostgresBackend:
         # a vector column holds only vectors: every damaged row is one whose fields are
         return self.count_damaged(filters)
 
+    def damaged_vector_ids(self, filters: Filters) -> frozenset[str]:
+        # the vector column's type holds only vectors of the store's dimension
+        return frozenset()
+
     def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         # the rows that surely decode give their time and metadata alone; the others
         # (_suspect: metadata NULL here; or metadata text that does not parse) are decoded

@@ -1367,6 +1367,10 @@ class QdrantBackend:
         # Qdrant holds vectors of the collection's size: every damaged point is its payload
         return self.count_damaged(filters)
 
+    def damaged_vector_ids(self, filters: Filters) -> frozenset[str]:
+        # Qdrant holds vectors of the collection's size: no point's vector alone is damaged
+        return frozenset()
+
     def _pages(
         self, scroll_filter: Any, limit: int, *, with_payload: Any = True, vectors: bool = False
     ) -> Iterator[list[Any]]:

@@ -1473,6 +1473,25 @@ class SQLiteBackend:
         # damaged is listed and exported, without its vector).
         return dict(self._damaged_counts(filters)[0])
 
+    def damaged_vector_ids(self, filters: Filters) -> frozenset[str]:
+        # the rows the search index holds as damaged, as _damaged_counts counts them
+        where, params = self._where(filters, indexed=False)
+        found: set[str] = set()
+        with self._lock, self._snapshot():
+            self._vector_index()  # notes the damaged vectors (search builds the same index)
+            rowids = sorted(self._bad_vectors)
+            for start in range(0, len(rowids), 500):
+                chunk = rowids[start : start + 500]
+                found.update(
+                    memory_id
+                    for (memory_id,) in self._conn.execute(
+                        f"SELECT id FROM memories "
+                        f"WHERE rowid IN ({','.join('?' * len(chunk))}) AND {where}",
+                        [*chunk, *params],
+                    )
+                )
+        return frozenset(found)
+
     def _damaged_counts(self, filters: Filters) -> tuple[_Counts, _Counts]:
         """The rows whose fields do not decode (decoded as every read does, and reported
         once as they are), and apart those whose vector alone the index holds as damaged.
@@ -2276,6 +2295,7 @@ for _name in (
     "count_by",
     "count_damaged",
     "count_unreadable",
+    "damaged_vector_ids",
     "iterate",
     "newest",
     "metadata_entries",

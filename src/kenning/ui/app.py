@@ -394,7 +394,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             # one made them add up to one more than "N memories · 1 damaged".
             header = store.stats()
             plotted = header if group is None else store.stats(group)
-            recent = store.stored_since(charts.first_week_shown(now), group_id=group, readable=True)
+            recent = store.stored_since(
+                charts.first_week_shown(now), group_id=group, searchable=True
+            )
             older = max(0, plotted["memories"] - len(recent))
             return {
                 "rows": page_rows,
