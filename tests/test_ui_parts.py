@@ -560,6 +560,25 @@ def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: P
         assert store.get(memory_id) == before
 
 
+def test_a_query_that_shows_nothing_lists_as_a_blank_one_does(project: Path) -> None:
+    """A query of zero-width spaces or a byte-order mark answered 400, "the query is empty",
+    where a blank one shows the list: it is no query either, and shows the list."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        kept = store.remember("Deploys happen on Tuesdays only", "decision").id
+    client, source = _page_client(project)
+    try:
+        blank = client.get("/?q=++")
+        assert blank.status_code == 200 and _ids_shown(blank.text) == [kept]
+        for query in ("%E2%80%8B%E2%80%8B", "%EF%BB%BF", "%E2%81%A0+%E2%80%8D"):
+            page = client.get(f"/?q={query}")
+            assert page.status_code == 200, (query, page.text[:300])
+            assert _ids_shown(page.text) == [kept], query
+    finally:
+        source.close()
+
+
 def test_a_type_outside_the_collection_is_named_by_browse_and_search_alike(
     project: Path,
 ) -> None:

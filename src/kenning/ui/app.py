@@ -52,6 +52,7 @@ from ..render import (
     redacted_traceback,
     safe_message,
 )
+from ..safety import has_visible_text
 from ..store import NEWEST_MAX, MemoryStore
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
@@ -131,8 +132,11 @@ class PageFilters:
             raise UserInputError(f"unknown age filter {age!r}; choose one of the list")
         if stale not in STALE_CHOICES:
             raise UserInputError(f"unknown stale filter {stale!r}; choose one of the list")
+        query = params.get("q", "").strip()
         return cls(
-            query=params.get("q", "").strip(),
+            # a query that shows nothing (zero-width spaces, a pasted byte-order mark) is no
+            # query, as a blank one is: the list, not a page saying the query is empty
+            query=query if has_visible_text(query) else "",
             collection=params.get("collection", "").strip(),
             type=params.get("type", "").strip(),
             project=params.get("project", "").strip(),
