@@ -228,15 +228,16 @@ def _matmul_integer() -> Any:
 
 
 def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
-    """``(codes - 128) · query_codes`` for every record (the trailer meets zeros)."""
+    """``(codes - 128) · query_codes`` for every record (the trailer meets zeros), as the
+    int32 the product gives (exact: at most 128·127 a byte, far below 2³¹)."""
     if len(records) == 0:
-        return np.empty(0, dtype=np.int64)
+        return np.empty(0, dtype=np.int32)
     width = records.dtype.itemsize
     matrix = records.view(np.uint8).reshape(len(records), width)
     query = np.zeros((width, 1), dtype=np.int8)
     query[: len(query_codes), 0] = query_codes
-    dots = _matmul_integer().run(None, {"codes": matrix, "query": query})[0]
-    return dots.reshape(-1).astype(np.int64)
+    dots: np.ndarray = _matmul_integer().run(None, {"codes": matrix, "query": query})[0]
+    return dots.reshape(-1)
 
 
 def _size_and_time(fd: int) -> tuple[int, int]:
@@ -422,7 +423,10 @@ class VectorIndex:
             keep = ~outside
             approx, bound, rowids = approx[keep], bound[keep], rowids[keep]
         extra_scores = extra_vectors @ q
-        lower = np.concatenate([approx - bound, extra_scores])
+        # no rows kept in memory only (the usual case): no copy of the bounds into a new array
+        lower = approx - bound
+        if len(extra_scores):
+            lower = np.concatenate([lower, extra_scores])
         upper = approx + bound
         while True:
             n = min(k, len(lower))
@@ -430,7 +434,7 @@ class VectorIndex:
                 return []
             threshold = np.partition(lower, len(lower) - n)[len(lower) - n]
             wanted = rowids[upper >= threshold]
-            scored = exact([int(r) for r in wanted])
+            scored = exact(wanted.tolist())
             if len(scored) == len(wanted):
                 break
             # Gone since, or a hash collision with the filter: drop them and choose again.
