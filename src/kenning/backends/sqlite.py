@@ -406,7 +406,7 @@ def decode_memory(row: Sequence[object]) -> Memory:
     blank = blank_reason(content)
     if blank is not None:
         raise RowDamage("content", blank)
-    return Memory(
+    return Memory.of_checked_fields(
         id=_text_column(row[0], "id"),
         content=content,
         collection=_text_column(row[2], "collection"),

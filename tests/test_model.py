@@ -1,0 +1,67 @@
+"""The :class:`Memory` a store's row decoder makes is the one ``Memory(...)`` makes.
+
+``Memory.of_checked_fields`` skips the frozen dataclass's generated ``__init__`` (a cost
+on every decoded row); these tests hold it to the dataclass: every field named, the same
+values, ``last_seen_at`` defaulting to ``stored_at``, still frozen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from kenning.model import Memory
+
+STORED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+SEEN = datetime(2026, 4, 2, 8, 30, 15, 250000, tzinfo=UTC)
+
+
+def _fields(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "01a23c51-6151-7c4c-9edb-c5e6124ed43b",
+        "content": "pytest fails with ModuleNotFoundError: install the package editable",
+        "collection": "code-patterns",
+        "type": "error_fix",
+        "group_id": "github.com/acme/shop",
+        "stored_at": STORED,
+        "content_hash": "684aafc1b07f7b68",
+        "source": "src/shop/cart.py",
+        "tags": ("pytest", "packaging"),
+        "metadata": {"error_fingerprint": "abc123"},
+        "last_seen_at": SEEN,
+        "seen_count": 3,
+    }
+    return {**base, **changes}
+
+
+def test_of_checked_fields_names_every_field_of_memory_in_order() -> None:
+    # a field added to Memory and not to the fast constructor would be missing from every
+    # memory a store reads
+    parameters = list(inspect.signature(Memory.of_checked_fields).parameters)
+    assert parameters == [f.name for f in dataclasses.fields(Memory)]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"last_seen_at": None},  # never seen again: last seen when stored
+        {"source": None, "tags": (), "metadata": {}, "seen_count": 1},
+    ],
+    ids=["every-field", "never-seen-again", "defaults"],
+)
+def test_of_checked_fields_makes_the_memory_init_makes(changes: dict[str, Any]) -> None:
+    fields = _fields(**changes)
+    made = Memory.of_checked_fields(**fields)
+    expected = Memory(**fields)
+    assert type(made) is Memory
+    assert made == expected
+    # the same attributes in the same order (to_dict, repr and equality all read them)
+    assert list(vars(made).items()) == list(vars(expected).items())
+    assert made.last_seen_at == (SEEN if changes.get("last_seen_at", SEEN) else STORED)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.content = "changed"  # type: ignore[misc]
