@@ -594,6 +594,63 @@ def test_a_dotenv_key_that_sets_nothing_is_named(project: Path, minilm: Embedder
     assert run_doctor(cwd=project).check("settings").status == "ok"
 
 
+def test_a_dotenv_that_cannot_be_read_is_said_once_and_doctor_warns(
+    project: Path, minilm: Embedder
+) -> None:
+    """A folder named .env (what `docker run -v` makes for a file missing on the host) was
+    said on stderr by every command, but `kenning doctor` called the settings fine: the
+    KENNING_* settings the user put there silently did not apply. Doctor warns (every
+    command still works), naming the file and what to do; a command says it once."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.").ok
+    dotenv = project / ".env"
+    dotenv.mkdir()
+    run = run_cli(project, "stats")
+    assert run.returncode == 0, run.stderr
+    said = (
+        f"kenning: {dotenv} is a folder, not a settings file, so the KENNING_* settings it may "
+        "hold are not read; fix it (or remove it) for them to apply"
+    )
+    assert run.stderr.count(said) == 1, run.stderr
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "warning", check
+    assert f"{dotenv} is a folder" in check.message and str(dotenv) in (check.fix or ""), check
+    dotenv.rmdir()
+    assert run_doctor(cwd=project).check("settings").status == "ok"
+
+
+def test_a_dotenv_not_in_utf8_is_read_where_it_can_be_and_the_rest_is_named(
+    project: Path, minilm: Embedder
+) -> None:
+    """`.env` was decoded with undecodable bytes replaced, silently: `KENNING_STORE=café.db`
+    saved in Latin-1 opened a store named "caf\ufffd.db", and a file Windows PowerShell
+    wrote (UTF-16) set nothing at all. Lines that decode are still read (the file is other
+    tools' too); a KENNING_* line that does not is ignored and named, on stderr and by
+    doctor; a UTF-16 file (its byte order mark) is read as such."""
+    from kenning.doctor import run_doctor
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.").ok
+    dotenv = project / ".env"
+    dotenv.write_bytes(b"GREETING=caf\xe9\nKENNING_PROJECT=acme/team\nKENNING_STORE=caf\xe9.db\n")
+    run = run_cli(project, "stats", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["group_id"] == "acme/team"  # line 2 decodes, and is read
+    assert data["intel_path"] == str(project / ".kenning" / "memory.db")
+    said = f"{dotenv} line 3 sets KENNING_STORE with bytes that are not UTF-8"
+    assert run.stderr.count(said) == 1, run.stderr
+    assert not [p for p in project.iterdir() if p.name.startswith("caf")]
+    check = run_doctor(cwd=project).check("settings")
+    assert check.status == "failed" and said in check.message, check
+    dotenv.write_bytes("KENNING_PROJECT=acme/team\r\n".encode("utf-16"))
+    run = run_cli(project, "stats", "--json")
+    assert json.loads(run.stdout)["group_id"] == "acme/team", run.stderr
+    assert run_doctor(cwd=project).check("settings").status == "ok"
+
+
 def test_a_decay_variable_sets_the_types_it_names_and_keeps_the_others(
     project: Path, minilm: Embedder
 ) -> None:

@@ -254,13 +254,44 @@ def _without_bom(text: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _read_dotenv(path: Path) -> dict[str, str]:
+@dataclass(frozen=True)
+class DotenvRead:
+    """What a project's ``.env`` gave kenning: its ``KENNING_*`` values, and why settings it
+    holds (or may hold) are not read, one sentence each (every command says them once on
+    stderr, :func:`_read_dotenv`; ``kenning doctor`` in its settings check)."""
+
+    values: Mapping[str, str]
+    #: Why the file is not read at all (a folder, a broken symlink, no permission, not
+    #: text); None when it is read.
+    unreadable: str | None = None
+    #: One sentence per ``KENNING_*`` line that is not read (unbalanced quotes, bytes that
+    #: are not UTF-8).
+    unread_lines: tuple[str, ...] = ()
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return ((self.unreadable,) if self.unreadable else ()) + self.unread_lines
+
+
+def read_dotenv(path: Path) -> DotenvRead:
+    """The ``KENNING_*`` values of the ``.env`` at ``path`` (none when there is no file), and
+    why any are not read.
+
+    The file belongs to other tools too, so a problem is never an error: a folder, a broken
+    symlink or a file that cannot be read gives no values (``unreadable`` says why). A file
+    with a UTF-16 byte order mark (what Windows PowerShell's ``>`` writes) is read as UTF-16;
+    any other is read as UTF-8 line by line: bytes that do not decode cost only the line
+    they are on, so another tool's line in another encoding does not stop kenning, but a
+    ``KENNING_*`` line holding such bytes is not read and is named (taken with the bytes
+    replaced, its value would be another store path or project id than the one meant)."""
     if not path.is_file():
         if path.is_symlink():
-            _unreadable(path, f"is a symlink to {os.readlink(path)}, which is no file")
-        elif path.exists():  # a folder (`docker run -v` makes one for a file missing on the host)
-            _unreadable(path, "is a folder, not a settings file")
-        return {}
+            return DotenvRead(
+                {}, _not_read(path, f"is a symlink to {os.readlink(path)}, which is no file")
+            )
+        if path.exists():  # a folder (`docker run -v` makes one for a file missing on the host)
+            return DotenvRead({}, _not_read(path, "is a folder, not a settings file"))
+        return DotenvRead({})
     import io
 
     from dotenv import dotenv_values
@@ -268,51 +299,72 @@ def _read_dotenv(path: Path) -> dict[str, str]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        _unreadable(path, f"cannot be read ({exc.strerror or exc})")
-        return {}
-    # The project's .env belongs to other tools too: one written in another encoding must
-    # not stop kenning, which reads only its own KENNING_* keys (ASCII names).
-    text = raw.decode("utf-8", "replace")
+        return DotenvRead({}, _not_read(path, f"cannot be read ({exc.strerror or exc})"))
+    undecodable: set[int] = set()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = raw.decode("utf-16", "replace")
+    else:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "replace")
+            for number, raw_line in enumerate(raw.split(b"\n"), 1):
+                try:
+                    raw_line.decode("utf-8")
+                except UnicodeDecodeError:
+                    undecodable.add(number)
+    if "\x00" in text:
+        return DotenvRead(
+            {},
+            _not_read(
+                path, "is not UTF-8 text (UTF-16 without a byte order mark?)", "save it as UTF-8"
+            ),
+        )
     _quiet_dotenv()
     values = dotenv_values(stream=io.StringIO(text))
     found = {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
-    for number, line in enumerate(text.splitlines(), 1):
+    unread: list[str] = []
+    for number, line in enumerate(text.split("\n"), 1):
         match = _KENNING_LINE.match(line)
-        if match is None or match.group(1) in found:
+        if match is None:
             continue
-        said = (str(path), match.group(1))
-        if said not in _UNREAD:
-            _UNREAD.add(said)
-            log.warning(
-                "kenning: %s line %d sets %s in a form .env files cannot hold (unbalanced "
-                "quotes?); it is ignored until fixed",
-                path,
-                number,
-                match.group(1),
+        variable = match.group(1)
+        if number in undecodable:
+            found.pop(variable, None)
+            unread.append(
+                f"{path} line {number} sets {variable} with bytes that are not UTF-8; it is "
+                "ignored until the file is saved as UTF-8"
             )
-    return found
+        elif variable not in found:
+            unread.append(
+                f"{path} line {number} sets {variable} in a form .env files cannot hold "
+                "(unbalanced quotes?); it is ignored until fixed"
+            )
+    return DotenvRead(found, None, tuple(unread))
 
 
-def _unreadable(path: Path, why: str) -> None:
-    """Say once that the project's .env is not read: the KENNING_* settings it holds (the
-    store, the project, the floors) would not apply without a word. Not an error: the file
-    belongs to other tools too, and every command and hook goes on without it."""
-    said = (str(path), "")
-    if said in _UNREAD:
-        return
-    _UNREAD.add(said)
-    log.warning(
-        "kenning: %s %s, so the KENNING_* settings it may hold are not read; fix it (or "
-        "remove it) for them to apply",
-        path,
-        why,
+def _not_read(path: Path, why: str, fix: str = "fix it (or remove it)") -> str:
+    return (
+        f"{path} {why}, so the KENNING_* settings it may hold are not read; {fix} for them to apply"
     )
+
+
+def _read_dotenv(path: Path) -> dict[str, str]:
+    """:func:`read_dotenv`'s values, each of its problems said once a process on stderr:
+    the ``KENNING_*`` settings the file holds (the store, the project, the floors) would not
+    apply without a word. Never an error: every command and hook goes on without them."""
+    read = read_dotenv(path)
+    for problem in read.problems:
+        if problem not in _SAID:
+            _SAID.add(problem)
+            log.warning("kenning: %s", problem)
+    return dict(read.values)
 
 
 #: A line of a .env that sets one of kenning's variables.
 _KENNING_LINE = re.compile(rf"\s*(?:export\s+)?({PREFIX}[A-Za-z0-9_]+)\s*=")
-#: (file, variable) pairs already said to be unreadable: every command reads .env twice
-_UNREAD: set[tuple[str, str]] = set()
+#: The problems of .env files already said: every command reads .env twice
+_SAID: set[str] = set()
 
 
 class _NoParseWarnings(logging.Filter):

@@ -634,7 +634,9 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     """The settings file beside the store: readable, every value one kenning accepts (else
     every command that reads settings fails), and every key one kenning reads (a misspelt
     key does nothing, silently); then the values the project's ``.env`` and the environment
-    set over it, which fail every command as well."""
+    set over it, which fail every command as well; and a ``.env`` that cannot be read, or
+    ``KENNING_*`` lines of it that are not (every command says so once on stderr, and goes
+    on without them)."""
     where = folder / config.CONFIG_FILENAME
     try:
         warnings = config.config_warnings(folder)
@@ -663,11 +665,28 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
             if project_root
             else "rename or remove those variables",
         )
+    dotenv_path = project_root / ".env" if project_root else None
+    dotenv = config.read_dotenv(dotenv_path) if dotenv_path else None
+    if dotenv is not None and dotenv.unread_lines:  # KENNING_* lines written that do nothing
+        return Check(
+            "settings",
+            FAILED,
+            "; ".join(dotenv.unread_lines),
+            f"correct those lines of {dotenv_path}",
+        )
     from .backends.annindex import DEFAULT_MIN_ROWS
 
     problems = config.process_problems(DEFAULT_MIN_ROWS)
     if problems:
         return Check("settings", FAILED, "; ".join(problems), "correct or unset those variables")
+    if dotenv is not None and dotenv.unreadable is not None:
+        # every command works (a .env is other tools' too); the settings it may hold do not
+        return Check(
+            "settings",
+            WARNING,
+            dotenv.unreadable,
+            f"make {dotenv_path} a readable UTF-8 file, or remove it",
+        )
     if unread is not None and project_root is not None:
         # every command works; the project's settings do not apply
         return Check(
