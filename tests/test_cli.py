@@ -887,15 +887,28 @@ def test_every_project_of_a_store_given_as_an_option_is_read_outside_a_checkout(
 def test_a_command_for_one_project_refuses_all(project: Path) -> None:
     """`kenning seed-solutions --project all` seeded the docs into this checkout's project and
     `kenning stale --project all` listed this project's stale memories, both without a word:
-    'all' (every project) was taken for this checkout's. Both refuse it now, saying why; the
-    seeding writes nothing, as remember --project all writes nothing."""
+    'all' (every project) was taken for this checkout's. Both refused it then, but said only
+    that 'all' is reserved, or to run stale "in that project's checkout": neither that the
+    command works on one project at a time, nor what to run. Both say so (exit 1, bad
+    input); the seeding writes nothing, as remember --project all writes nothing."""
     _write_a_solution_doc(project)
-    r = kenning(project, "seed-solutions", "--json", "--project", "all")
-    assert r.returncode == 1 and "'all'" in r.stderr and "reserved" in r.stderr, r.stderr
+    for spelt in ("all", " ALL "):
+        r = kenning(project, "seed-solutions", "--json", "--project", spelt)
+        assert (r.returncode, r.stdout) == (1, ""), r.stderr
+        (line,) = r.stderr.splitlines()
+        assert line.startswith("error: kenning seed-solutions works on one project at a time"), line
+        assert "run it without --project for this checkout's project" in line, line
+        assert "--project owner/repo" in line, line
+    # said before the folder is looked at: one mistyped too is not what to fix first
+    r = kenning(project, "seed-solutions", "no-such-folder", "--project", "all")
+    assert "works on one project at a time" in r.stderr, r.stderr
     assert not (project / ".kenning" / "memory.db").exists()
     assert kenning(project, "remember", DB_LOCKED).returncode == 0
-    r = kenning(project, "stale", "--project", "all")
-    assert r.returncode == 1 and "this checkout's project" in r.stderr, (r.stdout, r.stderr)
+    r = kenning(project, "stale", "--group-id", "all")
+    assert (r.returncode, r.stdout) == (1, ""), r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("error: kenning stale works on one project at a time"), line
+    assert "without --project here for this checkout's project (acme/widgets)" in line, line
     assert kenning(project, "stale", "--json").returncode == 0
 
 

@@ -1095,6 +1095,7 @@ def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
         message = str(refused.value)
         assert "checkout's project (all)" not in message, message
         assert "no checkout here" in message and "run kenning stale in" in message, message
+        assert message.startswith("kenning stale works on one project at a time"), message
     finally:
         store.close()
     project = make_repo(tmp_path / "proj", remote="git@github.com:Acme/Widgets.git")

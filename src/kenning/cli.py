@@ -835,11 +835,13 @@ def seed_solutions_cmd(
     checkout's docs/solutions, from any folder of it)."""
     from .seeding import (
         DEFAULT_SOLUTIONS_DIR,
+        check_one_project,
         check_solutions_folder,
         check_source_prefix,
         seed_solutions,
     )
 
+    check_one_project(group_id)
     if directory is None:
         from .project import find_checkout
 

@@ -474,6 +474,20 @@ def _is_gone(directory: Path, rel: str) -> bool:
     return not stat.S_ISREG(st.st_mode)
 
 
+def check_one_project(group_id: str | None) -> None:
+    """Refuse ``all`` (every project) as the project to seed: the entries are written into
+    one project, and taken for this checkout's they would go where the user did not say.
+    Said as what to run instead, before the folder and the store are looked at."""
+    from .project import means_every_project
+
+    if means_every_project(group_id):
+        raise UserInputError(
+            "kenning seed-solutions works on one project at a time (it writes a checkout's "
+            "solution documents into one project), and 'all' names every project; run it "
+            "without --project for this checkout's project, or name one: --project owner/repo"
+        )
+
+
 def check_solutions_folder(directory: Path) -> None:
     """Refuse a solutions folder that is not there or not a folder, naming it."""
     if not directory.exists():

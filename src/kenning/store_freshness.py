@@ -172,9 +172,17 @@ class StoreFreshness(StoreBase):
             # compare with, and its own "project" is the word for all (it checked nothing
             # and reported none stale)
             raise UserInputError(
-                f"stale memories are checked against a checkout's files, and the store "
-                f"{self.location} was opened for every project with no checkout here; run "
-                "kenning stale in the checkout of the project to check"
+                "kenning stale works on one project at a time (a memory is checked against "
+                f"the files of its project's checkout), and the store {self.location} was "
+                "opened for every project with no checkout here; run kenning stale in the "
+                "checkout of each project to check"
+            )
+        if means_every_project(group_id):
+            raise UserInputError(
+                "kenning stale works on one project at a time (a memory is checked against "
+                "the files of its project's checkout), and 'all' names every project; run it "
+                f"without --project here for this checkout's project ({self.group_id}), and in "
+                "each other project's checkout for its memories"
             )
         gid = self.resolve_group(group_id)
         if gid != self.group_id:
