@@ -912,6 +912,45 @@ def test_a_command_for_one_project_refuses_all(project: Path) -> None:
     assert kenning(project, "stale", "--json").returncode == 0
 
 
+def test_a_project_id_in_another_case_is_named_when_nothing_is_found(
+    project: Path, minilm: Embedder
+) -> None:
+    """Project ids are case-sensitive: `--project Acme/Widgets` finds none of the notes
+    stored under acme/widgets. The empty answer named the three projects with the most
+    notes, so acme/widgets was not named at all where other projects held more, and never
+    as the id meant. The id that differs only in case is named first (whatever its count),
+    in the core's results (`case_variants`) and in the line recall, search and stats print;
+    the ids stay case-sensitive."""
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are tagged vX.Y.Z by the release workflow.").ok
+        for other in ("team/api", "team/web", "team/cli"):
+            for n in range(2):
+                note = f"The {other} service {n} deploys on Tuesdays behind a feature flag."
+                assert store.remember(note, group_id=other).ok
+        recalled = store.recall("how are releases tagged", group_id="Acme/Widgets")
+        searched = store.search("release tags", group_id="Acme/Widgets")
+        for said in (recalled.to_dict(), searched.to_dict()):
+            assert said["results"] == [] and said["case_variants"] == ["acme/widgets"], said
+            assert next(iter(said["other_projects"])) == "acme/widgets", said
+            assert said["other_projects"]["acme/widgets"] == 1, said
+        # a project with notes of its own is told nothing more
+        assert "case_variants" not in store.search("kubernetes ingress").to_dict()
+    for args in (("recall", "how are releases tagged"), ("search", "release tags")):
+        run = kenning(project, *args, "--project", "Acme/Widgets")
+        assert run.returncode == 0 and not run.stdout, run.stdout
+        hint = run.stderr.splitlines()[-1]
+        assert hint.startswith("project Acme/Widgets has no memories in this store"), hint
+        assert "project ids are case-sensitive: acme/widgets differs only in case" in hint, hint
+        assert hint.endswith("pass --project acme/widgets to use them"), hint
+        as_json = json.loads(kenning(project, *args, "--project", "Acme/Widgets", "--json").stdout)
+        assert as_json["case_variants"] == ["acme/widgets"], as_json
+    stats = kenning(project, "stats", "--project", "Acme/Widgets").stdout
+    assert "acme/widgets differs only in case" in stats, stats
+    # a typo that is no case variant is said as before
+    typo = kenning(project, "recall", "releases", "--project", "acme/widget").stderr
+    assert "check the --project value" in typo and "case" not in typo, typo
+
+
 @contextmanager
 def _a_reembed_at_work(project: Path, minilm: Embedder) -> Iterator[None]:
     """A reembed of ``project``'s three-note store (``kenning.reembed``, every memory),

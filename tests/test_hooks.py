@@ -1408,6 +1408,23 @@ def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStor
     assert "1 under acme/widgets" in line and "KENNING_PROJECT=acme/widgets" in line, line
 
 
+def test_session_start_names_a_project_id_set_in_another_case(store: MemoryStore) -> None:
+    """KENNING_PROJECT=Acme/Widgets in the project's .env (ids are case-sensitive) hid every
+    note stored under acme/widgets from the hooks; session start named the projects with
+    the most notes, not that this one differs only in case. It says so, and what to set."""
+    assert store.remember(UTC_RULE, "rule").ok
+    for n in range(3):  # more notes elsewhere: the case variant is named first all the same
+        assert store.remember(f"Service {n} deploys on Tuesdays.", group_id=f"team/s{n}").ok
+    root = store.project.root
+    (root / ".env").write_text("KENNING_PROJECT=Acme/Widgets\n")
+    said: list[str] = []
+    assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=said.append) == ""
+    (line,) = said
+    assert line.startswith("project Acme/Widgets has no memories in this store"), line
+    assert "project ids are case-sensitive: acme/widgets differs only in case" in line, line
+    assert "KENNING_PROJECT=acme/widgets in the project's .env" in line, line
+
+
 def test_session_start_says_all_it_has_to_say_in_one_stderr_line(
     store: MemoryStore, cold_cache: Path
 ) -> None:

@@ -160,6 +160,18 @@ async def test_after_a_rename_recall_and_search_name_the_id_the_notes_are_under(
     assert "other_projects" not in again  # the project has notes: nothing to say
 
 
+async def test_a_project_id_in_another_case_is_named_to_the_agent(client: Client) -> None:
+    """Project ids are case-sensitive: search_memories with group_id "Acme/Widgets" found
+    none of acme/widgets's notes, and nothing told the agent that the id differs only in
+    case. The answer names it in "case_variants" (and the tool's description says so)."""
+    answer(await call(client, "hooks_remember", content="Webhooks are retried 3 times."))
+    said = await ok(client, "search_memories", query="webhook retries", group_id="Acme/Widgets")
+    assert said["results"] == [] and said["case_variants"] == ["acme/widgets"], said
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert "case_variants" in (tools["search_memories"].description or "")
+    assert "case_variants" not in await ok(client, "search_memories", query="webhook retries")
+
+
 async def test_a_project_moved_away_under_the_server_is_said_so(
     client: Client, project: Path
 ) -> None:

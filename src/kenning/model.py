@@ -599,6 +599,9 @@ class RecallResult:
     #: Nothing recalled and the project has no memories in a store that holds others': how
     #: many each other project id holds (:meth:`~kenning.store.MemoryStore.other_projects`).
     other_projects: Mapping[str, int] = field(default_factory=dict)
+    #: Those of ``other_projects`` that differ from the project asked only in letter case
+    #: (:func:`kenning.project.case_variants`): project ids are case-sensitive.
+    case_variants: tuple[str, ...] = ()
 
     @property
     def is_error(self) -> bool:
@@ -633,4 +636,5 @@ class RecallResult:
                 for h, text in zip(self.hits, self.texts, strict=True)
             ],
             **({"other_projects": dict(self.other_projects)} if self.other_projects else {}),
+            **({"case_variants": list(self.case_variants)} if self.case_variants else {}),
         }

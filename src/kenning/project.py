@@ -18,7 +18,7 @@ import os
 import re
 import subprocess
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -486,6 +486,16 @@ def means_every_project(group_id: str | None) -> bool:
     """Whether a project argument is ``all``: the word for every project of the store (any
     case, spaces around it), reserved so that no project can be called so."""
     return isinstance(group_id, str) and group_id.strip().lower() == "all"
+
+
+def case_variants(group_id: str | None, ids: Iterable[str]) -> tuple[str, ...]:
+    """Those of ``ids`` that differ from ``group_id`` only in letter case: project ids are
+    case-sensitive (``--project Acme/Widgets`` reads none of ``acme/widgets``'s notes), and
+    an empty answer names such an id as the likely one meant."""
+    if group_id is None:
+        return ()
+    folded = group_id.casefold()
+    return tuple(other for other in ids if other != group_id and other.casefold() == folded)
 
 
 def where_searched(group_id: str | None) -> str:

@@ -896,11 +896,26 @@ def other_projects_line(
     (:meth:`kenning.store.MemoryStore.other_projects`), and (``fix``) how to reach them: one
     line, the ids quoted for a shell (stored text: print it through the terminal's
     sanitiser). ``named``: the user gave the project id (``--project``), so it is no rename
-    that moved the notes, and the id itself is what to check."""
+    that moved the notes, and the id itself is what to check. An id that differs from
+    ``project`` only in letter case (:func:`kenning.project.case_variants`) is named as the
+    one likely meant: project ids are case-sensitive."""
     import shlex
+
+    from .project import case_variants
 
     held = ", ".join(f"{n} under {gid}" for gid, n in others.items())
     said = f"project {project} has no memories in this store, which holds {held}"
+    variants = case_variants(project, others)
+    if variants:
+        said += f" (project ids are case-sensitive: {variants[0]} differs only in case)"
+        if not fix:
+            return said
+        meant = shlex.quote(variants[0])
+        return (
+            f"{said}; pass --project {meant}"
+            + ("" if named else f", or put KENNING_PROJECT={meant} in the project's .env,")
+            + " to use them"
+        )
     if named:
         return f"{said}; check the --project value against those ids" if fix else said
     said += " (a renamed repository or a changed origin remote gives a project a new id)"

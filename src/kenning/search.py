@@ -81,6 +81,9 @@ class SearchResponse:
     #: Nothing found and the project has no memories in a store that holds others': how
     #: many each other project id holds (:meth:`~kenning.store.MemoryStore.other_projects`).
     other_projects: Mapping[str, int] = field(default_factory=dict)
+    #: Those of ``other_projects`` that differ from ``group_id`` only in letter case
+    #: (:func:`kenning.project.case_variants`): project ids are case-sensitive.
+    case_variants: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +107,7 @@ class SearchResponse:
             "count": len(self.results),
             "results": [r.to_dict() for r in self.results],
             **({"other_projects": dict(self.other_projects)} if self.other_projects else {}),
+            **({"case_variants": list(self.case_variants)} if self.case_variants else {}),
         }
 
 

@@ -19,6 +19,7 @@ from . import config, protocol
 from .backends.base import CountsProjects, Filters, lexical_search_with_statistics
 from .errors import StoreClosed, UserInputError
 from .model import Memory, RecallResult, SearchResult, starts_as_error_fix, utc_now
+from .project import case_variants
 from .search import (
     Candidate,
     LexicalEvidence,
@@ -367,6 +368,7 @@ class StoreReads(StoreFreshness):
         if settings.recall_log and self.exists:
             ranked = sorted(scores.values(), reverse=True)[:top_k]
             self._log_recall(min(floors), ranked, len(kept))
+        others = {} if kept else self._other_projects(filters.group_id)
         return RecallResult(
             queries[0][0],
             min(floors),
@@ -374,7 +376,8 @@ class StoreReads(StoreFreshness):
             tuple(t for _, t in kept),
             truncated,
             any(kinds),
-            {} if kept else self._other_projects(filters.group_id),
+            others,
+            case_variants(filters.group_id, others),
         )
 
     def search(
@@ -437,7 +440,10 @@ class StoreReads(StoreFreshness):
                 best = best_more
         shown = tuple(self._with_source(r) for r in results[:limit])
         others = {} if shown else self._other_projects(gid)
-        return SearchResponse(query, shown, plan, expanded, reason, bar, decay, gid, best, others)
+        variants = case_variants(gid, others)
+        return SearchResponse(
+            query, shown, plan, expanded, reason, bar, decay, gid, best, others, variants
+        )
 
     def other_projects(self, group_id: str | None = None) -> dict[str, int]:
         """When a project (this one; ``"all"``: none) has no memories in a store of one

@@ -417,8 +417,9 @@ class CountsProjects(Protocol):
     a renamed repository or a changed ``origin``, not a new project)."""
 
     def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
-        """{} when a memory of ``group_id`` is stored; else the ``limit`` project ids with
-        the most memories, and how many each has (most first)."""
+        """{} when a memory of ``group_id`` is stored; else the project ids that differ from
+        it only in letter case, then the ones with the most memories (``limit`` in all), and
+        how many each has."""
         ...
 
 

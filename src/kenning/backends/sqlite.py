@@ -556,18 +556,27 @@ def fts_query(terms: Sequence[str]) -> str | None:
 
 def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> dict[str, int]:
     """:meth:`SQLiteBackend.projects_if_absent` on an open store (``kenning doctor``'s, too):
-    {} when a memory of ``group_id`` is stored, else the ``limit`` project ids with the most
-    memories and their counts."""
+    {} when a memory of ``group_id`` is stored, else the project ids that differ from it only
+    in letter case (the id most likely meant, however few its memories), then the ones with
+    the most memories, ``limit`` in all (or the case variants alone, should they be more),
+    with their counts."""
+    from ..project import case_variants
+
     # one index lookup when the project has memories (the usual case)
     if conn.execute("SELECT 1 FROM memories WHERE group_id = ? LIMIT 1", (group_id,)).fetchone():
         return {}
     rows = conn.execute(
         "SELECT group_id, count(*) AS n FROM memories WHERE typeof(group_id) = 'text' "
-        "GROUP BY group_id ORDER BY n DESC, group_id LIMIT ?",
-        (limit,),
+        "GROUP BY group_id ORDER BY n DESC, group_id"
     ).fetchall()
     # (a project id that is not UTF-8 text, another writer's, names no project to point to)
-    return {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
+    counts = {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
+    found = {gid: counts[gid] for gid in case_variants(group_id, counts)}
+    for gid, n in counts.items():
+        if len(found) >= limit:
+            break
+        found.setdefault(gid, n)
+    return found
 
 
 class _LexicalStats:
