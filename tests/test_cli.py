@@ -933,6 +933,7 @@ def test_a_project_id_in_another_case_is_named_when_nothing_is_found(
             assert said["results"] == [] and said["case_variants"] == ["acme/widgets"], said
             assert next(iter(said["other_projects"])) == "acme/widgets", said
             assert said["other_projects"]["acme/widgets"] == 1, said
+        assert store.stats("Acme/Widgets")["case_variants"] == ["acme/widgets"]
         # a project with notes of its own is told nothing more
         assert "case_variants" not in store.search("kubernetes ingress").to_dict()
     for args in (("recall", "how are releases tagged"), ("search", "release tags")):
@@ -946,9 +947,14 @@ def test_a_project_id_in_another_case_is_named_when_nothing_is_found(
         assert as_json["case_variants"] == ["acme/widgets"], as_json
     stats = kenning(project, "stats", "--project", "Acme/Widgets").stdout
     assert "acme/widgets differs only in case" in stats, stats
+    # and stats --json says it too (it had other_projects only), as the core's stats has it
+    stats_json = json.loads(kenning(project, "stats", "--project", "Acme/Widgets", "--json").stdout)
+    assert stats_json["case_variants"] == ["acme/widgets"], stats_json
     # a typo that is no case variant is said as before
     typo = kenning(project, "recall", "releases", "--project", "acme/widget").stderr
     assert "check the --project value" in typo and "case" not in typo, typo
+    stats_json = json.loads(kenning(project, "stats", "--project", "acme/widget", "--json").stdout)
+    assert stats_json["other_projects"] and stats_json["case_variants"] == [], stats_json
 
 
 @contextmanager

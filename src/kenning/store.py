@@ -31,6 +31,7 @@ from .errors import StoreCorrupted, StoreNotFound, UserInputError
 from .model import Memory, RememberResult, parse_timestamp
 from .project import (
     Project,
+    case_variants,
     check_store_location,
     git_asked_once,
     ignore_store_files,
@@ -203,6 +204,8 @@ class MemoryStore(StoreCuration):
         for (coll, typ), n in by.items():
             by_collection[coll] = by_collection.get(coll, 0) + n
             by_type[typ] = by_type.get(typ, 0) + n
+        # this project's notes under another id (a renamed repository): where they are
+        others = self._other_projects(gid) if not by and everything else {}
         size = None
         if self.project.store_url is None and self.exists:
             from .backends.sqlite import store_bytes
@@ -215,8 +218,9 @@ class MemoryStore(StoreCuration):
             "group_id": gid if gid is not None else "all",
             "memories": sum(by.values()),
             "memories_all_projects": everything,
-            # this project's notes under another id (a renamed repository): where they are
-            "other_projects": self._other_projects(gid) if not by and everything else {},
+            "other_projects": others,
+            # those of them spelt as the id asked but for letter case: the one likely meant
+            "case_variants": list(case_variants(gid, others)),
             "damaged": damaged_here if damaged is not None else None,
             "damaged_all_projects": damaged_all if damaged is not None else None,
             "damaged_unreadable": unreadable,
