@@ -51,6 +51,21 @@ def test_every_character_of_the_basic_plane_and_of_the_table_splits_and_folds_as
     assert not wrong, f"{len(wrong)} characters differ from this SQLite's FTS5: {wrong[:10]}"
 
 
+def test_ascii_texts_split_and_lowercase_as_in_fts5() -> None:
+    """ASCII takes its own path (a translation table, then ``split``): every ASCII character
+    inside a word and at its edges, and random ASCII texts, have FTS5's words."""
+    between = [f"q{chr(c)}Z{chr(c)}" for c in range(128)]
+    rng = random.Random(11)
+    texts = [
+        "".join(chr(rng.randrange(128)) for _ in range(rng.randrange(60))) for _ in range(3000)
+    ]
+    texts += between
+    made = [tokens(t) for t in texts]
+    expected = fts5_words(texts)
+    wrong = [(t, m, e) for t, m, e in zip(texts, made, expected, strict=True) if m != e]
+    assert not wrong, f"{len(wrong)} ASCII texts differ from FTS5: {wrong[:5]}"
+
+
 def test_mixed_texts_have_the_words_fts5_makes_of_them() -> None:
     """Random texts mixing scripts, marks, symbols, ligatures, fullwidth and astral
     characters, and notes in several languages: the same words in the same order."""
