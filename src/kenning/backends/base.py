@@ -350,7 +350,8 @@ def terms_to_match(frequencies: Mapping[str, int], rows: int) -> list[str]:
 class StatisticsSharingSearch(Protocol):
     """A backend whose lexical search reads the query's term statistics anyway and can hand
     them back with its hits, so that a hybrid query asks for them once (Qdrant: one exact
-    count per term, each a round trip; PostgreSQL: one query)."""
+    count per term, each a round trip; PostgreSQL: one query; SQLite: one tokenisation of
+    the query and one read transaction)."""
 
     def lexical_search_with_statistics(
         self, query: str, k: int, filters: Filters

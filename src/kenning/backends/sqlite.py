@@ -1749,12 +1749,32 @@ class SQLiteBackend:
         with self._lock, self._snapshot():
             stats = self._lexical_stats()
             frequency = self._document_frequencies(stats, terms)
-            chosen = terms_to_match(frequency, stats.total)
-            match = fts_query([w for t in chosen for w in spellings(t) if w not in stats.absent])
-            share = self._share(stats, filters)
-            if match is None or share <= 0.0:
-                return []
-            return self._ranked_matches(match, k, filters, share)
+            return self._lexical_hits(stats, frequency, k, filters)
+
+    def lexical_search_with_statistics(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics]:
+        """:meth:`lexical_search` and :meth:`term_statistics` from one tokenisation of the
+        query, in one read transaction (a hybrid query asks for both)."""
+        terms = lexical_terms(query, MAX_QUERY_TERMS)
+        with self._lock, self._snapshot():
+            stats = self._lexical_stats()
+            frequency = self._document_frequencies(stats, terms)
+            statistics = TermStatistics(stats.total, frequency)
+            if k <= 0 or not terms:
+                return [], statistics
+            return self._lexical_hits(stats, frequency, k, filters), statistics
+
+    def _lexical_hits(
+        self, stats: _LexicalStats, frequency: Mapping[str, int], k: int, filters: Filters
+    ) -> list[ScoredMemory]:
+        """The best ``k`` matches of the query whose terms' document ``frequency`` is given."""
+        chosen = terms_to_match(frequency, stats.total)
+        match = fts_query([w for t in chosen for w in spellings(t) if w not in stats.absent])
+        share = self._share(stats, filters)
+        if match is None or share <= 0.0:
+            return []
+        return self._ranked_matches(match, k, filters, share)
 
     def _ranked_matches(
         self, match: str, k: int, filters: Filters, share: float
