@@ -433,6 +433,20 @@ def test_recall_error_queries_use_the_lower_floor(store: MemoryStore) -> None:
     assert store.recall("database is locked", errors=True).floor == protocol.ERROR_RECALL_FLOOR
 
 
+def test_a_recall_judges_once_whether_its_query_is_an_error(store: MemoryStore) -> None:
+    """Recall judges its query (for the floor) and the lexical side judges it again on its
+    own thread (for the fingerprint), which shares the cores with the query's embedding:
+    the second judgement is the first one remembered."""
+    from kenning.store_read import _looks_like_error
+
+    store.remember(DB_LOCKED, "error_fix")
+    before = _looks_like_error.cache_info()
+    result = store.recall("the nightly job holds the database lock for an hour")
+    after = _looks_like_error.cache_info()
+    assert not result.error_query
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+
+
 PAYMENTS_NOTES = [
     "Payments API client: retry idempotent requests to the payments API up to three times "
     "with exponential backoff starting at 200 ms, and never retry a POST that has no "

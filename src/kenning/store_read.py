@@ -5,6 +5,7 @@ and its log, and the AI Memory Module search.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, wait
@@ -44,6 +45,16 @@ log = logging.getLogger("kenning")
 SEARCH_CANDIDATES = 20
 #: Dense and lexical candidates fetched before fusion (each side).
 RETRIEVAL_POOL = 20
+
+
+@functools.lru_cache(maxsize=16)
+def _looks_like_error(query: str) -> bool:
+    """:func:`kenning.signatures.looks_like_error`, remembered for the last few queries: a
+    recall judges its query (for the floor) and the lexical side judges it again on its own
+    thread (for the fingerprint), ~0.1 ms of regular expression each time."""
+    from .signatures import looks_like_error as judged
+
+    return judged(query)
 
 
 def is_error_fix(memory: Memory) -> bool:
@@ -119,7 +130,7 @@ class StoreReads(StoreFreshness):
         error, or ``error`` says it is one)."""
         from .fingerprints import error_fingerprint, identifies
         from .lexical import text_statistics
-        from .signatures import extract_error_signature, looks_like_error
+        from .signatures import extract_error_signature
 
         if check:
             self._check_provenance(stamp=False)
@@ -127,7 +138,7 @@ class StoreReads(StoreFreshness):
         vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
         fingerprint = (
             error_fingerprint(extract_error_signature(query))
-            if error or looks_like_error(query)
+            if error or _looks_like_error(query)
             else None
         )
         if fingerprint and not identifies(fingerprint):  # "<q>": every quoted message's
@@ -302,7 +313,6 @@ class StoreReads(StoreFreshness):
         from .freshness import best_fresh_first
         from .querybuild import check_query
         from .render import combine_for_recall
-        from .signatures import looks_like_error
 
         if isinstance(queries, str | bytes) or not queries:
             raise UserInputError("recall needs at least one (query, errors) pair")
@@ -329,7 +339,7 @@ class StoreReads(StoreFreshness):
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for query, errors in queries:
-            is_error = looks_like_error(query) if errors is None else errors
+            is_error = _looks_like_error(query) if errors is None else errors
             floor = error_floor if is_error else generic_floor
             floors.append(floor)
             kinds.append(is_error)
