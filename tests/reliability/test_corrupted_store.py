@@ -243,6 +243,43 @@ def test_damaged_store(
     )
 
 
+#: The SQLite backend's public methods that are not guarded, and why: none of them meets a
+#: damaged file on its own (fork hooks, closing, a file check, the vector file's row
+#: sources, which guarded searches call inside their own guard, doctor's scan, which reports
+#: damage itself).
+UNGUARDED = {
+    "after_fork",
+    "after_fork_in_parent",
+    "before_fork",
+    "check_writable",
+    "close",
+    "damaged_rows",
+    "replaced",
+    "rowids",
+    "rows",
+}
+
+
+def test_every_public_method_of_the_sqlite_backend_is_guarded() -> None:
+    """A method left out of the guard list lets ``sqlite3.DatabaseError`` escape as a
+    traceback (a hook's "unexpected OperationalError") where the others name the damage: SQLite's
+    own ``lexical_search_with_statistics`` was added unguarded once, and a dropped full-text
+    table then broke every recall instead of naming the table."""
+    import inspect
+
+    public = {
+        name
+        for name, value in vars(sqlite_backend.SQLiteBackend).items()
+        if not name.startswith("_") and inspect.isfunction(value)
+    }
+    unguarded = {
+        name
+        for name in public
+        if not hasattr(getattr(sqlite_backend.SQLiteBackend, name), "__wrapped__")
+    }
+    assert unguarded == UNGUARDED
+
+
 @pytest.mark.parametrize("table", ["memories_fts_idx", "memories_fts_config"])
 def test_fts_table_dropped_while_the_store_is_open(
     table: str, tmp_path: Path, golden: dict[str, Any], minilm: Embedder

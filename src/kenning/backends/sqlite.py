@@ -2333,6 +2333,7 @@ for _name in (
     "build_ann_index",
     "term_statistics",
     "lexical_search",
+    "lexical_search_with_statistics",
     "vector_search",
     "integrity_check",
 ):
