@@ -244,9 +244,9 @@ def test_damaged_store(
 
 
 #: The SQLite backend's public methods that are not guarded, and why: none of them meets a
-#: damaged file on its own (fork hooks, closing, a file check, the vector file's row
-#: sources, which guarded searches call inside their own guard, doctor's scan, which reports
-#: damage itself).
+#: damaged file on its own (fork hooks, closing, file checks, the damaged rows already met,
+#: kept in memory, and the vector file's row sources, which guarded searches call inside
+#: their own guard).
 UNGUARDED = {
     "after_fork",
     "after_fork_in_parent",
