@@ -131,6 +131,15 @@ def check_document(check: SourceCheck) -> SourceCheck:
     missing file, a folder, a pipe or a device is refused too (the read would fail, or on a
     named pipe wait for a writer for ever), and a binary file (an image, an archive), which
     :func:`read_document` refuses: its first bytes are read for that."""
+    found = _check_kind(check)
+    if found.ok and found.resolved is not None and _starts_binary(found.resolved):
+        return SourceCheck(check.path, False, reason=_BINARY, not_a_document=True)
+    return found
+
+
+def _check_kind(check: SourceCheck) -> SourceCheck:
+    """:func:`check_document` without reading the file: what its ``stat`` says (the read
+    that follows tells a binary file by the bytes it reads)."""
     if not check.ok or check.resolved is None:
         return check
     try:
@@ -143,20 +152,28 @@ def check_document(check: SourceCheck) -> SourceCheck:
         return SourceCheck(check.path, False, reason=_FOLDER, not_a_document=True)
     if not stat.S_ISREG(st.st_mode):
         return SourceCheck(check.path, False, reason=_NOT_REGULAR, not_a_document=True)
-    if _starts_binary(check.resolved):
-        return SourceCheck(check.path, False, reason=_BINARY, not_a_document=True)
     return check
 
 
+#: How a checked path is opened: the check resolved every symlink, so one appearing since
+#: is refused, not followed; non-blocking, as opening a named pipe otherwise waits for a
+#: writer.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+#: A file is binary, as git decides it, when its first this many bytes hold a NUL.
+_BINARY_SNIFF_BYTES = 8192
+
+
+def _is_binary(head: bytes) -> bool:
+    return b"\x00" in head[:_BINARY_SNIFF_BYTES]
+
+
 def _starts_binary(resolved: str) -> bool:
-    """Whether the file at ``resolved`` is binary, as git decides it: a NUL byte in its
-    first 8 KiB. A file that cannot be opened now is left to the read to refuse."""
+    """Whether the regular file at ``resolved`` is binary (:func:`_is_binary`). A file that
+    cannot be opened now is left to the read to refuse."""
     try:
-        # opened as read_document opens it: no symlink swapped in since the check followed,
-        # no wait on a pipe
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        with os.fdopen(os.open(resolved, flags), "rb") as fh:
-            return stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and b"\x00" in fh.read(8192)
+        with os.fdopen(os.open(resolved, _OPEN_FLAGS), "rb") as fh:
+            regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+            return regular and _is_binary(fh.read(_BINARY_SNIFF_BYTES))
     except OSError:
         return False
 
@@ -199,7 +216,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     :class:`NotADocumentError` for a folder, a pipe, a device or a binary file, and
     :class:`UnsafePathError` for a refused check and for what the check cannot see (an
     unreadable file, a symlink swapped in since the check)."""
-    readable = check_document(check)  # a folder, a pipe, a missing or a binary file: not read
+    readable = _check_kind(check)  # a folder, a pipe or a missing file: not opened
     if readable.missing:
         raise MissingSourceError(check.path)
     if readable.not_a_document:
@@ -208,10 +225,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         raise UnsafePathError(check.path, readable.reason or "not checked")
     path = Path(readable.resolved)
     try:
-        # the check resolved every symlink: one appearing now is refused, not followed;
-        # non-blocking, as opening a named pipe otherwise waits for a writer
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):  # swapped in since the check
@@ -222,7 +236,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         raise MissingSourceError(check.path) from None
     except OSError as exc:
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
-    if b"\x00" in data[:8192]:  # as git decides a file is binary
+    if _is_binary(data):
         raise NotADocumentError(check.path, _BINARY)
     truncated = len(data) > limit
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
