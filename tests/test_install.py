@@ -95,6 +95,12 @@ def snapshot(*roots: Path) -> dict[str, tuple[bytes, int]]:
     return out
 
 
+def file_bytes(taken: dict[str, tuple[bytes, int]]) -> dict[str, bytes]:
+    """A :func:`snapshot`'s contents without the modification times: what an uninstall gives
+    back is the bytes, not the times of files it rewrote."""
+    return {path: data for path, (data, _) in taken.items()}
+
+
 def kenning_hooks(settings: dict, event: str) -> list[dict]:
     return [
         h
@@ -768,10 +774,7 @@ def test_a_file_keeps_its_layout_and_number_spellings_and_uninstall_gives_the_by
             "tab": lambda t: indented_by(t, "\t") and t.endswith("}\n"),
         }[layout](text), (path, text)
     assert cli("--scope", scope, "--uninstall")[0] == 0
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 #: Files as Prettier formats them (a repository's .mcp.json and .claude/settings.json often
@@ -826,10 +829,7 @@ def test_what_the_install_does_not_change_keeps_its_text(
                 )
                 assert kept in after, (path, line, after)
     assert cli("--scope", scope, "--uninstall")[0] == 0
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 #: What a user wrote in the objects kenning adds its entries to, spelled as JSON allows but
@@ -879,10 +879,7 @@ def test_a_key_or_number_kenning_does_not_own_keeps_its_spelling(
     assert servers(doc, keys)["offset"] == 0 and servers(doc, keys)["kenning"]["args"] == ["mcp"]
     assert len(kenning_hooks(read(settings), "SessionStart")) == 1
     assert cli("--scope", scope, "--uninstall")[0] == 0
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 #: Hand-edited files: two members on one line, a space before a ":", a blank line between
@@ -923,10 +920,7 @@ def test_what_lies_between_the_user_s_members_stays(project: Path, home: Path, s
     code, _, err = cli("--scope", scope, "--executable", EXE + "-2" if exe else "kenning-dev")
     assert code == 0, err  # kenning's entries updated in place
     assert cli("--scope", scope, "--uninstall")[0] == 0
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 def test_an_entry_updated_in_place_keeps_what_is_around_it(project: Path) -> None:
@@ -1054,10 +1048,7 @@ def test_a_byte_order_mark_is_kept_and_uninstall_gives_the_bytes_back(
         assert path.read_bytes().startswith(b'\xef\xbb\xbf{\n  "'), path
         assert json.loads(path.read_text(encoding="utf-8-sig"))
     assert cli("--scope", scope, "--uninstall")[0] == 0
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 def test_a_file_holding_only_a_byte_order_mark_is_empty(project: Path) -> None:
@@ -1104,9 +1095,7 @@ def test_an_uninstall_leaves_what_the_install_did_not_read(project: Path) -> Non
     assert len(kenning_hooks(read(settings), "SessionStart")) == 1
     code, _, err = cli("--uninstall")
     assert code == 0, err
-    assert {p: data for p, (data, _) in snapshot(project).items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project)) == file_bytes(before)
 
 
 def test_wrong_shape_of_the_project_entry_is_an_error(project: Path, home: Path) -> None:
@@ -1263,10 +1252,7 @@ def test_a_rename_that_fails_puts_the_first_file_back(
     assert "No space left on device" in message
     assert "~/.claude.json was put back as it was — nothing was changed" in message
     monkeypatch.undo()
-    after = snapshot(project, home)
-    assert {p: data for p, (data, _) in after.items()} == {
-        p: data for p, (data, _) in before.items()
-    }
+    assert file_bytes(snapshot(project, home)) == file_bytes(before)
 
 
 def test_a_hard_linked_file_is_refused_and_nothing_is_written(
