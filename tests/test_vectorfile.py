@@ -347,7 +347,7 @@ def test_a_busy_file_lock_keeps_new_rows_in_memory(db: Path, queries: np.ndarray
 def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     from onnx import TensorProto, helper, numpy_helper
 
-    from kenning.backends.vectorfile import INT8_SCAN_MODEL, int8_dots
+    from kenning.backends.vectorfile import INT8_SCAN_MODEL, QUERY_CODE_LIMIT, int8_dots
 
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["codes", "query", "zero"], ["dots"])],
@@ -364,15 +364,23 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     )
     model.ir_version = 8
     assert model.SerializeToString() == INT8_SCAN_MODEL
-    # and it computes (codes - 128) · query exactly, trailer included
+    # and it computes (codes - 128) · query exactly, trailer included, for every query code a
+    # search makes: the extremes too, where onnxruntime's int16 pair sums saturate on x86
+    # without VNNI for query codes of ±127 (every one of these rows was wrong there)
     rng = np.random.default_rng(0)
-    records = np.zeros(50, dtype=record_dtype(DIM))
+    records = np.zeros(54, dtype=record_dtype(DIM))
     records["codes"] = rng.integers(0, 256, size=records["codes"].shape, dtype=np.uint8)
-    records["rowid"] = rng.integers(0, 2**62, 50)
-    query = rng.integers(-127, 128, DIM).astype(np.int8)
-    expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.astype(np.int64)
-    dots = int8_dots(records, query)
-    np.testing.assert_array_equal(dots, expected)
+    records["codes"][50:, :DIM] = [[255], [0], [1], [128]]
+    records["rowid"] = rng.integers(0, 2**62, 54)
+    limit = QUERY_CODE_LIMIT
+    for query in (
+        rng.integers(-limit, limit + 1, DIM).astype(np.int8),
+        np.full(DIM, limit, dtype=np.int8),
+        np.full(DIM, -limit, dtype=np.int8),
+    ):
+        expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.astype(np.int64)
+        dots = int8_dots(records, query)
+        np.testing.assert_array_equal(dots, expected)
     # as the product gives it: a conversion would be one more pass over every row a search
     assert dots.dtype == np.int32
 
@@ -582,3 +590,19 @@ def test_the_file_is_never_written_through_a_symlink(
     assert not vector_file.is_symlink()
     header = file_header(db)
     assert header is not None and header.count == count_rows(db)
+
+
+def test_query_codes_stay_where_no_int8_product_saturates() -> None:
+    """A byte product's pair sum, (code + 128) ≤ 255 times the query's code, twice, must fit
+    in int16 (the AVX2 kernel's ``vpmaddubsw``), and ``codes × scale`` is within ``error``."""
+    from kenning.backends.vectorfile import QUERY_CODE_LIMIT, quantise_query
+
+    assert 2 * 255 * QUERY_CODE_LIMIT <= 2**15 - 1
+    rng = np.random.default_rng(3)
+    for query in (*vectors(20, 9), np.full(DIM, -0.05, dtype=np.float32), rng.normal(size=DIM)):
+        codes, scale, error, norm = quantise_query(query)
+        assert codes.dtype == np.int8
+        assert int(np.abs(codes.astype(np.int16)).max()) == QUERY_CODE_LIMIT  # the peak's code
+        q = np.asarray(query, dtype=np.float64)
+        assert np.linalg.norm(q - codes * scale) <= error
+        assert norm == pytest.approx(float(np.linalg.norm(q)))
