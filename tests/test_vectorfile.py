@@ -347,7 +347,7 @@ def test_a_busy_file_lock_keeps_new_rows_in_memory(db: Path, queries: np.ndarray
 def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     from onnx import TensorProto, helper, numpy_helper
 
-    from kenning.backends.vectorfile import INT8_SCAN_MODEL, QUERY_CODE_LIMIT, int8_dots
+    from kenning.backends.vectorfile import INT8_SCAN_MODEL, int8_dots, query_code_limit
 
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["codes", "query", "zero"], ["dots"])],
@@ -365,14 +365,14 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     model.ir_version = 8
     assert model.SerializeToString() == INT8_SCAN_MODEL
     # and it computes (codes - 128) · query exactly, trailer included, for every query code a
-    # search makes: the extremes too, where onnxruntime's int16 pair sums saturate on x86
-    # without VNNI for query codes of ±127 (every one of these rows was wrong there)
+    # search makes on this machine: the extremes too, where onnxruntime's int16 pair sums
+    # saturate on x86 without VNNI for query codes of ±127 (every one of these rows was wrong)
     rng = np.random.default_rng(0)
     records = np.zeros(54, dtype=record_dtype(DIM))
     records["codes"] = rng.integers(0, 256, size=records["codes"].shape, dtype=np.uint8)
     records["codes"][50:, :DIM] = [[255], [0], [1], [128]]
     records["rowid"] = rng.integers(0, 2**62, 54)
-    limit = QUERY_CODE_LIMIT
+    limit = query_code_limit()
     for query in (
         rng.integers(-limit, limit + 1, DIM).astype(np.int8),
         np.full(DIM, limit, dtype=np.int8),
@@ -592,17 +592,36 @@ def test_the_file_is_never_written_through_a_symlink(
     assert header is not None and header.count == count_rows(db)
 
 
-def test_query_codes_stay_where_no_int8_product_saturates() -> None:
-    """A byte product's pair sum, (code + 128) ≤ 255 times the query's code, twice, must fit
-    in int16 (the AVX2 kernel's ``vpmaddubsw``), and ``codes × scale`` is within ``error``."""
-    from kenning.backends.vectorfile import QUERY_CODE_LIMIT, quantise_query
+def test_query_codes_stay_where_the_int8_product_is_exact() -> None:
+    """A search's query codes are int8's full ±127 only where this machine's product is exact
+    for them (VNNI); elsewhere a byte product's pair sum, (code + 128) ≤ 255 times the query's
+    code, twice, must fit in int16 (the AVX2 kernel's ``vpmaddubsw``): ±63. And ``codes ×
+    scale`` is within ``error`` of the query."""
+    from kenning.backends.vectorfile import (
+        FULL_QUERY_CODE_LIMIT,
+        SAFE_QUERY_CODE_LIMIT,
+        int8_dots,
+        quantise_query,
+        query_code_limit,
+    )
 
-    assert 2 * 255 * QUERY_CODE_LIMIT <= 2**15 - 1
+    assert 2 * 255 * SAFE_QUERY_CODE_LIMIT <= 2**15 - 1 < 2 * 255 * FULL_QUERY_CODE_LIMIT
+    # what this machine does with the full range, found here by itself
+    records = np.zeros(2, dtype=record_dtype(DIM))
+    records["codes"][0], records["codes"][1] = 255, 1
+    extreme = np.full(DIM, FULL_QUERY_CODE_LIMIT, dtype=np.int8)
+    exact = all(
+        int8_dots(records, sign * extreme).tolist()
+        == [sign * 127 * 127 * DIM, -sign * 127 * 127 * DIM]
+        for sign in (1, -1)
+    )
+    assert query_code_limit() == (FULL_QUERY_CODE_LIMIT if exact else SAFE_QUERY_CODE_LIMIT)
     rng = np.random.default_rng(3)
-    for query in (*vectors(20, 9), np.full(DIM, -0.05, dtype=np.float32), rng.normal(size=DIM)):
-        codes, scale, error, norm = quantise_query(query)
-        assert codes.dtype == np.int8
-        assert int(np.abs(codes.astype(np.int16)).max()) == QUERY_CODE_LIMIT  # the peak's code
-        q = np.asarray(query, dtype=np.float64)
-        assert np.linalg.norm(q - codes * scale) <= error
-        assert norm == pytest.approx(float(np.linalg.norm(q)))
+    for limit in (SAFE_QUERY_CODE_LIMIT, FULL_QUERY_CODE_LIMIT):
+        for query in (*vectors(20, 9), np.full(DIM, -0.05, dtype=np.float32), rng.normal(size=DIM)):
+            codes, scale, error, norm = quantise_query(query, limit)
+            assert codes.dtype == np.int8
+            assert int(np.abs(codes.astype(np.int16)).max()) == limit  # the peak's code
+            q = np.asarray(query, dtype=np.float64)
+            assert np.linalg.norm(q - codes * scale) <= error
+            assert norm == pytest.approx(float(np.linalg.norm(q)))

@@ -8,7 +8,8 @@ SQLite stays the source of truth: every vector is a float32 BLOB in ``memories``
 * **Scan**: each vector is stored as int8 codes with its scale, and one onnxruntime
   ``MatMulInteger`` (a library already used for the model; int8 dot products with VNNI)
   scores every row — a quarter of float32's memory traffic. The query's codes are 7-bit
-  (:data:`QUERY_CODE_LIMIT`): on x86 without VNNI the product saturates otherwise.
+  where the machine's product would saturate on 8 (x86 without VNNI:
+  :func:`query_code_limit`).
 * **Exact**: the int8 score of row *i* is within ``error_i·|q| + |x̃_i|·error_q`` (+ float32
   rounding) of the float32 cosine, with ``error_i = |x_i - x̃_i|`` stored per row and
   ``error_q`` measured per query. Every row whose upper bound reaches the k-th best lower
@@ -189,25 +190,49 @@ def quantise(rows: Sequence[Row], dimension: int) -> np.ndarray:
     return out
 
 
-#: The query's codes stay within ±63, not int8's ±127. Without VNNI (AVX2 or AVX-512 alone:
-#: AMD before Zen 4, older Intel) onnxruntime's u8 × s8 product adds each pair of byte
-#: products in int16 with saturation (``vpmaddubsw``): a row code + 128 of up to 255 times a
-#: query code of 127, twice, is 64,770 and was cut to 32,767, so whole scores came out wrong
-#: and the exact re-scoring re-read the wrong rows (a wrong top-1 seen on an AMD EPYC).
-#: 2 × 255 × 63 = 32,130 fits. The query's coarser codes only widen each row's bound
-#: (``error_q`` doubles): about 1.4× as many rows are re-read from SQLite (k = 10 on 4,032
-#: eval documents: 18 → 25 on average), and the answer stays exact.
-QUERY_CODE_LIMIT = 63
+#: The query's codes are 7-bit (±63) unless the machine's int8 product is exact for int8's
+#: full ±127 (:func:`query_code_limit`). Without VNNI (AVX2 or AVX-512 alone: AMD before
+#: Zen 4, older Intel) onnxruntime's u8 × s8 product adds each pair of byte products in
+#: int16 with saturation (``vpmaddubsw``): a row code + 128 of up to 255 times a query code
+#: of 127, twice, is 64,770 and was cut to 32,767, so whole scores came out wrong and the
+#: exact re-scoring re-read the wrong rows (a wrong top-1 seen on an AMD EPYC).
+#: 2 × 255 × 63 = 32,130 fits. Coarser query codes only widen each row's bound (``error_q``
+#: doubles): about 1.4× as many rows are re-read from SQLite (k = 10 on 4,032 eval
+#: documents: 18 → 25 on average; a 10k-row search with k = 40 took 3.2 ms against 2.6),
+#: and the answer stays exact.
+SAFE_QUERY_CODE_LIMIT = 63
+FULL_QUERY_CODE_LIMIT = 127
 
 
-def quantise_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
-    """``(codes, scale, error, norm)`` of a query: int8 codes within ±QUERY_CODE_LIMIT such
-    that ``codes × scale`` is within ``error`` of the query (an upper bound), and its norm."""
+@functools.cache
+def query_code_limit() -> int:
+    """:data:`FULL_QUERY_CODE_LIMIT` where this machine's int8 product is exact for it,
+    else :data:`SAFE_QUERY_CODE_LIMIT`; tried once per process on the products' extremes
+    (every pair of byte products at ±2 × 255 × 127) and on mixed full-range codes."""
+    width = record_dtype(384).itemsize  # MiniLM's records: the shape searches run
+    # mixed rows and a mixed query (not numpy.random: importing it costs a cold recall ~8 ms)
+    mixed = (np.arange(62 * width, dtype=np.int64).reshape(62, width) * 37 + 11) % 256
+    matrix = np.vstack([np.full((1, width), 255), np.full((1, width), 1), mixed]).astype(np.uint8)
+    limit = FULL_QUERY_CODE_LIMIT
+    for query in (
+        np.full(width, limit, dtype=np.int8),
+        np.full(width, -limit, dtype=np.int8),
+        ((np.arange(width) * 53) % (2 * limit + 1) - limit).astype(np.int8),
+    ):
+        expected = (matrix.astype(np.int64) - 128) @ query.astype(np.int64)
+        if not np.array_equal(_matrix_dots(matrix, query), expected):
+            return SAFE_QUERY_CODE_LIMIT
+    return FULL_QUERY_CODE_LIMIT
+
+
+def quantise_query(query: np.ndarray, limit: int) -> tuple[np.ndarray, float, float, float]:
+    """``(codes, scale, error, norm)`` of a query: int8 codes within ±``limit`` such that
+    ``codes × scale`` is within ``error`` of the query (an upper bound), and its norm."""
     q64 = np.asarray(query, dtype=np.float64).reshape(-1)
     norm = float(np.linalg.norm(q64))
     peak = float(np.abs(q64).max()) if len(q64) else 0.0
-    scale = peak / QUERY_CODE_LIMIT if peak > 0 else 1.0
-    codes = np.clip(np.rint(q64 / scale), -QUERY_CODE_LIMIT, QUERY_CODE_LIMIT)
+    scale = peak / limit if peak > 0 else 1.0
+    codes = np.clip(np.rint(q64 / scale), -limit, limit)
     error = float(np.linalg.norm(q64 - codes * scale)) * (1 + 1e-6)
     return codes.astype(np.int8), scale, error, norm
 
@@ -253,13 +278,16 @@ def _matmul_integer() -> Any:
 
 def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
     """``(codes - 128) · query_codes`` for every record (the trailer meets zeros), as the
-    int32 the product gives: exact for query codes within ±QUERY_CODE_LIMIT (wider ones
-    saturate on x86 without VNNI; see there)."""
+    int32 the product gives: exact for query codes within ±:func:`query_code_limit`
+    (wider ones saturate on x86 without VNNI; see :data:`SAFE_QUERY_CODE_LIMIT`)."""
     if len(records) == 0:
         return np.empty(0, dtype=np.int32)
     width = records.dtype.itemsize
-    matrix = records.view(np.uint8).reshape(len(records), width)
-    query = np.zeros((width, 1), dtype=np.int8)
+    return _matrix_dots(records.view(np.uint8).reshape(len(records), width), query_codes)
+
+
+def _matrix_dots(matrix: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
+    query = np.zeros((matrix.shape[1], 1), dtype=np.int8)
     query[: len(query_codes), 0] = query_codes
     dots: np.ndarray = _matmul_integer().run(None, {"codes": matrix, "query": query})[0]
     return dots.reshape(-1)
@@ -432,7 +460,7 @@ class VectorIndex:
         if len(part) + len(extra_part) == 0:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(-1)
-        q_codes, q_scale, q_error, q_norm = quantise_query(q)
+        q_codes, q_scale, q_error, q_norm = quantise_query(q, query_code_limit())
 
         approx = int8_dots(part, q_codes).astype(np.float32)
         approx *= scale * np.float32(q_scale)
