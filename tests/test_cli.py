@@ -1109,6 +1109,41 @@ def test_a_json_refusal_says_why_on_stderr_as_without_json(project: Path) -> Non
     assert json.loads(kenning(project, "remember", "--json", other).stdout)["id"] == second["id"]
 
 
+def test_an_edits_json_answer_is_about_the_memory_edited(project: Path) -> None:
+    """`kenning edit ID --json --content TEXT` where another memory holds TEXT answered that
+    memory's id as `id` (and as `existing_id`), with its type: a script reading an edit's
+    `.id` was told of another memory. An edit's `id` is ID whatever the outcome, with that
+    memory's collection and type as they stay; the duplicate is `existing_id` (the error
+    line names it). A refused edit has the keys of a done one (a near-duplicate adds
+    `existing_id`, as remember's does); an id no memory has answers `id` null."""
+    dup = json.loads(kenning(project, "remember", "--json", "--type", "rule", DB_LOCKED).stdout)
+    text = "We deploy the widgets service on Tuesdays only, after the standup"
+    mine = json.loads(kenning(project, "remember", "--json", "--type", "decision", text).stdout)
+    done = kenning(project, "edit", "--json", mine["id"], "--type", "decision")
+    assert done.returncode == 0, done.stderr
+    keys = set(json.loads(done.stdout))
+    r = kenning(project, "edit", "--json", mine["id"], "--content", DB_LOCKED)
+    answer = json.loads(r.stdout)
+    assert r.returncode == 1 and answer["status"] == "near-duplicate", (r.stdout, r.stderr)
+    assert (answer["id"], answer["existing_id"]) == (mine["id"], dup["id"]), answer
+    assert (answer["collection"], answer["type"]) == ("discussions", "decision"), answer
+    assert set(answer) == keys | {"existing_id"} and answer["score"] == 1.0, answer
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"error: near-duplicate of {dup['id']} ") and "nothing changed" in line
+    for args in (("--content", "   "), ("--type", "bogus")):
+        r = kenning(project, "edit", "--json", mine["id"], *args)
+        answer = json.loads(r.stdout)
+        assert r.returncode == 1 and answer["status"] == "rejected", (args, r.stdout)
+        assert (answer["id"], answer["type"]) == (mine["id"], "decision"), (args, answer)
+        assert set(answer) == keys, (args, answer)
+    r = kenning(project, "edit", "--json", "0123", "--content", "a new text")
+    answer = json.loads(r.stdout)
+    assert r.returncode == 1 and answer["id"] is None and set(answer) == keys, answer
+    # nothing was changed: the note is still its own, of its type
+    again = json.loads(kenning(project, "remember", "--json", text).stdout)
+    assert (again["existing_id"], again["type"]) == (mine["id"], "decision"), again
+
+
 def test_seeding_and_a_ruvector_import_name_their_failures_on_stderr_with_json(
     project: Path,
 ) -> None:

@@ -120,10 +120,13 @@ def test_update_into_a_duplicate_changes_nothing(mstore: MemoryStore) -> None:
     vector = _vector(mstore, b.id or "")
     for text in (DB_LOCKED, "  " + DB_LOCKED.replace("WAL", "WAL ") + " "):  # exact, then spaced
         result = mstore.update(b.id or "", content=text)
-        assert (result.status, result.id, result.score) == (NEAR_DUPLICATE, a.id, 1.0)
+        assert (result.status, result.duplicate_of, result.score) == (NEAR_DUPLICATE, a.id, 1.0)
+        # the answer is about the memory edited, which stays as it was
+        assert (result.id, result.collection, result.type) == (b.id, b.collection, b.type)
+        assert result.to_dict()["existing_id"] == a.id
     near = DB_LOCKED.replace("concurrent writers", "concurrent writers!")
     result = mstore.update(b.id or "", content=near)
-    assert result.status == NEAR_DUPLICATE and result.id == a.id
+    assert result.status == NEAR_DUPLICATE and (result.id, result.existing_id) == (b.id, a.id)
     assert result.score is not None and protocol.DEDUP_THRESHOLD < result.score <= 1.0
     assert mstore.get(b.id or "") == before
     np.testing.assert_allclose(_vector(mstore, b.id or ""), vector, atol=1e-6)

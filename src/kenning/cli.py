@@ -2281,7 +2281,7 @@ def edit(
     if result.status == NEAR_DUPLICATE:
         why = f"; {_plain(result.reason)}" if result.reason else ""  # may quote its words
         click.echo(
-            f"error: near-duplicate of {result.id} (score {result.score:.2f}{why}); "
+            f"error: near-duplicate of {result.duplicate_of} (score {result.score:.2f}{why}); "
             "nothing changed",
             err=True,
         )

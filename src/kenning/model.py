@@ -550,9 +550,15 @@ UNCHANGED = "unchanged: the text and type are those stored"
 
 @dataclass(frozen=True)
 class RememberResult:
-    """What ``remember`` did. ``id`` is the new memory's id (stored) or the existing one
-    (near-duplicate); ``score`` is the duplicate's similarity (1.0 for identical content);
-    ``collection`` and ``type`` are those of the memory ``id`` names."""
+    """What ``remember`` or an edit (:meth:`~kenning.store.MemoryStore.update`) did.
+
+    ``id`` is the memory the answer is about: for ``remember`` the new memory's id (stored)
+    or the existing one it repeats (near-duplicate); for an edit always the memory edited,
+    whatever the outcome (a script reading an edit's ``id`` must not be handed another
+    memory's). ``existing_id`` is the memory a near-duplicate repeats; None means the one
+    ``id`` names (``remember``'s answer) — :attr:`duplicate_of` reads both. ``score`` is the
+    duplicate's similarity (1.0 for identical content); ``collection`` and ``type`` are
+    those of the memory ``id`` names."""
 
     status: str
     id: str | None = None
@@ -561,10 +567,18 @@ class RememberResult:
     collection: str | None = None
     type: str | None = None
     redactions: Mapping[str, int] = field(default_factory=dict)
+    existing_id: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.status in (STORED, NEAR_DUPLICATE)
+
+    @property
+    def duplicate_of(self) -> str | None:
+        """The id of the memory a near-duplicate repeats (None for any other outcome)."""
+        if self.status != NEAR_DUPLICATE:
+            return None
+        return self.id if self.existing_id is None else self.existing_id
 
     @property
     def unchanged(self) -> bool:
@@ -574,7 +588,7 @@ class RememberResult:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "id": self.id}
         if self.status == NEAR_DUPLICATE:
-            out["existing_id"] = self.id
+            out["existing_id"] = self.duplicate_of
         out["score"] = None if self.score is None else round(self.score, 6)
         out["reason"] = self.reason
         out["collection"] = self.collection

@@ -899,11 +899,11 @@ def _run(
                     doc.count("retired")
                     doc.count("duplicate")
                     doc.reason = (
-                        f"the new text is a near-duplicate of memory {result.id}; "
+                        f"the new text is a near-duplicate of memory {result.duplicate_of}; "
                         "the outdated entry was retired"
                     )
-                    if result.id:
-                        doc.ids.append(result.id)
+                    if result.duplicate_of:
+                        doc.ids.append(result.duplicate_of)
                 else:
                     doc.status, doc.reason = "failed", result.reason or result.status
                     doc.retry = True

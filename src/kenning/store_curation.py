@@ -50,9 +50,9 @@ def _is_type_name(name: object) -> bool:
 class _EditRefused(Exception):
     """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
 
-    def __init__(self, existing: Memory, score: float, reason: str) -> None:
+    def __init__(self, edited: Memory, existing: Memory, score: float, reason: str) -> None:
         super().__init__(existing.id)
-        self.existing, self.score, self.reason = existing, score, reason
+        self.edited, self.existing, self.score, self.reason = edited, existing, score, reason
 
 
 class StoreCuration(StoreWrites):
@@ -120,10 +120,11 @@ class StoreCuration(StoreWrites):
         project's *other* memories; it is stored under the same id (``stored_at``, source,
         tags and the rest of the metadata kept but a new text's ``reviewed_at``, which vouched for
         the old one; ``metadata["edited_at"]`` recorded) in one
-        exclusive transaction. The result says ``stored`` (same id), or ``near-duplicate``
-        (the other memory's id and score) / ``rejected`` (the reason) /
-        ``dedup-check-failed`` — in which cases nothing was changed. The memory's own text
-        (once normalised and redacted) and type are ``stored`` with the reason
+        exclusive transaction. The result's ``id`` is always this memory's (with its
+        collection and type as they are after the edit), and it says ``stored``, or
+        ``near-duplicate`` (``existing_id``: the other memory's id; its score) / ``rejected``
+        (the reason) / ``dedup-check-failed`` — in which cases nothing was changed. The
+        memory's own text (once normalised and redacted) and type are ``stored`` with the reason
         :data:`~kenning.model.UNCHANGED` (``result.unchanged``): nothing is written, no
         ``edited_at``, its files' record kept (a stale memory stays stale). An unknown id raises
         :class:`~kenning.errors.UserInputError`, and so does a memory of another project
@@ -141,6 +142,7 @@ class StoreCuration(StoreWrites):
         gid = self.resolve_group(group_id)
         self.check_location()
         self._check_provenance(stamp=False)
+        old: Memory | None = None  # the memory edited, once read: every answer names it
         try:
             with self.backend.exclusive():
                 self._check_provenance(stamp=True)  # again under the lock, as _write_batch
@@ -183,7 +185,9 @@ class StoreCuration(StoreWrites):
                 try:
                     prep = self.prepare(item, old.group_id, editing=True)
                 except UserInputError as exc:
-                    return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
+                    return RememberResult(
+                        REJECTED, old.id, None, _refusal_reason(exc), old.collection, old.type
+                    )
                 m = prep.memory
                 metadata = m.metadata
                 if m.content_hash != old.content_hash:
@@ -217,25 +221,28 @@ class StoreCuration(StoreWrites):
                     # between the delete and the write; the write replaces it by its id.
                     dup = self._find_duplicate(new, vector, {}, [], True, besides=old.id)
                     if dup is not None:
-                        raise _EditRefused(*dup)
+                        raise _EditRefused(old, *dup)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
             return RememberResult(
                 NEAR_DUPLICATE,
-                refused.existing.id,
+                refused.edited.id,
                 refused.score,
                 refused.reason,
-                refused.existing.collection,
-                refused.existing.type,
+                refused.edited.collection,
+                refused.edited.type,
+                existing_id=refused.existing.id,
             )
         except KenningError:
             raise
         except Exception as exc:
             return RememberResult(
                 DEDUP_CHECK_FAILED,
-                None,
+                None if old is None else old.id,
                 None,
                 f"the store could not be checked for duplicates: {exc}; nothing was changed",
+                None if old is None else old.collection,
+                None if old is None else old.type,
             )
         return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
 

@@ -505,7 +505,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             session.flash("ok", note)
         else:
             problem = (
-                f"Not saved: this text is a near-duplicate of memory {result.id} "
+                f"Not saved: this text is a near-duplicate of memory {result.duplicate_of} "
                 f"(score {result.score:.2f}). Nothing was changed."
                 if result.status == NEAR_DUPLICATE
                 else f"Not saved ({result.status}): {result.reason}"
@@ -518,7 +518,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 content=content,
                 type=new_type,
                 problem=problem,
-                duplicate_of=result.id if result.status == NEAR_DUPLICATE else None,
+                duplicate_of=result.duplicate_of,
             )
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
 
