@@ -1249,6 +1249,50 @@ def test_remember_and_edit_json_answer_a_refused_project_or_store_in_json(
     assert outside.read_bytes() == before
 
 
+def test_writes_answer_json_when_another_writer_holds_the_store(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`remember`, `edit` and `forget` with --json answer a script in JSON whatever refuses
+    them (no store, no such memory, a project or store refused), but a store whose write lock
+    another process held past the busy timeout (or a read-only store: the same error class)
+    printed only the error line, and `kenning forget --json ID | jq .deleted` read nothing.
+    They answer their refusal shape (`rejected` with the error as `reason`; `deleted`
+    false), the same one error line as without --json, exit 1; nothing is written."""
+    import sqlite3
+
+    from kenning.backends import sqlite as sqlite_backend
+
+    stored = json.loads(kenning(project, "remember", "--json", DB_LOCKED).stdout)
+    keys = set(stored)
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    db = project / ".kenning" / "memory.db"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        for args in (
+            ("remember", "A new note about the queue workers' retry policy"),
+            ("edit", stored["id"], "--content", "Use WAL mode for the shared store"),
+            ("forget", stored["id"]),
+        ):
+            plain = kenning(project, *args)
+            r = kenning(project, *args, "--json")
+            assert r.returncode == plain.returncode == 1, (args, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert line == plain.stderr.strip(), (args, line, plain.stderr)
+            assert "write lock" in line and "retry once it is done" in line, line
+            answer = json.loads(r.stdout) if r.stdout.strip() else None
+            if args[0] == "forget":
+                assert answer == {"id": stored["id"], "deleted": False}, (args, r.stdout)
+            else:
+                assert answer is not None and set(answer) == keys, (args, r.stdout)
+                assert answer["status"] == "rejected" and line == f"error: {answer['reason']}"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with open_store(cwd=project, create=False) as store:
+        assert [m.content for m in store.browse()] == [DB_LOCKED]
+
+
 def test_forget_json_answers_a_refused_project_or_store_in_json(
     project: Path, tmp_path: Path
 ) -> None:

@@ -29,8 +29,6 @@ import click
 from . import protocol
 from .errors import (
     KenningError,
-    StoreLocationError,
-    StoreNotFound,
     UnknownMemoryError,
     UserInputError,
 )
@@ -445,15 +443,16 @@ def remember(
     note = NewMemory(text, memory_type, source, tags)
     try:
         result = remember_in_project(note, store_path, group_id=group_id)
-    except (UserInputError, StoreLocationError) as exc:
+    except KenningError as exc:
         if not as_json:
             raise
-        # refused before the note was looked at (the project, the store): a script reading
-        # --json still gets its answer, as for a refused note
+        # refused by the project or the store (its location, a store read-only or locked by
+        # another writer, a server down): a script reading --json still gets its answer, as
+        # for a refused note, with the exit code the error has without --json
         said = _as_the_command_says(exc)
         _echo_json(RememberResult(status=REJECTED, reason=_shown_error(said)).to_dict())
         _say_error(said)
-        sys.exit(EXIT_USER)
+        sys.exit(exc.exit_code)
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:
@@ -1469,15 +1468,17 @@ Examples:
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
     """Delete the memory with id MEMORY_ID (of this project, unless --group-id says)."""
     refusal: str | None = None
+    code = EXIT_USER
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             found = store.forget(memory_id, group_id=group_id)
-    except (StoreNotFound, UserInputError, StoreLocationError) as exc:
+    except KenningError as exc:
         if not as_json:
             raise
-        # a script reading --json gets its answer: no store, a project or store refused
+        # a script reading --json gets its answer: no store, a project or store refused, a
+        # store read-only or locked by another writer, a server down (its own exit code)
         found = False
-        refusal = _as_the_command_says(exc)
+        refusal, code = _as_the_command_says(exc), exc.exit_code
     if as_json:
         _echo_json({"id": memory_id, "deleted": found})
     elif found:
@@ -1488,7 +1489,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
             _say_error(refusal)
         else:
             _say_error(_no_memory_with_id(memory_id, group_id))
-        sys.exit(EXIT_USER)
+        sys.exit(code)
 
 
 # -- export / import / reembed -------------------------------------------------------------
@@ -2259,17 +2260,20 @@ def edit(
         raise click.UsageError("pass --content, --type, or both")
     text = _read_note(content, as_json) if content is not None else None
     refusal: str | None = None
+    code = EXIT_USER
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             try:
                 result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
             except UnknownMemoryError as exc:  # how to find ids and name a project: forget's
                 raise UserInputError(_no_memory_with_id(exc.memory_id, group_id)) from None
-    except (UserInputError, StoreNotFound, StoreLocationError) as exc:
+    except KenningError as exc:
         if not as_json:
             raise
-        # a script reading --json gets an answer, as from remember and forget
-        refusal = _as_the_command_says(exc)
+        # a script reading --json gets an answer, as from remember and forget: no store or no
+        # such memory, a project or store refused, a store read-only or locked by another
+        # writer, a server down (its own exit code)
+        refusal, code = _as_the_command_says(exc), exc.exit_code
         result = RememberResult(status=REJECTED, reason=_shown_error(refusal))
     if as_json:
         _echo_json(result.to_dict())
@@ -2290,7 +2294,7 @@ def edit(
     if result.redactions and not as_json:
         _say_redacted(result.redactions)
     if result.status != STORED:
-        sys.exit(EXIT_USER)
+        sys.exit(code)
 
 
 @main.command(
