@@ -1293,6 +1293,32 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
         assert [m.content for m in store.browse()] == [DB_LOCKED]
 
 
+def test_source_json_answers_a_store_or_project_it_cannot_read_in_json(
+    project: Path, tmp_path: Path
+) -> None:
+    """`source --json ID` answers {"id", "path": null, "ok": false, "reason"} when no memory
+    has ID, but a --store that is not a kenning store, or a folder in no git repository,
+    printed only the error line (`jq .ok` read nothing). They are answered so too, with the
+    same one error line, exit 1."""
+    memory_id = "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b"
+    not_a_store = project / "notes.txt"
+    not_a_store.write_text("plain text\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for cwd, extra, said in (
+        (project, ("--store", str(not_a_store)), "is not a kenning store"),
+        (plain, (), "not inside a git repository"),
+    ):
+        r = kenning(cwd, "source", "--json", memory_id, *extra)
+        assert r.returncode == 1, r.stderr
+        answer = json.loads(r.stdout) if r.stdout.strip() else None
+        assert answer is not None and answer["ok"] is False, (extra, r.stdout)
+        assert (answer["id"], answer["path"]) == (memory_id, None), answer
+        (line,) = r.stderr.splitlines()
+        assert said in line and line == f"error: {answer['reason']}", (line, answer)
+    assert not_a_store.read_text() == "plain text\n"
+
+
 def test_forget_json_answers_a_refused_project_or_store_in_json(
     project: Path, tmp_path: Path
 ) -> None:

@@ -1141,12 +1141,12 @@ def source_cmd(
 
         cwd = project_dir or Path.cwd()
         try:
-            store = open_store(store_path, cwd=cwd, create=False, missing_ok=True)
-        except UserInputError:
-            if _MEMORY_ID.match(target.strip()):
-                raise
-            store = None  # no project to look ids up in: TARGET can only be a path
-        try:
+            try:
+                store = open_store(store_path, cwd=cwd, create=False, missing_ok=True)
+            except UserInputError:
+                if _MEMORY_ID.match(target.strip()):
+                    raise
+                store = None  # no project to look ids up in: TARGET can only be a path
             if store is not None:
                 with store:
                     memory = store.get(target, group_id=group_id) if store.exists else None
@@ -1156,16 +1156,17 @@ def source_cmd(
                         check = store.source(memory.id, group_id="all")
             if memory_id is None and _MEMORY_ID.match(target.strip()):
                 raise UserInputError(_no_memory_with_id(target.strip(), group_id))
-        except UserInputError as exc:
+        except KenningError as exc:
             if not as_json:
                 raise
-            # no document to check: a script reading --json still gets an answer
+            # no document to check (no such memory, no project, a store that cannot be read):
+            # a script reading --json still gets an answer, with the error's own exit code
             _echo_json(
                 {"id": memory_id or target.strip(), "path": None, "ok": False}
                 | {"reason": _shown_error(_as_the_command_says(exc))}
             )
             _say_error(_as_the_command_says(exc))  # as without --json
-            sys.exit(EXIT_USER)
+            sys.exit(exc.exit_code)
     if check is None:
         from .project import find_checkout
         from .sources import check_source
