@@ -647,6 +647,25 @@ def test_an_error_that_quotes_a_huge_input_keeps_its_ends(seeded_project: Path) 
     assert f"no memory with id {long_id} in this project" in line and "cut" not in line
 
 
+def test_a_json_answer_that_names_a_huge_input_keeps_its_ends(seeded_project: Path) -> None:
+    """`forget --json` and `source --json` name the id (or path) they were asked about; a
+    1 MB input where the id goes came back whole in the JSON, its secret unredacted, while
+    the reason beside it was cut and redacted. An input that cannot be a memory id is named
+    as the error line quotes it (about ERROR_LINE_CHARS, redacted); an id is named as given."""
+    from kenning.cli import ERROR_LINE_CHARS
+
+    huge = "DB_PASSWORD=Zq8Rw2Kx9Mt4Bn7C " + "host=db.internal port=5432; " * 2_000
+    for command, key in (("forget", "id"), ("source", "path")):
+        result = run_cli(seeded_project, command, "--json", huge)
+        assert result.returncode == 1, result.stderr[:300]
+        named = json.loads(result.stdout)[key]
+        assert named.startswith("DB_PASSWORD=[REDACTED"), (command, named[:300])
+        assert "characters cut]…" in named and len(named) < ERROR_LINE_CHARS + 100, len(named)
+        assert "Zq8Rw2Kx9Mt4Bn7C" not in result.stdout + result.stderr
+    result = run_cli(seeded_project, "forget", "--json", " ruvector:2024.08-1 ")
+    assert json.loads(result.stdout) == {"id": "ruvector:2024.08-1", "deleted": False}
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [

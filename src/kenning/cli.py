@@ -93,6 +93,17 @@ def _shown_error(message: str) -> str:
     return safe_bounded_message(message, ERROR_LINE_CHARS)
 
 
+def _asked_id(value: str) -> str:
+    """The id a command was asked about, as its --json answer names it: as given when it can
+    be a memory id (:data:`~kenning.model.MEMORY_ID_PATTERN`); anything else (a log pasted
+    where the id goes) as an error line quotes it: made safe, its secrets redacted, cut to
+    about :data:`ERROR_LINE_CHARS` characters."""
+    from .model import MEMORY_ID_PATTERN
+
+    value = value.strip()
+    return value if MEMORY_ID_PATTERN.fullmatch(value) else _shown_error(value)
+
+
 def _say_error(message: str) -> None:
     """``error: <message>`` on stderr, the message made safe to show (it may quote input)."""
     click.echo(f"error: {_shown_error(message)}", err=True)
@@ -1162,7 +1173,7 @@ def source_cmd(
             # no document to check (no such memory, no project, a store that cannot be read):
             # a script reading --json still gets an answer, with the error's own exit code
             _echo_json(
-                {"id": memory_id or target.strip(), "path": None, "ok": False}
+                {"id": memory_id or _asked_id(target), "path": None, "ok": False}
                 | {"reason": _shown_error(_as_the_command_says(exc))}
             )
             _say_error(_as_the_command_says(exc))  # as without --json
@@ -1186,7 +1197,9 @@ def source_cmd(
     check = check_document(check)  # the path printed is one a tool can read
     if as_json:
         data: dict[str, Any] = {"id": memory_id} if memory_id is not None else {}
-        data |= {"path": check.path, "ok": check.ok}
+        # a refused path may be a huge input (a log where the id goes): shown as errors are
+        shown_path = check.path if check.ok else _shown_error(check.path)
+        data |= {"path": shown_path, "ok": check.ok}
         data |= {"resolved": check.resolved} if check.ok else {"reason": check.reason}
         _echo_json(data)
     if check.missing or check.not_a_document:  # --json too
@@ -1481,7 +1494,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         found = False
         refusal, code = _as_the_command_says(exc), exc.exit_code
     if as_json:
-        _echo_json({"id": memory_id, "deleted": found})
+        _echo_json({"id": _asked_id(memory_id), "deleted": found})
     elif found:
         click.echo(f"forgot {memory_id}")
     if not found:
