@@ -551,6 +551,10 @@ async def test_an_unknown_id_says_where_ids_come_from(client: Client) -> None:
     assert "group_id" in text, text
     text = await error(client, "read_source", id="0190-nope")
     assert "forgotten" in text and "another project's" in text, text
+    # read_source said "(name its project)" and not how: the argument that names it, and
+    # where ids come from, as forget says
+    assert "no memory with id 0190-nope in this project" in text, text
+    assert "group_id" in text and "search_memories" in text, text
 
 
 async def test_a_tool_on_a_project_without_a_store_names_the_tool_that_creates_it(

@@ -81,7 +81,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 
 from . import config, protocol
-from .errors import KenningError, StoreNotFound, UserInputError
+from .errors import KenningError, StoreNotFound, UnknownMemoryError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import (
     escape_unsafe_json,
@@ -858,7 +858,10 @@ class KenningTools:
         store = self.store(create=False, where=where)
         if id is not None:
             _require_text(id, "id", "pass the id of a memory from hooks_recall")
-            check = store.source(id, group_id=group_id)
+            try:
+                check = store.source(id, group_id=group_id)
+            except UnknownMemoryError:
+                raise UserInputError(_no_memory_here(id, group_id, store)) from None
         else:
             assert path is not None
             check = check_source(path, store.project.files_root)
@@ -873,14 +876,21 @@ class KenningTools:
         _require_text(id, "id", "pass the id of a memory from hooks_recall or search_memories")
         store = self.store(create=False, where=where)
         if not store.forget(id, group_id=group_id):
-            from .project import where_searched
-
-            raise UserInputError(
-                f"no memory with id {id.strip()} in {where_searched(group_id)} ({store.location}); "
-                "it may have been forgotten already: pass an id hooks_recall or search_memories "
-                "gave, with group_id for another project's memory (\"all\": any project's)"
-            )
+            raise UserInputError(_no_memory_here(id, group_id, store))
         return {"success": True, "id": id.strip(), "deleted": True}
+
+
+def _no_memory_here(memory_id: str, group_id: str | None, store: MemoryStore) -> str:
+    """What forget and read_source say of an id they did not find: where they looked, and
+    where ids come from and how to name another project, in the tools' own words."""
+    from .project import where_searched
+
+    return (
+        f"no memory with id {memory_id.strip()} in {where_searched(group_id)} "
+        f"({store.location}); it may have been forgotten already, or be another project's: "
+        "pass an id hooks_recall or search_memories gave, with group_id for another "
+        "project's memory (\"all\": any project's)"
+    )
 
 
 def _ruvector_stats(data: Mapping[str, Any]) -> dict[str, Any]:

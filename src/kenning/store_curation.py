@@ -292,13 +292,17 @@ class StoreCuration(StoreWrites):
 
     def source(self, memory_id: str, *, group_id: str | None = None) -> SourceCheck:
         """The check of the document memory ``memory_id`` names. Raises
-        :class:`~kenning.errors.UserInputError` for an unknown id or a memory that names no
-        document; a refused path is a check with ``ok`` False, not an error."""
+        :class:`~kenning.errors.UnknownMemoryError` for an unknown id (a surface says how to
+        find ids and name a project with its own words) and
+        :class:`~kenning.errors.UserInputError` for a memory that names no document; a
+        refused path is a check with ``ok`` False, not an error."""
         memory = self.get(memory_id, group_id=group_id)  # None: this project
         if memory is None:
-            raise UserInputError(
+            raise UnknownMemoryError(
                 f"no memory with id {memory_id.strip()} in {where_searched(group_id)}; it may "
-                "have been forgotten, or be another project's (name its project)"
+                "have been forgotten, or be another project's",
+                memory_id.strip(),
+                group_id,
             )
         check = self.check_source(memory)
         if check is None:
