@@ -1293,6 +1293,25 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
         assert [m.content for m in store.browse()] == [DB_LOCKED]
 
 
+def test_a_write_json_answer_of_a_server_down_keeps_exit_3(project: Path) -> None:
+    """`remember`, `edit` and `forget --json` answer a server that is down in their JSON
+    too (they printed none); the exit code stays the one README gives a knowledge base NOT
+    consulted, 3, not 1, and the URL's password is in neither output."""
+    url = "postgresql://app:Zq9pw@127.0.0.1:9/memory"  # nothing listens on port 9
+    for args in (
+        ("remember", "a note about deploys"),
+        ("edit", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b", "--type", "rule"),
+        ("forget", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b"),
+    ):
+        r = kenning(project, *args, "--json", "--store", url)
+        assert r.returncode == 3, (args, r.stderr)
+        answer = json.loads(r.stdout)
+        (line,) = r.stderr.splitlines()
+        assert "knowledge base NOT consulted" in line, line
+        assert answer.get("deleted", answer.get("status")) in (False, "rejected"), answer
+        assert "Zq9pw" not in r.stdout + r.stderr
+
+
 def test_source_json_answers_a_store_or_project_it_cannot_read_in_json(
     project: Path, tmp_path: Path
 ) -> None:
