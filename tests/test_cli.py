@@ -1130,6 +1130,7 @@ def test_an_edits_json_answer_is_about_the_memory_edited(project: Path) -> None:
     assert set(answer) == keys | {"existing_id"} and answer["score"] == 1.0, answer
     (line,) = r.stderr.splitlines()
     assert line.startswith(f"error: near-duplicate of {dup['id']} ") and "nothing changed" in line
+    assert f"`kenning forget {mine['id']}`" in line, line  # how to fix it: the edited one
     for args in (("--content", "   "), ("--type", "bogus")):
         r = kenning(project, "edit", "--json", mine["id"], *args)
         answer = json.loads(r.stdout)

@@ -2300,7 +2300,8 @@ def edit(
         why = f"; {_plain(result.reason)}" if result.reason else ""  # may quote its words
         click.echo(
             f"error: near-duplicate of {result.duplicate_of} (score {result.score:.2f}{why}); "
-            "nothing changed",
+            f"nothing changed: that memory says this already — `kenning forget {result.id}` "
+            "if this one is no longer needed, or edit it with a text of its own",
             err=True,
         )
     elif result.status != STORED:
