@@ -1323,16 +1323,18 @@ def test_the_module_level_remember_creates_no_store_for_a_refused_note(
 
 
 def test_a_near_duplicate_answer_describes_the_memory_it_names(store: MemoryStore) -> None:
-    """The answer pairs the existing id with that memory's type and collection, not with
-    the type the repeated note asked for (a script reading id + type was misled)."""
+    """The answer pairs its id with that memory's type and collection, not with the type
+    the repeated note asked for (a script reading id + type was misled). An edit's answer
+    is about the memory edited: its id, collection and type as they stay; the memory it
+    repeats is ``existing_id``."""
     first = store.remember("All timestamps are stored in UTC.", "rule")
     again = store.remember("All timestamps are stored in UTC", "decision")
     assert again.status == NEAR_DUPLICATE and again.id == first.id
     assert (again.collection, again.type) == ("conventions", "rule")
     other = store.remember("We deploy on Tuesdays after the freeze.", "decision")
     edited = store.update(other.id or "", content="All timestamps are stored in UTC!")
-    assert edited.status == NEAR_DUPLICATE and edited.id == first.id
-    assert (edited.collection, edited.type) == ("conventions", "rule")
+    assert edited.status == NEAR_DUPLICATE and edited.duplicate_of == first.id
+    assert (edited.id, edited.collection, edited.type) == (other.id, "discussions", "decision")
 
 
 def test_open_store_checks_its_arguments(project: Path) -> None:
