@@ -1131,12 +1131,15 @@ def test_an_edits_json_answer_is_about_the_memory_edited(project: Path) -> None:
     (line,) = r.stderr.splitlines()
     assert line.startswith(f"error: near-duplicate of {dup['id']} ") and "nothing changed" in line
     assert f"`kenning forget {mine['id']}`" in line, line  # how to fix it: the edited one
-    for args in (("--content", "   "), ("--type", "bogus")):
+    too_long = "word " * 20_000
+    for args in (("--content", "   "), ("--type", "bogus"), ("--content", too_long)):
         r = kenning(project, "edit", "--json", mine["id"], *args)
         answer = json.loads(r.stdout)
         assert r.returncode == 1 and answer["status"] == "rejected", (args, r.stdout)
-        assert (answer["id"], answer["type"]) == (mine["id"], "decision"), (args, answer)
-        assert set(answer) == keys, (args, answer)
+        assert (answer["id"], answer["type"]) == (mine["id"], "decision"), (args[0], answer)
+        assert set(answer) == keys, (args[0], answer)
+        # the fix it names is one edit has: edit has no --source (remember's option)
+        assert "--source" not in answer["reason"], answer["reason"]
     r = kenning(project, "edit", "--json", "0123", "--content", "a new text")
     answer = json.loads(r.stdout)
     assert r.returncode == 1 and answer["id"] is None and set(answer) == keys, answer

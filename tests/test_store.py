@@ -311,7 +311,7 @@ def test_content_over_the_limit_is_refused_before_it_is_redacted(store: MemorySt
         assert result.status == REJECTED, result
         assert result.reason == (
             f"content is {len(normalise_content(text).encode())} bytes, over the 64 KiB limit; "
-            "store a summary and point to the full text with --source"
+            "store a summary instead, with the full text's file or URL as its source"
         )
         assert all(len(t) <= protocol.MAX_CONTENT_BYTES for t in seen), [len(t) for t in seen]
     # markers longer than what they replace: under the limit as given, over it redacted

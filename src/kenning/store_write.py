@@ -51,12 +51,17 @@ IDENTICAL_CONTENT = "identical content"
 SAME_ID = "a memory with this id is already stored"
 
 
+#: How to fix a note over the size limit, in no surface's words: remember's option is
+#: ``--source``, the MCP tool's argument ``source``, and an edit keeps the memory's own.
+_SUMMARY_INSTEAD = "store a summary instead, with the full text's file or URL as its source"
+
+
 def _check_content_size(text: str) -> None:
     size = len(text.encode("utf-8"))
     if size > protocol.MAX_CONTENT_BYTES:
         raise ContentError(
             f"content is {size} bytes, over the {protocol.MAX_CONTENT_BYTES // 1024} KiB "
-            "limit; store a summary and point to the full text with --source"
+            f"limit; {_SUMMARY_INSTEAD}"
         )
 
 
@@ -233,8 +238,7 @@ class StoreWrites(StoreReads):
             # far over the limit whatever normalisation removes: refuse before the costly work
             raise ContentError(
                 f"content is {len(raw)} characters, far over the "
-                f"{protocol.MAX_CONTENT_BYTES // 1024} KiB limit; store a summary and point to "
-                "the full text with --source"
+                f"{protocol.MAX_CONTENT_BYTES // 1024} KiB limit; {_SUMMARY_INSTEAD}"
             )
         text = raw if stored_text else normalise_content(raw)
         if not text or not has_visible_text(text):
