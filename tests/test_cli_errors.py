@@ -647,6 +647,28 @@ def test_an_error_that_quotes_a_huge_input_keeps_its_ends(seeded_project: Path) 
     assert f"no memory with id {long_id} in this project" in line and "cut" not in line
 
 
+def test_a_command_refused_before_it_has_a_result_prints_no_json(seeded_project: Path) -> None:
+    """README: with --json, remember, edit, forget and source answer a refusal in their JSON;
+    the other commands, refused before they have a result, print the error line alone and
+    nothing on stdout (no half answer a script could take for a result), exit 1."""
+    not_a_store = seeded_project / "notes.txt"
+    not_a_store.write_text("plain text\n")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for args in (
+        ("recall", "--json", "   "),
+        ("search", "--json", "   "),
+        ("search", "--json", "deploys", "--type", "bogus"),
+        ("stats", "--json", "--store", str(not_a_store)),
+        ("stale", "--json", "--store", str(not_a_store)),
+        ("reembed", "--json", "--store", str(not_a_store)),
+        ("import", "--json", "nothere.jsonl"),
+    ):
+        r = run_cli(seeded_project, *args, env=env)
+        assert r.returncode == 1 and r.stdout == "", (args, r.stdout)
+        (line,) = r.stderr.splitlines()
+        assert line.startswith("error: "), (args, line)
+
+
 def test_a_json_answer_that_names_a_huge_input_keeps_its_ends(seeded_project: Path) -> None:
     """`forget --json` and `source --json` name the id (or path) they were asked about; a
     1 MB input where the id goes came back whole in the JSON, its secret unredacted, while
