@@ -2055,6 +2055,12 @@ def test_an_ampersand_inside_a_value_is_redacted_with_it(text: str, secret: str)
             "GET /login?user=admin&pass=Hy6tq9Lm2&next=/",
             f"GET /login?user=admin&pass={R(PA)}&next=/",
         ),
+        # a form body or a query written without its '?': the next "name=" ends the value
+        ("password=abc&user=bob", f"password={R(PA)}&user=bob"),
+        (
+            "body was password=Tr0ub&4dor&user=bob&remember=1",
+            f"body was password={R(PA)}&user=bob&remember=1",
+        ),
         # an '&' with spaces round it joins two clauses
         (
             "the password is hunter2_Zx91kq & the user is bob",

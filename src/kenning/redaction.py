@@ -631,16 +631,21 @@ _YAML_LINE = lazy(r"[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.\-]*$")
 _YAML_VALUE = lazy(r"[^\s\"'][^\s]{0,1023}(?=[ \t]*(?:#[^\n]*)?(?:\r?\n|$))")
 _MAX_INDENT = 256
 # In a URL query a value ends at '&'; elsewhere '&' is part of it (DB_PASSWORD=Tr0ub4dor&3,
-# "the password is abc&Def123xyz").
-_AMP_TAIL = lazy(r"[^\s\"'`,;]{0,1024}")
+# "the password is abc&Def123xyz"), up to a '&' that starts the next parameter of a form
+# body or a query written without its '?' ("password=abc&user=bob").
+_AMP_PART = lazy(r"&[^\s\"'`,;&]{0,1024}")
+_NEXT_PARAMETER = lazy(r"&[A-Za-z_][\w.\-\[\]]{0,64}=")
 
 
 def _value_end(text: str, end: int, name_start: int) -> int:
-    """Where an unquoted value that stopped at ``end`` ends: at a '&' only when its name
-    follows '?' or '&' (a parameter of a URL's query or a form body), else past it."""
-    if text[end : end + 1] != "&" or text[max(0, name_start - 1) : name_start] in ("?", "&"):
+    """Where an unquoted value that stopped at ``end`` ends: at a '&' when its name follows
+    '?' or '&' (a parameter of a URL's query or a form body) or when another parameter's
+    ``name=`` follows the '&' (``password=abc&user=bob``), else past it."""
+    if text[max(0, name_start - 1) : name_start] in ("?", "&"):
         return end
-    return _AMP_TAIL.match(text, end).end()  # type: ignore[union-attr]
+    while text[end : end + 1] == "&" and _NEXT_PARAMETER.match(text, end) is None:
+        end = _AMP_PART.match(text, end).end()  # type: ignore[union-attr]
+    return end
 
 
 _QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'"
