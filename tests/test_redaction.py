@@ -475,6 +475,9 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("The root password was s3cr3tpass99.", "s3cr3tpass99"),
         ("the wifi passphrase is Summer2024!guest", "Summer2024!guest"),
         ("pw is admin1234x", "admin1234x"),
+        ("the password is Tr0ub4dor&3", "Tr0ub4dor&3"),
+        # capitals and underscores, as a variable's name, but no secret's word in it
+        ("the password is SUMMER_FUN2024", "SUMMER_FUN2024"),
     ],
 )
 def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password: str) -> None:
@@ -510,6 +513,13 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "the token is cl100k_base",
         "the token is gpt-4o-mini",
         "the password was reset on 2024-05-01",
+        # the variable that holds it, an algorithm: names, random-looking as they are
+        "the password is DB_PASSWORD_V2",
+        "the API token is GITHUB_TOKEN_V2",
+        "use DB_PASSWORD_V2 as the password",
+        "the password is Argon2id",
+        "the secret is Argon2id",
+        "The password was Ed25519-signed",
     ],
 )
 def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:

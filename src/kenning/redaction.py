@@ -2213,9 +2213,21 @@ def _password_after_its_word(value: str) -> bool:
     )
 
 
+#: An environment variable's name, in words (a version's ``V2`` or a ``S3``-like number
+#: after a word allowed): ``DB_PASSWORD_V2``, ``AWS_SECRET_ACCESS_KEY``. Said to be the
+#: password and naming a secret's word, it says where the password is, not what it is.
+_VARIABLE_NAME = lazy(r"(?:[A-Z]{2,}[0-9]*|V[0-9]+)(?:_(?:[A-Z]{2,}[0-9]*|V[0-9]+))+")
+_HOLDS_SECRET_WORD = lazy(_SECRET_KEYWORD, re.IGNORECASE)
+
+
 def _said_secret(key: str, value: str) -> bool:
     """``value``, said in a sentence to be the ``key``, reads as its secret: a password one a
-    person chose or a generated one, any other key a generated one."""
+    person chose or a generated one, any other key a generated one; never an algorithm's name
+    ("the password is Argon2id") nor the variable that holds it ("… is DB_PASSWORD_V2")."""
+    if _ALGORITHM_NAME_ANY_CASE.fullmatch(value) and not value.isdigit():
+        return False  # (a number is no algorithm's name, though the pattern takes digits)
+    if _VARIABLE_NAME.fullmatch(value) and _HOLDS_SECRET_WORD.search(value):
+        return False
     if _PASSWORD_KEY.search(key) or key.lower() == "pw":
         return _chosen_password(value)
     return _looks_random(value)
