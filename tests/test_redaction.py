@@ -476,6 +476,8 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("the wifi passphrase is Summer2024!guest", "Summer2024!guest"),
         ("pw is admin1234x", "admin1234x"),
         ("the password is Tr0ub4dor&3", "Tr0ub4dor&3"),
+        # shorter than 8, in lower case: where the clause ends after it
+        ("the password is hunter2.", "hunter2"),
         # capitals and underscores, as a variable's name, but no secret's word in it
         ("the password is SUMMER_FUN2024", "SUMMER_FUN2024"),
     ],
@@ -518,6 +520,8 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "the API token is GITHUB_TOKEN_V2",
         "use DB_PASSWORD_V2 as the password",
         "the password is Argon2id",
+        "the password is utf8mb4",
+        "the password is abc123 characters too short",
         "the secret is Argon2id",
         "The password was Ed25519-signed",
     ],
@@ -2386,6 +2390,13 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
         ("the vpn password p@ssw0rd123 expires Friday", "p@ssw0rd123"),
         ("Username admin Password Tom&Jerry2024 (rotate after the demo)", "Tom&Jerry2024"),
         ("Passwort Winter2025#", "Winter2025#"),
+        # in lower case, where the clause ends after it or a word said of the password
+        # follows (a name would be followed by the noun it qualifies)
+        ("password hunter2", "hunter2"),
+        ("the new password purple42monkey works", "purple42monkey"),
+        ("login admin, password test123, then ssh in", "test123"),
+        ("the vpn pw abc123 expires Friday", "abc123"),
+        ("passphrase purple42monkey.\nThen restart the worker", "purple42monkey"),
     ],
 )
 def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: str) -> None:
@@ -2403,6 +2414,11 @@ def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: 
         "password field1 and field2",
         "password hash_v2 column",
         "add the password purple42monkey check",
+        # ... also where the clause ends, when a word of it names what it is for
+        "password reset2fa",
+        "fixed the password hash2 column.",
+        "see the password field1.",
+        "password abc12",
         # code, an environment variable, a ticket's or an error's code
         "password validate2(x) call",
         "password cfg.Password2 is read",

@@ -1646,8 +1646,14 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # a password said so ("the staging password is hunter2_Zx91kq") is one a person
         # chose as often as a generated one: words and digits, where a key is random
         # (after the bare word, "password Hy6tq9…", a chosen one only in a form that no
-        # name of what the password is for takes: "the password reset2fa flow")
-        reads = _said_secret(m.group("key"), said) if sep else _password_after_its_word(said)
+        # name of what the password is for takes: "the password reset2fa flow"; one in
+        # lower case, as after "is" one shorter than 8, where the clause ends after it)
+        ends = _CLAUSE_END.match(text, m.start(group) + len(said)) is not None
+        reads = (
+            _said_secret(m.group("key"), said, ends)
+            if sep
+            else _password_after_its_word(said, ends)
+        )
         if not reads or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
@@ -2189,6 +2195,8 @@ def _chosen_password(value: str) -> bool:
 #: ("the password reset2fa flow", "password bcrypt12 hashing", "password hash_v2 column") is
 #: what the password is for, as is code (a call, a path, a dotted name); and so is a number
 #: ("password 12345678 is on the banned list": the password talked about, not handed over).
+#: (Letters and digits in lower case are taken where the clause ends after them:
+#: :func:`_short_chosen_password`.)
 _BARE_PASSWORD = lazy(r"(?=[^A-Z!@#$%^&*+~]*[A-Z!@#$%^&*+~])[A-Za-z0-9_!@#$%^&*+~\-]+")
 #: In capitals, an environment variable's name ("password DB_PASSWORD_V2 is read") and a
 #: ticket's or an error's code before its number ("password SEC-1234 fix", "ORA-28001").
@@ -2196,13 +2204,50 @@ _UPPER_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _CODE_PREFIX = lazy(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*")
 
 
-def _password_after_its_word(value: str) -> bool:
+#: What follows a password handed over in a sentence, where a name would be followed by
+#: the noun it qualifies ("the password reset2fa flow", "add the password x9 check"): the
+#: clause's end (punctuation, the line's or the text's end), or a word said of the password
+#: itself ("the new password purple42monkey works", "password hunter2 for the admin").
+_CLAUSE_END = lazy(
+    r"[.,;:!?)]*[ \t]*(?:\r?\n|$)|[.,;:!?)]+\s"
+    r"|[ \t]+(?:works|worked|expires|expired|until|for|on)\b"
+)
+#: A password a person chose, in lower case: letters and digits, 6 or more ("hunter2",
+#: "purple42monkey").
+_LOWER_CHOSEN = lazy(r"(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{6,64}")
+_LETTER_RUN = lazy(r"[a-z]+")
+#: Words that name what a password is for, or an encoding, in a lower-case name with digits
+#: ("reset2fa", "field1", "hash2", "utf8mb4"): such a value is a name even where a clause
+#: ends after it. A person's chosen password is other words ("hunter2", "test123").
+_NAMING_WORDS = frozenset({
+    "reset", "hash", "hashed", "field", "input", "form", "check", "policy", "rule", "flow",
+    "column", "col", "step", "phase", "version", "ver", "rev", "page", "view", "screen",
+    "handler", "manager", "hint", "length", "len", "expiry", "salt", "storage", "migration",
+    "ticket", "issue", "bug", "fix", "hook", "module", "util", "utils", "helper", "validator",
+    "encoder", "schema", "model", "table", "spec", "fa", "mfa", "otp", "totp", "auth",
+    "utf", "mb", "base", "latin", "crc", "md", "sha",
+})  # fmt: skip
+
+
+def _short_chosen_password(value: str, ends_clause: bool) -> bool:
+    """``value``, said to be the password, reads as one a person chose in lower case
+    ("password hunter2", "the new password purple42monkey works"): letters and digits, 6 or
+    more, none of its words naming what a password is for, and the clause ends after it."""
+    return (
+        ends_clause
+        and _LOWER_CHOSEN.fullmatch(value) is not None
+        and not any(w in _NAMING_WORDS for w in _LETTER_RUN.findall(value))
+    )
+
+
+def _password_after_its_word(value: str, ends_clause: bool = False) -> bool:
     """``value``, after the bare word "password" (no "is", no colon), reads as the password:
     a generated one, or one a person chose (:func:`_chosen_password`) in a form
-    (:data:`_BARE_PASSWORD`) that prose does not give what the password is for."""
+    (:data:`_BARE_PASSWORD`) that prose does not give what the password is for, or in lower
+    case where the clause ends after it (:func:`_short_chosen_password`)."""
     if _ALGORITHM_NAME_ANY_CASE.fullmatch(value):
         return False  # "password Argon2id hashing": random-looking, one algorithm's name
-    if _looks_random(value):
+    if _looks_random(value) or _short_chosen_password(value, ends_clause):
         return True
     prefix, _, number = value.rpartition("-")
     return (
@@ -2220,16 +2265,18 @@ _VARIABLE_NAME = lazy(r"(?:[A-Z]{2,}[0-9]*|V[0-9]+)(?:_(?:[A-Z]{2,}[0-9]*|V[0-9]
 _HOLDS_SECRET_WORD = lazy(_SECRET_KEYWORD, re.IGNORECASE)
 
 
-def _said_secret(key: str, value: str) -> bool:
+def _said_secret(key: str, value: str, ends_clause: bool = False) -> bool:
     """``value``, said in a sentence to be the ``key``, reads as its secret: a password one a
     person chose or a generated one, any other key a generated one; never an algorithm's name
-    ("the password is Argon2id") nor the variable that holds it ("… is DB_PASSWORD_V2")."""
+    ("the password is Argon2id") nor the variable that holds it ("… is DB_PASSWORD_V2").
+    A password in lower case shorter than 8 ("the password is hunter2.") is taken where the
+    clause ends after it (:func:`_short_chosen_password`)."""
     if _ALGORITHM_NAME_ANY_CASE.fullmatch(value) and not value.isdigit():
         return False  # (a number is no algorithm's name, though the pattern takes digits)
     if _VARIABLE_NAME.fullmatch(value) and _HOLDS_SECRET_WORD.search(value):
         return False
     if _PASSWORD_KEY.search(key) or key.lower() == "pw":
-        return _chosen_password(value)
+        return _chosen_password(value) or _short_chosen_password(value, ends_clause)
     return _looks_random(value)
 
 
