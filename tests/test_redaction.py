@@ -532,6 +532,39 @@ def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
 
 #: How else a note says which password or key to use: the value before the word, after a
 #: colon that follows what it is for, or as the second half of a login's user / password.
+#: A password said to be one in German, French or Spanish, as teams write notes: their "is"
+#: (ist/war, est/était, es/era) after their word for it.
+@pytest.mark.parametrize(
+    ("said", "password"),
+    [
+        ("das Passwort ist Tr0ub4dor3x", "Tr0ub4dor3x"),
+        ("Das Kennwort war 12345678.", "12345678"),
+        ("le mot de passe est hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("la contraseña es purple42monkey, cámbiala", "purple42monkey"),
+        ("le secret est Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
+    ],
+)
+def test_a_password_said_in_another_language_is_redacted(said: str, password: str) -> None:
+    out, counts = redact_secrets(said)
+    assert out == said.replace(password, R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "das Passwort ist abgelaufen",
+        "le mot de passe est requis",
+        "la contraseña es obligatoria",
+        "das Passwort ist 1234567",
+        "das Passwort ist DB_PASSWORD_V2",
+        "le mot de passe était Argon2id",
+    ],
+)
+def test_a_password_talked_about_in_another_language_is_kept(said: str) -> None:
+    assert redact_secrets(said) == (said, {})
+
+
 @pytest.mark.parametrize(
     ("said", "secret"),
     [

@@ -597,7 +597,10 @@ _ASSIGNMENT = lazy(
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
     # ("the password to the staging DB is …")
-    r"|(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+(?:is|was)[ \t]+"
+    # (or in German, French or Spanish: "das Passwort ist …", "le mot de passe est …", "la
+    # contraseña es …")
+    r"|(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+"
+    r"(?:is|was|ist|war|est|était|es|era)[ \t]+"
     # or a colon after what it is for: "password for the admin user: …" (taken only when
     # random, as after "is")
     r"|[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3}[ \t]*[:：][ \t]+"
@@ -1630,13 +1633,18 @@ _DOUBLE_QUOTE = lazy(r'(?<!\w)"|"(?!\w)')
 _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
+#: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (English,
+#: German, French, Spanish).
+_SAID_VERBS = frozenset({"is", "was", "to", "ist", "war", "est", "était", "es", "era"})
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     words = sep.lower().split()
-    if not sep or words[-1] in ("is", "was", "to") or words[0] in ("for", "of", "on", "to"):
+    if not sep or words[-1] in _SAID_VERBS or words[0] in ("for", "of", "on", "to"):
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
