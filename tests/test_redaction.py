@@ -1043,6 +1043,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "amp_said": lambda size: "the password is a" + "&" * size,
     "amp_said_values": _repeat("the password is a&b api key is c&d use e&f as the password "),
     "amp_login_pass": _repeat("login with a / b&c pass: d&e Password: f&g h "),
+    # every '&' starts no parameter, and every match's value reads on past it: was quadratic
+    "amp_form_parts": _repeat("&(password=a"),
+    "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
+    "local_said": _repeat("das Passwort ist a1&b le mot de passe est c2 la contraseña es "),
     "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),
     "bare_password_codes": lambda size: "password A" + "-1" * (size // 2) + "x",
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),

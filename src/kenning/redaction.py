@@ -646,7 +646,10 @@ def _value_end(text: str, end: int, name_start: int) -> int:
     ``name=`` follows the '&' (``password=abc&user=bob``), else past it."""
     if text[max(0, name_start - 1) : name_start] in ("?", "&"):
         return end
-    while text[end : end + 1] == "&" and _NEXT_PARAMETER.match(text, end) is None:
+    # at most 1024 characters past the first '&', as a value is read: each match of a
+    # secret's word then reads a bounded stretch, so a long run of them stays linear
+    limit = end + 1024
+    while end < limit and text[end : end + 1] == "&" and _NEXT_PARAMETER.match(text, end) is None:
         end = _AMP_PART.match(text, end).end()  # type: ignore[union-attr]
     return end
 
