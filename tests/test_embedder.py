@@ -261,27 +261,53 @@ def test_cache_is_warm_tells_what_load_would_do(
         assert not minilm_mod.cache_is_warm(cache), damage
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("damage", ["truncated_graph", "garbage_weights", "missing_record"])
-def test_corrupted_cache_is_rebuilt(
-    damage: str,
-    embedder: MiniLMEmbedder,
-    cache_root: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    cache = _copy_cache(cache_root, tmp_path / "cache")
+DAMAGES = ["truncated_graph", "garbage_weights", "missing_record"]
+
+
+def _damage(cache: Path, damage: str) -> None:
     graph = next(p for p in graph_files(cache) if p.suffix == ".onnx")
     data = graph.with_suffix(".data")
     if damage == "truncated_graph":
         graph.write_bytes(graph.read_bytes()[:1000])
     elif damage == "garbage_weights":
-        # Same size (so only the probe vector can tell): a stretch of NaN bit patterns.
+        # Same size (the size check passes): a stretch of NaN bit patterns.
         with open(data, "r+b") as fh:
             fh.seek(data.stat().st_size // 3)
             fh.write(b"\xff" * (1 << 20))
     else:
         graph.with_suffix(".json").unlink()
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_cache_is_not_opened(
+    damage: str, embedder: MiniLMEmbedder, cache_root: Path, tmp_path: Path
+) -> None:
+    """Each damage makes the loader's check of the cache (``_open_cached``, what
+    ``MiniLMEmbedder.load`` builds again after) refuse it; the same copy undamaged is
+    opened. What a refusal leads to, the rebuild, is the same for every damage:
+    test_corrupted_cache_is_rebuilt follows it through once (a build is ~2 CPU-s)."""
+    cache = _copy_cache(cache_root, tmp_path / "cache")
+    paths = minilm_mod._CachePaths.for_weights(cache, minilm_mod.MINILM_WEIGHTS_SHA256)
+    ort, _ = minilm_mod._import_runtime()
+    tokenizer = embedder._tokenizer
+    assert minilm_mod._open_cached(ort, tokenizer, paths) is not None
+    _damage(cache, damage)
+    assert minilm_mod._open_cached(ort, tokenizer, paths) is None
+
+
+@pytest.mark.slow
+def test_corrupted_cache_is_rebuilt(
+    embedder: MiniLMEmbedder,
+    cache_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A damaged cache (its weights overwritten: the 90 MB file that must then be written
+    again byte for byte) is built again, once, and reused; test_a_damaged_cache_is_not_opened
+    shows each other damage leads here."""
+    cache = _copy_cache(cache_root, tmp_path / "cache")
+    data = next(p for p in graph_files(cache) if p.suffix == ".data")
+    _damage(cache, "garbage_weights")
     stale = data.parent / f".{data.name}.killedbuild.tmp"  # left by a build that was killed
     stale.write_bytes(b"partial")
     monkeypatch.setenv("KENNING_CACHE_DIR", str(cache))
@@ -302,8 +328,8 @@ def test_corrupted_cache_is_rebuilt(
     assert reference_passes == [len(minilm_mod._VERIFY_TEXTS) + 1]
     # The repaired graph and weights are the module's own, byte for byte, whose vectors
     # test_matches_sentence_transformers holds to every reference text (embedding all of
-    # them here again, two of 256 word pieces, was ~0.45 CPU-s a case); the rebuilt
-    # embedder still gives the reference's vectors for a few.
+    # them here again, two of 256 word pieces, was ~0.45 CPU-s); the rebuilt embedder
+    # still gives the reference's vectors for a few.
     for path in graph_files(cache_root):
         if path.suffix in (".onnx", ".data"):
             assert filecmp.cmp(path, cache / "models" / path.name, shallow=False), path.name
