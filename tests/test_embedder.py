@@ -203,6 +203,9 @@ def test_long_text_equals_its_256_token_truncation(embedder: MiniLMEmbedder) -> 
     assert cosines(vecs[:1], more)[0] >= 0.99999
 
 
+# after first_use: a worker that ran this first built the module's graph in process, and
+# test_concurrent_first_use_builds_once then saw its three processes build nothing
+@pytest.mark.usefixtures("first_use")
 def test_load_embedder_by_name(monkeypatch: pytest.MonkeyPatch, cache_root: Path) -> None:
     monkeypatch.setenv("KENNING_CACHE_DIR", str(cache_root))
     monkeypatch.setattr(embedders_pkg, "_LOADED", {}, raising=False)  # load_embedder's memo
