@@ -332,7 +332,8 @@ def test_corrupted_store_is_exit_0_without_output(project: Path) -> None:
         ("prompt-submit", "prompt_submit_error"),
         ("session-start", "session_start_startup"),
     ):
-        proc = run_hook(event, payload(name, project), project)
+        # in-process: what the hook says for a store (two processes cost ~0.5 CPU-s)
+        proc = hook_here(event, payload(name, project), project)
         assert proc.returncode == 0
         assert proc.stdout == ""
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -347,7 +348,9 @@ def test_a_damaged_full_text_index_is_named(seeded: MemoryStore) -> None:
     conn.execute("DROP TABLE memories_fts_idx")
     conn.commit()
     conn.close()
-    proc = run_hook("prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"))
+    proc = hook_here(
+        "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/")
+    )
     assert_silent_failure(proc, "full-text index lost table(s) memories_fts_idx")
     assert "unexpected" not in proc.stderr and "kenning export" in proc.stderr
 
@@ -1439,8 +1442,10 @@ def test_session_start_says_all_it_has_to_say_in_one_stderr_line(
     sha = minilm.weights_sha256(files.weights, cold_cache)
     lock = minilm._CachePaths.for_weights(cold_cache, sha).lock
     env = {"KENNING_CACHE_DIR": str(cold_cache)}
+    # in-process, as in the cold cache's test: session start lists without the model, and
+    # the cache's state is the folder's
     with minilm._file_lock(lock):  # a builder at work: the cache is cold, none is started
-        proc = run_hook("session-start", payload("session_start_startup", root), root, env)
+        proc = hook_here("session-start", payload("session_start_startup", root), root, env)
     assert proc.returncode == 0 and proc.stdout == ""
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("kenning hook session-start: project acme/gadgets has no memories")
