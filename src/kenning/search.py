@@ -259,11 +259,11 @@ def rank(
 #: (sentences of Python's documentation), 0.011 (LoCoMo observations) or 0.016 (ruff and
 #: rustc docs); the previous rule (``bm25 / (best + 5)``, the lexical top 20 only) moved
 #: them by up to 0.027, 0.023 and 0.038, and one by 0.075 after two notes in a small store.
-#: tests/test_stable_scores.py checks 0.02 on every backend, in 16 notes (measured: 0.003;
-#: the previous rule 0.041) and in 5 (with :data:`LEXICAL_MIN_ROWS`: under 0.001; without
-#: it a one-word query moved 0.58 -> 0.76). A score can still move when what is added is
-#: not unrelated: a new candidate that matches the query's words better than the best one
-#: lowers the others' share.
+#: tests/test_stable_scores.py checks 0.02 in 16 notes on SQLite (measured: 0.003; the
+#: previous rule 0.041) and in 5 on every backend (with :data:`LEXICAL_MIN_ROWS`: under
+#: 0.001; without it a one-word query moved 0.58 -> 0.76). A score can still move when
+#: what is added is not unrelated: a new candidate that matches the query's words better
+#: than the best one lowers the others' share.
 #:
 #: Fitted on half of the dev queries (``bench/fusion_grid.py`` prints both halves;
 #: ``bench/quality.py`` reports all): weight 0.4 (0.3-0.6 tried); the strength constant
