@@ -2434,6 +2434,11 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
         ("login admin, password test123, then ssh in", "test123"),
         ("the vpn pw abc123 expires Friday", "abc123"),
         ("passphrase purple42monkey.\nThen restart the worker", "purple42monkey"),
+        # an aside in brackets ends the clause too, after the bare word or a colon
+        ("the password hunter2 (rotated monthly)", "hunter2"),
+        ("Password: hunter2 (rotated)", "hunter2"),
+        ("login: admin / Password: s3cret1 (prod)", "s3cret1"),
+        ("pw: abc123 [old, do not use]", "abc123"),
     ],
 )
 def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: str) -> None:
@@ -2456,6 +2461,11 @@ def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: 
         "fixed the password hash2 column.",
         "see the password field1.",
         "password abc12",
+        "password reset2fa (see the docs)",
+        "Password: utf8mb4 (the charset)",
+        "Password: required (min 8)",
+        "Password: abc123 is required",
+        "token: abc123 (old)",
         # code, an environment variable, a ticket's or an error's code
         "password validate2(x) call",
         "password cfg.Password2 is read",

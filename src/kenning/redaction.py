@@ -1758,7 +1758,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             # ("Password: Hy6tB1qZr0 (rotated monthly)")
             value = value.rstrip(".!?:)")
             end = start + len(value)
-            if not _said_secret(m.group("key"), value):
+            ends = _CLAUSE_END.match(text, end) is not None
+            if not _said_secret(m.group("key"), value, ends):
                 return None
         if len(value) > 1 and value[-1] in ",;":
             # one property a line in an object literal, as formatters write it ("apiKey:
@@ -1772,7 +1773,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # random string ("Use Password: Pm4wQ9… to log in")
         value = value.rstrip(".!?:")
         end = start + len(value)
-        if not _said_secret(m.group("key"), value):
+        if not _said_secret(m.group("key"), value, _CLAUSE_END.match(text, end) is not None):
             return None
     elif (
         sep == "="
@@ -2217,10 +2218,11 @@ _CODE_PREFIX = lazy(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*")
 
 #: What follows a password handed over in a sentence, where a name would be followed by
 #: the noun it qualifies ("the password reset2fa flow", "add the password x9 check"): the
-#: clause's end (punctuation, the line's or the text's end), or a word said of the password
-#: itself ("the new password purple42monkey works", "password hunter2 for the admin").
+#: clause's end (punctuation, the line's or the text's end), an aside in brackets
+#: ("Password: hunter2 (rotated)"), or a word said of the password itself ("the new
+#: password purple42monkey works", "password hunter2 for the admin").
 _CLAUSE_END = lazy(
-    r"[.,;:!?)]*[ \t]*(?:\r?\n|$)|[.,;:!?)]+\s"
+    r"[.,;:!?)]*[ \t]*(?:\r?\n|$)|[.,;:!?)]+\s|[ \t]+[(\[]"
     r"|[ \t]+(?:works|worked|expires|expired|until|for|on)\b"
 )
 #: A password a person chose, in lower case: letters and digits, 6 or more ("hunter2",
