@@ -480,6 +480,13 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("the password is hunter2.", "hunter2"),
         # capitals and underscores, as a variable's name, but no secret's word in it
         ("the password is SUMMER_FUN2024", "SUMMER_FUN2024"),
+        # in German, French or Spanish, as teams write notes: their "is" (ist/war,
+        # est/était, es/era) after their word for it
+        ("das Passwort ist Tr0ub4dor3x", "Tr0ub4dor3x"),
+        ("Das Kennwort war 12345678.", "12345678"),
+        ("le mot de passe est hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("la contraseña es purple42monkey, cámbiala", "purple42monkey"),
+        ("le secret est Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
     ],
 )
 def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password: str) -> None:
@@ -524,35 +531,7 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "the password is abc123 characters too short",
         "the secret is Argon2id",
         "The password was Ed25519-signed",
-    ],
-)
-def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
-    assert redact_secrets(said) == (said, {})
-
-
-#: How else a note says which password or key to use: the value before the word, after a
-#: colon that follows what it is for, or as the second half of a login's user / password.
-#: A password said to be one in German, French or Spanish, as teams write notes: their "is"
-#: (ist/war, est/était, es/era) after their word for it.
-@pytest.mark.parametrize(
-    ("said", "password"),
-    [
-        ("das Passwort ist Tr0ub4dor3x", "Tr0ub4dor3x"),
-        ("Das Kennwort war 12345678.", "12345678"),
-        ("le mot de passe est hunter2_Zx91kq", "hunter2_Zx91kq"),
-        ("la contraseña es purple42monkey, cámbiala", "purple42monkey"),
-        ("le secret est Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
-    ],
-)
-def test_a_password_said_in_another_language_is_redacted(said: str, password: str) -> None:
-    out, counts = redact_secrets(said)
-    assert out == said.replace(password, R("password_assignment"))
-    assert counts == {"password_assignment": 1}
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
+        # and in German, French or Spanish
         "das Passwort ist abgelaufen",
         "le mot de passe est requis",
         "la contraseña es obligatoria",
@@ -561,10 +540,12 @@ def test_a_password_said_in_another_language_is_redacted(said: str, password: st
         "le mot de passe était Argon2id",
     ],
 )
-def test_a_password_talked_about_in_another_language_is_kept(said: str) -> None:
+def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
     assert redact_secrets(said) == (said, {})
 
 
+#: How else a note says which password or key to use: the value before the word, after a
+#: colon that follows what it is for, or as the second half of a login's user / password.
 @pytest.mark.parametrize(
     ("said", "secret"),
     [
