@@ -354,9 +354,9 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
         "kenning_int8_scan",
         [
             helper.make_tensor_value_info("codes", TensorProto.UINT8, ["rows", "width"]),
-            helper.make_tensor_value_info("query", TensorProto.INT8, ["width", 1]),
+            helper.make_tensor_value_info("query", TensorProto.INT8, ["width", 2]),
         ],
-        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["rows", 1])],
+        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["rows", 2])],
         initializer=[numpy_helper.from_array(np.array(128, dtype=np.uint8), "zero")],
     )
     model = helper.make_model(
@@ -364,9 +364,10 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     )
     model.ir_version = 8
     assert model.SerializeToString() == INT8_SCAN_MODEL
-    # and it computes (codes - 128) · query exactly, trailer included, for every query code a
-    # search makes on this machine: the extremes too, where onnxruntime's int16 pair sums
-    # saturate on x86 without VNNI for query codes of ±127 (every one of these rows was wrong)
+    # and it computes (codes - 128) · query exactly for both levels of a query, trailer
+    # included, for every query code a search makes on this machine: the extremes too, where
+    # onnxruntime's int16 pair sums saturate on x86 without VNNI for query codes of ±127 (every
+    # one of these rows was wrong)
     rng = np.random.default_rng(0)
     records = np.zeros(54, dtype=record_dtype(DIM))
     records["codes"] = rng.integers(0, 256, size=records["codes"].shape, dtype=np.uint8)
@@ -374,11 +375,11 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     records["rowid"] = rng.integers(0, 2**62, 54)
     limit = query_code_limit()
     for query in (
-        rng.integers(-limit, limit + 1, DIM).astype(np.int8),
-        np.full(DIM, limit, dtype=np.int8),
-        np.full(DIM, -limit, dtype=np.int8),
+        rng.integers(-limit, limit + 1, (2, DIM)).astype(np.int8),
+        np.full((2, DIM), limit, dtype=np.int8),
+        np.array([[-limit] * DIM, [limit] * DIM], dtype=np.int8),
     ):
-        expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.astype(np.int64)
+        expected = (records["codes"][:, :DIM].astype(np.int64) - 128) @ query.T.astype(np.int64)
         dots = int8_dots(records, query)
         np.testing.assert_array_equal(dots, expected)
     # as the product gives it: a conversion would be one more pass over every row a search
@@ -595,8 +596,8 @@ def test_the_file_is_never_written_through_a_symlink(
 def test_query_codes_stay_where_the_int8_product_is_exact() -> None:
     """A search's query codes are int8's full ±127 only where this machine's product is exact
     for them (VNNI); elsewhere a byte product's pair sum, (code + 128) ≤ 255 times the query's
-    code, twice, must fit in int16 (the AVX2 kernel's ``vpmaddubsw``): ±63. And ``codes ×
-    scale`` is within ``error`` of the query."""
+    code, twice, must fit in int16 (the AVX2 kernel's ``vpmaddubsw``): ±63. And the two levels'
+    ``codes × scales`` are within ``error`` of the query, a small fraction of one level's."""
     from kenning.backends.vectorfile import (
         FULL_QUERY_CODE_LIMIT,
         SAFE_QUERY_CODE_LIMIT,
@@ -609,19 +610,60 @@ def test_query_codes_stay_where_the_int8_product_is_exact() -> None:
     # what this machine does with the full range, found here by itself
     records = np.zeros(2, dtype=record_dtype(DIM))
     records["codes"][0], records["codes"][1] = 255, 1
-    extreme = np.full(DIM, FULL_QUERY_CODE_LIMIT, dtype=np.int8)
+    extreme = np.full((2, DIM), FULL_QUERY_CODE_LIMIT, dtype=np.int8)
     exact = all(
         int8_dots(records, sign * extreme).tolist()
-        == [sign * 127 * 127 * DIM, -sign * 127 * 127 * DIM]
+        == [[sign * 127 * 127 * DIM] * 2, [-sign * 127 * 127 * DIM] * 2]
         for sign in (1, -1)
     )
     assert query_code_limit() == (FULL_QUERY_CODE_LIMIT if exact else SAFE_QUERY_CODE_LIMIT)
     rng = np.random.default_rng(3)
     for limit in (SAFE_QUERY_CODE_LIMIT, FULL_QUERY_CODE_LIMIT):
         for query in (*vectors(20, 9), np.full(DIM, -0.05, dtype=np.float32), rng.normal(size=DIM)):
-            codes, scale, error, norm = quantise_query(query, limit)
-            assert codes.dtype == np.int8
-            assert int(np.abs(codes.astype(np.int16)).max()) == limit  # the peak's code
+            coded = quantise_query(query, limit)
+            assert coded.codes.dtype == np.int8 and coded.codes.shape == (2, DIM)
+            assert int(np.abs(coded.codes[0].astype(np.int16)).max()) == limit  # the peak's code
+            assert int(np.abs(coded.codes[1].astype(np.int16)).max()) <= limit
             q = np.asarray(query, dtype=np.float64)
-            assert np.linalg.norm(q - codes * scale) <= error
-            assert norm == pytest.approx(float(np.linalg.norm(q)))
+            first = coded.codes[0] * np.float64(coded.scales[0])
+            restored = first + coded.codes[1] * np.float64(coded.scales[1])
+            assert np.linalg.norm(q - restored) <= coded.error
+            # the second level is what makes the query's share of a row's bound small
+            assert coded.error <= np.linalg.norm(q - first) / 30
+            assert coded.norm == pytest.approx(float(np.linalg.norm(q)))
+
+
+def test_every_rows_cosine_lies_within_its_int8_score_and_bound() -> None:
+    """What makes the re-scored top-k exact: each row's cosine with the query lies within
+    ``bound`` of its int8 score, for the query code limits this machine's product is exact for.
+    The rows include, per query, the worst aligned ones for its first level of codes: the
+    direction of what that level's rounding leaves out (a score that forgot the second level is
+    wrong by about that much there). And the bound stays narrow: the query's share is small."""
+    from kenning.backends.vectorfile import (
+        SAFE_QUERY_CODE_LIMIT,
+        int8_scores,
+        quantise,
+        quantise_query,
+        query_code_limit,
+        row_terms,
+    )
+
+    queries = vectors(12, 21)
+    for limit in sorted({SAFE_QUERY_CODE_LIMIT, query_code_limit()}):
+        worst = []
+        for q in queries.astype(np.float64):
+            coded = quantise_query(q, limit)
+            first_left = q - coded.codes[0] * np.float64(coded.scales[0])
+            worst += [first_left, -first_left, first_left + 0.1 * q]
+        rows = np.vstack([vectors(300, 5), np.array(worst)])
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        rows = rows.astype(np.float32)
+        blobs = [(i + 1, "g", "c", "t", row.tobytes()) for i, row in enumerate(rows)]
+        table = quantise(blobs, DIM)
+        for q in queries:
+            coded = quantise_query(q, limit)
+            approx, bound = int8_scores(table, row_terms(table), coded)
+            cosine = rows.astype(np.float64) @ q.astype(np.float64)
+            assert np.all(np.abs(cosine - approx) <= bound), limit
+            assert float(np.median(bound)) < 0.03
+            assert coded.error * float(np.max(table["norm"])) < 0.1 * float(np.median(bound))
