@@ -3,6 +3,9 @@
 Tiny sizes, results in a temporary folder, no docs (matplotlib is not a test dependency).
 The ruvector peer runs only when an install is already cached (smoke mode never asks the
 npm registry); otherwise it must be skipped with its reason while kenning's side still runs.
+The group run that holds the peer step runs without node on PATH (what a machine without
+node gives the peer step), so that one run of kenning's side (an MCP server start and a cold
+CLI process) checks both; a cached ruvector install is run by a test of its own.
 """
 
 from __future__ import annotations
@@ -48,6 +51,31 @@ KEYS = {
 }
 
 
+def without_node(tmp_path: Path) -> dict[str, str]:
+    """This environment with a PATH that holds git alone: no node, no npm."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    assert git
+    (bin_dir / "git").symlink_to(git)
+    return {**os.environ, "PATH": str(bin_dir)}
+
+
+def check_peer(peer: dict) -> None:
+    """What any smoke run of the peer step must hold, ruvector run or skipped."""
+    kenning = peer["systems"]["kenning"]
+    assert kenning["sets"]
+    for result in kenning["sets"].values():  # kenning's side ran, not failed
+        assert "failed" not in result and 0.0 <= result["hit@1"] <= 1.0, result
+        assert result["duplicates" if "duplicates" in result else "memories"] is not None
+    for name, system in peer["systems"].items():
+        if system.get("skipped"):
+            assert system["reason"], name  # a skipped peer says why; no figures for it
+            assert "sets" not in system
+        else:
+            assert system["sets"], name
+
+
 def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bench", *args],
@@ -81,8 +109,17 @@ def test_the_step_groups_are_every_step() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("steps", STEP_GROUPS, ids=["-".join(g) for g in STEP_GROUPS])
 def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> None:
+    # the peer step without node: see the module's docstring (no other step runs node)
+    env = without_node(tmp_path) if "peer" in steps else None
     proc = run_bench(
-        "all", "--smoke", "--no-docs", "--results", str(tmp_path), "--only", ",".join(steps)
+        "all",
+        "--smoke",
+        "--no-docs",
+        "--results",
+        str(tmp_path),
+        "--only",
+        ",".join(steps),
+        env=env,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
@@ -112,40 +149,41 @@ def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> 
         assert ann["index_bytes"] > 0 and ann["search"]["none"]["recall_at_10"] >= 0.9
 
     if "peer" in steps:
+        # no node/npm on PATH: every ruvector version is skipped with the reason; kenning runs
         peer = json.loads((tmp_path / "peer-smoke.json").read_text())
-        kenning = peer["systems"]["kenning"]
-        for result in kenning["sets"].values():
-            assert 0.0 <= result["hit@1"] <= 1.0
-            assert result["duplicates" if "duplicates" in result else "memories"] is not None
-        for name, system in peer["systems"].items():
-            if system.get("skipped"):
-                assert system["reason"], name  # a skipped peer says why; no figures for it
-                assert "sets" not in system
-            else:
-                assert system["sets"], name
+        check_peer(peer)
+        skipped = {n: s for n, s in peer["systems"].items() if n != "kenning"}
+        assert skipped
+        assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
+        assert peer["ratios"] == {}
+        assert summary["peer_skipped"] == {n: s["reason"] for n, s in skipped.items()}
     assert not (tmp_path / "docs").exists()
 
 
-def test_peer_is_skipped_cleanly_without_node(tmp_path: Path) -> None:
-    """No node/npm on PATH: every ruvector version is skipped with the reason; kenning runs."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    git = shutil.which("git")
-    assert git
-    (bin_dir / "git").symlink_to(git)
-    env = {**os.environ, "PATH": str(bin_dir)}
-    proc = run_bench(
-        "peer", "--smoke", "--results", str(tmp_path), "--cache", str(tmp_path / "cache"), env=env
-    )
+def test_peer_runs_a_cached_ruvector(tmp_path: Path) -> None:
+    """With node on PATH, smoke mode runs the newest ruvector install already cached (it
+    never asks the npm registry); the group run above has no node, so this is where a
+    cached install is run."""
+    from bench.peer_ruvector import cached_versions
+
+    if not cached_versions(ROOT / "bench" / "results" / "cache") or not shutil.which("node"):
+        pytest.skip("no ruvector install cached under bench/results/cache, or no node")
+    proc = run_bench("peer", "--smoke", "--results", str(tmp_path))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    peer = json.loads((tmp_path / "peer-smoke.json").read_text())
-    skipped = {n: s for n, s in peer["systems"].items() if n != "kenning"}
-    assert skipped
-    assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
-    assert peer["ratios"] == {}
-    assert peer["systems"]["kenning"]["sets"]
-    for result in peer["systems"]["kenning"]["sets"].values():  # kenning's side ran, not failed
-        assert "failed" not in result and 0.0 <= result["hit@1"] <= 1.0, result
+    check_peer(json.loads((tmp_path / "peer-smoke.json").read_text()))
+
+
+def test_smoke_mode_skips_a_ruvector_that_is_not_cached(tmp_path: Path) -> None:
+    """Smoke mode installs nothing: a version with no cached install is refused, which the
+    peer step records as that version skipped with this reason."""
+    from bench.peer_ruvector import cached_versions, install
+
+    assert cached_versions(tmp_path) == []
+    with pytest.raises(RuntimeError, match="not installed in"):
+        install("0.2.34", tmp_path, offline=True)
+    with pytest.raises(RuntimeError, match="needs the npm registry"):
+        install("latest", tmp_path, offline=True)
+    assert not list(tmp_path.iterdir())  # nothing was installed
 
 
 @pytest.mark.slow
