@@ -12,6 +12,7 @@ import pytest
 from kenning import open_store
 from kenning.embedders.base import Embedder
 
+from .cli_runner import CliRun, run_cli
 from .conftest import git, make_repo
 
 
@@ -117,9 +118,11 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
 def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embedder) -> None:
     """On a file system mounted read-only SQLite cannot create the -shm either, and says
     "unable to open database file" (SQLITE_CANTOPEN, not READONLY): that store is read too,
-    and doctor says read-only instead of advising to move an intact store aside."""
+    and doctor says read-only instead of advising to move an intact store aside. The
+    commands run in this process (tests/cli_runner.py): the file system is read-only for
+    every process, root's too, so no process of its own is needed, unlike a folder that is
+    read-only to another user (the test above)."""
     import json
-    import sys
 
     mount = tmp_path / "mnt"
     mount.mkdir()
@@ -136,11 +139,8 @@ def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embe
             memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
 
-        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
-                [sys.executable, "-m", "kenning", *args], cwd=project, capture_output=True,
-                text=True, check=False,
-            )  # fmt: skip
+        def kenning(*args: str) -> CliRun:
+            return run_cli(project, *args)
 
         recalled = kenning("recall", "--json", "which day do we deploy")
         assert recalled.returncode == 0, recalled.stderr
