@@ -478,6 +478,9 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("the password is Tr0ub4dor&3", "Tr0ub4dor&3"),
         # shorter than 8, in lower case: where the clause ends after it
         ("the password is hunter2.", "hunter2"),
+        # ... or where what is said of it goes on after it (a verb, a preposition)
+        ("the password was hunter2 in 2019", "hunter2"),
+        ("the password is abc123x and the user is admin", "abc123x"),
         # capitals and underscores, as a variable's name, but no secret's word in it
         ("the password is SUMMER_FUN2024", "SUMMER_FUN2024"),
         # in German, French or Spanish, as teams write notes: their "is" (ist/war,
@@ -1027,6 +1030,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # every '&' starts no parameter, and every match's value reads on past it: was quadratic
     "amp_form_parts": _repeat("&(password=a"),
     "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
+    "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_said": _repeat("das Passwort ist a1&b le mot de passe est c2 la contraseña es "),
     "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),
     "bare_password_codes": lambda size: "password A" + "-1" * (size // 2) + "x",
@@ -2420,6 +2424,11 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
         ("Password: hunter2 (rotated)", "hunter2"),
         ("login: admin / Password: s3cret1 (prod)", "s3cret1"),
         ("pw: abc123 [old, do not use]", "abc123"),
+        # after a colon, a verb or a preposition ends it too: the value is what the password
+        # is, not a name qualifying it ("abc123 is required" says it is the one to use)
+        ("Password: hunter2 is what I use", "hunter2"),
+        ("Password: abc123 is required", "abc123"),
+        ("pw: abc123 at the gate", "abc123"),
     ],
 )
 def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: str) -> None:
@@ -2445,8 +2454,12 @@ def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: 
         "password reset2fa (see the docs)",
         "Password: utf8mb4 (the charset)",
         "Password: required (min 8)",
-        "Password: abc123 is required",
         "token: abc123 (old)",
+        # after the bare word, a verb or a preposition does not end it: the word and a name
+        # are what the sentence is about
+        "the password option3 is deprecated",
+        "the password python3 in docker",
+        "password oauth2 and saml2",
         # code, an environment variable, a ticket's or an error's code
         "password validate2(x) call",
         "password cfg.Password2 is read",

@@ -1659,7 +1659,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # (after the bare word, "password Hy6tq9…", a chosen one only in a form that no
         # name of what the password is for takes: "the password reset2fa flow"; one in
         # lower case, as after "is" one shorter than 8, where the clause ends after it)
-        ends = _CLAUSE_END.match(text, m.start(group) + len(said)) is not None
+        ends = _ends_clause(text, m.start(group) + len(said), bool(sep))
         reads = (
             _said_secret(m.group("key"), said, ends)
             if sep
@@ -1758,8 +1758,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             # ("Password: Hy6tB1qZr0 (rotated monthly)")
             value = value.rstrip(".!?:)")
             end = start + len(value)
-            ends = _CLAUSE_END.match(text, end) is not None
-            if not _said_secret(m.group("key"), value, ends):
+            if not _said_secret(m.group("key"), value, _ends_clause(text, end, True)):
                 return None
         if len(value) > 1 and value[-1] in ",;":
             # one property a line in an object literal, as formatters write it ("apiKey:
@@ -1773,7 +1772,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # random string ("Use Password: Pm4wQ9… to log in")
         value = value.rstrip(".!?:")
         end = start + len(value)
-        if not _said_secret(m.group("key"), value, _CLAUSE_END.match(text, end) is not None):
+        if not _said_secret(m.group("key"), value, _ends_clause(text, end, True)):
             return None
     elif (
         sep == "="
@@ -2225,6 +2224,23 @@ _CLAUSE_END = lazy(
     r"[.,;:!?)]*[ \t]*(?:\r?\n|$)|[.,;:!?)]+\s|[ \t]+[(\[]"
     r"|[ \t]+(?:works|worked|expires|expired|until|for|on)\b"
 )
+#: After a colon or "is" the value is what the password is, not a name qualifying it, so
+#: a verb or a preposition after it also ends the clause ("Password: hunter2 is what I
+#: use", "the password was hunter2 in 2019"). After the bare word it does not: there the
+#: word and a name are a subject ("password option3 is deprecated", "the password
+#: python3 in docker").
+_SAID_CLAUSE_END = lazy(r"[ \t]+(?:is|was|in|and|at)\b")
+
+
+def _ends_clause(text: str, at: int, said: bool) -> bool:
+    """The clause ends at ``at``, after a password's value (:data:`_CLAUSE_END`); ``said``:
+    after a colon or a verb ("Password: …", "the password is …"), also where a verb or a
+    preposition follows (:data:`_SAID_CLAUSE_END`)."""
+    return _CLAUSE_END.match(text, at) is not None or (
+        said and _SAID_CLAUSE_END.match(text, at) is not None
+    )
+
+
 #: A password a person chose, in lower case: letters and digits, 6 or more ("hunter2",
 #: "purple42monkey").
 _LOWER_CHOSEN = lazy(r"(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{6,64}")
