@@ -2178,11 +2178,39 @@ _VERSION = lazy(r"v?\d+(?:\.\d+)+[\w.+\-]*", re.IGNORECASE)
 _LONG_NUMBER = lazy(r"[0-9]{8,}")
 
 
+#: Words and a number joined by hyphens, as a person makes a password memorable
+#: ("purple-42-monkey", "blue-7-sky-river"): three parts or more, words of 3+ letters.
+_HYPHENED_PHRASE = lazy(r"[a-z]{3,24}(?:-(?:[a-z]{3,24}|[0-9]{1,8})){2,6}")
+
+
+#: Words that say how long a password is or how it is written, in a phrase of hyphened
+#: words and a number ("min-8-chars", "rot-13-style"): a rule about it, not a password.
+_MEASURE_WORDS = frozenset({
+    "min", "max", "chars", "char", "characters", "letters", "digits", "symbols", "times",
+    "bits", "bit", "bytes", "rounds", "style", "only", "long",
+})  # fmt: skip
+
+
+def _hyphened_phrase(value: str, head: str, tail: str) -> bool:
+    """``value`` (``head``-``tail``) is a phrase a person chose (:data:`_HYPHENED_PHRASE`)
+    with a number in it: not a word saying what was done to a name ("utf-8-encoded",
+    "sha-256-hashing"), an algorithm's name with a word after it ("aes-256-cipher"), nor
+    words naming what a password is for or its rules ("reset-2-times", "min-8-chars")."""
+    return (
+        _HYPHENED_PHRASE.fullmatch(value) is not None
+        and any(c.isdigit() for c in value)
+        and not tail.endswith(("ed", "ing"))
+        and _ALGORITHM_NAME_ANY_CASE.fullmatch(head) is None
+        and not any(w in _NAMING_WORDS or w in _MEASURE_WORDS for w in value.split("-"))
+    )
+
+
 def _chosen_password(value: str) -> bool:
     """``value``, said to be a password, reads as one a person chose or a generated one: 8+
     characters with letters and digits ("hunter2_Zx91kq", "purple42monkey") or 8+ digits
     ("12345678"), not a placeholder, a path, a file's name, a URL, a version, an algorithm's
-    name, nor a word saying what was done to it ("sha256-hashed", "base64-encoded")."""
+    name, nor a word saying what was done to it ("sha256-hashed", "base64-encoded"; words
+    and a number joined by hyphens are a phrase a person chose: "purple-42-monkey")."""
     if _looks_random(value) or _LONG_NUMBER.fullmatch(value):
         return True
     if len(value) < 8 or not any(c.isdigit() for c in value):
@@ -2191,7 +2219,7 @@ def _chosen_password(value: str) -> bool:
         return False  # a date, a number written with separators: "2024-05-01", "1,234,567"
     head, _, tail = value.rpartition("-")
     return not (
-        (head and _LOWER_WORD.fullmatch(tail))
+        (head and _LOWER_WORD.fullmatch(tail) and not _hyphened_phrase(value, head, tail))
         or _is_placeholder(value)
         or "://" in value
         or _PATH.fullmatch(value)
