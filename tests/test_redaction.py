@@ -493,6 +493,15 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("le mot de passe est hunter2_Zx91kq", "hunter2_Zx91kq"),
         ("la contraseña es purple42monkey, cámbiala", "purple42monkey"),
         ("le secret est Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
+        # ... in Portuguese or Italian (é/foi, è/era), in German with "lautet", and after
+        # what it is for in their words (für, do, per, para…)
+        ("das Passwort für staging ist hunter2", "hunter2"),
+        ("Das Kennwort lautet Tr0ub4dor3x", "Tr0ub4dor3x"),
+        ("a senha é hunter2_Zx91kq", "hunter2_Zx91kq"),
+        ("a senha do servidor foi purple42monkey", "purple42monkey"),
+        ("la password è s3cr3tpass99", "s3cr3tpass99"),
+        ("la password per staging è hunter2.", "hunter2"),
+        ("la contraseña para staging es hunter2", "hunter2"),
     ],
 )
 def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password: str) -> None:
@@ -549,6 +558,14 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "das Passwort ist 1234567",
         "das Passwort ist DB_PASSWORD_V2",
         "le mot de passe était Argon2id",
+        "das Passwort für den Server ist abgelaufen",
+        "Das Passwort lautet DB_PASSWORD_V2",
+        "a senha do servidor é obrigatória",
+        "a senha é 123456",
+        "la password è obbligatoria",
+        "la password per staging è scaduta",
+        "la password è Argon2id",
+        "the token per request is validated",
     ],
 )
 def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
@@ -561,6 +578,7 @@ def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
     ("said", "secret"),
     [
         ("password for the admin user: Qm7vT2xR9k", "Qm7vT2xR9k"),
+        ("das Passwort für den Admin: Qm7vT2xR9k", "Qm7vT2xR9k"),
         ("The password for staging: hunter2_Zx91kq (rotate monthly)", "hunter2_Zx91kq"),
         ("use Qm7vT2xR9k as the password", "Qm7vT2xR9k"),
         ("Use 'hunter2_Zx91kq' as the staging DB password.", "hunter2_Zx91kq"),
@@ -580,6 +598,7 @@ def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, s
     "said",
     [
         "password for the admin user: see 1Password",
+        "la password di sistema: cambiala",
         "the password for staging: ask in #ops",
         "use it as the password",
         "use a long random string as the password",
@@ -1038,6 +1057,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # every '&' starts no parameter, and every match's value reads on past it: was quadratic
     "amp_form_parts": _repeat("&(password=a"),
     "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
+    "local_said_for": _repeat("das Passwort für a b c ist a senha do x é la password per y è "),
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_said": _repeat("das Passwort ist a1&b le mot de passe est c2 la contraseña es "),

@@ -589,6 +589,17 @@ _SECRET_KEYWORD = (
     # "password" as teams write it in their own language
     rf"|{_LOCAL_PASSWORD})"
 )
+#: The words of a sentence that say what a secret is or was (English, German, French,
+#: Spanish, Portuguese, Italian: "das Passwort lautet …", "a senha é …", "la password è …").
+_IS_WORDS = ("is", "was", "ist", "war", "lautet", "est", "était", "es", "era", "é", "foi", "è")
+#: The words that say what a password is for, before its "is" or a colon ("the password for
+#: staging is …", "das Passwort für staging ist …", "a senha do servidor é …", "la password
+#: per staging è …").
+_FOR_WORDS = (
+    "for", "of", "on", "to", "für", "von", "vom", "pour", "de", "du", "para", "del", "do",
+    "da", "per", "di", "della",
+)  # fmt: skip
+_FOR = "|".join(_FOR_WORDS)
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
 # in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
 _ASSIGNMENT = lazy(
@@ -597,13 +608,13 @@ _ASSIGNMENT = lazy(
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
     # ("the password to the staging DB is …")
-    # (or in German, French or Spanish: "das Passwort ist …", "le mot de passe est …", "la
-    # contraseña es …")
-    r"|(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3})?[ \t]+"
-    r"(?:is|was|ist|war|est|était|es|era)[ \t]+"
+    # (or in German, French, Spanish, Portuguese or Italian: "das Passwort ist …", "le mot de
+    # passe est …", "la contraseña es …", "a senha é …", "la password è …")
+    rf"|(?:[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}})?[ \t]+"
+    rf"(?:{'|'.join(_IS_WORDS)})[ \t]+"
     # or a colon after what it is for: "password for the admin user: …" (taken only when
     # random, as after "is")
-    r"|[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.\-]{1,64}){1,3}[ \t]*[:：][ \t]+"
+    rf"|[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}}[ \t]*[:：][ \t]+"
     # or what it was set to: "set the staging password to …" (likewise)
     r"|[ \t]+to[ \t]+"
     # or, for a password, only a space after it: "login admin, password Hy6tq9…" (taken only
@@ -1636,9 +1647,8 @@ _DOUBLE_QUOTE = lazy(r'(?<!\w)"|"(?!\w)')
 _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
-#: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (English,
-#: German, French, Spanish).
-_SAID_VERBS = frozenset({"is", "was", "to", "ist", "war", "est", "était", "es", "era"})
+#: The words of _ASSIGNMENT's sentence that say what a secret is or was set to.
+_SAID_VERBS = frozenset({*_IS_WORDS, "to"})
 
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
@@ -1647,7 +1657,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     words = sep.lower().split()
-    if not sep or words[-1] in _SAID_VERBS or words[0] in ("for", "of", "on", "to"):
+    if not sep or words[-1] in _SAID_VERBS or words[0] in _FOR_WORDS:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
