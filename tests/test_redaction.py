@@ -481,6 +481,9 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         # ... or where what is said of it goes on after it (a verb, a preposition)
         ("the password was hunter2 in 2019", "hunter2"),
         ("the password is abc123x and the user is admin", "abc123x"),
+        # ... or after its closing quote, when quoted
+        ("the password is 'hunter2'.", "hunter2"),
+        ("the password is `abc123` for prod", "abc123"),
         # words and a number joined by hyphens, as a person makes one memorable
         ("the password is purple-42-monkey", "purple-42-monkey"),
         ("the wifi password was blue-7-sky-river.", "blue-7-sky-river"),
@@ -536,6 +539,7 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "the password is sha-256-crypt",
         "the password is aes-256-cipher",
         "the password is min-8-chars",
+        "the password is 'abc123' check",
         "the password was reset-2-times",
         "the password is PBKDF2WithHmacSHA256",
         "the password is v1.2.3-beta",
@@ -1059,6 +1063,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
     "local_said_for": _repeat("das Passwort für a b c ist a senha do x é la password per y è "),
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
+    "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_said": _repeat("das Passwort ist a1&b le mot de passe est c2 la contraseña es "),
     "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),

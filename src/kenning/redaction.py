@@ -1668,8 +1668,10 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # chose as often as a generated one: words and digits, where a key is random
         # (after the bare word, "password Hy6tq9…", a chosen one only in a form that no
         # name of what the password is for takes: "the password reset2fa flow"; one in
-        # lower case, as after "is" one shorter than 8, where the clause ends after it)
-        ends = _ends_clause(text, m.start(group) + len(said), bool(sep))
+        # lower case, as after "is" one shorter than 8, where the clause ends after it:
+        # after its closing quote, when quoted, "the password is 'hunter2'.")
+        at = m.start(group) + len(said) if group == "val" else m.end()
+        ends = _ends_clause(text, at, bool(sep))
         reads = (
             _said_secret(m.group("key"), said, ends)
             if sep
