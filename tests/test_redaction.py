@@ -481,6 +481,10 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         # ... or where what is said of it goes on after it (a verb, a preposition)
         ("the password was hunter2 in 2019", "hunter2"),
         ("the password is abc123x and the user is admin", "abc123x"),
+        ("pw is hunter2 now", "hunter2"),
+        ("the password is hunter2 but rotate it", "hunter2"),
+        ("das Passwort ist hunter2 und der User admin", "hunter2"),
+        ("a senha é hunter2 e o usuário é admin", "hunter2"),
         # ... or after its closing quote, when quoted
         ("the password is 'hunter2'.", "hunter2"),
         ("the password is `abc123` for prod", "abc123"),
@@ -1065,6 +1069,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
     "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
+    "local_clause_ends": _repeat(
+        "Passwort: a1b2c3 ist a senha é ab12cd e la password è abc123 per "
+    ),
     "local_said": _repeat("das Passwort ist a1&b le mot de passe est c2 la contraseña es "),
     "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),
     "bare_password_codes": lambda size: "password A" + "-1" * (size // 2) + "x",
@@ -2497,6 +2504,7 @@ def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: 
         "the password option3 is deprecated",
         "the password python3 in docker",
         "password oauth2 and saml2",
+        "the password python3 from the image",
         # code, an environment variable, a ticket's or an error's code
         "password validate2(x) call",
         "password cfg.Password2 is read",

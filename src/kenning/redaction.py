@@ -2265,11 +2265,16 @@ _CLAUSE_END = lazy(
     r"|[ \t]+(?:works|worked|expires|expired|until|for|on)\b"
 )
 #: After a colon or "is" the value is what the password is, not a name qualifying it, so
-#: a verb or a preposition after it also ends the clause ("Password: hunter2 is what I
-#: use", "the password was hunter2 in 2019"). After the bare word it does not: there the
-#: word and a name are a subject ("password option3 is deprecated", "the password
-#: python3 in docker").
-_SAID_CLAUSE_END = lazy(r"[ \t]+(?:is|was|in|and|at)\b")
+#: a verb, a conjunction or a preposition after it also ends the clause ("Password: hunter2
+#: is what I use", "the password was hunter2 in 2019", "pw is hunter2 now", "das Passwort
+#: ist hunter2 und der User admin"), in the languages _ASSIGNMENT reads. After the bare
+#: word it does not: there the word and a name are a subject ("password option3 is
+#: deprecated", "the password python3 in docker").
+_SAID_CLAUSE_END = lazy(
+    r"[ \t]+(?:in|and|at|but|or|so|then|now|since|from|because"
+    r"|und|im|et|dans|y|en|e|em|no|na|nel"
+    rf"|{'|'.join(_IS_WORDS)}|{_FOR})\b"
+)
 
 
 def _ends_clause(text: str, at: int, said: bool) -> bool:
