@@ -442,6 +442,8 @@ def test_yaml_that_starts_a_mapping_list_or_prose_after_a_secret_key_is_kept(
         "secret key = {}",
         "the deploy key is '{}'",
         "Personal access token: {}",
+        "the API key is now {}",
+        "la API key per staging è {}",
     ],
 )
 def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
@@ -454,6 +456,7 @@ def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
     "said",
     [
         "The API key is required for every request.",
+        "the API key is now required",
         "API key: see the dashboard",
         "the access token is refreshed every hour",
         "secret key rotation: quarterly",
@@ -485,6 +488,9 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
         ("the password is hunter2 but rotate it", "hunter2"),
         ("das Passwort ist hunter2 und der User admin", "hunter2"),
         ("a senha é hunter2 e o usuário é admin", "hunter2"),
+        # ... or "is now" (after a rotation), "ist jetzt"
+        ("the password is now hunter2", "hunter2"),
+        ("das Passwort ist jetzt Tr0ub4dor3x", "Tr0ub4dor3x"),
         # ... or after its closing quote, when quoted
         ("the password is 'hunter2'.", "hunter2"),
         ("the password is `abc123` for prod", "abc123"),
@@ -544,6 +550,9 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
         "the password is aes-256-cipher",
         "the password is min-8-chars",
         "the password is 'abc123' check",
+        "the password is now required",
+        "the password is now DB_PASSWORD_V2",
+        "the password is still 1234567",
         "the password was reset-2-times",
         "the password is PBKDF2WithHmacSHA256",
         "the password is v1.2.3-beta",
@@ -1067,6 +1076,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
     "local_said_for": _repeat("das Passwort für a b c ist a senha do x é la password per y è "),
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
+    "said_now": _repeat("the password is now a the API key is still b das Passwort ist jetzt "),
     "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_clause_ends": _repeat(

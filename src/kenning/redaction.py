@@ -600,6 +600,11 @@ _FOR_WORDS = (
     "da", "per", "di", "della",
 )  # fmt: skip
 _FOR = "|".join(_FOR_WORDS)
+#: Adverbs between "is" and the value: "the password is now hunter2" (after a rotation),
+#: "… is still s3cr3tpass99".
+_NOW_WORDS = ("now", "still", "currently", "also", "just", "jetzt", "noch", "maintenant")
+_IS = "|".join(_IS_WORDS)
+_NOW = "|".join(_NOW_WORDS)
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
 # in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
 _ASSIGNMENT = lazy(
@@ -611,7 +616,7 @@ _ASSIGNMENT = lazy(
     # (or in German, French, Spanish, Portuguese or Italian: "das Passwort ist …", "le mot de
     # passe est …", "la contraseña es …", "a senha é …", "la password è …")
     rf"|(?:[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}})?[ \t]+"
-    rf"(?:{'|'.join(_IS_WORDS)})[ \t]+"
+    rf"(?:{_IS})[ \t]+(?:(?:{_NOW})[ \t]+)?"
     # or a colon after what it is for: "password for the admin user: …" (taken only when
     # random, as after "is")
     rf"|[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}}[ \t]*[:：][ \t]+"
@@ -777,8 +782,9 @@ def _find_yaml_blocks(text: str) -> Iterator[_Hit]:
 # "the staging deploy key: …" (the value taken only when random: "the API key is required").
 _SPOKEN_KEY = lazy(
     r"\b(?:api|secret|access|private|deploy|license|encryption|signing|master|client|app)"
-    r"[ \t]+key\b(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.\-]{1,64}){1,3})?"
-    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)[ \t]+)"
+    rf"[ \t]+key\b(?:[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}})?"
+    # (its "is" and "for" words those of a password said so, "the API key is now …")
+    rf"(?:[ \t]*[:=][ \t]*|[ \t]+(?:{_IS})[ \t]+(?:(?:{_NOW})[ \t]+)?)"
     # (a value in a sentence holds its '&': no URL's query separates parameters there)
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;]{{1,1024}}))",
     re.IGNORECASE,
@@ -1647,8 +1653,9 @@ _DOUBLE_QUOTE = lazy(r'(?<!\w)"|"(?!\w)')
 _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
-#: The words of _ASSIGNMENT's sentence that say what a secret is or was set to.
-_SAID_VERBS = frozenset({*_IS_WORDS, "to"})
+#: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (the last
+#: word of its separator: the verb, or an adverb after it).
+_SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, "to"})
 
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
@@ -2273,7 +2280,7 @@ _CLAUSE_END = lazy(
 _SAID_CLAUSE_END = lazy(
     r"[ \t]+(?:in|and|at|but|or|so|then|now|since|from|because"
     r"|und|im|et|dans|y|en|e|em|no|na|nel"
-    rf"|{'|'.join(_IS_WORDS)}|{_FOR})\b"
+    rf"|{_IS}|{_FOR})\b"
 )
 
 
