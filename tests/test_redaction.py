@@ -603,6 +603,12 @@ def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
         ("login with admin / Qm7vT2xR9k", "Qm7vT2xR9k"),
         ("Log in as root/hunter2_Zx91kq, then run the migration", "hunter2_Zx91kq"),
         ("credentials: deploy / Qm7vT2xR9k", "Qm7vT2xR9k"),
+        # "… is the password", the value first, where the password's word ends the clause
+        ("Qm7vT2xR9k is the password", "Qm7vT2xR9k"),
+        ("hunter2 is the password.", "hunter2"),
+        ("'purple42monkey' was the staging DB password", "purple42monkey"),
+        ("abc123 is our password for staging", "abc123"),
+        ("Hy6tB1qZr0Lm2Xv9 is the API token here", "Hy6tB1qZr0Lm2Xv9"),
     ],
 )
 def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, secret: str) -> None:
@@ -633,6 +639,12 @@ def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, s
         "sign in with Google / Microsoft365",
         "log in with Okta / Office365 accounts",
         "credentials: see /etc/app/creds2024.txt",
+        "python3 is the password manager",
+        "it is the password",
+        "password2 is the password for the backup user",
+        "args.pw2 is the password to use.",
+        "pwd_input1 is the password.",
+        "abc123x is the token.",
     ],
 )
 def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: str) -> None:
@@ -1077,6 +1089,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "local_said_for": _repeat("das Passwort für a b c ist a senha do x é la password per y è "),
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
     "said_now": _repeat("the password is now a the API key is still b das Passwort ist jetzt "),
+    "is_the": _repeat("a is the b c password x was my token 'y' is our pw. "),
+    "is_the_run": lambda size: "x" * size + " is the password",
     "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_clause_ends": _repeat(

@@ -807,6 +807,16 @@ _USED_AS = lazy(
     rf"(?:[\w.\-]{{1,64}}[ \t]+){{0,4}}?(?P<key>{_SECRET_KEYWORD})(?![\w\-])",
     re.IGNORECASE,
 )
+# ... or "… is the (staging DB) password", the value first: a word of its own (after a space,
+# a quote or a bracket, so a long run is read once), and the password's word ending the
+# clause ("Hy6tB1qZr0 is the password.", "abc123 is the password for staging"), where a name
+# would be followed by the noun it qualifies ("python3 is the password manager").
+_IS_THE = lazy(
+    rf"(?<![^\s\"'`(\[])(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;]{{1,1024}}))[ \t]+(?:is|was)[ \t]+"
+    rf"(?:the|my|our|your)[ \t]+(?:[\w.\-]{{1,64}}[ \t]+){{0,4}}?(?P<key>{_SECRET_KEYWORD})"
+    r"(?=[.,;:!?)]|[ \t]*(?:\r?\n|$)|[ \t]+(?:for|of|on|to|here|now)\b)",
+    re.IGNORECASE,
+)
 _LOGIN_PAIR = lazy(
     r"\b(?:log[ \t\-]?in|sign[ \t\-]?in|credentials|creds)(?:[ \t]+(?:with|as|using|are|is))?"
     # a user's name in lower case: "sign in with Google / Microsoft365" names two providers
@@ -824,9 +834,21 @@ def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
             found.append((m, group, m.group("key")))
     if "log" in lower or "sign" in lower or "cred" in lower:
         found.extend((m, "val", "password") for m in _LOGIN_PAIR.finditer(text))
-    for m, group, key in found:
+    is_the = len(found)
+    if " is " in lower or " was " in lower:
+        for m in _IS_THE.finditer(text):
+            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+            said = m.group(group)
+            if _HOLDS_SECRET_WORD.search(said) or "." in said or _SNAKE.fullmatch(said):
+                # a parameter's documentation ("password2 is the password for the backup
+                # user", "args.pw is the password to use"): a name, where a value is no code
+                continue
+            found.append((m, group, m.group("key")))
+    for i, (m, group, key) in enumerate(found):
         value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
-        if _said_secret(key, value):
+        # "… is the password." ends its clause at the password's word (:data:`_IS_THE`), so
+        # a chosen one in lower case is taken there, as after "is" (_short_chosen_password)
+        if _said_secret(key, value, i >= is_the):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
 
 
