@@ -660,6 +660,10 @@ def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: st
         ("set the staging password to hunter2_Zx91kq", "hunter2_Zx91kq"),
         ("changed the admin password to s3cr3tpass99 yesterday", "s3cr3tpass99"),
         ("the password to the staging DB is hunter2_Zx91kq", "hunter2_Zx91kq"),
+        # after a dash or an arrow, as a note's list writes it
+        ("Password - Qm7vT2xR9k", "Qm7vT2xR9k"),
+        ("staging pw → hunter2", "hunter2"),
+        ("deploy token -> Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
     ],
 )
 def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, password: str) -> None:
@@ -683,6 +687,11 @@ def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, passwo
         "password: bcrypt12 rounds",
         "the password is aes256gcm-free, hashed with argon2 instead",
         "set the password hash to sha512crypt",
+        "Password - must be 8 chars",
+        "def password(self) -> str:",
+        "- password - the password for the user",
+        "password - 1234567",
+        "token - abc123x",
     ],
 )
 def test_a_password_talked_about_after_a_colon_or_to_is_kept(said: str) -> None:
@@ -1091,6 +1100,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "said_now": _repeat("the password is now a the API key is still b das Passwort ist jetzt "),
     "is_the": _repeat("a is the b c password x was my token 'y' is our pw. "),
     "is_the_run": lambda size: "x" * size + " is the password",
+    "dashes": _repeat("password - a pw → b token -> c - "),
     "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),
     "local_clause_ends": _repeat(

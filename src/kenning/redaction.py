@@ -603,6 +603,9 @@ _FOR = "|".join(_FOR_WORDS)
 #: Adverbs between "is" and the value: "the password is now hunter2" (after a rotation),
 #: "… is still s3cr3tpass99".
 _NOW_WORDS = ("now", "still", "currently", "also", "just", "jetzt", "noch", "maintenant")
+#: A dash or an arrow between a secret's word and its value, as a note's list writes it.
+_DASHES = ("-", "--", "–", "—", "→", "->")
+_DASH = "|".join(_DASHES)
 _IS = "|".join(_IS_WORDS)
 _NOW = "|".join(_NOW_WORDS)
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
@@ -622,6 +625,9 @@ _ASSIGNMENT = lazy(
     rf"|[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}}[ \t]*[:：][ \t]+"
     # or what it was set to: "set the staging password to …" (likewise)
     r"|[ \t]+to[ \t]+"
+    # or a dash or an arrow in a note's list: "Password - Hy6tq9…", "staging pw → …"
+    # (likewise)
+    rf"|[ \t]+(?:{_DASH})[ \t]+"
     # or, for a password, only a space after it: "login admin, password Hy6tq9…" (taken only
     # when random)
     r"|[ \t]+)"
@@ -1676,8 +1682,8 @@ _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
 #: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (the last
-#: word of its separator: the verb, or an adverb after it).
-_SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, "to"})
+#: word of its separator: the verb, an adverb after it, or a dash).
+_SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, *_DASHES, "to"})
 
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
