@@ -664,6 +664,11 @@ def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: st
         ("Password - Qm7vT2xR9k", "Qm7vT2xR9k"),
         ("staging pw → hunter2", "hunter2"),
         ("deploy token -> Hy6tB1qZr0Lm2Xv9", "Hy6tB1qZr0Lm2Xv9"),
+        # what it became or should be, and "is" with a colon
+        ("the password was changed to hunter2", "hunter2"),
+        ("the admin password has been reset to Qm7vT2xR9k yesterday", "Qm7vT2xR9k"),
+        ("the staging password should be s3cr3tpass99", "s3cr3tpass99"),
+        ("password is: hunter2", "hunter2"),
     ],
 )
 def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, password: str) -> None:
@@ -692,6 +697,11 @@ def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, passwo
         "- password - the password for the user",
         "password - 1234567",
         "token - abc123x",
+        "the password must be at least 8 chars",
+        "the password was reset to its default",
+        "the password should be DB_PASSWORD_V2",
+        "password is: 1234567",
+        "the token should be valid",
     ],
 )
 def test_a_password_talked_about_after_a_colon_or_to_is_kept(said: str) -> None:
@@ -1100,6 +1110,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "said_now": _repeat("the password is now a the API key is still b das Passwort ist jetzt "),
     "is_the": _repeat("a is the b c password x was my token 'y' is our pw. "),
     "is_the_run": lambda size: "x" * size + " is the password",
+    "becomes": _repeat("password was changed to a pw should be b token is: c set to "),
     "dashes": _repeat("password - a pw → b token -> c - "),
     "said_quoted": _repeat("the password is 'a1b2c3' pw `x1y2z3` password \"ab12cd\" x "),
     "said_clause_ends": _repeat("Password: a1b2c3 is pw: ab12cd in password is abc123 and "),

@@ -607,6 +607,12 @@ _NOW_WORDS = ("now", "still", "currently", "also", "just", "jetzt", "noch", "mai
 _DASHES = ("-", "--", "–", "—", "→", "->")
 _DASH = "|".join(_DASHES)
 _IS = "|".join(_IS_WORDS)
+#: What a password becomes: "the password was changed to …", "… should be …" (the last word,
+#: "to" or "be", is in _SAID_VERBS).
+_BECOMES = (
+    r"(?:will|should|must|would|can|could)[ \t]+be"
+    r"|(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|reset|updated|rotated)[ \t]+to"
+)
 _NOW = "|".join(_NOW_WORDS)
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
 # in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
@@ -619,7 +625,7 @@ _ASSIGNMENT = lazy(
     # (or in German, French, Spanish, Portuguese or Italian: "das Passwort ist …", "le mot de
     # passe est …", "la contraseña es …", "a senha é …", "la password è …")
     rf"|(?:[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}})?[ \t]+"
-    rf"(?:{_IS})[ \t]+(?:(?:{_NOW})[ \t]+)?"
+    rf"(?:{_BECOMES}|{_IS})(?:[ \t]*:)?[ \t]+(?:(?:{_NOW})[ \t]+)?"
     # or a colon after what it is for: "password for the admin user: …" (taken only when
     # random, as after "is")
     rf"|[ \t]+(?:{_FOR})(?:[ \t]+[\w.\-]{{1,64}}){{1,3}}[ \t]*[:：][ \t]+"
@@ -1682,8 +1688,9 @@ _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
 #: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (the last
-#: word of its separator: the verb, an adverb after it, or a dash).
-_SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, *_DASHES, "to"})
+#: word of its separator: the verb, an adverb after it, a dash, or the "to" or "be" of
+#: what it became).
+_SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, *_DASHES, "to", "be"})
 
 
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
@@ -1692,7 +1699,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     words = sep.lower().split()
-    if not sep or words[-1] in _SAID_VERBS or words[0] in _FOR_WORDS:
+    # (a colon may follow the verb: "password is: …")
+    if not sep or words[-1].rstrip(":") in _SAID_VERBS or words[0] in _FOR_WORDS:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
