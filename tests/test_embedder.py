@@ -326,7 +326,7 @@ def test_corrupted_cache_is_rebuilt(
     rebuilt = MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
     assert not stale.exists()
-    # one pass (one float64 copy of the weights) for the verification texts and the probe,
+    # one pass (the weights read as float64 once) for the verification texts and the probe,
     # whose recorded vector the load that followed the build checked the graph against
     assert reference_passes == [len(minilm_mod._VERIFY_TEXTS) + 1]
     # The repaired graph and weights are the module's own, byte for byte, whose vectors
@@ -463,6 +463,43 @@ def test_numpy_reference_agrees_with_sentence_transformers() -> None:
     ids, mask = minilm_mod._encode(tok, [REF_TEXTS[i] for i in picks])
     got = minilm_mod.reference_forward(weights, files.config, ids, mask)
     assert cosines(got, REF_VECTORS[picks]).min() >= 0.99999
+
+
+def test_a_graph_with_one_wrong_weight_or_op_is_refused(embedder: MiniLMEmbedder) -> None:
+    """The build's check against the numpy reference refuses a graph that has one layer's
+    weights where another's belong, or one wrong op; the graph as built passes it."""
+    from safetensors.numpy import load_file
+
+    files = minilm_mod.locate_model()
+    weights = load_file(str(files.weights))
+    model, data = minilm_mod._build_model(weights, files.config, "w.data")
+    ids, mask = minilm_mod._encode(embedder._tokenizer, [*minilm_mod._VERIFY_TEXTS])
+    expected = minilm_mod.reference_forward(weights, files.config, ids, mask)
+    ort, _ = minilm_mod._import_runtime()
+
+    def worst(graph: Any, blob: bytearray) -> float:
+        session = minilm_mod._session(ort, graph.SerializeToString(), ("w.data", blob))
+        return minilm_mod._check_graph(session, ids, mask, expected, files.weights)
+
+    assert worst(model, data) >= 0.99999
+
+    def where(name: str) -> slice:
+        tensor = next(t for t in model.graph.initializer if t.name == name)
+        entries = {e.key: int(e.value) for e in tensor.external_data if e.key != "location"}
+        return slice(entries["offset"], entries["offset"] + entries["length"])
+
+    swapped = bytearray(data)
+    a, b = (where(f"encoder.layer.{i}.intermediate.dense.weight_t") for i in (2, 3))
+    swapped[a], swapped[b] = data[b], data[a]
+    with pytest.raises(KenningError, match="disagrees with the reference forward pass"):
+        worst(model, swapped)
+
+    wrong_op = type(model)()
+    wrong_op.CopyFrom(model)
+    erf = next(n for n in wrong_op.graph.node if n.op_type == "Erf")
+    erf.op_type = "Tanh"  # a GELU that is nearly right
+    with pytest.raises(KenningError, match="disagrees with the reference forward pass"):
+        worst(wrong_op, data)
 
 
 # --- hashing embedder (tests only) -------------------------------------------------------------

@@ -277,7 +277,7 @@ def _note(problems: _CacheProblems | None, rank: int, message: str, *args: objec
 # --------------------------------------------------------------------------------------
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes | bytearray) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync it, rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -388,31 +388,43 @@ def reference_forward(
     input_ids: np.ndarray,
     attention_mask: np.ndarray,
 ) -> np.ndarray:
-    """BERT + mean pooling + L2 normalisation in plain numpy (float64), one text at a time.
+    """BERT + mean pooling + L2 normalisation in plain numpy (float64), each text apart.
 
-    Slow and simple on purpose: it checks the ONNX graph when the graph is built.
+    Slow and simple on purpose: it checks the ONNX graph when the graph is built. The
+    weights are read as float64 one layer at a time (exact: every float32 is a float64), the
+    word embeddings only for the rows the texts use: a float64 copy of all of them at once
+    was ~180 MB more memory and most of the pass's time (its page faults), for the same
+    numbers.
     """
-    w = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
     heads = int(config["num_attention_heads"])
     eps = float(config.get("layer_norm_eps", 1e-12))
-    out = []
+
+    def f64(name: str) -> np.ndarray:
+        return np.asarray(weights[name], dtype=np.float64)
+
+    xs = []
     for ids_row, mask_row in zip(input_ids, attention_mask, strict=True):
         ids = np.asarray(ids_row)[np.asarray(mask_row) > 0]
-        n = len(ids)
         x = (
-            w["embeddings.word_embeddings.weight"][ids]
-            + w["embeddings.position_embeddings.weight"][:n]
-            + w["embeddings.token_type_embeddings.weight"][0]
+            np.asarray(weights["embeddings.word_embeddings.weight"][ids], dtype=np.float64)
+            + f64("embeddings.position_embeddings.weight")[: len(ids)]
+            + f64("embeddings.token_type_embeddings.weight")[0]
         )
-        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
-        hidden = x.shape[-1]
-        d = hidden // heads
-        for i in range(int(config["num_hidden_layers"])):
-            p = f"encoder.layer.{i}."
+        xs.append(
+            _layer_norm(
+                x, f64("embeddings.LayerNorm.weight"), f64("embeddings.LayerNorm.bias"), eps
+            )
+        )
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        w = {k[len(p) :]: f64(k) for k in weights if k.startswith(p)}
 
-            def dense(v: np.ndarray, name: str, p: str = p) -> np.ndarray:
-                return v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+        def dense(v: np.ndarray, name: str, w: dict[str, np.ndarray] = w) -> np.ndarray:
+            return v @ w[name + ".weight"].T + w[name + ".bias"]
 
+        for t, x in enumerate(xs):
+            n, hidden = x.shape
+            d = hidden // heads
             q = dense(x, "attention.self.query").reshape(n, heads, d).transpose(1, 0, 2)
             k = dense(x, "attention.self.key").reshape(n, heads, d).transpose(1, 0, 2)
             v = dense(x, "attention.self.value").reshape(n, heads, d).transpose(1, 0, 2)
@@ -423,18 +435,20 @@ def reference_forward(
             ctx = (probs @ v).transpose(1, 0, 2).reshape(n, hidden)
             x = _layer_norm(
                 dense(ctx, "attention.output.dense") + x,
-                w[p + "attention.output.LayerNorm.weight"],
-                w[p + "attention.output.LayerNorm.bias"],
+                w["attention.output.LayerNorm.weight"],
+                w["attention.output.LayerNorm.bias"],
                 eps,
             )
             h = dense(x, "intermediate.dense")
             h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))
-            x = _layer_norm(
+            xs[t] = _layer_norm(
                 dense(h, "output.dense") + x,
-                w[p + "output.LayerNorm.weight"],
-                w[p + "output.LayerNorm.bias"],
+                w["output.LayerNorm.weight"],
+                w["output.LayerNorm.bias"],
                 eps,
             )
+    out = []
+    for x in xs:
         pooled = x.mean(0)
         out.append(pooled / max(np.linalg.norm(pooled), 1e-12))
     return np.asarray(out, dtype=np.float32)
@@ -447,8 +461,20 @@ def reference_forward(
 
 def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Any:
     """Build the fp32 ONNX graph (opset 17): inputs ``input_ids``, ``attention_mask``
-    (int64, ``[batch, seq]``), output ``sentence_embedding`` (float32, ``[batch, hidden]``)."""
-    from onnx import TensorProto, helper, numpy_helper
+    (int64, ``[batch, seq]``), output ``sentence_embedding`` (float32, ``[batch, hidden]``).
+    Every weight is held in the graph itself."""
+    return _build_model(weights, config, None)[0]
+
+
+def _build_model(
+    weights: Mapping[str, np.ndarray], config: Mapping[str, Any], location: str | None
+) -> tuple[Any, bytearray]:
+    """:func:`build_onnx_model`'s graph, and with ``location`` the weights file it points
+    at: the initializers of at least :data:`EXTERNAL_THRESHOLD` bytes are written once into
+    it (returned) at offsets aligned to :data:`EXTERNAL_ALIGN`, so onnxruntime can map them.
+    The tensors go straight into the model's graph: building them apart and handing them to
+    ``make_graph`` and ``make_model`` copied the 90 MB of weights three more times."""
+    from onnx import TensorProto, helper
 
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
@@ -456,12 +482,49 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
     layers = int(config["num_hidden_layers"])
     eps = float(config.get("layer_norm_eps", 1e-12))
 
-    inits: list[Any] = []
+    model = helper.make_model(
+        helper.make_graph(
+            [],
+            "minilm_sentence_embedding",
+            [
+                helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+                helper.make_tensor_value_info(
+                    "attention_mask", TensorProto.INT64, ["batch", "seq"]
+                ),
+            ],
+            [
+                helper.make_tensor_value_info(
+                    "sentence_embedding", TensorProto.FLOAT, ["batch", hidden]
+                )
+            ],
+        ),
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="kenning",
+        producer_version=str(GRAPH_VERSION),
+    )
+    model.ir_version = 8
+    blob = bytearray()
     nodes: list[Any] = []
     counter = [0]
 
     def const(name: str, array: np.ndarray) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        # What onnx.numpy_helper.from_array made of np.ascontiguousarray(array) (at least
+        # one dimension: a scalar is stored as shape [1]), its bytes copied once.
+        tensor = model.graph.initializer.add()
+        tensor.name = name
+        tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+        array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+        tensor.dims.extend(array.shape)
+        if location is None or array.nbytes < EXTERNAL_THRESHOLD:
+            tensor.raw_data = array.tobytes()
+            return name
+        offset = -(-len(blob) // EXTERNAL_ALIGN) * EXTERNAL_ALIGN
+        blob.extend(bytes(offset - len(blob)))
+        blob.extend(array.data.cast("B"))
+        tensor.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", location), ("offset", offset), ("length", array.nbytes)):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, str(value)
         return name
 
     def node(op: str, inputs: list[str], **attrs: Any) -> str:
@@ -547,24 +610,8 @@ def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any
     norm = node("Max", [node("ReduceL2", [pooled], axes=[1], keepdims=1), f_norm_eps])
     nodes.append(helper.make_node("Div", [pooled, norm], ["sentence_embedding"], name="Normalise"))
 
-    graph = helper.make_graph(
-        nodes,
-        "minilm_sentence_embedding",
-        [
-            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
-            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
-        ],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
-        initializer=inits,
-    )
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
-        producer_name="kenning",
-        producer_version=str(GRAPH_VERSION),
-    )
-    model.ir_version = 8
-    return model
+    model.graph.node.extend(nodes)
+    return model, blob
 
 
 # --------------------------------------------------------------------------------------
@@ -637,8 +684,12 @@ def load_tokenizer(tokenizer_cls: Any, files: ModelFiles) -> Any:
     return tokenizer
 
 
-def _session(ort: Any, model: str | bytes) -> Any:
+def _session(ort: Any, model: str | bytes, data: tuple[str, bytearray] | None = None) -> Any:
+    """A session on the graph file ``model``, or on the graph's bytes with ``data`` the
+    name and contents of the weights file it points at, held in memory."""
     opts = ort.SessionOptions()
+    if data is not None:
+        opts.add_external_initializers_from_files_in_memory([data[0]], [data[1]], [len(data[1])])
     opts.intra_op_num_threads = _threads()
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -675,31 +726,6 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(a * b, axis=1)
 
 
-def _split_external(model: Any, location: str) -> bytes:
-    """Move the large initializers of ``model`` into one blob (returned) that the graph
-    references as ``location``; offsets are aligned so onnxruntime can mmap them."""
-    from onnx import TensorProto
-
-    blob = bytearray()
-    for tensor in model.graph.initializer:
-        if len(tensor.raw_data) < EXTERNAL_THRESHOLD:
-            continue
-        offset = -(-len(blob) // EXTERNAL_ALIGN) * EXTERNAL_ALIGN
-        blob.extend(b"\0" * (offset - len(blob)))
-        blob.extend(tensor.raw_data)
-        tensor.ClearField("raw_data")
-        tensor.data_location = TensorProto.EXTERNAL
-        del tensor.external_data[:]
-        for key, value in (
-            ("location", location),
-            ("offset", str(offset)),
-            ("length", str(len(blob) - offset)),
-        ):
-            entry = tensor.external_data.add()
-            entry.key, entry.value = key, value
-    return bytes(blob)
-
-
 @dataclass(frozen=True)
 class _CachePaths:
     graph: Path
@@ -716,6 +742,20 @@ class _CachePaths:
             meta=stem.with_suffix(".json"),
             lock=stem.with_suffix(".lock"),
         )
+
+
+def _check_graph(
+    session: Any, ids: np.ndarray, mask: np.ndarray, expected: np.ndarray, source: Path
+) -> float:
+    """The worst cosine between the graph's vectors for ``ids`` and ``expected`` (the numpy
+    reference's); :class:`KenningError` when it is below :data:`_MIN_VERIFY_COSINE`."""
+    worst = float(_cosines(expected, _run(session, ids, mask)).min())
+    if not worst >= _MIN_VERIFY_COSINE:
+        raise KenningError(
+            f"the ONNX graph built from {source} disagrees with the reference forward "
+            f"pass (cosine {worst:.6f}); please report this"
+        )
+    return worst
 
 
 def _build_and_cache(
@@ -738,28 +778,24 @@ def _build_and_cache(
     except Exception as exc:
         raise KenningError(f"cannot read {files.weights}: {exc}; " + INSTALL_HINT) from exc
     try:
-        model = build_onnx_model(weights, files.config)
+        model, data = _build_model(weights, files.config, paths.data.name)
     except KeyError as exc:
         raise KenningError(f"{files.weights} lacks tensor {exc}: not a BERT model") from exc
     build_count += 1
-    inline = model.SerializeToString()
+    graph = model.SerializeToString()
+    del model
 
     # Verify the graph against the numpy reference before anything is cached. One pass
     # gives the probe's vector too (the last row, the same as it alone: each row is computed
-    # apart), so the weights are copied to float64 once (~180 MB), not once more for it.
-    session = _session(ort, inline)
+    # apart). The session reads the weights file from memory: the graph is never
+    # serialised with its weights inline (90 MB more).
+    session = _session(ort, graph, (paths.data.name, data))
     ids, mask = _encode(tokenizer, [*_VERIFY_TEXTS, _PROBE_TEXT])
     expected = reference_forward(weights, files.config, ids, mask)
-    worst = float(_cosines(expected, _run(session, ids, mask)).min())
-    if worst < _MIN_VERIFY_COSINE:
-        raise KenningError(
-            f"the ONNX graph built from {files.weights} disagrees with the reference forward "
-            f"pass (cosine {worst:.6f}); please report this"
-        )
+    del weights
+    worst = _check_graph(session, ids, mask, expected, files.weights)
     probe = expected[-1]
 
-    data = _split_external(model, paths.data.name)
-    graph = model.SerializeToString()
     meta = {
         "graph_version": GRAPH_VERSION,
         "weights": str(files.weights.resolve()),
