@@ -201,15 +201,22 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
 
+def session_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temp folder of the whole session, the same for every pytest-xdist worker (each
+    worker's own temp folder is inside it)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' temp folders are siblings in the session's
+    return root
+
+
 def shared_between_workers(
     tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], np.ndarray]
 ) -> np.ndarray:
     """``compute()``'s array, computed by the first pytest-xdist worker that asks and read
     from the session's shared temp folder by the others (each worker would otherwise
     compute the same thing again: a module fixture is built once per worker)."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the workers' temp folders are siblings in the session's
+    root = session_folder(tmp_path_factory)
     path = root / f"{name}.npy"
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -3,12 +3,14 @@
 The reference vectors in ``data/minilm_reference.json`` were computed by the real
 sentence-transformers library (see ``scripts/make_minilm_reference.py``), independently of
 the graph kenning builds. Every test here that builds a graph uses its own cache folder
-(``KENNING_CACHE_DIR``); the module shares one built cache so the graph is built once (by
-the first of three processes that load the model at once into it, ``first_use``).
+(``KENNING_CACHE_DIR``); the module shares one built cache so the graph is built once a
+session, whichever pytest-xdist workers run the module (by the first of three processes that
+load the model at once into it, ``first_use``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import filecmp
 import json
 import os
@@ -32,6 +34,8 @@ from kenning.embedders.hashing import HashingEmbedder
 from kenning.embedders.minilm import MiniLMEmbedder
 from kenning.errors import KenningError
 from kenning.model import Provenance
+
+from .conftest import session_folder
 
 DATA = Path(__file__).resolve().parent / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
@@ -57,15 +61,33 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("kenning-cache")
+    """The module's cache folder, one for the whole session: its tests copy it before they
+    damage it, and every pytest-xdist worker that runs some of them reads the same one."""
+    return session_folder(tmp_path_factory) / "kenning-cache"
 
 
 @pytest.fixture(scope="module")
 def first_use(cache_root: Path) -> list[tuple[int, bytes, bytes]]:
     """Three processes that load the model at once into the module's empty cache folder (exit
     code, stdout, stderr each): the one build of the graph the module's tests read, checked
-    by test_concurrent_first_use_builds_once (a build is ~4 CPU-s; the module built it once
-    for its tests and once more for that test's own empty folder)."""
+    by test_concurrent_first_use_builds_once (a build is ~3 CPU-s; the module built it once
+    for its tests and once more in test_corrupted_cache_is_rebuilt). Run once per session:
+    the first worker to ask runs them, the others wait for it and read what they said (the
+    suite spreads this module over two workers, which each ran all three)."""
+    results = cache_root.with_name("kenning-cache-first-use.json")
+    with open(cache_root.with_name("kenning-cache-first-use.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not results.exists():
+            partial = results.with_suffix(".partial")
+            partial.write_text(json.dumps(_load_at_once(cache_root)))
+            partial.replace(results)
+    return [
+        (code, out.encode("latin-1"), err.encode("latin-1"))
+        for code, out, err in json.loads(results.read_text())
+    ]
+
+
+def _load_at_once(cache_root: Path) -> list[tuple[int, str, str]]:
     code = (
         "import sys; from kenning.embedders import minilm as m; "
         "e = m.MiniLMEmbedder.load(); v = e.embed(['concurrent load']); "
@@ -83,7 +105,10 @@ def first_use(cache_root: Path) -> list[tuple[int, bytes, bytes]]:
         for _ in range(3)
     ]
     results = [p.communicate(timeout=300) for p in procs]
-    return [(p.returncode, out, err) for p, (out, err) in zip(procs, results, strict=True)]
+    return [
+        (p.returncode, out.decode("latin-1"), err.decode("latin-1"))
+        for p, (out, err) in zip(procs, results, strict=True)
+    ]
 
 
 @pytest.fixture(scope="module")
