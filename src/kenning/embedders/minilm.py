@@ -486,13 +486,10 @@ def _onnx_protos() -> Any:
         if spec is None or spec.loader is None:
             raise ModuleNotFoundError(f"No module named {name!r} at {path}", name=name)
         module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        return module
+        # Listed once made (it never imports itself), so a thread importing onnx meanwhile
+        # never meets it half made; if that thread listed onnx's own first, that one is used.
+        spec.loader.exec_module(module)
+        return sys.modules.setdefault(name, module)
 
 
 def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Any:
