@@ -279,8 +279,19 @@ def test_the_cached_graph_is_graph_version_1(embedder: MiniLMEmbedder, cache_roo
     assert (minilm_mod.GRAPH_VERSION, {k: meta[k] for k in GRAPH_V1}) == (1, GRAPH_V1)
 
 
-def _copy_cache(src: Path, dst: Path) -> Path:
-    shutil.copytree(src / "models", dst / "models", ignore=shutil.ignore_patterns("*.lock"))
+def _copy_cache(src: Path, dst: Path, *, copy_weights: bool = False) -> Path:
+    """The graph files of the cache ``src`` in ``dst``: the small ones copied, the 90 MB
+    weights hard-linked (a load or a rebuild replaces a cache file by renaming another into
+    its place, never writes into it) unless the test writes into them (``copy_weights``)."""
+
+    def copy(source: str, target: str) -> None:
+        if source.endswith(".data") and not copy_weights:
+            os.link(source, target)
+        else:
+            shutil.copy2(source, target)
+
+    ignore = shutil.ignore_patterns("*.lock")
+    shutil.copytree(src / "models", dst / "models", ignore=ignore, copy_function=copy)
     return dst
 
 
@@ -332,7 +343,7 @@ def test_a_damaged_cache_is_not_opened(
     ``MiniLMEmbedder.load`` builds again after) refuse it; the same copy undamaged is
     opened. What a refusal leads to, the rebuild, is the same for every damage:
     test_corrupted_cache_is_rebuilt follows it through once (a build is ~1.5 CPU-s)."""
-    cache = _copy_cache(cache_root, tmp_path / "cache")
+    cache = _copy_cache(cache_root, tmp_path / "cache", copy_weights=damage == "garbage_weights")
     paths = minilm_mod._CachePaths.for_weights(cache, minilm_mod.MINILM_WEIGHTS_SHA256)
     ort, _ = minilm_mod._import_runtime()
     tokenizer = embedder._tokenizer
@@ -351,7 +362,7 @@ def test_corrupted_cache_is_rebuilt(
     """A damaged cache (its weights overwritten: the 90 MB file that must then be written
     again byte for byte) is built again, once, and reused; test_a_damaged_cache_is_not_opened
     shows each other damage leads here."""
-    cache = _copy_cache(cache_root, tmp_path / "cache")
+    cache = _copy_cache(cache_root, tmp_path / "cache", copy_weights=True)
     data = next(p for p in graph_files(cache) if p.suffix == ".data")
     _damage(cache, "garbage_weights")
     stale = data.parent / f".{data.name}.killedbuild.tmp"  # left by a build that was killed
