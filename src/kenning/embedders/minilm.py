@@ -14,8 +14,7 @@ Where the model comes from
 
 How it runs
     On first use an fp32 ONNX graph (BERT encoder + attention-mask-weighted mean pooling +
-    L2 normalisation) is built from the safetensors with the ``onnx`` package's protobuf
-    classes alone (not all of onnx: see :func:`_onnx_protos`), checked
+    L2 normalisation) is built from the safetensors with the ``onnx`` package alone, checked
     against a numpy forward pass written here (:func:`reference_forward`) and cached
     atomically under ``$KENNING_CACHE_DIR`` (else
     ``$XDG_CACHE_HOME/kenning``, else ``~/.cache/kenning``), keyed by the sha256 of the
@@ -48,9 +47,7 @@ import json
 import logging
 import math
 import os
-import sys
 import tempfile
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -462,36 +459,6 @@ def reference_forward(
 # --------------------------------------------------------------------------------------
 
 
-_PROTOS_LOCK = threading.Lock()
-
-
-def _onnx_protos() -> Any:
-    """The onnx package's protobuf classes (``onnx.onnx_ml_pb2``), which the graph is built
-    with. ``import onnx`` imports all of onnx, and with it ml_dtypes, whose registrations
-    with numpy took ~0.9 of a build's ~3 CPU-s here for nothing the build uses. So unless
-    onnx is imported already, the module is loaded alone from the onnx package's folder,
-    under its own name: an ``import onnx`` after it finds it there and uses it as its own
-    (``from onnx import onnx_ml_pb2`` and ``onnx.TensorProto`` are this module's)."""
-    name = "onnx.onnx_ml_pb2"
-    with _PROTOS_LOCK:
-        if name in sys.modules:
-            return sys.modules[name]
-        if "onnx" in sys.modules:
-            return importlib.import_module(name)
-        package = importlib.util.find_spec("onnx")
-        if package is None or not package.submodule_search_locations:
-            raise ModuleNotFoundError("No module named 'onnx'", name="onnx")
-        path = Path(next(iter(package.submodule_search_locations))) / "onnx_ml_pb2.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ModuleNotFoundError(f"No module named {name!r} at {path}", name=name)
-        module = importlib.util.module_from_spec(spec)
-        # Listed once made (it never imports itself), so a thread importing onnx meanwhile
-        # never meets it half made; if that thread listed onnx's own first, that one is used.
-        spec.loader.exec_module(module)
-        return sys.modules.setdefault(name, module)
-
-
 def build_onnx_model(weights: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Any:
     """Build the fp32 ONNX graph (opset 17): inputs ``input_ids``, ``attention_mask``
     (int64, ``[batch, seq]``), output ``sentence_embedding`` (float32, ``[batch, hidden]``).
@@ -507,8 +474,7 @@ def _build_model(
     it (returned) at offsets aligned to :data:`EXTERNAL_ALIGN`, so onnxruntime can map them.
     The tensors go straight into the model's graph: building them apart and handing them to
     ``make_graph`` and ``make_model`` copied the 90 MB of weights three more times."""
-    pb = _onnx_protos()
-    TensorProto = pb.TensorProto
+    from onnx import TensorProto, external_data_helper, helper, numpy_helper
 
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
@@ -516,76 +482,64 @@ def _build_model(
     layers = int(config["num_hidden_layers"])
     eps = float(config.get("layer_norm_eps", 1e-12))
 
-    # Field by field what onnx.helper's make_model, make_graph, make_tensor_value_info,
-    # make_opsetid and make_node made (the cached graph's bytes are the same).
-    model = pb.ModelProto()
+    # The model's shell first, nodes and initializers added to its graph as they are made:
+    # make_model copies the graph it is given, so it is given none of the weights.
+    model = helper.make_model(
+        helper.make_graph(
+            [],
+            "minilm_sentence_embedding",
+            [
+                helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+                helper.make_tensor_value_info(
+                    "attention_mask", TensorProto.INT64, ["batch", "seq"]
+                ),
+            ],
+            [
+                helper.make_tensor_value_info(
+                    "sentence_embedding", TensorProto.FLOAT, ["batch", hidden]
+                )
+            ],
+        ),
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="kenning",
+        producer_version=str(GRAPH_VERSION),
+    )
     model.ir_version = 8
-    model.producer_name = "kenning"
-    model.producer_version = str(GRAPH_VERSION)
-    opset = model.opset_import.add()
-    opset.domain, opset.version = "", OPSET
     graph = model.graph
-    graph.name = "minilm_sentence_embedding"
-    for values, name, elem_type, dims in (
-        (graph.input, "input_ids", TensorProto.INT64, ["batch", "seq"]),
-        (graph.input, "attention_mask", TensorProto.INT64, ["batch", "seq"]),
-        (graph.output, "sentence_embedding", TensorProto.FLOAT, ["batch", hidden]),
-    ):
-        value = values.add()
-        value.name = name
-        tensor_type = value.type.tensor_type
-        tensor_type.elem_type = elem_type
-        for size in dims:
-            dim = tensor_type.shape.dim.add()
-            if isinstance(size, str):
-                dim.dim_param = size
-            else:
-                dim.dim_value = size
-    data_types = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64}
     blob = bytearray()
     counter = [0]
 
     def const(name: str, array: np.ndarray) -> str:
-        # What onnx.numpy_helper.from_array made of np.ascontiguousarray(array) (at least
-        # one dimension: a scalar is stored as shape [1]), its bytes copied once.
+        # At least one dimension: a scalar is stored as shape [1] (graph version 1's bytes).
+        array = np.ascontiguousarray(array)
+        if location is None or array.nbytes < EXTERNAL_THRESHOLD:
+            # onnx's own conversion; appending copies it once more, a few KB here (and the
+            # inline weights of build_onnx_model, a graph the cache never holds)
+            graph.initializer.append(numpy_helper.from_array(array, name))
+            return name
+        # A large one is added to the graph directly, its bytes written once into the weights
+        # file and never into the tensor: numpy_helper.from_array would copy them into a
+        # tensor and appending it (or make_graph(initializer=...)) once more, only for them
+        # to be moved out to the weights file again (~90 MB each time, all the weights).
         tensor = graph.initializer.add()
         tensor.name = name
-        tensor.data_type = data_types[array.dtype]
-        array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+        tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
         tensor.dims.extend(array.shape)
-        if location is None or array.nbytes < EXTERNAL_THRESHOLD:
-            tensor.raw_data = array.tobytes()
-            return name
         offset = -(-len(blob) // EXTERNAL_ALIGN) * EXTERNAL_ALIGN
         blob.extend(bytes(offset - len(blob)))
-        blob.extend(array.data.cast("B"))
-        tensor.data_location = TensorProto.EXTERNAL
-        for key, value in (("location", location), ("offset", offset), ("length", array.nbytes)):
-            entry = tensor.external_data.add()
-            entry.key, entry.value = key, str(value)
+        blob.extend(array.astype(array.dtype.newbyteorder("<"), copy=False).data.cast("B"))
+        # set_external_data refuses a tensor without raw_data (it expects the data inline,
+        # to be written out when the model is saved): this one never holds any, so an empty
+        # placeholder stands in and is cleared once the entries are made.
+        tensor.raw_data = b""
+        external_data_helper.set_external_data(tensor, location, offset, array.nbytes)
+        tensor.ClearField("raw_data")
         return name
-
-    def make_node(op: str, inputs: list[str], outputs: list[str], name: str, **attrs: Any) -> None:
-        made = graph.node.add()
-        made.op_type = op
-        made.input.extend(inputs)
-        made.output.extend(outputs)
-        made.name = name
-        for key, value in sorted(attrs.items()):
-            attr = made.attribute.add()
-            attr.name = key
-            if isinstance(value, float):
-                attr.f, attr.type = value, pb.AttributeProto.FLOAT
-            elif isinstance(value, int):
-                attr.i, attr.type = value, pb.AttributeProto.INT
-            else:
-                attr.ints.extend(value)
-                attr.type = pb.AttributeProto.INTS
 
     def node(op: str, inputs: list[str], **attrs: Any) -> str:
         counter[0] += 1
         out = f"{op.lower()}_{counter[0]}"
-        make_node(op, inputs, [out], f"{op}_{counter[0]}", **attrs)
+        graph.node.append(helper.make_node(op, inputs, [out], name=f"{op}_{counter[0]}", **attrs))
         return out
 
     def f32(name: str) -> np.ndarray:
@@ -640,7 +594,9 @@ def _build_model(
         qkv = node("Add", [qkv, const(p + "qkv.bias", qkv_b)])
         counter[0] += 1
         q, k, v = (f"{n}_{counter[0]}" for n in QKV)
-        make_node("Split", [qkv, split_qkv], [q, k, v], q + "_split", axis=2)
+        graph.node.append(
+            helper.make_node("Split", [qkv, split_qkv], [q, k, v], axis=2, name=q + "_split")
+        )
         q = node("Transpose", [node("Reshape", [q, shape_heads])], perm=[0, 2, 1, 3])
         k = node("Transpose", [node("Reshape", [k, shape_heads])], perm=[0, 2, 3, 1])
         v = node("Transpose", [node("Reshape", [v, shape_heads])], perm=[0, 2, 1, 3])
@@ -662,7 +618,9 @@ def _build_model(
     count = node("Max", [node("ReduceSum", [mask3, axis1], keepdims=0), f_tiny])
     pooled = node("Div", [summed, count])
     norm = node("Max", [node("ReduceL2", [pooled], axes=[1], keepdims=1), f_norm_eps])
-    make_node("Div", [pooled, norm], ["sentence_embedding"], "Normalise")
+    graph.node.append(
+        helper.make_node("Div", [pooled, norm], ["sentence_embedding"], name="Normalise")
+    )
 
     return model, blob
 
