@@ -510,7 +510,8 @@ def _build_model(
     counter = [0]
 
     def const(name: str, array: np.ndarray) -> str:
-        # At least one dimension: a scalar is stored as shape [1] (graph version 1's bytes).
+        # ascontiguousarray gives a scalar one dimension: stored as shape [1], as graph
+        # version 1's bytes have it
         array = np.ascontiguousarray(array)
         if location is None or array.nbytes < EXTERNAL_THRESHOLD:
             # onnx's own conversion; appending copies it once more, a few KB here (and the
