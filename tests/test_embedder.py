@@ -410,10 +410,12 @@ def test_concurrent_first_use_builds_once(
     assert all(norm == "1.0" for _, norm, _ in lines)
     assert not list((cache_root / "models").glob(".*.tmp"))
     if sys.platform == "linux":  # ru_maxrss in KiB (bytes on macOS)
-        # ~300 MB here (a load of the cached graph: 136 MB); 672 MB when the reference pass
-        # copied all the weights to float64 and the graph was serialised with them inline
+        # ~300 MB alone, 413 MB seen in a loaded full run (where freed memory is handed
+        # back to the system varies with the threads' interleaving); 672 MB when the
+        # reference pass copied all the weights to float64 and the graph was serialised
+        # with them inline (a load of the cached graph: 136 MB)
         (peak,) = (int(kib) for builds, _, kib in lines if builds == "1")
-        assert peak < 360 * 1024, f"the build peaked at {peak // 1024} MB"
+        assert peak < 520 * 1024, f"the build peaked at {peak // 1024} MB"
 
 
 # --- model folder problems -----------------------------------------------------------------
