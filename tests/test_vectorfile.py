@@ -12,6 +12,7 @@ import functools
 import os
 import shutil
 import sqlite3
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -631,6 +632,15 @@ def test_query_codes_stay_where_the_int8_product_is_exact() -> None:
             # the second level is what makes the query's share of a row's bound small
             assert coded.error <= np.linalg.norm(q - first) / 30
             assert coded.norm == pytest.approx(float(np.linalg.norm(q)))
+    # What the first level leaves can be below what a float32 scale reaches: no second level
+    # then (a scale of 0 divided into NaN codes), and the error still bounds it.
+    query = np.zeros(DIM)
+    query[0], query[1] = 63 * float(np.float32(1 / 63)), 1e-44
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coded = quantise_query(query, SAFE_QUERY_CODE_LIMIT)
+    assert coded.codes[0][0] == 63 and not coded.codes[1].any()
+    assert 1e-44 <= coded.error < 1e-40
 
 
 def test_every_rows_cosine_lies_within_its_int8_score_and_bound() -> None:

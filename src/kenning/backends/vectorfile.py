@@ -254,10 +254,10 @@ def quantise_query(query: np.ndarray, limit: int) -> QueryCodes:
     left = q64
     for level in range(2):
         peak = float(np.abs(left).max()) if len(left) else 0.0
-        if peak == 0:
+        scale = np.float64(np.float32(peak / limit))
+        if not scale > 0:  # nothing left, or less than float32 can scale (kept in the error)
             break
-        scales[level] = peak / limit
-        scale = np.float64(scales[level])
+        scales[level] = scale
         rounded = np.clip(np.rint(left / scale), -limit, limit)
         codes[level] = rounded
         left = left - rounded * scale
