@@ -348,7 +348,12 @@ def test_a_busy_file_lock_keeps_new_rows_in_memory(db: Path, queries: np.ndarray
 def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
     from onnx import TensorProto, helper, numpy_helper
 
-    from kenning.backends.vectorfile import INT8_SCAN_MODEL, int8_dots, query_code_limit
+    from kenning.backends.vectorfile import (
+        INT8_SCAN_MODEL,
+        SCAN_CHUNK_ROWS,
+        int8_dots,
+        query_code_limit,
+    )
 
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["codes", "query", "zero"], ["dots"])],
@@ -385,6 +390,12 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
         np.testing.assert_array_equal(dots, expected)
     # as the product gives it: a conversion would be one more pass over every row a search
     assert dots.dtype == np.int32
+    # a scan of more rows than one run of the product takes is the same product, run by run
+    many = np.zeros(2 * SCAN_CHUNK_ROWS + 5, dtype=record_dtype(DIM))
+    many["codes"] = rng.integers(0, 256, size=many["codes"].shape, dtype=np.uint8)
+    query = rng.integers(-limit, limit + 1, (2, DIM)).astype(np.int8)
+    expected = (many["codes"][:, :DIM].astype(np.int32) - 128) @ query.T.astype(np.int32)
+    np.testing.assert_array_equal(int8_dots(many, query), expected)
 
 
 _SEARCH_UNDER_A_FILE_SIZE_LIMIT = """
