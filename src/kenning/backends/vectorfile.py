@@ -318,15 +318,26 @@ def _matmul_integer() -> Any:
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            # One thread: a single query's scan is memory-bound, and a second thread
-            # fights the model (and everything else) on a busy 2-core machine.
-            options.intra_op_num_threads = 1
+            # Two threads where the process may use two CPUs: a search runs after its
+            # query is embedded and its lexical side is done, so the model's cores are free
+            # (on an AMD EPYC without VNNI, where the product is compute-bound: 10k rows
+            # 0.83 -> 0.52 ms, 100k 11.4 -> 6.2 ms). No spinning: an idle thread sleeps.
+            options.intra_op_num_threads = _scan_threads()
             options.inter_op_num_threads = 1
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             _session = ort.InferenceSession(
                 INT8_SCAN_MODEL, options, providers=["CPUExecutionProvider"]
             )
         return _session
+
+
+def _scan_threads() -> int:
+    """Two, or one where this process may use only one CPU."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cpus = os.cpu_count() or 1
+    return 2 if cpus >= 2 else 1
 
 
 def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
