@@ -210,6 +210,20 @@ def session_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def written_once_per_session(root: Path, name: str, write: Callable[[Path], None]) -> Path:
+    """The file ``root / name``, written by ``write(path)`` for the first pytest-xdist worker
+    that asks (under a lock; to a temporary name, then renamed, so a worker killed meanwhile
+    leaves nothing a later one would read) and only read by the others."""
+    path = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            partial = root / f".partial-{name}"  # the same suffix: np.save adds .npy else
+            write(partial)
+            partial.replace(path)
+    return path
+
+
 def shared_between_workers(
     tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], np.ndarray]
 ) -> np.ndarray:
@@ -217,14 +231,7 @@ def shared_between_workers(
     from the session's shared temp folder by the others (each worker would otherwise
     compute the same thing again: a module fixture is built once per worker)."""
     root = session_folder(tmp_path_factory)
-    path = root / f"{name}.npy"
-    with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not path.exists():
-            partial = root / f"{name}.partial.npy"
-            np.save(partial, compute())
-            partial.replace(path)
-    return np.load(path)
+    return np.load(written_once_per_session(root, f"{name}.npy", lambda p: np.save(p, compute())))
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ load the model at once into it, ``first_use``).
 
 from __future__ import annotations
 
-import fcntl
 import filecmp
 import json
 import os
@@ -35,7 +34,7 @@ from kenning.embedders.minilm import MiniLMEmbedder
 from kenning.errors import KenningError
 from kenning.model import Provenance
 
-from .conftest import session_folder
+from .conftest import session_folder, written_once_per_session
 
 DATA = Path(__file__).resolve().parent / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
@@ -74,13 +73,11 @@ def first_use(cache_root: Path) -> list[tuple[int, bytes, bytes]]:
     for its tests and once more in test_corrupted_cache_is_rebuilt). Run once per session:
     the first worker to ask runs them, the others wait for it and read what they said (the
     suite spreads this module over two workers, which each ran all three)."""
-    results = cache_root.with_name("kenning-cache-first-use.json")
-    with open(cache_root.with_name("kenning-cache-first-use.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not results.exists():
-            partial = results.with_suffix(".partial")
-            partial.write_text(json.dumps(_load_at_once(cache_root)))
-            partial.replace(results)
+    results = written_once_per_session(
+        cache_root.parent,
+        "kenning-cache-first-use.json",
+        lambda path: path.write_text(json.dumps(_load_at_once(cache_root))),
+    )
     return [
         (code, out.encode("latin-1"), err.encode("latin-1"))
         for code, out, err in json.loads(results.read_text())
