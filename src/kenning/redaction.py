@@ -839,14 +839,14 @@ _LOGIN_PAIR = lazy(
 
 
 def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
-    found: list[tuple[re.Match[str], str, str]] = []
+    # (match, its value's group, the secret's word, whether the value ends its clause)
+    found: list[tuple[re.Match[str], str, str, bool]] = []
     if "use" in lower and " as " in lower:
         for m in _USED_AS.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-            found.append((m, group, m.group("key")))
+            found.append((m, group, m.group("key"), False))
     if "log" in lower or "sign" in lower or "cred" in lower:
-        found.extend((m, "val", "password") for m in _LOGIN_PAIR.finditer(text))
-    is_the = len(found)
+        found.extend((m, "val", "password", False) for m in _LOGIN_PAIR.finditer(text))
     if " is " in lower or " was " in lower:
         for m in _IS_THE.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
@@ -855,12 +855,13 @@ def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
                 # a parameter's documentation ("password2 is the password for the backup
                 # user", "args.pw is the password to use"): a name, where a value is no code
                 continue
-            found.append((m, group, m.group("key")))
-    for i, (m, group, key) in enumerate(found):
+            # "… is the password." ends its clause at the password's word (:data:`_IS_THE`),
+            # so a chosen one in lower case is taken there, as after "is"
+            # (_short_chosen_password)
+            found.append((m, group, m.group("key"), True))
+    for m, group, key, ends in found:
         value = m.group(group).rstrip(".!?:)") if group == "val" else m.group(group)
-        # "… is the password." ends its clause at the password's word (:data:`_IS_THE`), so
-        # a chosen one in lower case is taken there, as after "is" (_short_chosen_password)
-        if _said_secret(key, value, i >= is_the):
+        if _said_secret(key, value, ends):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
 
 
