@@ -239,6 +239,10 @@ def ensure_model(cache: Path) -> dict[str, Any]:
     L2) against kenning's embedder on the same texts, with a tokenizer that truncates at
     kenning's 256 tokens (ruvector itself truncates at the file's 128).
     """
+    # kenning first: its defaults (onnxruntime's telemetry off) apply to the import below
+    import kenning  # noqa: F401
+
+    # isort: split
     import onnxruntime as ort
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer

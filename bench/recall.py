@@ -141,6 +141,10 @@ def machine() -> dict[str, object]:
                 break
     except OSError:
         pass
+    # kenning first: its defaults (onnxruntime's telemetry off) apply to the import below
+    import kenning  # noqa: F401
+
+    # isort: split
     import onnxruntime
 
     return {

@@ -326,6 +326,7 @@ def print_cold(label: str, cold: dict[str, Any]) -> None:
 FIRST_QUERY = """
 import json, sys, time
 t0 = time.perf_counter()
+import kenning  # first, as in every kenning process: its defaults (onnxruntime's telemetry off)
 import numpy as np
 import onnxruntime  # every recall process has it loaded already, for the model
 from kenning.backends.base import Filters
