@@ -10,8 +10,6 @@ import subprocess
 import sys
 import threading
 import warnings
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,27 +56,6 @@ UTC_RULE = "All timestamps are stored in UTC: use datetime.now(UTC), never naive
 @pytest.fixture(scope="module")  # module-wide: the shared server's event loop lives as long
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def connect(
-    cwd: Path, errlog: Path, *args: str, env: dict[str, str] | None = None
-) -> AsyncIterator[ClientSession]:
-    """The kenning MCP server over stdio, initialised (``env`` added to this process's)."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kenning", "mcp", *args],
-        cwd=str(cwd),
-        env={**os.environ, **(env or {})},
-    )
-    with errlog.open("a", encoding="utf-8") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            with anyio.fail_after(120):
-                await session.initialize()
-            yield session
 
 
 async def call(session: ClientSession | Client, tool: str, **arguments: Any) -> CallToolResult:
@@ -255,14 +232,13 @@ async def test_concurrent_calls(project: Path, shared: Shared) -> None:
 
 
 async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
+    """``kenning mcp --project-dir`` started outside the project serves the project: the
+    stdio server of test_stdout_carries_only_the_protocol is started so (a server of its
+    own here cost ~1 CPU-s: the SDK's imports). Without the option, the folder it serves
+    is worked out from the one it starts in, not from anything of the process (a second
+    server cost ~2.5 CPU-s): started in-process there."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    async with connect(outside, tmp_path / "err.log", "--project-dir", str(project)) as s:
-        stats = await ok(s, "hooks_stats")
-        assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
-        assert stats["group_id"] == "acme/widgets"
-    # without the option, the folder it serves is worked out from the one it starts in, not
-    # from anything of the process (a second one cost ~2.5 CPU-s): started in-process there
     async with started(outside) as s:
         assert "not inside a git repository" in await error(s, "hooks_recall", query="abc def")
 
@@ -296,11 +272,15 @@ async def test_installed_mcp_entry_starts_the_server(
 
 
 def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:
-    """Raw JSON-RPC over pipes: every stdout line is a JSON-RPC message, logs go to stderr."""
+    """Raw JSON-RPC over pipes: every stdout line is a JSON-RPC message, logs go to stderr.
+    The server starts outside the project with ``--project-dir``, which names the project it
+    serves (test_project_dir_option's stdio half)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
     errlog = (tmp_path / "err.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kenning", "mcp"],
-        cwd=project,
+        [sys.executable, "-m", "kenning", "mcp", "--project-dir", str(project)],
+        cwd=outside,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=errlog,
@@ -317,6 +297,7 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
         proc.stdin.flush()
 
     lines: list[str] = []
+    replies: dict[int, dict[str, Any]] = {}
 
     def response(request_id: int) -> dict[str, Any]:
         assert proc.stdout is not None
@@ -360,7 +341,7 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
                     "params": {"name": name, "arguments": arguments},
                 }
             )
-            reply = response(request_id)
+            reply = replies[request_id] = response(request_id)
             assert "result" in reply, reply
         proc.stdin.close()
         rest = proc.stdout.read()
@@ -376,6 +357,10 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
     stderr = (tmp_path / "err.log").read_text()
     assert proc.returncode == 0, stderr
     assert "opened" in stderr  # the DEBUG/INFO log went to stderr
+    # --project-dir: the project's store and id, though the server started outside it
+    stats = replies[5]["result"]["structuredContent"]
+    assert stats["intel_path"] == str(project / ".kenning" / "memory.db")
+    assert stats["group_id"] == "acme/widgets"
 
 
 async def test_a_deleted_or_replaced_store_is_opened_again(project: Path, shared: Shared) -> None:
