@@ -225,16 +225,20 @@ def test_files_starting_with_a_byte_order_mark_are_still_read(
     claude: Path, scratch_home: Path, project: Path
 ) -> None:
     """kenning keeps a byte order mark (a Windows editor's) at the start of a JSON file it
-    rewrites: Claude Code must still read both files. The settings file's own setting shows
-    it: with ``enableAllProjectMcpServers`` read, the project's server is not left pending
-    approval, and Claude Code starts it. That server is ``/bin/false``: what is checked is
-    that Claude Code tried it (a kenning server there, a second MCP server start of ~2 CPU-s,
-    would check nothing more; kenning's own server connects in the same listing)."""
+    rewrites: Claude Code must still read both files. Each file's own setting shows it read
+    it: with the settings file's ``enableAllProjectMcpServers`` the project's server is not
+    left pending approval, and Claude Code starts it (``/bin/false``: what is checked is
+    that Claude Code tried it); in ``~/.claude.json``, beside the registration kenning
+    wrote, the user turned kenning off for the project, and Claude Code lists it so. (That
+    kenning's user-scope server connects is test_each_scope_connects_in_claude_code's: a
+    start here, a Python process importing the MCP SDK of ~1.2 CPU-s, would read nothing
+    more of the file.)"""
     bom = b"\xef\xbb\xbf"
     settings = scratch_home / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_bytes(bom + b'{\n  "enableAllProjectMcpServers": true\n}\n')
-    (scratch_home / ".claude.json").write_bytes(bom + b'{\n  "numStartups": 1\n}\n')
+    off = {"numStartups": 1, "projects": {str(project): {"disabledMcpServers": ["kenning"]}}}
+    (scratch_home / ".claude.json").write_bytes(bom + json.dumps(off, indent=2).encode())
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"team": {"command": "/bin/false"}}})
     )
@@ -242,7 +246,7 @@ def test_files_starting_with_a_byte_order_mark_are_still_read(
     assert settings.read_bytes().startswith(bom)
     assert (scratch_home / ".claude.json").read_bytes().startswith(bom)
     listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-    assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+    assert "Disabled for this project" in mcp_list_line(listed, "kenning"), listed
     team = mcp_list_line(listed, "team")  # approved (not pending), so started: it exits at once
     assert "Failed to connect" in team and "Pending approval" not in team, listed
 
