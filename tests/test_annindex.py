@@ -1,10 +1,11 @@
 """The approximate index of large embedded stores (``memory.db.ann``): used above the
 threshold, exact below it, in step with SQLite, never trusted when it cannot be.
 
-Real SQLite files in temp folders; the threshold is lowered with ``KENNING_ANN_MIN_ROWS`` so
-a few thousand rows cross it; the graph is built by the real background builder process
-(waited for) or by ``build_ann_index``. Every answer is compared with brute-force float32
-search over SQLite's BLOBs.
+Real SQLite files in temp folders; the threshold is lowered with ``KENNING_ANN_MIN_ROWS`` (to
+500) so a store of 2,000 rows crosses it, and a filter to one of its four groups is at it;
+the graph is built by the real background builder process (waited for) or by
+``build_ann_index``. Every answer is compared with brute-force float32 search over SQLite's
+BLOBs.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from tests.test_vectorfile import (
     vectors,
 )
 
-ROWS = 4000
-THRESHOLD = 1000
+ROWS = 2000
+THRESHOLD = 500
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +253,7 @@ def test_filters_broad_use_the_graph_selective_scan_their_rows(
 ) -> None:
     backend = SQLiteBackend(built_db, create=False)
     hits(backend, queries[0])  # the backend's first search scans
-    broad = Filters(group_id="acme/a")  # 1,000 rows of 4,000: at the threshold
+    broad = Filters(group_id="acme/a")  # 500 rows of 2,000: at the threshold
     assert recall_at_k(backend, built_db, queries, broad) >= 0.95
     assert len(graph_calls) == len(queries)
     graph_calls.clear()
@@ -317,10 +318,10 @@ def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
     built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
     backend = SQLiteBackend(built_db, create=False)
-    backend.upsert(records(ROWS, vectors(600, 9)))  # 15 % more rows than the graph holds
+    backend.upsert(records(ROWS, vectors(300, 9)))  # 15 % more rows than the graph holds
     assert recall_at_k(backend, built_db, queries, Filters()) >= 0.95
     assert graph_calls
-    assert wait_for_graph(built_db, ROWS + 600).keys == ROWS + 600
+    assert wait_for_graph(built_db, ROWS + 300).keys == ROWS + 300
     backend.close()
 
 
@@ -447,7 +448,7 @@ def test_a_restored_database_that_forgot_another_note_finds_every_note(
     backup.parent.mkdir()
     shutil.copy(db, backup)
     everything = vectors(ROWS, 1)
-    x, y = 1234, 2345
+    x, y = 1234, 1345
     backend = SQLiteBackend(db, create=False)
     assert backend.delete([f"m{x:07d}"]) == 1
     assert backend.build_ann_index()
