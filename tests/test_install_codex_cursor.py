@@ -271,8 +271,9 @@ def test_codex_merge_keeps_the_other_servers_in_every_layout(
 
     code, _, err = cli("codex", "--scope", "user", "--uninstall", "--no-agents-md")
     assert code == 0, err
+    # the user's file byte for byte: what Codex reads from it is `before` (a third `codex mcp
+    # list` of the same bytes, ~0.12 CPU-s a layout, would read nothing new)
     assert config.read_bytes() == original
-    assert codex_servers(codex, home, project) == before
 
 
 def test_codex_config_starting_with_a_byte_order_mark(
