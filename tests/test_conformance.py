@@ -65,6 +65,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     store_kind,
 )
 from tests.conftest import PROJECT_REMOTE, make_repo
+from tests.racing import AWAIT_GO, start_together
 
 DIM = 8
 PAIRS = [
@@ -3107,10 +3108,11 @@ CONCURRENT_WRITER = textwrap.dedent(
     from kenning.store import MemoryStore
 
     url, root, worker, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    embedder = load_embedder("minilm")
+    embedder = load_embedder("hashing")
     project = Project(root=root, group_id="acme/widgets", store_path=root / ".kenning" / "m.db")
     backend = open_backend(url, create=True, dimension=embedder.provenance.dimension)
     store = MemoryStore(backend, project, load_settings(root), embedder)
+    AWAIT_GO
     out = []
     for i in range(n):
         if i % 2 == 0:  # shared by every worker
@@ -3122,7 +3124,7 @@ CONCURRENT_WRITER = textwrap.dedent(
     store.close()
     print(json.dumps(out))
     """
-)
+).replace("AWAIT_GO\n", AWAIT_GO)
 
 
 RAW_WRITER = textwrap.dedent(
@@ -3136,6 +3138,7 @@ RAW_WRITER = textwrap.dedent(
 
     url, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     backend = open_backend(url, create=True, dimension=8)
+    AWAIT_GO
     stored = 0
     for i in range(n):
         text = f"contended note {i}"
@@ -3149,22 +3152,20 @@ RAW_WRITER = textwrap.dedent(
     backend.close()
     print(stored)
     """
-)
+).replace("AWAIT_GO\n", AWAIT_GO)
 
 
 def test_postgres_exclusive_serialises_processes(pg_url: str) -> None:
-    # Four processes (each ~0.5 CPU-s to start: kenning, numpy, psycopg) race for 40
-    # notes (eight did before): with the advisory lock taken out, 6 runs of 6 failed.
-    workers, per_worker = 4, 40
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", RAW_WRITER, pg_url, str(w), str(per_worker)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for w in range(workers)
-    ]
+    # Three processes (each ~0.5 CPU-s to start: kenning, numpy, psycopg), let go at once
+    # once all are ready, race for 20 notes: with the advisory lock taken out, 8 runs of 8
+    # failed (two processes: 3 of 5; four started one by one, racing for 40: 1 of 2).
+    workers, per_worker = 3, 20
+    procs = start_together(
+        [
+            [sys.executable, "-c", RAW_WRITER, pg_url, str(w), str(per_worker)]
+            for w in range(workers)
+        ]
+    )
     stored = 0
     for proc in procs:
         stdout, stderr = proc.communicate(timeout=300)
@@ -3182,9 +3183,12 @@ def test_postgres_exclusive_serialises_processes(pg_url: str) -> None:
 
 
 def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> None:
-    workers, per_worker = 6, 10
-    procs = [
-        subprocess.Popen(
+    """Whole ``remember`` calls (its duplicate checks, its write) from processes writing at
+    once. The hashing embedder: the model is not what races (a writer loading MiniLM cost
+    ~0.8 CPU-s more to start), and a note shared by the writers is the same text."""
+    workers, per_worker = 3, 10
+    procs = start_together(
+        [
             [
                 sys.executable,
                 "-c",
@@ -3193,13 +3197,10 @@ def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> 
                 str(tmp_path),
                 str(w),
                 str(per_worker),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for w in range(workers)
-    ]
+            ]
+            for w in range(workers)
+        ]
+    )
     outcomes = []
     for proc in procs:
         stdout, stderr = proc.communicate(timeout=600)
