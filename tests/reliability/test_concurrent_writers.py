@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 import textwrap
 import time
@@ -23,14 +22,18 @@ from typing import Any
 
 import pytest
 
+from ..racing import AWAIT_GO, start_together
 from .conftest import random_note, rows_by_id
 
 WRITER = textwrap.dedent(
     """
     import json, sys, time, traceback
     from kenning import open_store
+    from kenning.embedders import load_embedder
     plan = json.load(open(sys.argv[1]))
     out = sys.argv[2]
+    load_embedder().embed(["the model loaded"])  # the one open_store() takes
+    AWAIT_GO
     store = open_store()
     results = []
     started = time.monotonic()
@@ -45,15 +48,18 @@ WRITER = textwrap.dedent(
     store.close()
     json.dump({"results": results, "seconds": time.monotonic() - started}, open(out, "w"))
     """
-)
+).replace("AWAIT_GO\n", AWAIT_GO)
 
 READER = textwrap.dedent(
     """
     import json, os, random, sys, time, traceback
     from kenning import open_store
+    from kenning.embedders import load_embedder
     queries = json.load(open(sys.argv[1]))
     out, stop, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
     rng = random.Random(seed)
+    load_embedder().embed(["the model loaded"])
+    AWAIT_GO
     store = open_store(create=True)
     seen, errors, calls, hits, latencies = {}, [], 0, 0, []
     while not os.path.exists(stop) or calls < 3:
@@ -74,7 +80,7 @@ READER = textwrap.dedent(
     json.dump({"seen": {k: sorted(v) for k, v in seen.items()}, "errors": errors,
                "calls": calls, "hits": hits, "latencies": latencies}, open(out, "w"))
     """
-)
+).replace("AWAIT_GO\n", AWAIT_GO)
 
 
 def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]:
@@ -101,25 +107,30 @@ def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]
 def test_concurrent_writers_and_readers(
     project: Path, tmp_path: Path, full: bool, recorder: Any
 ) -> None:
-    writers, per_writer, readers = (8, 250, 4) if full else (4, 30, 2)
+    writers, per_writer, readers = (8, 250, 4) if full else (3, 30, 1)
     rng = random.Random(20240611)
     plans = _plans(rng, writers, per_writer)
     everything = sorted({text for plan in plans for text in plan})
     queries_file = tmp_path / "queries.json"
     queries_file.write_text(json.dumps(everything))
     stop = tmp_path / "stop"
-    procs: list[tuple[str, subprocess.Popen[str], Path]] = []
-    started = time.monotonic()
+    commands: list[tuple[str, list[str], Path]] = []
     for w, plan in enumerate(plans):
         plan_file = tmp_path / f"plan-{w}.json"
         plan_file.write_text(json.dumps(plan))
         out = tmp_path / f"writer-{w}.json"
-        cmd = [sys.executable, "-c", WRITER, str(plan_file), str(out)]
-        procs.append(("writer", _spawn(cmd, project), out))
+        commands.append(("writer", [sys.executable, "-c", WRITER, str(plan_file), str(out)], out))
     for r in range(readers):
         out = tmp_path / f"reader-{r}.json"
         cmd = [sys.executable, "-c", READER, str(queries_file), str(out), str(stop), str(r)]
-        procs.append(("reader", _spawn(cmd, project), out))
+        commands.append(("reader", cmd, out))
+    # every process loads the model first, then all open the store (which none has made
+    # yet) and write or read at once: the readers read for as long as the writes take
+    started_together = start_together([cmd for _, cmd, _ in commands], cwd=project)
+    started = time.monotonic()
+    procs = [
+        (kind, proc, out) for (kind, _, out), proc in zip(commands, started_together, strict=True)
+    ]
 
     stderrs: list[str] = []
     timeout = 1800 if full else 600
@@ -205,12 +216,6 @@ def test_concurrent_writers_and_readers(
             "writers_wall_seconds": round(write_seconds, 1),
             "writes_per_second": round(len(outcomes) / write_seconds, 1),
         },
-    )
-
-
-def _spawn(cmd: list[str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
 
 
