@@ -13,6 +13,8 @@ import pytest
 from bench import postgres_server
 from bench.postgres_server import EmbeddedPostgres
 
+from tests.backends import POSTGRES_URL, pg_server  # noqa: F401  (a fixture used by name)
+
 root_only = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0,
     reason="the server is handed to another user only when running as root",
@@ -34,6 +36,26 @@ def test_the_tests_server_keeps_its_files_in_ram_and_a_benchmarks_on_disk() -> N
     finally:
         shutil.rmtree(fast.folder)
         shutil.rmtree(durable.folder)
+
+
+def test_the_tests_server_stores_passwords_for_cheap_connections(pg_server: str) -> None:  # noqa: F811
+    """libpq runs a password's stored count of PBKDF2 rounds for every connection: 4,096 cost
+    ~3.8 ms of client CPU a connection, and the suite opens a few per test. The tests' server
+    stores its superuser's password with one round; a wrong password is still refused."""
+    if POSTGRES_URL:
+        pytest.skip("KENNING_TEST_POSTGRES_URL names a server of its own settings")
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    with psycopg.connect(pg_server) as conn:
+        row = conn.execute("SELECT rolpassword FROM pg_authid WHERE rolname = current_user")
+        verifier = row.fetchone()
+    assert verifier is not None and verifier[0].startswith("SCRAM-SHA-256$1:"), verifier
+    password = urlsplit(pg_server).password
+    assert password
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(pg_server.replace(f":{password}@", ":not-the-password@"))
 
 
 @root_only
