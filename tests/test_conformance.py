@@ -2109,20 +2109,24 @@ class ServerAwayAfter:
 
 
 def test_postgres_import_the_server_stops_midway_says_what_stays(
-    pg_url: str, project: Path
+    pg_url: str, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An import of 600 notes (below the bulk path) whose server connection was cut after
     the first batch said only 'knowledge base NOT consulted: cannot query PostgreSQL …;
     check that the server is running': the user was not told what of the file was in, nor
     to run it again. Its writes are one transaction: nothing stays, it says so and to run
-    it again (still exit 3), and the same import run again completes."""
+    it again (still exit 3), and the same import run again completes. Here 60 notes in
+    batches of 50 (IMPORT_BATCH lowered from 500): each note is an HNSW insertion, twice."""
     import base64
 
+    from kenning import transfer
+
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", 50)
     embedder = load_embedder("hashing")
     rng = np.random.default_rng(13)
     header = {"kenning_export": 1, "provenance": embedder.provenance.to_dict()}
     lines = [json.dumps(header)]
-    for i in range(600):
+    for i in range(60):
         text = f"note {i}: the retry budget of worker w{i} is {i % 7} attempts"
         vector = unit(rng, embedder.provenance.dimension)
         lines.append(
@@ -2138,7 +2142,7 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
             )
         )
     store = make_store(open_backend(pg_url, create=True, dimension=None), project, embedder)
-    server = ServerAwayAfter(pg_url, rows=500)
+    server = ServerAwayAfter(pg_url, rows=50)
 
     try:
         with pytest.raises(StoreUnavailable) as info:
@@ -2149,7 +2153,7 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
         assert "rolled back" in message, message
         assert store.count(group_id="all") == 0  # the store as it was before the import
         again = import_memories(store, lines)
-        assert (again["imported"], again["duplicates"]) == (600, 0)
+        assert (again["imported"], again["duplicates"]) == (60, 0)
     finally:
         store.close()
 
