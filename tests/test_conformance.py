@@ -2159,21 +2159,24 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
 
 
 def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
-    pg_url: str, tmp_path: Path
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`kenning migrate --to postgresql://…` whose server went away after its first batch
     said only 'knowledge base NOT consulted: cannot query PostgreSQL …; check that the
     server is running', with 500 of its notes copied: nothing said part of the store was
     in, or that the migration resumes. It says both (still exit 3), and the same migration
-    run again completes and verifies."""
+    run again completes and verifies. Here 60 notes in batches of 50 (BATCH lowered from
+    500: each note copied is an HNSW insertion on the server)."""
+    from kenning import migrate as migration
     from kenning.backends.postgres import PostgresBackend
     from kenning.migrate import migrate
 
+    monkeypatch.setattr(migration, "BATCH", 50)
     rng = np.random.default_rng(17)
     source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
     source.write_provenance(Provenance("hashing", "hashing-v1", DIM, True))
-    source.upsert([record(i, unit(rng)) for i in range(600)])
-    server = ServerAwayAfter(pg_url, rows=500)
+    source.upsert([record(i, unit(rng)) for i in range(60)])
+    server = ServerAwayAfter(pg_url, rows=50)
 
     target = PostgresBackend(pg_url, create=True, dimension=DIM)
     try:
@@ -2181,32 +2184,35 @@ def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
             migrate(source, target, group_id=None, progress=server.progress)
         server.come_back()
         message = str(info.value)
-        assert "500 memories were copied" in message and "run the same" in message, message
+        assert "50 memories were copied" in message and "run the same" in message, message
         report = migrate(source, target, group_id=None)
-        assert (report.copied, report.already_present, report.verified) == (100, 500, True)
+        assert (report.copied, report.already_present, report.verified) == (10, 50, True)
     finally:
         target.close()
         source.close()
 
 
 def test_postgres_migrate_stopped_after_one_copied_note_counts_it_in_the_singular(
-    pg_url: str, tmp_path: Path
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A migration resumed with all but one note of its first batch already there, whose
-    server then went away, said '1 memories were copied'."""
+    server then went away, said '1 memories were copied'. (Batches of 50 here, not 500.)"""
+    from kenning import migrate as migration
     from kenning.backends.postgres import PostgresBackend
-    from kenning.migrate import BATCH, migrate
+    from kenning.migrate import migrate
 
+    batch = 50
+    monkeypatch.setattr(migration, "BATCH", batch)
     rng = np.random.default_rng(19)
-    records = [record(i, unit(rng)) for i in range(2 * BATCH)]
+    records = [record(i, unit(rng)) for i in range(2 * batch)]
     provenance = Provenance("hashing", "hashing-v1", DIM, True)
     source = open_backend(str(tmp_path / "memory.db"), create=True, dimension=DIM)
     source.write_provenance(provenance)
     source.upsert(records)
     target = PostgresBackend(pg_url, create=True, dimension=DIM)
     target.write_provenance(provenance)
-    target.upsert(records[1:BATCH])  # what an earlier, interrupted migration copied
-    server = ServerAwayAfter(pg_url, rows=BATCH)
+    target.upsert(records[1:batch])  # what an earlier, interrupted migration copied
+    server = ServerAwayAfter(pg_url, rows=batch)
     try:
         with pytest.raises(StoreUnavailable) as info:
             migrate(source, target, group_id=None, progress=server.progress)
