@@ -123,26 +123,31 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
             env=env,
         )
         lines = _lines(proc)
-        # Kills land in the worker's loop, whatever the machine's load (a time from its start
-        # landed in its start-up on a busy one): a round waits for the store to be open and
-        # round_no % 12 steps done (12: every mix of a delete, whose next search compacts
-        # the file, and an update, whose next search rebuilds it), then kills within two
-        # times the last step (the first round: the start-up's time, a few steps'): each
-        # round of quick mode from another of steps 1-4 on.
-        started = time.monotonic()
-        for _ in range(round_no % 12 + 1):
-            seen, line = lines.get(timeout=120)
-            assert line, proc.stderr.read() if proc.stderr else ""
-            interval, started = seen - started, seen
-        time.sleep(rng.uniform(0.0, interval if round_no % 12 == 0 else 2 * interval))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait(timeout=60)
-        assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
-        while (line := lines.get(timeout=60)[1]) != "":
-            steps += line.strip() != "open"
-        steps += round_no % 12
+        try:
+            # Kills land in the worker's loop, whatever the machine's load (a time from its start
+            # landed in its start-up on a busy one): a round waits for the store to be open and
+            # round_no % 12 steps done (12: every mix of a delete, whose next search compacts
+            # the file, and an update, whose next search rebuilds it), then kills within two
+            # times the last step (the first round: the start-up's time, a few steps'): each
+            # round of quick mode from another of steps 1-4 on.
+            started = time.monotonic()
+            for _ in range(round_no % 12 + 1):
+                seen, line = lines.get(timeout=120)
+                assert line, proc.stderr.read() if proc.stderr else ""
+                interval, started = seen - started, seen
+            time.sleep(rng.uniform(0.0, interval if round_no % 12 == 0 else 2 * interval))
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGKILL)
+                killed += 1
+            proc.wait(timeout=60)
+            assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+            while (line := lines.get(timeout=60)[1]) != "":
+                steps += line.strip() != "open"
+            steps += round_no % 12
+        finally:
+            if proc.poll() is None:  # a failed round: its worker loops for ever otherwise
+                proc.kill()
+                proc.wait()
         _check(db, queries)
     assert killed == rounds
     recorder(
