@@ -80,13 +80,22 @@ QUERIES = [
 COMMON_QUERY = "what is the way to do this in the"
 
 
+#: The longest unrelated sentence, in characters. Embedding them is most of this module's
+#: CPU, in proportion to their words: 1,000 sentences of 40-300 characters (116 on average)
+#: took 11 CPU-s, of 40-120 (82) 8. The shorter ones hold the common words as often (a
+#: query of common words is lifted by 0.007 either way), and the rules this test guards
+#: fail alike without them: a one-word query moved 0.076 without LEXICAL_MIN_ROWS and
+#: 0.074 by the old ``bm25 / (best + 5)``, against 0.003 at most with both.
+LONGEST_SENTENCE = 120
+
+
 def unrelated_sentences(n: int) -> list[str]:
     """``n`` distinct sentences of the Python documentation shipped with the interpreter."""
     from pydoc_data.topics import topics
 
     text = " ".join(topics[key] for key in sorted(topics))
     sentences = (re.sub(r"\s+", " ", s).strip() for s in re.split(r"(?<=[.!?])\s+", text))
-    chosen = list(dict.fromkeys(s for s in sentences if 40 <= len(s) <= 300))[:n]
+    chosen = list(dict.fromkeys(s for s in sentences if 40 <= len(s) <= LONGEST_SENTENCE))[:n]
     assert len(chosen) == n
     return chosen
 
@@ -96,7 +105,8 @@ def unrelated(
     minilm: Embedder, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[list[str], np.ndarray]:
     """The unrelated memories and their vectors (embedded once for every backend and
-    every worker: ~5 s of CPU each time)."""
+    every worker: ~8 CPU-s, charged to the first test that asks, which is why
+    ``sqlite-5-notes`` costs 3-4 times its twins)."""
     texts = unrelated_sentences(UNRELATED)
     vectors = shared_between_workers(
         tmp_path_factory, "stable-scores-unrelated", lambda: minilm.embed(texts)
