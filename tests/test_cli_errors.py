@@ -31,7 +31,7 @@ from kenning.store import NewMemory
 
 from .cli_runner import run_cli
 from .conftest import make_repo
-from .reliability.conftest import assert_clean_outcome, run_kenning, run_kenning_process
+from .reliability.conftest import assert_clean_outcome, run_kenning
 
 
 def _one_line_error(result: Result, what: str) -> None:
@@ -330,7 +330,48 @@ def test_odd_option_values_never_escape_as_tracebacks(
     assert not Path("/nonexistent").exists()
 
 
-def test_undecodable_argv_in_a_real_process(seeded_project: Path) -> None:
+#: ``python -c`` this, then a count of commands, the length of each, and their arguments:
+#: each command runs as ``python -m kenning`` would run it, in a child forked once kenning is
+#: imported (one interpreter start and one import of kenning and of the modules the commands
+#: import as they run, not seven: 2.6 -> 0.8 CPU-s). A child's arguments are the argv bytes
+#: this process got from the OS, decoded by Python's own start; its stdout and stderr are the
+#: real streams over files of its own (``<folder>/<n>.out`` and ``.err``), and its exit
+#: status is what the interpreter's exit would make of the command's.
+_EACH_COMMAND_IN_A_CHILD = r"""
+import os, sys, traceback
+from kenning.cli import main
+import kenning.seeding, kenning.store, kenning.transfer  # what the commands import, once
+
+folder, count, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+lengths, args = [int(n) for n in rest[:count]], rest[count:]
+for n, length in enumerate(lengths):
+    command, args = args[:length], args[length:]
+    pid = os.fork()
+    if pid == 0:
+        for fd, suffix in ((1, "out"), (2, "err")):
+            os.dup2(os.open(f"{folder}/{n}.{suffix}", os.O_WRONLY | os.O_CREAT, 0o600), fd)
+        sys.argv = ["kenning", *command]
+        try:
+            main()
+            code = 0
+        except SystemExit as exit:  # as the interpreter's exit reads it
+            if exit.code is None or isinstance(exit.code, int):
+                code = exit.code or 0
+            else:
+                print(exit.code, file=sys.stderr)
+                code = 1
+        except BaseException:  # an uncaught exception: its traceback, exit 1
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_undecodable_argv_in_a_real_process(seeded_project: Path, tmp_path: Path) -> None:
     """The bytes the OS hands over (not str): every file argument and option."""
     bad = b"\xff\xfe.jsonl"
     cases = [
@@ -342,15 +383,21 @@ def test_undecodable_argv_in_a_real_process(seeded_project: Path) -> None:
         [b"forget", bad],
         [b"search", b"--type", bad, b"query"],
     ]
-    for argv in cases:
-        import subprocess
-
-        proc = subprocess.run(
-            [sys.executable.encode(), b"-m", b"kenning", *argv],
-            cwd=seeded_project,
-            capture_output=True,
-            env={**os.environ, "KENNING_EMBEDDER": "hashing"},
-            timeout=120,
+    lengths = [str(len(argv)).encode() for argv in cases]
+    driver = [sys.executable.encode(), b"-c", _EACH_COMMAND_IN_A_CHILD.encode(), bytes(tmp_path)]
+    done = subprocess.run(
+        [*driver, str(len(cases)).encode(), *lengths, *(arg for argv in cases for arg in argv)],
+        cwd=seeded_project,
+        capture_output=True,
+        env={**os.environ, "KENNING_EMBEDDER": "hashing"},
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    codes = [int(line) for line in done.stdout.split()]
+    assert len(codes) == len(cases), done.stdout
+    for n, (argv, code) in enumerate(zip(cases, codes, strict=True)):
+        proc = subprocess.CompletedProcess(
+            argv, code, (tmp_path / f"{n}.out").read_bytes(), (tmp_path / f"{n}.err").read_bytes()
         )
         assert_clean_outcome(proc, repr(argv))
 
@@ -368,10 +415,12 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
     script = Path(sys.executable).with_name("kenning")
     package = f"{os.sep}kenning{os.sep}"
     handled = 0
-    # 16 moments through the start; on a machine busy enough that the interpreter's own start
+    # 8 moments through the start, 20 ms apart from 30 ms on (a quiet machine's interpreter
+    # starts in ~20 ms and kenning's imports take ~100-250 ms more: a later moment only adds
+    # the CPU of a whole command); on a machine busy enough that the interpreter's own start
     # takes all of them, later ones until a signal lands in kenning or the command is done
-    for step in range(64):
-        delay = 0.05 + 0.025 * step
+    for step in range(96):
+        delay = 0.03 + 0.02 * step
         proc = subprocess.Popen(
             [str(script), "stats"], cwd=project, stderr=subprocess.PIPE, stdout=subprocess.PIPE
         )
@@ -384,7 +433,7 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
         if proc.returncode == 130:
             assert text == "error: interrupted\n", f"{delay:.3f} s: {text}"
             handled += 1
-        if step >= 15 and (handled or proc.returncode == 0):
+        if step >= 7 and (handled or proc.returncode == 0):
             break
     assert handled, "no interrupt came while kenning started"
 
@@ -468,20 +517,21 @@ def test_a_missing_import_file_is_one_line_and_exit_1(project: Path, args: tuple
     assert line.startswith("error:") and "nowhere.jsonl" in line
 
 
-def test_a_refused_note_creates_no_store(project: Path) -> None:
+def test_a_refused_note_creates_no_store(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Agents check `test -d .kenning` for "is there a store": a note the write path refuses
     (empty, invisible, an unknown type) must not create one; the first good note does."""
+    from kenning import embedders
+
     for args in (("remember", "   "), ("remember", "\u200b"), ("remember", "--type", "x", "a")):
         result = run_cli(project, *args, env={"KENNING_EMBEDDER": "hashing"})
         assert result.returncode == 1, result.stderr
         assert not (project / ".kenning").exists(), args
     empty = project.parent / "no-model"
     empty.mkdir()
-    # a process of its own: in this one the model may be loaded (and kept) already
-    missing = run_kenning_process(
-        project, "remember", "a good note", env={"KENNING_MODEL_DIR": str(empty)}
-    )
-    assert missing.returncode == 1 and b"model files missing" in missing.stderr
+    # as a process that has not loaded the model yet (this one may have, and keeps it)
+    monkeypatch.setattr(embedders, "_LOADED", {})
+    missing = run_cli(project, "remember", "a good note", env={"KENNING_MODEL_DIR": str(empty)})
+    assert missing.returncode == 1 and "model files missing" in missing.stderr
     assert not (project / ".kenning").exists()  # a model that cannot load creates no store
     good = run_cli(
         project, "remember", "Deploys happen on Tuesdays only", env={"KENNING_EMBEDDER": "hashing"}
@@ -1020,7 +1070,7 @@ def test_the_python_api_names_its_parameters_not_the_clis_options(project: Path)
 
 
 def test_a_store_of_another_model_says_which_variable_chose_this_one(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A store written with the bundled MiniLM read with KENNING_EMBEDDER or
     KENNING_MODEL_DIR set (a test's shell, an old experiment's export) was refused with one
@@ -1028,6 +1078,7 @@ def test_a_store_of_another_model_says_which_variable_chose_this_one(
     variable chose, for every teammate. The message says the variable chose this model and
     that unsetting it goes back to the store's; a store made with another model than the
     default has no variable to unset, and is told `kenning reembed` alone."""
+    from kenning import embedders
     from kenning.embedders.minilm import locate_model
 
     assert run_cli(project, "remember", "Deploys happen on Tuesdays only").returncode == 0
@@ -1046,11 +1097,11 @@ def test_a_store_of_another_model_says_which_variable_chose_this_one(
     for name in ("model.safetensors", "tokenizer.json", "config.json"):
         (folder / name).symlink_to(original / name)
     (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
-    proc = run_kenning_process(
-        project, "recall", "when do deploys happen", env={"KENNING_MODEL_DIR": str(folder)}
-    )
-    assert proc.returncode == 1, proc.stderr
-    (line,) = proc.stderr.decode().splitlines()
+    # as a process that has not loaded the model yet (this one has, from the bundled folder)
+    monkeypatch.setattr(embedders, "_LOADED", {})
+    r = run_cli(project, "recall", "when do deploys happen", env={"KENNING_MODEL_DIR": str(folder)})
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
     assert "unset KENNING_MODEL_DIR" in line and "kenning reembed" in line, line
 
     other = project / "other"
