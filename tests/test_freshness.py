@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -75,6 +76,17 @@ def files(project: Path) -> Path:
     write(project, "docs/solutions/db.md", DB_DOC)
     commit(project, "auth and a solution doc")
     return project
+
+
+@pytest.fixture
+def hashed_store(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
+    """A store of the hashing test embedder, the CLI run with it too: for the tests of what
+    `kenning stale` asks git and reads for dozens of memories, where their vectors play no
+    part (MiniLM embedding their notes was most of those tests' CPU)."""
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    s = open_store(cwd=project, embedder="hashing")
+    yield s
+    s.close()
 
 
 def stale_of(store: MemoryStore, memory_id: str) -> Freshness | None:
@@ -1106,7 +1118,7 @@ def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
 
 
 def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
-    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+    hashed_store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`kenning stale` at 100k memories, 5,000 of them naming a file that changed, ran four
     git processes per stale memory (50 s): the shallow-clone check, the file's status and
@@ -1118,8 +1130,8 @@ def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
     notes = [
         NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
     ]
-    assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
-    store.close()
+    assert all(r.ok for r in hashed_store.remember_many(notes, near_duplicates=False))
+    hashed_store.close()
     write(files, "src/auth.py", AUTH + "# changed\n")
     commit(files, "change of auth")
     asked = _git_calls_counted(monkeypatch)
@@ -1133,7 +1145,7 @@ def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
 
 
 def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
-    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+    hashed_store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`kenning stale` at 100k memories, 5,000 of them naming a changed file, still ran one
     `git log --since` per stale memory (23 s): each memory's commits are the part of the
@@ -1145,14 +1157,14 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
     older = [
         NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
     ]
-    assert all(r.ok for r in store.remember_many(older, near_duplicates=False))
+    assert all(r.ok for r in hashed_store.remember_many(older, near_duplicates=False))
     write(files, "src/auth.py", AUTH + "# first change\n")
     commit(files, "first change of auth")
     newer = [
         NewMemory(f"{NOTE} Later {i}: shard s{i * 3} of cluster c{i}.", "rule") for i in range(n)
     ]
-    assert all(r.ok for r in store.remember_many(newer, near_duplicates=False))
-    store.close()
+    assert all(r.ok for r in hashed_store.remember_many(newer, near_duplicates=False))
+    hashed_store.close()
     write(files, "src/auth.py", AUTH + "# second change\n")
     git(files, "mv", "docs/solutions/db.md", "docs/solutions/locks.md")
     commit(files, "second change of auth, db.md moved")
@@ -1179,7 +1191,7 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
 
 
 def test_kenning_stale_reads_only_the_stale_memories_whole(
-    store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+    hashed_store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`kenning stale` at 100k memories decoded every memory of the project, text, tags and
     vector, to find the stale ones (8 of its 12 s): which are stale is found from the files
@@ -1196,9 +1208,9 @@ def test_kenning_stale_reads_only_the_stale_memories_whole(
     stale = [
         NewMemory(f"{NOTE} Case {i}: shard s{i * 3} of cluster c{i}.", "rule") for i in range(6)
     ]
-    assert all(r.ok for r in store.remember_many(kept + stale, near_duplicates=False))
-    listed = [m.id for m in store.browse() if m.content.startswith("The session")]
-    store.close()
+    assert all(r.ok for r in hashed_store.remember_many(kept + stale, near_duplicates=False))
+    listed = [m.id for m in hashed_store.browse() if m.content.startswith("The session")]
+    hashed_store.close()
     write(files, "src/auth.py", AUTH + "# changed\n")
     commit(files, "change of auth")
     decoded = [0]
