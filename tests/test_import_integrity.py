@@ -27,7 +27,7 @@ from kenning.embedders.base import Embedder
 from kenning.errors import UserInputError
 from kenning.transfer import export_memories, import_memories
 
-from .conftest import make_repo
+from .conftest import PROJECT_REMOTE, make_repo
 
 NOTES = [
     ("ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL", "error_fix"),
@@ -42,14 +42,29 @@ def _b64(vector: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype=np.float32).tobytes()).decode()
 
 
-@pytest.fixture
-def exported(store: MemoryStore) -> list[dict[str, Any]]:
-    """A real export (header + one line per note) of a store made with the real model."""
+def _export_of_notes(store: MemoryStore) -> list[str]:
+    """``store`` given :data:`NOTES`, exported: the file's lines (header first)."""
     for text, kind in NOTES:
         assert store.remember(text, kind).status == "stored"
     buffer = io.StringIO()
     export_memories(store, buffer)
-    return [json.loads(line) for line in buffer.getvalue().splitlines()]
+    return buffer.getvalue().splitlines()
+
+
+@pytest.fixture(scope="module")
+def _export_lines(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> list[str]:
+    """The lines of :func:`exported`, made once for the module: each test that imported them
+    made (and embedded) the same four notes again, most of its CPU."""
+    project = make_repo(tmp_path_factory.mktemp("exported") / "proj", remote=PROJECT_REMOTE)
+    with open_store(cwd=project, embedder=minilm) as store:
+        return _export_of_notes(store)
+
+
+@pytest.fixture
+def exported(_export_lines: list[str]) -> list[dict[str, Any]]:
+    """A real export (header + one line per note) of a store made with the real model, in
+    the ``project`` fixture's project; the test's own copy of it to change."""
+    return [json.loads(line) for line in _export_lines]
 
 
 @pytest.fixture
@@ -332,11 +347,12 @@ def test_an_export_of_a_newer_format_says_to_upgrade_kenning(
 
 
 def test_an_id_the_store_has_is_skipped_even_when_its_content_changed_since(
-    store: MemoryStore, exported: list[dict[str, Any]]
+    store: MemoryStore,
 ) -> None:
     """Restoring an older export over a store whose memory was edited since keeps the edit:
     the id is the memory, whatever content the file has for it (content-hash dedup alone
     would not see it, the contents differ)."""
+    exported = [json.loads(line) for line in _export_of_notes(store)]
     naming = next(r for r in exported[1:] if r["type"] == "naming")
     edited = "Use snake_case for Python function and variable names; CamelCase for classes."
     assert store.update(naming["id"], content=edited).status == "stored"
