@@ -8,6 +8,7 @@ import json
 import random
 import sqlite3
 import string
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,6 +20,7 @@ from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SCHEMA_VERSION, SQLiteBackend
 from kenning.embedders.base import Embedder
+from kenning.embedders.hashing import HashingEmbedder
 from kenning.errors import (
     KenningError,
     ProvenanceMismatch,
@@ -980,6 +982,27 @@ def _hashed_notes_past(store: MemoryStore, batch: int) -> MemoryStore:
     return hashed
 
 
+class _AnotherModel:
+    """Another model to re-embed into while an export or a migration reads the hashing
+    model's rows: the hashing model's vectors in reverse order (unit vectors still, far from
+    the hashing ones), stamped with a provenance of their own. What the races test is that
+    a change of model between two batches is caught, whichever model it is; MiniLM
+    re-embedding the 520 notes was most of their CPU (~0.7 CPU-s each)."""
+
+    def __init__(self) -> None:
+        self._hashing = HashingEmbedder()
+        self.provenance = replace(self._hashing.provenance, model_id="hashing-reversed")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ascontiguousarray(self._hashing.embed(texts)[:, ::-1])
+
+
+def _reembed_with_another_model(store: MemoryStore) -> None:
+    """What another process's `kenning reembed` to another model does to ``store``'s file."""
+    with open_store(cwd=store.project.root, embedder=_AnotherModel()) as other:  # type: ignore[arg-type]
+        reembed(other)
+
+
 def test_an_export_during_a_reembed_does_not_mix_two_models_silently(
     store: MemoryStore,
 ) -> None:
@@ -991,7 +1014,7 @@ def test_an_export_during_a_reembed_does_not_mix_two_models_silently(
     class Output(io.StringIO):
         def write(self, text: str) -> int:
             if self.getvalue().count("\n") == 3:  # the first 500 rows are read: another
-                reembed(store)  # process re-embeds the store with MiniLM
+                _reembed_with_another_model(store)  # process re-embeds the store
             return super().write(text)
 
     out = Output()
@@ -1061,7 +1084,7 @@ def test_a_migration_during_a_reembed_does_not_mix_two_models_silently(
     def another_process_reembeds(n: int) -> None:
         batches.append(n)
         if len(batches) == 1:
-            reembed(store)  # with MiniLM
+            _reembed_with_another_model(store)
 
     try:
         migrate_store(hashed, str(target), progress=another_process_reembeds)
