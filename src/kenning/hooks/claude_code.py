@@ -594,6 +594,10 @@ def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
 
     parts = []
     for message in messages:
+        if not message.strip():
+            # nothing to say, the usual end of a hook: the first redaction of a process
+            # loads its rules (~40 ms), which a blank message does not need
+            continue
         # cut before it is redacted: this runs after the budget, and a message quoting a 1 MB
         # input (a cwd) cost ~1.5 CPU-s redacted whole
         part = " ".join(safe_message_start(message, _DIAGNOSTIC_CHARS).split())
