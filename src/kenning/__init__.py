@@ -10,12 +10,12 @@ import os
 
 # Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# onnxruntime's own telemetry, off: nothing kenning runs sends anything anywhere. Since 1.29
-# the PyPI build records a device id and queues telemetry events for upload to Microsoft in
-# $XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime, from its import on (1.32.0, here:
-# a SQLite file of 2,167 events, 4 MB, after a day of kenning's test runs). Read when
-# onnxruntime is first imported, which kenning does only after this line; a value set
-# before is kept (a program that imported onnxruntime before kenning chose for itself).
+# onnxruntime's own telemetry, off: nothing kenning runs sends anything anywhere. The PyPI
+# build (1.32.0, pinned; users report it since 1.29) records a device id and queues telemetry
+# events for upload to Microsoft in $XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime,
+# from its import on (here: a SQLite file of 2,167 events, 4 MB, after a day of kenning's
+# test runs). Read when onnxruntime is first imported, which kenning does only after this
+# line; a value set before is kept (a program that imported onnxruntime first chose itself).
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 TYPE_CHECKING = False  # typing itself is not imported for it (see _HOMES)
