@@ -7,6 +7,7 @@ under ``$XDG_CACHE_HOME/Microsoft/DeveloperTools`` from its import on, unless
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -43,25 +44,31 @@ def _written(tmp_path: Path) -> list[str]:
     )
 
 
-def test_a_remember_and_a_recall_write_nothing_outside_the_store(tmp_path: Path) -> None:
+def test_a_remember_a_recall_and_a_hook_write_nothing_outside_the_store(tmp_path: Path) -> None:
     """A real process each (the variable is read when onnxruntime is first imported): the
     model and the int8 scan both run, and the home and cache folders stay empty."""
     env = _fresh_home(tmp_path)
     root = make_repo(tmp_path / "proj")
-    for args in (
-        ["remember", "--type", "rule", "All timestamps are stored in UTC"],
-        ["recall", "which time zone are timestamps stored in"],
+    prompt = {"hook_event_name": "UserPromptSubmit", "cwd": str(root), "session_id": "s"}
+    prompt["prompt"] = "which time zone are timestamps stored in"
+    outputs = []
+    for args, stdin in (
+        (["remember", "--type", "rule", "All timestamps are stored in UTC"], None),
+        (["recall", "which time zone are timestamps stored in"], None),
+        (["hook", "prompt-submit"], json.dumps(prompt)),
     ):
         proc = subprocess.run(
             [sys.executable, "-m", "kenning", *args],
             cwd=root,
             env=env,
+            input=stdin,
             capture_output=True,
             text=True,
             timeout=120,
         )
-        assert proc.returncode == 0, proc.stderr
-    assert "UTC" in proc.stdout
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr
+        outputs.append(proc.stdout)
+    assert "UTC" in outputs[1] and "UTC" in outputs[2]
     assert _written(tmp_path) == []
 
 
