@@ -3,7 +3,8 @@
 A process takes ~0.5-1.5 CPU-s to start (Python, kenning, numpy, a driver, maybe the model),
 and on a busy machine one process may finish its writes before the next one has started:
 then nothing raced, and a test with the store's lock taken out still passed. Each writer
-script runs :data:`AWAIT_GO` once it is ready to write (its imports done, its store open);
+script runs :data:`AWAIT_GO` once it is ready to write (its imports done, its store open:
+:func:`writer_script` puts it where the script's ``AWAIT_GO`` line stands);
 :func:`start_together` starts them all, waits until every one is ready, and then lets them
 go at once. Few processes with few writes each then race for certain.
 """
@@ -11,11 +12,21 @@ go at once. Few processes with few writes each then race for certain.
 from __future__ import annotations
 
 import subprocess
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
 #: The lines a writer script runs when it is ready: it says so and waits for the word.
 AWAIT_GO = 'print("ready", flush=True)\nsys.stdin.readline()\n'
+
+
+def writer_script(source: str) -> str:
+    """``source`` (indented as in the test module, ``sys`` imported) dedented, with its line
+    ``AWAIT_GO`` replaced by :data:`AWAIT_GO`'s code."""
+    script = textwrap.dedent(source)
+    if "\nAWAIT_GO\n" not in script:
+        raise ValueError("a writer script needs a line AWAIT_GO where it is ready to write")
+    return script.replace("\nAWAIT_GO\n", "\n" + AWAIT_GO)
 
 
 def start_together(

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from kenning import open_store
 from kenning.backends.base import Filters
-from tests.racing import AWAIT_GO, start_together
+from tests.racing import start_together, writer_script
 
-WRITER = textwrap.dedent(
+WRITER = writer_script(
     """
     import json, sys
     from kenning import open_store
@@ -32,7 +32,7 @@ WRITER = textwrap.dedent(
         out.append([text, r.status, r.id])
     print(json.dumps(out))
     """
-).replace("AWAIT_GO\n", AWAIT_GO)
+)
 
 
 def test_parallel_writers_lose_nothing(project: Path) -> None:

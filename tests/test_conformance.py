@@ -15,7 +15,6 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -65,7 +64,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     store_kind,
 )
 from tests.conftest import PROJECT_REMOTE, make_repo
-from tests.racing import AWAIT_GO, start_together
+from tests.racing import start_together, writer_script
 
 DIM = 8
 PAIRS = [
@@ -3107,7 +3106,7 @@ def test_qdrant_local_folder_in_use_is_reported(tmp_path: Path) -> None:
         first.close()
 
 
-CONCURRENT_WRITER = textwrap.dedent(
+CONCURRENT_WRITER = writer_script(
     """
     import json, sys
     from pathlib import Path
@@ -3134,10 +3133,10 @@ CONCURRENT_WRITER = textwrap.dedent(
     store.close()
     print(json.dumps(out))
     """
-).replace("AWAIT_GO\n", AWAIT_GO)
+)
 
 
-RAW_WRITER = textwrap.dedent(
+RAW_WRITER = writer_script(
     """
     import sys
     from datetime import UTC, datetime
@@ -3162,7 +3161,7 @@ RAW_WRITER = textwrap.dedent(
     backend.close()
     print(stored)
     """
-).replace("AWAIT_GO\n", AWAIT_GO)
+)
 
 
 def test_postgres_exclusive_serialises_processes(pg_url: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 import sys
-import textwrap
 import time
 from collections import Counter
 from pathlib import Path
@@ -22,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from ..racing import AWAIT_GO, start_together
+from ..racing import start_together, writer_script
 from .conftest import random_note, rows_by_id
 
-WRITER = textwrap.dedent(
+WRITER = writer_script(
     """
     import json, sys, time, traceback
     from kenning import open_store
@@ -48,9 +47,9 @@ WRITER = textwrap.dedent(
     store.close()
     json.dump({"results": results, "seconds": time.monotonic() - started}, open(out, "w"))
     """
-).replace("AWAIT_GO\n", AWAIT_GO)
+)
 
-READER = textwrap.dedent(
+READER = writer_script(
     """
     import json, os, random, sys, time, traceback
     from kenning import open_store
@@ -80,7 +79,7 @@ READER = textwrap.dedent(
     json.dump({"seen": {k: sorted(v) for k, v in seen.items()}, "errors": errors,
                "calls": calls, "hits": hits, "latencies": latencies}, open(out, "w"))
     """
-).replace("AWAIT_GO\n", AWAIT_GO)
+)
 
 
 def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]:
