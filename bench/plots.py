@@ -749,7 +749,7 @@ def _peer_section(peer: dict[str, Any] | None, plotted: bool) -> str:
             if _first_pass(k, s0) < peer["sets"][s0]["entries"]
             else ""
         ),
-        "⁸ Each system's batch path on its own store of the same entries: `kenning reembed` "
+        "⁸ Each system's batch path on its own store of the same entries: `kenning reembed --force` "
         "(batches of 32) vs `ruvector hooks reembed` (its bulk worker pool); memories per "
         "second of wall time of the whole process, model load included"
         + "".join(

@@ -68,6 +68,10 @@ def check_peer(peer: dict) -> None:
     for result in kenning["sets"].values():  # kenning's side ran, not failed
         assert "failed" not in result and 0.0 <= result["hit@1"] <= 1.0, result
         assert result["duplicates" if "duplicates" in result else "memories"] is not None
+    # its batch path re-embedded the last set's store (a plain `kenning reembed` re-embeds
+    # nothing on a store already on this model: the figure had gone missing from the docs)
+    reembed = kenning["batch_reembed"]
+    assert "failed" not in reembed and reembed["reembedded"] > 0, reembed
     for name, system in peer["systems"].items():
         if system.get("skipped"):
             assert system["reason"], name  # a skipped peer says why; no figures for it
