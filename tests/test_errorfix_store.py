@@ -522,6 +522,38 @@ def test_an_entry_fingerprinted_by_an_older_kenning_is_the_exact_match_after_an_
         assert np.array_equal(store.backend.get_vectors([fix])[fix], vector)
 
 
+def test_a_new_store_records_its_rules_with_its_first_write_and_reads_no_row_back(
+    project: Path, minilm: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that holds nothing yet has no older fingerprint to renew: its first write
+    records the rules in its own transaction. The renewal after the write had read every row
+    just written (an import of 100,000 memories into a new store read them all back, for
+    nothing). Seen in SQLite's own trace of the statements: no walk of the table."""
+    import sqlite3
+
+    statements: list[str] = []
+    real = sqlite3.connect
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = real(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    with open_store(cwd=project, embedder=minilm) as store:
+        results = store.remember_many(
+            [
+                NewMemory(f"note {i} about the build cache of service {i}", "context")
+                for i in range(3)
+            ]
+        )
+        assert [r.status for r in results] == ["stored"] * 3
+        assert store.backend.get_meta("kenning:fingerprint_rules") is not None
+        assert store.renew_fingerprints() == 0
+    walks = [s for s in statements if "FROM memories WHERE rowid > " in s]
+    assert statements and not walks, walks
+
+
 def test_fingerprints_a_newer_kenning_wrote_are_left_to_it(project: Path, minilm: Embedder) -> None:
     """Two kennings sharing a store (a team server, two installs): the older one's writes
     leave the fingerprints the newer one's rules computed (its exact matches), and a
