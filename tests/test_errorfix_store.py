@@ -550,8 +550,18 @@ def test_a_new_store_records_its_rules_with_its_first_write_and_reads_no_row_bac
         assert [r.status for r in results] == ["stored"] * 3
         assert store.backend.get_meta("kenning:fingerprint_rules") is not None
         assert store.renew_fingerprints() == 0
+        path = Path(store.location)
     walks = [s for s in statements if "FROM memories WHERE rowid > " in s]
     assert statements and not walks, walks
+    # the same trace sees the walk where one is due: a store with rows and no rules recorded
+    # (as an older kenning left it) is read through by the next write's renewal
+    with real(path) as db:
+        db.execute("DELETE FROM meta WHERE key = 'kenning:fingerprint_rules'")
+    db.close()
+    statements.clear()
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("the changelog lives in CHANGES.md", "context").status == "stored"
+    assert [s for s in statements if "FROM memories WHERE rowid > " in s]
 
 
 def test_fingerprints_a_newer_kenning_wrote_are_left_to_it(project: Path, minilm: Embedder) -> None:

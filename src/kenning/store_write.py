@@ -474,7 +474,7 @@ class StoreWrites(StoreReads):
         return len(changes)
 
     def _record_rules_if_empty(self) -> None:
-        """Under a batch's write lock, once per process: a store that holds no memory yet
+        """Under a batch's write lock, once per open store: a store that holds no memory yet
         has no fingerprint of older rules to renew, and what this kenning writes into it
         carries its own rules' fingerprints, so the rules are recorded with the batch.
         Otherwise :meth:`renew_fingerprints` after the write read every row just written: an
