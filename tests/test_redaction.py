@@ -4196,7 +4196,10 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
     """_find_assignments tries its pattern only up to _KEY_BEFORE_STEM characters before each
     stem of a key (a scan of every place cost ~5 µs a character): on texts dense with keys,
     every prefix a key may have (rabbitmq_default_pass's is the longest), every case and
-    separator, it finds the matches a scan finds, in order."""
+    separator, it finds the matches a scan finds, in order. Texts that are not ASCII too
+    (their stems are found case-insensitively in the text itself): keys in other scripts, a
+    Kelvin sign and a long s that case-insensitive matching pairs with k and s, an İ whose
+    ``lower()`` is two characters, before and inside keys."""
     import random
 
     from kenning import redaction
@@ -4250,14 +4253,29 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
     separators = ["=", ": ", " = ", ":=", "=>", " is ", " for the admin user: ", " to ", " "]
     values = ["Hy6tB1qZ9xK2mW", "'S3cr3t!x'", '"Tr0ub4dor&3"', "`abcDEF1234`", "5", "${X}"]
     rng = random.Random(9)
+    words = ["the", "deploy", "fails", "when", "#", "\n", ",", "_", "x" * 30]
     texts = [
         " ".join(
             rng.choice(prefixes) + rng.choice(keys) + rng.choice(separators) + rng.choice(values)
             if rng.random() < 0.5
-            else rng.choice(["the", "deploy", "fails", "when", "#", "\n", ",", "_", "x" * 30])
+            else rng.choice(words)
             for _ in range(rng.randint(1, 10))
         )
         for _ in range(3000)
+    ]
+    keys += ["contraseña", "CONTRASEÑA", "hasło", "пароль", "ПАРОЛЬ", "şifre", "パスワード"]
+    keys += ["密码", "비밀번호", "\u212aEY", "API_\u212aEY", "ſecret", "TOKEN", "İ_TOKEN"]
+    prefixes += ["İİİİ_", "é_", "ǅ_"]
+    words += ["—", "é", "İstanbul", "naïve → ok", "\u212a", "ſ", "Straße"]
+    texts += [
+        " ".join(
+            rng.choice(prefixes) + rng.choice(keys) + rng.choice(separators) + rng.choice(values)
+            if rng.random() < 0.5
+            else rng.choice(words)
+            for _ in range(rng.randint(1, 10))
+        )
+        + " —"  # never ASCII
+        for _ in range(2000)
     ]
 
     def scanned(text: str) -> list[tuple[int, int]]:
@@ -4265,13 +4283,13 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
 
     def tried(text: str) -> list[tuple[int, int]]:
         starts = redaction._assignment_starts(text, text.lower())
-        assert starts is not None
         found, pos = [], 0
         while (m := redaction._next_assignment(text, pos, starts)) is not None:
             found.append(m.span())
             pos = max(m.end(), m.start() + 1)
         return found
 
-    assert sum(bool(scanned(t)) for t in texts) > 2000
+    assert sum(bool(scanned(t)) for t in texts[:3000]) > 2000
+    assert sum(bool(scanned(t)) for t in texts[3000:]) > 1300
     for text in texts:
         assert tried(text) == scanned(text), text

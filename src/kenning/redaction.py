@@ -898,6 +898,12 @@ _SECRET_STEM_LOWER = lazy(_STEMS)
 #: Where _SECRET_KEYWORD's stems start in an ASCII text's ``lower()``, each of them (a
 #: lookahead: one stem's match does not hide another inside it).
 _KEYWORD_STEM_AT = lazy(f"(?={_KEYWORD_STEMS})")
+#: The same places in a text that is not ASCII, found in the text itself and as
+#: _ASSIGNMENT matches its key, case-insensitively: ``lower()`` may change such a text's
+#: length (İ), and Python's case-insensitive matching pairs letters ``lower()`` does not
+#: (the Kelvin sign with k, ſ with s). ~5x the scan of ``lower()``, ~1/4 of a search of
+#: the text with _ASSIGNMENT itself.
+_KEYWORD_STEM_AT_ANY_CASE = lazy(f"(?={_KEYWORD_STEMS})", re.IGNORECASE)
 #: How far before the stem it holds a match of _SECRET_KEYWORD may start: its longest
 #: prefix is the 17 characters of rabbitmq_default_pass's "rabbitmq_default_" (and the 13
 #: of subscription_key's), with room.
@@ -1343,26 +1349,26 @@ _ENV_PASS = lazy(
 )
 
 
-def _assignment_starts(text: str, lower: str) -> list[int] | None:
+def _assignment_starts(text: str, lower: str) -> list[int]:
     """Every place an _ASSIGNMENT match may start in ``text``, in order: up to
     :data:`_KEY_BEFORE_STEM` characters before each stem of its key (a match's key holds
     one). Trying the pattern at these places finds what a search finds, a scan of every
     place (~5 µs a character, with its case-insensitive alternation) costs 10–30 times
-    more. None for a text that is not ASCII: case-insensitive matching pairs some ASCII
-    letters with others (k and the Kelvin sign), which ``lower()`` does not."""
-    if not text.isascii():
-        return None
+    more. A text that is not ASCII is scanned case-insensitively, in the text itself
+    (:data:`_KEYWORD_STEM_AT_ANY_CASE`)."""
+    stems = (
+        _KEYWORD_STEM_AT.finditer(lower)
+        if text.isascii()
+        else _KEYWORD_STEM_AT_ANY_CASE.finditer(text)
+    )
     starts: set[int] = set()
-    for m in _KEYWORD_STEM_AT.finditer(lower):
+    for m in stems:
         starts.update(range(max(0, m.start() - _KEY_BEFORE_STEM), m.start() + 1))
     return sorted(starts)
 
 
-def _next_assignment(text: str, pos: int, starts: list[int] | None) -> re.Match[str] | None:
-    """``_ASSIGNMENT.search(text, pos)``, trying only ``starts`` (:func:`_assignment_starts`)
-    when there are any."""
-    if starts is None:
-        return _ASSIGNMENT.search(text, pos)
+def _next_assignment(text: str, pos: int, starts: list[int]) -> re.Match[str] | None:
+    """``_ASSIGNMENT.search(text, pos)``, trying only ``starts`` (:func:`_assignment_starts`)."""
     for i in range(bisect.bisect_left(starts, pos), len(starts)):  # (a slice: quadratic)
         if (m := _ASSIGNMENT.match(text, starts[i])) is not None:
             return m
