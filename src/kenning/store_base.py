@@ -109,9 +109,6 @@ class StoreBase:
         #: The store's fingerprints are known to be under this kenning's rules or newer ones
         #: (the recorded version only rises): no write of this process checks them again.
         self._fingerprints_current = False
-        #: Whether a write through this object looked if the store was still empty, to record
-        #: its fingerprint rules without a renewal (StoreWrites._record_rules_if_empty).
-        self._looked_if_empty = False
         renew_after_fork(self)
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.

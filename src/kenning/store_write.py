@@ -474,7 +474,8 @@ class StoreWrites(StoreReads):
         return len(changes)
 
     def _record_rules_if_empty(self) -> None:
-        """Under a batch's write lock, once per open store: a store that holds no memory yet
+        """Under the write lock of a write's first batch, until the store's rules are known
+        current (:meth:`renew_fingerprints` after the write): a store that holds no memory yet
         has no fingerprint of older rules to renew, and what this kenning writes into it
         carries its own rules' fingerprints, so the rules are recorded with the batch.
         Otherwise :meth:`renew_fingerprints` after the write read every row just written: an
@@ -483,7 +484,6 @@ class StoreWrites(StoreReads):
         fails records nothing."""
         from .fingerprints import RULES_VERSION
 
-        self._looked_if_empty = True
         recorded = self.backend.get_meta(FINGERPRINT_RULES_KEY)
         if recorded is None and self.backend.count(Filters()) == 0:
             self.backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
@@ -561,9 +561,8 @@ class StoreWrites(StoreReads):
             for k, v in enumerate(given):
                 if v is not None:
                     matrix[k] = np.asarray(v, dtype=np.float32)
-            for (index, _), outcome in zip(
-                chunk, self._write_batch(chunk, matrix, near_duplicates, refresh), strict=True
-            ):
+            outcomes = self._write_batch(chunk, matrix, near_duplicates, refresh, start == 0)
+            for (index, _), outcome in zip(chunk, outcomes, strict=True):
                 results[index] = outcome
             if progress:
                 progress(len(chunk))
@@ -578,7 +577,9 @@ class StoreWrites(StoreReads):
         matrix: np.ndarray,
         near_duplicates: bool,
         refresh: bool,
+        first: bool,
     ) -> list[RememberResult]:
+        """One batch of a write, in one transaction; ``first``: the write's first batch."""
         outcomes: list[RememberResult] = []
         to_store: list[MemoryRecord] = []
         #: merges into memories already stored: one (id, when) per sighting
@@ -590,7 +591,7 @@ class StoreWrites(StoreReads):
                 # a new store, since this batch's vectors were made refuses them here (the
                 # check before embedding could not see it; the store would mix two models)
                 self._check_provenance(stamp=True)
-                if not self._looked_if_empty:
+                if first and not self._fingerprints_current:
                     self._record_rules_if_empty()
                 # An import checked its ids before this transaction; one written since (by
                 # another import of the same backup) is kept, not replaced by this one.
