@@ -579,6 +579,48 @@ def test_an_import_says_what_it_redacted(
     assert b"hunter22abc" not in proc.stdout + proc.stderr
 
 
+TOPICS = ["billing", "search", "queue", "cache", "login", "upload", "report", "backup", "mail",
+          "audit", "metrics", "export"]  # fmt: skip
+
+
+def test_each_redacted_note_of_an_import_gets_its_own_texts_vector(
+    exported: list[dict[str, Any]], target: MemoryStore, minilm: Embedder
+) -> None:
+    """The file's vector of a note with a secret encodes the secret: such notes are embedded
+    again from their redacted text, on a thread while the rest of the file is checked, a few
+    at a time. Each must get its own text's vector (not a neighbour's of its batch, nor the
+    file's), and the notes without a secret keep the file's."""
+    given = exported[2]["embedding"]  # a real, usable vector: of another text
+    records = [exported[0]]
+    for i in range(34):  # three batches of the thread, the last one short
+        topic = TOPICS[i % len(TOPICS)]
+        secret = f"password=Zq{i}x8Lm2v{i * 7}Kp"
+        records.append(
+            dict(exported[2], id=f"secret-{i:02d}", embedding=given,
+                 content=f"Step {i}: the {topic} service {'x' * (i % 5)} connects with {secret}")
+        )  # fmt: skip
+        if i % 3 == 0:
+            records.append(
+                dict(exported[2], id=f"clean-{i:02d}", embedding=given,
+                     content=f"Note {i}: the {topic} service is deployed on Fridays")
+            )  # fmt: skip
+    counts = import_memories(target, _lines(records))
+    assert counts["imported"] == len(records) - 1
+    assert counts["redactions"] == {"password_assignment": 34}
+    file_vector = np.frombuffer(base64.b64decode(given), dtype=np.float32)
+    rows = {r.memory.id: r for r in target.backend.iterate(Filters())}
+    secret_ids = sorted(i for i in rows if i.startswith("secret-"))
+    assert len(secret_ids) == 34
+    fresh = minilm.embed([rows[i].memory.content for i in secret_ids])
+    for memory_id, vector in zip(secret_ids, fresh, strict=True):
+        stored = rows[memory_id]
+        assert "Zq" not in stored.memory.content
+        assert float(np.dot(stored.vector, vector)) > 0.9999, memory_id
+        assert float(np.dot(stored.vector, file_vector)) < 0.99, memory_id
+    for memory_id in (i for i in rows if i.startswith("clean-")):
+        assert float(np.dot(rows[memory_id].vector, file_vector)) > 0.9999, memory_id
+
+
 @pytest.mark.parametrize("origin", ["environment", ".env"])
 def test_export_of_a_store_named_with_kenning_store_that_does_not_exist_is_an_error(
     project: Path, origin: str

@@ -510,9 +510,14 @@ class StoreWrites(StoreReads):
         progress: Callable[[int], None] | None = None,
         batch_size: int = 64,
         refresh: bool = True,
+        vectors_of_stored_text: bool = False,
     ) -> list[RememberResult]:
         """:meth:`remember_many` for notes that already went through :meth:`prepare` (an
-        import validates every note first and writes what it validated, once)."""
+        import validates every note first and writes what it validated, once).
+        ``vectors_of_stored_text``: the given vectors were made from the prepared texts, so
+        a note whose content redaction changed keeps its vector too (an import embeds those
+        while it checks the file); otherwise a given vector describes the text before
+        redaction, and such a note is embedded again."""
         self.check_location()
         results: list[RememberResult | None] = [None] * len(prepared)
         self._write_prepared(
@@ -523,6 +528,7 @@ class StoreWrites(StoreReads):
             progress,
             batch_size,
             refresh,
+            vectors_of_stored_text,
         )
         return [r for r in results if r is not None]
 
@@ -535,6 +541,7 @@ class StoreWrites(StoreReads):
         progress: Callable[[int], None] | None,
         batch_size: int,
         refresh: bool,
+        vectors_of_stored_text: bool = False,
     ) -> None:
         if prepared:
             # before the costly embedding; checked again, and stamped, inside each batch's
@@ -544,10 +551,13 @@ class StoreWrites(StoreReads):
         for start in range(0, len(prepared), batch_size):
             chunk = prepared[start : start + batch_size]
             # A given vector (an import's) is used only if it is one this store can score
-            # with (kenning.vectors) and its content was not changed by redaction; any other
-            # is dropped and the content embedded.
+            # with (kenning.vectors) and describes the stored text (made from it, or its
+            # content was not changed by redaction); any other is dropped and the content
+            # embedded.
             given = [
-                vectors[i] if vectors is not None and not prep.content_redacted else None
+                vectors[i]
+                if vectors is not None and (vectors_of_stored_text or not prep.content_redacted)
+                else None
                 for i, prep in chunk
             ]
             given = [
