@@ -7,7 +7,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kenning.errors import UserInputError
@@ -62,6 +62,31 @@ def test_normalise_idempotent_and_clean(text: str) -> None:
     assert "\r" not in once and "\x00" not in once and "\n\n\n" not in once
     assert not any(ord(c) < 0x20 and c not in "\t\n" for c in once)
     once.encode("utf-8")  # no lone surrogates
+
+
+def _every_rule_applied(text: str) -> str:
+    """normalise_content's rules, each applied to the whole text whatever it holds."""
+    from kenning import safety
+
+    text = safety._NEWLINES.sub("\n", safety.without_terminal_sequences(text))
+    text = unicodedata.normalize("NFC", safety._STRIP_CHARS.sub("", text))
+    text = safety._INNER_SPACE_RUN.sub(" ", text)
+    text = safety._TRAILING_SPACE.sub("", text)
+    text = safety._BLANK_RUN.sub("\n\n", text)
+    return safety._without_shared_indentation(text).strip()
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(list("ab \t\n\r\x0b\x0c.\u00a0\u3000\u2028é"))))
+@example("a\t\nb").via("a tab at a line's end")
+@example("a\tb  c").via("a tab and a double space inside a line")
+@example("a \nb\t").via("spaces at the ends of lines")
+@example("    a\n  b\n\t").via("a last line of a tab: blank, so not indentation")
+def test_a_rule_skipped_where_it_would_change_nothing_gives_the_same_text(text: str) -> None:
+    """The space rules run only where they may change something (in an ASCII text, where
+    there is a double space, a tab, or a space before a line's end): never a different
+    result from applying every rule."""
+    assert normalise_content(text) == _every_rule_applied(text)
 
 
 # --- validate_source_path: lexical rules ---------------------------------------------------------

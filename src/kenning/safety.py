@@ -109,9 +109,17 @@ def normalise_content(text: str) -> str:
     text = _NEWLINES.sub("\n", without_terminal_sequences(text))
     text = _STRIP_CHARS.sub("", text)
     text = unicodedata.normalize("NFC", text)
-    text = _INNER_SPACE_RUN.sub(" ", text)
-    text = _TRAILING_SPACE.sub("", text)
-    text = _BLANK_RUN.sub("\n\n", text)
+    # Each rule below is applied only where it may change something (in an ASCII text the
+    # horizontal spaces are a space and a tab): most notes have single spaces, no tab and
+    # no trailing space, and the two searches, tried at every space, were a tenth of an
+    # import's checks.
+    ascii_text = text.isascii()
+    if not ascii_text or "  " in text or "\t" in text:
+        text = _INNER_SPACE_RUN.sub(" ", text)
+    if not ascii_text or " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING_SPACE.sub("", text)
+    if "\n\n\n" in text:
+        text = _BLANK_RUN.sub("\n\n", text)
     # the indentation every line shares goes from all of them: stripping the first line's
     # alone moved it out from under the others (a YAML block or a method body copied from
     # inside a file)
