@@ -26,14 +26,15 @@ import numpy as np
 import psycopg
 import pytest
 
-from kenning import open_store
+from kenning import open_store, transfer
 from kenning.backends import base as backends_base
 from kenning.backends.base import BULK_MIN_ROWS, Filters, MemoryRecord
 from kenning.embedders.base import Embedder
+from kenning.errors import UserInputError
 from kenning.migrate import migrate_store
 from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
-from kenning.transfer import import_memories
+from kenning.transfer import import_memories, validate_import
 from tests.backends import PostgresDatabases, pg_databases, pg_server, pg_url  # noqa: F401
 from tests.conftest import make_repo
 
@@ -49,8 +50,10 @@ T0 = datetime(2026, 2, 1, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def _bulk_from_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bulk path from :data:`ROWS` rows (the ``MIGRATE`` process sets it too)."""
+    """The bulk path from :data:`ROWS` rows (the ``MIGRATE`` process sets it too), and an
+    import into PostgreSQL checked and written in chunks of 100 lines: 6 of them."""
     monkeypatch.setattr(backends_base, "BULK_MIN_ROWS", ROWS)
+    monkeypatch.setattr(transfer, "PIPELINE_CHUNK", 100)
 
 
 def unit_vectors(n: int, seed: int) -> np.ndarray:
@@ -120,6 +123,49 @@ def test_large_import_into_postgres_builds_the_index_once(
     again = import_memories(store, lines)  # everything is there already: nothing is written
     assert (again["imported"], again["duplicates"]) == (0, ROWS)
     assert hnsw_oid(pg_url) == after
+    store.close()
+
+
+def test_an_import_refused_after_chunks_were_written_leaves_the_store_as_it_was(
+    project: Path, pg_url: str, minilm: Embedder, tmp_path: Path
+) -> None:
+    """Into PostgreSQL the write path's checks of later lines run while the lines checked
+    before are written: a line at the end that fails them (or whose id is another memory's)
+    rolls the one transaction back, and the error is the one the checks alone give."""
+    store = open_store(pg_url, cwd=project, embedder=minilm)
+    held = store.remember("The team store is PostgreSQL with pgvector.", "decision")
+    index = hnsw_oid(pg_url)
+    lines = export_lines(minilm, store.group_id, ROWS)
+    secret = json.loads(lines[1])  # a note of the first chunk that redaction changes
+    secret["content"] = "Deploy with password=Zq8x2Lm9vKp4 from the runner"
+    lines[1] = json.dumps(secret)
+    bad = [*lines, json.dumps({**json.loads(lines[-1]), "id": "late", "type": "no-such-type"})]
+    probe = tmp_path / "probe"
+    with (
+        open_store(cwd=make_repo(probe), embedder=minilm) as other,
+        pytest.raises(UserInputError) as alone,
+    ):
+        validate_import(other, bad)
+    with pytest.raises(UserInputError) as written:
+        import_memories(store, bad)
+    assert str(written.value) == str(alone.value)
+    assert f"line {len(bad)}" in str(written.value)
+    clash = {**json.loads(lines[-1]), "id": held.id, "content": "Another note, same id."}
+    with pytest.raises(UserInputError, match="the id of another memory of the store"):
+        import_memories(store, [*lines, json.dumps(clash)])
+    assert store.count() == 1 and hnsw_oid(pg_url) == index
+    assert [r.memory.id for r in store.backend.iterate(Filters())] == [held.id]
+    # the statistics triggers are back on: a note written now is counted
+    assert store.remember("Another decision, written after.", "decision").status == "stored"
+    assert store.count() == 2
+    counts = import_memories(store, lines)
+    assert (counts["imported"], counts["redactions"]) == (ROWS, {"password_assignment": 1})
+    assert store.count() == ROWS + 2
+    stored = store.get(secret["id"])
+    assert stored is not None and "Zq8x2Lm9vKp4" not in stored.content
+    # its vector is its redacted text's (the file's encodes the secret)
+    (vector,) = [r.vector for r in store.backend.iterate(Filters()) if r.memory.id == stored.id]
+    assert float(np.dot(vector, minilm.embed([stored.content])[0])) > 0.9999
     store.close()
 
 

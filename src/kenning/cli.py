@@ -1764,7 +1764,7 @@ def import_cmd(
 
         _import_ruvector(Path(source) if source else default_source(), as_json, store_path)
         return
-    from .transfer import import_validated, validate_import
+    from .transfer import import_memories, import_validated, validate_import
 
     if source is None:
         raise click.UsageError("missing SOURCE: the JSONL file to import (- for stdin)")
@@ -1778,16 +1778,21 @@ def import_cmd(
             f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None
     # the whole file is checked before the store is created: a refused file creates none
+    # (into a store that exists, import_memories checks it as it writes, in the transaction
+    # that a refused file rolls back)
     with _open(store_path, create=False, missing_ok=True) as probe:
-        checked = validate_import(probe, lines)
+        checked = None if probe.exists else validate_import(probe, lines)
     # nor does a file with nothing to import (an empty export): the store stays to be made
     # by the first note (an empty one had no model stamped: doctor then had nothing to say)
-    nothing = not checked.items
+    nothing = checked is not None and not checked.items
     with (
         _open(store_path, create=not nothing, missing_ok=nothing) as store,
         _progress("importing", len(lines), not as_json) as tick,
     ):
-        counts = import_validated(store, checked, progress=tick)
+        if checked is None:
+            counts = import_memories(store, lines, progress=tick)
+        else:
+            counts = import_validated(store, checked, progress=tick)
         here = store.group_id
     if as_json:
         _echo_json(counts)

@@ -23,16 +23,18 @@ import base64
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backends.base import Filters, bulk_writes
+from .backends.base import BulkLoader, Filters, bulk_writes
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
-from .export_format import EXPORT_FORMAT, ExportFile, read_export
+from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
 from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, same_memory, utc_now
 from .render import escape_unsafe_json
 from .vectors import vector_problem
@@ -145,7 +147,13 @@ def import_memories(
     another text (edited since the export) keeps the store's text too, and is also named in
     ``changed`` (id → project): the file's text was not taken. The whole file is validated
     before anything is written (:func:`validate_import`, which a caller may run first on a
-    store that does not exist yet, so that a refused file creates none)."""
+    store that does not exist yet, so that a refused file creates none).
+
+    Into a server that bulk-loads (PostgreSQL) the checks and the writes overlap
+    (:func:`_import_pipelined`), in the one transaction that a refused file rolls back:
+    nothing is imported either."""
+    if isinstance(store.backend, BulkLoader):
+        return _import_pipelined(store, lines, progress)
     return import_validated(store, validate_import(store, lines), progress=progress)
 
 
@@ -154,6 +162,58 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
     :class:`~kenning.errors.UserInputError` naming the lines that fail. Reads nothing of the
     store's rows but the texts of those whose ids the file holds (it may not exist yet)."""
     from .errors import UserInputError
+
+    read = _read_file(store, lines)
+    export, items, vectors = read.export, read.items, read.vectors
+    held = {i: m.content for i, m in read.held.items()}
+    problems = []
+    prepared: list[PreparedMemory] = []
+    # A note whose content redaction changed cannot keep the file's vector (it encodes the
+    # secret): its redacted text is embedded on another thread while the rest of the file
+    # is checked, on the core the checks leave idle (~10 ms a note on 2 cores, 6 s of an
+    # import of 100k notes with 0.6% redacted, which the write path would have spent).
+    with _EmbeddingAhead(store.embedder) as ahead:
+        for index, (record, item) in enumerate(zip(export.lines, items, strict=True)):
+            try:
+                stored_text = held.get(record.id) == record.content
+                prep = store.prepare(item, record.group_id, restoring=True, stored_text=stored_text)
+            except UserInputError as exc:
+                problems.append(f"line {record.number}: {exc}")
+                continue
+            if prep.content_redacted:
+                vectors[index] = None
+                if not problems:
+                    ahead.embed(index, prep.memory.content)
+            prepared.append(prep)
+        if problems:
+            raise UserInputError(_refusal(problems))
+        for index, vector in ahead.vectors().items():
+            vectors[index] = vector
+    return ValidatedImport(export, items, prepared, vectors, read.reuse, read.reembedded)
+
+
+def _refusal(problems: Sequence[str]) -> str:
+    """The error of a file some of whose lines fail the checks (``problems``, in order)."""
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    counted = "1 memory" if len(problems) == 1 else f"{len(problems)} memories"
+    return f"{counted} cannot be imported — {'; '.join(problems[:3])}{more}; nothing was imported"
+
+
+@dataclass(frozen=True)
+class _FileRead:
+    """An export file read and its vectors checked, before its notes go through the write
+    path's checks: the memories, the vectors to reuse (None: embedded), and the memories the
+    store holds under the file's ids."""
+
+    export: ExportFile
+    items: list[NewMemory]
+    vectors: list[np.ndarray | None]
+    reuse: bool
+    reembedded: int
+    held: dict[str, Memory]
+
+
+def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
     from .store import NewMemory
     from .widths import has_width_forms
 
@@ -196,36 +256,8 @@ def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport
     # Every memory must pass the write path's checks before anything is written; what they
     # give is what is written. A note the store holds under its id with the file's very text
     # (an export imported again) is not normalised and redacted again (MemoryStore.prepare).
-    held = {m.id: m.content for m in store.backend.get([r.id for r in export.lines])}
-    problems = []
-    prepared: list[PreparedMemory] = []
-    # A note whose content redaction changed cannot keep the file's vector (it encodes the
-    # secret): its redacted text is embedded on another thread while the rest of the file
-    # is checked, on the core the checks leave idle (~10 ms a note on 2 cores, 6 s of an
-    # import of 100k notes with 0.6% redacted, which the write path would have spent).
-    with _EmbeddingAhead(store.embedder) as ahead:
-        for index, (record, item) in enumerate(zip(export.lines, items, strict=True)):
-            try:
-                stored_text = held.get(record.id) == record.content
-                prep = store.prepare(item, record.group_id, restoring=True, stored_text=stored_text)
-            except UserInputError as exc:
-                problems.append(f"line {record.number}: {exc}")
-                continue
-            if prep.content_redacted:
-                vectors[index] = None
-                if not problems:
-                    ahead.embed(index, prep.memory.content)
-            prepared.append(prep)
-        if problems:
-            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-            counted = "1 memory" if len(problems) == 1 else f"{len(problems)} memories"
-            raise UserInputError(
-                f"{counted} cannot be imported — {'; '.join(problems[:3])}{more}; nothing was "
-                "imported"
-            )
-        for index, vector in ahead.vectors().items():
-            vectors[index] = vector
-    return ValidatedImport(export, items, prepared, vectors, reuse, reembedded)
+    held = {m.id: m for m in store.backend.get([r.id for r in export.lines])}
+    return _FileRead(export, items, vectors, reuse, reembedded, held)
 
 
 class _EmbeddingAhead:
@@ -289,88 +321,280 @@ def import_validated(
         checked.prepared,
         checked.vectors,
     )
-    reuse, reembedded = checked.reuse, checked.reembedded
-    target = store.embedder.provenance
     held = {m.id: m for m in store.backend.get([i.id for i in items if i.id])}
-    _refuse_taken_ids(export, prepared, held)
-    existing = set(held)
-    counts: dict[str, Any] = {
-        "read": len(items),
-        "imported": 0,
-        "duplicates": 0,
-        "rejected": 0,
-        # written to a store that failed (a full disk): kept out of "rejected", which says
-        # the note was refused; the same import run again adds them
-        "not_written": 0,
-        "not_written_reason": None,
-        "reembedded": reembedded,
-        "other_projects": {},
-        # in the store under their id with another text (edited since the export, here or
-        # in the store it came from): the store's text is kept; id → project
-        "changed": {},
-        # secrets the write path redacted from the memories written (kind → count): their
-        # stored text is not the file's, as remember and edit say for theirs
-        "redactions": {},
-    }
-    by_group: dict[str, list[int]] = {}
-    for index, record in enumerate(export.lines):
-        if items[index].id in existing:
-            counts["duplicates"] += 1
-            if held[record.id].content_hash != prepared[index].memory.content_hash:
-                counts["changed"][record.id] = record.group_id
-            if progress:
-                progress(1)
-            continue
-        by_group.setdefault(record.group_id, []).append(index)
-    # With the export's own vectors nothing is embedded: into PostgreSQL a large import is
-    # then one transaction without HNSW maintenance (one index build at the end), in big
-    # batches. Re-embedding imports are paced by the model and keep the usual path.
-    new_rows = sum(len(indexes) for indexes in by_group.values()) if reuse else 0
+    _raise_clashes(_taken_id_clashes(export.lines, prepared, held))
+    writing = _Writing(store, export, items, held, checked.reuse, checked.reembedded, progress)
+    by_group = writing.sort(range(len(items)), prepared)
     # The memories to write are embedded first, outside the write lock (the long part);
     # then every batch is written in one transaction: an import interrupted (Ctrl-C, a
     # killed process, a full disk, a server gone) leaves the store as it was, where it
     # left the batches written before.
-    vectors, progress = _embed_missing(store, by_group, prepared, vectors, progress)
-    before, duplicates_before = store.backend.count(Filters()), counts["duplicates"]
-    in_groups = {g: store.backend.count(Filters(group_id=g)) for g in by_group}
-    try:
-        with (
-            bulk_writes(store.backend, new_rows, before, target.dimension, atomic=True),
-            store.backend.exclusive() if by_group else contextlib.nullcontext(),
-        ):
-            _write_groups(store, by_group, prepared, vectors, counts, reuse, progress)
-    except StoreUnavailable as exc:
-        # The server went away midway: what it committed cannot be counted now, and a
-        # bare "NOT consulted" read as if nothing had been imported.
-        raise StoreUnavailable(
-            f"{exc} — the import stopped there, and what it wrote was rolled back (on Qdrant, "
-            "which has no transactions, the batches written before stay); run the same "
-            "import again once the server is back (what is already there is skipped)"
-        ) from None
-    except StoreWriteFailed as exc:
-        # The disk stopped the import midway: what landed is counted from the store itself
-        # (nothing on a backend with transactions, where the one transaction was rolled
-        # back; the batches written before on Qdrant), and the rest is reported as not
-        # written, with the reason.
-        try:
-            landed = store.backend.count(Filters()) - before
-            grown = {g: store.backend.count(Filters(group_id=g)) - n for g, n in in_groups.items()}
-        except KenningError:  # the store cannot even be read now: the first error says it
-            raise exc from None
-        to_write = sum(len(indexes) for indexes in by_group.values())
-        counts["other_projects"] = {g: n for g, n in grown.items() if n > 0 and g != store.group_id}
-        counts["imported"] = landed
-        counts["not_written"] = max(
-            0, to_write - landed - (counts["duplicates"] - duplicates_before) - counts["rejected"]
+    vectors, writing.progress = _embed_missing(store, by_group, prepared, vectors, progress)
+    with writing.transaction():
+        _write_groups(
+            store, by_group, prepared, vectors, writing.counts, checked.reuse, writing.progress
         )
-        counts["not_written_reason"] = str(exc)
-    return counts
+    return writing.counts
+
+
+#: Lines of an export checked at a time by :func:`_import_pipelined`'s checking thread.
+PIPELINE_CHUNK = 1000
+
+
+def _import_pipelined(
+    store: MemoryStore, lines: Iterable[str], progress: Callable[[int], None] | None
+) -> dict[str, Any]:
+    """:func:`import_memories` into a server (PostgreSQL), which ingests what it is sent in
+    a process of its own: the write path's checks of the next lines run on a thread while
+    the server takes the lines checked before, where one waited for the other (at 100k notes
+    ~35 s of checks, then ~20 s of the server's work). Everything is written in the one
+    transaction, which a line that fails the checks (or an id of another memory) rolls
+    back: nothing is imported, and the error is the one :func:`validate_import` gives."""
+    from .errors import UserInputError
+
+    read = _read_file(store, lines)
+    export, items, held = read.export, read.items, read.held
+    writing = _Writing(store, export, items, held, read.reuse, read.reembedded, progress)
+    prepared: list[PreparedMemory | None] = [None] * len(items)
+    vectors = list(read.vectors)
+    clashes: list[str] = []
+    checking = _Checking(store, export, items, held)
+    try:
+        with writing.transaction():
+            for chunk in checking.chunks():
+                indexes = [index for index, _ in chunk.notes]
+                for index, prep in chunk.notes:
+                    prepared[index] = prep
+                    if prep.content_redacted:
+                        vectors[index] = None  # the file's vector encodes the secret
+                vectors_of_redacted = chunk.vectors()
+                for index, vector in vectors_of_redacted.items():
+                    vectors[index] = vector
+                chosen = [p for _, p in chunk.notes]
+                clashes += _taken_id_clashes([export.lines[i] for i in indexes], chosen, held)
+                if clashes:
+                    continue  # refused at the end, with every clash named
+                by_group = writing.sort(indexes, prepared)
+                filled, _ = _embed_missing(store, by_group, prepared, vectors, None)
+                _write_groups(
+                    store, by_group, prepared, filled, writing.counts, read.reuse, progress
+                )
+            if checking.problems:
+                raise UserInputError(_refusal(checking.problems))
+            _raise_clashes(clashes)
+    finally:
+        checking.close()
+    return writing.counts
+
+
+@dataclass(frozen=True)
+class _CheckedChunk:
+    """Memories that passed the checks (index in the file, prepared note), and the vectors
+    of those whose content redaction changed, being made from their redacted text."""
+
+    notes: list[tuple[int, PreparedMemory]]
+    redacted: list[int]
+    embedding: Future[Any] | None
+
+    def vectors(self) -> dict[int, np.ndarray]:
+        """The redacted notes' vectors (waited for), by index; none if embedding them
+        failed (then they are embedded when written, where a broken model says so)."""
+        if self.embedding is None:
+            return {}
+        try:
+            return dict(zip(self.redacted, self.embedding.result(), strict=True))
+        except Exception:  # embedded again when written, where the error is reported
+            return {}
+
+
+class _Checking:
+    """The write path's checks (:meth:`~kenning.store.MemoryStore.prepare`) of an export's
+    memories on a thread of their own, handed over in chunks of :data:`PIPELINE_CHUNK` in
+    the file's order, with the notes redaction changed being embedded (on one more thread:
+    the file's vector of such a note encodes the secret). A line that fails the checks ends
+    the handing over (the rest is still checked, for the error to name every line that
+    fails: :attr:`problems`). The checks read nothing of the store: the thread never uses
+    its connection, which the writes hold in their transaction."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        export: ExportFile,
+        items: Sequence[NewMemory],
+        held: Mapping[str, Memory],
+    ) -> None:
+        self._store, self._export, self._items, self._held = store, export, items, held
+        self.problems: list[str] = []
+        self._queue: queue.Queue[_CheckedChunk | BaseException | None] = queue.Queue()
+        self._embedding = ThreadPoolExecutor(1, thread_name_prefix="kenning-import-embed")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kenning-import-checks", daemon=True)
+
+    def _run(self) -> None:
+        from .errors import UserInputError
+
+        try:
+            part: list[tuple[int, PreparedMemory]] = []
+            lines = zip(self._export.lines, self._items, strict=True)
+            for index, (record, item) in enumerate(lines):
+                if self._stop.is_set():
+                    return
+                held = self._held.get(record.id)
+                stored_text = held is not None and held.content == record.content
+                try:
+                    prep = self._store.prepare(
+                        item, record.group_id, restoring=True, stored_text=stored_text
+                    )
+                except UserInputError as exc:
+                    self.problems.append(f"line {record.number}: {exc}")
+                    continue
+                if not self.problems:
+                    part.append((index, prep))
+                    if len(part) >= PIPELINE_CHUNK:
+                        self._queue.put(self._hand_over(part))
+                        part = []
+            if part and not self.problems:
+                self._queue.put(self._hand_over(part))
+        except BaseException as exc:  # a fault of the checks: raised in the writing thread
+            self._queue.put(exc)
+        finally:
+            self._queue.put(None)
+
+    def _hand_over(self, part: list[tuple[int, PreparedMemory]]) -> _CheckedChunk:
+        redacted = [(index, prep) for index, prep in part if prep.content_redacted]
+        if not redacted:
+            return _CheckedChunk(part, [], None)
+        texts = [prep.memory.content for _, prep in redacted]
+        future = self._embedding.submit(self._store.embedder.embed, texts)
+        return _CheckedChunk(part, [index for index, _ in redacted], future)
+
+    def chunks(self) -> Iterator[_CheckedChunk]:
+        """The checked chunks as they come, while no line has failed."""
+        self._thread.start()
+        while (chunk := self._queue.get()) is not None:
+            if isinstance(chunk, BaseException):
+                raise chunk
+            if not self.problems:
+                yield chunk
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self._embedding.shutdown(wait=True, cancel_futures=True)
+
+
+class _Writing:
+    """What an import writes and counts: its ``counts``, the memories it sorts out as
+    already held (under their id) and the rest by project, and the one transaction of its
+    writes, whose failures it reports as :func:`import_memories` says."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        export: ExportFile,
+        items: Sequence[NewMemory],
+        held: Mapping[str, Memory],
+        reuse: bool,
+        reembedded: int,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.store, self.export, self.held, self.progress = store, export, held, progress
+        self.counts: dict[str, Any] = {
+            "read": len(items),
+            "imported": 0,
+            "duplicates": 0,
+            "rejected": 0,
+            # written to a store that failed (a full disk): kept out of "rejected", which
+            # says the note was refused; the same import run again adds them
+            "not_written": 0,
+            "not_written_reason": None,
+            "reembedded": reembedded,
+            "other_projects": {},
+            # in the store under their id with another text (edited since the export, here
+            # or in the store it came from): the store's text is kept; id → project
+            "changed": {},
+            # secrets the write path redacted from the memories written (kind → count):
+            # their stored text is not the file's, as remember and edit say for theirs
+            "redactions": {},
+        }
+        self.groups = {r.group_id for r in export.lines if r.id not in held}
+        self.to_write = sum(1 for r in export.lines if r.id not in held)
+        # With the export's own vectors nothing is embedded: into PostgreSQL a large
+        # import is then one transaction without HNSW maintenance (one index build at the
+        # end), in big batches. Re-embedding imports are paced by the model and keep the
+        # usual path.
+        self.new_rows = self.to_write if reuse else 0
+        self._held_counted = 0
+
+    def sort(
+        self, indexes: Iterable[int], prepared: Sequence[PreparedMemory | None]
+    ) -> dict[str, list[int]]:
+        """Count the memories of ``indexes`` held under their id (skipped; ``changed`` when
+        their text is another) and return the others by project."""
+        by_group: dict[str, list[int]] = {}
+        for index in indexes:
+            record = self.export.lines[index]
+            held = self.held.get(record.id)
+            if held is not None:
+                self.counts["duplicates"] += 1
+                self._held_counted += 1
+                prep = prepared[index]
+                if prep is not None and held.content_hash != prep.memory.content_hash:
+                    self.counts["changed"][record.id] = record.group_id
+                if self.progress:
+                    self.progress(1)
+                continue
+            by_group.setdefault(record.group_id, []).append(index)
+        return by_group
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        store, counts = self.store, self.counts
+        target = store.embedder.provenance
+        before = store.backend.count(Filters())
+        in_groups = {g: store.backend.count(Filters(group_id=g)) for g in self.groups}
+        try:
+            with (
+                bulk_writes(store.backend, self.new_rows, before, target.dimension, atomic=True),
+                store.backend.exclusive() if self.groups else contextlib.nullcontext(),
+            ):
+                yield
+        except StoreUnavailable as exc:
+            # The server went away midway: what it committed cannot be counted now, and a
+            # bare "NOT consulted" read as if nothing had been imported.
+            raise StoreUnavailable(
+                f"{exc} — the import stopped there, and what it wrote was rolled back (on "
+                "Qdrant, which has no transactions, the batches written before stay); run the "
+                "same import again once the server is back (what is already there is skipped)"
+            ) from None
+        except StoreWriteFailed as exc:
+            # The disk stopped the import midway: what landed is counted from the store
+            # itself (nothing on a backend with transactions, where the one transaction was
+            # rolled back; the batches written before on Qdrant), and the rest is reported
+            # as not written, with the reason.
+            try:
+                landed = store.backend.count(Filters()) - before
+                grown = {
+                    g: store.backend.count(Filters(group_id=g)) - n for g, n in in_groups.items()
+                }
+            except KenningError:  # the store cannot even be read now: the first error says it
+                raise exc from None
+            counts["other_projects"] = {
+                g: n for g, n in grown.items() if n > 0 and g != store.group_id
+            }
+            counts["imported"] = landed
+            found_by_writes = counts["duplicates"] - self._held_counted
+            counts["not_written"] = max(
+                0, self.to_write - landed - found_by_writes - counts["rejected"]
+            )
+            counts["not_written_reason"] = str(exc)
 
 
 def _embed_missing(
     store: MemoryStore,
     by_group: Mapping[str, list[int]],
-    prepared: Sequence[PreparedMemory],
+    prepared: Sequence[Any],
     vectors: Sequence[np.ndarray | None],
     progress: Callable[[int], None] | None,
 ) -> tuple[list[np.ndarray | None], Callable[[int], None] | None]:
@@ -401,16 +625,14 @@ def _embed_missing(
     return filled, writes
 
 
-def _refuse_taken_ids(
-    export: ExportFile, prepared: Sequence[PreparedMemory], held: Mapping[str, Memory]
-) -> None:
-    """Refuse the file when one of its ids is another memory's in the store (two files
-    converted from another tool that both number their notes): skipped as a duplicate, the
-    line's note would be lost while the import said it was already there."""
-    from .errors import UserInputError
-
+def _taken_id_clashes(
+    lines: Sequence[ExportLine], prepared: Sequence[PreparedMemory], held: Mapping[str, Memory]
+) -> list[str]:
+    """The lines whose id is another memory's in the store (two files converted from another
+    tool that both number their notes): skipped as a duplicate, the line's note would be
+    lost while the import said it was already there."""
     clashes = []
-    for record, prep in zip(export.lines, prepared, strict=True):
+    for record, prep in zip(lines, prepared, strict=True):
         other = held.get(record.id)
         if other is not None and not same_memory(other, prep.memory):
             clashes.append(
@@ -418,6 +640,13 @@ def _refuse_taken_ids(
                 f"the store (project {json.dumps(other.group_id)}, stored "
                 f"{other.stored_at.isoformat()})"
             )
+    return clashes
+
+
+def _raise_clashes(clashes: Sequence[str]) -> None:
+    """Refuse the file when one of its ids is another memory's (:func:`_taken_id_clashes`)."""
+    from .errors import UserInputError
+
     if clashes:
         more = f"; and {len(clashes) - 3} more" if len(clashes) > 3 else ""
         one = len(clashes) == 1
