@@ -220,6 +220,16 @@ def test_a_field_of_the_wrong_type_refuses_the_file(
     assert _checksum(target) == before
 
 
+def test_a_project_id_accepted_on_one_line_is_checked_again_as_written_on_another(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """An id checked once is not checked again for each line that repeats it: the same id
+    with blanks around it, further on, is still refused."""
+    exported[3]["group_id"] = f" {exported[2]['group_id']} "
+    with pytest.raises(UserInputError, match=r"line 4: group_id .* has blanks around it"):
+        import_memories(target, _lines(exported))
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [

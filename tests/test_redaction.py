@@ -206,6 +206,18 @@ POSITIVES = [
         f"- name: API_TOKEN\n  value: {R('password_assignment')}",
         None,
     ),
+    # (in any case: the rule is scanned for only where "name:" and "value:" are, in lower())
+    (
+        "- NAME: API_TOKEN\n  VALUE: abc123",
+        f"- NAME: API_TOKEN\n  VALUE: {R('password_assignment')}",
+        None,
+    ),
+    # a .netrc entry (scanned for only where "machine" is), a tab after it
+    (
+        "machine\tapi.example.com login bob password hunter",
+        f"machine\tapi.example.com login bob password {R('password_assignment')}",
+        None,
+    ),
     # connection strings: scheme, user and host stay
     (
         "postgresql://app:s3cret@db.example.com:5432/app",

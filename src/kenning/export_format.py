@@ -138,17 +138,23 @@ def _memory_id(value: object) -> str:
         raise _Problem(f"id: {exc}") from None
 
 
-def _group_id(value: object, number: int) -> str:
+def _group_id(value: object, number: int, accepted: dict[str, str] | None = None) -> str:
     from .project import check_group_id
 
     text = _text(value, "group_id")
     assert text is not None
+    if accepted is not None and text in accepted:
+        # an export holds few projects, each on many lines: the check is the same for each
+        # (what it says about the line is only in the error, which an accepted id never has)
+        return accepted[text]
     try:
         gid = check_group_id(text, f"line {number}")
     except UserInputError as exc:
         raise _Problem(f"group_id: {exc}") from None
     if text.strip() != text:
         raise _Problem(f"group_id {_show(text)} has blanks around it; write {_show(gid)}")
+    if accepted is not None:
+        accepted[text] = gid
     return gid
 
 
@@ -200,8 +206,12 @@ def _vector(value: object) -> np.ndarray | None:
     return np.frombuffer(raw, dtype=np.float32)
 
 
-def parse_memory_line(data: Mapping[str, Any], number: int) -> ExportLine:
-    """One memory line's fields, checked; raises :class:`_Problem` for the first bad one."""
+def parse_memory_line(
+    data: Mapping[str, Any], number: int, accepted_group_ids: dict[str, str] | None = None
+) -> ExportLine:
+    """One memory line's fields, checked; raises :class:`_Problem` for the first bad one.
+    ``accepted_group_ids`` (kept by the caller across a file's lines): the project ids
+    already checked, and what each reads as."""
     for optional in ("collection", "content_hash"):
         if optional in data:
             _text(data[optional], optional)
@@ -210,7 +220,7 @@ def parse_memory_line(data: Mapping[str, Any], number: int) -> ExportLine:
         id=_memory_id(_required(data, "id")),
         content=_text(_required(data, "content"), "content") or "",
         type=_text(_required(data, "type"), "type") or "",
-        group_id=_group_id(_required(data, "group_id"), number),
+        group_id=_group_id(_required(data, "group_id"), number, accepted_group_ids),
         stored_at=_time(_required(data, "stored_at"), "stored_at"),
         source=_text(data.get("source"), "source", optional=True),
         tags=_tags(data.get("tags")),
@@ -271,6 +281,7 @@ def read_export(lines: Iterable[str]) -> ExportFile:
     parsed: list[ExportLine] = []
     problems: list[str] = []
     seen_memory = False
+    accepted_group_ids: dict[str, str] = {}
     for number, line in enumerate(lines, start=1):
         if number == 1:
             # a byte order mark, as Notepad or PowerShell write UTF-8 saved again: no text
@@ -300,7 +311,7 @@ def read_export(lines: Iterable[str]) -> ExportFile:
             continue
         seen_memory = True
         try:
-            parsed.append(parse_memory_line(data, number))
+            parsed.append(parse_memory_line(data, number, accepted_group_ids))
         except _Problem as exc:
             problems.append(f"line {number}: {exc}")
     if problems:
