@@ -353,7 +353,8 @@ def _import_validated(
     )
     held = {m.id: m for m in store.backend.get([i.id for i in items if i.id])}
     _raise_clashes(_taken_id_clashes(export.lines, prepared, held))
-    writing = _Writing(store, export, items, held, checked.reuse, checked.reembedded, progress)
+    read = _FileRead(export, items, vectors, checked.reuse, checked.reembedded, held)
+    writing = _Writing(store, read, progress)
     by_group = writing.sort(range(len(items)), prepared)
     # The memories to write are embedded first, outside the write lock (the long part);
     # then every batch is written in one transaction: an import interrupted (Ctrl-C, a
@@ -384,11 +385,11 @@ def _import_pipelined(
 
     read = _read_file(store, lines)
     export, items, held = read.export, read.items, read.held
-    writing = _Writing(store, export, items, held, read.reuse, read.reembedded, progress)
+    writing = _Writing(store, read, progress)
     prepared: list[PreparedMemory | None] = [None] * len(items)
     vectors = list(read.vectors)
     clashes: list[str] = []
-    checking = _Checking(store, export, items, held)
+    checking = _Checking(store, read)
     try:
         with writing.transaction():
             for chunk in checking.chunks():
@@ -446,14 +447,8 @@ class _Checking:
     fails: :attr:`problems`). The checks read nothing of the store: the thread never uses
     its connection, which the writes hold in their transaction."""
 
-    def __init__(
-        self,
-        store: MemoryStore,
-        export: ExportFile,
-        items: Sequence[NewMemory],
-        held: Mapping[str, Memory],
-    ) -> None:
-        self._store, self._export, self._items, self._held = store, export, items, held
+    def __init__(self, store: MemoryStore, read: _FileRead) -> None:
+        self._store, self._read = store, read
         self.problems: list[str] = []
         self._queue: queue.Queue[_CheckedChunk | BaseException | None] = queue.Queue()
         self._embedding = ThreadPoolExecutor(1, thread_name_prefix="kenning-import-embed")
@@ -465,11 +460,11 @@ class _Checking:
 
         try:
             part: list[tuple[int, PreparedMemory]] = []
-            lines = zip(self._export.lines, self._items, strict=True)
+            lines = zip(self._read.export.lines, self._read.items, strict=True)
             for index, (record, item) in enumerate(lines):
                 if self._stop.is_set():
                     return
-                held = self._held.get(record.id)
+                held = self._read.held.get(record.id)
                 stored_text = held is not None and held.content == record.content
                 try:
                     prep = self._store.prepare(
@@ -520,18 +515,12 @@ class _Writing:
     writes, whose failures it reports as :func:`import_memories` says."""
 
     def __init__(
-        self,
-        store: MemoryStore,
-        export: ExportFile,
-        items: Sequence[NewMemory],
-        held: Mapping[str, Memory],
-        reuse: bool,
-        reembedded: int,
-        progress: Callable[[int], None] | None,
+        self, store: MemoryStore, read: _FileRead, progress: Callable[[int], None] | None
     ) -> None:
+        export, held = read.export, read.held
         self.store, self.export, self.held, self.progress = store, export, held, progress
         self.counts: dict[str, Any] = {
-            "read": len(items),
+            "read": len(read.items),
             "imported": 0,
             "duplicates": 0,
             "rejected": 0,
@@ -539,7 +528,7 @@ class _Writing:
             # says the note was refused; the same import run again adds them
             "not_written": 0,
             "not_written_reason": None,
-            "reembedded": reembedded,
+            "reembedded": read.reembedded,
             "other_projects": {},
             # in the store under their id with another text (edited since the export, here
             # or in the store it came from): the store's text is kept; id → project
@@ -554,7 +543,7 @@ class _Writing:
         # import is then one transaction without HNSW maintenance (one index build at the
         # end), in big batches. Re-embedding imports are paced by the model and keep the
         # usual path.
-        self.new_rows = self.to_write if reuse else 0
+        self.new_rows = self.to_write if read.reuse else 0
         self._held_counted = 0
 
     def sort(
