@@ -187,32 +187,17 @@ def _validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImpor
     from .errors import UserInputError
 
     read = _read_file(store, lines)
-    export, items, vectors = read.export, read.items, read.vectors
-    held = {i: m.content for i, m in read.held.items()}
-    problems = []
     prepared: list[PreparedMemory] = []
-    # A note whose content redaction changed cannot keep the file's vector (it encodes the
-    # secret): its redacted text is embedded on another thread while the rest of the file
-    # is checked, on the core the checks leave idle (~10 ms a note on 2 cores, 6 s of an
-    # import of 100k notes with 0.6% redacted, which the write path would have spent).
-    with _EmbeddingAhead(store.embedder) as ahead:
-        for index, (record, item) in enumerate(zip(export.lines, items, strict=True)):
-            try:
-                stored_text = held.get(record.id) == record.content
-                prep = store.prepare(item, record.group_id, restoring=True, stored_text=stored_text)
-            except UserInputError as exc:
-                problems.append(f"line {record.number}: {exc}")
-                continue
-            if prep.content_redacted:
-                vectors[index] = None
-                if not problems:
-                    ahead.embed(index, prep.memory.content)
-            prepared.append(prep)
-        if problems:
-            raise UserInputError(_refusal(problems))
-        for index, vector in ahead.vectors().items():
-            vectors[index] = vector
-    return ValidatedImport(export, items, prepared, vectors, read.reuse, read.reembedded)
+    vectors = list(read.vectors)
+    checking = _Checking(store, read)
+    try:
+        for chunk in checking.chunks():
+            prepared += chunk.take(vectors)
+    finally:
+        checking.close()
+    if checking.problems:
+        raise UserInputError(_refusal(checking.problems))
+    return ValidatedImport(read.export, read.items, prepared, vectors, read.reuse, read.reembedded)
 
 
 def _refusal(problems: Sequence[str]) -> str:
@@ -283,54 +268,6 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
     return _FileRead(export, items, vectors, reuse, reembedded, held)
 
 
-class _EmbeddingAhead:
-    """Texts embedded on one background thread, a few at a time, while the caller goes on;
-    :meth:`vectors` waits for them. A batch that fails is left out (its notes are embedded
-    when written, where a broken model says so); leaving the ``with`` block drops what is
-    not done yet."""
-
-    BATCH = 16
-
-    def __init__(self, embedder: Any) -> None:
-        self._embedder = embedder
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: list[tuple[int, str]] = []
-        self._futures: list[tuple[list[int], Future[Any]]] = []
-
-    def __enter__(self) -> _EmbeddingAhead:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def embed(self, key: int, text: str) -> None:
-        self._pending.append((key, text))
-        if len(self._pending) >= self.BATCH:
-            self._submit()
-
-    def _submit(self) -> None:
-        if not self._pending:
-            return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="kenning-import-embed")
-        keys = [k for k, _ in self._pending]
-        texts = [t for _, t in self._pending]
-        self._pending = []
-        self._futures.append((keys, self._pool.submit(self._embedder.embed, texts)))
-
-    def vectors(self) -> dict[int, np.ndarray]:
-        self._submit()
-        out: dict[int, np.ndarray] = {}
-        for keys, future in self._futures:
-            try:
-                embedded = future.result()
-            except Exception:  # embedded again when written, where the error is reported
-                continue
-            out.update(zip(keys, embedded, strict=True))
-        return out
-
-
 def import_validated(
     store: MemoryStore,
     checked: ValidatedImport,
@@ -393,15 +330,10 @@ def _import_pipelined(
     try:
         with writing.transaction():
             for chunk in checking.chunks():
+                chosen = chunk.take(vectors)
                 indexes = [index for index, _ in chunk.notes]
-                for index, prep in chunk.notes:
+                for index, prep in zip(indexes, chosen, strict=True):
                     prepared[index] = prep
-                    if prep.content_redacted:
-                        vectors[index] = None  # the file's vector encodes the secret
-                vectors_of_redacted = chunk.vectors()
-                for index, vector in vectors_of_redacted.items():
-                    vectors[index] = vector
-                chosen = [p for _, p in chunk.notes]
                 clashes += _taken_id_clashes([export.lines[i] for i in indexes], chosen, held)
                 if clashes:
                     continue  # refused at the end, with every clash named
@@ -427,15 +359,18 @@ class _CheckedChunk:
     redacted: list[int]
     embedding: Future[Any] | None
 
-    def vectors(self) -> dict[int, np.ndarray]:
-        """The redacted notes' vectors (waited for), by index; none if embedding them
-        failed (then they are embedded when written, where a broken model says so)."""
-        if self.embedding is None:
-            return {}
+    def take(self, vectors: list[np.ndarray | None]) -> list[PreparedMemory]:
+        """The chunk's prepared notes, in order, with ``vectors`` (the file's, by index)
+        brought to what is stored: a redacted note's is its redacted text's (waited for),
+        or None if embedding it failed (then it is embedded when written, where a broken
+        model says so); the file's vector of such a note encodes the secret."""
         try:
-            return dict(zip(self.redacted, self.embedding.result(), strict=True))
+            embedded = self.embedding.result() if self.embedding is not None else []
         except Exception:  # embedded again when written, where the error is reported
-            return {}
+            embedded = [None] * len(self.redacted)
+        for index, vector in zip(self.redacted, embedded, strict=True):
+            vectors[index] = vector
+        return [prep for _, prep in self.notes]
 
 
 class _Checking:
