@@ -1400,6 +1400,100 @@ def test_postgres_migrates_words_split_at_a_combining_mark(pg_url: str) -> None:
         b.close()
 
 
+def test_postgres_row_words_come_from_one_trigger_after_migration_9(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migration 9: a row's tsvector and length, two generated columns before (the length
+    tokenising the content a second time), are computed once by a row trigger. The rows of
+    the older store keep their values and are not rewritten; every later write computes
+    both as the generated columns did: a COPY, an atomic bulk load (whose statistics
+    triggers are off, the row trigger not), an edit of the content; a direct write to
+    either is overwritten, and an update of other columns leaves them alone."""
+    import psycopg
+
+    from kenning.backends import postgres
+
+    def derived(conn: psycopg.Connection[Any]) -> dict[str, tuple[Any, ...]]:
+        """Each row's (stored words and length), (the same computed now), row version."""
+        return {
+            row[0]: ((row[1], row[2]), (row[3], row[4]), row[5])
+            for row in conn.execute(
+                "SELECT id, content_tsv::text, doc_len, kenning_tsv(content)::text, "
+                "kenning_doclen(kenning_tsv(content)), xmin::text FROM kenning_memories"
+            )
+        }
+
+    def generated(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
+        return conn.execute(
+            "SELECT attname::text, attgenerated::text FROM pg_attribute WHERE attrelid = "
+            "'kenning_memories'::regclass AND attname IN ('content_tsv', 'doc_len') "
+            "ORDER BY attname"
+        ).fetchall()
+
+    rows = corpus(40)
+    monkeypatch.setattr(postgres, "SCHEMA_VERSION", 8)  # a kenning before migration 9
+    b = postgres.PostgresBackend(pg_url, create=True, dimension=DIM)
+    b.upsert(rows[:10])
+    b.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert generated(conn) == [("content_tsv", "s"), ("doc_len", "s")]
+        before = derived(conn)
+    monkeypatch.undo()
+    b = postgres.PostgresBackend(pg_url, create=True)  # a writer's open upgrades it
+    try:
+        b.upsert(rows[10:20])
+        with b.bulk_load():
+            b.upsert(rows[20:40])
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            assert generated(conn) == [("content_tsv", ""), ("doc_len", "")]
+            assert conn.execute("SELECT max(version) FROM kenning_schema").fetchone() == (
+                postgres.SCHEMA_VERSION,
+            )
+            after = derived(conn)
+            # the older rows: the same values, the same row versions (nothing rewritten)
+            assert {i: after[i] for i in before} == before
+            assert len(after) == 40
+            for memory_id, (kept, computed, _) in after.items():
+                assert kept == computed and kept[0] and kept[1] > 0, memory_id
+            edited, forced, seen = rows[3].memory.id, rows[25].memory.id, rows[31].memory.id
+            conn.execute(
+                "UPDATE kenning_memories SET content = 'Zephyrquorax rotates the keys' "
+                "WHERE id = %s",
+                (edited,),
+            )
+            conn.execute(
+                "UPDATE kenning_memories SET content_tsv = 'forged', doc_len = 99 WHERE id = %s",
+                (forced,),
+            )
+            xmin = "SELECT xmin::text FROM kenning_memories WHERE id = %s"
+            b.record_seen([(seen, datetime.now(UTC))])
+            again = derived(conn)
+            assert (
+                again[edited][0]
+                == again[edited][1]
+                == ("'keys':4 'rotates':2 'the':3 'zephyrquorax':1", 4)
+            )
+            assert again[forced][0] == again[forced][1] == after[forced][1]
+            assert again[seen][:2] == after[seen][:2]
+            assert conn.execute(xmin, (seen,)).fetchone() != (after[seen][2],)
+            states = conn.execute(
+                "SELECT tgname::text, tgenabled FROM pg_trigger "
+                "WHERE tgrelid = 'kenning_memories'::regclass AND NOT tgisinternal "
+                "ORDER BY tgname"
+            ).fetchall()
+        assert states == [
+            ("kenning_rows_added", "O"),
+            ("kenning_rows_removed", "O"),
+            ("kenning_rows_truncated", "O"),
+            ("kenning_words_of_row", "O"),
+        ]
+        assert [h.memory.id for h in b.lexical_search(rows[33].memory.content, 1, Filters())] == [
+            rows[33].memory.id
+        ]
+    finally:
+        b.close()
+
+
 def test_postgres_forget_leaves_no_word_of_the_note_in_the_database(pg_url: str) -> None:
     """README: forget means gone; on PostgreSQL the bytes leave the server's files when it
     vacuums. The BM25 statistics kept every word of a forgotten (or edited) note as a live
