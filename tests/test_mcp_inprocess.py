@@ -109,6 +109,43 @@ async def test_a_null_optional_argument_means_its_default(client: Client) -> Non
     assert found["decay"] is True and found["cascading"]["enabled"] is True
 
 
+async def test_a_blank_filter_means_no_filter(client: Client, project: Path) -> None:
+    """A client that fills every argument sends "" for a filter it has none for: a blank
+    memory_type or intent was no filter, a blank collection was "unknown collection ''".
+    A blank collection is no filter too, for the MCP tool and the API's listings alike (the
+    CLI refuses a blank option itself, naming it: test_cli_errors)."""
+    rule = answer(await call(client, "hooks_remember", content=UTC_RULE, type="rule"))
+    fix = answer(
+        await call(
+            client,
+            "hooks_remember",
+            content="The build uses pnpm workspaces: never run npm install at the root.",
+            type="implementation",
+        )
+    )
+    query = {"query": "timestamps in UTC", "use_cascading": True}
+    plain = answer(await call(client, "search_memories", **query))
+    assert {r["memory"]["id"] for r in plain["results"]} >= {rule["id"]}
+    for blank in ("", "  "):
+        found = answer(
+            await call(
+                client, "search_memories", **query, collection=blank, memory_type=blank, intent=""
+            )
+        )
+        assert found["results"] == plain["results"], blank
+        assert found["cascading"] == plain["cascading"], blank
+    # a named collection still narrows, and an unknown one is still refused
+    narrowed = answer(await call(client, "search_memories", **query, collection="conventions"))
+    assert [r["memory"]["id"] for r in narrowed["results"]] == [rule["id"]]
+    assert "unknown collection 'notes'" in await error(
+        client, "search_memories", **query, collection="notes"
+    )
+    with open_store(cwd=project, create=False) as store:
+        assert store.count(collection=" ") == store.count() == 2
+        assert [m.id for m in store.newest(5, collection="")] == [fix["id"], rule["id"]]
+        assert store.count(collection="conventions") == 1
+
+
 async def test_a_project_id_set_in_dotenv_is_followed_by_the_running_server(
     client: Client, project: Path
 ) -> None:

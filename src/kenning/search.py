@@ -155,6 +155,16 @@ def check_types_of(collection: str, types: Sequence[str]) -> str:
     return name
 
 
+def chosen_collections(collection: str | None, types: Sequence[str]) -> tuple[str, ...]:
+    """The collection a read is narrowed to, checked against ``types`` (parsed) by
+    :func:`check_types_of`, or ``()`` when none is given: None or a blank name, as a blank
+    memory type or intent is none (an MCP client sends blanks for "no filter"; the CLI
+    refuses a blank option itself, naming it)."""
+    if collection is None or (isinstance(collection, str) and not collection.strip()):
+        return ()
+    return (check_types_of(collection, types),)
+
+
 def check_whole_number(name: str, value: object, most: int) -> int:
     """``value`` when it is a whole number from 1 to ``most``, else the error naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
@@ -192,9 +202,9 @@ def plan_search(
     if chosen_intent is None:
         chosen_intent = detect_intent(query)
         source = "detected" if chosen_intent else "none"
-    if collection is not None:
-        name = check_types_of(collection, types)
-        return SearchPlan((name,), (), types, chosen_intent, source, False)
+    chosen = chosen_collections(collection, types)
+    if chosen:
+        return SearchPlan(chosen, (), types, chosen_intent, source, False)
     if types:
         owners = tuple(dict.fromkeys(TYPE_TO_COLLECTION[t] for t in types))
         return SearchPlan(owners, (), types, chosen_intent, source, False)

@@ -63,10 +63,10 @@ class MemoryStore(StoreCuration):
         listing returns, without the rows whose fields do not decode (counted apart by
         :meth:`stats`; this costs what its count of them costs, kept until the store
         changes)."""
-        from .search import check_types_of, parse_types
+        from .search import chosen_collections, parse_types
 
         types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection is not None else ()
+        collections = chosen_collections(collection, types)
         filters = Filters(self.resolve_group(group_id), collections, types)
         total = self.backend.count(filters)
         return max(0, total - self._left_out(filters)) if readable else total
@@ -106,11 +106,11 @@ class MemoryStore(StoreCuration):
         first; no query, no model. The backend reads only those rows (an index on SQLite),
         and more when it skipped damaged ones. ``stored_before``: of the memories stored
         before that time."""
-        from .search import check_types_of, parse_types
+        from .search import chosen_collections, parse_types
 
         limit = check_whole_number("limit", limit, NEWEST_MAX)
         types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection is not None else ()
+        collections = chosen_collections(collection, types)
         filters = Filters(self.resolve_group(group_id), collections, types)
         before = parse_timestamp(stored_before) if stored_before is not None else None
 
@@ -157,10 +157,10 @@ class MemoryStore(StoreCuration):
         filter's count). ``searchable``: only of those search sees, as :meth:`stats` counts
         its memories (the weekly plot): a row whose vector alone is damaged is listed, but
         left out here."""
-        from .search import check_types_of, parse_types
+        from .search import chosen_collections, parse_types
 
         types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection is not None else ()
+        collections = chosen_collections(collection, types)
         filters = Filters(self.resolve_group(group_id), collections, types)
         since = parse_timestamp(since)
         if (readable or searchable) and self._left_out(filters, by_search=searchable):

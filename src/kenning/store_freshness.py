@@ -95,12 +95,12 @@ class StoreFreshness(StoreBase):
         stored_before: str | datetime | None,
     ) -> tuple[int | None, Filters, datetime | None, datetime | None]:
         """A listing's arguments checked: its limit, filters and time bounds."""
-        from .search import check_types_of, parse_types
+        from .search import chosen_collections, parse_types
 
         if limit is not None:
             limit = check_whole_number("limit", limit, 1 << 31)
         types = parse_types(memory_type)
-        collections = (check_types_of(collection, types),) if collection else ()
+        collections = chosen_collections(collection, types)
         after = parse_timestamp(stored_after) if stored_after else None
         before = parse_timestamp(stored_before) if stored_before else None
         return limit, Filters(self.resolve_group(group_id), collections, types), after, before
