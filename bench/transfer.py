@@ -1,5 +1,5 @@
-"""Moving a store to PostgreSQL: ``kenning migrate --to postgresql://…`` and ``kenning import``
-of an export, through their public functions (what the CLI commands call), rows per second.
+"""Moving a store to PostgreSQL: ``kenning migrate --to postgresql://…`` (through the function
+the command calls) and ``kenning import`` of an export (the command itself), rows per second.
 
 One embedded store of ``--rows`` memories (real MiniLM vectors of a base set of notes,
 perturbed as in ``bench/scale.py``; written through the backend), then, each into a fresh
@@ -9,8 +9,12 @@ defaults: fsync on):
 * **migrate**: :func:`kenning.migrate.migrate_store` end to end — copy, HNSW build and the
   verification (counts and checksum on both sides); the index build is timed apart from
   PostgreSQL's own progress view;
-* **import**: :func:`kenning.transfer.import_memories` of the store's JSONL export (its own
-  vectors reused), end to end; its index build is timed apart in the same way;
+* **import**: ``kenning import`` of the store's JSONL export (its own vectors reused), run
+  as a user runs it (a process, ``KENNING_STORE`` naming the database), end to end, twice:
+  into a new store (the command checks the whole file before it creates the store, so a
+  refused file creates none, then writes it), and into a store that exists (one note
+  stored first: the command checks the lines on a thread while it writes those checked
+  before); each index build is timed apart in the same way;
 * **baseline, same run**: the write path without the bulk load — ``remember_many`` with the
   export's vectors, HNSW maintained row by row — on ``--baseline-rows`` of the same notes
   into a database that already holds the index (what import and migrate did before).
@@ -24,9 +28,9 @@ from __future__ import annotations
 
 import argparse
 import base64
-import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -66,6 +70,25 @@ def _index_build_s(url: str) -> float | None:
         return time.perf_counter() - t
 
 
+def _cli_import(export_file: Path, url: str, root: Path) -> dict[str, Any]:
+    """``kenning import FILE --json`` into the store at ``url``, as a user runs it (a process
+    of its own, from the project's folder): its counts. Nothing may be refused or left out."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenning", "import", str(export_file), "--json"],
+        cwd=root,
+        env={**os.environ, "KENNING_STORE": url},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"kenning import exited {proc.returncode}: {proc.stderr[-2000:]}")
+    counts: dict[str, Any] = json.loads(proc.stdout)
+    if counts["rejected"] or counts["not_written"]:
+        raise RuntimeError(f"kenning import left notes out: {counts}")
+    return counts
+
+
 def _settle(admin_url: str, done: str) -> None:
     """Before the next step is timed: the database of the step measured before is dropped
     (its autovacuum and analyze of 100k new rows ran during the next step) and a checkpoint
@@ -88,7 +111,7 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
     from kenning.embedders import load_embedder
     from kenning.migrate import migrate_store
     from kenning.store import NewMemory
-    from kenning.transfer import export_memories, import_memories
+    from kenning.transfer import export_memories
 
     out: dict[str, Any] = {"machine": machine(), "rows": rows, "target": TARGET_ROWS_PER_S}
     texts, base = base_set(200 if rows < 10_000 else 5000)
@@ -131,32 +154,37 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
                 flush=True,
             )
 
-            export = io.StringIO()
-            export_memories(store, export)
-            lines = export.getvalue().splitlines()
-            _settle(admin, "bench_migrate")
-            url = _database(admin, "bench_import")
-            target = open_store(url, cwd=root, embedder=embedder)
-            t = time.perf_counter()
-            counts = import_memories(target, lines)
-            seconds = time.perf_counter() - t
-            target.close()
-            build = _index_build_s(url)
-            out["import"] = {
-                "seconds": seconds,
-                "rows_per_s": rows / seconds,
-                "counts": counts,
-                "index_build_s_measured_again": build,
-                "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
-            }
-            print(
-                f"  import   {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s; HNSW build "
-                f"alone {build:.1f} s)",
-                flush=True,
-            )
+            export_file = Path(tmp) / "export.jsonl"
+            with export_file.open("w", encoding="utf-8") as fh:
+                export_memories(store, fh)
+            lines = export_file.read_text(encoding="utf-8").splitlines()
+            settled = "bench_migrate"
+            for key, existing in (("import", False), ("import_into_existing", True)):
+                _settle(admin, settled)
+                settled = name = f"bench_{key}"
+                url = _database(admin, name)
+                if existing:  # a store that holds a note already (a teammate's)
+                    with open_store(url, cwd=root, embedder=embedder) as target:
+                        assert target.remember("The store exists before the import.", "context")
+                t = time.perf_counter()
+                counts = _cli_import(export_file, url, root)
+                seconds = time.perf_counter() - t
+                build = _index_build_s(url)
+                out[key] = {
+                    "seconds": seconds,
+                    "rows_per_s": rows / seconds,
+                    "counts": counts,
+                    "index_build_s_measured_again": build,
+                    "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
+                }
+                print(
+                    f"  {key:21s} {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s; "
+                    f"HNSW build alone {build:.1f} s)",
+                    flush=True,
+                )
 
             # Baseline: the same notes through remember_many with the HNSW index maintained.
-            _settle(admin, "bench_import")
+            _settle(admin, settled)
             url = _database(admin, "bench_baseline")
             target = open_store(url, cwd=root, embedder=embedder)
             assert target.remember("The index exists before the rows arrive.", "context").id
@@ -186,9 +214,14 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
     out["ratios"] = {
         "migrate_vs_baseline": out["migrate"]["rows_per_s"] / base,
         "import_vs_baseline": out["import"]["rows_per_s"] / base,
+        "import_into_existing_vs_baseline": out["import_into_existing"]["rows_per_s"] / base,
         "migrate_without_index_build_vs_target": out["migrate"]["rows_per_s_without_index_build"]
         / TARGET_ROWS_PER_S,
         "import_without_index_build_vs_target": out["import"]["rows_per_s_without_index_build"]
+        / TARGET_ROWS_PER_S,
+        "import_into_existing_without_index_build_vs_target": out["import_into_existing"][
+            "rows_per_s_without_index_build"
+        ]
         / TARGET_ROWS_PER_S,
     }
     return out
