@@ -70,6 +70,17 @@ def _index_build_s(url: str) -> float | None:
         return time.perf_counter() - t
 
 
+def _rates(rows: int, seconds: float, build: float | None) -> dict[str, Any]:
+    """A step's time, its rows per second end to end, and without its index build (timed
+    apart, :func:`_index_build_s`)."""
+    return {
+        "seconds": seconds,
+        "rows_per_s": rows / seconds,
+        "index_build_s_measured_again": build,
+        "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
+    }
+
+
 def _cli_import(export_file: Path, url: str, root: Path) -> dict[str, Any]:
     """``kenning import FILE --json`` into the store at ``url``, as a user runs it (a process
     of its own, from the project's folder): its counts. Nothing may be refused or left out."""
@@ -141,12 +152,9 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
             seconds = time.perf_counter() - t
             build = _index_build_s(url)
             out["migrate"] = {
-                "seconds": seconds,
-                "rows_per_s": rows / seconds,
+                **_rates(rows, seconds, build),
                 "verified": report.verified,
                 "copied": report.copied,
-                "index_build_s_measured_again": build,
-                "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
             }
             print(
                 f"  migrate  {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s, verified "
@@ -170,13 +178,7 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
                 counts = _cli_import(export_file, url, root)
                 seconds = time.perf_counter() - t
                 build = _index_build_s(url)
-                out[key] = {
-                    "seconds": seconds,
-                    "rows_per_s": rows / seconds,
-                    "counts": counts,
-                    "index_build_s_measured_again": build,
-                    "rows_per_s_without_index_build": rows / max(1e-9, seconds - (build or 0.0)),
-                }
+                out[key] = {**_rates(rows, seconds, build), "counts": counts}
                 print(
                     f"  {key:21s} {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s; "
                     f"HNSW build alone {build:.1f} s)",

@@ -136,6 +136,29 @@ def pg_url(pg_databases: PostgresDatabases) -> Iterator[str]:
         pg_databases.drop(name)
 
 
+#: Every trigger of a PostgreSQL store's memories table, each on ("O"): the statistics
+#: triggers (an atomic bulk load turns them off until it ends) and migration 9's row trigger
+#: that computes each row's words (never off).
+TRIGGERS_ON = [
+    ("kenning_rows_added", "O"),
+    ("kenning_rows_removed", "O"),
+    ("kenning_rows_truncated", "O"),
+    ("kenning_words_of_row", "O"),
+]
+
+
+def trigger_states(conn: Any) -> list[tuple[str, str]]:
+    """``(name, tgenabled)`` of each trigger of the memories table (a psycopg connection)."""
+    return [
+        (str(name), str(state))
+        for name, state in conn.execute(
+            "SELECT tgname::text, tgenabled FROM pg_trigger "
+            "WHERE tgrelid = 'kenning_memories'::regclass AND NOT tgisinternal "
+            "ORDER BY tgname"
+        ).fetchall()
+    ]
+
+
 def _drop_qdrant_collections(url: str, collection: str) -> None:
     from qdrant_client import QdrantClient
 

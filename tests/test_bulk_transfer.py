@@ -35,7 +35,14 @@ from kenning.migrate import migrate_store
 from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
 from kenning.transfer import import_memories, validate_import
-from tests.backends import PostgresDatabases, pg_databases, pg_server, pg_url  # noqa: F401
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    TRIGGERS_ON,
+    PostgresDatabases,
+    pg_databases,
+    pg_server,
+    pg_url,
+    trigger_states,
+)
 from tests.conftest import make_repo
 
 #: The rows of these tests' large imports and migrations, and the fewest that take the bulk
@@ -324,18 +331,7 @@ def test_bulk_import_statistics_match_the_triggers(
         assert got == statistics(plain_url)
         assert got[0][0][0] == ROWS + 1 and len(got[1]) > 10 and got[2]
         with psycopg.connect(pg_url) as conn:
-            states = conn.execute(
-                "SELECT tgname::text, tgenabled FROM pg_trigger "
-                "WHERE tgrelid = 'kenning_memories'::regclass AND NOT tgisinternal "
-                "ORDER BY tgname"
-            ).fetchall()
-        # the statistics triggers on again (the row trigger computing words never went off)
-        assert states == [
-            ("kenning_rows_added", "O"),
-            ("kenning_rows_removed", "O"),
-            ("kenning_rows_truncated", "O"),
-            ("kenning_words_of_row", "O"),
-        ]
+            assert trigger_states(conn) == TRIGGERS_ON  # the statistics triggers on again
         assert bulk.remember("After the import the triggers count again.", "context").id
         assert bulk.count() == ROWS + 2
         # every row holds "importer keeps ids" (words no lexical search looks for in a store

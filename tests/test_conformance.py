@@ -55,6 +55,7 @@ from kenning.store import MemoryStore
 from kenning.transfer import export_memories, import_memories
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     BACKEND_KINDS,
+    TRIGGERS_ON,
     backend,
     backend_location,
     fresh_location,
@@ -62,6 +63,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_server,
     pg_url,
     store_kind,
+    trigger_states,
 )
 from tests.conftest import PROJECT_REMOTE, make_repo
 from tests.racing import start_together, writer_script
@@ -1476,17 +1478,7 @@ def test_postgres_row_words_come_from_one_trigger_after_migration_9(
             assert again[forced][0] == again[forced][1] == after[forced][1]
             assert again[seen][:2] == after[seen][:2]
             assert conn.execute(xmin, (seen,)).fetchone() != (after[seen][2],)
-            states = conn.execute(
-                "SELECT tgname::text, tgenabled FROM pg_trigger "
-                "WHERE tgrelid = 'kenning_memories'::regclass AND NOT tgisinternal "
-                "ORDER BY tgname"
-            ).fetchall()
-        assert states == [
-            ("kenning_rows_added", "O"),
-            ("kenning_rows_removed", "O"),
-            ("kenning_rows_truncated", "O"),
-            ("kenning_words_of_row", "O"),
-        ]
+            assert trigger_states(conn) == TRIGGERS_ON
         assert [h.memory.id for h in b.lexical_search(rows[33].memory.content, 1, Filters())] == [
             rows[33].memory.id
         ]
