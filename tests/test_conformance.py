@@ -1467,7 +1467,6 @@ def test_postgres_row_words_come_from_one_trigger_after_migration_9(
                 "UPDATE kenning_memories SET content_tsv = 'forged', doc_len = 99 WHERE id = %s",
                 (forced,),
             )
-            xmin = "SELECT xmin::text FROM kenning_memories WHERE id = %s"
             b.record_seen([(seen, datetime.now(UTC))])
             again = derived(conn)
             assert (
@@ -1476,8 +1475,8 @@ def test_postgres_row_words_come_from_one_trigger_after_migration_9(
                 == ("'keys':4 'rotates':2 'the':3 'zephyrquorax':1", 4)
             )
             assert again[forced][0] == again[forced][1] == after[forced][1]
-            assert again[seen][:2] == after[seen][:2]
-            assert conn.execute(xmin, (seen,)).fetchone() != (after[seen][2],)
+            # (its row was written again, its words were not)
+            assert again[seen][:2] == after[seen][:2] and again[seen][2] != after[seen][2]
             assert trigger_states(conn) == TRIGGERS_ON
         assert [h.memory.id for h in b.lexical_search(rows[33].memory.content, 1, Filters())] == [
             rows[33].memory.id
