@@ -1260,6 +1260,20 @@ def test_linear_time_on_hostile_input(name: str) -> None:
         pytest.fail(f"{confirmed}; first {screened}")
 
 
+def test_a_values_ampersand_parts_are_read_from_the_first_1024_characters() -> None:
+    """A value goes on past a '&' (DB_PASSWORD=Tr0ub4dor&3) but not into the next
+    parameter's ``name=``, and takes the parts that start within 1024 characters of its
+    first '&', each whole: the bound that keeps a long run of them linear."""
+    part = "&" + "y" * 300
+    # the parts start 1, 302, 603, 904 and 1205 characters past the value's "v": four go
+    text = f"DB_PASSWORD=v{part * 6}"
+    out, counts = redact_secrets(text)
+    assert out == f"DB_PASSWORD={redaction_marker('password_assignment')}{part * 2}"
+    assert counts == {"password_assignment": 1}
+    out, _ = redact_secrets("password=abc&3&user=bob&(x")
+    assert out == f"password={redaction_marker('password_assignment')}&user=bob&(x"
+
+
 def test_a_token_after_keyword_stuffing_is_still_found() -> None:
     # Every rule's keyword present: the keyword prefilter must not give up on a long text.
     stuffed = (" ".join(_gitleaks().keywords) + "\n") * 200
