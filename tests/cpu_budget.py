@@ -1,10 +1,10 @@
 """Where the suite's CPU goes: an opt-in pytest plugin (``-p tests.cpu_budget``).
 
 The suite's time on 2 cores is set by its CPU, not by its waits: three workers keep both
-cores busy to the end, and a fourth gave nothing (226.8 s against 222.5 s). So the figure to
-cut is CPU time, and half of it is spent in the processes the tests start (the MCP server,
-hooks, the Claude Code and Codex CLIs, Chromium, PostgreSQL, the benchmarks), which a
-per-test duration does not show. For each test this records, in the process that runs it
+cores busy to the end, and a fourth gave nothing (226.8 s against 222.5 s, a run each). So
+the figure to cut is CPU time, and half of it is spent in the processes the tests start (the
+MCP server, hooks, the Claude Code and Codex CLIs, Chromium, PostgreSQL, the benchmarks),
+which a per-test duration does not show. For each test this records, in the process that runs it
 (an xdist worker, or the one process with ``-n 0``), from its setup to its teardown:
 
 - ``wall``: seconds;
