@@ -438,6 +438,55 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
     assert handled, "no interrupt came while kenning started"
 
 
+def test_ctrl_c_before_the_cli_is_loaded_is_answered_once_it_is(project: Path) -> None:
+    """Started as the command, the package notes a Ctrl-C from its first lines, and the CLI
+    answers it as it loads: one line, exit 130. (Before, the import of the module that sets
+    the CLI's handler left a window of its own, where an interrupt printed a traceback
+    through kenning: the test above hit it now and then.) A program that imports kenning
+    keeps Python's own handler."""
+    command = (
+        "import os, signal, sys\n"
+        "sys.argv = [os.path.join('bin', 'kenning'), 'stats']\n"  # as the console script
+        "import kenning\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"  # before the CLI is imported
+        "from kenning.cli import main\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", command], cwd=project, capture_output=True, text=True, timeout=60
+    )
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n"), proc.stderr
+    library = "import signal, kenning\nassert signal.getsignal(signal.SIGINT) is signal.default_int_handler"
+    proc = subprocess.run(
+        [sys.executable, "-c", library], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "orig_argv", "command"),
+    [
+        (["/venv/bin/kenning", "stats"], None, True),
+        (["/venv/Scripts/kenning.exe"], None, True),
+        (["/venv/bin/kenning-script.py"], None, True),
+        (["-m", "stats"], ["python", "-X", "importtime", "-m", "kenning", "stats"], True),
+        (["-m"], ["python", "-m", "bench", "recall"], False),  # a package that imports kenning
+        (["/venv/bin/kenningish"], None, False),
+        (["-c"], None, False),
+        ([], None, False),
+    ],
+)
+def test_the_package_knows_when_it_is_the_command(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], orig_argv: list[str] | None, command: bool
+) -> None:
+    import kenning
+
+    monkeypatch.setattr(sys, "argv", argv)
+    if orig_argv is not None:
+        monkeypatch.setattr(sys, "orig_argv", orig_argv)
+    assert kenning._started_as_the_command() is command
+
+
 def test_a_cli_import_that_fails_gives_the_program_its_ctrl_c_back() -> None:
     """A program importing kenning.cli whose import fails midway (the module is dropped
     before its last line restores the handler) keeps Python's Ctrl-C: a KeyboardInterrupt

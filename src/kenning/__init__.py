@@ -6,7 +6,46 @@ matter before acting, scored, deduplicated, time-decayed and fenced for the prom
 >>> from kenning import open_store, remember, recall, search_memories
 """
 
+# Ctrl-C in the first moments of the `kenning` command is noted from this file's first
+# lines and answered once the CLI's own handler is in place (startup_interrupt: one line,
+# exit 130). Set here, before any import runs under this file: an interrupt while
+# startup_interrupt itself was being imported printed a traceback through kenning. The
+# modules used are loaded at every interpreter's start (no import machinery runs).
+import _signal
 import os
+import sys
+
+#: Python's SIGINT handler as the process had it, for startup_interrupt to put back.
+_SIGINT_BEFORE = _signal.getsignal(_signal.SIGINT)
+#: Whether a Ctrl-C came before startup_interrupt took over from :func:`_note_interrupt`.
+_interrupted_early = False
+
+
+def _note_interrupt(signum: int, frame: object) -> None:
+    global _interrupted_early
+    _interrupted_early = True
+
+
+def _started_as_the_command() -> bool:
+    """This process is the ``kenning`` command: its console script, or ``python -m kenning``
+    (while the package is found, ``sys.argv[0]`` is ``-m``); not a program importing it."""
+    argv = sys.argv
+    if not argv:
+        return False
+    if argv[0] == "-m":
+        words = sys.orig_argv  # (not itertools.pairwise: itertools is not loaded yet)
+        return any(words[i : i + 2] == ["-m", "kenning"] for i in range(len(words) - 1))
+    name = os.path.basename(argv[0])
+    return name.startswith("kenning") and name[len("kenning") :] in ("", ".exe", "-script.py")
+
+
+# a process that ignores Ctrl-C (started in the background) goes on ignoring it
+if _SIGINT_BEFORE is _signal.default_int_handler and _started_as_the_command():
+    # (not contextlib.suppress: contextlib is not loaded yet)
+    try:  # noqa: SIM105
+        _signal.signal(_signal.SIGINT, _note_interrupt)
+    except ValueError:  # imported from another thread: only the main one sets handlers
+        pass
 
 # Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -2,10 +2,12 @@
 
 Importing this module first (:mod:`kenning.cli` does) installs a SIGINT handler for the
 command's first tenth of a second (its imports and the definitions of its commands), where an
-interrupt would otherwise print a traceback of whatever import it cut; :func:`restore` puts the
-previous handler back, after which the CLI's own ``handle_errors`` says "interrupted". A process
-that ignores Ctrl-C (started in the background) goes on ignoring it; a handler can be set only
-from the main thread, so an import from another thread changes nothing.
+interrupt would otherwise print a traceback of whatever import it cut. Until then the package,
+started as the command, notes a Ctrl-C from its first line (``kenning._note_interrupt``); one
+noted is answered here. :func:`restore` puts the previous handler back, after which the CLI's
+own ``handle_errors`` says "interrupted". A process that ignores Ctrl-C (started in the
+background) goes on ignoring it; a handler can be set only from the main thread, so an import
+from another thread changes nothing.
 """
 
 # the C module under `signal`, built in: `import signal` builds its enums first, which on a
@@ -30,9 +32,17 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
         os._exit(130)
 
 
+_package = sys.modules[__package__]
 _HANDLER_BEFORE = _signal.getsignal(_signal.SIGINT)
 _INSTALLED = False
-if _HANDLER_BEFORE is _signal.default_int_handler:
+if _HANDLER_BEFORE is _package._note_interrupt:
+    # the `kenning` command, noting Ctrl-C since the package's first line (see kenning)
+    _HANDLER_BEFORE = _package._SIGINT_BEFORE
+    _signal.signal(_signal.SIGINT, _interrupted_while_loading)
+    _INSTALLED = True
+    if _package._interrupted_early:  # (read once this handler is set: none is lost)
+        _interrupted_while_loading(_signal.SIGINT, None)
+elif _HANDLER_BEFORE is _signal.default_int_handler:
     try:
         _signal.signal(_signal.SIGINT, _interrupted_while_loading)
         _INSTALLED = True
