@@ -470,6 +470,7 @@ def test_ctrl_c_before_the_cli_is_loaded_is_answered_once_it_is(project: Path) -
         (["/venv/Scripts/kenning.exe"], None, True),
         (["/venv/bin/kenning-script.py"], None, True),
         (["-m", "stats"], ["python", "-X", "importtime", "-m", "kenning", "stats"], True),
+        (["-m", "stats"], ["python", "-mkenning", "stats"], True),
         (["-m"], ["python", "-m", "bench", "recall"], False),  # a package that imports kenning
         (["/venv/bin/kenningish"], None, False),
         (["-c"], None, False),

@@ -34,7 +34,9 @@ def _started_as_the_command() -> bool:
         return False
     if argv[0] == "-m":
         words = sys.orig_argv  # (not itertools.pairwise: itertools is not loaded yet)
-        return any(words[i : i + 2] == ["-m", "kenning"] for i in range(len(words) - 1))
+        return "-mkenning" in words or any(
+            words[i : i + 2] == ["-m", "kenning"] for i in range(len(words) - 1)
+        )
     name = os.path.basename(argv[0])
     return name.startswith("kenning") and name[len("kenning") :] in ("", ".exe", "-script.py")
 

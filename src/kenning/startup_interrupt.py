@@ -34,20 +34,20 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
 
 _package = sys.modules[__package__]
 _HANDLER_BEFORE = _signal.getsignal(_signal.SIGINT)
-_INSTALLED = False
-if _HANDLER_BEFORE is _package._note_interrupt:
-    # the `kenning` command, noting Ctrl-C since the package's first line (see kenning)
+#: The `kenning` command, noting Ctrl-C since the package's first lines (see kenning).
+_NOTED = _HANDLER_BEFORE is _package._note_interrupt
+if _NOTED:
     _HANDLER_BEFORE = _package._SIGINT_BEFORE
-    _signal.signal(_signal.SIGINT, _interrupted_while_loading)
-    _INSTALLED = True
-    if _package._interrupted_early:  # (read once this handler is set: none is lost)
-        _interrupted_while_loading(_signal.SIGINT, None)
-elif _HANDLER_BEFORE is _signal.default_int_handler:
+_INSTALLED = False
+if _HANDLER_BEFORE is _signal.default_int_handler:
     try:
         _signal.signal(_signal.SIGINT, _interrupted_while_loading)
         _INSTALLED = True
     except ValueError:  # imported from another thread
         pass
+if _INSTALLED and _NOTED and _package._interrupted_early:
+    # read once this handler is set, so that no Ctrl-C falls between the two
+    _interrupted_while_loading(_signal.SIGINT, None)
 
 
 def restore() -> None:
