@@ -438,17 +438,21 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_a_traceback(project: P
     assert handled, "no interrupt came while kenning started"
 
 
-def test_ctrl_c_before_the_cli_is_loaded_is_answered_once_it_is(project: Path) -> None:
+def test_ctrl_c_while_the_cli_sets_its_handler_is_answered(project: Path, tmp_path: Path) -> None:
     """Started as the command, the package notes a Ctrl-C from its first lines, and the CLI
-    answers it as it loads: one line, exit 130. (Before, the import of the module that sets
-    the CLI's handler left a window of its own, where an interrupt printed a traceback
-    through kenning: the test above hit it now and then.) A program that imports kenning
-    keeps Python's own handler."""
+    answers it as it loads: one line, exit 130. Before, a Ctrl-C while the module that sets
+    the CLI's handler was itself being imported printed a traceback through kenning (the
+    test above hit that window now and then): here the SIGINT comes at that moment, sent by
+    an import hook as Python looks for that module. A program of the command's name that
+    imports kenning and no CLI gets Python's own Ctrl-C."""
     command = (
         "import os, signal, sys\n"
         "sys.argv = [os.path.join('bin', 'kenning'), 'stats']\n"  # as the console script
-        "import kenning\n"
-        "os.kill(os.getpid(), signal.SIGINT)\n"  # before the CLI is imported
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'kenning.startup_interrupt':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
         "from kenning.cli import main\n"
         "main()\n"
     )
@@ -456,6 +460,18 @@ def test_ctrl_c_before_the_cli_is_loaded_is_answered_once_it_is(project: Path) -
         [sys.executable, "-c", command], cwd=project, capture_output=True, text=True, timeout=60
     )
     assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n"), proc.stderr
+    program = tmp_path / "kenning"
+    program.write_text(
+        "import os, signal, time\n"
+        "import kenning\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(5)\n",  # a Ctrl-C only noted would let it sleep and end with 0
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr, proc.stderr
     library = "import signal, kenning\nassert signal.getsignal(signal.SIGINT) is signal.default_int_handler"
     proc = subprocess.run(
         [sys.executable, "-c", library], capture_output=True, text=True, timeout=60
@@ -463,29 +479,31 @@ def test_ctrl_c_before_the_cli_is_loaded_is_answered_once_it_is(project: Path) -
     assert proc.returncode == 0, proc.stderr
 
 
+SCRIPT_NAMES = ("re", "sys", "kenning.cli", "main")  # pip's console script imports these
+
+
 @pytest.mark.parametrize(
-    ("argv", "orig_argv", "command"),
+    ("argv", "orig_argv", "importer_names", "command"),
     [
-        (["/venv/bin/kenning", "stats"], None, True),
-        (["/venv/Scripts/kenning.exe"], None, True),
-        (["/venv/bin/kenning-script.py"], None, True),
-        (["-m", "stats"], ["python", "-X", "importtime", "-m", "kenning", "stats"], True),
-        (["-m", "stats"], ["python", "-mkenning", "stats"], True),
-        (["-m"], ["python", "-m", "bench", "recall"], False),  # a package that imports kenning
-        (["/venv/bin/kenningish"], None, False),
-        (["-c"], None, False),
-        ([], None, False),
+        (["/venv/bin/kenning", "stats"], [], SCRIPT_NAMES, True),
+        (["/venv/Scripts/kenning.exe"], [], SCRIPT_NAMES, True),
+        (["/venv/bin/kenning-script.py"], [], SCRIPT_NAMES, True),
+        (["-m", "stats"], ["python", "-X", "importtime", "-m", "kenning", "stats"], (), True),
+        (["-m", "stats"], ["python", "-mkenning", "stats"], (), True),
+        # a program of the command's name that imports kenning, not its CLI
+        (["/home/me/bin/kenning"], [], ("kenning", "os"), False),
+        (["-m"], ["python", "-m", "bench", "recall"], (), False),  # a package importing it
+        (["/venv/bin/kenningish"], [], SCRIPT_NAMES, False),
+        (["-c"], [], SCRIPT_NAMES, False),
+        ([], [], (), False),
     ],
 )
 def test_the_package_knows_when_it_is_the_command(
-    monkeypatch: pytest.MonkeyPatch, argv: list[str], orig_argv: list[str] | None, command: bool
+    argv: list[str], orig_argv: list[str], importer_names: tuple[str, ...], command: bool
 ) -> None:
     import kenning
 
-    monkeypatch.setattr(sys, "argv", argv)
-    if orig_argv is not None:
-        monkeypatch.setattr(sys, "orig_argv", orig_argv)
-    assert kenning._started_as_the_command() is command
+    assert kenning._started_as_the_command(argv, orig_argv, importer_names) is command
 
 
 def test_a_cli_import_that_fails_gives_the_program_its_ctrl_c_back() -> None:

@@ -8,9 +8,9 @@ matter before acting, scored, deduplicated, time-decayed and fenced for the prom
 
 # Ctrl-C in the first moments of the `kenning` command is noted from this file's first
 # lines and answered once the CLI's own handler is in place (startup_interrupt: one line,
-# exit 130). Set here, before any import runs under this file: an interrupt while
-# startup_interrupt itself was being imported printed a traceback through kenning. The
-# modules used are loaded at every interpreter's start (no import machinery runs).
+# exit 130). Set first, then undone for a program that imports kenning: an interrupt while
+# startup_interrupt itself was imported printed a traceback through kenning, and so did one
+# while this file decided. The modules used here are loaded at every interpreter's start.
 import _signal
 import os
 import sys
@@ -26,28 +26,51 @@ def _note_interrupt(signum: int, frame: object) -> None:
     _interrupted_early = True
 
 
-def _started_as_the_command() -> bool:
-    """This process is the ``kenning`` command: its console script, or ``python -m kenning``
-    (while the package is found, ``sys.argv[0]`` is ``-m``); not a program importing it."""
-    argv = sys.argv
-    if not argv:
-        return False
-    if argv[0] == "-m":
-        words = sys.orig_argv  # (not itertools.pairwise: itertools is not loaded yet)
-        return "-mkenning" in words or any(
-            words[i : i + 2] == ["-m", "kenning"] for i in range(len(words) - 1)
-        )
-    name = os.path.basename(argv[0])
-    return name.startswith("kenning") and name[len("kenning") :] in ("", ".exe", "-script.py")
-
-
 # a process that ignores Ctrl-C (started in the background) goes on ignoring it
-if _SIGINT_BEFORE is _signal.default_int_handler and _started_as_the_command():
+if _SIGINT_BEFORE is _signal.default_int_handler:
     # (not contextlib.suppress: contextlib is not loaded yet)
     try:  # noqa: SIM105
         _signal.signal(_signal.SIGINT, _note_interrupt)
     except ValueError:  # imported from another thread: only the main one sets handlers
         pass
+
+
+def _started_as_the_command(
+    argv: list[str], orig_argv: list[str], importer_names: tuple[str, ...]
+) -> bool:
+    """Whether the process is the ``kenning`` command, which imports its CLI next: its
+    console script (named kenning, importing ``kenning.cli``: ``importer_names`` are the
+    names the code importing this package uses) or ``python -m kenning`` (while the package
+    is found, ``argv[0]`` is ``-m``). A program that imports kenning, whatever its name,
+    keeps Python's own Ctrl-C: nothing would answer one noted."""
+    if not argv:
+        return False
+    if argv[0] == "-m":  # (not itertools.pairwise: itertools is not loaded yet)
+        return "-mkenning" in orig_argv or any(
+            orig_argv[i : i + 2] == ["-m", "kenning"] for i in range(len(orig_argv) - 1)
+        )
+    name = os.path.basename(argv[0])
+    return (
+        name.startswith("kenning")
+        and name[len("kenning") :] in ("", ".exe", "-script.py")
+        and "kenning.cli" in importer_names
+    )
+
+
+def _importer_names() -> tuple[str, ...]:
+    """The names used by the code that imports this package (past the import machinery)."""
+    frame = sys._getframe(2)  # (1: this file's own code, which asks)
+    while frame is not None and frame.f_code.co_filename.startswith("<frozen "):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_code.co_names if frame is not None else ()
+
+
+if _signal.getsignal(_signal.SIGINT) is _note_interrupt and not _started_as_the_command(
+    sys.argv, sys.orig_argv, _importer_names()
+):
+    _signal.signal(_signal.SIGINT, _SIGINT_BEFORE)  # a program importing kenning: its own
+    if _interrupted_early:
+        raise KeyboardInterrupt  # as Python's handler would have, meanwhile
 
 # Threaded BLAS is far slower for single-query scoring on a busy 2-core box (SPEC §3).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
