@@ -59,7 +59,10 @@ def _started_as_the_command(
 
 def _importer_names() -> tuple[str, ...]:
     """The names used by the code that imports this package (past the import machinery)."""
-    frame = sys._getframe(2)  # (1: this file's own code, which asks)
+    try:
+        frame = sys._getframe(2)  # (1: this file's own code, which asks)
+    except ValueError:  # nothing imports it (this file run as a script)
+        return ()
     while frame is not None and frame.f_code.co_filename.startswith("<frozen "):
         frame = frame.f_back  # type: ignore[assignment]
     return frame.f_code.co_names if frame is not None else ()
