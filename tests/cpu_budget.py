@@ -57,8 +57,11 @@ def _now() -> tuple[float, float, float]:
     )
 
 
-def pytest_runtest_logstart(nodeid: str) -> None:
-    _started[nodeid] = _now()
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    # (called where the test runs; xdist's main process also gets each logstart, and would
+    # keep a start that no teardown there ever takes)
+    _started[item.nodeid] = _now()
 
 
 @pytest.hookimpl(hookwrapper=True)
