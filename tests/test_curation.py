@@ -447,6 +447,34 @@ def test_cli_edit_refused_as_a_duplicate_says_why_as_remember_does(project: Path
     assert f"; {answer['reason']}); nothing changed" in line, line
 
 
+def test_an_edit_refused_as_a_duplicate_says_which_secrets_made_it_one(project: Path) -> None:
+    """An edit whose text matched another memory only once its secret was redacted answered
+    "identical content" with no redactions: the text given had a password the memory has
+    not. It names them, as `remember` of the same text does (in --json; on the one line
+    a refusal gets)."""
+    kept = "Staging deploys read DB_PASSWORD=Zq9xTb42pw from the vault"
+    a = json.loads(_kenning(project, "remember", "--json", "--type", "rule", kept).stdout)
+    b = json.loads(_kenning(project, "remember", "--json", DEPLOY).stdout)
+    again = kept.replace("Zq9xTb42pw", "Hk3mWv87qa")  # another secret, the same redacted text
+    remembered = json.loads(_kenning(project, "remember", "--json", "--type", "rule", again).stdout)
+    assert remembered["status"] == "near-duplicate"
+    assert remembered["redactions"] == {"password_assignment": 1}
+    r = _kenning(project, "edit", "--json", b["id"], "--content", again, "--type", "rule")
+    answer = json.loads(r.stdout)
+    assert r.returncode == 1 and answer["status"] == "near-duplicate", answer
+    assert answer["existing_id"] == a["id"]
+    assert answer["redactions"] == remembered["redactions"]
+    r = _kenning(project, "edit", b["id"], "--content", again, "--type", "rule")
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()  # still one line, as every refusal
+    assert line.startswith(f"error: near-duplicate of {a['id']} (score "), line
+    assert "; with its secrets redacted: 1 password_assignment); nothing changed" in line, line
+    assert "Hk3mWv87qa" not in r.stderr + r.stdout
+    with open_store(cwd=project) as store:
+        memory = store.get(b["id"])
+    assert memory is not None and memory.content == DEPLOY
+
+
 def test_cli_edit_of_an_unknown_id_says_which_project_it_looked_in(project: Path) -> None:
     """`kenning edit ID --project acme/other` (or --project all) of an id not there said
     "no memory with id ID in this project", where forget names the project it searched."""

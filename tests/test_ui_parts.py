@@ -535,6 +535,38 @@ def test_an_edit_too_large_to_read_says_the_limit_and_that_nothing_changed(
         assert store.get(memory_id) == before
 
 
+def test_an_edit_refused_as_a_duplicate_names_the_secrets_that_made_it_one(
+    project: Path,
+) -> None:
+    """The page refused an edit as a near-duplicate of a memory whose text differed in its
+    secret alone, with no word of the redaction that made the two the same."""
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    kept = "Staging deploys read DB_PASSWORD=Zq9xTb42pw from the vault"
+    with open_store(cwd=project, embedder="hashing") as store:
+        existing = store.remember(kept, "rule").id
+        memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+        before = store.get(memory_id)
+    assert before is not None
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
+        again = kept.replace("Zq9xTb42pw", "Hk3mWv87qa")
+        fields.update(content=again, type="rule", base=edit_version(before))
+        response = client.post("/edit", data=fields)
+    finally:
+        client.close()
+        source.close()
+    assert response.status_code == 409
+    assert f"near-duplicate of memory {existing} (score 1.00; with its secrets redacted: " in (
+        response.text
+    )
+    assert "1 password_assignment). Nothing was changed." in response.text
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(memory_id) == before
+
+
 def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: Path) -> None:
     """The edit form saved with nothing changed but whitespace (a browser's line break
     at the end, a space) stamped "edited" and made the memory look new; now the page says

@@ -629,8 +629,9 @@ def _other_projects(project: str, others: Mapping[str, int], *, named: bool) -> 
 def _say_redacted(redactions: Mapping[str, int]) -> None:
     """Name on stderr the secrets redacted from what was stored (kind → count): the stored
     text is not what was given."""
-    kinds = ", ".join(f"{n} {k}" for k, n in sorted(redactions.items()))
-    click.echo(f"redacted: {kinds}", err=True)
+    from .render import redaction_counts
+
+    click.echo(f"redacted: {redaction_counts(redactions)}", err=True)
 
 
 def _plain(text: str) -> str:
@@ -2303,6 +2304,10 @@ def edit(
     # the refusal is said with --json too (README: exit 1 is one line on stderr saying why)
     if result.status == NEAR_DUPLICATE:
         why = f"; {_plain(result.reason)}" if result.reason else ""  # may quote its words
+        if result.redactions:  # why a text with a secret in it matched one without
+            from .render import redaction_counts
+
+            why += "; with its secrets redacted: " + redaction_counts(result.redactions)
         click.echo(
             f"error: near-duplicate of {result.duplicate_of} (score {result.score:.2f}{why}); "
             f"nothing changed: that memory says this already — `kenning forget {result.id}` "
@@ -2311,7 +2316,8 @@ def edit(
         )
     elif result.status != STORED:
         _say_error(refusal if refusal is not None else f"{result.status}: {result.reason}")
-    if result.redactions and not as_json:
+    # a refusal stays one line; its secrets are in --json's "redactions"
+    if result.redactions and result.status == STORED and not as_json:
         _say_redacted(result.redactions)
     if result.status != STORED:
         sys.exit(code)

@@ -56,6 +56,7 @@ __all__ = [
     "escaped_line",
     "other_projects_line",
     "redacted_text_start",
+    "redaction_counts",
     "render_human",
     "render_json",
     "render_recall",
@@ -887,6 +888,12 @@ def escape_html_text(text: str) -> str:
         pos = m.end()
     out.append(html.escape(text[pos:], quote=True))
     return "".join(out)
+
+
+def redaction_counts(redactions: Mapping[str, int]) -> str:
+    """``1 aws_access_key, 2 password_assignment``: the secrets redacted from a text, kind by
+    kind (:attr:`kenning.model.RememberResult.redactions`)."""
+    return ", ".join(f"{n} {k}" for k, n in sorted(redactions.items()))
 
 
 def other_projects_line(

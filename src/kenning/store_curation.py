@@ -50,9 +50,18 @@ def _is_type_name(name: object) -> bool:
 class _EditRefused(Exception):
     """Raised inside an edit's transaction to roll it back: the new text is a duplicate."""
 
-    def __init__(self, edited: Memory, existing: Memory, score: float, reason: str) -> None:
+    def __init__(
+        self,
+        edited: Memory,
+        redactions: Mapping[str, int],
+        existing: Memory,
+        score: float,
+        reason: str,
+    ) -> None:
         super().__init__(existing.id)
         self.edited, self.existing, self.score, self.reason = edited, existing, score, reason
+        #: what the new text's secrets were (its redacted form is what matched)
+        self.redactions = redactions
 
 
 class StoreCuration(StoreWrites):
@@ -221,7 +230,7 @@ class StoreCuration(StoreWrites):
                     # between the delete and the write; the write replaces it by its id.
                     dup = self._find_duplicate(new, vector, {}, [], True, besides=old.id)
                     if dup is not None:
-                        raise _EditRefused(old, *dup)
+                        raise _EditRefused(old, prep.redactions, *dup)
                 self.backend.upsert([MemoryRecord(new, vector)])
         except _EditRefused as refused:
             return RememberResult(
@@ -231,6 +240,7 @@ class StoreCuration(StoreWrites):
                 refused.reason,
                 refused.edited.collection,
                 refused.edited.type,
+                refused.redactions,
                 existing_id=refused.existing.id,
             )
         except KenningError:

@@ -50,6 +50,7 @@ from ..render import (
     hidden_characters,
     other_projects_line,
     redacted_traceback,
+    redaction_counts,
     safe_message,
 )
 from ..safety import has_visible_text
@@ -500,13 +501,18 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         elif result.status == STORED:
             note = "Saved: re-embedded, and checked for duplicates like a new note."
             if result.redactions:
-                kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.redactions.items()))
-                note += f" Secrets redacted: {kinds}."
+                note += f" Secrets redacted: {redaction_counts(result.redactions)}."
             session.flash("ok", note)
         else:
+            # why a text with a secret in it matched one without
+            redacted = (
+                f"; with its secrets redacted: {redaction_counts(result.redactions)}"
+                if result.redactions
+                else ""
+            )
             problem = (
                 f"Not saved: this text is a near-duplicate of memory {result.duplicate_of} "
-                f"(score {result.score:.2f}). Nothing was changed."
+                f"(score {result.score:.2f}{redacted}). Nothing was changed."
                 if result.status == NEAR_DUPLICATE
                 else f"Not saved ({result.status}): {result.reason}"
             )
