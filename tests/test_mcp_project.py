@@ -284,6 +284,36 @@ def test_a_root_uri_names_exactly_its_folder(tmp_path: Path, name: str) -> None:
     assert _folder_of_root("https://example.com/x") is None
 
 
+@pytest.mark.parametrize(
+    ("uri", "windows", "posix"),
+    [
+        # VS Code's spelling: the drive's colon escaped (and a lower-case drive letter)
+        ("file:///c%3A/Users/me/proj", "C:\\Users\\me\\proj", "/c:/Users/me/proj"),
+        ("file:///C%3a/work/a%20b", "C:\\work\\a b", "/C:/work/a b"),
+        ("file:///d%3A/", "D:\\", "/d:/"),
+        ("file:///C:/Users/me/proj", "C:\\Users\\me\\proj", "/C:/Users/me/proj"),
+        # not a drive: only a letter and the colon, at the path's start, are one
+        ("file:///cd%3A/x", "\\cd:\\x", "/cd:/x"),
+        ("file:///home/me/c%3A/x", "\\home\\me\\c:\\x", "/home/me/c:/x"),
+    ],
+)
+def test_a_windows_root_with_its_drive_escaped_names_that_drive(
+    uri: str, windows: str, posix: str
+) -> None:
+    """VS Code sends a Windows root as file:///c%3A/Users/me/proj. Python's nturl2path read
+    that as \\c:\\Users\\me\\proj, a folder named "c:" at the current drive's root: on
+    Windows the server looked for the project in a folder that does not exist. Read with
+    each OS's own url2pathname."""
+    import nturl2path
+    import urllib.request
+
+    from kenning.mcp_server import local_path_of_root
+
+    assert local_path_of_root(uri, nturl2path.url2pathname) == windows
+    if os.name != "nt":
+        assert local_path_of_root(uri, urllib.request.url2pathname) == posix
+
+
 async def test_a_checkout_git_refuses_is_named_as_such(tmp_path: Path) -> None:
     """A checkout owned by another user, which git refuses (``safe.directory``): the tool
     error gives git's reason and its fix, not "not inside a git repository" around it."""

@@ -470,15 +470,36 @@ class Located:
 
 def _folder_of_root(uri: str) -> Path | None:
     """The local folder a ``file://`` root names; None for anything else."""
-    from urllib.parse import urlparse
     from urllib.request import url2pathname
+
+    path = local_path_of_root(uri, url2pathname)
+    return None if path is None else Path(path)
+
+
+def local_path_of_root(uri: str, url2pathname: Callable[[str], str]) -> str | None:
+    """The path a ``file://`` root names, as ``url2pathname`` (the OS's: ``nturl2path`` on
+    Windows) spells it; None for any other URI.
+
+    VS Code writes a Windows drive with its colon escaped (``file:///c%3A/Users/me/proj``),
+    which Python's ``nturl2path`` (3.11 to 3.13) reads as a folder named ``c:`` at the root
+    of the current drive (``\\c:\\Users\\me\\proj``): the drive is unescaped first. Elsewhere
+    that changes nothing, as ``/c:/x`` is what the escape decodes to anyway."""
+    from urllib.parse import urlparse
 
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
+    path = parsed.path
+    drive = _ESCAPED_DRIVE.match(path)
+    if drive is not None:
+        path = f"/{drive[1]}:{path[drive.end() :]}"
     # url2pathname decodes the %XX escapes itself: decoding first too would turn a folder
     # named "proj%41" (sent as proj%2541) into "projA", another repository
-    return Path(url2pathname(parsed.path))
+    return url2pathname(path)
+
+
+#: ``/c%3A`` (or ``/C%3a``) at the start of a file URI's path, then a ``/`` or its end.
+_ESCAPED_DRIVE = re.compile(r"/([A-Za-z])%3[Aa](?=/|$)")
 
 
 class ProjectLocator:
