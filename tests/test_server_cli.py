@@ -356,6 +356,8 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
     import psycopg
     from bench.postgres_server import EmbeddedPostgres
 
+    from kenning.reembed import REEMBED_STATE_KEY
+
     doc = project / "docs" / "solutions" / "db" / "wal.md"
     doc.parent.mkdir(parents=True)
     doc.write_text("# database is locked\n\nProblem: two writers.\n\nFix: enable WAL.\n")
@@ -410,6 +412,22 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
             assert "read-only (a standby)" in line and "primary" in line, (args, line)
         r = kenning(project, "stats", "--json", env=writer)
         assert json.loads(r.stdout)["memories"] == 2  # nothing written, nothing seeded
+
+        # Half re-embedded (a reembed running on the primary, or stopped): the primary knows
+        # which from its lock and says to finish it; a standby's locks are its own, and it
+        # said "run `kenning reembed` to finish", which it refuses and which may run already
+        with psycopg.connect(primary.url("postgres"), autocommit=True) as conn:
+            conn.execute(
+                "INSERT INTO kenning_meta (key, value) VALUES (%s, '{}')", (REEMBED_STATE_KEY,)
+            )
+        later = {"KENNING_STORE": primary.start_standby()}
+        r = kenning(project, "recall", "when are releases cut", env=writer)
+        assert r.returncode == 1 and "run `kenning reembed` to finish" in r.stderr, r.stderr
+        r = kenning(project, "recall", "when are releases cut", env=later)
+        assert r.returncode == 1, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "half re-embedded" in line and "standby" in line, line
+        assert "against the primary's URL" in line, line
     finally:
         primary.stop()
 

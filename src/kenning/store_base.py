@@ -291,16 +291,24 @@ class StoreBase:
         mine = self.embedder.provenance
         if self.backend.get_meta(REEMBED_STATE_KEY) is not None:
             database = getattr(self.backend, "path", None)
-            if (
+            running = (
                 self.backend.reembed_running()
                 if isinstance(self.backend, MarksAReembed)
                 else isinstance(database, Path) and reembed_running(database)
-            ):
+            )
+            if running:
                 # "run kenning reembed to finish" said of a running one is refused: one runs
                 raise ProvenanceMismatch(
                     f"a `kenning reembed` of the store at {self.backend.location} is running: "
                     "the store is half re-embedded until it ends; wait for it to finish, then "
                     "run this again"
+                )
+            if running is None:  # a standby: a reembed here is refused, and may be running
+                raise ProvenanceMismatch(
+                    f"the store at {self.backend.location} is half re-embedded, and this "
+                    "server is a standby, which cannot tell whether a `kenning reembed` still "
+                    "runs on the primary: wait for it to finish, then run this again; if it "
+                    "was stopped, run `kenning reembed` against the primary's URL to finish it"
                 )
             raise ProvenanceMismatch(
                 f"the store at {self.backend.location} is half re-embedded; "

@@ -447,8 +447,10 @@ class MarksAReembed(Protocol):
         reembed holds the mark (this one must not run)."""
         ...
 
-    def reembed_running(self) -> bool:
-        """Whether a reembed holds the mark, in any client (False for a killed one)."""
+    def reembed_running(self) -> bool | None:
+        """Whether a reembed holds the mark, in any client (False for a killed one); None
+        when this client cannot tell (a PostgreSQL standby: its locks are its own, and the
+        primary's reembed holds none of them)."""
         ...
 
 

@@ -1640,8 +1640,10 @@ class PostgresBackend:
             with suppress(psycopg.Error):
                 conn.close()
 
-    def reembed_running(self) -> bool:
+    def reembed_running(self) -> bool | None:
         with self._connection() as conn:
+            if conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,):
+                return None  # a standby's advisory locks are its own, never the primary's
             row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._reembed_key,)).fetchone()
             if row and row[0]:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (self._reembed_key,))
