@@ -397,6 +397,21 @@ def _form_fields(html: str, action: str) -> dict[str, str]:
     }
 
 
+def _send_edit(project: Path, before: Memory, content: str, **post: Any) -> Any:
+    """The page's edit form for ``before`` sent with ``content`` (its type kept), as a
+    browser sends it: the page's response."""
+    from kenning.model import edit_version
+
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={before.id}").text, "/edit")
+        fields.update(content=content, type=before.type, base=edit_version(before))
+        return client.post("/edit", data=fields, **post)
+    finally:
+        client.close()
+        source.close()
+
+
 def test_forget_never_deletes_a_text_changed_since_the_question(project: Path) -> None:
     """The question "Forget this memory?" shows the memory's text; an agent (``kenning
     edit``, another tab) changing it before the person clicks "Forget it" made the click
@@ -515,20 +530,12 @@ def test_an_edit_too_large_to_read_says_the_limit_and_that_nothing_changed(
     Now the answer names the 64 KiB a memory holds, says nothing was changed and how to go
     on; the memory is as it was."""
     from kenning import open_store
-    from kenning.model import edit_version
 
     with open_store(cwd=project, embedder="hashing") as store:
         memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
         before = store.get(memory_id)
     assert before is not None
-    client, source = _page_client(project)
-    try:
-        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
-        fields.update(content="log line\n" * 250_000, type="rule", base=edit_version(before))
-        response = client.post("/edit", data=fields, follow_redirects=False)
-    finally:
-        client.close()
-        source.close()
+    response = _send_edit(project, before, "log line\n" * 250_000, follow_redirects=False)
     assert response.status_code == 413
     assert "64 KiB" in response.text and "nothing was changed" in response.text.lower()
     with open_store(cwd=project, embedder="hashing") as store:
@@ -541,7 +548,6 @@ def test_an_edit_refused_as_a_duplicate_names_the_secrets_that_made_it_one(
     """The page refused an edit as a near-duplicate of a memory whose text differed in its
     secret alone, with no word of the redaction that made the two the same."""
     from kenning import open_store
-    from kenning.model import edit_version
 
     kept = "Staging deploys read DB_PASSWORD=Zq9xTb42pw from the vault"
     with open_store(cwd=project, embedder="hashing") as store:
@@ -549,15 +555,7 @@ def test_an_edit_refused_as_a_duplicate_names_the_secrets_that_made_it_one(
         memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
         before = store.get(memory_id)
     assert before is not None
-    client, source = _page_client(project)
-    try:
-        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
-        again = kept.replace("Zq9xTb42pw", "Hk3mWv87qa")
-        fields.update(content=again, type="rule", base=edit_version(before))
-        response = client.post("/edit", data=fields)
-    finally:
-        client.close()
-        source.close()
+    response = _send_edit(project, before, kept.replace("Zq9xTb42pw", "Hk3mWv87qa"))
     assert response.status_code == 409
     assert f"near-duplicate of memory {existing} (score 1.00; with its secrets redacted: " in (
         response.text
@@ -572,20 +570,12 @@ def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: P
     at the end, a space) stamped "edited" and made the memory look new; now the page says
     "Nothing changed." and the memory is as it was."""
     from kenning import open_store
-    from kenning.model import edit_version
 
     with open_store(cwd=project, embedder="hashing") as store:
         memory_id = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
         before = store.get(memory_id)
     assert before is not None
-    client, source = _page_client(project)
-    try:
-        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
-        fields.update(content=before.content + "\r\n", type="rule", base=edit_version(before))
-        response = client.post("/edit", data=fields)
-    finally:
-        client.close()
-        source.close()
+    response = _send_edit(project, before, before.content + "\r\n")
     assert response.status_code == 200 and "Nothing changed." in response.text
     assert "edited" not in response.text
     with open_store(cwd=project, embedder="hashing") as store:
