@@ -344,6 +344,47 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
                 conn.execute(f'DROP ROLE "{role}"')
 
 
+def test_a_role_that_may_not_create_in_public_is_given_the_grant_that_lets_it(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """PostgreSQL 15 and later let only a database's owner create in its public schema, so
+    a role a DBA made for the team failed its first write with "permission denied for
+    schema public" and advice about table rights, though there were no tables yet. The line
+    now gives the one GRANT, with the role's name quoted as SQL needs it; run as it is
+    written, it lets the same command create the store."""
+    import re
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    parts = urlsplit(pg_url)
+    role = f"TeamWriter_{uuid.uuid4().hex[:8]}"  # upper case: SQL must quote it
+    netloc = f"{role}:pw@{parts.hostname}:{parts.port}"
+    env = {"KENNING_STORE": parts._replace(netloc=netloc).geturl()}
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # what an admin does once
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
+        conn.execute(f'GRANT CONNECT ON DATABASE "{parts.path.lstrip("/")}" TO "{role}"')
+    try:
+        r = kenning(project, "remember", "The team's first note.", env=env)
+        assert r.returncode == 1, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "permission denied for schema public" in line and "nothing was written" in line
+        (grant,) = re.findall(r"`(GRANT [^`]*)`", line)
+        assert grant == f'GRANT USAGE, CREATE ON SCHEMA public TO "{role}";', line
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            assert conn.execute("SELECT to_regclass('kenning_memories')").fetchone() == (None,)
+            conn.execute(grant)  # the advice, as written
+        r = kenning(project, "remember", "The team's first note.", env=env)
+        assert r.returncode == 0, r.stderr
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
 def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
     project: Path,
 ) -> None:

@@ -811,6 +811,11 @@ class PostgresBackend:
         found = re.compile(rf"(?<![A-Za-z0-9]){re.escape(self._secret)}(?![A-Za-z0-9])")
         return found.sub(lambda _: redaction_marker("connection_string"), text)
 
+    def _role(self) -> str | None:
+        """The role the URL logs in as, when it names one (else libpq's default)."""
+        user = psycopg.conninfo.conninfo_to_dict(getattr(self, "_conninfo", "")).get("user")
+        return str(user) if user else None
+
     @contextmanager
     def _translate(self, doing: str = "query") -> Iterator[None]:
         """Map "cannot reach / cannot log in / connection lost" to StoreUnavailable, and a
@@ -832,9 +837,24 @@ class PostgresBackend:
                 "standby); point writers at the primary's URL"
             ) from None
         except pg_errors.InsufficientPrivilege as exc:
+            said = self._scrub(str(exc.diag.message_primary or exc))
+            schema = _SCHEMA_DENIED.fullmatch(said)
+            if schema is not None:
+                # the first write creates the tables; PostgreSQL 15 and later no longer let
+                # every role create in public, so a role the database's owner made cannot
+                role = _quoted_identifier(self._role() or "<role>")
+                name = _quoted_identifier(schema["name"])
+                raise KenningError(
+                    f"cannot {doing} PostgreSQL at {self.location}: {said}: this role may "
+                    "not use that schema or create kenning's tables in it (PostgreSQL 15 and "
+                    "later let only the database's owner create in public); the owner (or a "
+                    f"DBA) runs `GRANT USAGE, CREATE ON SCHEMA {name} TO {role};` once (USAGE "
+                    "alone for a role that only reads), or runs the first write as the "
+                    "owner; nothing was written"
+                ) from None
             raise KenningError(
                 f"cannot {doing} PostgreSQL at {self.location}: "
-                f"{self._scrub(str(exc.diag.message_primary or exc))}; the store's owner (or "
+                f"{said}; the store's owner (or "
                 "a DBA) must grant this role the right (e.g. `GRANT SELECT, INSERT, UPDATE, "
                 "DELETE ON ALL TABLES IN SCHEMA <schema> TO <role>`, and USAGE or CREATE on "
                 "the schema), or run the command once as the owner: a schema upgrade and a "
@@ -2222,6 +2242,19 @@ def _search_path_names(search_path: str) -> list[str]:
 _URL_IS_WRONG = "the URL itself is wrong"
 #: What fixes a connection libpq refused, by its (English) message; anything else gets
 #: :data:`_CONNECTION_REMEDY`.
+#: PostgreSQL's refusal to create in a schema (``permission denied for schema public``).
+_SCHEMA_DENIED = re.compile(r"permission denied for schema (?P<name>.+)")
+#: A name that SQL reads as it is, unquoted (lower case: an unquoted name is folded to it).
+_PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_$]*")
+
+
+def _quoted_identifier(name: str) -> str:
+    """``name`` as SQL reads it back: as it is when plain, else in double quotes (``"Team"``)."""
+    if name == "<role>" or _PLAIN_IDENTIFIER.fullmatch(name):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
 _CONNECTION_REMEDIES = (
     (
         re.compile(r'database "(?P<name>[^"]*)" does not exist'),
