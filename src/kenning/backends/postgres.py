@@ -812,7 +812,8 @@ class PostgresBackend:
         return found.sub(lambda _: redaction_marker("connection_string"), text)
 
     def _role(self) -> str | None:
-        """The role the URL logs in as, when it names one (else libpq's default)."""
+        """The role the URL names as its user; None when it names none (libpq then logs
+        in as its default, the OS user or ``PGUSER``)."""
         user = psycopg.conninfo.conninfo_to_dict(getattr(self, "_conninfo", "")).get("user")
         return str(user) if user else None
 
@@ -2240,9 +2241,8 @@ def _search_path_names(search_path: str) -> list[str]:
 
 #: How each remedy for a URL that is itself wrong begins: no server was asked.
 _URL_IS_WRONG = "the URL itself is wrong"
-#: What fixes a connection libpq refused, by its (English) message; anything else gets
-#: :data:`_CONNECTION_REMEDY`.
-#: PostgreSQL's refusal to create in a schema (``permission denied for schema public``).
+#: PostgreSQL's refusal to use or create in a schema (``permission denied for schema
+#: public``).
 _SCHEMA_DENIED = re.compile(r"permission denied for schema (?P<name>.+)")
 #: A name that SQL reads as it is, unquoted (lower case: an unquoted name is folded to it).
 _PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_$]*")
@@ -2255,6 +2255,8 @@ def _quoted_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+#: What fixes a connection libpq refused, by its (English) message; anything else gets
+#: :data:`_CONNECTION_REMEDY`.
 _CONNECTION_REMEDIES = (
     (
         re.compile(r'database "(?P<name>[^"]*)" does not exist'),
