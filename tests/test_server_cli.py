@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -399,6 +396,8 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
 
     from kenning.reembed import REEMBED_STATE_KEY
 
+    from .test_hooks import run_hook
+
     doc = project / "docs" / "solutions" / "db" / "wal.md"
     doc.parent.mkdir(parents=True)
     doc.write_text("# database is locked\n\nProblem: two writers.\n\nFix: enable WAL.\n")
@@ -433,15 +432,7 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
             ("prompt-submit", {"prompt": "when are releases cut", "cwd": str(project)}),
             ("session-start", {"cwd": str(project), "source": "startup"}),
         ):
-            hook = subprocess.run(
-                [sys.executable, "-m", "kenning", "hook", event],
-                input=json.dumps(data),
-                cwd=project,
-                env={**os.environ, **reader, "KENNING_HOOK_TIMEOUT": "50"},
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
+            hook = run_hook(event, json.dumps(data).encode(), project, env=reader)
             assert hook.returncode == 0, (event, hook.stderr)
             assert "Releases are cut on Mondays." in hook.stdout, (event, hook.stdout)
             assert "Traceback" not in hook.stderr, (event, hook.stderr)
