@@ -651,6 +651,28 @@ def test_a_dotenv_not_in_utf8_is_read_where_it_can_be_and_the_rest_is_named(
     assert run_doctor(cwd=project).check("settings").status == "ok"
 
 
+@pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["cr", "crlf"])
+def test_a_dotenv_problem_names_the_line_an_editor_shows_whatever_its_line_ends(
+    tmp_path: Path, end: str
+) -> None:
+    """The problems of a .env named lines counted by "\\n" alone: a file saved with "\\r"
+    line ends (python-dotenv reads each as a line) was one line, so its unreadable
+    KENNING_* lines were said as line 1, or not at all when line 1 was another tool's."""
+    from kenning.config import read_dotenv
+
+    dotenv = tmp_path / ".env"
+    lines = [b"GREETING=hi", b'KENNING_STORE="unclosed', b"KENNING_PROJECT=caf\xe9", b""]
+    dotenv.write_bytes(end.encode().join(lines))
+    read = read_dotenv(dotenv)
+    assert read.values == {}
+    assert [problem.split(" sets ")[0] for problem in read.unread_lines] == [
+        f"{dotenv} line 2",
+        f"{dotenv} line 3",
+    ], read.unread_lines
+    assert "in a form .env files cannot hold" in read.unread_lines[0]
+    assert "bytes that are not UTF-8" in read.unread_lines[1]
+
+
 def test_a_decay_variable_sets_the_types_it_names_and_keeps_the_others(
     project: Path, minilm: Embedder
 ) -> None:

@@ -308,7 +308,7 @@ def read_dotenv(path: Path) -> DotenvRead:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
-            for number, raw_line in enumerate(raw.split(b"\n"), 1):
+            for number, raw_line in enumerate(_DOTENV_LINE_END_BYTES.split(raw), 1):
                 try:
                     raw_line.decode("utf-8")
                 except UnicodeDecodeError:
@@ -324,7 +324,7 @@ def read_dotenv(path: Path) -> DotenvRead:
     values = dotenv_values(stream=io.StringIO(text))
     found = {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
     unread: list[str] = []
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_DOTENV_LINE_END.split(text), 1):
         match = _KENNING_LINE.match(line)
         if match is None:
             continue
@@ -360,6 +360,11 @@ def _read_dotenv(path: Path) -> dict[str, str]:
             log.warning("kenning: %s", problem)
     return dict(read.values)
 
+
+#: Where a .env line ends, as python-dotenv reads it: a file saved with \r alone (classic
+#: Mac) or \r\n is as many lines as with \n, so its problems name the line an editor shows.
+_DOTENV_LINE_END = re.compile(r"\r\n|\n|\r")
+_DOTENV_LINE_END_BYTES = re.compile(rb"\r\n|\n|\r")
 
 #: A line of a .env that sets one of kenning's variables.
 _KENNING_LINE = re.compile(rf"\s*(?:export\s+)?({PREFIX}[A-Za-z0-9_]+)\s*=")
