@@ -502,7 +502,8 @@ def test_reinstall_keeps_the_timeout_the_user_set_on_a_kenning_hook(project: Pat
 def test_uninstall_says_what_the_user_had_added_to_kenning_s_entries(project: Path) -> None:
     """--uninstall removes kenning's entries whole (a server entry without kenning's command,
     a hook without kenning, would not work), with what the user added to them: it says so,
-    naming what went (never a value: an env may hold a password)."""
+    naming what went (never a value: an env may hold a password). A variable set before the
+    hook's command was named with its value, an API key printed (and in --json) as it was."""
     assert cli("--scope", "project")[0] == 0
     mcp, settings = project / ".mcp.json", project / ".claude" / "settings.json"
     doc = read(mcp)
@@ -514,8 +515,14 @@ def test_uninstall_says_what_the_user_had_added_to_kenning_s_entries(project: Pa
     [session] = kenning_hooks(doc, "SessionStart")
     [prompt] = kenning_hooks(doc, "UserPromptSubmit")
     session["timeout"] = 30
+    session["command"] = (
+        "QDRANT_API_KEY='sq-9f8e7d6c5b4a' " + session["command"] + " 2>>/tmp/hook.log"
+    )
     prompt["command"] = "nice -n 5 " + prompt["command"]
     settings.write_text(json.dumps(doc, indent=2) + "\n")
+    code, out, err = cli("--scope", "project", "--uninstall", "--dry-run", "--json")
+    assert code == 0 and "goes with what you had added" in out, err
+    assert "sq-9f8e7d6c5b4a" not in out and "s3cret" not in out
     for dry_run in (("--dry-run",), ()):
         code, _, err = cli("--scope", "project", "--uninstall", *dry_run)
         assert code == 0, err
@@ -526,12 +533,13 @@ def test_uninstall_says_what_the_user_had_added_to_kenning_s_entries(project: Pa
         ) in flat
         assert (
             ".claude/settings.json: kenning's SessionStart hook goes with what you had added "
-            "to it (timeout 30)"
+            "to it (timeout 30; 'QDRANT_API_KEY=…' before its command; '2>>/tmp/hook.log' after its "
+            "command)"
         ) in flat
         assert (
             "UserPromptSubmit hook goes with what you had added to it ('nice -n 5' before" in flat
         )
-        assert "s3cret" not in err
+        assert "s3cret" not in err and "sq-9f8e7d6c5b4a" not in err
     assert not mcp.exists() and not settings.exists()
     assert cli("--scope", "project")[0] == 0
     code, _, err = cli("--scope", "project", "--uninstall")

@@ -54,6 +54,7 @@ from typing import Any
 
 from ..config import MAX_HOOK_TIMEOUT_S, expand_home
 from ..errors import UserInputError
+from ..redaction import redact_secrets
 from .files import (
     FileChange,
     InstallResult,
@@ -372,9 +373,25 @@ def entry_additions(entry: object, ours: tuple[str, ...]) -> list[str]:
     args = entry.get("args")
     if isinstance(args, list) and args != ["mcp"]:
         found.append(
-            "args " + shlex.join(str(a) for a in (args[1:] if args[:1] == ["mcp"] else args))
+            "args "
+            + named_only(shlex.join(str(a) for a in (args[1:] if args[:1] == ["mcp"] else args)))
         )
     return found
+
+
+#: A shell word that sets a variable (``QDRANT_API_KEY=…`` before a command), its value
+#: quoted or not.
+_ASSIGNMENT = re.compile(
+    r"""(?<!\S)(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"';|&<>()])*"""
+)
+
+
+def named_only(words: str) -> str:
+    """``words`` of the user's (a wrapper around kenning's hook command, its server's
+    arguments) as a note names them: a variable a wrapper sets by its name alone, and any
+    secret left redacted. The note is printed, and in ``--json``: a wrapper is where a user
+    puts an API key for the hook's process."""
+    return redact_secrets(_ASSIGNMENT.sub(lambda m: f"{m.group('name')}=…", words))[0]
 
 
 def going_with(label: str, what: str, additions: list[str]) -> str:
@@ -748,9 +765,9 @@ def _hook_additions(entry: dict[str, Any], name: str, executables: Collection[st
     ours = hook_command(SHARED_COMMAND, name) + rest
     prefix = _with_executable(command, SHARED_COMMAND, name, executables)[: -len(ours)]
     if prefix.strip():
-        found.append(f"{prefix.strip()!r} before its command")
+        found.append(f"{named_only(prefix.strip())!r} before its command")
     if rest.strip():
-        found.append(f"{rest.strip()!r} after its command")
+        found.append(f"{named_only(rest.strip())!r} after its command")
     return found
 
 
