@@ -464,6 +464,44 @@ def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
     assert counts == {"password_assignment": 1}
 
 
+#: Random keys with a run of five lower-case letters (a quarter of random 40-character base62
+#: keys hold one) or no digit at all: "no five-letter word" alone let them through.
+@pytest.mark.parametrize(
+    "key",
+    [
+        "bxD7u6yB54HkJlpobluliGGxGRJl5CYAVH66WxYL",
+        "vUa60mVgdKPdrLoR46gWHi2rp0n84dB5TWcdxxlp",
+        "Xq3tRwzmkbfL9pA2",
+        "kT7-mZqwertyQ_9vBn4XcL2p",
+        "QmVkTrXbNwPsLhGzYcAeRfDu",
+    ],
+)
+@pytest.mark.parametrize(
+    "said", ["the API key for prod is {}", "secret key: {}", "api_key: {} (rotated monthly)"]
+)
+def test_a_random_key_holding_a_lower_case_run_or_no_digit_is_redacted(said: str, key: str) -> None:
+    out, counts = redact_secrets(said.format(key))
+    assert out == said.format(R("password_assignment"))
+    assert counts == {"password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AllowS3ListAllMyBuckets",
+        "testIPv4toString",
+        "OAuth2ClientCredentials",
+        "ExtraPythonLibsS3Path",
+        "F2PyDict_SetItemString",
+        "getAttributeValueForKey",
+        "AbstractBaseHTTPRequestHandler",
+    ],
+)
+def test_a_name_in_code_said_to_be_the_key_is_kept(name: str) -> None:
+    said = f"the API key is read by {name} and the token is {name}"
+    assert redact_secrets(said) == (said, {})
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -2228,21 +2228,51 @@ _ALGORITHM_WORD = lazy(_ALGORITHM_PART)
 _ALGORITHM_NAME_ANY_CASE = lazy(rf"(?:{_ALGORITHM_PART}|[0-9]+|[\-_/])++", re.IGNORECASE)
 
 
+#: A part of a name as its case and digits cut it: a word (``Client``, ``client``), an
+#: initialism (``HTTP`` before ``Server``), a number.
+_NAME_RUN = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+#: The longest a long key's parts are on average, cut as :data:`_NAME_RUN` cuts a name.
+#: Calibrated on 3,000 random base62 keys of each of 16, 20, 24, 32, 40 and 64 characters
+#: against the 7,890 tokens of 16+ characters with a digit, an upper- and a lower-case
+#: letter in Python 3.11's library and kenning's dependencies: at 2.6 the keys that a
+#: five-letter run kept from :func:`_looks_random` (14-38% of them, the longer the more)
+#: are taken but for 0.2-5.5%, and every token taken besides is itself random or base64
+#: (test vectors, certificates); at 2.8 names come in ("testIPv4toString"). Of keys of
+#: letters alone it takes about half; of the 83,716 such tokens in both cases there, 12,
+#: each random or base64 itself.
+_KEY_MEAN_RUN = 2.6
+
+
+def _short_runs(value: str) -> bool:
+    """``value`` is 16+ letters and digits (a ``-`` or ``_`` in ten at most, as base64url
+    keys have) whose case and digits change as a random key's do: its parts cut as a name's
+    (:data:`_NAME_RUN`) average :data:`_KEY_MEAN_RUN` characters or fewer, where a name's
+    are words ("AllowS3ListAllMyBuckets": 3.3)."""
+    core = value.replace("-", "").replace("_", "")
+    if len(core) < 16 or not (core.isascii() and core.isalnum()):
+        return False
+    if len(value) - len(core) > len(value) // 10:
+        return False
+    return len(core) <= _KEY_MEAN_RUN * len(_NAME_RUN.findall(core))
+
+
 def _looks_random(value: str) -> bool:
-    """``value`` reads as a generated password or key rather than a word or a name: a hex
-    key or UUID, or 8+ characters with a digit, an upper- and a lower-case letter, no
-    five-letter word, (under 16 characters) no four-letter word as a part of its own, and
-    no algorithm's name."""
+    """``value`` reads as a generated password or key rather than a word or a name (never
+    an algorithm's name): a hex key or UUID; 8+ characters with a digit, an upper- and a
+    lower-case letter, no five-letter word and (under 16 characters) no four-letter word as
+    a part of their own; or 16+ characters in both cases whose case and digits change as
+    often as a random key's (:func:`_short_runs`: a random 40-character key holds a run of
+    five lower-case letters one time in four)."""
     if _HEX_KEY.fullmatch(value):
         return True
     if _ALGORITHM_NAME.fullmatch(value) and len(_ALGORITHM_WORD.findall(value)) >= 2:
         return False
-    return (
-        len(value) >= 8
-        and _is_random(value)
-        and _WORD_RUN.search(value) is None
-        and (len(value) >= 16 or _NAME_PART.search(value) is None)
-    )
+    if len(value) < 8:
+        return False
+    if _is_random(value) and _WORD_RUN.search(value) is None:
+        return len(value) >= 16 or _NAME_PART.search(value) is None
+    # (a key of letters alone too: one in sixteen random 16-character keys has no digit)
+    return not value.islower() and not value.isupper() and _short_runs(value)
 
 
 #: A version ("v1.2.3", "2.0.1-rc1"): its digits and letters are no password.
