@@ -298,7 +298,9 @@ def test_content_over_the_limit_is_refused_before_it_is_redacted(store: MemorySt
     """SPEC §2: content holds at most 64 KiB after normalisation. A note past it was redacted
     whole (~2.6 CPU-s for 1 MB of log) only to be refused; now it is refused first, with the
     same message, and a note whose private key (its redaction would leave it under the
-    limit) puts it past is refused too. A redacted text is still held to the limit."""
+    limit) puts it past is refused too. A redacted text is still held to the limit, and
+    its refusal says the redaction grew it: it gave only the redacted size, a number the
+    user never sent."""
     rng = random.Random(5)
     base64 = string.ascii_letters + string.digits + "+/"
     body = "\n".join("".join(rng.choices(base64, k=64)) for _ in range(128))
@@ -322,8 +324,12 @@ def test_content_over_the_limit_is_refused_before_it_is_redacted(store: MemorySt
     redacted = redact_secrets(normalise_content(grown))[0]
     assert len(grown) <= protocol.MAX_CONTENT_BYTES < len(redacted.encode())
     result = store.remember(grown, "rule")
-    assert result.status == REJECTED and f"is {len(redacted.encode())} bytes" in (
-        result.reason or ""
+    assert result.status == REJECTED, result
+    given = len(normalise_content(grown).encode())
+    assert result.reason == (
+        f"content is {given} bytes, but {len(redacted.encode())} with its secrets redacted "
+        "(2 password_assignment: each becomes a [REDACTED:<kind>] marker), over the 64 KiB "
+        "limit; store a summary instead, with the full text's file or URL as its source"
     ), result
     assert store.count() == 0
 

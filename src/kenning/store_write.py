@@ -65,6 +65,22 @@ def _check_content_size(text: str) -> None:
         )
 
 
+def _check_redacted_size(given: int, text: str, redactions: Mapping[str, int]) -> None:
+    """The limit held to ``text`` after its ``redactions``: a marker can be longer than the
+    secret it replaces, so a note under the limit as given can be over it redacted. The
+    refusal says so, with both sizes: the one it gave alone was a size the user never
+    sent."""
+    from .render import redaction_counts
+
+    size = len(text.encode("utf-8"))
+    if size > protocol.MAX_CONTENT_BYTES:
+        raise ContentError(
+            f"content is {given} bytes, but {size} with its secrets redacted "
+            f"({redaction_counts(redactions)}: each becomes a [REDACTED:<kind>] marker), over "
+            f"the {protocol.MAX_CONTENT_BYTES // 1024} KiB limit; {_SUMMARY_INSTEAD}"
+        )
+
+
 @dataclass(frozen=True)
 class NewMemory:
     """Input to :meth:`MemoryStore.remember_many`."""
@@ -253,8 +269,9 @@ class StoreWrites(StoreReads):
         _check_content_size(text)
         redactions: dict[str, int] = {}
         if not stored_text:
+            given = len(text.encode("utf-8"))
             text, redactions = redact_secrets(text)
-            _check_content_size(text)
+            _check_redacted_size(given, text, redactions)
         content_redacted = bool(redactions)
         memory_type, collection = resolve_type(item.type, text)
         try:
