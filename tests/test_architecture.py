@@ -161,8 +161,13 @@ def test_surfaces_never_reach_into_the_backend() -> None:
 
 
 #: The functions of a surface that redact text themselves, none of it an error message: the
-#: hook's memories as the agent is given them, an installer's diff of a client's config.
-SURFACE_REDACTIONS = {"hooks/claude_code.py:_shown", "installers/files.py:diff"}
+#: hook's memories as the agent is given them, an installer's diff of a client's config and
+#: the words of the user's its uninstall notes quote (a wrapper on kenning's hook command).
+SURFACE_REDACTIONS = {
+    "hooks/claude_code.py:_shown",
+    "installers/files.py:diff",
+    "installers/claude_code.py:named_only",
+}
 
 
 def _calls_by_function(tree: ast.AST, name: str) -> list[tuple[str, int]]:
