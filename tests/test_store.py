@@ -1666,3 +1666,31 @@ def test_metadata_that_is_not_utf8_is_named_as_such(store: MemoryStore) -> None:
     ), message
     assert "JSON object" not in message and "codec" not in message, message
     assert store.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            "lone \ud800 surrogate",
+            "content holds a lone UTF-16 surrogate (\\ud800, an escape written without its "
+            "pair), which is not Unicode text; remove it, or write the character itself",
+        ),
+        (
+            "bad byte \udce9 here",
+            "content is not valid UTF-8 (it contains undecodable bytes, or a lone surrogate "
+            "escape \\udce9); re-encode it as UTF-8, or remove the escape",
+        ),
+    ],
+    ids=["json-escape", "undecodable-byte"],
+)
+def test_content_with_a_lone_surrogate_says_which_kind(
+    store: MemoryStore, content: str, said: str
+) -> None:
+    """A lone surrogate arrives two ways: Python decodes an undecodable byte (a CLI argument,
+    a file) to U+DC80-U+DCFF, and an import line or an MCP call's JSON can escape any one
+    ("\\ud800"). Both were "not valid UTF-8 (it contains undecodable bytes); re-encode it as
+    UTF-8": for an escape in an ASCII file, a fix that changes nothing."""
+    result = store.remember(content, "context")
+    assert result.status == "rejected" and result.reason == said, result
+    assert store.count() == 0

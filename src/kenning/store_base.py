@@ -38,11 +38,27 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
         raise error(f"{what} must be text, got {type(text).__name__}")
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise error(
-            f"{what} is not valid UTF-8 (it contains undecodable bytes); re-encode it as UTF-8"
-        ) from None
+    except UnicodeEncodeError as exc:
+        raise error(_not_unicode(what, text[exc.start])) from None
     return text
+
+
+def _not_unicode(what: str, surrogate: str) -> str:
+    """Why ``what`` holding ``surrogate`` (a lone one) is refused. Python decodes undecodable
+    bytes (a CLI argument, a file) to U+DC80-U+DCFF; any other lone surrogate came from an
+    escape such as JSON's ``\\ud800`` (an import line, an MCP call), which re-encoding the
+    file as UTF-8 would not change."""
+    code = ord(surrogate)
+    escape = f"\\u{code:04x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return (
+            f"{what} is not valid UTF-8 (it contains undecodable bytes, or a lone surrogate "
+            f"escape {escape}); re-encode it as UTF-8, or remove the escape"
+        )
+    return (
+        f"{what} holds a lone UTF-16 surrogate ({escape}, an escape written without its "
+        "pair), which is not Unicode text; remove it, or write the character itself"
+    )
 
 
 def _check_memory_id(memory_id: object) -> str:
