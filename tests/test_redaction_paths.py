@@ -24,8 +24,10 @@ from kenning import MemoryStore
 from kenning.backends.base import Filters
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import KenningTools, build_server
+from kenning.store import NewMemory
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
+from . import cli_runner
 from .test_cli import kenning as run_cli
 from .test_hooks import hook_here, payload
 from .test_mcp_inprocess import ok
@@ -169,7 +171,17 @@ def test_a_project_id_holding_a_token_is_stored_and_said_redacted(
     r = run_cli(project, "remember", "--project", f"ops-{GH}", "figmarker: rotate keys monthly")
     assert r.returncode == 0, r.stderr
     assert GH not in r.stdout and GH not in r.stderr
-    assert_no_secret(project, "quincemarker", "figmarker")
+    # the note's answer says so, as for its other fields: the id was changed silently
+    assert "redacted: 1 github_token" in r.stderr, r.stderr
+    for env, args in (({"KENNING_PROJECT": f"env-{GH}"}, ()), ({}, ("--project", "plain/one"))):
+        r = cli_runner.run_cli(project, "remember", "--json", *args, "datemarker: tags", env=env)
+        assert r.returncode == 0, r.stderr
+        expected = {"github_token": 1} if env else {}
+        assert json.loads(r.stdout)["redactions"] == expected, r.stdout
+    with kenning.open_store(cwd=project, embedder=minilm) as store:
+        [result] = store.remember_many([NewMemory("eldermarker: cut on Fridays")], group_id=GH)
+        assert result.redactions == {"github_token": 1}, result
+    assert_no_secret(project, "quincemarker", "figmarker", "datemarker", "eldermarker")
     r = run_cli(project, "search", "--project", "all", "--json", "release checklist rotate keys")
     assert r.returncode == 0, r.stderr
     assert GH not in r.stdout and "[REDACTED:github_token]" in r.stdout

@@ -43,6 +43,9 @@ class Project:
     #: The git work tree the project was found from (a linked work tree has its own files;
     #: its store is the main checkout's); None outside git.
     work_tree: Path | None = None
+    #: The secrets redacted from the id as it was given (``--project``, ``KENNING_PROJECT``),
+    #: kind by kind: every note written under it reports them with its own.
+    id_redactions: tuple[tuple[str, int], ...] = ()
 
     @property
     def checkout_root(self) -> Path | None:
@@ -471,15 +474,28 @@ _PLAIN_ID = re.compile(r"(?:[A-Za-z0-9.\-]{0,15}[/_ ])*[A-Za-z0-9.\-]{0,15}")
 _NAMES_A_SECRET = re.compile(r"pass|pw|secret|token|key|auth|cred|bearer", re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=256)
 def _shown_id(value: str) -> str:
-    """``value`` with any credential in it redacted (once per id: an import checks the id of
-    every line, and ids repeat; a long one cost ~40 µs a line to redact again)."""
+    """``value`` with any credential in it redacted."""
+    return _redacted_id(value)[0]
+
+
+def group_id_redactions(value: str) -> tuple[tuple[str, int], ...]:
+    """The secrets :func:`check_group_id` redacts from the project id ``value``, kind by
+    kind (none for an id it keeps as it is)."""
+    return _redacted_id(value.strip())[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _redacted_id(value: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """``value`` with any credential in it redacted, and what was (once per id: an import
+    checks the id of every line, and ids repeat; a long one cost ~40 µs a line to redact
+    again)."""
     if _PLAIN_ID.fullmatch(value) and not _NAMES_A_SECRET.search(value):
-        return value
+        return value, ()
     from .redaction import redact_secrets
 
-    return redact_secrets(value)[0]
+    text, found = redact_secrets(value)
+    return text, tuple(sorted(found.items()))
 
 
 def means_every_project(group_id: str | None) -> bool:
@@ -578,13 +594,16 @@ def resolve_project(
         remote_out = _git(root, "remote", "get-url", "--all", "origin")
         urls = (remote_out or "").strip().splitlines()
         remote = urls[0].strip() if urls else None
+    id_redactions: tuple[tuple[str, int], ...] = ()
     if group_id is not None:
         # the argument open_store was given (the CLI's --project: it says so itself)
         gid = check_group_id(group_id, GROUP_ID_ARGUMENT)
+        id_redactions = group_id_redactions(group_id)
     else:
         configured, origin = config.project_variable("KENNING_PROJECT", root)
         if configured:
             gid = check_group_id(configured, f"KENNING_PROJECT ({said(origin)})")
+            id_redactions = group_id_redactions(configured)
         elif root is not None:  # (there is a remote only in a checkout)
             gid = (remote and normalise_remote(remote)) or group_id_from_name(_name_of(root))
             if gid == "all":
@@ -598,7 +617,14 @@ def resolve_project(
             gid = EVERY_PROJECT if every_project and (store_path or store_url) else ""
     if root is None and store_url is not None and gid:
         here = cwd.resolve()
-        return Project(here, gid, here / STORE_DIRNAME / STORE_FILENAME, None, store_url)
+        return Project(
+            here,
+            gid,
+            here / STORE_DIRNAME / STORE_FILENAME,
+            None,
+            store_url,
+            id_redactions=id_redactions,
+        )
     if root is None:
         if store_path is None or not gid:
             _check_not_refused_by_git(cwd)
@@ -622,7 +648,13 @@ def resolve_project(
                 "KENNING_PROJECT and KENNING_STORE"
             )
         store = store_path if names_a_file(store_path) else store_path / STORE_FILENAME
-        return Project(root=store.parent.resolve(), group_id=gid, store_path=store, remote=None)
+        return Project(
+            root=store.parent.resolve(),
+            group_id=gid,
+            store_path=store,
+            remote=None,
+            id_redactions=id_redactions,
+        )
     if store_path is None:
         store = root / STORE_DIRNAME / STORE_FILENAME
     else:
@@ -634,6 +666,7 @@ def resolve_project(
         remote=remote,
         store_url=store_url,
         work_tree=checkout.toplevel if checkout is not None else None,
+        id_redactions=id_redactions,
     )
 
 

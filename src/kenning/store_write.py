@@ -35,7 +35,7 @@ from .model import (
     same_memory,
     utc_now,
 )
-from .project import GROUP_ID_ARGUMENT, check_group_id
+from .project import GROUP_ID_ARGUMENT, check_group_id, group_id_redactions
 from .store_base import _check_text
 from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
 from .vectors import vector_problem
@@ -222,6 +222,7 @@ class StoreWrites(StoreReads):
         editing: bool = False,
         seeding: bool = False,
         stored_text: bool = False,
+        id_redactions: Iterable[tuple[str, int]] = (),
     ) -> PreparedMemory:
         """The write path's checks and changes for one note, without writing it: validate
         (encoding, size, type, metadata), normalise whitespace and redact secrets. Raises
@@ -349,6 +350,7 @@ class StoreWrites(StoreReads):
         tags = tuple(dict.fromkeys(redacted_tags))
         metadata, found = redact_value(metadata)
         _add_counts(redactions, found)
+        _add_counts(redactions, dict(id_redactions))  # the project id's, redacted before
         now = utc_now()
         stored_at = _not_in_the_future(item.stored_at, "stored_at", now) or now
         try:
@@ -440,12 +442,17 @@ class StoreWrites(StoreReads):
         gid = (
             self.own_group_id() if group_id is None else check_group_id(group_id, GROUP_ID_ARGUMENT)
         )
+        id_redactions = (
+            self.project.id_redactions if group_id is None else group_id_redactions(group_id)
+        )
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, PreparedMemory]] = []
         for index, item in enumerate(items):
             try:
-                prepared.append((index, self.prepare(item, gid, seeding=seeding)))
+                prepared.append(
+                    (index, self.prepare(item, gid, seeding=seeding, id_redactions=id_redactions))
+                )
             except UserInputError as exc:  # content, type or metadata: said in the result
                 results[index] = RememberResult(status=REJECTED, reason=_refusal_reason(exc))
         self._write_prepared(
