@@ -546,6 +546,36 @@ def test_uninstall_says_what_the_user_had_added_to_kenning_s_entries(project: Pa
     assert code == 0 and "goes with" not in err
 
 
+def test_install_says_what_a_dropped_second_kenning_hook_held(project: Path) -> None:
+    """Two of kenning's hooks for one event would run kenning twice a prompt: an install
+    keeps the first and drops the rest. A dropped one the user had wrapped (a variable set
+    before it, its own timeout) went without a word; now it is named (never a value), and
+    a plain duplicate still goes silently."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    plain = {"type": "command", "command": "kenning hook prompt-submit"}
+    wrapped = {
+        "type": "command",
+        "command": "KENNING_HOOK_TIMEOUT=9 kenning hook prompt-submit",
+        "timeout": 20,
+    }
+    groups = [{"hooks": [plain]}, {"hooks": [dict(plain)]}, {"hooks": [wrapped]}]
+    settings.write_text(json.dumps({"hooks": {"UserPromptSubmit": groups}}))
+    code, _, err = cli("--scope", "project")
+    assert code == 0, err
+    flat = " ".join(err.split())
+    assert (
+        ".claude/settings.json: a second kenning UserPromptSubmit hook goes (kenning's hook runs "
+        "once an event), with what you had added to it (timeout 20; 'KENNING_HOOK_TIMEOUT=…' "
+        "before its command)"
+    ) in flat, err
+    assert flat.count("a second kenning") == 1, err
+    [kept] = kenning_hooks(read(settings), "UserPromptSubmit")
+    assert kept["command"] == "kenning hook prompt-submit"
+    code, _, err = cli("--scope", "project")  # nothing left to drop
+    assert code == 0 and "a second kenning" not in err, err
+
+
 def test_concurrent_installs_keep_every_registration(tmp_path: Path, home: Path) -> None:
     # kenning install in several projects at once (a setup script per repository): each
     # reads ~/.claude.json, adds its project and writes it back — none may lose another's

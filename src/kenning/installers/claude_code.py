@@ -47,7 +47,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -788,6 +788,18 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path, executable: str)
         notes.append(going_with(layout.mcp.label, "server entry", added))
     executables = (executable, *_server_commands(doc, layout.mcp_keys))
     _, _, settings = _read(layout.settings, [])
+    for event, hook, name in _kenning_hooks(settings, executables):
+        added = _hook_additions(hook, name, executables)
+        if added:
+            notes.append(going_with(layout.settings.label, f"{event} hook", added))
+    return notes
+
+
+def _kenning_hooks(
+    settings: Mapping[str, Any], executables: Collection[str]
+) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``(event, hook entry, hook name)`` of each of kenning's hooks in ``settings``, in the
+    file's order."""
     hooks = settings.get("hooks")
     for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else []:
@@ -795,16 +807,40 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path, executable: str)
             for hook in entries if isinstance(entries, list) else []:
                 command = hook.get("command") if isinstance(hook, dict) else None
                 m = _match(command, executables) if isinstance(command, str) else None
-                added = _hook_additions(hook, m.group("name"), executables) if m else []
-                if added:
-                    notes.append(going_with(layout.settings.label, f"{event} hook", added))
+                if m:
+                    yield str(event), hook, m.group("name")
+
+
+def _duplicate_notes(scope: str, project_dir: Path, home: Path, executable: str) -> list[str]:
+    """Notes on the second and later of kenning's hooks for one event that an install
+    drops (:func:`plan_settings`: kenning would run twice a prompt) and that held something
+    of the user's: a wrapper, a variable, a timeout would go without a word."""
+    layout = _layout(scope, project_dir, home)
+    _, _, doc = _read(layout.mcp, [])
+    executables = (executable, *_server_commands(doc, layout.mcp_keys))
+    _, _, settings = _read(layout.settings, [])
+    notes, seen = [], set()
+    for event, hook, name in _kenning_hooks(settings, executables):
+        if HOOK_EVENTS.get(event) != name:
+            continue  # another event's hook: the install leaves it as it is
+        if event not in seen:
+            seen.add(event)  # the one kept (and updated)
+            continue
+        added = _hook_additions(hook, name, executables)
+        if added:
+            notes.append(
+                f"{layout.settings.label}: a second kenning {event} hook goes (kenning's "
+                f"hook runs once an event), with what you had added to it "
+                f"({'; '.join(added)}); put it on the first one if you want it kept "
+                "(--dry-run shows the change)"
+            )
     return notes
 
 
 def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool, exe: str) -> list[str]:
     if uninstall:
         return _uninstall_notes(scope, project_dir, home, exe)
-    notes = []
+    notes = _duplicate_notes(scope, project_dir, home, exe)
     for other in SCOPES:
         if other == scope:
             continue
