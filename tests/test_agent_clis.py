@@ -267,6 +267,33 @@ def test_a_server_turned_off_in_claude_code_is_said_by_the_install(
     assert "kenning's server turned off for this project" in said, said
 
 
+def test_a_project_server_turned_down_in_claude_json_is_said_by_the_install(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    """A "no" to the project's .mcp.json servers kept in the project's entry of
+    ~/.claude.json (an older Claude Code's place for it, or a hand edit): the install said
+    nothing of it, yet Claude Code honours it (no server listed, none started; it moves the
+    list into .claude/settings.local.json as it starts). The remedy the install names,
+    `claude mcp reset-project-choices`, asks again."""
+    kenning("install", "claude-code", "--scope", "project", home=scratch_home, cwd=project)
+    path = scratch_home / ".claude.json"
+    doc = json.loads(path.read_text()) if path.exists() else {}
+    entry = doc.setdefault("projects", {}).setdefault(str(project), {})
+    entry.update(disabledMcpjsonServers=["kenning"], hasTrustDialogAccepted=True)
+    path.write_text(json.dumps(doc, indent=2))
+    said = " ".join(
+        kenning(
+            "install", "claude-code", "--scope", "project", home=scratch_home, cwd=project
+        ).split()
+    )
+    assert "turned down for this project" in said and "reset-project-choices" in said, said
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "kenning" not in listed, listed
+    run([claude, "mcp", "reset-project-choices"], scratch_home, project, timeout=180)
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "Pending approval" in mcp_list_line(listed, "kenning"), listed
+
+
 # -- Codex ------------------------------------------------------------------------------------
 
 

@@ -639,7 +639,8 @@ def test_a_server_the_user_turned_off_in_claude_code_is_pointed_out(
     project: Path, home: Path
 ) -> None:
     """kenning's server turned off in Claude Code (/mcp: disabledMcpServers in the project's
-    entry; a rejected .mcp.json server: disabledMcpjsonServers in settings) stays off after
+    entry; a rejected .mcp.json server: disabledMcpjsonServers in settings or in the project's
+    entry) stays off after
     an install that said 'unchanged' or 'updated': the install says why it will not run."""
     (home / ".claude.json").write_text(
         json.dumps({"projects": {str(project): {"disabledMcpServers": ["kenning"]}}})
@@ -656,6 +657,20 @@ def test_a_server_the_user_turned_off_in_claude_code_is_pointed_out(
     flat = " ".join(err.split())
     assert code == 0, err
     assert ".claude/settings.local.json lists kenning in disabledMcpjsonServers" in flat
+    # the same "no" kept in the project's entry of ~/.claude.json (older Claude Code, a hand
+    # edit), which Claude Code honours too: it went unsaid
+    (project / ".claude" / "settings.local.json").unlink()
+    (home / ".claude.json").write_text(
+        json.dumps({"projects": {str(project): {"disabledMcpjsonServers": ["kenning"]}}})
+    )
+    code, _, err = cli("--scope", "project")
+    flat = " ".join(err.split())
+    assert code == 0, err
+    assert (
+        "Claude Code has the server of .mcp.json turned down for this project (~/.claude.json: "
+        '"disabledMcpjsonServers"): turn it on with /mcp in Claude Code, or run `claude mcp '
+        "reset-project-choices` here"
+    ) in flat, err
     (home / ".claude.json").write_text("{}")
     code, _, err = cli("--executable", EXE, "--uninstall")
     assert code == 0 and "turned off" not in err

@@ -713,6 +713,18 @@ def _turned_off(scope: str, project_dir: Path, home: Path) -> list[str]:
         )
     if scope != "project":
         return notes
+    rejected = entry.get("disabledMcpjsonServers") if isinstance(entry, dict) else None
+    if isinstance(rejected, list) and SERVER_KEY in rejected:
+        # a "no" kept in the project's entry (by an older Claude Code, or a hand edit):
+        # Claude Code 2.1.328 honours it there too (`claude mcp list` shows no server at
+        # all) and moves it into settings.local.json as it starts; `claude mcp
+        # reset-project-choices` clears it
+        notes.append(
+            f"Claude Code has the server of {MCP_FILE} turned down for this project "
+            f'({user_json.label}: "disabledMcpjsonServers"): turn it on with /mcp in Claude '
+            "Code, or run `claude mcp reset-project-choices` here (it asks again about every "
+            f"server of {MCP_FILE})"
+        )
     user_root, prefix = _user_dir(home)
     for file in (
         _File(project_dir, SETTINGS_LOCAL_FILE, SETTINGS_LOCAL_FILE, True),
