@@ -701,6 +701,19 @@ def test_merge_keeps_crlf_files_crlf() -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["hello", "hello\n", "# Rules\r\n\r\nBe kind.", "# Rules\r\n\r\nBe kind.\r\n"]
+)
+def test_remove_gives_back_the_file_merge_was_given(text: str) -> None:
+    """An AGENTS.md whose last line had no newline came back from install and uninstall
+    with one: the blank line put before the section was taken for the file's own."""
+    merged = agents_md.merge_section(text)
+    assert merged.startswith(text) and merged.endswith(
+        agents_md.section().splitlines()[-1] + ("\r\n" if "\r\n" in text else "\n")
+    )
+    assert agents_md.remove_section(merged) == text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         f"{agents_md.BEGIN}\nno end\n",

@@ -116,14 +116,16 @@ def merge_section(text: str | None, label: str = AGENTS_FILE) -> str:
     if not current.strip():
         return ours
     newline = "\r\n" if "\r\n" in current else "\n"
-    if not current.endswith(("\n", "\r")):
-        current += newline
+    # A blank line before it; after a last line without a newline, the newline alone: that
+    # is what remove_section takes away again, so the line goes back to having none (a
+    # blank line there would read as a final newline the file had, and stay).
     return current + newline + ours
 
 
 def remove_section(text: str | None, label: str = AGENTS_FILE) -> str | None:
     """``text`` without kenning's section (and the blank line :func:`merge_section` put
-    before it); ``None`` stays ``None``."""
+    before it, or the newline it put after a last line that had none); ``None`` stays
+    ``None``."""
     if text is None:
         return None
     span = _find(text, label)
@@ -131,9 +133,12 @@ def remove_section(text: str | None, label: str = AGENTS_FILE) -> str | None:
         return text
     head, tail = text[: span[0]], text[span[1] :]
     if not tail:
-        for blank in ("\r\n\r\n", "\n\n"):
-            if head.endswith(blank):
-                head = head[: -len(blank) // 2]
+        for end in ("\r\n", "\n"):
+            if head.endswith(end + end):
+                head = head[: -len(end)]
+                break
+            if head.endswith(end):
+                head = head[: -len(end)]
                 break
     return head + tail
 
