@@ -283,6 +283,11 @@ def test_what_is_not_a_ruvector_store_is_refused_and_nothing_written(
         'errors["401 Bad credentials [REDACTED:github_token]"][0]',
     }
     assert "Zq9" not in out + err
+    # its time (year 285 billion) is no date: stored as of the import, which is said
+    assert report["notes"] == [
+        "1 entry has a time that is no date kenning can read, or one in the future "
+        "(memories[3]): stored with the time of this import"
+    ], report
 
 
 def test_import_from_ruvector_finds_the_checkouts_store_from_a_subfolder(

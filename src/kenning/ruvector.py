@@ -219,6 +219,7 @@ def read_store(path: Path) -> RuvectorStore:
     if not isinstance(memories, list):
         raise UserInputError(f'{target}: "memories" is not a list; nothing was imported')
     embedder = out.embedder
+    undated: list[str] = []  # a time given that is no date, or one still to come
 
     def add(item: NewMemory, origin: str, redacted: dict[str, int] | None = None) -> None:
         out.items.append(item)
@@ -249,7 +250,10 @@ def read_store(path: Path) -> RuvectorStore:
         extra = entry.get("metadata")
         if isinstance(extra, dict) and extra:
             metadata["ruvector_metadata"] = extra
-        when = _timestamp(entry.get("timestamp", entry.get("created")))
+        given_when = entry.get("timestamp", entry.get("created"))
+        when = _timestamp(given_when)
+        if when is None and given_when is not None:
+            undated.append(where)
         add(
             NewMemory(content, _kenning_type(given, content), metadata=metadata, stored_at=when),
             where,
@@ -280,6 +284,8 @@ def read_store(path: Path) -> RuvectorStore:
                 if isinstance(fix.get("file"), str) and fix["file"].strip():
                     metadata["ruvector_file"] = fix["file"]
                 when = _timestamp(fix.get("recorded"), milliseconds=True)
+                if when is None and fix.get("recorded") is not None:
+                    undated.append(f"{where}[{k}]")
             # redacted as written: the entry is one line, and a secret only its lines give
             # away (a YAML block's password under its key) is not known once they are joined
             error_text, in_error = redact_secrets(signature)
@@ -290,6 +296,15 @@ def read_store(path: Path) -> RuvectorStore:
                 f"{where}[{k}]",
                 dict(Counter(in_error) + Counter(in_fix)),
             )
+    if undated:
+        shown = ", ".join(undated[:3]) + (
+            f" and {len(undated) - 3} more" if len(undated) > 3 else ""
+        )
+        out.notes.append(
+            f"{len(undated)} {'entry has' if len(undated) == 1 else 'entries have'} a time that "
+            f"is no date kenning can read, or one in the future ({shown}): stored with the "
+            "time of this import"
+        )
     for key in OTHER_KEYS:
         value = data.get(key)
         if isinstance(value, list | dict) and value:
