@@ -25,6 +25,7 @@ from kenning.render import (
     render_human,
     render_json,
     render_recall,
+    render_recall_groups,
     render_xml,
     sanitise_for_terminal,
     sanitise_for_xml,
@@ -356,6 +357,24 @@ def test_truncated_marks_last_finding() -> None:
     findings = root.findall("finding")
     assert findings[0].get("truncated") is None
     assert findings[1].get("truncated") == "true"
+
+
+def test_grouped_findings_are_marked_where_their_group_was_cut() -> None:
+    """The session start gives each group its share of the budget, so a cut can fall in an
+    early group: its fix was shown as a fragment with no mark, and the last finding, a
+    whole convention, was marked truncated="true"."""
+    runbook = " ".join(f"step {k} of the recovery runbook" for k in range(20))
+    fixes = [(f"ERROR-FIX: worker {n} crashed | FIX: {runbook}", 0.9) for n in (1, 2)]
+    rule = ("Name module-level constants in UPPER_SNAKE_CASE", 0.8)
+    root = parse_block(render_recall_groups([fixes, [rule]]))
+    shown = [(f.findtext("content") or "", f.get("truncated")) for f in root.findall("finding")]
+    assert shown[-1] == (rule[0], None), shown
+    [(cut, mark)] = [(text, mark) for text, mark in shown if text.startswith("ERROR-FIX")][-1:]
+    assert mark == "true" and cut != fixes[-1][0] and fixes[-1][0].startswith(cut), shown
+    assert [mark for _, mark in shown].count("true") == 1, shown
+    # nothing cut: nothing marked
+    root = parse_block(render_recall_groups([[("short fix", 0.9)], [rule]]))
+    assert all(f.get("truncated") is None for f in root.findall("finding"))
 
 
 @pytest.mark.parametrize(

@@ -324,7 +324,11 @@ def _mark_own_lines(escaped: str) -> str:
 
 
 def render_xml(
-    findings: Sequence[Finding], context: str = "general", truncated: bool = False
+    findings: Sequence[Finding],
+    context: str = "general",
+    truncated: bool = False,
+    *,
+    cut: Sequence[bool] | None = None,
 ) -> str:
     """The ``<reflexion_context>`` block for prompt injection, without a trailing newline.
 
@@ -334,7 +338,9 @@ def render_xml(
     it was written) carries ``stale="true"``.
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
     ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
-    content was cut there. Findings whose content is empty after sanitisation (e.g. the
+    content was cut there; ``cut`` (one flag per finding) marks those it flags instead, for
+    findings cut in several places (:func:`render_recall_groups`). Findings whose content is
+    empty after sanitisation (e.g. the
     results :func:`combine_for_recall` emptied) are left out and the rest numbered 1..N, so
     its output can be passed as is. With nothing left the result is ``""``: there is nothing
     to inject, and an empty fence would only spend prompt tokens.
@@ -344,8 +350,10 @@ def render_xml(
         raise UserInputError(
             f"unknown recall context {context!r}; valid contexts are {', '.join(ADVISORIES)}"
         )
-    rows: list[tuple[str, str, bool]] = []
-    for finding in findings:
+    if cut is not None and len(cut) != len(findings):
+        raise ValueError(f"cut has {len(cut)} flags for {len(findings)} findings")
+    rows: list[tuple[str, str, bool, bool]] = []
+    for i, finding in enumerate(findings):
         content, score = finding[0], finding[1]
         stale = len(finding) > 2 and finding[2] is True
         if not isinstance(content, str):
@@ -353,13 +361,13 @@ def render_xml(
         shown = _format_score(score)  # validates every score, kept or not
         escaped = _mark_own_lines(escape_xml_text(content))
         if escaped:
-            rows.append((escaped, shown, stale))
+            rows.append((escaped, shown, stale, cut is not None and cut[i]))
     if not rows:
         return ""
     lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
-    for index, (escaped, shown, stale) in enumerate(rows, start=1):
+    for index, (escaped, shown, stale, marked) in enumerate(rows, start=1):
         mark = ' stale="true"' if stale else ""
-        if truncated and index == len(rows):
+        if marked or (cut is None and truncated and index == len(rows)):
             mark += ' truncated="true"'
         lines.append(
             f'<finding id="{index}" score="{shown}"{mark}><content>{escaped}</content></finding>'
@@ -411,15 +419,19 @@ def render_recall_groups(
         [sum(map(len, texts)) for texts in sanitised], [len(g) for g in groups], budget
     )
     kept: list[Finding] = []
-    truncated = False
+    marks: list[bool] = []
     for group, texts, share in zip(groups, sanitised, shares, strict=True):
         cut_texts, cut = combine_for_recall(texts, share)
-        truncated = truncated or cut
         kept += [
             (text, f[1], len(f) > 2 and f[2] is True)
             for text, f in zip(cut_texts, group, strict=True)
         ]
-    return render_xml(kept, context=context, truncated=truncated)
+        # a group cut is marked where it was cut, its last finding shown: the budget is
+        # shared, so a cut can be in any group, not only the last (whose finding, whole,
+        # would be marked instead)
+        shown = [i for i, text in enumerate(cut_texts) if text]
+        marks += [cut and bool(shown) and i == shown[-1] for i in range(len(cut_texts))]
+    return render_xml(kept, context=context, cut=marks)
 
 
 def _budget_shares(sizes: Sequence[int], counts: Sequence[int], budget: int) -> list[int]:
