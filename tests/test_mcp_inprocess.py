@@ -463,9 +463,10 @@ async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_cl
 ) -> None:
     """Recall cuts the notes' content to 800 characters, but each result carries its memory's
     metadata whole (up to 64 KiB): three notes with a stack trace kept in metadata recalled
-    as a 183 KB answer, past what Claude Code takes from a tool. The best whole results that
-    fit are kept, the others named by id, and "fenced" holds the same results; a single
-    result too long alone is sent without its metadata, and says so."""
+    as a 183 KB answer, past what Claude Code takes from a tool. The best results that fit
+    are kept, each whole or, when its metadata is what does not fit, without it (it was the
+    first alone, and the later results, which fit once it was, were left out), and "fenced"
+    holds the same results; what cannot come at all is named by id."""
 
     def trace(name: str, size: int) -> dict[str, str]:
         return {
@@ -485,11 +486,13 @@ async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_cl
     result = await call(client, "hooks_recall", query=query)
     assert len(result.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
     found = answer(result)
-    shown = [r["id"] for r in found["results"]]
-    assert shown and shown + found["omitted_ids"] == ids, found["omitted_ids"]
-    assert found["count"] == len(shown) < 3 and "omitted_ids" in found["truncation_note"]
-    assert found["fenced"].count("<finding ") == len(shown)
-    assert all(len(r["metadata"]["trace"]) == 20_000 for r in found["results"])
+    assert [r["id"] for r in found["results"]] == ids and found["omitted_ids"] == []
+    assert found["count"] == 3 and found["truncated"] is True
+    assert found["fenced"].count("<finding ") == 3
+    first, *rest = found["results"]
+    assert len(first["metadata"]["trace"]) == 20_000 and "metadata_omitted" not in first
+    assert all(r["metadata"] == {} and r["metadata_omitted"] for r in rest), rest
+    assert found["truncation_note"].startswith("the metadata of results 2, 3 was left out")
 
     note = "The sentry client drops events over 200 KB: trim breadcrumbs first."
     answer(await call(client, "hooks_remember", content=note, metadata=trace("sentry", 60_000)))
@@ -497,6 +500,27 @@ async def test_a_recall_answer_of_notes_with_large_metadata_stays_within_what_cl
     assert len(alone.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
     first = answer(alone)["results"][0]
     assert first["content"] == note and first["metadata"] == {} and first["metadata_omitted"]
+
+
+async def test_a_search_answer_sends_a_note_without_the_metadata_that_does_not_fit(
+    client: Client,
+) -> None:
+    """One note whose metadata holds a 60 KB log: search_memories answered no result at all
+    (only its content could be cut, and the metadata was the bulk), and the small note
+    after it was left out too. It comes without its metadata, and the next one whole."""
+    log = {"log": "GET /billing/charge 502 upstream reset " * 1_500}
+    big = "Retry idempotent POSTs to the billing API up to three times with backoff"
+    small = "Retry idempotent PUTs to the billing API up to five times with jitter"
+    await ok(client, "hooks_remember", content=big, type="rule", metadata=log)
+    await ok(client, "hooks_remember", content=small, type="rule")
+    result = await call(client, "search_memories", query="billing API retry policy")
+    assert len(result.content[0].text) < CLAUDE_CODE_RESULT_CHARS  # type: ignore[union-attr]
+    found = answer(result)
+    by_content = {r["memory"]["content"]: r for r in found["results"]}
+    assert set(by_content) == {big, small} and found["omitted_ids"] == [], found
+    assert by_content[big]["metadata_omitted"] and by_content[big]["memory"]["metadata"] == {}
+    assert "metadata_omitted" not in by_content[small]
+    assert found["truncated"] is True and "metadata of result" in found["truncation_note"]
 
 
 # -- tool answers and errors (moved from test_mcp.py: no process boundary in them) ----------
