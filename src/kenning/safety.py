@@ -152,13 +152,24 @@ def has_visible_text(text: str) -> bool:
     """Whether ``text`` shows anything: a character that is neither whitespace nor a
     format or control character (zero-width spaces, bidi marks, Unicode tag characters, …)
     nor another default-ignorable one (variation selectors, Hangul fillers, the combining
-    grapheme joiner). A note made only of invisible characters is empty to a reader."""
+    grapheme joiner) nor a noncharacter (U+FFFF, U+FDD0…: never assigned, never shown; the
+    recall block drops U+FFFE and U+FFFF, which XML does not allow, so a note of them was
+    stored and then shown as nothing). A note made only of invisible characters is empty
+    to a reader."""
     return any(
         not ch.isspace()
         and unicodedata.category(ch) not in ("Cf", "Cc", "Zl", "Zp")
         and _INVISIBLE.fullmatch(ch) is None
+        and not _is_noncharacter(ch)
         for ch in text
     )
+
+
+def _is_noncharacter(ch: str) -> bool:
+    """One of Unicode's 66 noncharacters: U+FDD0-U+FDEF and the last two code points of
+    every plane."""
+    code = ord(ch)
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
 #: Unicode's default-ignorable characters: shown as nothing (what is not Cf among them).
