@@ -161,6 +161,11 @@ def test_a_document_that_is_not_there_is_called_missing_not_unsafe(
     assert "kenning stale" not in data["reason"], data
     code, _, err = run("../outside.md")  # a real refusal is still called unsafe
     assert code == 1 and "unsafe source path" in err, err
+    # a name longer than a file's can be names no file either: it was "cannot be checked
+    # (OSError)" at the top, and "cannot be read (File name too long)" below a folder
+    for path in ("a" * 300 + ".md", "docs/" + "a" * 300 + ".md", "docs/" + "b/" * 3000 + "c.md"):
+        code, _, err = run(path)
+        assert code == 1 and "unsafe" not in err and "missing source document" in err, err
 
 
 @pytest.mark.parametrize(

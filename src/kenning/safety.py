@@ -11,6 +11,7 @@ Secret redaction lives in :mod:`kenning.redaction`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -311,7 +312,9 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
             candidate = os.path.join(current, part)
             try:
                 st = os.lstat(candidate)
-            except FileNotFoundError:
+            except OSError as exc:
+                if not names_nothing(exc):
+                    raise
                 current = os.path.join(candidate, *parts[index + 1 :])
                 break
             is_dir = stat.S_ISDIR(st.st_mode)
@@ -341,6 +344,13 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
         raise
     except (OSError, ValueError) as exc:
         raise UnsafePathError(path, f"cannot be checked ({type(exc).__name__})") from exc
+
+
+def names_nothing(exc: OSError) -> bool:
+    """Whether ``exc`` says its path names no file: there is none, or the name is longer
+    than a file's name can be (there can be none). A memory naming either is missing its
+    document, not unsafe."""
+    return exc.errno in (errno.ENOENT, errno.ENAMETOOLONG)
 
 
 def _is_within(path: str, root: str) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .errors import UserInputError
 from .model import Memory, SourceCheck
-from .safety import UnsafePathError, quoted_path, resolve_inside
+from .safety import UnsafePathError, names_nothing, quoted_path, resolve_inside
 
 __all__ = [
     "SOURCE_READ_LIMIT",
@@ -144,9 +144,9 @@ def _check_kind(check: SourceCheck) -> SourceCheck:
         return check
     try:
         st = os.stat(check.resolved)
-    except FileNotFoundError:
-        return SourceCheck(check.path, False, reason=_MISSING, missing=True)
     except OSError as exc:
+        if names_nothing(exc):
+            return SourceCheck(check.path, False, reason=_MISSING, missing=True)
         return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
     if stat.S_ISDIR(st.st_mode):
         return SourceCheck(check.path, False, reason=_FOLDER, not_a_document=True)
@@ -232,9 +232,9 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
                 raise NotADocumentError(check.path, _NOT_REGULAR)
             size = st.st_size
             data = fh.read(limit + 1)
-    except FileNotFoundError:  # deleted since the check
-        raise MissingSourceError(check.path) from None
     except OSError as exc:
+        if names_nothing(exc):  # deleted since the check
+            raise MissingSourceError(check.path) from None
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
     if _is_binary(data):
         raise NotADocumentError(check.path, _BINARY)
