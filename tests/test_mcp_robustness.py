@@ -258,6 +258,13 @@ def test_malformed_lines_get_json_rpc_errors(reading_server: tuple[RawServer, Pa
         server.send_line(line)
         reply = server.reply()
         assert reply.get("id") == request_id and reply["error"]["code"] == code, (line, reply)
+    # params by position (JSON-RPC allows them, MCP does not): said so, not "it needs
+    # jsonrpc 2.0, a string method, an id", which the request has
+    server.send_line(b'{"jsonrpc": "2.0", "id": 13, "method": "tools/list", "params": []}')
+    reply = server.reply()
+    assert reply.get("id") == 13 and reply["error"]["code"] == -32600, reply
+    assert "its params are an array" in reply["error"]["message"], reply
+    assert "it needs" not in reply["error"]["message"], reply
     # a malformed *response* (valid JSON, no method) gets no reply: JSON-RPC never
     # answers a response, so the next thing on stdout is the next request's answer
     server.send_line(b'{"jsonrpc": "2.0", "id": 98, "result": "x", "error": {"code": 1}}')

@@ -1555,6 +1555,20 @@ def malformed_line_reply(exc: Exception) -> types.JSONRPCError | None:
     else:
         raw = next((e.get("input") for e in errors if isinstance(e.get("input"), dict)), None)
         problem = 'not a JSON-RPC 2.0 request (it needs jsonrpc "2.0", a string method, an id)'
+        params = raw.get("params") if isinstance(raw, dict) else None
+        # JSON-RPC allows params by position (an array); MCP names every one
+        if (
+            isinstance(raw, dict)
+            and isinstance(raw.get("method"), str)
+            and params is not None
+            and not isinstance(params, dict)
+        ):
+            kind = "an array" if isinstance(params, list) else json.dumps(params)[:40]
+            problem = (
+                f"its params are {kind}; MCP takes params as a JSON object of named members "
+                '(e.g. {"name": "hooks_recall", "arguments": {"query": "…"}} for tools/call), '
+                "or none"
+            )
     if isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw):
         return None  # a response: JSON-RPC never answers one
     request_id = raw.get("id") if isinstance(raw, dict) else None
