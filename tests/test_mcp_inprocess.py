@@ -91,6 +91,14 @@ async def test_a_null_optional_argument_means_its_default(client: Client) -> Non
         )
     )
     assert stored["status"] == "stored" and stored["type"] == "context", stored
+    # "" as well (`type || 'general'` reads it as none): it was "unknown memory type ''"
+    for blank, day in (("", "Mondays"), ("  ", "Thursdays")):
+        note = answer(
+            await call(
+                client, "hooks_remember", content=f"Release branches are cut on {day}.", type=blank
+            )
+        )
+        assert note["status"] == "stored" and note["type"] == "context", note
     found = answer(
         await call(
             client,

@@ -494,6 +494,18 @@ def _require_text(value: str, name: str, hint: str) -> str:
     return value
 
 
+def _default_if_blank(default: str) -> Callable[[Any], Any]:
+    """:func:`_default_if_null` for a text argument, a blank one too: ruvector's server
+    takes ``type || 'general'``, so an agent written for it sends ``""`` for the default
+    (and search_memories takes a blank filter as none)."""
+
+    def before(value: Any) -> Any:
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        return default if blank else value
+
+    return before
+
+
 def _default_if_null(default: Any) -> Callable[[Any], Any]:
     """A JSON ``null`` for an optional argument means its default (ruvector's server takes
     ``top_k || 5`` and ``type || 'general'``; a client that sends every argument sends null
@@ -1343,8 +1355,11 @@ def build_server(tools: KenningTools) -> MCPServer:
         ctx: Context,
         type: Annotated[
             str,
-            Field(description=f"Memory type (default {DEFAULT_TYPE}); see the description."),
-            BeforeValidator(_default_if_null(DEFAULT_TYPE)),
+            Field(
+                description=f"Memory type (default {DEFAULT_TYPE}: omitted, null or blank); "
+                "see the description."
+            ),
+            BeforeValidator(_default_if_blank(DEFAULT_TYPE)),
         ] = DEFAULT_TYPE,
         metadata: Annotated[
             dict[str, Any] | None,
