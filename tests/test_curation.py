@@ -521,6 +521,11 @@ def test_an_edit_of_an_unknown_id_names_no_option_of_the_cli(
     assert r.returncode == 1, r.stderr
     (line,) = r.stderr.splitlines()
     assert "--project names another project's" in line and "kenning search --json" in line, line
+    # looked for in every project already: no advice to name another (it said so)
+    r = _kenning(project, "forget", "--project", "all", "no-such-id")
+    (line,) = r.stderr.splitlines()
+    assert r.returncode == 1 and "in any project" in line, line
+    assert "another project" not in line and "kenning search --json" in line, line
 
 
 def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:

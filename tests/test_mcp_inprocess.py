@@ -277,6 +277,8 @@ async def test_an_unknown_id_looked_for_in_every_project_says_any_project(client
         assert result.is_error
         text = result.content[0].text  # type: ignore[union-attr]
         assert "no memory with id no-such-id in any project" in text, (tool, text)
+        # nor advice to pass the group_id "all" that was passed
+        assert "group_id" not in text and "another project" not in text, (tool, text)
 
 
 #: Claude Code's documented limit for a tool's answer: a successful result past 50,000

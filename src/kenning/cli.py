@@ -1458,12 +1458,13 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
 def _no_memory_with_id(memory_id: str, group_id: str | None) -> str:
     """What `forget` and `source` say of an id they did not find: where they looked, and
     how to find ids or name another project."""
-    from .project import where_searched
+    from .project import means_every_project, where_searched
 
+    # every project was looked in already: naming another one is no way forward
+    other = "" if means_every_project(group_id) else ", and --project names another project's"
     return (
         f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
-        "forgotten already; `kenning search --json` or `kenning export` list ids, and "
-        "--project names another project's)"
+        f"forgotten already; `kenning search --json` or `kenning export` list ids{other})"
     )
 
 

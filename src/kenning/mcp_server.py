@@ -970,8 +970,14 @@ class KenningTools:
 def _no_memory_here(memory_id: str, group_id: str | None, store: MemoryStore) -> str:
     """What forget and read_source say of an id they did not find: where they looked, and
     where ids come from and how to name another project, in the tools' own words."""
-    from .project import where_searched
+    from .project import means_every_project, where_searched
 
+    if means_every_project(group_id):  # every project was looked in already
+        return (
+            f"no memory with id {memory_id.strip()} in {where_searched(group_id)} "
+            f"({store.location}); it may have been forgotten already: pass an id "
+            "hooks_recall or search_memories gave"
+        )
     return (
         f"no memory with id {memory_id.strip()} in {where_searched(group_id)} "
         f"({store.location}); it may have been forgotten already, or be another project's: "
