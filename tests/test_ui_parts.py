@@ -75,6 +75,16 @@ def test_horizontal_bars_scale_to_the_largest_and_skip_zeros() -> None:
     assert charts.horizontal_bars("t", {"a": 0}).empty
 
 
+def test_the_type_plot_counts_a_type_kenning_does_not_list() -> None:
+    """A type another tool wrote into the store had no bar: the header said 3 memories and
+    the type plot 2 (README: the plots count the same memories)."""
+    from kenning.ui.app import type_counts_in_order
+
+    counts = type_counts_in_order({"zz_tool": 1, "rule": 2, "error_fix": 4, "custom": 3})
+    assert sum(counts.values()) == 10 and list(counts)[-2:] == ["custom", "zz_tool"], counts
+    assert list(counts)[:2] == ["error_fix", "rule"], counts  # kenning's order first
+
+
 def test_page_filters_from_the_address() -> None:
     f = PageFilters.from_params(
         {"q": "  locked  ", "age": ">90", "limit": "9999", "stale": "stale"}

@@ -781,6 +781,15 @@ def _stale_matches(freshness: Freshness | None, wanted: str) -> bool:
     return stale == (wanted == "stale")
 
 
+def type_counts_in_order(by_type: Mapping[str, int]) -> dict[str, int]:
+    """``by_type`` in the order of kenning's collections and their types, then the types
+    kenning does not list (another tool's writes to the store), by name: every memory the
+    header counts has its bar."""
+    known = [t for ts in COLLECTIONS.values() for t in ts]
+    ordered = {t: by_type[t] for t in known if t in by_type}
+    return ordered | {t: by_type[t] for t in sorted(by_type) if t not in ordered}
+
+
 def _plots(
     stats: Mapping[str, Any],
     recent: Sequence[datetime],
@@ -790,8 +799,7 @@ def _plots(
     logging_on: bool,
 ) -> dict[str, Any]:
     by_collection = {name: 0 for name in COLLECTIONS} | stats["by_collection"]
-    by_type: dict[str, int] = stats["by_type"]
-    types_in_order = {t: by_type[t] for ts in COLLECTIONS.values() for t in ts if t in by_type}
+    types_in_order = type_counts_in_order(stats["by_type"])
     scores = [s for entry in recalls for s in entry.scores]
     return {
         "collections": charts.horizontal_bars("Memories per collection", by_collection),
