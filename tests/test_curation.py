@@ -572,3 +572,28 @@ def test_an_edit_that_changes_nothing_writes_nothing(project: Path, minilm: Embe
     # a real change is still saved
     done = json.loads(_kenning(project, "edit", "--json", memory_id, "--type", "guideline").stdout)
     assert (done["status"], done["type"], done["reason"]) == (STORED, "guideline", None)
+
+
+def test_a_text_edit_of_a_memory_of_another_tools_type_says_to_give_a_type(
+    project: Path, minilm: Embedder
+) -> None:
+    """A memory of a type another tool wrote into the store: an edit of its text alone was
+    refused as "unknown memory type 'custom_tool_type'", a type the edit never gave. It
+    says why, and what to do; given a type with the text, the edit is made."""
+    import sqlite3
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember("Service logs go to stdout.", "rule").id or ""
+        location = store.backend.location
+    with sqlite3.connect(location) as conn:
+        conn.execute("UPDATE memories SET type = 'custom_tool_type'")
+    with open_store(cwd=project, embedder=minilm) as store:
+        result = store.update(memory_id, content="Service logs go to stdout as JSON.")
+        assert result.status == REJECTED, result
+        assert (result.reason or "").startswith(
+            "the memory's type 'custom_tool_type' is not one kenning knows (another tool wrote "
+            "it), so its text cannot be changed alone; give a type with the new text"
+        ), result
+        kept = store.get(memory_id)
+        assert kept is not None and kept.content == "Service logs go to stdout."
+        assert store.update(memory_id, content="Logs go to stdout as JSON.", type="rule").ok

@@ -25,6 +25,7 @@ from .model import (
     parse_timestamp,
     resolve_type,
     utc_now,
+    valid_types_message,
 )
 from .project import where_searched
 from .store_base import _check_memory_id, _check_text
@@ -191,6 +192,20 @@ class StoreCuration(StoreWrites):
                     old.stored_at,
                     old.id,
                 )
+                if type is None and not _is_type_name(asked):
+                    # another tool's type: kept, the note could not be written again (the
+                    # write path knows its types), and "unknown memory type" named what the
+                    # edit never gave
+                    return RememberResult(
+                        REJECTED,
+                        old.id,
+                        None,
+                        f"the memory's type {str(asked)[:60]!r} is not one kenning knows "
+                        "(another tool wrote it), so its text cannot be changed alone; give "
+                        f"a type with the new text (valid types are {valid_types_message()})",
+                        old.collection,
+                        old.type,
+                    )
                 try:
                     prep = self.prepare(item, old.group_id, editing=True)
                 except UserInputError as exc:
