@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -686,7 +686,8 @@ def test_mark_reviewed(page: Any, ui_project: dict[str, Any]) -> None:
     with store_of(ui_project) as store:
         memory = store.get(target)
     assert memory is not None and memory.content == DEPLOY
-    assert page.inner_text("article.memory dd.reviewed") == memory.metadata["reviewed_at"]
+    reviewed = datetime.fromisoformat(memory.metadata["reviewed_at"])
+    assert page.inner_text("article.memory dd.reviewed") == f"{reviewed:%Y-%m-%d %H:%M}"
 
 
 def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:

@@ -123,6 +123,14 @@ def test_memory_facts_show_a_memory_seen_again() -> None:
     macro = _templates().get_template("_macros.html").module.memory_meta  # type: ignore[attr-defined]
     assert 'seen</dt><dd class="seen-count">3×' in str(macro(seen))
     assert "seen-count" not in str(macro(memory()))
+    # edited and reviewed as stored is shown: they were the raw text kenning wrote
+    # ("2026-12-04T16:45:26.808824+00:00"); a value of another writer stays its text
+    stamped = memory(
+        metadata={"edited_at": "2026-12-04T16:45:26.808824+00:00", "reviewed_at": "<b>soon"}
+    )
+    shown = str(macro(stamped))
+    assert "<dt>edited</dt><dd>2026-12-04 16:45</dd>" in shown, shown
+    assert "&lt;b&gt;soon" in shown and "<b>" not in shown, shown
 
 
 def test_stale_mark_names_the_changed_files_as_text() -> None:
@@ -1177,7 +1185,7 @@ def test_editing_a_memory_whose_type_the_form_does_not_list_never_changes_its_ty
     option for it, so the browser sent its first one, and saving a change to the text
     alone silently made the memory an ``implementation`` (in code-patterns). The form now
     offers the memory's own type, selected: saving says what ``kenning edit`` says of that
-    type (unknown: pick one of the list), and the memory stays as it was."""
+    type (not one kenning knows: give one of the list), and the memory stays as it was."""
     import html as html_lib
 
     from kenning import open_store
@@ -1206,7 +1214,8 @@ def test_editing_a_memory_whose_type_the_form_does_not_list_never_changes_its_ty
         source.close()
     assert sent_type == "agent_handoff"
     assert response.status_code == 400, response.text
-    assert "unknown memory type 'agent_handoff'" in html_lib.unescape(response.text)
+    said = html_lib.unescape(response.text)
+    assert "the memory's type 'agent_handoff' is not one kenning knows" in said, said
     assert _select_as_a_browser_sends_it(response.text, "type") == "agent_handoff"
     with open_store(cwd=project, embedder="hashing") as store:
         after = store.get(stored.id)

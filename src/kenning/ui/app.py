@@ -43,6 +43,7 @@ from ..model import (
     RememberResult,
     SearchResult,
     edit_version,
+    parse_timestamp,
     utc_now,
 )
 from ..render import (
@@ -97,9 +98,20 @@ def memory_facts(memory: Memory, freshness: Freshness | None = None) -> dict[str
         "last_seen_at": memory.last_seen_at if seen_again else None,
         "stale": None if freshness is None else freshness.stale,
         "changed": () if freshness is None else freshness.changed,
-        "reviewed_at": metadata.get("reviewed_at"),
-        "edited_at": metadata.get("edited_at"),
+        "reviewed_at": _as_time(metadata.get("reviewed_at")),
+        "edited_at": _as_time(metadata.get("edited_at")),
     }
+
+
+def _as_time(value: Any) -> Any:
+    """A time kenning wrote into metadata (ISO 8601 text) as a time, shown as the page shows
+    ``stored_at``; anything else as it is (another writer's value: shown as its text)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        return value
 
 
 @dataclass(frozen=True)
@@ -248,6 +260,10 @@ def _templates() -> Environment:
     env.filters["q"] = lambda text: quote(str(text), safe="")
     env.filters["score"] = lambda v: "n/a" if v is None else f"{v:.2f}"
     env.filters["day"] = lambda v: f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else str(v)
+    # a time as "day" shows it; metadata that is no time, as the untrusted text it is
+    env.filters["when"] = lambda v: (
+        f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else Markup(escape_html_text(str(v)))
+    )
     env.globals.update(
         COLLECTIONS=COLLECTIONS,
         TYPE_TO_COLLECTION=TYPE_TO_COLLECTION,
