@@ -1111,3 +1111,49 @@ def test_doctor_on_a_malformed_kenning_store_in_dotenv_names_the_file(project: P
             assert said in line and str(project / ".env") in line, (args, line)
             assert "git checkout" not in line and "Zq9" not in line, line
     assert sorted(p.name for p in project.iterdir()) == [".env", ".git", "README.md"]
+
+
+#: A COPY whose connection the server ends as it runs (the server stopped, or an admin's
+#: pg_terminate_backend), as an import's or a migrate's bulk write meets it.
+_COPY_CUT_OFF = """
+import sys, time
+import psycopg
+if sys.argv[2] == "kenning":
+    import kenning.backends.postgres  # noqa: F401  (what the CLI imports to write)
+url = sys.argv[1]
+with psycopg.connect(url, autocommit=True) as conn, psycopg.connect(url, autocommit=True) as admin:
+    conn.execute("CREATE TABLE IF NOT EXISTS cut_off (x int)")
+    try:
+        with conn.cursor() as cur, cur.copy("COPY cut_off FROM STDIN") as copy:
+            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+            time.sleep(0.2)
+            for _ in range(200_000):
+                copy.write_row((1,))
+    except psycopg.OperationalError:
+        print("lost")
+"""
+
+
+def test_a_copy_cut_off_adds_no_line_of_psycopgs_before_kennings_error(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """An import whose COPY lost its connection printed psycopg's "error ignored terminating
+    <psycopg.Copy [BAD] at 0x…>: the connection is lost" before kenning's one-line error:
+    psycopg sets its logger to WARNING, and with no logging set up Python prints it. kenning
+    reports the failure itself; psycopg's cleanup warnings stay out of stderr (without
+    kenning, the same COPY prints the line)."""
+    import subprocess
+    import sys
+
+    said = {}
+    for mode in ("psycopg alone", "kenning"):
+        run = subprocess.run(
+            [sys.executable, "-c", _COPY_CUT_OFF, pg_url, mode.split()[0]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0 and run.stdout.strip() == "lost", run
+        said[mode] = run.stderr
+    assert "error ignored terminating" in said["psycopg alone"], said
+    assert said["kenning"] == "", said

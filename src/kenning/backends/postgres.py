@@ -455,9 +455,14 @@ log = logging.getLogger(__name__)
 # psycopg_pool logs each failed reconnection (a warning per back-off step, for as long as
 # the server is away) to stderr when the program set up no logging: an MCP client's log or
 # a hook's one-line report would fill with them, while kenning reports the failure itself
-# (StoreUnavailable, with the server's reason). A program that sets the level keeps it.
+# (StoreUnavailable, with the server's reason). psycopg's own warnings are of the same kind:
+# a COPY whose connection was lost logs "error ignored terminating <psycopg.Copy [BAD] at
+# 0x…>" as it is cleaned up, a line before kenning's one-line error. A program that sets
+# the level keeps it (psycopg, imported, sets its logger to WARNING when nothing has).
 if logging.getLogger("psycopg.pool").level == logging.NOTSET:
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+if logging.getLogger("psycopg").level in (logging.NOTSET, logging.WARNING):
+    logging.getLogger("psycopg").setLevel(logging.ERROR)
 #: The vector column has one dimension: another model's vectors need another store.
 NEW_DIMENSION_REMEDY = (
     "Re-embedding to another dimension needs a new store: `kenning export`, then import into "
