@@ -1655,6 +1655,38 @@ def test_postgres_a_team_schema_beside_a_store_in_public_is_a_store_of_its_own(
         )
 
 
+def test_postgres_a_quoted_mixed_case_schema_is_the_store_s_own(pg_url: str) -> None:
+    """``search_path="Team-X"``: the write created the store there, and every read then
+    said "no kenning store … yet (the schema 'Team-X' … does not exist)", exit 0: the
+    schema was looked up by ``to_regnamespace('Team-X')``, which reads the text as SQL
+    reads a name (team-x). Beside a lower-case ``team-x`` schema, the write found that one
+    and made its tables in public."""
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute('CREATE SCHEMA "team-x"')  # the lookalike, without a store
+    rng = np.random.default_rng(13)
+    note = record(1, unit(rng))
+    url = f"{pg_url}?options=-csearch_path%3D%22Team-X%22,public"
+    b = PostgresBackend(url, create=True, dimension=DIM)
+    try:
+        b.upsert([note])
+    finally:
+        b.close()
+    b = PostgresBackend(url, create=False)
+    try:
+        assert [r.memory.id for r in b.iterate(Filters())] == [note.memory.id]
+    finally:
+        b.close()
+    with psycopg.connect(pg_url) as conn:
+        tables = conn.execute(
+            "SELECT schemaname FROM pg_tables WHERE tablename = 'kenning_memories'"
+        ).fetchall()
+    assert tables == [("Team-X",)], tables
+
+
 def _two_teams_in_one_database(pg_url: str) -> None:
     import psycopg
 

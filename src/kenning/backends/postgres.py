@@ -937,7 +937,10 @@ class PostgresBackend:
         ):
             return False  # or the role's own schema ("$user") comes first
         self._named_schema = named
-        exists = _first(conn.execute("SELECT to_regnamespace(%s) IS NOT NULL", (named,)))[0]
+        # quoted: to_regnamespace reads its text as SQL does a name ("Team-X" is team-x)
+        exists = _first(
+            conn.execute("SELECT to_regnamespace(quote_ident(%s)) IS NOT NULL", (named,))
+        )[0]
         if exists:
             return False
         if not create:
