@@ -2185,6 +2185,10 @@ def test_postgres_a_running_reembed_is_told_from_an_interrupted_one(
     (line,) = [x for x in during.stderr.splitlines() if x.startswith("error:")]
     assert "running" in line and "wait" in line and "run `kenning reembed`" not in line, line
     assert second.returncode == 1 and "already running" in second.stderr, second.stderr
+    # what it names to tell whether one still runs works on this store (doctor checks
+    # embedded stores only, and refused it)
+    assert "a `kenning search` of the store" in second.stderr, second.stderr
+    assert "kenning doctor" not in second.stderr, second.stderr
     after = run_cli(project, "recall", "database is locked")
     assert after.returncode == 0 and "database is locked" in after.stdout, after.stderr
 
