@@ -317,6 +317,8 @@ def test_roles_without_rights_get_one_line_and_a_read_runs_no_ddl(
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
         (line,) = r.stderr.splitlines()
         assert "permission denied" in line and "GRANT" in line, line
+        # the role and schema by their names, not placeholders to fill in
+        assert f"IN SCHEMA public TO {reader}`" in line and "<role>" not in line, line
         for url, owns in ((as_role(writer)["KENNING_STORE"], False), (pg_url, True)):
             backend = PostgresBackend(url, create=False)
             try:

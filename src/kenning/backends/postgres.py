@@ -858,11 +858,13 @@ class PostgresBackend:
                     "alone for a role that only reads), or runs the first write as the "
                     "owner; nothing was written"
                 ) from None
+            role = _quoted_identifier(self._role() or "<role>")
+            where = _quoted_identifier(self._named_schema or "public")
             raise KenningError(
                 f"cannot {doing} PostgreSQL at {self.location}: "
                 f"{said}; the store's owner (or "
                 "a DBA) must grant this role the right (e.g. `GRANT SELECT, INSERT, UPDATE, "
-                "DELETE ON ALL TABLES IN SCHEMA <schema> TO <role>`, and USAGE or CREATE on "
+                f"DELETE ON ALL TABLES IN SCHEMA {where} TO {role}`, and USAGE or CREATE on "
                 "the schema), or run the command once as the owner: a schema upgrade and a "
                 "bulk import need the owner"
             ) from None
@@ -878,7 +880,7 @@ class PostgresBackend:
             ) from None
         except psycopg.OperationalError as exc:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
-            remedy = _connection_remedy(detail)
+            remedy = _connection_remedy(detail, _quoted_identifier(self._role() or "<role>"))
             if remedy.startswith(_URL_IS_WRONG):
                 # nothing was tried against a server: a user's typo (exit 1), as a URL that
                 # psycopg itself cannot parse is, not a store that is down (exit 3)
@@ -2280,7 +2282,7 @@ _CONNECTION_REMEDIES = (
     (
         re.compile(r'permission denied for database "(?P<name>[^"]*)"'),
         "this role may not connect to that database: its owner (or a DBA) must run `GRANT "
-        'CONNECT ON DATABASE "{name}" TO <role>;`',
+        'CONNECT ON DATABASE "{name}" TO {role};`',
     ),
     (
         re.compile(r"too many (?:clients|connections)|remaining connection slots are reserved"),
@@ -2344,12 +2346,13 @@ _CONNECTION_REMEDY = (
 )
 
 
-def _connection_remedy(detail: str) -> str:
-    """How to fix what libpq's message ``detail`` says stopped the connection."""
+def _connection_remedy(detail: str, role: str = "<role>") -> str:
+    """How to fix what libpq's message ``detail`` says stopped the connection; ``role``:
+    the URL's role, as SQL names it, for a GRANT the remedy gives."""
     for pattern, remedy in _CONNECTION_REMEDIES:
         found = pattern.search(detail)
         if found:
-            return remedy.format(**found.groupdict())
+            return remedy.format(**found.groupdict(), role=role)
     return _CONNECTION_REMEDY
 
 
