@@ -1656,6 +1656,38 @@ def test_postgres_a_team_schema_beside_a_store_in_public_is_a_store_of_its_own(
         )
 
 
+def test_postgres_scores_a_word_stored_in_both_widths_as_fts5_does(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Once a store held a word in both widths (E0382 and Ｅ０３８２), PostgreSQL ranked
+    each spelling with the two spellings' document frequencies summed, where SQLite's FTS5
+    ranks each with its own: the lexical scores of one query on the same notes differed
+    (1.42 / 0.75 on SQLite, 0.71 / 0.000001 on PostgreSQL). (Qdrant counts a word's
+    spellings as one term, tf and df alike: a difference documented in its backend.)"""
+    from kenning.backends.postgres import PostgresBackend
+
+    rng = np.random.default_rng(14)
+    rows = [
+        record(0, unit(rng), text="ERROR-FIX: E0382 borrow of moved value | FIX: clone it"),
+        record(1, unit(rng), text="Ｅ０３８２ shows up in the full-width build log too"),
+        record(2, unit(rng), text="Deploys go out on Tuesdays"),
+        record(3, unit(rng), text="The cache is Redis, E0382 aside"),
+        record(4, unit(rng), text="ｎｐｍ ｃｉ installs from the lockfile; npm ci is faster"),
+    ]
+    reference = SQLiteBackend(tmp_path / "bm25.db")
+    backend = PostgresBackend(pg_url, create=True, dimension=DIM)
+    try:
+        for b in (reference, backend):
+            b.upsert(rows)
+        for query in ("E0382 clone", "Ｅ０３８２", "npm ci lockfile", "ｎｐｍ"):
+            want = {h.memory.id: h.score for h in reference.lexical_search(query, 8, Filters())}
+            got = {h.memory.id: h.score for h in backend.lexical_search(query, 8, Filters())}
+            assert got == pytest.approx(want, rel=1e-4, abs=1e-6), query
+    finally:
+        backend.close()
+        reference.close()
+
+
 def test_postgres_a_quoted_mixed_case_schema_is_the_store_s_own(pg_url: str) -> None:
     """``search_path="Team-X"``: the write created the store there, and every read then
     said "no kenning store … yet (the schema 'Team-X' … does not exist)", exit 0: the

@@ -2007,8 +2007,11 @@ class PostgresBackend:
             chosen = terms_to_match(statistics.frequencies, n)
             if not chosen:
                 return [], statistics
+            # each spelling ranked with its own document frequency, as FTS5's bm25() ranks
+            # the phrases of "E0382 OR Ｅ０３８２" (the summed one chose the terms above)
+            df_of = {str(lexeme): int(df) for lexeme, df, _, _ in stats}
             idfs = {
-                word: idf(n, statistics.frequencies[term])
+                word: idf(n, df_of.get(word, statistics.frequencies[term]))
                 for term in chosen
                 for word in spellings(term)
                 if holds(word)
