@@ -239,6 +239,32 @@ def test_a_flags_case_keeps_notes_apart_in_a_lower_case_text(existing: str, new:
 @pytest.mark.parametrize(
     ("existing", "new"),
     [
+        ("Use netstat -an to list open ports", "Use netstat -a to list open ports"),
+        ('Stage and commit everything with git commit -am "msg"',
+         'Stage and commit everything with git commit -a "msg"'),
+        ("Pass --be to the linter for the strict rules", "Pass --the to the linter for the strict rules"),
+        ("In PHP use $this inside the class", "In PHP use $that inside the class"),
+        ("ls -A lists hidden files", "ls -a lists hidden files"),
+    ],
+)  # fmt: skip
+def test_a_flag_spelled_as_a_function_word_keeps_notes_apart(existing: str, new: str) -> None:
+    """A flag or a variable spelled as an article or a form of *be* (``-a``, ``-an``,
+    ``-am``, ``$this``) was read as that word: "netstat -an" and "netstat -a" were "the
+    same text but for 'a', 'an'" and the second note was lost. With its sign it is a name."""
+    for a, b in ((new, existing), (existing, new)):
+        decision = decide(a, b, ABOVE)
+        assert not decision.duplicate, decision
+
+
+def test_a_prose_dash_before_an_article_is_still_prose() -> None:
+    """A dash set apart by spaces is punctuation: the article after it is still one."""
+    decision = decide("Run the tests - a quick check", "Run the tests - the quick check", ABOVE)
+    assert decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
         ("Use WAL", "use WAL"),
         ("Run pytest with -X to stop.", "run pytest with -x to stop"),
         ("Run pytest with -X to stop.", "RUN PYTEST WITH -X TO STOP"),

@@ -347,8 +347,22 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     if not keep_case:
         folded = folded.lower()  # not casefold: "Maße" is not "Masse"
     tokens: list[str] = []
-    for token in _TOKEN.findall(folded):
+    end = -1
+    for match in _TOKEN.finditer(folded):
+        token = match.group()
         lowered = token.casefold()
+        if (
+            lowered in FUNCTION_WORDS
+            and match.start() == end
+            and tokens
+            and tokens[-1] in _CODE_PREFIXES
+        ):
+            # a flag or a variable spelled as a function word (netstat -an, git commit -am,
+            # $this): one token with its sign, content as any other name ("-an" is not "-a")
+            tokens[-1] += token
+            end = match.end()
+            continue
+        end = match.end()
         words = _expanded(lowered)
         shout = token.isupper()  # DON'T → DO NOT, so that an upper-case text stays one
         if words == (lowered,):  # not a contraction
@@ -358,6 +372,11 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
         else:  # the base of a "n't" as written (its case kept)
             tokens.extend((token[:-2], "NOT" if shout else "not"))
     return tokens
+
+
+#: Signs that make the word written right after them code: a flag (``-a``), a variable
+#: (``$this``), a path's part (``/the``), a member (``.be``).
+_CODE_PREFIXES = frozenset({"-", "/", "\\", "~", ".", "$", ":", "@"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -422,6 +441,7 @@ def _is_code(tokens: Sequence[str], index: int) -> bool:
     before = tokens[index - 1] if index else ""
     return (
         before in ("-", "/", "\\", "~", ".", "$", ":")
+        or token[:1] in _CODE_PREFIXES  # a function word with its sign (fold: "-an")
         or any(c in token for c in "/._:@")
         or any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))
     )
