@@ -905,6 +905,27 @@ def test_a_source_prefix_outside_the_project_is_refused_before_any_write(
     assert found.returncode == 0 and "kb/solutions/build/a.md" in found.stdout, found.stdout
 
 
+@pytest.mark.parametrize("prefix", ["", "/"])
+def test_an_empty_source_prefix_writes_the_documents_own_paths(project: Path, prefix: str) -> None:
+    """An empty (or "/") --source-prefix means the documents' own paths: the entries' text
+    said SOURCE: build/a.md, but their source field was /build/a.md, an absolute path that
+    `kenning source` refused as unsafe and freshness never checked."""
+    docs = project / "docs" / "solutions" / "build"
+    docs.mkdir(parents=True)
+    (docs / "a.md").write_text(
+        "---\ntrack: bug\nproblem: the build fails with E123\n---\n\n## Fix\n\nPin it.\n"
+    )
+    env = {"KENNING_EMBEDDER": "hashing"}
+    seeded = run_cli(project, "seed-solutions", "--source-prefix", prefix, env=env)
+    assert seeded.returncode == 0, seeded.stderr
+    found = run_cli(project, "search", "E123", "--json", env=env)
+    [result] = json.loads(found.stdout)["results"]
+    memory = result["memory"]
+    assert memory["source"] == "build/a.md", memory
+    assert memory["metadata"]["seeded_from"] == "build/a.md", memory
+    assert "SOURCE: build/a.md" in memory["content"], memory
+
+
 def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
     """`kenning reembed --json` printed nothing on stdout when there was no store yet (exit
     0): a script parsing its answer failed on empty input. It answers the shape its help

@@ -69,7 +69,7 @@ from .model import (
     edit_version,
     utc_now,
 )
-from .solution_docs import parse_solution_doc, scan_solution_docs
+from .solution_docs import parse_solution_doc, scan_solution_docs, source_path
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -741,7 +741,7 @@ def _run(
     # Entries of documents that are gone: deleted, or moved under /archived/. Without a
     # state (a first run, or an older kenning's seeding) every source under the prefix
     # whose document is not there counts.
-    gone_sources = {f"{prefix}/{rel}": rel for rel in gone}
+    gone_sources = {source_path(prefix, rel): rel for rel in gone}
     if not incremental:
         for source in existing:
             rel = source[len(prefix) + 1 :]
@@ -782,7 +782,7 @@ def _run(
 
     for doc in work:
         outcome = parse_solution_doc(doc.path, texts[doc.path], directory, source_prefix=prefix)
-        source = f"{prefix}/{doc.rel}"
+        source = source_path(prefix, doc.rel)
         old = existing.get(source, [])
         if outcome.skipped:
             if outcome.not_a_bug:
@@ -925,8 +925,11 @@ def _run(
             NewMemory(
                 content,
                 "error_fix",
-                source=f"{prefix}/{doc.rel}",
-                metadata={SEEDED_FROM: f"{prefix}/{doc.rel}", SEEDED_HASH: content_hash(content)},
+                source=source_path(prefix, doc.rel),
+                metadata={
+                    SEEDED_FROM: source_path(prefix, doc.rel),
+                    SEEDED_HASH: content_hash(content),
+                },
             )
             for doc, content in additions
         ]

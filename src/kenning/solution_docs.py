@@ -479,6 +479,14 @@ def _frontmatter(text: str) -> tuple[dict[str, object], str]:
     return fields, content.strip()
 
 
+def source_path(source_prefix: str, rel: str) -> str:
+    """The SOURCE path of the document at ``rel`` (relative to the seeded folder):
+    ``source_prefix`` joined to it, or ``rel`` itself for an empty (or ``/``) prefix, which
+    means the documents' own paths."""
+    prefix = source_prefix.strip("/")
+    return f"{prefix}/{rel}" if prefix else rel
+
+
 def parse_solution_doc(
     path: Path, text: str, root: Path, *, source_prefix: str = "docs/solutions"
 ) -> DocOutcome:
@@ -538,8 +546,7 @@ def parse_solution_doc(
         rel = path.relative_to(root).as_posix()
     except ValueError:
         rel = path.name
-    prefix = source_prefix.strip("/")
-    source = f"{prefix}/{rel}" if prefix else rel
+    source = source_path(source_prefix, rel)
     entries = tuple(
         ErrorFixEntry(signature=sig, fix=fix, source=source, summary=summary).normalised()
         for sig in signatures
