@@ -130,6 +130,27 @@ def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     assert (again.seeded, again.retired) == (0, 0)
 
 
+def test_seeding_a_folder_outside_the_project_leaves_the_projects_own_entries(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """A folder outside the project is named by its own name: seeding ../ext/docs (prefix
+    "docs") took the project's docs/solutions/… entries for its own documents, missing
+    from it, and retired them ("the document was deleted"), exit 0; each run of either
+    folder then forgot the other's. Its own documents still retire as before."""
+    outside = tmp_path / "ext" / "docs"
+    write(outside, "net/reset.md", doc("db", error="ConnectionResetError: peer reset"))
+    seed_solutions(store, docs)
+    ours = {m.id for m in entries(store)}
+    assert len(ours) == 3
+    report = seed_solutions(store, outside)
+    assert (report.seeded, report.retired) == (1, 0), report
+    assert ours <= {m.id for m in entries(store)}
+    assert store.recall(ERRORS["db"]).hits[0].memory.id in ours
+    (outside / "net" / "reset.md").unlink()
+    report = seed_solutions(store, outside)
+    assert report.retired == 1 and {m.id for m in entries(store)} == ours, report
+
+
 CACHE_ERROR = "redis.exceptions.ConnectionError: Error 111 connecting to cache:6379"
 CACHE_FIX = "Start the cache service before the workers; compose depends_on is not enough."
 

@@ -458,6 +458,18 @@ class _Doc:
         self.redactions.update(result.redactions)
 
 
+def _still_in_project(root: Path, source: str) -> bool:
+    """Whether the project at ``root`` holds a document at ``source`` (an entry's SOURCE
+    path): not archived, and a file (one that cannot be looked at is taken as there:
+    retiring knowledge needs certainty)."""
+    if "/archived/" in f"/{source}":
+        return False
+    try:
+        return (root / source).is_file()
+    except OSError:
+        return True
+
+
 def _is_gone(directory: Path, rel: str) -> bool:
     """Whether the document ``rel`` that discovery did not find is really gone: deleted, or
     moved (under ``/archived/`` is a move too). A path that cannot be looked at (a folder
@@ -747,6 +759,15 @@ def _run(
             rel = source[len(prefix) + 1 :]
             if rel not in discovered and rel not in moving and _is_gone(directory, rel):
                 gone_sources.setdefault(source, rel)
+    # A folder outside the project is named by its own name ("docs"): the entries of the
+    # project's own docs/solutions/… are under that prefix too, and not gone because this
+    # folder lacks them. A document still at an entry's source path is never retired.
+    project_root = store.project.files_root
+    gone_sources = {
+        source: rel
+        for source, rel in gone_sources.items()
+        if not _still_in_project(project_root, source)
+    }
     # An older kenning's re-seed stamped edited_at and recorded no seeded_hash: an entry
     # holding a text its document gave at the last run was not edited since
     seeded_before: dict[str, frozenset[str]] = {}
