@@ -309,6 +309,27 @@ def test_calibrate_reports_accuracy_and_floor(store: MemoryStore) -> None:
         read_queries(['{"gold": []}'])
 
 
+def test_query_builders_read_a_log_with_a_byte_that_is_not_utf8(project: Path) -> None:
+    """A test run's log or a diff holds another encoding's bytes (a Latin-1 file, a stray
+    byte): `query error -`, `query plan -`, `query pr --body-file -` and `recall --error -`
+    refused the whole input ("not UTF-8", exit 1), so `kenning recall --errors "$(npm test
+    2>&1 | kenning query error -)"` recalled with no query. The byte is replaced."""
+    log = b"build log caf\xe9\nTraceback (most recent call last):\n  File \"a.py\"\nKeyError: 'user'\n"
+    r = run_cli(project, "query", "error", "-", stdin=log)
+    assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user'", r.stderr
+    plan = b"# Plan\n\n## Overview\n\nMove auth to middleware (caf\xe9).\n"
+    r = run_cli(project, "query", "plan", "-", stdin=plan)
+    assert r.returncode == 0 and "Move auth to middleware" in r.stdout, r.stderr
+    body = b"Retry uploads on flaky networks \xff and log each retry."
+    r = run_cli(project, "query", "pr", "--title", "Retry", "--body-file", "-", stdin=body)
+    assert r.returncode == 0 and "Retry uploads on flaky networks" in r.stdout, r.stderr
+    r = run_cli(project, "recall", "--error", "-", stdin=b"KeyError: \xff 'user'\n")
+    assert r.returncode == 0 and "not UTF-8" not in r.stderr, r.stderr
+    # a note is stored data: its bytes are still refused, not replaced
+    r = run_cli(project, "remember", "-", stdin=b"caf\xe9 is where we meet")
+    assert r.returncode == 1 and "not valid UTF-8" in r.stderr, r.stderr
+
+
 def test_query_builders_cli(project: Path) -> None:
 
     def run(*a: str, stdin: str | None = None) -> CliRun:

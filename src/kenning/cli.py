@@ -388,6 +388,17 @@ def _read_content(content: str) -> str:
         ) from None
 
 
+def _read_output(raw: str) -> str:
+    """A tool's output to build a query from (RAW, or standard input for -): read with any
+    byte that is not UTF-8 replaced. A test run's log or a diff holds another encoding's
+    bytes (a Latin-1 file, a stray byte of a binary's output); refusing the whole of it
+    left `kenning recall --errors "$(npm test 2>&1 | kenning query error -)"` with no
+    query. A query is looked up, never stored: a replaced byte costs nothing."""
+    if raw != "-":
+        return raw
+    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+
+
 def _read_note(content: str, as_json: bool) -> str:
     """The note's text (CONTENT, or standard input for -); with --json, input that cannot
     be read is answered as a rejected note, as every other refused note is."""
@@ -566,7 +577,7 @@ def recall(
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
-        query = query_from_error(_read_content(raw_error))
+        query = query_from_error(_read_output(raw_error))
         errors = True
     if query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
@@ -1036,7 +1047,7 @@ Examples:
 @click.option("--body", default=None, help="PR body text (or --body-file).")
 @click.option(
     "--body-file",
-    type=_InputFile("r", encoding="utf-8"),
+    type=_InputFile("r", encoding="utf-8", errors="replace"),  # as _read_output reads
     default=None,
     help="File with the PR body, - for stdin.",
 )
@@ -1059,7 +1070,7 @@ Examples:
   kenning recall "$(kenning query plan docs/plans/cache.md)"
 """,
 )
-@click.argument("plan", type=_InputFile("r", encoding="utf-8"), default="-")
+@click.argument("plan", type=_InputFile("r", encoding="utf-8", errors="replace"), default="-")
 @handle_errors
 def query_plan(plan: Any) -> None:
     """The text under `## Overview`; else the first 500 chars (PLAN file or stdin)."""
@@ -1084,7 +1095,7 @@ def query_error(raw: str) -> None:
     """The parsed error signature (≤ 300 chars) from RAW text or - for stdin."""
     from .querybuild import query_from_error
 
-    click.echo(query_from_error(_read_content(raw)))
+    click.echo(query_from_error(_read_output(raw)))
 
 
 # -- source documents ------------------------------------------------------------------
