@@ -68,6 +68,26 @@ def test_source_of_prefers_the_field_then_the_error_fix_part() -> None:
     assert source_of(memory("Use UTC.", source="   ")) is None
 
 
+@pytest.mark.parametrize("line", [":42", ":42:7", "#L42", "#L42-L50"])
+def test_a_source_naming_a_line_is_the_document_that_holds_it(
+    store: MemoryStore, docs: Path, line: str
+) -> None:
+    """``SOURCE: src/auth.py:2`` is the document src/auth.py, as the freshness check reads
+    it: `kenning source ID` called it "missing source document 'src/auth.py:2'" (exit 1)
+    while search said source_ok true. A document that is not there is still missing."""
+    fix = FIX.replace("db-locked.md", f"db-locked.md{line}")
+    assert source_of(memory(fix)) == "docs/solutions/db-locked.md"
+    assert source_of(memory("x", source=f"docs/solutions/db-locked.md{line}")) == (
+        "docs/solutions/db-locked.md"
+    )
+    memory_id = store.remember(fix, "error_fix").id or ""
+    code, out, err = cli("source", memory_id)
+    assert code == 0 and out.strip() == str(docs / "db-locked.md"), (out, err)
+    gone = store.remember(fix.replace("db-locked.md", "gone.md"), "error_fix").id or ""
+    code, _, err = cli("source", gone)
+    assert code == 1 and "missing source document 'docs/solutions/gone.md'" in err, err
+
+
 def test_check_source(project: Path, docs: Path) -> None:
     ok = check_source("docs/solutions/db-locked.md", project)
     assert ok.ok and ok.resolved == str(docs / "db-locked.md") and ok.reason is None

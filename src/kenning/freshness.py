@@ -58,6 +58,7 @@ from .model import (
     SearchResult,
 )
 from .protocol import STALE_PENALTY
+from .sources import LINE_SUFFIX
 
 __all__ = [
     "FILES_KEY",
@@ -114,8 +115,6 @@ _TOKEN_WITH_PATH_MARK = re.compile(rf"(?<!{_TOKEN_CHARS}){_TOKEN_CHARS}*[/.]{_TO
 # What a relative path of the project may look like here: word characters, dots, dashes,
 # plus and at signs, in components separated by "/" (no leading "/", no backslash).
 _PATH = re.compile(r"[\w.+@-]+(?:/[\w.+@-]+)*")
-# ``:42``, ``:42:7``, and a code host's line anchor: ``#L42``, ``#L42-L50``, ``#L42C1-L50C3``
-_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
 _HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _NOT_PROJECT_FILES = (".git", ".kenning")
 
@@ -180,7 +179,7 @@ def path_candidates(text: str, limit: int = MAX_PATH_CANDIDATES) -> list[str]:
         if "://" in token or token.startswith(("/", "~")):
             continue
         token = token.rstrip(".:!?")
-        token = _LINE_SUFFIX.sub("", token).rstrip(".:")
+        token = LINE_SUFFIX.sub("", token).rstrip(".:")
         if not token or len(token) > 300 or not _PATH.fullmatch(token):
             continue
         if "/" not in token:

@@ -69,17 +69,27 @@ def _private_reason(path: str) -> str | None:
     return None
 
 
+#: A line in a file a path names: ``:42``, ``:42:7``, and a code host's line anchor:
+#: ``#L42``, ``#L42-L50``, ``#L42C1-L50C3``.
+LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
+
+
 def source_of(memory: Memory) -> str | None:
     """The document ``memory`` points to: its ``source``, else the ``SOURCE:`` part of its
-    ERROR-FIX entry; None when it names none."""
+    ERROR-FIX entry, without a line it names in it (``src/db.py:42`` is the document
+    ``src/db.py``, as the freshness check reads it); None when it names none."""
     if memory.source is not None and memory.source.strip():
-        return memory.source
+        return _without_line(memory.source)
     from .errorfix import parse_error_fix
 
     entry = parse_error_fix(memory.content)
     if entry is not None and entry.source.strip():
-        return entry.source
+        return _without_line(entry.source)
     return None
+
+
+def _without_line(path: str) -> str:
+    return LINE_SUFFIX.sub("", path.strip()) or path
 
 
 def check_source(path: str, files_root: Path) -> SourceCheck:
