@@ -817,6 +817,49 @@ def test_calibrate_write_keeps_the_settings_file_readable(tmp_path: Path) -> Non
     assert (fresh / "config.toml").stat().st_mode & 0o777 == 0o644
 
 
+def test_calibrate_write_to_a_folder_it_may_not_write_says_so_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """calibrate --write into a read-only .kenning said "error: …/.config.toml.tc2_9xap.tmp:
+    Read-only file system": a temporary file's name, and no fix. It names the settings
+    file and how to make its folder writable; nothing is written. (Run without the rights
+    that let root write anything: as root a read-only folder is read-only to no one.)"""
+    import subprocess
+    import sys
+
+    from .test_store_folder import _as_a_user
+
+    folder = tmp_path / "store"
+    folder.mkdir()
+    (folder / "config.toml").write_text("stale_penalty = 0.1\n")
+    (folder / "config.toml").chmod(0o644)
+    folder.chmod(0o555)
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from kenning.config import update_config_toml\n"
+        "from kenning.errors import UserInputError\n"
+        "try:\n"
+        "    update_config_toml(Path(sys.argv[1]), {'recall_floor': 0.45})\n"
+        "except UserInputError as exc:\n"
+        "    print(exc)\n"
+    )
+    try:
+        run = subprocess.run(
+            _as_a_user(sys.executable, "-c", script, str(folder)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        folder.chmod(0o755)
+    said = run.stdout.strip()
+    assert run.returncode == 0 and said.startswith(f"cannot write {folder / 'config.toml'}: "), run
+    assert f"make {folder} writable" in said and ".tmp" not in said, said
+    assert (folder / "config.toml").read_text() == "stale_penalty = 0.1\n"
+    assert [p.name for p in folder.iterdir()] == ["config.toml"]
+
+
 def test_a_store_kept_open_reads_settings_written_since(store: MemoryStore) -> None:
     """README: "Search and recall read the written values at once". A store kept open — the
     MCP server's for a whole agent session, the web page's — went on with the floors and

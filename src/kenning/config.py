@@ -845,7 +845,6 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
             ) from None
     for key, number in values.items():
         document[key] = number
-    folder.mkdir(parents=True, exist_ok=True)
     # the file keeps its mode (a new one gets the umask's): mkstemp makes 0600, and the
     # settings of a store others read too (a shared folder, a CI user) would then fail
     # every command of theirs with "Permission denied"
@@ -855,7 +854,16 @@ def update_config_toml(folder: Path, values: Mapping[str, float]) -> Path:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{CONFIG_FILENAME}.", suffix=".tmp", dir=folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{CONFIG_FILENAME}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        # the temporary file's name, as the OS says it, is no file the user knows of
+        raise UserInputError(
+            f"cannot write {path}: {exc.strerror or exc} (a read-only folder or mount?); make "
+            f"{folder} writable (chmod u+w {shlex.quote(str(folder))}) to save the values "
+            "there; nothing was written"
+        ) from None
     try:
         if hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
