@@ -82,18 +82,20 @@ NEIGHBOURS = 10
 #: Words whose presence, absence or swap does not change what a note says: articles,
 #: demonstratives, forms of "be" and a few fillers. Prepositions ("before"/"after",
 #: "on"/"off"), conjunctions ("and"/"or"), pronouns, quantifiers and negations change
-#: meaning and are content here.
+#: meaning and are content here; so do "just" ("runs just the unit tests" says only them;
+#: `just migrate` is a command runner's) and "being" ("the index is being rebuilt" says
+#: it is not done), which this list held once and merged such notes into their opposites.
 # fmt: off
 FUNCTION_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "is", "are", "was", "were", "be",
-    "been", "being", "am", "just", "really", "very", "also", "please",
+    "been", "am", "really", "very", "also", "please",
 })
 # fmt: on
 
 #: The forms of "be" among :data:`FUNCTION_WORDS`: one dropped, or another in its place, says
 #: the same; one moved past a content word turns a statement into its question ("the
 #: database is shared" / "is the database shared?").
-_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "am"})
 
 #: Words that flip a statement; named in the reason when they are what differs.
 # fmt: off
