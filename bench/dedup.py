@@ -63,9 +63,54 @@ VARIANT_DOCS = 100  # rust and ruff docs whose variants are remembered (all yell
 #: A mark inside code (``!=``, ``$?``, ``./``, ``::``) or a number is no punctuation: a text
 #: without it says something else (kenning.dedup keeps such notes apart).
 _QUOTE = re.compile("[\"'`«»‘’‛“”„]")
+#: The quotes of a string in code (their curly forms too); a string's quotes are code.
+_CODE_QUOTE = {"'": "'‘’‛", '"': '"“”„', "`": "`"}
+
+
+def _without_prose_quotes(text: str) -> str:
+    """``text`` without the quotes prose puts: not a code fence's backticks, nor a string's
+    in code — after ``= : ( [ {`` (whitespace apart), against ``$ / \\``, one of an empty
+    string's pair (``''``), or the quote on the same line that closes such a string; an
+    apostrophe between letters (``don't``) is prose, and so are « »."""
+    fences = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:```|~~~).*$", text)]
+    out, last, closing = [], 0, -1
+    for m in _QUOTE.finditer(text):
+        i, mark = m.start(), m.group()
+        if i == closing or any(a <= i < b for a, b in fences):
+            continue  # the other quote of a string in code; a fence line's edge
+        kind = next((k for k, forms in _CODE_QUOTE.items() if mark in forms), None)
+        before = text[i - 1] if i else ""
+        after = text[i + 1] if i + 1 < len(text) else ""
+        if kind is None or (kind == "'" and before.isalnum() and after.isalnum()):
+            code = False
+        else:
+            forms = _CODE_QUOTE[kind]
+            code = (
+                (before != "" and before in forms)
+                or (after != "" and after in forms)
+                or text[:i].rstrip()[-1:] in {"=", ":", "(", "[", "{"}
+                or (before != "" and before in "$/\\")
+                or (after != "" and after in "$/\\")
+            )
+            if code:
+                line_end = text.find("\n", i)
+                rest = text[i + 1 : len(text) if line_end == -1 else line_end]
+                ends = [i + 1 + j for j, c in enumerate(rest) if c in forms]
+                closing = ends[0] if ends else -1
+        if not code:
+            out.append(text[last:i])
+            last = i + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
 # Before a space: after a word or a bracket (not ! ? after ")", as in Rust's read()?), and
 # not a run that mixes ! ? with : ; (TypeScript's name?: string).
-_WORD_END = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
+# A ":" before a quote is a key's (version: "3.10"), not prose.
+_WORD_END = re.compile(
+    r"(?<=[\w\]}])(?!:\s+(?:[\"'‘’‛“”„]|`(?!``)))[.,;:!?]+(?=\s)"
+    r"|(?<=\))(?!:\s+(?:[\"'‘’‛“”„]|`(?!``)))[.,;:]+(?=\s)"
+)
 _MIXED = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
 # ! or ? before anything but a capital is code (Ruby's save! raises; Swift's try? await;
@@ -110,14 +155,11 @@ def _without_punctuation(text: str) -> str:
     as in ``docker build .``, or end a fenced code block); then the marks that close a word
     before a space (but ``!`` or ``?`` inside a fenced code block, on ``try``/``as``, or
     before anything but a capital)."""
-    runs = _fenced_runs(text)
+    # prose quotes go first, over the whole text (a string's quote is told by what comes
+    # before it, on an earlier line too), but not the backticks of a fence line
+    runs = _fenced_runs(_without_prose_quotes(text))
     out = []
     for index, (run, fenced) in enumerate(runs):
-        # quotes go, but not the backticks of a fence line: they are the block's edges
-        run = "".join(
-            line if _FENCE_LINE.match(line) else _QUOTE.sub("", line)
-            for line in run.splitlines(keepends=True)
-        )
         if index == len(runs) - 1 and not fenced:
             run = _without_final(run)
 

@@ -23,7 +23,9 @@ BELOW = protocol.DEDUP_THRESHOLD  # not above it: the gate is strict
         ("can't, won't; cannot", ["can", "not", "will", "not", "can", "not"]),
         ("J.K. Rowling's book", ["jk", "rowlings", "book"]),
         ("version 1.0 at 10:30, 1,000/s", ["version", "1.0", "at", "10:30", "1,000/s"]),
-        ('"=test"("a")', ["=", "test", "(", "a", ")"]),
+        # a quote after "(" opens a string in code: it and its closing one stay; the others
+        # are prose
+        ('"=test"("a")', ["=", "test", "(", '"', "a", '"', ")"]),
         ("`printf`-style dairy-free", ["printf-style", "dairy-free"]),
         ("“Quoted” ‘text’ « here »", ["quoted", "text", "here"]),
     ],
@@ -276,6 +278,47 @@ def test_just_and_being_say_something(existing: str, new: str) -> None:
         assert not decision.duplicate, decision
 
 
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("On macOS run sed -i '' 's/foo/bar/' config.ini", "On macOS run sed -i 's/foo/bar/' config.ini"),
+        ('In ci.yml set python-version: "3.10"', "In ci.yml set python-version: 3.10"),
+        ('The feature flag payload must be {"enabled": "true"}',
+         'The feature flag payload must be {"enabled": true}'),
+        ('Print it with echo "$TAG" in the job', "Print it with echo '$TAG' in the job"),
+        ('Clean with rm -rf "$BUILD_DIR"/dist first', "Clean with rm -rf $BUILD_DIR/dist first"),
+        ("Set BUILD_TIME=`date +%s` in the Makefile", "Set BUILD_TIME=date +%s in the Makefile"),
+        ("Read config['timeout'] before the retry loop", "Read config[timeout] before the retry loop"),
+        ("Postgres: WHERE status = 'active' works", 'Postgres: WHERE status = "active" works'),
+        ("FIX: use .get('user_id') on the session", "FIX: use .get(user_id) on the session"),
+    ],
+)  # fmt: skip
+def test_a_strings_quotes_in_code_keep_notes_apart(existing: str, new: str) -> None:
+    """Quotes were prose everywhere: "python-version: "3.10"" (a string) merged into
+    "python-version: 3.10" (the number 3.1), WHERE status = 'active' into = "active" (a
+    column), sed -i '' into sed -i; the second note was lost. A quote that makes a string
+    in code counts (after = : ( [ {, against $ / \\, an empty pair)."""
+    for a, b in ((new, existing), (existing, new)):
+        decision = decide(a, b, ABOVE)
+        assert not decision.duplicate, decision
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ('Use "WAL" mode for concurrent writers', "Use WAL mode for concurrent writers"),
+        ("Don't commit .env files", "Dont commit .env files"),
+        ("Run `ruff check` before pushing", "Run ruff check before pushing"),
+        ("We call it the 'dry run' flag", "We call it the dry run flag"),
+        ("Use “smart” quotes here", 'Use "smart" quotes here'),
+        ("Example:\n```\nmake build\n```", "Example:\nmake build"),
+    ],
+)
+def test_prose_quotes_still_merge(existing: str, new: str) -> None:
+    decision = decide(new, existing, ABOVE)
+    assert decision.duplicate, decision
+
+
 def test_a_prose_dash_before_an_article_is_still_prose() -> None:
     """A dash set apart by spaces is punctuation: the article after it is still one."""
     decision = decide("Run the tests - a quick check", "Run the tests - the quick check", ABOVE)
@@ -300,7 +343,14 @@ def test_a_whole_text_in_another_case_still_merges_with_its_flags(existing: str,
 
 @pytest.mark.parametrize(
     "make",
-    [str.upper, str.lower, lambda t: t.rstrip(".") + "!", lambda t: t.replace("'", "")],
+    [
+        str.upper,
+        str.lower,
+        lambda t: t.rstrip(".") + "!",
+        # the prose quotes (a contraction's, inline code's backticks); 'done' after != is a
+        # string in SQL, and without its quotes a column: another note
+        lambda t: t.replace("`", "").replace("Don't", "Dont"),
+    ],
     ids=["upper", "lower", "final mark", "quotes"],
 )
 def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[str], str]) -> None:

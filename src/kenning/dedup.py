@@ -137,10 +137,72 @@ _NT_BASES = frozenset({
 #: (Quotation marks of other languages too: the single guillemets ‹…›, Japanese's corner
 #: brackets 「…」『…』, which are never code.)
 _QUOTE_MARKS = re.compile("['\"`«»‹›「」『』]")
+#: What, written right before a quote (spaces apart), makes it a string's in code: an
+#: assignment, a key, a call, an index, an object (``= 'active'``, ``: "3.10"``,
+#: ``.get('id')``, ``config['timeout']``, ``{"enabled": …}``). (A ``:`` before a space
+#: is prose punctuation, but not before such a quote: :data:`_SOFT`.)
+_CODE_BEFORE_QUOTE = frozenset("=:([{")
+#: What, written right against a quote, makes it code: a variable or a path it holds or
+#: ends (``"$TAG"``, ``"$DIR"/dist``).
+_CODE_AGAINST_QUOTE = frozenset("$/\\")
+#: The quotes a string in code is written in (the others, ``«»``, ``「」``…, are prose's).
+_CODE_QUOTES = frozenset("'\"`")
+
+
+def _without_prose_quotes(text: str) -> str:
+    """``text`` without its prose quotation marks. A quote is prose unless it makes a
+    string in code, which the text without it says otherwise (``python-version: "3.10"``
+    is a string, ``3.10`` the number 3.1; ``WHERE status = 'active'`` is not ``= "active"``,
+    a column; ``sed -i ''`` is not ``sed -i``): after :data:`_CODE_BEFORE_QUOTE`, against
+    :data:`_CODE_AGAINST_QUOTE`, or one of an empty string's pair. An apostrophe between
+    letters (``don't``, ``user's``) is prose. Only what no variant drops decides (the
+    marks before are code, or a ``:`` kept for it), so a text and that text without its
+    prose punctuation still fold alike."""
+    if _QUOTE_MARKS.search(text) is None:
+        return text
+    out = []
+    last = 0
+    closing = -1  # the quote that closes a string in code opened before: code as well
+    for m in _QUOTE_MARKS.finditer(text):
+        i = m.start()
+        mark = text[i]
+        before = text[i - 1] if i else ""
+        after = text[i + 1] if i + 1 < len(text) else ""
+        if i == closing:
+            continue
+        if (
+            mark not in _CODE_QUOTES
+            or (mark == "'" and before.isalnum() and after.isalnum())
+            or (mark == "`" and "```" in text[max(0, i - 2) : i + 3])
+        ):
+            # another language's quotation marks; a contraction or a possessive; a code
+            # block's fence (its edges, as a text without them says the same)
+            code = False
+        else:
+            code = (
+                before == mark
+                or after == mark
+                or text[:i].rstrip()[-1:] in _CODE_BEFORE_QUOTE
+                or before in _CODE_AGAINST_QUOTE
+                or after in _CODE_AGAINST_QUOTE
+            )
+            if code:  # its string's other quote, on the same line, stays with it
+                end = text.find(mark, i + 1)
+                closing = end if end != -1 and "\n" not in text[i:end] else -1
+        if not code:
+            out.append(text[last:i])
+            last = i + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
 #: A run of marks closing a word before a space: prose unless it mixes ``! ?`` with ``: ;``
 #: (TypeScript's ``name?: string``) or follows a closing parenthesis with ``! ?`` (Rust's
-#: ``read()? here``).
-_SOFT = re.compile(r"(?<=[\w\]}])[.,;:!?]+(?=\s)|(?<=\))[.,;:]+(?=\s)")
+#: ``read()? here``), or is a ``:`` before a quote (a key's: ``version: "3.10"``).
+_SOFT = re.compile(
+    r"(?<=[\w\]}])(?!:\s+(?:['\"]|`(?!``)))[.,;:!?]+(?=\s)"
+    r"|(?<=\))(?!:\s+(?:['\"]|`(?!``)))[.,;:]+(?=\s)"
+)
 _CODE_RUN = re.compile(r"[!?][:;]|[:;][!?]")
 _MARKS = ".,;:!?"
 #: A word (or a closing bracket: ``map[key]!``) that a ``!`` or ``?`` may close.
@@ -196,7 +258,7 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     seen: Counter[str] = Counter()
     found: dict[tuple[str, int], tuple[str, bool]] = {}
     for index, (part, fenced) in enumerate(parts):
-        plain = _QUOTE_MARKS.sub("", part)
+        plain = _without_prose_quotes(part)
         if final_marks and index == len(parts) - 1:
             plain = _without_final_marks(plain)
         if not plain.isascii():
@@ -337,7 +399,7 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     character's width is folded (``Ａ１`` is ``A1``)."""
     folded = unicodedata.normalize("NFC", text.translate(_QUOTES))
     folded = _INITIALISM.sub(lambda m: m.group().replace(".", ""), folded)  # J.K. → JK
-    folded = _QUOTE_MARKS.sub("", folded)
+    folded = _without_prose_quotes(folded)
     if _ends_in_code_block(text):  # only the closing fence's own marks end the text
         lines = folded.split("\n")
         fence = text.rstrip().count("\n")  # the same line: nothing above adds or drops one
