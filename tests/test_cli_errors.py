@@ -873,6 +873,15 @@ def test_seeding_from_a_folder_that_is_not_there_creates_no_store(
     assert not (project / ".kenning").exists()
 
 
+def _a_solution_doc(project: Path) -> None:
+    """docs/solutions/build/a.md: one bug document, whose error is E123."""
+    docs = project / "docs" / "solutions" / "build"
+    docs.mkdir(parents=True)
+    (docs / "a.md").write_text(
+        "---\ntrack: bug\nproblem: the build fails with E123\n---\n\n## Fix\n\nPin it.\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("prefix", "why"),
     [
@@ -888,11 +897,7 @@ def test_a_source_prefix_outside_the_project_is_refused_before_any_write(
     """`seed-solutions --source-prefix ../team-docs` wrote every entry with a SOURCE: path
     outside the project, which `kenning source` and freshness then refused on every read.
     Refused naming the option and why, before a store is made; a prefix inside is taken."""
-    docs = project / "docs" / "solutions" / "build"
-    docs.mkdir(parents=True)
-    (docs / "a.md").write_text(
-        "---\ntrack: bug\nproblem: the build fails with E123\n---\n\n## Fix\n\nPin it.\n"
-    )
+    _a_solution_doc(project)
     env = {"KENNING_EMBEDDER": "hashing"}
     result = run_cli(project, "seed-solutions", "--source-prefix", prefix, env=env)
     assert result.returncode == 1, result.stderr
@@ -910,11 +915,7 @@ def test_an_empty_source_prefix_writes_the_documents_own_paths(project: Path, pr
     """An empty (or "/") --source-prefix means the documents' own paths: the entries' text
     said SOURCE: build/a.md, but their source field was /build/a.md, an absolute path that
     `kenning source` refused as unsafe and freshness never checked."""
-    docs = project / "docs" / "solutions" / "build"
-    docs.mkdir(parents=True)
-    (docs / "a.md").write_text(
-        "---\ntrack: bug\nproblem: the build fails with E123\n---\n\n## Fix\n\nPin it.\n"
-    )
+    _a_solution_doc(project)
     env = {"KENNING_EMBEDDER": "hashing"}
     seeded = run_cli(project, "seed-solutions", "--source-prefix", prefix, env=env)
     assert seeded.returncode == 0, seeded.stderr

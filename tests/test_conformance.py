@@ -1713,15 +1713,10 @@ def test_postgres_a_quoted_mixed_case_schema_is_the_store_s_own(pg_url: str) -> 
         assert [r.memory.id for r in b.iterate(Filters())] == [note.memory.id]
     finally:
         b.close()
-    with psycopg.connect(pg_url) as conn:
-        tables = conn.execute(
-            "SELECT schemaname FROM pg_tables WHERE tablename = 'kenning_memories'"
-        ).fetchall()
-    assert tables == [("Team-X",)], tables
+    assert _schemas_with_a_store(pg_url) == ["Team-X"]
 
 
 def _two_teams_in_one_database(pg_url: str) -> None:
-    import psycopg
 
     from kenning.backends.postgres import PostgresBackend
 
@@ -1744,11 +1739,18 @@ def _two_teams_in_one_database(pg_url: str) -> None:
             assert [r.memory.id for r in b.iterate(Filters())] == [note.memory.id]
         finally:
             b.close()
+    assert _schemas_with_a_store(pg_url) == ["team_a", "team_b"]
+
+
+def _schemas_with_a_store(pg_url: str) -> list[str]:
+    """The schemas of the database at ``pg_url`` that hold a kenning store, by name."""
+    import psycopg
+
     with psycopg.connect(pg_url) as conn:
-        tables = conn.execute(
+        found = conn.execute(
             "SELECT DISTINCT schemaname FROM pg_tables WHERE tablename = 'kenning_memories'"
         ).fetchall()
-    assert sorted(tables) == [("team_a",), ("team_b",)]
+    return sorted(str(row[0]) for row in found)
 
 
 def test_postgres_hint_for_pgvector_elsewhere_keeps_the_urls_own_schema(
