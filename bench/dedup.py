@@ -176,7 +176,8 @@ def _without_final(text: str) -> str:
     first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)
     if first is not None:
         before = text[first - 1] if first else ""
-        if not (first == tail and before in "$=<") and before not in " \t":
+        operator = first == tail and before in ")]" and text[first] == "?"  # open(p)?
+        if not (first == tail and before in "$=<") and before not in " \t" and not operator:
             text = text[:first]
     return text
 

@@ -319,6 +319,26 @@ def test_prose_quotes_still_merge(existing: str, new: str) -> None:
     assert decision.duplicate, decision
 
 
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Propagate the error with File::open(path)?", "Propagate the error with File::open(path)"),
+        ("Read the first row with rows[0]?", "Read the first row with rows[0]"),
+    ],
+)  # fmt: skip
+def test_an_operator_ending_a_note_keeps_notes_apart(existing: str, new: str) -> None:
+    """The marks ending a note were prose whatever they followed: Rust's ``?`` on a call at
+    the end of a note ("… File::open(path)?") was dropped, and the note without it, which
+    does not propagate the error, merged into it. After a call's or an index's closing
+    bracket a ``?`` is an operator. (A full stop or a ``!`` there still ends a sentence.)"""
+    for a, b in ((new, existing), (existing, new)):
+        decision = decide(a, b, ABOVE)
+        assert not decision.duplicate, decision
+    for said in ("Run the tests (all of them).", "Run the tests (all of them)!"):
+        decision = decide("Run the tests (all of them)", said, ABOVE)
+        assert decision.duplicate, decision
+
+
 def test_a_prose_dash_before_an_article_is_still_prose() -> None:
     """A dash set apart by spaces is punctuation: the article after it is still one."""
     decision = decide("Run the tests - a quick check", "Run the tests - the quick check", ABOVE)

@@ -315,9 +315,10 @@ def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
 
 def _without_final_marks(text: str) -> str:
     """``text`` without the marks (and whitespace) that end it, unless they end a shell or
-    code token (``$?``, ``=!``, ``<?``) or stand alone after a space (``docker build .``).
-    In Python, not a regular expression: a pattern trying each mark of a long run took time
-    quadratic in the run."""
+    code token (``$?``, ``=!``, ``<?``; a ``?`` right after a call's or an index's closing
+    bracket: Rust's ``File::open(path)?``; a ``!`` there ends a sentence as often: "(all of
+    them)!") or stand alone after a space (``docker build .``). In Python, not a regular
+    expression: a pattern trying each mark of a long run took time quadratic in the run."""
     run = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     marks = [i for i in range(run, len(text)) if text[i] in _MARKS]
     if not marks:
@@ -326,6 +327,8 @@ def _without_final_marks(text: str) -> str:
     before = text[first - 1] if first else ""
     if first == run and before in ("$", "=", "<"):
         return text  # the end of a token: $? is not $!
+    if first == run and before in (")", "]") and text[first] == "?":
+        return text  # an operator on what the call or index gives: open(p)? is not open(p)
     if before in (" ", "\t"):
         return text  # a mark of its own after a space is an argument: `docker build .`
     return text[:first]
