@@ -583,6 +583,32 @@ def test_an_edit_refused_as_a_duplicate_names_the_secrets_that_made_it_one(
         assert store.get(memory_id) == before
 
 
+def test_a_type_the_text_maps_back_says_why_nothing_changed(project: Path) -> None:
+    """Choosing "context" for an ERROR-FIX entry answered "Nothing changed." alone: the type
+    stays error_fix (README: context holding an ERROR-FIX entry is error_fix), and the
+    person took the save for lost. The message says why."""
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    fix = "ERROR-FIX: ImportError: numpy | FIX: pip install numpy in the venv"
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember(fix, "error_fix").id or ""
+        before = store.get(memory_id)
+    assert before is not None
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={memory_id}").text, "/edit")
+        fields.update(content=before.content, type="context", base=edit_version(before))
+        response = client.post("/edit", data=fields)
+    finally:
+        client.close()
+        source.close()
+    assert response.status_code == 200, response.text
+    assert "for this text the type context is error_fix" in response.text, response.text
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(memory_id) == before
+
+
 def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: Path) -> None:
     """The edit form saved with nothing changed but whitespace (a browser's line break
     at the end, a space) stamped "edited" and made the memory look new; now the page says

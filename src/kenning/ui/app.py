@@ -512,7 +512,15 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 duplicate_of=None,
             )
         session: Session = request.scope["state"]["session"]
-        if result is None or result.unchanged:
+        if result is not None and result.unchanged and new_type not in ("", before.type):
+            # the type asked is this one for this text (context holding an ERROR-FIX entry
+            # is error_fix): "Nothing changed." alone read as a save that was lost
+            session.flash(
+                "info",
+                f"Nothing changed: for this text the type {new_type} is {result.type}, as "
+                "it is stored (a note that starts with ERROR-FIX: is an error fix).",
+            )
+        elif result is None or result.unchanged:
             session.flash("info", "Nothing changed.")
         elif result.status == STORED:
             note = "Saved: re-embedded, and checked for duplicates like a new note."
