@@ -458,18 +458,6 @@ class _Doc:
         self.redactions.update(result.redactions)
 
 
-def _still_in_project(root: Path, source: str) -> bool:
-    """Whether the project at ``root`` holds a document at ``source`` (an entry's SOURCE
-    path): not archived, and a file (one that cannot be looked at is taken as there:
-    retiring knowledge needs certainty)."""
-    if "/archived/" in f"/{source}":
-        return False
-    try:
-        return (root / source).is_file()
-    except OSError:
-        return True
-
-
 def _is_gone(directory: Path, rel: str) -> bool:
     """Whether the document ``rel`` that discovery did not find is really gone: deleted, or
     moved (under ``/archived/`` is a move too). A path that cannot be looked at (a folder
@@ -764,9 +752,7 @@ def _run(
     # folder lacks them. A document still at an entry's source path is never retired.
     project_root = store.project.files_root
     gone_sources = {
-        source: rel
-        for source, rel in gone_sources.items()
-        if not _still_in_project(project_root, source)
+        source: rel for source, rel in gone_sources.items() if _is_gone(project_root, source)
     }
     # An older kenning's re-seed stamped edited_at and recorded no seeded_hash: an entry
     # holding a text its document gave at the last run was not edited since
