@@ -67,6 +67,13 @@ _QUOTE = re.compile("[\"'`«»‘’‛“”„]")
 _CODE_QUOTE = {"'": "'‘’‛", '"': '"“”„', "`": "`"}
 
 
+def _before_whitespace(text: str, index: int) -> str:
+    j = index - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return text[j] if j >= 0 else ""
+
+
 def _without_prose_quotes(text: str) -> str:
     """``text`` without the quotes prose puts: not a code fence's backticks, nor a string's
     in code — after ``= : ( [ {`` (whitespace apart), against ``$ / \\``, one of an empty
@@ -88,7 +95,7 @@ def _without_prose_quotes(text: str) -> str:
             code = (
                 (before != "" and before in forms)
                 or (after != "" and after in forms)
-                or text[:i].rstrip()[-1:] in {"=", ":", "(", "[", "{"}
+                or _before_whitespace(text, i) in {"=", ":", "(", "[", "{"}
                 or (before != "" and before in "$/\\")
                 or (after != "" and after in "$/\\")
             )

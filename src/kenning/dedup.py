@@ -182,7 +182,7 @@ def _without_prose_quotes(text: str) -> str:
             code = (
                 before == mark
                 or after == mark
-                or text[:i].rstrip()[-1:] in _CODE_BEFORE_QUOTE
+                or _before_whitespace(text, i) in _CODE_BEFORE_QUOTE
                 or before in _CODE_AGAINST_QUOTE
                 or after in _CODE_AGAINST_QUOTE
             )
@@ -194,6 +194,16 @@ def _without_prose_quotes(text: str) -> str:
             last = i + 1
     out.append(text[last:])
     return "".join(out)
+
+
+def _before_whitespace(text: str, index: int) -> str:
+    """The character before ``index`` past any whitespace (``""`` at the start). Read back
+    over the whitespace alone: ``text[:index].rstrip()`` copied the text before every
+    quote, ~30 ms for a 64 KiB note of JSON."""
+    j = index - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return text[j] if j >= 0 else ""
 
 
 #: A run of marks closing a word before a space: prose unless it mixes ``! ?`` with ``: ;``
