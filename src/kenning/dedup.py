@@ -451,9 +451,12 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
     return tokens
 
 
-#: Signs that make the word written right after them code: a flag (``-a``), a variable
-#: (``$this``), a path's part (``/the``), a member (``.be``).
-_CODE_PREFIXES = frozenset({"-", "/", "\\", "~", ".", "$", ":", "@"})
+#: Signs that make the token written right after them code, its case meaningful: a flag
+#: (``-I``), a variable (``$PATH``), a path's part (``/usr/Lib``), a member (``.Env``).
+_CODE_SIGNS = frozenset({"-", "/", "\\", "~", ".", "$", ":"})
+#: The signs a function word written right after is a name with (``-a``, ``$this``,
+#: ``/the``, ``.be``, ``@this``), not the word.
+_CODE_PREFIXES = _CODE_SIGNS | {"@"}
 
 
 @functools.lru_cache(maxsize=64)
@@ -517,7 +520,7 @@ def _is_code(tokens: Sequence[str], index: int) -> bool:
         return False  # a redaction marker is kenning's, in its own case
     before = tokens[index - 1] if index else ""
     return (
-        before in ("-", "/", "\\", "~", ".", "$", ":")
+        before in _CODE_SIGNS
         or token[:1] in _CODE_PREFIXES  # a function word with its sign (fold: "-an")
         or any(c in token for c in "/._:@")
         or any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))

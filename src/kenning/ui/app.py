@@ -103,6 +103,11 @@ def memory_facts(memory: Memory, freshness: Freshness | None = None) -> dict[str
     }
 
 
+def _day(when: datetime) -> str:
+    """A time as the page shows it: to the minute."""
+    return f"{when:%Y-%m-%d %H:%M}"
+
+
 def _as_time(value: Any) -> Any:
     """A time kenning wrote into metadata (ISO 8601 text) as a time, shown as the page shows
     ``stored_at``; anything else as it is (another writer's value: shown as its text)."""
@@ -259,10 +264,10 @@ def _templates() -> Environment:
     env.filters["untrusted"] = lambda text: Markup(escape_html_text(str(text)))
     env.filters["q"] = lambda text: quote(str(text), safe="")
     env.filters["score"] = lambda v: "n/a" if v is None else f"{v:.2f}"
-    env.filters["day"] = lambda v: f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else str(v)
+    env.filters["day"] = lambda v: _day(v) if isinstance(v, datetime) else str(v)
     # a time as "day" shows it; metadata that is no time, as the untrusted text it is
     env.filters["when"] = lambda v: (
-        f"{v:%Y-%m-%d %H:%M}" if isinstance(v, datetime) else Markup(escape_html_text(str(v)))
+        _day(v) if isinstance(v, datetime) else Markup(escape_html_text(str(v)))
     )
     env.globals.update(
         COLLECTIONS=COLLECTIONS,
