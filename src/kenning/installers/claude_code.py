@@ -790,7 +790,7 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path, executable: str)
     the user should know what went with it."""
     layout = _layout(scope, project_dir, home)
     notes = []
-    _, _, doc = _read(layout.mcp, [])  # the plan refused what a run must (a symlink)
+    doc, settings, executables = _registration(layout, executable)
     node: Any = doc
     for key in layout.mcp_keys:
         node = node.get(key) if isinstance(node, dict) else None
@@ -798,13 +798,21 @@ def _uninstall_notes(scope: str, project_dir: Path, home: Path, executable: str)
     added = entry_additions(entry, ("type", "command", "args"))
     if added:
         notes.append(going_with(layout.mcp.label, "server entry", added))
-    executables = (executable, *_server_commands(doc, layout.mcp_keys))
-    _, _, settings = _read(layout.settings, [])
     for event, hook, name in _kenning_hooks(settings, executables):
         added = _hook_additions(hook, name, executables)
         if added:
             notes.append(going_with(layout.settings.label, f"{event} hook", added))
     return notes
+
+
+def _registration(
+    layout: _Layout, executable: str
+) -> tuple[dict[str, Any], dict[str, Any], tuple[str, ...]]:
+    """The MCP file's and the settings file's documents of ``layout`` (the plan refused
+    what a run must, a symlink), and the names kenning's executable goes by in them."""
+    _, _, doc = _read(layout.mcp, [])
+    _, _, settings = _read(layout.settings, [])
+    return doc, settings, (executable, *_server_commands(doc, layout.mcp_keys))
 
 
 def _kenning_hooks(
@@ -828,9 +836,7 @@ def _duplicate_notes(scope: str, project_dir: Path, home: Path, executable: str)
     drops (:func:`plan_settings`: kenning would run twice a prompt) and that held something
     of the user's: a wrapper, a variable, a timeout would go without a word."""
     layout = _layout(scope, project_dir, home)
-    _, _, doc = _read(layout.mcp, [])
-    executables = (executable, *_server_commands(doc, layout.mcp_keys))
-    _, _, settings = _read(layout.settings, [])
+    _, settings, executables = _registration(layout, executable)
     notes, seen = [], set()
     for event, hook, name in _kenning_hooks(settings, executables):
         if HOOK_EVENTS.get(event) != name:
