@@ -816,11 +816,12 @@ class PostgresBackend:
         found = re.compile(rf"(?<![A-Za-z0-9]){re.escape(self._secret)}(?![A-Za-z0-9])")
         return found.sub(lambda _: redaction_marker("connection_string"), text)
 
-    def _role(self) -> str | None:
-        """The role the URL names as its user; None when it names none (libpq then logs
-        in as its default, the OS user or ``PGUSER``)."""
+    def _role_in_sql(self) -> str:
+        """The role the URL names as its user, as SQL names it (quoted when it must be), for
+        a GRANT a message gives; ``<role>`` when it names none (libpq then logs in as its
+        default, the OS user or ``PGUSER``)."""
         user = psycopg.conninfo.conninfo_to_dict(getattr(self, "_conninfo", "")).get("user")
-        return str(user) if user else None
+        return _quoted_identifier(str(user)) if user else "<role>"
 
     @contextmanager
     def _translate(self, doing: str = "query") -> Iterator[None]:
@@ -844,11 +845,11 @@ class PostgresBackend:
             ) from None
         except pg_errors.InsufficientPrivilege as exc:
             said = self._scrub(str(exc.diag.message_primary or exc))
+            role = self._role_in_sql()
             schema = _SCHEMA_DENIED.fullmatch(said)
             if schema is not None:
                 # the first write creates the tables; PostgreSQL 15 and later no longer let
                 # every role create in public, so a role the database's owner made cannot
-                role = _quoted_identifier(self._role() or "<role>")
                 name = _quoted_identifier(schema["name"])
                 raise KenningError(
                     f"cannot {doing} PostgreSQL at {self.location}: {said}: this role may "
@@ -858,7 +859,6 @@ class PostgresBackend:
                     "alone for a role that only reads), or runs the first write as the "
                     "owner; nothing was written"
                 ) from None
-            role = _quoted_identifier(self._role() or "<role>")
             where = _quoted_identifier(self._named_schema or "public")
             raise KenningError(
                 f"cannot {doing} PostgreSQL at {self.location}: "
@@ -880,7 +880,7 @@ class PostgresBackend:
             ) from None
         except psycopg.OperationalError as exc:
             detail = self._scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
-            remedy = _connection_remedy(detail, _quoted_identifier(self._role() or "<role>"))
+            remedy = _connection_remedy(detail, self._role_in_sql())
             if remedy.startswith(_URL_IS_WRONG):
                 # nothing was tried against a server: a user's typo (exit 1), as a URL that
                 # psycopg itself cannot parse is, not a store that is down (exit 3)
@@ -2263,7 +2263,7 @@ _PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_$]*")
 
 def _quoted_identifier(name: str) -> str:
     """``name`` as SQL reads it back: as it is when plain, else in double quotes (``"Team"``)."""
-    if name == "<role>" or _PLAIN_IDENTIFIER.fullmatch(name):
+    if _PLAIN_IDENTIFIER.fullmatch(name):
         return name
     return '"' + name.replace('"', '""') + '"'
 
