@@ -133,10 +133,7 @@ def remove_section(text: str | None, label: str = AGENTS_FILE) -> str | None:
         return text
     head, tail = text[: span[0]], text[span[1] :]
     if not tail:
-        for end in ("\r\n", "\n"):
-            if head.endswith(end + end):
-                head = head[: -len(end)]
-                break
+        for end in ("\r\n", "\n"):  # one line end: of the blank line, or the one added
             if head.endswith(end):
                 head = head[: -len(end)]
                 break
