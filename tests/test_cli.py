@@ -620,10 +620,13 @@ def test_a_migration_the_source_outgrew_while_it_ran_says_so_and_runs_again(
 def test_migrate_to_the_store_itself_is_refused(project: Path) -> None:
     """`migrate --to .kenning` (the project's own store, named as a folder or as its file)
     copied every note onto itself and said "verified", exit 0: a user who meant another
-    folder was told their notes had moved. It is refused, naming the store."""
+    folder was told their notes had moved. It is refused, naming the store; so is a hard
+    link to its file (another name for the same file, which resolving the path misses)."""
     env = {"KENNING_EMBEDDER": "hashing"}
     assert run_cli(project, "remember", "We deploy on Tuesdays only", env=env).returncode == 0
-    for target in (".kenning", ".kenning/memory.db", str(project / ".kenning")):
+    # a hard link is the same file under another name (and inode), which resolve() keeps
+    os.link(project / ".kenning" / "memory.db", project / "linked.db")
+    for target in (".kenning", ".kenning/memory.db", str(project / ".kenning"), "linked.db"):
         r = run_cli(project, "migrate", "--to", target, env=env)
         assert r.returncode == 1, (target, r.stdout, r.stderr)
         assert "is the store being migrated" in r.stderr and "--to" in r.stderr, r.stderr

@@ -20,8 +20,10 @@ still commits on its own.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import (
@@ -302,6 +304,14 @@ def _same_store(source: Backend, target: Backend) -> bool:
     return mine is not None and mine == target.identity()
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (False when either is missing)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def migrate_store(
     store: MemoryStore,
     target: str,
@@ -315,8 +325,6 @@ def migrate_store(
     A target file must lie inside this project, like every store kenning writes (the
     store-location guard): migrating into another project's store is refused.
     """
-    from pathlib import Path
-
     from .backends.registry import local_qdrant_folder, open_backend
     from .project import STORE_FILENAME, Project, check_store_location, names_a_file
 
@@ -337,8 +345,10 @@ def migrate_store(
         check_store_location(
             Project(store.project.root, store.group_id, location.absolute(), store.project.remote)
         )
+        # one file however it is named: a symlink (resolved) or a hard link (its inode)
         itself = store.project.store_url is None and (
             location.resolve() == Path(store.location).resolve()
+            or _same_file(location, Path(store.location))
         )
     else:
         from .redaction import redact_url
