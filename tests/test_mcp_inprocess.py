@@ -360,6 +360,16 @@ async def test_a_rejected_argument_is_named_with_what_it_takes(
     assert "an integer from 1 to 100 (default 5)" in text, text
     text = await refusal("hooks_recall", query="deploy", top_k=0)
     assert "top_k: got 0" in text, text
+    # pydantic's lax mode took true for 1 (one memory recalled); a number in a string is
+    # still read as the number, as lax mode means to
+    for tool, argument in (
+        ("hooks_recall", "top_k"),
+        ("hooks_recall", "k"),
+        ("search_memories", "limit"),
+    ):
+        text = await refusal(tool, query="deploy", **{argument: True})
+        assert f"{argument}: got true; it takes an integer from 1 to 100" in text, text
+    assert answer(await call(client, "hooks_recall", query="deploy", top_k="2"))["success"]
     # 10,000 items: pydantic's raw refusal of them is ~1.8 MB, past ERROR_CHAR_BUDGET a
     # thousand times over (for 100,000 the SDK took ~2 CPU-s listing its 100,000 errors)
     with caplog.at_level(logging.INFO, logger="mcp"):

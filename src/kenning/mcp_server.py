@@ -517,6 +517,18 @@ def _default_if_null(default: Any) -> Callable[[Any], Any]:
     return before
 
 
+def _not_a_boolean(value: Any) -> Any:
+    """Refuse ``true``/``false`` for a count: pydantic's lax mode reads them as 1 and 0, so
+    ``top_k: true`` recalled one memory (a number sent as a string, ``"5"``, still counts)."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a count")
+    return value
+
+
+#: A count argument's validator (listed last in its ``Annotated``, so it runs first).
+COUNT_NOT_BOOLEAN = BeforeValidator(_not_a_boolean)
+
+
 # --------------------------------------------------------------------------------------------
 # Which project
 # --------------------------------------------------------------------------------------------
@@ -1339,10 +1351,12 @@ def build_server(tools: KenningTools) -> MCPServer:
             top_k_bounds,
             WrapValidator(lambda value, handler: None if value is None else handler(value)),
             Field(json_schema_extra={"default": protocol.RECALL_TOP_K}),
+            COUNT_NOT_BOOLEAN,
         ] = None,  # type: ignore[assignment]
         k: Annotated[
             int | None,
             Field(ge=1, le=protocol.SEARCH_MAX_LIMIT, description=TOP_K_ALIAS_DESCRIPTION),
+            COUNT_NOT_BOOLEAN,
         ] = None,
         semantic: Annotated[bool | None, Field(description=SEMANTIC_DESCRIPTION)] = None,
     ) -> dict[str, Any]:
@@ -1413,6 +1427,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             int,
             Field(ge=1, le=protocol.SEARCH_MAX_LIMIT, description="Maximum results."),
             BeforeValidator(_default_if_null(protocol.SEARCH_DEFAULT_LIMIT)),
+            COUNT_NOT_BOOLEAN,
         ] = protocol.SEARCH_DEFAULT_LIMIT,
         group_id: Annotated[
             OptionalText,
