@@ -483,6 +483,7 @@ def calibrate(embedder: Any, smoke: bool) -> dict[str, Any]:
         ranks[name] = int(np.max(np.sum(sims > own[:, None], axis=1))) + 1
     out["worst_rank_of_the_original_among_a_punctuation_variant's_neighbours"] = ranks
     out["neighbours_read"] = dedup.NEIGHBOURS
+    out["close_neighbours_read"] = dedup.CLOSE_NEIGHBOURS
     return out
 
 

@@ -370,13 +370,15 @@ def _dedup_section(dedup: dict[str, Any] | None) -> str:
     with_words, without = cal.get("function words"), cal.get("no function words")
     ranks = cal.get("worst_rank_of_the_original_among_a_punctuation_variant's_neighbours") or {}
     calibration = ""
+    close = cal.get("close_neighbours_read")
+    further = f" (and on to {close} while the cosine passes the gate)" if close else ""
     if with_words and without:
         calibration = (
             "\n**Calibration** (STS-B dev only, pure decision on the same vectors): with the "
             f"function-word list precision {_fmt(with_words['precision'], '.3f')}, recall "
             f"{_fmt(with_words['recall'], '.3f')} ({with_words['merged']} merged); with an "
             f"empty list {_fmt(without['precision'], '.3f')} / {_fmt(without['recall'], '.3f')} "
-            f"({without['merged']}). Neighbours read: {cal.get('neighbours_read')}; a "
+            f"({without['merged']}). Neighbours read: {cal.get('neighbours_read')}{further}; a "
             "punctuation variant's original ranked at worst "
             + ", ".join(f"{r} ({n})" for n, r in ranks.items())
             + " among its nearest stored notes.\n"

@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from kenning import MemoryStore, protocol
-from kenning.dedup import FUNCTION_WORDS, NEGATIONS, decide, fold
+from kenning.backends.base import Filters
+from kenning.dedup import FUNCTION_WORDS, NEGATIONS, NEIGHBOURS, decide, fold
 from kenning.safety import normalise_content
 
 ABOVE = 0.97  # a cosine above the protocol's gate
@@ -583,3 +584,56 @@ def test_every_languages_quotation_marks_are_quotes(store: MemoryStore) -> None:
     assert fold("Lancez ‹make test› avant") == fold('Lancez "make test" avant')
     assert fold("「npm ci」を使う") == fold("npm ciを使う") == fold("『npm ci』を使う")
     assert fold("‟quoted”") == fold('"quoted"')
+
+
+def test_a_restatement_among_many_close_siblings_is_found_past_the_tenth(
+    store: MemoryStore,
+) -> None:
+    """Only the ten nearest stored notes were compared: among 24 notes that differ in their
+    preposition alone, "… within the class docstring!!!" ranks its original 14th (MiniLM
+    cosine 0.946, every sibling above it closer still), so the same note was stored twice.
+    Past the tenth the store reads on while the cosine passes the gate; an unrelated note
+    is still stored, and a sibling is still not its neighbour's duplicate."""
+    places = [
+        "before",
+        "after",
+        "around",
+        "inside",
+        "outside",
+        "near",
+        "beside",
+        "within",
+        "beyond",
+        "under",
+        "over",
+        "behind",
+        "past",
+        "along",
+        "across",
+        "between",
+        "among",
+        "toward",
+        "against",
+        "upon",
+        "below",
+        "above",
+        "beneath",
+        "throughout",
+    ]
+    ids = {}
+    for place in places:
+        result = store.remember(f"Flags a blank line {place} the class docstring", "rule")
+        assert result.status == "stored", (place, result)
+        ids[place] = result.id
+    query = store.embedder.embed(["Flags a blank line within the class docstring!!!"])[0]
+    ranked = [
+        c.memory.id
+        for c in store.retrieve("x", 40, Filters(store.group_id), mode="dense", vector=query)
+    ]
+    assert ranked.index(ids["within"]) >= NEIGHBOURS, "the original is among the first ten"
+    again = store.remember("Flags a blank line within the class docstring!!!", "rule")
+    assert (again.status, again.id) == ("near-duplicate", ids["within"]), again
+    assert store.remember("Flags a blank line inside the module docstring", "rule").status == (
+        "stored"
+    )
+    assert store.count() == len(places) + 1

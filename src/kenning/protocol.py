@@ -24,7 +24,8 @@ RECALL_CHAR_BUDGET = 800
 #: whether the two say the same thing.
 DEDUP_THRESHOLD = 0.82
 #: The seed protocol compares a new note with this many neighbours (its sentinel line says
-#: so); kenning reads :data:`kenning.dedup.NEIGHBOURS` of them.
+#: so); kenning reads :data:`kenning.dedup.NEIGHBOURS` of them (and more close ones,
+#: :data:`kenning.dedup.CLOSE_NEIGHBOURS`).
 DEDUP_TOP_K = 1
 
 #: ``search`` defaults (AI Memory Module).

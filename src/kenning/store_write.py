@@ -755,7 +755,7 @@ class StoreWrites(StoreReads):
         judges it among the nearest stored notes and the notes of this batch. ``stored``:
         the batch's exact duplicates already looked up, by (project, hash); ``besides``: the
         id of a memory not to compare with (the one an edit changes)."""
-        from .dedup import NEIGHBOURS, decide
+        from .dedup import CLOSE_NEIGHBOURS, NEIGHBOURS, decide
 
         if memory.content_hash in batch_hashes:
             return batch_hashes[memory.content_hash], 1.0, IDENTICAL_CONTENT
@@ -770,14 +770,16 @@ class StoreWrites(StoreReads):
         neighbours = [
             (hit.memory, hit.score)
             for hit in self.backend.vector_search(
-                vector, NEIGHBOURS + (besides is not None), Filters(group_id=memory.group_id)
+                vector, CLOSE_NEIGHBOURS + (besides is not None), Filters(group_id=memory.group_id)
             )
             if hit.memory.id != besides
         ]
         neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
         neighbours.sort(key=lambda n: -n[1])
         fingerprint = memory.metadata.get("error_fingerprint")
-        for other, score in neighbours[:NEIGHBOURS]:
+        for rank, (other, score) in enumerate(neighbours[:CLOSE_NEIGHBOURS]):
+            if rank >= NEIGHBOURS and not score > protocol.DEDUP_THRESHOLD:
+                break  # sorted: none further is close enough to be read past the tenth
             decision = decide(
                 memory.content,
                 other.content,
