@@ -71,9 +71,9 @@ from .protocol import DEDUP_THRESHOLD
 from .widths import WIDTH_FORMS
 
 __all__ = [
+    "CLOSE_NEIGHBOURS",
     "FUNCTION_WORDS",
     "NEGATIONS",
-    "CLOSE_NEIGHBOURS",
     "NEIGHBOURS",
     "DedupDecision",
     "decide",
