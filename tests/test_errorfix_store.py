@@ -189,6 +189,34 @@ def test_seed_cli_finds_the_checkouts_solutions_from_a_subfolder(project: Path) 
     assert "SOURCE: docs/solutions/runtime/widget.md" in entry["content"], entry
 
 
+def test_a_solutions_folder_a_symlink_leads_out_of_the_project_is_refused(
+    project: Path, tmp_path: Path
+) -> None:
+    """A cloned repository's committed ``docs/solutions -> ../../elsewhere`` made
+    `kenning seed-solutions` store whatever solution docs lay there on this machine, recalled
+    into prompts and exported from then on (a doc's own symlink out was already refused).
+    It is refused, nothing stored; the folder named as itself is seeded, and a link that
+    stays inside the project is followed as before."""
+    outside = tmp_path / "elsewhere"
+    write(outside / "sol" / "leak.md", BUG_DOC)
+    (project / "docs").mkdir()
+    (project / "docs" / "solutions").symlink_to(outside)
+    (project / "docs" / "outlink").symlink_to(outside)
+    for args in ((), ("docs/outlink",)):
+        r = run_cli(project, "seed-solutions", *args)
+        assert r.returncode == 1, (args, r.stdout, r.stderr)
+        (line,) = [x for x in r.stderr.splitlines() if x.startswith("error:")]
+        assert "a symlink leads it out" in line and str(outside.resolve()) in line, line
+    listed = run_cli(project, "export", "--no-vectors")
+    assert listed.stdout.splitlines()[1:] == [], listed.stdout
+    named = run_cli(project, "seed-solutions", "--json", str(outside))
+    assert named.returncode == 0 and json.loads(named.stdout)["seeded"] == 1, named.stderr
+    write(project / "kb" / "runtime" / "widget.md", BUG_DOC.replace("widgetlib", "gadgetlib"))
+    (project / "docs" / "inlink").symlink_to(project / "kb")
+    inside = run_cli(project, "seed-solutions", "--json", "docs/inlink")
+    assert inside.returncode == 0 and json.loads(inside.stdout)["seeded"] == 1, inside.stderr
+
+
 def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -> None:
     entry = (
         "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'items') | FIX: guard the "

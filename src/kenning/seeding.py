@@ -549,6 +549,17 @@ def seed_solutions(
         (base for base in (files_root, store.project.root) if resolved_dir.is_relative_to(base)),
         None,
     )
+    if inside is None and any(
+        Path(os.path.normpath(directory.absolute())).is_relative_to(base)
+        for base in (files_root, store.project.root)
+    ):
+        # a folder named outside is the user's choice; one a checkout's symlink leads out of
+        # it (a cloned repository's committed docs/solutions -> ../../elsewhere) is not
+        raise UserInputError(
+            f"solutions folder {directory} is in the project, but a symlink leads it out, to "
+            f"{resolved_dir}; kenning does not follow a link out of the project. To seed that "
+            f"folder, name it: kenning seed-solutions {resolved_dir}"
+        )
     if source_prefix is None:
         source_prefix = (
             resolved_dir.relative_to(inside).as_posix() if inside is not None else directory.name
