@@ -1620,6 +1620,42 @@ def test_an_aws_secret_key_named_without_access_is_redacted(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "User name,Password,Access key ID,Secret access key\n"
+        f"deploy,,{AWS_ID},{AWS_SECRET}",  # IAM's credentials.csv
+        f"{AWS_ID}:{AWS_SECRET}",
+        f"{AWS_ID} {AWS_SECRET}",
+        f"aws s3 ls with key {AWS_ID} and secret {AWS_SECRET}",
+    ],
+)
+def test_an_aws_secret_key_beside_its_access_key_id_is_redacted(text: str) -> None:
+    """The key id was redacted and the 40-character secret beside it, which is what grants
+    access, was stored: IAM's credentials.csv names neither in its row, and people paste the
+    pair as ``id:secret`` or in a sentence. A secret on the id's line within a few words is
+    taken; a commit's hash there is not (AWS's secrets are random base64, in both cases)."""
+    out, counts = redact_secrets(text)
+    assert AWS_SECRET not in out and AWS_ID not in out, out
+    assert counts == {"aws_access_key": 1, "aws_secret": 1}, counts
+    commit = "3f2a9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b"
+    kept = redact_secrets(f"key {AWS_ID} was revoked in {commit}")
+    assert commit in kept[0] and kept[1] == {"aws_access_key": 1}, kept
+
+
+def test_a_telegram_bot_token_in_the_bot_apis_url_is_redacted() -> None:
+    """``TELEGRAM_BOT=<token>`` was redacted but not the form a curl line or an error logs
+    the token in, the Bot API's URL (``…/bot<token>/sendMessage``)."""
+    token = "123456789:" + "AAHZr8kQ2mN4pL7tX9vB1cD3fG5hJ0kL2mN"
+    for url in (
+        f"curl https://api.telegram.org/bot{token}/sendMessage -d chat_id=42",
+        f"GET https://api.telegram.org/file/bot{token}/photos/file_1.jpg returned 404",
+    ):
+        out, counts = redact_secrets(url)
+        assert token not in out and counts == {"telegram_bot_api_token": 1}, out
+        assert "api.telegram.org/" in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "the header x-api-key: 3f9a1c2b7d4e5f60718293a4b5c6d7e8 was rejected",
         "the api_key is 3f9a1c2b7d4e5f60718293a4b5c6d7e8",
         "our staging token was 7c5d1c9e-8a3b-4c1d-9e2f-0a1b2c3d4e5f, rotate it",

@@ -2077,6 +2077,10 @@ def _find_query_auth(text: str) -> Iterator[_Hit]:
 
 # -- cloud keys named by their key, and token formats gitleaks lacks -------------------------------
 
+#: The pattern below that finds an AWS secret key by its access key id (reported as
+#: ``aws_secret``).
+_AWS_SECRET_BESIDE_ITS_KEY = "aws_secret beside its key"
+
 # RE2 patterns (no look-behind: a consumed character outside the group stands in for it).
 _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
@@ -2095,6 +2099,15 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
         r"(?P<pw>[A-Za-z0-9/+=]{16,128})(?:[^A-Za-z0-9/+=]|$)",
     ),
     (
+        # ...and a secret key written after its access key id, named by nothing but its place:
+        # IAM's credentials.csv ("deploy,,AKIA…,<secret>"), "AKIA…:<secret>", "key AKIA… and
+        # secret <secret>" (on the id's line, within a few words; in both cases, below)
+        _AWS_SECRET_BESIDE_ITS_KEY,
+        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}[^A-Za-z0-9/+=\n]"
+        r"(?:[^\n]{0,60}?[^A-Za-z0-9/+=\n])?"
+        r"(?P<pw>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)",
+    ),
+    (
         "azure_storage_key",
         r"(?i)(?:^|[^A-Za-z0-9])(?:AccountKey|SharedAccessKey|PrimaryKey|SecondaryKey)"
         r"[ \t]*=[ \t]*(?P<pw>[A-Za-z0-9+/]{20,}={0,2})",
@@ -2110,6 +2123,13 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     # Token formats gitleaks lacks (GOCSPX-, whsec_, below) or pins to one length (sk-ant-).
     ("anthropic_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-ant-[A-Za-z0-9_\-]{20,})"),
     ("google_oauth_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>GOCSPX-[A-Za-z0-9_\-]{24,40})"),
+    # A Telegram bot's token in the Bot API's URL, the form a curl line or an error logs it
+    # in (gitleaks takes it only after "telegram" and an "=" or ":", before a space or quote)
+    (
+        "telegram_bot_api_token",
+        r"(?i)api\.telegram\.org/(?:file/)?bot(?P<pw>[0-9]{5,16}:A[A-Za-z0-9_\-]{34})"
+        r"(?:[^A-Za-z0-9_\-]|$)",
+    ),
     ("stripe_webhook_secret", r"(?:^|[^A-Za-z0-9])(?P<pw>whsec_[A-Za-z0-9+/=]{24,128})"),
     # OpenAI: sk-, sk-proj-, sk-svcacct-, sk-admin- and a random body of any length.
     ("openai_key", r"(?:^|[^A-Za-z0-9_\-])(?P<pw>sk-[A-Za-z0-9_\-]{20,})"),
@@ -2470,6 +2490,11 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                 continue
             if kind == "aws_secret" and len(token) != 40 and not _DIGIT_AND_LETTER.match(token):
                 continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
+            if kind == _AWS_SECRET_BESIDE_ITS_KEY:
+                if token.islower() or token.isupper() or not _is_random(token):
+                    continue  # a commit's hash, a word: AWS's secrets are random base64
+                yield _Hit(m.start(1), m.end(1), "aws_secret", 0)
+                continue
             if kind == "google_oauth_token" and (len(token) < 30 or not _is_random(token)):
                 continue  # "ya29.c" in prose, not a token
             if kind in _RANDOM_BODY_KINDS and not (_is_random(token) or token.startswith("sbp_")):
