@@ -1640,6 +1640,40 @@ def test_an_aws_secret_key_beside_its_access_key_id_is_redacted(text: str) -> No
     assert commit in kept[0] and kept[1] == {"aws_access_key": 1}, kept
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433;Uid=sa;"
+            "Pwd={S3cr3t!Pa;ss#1};Encrypt=yes;",
+            "S3cr3t!Pa;ss#1",
+        ),
+        ("Server=db;User Id=app;Password={S3cr3t Pass 99!};", "S3cr3t Pass 99!"),
+        ("Pwd={Xk9#mQ2}}vL7};Encrypt=yes", "Xk9#mQ2}}vL7"),  # a '}' inside is doubled
+        ("url: jdbc:oracle:thin:app_user/S3cr3tPassw0rd@10.0.0.5:1521/ORCLPDB1", "S3cr3tPassw0rd"),
+        ('smtp in config.json: {"user": "mailer", "pass": "Xk9mQ2vL7pR4zT8w"}', "Xk9mQ2vL7pR4zT8w"),
+        ("relay = {'pass': 'hunter2_Zx91kq'}", "hunter2_Zx91kq"),
+    ],
+)
+def test_a_password_in_a_connection_strings_braces_a_jdbc_url_or_under_pass(
+    text: str, secret: str
+) -> None:
+    """Three common spellings of a password assignment were stored as written: a
+    connection string's braces (how ODBC and SQL Server quote a password holding ';'), an
+    Oracle JDBC URL's user/password (as sqlplus's was redacted) and a JSON object's "pass"
+    key. A format string's field in braces, a compiler pass's name and a template stay."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    for kept in (
+        'conn = f"Server={host};Uid={user};Password={password};"',
+        'cs = "Server=db;Password={0};".format(pw)',
+        '{"pass": "first", "passes": 3}',
+        "Password={{ db_password }}",
+        '{"pass": "${SMTP_PASS}"}',
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
 def test_a_telegram_bot_token_in_the_bot_apis_url_is_redacted() -> None:
     """``TELEGRAM_BOT=<token>`` was redacted but not the form a curl line or an error logs
     the token in, the Bot API's URL (``…/bot<token>/sendMessage``)."""

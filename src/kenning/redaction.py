@@ -1132,12 +1132,13 @@ def _find_piped_passwords(text: str) -> Iterator[_Hit]:
 
 #: An Oracle logon, user/password[@database]: the first argument of sqlplus, sqlldr, expdp,
 #: impdp and dgmgrl (after their options), rman's after target, catalog or auxiliary, and
-#: any tool's userid= (exp, imp, sqlldr and their parameter files). Only there: a path or
-#: "client/server" elsewhere on the line is no logon, nor one that more words follow.
+#: any tool's userid= (exp, imp, sqlldr and their parameter files), and a JDBC URL's
+#: (jdbc:oracle:thin:user/password@host). Only there: a path or "client/server" elsewhere
+#: on the line is no logon, nor one that more words follow.
 _ORACLE_LOGON = lazy(
     r"(?:(?:\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:\.exe)?(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)*"
     r"|\brman(?:\.exe)?\b[^\n;&|]{0,160}?(?<=\s)(?:target|catalog|auxiliary))[ \t]+(?:userid=)?"
-    r"|\buserid[ \t]*=[ \t]*)"
+    r"|\buserid[ \t]*=[ \t]*|\bjdbc:oracle:(?:thin|oci8?|kprb):)"
     r"[\"']?[A-Za-z][\w$#]{0,127}/(?P<val>[^\s/@\"']{1,1024})"
     # then its database, or the command goes on as one does (its end, an option, a script, a
     # parameter, "as sysdba"): more words are prose ("sqlplus and/or SQL Developer")
@@ -1154,7 +1155,7 @@ _NET_PASSWORD = lazy(
     r"(?=[ \t]*(?:/|[;&|]|\r?$))",
     re.IGNORECASE | re.MULTILINE,
 )
-_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman", "userid")
+_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl", "rman", "userid", "jdbc:oracle")
 #: rabbitmqctl add_user / change_password NAME PASSWORD, the command's last argument.
 _RABBITMQCTL = lazy(
     r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s;&|]{1,256}[ \t]+"
@@ -2517,6 +2518,40 @@ _XML_SECRET = lazy(
 )
 
 
+#: A password in braces, as an ODBC, SQL Server or ADO.NET connection string quotes one that
+#: holds ';' or other specials (``Pwd={S3cr3t!Pa;ss#1}``, a '}' inside doubled): the rest of
+#: the connection string is read past it.
+_BRACED_PASSWORD = lazy(
+    r"(?:^|[;\s\"'])(?:pwd|password)[ \t]*=[ \t]*\{(?P<val>(?:[^{}\r\n]|\}\}){1,1024})\}",
+    re.IGNORECASE,
+)
+#: A format string's field: an index or a name, with a format spec ({0}, {pw}, {cfg.pwd:s}).
+_FORMAT_FIELD = lazy(r"(?:[0-9]+|[A-Za-z_][\w.\[\]]*)(?:![rsa])?(?::[^{}]*)?")
+#: A password under the bare key "pass" of a JSON object or a dict ({"pass": "…"}); unquoted,
+#: a "pass" is as often a count or a compiler's pass, so only a quoted key and value.
+_QUOTED_PASS_KEY = lazy(
+    r"(?P<kq>[\"'])pass(?P=kq)[ \t]*:[ \t]*(?P<vq>[\"'])(?P<val>[^\"'\r\n]{1,1024})(?P=vq)",
+    re.IGNORECASE,
+)
+
+
+def _find_braced_and_pass_keys(text: str) -> Iterator[_Hit]:
+    if "{" in text and "=" in text:
+        for m in _BRACED_PASSWORD.finditer(text):
+            value = m.group("val")
+            if not value.strip() or value.startswith("$") or _is_placeholder(value):
+                continue
+            if _FORMAT_FIELD.fullmatch(value) and not _looks_random(value):
+                continue  # code's format field: Password={0}, C#'s $"…;Password={password};"
+            yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
+    if "pass" in text.lower():
+        for m in _QUOTED_PASS_KEY.finditer(text):
+            value = m.group("val")
+            # (a chosen or a generated password: "first" or "lint" are a compiler's passes)
+            if _chosen_password(value) and not _is_placeholder(value):
+                yield _Hit(m.start("val"), m.end("val"), "password_assignment", 1)
+
+
 def _find_xml_elements(text: str) -> Iterator[_Hit]:
     if "</" not in text:
         return
@@ -2714,6 +2749,7 @@ _FINDERS = (
     _find_putty_keys,
     _find_auth_blobs,
     _find_xml_elements,
+    _find_braced_and_pass_keys,
     _find_kubernetes_secret_data,
     _find_kubernetes_secret_json,
     _find_secret_literals,
