@@ -30,6 +30,11 @@ from .conftest import git, make_repo
         ("ssh://git@host/srv/git/acme/widgets.git", "srv/git/acme/widgets"),
         ("https://github.com/Acme/Widgets.GIT", "acme/widgets"),
         ("git@g:acme/widgets.git", "acme/widgets"),
+        # a query or a fragment names no repository (and holds what a URL should not)
+        ("https://git.example.com/team/app.git?access_token=3f9a1c7e5b2d8046af13", "team/app"),
+        ("https://gitlab.com/g/r.git#token", "g/r"),
+        ("git@host:o/r.git?ref=main", "o/r"),
+        ("/srv/git/my#repo.git", "git/my#repo"),  # a folder's name may hold one
         ("", None),
     ],
 )
@@ -44,6 +49,22 @@ def test_group_id_from_remote(tmp_path: Path) -> None:
     assert project.group_id == "acme/widgets"
     assert project.root == root
     assert project.store_path == root / ".kenning" / "memory.db"
+
+
+def test_a_credential_in_the_remote_is_not_the_project_id(tmp_path: Path) -> None:
+    """A token in the origin remote's query, fragment or path went into the project id, which
+    every memory stores and stats, the page, MCP and export show; the same id given with
+    --project was redacted. The query and fragment are dropped, a credential in the path
+    is redacted before the id is lowered (a token's rules read its case) and reported."""
+    token = "ghp_" + "Zr8kQ2mN4pL7tX9vB1cD3fG5hJ0kL2mN4pQ6"
+    queried = make_repo(tmp_path / "q", remote=f"https://github.com/Acme/App.git?token={token}")
+    assert resolve_project(queried).group_id == "acme/app"
+    pathed = make_repo(tmp_path / "p", remote=f"https://github.com/{token}/App.git")
+    project = resolve_project(pathed)
+    assert project.group_id == "[REDACTED:github_token]/app", project.group_id
+    assert project.id_redactions == (("github_token", 1),)
+    param = make_repo(tmp_path / "s", remote="https://host/o/r;password=S3cr3tPassw0rd1")
+    assert "S3cr3t" not in resolve_project(param).group_id
 
 
 def test_derived_ids_carry_no_control_or_invisible_characters(tmp_path: Path) -> None:

@@ -115,6 +115,10 @@ def normalise_remote(url: str) -> str | None:
             host, path = bracketed or scp["host"] or scp["alone"], scp["path"]
         else:
             path = url
+    if not local:
+        # a server's query and fragment name no repository, and hold what a URL should not
+        # (…/app.git?access_token=…, #<token>); a credential in the path is redacted below
+        path = re.split(r"[?#]", path, maxsplit=1)[0]
     path = path.strip("/")
     path = re.sub(r"\.git$", "", path, flags=re.IGNORECASE).strip("/")
     parts = [p for p in path.split("/") if p and p not in (".", "..")]
@@ -132,7 +136,16 @@ def normalise_remote(url: str) -> str | None:
         or parts
     )
     slug = "/".join(parts[-2:]) if len(parts) <= 2 or local else "/".join(parts)
-    return _shown_only(slug.lower()) or None
+    return _lowered_outside_markers(_shown_id(_shown_only(slug))) or None
+
+
+def _lowered_outside_markers(text: str) -> str:
+    """``text`` in lower case but for its redaction markers (``[REDACTED:github_token]``):
+    a remote's slug is redacted before it is lowered, as a token's rules read its case."""
+    if "[REDACTED:" not in text:
+        return text.lower()
+    parts = re.split(r"(\[REDACTED:[a-z0-9_]{1,64}\])", text)
+    return "".join(p if i % 2 else p.lower() for i, p in enumerate(parts))
 
 
 def _azure_devops_parts(host: str, parts: list[str], ssh_user: str = "") -> list[str] | None:
@@ -606,6 +619,10 @@ def resolve_project(
             id_redactions = group_id_redactions(configured)
         elif root is not None:  # (there is a remote only in a checkout)
             gid = (remote and normalise_remote(remote)) or group_id_from_name(_name_of(root))
+            if remote and "[REDACTED:" in gid:  # a credential the remote's path held
+                from .redaction import redaction_markers
+
+                id_redactions = tuple(sorted(redaction_markers(gid).items()))
             if gid == "all":
                 # the word for every project: a remote ("git@server:all.git") or a folder
                 # named so gets its own
