@@ -118,7 +118,13 @@ def test_check_source(project: Path, docs: Path) -> None:
      "deploy/prod.env", "infra/terraform.tfstate", "infra/terraform.tfstate.backup",
      "infra/prod.tfvars", "gcp/credentials.json", "gcp/service-account.json", ".my.cnf",
      ".vault-token", ".s3cfg", "ops/kubeconfig", "secrets.yaml", "config/secrets.yml",
-     "config/master.key", "config/credentials.yml.enc"],
+     "config/master.key", "config/credentials.yml.enc",
+     # PuTTY's private keys, Windows' _netrc, Docker's older config, the GitHub CLI's, gcloud's,
+     # Azure's, cargo's, RubyGems', Terraform Cloud's, boto's, yarn's and Composer's tokens
+     "keys/deploy.ppk", "_netrc", ".dockercfg", "home/.config/gh/hosts.yml",
+     "home/.config/gcloud/credentials.db", "application_default_credentials.json",
+     "home/.azure/accessTokens.json", ".cargo/credentials.toml", "home/.gem/credentials",
+     "credentials.tfrc.json", ".boto", ".yarnrc.yml", "auth.json"],
 )  # fmt: skip
 def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
     """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and
@@ -130,6 +136,19 @@ def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, pa
     check = check_source(path, project)
     assert not check.ok and check.reason
     assert "no project document" in check.reason or "secrets" in check.reason
+
+
+def test_the_refusal_of_a_secrets_file_names_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning source --path .git-credentials` said "…: [REDACTED:password_assignment] is
+    where secrets are kept": the message's own redaction read "'.git-credentials':
+    .git-credentials" as a credential assigned."""
+    (project / ".git-credentials").write_text("https://u:p@example.com\n")
+    monkeypatch.chdir(project)
+    code, _, err = cli("source", "--path", ".git-credentials")
+    assert code != 0 and "REDACTED" not in err, err
+    assert "a file named .git-credentials is where secrets are kept" in err, err
 
 
 @pytest.mark.parametrize(

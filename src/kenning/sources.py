@@ -43,7 +43,11 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
 #: kenning's own store, and the credentials of ssh, gpg, AWS, Kubernetes and Docker (a
 #: home folder's, checked in or mounted into a project); and the files secrets are kept in:
 #: dotfiles with passwords, private keys and key stores. A path through one is refused.
-_PRIVATE_FOLDERS = frozenset({".git", ".kenning", ".ssh", ".gnupg", ".aws", ".kube", ".docker"})
+_PRIVATE_FOLDERS = frozenset(
+    {".git", ".kenning", ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".azure", ".gem"}
+)
+#: And the folders of a home's ``.config`` that hold tokens: the GitHub CLI's and gcloud's.
+_PRIVATE_CONFIG_FOLDERS = frozenset({"gh", "gcloud"})
 _SECRET_FILE = re.compile(
     r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$"
     r"|^\.pgpass$|^\.htpasswd$|^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$"
@@ -54,18 +58,28 @@ _SECRET_FILE = re.compile(
     r"|^.+\.env$|^.+\.tfstate(\.backup)?$|^.+\.tfvars(\.json)?$"
     r"|^(credentials|service[-_]account|.+[-_]service[-_]account)\.json$"
     r"|^\.my\.cnf$|^\.vault-token$|^\.s3cfg$|^kubeconfig$|^secrets?\.ya?ml$"
-    r"|^credentials\.yml\.enc$",
+    r"|^credentials\.yml\.enc$"
+    # and PuTTY's private keys, .netrc as Windows names it, Docker's older config, gcloud's
+    # application default credentials, cargo's, Terraform Cloud's, boto's, yarn's (its
+    # npmAuthToken, as .npmrc's) and Composer's tokens
+    r"|^.+\.ppk$|^_netrc$|^\.dockercfg$|^application_default_credentials\.json$"
+    r"|^credentials(\.toml)?$|^credentials\.tfrc\.json$|^\.boto$|^\.yarnrc(\.yml)?$"
+    r"|^auth\.json$",
     re.I,
 )
 
 
 def _private_reason(path: str) -> str | None:
     parts = [p for p in re.split(r"[\\/]", path.strip()) if p not in ("", ".")]
-    for part in parts:
+    for i, part in enumerate(parts):
         if part.lower() in _PRIVATE_FOLDERS:
             return f"inside {part}/, which holds no project document"
+        if i and parts[i - 1].lower() == ".config" and part.lower() in _PRIVATE_CONFIG_FOLDERS:
+            return f"inside .config/{part}/, which holds no project document"
     if parts and _SECRET_FILE.match(parts[-1]):
-        return f"{parts[-1]} is where secrets are kept, not a document"
+        # ("a file named": after the quoted path and its colon, "'.git-credentials':
+        # .git-credentials is …" read as a credential assigned, and the message was redacted)
+        return f"a file named {parts[-1]} is where secrets are kept, not a document"
     return None
 
 
