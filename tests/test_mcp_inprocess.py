@@ -77,6 +77,42 @@ async def error(client: Client, tool: str, **arguments: Any) -> str:
     return text
 
 
+async def test_a_secret_another_writer_stored_is_not_recalled_into_a_prompt(
+    client: Client, project: Path
+) -> None:
+    """kenning redacts what it stores, and the hooks redact what another writer of the store
+    (an older kenning, another tool) left there; hooks_recall gave such a note's credentials
+    to the agent as they were, in its results and in the "fenced" block it pastes into a
+    prompt."""
+    import sqlite3
+
+    aws_key = "AKIA" + "IOSFODNN7EXAMPLE"
+    leaky = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: connect with "
+        f"aws_access_key_id {aws_key} and password=hunter2hunter2 then enable WAL mode"
+    )
+    fix = "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode"
+    assert answer(await call(client, "hooks_remember", content=fix))["success"]
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")  # another tool writing a row
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT 'leaky-1', ?, collection, "
+        "type, group_id, stored_at, 'leaky-hash', source, tags, metadata, embedding "
+        "FROM memories",
+        (leaky,),
+    )
+    conn.commit()
+    conn.close()
+    found = answer(
+        await call(client, "hooks_recall", query="sqlite3.OperationalError: database is locked")
+    )
+    contents = [r["content"] for r in found["results"]]
+    assert any("connect with" in c for c in contents), contents  # the note is still given …
+    text = json.dumps(found)
+    assert aws_key not in text and "hunter2" not in text, contents  # … without its secrets
+    assert "[REDACTED:" in found["fenced"], found["fenced"]
+
+
 async def test_a_null_optional_argument_means_its_default(client: Client) -> None:
     """A client that sends every optional argument, null when it has no value (as ruvector's
     server reads ``args.type || 'general'``), gets the defaults, not a validation error."""

@@ -809,7 +809,8 @@ class KenningTools:
         store = self.store(create=False, where=where)
         if store.exists:
             self._ensure_model()
-        recalled = store.recall(query, top_k)
+        # for a prompt, as the hooks give it: another writer's credentials redacted
+        recalled = store.recall(query, top_k, redact_on_read=True)
 
         def answer(kept: int, note: str | None) -> dict[str, Any]:
             shown = dataclasses.replace(

@@ -287,12 +287,21 @@ class StoreReads(StoreFreshness):
         group_id: str | None = None,
         keep: int = protocol.RECALL_KEEP,
         budget: int = protocol.RECALL_CHAR_BUDGET,
+        redact_on_read: bool = False,
     ) -> RecallResult:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries; a project's calibrated floors when its settings have them),
-        keep the best 3, cut their combined content to 800 chars at a word boundary."""
+        keep the best 3, cut their combined content to 800 chars at a word boundary.
+        ``redact_on_read``: the texts are redacted before they are cut (kenning redacts
+        what it stores, but not every writer of a store does: another tool, an older
+        version), for a prompt; it loads the redaction rules (~0.15 s once a process)."""
         return self.recall_many(
-            [(query, errors)], top_k, group_id=group_id, keep=keep, budget=budget
+            [(query, errors)],
+            top_k,
+            group_id=group_id,
+            keep=keep,
+            budget=budget,
+            redact_on_read=redact_on_read,
         )
 
     def recall_many(
@@ -303,6 +312,7 @@ class StoreReads(StoreFreshness):
         group_id: str | None = None,
         keep: int = protocol.RECALL_KEEP,
         budget: int = protocol.RECALL_CHAR_BUDGET,
+        redact_on_read: bool = False,
     ) -> RecallResult:
         """One recall for several ``(query, errors)`` of one request (a prompt's words and
         the error it carries): each query's candidates are held to its own floor, a memory
@@ -372,7 +382,12 @@ class StoreReads(StoreFreshness):
             settings.stale_penalty,
             keep,
         )
-        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
+        contents = [h.memory.content for h in hits]
+        if redact_on_read:
+            from .redaction import redact_secrets
+
+            contents = [redact_secrets(content)[0] for content in contents]
+        texts, truncated = combine_for_recall(contents, budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
         if settings.recall_log and self.exists:
