@@ -115,14 +115,21 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
         os.chmod(db, 0o644)
 
 
-def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embedder) -> None:
+@pytest.mark.parametrize("wal_left", [False, True])
+def test_a_store_on_a_read_only_file_system_is_read(
+    tmp_path: Path, minilm: Embedder, wal_left: bool
+) -> None:
     """On a file system mounted read-only SQLite cannot create the -shm either, and says
     "unable to open database file" (SQLITE_CANTOPEN, not READONLY): that store is read too,
     and doctor says read-only instead of advising to move an intact store aside. The
     commands run in this process (tests/cli_runner.py): the file system is read-only for
     every process, root's too, so no process of its own is needed, unlike a folder that is
-    read-only to another user (the test above)."""
+    read-only to another user (the test above). With a WAL and its -shm left beside the
+    store (a writer killed), SQLite opens it read-only without an error: doctor called the
+    store ok, then its index damaged ("attempt to write a readonly database"), exit 1, with
+    the advice to rebuild a healthy store."""
     import json
+    import sys
 
     mount = tmp_path / "mnt"
     mount.mkdir()
@@ -137,6 +144,15 @@ def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embe
         project = make_repo(mount / "p")
         with open_store(cwd=project, embedder=minilm) as store:
             memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
+        if wal_left:  # a writer killed after its write: no checkpoint, the WAL stays
+            killed = (
+                "import os; from kenning import open_store\n"
+                "s = open_store(embedder='hashing')\n"
+                "s.backend.set_meta('qa', 'x')\n"
+                "os.kill(os.getpid(), 9)"
+            )
+            subprocess.run([sys.executable, "-c", killed], cwd=project, check=False)
+            assert (project / ".kenning" / "memory.db-wal").stat().st_size > 0
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
 
         def kenning(*args: str) -> CliRun:
@@ -150,7 +166,7 @@ def test_a_store_on_a_read_only_file_system_is_read(tmp_path: Path, minilm: Embe
         doctor = kenning("doctor")
         assert "can be read but not written" in doctor.stdout, doctor.stdout
         assert doctor.returncode == 0, doctor.stdout
-        assert "aside" not in doctor.stdout
+        assert "aside" not in doctor.stdout and "failed" not in doctor.stdout, doctor.stdout
         assert "no other kenning process is writing" not in doctor.stdout, doctor.stdout
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)

@@ -264,6 +264,16 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
     )
 
 
+def _writable(path: Path) -> bool:
+    """Whether this process may write the store file and create files beside it."""
+    try:
+        if os.statvfs(path.parent).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        pass
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
     """A read-only connection, and whether the store's folder could not be written: a WAL
     store is then read as an immutable file, as kenning's reads do (SQLite cannot create
@@ -275,7 +285,9 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
     conn.text_factory = decode_text  # a row whose text is not UTF-8 is named, as kenning reads it
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
-        return conn, False
+        # (a WAL and its -shm left beside the store open read-only without an error, on a
+        # read-only mount too: whether it can be written is asked of the file system)
+        return conn, not _writable(path)
     except sqlite3.OperationalError as exc:
         conn.close()
         if not is_read_only_error(exc, path):
@@ -599,8 +611,10 @@ def _fts_integrity(path: Path) -> Check | None:
                 "INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)"
             )
         except sqlite3.DatabaseError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise
+            from .backends.sqlite import is_read_only_error
+
+            if "locked" in str(exc) or "busy" in str(exc) or is_read_only_error(exc, path):
+                raise  # (not the index's fault: said below)
             return Check(
                 "index",
                 FAILED,
