@@ -1240,3 +1240,43 @@ def test_stales_commits_is_checked_by_the_core_the_cli_names_its_option(
         store.stale(commits=commits)  # type: ignore[arg-type]
     r = run_cli(project, "stale", "--commits", "101")
     assert r.returncode == 1 and r.stderr.startswith("error: --commits is 101;"), r.stderr
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_import_that_cannot_take_the_write_lock_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch, as_json: bool
+) -> None:
+    """Another process holding the store's write lock past SQLite's wait made `kenning
+    import` die with a traceback ("RuntimeError: generator didn't yield": the refusal came
+    before the import's transaction began, which swallowed it). Now nothing is written and
+    the import says why, as a write cut short midway does: on stderr in one line, and in
+    --json as not_written with its reason; exit 1."""
+    import sqlite3
+
+    from kenning.backends import sqlite as sqlite_backend
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    kept = run_cli(
+        project, "remember", "--json", "The CDN cache is purged on every release", env=env
+    )
+    memory_id = json.loads(kept.stdout)["id"]
+    export = project / "notes.jsonl"
+    assert run_cli(project, "export", "-o", str(export), env=env).returncode == 0
+    assert run_cli(project, "forget", memory_id, env=env).returncode == 0
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer
+    try:
+        r = run_cli(project, "import", *(["--json"] if as_json else []), str(export), env=env)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("error:")]
+    assert "1 memory was not written" in line and "held its write lock" in line, line
+    if as_json:
+        data = json.loads(r.stdout)
+        assert (data["imported"], data["not_written"]) == (0, 1), data
+        assert "held its write lock" in data["not_written_reason"], data
+    listed = run_cli(project, "export", "--no-vectors", env=env).stdout.splitlines()[1:]
+    assert listed == [], listed

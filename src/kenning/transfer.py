@@ -298,10 +298,13 @@ def _import_validated(
     # killed process, a full disk, a server gone) leaves the store as it was, where it
     # left the batches written before.
     vectors, writing.progress = _embed_missing(store, by_group, prepared, vectors, progress)
-    with writing.transaction():
-        _write_groups(
-            store, by_group, prepared, vectors, writing.counts, checked.reuse, writing.progress
-        )
+    try:
+        with writing.transaction():
+            _write_groups(
+                store, by_group, prepared, vectors, writing.counts, checked.reuse, writing.progress
+            )
+    except StoreWriteFailed as exc:  # refused before a row was written: none was
+        writing.not_written(exc)
     return writing.counts
 
 
@@ -345,6 +348,8 @@ def _import_pipelined(
             if checking.problems:
                 raise UserInputError(_refusal(checking.problems))
             _raise_clashes(clashes)
+    except StoreWriteFailed as exc:  # refused before a row was written: none was
+        writing.not_written(exc)
     finally:
         checking.close()
     return writing.counts
@@ -504,15 +509,17 @@ class _Writing:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        store, counts = self.store, self.counts
+        store = self.store
         target = store.embedder.provenance
         before = store.backend.count(Filters())
         in_groups = {g: store.backend.count(Filters(group_id=g)) for g in self.groups}
+        began = False
         try:
             with (
                 bulk_writes(store.backend, self.new_rows, before, target.dimension, atomic=True),
                 store.backend.exclusive() if self.groups else contextlib.nullcontext(),
             ):
+                began = True
                 yield
         except StoreUnavailable as exc:
             # The server went away midway: what it committed cannot be counted now, and a
@@ -523,6 +530,10 @@ class _Writing:
                 "same import again once the server is back (what is already there is skipped)"
             ) from None
         except StoreWriteFailed as exc:
+            if not began:
+                # refused before anything was written (the write lock held past the wait, the
+                # file replaced meanwhile): no body to skip here, the caller counts it
+                raise
             # The disk stopped the import midway: what landed is counted from the store
             # itself (nothing on a backend with transactions, where the one transaction was
             # rolled back; the batches written before on Qdrant), and the rest is reported
@@ -534,15 +545,23 @@ class _Writing:
                 }
             except KenningError:  # the store cannot even be read now: the first error says it
                 raise exc from None
-            counts["other_projects"] = {
-                g: n for g, n in grown.items() if n > 0 and g != store.group_id
-            }
-            counts["imported"] = landed
-            found_by_writes = counts["duplicates"] - self._held_counted
-            counts["not_written"] = max(
-                0, self.to_write - landed - found_by_writes - counts["rejected"]
-            )
-            counts["not_written_reason"] = str(exc)
+            self.not_written(exc, landed, grown)
+
+    def not_written(
+        self, exc: StoreWriteFailed, landed: int = 0, grown: Mapping[str, int] | None = None
+    ) -> None:
+        """Count a write the store refused: ``landed`` memories written before it (in the
+        projects ``grown`` says), the rest not written, with the reason."""
+        counts = self.counts
+        counts["other_projects"] = {
+            g: n for g, n in (grown or {}).items() if n > 0 and g != self.store.group_id
+        }
+        counts["imported"] = landed
+        found_by_writes = counts["duplicates"] - self._held_counted
+        counts["not_written"] = max(
+            0, self.to_write - landed - found_by_writes - counts["rejected"]
+        )
+        counts["not_written_reason"] = str(exc)
 
 
 def _embed_missing(
