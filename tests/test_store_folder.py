@@ -172,6 +172,49 @@ def test_a_store_on_a_read_only_file_system_is_read(
         subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
 
 
+def test_a_store_on_a_full_disk_is_not_called_damaged(tmp_path: Path) -> None:
+    """On a full disk SQLite cannot create a WAL store's -shm to read it and says "disk I/O
+    error": every command said only that, and doctor called the healthy store damaged and
+    said to move it aside and restore a backup (losing what the backup lacks). Each says the
+    disk is full and to free space; once there is room, everything works, nothing lost."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a file system here: {mounted.stderr.decode().strip()}")
+    env = {"KENNING_EMBEDDER": "hashing"}
+    try:
+        project = make_repo(mount / "p")
+        assert run_cli(project, "remember", "Payments retry five times", env=env).returncode == 0
+        filler = mount / "filler"
+        with filler.open("wb") as f:  # every block taken
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+            except OSError:
+                pass
+        for args in (("stats",), ("recall", "payments retry")):
+            r = run_cli(project, *args, env=env)
+            assert r.returncode == 1, (args, r.stdout, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert "the disk holding it is full" in line and "free some space" in line, line
+        doctor = run_cli(project, "doctor", env=env)
+        assert doctor.returncode == 1, doctor.stdout
+        assert "the disk holding it is full" in doctor.stdout, doctor.stdout
+        assert "mv " not in doctor.stdout and "restore" not in doctor.stdout, doctor.stdout
+        filler.unlink()
+        again = run_cli(project, "doctor", env=env)
+        assert again.returncode == 0, again.stdout
+        assert "Payments" in run_cli(project, "recall", "payments retry", env=env).stdout
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
 def test_doctor_checks_a_store_named_with_store_from_anywhere(
     project: Path, tmp_path: Path, minilm: Embedder
 ) -> None:

@@ -819,7 +819,7 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
     try:
         conn, read_only = _open_readonly(path)
     except sqlite3.DatabaseError as exc:
-        from .backends.sqlite import has_sqlite_header
+        from .backends.sqlite import has_sqlite_header, is_disk_full_error
         from .project import STORE_FILENAME
 
         if path.name != STORE_FILENAME and not has_sqlite_header(path):
@@ -833,6 +833,18 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
                     "leaves it as it is",
                     "point --store or KENNING_STORE at a kenning store (by default <git top "
                     f"level>/.kenning/memory.db); only if it was one: {_recovery(path)}",
+                )
+            )
+        elif is_disk_full_error(exc, path):
+            # a healthy store on a full disk: moving it aside would lose what a backup lacks
+            checks.append(
+                Check(
+                    "store",
+                    FAILED,
+                    f"SQLite cannot open {path}: the disk holding it is full ({exc}); the "
+                    "store is not damaged",
+                    f"free some space on the disk of {path.parent}, then run `kenning doctor` "
+                    "again; do not move the store aside",
                 )
             )
         else:

@@ -2154,7 +2154,32 @@ def is_read_only_error(exc: sqlite3.Error, path: Path | None = None) -> bool:
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
     if is_read_only_error(exc, path):
         return _read_only(path)
+    if is_disk_full_error(exc, path):
+        return (
+            f"cannot open the store {path}: the disk holding it is full ({exc}: SQLite needs "
+            "room beside the store for its -shm file, to read it too); free some space on it "
+            "and retry. The store is not damaged: do not move it aside"
+        )
     return f"cannot open the store {path}: {exc}"
+
+
+#: Below this much room on its disk a store's I/O error is taken for a full disk: SQLite
+#: creates a 32 KiB -shm file beside a WAL store to read it, and grows the WAL to write.
+FULL_DISK_BYTES = 1024 * 1024
+
+
+def is_disk_full_error(exc: sqlite3.Error, path: Path) -> bool:
+    """Whether SQLite's I/O error (or SQLITE_FULL) on ``path`` came from a disk with no room
+    left: opening a WAL store on a full disk fails with "disk I/O error", not with "full"."""
+    if _result_code(exc) not in (_IOERR, _FULL):
+        return False
+    try:
+        found = os.statvfs(path.parent)
+    except (OSError, AttributeError):  # (no statvfs on Windows)
+        return False
+    # root may fill the blocks a file system keeps for it: what is free for root then counts
+    blocks = found.f_bfree if getattr(os, "geteuid", lambda: -1)() == 0 else found.f_bavail
+    return blocks * found.f_frsize < FULL_DISK_BYTES
 
 
 def _read_only(path: Path) -> str:
