@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -119,6 +120,22 @@ def test_an_unusable_vector_is_reembedded(
     for line in exported[1:4]:
         kept = np.frombuffer(base64.b64decode(line["embedding"]), dtype=np.float32)
         np.testing.assert_array_equal(stored[line["content"]], kept)
+
+
+def test_an_import_run_again_reembeds_nothing(
+    exported: list[dict[str, Any]], target: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same file imported again, one of its vectors unusable, imported nothing yet said
+    "re-embedded 1" and warned that the line's content is embedded again: a no-op run looked
+    as if it did work. A memory the store holds already has no use for the file's vector."""
+    hostile = exported[4]
+    hostile["embedding"] = _b64(np.full(384, 1e30, dtype=np.float32))
+    assert import_memories(target, _lines(exported))["reembedded"] == 1
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kenning"):
+        again = import_memories(target, _lines(exported))
+    assert (again["imported"], again["duplicates"], again["reembedded"]) == (0, 4, 0), again
+    assert not [r for r in caplog.records if "embedded again" in r.getMessage()], caplog.text
 
 
 def test_a_huge_vector_does_not_hijack_recall(

@@ -231,6 +231,10 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
     items: list[NewMemory] = []
     vectors: list[np.ndarray | None] = []
     reembedded = 0
+    # Every memory must pass the write path's checks before anything is written; what they
+    # give is what is written. A note the store holds under its id with the file's very text
+    # (an export imported again) is not normalised and redacted again (MemoryStore.prepare).
+    held = {m.id: m for m in store.backend.get([r.id for r in export.lines])}
     for record in export.lines:
         items.append(
             NewMemory(
@@ -250,7 +254,7 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
             # an older kenning embedded full-width text as unknown word pieces: embedded
             # again, as it is read now (README, "Full-width text")
             vector = None
-        if vector is not None:
+        if vector is not None and record.id not in held:  # (held: its vector goes unused)
             problem = vector_problem(vector, target.dimension)
             if problem is not None:
                 log.warning(
@@ -261,10 +265,6 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
                 vector = None
                 reembedded += 1
         vectors.append(vector)
-    # Every memory must pass the write path's checks before anything is written; what they
-    # give is what is written. A note the store holds under its id with the file's very text
-    # (an export imported again) is not normalised and redacted again (MemoryStore.prepare).
-    held = {m.id: m for m in store.backend.get([r.id for r in export.lines])}
     return _FileRead(export, items, vectors, reuse, reembedded, held)
 
 
