@@ -1397,6 +1397,63 @@ def test_open_store_checks_its_arguments(project: Path) -> None:
     assert sorted(p.name for p in project.iterdir() if not p.name.startswith(".")) == ["README.md"]
 
 
+def test_the_write_and_read_methods_check_their_arguments(project: Path) -> None:
+    """A library caller's wrong argument escaped as AttributeError or TypeError from deep
+    inside (a group_id of 42, remember_many of plain strings, recall_many(3), an id where a
+    Memory is meant), was read as something else (recent_recalls(0) gave the whole log,
+    metadata=0 was no metadata) or blamed the store (update's metadata of a list answered
+    dedup-check-failed). Each is kenning's UserInputError naming the argument, or, for the
+    note itself, a rejected result."""
+    import kenning
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        kept = store.remember("The cache is invalidated on every deploy", "rule")
+        for wrong in (42, b"team/app", ["team/app"]):
+            with pytest.raises(UserInputError, match="a project id must be text"):
+                store.remember("A note for a project", "context", group_id=wrong)  # type: ignore[arg-type]
+        for items in (["a plain string note"], "a note", [{"content": "x"}], None):
+            with pytest.raises(UserInputError, match="NewMemory"):
+                store.remember_many(items)  # type: ignore[arg-type]
+        for metadata in (["reviewed"], "reviewed", 0, ""):
+            refused = store.remember("A note with odd metadata", "context", metadata=metadata)  # type: ignore[arg-type]
+            assert refused.status == REJECTED and "metadata must be a JSON object" in (
+                refused.reason or ""
+            ), refused
+            with pytest.raises(UserInputError, match="metadata must be a JSON object"):
+                store.update(kept.id or "", content="The cache is flushed", metadata=metadata)  # type: ignore[arg-type]
+        with pytest.raises(UserInputError, match="limit"):
+            store.recent_recalls(0)
+        with pytest.raises(UserInputError, match="recall_many needs a list"):
+            store.recall_many(3)  # type: ignore[arg-type]
+        with pytest.raises(UserInputError, match="Memory objects"):
+            store.freshness([kept.id])  # type: ignore[list-item]
+        with pytest.raises(UserInputError, match="Memory objects"):
+            store.check_source(kept.id)  # type: ignore[arg-type]
+        assert store.count() == 1
+    refused = kenning.remember("A note", metadata=["reviewed"], cwd=project)  # type: ignore[arg-type]
+    assert refused.status == REJECTED and "metadata" in (refused.reason or ""), refused
+
+
+def test_kennings_errors_survive_a_process_pool() -> None:
+    """An error whose __init__ takes more than its message could not be unpickled: an
+    unknown id raised in a ProcessPoolExecutor worker broke the whole pool."""
+    import pickle
+
+    from kenning.errors import UnknownMemoryError
+    from kenning.safety import UnsafePathError
+    from kenning.sources import MissingSourceError, NotADocumentError
+
+    for error in (
+        UnknownMemoryError("no memory with id x in this project", "x", None),
+        UnsafePathError("../etc/passwd", "it leaves the project"),
+        NotADocumentError("docs", "a folder"),
+        MissingSourceError("docs/gone.md"),
+    ):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and str(again) == str(error), again
+        assert again.__dict__ == error.__dict__
+
+
 def test_a_model_folder_stamped_by_name_alone_is_stamped_again(project: Path) -> None:
     """A store a model folder stamped before stamps carried the weights' hash (its name
     alone) is still that model's: read, and stamped again by the first write. Another name

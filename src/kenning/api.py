@@ -36,8 +36,9 @@ def remember(
     ``result.ok``). Raises :class:`KenningError` for the store (not a git checkout, a server
     that is down, …). ``path``: another store (a file, folder or server URL)."""
     # tags as given: the write path refuses one text (it must not become its letters)
+    # metadata as given: the write path refuses one that is no mapping, in the result
     note = NewMemory(
-        content, type, source, cast(tuple[str, ...], tags), dict(metadata) if metadata else {}
+        content, type, source, cast(tuple[str, ...], tags), {} if metadata is None else metadata
     )
     return remember_in_project(note, path, cwd=cwd, group_id=group_id)
 

@@ -10,6 +10,8 @@ that says what was wrong and how to fix it, and an ``exit_code`` the CLI returns
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ContentError",
     "DedupCheckFailed",
@@ -73,6 +75,11 @@ class UnknownMemoryError(UserInputError):
     def __init__(self, message: str, memory_id: str, group_id: str | None) -> None:
         super().__init__(message)
         self.memory_id, self.group_id = memory_id, group_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled with what __init__ takes (Exception's own reduce passes only the message:
+        # raised in a process pool's worker, the error broke the pool)
+        return (type(self), (self.args[0], self.memory_id, self.group_id), self.__dict__)
 
 
 class ContentError(UserInputError):

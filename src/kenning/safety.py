@@ -197,6 +197,9 @@ class UnsafePathError(UserInputError):
         self.reason = reason
         super().__init__(f"unsafe source path {quoted_path(path)}: {reason}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self.reason), self.__dict__)  # (as UnknownMemoryError)
+
 
 def quoted_path(path: object) -> str:
     """A source path as an error quotes it: its repr, cut to 120 characters."""

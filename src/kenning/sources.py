@@ -16,6 +16,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import UserInputError
 from .model import Memory, SourceCheck
@@ -215,6 +216,9 @@ class MissingSourceError(UserInputError):
         self.path = path
         super().__init__(f"missing source document {quoted_path(path)}: {_MISSING}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path,), self.__dict__)  # (as UnknownMemoryError)
+
 
 _NOT_REGULAR = "not a regular file (a pipe or a device)"
 _BINARY = "a binary file, not a document"
@@ -231,6 +235,9 @@ class NotADocumentError(UserInputError):
             f"not a document: {quoted_path(path)} is {reason}; nothing to read (a memory's "
             "SOURCE: names one text file)"
         )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self.reason), self.__dict__)  # (as UnknownMemoryError)
 
 
 def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceDocument:

@@ -36,6 +36,7 @@ from .store_write import (
     NewMemory,
     StoreWrites,
     _refusal_reason,
+    check_metadata_argument,
 )
 
 
@@ -149,6 +150,7 @@ class StoreCuration(StoreWrites):
         memory_id = _check_memory_id(memory_id)
         if content is None and type is None:
             raise UserInputError("pass the new content, the new type, or both")
+        metadata = check_metadata_argument(metadata)
         gid = self.resolve_group(group_id)
         self.check_location()
         self._check_provenance(stamp=False)
@@ -188,7 +190,7 @@ class StoreCuration(StoreWrites):
                     str(asked),
                     old.source,
                     old.tags,
-                    {**derived, **(metadata or {}), EDITED_AT: utc_now().isoformat()},
+                    {**derived, **metadata, EDITED_AT: utc_now().isoformat()},
                     old.stored_at,
                     old.id,
                 )

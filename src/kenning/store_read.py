@@ -324,8 +324,11 @@ class StoreReads(StoreFreshness):
         from .querybuild import check_query
         from .render import combine_for_recall
 
-        if isinstance(queries, str | bytes) or not queries:
-            raise UserInputError("recall needs at least one (query, errors) pair")
+        if isinstance(queries, str | bytes) or not isinstance(queries, Sequence) or not queries:
+            raise UserInputError(
+                "recall_many needs a list of at least one (query, errors) pair, like "
+                "[('KeyError: x', True)]"
+            )
         queries = list(queries)
         for pair in queries:
             if not isinstance(pair, tuple | list) or len(pair) != 2:
@@ -525,7 +528,7 @@ class StoreReads(StoreFreshness):
         oldest first; empty when the log is off or nothing was logged yet."""
         from .recall_log import read_recent
 
-        return read_recent(self.recall_log_path, limit)
+        return read_recent(self.recall_log_path, check_whole_number("limit", limit, 10**9))
 
     def _log_recall(self, floor: float, scores: Sequence[float], kept: int) -> None:
         from .recall_log import RecallLogEntry, append_entry

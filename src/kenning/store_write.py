@@ -97,6 +97,23 @@ class NewMemory:
     seen_count: int = 1
 
 
+#: The refusal of metadata that is no mapping (a list, a text, a number).
+_NOT_A_MAPPING = (
+    'metadata must be a JSON object (a dict of names to values), like {{"file": '
+    '"src/db.py"}}; got a {kind}'
+)
+
+
+def check_metadata_argument(metadata: object) -> Mapping[str, Any]:
+    """``metadata`` as a caller gave it to a write (None: none), refused with
+    :class:`~kenning.errors.UserInputError` unless it is a mapping."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise UserInputError(_NOT_A_MAPPING.format(kind=type(metadata).__name__))
+    return metadata
+
+
 @dataclass(frozen=True)
 class PreparedMemory:
     """A note as the write path will store it, and the secrets it redacted (kind → count)."""
@@ -275,6 +292,8 @@ class StoreWrites(StoreReads):
             _check_redacted_size(given, text, redactions)
         content_redacted = bool(redactions)
         memory_type, collection = resolve_type(item.type, text)
+        if item.metadata is not None and not isinstance(item.metadata, Mapping):
+            raise UserInputError(_NOT_A_MAPPING.format(kind=type(item.metadata).__name__))
         try:
             metadata = without_nul(dict(item.metadata or {}))
             if not restoring and not editing:
@@ -401,7 +420,10 @@ class StoreWrites(StoreReads):
         result says ``rejected`` with the reason."""
         # tags as given: the write path (prepare) refuses one text rather than split it
         given = cast(tuple[str, ...], tags)
-        item = NewMemory(content, type, source, given, metadata or {}, stored_at)
+        # (a falsy metadata that is no mapping, "" or 0, is refused by the write path)
+        item = NewMemory(
+            content, type, source, given, {} if metadata is None else metadata, stored_at
+        )
         return self.remember_many([item], group_id=group_id)[0]
 
     def refusal(self, item: NewMemory) -> RememberResult | None:
@@ -437,6 +459,19 @@ class StoreWrites(StoreReads):
         same provenance) skips re-embedding. ``seeding``: the notes are the seeding's
         (:meth:`prepare`).
         """
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise UserInputError(
+                f"remember_many takes a list of NewMemory, like [NewMemory('We deploy on "
+                f"Tuesdays', 'rule')], not a {type(items).__name__}; for one note use remember"
+            )
+        for index, item in enumerate(items):
+            if not isinstance(item, NewMemory):
+                raise UserInputError(
+                    f"item {index} of remember_many is a {type(item).__name__}, not a "
+                    "NewMemory; pass NewMemory(content, type, ...) for each note"
+                )
+        if group_id is not None and not isinstance(group_id, str):
+            raise UserInputError(f"a project id must be text, got {type(group_id).__name__}")
         # a note belongs to one project: "all" (every project, to a read) is refused here,
         # not taken for this project
         gid = (
