@@ -65,3 +65,30 @@ def test_of_checked_fields_makes_the_memory_init_makes(changes: dict[str, Any]) 
     assert made.last_seen_at == (SEEN if changes.get("last_seen_at", SEEN) else STORED)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.content = "changed"  # type: ignore[misc]
+
+
+def test_from_dict_reads_what_to_dict_wrote_and_coerces_nothing() -> None:
+    """Memory.from_dict ("the inverse of to_dict") turned content None into the text 'None'
+    and tags "urgent" into six one-letter tags, and raised a bare KeyError for a missing
+    field: each is a MemoryDictError naming the field (a UserInputError, and a ValueError
+    for the backends that read rows through it)."""
+    from kenning.errors import UserInputError
+    from kenning.model import Memory, MemoryDictError
+
+    memory = Memory("m1", "Deploys happen on Tuesdays", "conventions", "rule", "team/app",
+                    datetime(2026, 12, 1, tzinfo=UTC), "h" * 64, None, ("deploy",), {"a": 1})  # fmt: skip
+    data = memory.to_dict()
+    assert Memory.from_dict(data) == memory
+    for change, named in (
+        ({"content": None}, "content must be text"),
+        ({"tags": "urgent"}, "tags must be a list of texts"),
+        ({"metadata": [1]}, "metadata must be a JSON object"),
+        ({"source": 5}, "source must be text or null"),
+        ({"stored_at": "yesterday"}, "does not read"),
+        ({"seen_count": 0}, "does not read"),
+    ):
+        with pytest.raises(MemoryDictError, match=named):
+            Memory.from_dict({**data, **change})
+    with pytest.raises(UserInputError, match="lacks id"):
+        Memory.from_dict({k: v for k, v in data.items() if k != "id"})
+    assert issubclass(MemoryDictError, ValueError)

@@ -247,22 +247,64 @@ class Memory:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Memory:
         """The inverse of :meth:`to_dict`; ``last_seen_at`` and ``seen_count`` may be absent
-        (data written before they existed): then ``stored_at`` and 1."""
+        (data written before they existed): then ``stored_at`` and 1. Nothing is coerced: a
+        field missing or of another kind raises :class:`MemoryDictError` naming it (a
+        ``content`` of None was the text ``'None'``, ``tags`` of ``"urgent"`` six tags)."""
+        if not isinstance(data, Mapping):
+            raise MemoryDictError(f"Memory.from_dict takes a dict, not a {type(data).__name__}")
+        missing = [key for key in (*_MEMORY_TEXT_FIELDS, "stored_at") if key not in data]
+        if missing:
+            raise MemoryDictError(
+                f"the memory's dict lacks {', '.join(missing)}; Memory.from_dict reads what "
+                "Memory.to_dict wrote"
+            )
+        for key in _MEMORY_TEXT_FIELDS:
+            _field_of_kind(data, key, str, "text")
+        source = data.get("source")
+        if source is not None:
+            _field_of_kind(data, "source", str, "text or null")
+        tags = data.get("tags") or []
+        if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+            raise MemoryDictError(f"tags must be a list of texts, got {_kind_of(tags)}")
+        metadata = data.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise MemoryDictError(f"metadata must be a JSON object, got {_kind_of(metadata)}")
         last_seen = data.get("last_seen_at")
-        return cls(
-            id=str(data["id"]),
-            content=str(data["content"]),
-            collection=str(data["collection"]),
-            type=str(data["type"]),
-            group_id=str(data["group_id"]),
-            stored_at=parse_timestamp(data["stored_at"]),
-            content_hash=str(data["content_hash"]),
-            source=data.get("source"),
-            tags=tuple(data.get("tags") or ()),
-            metadata=dict(data.get("metadata") or {}),
-            last_seen_at=parse_timestamp(last_seen) if last_seen else None,
-            seen_count=check_seen_count(data.get("seen_count", 1)),
-        )
+        try:
+            return cls(
+                id=data["id"],
+                content=data["content"],
+                collection=data["collection"],
+                type=data["type"],
+                group_id=data["group_id"],
+                stored_at=parse_timestamp(data["stored_at"]),
+                content_hash=data["content_hash"],
+                source=source,
+                tags=tuple(tags),
+                metadata=dict(metadata),
+                last_seen_at=parse_timestamp(last_seen) if last_seen else None,
+                seen_count=check_seen_count(data.get("seen_count", 1)),
+            )
+        except (TypeError, ValueError, OverflowError) as exc:  # a time or a count
+            raise MemoryDictError(f"the memory's dict does not read: {exc}") from None
+
+
+class MemoryDictError(UserInputError, ValueError):
+    """A dict :meth:`Memory.from_dict` cannot read (a ``ValueError`` too, as a damaged
+    row's fields are to the backends that read rows through it)."""
+
+
+#: The fields of a memory's dict that are text.
+_MEMORY_TEXT_FIELDS = ("id", "content", "collection", "type", "group_id", "content_hash")
+
+
+def _kind_of(value: object) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+def _field_of_kind(data: Mapping[str, Any], key: str, kind: type, said: str) -> None:
+    if not isinstance(data[key], kind):
+        raise MemoryDictError(f"{key} must be {said}, got {_kind_of(data[key])}")
 
 
 def edit_version(memory: Memory) -> str:
