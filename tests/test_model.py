@@ -92,3 +92,20 @@ def test_from_dict_reads_what_to_dict_wrote_and_coerces_nothing() -> None:
     with pytest.raises(UserInputError, match="lacks id"):
         Memory.from_dict({k: v for k, v in data.items() if k != "id"})
     assert issubclass(MemoryDictError, ValueError)
+
+
+def test_frozen_results_are_hashable() -> None:
+    """Memory, SearchResult and RememberResult are frozen dataclasses, so `set(hits)` and a
+    dict keyed by memory look supported (and type-check), yet hash() raised "unhashable type:
+    'dict'" (their metadata, their redactions). Each hashes by the fields that say which it
+    is; equal ones hash alike."""
+    from kenning.model import RememberResult, SearchResult
+
+    when = datetime(2026, 12, 1, tzinfo=UTC)
+    memory = Memory("m1", "Deploys on Tuesdays", "conventions", "rule", "g", when, "h", None, (), {"a": 1})  # fmt: skip
+    twin = Memory("m1", "Deploys on Tuesdays", "conventions", "rule", "g", when, "h", None, (), {"a": 1})  # fmt: skip
+    assert memory == twin and hash(memory) == hash(twin) and len({memory, twin}) == 1
+    hit = SearchResult(memory, 0.9, 0.9)
+    assert len({hit, SearchResult(twin, 0.9, 0.9)}) == 1
+    stored = RememberResult("stored", "m1", redactions={"aws_secret": 1})
+    assert hash(stored) == hash(RememberResult("stored", "m1", redactions={"aws_secret": 1}))

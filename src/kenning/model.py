@@ -189,6 +189,11 @@ class Memory:
         if self.last_seen_at is None:
             object.__setattr__(self, "last_seen_at", self.stored_at)
 
+    def __hash__(self) -> int:
+        # frozen, so hashable (a set of hits): by the fields that say which memory and which
+        # text it is (equal memories agree on them), not its metadata, which is a dict
+        return hash((self.id, self.group_id, self.content_hash, self.type, self.stored_at))
+
     @classmethod
     def of_checked_fields(
         cls,
@@ -610,6 +615,9 @@ class RememberResult:
     type: str | None = None
     redactions: Mapping[str, int] = field(default_factory=dict)
     existing_id: str | None = None
+
+    def __hash__(self) -> int:  # (as Memory's: not by the redactions, a dict)
+        return hash((self.status, self.id, self.score, self.reason, self.existing_id))
 
     @property
     def ok(self) -> bool:
