@@ -1323,3 +1323,38 @@ def test_the_header_of_a_store_of_one_memory_counts_it_as_one(project: Path) -> 
     finally:
         source.close()
     assert " · 1 memory · " in text, text[:400]
+
+
+def test_an_age_filter_over_a_searchs_best_results_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query with the age (or freshness) filter keeps some of search's results, at most
+    its 100 best (ranked with decay: the newest first). With more matches than that, the
+    old ones were none of them, and the page said "0 results … lower the threshold" though
+    every match passed it. It says how many of how many results pass the filters, that more
+    may match, and to narrow the query, not to lower the bar."""
+    from datetime import UTC, datetime, timedelta
+
+    from kenning import open_store
+    from kenning.store import NewMemory
+
+    monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "0.05")
+    now = datetime.now(UTC)
+    notes = [
+        NewMemory(
+            f"Deploy cache {i} is purged on every release of service {i}",
+            "rule",
+            stored_at=now - timedelta(days=(400 if i < 5 else 1)),
+        )
+        for i in range(130)
+    ]
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
+    client, source = _page_client(project)
+    try:
+        html = client.get("/?q=deploy+cache+purged+on+every+release&age=%3E365").text
+    finally:
+        source.close()
+    summary = html[html.index('id="summary"') :].split("</p>", 1)[0]
+    assert "of the 100 results at or above the threshold" in summary, summary
+    assert "narrow the query" in summary and "lower the threshold" not in summary, summary

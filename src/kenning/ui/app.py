@@ -428,6 +428,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "rows": page_rows,
                 "total": total,
                 "response": response,
+                # the age or freshness filter keeps some of search's results (at most its
+                # limit, the best first): the count says of how many, not "lower the bar"
+                "post_filtered": bool(response and (after or before or filters.stale)),
                 "plots": _plots(plotted, recent, older, recalls, now, store.settings.recall_log),
                 "store": header,
                 "this_project": store.group_id,
