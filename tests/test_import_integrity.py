@@ -138,6 +138,28 @@ def test_an_import_run_again_reembeds_nothing(
     assert not [r for r in caplog.records if "embedded again" in r.getMessage()], caplog.text
 
 
+def test_an_imports_checks_and_writes_count_to_its_memories(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """A 100k import into a new store printed nothing while its whole file was checked (~30
+    s), then drew a bar that stopped one short of its total, which counted the header line.
+    The checks tell a progress callback as they go, and both count to the number of
+    memories (the header, blank lines and a byte order mark aside)."""
+    from kenning.export_format import memory_line_count
+    from kenning.transfer import import_validated, validate_import
+
+    lines = ["\ufeff" + _lines(exported)[0], "", *_lines(exported)[1:], "   "]
+    memories = len(exported) - 1
+    assert memory_line_count(lines) == memories
+    assert memory_line_count(_lines(exported)[1:]) == memories  # (no header: every line)
+    checked_ticks: list[int] = []
+    checked = validate_import(target, lines, progress=checked_ticks.append)
+    assert sum(checked_ticks) == memories, checked_ticks
+    written: list[int] = []
+    counts = import_validated(target, checked, progress=written.append)
+    assert counts["imported"] == memories and sum(written) == memories, (counts, written)
+
+
 def test_a_huge_vector_does_not_hijack_recall(
     exported: list[dict[str, Any]], target: MemoryStore
 ) -> None:

@@ -1777,6 +1777,7 @@ def import_cmd(
 
         _import_ruvector(Path(source) if source else default_source(), as_json, store_path)
         return
+    from .export_format import memory_line_count
     from .transfer import import_memories, import_validated, validate_import
 
     if source is None:
@@ -1793,14 +1794,18 @@ def import_cmd(
     # the whole file is checked before the store is created: a refused file creates none
     # (into a store that exists, import_memories checks it as it writes, in the transaction
     # that a refused file rolls back)
+    memories = memory_line_count(lines)
     with _open(store_path, create=False, missing_ok=True) as probe:
-        checked = None if probe.exists else validate_import(probe, lines)
+        checked = None
+        if not probe.exists:  # (~30 s at 100k memories: shown, not a silent terminal)
+            with _progress("checking", memories, not as_json) as checking:
+                checked = validate_import(probe, lines, progress=checking)
     # nor does a file with nothing to import (an empty export): the store stays to be made
     # by the first note (an empty one had no model stamped: doctor then had nothing to say)
     nothing = checked is not None and not checked.items
     with (
         _open(store_path, create=not nothing, missing_ok=nothing) as store,
-        _progress("importing", len(lines), not as_json) as tick,
+        _progress("importing", memories, not as_json) as tick,
     ):
         if checked is None:
             counts = import_memories(store, lines, progress=tick)

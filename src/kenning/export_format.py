@@ -272,6 +272,20 @@ def _refuse(problems: Sequence[str], what: str) -> UserInputError:
     return UserInputError(f"{what} — {listed}; nothing was imported")
 
 
+def memory_line_count(lines: Sequence[str]) -> int:
+    """How many memories an export's ``lines`` hold, as a progress bar counts them: its lines
+    with text but the header (not checked: :func:`read_export` does that)."""
+    written = [line for line in lines if line.strip()]
+    if written:
+        try:
+            first = json.loads(written[0].removeprefix("\ufeff"))
+        except (ValueError, RecursionError):
+            return len(written)
+        if isinstance(first, dict) and "kenning_export" in first:
+            return len(written) - 1
+    return len(written)
+
+
 def read_export(lines: Iterable[str]) -> ExportFile:
     """Parse and check a whole export before anything is written. Raises
     :class:`~kenning.errors.UserInputError` naming every line that breaks the format (up to

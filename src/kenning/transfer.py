@@ -156,7 +156,7 @@ def import_memories(
     with _collector_paused():
         if isinstance(store.backend, BulkLoader):
             return _import_pipelined(store, lines, progress)
-        return _import_validated(store, _validate_import(store, lines), progress)
+        return _import_validated(store, _validate_import(store, lines, None), progress)
 
 
 @contextlib.contextmanager
@@ -175,15 +175,22 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport:
+def validate_import(
+    store: MemoryStore,
+    lines: Iterable[str],
+    progress: Callable[[int], None] | None = None,
+) -> ValidatedImport:
     """Every check :func:`import_memories` makes before writing; raises
     :class:`~kenning.errors.UserInputError` naming the lines that fail. Reads nothing of the
-    store's rows but the texts of those whose ids the file holds (it may not exist yet)."""
+    store's rows but the texts of those whose ids the file holds (it may not exist yet).
+    ``progress`` is told of the memories checked as they are (at 100k, ~30 s)."""
     with _collector_paused():
-        return _validate_import(store, lines)
+        return _validate_import(store, lines, progress)
 
 
-def _validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImport:
+def _validate_import(
+    store: MemoryStore, lines: Iterable[str], progress: Callable[[int], None] | None
+) -> ValidatedImport:
     from .errors import UserInputError
 
     read = _read_file(store, lines)
@@ -193,6 +200,8 @@ def _validate_import(store: MemoryStore, lines: Iterable[str]) -> ValidatedImpor
     try:
         for chunk in checking.chunks():
             prepared += chunk.take(vectors)
+            if progress is not None:
+                progress(len(chunk.notes))
     finally:
         checking.close()
     if checking.problems:
