@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backends.base import Filters
+from .backends.base import Filters, prepare_search
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .model import Memory, Provenance
 
@@ -134,7 +134,9 @@ def reembed(
     ``every`` re-embeds every memory all the same."""
     store.check_location()
     with _running(store):
-        return _reembed(store, batch_size, progress, every)
+        done = _reembed(store, batch_size, progress, every)
+    prepare_search(store.backend)  # every vector new: the search file now, not in a hook
+    return done
 
 
 def _reembed(

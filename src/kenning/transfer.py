@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backends.base import BulkLoader, Filters, bulk_writes
+from .backends.base import BulkLoader, Filters, bulk_writes, prepare_search
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
 from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, same_memory, utc_now
@@ -314,6 +314,10 @@ def _import_validated(
             )
     except StoreWriteFailed as exc:  # refused before a row was written: none was
         writing.not_written(exc)
+    if writing.counts["imported"]:
+        # the search file now, not in the first search after a restore: a hook's (README,
+        # "hooks": 5 s), which a 1M store's build outlasted run after run
+        prepare_search(store.backend)
     return writing.counts
 
 

@@ -1101,6 +1101,11 @@ class SQLiteBackend:
         with self._snapshot():
             self._vector_index()
 
+    def prepare_search(self) -> None:
+        """Build (or bring up to date) the vector file now, as the next search would."""
+        with self._lock, self._snapshot():
+            self._vector_index()
+
     def _checkpoint_after_delete(self) -> None:
         """Copy the WAL into the file and truncate it, so the pages that still held the
         deleted rows (the WAL keeps every earlier version until a checkpoint) are gone.
@@ -2331,6 +2336,7 @@ def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 for _name in (
+    "prepare_search",
     "upsert",
     "delete",
     "update_vectors",
