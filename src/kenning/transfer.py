@@ -274,6 +274,20 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
                 vector = None
                 reembedded += 1
         vectors.append(vector)
+    if not reuse:
+        # every vector of the file goes: said once, before the long part (the model's pace,
+        # ~80 notes/s, where the file's vectors load at thousands), and counted
+        dropped = sum(1 for r in export.lines if r.vector is not None and r.id not in held)
+        if dropped:
+            made_by = export.provenance.describe() if export.provenance else "no embedder named"
+            log.warning(
+                "kenning: the file's vectors were made by %s, not by this store's %s: its %d "
+                "memories with vectors are embedded again",
+                made_by,
+                target.describe(),
+                dropped,
+            )
+            reembedded += dropped
     return _FileRead(export, items, vectors, reuse, reembedded, held)
 
 
