@@ -1411,6 +1411,8 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
             value = m.group(group)
             if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
                 continue  # the file that holds it (git's user.signingkey ~/.ssh/id_ed25519.pub)
+            if group == "val" and _LOWER_WORD.fullmatch(value.rstrip(".,!?:;)")):
+                continue  # prose: "the config token refresh, ticket 4411", no credential
             key = text[m.start() : m.start(group)].rstrip(" \t\"'").split()[-1].strip("\"'")
             if _names_a_kind(key, value):
                 continue  # user.signingkey's public key id, as after an '='
