@@ -525,7 +525,18 @@ def test_a_cli_import_that_fails_gives_the_program_its_ctrl_c_back() -> None:
     assert (proc.returncode, proc.stdout) == (0, "caught\n"), proc.stderr
 
 
-def test_a_reader_that_stops_reading_ends_the_export_quietly(seeded_project: Path) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("export",),
+        # one answer larger than a pipe's buffer, written at once: Python's buffered stdout
+        # took the 64 KiB the pipe took for the whole and dropped the rest, exit 0
+        ("search", "--json", "--limit", "100", "--threshold", "0", "widget port gadget"),
+    ],
+)
+def test_a_reader_that_stops_reading_ends_the_command_quietly(
+    seeded_project: Path, argv: tuple[str, ...]
+) -> None:
     """``kenning export | head``: the closed pipe is exit 141 (as git reports it), with
     nothing on stderr, not ``error: Broken pipe``. A real pipe: the boundary is the point."""
     import subprocess
@@ -539,7 +550,7 @@ def test_a_reader_that_stops_reading_ends_the_export_quietly(seeded_project: Pat
         )
         assert all(r.ok for r in results)
     proc = subprocess.Popen(
-        kenning_cmd("export"),
+        kenning_cmd(*argv),
         cwd=seeded_project,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

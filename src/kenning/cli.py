@@ -81,7 +81,28 @@ def _echo_json_text(text: str) -> None:
     not have: every character past ASCII is then written as its JSON escape instead."""
     from .render import ascii_json
 
-    click.echo(text if _stdout_is_utf8() else ascii_json(text))
+    _echo_whole(text if _stdout_is_utf8() else ascii_json(text))
+
+
+def _echo_whole(text: str) -> None:
+    """``click.echo(text)`` for an answer that may outgrow a pipe's buffer (a 2 MB ``stale``,
+    a 150 KB ``search --json``): written to the file descriptor until all of it is taken,
+    so that a reader that stops midway (``| head``) is a BrokenPipeError (exit 141, README).
+    Python's buffered stdout takes the first 64 KiB a pipe takes as the whole write and
+    drops the rest, and the command said exit 0 for a cut-off answer."""
+    try:
+        fd = sys.stdout.fileno()
+        terminal = os.isatty(fd)
+    except (AttributeError, OSError, ValueError):  # not a file (click's test runner)
+        fd, terminal = -1, False
+    if fd < 0 or terminal:  # (a terminal: no pipe to close, and click knows consoles)
+        click.echo(text)
+        return
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    data = memoryview(f"{text}\n".encode(encoding, errors="backslashreplace"))
+    sys.stdout.flush()
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def _shown_error(message: str) -> str:
@@ -784,7 +805,7 @@ def search(
                     err=True,
                 )
             return
-        click.echo(render_human(response.results, decay))
+        _echo_whole(render_human(response.results, decay))
 
 
 def _refuse_blank_filters(collection: str | None, memory_type: str | None) -> None:
@@ -1381,7 +1402,7 @@ def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str
     elif missing is not None:
         click.echo(f"nothing to check: {_plain(missing)}", err=True)
     else:
-        click.echo(render_stale(report))
+        _echo_whole(render_stale(report))
 
 
 # -- stats / forget ------------------------------------------------------------------------
