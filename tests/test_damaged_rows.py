@@ -913,3 +913,29 @@ def test_doctor_names_a_row_stamped_beyond_a_day_ahead(store: MemoryStore) -> No
     assert "kenning forget <id> --group-id all" in (rows.fix or "")
     later = run_doctor(cwd=store.project.root, now=datetime(2031, 4, 30, 12, tzinfo=UTC))
     assert later.check("rows").status == "ok", later.check("rows")
+
+
+def test_many_damaged_rows_are_counted_in_one_line(project: Path) -> None:
+    """Every read names a damaged row it skips: with 2,000 of them (another tool's bulk
+    write), each recall, search and stats put 2,000 lines before its answer. A command names
+    the first three and counts the rest in one line with `kenning doctor`, as the hooks and
+    export already did."""
+    from kenning.store import NewMemory
+
+    from .cli_runner import run_cli
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    with open_store(cwd=project, embedder="hashing") as store:
+        notes = [NewMemory(f"Service {i} retries the payment webhook {i} times", "rule") for i in range(12)]  # fmt: skip
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")
+    conn.execute("UPDATE memories SET embedding = zeroblob(100) WHERE rowid <= 10")
+    conn.commit()
+    conn.close()
+    for argv in (("recall", "payment webhook retries"), ("stats",)):
+        r = run_cli(project, *argv, env=env)
+        assert r.returncode == 0, r.stderr
+        named = [x for x in r.stderr.splitlines() if "skipped the damaged memory" in x]
+        assert len(named) == 3, r.stderr
+        (counted,) = [x for x in r.stderr.splitlines() if "more damaged" in x]
+        assert "and 7 more damaged memories skipped" in counted and "kenning doctor" in counted

@@ -14,6 +14,7 @@ from . import startup_interrupt  # first: Ctrl-C while the imports below run
 
 import codecs
 import json
+import logging
 import os
 import re
 import shlex
@@ -244,13 +245,58 @@ def _as_the_command_says(exc: KenningError) -> str:
     return str(exc)
 
 
+class _DamagedRowsCounted(logging.Filter):
+    """Lets the first :attr:`SHOWN` warnings of a damaged row a command's reads skip through,
+    and counts the others, said in one line at its end: a store with 2,000 damaged vectors
+    (another tool's bulk write) put 2,000 lines before every recall's answer."""
+
+    SHOWN = 3
+    PREFIXES = ("kenning: skipped the damaged memory", "kenning: skipped memory")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith(self.PREFIXES):
+            self.seen += 1
+            return self.seen <= self.SHOWN
+        return True
+
+
+#: The loggers a backend's damaged-row warning comes from.
+_DAMAGE_LOGGERS = ("kenning", "kenning.backends.postgres", "kenning.backends.qdrant")
+
+
+@contextmanager
+def _damaged_rows_counted() -> Iterator[None]:
+    counted = _DamagedRowsCounted()
+    loggers = [logging.getLogger(name) for name in _DAMAGE_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(counted)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(counted)
+        more = counted.seen - counted.SHOWN
+        if more > 0:
+            with suppress(OSError):
+                click.echo(
+                    f"kenning: and {more} more damaged memor{'y' if more == 1 else 'ies'} "
+                    "skipped; `kenning doctor` names each",
+                    err=True,
+                )
+
+
 def handle_errors(func: F) -> F:
     """Turn kenning's exceptions into a one-line message and the documented exit code."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            with _damaged_rows_counted():
+                return func(*args, **kwargs)
         except KenningError as exc:
             _fail(_as_the_command_says(exc), exc.exit_code)
         except BrokenPipeError:
