@@ -326,7 +326,7 @@ def test_a_file_named_kenning_is_said_to_be_in_the_way(project: Path, minilm: Em
 
 
 def test_the_store_size_counts_the_stores_own_files_only(project: Path, minilm: Embedder) -> None:
-    """`kenning stats --json` (store_bytes) and `kenning doctor` ("… bytes with its WAL")
+    """`kenning stats --json` (store_bytes) and `kenning doctor` ("… bytes with its WAL and the vector and ANN files …")
     summed every file whose name begins with the store's: a copy kept beside it
     (memory.db.bak) or a sync tool's conflicted copy of the vector file made the store look
     twice its size; and a store whose name holds a glob character ([) was not counted."""
@@ -349,7 +349,7 @@ def test_the_store_size_counts_the_stores_own_files_only(project: Path, minilm: 
         with open_store(db, cwd=project, embedder=minilm) as store:
             assert store.stats()["store_bytes"] == own(db), name
         (check,) = [c for c in run_doctor(store_path=db, cwd=project).checks if c.name == "store"]
-        shown = re.search(r"\((\d+) bytes with its WAL\)", check.message)
+        shown = re.search(r"\((\d+) bytes with its WAL and the vector and ANN files", check.message)
         assert shown is not None, check.message
         # a -shm doctor's read opened may be gone since; the copy beside it is not counted
         assert db.stat().st_size <= int(shown.group(1)) < own(db) + copy.stat().st_size, name

@@ -867,7 +867,14 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
                 )
             )
         else:
-            checks.append(Check("store", OK, f"{path} opens ({size} bytes with its WAL)"))
+            checks.append(
+                Check(
+                    "store",
+                    OK,
+                    f"{path} opens ({size} bytes with its WAL and the vector and ANN files "
+                    "kenning keeps beside it)",
+                )
+            )
         try:
             schema = _schema(conn, path)
         except sqlite3.DatabaseError as exc:
