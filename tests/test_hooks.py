@@ -1583,6 +1583,24 @@ def test_a_row_stored_in_the_future_is_not_the_newest_for_ever(seeded: MemorySto
     assert listed[0][1] == 1.0
 
 
+def test_future_rows_past_what_session_start_reads_are_not_undercounted(
+    seeded: MemoryStore,
+) -> None:
+    """3,000 rows stamped months ahead were said as "(and 2 more)": session start counted
+    the future ones among the few newest it read. When every one it read is ahead, it says
+    there may be more and that doctor counts them."""
+    root = seeded.project.root
+    later = (utc_now() + timedelta(days=200)).isoformat()
+    for i in range(claude_code.SESSION_ERROR_FIXES + 4):
+        fix = f"ERROR-FIX: TimeoutError: job {i} hung | FIX: raise job {i}'s timeout"
+        _foreign_row(seeded, f"ahead-{i}", fix, later)
+    proc = hook_here("session-start", payload("session_start_startup", root), root)
+    listed = [text for text, _ in findings(context_of(proc, "SessionStart"))]
+    assert IMPORT_FIX in listed and not any("hung" in t for t in listed), listed
+    more = claude_code.SESSION_ERROR_FIXES - 1
+    assert f"(and {more} or more: `kenning doctor` counts them)" in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("event", ["session-start", "prompt-submit"])
 def test_a_row_of_only_whitespace_is_skipped(seeded: MemoryStore, event: str) -> None:
     """Another writer left a row whose text is only spaces and line breaks (kenning refuses

@@ -377,6 +377,8 @@ def _newest_listable(
 
         first = ahead[0]
         more = f" (and {len(ahead) - 1} more)" if len(ahead) > 1 else ""
+        if len(ahead) == limit:  # every one read: how many more the read did not reach
+            more = f" (and {limit - 1} or more: `kenning doctor` counts them)"
         warn(
             f"left out the memory {first.id!r}{more} until its time: it is stored in the future "
             f"({first.stored_at.isoformat(timespec='seconds')}, by a clock ahead or damage); "
