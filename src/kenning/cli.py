@@ -1867,6 +1867,7 @@ def import_cmd(
         if not probe.exists:  # (~30 s at 100k memories: shown, not a silent terminal)
             with _progress("checking", memories, not as_json) as checking:
                 checked = validate_import(probe, lines, progress=checking)
+            lines = []  # read into `checked`: the file's text (a 100k export: 260 MB) goes
     # nor does a file with nothing to import (an empty export): the store stays to be made
     # by the first note (an empty one had no model stamped: doctor then had nothing to say)
     nothing = checked is not None and not checked.items
