@@ -802,13 +802,13 @@ class StoreWrites(StoreReads):
             return existing, 1.0, IDENTICAL_CONTENT
         if not near_duplicates:
             return None
-        neighbours = [
-            (hit.memory, hit.score)
-            for hit in self.backend.vector_search(
-                vector, CLOSE_NEIGHBOURS + (besides is not None), Filters(group_id=memory.group_id)
-            )
-            if hit.memory.id != besides
-        ]
+        filters = Filters(group_id=memory.group_id)
+        read = NEIGHBOURS + (besides is not None)
+        hits = self.backend.vector_search(vector, read, filters)
+        if len(hits) == read and hits[-1].score > protocol.DEDUP_THRESHOLD:
+            # the ten all close: a restatement may rank past them (read on, below)
+            hits = self.backend.vector_search(vector, CLOSE_NEIGHBOURS + read - NEIGHBOURS, filters)
+        neighbours = [(hit.memory, hit.score) for hit in hits if hit.memory.id != besides]
         neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
         neighbours.sort(key=lambda n: -n[1])
         fingerprint = memory.metadata.get("error_fingerprint")
