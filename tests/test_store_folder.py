@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,24 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
         os.chmod(db, 0o644)
 
 
+@contextmanager
+def _tmpfs(mount: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``mount`` for the test (skipped where it cannot be),
+    unmounted afterwards."""
+    mount.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a file system here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
 @pytest.mark.parametrize("wal_left", [False, True])
 def test_a_store_on_a_read_only_file_system_is_read(
     tmp_path: Path, minilm: Embedder, wal_left: bool
@@ -131,16 +151,7 @@ def test_a_store_on_a_read_only_file_system_is_read(
     import json
     import sys
 
-    mount = tmp_path / "mnt"
-    mount.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a file system here: {mounted.stderr.decode().strip()}")
-    try:
+    with _tmpfs(tmp_path / "mnt", "16m") as mount:
         project = make_repo(mount / "p")
         with open_store(cwd=project, embedder=minilm) as store:
             memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
@@ -168,8 +179,6 @@ def test_a_store_on_a_read_only_file_system_is_read(
         assert doctor.returncode == 0, doctor.stdout
         assert "aside" not in doctor.stdout and "failed" not in doctor.stdout, doctor.stdout
         assert "no other kenning process is writing" not in doctor.stdout, doctor.stdout
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
 
 
 def test_a_store_on_a_full_disk_is_not_called_damaged(tmp_path: Path) -> None:
@@ -177,17 +186,8 @@ def test_a_store_on_a_full_disk_is_not_called_damaged(tmp_path: Path) -> None:
     error": every command said only that, and doctor called the healthy store damaged and
     said to move it aside and restore a backup (losing what the backup lacks). Each says the
     disk is full and to free space; once there is room, everything works, nothing lost."""
-    mount = tmp_path / "mnt"
-    mount.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a file system here: {mounted.stderr.decode().strip()}")
     env = {"KENNING_EMBEDDER": "hashing"}
-    try:
+    with _tmpfs(tmp_path / "mnt", "4m") as mount:
         project = make_repo(mount / "p")
         assert run_cli(project, "remember", "Payments retry five times", env=env).returncode == 0
         filler = mount / "filler"
@@ -211,8 +211,6 @@ def test_a_store_on_a_full_disk_is_not_called_damaged(tmp_path: Path) -> None:
         again = run_cli(project, "doctor", env=env)
         assert again.returncode == 0, again.stdout
         assert "Payments" in run_cli(project, "recall", "payments retry", env=env).stdout
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
 
 
 def test_doctor_checks_a_store_named_with_store_from_anywhere(
