@@ -292,10 +292,9 @@ class StoreWrites(StoreReads):
             _check_redacted_size(given, text, redactions)
         content_redacted = bool(redactions)
         memory_type, collection = resolve_type(item.type, text)
-        if item.metadata is not None and not isinstance(item.metadata, Mapping):
-            raise UserInputError(_NOT_A_MAPPING.format(kind=type(item.metadata).__name__))
+        given_metadata = check_metadata_argument(item.metadata)
         try:
-            metadata = without_nul(dict(item.metadata or {}))
+            metadata = without_nul(dict(given_metadata))
             if not restoring and not editing:
                 # derived below from the type, text and files: a new note's own are not
                 # taken (a fingerprint handed in would make it the exact fix of an error
@@ -807,7 +806,9 @@ class StoreWrites(StoreReads):
         hits = self.backend.vector_search(vector, read, filters)
         if len(hits) == read and hits[-1].score > protocol.DEDUP_THRESHOLD:
             # the ten all close: a restatement may rank past them (read on, below)
-            hits = self.backend.vector_search(vector, CLOSE_NEIGHBOURS + read - NEIGHBOURS, filters)
+            hits = self.backend.vector_search(
+                vector, CLOSE_NEIGHBOURS + (besides is not None), filters
+            )
         neighbours = [(hit.memory, hit.score) for hit in hits if hit.memory.id != besides]
         neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
         neighbours.sort(key=lambda n: -n[1])
