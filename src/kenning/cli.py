@@ -20,7 +20,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -289,13 +289,22 @@ def _damaged_rows_counted() -> Iterator[None]:
                 )
 
 
+def _serves(func: F) -> F:
+    """Mark a command that serves until stopped (the page): its warnings are not held for
+    an end that a person waits for."""
+    func.serves = True  # type: ignore[attr-defined]
+    return func
+
+
 def handle_errors(func: F) -> F:
     """Turn kenning's exceptions into a one-line message and the documented exit code."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        # (a server, the page, logs its warnings as they come for as long as it runs)
+        counted = nullcontext() if getattr(func, "serves", False) else _damaged_rows_counted()
         try:
-            with _damaged_rows_counted():
+            with counted:
                 return func(*args, **kwargs)
         except KenningError as exc:
             _fail(_as_the_command_says(exc), exc.exit_code)
@@ -2429,6 +2438,7 @@ consulted (server store down).
 )
 @_store_options
 @handle_errors
+@_serves
 def ui(port: int, store_path: str | None) -> None:
     """Serve a local web page to browse, search and curate the memory, with plots."""
     from .ui import serve
