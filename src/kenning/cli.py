@@ -441,6 +441,14 @@ def main() -> None:
 # -- remember ------------------------------------------------------------------------------
 
 
+def _let_go_as_read(lines: list[str]) -> Iterator[str]:
+    """``lines``, each let go of once read: the file's text (a 100k export: 260 MB) is not
+    held beside what is parsed from it (the import reads its lines once)."""
+    for index, line in enumerate(lines):
+        lines[index] = ""
+        yield line
+
+
 def _read_file(handle: Any) -> str:
     """The whole text of a file argument opened by click as UTF-8."""
     try:
@@ -1875,8 +1883,7 @@ def import_cmd(
         checked = None
         if not probe.exists:  # (~30 s at 100k memories: shown, not a silent terminal)
             with _progress("checking", memories, not as_json) as checking:
-                checked = validate_import(probe, lines, progress=checking)
-            lines = []  # read into `checked`: the file's text (a 100k export: 260 MB) goes
+                checked = validate_import(probe, _let_go_as_read(lines), progress=checking)
     # nor does a file with nothing to import (an empty export): the store stays to be made
     # by the first note (an empty one had no model stamped: doctor then had nothing to say)
     nothing = checked is not None and not checked.items
@@ -1885,7 +1892,7 @@ def import_cmd(
         _progress("importing", memories, not as_json) as tick,
     ):
         if checked is None:
-            counts = import_memories(store, lines, progress=tick)
+            counts = import_memories(store, _let_go_as_read(lines), progress=tick)
         else:
             counts = import_validated(store, checked, progress=tick)
         here = store.group_id
