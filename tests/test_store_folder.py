@@ -351,3 +351,23 @@ def test_the_store_size_counts_the_stores_own_files_only(project: Path, minilm: 
         assert shown is not None, check.message
         # a -shm doctor's read opened may be gone since; the copy beside it is not counted
         assert db.stat().st_size <= int(shown.group(1)) < own(db) + copy.stat().st_size, name
+
+
+def test_a_local_qdrant_folder_on_a_read_only_mount_says_why_it_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    """Qdrant's local mode writes its lock file in the folder even to read, so on a
+    read-only mount every read failed with "…: write qdrant-local:<folder> naming a folder
+    (a new or a Qdrant one, not a file)", advice for a folder that was fine. It says why,
+    and what works instead."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    with _tmpfs(tmp_path / "mnt", "16m") as mount:
+        project = make_repo(mount / "p")
+        env["KENNING_STORE"] = f"qdrant-local:{mount / 'p' / '.kenning' / 'qdrant'}"
+        assert run_cli(project, "remember", "Payments retry five times", env=env).returncode == 0
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        r = run_cli(project, "recall", "payments retry", env=env)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "must write in its folder even to read it" in line, line
+        assert "naming a folder" not in line, line

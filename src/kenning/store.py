@@ -16,6 +16,7 @@ Backends store rows; embedders make vectors; the pure modules (:mod:`scoring`,
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 from collections.abc import Sequence
@@ -353,6 +354,14 @@ def open_store(
         local = url if url is not None and url.lower().startswith("qdrant-local:") else None
         shown = local or str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        if local and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            # the folder is there and may be a healthy store: local mode writes its lock file
+            # in it even to read
+            raise UserInputError(
+                f"cannot use {shown}: {exc.strerror or exc}; Qdrant's local mode must write "
+                "in its folder even to read it: make the folder writable, or use a Qdrant "
+                "server (or a SQLite store, which reads a read-only folder)"
+            ) from None
         if local:  # a folder only
             raise UserInputError(
                 f"cannot use {shown}: {exc.strerror or exc}; "
