@@ -329,7 +329,8 @@ def _store_options(func: F) -> F:
         type=str,
         default=None,
         help="Store: a file or folder (default <git top>/.kenning/memory.db), "
-        "postgresql://… or http(s)://… (Qdrant); env KENNING_STORE.",
+        "postgresql://…, http(s)://… (Qdrant) or qdrant-local:<folder> (Qdrant's local "
+        "mode, one process at a time); env KENNING_STORE.",
     )(func)
     return func
 
