@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Self, cast
+from typing import Any, Self, TypeVar, cast
 
 import numpy as np
 
@@ -30,6 +30,26 @@ from .project import (
     means_every_project,
 )
 from .reembed import REEMBED_STATE_KEY, reembed_running
+
+_T = TypeVar("_T")
+
+
+def check_list_of(values: object, kind: type[_T], method: str, hint: str) -> list[_T]:
+    """``values`` as ``method`` takes them, a list of ``kind``, refused with
+    :class:`~kenning.errors.UserInputError` otherwise (a text, an id where a ``Memory`` is
+    meant, a plain string where a ``NewMemory`` is); ``hint`` says what to pass."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        raise UserInputError(
+            f"{method} takes a list of {kind.__name__} objects, not a {type(values).__name__}; "
+            f"{hint}"
+        )
+    for index, item in enumerate(values):
+        if not isinstance(item, kind):
+            raise UserInputError(
+                f"{method} takes {kind.__name__} objects, and item {index} is a "
+                f"{type(item).__name__}; {hint}"
+            )
+    return list(values)
 
 
 def _check_text(text: object, what: str, error: type[UserInputError] = UserInputError) -> str:

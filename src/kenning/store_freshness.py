@@ -26,7 +26,10 @@ from .model import (
 )
 from .project import means_every_project
 from .search import check_whole_number
-from .store_base import StoreBase, _check_memory_id
+from .store_base import StoreBase, _check_memory_id, check_list_of
+
+#: What a method that reads Memory objects says to pass instead of an id.
+_MEMORIES_HINT = "pass memories from get, search or recall (to check one by id, get([id]) first)"
 
 if TYPE_CHECKING:
     from .freshness import Observed
@@ -42,7 +45,7 @@ class StoreFreshness(StoreBase):
         (:mod:`kenning.freshness`). Only memories of this project that recorded files are
         in the answer: another project's paths are not this checkout's. Hashes only those
         files, cached by path, mtime and size."""
-        memories = _memories_argument(memories, "freshness")
+        memories = check_list_of(memories, Memory, "freshness", _MEMORIES_HINT)
         if not self.check_freshness:
             return {}
         out: dict[str, Freshness] = {}
@@ -284,23 +287,9 @@ class StoreFreshness(StoreBase):
         none. Fails closed (:func:`kenning.sources.check_source`)."""
         from .sources import check_source, source_of
 
-        (memory,) = _memories_argument([memory], "check_source")
+        (memory,) = check_list_of([memory], Memory, "check_source", _MEMORIES_HINT)
         path = source_of(memory)
         return None if path is None else check_source(path, self.project.files_root)
 
     def _with_source(self, result: SearchResult) -> SearchResult:
         return replace(result, source=self.check_source(result.memory))
-
-
-def _memories_argument(memories: object, method: str) -> list[Memory]:
-    """``memories`` as a method that reads Memory objects takes them, refused with
-    :class:`~kenning.errors.UserInputError` otherwise (an id where a memory is meant)."""
-    if isinstance(memories, str | bytes) or not isinstance(memories, Sequence):
-        raise UserInputError(f"{method} takes a list of Memory, not a {type(memories).__name__}")
-    for item in memories:
-        if not isinstance(item, Memory):
-            raise UserInputError(
-                f"{method} takes Memory objects (from get, search or recall), not a "
-                f"{type(item).__name__}; to check one by id, read it with get([id]) first"
-            )
-    return list(memories)

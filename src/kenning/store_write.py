@@ -36,7 +36,7 @@ from .model import (
     utc_now,
 )
 from .project import GROUP_ID_ARGUMENT, check_group_id, group_id_redactions
-from .store_base import _check_text
+from .store_base import _check_text, check_list_of
 from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
 from .vectors import vector_problem
 
@@ -458,17 +458,12 @@ class StoreWrites(StoreReads):
         same provenance) skips re-embedding. ``seeding``: the notes are the seeding's
         (:meth:`prepare`).
         """
-        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-            raise UserInputError(
-                f"remember_many takes a list of NewMemory, like [NewMemory('We deploy on "
-                f"Tuesdays', 'rule')], not a {type(items).__name__}; for one note use remember"
-            )
-        for index, item in enumerate(items):
-            if not isinstance(item, NewMemory):
-                raise UserInputError(
-                    f"item {index} of remember_many is a {type(item).__name__}, not a "
-                    "NewMemory; pass NewMemory(content, type, ...) for each note"
-                )
+        items = check_list_of(
+            items,
+            NewMemory,
+            "remember_many",
+            "pass [NewMemory('We deploy on Tuesdays', 'rule'), ...] (for one note, remember)",
+        )
         if group_id is not None and not isinstance(group_id, str):
             raise UserInputError(f"a project id must be text, got {type(group_id).__name__}")
         # a note belongs to one project: "all" (every project, to a read) is refused here,
