@@ -266,11 +266,10 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
 
 def _writable(path: Path) -> bool:
     """Whether this process may write the store file and create files beside it."""
-    try:
-        if os.statvfs(path.parent).f_flag & os.ST_RDONLY:
-            return False
-    except OSError:
-        pass
+    from .backends.sqlite import on_read_only_mount
+
+    if on_read_only_mount(path):
+        return False
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 

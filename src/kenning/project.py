@@ -144,8 +144,13 @@ def _lowered_outside_markers(text: str) -> str:
     a remote's slug is redacted before it is lowered, as a token's rules read its case."""
     if "[REDACTED:" not in text:
         return text.lower()
-    parts = re.split(r"(\[REDACTED:[a-z0-9_]{1,64}\])", text)
-    return "".join(p if i % 2 else p.lower() for i, p in enumerate(parts))
+    from .redaction import marker_spans  # (loaded already: the text was redacted)
+
+    parts, at = [], 0
+    for start, end in marker_spans(text):
+        parts += [text[at:start].lower(), text[start:end]]
+        at = end
+    return "".join([*parts, text[at:].lower()])
 
 
 def _azure_devops_parts(host: str, parts: list[str], ssh_user: str = "") -> list[str] | None:

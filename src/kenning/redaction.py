@@ -2794,9 +2794,14 @@ def redaction_markers(text: str) -> dict[str, int]:
     return dict(Counter(_MARKER.findall(text)))
 
 
+def marker_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text``'s ``[REDACTED:<kind>]`` markers are, in order (start, end)."""
+    return [m.span() for m in _MARKER.finditer(text)]
+
+
 def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
     """Drop hits that overlap an earlier redaction's marker: redacting twice changes nothing."""
-    markers = [m.span() for m in _MARKER.finditer(text)]
+    markers = marker_spans(text)
     starts = [start for start, _ in markers]
     kept = []
     for hit in hits:

@@ -2150,9 +2150,15 @@ def is_read_only_error(exc: sqlite3.Error, path: Path | None = None) -> bool:
         return True
     if code != 14 or path is None:  # SQLITE_CANTOPEN
         return False
+    return path.is_file() and on_read_only_mount(path)
+
+
+def on_read_only_mount(path: Path) -> bool:
+    """Whether the file system holding ``path`` is mounted read-only (False where it cannot
+    be told)."""
     try:
-        return path.is_file() and bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
-    except OSError:
+        return bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # (no statvfs on Windows)
         return False
 
 
