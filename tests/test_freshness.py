@@ -34,7 +34,7 @@ from kenning.freshness import (
     path_candidates,
     recorded_files,
 )
-from kenning.model import FileState, Freshness, Memory, SearchResult
+from kenning.model import STALE_LISTED, FileState, Freshness, Memory, SearchResult
 from kenning.render import REANCHOR_LINE, render_xml
 from kenning.store import NewMemory
 
@@ -1170,8 +1170,8 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
     commit(files, "second change of auth, db.md moved")
     asked = _git_calls_counted(monkeypatch)
     checked = _source_checks_counted(monkeypatch)
-    data = json.loads(kenning(files, "stale", "--json").stdout)
-    assert (data["checked"], data["stale"]) == (2 * n, 2 * n)
+    data = json.loads(kenning(files, "stale", "--json", "--limit", "0").stdout)
+    assert (data["checked"], data["stale"], data["shown"]) == (2 * n, 2 * n, 2 * n)
     # the two times' records differ (src/auth.py) and share a file (db.md): each file is
     # looked at once to find the stale memories and once for the report, not once per
     # record nor per memory
@@ -1188,6 +1188,60 @@ def test_kenning_stale_asks_git_once_per_changed_file_not_once_per_memory(
         "second change of auth, db.md moved": n,
     }, seen
     assert 0 < asked[0] <= 20, asked
+
+
+def test_kenning_stale_lists_the_newest_up_to_its_limit_and_counts_them_all(
+    hashed_store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One broad commit at 100k memories made 6,942 of them stale, and `kenning stale`
+    printed all of them: 44,454 lines (2 MB) on a terminal. It lists the newest
+    ``--limit`` (20 by default; 0 lists every one), says how many it left out and how to
+    see them, and counts them all; a file's history is read for the listed ones alone."""
+    n = 25
+    notes = [
+        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
+    ]
+    assert all(r.ok for r in hashed_store.remember_many(notes, near_duplicates=False))
+    hashed_store.close()
+    write(files, "src/auth.py", AUTH + "# changed\n")
+    commit(files, "change of auth")
+    every = json.loads(kenning(files, "stale", "--json", "--limit", "0").stdout)
+    assert (every["stale"], every["shown"], len(every["memories"])) == (n, n, n)
+    newest = [m["id"] for m in every["memories"]]
+    default = json.loads(kenning(files, "stale", "--json").stdout)
+    assert (default["checked"], default["stale"], default["shown"]) == (n, n, STALE_LISTED)
+    assert [m["id"] for m in default["memories"]] == newest[:STALE_LISTED]
+    from kenning import freshness
+
+    asked: list[str] = []
+    real = freshness.file_history
+
+    def counting(root: Path, path: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(path)
+        return real(root, path, *args, **kwargs)
+
+    monkeypatch.setattr(freshness, "file_history", counting)
+    two = json.loads(kenning(files, "stale", "--json", "--limit", "2").stdout)
+    assert [m["id"] for m in two["memories"]] == newest[:2] and two["stale"] == n
+    assert two["memories"] == every["memories"][:2]  # the same account of each
+    assert asked == ["src/auth.py"] * 2  # a file's history for each listed memory alone
+    out = kenning(files, "stale", "--limit", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == (
+        f"{n} of {n} memories naming files of project acme/widgets are stale; "
+        "the newest 2 are listed:"
+    )
+    assert (
+        lines[-1]
+        == f"… and {n - 2} older stale memories: `kenning stale --limit 0` lists every one"
+    )
+    assert [line.split()[0] for line in lines if line[:1] not in ("", " ", "…")][1:] == newest[:2]
+    whole = kenning(files, "stale", "--limit", "0").stdout
+    assert "older stale memor" not in whole and all(i in whole for i in newest)
+    for bad in ("-1", "two"):
+        refused = kenning(files, "stale", "--limit", bad)
+        assert refused.returncode in (1, 2) and "--limit" in refused.stderr, refused.stderr
 
 
 def test_kenning_stale_reads_only_the_stale_memories_whole(

@@ -38,6 +38,7 @@ from .model import (
     NEAR_DUPLICATE,
     REJECTED,
     RUVECTOR_TYPE_MAP,
+    STALE_LISTED,
     STORED,
     TYPE_TO_COLLECTION,
     RememberResult,
@@ -1433,7 +1434,7 @@ files again; `kenning forget ID` drops the memory.
 \b
 Examples:
   kenning stale
-  kenning stale --json --commits 10
+  kenning stale --limit 0 --json --commits 10     # every stale memory
 
 Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consulted.
 """,
@@ -1445,20 +1446,31 @@ Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consul
     type=int,
     help="Commits shown per changed file (0 to 100).",
 )
+@click.option(
+    "--limit",
+    default=STALE_LISTED,
+    show_default=True,
+    type=int,
+    help="Stale memories listed, the newest first (0 lists every one); the count is of all.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_this_project_option
 @_store_options
 @handle_errors
-def stale_cmd(commits: int, as_json: bool, group_id: str | None, store_path: str | None) -> None:
+def stale_cmd(
+    commits: int, limit: int, as_json: bool, group_id: str | None, store_path: str | None
+) -> None:
     """List the memories whose files changed since they were written, and what changed."""
-    from .freshness import check_commits
+    from .freshness import check_commits, check_stale_limit
     from .render import render_json, render_stale
 
-    check_commits(commits)  # before looking for a store: bad input (exit 1), as --limit's
+    # before looking for a store: bad input (exit 1), as search's --limit
+    check_commits(commits)
+    check_stale_limit(limit)
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         # the project given: 'all' is refused (other projects' files are not here), not
         # taken for this checkout's
-        report = store.stale(group_id=group_id, commits=commits)
+        report = store.stale(group_id=group_id, commits=commits, limit=limit)
         missing = store.missing_reason
         where = _where(store)
     if as_json:

@@ -680,6 +680,20 @@ def check_commits(commits: object) -> int:
     return commits
 
 
+def check_stale_limit(limit: object) -> int | None:
+    """``limit`` (how many stale memories ``stale`` lists) when it is None or a whole number
+    from 0 (None and 0: every one), else the error of that parameter."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise UserInputError.of_parameter(
+            "limit",
+            "limit",
+            f" is {limit!r:.40}; expected a whole number: how many to list, or 0 for every one",
+        )
+    return limit or None
+
+
 def file_history(
     files_root: Path,
     path: str,

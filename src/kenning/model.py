@@ -516,20 +516,38 @@ class StaleMemory:
         }
 
 
+#: How many stale memories ``kenning stale`` lists unless told (``--limit``; 0 lists all):
+#: one broad commit at 100k memories made 6,942 stale, 44,454 lines (2 MB) on a terminal.
+STALE_LISTED = 20
+
+
 @dataclass(frozen=True)
 class StaleReport:
     """What :meth:`MemoryStore.stale` finds (``kenning stale``): the project's stale
-    memories, newest first; ``checked`` memories named files of the project."""
+    memories, newest first; ``checked`` memories named files of the project. ``stale``
+    counts them all; ``memories`` holds the newest of them, up to the limit asked for (-1:
+    as many as ``memories`` holds)."""
 
     group_id: str
     checked: int
     memories: tuple[StaleMemory, ...]
+    stale: int = -1
+
+    def __post_init__(self) -> None:
+        if self.stale < 0:
+            object.__setattr__(self, "stale", len(self.memories))
+
+    @property
+    def left_out(self) -> int:
+        """How many stale memories the limit left out of ``memories``."""
+        return self.stale - len(self.memories)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "group_id": self.group_id,
             "checked": self.checked,
-            "stale": len(self.memories),
+            "stale": self.stale,
+            "shown": len(self.memories),
             "memories": [m.to_dict() for m in self.memories],
         }
 

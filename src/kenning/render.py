@@ -687,18 +687,22 @@ def render_stale(report: StaleReport) -> str:
     line, and per changed file what happened and git's account (commits since the memory
     was written, uncommitted changes, where a moved file went). Stored text, paths and
     commit subjects are made terminal-safe. No trailing newline."""
-    if not report.memories:
+    if not report.stale:
         names = "1 memory names" if report.checked == 1 else f"{report.checked} memories name"
         return (
             f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
             "all unchanged)"
         )
     # the verb counts the stale ones, the noun those checked: "1 of 3 memories … is stale"
-    lines = [
-        f"{len(report.memories)} of {report.checked} "
+    head = (
+        f"{report.stale} of {report.checked} "
         f"{'memory' if report.checked == 1 else 'memories'} naming files of project "
-        f"{_one_line(report.group_id)} {'is' if len(report.memories) == 1 else 'are'} stale:"
-    ]
+        f"{_one_line(report.group_id)} {'is' if report.stale == 1 else 'are'} stale"
+    )
+    shown = len(report.memories)
+    if report.left_out:
+        head += f"; the newest {shown} {'is' if shown == 1 else 'are'} listed"
+    lines = [head + ":"]
     for item in report.memories:
         m = item.memory
         lines.append("")
@@ -748,6 +752,13 @@ def render_stale(report: StaleReport) -> str:
                     "    no commit on this branch since then (another branch or an older "
                     "version is checked out)"
                 )
+    if report.left_out:
+        more = (
+            "1 older stale memory"
+            if report.left_out == 1
+            else (f"{report.left_out} older stale memories")
+        )
+        lines += ["", f"… and {more}: `kenning stale --limit 0` lists every one"]
     return "\n".join(lines)
 
 

@@ -162,15 +162,19 @@ class StoreFreshness(StoreBase):
             results, self.freshness([r.memory for r in results]), stale_penalty
         )
 
-    def stale(self, *, group_id: str | None = None, commits: int = 5) -> StaleReport:
-        """Every stale memory of this project (newest first), with what git says about each
-        changed file since the memory was written: at most ``commits`` commits per file
-        (:func:`kenning.freshness.file_history`). ``group_id`` may only name this project:
-        other projects' files are not in this checkout."""
-        from .freshness import check_commits, file_history
+    def stale(
+        self, *, group_id: str | None = None, commits: int = 5, limit: int | None = None
+    ) -> StaleReport:
+        """This project's stale memories (newest first; the newest ``limit`` of them, or
+        every one when it is None or 0, with how many there are in all), with what git says
+        about each changed file since the memory was written: at most ``commits`` commits per
+        file (:func:`kenning.freshness.file_history`). ``group_id`` may only name this
+        project: other projects' files are not in this checkout."""
+        from .freshness import check_commits, check_stale_limit, file_history
         from .model import StaleMemory
 
         commits = check_commits(commits)
+        limit = check_stale_limit(limit)
         if means_every_project(self.group_id):
             # opened for every project outside a checkout (--project all): no files to
             # compare with, and its own "project" is the word for all (it checked nothing
@@ -202,18 +206,17 @@ class StoreFreshness(StoreBase):
         by_id = {m.id: m for m in self.backend.get(stale_ids)}
         memories = [by_id[i] for i in stale_ids if i in by_id]  # one forgotten since is not
         states = self.freshness(memories)
+        memories = [m for m in memories if (state := states.get(m.id)) is not None and state.stale]
+        listed = memories[:limit]  # git is asked about the listed ones alone
         found = []
         answers: dict[tuple[Any, ...], str | None] = {}  # git asked each question once
         oldest: dict[str, datetime] = {}  # each file's log is asked since its oldest memory
-        for memory in memories:
-            state = states.get(memory.id)
-            for f in state.changed if state is not None and state.stale else ():
+        for memory in listed:
+            for f in states[memory.id].changed:
                 if f.path not in oldest or memory.stored_at < oldest[f.path]:
                     oldest[f.path] = memory.stored_at
-        for memory in memories:
-            state = states.get(memory.id)
-            if state is None or not state.stale:
-                continue
+        for memory in listed:
+            state = states[memory.id]
             history = {
                 f.path: file_history(
                     self.project.files_root,
@@ -228,7 +231,7 @@ class StoreFreshness(StoreBase):
                 for f in state.changed
             }
             found.append(StaleMemory(memory, state, history))
-        return StaleReport(self.group_id, checked, tuple(found))
+        return StaleReport(self.group_id, checked, tuple(found), len(memories))
 
     def refresh_files(self, memory_id: str) -> Memory:
         """Record the files memory ``memory_id`` names as they are now: it is fresh again
