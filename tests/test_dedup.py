@@ -123,6 +123,12 @@ def test_function_words_only_is_a_duplicate_above_the_gate_only() -> None:
          "Do not run the migrations before deploying.", "a negation differs ('not' vs none)"),
         ("Never run the migrations in production.",
          "Run the migrations in production.", "a negation differs (none vs 'never')"),
+        # Markdown's emphasis of a negation says it as the other note does: the reason
+        # named a negation that differs ("none vs 'never'")
+        ("Never push directly to main", "_Never_ push directly to main",
+         "the new note adds '_never_'"),
+        ("_Never_ push directly to main", "Never push directly to main",
+         "the new note adds 'never'"),
         ("The rate limit is 100 requests per minute.",
          "The rate limit is 1000 requests per minute.", "a number differs ('1000' vs '100')"),
         ("The API server listens on port 8080.",

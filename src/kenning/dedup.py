@@ -572,7 +572,12 @@ def _show(tokens: Iterable[str], limit: int = 4) -> str:
 def _difference(added: Sequence[str], missing: Sequence[str]) -> str:
     """Say what differs, the most telling kind first."""
     new, old = [t for t in added if t in NEGATIONS], [t for t in missing if t in NEGATIONS]
-    if new or old:
+    # a negation in underscores is Markdown's emphasis of it (``_never_``): the notes differ
+    # in how they write it, not in whether they negate
+    plain_new, plain_old = (
+        sorted(w for t in side if (w := t.strip("_")) in NEGATIONS) for side in (added, missing)
+    )
+    if (new or old) and plain_new != plain_old:
         return f"a negation differs ({_show(new) or 'none'} vs {_show(old) or 'none'})"
     new, old = [t for t in added if _DIGIT.search(t)], [t for t in missing if _DIGIT.search(t)]
     if new or old:
