@@ -178,13 +178,24 @@ def _without_punctuation(text: str) -> str:
     return "".join(out)
 
 
+#: A member written as code ending the text (``record.save``, ``File::open``): a ``!`` or
+#: ``?`` right after it is code (Ruby's ``save!``), not the end of a sentence.
+_MEMBER_END = re.compile(r"(?<![\w.])[^\W\d]\w*(?:(?:\.|::|->)[^\W\d]\w*)+$")
+
+
 def _without_final(text: str) -> str:
     tail = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     first = next((i for i in range(tail, len(text)) if text[i] in _MARKS), None)
     if first is not None:
         before = text[first - 1] if first else ""
         operator = first == tail and before in ")]" and text[first] == "?"  # open(p)?
-        if not (first == tail and before in "$=<") and before not in " \t" and not operator:
+        member = first == tail and text[first] in "!?" and _MEMBER_END.search(text[:tail][-200:])
+        if (
+            not (first == tail and before in "$=<")
+            and before not in " \t"
+            and not operator
+            and not member
+        ):
             text = text[:first]
     return text
 
@@ -234,7 +245,10 @@ def _whitespace(text: str) -> str:
 
 def _exclaim(text: str) -> str:
     stripped = text.rstrip()
-    return (stripped[:-1] if stripped[-1:] in ".!?" else stripped) + "!"
+    body = stripped[:-1] if stripped[-1:] in ".!?" else stripped
+    if _MEMBER_END.search(body[-200:]):
+        return stripped  # a member's ! is code (record.save! is not record.save)
+    return body + "!"
 
 
 #: How each variant is made from a text. None of these changes a word, a number or a symbol.

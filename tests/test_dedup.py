@@ -331,18 +331,33 @@ def test_prose_quotes_still_merge(existing: str, new: str) -> None:
     [
         ("Propagate the error with File::open(path)?", "Propagate the error with File::open(path)"),
         ("Read the first row with rows[0]?", "Read the first row with rows[0]"),
+        ("In the importer, call record.save!", "In the importer, call record.save"),
+        ("In the importer, call record.save!", "In the importer, call record.save."),
+        ("In the form handler read the ref as inputRef.current!",
+         "In the form handler read the ref as inputRef.current"),
+        ("Walk the list with node->next?", "Walk the list with node->next"),
     ],
 )  # fmt: skip
 def test_an_operator_ending_a_note_keeps_notes_apart(existing: str, new: str) -> None:
     """The marks ending a note were prose whatever they followed: Rust's ``?`` on a call at
     the end of a note ("… File::open(path)?") was dropped, and the note without it, which
-    does not propagate the error, merged into it. After a call's or an index's closing
-    bracket a ``?`` is an operator. (A full stop or a ``!`` there still ends a sentence.)"""
+    does not propagate the error, merged into it; so were Ruby's ``record.save!`` (it raises,
+    ``save`` returns false) and TypeScript's ``inputRef.current!``, where a correction of a
+    note was lost into the note it corrects. After a call's or an index's closing bracket a
+    ``?`` is an operator, and after a member a ``!`` or a ``?``. (A full stop or a ``!``
+    after a bracket, and any mark after a word or a number, still ends a sentence.)"""
     for a, b in ((new, existing), (existing, new)):
         decision = decide(a, b, ABOVE)
         assert not decision.duplicate, decision
-    for said in ("Run the tests (all of them).", "Run the tests (all of them)!"):
-        decision = decide("Run the tests (all of them)", said, ABOVE)
+    for plain, said in (
+        ("Run the tests (all of them)", "Run the tests (all of them)."),
+        ("Run the tests (all of them)", "Run the tests (all of them)!"),
+        ("We shipped v1.2", "We shipped v1.2!"),
+        ("Our demos moved to YouTube", "Our demos moved to YouTube!"),
+        ("In the importer, call record.save", "In the importer, call record.save."),
+        ("In the importer, call record.save!", "IN THE IMPORTER, CALL RECORD.SAVE!"),
+    ):
+        decision = decide(plain, said, ABOVE)
         assert decision.duplicate, decision
 
 
@@ -643,3 +658,14 @@ def test_a_restatement_among_many_close_siblings_is_found_past_the_tenth(
         "stored"
     )
     assert store.count() == len(places) + 1
+
+
+def test_a_correction_by_a_members_bang_is_stored(store: MemoryStore) -> None:
+    """A note corrected by the ``!`` of a member ending it (Ruby's ``save!`` raises where
+    ``save`` returns false) was merged into the note it corrects, through ``remember`` as
+    any agent writes it, and the correction was lost; restated in upper case it merges."""
+    first = store.remember("In the importer, call record.save", "rule")
+    correction = store.remember("In the importer, call record.save!", "rule")
+    assert first.status == correction.status == "stored", correction
+    again = store.remember("IN THE IMPORTER, CALL RECORD.SAVE!", "rule")
+    assert (again.status, again.id) == ("near-duplicate", correction.id), again

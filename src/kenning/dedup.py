@@ -131,7 +131,8 @@ _NT_BASES = frozenset({
 #: Prose punctuation: a note written with or without it says the same. It is only where
 #: prose puts it: quotes; ``. , ; : ! ?`` closing a word (after a letter, digit or bracket)
 #: before a space (not a run mixing ``! ?`` with ``: ;``, nor ``! ?`` after ``)``), or the
-#: marks ending the text (unless they end ``$?``, ``=!`` or ``<?``, stand alone after a
+#: marks ending the text (unless they end ``$?``, ``=!`` or ``<?``, are a ``?`` after a
+#: call's bracket or a ``!``/``?`` after a member, ``record.save!``, stand alone after a
 #: space, or come before a closing code fence); the dots of an initialism (J.K., e.g.).
 #: Everywhere else a mark is code and kept: ``!=`` is not ``=``, ``$?`` not ``$!``,
 #: ``./build`` not ``/build``, ``user?.name`` not ``user.name``, ``std::io`` not
@@ -330,11 +331,19 @@ def _code_marks_differ(new_text: str, existing_text: str) -> str | None:
     return None
 
 
+#: A member written as code (``record.save``, ``inputRef.current``, ``File::open``,
+#: ``obj->next``) ending a text: the ``!`` or ``?`` right after it is code (Ruby's bang
+#: method, TypeScript's non-null assertion, Kotlin's and Rust's operators), not the end of a
+#: sentence. Not after a number (``v1.2!``).
+_MEMBER_END = re.compile(r"(?<![\w.])[^\W\d]\w*(?:(?:\.|::|->)[^\W\d]\w*)+$")
+
+
 def _without_final_marks(text: str) -> str:
     """``text`` without the marks (and whitespace) that end it, unless they end a shell or
     code token (``$?``, ``=!``, ``<?``; a ``?`` right after a call's or an index's closing
     bracket: Rust's ``File::open(path)?``; a ``!`` there ends a sentence as often: "(all of
-    them)!") or stand alone after a space (``docker build .``). In Python, not a regular
+    them)!"; a ``!`` or ``?`` right after a member, :data:`_MEMBER_END`) or stand alone
+    after a space (``docker build .``). In Python, not a regular
     expression: a pattern trying each mark of a long run took time quadratic in the run."""
     run = len(text.rstrip(_MARKS + " \t\r\n\f\v"))
     marks = [i for i in range(run, len(text)) if text[i] in _MARKS]
@@ -346,6 +355,8 @@ def _without_final_marks(text: str) -> str:
         return text  # the end of a token: $? is not $!
     if first == run and before in (")", "]") and text[first] == "?":
         return text  # an operator on what the call or index gives: open(p)? is not open(p)
+    if first == run and text[first] in "!?" and _MEMBER_END.search(text[max(0, run - 200) : run]):
+        return text  # a member's: record.save! raises where record.save returns false
     if before in (" ", "\t"):
         return text  # a mark of its own after a space is an argument: `docker build .`
     return text[:first]
