@@ -1445,3 +1445,17 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
     # a project with notes of its own that match nothing is told nothing more
     missed = kenning(project, "search", "kubernetes ingress annotations")
     assert missed.stderr.startswith("no memory passed") and "has no memories" not in missed.stderr
+
+
+def test_a_local_qdrant_store_is_named_resolved_and_described_as_qdrant(project: Path) -> None:
+    """``intel_path`` of a ``qdrant-local:`` store was the location as typed
+    (``qdrant-local:.kenning/qdrant``: which checkout's?), where a store file's is resolved;
+    and MCP's ``hooks_capabilities`` described it as "SQLite + numpy … FTS5"."""
+    from kenning.mcp_server import capabilities
+
+    env = {"KENNING_STORE": "qdrant-local:.kenning/qdrant", "KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
+    stats = json.loads(run_cli(project, "stats", "--json", env=env).stdout)
+    assert stats["intel_path"] == f"qdrant-local:{(project / '.kenning' / 'qdrant').resolve()}"
+    engine = capabilities(stats)["features"]["vectorDb"]
+    assert "Qdrant local mode" in engine and "SQLite" not in engine, engine

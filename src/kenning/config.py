@@ -457,13 +457,17 @@ STORE_FORMS = (
 )
 
 
+#: How a store location names Qdrant's local mode: ``qdrant-local:<folder>``.
+QDRANT_LOCAL_PREFIX = "qdrant-local:"
+
+
 def is_store_url(location: str | os.PathLike[str]) -> bool:
     """Whether a store location names no file path: a server URL (``scheme://…``) or Qdrant's
     local mode (``qdrant-local:<folder>``), which :mod:`kenning.backends.registry` opens as
     given. A server URL without its ``//`` is neither: a :class:`UserInputError` (write
     ``./name`` for a folder of such a name)."""
     text = os.fspath(location).strip()
-    if text.lower().startswith("qdrant-local:"):
+    if text.lower().startswith(QDRANT_LOCAL_PREFIX):
         return True
     if text == ":memory:":
         # SQLite's and Qdrant's name for a store in memory: taken as a path it became a

@@ -1029,6 +1029,8 @@ def _search_engine(intel_path: str) -> str:
         return "PostgreSQL + pgvector (HNSW, exact fallback) fused with BM25"
     if intel_path.startswith(("http://", "https://")):
         return "Qdrant vector search fused with BM25"
+    if intel_path.lower().startswith(config.QDRANT_LOCAL_PREFIX):
+        return "Qdrant local mode (exact search in this process) fused with BM25"
     return "exact cosine search (SQLite + numpy) fused with FTS5 BM25"
 
 

@@ -393,6 +393,9 @@ class QdrantBackend:
                         f"no kenning store at {location} yet; {StoreNotFound.CREATOR} creates it"
                     )
                 folder.mkdir(parents=True, exist_ok=True)
+                # intel_path: the folder resolved, as a store file's path is (as typed,
+                # ".kenning/qdrant" said nothing of which checkout's)
+                self.location = f"{LOCAL_PREFIX}{folder.resolve()}"
                 self._lock_file = folder / "kenning-write.lock"
                 kwargs = {"path": str(folder)}
             self._secret: str | None = None
