@@ -176,6 +176,28 @@ def test_an_import_and_a_reembed_leave_the_vector_file_built(
     assert vectors.stat().st_size > 0, "the reembed left the vector file to the next search"
 
 
+def test_an_import_into_a_store_that_exists_counts_its_checks_before_its_writes(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """Into a store that exists, the whole file is checked before anything is written, as
+    into a new one, and the terminal showed nothing while it was (~30 s at 100k): the
+    checks tell their own callback, every memory before the first write."""
+    target.remember("A note the store held before the import.", "context")
+    told: list[tuple[str, int]] = []
+    counts = import_memories(
+        target,
+        _lines(exported),
+        progress=lambda n: told.append(("written", n)),
+        checking=lambda n: told.append(("checked", n)),
+    )
+    memories = len(exported) - 1
+    assert counts["imported"] == memories, counts
+    phases = [phase for phase, _ in told]
+    assert phases == sorted(phases), phases  # every check is told before any write
+    assert sum(n for phase, n in told if phase == "checked") == memories, told
+    assert sum(n for phase, n in told if phase == "written") == memories, told
+
+
 def test_a_huge_vector_does_not_hijack_recall(
     exported: list[dict[str, Any]], target: MemoryStore
 ) -> None:

@@ -360,29 +360,54 @@ _this_project_option = click.option(
 
 @contextmanager
 def _progress(label: str, total: int | None, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar on stderr when it is a terminal and output is not JSON."""
+    """A rich progress bar on stderr when it is a terminal and output is not JSON (drawn at
+    once)."""
+    with _phases(total, enabled) as phase:
+        tick = phase(label)
+        tick(0)
+        yield tick
+
+
+@contextmanager
+def _phases(total: int | None, enabled: bool) -> Iterator[Callable[[str], Callable[[int], None]]]:
+    """Progress bars on stderr (a terminal, output not JSON) for the phases of one job:
+    ``phase(label)`` is a callback whose bar is drawn when it is first told of progress,
+    in place of the phase before (a phase that never runs draws none)."""
     if not enabled or not sys.stderr.isatty():
-        yield lambda n: None
+        yield lambda label: lambda n: None
         return
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeRemainingColumn,
     )
 
     with Progress(
-        TextColumn(label),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
+
+        def phase(label: str) -> Callable[[int], None]:
+            task: list[TaskID] = []
+
+            def advance(n: int) -> None:
+                if not task:
+                    for earlier in bar.task_ids:
+                        bar.update(earlier, visible=False)
+                    task.append(bar.add_task(label, total=total))
+                bar.advance(task[0], n)
+
+            return advance
+
+        yield phase
 
 
 def _open(
@@ -1892,23 +1917,27 @@ def import_cmd(
     # (into a store that exists, import_memories checks it as it writes, in the transaction
     # that a refused file rolls back)
     memories = memory_line_count(lines)
-    with _open(store_path, create=False, missing_ok=True) as probe:
-        checked = None
-        if not probe.exists:  # (~30 s at 100k memories: shown, not a silent terminal)
-            with _progress("checking", memories, not as_json) as checking:
-                checked = validate_import(probe, _let_go_as_read(lines), progress=checking)
-    # nor does a file with nothing to import (an empty export): the store stays to be made
-    # by the first note (an empty one had no model stamped: doctor then had nothing to say)
-    nothing = checked is not None and not checked.items
-    with (
-        _open(store_path, create=not nothing, missing_ok=nothing) as store,
-        _progress("importing", memories, not as_json) as tick,
-    ):
-        if checked is None:
-            counts = import_memories(store, _let_go_as_read(lines), progress=tick)
-        else:
-            counts = import_validated(store, checked, progress=tick)
-        here = store.group_id
+    # the checks (~30 s at 100k memories) and the writes, each shown: not a silent terminal
+    with _phases(memories, not as_json) as phase:
+        with _open(store_path, create=False, missing_ok=True) as probe:
+            checked = None
+            if not probe.exists:
+                checked = validate_import(probe, _let_go_as_read(lines), progress=phase("checking"))
+        # nor does a file with nothing to import (an empty export): the store stays to be
+        # made by the first note (an empty one had no model stamped: doctor then had
+        # nothing to say)
+        nothing = checked is not None and not checked.items
+        with _open(store_path, create=not nothing, missing_ok=nothing) as store:
+            if checked is None:
+                counts = import_memories(
+                    store,
+                    _let_go_as_read(lines),
+                    progress=phase("importing"),
+                    checking=phase("checking"),
+                )
+            else:
+                counts = import_validated(store, checked, progress=phase("importing"))
+            here = store.group_id
     if as_json:
         _echo_json(counts)
     else:

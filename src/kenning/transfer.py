@@ -136,7 +136,11 @@ class ValidatedImport:
 
 
 def import_memories(
-    store: MemoryStore, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
+    store: MemoryStore,
+    lines: Iterable[str],
+    *,
+    progress: Callable[[int], None] | None = None,
+    checking: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Import a JSONL export. Ids, timestamps (``last_seen_at`` and ``seen_count`` too) and
     projects are kept (``other_projects``: how many were imported into each project other
@@ -152,11 +156,14 @@ def import_memories(
 
     Into a server that bulk-loads (PostgreSQL) the checks and the writes overlap
     (:func:`_import_pipelined`), in the one transaction that a refused file rolls back:
-    nothing is imported either."""
+    nothing is imported either.
+
+    ``progress`` is told of the memories written as they are; ``checking`` of those checked
+    while the checks run before any write (never where they overlap the writes)."""
     with _collector_paused():
         if isinstance(store.backend, BulkLoader):
             return _import_pipelined(store, lines, progress)
-        return _import_validated(store, _validate_import(store, lines, None), progress)
+        return _import_validated(store, _validate_import(store, lines, checking), progress)
 
 
 @contextlib.contextmanager
