@@ -1000,10 +1000,13 @@ def test_a_qdrant_local_store_without_a_folder_is_refused(project: Path, tmp_pat
 def test_a_qdrant_local_prefix_in_capitals_is_the_same_store(project: Path, tmp_path: Path) -> None:
     """The registry took QDRANT-LOCAL:<folder> for Qdrant's local mode, and the Qdrant backend
     then refused it as "not a Qdrant URL" (every command, exit 1)."""
-    env = {"KENNING_STORE": f"QDRANT-LOCAL:{tmp_path / 'q'}", "KENNING_EMBEDDER": "hashing"}
+    env = {
+        "KENNING_STORE": f"QDRANT-LOCAL:{project / '.kenning' / 'q'}",
+        "KENNING_EMBEDDER": "hashing",
+    }
     stored = run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env)
     assert stored.returncode == 0, stored.stderr
-    lower = {**env, "KENNING_STORE": f"qdrant-local:{tmp_path / 'q'}"}
+    lower = {**env, "KENNING_STORE": f"qdrant-local:{project / '.kenning' / 'q'}"}
     assert "1 in this project" in run_cli(project, "stats", env=lower).stdout
 
 
@@ -1036,7 +1039,7 @@ def test_a_damaged_local_qdrant_folder_is_named_as_damaged(project: Path, tmp_pa
     by hand) said "knowledge base NOT consulted: … answered, but not Qdrant; point the URL at
     the Qdrant server's REST address" (exit 3): there is no server or URL to fix. Now it says
     the folder is damaged and what to do, exit 1."""
-    folder = tmp_path / "q"
+    folder = project / ".kenning" / "q"
     env = {"KENNING_STORE": f"qdrant-local:{folder}", "KENNING_EMBEDDER": "hashing"}
     assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
     (folder / "meta.json").write_text('{"collections": {"kenn')
@@ -1054,7 +1057,7 @@ def test_migrate_onto_its_own_local_qdrant_folder_spelled_another_way(
     to F) said "knowledge base NOT consulted: the local Qdrant folder … is open in another
     process" (exit 3): there was no other process, the target is the source itself. It is
     refused as the identical spelling is: the target is the store being migrated, exit 1."""
-    folder = tmp_path / "q"
+    folder = project / ".kenning" / "q"
     env = {"KENNING_STORE": f"qdrant-local:{folder}", "KENNING_EMBEDDER": "hashing"}
     assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
     relative = os.path.relpath(folder, project)
@@ -1291,3 +1294,29 @@ def test_an_import_that_cannot_take_the_write_lock_says_so(
         assert "held its write lock" in data["not_written_reason"], data
     listed = run_cli(project, "export", "--no-vectors", env=env).stdout.splitlines()[1:]
     assert listed == [], listed
+
+
+def test_a_local_qdrant_folder_outside_the_project_is_refused_as_a_store_file_is(
+    project: Path, tmp_path: Path
+) -> None:
+    """The store-location guard held a store file to the project, not a ``qdrant-local:``
+    folder: one outside the checkout (named in the environment, in a cloned repository's
+    ``.env``, or as migrate's ``--to``) was written, Qdrant's files and every note made
+    there. It is refused as a file outside is, before anything is created."""
+    outside = tmp_path / "elsewhere" / "q"
+    env = {"KENNING_EMBEDDER": "hashing"}
+    named = {**env, "KENNING_STORE": f"qdrant-local:{outside}"}
+    r = run_cli(project, "remember", "Deploys happen on Tuesdays only", env=named)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "outside the project root" in r.stderr and "a folder inside" in r.stderr, r.stderr
+    (project / ".env").write_text("KENNING_STORE=qdrant-local:../elsewhere/q\n")
+    r = run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env)
+    assert r.returncode == 1 and "outside the project root" in r.stderr, r.stderr
+    (project / ".env").unlink()
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only", env=env).returncode == 0
+    r = run_cli(project, "migrate", "--to", f"qdrant-local:{outside}", env=env)
+    assert r.returncode == 1 and "outside the project root" in r.stderr, r.stderr
+    assert not (tmp_path / "elsewhere").exists()
+    inside = project / ".kenning" / "team-q"
+    r = run_cli(project, "migrate", "--to", f"qdrant-local:{inside}", env=env)
+    assert r.returncode == 0, r.stderr

@@ -488,7 +488,7 @@ def test_qdrant_local_store_is_qdrant_not_a_folder_in_the_checkout(
     """``qdrant-local:<folder>`` (Qdrant's local mode, which kenning names among the stores it
     speaks) was taken for a path: the notes went to a SQLite store in a folder named
     ``qdrant-local:`` inside the checkout, and the Qdrant folder was never made."""
-    folder = tmp_path / "qdrant"
+    folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     location = f"qdrant-local:{folder}"
     r = kenning(project, "remember", "--json", "--store", location, "Use one HNSW index")
     assert r.returncode == 0, r.stderr
@@ -498,7 +498,8 @@ def test_qdrant_local_store_is_qdrant_not_a_folder_in_the_checkout(
     r = kenning(project, "recall", "--json", "one HNSW index", env={"KENNING_STORE": location})
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["results"]) == 1
-    assert sorted(p.name for p in project.iterdir()) == [".git", "README.md"]
+    assert sorted(p.name for p in project.iterdir()) == [".git", ".kenning", "README.md"]
+    assert sorted(p.name for p in (project / ".kenning").iterdir()) == [".gitignore", "qdrant"]
     assert (folder / "collection" / "kenning_memories").is_dir()
 
 
@@ -512,7 +513,7 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     export is imported into) gives a clean export."""
     from qdrant_client import QdrantClient, models
 
-    folder = tmp_path / "qdrant"
+    folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     location = f"qdrant-local:{folder}"
     env = {"KENNING_STORE": location}
     r = kenning(project, "remember", "We deploy with ansible from the ops repo", env=env)
@@ -534,7 +535,7 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     said = json.loads(r.stdout)["damaged"]["7"]
     assert "forget" not in said and "qdrant-local:<another folder>" in said, said
     # the fix's second way: a store of kenning's own, the export imported into it
-    own = {"KENNING_STORE": f"qdrant-local:{tmp_path / 'own'}"}
+    own = {"KENNING_STORE": f"qdrant-local:{project / '.kenning' / 'own'}"}
     assert kenning(project, "import", str(out), env=own).returncode == 0
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=own)
     assert r.returncode == 0 and "exported 1 memory\n" in r.stderr, r.stderr
@@ -556,7 +557,7 @@ def test_a_foreign_qdrant_collection_of_another_size_is_named_not_reembedded(
     points). Both say what the collection is and how to give kenning its own."""
     from qdrant_client import QdrantClient, models
 
-    folder = tmp_path / "qdrant"
+    folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     client = QdrantClient(path=str(folder))
     client.create_collection(
         "kenning_memories",
@@ -584,7 +585,7 @@ def test_migrate_into_a_foreign_qdrant_collection_names_a_collection_of_its_own(
     kenning its own, and the migration into that one works."""
     from qdrant_client import QdrantClient, models
 
-    folder = tmp_path / "qdrant"
+    folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     client = QdrantClient(path=str(folder))
     client.create_collection(
         "kenning_memories",
@@ -595,7 +596,7 @@ def test_migrate_into_a_foreign_qdrant_collection_names_a_collection_of_its_own(
     r = kenning(project, "migrate", "--to", f"qdrant-local:{folder}")
     assert r.returncode == 1 and "Re-embedding" not in r.stderr, r.stderr
     assert "128" in r.stderr and "qdrant-local:<another folder>" in r.stderr, r.stderr
-    r = kenning(project, "migrate", "--to", f"qdrant-local:{tmp_path / 'own'}")
+    r = kenning(project, "migrate", "--to", f"qdrant-local:{project / '.kenning' / 'own'}")
     assert r.returncode == 0, r.stderr
 
 
@@ -611,7 +612,7 @@ def test_migrate_off_a_qdrant_store_that_holds_a_note_twice(project: Path, tmp_p
 
     from kenning.backends.qdrant import point_id
 
-    folder = tmp_path / "qdrant"
+    folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     location = f"qdrant-local:{folder}"
     notes = ("Releases are cut on Mondays.", "Hotfixes need two reviews.")
     for text in notes:

@@ -354,6 +354,16 @@ def migrate_store(
         from .redaction import redact_url
 
         shown = redact_url(target)  # as the store's own location reads: no password
+        if local_qdrant_folder(target) is not None:  # a folder written as a file is: guarded
+            check_store_location(
+                Project(
+                    store.project.root,
+                    store.group_id,
+                    store.project.store_path,
+                    store.project.remote,
+                    store_url=target,
+                )
+            )
         itself = target == store.project.store_url
         source_folder = local_qdrant_folder(store.project.store_url or "")
         # a local Qdrant folder serves one client: opened again here it would be refused

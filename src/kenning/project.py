@@ -740,6 +740,12 @@ def ignore_store_files(project: Project) -> None:
         pass
 
 
+def guards_a_path(store_url: str | None) -> bool:
+    """Whether the store-location guard applies to a store named so: a store file's path, or
+    the folder of Qdrant's local mode (written as a store file is), not a server's URL."""
+    return store_url is None or _qdrant_local_folder(store_url) is not None
+
+
 def _qdrant_local_folder(url: str) -> Path | None:
     """The folder of a ``qdrant-local:<folder>`` store (None for a server URL)."""
     text = url.strip()
@@ -762,18 +768,22 @@ def names_a_file(store_path: Path) -> bool:
 
 
 def check_store_location(project: Project) -> Path:
-    """The store-location guard: return the resolved store path, or refuse.
+    """The store-location guard: return the resolved store path (or the folder of a
+    ``qdrant-local:`` store), or refuse.
 
     The path is resolved through symlinks (of ``.kenning`` or any ancestor); it must lie
-    inside the project root, which is resolved the same way.
+    inside the project root, which is resolved the same way. A server's store has no path:
+    nothing to check (callers check only a store with one, :func:`guards_a_path`).
     """
     root = project.root.resolve()
-    resolved = project.store_path.resolve()
+    local = _qdrant_local_folder(project.store_url) if project.store_url else None
+    resolved = (local if local is not None else project.store_path).resolve()
     if not resolved.is_relative_to(root):
+        what = "a folder" if local is not None else "a file"
         raise StoreLocationError(
             f"refusing to write: the store resolves to {resolved}, which is outside the project "
             f"root {root} (a symlinked or external store would mix projects' memories); remove "
-            f"the symlink, or point --store, --to or KENNING_STORE at a file inside {root}"
+            f"the symlink, or point --store, --to or KENNING_STORE at {what} inside {root}"
         )
     home = Path.home().resolve()
     if resolved.parent == home / STORE_DIRNAME and root == home:

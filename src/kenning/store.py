@@ -35,6 +35,7 @@ from .project import (
     case_variants,
     check_store_location,
     git_asked_once,
+    guards_a_path,
     ignore_store_files,
     resolve_project,
 )
@@ -330,7 +331,7 @@ def open_store(
         )
         project = resolve()
         url = project.store_url
-        if create and url is None:
+        if create and guards_a_path(url):
             check_store_location(project)
         settings_files = SettingsFiles(project.root, project.store_path.parent, threshold)
         settings = settings_files.load()

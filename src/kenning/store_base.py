@@ -27,6 +27,7 @@ from .project import (
     Project,
     check_group_id,
     check_store_location,
+    guards_a_path,
     means_every_project,
 )
 from .reembed import REEMBED_STATE_KEY, reembed_running
@@ -300,8 +301,9 @@ class StoreBase:
         return self.group_id
 
     def check_location(self) -> None:
-        """The store-location guard, for the embedded file store (a server has no path)."""
-        if self.project.store_url is None:
+        """The store-location guard, for the embedded file store and a local Qdrant folder
+        (a server has no path)."""
+        if guards_a_path(self.project.store_url):
             check_store_location(self.project)
 
     def check_embedding_writes(self) -> None:
