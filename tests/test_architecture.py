@@ -160,11 +160,11 @@ def test_surfaces_never_reach_into_the_backend() -> None:
     assert not offenders
 
 
-#: The functions of a surface that redact text themselves, none of it an error message: the
-#: hook's memories as the agent is given them, an installer's diff of a client's config and
-#: the words of the user's its uninstall notes quote (a wrapper on kenning's hook command).
+#: The functions of a surface that redact text themselves, none of it an error message: an
+#: installer's diff of a client's config and the words of the user's its uninstall notes
+#: quote (a wrapper on kenning's hook command). A memory read into a prompt is redacted by
+#: the core (``redact_on_read``, :func:`kenning.store_read.redacted_on_read`).
 SURFACE_REDACTIONS = {
-    "hooks/claude_code.py:_shown",
     "installers/files.py:diff",
     "installers/claude_code.py:named_only",
 }

@@ -1459,3 +1459,41 @@ def test_a_local_qdrant_store_is_named_resolved_and_described_as_qdrant(project:
     assert stats["intel_path"] == f"qdrant-local:{(project / '.kenning' / 'qdrant').resolve()}"
     engine = capabilities(stats)["features"]["vectorDb"]
     assert "Qdrant local mode" in engine and "SQLite" not in engine, engine
+
+
+def test_recall_and_search_redact_what_another_writer_left(project: Path) -> None:
+    """`kenning recall --format xml` is what AGENTS.md tells Codex and Cursor to paste into a
+    prompt, and an agent runs `recall`/`search` in its shell: a credential another writer of
+    the store left in a note (its text, source, tags or metadata) was printed as it was,
+    where the hooks and MCP redact it."""
+    import sqlite3
+
+    github = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    assert run_cli(project, "remember", "--type", "error_fix", DB_LOCKED).returncode == 0
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")  # another tool writing a row
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT 'leaky-1', content || ?, "
+        "collection, type, group_id, stored_at, 'leaky-hash', ?, ?, ?, embedding FROM memories",
+        (
+            f" with the token {github}",
+            f"docs/{github}.md",
+            json.dumps([github]),
+            json.dumps({"tok": github}),
+        ),
+    )
+    conn.commit()
+    conn.close()
+    for args in (
+        ("recall", "--format", "xml", "database is locked"),
+        ("recall", "--json", "database is locked"),
+        ("recall", "database is locked"),
+        ("search", "--json", "database is locked"),
+        ("search", "database is locked"),
+    ):
+        r = run_cli(project, *args)
+        assert r.returncode == 0, (args, r.stderr)
+        assert github not in r.stdout, (args, r.stdout)
+        # the note is still given (search's listing cuts each line before the token)
+        assert "with the token [REDACTED:" in r.stdout or args == ("search", "database is locked")
+        assert "database is locked" in r.stdout, (args, r.stdout)

@@ -83,10 +83,12 @@ async def test_a_secret_another_writer_stored_is_not_recalled_into_a_prompt(
     """kenning redacts what it stores, and the hooks redact what another writer of the store
     (an older kenning, another tool) left there; hooks_recall gave such a note's credentials
     to the agent as they were, in its results and in the "fenced" block it pastes into a
-    prompt."""
+    prompt; then in the note's source, tags and metadata, which its results carry too, and
+    search_memories in every field."""
     import sqlite3
 
     aws_key = "AKIA" + "IOSFODNN7EXAMPLE"
+    github = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
     leaky = (
         "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: connect with "
         f"aws_access_key_id {aws_key} and password=hunter2hunter2 then enable WAL mode"
@@ -97,9 +99,8 @@ async def test_a_secret_another_writer_stored_is_not_recalled_into_a_prompt(
     conn.execute(
         "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
         "content_hash, source, tags, metadata, embedding) SELECT 'leaky-1', ?, collection, "
-        "type, group_id, stored_at, 'leaky-hash', source, tags, metadata, embedding "
-        "FROM memories",
-        (leaky,),
+        "type, group_id, stored_at, 'leaky-hash', ?, ?, ?, embedding FROM memories",
+        (leaky, f"docs/{github}.md", json.dumps([github]), json.dumps({"tok": github})),
     )
     conn.commit()
     conn.close()
@@ -110,7 +111,12 @@ async def test_a_secret_another_writer_stored_is_not_recalled_into_a_prompt(
     assert any("connect with" in c for c in contents), contents  # the note is still given …
     text = json.dumps(found)
     assert aws_key not in text and "hunter2" not in text, contents  # … without its secrets
+    assert github not in text, text
     assert "[REDACTED:" in found["fenced"], found["fenced"]
+    searched = await call(client, "search_memories", query="database is locked")
+    text = json.dumps(answer(searched)) + json.dumps(searched.structured_content)
+    assert "connect with" in text and "[REDACTED:" in text, text
+    assert aws_key not in text and "hunter2" not in text and github not in text, text
 
 
 async def test_a_null_optional_argument_means_its_default(client: Client) -> None:

@@ -698,7 +698,9 @@ def recall(
 
     check_query(query)  # before looking for a store: bad input is an error either way
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
-        result = store.recall(query, top_k, errors=errors, group_id=group_id)
+        # its output goes into prompts (AGENTS.md pastes it): another writer's credential
+        # is redacted, as the hooks and MCP redact it
+        result = store.recall(query, top_k, errors=errors, group_id=group_id, redact_on_read=True)
         missing = store.missing_reason
         where = _where(store)
     if fmt == "json":
@@ -854,6 +856,7 @@ def search(
             group_id=group_id,
             threshold=threshold,
             decay=decay,
+            redact_on_read=True,  # as recall's: an agent runs it too
         )
         where = _where(store)
     if fmt == "json":

@@ -935,6 +935,7 @@ class KenningTools:
             limit=limit,
             group_id=group_id,
             decay=decay,
+            redact_on_read=True,  # another writer's credential, as hooks_recall's
         )
         return _fit_search_answer(
             {**response.to_dict(), "intel_path": store.location, "store_exists": store.exists}

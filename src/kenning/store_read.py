@@ -292,9 +292,10 @@ class StoreReads(StoreFreshness):
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries; a project's calibrated floors when its settings have them),
         keep the best 3, cut their combined content to 800 chars at a word boundary.
-        ``redact_on_read``: the texts are redacted before they are cut (kenning redacts
-        what it stores, but not every writer of a store does: another tool, an older
-        version), for a prompt; it loads the redaction rules (~0.15 s once a process)."""
+        ``redact_on_read``: every field of each hit is redacted as the write path redacts
+        it (:func:`redacted_on_read`), its text before it is cut (kenning redacts what it
+        stores, but not every writer of a store does: another tool, an older version), for
+        a prompt; it loads the redaction rules (~0.1 s once a process)."""
         return self.recall_many(
             [(query, errors)],
             top_k,
@@ -385,12 +386,9 @@ class StoreReads(StoreFreshness):
             settings.stale_penalty,
             keep,
         )
-        contents = [h.memory.content for h in hits]
         if redact_on_read:
-            from .redaction import redact_secrets
-
-            contents = [redact_secrets(content)[0] for content in contents]
-        texts, truncated = combine_for_recall(contents, budget)
+            hits = [replace(h, memory=redacted_on_read(h.memory)) for h in hits]
+        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
         if settings.recall_log and self.exists:
@@ -421,11 +419,13 @@ class StoreReads(StoreFreshness):
         threshold: float | None = None,
         decay: bool = True,
         now: datetime | None = None,
+        redact_on_read: bool = False,
     ) -> SearchResponse:
         """AI Memory Module search: collections, intent routing, cascading, threshold, decay.
 
         Without ``threshold`` the bar is :meth:`similarity_threshold`: the project's setting,
-        else the default measured for the store's embedder."""
+        else the default measured for the store's embedder. ``redact_on_read``: every field
+        of each result is redacted, as :meth:`recall`'s."""
         from .config import parse_threshold
 
         plan = plan_search(query, collection, memory_type, intent, use_cascading)
@@ -466,6 +466,8 @@ class StoreReads(StoreFreshness):
             results = sorted(results + more, key=lambda r: (-r.score, -r.semantic, r.memory.id))
             if best_more is not None and (best is None or best_more > best):
                 best = best_more
+        if redact_on_read:
+            results = [replace(r, memory=redacted_on_read(r.memory)) for r in results[:limit]]
         shown = tuple(self._with_source(r) for r in results[:limit])
         others = {} if shown else self._other_projects(gid)
         variants = case_variants(gid, others)
@@ -534,3 +536,24 @@ class StoreReads(StoreFreshness):
         from .recall_log import RecallLogEntry, append_entry
 
         append_entry(self.recall_log_path, RecallLogEntry(utc_now(), floor, tuple(scores), kept))
+
+
+def redacted_on_read(memory: Memory) -> Memory:
+    """``memory`` with every field a writer gives redacted as the write path redacts it
+    (content, source, tags, metadata): for a store another writer (another tool, an older
+    version) may have left a credential in, read into a prompt. Redaction is a fixed point:
+    what kenning stored comes out as it is."""
+    from .redaction import redact_secrets, redact_value
+
+    content = redact_secrets(memory.content)[0]
+    source = redact_value(memory.source)[0] if memory.source else memory.source
+    tags = tuple(redact_value(list(memory.tags))[0])
+    metadata = redact_value(dict(memory.metadata))[0]
+    if (content, source, tags, metadata) == (
+        memory.content,
+        memory.source,
+        memory.tags,
+        dict(memory.metadata),
+    ):
+        return memory
+    return replace(memory, content=content, source=source, tags=tags, metadata=metadata)

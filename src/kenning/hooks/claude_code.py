@@ -314,13 +314,13 @@ def _start_model_build() -> None:
     )
 
 
-def _shown(content: str) -> str:
+def _shown(memory: Memory) -> str:
     """A memory's text as the agent is given it: its credentials redacted. kenning redacts
     what it stores, but not every writer of a store does (another tool's hooks, an older
     version); redacted before the budget cuts it (a cut token no longer matches)."""
-    from ..redaction import redact_secrets
+    from ..store_read import redacted_on_read
 
-    return redact_secrets(content)[0]
+    return redacted_on_read(memory).content
 
 
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
@@ -331,8 +331,8 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
         return ""
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
-    result = store.recall_many(queries)
-    findings = [(_shown(hit.memory.content), hit.score, hit.stale) for hit in result.hits]
+    result = store.recall_many(queries, redact_on_read=True)
+    findings = [(hit.memory.content, hit.score, hit.stale) for hit in result.hits]
     return render_recall(findings, context="debugging" if result.is_error else "work")
 
 
@@ -411,7 +411,7 @@ def _session_context(
             age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
         )
         # a stale memory ranks below fresh ones of its group (the stale penalty)
-        return _shown(m.content), recency - penalty if stale else recency, stale
+        return _shown(m), recency - penalty if stale else recency, stale
 
     listed: list[list[tuple[str, float, bool]]] = []
     for group in groups:
