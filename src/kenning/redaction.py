@@ -2266,12 +2266,17 @@ _NAME_RUN = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _KEY_MEAN_RUN = 2.6
 
 
+#: What a base64 or base64url key holds besides letters and digits.
+_KEY_SEPARATORS = str.maketrans("", "", "-_+/")
+
+
 def _short_runs(value: str) -> bool:
-    """``value`` is 16+ letters and digits (a ``-`` or ``_`` in ten at most, as base64url
-    keys have) whose case and digits change as a random key's do: its parts cut as a name's
+    """``value`` is 16+ letters and digits (a ``-``, ``_``, ``+`` or ``/`` in ten at most,
+    as base64url and base64 keys have: an AWS secret access key is 40 of base64's) whose
+    case and digits change as a random key's do: its parts cut as a name's
     (:data:`_NAME_RUN`) average :data:`_KEY_MEAN_RUN` characters or fewer, where a name's
     are words ("AllowS3ListAllMyBuckets": 3.3)."""
-    core = value.replace("-", "").replace("_", "")
+    core = value.translate(_KEY_SEPARATORS)
     if len(core) < 16 or not (core.isascii() and core.isalnum()):
         return False
     if len(value) - len(core) > len(value) // 10:
