@@ -1497,3 +1497,24 @@ def test_recall_and_search_redact_what_another_writer_left(project: Path) -> Non
         # the note is still given (search's listing cuts each line before the token)
         assert "with the token [REDACTED:" in r.stdout or args == ("search", "database is locked")
         assert "database is locked" in r.stdout, (args, r.stdout)
+
+
+def test_imports_note_of_other_projects_quotes_the_id_for_a_shell(
+    project: Path, tmp_path: Path
+) -> None:
+    """The note after an import named the `--project` to read another project's memories
+    with as its id was written: an id holding `$(…)` or `;` (an export's, anyone's) made a
+    command that ran them when pasted. It is quoted for a shell, as every other surface
+    quotes it."""
+    import shlex
+
+    odd = "acme/x$(touch pwned) ; echo hi"
+    env = {"KENNING_EMBEDDER": "hashing"}
+    r = run_cli(project, "remember", "--project", odd, "Deploys happen on Tuesdays", env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "all.jsonl"
+    assert run_cli(project, "export", "--project", "all", "-o", str(out), env=env).returncode == 0
+    other = make_repo(tmp_path / "other", remote="git@github.com:acme/other.git")
+    r = run_cli(other, "import", str(out), env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"--project {shlex.quote(odd)} (or --project all)" in r.stderr, r.stderr

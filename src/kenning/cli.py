@@ -1960,7 +1960,7 @@ def import_cmd(
         # an export keeps each memory's project: notes from another checkout are not this
         # project's, and recall would silently not see them
         named = ", ".join(f"{_plain(g)} ({n})" for g, n in list(others.items())[:3])
-        first = _plain(next(iter(others)))
+        first = _plain(shlex.quote(next(iter(others))))  # a line to paste into a shell
         click.echo(
             f"note: {sum(others.values())} imported memories belong to other projects than "
             f"this one ({_plain(here)}): {named}; recall and search read them with "
