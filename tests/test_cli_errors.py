@@ -85,14 +85,23 @@ def test_export_to_an_unwritable_file_is_one_line(seeded_project: Path, target: 
     assert not list(seeded_project.glob("*.tmp")), "a failed export left its temporary file"
 
 
-@pytest.mark.parametrize("suffix", ["", "-wal", ".vectors", ".ann", ".ann.log", ".reembed.lock"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(f"memory.db{s}" for s in ("", "-wal", ".vectors", ".ann", ".ann.log", ".reembed.lock")),
+        "config.toml",
+        ".gitignore",
+    ],
+)
 def test_an_export_over_one_of_the_stores_own_files_is_refused(
-    seeded_project: Path, suffix: str
+    seeded_project: Path, name: str
 ) -> None:
     """Only the database and its WAL files were refused: an export over ``memory.db.vectors``
     or ``memory.db.ann`` was made, then overwritten by the store's next rebuild of that file
-    (the backup gone), and the store read a file of JSON lines as its vectors meanwhile."""
-    own = seeded_project / ".kenning" / f"memory.db{suffix}"
+    (the backup gone), and the store read a file of JSON lines as its vectors meanwhile.
+    Over ``config.toml`` every later command failed (its calibrated values lost), and over
+    kenning's ``.gitignore`` the store showed up in ``git status``."""
+    own = seeded_project / ".kenning" / name
     before = own.read_bytes() if own.exists() else None
     result = CliRunner().invoke(main, ["export", "-o", str(own)])
     _one_line_error(result, "export over a store file")

@@ -98,11 +98,16 @@ class SettingsFiles:
     store_dir: Path | None
     threshold: float | None = None
 
+    @property
+    def config_toml(self) -> Path | None:
+        """The ``config.toml`` these settings are read from (there or not)."""
+        toml_dir = self.store_dir or (self.project_root / ".kenning" if self.project_root else None)
+        return toml_dir / CONFIG_FILENAME if toml_dir else None
+
     def signature(self) -> tuple[tuple[int, ...] | None, ...]:
         """What changes when either file is written, replaced or removed (a ``stat`` each)."""
-        toml_dir = self.store_dir or (self.project_root / ".kenning" if self.project_root else None)
         paths = (
-            toml_dir / CONFIG_FILENAME if toml_dir else None,
+            self.config_toml,
             self.project_root / ".env" if self.project_root else None,
         )
         found: list[tuple[int, ...] | None] = []

@@ -24,6 +24,7 @@ from .errors import KenningError, ProvenanceMismatch, StoreClosed, UserInputErro
 from .model import Provenance
 from .project import (
     GROUP_ID_ARGUMENT,
+    STORE_DIRNAME,
     Project,
     check_group_id,
     check_store_location,
@@ -246,14 +247,22 @@ class StoreBase:
         return self.backend.location
 
     def own_files(self) -> set[Path]:
-        """The files of this store (resolved; none for a server's store): its database and
-        every file kenning keeps beside it. An export or any other output must not be one of
-        them."""
-        if self.project.store_url is not None:
-            return set()
-        from .backends.sqlite import store_files
+        """The files of this store (resolved): its database and every file kenning keeps
+        beside it (none for a server's store), its settings file and the ``.gitignore``
+        kenning keeps in the project's ``.kenning`` folder. An export or any other output
+        must not be one of them: over ``config.toml`` every later command failed, and over
+        the ``.gitignore`` the store showed up in ``git status``."""
+        from .config import CONFIG_FILENAME
 
-        return {f.resolve() for f in store_files(Path(self.location))}
+        kenning_dir = self.project.root / STORE_DIRNAME
+        files = {kenning_dir / CONFIG_FILENAME, kenning_dir / ".gitignore"}
+        if self._settings_files is not None and self._settings_files.config_toml is not None:
+            files.add(self._settings_files.config_toml)
+        if self.project.store_url is None:
+            from .backends.sqlite import store_files
+
+            files.update(store_files(Path(self.location)))
+        return {f.resolve() for f in files}
 
     @property
     def embedder(self) -> Embedder:
