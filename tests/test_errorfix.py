@@ -254,6 +254,35 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             "container web-1 exited with code 137",
             id="docker-exit",
         ),
+        # a log line scored nothing before the error (INFO's message is no error), and an
+        # error not at its line's start scored nothing either: the INFO line was the
+        # signature (`kenning query error` gave "connected to db")
+        pytest.param(
+            "web-1  | INFO connected to db\nweb-1  | ValueError: bad value\n",
+            "ValueError: bad value",
+            id="docker-compose-prefix",
+        ),
+        pytest.param(
+            "web_1  | INFO connected to db\nweb_1  | ValueError: bad value\n",
+            "ValueError: bad value",
+            id="docker-compose-v1-prefix",
+        ),
+        pytest.param(
+            "INFO connected to db\n  raise ValueError: bad value\n",
+            "ValueError: bad value",
+            id="raise-statement",
+        ),
+        pytest.param(
+            "INFO connected to db\nINFO retrying\n"
+            "the build fails with ModuleNotFoundError: No module named yaml\n",
+            "ModuleNotFoundError: No module named yaml",
+            id="error-in-a-sentence",
+        ),
+        pytest.param(
+            "INFO connected to db\nStatus | OK\nready",
+            "connected to db",
+            id="no-error-the-first-line",
+        ),
         pytest.param(
             LOG_LINES,
             "connection refused: could not connect to db at 10.0.0.7:5432",

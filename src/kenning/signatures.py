@@ -57,6 +57,14 @@ _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}
 #: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
 #: level and the process, ``ForkPoolWorker-3`` as well, then the message).
 _CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
+#: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
+#: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
+_COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
+#: An exception class with its message inside a line that no rule scored: a sentence's
+#: ("the build fails with ModuleNotFoundError: No module named yaml"), a ``raise``
+#: statement's. It is what the line reports, and the words before it are not the error.
+_INLINE_EXCEPTION = lazy(r"(?<![\w.$])(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception):\s+\S")
+_INLINE_EXCEPTION_SCORE = 40
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
 _PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
@@ -377,6 +385,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
     line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
+    line = _COMPOSE_PREFIX.sub("", line, count=1)
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
@@ -507,6 +516,9 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if loc:
             line = line[loc.end() :]
         score = line_score(line)
+        inline = _INLINE_EXCEPTION.search(line) if not score else None
+        if inline is not None:
+            line, score = line[inline.start() :], _INLINE_EXCEPTION_SCORE
         if loc and (kotlin or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
         if loc and _GO_LOCATION.match(loc.group(0)):
