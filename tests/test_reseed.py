@@ -130,6 +130,30 @@ def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     assert (again.seeded, again.retired) == (0, 0)
 
 
+def test_a_solutions_folder_gone_with_its_last_doc_has_its_entries_retired(
+    store: MemoryStore, docs: Path
+) -> None:
+    """git drops a folder with its last file: deleting the last solution docs (or renaming
+    the folder) left docs/solutions gone, and `kenning seed-solutions` said "does not
+    exist" (exit 1) where a deleted doc's entries are retired, so they were recalled for
+    ever. A folder seeded before that is gone has every doc gone: retired. One never seeded
+    is still a mistyped folder."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    assert len(entries(store)) == 3
+    store.close()
+    git(root, "rm", "-rq", "docs/solutions")
+    commit(root, "the solutions move out")
+    assert not docs.exists()
+    r = kenning(root, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "retired 3" in r.stdout and "retired: db/db.md" in r.stdout, r.stdout
+    with open_store(cwd=root, embedder=store.embedder) as again:
+        assert entries(again) == [] and again.recall(ERRORS["db"]).hits == ()
+    r = kenning(root, "seed-solutions", str(root / "docs" / "solution"))  # never seeded
+    assert r.returncode == 1 and "does not exist" in r.stderr, r.stderr
+
+
 def test_seeding_a_folder_outside_the_project_leaves_the_projects_own_entries(
     store: MemoryStore, docs: Path, tmp_path: Path
 ) -> None:

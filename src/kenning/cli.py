@@ -984,12 +984,18 @@ def seed_solutions_cmd(
         checkout = find_checkout(Path.cwd())
         top = checkout.toplevel if checkout is not None else Path.cwd()
         directory = top / DEFAULT_SOLUTIONS_DIR
-    check_solutions_folder(directory)  # before the store: a mistyped folder creates none
+    # before the store: a mistyped folder creates none (one that is gone since it was
+    # seeded, its entries to retire, is the core's to tell: the store has its record)
+    gone = not os.path.lexists(directory)
+    if not gone:
+        check_solutions_folder(directory)
     if source_prefix is not None:
         check_source_prefix(source_prefix)  # and a prefix no SOURCE: may start with
     with (
         # the entries are written for one project: 'all' is refused, not taken for this one
-        _open(store_path, create=True, group_id=group_id, every_project=False) as store,
+        _open(
+            store_path, create=not gone, missing_ok=gone, group_id=group_id, every_project=False
+        ) as store,
         _progress("seeding", None, not as_json) as tick,
     ):
         report = seed_solutions(

@@ -499,6 +499,20 @@ def check_solutions_folder(directory: Path) -> None:
         raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
 
 
+def _seeded_folder(store: MemoryStore, directory: Path, source_prefix: str | None) -> bool:
+    """Whether this project was seeded from ``directory`` (inside its checkout) under
+    ``source_prefix`` (None: the folder's own path), by the seed state the store keeps."""
+    if not store.exists:
+        return False
+    files_root = store.project.files_root
+    resolved = Path(os.path.normpath(directory.absolute()))
+    if not resolved.is_relative_to(files_root):
+        return False
+    where = resolved.relative_to(files_root).as_posix()
+    folder = _load_state(store)["folders"].get((source_prefix or where).strip("/"))
+    return folder is not None and folder.get("dir") == where
+
+
 def check_source_prefix(source_prefix: str) -> None:
     """Refuse a ``source_prefix`` that no SOURCE: line may start with: the entries' SOURCE
     paths are read later inside the project only (``kenning source``, freshness), so one
@@ -543,7 +557,11 @@ def seed_solutions(
     store.own_group_id()  # the entries are this project's: a store opened for all has none
     files_root = store.project.files_root
     directory = Path(directory)
-    check_solutions_folder(directory)
+    if directory.exists() or not _seeded_folder(store, directory, source_prefix):
+        check_solutions_folder(directory)
+    # else a folder seeded before that is gone (git drops a folder with its last doc, or it
+    # was renamed): its documents are all gone, and their entries are retired below, where
+    # "does not exist" left them recalled for ever
     resolved_dir = directory.resolve()
     inside = next(
         (base for base in (files_root, store.project.root) if resolved_dir.is_relative_to(base)),
