@@ -1896,11 +1896,17 @@ holds it).
     help="kenning: a JSONL export (- for stdin); ruvector: a .ruvector folder or its "
     "intelligence.json (default: .ruvector here, else at the top of the checkout).",
 )
+@click.option(
+    "--reembed",
+    is_flag=True,
+    help="Embed every memory from its text, using none of the file's vectors: for a file "
+    "you did not make (a well-formed vector of another note's text passes every check).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @_store_options
 @handle_errors
 def import_cmd(
-    source: str | None, source_format: str, as_json: bool, store_path: str | None
+    source: str | None, source_format: str, reembed: bool, as_json: bool, store_path: str | None
 ) -> None:
     """Import memories: a kenning JSONL export, or a ruvector store (--from ruvector)."""
     if source_format == "ruvector":
@@ -1931,7 +1937,9 @@ def import_cmd(
         with _open(store_path, create=False, missing_ok=True) as probe:
             checked = None
             if not probe.exists:
-                checked = validate_import(probe, _let_go_as_read(lines), progress=phase("checking"))
+                checked = validate_import(
+                    probe, _let_go_as_read(lines), phase("checking"), vectors=not reembed
+                )
         # nor does a file with nothing to import (an empty export): the store stays to be
         # made by the first note (an empty one had no model stamped: doctor then had
         # nothing to say)
@@ -1943,6 +1951,7 @@ def import_cmd(
                     _let_go_as_read(lines),
                     progress=phase("importing"),
                     checking=phase("checking"),
+                    vectors=not reembed,
                 )
             else:
                 counts = import_validated(store, checked, progress=phase("importing"))

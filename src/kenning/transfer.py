@@ -141,6 +141,7 @@ def import_memories(
     *,
     progress: Callable[[int], None] | None = None,
     checking: Callable[[int], None] | None = None,
+    vectors: bool = True,
 ) -> dict[str, Any]:
     """Import a JSONL export. Ids, timestamps (``last_seen_at`` and ``seen_count`` too) and
     projects are kept (``other_projects``: how many were imported into each project other
@@ -159,11 +160,14 @@ def import_memories(
     nothing is imported either.
 
     ``progress`` is told of the memories written as they are; ``checking`` of those checked
-    while the checks run before any write (never where they overlap the writes)."""
+    while the checks run before any write (never where they overlap the writes).
+    ``vectors=False`` uses none of the file's vectors: every memory is embedded from its
+    text (a file from someone else: a well-formed vector of another note's text passes
+    every check, and would have the memory recalled for that note's queries)."""
     with _collector_paused():
         if isinstance(store.backend, BulkLoader):
-            return _import_pipelined(store, lines, progress)
-        return _import_validated(store, _validate_import(store, lines, checking), progress)
+            return _import_pipelined(store, lines, progress, vectors)
+        return _import_validated(store, _validate_import(store, lines, checking, vectors), progress)
 
 
 @contextlib.contextmanager
@@ -186,21 +190,27 @@ def validate_import(
     store: MemoryStore,
     lines: Iterable[str],
     progress: Callable[[int], None] | None = None,
+    *,
+    vectors: bool = True,
 ) -> ValidatedImport:
     """Every check :func:`import_memories` makes before writing; raises
     :class:`~kenning.errors.UserInputError` naming the lines that fail. Reads nothing of the
     store's rows but the texts of those whose ids the file holds (it may not exist yet).
-    ``progress`` is told of the memories checked as they are (at 100k, ~30 s)."""
+    ``progress`` is told of the memories checked as they are (at 100k, ~30 s); ``vectors``
+    as :func:`import_memories` takes it."""
     with _collector_paused():
-        return _validate_import(store, lines, progress)
+        return _validate_import(store, lines, progress, vectors)
 
 
 def _validate_import(
-    store: MemoryStore, lines: Iterable[str], progress: Callable[[int], None] | None
+    store: MemoryStore,
+    lines: Iterable[str],
+    progress: Callable[[int], None] | None,
+    use_vectors: bool = True,
 ) -> ValidatedImport:
     from .errors import UserInputError
 
-    read = _read_file(store, lines)
+    read = _read_file(store, lines, use_vectors)
     prepared: list[PreparedMemory] = []
     vectors = list(read.vectors)
     checking = _Checking(store, read)
@@ -237,13 +247,14 @@ class _FileRead:
     held: dict[str, Memory]
 
 
-def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
+def _read_file(store: MemoryStore, lines: Iterable[str], use_vectors: bool = True) -> _FileRead:
     from .store import NewMemory
     from .widths import has_width_forms
 
     export = read_export(lines)
     target = store.embedder.provenance
-    reuse = export.provenance is not None and export.provenance == target
+    same_model = export.provenance is not None and export.provenance == target
+    reuse = use_vectors and same_model
     items: list[NewMemory] = []
     vectors: list[np.ndarray | None] = []
     reembedded = 0
@@ -285,7 +296,14 @@ def _read_file(store: MemoryStore, lines: Iterable[str]) -> _FileRead:
         # every vector of the file goes: said once, before the long part (the model's pace,
         # ~80 notes/s, where the file's vectors load at thousands), and counted
         dropped = sum(1 for r in export.lines if r.vector is not None and r.id not in held)
-        if dropped:
+        if dropped and same_model:
+            log.warning(
+                "kenning: the file's vectors are not used (asked for): its %d memories with "
+                "vectors are embedded from their text",
+                dropped,
+            )
+            reembedded += dropped
+        elif dropped:
             made_by = export.provenance.describe() if export.provenance else "no embedder named"
             log.warning(
                 "kenning: the file's vectors were made by %s, not by this store's %s: its %d "
@@ -347,7 +365,10 @@ PIPELINE_CHUNK = 1000
 
 
 def _import_pipelined(
-    store: MemoryStore, lines: Iterable[str], progress: Callable[[int], None] | None
+    store: MemoryStore,
+    lines: Iterable[str],
+    progress: Callable[[int], None] | None,
+    use_vectors: bool = True,
 ) -> dict[str, Any]:
     """:func:`import_memories` into a server (PostgreSQL), which ingests what it is sent in
     a process of its own: the write path's checks of the next lines run on a thread while
@@ -357,7 +378,7 @@ def _import_pipelined(
     back: nothing is imported, and the error is the one :func:`validate_import` gives."""
     from .errors import UserInputError
 
-    read = _read_file(store, lines)
+    read = _read_file(store, lines, use_vectors)
     export, items, held = read.export, read.items, read.held
     writing = _Writing(store, read, progress)
     prepared: list[PreparedMemory | None] = [None] * len(items)
