@@ -847,3 +847,29 @@ def test_an_import_told_to_reembed_uses_none_of_the_files_vectors(
     r = run_cli(project, "import", "--reembed", "--json", str(path), "--store", ".kenning/cli.db")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["reembedded"] == 1 and "not used (asked for)" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u200b\u200b", "\u3164\u3164", "\ufe0f\ufe0f", "\uffff\ufffe"]
+)
+def test_a_backup_holding_a_note_of_no_visible_text_restores_the_others(
+    exported: list[dict[str, Any]],
+    target: MemoryStore,
+    caplog: pytest.LogCaptureFixture,
+    invisible: str,
+) -> None:
+    """Older kennings stored a note of invisible characters alone (zero-width spaces, a
+    Hangul filler, variation selectors, noncharacters), which the write path refuses now:
+    a backup holding one was refused whole ("nothing was imported"), its other memories
+    never restored. Such a line is left out, named and counted as rejected."""
+    header, *notes = exported
+    empty = dict(notes[0], id="empty-1", content=invisible)
+    with caplog.at_level(logging.WARNING):
+        counts = import_memories(target, _lines([header, *notes, empty]))
+    assert (counts["read"], counts["imported"], counts["rejected"]) == (
+        len(notes) + 1,
+        len(notes),
+        1,
+    ), counts
+    assert target.get("empty-1") is None and target.count() == len(notes)
+    assert any("line" in r.getMessage() and "empty-1" in r.getMessage() for r in caplog.records)

@@ -28,7 +28,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -133,6 +133,7 @@ class ValidatedImport:
     vectors: list[np.ndarray | None]
     reuse: bool
     reembedded: int
+    left_out: int = 0
 
 
 def import_memories(
@@ -223,7 +224,9 @@ def _validate_import(
         checking.close()
     if checking.problems:
         raise UserInputError(_refusal(checking.problems))
-    return ValidatedImport(read.export, read.items, prepared, vectors, read.reuse, read.reembedded)
+    return ValidatedImport(
+        read.export, read.items, prepared, vectors, read.reuse, read.reembedded, read.left_out
+    )
 
 
 def _refusal(problems: Sequence[str]) -> str:
@@ -245,13 +248,37 @@ class _FileRead:
     reuse: bool
     reembedded: int
     held: dict[str, Memory]
+    #: Lines left out for holding no visible text (:func:`_without_empty_notes`).
+    left_out: int = 0
+
+
+def _without_empty_notes(export: ExportFile) -> tuple[ExportFile, int]:
+    """``export`` without the memories whose text shows nothing (only whitespace and
+    invisible characters), each named on stderr, and how many. An older kenning, or another
+    writer, stored such notes, which every read shows as nothing and the write path refuses:
+    a backup holding one was refused whole, its other memories never restored; they hold no
+    knowledge to lose."""
+    from .safety import has_visible_text
+
+    kept = [line for line in export.lines if has_visible_text(line.content)]
+    if len(kept) == len(export.lines):
+        return export, 0
+    for line in export.lines:
+        if not has_visible_text(line.content):
+            log.warning(
+                "kenning: line %d (memory %s) holds no visible text (only whitespace and "
+                "invisible characters); left out, counted as rejected",
+                line.number,
+                line.id,
+            )
+    return replace(export, lines=tuple(kept)), len(export.lines) - len(kept)
 
 
 def _read_file(store: MemoryStore, lines: Iterable[str], use_vectors: bool = True) -> _FileRead:
     from .store import NewMemory
     from .widths import has_width_forms
 
-    export = read_export(lines)
+    export, left_out = _without_empty_notes(read_export(lines))
     target = store.embedder.provenance
     same_model = export.provenance is not None and export.provenance == target
     reuse = use_vectors and same_model
@@ -313,7 +340,7 @@ def _read_file(store: MemoryStore, lines: Iterable[str], use_vectors: bool = Tru
                 dropped,
             )
             reembedded += dropped
-    return _FileRead(export, items, vectors, reuse, reembedded, held)
+    return _FileRead(export, items, vectors, reuse, reembedded, held, left_out)
 
 
 def import_validated(
@@ -338,7 +365,9 @@ def _import_validated(
     )
     held = {m.id: m for m in store.backend.get([i.id for i in items if i.id])}
     _raise_clashes(_taken_id_clashes(export.lines, prepared, held))
-    read = _FileRead(export, items, vectors, checked.reuse, checked.reembedded, held)
+    read = _FileRead(
+        export, items, vectors, checked.reuse, checked.reembedded, held, checked.left_out
+    )
     writing = _Writing(store, read, progress)
     by_group = writing.sort(range(len(items)), prepared)
     # The memories to write are embedded first, outside the write lock (the long part);
@@ -515,10 +544,10 @@ class _Writing:
         export, held = read.export, read.held
         self.store, self.export, self.held, self.progress = store, export, held, progress
         self.counts: dict[str, Any] = {
-            "read": len(read.items),
+            "read": len(read.items) + read.left_out,
             "imported": 0,
             "duplicates": 0,
-            "rejected": 0,
+            "rejected": read.left_out,
             # written to a store that failed (a full disk): kept out of "rejected", which
             # says the note was refused; the same import run again adds them
             "not_written": 0,
