@@ -1518,3 +1518,31 @@ def test_imports_note_of_other_projects_quotes_the_id_for_a_shell(
     r = run_cli(other, "import", str(out), env=env)
     assert r.returncode == 0, r.stderr
     assert f"--project {shlex.quote(odd)} (or --project all)" in r.stderr, r.stderr
+
+
+def test_notes_under_an_earlier_id_of_the_repository_are_named_beside_the_new_ones(
+    project: Path,
+) -> None:
+    """An upgrade (or a new remote URL) gives a checkout a new id, `proj/repo` for an
+    earlier kenning's `scm/proj/repo`: its notes stay under the old id. stats and doctor
+    named them only while the new id had no notes; after the first remember, nothing said
+    they were there, and they were never recalled again. An id ending in the same
+    repository name is named beside the project's own notes; another project's is not."""
+    from kenning.doctor import run_doctor
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for args in (
+        ("--project", "scm/acme/widgets", "All timestamps are stored in UTC"),
+        ("--project", "scm/acme/widgets", "Port 8080 is reserved for the admin service"),
+        ("--project", "team/other-repo", "The other repository deploys on Fridays"),
+        ("Redis is only a cache here",),
+    ):
+        assert run_cli(project, "remember", *args, env=env).returncode == 0
+    data = json.loads(run_cli(project, "stats", "--json", env=env).stdout)
+    assert data["group_id"] == "acme/widgets" and data["memories"] == 1
+    assert data["alike_projects"] == {"scm/acme/widgets": 2}, data
+    out = run_cli(project, "stats", env=env).stdout
+    assert "2 under scm/acme/widgets" in out and "--project scm/acme/widgets" in out, out
+    assert "other-repo" not in out
+    (check,) = [c for c in run_doctor(cwd=project).checks if c.name == "project"]
+    assert check.status == "warning" and "scm/acme/widgets" in check.message, check

@@ -1576,6 +1576,11 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     if data["other_projects"]:
         note = _other_projects(data["group_id"], data["other_projects"], named=group_id is not None)
         click.echo(f"note:       {note}")
+    if data["alike_projects"]:
+        from .render import alike_projects_line
+
+        line = alike_projects_line(data["group_id"], data["alike_projects"])
+        click.echo(f"note:       {_plain(line)}")
     if data["damaged_unreadable"] is not None:  # names the file and the recovery
         click.echo(f"damaged:    not counted: {_plain(str(data['damaged_unreadable']))}")
     elif data["damaged_all_projects"]:

@@ -925,9 +925,9 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
     """Whether this project has memories in the store, when it holds others'. A renamed
     repository or a changed ``origin`` gives the project a new id; every recall and search
     then finds nothing, and every other check passes."""
-    from .backends.sqlite import projects_if_absent
+    from .backends.sqlite import projects_alike, projects_if_absent
     from .project import resolve_project
-    from .render import other_projects_line
+    from .render import alike_projects_line, other_projects_line
 
     try:
         project = resolve_project(cwd, None, store_path)
@@ -935,8 +935,18 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
         return Check("project", SKIPPED, "no project here")
     try:
         others = projects_if_absent(conn, project.group_id, 3)
+        alike = {} if others else projects_alike(conn, project.group_id, 3)
     except sqlite3.DatabaseError as exc:  # a damaged page: said by the integrity check
         return Check("project", SKIPPED, f"cannot read the rows: {exc}")
+    if alike:
+        first = shlex.quote(next(iter(alike)))
+        return Check(
+            "project",
+            WARNING,
+            alike_projects_line(project.group_id, alike),
+            f"pass --project {first} to a command to read them (recall, search, export); "
+            "if they are another project's, nothing is wrong",
+        )
     if not others:
         return Check("project", OK, f"memories of project {project.group_id} are stored here")
     first = shlex.quote(next(iter(others)))

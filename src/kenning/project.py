@@ -532,6 +532,23 @@ def case_variants(group_id: str | None, ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(other for other in ids if other != group_id and other.casefold() == folded)
 
 
+def same_repository_ids(group_id: str | None, ids: Iterable[str]) -> tuple[str, ...]:
+    """Those of ``ids`` (other than ``group_id``) that end in the same repository name:
+    the id an earlier kenning made of this checkout's remote (``scm/proj/repo`` for
+    ``proj/repo``, ``v3/org/proj/repo`` for ``org/proj/_git/repo``, ``a/project`` for
+    ``project``) or a former remote gave it. Notes under such an id are likely this
+    project's, stranded by the change: nothing reads them once the new id has notes."""
+    if group_id is None:
+        return ()
+
+    def repository(gid: str) -> str:
+        last = gid.rstrip("/").rsplit("/", 1)[-1].casefold()
+        return last.removesuffix(".git")
+
+    name = repository(group_id)
+    return tuple(o for o in ids if o != group_id and name and repository(o) == name)
+
+
 def where_searched(group_id: str | None) -> str:
     """How a message names where a memory was looked for: this project, another one, or
     every project."""

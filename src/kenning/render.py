@@ -919,6 +919,22 @@ def redaction_counts(redactions: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(redactions.items()))
 
 
+def alike_projects_line(project: str, alike: Mapping[str, int]) -> str:
+    """Beside a project's own notes, the notes of ids that end in its repository name
+    (:meth:`kenning.store.MemoryStore.stats`' ``alike_projects``): one line saying whose
+    they likely are and how to read them, the ids quoted for a shell (stored text: print it
+    through the terminal's sanitiser)."""
+    import shlex
+
+    held = ", ".join(f"{n} under {gid}" for gid, n in alike.items())
+    first = shlex.quote(next(iter(alike)))
+    return (
+        f"the store also holds {held}, an id that ends in this project's repository name: "
+        f"likely its notes under the id an earlier kenning or a former remote gave it, "
+        f"which nothing reads beside project {project}'s; `--project {first}` reads them"
+    )
+
+
 def other_projects_line(
     project: str, others: Mapping[str, int], *, fix: bool = True, named: bool = False
 ) -> str:

@@ -208,6 +208,8 @@ class MemoryStore(StoreCuration):
             by_type[typ] = by_type.get(typ, 0) + n
         # this project's notes under another id (a renamed repository): where they are
         others = self._other_projects(gid) if not by and everything else {}
+        # or, beside this project's notes, those of an earlier id of its repository
+        alike = self._alike_projects(gid) if by and everything > sum(by.values()) else {}
         size = None
         if self.project.store_url is None and self.exists:
             from .backends.sqlite import store_bytes
@@ -221,6 +223,7 @@ class MemoryStore(StoreCuration):
             "memories": sum(by.values()),
             "memories_all_projects": everything,
             "other_projects": others,
+            "alike_projects": alike,
             # those of them spelt as the id asked but for letter case: the one likely meant
             "case_variants": list(case_variants(gid, others)),
             "damaged": damaged_here if damaged is not None else None,

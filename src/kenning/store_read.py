@@ -494,6 +494,20 @@ class StoreReads(StoreFreshness):
             return {}
         return self.backend.projects_if_absent(gid, 3)
 
+    def _alike_projects(self, gid: str | None) -> dict[str, int]:
+        """In a store of one checkout, the other project ids that end in this project's
+        repository name (:func:`kenning.project.same_repository_ids`): its notes under the
+        id an earlier kenning or a former remote gave it, which nothing reads once the new
+        id has notes of its own."""
+        if (
+            gid is None
+            or self.project.store_url is not None
+            or not self.exists
+            or not isinstance(self.backend, CountsProjects)
+        ):
+            return {}
+        return self.backend.projects_alike(gid, 3)
+
     def similarity_threshold(self) -> tuple[float, str]:
         """The threshold ``search`` applies without a ``threshold`` argument, and where it
         comes from: the project's setting (:mod:`kenning.config`), else the default measured

@@ -444,6 +444,12 @@ class CountsProjects(Protocol):
         how many each has."""
         ...
 
+    def projects_alike(self, group_id: str, limit: int) -> dict[str, int]:
+        """The other project ids that end in ``group_id``'s repository name
+        (:func:`kenning.project.same_repository_ids`), the most memories first (``limit``
+        at most), and how many each has."""
+        ...
+
 
 @runtime_checkable
 class KnowsItIsReadOnly(Protocol):

@@ -579,6 +579,18 @@ def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> d
     return found
 
 
+def projects_alike(conn: sqlite3.Connection, group_id: str, limit: int) -> dict[str, int]:
+    """:meth:`SQLiteBackend.projects_alike` on an open store (``kenning doctor``'s, too)."""
+    from ..project import same_repository_ids
+
+    rows = conn.execute(
+        "SELECT group_id, count(*) AS n FROM memories WHERE typeof(group_id) = 'text' "
+        "GROUP BY group_id ORDER BY n DESC, group_id"
+    ).fetchall()
+    counts = {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
+    return {gid: counts[gid] for gid in same_repository_ids(group_id, counts)[:limit]}
+
+
 class _LexicalStats:
     """What lexical search reads about the whole store, valid for one store version."""
 
@@ -1476,6 +1488,10 @@ class SQLiteBackend:
     def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
         with self._lock, self._snapshot():
             return projects_if_absent(self._conn, group_id, limit)
+
+    def projects_alike(self, group_id: str, limit: int) -> dict[str, int]:
+        with self._lock, self._snapshot():
+            return projects_alike(self._conn, group_id, limit)
 
     def count_damaged(self, filters: Filters) -> dict[tuple[object, object, object], int]:
         # What search skips: a row whose fields do not decode or whose vector is damaged.
