@@ -2383,6 +2383,7 @@ for _name in (
     "metadata_entries",
     "stored_since",
     "projects_if_absent",
+    "projects_alike",
     "build_ann_index",
     "term_statistics",
     "lexical_search",
