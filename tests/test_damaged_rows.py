@@ -939,3 +939,34 @@ def test_many_damaged_rows_are_counted_in_one_line(project: Path) -> None:
         assert len(named) == 3, r.stderr
         (counted,) = [x for x in r.stderr.splitlines() if "more damaged" in x]
         assert "and 7 more damaged memories skipped" in counted and "kenning doctor" in counted
+
+
+def test_doctor_names_full_width_notes_an_older_kenning_embedded_as_written(
+    store: MemoryStore,
+) -> None:
+    """Before the model read full-width text as the usual letters, such a note was embedded
+    as unknown word pieces: after an upgrade recall missed it, and doctor and stats said
+    every row was ok; only `kenning reembed`, which nothing suggested, found it. Doctor's
+    rows check embeds those notes again and names the ones whose vector the model no longer
+    makes; after reembed it is ok."""
+    wide = store.remember(
+        "ｄａｔａｂａｓｅ ｉｓ ｌｏｃｋｅｄ： ｅｎａｂｌｅ ＷＡＬ ｍｏｄｅ", "context"
+    ).id
+    plain = store.remember("Use black for formatting Python code", "guideline").id
+    assert wide and plain
+    root = store.project.root
+    as_written = store.embedder.embed(["unrelated words the old vector stood for"])[0]
+    store.close()
+    conn = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET embedding = ? WHERE id = ?",
+        (np.asarray(as_written, dtype=np.float32).tobytes(), wide),
+    )
+    conn.close()
+    (rows,) = [c for c in run_doctor(cwd=root).checks if c.name == "rows"]
+    assert rows.status == "warning" and repr(wide) in rows.message, rows
+    assert plain not in rows.message and "kenning reembed" in (rows.fix or ""), rows
+    with open_store(cwd=root, embedder=store.embedder) as again:
+        assert reembed(again)["reembedded"] == 1
+    (rows,) = [c for c in run_doctor(cwd=root).checks if c.name == "rows"]
+    assert rows.status == "ok", rows

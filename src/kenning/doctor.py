@@ -477,9 +477,17 @@ ROWS_BATCH = 2000
 ROWS_SHOWN = 5
 
 
-def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: datetime) -> Check:
+def _rows(
+    conn: sqlite3.Connection,
+    path: Path,
+    dimension: int | None,
+    now: datetime,
+    wide: list[tuple[str, str, bytes]] | None = None,
+) -> Check:
     """Decode every row as the backend does; name each that a read would skip, and each
-    stamped further ahead of ``now`` than kenning stores a time (another writer's clock)."""
+    stamped further ahead of ``now`` than kenning stores a time (another writer's clock).
+    ``wide`` gathers ``(id, text, vector)`` of the sound rows written in full-width or
+    half-width characters (:func:`_width_vectors` checks them)."""
     from .backends.sqlite import (
         MEMORY_COLUMN_COUNT,
         RowDamage,
@@ -489,6 +497,7 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: date
     )
     from .store_write import FUTURE_TOLERANCE
     from .vectors import bad_rows, vector_problem
+    from .widths import has_width_forms
 
     if dimension is None:
         row = conn.execute(
@@ -522,6 +531,8 @@ def _rows(conn: sqlite3.Connection, path: Path, dimension: int | None, now: date
                 vectors.append(f"{row[0]!r}: vector {problem}")
             else:
                 sized.append(row)
+                if wide is not None and has_width_forms(memory.content):
+                    wide.append((memory.id, memory.content, blob))
         if sized and dimension is not None:
             matrix = np.frombuffer(b"".join(r[n] for r in sized), dtype=np.float32).reshape(
                 len(sized), dimension
@@ -906,10 +917,13 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
         if index.status == OK and integrity.status == OK:
             index = _fts_integrity(path) or index
         checks.append(index)
+        wide: list[tuple[str, str, bytes]] = []
         try:
-            rows_check = _rows(conn, path, dimension, now or utc_now())
+            rows_check = _rows(conn, path, dimension, now or utc_now(), wide)
         except sqlite3.DatabaseError as exc:
             rows_check = Check("rows", FAILED, f"cannot read the rows: {exc}", _recovery(path))
+        if wide and rows_check.status == OK and provenance.status == OK:
+            rows_check = _width_vectors(rows_check, wide) or rows_check
         checks.append(rows_check)
         checks.append(
             _project_check(conn, store_path, cwd)
@@ -919,6 +933,46 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
     finally:
         conn.close()
     return DoctorReport(str(path), tuple(checks))
+
+
+#: Notes written in full-width or half-width characters whose vectors the ``rows`` check
+#: embeds again, at most (an upgraded store holds a few; the count says the rest).
+WIDE_CHECKED = 256
+
+
+def _width_vectors(rows: Check, wide: list[tuple[str, str, bytes]]) -> Check | None:
+    """``rows`` with a warning when notes written in full-width or half-width characters
+    hold vectors the model no longer makes of them: an older kenning embedded such text as
+    written (unknown word pieces), and recall misses those notes until `kenning reembed`
+    recomputes them; None when they hold the model's. Loads the model, only for a store
+    that holds such notes."""
+    from .embedders import load_embedder
+    from .reembed import SAME_VECTOR
+
+    try:
+        embedder = load_embedder(config.embedder_name())
+        checked = wide[:WIDE_CHECKED]
+        matrix = embedder.embed([text for _, text, _ in checked])
+    except Exception:  # the provenance check says what is wrong with the embedder
+        return None
+    stale = [
+        memory_id
+        for (memory_id, _, blob), vector in zip(checked, matrix, strict=True)
+        if float(np.max(np.abs(np.frombuffer(blob, dtype=np.float32) - vector))) > SAME_VECTOR
+    ]
+    if not stale:
+        return None
+    more = f" (of the first {WIDE_CHECKED} checked)" if len(wide) > WIDE_CHECKED else ""
+    n = len(stale)
+    return Check(
+        "rows",
+        WARNING,
+        f"{rows.message}; {n} {'memory' if n == 1 else 'memories'}{more} written in full-width "
+        f"or half-width characters {'holds a vector' if n == 1 else 'hold vectors'} an older "
+        f"kenning made of the text as written, which recall misses: "
+        f"{_listed([repr(i) for i in stale])}",
+        "run `kenning reembed`: it recomputes those vectors from the text (and leaves the others)",
+    )
 
 
 def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path | None) -> Check:

@@ -37,7 +37,7 @@ REEMBED_STATE_KEY = "reembed_state"
 #: The largest difference, in any coordinate, between a stored vector and the one the model
 #: makes of the same text again for the two to count as the same (the model's own rounding
 #: across batch sizes is ~1e-6).
-_SAME_VECTOR = 1e-4
+SAME_VECTOR = 1e-4
 #: Failures after which a batch may have been written (a server that stopped answering).
 _UNSURE = (StoreUnavailable, StoreWriteFailed)
 
@@ -273,7 +273,7 @@ def _repair_vectors(
             (m.id, matrix[i])
             for i, (m, old) in enumerate(batch)
             # a sound vector the model makes again (to float rounding) stays as it is
-            if old is None or float(np.max(np.abs(matrix[i] - old))) > _SAME_VECTOR
+            if old is None or float(np.max(np.abs(matrix[i] - old))) > SAME_VECTOR
         ]
         if changed:
             with backend.exclusive():
