@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kenning import MemoryStore, protocol
+from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.dedup import FUNCTION_WORDS, NEGATIONS, NEIGHBOURS, decide, fold
 from kenning.safety import normalise_content
@@ -669,3 +669,35 @@ def test_a_correction_by_a_members_bang_is_stored(store: MemoryStore) -> None:
     assert first.status == correction.status == "stored", correction
     again = store.remember("IN THE IMPORTER, CALL RECORD.SAVE!", "rule")
     assert (again.status, again.id) == ("near-duplicate", correction.id), again
+
+
+def test_a_note_an_older_kenning_stored_with_a_secret_it_missed_is_not_stored_twice(
+    store: MemoryStore,
+) -> None:
+    """An older kenning's rules missed a secret (an ODBC braced password) and stored it in
+    the note; remembered again after the upgrade, the note is redacted and was compared
+    with the stored text as it was: "a symbol differs", stored a second time, and recall
+    gave the same line twice. A redacted note is compared with the stored notes as this
+    kenning redacts them."""
+    import sqlite3
+
+    from kenning.model import content_hash
+
+    text = (
+        "The reporting DB connection string is Driver={ODBC Driver 18};Server=db1;"
+        "Uid=report;Pwd={S3cr3tPa;ss#1xq}; use it for the nightly job"
+    )
+    first = store.remember(text, "context")
+    assert first.status == "stored" and first.id and first.redactions, first
+    root = store.project.root
+    store.close()
+    conn = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    conn.execute(  # as the older kenning stored it
+        "UPDATE memories SET content = ?, content_hash = ? WHERE id = ?",
+        (text, content_hash(text), first.id),
+    )
+    conn.close()
+    with open_store(cwd=root, embedder=store.embedder) as again:
+        second = again.remember(text, "context")
+        assert (second.status, second.id) == ("near-duplicate", first.id), second
+        assert again.count() == 1

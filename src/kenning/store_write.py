@@ -785,6 +785,7 @@ class StoreWrites(StoreReads):
         the batch's exact duplicates already looked up, by (project, hash); ``besides``: the
         id of a memory not to compare with (the one an edit changes)."""
         from .dedup import CLOSE_NEIGHBOURS, NEIGHBOURS, decide
+        from .redaction import redact_secrets, redaction_markers
 
         if memory.content_hash in batch_hashes:
             return batch_hashes[memory.content_hash], 1.0, IDENTICAL_CONTENT
@@ -808,12 +809,16 @@ class StoreWrites(StoreReads):
         neighbours += [(r.memory, float(np.dot(r.vector, vector))) for r in pending]
         neighbours.sort(key=lambda n: -n[1])
         fingerprint = memory.metadata.get("error_fingerprint")
+        # a note redacted now is compared with the stored notes as this kenning redacts them:
+        # an older one (or another writer) left a secret its rules missed in the same text,
+        # and the note was stored again beside it
+        redacted = bool(redaction_markers(memory.content))
         for rank, (other, score) in enumerate(neighbours[:CLOSE_NEIGHBOURS]):
             if rank >= NEIGHBOURS and not score > protocol.DEDUP_THRESHOLD:
                 break  # sorted: none further is close enough to be read past the tenth
             decision = decide(
                 memory.content,
-                other.content,
+                redact_secrets(other.content)[0] if redacted else other.content,
                 score,
                 new_fingerprint=fingerprint,
                 # under the rules now, as the new note's: the one stored with it is the
