@@ -1546,3 +1546,18 @@ def test_notes_under_an_earlier_id_of_the_repository_are_named_beside_the_new_on
     assert "other-repo" not in out
     (check,) = [c for c in run_doctor(cwd=project).checks if c.name == "project"]
     assert check.status == "warning" and "scm/acme/widgets" in check.message, check
+
+
+def test_query_error_given_a_files_name_says_how_to_read_it(project: Path) -> None:
+    """`kenning query error build.log` answered "build.log" as the parsed signature (exit
+    0), and recall searched for the file's name: RAW is the error's text, where `query plan
+    FILE` takes a file. A single word naming a file says how to pass its text."""
+    (project / "build.log").write_text("sqlite3.OperationalError: database is locked\n")
+    r = run_cli(project, "query", "error", "build.log")
+    assert r.returncode == 1 and "kenning query error - < build.log" in r.stderr, r.stderr
+    r = run_cli(
+        project, "query", "error", "-", stdin=b"sqlite3.OperationalError: database is locked\n"
+    )
+    assert r.stdout.strip() == "sqlite3.OperationalError: database is locked", r.stdout
+    r = run_cli(project, "query", "error", "KeyError: 'user_id'")  # text, not a file
+    assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user_id'", r.stdout

@@ -1215,6 +1215,13 @@ def query_error(raw: str) -> None:
     """The parsed error signature (≤ 300 chars) from RAW text or - for stdin."""
     from .querybuild import query_from_error
 
+    if raw != "-" and not any(c.isspace() for c in raw) and os.path.isfile(raw):
+        # a log's name where its text goes (as `query plan FILE` takes one): the name came
+        # back as the "signature", and recall searched for it
+        raise UserInputError(
+            f"{raw!r} is a file, and RAW is the error's text: `kenning query error - < "
+            f"{shlex.quote(raw)}` reads the file"
+        )
     click.echo(query_from_error(_read_output(raw)))
 
 
