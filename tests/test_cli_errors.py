@@ -1329,3 +1329,29 @@ def test_a_local_qdrant_folder_outside_the_project_is_refused_as_a_store_file_is
     inside = project / ".kenning" / "team-q"
     r = run_cli(project, "migrate", "--to", f"qdrant-local:{inside}", env=env)
     assert r.returncode == 0, r.stderr
+
+
+def test_import_of_a_compressed_export_a_store_or_ruvectors_file_says_what_to_run(
+    seeded_project: Path, tmp_path: Path
+) -> None:
+    """A gzipped export (as `kenning export --help` makes one), a copy of a store file and
+    ruvector's intelligence.json were refused as "not UTF-8 text (byte 1)" or "id is
+    missing": they say what the file is and what to run instead."""
+    import gzip
+
+    export = tmp_path / "all.jsonl"
+    assert run_cli(seeded_project, "export", "--project", "all", "-o", str(export)).returncode == 0
+    packed = tmp_path / "all.jsonl.gz"
+    packed.write_bytes(gzip.compress(export.read_bytes()))
+    ruvector = tmp_path / "intelligence.json"
+    ruvector.write_text('{"memories": [{"id": "m1", "content": "x", "timestamp": 1}]}\n')
+    store = seeded_project / ".kenning" / "memory.db"
+    for path, said in (
+        (packed, "gunzip -c FILE | kenning import -"),
+        (store, "kenning export --store FILE"),
+        (ruvector, "kenning import --from ruvector FILE"),
+    ):
+        new = seeded_project / ".kenning" / "new.db"
+        r = run_cli(seeded_project, "import", str(path), "--store", str(new))
+        assert r.returncode == 1 and said in r.stderr, (path, r.stderr)
+        assert r.stderr.count("\n") == 1 and not new.exists(), r.stderr

@@ -1937,6 +1937,14 @@ def import_cmd(
     except OSError as exc:
         raise UserInputError(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
+        from .export_format import not_an_export
+
+        what = None
+        if source != "-":
+            with suppress(OSError), open(source, "rb") as raw:
+                what = not_an_export(raw.read(16))
+        if what is not None:
+            raise UserInputError(f"{source} is {what}; nothing was imported") from None
         raise UserInputError(
             f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None

@@ -286,6 +286,27 @@ def memory_line_count(lines: Sequence[str]) -> int:
     return len(written)
 
 
+#: The keys of ruvector's ``intelligence.json`` (one JSON object), none of a memory line's.
+_RUVECTOR_KEYS = frozenset({"memories", "trajectories", "errors", "patterns", "file_sequences"})
+
+#: What a file that is no text starts with, and what to run for it instead of an import.
+NOT_AN_EXPORT = (
+    (b"\x1f\x8b", "gzip-compressed: `gunzip -c FILE | kenning import -` imports it"),
+    (
+        b"SQLite format 3\x00",
+        "a SQLite database (a kenning store?), not an export: `kenning export --store FILE "
+        "--project all -o backup.jsonl` makes one, to import",
+    ),
+    (b"PK\x03\x04", "a zip archive: unzip the export first"),
+)
+
+
+def not_an_export(head: bytes) -> str | None:
+    """What a file whose first bytes are ``head`` is, and what to run instead of an import,
+    when it is a compressed export or a store rather than an export's JSON lines."""
+    return next((said for magic, said in NOT_AN_EXPORT if head.startswith(magic)), None)
+
+
 def read_export(lines: Iterable[str]) -> ExportFile:
     """Parse and check a whole export before anything is written. Raises
     :class:`~kenning.errors.UserInputError` naming every line that breaks the format (up to
@@ -314,6 +335,12 @@ def read_export(lines: Iterable[str]) -> ExportFile:
             ) from None
         if not isinstance(data, dict):
             raise UserInputError(f"line {number} is not a JSON object; nothing was imported")
+        if number == 1 and "id" not in data and _RUVECTOR_KEYS & data.keys():
+            # ruvector's intelligence.json, one JSON document (its memories, trajectories…)
+            raise UserInputError(
+                "the file is ruvector's store (intelligence.json), not a kenning export: "
+                "`kenning import --from ruvector FILE` imports it. Nothing was imported"
+            )
         if "kenning_export" in data:
             if header_line is not None or seen_memory:
                 raise UserInputError(
