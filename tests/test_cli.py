@@ -1285,7 +1285,8 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
             if args[0] == "forget":
                 assert answer == {"id": stored["id"], "deleted": False}, (args, r.stdout)
             else:
-                assert answer is not None and set(answer) == keys, (args, r.stdout)
+                edit = {"changed"} if args[0] == "edit" else set()  # whether it wrote
+                assert answer is not None and set(answer) == keys | edit, (args, r.stdout)
                 assert answer["status"] == "rejected" and line == f"error: {answer['reason']}"
     finally:
         holder.execute("ROLLBACK")
@@ -1561,3 +1562,28 @@ def test_query_error_given_a_files_name_says_how_to_read_it(project: Path) -> No
     assert r.stdout.strip() == "sqlite3.OperationalError: database is locked", r.stdout
     r = run_cli(project, "query", "error", "KeyError: 'user_id'")  # text, not a file
     assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user_id'", r.stdout
+
+
+def test_edit_json_says_whether_anything_changed(project: Path) -> None:
+    """`kenning edit --json` answered a no-op edit (the memory's own type) as "stored", as a
+    real one: a script could tell them apart only by the reason's words."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    stored = json.loads(
+        run_cli(
+            project, "remember", "--json", "--type", "rule", "Tabs are 4 spaces", env=env
+        ).stdout
+    )
+    same = json.loads(
+        run_cli(project, "edit", "--json", stored["id"], "--type", "rule", env=env).stdout
+    )
+    assert (same["status"], same["changed"]) == ("stored", False), same
+    edited = json.loads(
+        run_cli(
+            project, "edit", "--json", stored["id"], "--content", "Tabs are 2 spaces", env=env
+        ).stdout
+    )
+    assert (edited["status"], edited["changed"]) == ("stored", True), edited
+    refused = json.loads(
+        run_cli(project, "edit", "--json", "0123", "--type", "rule", env=env).stdout
+    )
+    assert (refused["status"], refused["changed"]) == ("rejected", False), refused

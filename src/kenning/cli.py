@@ -2455,7 +2455,8 @@ def edit(
     The new text goes through the rules of `remember`: it is normalised, secrets are
     redacted, it is re-embedded, and it is not saved when it duplicates another memory of
     the project (exit 1, nothing changed). The memory's own text and type change nothing
-    ("unchanged", exit 0): no edit is recorded, and a stale memory stays stale.
+    ("unchanged", exit 0): no edit is recorded, and a stale memory stays stale. With
+    --json, "changed" says whether anything was written.
     """
     if content is None and memory_type is None:
         raise click.UsageError("pass --content, --type, or both")
@@ -2477,7 +2478,9 @@ def edit(
         refusal, code = _as_the_command_says(exc), exc.exit_code
         result = RememberResult(status=REJECTED, reason=_shown_error(refusal))
     if as_json:
-        _echo_json(result.to_dict())
+        # an edit that changed nothing is "stored" too (the memory is as asked): a script
+        # tells the two apart without matching the reason's words
+        _echo_json(result.to_dict() | {"changed": result.status == STORED and not result.unchanged})
     elif result.unchanged:
         click.echo(f"unchanged {result.id}: the text and type are those stored")
     elif result.status == STORED:
