@@ -161,6 +161,14 @@ def test_a_document_that_is_not_there_is_called_missing_not_unsafe(
     assert "kenning stale" not in data["reason"], data
     code, _, err = run("../outside.md")  # a real refusal is still called unsafe
     assert code == 1 and "unsafe source path" in err, err
+    # a --source no command changes (edit takes the text and the type): the fix named is
+    # one that works, where "correct memory ID, whose source field names it" was not
+    with open_store(cwd=project, embedder=minilm) as store:
+        sourced = store.remember(
+            "The retry helper wraps every upload", "context", source="src/old.py"
+        )
+    code, _, err = run(sourced.id or "")
+    assert code == 1 and f"kenning forget {sourced.id}" in err and "--source" in err, err
     # a name longer than a file's can be names no file either: it was "cannot be checked
     # (OSError)" at the top, and "cannot be read (File name too long)" below a folder
     for path in ("a" * 300 + ".md", "docs/" + "a" * 300 + ".md", "docs/" + "b/" * 3000 + "c.md"):

@@ -1349,7 +1349,11 @@ def source_cmd(
         elif in_text:
             fix = f"memory {memory_id}'s SOURCE: part with `kenning edit {memory_id} --content …`"
         else:
-            fix = f"memory {memory_id}, whose source field names it"
+            # no command changes a memory's source field (edit takes its text and type)
+            fix = (
+                f"memory {memory_id}, whose source field names it: `kenning forget "
+                f"{memory_id}`, then remember the note again with the right --source"
+            )
         if check.missing:
             raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
         # a folder, a pipe, a binary file: safe, and nothing a tool reading it could use
