@@ -16,6 +16,7 @@ import pytest
 
 from kenning import open_store, protocol
 from kenning.calibration import calibrate, read_queries, write_calibration
+from kenning.config import load_settings
 from kenning.embedders import Embedder, load_embedder
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.model import Provenance
@@ -985,3 +986,20 @@ def test_the_projects_settings_left_aside_by_a_store_elsewhere_are_named(project
     doctor = run_cli(project, "doctor", "--json", env=env)
     check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "settings")
     assert check["status"] == "ok", check
+
+
+def test_every_refused_setting_is_named_at_once(tmp_path: Path) -> None:
+    """A config.toml with three mistakes took three runs of `kenning doctor` (or of any
+    command) to find: each named the first value it refused. Every refused value is named
+    at once, with the unknown keys beside them."""
+    folder = tmp_path / ".kenning"
+    folder.mkdir()
+    (folder / "config.toml").write_text(
+        'similarity_treshold = 0.6\nrecall_floor = "high"\nstale_penalty = 2\n'
+        '[decay]\nhalf_life = "error_fix:-3"\n'
+    )
+    with pytest.raises(UserInputError) as refused:
+        load_settings(None, folder, environ={})
+    said = str(refused.value)
+    for named in ("recall floor", "stale penalty", "decay half-life", "similarity_treshold"):
+        assert named in said, said

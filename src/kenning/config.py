@@ -47,7 +47,7 @@ import os
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -731,6 +731,17 @@ def load_settings(
             return f"{project_root / '.env' if project_root else '.env'} ({variable})"
         return origin
 
+    # every value refused is named at once (doctor named one a run: three mistakes, three
+    # runs), with the unknown keys beside them
+    problems: list[UserInputError] = []
+
+    def checked(parse: Callable[..., Any], fallback: Any, *args: Any) -> Any:
+        try:
+            return parse(*args)
+        except UserInputError as exc:
+            problems.append(exc)
+            return fallback
+
     sources: dict[str, str] = {}
     value, origin = layered("KENNING_SIMILARITY_THRESHOLD", None)
     if threshold is not None:
@@ -738,7 +749,7 @@ def load_settings(
     similarity = (
         None
         if value is None
-        else parse_threshold(value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
+        else checked(parse_threshold, None, value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
     )
     sources["similarity_threshold"] = origin
 
@@ -748,18 +759,25 @@ def load_settings(
         ("error_recall_floor", ERROR_RECALL_FLOOR),
     ):
         floor_value, origin = layered(PREFIX + key.upper(), default)
-        floors[key] = parse_floor(
-            floor_value, key.replace("_", " "), said(origin, PREFIX + key.upper())
+        floors[key] = checked(
+            parse_floor,
+            default,
+            floor_value,
+            key.replace("_", " "),
+            said(origin, PREFIX + key.upper()),
         )
         sources[key] = origin
 
     decay = toml.get("decay", {})
     if not isinstance(decay, Mapping):
         # `decay = "error_fix:7"` or `decay = 7` set no half-life: said, never skipped
-        raise UserInputError(
-            f"decay in {toml_origin} is {decay!r:.80}; expected a table: write [decay] and "
-            'under it half_life = { error_fix = 7 } (or half_life = "error_fix:7")'
+        problems.append(
+            UserInputError(
+                f"decay in {toml_origin} is {decay!r:.80}; expected a table: write [decay] "
+                'and under it half_life = { error_fix = 7 } (or half_life = "error_fix:7")'
+            )
         )
+        decay = {}
     # a layer sets the half-lives of the types it names: KENNING_DECAY_HALF_LIFE="error_fix:3"
     # keeps config.toml's other types, as every other setting keeps the layers it does not set
     overrides: dict[str, float] = {}
@@ -775,17 +793,30 @@ def load_settings(
         try:
             overrides |= parse_half_life_overrides(half)
         except UserInputError as exc:
-            raise UserInputError(f"decay half-life from {said(layer, variable)}: {exc}") from None
+            problems.append(UserInputError(f"decay half-life from {said(layer, variable)}: {exc}"))
+            continue
         origin = layer
     sources["half_life_overrides"] = origin
 
     log_value, origin = layered("KENNING_RECALL_LOG", False)
-    recall_log = parse_switch(log_value, "recall log", said(origin, "KENNING_RECALL_LOG"))
+    recall_log = checked(
+        parse_switch, False, log_value, "recall log", said(origin, "KENNING_RECALL_LOG")
+    )
     sources["recall_log"] = origin
 
     penalty_value, origin = layered("KENNING_STALE_PENALTY", STALE_PENALTY)
-    stale_penalty = parse_stale_penalty(penalty_value, said(origin, "KENNING_STALE_PENALTY"))
+    stale_penalty = checked(
+        parse_stale_penalty,
+        STALE_PENALTY,
+        penalty_value,
+        said(origin, "KENNING_STALE_PENALTY"),
+    )
     sources["stale_penalty"] = origin
+    if len(problems) == 1:
+        raise problems[0]  # as it was raised (an option's error names the option)
+    if problems:
+        # the unknown keys too: a misspelt key beside a refused value is often the cause
+        raise UserInputError("; ".join([*map(str, problems), *warnings]))
     return Settings(
         similarity_threshold=similarity,
         half_life_overrides=overrides,

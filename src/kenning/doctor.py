@@ -669,7 +669,7 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     try:  # its values alone (not the environment's or .env's): every command reads them
         config.load_settings(None, folder, environ={})
     except KenningError as exc:
-        return Check("settings", FAILED, str(exc), f"correct that value in {where}")
+        return Check("settings", FAILED, str(exc), f"correct what it names in {where}")
     if warnings:
         return Check(
             "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
