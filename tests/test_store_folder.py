@@ -37,6 +37,21 @@ def test_the_store_never_shows_up_in_git_status_but_its_settings_do(
     assert git(project, "status", "--porcelain", "-uall") == "?? .kenning/config.toml\n"
 
 
+def test_a_store_made_before_its_gitignore_gets_one_on_its_first_read(
+    project: Path, minilm: Embedder
+) -> None:
+    """A store an older kenning made had no .gitignore beside it: after the upgrade the
+    store showed in `git status` (every file beside it too) until the first write, and a
+    project that only read (hooks, recall) could commit it with `git add -A`."""
+    with open_store(cwd=project, embedder=minilm) as store:
+        store.remember("All timestamps are stored in UTC", "rule")
+    (project / ".kenning" / ".gitignore").unlink()  # as the older kenning left the folder
+    assert git(project, "status", "--porcelain") != ""
+    with open_store(cwd=project, create=False, embedder=minilm) as store:
+        store.recall("which timezone do we store timestamps in")
+    assert git(project, "status", "--porcelain") == ""
+
+
 def test_a_gitignore_of_the_users_own_is_kept(project: Path, minilm: Embedder) -> None:
     folder = project / ".kenning"
     folder.mkdir()

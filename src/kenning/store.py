@@ -342,8 +342,9 @@ def open_store(
             backend = open_backend(
                 url or project.store_path, create=create, dimension=None, project_root=project.root
             )
-            if create:
-                ignore_store_files(project)
+            # a read too: a store made before kenning wrote this file (or whose file was
+            # removed) showed in `git status` until the next write, every file beside it
+            ignore_store_files(project)
         except StoreNotFound as exc:
             if create or not missing_ok:
                 raise
