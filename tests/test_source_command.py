@@ -206,3 +206,24 @@ def test_a_memory_naming_a_folder_or_a_binary_file_says_what_it_found_and_what_t
     data = json.loads(out)
     assert code == 1 and data["ok"] is False and found.removeprefix("is ") in data["reason"]
     assert "unsafe" not in err and "kenning edit" in err, err
+
+
+def test_a_shortened_id_or_a_path_from_a_subfolder_says_what_it_is_not(
+    project: Path, minilm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning source 01a242d0-a92e` (an id cut short) and `kenning source
+    solutions/db.md` run in docs/ said only "missing source document": an id is looked up
+    whole, and a path is from the top of the checkout. Each says so."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember("Use WAL mode for the shared store", "rule").id or ""
+    code, _, err = run(memory_id[:13])
+    assert code == 1 and "ids are whole" in err and "kenning search --json" in err, err
+    (project / "docs" / "solutions").mkdir(parents=True)
+    (project / "docs" / "solutions" / "db.md").write_text("fix\n")
+    monkeypatch.chdir(project / "docs")
+    code, _, err = run("solutions/db.md")
+    assert code == 1 and f"from the top of the checkout, {project}" in err, err
+    code, out, _ = run("docs/solutions/db.md")
+    assert code == 0 and out.strip() == str(project / "docs" / "solutions" / "db.md")

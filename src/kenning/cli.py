@@ -1228,6 +1228,8 @@ def query_error(raw: str) -> None:
 # -- source documents ------------------------------------------------------------------
 
 _MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+#: The start of one: a UUID's first group and more, cut short.
+_ID_START = re.compile(r"^[0-9a-f]{8}-[0-9a-f-]{1,27}$", re.I)
 
 
 @main.command(
@@ -1317,6 +1319,7 @@ def source_cmd(
             )
             _say_error(_as_the_command_says(exc))  # as without --json
             sys.exit(exc.exit_code)
+    root: Path | None = None  # the checkout a path is read in (a path given, not an id)
     if check is None:
         from .project import find_checkout
         from .sources import check_source
@@ -1355,7 +1358,18 @@ def source_cmd(
                 f"{memory_id}`, then remember the note again with the right --source"
             )
         if check.missing:
-            raise UserInputError(f"{MissingSourceError(check.path)}; create it, or correct {fix}")
+            hint = ""
+            if memory_id is None and _ID_START.match(check.path):
+                # a memory's id cut short (forget and edit say "no memory with id …")
+                hint = (
+                    f"; nor is it a memory's id: ids are whole ({_asked_id(check.path)} "
+                    "matches none), as `kenning search --json` lists them"
+                )
+            elif root is not None and memory_id is None and Path.cwd().resolve() != root.resolve():
+                hint = f"; a path is from the top of the checkout, {root}"
+            raise UserInputError(
+                f"{MissingSourceError(check.path)}; create it, or correct {fix}{hint}"
+            )
         # a folder, a pipe, a binary file: safe, and nothing a tool reading it could use
         raise UserInputError(f"{NotADocumentError(check.path, check.reason or '')}; correct {fix}")
     if not check.ok:
