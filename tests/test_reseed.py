@@ -17,6 +17,7 @@ import pytest
 
 from kenning import MemoryStore, open_store
 from kenning.embedders.base import Embedder
+from kenning.errors import UserInputError
 from kenning.freshness import FILES_KEY
 from kenning.model import Memory, content_hash
 from kenning.seeding import (
@@ -1066,3 +1067,20 @@ def test_an_entry_an_older_kenning_re_seeded_still_follows_its_doc(
     write(root, source, doc("db", fix="Shard the queue."))
     assert seed_solutions(store, docs, changed_only=True).updated == 0
     assert [m.content for m in of(store, "db")] == [edited]
+
+
+def test_a_folder_seeded_with_one_source_prefix_is_refused_another(
+    store: MemoryStore, docs: Path
+) -> None:
+    """Seeding a folder again with another --source-prefix gave each doc a second entry
+    under the new prefix; the first was matched by nothing after, never updated or retired
+    (its old fix outlived the doc). The other prefix is refused, naming the one it was
+    seeded with."""
+    first = seed_solutions(store, docs)
+    assert first.seeded == 3
+    with pytest.raises(UserInputError) as refused:
+        seed_solutions(store, docs, source_prefix="https://wiki.example.com/solutions")
+    assert "'docs/solutions'" in str(refused.value), refused.value
+    assert len(entries(store)) == 3
+    again = seed_solutions(store, docs, source_prefix="docs/solutions")  # its own: fine
+    assert (again.seeded, again.duplicates) == (0, 3)

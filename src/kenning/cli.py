@@ -948,7 +948,8 @@ Examples:
 @click.option(
     "--source-prefix",
     default=None,
-    help="Path written in SOURCE: (default: DIR relative to the project).",
+    help="Path written in SOURCE: (default: DIR relative to the project); a folder keeps "
+    "the one it was first seeded with (another is refused).",
 )
 @click.option(
     "--changed-only",

@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import stat
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -585,11 +586,29 @@ def seed_solutions(
     else:
         check_source_prefix(source_prefix)
     prefix = source_prefix.strip("/")
+    state = _load_state(store)
+    where = (
+        resolved_dir.relative_to(files_root).as_posix()
+        if resolved_dir.is_relative_to(files_root)
+        else None
+    )
+    earlier = next(
+        (p for p, f in state["folders"].items() if p != prefix and where and f.get("dir") == where),
+        None,
+    )
+    if earlier is not None:
+        # its docs' entries are matched under the prefix they were seeded with: under another
+        # one each doc got a second entry, and the first was never updated nor retired again
+        raise UserInputError(
+            f"solutions folder {directory} was seeded with the source prefix {earlier!r}; "
+            f"seeding it with {prefix!r} would leave those entries beside the new ones, never "
+            f"updated or retired again. Run it with --source-prefix {shlex.quote(earlier)} "
+            "(or without it, if that is the folder's path)"
+        )
     docs = scan_solution_docs(directory)
     if total:
         total(len(docs))
 
-    state = _load_state(store)
     folder = state["folders"].get(prefix)
     known: dict[str, list[Any]] = folder["docs"] if folder else {}
     incremental = changed_only and folder is not None
