@@ -1213,7 +1213,11 @@ Examples:
 @click.argument("raw", default="-")
 @handle_errors
 def query_error(raw: str) -> None:
-    """The parsed error signature (≤ 300 chars) from RAW text or - for stdin."""
+    """The parsed error signature (≤ 300 chars) from RAW text or - for stdin.
+
+    A log's bytes that are not UTF-8 are read as U+FFFD (a tool's output is taken as it
+    comes), where the commands that store or search text refuse them.
+    """
     from .querybuild import query_from_error
 
     if raw != "-" and not any(c.isspace() for c in raw) and os.path.isfile(raw):
