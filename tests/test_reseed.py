@@ -1084,3 +1084,26 @@ def test_a_folder_seeded_with_one_source_prefix_is_refused_another(
     assert len(entries(store)) == 3
     again = seed_solutions(store, docs, source_prefix="docs/solutions")  # its own: fine
     assert (again.seeded, again.duplicates) == (0, 3)
+
+
+def test_markdown_files_the_pattern_leaves_out_are_named_not_read(
+    store: MemoryStore, docs: Path
+) -> None:
+    """A doc one folder too high or too deep, or named .MD, was never read and said
+    nowhere ("scanned 3 documents"): each is named as ignored, with where docs go; the
+    folder's own README is not."""
+    root = docs.parent.parent
+    write(root, "docs/solutions/top.md", doc("db", error="KeyError: 'top'"))
+    write(root, "docs/solutions/db/sub/deep.md", doc("db", error="KeyError: 'deep'"))
+    write(root, "docs/solutions/db/UPPER.MD", doc("db", error="KeyError: 'upper'"))
+    write(root, "docs/solutions/README.md", "# Solutions\n\nOne folder per area.\n")
+    commit(root, "docs out of place")
+    report = seed_solutions(store, docs)
+    assert report.scanned == 3 and report.seeded == 3
+    assert report.ignored == ("db/UPPER.MD", "db/sub/deep.md", "top.md"), report.ignored
+    assert report.to_dict()["ignored"] == list(report.ignored)
+    store.close()
+    r = kenning(root, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "ignored: top.md" in r.stderr and "<category>/<doc>.md" in r.stderr, r.stderr
+    assert "README" not in r.stderr

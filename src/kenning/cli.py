@@ -925,7 +925,8 @@ def _refuse_blank_filters(collection: str | None, memory_type: str | None) -> No
     name="seed-solutions",
     epilog="""
 \b
-Rules: every <DIR>/*/*.md except paths with /archived/; frontmatter `track: bug` only; the
+Rules: every <DIR>/*/*.md except paths with /archived/ (other Markdown files under DIR are
+named as ignored, a README aside); frontmatter `track: bug` only; the
 signature is a literal error from the body (else `problem:`); the fix is the first paragraph
 under `## Fix` or `## Solution`, cut to 400 characters. Idempotent: a second run stores
 nothing new. Exit 1 when a file failed (malformed YAML, binary, too big, symlink out).
@@ -1018,6 +1019,14 @@ def seed_solutions_cmd(
             click.echo(f"{f.status}: {path}: {reason}", err=True)
         elif f.status in ("updated", "retired") and not as_json:
             click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
+    if report.ignored and not as_json:
+        for rel in report.ignored:
+            click.echo(f"ignored: {safe_message(rel)}", err=True)
+        click.echo(
+            "ignored: not read, as solution docs are <category>/<doc>.md one folder below "
+            f"{safe_message(str(directory))}; move them there to seed them",
+            err=True,
+        )
     if not as_json:
         # documents and entries apart: one document gives one entry per error signature
         documents = report.documents()

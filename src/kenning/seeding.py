@@ -70,7 +70,12 @@ from .model import (
     edit_version,
     utc_now,
 )
-from .solution_docs import parse_solution_doc, scan_solution_docs, source_path
+from .solution_docs import (
+    misplaced_solution_docs,
+    parse_solution_doc,
+    scan_solution_docs,
+    source_path,
+)
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -139,6 +144,8 @@ class SeedReport:
     with_entries: int = 0
     #: The secrets redacted from the entries written (kind → count), as remember says them.
     redactions: dict[str, int] = field(default_factory=dict)
+    #: Markdown files under the folder that are not ``<category>/<doc>.md``: never read.
+    ignored: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -196,6 +203,7 @@ class SeedReport:
                 }
                 for f in self.files
             ],
+            "ignored": list(self.ignored),
             # the counts above mix documents and entries: each group said apart
             "documents": self.documents(),
             "entries": self.entries(),
@@ -762,6 +770,8 @@ def seed_solutions(
             reports[rel].entries > 0 and reports[rel].status != "failed" for rel, _, _ in docs
         ),
         redactions=dict(sorted(redactions.items())),
+        # a full run says which Markdown files its pattern leaves out (not every session's)
+        ignored=() if changed_only else tuple(misplaced_solution_docs(directory)),
     )
 
 

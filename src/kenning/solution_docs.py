@@ -87,6 +87,50 @@ def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
     return [(f"{folder}/{name}", path, st) for folder, name, path, st in found]
 
 
+#: At most this many Markdown files out of place are named (a folder of notes is no
+#: solutions folder); and how deep below the folder they are looked for.
+MISPLACED_SHOWN = 20
+MISPLACED_DEPTH = 3
+
+
+#: What a folder's own Markdown files are called: about the folder, not a solution.
+_FOLDER_NOTES = frozenset({"readme", "index", "template", "contributing", "changelog"})
+
+
+def misplaced_solution_docs(root: Path) -> list[str]:
+    """The Markdown files under ``root`` that :func:`scan_solution_docs` does not read,
+    relative to it (at most :data:`MISPLACED_SHOWN`): one directly in ``root`` or more than
+    one folder below it, or a ``<category>/<doc>`` whose extension is not ``.md`` in lower
+    case (``.MD``, ``.markdown``). Not a folder's own notes (``README.md``, ``index.md``, a
+    ``_template.md``). A doc written there is never seeded, and was said nowhere."""
+    found: list[str] = []
+
+    def walk(folder: Path, depth: int) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if len(found) >= MISPLACED_SHOWN:
+                return
+            rel = Path(entry.path).relative_to(root).as_posix()
+            try:
+                if entry.is_dir():
+                    if entry.name != "archived" and depth < MISPLACED_DEPTH:
+                        walk(Path(entry.path), depth + 1)
+                    continue
+            except OSError:
+                continue
+            name = entry.name.lower()
+            markdown = name.endswith((".md", ".markdown"))
+            about = name.rsplit(".", 1)[0] in _FOLDER_NOTES or name.startswith(("_", "."))
+            if markdown and not about and not (depth == 1 and entry.name.endswith(".md")):
+                found.append(rel)
+
+    walk(root, 0)
+    return found
+
+
 def discover_solution_docs(root: Path) -> list[Path]:
     """Every ``*/*.md`` exactly one directory below ``root``, minus ``/archived/``, sorted."""
     return [Path(path) for _, path, _ in scan_solution_docs(Path(root))]
