@@ -1117,6 +1117,18 @@ def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
         assert "run kenning stale in that project's checkout" in str(refused.value)
 
 
+def _stale_cases(store: MemoryStore, files: Path, n: int) -> None:
+    """``n`` notes naming src/auth.py (through NOTE), then a commit that changes it: all
+    stale. The store is closed for the CLI."""
+    notes = [
+        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
+    ]
+    assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
+    store.close()
+    write(files, "src/auth.py", AUTH + "# changed\n")
+    commit(files, "change of auth")
+
+
 def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
     hashed_store: MemoryStore, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1127,13 +1139,7 @@ def test_kenning_stale_asks_git_once_per_question_not_once_per_memory(
     own time is asked per memory. What it reports is the same."""
 
     n = 30
-    notes = [
-        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
-    ]
-    assert all(r.ok for r in hashed_store.remember_many(notes, near_duplicates=False))
-    hashed_store.close()
-    write(files, "src/auth.py", AUTH + "# changed\n")
-    commit(files, "change of auth")
+    _stale_cases(hashed_store, files, n)
     asked = _git_calls_counted(monkeypatch)
     data = json.loads(kenning(files, "stale", "--json").stdout)
     assert (data["checked"], data["stale"]) == (n, n)
@@ -1198,13 +1204,7 @@ def test_kenning_stale_lists_the_newest_up_to_its_limit_and_counts_them_all(
     ``--limit`` (20 by default; 0 lists every one), says how many it left out and how to
     see them, and counts them all; a file's history is read for the listed ones alone."""
     n = 25
-    notes = [
-        NewMemory(f"{NOTE} Case {i}: tenant t{i * 7} in region r{i}.", "rule") for i in range(n)
-    ]
-    assert all(r.ok for r in hashed_store.remember_many(notes, near_duplicates=False))
-    hashed_store.close()
-    write(files, "src/auth.py", AUTH + "# changed\n")
-    commit(files, "change of auth")
+    _stale_cases(hashed_store, files, n)
     every = json.loads(kenning(files, "stale", "--json", "--limit", "0").stdout)
     assert (every["stale"], every["shown"], len(every["memories"])) == (n, n, n)
     newest = [m["id"] for m in every["memories"]]

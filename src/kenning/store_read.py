@@ -484,29 +484,29 @@ class StoreReads(StoreFreshness):
         projects, so it is never asked."""
         return self._other_projects(self.resolve_group(group_id))
 
-    def _other_projects(self, gid: str | None) -> dict[str, int]:
+    def _counts_projects(self, gid: str | None) -> CountsProjects | None:
+        """The backend, when it is a store of one checkout that tells which projects it
+        holds, and a project is asked about (a server's store is shared by many)."""
         if (
             gid is None
             or self.project.store_url is not None
             or not self.exists
             or not isinstance(self.backend, CountsProjects)
         ):
-            return {}
-        return self.backend.projects_if_absent(gid, 3)
+            return None
+        return self.backend
+
+    def _other_projects(self, gid: str | None) -> dict[str, int]:
+        backend = self._counts_projects(gid)
+        return {} if backend is None or gid is None else backend.projects_if_absent(gid, 3)
 
     def _alike_projects(self, gid: str | None) -> dict[str, int]:
         """In a store of one checkout, the other project ids that end in this project's
         repository name (:func:`kenning.project.same_repository_ids`): its notes under the
         id an earlier kenning or a former remote gave it, which nothing reads once the new
         id has notes of its own."""
-        if (
-            gid is None
-            or self.project.store_url is not None
-            or not self.exists
-            or not isinstance(self.backend, CountsProjects)
-        ):
-            return {}
-        return self.backend.projects_alike(gid, 3)
+        backend = self._counts_projects(gid)
+        return {} if backend is None or gid is None else backend.projects_alike(gid, 3)
 
     def similarity_threshold(self) -> tuple[float, str]:
         """The threshold ``search`` applies without a ``threshold`` argument, and where it
