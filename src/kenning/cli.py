@@ -1379,7 +1379,12 @@ def source_cmd(
                     f"; nor is it a memory's id: ids are whole ({_asked_id(check.path)} "
                     "matches none), as `kenning search --json` lists them"
                 )
-            elif root is not None and memory_id is None and Path.cwd().resolve() != root.resolve():
+            elif (
+                root is not None
+                and memory_id is None
+                and not Path(check.path).is_absolute()
+                and Path.cwd().resolve() != root.resolve()
+            ):
                 hint = f"; a path is from the top of the checkout, {root}"
             raise UserInputError(
                 f"{MissingSourceError(check.path)}; create it, or correct {fix}{hint}"
