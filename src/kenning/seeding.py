@@ -604,7 +604,8 @@ def seed_solutions(
         (p for p, f in state["folders"].items() if p != prefix and where and f.get("dir") == where),
         None,
     )
-    if earlier is not None:
+    # (a session's re-seed goes on with each prefix an older kenning recorded for a folder)
+    if earlier is not None and not changed_only:
         # its docs' entries are matched under the prefix they were seeded with: under another
         # one each doc got a second entry, and the first was never updated nor retired again
         raise UserInputError(
