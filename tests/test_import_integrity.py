@@ -289,7 +289,7 @@ BAD_FIELDS = [
     _field("id", " padded"),
     _field("id", "x" * 200),
     _field("id", "../../etc/passwd"),
-    _field("group_id", "all"),
+    _field("group_id", " all"),  # ("all" itself is an older kenning's id: imported)
     _field("group_id", "   "),
     _field("group_id", "acme\x01widgets"),
     _field("group_id", None),
@@ -873,3 +873,37 @@ def test_a_backup_holding_a_note_of_no_visible_text_restores_the_others(
     ), counts
     assert target.get("empty-1") is None and target.count() == len(notes)
     assert any("line" in r.getMessage() and "empty-1" in r.getMessage() for r in caplog.records)
+
+
+def test_notes_an_older_kenning_stored_under_the_id_all_are_restored(
+    exported: list[dict[str, Any]], target: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Versions up to 2026-12-01 gave a repository named "all" the id `all`, which now means
+    every project: an export of its notes was refused whole by every import, and the
+    notes could not be restored anywhere. They take `all-project`, the id this kenning
+    gives such a repository, and the import says so."""
+    header, *notes = exported
+    for note in notes:
+        note["group_id"] = "all"
+    with caplog.at_level(logging.WARNING):
+        counts = import_memories(target, _lines([header, *notes]))
+    assert counts["imported"] == len(notes), counts
+    assert target.count(group_id="all-project") == len(notes)
+    assert any("'all-project'" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_the_advice_for_notes_under_the_id_all_is_one_that_works(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """ "put KENNING_PROJECT=all in the project's .env" was the advice for notes an older
+    kenning stored under `all`, and `all` is refused as a project (it means every one). The
+    advice now is the export and import that bring them back under all-project."""
+    from kenning.render import other_projects_line
+
+    line = other_projects_line("all-project", {"all": 2})
+    assert "KENNING_PROJECT=all" not in line and "--project all -o notes.jsonl" in line, line
+    header, *notes = exported
+    for note in notes:
+        note["group_id"] = "all"
+    assert import_memories(target, _lines([header, *notes]))["imported"] == len(notes)
+    assert target.count(group_id="all-project") == len(notes)  # where the advice leads

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -139,7 +140,7 @@ def _memory_id(value: object) -> str:
 
 
 def _group_id(value: object, number: int, accepted: dict[str, str] | None = None) -> str:
-    from .project import check_group_id
+    from .project import RESERVED_NAME_PROJECT, check_group_id, means_every_project
 
     text = _text(value, "group_id")
     assert text is not None
@@ -147,6 +148,20 @@ def _group_id(value: object, number: int, accepted: dict[str, str] | None = None
         # an export holds few projects, each on many lines: the check is the same for each
         # (what it says about the line is only in the error, which an accepted id never has)
         return accepted[text]
+    if means_every_project(text) and text == text.strip():
+        # an older kenning gave a repository (or folder) named "all" that id, which now
+        # means every project: its export could not be restored anywhere. Its notes take the
+        # id this kenning gives such a repository.
+        logging.getLogger("kenning").warning(
+            "kenning: line %d: project id %r means every project now; imported as %r, the id "
+            "kenning gives a repository named so",
+            number,
+            text,
+            RESERVED_NAME_PROJECT,
+        )
+        if accepted is not None:
+            accepted[text] = RESERVED_NAME_PROJECT
+        return RESERVED_NAME_PROJECT
     try:
         gid = check_group_id(text, f"line {number}")
     except UserInputError as exc:

@@ -967,6 +967,16 @@ def other_projects_line(
     said += " (a renamed repository or a changed origin remote gives a project a new id)"
     if not fix:
         return said
+    from .project import means_every_project
+
+    if means_every_project(next(iter(others))):
+        # an older kenning's id of a repository named "all", which names every project now:
+        # no --project or KENNING_PROJECT reaches its notes alone
+        return (
+            f"{said}; `all` means every project now, and no --project reads those alone: "
+            "`kenning export --project all -o notes.jsonl`, the store moved aside, then "
+            "`kenning import notes.jsonl` brings them back under all-project"
+        )
     first = shlex.quote(next(iter(others)))
     return (
         f"{said}; pass --project {first}, or put KENNING_PROJECT={first} in the project's "
