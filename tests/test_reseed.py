@@ -1107,3 +1107,24 @@ def test_markdown_files_the_pattern_leaves_out_are_named_not_read(
     assert r.returncode == 0, r.stderr
     assert "ignored: top.md" in r.stderr and "<category>/<doc>.md" in r.stderr, r.stderr
     assert "README" not in r.stderr
+
+
+def test_the_listing_says_each_doc_seeded_and_an_edited_entry_kept(
+    store: MemoryStore, docs: Path
+) -> None:
+    """The text output named updated and retired docs but no doc seeded anew (a renamed
+    doc showed only its retirement), and called a doc whose entry was kept as edited
+    "skipped" while its summary counted it "with entries"."""
+    root = docs.parent.parent
+    store.close()
+    r = kenning(root, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert {f"seeded: {name}/{name}.md" for name in ERRORS} <= set(r.stdout.splitlines()), r.stdout
+    with open_store(cwd=root, embedder=store.embedder) as again:
+        (entry,) = of(again, "db")
+        again.update(entry.id, content=entry.content.replace("Enable WAL", "Turn on WAL"))
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Enable WAL mode, and retry."))
+    r = kenning(root, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "kept: db/db.md: entry" in r.stderr and "skipped: db/db.md" not in r.stderr, r.stderr
+    assert "3 with entries" in r.stdout, r.stdout

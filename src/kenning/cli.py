@@ -1015,9 +1015,12 @@ def seed_solutions_cmd(
     for f in report.files:
         path, reason = safe_message(f.path), safe_message(f.reason or "")
         if f.status == "failed" or (f.status == "skipped" and not as_json):
-            # a failure is said with --json too: it is why the exit is 1
-            click.echo(f"{f.status}: {path}: {reason}", err=True)
-        elif f.status in ("updated", "retired") and not as_json:
+            # a failure is said with --json too: it is why the exit is 1; a doc whose entry
+            # was kept as edited has entries (the summary counts it so): kept, not skipped
+            said = "kept" if f.status == "skipped" and f.entries else f.status
+            click.echo(f"{said}: {path}: {reason}", err=True)
+        elif f.status in ("seeded", "updated", "retired") and not as_json:
+            # each change said, a doc seeded anew too (a renamed doc's entry: where it went)
             click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
     if report.ignored and not as_json:
         for rel in report.ignored:
