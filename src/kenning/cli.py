@@ -2426,10 +2426,10 @@ is no store yet), 1 a check failed.
 @handle_errors
 def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
-    from .config import is_store_url
+    from .config import QDRANT_LOCAL_PREFIX, is_store_url
     from .doctor import run_doctor
 
-    if store_path and store_path.strip().lower().startswith("qdrant-local:"):
+    if store_path and store_path.strip().lower().startswith(QDRANT_LOCAL_PREFIX):
         raise UserInputError(  # a folder: no server, and no server's tools
             "doctor checks the embedded SQLite store; `kenning stats --store` reads a Qdrant "
             "local-mode store, and `kenning export --group-id all --store` names every point "

@@ -765,11 +765,12 @@ def guards_a_path(store_url: str | None) -> bool:
 
 def _qdrant_local_folder(url: str) -> Path | None:
     """The folder of a ``qdrant-local:<folder>`` store (None for a server URL)."""
+    from . import config
+
     text = url.strip()
-    prefix = "qdrant-local:"
+    prefix = config.QDRANT_LOCAL_PREFIX
     if not text.lower().startswith(prefix) or not text[len(prefix) :].strip():
         return None
-    from . import config
 
     try:
         return config.expand_home(text[len(prefix) :].strip(), "the Qdrant store folder")

@@ -356,7 +356,9 @@ def open_store(
             backend = MissingBackend(where, str(exc) if url else _not_there(project, str(exc)))
     except OSError as exc:  # a path the OS cannot use: too long, a file where a folder is…
         # a local Qdrant folder is named as typed, as every other message names the store
-        local = url if url is not None and url.lower().startswith("qdrant-local:") else None
+        local = (
+            url if url is not None and url.lower().startswith(config.QDRANT_LOCAL_PREFIX) else None
+        )
         shown = local or str(exc.filename or path)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
         if local and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):

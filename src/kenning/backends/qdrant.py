@@ -77,6 +77,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import numpy as np
 
+from ..config import QDRANT_LOCAL_PREFIX
 from ..errors import (
     KenningError,
     StoreCorrupted,
@@ -123,7 +124,7 @@ from .base import (
 log = logging.getLogger(__name__)
 
 DEFAULT_COLLECTION = "kenning_memories"
-LOCAL_PREFIX = "qdrant-local:"
+LOCAL_PREFIX = QDRANT_LOCAL_PREFIX
 #: Namespace of the point ids derived from kenning ids (uuid5).
 ID_NAMESPACE = uuid.UUID("6f1c4a52-3a1e-5b7c-9d0e-6b656e6e696e")
 #: Lexical search reads its MatchText candidates this many at a time.

@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..config import QDRANT_LOCAL_PREFIX
 from ..errors import UserInputError
 from .base import Backend
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 QDRANT_SCHEMES = ("http://", "https://")
-QDRANT_LOCAL_PREFIX = "qdrant-local:"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
