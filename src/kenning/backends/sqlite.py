@@ -565,12 +565,7 @@ def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> d
     # one index lookup when the project has memories (the usual case)
     if conn.execute("SELECT 1 FROM memories WHERE group_id = ? LIMIT 1", (group_id,)).fetchone():
         return {}
-    rows = conn.execute(
-        "SELECT group_id, count(*) AS n FROM memories WHERE typeof(group_id) = 'text' "
-        "GROUP BY group_id ORDER BY n DESC, group_id"
-    ).fetchall()
-    # (a project id that is not UTF-8 text, another writer's, names no project to point to)
-    counts = {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
+    counts = _project_counts(conn)
     found = {gid: counts[gid] for gid in case_variants(group_id, counts)}
     for gid, n in counts.items():
         if len(found) >= limit:
@@ -583,12 +578,18 @@ def projects_alike(conn: sqlite3.Connection, group_id: str, limit: int) -> dict[
     """:meth:`SQLiteBackend.projects_alike` on an open store (``kenning doctor``'s, too)."""
     from ..project import same_repository_ids
 
+    counts = _project_counts(conn)
+    return {gid: counts[gid] for gid in same_repository_ids(group_id, counts)[:limit]}
+
+
+def _project_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Every project id of the store and its memories, the most first."""
     rows = conn.execute(
         "SELECT group_id, count(*) AS n FROM memories WHERE typeof(group_id) = 'text' "
         "GROUP BY group_id ORDER BY n DESC, group_id"
     ).fetchall()
-    counts = {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
-    return {gid: counts[gid] for gid in same_repository_ids(group_id, counts)[:limit]}
+    # (a project id that is not UTF-8 text, another writer's, names no project to point to)
+    return {r[0]: int(r[1]) for r in rows if isinstance(r[0], str)}
 
 
 class _LexicalStats:
