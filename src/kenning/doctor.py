@@ -947,7 +947,7 @@ def _width_vectors(rows: Check, wide: list[tuple[str, str, bytes]]) -> Check | N
     recomputes them; None when they hold the model's. Loads the model, only for a store
     that holds such notes."""
     from .embedders import load_embedder
-    from .reembed import SAME_VECTOR
+    from .reembed import vector_changed
 
     try:
         embedder = load_embedder(config.embedder_name())
@@ -958,7 +958,7 @@ def _width_vectors(rows: Check, wide: list[tuple[str, str, bytes]]) -> Check | N
     stale = [
         memory_id
         for (memory_id, _, blob), vector in zip(checked, matrix, strict=True)
-        if float(np.max(np.abs(np.frombuffer(blob, dtype=np.float32) - vector))) > SAME_VECTOR
+        if vector_changed(np.frombuffer(blob, dtype=np.float32), vector)
     ]
     if not stale:
         return None

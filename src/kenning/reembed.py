@@ -37,9 +37,16 @@ REEMBED_STATE_KEY = "reembed_state"
 #: The largest difference, in any coordinate, between a stored vector and the one the model
 #: makes of the same text again for the two to count as the same (the model's own rounding
 #: across batch sizes is ~1e-6).
-SAME_VECTOR = 1e-4
+_SAME_VECTOR = 1e-4
 #: Failures after which a batch may have been written (a server that stopped answering).
 _UNSURE = (StoreUnavailable, StoreWriteFailed)
+
+
+def vector_changed(old: np.ndarray, new: np.ndarray) -> bool:
+    """Whether the model's vector ``new`` of a text differs from the stored ``old`` by more
+    than the model's own rounding (:data:`_SAME_VECTOR`)."""
+    return float(np.max(np.abs(new - old))) > _SAME_VECTOR
+
 
 try:  # POSIX; elsewhere a running reembed cannot be told from an interrupted one
     import fcntl
@@ -273,7 +280,7 @@ def _repair_vectors(
             (m.id, matrix[i])
             for i, (m, old) in enumerate(batch)
             # a sound vector the model makes again (to float rounding) stays as it is
-            if old is None or float(np.max(np.abs(matrix[i] - old))) > SAME_VECTOR
+            if old is None or vector_changed(old, matrix[i])
         ]
         if changed:
             with backend.exclusive():
