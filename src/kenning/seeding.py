@@ -595,13 +595,18 @@ def seed_solutions(
         check_source_prefix(source_prefix)
     prefix = source_prefix.strip("/")
     state = _load_state(store)
-    where = (
+    # the folder as the state records it (None: outside the checkout, never re-seeded)
+    folder_dir = (
         resolved_dir.relative_to(files_root).as_posix()
         if resolved_dir.is_relative_to(files_root)
         else None
     )
     earlier = next(
-        (p for p, f in state["folders"].items() if p != prefix and where and f.get("dir") == where),
+        (
+            p
+            for p, f in state["folders"].items()
+            if p != prefix and folder_dir and f.get("dir") == folder_dir
+        ),
         None,
     )
     # (a session's re-seed goes on with each prefix an older kenning recorded for a folder)
@@ -724,9 +729,7 @@ def seed_solutions(
     # (until it changes), so broken docs never hold up a capped run.
     written = {d.rel: d.hint for d in work if not d.retry and d.hint is not None}
     folder_state = {
-        "dir": resolved_dir.relative_to(files_root).as_posix()
-        if resolved_dir.is_relative_to(files_root)
-        else None,
+        "dir": folder_dir,
         "docs": dict(sorted({**next_known, **written}.items())),
         "unmarked_before": unmarked_before,
     }

@@ -260,18 +260,18 @@ def _without_empty_notes(export: ExportFile) -> tuple[ExportFile, int]:
     knowledge to lose."""
     from .safety import has_visible_text
 
-    kept = [line for line in export.lines if has_visible_text(line.content)]
-    if len(kept) == len(export.lines):
+    empty = [line for line in export.lines if not has_visible_text(line.content)]
+    if not empty:
         return export, 0
-    for line in export.lines:
-        if not has_visible_text(line.content):
-            log.warning(
-                "kenning: line %d (memory %s) holds no visible text (only whitespace and "
-                "invisible characters); left out, counted as rejected",
-                line.number,
-                line.id,
-            )
-    return replace(export, lines=tuple(kept)), len(export.lines) - len(kept)
+    for line in empty:
+        log.warning(
+            "kenning: line %d (memory %s) holds no visible text (only whitespace and "
+            "invisible characters); left out, counted as rejected",
+            line.number,
+            line.id,
+        )
+    left = set(map(id, empty))
+    return replace(export, lines=tuple(x for x in export.lines if id(x) not in left)), len(empty)
 
 
 def _read_file(store: MemoryStore, lines: Iterable[str], use_vectors: bool = True) -> _FileRead:
