@@ -297,6 +297,28 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
     return conn, True
 
 
+def _empty_schema(path: Path) -> Check:
+    """The schema check of a store file with nothing in it: created but never initialised
+    (a process died while opening it), unless the vector file beside it indexes rows. Then
+    the file was emptied or replaced (a truncating copy, a sync tool, a full disk) and its
+    notes are gone, where every command read it as a new, empty store."""
+    from .backends.vectorfile import indexed_rows
+
+    vectors = path.with_name(path.name + ".vectors")
+    held = indexed_rows(vectors)
+    if not held:
+        return Check("schema", OK, "empty store file; the next write creates the schema")
+    return Check(
+        "schema",
+        FAILED,
+        f"{path} is empty, but {vectors.name} beside it indexes "
+        f"{held} {'memory' if held == 1 else 'memories'}: the store file was emptied or "
+        "replaced, and its notes are not in it (recall finds nothing)",
+        f"restore {path.name} from a backup (a copy of the file, or `kenning import` of a "
+        f"`kenning export`); to start afresh instead, delete {vectors} (it holds no text)",
+    )
+
+
 def _schema(conn: sqlite3.Connection, path: Path) -> Check:
     from .backends.sqlite import (
         REQUIRED_COLUMNS,
@@ -330,8 +352,7 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
         )
     if version == 0:
         if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            # created but never initialised (e.g. a process died while opening it)
-            return Check("schema", OK, "empty store file; the next write creates the schema")
+            return _empty_schema(path)
         return Check(
             "schema",
             FAILED,

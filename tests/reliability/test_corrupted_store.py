@@ -363,6 +363,30 @@ def test_doctor_without_a_store(project: Path) -> None:
     assert not (project / ".kenning").exists()
 
 
+def test_doctor_fails_an_emptied_store_whose_vector_file_indexes_rows(
+    tmp_path: Path, golden: dict[str, Any]
+) -> None:
+    """A store file emptied (a truncating copy, a sync tool) read as a new, empty store by
+    every command; its vector file still says how many notes it held, and doctor says so.
+    A store file created and never initialised, with no vector file, stays ok."""
+    root, db = _project(tmp_path, golden)
+    with open_store(cwd=root) as store:
+        assert not store.recall("anything at all about the store").is_error  # vector file made
+    vectors = db.with_name("memory.db.vectors")
+    assert vectors.exists()
+    for sidecar in ("memory.db-wal", "memory.db-shm"):
+        db.with_name(sidecar).unlink(missing_ok=True)
+    db.write_bytes(b"")
+    proc = run_kenning(root, "doctor", "--json")
+    assert proc.returncode == 1, proc.stdout
+    schema = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}["schema"]
+    assert schema["status"] == "failed"
+    assert f"memory.db.vectors beside it indexes {N} memories" in schema["message"]
+    assert "restore memory.db from a backup" in schema["fix"]
+    vectors.unlink()
+    assert _checks(root)["schema"].status == "ok"
+
+
 def test_doctor_outside_a_project(tmp_path: Path) -> None:
     outside = tmp_path / "nowhere"
     outside.mkdir()

@@ -430,6 +430,23 @@ class Header:
         return cls(dim, record, token.hex(), deletes, updates, count, max_rowid)
 
 
+def indexed_rows(path: Path) -> int | None:
+    """How many rows the vector file at ``path`` says it indexes (its checked header), or
+    None when there is no such file or it does not read as one. ``kenning doctor`` asks it
+    of an empty store file: a vector file that indexes rows says the store held them."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NO_FOLLOW)
+    except OSError:
+        return None
+    try:
+        header = Header.unpack(os.pread(fd, HEADER_BYTES, 0))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if header is None else header.count
+
+
 class RowSource(Protocol):
     """How the vector file reads SQLite (the SQLite backend, inside one read snapshot)."""
 
