@@ -963,15 +963,22 @@ def test_a_project_id_in_another_case_is_named_when_nothing_is_found(
 
 
 @contextmanager
-def _a_reembed_at_work(project: Path, minilm: Embedder) -> Iterator[None]:
-    """A reembed of ``project``'s three-note store (``kenning.reembed``, every memory),
-    paused after its first batch while the block runs, then let finish."""
+def _a_reembed_at_work(project: Path, minilm: Embedder, *, forced: bool = False) -> Iterator[None]:
+    """A reembed of ``project``'s three-note store from another model's vectors to this
+    one's (``kenning.reembed``), paused after its first batch while the block runs, then let
+    finish; ``forced``: a `reembed --force` of a store already on this model instead."""
     import threading
 
+    from kenning.model import Provenance
     from kenning.reembed import reembed
 
     for note in (DB_LOCKED, "Use snake_case for Python function names.", "Deploy on Fridays."):
         assert kenning(project, "remember", note).returncode == 0
+    if not forced:
+        with open_store(cwd=project, embedder=minilm) as store:
+            # as if written by another model of the same size (a forced run on this model's
+            # own store marks nothing: its vectors stay this model's throughout)
+            store.backend.write_provenance(Provenance("another-model", "org/another", 384, True))
     started, release = threading.Event(), threading.Event()
 
     def pause(done: int, total: int) -> None:
@@ -982,7 +989,7 @@ def _a_reembed_at_work(project: Path, minilm: Embedder) -> Iterator[None]:
         worker = threading.Thread(
             target=reembed,
             args=(store,),
-            kwargs={"batch_size": 1, "progress": pause, "every": True},
+            kwargs={"batch_size": 1, "progress": pause, "every": forced},
         )
         worker.start()
         try:
@@ -1031,6 +1038,37 @@ def test_a_read_while_a_reembed_runs_says_to_wait_for_it(project: Path, minilm: 
     (line,) = [x for x in during.stderr.splitlines() if x.startswith("error:")]
     assert "running" in line and "wait" in line and "run `kenning reembed`" not in line, line
     assert kenning(project, "recall", "database is locked").returncode == 0
+
+
+def test_a_forced_reembed_of_the_stores_own_model_lets_reads_and_writes_go_on(
+    project: Path, minilm: Embedder
+) -> None:
+    """`kenning reembed --force` on a store already on this model marked it half
+    re-embedded, and every read and write was refused until it ended (half an hour at 100k
+    memories), though every vector was the model's throughout. Now they go on; a note edited
+    while the run is at work keeps its new text's vector, not the one the run made of the
+    text it had read."""
+    import numpy as np
+
+    from kenning.backends.base import Filters
+
+    with _a_reembed_at_work(project, minilm, forced=True):
+        during = kenning(project, "recall", "database is locked", "--json")
+        doctor = kenning(project, "doctor", "--json")
+        with open_store(cwd=project, embedder=minilm) as store:
+            (last,) = [m for m in store.browse(limit=None) if m.content == "Deploy on Fridays."]
+        edited = kenning(
+            project, "edit", last.id, "--content", "Deploy on Thursdays, after the freeze."
+        )
+    assert during.returncode == 0, during.stderr
+    assert DB_LOCKED in during.stdout
+    check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "provenance")
+    assert check["status"] == "ok", check
+    assert edited.returncode == 0, edited.stderr
+    with open_store(cwd=project, embedder=minilm) as store:
+        vectors = {r.memory.content: r.vector for r in store.backend.iterate(Filters())}
+    expected = minilm.embed(["Deploy on Thursdays, after the freeze."])[0]
+    assert float(np.dot(vectors["Deploy on Thursdays, after the freeze."], expected)) > 0.9999
 
 
 def test_doctor_checks_a_store_moved_aside_under_any_name_outside_a_checkout(

@@ -2115,7 +2115,8 @@ Examples:
 
 \b
 On a store already on the current model only the damaged vectors are recomputed (the
-others would come out the same); --force re-embeds every memory all the same.
+others would come out the same); --force re-embeds every memory all the same,
+while reads and writes go on.
 """
 )
 @click.option("--json", "as_json", is_flag=True)

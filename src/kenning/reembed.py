@@ -155,7 +155,8 @@ def _reembed(
     backend = store.backend
     target = store.embedder.provenance
     state_raw = backend.get_meta(REEMBED_STATE_KEY)
-    if state_raw is None and not every and backend.read_provenance() == target:
+    same_model = state_raw is None and backend.read_provenance() == target
+    if same_model and not every:
         return _repair_vectors(store, batch_size, progress)
     done_through: str | None = None
     #: How many rows the interrupted run had gone through (None: not recorded).
@@ -166,7 +167,12 @@ def _reembed(
             done_through = state.get("last_id")
             done_before = state.get("done")
     total = store.count(group_id="all", readable=True)  # the rows iterate reads
-    if state_raw is None:
+    # A store already on this model (--force) is never marked half re-embedded: every
+    # vector is the model's before and after, so reads and writes go on while it runs (a
+    # mark refuses them: half an hour at 100k memories), and an interrupted run leaves
+    # nothing to finish.
+    marked = not same_model
+    if state_raw is None and marked:
         backend.set_meta(
             REEMBED_STATE_KEY, json.dumps({"target": target.to_dict(), "last_id": None})
         )
@@ -180,13 +186,28 @@ def _reembed(
             return
         matrix = store.embedder.embed([m.content for m in batch])
         with backend.exclusive():
-            backend.update_vectors([(m.id, matrix[i]) for i, m in enumerate(batch)])
-            backend.set_meta(
-                REEMBED_STATE_KEY,
-                json.dumps(
-                    {"target": target.to_dict(), "last_id": batch[-1].id, "done": done + len(batch)}
-                ),
-            )
+            pairs = [(m.id, matrix[i]) for i, m in enumerate(batch)]
+            if not marked:
+                # writes went on meanwhile: a note edited (or forgotten) since it was read
+                # keeps the vector its new text was given
+                now = {m.id: m.content_hash for m in backend.get([m.id for m in batch])}
+                pairs = [
+                    pair
+                    for pair, m in zip(pairs, batch, strict=True)
+                    if now.get(m.id) == m.content_hash
+                ]
+            backend.update_vectors(pairs)
+            if marked:
+                backend.set_meta(
+                    REEMBED_STATE_KEY,
+                    json.dumps(
+                        {
+                            "target": target.to_dict(),
+                            "last_id": batch[-1].id,
+                            "done": done + len(batch),
+                        }
+                    ),
+                )
         done += len(batch)
         if progress:
             progress(done, total)
