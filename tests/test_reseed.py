@@ -581,6 +581,27 @@ def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     assert report.ok
 
 
+def test_a_folder_of_another_work_tree_is_refused_naming_where_to_seed_it(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """`kenning seed-solutions ../feature/docs/solutions` run in the main checkout took the
+    sibling work tree's folder for one outside the project (it shares this store): each doc
+    got a second entry, under the prefix "solutions", a source no work tree has, recalled
+    beside the first and never stale. Refused now, naming the work tree; nothing written."""
+    root = docs.parent.parent
+    tree = tmp_path / "feature"
+    git(root, "worktree", "add", "-q", "-b", "feature", str(tree))
+    write(tree, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(tree, "a doc on the feature branch")
+    before = {m.id for m in store.browse(limit=None)}
+    with pytest.raises(UserInputError, match="another work tree of this repository") as refused:
+        seed_solutions(store, tree / "docs" / "solutions")
+    assert f"cd {tree} && kenning seed-solutions docs/solutions" in str(refused.value)
+    assert {m.id for m in store.browse(limit=None)} == before
+    with open_store(cwd=tree, embedder=store.embedder) as there:  # where it says to
+        assert seed_solutions(there, tree / "docs" / "solutions").seeded == 4
+
+
 def test_the_session_cap_counts_the_docs_of_every_folder(store: MemoryStore, docs: Path) -> None:
     """README: at most 10 changed docs per session. Each seeded folder had a cap of its
     own: two folders read twice as many, in the same hook budget."""

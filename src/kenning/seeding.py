@@ -544,6 +544,24 @@ def check_source_prefix(source_prefix: str) -> None:
         )
 
 
+def _refuse_another_work_tree(directory: Path, resolved_dir: Path, root: Path) -> None:
+    """Refuse a folder of another work tree of this repository. It shares this one's store
+    and project, so seeded from here its docs got a second entry each, under a source
+    prefix of the folder's name, which no work tree holds: recalled twice, never stale."""
+    from .project import find_checkout
+
+    checkout = find_checkout(resolved_dir)
+    if checkout is None or checkout.root.resolve() != root.resolve():
+        return  # a folder outside the repository: the user's choice
+    inner = resolved_dir.relative_to(checkout.toplevel.resolve()).as_posix()
+    raise UserInputError(
+        f"solutions folder {directory} is in another work tree of this repository "
+        f"({checkout.toplevel}), which shares this store: seeded from here, each doc would get "
+        f"a second entry with a source no work tree has. Seed it there: cd "
+        f"{shlex.quote(str(checkout.toplevel))} && kenning seed-solutions {shlex.quote(inner)}"
+    )
+
+
 def seed_solutions(
     store: MemoryStore,
     directory: Path,
@@ -587,6 +605,8 @@ def seed_solutions(
             f"{resolved_dir}; kenning does not follow a link out of the project. To seed that "
             f"folder, name it: kenning seed-solutions {resolved_dir}"
         )
+    if inside is None:
+        _refuse_another_work_tree(directory, resolved_dir, store.project.root)
     if source_prefix is None:
         source_prefix = (
             resolved_dir.relative_to(inside).as_posix() if inside is not None else directory.name
