@@ -278,6 +278,39 @@ def test_worktrees_of_a_bare_repository_share_one_store(tmp_path: Path, spelling
     assert a.group_id == b.group_id
 
 
+def test_a_work_tree_of_a_bare_repository_reads_its_own_env(tmp_path: Path) -> None:
+    """The bare repository + work trees layout: the .env was looked for in the bare
+    repository, which has no files, so a work tree's KENNING_PROJECT (and every other
+    setting of its .env) was ignored without a word, and its notes went under the id of the
+    remote. A linked work tree of an ordinary clone still reads the main checkout's .env,
+    which it shares with it (git does not copy an untracked .env into a new work tree)."""
+    from kenning import open_store
+    from kenning.embedders.hashing import HashingEmbedder
+    from kenning.project import store_named_by
+
+    seed = make_repo(tmp_path / "seed")
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(tmp_path / "widgets.git"))
+    bare = (tmp_path / "widgets.git").resolve()
+    git(bare, "worktree", "add", "-q", str(tmp_path / "wt-main"), "main")
+    tree = tmp_path / "wt-main"
+    (tree / ".env").write_text(
+        "KENNING_PROJECT=team/widgets\nKENNING_STORE=.kenning/team.db\nKENNING_RECALL_FLOOR=0.5\n"
+    )
+    (tree / "sub").mkdir()
+    project = resolve_project(tree / "sub")
+    assert project.group_id == "team/widgets"
+    # a relative store path is the repository's, where the default store is, as before
+    assert project.store_path == bare / ".kenning" / "team.db"
+    assert store_named_by(None, project) == f"KENNING_STORE in {tree.resolve() / '.env'}"
+    with open_store(cwd=tree, embedder=HashingEmbedder()) as store:
+        assert store.settings.recall_floor == 0.5
+
+    clone = make_repo(tmp_path / "clone")
+    (clone / ".env").write_text("KENNING_PROJECT=team/clone\n")
+    git(clone, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "feature")
+    assert resolve_project(tmp_path / "linked").group_id == "team/clone"
+
+
 @pytest.mark.parametrize(
     "bad",
     [

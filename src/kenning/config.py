@@ -4,7 +4,8 @@ Project settings, highest first:
 
 1. an explicit argument (CLI flag or Python keyword),
 2. the process environment (``KENNING_*``),
-3. the project's ``.env`` file (``<project root>/.env``; only ``KENNING_*`` keys are read),
+3. the project's ``.env`` file (``<project root>/.env``, a work tree's own for a bare
+   repository: :attr:`kenning.project.Checkout.settings_root`; only ``KENNING_*`` keys),
 4. the project's ``.kenning/config.toml``,
 5. built-in defaults (:mod:`kenning.protocol`).
 

@@ -194,7 +194,7 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
         # environment or the project's .env, is what to correct: not "run inside the
         # checkout"
         checkout = find_checkout(Path(cwd or Path.cwd()))
-        configured_store(checkout.root if checkout is not None else None)
+        configured_store(checkout.settings_root if checkout is not None else None)
     try:
         project = resolve_project(cwd, None, store_path)
     except UserInputError as exc:
@@ -795,9 +795,10 @@ def _project_root(store_path: Path | None, cwd: Path | None) -> Path | None:
     from .project import resolve_project
 
     try:
-        return resolve_project(cwd, None, store_path).root
+        project = resolve_project(cwd, None, store_path)
     except KenningError:
         return None
+    return project.dotenv_root or project.root
 
 
 def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None) -> DoctorReport:
@@ -1030,6 +1031,7 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
         WARNING,
         other_projects_line(project.group_id, others, fix=False),
         f"if those are this project's notes, put KENNING_PROJECT={first} in "
-        f"{project.root / '.env'} (or in the environment of every client), or pass "
+        f"{(project.dotenv_root or project.root) / '.env'} (or in the environment of every "
+        "client), or pass "
         f"--project {first} to each command",
     )

@@ -46,12 +46,20 @@ class Project:
     #: The secrets redacted from the id as it was given (``--project``, ``KENNING_PROJECT``),
     #: kind by kind: every note written under it reports them with its own.
     id_redactions: tuple[tuple[str, int], ...] = ()
+    #: The folder whose ``.env`` is read (:attr:`Checkout.settings_root`); None: ``root``.
+    settings_root: Path | None = None
 
     @property
     def checkout_root(self) -> Path | None:
         """The root of the checkout kenning runs in; None outside one, where ``root`` is only
         where the given store (or the current folder) is, not a project's."""
         return self.root if self.work_tree is not None else None
+
+    @property
+    def dotenv_root(self) -> Path | None:
+        """The folder whose ``.env`` the project's settings are read from; None outside a
+        checkout (a store given there has no project's ``.env``)."""
+        return (self.settings_root or self.root) if self.work_tree is not None else None
 
     @property
     def files_root(self) -> Path:
@@ -327,6 +335,15 @@ class Checkout:
 
     toplevel: Path
     root: Path
+    #: ``root`` is a bare repository (work trees of it, each with its own files).
+    bare: bool = False
+
+    @property
+    def settings_root(self) -> Path:
+        """The folder whose ``.env`` holds the project's settings (``KENNING_PROJECT``,
+        ``KENNING_STORE``, …): the main checkout, which every work tree of it shares, or for a
+        work tree of a bare repository (which has no files, so no ``.env``) the work tree."""
+        return self.toplevel if self.bare else self.root
 
 
 def is_folder(path: Path) -> bool:
@@ -366,7 +383,7 @@ def find_checkout(cwd: Path) -> Checkout | None:
     # --bool: every spelling git takes for true (yes, on, 1, a key without a value)
     bare = _git(common, "--git-dir", str(common), "config", "--bool", "core.bare")
     if bare is not None and bare.strip() == "true":  # work trees of a bare repository
-        return Checkout(toplevel, common)
+        return Checkout(toplevel, common, bare=True)
     main = (_git(common, "--git-dir", str(common), "config", "core.worktree") or "").strip()
     checkout = (common / main).resolve() if main else None
     if checkout is not None and checkout.is_dir():
@@ -601,14 +618,16 @@ def resolve_project(
     cwd = Path(cwd or Path.cwd())
     checkout = find_checkout(cwd)
     root = checkout.root if checkout is not None else None
+    # the .env read: the main checkout's (a path in it is relative to root all the same)
+    env_root = checkout.settings_root if checkout is not None else None
 
     def said(origin: str) -> str:
         """Where a refused value came from: the .env by its path, as every setting's error
         names it (run from a subfolder, ".env" reads as the one beside the user)."""
-        return str(root / ".env") if origin == ".env" and root is not None else origin
+        return str(env_root / ".env") if origin == ".env" and env_root is not None else origin
 
     if store_path is None and store_url is None:
-        configured, origin = configured_store(root)
+        configured, origin = configured_store(env_root)
         if configured and config.is_store_url(configured):
             store_url = configured
             local = _qdrant_local_folder(configured)
@@ -635,7 +654,7 @@ def resolve_project(
         gid = check_group_id(group_id, GROUP_ID_ARGUMENT)
         id_redactions = group_id_redactions(group_id)
     else:
-        configured, origin = config.project_variable("KENNING_PROJECT", root)
+        configured, origin = config.project_variable("KENNING_PROJECT", env_root)
         if configured:
             gid = check_group_id(configured, f"KENNING_PROJECT ({said(origin)})")
             id_redactions = group_id_redactions(configured)
@@ -706,6 +725,7 @@ def resolve_project(
         store_url=store_url,
         work_tree=checkout.toplevel if checkout is not None else None,
         id_redactions=id_redactions,
+        settings_root=env_root,
     )
 
 
@@ -718,7 +738,7 @@ def store_named_by(store_path: str | None, project: Project) -> str | None:
 
     if store_path is not None and store_path.strip():
         return "--store"
-    root = project.root if project.work_tree is not None else None  # .env: a checkout's only
+    root = project.dotenv_root  # .env: a checkout's only
     value, origin = config.project_variable("KENNING_STORE", root)
     if value is None:
         return None

@@ -336,7 +336,9 @@ def open_store(
         url = project.store_url
         if create and guards_a_path(url):
             check_store_location(project)
-        settings_files = SettingsFiles(project.root, project.store_path.parent, threshold)
+        settings_files = SettingsFiles(
+            project.dotenv_root or project.root, project.store_path.parent, threshold
+        )
         settings = settings_files.load()
         try:
             backend = open_backend(
