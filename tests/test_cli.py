@@ -1625,3 +1625,37 @@ def test_edit_json_says_whether_anything_changed(project: Path) -> None:
         run_cli(project, "edit", "--json", "0123", "--type", "rule", env=env).stdout
     )
     assert (refused["status"], refused["changed"]) == ("rejected", False), refused
+
+
+def test_a_source_given_from_a_subfolder_is_stored_from_the_top_of_the_checkout(
+    project: Path,
+) -> None:
+    """`kenning remember --source database.py` run in src/ (the path a shell completes
+    there) stored "database.py", which names no file of the project: the note was born with
+    a broken source, its file never recorded, so it never went stale. Stored as
+    src/database.py now, its blob recorded; a path that names a file from the top is kept as
+    given, and so is a URL."""
+    from kenning.freshness import FILES_KEY
+
+    (project / "src").mkdir()
+    (project / "src" / "database.py").write_text("POOL_SIZE = 5\n")
+    (project / "README.md").write_text("# widgets\n")
+    (project / "src" / "README.md").write_text("# the src folder\n")
+    sub = project / "src"
+    for source, note in (
+        ("database.py", "Connection pooling lives in the database module."),
+        ("README.md", "The readme says how to run the widgets locally."),
+        ("https://example.com/db.html", "The pooling design is written up on the wiki."),
+        ("nowhere.py", "A note whose source names no file at all."),
+    ):
+        r = kenning(sub, "remember", "--type", "rule", "--source", source, "--json", note)
+        assert r.returncode == 0, r.stderr
+    with open_store(cwd=project) as store:
+        by_text = {m.content: m for m in store.browse(limit=None)}
+    pooled = by_text["Connection pooling lives in the database module."]
+    assert pooled.source == "src/database.py"
+    assert list(pooled.metadata[FILES_KEY]) == ["src/database.py"]
+    assert by_text["The readme says how to run the widgets locally."].source == "README.md"
+    wiki = by_text["The pooling design is written up on the wiki."]
+    assert wiki.source == "https://example.com/db.html"
+    assert by_text["A note whose source names no file at all."].source == "nowhere.py"

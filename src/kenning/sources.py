@@ -107,6 +107,28 @@ def _without_line(path: str) -> str:
     return LINE_SUFFIX.sub("", path.strip()) or path
 
 
+def source_from_folder(path: str, folder: Path, files_root: Path) -> str:
+    """A relative source path given in ``folder``, a subfolder of the checkout at
+    ``files_root``, as a shell completes it there (``database.py`` in ``src/``): the path
+    from the top of the checkout (``src/database.py``), where sources are read from, when it
+    names no file from the top but names one from ``folder``, inside the checkout. Any
+    other path (a URL, an absolute one, one that names a file from the top) as given."""
+    given = path.strip()
+    if not given or _URL.match(given) or Path(given).is_absolute():
+        return path
+    try:
+        top = files_root.resolve()
+        here = folder.resolve()
+        if here == top or (top / given).exists() or not (here / given).exists():
+            return path
+        moved = os.path.normpath(os.path.join(here, given))
+        if not Path(moved).is_relative_to(top):
+            return path  # out of the checkout: the write path's checks say so
+        return Path(moved).relative_to(top).as_posix()
+    except (OSError, ValueError):
+        return path
+
+
 def check_source(path: str, files_root: Path) -> SourceCheck:
     """Whether ``path`` may be read as a file of the project whose files are at
     ``files_root``: :func:`~kenning.safety.validate_source_path` (fail closed); a URL is
