@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -315,6 +316,34 @@ def test_a_relative_qdrant_local_store_in_dotenv_is_the_projects_from_any_subfol
         assert [m.id for m in store.newest(5)] == [first]
         assert store.remember("Releases are cut on Mondays", "rule").ok
     assert not (sub / ".kenning").exists()
+
+
+def test_a_relative_store_from_the_environment_is_the_projects_and_ignored_by_git(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`export KENNING_STORE=.kenning/team.db` (direnv's .envrc exports it as written) was
+    taken from the folder kenning ran in: one store per subfolder, the notes split between
+    them. And a store given by a relative path, even `--store .kenning/memory.db`, got no
+    .gitignore: the database showed in `git status`, one `git add -A` from being
+    committed. The environment's relative path is the project's, as .env's is; the option's
+    is the shell's (from the folder it runs in), ignored by git when it is in .kenning."""
+    monkeypatch.setenv("KENNING_STORE", ".kenning/team.db")
+    sub = project / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    for where, note in ((project, "Deploys happen on Tuesdays only."), (sub, "Cut on Mondays.")):
+        r = run_cli(where, "remember", "--type", "rule", note)
+        assert r.returncode == 0, r.stderr
+    assert not (sub / ".kenning").exists()
+    r = run_cli(sub, "stats", "--json")
+    assert json.loads(r.stdout)["intel_path"] == str(project / ".kenning" / "team.db")
+    assert json.loads(r.stdout)["memories"] == 2
+    assert git(project, "status", "--porcelain", "-uall") == ""
+
+    monkeypatch.delenv("KENNING_STORE")
+    other = make_repo(project.parent / "other", "git@github.com:acme/other.git")
+    r = run_cli(other, "remember", "--store", ".kenning/memory.db", "A note via --store.")
+    assert r.returncode == 0, r.stderr
+    assert git(other, "status", "--porcelain", "-uall") == ""
 
 
 def test_a_file_named_kenning_is_said_to_be_in_the_way(project: Path, minilm: Embedder) -> None:

@@ -631,13 +631,15 @@ def resolve_project(
         if configured and config.is_store_url(configured):
             store_url = configured
             local = _qdrant_local_folder(configured)
-            if origin == ".env" and root is not None and local and not local.is_absolute():
-                # relative to the project, as a store path in .env is (not to the folder
-                # kenning runs in: a subfolder would get a second store)
+            if origin != "default" and root is not None and local and not local.is_absolute():
+                # relative to the project, as a store path in .env or the environment is (not
+                # to the folder kenning runs in: a subfolder would get a second store)
                 store_url = f"{configured.strip()[: len('qdrant-local:')]}{root / local}"
         elif configured:
             store_path = config.expand_home(configured, f"KENNING_STORE ({said(origin)})")
-            if origin == ".env" and root is not None and not store_path.is_absolute():
+            if root is not None and not store_path.is_absolute():
+                # in .env, or exported by the shell (direnv's .envrc exports it as written):
+                # the project's, wherever in it kenning runs; each subfolder had a store
                 store_path = root / store_path
     remote = None
     if root is not None:
@@ -768,8 +770,12 @@ def ignore_store_files(project: Project) -> None:
         local = _qdrant_local_folder(project.store_url)
         if local is None or not local.resolve().is_relative_to(folder.resolve()):
             return
-    elif project.store_path.parent != folder:
-        return
+    else:
+        try:  # a store given by a relative path (`--store .kenning/memory.db`) is there too
+            if project.store_path.parent.resolve() != folder.resolve():
+                return
+        except OSError:
+            return
     try:
         with open(folder / ".gitignore", "x", encoding="utf-8") as out:
             out.write(STORE_GITIGNORE)
