@@ -1698,3 +1698,37 @@ def test_a_stdin_left_open_is_named_as_the_reason(project: Path) -> None:
     (line,) = err.decode().strip().splitlines()
     assert "gave up after 1 s" in line, line
     assert "stdin was not closed" in line and "expects" in line, line
+
+
+def test_a_server_named_by_a_committed_env_gets_no_prompt(tmp_path: Path) -> None:
+    """A cloned repository whose committed .env said KENNING_STORE=http://host:6333 had the
+    prompt hook send every prompt there: its embedding, and each word (an AWS key a prompt
+    held too) in a count request. A server is not taken from a committed .env: the hook
+    says so in its one stderr line, adds nothing, and nothing connects to the server (a
+    listening socket here stands for it). The same .env, not committed, is the user's own."""
+    import socket
+
+    root = make_repo(tmp_path / "cloned", "git@github.com:someone/cloned.git")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(0.5)
+        port = server.getsockname()[1]
+        (root / ".env").write_text(f"KENNING_STORE=http://127.0.0.1:{port}\n")
+        subprocess.run(["git", "add", ".env"], cwd=root, check=True)
+        prompt = {
+            "session_id": "s",
+            "cwd": str(root),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "deploy fails with AccessDenied using key AKIAIOSFODNN7EXAMPLE on prod",
+        }
+        proc = hook_here("prompt-submit", json.dumps(prompt).encode(), root)
+        assert proc.returncode == 0 and proc.stdout == "", proc.stdout
+        (line,) = proc.stderr.strip().splitlines()
+        assert "committed to the repository" in line and f"127.0.0.1:{port}" in line, line
+        with pytest.raises(TimeoutError):
+            server.accept()  # nothing connected
+    # (the server gone: the connection is refused at once)
+    subprocess.run(["git", "rm", "-q", "--cached", ".env"], cwd=root, check=True)
+    proc = hook_here("prompt-submit", json.dumps(prompt).encode(), root)
+    assert "committed" not in proc.stderr and f"127.0.0.1:{port}" in proc.stderr, proc.stderr

@@ -585,14 +585,32 @@ def configured_store(root: Path | None) -> tuple[str | None, str]:
     configured, origin = config.project_variable("KENNING_STORE", root)
     if configured:
         try:
-            if config.is_store_url(configured):
+            server = config.is_store_url(configured) and _qdrant_local_folder(configured) is None
+            if server:
                 backend_kind(configured)
         except UserInputError as exc:
             if origin != ".env" or root is None:
                 raise
             # a file the user may not think of (the value is not in their shell): named
             raise UserInputError(f"KENNING_STORE in {root / '.env'}: {exc}") from None
+        if server and origin == ".env" and root is not None and _tracked(root, ".env"):
+            from .redaction import redact_url
+
+            raise UserInputError(
+                f"KENNING_STORE in {root / '.env'} names a server ({redact_url(configured)}), "
+                "and that .env is committed to the repository: a repository you clone could "
+                "send every prompt your hooks and agents recall for to a server it chose, so "
+                "kenning does not take a server from a committed file. Set KENNING_STORE in "
+                "your environment (or in an .env git does not track), or remove it from the "
+                ".env to use the project's own store"
+            )
     return configured, origin
+
+
+def _tracked(root: Path, name: str) -> bool:
+    """Whether the file ``name`` of the checkout at ``root`` is committed (in git's index):
+    it came with the repository, as a clone gets it, not from this machine's user."""
+    return _git(root, "ls-files", "--error-unmatch", "--", name) is not None
 
 
 def resolve_project(
