@@ -1160,3 +1160,45 @@ def test_a_copy_cut_off_adds_no_line_of_psycopgs_before_kennings_error(
         said[mode] = run.stderr
     assert "error ignored terminating" in said["psycopg alone"], said
     assert said["kenning"] == "", said
+
+
+def test_a_server_is_not_sent_the_secrets_of_a_query(project: Path, pg_url: str) -> None:  # noqa: F811
+    """A prompt holding a key was recalled for word by word on the server: each word, the
+    key too, went out in the lexical side's requests (and into the server's logs). Its
+    secrets are taken out first, so a note another writer stored with that very key is not
+    found by it there; an embedded store, whose words stay on this machine, still finds it."""
+    import sqlite3
+
+    import psycopg
+
+    from kenning.backends.base import Filters
+
+    key = "AKIAIOSFODNN7EXAMPLE"
+    leaked = f"The nightly CI job signs uploads with the key {key} of the ops account."
+    for location in (pg_url, None):
+        with open_store(location, cwd=project) as store:
+            stored = store.remember("The nightly CI job signs uploads with a key.", "context")
+            assert stored.ok
+            for other in ("Releases are cut on Mondays.", "We deploy with blue-green switches."):
+                assert store.remember(other, "decision").ok
+            gid = store.group_id
+        # another tool's row, its key as written: a copy of the note but for its id and text
+        copy = (
+            "INSERT INTO {table} (id, content, collection, type, group_id, stored_at, "
+            "content_hash, source, tags, metadata, embedding) SELECT {p}, {p}, collection, "
+            "type, group_id, stored_at, {p}, source, tags, metadata, embedding FROM {table} "
+            "WHERE id = {p}"
+        )
+        row = ("foreign", leaked, "foreign-hash", stored.id)
+        if location is None:
+            conn = sqlite3.connect(project / ".kenning" / "memory.db")
+            conn.execute(copy.format(table="memories", p="?"), row)
+            conn.commit()
+            conn.close()
+        else:
+            with psycopg.connect(pg_url, autocommit=True) as pg:
+                pg.execute(copy.format(table="kenning_memories", p="%s"), row)
+        with open_store(location, cwd=project) as store:
+            found = store.retrieve(key, 5, Filters(group_id=gid), mode="lexical")
+            assert store.retrieve("ops account", 5, Filters(group_id=gid), mode="lexical")
+        assert [c.memory.id for c in found] == ([] if location else ["foreign"]), location

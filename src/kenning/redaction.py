@@ -2799,6 +2799,13 @@ def redaction_markers(text: str) -> dict[str, int]:
     return dict(Counter(_MARKER.findall(text)))
 
 
+def without_secrets(text: str) -> str:
+    """``text`` with every secret taken out, marker and all: the words of a query a server
+    store is sent (a prompt's key in a count request, a server's logs). No marker is left
+    either, one the text held included: its words would match every note of that kind."""
+    return _MARKER.sub(" ", redact_secrets(text)[0])
+
+
 def marker_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text``'s ``[REDACTED:<kind>]`` markers are, in order (start, end)."""
     return [m.span() for m in _MARKER.finditer(text)]

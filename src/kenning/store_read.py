@@ -20,7 +20,7 @@ from . import config, protocol
 from .backends.base import CountsProjects, Filters, lexical_search_with_statistics
 from .errors import StoreClosed, UserInputError
 from .model import Memory, RecallResult, SearchResult, starts_as_error_fix, utc_now
-from .project import case_variants
+from .project import case_variants, guards_a_path
 from .search import (
     Candidate,
     LexicalEvidence,
@@ -228,9 +228,10 @@ class StoreReads(StoreFreshness):
         # a coloured tool's output, a CI job's raw log: its words, not its escape sequences
         # ("\x1b[31mE" read as the word "31me"), as the notes it is matched with are stored
         query = without_terminal_sequences(query)
+        words = self._words_to_send(query)  # the lexical side's; the vector is made of query
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
-            hits = self.backend.lexical_search(query, k, filters)
+            hits = self.backend.lexical_search(words, k, filters)
             return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits], None
         lexical_side: Future[LexicalEvidence] | None = None
         found: LexicalEvidence | None = None
@@ -241,12 +242,12 @@ class StoreReads(StoreFreshness):
             # other before its own next backend call.
             try:
                 lexical_side = self._lexical_executor().submit(
-                    self._lexical_side, query, pool, filters, check=True, error=error
+                    self._lexical_side, words, pool, filters, check=True, error=error
                 )
             except RuntimeError:  # shut down by a close() on another thread meanwhile
                 raise StoreClosed.at(self.backend.location) from None
         elif mode == "hybrid":  # the vector is given (a cascade's next step): nothing to hide
-            found = self._lexical_side(query, pool, filters, check=False, error=error)
+            found = self._lexical_side(words, pool, filters, check=False, error=error)
         elif vector is None:
             self._check_provenance(stamp=False)
         try:
@@ -268,7 +269,7 @@ class StoreReads(StoreFreshness):
         if found is None:  # mode == "dense"
             ranked = sorted(dense, key=lambda x: -x[1])[:k]
             return [Candidate(m, score, None, "dense") for m, score in ranked], vector
-        candidates, skipped = hybrid_candidates(query, vector, dense, found)
+        candidates, skipped = hybrid_candidates(words, vector, dense, found)
         for memory_id, problem in skipped:
             log.warning(
                 # reembed is doctor's fix for it, and works on server stores doctor refuses
@@ -277,6 +278,16 @@ class StoreReads(StoreFreshness):
                 problem,
             )
         return candidates[:k], vector
+
+    def _words_to_send(self, query: str) -> str:
+        """The query whose words the lexical side sends the backend: a server's (PostgreSQL,
+        Qdrant) gets them without the secrets a prompt may hold (each word goes out in a
+        request, and into the server's logs); an embedded store's stay on this machine."""
+        if guards_a_path(self.project.store_url):
+            return query
+        from .redaction import without_secrets
+
+        return without_secrets(query)
 
     def recall(
         self,
