@@ -424,3 +424,18 @@ def test_a_forget_cancelled_while_it_waited_for_the_write_lock_never_happens(
         assert json.loads(reply["result"]["content"][0]["text"])["memories"] == 1
     finally:
         assert server.close() == 0
+
+
+def test_ctrl_c_ends_the_server_at_once(project: Path, tmp_path: Path) -> None:
+    """`kenning mcp` run in a terminal (or stopped by a client with SIGINT) went on after
+    the first Ctrl-C until a line came in on stdin or stdin closed: serving waited for the
+    read in progress. It exits 130 at once, stdin still open, as every command does."""
+    import signal
+
+    server = RawServer(project, tmp_path / "err.log")
+    try:
+        server.initialize()
+        server.proc.send_signal(signal.SIGINT)
+        assert server.proc.wait(timeout=20) == 130
+    finally:
+        server.close()

@@ -65,7 +65,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -1683,9 +1683,14 @@ async def _serve_stdio(server: MCPServer) -> None:
     pending: set[int | str] = set()
     stdin_buffer, release_stdin = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
     try:
-        stdin = anyio.wrap_file(
-            _UnownedTextWrapper(stdin_buffer, encoding="utf-8", errors="replace")
-        )
+        stdin = _UnownedTextWrapper(stdin_buffer, encoding="utf-8", errors="replace")
+
+        async def lines() -> AsyncIterator[str]:
+            # each read abandoned when serving is cancelled (Ctrl-C): a read that must end
+            # first kept the process until a line came in or stdin closed
+            while line := await anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True):
+                yield line
+
         async with stdio_server(stdin=no_lines) as (_, write_stream):
             send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             out_send, out_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -1699,7 +1704,7 @@ async def _serve_stdio(server: MCPServer) -> None:
 
             async def relay() -> None:
                 async with send:
-                    async for line in stdin:
+                    async for line in lines():
                         try:
                             message = types.jsonrpc_message_adapter.validate_json(
                                 line, by_name=False
@@ -1725,7 +1730,11 @@ async def _serve_stdio(server: MCPServer) -> None:
                                     pending.discard(cancelled)
                         if isinstance(message, types.JSONRPCRequest):
                             pending.add(message.id)
-                        await send.send(SessionMessage(message))
+                        try:
+                            await send.send(SessionMessage(message))
+                        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                            # the SDK stopped serving (a Ctrl-C) while a line was on its way
+                            return
                     # stdin ended: answer what was asked before the SDK stops serving
                     with anyio.move_on_after(DRAIN_TIMEOUT_S):
                         while pending:
