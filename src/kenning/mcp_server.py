@@ -1279,6 +1279,19 @@ class _Server(MCPServer):
             raise kind(_tool_error_text(name, str(exc))) from cause
 
 
+def _plain_log_lines(level: str) -> None:
+    """One plain line per log record on stderr when it is not a terminal. A client keeps the
+    server's stderr in a log file (Claude Code's MCP logs); the SDK's handler laid each
+    record out for an 80-column console, a path cut in two ("memo" / "ry.db") where it
+    wrapped, which no one could grep or copy. In a terminal the SDK's stays. (The SDK sets
+    its handler up with ``logging.basicConfig``, which leaves one already there alone.)"""
+    if sys.stderr is None or sys.stderr.isatty():
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+
+
 def build_server(tools: KenningTools) -> MCPServer:
     """The ``MCPServer`` with kenning's tools bound to ``tools``."""
     from . import __version__
@@ -1303,15 +1316,16 @@ def build_server(tools: KenningTools) -> MCPServer:
             raise MCPError(types.INVALID_PARAMS, _safe_and_bounded(message)) from None
 
     level = config.log_level()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        level = "WARNING"
+    _plain_log_lines(level)
     server: MCPServer = _Server(
         SERVER_NAME,
         middleware=[readable_call_refusals],
         title="kenning — institutional memory",
         instructions=INSTRUCTIONS,
         version=__version__,
-        log_level=level
-        if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-        else "WARNING",  # type: ignore[arg-type]
+        log_level=level,  # type: ignore[arg-type]
     )
 
     async def run_in_thread(
