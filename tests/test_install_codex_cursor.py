@@ -103,6 +103,8 @@ def test_codex_env_vars_carry_every_setting_and_the_backend_credentials() -> Non
     assert used <= set(FORWARDED_ENV_VARS), sorted(used - set(FORWARDED_ENV_VARS))
     for credential in ("QDRANT_API_KEY", "PGPASSWORD", "PGPASSFILE", "PGUSER", "PGHOST"):
         assert credential in FORWARDED_ENV_VARS
+    # the model cache's folder (config.cache_dir): without it the server built a second one
+    assert "XDG_CACHE_HOME" in FORWARDED_ENV_VARS
 
 
 def test_codex_user_scope_merges_and_keeps_comments(project: Path, home: Path) -> None:

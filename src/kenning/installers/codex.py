@@ -85,11 +85,14 @@ SCOPES = ("project", "user")
 CODEX_PROJECT_FILE = ".codex/config.toml"
 
 #: Environment variables Codex must pass to ``kenning mcp``. Every ``KENNING_*`` setting,
-#: then the server backends' credentials: Qdrant's API key and libpq's connection variables
+#: ``XDG_CACHE_HOME`` (where the model's built graph is cached, unless KENNING_CACHE_DIR
+#: says: without it the server built a second cache under ~/.cache), then the server
+#: backends' credentials: Qdrant's API key and libpq's connection variables
 #: (https://www.postgresql.org/docs/current/libpq-envars.html) — a ``postgresql://`` URL
 #: without a password takes it from ``PGPASSWORD`` or ``PGPASSFILE``.
 FORWARDED_ENV_VARS: tuple[str, ...] = (
     *SETTING_VARIABLES,
+    "XDG_CACHE_HOME",
     "QDRANT_API_KEY",
     "PGHOST",
     "PGHOSTADDR",
