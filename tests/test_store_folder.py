@@ -133,6 +133,43 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
         os.chmod(db, 0o644)
 
 
+def test_a_read_only_shm_left_by_a_read_is_named_by_every_write(
+    project: Path, minilm: Embedder
+) -> None:
+    """A read of a store made read-only leaves its -shm and -wal read-only beside it. With
+    the store file writable again, remember said "dedup-check-failed: the store could not
+    be checked for duplicates", and forget ended in a traceback. Each names the read-only
+    file now, in one line, and the store is as it was."""
+    import os
+    import sys
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
+    db = project / ".kenning" / "memory.db"
+
+    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        command = _as_a_user(sys.executable, "-m", "kenning", *args)
+        return subprocess.run(command, cwd=project, capture_output=True, text=True)
+
+    os.chmod(db, 0o444)
+    assert kenning("recall", "which day do we deploy").returncode == 0
+    shm = db.with_name("memory.db-shm")
+    assert shm.exists()
+    os.chmod(shm, 0o444)  # (as SQLite made it, for a process whose umask is not root's)
+    os.chmod(db, 0o644)
+    try:
+        for write in (("forget", str(memory_id)), ("remember", "Deploys happen on Fridays")):
+            refused = kenning(*write)
+            assert refused.returncode == 1, refused.stderr
+            (line,) = refused.stderr.splitlines()
+            assert f"{shm} is read-only; make it writable" in line, line
+        with open_store(cwd=project, embedder=minilm) as store:
+            assert [m.id for m in store.browse(limit=None)] == [memory_id]
+    finally:
+        if shm.exists():  # (the last connection to close, root's, removes it)
+            os.chmod(shm, 0o644)
+
+
 @contextmanager
 def _tmpfs(mount: Path, size: str) -> Iterator[Path]:
     """A tmpfs of ``size`` mounted at ``mount`` for the test (skipped where it cannot be),

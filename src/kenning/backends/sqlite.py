@@ -970,6 +970,10 @@ class SQLiteBackend:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
+            if is_read_only_error(exc, self.path):
+                # a -shm or -wal left read-only: every write (forget, import) refused with a
+                # traceback, remember's said "the store could not be checked for duplicates"
+                raise KenningError(_read_only(self.path)) from None
             if _result_code(exc) != _BUSY:
                 raise
             return False
@@ -1045,7 +1049,7 @@ class SQLiteBackend:
     def check_writable(self) -> None:
         # opened read-only (its folder cannot be written), or a file made read-only in a
         # folder that can be: SQLite reads that one too, and refuses only the write
-        if self.read_only or (self.path.is_file() and not os.access(self.path, os.W_OK)):
+        if self.read_only or _read_only_files(self.path):
             raise KenningError(_read_only(self.path))
 
     def _stamped_dimension(self) -> int | None:
@@ -2211,10 +2215,33 @@ def is_disk_full_error(exc: sqlite3.Error, path: Path) -> bool:
 
 
 def _read_only(path: Path) -> str:
+    refused = _read_only_files(path)
+    if refused and os.access(path.parent, os.W_OK):  # (else the folder is to make writable)
+        # (a read of a read-only store leaves its -wal and -shm read-only too: the store
+        # file made writable again, they still refused every write)
+        named = " and ".join(str(f) for f in refused)
+        return (
+            f"cannot write the store {path}: {named} {'is' if len(refused) == 1 else 'are'} "
+            f"read-only; make {'it' if len(refused) == 1 else 'them'} writable (reads work "
+            "without that)"
+        )
     return (
         f"cannot write the store {path}: its folder or file is read-only; make "
         f"{path.parent} and the files in it writable (reads work without that)"
     )
+
+
+def _read_only_files(path: Path) -> list[Path]:
+    """The store file and the SQLite files beside it that exist and this process may not
+    write."""
+    found = []
+    for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if candidate.is_file() and not os.access(candidate, os.W_OK):
+                found.append(candidate)
+        except OSError:
+            continue
+    return found
 
 
 def _end_if_open(conn: sqlite3.Connection, *statements: str) -> None:
