@@ -649,7 +649,7 @@ def test_human_format_with_decay() -> None:
         "   Collection: code-patterns | Type: implementation | 2026-01-15\n"
         "   Decay: 0.72 (temporal: 0.61, semantic: 0.85)\n"
         "\n"
-        "2. [0.65] JWT token validation pattern\n"
+        "2. [0.65] JWT token validation pattern more\n"
         "   Collection: code-patterns | Type: implementation | 2026-01-15\n"
         "   Decay: 0.65 (temporal: 0.52, semantic: 0.78)"
     )
@@ -675,7 +675,10 @@ def test_summary_is_cut_at_word_boundary_with_ellipsis() -> None:
     line = summary_line(content)
     assert len(line) <= 100
     assert line.endswith("word…")
-    assert summary_line("\n\n  first   real line  \nsecond") == "first real line"
+    assert summary_line("\n\n  first   real line  \nsecond") == "first real line second"
+    # the line after an error, its fix, is shown too (it was hidden, with no mark)
+    note = "pytest fails with ImportError: Mapping\r\n\r\nFix: import it from collections.abc"
+    assert summary_line(note).endswith("ImportError: Mapping Fix: import it from collections.abc")
     assert summary_line("x" * 100) == "x" * 100
     assert summary_line("x" * 101) == "x" * 99 + "…"
 

@@ -620,13 +620,10 @@ def redacted_traceback() -> str:
 
 
 def summary_line(content: str, limit: int = SUMMARY_CHARS) -> str:
-    """The first non-blank line of ``content``, terminal-safe, at most ``limit`` characters;
-    when cut (at a word boundary) it ends with "…"."""
-    first = ""
-    for line in sanitise_for_terminal(content.replace("\r", "\n")).split("\n"):
-        if line.strip():
-            first = " ".join(line.split())
-            break
+    """``content`` on one line (its lines joined, whitespace collapsed), terminal-safe, at
+    most ``limit`` characters; when cut (at a word boundary) it ends with "…". Its first
+    line alone hid the rest of a note without a mark: an error's fix on the line after it."""
+    first = " ".join(sanitise_for_terminal(content.replace("\r", "\n")).split())
     if len(first) <= limit:
         return first
     cut, _ = truncate_at_word_boundary(first, limit - 1)
