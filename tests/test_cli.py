@@ -499,6 +499,28 @@ def test_migrate_again_after_an_edit_names_the_note_it_did_not_copy(project: Pat
         assert [m.content for m in moved.browse()] == ["We deploy on Thursdays only"]
 
 
+def test_a_type_edited_since_a_migration_or_an_export_is_named_too(project: Path) -> None:
+    """`kenning edit ID --type rule` after a migration: the next migration said "verified"
+    (the target's note still a context note, in another collection, with another
+    half-life), and an import of the older backup said nothing. A type that differs is
+    named as a text that differs is, and migrate is not verified."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    r = run_cli(project, "remember", "--json", "We deploy on Tuesdays only", env=env)
+    memory_id = json.loads(r.stdout)["id"]
+    assert run_cli(project, "migrate", "--to", "backup", env=env).returncode == 0
+    assert run_cli(project, "export", "-o", "backup.jsonl", env=env).returncode == 0
+    r = run_cli(project, "edit", memory_id, "--type", "rule", env=env)
+    assert r.returncode == 0, r.stderr
+    r = run_cli(project, "migrate", "--json", "--to", "backup", env=env)
+    assert r.returncode == 1, r.stdout
+    report = json.loads(r.stdout)
+    assert (report["verified"], list(report["changed"])) == (False, [memory_id]), report
+    assert "another text or type" in r.stderr, r.stderr
+    r = run_cli(project, "import", "--json", "backup.jsonl", env=env)
+    assert list(json.loads(r.stdout)["changed"]) == [memory_id], r.stdout
+    assert "another text or type" in r.stderr, r.stderr
+
+
 def test_an_import_over_an_edited_note_says_the_stores_text_was_kept(project: Path) -> None:
     """A backup (or a teammate's export) imported into a store where one of its notes was
     edited since: the store's text was kept and the file's dropped, and import said only

@@ -1486,9 +1486,9 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         _say_error(
             f"{len(report.changed)} {'memory was' if one else 'memories were'} not copied: "
             f"the target holds {'it' if one else 'each'} under {'its' if one else 'their'} id "
-            "with another text (edited in one of the stores since it was copied), and kept "
-            f"that text — {_listing({k: f'project {v}' for k, v in report.changed.items()})}; "
-            "to copy this store's text instead, run `kenning forget ID"
+            "with another text or type (edited in one of the stores since it was copied), and "
+            f"kept it — {_listing({k: f'project {v}' for k, v in report.changed.items()})}; "
+            "to copy this store's instead, run `kenning forget ID"
             f"{project} --store {where}` for {'it' if one else 'each'}, then migrate again"
         )
     if report.damaged:
@@ -2069,8 +2069,8 @@ def import_cmd(
         click.echo(
             f"note: {len(changed)} {'memory' if one else 'memories'} of the file "
             f"{'is' if one else 'are'} in the store under {'its' if one else 'their'} id with "
-            "another text (edited since the export, here or where it was made); the store's "
-            f"text is kept — {_listing({k: f'project {v}' for k, v in changed.items()})}; to "
+            "another text or type (edited since the export, here or where it was made); the "
+            f"store's is kept — {_listing({k: f'project {v}' for k, v in changed.items()})}; to "
             f"take the file's instead, run `kenning forget ID{project}` for "
             f"{'it' if one else 'each'}, then import again",
             err=True,

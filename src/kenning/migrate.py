@@ -36,7 +36,7 @@ from .backends.base import (
 )
 from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch, StoreUnavailable, UserInputError
-from .model import Provenance, same_memory
+from .model import Provenance, edit_version, same_memory
 from .safety import without_nul
 
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ class MigrationReport:
     #: Source memories not copied because the target holds another memory under their id
     #: (id → that memory's project and stored_at).
     id_taken: dict[str, str] = field(default_factory=dict)
-    #: Source memories the target holds under their id with another text (edited in one of
-    #: the stores since a migration copied it): not copied, the target's text kept
+    #: Source memories the target holds under their id with another text or type (edited
+    #: in one of the stores since a migration copied it): not copied, the target's kept
     #: (id → its project).
     changed: dict[str, str] = field(default_factory=dict)
     #: Source memories whose row could not be read (id → what is wrong), so not copied;
@@ -186,9 +186,10 @@ def migrate(
                     taken[record.memory.id] = (
                         f"project {other.group_id}, stored {other.stored_at.isoformat()}"
                     )
-                elif other is not None and other.content_hash != record.memory.content_hash:
-                    # the same memory, edited on one side since it was copied: which text
-                    # is right is not the migration's to decide, and it overwrites nothing
+                elif other is not None and edit_version(other) != edit_version(record.memory):
+                    # the same memory, edited on one side since it was copied (its text, or
+                    # its type alone: another collection, another half-life): which is right
+                    # is not the migration's to decide, and it overwrites nothing
                     changed[record.memory.id] = other.group_id
             by_group: dict[str, list[MemoryRecord]] = {}
             for record in missing:
@@ -254,7 +255,9 @@ def migrate(
         source_count=len(source_pairs),
         target_count=len(target_pairs),
         checksum=_checksum(source_pairs),
-        verified=all(pair in in_target or pair[0] in merged for pair in source_pairs),
+        # (a type edited on one side leaves the pairs of id and text alike: not verified)
+        verified=not changed
+        and all(pair in in_target or pair[0] in merged for pair in source_pairs),
         id_taken=taken,
         changed=changed,
         damaged={d.id: d.describe() for d in unreadable},

@@ -36,7 +36,15 @@ import numpy as np
 from .backends.base import BulkLoader, Filters, bulk_writes, prepare_search
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
-from .model import DEDUP_CHECK_FAILED, NEAR_DUPLICATE, STORED, Memory, same_memory, utc_now
+from .model import (
+    DEDUP_CHECK_FAILED,
+    NEAR_DUPLICATE,
+    STORED,
+    Memory,
+    edit_version,
+    same_memory,
+    utc_now,
+)
 from .render import escape_unsafe_json
 from .vectors import vector_problem
 
@@ -583,7 +591,7 @@ class _Writing:
                 self.counts["duplicates"] += 1
                 self._held_counted += 1
                 prep = prepared[index]
-                if prep is not None and held.content_hash != prep.memory.content_hash:
+                if prep is not None and edit_version(held) != edit_version(prep.memory):
                     self.counts["changed"][record.id] = record.group_id
                 if self.progress:
                     self.progress(1)
