@@ -536,6 +536,8 @@ def test_recall_keeps_three_and_cuts_800_chars(store: MemoryStore) -> None:
     third, full = result.texts[2], result.hits[2].memory.content
     assert full.startswith(third) and len(third) < len(full)
     assert full[len(third)] == " " and not third.endswith(" ")
+    # the JSON says which result is cut (xml marks it: truncated="true")
+    assert [r["truncated"] for r in result.to_dict()["results"]] == [False, False, True]
 
 
 def test_recall_unrelated_scores_below_floor(store: MemoryStore) -> None:

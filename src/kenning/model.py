@@ -700,6 +700,8 @@ class RecallResult:
                     "id": h.memory.id,
                     "score": round(h.score, 6),
                     "content": text,
+                    # cut to the budget: not the whole note (its content_hash is the note's)
+                    "truncated": text != h.memory.content,
                     "type": h.memory.type,
                     "collection": h.memory.collection,
                     "group_id": h.memory.group_id,
