@@ -452,3 +452,25 @@ def test_a_local_qdrant_folder_on_a_read_only_mount_says_why_it_cannot_be_read(
         (line,) = r.stderr.splitlines()
         assert "must write in its folder even to read it" in line, line
         assert "naming a folder" not in line, line
+
+
+def test_export_does_not_replace_a_read_only_backup(project: Path) -> None:
+    """`kenning export -o backup.jsonl` over a backup made read-only (chmod 444) replaced
+    it without a word (a rename needs only the folder's permission), where `>` and cp
+    refuse. It refuses too, and the backup is as it was."""
+    import os
+    import sys
+
+    assert run_cli(project, "remember", "Deploys happen on Tuesdays only.").returncode == 0
+    backup = project / "backup.jsonl"
+    backup.write_text("the backup of last week\n")
+    os.chmod(backup, 0o444)
+    command = _as_a_user(sys.executable, "-m", "kenning", "export", "-o", str(backup))
+    r = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert f"cannot write {backup}: it is read-only" in line, line
+    assert backup.read_text() == "the backup of last week\n"
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith("backup")) == [
+        "backup.jsonl"
+    ]

@@ -1867,6 +1867,13 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
             f"cannot write {output}: the folder {target.parent} does not exist; create it "
             "first or choose another path"
         )
+    if target.is_file() and not os.access(target, os.W_OK):
+        # a backup kept from being overwritten (chmod 444): a rename over it needs only the
+        # folder's permission, and replaced it without a word where `>` and cp refuse
+        raise UserInputError(
+            f"cannot write {output}: it is read-only; write the export to another file, or "
+            "make it writable to replace it"
+        )
     # the process's own temporary name: two exports to one file at once each rename their
     # own whole file (one name for both had the first to finish rename the other's half
     # file, and the second fail)
