@@ -3250,6 +3250,9 @@ def test_qdrant_api_key_over_plain_http_is_said_when_the_open_fails(
     with caplog.at_level("WARNING", "kenning"), pytest.raises(StoreUnavailable):
         QdrantBackend("http://127.0.0.2:9", create=True, dimension=DIM, api_key="k-s3cret")
     assert "plain http" in caplog.text and "k-s3cret" not in caplog.text, caplog.text
+    # qdrant-client's own two-line warning of it is not said again (its other warnings are
+    # said in one kenning line: local mode past 20,000 points)
+    assert "Api key is used" not in caplog.text, caplog.text
 
 
 def test_qdrant_local_folder_in_use_is_reported(tmp_path: Path) -> None:

@@ -461,11 +461,16 @@ class QdrantBackend:
         self.meta_collection = f"{name}_meta"
         with self._translate("connect to"):
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(record=True) as said:
                     # qdrant-client warns in two lines of its own (a hook's stderr gets one
                     # line); said once above, and not for this machine's own server
+                    warnings.simplefilter("always", UserWarning)
                     warnings.filterwarnings("ignore", message="Api key is used with an insecure")
                     self._client = QdrantClient(**kwargs)
+                for warning in said:
+                    # local mode past 20,000 points: two raw lines, a kenning source path in
+                    # them, on every command (hooks too); one line of kenning's instead
+                    log.warning("kenning: Qdrant at %s: %s", self.location, warning.message)
             except RuntimeError as exc:
                 if "already accessed" in str(exc):
                     raise StoreUnavailable(
