@@ -162,7 +162,7 @@ def test_a_read_only_shm_left_by_a_read_is_named_by_every_write(
             refused = kenning(*write)
             assert refused.returncode == 1, refused.stderr
             (line,) = refused.stderr.splitlines()
-            assert f"{shm} is read-only; make it writable" in line, line
+            assert f"{db}: memory.db-shm is read-only; make it writable" in line, line
         with open_store(cwd=project, embedder=minilm) as store:
             assert [m.id for m in store.browse(limit=None)] == [memory_id]
     finally:

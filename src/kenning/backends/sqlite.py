@@ -2219,11 +2219,11 @@ def _read_only(path: Path) -> str:
     if refused and os.access(path.parent, os.W_OK):  # (else the folder is to make writable)
         # (a read of a read-only store leaves its -wal and -shm read-only too: the store
         # file made writable again, they still refused every write)
-        named = " and ".join(str(f) for f in refused)
+        one = len(refused) == 1
+        named = ", ".join(f.name for f in refused)  # beside each other, in the store's folder
         return (
-            f"cannot write the store {path}: {named} {'is' if len(refused) == 1 else 'are'} "
-            f"read-only; make {'it' if len(refused) == 1 else 'them'} writable (reads work "
-            "without that)"
+            f"cannot write the store {path}: {named} {'is' if one else 'are'} read-only; make "
+            f"{'it' if one else 'them'} writable (reads work without that)"
         )
     return (
         f"cannot write the store {path}: its folder or file is read-only; make "
