@@ -239,8 +239,52 @@ def corpora(smoke: bool) -> dict[str, list[Doc]]:
 
 
 def _whitespace(text: str) -> str:
-    spaced = text.replace(" ", "  ")
-    return "\n\n" + spaced.replace("  ", "\n", 1) + "  \n"
+    """Every space of the prose doubled, its first made a line break, blank lines around:
+    the code's spacing (fenced blocks, inline spans) is kept, as it is part of the code
+    (an indentation that moves a statement out of a loop is another program)."""
+    pieces = []
+    first = True
+    for piece, code in _code_pieces(text):
+        if not code:
+            piece = piece.replace(" ", "  ")
+            if first and "  " in piece:
+                piece, first = piece.replace("  ", "\n", 1), False
+        pieces.append(piece)
+    return "\n\n" + "".join(pieces) + "  \n"
+
+
+_TICK_RUN = re.compile(r"`+")
+
+
+def _code_pieces(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into prose (False) and code (True): fenced blocks, and on the lines
+    outside them each run of backticks up to the next run of as many (CommonMark's inline
+    span; the benchmark's own reading of it, as of prose punctuation)."""
+    pieces: list[tuple[str, bool]] = []
+    for run, fenced in _fenced_runs(text):
+        if fenced:
+            pieces.append((run, True))
+            continue
+        for line in run.splitlines(keepends=True):
+            ticks = list(_TICK_RUN.finditer(line))
+            at = 0
+            index = 0
+            while index < len(ticks):
+                opening = ticks[index]
+                width = len(opening.group())
+                closing = next(
+                    (j for j in range(index + 1, len(ticks)) if len(ticks[j].group()) == width),
+                    None,
+                )
+                if closing is None:
+                    index += 1
+                    continue
+                pieces.append((line[at : opening.start()], False))
+                pieces.append((line[opening.start() : ticks[closing].end()], True))
+                at = ticks[closing].end()
+                index = closing + 1
+            pieces.append((line[at:], False))
+    return pieces
 
 
 def _exclaim(text: str) -> str:

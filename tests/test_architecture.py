@@ -29,6 +29,7 @@ PURE = {
     "solution_docs",
     "querybuild",
     "safety",
+    "code_spans",
     "dedup",
     "redaction",
     "vectors",

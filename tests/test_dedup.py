@@ -701,3 +701,35 @@ def test_a_note_an_older_kenning_stored_with_a_secret_it_missed_is_not_stored_tw
         second = again.remember(text, "context")
         assert (second.status, second.id) == ("near-duplicate", first.id), second
         assert again.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # a statement inside the loop, or after it
+        (
+            "Retry loop:\n```python\nfor i in range(3):\n    try_once()\n    sleep(1)\n```",
+            "Retry loop:\n```python\nfor i in range(3):\n    try_once()\nsleep(1)\n```",
+        ),
+        # a YAML key moved out of its mapping
+        (
+            "Set it:\n```yaml\nbuild:\n  cache: true\n```",
+            "Set it:\n```yaml\nbuild:\ncache: true\n```",
+        ),
+        # two spaces in a string, or one
+        ('Split on two spaces: `line.split("  ")`', 'Split on two spaces: `line.split(" ")`'),
+        # and with an article changed too (rule 6, not rule 1)
+        ('Split on the spaces: `s.split("  ")`', 'Split on spaces: `s.split(" ")`'),
+    ],
+)
+def test_code_that_differs_in_its_spacing_is_another_note(existing: str, new: str) -> None:
+    """Whitespace inside code is the code: two notes that differ only there were merged
+    as "the same text up to case, whitespace and punctuation", the second program lost."""
+    decision = decide(normalise_content(new), normalise_content(existing), 0.99)
+    assert not decision.duplicate and "spacing or indentation" in decision.reason, decision
+
+
+def test_prose_spacing_around_the_same_code_is_still_the_same_note() -> None:
+    existing = "Retry loop:\n```python\nfor i in range(3):\n    try_once()\n```\nthen  give up."
+    new = "Retry   loop:\n\n```python\nfor i in range(3):\n    try_once()\n```\nthen give up"
+    assert decide(normalise_content(new), normalise_content(existing), 0.99).duplicate

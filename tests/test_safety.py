@@ -46,6 +46,17 @@ NORMALISE = [
     ("\ufb01 full\uff21", "\ufb01 full\uff21"),  # NFC only: compatibility forms stay
     ("", ""),
     (" \n\t ", ""),
+    # code keeps its spacing (squeezed, it was another program); the prose around it not
+    (
+        'Split on  two spaces: `line.split("  ")` here',
+        'Split on two spaces: `line.split("  ")` here',
+    ),
+    (
+        "Sizes:\n```\nname    size\nfoo\t1\n```\nafter  that",
+        "Sizes:\n```\nname    size\nfoo\t1\n```\nafter that",
+    ),
+    ("a  ``x  ` y``  b", "a ``x  ` y`` b"),
+    ("no  `closing  tick", "no `closing tick"),
 ]
 
 
@@ -64,13 +75,22 @@ def test_normalise_idempotent_and_clean(text: str) -> None:
     once.encode("utf-8")  # no lone surrogates
 
 
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(list("ab `~\t\n\u00a0"))))
+def test_normalise_is_idempotent_around_code(text: str) -> None:
+    """Code spans (backticks, fences) decide where spaces are kept: normalising again
+    finds the same spans and changes nothing."""
+    once = normalise_content(text)
+    assert normalise_content(once) == once
+
+
 def _every_rule_applied(text: str) -> str:
     """normalise_content's rules, each applied to the whole text whatever it holds."""
     from kenning import safety
 
     text = safety._NEWLINES.sub("\n", safety.without_terminal_sequences(text))
     text = unicodedata.normalize("NFC", safety._STRIP_CHARS.sub("", text))
-    text = safety._INNER_SPACE_RUN.sub(" ", text)
+    text = safety._squeezed(text)
     text = safety._TRAILING_SPACE.sub("", text)
     text = safety._BLANK_RUN.sub("\n\n", text)
     return safety._without_shared_indentation(text).strip()

@@ -29,7 +29,9 @@ Rules, in order:
    case (``grep -i``/``grep -I``, ``src/Main.rs``, ``getElementById``: a text re-cased
    throughout differs in its prose words too), or a word's ``!``/``?`` is code in one text
    and not in the other (``save!``/``save`` in a code block or before anything but a capital,
-   ``try?``/``try``, ``as?``/``as!``) → distinct.
+   ``try?``/``try``, ``as?``/``as!``), or their code (fenced blocks, inline spans:
+   :mod:`kenning.code_spans`) differs in its spacing or indentation (a statement inside a
+   loop or after it, ``split("  ")``/``split(" ")``) → distinct.
 2. Cosine not above the protocol's gate → distinct (the protocol's rule, unchanged).
 3. Different error fingerprints (an ERROR-FIX entry for another signature, or an entry
    against a plain note) → distinct: a new signature is new knowledge.
@@ -41,8 +43,8 @@ Rules, in order:
    *be* moved past a content word: "Is the database shared?" is not "The database is
    shared.", which answers it.
 6. Otherwise the two differ only in articles, forms of *be* and fillers → duplicate
-   (unless only a flag, path or identifier differs in case, or a word's ``!``/``?``
-   differs, as in rule 1).
+   (unless only a flag, path or identifier differs in case, a word's ``!``/``?``
+   differs, or the code's spacing, as in rule 1).
 
 There is no fitted constant. :data:`FUNCTION_WORDS` is a closed grammatical class chosen
 without looking at the evaluation pairs; ``bench/dedup.py --calibrate`` measures on the
@@ -67,6 +69,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .code_spans import FENCE, code_of, fenced_parts
 from .protocol import DEDUP_THRESHOLD
 from .widths import WIDTH_FORMS
 
@@ -227,8 +230,6 @@ _MARKS = ".,;:!?"
 _MARKABLE = re.compile(r"[\w\]}]+")
 #: What follows a run of marks: whitespace, then the next character.
 _NEXT = re.compile(r"\s+(\S)")
-#: A line that opens or closes a fenced code block (Markdown).
-_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
 #: Words whose ``!`` or ``?`` is an operator whatever follows: Swift's ``try?``/``try!``
 #: and ``as?``/``as!`` come before a type's capital.
 _MARKED_KEYWORDS = frozenset({"try", "as"})
@@ -238,24 +239,7 @@ def _ends_in_code_block(text: str) -> bool:
     """Whether the last line that is not blank is a code fence: the marks before it are
     code, not the end of a sentence (Rust's ``read()?``)."""
     end = len(text.rstrip())
-    return _FENCE.match(text, text.rfind("\n", 0, end) + 1) is not None
-
-
-def _fenced_parts(text: str) -> list[tuple[str, bool]]:
-    """``text`` cut into runs of lines inside (True) and outside (False) fenced code
-    blocks; the fence lines count as inside."""
-    runs: list[tuple[list[str], bool]] = []
-    inside = False
-    for line in text.splitlines(keepends=True):
-        fence = _FENCE.match(line) is not None
-        here = inside or fence
-        if runs and runs[-1][1] == here:
-            runs[-1][0].append(line)
-        else:
-            runs.append(([line], here))
-        if fence:
-            inside = not inside
-    return [("".join(lines), here) for lines, here in runs]
+    return FENCE.match(text, text.rfind("\n", 0, end) + 1) is not None
 
 
 @functools.lru_cache(maxsize=64)
@@ -270,7 +254,7 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     text = unicodedata.normalize("NFC", text.translate(_QUOTES))
     # words counted as fold() counts them: an initialism one word (e.g. → eg), a
     # contraction its two (cannot → can not), or a word's occurrences would shift
-    parts = _fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
+    parts = fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
     # the text's final marks are the ones fold() drops: none before a closing fence
     final_marks = not _ends_in_code_block(text)
     seen: Counter[str] = Counter()
@@ -617,6 +601,8 @@ def decide(
         marked = _code_marks_differ(new_text, existing_text)
         if marked is not None:
             return DedupDecision(False, f"a word's ! or ? differs ({marked})")
+        if _code_spacing_differs(new_text, existing_text):
+            return DedupDecision(False, _CODE_SPACING)
         return DedupDecision(True, "the same text up to case, whitespace and punctuation")
     if not cosine > DEDUP_THRESHOLD:
         return DedupDecision(False, f"cosine {cosine:.3f} is not above {DEDUP_THRESHOLD}")
@@ -653,4 +639,20 @@ def decide(
     marked = _code_marks_differ(new_text, existing_text)
     if marked is not None:
         return DedupDecision(False, f"a word's ! or ? differs ({marked})")
+    if _code_spacing_differs(new_text, existing_text):
+        return DedupDecision(False, _CODE_SPACING)
     return DedupDecision(True, f"the same text but for {_show(changed)}")
+
+
+_CODE_SPACING = "the code differs in its spacing or indentation"
+
+
+def _code_spacing_differs(new_text: str, existing_text: str) -> bool:
+    """Whether the two texts' code (:mod:`kenning.code_spans`) says the same words with
+    other spacing: an indentation that puts a statement inside a loop or after it, two
+    spaces in a string for one. Only code that agrees span for span but for whitespace
+    is compared (a span added or dropped is a formatting matter the other rules weigh)."""
+    new, old = code_of(new_text), code_of(existing_text)
+    return len(new) == len(old) and any(
+        a != b and a.split() == b.split() for a, b in zip(new, old, strict=True)
+    )

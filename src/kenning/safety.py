@@ -11,6 +11,7 @@ Secret redaction lives in :mod:`kenning.redaction`.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import os
 import re
@@ -22,6 +23,7 @@ from typing import Any
 
 import regex
 
+from .code_spans import code_spans
 from .errors import UserInputError
 
 __all__ = [
@@ -95,8 +97,9 @@ def normalise_content(text: str) -> str:
       whole, then NUL and every other C0 control except ``\\t``/``\\n``, DEL, C1 controls,
       lone surrogates and byte-order marks;
     * inside a line, runs of spaces/tabs (and other horizontal Unicode spaces) become one
-      space; trailing spaces are removed; *leading indentation is kept as typed* so code
-      snippets stay readable;
+      space, except in code (fenced blocks and inline spans, :mod:`kenning.code_spans`),
+      whose spacing is kept as typed; trailing spaces are removed; *leading indentation is
+      kept as typed* so code snippets stay readable;
     * three or more consecutive line breaks (2+ blank lines) become one blank line;
     * the indentation (spaces, tabs, no-break and other horizontal spaces) that every line
       shares is removed from each, so a text that starts indented keeps its lines'
@@ -116,7 +119,7 @@ def normalise_content(text: str) -> str:
     # import's checks.
     ascii_text = text.isascii()
     if not ascii_text or "  " in text or "\t" in text:
-        text = _INNER_SPACE_RUN.sub(" ", text)
+        text = _squeezed(text)
     if not ascii_text or " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
         text = _TRAILING_SPACE.sub("", text)
     if "\n\n\n" in text:
@@ -125,6 +128,23 @@ def normalise_content(text: str) -> str:
     # alone moved it out from under the others (a YAML block or a method body copied from
     # inside a file)
     return _without_shared_indentation(text).strip()
+
+
+def _squeezed(text: str) -> str:
+    """``text`` with each run of horizontal spaces inside a line made one space, but in its
+    code (:mod:`kenning.code_spans`: fenced blocks, inline spans), kept as typed: two
+    spaces in ``line.split("  ")``, a column of aligned values, a tab in a Makefile's
+    example are the code, and squeezed they were another program."""
+    spans = code_spans(text)
+    if not spans:
+        return _INNER_SPACE_RUN.sub(" ", text)
+    starts = [start for start, _ in spans]
+
+    def squeeze(match: re.Match[str]) -> str:
+        at = bisect.bisect_right(starts, match.start()) - 1
+        return match.group() if at >= 0 and match.start() < spans[at][1] else " "
+
+    return _INNER_SPACE_RUN.sub(squeeze, text)
 
 
 _INDENTATION = re.compile(rf"{_HSPACE}*")
