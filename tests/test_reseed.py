@@ -185,8 +185,8 @@ def test_a_branch_that_never_had_a_doc_leaves_its_entries(store: MemoryStore, do
     a doc was written (a worktree on an older branch, a checkout of last month's release)
     the doc is not there, and its entries were retired — forgotten for everyone sharing the
     store — then seeded again under new ids back on main, their seen count, edits and review
-    lost. A doc is retired by the session start when the branch's history deletes it; the
-    full `kenning seed-solutions` retires what is not there, as before."""
+    lost. A doc is retired by the session start when the branch's history deletes it (and
+    by `kenning seed-solutions` alike: test_a_run_by_hand_on_an_older_branch_…)."""
     root = docs.parent.parent
     write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
     commit(root, "a fourth doc")
@@ -210,6 +210,39 @@ def test_a_branch_that_never_had_a_doc_leaves_its_entries(store: MemoryStore, do
     (report,) = reseed_changed(store)
     assert report.retired == 1, report
     assert of(store, "cache") == []
+
+
+def test_a_run_by_hand_on_an_older_branch_leaves_other_branches_docs_as_they_are(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """`kenning seed-solutions` run in a work tree on a branch made before a doc was written
+    retired the doc's entries for every work tree ("the document was deleted or moved"),
+    and one on an older version of a doc put its old fix back for everyone; the next session
+    in the other work tree seeded them again under new ids. A run by hand now leaves both as
+    the session's re-seed does, and says so; a doc seeded and deleted before it was ever
+    committed is still retired."""
+    root = docs.parent.parent
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(root, "a fourth doc")
+    tree = tmp_path / "older"
+    git(root, "worktree", "add", "-q", "-b", "older", str(tree), "HEAD~1")
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Set busy_timeout to 5000 ms."))
+    commit(root, "a better fix")
+    seed_solutions(store, docs)
+    (cache,) = of(store, "cache")
+    (db,) = of(store, "db")
+    r = kenning(tree, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "retired 0" in r.stdout and "retired:" not in r.stdout, r.stdout
+    assert "kept: cache/cache.md: not on this branch" in r.stderr, r.stderr
+    assert "kept: db/db.md: an older version" in r.stderr, r.stderr
+    assert [m.id for m in of(store, "cache")] == [cache.id]
+    assert [m.content for m in of(store, "db")] == [db.content]
+
+    write(root, "docs/solutions/tmp/tmp.md", doc("npm", error="npm ERR! code E404 tmp"))
+    assert seed_solutions(store, docs).seeded == 1
+    (root / "docs/solutions/tmp/tmp.md").unlink()  # never committed: gone
+    assert seed_solutions(store, docs).retired == 1
 
 
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(

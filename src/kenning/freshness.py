@@ -489,6 +489,23 @@ def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | N
     return {path for path in paths if path in had}
 
 
+def paths_other_refs_have_had(folder: Path, paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``) a commit of any ref has had (added,
+    changed or deleted): a doc another branch holds. One that no commit ever had was only
+    ever in a work tree (written, seeded, deleted before it was committed). None when git
+    cannot tell. One git call."""
+    if not paths:
+        return set()
+    out = _git(
+        folder, "log", "--all", "--no-renames", "--relative", "--name-only", "-z", "--format=",
+        "--", *paths,
+    )  # fmt: skip
+    if out is None:
+        return None
+    seen = {name.strip("\n") for name in out.split("\0")}
+    return {path for path in paths if path in seen}
+
+
 #: The local branches taken as the project's default one when ``origin/HEAD`` names none.
 DEFAULT_BRANCH_NAMES = ("main", "master")
 

@@ -106,6 +106,10 @@ SEEDED_FROM = "seeded_from"
 SEEDED_HASH = "seeded_hash"
 _STATE_VERSION = 1
 #: Why a changed_only run leaves a document that changed as it is.
+_ELSEWHERE = (
+    "not on this branch, but on another (or still on the default branch): its entries are "
+    "left as they are"
+)
 _OLDER_VERSION = (
     "an older version than the one seeded (another branch changed it since): its entries "
     "are left as they are"
@@ -544,6 +548,29 @@ def check_source_prefix(source_prefix: str) -> None:
         )
 
 
+def _elsewhere(directory: Path, missing: Sequence[str]) -> set[str]:
+    """Of the docs ``missing`` from ``directory``, those that are not gone from the project:
+    ones this branch never had and another ref has (a worktree on an older branch, a
+    checkout of last month's release: retiring their entries forgot them for everyone
+    sharing the store, and the next session on the other branch seeded them again under new
+    ids, their seen count, edits and review lost), and ones the default branch still has (a
+    feature branch that deletes a doc does not take its entries from everyone before it is
+    merged). A doc no commit ever had (written, seeded and deleted before it was committed)
+    is gone. Where git cannot tell, nothing is kept."""
+    from .freshness import (
+        paths_other_refs_have_had,
+        paths_the_branch_has_had,
+        paths_the_default_branch_has,
+    )
+
+    if not missing:
+        return set()
+    had = paths_the_branch_has_had(directory, missing)
+    others = paths_other_refs_have_had(directory, missing) or set()
+    kept = paths_the_default_branch_has(directory, missing) or set()
+    return {r for r in missing if (had is not None and r not in had and r in others) or r in kept}
+
+
 def _refuse_another_work_tree(directory: Path, resolved_dir: Path, root: Path) -> None:
     """Refuse a folder of another work tree of this repository. It shares this one's store
     and project, so seeded from here its docs got a second entry each, under a source
@@ -675,13 +702,15 @@ def seed_solutions(
             continue
         changed.append((rel, path, seen, text, hint))
     older: set[str] = set()
-    if incremental:
-        # A worktree on an older branch must not put a doc's old text back for everyone
-        recorded = {rel: (hint[0], seen[0]) for rel, _, seen, _, hint in changed if hint}
-        if recorded:
-            from .freshness import versions_another_branch_replaced
+    # A worktree on an older branch must not put a doc's old text back for everyone, in a
+    # session's re-seed or a `kenning seed-solutions` run there
+    recorded = {
+        rel: (hint[0], seen[0]) for rel, _, seen, _, hint in changed if hint and hint[0] != seen[0]
+    }
+    if recorded:
+        from .freshness import versions_another_branch_replaced
 
-            older = versions_another_branch_replaced(directory, recorded) or set()
+        older = versions_another_branch_replaced(directory, recorded) or set()
     for rel, path, seen, text, hint in changed:
         if rel in older and hint is not None:
             reports[rel] = FileReport(rel, "unchanged", _OLDER_VERSION)
@@ -698,21 +727,14 @@ def seed_solutions(
         work.append(_Doc(path, rel, seen))
     discovered = {rel for rel, _, _ in docs}
     gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
-    if incremental and gone:
-        # The session start runs on whatever branch is checked out: a doc this branch never
-        # had (made before it was written) is not gone from the project, and retiring its
-        # entries would forget them for everyone sharing the store. Nor is one that a
-        # feature branch deletes while the default branch still has it: retired there, it
-        # came back under new ids at the next session on the default branch (seen count,
-        # edits and review lost), and went again on the feature branch. Retired once this
-        # branch has had it (deleted from its files or by a commit) and the default branch
-        # has it no more; the full run retires whatever is not there.
-        from .freshness import paths_the_branch_has_had, paths_the_default_branch_has
-
-        had = paths_the_branch_has_had(directory, gone)
-        kept = paths_the_default_branch_has(directory, gone) or set()
-        absent = [r for r in gone if (had is not None and r not in had) or r in kept]
+    if gone:
+        # A session's re-seed and a run by hand alike go on whatever branch is checked out:
+        # see _elsewhere. Retired once this branch has had the doc (deleted from its files
+        # or by a commit) and the default branch has it no more.
+        absent = _elsewhere(directory, gone)
         next_known.update((rel, known[rel]) for rel in absent)
+        for rel in absent:
+            reports[rel] = FileReport(rel, "unchanged", _ELSEWHERE)
         gone = [rel for rel in gone if rel not in absent]
 
     # A doc moved to a path the cap leaves for a later run (a folder renamed, more docs than
@@ -769,7 +791,9 @@ def seed_solutions(
     if progress:
         progress(len(docs))
 
-    files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports)
+    # and the docs missing here whose entries were left for another branch (_elsewhere)
+    elsewhere = tuple(r for rel, r in reports.items() if rel not in discovered)
+    files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports) + elsewhere
     counts: dict[str, int] = {}
     redactions: Counter[str] = Counter()
     for doc in work:
@@ -825,10 +849,18 @@ def _run(
     # whose document is not there counts.
     gone_sources = {source_path(prefix, rel): rel for rel in gone}
     if not incremental:
+        unrecorded: dict[str, str] = {}
         for source in existing:
             rel = source[len(prefix) + 1 :]
             if rel not in discovered and rel not in moving and _is_gone(directory, rel):
-                gone_sources.setdefault(source, rel)
+                unrecorded.setdefault(source, rel)
+        unrecorded = {s: r for s, r in unrecorded.items() if s not in gone_sources}
+        elsewhere = _elsewhere(directory, sorted(set(unrecorded.values())))
+        for source, rel in unrecorded.items():
+            if rel in elsewhere:
+                reports[rel] = FileReport(rel, "unchanged", _ELSEWHERE)
+            else:
+                gone_sources[source] = rel
     # A folder outside the project is named by its own name ("docs"): the entries of the
     # project's own docs/solutions/… are under that prefix too, and not gone because this
     # folder lacks them. A document still at an entry's source path is never retired.
