@@ -230,6 +230,31 @@ def test_rename_and_delete(store: MemoryStore, files: Path) -> None:
     assert history.uncommitted and history.moved_to is None
 
 
+def test_a_file_a_sparse_checkout_leaves_out_is_not_gone(store: MemoryStore, files: Path) -> None:
+    """`git sparse-checkout set src` leaves docs/ out of the work tree, unchanged in git:
+    every note about it was stale, "gone since the memory was stored … another branch is
+    checked out". Its blob in git's index is the file's; a commit that changes it there
+    still makes the note stale. A file deleted from the work tree is still missing."""
+    memory_id = store.remember(NOTE, "rule").id or ""
+    git(files, "sparse-checkout", "set", "src")
+    assert not (files / "docs").exists()
+    state = stale_of(store, memory_id)
+    assert state is not None and not state.stale, state
+    git(files, "sparse-checkout", "disable")
+    write(files, "docs/solutions/db.md", DB_DOC + "\nAlso set busy_timeout.\n")
+    commit(files, "the doc says more")
+    git(files, "sparse-checkout", "set", "src")
+    state = stale_of(store, memory_id)
+    assert state is not None and [(f.path, f.status) for f in state.changed] == [
+        ("docs/solutions/db.md", "changed")
+    ]
+    os.remove(files / "src" / "auth.py")
+    state = stale_of(store, memory_id)
+    assert state is not None and ("src/auth.py", "missing") in [
+        (f.path, f.status) for f in state.changed
+    ]
+
+
 def test_a_staged_rename_is_an_uncommitted_change(store: MemoryStore, files: Path) -> None:
     """`git mv` without a commit yet: the file moved in the index, which `kenning stale`
     says, not "no commit on this branch since then"."""

@@ -398,10 +398,63 @@ def _observe(path: str, files_root: Path) -> Observed:
     try:
         ids, problem = _CACHE.blobs(verdict.resolved)
     except FileNotFoundError:
+        kept = _outside_the_sparse_checkout(path, files_root)
+        if kept is not None:  # in git's index, only not in this work tree: its blob there
+            return Observed((kept,))
         return Observed(status=MISSING, reason="no such file")
     except OSError as exc:
         return Observed(status=MISSING, reason=exc.strerror or str(exc))
     return Observed(ids) if ids else Observed(status=CHANGED, reason=problem)
+
+
+def _outside_the_sparse_checkout(path: str, files_root: Path) -> str | None:
+    """The blob git's index holds for ``path`` when a sparse checkout leaves it out of the
+    work tree (its skip-worktree bit): the file is the project's as it was, only not here.
+    Taken for missing, every note about the rest of a sparse monorepo was stale ("gone …
+    another branch is checked out"). None for any other missing file. One git call per
+    work tree and process to ask whether it is sparse at all; in one that is, one per path
+    and version of the index (a recall meets the same paths again)."""
+    index = _sparse_index(str(files_root))
+    if index is None:
+        return None
+    try:
+        version = os.stat(index).st_mtime_ns
+    except OSError:
+        return None
+    key = (str(files_root), path)
+    known = _SKIPPED.get(key)
+    if known is not None and known[0] == version:
+        return known[1]
+    out = _git(files_root, "ls-files", "-s", "-t", "-z", "--", path)
+    blob = None
+    for entry in (out or "").split("\0"):
+        fields = entry.split("\t", 1)[0].split()
+        if len(fields) == 4 and fields[0] == "S":  # S <mode> <blob> <stage>
+            blob = fields[2]
+    if len(_SKIPPED) > 4096:
+        _SKIPPED.clear()
+    _SKIPPED[key] = (version, blob)
+    return blob
+
+
+#: Per work tree: its index file when it is a sparse checkout, else None.
+_SPARSE: dict[str, Path | None] = {}
+#: (work tree, path) → (the index's mtime, the blob it held with the skip-worktree bit).
+_SKIPPED: dict[tuple[str, str], tuple[int, str | None]] = {}
+
+
+def _sparse_index(files_root: str) -> Path | None:
+    """The index file of the work tree at ``files_root`` when it is a sparse checkout
+    (asked once a process), else None."""
+    if files_root not in _SPARSE:
+        root = Path(files_root)
+        said = _git(root, "config", "--bool", "core.sparseCheckout", pathspecs=False)
+        index = None
+        if said is not None and said.strip() == "true":
+            where = _git(root, "rev-parse", "--path-format=absolute", "--git-path", "index")
+            index = Path(where.strip()) if where else None
+        _SPARSE[files_root] = index
+    return _SPARSE[files_root]
 
 
 def check(
