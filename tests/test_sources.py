@@ -268,6 +268,11 @@ def test_recall_and_search_results_carry_the_check(
     found = store.search("timestamps stored in UTC", decay=False).to_dict()
     utc = next(r for r in found["results"] if "UTC" in r["memory"]["content"])
     assert utc["source_path"] is None and utc["source_ok"] is None
+    # a document moved away since: not ok, as `kenning source` and read_source say (it was
+    # only the path's check, and an agent told it was ok read a file that is not there)
+    os.rename(docs / "db-locked.md", docs / "sqlite-locked.md")
+    recalled = store.recall("sqlite3.OperationalError: database is locked").to_dict()
+    assert recalled["results"][0]["source_ok"] is False
 
 
 def test_cli_json_has_source_ok(store: MemoryStore, project: Path, docs: Path) -> None:

@@ -295,4 +295,10 @@ class StoreFreshness(StoreBase):
         return None if path is None else check_source(path, self.project.files_root)
 
     def _with_source(self, result: SearchResult) -> SearchResult:
-        return replace(result, source=self.check_source(result.memory))
+        """``result`` with its document's verdict (``source_ok``): what ``kenning source``
+        and ``read_source`` would say of it — a missing file, a folder or a binary file too,
+        not only a path that may not be read (an agent told it was ok read a moved file)."""
+        from .sources import check_document
+
+        check = self.check_source(result.memory)
+        return replace(result, source=None if check is None else check_document(check))
