@@ -2828,6 +2828,20 @@ def test_fix_heading_variants(tmp_path: Path, heading: str) -> None:
     assert [e.fix for e in outcome.entries] == ["Do the thing."]
 
 
+def test_a_python_lower_case_exception_in_a_block_is_the_signature(tmp_path: Path) -> None:
+    """`socket.gaierror: [Errno -2] …` alone in a doc's error block (no line before it
+    saying it is an error) was not read as one: the entry was keyed on the problem's word
+    ("dns"), and the pasted error never recalled it. Python's lower-case exceptions of a
+    module (socket.gaierror, socket.timeout, select.error) are errors as its classes are."""
+    body = (
+        "```\nsocket.gaierror: [Errno -2] Name or service not known\n```\n\n"
+        "## Fix\n\nAdd the host to the resolver.\n"
+    )
+    outcome = _parse(tmp_path, _doc("track: bug\nproblem: dns", body), "net/dns.md")
+    (entry,) = outcome.entries
+    assert entry.signature == "socket.gaierror: [Errno -2] Name or service not known"
+
+
 def test_fix_heading_inside_code_block_does_not_count(tmp_path: Path) -> None:
     body = "## Problem\n\n```markdown\n## Fix\n\nfake\n```\n"
     outcome = _parse(tmp_path, _doc("track: bug\nproblem: p", body))

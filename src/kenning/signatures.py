@@ -163,6 +163,9 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
             r"(?:\s*\[[\w-]+\]|\s+\(0x[0-9A-Fa-f]{1,16}\))?(?::\s.*|:?$)"
         ),
     ),
+    # Python's lower-case exceptions of a module: socket.gaierror, socket.herror,
+    # socket.timeout, select.error, zlib.error (a dotted name, so not prose's "error:")
+    (88, lazy(r"^(?:[a-z_]\w*\.)+(?:[a-z]*error|timeout)(?::\s.*|:?$)")),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
