@@ -645,6 +645,7 @@ def test_agents_md_linked_to_claude_md_points_to_no_agents_md(project: Path, age
     code, _, err = cli(agent)
     flat = " ".join(err.split())
     assert code == 1 and "AGENTS.md is a symlink (to CLAUDE.md)" in flat
+    assert "would land in CLAUDE.md" in flat and "outside the folder" not in flat, flat
     assert "--no-agents-md registers the server without touching AGENTS.md" in flat
     assert snapshot(project) == before
     code, _, err = cli(agent, "--no-agents-md")

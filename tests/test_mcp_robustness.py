@@ -309,6 +309,8 @@ def test_a_request_whose_id_the_sdk_cannot_use_is_answered(
         assert "error" in reply and reply.get("id") == request_id, (line, reply)
         assert reply["error"]["code"] == -32600, (line, reply)
         assert "not an integer or a string" in reply["error"]["message"], reply
+        # "written 2, not 2.0" said of 2.0 alone, not of 1.5
+        assert ("written 2, not 2.0" in reply["error"]["message"]) == (n == 1), reply
         assert server.reply() == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}
 
 

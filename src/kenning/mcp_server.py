@@ -1660,6 +1660,8 @@ def unanswerable_request_reply(line: str) -> types.JSONRPCError | None:
         else "a boolean"
         if isinstance(value, bool)
         else "a decimal number (an id is written 2, not 2.0)"
+        if isinstance(value, float) and value.is_integer()
+        else "a number with a fraction"
         if isinstance(value, float)
         else "an object or an array"
     )  # not the value itself: the line is not logged, nor any part of it

@@ -168,10 +168,17 @@ def locate(root: Path, relative: str, label: str, dry_run: list[str] | None = No
         last = index == len(parts) - 1
         if stat.S_ISLNK(st.st_mode):
             shown = label if last else str(current)
+            target = os.readlink(current)
+            # where the change would land: another file (AGENTS.md -> CLAUDE.md, a common
+            # pair), or a place outside the folder the install reports on
+            lands = (
+                f"in {target}, which the install does not report on"
+                if os.sep not in target and (os.altsep is None or os.altsep not in target)
+                else "outside the folder it reports"
+            )
             refusal = (
-                f"{shown} is a symlink (to {os.readlink(current)}); kenning does not write "
-                "through symlinks, because the change would land outside the folder it "
-                "reports. Replace the link by a real "
+                f"{shown} is a symlink (to {target}); kenning does not write through "
+                f"symlinks, because the change would land {lands}. Replace the link by a real "
                 f"{'file' if last else 'folder'} (or make the change in its target by hand) "
                 "and run again"
             )
