@@ -197,6 +197,10 @@ def test_project_scope_names_kenning_on_path(project: Path, home: Path) -> None:
     assert str(Path(sys.executable).parent) not in shared and "/" not in json.dumps(
         read(project / ".mcp.json")
     )
+    # once this user approved it, the install says nothing of asking again
+    approve_project_servers(home, project.resolve())
+    code, _, err = cli("--scope", "project")
+    assert code == 0 and "approve" not in err, err
 
 
 def test_project_scope_refuses_a_machine_path(project: Path) -> None:

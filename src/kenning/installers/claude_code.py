@@ -892,8 +892,46 @@ def _notes(scope: str, project_dir: Path, home: Path, uninstall: bool, exe: str)
                 "Code can start it only for users who have it on PATH (put kenning's "
                 ".venv/bin on PATH), or use --scope local for this machine's path"
             )
-        notes.append("Claude Code asks each user once to approve the project's .mcp.json server")
+        if not _approved(project_dir, home):
+            notes.append(
+                "Claude Code asks each user once to approve the project's .mcp.json server"
+            )
     return notes
+
+
+def _approved(project_dir: Path, home: Path) -> bool:
+    """Whether this user approved the server of the project's ``.mcp.json`` already: the
+    project's entry of ``~/.claude.json`` or a settings file lists kenning under
+    ``enabledMcpjsonServers``, or sets ``enableAllProjectMcpServers`` (read-only; an
+    unreadable file approves nothing)."""
+
+    def approves(data: object) -> bool:
+        if not isinstance(data, dict):
+            return False
+        enabled = data.get("enabledMcpjsonServers")
+        listed = isinstance(enabled, list) and SERVER_KEY in enabled
+        return listed or data.get("enableAllProjectMcpServers") is True
+
+    try:
+        _, _, doc = _read(_layout("local", project_dir, home).mcp, [])
+    except UserInputError:
+        doc = {}
+    projects = doc.get("projects")
+    if isinstance(projects, dict) and approves(projects.get(claude_project_key(project_dir))):
+        return True
+    user_root, prefix = _user_dir(home)
+    for file in (
+        _File(project_dir, SETTINGS_LOCAL_FILE, SETTINGS_LOCAL_FILE, True),
+        _File(project_dir, SETTINGS_FILE, SETTINGS_FILE, True),
+        _File(user_root, f"{prefix}settings.json", "user settings", False),
+    ):
+        try:
+            _, _, settings = _read(file, [])
+        except UserInputError:
+            continue
+        if approves(settings):
+            return True
+    return False
 
 
 def install_claude_code(
