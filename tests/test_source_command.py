@@ -227,3 +227,24 @@ def test_a_shortened_id_or_a_path_from_a_subfolder_says_what_it_is_not(
     assert code == 1 and f"from the top of the checkout, {project}" in err, err
     code, out, _ = run("docs/solutions/db.md")
     assert code == 0 and out.strip() == str(project / "docs" / "solutions" / "db.md")
+
+
+def test_a_document_on_another_branch_is_not_to_be_forgotten(project: Path) -> None:
+    """`kenning source ID` in a work tree whose branch lacks the memory's document (it is on
+    a feature branch) said to forget the memory, which would take it from every branch. It
+    says where the file is; one deleted on this branch is still said to be missing."""
+    git(project, "checkout", "-q", "-b", "feature")
+    (project / "docs").mkdir()
+    (project / "docs" / "runbook.md").write_text("# Runbook\n")
+    git(project, "add", "docs/runbook.md")
+    git(project, "commit", "-q", "-m", "a runbook")
+    git(project, "checkout", "-q", "-")
+    assert not (project / "docs" / "runbook.md").exists()
+    code, _, err = run("docs/runbook.md")
+    assert code == 1 and "git has it on another branch" in err, err
+    assert "kenning forget" not in err and "create it" not in err, err
+    git(project, "merge", "-q", "feature")
+    git(project, "rm", "-q", "docs/runbook.md")
+    git(project, "commit", "-q", "-m", "the runbook goes")
+    code, _, err = run("docs/runbook.md")
+    assert code == 1 and "another branch" not in err and "missing source document" in err, err

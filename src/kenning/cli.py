@@ -1394,6 +1394,14 @@ def source_cmd(
                 f"memory {memory_id}, whose source field names it: `kenning forget "
                 f"{memory_id}`, then remember the note again with the right --source"
             )
+        if check.missing and _on_another_branch(check.path, root, project_dir):
+            # a branch switch or another work tree: the memory is right there, and "forget
+            # it" would take it from every branch
+            raise UserInputError(
+                f"{MissingSourceError(check.path)} in this work tree, but git has it on "
+                f"another branch (`git log --all -- {shlex.quote(check.path)}` shows which): "
+                "the memory is about that branch's file; keep it, and read the file there"
+            )
         if check.missing:
             hint = ""
             if memory_id is None and _ID_START.match(check.path):
@@ -1666,6 +1674,25 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         f"({prov['dimension']}-d)"
         if prov
         else "embedder:   (not stamped yet)"
+    )
+
+
+def _on_another_branch(path: str, root: Path | None, project_dir: Path | None) -> bool:
+    """Whether ``path``, missing from this work tree, is a file this branch never had and
+    another ref has (:mod:`kenning.freshness`): one deleted on this branch is gone."""
+    from .freshness import paths_other_refs_have_had, paths_the_branch_has_had
+    from .project import find_checkout
+
+    if root is None:
+        checkout = find_checkout(project_dir or Path.cwd())
+        root = project_dir or (checkout.toplevel if checkout is not None else None)
+    if root is None or Path(path).is_absolute():
+        return False
+    had = paths_the_branch_has_had(root, [path])
+    return (
+        had is not None
+        and path not in had
+        and path in (paths_other_refs_have_had(root, [path]) or set())
     )
 
 
