@@ -245,6 +245,39 @@ def test_a_run_by_hand_on_an_older_branch_leaves_other_branches_docs_as_they_are
     assert seed_solutions(store, docs).retired == 1
 
 
+def test_a_doc_the_default_branch_deleted_is_not_seeded_again_from_an_older_branch(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """The default branch deletes a doc and its session retires the entries; a session in a
+    work tree whose branch is older still finds the doc, took it for a new one and seeded it
+    again for everyone, under a new id each cycle. It is not seeded from a branch other
+    than the default one once the default branch has deleted it; the default branch's own
+    runs are unchanged (a doc it adds back is seeded)."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", "main")
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(root, "a fourth doc")
+    seed_solutions(store, docs)
+    tree = tmp_path / "older"
+    git(root, "worktree", "add", "-q", "-b", "older", str(tree))
+    git(root, "rm", "-q", "docs/solutions/cache/cache.md")
+    commit(root, "the cache fix is obsolete")
+    (report,) = reseed_changed(store)
+    assert report.retired == 1 and of(store, "cache") == []
+    with open_store(cwd=tree, embedder=store.embedder) as there:
+        for _ in range(2):
+            (report,) = reseed_changed(there)
+            assert report.seeded == 0, report
+            status = {f.path: (f.status, f.reason) for f in report.files}
+            assert status["cache/cache.md"][0] == "unchanged", status
+            assert "the default branch has deleted it" in (status["cache/cache.md"][1] or "")
+    assert of(store, "cache") == []
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(root, "the cache fix is back")
+    (report,) = reseed_changed(store)
+    assert report.seeded == 1, report
+
+
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
     store: MemoryStore, docs: Path
 ) -> None:

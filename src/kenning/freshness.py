@@ -565,12 +565,46 @@ DEFAULT_BRANCH_NAMES = ("main", "master")
 
 def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str] | None:
     """Which of ``paths`` (relative to ``folder``) the project's default branch has in its
-    tree, while another branch is checked out: the one ``origin/HEAD`` names (its remote
-    tree, what everyone sharing the project sees), else a local ``main`` or ``master``.
-    None when that branch is the one checked out, or none can be found (no default branch
-    to compare with). Two git calls."""
+    tree, while another branch is checked out (:func:`_default_branch`). None when that
+    branch is the one checked out, or none can be found (no default branch to compare
+    with). Two git calls."""
     if not paths:
         return set()
+    ref = _default_branch(folder)
+    if ref is None:
+        return None
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+    if tree is None:
+        return None
+    return set(tree.split("\0")) & set(paths)
+
+
+def paths_the_default_branch_deleted(folder: Path, paths: Sequence[str]) -> set[str]:
+    """Which of ``paths`` (relative to ``folder``) the project's default branch deleted, and
+    has not now, while another branch is checked out (:func:`_default_branch`): a doc an
+    older branch still holds, which that branch must not seed again for everyone. Empty
+    where it cannot be told. Three git calls."""
+    if not paths:
+        return set()
+    ref = _default_branch(folder)
+    if ref is None:
+        return set()
+    deleted = _git(
+        folder, "log", ref, "--no-renames", "--diff-filter=D", "--relative", "--name-only",
+        "-z", "--format=", "--", *paths,
+    )  # fmt: skip
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+    if deleted is None or tree is None:
+        return set()
+    gone = {name.strip("\n") for name in deleted.split("\0")} - set(tree.split("\0"))
+    return gone & set(paths)
+
+
+def _default_branch(folder: Path) -> str | None:
+    """The ref of the project's default branch while another branch is checked out: the
+    one ``origin/HEAD`` names (its remote tree, what everyone sharing the project sees),
+    else a local ``main`` or ``master``. None when that branch is the one checked out, or
+    none can be found. One git call."""
     listing = _git(
         folder,
         "for-each-ref",
@@ -596,10 +630,7 @@ def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str]
         ref = f"refs/heads/{default}"
     if not default or default == current:
         return None
-    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
-    if tree is None:
-        return None
-    return set(tree.split("\0")) & set(paths)
+    return ref
 
 
 def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[str] | None:

@@ -106,6 +106,9 @@ SEEDED_FROM = "seeded_from"
 SEEDED_HASH = "seeded_hash"
 _STATE_VERSION = 1
 #: Why a changed_only run leaves a document that changed as it is.
+_DELETED_ON_DEFAULT = (
+    "the default branch has deleted it since this branch was made: not seeded from here"
+)
 _ELSEWHERE = (
     "not on this branch, but on another (or still on the default branch): its entries are "
     "left as they are"
@@ -711,10 +714,22 @@ def seed_solutions(
         from .freshness import versions_another_branch_replaced
 
         older = versions_another_branch_replaced(directory, recorded) or set()
+    # Nor may it seed again, for everyone, a doc the default branch has deleted since: its
+    # entries, retired there, came back under a new id each session, and went again
+    unseeded = [rel for rel, _, _, _, hint in changed if hint is None]
+    if unseeded:
+        from .freshness import paths_the_default_branch_deleted
+
+        dropped = paths_the_default_branch_deleted(directory, unseeded)
+    else:
+        dropped = set()
     for rel, path, seen, text, hint in changed:
         if rel in older and hint is not None:
             reports[rel] = FileReport(rel, "unchanged", _OLDER_VERSION)
             next_known[rel] = hint
+            continue
+        if rel in dropped:
+            reports[rel] = FileReport(rel, "unchanged", _DELETED_ON_DEFAULT)
             continue
         if max_docs is not None and len(work) >= max_docs:
             reports[rel] = FileReport(rel, "pending", "changed; left for the next run")
