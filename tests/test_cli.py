@@ -1681,3 +1681,15 @@ def test_a_source_given_from_a_subfolder_is_stored_from_the_top_of_the_checkout(
     wiki = by_text["The pooling design is written up on the wiki."]
     assert wiki.source == "https://example.com/db.html"
     assert by_text["A note whose source names no file at all."].source == "nowhere.py"
+
+
+def test_a_recall_of_every_project_names_another_projects_note(project: Path) -> None:
+    """`kenning recall --project all` printed another project's note as one of this
+    project's, in text and xml; each now names its project."""
+    note = "Other project rule: use black for formatting"
+    r = run_cli(project, "remember", "--type", "rule", note, env={"KENNING_PROJECT": "other/proj"})
+    assert r.returncode == 0, r.stderr
+    text = kenning(project, "recall", "--project", "all", "formatting tool rule")
+    assert f"(project other/proj) {note}" in text.stdout, text.stdout
+    xml = kenning(project, "recall", "--project", "all", "--format", "xml", "formatting tool rule")
+    assert 'project="other/proj"><content>' in xml.stdout, xml.stdout

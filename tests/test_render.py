@@ -7,6 +7,7 @@ import json
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -899,3 +900,23 @@ def test_the_start_of_a_long_message_is_cut_before_it_is_redacted() -> None:
     assert safe_message_start(blank, chars) == safe_message(blank)
     # a short message is safe_message's
     assert safe_message_start(filler[:500], chars) == safe_message(filler[:500])
+
+
+def test_another_projects_result_says_whose_it_is() -> None:
+    """`kenning search --project all` and `recall --project all --format xml` showed another
+    project's note as this one's ("Past findings from this codebase's learning store"):
+    only --json carried its project. Each such result names it; this project's do not."""
+    mine = make_result("Use ruff here", 0.9, 0.9, None)
+    theirs = make_result("Use black there", 0.8, 0.8, None)
+    theirs = replace(theirs, memory=replace(theirs.memory, group_id='other/"proj"'))
+    listing = render_human([mine, theirs], decay=False, project="acme/widgets")
+    first, second = listing.split("\n\n")
+    assert "Project:" not in first
+    assert '| Project: other/"proj"\n' in second
+    assert "Project:" not in render_human([mine, theirs], decay=False)  # no project given
+    block = render_xml(
+        [("Use ruff here", 0.9), ("Use black there", 0.8)],
+        projects=[None, 'other/"proj"'],
+    )
+    assert '<finding id="1" score="0.90"><content>' in block
+    assert '<finding id="2" score="0.80" project="other/&quot;proj&quot;"><content>' in block

@@ -723,7 +723,7 @@ def recall(
     if fmt == "json":
         _echo_json_text(render_json(result.to_dict() | where))
     elif fmt == "xml":
-        block = render_recall_result(result)
+        block = render_recall_result(result, store.group_id)
         if block:
             click.echo(block)
         elif missing is not None and not quiet:
@@ -747,6 +747,8 @@ def recall(
                 )
         for n, (hit, text) in enumerate(zip(result.hits, result.texts, strict=True), start=1):
             mark = "(stale) " if hit.stale else ""
+            if hit.memory.group_id != store.group_id:  # (--project all) whose note it is
+                mark = f"(project {_plain(hit.memory.group_id)}) {mark}"
             click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
             if hit.stale and hit.freshness is not None:  # as search's listing says it
                 click.echo(f"   {stale_line(hit.freshness)} (score -{hit.stale_penalty:.2f})")
@@ -915,7 +917,7 @@ def search(
                     err=True,
                 )
             return
-        _echo_whole(render_human(response.results, decay))
+        _echo_whole(render_human(response.results, decay, store.group_id))
 
 
 def _refuse_blank_filters(collection: str | None, memory_type: str | None) -> None:

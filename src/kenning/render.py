@@ -329,6 +329,7 @@ def render_xml(
     truncated: bool = False,
     *,
     cut: Sequence[bool] | None = None,
+    projects: Sequence[str | None] | None = None,
 ) -> str:
     """The ``<reflexion_context>`` block for prompt injection, without a trailing newline.
 
@@ -339,7 +340,9 @@ def render_xml(
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
     ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
     content was cut there; ``cut`` (one flag per finding) marks those it flags instead, for
-    findings cut in several places (:func:`render_recall_groups`). Findings whose content is
+    findings cut in several places (:func:`render_recall_groups`). ``projects`` (one per
+    finding, None for this project's) names another project's finding in a ``project``
+    attribute. Findings whose content is
     empty after sanitisation (e.g. the
     results :func:`combine_for_recall` emptied) are left out and the rest numbered 1..N, so
     its output can be passed as is. With nothing left the result is ``""``: there is nothing
@@ -352,7 +355,9 @@ def render_xml(
         )
     if cut is not None and len(cut) != len(findings):
         raise ValueError(f"cut has {len(cut)} flags for {len(findings)} findings")
-    rows: list[tuple[str, str, bool, bool]] = []
+    if projects is not None and len(projects) != len(findings):
+        raise ValueError(f"projects has {len(projects)} ids for {len(findings)} findings")
+    rows: list[tuple[str, str, bool, bool, str | None]] = []
     for i, finding in enumerate(findings):
         content, score = finding[0], finding[1]
         stale = len(finding) > 2 and finding[2] is True
@@ -361,12 +366,15 @@ def render_xml(
         shown = _format_score(score)  # validates every score, kept or not
         escaped = _mark_own_lines(escape_xml_text(content))
         if escaped:
-            rows.append((escaped, shown, stale, cut is not None and cut[i]))
+            project = projects[i] if projects is not None else None
+            rows.append((escaped, shown, stale, cut is not None and cut[i], project))
     if not rows:
         return ""
     lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
-    for index, (escaped, shown, stale, marked) in enumerate(rows, start=1):
-        mark = ' stale="true"' if stale else ""
+    for index, (escaped, shown, stale, marked, project) in enumerate(rows, start=1):
+        # another project's finding says whose it is (`--project all`): not this codebase's
+        mark = f' project="{escape_xml_text(project)}"' if project else ""
+        mark += ' stale="true"' if stale else ""
         if marked or (cut is None and truncated and index == len(rows)):
             mark += ' truncated="true"'
         lines.append(
@@ -377,16 +385,26 @@ def render_xml(
     return "\n".join(lines)
 
 
-def render_recall_result(result: RecallResult) -> str:
+def render_recall_result(result: RecallResult, project: str | None = None) -> str:
     """What a recall kept, as the fenced block (``""`` when nothing passed its floor): the
     texts already cut to the protocol's budget, the advisory for debugging after an error
-    query."""
+    query. ``project``: the project the recall is for; a finding of another one (a recall of
+    every project) says whose it is."""
     findings: list[Finding] = [
         (text, hit.score, hit.stale) for hit, text in zip(result.hits, result.texts, strict=True)
     ]
+    projects = [_another(hit.memory.group_id, project) for hit in result.hits]
     return render_xml(
-        findings, context="debugging" if result.is_error else "general", truncated=result.truncated
+        findings,
+        context="debugging" if result.is_error else "general",
+        truncated=result.truncated,
+        projects=projects if any(projects) else None,
     )
+
+
+def _another(group_id: str, project: str | None) -> str | None:
+    """``group_id`` when it is not ``project``'s (None: no project to compare with)."""
+    return group_id if project is not None and group_id != project else None
 
 
 def render_recall(
@@ -641,7 +659,7 @@ def _one_line(value: object) -> str:
     return " ".join(sanitise_for_terminal(str(value)).split())
 
 
-def render_human(results: Sequence[SearchResult], decay: bool) -> str:
+def render_human(results: Sequence[SearchResult], decay: bool, project: str | None = None) -> str:
     """The numbered listing of SPEC §7, one blank line between results, no trailing newline::
 
         1. [0.85] <summary>
@@ -653,7 +671,9 @@ def render_human(results: Sequence[SearchResult], decay: bool) -> str:
     two parts; otherwise ``Decay: n/a (temporal: n/a, semantic: 0.85)``. The date is the UTC
     date of ``stored_at``. A stale result gets one more line naming the files that changed
     and the stale penalty its score carries (``   Stale: src/db.py changed, docs/x.md
-    missing (score -0.05)``). An empty list returns ``""`` (the caller says "no results").
+    missing (score -0.05)``). A result of another project than ``project`` (a search of
+    every project) ends its second line with ``| Project: <id>``. An empty list returns
+    ``""`` (the caller says "no results").
     """
     blocks: list[str] = []
     for rank, result in enumerate(results, start=1):
@@ -667,10 +687,11 @@ def render_human(results: Sequence[SearchResult], decay: bool) -> str:
             )
         else:
             decay_line = f"Decay: n/a (temporal: n/a, semantic: {_fmt2(result.semantic)})"
+        other = _another(memory.group_id, project)
         block = (
             f"{rank}. [{_fmt2(result.score)}] {summary_line(memory.content)}\n"
             f"   Collection: {_one_line(memory.collection)} | Type: {_one_line(memory.type)}"
-            f" | {day}\n"
+            f" | {day}" + (f" | Project: {_one_line(other)}" if other else "") + "\n"
             f"   {decay_line}"
         )
         if result.freshness is not None and result.freshness.stale:
