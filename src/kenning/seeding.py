@@ -105,7 +105,8 @@ SEEDED_FROM = "seeded_from"
 #: holding another text was edited since (``kenning edit``, the page, an agent).
 SEEDED_HASH = "seeded_hash"
 _STATE_VERSION = 1
-#: Why a changed_only run leaves a document that changed as it is.
+#: Why a run on a branch other than the default one leaves a document as it is: one the
+#: default branch deleted, one missing here that another branch holds, one older here.
 _DELETED_ON_DEFAULT = (
     "the default branch has deleted it since this branch was made: not seeded from here"
 )
