@@ -1693,3 +1693,24 @@ def test_a_recall_of_every_project_names_another_projects_note(project: Path) ->
     assert f"(project other/proj) {note}" in text.stdout, text.stdout
     xml = kenning(project, "recall", "--project", "all", "--format", "xml", "formatting tool rule")
     assert 'project="other/proj"><content>' in xml.stdout, xml.stdout
+
+
+def test_an_id_of_another_project_is_named_with_its_project(project: Path) -> None:
+    """forget, edit and source of an id the store holds under another project (the id the
+    project had before its remote was renamed) said "it may have been forgotten already".
+    They name the project, and the option that reaches it."""
+    r = run_cli(
+        project, "remember", "--json", "Deploys happen on Tuesdays only.",
+        env={"KENNING_PROJECT": "acme/old-name"},
+    )  # fmt: skip
+    memory_id = json.loads(r.stdout)["id"]
+    for args in (
+        ("forget", memory_id),
+        ("edit", memory_id, "--type", "rule"),
+        ("source", memory_id),
+    ):
+        r = kenning(project, *args)
+        assert r.returncode == 1, (args, r.stderr)
+        assert f"memory {memory_id} is project acme/old-name's" in r.stderr, (args, r.stderr)
+        assert "--project acme/old-name" in r.stderr and "forgotten" not in r.stderr, r.stderr
+    assert kenning(project, "forget", memory_id, "--project", "acme/old-name").returncode == 0

@@ -484,10 +484,13 @@ def test_cli_edit_of_an_unknown_id_says_which_project_it_looked_in(project: Path
         (("--project", "acme/other"), "in project acme/other"),
         (("--project", "all"), "in any project"),
     ):
-        for target in ("no-such-id", mine if extra[-1:] == ("acme/other",) else "no-such-id"):
-            r = _kenning(project, "edit", target, "--type", "rule", *extra)
-            assert r.returncode == 1, r.stderr
-            assert f"error: no memory with id {target} {where} " in r.stderr, (extra, r.stderr)
+        r = _kenning(project, "edit", "no-such-id", "--type", "rule", *extra)
+        assert r.returncode == 1, r.stderr
+        assert f"error: no memory with id no-such-id {where} " in r.stderr, (extra, r.stderr)
+    # a memory of this project, looked for in another: the project it is under is named
+    r = _kenning(project, "edit", mine, "--type", "rule", "--project", "acme/other")
+    assert r.returncode == 1, r.stderr
+    assert "is project acme/widgets's, not project acme/other's" in r.stderr, r.stderr
 
 
 def test_mark_reviewed_of_another_projects_memory_names_the_project_it_looked_in(

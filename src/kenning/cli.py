@@ -1327,6 +1327,7 @@ def source_cmd(
     memory_id: str | None = None
     in_text = True  # the memory names its document in its SOURCE: part, which edit changes
     check: SourceCheck | None = None
+    holder: str | None = None  # the project another id of the store is under
     if target is not None:
         from .store import open_store
 
@@ -1345,8 +1346,10 @@ def source_cmd(
                         memory_id = memory.id
                         in_text = not (memory.source and memory.source.strip())
                         check = store.source(memory.id, group_id="all")
+                    elif _MEMORY_ID.match(target.strip()):
+                        holder = _holder(store, target, group_id)
             if memory_id is None and _MEMORY_ID.match(target.strip()):
-                raise UserInputError(_no_memory_with_id(target.strip(), group_id))
+                raise UserInputError(_no_memory_with_id(target.strip(), group_id, holder))
         except KenningError as exc:
             if not as_json:
                 raise
@@ -1698,17 +1701,39 @@ def _on_another_branch(path: str, root: Path | None, project_dir: Path | None) -
     )
 
 
-def _no_memory_with_id(memory_id: str, group_id: str | None) -> str:
-    """What `forget` and `source` say of an id they did not find: where they looked, and
-    how to find ids or name another project."""
+def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None = None) -> str:
+    """What `forget`, `edit` and `source` say of an id they did not find: where they looked,
+    and how to find ids or name another project; ``holder``: the project the store holds
+    it under (:func:`_holder`), named with the option that reaches it."""
     from .project import means_every_project, where_searched
 
+    if holder is not None:
+        # "it may have been forgotten" said of a memory the store holds under the id the
+        # project had before its remote was renamed (or a teammate's project)
+        return (
+            f"memory {memory_id} is project {_plain(holder)}'s, not {where_searched(group_id)}'s "
+            "(a renamed repository or a changed origin remote gives a project a new id); pass "
+            f"--project {shlex.quote(holder)}"
+        )
     # every project was looked in already: naming another one is no way forward
     other = "" if means_every_project(group_id) else ", and --project names another project's"
     return (
         f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
         f"forgotten already; `kenning search --json` or `kenning export` list ids{other})"
     )
+
+
+def _holder(store: MemoryStore, memory_id: str, group_id: str | None) -> str | None:
+    """The project the store holds ``memory_id`` under, when not the one looked in."""
+    from .project import means_every_project
+
+    if (group_id is not None and means_every_project(group_id)) or not store.exists:
+        return None
+    try:
+        held = store.get(memory_id.strip(), group_id="all")
+    except KenningError:
+        return None
+    return held.group_id if held is not None else None
 
 
 @main.command(
@@ -1731,12 +1756,13 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             found = store.forget(memory_id, group_id=group_id)
+            holder = None if found else _holder(store, memory_id, group_id)
     except KenningError as exc:
         if not as_json:
             raise
         # a script reading --json gets its answer: no store, a project or store refused, a
         # store read-only or locked by another writer, a server down (its own exit code)
-        found = False
+        found, holder = False, None
         refusal, code = _as_the_command_says(exc), exc.exit_code
     if as_json:
         _echo_json({"id": _asked_id(memory_id), "deleted": found})
@@ -1747,7 +1773,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         if refusal is not None:
             _say_error(refusal)
         else:
-            _say_error(_no_memory_with_id(memory_id, group_id))
+            _say_error(_no_memory_with_id(memory_id, group_id, holder))
         sys.exit(code)
 
 
@@ -2565,7 +2591,8 @@ def edit(
             try:
                 result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
             except UnknownMemoryError as exc:  # how to find ids and name a project: forget's
-                raise UserInputError(_no_memory_with_id(exc.memory_id, group_id)) from None
+                holder = _holder(store, exc.memory_id, group_id)
+                raise UserInputError(_no_memory_with_id(exc.memory_id, group_id, holder)) from None
     except KenningError as exc:
         if not as_json:
             raise
