@@ -1714,3 +1714,18 @@ def test_an_id_of_another_project_is_named_with_its_project(project: Path) -> No
         assert f"memory {memory_id} is project acme/old-name's" in r.stderr, (args, r.stderr)
         assert "--project acme/old-name" in r.stderr and "forgotten" not in r.stderr, r.stderr
     assert kenning(project, "forget", memory_id, "--project", "acme/old-name").returncode == 0
+
+
+def test_stale_of_a_project_with_no_memories_names_where_they_are(project: Path) -> None:
+    """After the remote was renamed (a new project id), `kenning stale` said "no stale
+    memory (0 memories name files of it, all unchanged)" and nothing of the notes kept
+    under the old id, which recall and search name."""
+    (project / "db.py").write_text("POOL = 5\n")
+    r = run_cli(
+        project, "remember", "db.py sets the pool size", env={"KENNING_PROJECT": "acme/old-name"}
+    )
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "stale")
+    assert r.returncode == 0, r.stderr
+    assert "0 memories name files of it" in r.stdout, r.stdout
+    assert "1 under acme/old-name" in r.stderr and "--project acme/old-name" in r.stderr, r.stderr

@@ -1587,12 +1587,18 @@ def stale_cmd(
         report = store.stale(group_id=group_id, commits=commits, limit=limit)
         missing = store.missing_reason
         where = _where(store)
+        # "all unchanged" over no memory at all: the notes may be under the id the project
+        # had before its remote was renamed, as recall and search say
+        others = store.other_projects(group_id) if not report.checked and store.exists else {}
     if as_json:
         _echo_json_text(render_json(report.to_dict() | where))
     elif missing is not None:
         click.echo(f"nothing to check: {_plain(missing)}", err=True)
     else:
         _echo_whole(render_stale(report))
+        if others:
+            asked = report.group_id
+            click.echo(_other_projects(asked, others, named=group_id is not None), err=True)
 
 
 # -- stats / forget ------------------------------------------------------------------------
