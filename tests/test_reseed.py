@@ -278,6 +278,31 @@ def test_a_doc_the_default_branch_deleted_is_not_seeded_again_from_an_older_bran
     assert report.seeded == 1, report
 
 
+def test_a_folder_whose_last_doc_the_branch_deleted_is_retired_by_the_session(
+    store: MemoryStore, docs: Path
+) -> None:
+    """git drops a folder with its last doc, and the session start left a folder that is
+    not there alone (it may be on another branch): the default branch deleted every doc,
+    and their fixes were recalled for ever. A folder this branch's history deleted is
+    retired as its docs are, but a feature branch's deletion does not take them from
+    everyone while the default branch holds them."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", "main")
+    seed_solutions(store, docs)
+    assert len(entries(store)) == 3
+    git(root, "checkout", "-q", "-b", "feature")
+    git(root, "rm", "-q", "-r", "docs/solutions")
+    commit(root, "the solutions move to the wiki")
+    assert not docs.exists()
+    reports = reseed_changed(store)
+    assert sum(r.retired for r in reports) == 0 and len(entries(store)) == 3, reports
+    git(root, "checkout", "-q", "main")
+    git(root, "rm", "-q", "-r", "docs/solutions")
+    commit(root, "the solutions move to the wiki")
+    reports = reseed_changed(store)
+    assert sum(r.retired for r in reports) == 3 and entries(store) == [], reports
+
+
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
     store: MemoryStore, docs: Path
 ) -> None:

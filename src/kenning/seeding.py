@@ -569,10 +569,21 @@ def _elsewhere(directory: Path, missing: Sequence[str]) -> set[str]:
 
     if not missing:
         return set()
-    had = paths_the_branch_has_had(directory, missing)
-    others = paths_other_refs_have_had(directory, missing) or set()
-    kept = paths_the_default_branch_has(directory, missing) or set()
-    return {r for r in missing if (had is not None and r not in had and r in others) or r in kept}
+    # git runs in the nearest folder there is: the folder itself may be gone (git drops a
+    # folder with its last doc), and git cannot run in it
+    base = directory
+    while not base.is_dir() and base.parent != base:
+        base = base.parent
+    lead = directory.relative_to(base).as_posix() if base != directory else ""
+    paths = {f"{lead}/{rel}" if lead else rel: rel for rel in missing}
+    had = paths_the_branch_has_had(base, list(paths))
+    others = paths_other_refs_have_had(base, list(paths)) or set()
+    kept = paths_the_default_branch_has(base, list(paths)) or set()
+    return {
+        rel
+        for path, rel in paths.items()
+        if (had is not None and path not in had and path in others) or path in kept
+    }
 
 
 def _refuse_another_work_tree(directory: Path, resolved_dir: Path, root: Path) -> None:
@@ -1119,10 +1130,22 @@ def _current_record(store: MemoryStore, memory: Memory) -> dict[str, str]:
     return record(named_paths(memory.content, memory.source), store.project.files_root)
 
 
+def _folder_deleted_here(store: MemoryStore, where: str, folder: Mapping[str, Any]) -> bool:
+    """Whether the checked-out branch has had the docs of the seeded folder ``where`` (not
+    there now): its history deleted them, so the folder is gone, not on another branch.
+    False where git cannot tell."""
+    from .freshness import paths_the_branch_has_had
+
+    docs = [f"{where}/{rel}" for rel in folder.get("docs", {})]
+    return bool(docs) and bool(paths_the_branch_has_had(store.project.files_root, docs))
+
+
 def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[SeedReport]:
     """Re-seed, ``changed_only``, every solutions folder this project was seeded from
-    inside its checkout (the folders the seed state names). A folder that is not there (on
-    this branch) is left alone: nothing is retired for it. ``max_docs`` caps the documents
+    inside its checkout (the folders the seed state names). A folder that is not there is
+    left alone (it may be on another branch), unless this branch's history deleted its
+    docs (git drops a folder with its last doc): they are retired as a deleted doc is, but
+    those another branch or the default one holds. ``max_docs`` caps the documents
     read over all the folders. What the session-start hook runs; it costs a ``stat`` per
     document when nothing changed."""
     from .safety import UnsafePathError, validate_source_path
@@ -1140,7 +1163,7 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
             directory = validate_source_path(where, store.project.files_root)
         except UnsafePathError:
             continue  # stored data naming a path outside the checkout: never followed
-        if not directory.is_dir():
+        if not directory.is_dir() and not _folder_deleted_here(store, where, folder):
             continue
         # the cap is the run's, not each folder's: what earlier folders read counts
         left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
