@@ -234,6 +234,7 @@ def test_a_run_by_hand_on_an_older_branch_leaves_other_branches_docs_as_they_are
     r = kenning(tree, "seed-solutions")
     assert r.returncode == 0, r.stderr
     assert "retired 0" in r.stdout and "retired:" not in r.stdout, r.stdout
+    assert ", 0 skipped," in r.stdout, r.stdout  # the docs kept are not scanned ones ("-1")
     assert "kept: cache/cache.md: not on this branch" in r.stderr, r.stderr
     assert "kept: db/db.md: an older version" in r.stderr, r.stderr
     assert [m.id for m in of(store, "cache")] == [cache.id]
@@ -301,6 +302,27 @@ def test_a_folder_whose_last_doc_the_branch_deleted_is_retired_by_the_session(
     commit(root, "the solutions move to the wiki")
     reports = reseed_changed(store)
     assert sum(r.retired for r in reports) == 3 and entries(store) == [], reports
+
+
+def test_a_folder_outside_named_docs_leaves_another_branchs_docs_of_the_project(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """An outside folder is named by its own name: one called `docs` holds sources that
+    begin as the project's own docs/solutions/… do. Seeded from the main work tree, it
+    retired ("deleted or moved") the entry of a doc a feature branch holds there."""
+    root = docs.parent.parent
+    tree = tmp_path / "feature"
+    git(root, "worktree", "add", "-q", "-b", "feature", str(tree))
+    write(tree, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    commit(tree, "a doc on the feature branch")
+    with open_store(cwd=tree, embedder=store.embedder) as there:
+        seed_solutions(there, tree / "docs" / "solutions")
+    (cache,) = of(store, "cache")
+    shared = tmp_path / "shared" / "docs"
+    write(shared, "ci/ci.md", doc("npm", error="fatal: could not read Username for github"))
+    report = seed_solutions(store, shared)
+    assert (report.seeded, report.retired) == (1, 0), report
+    assert [m.id for m in of(store, "cache")] == [cache.id]
 
 
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(

@@ -1041,7 +1041,7 @@ def seed_solutions_cmd(
         elif f.status in ("seeded", "updated", "retired") and not as_json:
             # each change said, a doc seeded anew too (a renamed doc's entry: where it went)
             click.echo(f"{f.status}: {path}" + (f" ({reason})" if reason else ""))
-        elif f.status == "unchanged" and reason and not as_json:
+        elif f.status in ("unchanged", "kept") and reason and not as_json:
             # left as they are for another branch's sake (not on this one, or older here)
             click.echo(f"kept: {path}: {reason}", err=True)
     if report.ignored and not as_json:

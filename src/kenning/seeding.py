@@ -124,7 +124,8 @@ _OLDER_VERSION = (
 class FileReport:
     path: str
     #: "seeded", "updated", "retired", "duplicate", "unchanged" (not read: its hash is the
-    #: one of the last run), "pending" (changed, left for a later run), "skipped", "failed"
+    #: one of the last run), "pending" (changed, left for a later run), "skipped", "failed",
+    #: "kept" (not in the folder here, its entries left for another branch: not scanned)
     status: str
     reason: str | None = None
     entries: int = 0
@@ -761,7 +762,7 @@ def seed_solutions(
         absent = _elsewhere(directory, gone)
         next_known.update((rel, known[rel]) for rel in absent)
         for rel in absent:
-            reports[rel] = FileReport(rel, "unchanged", _ELSEWHERE)
+            reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
         gone = [rel for rel in gone if rel not in absent]
 
     # A doc moved to a path the cap leaves for a later run (a folder renamed, more docs than
@@ -885,7 +886,7 @@ def _run(
         elsewhere = _elsewhere(directory, sorted(set(unrecorded.values())))
         for source, rel in unrecorded.items():
             if rel in elsewhere:
-                reports[rel] = FileReport(rel, "unchanged", _ELSEWHERE)
+                reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
             else:
                 gone_sources[source] = rel
     # A folder outside the project is named by its own name ("docs"): the entries of the
@@ -895,6 +896,12 @@ def _run(
     gone_sources = {
         source: rel for source, rel in gone_sources.items() if _is_gone(project_root, source)
     }
+    if gone_sources and not directory.resolve().is_relative_to(project_root.resolve()):
+        # nor one another branch of the project holds there (_elsewhere, read from the
+        # project: the folder outside it says nothing of its branches): the project's own
+        # doc, whose source the outside folder's name happens to begin (docs/…)
+        for source in _elsewhere(project_root, list(gone_sources)):
+            del gone_sources[source]
     # An older kenning's re-seed stamped edited_at and recorded no seeded_hash: an entry
     # holding a text its document gave at the last run was not edited since
     seeded_before: dict[str, frozenset[str]] = {}
