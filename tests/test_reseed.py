@@ -494,6 +494,27 @@ def test_an_entry_edited_since_seeded_survives_a_re_seed(store: MemoryStore, doc
     )
 
 
+def test_an_edited_entry_forgotten_as_advised_is_seeded_from_its_doc_by_the_session(
+    store: MemoryStore, docs: Path
+) -> None:
+    """The listing says of an entry kept as edited: forget it to take the doc's text. The
+    session's re-seed had recorded the doc's new version as seeded, so after the forget it
+    read the doc as unchanged, and no entry for that error came back until a full run."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    assert store.update(db.id, content=db.content.replace("WAL", "WAL (ours)")).ok
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Use one writer process."))
+    commit(root, "a better fix")
+    (report,) = reseed_changed(store)
+    assert report.updated == 0 and [m.id for m in of(store, "db")] == [db.id], report
+    assert store.forget(db.id)
+    (report,) = reseed_changed(store)
+    assert report.seeded == 1, report
+    (entry,) = of(store, "db")
+    assert "Use one writer process." in entry.content
+
+
 def test_an_entry_edited_while_the_re_seed_embeds_is_kept(store: MemoryStore, docs: Path) -> None:
     """A re-seed reads its entries, embeds the new ones (seconds), then writes: an entry
     edited in between (``kenning edit`` in another terminal) was replaced with the doc's text,

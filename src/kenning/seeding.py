@@ -798,6 +798,15 @@ def seed_solutions(
     # A doc whose write failed is read again next time; one that cannot be parsed is not
     # (until it changes), so broken docs never hold up a capped run.
     written = {d.rel: d.hint for d in work if not d.retry and d.hint is not None}
+    # A doc whose entry was kept as edited is not recorded as seeded at its new version:
+    # forgotten as the listing advises, the entry is seeded from the doc by the next
+    # session (recorded, the doc read as unchanged, and no entry came back until a full run)
+    for d in work:
+        if d.status == "skipped" and d.entries and d.rel in written:
+            if d.rel in known:
+                written[d.rel] = known[d.rel]
+            else:
+                del written[d.rel]
     folder_state = {
         "dir": folder_dir,
         "docs": dict(sorted({**next_known, **written}.items())),
