@@ -1693,6 +1693,8 @@ def test_a_recall_of_every_project_names_another_projects_note(project: Path) ->
     assert f"(project other/proj) {note}" in text.stdout, text.stdout
     xml = kenning(project, "recall", "--project", "all", "--format", "xml", "formatting tool rule")
     assert 'project="other/proj"><content>' in xml.stdout, xml.stdout
+    xml = kenning(project, "search", "--project", "all", "--format", "xml", "formatting rule")
+    assert 'project="other/proj"><content>' in xml.stdout, xml.stdout
 
 
 def test_an_id_of_another_project_is_named_with_its_project(project: Path) -> None:

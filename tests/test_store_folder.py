@@ -381,6 +381,11 @@ def test_a_relative_store_from_the_environment_is_the_projects_and_ignored_by_gi
     r = run_cli(other, "remember", "--store", ".kenning/memory.db", "A note via --store.")
     assert r.returncode == 0, r.stderr
     assert git(other, "status", "--porcelain", "-uall") == ""
+    # and one in a folder under .kenning
+    third = make_repo(project.parent / "third", "git@github.com:acme/third.git")
+    r = run_cli(third, "remember", "--store", ".kenning/team/alt.db", "A note of the team's.")
+    assert r.returncode == 0, r.stderr
+    assert git(third, "status", "--porcelain", "-uall") == ""
 
 
 def test_a_file_named_kenning_is_said_to_be_in_the_way(project: Path, minilm: Embedder) -> None:
@@ -474,3 +479,7 @@ def test_export_does_not_replace_a_read_only_backup(project: Path) -> None:
     assert sorted(p.name for p in project.iterdir() if p.name.startswith("backup")) == [
         "backup.jsonl"
     ]
+    # root may write any file; a file no one may write is kept from root's export too
+    r = run_cli(project, "export", "-o", str(backup))
+    assert r.returncode == 1 and "it is read-only" in r.stderr, r.stderr
+    assert backup.read_text() == "the backup of last week\n"

@@ -881,8 +881,14 @@ def search(
     if fmt == "json":
         _echo_json_text(render_json(response.to_dict() | where))
     elif fmt == "xml":
+        others = [
+            r.memory.group_id if r.memory.group_id != store.group_id else None
+            for r in response.results
+        ]  # (--project all) whose note each is
         block = render_xml(
-            [(r.memory.content, r.score, r.stale) for r in response.results], context="general"
+            [(r.memory.content, r.score, r.stale) for r in response.results],
+            context="general",
+            projects=others if any(others) else None,
         )
         if block:
             click.echo(block)
@@ -1931,7 +1937,9 @@ def _export_to_file(store: MemoryStore, output: Path, group_id: str | None, vect
             f"cannot write {output}: the folder {target.parent} does not exist; create it "
             "first or choose another path"
         )
-    if target.is_file() and not os.access(target, os.W_OK):
+    if target.is_file() and (
+        not os.access(target, os.W_OK) or not target.stat().st_mode & 0o222
+    ):  # (root may write any file: a file no one may write is one kept, for root too)
         # a backup kept from being overwritten (chmod 444): a rename over it needs only the
         # folder's permission, and replaced it without a word where `>` and cp refuse
         raise UserInputError(

@@ -789,8 +789,10 @@ def ignore_store_files(project: Project) -> None:
         if local is None or not local.resolve().is_relative_to(folder.resolve()):
             return
     else:
-        try:  # a store given by a relative path (`--store .kenning/memory.db`) is there too
-            if project.store_path.parent.resolve() != folder.resolve():
+        # a store given by a relative path (`--store .kenning/memory.db`) is there too, and
+        # one in a folder under it (`.kenning/team/alt.db`): the `*` ignores every file below
+        try:
+            if not project.store_path.parent.resolve().is_relative_to(folder.resolve()):
                 return
         except OSError:
             return
