@@ -325,6 +325,78 @@ def test_a_folder_outside_named_docs_leaves_another_branchs_docs_of_the_project(
     assert [m.id for m in of(store, "cache")] == [cache.id]
 
 
+def test_work_trees_sharing_the_store_do_not_undo_each_others_uncommitted_docs(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """Each work tree's session compared the docs with its own files and git's history
+    alone, so what one work tree held and had not committed churned: a doc written there
+    was retired by the other's sessions and seeded back under a new id by its own; an edit
+    made there was put back to the committed text by the other's, and re-applied by its
+    own; a doc deleted there was retired and seeded back by the other. Another work tree's
+    copy not committed yet is held as it is, until it is committed."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", "main")
+    seed_solutions(store, docs)
+    tree = tmp_path / "other"
+    git(root, "worktree", "add", "-q", "-b", "other", str(tree))
+
+    def session_here() -> None:
+        reseed_changed(store)
+
+    def session_there() -> None:
+        with open_store(cwd=tree, embedder=store.embedder) as there:
+            reseed_changed(there)
+
+    # a new doc, not committed, in this work tree
+    write(root, "docs/solutions/cache/cache.md", doc("cache", fix=CACHE_FIX, error=CACHE_ERROR))
+    session_here()
+    (cache,) = of(store, "cache")
+    for _ in range(2):
+        session_there()
+        session_here()
+    assert [m.id for m in of(store, "cache")] == [cache.id]
+    # an edit, not committed, in this work tree
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Set busy_timeout to 5000 ms."))
+    session_here()
+    for _ in range(2):
+        session_there()
+        session_here()
+    (db,) = of(store, "db")
+    assert "busy_timeout to 5000 ms" in db.content
+    # a deletion, not committed, in this work tree: kept while the other holds the doc
+    (root / "docs" / "solutions" / "npm" / "npm.md").unlink()
+    (npm,) = of(store, "npm")
+    for _ in range(2):
+        session_here()
+        session_there()
+    assert [m.id for m in of(store, "npm")] == [npm.id]
+    commit(root, "the npm fix is obsolete")  # committed on the default branch: retired
+    session_here()
+    session_there()
+    assert of(store, "npm") == []
+
+
+def test_a_default_branch_of_another_name_is_the_main_work_trees(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """With no origin/HEAD and no main or master (a `trunk`), a feature work tree that
+    deleted a doc retired it for everyone, and the trunk work tree seeded it back under a
+    new id, every session. The main work tree's branch is the default one then."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", "trunk")
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    tree = tmp_path / "feature"
+    git(root, "worktree", "add", "-q", "-b", "feature", str(tree))
+    git(tree, "rm", "-q", "docs/solutions/db/db.md")
+    commit(tree, "the db fix goes, on the feature branch")
+    for _ in range(2):
+        with open_store(cwd=tree, embedder=store.embedder) as there:
+            reseed_changed(there)
+        reseed_changed(store)
+    assert [m.id for m in of(store, "db")] == [db.id]
+
+
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -356,6 +428,8 @@ def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_
     git(root, "update-ref", "refs/remotes/origin/main", "main")
     git(root, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
     git(root, "merge", "-q", "feature")  # main drops it locally, origin/main not yet
+    (report,) = reseed_changed(store)  # main's own session waits for the push too (the
+    assert report.retired == 0, report  # others compare with the remote: it came back)
     git(root, "checkout", "-q", "feature")
     (report,) = reseed_changed(store)
     assert report.retired == 0, report

@@ -542,6 +542,16 @@ def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | N
     return {path for path in paths if path in had}
 
 
+def paths_in_head(folder: Path, paths: Sequence[str]) -> set[str]:
+    """Which of ``paths`` (relative to ``folder``) the checked-out commit has: one missing
+    from the work tree is then deleted there and not committed. Empty where git cannot
+    tell. One git call."""
+    if not paths:
+        return set()
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
+    return set((tree or "").split("\0")) & set(paths)
+
+
 def paths_other_refs_have_had(folder: Path, paths: Sequence[str]) -> set[str] | None:
     """Which of ``paths`` (relative to ``folder``) a commit of any ref has had (added,
     changed or deleted): a doc another branch holds. One that no commit ever had was only
@@ -565,9 +575,9 @@ DEFAULT_BRANCH_NAMES = ("main", "master")
 
 def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str] | None:
     """Which of ``paths`` (relative to ``folder``) the project's default branch has in its
-    tree, while another branch is checked out (:func:`_default_branch`). None when that
-    branch is the one checked out, or none can be found (no default branch to compare
-    with). Two git calls."""
+    tree (:func:`_default_branch`). None when that branch is the one checked out (and no
+    ``origin/HEAD`` names it), or none can be found (no default branch to compare with).
+    Two or three git calls."""
     if not paths:
         return set()
     ref = _default_branch(folder)
@@ -581,7 +591,8 @@ def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str]
 
 def paths_the_default_branch_deleted(folder: Path, paths: Sequence[str]) -> set[str]:
     """Which of ``paths`` (relative to ``folder``) the project's default branch deleted, and
-    has not now, while another branch is checked out (:func:`_default_branch`): a doc an
+    has not now (:func:`_default_branch`; nothing while that branch is checked out and no
+    ``origin/HEAD`` names it): a doc an
     older branch still holds, which that branch must not seed again for everyone. Empty
     where it cannot be told. Three git calls."""
     if not paths:
@@ -601,10 +612,10 @@ def paths_the_default_branch_deleted(folder: Path, paths: Sequence[str]) -> set[
 
 
 def _default_branch(folder: Path) -> str | None:
-    """The ref of the project's default branch while another branch is checked out: the
-    one ``origin/HEAD`` names (its remote tree, what everyone sharing the project sees),
-    else a local ``main`` or ``master``. None when that branch is the one checked out, or
-    none can be found. One git call."""
+    """The ref of the project's default branch: the one ``origin/HEAD`` names (the remote's
+    tree, also while that branch is checked out), else, while another branch is checked
+    out, a local ``main`` or ``master``, else the main work tree's branch. None when that
+    branch is the one checked out, or none can be found. One or two git calls."""
     listing = _git(
         folder,
         "for-each-ref",
@@ -624,13 +635,51 @@ def _default_branch(folder: Path) -> str | None:
             current = name.removeprefix("refs/heads/")
     remote = symref.get("refs/remotes/origin/HEAD", "")
     if remote.startswith("refs/remotes/origin/"):
-        default, ref = remote.removeprefix("refs/remotes/origin/"), remote
+        # the remote's tree, what everyone sharing the project sees: on the default branch
+        # itself too, so that a deletion counts for every work tree once it is pushed (the
+        # main work tree retired a doc at its commit, the others, comparing with the
+        # remote, seeded it back, until the push)
+        return remote
     else:
         default = next((n for n in DEFAULT_BRANCH_NAMES if f"refs/heads/{n}" in symref), "")
+        if not default:
+            # no origin/HEAD, no main or master (a `trunk`, a remote added by hand): the
+            # branch of the main work tree, which the linked ones are made from
+            default = _main_work_tree_branch(folder) or ""
         ref = f"refs/heads/{default}"
     if not default or default == current:
         return None
     return ref
+
+
+def _main_work_tree_branch(folder: Path) -> str | None:
+    """The branch checked out in the repository's main work tree (the first ``git worktree
+    list`` names), when it is not a bare repository's; None where git cannot tell."""
+    listing = _git(folder, "worktree", "list", "--porcelain", pathspecs=False)
+    first = (listing or "").split("\n\n", 1)[0].splitlines()
+    if "bare" in first:
+        return None
+    branch = next((line[len("branch ") :] for line in first if line.startswith("branch ")), "")
+    return branch.removeprefix("refs/heads/") or None
+
+
+def other_work_trees(top: Path) -> list[Path]:
+    """The other work trees of the repository whose work tree ``top`` is (linked ones, the
+    main one), that are there: where a doc not committed yet may be. One git call."""
+    listing = _git(top, "worktree", "list", "--porcelain", "-z", pathspecs=False)
+    if listing is None:
+        return []
+    here = top.resolve()
+    found: list[Path] = []
+    for entry in listing.split("\0\0"):
+        fields = entry.split("\0")
+        path = next((f[len("worktree ") :] for f in fields if f.startswith("worktree ")), None)
+        if path is None or "bare" in fields:
+            continue
+        tree = Path(path)
+        if tree.is_dir() and tree.resolve() != here:
+            found.append(tree)
+    return found
 
 
 def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[str] | None:
@@ -659,6 +708,18 @@ def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[
         if len(words) >= 4:  # ":100644 100644 <old blob> <new blob> M"
             versions.update(f"{path}\0{blob}" for blob in words[2:4] if blob.strip("0"))
     return versions
+
+
+def versions_no_commit_has(folder: Path, versions: Mapping[str, str]) -> set[str] | None:
+    """Which of ``versions`` (a path relative to ``folder`` → a blob) no commit of any ref
+    has given the path: a version written in some work tree and not committed. None when
+    git cannot tell. One git call however many paths."""
+    if not versions:
+        return set()
+    anywhere = _versions_in_history(folder, sorted(versions), "--all")
+    if anywhere is None:
+        return None
+    return {path for path, blob in versions.items() if f"{path}\0{blob}" not in anywhere}
 
 
 def versions_another_branch_replaced(

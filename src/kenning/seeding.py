@@ -115,8 +115,8 @@ _ELSEWHERE = (
     "left as they are"
 )
 _OLDER_VERSION = (
-    "an older version than the one seeded (another branch changed it since): its entries "
-    "are left as they are"
+    "an older version than the one seeded (another branch or work tree changed it since): "
+    "its entries are left as they are"
 )
 
 
@@ -553,16 +553,20 @@ def check_source_prefix(source_prefix: str) -> None:
         )
 
 
-def _elsewhere(directory: Path, missing: Sequence[str]) -> set[str]:
+def _elsewhere(directory: Path, missing: Sequence[str], copies: Sequence[Path] = ()) -> set[str]:
     """Of the docs ``missing`` from ``directory``, those that are not gone from the project:
     ones this branch never had and another ref has (a worktree on an older branch, a
     checkout of last month's release: retiring their entries forgot them for everyone
     sharing the store, and the next session on the other branch seeded them again under new
     ids, their seen count, edits and review lost), and ones the default branch still has (a
     feature branch that deletes a doc does not take its entries from everyone before it is
-    merged). A doc no commit ever had (written, seeded and deleted before it was committed)
-    is gone. Where git cannot tell, nothing is kept."""
+    merged), and ones no commit has that another work tree holds (``copies``: the folder
+    as each holds it; a doc written there and not committed yet was retired here, and
+    seeded there again under a new id, every session). A doc no commit ever had and no
+    work tree holds (written, seeded and deleted before it was committed) is gone. Where
+    git cannot tell, only another work tree's copy keeps a doc."""
     from .freshness import (
+        paths_in_head,
         paths_other_refs_have_had,
         paths_the_branch_has_had,
         paths_the_default_branch_has,
@@ -580,11 +584,43 @@ def _elsewhere(directory: Path, missing: Sequence[str]) -> set[str]:
     had = paths_the_branch_has_had(base, list(paths))
     others = paths_other_refs_have_had(base, list(paths)) or set()
     kept = paths_the_default_branch_has(base, list(paths)) or set()
+    held = {rel for rel in missing if any((copy / rel).is_file() for copy in copies)}
+    # deleted here and not committed yet, where another work tree has it: kept until the
+    # deletion is committed (the other work tree's sessions seeded it back meanwhile)
+    uncommitted = paths_in_head(base, [p for p, rel in paths.items() if rel in held])
     return {
         rel
         for path, rel in paths.items()
-        if (had is not None and path not in had and path in others) or path in kept
+        if (had is not None and path not in had and path in others)
+        or path in kept
+        # (a doc some commit has is the branches' matter, above: a work tree on an older
+        # branch holds one the default branch deleted)
+        or (rel in held and (path not in others or path in uncommitted))
     }
+
+
+def _other_copies(directory: Path, top: Path) -> list[Path]:
+    """The folder ``directory`` (of the work tree at ``top``) as each other work tree of
+    the repository holds it; none for a folder outside the work tree."""
+    from .freshness import other_work_trees
+
+    try:
+        inner = directory.resolve().relative_to(top.resolve())
+    except ValueError:
+        return []
+    return [tree / inner for tree in other_work_trees(top)]
+
+
+def _held_by_another_work_tree(copies: Sequence[Path], rel: str, blob: str) -> bool:
+    """Whether another work tree's copy of doc ``rel`` is the version ``blob`` (one written
+    there, committed or not)."""
+    for copy in copies:
+        try:
+            if blob_hash((copy / rel).read_bytes()) == blob:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _refuse_another_work_tree(directory: Path, resolved_dir: Path, root: Path) -> None:
@@ -723,10 +759,26 @@ def seed_solutions(
     recorded = {
         rel: (hint[0], seen[0]) for rel, _, seen, _, hint in changed if hint and hint[0] != seen[0]
     }
+    copies: list[Path] | None = None  # the folder in the other work trees, once asked
+
+    def other_copies() -> list[Path]:
+        nonlocal copies
+        if copies is None:
+            copies = _other_copies(directory, files_root)
+        return copies
+
     if recorded:
         from .freshness import versions_another_branch_replaced
 
         older = versions_another_branch_replaced(directory, recorded) or set()
+        # nor the text another work tree gave it and holds, not committed yet: each work
+        # tree's sessions put its own version back, in turn
+        from .freshness import versions_no_commit_has
+
+        unsettled = {rel: seeded for rel, (seeded, _) in recorded.items() if rel not in older}
+        for rel in versions_no_commit_has(directory, unsettled) or set():
+            if _held_by_another_work_tree(other_copies(), rel, unsettled[rel]):
+                older.add(rel)
     # Nor may it seed again, for everyone, a doc the default branch has deleted since: its
     # entries, retired there, came back under a new id each session, and went again
     unseeded = [rel for rel, _, _, _, hint in changed if hint is None]
@@ -759,7 +811,7 @@ def seed_solutions(
         # A session's re-seed and a run by hand alike go on whatever branch is checked out:
         # see _elsewhere. Retired once this branch has had the doc (deleted from its files
         # or by a commit) and the default branch has it no more.
-        absent = _elsewhere(directory, gone)
+        absent = _elsewhere(directory, gone, other_copies())
         next_known.update((rel, known[rel]) for rel in absent)
         for rel in absent:
             reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
@@ -892,7 +944,11 @@ def _run(
             if rel not in discovered and rel not in moving and _is_gone(directory, rel):
                 unrecorded.setdefault(source, rel)
         unrecorded = {s: r for s, r in unrecorded.items() if s not in gone_sources}
-        elsewhere = _elsewhere(directory, sorted(set(unrecorded.values())))
+        elsewhere = _elsewhere(
+            directory,
+            sorted(set(unrecorded.values())),
+            _other_copies(directory, store.project.files_root) if unrecorded else (),
+        )
         for source, rel in unrecorded.items():
             if rel in elsewhere:
                 reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
