@@ -397,6 +397,27 @@ def test_a_default_branch_of_another_name_is_the_main_work_trees(
     assert [m.id for m in of(store, "db")] == [db.id]
 
 
+def test_a_seeded_folder_moved_by_git_is_seeded_where_it_went(
+    store: MemoryStore, docs: Path
+) -> None:
+    """`git mv docs/solutions docs/fixes`: the session retired every entry of the folder
+    that was gone, and nothing seeded the folder it went to, so every fix was lost to recall
+    until someone ran seed-solutions by hand. The session seeds the new folder in its
+    place, and the next one changes nothing."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    git(root, "mv", "docs/solutions", "docs/fixes")
+    commit(root, "the solutions folder is renamed")
+    reseed_changed(store)
+    sources = sorted(m.source or "" for m in entries(store))
+    assert sources == [f"docs/fixes/{n}/{n}.md" for n in sorted(ERRORS)], sources
+    ids = {m.id for m in entries(store)}
+    reports = reseed_changed(store)
+    assert {m.id for m in entries(store)} == ids
+    assert sum(r.seeded + r.retired for r in reports) == 0, reports
+    assert store.recall(ERRORS["db"]).hits[0].memory.source == "docs/fixes/db/db.md"
+
+
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
     store: MemoryStore, docs: Path
 ) -> None:

@@ -542,6 +542,37 @@ def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | N
     return {path for path in paths if path in had}
 
 
+def folder_moved_to(top: Path, folder: str) -> str | None:
+    """Where the commit of the checked-out branch that deleted ``folder`` (relative to the
+    work tree at ``top``) moved its files, when it moved them all to one folder (``git mv
+    docs/solutions docs/fixes``, as git's rename detection finds it); None otherwise, or
+    where git cannot tell. Two git calls."""
+    commit = _git(top, "log", "-1", "--diff-filter=D", "--no-renames", "--format=%H", "--", folder)
+    if not commit or not commit.strip():
+        return None
+    out = _git(
+        top, "show", "-M", "--name-status", "-z", "--format=", commit.strip(), pathspecs=False
+    )
+    fields = (out or "").split("\0")
+    targets: set[str] = set()
+    index = 0
+    while index < len(fields):
+        status = fields[index]
+        if status.startswith("R") and index + 2 < len(fields):
+            old, new = fields[index + 1], fields[index + 2]
+            if old.startswith(folder.rstrip("/") + "/"):
+                inner = old[len(folder.rstrip("/")) + 1 :]
+                if not new.endswith("/" + inner):
+                    return None  # moved within, or renamed on the way: not the folder's move
+                targets.add(new[: -len(inner) - 1])
+            index += 3
+        elif status.startswith("C") and index + 2 < len(fields):
+            index += 3
+        else:
+            index += 2
+    return targets.pop() if len(targets) == 1 else None
+
+
 def paths_in_head(folder: Path, paths: Sequence[str]) -> set[str]:
     """Which of ``paths`` (relative to ``folder``) the checked-out commit has: one missing
     from the work tree is then deleted there and not committed. Empty where git cannot

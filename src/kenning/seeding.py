@@ -1235,11 +1235,38 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
             directory = validate_source_path(where, store.project.files_root)
         except UnsafePathError:
             continue  # stored data naming a path outside the checkout: never followed
-        if not directory.is_dir() and not _folder_deleted_here(store, where, folder):
-            continue
+        moved: Path | None = None
+        if not directory.is_dir():
+            if not _folder_deleted_here(store, where, folder):
+                continue
+            moved = _moved_folder(store, where, known=_load_state(store)["folders"])
         # the cap is the run's, not each folder's: what earlier folders read counts
         left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
         reports.append(
             seed_solutions(store, directory, source_prefix=prefix, changed_only=True, max_docs=left)
         )
+        if moved is not None:
+            # the folder was moved (`git mv docs/solutions docs/fixes`): its entries were
+            # retired above, and the folder it went to is seeded, as a run by hand would
+            # (left alone, every fix was lost to recall until someone did)
+            left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
+            reports.append(seed_solutions(store, moved, changed_only=True, max_docs=left))
     return reports
+
+
+def _moved_folder(
+    store: MemoryStore, where: str, known: Mapping[str, Mapping[str, Any]]
+) -> Path | None:
+    """The folder this branch moved the seeded folder ``where`` to, when it is there and
+    not seeded already (:func:`kenning.freshness.folder_moved_to`)."""
+    from .freshness import folder_moved_to
+    from .safety import UnsafePathError, validate_source_path
+
+    target = folder_moved_to(store.project.files_root, where)
+    if target is None or any(f.get("dir") == target for f in known.values()):
+        return None
+    try:
+        found = validate_source_path(target, store.project.files_root)
+    except UnsafePathError:
+        return None
+    return found if found.is_dir() else None
