@@ -1731,3 +1731,22 @@ def test_stale_of_a_project_with_no_memories_names_where_they_are(project: Path)
     assert r.returncode == 0, r.stderr
     assert "0 memories name files of it" in r.stdout, r.stdout
     assert "1 under acme/old-name" in r.stderr and "--project acme/old-name" in r.stderr, r.stderr
+
+
+def test_seed_solutions_under_a_new_project_id_says_where_the_old_entries_are(
+    project: Path,
+) -> None:
+    """After an origin remote is added (a new project id), `kenning seed-solutions` seeded
+    every doc again under the new id without a word; the session hook says so, and now
+    the command does too."""
+    folder = project / "docs" / "solutions" / "db"
+    folder.mkdir(parents=True)
+    (folder / "db.md").write_text(
+        "---\ntrack: bug\nproblem: db\n---\n```\nsqlite3.OperationalError: database is locked\n"
+        "```\n\n## Fix\n\nEnable WAL.\n"
+    )
+    r = run_cli(project, "seed-solutions", env={"KENNING_PROJECT": "acme/old-name"})
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "seed-solutions")
+    assert r.returncode == 0 and "seeded: db/db.md" in r.stdout, r.stdout
+    assert "1 under acme/old-name" in r.stderr and "seeded under this project" in r.stderr, r.stderr

@@ -1025,6 +1025,9 @@ def seed_solutions_cmd(
         ) as store,
         _progress("seeding", None, not as_json) as tick,
     ):
+        # a project with no memories where the store holds others' (its id changed: an
+        # origin added or renamed) gets every doc seeded again under its new id: said
+        others = store.other_projects(group_id) if store.exists else {}
         report = seed_solutions(
             store,
             directory,
@@ -1032,6 +1035,12 @@ def seed_solutions_cmd(
             progress=tick,
             changed_only=changed_only,
         )
+        if others and report.seeded:
+            click.echo(
+                _other_projects(store.group_id, others, named=group_id is not None)
+                + " (the docs were seeded under this project's id)",
+                err=True,
+            )
     from .render import safe_message
 
     if as_json:
