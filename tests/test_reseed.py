@@ -418,6 +418,33 @@ def test_a_seeded_folder_moved_by_git_is_seeded_where_it_went(
     assert store.recall(ERRORS["db"]).hits[0].memory.source == "docs/fixes/db/db.md"
 
 
+def test_a_doc_made_another_track_on_a_feature_branch_keeps_its_fix_until_merged(
+    store: MemoryStore, docs: Path, tmp_path: Path
+) -> None:
+    """A feature branch that changed a doc from `track: bug` to another track retired its
+    fix for every work tree before the change was merged, and the default branch could
+    not seed it back (its version counted as older). It is left until the default branch
+    has the change, as a deletion on a feature branch is."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", "main")
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    tree = tmp_path / "reclassify"
+    git(root, "worktree", "add", "-q", "-b", "reclassify", str(tree))
+    write(tree, "docs/solutions/db/db.md", doc("db", track="knowledge"))
+    commit(tree, "the db doc is knowledge, not a bug")
+    with open_store(cwd=tree, embedder=store.embedder) as there:
+        (report,) = reseed_changed(there)
+    assert report.retired == 0, report
+    (kept,) = [f for f in report.files if f.path == "db/db.md"]
+    assert kept.status == "unchanged" and "until the change is merged" in (kept.reason or "")
+    (report,) = reseed_changed(store)
+    assert [m.id for m in of(store, "db")] == [db.id]
+    git(root, "merge", "-q", "reclassify")  # on the default branch now: retired
+    (report,) = reseed_changed(store)
+    assert report.retired == 1 and of(store, "db") == [], report
+
+
 def test_a_doc_deleted_on_a_feature_branch_stays_until_the_default_branch_drops_it(
     store: MemoryStore, docs: Path
 ) -> None:

@@ -620,6 +620,27 @@ def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str]
     return set(tree.split("\0")) & set(paths)
 
 
+def blobs_on_the_default_branch(folder: Path, paths: Sequence[str]) -> dict[str, str] | None:
+    """The blob the project's default branch (:func:`_default_branch`) holds for each of
+    ``paths`` (relative to ``folder``) that it has; None while that branch is checked out
+    (and no ``origin/HEAD`` names it), or where git cannot tell. Two or three git calls."""
+    if not paths:
+        return {}
+    ref = _default_branch(folder)
+    if ref is None:
+        return None
+    out = _git(folder, "ls-tree", "-r", "-z", ref, "--", *paths)
+    if out is None:
+        return None
+    found: dict[str, str] = {}
+    for entry in out.split("\0"):
+        meta, _, name = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) == 3 and name in paths:  # <mode> blob <id>\t<path>
+            found[name] = fields[2]
+    return found
+
+
 def paths_the_default_branch_deleted(folder: Path, paths: Sequence[str]) -> set[str]:
     """Which of ``paths`` (relative to ``folder``) the project's default branch deleted, and
     has not now (:func:`_default_branch`; nothing while that branch is checked out and no

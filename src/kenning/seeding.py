@@ -114,6 +114,10 @@ _ELSEWHERE = (
     "not on this branch, but on another (or still on the default branch): its entries are "
     "left as they are"
 )
+_NOT_A_BUG_HERE_ONLY = (
+    "no longer track: bug on this branch, but the default branch has another version: its "
+    "entries are left until the change is merged"
+)
 _OLDER_VERSION = (
     "an older version than the one seeded (another branch or work tree changed it since): "
     "its entries are left as they are"
@@ -599,6 +603,17 @@ def _elsewhere(directory: Path, missing: Sequence[str], copies: Sequence[Path] =
     }
 
 
+def _still_a_bug_on_the_default_branch(directory: Path, doc: _Doc) -> bool:
+    """Whether the default branch holds another version of ``doc`` than this branch's, one
+    that may still be ``track: bug`` (while another branch is checked out)."""
+    from .freshness import blobs_on_the_default_branch
+
+    if doc.hint is None:
+        return False
+    there = blobs_on_the_default_branch(directory, [doc.rel]) or {}
+    return there.get(doc.rel) not in (None, doc.hint[0])
+
+
 def _other_copies(directory: Path, top: Path) -> list[Path]:
     """The folder ``directory`` (of the work tree at ``top``) as each other work tree of
     the repository holds it; none for a folder outside the work tree."""
@@ -853,8 +868,11 @@ def seed_solutions(
     # A doc whose entry was kept as edited is not recorded as seeded at its new version:
     # forgotten as the listing advises, the entry is seeded from the doc by the next
     # session (recorded, the doc read as unchanged, and no entry came back until a full run)
+    # Nor is one left as it is for the default branch's sake: read again, it is retired
+    # once the default branch has its change (recorded, it read as unchanged there)
     for d in work:
-        if d.status == "skipped" and d.entries and d.rel in written:
+        kept = (d.status == "skipped" and d.entries) or d.reason == _NOT_A_BUG_HERE_ONLY
+        if kept and d.rel in written:
             if d.rel in known:
                 written[d.rel] = known[d.rel]
             else:
@@ -1005,6 +1023,11 @@ def _run(
         source = source_path(prefix, doc.rel)
         old = existing.get(source, [])
         if outcome.skipped:
+            if outcome.not_a_bug and old and _still_a_bug_on_the_default_branch(directory, doc):
+                # a branch that makes the doc another track does not take its fix from
+                # everyone before it is merged, as one that deletes it does not
+                doc.status, doc.reason = "unchanged", _NOT_A_BUG_HERE_ONLY
+                continue
             if outcome.not_a_bug:
                 doc.plan = _Plan(
                     retire=[m.id for m in old if not edited_since(m)],
