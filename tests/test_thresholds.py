@@ -512,6 +512,12 @@ def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
     assert out.returncode == 0 and out.stderr.count("warning: ") == 2, out.stderr
     check = run_doctor(cwd=project).check("settings")
     assert check.status == "failed" and "similarity_treshold" in check.message
+    # a .env key that sets nothing is named with them (doctor dropped it, stats said both)
+    (project / ".env").write_text("KENNING_PROJECTT=acme/widgets\n")
+    check = run_doctor(cwd=project).check("settings")
+    assert "similarity_treshold" in check.message and "KENNING_PROJECTT" in check.message
+    assert ".env" in (check.fix or ""), check.fix
+    (project / ".env").unlink()
     config.write_text("recall_floor = 0.5\n")
     assert run_doctor(cwd=project).check("settings").status == "ok"
 

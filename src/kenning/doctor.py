@@ -691,16 +691,26 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
         config.load_settings(None, folder, environ={})
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"correct what it names in {where}")
-    if warnings:
-        return Check(
-            "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
-        )
     try:
         settings = config.load_settings(project_root, folder)
     except KenningError as exc:  # the message names the variable and where it was set
+        if warnings:  # the file's own keys first: they are what every command reads
+            return Check(
+                "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
+            )
         return Check("settings", FAILED, str(exc), "correct or unset that variable")
     unread = config.unread_project_settings(project_root, folder)
-    dotenv_warnings = [w for w in settings.warnings if w != unread]
+    dotenv_warnings = [w for w in settings.warnings if w != unread and w not in warnings]
+    if warnings:
+        # the .env's keys that set nothing named with them: two mistakes, one run
+        dotenv_file = project_root / ".env" if project_root else ".env"
+        also = f", and those variables of {dotenv_file}" if dotenv_warnings else ""
+        return Check(
+            "settings",
+            FAILED,
+            "; ".join([*warnings, *dotenv_warnings]),
+            f"rename or remove those keys in {where}{also}",
+        )
     if dotenv_warnings:  # config.toml has none (above): the .env's keys that set nothing
         return Check(
             "settings",
