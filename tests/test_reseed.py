@@ -376,18 +376,27 @@ def test_work_trees_sharing_the_store_do_not_undo_each_others_uncommitted_docs(
     assert of(store, "npm") == []
 
 
+def _seeded_beside_a_work_tree(
+    store: MemoryStore, docs: Path, tmp_path: Path, default: str, branch: str
+) -> tuple[Path, Memory, Path]:
+    """The docs seeded on branch ``default``, and a linked work tree on a new ``branch``:
+    the checkout's root, the db doc's entry and the work tree."""
+    root = docs.parent.parent
+    git(root, "branch", "-M", default)
+    seed_solutions(store, docs)
+    (db,) = of(store, "db")
+    tree = tmp_path / branch
+    git(root, "worktree", "add", "-q", "-b", branch, str(tree))
+    return root, db, tree
+
+
 def test_a_default_branch_of_another_name_is_the_main_work_trees(
     store: MemoryStore, docs: Path, tmp_path: Path
 ) -> None:
     """With no origin/HEAD and no main or master (a `trunk`), a feature work tree that
     deleted a doc retired it for everyone, and the trunk work tree seeded it back under a
     new id, every session. The main work tree's branch is the default one then."""
-    root = docs.parent.parent
-    git(root, "branch", "-M", "trunk")
-    seed_solutions(store, docs)
-    (db,) = of(store, "db")
-    tree = tmp_path / "feature"
-    git(root, "worktree", "add", "-q", "-b", "feature", str(tree))
+    _, db, tree = _seeded_beside_a_work_tree(store, docs, tmp_path, "trunk", "feature")
     git(tree, "rm", "-q", "docs/solutions/db/db.md")
     commit(tree, "the db fix goes, on the feature branch")
     for _ in range(2):
@@ -425,12 +434,7 @@ def test_a_doc_made_another_track_on_a_feature_branch_keeps_its_fix_until_merged
     fix for every work tree before the change was merged, and the default branch could
     not seed it back (its version counted as older). It is left until the default branch
     has the change, as a deletion on a feature branch is."""
-    root = docs.parent.parent
-    git(root, "branch", "-M", "main")
-    seed_solutions(store, docs)
-    (db,) = of(store, "db")
-    tree = tmp_path / "reclassify"
-    git(root, "worktree", "add", "-q", "-b", "reclassify", str(tree))
+    root, db, tree = _seeded_beside_a_work_tree(store, docs, tmp_path, "main", "reclassify")
     write(tree, "docs/solutions/db/db.md", doc("db", track="knowledge"))
     commit(tree, "the db doc is knowledge, not a bug")
     with open_store(cwd=tree, embedder=store.embedder) as there:
