@@ -14,7 +14,7 @@ from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
 
 from .cli_runner import CliRun, run_cli
-from .conftest import logging_git, make_repo
+from .conftest import git, logging_git, make_repo
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -1750,3 +1750,27 @@ def test_seed_solutions_under_a_new_project_id_says_where_the_old_entries_are(
     r = kenning(project, "seed-solutions")
     assert r.returncode == 0 and "seeded: db/db.md" in r.stdout, r.stdout
     assert "1 under acme/old-name" in r.stderr and "seeded under this project" in r.stderr, r.stderr
+
+
+def test_a_path_in_a_note_written_in_a_subfolder_is_recorded_from_the_top(
+    project: Path,
+) -> None:
+    """In a monorepo package folder, "handlers/user.py" in a note's text names the file
+    there, as the note's writer sees it; it was looked for from the top of the checkout
+    only, found nowhere, and the note never went stale. It is recorded from the top."""
+    from kenning.freshness import FILES_KEY
+
+    package = project / "packages" / "api"
+    (package / "handlers").mkdir(parents=True)
+    (package / "handlers" / "user.py").write_text("def user(): ...\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "the api package")
+    note = "The user handler in handlers/user.py must validate ids first."
+    r = kenning(package, "remember", "--type", "rule", note)
+    assert r.returncode == 0, r.stderr
+    with open_store(cwd=project) as store:
+        (memory,) = store.browse(limit=None)
+    assert list(memory.metadata[FILES_KEY]) == ["packages/api/handlers/user.py"]
+    (package / "handlers" / "user.py").write_text("def user(uid): ...\n")
+    r = kenning(project, "stale")
+    assert "packages/api/handlers/user.py" in r.stdout, r.stdout

@@ -48,6 +48,9 @@ class Project:
     id_redactions: tuple[tuple[str, int], ...] = ()
     #: The folder whose ``.env`` is read (:attr:`Checkout.settings_root`); None: ``root``.
     settings_root: Path | None = None
+    #: The folder of the work tree the project was found from, from its top (``src/api``);
+    #: None at the top or outside git. A path a note names is looked for there too.
+    subfolder: str | None = None
 
     @property
     def checkout_root(self) -> Path | None:
@@ -746,7 +749,17 @@ def resolve_project(
         work_tree=checkout.toplevel if checkout is not None else None,
         id_redactions=id_redactions,
         settings_root=env_root,
+        subfolder=_subfolder(cwd, checkout.toplevel) if checkout is not None else None,
     )
+
+
+def _subfolder(cwd: Path, toplevel: Path) -> str | None:
+    """``cwd`` from the top of the work tree at ``toplevel`` (None at the top, or outside)."""
+    try:
+        inner = cwd.resolve().relative_to(toplevel.resolve()).as_posix()
+    except (OSError, ValueError):
+        return None
+    return None if inner in ("", ".") else inner
 
 
 def store_named_by(store_path: str | None, project: Project) -> str | None:

@@ -280,7 +280,11 @@ class StoreFreshness(StoreBase):
             return given
         if group_id != self.group_id:
             return {}
-        return record(named_paths(content, source, metadata), self.project.files_root)
+        return record(
+            named_paths(content, source, metadata),
+            self.project.files_root,
+            self.project.subfolder,  # a path as written in the folder the note came from
+        )
 
     # -- the documents memories point to ---------------------------------------------------
 
