@@ -577,7 +577,7 @@ def remember(
     from .store import NewMemory, remember_in_project
 
     text = _read_note(content, as_json)
-    note = NewMemory(text, memory_type, _source_from_here(source), tags)
+    note = NewMemory(text, memory_type, source, tags)
     try:
         result = remember_in_project(note, store_path, group_id=group_id)
     except KenningError as exc:
@@ -604,19 +604,6 @@ def remember(
         # said with --json too (README: exit 1 is one line on stderr saying why)
         _say_error(f"{result.status}: {result.reason}")
         sys.exit(EXIT_USER)
-
-
-def _source_from_here(source: str | None) -> str | None:
-    """``--source`` as a path from the top of the checkout when it was given from a
-    subfolder, as a shell completes it (:func:`kenning.sources.source_from_folder`)."""
-    from .project import find_checkout
-    from .sources import source_from_folder
-
-    if not source:
-        return source
-    here = Path.cwd()
-    checkout = find_checkout(here)
-    return source if checkout is None else source_from_folder(source, here, checkout.toplevel)
 
 
 # -- recall --------------------------------------------------------------------------------

@@ -477,6 +477,18 @@ class StoreWrites(StoreReads):
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, PreparedMemory]] = []
+        sub = self.project.subfolder
+        if sub is not None:
+            # a source given in a subfolder, as a shell completes it there (`database.py`
+            # in src/): the file it names, from the top (a note's text is looked up there
+            # the same way when its files are recorded: kenning.freshness.record)
+            from .sources import source_from_folder
+
+            top = self.project.files_root
+            items = [
+                replace(i, source=source_from_folder(i.source, top / sub, top)) if i.source else i
+                for i in items
+            ]
         for index, item in enumerate(items):
             try:
                 prepared.append(
