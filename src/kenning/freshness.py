@@ -530,23 +530,29 @@ def paths_the_branch_has_had(folder: Path, paths: Sequence[str]) -> set[str] | N
     however many paths: the session-start hook asks on every session."""
     if not paths:
         return set()
-    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
-    deleted = _git(
-        folder,
-        "log",
-        "--no-renames",
-        "--diff-filter=D",
-        "--relative",
-        "--name-only",
-        "-z",
-        "--format=",
-        "--",
-        *paths,
-    )
+    tree = _tree_paths(folder, "HEAD", paths)
+    deleted = _deleted_paths(folder, (), paths)
     if tree is None or deleted is None:
         return None
-    had = {name.strip("\n") for name in f"{tree}\0{deleted}".split("\0")}
-    return {path for path in paths if path in had}
+    return tree | deleted
+
+
+def _tree_paths(folder: Path, ref: str, paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``) the tree of ``ref`` has; None where git
+    cannot tell. One git call."""
+    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+    return None if tree is None else set(tree.split("\0")) & set(paths)
+
+
+def _deleted_paths(folder: Path, refs: Sequence[str], paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``) a commit of ``refs``' history (HEAD's
+    when none) deleted (or moved: no rename detection); None where git cannot tell. One
+    git call."""
+    out = _git(
+        folder, "log", *refs, "--no-renames", "--diff-filter=D", "--relative", "--name-only",
+        "-z", "--format=", "--", *paths,
+    )  # fmt: skip
+    return None if out is None else {n.strip("\n") for n in out.split("\0")} & set(paths)
 
 
 def folder_moved_to(top: Path, folder: str) -> str | None:
@@ -586,8 +592,7 @@ def paths_in_head(folder: Path, paths: Sequence[str]) -> set[str]:
     tell. One git call."""
     if not paths:
         return set()
-    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
-    return set((tree or "").split("\0")) & set(paths)
+    return _tree_paths(folder, "HEAD", paths) or set()
 
 
 def paths_other_refs_have_had(folder: Path, paths: Sequence[str]) -> set[str] | None:
@@ -619,12 +624,7 @@ def paths_the_default_branch_has(folder: Path, paths: Sequence[str]) -> set[str]
     if not paths:
         return set()
     ref = _default_branch(folder)
-    if ref is None:
-        return None
-    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
-    if tree is None:
-        return None
-    return set(tree.split("\0")) & set(paths)
+    return None if ref is None else _tree_paths(folder, ref, paths)
 
 
 def blobs_on_the_default_branch(folder: Path, paths: Sequence[str]) -> dict[str, str] | None:
@@ -659,15 +659,11 @@ def paths_the_default_branch_deleted(folder: Path, paths: Sequence[str]) -> set[
     ref = _default_branch(folder)
     if ref is None:
         return set()
-    deleted = _git(
-        folder, "log", ref, "--no-renames", "--diff-filter=D", "--relative", "--name-only",
-        "-z", "--format=", "--", *paths,
-    )  # fmt: skip
-    tree = _git(folder, "ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+    deleted = _deleted_paths(folder, (ref,), paths)
+    tree = _tree_paths(folder, ref, paths)
     if deleted is None or tree is None:
         return set()
-    gone = {name.strip("\n") for name in deleted.split("\0")} - set(tree.split("\0"))
-    return gone & set(paths)
+    return deleted - tree
 
 
 def _default_branch(folder: Path) -> str | None:
