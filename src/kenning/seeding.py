@@ -783,13 +783,11 @@ def seed_solutions(
         return copies
 
     if recorded:
-        from .freshness import versions_another_branch_replaced
+        from .freshness import versions_another_branch_replaced, versions_no_commit_has
 
         older = versions_another_branch_replaced(directory, recorded) or set()
         # nor the text another work tree gave it and holds, not committed yet: each work
         # tree's sessions put its own version back, in turn
-        from .freshness import versions_no_commit_has
-
         unsettled = {rel: seeded for rel, (seeded, _) in recorded.items() if rel not in older}
         for rel in versions_no_commit_has(directory, unsettled) or set():
             if _held_by_another_work_tree(other_copies(), rel, unsettled[rel]):
@@ -1246,7 +1244,8 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
     from .safety import UnsafePathError, validate_source_path
 
     reports: list[SeedReport] = []
-    for prefix, folder in _load_state(store)["folders"].items():
+    folders = _load_state(store)["folders"]
+    for prefix, folder in folders.items():
         where = folder.get("dir")
         if not where:
             continue
@@ -1262,7 +1261,7 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
         if not directory.is_dir():
             if not _folder_deleted_here(store, where, folder):
                 continue
-            moved = _moved_folder(store, where, known=_load_state(store)["folders"])
+            moved = _moved_folder(store, where, known=folders)
         # the cap is the run's, not each folder's: what earlier folders read counts
         left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
         reports.append(
