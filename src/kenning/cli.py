@@ -835,7 +835,7 @@ def search(
     store_path: str | None,
 ) -> None:
     """Search memories by meaning, with collections, intent routing, cascading and decay."""
-    from .render import render_human, render_json, render_xml
+    from .render import render_human, render_json, render_search_result
     from .search import check_limit, plan_search
 
     if as_json and fmt == "xml":
@@ -868,15 +868,7 @@ def search(
     if fmt == "json":
         _echo_json_text(render_json(response.to_dict() | where))
     elif fmt == "xml":
-        others = [
-            r.memory.group_id if r.memory.group_id != store.group_id else None
-            for r in response.results
-        ]  # (--project all) whose note each is
-        block = render_xml(
-            [(r.memory.content, r.score, r.stale) for r in response.results],
-            context="general",
-            projects=others if any(others) else None,
-        )
+        block = render_search_result(response.results, store.group_id)
         if block:
             click.echo(block)
         elif missing is not None:

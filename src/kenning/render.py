@@ -62,6 +62,7 @@ __all__ = [
     "render_recall",
     "render_recall_groups",
     "render_recall_result",
+    "render_search_result",
     "render_stale",
     "render_xml",
     "safe_bounded_message",
@@ -398,6 +399,17 @@ def render_recall_result(result: RecallResult, project: str | None = None) -> st
         findings,
         context="debugging" if result.is_error else "general",
         truncated=result.truncated,
+        projects=projects if any(projects) else None,
+    )
+
+
+def render_search_result(results: Sequence[SearchResult], project: str | None = None) -> str:
+    """A search's results as the fenced block (``""`` for none), each finding of another
+    project than ``project`` saying whose it is (a search of every project)."""
+    projects = [_another(r.memory.group_id, project) for r in results]
+    return render_xml(
+        [(r.memory.content, r.score, r.stale) for r in results],
+        context="general",
         projects=projects if any(projects) else None,
     )
 
