@@ -3,9 +3,9 @@
 ``./install.sh --test`` installs the pinned CLIs from npm into ``<venv>/npm`` (Claude Code
 2.1.328, Codex 0.171.0). Each test runs them with a scratch ``HOME`` and no network use:
 
-* Claude Code: ``claude plugin validate`` accepts the marketplace and the plugin; ``claude
-  plugin marketplace add <this repository>`` and ``claude plugin install kenning@kenning``
-  succeed; ``claude plugin details kenning`` lists the skills and commands; ``claude mcp
+* Claude Code: ``claude plugin validate`` accepts the marketplace and the plugin, with no
+  warning from its plugin directory checks; ``claude plugin marketplace add <this
+  repository>`` and ``claude plugin install kenning@kenning`` succeed; ``claude plugin details kenning`` lists the skills and commands; ``claude mcp
   list`` starts the plugin's server and every scope's registration written by ``kenning
   install claude-code`` and shows ``✔ Connected`` (and, after ``--uninstall``, no kenning).
 * Codex: ``codex mcp list --json`` parses the ``config.toml`` written by ``kenning install
@@ -134,6 +134,8 @@ def test_plugin_validates(claude: Path, scratch_home: Path) -> None:
         out = run([claude, "plugin", "validate", target], scratch_home, REPO_ROOT)
         assert "Validation passed" in out, out
         assert "✘" not in out and "error" not in out.lower(), out
+        # the plugin directory's checks too (an icon missing was one): a warning is a fix
+        assert "⚠" not in out, out
 
 
 def test_plugin_installs_from_the_clone_and_connects(
