@@ -5,9 +5,10 @@
 
 * Claude Code: ``claude plugin validate`` accepts the marketplace and the plugin, with no
   warning from its plugin directory checks; ``claude plugin marketplace add <this
-  repository>`` and ``claude plugin install kenning@kenning`` succeed; ``claude plugin details kenning`` lists the skills and commands; ``claude mcp
-  list`` starts the plugin's server and every scope's registration written by ``kenning
-  install claude-code`` and shows ``✔ Connected`` (and, after ``--uninstall``, no kenning).
+  repository>`` and ``claude plugin install kenning@kenning`` succeed; ``claude plugin
+  details kenning`` lists the skills and commands; ``claude mcp list`` starts the plugin's
+  server and every scope's registration written by ``kenning install claude-code`` and
+  shows ``✔ Connected`` (and, after ``--uninstall``, no kenning).
 * Codex: ``codex mcp list --json`` parses the ``config.toml`` written by ``kenning install
   codex`` at both scopes (Codex rejects a malformed server table), and the server it
   describes answers ``initialize`` and ``tools/list`` when started the way Codex starts it
