@@ -406,6 +406,63 @@ def test_a_default_branch_of_another_name_is_the_main_work_trees(
     assert [m.id for m in of(store, "db")] == [db.id]
 
 
+def _session(store: MemoryStore, tree: Path | None = None) -> str:
+    """A session start's re-seed in ``tree`` (the store's own checkout when None): what it
+    reported for the db doc, its status and reason ("" for nothing)."""
+    if tree is None or tree == store.project.root:
+        reports = reseed_changed(store)
+    else:
+        with open_store(cwd=tree, embedder=store.embedder) as there:
+            reports = reseed_changed(there)
+    said = [f"{f.status} {f.reason or ''}" for r in reports for f in r.files if f.path == DB]
+    return "".join(said).strip()
+
+
+#: what a session says of a doc another branch's later commit changed
+KEPT = "unchanged an older version than the one seeded"
+DB = "db/db.md"
+
+
+@pytest.mark.parametrize("same_second", [False, True])
+def test_two_branches_edits_of_one_doc_the_later_commits_is_kept(
+    store: MemoryStore,
+    docs: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    same_second: bool,
+) -> None:
+    """A doc edited and committed on a feature branch after the default branch had changed
+    it too was called "an older version" and never seeded there, though the same edit not
+    committed was. Of two branches' edits, the later commit's is the one the store holds
+    (in the same second: the same one for every work tree), and the sessions of both work
+    trees leave it so."""
+    root, _, tree = _seeded_beside_a_work_tree(store, docs, tmp_path, "main", "feature")
+
+    def committed(where: Path, fix: str, when: int) -> None:
+        write(where, "docs/solutions/db/db.md", doc("db", fix=fix))
+        stamp = f"@{1_790_000_000 + (0 if same_second else when)} +0000"
+        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
+        commit(where, fix)
+
+    committed(root, "Main's fix: set busy_timeout to 5000 ms.", 10)
+    assert _session(store) == "updated"
+    committed(tree, "The feature's fix: one writer process, the others queue.", 20)
+    first = _session(store, tree)
+    held = of(store, "db")[0].content
+    for _ in range(2):  # neither work tree's session puts its own version back
+        for where in (root, tree):
+            said = _session(store, where)
+            assert said in ("", "unchanged") or said.startswith(KEPT), said
+            assert of(store, "db")[0].content == held
+    if not same_second:
+        assert first == "updated"
+        assert "one writer process" in held
+        committed(root, "Main's newer fix: move the queue to PostgreSQL.", 30)
+        assert _session(store) == "updated"
+        assert _session(store, tree).startswith(KEPT)
+        assert "PostgreSQL" in of(store, "db")[0].content
+
+
 def test_a_seeded_folder_moved_by_git_is_seeded_where_it_went(
     store: MemoryStore, docs: Path
 ) -> None:

@@ -777,6 +777,70 @@ def versions_no_commit_has(folder: Path, versions: Mapping[str, str]) -> set[str
     return {path for path, blob in versions.items() if f"{path}\0{blob}" not in anywhere}
 
 
+def _introductions(folder: Path, paths: Sequence[str]) -> dict[str, tuple[int, str]] | None:
+    """``path\0blob`` → (commit time, commit) of the first commit of any ref's history that
+    gave ``path`` that version, for every version of ``paths`` (relative to ``folder``) one
+    gave it; the versions only ever replaced (a shallow clone's first) get ``(-1, "")``. None
+    when git cannot tell. One git call however many paths."""
+    out = _git(
+        folder,
+        "log",
+        "--all",
+        "--raw",
+        "--no-abbrev",
+        "--no-renames",
+        "-m",
+        "--relative",
+        "-z",
+        "--format=%x1e%ct %H",
+        "--",
+        *paths,
+    )
+    if out is None:
+        return None
+    made: dict[str, tuple[int, str]] = {}
+    commit = (-1, "")
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        field = fields[i].strip("\n")
+        i += 1
+        if field.startswith("\x1e"):  # a commit: "<time> <hash>", its changes after it
+            when, _, sha = field[1:].partition(" ")
+            commit = (int(when), sha) if when.isdigit() else (-1, "")
+            continue
+        words = field.split()
+        if len(words) < 4 or i >= len(fields):  # ":100644 100644 <old blob> <new blob> M"
+            continue
+        path = fields[i]
+        i += 1
+        old, new = words[2:4]
+        if old.strip("0"):
+            made.setdefault(f"{path}\0{old}", (-1, ""))
+        if new.strip("0"):
+            key = f"{path}\0{new}"
+            # the earliest of the commits that gave it: a merge (-m: against each parent)
+            # or a cherry-pick gives a version again, later
+            if made.get(key, (-1, ""))[0] < 0 or commit < made[key]:
+                made[key] = commit
+    return made
+
+
+def _made_before(folder: Path, one: tuple[int, str], other: tuple[int, str]) -> bool:
+    """Whether the commit ``one`` (time, hash) was made before ``other``: committed earlier,
+    or in the same second and in its history; in the same second on two branches, the hash
+    decides, so that every work tree reads the same order."""
+    if one[0] != other[0]:
+        return one[0] < other[0]
+    if not one[1] or not other[1] or one[1] == other[1]:
+        return False
+    for first, then in ((one, other), (other, one)):
+        base = _git(folder, "merge-base", first[1], then[1], pathspecs=False)
+        if base is not None and base.strip() == first[1]:
+            return first is one
+    return one[1] < other[1]
+
+
 def versions_another_branch_replaced(
     folder: Path, versions: Mapping[str, tuple[str, str]]
 ) -> set[str] | None:
@@ -784,24 +848,28 @@ def versions_another_branch_replaced(
     the blob in the work tree now)) the work tree holds an older version of than the one
     recorded: the version here is one git's history has (committed on some branch) and the
     recorded one was made on another branch — a commit of some ref's history, none of the
-    checked-out branch's. A worktree on an older branch, a checkout of last month's release:
-    re-seeding their version would put old text back for everyone sharing the store. A
-    version made on this branch, or one no commit has (an edit not committed yet), is not
-    in the set. None when git cannot tell. Two git calls however many paths."""
+    checked-out branch's — after it. A worktree on an older branch, a checkout of last
+    month's release: re-seeding their version would put old text back for everyone sharing
+    the store. Of two branches' edits of one doc, the later commit's is the one kept, so that
+    the sessions of each leave the store as it is. A version committed on this branch after
+    the recorded one, or one no commit has (an edit not committed yet), is not in the set.
+    None when git cannot tell. Two git calls however many paths (and one more for a pair of
+    versions committed in the same second on two branches)."""
     if not versions:
         return set()
     paths = sorted(versions)
     here = _versions_in_history(folder, paths)
-    anywhere = _versions_in_history(folder, paths, "--all")
-    if here is None or anywhere is None:
+    made = _introductions(folder, paths)
+    if here is None or made is None:
         return None
-    return {
-        path
-        for path, (recorded, current) in versions.items()
-        if f"{path}\0{current}" in anywhere
-        and f"{path}\0{recorded}" in anywhere
-        and f"{path}\0{recorded}" not in here
-    }
+    older: set[str] = set()
+    for path, (recorded, current) in versions.items():
+        then, now = made.get(f"{path}\0{recorded}"), made.get(f"{path}\0{current}")
+        if then is None or now is None or f"{path}\0{recorded}" in here:
+            continue
+        if now[0] < 0 or then[0] < 0 or _made_before(folder, now, then):
+            older.add(path)
+    return older
 
 
 def _renames(output: str | None) -> dict[str, str]:

@@ -38,8 +38,8 @@ The git blob hash of every document read is kept in the store's metadata
 (:data:`SEED_STATE_KEY` + project, with each file's mtime and size as a hint), so that
 ``changed_only`` runs — what the session-start hook does, :func:`reseed_changed` — read
 only the documents whose hash changed since the last run and touch nothing else; a document
-whose version here is older than the one seeded (which another branch committed: see
-:func:`kenning.freshness.versions_another_branch_replaced`) is left as it is. Such a
+whose version here is older than the one seeded (which another branch committed after it:
+see :func:`kenning.freshness.versions_another_branch_replaced`) is left as it is. Such a
 run writes new hints only along with a change of contents: a document with a new mtime and
 the same bytes (a checkout, another machine's clone) is hashed again by the next run, and
 the store is not written for it.
