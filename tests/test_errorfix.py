@@ -677,10 +677,24 @@ following articles:
 """
 
 
+MAVEN_COMPILE_SUMMARY_FIRST = """\
+[INFO] BUILD FAILURE
+[INFO] ------------------------------------------------------------------------
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile \
+(default-compile) on project p1: Compilation failure
+[ERROR] /home/ci/p1/src/main/java/com/acme/App.java:[22,8] cannot find symbol
+[ERROR]   symbol:   class JsonMapper
+[ERROR]   location: class com.acme.App
+[ERROR] -> [Help 1]
+"""
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
         (MAVEN_COMPILE, "cannot find symbol: method foo()"),
+        # the goal that failed first, at the same level: still the banner, not the error
+        (MAVEN_COMPILE_SUMMARY_FIRST, "cannot find symbol: class JsonMapper"),
         (
             MAVEN_DEPENDENCY,
             "Failed to execute goal on project shop: Could not resolve dependencies for project"
@@ -2199,9 +2213,44 @@ SAME_ERROR = [
         "redis.exceptions.ConnectionError: Error 61 connecting to localhost:6379. Connection"
         " refused.",
     ),
+    # a message's closing full stop, which a note quoting the error often leaves out
+    ("##[error]Process completed with exit code 137.", "Process completed with exit code 137"),
+    (
+        "src/a.ts(12,3): error TS2322: Type 'string | undefined' is not assignable to type "
+        "'string'.",
+        "error TS2322: Type 'string | undefined' is not assignable to type 'string'",
+    ),
+    # docker build says it under the step and last, "failed to solve"
+    (
+        '#9 ERROR: process "/bin/sh -c npm ci" did not complete successfully: exit code: 137',
+        'ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: '
+        "exit code: 137",
+    ),
+    # a URL path's query is the path's
+    (
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
+        "Max retries exceeded with url: /api/v1/users?page=2",
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
+        "Max retries exceeded with url: /api/v1/users",
+    ),
+    # PostgreSQL's server log (its log_line_prefix, "%m [%p] ") and psql's output
+    (
+        "2024-05-01 12:00:01.123 UTC [4242] ERROR:  duplicate key value violates unique "
+        'constraint "users_email_key"',
+        'ERROR:  duplicate key value violates unique constraint "users_email_key"',
+    ),
 ]
 
 DIFFERENT_ERROR = [
+    # a failed assert's values are the failure: 401 is not 403, "archived" not "published"
+    (
+        "FAILED tests/test_api.py::test_get_user - assert 401 == 200",
+        "FAILED tests/test_admin.py::test_delete_user - assert 403 == 200",
+    ),
+    (
+        "AssertionError: assert 'draft' == 'published'",
+        "AssertionError: assert 'draft' == 'archived'",
+    ),
     ("error[E0382]: borrow of moved value: `v`", "error[E0499]: borrow of moved value: `v`"),
     (
         "TypeError: Cannot read properties of undefined (reading 'x')",
@@ -3840,3 +3889,28 @@ def test_a_quoted_url_is_masked_as_any_quoted_value() -> None:
     assert error_fingerprint("GET https://api.example.com/v1/users?id=3 returned 500") == (
         error_fingerprint("GET https://api.example.com/v2/orders returned 500")
     )
+
+
+PYTEST_IN_ACTIONS = """\
+=================================== FAILURES ===================================
+_______________________________ test_get_user[5] _______________________________
+>       assert resp.status_code == 200
+E       assert 401 == 200
+E        +  where 401 = <Response [401 Unauthorized]>.status_code
+tests/test_api.py:57: AssertionError
+=========================== short test summary info ============================
+\x1b[1m\x1b[31mFAILED\x1b[0m tests/test_api.py::test_get_user[5] - assert 401 == 200
+\x1b[31m========================= \x1b[1m1 failed\x1b[0m, 41 passed in 3.21s ==========================
+##[error]Process completed with exit code 1.
+"""
+
+
+@pytest.mark.parametrize("stamp", ["", "2024-06-02T01:02:03.4567890Z "])
+def test_a_log_that_stamps_every_line_gives_the_error_not_the_runners_exit(stamp: str) -> None:
+    """GitHub Actions' raw log puts a timestamp before every line: pytest's ``E`` line and
+    its ``FAILED … -`` summary were not read as such behind it, and the signature was the
+    bare ``AssertionError (exit code 1)``, which finds no fix."""
+    raw = "".join(stamp + line for line in PYTEST_IN_ACTIONS.splitlines(keepends=True))
+    signature = extract_error_signature(raw)
+    assert signature == "AssertionError: assert 401 == 200 (exit code 1)", signature
+    assert error_fingerprint(signature) == error_fingerprint("assert 401 == 200")

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 1
+RULES_VERSION = 2
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -254,7 +254,9 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # ":3.12-slim": its number's rest was left out of the mask, "<path>.2.3")
     (
         lazy(
+            # (and a URL path's query: "/api/users?page=2" is the path it asked)
             r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+(?:[.-]\w+)*)*"
+            r"(?:\?[^\s'\"`]*)?"
             r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+(?:[.-]\w+)*)*"
             r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+(?:[.-]\w+)*)*"
         ),
@@ -284,6 +286,10 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     ),
     # long hex ids (commit hashes, object ids) that contain at least one digit
     (lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
+)
+#: The rules that mask a signature's literals, its quoted values and numbers (after
+#: :data:`_FP_RULES`): not in a failed assert's, whose values are the failure.
+_LITERAL_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # quoted identifiers / values
     (lazy(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
     (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
@@ -397,6 +403,25 @@ _MSBUILD_PROJECT = lazy(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200
 #: the reason is the error, on any branch.
 _GIT_REJECTED_REF = lazy(r"^(!\s+\[(?:remote\s+)?rejected\])\s+\S+\s+->\s+\S+")
 
+
+#: docker build (BuildKit) says why a step failed twice: under the step (``#9 ERROR: process
+#: "/bin/sh -c npm ci" did not complete successfully: exit code: 137``) and last (``ERROR:
+#: failed to solve: process …``): one error.
+_BUILDKIT_FAILED_TO_SOLVE = lazy(r"^(ERROR:\s+)failed\s+to\s+solve:\s+(?=process\s)", re.I)
+
+#: The level word before a message (psql's and gcc's ``ERROR: …``, ``error: …``, Node's bare
+#: ``Error: …``), which a log that stamps its lines gives apart (PostgreSQL's server log:
+#: ``2024-05-01 12:00:01 UTC [4242] ERROR:  duplicate key …``) and a note often leaves out:
+#: one error with it or without.
+_LEVEL_WORD = lazy(r"^error:\s+(?=\S)", re.IGNORECASE)
+
+#: pytest's failed assert (``assert 401 == 200``, ``assert 'draft' == 'published'``): its values
+#: are what failed; another status, another value is another failure.
+_ASSERT = lazy(r"^assert\s")
+
+#: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note
+#: that quotes the error often leaves out; not an ellipsis.
+_FULL_STOP = lazy(r"(?<![.…])\.$")
 
 #: npm names the package it could not find with the range it was asked for (``'@acme/ui@^2.0.0'
 #: is not in this registry.``): the package is the error, another range another version of it.
@@ -707,12 +732,14 @@ def error_fingerprint(signature: str) -> str:
     text = _LIBPQ_14.sub(_libpq_before_14, text, count=1)
     text = _SUGGESTION.sub("", text, count=1)
     text = _PYTEST_ASSERT_CLASS.sub("", text, count=1)
+    text = _BUILDKIT_FAILED_TO_SOLVE.sub(r"\1", text, count=1)
     text = _GO_OLD_UNUSED_VARIABLE.sub(r"declared and not used: \g<name>", text, count=1)
     text = _GO_OLD_UNUSED_IMPORT.sub(r"\1and", text, count=1)
     text = _KOTLIN_NEW_UNRESOLVED.sub(r"Unresolved reference: \g<name>", text, count=1)
     text = _DARWIN_ERRNO_LINE.sub(_errno_as_on_linux, text)
     text = _WERROR.sub(r"warning:\g<message>[-W\g<option>]", text, count=1)
     text = _ESLINT_LEVEL.sub(r"warning \g<message> \g<rule>", text, count=1)
+    text = _LEVEL_WORD.sub("", text, count=1)  # (after the -Werror and eslint levels' reading)
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
@@ -723,13 +750,14 @@ def error_fingerprint(signature: str) -> str:
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)
-    for pattern, repl in _FP_RULES:
+    literal = () if _ASSERT.match(text) else _LITERAL_RULES
+    for pattern, repl in (*_FP_RULES, *literal):
         text = pattern.sub(repl, text)
     for i, num in enumerate(kept):
         text = text.replace(_keep_token(i), num)
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
-    return one_line(text).lower()
+    return _FULL_STOP.sub("", one_line(text)).lower()
 
 
 _MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")

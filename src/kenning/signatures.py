@@ -57,6 +57,9 @@ _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}
 #: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
 #: level and the process, ``ForkPoolWorker-3`` as well, then the message).
 _CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
+#: The process id after a log line's time (PostgreSQL's default ``log_line_prefix``, ``%m
+#: [%p] ``: ``2024-05-01 12:00:01.123 UTC [4242] ERROR: …``; with ``%l``, ``[4242]: [3-1]``).
+_PROCESS_ID = lazy(r"^\[\d{1,10}\](?::\s*\[\d+-\d+\])?\s+(?=\S)")
 #: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
 #: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
@@ -241,6 +244,9 @@ _WRAPPER = lazy(
     r"|Task\s+:\S+\s+FAILED$"
     r"|Execution\s+failed\s+for\s+task\b"
     r"|Could\s+not\s+resolve\s+all\s+(?:files|dependencies|artifacts)\s+for\s+configuration\b"
+    # maven's goal that failed to compile or test, above what failed in it ("cannot find
+    # symbol"; its "Could not resolve dependencies …" is the error itself)
+    r"|Failed\s+to\s+execute\s+goal\s.*:\s+(?:Compilation\s+failure|There\s+are\s+test\s+failures)"
     r"|Compilation\s+(?:failed;\s+see\s+the\s+compiler\s+error\s+output|error\.\s+See\s+log)"
     r"|make(?:\[\d+\])?:\s+\*\*\*"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
@@ -252,6 +258,9 @@ _WRAPPER = lazy(
     r"|There\s+(?:was|were)\s+\d+\s+(?:failures?|errors?|warnings?|risky\s+tests?):$)",
     re.IGNORECASE,
 )
+#: A wrapper line at an error log level: above the lines that name no error, below those
+#: that do.
+_WRAPPER_LOGGED_SCORE = 45
 #: A located line whose message starts with a rule code (ruff/flake8 ``F401``, pylint
 #: ``C0114:``): the diagnostic itself, as specific as ``error: …``.
 _RULE_CODE = lazy(r"^[A-Z]{1,4}\d{2,5}\b")
@@ -388,6 +397,12 @@ def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
     line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
+    # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
+    # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
+    first = _TIMESTAMP.match(line)
+    stamped = first is not None and first.end() > 0
+    if stamped:
+        line = line[first.end() :]
     line = _COMPOSE_PREFIX.sub("", line, count=1)
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
@@ -403,12 +418,13 @@ def clean_line(line: str) -> tuple[str, bool]:
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level
         error_level = error_level or summary.group(0).startswith("ERROR")
         line = line[summary.end() :]
-    stamped = False
     for _ in range(2):
         ts = _TIMESTAMP.match(line)
         if ts and ts.end() > 0:
             line = line[ts.end() :]
             stamped = True
+        if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id
+            line = _PROCESS_ID.sub("", line, count=1)
         if _ERROR_LEVEL.match(line):
             error_level = True
         lvl = _LEVEL_PREFIX.match(line)
@@ -537,10 +553,12 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         python_exception = in_exception and _PY_EXCEPTION_LINE.match(line) is not None
         if python_exception:  # which ends the traceback: a log line after it is not one
             score, traceback = max(score, _PY_EXCEPTION_SCORE), False
-        if _WRAPPER.search(line):
+        wrapper = _WRAPPER.search(line) is not None
+        if wrapper:
             score = min(score, 30) if score else 30
-        if error_level:
-            score = max(score, 60)
+        if error_level:  # (a wrapper logged as an error, maven's "[ERROR] Failed to execute
+            # goal …", is still the least specific of the errors)
+            score = max(score, _WRAPPER_LOGGED_SCORE if wrapper else 60)
         # the tail only: a line merged again and again was searched whole each time
         # (_DANGLING's words are at most 8 letters, and \b sees the letter before them)
         dangling = out and _DANGLING.search(out[-1][0][-_DANGLING_TAIL:])
@@ -648,7 +666,7 @@ def _within_limit(signature: str) -> str:
     return cut_at_word_boundary(shorter, SIGNATURE_MAX_CHARS)
 
 
-_PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$", re.MULTILINE)
+_PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$")
 
 
 def _with_detail(signature: str, raw: str) -> str:
@@ -657,7 +675,14 @@ def _with_detail(signature: str, raw: str) -> str:
     ``E   KeyError: 'id'``, the class said once)."""
     if not _BARE_EXCEPTION.match(signature):
         return signature
-    detail = _PYTEST_DETAIL.search(ANSI.sub("", raw))
+    detail = next(
+        (
+            found
+            for line in ANSI.sub("", raw).splitlines()
+            if (found := _PYTEST_DETAIL.match(_TIMESTAMP.sub("", line, count=1))) is not None
+        ),
+        None,
+    )
     if detail is None:
         return signature
     text = one_line(detail.group(1))
