@@ -400,9 +400,9 @@ def clean_line(line: str) -> tuple[str, bool]:
     # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
     # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
     first = _TIMESTAMP.match(line)
-    stamped = first is not None and first.end() > 0
-    if stamped:
-        line = line[first.end() :]
+    stamped = False
+    if first is not None and first.end() > 0:
+        line, stamped = line[first.end() :], True
     line = _COMPOSE_PREFIX.sub("", line, count=1)
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
