@@ -14,6 +14,7 @@ from kenning.backends.base import Filters
 from kenning.calibration import calibrate, read_queries
 from kenning.embedders.base import Embedder
 from kenning.errors import StoreLocationError, UserInputError
+from kenning.search import ANOTHER_CODE_SCORE
 from kenning.seeding import seed_solutions
 from kenning.signatures import looks_like_error
 from kenning.store import NewMemory
@@ -893,3 +894,31 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
     # another diagnostic is another error: 'null' is not 'undefined' (TS18047, TS18048)
     hits = store.recall(NEXT_BUILD.format(message="'cart.items' is possibly 'null'.")).hits
     assert all(h.match != "fingerprint" for h in hits), hits
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        (
+            'ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: '
+            "exit code: 137",
+            '#9 ERROR: process "/bin/sh -c npm ci" did not complete successfully: exit code: 139',
+        ),
+        ("assert 401 == 200", "FAILED tests/test_admin.py::test_delete_user - assert 403 == 200"),
+        ("Process completed with exit code 137", "Process completed with exit code 1."),
+    ],
+)
+def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
+    store: MemoryStore, stored: str, asked: str
+) -> None:
+    """The out-of-memory fix stored for docker's ``exit code: 137`` came back at 0.98 for
+    ``exit code: 139`` (a segfault) and ``1``, and the fix of ``assert 401 == 200`` for
+    ``assert 403 == 200``: their words are almost the same, their errors are not. An entry
+    whose fingerprint is the query's but for the code it keeps is held below the floors; the
+    same error with its own code still finds it."""
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error alone", "error_fix")
+    assert entry.status == "stored", entry
+    assert [h.memory.id for h in store.recall(asked, errors=True).hits] == []
+    found = store.search(asked, threshold=0.0, limit=5)
+    assert all(r.semantic <= ANOTHER_CODE_SCORE for r in found.results), found
+    assert [h.memory.id for h in store.recall(stored, errors=True).hits] == [entry.id]

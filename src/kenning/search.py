@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -300,6 +301,24 @@ LEXICAL_REFERENCE_LENGTH = 75.0
 SCORE_KNEE = 0.9
 #: An exact error-fingerprint match scores at least this (above every floor).
 FINGERPRINT_SCORE = 0.95
+#: An ERROR-FIX entry of the same error as the query's but for another exit code, status,
+#: errno, error code or failed assert's value (their fingerprints differ in those numbers
+#: alone: ``exit code: 137`` for ``exit code: 139``) scores at most this, below the floors:
+#: it is another error, whose fix is not this one's, though its words are almost the query's
+#: (the cosine of two such lines is ~0.98).
+ANOTHER_CODE_SCORE = 0.3
+_KEPT_NUMBER = re.compile(r"\d+")
+
+
+def another_code(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
+    """Whether an entry's error fingerprint is the query's but for the numbers it keeps (an
+    exit code, status, errno, error code, an assert's values): the same error's shape, with
+    another code, is another error."""
+    if not query_fingerprint or not isinstance(entry_fingerprint, str):
+        return False
+    if entry_fingerprint == query_fingerprint or not _KEPT_NUMBER.search(query_fingerprint):
+        return False
+    return _KEPT_NUMBER.sub("0", entry_fingerprint) == _KEPT_NUMBER.sub("0", query_fingerprint)
 
 
 def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
@@ -387,8 +406,9 @@ def hybrid_candidates(
     scores its cosine plus a bounded lexical bonus (:func:`fused_score`): the bonus is the
     memory's BM25 over the query's terms against the best among the candidates, times how
     many of the query's terms it holds. An exact error-fingerprint match scores at least
-    :data:`FINGERPRINT_SCORE`. A lexical hit without a usable vector is left out: its score
-    would mean nothing."""
+    :data:`FINGERPRINT_SCORE`; an entry of the same error with another code (:func:`another_code`)
+    at most :data:`ANOTHER_CODE_SCORE`. A lexical hit without a usable vector is left out:
+    its score would mean nothing."""
     cosines = {m.id: score for m, score in dense}
     memories = {m.id: m for m, _ in dense}
     unscored = [m.id for m, _ in lexical.hits if m.id not in cosines]
@@ -419,6 +439,8 @@ def hybrid_candidates(
             else 0.0
         )
         fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
+        if another_code(lexical.fingerprint, memory.metadata.get("error_fingerprint")):
+            fused = min(fused, ANOTHER_CODE_SCORE)
         scored[memory_id] = Candidate(
             memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"
         )
@@ -474,6 +496,7 @@ def expansion_reason(
 
 
 __all__ = [
+    "ANOTHER_CODE_SCORE",
     "DEFAULT_COLLECTION",
     "FINGERPRINT_SCORE",
     "LEXICAL_FULL_STRENGTH",
@@ -486,6 +509,7 @@ __all__ = [
     "LexicalEvidence",
     "SearchPlan",
     "SearchResponse",
+    "another_code",
     "check_limit",
     "check_whole_number",
     "expansion_reason",
