@@ -14,6 +14,7 @@ from kenning import MemoryStore, open_store, search_memories
 from kenning.config import load_settings
 from kenning.errors import InvalidTypeError, UserInputError
 from kenning.render import render_human
+from kenning.store import NewMemory
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -131,6 +132,41 @@ def test_decay_reorders_and_subscores_are_exact(store: MemoryStore) -> None:
     by_id = {r.memory.id: r for r in decayed}
     assert by_id[b.id].temporal == pytest.approx(1.0)
     assert by_id[a.id].temporal == pytest.approx(0.5 ** (300 / 60))  # rules: 60-day half-life
+
+
+@pytest.mark.parametrize("old_notes", [25, 90])
+def test_the_best_decayed_match_is_found_however_many_older_notes_are_closer(
+    store: MemoryStore, old_notes: int
+) -> None:
+    """Search ranked by decay only the top 20 (or 4 × limit) by meaning: a fresh note a
+    little less close in wording than 25 notes from last year, the best match once age
+    counts, was left out of the default search and came first from --limit 10 on (from
+    --limit 99 with 200 old notes). The first results are every memory's first, whatever
+    the limit."""
+    old = NOW - timedelta(days=400)
+    store.remember_many(
+        [
+            NewMemory(
+                "Kafka consumer lag alert fires when the consumer group falls behind partition "
+                f"{i}; scale the consumers",
+                "implementation",
+                stored_at=old,
+            )
+            for i in range(old_notes)
+        ]
+    )
+    fresh = store.remember(
+        "When Kafka lag grows, we now add consumer replicas through the autoscaler instead of "
+        "by hand",
+        "implementation",
+        stored_at=NOW,
+    )
+    query = "kafka consumer lag alert behind partition"
+    widest = store.search(query, limit=100, now=NOW).results
+    assert widest[0].memory.id == fresh.id, [(r.memory.content[:40], r.score) for r in widest]
+    for limit in (1, 5):
+        found = store.search(query, limit=limit, now=NOW).results
+        assert [r.memory.id for r in found] == [r.memory.id for r in widest[:limit]]
 
 
 def test_half_life_override_from_config(store: MemoryStore, project: Path) -> None:

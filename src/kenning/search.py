@@ -243,6 +243,29 @@ def rank(
     return sorted(results.values(), key=lambda r: (-r.score, -r.semantic, r.memory.id))
 
 
+def ranking_settled(
+    candidates: Sequence[Candidate],
+    ranked: Sequence[SearchResult],
+    *,
+    pool: int,
+    limit: int,
+    threshold: float,
+    decay: bool,
+) -> bool:
+    """Whether the first ``limit`` of ``ranked`` (:func:`rank` of ``candidates``, the top
+    ``pool`` by semantic score) are the first ``limit`` of every memory's ranking: no memory
+    left out of the pool can pass them. Without decay the order is the semantic one; with
+    it, one left out scores at most what the pool's weakest semantic score does at age 0
+    (a fresh note a little less close in wording than twenty old ones is the best match)."""
+    if not decay or len(candidates) < pool or not candidates:
+        return True
+    weakest = min(c.semantic for c in candidates)
+    if weakest < threshold:  # the memories after it do not pass the threshold
+        return True
+    best_left_out = decayed_score(weakest, 0.0, 1.0)[0]
+    return len(ranked) >= limit and ranked[limit - 1].score >= best_left_out
+
+
 #: Hybrid retrieval (measured with ``bench/fusion_grid.py``, reported by ``bench/quality.py``):
 #:
 #:     fused = bend(cosine + LEXICAL_WEIGHT * (lexical / best)
@@ -522,4 +545,5 @@ __all__ = [
     "parse_types",
     "plan_search",
     "rank",
+    "ranking_settled",
 ]

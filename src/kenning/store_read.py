@@ -32,6 +32,7 @@ from .search import (
     lexical_idfs,
     plan_search,
     rank,
+    ranking_settled,
 )
 from .store_base import _check_text
 from .store_freshness import StoreFreshness
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("kenning")
 #: Candidates fetched per search before threshold and decay re-ranking.
 SEARCH_CANDIDATES = 20
+#: The widest pool a decayed search ranks (:func:`kenning.search.ranking_settled`): 20 × 4³.
+SEARCH_MAX_CANDIDATES = 1280
 #: Dense and lexical candidates fetched before fusion (each side).
 RETRIEVAL_POOL = 20
 
@@ -455,17 +458,27 @@ class StoreReads(StoreFreshness):
                 return [], None
             # The first step embeds the query (its lexical side hidden behind that); a
             # cascade's next step reuses the vector.
-            candidates, vector = self._retrieve(
-                query, k, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
-            )
+            pool = k
+            while True:
+                candidates, vector = self._retrieve(
+                    query, pool, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
+                )
+                ranked = rank(
+                    candidates,
+                    threshold=bar,
+                    decay=decay,
+                    now=moment,
+                    half_life_overrides=settings.half_life_overrides,
+                )
+                settled = ranking_settled(
+                    candidates, ranked, pool=pool, limit=limit, threshold=bar, decay=decay
+                )
+                if settled or pool >= SEARCH_MAX_CANDIDATES:
+                    break
+                # with decay a memory after the pool can rank above its first ``limit``:
+                # a wider pool, until none can
+                pool = min(pool * 4, SEARCH_MAX_CANDIDATES)
             best = max((c.semantic for c in candidates), default=None)
-            ranked = rank(
-                candidates,
-                threshold=bar,
-                decay=decay,
-                now=moment,
-                half_life_overrides=settings.half_life_overrides,
-            )
             return self._rank_fresh_first(ranked, settings.stale_penalty), best
 
         results, best = run(plan.primary)
