@@ -638,7 +638,8 @@ async def test_every_tool_error_has_one_shape(client: Client) -> None:
         ("hooks_recall", {"query": "locked", "top_k": "many"}, 'top_k: got the string "many"'),
         ("hooks_remember", {"content": "a note", "type": "bogus"}, "valid types are"),
         ("search_memories", {"query": "x y z", "intent": "when"}, "valid intents are how"),
-        ("read_source", {}, "pass either id"),
+        ("read_source", {}, "one of them: neither was given"),
+        ("read_source", {"id": "0190-nope", "path": "docs/x.md"}, "not both"),
         ("forget", {"id": "0190-nope"}, "no kenning store"),
     ):
         text = await error(client, tool, **arguments)

@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 from kenning import open_store, protocol
-from kenning.calibration import calibrate, read_queries, write_calibration
+from kenning.calibration import (
+    QueryOutcome,
+    calibrate,
+    read_queries,
+    why_not_separable,
+    write_calibration,
+)
 from kenning.config import load_settings
 from kenning.embedders import Embedder, load_embedder
 from kenning.errors import StoreLocationError, UserInputError
@@ -1009,3 +1015,13 @@ def test_every_refused_setting_is_named_at_once(tmp_path: Path) -> None:
     said = str(refused.value)
     for named in ("recall floor", "stale penalty", "decay half-life", "similarity_treshold"):
         assert named in said, said
+
+
+def test_calibrate_says_whether_unrelated_queries_were_missing_or_found_nothing() -> None:
+    """With no unrelated query at all, `calibrate --write` said "no unrelated query …
+    found any memory", as if some had been run and missed."""
+    hits = [QueryOutcome(f"q{i}", ("m1",), "m1", 0.8, True) for i in range(5)]
+    assert "no unrelated query (one with an empty" in (why_not_separable(hits) or "")
+    quiet = [QueryOutcome("pizza", (), None, None, None)]
+    said = why_not_separable([*hits, *quiet]) or ""
+    assert "none of the 1 unrelated query" in said and "found any memory" in said, said

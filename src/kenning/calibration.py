@@ -238,9 +238,16 @@ def why_not_separable(outcomes: Sequence[QueryOutcome]) -> str | None:
     if not labelled:
         return 'no labelled query (one with "gold" memory ids): nothing says what a hit scores'
     if not unrelated:
+        asked = sum(1 for o in outcomes if not o.gold)
+        said = (
+            'no unrelated query (one with an empty "gold" list) was given'
+            if not asked
+            else f"none of the {asked} unrelated quer{'y' if asked == 1 else 'ies'} (an empty "
+            '"gold" list) found any memory'
+        )
         return (
-            'no unrelated query (an empty "gold" list) found any memory: nothing says where '
-            "noise ends; add queries that nothing in the store answers"
+            f"{said}: nothing says where noise ends; add at least {MIN_QUERIES_PER_SIDE} "
+            "queries that nothing in the store answers"
         )
     if not correct:
         return "no labelled query found one of its gold memories at top-1"

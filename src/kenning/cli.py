@@ -641,7 +641,7 @@ Examples:
     default=protocol.RECALL_TOP_K,
     show_default=True,
     type=int,
-    help="Candidates to consider.",
+    help="Candidates to consider (1 to 100).",
 )
 @click.option(
     "--errors/--no-errors",
@@ -665,7 +665,10 @@ Examples:
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option(
-    "--quiet", "-q", is_flag=True, help="Print nothing when there is no store (hooks, scripts)."
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Print nothing on stderr when there is no store or nothing passed (hooks, scripts).",
 )
 @_store_options
 @handle_errors
@@ -792,7 +795,13 @@ Examples:
 @click.option("--collection", default=None, help=f"One of {', '.join(COLLECTIONS)}.")
 @click.option("--type", "memory_type", default=None, help="Type or comma list of types.")
 @click.option("--intent", default=None, help="how | what | why (default: detected from the query).")
-@click.option("--limit", default=protocol.SEARCH_DEFAULT_LIMIT, show_default=True, type=int)
+@click.option(
+    "--limit",
+    default=protocol.SEARCH_DEFAULT_LIMIT,
+    show_default=True,
+    type=int,
+    help=f"Results to show (1 to {protocol.SEARCH_MAX_LIMIT}).",
+)
 @click.option(
     "--group-id",
     "--project",
@@ -961,7 +970,7 @@ Examples:
     is_flag=True,
     help="Read only the documents whose blob hash changed since the last run.",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_this_project_option
 @_store_options
 @handle_errors
@@ -1106,7 +1115,7 @@ Examples:
     is_flag=True,
     help="Save the measured threshold and floors to .kenning/config.toml (beside the store).",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 @_store_options
 @handle_errors
 def calibrate(
@@ -1298,7 +1307,7 @@ Examples:
     default=None,
     help="The memory's project id (default: this one; 'all' for any project).",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 @_store_options
 @handle_errors
 def source_cmd(
@@ -1436,7 +1445,10 @@ Examples:
 """,
 )
 @click.option(
-    "--to", "target", required=True, help="Target store: a path, postgresql://… or http(s)://…."
+    "--to",
+    "target",
+    required=True,
+    help="Target store: a path, postgresql://…, http(s)://… or qdrant-local:<folder>.",
 )
 @click.option(
     "--group-id",
@@ -1445,7 +1457,7 @@ Examples:
     default=None,
     help="Project to copy (default: this one; 'all' for every project).",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @_store_options
 @handle_errors
 def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
@@ -1746,7 +1758,7 @@ Examples:
 )
 @click.argument("memory_id")
 @_memory_project_option
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_store_options
 @handle_errors
 def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str | None) -> None:
@@ -2038,7 +2050,7 @@ holds it).
     help="Embed every memory from its text, using none of the file's vectors: for a file "
     "you did not make (a well-formed vector of another note's text passes every check).",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @_store_options
 @handle_errors
 def import_cmd(
@@ -2203,7 +2215,7 @@ others would come out the same); --force re-embeds every memory all the same,
 while reads and writes go on.
 """
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @click.option(
     "--force", is_flag=True, help="Re-embed every memory, also on a store already on this model."
 )
@@ -2486,7 +2498,9 @@ Checks: location (the store lies inside the project), store (SQLite can read the
 schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
 the current model's), index (a full-text row per memory, FTS5 integrity-check), rows
 (every row decodes; every vector has the store's dimension, is finite and unit length),
-settings (config.toml beside the store reads, and holds no key kenning ignores).
+settings (config.toml beside the store reads, and holds no key kenning ignores), project
+(this project has memories here, when the store holds other projects': a renamed repository
+or a changed origin gives it a new id).
 The store is opened read-only and never changed.
 
 \b

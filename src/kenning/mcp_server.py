@@ -954,7 +954,8 @@ class KenningTools:
         if (id is None) == (path is None):
             raise UserInputError(
                 "pass either id (a memory from hooks_recall or search_memories) or path "
-                "(as a memory gives it), not both"
+                "(as a memory gives it), "
+                + ("not both" if id is not None else "one of them: neither was given")
             )
         store = self.store(create=False, where=where)
         if id is not None:
