@@ -18,6 +18,7 @@ from kenning.scoring import (
     age_days,
     decayed_score,
     half_life_for,
+    layered_half_lives,
     parse_half_life_overrides,
     temporal_score,
 )
@@ -308,3 +309,28 @@ def test_parse_overrides_mapping_rejects(mapping):
 def test_parse_overrides_rejects_other_types():
     with pytest.raises(UserInputError, match="TYPE:DAYS"):
         parse_half_life_overrides(7)  # type: ignore[arg-type]
+
+
+def test_a_collection_a_higher_layer_names_sets_the_lower_layers_types_of_it() -> None:
+    """config.toml's `error_fix = 7` kept beating the environment's `code-patterns:30`
+    (half-lives are looked up by type first): error fixes still decayed in 7 days. A
+    collection a layer names sets every type of it; the lower layer's other names stay."""
+    lower = {"error_fix": 7.0, "decision": 90.0, "conventions": 40.0}
+    merged = layered_half_lives(lower, {"code-patterns": 30.0})
+    assert merged == {"decision": 90.0, "conventions": 40.0, "code-patterns": 30.0}
+    assert half_life_for("error_fix", "code-patterns", merged) == 30.0
+    # a type named above keeps its own, over its collection's from below
+    merged = layered_half_lives({"code-patterns": 30.0}, {"error_fix": 5.0})
+    assert half_life_for("error_fix", "code-patterns", merged) == 5.0
+    assert half_life_for("refactor", "code-patterns", merged) == 30.0
+
+
+def test_a_half_life_table_error_shows_the_table_form() -> None:
+    """A bad value in config.toml's `half_life = { error_fix = -3 }` was explained with
+    the environment's form ('error_fix:7, decision:90'), not the table the user wrote."""
+    with pytest.raises(UserInputError) as caught:
+        parse_half_life_overrides({"error_fix": -3})
+    assert "half_life = { error_fix = 7" in str(caught.value), caught.value
+    assert "error_fix = -3" in str(caught.value), caught.value
+    with pytest.raises(UserInputError, match="TYPE:DAYS"):
+        parse_half_life_overrides("error_fix:-3")

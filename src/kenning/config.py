@@ -687,7 +687,7 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Merge the layers above into one :class:`Settings`."""
-    from .scoring import parse_half_life_overrides
+    from .scoring import layered_half_lives, parse_half_life_overrides
 
     env = os.environ if environ is None else environ
     toml: dict[str, Any] = {}
@@ -781,6 +781,7 @@ def load_settings(
         decay = {}
     # a layer sets the half-lives of the types it names: KENNING_DECAY_HALF_LIFE="error_fix:3"
     # keeps config.toml's other types, as every other setting keeps the layers it does not set
+    # (and a collection it names, the types of that collection: scoring.layered_half_lives)
     overrides: dict[str, float] = {}
     origin = "default"
     variable = "KENNING_DECAY_HALF_LIFE"
@@ -792,7 +793,7 @@ def load_settings(
         if half is None:
             continue
         try:
-            overrides |= parse_half_life_overrides(half)
+            overrides = layered_half_lives(overrides, parse_half_life_overrides(half))
         except UserInputError as exc:
             problems.append(UserInputError(f"decay half-life from {said(layer, variable)}: {exc}"))
             continue

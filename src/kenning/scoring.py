@@ -65,6 +65,8 @@ DEFAULT_TYPE_HALF_LIFE: Mapping[str, float] = {
 }
 
 _OVERRIDE_FORM = "TYPE:DAYS pairs separated by commas, e.g. 'error_fix:7, decision:90'"
+#: The same in a TOML table (``.kenning/config.toml``), as a table is written there.
+_TABLE_FORM = "a table of TYPE = DAYS, e.g. half_life = { error_fix = 7, decision = 90 }"
 
 
 def age_days(stored_at: datetime, now: datetime) -> float:
@@ -143,7 +145,7 @@ def _valid_names() -> str:
     )
 
 
-def _parse_days(item: str, raw: object) -> float:
+def _parse_days(item: str, raw: object, form: str = _OVERRIDE_FORM) -> float:
     if isinstance(raw, bool):
         days = math.nan  # True/False are ints in Python, but never a number of days
     elif isinstance(raw, int | float):
@@ -155,8 +157,7 @@ def _parse_days(item: str, raw: object) -> float:
             days = math.nan
     if not (math.isfinite(days) and days > 0):
         raise UserInputError(
-            f"invalid half-life override {item!r}: DAYS must be a positive number; "
-            f"expected {_OVERRIDE_FORM}"
+            f"invalid half-life override {item!r}: DAYS must be a positive number; expected {form}"
         )
     return days
 
@@ -175,8 +176,10 @@ def parse_half_life_overrides(
     """
     if text is None:
         return {}
+    form = _OVERRIDE_FORM
     if isinstance(text, Mapping):
-        pairs = [(str(k), v, f"{k}:{v}") for k, v in text.items()]
+        form = _TABLE_FORM
+        pairs = [(str(k), v, f"{k} = {v!r}") for k, v in text.items()]
     elif isinstance(text, str):
         pairs = []
         for raw_item in text.split(","):
@@ -198,11 +201,25 @@ def parse_half_life_overrides(
         if key is None:
             raise UserInputError(
                 f"invalid half-life override {item!r}: unknown name {name.strip()!r}; "
-                f"TYPE must be {_valid_names()}; expected {_OVERRIDE_FORM}"
+                f"TYPE must be {_valid_names()}; expected {form}"
             )
         if key in result:
             raise UserInputError(
                 f"invalid half-life override {item!r}: {key!r} is given more than once"
             )
-        result[key] = _parse_days(item, raw_days)
+        result[key] = _parse_days(item, raw_days, form)
     return result
+
+
+def layered_half_lives(lower: Mapping[str, float], higher: Mapping[str, float]) -> dict[str, float]:
+    """The half-lives of two settings layers: ``higher``'s, and ``lower``'s for the names it
+    does not set. A collection a higher layer names sets every type of it, a lower layer's
+    type of that collection included (half-lives are looked up by type first: the lower
+    layer's ``error_fix = 7`` kept beating an environment's ``code-patterns:30``)."""
+    named = set(higher)
+    kept = {
+        name: days
+        for name, days in lower.items()
+        if name not in named and TYPE_TO_COLLECTION.get(name) not in named
+    }
+    return kept | dict(higher)
