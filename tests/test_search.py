@@ -16,6 +16,8 @@ from kenning.errors import InvalidTypeError, UserInputError
 from kenning.render import render_human
 from kenning.store import NewMemory
 
+from .cli_runner import run_cli
+
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
@@ -178,8 +180,20 @@ def test_half_life_override_from_config(store: MemoryStore, project: Path) -> No
     ).results
     assert r.temporal == pytest.approx(0.25)
     (project / ".kenning" / "config.toml").write_text('[decay]\nhalf_life = "rule:-3"\n')
-    with pytest.raises(UserInputError, match="rule"):
-        open_store(cwd=project, embedder=store.embedder)
+    # a half-life that cannot be read fails what decays (a search), said with the file; a
+    # recall, which does not decay, and the backup go on (a teammate's typo in a committed
+    # config.toml stopped every agent's recall and `kenning export`)
+    s3 = open_store(cwd=project, embedder=store.embedder)
+    with pytest.raises(UserInputError, match=r"config\.toml.*'rule:-3'"):
+        s3.search("reversible migrations", now=NOW)
+    assert [h.memory.content for h in s3.recall("reversible migrations").hits] == [
+        "Every migration must be reversible."
+    ]
+    assert s3.search("reversible migrations", decay=False, threshold=0.3).results
+    exported = run_cli(project, "export")
+    assert exported.returncode == 0 and "reversible" in exported.stdout, exported.stderr
+    stats = run_cli(project, "stats")
+    assert stats.returncode == 1 and "'rule:-3'" in stats.stderr, stats.stderr
 
 
 def test_threshold_precedence(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -87,6 +87,16 @@ class Settings:
     #: misspelt one does nothing), each said with the key it may have meant (``kenning
     #: stats`` and ``kenning doctor``).
     warnings: tuple[str, ...] = ()
+    #: Why the decay half-lives set cannot be read (None: they can): said by the reads that
+    #: decay (:meth:`half_lives`), not by a recall, an export or a write, which do not.
+    decay_problem: str | None = None
+
+    def half_lives(self) -> Mapping[str, float]:
+        """:attr:`half_life_overrides`, or the :class:`UserInputError` of a half-life that
+        could not be read."""
+        if self.decay_problem is not None:
+            raise UserInputError(self.decay_problem)
+        return self.half_life_overrides
 
 
 @dataclass(frozen=True)
@@ -785,6 +795,7 @@ def load_settings(
     overrides: dict[str, float] = {}
     origin = "default"
     variable = "KENNING_DECAY_HALF_LIFE"
+    decay_problems: list[UserInputError] = []
     for half, layer in (
         (decay.get("half_life"), toml_origin),
         (dotenv.get(variable, "").strip() or None, ".env"),
@@ -795,7 +806,9 @@ def load_settings(
         try:
             overrides = layered_half_lives(overrides, parse_half_life_overrides(half))
         except UserInputError as exc:
-            problems.append(UserInputError(f"decay half-life from {said(layer, variable)}: {exc}"))
+            decay_problems.append(
+                UserInputError(f"decay half-life from {said(layer, variable)}: {exc}")
+            )
             continue
         origin = layer
     sources["half_life_overrides"] = origin
@@ -814,6 +827,8 @@ def load_settings(
         said(origin, "KENNING_STALE_PENALTY"),
     )
     sources["stale_penalty"] = origin
+    if problems:  # (said with the other values refused)
+        problems += decay_problems
     if len(problems) == 1:
         raise problems[0]  # as it was raised (an option's error names the option)
     if problems:
@@ -828,6 +843,7 @@ def load_settings(
         error_recall_floor=floors["error_recall_floor"],
         sources=sources,
         warnings=warnings,
+        decay_problem="; ".join(map(str, decay_problems)) or None,
     )
 
 

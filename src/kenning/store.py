@@ -237,7 +237,7 @@ class MemoryStore(StoreCuration):
                 "similarity_threshold": threshold,
                 "recall_floor": settings.recall_floor,
                 "error_recall_floor": settings.error_recall_floor,
-                "half_life_overrides": dict(settings.half_life_overrides),
+                "half_life_overrides": dict(settings.half_lives()),
                 "recall_log": settings.recall_log,
                 "stale_penalty": settings.stale_penalty,
                 "sources": dict(settings.sources) | {"similarity_threshold": origin},

@@ -450,6 +450,7 @@ class StoreReads(StoreFreshness):
         k = max(SEARCH_CANDIDATES, limit * 4)
         bar = self.similarity_threshold()[0] if explicit is None else explicit
         settings = self.settings  # once: each read looks whether the files changed
+        half_lives = settings.half_lives() if decay else {}
         vector: np.ndarray | None = None
 
         def run(collections: tuple[str, ...]) -> tuple[list[SearchResult], float | None]:
@@ -468,7 +469,7 @@ class StoreReads(StoreFreshness):
                     threshold=bar,
                     decay=decay,
                     now=moment,
-                    half_life_overrides=settings.half_life_overrides,
+                    half_life_overrides=half_lives,
                 )
                 settled = ranking_settled(
                     candidates, ranked, pool=pool, limit=limit, threshold=bar, decay=decay

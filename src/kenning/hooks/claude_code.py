@@ -396,7 +396,7 @@ def _session_context(
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
-    overrides = store.settings.half_life_overrides
+    overrides = store.settings.half_lives()
     penalty = store.settings.stale_penalty
     say = warn or (lambda message: None)
     groups = (
