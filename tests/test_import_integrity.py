@@ -509,6 +509,8 @@ def test_a_timestamp_in_the_future_refuses_the_file(
     assert _checksum(target) == before
     soon = datetime.now(UTC) + timedelta(hours=3)
     exported[2][name] = soon.isoformat()
+    if name == "stored_at":  # (a sighting before it is refused: the test below)
+        exported[2]["last_seen_at"] = None
     assert import_memories(target, _lines(exported))["imported"] == 4
 
 
@@ -907,3 +909,16 @@ def test_the_advice_for_notes_under_the_id_all_is_one_that_works(
         note["group_id"] = "all"
     assert import_memories(target, _lines([header, *notes]))["imported"] == len(notes)
     assert target.count(group_id="all-project") == len(notes)  # where the advice leads
+
+
+def test_a_last_sighting_before_the_memory_was_stored_refuses_the_file(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """A `last_seen_at` before its `stored_at` was set to `stored_at` without a word, where
+    every other impossible value refuses the file naming the line."""
+    exported[1]["stored_at"] = "2026-11-01T00:00:00+00:00"
+    exported[1]["last_seen_at"] = "2020-01-01T00:00:00+00:00"
+    before = _checksum(target)
+    with pytest.raises(UserInputError, match=r"line 2: last_seen_at 2020-01-01.* before stored_at"):
+        import_memories(target, _lines(exported))
+    assert _checksum(target) == before

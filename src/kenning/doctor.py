@@ -613,10 +613,10 @@ def _ahead(future: list[str], now: datetime) -> str:
 
 def _ahead_fix(path: Path) -> str:
     # kenning refuses such a time on every write: another writer's clock (or damage) left it,
-    # and until that date recall ranks the note as new and the session-start hook leaves it out
+    # and until that date search ranks the note as new and the session-start hook leaves it out
     return (
-        "kenning stores no time more than a day ahead; until that date recall ranks such a "
-        "memory as new and the session-start hook leaves it out: if the clock that wrote it "
+        "kenning stores no time more than a day ahead; until that date search's decay ranks "
+        "such a memory as new and the session-start hook leaves it out: if the clock that wrote it "
         f"was wrong, {_forget_each(path)}"
     )
 

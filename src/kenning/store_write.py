@@ -376,6 +376,13 @@ class StoreWrites(StoreReads):
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
         last_seen_at = _not_in_the_future(item.last_seen_at, "last_seen_at", now)
+        if last_seen_at is not None and item.stored_at is not None and last_seen_at < stored_at:
+            # (it was set to stored_at without a word: every other impossible value is said)
+            raise UserInputError(
+                f"last_seen_at {last_seen_at.isoformat()} is before stored_at "
+                f"{stored_at.isoformat()}; a memory is last seen when it is stored or later: "
+                "correct it, or leave last_seen_at out"
+            )
         if last_seen_at is not None:
             last_seen_at = max(last_seen_at, stored_at)
         # after redaction: a recorded path is stored data too. A restored note keeps the
