@@ -27,6 +27,7 @@ from kenning.mcp_server import (
 from kenning.redaction import redact_secrets
 from kenning.render import CUT_CONTEXT_CHARS, cut_message, safe_message, show_unsafe
 
+from .cli_runner import run_cli
 from .conftest import git, texts_redacted
 from .test_mcp import UTC_RULE
 
@@ -741,3 +742,42 @@ async def test_read_source_of_a_document_that_is_not_there_calls_it_missing(
     text = await error(client, "read_source", id=memory_id)
     assert "missing source document 'docs/solutions/never-written.md'" in text, text
     assert "unsafe" not in text and "kenning" not in text.replace("kenning store", ""), text
+
+
+SPRING_LOG = """\
+Exception in thread "main" java.lang.IllegalStateException: Failed to load ApplicationContext
+\tat org.springframework.test.context.cache.DefaultCacheAwareContextLoaderDelegate.loadContext(DefaultCacheAwareContextLoaderDelegate.java:180)
+\tat org.springframework.test.context.support.DefaultTestContext.getApplicationContext(DefaultTestContext.java:130)
+Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'
+\tat org.springframework.beans.factory.support.ConstructorResolver.instantiate(ConstructorResolver.java:657)
+Caused by: org.springframework.boot.autoconfigure.jdbc.DataSourceProperties$DataSourceBeanCreationException: Failed to determine a suitable driver class
+\tat org.springframework.boot.autoconfigure.jdbc.DataSourceProperties.determineDriverClassName(DataSourceProperties.java:186)
+\t... 42 more
+"""
+
+
+async def test_a_pasted_log_is_recalled_by_its_signature(client: Client, project: Path) -> None:
+    """A log pasted as the query (an error, as recall judges it) was embedded whole: its
+    first 256 word pieces, frames and the outer exception, made the vector, and the fix its
+    signature finds at 0.90 scored 0.69. A query of several lines that is an error is
+    recalled by its parsed signature, as `kenning recall --error` recalls one; the CLI's
+    QUERY too."""
+    await ok(
+        client,
+        "hooks_remember",
+        content="ERROR-FIX: DataSourceBeanCreationException: Failed to determine a suitable "
+        "driver class | FIX: the tests need the H2 test dependency on the classpath",
+        type="error_fix",
+    )
+    recalled = await ok(client, "hooks_recall", query=SPRING_LOG)
+    assert recalled["query"].startswith("Caused by: org.springframework.boot"), recalled["query"]
+    assert "\n" not in recalled["query"] and recalled["floor"] == protocol.ERROR_RECALL_FLOOR
+    with open_store(cwd=project) as store:  # the log as it was embedded before
+        (whole,) = store.recall(SPRING_LOG, errors=True).hits
+    assert recalled["results"][0]["score"] > whole.score + 0.05, (recalled["results"], whole)
+    cli = run_cli(project, "recall", "--json", SPRING_LOG)
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout)["query"] == recalled["query"]
+    # a query of one line is recalled as it is given
+    one = await ok(client, "hooks_recall", query="suitable driver class for the DataSource")
+    assert one["query"] == "suitable driver class for the DataSource"

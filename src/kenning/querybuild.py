@@ -367,6 +367,19 @@ def query_from_error(raw: str) -> str:
     return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)
 
 
+def query_of_pasted_error(query: str, errors: bool | None) -> tuple[str, bool | None]:
+    """A recall's query and whether it is an error query: a query of several lines that is
+    an error (``errors``, or it looks like one, as recall judges it) is a pasted log, recalled
+    by its parsed signature as ``--error`` recalls one (its first 256 word pieces — frames,
+    the wrong exception — made the query's vector: 0.69 for the fix that its signature finds
+    at 0.90); any other query as it is."""
+    if errors is False or sum(1 for line in query.splitlines() if line.strip()) < 2:
+        return query, errors
+    if not errors and not looks_like_error(query):
+        return query, errors
+    return query_from_error(query), True
+
+
 #: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR
 #: log level, a stack trace: what a sentence names ("log a stack trace for every ERROR").
 #: (Tried from a name's first character only: from every dot of ``a.a.a…`` it was
