@@ -1355,3 +1355,20 @@ def test_import_of_a_compressed_export_a_store_or_ruvectors_file_says_what_to_ru
         r = run_cli(seeded_project, "import", str(path), "--store", str(new))
         assert r.returncode == 1 and said in r.stderr, (path, r.stderr)
         assert r.stderr.count("\n") == 1 and not new.exists(), r.stderr
+
+
+def test_text_that_starts_with_a_dash_is_told_how_to_pass(project: Path) -> None:
+    """go test's `--- FAIL: TestParse (0.00s)` or bash's `-bash: pnpm: command not found`
+    given as the query was "No such option" (exit 2) with no word of `--`; a misspelt option
+    is still only that."""
+    for args, example in (
+        (("recall", "--errors", "--- FAIL: TestParseConfig (0.00s)"), "recall -- '--- FAIL"),
+        (("query", "error", "-bash: pnpm: command not found"), "query error -- '-bash: pnpm"),
+    ):
+        refused = run_cli(project, *args)
+        assert refused.returncode == 2, refused.stderr
+        assert "put -- before it" in refused.stderr and example in refused.stderr, refused.stderr
+        passed = run_cli(project, *args[:-1], "--", args[-1])
+        assert passed.returncode in (0, 1) and "No such option" not in passed.stderr, passed
+    misspelt = run_cli(project, "recall", "--top-kk", "3", "x")
+    assert misspelt.returncode == 2 and "put -- before it" not in misspelt.stderr

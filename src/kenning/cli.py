@@ -202,14 +202,41 @@ def _end_on_closed_pipe() -> NoReturn:
     sys.exit(EXIT_BROKEN_PIPE)
 
 
+def _text_not_option(name: str) -> bool:
+    """Whether an argument click took for an unknown option is text: it has a space in it
+    (``--- FAIL: TestParse``, ``-bash: pnpm: command not found``), or three dashes first."""
+    return any(c.isspace() for c in name) or name.startswith("---")
+
+
 class _ClosedPipeQuiet:
     """``--help`` and ``--version`` print while the arguments are parsed (``make_context``),
     before :func:`handle_errors` runs, and click ends a closed pipe met there with exit 1 (a
     failure, to the shell): ``kenning --help | head -1`` ends like ``kenning export | head``."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        # (a copy: parsing takes the arguments out of the list it is given)
+        given = list(args[1] if len(args) > 1 else kwargs.get("args") or [])
         try:
             return super().make_context(*args, **kwargs)  # type: ignore[misc]
+        except click.NoSuchOption as exc:
+            # ("-bash: …" is read as the short options -b, -a…: the argument it came from)
+            text = next(
+                (
+                    a
+                    for a in given
+                    if isinstance(a, str) and a.startswith(exc.option_name) and _text_not_option(a)
+                ),
+                None,
+            )
+            if text is not None:
+                shown = text if len(text) <= 24 else text[:21] + "..."
+                command = exc.ctx.command_path if exc.ctx else "kenning"
+                exc.message += (
+                    " Text that starts with '-' is read as an option: put -- before it "
+                    f"({command} -- {shlex.quote(shown)}), or pass - and give it on standard "
+                    "input"
+                )
+            raise
         except BrokenPipeError:
             _end_on_closed_pipe()
         except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
