@@ -231,11 +231,14 @@ class _ClosedPipeQuiet:
             if text is not None:
                 shown = text if len(text) <= 24 else text[:21] + "..."
                 command = exc.ctx.command_path if exc.ctx else "kenning"
-                exc.message += (
-                    " Text that starts with '-' is read as an option: put -- before it "
-                    f"({command} -- {shlex.quote(shown)}), or pass - and give it on standard "
-                    "input"
-                )
+                raise click.NoSuchOption(
+                    exc.option_name,
+                    f"{exc.message} Text that starts with '-' is read as an option: put -- "
+                    f"before it ({command} -- {shlex.quote(shown)}), or pass - and give it on "
+                    "standard input",
+                    exc.possibilities,
+                    exc.ctx,
+                ) from None
             raise
         except BrokenPipeError:
             _end_on_closed_pipe()
