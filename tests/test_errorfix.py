@@ -2242,6 +2242,25 @@ SAME_ERROR = [
 ]
 
 DIFFERENT_ERROR = [
+    # a name that is the error: an environment variable, an identifier a compiler cannot
+    # find, the crate cargo cannot find a version of, the constraint a row violates
+    ("KeyError: 'DATABASE_URL'", "KeyError: 'REDIS_URL'"),
+    (
+        "src/main.cpp:8:5: error: use of undeclared identifier 'make_unique'",
+        "src/main.cpp:8:5: error: use of undeclared identifier 'fmt_print'",
+    ),
+    (
+        "main.cpp:3:5: error: 'make_unique' was not declared in this scope",
+        "main.cpp:3:5: error: 'fmt_print' was not declared in this scope",
+    ),
+    (
+        'error: failed to select a version for the requirement `serde = "^9.0"`',
+        'error: failed to select a version for the requirement `tokio = "^9.0"`',
+    ),
+    (
+        'ERROR:  duplicate key value violates unique constraint "users_email_key"',
+        'ERROR:  duplicate key value violates unique constraint "orders_pkey"',
+    ),
     # a failed assert's values are the failure: 401 is not 403, "archived" not "published"
     (
         "FAILED tests/test_api.py::test_get_user - assert 401 == 200",

@@ -87,6 +87,30 @@ _KEEP_MODULE = (
     lazy(rf"(?P<keep>\bprovide\s+an\s+export\s+named\s+)(?P<num>{_QUOTED_NAME})"),
     lazy(r"(?P<keep>\bModule\s+)(?P<num>'\"[@\w][\w.@/+-]*\"')(?=\s+has\s+no\s+exported\s+member)"),
     lazy(rf"(?P<keep>\bhas\s+no\s+exported\s+member\s+(?:named\s+)?)(?P<num>{_QUOTED_NAME})"),
+    # an environment variable a program could not find (Python's KeyError on os.environ,
+    # Django's "Set the X environment variable"): which one is the error, and its fix sets
+    # that one; a dict's key in lower case stays a value like any other
+    lazy(r"(?P<keep>\bKeyError:\s+)(?P<num>'[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+')(?=\s*$)"),
+    # the name C and C++ compilers cannot find (clang's "use of undeclared identifier 'x'",
+    # gcc's "'x' was not declared in this scope"): the fix includes, declares or enables it
+    lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+identifier\s+)(?P<num>{_QUOTED_NAME})"),
+    lazy(
+        rf"(?P<keep>)(?P<num>{_QUOTED_NAME}|‘[\w:]+’)"
+        r"(?=\s+was\s+not\s+declared\s+in\s+this\s+scope)"
+    ),
+    # the crate cargo cannot find a version of ("failed to select a version for the
+    # requirement `serde = "^9.0"`": the crate's name is kept, its range is not)
+    lazy(
+        r"(?P<keep>\bfailed\s+to\s+select\s+a\s+version\s+for\s+the\s+requirement\s+)"
+        r"`(?P<num>[\w-]{1,200})\s*=[^`\n]{0,200}`"
+    ),
+    # the constraint PostgreSQL says a row violates ("violates unique constraint
+    # \"users_email_key\"", "foreign key constraint \"orders_user_id_fkey\""): it names the
+    # table and columns, whose fix is this one (a duplicate e-mail is not a primary key's)
+    lazy(
+        r"(?P<keep>\bviolates\s+(?:unique|foreign\s+key|check|exclusion|not-null)\s+"
+        r"constraint\s+)(?P<num>\"[\w.$-]{1,200}\")"
+    ),
     # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
     lazy(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
     lazy(

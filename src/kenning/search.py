@@ -469,7 +469,11 @@ def hybrid_candidates(
         )
     for memory in lexical.fingerprint_matches:
         previous = scored.get(memory.id)
-        semantic = max(FINGERPRINT_SCORE, previous.semantic if previous else 0.0)
+        # at least FINGERPRINT_SCORE, and the closer the higher: of several entries an error
+        # matches (another file's, a masked name's), the one that says it as the query does
+        # ranks first (they all scored 0.95, and their order was their ids')
+        closeness = max(0.0, min(1.0, previous.semantic)) if previous else 0.0
+        semantic = FINGERPRINT_SCORE + (1.0 - FINGERPRINT_SCORE) * closeness
         scored[memory.id] = Candidate(
             memory, semantic, previous.lexical if previous else None, "fingerprint"
         )
