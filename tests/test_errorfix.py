@@ -2233,6 +2233,13 @@ SAME_ERROR = [
         "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
         "Max retries exceeded with url: /api/v1/users",
     ),
+    # a cloud API's request ids, new each call
+    (
+        "Error: creating S3 Bucket (logs): operation error S3: CreateBucket, https response "
+        "error StatusCode: 409, RequestID: 8KX1ABCDEF, HostID: zz9+abc=, BucketAlreadyExists:",
+        "Error: creating S3 Bucket (logs): operation error S3: CreateBucket, https response "
+        "error StatusCode: 409, RequestID: Q2W3E4R5T6, HostID: k8Lm+Q==, BucketAlreadyExists:",
+    ),
     # PostgreSQL's server log (its log_line_prefix, "%m [%p] ") and psql's output
     (
         "2024-05-01 12:00:01.123 UTC [4242] ERROR:  duplicate key value violates unique "
@@ -2260,6 +2267,15 @@ DIFFERENT_ERROR = [
     (
         'ERROR:  duplicate key value violates unique constraint "users_email_key"',
         'ERROR:  duplicate key value violates unique constraint "orders_pkey"',
+    ),
+    (
+        "https response error StatusCode: 409, RequestID: 8KX1ABCDEF, BucketAlreadyExists:",
+        "https response error StatusCode: 403, RequestID: 8KX1ABCDEF, AccessDenied:",
+    ),
+    # the package CMake could not find a configuration file of
+    (
+        'Could not find a package configuration file provided by "fmt" with any of',
+        'Could not find a package configuration file provided by "Boost" with any of',
     ),
     # a failed assert's values are the failure: 401 is not 403, "archived" not "published"
     (
@@ -3933,3 +3949,22 @@ def test_a_log_that_stamps_every_line_gives_the_error_not_the_runners_exit(stamp
     signature = extract_error_signature(raw)
     assert signature == "AssertionError: assert 401 == 200 (exit code 1)", signature
     assert error_fingerprint(signature) == error_fingerprint("assert 401 == 200")
+
+
+KUBECTL_DESCRIBE = """\
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+    Restart Count:  7
+Events:
+  Warning  BackOff  2m (x31 over 9m)  kubelet  Back-off restarting failed container worker
+"""
+
+
+def test_a_pod_killed_for_its_memory_is_known_by_the_cause_not_the_back_off() -> None:
+    """kubectl describe names the waiting state (CrashLoopBackOff, every crash's) above the
+    cause (OOMKilled): the signature was the back-off, which finds a segfault's fix as
+    readily as an out-of-memory one's."""
+    assert extract_error_signature(KUBECTL_DESCRIBE) == "Reason: OOMKilled (exit code 137)"

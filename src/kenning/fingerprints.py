@@ -31,7 +31,7 @@ _EXTS = (
     "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
 )
 _KEEP_NUMBER = lazy(
-    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s+code|"
+    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s*code|"
     r"signal|errno|http(?:/\d(?:\.\d)?)?|returned\s+(?:non-zero\s+)?(?:exit\s+)?"
     r"(?:code|status)"
     # make's "Error 2" (the recipe's exit status), MySQL's "ERROR 1045 (28000)", npm's
@@ -111,6 +111,9 @@ _KEEP_MODULE = (
         r"(?P<keep>\bviolates\s+(?:unique|foreign\s+key|check|exclusion|not-null)\s+"
         r"constraint\s+)(?P<num>\"[\w.$-]{1,200}\")"
     ),
+    # ... and the package whose configuration file it could not find ("Could not find a package
+    # configuration file provided by "fmt"", the line under it)
+    lazy(r"(?P<keep>\bconfiguration\s+file\s+provided\s+by\s+)(?P<num>\"[\w.+-]{1,200}\")", re.I),
     # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
     lazy(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
     lazy(
@@ -268,6 +271,16 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
             r"(?:Z|\s?[+-]\d{2}:?\d{2})?(?![\w:])"
         ),
         "<time>",
+    ),
+    # the ids a cloud's API gives each request (the AWS SDK's "RequestID: 8KX1…, HostID:
+    # zz9+…=", S3's "x-amz-request-id"): a new one every call
+    (
+        lazy(
+            r"(\b(?:request\s*id|host\s*id|x-amz-request-id|x-amz-id-2|x-ms-request-id)"
+            r"\s*[:=]\s*)[^\s,;)]{1,200}",
+            re.I,
+        ),
+        r"\1<id>",
     ),
     (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     # Windows paths, with optional :line:col (and one a long signature shortened: "…\\x.cs")

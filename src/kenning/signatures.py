@@ -187,7 +187,10 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     ),
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
-    (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b|\bOOMKilled\b")),
+    # (a container killed for its memory: the cause of the CrashLoopBackOff kubectl
+    # describe names above it)
+    (85, lazy(r"\bOOMKilled\b")),
+    (84, lazy(r"\bSegmentation fault\b|\bcore dumped\b|\bKilled\b")),
     # a pod's status as kubectl lists it ("web-7d9c8b6f5-x2x4z  0/1  CrashLoopBackOff  5 …")
     (
         84,
