@@ -3968,3 +3968,13 @@ def test_a_pod_killed_for_its_memory_is_known_by_the_cause_not_the_back_off() ->
     cause (OOMKilled): the signature was the back-off, which finds a segfault's fix as
     readily as an out-of-memory one's."""
     assert extract_error_signature(KUBECTL_DESCRIBE) == "Reason: OOMKilled (exit code 137)"
+
+
+def test_a_control_character_after_an_error_is_no_part_of_it() -> None:
+    """A NUL a log's binary junk left after the message stayed in the signature, and its
+    fingerprint was another error's: the fix was found only by its words."""
+    raw = "E       KeyError: 'DATABASE_URL'\x00\x00\n"
+    assert extract_error_signature(raw) == "KeyError: 'DATABASE_URL'"
+    assert error_fingerprint("KeyError: 'DATABASE_URL'\x00\x07") == error_fingerprint(
+        "KeyError: 'DATABASE_URL'"
+    )

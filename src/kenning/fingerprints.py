@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
-from .signatures import ANSI, extract_error_signature, without_exit_code_suffix
+from .signatures import ANSI, CONTROL, extract_error_signature, without_exit_code_suffix
 
 __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 
@@ -735,7 +735,7 @@ def error_fingerprint(signature: str) -> str:
     (``[redacted:github_token]``), as the stored entry holds it. Whitespace collapsed,
     lowercased.
     """
-    text = one_line(ANSI.sub("", signature or ""))
+    text = one_line(CONTROL.sub("", ANSI.sub("", signature or "")))
     if text.upper().startswith(ERROR_FIX_PREFIX):
         entry = parse_error_fix(text)
         if entry is not None:

@@ -17,6 +17,7 @@ from .truncation import cut_at_word_boundary
 
 __all__ = [
     "ANSI",
+    "CONTROL",
     "LOCATION_PREFIX",
     "clean_line",
     "extract_error_signature",
@@ -27,6 +28,9 @@ __all__ = [
 ]
 
 ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+#: The control characters an escape sequence leaves behind, or a log's binary junk holds (a
+#: NUL after a message: its signature and fingerprint were another error's): not text.
+CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LEVELS = r"(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|WARN(?:ING)?|INFO|DEBUG|TRACE|NOTICE)"
 _TIMESTAMP = lazy(
     r"""^\s*
@@ -399,7 +403,7 @@ def _without_markdown(line: str) -> str:
 def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
-    line = _without_markdown(ANSI.sub("", line).replace("\r", ""))
+    line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
     # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
     first = _TIMESTAMP.match(line)
