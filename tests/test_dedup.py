@@ -701,6 +701,15 @@ def test_a_note_an_older_kenning_stored_with_a_secret_it_missed_is_not_stored_tw
         second = again.remember(text, "context")
         assert (second.status, second.id) == ("near-duplicate", first.id), second
         assert again.count() == 1
+        # and the row it was merged into no longer holds the secret: redacted in place, as
+        # an edit does it, the old text gone from the file
+        kept = again.get(first.id)
+        assert kept is not None and "S3cr3tPa" not in kept.content, kept
+        assert "[REDACTED:" in kept.content, kept.content
+    for name in ("memory.db", "memory.db-wal"):
+        stored = root / ".kenning" / name
+        if stored.exists():
+            assert b"S3cr3tPa" not in stored.read_bytes(), name
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ it reviewed, and check the document it names.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -66,6 +67,9 @@ class _EditRefused(Exception):
         self.redactions = redactions
 
 
+log = logging.getLogger("kenning")
+
+
 class StoreCuration(StoreWrites):
     """The curation part of :class:`~kenning.store.MemoryStore` (use that)."""
 
@@ -114,6 +118,30 @@ class StoreCuration(StoreWrites):
         if limit is None:
             return sorted(rows, key=newest_first, reverse=True)
         return heapq.nlargest(max(limit, 0), rows, key=newest_first)
+
+    def _redact_merged_into(self, memories: Sequence[Memory]) -> None:
+        """Redact in place the stored memories a redacted note was merged into whose text
+        holds what this kenning redacts (an older kenning's rules, or another writer, left
+        the secret there): the note came in without it, and the row kept it on disk. Each
+        goes through :meth:`update` (redacted, re-embedded, the old text erased as an edit
+        erases it); a failure is said, never fails the write that found it."""
+        from .redaction import redact_secrets
+
+        done: set[str] = set()
+        for memory in memories:
+            if memory.id in done or redact_secrets(memory.content)[0] == memory.content:
+                continue
+            done.add(memory.id)
+            try:
+                self.update(memory.id, content=memory.content, group_id=memory.group_id)
+            except KenningError as exc:
+                log.warning(
+                    "kenning: memory %s holds a secret and could not be redacted: %s; "
+                    "run `kenning edit %s --content …` to replace its text",
+                    memory.id,
+                    exc,
+                    memory.id,
+                )
 
     def update(
         self,

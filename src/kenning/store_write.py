@@ -615,6 +615,38 @@ class StoreWrites(StoreReads):
         refresh: bool,
         vectors_of_stored_text: bool = False,
     ) -> None:
+        #: memories a redacted note was merged into, stored with its secret in their text
+        holding_secrets: list[Memory] = []
+        self._write_chunks(
+            prepared,
+            results,
+            near_duplicates,
+            vectors,
+            progress,
+            batch_size,
+            refresh,
+            vectors_of_stored_text,
+            holding_secrets,
+        )
+        self._redact_merged_into(holding_secrets)
+
+    def _redact_merged_into(self, memories: Sequence[Memory]) -> None:
+        """The stored memories a redacted note was merged into, whose text may hold the
+        secret the note came in without: :class:`~kenning.store_curation.StoreCuration`
+        redacts them in place (an edit)."""
+
+    def _write_chunks(
+        self,
+        prepared: Sequence[tuple[int, PreparedMemory]],
+        results: list[RememberResult | None],
+        near_duplicates: bool,
+        vectors: Sequence[np.ndarray | None] | None,
+        progress: Callable[[int], None] | None,
+        batch_size: int,
+        refresh: bool,
+        vectors_of_stored_text: bool,
+        holding_secrets: list[Memory],
+    ) -> None:
         if prepared:
             # before the costly embedding; checked again, and stamped, inside each batch's
             # transaction (_write_batch), where no other writer or reembed can come between
@@ -643,7 +675,9 @@ class StoreWrites(StoreReads):
             for k, v in enumerate(given):
                 if v is not None:
                     matrix[k] = np.asarray(v, dtype=np.float32)
-            outcomes = self._write_batch(chunk, matrix, near_duplicates, refresh, start == 0)
+            outcomes = self._write_batch(
+                chunk, matrix, near_duplicates, refresh, start == 0, holding_secrets
+            )
             for (index, _), outcome in zip(chunk, outcomes, strict=True):
                 results[index] = outcome
             if progress:
@@ -660,8 +694,10 @@ class StoreWrites(StoreReads):
         near_duplicates: bool,
         refresh: bool,
         first: bool,
+        holding_secrets: list[Memory] | None = None,
     ) -> list[RememberResult]:
-        """One batch of a write, in one transaction; ``first``: the write's first batch."""
+        """One batch of a write, in one transaction; ``first``: the write's first batch.
+        ``holding_secrets`` gets the stored memories a redacted note was merged into."""
         outcomes: list[RememberResult] = []
         to_store: list[MemoryRecord] = []
         #: merges into memories already stored: one (id, when) per sighting
@@ -726,6 +762,12 @@ class StoreWrites(StoreReads):
                     )
                     if dup is not None:
                         existing, score, why = dup
+                        if (
+                            holding_secrets is not None
+                            and prep.redactions
+                            and all(r.memory.id != existing.id for r in to_store)
+                        ):
+                            holding_secrets.append(existing)
                         if refresh and not self._refresh_pending(
                             to_store, existing.id, m.stored_at
                         ):
