@@ -617,36 +617,6 @@ class StoreWrites(StoreReads):
     ) -> None:
         #: memories a redacted note was merged into, stored with its secret in their text
         holding_secrets: list[Memory] = []
-        self._write_chunks(
-            prepared,
-            results,
-            near_duplicates,
-            vectors,
-            progress,
-            batch_size,
-            refresh,
-            vectors_of_stored_text,
-            holding_secrets,
-        )
-        self._redact_merged_into(holding_secrets)
-
-    def _redact_merged_into(self, memories: Sequence[Memory]) -> None:
-        """The stored memories a redacted note was merged into, whose text may hold the
-        secret the note came in without: :class:`~kenning.store_curation.StoreCuration`
-        redacts them in place (an edit)."""
-
-    def _write_chunks(
-        self,
-        prepared: Sequence[tuple[int, PreparedMemory]],
-        results: list[RememberResult | None],
-        near_duplicates: bool,
-        vectors: Sequence[np.ndarray | None] | None,
-        progress: Callable[[int], None] | None,
-        batch_size: int,
-        refresh: bool,
-        vectors_of_stored_text: bool,
-        holding_secrets: list[Memory],
-    ) -> None:
         if prepared:
             # before the costly embedding; checked again, and stamped, inside each batch's
             # transaction (_write_batch), where no other writer or reembed can come between
@@ -686,6 +656,11 @@ class StoreWrites(StoreReads):
             # a kenning's first write to a store brings its older entries' fingerprints up
             # to its rules (once: the rules are recorded in the store)
             self._renew_fingerprints_after_write()
+        self._redact_merged_into(holding_secrets)
+
+    def _redact_merged_into(self, memories: Sequence[Memory]) -> None:
+        """Redact the stored memories a redacted note was merged into whose text still
+        holds its secret: an edit, done by :class:`~kenning.store_curation.StoreCuration`."""
 
     def _write_batch(
         self,
