@@ -1025,3 +1025,15 @@ def test_calibrate_says_whether_unrelated_queries_were_missing_or_found_nothing(
     quiet = [QueryOutcome("pizza", (), None, None, None)]
     said = why_not_separable([*hits, *quiet]) or ""
     assert "none of the 1 unrelated query" in said and "found any memory" in said, said
+
+
+def test_a_blank_value_in_config_toml_is_refused_for_every_key(tmp_path: Path) -> None:
+    """`recall_log = ""` in config.toml read as off, where a blank value of every other key
+    is refused naming it (a blank variable is an unset one: that stays)."""
+    (tmp_path / ".kenning").mkdir()
+    for key in ("recall_log", "stale_penalty", "recall_floor"):
+        (tmp_path / ".kenning" / "config.toml").write_text(f'{key} = ""\n')
+        with pytest.raises(UserInputError, match="''"):
+            load_settings(tmp_path, environ={})
+    (tmp_path / ".kenning" / "config.toml").write_text("recall_log = true\n")
+    assert load_settings(tmp_path, environ={"KENNING_RECALL_LOG": ""}).recall_log is True

@@ -954,6 +954,8 @@ def parse_switch(value: Any, what: str, origin: str) -> bool:
     text = str(value).strip().lower()
     if text in ("1", "true", "yes", "on"):
         return True
-    if text in ("", "0", "false", "no", "off"):
+    # (a blank variable never gets here: it is an unset one; a blank value in config.toml
+    # is refused, as every other key's is)
+    if text in ("0", "false", "no", "off"):
         return False
     raise UserInputError(f"{what} from {origin} is {value!r}; expected 1 or 0 (true or false)")
