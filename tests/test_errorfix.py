@@ -3978,3 +3978,35 @@ def test_a_control_character_after_an_error_is_no_part_of_it() -> None:
     assert error_fingerprint("KeyError: 'DATABASE_URL'\x00\x07") == error_fingerprint(
         "KeyError: 'DATABASE_URL'"
     )
+
+
+NPM_PEER_CONFLICT = """\
+npm {err} code ERESOLVE
+npm {err} ERESOLVE unable to resolve dependency tree
+npm {err}
+npm {err} While resolving: p1@0.1.0
+npm {err} Found: react@{found}
+npm {err} node_modules/react
+npm {err}   react@"^{found}" from the root project
+npm {err}
+npm {err} Could not resolve dependency:
+npm {err} peer {peer}
+npm {err}
+npm {err} A complete log of this run can be found in: /home/ci/.npm/_logs/debug-0.log
+"""
+
+
+def test_an_npm_dependency_conflict_is_known_by_the_peer_it_could_not_resolve() -> None:
+    """Every ERESOLVE's signature was `npm ERR! code ERESOLVE`: the fix of one conflict
+    (replace react-beautiful-dnd) was the exact match of every other's. The peer npm could
+    not resolve is the error; another version of the root's, or npm 10's spelling, is not."""
+
+    def signature(peer: str, found: str = "18.2.0", err: str = "ERR!") -> str:
+        return extract_error_signature(NPM_PEER_CONFLICT.format(peer=peer, found=found, err=err))
+
+    dnd = signature('react@"^17.0.0" from react-beautiful-dnd@13.1.1')
+    assert dnd == 'npm ERR! code ERESOLVE: peer react@"^17.0.0" from react-beautiful-dnd@13.1.1'
+    hoc = signature('react@"^16.3.0" from react-sortable-hoc@2.0.0')
+    assert error_fingerprint(dnd) != error_fingerprint(hoc)
+    again = signature('react@"^17.0.0" from react-beautiful-dnd@13.1.0', "18.3.1", "error")
+    assert error_fingerprint(again) == error_fingerprint(dnd)

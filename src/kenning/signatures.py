@@ -650,7 +650,8 @@ def signatures_of(raw: str, limit: int) -> list[str]:
         flat = one_line(ANSI.sub("", raw))
         return [_within_limit(flat)] if flat else []
     ranked = [
-        _with_test_message(_with_detail(sig, raw), raw) for sig in _ranked(candidates)[:limit]
+        _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw)
+        for sig in _ranked(candidates)[:limit]
     ]
     return [_within_limit(_exit_code_suffix(candidates, sig)) for sig in ranked]
 
@@ -674,6 +675,23 @@ def _within_limit(signature: str) -> str:
 
 
 _PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$")
+#: npm's dependency conflict: its code line names every conflict (``npm ERR! code
+#: ERESOLVE``), the peer it could not resolve under "Could not resolve dependency:" which
+#: one (``npm ERR! peer react@"^17.0.0" from react-beautiful-dnd@13.1.1``).
+_NPM_ERESOLVE = lazy(r"^npm\s+(?:ERR!|error)\s+code\s+ERESOLVE$", re.IGNORECASE)
+_NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IGNORECASE)
+
+
+def _with_npm_conflict(signature: str, raw: str) -> str:
+    """npm's ``code ERESOLVE`` with the peer dependency it could not resolve: every
+    conflict's fix was the exact match of every other's."""
+    if not _NPM_ERESOLVE.match(signature):
+        return signature
+    for line in ANSI.sub("", raw).splitlines():
+        peer = _NPM_PEER.match(_TIMESTAMP.sub("", line, count=1).strip())
+        if peer is not None:
+            return f"{signature}: {peer.group(1)}"
+    return signature
 
 
 def _with_detail(signature: str, raw: str) -> str:
