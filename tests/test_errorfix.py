@@ -1236,7 +1236,8 @@ def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
     if "'User#" in raw:
         stored = "undefined method 'upcase' for nil (NoMethodError)"
     assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(stored)
-    assert error_fingerprint(stored).startswith("undefined method <q> for nil")
+    # (the method a receiver does not have is the error: its name is kept, in one quote)
+    assert error_fingerprint(stored).startswith("undefined method 'upcase' for nil")
     # a Rust lifetime inside backticks is no Ruby quote
     rust = "cannot move out of dereference of `Ref<'_, TheDarkKnight>`"
     assert error_fingerprint(rust) == "cannot move out of dereference of <q>"
@@ -1738,7 +1739,7 @@ def test_a_host_an_error_names_is_masked_as_a_quoted_one_is(one: str, other: str
         (
             "C:\\src\\Shop\\Cart.cs(12,17): error CS0103: The name 'total' does not exist in the"
             " current context [C:\\src\\Shop\\Shop.csproj]",
-            "src/Shop/Cart.cs(40,9): error CS0103: The name 'sum' does not exist in the current"
+            "src/Shop/Cart.cs(40,9): error CS0103: The name 'total' does not exist in the current"
             " context",
         ),
         (
@@ -2249,6 +2250,26 @@ SAME_ERROR = [
 ]
 
 DIFFERENT_ERROR = [
+    # a name that cannot be found is the error, its fix imports, declares or adds that one
+    ("error TS2304: Cannot find name 'describe'.", "error TS2304: Cannot find name 'process'."),
+    ("Router.swift:3:9: error: cannot find 'Logger' in scope", "error: cannot find 'Log' in scope"),
+    (
+        "error CS0246: The type or namespace name 'IMediator' could not be found",
+        "error CS0246: The type or namespace name 'JsonSerializer' could not be found",
+    ),
+    ("NameError: name 'np' is not defined", "NameError: name 'pd' is not defined"),
+    (
+        "error[E0433]: failed to resolve: use of undeclared type `HashMap`",
+        "error[E0433]: failed to resolve: use of undeclared type `BTreeMap`",
+    ),
+    (
+        "error[E0425]: cannot find value `conn` in this scope",
+        "error[E0425]: cannot find value `pool` in this scope",
+    ),
+    (
+        "NoMethodError: undefined method `email' for nil",
+        "NoMethodError: undefined method `total_cents' for nil",
+    ),
     # a name that is the error: an environment variable, an identifier a compiler cannot
     # find, the crate cargo cannot find a version of, the constraint a row violates
     ("KeyError: 'DATABASE_URL'", "KeyError: 'REDIS_URL'"),
@@ -3694,10 +3715,10 @@ def test_a_quoted_token_is_the_syntax_error_not_a_name(one: str, other: str) -> 
     assert error_fingerprint("main.c:3:5: error: expected ';' before '}' token") == (
         error_fingerprint("x.c:40:2: error: expected ‘;’ before ‘}’ token")
     )
-    # a quoted name is still masked
-    assert error_fingerprint("NameError: name 'x' is not defined") == error_fingerprint(
-        "NameError: name 'total' is not defined"
-    )
+    # a quoted value is still masked (a name that cannot be found is kept: it is the error)
+    assert error_fingerprint(
+        "ValueError: invalid literal for int() with base 10: 'abc'"
+    ) == error_fingerprint("ValueError: invalid literal for int() with base 10: 'x7'")
     # and so is a name shown as an ellipsis (a name left out, as a shortened signature or a
     # masked example leaves it): it is no token
     assert error_fingerprint("error[E0599]: no method named `…` found") == error_fingerprint(

@@ -98,6 +98,29 @@ _KEEP_MODULE = (
         rf"(?P<keep>)(?P<num>{_QUOTED_NAME}|‘[\w:]+’)"
         r"(?=\s+was\s+not\s+declared\s+in\s+this\s+scope)"
     ),
+    # ... and in the other compilers and runtimes, a name that cannot be found is the error
+    # (its fix imports, declares or adds that one): TypeScript's "Cannot find name 'x'",
+    # Swift's "cannot find 'x' in scope", C#'s "The type or namespace name 'x' could not be
+    # found" and "The name 'x' does not exist", Python's "name 'x' is not defined", Rust's
+    # "cannot find value `x` in this scope" and "use of undeclared type `X`", Ruby's
+    # "undefined method `x' for" (a moved or borrowed value's name stays masked: its fix is
+    # the pattern, whatever the name)
+    lazy(rf"(?P<keep>\bCannot\s+find\s+name\s+)(?P<num>{_QUOTED_NAME})"),
+    lazy(rf"(?P<keep>\bcannot\s+find\s+)(?P<num>{_QUOTED_NAME})(?=\s+in\s+scope\b)"),
+    lazy(
+        r"(?P<keep>\bcannot\s+find\s+(?:value|function|type|struct|macro|trait|module|crate)\s+)"
+        rf"(?P<num>{_QUOTED_NAME})(?=\s+in\s+this\s+scope\b)"
+    ),
+    lazy(
+        rf"(?P<keep>\bThe\s+(?:type\s+or\s+namespace\s+)?name\s+)(?P<num>{_QUOTED_NAME})"
+        r"(?=\s+(?:could\s+not\s+be\s+found|does\s+not\s+exist)\b)"
+    ),
+    lazy(rf"(?P<keep>\bname\s+)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+defined\b)"),
+    lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+type\s+)(?P<num>{_QUOTED_NAME})"),
+    lazy(
+        r"(?P<keep>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)"
+        r"(?P<num>'[\w?!=]{1,200}')"
+    ),
     # the crate cargo cannot find a version of ("failed to select a version for the
     # requirement `serde = "^9.0"`": the crate's name is kept, its range is not)
     lazy(
@@ -389,6 +412,13 @@ _RUBY_OLD_RECEIVER = lazy(
 _RUBY_WORDS = {"nil:NilClass": "nil", "true:TrueClass": "true", "false:FalseClass": "false"}
 _RUBY_INSPECTED = lazy(
     r"^#<(?P<cls>[A-Z][\w:]*)[:\s][^\n]*>$|^(?P<value>.+?)(?<!:):(?!:)(?P<of>[A-Z][\w:]*)$"
+)
+
+
+#: Ruby 3.4 quotes the method it cannot find 'so' where 3.3 and older quoted it `so': one
+#: error (its name kept: the method is the error).
+_RUBY_OLD_METHOD_QUOTES = lazy(
+    r"(\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)`([^'`\s]{1,200})'"
 )
 
 
@@ -758,6 +788,7 @@ def error_fingerprint(signature: str) -> str:
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
+    text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
