@@ -906,6 +906,12 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
         ),
         ("assert 401 == 200", "FAILED tests/test_admin.py::test_delete_user - assert 403 == 200"),
         ("Process completed with exit code 137", "Process completed with exit code 1."),
+        # words around one of them: a prompt's, or the context a note adds after its error
+        (
+            "Process completed with exit code 137",
+            "CI job 'tests' failed: Error: Process completed with exit code 139.",
+        ),
+        ("assert 401 == 200 in tests/test_api.py", "AssertionError: assert 403 == 200"),
     ],
 )
 def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(

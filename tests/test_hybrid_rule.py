@@ -29,6 +29,7 @@ from kenning.search import (
     LEXICAL_WEIGHT,
     SCORE_KNEE,
     LexicalEvidence,
+    another_code,
     fused_score,
     hybrid_candidates,
     lexical_idfs,
@@ -290,3 +291,33 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
     kept = remembered.statistics(texts[1])[0]
     remembered.statistics(huge)
     assert remembered.statistics(texts[1])[0] is kept
+
+
+@pytest.mark.parametrize(
+    ("query", "entry", "other"),
+    [
+        ("exit code: 139", "exit code: 137", True),
+        ("process completed with exit code 1", "process completed with exit code 137", True),
+        (
+            "ci job <q> failed: process completed with exit code 139",
+            "process completed with exit code 137",
+            True,
+        ),
+        ("assert 403 == 200", "assert 401 == 200 in <path>", True),
+        # the same code inside the other: the same error, words around it
+        (
+            "ci job <q> failed: process completed with exit code 137",
+            "process completed with exit code 137",
+            False,
+        ),
+        ("assert 401 == 200", "assert 401 == 200 in <path>", False),
+        # another error, or too short to be one's shape inside a sentence
+        ("error[e0382]: borrow of moved value", "error[e0499]: cannot borrow twice", False),
+        ("exit code 1", "the deploy failed with exit code 2 after the migration", False),
+        ("keyerror: <q>", "keyerror: <q>", False),
+    ],
+)
+def test_another_code_is_the_same_error_shape_with_other_numbers(
+    query: str, entry: str, other: bool
+) -> None:
+    assert another_code(query, entry) is other

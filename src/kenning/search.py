@@ -331,17 +331,31 @@ FINGERPRINT_SCORE = 0.95
 #: (the cosine of two such lines is ~0.98).
 ANOTHER_CODE_SCORE = 0.3
 _KEPT_NUMBER = re.compile(r"\d+")
+#: The shortest error (in characters of its fingerprint) :func:`another_code` looks for
+#: inside a longer one: "exit code 1" inside any sentence is no error's shape.
+ANOTHER_CODE_MIN_CHARS = 16
 
 
 def another_code(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
     """Whether an entry's error fingerprint is the query's but for the numbers it keeps (an
     exit code, status, errno, error code, an assert's values): the same error's shape, with
-    another code, is another error."""
+    another code, is another error. Also when one holds the other whole, words around it
+    (a prompt's "CI job 'tests' failed: …exit code 139", an entry's "assert 401 == 200 in
+    <path>"), its numbers another code's."""
     if not query_fingerprint or not isinstance(entry_fingerprint, str):
         return False
     if entry_fingerprint == query_fingerprint or not _KEPT_NUMBER.search(query_fingerprint):
         return False
-    return _KEPT_NUMBER.sub("0", entry_fingerprint) == _KEPT_NUMBER.sub("0", query_fingerprint)
+    if _KEPT_NUMBER.sub("0", entry_fingerprint) == _KEPT_NUMBER.sub("0", query_fingerprint):
+        return True
+    inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
+    numbers = _KEPT_NUMBER.findall(inner)
+    if len(inner) < ANOTHER_CODE_MIN_CHARS or not numbers:
+        return False
+    # the shorter one inside the longer, whole words, any numbers where it has its own
+    shape = r"(\d+)".join(re.escape(part) for part in _KEPT_NUMBER.split(inner))
+    found = re.search(rf"(?<!\w){shape}(?!\w)", outer)
+    return found is not None and list(found.groups()) != numbers
 
 
 def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
