@@ -4031,3 +4031,122 @@ def test_an_npm_dependency_conflict_is_known_by_the_peer_it_could_not_resolve() 
     assert error_fingerprint(dnd) != error_fingerprint(hoc)
     again = signature('react@"^17.0.0" from react-beautiful-dnd@13.1.0', "18.3.1", "error")
     assert error_fingerprint(again) == error_fingerprint(dnd)
+
+
+GRADLE_NESTED = """\
+> Task :app:checkDebugAarMetadata FAILED
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:checkDebugAarMetadata'.
+> A failure occurred while executing com.android.build.gradle.internal.tasks.CheckAarMetadataWorkAction
+   > Dependency 'androidx.core:core:1.13.0' requires libraries and applications that
+     depend on it to compile against version 34 or later of the Android APIs.
+
+* Try:
+> Run with --stacktrace option to get the stack trace.
+
+BUILD FAILED in 12s
+"""
+
+DOTNET_TEST = """\
+  Failed OrdersTests.Create_ReturnsCreated [212 ms]
+  Error Message:
+   Assert.Equal() Failure: Values differ
+Expected: 201
+Actual:   {actual}
+  Stack Trace:
+     at Api.Tests.OrdersTests.Create_ReturnsCreated() in /src/tests/OrdersTests.cs:line 57
+
+Failed!  - Failed:     1, Passed:    41, Skipped:     0, Total:    42, Duration: 3 s
+"""
+
+RAILS_PENDING = """\
+rails aborted!
+ActiveRecord::PendingMigrationError:
+
+Migrations are pending. To resolve this issue, run:
+
+        bin/rails db:migrate RAILS_ENV=test
+
+/home/runner/work/p1/p1/bin/rails:4:in `<main>'
+"""
+
+VITE_BUILD = """\
+vite v5.2.11 building for production...
+✓ 41 modules transformed.
+x Build failed in 812ms
+error during build:
+[vite]: Rollup failed to resolve import "{module}" from "/src/apps/web/src/App.tsx".
+This is most likely unintended because it can break your application at runtime.
+"""
+
+COMPOSER = """\
+Loading composer repositories with package information
+Your requirements could not be resolved to an installable set of packages.
+
+  Problem 1
+    - laravel/framework[v11.0.0, ..., v11.9.2] require php ^8.2 -> your php version \
+(8.1.29) does not satisfy that requirement.
+"""
+
+PRETTIER = """\
+Checking formatting...
+[warn] src/App.tsx
+[warn] Code style issues found in 2 files. Run Prettier with --write to fix.
+Error: Process completed with exit code 1.
+"""
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (
+            GRADLE_NESTED,
+            "Dependency 'androidx.core:core:1.13.0' requires libraries and applications that "
+            "depend on it to compile against version 34 or later of the Android APIs.",
+        ),
+        (
+            DOTNET_TEST.format(actual=401),
+            "Assert.Equal() Failure: Values differ Expected: 201 Actual: 401",
+        ),
+        (
+            RAILS_PENDING,
+            "ActiveRecord::PendingMigrationError: Migrations are pending. To resolve this "
+            "issue, run:",
+        ),
+        (
+            VITE_BUILD.format(module="@acme/ui/button"),
+            '[vite]: Rollup failed to resolve import "@acme/ui/button" from '
+            '"/src/apps/web/src/App.tsx".',
+        ),
+        (
+            COMPOSER,
+            "laravel/framework[v11.0.0, ..., v11.9.2] require php ^8.2 -> your php version "
+            "(8.1.29) does not satisfy that requirement.",
+        ),
+        (
+            PRETTIER,
+            "Code style issues found in 2 files. Run Prettier with --write to fix. (exit code 1)",
+        ),
+    ],
+    ids=["gradle", "dotnet-test", "rails", "vite", "composer", "prettier"],
+)
+def test_a_build_tools_report_is_known_by_its_error_not_its_banner(raw: str, expected: str) -> None:
+    """Each of these tools prints a banner every failure shares (gradle's task and worker,
+    xUnit's test name, `rails aborted!`, vite's `x Build failed`, composer's headline, the
+    CI runner's exit) around the error: the banner was the signature, and one fix the match
+    of every failure."""
+    assert extract_error_signature(raw) == expected
+
+
+def test_the_values_of_a_failed_xunit_assert_are_the_failure() -> None:
+    one, other = (
+        error_fingerprint(extract_error_signature(DOTNET_TEST.format(actual=code)))
+        for code in (401, 500)
+    )
+    assert one != other
+    assert error_fingerprint(
+        extract_error_signature(VITE_BUILD.format(module="@acme/ui/button"))
+    ) != error_fingerprint(extract_error_signature(VITE_BUILD.format(module="date-fns/locale")))

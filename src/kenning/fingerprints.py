@@ -121,6 +121,9 @@ _KEEP_MODULE = (
         r"(?P<keep>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)"
         r"(?P<num>'[\w?!=]{1,200}')"
     ),
+    # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
+    # "@acme/ui/button" from …"; its importer, a path, is masked)
+    lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")"),
     # the crate cargo cannot find a version of ("failed to select a version for the
     # requirement `serde = "^9.0"`": the crate's name is kept, its range is not)
     lazy(
@@ -484,7 +487,7 @@ _LEVEL_WORD = lazy(r"^error:\s+(?=\S)", re.IGNORECASE)
 
 #: pytest's failed assert (``assert 401 == 200``, ``assert 'draft' == 'published'``): its values
 #: are what failed; another status, another value is another failure.
-_ASSERT = lazy(r"^assert\s")
+_ASSERT = lazy(r"^(?:assert\s|Assert\.\w+\(\)\s+Failure\b)")
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note
 #: that quotes the error often leaves out; not an ellipsis.

@@ -75,6 +75,9 @@ _INLINE_EXCEPTION_SCORE = 40
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
 _PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
+#: A level in lower case in brackets before a tool's message (prettier's ``[warn] Code style
+#: issues found …``, ``[error] …``).
+_LOWER_LEVEL = lazy(r"^\[(error|warn|info|debug)\]\s+(?=\S)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -220,6 +223,10 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
     (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
     (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
+    # composer's problem ("- laravel/framework[…] require php ^8.2 -> your php version
+    # (8.1.29) does not satisfy that requirement."), prettier --check's finding
+    (56, lazy(r"\bdoes\s+not\s+(?:satisfy\s+that\s+requirement|match\s+the\s+constraint)\b")),
+    (56, lazy(r"\bCode\s+style\s+issues\s+(?:were\s+)?found\b")),
     (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
     (40, lazy(r"\berror\b", re.IGNORECASE)),
 )
@@ -251,6 +258,14 @@ _WRAPPER = lazy(
     r"|Task\s+:\S+\s+FAILED$"
     r"|Execution\s+failed\s+for\s+task\b"
     r"|Could\s+not\s+resolve\s+all\s+(?:files|dependencies|artifacts)\s+for\s+configuration\b"
+    # vite's summary over the error ("x Build failed in 812ms"), composer's headline over
+    # its problems, gradle's lines over the cause nested under them
+    r"|[x✗×]\s+Build\s+failed\s+in\s+\S+$"
+    r"|error\s+during\s+build:$"
+    r"|Your\s+requirements\s+could\s+not\s+be\s+resolved\s+to\s+an\s+installable\s+set\b"
+    r"|A\s+failure\s+occurred\s+while\s+executing\s+\S+$"
+    r"|Could\s+not\s+determine\s+the\s+dependencies\s+of\s+task\b"
+    r"|There\s+were\s+failing\s+tests\b"
     # maven's goal that failed to compile or test, above what failed in it ("cannot find
     # symbol"; its "Could not resolve dependencies …" is the error itself)
     r"|Failed\s+to\s+execute\s+goal\s.*:\s+(?:Compilation\s+failure|There\s+are\s+test\s+failures)"
@@ -371,6 +386,13 @@ _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 _RUBY_CLASS_ALONE = lazy(
     r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)):$"
 )
+#: ... one named an error or exception, which says nothing until its message.
+_EXCEPTION_ALONE = lazy(r"^(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception):$")
+#: xUnit's and NUnit's failed test (``dotnet test``): the assertion under ``Error Message:``,
+#: with its ``Expected:`` and ``Actual:`` lines, up to the ``Stack Trace:``.
+_DOTNET_ERROR_MESSAGE = "Error Message:"
+_DOTNET_STACK_TRACE = "Stack Trace:"
+_DOTNET_ASSERT_SCORE = 80
 #: A line that starts a new ``key: message`` error rather than continuing a wrapped one.
 _KEY_MESSAGE = lazy(r"^\S+:\s")
 _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
@@ -417,6 +439,10 @@ def clean_line(line: str) -> tuple[str, bool]:
     if gha:
         error_level = gha.group(1).lower() == "error"
         line = line[gha.end() :]
+    lower = _LOWER_LEVEL.match(line)  # prettier's "[warn] …", "[error] …"
+    if lower:
+        error_level = error_level or lower.group(1) == "error"
+        line = line[lower.end() :]
     logged = _PY_LOGGING_DEFAULT.match(line)
     if logged:
         error_level = error_level or logged.group(1) in ("ERROR", "CRITICAL")
@@ -493,10 +519,18 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
-        if out and _RUBY_CLASS_ALONE.match(out[-1][0]) and _indent(raw_line) > last_indent:
-            # RSpec's exception: its class alone, its message indented under it
+        if out and _RUBY_CLASS_ALONE.match(out[-1][0]) and (
+            _indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0])
+        ):
+            # RSpec's exception: its class alone, its message indented under it (Rails 7's
+            # "ActiveRecord::PendingMigrationError:", its message after a blank line)
             prev, prev_score, _ = out[-1]
             out[-1] = (f"{prev} {line}", max(prev_score, _PY_EXCEPTION_SCORE), True)
+            continue
+        if out and out[-1][0].startswith(_DOTNET_ERROR_MESSAGE) and line != _DOTNET_STACK_TRACE:
+            prev, _, prev_exc = out[-1]
+            joined = f"{prev.removeprefix(_DOTNET_ERROR_MESSAGE).strip()} {line}".strip()
+            out[-1] = (f"{_DOTNET_ERROR_MESSAGE} {joined}", _DOTNET_ASSERT_SCORE, prev_exc)
             continue
         if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
             # the panic's message, CMake's (its header says only where)
@@ -583,7 +617,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
 
 
 def _tidy(line: str) -> str:
-    text = one_line(line)
+    text = one_line(line).removeprefix(f"{_DOTNET_ERROR_MESSAGE} ")
     return _ELLIPSIS_TAIL.sub("", text) if text.endswith((",", "...", "…", ";")) else text
 
 
@@ -649,6 +683,12 @@ def signatures_of(raw: str, limit: int) -> list[str]:
     if not candidates:
         flat = one_line(ANSI.sub("", raw))
         return [_within_limit(flat)] if flat else []
+    cause = _gradle_cause(raw) if "What went wrong:" in raw else None
+    if cause is not None:  # the cause gradle nests under the tasks and workers that failed
+        # (scored as any line is: "Compilation error. See log" is a wrapper, and the
+        # compiler's own line above it the error)
+        score = 30 if _WRAPPER.search(cause) else max(line_score(cause), _GRADLE_CAUSE_SCORE)
+        candidates = [(cause, score, False), *candidates]
     ranked = [
         _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw)
         for sig in _ranked(candidates)[:limit]
@@ -680,6 +720,47 @@ _PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$")
 #: one (``npm ERR! peer react@"^17.0.0" from react-beautiful-dnd@13.1.1``).
 _NPM_ERESOLVE = lazy(r"^npm\s+(?:ERR!|error)\s+code\s+ERESOLVE$", re.IGNORECASE)
 _NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IGNORECASE)
+
+
+#: gradle's report: ``* What went wrong:``, then the failure and each cause under it a level
+#: deeper (``> …``, ``   > …``), a message wrapped over lines, until ``* Try:``.
+_GRADLE_WENT_WRONG = lazy(r"^\*\s+What\s+went\s+wrong:\s*$")
+_GRADLE_NESTED = lazy(r"^([ \t]*)>[ \t]?(\S.*)$")
+_GRADLE_CAUSE_SCORE = 58
+
+
+def _gradle_cause(raw: str) -> str | None:
+    """The innermost cause of gradle's ``What went wrong:`` (its lines joined), the line a
+    human reads: the lines above it name the task and the worker that failed (``Execution
+    failed for task …``, ``A failure occurred while executing …``), every failure's. None
+    when nothing is nested."""
+    lines = ANSI.sub("", raw).splitlines()
+    start = next((i for i, line in enumerate(lines) if _GRADLE_WENT_WRONG.match(line)), None)
+    if start is None:
+        return None
+    messages: list[tuple[int, str]] = []  # (depth, text); the failure itself at -1
+    for line in lines[start + 1 :]:
+        if line.startswith("* ") or line.startswith("BUILD FAILED"):
+            break
+        if not line.strip():
+            continue
+        nested = _GRADLE_NESTED.match(line)
+        if nested is not None:
+            messages.append((len(nested.group(1).expandtabs()), nested.group(2).strip()))
+        elif messages and not messages[-1][1].endswith((".", ":")):
+            # a message wrapped onto the next line (after a full one, "Required by:" and
+            # the like are notes under it)
+            depth, text = messages[-1]
+            messages[-1] = (depth, f"{text} {line.strip()}")
+        elif messages:
+            continue
+        else:
+            messages.append((-1, line.strip()))
+    nested_messages = [m for m in messages if m[0] >= 0]
+    if not nested_messages:
+        return None
+    deepest = max(depth for depth, _ in nested_messages)
+    return [text for depth, text in nested_messages if depth == deepest][-1]
 
 
 def _with_npm_conflict(signature: str, raw: str) -> str:
