@@ -519,8 +519,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             prev, prev_score, prev_exc = out[-1]
             out[-1] = (f"{prev} {line}", prev_score, prev_exc)
             continue
-        if out and _RUBY_CLASS_ALONE.match(out[-1][0]) and (
-            _indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0])
+        if (
+            out
+            and _RUBY_CLASS_ALONE.match(out[-1][0])
+            and (_indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0]))
         ):
             # RSpec's exception: its class alone, its message indented under it (Rails 7's
             # "ActiveRecord::PendingMigrationError:", its message after a blank line)
