@@ -2234,6 +2234,13 @@ SAME_ERROR = [
         "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
         "Max retries exceeded with url: /api/v1/users",
     ),
+    # journald's host and program before the message (another host, another pid)
+    (
+        "May 01 12:00:01 web1 (gunicorn)[48213]: api.service: Failed to execute "
+        "/srv/api/venv/bin/gunicorn: No such file or directory",
+        "2024-05-02T09:10:11+0000 web2 (gunicorn)[777]: api.service: Failed to execute "
+        "/srv/api/venv/bin/gunicorn: No such file or directory",
+    ),
     # a cloud API's request ids, new each call
     (
         "Error: creating S3 Bucket (logs): operation error S3: CreateBucket, https response "
@@ -2297,6 +2304,17 @@ DIFFERENT_ERROR = [
     (
         'Could not find a package configuration file provided by "fmt" with any of',
         'Could not find a package configuration file provided by "Boost" with any of',
+    ),
+    # the API level a dependency needs is what its fix sets; nginx's errno in parentheses
+    (
+        "Dependency 'androidx.core:core:1.13.0' requires libraries and applications that "
+        "depend on it to compile against version 34 or later of the Android APIs.",
+        "Dependency 'androidx.core:core:1.13.0' requires libraries and applications that "
+        "depend on it to compile against version 35 or later of the Android APIs.",
+    ),
+    (
+        "[emerg] 1#1: bind() to 0.0.0.0:80 failed (98: Address already in use)",
+        "[emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)",
     ),
     # a failed assert's values are the failure: 401 is not 403, "archived" not "published"
     (

@@ -40,6 +40,10 @@ _KEEP_NUMBER = lazy(
     # an HTTP status ("failed with status 401", curl's "returned error: 404") and a Python
     # program's exit status ("SystemExit: 2")
     r"|status(?=\s*[:=]?\s*[1-5]\d\d\b)|returned\s+error|SystemExit"
+    # the API level a dependency needs (Android: "compile against version 35 or later"), what
+    # its fix sets; an errno in parentheses (nginx's "bind() … failed (98: Address already in
+    # use)")
+    r"|compile\s+against\s+version|(?<=\()(?=\d{1,3}:\s+[A-Z][a-z])"
     # curl's error number, which names its error ("curl: (7)" could not connect, "(28)" timed
     # out: curl 8 says "Couldn't connect to server" for both), and git's "RPC failed; curl 56"
     r"|curl:\s*\((?=\d+\))|curl(?=\s+\d+\s))\s*[:=]?\s*)(?P<num>-?\d+)",

@@ -330,7 +330,9 @@ FINGERPRINT_SCORE = 0.95
 #: it is another error, whose fix is not this one's, though its words are almost the query's
 #: (the cosine of two such lines is ~0.98).
 ANOTHER_CODE_SCORE = 0.3
-_KEPT_NUMBER = re.compile(r"\d+")
+#: A number that stands alone (an exit code, a status, an assert's value): not digits glued
+#: to a word, a host's ``web1`` or a replica's ``worker2``, which are names.
+_KEPT_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?![^\W\d_])")
 #: The shortest error (in characters of its fingerprint) :func:`another_code` looks for
 #: inside a longer one: "exit code 1" inside any sentence is no error's shape.
 ANOTHER_CODE_MIN_CHARS = 16

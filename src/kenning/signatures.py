@@ -38,7 +38,7 @@ _TIMESTAMP = lazy(
     (?:\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|\s?[+-]\d{2}:?\d{2}|\s?UTC)?
       |\d{4}/\d{2}/\d{2}\s\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
       |\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
-      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./-]+(?:\[\d+\])?:)?)
+      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./()-]+(?:\[\d+\])?:)?)
     (?:\s*\])?\s*""",
     re.VERBOSE,
 )
@@ -64,6 +64,9 @@ _CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
 #: The process id after a log line's time (PostgreSQL's default ``log_line_prefix``, ``%m
 #: [%p] ``: ``2024-05-01 12:00:01.123 UTC [4242] ERROR: …``; with ``%l``, ``[4242]: [3-1]``).
 _PROCESS_ID = lazy(r"^\[\d{1,10}\](?::\s*\[\d+-\d+\])?\s+(?=\S)")
+#: After a time, a syslog line's host and program with its process id (``web1
+#: (gunicorn)[48213]: ``, ``ip-10-0-4-12 sshd[777]: ``).
+_SYSLOG_SOURCE = lazy(r"^[\w.-]{1,253}\s+[\w./()@-]{1,200}\[\d{1,10}\]:\s+(?=\S)")
 #: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
 #: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
@@ -456,8 +459,9 @@ def clean_line(line: str) -> tuple[str, bool]:
         if ts and ts.end() > 0:
             line = line[ts.end() :]
             stamped = True
-        if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id
-            line = _PROCESS_ID.sub("", line, count=1)
+        if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
+            # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
+            line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
         if _ERROR_LEVEL.match(line):
             error_level = True
         lvl = _LEVEL_PREFIX.match(line)
