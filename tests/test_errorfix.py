@@ -1011,6 +1011,7 @@ def test_two_failures_of_one_jest_test_are_two_errors() -> None:
     # away its items on save were one error in one test
     assert extract_error_signature(JEST) == (
         "\u25cf cart \u203a adds an item: expect(received).toBe(expected) // Object.is equality"
+        " Expected: 3 Received: 2"
     )
     undefined = JEST.replace(
         "expect(received).toBe(expected) // Object.is equality\n\n    Expected: 3\n    Received: 2",
@@ -1019,9 +1020,13 @@ def test_two_failures_of_one_jest_test_are_two_errors() -> None:
     assert error_fingerprint(extract_error_signature(undefined)) != error_fingerprint(
         extract_error_signature(JEST)
     )
-    # the values compared are not the failure: another run's numbers are the same error
+    # the values compared are the failure, as a failed assert's are (a 401 is not a 403)
     assert error_fingerprint(
-        extract_error_signature(JEST.replace("Expected: 3", "Expected: 5"))
+        extract_error_signature(JEST.replace("Received: 2", "Received: 5"))
+    ) != error_fingerprint(extract_error_signature(JEST))
+    # and the same values in another run, another file, are the same error
+    assert error_fingerprint(
+        extract_error_signature(JEST.replace("cart.test.js:11:22", "cart.test.js:14:3"))
     ) == error_fingerprint(extract_error_signature(JEST))
 
 
@@ -4168,3 +4173,26 @@ def test_the_values_of_a_failed_xunit_assert_are_the_failure() -> None:
     assert error_fingerprint(
         extract_error_signature(VITE_BUILD.format(module="@acme/ui/button"))
     ) != error_fingerprint(extract_error_signature(VITE_BUILD.format(module="date-fns/locale")))
+
+
+CELERY_HARD_LIMIT = '''\
+[2024-05-01 12:00:01,123: ERROR/MainProcess] Hard time limit (300s) exceeded for \
+app.tasks.export_orders[5f1c2a9e-8b7d-4c3e-9a1f-0d2e3f4a5b6c]
+[2024-05-01 12:00:01,789: ERROR/MainProcess] Task handler raised error: TimeLimitExceeded(300,)
+Traceback (most recent call last):
+  File "/srv/app/.venv/lib/python3.12/site-packages/billiard/pool.py", line 683, in on_hard_timeout
+    raise TimeLimitExceeded(job._timeout)
+billiard.einfo.ExceptionWithTraceback:
+"""
+billiard.exceptions.TimeLimitExceeded: TimeLimitExceeded(300,)
+"""
+'''
+
+
+def test_a_celery_task_failure_is_the_exception_billiard_quotes() -> None:
+    """Celery's worker prints a failed task's exception between triple quotes under
+    `billiard.einfo.ExceptionWithTraceback:`: that wrapper, every failure's, was the
+    signature, and the hard time limit's fix was never found."""
+    assert extract_error_signature(CELERY_HARD_LIMIT) == (
+        "billiard.exceptions.TimeLimitExceeded: TimeLimitExceeded(300,)"
+    )

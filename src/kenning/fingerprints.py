@@ -491,7 +491,10 @@ _LEVEL_WORD = lazy(r"^error:\s+(?=\S)", re.IGNORECASE)
 
 #: pytest's failed assert (``assert 401 == 200``, ``assert 'draft' == 'published'``): its values
 #: are what failed; another status, another value is another failure.
-_ASSERT = lazy(r"^(?:assert\s|Assert\.\w+\(\)\s+Failure\b)")
+_ASSERT = lazy(
+    r"^(?:assert\s|Assert\.\w+\(\)\s+Failure\b)"
+    r"|\bexpect\(received\)\.\w+\(expected\)[^\n]*\b[Ee]xpected:"
+)
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note
 #: that quotes the error often leaves out; not an ellipsis.
@@ -825,7 +828,7 @@ def error_fingerprint(signature: str) -> str:
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)
-    literal = () if _ASSERT.match(text) else _LITERAL_RULES
+    literal = () if _ASSERT.search(text) else _LITERAL_RULES
     for pattern, repl in (*_FP_RULES, *literal):
         text = pattern.sub(repl, text)
     for i, num in enumerate(kept):

@@ -269,6 +269,8 @@ _WRAPPER = lazy(
     r"|A\s+failure\s+occurred\s+while\s+executing\s+\S+$"
     r"|Could\s+not\s+determine\s+the\s+dependencies\s+of\s+task\b"
     r"|There\s+were\s+failing\s+tests\b"
+    # Celery's (billiard's) wrapper over the exception it prints between triple quotes
+    r"|(?:\w+\.)*ExceptionWithTraceback:$"
     # maven's goal that failed to compile or test, above what failed in it ("cannot find
     # symbol"; its "Could not resolve dependencies …" is the error itself)
     r"|Failed\s+to\s+execute\s+goal\s.*:\s+(?:Compilation\s+failure|There\s+are\s+test\s+failures)"
@@ -391,6 +393,9 @@ _RUBY_CLASS_ALONE = lazy(
 )
 #: ... one named an error or exception, which says nothing until its message.
 _EXCEPTION_ALONE = lazy(r"^(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception):$")
+#: Celery's worker (billiard) prints the exception of a failed task after this line, between
+#: triple quotes (``billiard.exceptions.TimeLimitExceeded: TimeLimitExceeded(300,)``).
+_BILLIARD_WRAPPER = "ExceptionWithTraceback:"
 #: xUnit's and NUnit's failed test (``dotnet test``): the assertion under ``Error Message:``,
 #: with its ``Expected:`` and ``Actual:`` lines, up to the ``Stack Trace:``.
 _DOTNET_ERROR_MESSAGE = "Error Message:"
@@ -517,6 +522,9 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         line, error_level = clean_line(raw_line)
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
+            continue
+        if line == '"""' and out and out[-1][0].endswith(_BILLIARD_WRAPPER):
+            traceback = True  # the exception billiard quotes is the traceback's last line
             continue
         if absorb and out:
             absorb -= 1
@@ -862,14 +870,31 @@ def _go_test_message(name: str, lines: list[str]) -> str:
     return ""
 
 
+#: jest's matcher line (``expect(received).toBe(expected)``) and the values it prints under it
+#: (``Expected: 200`` / ``Received: 401``): the failure, as a failed assert's values are.
+_JEST_MATCHER = lazy(r"^expect\(")
+_JEST_VALUE = lazy(r"^(?:Expected|Received)(?:\s+[\w ]{1,40})?:\s+\S")
+_JEST_VALUE_LINES = 6
+
+
 def _jest_message(signature: str, lines: list[str]) -> str:
     for i, line in enumerate(lines):
         if line.strip() != signature:
             continue
-        for after in lines[i + 1 :]:
+        for j, after in enumerate(lines[i + 1 :], i + 1):
             text, _ = clean_line(after)
-            if text:
-                return "" if _NOISE_LINE.match(text) else text
+            if not text:
+                continue
+            if _NOISE_LINE.match(text):
+                return ""
+            if _JEST_MATCHER.match(text):
+                values = [
+                    value
+                    for near in lines[j + 1 : j + 1 + _JEST_VALUE_LINES]
+                    if _JEST_VALUE.match(value := clean_line(near)[0])
+                ]
+                return " ".join([text, *values])
+            return text
         return ""
     return ""
 
