@@ -2573,6 +2573,12 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "Process completed with exit code 1",
         "fatal: not a git repository",
         "npm ERR! code ERESOLVE",
+        # .NET's and NuGet's coded errors, kotlinc's, Bundler's, xUnit's failed assert
+        "/src/Api/Api.csproj : error NU1101: Unable to find package Acme.Billing.",
+        "Program.cs(14,7): error CS0246: The type or namespace name 'X' could not be found",
+        "e: file:///home/dev/app/src/main/kotlin/App.kt:5:9 Unresolved reference: foo",
+        "Bundler::GemNotFound: Could not find pg-1.5.4 in locally installed gems",
+        "Assert.Equal() Failure: Values differ",
         "bash: foo: command not found",
         "./main.go:12:5: undefined: foo",
         "make: *** [all] Error 2",

@@ -922,6 +922,10 @@ _LOOKS_LIKE_ERROR = lazy(
     | Traceback\s\(most\srecent\scall\slast\)
     | \berror\[E\d+\]
     | \berror\s+TS\d+
+    | \berror\s+(?:CS|NU|MSB|NETSDK|BC|FS|LNK|C)\d{3,5}\b      # .NET, NuGet, MSBuild, MSVC
+    | ^[^\S\n]*e:\s+(?:file://)?\S+\.kts?:\d                   # kotlinc
+    | \b[A-Z]\w*::[A-Z]\w*(?:NotFound|Invalid|Missing)\w*\b      # Ruby (Bundler::GemNotFound)
+    | \bAssert\.\w+\(\)\sFailure\b                           # xUnit
     | (?:^|\s)[\w.$]*(?:Error|Exception)\b(?::|\s*$|\s+in\b)
     | \b[A-Z]\w*(?:Error|Exception)\b
     | (?<![\w.])[A-Za-z_][\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*\b  # a module's exception
