@@ -4202,3 +4202,31 @@ def test_a_celery_task_failure_is_the_exception_billiard_quotes() -> None:
     assert extract_error_signature(CELERY_HARD_LIMIT) == (
         "billiard.exceptions.TimeLimitExceeded: TimeLimitExceeded(300,)"
     )
+
+
+PLAYWRIGHT = """\
+  1) [chromium] \u203a tests/login.spec.ts:11:5 \u203a login \u203a signs in \u2500\u2500\u2500\u2500
+
+    Error: Timed out 5000ms waiting for expect(locator).toBeVisible()
+
+    Locator: getByRole('button', {{ name: '{name}' }})
+    Expected: visible
+    Received: <element(s) not found>
+    Call log:
+      - expect.toBeVisible with timeout 5000ms
+
+    at /home/runner/work/p1/p1/tests/login.spec.ts:13:65
+"""
+
+
+def test_a_playwright_timeout_is_known_by_the_element_it_waited_for() -> None:
+    """Every toBeVisible() timeout of a suite had one signature, the locator left out: the
+    fix of one button's was the match of any other's."""
+    sign_in = extract_error_signature(PLAYWRIGHT.format(name="Sign in"))
+    assert sign_in == (
+        "Error: Timed out 5000ms waiting for expect(locator).toBeVisible() "
+        "Locator: getByRole('button', { name: 'Sign in' })"
+    )
+    checkout = extract_error_signature(PLAYWRIGHT.format(name="Checkout"))
+    assert error_fingerprint(sign_in) != error_fingerprint(checkout)
+    assert error_fingerprint(sign_in) == error_fingerprint(sign_in.replace("5000ms", "10000ms"))

@@ -128,6 +128,9 @@ _KEEP_MODULE = (
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
     # "@acme/ui/button" from …"; its importer, a path, is masked)
     lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")"),
+    # the element a Playwright expectation waited for ("Locator: getByRole('button', { name:
+    # 'Sign in' })"): which one timed out is the failure
+    lazy(r"(?P<keep>\bexpect\(locator\)\.\w+\(\)\s+Locator:\s+)(?P<num>\S[^\n]{0,300})$"),
     # the crate cargo cannot find a version of ("failed to select a version for the
     # requirement `serde = "^9.0"`": the crate's name is kept, its range is not)
     lazy(

@@ -546,6 +546,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             joined = f"{prev.removeprefix(_DOTNET_ERROR_MESSAGE).strip()} {line}".strip()
             out[-1] = (f"{_DOTNET_ERROR_MESSAGE} {joined}", _DOTNET_ASSERT_SCORE, prev_exc)
             continue
+        if out and line.startswith("Locator: ") and "expect(locator)" in out[-1][0]:
+            # Playwright's locator under the expectation that timed out: which element
+            prev, prev_score, prev_exc = out[-1]
+            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            continue
         if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
             # the panic's message, CMake's (its header says only where)
             prev, prev_score, prev_exc = out[-1]
