@@ -4230,3 +4230,51 @@ def test_a_playwright_timeout_is_known_by_the_element_it_waited_for() -> None:
     checkout = extract_error_signature(PLAYWRIGHT.format(name="Checkout"))
     assert error_fingerprint(sign_in) != error_fingerprint(checkout)
     assert error_fingerprint(sign_in) == error_fingerprint(sign_in.replace("5000ms", "10000ms"))
+
+
+SENTRY_EVENT = json.dumps(
+    {
+        "event_id": "9f1c2a9e8b7d4c3e9a1f0d2e3f4a5b6c",
+        "timestamp": 1714564801.123,
+        "level": "error",
+        "exception": {
+            "values": [
+                {
+                    "type": "ValueError",
+                    "value": "invalid literal for int() with base 10: 'abc'",
+                    "stacktrace": {"frames": [{"filename": "app/api/orders.py", "lineno": 88}]},
+                }
+            ]
+        },
+        "tags": {"environment": "prod", "release": "p1@2.4.1"},
+    },
+    indent=2,
+)
+ZAP_LINES = "\n".join(
+    [
+        '{"level":"info","ts":1714564800.1,"msg":"starting","pid":4242}',
+        '{"level":"error","ts":1714564801.123,"caller":"db/db.go:42","msg":"failed to connect'
+        ' to database","error":"dial tcp 10.0.0.7:5432: connect: connection refused"}',
+    ]
+)
+PINO_LINE = (
+    '{"level":50,"time":1714564801123,"pid":4242,"hostname":"api-7f9b8c7d5-q2w3e","err":'
+    '{"type":"Error","message":"connect ECONNREFUSED 10.0.0.5:5432","code":"ECONNREFUSED"},'
+    '"msg":"db connect failed"}'
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (SENTRY_EVENT, "ValueError: invalid literal for int() with base 10: 'abc'"),
+        (ZAP_LINES, "dial tcp 10.0.0.7:5432: connect: connection refused"),
+        (PINO_LINE, "Error: connect ECONNREFUSED 10.0.0.5:5432"),
+    ],
+    ids=["sentry", "zap", "pino"],
+)
+def test_a_json_error_event_is_known_by_the_error_it_reports(raw: str, expected: str) -> None:
+    """A Sentry event's signature was `"level": "error"` (every event's), and a JSON log
+    line was its own 300-character signature, its timestamp and pid in it: the same error
+    was no exact match, and another's fix came back."""
+    assert extract_error_signature(raw) == expected

@@ -8,8 +8,9 @@ at all (error queries get the protocol's lower floor). Pure: no store, no model.
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
 from .lazyre import lazy
@@ -698,6 +699,8 @@ def extract_error_signature(raw: str) -> str:
 def signatures_of(raw: str, limit: int) -> list[str]:
     if not raw or not raw.strip():
         return []
+    if raw.lstrip().startswith("{"):  # an error event or a log of JSON lines: its error
+        raw = _json_error(raw) or raw
     candidates = _candidate_lines(raw)
     if not candidates:
         flat = one_line(ANSI.sub("", raw))
@@ -739,6 +742,64 @@ _PYTEST_DETAIL = lazy(r"^E\s{2,}(\S.*)$")
 #: one (``npm ERR! peer react@"^17.0.0" from react-beautiful-dnd@13.1.1``).
 _NPM_ERESOLVE = lazy(r"^npm\s+(?:ERR!|error)\s+code\s+ERESOLVE$", re.IGNORECASE)
 _NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IGNORECASE)
+
+
+#: The levels of a JSON log line that say it reports an error (pino's are numbers: 50 error,
+#: 60 fatal).
+_JSON_ERROR_LEVELS = {"error", "err", "fatal", "critical", "crit", "panic", "dpanic", "alert"}
+#: How much of a JSON input is parsed, line by line (a log of JSON lines), for its error.
+_JSON_MAX_CHARS = 1_000_000
+
+
+def _json_error(raw: str) -> str | None:
+    """The error a JSON error event or JSON log line reports, as a line: Sentry's last
+    exception (``ValueError: invalid literal …``), pino's ``err`` (``Error: connect
+    ECONNREFUSED …``), zap's and logrus's ``error`` (else their message) — of the first line
+    at an error level, else the first one that has one. Its timestamps, pids, hosts and
+    frames are no part of it. None when the text is no JSON or names no error."""
+    text = raw.strip()[:_JSON_MAX_CHARS]
+    try:
+        events = [json.loads(text)]
+    except ValueError:
+        events = []
+        for line in text.splitlines():
+            if line.strip().startswith("{"):
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    continue
+    found = [(_json_at_error_level(e), said) for e in events if (said := _json_said(e))]
+    if not found:
+        return None
+    return next((said for error, said in found if error), found[0][1])
+
+
+def _json_at_error_level(event: Any) -> bool:
+    level = event.get("level", event.get("severity", event.get("levelname")))
+    if isinstance(level, int | float) and not isinstance(level, bool):
+        return level >= 50
+    return isinstance(level, str) and level.strip().lower() in _JSON_ERROR_LEVELS
+
+
+def _json_said(event: Any) -> str | None:
+    """What one JSON event says went wrong, or None."""
+    if not isinstance(event, dict):
+        return None
+    exception = event.get("exception")
+    values = exception.get("values") if isinstance(exception, dict) else None
+    if isinstance(values, list) and values and isinstance(values[-1], dict):
+        kind, value = values[-1].get("type"), values[-1].get("value")
+        if isinstance(kind, str) and kind:
+            return f"{kind}: {value}" if isinstance(value, str) and value else kind
+    err = event.get("err")
+    if isinstance(err, dict) and isinstance(err.get("message"), str):
+        kind = err.get("type")
+        return f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
+    for key in ("error", "err", "exception", "msg", "message"):
+        value = event.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 #: gradle's report: ``* What went wrong:``, then the failure and each cause under it a level
