@@ -737,23 +737,15 @@ def other_work_trees(top: Path) -> list[Path]:
     return found
 
 
+#: ``git log``'s options for each commit's changes of some paths, one ``:<modes> <old blob>
+#: <new blob> <status>`` record and its path apiece (a merge's against each parent).
+_RAW_LOG = ("--raw", "--no-abbrev", "--no-renames", "-m", "--relative", "-z")
+
+
 def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[str] | None:
     """``path\0blob`` for every version of ``paths`` (relative to ``folder``) a commit of
     ``refs``' history (HEAD's when none) gave or replaced; None when git cannot tell."""
-    out = _git(
-        folder,
-        "log",
-        *refs,
-        "--raw",
-        "--no-abbrev",
-        "--no-renames",
-        "-m",
-        "--relative",
-        "-z",
-        "--format=",
-        "--",
-        *paths,
-    )
+    out = _git(folder, "log", *refs, *_RAW_LOG, "--format=", "--", *paths)
     if out is None:
         return None
     versions: set[str] = set()
@@ -782,20 +774,7 @@ def _introductions(folder: Path, paths: Sequence[str]) -> dict[str, tuple[int, s
     gave ``path`` that version, for every version of ``paths`` (relative to ``folder``) one
     gave it; the versions only ever replaced (a shallow clone's first) get ``(-1, "")``. None
     when git cannot tell. One git call however many paths."""
-    out = _git(
-        folder,
-        "log",
-        "--all",
-        "--raw",
-        "--no-abbrev",
-        "--no-renames",
-        "-m",
-        "--relative",
-        "-z",
-        "--format=%x1e%ct %H",
-        "--",
-        *paths,
-    )
+    out = _git(folder, "log", "--all", *_RAW_LOG, "--format=%x1e%ct %H", "--", *paths)
     if out is None:
         return None
     made: dict[str, tuple[int, str]] = {}
