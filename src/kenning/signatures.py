@@ -760,13 +760,13 @@ def _json_error(raw: str) -> str | None:
     text = raw.strip()[:_JSON_MAX_CHARS]
     try:
         events = [json.loads(text)]
-    except ValueError:
+    except (ValueError, RecursionError):  # (nesting deeper than the parser goes)
         events = []
         for line in text.splitlines():
             if line.strip().startswith("{"):
                 try:
                     events.append(json.loads(line))
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
     found = [(_json_at_error_level(e), said) for e in events if (said := _json_said(e))]
     if not found:
