@@ -4278,3 +4278,9 @@ def test_a_json_error_event_is_known_by_the_error_it_reports(raw: str, expected:
     line was its own 300-character signature, its timestamp and pid in it: the same error
     was no exact match, and another's fix came back."""
     assert extract_error_signature(raw) == expected
+
+
+def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
+    # json.loads raises RecursionError, no ValueError, past its depth: the query failed
+    deep = "{" + '"a":[' * 100_000 + "1" + "]" * 100_000 + "}"
+    assert extract_error_signature(deep).startswith('{"a":[')
