@@ -920,3 +920,17 @@ def test_another_projects_result_says_whose_it_is() -> None:
     )
     assert '<finding id="1" score="0.90"><content>' in block
     assert '<finding id="2" score="0.80" project="other/&quot;proj&quot;"><content>' in block
+
+
+def test_an_error_fix_cut_before_its_fix_is_dropped() -> None:
+    """The session start's group ran out of budget after an entry's error: the agent got
+    `ERROR-FIX: KeyError: 'customer_id'` and nothing of its fix, in a finding's slot."""
+    first = "x " * 350
+    entry = "ERROR-FIX: KeyError: 'customer_id' | FIX: guest orders have no customer"
+    assert combine_for_recall([first, entry], 735) == ([first, ""], True)
+    # with a word of its fix in, it is kept, cut
+    texts, cut = combine_for_recall([first, entry], 760)
+    assert cut and texts[1].startswith(entry[:50]) and "FIX: guest" in texts[1]
+    # a note that is no error fix is cut as before
+    note = "Guest orders have no customer; read customer_id with get()"
+    assert combine_for_recall([first, note], 735)[0][1] == "Guest orders have no customer; read"

@@ -37,7 +37,7 @@ from typing import Any
 import regex
 
 from .errors import UserInputError
-from .model import Freshness, RecallResult, SearchResult, StaleReport
+from .model import Freshness, RecallResult, SearchResult, StaleReport, starts_as_error_fix
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import is_word_boundary, truncate_at_word_boundary
 
@@ -81,6 +81,18 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 
+#: Where an ERROR-FIX entry's fix starts: its ``| FIX:`` marker and the fix's first character.
+_FIX_STARTS = re.compile(r"\|\s*FIX:\s*\S", re.IGNORECASE)
+
+
+def _fix_cut_off(text: str, cut: str) -> bool:
+    """Whether ``cut`` (the start of ``text``) leaves out all of an ERROR-FIX entry's fix."""
+    if not starts_as_error_fix(text):
+        return False
+    marker = _FIX_STARTS.search(text)
+    return marker is not None and marker.end() > len(cut)
+
+
 def combine_for_recall(
     contents: Sequence[str], budget: int = RECALL_CHAR_BUDGET
 ) -> tuple[list[str], bool]:
@@ -91,8 +103,9 @@ def combine_for_recall(
     counted). Earlier results keep their full text first; the first one that does not fit is
     cut at the last word boundary within what is left of the budget, however early (a cut
     inside a word or a link would hand the agent a fragment: "Databa"), and becomes ``""``
-    when no boundary is left — unless it is the first result, a single word longer than the
-    whole budget, which is cut hard rather than lost. Every later one becomes ``""``
+    when no boundary is left, or when it is an ERROR-FIX entry cut before its fix (which
+    says only that the error happened) — unless it is the first result, a single word longer
+    than the whole budget, which is cut hard rather than lost. Every later one becomes ``""``
     (dropped: the protocol cuts the concatenation, so nothing after the cut survives) —
     except after a first result that has no character to show (a single grapheme cluster
     longer than the budget), which is dropped alone. The budget applies to raw text; escape
@@ -114,6 +127,8 @@ def combine_for_recall(
         cut, _ = truncate_at_word_boundary(text, remaining, min_share=0.0)
         if out and not any(is_word_boundary(text, i) for i in range(1, remaining + 1)):
             cut = ""  # no word of it fits in what is left
+        if out and cut and _fix_cut_off(text, cut):
+            cut = ""  # an error fix without its fix says only that the error happened
         if not cut and not out:
             # a first result with no character to show (one grapheme cluster longer than
             # the budget: stored text is untrusted) is dropped alone, or one such note
