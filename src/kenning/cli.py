@@ -2380,7 +2380,7 @@ Examples:
   kenning install cursor --uninstall               # remove kenning's entries only
 """
 )
-@click.argument("agent", type=click.Choice(["claude-code", "codex", "cursor"]))
+@click.argument("agent", type=click.Choice(["claude-code", "codex", "cursor"]), metavar="AGENT")
 @click.option(
     "--scope",
     type=click.Choice(["local", "project", "user"]),
@@ -2420,7 +2420,8 @@ def install(
     agents_md: bool,
     as_json: bool,
 ) -> None:
-    """Register kenning's MCP server (and Claude Code's hooks) with AGENT.
+    """Register kenning's MCP server (and Claude Code's hooks) with AGENT (claude-code,
+    codex or cursor).
 
     Merges with the files that are there; running it again changes nothing; --uninstall
     removes only kenning's entries. Never writes through a symlink.
