@@ -346,10 +346,13 @@ def test_recall_log_is_off_by_default_and_never_holds_the_query(
             "config.toml"
         )
     monkeypatch.setenv("KENNING_RECALL_LOG", "sometimes")
-    with pytest.raises(
-        UserInputError, match=r"recall log from the environment \(KENNING_RECALL_LOG\)"
-    ):
-        open_store(cwd=project, embedder=minilm)
+    with open_store(cwd=project, embedder=minilm) as store:
+        # said by what reads settings (a recall); an export or a write reads none
+        with pytest.raises(
+            UserInputError, match=r"recall log from the environment \(KENNING_RECALL_LOG\)"
+        ):
+            store.recall("database is locked")
+        assert [m.content for m in store.browse()] == [DB_LOCKED]
 
 
 def test_recall_log_is_never_written_through_a_symlink_nor_waits_on_a_pipe(

@@ -1037,3 +1037,19 @@ def test_a_blank_value_in_config_toml_is_refused_for_every_key(tmp_path: Path) -
             load_settings(tmp_path, environ={})
     (tmp_path / ".kenning" / "config.toml").write_text("recall_log = true\n")
     assert load_settings(tmp_path, environ={"KENNING_RECALL_LOG": ""}).recall_log is True
+
+
+def test_a_setting_that_cannot_be_read_stops_what_reads_settings_not_the_backup(
+    project: Path, minilm: Embedder
+) -> None:
+    """A committed config.toml's typo (`similarity_threshold = 7`) made every command fail
+    at open: `kenning export`, the backup, and `remember` as well, which read no setting."""
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Releases are cut on Mondays.", "decision").ok
+    (project / ".kenning" / "config.toml").write_text("similarity_threshold = 7\n")
+    exported = run_cli(project, "export")
+    assert exported.returncode == 0 and "Mondays" in exported.stdout, exported.stderr
+    stored = run_cli(project, "remember", "--type", "rule", "Tags are signed with the CI key.")
+    assert stored.returncode == 0, stored.stderr
+    searched = run_cli(project, "search", "release day")
+    assert searched.returncode == 1 and "similarity threshold from" in searched.stderr

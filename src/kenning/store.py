@@ -339,7 +339,7 @@ def open_store(
         settings_files = SettingsFiles(
             project.dotenv_root or project.root, project.store_path.parent, threshold
         )
-        settings = settings_files.load()
+        settings = None  # read at first use (MemoryStore.settings)
         try:
             backend = open_backend(
                 url or project.store_path, create=create, dimension=None, project_root=project.root

@@ -123,7 +123,7 @@ class StoreBase:
         self,
         backend: Backend,
         project: Project,
-        settings: Settings,
+        settings: Settings | None,
         embedder: Embedder | None = None,
         embedder_name: str = "minilm",
         settings_files: SettingsFiles | None = None,
@@ -131,10 +131,16 @@ class StoreBase:
     ) -> None:
         self.backend = backend
         self.project = project
+        if settings is None and settings_files is None:
+            raise ValueError("pass the settings, or the files to read them from")
         self._settings = settings
-        #: Where ``settings`` came from: read again when a file changed (None: never).
+        #: Where ``settings`` came from: read again when a file changed (None: never). None
+        #: settings are read from them at first use: a value that cannot be read fails what
+        #: reads settings (a recall, a search), not an export or a write, which read none.
         self._settings_files = settings_files
-        self._settings_signature = settings_files.signature() if settings_files else None
+        self._settings_signature = (
+            settings_files.signature() if settings_files and settings is not None else None
+        )
         #: The project resolved again as :func:`open_store` resolved it (None: never), and
         #: the settings files' state when it last matched ``project``.
         self._resolve = resolve
@@ -165,6 +171,7 @@ class StoreBase:
             if signature != self._settings_signature:
                 self._settings = files.load()  # a broken file fails the call, as a command
                 self._settings_signature = signature
+        assert self._settings is not None  # (given, or read above)
         return self._settings
 
     @settings.setter
