@@ -76,12 +76,12 @@ def test_a_store_that_lost_a_table_beside_its_rows_rebuilds_as_doctor_says(
 
 
 def test_doctor_names_a_config_value_every_command_refuses(project: Path) -> None:
-    """A value out of range in config.toml fails every command that reads settings;
-    doctor's settings check said the file was fine."""
+    """A value out of range in config.toml fails every command that reads it (search's
+    threshold: a search); doctor's settings check said the file was fine."""
     _seed(project)
     config = project / ".kenning" / "config.toml"
     config.write_text("similarity_threshold = 2\n", encoding="utf-8")
-    code, _, err = _kenning(project, "recall", "timestamps")
+    code, _, err = _kenning(project, "search", "timestamps")
     assert code == 1 and "similarity threshold" in err
 
     code, out, _ = _kenning(project, "doctor", "--json")
@@ -90,7 +90,7 @@ def test_doctor_names_a_config_value_every_command_refuses(project: Path) -> Non
     assert "similarity threshold" in settings["message"] and str(config) in settings["fix"]
 
     config.write_text("similarity_threshold = 0.6\n", encoding="utf-8")  # the fix
-    assert _kenning(project, "recall", "timestamps")[0] == 0
+    assert _kenning(project, "search", "timestamps")[0] == 0
     assert _doctor(project)["settings"]["status"] == "ok"
 
 
@@ -101,7 +101,7 @@ def test_doctor_names_a_variable_every_command_refuses(project: Path) -> None:
     _seed(project)
     dotenv = project / ".env"
     dotenv.write_text("KENNING_SIMILARITY_THRESHOLD=abc\n", encoding="utf-8")
-    code, _, err = _kenning(project, "recall", "timestamps")
+    code, _, err = _kenning(project, "search", "timestamps")
     assert code == 1 and "KENNING_SIMILARITY_THRESHOLD" in err
 
     code, out, _ = _kenning(project, "doctor", "--json")
@@ -110,7 +110,7 @@ def test_doctor_names_a_variable_every_command_refuses(project: Path) -> None:
     assert "KENNING_SIMILARITY_THRESHOLD" in settings["message"], settings
 
     dotenv.write_text("KENNING_SIMILARITY_THRESHOLD=0.6\n", encoding="utf-8")  # the fix
-    assert _kenning(project, "recall", "timestamps")[0] == 0
+    assert _kenning(project, "search", "timestamps")[0] == 0
     assert _doctor(project)["settings"]["status"] == "ok"
 
 
@@ -174,7 +174,7 @@ def test_doctor_quotes_a_wrong_setting_without_the_secret_in_it(project: Path) -
     _seed(project)
     token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
     (project / ".env").write_text(f"KENNING_SIMILARITY_THRESHOLD={token}\n", encoding="utf-8")
-    code, _, err = _kenning(project, "recall", "timestamps")
+    code, _, err = _kenning(project, "search", "timestamps")
     assert code == 1 and token not in err and "[REDACTED:" in err
     code, out, _ = _kenning(project, "doctor")
     assert code == 1 and "KENNING_SIMILARITY_THRESHOLD" in out and token not in out, out

@@ -208,7 +208,7 @@ def test_threshold_precedence(project: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert load_settings(project).sources["similarity_threshold"] == "environment"
     monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "high")
     with pytest.raises(UserInputError, match="between 0 and 1"):
-        load_settings(project)
+        load_settings(project).threshold()
     assert "OTHER" not in os.environ
 
 

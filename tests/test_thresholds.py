@@ -551,7 +551,7 @@ def test_a_boolean_similarity_threshold_is_refused(tmp_path: Path) -> None:
     for bad in ("true", "false"):
         toml.write_text(f"similarity_threshold = {bad}\n")
         with pytest.raises(UserInputError, match=r"similarity threshold from .*config.toml"):
-            load_settings(tmp_path, environ={})
+            load_settings(tmp_path, environ={}).threshold()
     toml.write_text("similarity_threshold = 1\n")
     assert load_settings(tmp_path, environ={}).similarity_threshold == 1.0
 
@@ -1053,3 +1053,8 @@ def test_a_setting_that_cannot_be_read_stops_what_reads_settings_not_the_backup(
     assert stored.returncode == 0, stored.stderr
     searched = run_cli(project, "search", "release day")
     assert searched.returncode == 1 and "similarity threshold from" in searched.stderr
+    # search's threshold is search's: a recall, held to floors of its own, goes on
+    recalled = run_cli(project, "recall", "when are releases cut")
+    assert recalled.returncode == 0 and "Mondays" in recalled.stdout, recalled.stderr
+    doctor = run_cli(project, "doctor")
+    assert doctor.returncode != 0 and "similarity threshold from" in doctor.stdout, doctor.stdout

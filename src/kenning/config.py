@@ -90,6 +90,16 @@ class Settings:
     #: Why the decay half-lives set cannot be read (None: they can): said by the reads that
     #: decay (:meth:`half_lives`), not by a recall, an export or a write, which do not.
     decay_problem: str | None = None
+    #: Why search's similarity threshold set cannot be read (None: it can): said by a search
+    #: (:meth:`threshold`), not by a recall, which has floors of its own.
+    threshold_problem: str | None = None
+
+    def threshold(self) -> float | None:
+        """:attr:`similarity_threshold`, or the :class:`UserInputError` of one that could not
+        be read."""
+        if self.threshold_problem is not None:
+            raise UserInputError(self.threshold_problem)
+        return self.similarity_threshold
 
     def half_lives(self) -> Mapping[str, float]:
         """:attr:`half_life_overrides`, or the :class:`UserInputError` of a half-life that
@@ -757,11 +767,14 @@ def load_settings(
     value, origin = layered("KENNING_SIMILARITY_THRESHOLD", None)
     if threshold is not None:
         value, origin = threshold, "argument"
-    similarity = (
-        None
-        if value is None
-        else checked(parse_threshold, None, value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
-    )
+    # (said by a search alone, as a half-life is by what decays: below)
+    threshold_problems: list[UserInputError] = []
+    similarity = None
+    if value is not None:
+        try:
+            similarity = parse_threshold(value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
+        except UserInputError as exc:
+            threshold_problems.append(exc)
     sources["similarity_threshold"] = origin
 
     floors: dict[str, float] = {}
@@ -828,7 +841,7 @@ def load_settings(
     )
     sources["stale_penalty"] = origin
     if problems:  # (said with the other values refused)
-        problems += decay_problems
+        problems += threshold_problems + decay_problems
     if len(problems) == 1:
         raise problems[0]  # as it was raised (an option's error names the option)
     if problems:
@@ -844,6 +857,7 @@ def load_settings(
         sources=sources,
         warnings=warnings,
         decay_problem="; ".join(map(str, decay_problems)) or None,
+        threshold_problem="; ".join(map(str, threshold_problems)) or None,
     )
 
 

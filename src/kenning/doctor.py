@@ -688,12 +688,13 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"fix or remove {where}")
     try:  # its values alone (not the environment's or .env's): every command reads them
-        config.load_settings(None, folder, environ={}).half_lives()
+        own = config.load_settings(None, folder, environ={})
+        own.half_lives(), own.threshold()
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"correct what it names in {where}")
     try:
         settings = config.load_settings(project_root, folder)
-        settings.half_lives()  # (a search's: said here, as a search says it)
+        settings.half_lives(), settings.threshold()  # (a search's: said here, as by a search)
     except KenningError as exc:  # the message names the variable and where it was set
         if warnings:  # the file's own keys first: they are what every command reads
             return Check(

@@ -541,7 +541,7 @@ class StoreReads(StoreFreshness):
         from .thresholds import default_threshold, expected_default
 
         settings = self.settings
-        configured = settings.similarity_threshold
+        configured = settings.threshold()
         if configured is not None:
             return configured, settings.sources.get("similarity_threshold", "argument")
         if self._embedder is not None:
