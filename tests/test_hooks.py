@@ -1732,3 +1732,38 @@ def test_a_server_named_by_a_committed_env_gets_no_prompt(tmp_path: Path) -> Non
     subprocess.run(["git", "rm", "-q", "--cached", ".env"], cwd=root, check=True)
     proc = hook_here("prompt-submit", json.dumps(prompt).encode(), root)
     assert "committed" not in proc.stderr and f"127.0.0.1:{port}" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(("code", "fixed"), [(401, True), (403, False)])
+def test_a_ci_log_pasted_in_a_prompt_recalls_its_fix_and_not_another_codes(
+    seeded: MemoryStore, code: int, fixed: bool
+) -> None:
+    """GitHub Actions' raw log stamps every line: pasted into a prompt, no line of it read
+    as an error (the patterns that start a line started after the time), and the whole
+    prompt was recalled as a task. Its pytest failure is the error query now: the fix of
+    `assert 401 == 200` for that failure, and not for `assert 403 == 200`."""
+    entry = seeded.remember(
+        "ERROR-FIX: assert 401 == 200 | FIX: the API test client must authenticate: use the "
+        "authed_client fixture",
+        "error_fix",
+    )
+    assert entry.ok, entry
+    log = (
+        f"2024-06-02T01:02:03.4000000Z E       assert {code} == 200\n"
+        f"2024-06-02T01:02:03.4567890Z FAILED tests/test_admin.py::test_delete - assert {code}"
+        " == 200\n2024-06-02T01:02:04.0000000Z ##[error]Process completed with exit code 1."
+    )
+    data = json.dumps(
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": f"CI fails, can you fix it?\n{log}",
+            "cwd": str(seeded.project.root),
+        }
+    ).encode()
+    proc = hook_here("prompt-submit", data, Path("/"))
+    given = findings(context_of(proc, "UserPromptSubmit")) if proc.stdout else []
+    authed = [score for text, score in given if "authed_client" in text]
+    if fixed:
+        assert authed and authed[0] >= 0.95, given
+    else:
+        assert not authed, given

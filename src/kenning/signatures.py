@@ -457,8 +457,9 @@ def clean_line(line: str) -> tuple[str, bool]:
         error_level = error_level or logged.group(1) in ("ERROR", "CRITICAL")
         line = line[logged.end() :]
     summary = _PYTEST_SUMMARY.match(line)
-    if summary:  # its ERROR is pytest's word for a failed setup, not a log level
-        error_level = error_level or summary.group(0).startswith("ERROR")
+    if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
+        # test's line is an error as well (above a CI runner's exit line after it)
+        error_level = True
         line = line[summary.end() :]
     for _ in range(2):
         ts = _TIMESTAMP.match(line)
@@ -482,6 +483,8 @@ def clean_line(line: str) -> tuple[str, bool]:
     if celery:
         error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
         line = line[celery.end() :]
+    if _PYTEST_E.match(line):  # pytest's "E   assert 401 == 200": what failed
+        error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
 
@@ -673,9 +676,10 @@ def without_exit_code_suffix(signature: str) -> str:
     m = _EXIT_CODE_SUFFIX.search(signature)
     if m is None or m.start() == 0 or _EXIT_CODE.search(signature, 0, m.start()):
         return signature  # nothing else, or the line's own exit code: not appended
-    if not line_score(signature[: m.start()]):
+    head = signature[: m.start()]
+    if not line_score(head) and not head.startswith("assert "):  # (pytest's failed assert)
         return signature
-    return signature[: m.start()]
+    return head
 
 
 def extract_error_signature(raw: str) -> str:
@@ -1027,6 +1031,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bthread\s'[^'\n]*'\spanicked\sat\b                 # Rust
     | ^[^\S\n]*---\sFAIL:\s                             # go test
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
+    | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
     | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest
     | ^Tests?(?:\sSuites:|:|\sFiles)[^\S\n]+\d+\sfailed\b  # jest, vitest
     | ^FAILURE:\sBuild\sfailed\b                      # gradle
@@ -1039,8 +1044,18 @@ _LOOKS_LIKE_ERROR = lazy(
 )
 
 
+#: The ISO 8601 time a CI log (GitHub Actions' raw log) or a logger puts before every line.
+_LINE_STAMP = lazy(
+    r"^[^\S\n]*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?[^\S\n]+",
+    re.MULTILINE,
+)
+
+
 def looks_like_error(text: str) -> bool:
     """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)?"""
     if not text:
         return False
-    return _LOOKS_LIKE_ERROR.search(ANSI.sub("", text)) is not None
+    text = ANSI.sub("", text)
+    if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
+        text = _LINE_STAMP.sub("", text)
+    return _LOOKS_LIKE_ERROR.search(text) is not None
