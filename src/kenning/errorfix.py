@@ -31,6 +31,7 @@ __all__ = [
     "SIGNATURE_MAX_CHARS",
     "SUMMARY_MAX_CHARS",
     "ErrorFixEntry",
+    "fix_start",
     "one_line",
     "parse_error_fix",
 ]
@@ -106,6 +107,18 @@ class ErrorFixEntry:
 _CANNOT_START_ENTRY = lazy(r"\s*(?:[^eE\s]|$)")
 _FIX_SPLIT = lazy(r"\s+\|\s+FIX:\s*", re.IGNORECASE)
 _SOURCE_SPLIT = lazy(r"\s+\|\s+SOURCE:\s*", re.IGNORECASE)
+
+
+def fix_start(text: str) -> int | None:
+    """Where the fix of the ERROR-FIX entry ``text`` begins (its first character's index,
+    after the `` | FIX: `` marker, as :func:`parse_error_fix` reads it); None when ``text`` is
+    no entry."""
+    if not text or _CANNOT_START_ENTRY.match(text):
+        return None
+    if not text.lstrip().upper().startswith(ERROR_FIX_PREFIX):
+        return None
+    marker = _FIX_SPLIT.search(text)
+    return marker.end() if marker is not None else None
 
 
 def parse_error_fix(text: str) -> ErrorFixEntry | None:

@@ -36,8 +36,9 @@ from typing import Any
 
 import regex
 
+from .errorfix import fix_start
 from .errors import UserInputError
-from .model import Freshness, RecallResult, SearchResult, StaleReport, starts_as_error_fix
+from .model import Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import is_word_boundary, truncate_at_word_boundary
 
@@ -81,16 +82,10 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 
-#: Where an ERROR-FIX entry's fix starts: its ``| FIX:`` marker and the fix's first character.
-_FIX_STARTS = re.compile(r"\|\s*FIX:\s*\S", re.IGNORECASE)
-
-
 def _fix_cut_off(text: str, cut: str) -> bool:
     """Whether ``cut`` (the start of ``text``) leaves out all of an ERROR-FIX entry's fix."""
-    if not starts_as_error_fix(text):
-        return False
-    marker = _FIX_STARTS.search(text)
-    return marker is not None and marker.end() > len(cut)
+    start = fix_start(text)
+    return start is not None and start < len(text) and start >= len(cut)
 
 
 def combine_for_recall(
