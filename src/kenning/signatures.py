@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
@@ -511,6 +512,12 @@ def _is_gradle_test_failed(line: str) -> bool:
     return line.endswith(" FAILED") and " > " in line and not line[:1].isspace()
 
 
+def _continue_last(out: list[tuple[str, int, bool]], text: str, separator: str = " ") -> None:
+    """Join ``text`` to the last candidate, which it continues (its score and kind kept)."""
+    prev, prev_score, prev_exc = out[-1]
+    out[-1] = (f"{prev}{separator}{text}", prev_score, prev_exc)
+
+
 def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     """``(message, score, is_exception)`` for every meaningful line, in input order."""
     out: list[tuple[str, int, bool]] = []
@@ -532,8 +539,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         if absorb and out:
             absorb -= 1
-            prev, prev_score, prev_exc = out[-1]
-            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            _continue_last(out, line)
             continue
         if (
             out
@@ -552,25 +558,20 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         if out and line.startswith("Locator: ") and "expect(locator)" in out[-1][0]:
             # Playwright's locator under the expectation that timed out: which element
-            prev, prev_score, prev_exc = out[-1]
-            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            _continue_last(out, line)
             continue
         if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
             # the panic's message, CMake's (its header says only where)
-            prev, prev_score, prev_exc = out[-1]
-            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            _continue_last(out, line)
             continue
         if out and _GRADLE_THROWN.match(line) and _is_gradle_test_failed(out[-1][0]):
-            prev, prev_score, prev_exc = out[-1]  # what the failed test threw
-            out[-1] = (f"{prev}: {line}", prev_score, prev_exc)
+            _continue_last(out, line, ": ")  # what the failed test threw
             continue
         if out and _CAUSE.match(raw_line):  # the cause miette draws under its error
-            prev, prev_score, prev_exc = out[-1]
-            out[-1] = (f"{prev} {_CAUSE.sub('', line, count=1)}", prev_score, prev_exc)
+            _continue_last(out, _CAUSE.sub("", line, count=1))
             continue
         if out and _CPP_WHAT.match(line) and _CPP_TERMINATE.match(out[-1][0]):
-            prev, prev_score, prev_exc = out[-1]
-            out[-1] = (f"{prev} {line}", prev_score, prev_exc)
+            _continue_last(out, line)
             continue
         symbol = _JAVAC_SYMBOL.match(line)
         if symbol:  # after the error, the source line it quotes (the caret is noise)
@@ -847,13 +848,20 @@ def _gradle_cause(raw: str) -> str | None:
     return [text for depth, text in nested_messages if depth == deepest][-1]
 
 
+def _unstamped_lines(raw: str) -> Iterator[str]:
+    """The lines of a raw log without its colours and the time a logger or CI runner put
+    before each (GitHub Actions' raw log)."""
+    for line in ANSI.sub("", raw).splitlines():
+        yield _TIMESTAMP.sub("", line, count=1)
+
+
 def _with_npm_conflict(signature: str, raw: str) -> str:
     """npm's ``code ERESOLVE`` with the peer dependency it could not resolve: every
     conflict's fix was the exact match of every other's."""
     if not _NPM_ERESOLVE.match(signature):
         return signature
-    for line in ANSI.sub("", raw).splitlines():
-        peer = _NPM_PEER.match(_TIMESTAMP.sub("", line, count=1).strip())
+    for line in _unstamped_lines(raw):
+        peer = _NPM_PEER.match(line.strip())
         if peer is not None:
             return f"{signature}: {peer.group(1)}"
     return signature
@@ -866,11 +874,7 @@ def _with_detail(signature: str, raw: str) -> str:
     if not _BARE_EXCEPTION.match(signature):
         return signature
     detail = next(
-        (
-            found
-            for line in ANSI.sub("", raw).splitlines()
-            if (found := _PYTEST_DETAIL.match(_TIMESTAMP.sub("", line, count=1))) is not None
-        ),
+        (found for line in _unstamped_lines(raw) if (found := _PYTEST_DETAIL.match(line))),
         None,
     )
     if detail is None:
