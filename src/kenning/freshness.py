@@ -39,7 +39,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -742,19 +742,40 @@ def other_work_trees(top: Path) -> list[Path]:
 _RAW_LOG = ("--raw", "--no-abbrev", "--no-renames", "-m", "--relative", "-z")
 
 
+def _raw_changes(out: str) -> Iterator[tuple[tuple[int, str], str, str, str]]:
+    """``(commit, path, old blob, new blob)`` for each change of a :data:`_RAW_LOG` output;
+    the commit is ``(time, hash)`` where the log's format is ``%x1e%ct %H``, else ``(-1,
+    "")``."""
+    commit = (-1, "")
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        field = fields[i].strip("\n")
+        i += 1
+        if field.startswith("\x1e"):  # a commit: "<time> <hash>", its changes after it
+            when, _, sha = field[1:].partition(" ")
+            commit = (int(when), sha) if when.isdigit() else (-1, "")
+            continue
+        words = field.split()
+        if len(words) < 4 or i >= len(fields):  # ":100644 100644 <old blob> <new blob> M"
+            continue
+        path = fields[i]
+        i += 1
+        yield commit, path, words[2], words[3]
+
+
 def _versions_in_history(folder: Path, paths: Sequence[str], *refs: str) -> set[str] | None:
     """``path\0blob`` for every version of ``paths`` (relative to ``folder``) a commit of
     ``refs``' history (HEAD's when none) gave or replaced; None when git cannot tell."""
     out = _git(folder, "log", *refs, *_RAW_LOG, "--format=", "--", *paths)
     if out is None:
         return None
-    versions: set[str] = set()
-    fields = out.split("\0")
-    for status, path in zip(fields[::2], fields[1::2], strict=False):
-        words = status.strip("\n").split()
-        if len(words) >= 4:  # ":100644 100644 <old blob> <new blob> M"
-            versions.update(f"{path}\0{blob}" for blob in words[2:4] if blob.strip("0"))
-    return versions
+    return {
+        f"{path}\0{blob}"
+        for _, path, old, new in _raw_changes(out)
+        for blob in (old, new)
+        if blob.strip("0")
+    }
 
 
 def versions_no_commit_has(folder: Path, versions: Mapping[str, str]) -> set[str] | None:
@@ -778,22 +799,7 @@ def _introductions(folder: Path, paths: Sequence[str]) -> dict[str, tuple[int, s
     if out is None:
         return None
     made: dict[str, tuple[int, str]] = {}
-    commit = (-1, "")
-    fields = out.split("\0")
-    i = 0
-    while i < len(fields):
-        field = fields[i].strip("\n")
-        i += 1
-        if field.startswith("\x1e"):  # a commit: "<time> <hash>", its changes after it
-            when, _, sha = field[1:].partition(" ")
-            commit = (int(when), sha) if when.isdigit() else (-1, "")
-            continue
-        words = field.split()
-        if len(words) < 4 or i >= len(fields):  # ":100644 100644 <old blob> <new blob> M"
-            continue
-        path = fields[i]
-        i += 1
-        old, new = words[2:4]
+    for commit, path, old, new in _raw_changes(out):
         if old.strip("0"):
             made.setdefault(f"{path}\0{old}", (-1, ""))
         if new.strip("0"):
