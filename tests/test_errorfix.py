@@ -2259,6 +2259,20 @@ SAME_ERROR = [
         'constraint "users_email_key"',
         'ERROR:  duplicate key value violates unique constraint "users_email_key"',
     ),
+    # a type checker's error in another function, file or line: the same types are the same
+    # error (the names in the code are masked)
+    (
+        'src/app.py:12: error: Argument 1 to "connect" has incompatible type "str | None"; '
+        'expected "str"  [arg-type]',
+        'src/db.py:88: error: Argument 2 to "open_pool" has incompatible type "str | None"; '
+        'expected "str"  [arg-type]',
+    ),
+    (
+        '/src/a.py:9:12 - error: Argument of type "str | None" cannot be assigned to parameter '
+        '"name" of type "str" in function "greet"',
+        '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
+        '"host" of type "str" in function "connect"',
+    ),
 ]
 
 DIFFERENT_ERROR = [
@@ -2470,6 +2484,110 @@ DIFFERENT_ERROR = [
     (
         "Module not found: Error: Can't resolve 'lodash' in '/srv/web/src'",
         "Module not found: Error: Can't resolve 'axios' in '/srv/web/src'",
+    ),
+    # a type checker's: the module it finds no stubs for, the name it cannot find, the types
+    # that do not fit (a None check is not a conversion)
+    (
+        'src/app.py:3: error: Cannot find implementation or library stub for module named "yaml"'
+        "  [import-not-found]",
+        "src/app.py:3: error: Cannot find implementation or library stub for module named "
+        '"requests"  [import-not-found]',
+    ),
+    (
+        'src/app.py:3: error: Library stubs not installed for "yaml"  [import-untyped]',
+        'src/app.py:3: error: Library stubs not installed for "requests"  [import-untyped]',
+    ),
+    (
+        'src/app.py:3: error: Skipping analyzing "boto3": module is installed, but missing '
+        "library stubs or py.typed marker  [import-untyped]",
+        'src/app.py:3: error: Skipping analyzing "celery": module is installed, but missing '
+        "library stubs or py.typed marker  [import-untyped]",
+    ),
+    (
+        '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
+        '/src/app.py:3:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
+    ),
+    (
+        '/src/app.py:3:8 - error: Stub file not found for "yaml" (reportMissingModuleSource)',
+        '/src/app.py:3:8 - error: Stub file not found for "jwt" (reportMissingModuleSource)',
+    ),
+    (
+        'src/app.py:5: error: Module "numpy" has no attribute "float"  [attr-defined]',
+        'src/app.py:5: error: Module "numpy" has no attribute "int"  [attr-defined]',
+    ),
+    (
+        'src/app.py:5: error: Module "numpy" has no attribute "float"  [attr-defined]',
+        'src/app.py:5: error: Module "pandas" has no attribute "float"  [attr-defined]',
+    ),
+    (
+        'src/app.py:5: error: Name "np" is not defined  [name-defined]',
+        'src/app.py:5: error: Name "pd" is not defined  [name-defined]',
+    ),
+    (
+        '/src/app.py:5:1 - error: "np" is not defined (reportUndefinedVariable)',
+        '/src/app.py:5:1 - error: "pd" is not defined (reportUndefinedVariable)',
+    ),
+    (
+        'src/app.py:12: error: Argument 1 to "f" has incompatible type "str | None"; expected '
+        '"str"  [arg-type]',
+        'src/app.py:12: error: Argument 1 to "f" has incompatible type "str"; expected "int"  '
+        "[arg-type]",
+    ),
+    (
+        'src/app.py:12: error: Argument 1 to "f" has incompatible type "str"; expected "int"  '
+        "[arg-type]",
+        'src/app.py:12: error: Argument 1 to "f" has incompatible type "str"; expected "bytes"'
+        "  [arg-type]",
+    ),
+    (
+        'src/app.py:7: error: Incompatible return value type (got "None", expected "str")  '
+        "[return-value]",
+        'src/app.py:7: error: Incompatible return value type (got "int", expected "str")  '
+        "[return-value]",
+    ),
+    (
+        'src/app.py:7: error: Incompatible return value type (got "None", expected "str")  '
+        "[return-value]",
+        'src/app.py:7: error: Incompatible return value type (got "None", expected "int")  '
+        "[return-value]",
+    ),
+    (
+        'src/app.py:7: error: Incompatible types in assignment (expression has type "int", '
+        'variable has type "str")  [assignment]',
+        'src/app.py:7: error: Incompatible types in assignment (expression has type "None", '
+        'variable has type "str")  [assignment]',
+    ),
+    (
+        'src/app.py:7: error: Incompatible types in assignment (expression has type "int", '
+        'variable has type "str")  [assignment]',
+        'src/app.py:7: error: Incompatible types in assignment (expression has type "int", '
+        'variable has type "float")  [assignment]',
+    ),
+    (
+        '/src/a.py:9:12 - error: Argument of type "str | None" cannot be assigned to parameter '
+        '"name" of type "str" in function "greet"',
+        '/src/a.py:9:12 - error: Argument of type "int" cannot be assigned to parameter '
+        '"name" of type "str" in function "greet"',
+    ),
+    (
+        '/src/a.py:9:12 - error: Argument of type "int" cannot be assigned to parameter '
+        '"name" of type "str" in function "greet"',
+        '/src/a.py:9:12 - error: Argument of type "int" cannot be assigned to parameter '
+        '"name" of type "bytes" in function "greet"',
+    ),
+    (
+        '/src/a.py:9:12 - error: Type "None" is not assignable to return type "str"',
+        '/src/a.py:9:12 - error: Type "int" is not assignable to return type "str"',
+    ),
+    (
+        '/src/a.py:9:12 - error: Type "None" is not assignable to declared type "str"',
+        '/src/a.py:9:12 - error: Type "None" is not assignable to declared type "int"',
+    ),
+    (
+        '/src/a.py:9:12 - error: Expression of type "None" cannot be assigned to declared type '
+        '"str"',
+        '/src/a.py:9:12 - error: Expression of type "None" cannot be assigned to declared type '
+        '"bytes"',
     ),
 ]
 

@@ -701,7 +701,7 @@ def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
 
 #: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
 #: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
-FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06"}
+FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "37bb9a4c3917a992"}
 
 
 def _fingerprint_probe() -> str:
@@ -912,6 +912,26 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             "CI job 'tests' failed: Error: Process completed with exit code 139.",
         ),
         ("assert 401 == 200 in tests/test_api.py", "AssertionError: assert 403 == 200"),
+        # another name the fingerprint keeps: the module, variable or types that are the error
+        (
+            "ModuleNotFoundError: No module named 'yaml'",
+            "ModuleNotFoundError: No module named 'requests'",
+        ),
+        (
+            'src/app.py:3: error: Library stubs not installed for "yaml"  [import-untyped]',
+            'src/cli.py:9: error: Library stubs not installed for "requests"  [import-untyped]',
+        ),
+        ("KeyError: 'DATABASE_URL'", "KeyError: 'REDIS_URL'"),
+        (
+            'src/app.py:12: error: Argument 1 to "connect" has incompatible type "str | None"; '
+            'expected "str"  [arg-type]',
+            'src/db.py:40: error: Argument 1 to "open_pool" has incompatible type "int"; '
+            'expected "str"  [arg-type]',
+        ),
+        (
+            '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
+            '/src/api.py:1:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
+        ),
     ],
 )
 def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
@@ -919,9 +939,11 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
 ) -> None:
     """The out-of-memory fix stored for docker's ``exit code: 137`` came back at 0.98 for
     ``exit code: 139`` (a segfault) and ``1``, and the fix of ``assert 401 == 200`` for
-    ``assert 403 == 200``: their words are almost the same, their errors are not. An entry
-    whose fingerprint is the query's but for the code it keeps is held below the floors; the
-    same error with its own code still finds it."""
+    ``assert 403 == 200``: their words are almost the same, their errors are not. So did
+    ``No module named 'yaml'``'s for ``'requests'`` (0.94: types-PyYAML is not the fix) and
+    mypy's ``"str | None"; expected "str"`` for ``"int"``. An entry whose fingerprint is the
+    query's but for the code or name it keeps is held below the floors; the same error with
+    its own code still finds it."""
     entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error alone", "error_fix")
     assert entry.status == "stored", entry
     assert [h.memory.id for h in store.recall(asked, errors=True).hits] == []

@@ -29,7 +29,7 @@ from kenning.search import (
     LEXICAL_WEIGHT,
     SCORE_KNEE,
     LexicalEvidence,
-    another_code,
+    another_code_or_name,
     fused_score,
     hybrid_candidates,
     lexical_idfs,
@@ -326,9 +326,33 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
             "web1 api.service: failed to execute <path>",
             False,
         ),
+        # a name the fingerprint keeps is the error: another module, variable or type is
+        # another error (an apostrophe is no quote)
+        ("modulenotfounderror: no module named 'requests'", "no module named 'yaml'", True),
+        (
+            "modulenotfounderror: no module named 'requests'",
+            "modulenotfounderror: no module named 'yaml'",
+            True,
+        ),
+        ("keyerror: 'redis_url'", "keyerror: 'database_url'", True),
+        (
+            'argument <n> to <q> has incompatible type "int"; expected "str" [arg-type]',
+            'argument <n> to <q> has incompatible type "str | none"; expected "str" [arg-type]',
+            True,
+        ),
+        (
+            "module not found: error: can't resolve 'axios' in <path>",
+            "module not found: error: can't resolve 'lodash' in <path>",
+            True,
+        ),
+        # ... in either kind of quotes, the same name is the same error
+        ('no module named "yaml"', "modulenotfounderror: no module named 'yaml'", False),
+        ("library stubs not installed for 'yaml'", 'library stubs not installed for "yaml"', False),
+        # ... and a masked name is not kept: nothing to compare
+        ("module <q> has no attribute <q>", 'module "numpy" has no attribute "float"', False),
     ],
 )
 def test_another_code_is_the_same_error_shape_with_other_numbers(
     query: str, entry: str, other: bool
 ) -> None:
-    assert another_code(query, entry) is other
+    assert another_code_or_name(query, entry) is other

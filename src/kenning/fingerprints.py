@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -59,6 +59,10 @@ _KEEP_NUMBER = lazy(
 #: same). A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as
 #: paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
+#: A type as a type checker quotes it (``"dict[str, list[int]] | None"``).
+_CHECKED_TYPE = r'"[^"\n]{1,200}"'
+#: A value kept already (its placeholder, :func:`_keep_token`).
+_KEPT = r"\x00[a-z]+\x00"
 _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
@@ -80,8 +84,15 @@ _KEEP_MODULE = (
     ),
     # a name a module does not have, and that module (Python's "module 'numpy' has no
     # attribute 'float'": an API a release removed)
-    lazy(rf"(?P<keep>\bmodule\s+)(?P<num>{_QUOTED_NAME})(?=\s+has\s+no\s+attribute\b)"),
-    lazy(rf"(?P<keep>\bmodule\s+\S+\s+has\s+no\s+attribute\s+)(?P<num>{_QUOTED_NAME})"),
+    # (mypy's "Module "numpy" has no attribute "float"" the same)
+    lazy(
+        rf"(?P<keep>\bmodule\s+)(?P<num>{_QUOTED_NAME})(?=\s+has\s+no\s+attribute\b)",
+        re.IGNORECASE,
+    ),
+    lazy(
+        rf"(?P<keep>\bmodule\s+\S+\s+has\s+no\s+attribute\s+)(?P<num>{_QUOTED_NAME})",
+        re.IGNORECASE,
+    ),
     # ... and JavaScript's and TypeScript's: webpack's "export 'x' (imported as 'y') was not
     # found in 'z'", Node's "The requested module 'z' does not provide an export named 'x'",
     # tsc's "Module '"z"' has no exported member 'x'" (an alias of it, "as 'y'", is not)
@@ -119,11 +130,53 @@ _KEEP_MODULE = (
         rf"(?P<keep>\bThe\s+(?:type\s+or\s+namespace\s+)?name\s+)(?P<num>{_QUOTED_NAME})"
         r"(?=\s+(?:could\s+not\s+be\s+found|does\s+not\s+exist)\b)"
     ),
-    lazy(rf"(?P<keep>\bname\s+)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+defined\b)"),
+    lazy(  # (and mypy's "Name "np" is not defined")
+        rf"(?P<keep>\bname\s+)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+defined\b)", re.I
+    ),
+    # pyright's (""np" is not defined (reportUndefinedVariable)")
+    lazy(
+        rf"(?P<keep>)(?P<num>{_QUOTED_NAME})"
+        r"(?=\s+is\s+not\s+defined\s+\(reportUndefinedVariable\))"
+    ),
     lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+type\s+)(?P<num>{_QUOTED_NAME})"),
     lazy(
         r"(?P<keep>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)"
         r"(?P<num>'[\w?!=]{1,200}')"
+    ),
+    # the module a type checker cannot find, or finds without types (mypy's "Cannot find
+    # implementation or library stub for module named "yaml"", "Library stubs not installed
+    # for "yaml"", "Skipping analyzing "x": module is installed, but missing library stubs";
+    # pyright's "Import "yaml" could not be resolved", "Stub file not found for "yaml""):
+    # the fix installs that one's stubs
+    lazy(
+        r"(?P<keep>\b(?:library\s+stub\s+for\s+module\s+named|stubs\s+not\s+installed\s+for"
+        r"|skipping\s+analyzing|stub\s+file\s+not\s+found\s+for)\s+)"
+        rf"(?P<num>{_QUOTED_NAME})",
+        re.IGNORECASE,
+    ),
+    lazy(rf"(?P<keep>\bImport\s+)(?P<num>{_QUOTED_NAME})(?=\s+could\s+not\s+be\s+resolved\b)"),
+    # the types a type checker says do not fit (mypy's "has incompatible type "str | None";
+    # expected "str"", "(got "None", expected "str")", "(expression has type "int", variable
+    # has type "str")"; pyright's "Argument of type "X" cannot be assigned to parameter "p" of
+    # type "Y"", "Type "X" is not assignable to return type "Y""): which types is the error,
+    # and its fix (a None check is not a conversion to int); the function's and the
+    # parameter's names stay masked, as any name in the code
+    *(
+        lazy(rf"(?P<keep>{before})(?P<num>{_CHECKED_TYPE})", re.IGNORECASE)
+        for before in (
+            r"\bhas\s+incompatible\s+type\s+",
+            rf"\bhas\s+incompatible\s+type\s+{_KEPT};\s+expected\s+",
+            r"\(got\s+(?=\"[^\"\n]{1,200}\",\s+expected\s+\")",
+            rf"\(got\s+{_KEPT},\s+expected\s+",
+            r"\(expression\s+has\s+type\s+",
+            rf"\(expression\s+has\s+type\s+{_KEPT},\s+variable\s+has\s+type\s+",
+            r"\b(?:argument|expression)\s+of\s+type\s+",
+            r"\btype\s+(?=\"[^\"\n]{1,200}\"\s+is\s+not\s+assignable\s+to\b)",
+            rf"\bof\s+type\s+{_KEPT}\s+cannot\s+be\s+assigned\s+to\s+parameter\s+"
+            rf"(?:{_QUOTED_NAME})\s+of\s+type\s+",
+            rf"{_KEPT}\s+(?:is\s+not\s+assignable\s+to|cannot\s+be\s+assigned\s+to"
+            r"|is\s+incompatible\s+with)\s+(?:declared\s+|return\s+)?type\s+",
+        )
     ),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
     # "@acme/ui/button" from …"; its importer, a path, is masked)

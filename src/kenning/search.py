@@ -325,39 +325,58 @@ SCORE_KNEE = 0.9
 #: An exact error-fingerprint match scores at least this (above every floor).
 FINGERPRINT_SCORE = 0.95
 #: An ERROR-FIX entry of the same error as the query's but for another exit code, status,
-#: errno, error code or failed assert's value (their fingerprints differ in those numbers
-#: alone: ``exit code: 137`` for ``exit code: 139``) scores at most this, below the floors:
-#: it is another error, whose fix is not this one's, though its words are almost the query's
-#: (the cosine of two such lines is ~0.98).
+#: errno, error code or failed assert's value, or another name the fingerprint keeps (the
+#: module, package, variable or type that is the error: ``No module named 'yaml'`` for
+#: ``'requests'``; their fingerprints differ in those alone: ``exit code: 137`` for ``exit
+#: code: 139``) scores at most this, below the floors: it is another error, whose fix is not
+#: this one's, though its words are almost the query's (the cosine of two such lines is
+#: 0.90-0.98).
 ANOTHER_CODE_SCORE = 0.3
-#: A number that stands alone (an exit code, a status, an assert's value): not digits glued
-#: to a word, a host's ``web1`` or a replica's ``worker2``, which are names.
-_KEPT_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?![^\W\d_])")
-#: The shortest error (in characters of its fingerprint) :func:`another_code` looks for
-#: inside a longer one: "exit code 1" inside any sentence is no error's shape.
+#: What a fingerprint keeps of an error besides its words: a number that stands alone (an
+#: exit code, a status, an assert's value; not digits glued to a word, a host's ``web1`` or a
+#: replica's ``worker2``, which are names), and a quoted name (every other quoted name is
+#: masked, :func:`kenning.fingerprints.error_fingerprint`), not an apostrophe's ``can't``.
+_KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`\n]*)\2(?!\w)")
+#: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
+#: for inside a longer one: "exit code 1" inside any sentence is no error's shape.
 ANOTHER_CODE_MIN_CHARS = 16
 
 
-def another_code(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
-    """Whether an entry's error fingerprint is the query's but for the numbers it keeps (an
-    exit code, status, errno, error code, an assert's values): the same error's shape, with
-    another code, is another error. Also when one holds the other whole, words around it
-    (a prompt's "CI job 'tests' failed: …exit code 139", an entry's "assert 401 == 200 in
-    <path>"), its numbers another code's."""
+def _kept_values(fingerprint: str) -> list[str]:
+    """The numbers and quoted names ``fingerprint`` keeps, in order, a name without its quotes
+    (one typed as ``"yaml"`` is the ``'yaml'`` a tool printed)."""
+    return [m.group(1) or m.group(3) for m in _KEPT_VALUE.finditer(fingerprint)]
+
+
+def _shape(fingerprint: str) -> list[str]:
+    """``fingerprint`` around what it keeps: the same for the same error of another code."""
+    return _KEPT_VALUE.split(fingerprint)[::4]
+
+
+def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
+    """Whether an entry's error fingerprint is the query's but for the numbers and names it
+    keeps (an exit code, status, errno, error code, an assert's values; the missing module,
+    the undefined name, the types that do not fit): the same error's shape, with another
+    code or name, is another error. Also when one holds the other whole, words around it (a
+    prompt's "CI job 'tests' failed: …exit code 139", an entry's "assert 401 == 200 in
+    <path>"), its values another error's."""
     if not query_fingerprint or not isinstance(entry_fingerprint, str):
         return False
-    if entry_fingerprint == query_fingerprint or not _KEPT_NUMBER.search(query_fingerprint):
+    if entry_fingerprint == query_fingerprint or not _KEPT_VALUE.search(query_fingerprint):
         return False
-    if _KEPT_NUMBER.sub("0", entry_fingerprint) == _KEPT_NUMBER.sub("0", query_fingerprint):
-        return True
+    if _shape(entry_fingerprint) == _shape(query_fingerprint):
+        return _kept_values(entry_fingerprint) != _kept_values(query_fingerprint)
     inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
-    numbers = _KEPT_NUMBER.findall(inner)
-    if len(inner) < ANOTHER_CODE_MIN_CHARS or not numbers:
+    values = _kept_values(inner)
+    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values:
         return False
-    # the shorter one inside the longer, whole words, any numbers where it has its own
-    shape = r"(\d+)".join(re.escape(part) for part in _KEPT_NUMBER.split(inner))
+    # the shorter one inside the longer, whole words, any values where it has its own
+    value = r"(?:\d+|'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`)"
+    shape = value.join(re.escape(part) for part in _shape(inner))
     found = re.search(rf"(?<!\w){shape}(?!\w)", outer)
-    return found is not None and list(found.groups()) != numbers
+    if found is None:
+        return False
+    return _kept_values(found.group(0)) != values
 
 
 def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
@@ -445,9 +464,9 @@ def hybrid_candidates(
     scores its cosine plus a bounded lexical bonus (:func:`fused_score`): the bonus is the
     memory's BM25 over the query's terms against the best among the candidates, times how
     many of the query's terms it holds. An exact error-fingerprint match scores at least
-    :data:`FINGERPRINT_SCORE`; an entry of the same error with another code (:func:`another_code`)
-    at most :data:`ANOTHER_CODE_SCORE`. A lexical hit without a usable vector is left out:
-    its score would mean nothing."""
+    :data:`FINGERPRINT_SCORE`; an entry of the same error with another code or name
+    (:func:`another_code_or_name`) at most :data:`ANOTHER_CODE_SCORE`. A lexical hit without
+    a usable vector is left out: its score would mean nothing."""
     cosines = {m.id: score for m, score in dense}
     memories = {m.id: m for m, _ in dense}
     unscored = [m.id for m, _ in lexical.hits if m.id not in cosines]
@@ -478,7 +497,8 @@ def hybrid_candidates(
             else 0.0
         )
         fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
-        if another_code(lexical.fingerprint, memory.metadata.get("error_fingerprint")):
+        entry_fingerprint = memory.metadata.get("error_fingerprint")
+        if another_code_or_name(lexical.fingerprint, entry_fingerprint):
             fused = min(fused, ANOTHER_CODE_SCORE)
         scored[memory_id] = Candidate(
             memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"
@@ -552,7 +572,7 @@ __all__ = [
     "LexicalEvidence",
     "SearchPlan",
     "SearchResponse",
-    "another_code",
+    "another_code_or_name",
     "check_limit",
     "check_whole_number",
     "expansion_reason",
