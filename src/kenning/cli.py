@@ -731,11 +731,9 @@ def recall(
         raise click.UsageError("missing QUERY (or --error RAW)")
     if query == "-":  # the query from standard input, as remember takes a note
         query = _read_content(query).strip()
-    from .querybuild import check_query, query_of_pasted_error
+    from .querybuild import check_query
 
     check_query(query)  # before looking for a store: bad input is an error either way
-    if raw_error is None:  # a pasted log, as --error reads one
-        query, errors = query_of_pasted_error(query, errors)
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         # its output goes into prompts (AGENTS.md pastes it): another writer's credential
         # is redacted, as the hooks and MCP redact it

@@ -800,18 +800,18 @@ class KenningTools:
         *,
         where: Located | None = None,
     ) -> dict[str, Any]:
-        from .querybuild import check_query, query_of_pasted_error
+        from .querybuild import check_query
         from .render import render_recall_result
 
         # the store's own check, before a store is opened: a blank query and one of zero-width
         # spaces get one message, as search_memories and the CLI give them
         check_query(query)
-        query, errors = query_of_pasted_error(query, None)  # a pasted log: its signature
         store = self.store(create=False, where=where)
         if store.exists:
             self._ensure_model()
-        # for a prompt, as the hooks give it: another writer's credentials redacted
-        recalled = store.recall(query, top_k, errors=errors, redact_on_read=True)
+        # for a prompt, as the hooks give it: another writer's credentials redacted (a
+        # pasted log is recalled by its signature)
+        recalled = store.recall(query, top_k, redact_on_read=True)
 
         def answer(kept: int, note: str | None) -> dict[str, Any]:
             shown = dataclasses.replace(

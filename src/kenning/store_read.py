@@ -305,11 +305,13 @@ class StoreReads(StoreFreshness):
     ) -> RecallResult:
         """The ruvector recall protocol: top_k candidates, discard below the floor (0.5, or
         0.40 for error queries; a project's calibrated floors when its settings have them),
-        keep the best 3, cut their combined content to 800 chars at a word boundary.
-        ``redact_on_read``: every field of each hit is redacted as the write path redacts
-        it (:func:`redacted_on_read`), its text before it is cut (kenning redacts what it
-        stores, but not every writer of a store does: another tool, an older version), for
-        a prompt; it loads the redaction rules (~0.1 s once a process)."""
+        keep the best 3, cut their combined content to 800 chars at a word boundary. A
+        query of several lines that is an error is a pasted log, recalled by its parsed
+        signature (the result's ``query``). ``redact_on_read``: every field of each hit is
+        redacted as the write path redacts it (:func:`redacted_on_read`), its text before it
+        is cut (kenning redacts what it stores, but not every writer of a store does: another
+        tool, an older version), for a prompt; it loads the redaction rules (~0.1 s once a
+        process)."""
         return self.recall_many(
             [(query, errors)],
             top_k,
@@ -333,10 +335,13 @@ class StoreReads(StoreFreshness):
         the error it carries): each query's candidates are held to its own floor, a memory
         found by several counts with its best score, and the best ``keep`` of them all are
         kept and cut to the budget, as :meth:`recall` does for one. It is one recall: the
-        recall log has one line for it. The result's ``query`` is the first query, its
-        ``floor`` the lowest applied, and it is an error recall when any query was one."""
+        recall log has one line for it. A query of several lines that is an error (``errors``,
+        or it looks like one) is a pasted log, recalled by its parsed signature
+        (:func:`~kenning.querybuild.query_of_pasted_error`). The result's ``query`` is the
+        first query as recalled, its ``floor`` the lowest applied, and it is an error recall
+        when any query was one."""
         from .freshness import best_fresh_first
-        from .querybuild import check_query
+        from .querybuild import check_query, query_of_pasted_error
         from .render import combine_for_recall
 
         if isinstance(queries, str | bytes) or not isinstance(queries, Sequence) or not queries:
@@ -355,6 +360,8 @@ class StoreReads(StoreFreshness):
             check_query(query)
             if errors is not None and not isinstance(errors, bool):
                 raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
+        # a query of several lines that is an error is a pasted log: its signature is asked
+        queries = [query_of_pasted_error(query, errors) for query, errors in queries]
         top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
         keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
         budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
