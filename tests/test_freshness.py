@@ -540,7 +540,7 @@ def test_search_and_recall_rank_a_stale_near_tie_second(store: MemoryStore, file
     )
     stale_id, fresh_id = (r.id for r in results)
     write(files, "src/upload.py", "def upload(chunks): ...\n")
-    even = replace(store.settings, stale_penalty=0.0)
+    even = replace(store.settings, read={**store.settings.read, "stale_penalty": 0.0})
     default = store.settings
     store.settings = even
     plain = store.search(query, threshold=0.0, decay=False).results

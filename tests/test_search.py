@@ -199,12 +199,12 @@ def test_half_life_override_from_config(store: MemoryStore, project: Path) -> No
 def test_threshold_precedence(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (project / ".kenning").mkdir()
     (project / ".kenning" / "config.toml").write_text("similarity_threshold = 0.61\n")
-    assert load_settings(project).similarity_threshold == 0.61
+    assert load_settings(project).threshold() == 0.61
     (project / ".env").write_text("KENNING_SIMILARITY_THRESHOLD=0.62\nOTHER=1\n")
-    assert load_settings(project).similarity_threshold == 0.62
+    assert load_settings(project).threshold() == 0.62
     monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "0.63")
-    assert load_settings(project).similarity_threshold == 0.63
-    assert load_settings(project, threshold=0.64).similarity_threshold == 0.64
+    assert load_settings(project).threshold() == 0.63
+    assert load_settings(project, threshold=0.64).threshold() == 0.64
     assert load_settings(project).sources["similarity_threshold"] == "environment"
     monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "high")
     with pytest.raises(UserInputError, match="between 0 and 1"):

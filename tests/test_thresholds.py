@@ -391,16 +391,16 @@ def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
     toml = tmp_path / ".kenning" / "config.toml"
     toml.write_text(f"{key} = {bad}\n" if bad != "half" else f'{key} = "{bad}"\n')
     with pytest.raises(UserInputError, match=f"{wording} from .*config.toml"):
-        load_settings(tmp_path, environ={})
+        getattr(load_settings(tmp_path, environ={}), key)
     toml.write_text(f"{key} = 0.3\n")
     assert getattr(load_settings(tmp_path, environ={}), key) == 0.3
     # the message names the variable to correct (and which .env holds it), not only a layer
     with pytest.raises(UserInputError, match=f"{wording} from the environment \\({variable}\\)"):
-        load_settings(tmp_path, environ={variable: bad})
+        getattr(load_settings(tmp_path, environ={variable: bad}), key)
     (tmp_path / ".env").write_text(f"{variable}={bad}\n")
     dotenv = re.escape(f"{tmp_path / '.env'} ({variable})")
     with pytest.raises(UserInputError, match=f"{wording} from {dotenv}"):
-        load_settings(tmp_path, environ={})
+        getattr(load_settings(tmp_path, environ={}), key)
 
 
 def test_calibrate_refuses_labels_that_cannot_measure_anything(
@@ -553,7 +553,7 @@ def test_a_boolean_similarity_threshold_is_refused(tmp_path: Path) -> None:
         with pytest.raises(UserInputError, match=r"similarity threshold from .*config.toml"):
             load_settings(tmp_path, environ={}).threshold()
     toml.write_text("similarity_threshold = 1\n")
-    assert load_settings(tmp_path, environ={}).similarity_threshold == 1.0
+    assert load_settings(tmp_path, environ={}).threshold() == 1.0
 
 
 @pytest.mark.parametrize("bad", ['"error_fix:7"', "7", "[7]"])
@@ -566,9 +566,9 @@ def test_a_decay_that_is_no_table_is_refused(tmp_path: Path, bad: str) -> None:
     toml = tmp_path / ".kenning" / "config.toml"
     toml.write_text(f"decay = {bad}\n")
     with pytest.raises(UserInputError, match=r"decay in .*config.toml is .*\[decay\]"):
-        load_settings(tmp_path, environ={})
+        load_settings(tmp_path, environ={}).half_lives()
     toml.write_text('[decay]\nhalf_life = "error_fix:7"\n')
-    assert load_settings(tmp_path, environ={}).half_life_overrides == {"error_fix": 7.0}
+    assert load_settings(tmp_path, environ={}).half_lives() == {"error_fix": 7.0}
 
 
 def test_calibrate_refuses_a_query_recall_would_refuse() -> None:
@@ -720,7 +720,7 @@ def test_a_blank_variable_is_an_unset_one(tmp_path: Path) -> None:
     blank = {"KENNING_RECALL_LOG": "", "KENNING_RECALL_FLOOR": " "}
     settings = load_settings(tmp_path, environ=blank)
     assert settings.recall_log is True and settings.recall_floor == 0.3
-    assert settings.similarity_threshold == 0.6
+    assert settings.threshold() == 0.6
     assert settings.sources["recall_floor"].endswith("config.toml")
     off = load_settings(tmp_path, environ={"KENNING_RECALL_LOG": "0"})
     assert off.recall_log is False and off.sources["recall_log"] == "environment"
@@ -1011,7 +1011,7 @@ def test_every_refused_setting_is_named_at_once(tmp_path: Path) -> None:
         '[decay]\nhalf_life = "error_fix:-3"\n'
     )
     with pytest.raises(UserInputError) as refused:
-        load_settings(None, folder, environ={})
+        load_settings(None, folder, environ={}).check()
     said = str(refused.value)
     for named in ("recall floor", "stale penalty", "decay half-life", "similarity_treshold"):
         assert named in said, said
@@ -1034,7 +1034,7 @@ def test_a_blank_value_in_config_toml_is_refused_for_every_key(tmp_path: Path) -
     for key in ("recall_log", "stale_penalty", "recall_floor"):
         (tmp_path / ".kenning" / "config.toml").write_text(f'{key} = ""\n')
         with pytest.raises(UserInputError, match="''"):
-            load_settings(tmp_path, environ={})
+            getattr(load_settings(tmp_path, environ={}), key)
     (tmp_path / ".kenning" / "config.toml").write_text("recall_log = true\n")
     assert load_settings(tmp_path, environ={"KENNING_RECALL_LOG": ""}).recall_log is True
 
@@ -1058,3 +1058,38 @@ def test_a_setting_that_cannot_be_read_stops_what_reads_settings_not_the_backup(
     assert recalled.returncode == 0 and "Mondays" in recalled.stdout, recalled.stderr
     doctor = run_cli(project, "doctor")
     assert doctor.returncode != 0 and "similarity threshold from" in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.parametrize(
+    ("setting", "wording", "search_reads_it"),
+    [
+        ("recall_floor = 1.5", "recall floor from", False),
+        ("error_recall_floor = 1.5", "error recall floor from", False),
+        ('recall_log = "maybe"', "recall log from", False),
+        ("stale_penalty = 2", "stale penalty from", True),
+    ],
+)
+def test_a_setting_that_cannot_be_read_stops_the_reads_that_use_it(
+    store: MemoryStore, setting: str, wording: str, search_reads_it: bool
+) -> None:
+    """A recall floor or the recall log's switch that could not be read failed every search
+    too, which reads neither: each value is said by what reads it (a recall reads the
+    floors, the log's switch and the stale penalty; a search the stale penalty, its
+    threshold and the half-lives), each naming every value refused at once."""
+    assert store.remember("Releases are cut on Mondays.", "decision").ok
+    (store.project.root / ".kenning" / "config.toml").write_text(setting + "\n")
+    with pytest.raises(UserInputError, match=wording):
+        store.recall("when are releases cut")
+    if search_reads_it:
+        with pytest.raises(UserInputError, match=wording):
+            store.search("release day")
+    else:
+        assert store.search("release day", threshold=0.0).results
+    with pytest.raises(UserInputError, match=wording):
+        store.stats()  # (stats shows every setting)
+    # and with another value refused beside it, a read names both
+    with open(store.project.root / ".kenning" / "config.toml", "a") as toml:
+        toml.write("similarity_threshold = 7\n")
+    with pytest.raises(UserInputError, match=wording) as refused:
+        store.search("release day")
+    assert "similarity threshold from" in str(refused.value)

@@ -71,42 +71,81 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 @dataclass(frozen=True)
 class Settings:
-    #: None: the default measured for the store's embedder (:mod:`kenning.thresholds`).
-    similarity_threshold: float | None = None
-    half_life_overrides: Mapping[str, float] = field(default_factory=dict)
-    #: Append each recall's scores (never its query) to ``.kenning/recall-log.jsonl``.
-    recall_log: bool = False
-    #: How much lower a stale memory ranks (:data:`kenning.freshness.STALE_PENALTY`).
-    stale_penalty: float = STALE_PENALTY
-    #: The recall protocol's floors (a project may measure its own: ``calibrate --write``).
-    recall_floor: float = RECALL_FLOOR
-    error_recall_floor: float = ERROR_RECALL_FLOOR
+    """A project's settings as read: each value, or why it could not be read. A value that
+    cannot be read is said by the reads that use it (its property, :meth:`threshold`,
+    :meth:`half_lives`), each naming every value refused at once, so a typo in a committed
+    ``config.toml`` stops what reads that value, not a write, an export, or a search that
+    reads only the others (a recall floor is no search's)."""
+
+    #: Each value read, or its default where it could not be (``problems`` says why): the
+    #: keys of :data:`SETTING_DEFAULTS`.
+    read: Mapping[str, Any] = field(default_factory=dict)
+    #: Why a value could not be read, by its key.
+    problems: Mapping[str, UserInputError] = field(default_factory=dict)
     #: Where each value came from, for ``kenning stats`` and error messages.
     sources: Mapping[str, str] = field(default_factory=dict)
     #: Keys of ``config.toml``, and ``KENNING_*`` keys of ``.env``, that no setting reads (a
     #: misspelt one does nothing), each said with the key it may have meant (``kenning
     #: stats`` and ``kenning doctor``).
     warnings: tuple[str, ...] = ()
-    #: Why the decay half-lives set cannot be read (None: they can): said by the reads that
-    #: decay (:meth:`half_lives`), not by a recall, an export or a write, which do not.
-    decay_problem: str | None = None
-    #: Why search's similarity threshold set cannot be read (None: it can): said by a search
-    #: (:meth:`threshold`), not by a recall, which has floors of its own.
-    threshold_problem: str | None = None
+
+    def _value(self, key: str) -> Any:
+        if key in self.problems:
+            self.check()
+        return self.read.get(key, SETTING_DEFAULTS[key])
+
+    def check(self) -> None:
+        """Raise the :class:`UserInputError` of every value that could not be read (one
+        refused value: its own error, as it was raised, which may name an option; several:
+        all of them and the unknown keys, where a misspelt key is often the cause)."""
+        problems = list(self.problems.values())
+        if len(problems) == 1:
+            raise problems[0]
+        if problems:
+            raise UserInputError("; ".join([*map(str, problems), *self.warnings]))
+
+    @property
+    def recall_log(self) -> bool:
+        """Append each recall's scores (never its query) to ``.kenning/recall-log.jsonl``."""
+        return bool(self._value("recall_log"))
+
+    @property
+    def stale_penalty(self) -> float:
+        """How much lower a stale memory ranks (:data:`kenning.freshness.STALE_PENALTY`)."""
+        return float(self._value("stale_penalty"))
+
+    @property
+    def recall_floor(self) -> float:
+        """The recall protocol's floor (a project may measure its own: ``calibrate
+        --write``)."""
+        return float(self._value("recall_floor"))
+
+    @property
+    def error_recall_floor(self) -> float:
+        """The recall protocol's floor for error queries and error fixes."""
+        return float(self._value("error_recall_floor"))
 
     def threshold(self) -> float | None:
-        """:attr:`similarity_threshold`, or the :class:`UserInputError` of one that could not
-        be read."""
-        if self.threshold_problem is not None:
-            raise UserInputError(self.threshold_problem)
-        return self.similarity_threshold
+        """Search's similarity threshold; None: the default measured for the store's
+        embedder (:mod:`kenning.thresholds`)."""
+        value: float | None = self._value("similarity_threshold")
+        return value
 
     def half_lives(self) -> Mapping[str, float]:
-        """:attr:`half_life_overrides`, or the :class:`UserInputError` of a half-life that
-        could not be read."""
-        if self.decay_problem is not None:
-            raise UserInputError(self.decay_problem)
-        return self.half_life_overrides
+        """The decay half-lives set, by type or collection (the others: the defaults)."""
+        value: Mapping[str, float] = self._value("half_life_overrides")
+        return value
+
+
+#: What :class:`Settings` holds where nothing sets a value, or it could not be read.
+SETTING_DEFAULTS: Mapping[str, Any] = {
+    "similarity_threshold": None,
+    "half_life_overrides": {},
+    "recall_log": False,
+    "stale_penalty": STALE_PENALTY,
+    "recall_floor": RECALL_FLOOR,
+    "error_recall_floor": ERROR_RECALL_FLOOR,
+}
 
 
 @dataclass(frozen=True)
@@ -752,50 +791,49 @@ def load_settings(
             return f"{project_root / '.env' if project_root else '.env'} ({variable})"
         return origin
 
-    # every value refused is named at once (doctor named one a run: three mistakes, three
-    # runs), with the unknown keys beside them
-    problems: list[UserInputError] = []
+    # every value refused is kept by its key, said by the reads that use it (each naming
+    # every value refused: doctor named one a run, three mistakes, three runs)
+    problems: dict[str, UserInputError] = {}
+    read: dict[str, Any] = {}
 
-    def checked(parse: Callable[..., Any], fallback: Any, *args: Any) -> Any:
+    def checked(key: str, parse: Callable[..., Any], *args: Any) -> None:
         try:
-            return parse(*args)
+            read[key] = parse(*args)
         except UserInputError as exc:
-            problems.append(exc)
-            return fallback
+            problems[key] = exc
 
     sources: dict[str, str] = {}
     value, origin = layered("KENNING_SIMILARITY_THRESHOLD", None)
     if threshold is not None:
         value, origin = threshold, "argument"
-    # (said by a search alone, as a half-life is by what decays: below)
-    threshold_problems: list[UserInputError] = []
-    similarity = None
     if value is not None:
-        try:
-            similarity = parse_threshold(value, said(origin, "KENNING_SIMILARITY_THRESHOLD"))
-        except UserInputError as exc:
-            threshold_problems.append(exc)
+        checked(
+            "similarity_threshold",
+            parse_threshold,
+            value,
+            said(origin, "KENNING_SIMILARITY_THRESHOLD"),
+        )
     sources["similarity_threshold"] = origin
 
-    floors: dict[str, float] = {}
     for key, default in (
         ("recall_floor", RECALL_FLOOR),
         ("error_recall_floor", ERROR_RECALL_FLOOR),
     ):
         floor_value, origin = layered(PREFIX + key.upper(), default)
-        floors[key] = checked(
+        checked(
+            key,
             parse_floor,
-            default,
             floor_value,
             key.replace("_", " "),
             said(origin, PREFIX + key.upper()),
         )
         sources[key] = origin
 
+    decay_problems: list[UserInputError] = []
     decay = toml.get("decay", {})
     if not isinstance(decay, Mapping):
         # `decay = "error_fix:7"` or `decay = 7` set no half-life: said, never skipped
-        problems.append(
+        decay_problems.append(
             UserInputError(
                 f"decay in {toml_origin} is {decay!r:.80}; expected a table: write [decay] "
                 'and under it half_life = { error_fix = 7 } (or half_life = "error_fix:7")'
@@ -808,7 +846,6 @@ def load_settings(
     overrides: dict[str, float] = {}
     origin = "default"
     variable = "KENNING_DECAY_HALF_LIFE"
-    decay_problems: list[UserInputError] = []
     for half, layer in (
         (decay.get("half_life"), toml_origin),
         (dotenv.get(variable, "").strip() or None, ".env"),
@@ -824,41 +861,25 @@ def load_settings(
             )
             continue
         origin = layer
+    read["half_life_overrides"] = overrides
+    if decay_problems:
+        problems["half_life_overrides"] = (
+            decay_problems[0]
+            if len(decay_problems) == 1
+            else UserInputError("; ".join(map(str, decay_problems)))
+        )
     sources["half_life_overrides"] = origin
 
     log_value, origin = layered("KENNING_RECALL_LOG", False)
-    recall_log = checked(
-        parse_switch, False, log_value, "recall log", said(origin, "KENNING_RECALL_LOG")
-    )
+    checked("recall_log", parse_switch, log_value, "recall log", said(origin, "KENNING_RECALL_LOG"))
     sources["recall_log"] = origin
 
     penalty_value, origin = layered("KENNING_STALE_PENALTY", STALE_PENALTY)
-    stale_penalty = checked(
-        parse_stale_penalty,
-        STALE_PENALTY,
-        penalty_value,
-        said(origin, "KENNING_STALE_PENALTY"),
+    checked(
+        "stale_penalty", parse_stale_penalty, penalty_value, said(origin, "KENNING_STALE_PENALTY")
     )
     sources["stale_penalty"] = origin
-    if problems:  # (said with the other values refused)
-        problems += threshold_problems + decay_problems
-    if len(problems) == 1:
-        raise problems[0]  # as it was raised (an option's error names the option)
-    if problems:
-        # the unknown keys too: a misspelt key beside a refused value is often the cause
-        raise UserInputError("; ".join([*map(str, problems), *warnings]))
-    return Settings(
-        similarity_threshold=similarity,
-        half_life_overrides=overrides,
-        recall_log=recall_log,
-        stale_penalty=stale_penalty,
-        recall_floor=floors["recall_floor"],
-        error_recall_floor=floors["error_recall_floor"],
-        sources=sources,
-        warnings=warnings,
-        decay_problem="; ".join(map(str, decay_problems)) or None,
-        threshold_problem="; ".join(map(str, threshold_problems)) or None,
-    )
+    return Settings(read=read, problems=problems, sources=sources, warnings=warnings)
 
 
 def _unit_interval(value: Any) -> float | None:

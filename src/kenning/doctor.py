@@ -688,13 +688,12 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"fix or remove {where}")
     try:  # its values alone (not the environment's or .env's): every command reads them
-        own = config.load_settings(None, folder, environ={})
-        own.half_lives(), own.threshold()
+        config.load_settings(None, folder, environ={}).check()
     except KenningError as exc:
         return Check("settings", FAILED, str(exc), f"correct what it names in {where}")
     try:
         settings = config.load_settings(project_root, folder)
-        settings.half_lives(), settings.threshold()  # (a search's: said here, as by a search)
+        settings.check()  # (each said by what reads it: all of them here)
     except KenningError as exc:  # the message names the variable and where it was set
         if warnings:  # the file's own keys first: they are what every command reads
             return Check(
