@@ -1197,6 +1197,57 @@ Node.js v20.11.0
 """
 
 
+def test_a_prisma_error_is_known_by_its_message_and_code() -> None:
+    """Every Prisma client error starts ``Invalid `prisma.x.y()` invocation in <path>``: that
+    line was the signature, so every Prisma error had one fingerprint and a P2002 fix was the
+    exact match of a P2003 or P2025 log. Its message and code are the error; without the code
+    frame (``invocation:``) as well."""
+    foreign = PRISMA_LOG.format(code="P2003", message=PRISMA_FOREIGN_KEY)
+    assert extract_error_signature(foreign) == (
+        f"PrismaClientKnownRequestError P2003: {PRISMA_FOREIGN_KEY}"
+    )
+    bare = (
+        "PrismaClientKnownRequestError:\nInvalid `prisma.user.create()` invocation:\n\n\n"
+        "Unique constraint failed on the fields: (`email`)\n"
+        "    at Rn.handleRequestError (/app/node_modules/@prisma/client/runtime/library.js:1:2)"
+        " {\n  code: 'P2002',\n  clientVersion: '5.20.0'\n}\n"
+    )
+    assert extract_error_signature(bare) == (
+        "PrismaClientKnownRequestError P2002: Unique constraint failed on the fields: (`email`)"
+    )
+    # another call, another file: the same error
+    other_call = foreign.replace("prisma.order.create", "prisma.invoice.create").replace(
+        "orders.ts:9:38", "invoices.ts:41:7"
+    )
+    assert error_fingerprint(extract_error_signature(other_call)) == error_fingerprint(
+        extract_error_signature(foreign)
+    )
+
+
+@pytest.mark.parametrize("prefix", ["", "packages/web build: "])
+def test_a_vite_build_failure_is_known_by_the_import_it_could_not_resolve(prefix: str) -> None:
+    """vite prints ``error during build:`` and Rollup's line, no ``Error:``: the pasted log
+    was no error (recalled whole, at the generic floor), and under ``pnpm -r build``'s
+    prefixes its signature was ``x Build failed in 412ms``."""
+    log = "".join(
+        f"{prefix}{line}\n"
+        for line in (
+            "vite v5.4.8 building for production...",
+            "✓ 34 modules transformed.",
+            "x Build failed in 412ms",
+            "error during build:",
+            '[vite]: Rollup failed to resolve import "@acme/shared" from '
+            '"/repo/packages/web/src/components/UserCard.tsx".',
+            "This is most likely unintended because it can break your application at runtime.",
+            "    at viteWarn (file:///repo/node_modules/vite/dist/node/chunks/dep.js:65589:17)",
+        )
+    )
+    assert looks_like_error(log)
+    assert extract_error_signature(log).startswith(
+        '[vite]: Rollup failed to resolve import "@acme/shared" from'
+    )
+
+
 def test_a_failed_fetch_in_node_is_known_by_its_cause() -> None:
     # Node's fetch throws "TypeError: fetch failed" whatever went wrong and prints why as
     # its "[cause]:": the signature was "TypeError: fetch failed", so a refused connection,
@@ -2101,6 +2152,21 @@ REQUESTS_CONNECTION = (
     "{reason}'))"
 )
 
+PRISMA_LOG = """PrismaClientKnownRequestError:
+Invalid `prisma.order.create()` invocation in
+/repo/packages/api/src/routes/orders.ts:9:38
+
+   6 export async function createOrder(userId: string, total: number) {{
+   8
+→  9   return prisma.order.create(
+{message}
+    at $n.handleRequestError (/repo/node_modules/@prisma/client/runtime/library.js:121:7315) {{
+  code: '{code}',
+  clientVersion: '5.20.0'
+}}
+"""
+PRISMA_FOREIGN_KEY = "Foreign key constraint failed on the field: `Order_userId_fkey (index)`"
+
 SAME_ERROR = [
     (
         "TypeError: Cannot read properties of undefined (reading 'name')",
@@ -2130,10 +2196,6 @@ SAME_ERROR = [
     ),
     ("fatal: bad object 3f2a91c0d4e5", "fatal: bad object 0a1b2c3d4e5f60718293"),
     ("Error: Process completed with exit code 1.", "error:   process completed with exit code 1."),
-    (
-        "src/app.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
-        "lib/x.ts(90,12): error TS2322: Type 'Foo' is not assignable to type 'Bar'.",
-    ),
     ("Timed out after 30000ms waiting for v18.17.0", "Timed out after 500ms waiting for v20.1.3"),
     ("make: *** [Makefile:3: all] Error 2", "make: *** [Makefile:12: all] Error 2"),
     # a timestamp inside the message (Go's x509: "current time … is after …")
@@ -2272,6 +2334,20 @@ SAME_ERROR = [
         '"name" of type "str" in function "greet"',
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
+    ),
+    # tsc's types in another file; the package Node could not require() from another
+    # checkout, store layout or version
+    (
+        "src/a.ts(3,7): error TS2322: Type 'string | undefined' is not assignable to type "
+        "'string'.",
+        "packages/web/src/b.ts(40,1): error TS2322: Type 'string | undefined' is not "
+        "assignable to type 'string'.",
+    ),
+    (
+        "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/.pnpm/chalk@5.3.0/"
+        "node_modules/chalk/source/index.js from /repo/packages/api/dist/cli.cjs not supported.",
+        "Error [ERR_REQUIRE_ESM]: require() of ES Module /home/ci/app/node_modules/chalk/source/"
+        "index.js from /home/ci/app/bin/run.js not supported.",
     ),
 ]
 
@@ -2589,6 +2665,34 @@ DIFFERENT_ERROR = [
         '/src/a.py:9:12 - error: Expression of type "None" cannot be assigned to declared type '
         '"bytes"',
     ),
+    # tsc's types, chai's (vitest's) assert values, the package Node could not require()
+    (
+        "src/a.ts(3,7): error TS2322: Type 'number' is not assignable to type 'string'.",
+        "src/a.ts(3,7): error TS2322: Type 'string | undefined' is not assignable to type "
+        "'string'.",
+    ),
+    (
+        "src/a.ts(3,7): error TS2345: Argument of type 'number' is not assignable to parameter "
+        "of type 'string'.",
+        "src/a.ts(3,7): error TS2345: Argument of type 'number' is not assignable to parameter "
+        "of type 'Date'.",
+    ),
+    (
+        "AssertionError: expected 500 to be 201 // Object.is equality",
+        "AssertionError: expected 404 to be 201 // Object.is equality",
+    ),
+    (
+        "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/.pnpm/chalk@5.3.0/"
+        "node_modules/chalk/source/index.js from /repo/packages/api/dist/cli.cjs not supported.",
+        "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
+        "index.js from /repo/packages/api/dist/cli.cjs not supported.",
+    ),
+    (
+        PRISMA_LOG.format(code="P2003", message=PRISMA_FOREIGN_KEY),
+        PRISMA_LOG.format(
+            code="P2002", message="Unique constraint failed on the fields: (`email`)"
+        ),
+    ),
 ]
 
 
@@ -2725,6 +2829,13 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         # pytest's short summary of a test that failed on an assert (no exception class)
         "FAILED tests/test_api.py::test_login[admin] - assert 401 == 200",
         "=========================== 1 failed, 3 passed in 0.12s ===========================",
+        # ... and its failed assert alone, values and all (the README's own example)
+        "assert 403 == 200",
+        "assert 'draft' == 'published'",
+        "assert None is not None",
+        # vite's build: no "Error:" in it
+        'error during build:\n[vite]: Rollup failed to resolve import "@acme/shared" from '
+        '"/repo/packages/web/src/main.tsx".',
     ],
 )
 def test_looks_like_error(text: str) -> None:
@@ -2768,6 +2879,9 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         # the words of a system error, not after a failed call
         "connection refused when the tests start postgres",
         "what to do when the disk has no space left on device",
+        # an assert a sentence asks for, or one of code (a name, not a value, on its left)
+        "assert that the user is logged in before checkout",
+        "assert response.status_code == 200",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:

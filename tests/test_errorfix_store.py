@@ -701,7 +701,7 @@ def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
 
 #: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
 #: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
-FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "37bb9a4c3917a992"}
+FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "15d744b191c4034c"}
 
 
 def _fingerprint_probe() -> str:
@@ -931,6 +931,28 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
         (
             '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
             '/src/api.py:1:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
+        ),
+        # another error code (pnpm's, Prisma's), chai's (vitest's) other value, another
+        # package Node could not require()
+        (
+            "ERR_PNPM_FETCH_401  GET https://npm.pkg.github.com/@acme%2fui: Unauthorized - 401",
+            "ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/@acme%2Fshared: Not Found - 404",
+        ),
+        (
+            "PrismaClientKnownRequestError P2002: Unique constraint failed on the fields: "
+            "(`email`)",
+            "PrismaClientKnownRequestError:\nInvalid `prisma.user.update()` invocation in\n"
+            "/repo/src/users.ts:14:30\n\nRecord to update not found.\n  code: 'P2025',\n",
+        ),
+        (
+            "AssertionError: expected 500 to be 201 // Object.is equality",
+            "AssertionError: expected 404 to be 201 // Object.is equality",
+        ),
+        (
+            "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
+            "index.js from /repo/server.js not supported.",
+            "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/.pnpm/chalk@5.3.0/"
+            "node_modules/chalk/source/index.js from /repo/cli.cjs not supported.",
         ),
     ],
 )

@@ -59,8 +59,9 @@ _KEEP_NUMBER = lazy(
 #: same). A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as
 #: paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
-#: A type as a type checker quotes it (``"dict[str, list[int]] | None"``).
-_CHECKED_TYPE = r'"[^"\n]{1,200}"'
+#: A type as a type checker quotes it (mypy's and pyright's ``"dict[str, list[int]] | None"``,
+#: tsc's ``'string | undefined'``).
+_CHECKED_TYPE = r"\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'"
 #: A value kept already (its placeholder, :func:`_keep_token`).
 _KEPT = r"\x00[a-z]+\x00"
 _KEEP_MODULE = (
@@ -171,13 +172,15 @@ _KEEP_MODULE = (
             r"\(expression\s+has\s+type\s+",
             rf"\(expression\s+has\s+type\s+{_KEPT},\s+variable\s+has\s+type\s+",
             r"\b(?:argument|expression)\s+of\s+type\s+",
-            r"\btype\s+(?=\"[^\"\n]{1,200}\"\s+is\s+not\s+assignable\s+to\b)",
+            rf"\btype\s+(?=(?:{_CHECKED_TYPE})\s+is\s+not\s+assignable\s+to\b)",
             rf"\bof\s+type\s+{_KEPT}\s+cannot\s+be\s+assigned\s+to\s+parameter\s+"
             rf"(?:{_QUOTED_NAME})\s+of\s+type\s+",
             rf"{_KEPT}\s+(?:is\s+not\s+assignable\s+to|cannot\s+be\s+assigned\s+to"
-            r"|is\s+incompatible\s+with)\s+(?:declared\s+|return\s+)?type\s+",
+            r"|is\s+incompatible\s+with)\s+(?:declared\s+|return\s+|parameter\s+of\s+)?type\s+",
         )
     ),
+    # the package of an ES module Node could not require() (read out of its path above)
+    lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
     # "@acme/ui/button" from …"; its importer, a path, is masked)
     lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")"),
@@ -550,6 +553,9 @@ _LEVEL_WORD = lazy(r"^error:\s+(?=\S)", re.IGNORECASE)
 _ASSERT = lazy(
     r"^(?:assert\s|Assert\.\w+\(\)\s+Failure\b)"
     r"|\bexpect\(received\)\.\w+\(expected\)[^\n]*\b[Ee]xpected:"
+    # chai's (vitest's, mocha's): "AssertionError: expected 500 to be 201"
+    r"|\bAssertionError:\s+expected\s[^\n]{1,300}?\sto\s+(?:not\s+)?(?:be|equal|eql|deep"
+    r"|have|include|contain|match|throw)\b"
 )
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note
@@ -793,6 +799,16 @@ _PYTEST_ASSERT_CLASS = lazy(r"^(?:builtins\.)?AssertionError:\s+(?=assert\s)")
 _SUGGESTION = lazy(r"(?<=\S)\.?\s+Did\s+you\s+(?:mean|forget\s+to\s+import)\b[^?\n]{0,300}\?$")
 
 
+#: The package of the ES module Node could not ``require()`` (``require() of ES Module
+#: /repo/node_modules/.pnpm/chalk@5.3.0/node_modules/chalk/source/index.js from …``): the
+#: package is the error (its fix pins or imports that one), the path to it is the machine's.
+_ESM_REQUIRED_PACKAGE = lazy(
+    r"(\brequire\(\)\s+of\s+ES\s+Module\s+)\S{0,500}node_modules/((?:@[\w.-]{1,100}/)?[\w.-]{1,100})"
+    r"/(?:(?!node_modules/)[^\s'\"])*(?=\s|$)",
+    re.IGNORECASE,
+)
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -856,6 +872,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
+    text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)

@@ -337,6 +337,13 @@ ANOTHER_CODE_SCORE = 0.3
 #: replica's ``worker2``, which are names), and a quoted name (every other quoted name is
 #: masked, :func:`kenning.fingerprints.error_fingerprint`), not an apostrophe's ``can't``.
 _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`\n]*)\2(?!\w)")
+#: An error code as a fingerprint holds it (lower-cased): Node's and pnpm's ``err_…``
+#: (``err_pnpm_fetch_404``), and a code of one to three letters and digits (rustc's ``e0382``,
+#: tsc's ``ts2322``, C#'s ``cs0246``, Prisma's ``p2002``, NuGet's ``nu1101``, MSBuild's
+#: ``msb3073``, a linter's ``f401``); not ``sha256`` (three letters take four digits).
+_ERROR_CODE = re.compile(
+    r"(?<![\w.-])(?:err_[a-z0-9_]+|[a-z]{1,2}\d{3,5}|[a-z]{3}\d{4,5})(?![\w.-])"
+)
 #: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
 #: for inside a longer one: "exit code 1" inside any sentence is no error's shape.
 ANOTHER_CODE_MIN_CHARS = 16
@@ -354,15 +361,24 @@ def _shape(fingerprint: str) -> list[str]:
 
 
 def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
-    """Whether an entry's error fingerprint is the query's but for the numbers and names it
-    keeps (an exit code, status, errno, error code, an assert's values; the missing module,
-    the undefined name, the types that do not fit): the same error's shape, with another
-    code or name, is another error. Also when one holds the other whole, words around it (a
+    """Whether an entry's error fingerprint is another error's than the query's: each names an
+    error code and none is the other's, or it is the query's but for the numbers and names it
+    keeps (an exit code, status, errno, an assert's values; the missing module, the undefined
+    name, the types that do not fit): the same error's shape, with another code or name, is
+    another error. Also when one holds the other whole, words around it (a
     prompt's "CI job 'tests' failed: …exit code 139", an entry's "assert 401 == 200 in
     <path>"), its values another error's."""
     if not query_fingerprint or not isinstance(entry_fingerprint, str):
         return False
-    if entry_fingerprint == query_fingerprint or not _KEPT_VALUE.search(query_fingerprint):
+    if entry_fingerprint == query_fingerprint:
+        return False
+    # each names its error's code, and no code of one is the other's: ERR_PNPM_FETCH_404 is
+    # not ERR_PNPM_FETCH_401, P2025 not P2002, whatever the words around them
+    query_codes = set(_ERROR_CODE.findall(query_fingerprint))
+    entry_codes = set(_ERROR_CODE.findall(entry_fingerprint))
+    if query_codes and entry_codes and not query_codes & entry_codes:
+        return True
+    if not _KEPT_VALUE.search(query_fingerprint):
         return False
     if _shape(entry_fingerprint) == _shape(query_fingerprint):
         return _kept_values(entry_fingerprint) != _kept_values(query_fingerprint)

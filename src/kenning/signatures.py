@@ -71,6 +71,9 @@ _PROCESS_ID = lazy(r"^\[\d{1,10}\](?::\s*\[\d+-\d+\])?\s+(?=\S)")
 _SYSLOG_SOURCE = lazy(r"^[\w.-]{1,253}\s+[\w./()@-]{1,200}\[\d{1,10}\]:\s+(?=\S)")
 #: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
 #: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
+#: The package and script ``pnpm -r`` (``--recursive``) puts before each line of a workspace
+#: package's output (``packages/web build: …``).
+_WORKSPACE_PREFIX = lazy(r"^(?:[\w@.-]+/)+[\w@.-]+[^\S\n]+[\w:.-]{1,40}:[^\S\n]+(?=\S)")
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
 #: An exception class with its message inside a line that no rule scored: a sentence's
 #: ("the build fails with ModuleNotFoundError: No module named yaml"), a ``raise``
@@ -442,7 +445,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     stamped = False
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
-    line = _COMPOSE_PREFIX.sub("", line, count=1)
+    line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
@@ -717,7 +720,9 @@ def signatures_of(raw: str, limit: int) -> list[str]:
         score = 30 if _WRAPPER.search(cause) else max(line_score(cause), _GRADLE_CAUSE_SCORE)
         candidates = [(cause, score, False), *candidates]
     ranked = [
-        _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw)
+        _with_prisma_message(
+            _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw), raw
+        )
         for sig in _ranked(candidates)[:limit]
     ]
     return [_within_limit(_exit_code_suffix(candidates, sig)) for sig in ranked]
@@ -853,6 +858,43 @@ def _unstamped_lines(raw: str) -> Iterator[str]:
     before each (GitHub Actions' raw log)."""
     for line in ANSI.sub("", raw).splitlines():
         yield _TIMESTAMP.sub("", line, count=1)
+
+
+_PRISMA_INVOCATION = lazy(
+    r"^((?:[A-Za-z_][\w$]*\.)*Prisma\w*Error):?\s+Invalid\s+`[\w$.]+\(\)`\s+invocation\b"
+)
+#: What Prisma prints between its invocation line and its message: where the call is, and
+#: the code around it (``   6 export …``, ``→  9   return prisma.order.create(``).
+_PRISMA_FRAME = lazy(r"^\s*(?:(?:→\s*)?\d+(?:\s|$)|→|\S+:\d+:\d+$|invocation\b)")
+_PRISMA_CODE = lazy(r"^\s*code:\s*['\"](P\d{4})['\"]")
+
+
+def _with_prisma_message(signature: str, raw: str) -> str:
+    """Prisma's error by its message and code (``PrismaClientKnownRequestError P2003: Foreign
+    key constraint failed on the field: …``), not by the ``Invalid `prisma.order.create()`
+    invocation in <path>`` every client error starts with: that line was every Prisma error's
+    fingerprint, so one fix was the exact match of them all."""
+    head = _PRISMA_INVOCATION.match(signature)
+    if head is None:
+        return signature
+    lines = list(_unstamped_lines(raw))
+    start = next((i for i, line in enumerate(lines) if "invocation" in line), None)
+    if start is None:
+        return signature
+    message = next(
+        (
+            line.strip()
+            for line in lines[start + 1 :]
+            if line.strip()
+            and not _PRISMA_FRAME.match(line)
+            and not line.lstrip().startswith("at ")
+        ),
+        None,
+    )
+    if message is None or message.startswith(("code:", "}")):
+        return signature
+    code = next((m.group(1) for line in lines if (m := _PRISMA_CODE.match(line))), None)
+    return f"{head.group(1)}{f' {code}' if code else ''}: {message}"
 
 
 def _with_npm_conflict(signature: str, raw: str) -> str:
@@ -1036,6 +1078,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*---\sFAIL:\s                             # go test
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
     | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
+    | ^[^\S\n]*assert\s+(?:-?\d[\d.]*|'[^'\n]*'|"[^"\n]*"|None|True|False)\s*(?:[=!<>]=|[<>]\s
+      |is\s|in\s|not\sin\s)                              # pytest's summary: its values
     | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest
     | ^Tests?(?:\sSuites:|:|\sFiles)[^\S\n]+\d+\sfailed\b  # jest, vitest
     | ^FAILURE:\sBuild\sfailed\b                      # gradle
@@ -1043,6 +1087,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bBack-off\srestarting\sfailed\scontainer\b      # Kubernetes
     | \bError\sresponse\sfrom\sdaemon\b                 # docker
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
+    | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
     )""",
     re.VERBOSE | re.MULTILINE,
 )
