@@ -2335,6 +2335,20 @@ SAME_ERROR = [
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
     ),
+    # a name a tool quotes ‘so’ in a UTF-8 locale and 'so' in C; the JDBC driver of another
+    # database server
+    (
+        "main.c:8:5: error: ‘make_unique’ was not declared in this scope",
+        "main.c:8:5: error: 'make_unique' was not declared in this scope",
+    ),
+    (
+        "make: *** No rule to make target ‘deploy’.  Stop.",
+        "make: *** No rule to make target 'deploy'.  Stop.",
+    ),
+    (
+        "java.sql.SQLException: No suitable driver found for jdbc:postgresql://db:5432/shop",
+        "java.sql.SQLException: No suitable driver found for jdbc:postgresql://10.0.0.7/orders",
+    ),
     # tsc's types in another file; the package Node could not require() from another
     # checkout, store layout or version
     (
@@ -2687,6 +2701,54 @@ DIFFERENT_ERROR = [
         "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
         "index.js from /repo/packages/api/dist/cli.cjs not supported.",
     ),
+    # what other tools say is missing, by their own words
+    (
+        "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "
+        "type 'com.acme.shop.payments.PaymentGateway' that could not be found.",
+        "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "
+        "type 'com.acme.shop.mail.MailSender' that could not be found.",
+    ),
+    (
+        "java.sql.SQLException: No suitable driver found for jdbc:postgresql://db:5432/shop",
+        "java.sql.SQLException: No suitable driver found for jdbc:mysql://db:3306/shop",
+    ),
+    (
+        "src/Main.hs:3:1: error: Could not find module ‘Data.Aeson’",
+        "src/Main.hs:3:1: error: Could not find module ‘Data.Text’",
+    ),
+    ('Error: Library "yojson" not found.', 'Error: Library "cohttp" not found.'),
+    (
+        "lib/cart.dart:12:5: Error: The method 'validateCart' isn't defined for the class "
+        "'_CartScreenState'.",
+        "lib/cart.dart:12:5: Error: The method 'computeTax' isn't defined for the class "
+        "'_CartScreenState'.",
+    ),
+    (
+        "ERROR: (gcloud.run.deploy) PERMISSION_DENIED: Permission 'run.services.get' denied on "
+        "resource 'namespaces/shop/services/api' (or resource may not exist).",
+        "ERROR: (gcloud.run.deploy) PERMISSION_DENIED: Permission 'iam.serviceaccounts.actAs' "
+        "denied on resource 'namespaces/shop/services/api' (or resource may not exist).",
+    ),
+    (
+        "ERROR: /src/BUILD:3:10: no such package '@com_github_google_glog//': The repository "
+        "'@com_github_google_glog' could not be resolved",
+        "ERROR: /src/BUILD:3:10: no such package '@com_google_absl//': The repository "
+        "'@com_google_absl' could not be resolved",
+    ),
+    (
+        "SyntaxError: Export named 'validateCart' not found in module '/app/src/cart.ts'.",
+        "SyntaxError: Export named 'computeTax' not found in module '/app/src/cart.ts'.",
+    ),
+    (
+        "make: *** No rule to make target 'deploy'.  Stop.",
+        "make: *** No rule to make target 'release'.  Stop.",
+    ),
+    (
+        "org.jenkinsci.plugins.credentialsbinding.impl.CredentialNotFoundException: Could not "
+        "find credentials entry with ID 'docker-hub'",
+        "org.jenkinsci.plugins.credentialsbinding.impl.CredentialNotFoundException: Could not "
+        "find credentials entry with ID 'npm-token'",
+    ),
     (
         PRISMA_LOG.format(code="P2003", message=PRISMA_FOREIGN_KEY),
         PRISMA_LOG.format(
@@ -2833,6 +2895,9 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "assert 403 == 200",
         "assert 'draft' == 'published'",
         "assert None is not None",
+        # Spring Boot's failure analysis, its description pasted alone
+        "Parameter 0 of constructor in com.acme.OrderService required a bean of type "
+        "'com.acme.PaymentGateway' that could not be found.",
         # vite's build: no "Error:" in it
         'error during build:\n[vite]: Rollup failed to resolve import "@acme/shared" from '
         '"/repo/packages/web/src/main.tsx".',

@@ -701,7 +701,7 @@ def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
 
 #: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
 #: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
-FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "15d744b191c4034c"}
+FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "dbb893da98d5aa5a"}
 
 
 def _fingerprint_probe() -> str:
@@ -931,6 +931,19 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
         (
             '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
             '/src/api.py:1:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
+        ),
+        # another bean Spring cannot inject, another permission gcloud was denied
+        (
+            "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "
+            "type 'com.acme.shop.mail.MailSender' that could not be found.",
+            "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "
+            "type 'com.acme.shop.payments.PaymentGateway' that could not be found.",
+        ),
+        (
+            "ERROR: (gcloud.run.deploy) PERMISSION_DENIED: Permission 'iam.serviceaccounts.actAs'"
+            " denied on resource 'namespaces/shop/services/api' (or resource may not exist).",
+            "ERROR: (gcloud.run.deploy) PERMISSION_DENIED: Permission 'run.services.get' denied "
+            "on resource 'namespaces/shop/services/api' (or resource may not exist).",
         ),
         # another error code (pnpm's, Prisma's), chai's (vitest's) other value, another
         # package Node could not require()

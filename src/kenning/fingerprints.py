@@ -179,6 +179,33 @@ _KEEP_MODULE = (
             r"|is\s+incompatible\s+with)\s+(?:declared\s+|return\s+|parameter\s+of\s+)?type\s+",
         )
     ),
+    # ... and what other tools say is missing, by their own words: the bean type Spring
+    # cannot inject, the JDBC driver (its subprotocol) Java cannot find, the module GHC and
+    # the library dune cannot find, the method Dart cannot find (the class it is called on
+    # stays masked), the permission gcloud was denied, the repository Bazel cannot fetch, the
+    # export Bun cannot find, the target make has no rule for, the credential Jenkins has no
+    # entry for: the fix adds, grants or names that one
+    lazy(
+        r"(?P<keep>\b(?:required\s+a|No\s+qualifying|defining\s+a)\s+bean\s+of\s+type\s+)"
+        r"(?P<num>'[\w.$]{1,300}')",
+        re.IGNORECASE,
+    ),
+    lazy(r"(?P<keep>\bNo\s+suitable\s+driver\s+found\s+for\s+)(?P<num>'jdbc:[\w-]{1,50}')", re.I),
+    lazy(r"(?P<keep>\bCould\s+not\s+find\s+module\s+)(?P<num>‘[\w.']{1,200}’|'[\w.]{1,200}')"),
+    lazy(r"(?P<keep>\bLibrary\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+not\s+found\b)"),
+    lazy(
+        r"(?P<keep>\bThe\s+(?:method|getter|setter|operator)\s+)(?P<num>'[^'\n]{1,200}')"
+        r"(?=\s+isn't\s+defined\s+for\b)"
+    ),
+    lazy(r"(?P<keep>\bUndefined\s+name\s+)(?P<num>'[\w$]{1,200}')"),
+    lazy(r"(?P<keep>\bPermission\s+)(?P<num>'[\w.]{1,200}')(?=\s+denied\b)"),
+    lazy(r"(?P<keep>\bno\s+such\s+package\s+)(?P<num>'@{1,2}[\w.-]{1,200}//[^'\n]{0,200}')"),
+    lazy(r"(?P<keep>\bExport\s+named\s+)(?P<num>'[\w$]{1,200}')(?=\s+not\s+found\s+in\b)"),
+    lazy(
+        r"(?P<keep>\bNo\s+rule\s+to\s+make\s+target\s+)"
+        r"(?P<num>'[^'\n]{1,200}'|‘[^’\n]{1,200}’|`[^'\n]{1,200}')"
+    ),
+    lazy(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
     # the package of an ES module Node could not require() (read out of its path above)
     lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
@@ -809,6 +836,12 @@ _ESM_REQUIRED_PACKAGE = lazy(
 )
 
 
+#: The JDBC URL Java has no driver for: its subprotocol names the driver (the fix adds that
+#: one), its host and database are the machine's.
+_JDBC_URL = lazy(r"(\bNo\s+suitable\s+driver\s+found\s+for\s+)(jdbc:[\w-]{1,50}):\S*", re.I)
+_UNICODE_QUOTES = lazy(r"^[‘`]|’$")
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -873,6 +906,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
+    text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)
@@ -905,7 +939,8 @@ def error_fingerprint(signature: str) -> str:
     for pattern, repl in (*_FP_RULES, *literal):
         text = pattern.sub(repl, text)
     for i, num in enumerate(kept):
-        text = text.replace(_keep_token(i), num)
+        # in one kind of quotes: gcc, make and GHC quote ‘so’ in a UTF-8 locale, 'so' in C
+        text = text.replace(_keep_token(i), _UNICODE_QUOTES.sub("'", num))
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _FULL_STOP.sub("", one_line(text)).lower()

@@ -1088,6 +1088,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bError\sresponse\sfrom\sdaemon\b                 # docker
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
     | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
+    | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
     )""",
     re.VERBOSE | re.MULTILINE,
 )
