@@ -33,6 +33,7 @@ from kenning.embedders import minilm
 from kenning.embedders.base import Embedder
 from kenning.hooks import claude_code
 from kenning.model import utc_now
+from kenning.querybuild import query_from_error
 from kenning.render import REANCHOR_LINE
 
 from .cli_runner import _logging_as_in_a_process, run_cli
@@ -589,6 +590,42 @@ def test_prompt_queries() -> None:
     long = "refactor the payment retry loop " * 100
     [(query, is_error)] = claude_code.prompt_queries(long)
     assert not is_error and len(query) <= 500
+
+
+LINKER_LOG = """$ make
+cc -O2 -Wall -c -o src/main.o src/main.c
+cc -o shopd src/main.o src/cart.o -lssl -lcrypto
+/usr/bin/ld: src/main.o: in function `main':
+main.c:(.text+0x4a): undefined reference to `validate_cart'
+collect2: error: ld returned 1 exit status
+make: *** [Makefile:12: shopd] Error 1"""
+GIT_PUSH_LOG = """$ git push origin main
+To github.com:acme/shop.git
+ ! [rejected]        main -> main (fetch first)
+error: failed to push some refs to 'github.com:acme/shop.git'
+hint: Updates were rejected because the remote contains work that you do"""
+
+
+@pytest.mark.parametrize("log", [LINKER_LOG, GIT_PUSH_LOG])
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "The build broke again, can you fix it?\n\n```\n{log}\n```\n",
+        "The build broke again, can you fix it?\n{log}\n",
+        "{log}\nCan you fix it?",
+    ],
+)
+def test_a_pasted_log_is_recalled_by_the_error_recall_error_finds(log: str, wrapped: str) -> None:
+    """The hook read a pasted log from its first line that reports an error: the lines above
+    it were lost, so it recalled by ``collect2: error: ld returned 1 exit status`` (every link
+    failure's) and ``error: failed to push some refs`` where ``kenning recall --error`` has
+    the linker's undefined reference and git's ``! [rejected] … (fetch first)``, and a fix
+    of another link failure came first (0.96). The paste is read from its first line; the
+    prompt's own words stay the words query."""
+    queries = claude_code.prompt_queries(wrapped.format(log=log))
+    assert (query_from_error(log), True) in queries, queries
+    words = [q for q, is_error in queries if not is_error]
+    assert all("$ " not in q and "cc -O2" not in q for q in words), words
 
 
 def test_an_error_at_the_end_of_a_long_pasted_log_is_recalled(seeded: MemoryStore) -> None:

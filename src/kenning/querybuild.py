@@ -519,3 +519,25 @@ def is_request_line(line: str) -> bool:
         and _PROSE_WORD.search(line) is not None
         and not reports_error(line)
     )
+
+
+#: What a sentence of a prompt does not hold and a pasted log's line does: a path, an option,
+#: a shell prompt, brackets, an assignment.
+_PASTED_MARK = lazy(r"[/\\=<>\[\]{}`$|]|(?:^|\s)--?\w")
+
+
+def paste_start(lines: Sequence[str], first_error: int) -> int:
+    """Where the pasted output that holds ``lines[first_error]`` (the first line that reports
+    an error) begins: the lines above it back to a blank line, a code fence or a line of the
+    prompt's own words. What a build printed before its error is the error's too (the linker's
+    ``undefined reference`` above ``collect2: error: ld returned 1 exit status``, git's
+    ``! [rejected]`` above ``error: failed to push some refs``)."""
+    start = first_error
+    while start > 0:
+        line = lines[start - 1]
+        if not line.strip() or line.lstrip().startswith(("```", "~~~")):
+            break
+        if is_request_line(line) and not _PASTED_MARK.search(line):
+            break
+        start -= 1
+    return start

@@ -168,6 +168,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     from ..querybuild import (
         error_in_sentence,
         is_request_line,
+        paste_start,
         query_from_error,
         query_from_plan,
         reports_error,
@@ -196,8 +197,12 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         before, error = error_in_sentence(lines[first_error])
         # and the words asked after the pasted error ("… Can you add a guard for this?")
         after = [line for line in lines[errors[-1] + 1 :] if is_request_line(line)]
-        words = "\n".join([*lines[:first_error], before, *after]).strip()
-        error_text = "\n".join([error, *lines[first_error + 1 :]])
+        # the output pasted with it, from its first line: what a build printed above the
+        # line that reports an error is the error's (the linker's undefined reference above
+        # collect2's exit), as `kenning recall --error` reads the paste whole
+        start = paste_start(lines, first_error)
+        words = "\n".join([*lines[:start], before, *after]).strip()
+        error_text = "\n".join([*lines[start:first_error], error, *lines[first_error + 1 :]])
     else:
         words = text
     queries: list[tuple[str, bool]] = []
