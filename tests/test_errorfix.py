@@ -1248,6 +1248,58 @@ def test_a_vite_build_failure_is_known_by_the_import_it_could_not_resolve(prefix
     )
 
 
+JENKINS_LOG = """Started by an SCM change
+[Pipeline] Start of Pipeline
+[Pipeline] node
+Running on build-agent-05 in /var/lib/jenkins/workspace/shop_main
+[Pipeline] sh
++ ./scripts/smoke.sh https://staging.acme.dev
+{said}
+[Pipeline] End of Pipeline
+ERROR: script returned exit code 1
+Finished: FAILURE
+"""
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker "
+            "daemon running?",
+            "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker "
+            "daemon running? (exit code 1)",
+        ),
+        (
+            "smoke: GET /healthz -> 502 Bad Gateway",
+            "smoke: GET /healthz -> 502 Bad Gateway (exit code 1)",
+        ),
+    ],
+)
+def test_a_jenkins_step_is_known_by_what_it_printed_not_the_runners_exit(
+    said: str, expected: str
+) -> None:
+    """Jenkins closes a failed step with ``ERROR: script returned exit code 1`` and
+    ``Finished: FAILURE``: that line was the signature of every step whose own message had
+    no error word (another failure's fix came back at 0.98)."""
+    assert extract_error_signature(JENKINS_LOG.format(said=said)) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Makefile:14: *** missing separator.  Stop.",
+        "build/rules.mk:22: *** recipe commences before first target.  Stop.",
+    ],
+)
+def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
+    """``Makefile:14:`` names no source file (no extension) and is not ``make: ***``: nothing
+    scored, and the signature was the ``$ make`` line above it, every such error's."""
+    raw = f"$ make\n{line}\n"
+    assert looks_like_error(raw)
+    assert extract_error_signature(raw).endswith(" ".join(line.split()[2:]))
+
+
 def test_a_failed_fetch_in_node_is_known_by_its_cause() -> None:
     # Node's fetch throws "TypeError: fetch failed" whatever went wrong and prints why as
     # its "[cause]:": the signature was "TypeError: fetch failed", so a refused connection,
@@ -2701,6 +2753,8 @@ DIFFERENT_ERROR = [
         "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
         "index.js from /repo/packages/api/dist/cli.cjs not supported.",
     ),
+    # an HTTP status said with its reason
+    ("smoke: GET /healthz -> 502 Bad Gateway", "smoke: GET /healthz -> 503 Service Unavailable"),
     # what other tools say is missing, by their own words
     (
         "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "

@@ -106,6 +106,7 @@ _NOISE_LINE = lazy(
       |lambda\s+function|instantiation\s+of|substitution\s+of)\b.*|At\s+(?:top|global)\s+level):
     | (?:In\s+file\s+included\s+)?from\s+\S+:\d+[,:]
     | Node\.js\s+v\d.*
+    | \[Pipeline\]\s.*|Finished:\s+(?:FAILURE|UNSTABLE|ABORTED|SUCCESS|NOT_BUILT)  # Jenkins
     # the go command's progress ("go: downloading github.com/lib/pq v1.10.9")
     | go:\s+(?:downloading|finding|found|added|upgraded|downgraded|removed|extracting)\s.*
     | During\s+handling\s+of\s+the\s+above\s+exception.*
@@ -201,6 +202,10 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
         ),
     ),
     (86, lazy(r"^npm\s+(?:ERR!|error)\s+code\s+\S+", re.IGNORECASE)),
+    # make's own error in a Makefile ("Makefile:14: *** missing separator.  Stop."): no
+    # location of a source file (no extension), and not make's "make: *** [target] Error 1"
+    (86, lazy(r"^(?:\S*/)?(?:GNU)?[Mm]akefile(?:\.\w+)?:\d+:\s+\*\*\*\s")),
+    (86, lazy(r"^\*\*\*\s+\S.*\bStop\.$")),  # (a .mk file's line, its location cut)
     (84, lazy(r"\b(?:command not found|No such file or directory|Permission denied)\b")),
     # (a container killed for its memory: the cause of the CrashLoopBackOff kubectl
     # describe names above it)
@@ -235,6 +240,15 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     # (8.1.29) does not satisfy that requirement."), prettier --check's finding
     (56, lazy(r"\bdoes\s+not\s+(?:satisfy\s+that\s+requirement|match\s+the\s+constraint)\b")),
     (56, lazy(r"\bCode\s+style\s+issues\s+(?:were\s+)?found\b")),
+    # an HTTP error status with its reason (a smoke test's "GET /healthz -> 502 Bad Gateway")
+    (
+        56,
+        lazy(
+            r"\b[45]\d\d\s+(?:Bad\s+Request|Unauthorized|Forbidden|Not\s+Found|Conflict"
+            r"|Too\s+Many\s+Requests|Internal\s+Server\s+Error|Bad\s+Gateway|Service\s+Unavailable"
+            r"|Gateway\s+Time-?out)\b"
+        ),
+    ),
     (50, lazy(r"\b(?:invalid|unexpected|undefined|not found|denied|refused)\b", re.I)),
     (40, lazy(r"\berror\b", re.IGNORECASE)),
 )
@@ -281,6 +295,8 @@ _WRAPPER = lazy(
     r"|Failed\s+to\s+execute\s+goal\s.*:\s+(?:Compilation\s+failure|There\s+are\s+test\s+failures)"
     r"|Compilation\s+(?:failed;\s+see\s+the\s+compiler\s+error\s+output|error\.\s+See\s+log)"
     r"|make(?:\[\d+\])?:\s+\*\*\*"
+    # Jenkins' step that failed (what the step printed above it says why)
+    r"|(?:ERROR:\s+)?script\s+returned\s+exit\s+code\s+-?\d+$"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
     # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
     r"|Found\s+\d+\s+errors?\b"
@@ -1089,6 +1105,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
     | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
+    | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
     )""",
     re.VERBOSE | re.MULTILINE,
 )
