@@ -1655,20 +1655,27 @@ def test_a_source_given_from_a_subfolder_is_stored_from_the_top_of_the_checkout(
     """`kenning remember --source database.py` run in src/ (the path a shell completes
     there) stored "database.py", which names no file of the project: the note was born with
     a broken source, its file never recorded, so it never went stale. Stored as
-    src/database.py now, its blob recorded; a path that names a file from the top is kept as
-    given, and so is a URL."""
+    src/database.py now, its blob recorded. A name that is a file both here and at the top
+    (a workspace package's package.json or README.md) is the one here, as the shell completes
+    it (the top's had been stored: freshness tracked, and read_source gave, the wrong file);
+    one that names a file from the top alone is kept as given; an absolute path inside the
+    checkout (an editor's) is stored from the top (it had been stored, then refused by every
+    read); a URL as given."""
     from kenning.freshness import FILES_KEY
 
     (project / "src").mkdir()
     (project / "src" / "database.py").write_text("POOL_SIZE = 5\n")
     (project / "README.md").write_text("# widgets\n")
+    (project / "setup.cfg").write_text("[metadata]\nname = widgets\n")
     (project / "src" / "README.md").write_text("# the src folder\n")
     sub = project / "src"
     for source, note in (
         ("database.py", "Connection pooling lives in the database module."),
         ("README.md", "The readme says how to run the widgets locally."),
+        ("setup.cfg", "The package metadata is in setup.cfg at the top."),
+        (str(sub / "database.py"), "The pool size is a constant of the database module."),
         ("https://example.com/db.html", "The pooling design is written up on the wiki."),
-        ("nowhere.py", "A note whose source names no file at all."),
+        ("nowhere.py", "A note whose source names no file at all yet."),
     ):
         r = kenning(sub, "remember", "--type", "rule", "--source", source, "--json", note)
         assert r.returncode == 0, r.stderr
@@ -1677,10 +1684,35 @@ def test_a_source_given_from_a_subfolder_is_stored_from_the_top_of_the_checkout(
     pooled = by_text["Connection pooling lives in the database module."]
     assert pooled.source == "src/database.py"
     assert list(pooled.metadata[FILES_KEY]) == ["src/database.py"]
-    assert by_text["The readme says how to run the widgets locally."].source == "README.md"
+    assert by_text["The readme says how to run the widgets locally."].source == "src/README.md"
+    assert by_text["The package metadata is in setup.cfg at the top."].source == "setup.cfg"
+    absolute = by_text["The pool size is a constant of the database module."]
+    assert absolute.source == "src/database.py"
+    assert list(absolute.metadata[FILES_KEY]) == ["src/database.py"]
     wiki = by_text["The pooling design is written up on the wiki."]
     assert wiki.source == "https://example.com/db.html"
-    assert by_text["A note whose source names no file at all."].source == "nowhere.py"
+    assert by_text["A note whose source names no file at all yet."].source == "src/nowhere.py"
+    # a path in a note's text is recorded as the folder's file too
+    r = kenning(sub, "remember", "--type", "rule", "--json", "Keep README.md short and current.")
+    assert r.returncode == 0, r.stderr
+    with open_store(cwd=project) as store:
+        (said,) = [m for m in store.browse(limit=None) if "short and current" in m.content]
+    assert list(said.metadata[FILES_KEY]) == ["src/README.md"]
+    # from the top, a relative path is as given and an absolute one inside is made relative
+    r = kenning(
+        project,
+        "remember",
+        "--type",
+        "rule",
+        "--source",
+        str(project / "setup.cfg"),
+        "--json",
+        "The version is read from setup.cfg by the release script.",
+    )
+    assert r.returncode == 0, r.stderr
+    with open_store(cwd=project) as store:
+        (top,) = [m for m in store.browse(limit=None) if "release script" in m.content]
+    assert top.source == "setup.cfg"
 
 
 def test_a_recall_of_every_project_names_another_projects_note(project: Path) -> None:

@@ -358,10 +358,10 @@ def file_blob(path: Path) -> str | None:
 def record(paths: Sequence[str], files_root: Path, subfolder: str | None = None) -> dict[str, str]:
     """The record for a memory naming ``paths``: ``{path: blob id}`` for each one that
     passes :func:`kenning.sources.check_source` (the source-path checks, fail closed) and
-    is a regular file of the checkout, at most :data:`MAX_RECORDED_FILES`. A path that
-    names no file from the top of the checkout is looked for in ``subfolder`` (the folder
-    the note was written in, from the top), as it was written there (``handlers/user.py``
-    in ``packages/api``), and recorded from the top. Never raises."""
+    is a regular file of the checkout, at most :data:`MAX_RECORDED_FILES`. A path is looked
+    for in ``subfolder`` first (the folder the note was written in, from the top), as it was
+    written there (``handlers/user.py`` or a workspace package's own ``package.json`` in
+    ``packages/api``), then from the top, and recorded from the top. Never raises."""
     from .sources import check_source
 
     out: dict[str, str] = {}
@@ -371,7 +371,7 @@ def record(paths: Sequence[str], files_root: Path, subfolder: str | None = None)
         key = _normalise(path)
         if key is None or key in out or key.split("/", 1)[0] in _NOT_PROJECT_FILES:
             continue
-        for candidate in (key, f"{subfolder}/{key}" if subfolder else None):
+        for candidate in (f"{subfolder}/{key}" if subfolder else None, key):
             if candidate is None or candidate in out:
                 continue
             verdict = check_source(candidate, files_root)

@@ -108,18 +108,25 @@ def _without_line(path: str) -> str:
 
 
 def source_from_folder(path: str, folder: Path, files_root: Path) -> str:
-    """A relative source path given in ``folder``, a subfolder of the checkout at
-    ``files_root``, as a shell completes it there (``database.py`` in ``src/``): the path
-    from the top of the checkout (``src/database.py``), where sources are read from, when it
-    names no file from the top but names one from ``folder``, inside the checkout. Any
-    other path (a URL, an absolute one, one that names a file from the top) as given."""
+    """A source path given in ``folder`` (the checkout at ``files_root``, or a subfolder of
+    it) as the path from the top of the checkout, where sources are read from: a relative one
+    as a shell completes it there (``database.py`` in ``src/`` is ``src/database.py``; in a
+    workspace package, its own ``package.json``, not the top's), unless it names no file from
+    there and one from the top (a path already from the top); an absolute one inside the
+    checkout (an editor's or an agent's) made relative to its top. A URL, a path out of the
+    checkout (the write path's checks say so) and one that cannot be resolved, as given."""
     given = path.strip()
-    if not given or _URL.match(given) or Path(given).is_absolute():
+    if not given or _URL.match(given):
         return path
     try:
         top = files_root.resolve()
+        if Path(given).is_absolute():
+            absolute = Path(given).resolve()
+            return absolute.relative_to(top).as_posix() if absolute.is_relative_to(top) else path
         here = folder.resolve()
-        if here == top or (top / given).exists() or not (here / given).exists():
+        if here == top:
+            return path
+        if not (here / given).exists() and (top / given).exists():
             return path
         moved = os.path.normpath(os.path.join(here, given))
         if not Path(moved).is_relative_to(top):

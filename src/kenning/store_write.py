@@ -484,16 +484,17 @@ class StoreWrites(StoreReads):
         self.check_location()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, PreparedMemory]] = []
-        sub = self.project.subfolder
-        if sub is not None:
-            # a source given in a subfolder, as a shell completes it there (`database.py`
-            # in src/): the file it names, from the top (a note's text is looked up there
-            # the same way when its files are recorded: kenning.freshness.record)
+        if any(isinstance(i.source, str) and i.source for i in items):
+            # a source as a shell completes it where kenning runs (`database.py` in src/),
+            # an absolute one inside the checkout: the file it names, from the top
             from .sources import source_from_folder
 
             top = self.project.files_root
+            here = top / self.project.subfolder if self.project.subfolder else top
             items = [
-                replace(i, source=source_from_folder(i.source, top / sub, top)) if i.source else i
+                replace(i, source=source_from_folder(i.source, here, top))
+                if isinstance(i.source, str) and i.source
+                else i  # (one that is no text: refused by prepare)
                 for i in items
             ]
         for index, item in enumerate(items):
