@@ -1300,6 +1300,70 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
     assert extract_error_signature(raw).endswith(" ".join(line.split()[2:]))
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(
+            "thread 48213 panic: integer overflow\n"
+            "/home/dev/shop/src/billing.zig:23:18: 0x1037e4a in total (shop)\n"
+            "    sum += item.price * item.qty;\nAborted (core dumped)\n",
+            "thread 48213 panic: integer overflow",
+            id="zig panic, not its abort",
+        ),
+        pytest.param(
+            "$ git merge feature/cart\nAuto-merging src/cart.py\n"
+            "CONFLICT (content): Merge conflict in src/cart.py\n"
+            "Automatic merge failed; fix conflicts and then commit the result.\n",
+            "CONFLICT (content): Merge conflict in src/cart.py",
+            id="git merge conflict, not its close",
+        ),
+        pytest.param(
+            '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
+            "    ** (EXIT) time out\n"
+            "    (elixir 1.15.7) lib/gen_server.ex:1074: GenServer.call/3\n",
+            '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000) '
+            "** (EXIT) time out",
+            id="elixir exit with its reason",
+        ),
+        pytest.param(
+            'Global symbol "$total" requires explicit package name (did you forget to declare '
+            '"my $total"?) at lib/Shop/Cart.pm line 31.\n'
+            "Execution of lib/Shop/Cart.pm aborted due to compilation errors.\n"
+            "Compilation failed in require at script/checkout.pl line 5.\n"
+            "BEGIN failed--compilation aborted at script/checkout.pl line 5.\n",
+            'Global symbol "$total" requires explicit package name (did you forget to declare '
+            '"my $total"?) at lib/Shop/Cart.pm line 31.',
+            id="perl's error, not its consequences",
+        ),
+        pytest.param(
+            "$ valgrind --leak-check=full ./build/shopd\n"
+            "==48213== Memcheck, a memory error detector\n==48213== Command: ./build/shopd\n"
+            "==48213== \n==48213== Mismatched free() / delete / delete []\n"
+            "==48213==    at 0x484BB6F: operator delete(void*) (vg_replace_malloc.c:1051)\n"
+            "==48213== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)\n",
+            "Mismatched free() / delete / delete []",
+            id="valgrind's error, not its banner",
+        ),
+        pytest.param(
+            "ERROR: /home/dev/shop/services/orders/BUILD.bazel:12:10: Compiling "
+            "services/orders/server.cc failed: (Exit 1): gcc failed: error executing CppCompile "
+            "command (from target //services/orders:server) /usr/bin/gcc -U_FORTIFY_SOURCE\n"
+            "services/orders/server.cc:42:17: error: 'ValidateCart' was not declared in this "
+            "scope\nTarget //services/orders:server failed to build\n"
+            "FAILED: Build did NOT complete successfully\n",
+            "error: 'ValidateCart' was not declared in this scope",
+            id="bazel: the compiler's error, not the action's",
+        ),
+    ],
+)
+def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
+    """Each had a line around the error as its signature (the process's abort, git's close,
+    the call without its reason, perl's consequences, valgrind's banner, Bazel's action),
+    every such failure's, and was no error to the prompt's detection."""
+    assert extract_error_signature(raw) == expected
+    assert looks_like_error(raw)
+
+
 def test_a_failed_fetch_in_node_is_known_by_its_cause() -> None:
     # Node's fetch throws "TypeError: fetch failed" whatever went wrong and prints why as
     # its "[cause]:": the signature was "TypeError: fetch failed", so a refused connection,
@@ -2387,6 +2451,12 @@ SAME_ERROR = [
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
     ),
+    # valgrind's error in another run (its process id); git's conflict in another checkout
+    ("==48213== Invalid read of size 4", "==7== Invalid read of size 4"),
+    (
+        "CONFLICT (content): Merge conflict in src/cart.py",
+        "CONFLICT (content): Merge conflict in /home/ci/work/shop/src/cart.py",
+    ),
     # a name a tool quotes ‘so’ in a UTF-8 locale and 'so' in C; the JDBC driver of another
     # database server
     (
@@ -2752,6 +2822,18 @@ DIFFERENT_ERROR = [
         "node_modules/chalk/source/index.js from /repo/packages/api/dist/cli.cjs not supported.",
         "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
         "index.js from /repo/packages/api/dist/cli.cjs not supported.",
+    ),
+    # a lockfile's merge conflict is not a source file's; a call's time-out not its missing
+    # process
+    (
+        "CONFLICT (content): Merge conflict in poetry.lock",
+        "CONFLICT (content): Merge conflict in src/cart.py",
+    ),
+    (
+        '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
+        "    ** (EXIT) time out\n",
+        '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
+        "    ** (EXIT) no process: the process is not alive\n",
     ),
     # an HTTP status said with its reason
     ("smoke: GET /healthz -> 502 Bad Gateway", "smoke: GET /healthz -> 503 Service Unavailable"),

@@ -206,6 +206,7 @@ _KEEP_MODULE = (
         r"(?P<num>'[^'\n]{1,200}'|‘[^’\n]{1,200}’|`[^'\n]{1,200}')"
     ),
     lazy(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
+    lazy(r"(?P<keep>\bMerge\s+conflict\s+in\s+)(?P<num>'[^'\n]{1,200}')$"),
     # the package of an ES module Node could not require() (read out of its path above)
     lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
@@ -839,6 +840,9 @@ _ESM_REQUIRED_PACKAGE = lazy(
 #: The JDBC URL Java has no driver for: its subprotocol names the driver (the fix adds that
 #: one), its host and database are the machine's.
 _JDBC_URL = lazy(r"(\bNo\s+suitable\s+driver\s+found\s+for\s+)(jdbc:[\w-]{1,50}):\S*", re.I)
+#: The file git could not merge, by its name: a lockfile's conflict is not a source file's
+#: (its fix regenerates it), and its folders are the checkout's.
+_MERGE_CONFLICT_FILE = lazy(r"(\bMerge\s+conflict\s+in\s+)(?:\S*/)?([^\s/]{1,200})$")
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
@@ -907,6 +911,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
     text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
+    text = _MERGE_CONFLICT_FILE.sub(r"\1'\2'", text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)

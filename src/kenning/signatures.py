@@ -187,6 +187,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (88, lazy(r"^(?:[a-z_]\w*\.)+(?:[a-z]*error|timeout)(?::\s.*|:?$)")),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
+    (90, lazy(r"^thread\s+\d+\s+panic:\s")),  # Zig
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
     # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
     # … with the reason "x".] {" (its properties, "code: 'ERR_…'", follow)
@@ -232,6 +233,20 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (72, lazy(r"\bE2BIG\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEADDRINUSE\b|\bENOSPC\b")),
     (70, lazy(r"^npm\s+(?:ERR!|error)\s", re.IGNORECASE)),
     (66, lazy(r"\[Errno\s+\d+\]|\berrno\s*\d+", re.IGNORECASE)),
+    # git's file it could not merge (its "Automatic merge failed" closes every conflict)
+    (84, lazy(r"^CONFLICT\s+\([\w/ -]{1,40}\):\s")),
+    # valgrind's error (its process id cut by clean_line): what it found
+    (
+        70,
+        lazy(
+            r"^(?:Invalid\s+(?:read|write)\s+of\s+size\b|Invalid\s+free\(\)|Mismatched\s+free\(\)"
+            r"|Conditional\s+jump\s+or\s+move\b|Use\s+of\s+uninitialised\s+value\b"
+            r"|Syscall\s+param\b|Source\s+and\s+destination\s+overlap\b"
+            r"|[\d,]+\s+bytes\s+in\s+[\d,]+\s+blocks\s+are\s+(?:definitely|possibly)\s+lost\b)"
+        ),
+    ),
+    # Perl's die: its message with where it died ("… at lib/Shop/Cart.pm line 31.")
+    (60, lazy(r"\sat\s\S*[/.]\S*\sline\s\d+\.?$")),
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
     (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
@@ -295,6 +310,14 @@ _WRAPPER = lazy(
     r"|Failed\s+to\s+execute\s+goal\s.*:\s+(?:Compilation\s+failure|There\s+are\s+test\s+failures)"
     r"|Compilation\s+(?:failed;\s+see\s+the\s+compiler\s+error\s+output|error\.\s+See\s+log)"
     r"|make(?:\[\d+\])?:\s+\*\*\*"
+    # git's close of a merge with conflicts (each CONFLICT line names its file)
+    r"|Automatic\s+merge\s+failed\b"
+    # Perl's consequences of the error above them
+    r"|Compilation\s+failed\s+in\s+require\b|BEGIN\s+failed--compilation\s+aborted\b"
+    r"|Execution\s+of\s+\S+\s+aborted\s+due\s+to\s+compilation\s+errors\b"
+    # Bazel's action that failed (the compiler's error under it says why) and its close
+    r"|(?:ERROR:\s+)?(?:\S+:\d+:\d+:\s+)?\S+\s+\S+\s+failed:\s+\(Exit\s+\d+\)"
+    r"|Target\s+\S+\s+failed\s+to\s+build$|FAILED:\s+Build\s+did\s+NOT\s+complete\s+successfully"
     # Jenkins' step that failed (what the step printed above it says why)
     r"|(?:ERROR:\s+)?script\s+returned\s+exit\s+code\s+-?\d+$"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
@@ -451,6 +474,17 @@ def _without_markdown(line: str) -> str:
     return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
 
 
+#: valgrind's process id before each of its lines, and its banner and summaries (no error:
+#: "Memcheck, a memory error detector", "ERROR SUMMARY: 1 errors from 1 contexts").
+_VALGRIND_PID = lazy(r"^==\d+==[^\S\n]?")
+_VALGRIND_BANNER = lazy(
+    r"^\s*(?:Memcheck,\s+a\s+memory\s+error\s+detector|Copyright\s|Using\s+Valgrind\b|Command:\s"
+    r"|HEAP\s+SUMMARY:|LEAK\s+SUMMARY:|in\s+use\s+at\s+exit:|total\s+heap\s+usage:"
+    r"|All\s+heap\s+blocks\s+were\s+freed|For\s+(?:lists\s+of\s+detected|a\s+detailed\s+leak)\b"
+    r"|ERROR\s+SUMMARY:|(?:definitely|indirectly|possibly)\s+lost:|still\s+reachable:|suppressed:)"
+)
+
+
 def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
@@ -462,6 +496,11 @@ def clean_line(line: str) -> tuple[str, bool]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
+    valgrind = _VALGRIND_PID.match(line)
+    if valgrind is not None:
+        line = line[valgrind.end() :]
+        if _VALGRIND_BANNER.match(line):
+            return "", False
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
@@ -736,8 +775,11 @@ def signatures_of(raw: str, limit: int) -> list[str]:
         score = 30 if _WRAPPER.search(cause) else max(line_score(cause), _GRADLE_CAUSE_SCORE)
         candidates = [(cause, score, False), *candidates]
     ranked = [
-        _with_prisma_message(
-            _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw), raw
+        _with_exit_reason(
+            _with_prisma_message(
+                _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw), raw
+            ),
+            raw,
         )
         for sig in _ranked(candidates)[:limit]
     ]
@@ -874,6 +916,23 @@ def _unstamped_lines(raw: str) -> Iterator[str]:
     before each (GitHub Actions' raw log)."""
     for line in ANSI.sub("", raw).splitlines():
         yield _TIMESTAMP.sub("", line, count=1)
+
+
+_ELIXIR_EXITED = lazy(r"^\*\*\s+\(exit\)\s+exited\s+in:\s")
+_ELIXIR_REASON = lazy(r"^\s*\*\*\s+\(EXIT\)\s+(\S.*)$")
+
+
+def _with_exit_reason(signature: str, raw: str) -> str:
+    """Elixir's ``** (exit) exited in: GenServer.call(…)`` with the reason on the line under
+    it (``** (EXIT) time out``, ``** (EXIT) no process: …``): the call is where, the reason
+    is the error (a time-out's fix is not a missing process's)."""
+    if not _ELIXIR_EXITED.match(signature):
+        return signature
+    for line in _unstamped_lines(raw):
+        reason = _ELIXIR_REASON.match(line)
+        if reason is not None:
+            return f"{signature} ** (EXIT) {reason.group(1).strip()}"
+    return signature
 
 
 _PRISMA_INVOCATION = lazy(
@@ -1105,6 +1164,10 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
     | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
+    | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
+    | \sat\s\S*[/.]\S*\sline\s\d+\.$                                   # Perl's die
+    | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
+    | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
     | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
     )""",
     re.VERBOSE | re.MULTILINE,
