@@ -1354,6 +1354,38 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             "error: 'ValidateCart' was not declared in this scope",
             id="bazel: the compiler's error, not the action's",
         ),
+        pytest.param(
+            "$ mix test\nRunning ExUnit with seed: 123456, max_cases: 16\n\n"
+            "  1) test checkout rejects empty cart (Shop.OrdersTest)\n"
+            "     test/shop/orders_test.exs:12\n"
+            "     ** (FunctionClauseError) no function clause matching in Shop.Orders.checkout/1"
+            "\n\nFinished in 0.08 seconds (0.03s async, 0.05s sync)\n6 tests, 1 failure\n",
+            "** (FunctionClauseError) no function clause matching in Shop.Orders.checkout/1",
+            id="ExUnit's exception, not its count",
+        ),
+        pytest.param(
+            "$ stack build\nshop> [4 of 5] Compiling Shop.Billing\n\n"
+            "/home/dev/shop/src/Shop/Billing.hs:17:9: error: [GHC-88464]\n"
+            "    Variable not in scope: computeTax :: Money -> Money\n   |\n"
+            "17 |   let t = computeTax subtotal\n\nError: [S-7282]\n"
+            "       Stack failed to execute the build plan.\n",
+            "error: [GHC-88464] Variable not in scope: computeTax :: Money -> Money",
+            id="GHC's error with its message, not stack's close",
+        ),
+        pytest.param(
+            "$ kubectl get events -n shop\n"
+            "LAST SEEN   TYPE      REASON             OBJECT                       MESSAGE\n"
+            "45s         Warning   FailedScheduling   pod/worker-6c7d8e9f0-p9q8r   0/3 nodes are "
+            "available: 3 Insufficient memory.\n",
+            "FailedScheduling: 0/3 nodes are available: 3 Insufficient memory.",
+            id="a kubectl event, not the command or the header",
+        ),
+        pytest.param(
+            "$ php artisan migrate\n\n   Illuminate\\Database\\QueryException \n\n"
+            "  SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select 1)\n",
+            "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select 1)",
+            id="laravel's error, not the command typed",
+        ),
     ],
 )
 def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
@@ -2823,6 +2855,11 @@ DIFFERENT_ERROR = [
         "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/node-fetch/src/"
         "index.js from /repo/packages/api/dist/cli.cjs not supported.",
     ),
+    # another GHC error code
+    (
+        "src/Shop.hs:3:1: error: [GHC-88464]\n    Variable not in scope: total :: Int\n",
+        "src/Shop.hs:3:1: error: [GHC-83865]\n    Variable not in scope: total :: Int\n",
+    ),
     # a lockfile's merge conflict is not a source file's; a call's time-out not its missing
     # process
     (
@@ -3031,6 +3068,12 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "assert 403 == 200",
         "assert 'draft' == 'published'",
         "assert None is not None",
+        # systemctl's, ssh's, dart pub's and sbt's failures
+        "Job for shop-api.service failed because the control process exited with error code.",
+        "Host key verification failed.",
+        "Because shop depends on http ^2.0.0 which doesn't match any versions, version solving "
+        "failed.",
+        "[error] /repo/src/main/scala/Shop.scala:12:5: not found: value validateCart",
         # Spring Boot's failure analysis, its description pasted alone
         "Parameter 0 of constructor in com.acme.OrderService required a bean of type "
         "'com.acme.PaymentGateway' that could not be found.",

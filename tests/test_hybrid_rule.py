@@ -358,6 +358,7 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
         ),
         ("error[e0382]: borrow of moved value: <q>", "error[e0505]: cannot move out of <q>", True),
         ("error[e0382]: borrow of moved value", "error[e0499]: cannot borrow twice", True),
+        ("[ghc-88464] variable not in scope: total", "[ghc-83865] couldn't match type", True),
         # ... a code they share, or one that names none: the words decide
         ("error[e0382]: borrow of moved value: <q>", "error[e0382]: use of moved value", False),
         ("x509: certificate signed by unknown authority", "x509: certificate has expired", False),

@@ -207,6 +207,8 @@ _KEEP_MODULE = (
     ),
     lazy(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
     lazy(r"(?P<keep>\bMerge\s+conflict\s+in\s+)(?P<num>'[^'\n]{1,200}')$"),
+    # GHC's and stack's error codes ("[GHC-88464]", "[S-7282]"): which error it is
+    lazy(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
     # the package of an ES module Node could not require() (read out of its path above)
     lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import

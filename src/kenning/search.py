@@ -340,9 +340,10 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: An error code as a fingerprint holds it (lower-cased): Node's and pnpm's ``err_…``
 #: (``err_pnpm_fetch_404``), and a code of one to three letters and digits (rustc's ``e0382``,
 #: tsc's ``ts2322``, C#'s ``cs0246``, Prisma's ``p2002``, NuGet's ``nu1101``, MSBuild's
-#: ``msb3073``, a linter's ``f401``); not ``sha256`` (three letters take four digits).
+#: ``msb3073``, a linter's ``f401``, GHC's ``ghc-88464``); not ``sha256`` (three letters take
+#: four digits).
 _ERROR_CODE = re.compile(
-    r"(?<![\w.-])(?:err_[a-z0-9_]+|[a-z]{1,2}\d{3,5}|[a-z]{3}\d{4,5})(?![\w.-])"
+    r"(?<![\w.-])(?:err_[a-z0-9_]+|[a-z]{1,2}\d{3,5}|[a-z]{3}\d{4,5}|ghc-\d{3,6})(?![\w.-])"
 )
 #: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
 #: for inside a longer one: "exit code 1" inside any sentence is no error's shape.

@@ -106,6 +106,8 @@ _NOISE_LINE = lazy(
       |lambda\s+function|instantiation\s+of|substitution\s+of)\b.*|At\s+(?:top|global)\s+level):
     | (?:In\s+file\s+included\s+)?from\s+\S+:\d+[,:]
     | Node\.js\s+v\d.*
+    | \$\s+\S.*                                 # a shell's prompt and the command typed
+    | LAST\s+SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE     # kubectl get events' header
     | \[Pipeline\]\s.*|Finished:\s+(?:FAILURE|UNSTABLE|ABORTED|SUCCESS|NOT_BUILT)  # Jenkins
     # the go command's progress ("go: downloading github.com/lib/pq v1.10.9")
     | go:\s+(?:downloading|finding|found|added|upgraded|downgraded|removed|extracting)\s.*
@@ -188,6 +190,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (90, lazy(r"^thread\s+\d+\s+panic:\s")),  # Zig
+    (90, lazy(r"^\*\*\s+\((?!EXIT\))[A-Z][\w.]*\)\s+\S")),  # Elixir's "** (FunctionClauseError) …"
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
     # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
     # … with the reason "x".] {" (its properties, "code: 'ERR_…'", follow)
@@ -318,6 +321,8 @@ _WRAPPER = lazy(
     # Bazel's action that failed (the compiler's error under it says why) and its close
     r"|(?:ERROR:\s+)?(?:\S+:\d+:\d+:\s+)?\S+\s+\S+\s+failed:\s+\(Exit\s+\d+\)"
     r"|Target\s+\S+\s+failed\s+to\s+build$|FAILED:\s+Build\s+did\s+NOT\s+complete\s+successfully"
+    # ExUnit's count after the failures it numbered; stack's close after GHC's error
+    r"|\d+\s+tests?,\s+\d+\s+failures?\b|Error:\s+\[S-\d+\]$"
     # Jenkins' step that failed (what the step printed above it says why)
     r"|(?:ERROR:\s+)?script\s+returned\s+exit\s+code\s+-?\d+$"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
@@ -402,6 +407,8 @@ _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d
 _CAUSE = lazy(r"^[\s│]*╰─+▶\s*")
 #: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
 #: on the lines after it.
+#: GHC 9.6's (and stack's, cabal's) error line, its code alone: the message is under it.
+_GHC_HEADER = lazy(r"^error:\s+\[GHC-\d+\]$")
 _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
 #: .NET prints an exception's inner exception after ``--->``, on a line of its own (its
 #: ``ToString()``) or on the outer one's: the innermost is the error, as Java's last ``Caused
@@ -474,6 +481,9 @@ def _without_markdown(line: str) -> str:
     return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
 
 
+#: A row of ``kubectl get events``: its age, type and object are columns, its reason and
+#: message the event (``FailedScheduling: 0/3 nodes are available: …``).
+_K8S_EVENT_ROW = lazy(r"^\S+\s+Warning\s+([A-Z]\w+)\s+[\w.-]+/\S+\s+(?=\S)")
 #: valgrind's process id before each of its lines, and its banner and summaries (no error:
 #: "Memcheck, a memory error detector", "ERROR SUMMARY: 1 errors from 1 contexts").
 _VALGRIND_PID = lazy(r"^==\d+==[^\S\n]?")
@@ -496,6 +506,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
+    line = _K8S_EVENT_ROW.sub(r"\1: ", line, count=1)
     valgrind = _VALGRIND_PID.match(line)
     if valgrind is not None:
         line = line[valgrind.end() :]
@@ -618,7 +629,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             # Playwright's locator under the expectation that timed out: which element
             _continue_last(out, line)
             continue
-        if out and (_PANIC_HEADER.match(out[-1][0]) or _CMAKE_HEADER.match(out[-1][0])):
+        if out and (
+            _PANIC_HEADER.match(out[-1][0])
+            or _CMAKE_HEADER.match(out[-1][0])
+            or _GHC_HEADER.match(out[-1][0])
+        ):
             # the panic's message, CMake's (its header says only where)
             _continue_last(out, line)
             continue
@@ -1165,6 +1180,9 @@ _LOOKS_LIKE_ERROR = lazy(
     | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
     | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
+    | ^\S+\s+Warning\s+[A-Z]\w+\s+[\w.-]+/\S+\s                           # kubectl events
+    | \bJob\sfor\s\S+\sfailed\b|\bHost\skey\sverification\sfailed\b     # systemctl, ssh
+    | \bversion\ssolving\sfailed\b|^\[error\]\s                          # dart pub, sbt
     | \sat\s\S*[/.]\S*\sline\s\d+\.$                                   # Perl's die
     | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
     | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
