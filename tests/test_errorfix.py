@@ -1396,6 +1396,36 @@ def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expect
     assert looks_like_error(raw)
 
 
+TERRAFORM_UNDECLARED = """$ terraform plan
+╷
+│ Error: Reference to undeclared input variable
+│
+│   on main.tf line 8, in resource "aws_instance" "web":
+│    8:   instance_type = var.{name}
+│
+│ An input variable with the name "{name}" has not been declared. Did you mean "x"?
+╵
+"""
+
+
+def test_a_terraform_diagnostic_is_known_by_its_summary_and_detail() -> None:
+    """Terraform's summary (``Unsupported argument``, ``Reference to undeclared input
+    variable``) is every such mistake's: two undeclared variables had one signature and one
+    fingerprint, and the other's fix came first (0.97). The detail's first sentence names
+    which; where the box has none, the summary stays alone."""
+    typo = TERRAFORM_UNDECLARED.format(name="instance_tpye")
+    assert extract_error_signature(typo) == (
+        "Error: Reference to undeclared input variable: An input variable with the name "
+        '"instance_tpye" has not been declared'
+    )
+    other = TERRAFORM_UNDECLARED.format(name="vpc_cidr")
+    assert error_fingerprint(extract_error_signature(typo)) != error_fingerprint(
+        extract_error_signature(other)
+    )
+    no_detail = "╷\n│ Error: Backend initialization required\n│\n│   on main.tf line 1:\n╵\n"
+    assert extract_error_signature(no_detail) == "Error: Backend initialization required"
+
+
 def test_a_failed_fetch_in_node_is_known_by_its_cause() -> None:
     # Node's fetch throws "TypeError: fetch failed" whatever went wrong and prints why as
     # its "[cause]:": the signature was "TypeError: fetch failed", so a refused connection,

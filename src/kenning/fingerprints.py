@@ -207,6 +207,14 @@ _KEEP_MODULE = (
     ),
     lazy(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
     lazy(r"(?P<keep>\bMerge\s+conflict\s+in\s+)(?P<num>'[^'\n]{1,200}')$"),
+    # the variable or argument terraform's detail names ("An input variable with the name
+    # "vpc_cidr" has not been declared", "An argument named "x" is not expected here", "The
+    # argument "instance_class" is required")
+    lazy(
+        r"(?P<keep>\b(?:input\s+variable\s+with\s+the\s+name|argument\s+named|The\s+argument)\s+)"
+        r"(?P<num>\"[\w.-]{1,200}\")(?=\s+(?:has\s+not\s+been\s+declared|is\s+not\s+expected"
+        r"|is\s+required))"
+    ),
     # GHC's and stack's error codes ("[GHC-88464]", "[S-7282]"): which error it is
     lazy(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
     # the package of an ES module Node could not require() (read out of its path above)

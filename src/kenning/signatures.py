@@ -789,16 +789,23 @@ def signatures_of(raw: str, limit: int) -> list[str]:
         # compiler's own line above it the error)
         score = 30 if _WRAPPER.search(cause) else max(line_score(cause), _GRADLE_CAUSE_SCORE)
         candidates = [(cause, score, False), *candidates]
-    ranked = [
-        _with_exit_reason(
-            _with_prisma_message(
-                _with_npm_conflict(_with_test_message(_with_detail(sig, raw), raw), raw), raw
-            ),
-            raw,
-        )
-        for sig in _ranked(candidates)[:limit]
-    ]
+    ranked = [_refined(sig, raw) for sig in _ranked(candidates)[:limit]]
     return [_within_limit(_exit_code_suffix(candidates, sig)) for sig in ranked]
+
+
+def _refined(signature: str, raw: str) -> str:
+    """The chosen line with what a tool prints about it elsewhere in ``raw`` (each refiner
+    leaves a line that is not its tool's as it is)."""
+    for refine in (
+        _with_detail,
+        _with_test_message,
+        _with_npm_conflict,
+        _with_prisma_message,
+        _with_exit_reason,
+        _with_terraform_detail,
+    ):
+        signature = refine(signature, raw)
+    return signature
 
 
 #: The folders of an absolute path (POSIX, ``~/``, Windows) before its last part: the part a
@@ -931,6 +938,38 @@ def _unstamped_lines(raw: str) -> Iterator[str]:
     before each (GitHub Actions' raw log)."""
     for line in ANSI.sub("", raw).splitlines():
         yield _TIMESTAMP.sub("", line, count=1)
+
+
+_TERRAFORM_BOX_ERROR = lazy(r"^│\s*Error:\s+(\S.*)$")
+#: What terraform's box holds between its summary and its detail: where (``on main.tf line 8,
+#: in resource …:``, ``with aws_s3_bucket.assets,``) and the code there (``  8:   x = …``).
+_TERRAFORM_WHERE = lazy(r"^(?:on\s+\S+\s+line\s+\d+|with\s+\S+,?$|\d+:\s|\(and\s+\d+\s+more)")
+
+
+def _with_terraform_detail(signature: str, raw: str) -> str:
+    """Terraform's diagnostic by its summary and the first sentence of its detail
+    (``Error: Reference to undeclared input variable: An input variable with the name
+    "vpc_cidr" has not been declared``): the summary alone (``Unsupported argument``) was
+    every such mistake's, whichever variable or argument it named."""
+    if not signature.startswith("Error: ") or "│" not in raw:
+        return signature
+    lines = list(_unstamped_lines(raw))
+    summary = signature.removeprefix("Error: ").strip()
+    for i, line in enumerate(lines):
+        box = _TERRAFORM_BOX_ERROR.match(line.strip())
+        if box is None or " ".join(box.group(1).split()) != summary:
+            continue
+        for detail in lines[i + 1 :]:
+            text = detail.strip()
+            if not text.startswith("│"):
+                return signature  # the box closed: no detail
+            text = text.removeprefix("│").strip()
+            if not text or _TERRAFORM_WHERE.match(text):
+                continue
+            first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].rstrip(".")
+            return f"{signature}: {first}"
+        return signature
+    return signature
 
 
 _ELIXIR_EXITED = lazy(r"^\*\*\s+\(exit\)\s+exited\s+in:\s")
