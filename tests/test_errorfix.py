@@ -1386,6 +1386,36 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select 1)",
             id="laravel's error, not the command typed",
         ),
+        pytest.param(
+            "$ bun test\nsrc/auth.test.ts:\n10 |     expect(res.status).toBe(200);\n"
+            "                            ^\nerror: expect(received).toBe(expected)\n\n"
+            "Expected: 200\nReceived: 401\n\n      at /home/dev/shop/src/auth.test.ts:10:24\n"
+            "✗ auth > login returns 200 [3.12ms]\n\n 0 pass\n 1 fail\n",
+            "✗ auth > login returns 200: expect(received).toBe(expected) Expected: 200 "
+            "Received: 401",
+            id="bun test: its test and values, not the matcher alone",
+        ),
+        pytest.param(
+            "2024-05-03T14:22:09.456+02:00  WARN 48213 --- [           main] "
+            "ConfigServletWebServerApplicationContext : Exception encountered during context "
+            "initialization - cancelling refresh attempt: org.springframework.context."
+            "ApplicationContextException: Failed to start bean 'webServerStartStop'\n"
+            "2024-05-03T14:22:09.489+02:00 ERROR 48213 --- [           main] "
+            "o.s.b.d.LoggingFailureAnalysisReporter   : \n\n***************************\n"
+            "APPLICATION FAILED TO START\n***************************\n\nDescription:\n\n"
+            "Web server failed to start. Port 8080 was already in use.\n\nAction:\n\n"
+            "Identify and stop the process that's listening on port 8080.\n",
+            "Web server failed to start. Port 8080 was already in use.",
+            id="Spring Boot's failure analysis, not the context's WARN line",
+        ),
+        pytest.param(
+            "$ alembic upgrade head\n"
+            "INFO  [alembic.runtime.migration] Context impl PostgresqlImpl.\n"
+            "ERROR [alembic.util.messaging] Can't locate revision identified by 'a1b2c3d4e5f6'\n"
+            "  FAILED: Can't locate revision identified by 'a1b2c3d4e5f6'\n",
+            "Can't locate revision identified by 'a1b2c3d4e5f6'",
+            id="alembic's message, not its logger",
+        ),
     ],
 )
 def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
@@ -2512,6 +2542,11 @@ SAME_ERROR = [
         '"name" of type "str" in function "greet"',
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
+    ),
+    # alembic's error as its FAILED: line says it
+    (
+        "Can't locate revision identified by 'a1b2c3d4e5f6'",
+        "FAILED: Can't locate revision identified by 'a1b2c3d4e5f6'",
     ),
     # valgrind's error in another run (its process id); git's conflict in another checkout
     ("==48213== Invalid read of size 4", "==7== Invalid read of size 4"),

@@ -583,8 +583,8 @@ _BUILDKIT_FAILED_TO_SOLVE = lazy(r"^(ERROR:\s+)failed\s+to\s+solve:\s+(?=process
 #: The level word before a message (psql's and gcc's ``ERROR: …``, ``error: …``, Node's bare
 #: ``Error: …``), which a log that stamps its lines gives apart (PostgreSQL's server log:
 #: ``2024-05-01 12:00:01 UTC [4242] ERROR:  duplicate key …``) and a note often leaves out:
-#: one error with it or without.
-_LEVEL_WORD = lazy(r"^error:\s+(?=\S)", re.IGNORECASE)
+#: one error with it or without (and alembic's ``FAILED: …``, not ansible's ``failed: [host]``).
+_LEVEL_WORD = lazy(r"^(?:error:\s+(?=\S)|failed:\s+(?=[^\s[]))", re.IGNORECASE)
 
 #: pytest's failed assert (``assert 401 == 200``, ``assert 'draft' == 'published'``): its values
 #: are what failed; another status, another value is another failure.

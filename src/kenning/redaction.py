@@ -1060,9 +1060,11 @@ _SQL_PASSWORD = lazy(
 )
 #: The IDENTIFIED BY clause on its own (MySQL, Oracle; however far from its CREATE/ALTER
 #: USER or GRANT): a quoted literal, or Oracle's unquoted password after the clause in
-#: upper case, as SQL is written (prose says "identified by their email").
+#: upper case, as SQL is written (prose says "identified by their email"). Not alembic's
+#: "Can't locate revision identified by 'a1b2c3d4e5f6'" (a user named revision is caught
+#: by the statement's rule above).
 _SQL_IDENTIFIED = lazy(
-    r"\b(?i:identified(?:[ \t]+with[ \t]+[\w$]{1,64})?[ \t]+by)[ \t]+"
+    r"(?<![Rr]evision[ \t])\b(?i:identified(?:[ \t]+with[ \t]+[\w$]{1,64})?[ \t]+by)[ \t]+"
     r"(?:'(?P<sq>[^'\r\n]{1,1024})'|\"(?P<dq>[^\"\r\n]{1,1024})\")"
     r"|(?<![\w'\"])IDENTIFIED(?:[ \t]+WITH[ \t]+[\w$]{1,64})?[ \t]+BY[ \t]+(?!VALUES\b)"
     # and the statement ends, or one of its clauses follows (Oracle's and MySQL's: ACCOUNT

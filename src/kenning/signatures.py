@@ -484,6 +484,10 @@ def _without_markdown(line: str) -> str:
 #: A row of ``kubectl get events``: its age, type and object are columns, its reason and
 #: message the event (``FailedScheduling: 0/3 nodes are available: …``).
 _K8S_EVENT_ROW = lazy(r"^\S+\s+Warning\s+([A-Z]\w+)\s+[\w.-]+/\S+\s+(?=\S)")
+#: A logger's dotted name in brackets after the level was cut (alembic's ``ERROR
+#: [alembic.util.messaging] Can't locate revision …``): the message is the error, and its
+#: ``FAILED:`` line under it says the same without the logger.
+_DOTTED_LOGGER = lazy(r"^\[[a-z_]\w*(?:\.\w+)+\]\s+(?=\S)")
 #: valgrind's process id before each of its lines, and its banner and summaries (no error:
 #: "Memcheck, a memory error detector", "ERROR SUMMARY: 1 errors from 1 contexts").
 _VALGRIND_PID = lazy(r"^==\d+==[^\S\n]?")
@@ -549,6 +553,7 @@ def clean_line(line: str) -> tuple[str, bool]:
             line = line[lvl.end() :]
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
+    line = _DOTTED_LOGGER.sub("", line, count=1)
     celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
     if celery:
         error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
@@ -803,6 +808,8 @@ def _refined(signature: str, raw: str) -> str:
         _with_prisma_message,
         _with_exit_reason,
         _with_terraform_detail,
+        _with_bun_expectation,
+        _with_failure_analysis,
     ):
         signature = refine(signature, raw)
     return signature
@@ -1142,6 +1149,58 @@ def _jest_message(signature: str, lines: list[str]) -> str:
             return text
         return ""
     return ""
+
+
+def _with_failure_analysis(signature: str, raw: str) -> str:
+    """Spring Boot's failure analysis, when it printed one (``APPLICATION FAILED TO START`` and
+    its ``Description:``): the description is the error (``Web server failed to start. Port
+    8080 was already in use.``), whatever line of the log above it scored as high (the WARN
+    line of the context's refresh, every failure's)."""
+    if "APPLICATION FAILED TO START" not in raw:
+        return signature
+    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).splitlines()]
+    start = next((i for i, line in enumerate(lines) if line == "Description:"), None)
+    if start is None:
+        return signature
+    said: list[str] = []
+    for line in lines[start + 1 :]:
+        if not line:
+            if said:
+                break
+            continue
+        if line == "Action:":
+            break
+        said.append(line)
+    return one_line(" ".join(said)) or signature
+
+
+_BUN_EXPECTATION = lazy(r"^(?:error:\s+)?(expect\(received\)\.\w+\(expected\))$")
+#: bun's line under a failed test's error, after its values: ``✗ auth > login returns 200
+#: [3.12ms]`` (its time left out).
+_BUN_TEST_FAILED = lazy(r"^[✗×]\s+(\S.*?)(?:\s+\[[\d.]+m?s\])?$")
+
+
+def _with_bun_expectation(signature: str, raw: str) -> str:
+    """``bun test``'s failed expectation with its test and values (``✗ auth > login returns
+    200: expect(received).toBe(expected) Expected: 200 Received: 401``), as jest's: the
+    matcher alone was every failure's."""
+    matcher = _BUN_EXPECTATION.match(signature)
+    if matcher is None:
+        return signature
+    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).replace("\r", "").splitlines()]
+    start = next((i for i, line in enumerate(lines) if _BUN_EXPECTATION.match(line)), None)
+    if start is None:
+        return signature
+    values: list[str] = []
+    test = None
+    for line in lines[start + 1 : start + 1 + 3 * _JEST_VALUE_LINES]:
+        if _JEST_VALUE.match(line):
+            values.append(line)
+        elif (failed := _BUN_TEST_FAILED.match(line)) is not None:
+            test = failed.group(1)
+            break
+    said = " ".join([matcher.group(1), *values])
+    return f"✗ {test}: {said}" if test else said
 
 
 def _with_test_message(signature: str, raw: str) -> str:
