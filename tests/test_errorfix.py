@@ -2548,6 +2548,22 @@ SAME_ERROR = [
         "Can't locate revision identified by 'a1b2c3d4e5f6'",
         "FAILED: Can't locate revision identified by 'a1b2c3d4e5f6'",
     ),
+    # a type made optional, whichever type it is (one fix narrows it), and mypy's older
+    # spelling of it
+    (
+        'app/mail.py:12: error: Argument 1 to "send_mail" has incompatible type '
+        '"Optional[str]"; expected "str"  [arg-type]',
+        'app/db.py:40: error: Argument 2 to "connect" has incompatible type "int | None"; '
+        'expected "int"  [arg-type]',
+    ),
+    (
+        "error TS2322: Type 'number | undefined' is not assignable to type 'number'.",
+        "error TS2322: Type 'string | undefined' is not assignable to type 'string'.",
+    ),
+    (
+        "error TS2322: Type 'Promise<User>' is not assignable to type 'User'.",
+        "error TS2322: Type 'Promise<Order[]>' is not assignable to type 'Order[]'.",
+    ),
     # valgrind's error in another run (its process id); git's conflict in another checkout
     ("==48213== Invalid read of size 4", "==7== Invalid read of size 4"),
     (

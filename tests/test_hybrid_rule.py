@@ -364,6 +364,35 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
         ("x509: certificate signed by unknown authority", "x509: certificate has expired", False),
         ("error ts2322: type <q> is not assignable", "type <q> is not assignable to <q>", False),
         ("checksum sha256 mismatch for <path>", "checksum sha512 mismatch for <path>", False),
+        # a version, a target or a format beside an error is none of its codes
+        (
+            "error ts1378: top-level <q> expressions are only allowed when the <q> option is set",
+            "top-level <q> expressions are only allowed when the module option is set to es2022",
+            False,
+        ),
+        (
+            "prismaclientknownrequesterror: unique constraint failed on the py311 worker",
+            "prismaclientknownrequesterror p2002: unique constraint failed on the fields",
+            False,
+        ),
+        ("error[e0382]: borrow of moved value (for i686)", "error: borrow of moved value", False),
+        # pnpm's wrapper of a workspace script is no code of the error inside it
+        (
+            "error ts2307: cannot find module <q> or its corresponding type declarations",
+            "err_pnpm_recursive_run_first_fail <q> build: cannot find module <q>",
+            False,
+        ),
+        # an entry that names two modules is the fix of either
+        (
+            "modulenotfounderror: no module named 'toml'",
+            "modulenotfounderror: no module named 'yaml' / no module named 'toml'",
+            False,
+        ),
+        (
+            "modulenotfounderror: no module named 'json5'",
+            "modulenotfounderror: no module named 'yaml' / no module named 'toml'",
+            True,
+        ),
     ],
 )
 def test_another_code_is_the_same_error_shape_with_other_numbers(

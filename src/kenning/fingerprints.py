@@ -955,10 +955,61 @@ def error_fingerprint(signature: str) -> str:
         text = pattern.sub(repl, text)
     for i, num in enumerate(kept):
         # in one kind of quotes: gcc, make and GHC quote ‘so’ in a UTF-8 locale, 'so' in C
-        text = text.replace(_keep_token(i), _UNICODE_QUOTES.sub("'", num))
+        text = text.replace(_keep_token(i), _typing_spelled_now(_UNICODE_QUOTES.sub("'", num)))
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
-    return _FULL_STOP.sub("", one_line(text)).lower()
+    return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
+
+
+def _typing_spelled_now(kept: str) -> str:
+    """A type as Python 3.10's typing spells it: mypy's ``"Optional[str]"`` (an older
+    ``--python-version``) is ``"str | None"``, ``"Union[int, str]"`` is ``"int | str"``."""
+    if "Optional[" not in kept and "Union[" not in kept:
+        return kept
+    kept = _OPTIONAL.sub(r"\1 | None", kept)
+    return _UNION.sub(lambda m: " | ".join(p.strip() for p in m.group(1).split(",")), kept)
+
+
+_OPTIONAL = lazy(r"\bOptional\[([^\[\]]{1,200})\]")
+_UNION = lazy(r"\bUnion\[([^\[\]]{1,200})\]")
+#: The two types of a type checker's message, the one given and the one wanted (lower-cased,
+#: as the fingerprint is by then).
+_TYPE_PAIRS = (
+    lazy(r'(incompatible type ")([^"]{1,200})("; expected ")([^"]{1,200})(")'),
+    lazy(r'(\(got ")([^"]{1,200})(", expected ")([^"]{1,200})(")'),
+    lazy(r'(\(expression has type ")([^"]{1,200})(", variable has type ")([^"]{1,200})(")'),
+    lazy(
+        r'(of type ")([^"]{1,200})(" cannot be assigned to parameter \S+ of type ")([^"]{1,200})(")'
+    ),
+    lazy(
+        r'(type ")([^"]{1,200})(" (?:is not assignable to|cannot be assigned to|is incompatible '
+        r'with) (?:declared |return )?type ")([^"]{1,200})(")'
+    ),
+    lazy(r"(type ')([^']{1,200})(' is not assignable to (?:parameter of )?type ')([^']{1,200})(')"),
+)
+_TYPE_NAME = lazy(r"^[\w.$]{1,100}(?:\[\])*$")
+
+
+def _with_shared_type_abstracted(text: str) -> str:
+    """A type checker's message whose wanted type is a part of the given one (``"str | None";
+    expected "str"``, ``'number | undefined'`` to ``'number'``, ``'Promise<User>'`` to
+    ``'User'``) with that type as ``<t>``: one error whichever type it is (its fix narrows,
+    defaults or awaits), where ``'number'`` to ``'string'`` stays another."""
+    if "type" not in text:
+        return text
+    for pattern in _TYPE_PAIRS:
+
+        def shared(m: re.Match[str]) -> str:
+            given, wanted = m.group(2), m.group(4)
+            if not _TYPE_NAME.match(wanted):
+                return m.group(0)
+            word = re.compile(rf"(?<![\w.$]){re.escape(wanted)}(?![\w.$])")
+            if word.search(given) is None:
+                return m.group(0)
+            return f"{m.group(1)}{word.sub('<t>', given)}{m.group(3)}<t>{m.group(5)}"
+
+        text = pattern.sub(shared, text)
+    return text
 
 
 _MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")

@@ -337,13 +337,16 @@ ANOTHER_CODE_SCORE = 0.3
 #: replica's ``worker2``, which are names), and a quoted name (every other quoted name is
 #: masked, :func:`kenning.fingerprints.error_fingerprint`), not an apostrophe's ``can't``.
 _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`\n]*)\2(?!\w)")
-#: An error code as a fingerprint holds it (lower-cased): Node's and pnpm's ``err_…``
-#: (``err_pnpm_fetch_404``), and a code of one to three letters and digits (rustc's ``e0382``,
-#: tsc's ``ts2322``, C#'s ``cs0246``, Prisma's ``p2002``, NuGet's ``nu1101``, MSBuild's
-#: ``msb3073``, a linter's ``f401``, GHC's ``ghc-88464``); not ``sha256`` (three letters take
-#: four digits).
+#: An error code as a fingerprint holds it (lower-cased), of the families whose code names
+#: the error: Node's and pnpm's ``err_…`` (``err_pnpm_fetch_404``; not pnpm's wrapper of a
+#: workspace script that failed, ``err_pnpm_recursive_run_first_fail``, whatever failed in
+#: it), rustc's ``e0382``, npm's ``e404``, tsc's ``ts2322``, C#'s ``cs0246``, Prisma's
+#: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``. Not any token
+#: of letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
+#: ``h264``, ``iso8601``, ``x509``) said beside an error is none of its codes.
 _ERROR_CODE = re.compile(
-    r"(?<![\w.-])(?:err_[a-z0-9_]+|[a-z]{1,2}\d{3,5}|[a-z]{3}\d{4,5}|ghc-\d{3,6})(?![\w.-])"
+    r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
+    r"|msb\d{4}|ghc-\d{3,6})(?![\w.-])"
 )
 #: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
 #: for inside a longer one: "exit code 1" inside any sentence is no error's shape.
@@ -387,13 +390,13 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     values = _kept_values(inner)
     if len(inner) < ANOTHER_CODE_MIN_CHARS or not values:
         return False
+    if set(values) <= set(_kept_values(outer)):  # (an entry may name two modules, two codes)
+        return False
     # the shorter one inside the longer, whole words, any values where it has its own
     value = r"(?:\d+|'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`)"
     shape = value.join(re.escape(part) for part in _shape(inner))
-    found = re.search(rf"(?<!\w){shape}(?!\w)", outer)
-    if found is None:
-        return False
-    return _kept_values(found.group(0)) != values
+    found = [_kept_values(m.group(0)) for m in re.finditer(rf"(?<!\w){shape}(?!\w)", outer)]
+    return bool(found) and values not in found
 
 
 def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
