@@ -382,6 +382,15 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
             "err_pnpm_recursive_run_first_fail <q> build: cannot find module <q>",
             False,
         ),
+        # npm's and pnpm's code of one HTTP status are one failure
+        ("err_pnpm_fetch_401 get <url>: unauthorized - <n>", "npm error code e401", False),
+        ("err_pnpm_fetch_404 get <url>: not found - <n>", "npm error code e401", True),
+        # a prompt that names a code fixed before, and holds the entry's error whole
+        (
+            "fixed the ts2307 import, now type 'string' is not assignable to type 'number'",
+            "error ts2322: type 'string' is not assignable to type 'number'",
+            False,
+        ),
         # an entry that names two modules is the fix of either
         (
             "modulenotfounderror: no module named 'toml'",

@@ -348,6 +348,25 @@ _ERROR_CODE = re.compile(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
     r"|msb\d{4}|ghc-\d{3,6})(?![\w.-])"
 )
+#: An error code with the words a tool says it with (``error ts2322:``, ``error[e0382]:``,
+#: ``npm error code e404``): what is left is the error's message.
+_ERROR_CODE_SAID = re.compile(
+    r"(?:\b(?:npm\s+error\s+code|error)\s*\[?\s*)?" + _ERROR_CODE.pattern + r"\]?:?"
+)
+#: The status an npm or pnpm code ends in (``e401``, ``err_pnpm_fetch_401``): the same failure
+#: said by either tool.
+_CODE_STATUS = re.compile(r"(?<=[e_])([1-5]\d\d)$")
+
+
+def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
+    """Whether two errors' codes name one error: a code both name, or the HTTP status npm's
+    and pnpm's codes end in (npm's ``E401`` is pnpm's ``ERR_PNPM_FETCH_401``)."""
+    if query_codes & entry_codes:
+        return True
+    statuses = {m.group(1) for code in query_codes if (m := _CODE_STATUS.search(code))}
+    return any((m := _CODE_STATUS.search(code)) and m.group(1) in statuses for code in entry_codes)
+
+
 #: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
 #: for inside a longer one: "exit code 1" inside any sentence is no error's shape.
 ANOTHER_CODE_MIN_CHARS = 16
@@ -380,8 +399,11 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     # not ERR_PNPM_FETCH_401, P2025 not P2002, whatever the words around them
     query_codes = set(_ERROR_CODE.findall(query_fingerprint))
     entry_codes = set(_ERROR_CODE.findall(entry_fingerprint))
-    if query_codes and entry_codes and not query_codes & entry_codes:
-        return True
+    if query_codes and entry_codes and not _same_code(query_codes, entry_codes):
+        # ... unless the query holds the entry's message whole (a prompt that names a code
+        # fixed before: "fixed the TS2307 import, now Type 'string' is not assignable …")
+        message = _ERROR_CODE_SAID.sub(" ", entry_fingerprint).strip(" :")
+        return len(message) < ANOTHER_CODE_MIN_CHARS or message not in query_fingerprint
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
     if _shape(entry_fingerprint) == _shape(query_fingerprint):
