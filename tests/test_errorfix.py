@@ -1416,6 +1416,38 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             "Can't locate revision identified by 'a1b2c3d4e5f6'",
             id="alembic's message, not its logger",
         ),
+        pytest.param(
+            "$ systemctl status shop-api.service\n"
+            "× shop-api.service - Shop API (gunicorn)\n"
+            "     Loaded: loaded (/etc/systemd/system/shop-api.service; enabled)\n"
+            "     Active: failed (Result: exit-code) since Fri 2024-05-03 14:22:07 UTC; 3s ago\n"
+            "    Process: 48213 ExecStart=/srv/shop/venv/bin/gunicorn app:app (code=exited, "
+            "status=217/USER)\n   Main PID: 48213 (code=exited, status=217/USER)\n\n"
+            "May 03 14:22:07 web1 (gunicorn)[48213]: shop-api.service: Failed to determine user "
+            "credentials: No such process\n"
+            "May 03 14:22:07 web1 systemd[1]: shop-api.service: Failed with result 'exit-code'.\n",
+            "shop-api.service: Failed to determine user credentials: No such process",
+            id="systemctl status: the journal's cause, not the unit's title",
+        ),
+        pytest.param(
+            "==48213==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at "
+            "pc 0x55d4c3a1b2c3 bp 0x7ffd1a2b3c40 sp 0x7ffd1a2b3c38\n"
+            "READ of size 4 at 0x602000000010 thread T0\n"
+            "    #0 0x55d4c3a1b2c2 in Cart::total() const /home/dev/shop/src/cart.cc:42:17\n"
+            "SUMMARY: AddressSanitizer: heap-use-after-free /home/dev/shop/src/cart.cc:42:17 in "
+            "Cart::total() const\n",
+            "SUMMARY: AddressSanitizer: heap-use-after-free /home/dev/shop/src/cart.cc:42:17 in "
+            "Cart::total() const",
+            id="a sanitizer's summary, not its addresses",
+        ),
+        pytest.param(
+            "@         WARNING: UNPROTECTED PRIVATE KEY FILE!          @\n"
+            "Permissions 0644 for '/home/dev/.ssh/deploy.pem' are too open.\n"
+            'Load key "/home/dev/.ssh/deploy.pem": bad permissions\n'
+            "deploy@10.0.4.12: Permission denied (publickey).\n",
+            "Permissions 0644 for '/home/dev/.ssh/deploy.pem' are too open.",
+            id="ssh's cause, not its denial",
+        ),
     ],
 )
 def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
@@ -2543,6 +2575,11 @@ SAME_ERROR = [
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
     ),
+    # Deno's local module from another checkout
+    (
+        'error: Module not found "file:///home/dev/shop/lib/stripe.ts".',
+        'error: Module not found "file:///builds/ci/shop/lib/stripe.ts".',
+    ),
     # alembic's error as its FAILED: line says it
     (
         "Can't locate revision identified by 'a1b2c3d4e5f6'",
@@ -2952,6 +2989,15 @@ DIFFERENT_ERROR = [
         "    ** (EXIT) time out\n",
         '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
         "    ** (EXIT) no process: the process is not alive\n",
+    ),
+    # the local module Deno cannot find, the function a sanitizer found a use after free in
+    (
+        'error: Module not found "file:///home/dev/shop/lib/stripe.ts".',
+        'error: Module not found "file:///home/dev/shop/lib/mailer.ts".',
+    ),
+    (
+        "SUMMARY: AddressSanitizer: heap-use-after-free /src/cart.cc:42:17 in Cart::total() const",
+        "SUMMARY: AddressSanitizer: heap-use-after-free /src/session.cc:12:10 in Session::user()",
     ),
     # an HTTP status said with its reason
     ("smoke: GET /healthz -> 502 Bad Gateway", "smoke: GET /healthz -> 503 Service Unavailable"),

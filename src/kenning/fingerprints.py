@@ -215,6 +215,8 @@ _KEEP_MODULE = (
         r"(?P<num>\"[\w.-]{1,200}\")(?=\s+(?:has\s+not\s+been\s+declared|is\s+not\s+expected"
         r"|is\s+required))"
     ),
+    # the module Deno cannot find (a local one by its name, above)
+    lazy(r'(?P<keep>\bModule\s+not\s+found\s+)(?P<num>"[^"\n]{1,300}")'),
     # GHC's and stack's error codes ("[GHC-88464]", "[S-7282]"): which error it is
     lazy(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
     # the package of an ES module Node could not require() (read out of its path above)
@@ -853,6 +855,9 @@ _JDBC_URL = lazy(r"(\bNo\s+suitable\s+driver\s+found\s+for\s+)(jdbc:[\w-]{1,50})
 #: The file git could not merge, by its name: a lockfile's conflict is not a source file's
 #: (its fix regenerates it), and its folders are the checkout's.
 _MERGE_CONFLICT_FILE = lazy(r"(\bMerge\s+conflict\s+in\s+)(?:\S*/)?([^\s/]{1,200})$")
+#: A local module Deno cannot find (``Module not found "file:///home/dev/shop/lib/stripe.ts"``),
+#: by its file's name: its folders are the machine's.
+_DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,200})"')
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
@@ -922,6 +927,7 @@ def error_fingerprint(signature: str) -> str:
     text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
     text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
     text = _MERGE_CONFLICT_FILE.sub(r"\1'\2'", text, count=1)
+    text = _DENO_LOCAL_MODULE.sub(r'\1"\2"', text, count=1)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)

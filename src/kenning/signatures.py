@@ -108,6 +108,11 @@ _NOISE_LINE = lazy(
     | Node\.js\s+v\d.*
     | \$\s+\S.*                                 # a shell's prompt and the command typed
     | LAST\s+SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE     # kubectl get events' header
+    # systemctl status: the unit's title and fields (its journal lines under them say why)
+    | [×●]\s+\S+\.(?:service|socket|timer|mount|target|path|scope|slice)\s+-\s.*
+    | (?:Loaded|Active):\s+(?:loaded|not-found|masked|failed|active|inactive|activating
+      |deactivating)\b.*
+    | (?:Main\s+PID:\s+\d+|Process:\s+\d+\s+Exec\w*=).*
     | \[Pipeline\]\s.*|Finished:\s+(?:FAILURE|UNSTABLE|ABORTED|SUCCESS|NOT_BUILT)  # Jenkins
     # the go command's progress ("go: downloading github.com/lib/pq v1.10.9")
     | go:\s+(?:downloading|finding|found|added|upgraded|downgraded|removed|extracting)\s.*
@@ -190,6 +195,16 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (90, lazy(r"^thread\s+\d+\s+panic:\s")),  # Zig
+    # a sanitizer's summary: the kind of error and the function it is in (its ERROR line has
+    # the addresses alone, every use-after-free's)
+    (92, lazy(r"^SUMMARY:\s+\w+Sanitizer:\s+\S")),
+    # ssh's cause of its "Permission denied (publickey)": a key it would not use
+    (
+        86,
+        lazy(
+            r"^(?:Load\s+key\s+.+:\s+bad\s+permissions|Permissions\s+\d+\s+for\s+.+\s+are\s+too\s+open)"
+        ),
+    ),
     (90, lazy(r"^\*\*\s+\((?!EXIT\))[A-Z][\w.]*\)\s+\S")),  # Elixir's "** (FunctionClauseError) …"
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
     # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
