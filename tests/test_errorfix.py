@@ -1383,7 +1383,8 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
         pytest.param(
             "$ php artisan migrate\n\n   Illuminate\\Database\\QueryException \n\n"
             "  SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select 1)\n",
-            "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select 1)",
+            "Illuminate\\Database\\QueryException SQLSTATE[HY000] [2002] Connection refused "
+            "(Connection: mysql, SQL: select 1)",
             id="laravel's error, not the command typed",
         ),
         pytest.param(
@@ -1447,6 +1448,29 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             "deploy@10.0.4.12: Permission denied (publickey).\n",
             "Permissions 0644 for '/home/dev/.ssh/deploy.pem' are too open.",
             id="ssh's cause, not its denial",
+        ),
+        pytest.param(
+            "$ php artisan migrate\n\n   Illuminate\\Database\\QueryException \n\n"
+            "  SQLSTATE[42S21]: Column already exists: 1060 Duplicate column name 'currency'\n\n"
+            "  at vendor/laravel/framework/src/Illuminate/Database/Connection.php:813\n",
+            "Illuminate\\Database\\QueryException SQLSTATE[42S21]: Column already exists: 1060 "
+            "Duplicate column name 'currency'",
+            id="Laravel's exception with its message under it",
+        ),
+        pytest.param(
+            "TASK [app : run migrations] ***********************************************\n"
+            'fatal: [web1.example.com]: FAILED! => {"changed": true, "cmd": ["/srv/app/venv/bin/'
+            'python", "manage.py", "migrate", "--noinput", "--database", "default"], "delta": '
+            '"0:00:01.412", "end": "2024-05-03 14:22:07.123", "msg": "non-zero return code", '
+            '"rc": 1, "start": "2024-05-03 14:22:05.711", "stderr": "Traceback (most recent '
+            "call last):\\n  ...\\ndjango.db.utils.OperationalError: could not connect to "
+            'server: Connection refused", "stderr_lines": ["Traceback (most recent call last):",'
+            ' "  ...", "django.db.utils.OperationalError: could not connect to server: '
+            'Connection refused"], "stdout": ""}\n',
+            'fatal: [web1.example.com]: FAILED! => {"msg": "non-zero return code", "stderr": '
+            '"django.db.utils.OperationalError: could not connect to server: Connection '
+            'refused"}',
+            id="an Ansible result by its message and stderr, not its other keys",
         ),
     ],
 )
@@ -2989,6 +3013,13 @@ DIFFERENT_ERROR = [
         "    ** (EXIT) time out\n",
         '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
         "    ** (EXIT) no process: the process is not alive\n",
+    ),
+    # one Ansible task's two failures, told apart by what its command wrote to stderr
+    (
+        'fatal: [web1]: FAILED! => {"msg": "non-zero return code", "stderr": "django.db.utils.'
+        'OperationalError: could not connect to server: Connection refused"}',
+        'fatal: [web1]: FAILED! => {"msg": "non-zero return code", "stderr": "django.db.utils.'
+        'ProgrammingError: permission denied for table django_migrations"}',
     ),
     # the local module Deno cannot find, the function a sanitizer found a use after free in
     (

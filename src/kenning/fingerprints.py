@@ -301,7 +301,7 @@ _KEEP_MODULE = (
 #: dropped and what varies inside it is masked as anywhere else.
 _LOG_MESSAGE = lazy(
     r"(?P<key>\b(?:msg|message|err|error|exception|reason)=|\"(?:msg|message|err|error"
-    r"|exception|reason)\"\s*:\s*|\bAn\s+unexpected\s+error\s+occurred:\s+)"
+    r"|exception|reason|stderr)\"\s*:\s*|\bAn\s+unexpected\s+error\s+occurred:\s+)"
     r"\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
     re.IGNORECASE,
 )

@@ -457,6 +457,9 @@ _JAVAC_SYMBOL = lazy(r"^symbol:\s+(\S.*)$")
 _RUBY_CLASS_ALONE = lazy(
     r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)):$"
 )
+#: PHP's exception class alone on its line, as Collision (Laravel's console) prints it above
+#: its message: ``Illuminate\Database\QueryException``.
+_PHP_CLASS_ALONE = lazy(r"^(?:[A-Z]\w*\\)+[A-Z]\w*(?:Exception|Error)$")
 #: ... one named an error or exception, which says nothing until its message.
 _EXCEPTION_ALONE = lazy(r"^(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception):$")
 #: Celery's worker (billiard) prints the exception of a failed task after this line, between
@@ -630,13 +633,16 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             absorb -= 1
             _continue_last(out, line)
             continue
-        if (
-            out
-            and _RUBY_CLASS_ALONE.match(out[-1][0])
-            and (_indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0]))
+        if out and (
+            (
+                _RUBY_CLASS_ALONE.match(out[-1][0])
+                and (_indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0]))
+            )
+            or _PHP_CLASS_ALONE.match(out[-1][0])
         ):
             # RSpec's exception: its class alone, its message indented under it (Rails 7's
-            # "ActiveRecord::PendingMigrationError:", its message after a blank line)
+            # "ActiveRecord::PendingMigrationError:", its message after a blank line; PHP's
+            # Collision, Laravel's: "Illuminate\Database\QueryException", then its message)
             prev, prev_score, _ = out[-1]
             out[-1] = (f"{prev} {line}", max(prev_score, _PY_EXCEPTION_SCORE), True)
             continue
@@ -825,6 +831,7 @@ def _refined(signature: str, raw: str) -> str:
         _with_terraform_detail,
         _with_bun_expectation,
         _with_failure_analysis,
+        _with_ansible_result,
     ):
         signature = refine(signature, raw)
     return signature
@@ -1164,6 +1171,44 @@ def _jest_message(signature: str, lines: list[str]) -> str:
             return text
         return ""
     return ""
+
+
+_ANSIBLE_FAILED = lazy(
+    r"^((?:fatal|failed):\s+\[[^\]\n]{1,300}\](?:\s+\(item=[^)\n]{0,300}\))?:?\s+FAILED!\s+=>\s+)\{"
+)
+
+
+def _with_ansible_result(signature: str, raw: str) -> str:
+    """An Ansible task's failure by its result's message and the last line its command wrote
+    to stderr (``fatal: [web1]: FAILED! => {"msg": "non-zero return code", "stderr": "…
+    OperationalError: could not connect …"}``): the result's other keys (``changed``, ``cmd``,
+    ``delta``, ``start``, ``end``) filled the signature's 300 characters before them, so two
+    failures of one task had one fingerprint."""
+    head = _ANSIBLE_FAILED.match(signature)
+    if head is None:
+        return signature
+    for line in _unstamped_lines(raw):
+        found = _ANSIBLE_FAILED.match(line.strip())
+        if found is None:
+            continue
+        try:
+            result = json.loads(line.strip()[found.end() - 1 :])
+        except (ValueError, RecursionError):
+            return signature
+        if not isinstance(result, dict):
+            return signature
+        said: dict[str, str] = {}
+        if isinstance(result.get("msg"), str):
+            said["msg"] = result["msg"]
+        lines = result.get("stderr_lines")
+        if not isinstance(lines, list):
+            stderr = result.get("stderr")
+            lines = stderr.splitlines() if isinstance(stderr, str) else []
+        last = next((x.strip() for x in reversed(lines) if isinstance(x, str) and x.strip()), "")
+        if last:
+            said["stderr"] = last
+        return f"{found.group(1)}{json.dumps(said)}" if said else signature
+    return signature
 
 
 def _with_failure_analysis(signature: str, raw: str) -> str:
