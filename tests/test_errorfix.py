@@ -2599,6 +2599,13 @@ SAME_ERROR = [
         '/src/b.py:3:1 - error: Argument of type "str | None" cannot be assigned to parameter '
         '"host" of type "str" in function "connect"',
     ),
+    # pnpm's unmet peer, pasted as its tree or written on one line in a note
+    (
+        " ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies\n\npackages/web\n"
+        '└─┬ @vitejs/plugin-react 4.3.2\n  └── ✕ unmet peer vite@"^4.2.0 || ^5.0.0": found 6.0.2\n',
+        "ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies └─┬ @vitejs/plugin-react 4.3.1 └── ✕ "
+        'unmet peer vite@"^4.2.0 || ^5.0.0": found 6.0.1',
+    ),
     # Deno's local module from another checkout
     (
         'error: Module not found "file:///home/dev/shop/lib/stripe.ts".',
@@ -3013,6 +3020,13 @@ DIFFERENT_ERROR = [
         "    ** (EXIT) time out\n",
         '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
         "    ** (EXIT) no process: the process is not alive\n",
+    ),
+    # pnpm's unmet peers of two packages
+    (
+        " ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies\n\npackages/web\n"
+        "└─┬ @testing-library/react 16.0.1\n  └── ✕ unmet peer react@^18.0.0: found 19.0.0\n",
+        " ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies\n\npackages/web\n"
+        '└─┬ @vitejs/plugin-react 4.3.1\n  └── ✕ unmet peer vite@"^4.2.0 || ^5.0.0": found 6.0.1\n',
     ),
     # one Ansible task's two failures, told apart by what its command wrote to stderr
     (

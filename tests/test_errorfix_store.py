@@ -701,7 +701,7 @@ def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
 
 #: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
 #: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
-FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "1fcc0f64cd8b7a4f"}
+FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "f11afdbf1708056c"}
 
 
 def _fingerprint_probe() -> str:

@@ -217,6 +217,9 @@ _KEEP_MODULE = (
     ),
     # the module Deno cannot find (a local one by its name, above)
     lazy(r'(?P<keep>\bModule\s+not\s+found\s+)(?P<num>"[^"\n]{1,300}")'),
+    # the package pnpm found a peer of unmet, and that peer (read out of its tree above)
+    lazy(r"(?P<keep>\bUnmet\s+peer\s+dependencies:\s+)(?P<num>'[^'\n]{1,200}')", re.I),
+    lazy(r"(?P<keep>\b(?:unmet|missing)\s+peer\s+)(?P<num>'[^'\n]{1,200}')"),
     # GHC's and stack's error codes ("[GHC-88464]", "[S-7282]"): which error it is
     lazy(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
     # the package of an ES module Node could not require() (read out of its path above)

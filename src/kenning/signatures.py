@@ -832,6 +832,7 @@ def _refined(signature: str, raw: str) -> str:
         _with_bun_expectation,
         _with_failure_analysis,
         _with_ansible_result,
+        _with_pnpm_peer,
     ):
         signature = refine(signature, raw)
     return signature
@@ -1171,6 +1172,31 @@ def _jest_message(signature: str, lines: list[str]) -> str:
             return text
         return ""
     return ""
+
+
+_PNPM_PEER_ISSUES = lazy(r"^ERR_PNPM_PEER_DEP_ISSUES\b")
+_PNPM_PEER_HEADLINE = lazy(r"^ERR_PNPM_PEER_DEP_ISSUES\s+Unmet\s+peer\s+dependencies")
+#: pnpm's tree of a peer it could not satisfy: the package that needs it (``└─┬
+#: @vitejs/plugin-react 4.3.1``), then ``✕ unmet peer vite@"^4.2.0": found 6.0.1``.
+_PNPM_PEER = lazy(
+    r"[└├]─┬\s+(?P<pkg>@?[\w.-]{1,100}(?:/[\w.-]{1,100})?)\s[^✕]{0,300}?✕\s+(?P<kind>unmet|missing)"
+    r"\s+peer\s+(?P<peer>@?[\w.-]{1,100}(?:/[\w.-]{1,100})?)@"
+)
+
+
+def _with_pnpm_peer(signature: str, raw: str) -> str:
+    """pnpm's ``ERR_PNPM_PEER_DEP_ISSUES Unmet peer dependencies`` with the package that needs
+    a peer and that peer (``'@vitejs/plugin-react' unmet peer 'vite'``), as npm's ERESOLVE
+    takes its peer: the headline was every conflict's, and one's fix came back at 0.98 for
+    another's."""
+    if not _PNPM_PEER_ISSUES.match(signature):
+        return signature
+    found = _PNPM_PEER.search(ANSI.sub("", raw))
+    if found is None:
+        return signature
+    said = _PNPM_PEER_HEADLINE.match(signature)
+    headline = said.group(0) if said else re.split(r"\s+[└├]", signature, maxsplit=1)[0]
+    return f"{headline}: '{found.group('pkg')}' {found.group('kind')} peer '{found.group('peer')}'"
 
 
 _ANSIBLE_FAILED = lazy(
