@@ -701,7 +701,14 @@ def test_a_failed_renewal_of_fingerprints_leaves_the_store_as_it_was(
 
 #: The digest of the probe's fingerprints (:func:`_fingerprint_probe`) under each version of
 #: the rules (:data:`kenning.fingerprints.RULES_VERSION`).
-FINGERPRINT_RULES_PROBES = {1: "1dd15853ec1a1632", 2: "6971d14f963f2a06", 3: "f11afdbf1708056c"}
+# (3: the rules of a series of commits of 2026-12-05, never released, which changed them
+# under one number: 4 renews the stores those builds wrote)
+FINGERPRINT_RULES_PROBES = {
+    1: "1dd15853ec1a1632",
+    2: "6971d14f963f2a06",
+    3: "37bb9a4c3917a992",
+    4: "f11afdbf1708056c",
+}
 
 
 def _fingerprint_probe() -> str:
