@@ -391,6 +391,11 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
             "error ts2322: type 'string' is not assignable to type 'number'",
             False,
         ),
+        (
+            "the p2025 is gone but now unique constraint failed on the fields: (<q>)",
+            "prismaclientknownrequesterror p2002: unique constraint failed on the fields: (<q>)",
+            False,
+        ),
         # an entry that names two modules is the fix of either
         (
             "modulenotfounderror: no module named 'toml'",

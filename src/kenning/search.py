@@ -402,8 +402,12 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     if query_codes and entry_codes and not _same_code(query_codes, entry_codes):
         # ... unless the query holds the entry's message whole (a prompt that names a code
         # fixed before: "fixed the TS2307 import, now Type 'string' is not assignable …")
-        message = _ERROR_CODE_SAID.sub(" ", entry_fingerprint).strip(" :")
-        return len(message) < ANOTHER_CODE_MIN_CHARS or message not in query_fingerprint
+        # (its message: what follows its last code, "… P2002: Unique constraint failed …")
+        said = list(_ERROR_CODE_SAID.finditer(entry_fingerprint))
+        message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :")
+        return len(message) < ANOTHER_CODE_MIN_CHARS or message not in " ".join(
+            query_fingerprint.split()
+        )
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
     if _shape(entry_fingerprint) == _shape(query_fingerprint):
