@@ -1472,6 +1472,23 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             'refused"}',
             id="an Ansible result by its message and stderr, not its other keys",
         ),
+        pytest.param(
+            "══╡ EXCEPTION CAUGHT BY RENDERING LIBRARY ╞══════════════════════════════════\n"
+            "The following assertion was thrown during layout:\n"
+            "A RenderFlex overflowed by 42 pixels on the right.\n\n"
+            "The relevant error-causing widget was:\n"
+            "  Row Row:file:///home/dev/shop/lib/widgets/price_tag.dart:18:12\n"
+            "══════════════════════════════════════════════════════════════════════════════\n",
+            "A RenderFlex overflowed by 42 pixels on the right.",
+            id="Flutter's exception, not its box",
+        ),
+        pytest.param(
+            "E/flutter ( 4821): [ERROR:flutter/runtime/dart_vm_initializer.cc(41)] Unhandled "
+            "Exception: Null check operator used on a null value\n"
+            "E/flutter ( 4821): #0      CartScreen.build (package:shop/cart_screen.dart:42:31)\n",
+            "Unhandled Exception: Null check operator used on a null value",
+            id="Flutter's unhandled exception, not logcat's and the engine's prefixes",
+        ),
     ],
 )
 def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
@@ -2605,6 +2622,11 @@ SAME_ERROR = [
         '└─┬ @vitejs/plugin-react 4.3.2\n  └── ✕ unmet peer vite@"^4.2.0 || ^5.0.0": found 6.0.2\n',
         "ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies └─┬ @vitejs/plugin-react 4.3.1 └── ✕ "
         'unmet peer vite@"^4.2.0 || ^5.0.0": found 6.0.1',
+    ),
+    # Flutter's object of another run (its identity hash)
+    (
+        "RenderBox was not laid out: RenderRepaintBoundary#a1b2c NEEDS-LAYOUT NEEDS-PAINT",
+        "RenderBox was not laid out: RenderRepaintBoundary#9f3e0 NEEDS-LAYOUT NEEDS-PAINT",
     ),
     # Deno's local module from another checkout
     (

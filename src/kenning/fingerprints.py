@@ -861,6 +861,9 @@ _MERGE_CONFLICT_FILE = lazy(r"(\bMerge\s+conflict\s+in\s+)(?:\S*/)?([^\s/]{1,200
 #: A local module Deno cannot find (``Module not found "file:///home/dev/shop/lib/stripe.ts"``),
 #: by its file's name: its folders are the machine's.
 _DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,200})"')
+#: The hash Flutter (Dart's describeIdentity) puts after an object's class, another each run
+#: (``RenderRepaintBoundary#a1b2c``).
+_OBJECT_IDENTITY = lazy(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
@@ -931,6 +934,7 @@ def error_fingerprint(signature: str) -> str:
     text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
     text = _MERGE_CONFLICT_FILE.sub(r"\1'\2'", text, count=1)
     text = _DENO_LOCAL_MODULE.sub(r'\1"\2"', text, count=1)
+    text = _OBJECT_IDENTITY.sub("#<id>", text)
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)

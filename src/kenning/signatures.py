@@ -499,6 +499,10 @@ def _without_markdown(line: str) -> str:
     return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
 
 
+#: Android's logcat tag before a line (``E/flutter ( 4821): ``) and the Flutter engine's
+#: source before its message (``[ERROR:flutter/runtime/dart_vm_initializer.cc(41)] ``).
+_LOGCAT_PREFIX = lazy(r"^[VDIWEF]/[\w.$-]{1,100}\s*\(\s*\d+\):\s+(?=\S)")
+_FLUTTER_ENGINE = lazy(r"^\[(?:ERROR|WARNING|INFO|FATAL):flutter/[^\]\s]{1,200}\]\s+(?=\S)")
 #: A row of ``kubectl get events``: its age, type and object are columns, its reason and
 #: message the event (``FailedScheduling: 0/3 nodes are available: …``).
 _K8S_EVENT_ROW = lazy(r"^\S+\s+Warning\s+([A-Z]\w+)\s+[\w.-]+/\S+\s+(?=\S)")
@@ -529,6 +533,7 @@ def clean_line(line: str) -> tuple[str, bool]:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
     line = _K8S_EVENT_ROW.sub(r"\1: ", line, count=1)
+    line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)
     if valgrind is not None:
         line = line[valgrind.end() :]
@@ -833,6 +838,7 @@ def _refined(signature: str, raw: str) -> str:
         _with_failure_analysis,
         _with_ansible_result,
         _with_pnpm_peer,
+        _with_flutter_exception,
     ):
         signature = refine(signature, raw)
     return signature
@@ -1174,6 +1180,25 @@ def _jest_message(signature: str, lines: list[str]) -> str:
     return ""
 
 
+_FLUTTER_CAUGHT = lazy(r"EXCEPTION\s+CAUGHT\s+BY\s+[A-Z ]+\b")
+_FLUTTER_THROWN = lazy(r"^The\s+following\s+[\w ]{1,80}?\s+was\s+thrown\b.*:$")
+
+
+def _with_flutter_exception(signature: str, raw: str) -> str:
+    """Flutter's framework exception by what it says was thrown (``A RenderFlex overflowed by
+    42 pixels on the right.``), the line under ``The following assertion was thrown during
+    layout:``, not the lines of its box around it (``The relevant error-causing widget
+    was:``, every such exception's)."""
+    if _FLUTTER_CAUGHT.search(raw) is None:
+        return signature
+    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).splitlines()]
+    for i, line in enumerate(lines):
+        if _FLUTTER_THROWN.match(line):
+            thrown = next((x for x in lines[i + 1 :] if x), None)
+            return thrown or signature
+    return signature
+
+
 _PNPM_PEER_ISSUES = lazy(r"^ERR_PNPM_PEER_DEP_ISSUES\b")
 _PNPM_PEER_HEADLINE = lazy(r"^ERR_PNPM_PEER_DEP_ISSUES\s+Unmet\s+peer\s+dependencies")
 #: pnpm's tree of a peer it could not satisfy: the package that needs it (``└─┬
@@ -1364,6 +1389,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
     | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
+    | \bEXCEPTION\sCAUGHT\sBY\s[A-Z]                                        # Flutter
     | ^\S+\s+Warning\s+[A-Z]\w+\s+[\w.-]+/\S+\s                           # kubectl events
     | \bJob\sfor\s\S+\sfailed\b|\bHost\skey\sverification\sfailed\b     # systemctl, ssh
     | \bversion\ssolving\sfailed\b|^\[error\]\s                          # dart pub, sbt
