@@ -886,7 +886,10 @@ def error_fingerprint(signature: str) -> str:
     ``ERESOLVE``, ``TS2322``), Python's ``'NoneType'`` (a value that was None) and a quoted
     token (``expected ';' before '}'``), the numbers that carry meaning (exit codes, signals,
     errno — also inside a quoted cause —, HTTP status) and the name of a missing module,
-    package, crate or header (``No module named 'yaml'``). The ``(exit code N)`` a signature
+    package, crate or header (``No module named 'yaml'``), and of whatever else a tool names
+    as the error (a Spring bean's type, a make target, a gcloud permission, the types a type
+    checker says do not fit: a wanted type that is a part of the given one reads as ``<t>``,
+    ``"str | None"; expected "str"`` as any type made optional). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are one
     error), npm 9's ``npm ERR!`` is read as npm 10's ``npm error``, and Node 14's ``Cannot read
     property 'x' of undefined`` as Node 16's ``Cannot read properties of undefined (reading

@@ -400,9 +400,9 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     query_codes = set(_ERROR_CODE.findall(query_fingerprint))
     entry_codes = set(_ERROR_CODE.findall(entry_fingerprint))
     if query_codes and entry_codes and not _same_code(query_codes, entry_codes):
-        # ... unless the query holds the entry's message whole (a prompt that names a code
-        # fixed before: "fixed the TS2307 import, now Type 'string' is not assignable …")
-        # (its message: what follows its last code, "… P2002: Unique constraint failed …")
+        # ... unless the query holds the entry's message (what follows its last code) whole:
+        # a prompt that names a code fixed before ("fixed the TS2307 import, now Type
+        # 'string' is not assignable …")
         said = list(_ERROR_CODE_SAID.finditer(entry_fingerprint))
         message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :")
         return len(message) < ANOTHER_CODE_MIN_CHARS or message not in " ".join(
