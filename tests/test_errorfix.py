@@ -1489,6 +1489,25 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
             "Unhandled Exception: Null check operator used on a null value",
             id="Flutter's unhandled exception, not logcat's and the engine's prefixes",
         ),
+        pytest.param(
+            "$ kubectl describe pod api-5b8d9c7f4-m4n6p -n shop\nEvents:\n"
+            "  Type     Reason       Age                From     Message\n"
+            "  ----     ------       ----               ----     -------\n"
+            "  Warning  FailedMount  60s (x8 over 2m)   kubelet  MountVolume.SetUp failed for "
+            'volume "config" : configmap "api-config" not found\n',
+            'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "api-config" '
+            "not found",
+            id="a kubectl describe event, without its columns",
+        ),
+        pytest.param(
+            "LAST SEEN   TYPE      REASON   OBJECT                      MESSAGE\n"
+            '2m          Warning   Failed   pod/api-7d9c8b6f5-x2x4z     Failed to pull image "r'
+            'egistry.local/api:7f3c2a1": rpc error: code = NotFound desc = not found\n'
+            "2m          Warning   Failed   pod/api-7d9c8b6f5-x2x4z     Error: ErrImagePull\n",
+            'Failed: Failed to pull image "registry.local/api:7f3c2a1": rpc error: code = NotFound '
+            "desc = not found",
+            id="an image pull's cause, not ErrImagePull",
+        ),
     ],
 )
 def test_a_tools_error_is_its_signature_not_the_lines_around_it(raw: str, expected: str) -> None:
@@ -3042,6 +3061,13 @@ DIFFERENT_ERROR = [
         "    ** (EXIT) time out\n",
         '** (exit) exited in: GenServer.call(Shop.Cache, {:get, "cart:42"}, 5000)\n'
         "    ** (EXIT) no process: the process is not alive\n",
+    ),
+    # the configmap a pod could not mount
+    (
+        'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "api-config" not '
+        "found",
+        'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "web-config" not '
+        "found",
     ),
     # pnpm's unmet peers of two packages
     (

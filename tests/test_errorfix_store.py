@@ -707,7 +707,7 @@ FINGERPRINT_RULES_PROBES = {
     1: "1dd15853ec1a1632",
     2: "6971d14f963f2a06",
     3: "37bb9a4c3917a992",
-    4: "337a461ba4fbb59f",
+    4: "c6dc39cfad837da0",
 }
 
 

@@ -215,6 +215,8 @@ _KEEP_MODULE = (
         r"(?P<num>\"[\w.-]{1,200}\")(?=\s+(?:has\s+not\s+been\s+declared|is\s+not\s+expected"
         r"|is\s+required))"
     ),
+    # the configmap or secret a pod could not mount
+    lazy(r'(?P<keep>\b(?:configmap|secret)\s+)(?P<num>"[\w.-]{1,253}")(?=\s+not\s+found\b)'),
     # the module Deno cannot find (a local one by its name, above)
     lazy(r'(?P<keep>\bModule\s+not\s+found\s+)(?P<num>"[^"\n]{1,300}")'),
     # the package pnpm found a peer of unmet, and that peer (read out of its tree above)

@@ -338,6 +338,8 @@ _WRAPPER = lazy(
     r"|Target\s+\S+\s+failed\s+to\s+build$|FAILED:\s+Build\s+did\s+NOT\s+complete\s+successfully"
     # ExUnit's count after the failures it numbered; stack's close after GHC's error
     r"|\d+\s+tests?,\s+\d+\s+failures?\b|Error:\s+\[S-\d+\]$"
+    # an image pull's event without its cause (the row above it says why it failed)
+    r"|(?:Failed:\s+)?Error:\s+(?:ErrImagePull|ImagePullBackOff)$"
     # Jenkins' step that failed (what the step printed above it says why)
     r"|(?:ERROR:\s+)?script\s+returned\s+exit\s+code\s+-?\d+$"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
@@ -499,6 +501,11 @@ def _without_markdown(line: str) -> str:
     return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
 
 
+#: An event row of ``kubectl describe`` (type, reason, age, count, source): its reason and
+#: message (``Unhealthy: Readiness probe failed: …``).
+_K8S_DESCRIBED_EVENT = lazy(
+    r"^\s*Warning\s{2,}([A-Z]\w+)\s+(?:\S+(?:\s+\(x\d+\s+over\s+\S+\))?)\s+[\w.-]+\s{2,}(?=\S)"
+)
 #: Android's logcat tag before a line (``E/flutter ( 4821): ``) and the Flutter engine's
 #: source before its message (``[ERROR:flutter/runtime/dart_vm_initializer.cc(41)] ``).
 _LOGCAT_PREFIX = lazy(r"^[VDIWEF]/[\w.$-]{1,100}\s*\(\s*\d+\):\s+(?=\S)")
@@ -532,7 +539,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
-    line = _K8S_EVENT_ROW.sub(r"\1: ", line, count=1)
+    line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)
     if valgrind is not None:
@@ -1391,6 +1398,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
     | \bEXCEPTION\sCAUGHT\sBY\s[A-Z]                                        # Flutter
     | ^\S+\s+Warning\s+[A-Z]\w+\s+[\w.-]+/\S+\s                           # kubectl events
+    | ^[^\S\n]*Warning\s{2,}[A-Z]\w+\s{2,}\S                          # kubectl describe
     | \bJob\sfor\s\S+\sfailed\b|\bHost\skey\sverification\sfailed\b     # systemctl, ssh
     | \bversion\ssolving\sfailed\b|^\[error\]\s                          # dart pub, sbt
     | \sat\s\S*[/.]\S*\sline\s\d+\.$                                   # Perl's die
