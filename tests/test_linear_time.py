@@ -55,6 +55,9 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     # 0.8 s at 20,000: a dotted name was tried from every dot of a run
     "reports an error: a run of dotted names": (reports_error, "fix the KeyError " + "a." * QUERY),
     "error in a sentence: labels of labels": (error_in_sentence, "x " + "XError: " * QUERY),
+    # 1.7 s at 20,000: Perl's "at <path> line N." tried every split of a run of dots
+    "looks like an error: a path of dots": (looks_like_error, " at " + "." * QUERY + " x"),
+    "line score: a path of dots": (line_score, " at " + "." * NOTE + " x"),
     # 10 s: the words that end an error's message were tried after every space of a run
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
 }

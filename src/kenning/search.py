@@ -367,6 +367,10 @@ def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
     return any((m := _CODE_STATUS.search(code)) and m.group(1) in statuses for code in entry_codes)
 
 
+#: The most values a fingerprint :func:`another_code_or_name` looks for inside a longer one
+#: may keep: an error keeps a few (a list of 1,000 numbers is no error's shape, and its
+#: pattern cost ~0.1 s to build for each candidate).
+_MAX_KEPT_VALUES = 16
 #: The shortest error (in characters of its fingerprint) :func:`another_code_or_name` looks
 #: for inside a longer one: "exit code 1" inside any sentence is no error's shape.
 ANOTHER_CODE_MIN_CHARS = 16
@@ -414,7 +418,7 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return _kept_values(entry_fingerprint) != _kept_values(query_fingerprint)
     inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
     values = _kept_values(inner)
-    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values:
+    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values or len(values) > _MAX_KEPT_VALUES:
         return False
     if set(values) <= set(_kept_values(outer)):  # (an entry may name two modules, two codes)
         return False

@@ -202,7 +202,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (
         86,
         lazy(
-            r"^(?:Load\s+key\s+.+:\s+bad\s+permissions|Permissions\s+\d+\s+for\s+.+\s+are\s+too\s+open)"
+            r"^(?:Load\s+key\s+\S[^\n]{0,300}?:[^\S\n]bad\s+permissions"
+            r"|Permissions\s+\d+\s+for\s+\S[^\n]{0,300}?[^\S\n]are\s+too\s+open)"
         ),
     ),
     (90, lazy(r"^\*\*\s+\((?!EXIT\))[A-Z][\w.]*\)\s+\S")),  # Elixir's "** (FunctionClauseError) …"
@@ -264,7 +265,9 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
         ),
     ),
     # Perl's die: its message with where it died ("… at lib/Shop/Cart.pm line 31.")
-    (60, lazy(r"\sat\s\S*[/.]\S*\sline\s\d+\.?$")),
+    # (the path is one run of non-spaces, taken whole: "\S*[/.]\S*" was quadratic in a run
+    # of dots)
+    (60, lazy(r"\sat\s(?=\S*[/.])\S++\sline\s\d+\.?$")),
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
     (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
@@ -1401,7 +1404,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*Warning\s{2,}[A-Z]\w+\s{2,}\S                          # kubectl describe
     | \bJob\sfor\s\S+\sfailed\b|\bHost\skey\sverification\sfailed\b     # systemctl, ssh
     | \bversion\ssolving\sfailed\b|^\[error\]\s                          # dart pub, sbt
-    | \sat\s\S*[/.]\S*\sline\s\d+\.$                                   # Perl's die
+    | \sat\s(?=\S*[/.])\S++\sline\s\d+\.$                             # Perl's die
     | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
     | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
     | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
