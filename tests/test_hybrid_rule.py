@@ -409,7 +409,7 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
         ),
     ],
 )
-def test_another_code_is_the_same_error_shape_with_other_numbers(
+def test_an_entry_of_another_code_or_name_is_another_error(
     query: str, entry: str, other: bool
 ) -> None:
     assert another_code_or_name(query, entry) is other
