@@ -979,6 +979,12 @@ def _gradle_cause(raw: str) -> str | None:
     return [text for depth, text in nested_messages if depth == deepest][-1]
 
 
+def _cleaned_lines(raw: str) -> list[str]:
+    """The lines of a raw log as :func:`clean_line` leaves them (no colours, times, levels or
+    CI prefixes): what a refiner looks through for the lines a tool prints about its error."""
+    return [clean_line(line)[0] for line in ANSI.sub("", raw).splitlines()]
+
+
 def _unstamped_lines(raw: str) -> Iterator[str]:
     """The lines of a raw log without its colours and the time a logger or CI runner put
     before each (GitHub Actions' raw log)."""
@@ -1201,7 +1207,7 @@ def _with_flutter_exception(signature: str, raw: str) -> str:
     was:``, every such exception's)."""
     if _FLUTTER_CAUGHT.search(raw) is None:
         return signature
-    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).splitlines()]
+    lines = _cleaned_lines(raw)
     for i, line in enumerate(lines):
         if _FLUTTER_THROWN.match(line):
             thrown = next((x for x in lines[i + 1 :] if x), None)
@@ -1279,7 +1285,7 @@ def _with_failure_analysis(signature: str, raw: str) -> str:
     line of the context's refresh, every failure's)."""
     if "APPLICATION FAILED TO START" not in raw:
         return signature
-    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).splitlines()]
+    lines = _cleaned_lines(raw)
     start = next((i for i, line in enumerate(lines) if line == "Description:"), None)
     if start is None:
         return signature
@@ -1308,7 +1314,7 @@ def _with_bun_expectation(signature: str, raw: str) -> str:
     matcher = _BUN_EXPECTATION.match(signature)
     if matcher is None:
         return signature
-    lines = [clean_line(line)[0] for line in ANSI.sub("", raw).replace("\r", "").splitlines()]
+    lines = _cleaned_lines(raw)
     start = next((i for i, line in enumerate(lines) if _BUN_EXPECTATION.match(line)), None)
     if start is None:
         return signature
