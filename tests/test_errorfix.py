@@ -2707,6 +2707,23 @@ SAME_ERROR = [
         "Error [ERR_REQUIRE_ESM]: require() of ES Module /home/ci/app/node_modules/chalk/source/"
         "index.js from /home/ci/app/bin/run.js not supported.",
     ),
+    # ... the same name a tool prints bare, from another thread, line or file
+    (
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property repository has not been initialized",
+        "kotlin.UninitializedPropertyAccessException: lateinit property repository has not been "
+        "initialized",
+    ),
+    (
+        'Exception in thread "http-nio-8080-exec-7" java.lang.OutOfMemoryError: Java heap space',
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+    ),
+    (
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given, called in /var/www/html/src/CartController.php on line 33",
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given, called in /srv/app/src/Api/CartApi.php on line 120",
+    ),
 ]
 
 DIFFERENT_ERROR = [
@@ -3147,6 +3164,38 @@ DIFFERENT_ERROR = [
         PRISMA_LOG.format(
             code="P2002", message="Unique constraint failed on the fields: (`email`)"
         ),
+    ),
+    # names a tool prints bare: Kotlin's unset lateinit property, the function Erlang and
+    # Elixir cannot find, the memory the JVM ran out of, PHP's TypeError's function and types
+    (
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property repository has not been initialized",
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property mailer has not been initialized",
+    ),
+    (
+        "** exception error: undefined function shop_server:start/0",
+        "** exception error: undefined function shop_server:stop/0",
+    ),
+    (
+        "** (UndefinedFunctionError) function Shop.Cart.total/2 is undefined or private",
+        "** (UndefinedFunctionError) function Shop.Cart.add/2 is undefined or private",
+    ),
+    (
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+        'Exception in thread "main" java.lang.OutOfMemoryError: Metaspace',
+    ),
+    (
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given, called in /var/www/html/src/CartController.php on line 33",
+        "PHP Fatal error:  Uncaught TypeError: App\\Mailer::send(): Argument #1 ($to) must be of "
+        "type string, null given, called in /var/www/html/src/CartController.php on line 33",
+    ),
+    (
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given",
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, array given",
     ),
 ]
 

@@ -708,6 +708,7 @@ FINGERPRINT_RULES_PROBES = {
     2: "6971d14f963f2a06",
     3: "37bb9a4c3917a992",
     4: "c6dc39cfad837da0",
+    5: "052b17db8a206e8f",
 }
 
 
@@ -973,6 +974,42 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             "index.js from /repo/server.js not supported.",
             "Error [ERR_REQUIRE_ESM]: require() of ES Module /repo/node_modules/.pnpm/chalk@5.3.0/"
             "node_modules/chalk/source/index.js from /repo/cli.cjs not supported.",
+        ),
+        # another AWS error code on the same call (0.98), another lateinit property (0.99),
+        # Erlang function (0.98), kind of memory (0.83), PHP function and types (0.98)
+        (
+            "upload failed: build/index.html to s3://shop-assets-prod/index.html An error "
+            "occurred (AccessDenied) when calling the PutObject operation: Access Denied",
+            "upload failed: build/index.html to s3://shop-assets-prod/index.html An error "
+            "occurred (NoSuchBucket) when calling the PutObject operation: The specified bucket "
+            "does not exist",
+        ),
+        (
+            'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+            "property repository has not been initialized",
+            'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+            "property mailer has not been initialized\n\tat com.acme.OrderController.list("
+            "OrderController.kt:22)",
+        ),
+        (
+            "** exception error: undefined function shop_server:start/0",
+            "1> shop_server:stop().\n** exception error: undefined function shop_server:stop/0",
+        ),
+        (
+            'Exception in thread "http-nio-8080-exec-7" java.lang.OutOfMemoryError: Java heap '
+            "space",
+            'Exception in thread "main" java.lang.OutOfMemoryError: Metaspace\n\tat '
+            "java.base/java.lang.ClassLoader.defineClass1(Native Method)",
+        ),
+        (
+            "PHP Fatal error: Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be "
+            "of type App\\Item, null given, called in /var/www/html/src/Controller/"
+            "CartController.php on line 33 and defined in /var/www/html/src/Cart.php:21",
+            "PHP Fatal error:  Uncaught TypeError: App\\Mailer::send(): Argument #1 ($to) must "
+            "be of type string, null given, called in /var/www/html/src/Controller/"
+            "CartController.php on line 33 and defined in /var/www/html/src/Cart.php:21\n"
+            "Stack trace:\n#0 /var/www/html/src/Controller/CartController.php(33): "
+            "App\\Cart->add(NULL)\n#1 {main}\n  thrown in /var/www/html/src/Cart.php on line 21",
         ),
     ],
 )

@@ -359,6 +359,27 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
         ("error[e0382]: borrow of moved value: <q>", "error[e0505]: cannot move out of <q>", True),
         ("error[e0382]: borrow of moved value", "error[e0499]: cannot borrow twice", True),
         ("[ghc-88464] variable not in scope: total", "[ghc-83865] couldn't match type", True),
+        # AWS's error codes: another on the same call is another error, the same on another
+        # call is the words' to decide
+        (
+            "upload failed: <path> to <url> an error occurred (nosuchbucket) when calling the "
+            "putobject operation: the specified bucket does not exist",
+            "an error occurred (accessdenied) when calling the putobject operation: access denied",
+            True,
+        ),
+        (
+            "botocore.exceptions.clienterror: an error occurred (nosuchbucket) when calling the "
+            "listobjectsv2 operation: the specified bucket does not exist",
+            "upload failed: <path> to <url> an error occurred (nosuchbucket) when calling the "
+            "putobject operation: the specified bucket does not exist",
+            False,
+        ),
+        (
+            "the upload says accessdenied (an error occurred (accessdenied) when calling the "
+            "putobject operation: access denied)",
+            "an error occurred (accessdenied) when calling the putobject operation: access denied",
+            False,
+        ),
         # ... a code they share, or one that names none: the words decide
         ("error[e0382]: borrow of moved value: <q>", "error[e0382]: use of moved value", False),
         ("x509: certificate signed by unknown authority", "x509: certificate has expired", False),

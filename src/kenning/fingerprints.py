@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 4
+RULES_VERSION = 5
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -298,6 +298,38 @@ _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\bno\s+required\s+module\s+provides\s+package\s+|\bpackage\s+"
         r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
+    ),
+    # Names a tool prints bare, kept in quotes (``bare``), as another name of the same
+    # error is another error: the lateinit property Kotlin found unset, the function Erlang
+    # and Elixir have no clause of (``shop_server:start/0`` is not ``stop/0``), which kind of
+    # memory the JVM ran out of (``Metaspace`` is not the heap: its fix is another flag), and
+    # PHP's TypeError's function, parameter and types (``App\Cart::add(): Argument #1
+    # ($item) must be of type App\Item, null given``)
+    lazy(
+        r"(?P<keep>\blateinit\s+property\s+)(?P<bare>[\w$]{1,200})"
+        r"(?=\s+has\s+not\s+been\s+initialized\b)"
+    ),
+    lazy(r"(?P<keep>\bundefined\s+function\s+)(?P<bare>[\w@.]{1,200}:[\w@]{1,200}/\d{1,3})\b"),
+    lazy(
+        r"(?P<keep>\bfunction\s+)(?P<bare>[A-Z][\w.]{0,200}\.[\w?!]{1,200}/\d{1,3})"
+        r"(?=\s+is\s+undefined\b)"
+    ),
+    lazy(
+        r"(?P<keep>\bOutOfMemoryError:\s+)(?P<bare>[A-Za-z][A-Za-z ]{0,80}[A-Za-z])"
+        r"(?=\s*(?:$|[:;(,]))"
+    ),
+    lazy(
+        r"(?P<keep>\b(?:TypeError|ArgumentCountError|ValueError):\s+)"
+        r"(?P<bare>[\w\\]{1,200}(?:::\w{1,200})?)(?=\(\):\s+Argument\s+#)"
+    ),
+    lazy(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
+    lazy(
+        r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+)(?P<bare>[\w\\|?]{1,200})"
+        r"(?=,\s+[\w\\]{1,200}\s+given\b)"
+    ),
+    lazy(
+        r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+\x00[a-z]+\x00,\s+)(?P<bare>[\w\\]{1,200})"
+        r"(?=\s+given\b)"
     ),
 )
 #: A structured log line's message is quoted (logfmt ``msg="failed to connect"``, JSON
@@ -888,10 +920,12 @@ def error_fingerprint(signature: str) -> str:
     ``ERESOLVE``, ``TS2322``), Python's ``'NoneType'`` (a value that was None) and a quoted
     token (``expected ';' before '}'``), the numbers that carry meaning (exit codes, signals,
     errno — also inside a quoted cause —, HTTP status) and the name of a missing module,
-    package, crate or header (``No module named 'yaml'``), and of whatever else a tool names
-    as the error (a Spring bean's type, a make target, a gcloud permission, the types a type
+    package, crate or header (``No module named 'yaml'``), and of whatever else a tool names as
+    the error (a Spring bean's type, a make target, a gcloud permission, the types a type
     checker says do not fit: a wanted type that is a part of the given one reads as ``<t>``,
-    ``"str | None"; expected "str"`` as any type made optional). The ``(exit code N)`` a signature
+    ``"str | None"; expected "str"`` as any type made optional), in quotes where the tool prints
+    it bare (Kotlin's lateinit property, the JVM's kind of memory, Erlang's and Elixir's
+    undefined function, PHP's TypeError's function and types). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are one
     error), npm 9's ``npm ERR!`` is read as npm 10's ``npm error``, and Node 14's ``Cannot read
     property 'x' of undefined`` as Node 16's ``Cannot read properties of undefined (reading
@@ -961,7 +995,8 @@ def error_fingerprint(signature: str) -> str:
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
-        kept.append(m.group("num"))
+        bare = m.groupdict().get("bare")
+        kept.append(m.group("num") if bare is None else f"'{bare}'")
         return m.group("keep") + _keep_token(len(kept) - 1)
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)

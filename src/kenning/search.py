@@ -341,12 +341,15 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: the error: Node's and pnpm's ``err_…`` (``err_pnpm_fetch_404``; not pnpm's wrapper of a
 #: workspace script that failed, ``err_pnpm_recursive_run_first_fail``, whatever failed in
 #: it), rustc's ``e0382``, npm's ``e404``, tsc's ``ts2322``, C#'s ``cs0246``, Prisma's
-#: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``. Not any token
-#: of letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
+#: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``, and the AWS
+#: CLI's and SDKs' ``an error occurred (nosuchbucket) when calling the …`` (``accessdenied``
+#: on the same call is another error, its fix a policy, not a bucket). Not any token of
+#: letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
 #: ``h264``, ``iso8601``, ``x509``) said beside an error is none of its codes.
 _ERROR_CODE = re.compile(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
-    r"|msb\d{4}|ghc-\d{3,6})(?![\w.-])"
+    r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the ))"
+    r"(?![\w.-])"
 )
 #: An error code with the words a tool says it with (``error ts2322:``, ``error[e0382]:``,
 #: ``npm error code e404``): what is left is the error's message.
@@ -408,7 +411,7 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         # a prompt that names a code fixed before ("fixed the TS2307 import, now Type
         # 'string' is not assignable …")
         said = list(_ERROR_CODE_SAID.finditer(entry_fingerprint))
-        message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :")
+        message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :)")
         return len(message) < ANOTHER_CODE_MIN_CHARS or message not in " ".join(
             query_fingerprint.split()
         )
