@@ -607,6 +607,9 @@ def test_a_go_compile_error_is_known_by_its_message_not_its_package(message: str
     for header in ("# example.com/shop", "# example.com/shop [example.com/shop.test]"):
         raw = f"{header}\n./main.go:9:2: {message}\n"
         assert extract_error_signature(raw) == message
+        # ... and so is go test's close of a package that did not build
+        closed = f"{raw}FAIL\texample.com/shop [build failed]\n"
+        assert extract_error_signature(closed) == message
 
 
 @pytest.mark.parametrize(
@@ -2718,6 +2721,27 @@ SAME_ERROR = [
         'Exception in thread "http-nio-8080-exec-7" java.lang.OutOfMemoryError: Java heap space',
         'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
     ),
+    # (JDK 8 says "new", JDK 11 on its guess at the cause; a note may end in a full stop)
+    (
+        "java.lang.OutOfMemoryError: unable to create new native thread",
+        'Exception in thread "pool-3-thread-1" java.lang.OutOfMemoryError: unable to create '
+        "native thread: possibly out of memory or process/resource limits reached",
+    ),
+    (
+        "java.lang.OutOfMemoryError: Java heap space.",
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+    ),
+    # (PHP's names as the source writes them, or as a JSON log escapes them)
+    (
+        "TypeError: \\App\\Cart::add(): Argument #1 ($item) must be of type \\App\\Item, null "
+        "given",
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type App\\Item, null given",
+    ),
+    (
+        "TypeError: App\\\\Cart::add(): Argument #1 ($item) must be of type App\\\\Item, null "
+        "given",
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type App\\Item, null given",
+    ),
     (
         "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
         "type App\\Item, null given, called in /var/www/html/src/CartController.php on line 33",
@@ -3196,6 +3220,59 @@ DIFFERENT_ERROR = [
         "type App\\Item, null given",
         "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
         "type App\\Item, array given",
+    ),
+    (
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+        'Exception in thread "main" java.lang.OutOfMemoryError: GC overhead limit exceeded',
+    ),
+    (
+        "** exception error: undefined function 'Elixir.Shop.Server':start/0",
+        "** exception error: undefined function 'Elixir.Billing.Worker':start/0",
+    ),
+    (
+        "** (UndefinedFunctionError) function :crypto.hmac/3 is undefined or private",
+        "** (UndefinedFunctionError) function :crypto.hash/3 is undefined or private",
+    ),
+    # ... the .NET argument that was null (the other's exact fingerprint), the SQLAlchemy dialect, the image
+    # docker could not pull, the SwiftUI object, the PostgreSQL function, what Kubernetes
+    # forbade, the value a Scala match missed, a Go interface conversion's types
+    (
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')",
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'source')",
+    ),
+    (
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres",
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:snowflake",
+    ),
+    (
+        "Error response from daemon: pull access denied for myorg/api, repository does not "
+        "exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for postgress, repository does not "
+        "exist or may require 'docker login'",
+    ),
+    (
+        "Fatal error: No ObservableObject of type SettingsStore found. A "
+        "View.environmentObject(_:) for SettingsStore may be missing as an ancestor of this view.",
+        "Fatal error: No ObservableObject of type AuthModel found. A View.environmentObject(_:) "
+        "for AuthModel may be missing as an ancestor of this view.",
+    ),
+    (
+        "ERROR:  function uuid_generate_v4() does not exist",
+        "ERROR:  function gen_random_uuid() does not exist",
+    ),
+    (
+        'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot list resource "pods" in API group "" in the namespace "prod"',
+        'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot create resource "secrets" in API group "" in the namespace "prod"',
+    ),
+    (
+        "scala.MatchError: Pending (of class com.shop.OrderStatus$Pending$)",
+        "scala.MatchError: Cancelled (of class com.shop.OrderStatus$Cancelled$)",
+    ),
+    (
+        "panic: interface conversion: interface {} is nil, not string",
+        "panic: interface conversion: interface {} is float64, not int",
     ),
 ]
 

@@ -709,6 +709,7 @@ FINGERPRINT_RULES_PROBES = {
     3: "37bb9a4c3917a992",
     4: "c6dc39cfad837da0",
     5: "052b17db8a206e8f",
+    6: "edf7d05c73ff0a05",
 }
 
 
@@ -1011,6 +1012,36 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             "Stack trace:\n#0 /var/www/html/src/Controller/CartController.php(33): "
             "App\\Cart->add(NULL)\n#1 {main}\n  thrown in /var/www/html/src/Cart.php on line 21",
         ),
+        # the IAM action AWS denied (0.98), the terraform resource not declared, a note
+        # joining summary and detail with "." (0.94), an OS error's errno (0.78)
+        (
+            "An error occurred (AccessDeniedException) when calling the GetSecretValue operation: "
+            "User: arn:aws:sts::123456789012:assumed-role/app/i-0abc is not authorized to "
+            "perform: secretsmanager:GetSecretValue on resource: prod/db because no "
+            "identity-based policy allows the secretsmanager:GetSecretValue action",
+            "An error occurred (AccessDeniedException) when calling the GetSecretValue operation: "
+            "User: arn:aws:sts::123456789012:assumed-role/app/i-0abc is not authorized to "
+            "perform: kms:Decrypt on resource: arn:aws:kms:us-east-1:123456789012:key/"
+            "1234abcd-12ab-34cd-56ef-1234567890ab because no identity-based policy allows the "
+            "kms:Decrypt action",
+        ),
+        (
+            'Error: Reference to undeclared resource. A managed resource "aws_s3_bucket" "logs" '
+            "has not been declared in the root module.",
+            "╷\n│ Error: Reference to undeclared resource\n│ \n│   on outputs.tf line 2, in "
+            'output "queue_url":\n│    2:   value = aws_sqs_queue.jobs.url\n│ \n│ A managed '
+            'resource "aws_sqs_queue" "jobs" has not been declared in the root module.\n╵',
+        ),
+        (
+            "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000):"
+            " Max retries exceeded with url: /api/users (Caused by NewConnectionError('<urllib3."
+            "connection.HTTPConnection object at 0x7f>: Failed to establish a new connection: "
+            "[Errno 111] Connection refused'))",
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.stripe.com', "
+            "port=443): Max retries exceeded with url: /v1/charges (Caused by NewConnectionError("
+            "'<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new "
+            "connection: [Errno -3] Temporary failure in name resolution'))",
+        ),
     ],
 )
 def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
@@ -1029,3 +1060,62 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
     found = store.search(asked, threshold=0.0, limit=5)
     assert all(r.semantic <= ANOTHER_CODE_SCORE for r in found.results), found
     assert [h.memory.id for h in store.recall(stored, errors=True).hits] == [entry.id]
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        # words a note adds after the JVM's kind of memory are not the kind (0.3 for a day)
+        (
+            "java.lang.OutOfMemoryError: Java heap space when running the Gradle build",
+            'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n\tat '
+            "java.base/java.util.Arrays.copyOf(Arrays.java:3512)",
+        ),
+        # JDK 8's and JDK 11's words for a thread the JVM could not start
+        (
+            "java.lang.OutOfMemoryError: unable to create new native thread",
+            'Exception in thread "pool-3-thread-1" java.lang.OutOfMemoryError: unable to create '
+            "native thread: possibly out of memory or process/resource limits reached\n\tat "
+            "java.base/java.lang.Thread.start0(Native Method)",
+        ),
+        # AWS's one condition under each service's code, said for another call
+        (
+            "An error occurred (ExpiredTokenException) when calling the ListFunctions operation: "
+            "The security token included in the request is expired",
+            "An error occurred (ExpiredToken) when calling the GetCallerIdentity operation: The "
+            "security token included in the request is expired",
+        ),
+        (
+            "An error occurred (ThrottlingException) when calling the GetParameter operation "
+            "(reached max retries: 4): Rate exceeded",
+            "botocore.exceptions.ClientError: An error occurred (Throttling) when calling the "
+            "DescribeStacks operation (reached max retries: 4): Rate exceeded",
+        ),
+        # PHP's names as the source writes them
+        (
+            "TypeError: \\App\\Cart::add(): Argument #1 ($item) must be of type \\App\\Item, "
+            "null given",
+            "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be "
+            "of type App\\Item, null given, called in /var/www/app/Http/Controllers/"
+            "CartController.php on line 42 and defined in /var/www/app/Cart.php:15",
+        ),
+        # go test's close of a package that did not build is not the error
+        (
+            "./server.go:22:9: undefined: db",
+            "# example.com/app\n./server.go:22:9: undefined: db\nFAIL\texample.com/app [build "
+            "failed]",
+        ),
+    ],
+)
+def test_the_same_error_said_another_way_finds_its_fix(
+    store: MemoryStore, stored: str, asked: str
+) -> None:
+    """The names the fingerprint keeps are the error's, not the words around them: a note
+    that said more after the JVM's kind of memory, another JDK's wording, another AWS
+    service's code for one condition, PHP's leading backslash were each held at 0.3 as
+    another error's fix by the first cut of these rules (qa-bare F1–F4); go test's closing
+    line was read as the error (S1)."""
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error", "error_fix")
+    assert entry.status == "stored", entry
+    hits = store.recall(asked, errors=True).hits
+    assert [h.memory.id for h in hits][:1] == [entry.id], hits

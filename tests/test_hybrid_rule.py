@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from kenning import MemoryStore
+from kenning.fingerprints import error_fingerprint
 from kenning.lexical import (
     BM25_B,
     bm25,
@@ -36,6 +37,7 @@ from kenning.search import (
     memory_bm25,
     onto_cosine_scale,
 )
+from kenning.signatures import extract_error_signature
 from kenning.store import NewMemory
 from kenning.vectors import vector_problem
 
@@ -380,6 +382,45 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
             "an error occurred (accessdenied) when calling the putobject operation: access denied",
             False,
         ),
+        # ... one condition under two services' codes, said for another call
+        (
+            "an error occurred (throttling) when calling the describestacks operation (reached "
+            "max retries: <n>): rate exceeded",
+            "an error occurred (throttlingexception) when calling the getparameter operation "
+            "(reached max retries: <n>): rate exceeded",
+            False,
+        ),
+        (
+            "an error occurred (expiredtoken) when calling the getcalleridentity operation: the "
+            "security token included in the request is expired",
+            "an error occurred (expiredtokenexception) when calling the listfunctions operation: "
+            "the security token included in the request is expired",
+            False,
+        ),
+        # ... and the IAM action it denied: another is another error
+        (
+            "an error occurred (accessdeniedexception) when calling the getsecretvalue operation:"
+            " user: <path> is not authorized to perform: 'kms:decrypt' on resource: <path>",
+            "an error occurred (accessdeniedexception) when calling the getsecretvalue operation:"
+            " user: <path> is not authorized to perform: 'secretsmanager:getsecretvalue' on "
+            "resource: prod/db",
+            True,
+        ),
+        # an OS error's errno is its code
+        (
+            "failed to establish a new connection: [errno -3] temporary failure in name resolution",
+            "failed to establish a new connection: [errno 111] connection refused",
+            True,
+        ),
+        ("oserror: [errno 98] address already in use", "[errno 98] address already in use", False),
+        # the same shape, whatever punctuation joins its parts
+        (
+            "reference to undeclared resource: a managed resource 'aws_sqs_queue' 'jobs' has not "
+            "been declared",
+            "reference to undeclared resource. a managed resource 'aws_s3_bucket' 'logs' has not "
+            "been declared",
+            True,
+        ),
         # ... a code they share, or one that names none: the words decide
         ("error[e0382]: borrow of moved value: <q>", "error[e0382]: use of moved value", False),
         ("x509: certificate signed by unknown authority", "x509: certificate has expired", False),
@@ -434,3 +475,77 @@ def test_an_entry_of_another_code_or_name_is_another_error(
     query: str, entry: str, other: bool
 ) -> None:
     assert another_code_or_name(query, entry) is other
+
+
+#: Errors whose name the tool prints bare, each beside the same error of another name.
+BARE_NAME_PAIRS = [
+    (
+        "kotlin.UninitializedPropertyAccessException: lateinit property binding has not been "
+        "initialized",
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property adapter has not been initialized",
+    ),
+    (
+        "java.lang.OutOfMemoryError: Java heap space",
+        'Exception in thread "main" java.lang.OutOfMemoryError: Metaspace',
+    ),
+    (
+        "** exception error: undefined function 'Elixir.Shop.Server':start/0",
+        "** exception error: undefined function 'Elixir.Billing.Worker':start/0",
+    ),
+    (
+        "** (UndefinedFunctionError) function :crypto.hmac/3 is undefined or private",
+        "** (UndefinedFunctionError) function :crypto.hash/3 is undefined or private",
+    ),
+    (
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')",
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'source')",
+    ),
+    (
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres",
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:snowflake",
+    ),
+    (
+        "Error response from daemon: pull access denied for myorg/api, repository does not "
+        "exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for postgress, repository does not "
+        "exist or may require 'docker login'",
+    ),
+    (
+        "Fatal error: No ObservableObject of type SettingsStore found. A "
+        "View.environmentObject(_:) for SettingsStore may be missing as an ancestor of this view.",
+        "SwiftUI/EnvironmentObject.swift:92: Fatal error: No ObservableObject of type AuthModel "
+        "found. A View.environmentObject(_:) for AuthModel may be missing as an ancestor of "
+        "this view.",
+    ),
+    (
+        "ERROR:  function uuid_generate_v4() does not exist",
+        "psql:migrations/001.sql:3: ERROR:  function gen_random_uuid() does not exist",
+    ),
+    (
+        'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot list resource "pods" in API group "" in the namespace "prod"',
+        'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot create resource "secrets" in API group "" in the namespace "prod"',
+    ),
+    (
+        "scala.MatchError: Pending (of class com.shop.OrderStatus$Pending$)",
+        'Exception in thread "main" scala.MatchError: Cancelled (of class '
+        "com.shop.OrderStatus$Cancelled$)",
+    ),
+    (
+        "panic: interface conversion: interface {} is nil, not string",
+        "panic: interface conversion: interface {} is float64, not int",
+    ),
+]
+
+
+@pytest.mark.parametrize(("stored", "asked"), BARE_NAME_PAIRS)
+def test_another_name_a_tool_prints_bare_is_another_error(stored: str, asked: str) -> None:
+    """Each pair was served as the other's fix at 0.94–0.99 (qa-bare N1–N19): the name the
+    fingerprint masked or left as a word is kept, so the same error of another name is
+    another error, and the same one is still the same."""
+    entry = error_fingerprint(extract_error_signature(stored) or stored)
+    query = error_fingerprint(extract_error_signature(asked) or asked)
+    assert another_code_or_name(query, entry)
+    assert not another_code_or_name(entry, entry)

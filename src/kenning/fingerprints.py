@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 5
+RULES_VERSION = 6
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -309,20 +309,66 @@ _KEEP_MODULE = (
         r"(?P<keep>\blateinit\s+property\s+)(?P<bare>[\w$]{1,200})"
         r"(?=\s+has\s+not\s+been\s+initialized\b)"
     ),
-    lazy(r"(?P<keep>\bundefined\s+function\s+)(?P<bare>[\w@.]{1,200}:[\w@]{1,200}/\d{1,3})\b"),
     lazy(
-        r"(?P<keep>\bfunction\s+)(?P<bare>[A-Z][\w.]{0,200}\.[\w?!]{1,200}/\d{1,3})"
-        r"(?=\s+is\s+undefined\b)"
+        r"(?P<keep>\bundefined\s+function\s+)"
+        r"(?P<bare>(?:'[^'\s]{1,200}'|[\w@.]{1,200}):[\w@]{1,200}/\d{1,3})\b"
     ),
     lazy(
-        r"(?P<keep>\bOutOfMemoryError:\s+)(?P<bare>[A-Za-z][A-Za-z ]{0,80}[A-Za-z])"
-        r"(?=\s*(?:$|[:;(,]))"
+        r"(?P<keep>\bfunction\s+)(?P<bare>(?:[A-Z][\w.]{0,200}|:\w{1,200})\.[\w?!]{1,200}"
+        r"/\d{1,3})(?=\s+is\s+undefined\b)"
+    ),
+    # (the kinds the JVM names; words a note adds after one are not part of it)
+    lazy(
+        r"(?P<keep>\bOutOfMemoryError:\s+)(?P<bare>Java\s+heap\s+space|Metaspace|PermGen\s+space"
+        r"|Compressed\s+class\s+space|GC\s+overhead\s+limit\s+exceeded|Direct\s+buffer\s+memory"
+        r"|Requested\s+array\s+size\s+exceeds\s+VM\s+limit|unable\s+to\s+create\s+native\s+thread"
+        r"|Map\s+failed)\b",
+        re.IGNORECASE,
     ),
     lazy(
         r"(?P<keep>\b(?:TypeError|ArgumentCountError|ValueError):\s+)"
         r"(?P<bare>[\w\\]{1,200}(?:::\w{1,200})?)(?=\(\):\s+Argument\s+#)"
     ),
     lazy(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
+    # ... and, as bare, the IAM action AWS denied, the .NET argument that was null, the
+    # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object,
+    # the PostgreSQL function, the resource and verb Kubernetes forbade, the terraform
+    # resource not declared, the value a Scala match did not cover, the types of a Go
+    # interface conversion (not the host a connection failed to: see _FP_RULES)
+    lazy(
+        r"(?P<keep>\bis\s+not\s+authorized\s+to\s+perform:?\s+)"
+        r"(?P<bare>[\w-]{1,100}:[\w*]{1,200})"
+    ),
+    lazy(r"(?P<keep>\(Parameter\s+)(?P<num>'[\w.]{1,200}')(?=\))"),
+    lazy(r"(?P<keep>\bParameter\s+name:\s+)(?P<bare>[\w.]{1,200})"),
+    lazy(r"(?P<keep>\bCan't\s+load\s+plugin:\s+)(?P<bare>[\w.]{1,200}:[\w.]{1,200})"),
+    lazy(r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)(?P<bare>[\w./-]{1,200})(?=,)"),
+    lazy(r"(?P<keep>\bNo\s+ObservableObject\s+of\s+type\s+)(?P<bare>\w{1,200})(?=\s+found\b)"),
+    lazy(
+        r"(?P<keep>\benvironmentObject\(_:\)\s+for\s+)(?P<bare>\w{1,200})"
+        r"(?=\s+may\s+be\s+missing\b)"
+    ),
+    lazy(
+        r"(?P<keep>\bfunction\s+)(?P<bare>[\w.]{1,200}\([^()\n]{0,200}\))"
+        r"(?=\s+does\s+not\s+exist\b)"
+    ),
+    lazy(r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w.-]{1,200})(?=\s+is\s+forbidden:)"),
+    lazy(r"(?P<keep>\bcannot\s+)(?P<bare>\w{1,50})(?=\s+resource\s+\"[\w.-]{1,200}\")"),
+    lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
+    lazy(
+        r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
+        r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
+    ),
+    lazy(r"(?P<keep>\bMatchError:\s+)(?P<bare>[^\s()]{1,200})(?=\s+\(of\s+class\b)"),
+    lazy(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{1,300})(?=\))"),
+    lazy(
+        r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+)"
+        r"(?P<bare>[\w.*\[\]{}]{1,200})(?=,\s+not\s+)"
+    ),
+    lazy(
+        r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+\x00[a-z]+\x00,"
+        r"\s+not\s+)(?P<bare>[\w.*\[\]{}]{1,200})"
+    ),
     lazy(
         r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+)(?P<bare>[\w\\|?]{1,200})"
         r"(?=,\s+[\w\\]{1,200}\s+given\b)"
@@ -898,6 +944,13 @@ _DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,20
 #: The hash Flutter (Dart's describeIdentity) puts after an object's class, another each run
 #: (``RenderRepaintBoundary#a1b2c``).
 _OBJECT_IDENTITY = lazy(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
+#: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
+#: and JDK 11's (without "new", with its guess at the cause after a colon): one error.
+_JDK_NATIVE_THREAD = lazy(
+    r"\bunable\s+to\s+create\s+(?:new\s+)?native\s+thread(?::\s+possibly\s+out\s+of\s+memory\s+or"
+    r"\s+process/resource\s+limits\s+reached)?",
+    re.IGNORECASE,
+)
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
@@ -965,6 +1018,7 @@ def error_fingerprint(signature: str) -> str:
     text = redact_secrets(text)[0]
     text = _with_ts_code(text)  # (before a suggestion, "Did you mean 'x'?", is cut off)
     text = _NPM_ERR.sub("npm error", text, count=1)
+    text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -996,7 +1050,7 @@ def error_fingerprint(signature: str) -> str:
 
     def keep(m: re.Match[str]) -> str:
         bare = m.groupdict().get("bare")
-        kept.append(m.group("num") if bare is None else f"'{bare}'")
+        kept.append(m.group("num") if bare is None else f"'{_bare_name(bare)}'")
         return m.group("keep") + _keep_token(len(kept) - 1)
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
@@ -1012,6 +1066,18 @@ def error_fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
+
+
+def _bare_name(name: str) -> str:
+    """A name a tool printed bare, as one quoted value: without quotes of its own (Erlang's
+    ``'Elixir.Shop.Server'``), one backslash between PHP's namespaces and none before them
+    (a note may say ``\\App\\Item`` as the source does, or ``App\\\\Item`` as a JSON log
+    does), and Elixir's ``:crypto.hash/3`` as Erlang's ``crypto:hash/3``."""
+    name = re.sub(r"\\{2,}", r"\\", name.replace("'", "")).lstrip("\\")
+    if name.startswith(":") and "." in name:
+        module, _, function = name[1:].partition(".")
+        name = f"{module}:{function}"
+    return " ".join(name.split())
 
 
 def _typing_spelled_now(kept: str) -> str:

@@ -341,20 +341,25 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: the error: Node's and pnpm's ``err_…`` (``err_pnpm_fetch_404``; not pnpm's wrapper of a
 #: workspace script that failed, ``err_pnpm_recursive_run_first_fail``, whatever failed in
 #: it), rustc's ``e0382``, npm's ``e404``, tsc's ``ts2322``, C#'s ``cs0246``, Prisma's
-#: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``, and the AWS
+#: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``, the AWS
 #: CLI's and SDKs' ``an error occurred (nosuchbucket) when calling the …`` (``accessdenied``
-#: on the same call is another error, its fix a policy, not a bucket). Not any token of
+#: on the same call is another error, its fix a policy, not a bucket) and an OS error's
+#: ``[errno 111]`` (a refused connection is not a name that did not resolve). Not any token of
 #: letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
 #: ``h264``, ``iso8601``, ``x509``) said beside an error is none of its codes.
 _ERROR_CODE = re.compile(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
-    r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the ))"
+    r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the )"
+    r"|(?<=\[)errno -?\d{1,4}(?=\]))"
     r"(?![\w.-])"
 )
 #: An error code with the words a tool says it with (``error ts2322:``, ``error[e0382]:``,
 #: ``npm error code e404``): what is left is the error's message.
 _ERROR_CODE_SAID = re.compile(
-    r"(?:\b(?:npm\s+error\s+code|error)\s*\[?\s*)?" + _ERROR_CODE.pattern + r"\]?:?"
+    r"(?:\b(?:npm\s+error\s+code|error)\s*\[?\s*)?"
+    + _ERROR_CODE.pattern
+    # (AWS's: the call it was said for is not the message)
+    + r"(?:\)\s+when\s+calling\s+the\s+\w+\s+operation(?:\s+\([^)\n]{0,100}\))?:|\]?:?)"
 )
 #: The status an npm or pnpm code ends in (``e401``, ``err_pnpm_fetch_401``): the same failure
 #: said by either tool.
@@ -364,6 +369,9 @@ _CODE_STATUS = re.compile(r"(?<=[e_])([1-5]\d\d)$")
 def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
     """Whether two errors' codes name one error: a code both name, or the HTTP status npm's
     and pnpm's codes end in (npm's ``E401`` is pnpm's ``ERR_PNPM_FETCH_401``)."""
+    # (AWS says one condition as ``throttling`` and ``throttlingexception``, by service)
+    query_codes = {code.removesuffix("exception") for code in query_codes}
+    entry_codes = {code.removesuffix("exception") for code in entry_codes}
     if query_codes & entry_codes:
         return True
     statuses = {m.group(1) for code in query_codes if (m := _CODE_STATUS.search(code))}
@@ -390,6 +398,23 @@ def _shape(fingerprint: str) -> list[str]:
     return _KEPT_VALUE.split(fingerprint)[::4]
 
 
+def _same_shape(one: str, other: str) -> bool:
+    """Whether two fingerprints have one :func:`_shape`, whatever punctuation sits between
+    its words (terraform's summary and detail are joined by ``:``, a note written by hand
+    may join them by ``.``)."""
+
+    def words(fingerprint: str) -> list[str]:
+        return [_SHAPE_PUNCTUATION.sub(" ", part).strip() for part in _shape(fingerprint)]
+
+    return words(one) == words(other)
+
+
+_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,]+")
+#: The IAM action AWS says a caller may not perform (kept in quotes by the fingerprint): for
+#: another action, the same AccessDenied is another error (its fix grants that one).
+_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+:[\w*]+)'")
+
+
 def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
     """Whether an entry's error fingerprint is another error's than the query's: each names an
     error code and none is the other's, or it is the query's but for the numbers and names it
@@ -411,13 +436,17 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         # a prompt that names a code fixed before ("fixed the TS2307 import, now Type
         # 'string' is not assignable …")
         said = list(_ERROR_CODE_SAID.finditer(entry_fingerprint))
-        message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :)")
+        message = " ".join(entry_fingerprint[said[-1].end() :].split()).strip(" :")
         return len(message) < ANOTHER_CODE_MIN_CHARS or message not in " ".join(
             query_fingerprint.split()
         )
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
-    if _shape(entry_fingerprint) == _shape(query_fingerprint):
+    query_actions = set(_DENIED_ACTION.findall(query_fingerprint))
+    entry_actions = set(_DENIED_ACTION.findall(entry_fingerprint))
+    if query_actions and entry_actions and not query_actions & entry_actions:
+        return True
+    if _same_shape(entry_fingerprint, query_fingerprint):
         return _kept_values(entry_fingerprint) != _kept_values(query_fingerprint)
     inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
     values = _kept_values(inner)

@@ -345,6 +345,8 @@ _WRAPPER = lazy(
     r"|(?:Failed:\s+)?Error:\s+(?:ErrImagePull|ImagePullBackOff)$"
     # Jenkins' step that failed (what the step printed above it says why)
     r"|(?:ERROR:\s+)?script\s+returned\s+exit\s+code\s+-?\d+$"
+    # go test's close of a package that did not build (the compiler's error above it says why)
+    r"|FAIL\s+\S+\s+\[(?:build|setup)\s+failed\]$"
     # a linter's or compiler's count of what it reported above: ruff's "Found 1 error.",
     # clang's "1 error generated.", javac's "1 error", eslint's "✖ 2 problems (1 error, …)"
     r"|Found\s+\d+\s+errors?\b"
