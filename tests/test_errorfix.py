@@ -3274,6 +3274,17 @@ DIFFERENT_ERROR = [
         "panic: interface conversion: interface {} is nil, not string",
         "panic: interface conversion: interface {} is float64, not int",
     ),
+    # Rust's io::Error of another errno and kind, Rails' record of another model
+    (
+        'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '
+        'such file or directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 13, kind: PermissionDenied, "
+        'message: "Permission denied" }',
+    ),
+    (
+        "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=5",
+        "ActiveRecord::RecordNotFound: Couldn't find Order with 'id'=5",
+    ),
 ]
 
 

@@ -710,6 +710,7 @@ FINGERPRINT_RULES_PROBES = {
     4: "c6dc39cfad837da0",
     5: "052b17db8a206e8f",
     6: "edf7d05c73ff0a05",
+    7: "408cf3149aa06f4d",
 }
 
 
@@ -1098,6 +1099,12 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
             "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be "
             "of type App\\Item, null given, called in /var/www/app/Http/Controllers/"
             "CartController.php on line 42 and defined in /var/www/app/Cart.php:15",
+        ),
+        # Rails' log says the exception's message in parentheses
+        (
+            "ActiveRecord::RecordNotFound: Couldn't find Order with 'id'=5",
+            "ActiveRecord::RecordNotFound (Couldn't find Order with 'id'=42):\n\n"
+            "app/controllers/orders_controller.rb:8:in `show'",
         ),
         # go test's close of a package that did not build is not the error
         (

@@ -537,6 +537,17 @@ BARE_NAME_PAIRS = [
         "panic: interface conversion: interface {} is nil, not string",
         "panic: interface conversion: interface {} is float64, not int",
     ),
+    (
+        "thread 'main' panicked at src/main.rs:12:40:\ncalled `Result::unwrap()` on an `Err` "
+        'value: Os { code: 2, kind: NotFound, message: "No such file or directory" }',
+        "thread 'main' panicked at src/main.rs:27:41:\ncalled `Result::unwrap()` on an `Err` "
+        'value: Os { code: 13, kind: PermissionDenied, message: "Permission denied" }',
+    ),
+    (
+        "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=5",
+        "ActiveRecord::RecordNotFound (Couldn't find Order with 'id'=5):\n\n"
+        "app/controllers/orders_controller.rb:8:in `show'",
+    ),
 ]
 
 

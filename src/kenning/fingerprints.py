@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 6
+RULES_VERSION = 7
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -358,6 +358,13 @@ _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
+    ),
+    # (Rust's io::Error: its errno and kind, "Os { code: 2, kind: NotFound, …" is not
+    # "PermissionDenied"; Rails' model not found, "Couldn't find User with 'id'=5")
+    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+)(?P<num>-?\d{1,5})(?=,\s+kind:\s)"),
+    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+\x00[a-z]+\x00,\s+kind:\s+)(?P<bare>\w{1,100})"),
+    lazy(
+        r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
     lazy(r"(?P<keep>\bMatchError:\s+)(?P<bare>[^\s()]{1,200})(?=\s+\(of\s+class\b)"),
     lazy(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{1,300})(?=\))"),

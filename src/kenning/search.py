@@ -401,7 +401,8 @@ def _shape(fingerprint: str) -> list[str]:
 def _same_shape(one: str, other: str) -> bool:
     """Whether two fingerprints have one :func:`_shape`, whatever punctuation sits between
     its words (terraform's summary and detail are joined by ``:``, a note written by hand
-    may join them by ``.``)."""
+    may join them by ``.``; Rails logs ``RecordNotFound (Couldn't find …):``, its exception
+    says ``RecordNotFound: Couldn't find …``)."""
 
     def words(fingerprint: str) -> list[str]:
         return [_SHAPE_PUNCTUATION.sub(" ", part).strip() for part in _shape(fingerprint)]
@@ -409,7 +410,7 @@ def _same_shape(one: str, other: str) -> bool:
     return words(one) == words(other)
 
 
-_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,]+")
+_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
 #: The IAM action AWS says a caller may not perform (kept in quotes by the fingerprint): for
 #: another action, the same AccessDenied is another error (its fix grants that one).
 _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+:[\w*]+)'")
