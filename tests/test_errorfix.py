@@ -2731,6 +2731,15 @@ SAME_ERROR = [
         "java.lang.OutOfMemoryError: Java heap space.",
         'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
     ),
+    # (a Scala match's value that is an instance, or one of a class that is no case object)
+    (
+        "scala.MatchError: PaymentEvent@7852e922 (of class com.shop.PaymentEvent)",
+        "scala.MatchError: PaymentEvent@1b6d3586 (of class com.shop.PaymentEvent)",
+    ),
+    (
+        "scala.MatchError: 3 (of class java.lang.Integer)",
+        "scala.MatchError: 5 (of class java.lang.Integer)",
+    ),
     # (PHP's names as the source writes them, or as a JSON log escapes them)
     (
         "TypeError: \\App\\Cart::add(): Argument #1 ($item) must be of type \\App\\Item, null "
@@ -3274,6 +3283,7 @@ DIFFERENT_ERROR = [
         "panic: interface conversion: interface {} is nil, not string",
         "panic: interface conversion: interface {} is float64, not int",
     ),
+    ("./server.go:22:9: undefined: db", "./server.go:22:9: undefined: cache"),
     # Rust's io::Error of another errno and kind, Rails' record of another model
     (
         'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '

@@ -711,6 +711,7 @@ FINGERPRINT_RULES_PROBES = {
     5: "052b17db8a206e8f",
     6: "edf7d05c73ff0a05",
     7: "408cf3149aa06f4d",
+    8: "848f9c5bdbd29cb4",
 }
 
 
@@ -1014,7 +1015,7 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             "App\\Cart->add(NULL)\n#1 {main}\n  thrown in /var/www/html/src/Cart.php on line 21",
         ),
         # the IAM action AWS denied (0.98), the terraform resource not declared, a note
-        # joining summary and detail with "." (0.94), an OS error's errno (0.78)
+        # joining summary and detail with "." (0.94)
         (
             "An error occurred (AccessDeniedException) when calling the GetSecretValue operation: "
             "User: arn:aws:sts::123456789012:assumed-role/app/i-0abc is not authorized to "
@@ -1032,16 +1033,6 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             "╷\n│ Error: Reference to undeclared resource\n│ \n│   on outputs.tf line 2, in "
             'output "queue_url":\n│    2:   value = aws_sqs_queue.jobs.url\n│ \n│ A managed '
             'resource "aws_sqs_queue" "jobs" has not been declared in the root module.\n╵',
-        ),
-        (
-            "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000):"
-            " Max retries exceeded with url: /api/users (Caused by NewConnectionError('<urllib3."
-            "connection.HTTPConnection object at 0x7f>: Failed to establish a new connection: "
-            "[Errno 111] Connection refused'))",
-            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.stripe.com', "
-            "port=443): Max retries exceeded with url: /v1/charges (Caused by NewConnectionError("
-            "'<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new "
-            "connection: [Errno -3] Temporary failure in name resolution'))",
         ),
     ],
 )

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 7
+RULES_VERSION = 8
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -332,9 +332,13 @@ _KEEP_MODULE = (
     lazy(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
     # ... and, as bare, the IAM action AWS denied, the .NET argument that was null, the
     # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object,
-    # the PostgreSQL function, the resource and verb Kubernetes forbade, the terraform
-    # resource not declared, the value a Scala match did not cover, the types of a Go
-    # interface conversion (not the host a connection failed to: see _FP_RULES)
+    # the PostgreSQL function (by its name: its schema and argument types are how it was
+    # called), the resource Kubernetes forbade (any verb: an informer is refused "list" and
+    # "watch" for one missing Role), the terraform resource not declared, the case object a
+    # Scala match did not cover (another value of one class, an Int or an instance, is the
+    # same missing default), the types of a Go interface conversion, the name Go calls
+    # undefined; not the host or port a connection failed to (see _FP_RULES), nor an errno
+    # (macOS's and Windows' numbers for one failure are not Linux's)
     lazy(
         r"(?P<keep>\bis\s+not\s+authorized\s+to\s+perform:?\s+)"
         r"(?P<bare>[\w-]{1,100}:[\w*]{1,200})"
@@ -349,25 +353,27 @@ _KEEP_MODULE = (
         r"(?=\s+may\s+be\s+missing\b)"
     ),
     lazy(
-        r"(?P<keep>\bfunction\s+)(?P<bare>[\w.]{1,200}\([^()\n]{0,200}\))"
-        r"(?=\s+does\s+not\s+exist\b)"
+        r"(?P<keep>\bfunction\s+(?:\w{1,100}\.)?)(?P<bare>\w{1,200})"
+        r"(?=\([^()\n]{0,200}\)\s+does\s+not\s+exist\b)"
     ),
     lazy(r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w.-]{1,200})(?=\s+is\s+forbidden:)"),
-    lazy(r"(?P<keep>\bcannot\s+)(?P<bare>\w{1,50})(?=\s+resource\s+\"[\w.-]{1,200}\")"),
     lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
     lazy(
         r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
     ),
-    # (Rust's io::Error: its errno and kind, "Os { code: 2, kind: NotFound, …" is not
-    # "PermissionDenied"; Rails' model not found, "Couldn't find User with 'id'=5")
-    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+)(?P<num>-?\d{1,5})(?=,\s+kind:\s)"),
-    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+\x00[a-z]+\x00,\s+kind:\s+)(?P<bare>\w{1,100})"),
+    # (Rust's io::Error by its kind, "Os { code: 2, kind: NotFound, …" is not
+    # "PermissionDenied", whatever its platform's errno; Rails' model not found, "Couldn't
+    # find User with 'id'=5")
+    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>\w{1,100})"),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
-    lazy(r"(?P<keep>\bMatchError:\s+)(?P<bare>[^\s()]{1,200})(?=\s+\(of\s+class\b)"),
-    lazy(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{1,300})(?=\))"),
+    lazy(
+        r"(?P<keep>\bMatchError:\s+)(?P<bare>\w{1,200})"
+        r"(?=\s+\(of\s+class\s+[\w.$]{0,300}\$\w{1,200}\$\))"
+    ),
+    lazy(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{0,300}\$\w{1,200}\$)(?=\))"),
     lazy(
         r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+)"
         r"(?P<bare>[\w.*\[\]{}]{1,200})(?=,\s+not\s+)"
@@ -376,6 +382,7 @@ _KEEP_MODULE = (
         r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+\x00[a-z]+\x00,"
         r"\s+not\s+)(?P<bare>[\w.*\[\]{}]{1,200})"
     ),
+    lazy(r"(?P<keep>^(?:\S+:\d+:\d+:\s+)?undefined:\s+)(?P<bare>[\w.]{1,200})$"),
     lazy(
         r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+)(?P<bare>[\w\\|?]{1,200})"
         r"(?=,\s+[\w\\]{1,200}\s+given\b)"
@@ -951,6 +958,12 @@ _DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,20
 #: The hash Flutter (Dart's describeIdentity) puts after an object's class, another each run
 #: (``RenderRepaintBoundary#a1b2c``).
 _OBJECT_IDENTITY = lazy(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
+#: An image on Docker Hub, named with the registry or its ``library/`` (a note may say
+#: ``docker.io/myorg/api`` where docker says ``myorg/api``).
+_DOCKER_HUB_IMAGE = lazy(r"(\bpull\s+access\s+denied\s+for\s+)(?:docker\.io/)?(?:library/)?")
+#: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
+#: and "watch" (the resource refused is kept).
+_KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
 #: and JDK 11's (without "new", with its guess at the cause after a colon): one error.
 _JDK_NATIVE_THREAD = lazy(
@@ -1026,6 +1039,8 @@ def error_fingerprint(signature: str) -> str:
     text = _with_ts_code(text)  # (before a suggestion, "Did you mean 'x'?", is cut off)
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
+    text = _DOCKER_HUB_IMAGE.sub(r"\1", text, count=1)
+    text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -1079,8 +1094,9 @@ def _bare_name(name: str) -> str:
     """A name a tool printed bare, as one quoted value: without quotes of its own (Erlang's
     ``'Elixir.Shop.Server'``), one backslash between PHP's namespaces and none before them
     (a note may say ``\\App\\Item`` as the source does, or ``App\\\\Item`` as a JSON log
-    does), and Elixir's ``:crypto.hash/3`` as Erlang's ``crypto:hash/3``."""
-    name = re.sub(r"\\{2,}", r"\\", name.replace("'", "")).lstrip("\\")
+    does), without the full stop a note's sentence ends in, and Elixir's ``:crypto.hash/3`` as
+    Erlang's ``crypto:hash/3``."""
+    name = re.sub(r"\\{2,}", r"\\", name.replace("'", "")).lstrip("\\").rstrip(".")
     if name.startswith(":") and "." in name:
         module, _, function = name[1:].partition(".")
         name = f"{module}:{function}"

@@ -343,14 +343,13 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: it), rustc's ``e0382``, npm's ``e404``, tsc's ``ts2322``, C#'s ``cs0246``, Prisma's
 #: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``, the AWS
 #: CLI's and SDKs' ``an error occurred (nosuchbucket) when calling the …`` (``accessdenied``
-#: on the same call is another error, its fix a policy, not a bucket) and an OS error's
-#: ``[errno 111]`` (a refused connection is not a name that did not resolve). Not any token of
+#: on the same call is another error, its fix a policy, not a bucket). Not an errno: macOS's
+#: and Windows' numbers for one failure are not Linux's. Not any token of
 #: letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
 #: ``h264``, ``iso8601``, ``x509``) said beside an error is none of its codes.
 _ERROR_CODE = re.compile(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
-    r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the )"
-    r"|(?<=\[)errno -?\d{1,4}(?=\]))"
+    r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the ))"
     r"(?![\w.-])"
 )
 #: An error code with the words a tool says it with (``error ts2322:``, ``error[e0382]:``,
@@ -411,9 +410,10 @@ def _same_shape(one: str, other: str) -> bool:
 
 
 _SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
-#: The IAM action AWS says a caller may not perform (kept in quotes by the fingerprint): for
-#: another action, the same AccessDenied is another error (its fix grants that one).
-_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+:[\w*]+)'")
+#: The service of the IAM action AWS says a caller may not perform (kept in quotes by the
+#: fingerprint): for another service's, the same AccessDenied is another error (``kms`` is
+#: not ``secretsmanager``); one service's actions are often one policy's (ECR's push).
+_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 
 
 def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
