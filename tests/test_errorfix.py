@@ -4844,6 +4844,38 @@ def test_a_log_that_stamps_every_line_gives_the_error_not_the_runners_exit(stamp
     assert error_fingerprint(signature) == error_fingerprint("assert 401 == 200")
 
 
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        (
+            "2024-05-02T10:11:12.0000000Z  api Error \n2024-05-02T10:11:12.0000000Z Error response "
+            "from daemon: pull access denied for myorg/api, repository does not exist or may "
+            "require 'docker login': denied: requested access to the resource is denied\n"
+            "2024-05-02T10:11:13.0000000Z ##[error]Process completed with exit code 18.\n",
+            "Error response from daemon: pull access denied for myorg/api, repository does not "
+            "exist or may require 'docker login': denied: requested access to the resource is "
+            "denied (exit code 18)",
+        ),
+        (
+            "2024-05-02T10:11:12.0000000Z go test ./...\n2024-05-02T10:11:13.0000000Z # "
+            "github.com/acme/api/server\n2024-05-02T10:11:13.0000000Z server/server.go:22:9: "
+            "undefined: db\n2024-05-02T10:11:13.0000000Z FAIL\tgithub.com/acme/api/server "
+            "[build failed]\n2024-05-02T10:11:13.0000000Z FAIL\n2024-05-02T10:11:13.0000000Z "
+            "make: *** [Makefile:12: test] Error 1\n2024-05-02T10:11:13.0000000Z "
+            "##[error]Process completed with exit code 2.\n",
+            "undefined: db (exit code 2)",
+        ),
+    ],
+)
+def test_the_runners_close_in_its_raw_log_form_is_no_error_of_its_own(
+    log: str, signature: str
+) -> None:
+    """GitHub Actions' raw log says its close as ``##[error]Process completed with exit code
+    N.``: read without its annotation, it outscored a docker error and a Go compile error
+    (qa-bare2), and their fixes were not found (0.21, 0.10)."""
+    assert extract_error_signature(log) == signature
+
+
 KUBECTL_DESCRIBE = """\
     State:          Waiting
       Reason:       CrashLoopBackOff

@@ -291,7 +291,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
 
 #: Generic wrapper lines (CI runners, build drivers): an error, but the least specific one.
 _WRAPPER = lazy(
-    r"^(?:Error:\s+Process completed with exit code"
+    # (GitHub Actions' close, "Error: …" or, as its raw log says it, "##[error]…")
+    r"^(?:(?:Error:\s+)?Process\s+completed\s+with\s+exit\s+code"
     r"|error:\s+(?:aborting due to|could not compile|Recipe `|recipe for target)"
     r"|npm\s+(?:ERR!|error)\s+(?:Lifecycle|errno|This is probably|Failed at)"
     r"|\S*(?:exited|exit(?:ed)?\s+with)\b"
