@@ -2740,6 +2740,11 @@ SAME_ERROR = [
         "scala.MatchError: 3 (of class java.lang.Integer)",
         "scala.MatchError: 5 (of class java.lang.Integer)",
     ),
+    # (asyncio's macOS errno for a refused connection is Linux's)
+    (
+        "OSError: [Errno 61] Connect call failed ('127.0.0.1', 5432)",
+        "OSError: [Errno 111] Connect call failed ('127.0.0.1', 5432)",
+    ),
     # (PHP's names as the source writes them, or as a JSON log escapes them)
     (
         "TypeError: \\App\\Cart::add(): Argument #1 ($item) must be of type \\App\\Item, null "

@@ -712,6 +712,7 @@ FINGERPRINT_RULES_PROBES = {
     6: "edf7d05c73ff0a05",
     7: "408cf3149aa06f4d",
     8: "848f9c5bdbd29cb4",
+    9: "291001306af0afba",
 }
 
 

@@ -549,6 +549,12 @@ BARE_NAME_PAIRS = [
         "app/controllers/orders_controller.rb:8:in `show'",
     ),
     ("./server.go:22:9: undefined: db", "# example.com/app\n./server.go:31:2: undefined: cache"),
+    (
+        'Error from server (Forbidden): pods "web-1" is forbidden: User "x" cannot create '
+        'resource "pods/exec" in API group "" in the namespace "prod"',
+        'Error from server (Forbidden): pods "web-1" is forbidden: User "x" cannot get resource '
+        '"pods/log" in API group "" in the namespace "prod"',
+    ),
 ]
 
 
@@ -606,12 +612,67 @@ BARE_NAME_SAME = [
         "called `Result::unwrap()` on an `Err` value: Os { code: 111, kind: ConnectionRefused, "
         'message: "Connection refused" }',
     ),
-    # an image on Docker Hub, named with its registry
+    # an image on Docker Hub, named with one of its registry's hosts
     (
         "Error response from daemon: pull access denied for docker.io/myorg/api, repository does "
         "not exist or may require 'docker login'",
         "Error response from daemon: pull access denied for myorg/api, repository does not "
         "exist or may require 'docker login'",
+    ),
+    (
+        "Error response from daemon: pull access denied for registry-1.docker.io/myorg/api, "
+        "repository does not exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for myorg/api, repository does not "
+        "exist or may require 'docker login'",
+    ),
+    # (qa-bare3) Rust's io::Error kind that a newer Rust names otherwise, or Windows does
+    (
+        "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Other, message: "
+        '"Input/output error" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Uncategorized, "
+        'message: "Input/output error" }',
+    ),
+    (
+        "called `Result::unwrap()` on an `Err` value: Os { code: 11, kind: WouldBlock, message: "
+        '"Resource temporarily unavailable" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 10060, kind: TimedOut, message: "
+        '"A connection attempt failed" }',
+    ),
+    # Go 1.15's *os.PathError is Go 1.16's *fs.PathError
+    (
+        "panic: interface conversion: error is *os.PathError, not *json.SyntaxError",
+        "panic: interface conversion: error is *fs.PathError, not *json.SyntaxError",
+    ),
+    # a Scala case object whose package moved, or that a note names without it
+    (
+        "scala.MatchError: Pending (of class com.shop.OrderStatus$Pending$)",
+        "scala.MatchError: Pending (of class com.shop.domain.OrderStatus$Pending$)",
+    ),
+    (
+        "scala.MatchError: Pending (of class OrderStatus$Pending$)",
+        "scala.MatchError: Pending (of class shaded.com.shop.OrderStatus$Pending$)",
+    ),
+    # a Kubernetes resource with or without its API group
+    (
+        'Error from server (Forbidden): deployments is forbidden: User "x" cannot list resource '
+        '"deployments" in API group "apps" in the namespace "prod"',
+        'Error from server (Forbidden): deployments.apps is forbidden: User "x" cannot list '
+        'resource "deployments" in API group "apps" in the namespace "prod"',
+    ),
+    # PHP's types as declared and as PHP prints them
+    (
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type ?\\App\\Item, string "
+        "given",
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type ?App\\Item, string given",
+    ),
+    (
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type App\\Item|null, string "
+        "given",
+        "TypeError: App\\Cart::add(): Argument #1 ($item) must be of type ?App\\Item, string given",
+    ),
+    (
+        "TypeError: App\\Cart::qty(): Argument #1 ($n) must be of type int|string, array given",
+        "TypeError: App\\Cart::qty(): Argument #1 ($n) must be of type string|int, array given",
     ),
 ]
 

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 8
+RULES_VERSION = 9
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -356,16 +356,25 @@ _KEEP_MODULE = (
         r"(?P<keep>\bfunction\s+(?:\w{1,100}\.)?)(?P<bare>\w{1,200})"
         r"(?=\([^()\n]{0,200}\)\s+does\s+not\s+exist\b)"
     ),
-    lazy(r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w.-]{1,200})(?=\s+is\s+forbidden:)"),
-    lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
+    lazy(
+        r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w/-]{1,200})(?:\.[\w.-]{1,200})?"
+        r"(?=\s+is\s+forbidden:)"
+    ),
+    lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w./-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
     lazy(
         r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
     ),
     # (Rust's io::Error by its kind, "Os { code: 2, kind: NotFound, …" is not
-    # "PermissionDenied", whatever its platform's errno; Rails' model not found, "Couldn't
+    # "PermissionDenied", whatever its platform's errno; only the kinds Rust has always given
+    # the same errnos: others moved from Other to Uncategorized to their own, and a read
+    # timeout is WouldBlock on Unix, TimedOut on Windows; Rails' model not found, "Couldn't
     # find User with 'id'=5")
-    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>\w{1,100})"),
+    lazy(
+        r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>NotFound|PermissionDenied"
+        r"|ConnectionRefused|ConnectionReset|ConnectionAborted|AddrInUse|AddrNotAvailable"
+        r"|AlreadyExists|BrokenPipe)(?=,)"
+    ),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
@@ -892,6 +901,8 @@ _DARWIN_ERRNO: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("60", "operation timed out"): ("110", "Connection timed out"),
     ("61", "connection refused"): ("111", "Connection refused"),
+    # (asyncio's words for it, "OSError: [Errno 61] Connect call failed ('127.0.0.1', 5432)")
+    ("61", "connect call failed"): ("111", "Connect call failed"),
     ("62", "too many levels of symbolic links"): ("40", "Too many levels of symbolic links"),
     ("63", "file name too long"): ("36", "File name too long"),
     ("64", "host is down"): ("112", "Host is down"),
@@ -958,12 +969,19 @@ _DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,20
 #: The hash Flutter (Dart's describeIdentity) puts after an object's class, another each run
 #: (``RenderRepaintBoundary#a1b2c``).
 _OBJECT_IDENTITY = lazy(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
-#: An image on Docker Hub, named with the registry or its ``library/`` (a note may say
-#: ``docker.io/myorg/api`` where docker says ``myorg/api``).
-_DOCKER_HUB_IMAGE = lazy(r"(\bpull\s+access\s+denied\s+for\s+)(?:docker\.io/)?(?:library/)?")
+#: An image on Docker Hub, named with one of its registry's hosts or its ``library/`` (a note
+#: may say ``docker.io/myorg/api`` where docker says ``myorg/api``).
+_DOCKER_HUB_IMAGE = lazy(
+    r"(\bpull\s+access\s+denied\s+for\s+)(?:(?:index\.|registry-1\.)?docker\.io/)?(?:library/)?"
+)
 #: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
 #: and "watch" (the resource refused is kept).
 _KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
+#: Names a newer toolchain says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode`` and
+#: ``os.FileInfo`` aliases of io/fs's (its runtime says ``*fs.PathError`` where Go 1.15 said
+#: ``*os.PathError``); a Scala class by its package (moved, shaded, or left out of a note).
+_GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo)\b)")
+_SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
 #: and JDK 11's (without "new", with its guess at the cause after a colon): one error.
 _JDK_NATIVE_THREAD = lazy(
@@ -1041,6 +1059,8 @@ def error_fingerprint(signature: str) -> str:
     text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
     text = _DOCKER_HUB_IMAGE.sub(r"\1", text, count=1)
     text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
+    text = _GO_FS_ALIAS.sub("fs.", text)
+    text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -1097,6 +1117,17 @@ def _bare_name(name: str) -> str:
     does), without the full stop a note's sentence ends in, and Elixir's ``:crypto.hash/3`` as
     Erlang's ``crypto:hash/3``."""
     name = re.sub(r"\\{2,}", r"\\", name.replace("'", "")).lstrip("\\").rstrip(".")
+    if "|" in name or name.startswith("?"):
+        # a PHP type as declared or as printed: "?App\\Item" is "App\\Item|null", and a
+        # union's members in any order
+        members = set()
+        for member in name.split("|"):
+            member = member.lstrip("\\")
+            if member.startswith("?"):
+                members.add("null")
+                member = member[1:].lstrip("\\")
+            members.add(member)
+        name = "|".join(sorted(members, key=str.lower))
     if name.startswith(":") and "." in name:
         module, _, function = name[1:].partition(".")
         name = f"{module}:{function}"
