@@ -2764,6 +2764,109 @@ SAME_ERROR = [
     ),
 ]
 
+#: Errors whose name the tool prints bare, each beside the same error of another name: each
+#: was served as the other's fix (qa-verify, qa-bare), their fingerprints now keep the name.
+BARE_NAME_DIFFERENT = [
+    # names a tool prints bare: Kotlin's unset lateinit property, the function Erlang and
+    # Elixir cannot find, the memory the JVM ran out of, PHP's TypeError's function and types
+    (
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property repository has not been initialized",
+        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
+        "property mailer has not been initialized",
+    ),
+    (
+        "** exception error: undefined function shop_server:start/0",
+        "** exception error: undefined function shop_server:stop/0",
+    ),
+    (
+        "** (UndefinedFunctionError) function Shop.Cart.total/2 is undefined or private",
+        "** (UndefinedFunctionError) function Shop.Cart.add/2 is undefined or private",
+    ),
+    (
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+        'Exception in thread "main" java.lang.OutOfMemoryError: Metaspace',
+    ),
+    (
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given, called in /var/www/html/src/CartController.php on line 33",
+        "PHP Fatal error:  Uncaught TypeError: App\\Mailer::send(): Argument #1 ($to) must be of "
+        "type string, null given, called in /var/www/html/src/CartController.php on line 33",
+    ),
+    (
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, null given",
+        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
+        "type App\\Item, array given",
+    ),
+    (
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+        'Exception in thread "main" java.lang.OutOfMemoryError: GC overhead limit exceeded',
+    ),
+    (
+        "** exception error: undefined function 'Elixir.Shop.Server':start/0",
+        "** exception error: undefined function 'Elixir.Billing.Worker':start/0",
+    ),
+    (
+        "** (UndefinedFunctionError) function :crypto.hmac/3 is undefined or private",
+        "** (UndefinedFunctionError) function :crypto.hash/3 is undefined or private",
+    ),
+    # ... the .NET argument that was null (the other's exact fingerprint), the SQLAlchemy
+    # dialect, the image docker could not pull, the SwiftUI object, the PostgreSQL function,
+    # what Kubernetes forbade, the value a Scala match missed, a Go interface conversion's
+    # types, the name Go calls undefined
+    (
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')",
+        "System.ArgumentNullException: Value cannot be null. (Parameter 'source')",
+    ),
+    (
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres",
+        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:snowflake",
+    ),
+    (
+        "Error response from daemon: pull access denied for myorg/api, repository does not "
+        "exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for postgress, repository does not "
+        "exist or may require 'docker login'",
+    ),
+    (
+        "Fatal error: No ObservableObject of type SettingsStore found. A "
+        "View.environmentObject(_:) for SettingsStore may be missing as an ancestor of this view.",
+        "Fatal error: No ObservableObject of type AuthModel found. A View.environmentObject(_:) "
+        "for AuthModel may be missing as an ancestor of this view.",
+    ),
+    (
+        "ERROR:  function uuid_generate_v4() does not exist",
+        "ERROR:  function gen_random_uuid() does not exist",
+    ),
+    (
+        'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot list resource "pods" in API group "" in the namespace "prod"',
+        'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:ci:'
+        'deployer" cannot create resource "secrets" in API group "" in the namespace "prod"',
+    ),
+    (
+        "scala.MatchError: Pending (of class com.shop.OrderStatus$Pending$)",
+        "scala.MatchError: Cancelled (of class com.shop.OrderStatus$Cancelled$)",
+    ),
+    (
+        "panic: interface conversion: interface {} is nil, not string",
+        "panic: interface conversion: interface {} is float64, not int",
+    ),
+    ("./server.go:22:9: undefined: db", "./server.go:22:9: undefined: cache"),
+    # Rust's io::Error of another errno and kind, Rails' record of another model
+    (
+        'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '
+        'such file or directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 13, kind: PermissionDenied, "
+        'message: "Permission denied" }',
+    ),
+    (
+        "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=5",
+        "ActiveRecord::RecordNotFound: Couldn't find Order with 'id'=5",
+    ),
+]
+
 DIFFERENT_ERROR = [
     # a name that cannot be found is the error, its fix imports, declares or adds that one
     ("error TS2304: Cannot find name 'describe'.", "error TS2304: Cannot find name 'process'."),
@@ -3203,103 +3306,7 @@ DIFFERENT_ERROR = [
             code="P2002", message="Unique constraint failed on the fields: (`email`)"
         ),
     ),
-    # names a tool prints bare: Kotlin's unset lateinit property, the function Erlang and
-    # Elixir cannot find, the memory the JVM ran out of, PHP's TypeError's function and types
-    (
-        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
-        "property repository has not been initialized",
-        'Exception in thread "main" kotlin.UninitializedPropertyAccessException: lateinit '
-        "property mailer has not been initialized",
-    ),
-    (
-        "** exception error: undefined function shop_server:start/0",
-        "** exception error: undefined function shop_server:stop/0",
-    ),
-    (
-        "** (UndefinedFunctionError) function Shop.Cart.total/2 is undefined or private",
-        "** (UndefinedFunctionError) function Shop.Cart.add/2 is undefined or private",
-    ),
-    (
-        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
-        'Exception in thread "main" java.lang.OutOfMemoryError: Metaspace',
-    ),
-    (
-        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
-        "type App\\Item, null given, called in /var/www/html/src/CartController.php on line 33",
-        "PHP Fatal error:  Uncaught TypeError: App\\Mailer::send(): Argument #1 ($to) must be of "
-        "type string, null given, called in /var/www/html/src/CartController.php on line 33",
-    ),
-    (
-        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
-        "type App\\Item, null given",
-        "PHP Fatal error:  Uncaught TypeError: App\\Cart::add(): Argument #1 ($item) must be of "
-        "type App\\Item, array given",
-    ),
-    (
-        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
-        'Exception in thread "main" java.lang.OutOfMemoryError: GC overhead limit exceeded',
-    ),
-    (
-        "** exception error: undefined function 'Elixir.Shop.Server':start/0",
-        "** exception error: undefined function 'Elixir.Billing.Worker':start/0",
-    ),
-    (
-        "** (UndefinedFunctionError) function :crypto.hmac/3 is undefined or private",
-        "** (UndefinedFunctionError) function :crypto.hash/3 is undefined or private",
-    ),
-    # ... the .NET argument that was null (the other's exact fingerprint), the SQLAlchemy dialect, the image
-    # docker could not pull, the SwiftUI object, the PostgreSQL function, what Kubernetes
-    # forbade, the value a Scala match missed, a Go interface conversion's types
-    (
-        "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')",
-        "System.ArgumentNullException: Value cannot be null. (Parameter 'source')",
-    ),
-    (
-        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres",
-        "sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:snowflake",
-    ),
-    (
-        "Error response from daemon: pull access denied for myorg/api, repository does not "
-        "exist or may require 'docker login'",
-        "Error response from daemon: pull access denied for postgress, repository does not "
-        "exist or may require 'docker login'",
-    ),
-    (
-        "Fatal error: No ObservableObject of type SettingsStore found. A "
-        "View.environmentObject(_:) for SettingsStore may be missing as an ancestor of this view.",
-        "Fatal error: No ObservableObject of type AuthModel found. A View.environmentObject(_:) "
-        "for AuthModel may be missing as an ancestor of this view.",
-    ),
-    (
-        "ERROR:  function uuid_generate_v4() does not exist",
-        "ERROR:  function gen_random_uuid() does not exist",
-    ),
-    (
-        'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ci:'
-        'deployer" cannot list resource "pods" in API group "" in the namespace "prod"',
-        'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:ci:'
-        'deployer" cannot create resource "secrets" in API group "" in the namespace "prod"',
-    ),
-    (
-        "scala.MatchError: Pending (of class com.shop.OrderStatus$Pending$)",
-        "scala.MatchError: Cancelled (of class com.shop.OrderStatus$Cancelled$)",
-    ),
-    (
-        "panic: interface conversion: interface {} is nil, not string",
-        "panic: interface conversion: interface {} is float64, not int",
-    ),
-    ("./server.go:22:9: undefined: db", "./server.go:22:9: undefined: cache"),
-    # Rust's io::Error of another errno and kind, Rails' record of another model
-    (
-        'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '
-        'such file or directory" }',
-        "called `Result::unwrap()` on an `Err` value: Os { code: 13, kind: PermissionDenied, "
-        'message: "Permission denied" }',
-    ),
-    (
-        "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=5",
-        "ActiveRecord::RecordNotFound: Couldn't find Order with 'id'=5",
-    ),
+    *BARE_NAME_DIFFERENT,
 ]
 
 
