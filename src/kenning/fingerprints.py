@@ -977,10 +977,11 @@ _DOCKER_HUB_IMAGE = lazy(
 #: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
 #: and "watch" (the resource refused is kept).
 _KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
-#: Names a newer toolchain says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode`` and
+#: Names a newer Go says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode`` and
 #: ``os.FileInfo`` aliases of io/fs's (its runtime says ``*fs.PathError`` where Go 1.15 said
-#: ``*os.PathError``); a Scala class by its package (moved, shaded, or left out of a note).
+#: ``*os.PathError``).
 _GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo)\b)")
+#: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
 _SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
 #: and JDK 11's (without "new", with its guess at the cause after a colon): one error.
@@ -1016,7 +1017,8 @@ def error_fingerprint(signature: str) -> str:
     checker says do not fit: a wanted type that is a part of the given one reads as ``<t>``,
     ``"str | None"; expected "str"`` as any type made optional), in quotes where the tool prints
     it bare (Kotlin's lateinit property, the JVM's kind of memory, Erlang's and Elixir's
-    undefined function, PHP's TypeError's function and types). The ``(exit code N)`` a signature
+    undefined function, PHP's TypeError's function and types, AWS's denied action, Go's
+    undefined name and the others ``_KEEP_MODULE`` lists). The ``(exit code N)`` a signature
     takes from a log's closing line is left out (a CI run and a local run of one error are one
     error), npm 9's ``npm ERR!`` is read as npm 10's ``npm error``, and Node 14's ``Cannot read
     property 'x' of undefined`` as Node 16's ``Cannot read properties of undefined (reading

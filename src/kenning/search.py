@@ -344,9 +344,9 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: ``p2002``, NuGet's ``nu1101``, MSBuild's ``msb3073``, GHC's ``ghc-88464``, the AWS
 #: CLI's and SDKs' ``an error occurred (nosuchbucket) when calling the …`` (``accessdenied``
 #: on the same call is another error, its fix a policy, not a bucket). Not an errno: macOS's
-#: and Windows' numbers for one failure are not Linux's. Not any token of
-#: letters and digits: a version, a target or a format (``es2022``, ``py311``, ``i686``,
-#: ``h264``, ``iso8601``, ``x509``) said beside an error is none of its codes.
+#: and Windows' numbers for one failure are not Linux's. Not any token of letters and digits:
+#: a version, a target or a format (``es2022``, ``py311``, ``i686``, ``h264``, ``iso8601``,
+#: ``x509``) said beside an error is none of its codes.
 _ERROR_CODE = re.compile(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
     r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the ))"
@@ -397,6 +397,13 @@ def _shape(fingerprint: str) -> list[str]:
     return _KEPT_VALUE.split(fingerprint)[::4]
 
 
+_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
+#: The service of the IAM action AWS says a caller may not perform (kept in quotes by the
+#: fingerprint): for another service's, the same AccessDenied is another error (``kms`` is
+#: not ``secretsmanager``); one service's actions are often one policy's (ECR's push).
+_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
+
+
 def _same_shape(one: str, other: str) -> bool:
     """Whether two fingerprints have one :func:`_shape`, whatever punctuation sits between
     its words (terraform's summary and detail are joined by ``:``, a note written by hand
@@ -409,19 +416,13 @@ def _same_shape(one: str, other: str) -> bool:
     return words(one) == words(other)
 
 
-_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
-#: The service of the IAM action AWS says a caller may not perform (kept in quotes by the
-#: fingerprint): for another service's, the same AccessDenied is another error (``kms`` is
-#: not ``secretsmanager``); one service's actions are often one policy's (ECR's push).
-_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
-
-
 def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
     """Whether an entry's error fingerprint is another error's than the query's: each names an
     error code and none is the other's, or it is the query's but for the numbers and names it
     keeps (an exit code, status, errno, an assert's values; the missing module, the undefined
-    name, the types that do not fit): the same error's shape, with another code or name, is
-    another error. Also when one holds the other whole, words around it (a
+    name, the types that do not fit): the same error's shape (whatever punctuation joins its
+    parts), with another code or name, is another error. So is AWS's AccessDenied for an
+    action of another service. Also when one holds the other whole, words around it (a
     prompt's "CI job 'tests' failed: …exit code 139", an entry's "assert 401 == 200 in
     <path>"), its values another error's."""
     if not query_fingerprint or not isinstance(entry_fingerprint, str):
