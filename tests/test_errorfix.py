@@ -2740,10 +2740,32 @@ SAME_ERROR = [
         "scala.MatchError: 3 (of class java.lang.Integer)",
         "scala.MatchError: 5 (of class java.lang.Integer)",
     ),
-    # (asyncio's macOS errno for a refused connection is Linux's)
+    # (asyncio's macOS errno for a connection it could not make is Linux's)
     (
         "OSError: [Errno 61] Connect call failed ('127.0.0.1', 5432)",
         "OSError: [Errno 111] Connect call failed ('127.0.0.1', 5432)",
+    ),
+    (
+        "OSError: [Errno 65] Connect call failed ('10.0.0.7', 5432)",
+        "OSError: [Errno 113] Connect call failed ('10.0.0.7', 5432)",
+    ),
+    # (Rust's io::Error whose kind a newer Rust names: its errno is the error)
+    (
+        'called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: Other, message: "Is a '
+        'directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: IsADirectory, "
+        'message: "Is a directory" }',
+    ),
+    # (an image by its name, whatever its tag or digest)
+    (
+        "Error response from daemon: pull access denied for myorg/api:latest, repository does "
+        "not exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for myorg/api, repository does not "
+        "exist or may require 'docker login'",
+    ),
+    (
+        "panic: interface conversion: interface {} is os.DirEntry, not string",
+        "panic: interface conversion: interface {} is fs.DirEntry, not string",
     ),
     # (PHP's names as the source writes them, or as a JSON log escapes them)
     (
@@ -2864,6 +2886,26 @@ BARE_NAME_DIFFERENT = [
     (
         "ActiveRecord::RecordNotFound: Couldn't find User with 'id'=5",
         "ActiveRecord::RecordNotFound: Couldn't find Order with 'id'=5",
+    ),
+    # (qa-bare4) a Rust kind beside an errno a kind of its own names, a Kubernetes resource
+    # of another API group, another image than a tagged one
+    (
+        'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '
+        'such file or directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 20, kind: NotADirectory, "
+        'message: "Not a directory" }',
+    ),
+    (
+        'Error from server (Forbidden): nodes.metrics.k8s.io is forbidden: User "x" cannot list '
+        'resource "nodes" in API group "metrics.k8s.io" at the cluster scope',
+        'Error from server (Forbidden): nodes is forbidden: User "x" cannot list resource "nodes" '
+        'in API group "" at the cluster scope',
+    ),
+    (
+        "Error response from daemon: pull access denied for myorg/api:latest, repository does "
+        "not exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for myorg/worker, repository does not "
+        "exist or may require 'docker login'",
     ),
 ]
 

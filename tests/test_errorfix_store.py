@@ -713,6 +713,7 @@ FINGERPRINT_RULES_PROBES = {
     7: "408cf3149aa06f4d",
     8: "848f9c5bdbd29cb4",
     9: "291001306af0afba",
+    10: "9c801f45ddf01b2d",
 }
 
 

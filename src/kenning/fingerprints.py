@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 9
+RULES_VERSION = 10
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -333,8 +333,9 @@ _KEEP_MODULE = (
     # ... and, as bare, the IAM action AWS denied, the .NET argument that was null, the
     # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object,
     # the PostgreSQL function (by its name: its schema and argument types are how it was
-    # called), the resource Kubernetes forbade (any verb: an informer is refused "list" and
-    # "watch" for one missing Role), the terraform resource not declared, the case object a
+    # called), the resource Kubernetes forbade and its API group (any verb: an informer is
+    # refused "list" and "watch" for one missing Role; metrics.k8s.io's nodes are not the
+    # core's), the terraform resource not declared, the case object a
     # Scala match did not cover (another value of one class, an Int or an instance, is the
     # same missing default), the types of a Go interface conversion, the name Go calls
     # undefined; not the host or port a connection failed to (see _FP_RULES), nor an errno
@@ -346,7 +347,10 @@ _KEEP_MODULE = (
     lazy(r"(?P<keep>\(Parameter\s+)(?P<num>'[\w.]{1,200}')(?=\))"),
     lazy(r"(?P<keep>\bParameter\s+name:\s+)(?P<bare>[\w.]{1,200})"),
     lazy(r"(?P<keep>\bCan't\s+load\s+plugin:\s+)(?P<bare>[\w.]{1,200}:[\w.]{1,200})"),
-    lazy(r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)(?P<bare>[\w./-]{1,200})(?=,)"),
+    lazy(
+        r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)(?P<bare>[\w./-]{1,200})"
+        r"(?:[:@][\w.:-]{1,200})?(?=,)"
+    ),
     lazy(r"(?P<keep>\bNo\s+ObservableObject\s+of\s+type\s+)(?P<bare>\w{1,200})(?=\s+found\b)"),
     lazy(
         r"(?P<keep>\benvironmentObject\(_:\)\s+for\s+)(?P<bare>\w{1,200})"
@@ -361,20 +365,15 @@ _KEEP_MODULE = (
         r"(?=\s+is\s+forbidden:)"
     ),
     lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w./-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
+    lazy(r"(?P<keep>\bin\s+API\s+group\s+)(?P<num>\"[\w.-]{0,253}\")"),
     lazy(
         r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
     ),
     # (Rust's io::Error by its kind, "Os { code: 2, kind: NotFound, …" is not
-    # "PermissionDenied", whatever its platform's errno; only the kinds Rust has always given
-    # the same errnos: others moved from Other to Uncategorized to their own, and a read
-    # timeout is WouldBlock on Unix, TimedOut on Windows; Rails' model not found, "Couldn't
-    # find User with 'id'=5")
-    lazy(
-        r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>NotFound|PermissionDenied"
-        r"|ConnectionRefused|ConnectionReset|ConnectionAborted|AddrInUse|AddrNotAvailable"
-        r"|AlreadyExists|BrokenPipe)(?=,)"
-    ),
+    # "PermissionDenied", whatever its platform's errno, read by _rust_io_kind_now; Rails'
+    # model not found, "Couldn't find User with 'id'=5")
+    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>\w{1,100})(?=,)"),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
@@ -901,8 +900,6 @@ _DARWIN_ERRNO: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("60", "operation timed out"): ("110", "Connection timed out"),
     ("61", "connection refused"): ("111", "Connection refused"),
-    # (asyncio's words for it, "OSError: [Errno 61] Connect call failed ('127.0.0.1', 5432)")
-    ("61", "connect call failed"): ("111", "Connect call failed"),
     ("62", "too many levels of symbolic links"): ("40", "Too many levels of symbolic links"),
     ("63", "file name too long"): ("36", "File name too long"),
     ("64", "host is down"): ("112", "Host is down"),
@@ -918,13 +915,22 @@ _DARWIN_ERRNO_LINE = lazy(
     r"(?P<head>\[Errno\s+|\bError\s+)(?P<num>\d{2})"
     r"(?P<mid>\]\s+|\s+connecting\s+to\s+[^\s.]+(?:\.[^\s.]+)*\.\s+)(?P<words>"
     + "|".join(sorted((re.escape(w) for _, w in _DARWIN_ERRNO), key=len, reverse=True))
-    + r")(?!\w)",
+    + r"|connect\s+call\s+failed)(?!\w)",
     re.IGNORECASE,
 )
+#: asyncio says any errno of a connection it could not make as ``[Errno N] Connect call
+#: failed (…)``: its macOS number is read as Linux's by the number alone.
+_DARWIN_ERRNO_NUMBER = {darwin: linux for (darwin, _), (linux, _) in _DARWIN_ERRNO.items()}
 
 
 def _errno_as_on_linux(m: re.Match[str]) -> str:
-    linux = _DARWIN_ERRNO.get((m.group("num"), m.group("words").lower()))
+    words = m.group("words")
+    if words.lower().split() == ["connect", "call", "failed"]:
+        number = _DARWIN_ERRNO_NUMBER.get(m.group("num"))
+        if number is None:
+            return m.group(0)
+        return f"{m.group('head')}{number}{m.group('mid')}{words}"
+    linux = _DARWIN_ERRNO.get((m.group("num"), words.lower()))
     if linux is None:
         return m.group(0)
     return f"{m.group('head')}{linux[0]}{m.group('mid')}{linux[1]}"
@@ -977,10 +983,35 @@ _DOCKER_HUB_IMAGE = lazy(
 #: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
 #: and "watch" (the resource refused is kept).
 _KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
-#: Names a newer Go says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode`` and
-#: ``os.FileInfo`` aliases of io/fs's (its runtime says ``*fs.PathError`` where Go 1.15 said
-#: ``*os.PathError``).
-_GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo)\b)")
+#: Names a newer Go says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode``,
+#: ``os.FileInfo`` and ``os.DirEntry`` aliases of io/fs's (its runtime says ``*fs.PathError``
+#: where Go 1.15 said ``*os.PathError``).
+_GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
+#: Rust's io::Error as ``Os { code: N, kind: K``: a kind Rust has given the same errnos since
+#: 1.0 names the error on every platform; any other is read as its errno (``Other`` became
+#: ``Uncategorized`` in 1.55, and errnos keep moving from it to kinds of their own,
+#: ``IsADirectory``, ``Unsupported``: the errno is the error's, the kind the toolchain's).
+_RUST_IO_ERROR = lazy(r"(\bOs\s+\{\s+code:\s+)(-?\d{1,5})(,\s+kind:\s+)(\w{1,100})(?=,)")
+_RUST_STABLE_IO_KINDS = frozenset(
+    {
+        "NotFound",
+        "PermissionDenied",
+        "ConnectionRefused",
+        "ConnectionReset",
+        "ConnectionAborted",
+        "NotConnected",
+        "AddrInUse",
+        "AddrNotAvailable",
+        "BrokenPipe",
+        "AlreadyExists",
+        "InvalidInput",
+        "InvalidData",
+        "TimedOut",
+        "WriteZero",
+        "Interrupted",
+        "UnexpectedEof",
+    }
+)
 #: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
 _SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
@@ -1063,6 +1094,7 @@ def error_fingerprint(signature: str) -> str:
     text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
     text = _GO_FS_ALIAS.sub("fs.", text)
     text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
+    text = _RUST_IO_ERROR.sub(_rust_io_kind_now, text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -1110,6 +1142,14 @@ def error_fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
+
+
+def _rust_io_kind_now(m: re.Match[str]) -> str:
+    # a socket's read timeout is WouldBlock on Unix and TimedOut on Windows (std's
+    # set_read_timeout says so): one error
+    kind = "TimedOut" if m.group(4) == "WouldBlock" else m.group(4)
+    said = kind if kind in _RUST_STABLE_IO_KINDS else f"errno{m.group(2).replace('-', '_')}"
+    return f"{m.group(1)}{m.group(2)}{m.group(3)}{said}"
 
 
 def _bare_name(name: str) -> str:
