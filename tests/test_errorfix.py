@@ -2749,12 +2749,19 @@ SAME_ERROR = [
         "OSError: [Errno 65] Connect call failed ('10.0.0.7', 5432)",
         "OSError: [Errno 113] Connect call failed ('10.0.0.7', 5432)",
     ),
-    # (Rust's io::Error whose kind a newer Rust names: its errno is the error)
+    # (Rust's io::Error of one kind on macOS and on Linux: another errno, one error)
     (
-        'called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: Other, message: "Is a '
-        'directory" }',
-        "called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: IsADirectory, "
-        'message: "Is a directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 66, kind: DirectoryNotEmpty, "
+        'message: "Directory not empty" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 39, kind: DirectoryNotEmpty, "
+        'message: "Directory not empty" }',
+    ),
+    # (a Kubernetes resource an older cluster serves from "extensions")
+    (
+        'Error from server (Forbidden): deployments.extensions is forbidden: User "x" cannot '
+        'list resource "deployments" in API group "extensions" in the namespace "prod"',
+        'Error from server (Forbidden): deployments.apps is forbidden: User "x" cannot list '
+        'resource "deployments" in API group "apps" in the namespace "prod"',
     ),
     # (an image by its name, whatever its tag or digest)
     (
@@ -2876,6 +2883,11 @@ BARE_NAME_DIFFERENT = [
         "panic: interface conversion: interface {} is float64, not int",
     ),
     ("./server.go:22:9: undefined: db", "./server.go:22:9: undefined: cache"),
+    # (Linux's own errnos in asyncio's words are not macOS's to renumber)
+    (
+        "OSError: [Errno 40] Connect call failed ('10.0.0.7', 5432)",
+        "OSError: [Errno 90] Connect call failed ('10.0.0.7', 5432)",
+    ),
     # Rust's io::Error of another errno and kind, Rails' record of another model
     (
         'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: "No '
@@ -2906,6 +2918,19 @@ BARE_NAME_DIFFERENT = [
         "not exist or may require 'docker login'",
         "Error response from daemon: pull access denied for myorg/worker, repository does not "
         "exist or may require 'docker login'",
+    ),
+    # (qa-bare5) a named object's resource, an image on a registry with a port
+    (
+        'Error from server (Forbidden): secrets "db" is forbidden: User "x" cannot get resource '
+        '"secrets" in API group "" in the namespace "prod"',
+        'Error from server (Forbidden): configmaps "db" is forbidden: User "x" cannot get '
+        'resource "configmaps" in API group "" in the namespace "prod"',
+    ),
+    (
+        "Error response from daemon: pull access denied for localhost:5000/api:1.2, repository "
+        "does not exist or may require 'docker login'",
+        "Error response from daemon: pull access denied for localhost:5000/worker:1.2, "
+        "repository does not exist or may require 'docker login'",
     ),
 ]
 

@@ -714,6 +714,7 @@ FINGERPRINT_RULES_PROBES = {
     8: "848f9c5bdbd29cb4",
     9: "291001306af0afba",
     10: "9c801f45ddf01b2d",
+    11: "39d3752b1db42c49",
 }
 
 

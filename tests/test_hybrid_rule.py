@@ -599,6 +599,13 @@ BARE_NAME_SAME = [
         "called `Result::unwrap()` on an `Err` value: Os { code: 10060, kind: TimedOut, message: "
         '"A connection attempt failed" }',
     ),
+    # ... or a newer Rust names what an older one called Other
+    (
+        'called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: Other, message: "Is a '
+        'directory" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 21, kind: IsADirectory, "
+        'message: "Is a directory" }',
+    ),
     # Go 1.15's *os.PathError is Go 1.16's *fs.PathError
     (
         "panic: interface conversion: error is *os.PathError, not *json.SyntaxError",

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 10
+RULES_VERSION = 11
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -64,6 +64,12 @@ _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
 _CHECKED_TYPE = r"\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'"
 #: A value kept already (its placeholder, :func:`_keep_token`).
 _KEPT = r"\x00[a-z]+\x00"
+#: Rust's io::Error kinds that say no error of their own: ``Other`` became ``Uncategorized``
+#: in 1.55, and errnos keep moving from it to kinds of their own (``IsADirectory``,
+#: ``Unsupported``), so a catch-all beside a named kind may be one error said by two Rusts;
+#: ``WouldBlock`` is a socket's read timeout on Unix (``TimedOut`` on Windows) as well as a
+#: non-blocking call's EAGAIN. They are left as words: compared by meaning, never held.
+_RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
 _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
@@ -348,8 +354,8 @@ _KEEP_MODULE = (
     lazy(r"(?P<keep>\bParameter\s+name:\s+)(?P<bare>[\w.]{1,200})"),
     lazy(r"(?P<keep>\bCan't\s+load\s+plugin:\s+)(?P<bare>[\w.]{1,200}:[\w.]{1,200})"),
     lazy(
-        r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)(?P<bare>[\w./-]{1,200})"
-        r"(?:[:@][\w.:-]{1,200})?(?=,)"
+        r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)"
+        r"(?P<bare>(?:[\w.-]{1,200}:\d{1,5}/)?[\w./-]{1,200})(?:[:@][\w.:@-]{1,200})?(?=,)"
     ),
     lazy(r"(?P<keep>\bNo\s+ObservableObject\s+of\s+type\s+)(?P<bare>\w{1,200})(?=\s+found\b)"),
     lazy(
@@ -362,7 +368,7 @@ _KEEP_MODULE = (
     ),
     lazy(
         r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w/-]{1,200})(?:\.[\w.-]{1,200})?"
-        r"(?=\s+is\s+forbidden:)"
+        r"(?=\s+(?:\"[^\"\n]{0,253}\"\s+)?is\s+forbidden:)"
     ),
     lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w./-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
     lazy(r"(?P<keep>\bin\s+API\s+group\s+)(?P<num>\"[\w.-]{0,253}\")"),
@@ -371,9 +377,12 @@ _KEEP_MODULE = (
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
     ),
     # (Rust's io::Error by its kind, "Os { code: 2, kind: NotFound, …" is not
-    # "PermissionDenied", whatever its platform's errno, read by _rust_io_kind_now; Rails'
+    # "PermissionDenied", whatever its platform's errno: not _RUST_UNNAMED_IO_KINDS; Rails'
     # model not found, "Couldn't find User with 'id'=5")
-    lazy(r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)(?P<bare>\w{1,100})(?=,)"),
+    lazy(
+        r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)"
+        rf"(?P<bare>(?!(?:{'|'.join(_RUST_UNNAMED_IO_KINDS)})\b)\w{{1,100}})(?=,)"
+    ),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
@@ -919,8 +928,15 @@ _DARWIN_ERRNO_LINE = lazy(
     re.IGNORECASE,
 )
 #: asyncio says any errno of a connection it could not make as ``[Errno N] Connect call
-#: failed (…)``: its macOS number is read as Linux's by the number alone.
-_DARWIN_ERRNO_NUMBER = {darwin: linux for (darwin, _), (linux, _) in _DARWIN_ERRNO.items()}
+#: failed (…)``: macOS's numbers a connect gives (refused, timed out, unreachable, host
+#: down, address in use or not available, reset) are read as Linux's by the number alone;
+#: Linux gives none of these numbers for a connect.
+_DARWIN_CONNECT_ERRNOS = ("48", "49", "50", "51", "54", "60", "61", "64", "65")
+_DARWIN_ERRNO_NUMBER = {
+    darwin: linux
+    for (darwin, _), (linux, _) in _DARWIN_ERRNO.items()
+    if darwin in _DARWIN_CONNECT_ERRNOS
+}
 
 
 def _errno_as_on_linux(m: re.Match[str]) -> str:
@@ -983,35 +999,24 @@ _DOCKER_HUB_IMAGE = lazy(
 #: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
 #: and "watch" (the resource refused is kept).
 _KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
+#: Resources an older cluster serves from the ``extensions`` API group, a newer one from
+#: their own: one resource (``deployments`` of ``extensions`` is ``apps``').
+_KUBERNETES_MOVED_GROUP = lazy(
+    r"(\bresource\s+\"(?P<resource>deployments|daemonsets|replicasets|ingresses|networkpolicies"
+    r"|podsecuritypolicies)(?:/[\w-]{1,50})?\"\s+in\s+API\s+group\s+\")extensions(?=\")"
+)
+_KUBERNETES_GROUP_NOW = {
+    "deployments": "apps",
+    "daemonsets": "apps",
+    "replicasets": "apps",
+    "ingresses": "networking.k8s.io",
+    "networkpolicies": "networking.k8s.io",
+    "podsecuritypolicies": "policy",
+}
 #: Names a newer Go says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode``,
 #: ``os.FileInfo`` and ``os.DirEntry`` aliases of io/fs's (its runtime says ``*fs.PathError``
 #: where Go 1.15 said ``*os.PathError``).
 _GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
-#: Rust's io::Error as ``Os { code: N, kind: K``: a kind Rust has given the same errnos since
-#: 1.0 names the error on every platform; any other is read as its errno (``Other`` became
-#: ``Uncategorized`` in 1.55, and errnos keep moving from it to kinds of their own,
-#: ``IsADirectory``, ``Unsupported``: the errno is the error's, the kind the toolchain's).
-_RUST_IO_ERROR = lazy(r"(\bOs\s+\{\s+code:\s+)(-?\d{1,5})(,\s+kind:\s+)(\w{1,100})(?=,)")
-_RUST_STABLE_IO_KINDS = frozenset(
-    {
-        "NotFound",
-        "PermissionDenied",
-        "ConnectionRefused",
-        "ConnectionReset",
-        "ConnectionAborted",
-        "NotConnected",
-        "AddrInUse",
-        "AddrNotAvailable",
-        "BrokenPipe",
-        "AlreadyExists",
-        "InvalidInput",
-        "InvalidData",
-        "TimedOut",
-        "WriteZero",
-        "Interrupted",
-        "UnexpectedEof",
-    }
-)
 #: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
 _SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
@@ -1092,9 +1097,11 @@ def error_fingerprint(signature: str) -> str:
     text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
     text = _DOCKER_HUB_IMAGE.sub(r"\1", text, count=1)
     text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
+    text = _KUBERNETES_MOVED_GROUP.sub(
+        lambda m: m.group(1) + _KUBERNETES_GROUP_NOW[m.group("resource")], text, count=1
+    )
     text = _GO_FS_ALIAS.sub("fs.", text)
     text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
-    text = _RUST_IO_ERROR.sub(_rust_io_kind_now, text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -1142,14 +1149,6 @@ def error_fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
-
-
-def _rust_io_kind_now(m: re.Match[str]) -> str:
-    # a socket's read timeout is WouldBlock on Unix and TimedOut on Windows (std's
-    # set_read_timeout says so): one error
-    kind = "TimedOut" if m.group(4) == "WouldBlock" else m.group(4)
-    said = kind if kind in _RUST_STABLE_IO_KINDS else f"errno{m.group(2).replace('-', '_')}"
-    return f"{m.group(1)}{m.group(2)}{m.group(3)}{said}"
 
 
 def _bare_name(name: str) -> str:
