@@ -2749,6 +2749,13 @@ SAME_ERROR = [
         "OSError: [Errno 65] Connect call failed ('10.0.0.7', 5432)",
         "OSError: [Errno 113] Connect call failed ('10.0.0.7', 5432)",
     ),
+    # (Rust's io::Error of an errno no kind names: Rust 1.55 renamed Other Uncategorized)
+    (
+        "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Other, message: "
+        '"Input/output error" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Uncategorized, "
+        'message: "Input/output error" }',
+    ),
     # (Rust's io::Error of one kind on macOS and on Linux: another errno, one error)
     (
         "called `Result::unwrap()` on an `Err` value: Os { code: 66, kind: DirectoryNotEmpty, "
@@ -2883,6 +2890,13 @@ BARE_NAME_DIFFERENT = [
         "panic: interface conversion: interface {} is float64, not int",
     ),
     ("./server.go:22:9: undefined: db", "./server.go:22:9: undefined: cache"),
+    # (qa-bare6) Rust's catch-all kind of another errno
+    (
+        "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Uncategorized, "
+        'message: "Input/output error" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 30, kind: Uncategorized, "
+        'message: "Read-only file system" }',
+    ),
     # (Linux's own errnos in asyncio's words are not macOS's to renumber)
     (
         "OSError: [Errno 40] Connect call failed ('10.0.0.7', 5432)",

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 11
+RULES_VERSION = 12
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -68,7 +68,8 @@ _KEPT = r"\x00[a-z]+\x00"
 #: in 1.55, and errnos keep moving from it to kinds of their own (``IsADirectory``,
 #: ``Unsupported``), so a catch-all beside a named kind may be one error said by two Rusts;
 #: ``WouldBlock`` is a socket's read timeout on Unix (``TimedOut`` on Windows) as well as a
-#: non-blocking call's EAGAIN. They are left as words: compared by meaning, never held.
+#: non-blocking call's EAGAIN. They are left as words, and their errno is kept instead: one
+#: ``Uncategorized`` of EIO is not one of EROFS (their messages are masked as quoted text).
 _RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
 _KEEP_MODULE = (
     lazy(
@@ -382,6 +383,10 @@ _KEEP_MODULE = (
     lazy(
         r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)"
         rf"(?P<bare>(?!(?:{'|'.join(_RUST_UNNAMED_IO_KINDS)})\b)\w{{1,100}})(?=,)"
+    ),
+    lazy(
+        r"(?P<keep>\bOs\s+\{\s+code:\s+)(?P<num>-?\d{1,5})"
+        rf"(?=,\s+kind:\s+(?:{'|'.join(_RUST_UNNAMED_IO_KINDS)}),)"
     ),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
@@ -1017,6 +1022,8 @@ _KUBERNETES_GROUP_NOW = {
 #: ``os.FileInfo`` and ``os.DirEntry`` aliases of io/fs's (its runtime says ``*fs.PathError``
 #: where Go 1.15 said ``*os.PathError``).
 _GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
+#: Rust before 1.55 said an errno no kind names ``Other``, Rust since ``Uncategorized``.
+_RUST_OLD_CATCH_ALL = lazy(r"(\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)Other(?=,)")
 #: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
 _SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
@@ -1102,6 +1109,7 @@ def error_fingerprint(signature: str) -> str:
     )
     text = _GO_FS_ALIAS.sub("fs.", text)
     text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
+    text = _RUST_OLD_CATCH_ALL.sub(r"\1Uncategorized", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
