@@ -2756,6 +2756,13 @@ SAME_ERROR = [
         "called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Uncategorized, "
         'message: "Input/output error" }',
     ),
+    # (Rust's WouldBlock, EAGAIN on Linux, macOS and Windows)
+    (
+        "called `Result::unwrap()` on an `Err` value: Os { code: 35, kind: WouldBlock, message: "
+        '"Resource temporarily unavailable" }',
+        "called `Result::unwrap()` on an `Err` value: Os { code: 11, kind: WouldBlock, message: "
+        '"Resource temporarily unavailable" }',
+    ),
     # (Rust's io::Error of one kind on macOS and on Linux: another errno, one error)
     (
         "called `Result::unwrap()` on an `Err` value: Os { code: 66, kind: DirectoryNotEmpty, "

@@ -716,6 +716,7 @@ FINGERPRINT_RULES_PROBES = {
     10: "9c801f45ddf01b2d",
     11: "39d3752b1db42c49",
     12: "3ba2a4b73ddb0262",
+    13: "34889e3dd8a72229",
 }
 
 

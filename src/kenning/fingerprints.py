@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 12
+RULES_VERSION = 13
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -68,8 +68,9 @@ _KEPT = r"\x00[a-z]+\x00"
 #: in 1.55, and errnos keep moving from it to kinds of their own (``IsADirectory``,
 #: ``Unsupported``), so a catch-all beside a named kind may be one error said by two Rusts;
 #: ``WouldBlock`` is a socket's read timeout on Unix (``TimedOut`` on Windows) as well as a
-#: non-blocking call's EAGAIN. They are left as words, and their errno is kept instead: one
-#: ``Uncategorized`` of EIO is not one of EROFS (their messages are masked as quoted text).
+#: non-blocking call's EAGAIN. They are left as words; a catch-all's errno is kept instead:
+#: one ``Uncategorized`` of EIO is not one of EROFS (their messages are masked as quoted
+#: text). WouldBlock's is not: EAGAIN is 11 on Linux, 35 on macOS, 10035 on Windows.
 _RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
 _KEEP_MODULE = (
     lazy(
@@ -386,7 +387,7 @@ _KEEP_MODULE = (
     ),
     lazy(
         r"(?P<keep>\bOs\s+\{\s+code:\s+)(?P<num>-?\d{1,5})"
-        rf"(?=,\s+kind:\s+(?:{'|'.join(_RUST_UNNAMED_IO_KINDS)}),)"
+        r"(?=,\s+kind:\s+(?:Other|Uncategorized),)"
     ),
     lazy(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
