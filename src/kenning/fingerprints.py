@@ -339,15 +339,15 @@ _KEEP_MODULE = (
     ),
     lazy(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
     # ... and, as bare, the IAM action AWS denied, the .NET argument that was null, the
-    # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object,
-    # the PostgreSQL function (by its name: its schema and argument types are how it was
-    # called), the resource Kubernetes forbade and its API group (any verb: an informer is
-    # refused "list" and "watch" for one missing Role; metrics.k8s.io's nodes are not the
-    # core's), the terraform resource not declared, the case object a
-    # Scala match did not cover (another value of one class, an Int or an instance, is the
-    # same missing default), the types of a Go interface conversion, the name Go calls
-    # undefined; not the host or port a connection failed to (see _FP_RULES), nor an errno
-    # (macOS's and Windows' numbers for one failure are not Linux's)
+    # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object, the
+    # PostgreSQL function (by its name: its schema and argument types are how it was called),
+    # the resource Kubernetes forbade and its API group (any verb: an informer is refused "list"
+    # and "watch" for one missing Role; metrics.k8s.io's nodes are not the core's), the
+    # terraform resource not declared, the case object a Scala match did not cover (another
+    # value of one class, an Int or an instance, is the same missing default), the types of a Go
+    # interface conversion, the name Go calls undefined; not the host or port a connection
+    # failed to (see _FP_RULES), nor an errno (macOS's and Windows' numbers for one failure are
+    # not Linux's)
     lazy(
         r"(?P<keep>\bis\s+not\s+authorized\s+to\s+perform:?\s+)"
         r"(?P<bare>[\w-]{1,100}:[\w*]{1,200})"
