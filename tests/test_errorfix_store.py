@@ -14,7 +14,7 @@ from kenning.backends.base import Filters
 from kenning.calibration import calibrate, read_queries
 from kenning.embedders.base import Embedder
 from kenning.errors import StoreLocationError, UserInputError
-from kenning.search import ANOTHER_CODE_SCORE
+from kenning.search import ANOTHER_CODE_SCORE, FINGERPRINT_SCORE
 from kenning.seeding import seed_solutions
 from kenning.signatures import looks_like_error
 from kenning.store import NewMemory
@@ -1122,3 +1122,62 @@ def test_the_same_error_said_another_way_finds_its_fix(
     assert entry.status == "stored", entry
     hits = store.recall(asked, errors=True).hits
     assert [h.memory.id for h in hits][:1] == [entry.id], hits
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        # a CI job's failure said in a prompt (qa-week P08: the fix scored 0.39, below the
+        # floor, and a note that was no fix came first at 0.41)
+        (
+            "Process completed with exit code 139",
+            "CI job 'tests' failed: Error: Process completed with exit code 139.",
+        ),
+        ("KeyError: 'user'", "KeyError: 'user' when I log out"),
+        (
+            "OSError: [Errno 98] Address already in use",
+            "uvicorn won't start locally: OSError: [Errno 98] Address already in use",
+        ),
+    ],
+)
+def test_an_error_told_in_a_sentence_finds_its_fix_by_its_fingerprint(
+    store: MemoryStore, stored: str, asked: str
+) -> None:
+    """A query that tells its error in a sentence is matched by the error's own fingerprint
+    too, as the prompt hook's error query is: the words around it are not the error's."""
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error", "error_fix")
+    other = store.remember("ERROR-FIX: TypeError: x is not a function | FIX: call y", "error_fix")
+    assert entry.status == other.status == "stored", (entry, other)
+    hits = store.recall(asked).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(entry.id, "fingerprint")], hits
+    assert hits[0].semantic >= FINGERPRINT_SCORE
+
+
+def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(
+    store: MemoryStore,
+) -> None:
+    """The prompt hook recalls a prompt's words and its error as one request: the words
+    "CI job 'tests' failed" found the out-of-memory fix of exit code 137 at 0.63 for a job
+    that failed with 139 (qa-week F1), though the error query held it below the floors."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    segfault = store.remember(
+        "ERROR-FIX: Process completed with exit code 139 | FIX: segfault in the psycopg binary "
+        "wheel on the alpine runner; use the debian-based runner image",
+        "error_fix",
+    )
+    memory = store.remember(
+        "ERROR-FIX: Process completed with exit code 137 | FIX: the CI runner ran out of memory "
+        "in the test job; run pytest with -n 2 instead of -n auto",
+        "error_fix",
+    )
+    assert segfault.status == memory.status == "stored", (segfault, memory)
+    prompt = "CI job 'tests' failed: Error: Process completed with exit code 139."
+    queries = prompt_queries(prompt)
+    assert [e for _, e in queries] == [False, True], queries
+    words_alone = store.recall_many(queries[:1]).hits
+    assert memory.id in [h.memory.id for h in words_alone], "the words alone find it"
+    assert [h.memory.id for h in store.recall_many(queries).hits] == [segfault.id]
+    # the same exit code's fix is still recalled for its own error
+    exit_137 = prompt.replace("139", "137")
+    assert [h.memory.id for h in store.recall_many(prompt_queries(exit_137)).hits] == [memory.id]

@@ -5,6 +5,7 @@ query that the previous rule answered wrongly, through the public API."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
@@ -25,13 +26,16 @@ from kenning.lexical import (
 )
 from kenning.model import Memory, content_hash
 from kenning.search import (
+    ANOTHER_CODE_SCORE,
     FINGERPRINT_SCORE,
     LEXICAL_REFERENCE_LENGTH,
     LEXICAL_WEIGHT,
     SCORE_KNEE,
+    Candidate,
     LexicalEvidence,
     another_code_or_name,
     fused_score,
+    held_for,
     hybrid_candidates,
     lexical_idfs,
     memory_bm25,
@@ -209,6 +213,24 @@ def test_a_lexical_hit_with_an_unusable_vector_is_left_out_and_named(
     assert [c.memory.id for c in ranked] == ["good"]
     assert [memory_id for memory_id, _ in skipped] == ["bad"]
     assert problem in skipped[0][1]
+
+
+def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() -> None:
+    def candidate(signature: str, match: str) -> Candidate:
+        memory = _memory(signature, f"ERROR-FIX: {signature} | FIX: f")
+        fingerprint = error_fingerprint(signature)
+        memory = replace(memory, metadata={"error_fingerprint": fingerprint})
+        return Candidate(memory, 0.63, None, match)
+
+    asked = [error_fingerprint("Process completed with exit code 139")]
+    assert held_for(candidate("Process completed with exit code 137", "hybrid"), asked) == (
+        ANOTHER_CODE_SCORE
+    )
+    assert held_for(candidate("Process completed with exit code 137", "hybrid"), []) == 0.63
+    assert held_for(candidate("Process completed with exit code 139", "hybrid"), asked) == 0.63
+    assert held_for(candidate("KeyError: 'user'", "dense"), asked) == 0.63
+    exact = candidate("Process completed with exit code 137", "fingerprint")
+    assert held_for(exact, asked) == 0.63
 
 
 def test_a_fingerprint_match_scores_at_least_the_fingerprint_score() -> None:

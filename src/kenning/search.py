@@ -463,6 +463,20 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     return bool(found) and values not in found
 
 
+def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
+    """``candidate``'s score in a request whose error queries have ``fingerprints``: at most
+    :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX entry of another code or name than
+    one of them (:func:`another_code_or_name`), unless it is the exact match of its query.
+    A request's other queries (a prompt's words around the error it carries) hold it as
+    its error query does."""
+    if candidate.match == "fingerprint":
+        return candidate.semantic
+    entry = candidate.memory.metadata.get("error_fingerprint")
+    if any(another_code_or_name(fingerprint, entry) for fingerprint in fingerprints):
+        return min(candidate.semantic, ANOTHER_CODE_SCORE)
+    return candidate.semantic
+
+
 def lexical_idfs(rows: int, frequencies: Mapping[str, int]) -> dict[str, float]:
     """The idf of each query term found in the store (``frequencies``: its document
     frequency among ``rows`` memories), the store counted as at least
@@ -531,8 +545,15 @@ class LexicalEvidence:
     counted: Mapping[str, tuple[Mapping[str, int], int]]
     #: The idf of each query term (:func:`lexical_idfs`).
     idfs: Mapping[str, float]
-    #: The query's error fingerprint (None: not an error query).
-    fingerprint: str | None = None
+    #: The query's error fingerprints (none: not an error query), the error's own first
+    #: (:func:`kenning.store_read.query_fingerprints`).
+    fingerprints: tuple[str, ...] = ()
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The fingerprint of the query's error (None: not an error query): the one an entry
+        of another code or name is told by."""
+        return self.fingerprints[0] if self.fingerprints else None
 
 
 def hybrid_candidates(

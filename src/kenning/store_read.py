@@ -12,7 +12,7 @@ from concurrent.futures import Future, wait
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from .search import (
     check_limit,
     check_whole_number,
     expansion_reason,
+    held_for,
     hybrid_candidates,
     lexical_idfs,
     plan_search,
@@ -101,21 +102,48 @@ def _fingerprint_now(memory: Memory) -> str | None:
     return found
 
 
+def query_fingerprints(query: str) -> tuple[str, ...]:
+    """The error fingerprints an error query finds its entries by: its signature's, and when
+    the signature tells its error in a sentence (``CI job 'tests' failed: Error: Process
+    completed with exit code 139.``, ``KeyError: 'user' when I log out``), the error's own
+    first (:func:`kenning.querybuild.error_in_sentence`): an entry stored from the error
+    alone has that one, one stored from the same sentence the other. Only those that
+    :func:`~kenning.fingerprints.identifies` an error."""
+    from .fingerprints import error_fingerprint, identifies
+    from .querybuild import error_in_sentence
+    from .signatures import extract_error_signature
+
+    signature = extract_error_signature(query)
+    error = error_in_sentence(signature)[1]
+    found = [error_fingerprint(extract_error_signature(error))] if error != signature else []
+    found.append(error_fingerprint(signature))
+    return tuple(dict.fromkeys(f for f in found if identifies(f)))
+
+
 def _matching_fingerprint(
-    memories: Iterable[Memory], fingerprint: str, known: Iterable[Memory] = ()
+    memories: Iterable[Memory], fingerprints: Sequence[str], known: Iterable[Memory] = ()
 ) -> list[Memory]:
     """The error-fix entries among ``memories`` (not already in ``known``) whose fingerprint
-    under this kenning's rules is ``fingerprint``, though the one stored with them is not:
-    entries written under older rules, found among a query's candidates."""
+    under this kenning's rules is one of ``fingerprints``, though the one stored with them
+    is not: entries written under older rules, found among a query's candidates."""
     seen = {m.id for m in known}
     found = []
     for memory in memories:
         stored = memory.metadata.get("error_fingerprint")
-        stale = stored and stored != fingerprint and memory.id not in seen
-        if stale and _fingerprint_now(memory) == fingerprint:
+        stale = stored and stored not in fingerprints and memory.id not in seen
+        if stale and _fingerprint_now(memory) in fingerprints:
             found.append(memory)
             seen.add(memory.id)
     return found
+
+
+class _Retrieved(NamedTuple):
+    """What :meth:`StoreReads._retrieve` found for a query."""
+
+    candidates: list[Candidate]
+    vector: np.ndarray | None = None
+    #: The fingerprint of the query's error (None: not an error query, or not hybrid).
+    fingerprint: str | None = None
 
 
 class StoreReads(StoreFreshness):
@@ -131,33 +159,26 @@ class StoreReads(StoreFreshness):
         scored with, the stored vectors of the lexical hits, and the entries whose error
         fingerprint the query's signature matches (looked up when the query looks like an
         error, or ``error`` says it is one)."""
-        from .fingerprints import error_fingerprint, identifies
         from .lexical import text_statistics
-        from .signatures import extract_error_signature
 
         if check:
             self._check_provenance(stamp=False)
         hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
         vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
-        fingerprint = (
-            error_fingerprint(extract_error_signature(query))
-            if error or _looks_like_error(query)
-            else None
-        )
-        if fingerprint and not identifies(fingerprint):  # "<q>": every quoted message's
-            fingerprint = None
+        fingerprints = query_fingerprints(query) if error or _looks_like_error(query) else ()
         matches: list[Memory] = []
-        if fingerprint:
+        for fingerprint in fingerprints:
             # a stored fingerprint is the one of the rules it was written under: a match is
             # checked under this kenning's (and a lexical hit stored under older ones found)
             stored = self.backend.find_by_fingerprint(fingerprint, filters)
-            matches = [m for m in stored if _fingerprint_now(m) == fingerprint]
-            matches += _matching_fingerprint((h.memory for h in hits), fingerprint, matches)
+            matches += [m for m in stored if _fingerprint_now(m) == fingerprint]
+        if fingerprints:
+            matches += _matching_fingerprint((h.memory for h in hits), fingerprints, matches)
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
         counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
         return LexicalEvidence(
-            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, fingerprint
+            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, fingerprints
         )
 
     def retrieve(
@@ -179,7 +200,7 @@ class StoreReads(StoreFreshness):
         ``error`` says the query is an error even when it does not look like one (a
         compiler's or linter's warning): its fingerprint is looked up all the same.
         """
-        return self._retrieve(query, k, filters, mode=mode, vector=vector, error=error)[0]
+        return self._retrieve(query, k, filters, mode=mode, vector=vector, error=error).candidates
 
     def retrieve_many(
         self, queries: Sequence[str], k: int, filters: Filters
@@ -207,7 +228,7 @@ class StoreReads(StoreFreshness):
         # the text retrieve() embeds: the query without its terminal sequences
         vectors = self._embed([without_terminal_sequences(query) for query in queries])
         return [
-            self._retrieve(query, k, filters, mode="hybrid", vector=vector)[0]
+            self._retrieve(query, k, filters, mode="hybrid", vector=vector).candidates
             for query, vector in zip(queries, vectors, strict=True)
         ]
 
@@ -220,9 +241,9 @@ class StoreReads(StoreFreshness):
         mode: str,
         vector: np.ndarray | None,
         error: bool = False,
-    ) -> tuple[list[Candidate], np.ndarray | None]:
-        """:meth:`retrieve`, and the query's vector (embedded here unless given; None in
-        ``lexical`` mode) for a next search of the same query."""
+    ) -> _Retrieved:
+        """:meth:`retrieve`, the query's vector (embedded here unless given; None in
+        ``lexical`` mode) for a next search of the same query, and its error's fingerprint."""
         from .safety import without_terminal_sequences
 
         _check_text(query, "the query")
@@ -235,7 +256,7 @@ class StoreReads(StoreFreshness):
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
             hits = self.backend.lexical_search(words, k, filters)
-            return [Candidate(h.memory, h.score, h.score, "lexical") for h in hits], None
+            return _Retrieved([Candidate(h.memory, h.score, h.score, "lexical") for h in hits])
         lexical_side: Future[LexicalEvidence] | None = None
         found: LexicalEvidence | None = None
         if mode == "hybrid" and vector is None:
@@ -263,15 +284,15 @@ class StoreReads(StoreFreshness):
         if lexical_side is not None:
             found = lexical_side.result()
         dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
-        if found is not None and found.fingerprint:
+        if found is not None and found.fingerprints:
             stale = _matching_fingerprint(
-                (m for m, _ in dense), found.fingerprint, found.fingerprint_matches
+                (m for m, _ in dense), found.fingerprints, found.fingerprint_matches
             )
             if stale:  # dense candidates stored under older fingerprint rules
                 found = replace(found, fingerprint_matches=[*found.fingerprint_matches, *stale])
         if found is None:  # mode == "dense"
             ranked = sorted(dense, key=lambda x: -x[1])[:k]
-            return [Candidate(m, score, None, "dense") for m, score in ranked], vector
+            return _Retrieved([Candidate(m, score, None, "dense") for m, score in ranked], vector)
         candidates, skipped = hybrid_candidates(words, vector, dense, found)
         for memory_id, problem in skipped:
             log.warning(
@@ -280,7 +301,7 @@ class StoreReads(StoreFreshness):
                 memory_id,
                 problem,
             )
-        return candidates[:k], vector
+        return _Retrieved(candidates[:k], vector, found.fingerprint)
 
     def _words_to_send(self, query: str) -> str:
         """The query whose words the lexical side sends the backend: a server's (PostgreSQL,
@@ -371,18 +392,27 @@ class StoreReads(StoreFreshness):
         filters = Filters(group_id=self.resolve_group(group_id))
         floors: list[float] = []
         kinds: list[bool] = []
-        scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
-        best: dict[str, SearchResult] = {}
+        found: list[list[Candidate]] = []
+        fingerprints: list[str] = []
         for query, errors in queries:
             is_error = _looks_like_error(query) if errors is None else errors
-            floor = error_floor if is_error else generic_floor
-            floors.append(floor)
+            floors.append(error_floor if is_error else generic_floor)
             kinds.append(is_error)
             # No store yet: nothing to recall, and no reason to load the model.
             # an error query finds its fix by fingerprint even when only the caller knew it
             # was one (--errors, a signature parsed from raw output): the same error, another
             # name
-            candidates = self.retrieve(query, top_k, filters, error=is_error) if self.exists else []
+            retrieved = (
+                self._retrieve(query, top_k, filters, mode="hybrid", vector=None, error=is_error)
+                if self.exists
+                else _Retrieved([])
+            )
+            found.append(retrieved.candidates)
+            if retrieved.fingerprint:
+                fingerprints.append(retrieved.fingerprint)
+        scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
+        best: dict[str, SearchResult] = {}
+        for floor, candidates in zip(floors, found, strict=True):
             # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
             # toward the middle for them too: they are held to the error floor (SPEC §5) —
             # the lower floor, as the seed means it; a project's calibrated error floor can be
@@ -391,13 +421,17 @@ class StoreReads(StoreFreshness):
             fix_floor = min(error_floor, floor)
             for c in candidates:
                 memory_id = c.memory.id
-                scores[memory_id] = max(scores.get(memory_id, c.semantic), c.semantic)
-                if c.semantic < (fix_floor if is_error_fix(c.memory) else floor):
+                # another error's entry than the request's is held as its error query holds
+                # it, whichever query found it: the words of "CI job 'tests' failed: …exit
+                # code 139" find the fix of exit code 137 at 0.63
+                semantic = held_for(c, fingerprints)
+                scores[memory_id] = max(scores.get(memory_id, semantic), semantic)
+                if semantic < (fix_floor if is_error_fix(c.memory) else floor):
                     continue
                 seen = best.get(memory_id)
-                if seen is None or c.semantic > seen.semantic:
+                if seen is None or semantic > seen.semantic:
                     best[memory_id] = SearchResult(
-                        c.memory, c.semantic, c.semantic, None, c.lexical, c.match
+                        c.memory, semantic, semantic, None, c.lexical, c.match
                     )
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         observed: dict[str, Observed] = {}  # a file several hits name is checked once
@@ -468,7 +502,7 @@ class StoreReads(StoreFreshness):
             # cascade's next step reuses the vector.
             pool = k
             while True:
-                candidates, vector = self._retrieve(
+                candidates, vector, _ = self._retrieve(
                     query, pool, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
                 )
                 ranked = rank(
