@@ -1181,3 +1181,35 @@ def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(
     # the same exit code's fix is still recalled for its own error
     exit_137 = prompt.replace("139", "137")
     assert [h.memory.id for h in store.recall_many(prompt_queries(exit_137)).hits] == [memory.id]
+
+
+def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: MemoryStore) -> None:
+    """An error query's lower floor is for the entries about its error: the fix of a
+    ``psycopg.OperationalError`` came back at 0.41-0.45 for ``KeyError: 'customer_id'``
+    (qa-week F4). An entry that names another exception than the query's is held to the
+    generic floor; one of the query's exception is still held to the error floor."""
+    other = store.remember(
+        'ERROR-FIX: psycopg.OperationalError: password authentication failed for user "orders_app" '
+        "| FIX: the DATABASE_URL in staging had an old password; take it from the secrets manager",
+        "error_fix",
+    )
+    more = store.remember(
+        "ERROR-FIX: sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached "
+        "| FIX: sessions were leaked by a background task; use a context manager",
+        "error_fix",
+    )
+    assert other.status == more.status == "stored", (other, more)
+    asked = "KeyError: 'customer_id'"
+    found = store.retrieve(asked, 5, Filters(group_id=store.group_id), error=True)
+    assert found[0].memory.id == other.id, found
+    assert protocol.ERROR_RECALL_FLOOR <= found[0].semantic < protocol.RECALL_FLOOR, found
+    assert store.recall(asked).hits == ()
+    # the same score for an entry of the query's exception passes the error floor
+    own = store.remember(
+        "ERROR-FIX: KeyError: 'order_id' in the nightly export | FIX: old rows have no "
+        "order_id; read it with .get()",
+        "error_fix",
+    )
+    hits = store.recall(asked).hits
+    assert own.id in [h.memory.id for h in hits], hits
+    assert other.id not in [h.memory.id for h in hits], hits

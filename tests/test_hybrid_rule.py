@@ -39,6 +39,7 @@ from kenning.search import (
     hybrid_candidates,
     lexical_idfs,
     memory_bm25,
+    names_another_exception,
     onto_cosine_scale,
 )
 from kenning.signatures import extract_error_signature
@@ -231,6 +232,44 @@ def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() 
     assert held_for(candidate("KeyError: 'user'", "dense"), asked) == 0.63
     exact = candidate("Process completed with exit code 137", "fingerprint")
     assert held_for(exact, asked) == 0.63
+
+
+@pytest.mark.parametrize(
+    ("asked", "stored", "another"),
+    [
+        ("KeyError: 'customer_id'", 'psycopg.OperationalError: password failed for "x"', True),
+        (
+            "redis.exceptions.TimeoutError: Timeout reading from socket",
+            "kombu.exceptions.OperationalError: [Errno 111] Connection refused",
+            True,
+        ),
+        # one class by name, whatever its module or the wrapper around it
+        (
+            "sqlalchemy.exc.OperationalError: (psycopg.OperationalError) connection failed",
+            "psycopg.OperationalError: connection failed: SSL SYSCALL error",
+            False,
+        ),
+        # a subclass named after its base
+        (
+            "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB",
+            "MemoryError",
+            False,
+        ),
+        ("kotlin.KotlinNullPointerException", "java.lang.NullPointerException", False),
+        # a side that names no exception is not judged by its class
+        ("Process completed with exit code 139", "KeyError: 'user'", False),
+        ("KeyError: 'user'", "Process completed with exit code 139", False),
+    ],
+)
+def test_an_entry_of_another_exception_is_told_by_its_class(
+    asked: str, stored: str, another: bool
+) -> None:
+    query = error_fingerprint(extract_error_signature(asked) or asked)
+    entry = error_fingerprint(extract_error_signature(stored) or stored)
+    assert names_another_exception([query], entry) is another, (query, entry)
+    # each of a request's errors: an entry of one of them is not another's
+    assert not names_another_exception([query, entry], entry)
+    assert not names_another_exception([], entry)
 
 
 def test_a_fingerprint_match_scores_at_least_the_fingerprint_score() -> None:

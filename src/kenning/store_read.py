@@ -31,6 +31,7 @@ from .search import (
     held_for,
     hybrid_candidates,
     lexical_idfs,
+    names_another_exception,
     plan_search,
     rank,
     ranking_settled,
@@ -426,7 +427,14 @@ class StoreReads(StoreFreshness):
                 # code 139" find the fix of exit code 137 at 0.63
                 semantic = held_for(c, fingerprints)
                 scores[memory_id] = max(scores.get(memory_id, semantic), semantic)
-                if semantic < (fix_floor if is_error_fix(c.memory) else floor):
+                entry = c.memory.metadata.get("error_fingerprint")
+                if not is_error_fix(c.memory):
+                    bar = floor
+                elif names_another_exception(fingerprints, entry):
+                    bar = max(generic_floor, floor)  # not about the request's error
+                else:
+                    bar = fix_floor
+                if semantic < bar:
                     continue
                 seen = best.get(memory_id)
                 if seen is None or semantic > seen.semantic:
