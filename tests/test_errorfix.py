@@ -3535,6 +3535,9 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "assert 403 == 200",
         "assert 'draft' == 'published'",
         "assert None is not None",
+        # ... and told in a prompt, after the test's name or words
+        "test_admin_forbidden fails: assert 403 == 200",
+        "the login test failed with assert 'draft' == 'published'",
         # systemctl's, ssh's, dart pub's and sbt's failures
         "Job for shop-api.service failed because the control process exited with error code.",
         "Host key verification failed.",
@@ -3593,6 +3596,8 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         # an assert a sentence asks for, or one of code (a name, not a value, on its left)
         "assert that the user is logged in before checkout",
         "assert response.status_code == 200",
+        "I want to assert 3 == len(items) in the test",
+        "make the test fail: assert response.status_code == 200",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:

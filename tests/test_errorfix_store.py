@@ -1213,3 +1213,25 @@ def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: Memory
     hits = store.recall(asked).hits
     assert own.id in [h.memory.id for h in hits], hits
     assert other.id not in [h.memory.id for h in hits], hits
+
+
+def test_a_failed_assert_told_in_a_prompt_is_not_given_another_asserts_fix(
+    store: MemoryStore,
+) -> None:
+    """qa-week P29: "test_admin_forbidden fails: assert 403 == 200" was no error query, and
+    the fix of ``assert 401 == 200`` came back at 0.68, the only finding, through the hook
+    and ``kenning recall`` alike."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    entry = store.remember(
+        "ERROR-FIX: assert 401 == 200 in tests/test_api.py | FIX: the test client has no "
+        "Authorization header; use the authed_client fixture",
+        "error_fix",
+    )
+    assert entry.status == "stored", entry
+    prompt = "test_admin_forbidden fails: assert 403 == 200"
+    assert entry.id not in [h.memory.id for h in store.recall(prompt).hits]
+    assert entry.id not in [h.memory.id for h in store.recall_many(prompt_queries(prompt)).hits]
+    own = "test_create_order_requires_auth fails: assert 401 == 200"
+    assert [h.memory.id for h in store.recall(own).hits][:1] == [entry.id]
+    assert [h.memory.id for h in store.recall_many(prompt_queries(own)).hits][:1] == [entry.id]

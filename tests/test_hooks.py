@@ -677,6 +677,35 @@ def test_an_error_quoted_or_listed_in_markdown_is_the_error_query(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
+@pytest.mark.parametrize(
+    ("prompt", "queries"),
+    [
+        (
+            "test_admin_forbidden fails: assert 403 == 200",
+            [("test_admin_forbidden fails", False), ("assert 403 == 200", True)],
+        ),
+        (
+            "the checkout test failed with assert 'draft' == 'published', any idea?",
+            [("the checkout test failed with", False), ("assert 'draft' == 'published'", True)],
+        ),
+        # pytest's own lines have no words around their assert
+        ("E       assert 403 == 200", [("assert 403 == 200", True)]),
+        ("FAILED tests/test_api.py::test_admin - assert 403 == 200", [("assert 403 == 200", True)]),
+        # an assert with its values beside another error is not the error
+        (
+            "I added assert 1 == 1 to the loader and now KeyError: 'x'",
+            [("I added assert 1 == 1 to the loader and now", False), ("KeyError: 'x'", True)],
+        ),
+    ],
+)
+def test_a_failed_assert_told_in_a_sentence_is_the_error_query(
+    prompt: str, queries: list[tuple[str, bool]]
+) -> None:
+    """ "test_admin_forbidden fails: assert 403 == 200" was no error at all: one words query,
+    which found the fix of ``assert 401 == 200`` at 0.68 (qa-week P29)."""
+    assert claude_code.prompt_queries(prompt) == queries
+
+
 def test_a_claude_project_dir_that_is_no_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

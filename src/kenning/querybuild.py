@@ -441,14 +441,25 @@ _MESSAGE_END = lazy(r"[.!?](?=\s|$) | (?<=\s)[-–—](?=\s) |" + _CLAUSE, re.VE
 _CLAUSE_END = lazy(_CLAUSE, re.VERBOSE)
 
 
+#: A failed assert with its values (as pytest says it, ``assert 403 == 200``) told after the
+#: words of a sentence: "test_admin fails: …", "the test failed with …" (not "E   assert",
+#: pytest's own line, nor "FAILED …::test - assert", its summary, which have no words).
+_TOLD_ASSERT = lazy(
+    r"(?:\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?|[A-Za-z]{2}:)[^\S\n]+"
+    r"(assert[^\S\n]+(?:-?\d|['\"]|None\b|True\b|False\b))"
+)
+
+
 def error_in_sentence(line: str) -> tuple[str, str]:
     """``(words, error)`` of one line of a prompt: a sentence that reports an error in its
     middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
     it") is split into the words before the error and the error with its message, up to
     the sentence's end, a closing backtick or quote (``'…'``, ``"…"``) or a word joining
     another clause ("when …", "…, any idea?"). A line that starts with its error keeps all
-    of it but a clause joined after it ("… when I log out"); one with no error with a
-    message is ``("", line)``: the error's signature is then the parser's to find."""
+    of it but a clause joined after it ("… when I log out"). A failed assert with its
+    values told after words ("test_admin fails: assert 403 == 200") is split as an error
+    with its message is. A line with neither is ``("", line)``: the error's signature is
+    then the parser's to find."""
     prose = _PROSE_WORD.search(line)
     at = 0
     while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
@@ -472,6 +483,11 @@ def error_in_sentence(line: str) -> tuple[str, str]:
         error = error.strip()
         if error:
             return before.rstrip(" \t`'\"(:"), error
+    told = _TOLD_ASSERT.search(line)
+    if told is not None:  # "test_admin fails: assert 403 == 200": pytest's failed assert
+        error = line[told.start(1) :]
+        end = _MESSAGE_END.search(error, told.end(1) - told.start(1))
+        return line[: told.start(1)].rstrip(" \t:"), error[: end.start() if end else None].strip()
     return "", line
 
 
