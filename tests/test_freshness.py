@@ -587,7 +587,7 @@ def test_cli_json_xml_and_human_mark_stale(store: MemoryStore, files: Path) -> N
     root = ET.fromstring(block)  # still parses; stored text cannot add attributes
     marks = [(f.get("stale"), set(f.attrib)) for f in root.findall("finding")]
     assert marks and all(stale == "true" for stale, _ in marks)
-    assert all(attrs <= {"id", "score", "stale", "truncated"} for _, attrs in marks)
+    assert all(attrs <= {"id", "score", "stored", "stale", "truncated"} for _, attrs in marks)
     out = kenning(files, "search", query, "--threshold", "0.2")
     assert "Stale: src/auth.py changed (score -0.05)" in out.stdout
     out = kenning(files, "recall", query)  # the text listing of recall says it too

@@ -1833,3 +1833,29 @@ def test_a_ci_log_pasted_in_a_prompt_recalls_its_fix_and_not_another_codes(
         assert authed and authed[0] >= 0.95, given
     else:
         assert not authed, given
+
+
+def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemoryStore) -> None:
+    """qa-week F5: the pool size of 25 and the older one of 20 were both given, at 0.93,
+    with nothing saying which was the later; each finding now carries its day."""
+    now = utc_now()
+    older = now - timedelta(days=30)
+    new = "The DB pool size is 25 with max_overflow 10 per API process (src/orders/db.py)."
+    old = "The DB pool size is 20 with max_overflow 10 per API process (src/orders/db.py)."
+    assert store.remember(new, "rule", stored_at=now).status == "stored"
+    assert store.remember(old, "rule", stored_at=older).status == "stored"
+    prompt = {
+        "cwd": str(store.project.root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How big should the DB connection pool be per API process?",
+    }
+    for context in (
+        claude_code.context_for("prompt-submit", prompt),
+        claude_code.context_for("session-start", {"cwd": prompt["cwd"]}),
+    ):
+        root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
+        days = {f.findtext("content"): f.get("stored") for f in root.findall("finding")}
+        assert days == {
+            new: now.date().isoformat(),
+            old: older.date().isoformat(),
+        }, context

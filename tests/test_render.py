@@ -8,7 +8,7 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ET
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -350,6 +350,33 @@ def test_the_recall_budget_never_cuts_inside_a_word() -> None:
     for budget in range(1, 60):
         texts, _ = combine_for_recall(["a" * 10, "Database connection pooling"], 10 + budget)
         assert texts[1] in ("", "Database", "Database connection", "Database connection pooling")
+
+
+def test_a_finding_says_the_day_its_memory_was_written() -> None:
+    """Two notes that disagree (a pool size of 20 and of 25) were given side by side with
+    nothing saying which was the later (qa-week F5)."""
+    older = datetime(2026, 11, 2, 23, 59, tzinfo=UTC)
+    block = render_xml(
+        [("pool 25", 0.93, False, date(2026, 12, 4)), ("pool 20", 0.93, True, older)]
+    )
+    findings = parse_block(block).findall("finding")
+    assert [f.get("stored") for f in findings] == ["2026-12-04", "2026-11-02"]
+    assert findings[1].get("stale") == "true"
+    assert '<finding id="1" score="0.93" stored="2026-12-04"><content>' in block
+    assert (
+        parse_block(render_xml([("no day", 0.9, False, None)])).find("finding").get("stored")
+        is None
+    )
+    with pytest.raises(TypeError, match="stored day must be a date"):
+        render_xml([("x", 0.9, False, "2026-12-04")])  # type: ignore[list-item]
+    # the budget's cuts keep each finding's day
+    grouped = render_recall_groups([[("a " * 600, 0.9, False, date(2026, 1, 2))], [("b", 0.5)]])
+    assert [f.get("stored") for f in parse_block(grouped).findall("finding")] == [
+        "2026-01-02",
+        None,
+    ]
+    cut = render_recall([("c " * 600, 0.9, False, date(2026, 1, 3))])
+    assert parse_block(cut).find("finding").get("stored") == "2026-01-03"
 
 
 def test_truncated_marks_last_finding() -> None:

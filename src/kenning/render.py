@@ -225,8 +225,21 @@ def _format_score(score: float) -> str:
     return "0.00" if formatted == "-0.00" else formatted
 
 
-#: A finding for the XML block: ``(content, score)``, or ``(content, score, stale)``.
-Finding = tuple[str, float] | tuple[str, float, bool]
+#: A finding for the XML block: ``(content, score)``, ``(content, score, stale)``, or
+#: ``(content, score, stale, stored)``: the day its memory was written (None: unknown).
+Finding = tuple[str, float] | tuple[str, float, bool] | tuple[str, float, bool, date | None]
+
+
+def _stored_of(finding: Finding) -> date | None:
+    """The day ``finding``'s memory was written, when the finding says it."""
+    stored = finding[3] if len(finding) > 3 else None
+    if stored is not None and not isinstance(stored, date):
+        raise TypeError(f"a finding's stored day must be a date, not {type(stored).__name__}")
+    return stored.date() if isinstance(stored, datetime) else stored
+
+
+def _finding(memory_content: str, score: float, stale: bool, stored: datetime) -> Finding:
+    return (memory_content, score, stale, stored.date())
 
 
 #: The block's own closing and advisory sentences (:data:`REANCHOR_LINE`, the advisories'
@@ -344,10 +357,12 @@ def render_xml(
 ) -> str:
     """The ``<reflexion_context>`` block for prompt injection, without a trailing newline.
 
-    ``findings`` are ``(content, score)`` pairs in rank order, or ``(content, score,
-    stale)`` triples; ids are 1..N in that order; scores are printed with two decimals (a
-    non-finite score raises ``ValueError``). A stale finding (a file it names changed since
-    it was written) carries ``stale="true"``.
+    ``findings`` are ``(content, score)`` pairs in rank order, ``(content, score, stale)``
+    triples or ``(content, score, stale, stored)``; ids are 1..N in that order; scores are
+    printed with two decimals (a non-finite score raises ``ValueError``). A finding with the
+    day its memory was written carries it, ``stored="2026-12-02"``: of two notes that
+    disagree (a pool size of 20 and of 25), the reader can tell the later. A stale finding
+    (a file it names changed since it was written) carries ``stale="true"``.
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
     ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
     content was cut there; ``cut`` (one flag per finding) marks those it flags instead, for
@@ -368,23 +383,25 @@ def render_xml(
         raise ValueError(f"cut has {len(cut)} flags for {len(findings)} findings")
     if projects is not None and len(projects) != len(findings):
         raise ValueError(f"projects has {len(projects)} ids for {len(findings)} findings")
-    rows: list[tuple[str, str, bool, bool, str | None]] = []
+    rows: list[tuple[str, str, bool, bool, str | None, date | None]] = []
     for i, finding in enumerate(findings):
         content, score = finding[0], finding[1]
         stale = len(finding) > 2 and finding[2] is True
+        stored = _stored_of(finding)
         if not isinstance(content, str):
             raise TypeError(f"finding content must be str, not {type(content).__name__}")
         shown = _format_score(score)  # validates every score, kept or not
         escaped = _mark_own_lines(escape_xml_text(content))
         if escaped:
             project = projects[i] if projects is not None else None
-            rows.append((escaped, shown, stale, cut is not None and cut[i], project))
+            rows.append((escaped, shown, stale, cut is not None and cut[i], project, stored))
     if not rows:
         return ""
     lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
-    for index, (escaped, shown, stale, marked, project) in enumerate(rows, start=1):
+    for index, (escaped, shown, stale, marked, project, stored) in enumerate(rows, start=1):
+        mark = f' stored="{stored.isoformat()}"' if stored else ""
         # another project's finding says whose it is (`--project all`): not this codebase's
-        mark = f' project="{escape_xml_text(project)}"' if project else ""
+        mark += f' project="{escape_xml_text(project)}"' if project else ""
         mark += ' stale="true"' if stale else ""
         if marked or (cut is None and truncated and index == len(rows)):
             mark += ' truncated="true"'
@@ -401,8 +418,9 @@ def render_recall_result(result: RecallResult, project: str | None = None) -> st
     texts already cut to the protocol's budget, the advisory for debugging after an error
     query. ``project``: the project the recall is for; a finding of another one (a recall of
     every project) says whose it is."""
-    findings: list[Finding] = [
-        (text, hit.score, hit.stale) for hit, text in zip(result.hits, result.texts, strict=True)
+    findings = [
+        _finding(text, hit.score, hit.stale, hit.memory.stored_at)
+        for hit, text in zip(result.hits, result.texts, strict=True)
     ]
     projects = [_another(hit.memory.group_id, project) for hit in result.hits]
     return render_xml(
@@ -418,7 +436,7 @@ def render_search_result(results: Sequence[SearchResult], project: str | None = 
     project than ``project`` saying whose it is (a search of every project)."""
     projects = [_another(r.memory.group_id, project) for r in results]
     return render_xml(
-        [(r.memory.content, r.score, r.stale) for r in results],
+        [_finding(r.memory.content, r.score, r.stale, r.memory.stored_at) for r in results],
         context="general",
         projects=projects if any(projects) else None,
     )
@@ -439,7 +457,8 @@ def render_recall(
     :func:`render_xml` the rest. Returns ``""`` when nothing remains."""
     texts, truncated = combine_for_recall([sanitise_for_xml(f[0]) for f in findings], budget)
     kept: list[Finding] = [
-        (text, f[1], len(f) > 2 and f[2] is True) for text, f in zip(texts, findings, strict=True)
+        (text, f[1], len(f) > 2 and f[2] is True, _stored_of(f))
+        for text, f in zip(texts, findings, strict=True)
     ]
     return render_xml(kept, context=context, truncated=truncated)
 
@@ -463,7 +482,7 @@ def render_recall_groups(
     for group, texts, share in zip(groups, sanitised, shares, strict=True):
         cut_texts, cut = combine_for_recall(texts, share)
         kept += [
-            (text, f[1], len(f) > 2 and f[2] is True)
+            (text, f[1], len(f) > 2 and f[2] is True, _stored_of(f))
             for text, f in zip(cut_texts, group, strict=True)
         ]
         # a group cut is marked where it was cut, its last finding shown: the budget is

@@ -71,7 +71,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -329,7 +329,7 @@ def _shown(memory: Memory) -> str:
 
 
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
-    from ..render import render_recall
+    from ..render import Finding, render_recall
 
     queries = prompt_queries(prompt)
     if not queries:
@@ -337,7 +337,10 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
     result = store.recall_many(queries, redact_on_read=True)
-    findings = [(hit.memory.content, hit.score, hit.stale) for hit in result.hits]
+    findings: list[Finding] = [
+        (hit.memory.content, hit.score, hit.stale, hit.memory.stored_at.date())
+        for hit in result.hits
+    ]
     return render_recall(findings, context="debugging" if result.is_error else "work")
 
 
@@ -397,7 +400,7 @@ def _session_context(
     store: MemoryStore, now: datetime | None = None, warn: Callable[[str], None] | None = None
 ) -> str:
     from ..model import COLLECTIONS, utc_now
-    from ..render import render_recall_groups
+    from ..render import Finding, render_recall_groups
     from ..scoring import age_days, half_life_for, temporal_score
 
     moment = now or utc_now()
@@ -410,19 +413,19 @@ def _session_context(
     )
     states = store.freshness([m for group in groups for m in group])
 
-    def scored(m: Memory) -> tuple[str, float, bool]:
+    def scored(m: Memory) -> tuple[str, float, bool, date]:
         stale = m.id in states and states[m.id].stale
         recency = temporal_score(
             age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
         )
         # a stale memory ranks below fresh ones of its group (the stale penalty)
-        return _shown(m), recency - penalty if stale else recency, stale
+        return _shown(m), recency - penalty if stale else recency, stale, m.stored_at.date()
 
-    listed: list[list[tuple[str, float, bool]]] = []
+    listed: list[list[Finding]] = []
     for group in groups:
         ranked = sorted((scored(m) for m in group), key=lambda f: -f[1])
         # shown as a recency, 0.00 to 1.00: an old stale memory is not below 0.00
-        listed.append([(content, max(0.0, score), stale) for content, score, stale in ranked])
+        listed.append([(text, max(0.0, score), stale, day) for text, score, stale, day in ranked])
     # each group its share of the budget: long error fixes do not crowd the conventions out
     return render_recall_groups(listed, context="general")
 
