@@ -1181,6 +1181,37 @@ def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(
     # the same exit code's fix is still recalled for its own error
     exit_137 = prompt.replace("139", "137")
     assert [h.memory.id for h in store.recall_many(prompt_queries(exit_137)).hits] == [memory.id]
+    # and without its own fix, the words hold another code's all the same
+    store.forget(segfault.id)
+    assert memory.id not in [h.memory.id for h in store.recall_many(queries).hits]
+
+
+def test_a_prompts_words_may_find_the_fix_of_a_family_of_names(store: MemoryStore) -> None:
+    """numpy 1.24 removed ``np.float``, ``np.int`` and ``np.bool`` together: the error query
+    holds the fix stored for ``'float'`` as another name's, and the prompt's words found it
+    (0.54, qa-s59 F1). They still do while the error has no fix of its own."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    family = store.remember(
+        "ERROR-FIX: AttributeError: module 'numpy' has no attribute 'float' | FIX: numpy 1.24 "
+        "removed the deprecated aliases np.float, np.int and np.bool; use the builtins or "
+        "np.float64",
+        "error_fix",
+    )
+    assert family.status == "stored", family
+    prompt = (
+        "after upgrading numpy to 1.24 the feature pipeline breaks: AttributeError: module "
+        "'numpy' has no attribute 'int'"
+    )
+    assert family.id in [h.memory.id for h in store.recall_many(prompt_queries(prompt)).hits]
+    own = store.remember(
+        "ERROR-FIX: AttributeError: module 'numpy' has no attribute 'int' | FIX: replace np.int "
+        "with int in features.py",
+        "error_fix",
+    )
+    assert own.status == "stored", own
+    hits = [h.memory.id for h in store.recall_many(prompt_queries(prompt)).hits]
+    assert hits == [own.id], hits
 
 
 def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: MemoryStore) -> None:

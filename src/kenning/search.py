@@ -475,12 +475,41 @@ def _exception_classes(fingerprint: str) -> set[str]:
     return set(_EXCEPTION_CLASS.findall(fingerprint))
 
 
+#: What a fingerprint masked (``<q>``, ``<path>``), and the words every error's message may
+#: say: neither tells two errors' messages apart.
+_MASKED = re.compile(r"<[a-z]+>")
+_CLASS_SUFFIX = re.compile(r"(?:error|exception|warning)$")
+_MESSAGE_WORD = re.compile(r"[a-z0-9]+")
+# fmt: off
+_ANY_ERRORS_WORDS = frozenset({
+    "a", "an", "and", "are", "at", "be", "been", "by", "can", "cannot", "could", "did", "does",
+    "error", "errors", "exc", "exception", "exceptions", "fail", "failed", "failure", "fatal",
+    "for", "from", "has", "have", "in", "is", "it", "its", "no", "not", "of", "on", "or", "t",
+    "that", "the", "this", "to", "unable", "was", "were", "warning", "with",
+})
+# fmt: on
+
+
+def _message_words(fingerprint: str) -> set[str]:
+    """The words of an error's message (its fingerprint's, without its masks and the words
+    any error says), an exception class read as the word it is named after (``FetchError``
+    as ``fetch``: Node 18's ``TypeError: fetch failed`` is node-fetch's refused request)."""
+    classes = _exception_classes(fingerprint)
+    words = set(_MESSAGE_WORD.findall(_MASKED.sub(" ", fingerprint))) - classes
+    words |= {_CLASS_SUFFIX.sub("", name).strip("_") for name in classes}
+    return words - _ANY_ERRORS_WORDS
+
+
 def names_another_exception(query_fingerprints: Sequence[str], entry_fingerprint: object) -> bool:
     """Whether an ERROR-FIX entry is about another exception than each of a request's errors
-    (``query_fingerprints``): each names its exception class, and none of the entry's is one
-    of the query's, nor a class named after it (a subclass often is: numpy's
+    (``query_fingerprints``): each names its exception class, none of the entry's is one of
+    the query's, nor a class named after it (a subclass often is: numpy's
     ``_ArrayMemoryError`` is a ``MemoryError``, fastapi's ``RequestValidationError`` a
-    ``ValidationError``, ``ImportError`` and ``ModuleNotFoundError`` are not).
+    ``ValidationError``, ``ImportError`` and ``ModuleNotFoundError`` are not), and their
+    messages share no word: one failure is often raised as two classes by two libraries
+    (kombu's ``OperationalError`` and redis's ``ConnectionError`` for ``[Errno 111]
+    Connection refused``, a chained trace's root cause and its last exception, Hibernate's
+    and Jackson's ``could not initialize proxy - no Session``).
 
     Such an entry is not held to the error floor: that floor is lower because an entry about
     the query's error is long against it (MiniLM's cosine compresses), and this one is not
@@ -494,9 +523,10 @@ def names_another_exception(query_fingerprints: Sequence[str], entry_fingerprint
     entry = _exception_classes(entry_fingerprint)
     if not entry:
         return False
+    said = _message_words(entry_fingerprint)
     for fingerprint in query_fingerprints:
         query = _exception_classes(fingerprint)
-        if not query:
+        if not query or said & _message_words(fingerprint):
             return False
         for one in query:
             if any(one.endswith(other) or other.endswith(one) for other in entry):
@@ -504,16 +534,33 @@ def names_another_exception(query_fingerprints: Sequence[str], entry_fingerprint
     return True
 
 
-def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
-    """``candidate``'s score in a request whose error queries have ``fingerprints``: at most
-    :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX entry of another code or name than
-    one of them (:func:`another_code_or_name`), unless it is the exact match of its query.
-    A request's other queries (a prompt's words around the error it carries) hold it as
-    its error query does."""
+def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
+    """:func:`another_code_or_name`, told by codes or numbers alone (an exit code, a status,
+    an errno, an assert's values, an error code), no name: ``exit code 137`` is not 139's
+    error, where the fix of ``module 'numpy' has no attribute 'float'`` is often that of
+    ``'int'`` too (numpy 1.24 removed them together)."""
+    if not isinstance(entry_fingerprint, str):
+        return False
+    if not another_code_or_name(query_fingerprint, entry_fingerprint):
+        return False
+    differ = set(_kept_values(query_fingerprint)) ^ set(_kept_values(entry_fingerprint))
+    return all(value.isdigit() for value in differ)
+
+
+def held_for(candidate: Candidate, fingerprints: Sequence[str], solved: Sequence[str]) -> float:
+    """``candidate``'s score in a request (a prompt's words and the error it carries) whose
+    error queries have ``fingerprints``, of which those in ``solved`` found their own fix:
+    at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX entry of another code than
+    one of them, or of another code or name than a solved one
+    (:func:`another_code_or_name`), unless it is the exact match of its query. So the
+    request's other queries hold it as its error query does; but the words of a request
+    whose error has no fix of its own may still find the fix of a family of names."""
     if candidate.match == "fingerprint":
         return candidate.semantic
     entry = candidate.memory.metadata.get("error_fingerprint")
-    if any(another_code_or_name(fingerprint, entry) for fingerprint in fingerprints):
+    if any(another_code_or_name(fingerprint, entry) for fingerprint in solved) or any(
+        _another_code(fingerprint, entry) for fingerprint in fingerprints
+    ):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic
 
