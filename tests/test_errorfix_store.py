@@ -1266,3 +1266,27 @@ def test_a_failed_assert_told_in_a_prompt_is_not_given_another_asserts_fix(
     own = "test_create_order_requires_auth fails: assert 401 == 200"
     assert [h.memory.id for h in store.recall(own).hits][:1] == [entry.id]
     assert [h.memory.id for h in store.recall_many(prompt_queries(own)).hits][:1] == [entry.id]
+
+
+def test_the_error_a_prompt_gives_now_finds_its_fix_before_the_one_it_fixed(
+    store: MemoryStore,
+) -> None:
+    from kenning.hooks.claude_code import prompt_queries
+
+    fixed = store.remember(
+        "ERROR-FIX: KeyError: 'user' | FIX: the session has no user before login; read it "
+        "with session.get('user')",
+        "error_fix",
+    )
+    now = store.remember(
+        "ERROR-FIX: TypeError: 'NoneType' object is not subscriptable | FIX: load_profile "
+        "returns None for guests; check it before indexing",
+        "error_fix",
+    )
+    assert fixed.status == now.status == "stored", (fixed, now)
+    prompt = (
+        "I fixed the KeyError: 'user' but now I get TypeError: 'NoneType' object is not "
+        "subscriptable"
+    )
+    for result in (store.recall_many(prompt_queries(prompt)), store.recall(prompt)):
+        assert [(h.memory.id, h.match) for h in result.hits][:1] == [(now.id, "fingerprint")]

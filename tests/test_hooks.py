@@ -706,6 +706,37 @@ def test_a_failed_assert_told_in_a_sentence_is_the_error_query(
     assert claude_code.prompt_queries(prompt) == queries
 
 
+@pytest.mark.parametrize(
+    ("prompt", "error"),
+    [
+        (
+            "I fixed the KeyError: 'user' but now I get TypeError: 'NoneType' object is not "
+            "subscriptable",
+            "TypeError: 'NoneType' object is not subscriptable",
+        ),
+        (
+            "fixed the ModuleNotFoundError: No module named 'yaml', now ImportError: cannot "
+            "import name 'CLoader' from 'yaml'",
+            "ImportError: cannot import name 'CLoader' from 'yaml'",
+        ),
+        (
+            "got past the KeyError: 'user' and now it's ValueError: bad input, any idea?",
+            "ValueError: bad input",
+        ),
+        # "now" with no later error: the error is the one told
+        ("KeyError: 'user' now happens on every request", "KeyError: 'user' now happens"),
+    ],
+)
+def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query(
+    prompt: str, error: str
+) -> None:
+    """The error query was the fixed error and all that followed it ("KeyError: 'user' but
+    now I get TypeError: …"): the fix just applied came first, the new error's fix tied."""
+    queries = claude_code.prompt_queries(prompt)
+    assert (error, True) in queries, queries
+    assert sum(is_error for _, is_error in queries) == 1
+
+
 def test_a_claude_project_dir_that_is_no_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

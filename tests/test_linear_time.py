@@ -61,6 +61,11 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     # 10 s: the words that end an error's message were tried after every space of a run
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
     "error in a sentence: failed asserts told": (error_in_sentence, "x fails: assert 1 " * QUERY),
+    "error in a sentence: errors fixed and now": (error_in_sentence, "XError: a, now " * QUERY),
+    "error in a sentence: a run of nows": (
+        error_in_sentence,
+        "XError: a" + " now" * QUERY + " XError: b",
+    ),
     "error in a sentence: a told assert's spaces": (
         error_in_sentence,
         "x fails:" + " " * QUERY + "assert 1",

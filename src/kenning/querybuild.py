@@ -450,6 +450,14 @@ _TOLD_ASSERT = lazy(
 )
 
 
+#: Where a sentence goes on to the error it gives now, after one it told fixed ("…, but
+#: now I get TypeError: …"): the later error has its message.
+_NOW_ANOTHER = lazy(
+    r"(?:,|\b(?:but|and))?[^\S\n]+now\b(?=[^\n]{0,80}?(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)"
+    r"|error|ERROR|fatal|panic):[^\S\n])"
+)
+
+
 def error_in_sentence(line: str) -> tuple[str, str]:
     """``(words, error)`` of one line of a prompt: a sentence that reports an error in its
     middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
@@ -459,7 +467,21 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     of it but a clause joined after it ("… when I log out"). A failed assert with its
     values told after words ("test_admin fails: assert 403 == 200") is split as an error
     with its message is. A line with neither is ``("", line)``: the error's signature is
-    then the parser's to find."""
+    then the parser's to find. Of a line that tells an error fixed and the one it gives
+    now ("I fixed the KeyError: 'user' but now I get TypeError: …"), the error is the later
+    one, and the earlier goes with the words."""
+    # the last: "…, now A: …, now B: …" gives B now
+    now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
+    if now is not None and _ERROR_WITH_MESSAGE.search(line, 0, now.start()) is not None:
+        later = line[now.end() :].strip()
+        words, error = _error_told(later)
+        if error != later or _ERROR_WITH_MESSAGE.match(error):
+            return f"{line[: now.end()]} {words.strip()}".strip(" \t,"), error.strip()
+    return _error_told(line)
+
+
+def _error_told(line: str) -> tuple[str, str]:
+    """:func:`error_in_sentence` of a line told of one error."""
     prose = _PROSE_WORD.search(line)
     at = 0
     while (match := _ERROR_WITH_MESSAGE.search(line, at)) is not None:
