@@ -1874,7 +1874,8 @@ def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemorySto
     new = "The DB pool size is 25 with max_overflow 10 per API process (src/orders/db.py)."
     old = "The DB pool size is 20 with max_overflow 10 per API process (src/orders/db.py)."
     assert store.remember(new, "rule", stored_at=now).status == "stored"
-    assert store.remember(old, "rule", stored_at=older).status == "stored"
+    written = store.remember(old, "rule", stored_at=older)
+    assert written.status == "stored" and written.id is not None, written
     prompt = {
         "cwd": str(store.project.root),
         "hook_event_name": "UserPromptSubmit",
@@ -1890,3 +1891,10 @@ def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemorySto
             new: now.date().isoformat(),
             old: older.date().isoformat(),
         }, context
+    # a note edited since says the day of its edit: an edit is the later word (qa-s59b F4)
+    edited = old.replace("20", "30")
+    assert store.update(written.id, content=edited).status == "stored"
+    context = claude_code.context_for("prompt-submit", prompt)
+    root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
+    days = {f.findtext("content"): f.get("stored") for f in root.findall("finding")}
+    assert days[edited] == utc_now().date().isoformat(), context

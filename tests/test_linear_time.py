@@ -62,6 +62,11 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
     "error in a sentence: failed asserts told": (error_in_sentence, "x fails: assert 1 " * QUERY),
     "error in a sentence: errors fixed and now": (error_in_sentence, "XError: a, now " * QUERY),
+    # 2.2 s for a 20,000-character prompt: the spaces before "now" from every space of a run
+    "error in a sentence: spaces before now": (
+        error_in_sentence,
+        "XError: a," + " " * NOTE + "x now XError: b",
+    ),
     "error in a sentence: a run of nows": (
         error_in_sentence,
         "XError: a" + " now" * QUERY + " XError: b",

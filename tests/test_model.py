@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kenning.model import Memory
+from kenning.model import EDITED_AT, Memory
 
 STORED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SEEN = datetime(2026, 4, 2, 8, 30, 15, 250000, tzinfo=UTC)
@@ -109,3 +109,20 @@ def test_frozen_results_are_hashable() -> None:
     assert len({hit, SearchResult(twin, 0.9, 0.9)}) == 1
     stored = RememberResult("stored", "m1", redactions={"aws_secret": 1})
     assert hash(stored) == hash(RememberResult("stored", "m1", redactions={"aws_secret": 1}))
+
+
+def test_a_memory_was_written_when_stored_or_last_edited() -> None:
+    """The fenced block's ``stored`` day: a note edited today to "pool size is 30" said the
+    day it was first stored, older than the "20" note's (qa-s59b F4)."""
+    stored = datetime(2026, 1, 2, 10, tzinfo=UTC)
+
+    def memory(metadata: dict[str, object]) -> Memory:
+        return Memory("m", "x", "conventions", "rule", "g", stored, "h", metadata=metadata)
+
+    assert memory({}).written_at == stored
+    edited = datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
+    assert memory({EDITED_AT: edited.isoformat()}).written_at == edited
+    assert memory({EDITED_AT: "2026-03-04T07:06:00+02:00"}).written_at == edited
+    # a stamp kenning cannot read, without its zone or before the memory was stored: none
+    for stamp in ("yesterday", "2026-03-04T05:06:00", "2025-12-31T00:00:00+00:00", 7, None):
+        assert memory({EDITED_AT: stamp}).written_at == stored, stamp

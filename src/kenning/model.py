@@ -163,6 +163,10 @@ def parse_timestamp(value: str | datetime) -> datetime:
         ) from None
 
 
+#: When a memory's text or type was last changed (:meth:`MemoryStore.update`): metadata key.
+EDITED_AT = "edited_at"
+
+
 @dataclass(frozen=True)
 class Memory:
     """One stored note. ``content`` is already normalised and redacted.
@@ -188,6 +192,20 @@ class Memory:
     def __post_init__(self) -> None:
         if self.last_seen_at is None:
             object.__setattr__(self, "last_seen_at", self.stored_at)
+
+    @property
+    def written_at(self) -> datetime:
+        """When its text was written: stored, or last edited since (kenning stamps an edit
+        in :data:`EDITED_AT`; a stamp it cannot read, or before the memory was stored, is
+        none)."""
+        stamp = self.metadata.get(EDITED_AT) if isinstance(self.metadata, Mapping) else None
+        try:
+            edited = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+        except ValueError:
+            return self.stored_at
+        if edited is None or edited.tzinfo is None or edited <= self.stored_at:
+            return self.stored_at
+        return edited.astimezone(UTC)
 
     def __hash__(self) -> int:
         # frozen, so hashable (a set of hits): by the fields that say which memory and which

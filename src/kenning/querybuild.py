@@ -445,7 +445,7 @@ _CLAUSE_END = lazy(_CLAUSE, re.VERBOSE)
 #: words of a sentence: "test_admin fails: …", "the test failed with …" (not "E   assert",
 #: pytest's own line, nor "FAILED …::test - assert", its summary, which have no words).
 _TOLD_ASSERT = lazy(
-    r"(?:\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?|[A-Za-z]{2}:)[^\S\n]+"
+    r"\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?[^\S\n]+"
     r"(assert[^\S\n]+(?:-?\d|['\"]|None\b|True\b|False\b))"
 )
 
@@ -453,8 +453,8 @@ _TOLD_ASSERT = lazy(
 #: Where a sentence goes on to the error it gives now, after one it told fixed ("…, but
 #: now I get TypeError: …"): the later error has its message.
 _NOW_ANOTHER = lazy(
-    r"(?:,|\b(?:but|and))?[^\S\n]+now\b(?=[^\n]{0,80}?(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)"
-    r"|error|ERROR|fatal|panic):[^\S\n])"
+    r"\bnow\b(?=[^\n]{0,80}?(?:(?:[A-Za-z_][\w.$]*)?(?:Error|Exception)|error|ERROR|fatal|panic)"
+    r":[^\S\n])"
 )
 
 
@@ -469,14 +469,16 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     with its message is. A line with neither is ``("", line)``: the error's signature is
     then the parser's to find. Of a line that tells an error fixed and the one it gives
     now ("I fixed the KeyError: 'user' but now I get TypeError: …"), the error is the later
-    one, and the earlier goes with the words."""
+    one, and the earlier is left out (its fix is the one just applied)."""
     # the last: "…, now A: …, now B: …" gives B now
     now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
-    if now is not None and _ERROR_WITH_MESSAGE.search(line, 0, now.start()) is not None:
+    fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
+    if now is not None and fixed is not None:
         later = line[now.end() :].strip()
         words, error = _error_told(later)
         if error != later or _ERROR_WITH_MESSAGE.match(error):
-            return f"{line[: now.end()]} {words.strip()}".strip(" \t,"), error.strip()
+            # the words without the error fixed: its fix is the one just applied
+            return f"{line[: fixed.start()]} {words.strip()}".strip(" \t,"), error.strip()
     return _error_told(line)
 
 

@@ -419,7 +419,7 @@ def render_recall_result(result: RecallResult, project: str | None = None) -> st
     query. ``project``: the project the recall is for; a finding of another one (a recall of
     every project) says whose it is."""
     findings = [
-        _finding(text, hit.score, hit.stale, hit.memory.stored_at)
+        _finding(text, hit.score, hit.stale, hit.memory.written_at)
         for hit, text in zip(result.hits, result.texts, strict=True)
     ]
     projects = [_another(hit.memory.group_id, project) for hit in result.hits]
@@ -436,7 +436,7 @@ def render_search_result(results: Sequence[SearchResult], project: str | None = 
     project than ``project`` saying whose it is (a search of every project)."""
     projects = [_another(r.memory.group_id, project) for r in results]
     return render_xml(
-        [_finding(r.memory.content, r.score, r.stale, r.memory.stored_at) for r in results],
+        [_finding(r.memory.content, r.score, r.stale, r.memory.written_at) for r in results],
         context="general",
         projects=projects if any(projects) else None,
     )

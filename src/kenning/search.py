@@ -479,6 +479,9 @@ def _exception_classes(fingerprint: str) -> set[str]:
 #: say: neither tells two errors' messages apart.
 _MASKED = re.compile(r"<[a-z]+>")
 _CLASS_SUFFIX = re.compile(r"(?:error|exception|warning)$")
+#: The module an exception class is raised from (``django.db.utils.``, ``java.lang.``):
+#: two errors of one library share it, whatever they are.
+_CLASS_MODULE = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)+(?=[a-z_]\w*?(?:error|exception|warning)\b)")
 _MESSAGE_WORD = re.compile(r"[a-z0-9]+")
 # fmt: off
 _ANY_ERRORS_WORDS = frozenset({
@@ -486,16 +489,20 @@ _ANY_ERRORS_WORDS = frozenset({
     "error", "errors", "exc", "exception", "exceptions", "fail", "failed", "failure", "fatal",
     "for", "from", "has", "have", "in", "is", "it", "its", "no", "not", "of", "on", "or", "t",
     "that", "the", "this", "to", "unable", "was", "were", "warning", "with",
+    # (said of any value: "'NoneType' object", "name 'x'", KeyError's own "key")
+    "key", "name", "object", "type", "value",
 })
 # fmt: on
 
 
 def _message_words(fingerprint: str) -> set[str]:
-    """The words of an error's message (its fingerprint's, without its masks and the words
-    any error says), an exception class read as the word it is named after (``FetchError``
-    as ``fetch``: Node 18's ``TypeError: fetch failed`` is node-fetch's refused request)."""
+    """The words of an error's message (its fingerprint's, without its masks, the modules
+    its exception classes are raised from and the words any error says), an exception class
+    read as the word it is named after (``FetchError`` as ``fetch``: Node 18's ``TypeError:
+    fetch failed`` is node-fetch's refused request)."""
     classes = _exception_classes(fingerprint)
-    words = set(_MESSAGE_WORD.findall(_MASKED.sub(" ", fingerprint))) - classes
+    said = _CLASS_MODULE.sub("", _MASKED.sub(" ", fingerprint))
+    words = set(_MESSAGE_WORD.findall(said)) - classes
     words |= {_CLASS_SUFFIX.sub("", name).strip("_") for name in classes}
     return words - _ANY_ERRORS_WORDS
 
@@ -547,20 +554,18 @@ def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
     return all(value.isdigit() for value in differ)
 
 
-def held_for(candidate: Candidate, fingerprints: Sequence[str], solved: Sequence[str]) -> float:
+def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     """``candidate``'s score in a request (a prompt's words and the error it carries) whose
-    error queries have ``fingerprints``, of which those in ``solved`` found their own fix:
-    at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX entry of another code than
-    one of them, or of another code or name than a solved one
-    (:func:`another_code_or_name`), unless it is the exact match of its query. So the
-    request's other queries hold it as its error query does; but the words of a request
-    whose error has no fix of its own may still find the fix of a family of names."""
+    error queries have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an
+    ERROR-FIX entry of another code than one of them (:func:`_another_code`), unless it is
+    the exact match of its query. So the request's other queries hold it as its error query
+    does. Not of another name: the words may find the fix of a family of names, or the one
+    they describe ("the systemd service uses the system python, not the venv: No module
+    named 'yaml'")."""
     if candidate.match == "fingerprint":
         return candidate.semantic
     entry = candidate.memory.metadata.get("error_fingerprint")
-    if any(another_code_or_name(fingerprint, entry) for fingerprint in solved) or any(
-        _another_code(fingerprint, entry) for fingerprint in fingerprints
-    ):
+    if any(_another_code(fingerprint, entry) for fingerprint in fingerprints):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic
 

@@ -1396,7 +1396,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*---\sFAIL:\s                             # go test
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
     | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
-    | (?:^|(?<=:)|\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?)[^\S\n]*assert\s+
+    | (?:^|\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?)[^\S\n]*assert\s+
       (?:-?\d[\d.]*|'[^'\n]*'|"[^"\n]*"|None|True|False)\s*(?:[=!<>]=|[<>]\s
       |is\s|in\s|not\sin\s)       # pytest's summary: its values (also told: "x fails: …")
     | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest

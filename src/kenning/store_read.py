@@ -395,7 +395,6 @@ class StoreReads(StoreFreshness):
         kinds: list[bool] = []
         found: list[list[Candidate]] = []
         fingerprints: list[str] = []
-        solved: list[str] = []  # those of the request's errors whose own fix was found
         for query, errors in queries:
             is_error = _looks_like_error(query) if errors is None else errors
             floors.append(error_floor if is_error else generic_floor)
@@ -412,8 +411,6 @@ class StoreReads(StoreFreshness):
             found.append(retrieved.candidates)
             if retrieved.fingerprint:
                 fingerprints.append(retrieved.fingerprint)
-                if any(c.match == "fingerprint" for c in retrieved.candidates):
-                    solved.append(retrieved.fingerprint)
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for floor, candidates in zip(floors, found, strict=True):
@@ -425,13 +422,12 @@ class StoreReads(StoreFreshness):
             fix_floor = min(error_floor, floor)
             for c in candidates:
                 memory_id = c.memory.id
-                # another error's entry than the request's is held as its error query holds
-                # it, whichever query found it: the words of "CI job 'tests' failed: …exit
-                # code 139" found the fix of exit code 137 at 0.63 beside 139's, those of
-                # "test_admin fails: assert 403 == 200" assert 401's. Another name's only
-                # once the error's own fix is found: the words may find the fix of a family
-                # of names ("module 'numpy' has no attribute 'int'": 'float''s, 0.54)
-                semantic = held_for(c, fingerprints, solved)
+                # another code's entry than the request's error is held as its error query
+                # holds it, whichever query found it: the words of "CI job 'tests' failed:
+                # …exit code 139" found the fix of exit code 137 at 0.63 beside 139's, those
+                # of "test_admin fails: assert 403 == 200" assert 401's (not another name's:
+                # the fix of a family of names, numpy's 'float' for 'int', may be the one)
+                semantic = held_for(c, fingerprints)
                 scores[memory_id] = max(scores.get(memory_id, semantic), semantic)
                 entry = c.memory.metadata.get("error_fingerprint")
                 if not is_error_fix(c.memory):

@@ -20,6 +20,7 @@ from .backends.base import Filters, MemoryRecord
 from .errors import ContentError, EditConflict, KenningError, UserInputError
 from .model import (
     DEDUP_CHECK_FAILED,
+    EDITED_AT,
     NEAR_DUPLICATE,
     REJECTED,
     STORED,
@@ -178,8 +179,6 @@ def _refusal_reason(exc: UserInputError) -> str:
 _DERIVED_METADATA = ("given_type", "error_fingerprint", "file_blobs")
 #: When a person checked a memory's text (:meth:`MemoryStore.mark_reviewed`): metadata key.
 REVIEWED_AT = "reviewed_at"
-#: When a memory's text or type was last changed (:meth:`MemoryStore.update`): metadata key.
-EDITED_AT = "edited_at"
 
 
 #: How many times the source, tag and metadata limits a restored note may reach: what was

@@ -338,7 +338,7 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
     # for them all (best score per memory, one line in the recall log)
     result = store.recall_many(queries, redact_on_read=True)
     findings: list[Finding] = [
-        (hit.memory.content, hit.score, hit.stale, hit.memory.stored_at.date())
+        (hit.memory.content, hit.score, hit.stale, hit.memory.written_at.date())
         for hit in result.hits
     ]
     return render_recall(findings, context="debugging" if result.is_error else "work")
@@ -419,7 +419,7 @@ def _session_context(
             age_days(m.stored_at, moment), half_life_for(m.type, m.collection, overrides)
         )
         # a stale memory ranks below fresh ones of its group (the stale penalty)
-        return _shown(m), recency - penalty if stale else recency, stale, m.stored_at.date()
+        return _shown(m), recency - penalty if stale else recency, stale, m.written_at.date()
 
     listed: list[list[Finding]] = []
     for group in groups:
