@@ -1294,3 +1294,19 @@ def test_the_error_a_prompt_gives_now_finds_its_fix_before_the_one_it_fixed(
         assert [(h.memory.id, h.match) for h in result.hits][:1] == [(now.id, "fingerprint")]
     # the prompt hook leaves the error fixed out of its words: its fix is the one just applied
     assert [h.memory.id for h in store.recall_many(prompt_queries(prompt)).hits] == [now.id]
+
+
+def test_each_error_a_prompt_tells_finds_its_fix(store: MemoryStore) -> None:
+    """qa-s59b F1: of two failed asserts told in one prompt, the second's fix (an exact match)
+    was held as another code's than the first, through the hook and recall alike."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    fixes = [
+        store.remember(f"ERROR-FIX: AssertionError: assert {code} == 200 | FIX: {fix}", "error_fix")
+        for code, fix in ((401, "use the logged_in_client fixture"), (404, "add the slash"))
+    ]
+    assert all(f.status == "stored" for f in fixes), fixes
+    prompt = "test_admin fails: assert 401 == 200. test_detail fails: assert 404 == 200."
+    for result in (store.recall_many(prompt_queries(prompt)), store.recall(prompt)):
+        found = {h.memory.id: h.match for h in result.hits}
+        assert found == {f.id: "fingerprint" for f in fixes}, result.hits

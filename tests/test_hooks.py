@@ -737,6 +737,44 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
     assert sum(is_error for _, is_error in queries) == 1
 
 
+@pytest.mark.parametrize(
+    ("prompt", "queries"),
+    [
+        (
+            "test_admin fails: assert 401 == 200. test_detail fails: assert 404 == 200.",
+            [
+                ("test_admin fails test_detail fails", False),
+                ("assert 401 == 200", True),
+                ("assert 404 == 200", True),
+            ],
+        ),
+        (
+            "KeyError: 'user' when I log in and TypeError: x is not a function when I log out",
+            [
+                ("when I log in and when I log out", False),
+                ("KeyError: 'user'", True),
+                ("TypeError: x is not a function", True),
+            ],
+        ),
+        # at most three: a list of errors is read for its first ones
+        (
+            "a fails: assert 1 == 2. b fails: assert 3 == 4. c fails: assert 5 == 6. d fails: "
+            "assert 7 == 8.",
+            [
+                ("a fails b fails c fails d fails: assert 7 == 8", False),
+                ("assert 1 == 2", True),
+                ("assert 3 == 4", True),
+                ("assert 5 == 6", True),
+            ],
+        ),
+    ],
+)
+def test_each_error_a_sentence_tells_is_asked(prompt: str, queries: list[tuple[str, bool]]) -> None:
+    """Only the first error a prompt told was asked: the fix of the second, an exact match,
+    was held as another code's (qa-s59b F1)."""
+    assert claude_code.prompt_queries(prompt) == queries
+
+
 def test_a_claude_project_dir_that_is_no_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

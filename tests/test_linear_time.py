@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from kenning.fingerprints import error_fingerprint
-from kenning.querybuild import error_in_sentence, query_from_plan, reports_error
+from kenning.querybuild import (
+    error_in_sentence,
+    errors_in_sentence,
+    query_from_plan,
+    reports_error,
+)
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
 from kenning.solution_docs import markdown_heading, parse_solution_doc
@@ -67,6 +72,7 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         error_in_sentence,
         "XError: a," + " " * NOTE + "x now XError: b",
     ),
+    "errors in a sentence: many told": (errors_in_sentence, "x fails: assert 1 == 2. " * QUERY),
     "error in a sentence: a run of nows": (
         error_in_sentence,
         "XError: a" + " now" * QUERY + " XError: b",

@@ -458,6 +458,14 @@ _NOW_ANOTHER = lazy(
 )
 
 
+def _fixed_then(line: str) -> tuple[re.Match[str], re.Match[str]] | None:
+    """Where ``line`` tells an error fixed, and the "now" after which it tells the one it
+    gives now; the last such "now" ("…, now A: …, now B: …" gives B now)."""
+    now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
+    fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
+    return None if now is None or fixed is None else (fixed, now)
+
+
 def error_in_sentence(line: str) -> tuple[str, str]:
     """``(words, error)`` of one line of a prompt: a sentence that reports an error in its
     middle ("the build fails with ModuleNotFoundError: No module named 'yaml' when I run
@@ -470,16 +478,50 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     then the parser's to find. Of a line that tells an error fixed and the one it gives
     now ("I fixed the KeyError: 'user' but now I get TypeError: …"), the error is the later
     one, and the earlier is left out (its fix is the one just applied)."""
-    # the last: "…, now A: …, now B: …" gives B now
-    now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
-    fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
-    if now is not None and fixed is not None:
+    told = _fixed_then(line)
+    if told is not None:
+        fixed, now = told
         later = line[now.end() :].strip()
         words, error = _error_told(later)
         if error != later or _ERROR_WITH_MESSAGE.match(error):
             # the words without the error fixed: its fix is the one just applied
             return f"{line[: fixed.start()]} {words.strip()}".strip(" \t,"), error.strip()
     return _error_told(line)
+
+
+#: The most errors one line of a prompt is read for ("test_a fails: assert 401 == 200.
+#: test_b fails: assert 404 == 200.").
+MOST_ERRORS_TOLD = 3
+
+
+def errors_in_sentence(line: str) -> tuple[str, list[str]]:
+    """``(words, errors)`` of one line of a prompt that may tell several errors, each with
+    its message ("test_a fails: assert 401 == 200. test_b fails: assert 404 == 200."): the
+    first as :func:`error_in_sentence` finds it, then each told in what follows the one
+    before, up to :data:`MOST_ERRORS_TOLD`; the words are those around them all. (An error
+    told fixed before the one given now is no error of it.)"""
+    words, error = error_in_sentence(line)
+    first = line.find(error) if error and error != line else -1
+    if first < 0 or _fixed_then(line) is not None:
+        return words, [error]
+    errors = [error]
+    said = [line[:first]]
+    at = first + len(error)
+    while at < len(line) and len(errors) < MOST_ERRORS_TOLD:
+        rest = line[at:]
+        if _ERROR_WITH_MESSAGE.search(rest) is None and _TOLD_ASSERT.search(rest) is None:
+            break
+        error = error_in_sentence(rest)[1]
+        found = rest.find(error) if error and error != rest.strip() else -1
+        if found < 0:
+            break
+        errors.append(error)
+        said.append(rest[:found])
+        at += found + len(error)
+    if len(errors) == 1:
+        return words, errors
+    said.append(line[at:])
+    return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors
 
 
 def _error_told(line: str) -> tuple[str, str]:

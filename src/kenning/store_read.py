@@ -108,15 +108,18 @@ def query_fingerprints(query: str) -> tuple[str, ...]:
     the signature tells its error in a sentence (``CI job 'tests' failed: Error: Process
     completed with exit code 139.``, ``KeyError: 'user' when I log out``), the error's own
     first (:func:`kenning.querybuild.error_in_sentence`): an entry stored from the error
-    alone has that one, one stored from the same sentence the other. Only those that
-    :func:`~kenning.fingerprints.identifies` an error."""
+    alone has that one, one stored from the same sentence the other; of a sentence that
+    tells several (:func:`kenning.querybuild.errors_in_sentence`), each one's. Only those
+    that :func:`~kenning.fingerprints.identifies` an error."""
     from .fingerprints import error_fingerprint, identifies
-    from .querybuild import error_in_sentence
+    from .querybuild import errors_in_sentence
     from .signatures import extract_error_signature
 
     signature = extract_error_signature(query)
-    error = error_in_sentence(signature)[1]
-    found = [error_fingerprint(extract_error_signature(error))] if error != signature else []
+    errors = errors_in_sentence(signature)[1]
+    found = [
+        error_fingerprint(extract_error_signature(error)) for error in errors if error != signature
+    ]
     found.append(error_fingerprint(signature))
     return tuple(dict.fromkeys(f for f in found if identifies(f)))
 

@@ -166,7 +166,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """
     from ..errors import UserInputError
     from ..querybuild import (
-        error_in_sentence,
+        errors_in_sentence,
         is_request_line,
         paste_start,
         query_from_error,
@@ -194,7 +194,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     if first_error is not None:
         # an error told in a sentence: its words go with the prompt's, the error alone is
         # the error query ("… fails with KeyError: 'user' when I log in")
-        before, error = error_in_sentence(lines[first_error])
+        before, told = errors_in_sentence(lines[first_error])
+        error, more = told[0], told[1:]
         # and the words asked after the pasted error ("… Can you add a guard for this?")
         after = [line for line in lines[errors[-1] + 1 :] if is_request_line(line)]
         # the output pasted with it, from its first line: what a build printed above the
@@ -204,7 +205,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         words = "\n".join([*lines[:start], before, *after]).strip()
         error_text = "\n".join([*lines[start:first_error], error, *lines[first_error + 1 :]])
     else:
-        words = text
+        words, more = text, []
     queries: list[tuple[str, bool]] = []
     if len(words) >= MIN_PROMPT_CHARS:
         with contextlib.suppress(UserInputError):
@@ -215,6 +216,13 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         signature = ""
     if signature and all(signature != q for q, _ in queries):
         queries.append((signature, True))
+    # the other errors a sentence tells beside the first, each asked alone ("test_a fails:
+    # assert 401 == 200. test_b fails: assert 404 == 200.")
+    for error in more:
+        with contextlib.suppress(UserInputError):
+            signature = query_from_error(error)
+            if all(signature != q for q, _ in queries):
+                queries.append((signature, True))
     return queries
 
 
