@@ -1310,3 +1310,28 @@ def test_each_error_a_prompt_tells_finds_its_fix(store: MemoryStore) -> None:
     for result in (store.recall_many(prompt_queries(prompt)), store.recall(prompt)):
         found = {h.memory.id: h.match for h in result.hits}
         assert found == {f.id: "fingerprint" for f in fixes}, result.hits
+
+
+def test_an_entry_of_any_error_a_prompt_tells_is_not_held_as_another_codes(
+    store: MemoryStore,
+) -> None:
+    """An entry that is no exact match of the second error a prompt tells (it names its test
+    file) was held as another code's than the first's: held only when it is another code
+    than each told error."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    entry = store.remember(
+        "ERROR-FIX: assert 404 == 200 in tests/test_detail.py | FIX: the detail route needs its "
+        "trailing slash",
+        "error_fix",
+    )
+    other = store.remember(
+        "ERROR-FIX: assert 500 == 200 in tests/test_detail.py | FIX: seed the database first",
+        "error_fix",
+    )
+    assert entry.status == other.status == "stored", (entry, other)
+    prompt = "test_admin fails: assert 401 == 200. test_detail fails: assert 404 == 200."
+    for result in (store.recall(prompt), store.recall_many(prompt_queries(prompt))):
+        found = [h.memory.id for h in result.hits]
+        assert entry.id in found, result.hits
+        assert other.id not in found, result.hits

@@ -555,17 +555,17 @@ def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
 
 
 def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
-    """``candidate``'s score in a request (a prompt's words and the error it carries) whose
-    error queries have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an
-    ERROR-FIX entry of another code than one of them (:func:`_another_code`), unless it is
-    the exact match of its query. So the request's other queries hold it as its error query
-    does. Not of another name: the words may find the fix of a family of names, or the one
-    they describe ("the systemd service uses the system python, not the venv: No module
-    named 'yaml'")."""
-    if candidate.match == "fingerprint":
+    """``candidate``'s score in a request (a prompt's words and the errors it tells) whose
+    errors have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX
+    entry of another code than each of them (:func:`_another_code`), unless it is the exact
+    match of its query. So the request's other queries hold it as its error queries do. Not
+    of another name: the words may find the fix of a family of names, or the one they
+    describe ("the systemd service uses the system python, not the venv: No module named
+    'yaml'")."""
+    if candidate.match == "fingerprint" or not fingerprints:
         return candidate.semantic
     entry = candidate.memory.metadata.get("error_fingerprint")
-    if any(_another_code(fingerprint, entry) for fingerprint in fingerprints):
+    if all(_another_code(fingerprint, entry) for fingerprint in fingerprints):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic
 
@@ -638,15 +638,11 @@ class LexicalEvidence:
     counted: Mapping[str, tuple[Mapping[str, int], int]]
     #: The idf of each query term (:func:`lexical_idfs`).
     idfs: Mapping[str, float]
-    #: The query's error fingerprints (none: not an error query), the error's own first
-    #: (:func:`kenning.store_read.query_fingerprints`).
+    #: The fingerprints of the errors the query tells (none: not an error query), by which
+    #: an entry of another code or name is told (:func:`kenning.store_read.query_fingerprints`).
     fingerprints: tuple[str, ...] = ()
-
-    @property
-    def fingerprint(self) -> str | None:
-        """The fingerprint of the query's error (None: not an error query): the one an entry
-        of another code or name is told by."""
-        return self.fingerprints[0] if self.fingerprints else None
+    #: Every fingerprint an entry matches the query by: those, and its whole signature's.
+    lookups: tuple[str, ...] = ()
 
 
 def hybrid_candidates(
@@ -696,7 +692,10 @@ def hybrid_candidates(
         )
         fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
         entry_fingerprint = memory.metadata.get("error_fingerprint")
-        if another_code_or_name(lexical.fingerprint, entry_fingerprint):
+        if lexical.fingerprints and all(
+            another_code_or_name(fingerprint, entry_fingerprint)
+            for fingerprint in lexical.fingerprints
+        ):  # (of each error the query tells: one may be this entry's)
             fused = min(fused, ANOTHER_CODE_SCORE)
         scored[memory_id] = Candidate(
             memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"

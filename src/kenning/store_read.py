@@ -103,25 +103,25 @@ def _fingerprint_now(memory: Memory) -> str | None:
     return found
 
 
-def query_fingerprints(query: str) -> tuple[str, ...]:
-    """The error fingerprints an error query finds its entries by: its signature's, and when
-    the signature tells its error in a sentence (``CI job 'tests' failed: Error: Process
-    completed with exit code 139.``, ``KeyError: 'user' when I log out``), the error's own
-    first (:func:`kenning.querybuild.error_in_sentence`): an entry stored from the error
-    alone has that one, one stored from the same sentence the other; of a sentence that
-    tells several (:func:`kenning.querybuild.errors_in_sentence`), each one's. Only those
-    that :func:`~kenning.fingerprints.identifies` an error."""
+def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The error fingerprints of an error query: those of the errors it tells, and those it
+    finds its entries by, which add its whole signature's. A signature that tells its error
+    in a sentence (``CI job 'tests' failed: Error: Process completed with exit code 139.``,
+    ``KeyError: 'user' when I log out``) tells the error's own
+    (:func:`kenning.querybuild.error_in_sentence`): an entry stored from the error alone has
+    that one, one stored from the same sentence the other; one that tells several, each
+    one's (:func:`kenning.querybuild.errors_in_sentence`). Only those that
+    :func:`~kenning.fingerprints.identifies` an error."""
     from .fingerprints import error_fingerprint, identifies
     from .querybuild import errors_in_sentence
     from .signatures import extract_error_signature
 
     signature = extract_error_signature(query)
-    errors = errors_in_sentence(signature)[1]
-    found = [
-        error_fingerprint(extract_error_signature(error)) for error in errors if error != signature
-    ]
-    found.append(error_fingerprint(signature))
-    return tuple(dict.fromkeys(f for f in found if identifies(f)))
+    errors = [error for error in errors_in_sentence(signature)[1] if error != signature]
+    whole = error_fingerprint(signature)
+    told = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
+    told = [f for f in dict.fromkeys(told) if identifies(f)]
+    return tuple(told), tuple(dict.fromkeys(f for f in [*told, whole] if identifies(f)))
 
 
 def _matching_fingerprint(
@@ -146,8 +146,9 @@ class _Retrieved(NamedTuple):
 
     candidates: list[Candidate]
     vector: np.ndarray | None = None
-    #: The fingerprint of the query's error (None: not an error query, or not hybrid).
-    fingerprint: str | None = None
+    #: The fingerprints of the errors the query tells (none: not an error query, or not
+    #: hybrid).
+    fingerprints: tuple[str, ...] = ()
 
 
 class StoreReads(StoreFreshness):
@@ -169,20 +170,20 @@ class StoreReads(StoreFreshness):
             self._check_provenance(stamp=False)
         hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
         vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
-        fingerprints = query_fingerprints(query) if error or _looks_like_error(query) else ()
+        told, lookups = query_fingerprints(query) if error or _looks_like_error(query) else ((), ())
         matches: list[Memory] = []
-        for fingerprint in fingerprints:
+        for fingerprint in lookups:
             # a stored fingerprint is the one of the rules it was written under: a match is
             # checked under this kenning's (and a lexical hit stored under older ones found)
             stored = self.backend.find_by_fingerprint(fingerprint, filters)
             matches += [m for m in stored if _fingerprint_now(m) == fingerprint]
-        if fingerprints:
-            matches += _matching_fingerprint((h.memory for h in hits), fingerprints, matches)
+        if lookups:
+            matches += _matching_fingerprint((h.memory for h in hits), lookups, matches)
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
         counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
         return LexicalEvidence(
-            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, fingerprints
+            [(h.memory, h.score) for h in hits], vectors, matches, counted, idfs, told, lookups
         )
 
     def retrieve(
@@ -288,9 +289,9 @@ class StoreReads(StoreFreshness):
         if lexical_side is not None:
             found = lexical_side.result()
         dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
-        if found is not None and found.fingerprints:
+        if found is not None and found.lookups:
             stale = _matching_fingerprint(
-                (m for m, _ in dense), found.fingerprints, found.fingerprint_matches
+                (m for m, _ in dense), found.lookups, found.fingerprint_matches
             )
             if stale:  # dense candidates stored under older fingerprint rules
                 found = replace(found, fingerprint_matches=[*found.fingerprint_matches, *stale])
@@ -305,7 +306,7 @@ class StoreReads(StoreFreshness):
                 memory_id,
                 problem,
             )
-        return _Retrieved(candidates[:k], vector, found.fingerprint)
+        return _Retrieved(candidates[:k], vector, found.fingerprints)
 
     def _words_to_send(self, query: str) -> str:
         """The query whose words the lexical side sends the backend: a server's (PostgreSQL,
@@ -412,8 +413,7 @@ class StoreReads(StoreFreshness):
                 else _Retrieved([])
             )
             found.append(retrieved.candidates)
-            if retrieved.fingerprint:
-                fingerprints.append(retrieved.fingerprint)
+            fingerprints += retrieved.fingerprints
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for floor, candidates in zip(floors, found, strict=True):
