@@ -1184,6 +1184,14 @@ def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(
     # and without its own fix, the words hold another code's all the same
     store.forget(segfault.id)
     assert memory.id not in [h.memory.id for h in store.recall_many(queries).hits]
+    # ... also words that look like an error themselves: they tell no error of their own
+    # (qa-s59c F4: "…dies with exit code 139…" let the fix of 137 through at 0.44)
+    said = (
+        "the tests job dies with exit code 139 on the arm runner since the merge: Error: "
+        "Process completed with exit code 139."
+    )
+    assert looks_like_error(prompt_queries(said)[0][0]), prompt_queries(said)
+    assert memory.id not in [h.memory.id for h in store.recall_many(prompt_queries(said)).hits]
 
 
 def test_a_prompts_words_may_find_the_fix_of_a_family_of_names(store: MemoryStore) -> None:

@@ -756,15 +756,45 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
                 ("TypeError: x is not a function", True),
             ],
         ),
-        # at most three: a list of errors is read for its first ones
+        # joined by "and", ";" (qa-s59c F2: one merged error query)
+        (
+            "test_admin fails: assert 403 == 200 and test_detail fails: assert 404 == 200",
+            [
+                ("test_admin fails and test_detail fails", False),
+                ("assert 403 == 200", True),
+                ("assert 404 == 200", True),
+            ],
+        ),
+        (
+            "test_admin fails: assert 403 == 200; test_detail fails: assert 404 == 200",
+            [
+                ("test_admin fails test_detail fails", False),
+                ("assert 403 == 200", True),
+                ("assert 404 == 200", True),
+            ],
+        ),
+        # "now" without a word that says the first was dealt with: both are errors (qa-s59c
+        # F1: the first was dropped as fixed)
+        (
+            "the api fails with KeyError: 'user'. the worker now crashes with TypeError: x is "
+            "not a function.",
+            [
+                ("the api fails with the worker now crashes with", False),
+                ("KeyError: 'user'", True),
+                ("TypeError: x is not a function", True),
+            ],
+        ),
+        # at most five: a list of errors is read for its first ones
         (
             "a fails: assert 1 == 2. b fails: assert 3 == 4. c fails: assert 5 == 6. d fails: "
-            "assert 7 == 8.",
+            "assert 7 == 8. e fails: assert 9 == 10. f fails: assert 11 == 12.",
             [
-                ("a fails b fails c fails d fails: assert 7 == 8", False),
+                ("a fails b fails c fails d fails e fails f fails: assert 11 == 12", False),
                 ("assert 1 == 2", True),
                 ("assert 3 == 4", True),
                 ("assert 5 == 6", True),
+                ("assert 7 == 8", True),
+                ("assert 9 == 10", True),
             ],
         ),
     ],

@@ -73,6 +73,11 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         "XError: a," + " " * NOTE + "x now XError: b",
     ),
     "errors in a sentence: many told": (errors_in_sentence, "x fails: assert 1 == 2. " * QUERY),
+    "errors in a sentence: many joined": (errors_in_sentence, "XError: a and " * QUERY),
+    "errors in a sentence: spaces before a join": (
+        errors_in_sentence,
+        "XError: a" + " " * NOTE + "; XError: b",
+    ),
     "error in a sentence: a run of nows": (
         error_in_sentence,
         "XError: a" + " now" * QUERY + " XError: b",

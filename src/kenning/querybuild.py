@@ -459,11 +459,40 @@ _NOW_ANOTHER = lazy(
 
 
 def _fixed_then(line: str) -> tuple[re.Match[str], re.Match[str]] | None:
-    """Where ``line`` tells an error fixed, and the "now" after which it tells the one it
-    gives now; the last such "now" ("…, now A: …, now B: …" gives B now)."""
+    """Where ``line`` tells an error fixed ("I fixed the …", "got past the …"), and the
+    "now" after which it tells the one it gives now; the last such "now" ("…, now A: …, now
+    B: …" gives B now). Without a word that says it was dealt with, the earlier error is
+    still one ("the api fails with KeyError: 'user'. the worker now crashes with …")."""
     now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
     fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
-    return None if now is None or fixed is None else (fixed, now)
+    if now is None or fixed is None or _DEALT_WITH.search(line, 0, now.start()) is None:
+        return None
+    return fixed, now
+
+
+#: A word that says an error told before "now" was dealt with.
+_DEALT_WITH = lazy(
+    r"\b(?:fix(?:ed|ing)?|solved|resolved|got[^\S\n]+(?:past|rid[^\S\n]+of)|no[^\S\n]+longer"
+    r"|went[^\S\n]+away|is[^\S\n]+gone)\b",
+    re.IGNORECASE,
+)
+#: Where an error's message is joined to another told after it ("…: assert 403 == 200 and
+#: test_b fails: assert 404 == 200", "…; TypeError: …", ", test_b fails: …").
+_JOINED = lazy(r"[;,][^\S\n]|[^\S\n](?:and|but|also|while|plus)[^\S\n]")
+#: How far after a joining word the error it joins may start.
+_JOINED_REACH = 100
+
+
+def _cut_at_joined_error(error: str) -> str:
+    """``error`` up to another error joined to its message, when one is."""
+    for joined in _JOINED.finditer(error):
+        reach = joined.end() + _JOINED_REACH
+        if (
+            _ERROR_WITH_MESSAGE.search(error, joined.end(), reach) is not None
+            or _TOLD_ASSERT.search(error, joined.start(), reach) is not None
+        ):
+            return error[: joined.start()].rstrip()
+    return error
 
 
 def error_in_sentence(line: str) -> tuple[str, str]:
@@ -491,7 +520,7 @@ def error_in_sentence(line: str) -> tuple[str, str]:
 
 #: The most errors one line of a prompt is read for ("test_a fails: assert 401 == 200.
 #: test_b fails: assert 404 == 200.").
-MOST_ERRORS_TOLD = 3
+MOST_ERRORS_TOLD = 5
 
 
 def errors_in_sentence(line: str) -> tuple[str, list[str]]:
@@ -501,9 +530,14 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     before, up to :data:`MOST_ERRORS_TOLD`; the words are those around them all. (An error
     told fixed before the one given now is no error of it.)"""
     words, error = error_in_sentence(line)
-    first = line.find(error) if error and error != line else -1
+    first = line.find(error) if error else -1
     if first < 0 or _fixed_then(line) is not None:
         return words, [error]
+    joined = _cut_at_joined_error(error)
+    if joined == error == line:
+        return words, [error]
+    if joined != error:  # (the words around it are found again below)
+        error, words = joined, ""
     errors = [error]
     said = [line[:first]]
     at = first + len(error)
@@ -515,10 +549,11 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
         found = rest.find(error) if error and error != rest.strip() else -1
         if found < 0:
             break
+        error = _cut_at_joined_error(error)
         errors.append(error)
         said.append(rest[:found])
         at += found + len(error)
-    if len(errors) == 1:
+    if len(errors) == 1 and words:
         return words, errors
     said.append(line[at:])
     return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors

@@ -117,11 +117,14 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     from .signatures import extract_error_signature
 
     signature = extract_error_signature(query)
-    errors = [error for error in errors_in_sentence(signature)[1] if error != signature]
+    # a query of one line is read as the prompt hook reads a line, its words and all ("I
+    # fixed the KeyError: … but now …"); the signature of a longer one
+    told = query if "\n" not in query.strip() else signature
+    errors = [error for error in errors_in_sentence(told)[1] if error != signature]
     whole = error_fingerprint(signature)
-    told = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
-    told = [f for f in dict.fromkeys(told) if identifies(f)]
-    return tuple(told), tuple(dict.fromkeys(f for f in [*told, whole] if identifies(f)))
+    found = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
+    found = [f for f in dict.fromkeys(found) if identifies(f)]
+    return tuple(found), tuple(dict.fromkeys(f for f in [*found, whole] if identifies(f)))
 
 
 def _matching_fingerprint(
@@ -413,7 +416,8 @@ class StoreReads(StoreFreshness):
                 else _Retrieved([])
             )
             found.append(retrieved.candidates)
-            fingerprints += retrieved.fingerprints
+            if is_error:  # (a words query that looks like an error tells none of its own)
+                fingerprints += retrieved.fingerprints
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for floor, candidates in zip(floors, found, strict=True):
