@@ -34,6 +34,7 @@ from kenning.search import (
     Candidate,
     LexicalEvidence,
     another_code_or_name,
+    another_error_than_told,
     fused_score,
     held_for,
     hybrid_candidates,
@@ -313,6 +314,23 @@ def test_an_entry_of_another_exception_is_told_by_its_class(
     # each of a request's errors: an entry of one of them is not another's
     assert not names_another_exception([query, entry], entry)
     assert not names_another_exception([], entry)
+
+
+def test_an_entry_is_held_as_another_error_than_one_told_unless_it_is_one_told() -> None:
+    def fingerprint(error: str) -> str:
+        return error_fingerprint(extract_error_signature(error) or error)
+
+    told = [fingerprint("KeyError: 'user_id'"), fingerprint("No module named 'celery'")]
+    # another name than the second, though nothing like the first (held before only when
+    # another of each: it was not another of the KeyError)
+    assert another_error_than_told(told, fingerprint("No module named 'yaml'"))
+    assert not another_error_than_told(told, fingerprint("No module named 'celery'"))
+    assert not another_error_than_told(told, fingerprint("TypeError: x is not a function"))
+    asserts = [fingerprint("assert 401 == 200"), fingerprint("assert 404 == 200")]
+    # one told, with words around it: not held as the other's another code
+    assert not another_error_than_told(asserts, "assert 404 == 200 in <path>")
+    assert another_error_than_told(asserts, "assert 500 == 200 in <path>")
+    assert not another_error_than_told([], "assert 500 == 200 in <path>")
 
 
 def test_a_fingerprint_match_scores_at_least_the_fingerprint_score() -> None:

@@ -74,6 +74,7 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     ),
     "errors in a sentence: many told": (errors_in_sentence, "x fails: assert 1 == 2. " * QUERY),
     "errors in a sentence: many joined": (errors_in_sentence, "XError: a and " * QUERY),
+    "errors in a sentence: errors after sentences": (errors_in_sentence, "XError: a. " * QUERY),
     "errors in a sentence: spaces before a join": (
         errors_in_sentence,
         "XError: a" + " " * NOTE + "; XError: b",

@@ -527,15 +527,20 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     """``(words, errors)`` of one line of a prompt that may tell several errors, each with
     its message ("test_a fails: assert 401 == 200. test_b fails: assert 404 == 200."): the
     first as :func:`error_in_sentence` finds it, then each told in what follows the one
-    before, up to :data:`MOST_ERRORS_TOLD`; the words are those around them all. (An error
-    told fixed before the one given now is no error of it.)"""
+    before, up to :data:`MOST_ERRORS_TOLD`; the words are those before the first and after
+    the last. (An error told fixed before the one given now is no error of it.)"""
     words, error = error_in_sentence(line)
     first = line.find(error) if error else -1
     if first < 0 or _fixed_then(line) is not None:
         return words, [error]
     joined = _cut_at_joined_error(error)
     if joined == error == line:
-        return words, [error]
+        # a line that is its error, whole: one error, unless its message ends where another
+        # begins ("KeyError: 'user'. TypeError: …")
+        told = _error_then_another(line)
+        if told is None:
+            return words, [error]
+        first, joined = told
     if joined != error:  # (the words around it are found again below)
         error, words = joined, ""
     errors = [error]
@@ -547,16 +552,43 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
             break
         error = error_in_sentence(rest)[1]
         found = rest.find(error) if error and error != rest.strip() else -1
-        if found < 0:
-            break
+        if found < 0:  # what follows the error before is no sentence: its next error
+            told = _next_error(rest)
+            if told is None:
+                break
+            found, error = told
         error = _cut_at_joined_error(error)
         errors.append(error)
         said.append(rest[:found])
         at += found + len(error)
     if len(errors) == 1 and words:
         return words, errors
-    said.append(line[at:])
+    # the words before the first and after the last: those between are mostly what joins
+    # them ("… and the worker fails with …"), a query of nothing but that found notes at 0.87
+    said = [said[0], line[at:]]
     return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors
+
+
+def _next_error(text: str) -> tuple[int, str] | None:
+    """Where the first error with its message in ``text`` starts, and that error up to its
+    message's end (``None``: there is none)."""
+    match = _ERROR_WITH_MESSAGE.search(text)
+    if match is None:
+        return None
+    end = _MESSAGE_END.search(text, match.end() - 1)
+    return match.start(), text[match.start() : end.start() if end else None].rstrip()
+
+
+def _error_then_another(line: str) -> tuple[int, str] | None:
+    """The first error of ``line`` when its message ends where another error begins."""
+    told = _next_error(line)
+    if told is None:
+        return None
+    start, error = told
+    after = start + len(error)
+    if after >= len(line) or _ERROR_WITH_MESSAGE.search(line, after) is None:
+        return None
+    return told
 
 
 def _error_told(line: str) -> tuple[str, str]:

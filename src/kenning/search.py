@@ -456,11 +456,44 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return False
     if set(values) <= set(_kept_values(outer)):  # (an entry may name two modules, two codes)
         return False
-    # the shorter one inside the longer, whole words, any values where it has its own
+    found = _held_inside(inner, outer)
+    return bool(found) and values not in found
+
+
+def _held_inside(inner: str, outer: str) -> list[list[str]]:
+    """The values of each place ``outer`` holds ``inner``'s shape (whole words, any values
+    where it has its own)."""
     value = r"(?:\d+|'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`)"
     shape = value.join(re.escape(part) for part in _shape(inner))
-    found = [_kept_values(m.group(0)) for m in re.finditer(rf"(?<!\w){shape}(?!\w)", outer)]
-    return bool(found) and values not in found
+    return [_kept_values(m.group(0)) for m in re.finditer(rf"(?<!\w){shape}(?!\w)", outer)]
+
+
+def _same_error(query_fingerprint: str, entry_fingerprint: object) -> bool:
+    """Whether an entry's error fingerprint is the query's error, said with words around it
+    or not (``assert 404 == 200 in <path>`` for ``assert 404 == 200``): one error a request
+    tells, whatever another it tells beside it."""
+    if not isinstance(entry_fingerprint, str):
+        return False
+    if entry_fingerprint == query_fingerprint:
+        return True
+    if _same_shape(entry_fingerprint, query_fingerprint):
+        return _kept_values(entry_fingerprint) == _kept_values(query_fingerprint)
+    inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
+    values = _kept_values(inner)
+    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values or len(values) > _MAX_KEPT_VALUES:
+        return False
+    return values in _held_inside(inner, outer)
+
+
+def another_error_than_told(fingerprints: Sequence[str], entry_fingerprint: object) -> bool:
+    """Whether an entry is of another code or name than an error a query tells
+    (:func:`another_code_or_name`) and is none of the errors it tells: of "KeyError:
+    'user_id' and … No module named 'celery'", the fix of ``KeyError: 'user'`` is held;
+    of "assert 401 == 200 … assert 404 == 200", that of ``assert 404 == 200 in <path>`` is
+    not."""
+    return any(another_code_or_name(f, entry_fingerprint) for f in fingerprints) and not any(
+        _same_error(f, entry_fingerprint) for f in fingerprints
+    )
 
 
 #: An exception class as a fingerprint holds it (lower-cased), with its message after it or in
@@ -557,15 +590,17 @@ def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
 def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     """``candidate``'s score in a request (a prompt's words and the errors it tells) whose
     errors have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX
-    entry of another code than each of them (:func:`_another_code`), unless it is the exact
-    match of its query. So the request's other queries hold it as its error queries do. Not
-    of another name: the words may find the fix of a family of names, or the one they
-    describe ("the systemd service uses the system python, not the venv: No module named
-    'yaml'")."""
+    entry of another code than one of them (:func:`_another_code`) and none of them, unless
+    it is the exact match of its query. So the request's other queries hold it as its error
+    queries do. Not of another name: the words may find the fix of a family of names, or
+    the one they describe ("the systemd service uses the system python, not the venv: No
+    module named 'yaml'")."""
     if candidate.match == "fingerprint" or not fingerprints:
         return candidate.semantic
     entry = candidate.memory.metadata.get("error_fingerprint")
-    if all(_another_code(fingerprint, entry) for fingerprint in fingerprints):
+    if any(_another_code(f, entry) for f in fingerprints) and not any(
+        _same_error(f, entry) for f in fingerprints
+    ):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic
 
@@ -692,10 +727,7 @@ def hybrid_candidates(
         )
         fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
         entry_fingerprint = memory.metadata.get("error_fingerprint")
-        if lexical.fingerprints and all(
-            another_code_or_name(fingerprint, entry_fingerprint)
-            for fingerprint in lexical.fingerprints
-        ):  # (of each error the query tells: one may be this entry's)
+        if another_error_than_told(lexical.fingerprints, entry_fingerprint):
             fused = min(fused, ANOTHER_CODE_SCORE)
         scored[memory_id] = Candidate(
             memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"
