@@ -693,9 +693,10 @@ def hybrid_candidates(
     scores its cosine plus a bounded lexical bonus (:func:`fused_score`): the bonus is the
     memory's BM25 over the query's terms against the best among the candidates, times how
     many of the query's terms it holds. An exact error-fingerprint match scores at least
-    :data:`FINGERPRINT_SCORE`; an entry of the same error with another code or name
-    (:func:`another_code_or_name`) at most :data:`ANOTHER_CODE_SCORE`. A lexical hit without
-    a usable vector is left out: its score would mean nothing."""
+    :data:`FINGERPRINT_SCORE`; an entry of an error the query tells with another code or
+    name, and of none it tells (:func:`another_error_than_told`), at most
+    :data:`ANOTHER_CODE_SCORE`. A lexical hit without a usable vector is left out: its score
+    would mean nothing."""
     cosines = {m.id: score for m, score in dense}
     memories = {m.id: m for m, _ in dense}
     unscored = [m.id for m, _ in lexical.hits if m.id not in cosines]

@@ -119,8 +119,8 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     signature = extract_error_signature(query)
     # a query of one line is read as the prompt hook reads a line, its words and all ("I
     # fixed the KeyError: … but now …"); the signature of a longer one
-    told = query if "\n" not in query.strip() else signature
-    errors = [error for error in errors_in_sentence(told)[1] if error != signature]
+    line = query if "\n" not in query.strip() else signature
+    errors = [error for error in errors_in_sentence(line)[1] if error != signature]
     whole = error_fingerprint(signature)
     found = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
     found = [f for f in dict.fromkeys(found) if identifies(f)]
@@ -251,7 +251,8 @@ class StoreReads(StoreFreshness):
         error: bool = False,
     ) -> _Retrieved:
         """:meth:`retrieve`, the query's vector (embedded here unless given; None in
-        ``lexical`` mode) for a next search of the same query, and its error's fingerprint."""
+        ``lexical`` mode) for a next search of the same query, and the fingerprints of the
+        errors it tells."""
         from .safety import without_terminal_sequences
 
         _check_text(query, "the query")
