@@ -764,6 +764,16 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
             "not a function.",
             [("KeyError: 'user'", True), ("TypeError: x is not a function", True)],
         ),
+        # (", no idea why" is the prompt's, not the message's)
+        (
+            "two tests are red, test_admin fails: assert 403 == 200, test_detail fails: assert "
+            "404 == 200, no idea why",
+            [
+                ("two tests are red, test_admin fails no idea why", False),
+                ("assert 403 == 200", True),
+                ("assert 404 == 200", True),
+            ],
+        ),
         # the next error after ". ", with no words of a sentence before it (qa-s59c F6)
         (
             "the login fails with KeyError: 'user'. TypeError: x is not a function",

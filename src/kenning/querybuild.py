@@ -434,7 +434,7 @@ _CLAUSE = r"""
       (?<=\s)(?:(?:when|whenever|every[^\S\n]+time|each[^\S\n]+time|as[^\S\n]+soon[^\S\n]+as
         |and)[^\S\n]+(?:I|I'm|I've|we|you|they|trying|running)
       |on[^\S\n]+every|and[^\S\n]+then|for[^\S\n]+(?:some|every|all|any))\b
-    | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so)\b)"""
+    | ,(?=[^\S\n]*(?:any|can|could|please|what|how|why|help|thanks|so|no[^\S\n]+idea)\b)"""
 _MESSAGE_END = lazy(r"[.!?](?=\s|$) | (?<=\s)[-–—](?=\s) |" + _CLAUSE, re.VERBOSE)
 #: Where a sentence that starts with its error goes on: only the words that join a clause
 #: (a message's own ". Did you mean …" or " - see above" is the message's).
