@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -450,22 +450,28 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return True
     if _same_shape(entry_fingerprint, query_fingerprint):
         return _kept_values(entry_fingerprint) != _kept_values(query_fingerprint)
-    inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
-    values = _kept_values(inner)
-    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values or len(values) > _MAX_KEPT_VALUES:
+    held = _one_inside_the_other(query_fingerprint, entry_fingerprint)
+    if held is None:
         return False
+    values, outer, found = held
     if set(values) <= set(_kept_values(outer)):  # (an entry may name two modules, two codes)
         return False
-    found = _held_inside(inner, outer)
     return bool(found) and values not in found
 
 
-def _held_inside(inner: str, outer: str) -> list[list[str]]:
-    """The values of each place ``outer`` holds ``inner``'s shape (whole words, any values
-    where it has its own)."""
+def _one_inside_the_other(one: str, other: str) -> tuple[list[str], str, list[list[str]]] | None:
+    """Of two fingerprints, the shorter one's kept values, the longer one, and the values of
+    each place the longer holds the shorter's shape (whole words, any values where it has
+    its own); None when the shorter is no error's shape to look for (too short, nothing
+    kept, a list of values)."""
+    inner, outer = sorted((one, other), key=len)
+    values = _kept_values(inner)
+    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values or len(values) > _MAX_KEPT_VALUES:
+        return None
     value = r"(?:\d+|'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`)"
     shape = value.join(re.escape(part) for part in _shape(inner))
-    return [_kept_values(m.group(0)) for m in re.finditer(rf"(?<!\w){shape}(?!\w)", outer)]
+    found = [_kept_values(m.group(0)) for m in re.finditer(rf"(?<!\w){shape}(?!\w)", outer)]
+    return values, outer, found
 
 
 def _same_error(query_fingerprint: str, entry_fingerprint: object) -> bool:
@@ -478,20 +484,21 @@ def _same_error(query_fingerprint: str, entry_fingerprint: object) -> bool:
         return True
     if _same_shape(entry_fingerprint, query_fingerprint):
         return _kept_values(entry_fingerprint) == _kept_values(query_fingerprint)
-    inner, outer = sorted((query_fingerprint, entry_fingerprint), key=len)
-    values = _kept_values(inner)
-    if len(inner) < ANOTHER_CODE_MIN_CHARS or not values or len(values) > _MAX_KEPT_VALUES:
-        return False
-    return values in _held_inside(inner, outer)
+    held = _one_inside_the_other(query_fingerprint, entry_fingerprint)
+    return held is not None and held[0] in held[2]
 
 
-def another_error_than_told(fingerprints: Sequence[str], entry_fingerprint: object) -> bool:
-    """Whether an entry is of another code or name than an error a query tells
+def another_error_than_told(
+    fingerprints: Sequence[str],
+    entry_fingerprint: object,
+    another: Callable[[str, object], bool] = another_code_or_name,
+) -> bool:
+    """Whether an entry is of ``another`` code or name than an error a query tells
     (:func:`another_code_or_name`) and is none of the errors it tells: of "KeyError:
-    'user_id' and … No module named 'celery'", the fix of ``KeyError: 'user'`` is held;
-    of "assert 401 == 200 … assert 404 == 200", that of ``assert 404 == 200 in <path>`` is
-    not."""
-    return any(another_code_or_name(f, entry_fingerprint) for f in fingerprints) and not any(
+    'user_id' and … No module named 'yaml'", the fix of ``No module named 'celery'`` is
+    held; of "assert 401 == 200 … assert 404 == 200", that of ``assert 404 == 200 in
+    <path>`` is not."""
+    return any(another(f, entry_fingerprint) for f in fingerprints) and not any(
         _same_error(f, entry_fingerprint) for f in fingerprints
     )
 
@@ -595,12 +602,10 @@ def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     queries do. Not of another name: the words may find the fix of a family of names, or
     the one they describe ("the systemd service uses the system python, not the venv: No
     module named 'yaml'")."""
-    if candidate.match == "fingerprint" or not fingerprints:
+    if candidate.match == "fingerprint":
         return candidate.semantic
     entry = candidate.memory.metadata.get("error_fingerprint")
-    if any(_another_code(f, entry) for f in fingerprints) and not any(
-        _same_error(f, entry) for f in fingerprints
-    ):
+    if another_error_than_told(fingerprints, entry, _another_code):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic
 
