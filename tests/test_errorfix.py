@@ -2512,7 +2512,20 @@ SAME_ERROR = [
         'time="2026-05-01T10:00:03Z" level=error msg="failed to connect" err="dial tcp'
         ' 10.0.0.7:5432: connect: connection refused"',
         'time="2026-06-11T11:22:33Z" level=error msg="failed to connect" err="dial tcp'
-        ' 10.0.0.9:5433: connect: connection refused"',
+        ' 10.0.0.9:5432: connect: connection refused"',
+    ),
+    # a connection a client library could not make: whichever address, and a test server's
+    # port from the ephemeral range (a new one every run)
+    ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
+    ("Error: connect ECONNREFUSED 172.18.0.3:6379.", "Error: connect ECONNREFUSED [::1]:6379"),
+    ("Error: connect ECONNREFUSED 127.0.0.1:41873", "Error: connect ECONNREFUSED 127.0.0.1:52110"),
+    (
+        "dial tcp 10.0.0.7:6379: connect: connection refused",
+        "dial tcp [::1]:6379: connect: connection refused",
+    ),
+    (
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 5432)",
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('10.0.0.7', 5432)",
     ),
     (
         '{"level":"error","ts":1714557603.1,"msg":"failed to connect","error":"dial tcp'
@@ -2956,6 +2969,24 @@ BARE_NAME_DIFFERENT = [
 ]
 
 DIFFERENT_ERROR = [
+    # the port of a connection a client library could not make is the service that did not
+    # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
+    ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
+    ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
+    (
+        "dial tcp 10.0.0.7:5432: connect: connection refused",
+        "dial tcp 10.0.0.7:6379: connect: connection refused",
+    ),
+    (
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 5432)",
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 5672)",
+    ),
+    # docker's classic builder and time(1) say the status the command exited with
+    (
+        "The command '/bin/sh -c npm install' returned a non-zero code: 1",
+        "The command '/bin/sh -c npm install' returned a non-zero code: 137",
+    ),
+    ("Command exited with non-zero status 1", "Command exited with non-zero status 137"),
     # a name that cannot be found is the error, its fix imports, declares or adds that one
     ("error TS2304: Cannot find name 'describe'.", "error TS2304: Cannot find name 'process'."),
     ("Router.swift:3:9: error: cannot find 'Logger' in scope", "error: cannot find 'Log' in scope"),

@@ -717,6 +717,7 @@ FINGERPRINT_RULES_PROBES = {
     11: "39d3752b1db42c49",
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
+    14: "8c229d1fecb19c74",
 }
 
 
@@ -1151,6 +1152,74 @@ def test_an_error_told_in_a_sentence_finds_its_fix_by_its_fingerprint(
     hits = store.recall(asked).hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(entry.id, "fingerprint")], hits
     assert hits[0].semantic >= FINGERPRINT_SCORE
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        # every CI job that fails exits 1 (qa-s59 F4: 0.977, an exact match, for a job
+        # that failed installing)
+        (
+            "Process completed with exit code 1",
+            "CI job 'install' failed: Error: Process completed with exit code 1.",
+        ),
+        (
+            "Error: Command failed with exit code 1.",
+            "yarn build on vercel fails with Error: Command failed with exit code 1.",
+        ),
+        ("ERROR: Job failed: exit code 1", "the deploy job broke: ERROR: Job failed: exit code 1"),
+        (
+            "subprocess.CalledProcessError: Command '['npm', 'ci']' returned non-zero exit "
+            "status 1.",
+            "subprocess.CalledProcessError: Command '['git', 'push']' returned non-zero exit "
+            "status 1.",
+        ),
+        # the port said which service: PostgreSQL's fix was redis' exact match (0.974)
+        (
+            "Error: connect ECONNREFUSED 127.0.0.1:5432",
+            "the redis client fails: Error: connect ECONNREFUSED 127.0.0.1:6379 when I start "
+            "the worker",
+        ),
+    ],
+)
+def test_an_error_that_says_only_that_something_failed_matches_no_entry_exactly(
+    store: MemoryStore, stored: str, asked: str
+) -> None:
+    """A fingerprint that is only a runner's report of a failed command (its status that of
+    any failure) or a refused connection to another port is not the error of the entry
+    stored with it: the entry may still be found by its words, not as an exact match."""
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error", "error_fix")
+    assert entry.status == "stored", entry
+    hits = store.recall(asked, top_k=10, errors=True).hits
+    assert all(h.match != "fingerprint" for h in hits), hits
+    assert all(h.semantic < FINGERPRINT_SCORE for h in hits), hits
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        (
+            "Process completed with exit code 137",
+            "CI job 'tests' failed: Error: Process completed with exit code 137.",
+        ),
+        ("make: *** [test] Error 2", "make: *** [test] Error 2"),
+        ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
+        (
+            "Error: connect ECONNREFUSED 127.0.0.1:41873",
+            "Error: connect ECONNREFUSED 127.0.0.1:52110",
+        ),
+    ],
+)
+def test_an_error_that_names_what_failed_still_matches_its_entry_exactly(
+    store: MemoryStore, stored: str, asked: str
+) -> None:
+    """The same rules leave an exact match where the status says why (137: killed), where
+    the target that failed is named, and a connection to the same port from another address
+    (or to a test server's port, a new one every run)."""
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error", "error_fix")
+    assert entry.status == "stored", entry
+    hits = store.recall(asked, errors=True).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(entry.id, "fingerprint")], hits
 
 
 def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(

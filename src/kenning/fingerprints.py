@@ -15,7 +15,7 @@ from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
 from .signatures import ANSI, CONTROL, extract_error_signature, without_exit_code_suffix
 
-__all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
+__all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 
 #: The version of the rules below, recorded in a store whose stored fingerprints were
 #: brought up to them (:meth:`kenning.store.MemoryStore.renew_fingerprints`). Raise it with
@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 13
+RULES_VERSION = 14
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -31,9 +31,10 @@ _EXTS = (
     "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
 )
 _KEEP_NUMBER = lazy(
-    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit\s+code|status\s*code|"
-    r"signal|errno|http(?:/\d(?:\.\d)?)?|returned\s+(?:non-zero\s+)?(?:exit\s+)?"
-    r"(?:code|status)"
+    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:non-zero\s+)?(?:code|status)|exit\s+code"
+    r"|status\s*code|signal|errno|http(?:/\d(?:\.\d)?)?"
+    # (docker's classic builder: "The command '…' returned a non-zero code: 137")
+    r"|returned\s+(?:a\s+)?(?:non-zero\s+)?(?:exit\s+)?(?:code|status)"
     # make's "Error 2" (the recipe's exit status), MySQL's "ERROR 1045 (28000)", npm's
     # "npm ERR! code 127" (the script's exit code)
     r"|error(?=\s+\d)|npm\s+(?:err!|error)\s+code"
@@ -1037,6 +1038,34 @@ _JDK_NATIVE_THREAD = lazy(
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
+#: The first port a kernel hands out to a socket bound to port 0 (Linux's
+#: ``ip_local_port_range`` starts there; macOS and Windows start at 49152): a test server's
+#: port from there up is a new one every run, not the service it is.
+FIRST_EPHEMERAL_PORT = 32768
+_ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
+#: A connection a client library could not make (refused, timed out, unreachable), by the
+#: address and port it was made to: the port says which service did not answer (a Node app's
+#: ``connect ECONNREFUSED 127.0.0.1:6379`` is redis down, ``…:5432`` PostgreSQL: each has its
+#: own fix), the address does not (a compose service in CI, localhost on a laptop). Node's
+#: ``connect E… address:port``, Go's ``dial tcp address:port:``, asyncio's ``Connect call
+#: failed ('address', port)``. Not a tool's that says which service it is (ssh's, curl's,
+#: redis-py's, psycopg's): one failure whichever port it was given.
+_CONNECTION_PORT = (
+    lazy(
+        rf"(?P<before>\bconnect\s+E[A-Z]{{2,20}}\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})"
+        r"(?![\w:]|\.\d)"
+    ),
+    lazy(
+        rf"(?P<before>\bdial\s+(?:tcp|udp)[46]?\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=:)"
+    ),
+    lazy(
+        r"(?P<before>\bConnect\s+call\s+failed\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
+        r"(?P<port>\d{1,5})(?=[,)])",
+        re.IGNORECASE,
+    ),
+)
+
+
 def _keep_token(index: int) -> str:
     """A placeholder without digits (so the number mask cannot touch it)."""
     letters = ""
@@ -1145,7 +1174,16 @@ def error_fingerprint(signature: str) -> str:
         kept.append(m.group("num") if bare is None else f"'{_bare_name(bare)}'")
         return m.group("keep") + _keep_token(len(kept) - 1)
 
+    def service_port(m: re.Match[str]) -> str:
+        port = m.group("port")
+        if int(port) < FIRST_EPHEMERAL_PORT:
+            kept.append(port)
+            port = _keep_token(len(kept) - 1)
+        return f"{m.group('before')}<host>{m.group('between')}{port}"
+
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
+    for pattern in _CONNECTION_PORT:
+        text = pattern.sub(service_port, text, count=1)
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)
@@ -1246,3 +1284,74 @@ def identifies(fingerprint: str) -> bool:
     number (``"unknown tool"`` → ``<q>``) is every such error's, and matches none of them
     exactly."""
     return _IDENTITY.search(_MASK.sub(" ", fingerprint or "")) is not None
+
+
+#: The words a runner or a tool reports a failed command in, none of which says why it
+#: failed: GitHub Actions' "Process completed with exit code 1", yarn's "error Command failed
+#: with exit code 1", GitLab's "Job failed: exit code 1", Jenkins' "script returned exit code
+#: 1", docker's "The command '…' returned a non-zero code: 1" and buildkit's "process '…' did
+#: not complete successfully: exit code: 1", npm's "code ELIFECYCLE", Python's
+#: "CalledProcessError: Command '…' returned non-zero exit status 1", a "CI job 'x' failed:".
+_ONLY_FAILED = frozenset(
+    [
+        "error",
+        "errors",
+        "err",
+        "fatal",
+        "npm",
+        "yarn",
+        "pnpm",
+        "errno",
+        "elifecycle",
+        "ci",
+        "job",
+        "step",
+        "process",
+        "completed",
+        "complete",
+        "successfully",
+        "did",
+        "didn",
+        "not",
+        "the",
+        "command",
+        "script",
+        "failed",
+        "fail",
+        "fails",
+        "failure",
+        "exit",
+        "exited",
+        "exits",
+        "code",
+        "status",
+        "returned",
+        "non",
+        "zero",
+        "nonzero",
+        "with",
+        "subprocess",
+        "calledprocesserror",
+    ]
+)
+#: The exit statuses of any failure: 1 (any error) and 2 (make's failed recipe, a shell's or a
+#: tool's usage error, mypy's and tsc's errors): what failed is in the lines before them.
+_ANY_FAILURE_STATUS = frozenset({"1", "2"})
+_WORD = lazy(r"[^\W\d_]{2,}")
+_NUMBER = lazy(r"\d+")
+
+
+def specific(fingerprint: str) -> bool:
+    """Whether two errors of ``fingerprint`` are one error, so that an entry it matches
+    exactly is that error's fix: it :func:`identifies` one, and is more than a report that a
+    command failed with the status of any failure (:data:`_ONLY_FAILED`,
+    :data:`_ANY_FAILURE_STATUS`). Every CI job that fails exits 1: an entry stored as
+    ``Process completed with exit code 1 | FIX: run black`` matched every one of them exactly
+    (0.98), whatever had failed. Such a fingerprint still says which status it was, so that
+    the entry of another (exit code 137's) is held as another error's."""
+    if not identifies(fingerprint):
+        return False
+    rest = _MASK.sub(" ", fingerprint)
+    return any(word not in _ONLY_FAILED for word in _WORD.findall(rest)) or any(
+        number.lstrip("0") not in _ANY_FAILURE_STATUS for number in _NUMBER.findall(rest)
+    )

@@ -111,8 +111,9 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     (:func:`kenning.querybuild.error_in_sentence`): an entry stored from the error alone has
     that one, one stored from the same sentence the other; one that tells several, each
     one's (:func:`kenning.querybuild.errors_in_sentence`). Only those that
-    :func:`~kenning.fingerprints.identifies` an error."""
-    from .fingerprints import error_fingerprint, identifies
+    :func:`~kenning.fingerprints.identifies` an error; of those, an entry is found by the
+    ones that are :func:`~kenning.fingerprints.specific` (not "exit code 1" alone)."""
+    from .fingerprints import error_fingerprint, identifies, specific
     from .querybuild import errors_in_sentence
     from .signatures import extract_error_signature
 
@@ -124,7 +125,7 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     whole = error_fingerprint(signature)
     found = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
     found = [f for f in dict.fromkeys(found) if identifies(f)]
-    return tuple(found), tuple(dict.fromkeys(f for f in [*found, whole] if identifies(f)))
+    return tuple(found), tuple(dict.fromkeys(f for f in [*found, whole] if specific(f)))
 
 
 def _matching_fingerprint(
