@@ -792,6 +792,41 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
             "ModuleNotFoundError: No module named 'x'. Did you mean 'y'?",
             [("ModuleNotFoundError: No module named 'x'. Did you mean 'y'?", True)],
         ),
+        # each on a line of its own, told in a sentence (qa-s59c F3: one signature of the
+        # two lines, the hook's one and recall's the other)
+        (
+            "the worker fails with KeyError: 'user'\nand the api with ValueError: bad value",
+            [
+                ("the worker fails with", False),
+                ("KeyError: 'user'", True),
+                ("ValueError: bad value", True),
+            ],
+        ),
+        (
+            "run 1: Error: Process completed with exit code 137.\nrun 2: Error: Process "
+            "completed with exit code 143.",
+            [
+                ("Error: Process completed with exit code 137", True),
+                ("Error: Process completed with exit code 143", True),
+            ],
+        ),
+        # ... also after a pasted trace; but the lines a tool printed are the paste's, which
+        # gives its one signature
+        (
+            "I ran the tests and got this:\nTraceback (most recent call last):\n  File "
+            "\"app.py\", line 3, in <module>\n    main()\nKeyError: 'user'\nthen the api says "
+            "ValueError: bad value\ncan you fix both?",
+            [
+                ("I ran the tests and got this: can you fix both?", False),
+                ("KeyError: 'user'", True),
+                ("ValueError: bad value", True),
+            ],
+        ),
+        (
+            "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm "
+            "ERR! Found: react@18.2.0\nnpm ERR! Could not resolve dependency:",
+            [("npm ERR! code ERESOLVE", True)],
+        ),
         # at most five: a list of errors is read for its first ones
         (
             "a fails: assert 1 == 2. b fails: assert 3 == 4. c fails: assert 5 == 6. d fails: "

@@ -166,6 +166,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """
     from ..errors import UserInputError
     from ..querybuild import (
+        MOST_ERRORS_TOLD,
         errors_in_sentence,
         is_request_line,
         paste_start,
@@ -196,6 +197,17 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # the error query ("… fails with KeyError: 'user' when I log in")
         before, told = errors_in_sentence(lines[first_error])
         error, more = told[0], told[1:]
+        # a later line that tells its own error in a sentence ("the worker fails with
+        # KeyError: 'user'\nand the api with ValueError: bad value"; "run 1: …exit code
+        # 137.\nrun 2: …exit code 143."): each of its errors is asked too, and the line is
+        # not read with the paste (whose one signature was either line's); a line a tool
+        # printed says no words before its error
+        later: set[int] = set()
+        for i in errors[1:]:
+            words_before, told_there = errors_in_sentence(lines[i])
+            if words_before and len(more) < MOST_ERRORS_TOLD - 1:
+                later.add(i)
+                more += told_there[: MOST_ERRORS_TOLD - 1 - len(more)]
         # and the words asked after the pasted error ("… Can you add a guard for this?")
         after = [line for line in lines[errors[-1] + 1 :] if is_request_line(line)]
         # the output pasted with it, from its first line: what a build printed above the
@@ -203,7 +215,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # collect2's exit), as `kenning recall --error` reads the paste whole
         start = paste_start(lines, first_error)
         words = "\n".join([*lines[:start], before, *after]).strip()
-        error_text = "\n".join([*lines[start:first_error], error, *lines[first_error + 1 :]])
+        rest = [line for i, line in enumerate(lines) if i > first_error and i not in later]
+        error_text = "\n".join([*lines[start:first_error], error, *rest])
     else:
         words, more = text, []
     queries: list[tuple[str, bool]] = []
