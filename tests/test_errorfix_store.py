@@ -1388,12 +1388,13 @@ def test_each_error_a_prompt_tells_finds_its_fix(store: MemoryStore) -> None:
         found = {h.memory.id: h.match for h in result.hits}
         assert found == {f.id: "fingerprint" for f in fixes}, result.hits
     # ... and each on a line of its own (qa-s59c F3: the second's fix was held as another
-    # code's than the one signature of the two lines)
+    # code's than the one signature of the two lines, the hook's one and recall's the other)
     prompt = (
         "run 1: test_admin fails: assert 401 == 200\nrun 2: test_detail fails: assert 404 == 200"
     )
-    result = store.recall_many(prompt_queries(prompt))
-    assert {h.memory.id: h.match for h in result.hits} == {f.id: "fingerprint" for f in fixes}
+    for result in (store.recall_many(prompt_queries(prompt)), store.recall(prompt)):
+        found = {h.memory.id: h.match for h in result.hits}
+        assert found == {f.id: "fingerprint" for f in fixes}, result.hits
 
 
 def test_an_entry_of_any_error_a_prompt_tells_is_not_held_as_another_codes(

@@ -827,6 +827,21 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
             "ERR! Found: react@18.2.0\nnpm ERR! Could not resolve dependency:",
             [("npm ERR! code ERESOLVE", True)],
         ),
+        (
+            "the build fails:\n[vite] Internal server error: Failed to resolve import "
+            '"./x" from "src/main.ts".\nthread \'main\' panicked at src/main.rs:9:38:\ncalled '
+            '`Result::unwrap()` on an `Err` value: Custom { kind: UnexpectedEof, error: "failed '
+            'to fill whole buffer" }',
+            [
+                ("the build fails: [vite] Internal server", False),
+                (
+                    "thread 'main' panicked at src/main.rs:9:38: called `Result::unwrap()` on an "
+                    '`Err` value: Custom { kind: UnexpectedEof, error: "failed to fill whole '
+                    'buffer" }',
+                    True,
+                ),
+            ],
+        ),
         # at most five: a list of errors is read for its first ones
         (
             "a fails: assert 1 == 2. b fails: assert 3 == 4. c fails: assert 5 == 6. d fails: "

@@ -307,3 +307,59 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
     ):
         assert query == "Fixes the cache warning and gnirts"
     assert query_from_pr("Cache \033[31mfix\x9b2J", "") == "Cache fix2J"
+
+
+@pytest.mark.parametrize(
+    ("query", "asked"),
+    [
+        # a pasted trace is recalled by its one signature
+        (
+            'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+            "    main()\nKeyError: 'user'",
+            ["KeyError: 'user'"],
+        ),
+        (
+            "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm "
+            "ERR! Found: react@18.2.0",
+            ["npm ERR! code ERESOLVE"],
+        ),
+        # (a line a tool printed with words before its error is the paste's: Rust's panic
+        # message, Java's thread, vite's prefix)
+        (
+            "thread 'main' panicked at src/main.rs:9:38:\ncalled `Result::unwrap()` on an "
+            '`Err` value: Custom { kind: UnexpectedEof, error: "failed to fill whole buffer" }',
+            [
+                "thread 'main' panicked at src/main.rs:9:38: called `Result::unwrap()` on an "
+                '`Err` value: Custom { kind: UnexpectedEof, error: "failed to fill whole '
+                'buffer" }'
+            ],
+        ),
+        (
+            'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n\tat '
+            "java.util.Arrays.copyOf(Arrays.java:3332)\n\tat com.acme.Main.main(Main.java:5)",
+            ['Exception in thread "main" java.lang.OutOfMemoryError: Java heap space'],
+        ),
+        # ... and each error its lines tell in a sentence, the signature's too (qa-s59c F3)
+        (
+            "run 1: Error: Process completed with exit code 137.\nrun 2: Error: Process "
+            "completed with exit code 143.",
+            [
+                "Error: Process completed with exit code 137",
+                "Error: Process completed with exit code 143",
+            ],
+        ),
+        (
+            'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+            "    main()\nKeyError: 'user'\nthen the api says ValueError: bad value",
+            ["KeyError: 'user'", "ValueError: bad value"],
+        ),
+        # a query of one line is not a paste
+        ("the worker fails with KeyError: 'user'", ["the worker fails with KeyError: 'user'"]),
+    ],
+)
+def test_a_pasted_error_is_asked_by_its_signature_and_the_errors_its_lines_tell(
+    query: str, asked: list[str]
+) -> None:
+    from kenning.querybuild import queries_of_pasted_error
+
+    assert [q for q, _ in queries_of_pasted_error(query, None)] == asked

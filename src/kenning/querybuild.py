@@ -380,6 +380,23 @@ def query_of_pasted_error(query: str, errors: bool | None) -> tuple[str, bool | 
     return query_from_error(query), True
 
 
+def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, bool | None]]:
+    """:func:`query_of_pasted_error`, and for a pasted log, the errors its lines tell in a
+    sentence beside its signature, each an error query of its own, as the prompt hook asks
+    them (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and
+    the api with ValueError: bad value" had one signature, either line's)."""
+    recalled, is_error = query_of_pasted_error(query, errors)
+    if recalled == query:
+        return [(query, errors)]
+    told = errors_told_on_lines(query.splitlines(), MOST_ERRORS_TOLD)[1]
+    if not told:
+        return [(recalled, is_error)]
+    # a signature that is one of those lines is asked as its errors are
+    words, own = errors_in_sentence(recalled)
+    asked = [*(own if _said_by_a_person(words) else [recalled]), *told]
+    return [(e, is_error) for e in dict.fromkeys(asked)][:MOST_ERRORS_TOLD]
+
+
 #: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR
 #: log level, a stack trace: what a sentence names ("log a stack trace for every ERROR").
 #: (Tried from a name's first character only: from every dot of ``a.a.a…`` it was
@@ -567,6 +584,42 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     # them ("… and the worker fails with …"), a query of nothing but that found notes at 0.87
     said = [said[0], line[at:]]
     return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors
+
+
+#: The words a person writes before an error: plain words, numbers and a sentence's
+#: punctuation; not a tool's quotes, brackets, braces or backticks (Rust's "called
+#: `Result::unwrap()` on an `Err` value: Custom { …", Java's "Exception in thread "main"",
+#: vite's "[vite] Internal server error: …").
+_PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/-]*")
+_PROSE_LETTERS = lazy(r"[a-z]{2,}")
+
+
+def _said_by_a_person(words: str) -> bool:
+    return (
+        bool(words)
+        and _PERSONS_WORDS.fullmatch(words) is not None
+        and _PROSE_LETTERS.search(words) is not None
+    )
+
+
+def errors_told_on_lines(lines: Sequence[str], room: int) -> tuple[set[int], list[str]]:
+    """Which of ``lines`` tell an error in a sentence, and those errors (at most ``room``,
+    :func:`errors_in_sentence` of each): the lines with words before their error, as a person
+    writes them ("and the api with ValueError: bad value", "run 2: Error: …"), not as a tool
+    prints them (its line starts with the error, a log's stamp or its level, or its words are
+    code: those are a paste's, which has one signature)."""
+    told: set[int] = set()
+    errors: list[str] = []
+    for i, line in enumerate(lines):
+        if len(errors) >= room:
+            break
+        if not reports_error(line):
+            continue
+        words, found = errors_in_sentence(line)
+        if _said_by_a_person(words):
+            told.add(i)
+            errors += found[: room - len(errors)]
+    return told, errors
 
 
 def _next_error(text: str) -> tuple[int, str] | None:

@@ -372,7 +372,7 @@ class StoreReads(StoreFreshness):
         first query as recalled, its ``floor`` the lowest applied, and it is an error recall
         when any query was one."""
         from .freshness import best_fresh_first
-        from .querybuild import check_query, query_of_pasted_error
+        from .querybuild import check_query, queries_of_pasted_error
         from .render import combine_for_recall
 
         if isinstance(queries, str | bytes) or not isinstance(queries, Sequence) or not queries:
@@ -391,8 +391,9 @@ class StoreReads(StoreFreshness):
             check_query(query)
             if errors is not None and not isinstance(errors, bool):
                 raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
-        # a query of several lines that is an error is a pasted log: its signature is asked
-        queries = [query_of_pasted_error(query, errors) for query, errors in queries]
+        # a query of several lines that is an error is a pasted log: its signature is asked,
+        # and each error a line of it tells in a sentence
+        queries = [asked for pair in queries for asked in queries_of_pasted_error(*pair)]
         top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
         keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
         budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)

@@ -168,6 +168,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     from ..querybuild import (
         MOST_ERRORS_TOLD,
         errors_in_sentence,
+        errors_told_on_lines,
         is_request_line,
         paste_start,
         query_from_error,
@@ -202,12 +203,11 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # 137.\nrun 2: …exit code 143."): each of its errors is asked too, and the line is
         # not read with the paste (whose one signature was either line's); a line a tool
         # printed says no words before its error
-        later: set[int] = set()
-        for i in errors[1:]:
-            words_before, told_there = errors_in_sentence(lines[i])
-            if words_before and len(more) < MOST_ERRORS_TOLD - 1:
-                later.add(i)
-                more += told_there[: MOST_ERRORS_TOLD - 1 - len(more)]
+        told_after, told_there = errors_told_on_lines(
+            lines[first_error + 1 :], MOST_ERRORS_TOLD - 1 - len(more)
+        )
+        later = {first_error + 1 + i for i in told_after}
+        more += told_there
         # and the words asked after the pasted error ("… Can you add a guard for this?")
         after = [line for line in lines[errors[-1] + 1 :] if is_request_line(line)]
         # the output pasted with it, from its first line: what a build printed above the
