@@ -5299,3 +5299,23 @@ def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
     # json.loads raises RecursionError, no ValueError, past its depth: the query failed
     deep = '{"a":' + "[" * 100_000 + "]" * 100_000 + "}"
     assert extract_error_signature(deep).startswith('{"a":[[')
+
+
+@pytest.mark.parametrize(
+    ("raw", "signature"),
+    [
+        # a failed assert pasted with its values under the line that named the test: the
+        # name was the signature (an assert without pytest's "E" scored nothing)
+        ("test_admin fails:\nassert 403 == 200", "assert 403 == 200"),
+        ("test_admin_forbidden fails:\n    assert 403 == 200\nany idea?", "assert 403 == 200"),
+        ("test_health:\nassert 'ok' == 'error'", "assert 'ok' == 'error'"),
+        ("the signup test:\nassert None is not None", "assert None is not None"),
+        # ... not a test's source line, which a traceback's exception line follows
+        (
+            "def test_x():\n    assert response.status_code == 200\nAssertionError",
+            "AssertionError",
+        ),
+    ],
+)
+def test_a_failed_assert_pasted_with_its_values_is_the_signature(raw: str, signature: str) -> None:
+    assert extract_error_signature(raw) == signature

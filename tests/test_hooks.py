@@ -842,6 +842,9 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
                 ),
             ],
         ),
+        # a failed assert under the line that names its test: the assert is the error (the
+        # test's name was the error query)
+        ("test_admin_forbidden fails:\nassert 403 == 200", [("assert 403 == 200", True)]),
         # at most five: a list of errors is read for its first ones
         (
             "a fails: assert 1 == 2. b fails: assert 3 == 4. c fails: assert 5 == 6. d fails: "

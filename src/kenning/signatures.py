@@ -410,6 +410,14 @@ _PY_EXCEPTION_SCORE = 90
 _PYTEST_E = lazy(
     r"^E(?:\s{2,}|\s(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)\b|assert\s))"
 )
+_LITERAL = r"(?:-?\d+(?:\.\d+)?|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|True|False|None|\[\]|\{\}|\(\))"
+#: A failed assert pasted with the values it compared (pytest's ``E   assert 403 == 200``
+#: without its ``E``, under the line that named the test: "test_admin fails:" was the
+#: signature), not a test's source line (``assert response.status_code == 200``).
+_BARE_FAILED_ASSERT = lazy(
+    rf"^assert\s+(?:not\s+)?{_LITERAL}"
+    rf"(?:\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)\s*{_LITERAL})?\s*$"
+)
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
 _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
@@ -594,7 +602,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     if celery:
         error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
         line = line[celery.end() :]
-    if _PYTEST_E.match(line):  # pytest's "E   assert 401 == 200": what failed
+    if _PYTEST_E.match(line) or _BARE_FAILED_ASSERT.match(line):  # what failed
         error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
