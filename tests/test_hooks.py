@@ -842,6 +842,15 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
                 ),
             ],
         ),
+        # a failed assert told in other words than "fails:" (qa-s59b F6: no error query,
+        # and the fix of assert 401 == 200 came back for 403 at 0.68), its values its end
+        ("I'm getting assert 403 == 200 in test_admin", [("assert 403 == 200", True)]),
+        ("test_admin fails (assert 403 == 200)", [("assert 403 == 200", True)]),
+        ("test_admin fails; assert 403 == 200", [("assert 403 == 200", True)]),
+        (
+            "we got an assert 'ok' == 'error' from the health test",
+            [("assert 'ok' == 'error'", True)],
+        ),
         # a failed assert under the line that names its test: the assert is the error (the
         # test's name was the error query)
         ("test_admin_forbidden fails:\nassert 403 == 200", [("assert 403 == 200", True)]),

@@ -23,7 +23,7 @@ from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
-from .signatures import ANSI, extract_error_signature, looks_like_error
+from .signatures import ANSI, FAILED_ASSERT, extract_error_signature, looks_like_error
 from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
 
@@ -461,8 +461,11 @@ _CLAUSE_END = lazy(_CLAUSE, re.VERBOSE)
 #: A failed assert with its values (as pytest says it, ``assert 403 == 200``) told after the
 #: words of a sentence: "test_admin fails: …", "the test failed with …" (not "E   assert",
 #: pytest's own line, nor "FAILED …::test - assert", its summary, which have no words).
+#: A failed assert's values (:data:`kenning.signatures.FAILED_ASSERT`).
+_ASSERT_VALUES = lazy(FAILED_ASSERT)
 _TOLD_ASSERT = lazy(
-    r"\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?[^\S\n]+"
+    r"(?:\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?[:;]?[^\S\n]+\(?|\bfail(?:s|ed|ing)?[^\S\n]*\("
+    r"|\b(?:get(?:ting)?|got|see(?:ing)?|hit(?:ting)?)(?:[^\S\n]+an?)?[^\S\n]+)"
     r"(assert[^\S\n]+(?:-?\d|['\"]|None\b|True\b|False\b))"
 )
 
@@ -672,8 +675,12 @@ def _error_told(line: str) -> tuple[str, str]:
     told = _TOLD_ASSERT.search(line)
     if told is not None:  # "test_admin fails: assert 403 == 200": pytest's failed assert
         error = line[told.start(1) :]
-        end = _MESSAGE_END.search(error, told.end(1) - told.start(1))
-        return line[: told.start(1)].rstrip(" \t:"), error[: end.start() if end else None].strip()
+        values = _ASSERT_VALUES.match(error)
+        # its values end it ("I'm getting assert 403 == 200 in test_admin", "fails (assert
+        # 403 == 200)"); else where its message would
+        message_end = _MESSAGE_END.search(error, told.end(1) - told.start(1))
+        cut = values.end() if values else message_end.start() if message_end else None
+        return line[: told.start(1)].rstrip(" \t:;("), error[:cut].strip()
     return "", line
 
 

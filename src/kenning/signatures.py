@@ -414,10 +414,11 @@ _LITERAL = r"(?:-?\d+(?:\.\d+)?|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|True|False|No
 #: A failed assert pasted with the values it compared (pytest's ``E   assert 403 == 200``
 #: without its ``E``, under the line that named the test: "test_admin fails:" was the
 #: signature), not a test's source line (``assert response.status_code == 200``).
-_BARE_FAILED_ASSERT = lazy(
-    rf"^assert\s+(?:not\s+)?{_LITERAL}"
-    rf"(?:\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)\s*{_LITERAL})?\s*$"
+FAILED_ASSERT = (
+    rf"assert\s+(?:not\s+)?{_LITERAL}"
+    rf"(?:\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)\s*{_LITERAL})?"
 )
+_BARE_FAILED_ASSERT = lazy(rf"^{FAILED_ASSERT}\s*$")
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
 _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
@@ -1404,7 +1405,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*---\sFAIL:\s                             # go test
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
     | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
-    | (?:^|\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?:?)[^\S\n]*assert\s+
+    | (?:^|\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?[:;]?[^\S\n]*\(?
+      |\b(?:get(?:ting)?|got|see(?:ing)?|hit(?:ting)?)(?:[^\S\n]+an?)?[^\S\n])[^\S\n]*assert\s+
       (?:-?\d[\d.]*|'[^'\n]*'|"[^"\n]*"|None|True|False)\s*(?:[=!<>]=|[<>]\s
       |is\s|in\s|not\sin\s)       # pytest's summary: its values (also told: "x fails: …")
     | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest
