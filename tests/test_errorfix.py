@@ -2519,6 +2519,13 @@ SAME_ERROR = [
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
     ("Error: connect ECONNREFUSED 172.18.0.3:6379.", "Error: connect ECONNREFUSED [::1]:6379"),
     ("Error: connect ECONNREFUSED 127.0.0.1:41873", "Error: connect ECONNREFUSED 127.0.0.1:52110"),
+    # (a port no service is known by says nothing a note would know: a dev server moved on)
+    ("Error: connect ECONNREFUSED 127.0.0.1:3000", "Error: connect ECONNREFUSED 127.0.0.1:3001"),
+    (
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('::1', 6379, 0, 0)",
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6379)",
+    ),
+    ("Error: connect ECONNREFUSED fe80::1%lo0:5432", "Error: connect ECONNREFUSED 10.0.0.7:5432"),
     (
         "dial tcp 10.0.0.7:6379: connect: connection refused",
         "dial tcp [::1]:6379: connect: connection refused",
@@ -2987,6 +2994,17 @@ DIFFERENT_ERROR = [
         "The command '/bin/sh -c npm install' returned a non-zero code: 137",
     ),
     ("Command exited with non-zero status 1", "Command exited with non-zero status 137"),
+    # ... and Azure Pipelines' quoted one, Gradle's exit value, compose's exit, an exitCode
+    ("##[error]Bash exited with code '1'.", "##[error]Bash exited with code '137'."),
+    (
+        "Process 'command 'node'' finished with non-zero exit value 1",
+        "Process 'command 'node'' finished with non-zero exit value 137",
+    ),
+    (
+        'service "migrate" didn\'t complete successfully: exit 1',
+        'service "migrate" didn\'t complete successfully: exit 137',
+    ),
+    ("Error: failed with exitCode 1", "Error: failed with exitCode 137"),
     # a name that cannot be found is the error, its fix imports, declares or adds that one
     ("error TS2304: Cannot find name 'describe'.", "error TS2304: Cannot find name 'process'."),
     ("Router.swift:3:9: error: cannot find 'Logger' in scope", "error: cannot find 'Log' in scope"),
@@ -5321,3 +5339,53 @@ def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
 )
 def test_a_failed_assert_pasted_with_its_values_is_the_signature(raw: str, signature: str) -> None:
     assert extract_error_signature(raw) == signature
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        "Error: Process completed with exit code 1.",
+        "error Command failed with exit code 1.",
+        "ERROR: Job failed: exit code 1",
+        "ERROR: Job failed: command terminated with exit code 1",
+        "hudson.AbortException: script returned exit code 1",
+        "The command '/bin/sh -c npm install' returned a non-zero code: 1",
+        'ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: '
+        "exit code: 1",
+        "subprocess.CalledProcessError: Command '['npm', 'ci']' returned non-zero exit status 1.",
+        "##[error]Bash exited with code '1'.",
+        "Process finished with exit code 1",
+        "ERROR: Command errored out with exit status 1",
+        "Process 'command 'node'' finished with non-zero exit value 1",
+        'service "migrate" didn\'t complete successfully: exit 1',
+        "Error: Command failed: npm run build",
+        "Build step 'Execute shell' marked build as failure",
+        "npm ERR! code ELIFECYCLE",
+    ],
+)
+def test_a_runners_report_of_any_failure_is_no_errors_own(wrapper: str) -> None:
+    """Every failing job says it: an exact match of it is no match of the error (an entry
+    stored with it was the exact fix of every CI failure, qa-s59 F4, qa-s60 F1)."""
+    from kenning.fingerprints import identifies, specific
+
+    fingerprint = error_fingerprint(extract_error_signature(wrapper))
+    assert identifies(fingerprint) and not specific(fingerprint), fingerprint
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "Error: Process completed with exit code 137.",
+        "Error: Process completed with exit code 127.",
+        "make: *** [Makefile:12: test] Error 2",
+        "SystemExit: 2",
+        "go: error: exit status 2",
+        "error TS2322: Type 'string' is not assignable to type 'number'.",
+        "Execution failed for task ':app:compileDebugKotlin'.",
+        "Error: connect ECONNREFUSED 127.0.0.1:5432",
+    ],
+)
+def test_an_error_that_says_what_failed_is_its_own(error: str) -> None:
+    from kenning.fingerprints import specific
+
+    assert specific(error_fingerprint(extract_error_signature(error)))

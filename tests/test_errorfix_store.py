@@ -717,7 +717,7 @@ FINGERPRINT_RULES_PROBES = {
     11: "39d3752b1db42c49",
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
-    14: "8c229d1fecb19c74",
+    14: "951ed25d7b11617b",
 }
 
 
@@ -1208,6 +1208,10 @@ def test_an_error_that_says_only_that_something_failed_matches_no_entry_exactly(
             "Error: connect ECONNREFUSED 127.0.0.1:41873",
             "Error: connect ECONNREFUSED 127.0.0.1:52110",
         ),
+        (
+            "Error: connect ECONNREFUSED 127.0.0.1:3000",
+            "Error: connect ECONNREFUSED 127.0.0.1:3001",
+        ),
     ],
 )
 def test_an_error_that_names_what_failed_still_matches_its_entry_exactly(
@@ -1220,6 +1224,31 @@ def test_an_error_that_names_what_failed_still_matches_its_entry_exactly(
     assert entry.status == "stored", entry
     hits = store.recall(asked, errors=True).hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(entry.id, "fingerprint")], hits
+
+
+def test_a_service_on_another_port_is_no_other_services_error(store: MemoryStore) -> None:
+    """The port of a known service is its error's (redis' 6379 is not PostgreSQL's 5432), but
+    another port is not another code: PostgreSQL moved to 5433 (a local one holds 5432) lost
+    its fix, held as another error's (qa-s60 F3), and redis' came first."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    postgres = store.remember(
+        "ERROR-FIX: Error: connect ECONNREFUSED 127.0.0.1:5432 | FIX: PostgreSQL is not up; "
+        "docker compose up -d db",
+        "error_fix",
+    )
+    redis = store.remember(
+        "ERROR-FIX: Error: connect ECONNREFUSED 127.0.0.1:6379 | FIX: redis is not up; docker "
+        "compose up -d redis",
+        "error_fix",
+    )
+    assert postgres.status == redis.status == "stored", (postgres, redis)
+    moved = "the api won't start: Error: connect ECONNREFUSED 127.0.0.1:5433"
+    hits = store.recall_many(prompt_queries(moved)).hits
+    assert [h.memory.id for h in hits][:1] == [postgres.id], hits
+    assert hits[0].semantic > ANOTHER_CODE_SCORE
+    hits = store.recall_many(prompt_queries(moved.replace("5433", "6379"))).hits
+    assert [(h.memory.id, h.match) for h in hits] == [(redis.id, "fingerprint")], hits
 
 
 def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(

@@ -31,8 +31,11 @@ _EXTS = (
     "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
 )
 _KEEP_NUMBER = lazy(
-    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:non-zero\s+)?(?:code|status)|exit\s+code"
-    r"|status\s*code|signal|errno|http(?:/\d(?:\.\d)?)?"
+    r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:non-?zero\s+)?(?:exit\s+)?(?:code|status)"
+    r"|exit\s+code|status\s*code|signal|errno|http(?:/\d(?:\.\d)?)?"
+    # Gradle's "finished with non-zero exit value 137", "exitCode 137", "exit_code=137", compose's
+    # "didn't complete successfully: exit 137"
+    r"|exit\s+value|exit_?code|successfully:\s+exit"
     # (docker's classic builder: "The command '…' returned a non-zero code: 137")
     r"|returned\s+(?:a\s+)?(?:non-zero\s+)?(?:exit\s+)?(?:code|status)"
     # make's "Error 2" (the recipe's exit status), MySQL's "ERROR 1045 (28000)", npm's
@@ -1038,29 +1041,55 @@ _JDK_NATIVE_THREAD = lazy(
 _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 
 
-#: The first port a kernel hands out to a socket bound to port 0 (Linux's
-#: ``ip_local_port_range`` starts there; macOS and Windows start at 49152): a test server's
-#: port from there up is a new one every run, not the service it is.
-FIRST_EPHEMERAL_PORT = 32768
+#: An exit status a runner quotes (Azure Pipelines' "Bash exited with code '137'."): a status
+#: all the same, not a quoted name.
+_QUOTED_EXIT_STATUS = lazy(r"(\bexit(?:ed)?\s+with\s+(?:exit\s+)?(?:code|status)\s+)'(-?\d{1,5})'")
+#: The services a project's code connects to, by the port each listens on unless told
+#: otherwise: a connection refused on one of these is that service down (its fix starts that
+#: one); on another port (a second PostgreSQL on 5433, a dev server on 3001, a test server's
+#: random port) the port says nothing a note would know, and is masked as before.
+SERVICE_PORTS = {
+    1433: "sqlserver",
+    1521: "oracle",
+    2181: "zookeeper",
+    2379: "etcd",
+    3306: "mysql",
+    4222: "nats",
+    5432: "postgresql",
+    5672: "rabbitmq",
+    6333: "qdrant",
+    6379: "redis",
+    7687: "neo4j",
+    8086: "influxdb",
+    8200: "vault",
+    8500: "consul",
+    9042: "cassandra",
+    9092: "kafka",
+    9200: "elasticsearch",
+    11211: "memcached",
+    26257: "cockroachdb",
+    27017: "mongodb",
+}
 _ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
 #: A connection a client library could not make (refused, timed out, unreachable), by the
-#: address and port it was made to: the port says which service did not answer (a Node app's
-#: ``connect ECONNREFUSED 127.0.0.1:6379`` is redis down, ``…:5432`` PostgreSQL: each has its
-#: own fix), the address does not (a compose service in CI, localhost on a laptop). Node's
-#: ``connect E… address:port``, Go's ``dial tcp address:port:``, asyncio's ``Connect call
-#: failed ('address', port)``. Not a tool's that says which service it is (ssh's, curl's,
-#: redis-py's, psycopg's): one failure whichever port it was given.
+#: address and port it was made to: the port of a service (:data:`SERVICE_PORTS`) says which
+#: did not answer (a Node app's ``connect ECONNREFUSED 127.0.0.1:6379`` is redis down,
+#: ``…:5432`` PostgreSQL: each has its own fix), the address does not (a compose service in
+#: CI, localhost on a laptop). Node's ``connect E… address:port``, Go's ``dial tcp
+#: address:port:``, asyncio's ``Connect call failed ('address', port)`` (IPv6's with its flow
+#: and scope). Not a tool's that says which service it is (ssh's, curl's, redis-py's,
+#: psycopg's): one failure whichever port it was given.
 _CONNECTION_PORT = (
     lazy(
         rf"(?P<before>\bconnect\s+E[A-Z]{{2,20}}\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})"
-        r"(?![\w:]|\.\d)"
+        r"(?![\w:%]|\.\d)"
     ),
     lazy(
         rf"(?P<before>\bdial\s+(?:tcp|udp)[46]?\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=:)"
     ),
     lazy(
         r"(?P<before>\bConnect\s+call\s+failed\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
-        r"(?P<port>\d{1,5})(?=[,)])",
+        r"(?P<port>\d{1,5})(?:,\s*\d{1,10},\s*\d{1,10})?(?=\))",
         re.IGNORECASE,
     ),
 )
@@ -1176,12 +1205,14 @@ def error_fingerprint(signature: str) -> str:
 
     def service_port(m: re.Match[str]) -> str:
         port = m.group("port")
-        if int(port) < FIRST_EPHEMERAL_PORT:
-            kept.append(port)
+        service = SERVICE_PORTS.get(int(port))
+        if service is not None:  # kept as a name: another service's is another error's
+            kept.append(f"'{service}'")
             port = _keep_token(len(kept) - 1)
         return f"{m.group('before')}<host>{m.group('between')}{port}"
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
+    text = _QUOTED_EXIT_STATUS.sub(r"\1\2", text, count=1)
     for pattern in _CONNECTION_PORT:
         text = pattern.sub(service_port, text, count=1)
     for pattern in _KEEP_MODULE:
@@ -1291,7 +1322,9 @@ def identifies(fingerprint: str) -> bool:
 #: with exit code 1", GitLab's "Job failed: exit code 1", Jenkins' "script returned exit code
 #: 1", docker's "The command '…' returned a non-zero code: 1" and buildkit's "process '…' did
 #: not complete successfully: exit code: 1", npm's "code ELIFECYCLE", Python's
-#: "CalledProcessError: Command '…' returned non-zero exit status 1", a "CI job 'x' failed:".
+#: "CalledProcessError: Command '…' returned non-zero exit status 1", a "CI job 'x' failed:",
+#: Azure's "Bash exited with code '1'.", Gradle's "Process 'command …' finished with non-zero
+#: exit value 1", compose's "service "x" didn't complete successfully: exit 1".
 _ONLY_FAILED = frozenset(
     [
         "error",
@@ -1332,6 +1365,33 @@ _ONLY_FAILED = frozenset(
         "with",
         "subprocess",
         "calledprocesserror",
+        # Jenkins', GitLab's Kubernetes executor's, IntelliJ's, pip's, turbo's, pnpm's, Azure
+        # Pipelines' (its shell's), Gradle's and compose's words for the same
+        "hudson",
+        "abortexception",
+        "terminated",
+        "finished",
+        "errored",
+        "out",
+        "run",
+        "recursive",
+        "first",
+        "bash",
+        "powershell",
+        "pwsh",
+        "cmd",
+        "value",
+        "service",
+        "container",
+        "pod",
+        # ... and what ran ("npm run build", "Build step 'Execute shell' marked build as
+        # failure", just's "Recipe `test` failed on line 3", npm's "Lifecycle script")
+        "build",
+        "marked",
+        "as",
+        "recipe",
+        "line",
+        "lifecycle",
     ]
 )
 #: The exit statuses of any failure: 1 (any error) and 2 (make's failed recipe, a shell's or a
