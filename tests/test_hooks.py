@@ -842,6 +842,17 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
                 ),
             ],
         ),
+        # an error told again is asked once: the room is for others (qa-s60 F7)
+        (
+            "the worker fails with KeyError: 'user'\n"
+            + "and again with KeyError: 'user'\n" * 5
+            + "and the api (on staging) with ValueError: bad value",
+            [
+                ("the worker fails with", False),
+                ("KeyError: 'user'", True),
+                ("ValueError: bad value", True),
+            ],
+        ),
         # a failed assert told in other words than "fails:" (qa-s59b F6: no error query,
         # and the fix of assert 401 == 200 came back for 403 at 0.68), its values its end
         ("I'm getting assert 403 == 200 in test_admin", [("assert 403 == 200", True)]),

@@ -339,6 +339,20 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
             "java.util.Arrays.copyOf(Arrays.java:3332)\n\tat com.acme.Main.main(Main.java:5)",
             ['Exception in thread "main" java.lang.OutOfMemoryError: Java heap space'],
         ),
+        # ... and a line whose words before its error are a tool's: go test's file and line,
+        # a log's stamp and level, a report's words (qa-s60 F4, F5)
+        (
+            "=== RUN   TestLogin\n--- FAIL: TestLogin (0.00s)\n    login_test.go:25: unexpected "
+            "error: open testdata/users.json: no such file or directory\nFAIL\nFAIL\texample.com/"
+            "app\t0.004s",
+            ["unexpected error: open testdata/users.json: no such file or directory"],
+        ),
+        (
+            'Traceback (most recent call last):\n  File "w.py", line 3, in <module>\nKeyError: '
+            "'user'\n2024-01-15 10:00:01,456 ERROR worker: job 43 failed: ValueError: bad value\n"
+            "WARNING:root:retrying after error: ConnectionError: timed out",
+            ["KeyError: 'user'"],
+        ),
         # ... and each error its lines tell in a sentence, the signature's too (qa-s59c F3)
         (
             "run 1: Error: Process completed with exit code 137.\nrun 2: Error: Process "
@@ -352,6 +366,12 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
             'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
             "    main()\nKeyError: 'user'\nthen the api says ValueError: bad value",
             ["KeyError: 'user'", "ValueError: bad value"],
+        ),
+        # (code in backticks, quotes or parentheses is a person's too)
+        (
+            "the worker fails with KeyError: 'user'\nand `make test` fails with "
+            "ModuleNotFoundError: No module named 'yaml'",
+            ["ModuleNotFoundError: No module named 'yaml'", "KeyError: 'user'"],
         ),
         # a query of one line is not a paste
         ("the worker fails with KeyError: 'user'", ["the worker fails with KeyError: 'user'"]),

@@ -589,12 +589,21 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors
 
 
-#: The words a person writes before an error: plain words, numbers and a sentence's
-#: punctuation; not a tool's quotes, brackets, braces or backticks (Rust's "called
-#: `Result::unwrap()` on an `Err` value: Custom { …", Java's "Exception in thread "main"",
-#: vite's "[vite] Internal server error: …").
-_PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/-]*")
+#: The words a person writes before an error: words, numbers, a sentence's punctuation, code
+#: in backticks or quotes ("and `make test` fails with"); not a tool's brackets or braces
+#: (Rust's "called `Result::unwrap()` on an `Err` value: Custom { …", vite's "[vite]
+#: Internal server error: …").
+_PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/()`\"\u2013\u2014-]*")
 _PROSE_LETTERS = lazy(r"[a-z]{2,}")
+#: ... nor what a tool prints before an error it reports: a time or a file's line
+#: ("10:00:01", "login_test.go:25:"), a dotted name ("app.tasks.send"), a log level or the
+#: words of a report ("ERROR worker:", "WARNING:root:", "npm error", "unexpected error",
+#: "During handling of the above exception", "raised", webpack's "Module not found").
+_TOOLS_WORDS = lazy(
+    r"\w:\d|\w\.\w|\b(?:errors?|err|exceptions?|warning|warn|traceback|raised|panicked|info"
+    r"|debug|fatal|critical|trace)\b|\bnot\s+found\s*$",
+    re.IGNORECASE,
+)
 
 
 def _said_by_a_person(words: str) -> bool:
@@ -602,15 +611,19 @@ def _said_by_a_person(words: str) -> bool:
         bool(words)
         and _PERSONS_WORDS.fullmatch(words) is not None
         and _PROSE_LETTERS.search(words) is not None
+        and _TOOLS_WORDS.search(words) is None
     )
 
 
-def errors_told_on_lines(lines: Sequence[str], room: int) -> tuple[set[int], list[str]]:
+def errors_told_on_lines(
+    lines: Sequence[str], room: int, known: Sequence[str] = ()
+) -> tuple[set[int], list[str]]:
     """Which of ``lines`` tell an error in a sentence, and those errors (at most ``room``,
-    :func:`errors_in_sentence` of each): the lines with words before their error, as a person
-    writes them ("and the api with ValueError: bad value", "run 2: Error: …"), not as a tool
-    prints them (its line starts with the error, a log's stamp or its level, or its words are
-    code: those are a paste's, which has one signature)."""
+    :func:`errors_in_sentence` of each; one told again, or ``known`` already, is not counted
+    twice): the lines with words before their error, as a person writes them ("and the api
+    with ValueError: bad value", "run 2: Error: …"), not as a tool prints them (its line
+    starts with the error, a log's stamp or its level, or its words are a report's: those
+    are a paste's, which has one signature)."""
     told: set[int] = set()
     errors: list[str] = []
     for i, line in enumerate(lines):
@@ -621,7 +634,8 @@ def errors_told_on_lines(lines: Sequence[str], room: int) -> tuple[set[int], lis
         words, found = errors_in_sentence(line)
         if _said_by_a_person(words):
             told.add(i)
-            errors += found[: room - len(errors)]
+            new = [e for e in dict.fromkeys(found) if e not in errors and e not in known]
+            errors += new[: room - len(errors)]
     return told, errors
 
 

@@ -204,7 +204,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # not read with the paste (whose one signature was either line's); a line a tool
         # printed says no words before its error
         told_after, told_there = errors_told_on_lines(
-            lines[first_error + 1 :], MOST_ERRORS_TOLD - 1 - len(more)
+            lines[first_error + 1 :], MOST_ERRORS_TOLD - 1 - len(more), known=told
         )
         later = {first_error + 1 + i for i in told_after}
         more += told_there
