@@ -458,11 +458,12 @@ _MESSAGE_END = lazy(r"[.!?](?=\s|$) | (?<=\s)[-–—](?=\s) |" + _CLAUSE, re.VE
 _CLAUSE_END = lazy(_CLAUSE, re.VERBOSE)
 
 
-#: A failed assert with its values (as pytest says it, ``assert 403 == 200``) told after the
-#: words of a sentence: "test_admin fails: …", "the test failed with …" (not "E   assert",
-#: pytest's own line, nor "FAILED …::test - assert", its summary, which have no words).
 #: A failed assert's values (:data:`kenning.signatures.FAILED_ASSERT`).
 _ASSERT_VALUES = lazy(FAILED_ASSERT)
+#: A failed assert with its values (as pytest says it, ``assert 403 == 200``) told after the
+#: words of a sentence: "test_admin fails: …", "fails; …", "fails (…)", "the test failed
+#: with …", "I'm getting …", "we got an …" (not "E   assert", pytest's own line, nor "FAILED
+#: …::test - assert", its summary, which have no words).
 _TOLD_ASSERT = lazy(
     r"(?:\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?[:;]?[^\S\n]+\(?|\bfail(?:s|ed|ing)?[^\S\n]*\("
     r"|\b(?:get(?:ting)?|got|see(?:ing)?|hit(?:ting)?)(?:[^\S\n]+an?)?[^\S\n]+)"

@@ -202,7 +202,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # KeyError: 'user'\nand the api with ValueError: bad value"; "run 1: …exit code
         # 137.\nrun 2: …exit code 143."): each of its errors is asked too, and the line is
         # not read with the paste (whose one signature was either line's); a line a tool
-        # printed says no words before its error
+        # printed is the paste's (:func:`kenning.querybuild.errors_told_on_lines`)
         told_after, told_there = errors_told_on_lines(
             lines[first_error + 1 :], MOST_ERRORS_TOLD - 1 - len(more), known=told
         )
