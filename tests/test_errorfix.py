@@ -2519,8 +2519,6 @@ SAME_ERROR = [
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
     ("Error: connect ECONNREFUSED 172.18.0.3:6379.", "Error: connect ECONNREFUSED [::1]:6379"),
     ("Error: connect ECONNREFUSED 127.0.0.1:41873", "Error: connect ECONNREFUSED 127.0.0.1:52110"),
-    # (a port no service is known by says nothing a note would know: a dev server moved on)
-    ("Error: connect ECONNREFUSED 127.0.0.1:3000", "Error: connect ECONNREFUSED 127.0.0.1:3001"),
     (
         "ConnectionRefusedError: [Errno 111] Connect call failed ('::1', 6379, 0, 0)",
         "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6379)",
@@ -2980,6 +2978,8 @@ DIFFERENT_ERROR = [
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
     ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
+    # ... and two ports of no known service are two services (MinIO's is not LocalStack's)
+    ("Error: connect ECONNREFUSED 127.0.0.1:4566", "Error: connect ECONNREFUSED 127.0.0.1:9000"),
     (
         "dial tcp 10.0.0.7:5432: connect: connection refused",
         "dial tcp 10.0.0.7:6379: connect: connection refused",
@@ -5330,6 +5330,12 @@ def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
         ("test_admin_forbidden fails:\n    assert 403 == 200\nany idea?", "assert 403 == 200"),
         ("test_health:\nassert 'ok' == 'error'", "assert 'ok' == 'error'"),
         ("the signup test:\nassert None is not None", "assert None is not None"),
+        # ... not an assert that cannot fail, the code of a test (qa-s60b N3)
+        (
+            "this test errors with KeyError: 'user'\n\ndef test_x(client):\n    r = "
+            "client.get('/')\n    assert True\n    data = r.json()['user']",
+            "KeyError: 'user'",
+        ),
         # ... not a test's source line, which a traceback's exception line follows
         (
             "def test_x():\n    assert response.status_code == 200\nAssertionError",

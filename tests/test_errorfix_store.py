@@ -717,7 +717,7 @@ FINGERPRINT_RULES_PROBES = {
     11: "39d3752b1db42c49",
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
-    14: "951ed25d7b11617b",
+    14: "ac25795c4451abc0",
 }
 
 
@@ -1208,10 +1208,6 @@ def test_an_error_that_says_only_that_something_failed_matches_no_entry_exactly(
             "Error: connect ECONNREFUSED 127.0.0.1:41873",
             "Error: connect ECONNREFUSED 127.0.0.1:52110",
         ),
-        (
-            "Error: connect ECONNREFUSED 127.0.0.1:3000",
-            "Error: connect ECONNREFUSED 127.0.0.1:3001",
-        ),
     ],
 )
 def test_an_error_that_names_what_failed_still_matches_its_entry_exactly(
@@ -1249,6 +1245,18 @@ def test_a_service_on_another_port_is_no_other_services_error(store: MemoryStore
     assert hits[0].semantic > ANOTHER_CODE_SCORE
     hits = store.recall_many(prompt_queries(moved.replace("5433", "6379"))).hits
     assert [(h.memory.id, h.match) for h in hits] == [(redis.id, "fingerprint")], hits
+    # two ports of no known service are two services: LocalStack's fix is not MinIO's (it
+    # was its exact match, qa-s60b N1)
+    localstack = store.remember(
+        "ERROR-FIX: Error: connect ECONNREFUSED 127.0.0.1:4566 | FIX: LocalStack is not up; "
+        "localstack start -d",
+        "error_fix",
+    )
+    assert localstack.status == "stored", localstack
+    minio = "uploads fail: Error: connect ECONNREFUSED 127.0.0.1:9000"
+    assert localstack.id not in [h.memory.id for h in store.recall_many(prompt_queries(minio)).hits]
+    hits = store.recall_many(prompt_queries(minio.replace("9000", "4566"))).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(localstack.id, "fingerprint")], hits
 
 
 def test_a_request_holds_another_errors_fix_whichever_of_its_queries_found_it(

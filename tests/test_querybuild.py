@@ -367,6 +367,12 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
             "    main()\nKeyError: 'user'\nthen the api says ValueError: bad value",
             ["KeyError: 'user'", "ValueError: bad value"],
         ),
+        # (a person's words may name an error, a file or a version: qa-s60b N2)
+        (
+            "the worker fails with KeyError: 'user'\nand the second error, in utils.py on "
+            "Django 5.0: ValueError: bad value",
+            ["KeyError: 'user'", "ValueError: bad value"],
+        ),
         # (code in backticks, quotes or parentheses is a person's too)
         (
             "the worker fails with KeyError: 'user'\nand `make test` fails with "

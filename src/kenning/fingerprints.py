@@ -1044,10 +1044,16 @@ _UNICODE_QUOTES = lazy(r"^[‘`]|’$")
 #: An exit status a runner quotes (Azure Pipelines' "Bash exited with code '137'."): a status
 #: all the same, not a quoted name.
 _QUOTED_EXIT_STATUS = lazy(r"(\bexit(?:ed)?\s+with\s+(?:exit\s+)?(?:code|status)\s+)'(-?\d{1,5})'")
+#: The first port a kernel hands out to a socket bound to port 0 (Linux's
+#: ``ip_local_port_range`` starts there; macOS and Windows start at 49152): a test server's
+#: port from there up is a new one every run, not the service it is.
+FIRST_EPHEMERAL_PORT = 32768
 #: The services a project's code connects to, by the port each listens on unless told
-#: otherwise: a connection refused on one of these is that service down (its fix starts that
-#: one); on another port (a second PostgreSQL on 5433, a dev server on 3001, a test server's
-#: random port) the port says nothing a note would know, and is masked as before.
+#: otherwise. Their port is kept as the service's name: another service's is another
+#: error (redis' 6379 is not PostgreSQL's 5432), but another port of no known service is not
+#: another code of theirs (a second PostgreSQL on 5433, or the service a project runs on
+#: 4566, may be the one whose fix is stored for 5432, and its entry is found by its words);
+#: two ports of no known service are two errors (MinIO's 9000 is not LocalStack's 4566).
 SERVICE_PORTS = {
     1433: "sqlserver",
     1521: "oracle",
@@ -1072,7 +1078,7 @@ SERVICE_PORTS = {
 }
 _ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
 #: A connection a client library could not make (refused, timed out, unreachable), by the
-#: address and port it was made to: the port of a service (:data:`SERVICE_PORTS`) says which
+#: address and port it was made to: the port (:data:`SERVICE_PORTS`) says which service
 #: did not answer (a Node app's ``connect ECONNREFUSED 127.0.0.1:6379`` is redis down,
 #: ``…:5432`` PostgreSQL: each has its own fix), the address does not (a compose service in
 #: CI, localhost on a laptop). Node's ``connect E… address:port``, Go's ``dial tcp
@@ -1205,11 +1211,16 @@ def error_fingerprint(signature: str) -> str:
 
     def service_port(m: re.Match[str]) -> str:
         port = m.group("port")
+        if int(port) >= FIRST_EPHEMERAL_PORT:  # (masked below as any number)
+            return f"{m.group('before')}<host>{m.group('between')}{port}"
         service = SERVICE_PORTS.get(int(port))
-        if service is not None:  # kept as a name: another service's is another error's
-            kept.append(f"'{service}'")
-            port = _keep_token(len(kept) - 1)
-        return f"{m.group('before')}<host>{m.group('between')}{port}"
+        # a service by its name, another port as a port: neither is the other's shape with
+        # another value in it (which would make them another error's)
+        kept.append(port if service is None else f"'{service}'")
+        said = _keep_token(len(kept) - 1)
+        if service is None:
+            said = f"port {said}"
+        return f"{m.group('before')}<host>{m.group('between')}{said}"
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
     text = _QUOTED_EXIT_STATUS.sub(r"\1\2", text, count=1)

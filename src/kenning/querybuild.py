@@ -596,13 +596,18 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
 #: Internal server error: …").
 _PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/()`\"\u2013\u2014-]*")
 _PROSE_LETTERS = lazy(r"[a-z]{2,}")
-#: ... nor what a tool prints before an error it reports: a time or a file's line
-#: ("10:00:01", "login_test.go:25:"), a dotted name ("app.tasks.send"), a log level or the
-#: words of a report ("ERROR worker:", "WARNING:root:", "npm error", "unexpected error",
-#: "During handling of the above exception", "raised", webpack's "Module not found").
+#: ... nor what a tool prints before an error it reports: a clock time or a file's line
+#: ("10:00:01", "login_test.go:25:"), a log level as a logger prints it ("ERROR worker:",
+#: "WARNING:root:", a line that starts "Error in …", "Warning: …", "Unhandled promise
+#: rejection:"), npm's "npm error", the words of Python's chained traceback ("During
+#: handling of the above exception"), Java's "Exception in thread", celery's "raised
+#: unexpected", webpack's "Module not found". A person's "the second error:", "utils.py",
+#: "Django 5.0" are a person's.
 _TOOLS_WORDS = lazy(
-    r"\w:\d|\w\.\w|\b(?:errors?|err|exceptions?|warning|warn|traceback|raised|panicked|info"
-    r"|debug|fatal|critical|trace)\b|\bnot\s+found\s*$",
+    r"\d:\d\d:\d\d|\.\w{1,10}:\d|(?-i:\b(?:ERROR|WARN(?:ING)?|INFO|DEBUG|CRITICAL|FATAL|TRACE)\b)"
+    r"|^\s*(?:error|warning|info|debug|traceback|unhandled|uncaught)\b|\bnpm\s+err"
+    r"|\babove\s+exception\b|\bexception\s+in\s+thread\b"
+    r"|\braised\s+unexpected\b|\bnot\s+found\s*$",
     re.IGNORECASE,
 )
 

@@ -415,8 +415,9 @@ _LITERAL = r"(?:-?\d+(?:\.\d+)?|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|True|False|No
 #: without its ``E``, under the line that named the test: "test_admin fails:" was the
 #: signature), not a test's source line (``assert response.status_code == 200``).
 FAILED_ASSERT = (
-    rf"assert\s+(?:not\s+)?{_LITERAL}"
-    rf"(?:\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)\s*{_LITERAL})?"
+    rf"assert\s+(?:{_LITERAL}\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)"
+    # (alone, a value that fails: a test's "assert True" is code)
+    rf"\s*{_LITERAL}|not\s+{_LITERAL}|(?:False|None|0|''|\"\"|\[\]|\{{\}}|\(\))(?![\w.]))"
 )
 _BARE_FAILED_ASSERT = lazy(rf"^{FAILED_ASSERT}\s*$")
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
