@@ -1050,10 +1050,10 @@ _QUOTED_EXIT_STATUS = lazy(r"(\bexit(?:ed)?\s+with\s+(?:exit\s+)?(?:code|status)
 FIRST_EPHEMERAL_PORT = 32768
 #: The services a project's code connects to, by the port each listens on unless told
 #: otherwise. Their port is kept as the service's name: another service's is another
-#: error (redis' 6379 is not PostgreSQL's 5432), but another port of no known service is not
-#: another code of theirs (a second PostgreSQL on 5433, or the service a project runs on
-#: 4566, may be the one whose fix is stored for 5432, and its entry is found by its words);
-#: two ports of no known service are two errors (MinIO's 9000 is not LocalStack's 4566).
+#: error (redis' 6379 is not PostgreSQL's 5432), but a port of no known service is no other
+#: code of theirs (a second PostgreSQL on 5433 may be the one whose fix is stored for 5432:
+#: that entry is found by its words); two ports of no known service are two errors (MinIO's
+#: 9000 is not LocalStack's 4566).
 SERVICE_PORTS = {
     1433: "sqlserver",
     1521: "oracle",
