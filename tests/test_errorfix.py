@@ -5330,7 +5330,19 @@ def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
         ("test_admin_forbidden fails:\n    assert 403 == 200\nany idea?", "assert 403 == 200"),
         ("test_health:\nassert 'ok' == 'error'", "assert 'ok' == 'error'"),
         ("the signup test:\nassert None is not None", "assert None is not None"),
-        # ... not an assert that cannot fail, the code of a test (qa-s60b N3)
+        # ... not an assert that cannot fail, nor a lone value's, the code of a test (qa-s60b
+        # N3, qa-s60c H1: another fix was served as the exact match of "assert False")
+        (
+            "this test errors with KeyError: 'user'\n\ndef test_x(client):\n    r = "
+            "client.get('/')\n    if r.status_code != 200:\n        assert False\n    data = "
+            "r.json()['user']",
+            "KeyError: 'user'",
+        ),
+        (
+            "this test errors with KeyError: 'user'\n\ndef test_x(client):\n    assert 1 == 1"
+            "\n    data = client.get('/').json()['user']",
+            "KeyError: 'user'",
+        ),
         (
             "this test errors with KeyError: 'user'\n\ndef test_x(client):\n    r = "
             "client.get('/')\n    assert True\n    data = r.json()['user']",

@@ -367,9 +367,9 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
             "    main()\nKeyError: 'user'\nthen the api says ValueError: bad value",
             ["KeyError: 'user'", "ValueError: bad value"],
         ),
-        # (a person's words may name an error, a file or a version: qa-s60b N2)
+        # (a person's words may name an error, a file or a version: qa-s60b N2, qa-s60c M2)
         (
-            "the worker fails with KeyError: 'user'\nand the second error, in utils.py on "
+            "the worker fails with KeyError: 'user'\nand the second error, in views.py:42 on "
             "Django 5.0: ValueError: bad value",
             ["KeyError: 'user'", "ValueError: bad value"],
         ),

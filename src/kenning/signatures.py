@@ -8,9 +8,11 @@ at all (error queries get the protocol's lower floor). Pure: no store, no model.
 
 from __future__ import annotations
 
+import ast
 import json
+import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
@@ -419,7 +421,42 @@ FAILED_ASSERT = (
     # (alone, a value that fails: a test's "assert True" is code)
     rf"\s*{_LITERAL}|not\s+{_LITERAL}|(?:False|None|0|''|\"\"|\[\]|\{{\}}|\(\))(?![\w.]))"
 )
-_BARE_FAILED_ASSERT = lazy(rf"^{FAILED_ASSERT}\s*$")
+#: ... of which, alone on a line, only a comparison of two values (a lone ``assert False``
+#: or ``assert not None`` is a test's code as often as a failure).
+_COMPARED_VALUES = lazy(
+    rf"^assert\s+(?P<left>{_LITERAL})\s*(?P<op>==|!=|<=|>=|<|>|is\s+not|is|not\s+in|in)\s*"
+    rf"(?P<right>{_LITERAL})\s*$"
+)
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<=": operator.le,
+    ">=": operator.ge,
+    "<": operator.lt,
+    ">": operator.gt,
+    "is": lambda a, b: a is b,
+    "is not": lambda a, b: a is not b,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+
+
+def _failed_assert_alone(line: str) -> bool:
+    """Whether ``line`` is a failed assert pasted with its values (``assert 403 == 200``):
+    a comparison of two values that is false (``assert 1 == 1`` in a test's code never
+    fails)."""
+    m = _COMPARED_VALUES.match(line)
+    if m is None:
+        return False
+    try:
+        held = _COMPARISONS[" ".join(m.group("op").split())](
+            ast.literal_eval(m.group("left")), ast.literal_eval(m.group("right"))
+        )
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return True  # (a value Python cannot compare: pytest's own words for it)
+    return not held
+
+
 #: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
 _BARE_EXCEPTION = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)$")
@@ -604,7 +641,7 @@ def clean_line(line: str) -> tuple[str, bool]:
     if celery:
         error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
         line = line[celery.end() :]
-    if _PYTEST_E.match(line) or _BARE_FAILED_ASSERT.match(line):  # what failed
+    if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), error_level
