@@ -2525,6 +2525,12 @@ SAME_ERROR = [
     ),
     ("Error: connect ECONNREFUSED fe80::1%lo0:5432", "Error: connect ECONNREFUSED 10.0.0.7:5432"),
     (
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=9200): "
+        "Max retries exceeded with url: /_search",
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='es', port=9200): Max "
+        "retries exceeded with url: /logs/_search",
+    ),
+    (
         "dial tcp 10.0.0.7:6379: connect: connection refused",
         "dial tcp [::1]:6379: connect: connection refused",
     ),
@@ -2978,6 +2984,13 @@ DIFFERENT_ERROR = [
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
     ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
+    # ... also through requests (qa-s60c H2: a Django API's fix was Elasticsearch's exact match)
+    (
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
+        "Max retries exceeded with url: /api/users",
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=9200): "
+        "Max retries exceeded with url: /api/users",
+    ),
     # ... and two ports of no known service are two services (MinIO's is not LocalStack's)
     ("Error: connect ECONNREFUSED 127.0.0.1:4566", "Error: connect ECONNREFUSED 127.0.0.1:9000"),
     (
@@ -4449,11 +4462,15 @@ def test_an_errno_inside_a_quoted_cause_is_kept() -> None:
         REQUESTS_CONNECTION.format(reason="[Errno -2] Name or service not known")
     )
     assert refused != dns
-    # the same error from another run (another object address, port) is one
+    # the same error from another run (another object address) or another host is one; its
+    # port is the service's (qa-s60c H2)
     assert refused == error_fingerprint(
         REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused")
         .replace("0x7f3c2a1b9d50", "0x7f00deadbeef")
-        .replace("8000", "5000")
+        .replace("localhost", "api")
+    )
+    assert refused != error_fingerprint(
+        REQUESTS_CONNECTION.format(reason="[Errno 111] Connection refused").replace("8000", "5000")
     )
     assert "[errno 111]" in refused
 

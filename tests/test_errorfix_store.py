@@ -717,7 +717,7 @@ FINGERPRINT_RULES_PROBES = {
     11: "39d3752b1db42c49",
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
-    14: "ac25795c4451abc0",
+    14: "91d4662e72db6701",
 }
 
 

@@ -1083,8 +1083,9 @@ _ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
 #: ``…:5432`` PostgreSQL: each has its own fix), the address does not (a compose service in
 #: CI, localhost on a laptop). Node's ``connect E… address:port``, Go's ``dial tcp
 #: address:port:``, asyncio's ``Connect call failed ('address', port)`` (IPv6's with its flow
-#: and scope). Not a tool's that says which service it is (ssh's, curl's, redis-py's,
-#: psycopg's): one failure whichever port it was given.
+#: and scope), requests' ``HTTPConnectionPool(host='address', port=N)`` (Elasticsearch's 9200
+#: refused was a Django API's 8000, exact). Not a tool's that says which service it is
+#: (ssh's, curl's, redis-py's, psycopg's): one failure whichever port it was given.
 _CONNECTION_PORT = (
     lazy(
         rf"(?P<before>\bconnect\s+E[A-Z]{{2,20}}\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})"
@@ -1097,6 +1098,10 @@ _CONNECTION_PORT = (
         r"(?P<before>\bConnect\s+call\s+failed\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
         r"(?P<port>\d{1,5})(?:,\s*\d{1,10},\s*\d{1,10})?(?=\))",
         re.IGNORECASE,
+    ),
+    lazy(
+        r"(?P<before>\bHTTPS?ConnectionPool\(host=)'[^'\n]{1,200}'(?P<between>,\s*port=)"
+        r"(?P<port>\d{1,5})(?=\))"
     ),
 )
 
