@@ -2991,6 +2991,13 @@ DIFFERENT_ERROR = [
         "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=9200): "
         "Max retries exceeded with url: /api/users",
     ),
+    # (urllib3 2 says it without "Pool")
+    (
+        "urllib3.exceptions.NewConnectionError: HTTPConnection(host='localhost', port=8000): "
+        "Failed to establish a new connection: [Errno 111] Connection refused",
+        "urllib3.exceptions.NewConnectionError: HTTPConnection(host='localhost', port=9200): "
+        "Failed to establish a new connection: [Errno 111] Connection refused",
+    ),
     # ... and two ports of no known service are two services (MinIO's is not LocalStack's)
     ("Error: connect ECONNREFUSED 127.0.0.1:4566", "Error: connect ECONNREFUSED 127.0.0.1:9000"),
     (

@@ -373,6 +373,18 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
             "Django 5.0: ValueError: bad value",
             ["KeyError: 'user'", "ValueError: bad value"],
         ),
+        # (Next.js' "- error …" lines tell an error each: qa-s60d, both fixes were lost when
+        # they were read as a tool's report)
+        (
+            "ready - started server on 0.0.0.0:3000, url: http://localhost:3000\n- error "
+            "TypeError: Cannot read properties of undefined (reading 'id')\n- error Error: "
+            "connect ECONNREFUSED 127.0.0.1:5432",
+            [
+                "error Error: connect ECONNREFUSED 127.0.0.1:5432",
+                "TypeError: Cannot read properties of undefined (reading 'id')",
+                "Error: connect ECONNREFUSED 127.0.0.1:5432",
+            ],
+        ),
         # (code in backticks, quotes or parentheses is a person's too)
         (
             "the worker fails with KeyError: 'user'\nand `make test` fails with "

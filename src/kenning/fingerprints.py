@@ -1083,8 +1083,9 @@ _ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
 #: ``…:5432`` PostgreSQL: each has its own fix), the address does not (a compose service in
 #: CI, localhost on a laptop). Node's ``connect E… address:port``, Go's ``dial tcp
 #: address:port:``, asyncio's ``Connect call failed ('address', port)`` (IPv6's with its flow
-#: and scope), requests' ``HTTPConnectionPool(host='address', port=N)`` (Elasticsearch's 9200
-#: refused was a Django API's 8000, exact). Not a tool's that says which service it is
+#: and scope), requests' ``HTTPConnectionPool(host='address', port=N)`` and urllib3 2's
+#: ``HTTPConnection(host=…, port=N)`` (Elasticsearch's 9200 refused was a Django API's 8000,
+#: exact). Not a tool's that says which service it is
 #: (ssh's, curl's, redis-py's, psycopg's): one failure whichever port it was given.
 _CONNECTION_PORT = (
     lazy(
@@ -1100,7 +1101,7 @@ _CONNECTION_PORT = (
         re.IGNORECASE,
     ),
     lazy(
-        r"(?P<before>\bHTTPS?ConnectionPool\(host=)'[^'\n]{1,200}'(?P<between>,\s*port=)"
+        r"(?P<before>\bHTTPS?Connection(?:Pool)?\(host=)'[^'\n]{1,200}'(?P<between>,\s*port=)"
         r"(?P<port>\d{1,5})(?=\))"
     ),
 )

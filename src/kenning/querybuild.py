@@ -598,17 +598,18 @@ _PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/()`\"\u2013\u2014-]*")
 _PROSE_LETTERS = lazy(r"[a-z]{2,}")
 #: ... nor what a tool prints before an error it reports: a clock time, a file's line it
 #: starts with ("10:00:01", "login_test.go:25:"), a log level as a logger prints it ("ERROR
-#: worker:", "WARNING:root:", a line that starts "Error in …", "Warning: …", "Unhandled promise
-#: rejection:", Next.js' "- error"), npm's "npm error", the words of Python's chained
-#: traceback ("During handling of the above exception"), Java's "Exception in thread",
-#: Spring's "nested exception is", celery's "raised unexpected", webpack's "Module not
-#: found". A person's "the second error:", "in
-#: views.py:42", "Django 5.0", "npm errors out" are a person's.
+#: worker:", "WARNING:root:", a line that starts "Error in …", "Warning: …", "Unhandled
+#: promise rejection:"), npm's "npm error", the words of Python's chained traceback ("During
+#: handling of the above exception"), Java's "Exception in thread", celery's "raised
+#: unexpected", webpack's "Module not found". A person's "the second error:", "in
+#: views.py:42", "Django 5.0", "npm errors out" are a person's. (Next.js' "- error TypeError:
+#: …" and Spring's "nested exception is …" tell an error of their own: asked, they find its
+#: fix.)
 _TOOLS_WORDS = lazy(
     r"\d:\d\d:\d\d|^\s*\S+\.\w{1,10}:\d"
     r"|(?-i:\b(?:ERROR|WARN(?:ING)?|INFO|DEBUG|CRITICAL|FATAL|TRACE)\b)"
-    r"|^[\s-]*(?:error|warn|warning|info|debug|traceback|unhandled|uncaught)\b"
-    r"|\bnpm\s+(?:err!|error\b)|\b(?:above|nested)\s+exception\b|\bexception\s+in\s+thread\b"
+    r"|^\s*(?:error|warning|info|debug|traceback|unhandled|uncaught)\b"
+    r"|\bnpm\s+(?:err!|error\b)|\babove\s+exception\b|\bexception\s+in\s+thread\b"
     r"|\braised\s+unexpected\b|\bnot\s+found\s*$",
     re.IGNORECASE,
 )
