@@ -338,7 +338,8 @@ class StoreReads(StoreFreshness):
         0.40 for error queries; a project's calibrated floors when its settings have them),
         keep the best 3, cut their combined content to 800 chars at a word boundary. A
         query of several lines that is an error is a pasted log, recalled by its parsed
-        signature (the result's ``query``). ``redact_on_read``: every field of each hit is
+        signature (the result's ``query``) and each error a line of it tells in a sentence
+        (:meth:`recall_many`). ``redact_on_read``: every field of each hit is
         redacted as the write path redacts it (:func:`redacted_on_read`), its text before it
         is cut (kenning redacts what it stores, but not every writer of a store does: another
         tool, an older version), for a prompt; it loads the redaction rules (~0.1 s once a
@@ -367,8 +368,9 @@ class StoreReads(StoreFreshness):
         found by several counts with its best score, and the best ``keep`` of them all are
         kept and cut to the budget, as :meth:`recall` does for one. It is one recall: the
         recall log has one line for it. A query of several lines that is an error (``errors``,
-        or it looks like one) is a pasted log, recalled by its parsed signature
-        (:func:`~kenning.querybuild.query_of_pasted_error`). The result's ``query`` is the
+        or it looks like one) is a pasted log, recalled by its parsed signature and each error
+        a line of it tells in a sentence (:func:`~kenning.querybuild.queries_of_pasted_error`),
+        as queries of their own. The result's ``query`` is the
         first query as recalled, its ``floor`` the lowest applied, and it is an error recall
         when any query was one."""
         from .freshness import best_fresh_first
