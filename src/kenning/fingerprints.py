@@ -1426,9 +1426,9 @@ def specific(fingerprint: str) -> bool:
     ``Process completed with exit code 1 | FIX: run black`` matched every one of them exactly
     (0.98), whatever had failed. Such a fingerprint still says which status it was, so that
     the entry of another (exit code 137's) is held as another error's."""
-    if not identifies(fingerprint):
+    rest = _MASK.sub(" ", fingerprint or "")
+    if _IDENTITY.search(rest) is None:  # (identifies)
         return False
-    rest = _MASK.sub(" ", fingerprint)
     return any(word not in _ONLY_FAILED for word in _WORD.findall(rest)) or any(
         number.lstrip("0") not in _ANY_FAILURE_STATUS for number in _NUMBER.findall(rest)
     )

@@ -416,16 +416,16 @@ _LITERAL = r"(?:-?\d+(?:\.\d+)?|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|True|False|No
 #: A failed assert pasted with the values it compared (pytest's ``E   assert 403 == 200``
 #: without its ``E``, under the line that named the test: "test_admin fails:" was the
 #: signature), not a test's source line (``assert response.status_code == 200``).
+_COMPARISON = r"(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)"
 FAILED_ASSERT = (
-    rf"assert\s+(?:{_LITERAL}\s*(?:==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b)"
+    rf"assert\s+(?:{_LITERAL}\s*{_COMPARISON}"
     # (alone, a value that fails: a test's "assert True" is code)
     rf"\s*{_LITERAL}|not\s+{_LITERAL}|(?:False|None|0|''|\"\"|\[\]|\{{\}}|\(\))(?![\w.]))"
 )
 #: ... of which, alone on a line, only a comparison of two values (a lone ``assert False``
 #: or ``assert not None`` is a test's code as often as a failure).
 _COMPARED_VALUES = lazy(
-    rf"^assert\s+(?P<left>{_LITERAL})\s*(?P<op>==|!=|<=|>=|<|>|is\s+not|is|not\s+in|in)\s*"
-    rf"(?P<right>{_LITERAL})\s*$"
+    rf"^assert\s+(?P<left>{_LITERAL})\s*(?P<op>{_COMPARISON})\s*(?P<right>{_LITERAL})\s*$"
 )
 _COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
