@@ -5431,3 +5431,69 @@ def test_an_error_that_says_what_failed_is_its_own(error: str) -> None:
     from kenning.fingerprints import specific
 
     assert specific(error_fingerprint(extract_error_signature(error)))
+
+
+CRASH = (
+    "importer.db: giving up: psycopg.OperationalError: connection failed: port 5432 failed: "
+    "Connection refused"
+)
+CRASH_AFTER_WARNINGS = (
+    "{stamp}INFO importer: starting\n"
+    "{stamp}WARNING importer.http: retrying after error: ConnectionError: timed out\n"
+    "{stamp}WARNING importer.metrics: statsd unavailable: OSError: [Errno 99] Cannot assign "
+    "requested address\n"
+    "{stamp}ERROR " + CRASH
+)
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        CRASH_AFTER_WARNINGS.format(stamp="2024-05-02 09:14:02,100 "),
+        CRASH_AFTER_WARNINGS.format(stamp="[2024-05-02 09:14:02] "),
+        CRASH_AFTER_WARNINGS.format(stamp="09:14:02 "),
+        # Python's default format, "LEVEL:logger:message"
+        "INFO:importer:starting\n"
+        "WARNING:importer.http:retrying after error: ConnectionError: timed out\n"
+        f"ERROR:{CRASH.replace(': ', ':', 1)}",
+    ],
+)
+def test_a_log_s_error_line_is_its_signature_and_not_the_warnings_before_it(log: str) -> None:
+    # qa-s60b N4: a retry's warning "…: retrying after error: ConnectionError: timed out"
+    # scored above the ERROR line after it (its "error:"), and the crash's exact fix was
+    # never asked; what a log wrote below an error's level is not what failed
+    signature = extract_error_signature(log)
+    assert "psycopg.OperationalError: connection failed" in signature, signature
+    assert signature == extract_error_signature(log.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        # no line at an error's level: the warnings are all there is, and the best is chosen
+        (
+            "2024-05-02 09:14:02 INFO app: starting\n"
+            "2024-05-02 09:14:03 WARNING app.http: retrying after error: ConnectionError: x",
+            "app.http: retrying after error: ConnectionError: x",
+        ),
+        # a line with no level (the traceback an ERROR line announces) keeps its score
+        (
+            "2024-05-02 09:14:02 WARNING app.http: retrying after error: ConnectionError: x\n"
+            "2024-05-02 09:14:03 ERROR app: unhandled exception\n"
+            "Traceback (most recent call last):\n"
+            '  File "app.py", line 3, in <module>\n'
+            "KeyError: 'user'",
+            "KeyError: 'user'",
+        ),
+        # a runner's wrapper at an error's level says nothing of its own: the warning stays
+        (
+            "##[warning]Retrying: SSLError: certificate verify failed\n"
+            "##[error]Process completed with exit code 1.",
+            "Retrying: SSLError: certificate verify failed (exit code 1)",
+        ),
+    ],
+)
+def test_a_log_s_warnings_are_chosen_when_it_has_no_error_line_of_its_own(
+    log: str, signature: str
+) -> None:
+    assert extract_error_signature(log) == signature

@@ -1432,6 +1432,11 @@ def test_each_error_a_prompt_tells_finds_its_fix(store: MemoryStore) -> None:
     for result in (store.recall_many(prompt_queries(prompt)), store.recall(prompt)):
         found = {h.memory.id: h.match for h in result.hits}
         assert found == {f.id: "fingerprint" for f in fixes}, result.hits
+    # and `kenning recall --error` of it (qa-s60 F8: it asked the log's one signature)
+    r = run_cli(store.project.root, "recall", "--json", "--error", prompt)
+    assert r.returncode == 0, r.stderr
+    found = {h["id"]: h["match"] for h in json.loads(r.stdout)["results"]}
+    assert found == {f.id: "fingerprint" for f in fixes}, r.stdout
 
 
 def test_an_entry_of_any_error_a_prompt_tells_is_not_held_as_another_codes(

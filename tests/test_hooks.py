@@ -2049,3 +2049,36 @@ def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemorySto
     root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
     days = {f.findtext("content"): f.get("stored") for f in root.findall("finding")}
     assert days[edited] == utc_now().date().isoformat(), context
+
+
+def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
+    """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
+    the hook read it as a person's sentence: it asked "ConnectionError: timed out" (its
+    fix given, exact) and a words query of the log's time and logger, and the ERROR line's
+    exact fix was never asked. A log's line is the paste's, whose signature is its crash."""
+    crash = (
+        'psycopg.OperationalError: connection failed: connection to server at "127.0.0.1", '
+        "port 5432 failed: Connection refused"
+    )
+    for content in (
+        f"ERROR-FIX: {crash} | FIX: start the db container: docker compose up -d db",
+        "ERROR-FIX: ConnectionError: timed out | FIX: the partner API is slow; raise "
+        "HTTP_TIMEOUT to 30",
+    ):
+        assert store.remember(content, "error_fix").ok
+    prompt = (
+        "the importer dies on startup, log:\n"
+        "2024-05-02 09:14:01,220 INFO importer: starting\n"
+        "2024-05-02 09:14:02,100 WARNING importer.http: retrying after error: "
+        "ConnectionError: timed out\n"
+        f"2024-05-02 09:14:06,220 ERROR importer.db: giving up: {crash}"
+    )
+    queries = claude_code.prompt_queries(prompt)
+    assert queries == [
+        ("the importer dies on startup, log:", False),
+        (f"importer.db: giving up: {crash}", True),
+    ], queries
+    payload = {"cwd": str(store.project.root), "prompt": prompt}
+    given = findings(claude_code.context_for("prompt-submit", payload))
+    assert given and "docker compose up -d db" in given[0][0] and given[0][1] >= 0.95, given
+    assert not any("HTTP_TIMEOUT" in text for text, _ in given), given

@@ -11,6 +11,8 @@ from kenning.querybuild import (
     ERROR_QUERY_MAX_CHARS,
     PLAN_QUERY_MAX_CHARS,
     PR_QUERY_MAX_CHARS,
+    errors_in_sentence,
+    errors_on_line,
     file_categories,
     is_diff,
     query_from_error,
@@ -401,3 +403,32 @@ def test_a_pasted_error_is_asked_by_its_signature_and_the_errors_its_lines_tell(
     from kenning.querybuild import queries_of_pasted_error
 
     assert [q for q, _ in queries_of_pasted_error(query, None)] == asked
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2024-05-02 09:14:02,100 WARNING importer.http: retrying after error: "
+        "ConnectionError: timed out",
+        "WARNING:app:retrying: ConnectionError: x",
+        "[2024-05-02 09:14:02] INFO worker: job 4 failed: KeyError: 'user'",
+    ],
+)
+def test_a_log_s_line_below_an_error_s_level_is_read_whole(line: str) -> None:
+    # for the paste's signature to read its level (a crash logged after it is the error)
+    assert errors_on_line(line) == ("", [line])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2024-05-02 09:14:06 ERROR importer.db: giving up: KeyError: 'user'",
+        "our logs: 10:00:01 ERROR c.a.Foo - Exception: boom 10:00:02 ERROR c.a.Bar - "
+        "IllegalArgumentException: bad arg",
+        "the build fails with KeyError: 'user' when I log in",
+    ],
+)
+def test_other_lines_tell_their_errors_as_a_sentence_does(line: str) -> None:
+    words, errors = errors_on_line(line)
+    assert (words, errors) == errors_in_sentence(line)
+    assert words and errors[0].startswith(("KeyError: 'user'", "Exception: boom")), errors

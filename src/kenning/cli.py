@@ -664,7 +664,10 @@ Examples:
     "--error",
     "raw_error",
     default=None,
-    help="Raw error text or log (- for stdin): its signature becomes the query, floor 0.40.",
+    help=(
+        "Raw error text or log (- for stdin): its signature (and each error a line of it "
+        "tells in a sentence) is the query, floor 0.40."
+    ),
 )
 @click.option(
     "--top-k",
@@ -720,24 +723,29 @@ def recall(
         raise click.UsageError("--json and --format xml ask for two outputs; give one of them")
     if as_json:
         fmt = "json"
+    queries: list[tuple[str, bool | None]]
     if raw_error is not None:
-        from .querybuild import query_from_error
+        from .querybuild import queries_from_error
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
-        query = query_from_error(_read_output(raw_error))
-        errors = True
-    if query is None:
+        # its signature, and each error a line of it tells in a sentence, as recall asks a
+        # pasted log's
+        queries = [(error, True) for error in queries_from_error(_read_output(raw_error))]
+    elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
-    if query == "-":  # the query from standard input, as remember takes a note
-        query = _read_content(query).strip()
+    elif query == "-":  # the query from standard input, as remember takes a note
+        queries = [(_read_content(query).strip(), errors)]
+    else:
+        queries = [(query, errors)]
     from .querybuild import check_query
 
-    check_query(query)  # before looking for a store: bad input is an error either way
+    for text, _ in queries:
+        check_query(text)  # before looking for a store: bad input is an error either way
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         # its output goes into prompts (AGENTS.md pastes it): another writer's credential
         # is redacted, as the hooks and MCP redact it
-        result = store.recall(query, top_k, errors=errors, group_id=group_id, redact_on_read=True)
+        result = store.recall_many(queries, top_k, group_id=group_id, redact_on_read=True)
         missing = store.missing_reason
         where = _where(store)
     if fmt == "json":

@@ -23,7 +23,13 @@ from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
-from .signatures import ANSI, FAILED_ASSERT, extract_error_signature, looks_like_error
+from .signatures import (
+    ANSI,
+    FAILED_ASSERT,
+    extract_error_signature,
+    looks_like_error,
+    written_below_error,
+)
 from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
 
@@ -38,6 +44,7 @@ __all__ = [
     "file_categories",
     "is_diff",
     "is_request_line",
+    "queries_from_error",
     "query_from_error",
     "query_from_plan",
     "query_from_pr",
@@ -373,28 +380,40 @@ def query_of_pasted_error(query: str, errors: bool | None) -> tuple[str, bool | 
     by its parsed signature as ``--error`` recalls one (its first 256 word pieces — frames,
     the wrong exception — made the query's vector: 0.69 for the fix that its signature finds
     at 0.90); any other query as it is."""
-    if errors is False or sum(1 for line in query.splitlines() if line.strip()) < 2:
-        return query, errors
-    if not errors and not looks_like_error(query):
+    if not _is_pasted_error(query, errors):
         return query, errors
     return query_from_error(query), True
 
 
+def _is_pasted_error(query: str, errors: bool | None) -> bool:
+    if errors is False or sum(1 for line in query.splitlines() if line.strip()) < 2:
+        return False
+    return bool(errors) or looks_like_error(query)
+
+
 def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, bool | None]]:
     """:func:`query_of_pasted_error`, and for a pasted log, the errors its lines tell in a
-    sentence beside its signature, each an error query of its own, as the prompt hook asks
-    them (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and
-    the api with ValueError: bad value" had one signature, either line's)."""
-    recalled, is_error = query_of_pasted_error(query, errors)
-    if recalled == query:
+    sentence beside its signature, each an error query of its own (:func:`queries_from_error`)."""
+    if not _is_pasted_error(query, errors):
         return [(query, errors)]
-    told = errors_told_on_lines(query.splitlines(), MOST_ERRORS_TOLD)[1]
+    return [(asked, True) for asked in queries_from_error(query)]
+
+
+def queries_from_error(raw: str) -> list[str]:
+    """The error queries of a raw error text or log: its parsed signature
+    (:func:`query_from_error`), and the errors its lines tell in a sentence, each a query of
+    its own, up to :data:`MOST_ERRORS_TOLD`, as the prompt hook asks them
+    (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and the api
+    with ValueError: bad value" had one signature, either line's)."""
+    signature = query_from_error(raw)
+    lines = raw.splitlines()
+    told = errors_told_on_lines(lines, MOST_ERRORS_TOLD)[1] if len(lines) > 1 else []
     if not told:
-        return [(recalled, is_error)]
+        return [signature]
     # a signature that is one of those lines is asked as its errors are
-    words, own = errors_in_sentence(recalled)
-    asked = [*(own if _said_by_a_person(words) else [recalled]), *told]
-    return [(e, is_error) for e in dict.fromkeys(asked)][:MOST_ERRORS_TOLD]
+    words, own = errors_in_sentence(signature)
+    asked = [*(own if _said_by_a_person(words) else [signature]), *told]
+    return list(dict.fromkeys(asked))[:MOST_ERRORS_TOLD]
 
 
 #: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR
@@ -622,6 +641,17 @@ def _said_by_a_person(words: str) -> bool:
         and _PROSE_LETTERS.search(words) is not None
         and _TOOLS_WORDS.search(words) is None
     )
+
+
+def errors_on_line(line: str) -> tuple[str, list[str]]:
+    """:func:`errors_in_sentence` of one line of a prompt, except that a log's line written
+    below an error's level (``2024-05-02 09:14:02 WARNING http: retrying after error:
+    ConnectionError: …``) is one error, whole, with no words of its own: the paste's
+    signature is then found with its level read (a crash logged after it is the error), not
+    with the error it tells taken out of it as a person's."""
+    if written_below_error(line):
+        return "", [line]
+    return errors_in_sentence(line)
 
 
 def errors_told_on_lines(

@@ -29,6 +29,7 @@ __all__ = [
     "looks_like_error",
     "signatures_of",
     "without_exit_code_suffix",
+    "written_below_error",
 ]
 
 ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -584,6 +585,26 @@ _VALGRIND_BANNER = lazy(
 def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
+    text, level = _leveled_line(line)
+    return text, level == _AT_ERROR
+
+
+#: The level a log line was written at, as :func:`_leveled_line` reports it: an error's
+#: (ERROR, FATAL, CRITICAL, …), or one below it (WARNING, INFO, DEBUG, NOTICE, TRACE).
+_AT_ERROR, _BELOW_ERROR = "error", "below"
+_BELOW_ERROR_LEVELS = lazy(r"WARN|INFO|DEBUG|TRACE|NOTICE", re.IGNORECASE)
+
+
+def written_below_error(line: str) -> bool:
+    """Whether a log wrote ``line`` at a level below an error's (WARNING, INFO, DEBUG…, as
+    :func:`clean_line` reads its prefix)."""
+    return _leveled_line(line)[1] == _BELOW_ERROR
+
+
+def _leveled_line(line: str) -> tuple[str, str | None]:
+    """:func:`clean_line`'s line, and the level its log prefix says it was written at (None:
+    no level)."""
+    below = False
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
     # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
@@ -598,20 +619,23 @@ def clean_line(line: str) -> tuple[str, bool]:
     if valgrind is not None:
         line = line[valgrind.end() :]
         if _VALGRIND_BANNER.match(line):
-            return "", False
+            return "", None
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
     gha = _GHA_PREFIX.match(line)
     if gha:
         error_level = gha.group(1).lower() == "error"
+        below = gha.group(1).lower() in ("warning", "notice")
         line = line[gha.end() :]
     lower = _LOWER_LEVEL.match(line)  # prettier's "[warn] …", "[error] …"
     if lower:
         error_level = error_level or lower.group(1) == "error"
+        below = below or lower.group(1) != "error"
         line = line[lower.end() :]
     logged = _PY_LOGGING_DEFAULT.match(line)
     if logged:
         error_level = error_level or logged.group(1) in ("ERROR", "CRITICAL")
+        below = below or logged.group(1) not in ("ERROR", "CRITICAL")
         line = line[logged.end() :]
     summary = _PYTEST_SUMMARY.match(line)
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
@@ -633,6 +657,7 @@ def clean_line(line: str) -> tuple[str, bool]:
         bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
         code = _LEVEL_THEN_CODE.match(line)
         if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
+            below = below or _BELOW_ERROR_LEVELS.search(lvl.group(0)) is not None
             line = line[lvl.end() :]
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
@@ -640,11 +665,12 @@ def clean_line(line: str) -> tuple[str, bool]:
     celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
     if celery:
         error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
+        below = below or celery.group(1) in ("WARNING", "INFO", "DEBUG")
         line = line[celery.end() :]
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
-    return line.strip(), error_level
+    return line.strip(), _AT_ERROR if error_level else _BELOW_ERROR if below else None
 
 
 def line_score(line: str) -> int:
@@ -682,12 +708,14 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     group = "Exception Group Traceback" in raw
     traceback = False  # inside a Python traceback: its exception line need not say Error
     last_indent = 0  # the last candidate's raw line's
+    levels: list[str | None] = []  # each candidate's log level (None for a wrapper's)
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
                 continue
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
-        line, error_level = clean_line(raw_line)
+        line, level = _leveled_line(raw_line)
+        error_level = level == _AT_ERROR
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
             continue
@@ -797,11 +825,31 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
+        levels.append(None if wrapper and level == _AT_ERROR else level)
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
             absorb = _MINITEST_LINES
-    return out
+    return _below_error_demoted(out, levels)
+
+
+def _below_error_demoted(
+    candidates: list[tuple[str, int, bool]], levels: list[str | None]
+) -> list[tuple[str, int, bool]]:
+    """``candidates`` with the lines a log wrote below an error's level (WARNING, INFO)
+    scored under its best line written at an error's level: a retry's warning before the
+    crash (``WARNING http: retrying after error: ConnectionError: timed out``, then ``ERROR
+    db: giving up: OperationalError: …``) is not what failed. Lines with no level keep their
+    score (a traceback under the ERROR line that announced it), and so does every line of a
+    log that wrote no error, or only a runner's wrapper line, at an error's level."""
+    at_error = [c[1] for c, level in zip(candidates, levels, strict=True) if level == _AT_ERROR]
+    if not at_error:
+        return candidates
+    below = max(at_error) - 1
+    return [
+        (line, min(score, below), exception) if level == _BELOW_ERROR else (line, score, exception)
+        for (line, score, exception), level in zip(candidates, levels, strict=True)
+    ]
 
 
 def _tidy(line: str) -> str:

@@ -167,7 +167,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     from ..errors import UserInputError
     from ..querybuild import (
         MOST_ERRORS_TOLD,
-        errors_in_sentence,
+        errors_on_line,
         errors_told_on_lines,
         is_request_line,
         paste_start,
@@ -195,8 +195,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     error_text = text
     if first_error is not None:
         # an error told in a sentence: its words go with the prompt's, the error alone is
-        # the error query ("… fails with KeyError: 'user' when I log in")
-        before, told = errors_in_sentence(lines[first_error])
+        # the error query ("… fails with KeyError: 'user' when I log in"); a log's line is
+        # the paste's, whole
+        before, told = errors_on_line(lines[first_error])
         error, more = told[0], told[1:]
         # a later line that tells its own error in a sentence ("the worker fails with
         # KeyError: 'user'\nand the api with ValueError: bad value"; "run 1: …exit code
