@@ -5403,6 +5403,9 @@ def test_a_failed_assert_pasted_with_its_values_is_the_signature(raw: str, signa
         "Error: Command failed: npm run build",
         "Build step 'Execute shell' marked build as failure",
         "npm ERR! code ELIFECYCLE",
+        # a command not found (127) or not executable (126): which one, it does not say
+        "Error: Process completed with exit code 127.",
+        "ERROR: Job failed: exit code 126",
     ],
 )
 def test_a_runners_report_of_any_failure_is_no_errors_own(wrapper: str) -> None:
@@ -5418,7 +5421,7 @@ def test_a_runners_report_of_any_failure_is_no_errors_own(wrapper: str) -> None:
     "error",
     [
         "Error: Process completed with exit code 137.",
-        "Error: Process completed with exit code 127.",
+        "Error: Process completed with exit code 139.",
         "make: *** [Makefile:12: test] Error 2",
         "SystemExit: 2",
         "go: error: exit status 2",

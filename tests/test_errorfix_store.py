@@ -1168,6 +1168,12 @@ def test_an_error_told_in_a_sentence_finds_its_fix_by_its_fingerprint(
             "yarn build on vercel fails with Error: Command failed with exit code 1.",
         ),
         ("ERROR: Job failed: exit code 1", "the deploy job broke: ERROR: Job failed: exit code 1"),
+        # a command not found, which one unsaid (qa-s60 F11: "jq is missing" was every
+        # missing command's exact fix, 0.998)
+        (
+            "Error: Process completed with exit code 127.",
+            "the lint job fails: Error: Process completed with exit code 127.",
+        ),
         (
             "subprocess.CalledProcessError: Command '['npm', 'ci']' returned non-zero exit "
             "status 1.",
@@ -1203,6 +1209,7 @@ def test_an_error_that_says_only_that_something_failed_matches_no_entry_exactly(
             "CI job 'tests' failed: Error: Process completed with exit code 137.",
         ),
         ("make: *** [test] Error 2", "make: *** [test] Error 2"),
+        ("bash: line 1: jq: command not found", "bash: line 1: jq: command not found"),
         ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
         (
             "Error: connect ECONNREFUSED 127.0.0.1:41873",

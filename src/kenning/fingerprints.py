@@ -1412,8 +1412,10 @@ _ONLY_FAILED = frozenset(
     ]
 )
 #: The exit statuses of any failure: 1 (any error) and 2 (make's failed recipe, a shell's or a
-#: tool's usage error, mypy's and tsc's errors): what failed is in the lines before them.
-_ANY_FAILURE_STATUS = frozenset({"1", "2"})
+#: tool's usage error, mypy's and tsc's errors), and a shell's 127 and 126 (a command not
+#: found, or not executable: which command, only the lines before them say; "jq is missing"
+#: was the exact fix of every command missing, qa-s60 F11).
+_ANY_FAILURE_STATUS = frozenset({"1", "2", "126", "127"})
 _WORD = lazy(r"[^\W\d_]{2,}")
 _NUMBER = lazy(r"\d+")
 
