@@ -1645,6 +1645,15 @@ def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
             "NoMethodError: undefined method `+' for true:TrueClass",
             "NoMethodError: undefined method '+' for true",
         ),
+        # in Rails' log, the message in parentheses and the log's colon after it
+        (
+            "NoMethodError (undefined method `name' for nil:NilClass):",
+            "NoMethodError (undefined method 'name' for nil)",
+        ),
+        (
+            "ActionView::Template::Error (undefined method `name' for nil:NilClass)",
+            "ActionView::Template::Error (undefined method 'name' for nil):",
+        ),
     ],
 )
 def test_a_ruby_error_has_one_fingerprint_across_ruby_versions(old: str, new: str) -> None:
@@ -2471,6 +2480,11 @@ Invalid `prisma.order.create()` invocation in
 PRISMA_FOREIGN_KEY = "Foreign key constraint failed on the field: `Order_userId_fkey (index)`"
 
 SAME_ERROR = [
+    # Rails logs its exception with a colon after it; its signature, an entry, has none
+    (
+        "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
+        "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=17)",
+    ),
     (
         "TypeError: Cannot read properties of undefined (reading 'name')",
         "TypeError: Cannot read properties of undefined (reading 'userId')",
@@ -5500,3 +5514,39 @@ def test_a_log_s_warnings_are_chosen_when_it_has_no_error_line_of_its_own(
     log: str, signature: str
 ) -> None:
     assert extract_error_signature(log) == signature
+
+
+RAILS_LOG = """\
+Started GET "/users/5" for ::1 at 2024-01-15 10:00:01 +0100
+Processing by UsersController#show as HTML
+  Parameters: {{"id"=>"5"}}
+Completed 500 Internal Server Error in 23ms (ActiveRecord: 0.4ms | Allocations: 1234)
+
+{exception}
+
+app/controllers/users_controller.rb:9:in `show'"""
+
+
+@pytest.mark.parametrize(
+    "exception",
+    [
+        "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
+        "NoMethodError (undefined method `name' for nil:NilClass)",
+        "ActionView::Template::Error (Missing partial users/_user with {:locale=>[:en]})",
+    ],
+)
+def test_a_rails_log_s_signature_is_its_exception_not_its_request_summary(exception: str) -> None:
+    # qa-s60c H3: the signature was "Completed 500 Internal Server Error in 23ms (…)", the
+    # line every Rails 500 prints, and another page's fix its exact match (0.997); the
+    # exception is logged under it, its message in parentheses, then the log's colon
+    assert extract_error_signature(RAILS_LOG.format(exception=f"{exception}:")) == exception
+
+
+def test_a_rails_request_summary_alone_is_the_signature_and_names_no_error() -> None:
+    from kenning.fingerprints import identifies, specific
+
+    log = RAILS_LOG.format(exception="").replace("\n\napp/controllers", "\napp/controllers")
+    signature = extract_error_signature(log)
+    assert signature.startswith("Completed 500 Internal Server Error in 23ms"), signature
+    fingerprint = error_fingerprint(signature)
+    assert identifies(fingerprint) and not specific(fingerprint), fingerprint

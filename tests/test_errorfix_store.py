@@ -718,6 +718,7 @@ FINGERPRINT_RULES_PROBES = {
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
     14: "25a98b8643c90267",
+    15: "df20df0867429c5d",
 }
 
 
@@ -1469,3 +1470,30 @@ def test_an_entry_of_any_error_a_prompt_tells_is_not_held_as_another_codes(
         found = [h.memory.id for h in result.hits]
         assert entry.id in found, result.hits
         assert other.id not in found, result.hits
+
+
+def test_a_rails_log_finds_its_exception_s_fix_and_not_another_requests(store: MemoryStore) -> None:
+    """qa-s60c H3: a Rails log's signature was its "Completed 500 Internal Server Error in
+    …ms" line, and the fix an agent had stored under another page's such line was its exact
+    match (0.997), the users page's own fix at 0.41."""
+    own = store.remember(
+        "ERROR-FIX: ActionView::Template::Error (undefined method `name' for nil:NilClass) | "
+        "FIX: users without a team: use user.team&.name in users/index",
+        "error_fix",
+    )
+    other = store.remember(
+        "ERROR-FIX: Completed 500 Internal Server Error in 31ms (ActiveRecord: 2.0ms | "
+        "Allocations: 4410) | FIX: the orders controller needs Order.includes(:customer)",
+        "error_fix",
+    )
+    assert own.status == other.status == "stored", (own, other)
+    log = (
+        'the users page is broken\nStarted GET "/users" for ::1 at 2024-01-15 10:00:01 +0100\n'
+        "Processing by UsersController#index as HTML\n"
+        "Completed 500 Internal Server Error in 23ms (ActiveRecord: 0.0ms | Allocations: 1234)\n"
+        "\nActionView::Template::Error (undefined method `name' for nil:NilClass):\n"
+        "    3: <% @users.each do |user| %>\n\napp/views/users/index.html.erb:4"
+    )
+    hits = store.recall(log).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(own.id, "fingerprint")], hits
+    assert all(h.match != "fingerprint" for h in hits if h.memory.id == other.id), hits

@@ -23,7 +23,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 14
+RULES_VERSION = 15
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -634,10 +634,11 @@ def _node_property_now(m: re.Match[str]) -> str:
 #: Ruby 3.3+ names the receiver of a method it cannot find without inspecting it (``for
 #: nil``, ``for an instance of User``, ``for class User``, ``for main``), where 3.2 and older
 #: said ``for nil:NilClass``, ``for #<User:0x…>`` (or a record's inspect, ``#<User id: 1,
-#: …>``), ``for "abc":String``, ``for User:Class``, ``for main:Object``: one error.
+#: …>``), ``for "abc":String``, ``for User:Class``, ``for main:Object``: one error (also in
+#: the parentheses of Rails' log, ``NoMethodError (undefined method … for nil:NilClass)``).
 _RUBY_OLD_RECEIVER = lazy(
     r"(?P<head>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+\S{1,200}\s+for\s+)"
-    r"(?P<receiver>\S[^\n]{0,300}?)(?=\s*\((?:NoMethodError|NameError)\)|\):|\s*$)"
+    r"(?P<receiver>\S[^\n]{0,300}?)(?=\s*\((?:NoMethodError|NameError)\)|\):|\)?\s*$)"
 )
 _RUBY_WORDS = {"nil:NilClass": "nil", "true:TrueClass": "true", "false:FalseClass": "false"}
 _RUBY_INSPECTED = lazy(
@@ -1416,6 +1417,10 @@ _ONLY_FAILED = frozenset(
 #: found, or not executable: which command, only the lines before them say; "jq is missing"
 #: was the exact fix of every command missing, qa-s60 F11).
 _ANY_FAILURE_STATUS = frozenset({"1", "2", "126", "127"})
+#: Rails' summary of a request that failed (``Completed 500 Internal Server Error in 23ms
+#: (ActiveRecord: …)``): every 500 of an app says it; its exception is logged under it (an
+#: orders page's fix was the exact match of the users page's, qa-s60c H3).
+_REQUEST_SUMMARY = lazy(r"^completed\s<n>\s[^\n]*\bin\s<n>")
 _WORD = lazy(r"[^\W\d_]{2,}")
 _NUMBER = lazy(r"\d+")
 
@@ -1427,9 +1432,10 @@ def specific(fingerprint: str) -> bool:
     :data:`_ANY_FAILURE_STATUS`). Every CI job that fails exits 1: an entry stored as
     ``Process completed with exit code 1 | FIX: run black`` matched every one of them exactly
     (0.98), whatever had failed. Such a fingerprint still says which status it was, so that
-    the entry of another (exit code 137's) is held as another error's."""
+    the entry of another (exit code 137's) is held as another error's. Rails' summary of a
+    failed request (:data:`_REQUEST_SUMMARY`) is not specific either."""
     rest = _MASK.sub(" ", fingerprint or "")
-    if _IDENTITY.search(rest) is None:  # (identifies)
+    if _IDENTITY.search(rest) is None or _REQUEST_SUMMARY.match(fingerprint):  # (identifies)
         return False
     return any(word not in _ONLY_FAILED for word in _WORD.findall(rest)) or any(
         number.lstrip("0") not in _ANY_FAILURE_STATUS for number in _NUMBER.findall(rest)

@@ -173,6 +173,11 @@ class _Rule(Protocol):
     def search(self, line: str) -> re.Match[str] | None: ...
 
 
+#: Rails' exception, its message in parentheses, under its request's ``Completed 500 …``
+#: (``ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):``); the colon after it
+#: is the log's, not the message's.
+_RAILS_EXCEPTION = lazy(r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception))\s\(.*\):$")
+
 _RULES: tuple[tuple[int, _Rule], ...] = (
     # rustc / TypeScript / C# style error codes
     (100, lazy(r"\berror\[E\d{3,5}\]:")),
@@ -210,6 +215,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
         ),
     ),
     (90, lazy(r"^\*\*\s+\((?!EXIT\))[A-Z][\w.]*\)\s+\S")),  # Elixir's "** (FunctionClauseError) …"
+    (90, _RAILS_EXCEPTION),
     (90, lazy(r"^terminate\s+called\s+after\s+throwing\s+an\s+instance\s+of\s")),  # C++
     # Node prints an error that carries properties in brackets: "[UnhandledPromiseRejection:
     # … with the reason "x".] {" (its properties, "code: 'ERR_…'", follow)
@@ -357,7 +363,9 @@ _WRAPPER = lazy(
     r"|\d+\s+errors?(?:\s+generated)?\.?$"
     r"|[✖✗×]\s+\d+\s+problems?\b"
     # PHPUnit's count above its numbered failures
-    r"|There\s+(?:was|were)\s+\d+\s+(?:failures?|errors?|warnings?|risky\s+tests?):$)",
+    r"|There\s+(?:was|were)\s+\d+\s+(?:failures?|errors?|warnings?|risky\s+tests?):$"
+    # Rails' summary of a request that failed (the exception it logs under it says why)
+    r"|Completed\s+[45]\d\d\s.*\bin\s+\d+(?:\.\d+)?ms\b)",
     re.IGNORECASE,
 )
 #: A wrapper line at an error log level: above the lines that name no error, below those
@@ -854,6 +862,8 @@ def _below_error_demoted(
 
 def _tidy(line: str) -> str:
     text = one_line(line).removeprefix(f"{_DOTNET_ERROR_MESSAGE} ")
+    if _RAILS_EXCEPTION.match(text):
+        text = text[:-1]
     return _ELLIPSIS_TAIL.sub("", text) if text.endswith((",", "...", "…", ";")) else text
 
 
