@@ -2998,6 +2998,11 @@ DIFFERENT_ERROR = [
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
     ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
+    # ... each connection of a line (qa-s60c M1: the second's was any address's)
+    (
+        "connect ECONNREFUSED 127.0.0.1:5432, connect ECONNREFUSED 127.0.0.1:6379",
+        "connect ECONNREFUSED 127.0.0.1:5432, connect ECONNREFUSED 127.0.0.1:27017",
+    ),
     # ... also through requests (qa-s60c H2: a Django API's fix was Elasticsearch's exact match)
     (
         "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000): "
@@ -5550,3 +5555,45 @@ def test_a_rails_request_summary_alone_is_the_signature_and_names_no_error() -> 
     assert signature.startswith("Completed 500 Internal Server Error in 23ms"), signature
     fingerprint = error_fingerprint(signature)
     assert identifies(fingerprint) and not specific(fingerprint), fingerprint
+
+
+def node20_aggregate_error(port: int) -> str:
+    return f"""AggregateError [ECONNREFUSED]:
+    at internalConnectMultiple (node:net:1114:18)
+    at afterConnectMultiple (node:net:1667:5) {{
+  code: 'ECONNREFUSED',
+  [errors]: [
+    Error: connect ECONNREFUSED ::1:{port}
+        at createConnectionError (node:net:1634:14) {{
+      errno: -111,
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+      address: '::1',
+      port: {port}
+    }},
+    Error: connect ECONNREFUSED 127.0.0.1:{port}
+        at createConnectionError (node:net:1634:14) {{
+      errno: -111,
+      code: 'ECONNREFUSED',
+      port: {port}
+    }}
+  ]
+}}
+
+Node.js v20.10.0"""
+
+
+def test_node_20_s_aggregate_error_is_known_by_the_connection_it_could_not_make() -> None:
+    # qa-s60c M1: Node 20 tries each address of "localhost" and aggregates their errors
+    # under an AggregateError with no message, which was the signature of every refused
+    # connection (redis' paste found PostgreSQL's fix); Node 18 printed the first alone
+    postgres = extract_error_signature(node20_aggregate_error(5432))
+    assert postgres == "Error: connect ECONNREFUSED ::1:5432"
+    assert error_fingerprint(postgres) == error_fingerprint(
+        extract_error_signature("Error: connect ECONNREFUSED 127.0.0.1:5432")
+    )
+    redis = extract_error_signature(node20_aggregate_error(6379))
+    assert error_fingerprint(redis) != error_fingerprint(postgres)
+    # one with a message of its own is its own error
+    told = "AggregateError: All promises were rejected"
+    assert extract_error_signature(told) == told

@@ -718,7 +718,7 @@ FINGERPRINT_RULES_PROBES = {
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
     14: "25a98b8643c90267",
-    15: "df20df0867429c5d",
+    15: "5722b3e7060d696e",
 }
 
 
@@ -1497,3 +1497,18 @@ def test_a_rails_log_finds_its_exception_s_fix_and_not_another_requests(store: M
     hits = store.recall(log).hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(own.id, "fingerprint")], hits
     assert all(h.match != "fingerprint" for h in hits if h.memory.id == other.id), hits
+
+
+def test_node_20_s_refused_connection_finds_its_service_s_fix(store: MemoryStore) -> None:
+    """qa-s60c M1: Node 20's `AggregateError [ECONNREFUSED]:` was the signature of any
+    refused connection: redis' paste got PostgreSQL's fix (0.895), not as an exact match."""
+    from .test_errorfix import node20_aggregate_error
+
+    redis, postgres = (
+        store.remember(f"ERROR-FIX: Error: connect ECONNREFUSED 127.0.0.1:{port} | FIX: {fix}")
+        for port, fix in ((6379, "docker compose up -d redis"), (5432, "docker compose up -d db"))
+    )
+    assert redis.status == postgres.status == "stored", (redis, postgres)
+    hits = store.recall(f"the seed script fails:\n{node20_aggregate_error(6379)}").hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(redis.id, "fingerprint")], hits
+    assert postgres.id not in [h.memory.id for h in hits], hits

@@ -1231,8 +1231,9 @@ def error_fingerprint(signature: str) -> str:
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
     text = _QUOTED_EXIT_STATUS.sub(r"\1\2", text, count=1)
-    for pattern in _CONNECTION_PORT:
-        text = pattern.sub(service_port, text, count=1)
+    for pattern in _CONNECTION_PORT:  # (each connection a line tells: its second, redis, was
+        # any address's, and the first's, PostgreSQL's, fix its exact match, qa-s60c M1)
+        text = pattern.sub(service_port, text)
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
     text = _KEEP_NUMBER.sub(keep, text)

@@ -957,6 +957,7 @@ def _refined(signature: str, raw: str) -> str:
         _with_ansible_result,
         _with_pnpm_peer,
         _with_flutter_exception,
+        _with_aggregated_error,
     ):
         signature = refine(signature, raw)
     return signature
@@ -1130,6 +1131,26 @@ def _with_terraform_detail(signature: str, raw: str) -> str:
             return f"{signature}: {first}"
         return signature
     return signature
+
+
+#: Node 20's error of a connection it tried to every address of a name (``localhost``: ::1,
+#: then 127.0.0.1): ``AggregateError [ECONNREFUSED]:`` with no message, the errors under its
+#: ``[errors]: [``, each the one Node 18 printed alone (``Error: connect ECONNREFUSED
+#: ::1:5432``).
+_AGGREGATE_ALONE = lazy(r"^AggregateError(?:\s\[[A-Z][A-Z0-9_]*\])?:?$")
+_AGGREGATED_ERRORS = "[errors]: ["
+_AGGREGATED_ERROR = lazy(r"^\s*(?:[A-Z]\w*)?Error:\s+\S[^\n]*", re.MULTILINE)
+
+
+def _with_aggregated_error(signature: str, raw: str) -> str:
+    """Node's ``AggregateError`` with no message of its own: the first error it aggregates
+    (the PostgreSQL and the redis connection refused were one error, ``aggregateerror
+    [econnrefused]:``, qa-s60c M1)."""
+    if not _AGGREGATE_ALONE.match(signature):
+        return signature
+    at = raw.find(_AGGREGATED_ERRORS)
+    inner = _AGGREGATED_ERROR.search(raw, at) if at >= 0 else None
+    return clean_line(inner.group(0))[0] or signature if inner is not None else signature
 
 
 _ELIXIR_EXITED = lazy(r"^\*\*\s+\(exit\)\s+exited\s+in:\s")
