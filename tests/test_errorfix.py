@@ -2998,6 +2998,8 @@ DIFFERENT_ERROR = [
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
     ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
+    # turbo's exit status in parentheses (qa-s60b N6: 137, killed for its memory, was 1)
+    ("ERROR  run failed: command  exited (137)", "ERROR  run failed: command  exited (1)"),
     # ... each connection of a line (qa-s60c M1: the second's was any address's)
     (
         "connect ECONNREFUSED 127.0.0.1:5432, connect ECONNREFUSED 127.0.0.1:6379",
@@ -5422,6 +5424,7 @@ def test_a_failed_assert_pasted_with_its_values_is_the_signature(raw: str, signa
         "Error: Command failed: npm run build",
         "Build step 'Execute shell' marked build as failure",
         "npm ERR! code ELIFECYCLE",
+        "ERROR  run failed: command  exited (1)",
         # a command not found (127) or not executable (126): which one, it does not say
         "Error: Process completed with exit code 127.",
         "ERROR: Job failed: exit code 126",
@@ -5597,3 +5600,20 @@ def test_node_20_s_aggregate_error_is_known_by_the_connection_it_could_not_make(
     # one with a message of its own is its own error
     told = "AggregateError: All promises were rejected"
     assert extract_error_signature(told) == told
+
+
+def test_next_14_s_error_mark_is_a_level_and_not_part_of_the_error() -> None:
+    # qa-s60c L2: "⨯ TypeError: …" kept its mark, in the signature and the fingerprint, and
+    # the fix stored for the TypeError came at 0.958 by its words instead of exact; the
+    # warning "⚠ …" before it is below the error's level
+    log = (
+        "next dev shows this on /dashboard\n"
+        " ✓ Compiled /dashboard in 3.2s (512 modules)\n"
+        " ⚠ Fast Refresh had to perform a full reload due to a runtime error.\n"
+        " ⨯ TypeError: Cannot read properties of undefined (reading 'id')\n"
+        "    at Dashboard (./app/dashboard/page.tsx:12:20)\n"
+        " GET /dashboard 500 in 61ms"
+    )
+    error = "TypeError: Cannot read properties of undefined (reading 'id')"
+    assert extract_error_signature(log) == error
+    assert error_fingerprint(f"⨯ {error}") == error_fingerprint(error)

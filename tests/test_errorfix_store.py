@@ -718,7 +718,7 @@ FINGERPRINT_RULES_PROBES = {
     12: "3ba2a4b73ddb0262",
     13: "34889e3dd8a72229",
     14: "25a98b8643c90267",
-    15: "5722b3e7060d696e",
+    15: "58d5ea9a5e9e5cd1",
 }
 
 

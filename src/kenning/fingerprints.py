@@ -50,7 +50,9 @@ _KEEP_NUMBER = lazy(
     r"|compile\s+against\s+version|(?<=\()(?=\d{1,3}:\s+[A-Z][a-z])"
     # curl's error number, which names its error ("curl: (7)" could not connect, "(28)" timed
     # out: curl 8 says "Couldn't connect to server" for both), and git's "RPC failed; curl 56"
-    r"|curl:\s*\((?=\d+\))|curl(?=\s+\d+\s))\s*[:=]?\s*)(?P<num>-?\d+)",
+    r"|curl:\s*\((?=\d+\))|curl(?=\s+\d+\s)"
+    # turbo's "command (…) exited (137)"
+    r"|exited\s+\((?=-?\d+\)))\s*[:=]?\s*)(?P<num>-?\d+)",
     re.IGNORECASE,
 )
 #: The name of a missing module, package, crate, header or script is the error itself (its

@@ -62,6 +62,9 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 #: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
+#: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
+#: ``⚠ Fast Refresh had to perform a full reload``), as a logger's levels.
+_NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
 _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
 #: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
 #: level and the process, ``ForkPoolWorker-3`` as well, then the message).
@@ -630,6 +633,10 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
             return "", None
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
+    mark = _NEXT_MARK.match(line)
+    if mark:
+        error_level, below = mark.group(1) == "⨯", mark.group(1) == "⚠"
+        line = line[mark.end() :]
     gha = _GHA_PREFIX.match(line)
     if gha:
         error_level = gha.group(1).lower() == "error"
