@@ -5617,3 +5617,37 @@ def test_next_14_s_error_mark_is_a_level_and_not_part_of_the_error() -> None:
     error = "TypeError: Cannot read properties of undefined (reading 'id')"
     assert extract_error_signature(log) == error
     assert error_fingerprint(f"⨯ {error}") == error_fingerprint(error)
+
+
+SBT_TEST_LOG = """\
+[info] UserServiceSpec:
+[info] UserService
+[info] - should load a user *** FAILED ***
+[info]   java.util.NoSuchElementException: None.get
+[info]   at scala.None$.get(Option.scala:627)
+[info]   at com.example.UserService.load(UserService.scala:12)
+[info] *** 1 TEST FAILED ***
+[error] Failed tests:
+[error] \tcom.example.UserServiceSpec
+[error] (Test / test) sbt.TestsFailedException: Tests unsuccessful"""
+
+
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        # sbt reports ScalaTest's failure at [info], then its own close at [error] (qa-s61 F1:
+        # "Failed tests:" became the signature, and the exception's exact fix was lost)
+        (SBT_TEST_LOG, "java.util.NoSuchElementException: None.get"),
+        # a line at an error's level that names no error does not outrank the warning that
+        # says why (qa-s61 F2)
+        (
+            "2024-05-02 09:14:02 WARNING app.payments: charge failed: stripe.error.CardError: "
+            "Your card was declined.\n2024-05-02 09:14:03 ERROR app.api: request failed",
+            "app.api: request failed",
+        ),
+    ],
+)
+def test_a_line_at_an_error_s_level_that_names_no_error_demotes_nothing(
+    log: str, signature: str
+) -> None:
+    assert extract_error_signature(log) == signature

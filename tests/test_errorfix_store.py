@@ -1512,3 +1512,30 @@ def test_node_20_s_refused_connection_finds_its_service_s_fix(store: MemoryStore
     hits = store.recall(f"the seed script fails:\n{node20_aggregate_error(6379)}").hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(redis.id, "fingerprint")], hits
     assert postgres.id not in [h.memory.id for h in hits], hits
+
+
+def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:
+    """qa-s61 F3: a traceback's last line, "app.errors.SyncFailed: the sync failed with
+    KeyError: 'user'", was read as a person's sentence telling a KeyError: `recall` and
+    `recall --error` asked only `KeyError: 'user'`, whose unrelated fix came first (0.999
+    exact), the sync's own fix at 0.805."""
+    own = store.remember(
+        "ERROR-FIX: app.errors.SyncFailed: the sync failed with KeyError: 'user' | FIX: the "
+        "CRM export has no user column; map contact_id instead",
+        "error_fix",
+    )
+    other = store.remember(
+        "ERROR-FIX: KeyError: 'user' | FIX: use session.get('user') in the login view", "error_fix"
+    )
+    assert own.status == other.status == "stored", (own, other)
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/main.py", line 9, in <module>\n'
+        "    sync()\n"
+        "app.errors.SyncFailed: the sync failed with KeyError: 'user'"
+    )
+    hits = store.recall(log).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(own.id, "fingerprint")], hits
+    r = run_cli(store.project.root, "recall", "--json", "--error", log)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["results"][0]["id"] == own.id, r.stdout

@@ -2053,9 +2053,10 @@ def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemorySto
 
 def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
-    the hook read it as a person's sentence: it asked "ConnectionError: timed out" (its
-    fix given, exact) and a words query of the log's time and logger, and the ERROR line's
-    exact fix was never asked. A log's line is the paste's, whose signature is its crash."""
+    the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the
+    paste's error, and a words query of the log's time and logger, and the ERROR line's
+    exact fix was never asked. The line is the paste's, whose signature is its crash; the
+    error the warning tells is asked beside it."""
     crash = (
         'psycopg.OperationalError: connection failed: connection to server at "127.0.0.1", '
         "port 5432 failed: Connection refused"
@@ -2077,8 +2078,28 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     assert queries == [
         ("the importer dies on startup, log:", False),
         (f"importer.db: giving up: {crash}", True),
+        ("ConnectionError: timed out", True),
     ], queries
     payload = {"cwd": str(store.project.root), "prompt": prompt}
     given = findings(claude_code.context_for("prompt-submit", payload))
-    assert given and "docker compose up -d db" in given[0][0] and given[0][1] >= 0.95, given
-    assert not any("HTTP_TIMEOUT" in text for text, _ in given), given
+    crashed = [score for text, score in given if "docker compose up -d db" in text]
+    assert crashed and crashed[0] >= 0.95, given
+
+
+def test_the_cause_a_warning_names_is_asked_under_a_vague_error_line(store: MemoryStore) -> None:
+    """qa-s61 F2: a warning that names the cause ("charge failed: stripe.error.CardError:
+    Your card was declined.") above an ERROR line that names none ("request failed"): the
+    hook asked the vague line alone, and the CardError's exact fix was lost."""
+    entry = store.remember(
+        "ERROR-FIX: stripe.error.CardError: Your card was declined. | FIX: the test card "
+        "4000000000000002 declines: use 4242424242424242 in the fixtures",
+        "error_fix",
+    )
+    assert entry.ok, entry
+    prompt = (
+        "2024-05-02 09:14:02,100 WARNING app.payments: charge failed: stripe.error.CardError: "
+        "Your card was declined.\n2024-05-02 09:14:02,101 ERROR app.api: request failed"
+    )
+    payload = {"cwd": str(store.project.root), "prompt": prompt}
+    given = findings(claude_code.context_for("prompt-submit", payload))
+    assert given and "4242424242424242" in given[0][0] and given[0][1] >= 0.95, given

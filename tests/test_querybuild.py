@@ -415,8 +415,10 @@ def test_a_pasted_error_is_asked_by_its_signature_and_the_errors_its_lines_tell(
     ],
 )
 def test_a_log_s_line_below_an_error_s_level_is_read_whole(line: str) -> None:
-    # for the paste's signature to read its level (a crash logged after it is the error)
-    assert errors_on_line(line) == ("", [line])
+    # for the paste's signature to read its level (a crash logged after it is the error);
+    # the errors it tells are asked after it
+    told = [error for error in errors_in_sentence(line)[1] if error != line]
+    assert errors_on_line(line) == ("", [line, *told])
 
 
 @pytest.mark.parametrize(

@@ -616,7 +616,9 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
 _PERSONS_WORDS = lazy(r"[\w\s,.;:'!?/()`\"\u2013\u2014-]*")
 _PROSE_LETTERS = lazy(r"[a-z]{2,}")
 #: ... nor what a tool prints before an error it reports: a clock time, a file's line it
-#: starts with ("10:00:01", "login_test.go:25:"), a log level as a logger prints it ("ERROR
+#: starts with ("10:00:01", "login_test.go:25:"), the dotted class of an exception whose
+#: message tells another error (a traceback's last line, "app.errors.SyncFailed: the sync
+#: failed with KeyError: 'user'", qa-s61 F3), a log level as a logger prints it ("ERROR
 #: worker:", "WARNING:root:", a line that starts "Error in …", "Warning: …", "Unhandled
 #: promise rejection:"), npm's "npm error", the words of Python's chained traceback ("During
 #: handling of the above exception"), Java's "Exception in thread", celery's "raised
@@ -626,6 +628,7 @@ _PROSE_LETTERS = lazy(r"[a-z]{2,}")
 #: fix.)
 _TOOLS_WORDS = lazy(
     r"\d:\d\d:\d\d|^\s*\S+\.\w{1,10}:\d"
+    r"|(?-i:^\s*(?:[A-Za-z_]\w*\.)+[A-Z]\w*:\s)"
     r"|(?-i:\b(?:ERROR|WARN(?:ING)?|INFO|DEBUG|CRITICAL|FATAL|TRACE)\b)"
     r"|^\s*(?:error|warning|info|debug|traceback|unhandled|uncaught)\b"
     r"|\bnpm\s+(?:err!|error\b)|\babove\s+exception\b|\bexception\s+in\s+thread\b"
@@ -646,12 +649,15 @@ def _said_by_a_person(words: str) -> bool:
 def errors_on_line(line: str) -> tuple[str, list[str]]:
     """:func:`errors_in_sentence` of one line of a prompt, except that a log's line written
     below an error's level (``2024-05-02 09:14:02 WARNING http: retrying after error:
-    ConnectionError: …``) is one error, whole, with no words of its own: the paste's
-    signature is then found with its level read (a crash logged after it is the error), not
-    with the error it tells taken out of it as a person's."""
+    ConnectionError: …``) has no words of its own, and is its first error, whole, before
+    those it tells: the paste's signature is then found with its level read (a crash logged
+    after it is the error, qa-s60b N4), and the errors the warning names are still asked
+    beside it (the cause a vague ``ERROR api: request failed`` under it does not say,
+    qa-s61 F2)."""
+    words, errors = errors_in_sentence(line)
     if written_below_error(line):
-        return "", [line]
-    return errors_in_sentence(line)
+        return "", [line, *(error for error in errors if error != line)]
+    return words, errors
 
 
 def errors_told_on_lines(

@@ -367,6 +367,9 @@ _WRAPPER = lazy(
     r"|[✖✗×]\s+\d+\s+problems?\b"
     # PHPUnit's count above its numbered failures
     r"|There\s+(?:was|were)\s+\d+\s+(?:failures?|errors?|warnings?|risky\s+tests?):$"
+    # sbt's close of a test run that failed (ScalaTest's report above it, at [info], says
+    # what failed)
+    r"|Failed\s+tests:$|sbt\.TestsFailedException:\s+Tests\s+unsuccessful$"
     # Rails' summary of a request that failed (the exception it logs under it says why)
     r"|Completed\s+[45]\d\d\s.*\bin\s+\d+(?:\.\d+)?ms\b)",
     re.IGNORECASE,
@@ -723,7 +726,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     group = "Exception Group Traceback" in raw
     traceback = False  # inside a Python traceback: its exception line need not say Error
     last_indent = 0  # the last candidate's raw line's
-    levels: list[str | None] = []  # each candidate's log level (None for a wrapper's)
+    # each candidate's log level (None for an error's that names none: a wrapper's)
+    levels: list[str | None] = []
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
@@ -828,6 +832,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         wrapper = _WRAPPER.search(line) is not None
         if wrapper:
             score = min(score, 30) if score else 30
+        # an error the line names itself, not only by the level it was logged at
+        names_error = not wrapper and (score >= 60 or _INLINE_EXCEPTION.search(line) is not None)
         if error_level:  # (a wrapper logged as an error, maven's "[ERROR] Failed to execute
             # goal …", is still the least specific of the errors)
             score = max(score, _WRAPPER_LOGGED_SCORE if wrapper else 60)
@@ -840,7 +846,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
-        levels.append(None if wrapper and level == _AT_ERROR else level)
+        levels.append(None if level == _AT_ERROR and not names_error else level)
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
@@ -852,11 +858,13 @@ def _below_error_demoted(
     candidates: list[tuple[str, int, bool]], levels: list[str | None]
 ) -> list[tuple[str, int, bool]]:
     """``candidates`` with the lines a log wrote below an error's level (WARNING, INFO)
-    scored under its best line written at an error's level: a retry's warning before the
-    crash (``WARNING http: retrying after error: ConnectionError: timed out``, then ``ERROR
-    db: giving up: OperationalError: …``) is not what failed. Lines with no level keep their
-    score (a traceback under the ERROR line that announced it), and so does every line of a
-    log that wrote no error, or only a runner's wrapper line, at an error's level."""
+    scored under its best line written at an error's level that names an error: a retry's
+    warning before the crash (``WARNING http: retrying after error: ConnectionError: timed
+    out``, then ``ERROR db: giving up: OperationalError: …``) is not what failed. Lines with
+    no level keep their score (a traceback under the ERROR line that announced it), and so
+    does every line of a log whose lines at an error's level name none of their own (a
+    runner's wrapper; sbt's ``[error] Failed tests:`` under the failure ScalaTest reported at
+    ``[info]``, qa-s61 F1; ``ERROR api: request failed`` under the warning that says why)."""
     at_error = [c[1] for c, level in zip(candidates, levels, strict=True) if level == _AT_ERROR]
     if not at_error:
         return candidates
