@@ -5651,3 +5651,50 @@ def test_a_line_at_an_error_s_level_that_names_no_error_demotes_nothing(
     log: str, signature: str
 ) -> None:
     assert extract_error_signature(log) == signature
+
+
+RAILS_TAG = "[9f1c2b7e-1a2b-4c3d-9e8f-0a1b2c3d4e5f]"
+
+
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        # Rails' production log: Ruby's Logger prefix, and the request's id as a tag on each
+        # line (qa-s61 F4: "Completed 500 …" stayed the signature, another page's fix exact)
+        (
+            f"I, [2024-05-02T09:14:02.123000 #4242]  INFO -- : {RAILS_TAG} Completed 500 "
+            "Internal Server Error in 23ms (ActiveRecord: 1.2ms | Allocations: 1234)\n"
+            f"F, [2024-05-02T09:14:02.124000 #4242] FATAL -- : {RAILS_TAG}   \n"
+            f"{RAILS_TAG} ActionView::Template::Error (undefined method `name' for "
+            "nil:NilClass):\n"
+            f"{RAILS_TAG}     1: <h1><%= @user.profile.name %></h1>\n"
+            f"{RAILS_TAG} app/views/users/show.html.erb:1",
+            "ActionView::Template::Error (undefined method `name' for nil:NilClass)",
+        ),
+        # ... under docker compose
+        (
+            "web-1  | [9f1c2b7e-1a2b] Completed 500 Internal Server Error in 23ms\n"
+            "web-1  | [9f1c2b7e-1a2b] ActiveRecord::RecordNotFound (Couldn't find User with "
+            "'id'=5):",
+            "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
+        ),
+        # a message on the lines under its class (qa-s61 F5): its first line
+        (
+            "Completed 500 Internal Server Error in 3ms (ActiveRecord: 0.0ms | Allocations: 900)"
+            "\n\nActiveRecord::PendingMigrationError (\n\nMigrations are pending. To resolve "
+            "this issue, run:\n\n        bin/rails db:migrate RAILS_ENV=development\n\n):",
+            "ActiveRecord::PendingMigrationError (Migrations are pending. To resolve this "
+            "issue, run:)",
+        ),
+        # Ruby's Logger levels are read: a warning above the error is not it
+        (
+            "W, [2024-05-02T09:14:01.000000 #4242]  WARN -- : retrying after error: "
+            "Redis::TimeoutError: Connection timed out\n"
+            "E, [2024-05-02T09:14:02.000000 #4242] ERROR -- : giving up: PG::ConnectionBad: "
+            "connection to server failed",
+            "giving up: PG::ConnectionBad: connection to server failed",
+        ),
+    ],
+)
+def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature: str) -> None:
+    assert extract_error_signature(log) == signature

@@ -62,6 +62,14 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 #: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
+#: Ruby's Logger (Rails' production log): ``E, [2024-05-02T09:14:02.123 #4242] ERROR -- app:
+#: message``, the level's letter, the time and process, the level and the program.
+_RUBY_LOGGER_PREFIX = lazy(
+    r"^[DIWEFAU],\s\[[^\]\n]{1,100}\]\s+([A-Z]{3,7})\s+--\s+[^:\n]{0,200}:[^\S\n]?"
+)
+#: The request's id Rails' tagged logging puts before each line of a request (``[9f1c2b7e-
+#: 1a2b-…] Completed 500 …``).
+_REQUEST_ID_TAG = lazy(r"^(?:\[[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}\][^\S\n]*)+")
 #: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
 #: ``⚠ Fast Refresh had to perform a full reload``), as a logger's levels.
 _NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
@@ -86,6 +94,8 @@ _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
 #: statement's. It is what the line reports, and the words before it are not the error.
 _INLINE_EXCEPTION = lazy(r"(?<![\w.$])(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception):\s+\S")
 _INLINE_EXCEPTION_SCORE = 40
+#: ... and a Ruby one in its namespace (``giving up: PG::ConnectionBad: …``).
+_INLINE_RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:\s+\S")
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
 _PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
@@ -180,6 +190,9 @@ class _Rule(Protocol):
 #: (``ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):``); the colon after it
 #: is the log's, not the message's.
 _RAILS_EXCEPTION = lazy(r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception))\s\(.*\):$")
+#: ... whose message starts on the next line (``ActiveRecord::PendingMigrationError (``, then
+#: ``Migrations are pending. …``, the closing ``):`` lines below).
+_RAILS_EXCEPTION_OPEN = lazy(r"^(?:(?:[A-Z]\w*::)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception))\s\($")
 
 _RULES: tuple[tuple[int, _Rule], ...] = (
     # rustc / TypeScript / C# style error codes
@@ -636,6 +649,12 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
             return "", None
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
+    ruby = _RUBY_LOGGER_PREFIX.match(line)
+    if ruby:
+        error_level = ruby.group(1) in ("ERROR", "FATAL")
+        below = ruby.group(1) in ("WARN", "INFO", "DEBUG")
+        line = line[ruby.end() :]
+    line = _REQUEST_ID_TAG.sub("", line, count=1)
     mark = _NEXT_MARK.match(line)
     if mark:
         error_level, below = mark.group(1) == "⨯", mark.group(1) == "⚠"
@@ -738,6 +757,10 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
             continue
+        if out and _RAILS_EXCEPTION_OPEN.match(out[-1][0]):
+            # the message's first line, as Rails logs a message of one line
+            out[-1] = (f"{out[-1][0]}{line}):", _PY_EXCEPTION_SCORE, True)
+            continue
         if line == '"""' and out and out[-1][0].endswith(_BILLIARD_WRAPPER):
             traceback = True  # the exception billiard quotes is the traceback's last line
             continue
@@ -833,7 +856,11 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if wrapper:
             score = min(score, 30) if score else 30
         # an error the line names itself, not only by the level it was logged at
-        names_error = not wrapper and (score >= 60 or _INLINE_EXCEPTION.search(line) is not None)
+        names_error = not wrapper and (
+            score >= 60
+            or _INLINE_EXCEPTION.search(line) is not None
+            or _INLINE_RUBY_EXCEPTION.search(line) is not None
+        )
         if error_level:  # (a wrapper logged as an error, maven's "[ERROR] Failed to execute
             # goal …", is still the least specific of the errors)
             score = max(score, _WRAPPER_LOGGED_SCORE if wrapper else 60)
