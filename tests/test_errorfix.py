@@ -5698,3 +5698,51 @@ RAILS_TAG = "[9f1c2b7e-1a2b-4c3d-9e8f-0a1b2c3d4e5f]"
 )
 def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature: str) -> None:
     assert extract_error_signature(log) == signature
+
+
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        # Python's logging cookbook format
+        (
+            "2024-05-02 09:14:02,100 - app.http - WARNING - retrying after error: "
+            "ConnectionError: timed out\n2024-05-02 09:14:05,100 - app.db - ERROR - giving up: "
+            "psycopg.OperationalError: connection refused",
+            "giving up: psycopg.OperationalError: connection refused",
+        ),
+        # loguru
+        (
+            "2024-05-02 09:14:02.100 | WARNING  | app.http:fetch:42 - retrying after error: "
+            "ConnectionError: timed out\n2024-05-02 09:14:05.100 | ERROR    | app.db:connect:12 "
+            "- giving up: psycopg.OperationalError: connection refused",
+            "giving up: psycopg.OperationalError: connection refused",
+        ),
+        # winston (its "error:" kept: other tools' lines start so)
+        (
+            "2024-05-02T09:14:02.100Z warn: retrying after error: Error: connect ECONNREFUSED "
+            "127.0.0.1:6379\n2024-05-02T09:14:05.100Z error: giving up: "
+            "MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017",
+            "error: giving up: MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017",
+        ),
+        # Kubernetes' klog
+        (
+            "W0502 09:14:02.100000    4242 reflector.go:424] watch failed: error: timed out\n"
+            "E0502 09:14:03.100000    4242 server.go:12] giving up: ValueError: bad config",
+            "ValueError: bad config",
+        ),
+        # Android's logcat (threadtime)
+        (
+            "05-02 09:14:02.100  4242  4242 W System.err: java.io.FileNotFoundException: "
+            "cfg.json: open failed: ENOENT (No such file or directory)\n"
+            "05-02 09:14:02.200  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"
+            "05-02 09:14:02.200  4242  4242 E AndroidRuntime: java.lang.NullPointerException: "
+            "Attempt to invoke virtual method on a null object reference",
+            "java.lang.NullPointerException: Attempt to invoke virtual method on a null object "
+            "reference",
+        ),
+    ],
+)
+def test_the_levels_of_other_loggers_are_read(log: str, signature: str) -> None:
+    # qa-s61 F8: their warnings were not known as warnings, and the retry's error was the
+    # log's signature
+    assert extract_error_signature(log) == signature

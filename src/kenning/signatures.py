@@ -70,6 +70,42 @@ _RUBY_LOGGER_PREFIX = lazy(
 #: The request's id Rails' tagged logging puts before each line of a request (``[9f1c2b7e-
 #: 1a2b-…] Completed 500 …``).
 _REQUEST_ID_TAG = lazy(r"^(?:\[[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}\][^\S\n]*)+")
+#: A log line's level after its time, as other loggers print it: Python's logging cookbook
+#: (``- app.http - WARNING - message``), loguru (``| WARNING  | app.http:fetch:42 - …``),
+#: winston (``warn: …``).
+_STAMPED_LEVELS = (
+    lazy(r"^-[^\S\n]+[\w.-]{1,200}[^\S\n]+-[^\S\n]+([A-Z]{4,8})[^\S\n]+-[^\S\n]+(?=\S)"),
+    lazy(r"^\|[^\S\n]*([A-Z]{4,8})[^\S\n]*\|[^\S\n]*(?:[\w.<>:-]{1,300}[^\S\n]+-[^\S\n]+)?(?=\S)"),
+    lazy(r"^(error|warn|info|debug|verbose):[^\S\n]+(?=\S)"),
+)
+#: The level a line's prefix says, its first letters (``E`` also klog's ``E0502 …`` and
+#: logcat's ``E AndroidRuntime:``).
+_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "E", "F", "A")
+_BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
+#: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
+#: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
+#: 09:14:02.100  4242  4242 W System.err: …``).
+_LETTER_LEVELS = (
+    lazy(
+        r"^([IWEF])\d{4}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d+[^\S\n]+\d+[^\S\n]+[\w./-]{1,200}:\d+\][^\S\n]+"
+    ),
+    lazy(
+        r"^\d{2}-\d{2}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d{3}[^\S\n]+\d+[^\S\n]+\d+[^\S\n]+([VDIWEFA])"
+        r"[^\S\n]+[^:\n]{1,200}?:[^\S\n]+"
+    ),
+)
+
+
+def _level_said(word: str) -> str | None:
+    """The level a log's word for it is (``WARNING``, ``warn``, ``E``)."""
+    word = word.upper()
+    if word.startswith(_BELOW_ERROR_WORDS) or word in ("W", "I", "D", "V"):
+        return _BELOW_ERROR
+    if word.startswith(_ERROR_LEVEL_WORDS):
+        return _AT_ERROR
+    return None
+
+
 #: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
 #: ``⚠ Fast Refresh had to perform a full reload``), as a logger's levels.
 _NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
@@ -633,6 +669,12 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     no level)."""
     below = False
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
+    said: str | None = None  # a level only the formats below say
+    for lettered in _LETTER_LEVELS:
+        found = lettered.match(line)
+        if found:
+            said, line = _level_said(found.group(1)), line[found.end() :]
+            break
     # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
     # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
     first = _TIMESTAMP.match(line)
@@ -649,6 +691,16 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
             return "", None
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
     error_level = False
+    for stamped_level in _STAMPED_LEVELS if stamped else ():
+        found = stamped_level.match(line)
+        if found:
+            said = _level_said(found.group(1)) or said
+            if not found.group(1).islower() or said == _BELOW_ERROR:
+                # (winston's "error: …" stays: the rules read "error: could not compile"
+                # and the other tools' lines that start so)
+                line = line[found.end() :]
+            break
+    error_level, below = said == _AT_ERROR, said == _BELOW_ERROR
     ruby = _RUBY_LOGGER_PREFIX.match(line)
     if ruby:
         error_level = ruby.group(1) in ("ERROR", "FATAL")
