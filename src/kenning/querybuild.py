@@ -374,17 +374,6 @@ def query_from_error(raw: str) -> str:
     return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)
 
 
-def query_of_pasted_error(query: str, errors: bool | None) -> tuple[str, bool | None]:
-    """A recall's query and whether it is an error query: a query of several lines that is
-    an error (``errors``, or it looks like one, as recall judges it) is a pasted log, recalled
-    by its parsed signature as ``--error`` recalls one (its first 256 word pieces — frames,
-    the wrong exception — made the query's vector: 0.69 for the fix that its signature finds
-    at 0.90); any other query as it is."""
-    if not _is_pasted_error(query, errors):
-        return query, errors
-    return query_from_error(query), True
-
-
 def _is_pasted_error(query: str, errors: bool | None) -> bool:
     if errors is False or sum(1 for line in query.splitlines() if line.strip()) < 2:
         return False
@@ -392,8 +381,12 @@ def _is_pasted_error(query: str, errors: bool | None) -> bool:
 
 
 def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, bool | None]]:
-    """:func:`query_of_pasted_error`, and for a pasted log, the errors its lines tell in a
-    sentence beside its signature, each an error query of its own (:func:`queries_from_error`)."""
+    """A recall's queries, each with whether it is an error query: a query of several lines
+    that is an error (``errors``, or it looks like one, as recall judges it) is a pasted log,
+    recalled by its parsed signature and the errors its lines tell in a sentence, each an
+    error query of its own (:func:`queries_from_error`, as ``--error`` recalls one), not by
+    its first 256 word pieces (frames, the wrong exception: a vector that found the fix at
+    0.69 where the signature finds it at 0.90); any other query as it is."""
     if not _is_pasted_error(query, errors):
         return [(query, errors)]
     return [(asked, True) for asked in queries_from_error(query)]

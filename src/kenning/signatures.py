@@ -59,9 +59,6 @@ _BUILDKIT_STEP = lazy(r"^#\d+\s+(?:\d+\.\d+\s+)?(?=\S)")
 #: Margins drawn in front of a message: yarn berry's ``➤ YN0001: │ `` and terraform's box
 #: (``│ Error: …``).
 _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
-#: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
-#: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
-#: logger, then the message.
 #: Ruby's Logger (Rails' production log): ``E, [2024-05-02T09:14:02.123 #4242] ERROR -- app:
 #: message``, the level's letter, the time and process, the level and the program.
 _RUBY_LOGGER_PREFIX = lazy(
@@ -78,10 +75,11 @@ _STAMPED_LEVELS = (
     lazy(r"^\|[^\S\n]*([A-Z]{4,8})[^\S\n]*\|[^\S\n]*(?:[\w.<>:-]{1,300}[^\S\n]+-[^\S\n]+)?(?=\S)"),
     lazy(r"^(error|warn|info|debug|verbose):[^\S\n]+(?=\S)"),
 )
-#: The level a line's prefix says, its first letters (``E`` also klog's ``E0502 …`` and
-#: logcat's ``E AndroidRuntime:``).
-_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "E", "F", "A")
+#: The level a line's prefix says, by its first letters, or its one letter (klog's ``E0502
+#: …``, logcat's ``E AndroidRuntime:``).
+_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL")
 _BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
+_ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
 #: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
 #: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
 #: 09:14:02.100  4242  4242 W System.err: …``).
@@ -99,16 +97,19 @@ _LETTER_LEVELS = (
 def _level_said(word: str) -> str | None:
     """The level a log's word for it is (``WARNING``, ``warn``, ``E``)."""
     word = word.upper()
-    if word.startswith(_BELOW_ERROR_WORDS) or word in ("W", "I", "D", "V"):
-        return _BELOW_ERROR
-    if word.startswith(_ERROR_LEVEL_WORDS):
-        return _AT_ERROR
-    return None
+    if len(word) == 1:
+        below, error = word in _BELOW_ERROR_LETTERS, word in _ERROR_LEVEL_LETTERS
+    else:
+        below, error = word.startswith(_BELOW_ERROR_WORDS), word.startswith(_ERROR_LEVEL_WORDS)
+    return _BELOW_ERROR if below else _AT_ERROR if error else None
 
 
 #: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
 #: ``⚠ Fast Refresh had to perform a full reload``), as a logger's levels.
 _NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
+#: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
+#: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
+#: logger, then the message.
 _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
 #: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
 #: level and the process, ``ForkPoolWorker-3`` as well, then the message).
@@ -667,7 +668,6 @@ def written_below_error(line: str) -> bool:
 def _leveled_line(line: str) -> tuple[str, str | None]:
     """:func:`clean_line`'s line, and the level its log prefix says it was written at (None:
     no level)."""
-    below = False
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
     for lettered in _LETTER_LEVELS:
@@ -690,7 +690,6 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if _VALGRIND_BANNER.match(line):
             return "", None
     line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
-    error_level = False
     for stamped_level in _STAMPED_LEVELS if stamped else ():
         found = stamped_level.match(line)
         if found:
@@ -1244,7 +1243,9 @@ def _with_aggregated_error(signature: str, raw: str) -> str:
         return signature
     at = raw.find(_AGGREGATED_ERRORS)
     inner = _AGGREGATED_ERROR.search(raw, at) if at >= 0 else None
-    return clean_line(inner.group(0))[0] or signature if inner is not None else signature
+    if inner is None:
+        return signature
+    return clean_line(inner.group(0))[0] or signature
 
 
 _ELIXIR_EXITED = lazy(r"^\*\*\s+\(exit\)\s+exited\s+in:\s")
