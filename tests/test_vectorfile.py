@@ -390,12 +390,13 @@ def test_the_embedded_int8_scan_model_is_what_onnx_builds() -> None:
         np.testing.assert_array_equal(dots, expected)
     # as the product gives it: a conversion would be one more pass over every row a search
     assert dots.dtype == np.int32
-    # a scan of more rows than one run of the product takes is the same product, run by run
+    # a scan in runs of the product (where it is compute-bound) or in one run is the same
     many = np.zeros(2 * SCAN_CHUNK_ROWS + 5, dtype=record_dtype(DIM))
     many["codes"] = rng.integers(0, 256, size=many["codes"].shape, dtype=np.uint8)
     query = rng.integers(-limit, limit + 1, (2, DIM)).astype(np.int8)
     expected = (many["codes"][:, :DIM].astype(np.int32) - 128) @ query.T.astype(np.int32)
-    np.testing.assert_array_equal(int8_dots(many, query), expected)
+    for rows in (None, SCAN_CHUNK_ROWS, len(many)):
+        np.testing.assert_array_equal(int8_dots(many, query, rows), expected)
 
 
 _SEARCH_UNDER_A_FILE_SIZE_LIMIT = """

@@ -221,7 +221,7 @@ def query_code_limit() -> int:
         ((np.arange(2 * width).reshape(2, width) * 53) % (2 * limit + 1) - limit).astype(np.int8),
     ):
         expected = (matrix.astype(np.int64) - 128) @ query.T.astype(np.int64)
-        if not np.array_equal(_matrix_dots(matrix, query), expected):
+        if not np.array_equal(_matrix_dots(matrix, query, len(matrix)), expected):
             return SAFE_QUERY_CODE_LIMIT
     return FULL_QUERY_CODE_LIMIT
 
@@ -341,30 +341,40 @@ def _scan_threads() -> int:
     return 2 if cpus >= 2 else 1
 
 
-def int8_dots(records: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
+def int8_dots(records: np.ndarray, query_codes: np.ndarray, rows: int | None = None) -> np.ndarray:
     """``(codes - 128) · query_codes[level]`` for every record and both levels of a query's
     codes (shape ``(2, dimension)``; the trailer meets zeros), as the ``(rows, 2)`` int32
     the product gives: exact for query codes within ±:func:`query_code_limit` (wider ones
-    saturate on x86 without VNNI; see :data:`SAFE_QUERY_CODE_LIMIT`)."""
+    saturate on x86 without VNNI; see :data:`SAFE_QUERY_CODE_LIMIT`). ``rows``: records per
+    run of the product (default: :data:`SCAN_CHUNK_ROWS` where it is compute-bound, else
+    all in one run)."""
     if len(records) == 0:
         return np.empty((0, 2), dtype=np.int32)
     width = records.dtype.itemsize
-    return _matrix_dots(records.view(np.uint8).reshape(len(records), width), query_codes)
+    return _matrix_dots(records.view(np.uint8).reshape(len(records), width), query_codes, rows)
 
 
-#: Rows per run of the product: onnxruntime's u8 × s8 kernel slows down once a run's rows
-#: outgrow the caches (100k rows in one run 15.7 ms, in runs of 8,192 rows 11.8 ms, on an AMD
-#: EPYC without VNNI; 10k rows take the same either way).
+#: Rows per run of the product where it is compute-bound (x86 without VNNI, where
+#: :func:`query_code_limit` is :data:`SAFE_QUERY_CODE_LIMIT`): onnxruntime's u8 × s8 kernel
+#: slows down there once a run's rows outgrow the caches (100k rows in one run 15.7 ms, in
+#: runs of 8,192 rows 11.8 ms, on an AMD EPYC without VNNI; 10k rows take the same either
+#: way). With VNNI each run costs a start of its own, and one run is the fastest (Intel
+#: Xeon, 2026-12-05: 10k rows 0.147 ms against 0.182 ms in runs of 8,192; 100k 1.02 against
+#: 1.83 ms).
 SCAN_CHUNK_ROWS = 8192
 
 
-def _matrix_dots(matrix: np.ndarray, query_codes: np.ndarray) -> np.ndarray:
+def _matrix_dots(
+    matrix: np.ndarray, query_codes: np.ndarray, rows: int | None = None
+) -> np.ndarray:
     query = np.zeros((matrix.shape[1], 2), dtype=np.int8)
     query[: query_codes.shape[1]] = query_codes.T
     session = _matmul_integer()
+    if rows is None:
+        rows = SCAN_CHUNK_ROWS if query_code_limit() == SAFE_QUERY_CODE_LIMIT else len(matrix)
     runs: list[np.ndarray] = [
-        session.run(None, {"codes": matrix[start : start + SCAN_CHUNK_ROWS], "query": query})[0]
-        for start in range(0, len(matrix), SCAN_CHUNK_ROWS)
+        session.run(None, {"codes": matrix[start : start + rows], "query": query})[0]
+        for start in range(0, len(matrix), max(rows, 1))
     ]
     return runs[0] if len(runs) == 1 else np.concatenate(runs)
 
