@@ -5600,9 +5600,19 @@ def test_node_20_s_aggregate_error_is_known_by_the_connection_it_could_not_make(
     # one with a message of its own is its own error
     told = "AggregateError: All promises were rejected"
     assert extract_error_signature(told) == told
+    # axios 1.6's (qa-s61b F4: one exact fingerprint for every service), and one a tool
+    # prints behind its own name (concurrently's "[client] ")
+    axios = (
+        "AxiosError [AggregateError]\n    at AxiosError.from (axios/lib/core/AxiosError.js:89:14)"
+        " {\n  code: 'ECONNREFUSED',\n  errors: [\n    Error: connect ECONNREFUSED ::1:8080\n"
+        "        at createConnectionError (node:net:1634:14) {\n"
+    )
+    assert extract_error_signature(axios) == "Error: connect ECONNREFUSED ::1:8080"
+    prefixed = node20_aggregate_error(6379).replace("AggregateError", "[client] AggregateError")
+    assert extract_error_signature(prefixed) == "Error: connect ECONNREFUSED ::1:6379"
 
 
-def test_next_14_s_error_mark_is_a_level_and_not_part_of_the_error() -> None:
+def test_next_14_s_marks_are_not_part_of_the_error() -> None:
     # qa-s60c L2: "⨯ TypeError: …" kept its mark, in the signature and the fingerprint, and
     # the fix stored for the TypeError came at 0.958 by its words instead of exact; the
     # warning "⚠ …" before it is below the error's level
@@ -5617,6 +5627,14 @@ def test_next_14_s_error_mark_is_a_level_and_not_part_of_the_error() -> None:
     error = "TypeError: Cannot read properties of undefined (reading 'id')"
     assert extract_error_signature(log) == error
     assert error_fingerprint(f"⨯ {error}") == error_fingerprint(error)
+    # its mark before a file's location alone is no error's level (qa-s61b F1: the location
+    # outranked the message under it, and the missing module's exact fix was lost)
+    missing = (
+        " ○ Compiling /page ...\n ⨯ ./app/page.tsx:3:0\nModule not found: Can't resolve "
+        "'lodash'\n  1 | import Image from 'next/image'\n> 3 | import _ from 'lodash'\n\n"
+        "https://nextjs.org/docs/messages/module-not-found"
+    )
+    assert extract_error_signature(missing) == "Module not found: Can't resolve 'lodash'"
 
 
 SBT_TEST_LOG = """\
@@ -5670,6 +5688,15 @@ RAILS_TAG = "[9f1c2b7e-1a2b-4c3d-9e8f-0a1b2c3d4e5f]"
             f"{RAILS_TAG}     1: <h1><%= @user.profile.name %></h1>\n"
             f"{RAILS_TAG} app/views/users/show.html.erb:1",
             "ActionView::Template::Error (undefined method `name' for nil:NilClass)",
+        ),
+        # ... with more tags than the request's id (qa-s61b F3: a tag was the signature)
+        (
+            f"I, [2024-05-02T09:14:02.123000 #4242]  INFO -- : {RAILS_TAG} [10.0.0.1] Completed "
+            "500 Internal Server Error in 23ms\n"
+            f"F, [2024-05-02T09:14:02.124000 #4242] FATAL -- : {RAILS_TAG} [10.0.0.1]   \n"
+            f"F, [2024-05-02T09:14:02.124000 #4242] FATAL -- : [acme] {RAILS_TAG} [user:42] "
+            "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
+            "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
         ),
         # ... under docker compose
         (

@@ -27,6 +27,7 @@ __all__ = [
     "extract_error_signature",
     "line_score",
     "looks_like_error",
+    "names_error",
     "signatures_of",
     "without_exit_code_suffix",
     "written_below_error",
@@ -64,9 +65,12 @@ _MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
 _RUBY_LOGGER_PREFIX = lazy(
     r"^[DIWEFAU],\s\[[^\]\n]{1,100}\]\s+([A-Z]{3,7})\s+--\s+[^:\n]{0,200}:[^\S\n]?"
 )
-#: The request's id Rails' tagged logging puts before each line of a request (``[9f1c2b7e-
-#: 1a2b-…] Completed 500 …``).
-_REQUEST_ID_TAG = lazy(r"^(?:\[[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}\][^\S\n]*)+")
+#: The tags Rails' tagged logging puts before each line of a request, its id among them
+#: (``[9f1c2b7e-1a2b-…] [10.0.0.1] Completed 500 …``, ``[acme] [9f1c2b7e-…] …``).
+_REQUEST_ID_TAG = lazy(
+    r"^(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}?\[[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}\][^\S\n]*"
+    r"(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}"
+)
 #: A log line's level after its time, as other loggers print it: Python's logging cookbook
 #: (``- app.http - WARNING - message``), loguru (``| WARNING  | app.http:fetch:42 - …``),
 #: winston (``warn: …``).
@@ -105,7 +109,9 @@ def _level_said(word: str) -> str | None:
 
 
 #: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
-#: ``⚠ Fast Refresh had to perform a full reload``), as a logger's levels.
+#: ``⚠ Fast Refresh had to perform a full reload``): not the message; the warning's is a
+#: level below an error's, the error's none (``⨯ ./app/page.tsx:3:0``, a location alone,
+#: is above ``Module not found: …``, qa-s61b F1).
 _NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
 #: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
@@ -707,8 +713,8 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         line = line[ruby.end() :]
     line = _REQUEST_ID_TAG.sub("", line, count=1)
     mark = _NEXT_MARK.match(line)
-    if mark:
-        error_level, below = mark.group(1) == "⨯", mark.group(1) == "⚠"
+    if mark:  # (⨯ also marks a file's location alone, above the error's message)
+        below = below or mark.group(1) == "⚠"
         line = line[mark.end() :]
     gha = _GHA_PREFIX.match(line)
     if gha:
@@ -906,12 +912,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         wrapper = _WRAPPER.search(line) is not None
         if wrapper:
             score = min(score, 30) if score else 30
-        # an error the line names itself, not only by the level it was logged at
-        names_error = not wrapper and (
-            score >= 60
-            or _INLINE_EXCEPTION.search(line) is not None
-            or _INLINE_RUBY_EXCEPTION.search(line) is not None
-        )
+        names_error = not wrapper and _names_error(line, score)
         if error_level:  # (a wrapper logged as an error, maven's "[ERROR] Failed to execute
             # goal …", is still the least specific of the errors)
             score = max(score, _WRAPPER_LOGGED_SCORE if wrapper else 60)
@@ -930,6 +931,21 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if line == _MINITEST_FAILURE:
             absorb = _MINITEST_LINES
     return _below_error_demoted(out, levels)
+
+
+def names_error(line: str) -> bool:
+    """Whether a log's line, as :func:`clean_line` leaves it, names an error of its own, not
+    only by the level it was logged at (``giving up: psycopg.OperationalError: …``, not
+    ``request failed`` or a runner's wrapper)."""
+    return _WRAPPER.search(line) is None and _names_error(line, line_score(line))
+
+
+def _names_error(line: str, score: int) -> bool:
+    return (
+        score >= 60
+        or _INLINE_EXCEPTION.search(line) is not None
+        or _INLINE_RUBY_EXCEPTION.search(line) is not None
+    )
 
 
 def _below_error_demoted(
@@ -1230,8 +1246,11 @@ def _with_terraform_detail(signature: str, raw: str) -> str:
 #: then 127.0.0.1): ``AggregateError [ECONNREFUSED]:`` with no message, the errors under its
 #: ``[errors]: [``, each the one Node 18 printed alone (``Error: connect ECONNREFUSED
 #: ::1:5432``).
-_AGGREGATE_ALONE = lazy(r"^AggregateError(?:\s\[[A-Z][A-Z0-9_]*\])?:?$")
-_AGGREGATED_ERRORS = "[errors]: ["
+_AGGREGATE_ALONE = lazy(
+    r"(?<!\S)(?:AggregateError(?:\s\[[A-Z][A-Z0-9_]*\])?|AxiosError\s\[AggregateError\]):?$"
+)
+#: (axios 1.6 prints its list without brackets: ``errors: [``)
+_AGGREGATED_ERRORS = lazy(r"(?:\[errors\]|\berrors):\s\[")
 _AGGREGATED_ERROR = lazy(r"^\s*(?:[A-Z]\w*)?Error:\s+\S[^\n]*", re.MULTILINE)
 
 
@@ -1239,10 +1258,10 @@ def _with_aggregated_error(signature: str, raw: str) -> str:
     """Node's ``AggregateError`` with no message of its own: the first error it aggregates
     (the PostgreSQL and the redis connection refused were one error, ``aggregateerror
     [econnrefused]:``, qa-s60c M1)."""
-    if not _AGGREGATE_ALONE.match(signature):
+    if not _AGGREGATE_ALONE.search(signature):
         return signature
-    at = raw.find(_AGGREGATED_ERRORS)
-    inner = _AGGREGATED_ERROR.search(raw, at) if at >= 0 else None
+    listed = _AGGREGATED_ERRORS.search(raw)
+    inner = _AGGREGATED_ERROR.search(raw, listed.end()) if listed is not None else None
     if inner is None:
         return signature
     return clean_line(inner.group(0))[0] or signature

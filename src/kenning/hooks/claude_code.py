@@ -176,7 +176,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         reports_error,
         without_diffs,
     )
-    from ..signatures import ANSI
+    from ..signatures import ANSI, names_error, written_below_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
@@ -199,6 +199,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         # the paste's, whole
         before, told = errors_on_line(lines[first_error])
         error, more = told[0], told[1:]
+        # (a log's warning above the crash: the errors it tells, asked only when the
+        # paste's error line names none of its own, "ERROR api: request failed")
+        warned = more if error == lines[first_error] and written_below_error(error) else []
         # a later line that tells its own error in a sentence ("the worker fails with
         # KeyError: 'user'\nand the api with ValueError: bad value"; "run 1: …exit code
         # 137.\nrun 2: …exit code 143."): each of its errors is asked too, and the line is
@@ -219,7 +222,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         rest = [line for i, line in enumerate(lines) if i > first_error and i not in later]
         error_text = "\n".join([*lines[start:first_error], error, *rest])
     else:
-        words, more = text, []
+        words, more, warned = text, [], []
     queries: list[tuple[str, bool]] = []
     if len(words) >= MIN_PROMPT_CHARS:
         with contextlib.suppress(UserInputError):
@@ -230,6 +233,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         signature = ""
     if signature and all(signature != q for q, _ in queries):
         queries.append((signature, True))
+    if warned and names_error(signature):  # (a retry's warning's fix crowded out the crash's)
+        more = [error for error in more if error not in warned]
     # the other errors a sentence tells beside the first, each asked alone ("test_a fails:
     # assert 401 == 200. test_b fails: assert 404 == 200.")
     for error in more:
