@@ -5610,6 +5610,9 @@ def test_node_20_s_aggregate_error_is_known_by_the_connection_it_could_not_make(
     assert extract_error_signature(axios) == "Error: connect ECONNREFUSED ::1:8080"
     prefixed = node20_aggregate_error(6379).replace("AggregateError", "[client] AggregateError")
     assert extract_error_signature(prefixed) == "Error: connect ECONNREFUSED ::1:6379"
+    # ... on every line (docker compose's "api-1  | ", qa-s61c F3)
+    composed = "\n".join(f"api-1  | {line}" for line in node20_aggregate_error(5432).splitlines())
+    assert extract_error_signature(composed) == "Error: connect ECONNREFUSED ::1:5432"
 
 
 def test_next_14_s_marks_are_not_part_of_the_error() -> None:

@@ -2085,7 +2085,18 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     assert not any("HTTP_TIMEOUT" in text for text, _ in given), given
 
 
-def test_the_cause_a_warning_names_is_asked_under_a_vague_error_line(store: MemoryStore) -> None:
+@pytest.mark.parametrize(
+    "vague",
+    [
+        "2024-05-02 09:14:02,101 ERROR app.api: request failed",
+        # ... or says "Error" without naming one (qa-s61c F1)
+        "2024-05-02 09:14:03,200 ERROR django.request: Internal Server Error: /api/orders/",
+        "ERROR:    Application startup failed. Exiting.",
+    ],
+)
+def test_the_cause_a_warning_names_is_asked_under_a_vague_error_line(
+    store: MemoryStore, vague: str
+) -> None:
     """qa-s61 F2: a warning that names the cause ("charge failed: stripe.error.CardError:
     Your card was declined.") above an ERROR line that names none ("request failed"): the
     hook asked the vague line alone, and the CardError's exact fix was lost."""
@@ -2097,7 +2108,7 @@ def test_the_cause_a_warning_names_is_asked_under_a_vague_error_line(store: Memo
     assert entry.ok, entry
     prompt = (
         "2024-05-02 09:14:02,100 WARNING app.payments: charge failed: stripe.error.CardError: "
-        "Your card was declined.\n2024-05-02 09:14:02,101 ERROR app.api: request failed"
+        f"Your card was declined.\n{vague}"
     )
     payload = {"cwd": str(store.project.root), "prompt": prompt}
     given = findings(claude_code.context_for("prompt-submit", payload))

@@ -935,14 +935,21 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
 
 def names_error(line: str) -> bool:
     """Whether a log's line, as :func:`clean_line` leaves it, names an error of its own, not
-    only by the level it was logged at (``giving up: psycopg.OperationalError: …``, not
-    ``request failed`` or a runner's wrapper)."""
+    only by the level it was logged at: an exception (``giving up: psycopg.OperationalError:
+    …``), an error's code or a tool's error line; not ``request failed``, Django's ``Internal
+    Server Error: /api/orders/``, uvicorn's ``ERROR: Application startup failed`` (qa-s61c
+    F1) or a runner's wrapper."""
     return _WRAPPER.search(line) is None and _names_error(line, line_score(line))
+
+
+#: The score from which a line names its error by itself (an exception's line, an error's
+#: code, ``Error: connect ECONNREFUSED …``), not only by a word such as "error" or "failed".
+_NAMED_ERROR_SCORE = 84
 
 
 def _names_error(line: str, score: int) -> bool:
     return (
-        score >= 60
+        score >= _NAMED_ERROR_SCORE
         or _INLINE_EXCEPTION.search(line) is not None
         or _INLINE_RUBY_EXCEPTION.search(line) is not None
     )
@@ -1250,8 +1257,9 @@ _AGGREGATE_ALONE = lazy(
     r"(?<!\S)(?:AggregateError(?:\s\[[A-Z][A-Z0-9_]*\])?|AxiosError\s\[AggregateError\]):?$"
 )
 #: (axios 1.6 prints its list without brackets: ``errors: [``)
-_AGGREGATED_ERRORS = lazy(r"(?:\[errors\]|\berrors):\s\[")
-_AGGREGATED_ERROR = lazy(r"^\s*(?:[A-Z]\w*)?Error:\s+\S[^\n]*", re.MULTILINE)
+_AGGREGATED_ERRORS = lazy(r"(?:\[errors\]|\berrors):\s\[$")
+#: (behind what a tool prints before each line: ``api-1  | ``, ``[client] ``, ``app:dev: ``)
+_AGGREGATED_ERROR = lazy(r"(?<!\S)(?:[A-Z]\w*)?Error:\s+\S.*$")
 
 
 def _with_aggregated_error(signature: str, raw: str) -> str:
@@ -1260,11 +1268,13 @@ def _with_aggregated_error(signature: str, raw: str) -> str:
     [econnrefused]:``, qa-s60c M1)."""
     if not _AGGREGATE_ALONE.search(signature):
         return signature
-    listed = _AGGREGATED_ERRORS.search(raw)
-    inner = _AGGREGATED_ERROR.search(raw, listed.end()) if listed is not None else None
-    if inner is None:
+    lines = [line for line in _cleaned_lines(raw) if line]
+    listed = next((i for i, line in enumerate(lines) if _AGGREGATED_ERRORS.search(line)), None)
+    if listed is None or listed + 1 >= len(lines):
         return signature
-    return clean_line(inner.group(0))[0] or signature
+    # the list's first line, and nothing further on (another error of the paste)
+    inner = _AGGREGATED_ERROR.search(lines[listed + 1])
+    return inner.group(0) if inner is not None else signature
 
 
 _ELIXIR_EXITED = lazy(r"^\*\*\s+\(exit\)\s+exited\s+in:\s")
