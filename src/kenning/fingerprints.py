@@ -1424,6 +1424,9 @@ _ANY_FAILURE_STATUS = frozenset({"1", "2", "126", "127"})
 #: (ActiveRecord: …)``): every 500 of an app says it; its exception is logged under it (an
 #: orders page's fix was the exact match of the users page's, qa-s60c H3).
 _REQUEST_SUMMARY = lazy(r"^completed\s<n>\s[^\n]*\bin\s<n>")
+#: Node's and axios' aggregate of the connections tried, without the one that failed (an
+#: entry stored under it was every refused connection's exact match).
+_AGGREGATE_ALONE = lazy(r"^(?:axioserror\s\[aggregateerror\]|aggregateerror(?:\s\[[a-z_]+\])?):?$")
 _WORD = lazy(r"[^\W\d_]{2,}")
 _NUMBER = lazy(r"\d+")
 
@@ -1436,9 +1439,12 @@ def specific(fingerprint: str) -> bool:
     ``Process completed with exit code 1 | FIX: run black`` matched every one of them exactly
     (0.98), whatever had failed. Such a fingerprint still says which status it was, so that
     the entry of another (exit code 137's) is held as another error's. Rails' summary of a
-    failed request (:data:`_REQUEST_SUMMARY`) is not specific either."""
+    failed request (:data:`_REQUEST_SUMMARY`) and Node's aggregate of refused connections
+    alone (:data:`_AGGREGATE_ALONE`) are not specific either."""
     rest = _MASK.sub(" ", fingerprint or "")
-    if _IDENTITY.search(rest) is None or _REQUEST_SUMMARY.match(fingerprint):  # (identifies)
+    if _IDENTITY.search(rest) is None:  # (identifies)
+        return False
+    if _REQUEST_SUMMARY.match(fingerprint) or _AGGREGATE_ALONE.match(fingerprint):
         return False
     return any(word not in _ONLY_FAILED for word in _WORD.findall(rest)) or any(
         number.lstrip("0") not in _ANY_FAILURE_STATUS for number in _NUMBER.findall(rest)
