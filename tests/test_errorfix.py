@@ -5779,3 +5779,49 @@ def test_the_levels_of_other_loggers_are_read(log: str, signature: str) -> None:
     # qa-s61 F8: their warnings were not known as warnings, and the retry's error was the
     # log's signature
     assert extract_error_signature(log) == signature
+
+
+@pytest.mark.parametrize(
+    ("log", "signature"),
+    [
+        # a warning logged with its traceback (exc_info) above the crash (qa-s61 F8): the
+        # traceback is the warning's record, below the error's level
+        (
+            "2024-05-02 09:14:02,100 WARNING http: retrying after error\n"
+            "Traceback (most recent call last):\n"
+            '  File "/app/http.py", line 12, in fetch\n'
+            "    r = session.get(url, timeout=5)\n"
+            "ConnectionError: timed out\n"
+            "2024-05-02 09:14:05,100 ERROR db: giving up: psycopg.OperationalError: connection "
+            "refused",
+            "db: giving up: psycopg.OperationalError: connection refused",
+        ),
+        # ... the traceback an ERROR line logs is the error's
+        (
+            "2024-05-02 09:14:02,100 WARNING http: retrying: ConnectionError: timed out\n"
+            "2024-05-02 09:14:05,100 ERROR app: unhandled exception\n"
+            "Traceback (most recent call last):\n"
+            '  File "/app/main.py", line 3, in <module>\n'
+            "KeyError: 'user'",
+            "KeyError: 'user'",
+        ),
+        # .NET's console log: the exception indented under "fail:", a later "warn:" block's
+        # under it (qa-s61c F4: Kestrel's harmless reset was the signature)
+        (
+            "info: Microsoft.Hosting.Lifetime[14]\n"
+            "      Now listening on: http://localhost:5000\n"
+            "fail: Microsoft.AspNetCore.Diagnostics.DeveloperExceptionPageMiddleware[1]\n"
+            "      An unhandled exception has occurred while executing the request.\n"
+            "      System.NullReferenceException: Object reference not set to an instance of an "
+            "object.\n"
+            "         at Orders.Api.Controllers.OrdersController.Get(Int32 id) in "
+            "/src/Orders.Api/Controllers/OrdersController.cs:line 42\n"
+            "warn: Microsoft.AspNetCore.Server.Kestrel[0]\n"
+            "      Connection processing ended abnormally.\n"
+            "      System.IO.IOException: The client reset the request stream.",
+            "System.NullReferenceException: Object reference not set to an instance of an object.",
+        ),
+    ],
+)
+def test_the_lines_of_a_log_s_record_are_at_its_level(log: str, signature: str) -> None:
+    assert extract_error_signature(log) == signature

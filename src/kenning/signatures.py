@@ -87,6 +87,11 @@ _ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
 #: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
 #: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
 #: 09:14:02.100  4242  4242 W System.err: …``).
+#: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
+#: one line (``fail: Microsoft.AspNetCore.Diagnostics…Middleware[1]``), the message and the
+#: exception indented under it.
+_DOTNET_LEVEL = lazy(r"^(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
+_DOTNET_AT_ERROR = ("fail", "crit")
 _LETTER_LEVELS = (
     lazy(
         r"^([IWEF])\d{4}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d+[^\S\n]+\d+[^\S\n]+[\w./-]{1,200}:\d+\][^\S\n]+"
@@ -676,6 +681,10 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     no level)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
+    dotnet = _DOTNET_LEVEL.match(line)
+    if dotnet:
+        said = _AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else _BELOW_ERROR
+        line = line[dotnet.end() :]
     for lettered in _LETTER_LEVELS:
         found = lettered.match(line)
         if found:
@@ -804,6 +813,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     last_indent = 0  # the last candidate's raw line's
     # each candidate's log level (None for an error's that names none: a wrapper's)
     levels: list[str | None] = []
+    record: str | None = None  # the level of the log's record the line is in
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
@@ -811,6 +821,13 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
         line, level = _leveled_line(raw_line)
         error_level = level == _AT_ERROR
+        # the lines of a log's record under its leveled line (indented, or the traceback it
+        # logged) were written at its level: a warning's traceback, .NET's message and
+        # exception under "warn:" or "fail:"
+        if level is not None:
+            record = level
+        elif line and not (raw_line[:1].isspace() or traceback or _PY_TRACEBACK.match(line)):
+            record = None
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
             continue
@@ -925,7 +942,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             continue
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
-        levels.append(None if level == _AT_ERROR and not names_error else level)
+        said = level if level is not None else record
+        levels.append(None if said == _AT_ERROR and not names_error else said)
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
