@@ -84,14 +84,14 @@ _STAMPED_LEVELS = (
 _ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL")
 _BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
 _ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
-#: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
-#: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
-#: 09:14:02.100  4242  4242 W System.err: …``).
 #: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
 #: one line (``fail: Microsoft.AspNetCore.Diagnostics…Middleware[1]``), the message and the
 #: exception indented under it.
 _DOTNET_LEVEL = lazy(r"^(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
 _DOTNET_AT_ERROR = ("fail", "crit")
+#: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
+#: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
+#: 09:14:02.100  4242  4242 W System.err: …``).
 _LETTER_LEVELS = (
     lazy(
         r"^([IWEF])\d{4}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d+[^\S\n]+\d+[^\S\n]+[\w./-]{1,200}:\d+\][^\S\n]+"
