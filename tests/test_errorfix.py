@@ -5757,6 +5757,14 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017",
             "error: giving up: MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017",
         ),
+        # PHP's Monolog (qa-s61c F8)
+        (
+            "[2024-05-02T09:14:02.100000+00:00] app.WARNING: retrying after error: "
+            "GuzzleHttp\\Exception\\ConnectException: cURL error 7: Failed to connect [] []\n"
+            "[2024-05-02T09:14:03.200000+00:00] app.CRITICAL: Uncaught PDOException: "
+            "SQLSTATE[HY000] [2002] Connection refused [] []",
+            "Uncaught PDOException: SQLSTATE[HY000] [2002] Connection refused [] []",
+        ),
         # Kubernetes' klog
         (
             "W0502 09:14:02.100000    4242 reflector.go:424] watch failed: error: timed out\n"

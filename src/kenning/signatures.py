@@ -73,15 +73,18 @@ _REQUEST_ID_TAG = lazy(
 )
 #: A log line's level after its time, as other loggers print it: Python's logging cookbook
 #: (``- app.http - WARNING - message``), loguru (``| WARNING  | app.http:fetch:42 - …``),
-#: winston (``warn: …``).
+#: winston (``warn: …``), PHP's Monolog (``app.WARNING: …``, its channel first).
 _STAMPED_LEVELS = (
     lazy(r"^-[^\S\n]+[\w.-]{1,200}[^\S\n]+-[^\S\n]+([A-Z]{4,8})[^\S\n]+-[^\S\n]+(?=\S)"),
     lazy(r"^\|[^\S\n]*([A-Z]{4,8})[^\S\n]*\|[^\S\n]*(?:[\w.<>:-]{1,300}[^\S\n]+-[^\S\n]+)?(?=\S)"),
     lazy(r"^(error|warn|info|debug|verbose):[^\S\n]+(?=\S)"),
+    lazy(
+        r"^[\w-]{1,100}\.(DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[^\S\n]+(?=\S)"
+    ),
 )
 #: The level a line's prefix says, by its first letters, or its one letter (klog's ``E0502
 #: …``, logcat's ``E AndroidRuntime:``).
-_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL")
+_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "ALERT", "EMERG")
 _BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
 _ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
 #: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
