@@ -82,6 +82,8 @@ _STAMPED_LEVELS = (
         r"^[\w-]{1,100}\.(DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[^\S\n]+(?=\S)"
     ),
 )
+#: What Monolog prints after the message when its context and extra are empty.
+_MONOLOG_NOTHING_MORE = " [] []"
 #: The level a line's prefix says, by its first letters, or its one letter (klog's ``E0502
 #: …``, logcat's ``E AndroidRuntime:``).
 _ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "ALERT", "EMERG")
@@ -716,6 +718,8 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
                 # (winston's "error: …" stays: the rules read "error: could not compile"
                 # and the other tools' lines that start so)
                 line = line[found.end() :]
+            if stamped_level is _STAMPED_LEVELS[-1]:  # Monolog's empty context and extra
+                line = line.rstrip().removesuffix(_MONOLOG_NOTHING_MORE)
             break
     error_level, below = said == _AT_ERROR, said == _BELOW_ERROR
     ruby = _RUBY_LOGGER_PREFIX.match(line)
