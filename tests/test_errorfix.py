@@ -5792,17 +5792,16 @@ def test_the_levels_of_other_loggers_are_read(log: str, signature: str) -> None:
 @pytest.mark.parametrize(
     ("log", "signature"),
     [
-        # a warning logged with its traceback (exc_info) above the crash (qa-s61 F8): the
-        # traceback is the warning's record, below the error's level
+        # a traceback at the line's start after an INFO line is not known to be its record's:
+        # the crash the program printed, not the supervisor's line after it
         (
-            "2024-05-02 09:14:02,100 WARNING http: retrying after error\n"
+            "2024-05-02 09:14:02,100 INFO app: starting worker\n"
             "Traceback (most recent call last):\n"
-            '  File "/app/http.py", line 12, in fetch\n'
-            "    r = session.get(url, timeout=5)\n"
-            "ConnectionError: timed out\n"
-            "2024-05-02 09:14:05,100 ERROR db: giving up: psycopg.OperationalError: connection "
-            "refused",
-            "db: giving up: psycopg.OperationalError: connection refused",
+            '  File "/app/worker.py", line 3, in <module>\n'
+            "    import yaml\n"
+            "ModuleNotFoundError: No module named 'yaml'\n"
+            "2024-05-02 09:14:02,200 ERROR supervisor: worker exited: RuntimeError: worker 1 died",
+            "ModuleNotFoundError: No module named 'yaml'",
         ),
         # ... the traceback an ERROR line logs is the error's
         (

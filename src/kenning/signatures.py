@@ -828,12 +828,13 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
         line, level = _leveled_line(raw_line)
         error_level = level == _AT_ERROR
-        # the lines of a log's record under its leveled line (indented, or the traceback it
-        # logged) were written at its level: a warning's traceback, .NET's message and
-        # exception under "warn:" or "fail:"
+        # the lines of a log's record indented under its leveled line were written at its
+        # level (.NET's message and exception under "warn:" or "fail:"); a traceback at the
+        # line's start after it is not known to be the record's (a warning's exc_info, or
+        # the crash a program printed after its last INFO line)
         if level is not None:
             record = level
-        elif line and not (raw_line[:1].isspace() or traceback or _PY_TRACEBACK.match(line)):
+        elif line and not raw_line[:1].isspace():
             record = None
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
