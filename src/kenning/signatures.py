@@ -78,7 +78,7 @@ _STAMPED_LEVELS = (
     lazy(r"^-[^\S\n]+[\w.-]{1,200}[^\S\n]+-[^\S\n]+([A-Z]{4,8})[^\S\n]+-[^\S\n]+(?=\S)"),
     lazy(r"^\|[^\S\n]*([A-Z]{4,8})[^\S\n]*\|[^\S\n]*(?:[\w.<>:-]{1,300}[^\S\n]+-[^\S\n]+)?(?=\S)"),
     lazy(r"^(error|warn|info|debug|verbose):[^\S\n]+(?=\S)"),
-    lazy(
+    _MONOLOG_LEVEL := lazy(
         r"^[\w-]{1,100}\.(DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[^\S\n]+(?=\S)"
     ),
 )
@@ -672,7 +672,7 @@ def clean_line(line: str) -> tuple[str, bool]:
 #: The level a log line was written at, as :func:`_leveled_line` reports it: an error's
 #: (ERROR, FATAL, CRITICAL, …), or one below it (WARNING, INFO, DEBUG, NOTICE, TRACE).
 _AT_ERROR, _BELOW_ERROR = "error", "below"
-_BELOW_ERROR_LEVELS = lazy(r"WARN|INFO|DEBUG|TRACE|NOTICE", re.IGNORECASE)
+_BELOW_ERROR_LEVELS = lazy("|".join(_BELOW_ERROR_WORDS), re.IGNORECASE)
 
 
 def written_below_error(line: str) -> bool:
@@ -718,14 +718,14 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
                 # (winston's "error: …" stays: the rules read "error: could not compile"
                 # and the other tools' lines that start so)
                 line = line[found.end() :]
-            if stamped_level is _STAMPED_LEVELS[-1]:  # Monolog's empty context and extra
+            if stamped_level is _MONOLOG_LEVEL:  # its empty context and extra
                 line = line.rstrip().removesuffix(_MONOLOG_NOTHING_MORE)
             break
     error_level, below = said == _AT_ERROR, said == _BELOW_ERROR
     ruby = _RUBY_LOGGER_PREFIX.match(line)
     if ruby:
-        error_level = ruby.group(1) in ("ERROR", "FATAL")
-        below = ruby.group(1) in ("WARN", "INFO", "DEBUG")
+        said = _level_said(ruby.group(1))
+        error_level, below = said == _AT_ERROR, said == _BELOW_ERROR
         line = line[ruby.end() :]
     line = _REQUEST_ID_TAG.sub("", line, count=1)
     mark = _NEXT_MARK.match(line)
@@ -733,20 +733,17 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         below = below or mark.group(1) == "⚠"
         line = line[mark.end() :]
     gha = _GHA_PREFIX.match(line)
-    if gha:
-        error_level = gha.group(1).lower() == "error"
-        below = gha.group(1).lower() in ("warning", "notice")
+    if gha:  # (its "group" and "endgroup" are no level)
+        said = _level_said(gha.group(1))
+        error_level, below = said == _AT_ERROR, said == _BELOW_ERROR
         line = line[gha.end() :]
-    lower = _LOWER_LEVEL.match(line)  # prettier's "[warn] …", "[error] …"
-    if lower:
-        error_level = error_level or lower.group(1) == "error"
-        below = below or lower.group(1) != "error"
-        line = line[lower.end() :]
-    logged = _PY_LOGGING_DEFAULT.match(line)
-    if logged:
-        error_level = error_level or logged.group(1) in ("ERROR", "CRITICAL")
-        below = below or logged.group(1) not in ("ERROR", "CRITICAL")
-        line = line[logged.end() :]
+    # prettier's "[warn] …", "[error] …"; Python's logging in its default format
+    for prefix in (_LOWER_LEVEL, _PY_LOGGING_DEFAULT):
+        found = prefix.match(line)
+        if found:
+            said = _level_said(found.group(1))
+            error_level, below = error_level or said == _AT_ERROR, below or said == _BELOW_ERROR
+            line = line[found.end() :]
     summary = _PYTEST_SUMMARY.match(line)
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
         # test's line is an error as well (above a CI runner's exit line after it)
@@ -774,8 +771,8 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     line = _DOTTED_LOGGER.sub("", line, count=1)
     celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
     if celery:
-        error_level = error_level or celery.group(1) in ("ERROR", "CRITICAL")
-        below = below or celery.group(1) in ("WARNING", "INFO", "DEBUG")
+        said = _level_said(celery.group(1))
+        error_level, below = error_level or said == _AT_ERROR, below or said == _BELOW_ERROR
         line = line[celery.end() :]
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         error_level = True
@@ -937,7 +934,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         wrapper = _WRAPPER.search(line) is not None
         if wrapper:
             score = min(score, 30) if score else 30
-        names_error = not wrapper and _names_error(line, score)
+        named = not wrapper and _names_error(line, score)
         if error_level:  # (a wrapper logged as an error, maven's "[ERROR] Failed to execute
             # goal …", is still the least specific of the errors)
             score = max(score, _WRAPPER_LOGGED_SCORE if wrapper else 60)
@@ -951,7 +948,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
         said = level if level is not None else record
-        levels.append(None if said == _AT_ERROR and not names_error else said)
+        levels.append(None if said == _AT_ERROR and not named else said)
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
