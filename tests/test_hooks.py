@@ -2055,8 +2055,9 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
     the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the
     paste's error, and a words query of the log's time and logger, and the ERROR line's
-    exact fix was never asked. The line is the paste's, whose signature is its crash (and the
-    error the warning tells is not asked: its fix crowded out the crash's, qa-s61b F2)."""
+    exact fix was never asked. The line is the paste's, whose signature is its crash; the
+    error the warning tells is a fallback, whose fix only fills a slot after the crash's
+    (asked as a query, it came above the crash's fix, or crowded it out: qa-s61b F2)."""
     crash = (
         'psycopg.OperationalError: connection failed: connection to server at "127.0.0.1", '
         "port 5432 failed: Connection refused"
@@ -2079,10 +2080,56 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
         ("the importer dies on startup, log:", False),
         (f"importer.db: giving up: {crash}", True),
     ], queries
+    assert claude_code.prompt_recall_queries(prompt)[1] == [("ConnectionError: timed out", True)]
     payload = {"cwd": str(store.project.root), "prompt": prompt}
     given = findings(claude_code.context_for("prompt-submit", payload))
     assert given and "docker compose up -d db" in given[0][0] and given[0][1] >= 0.95, given
-    assert not any("HTTP_TIMEOUT" in text for text, _ in given), given
+    assert [text for text, _ in given if "HTTP_TIMEOUT" in text] == [given[1][0]], given
+
+
+def test_the_cause_a_warning_names_comes_after_the_crash_s_own_fix(store: MemoryStore) -> None:
+    """qa-s61c F2: the cause logged at WARNING (a refused connection, retried) above an ERROR
+    line that gives up with an exception of its own: the hook asked the ERROR line's error
+    alone, and the cause's exact fix was lost (asking the warning's always had put a harmless
+    warning's fix above the crash's, qa-s61b F2), as were `recall` of the log and `recall
+    --error`, which never asked a warning's. The warning's errors are now asked for the slots
+    the crash's hits leave: the crash's fix first, the cause's after it."""
+    cause = (
+        'psycopg.OperationalError: connection to server at "127.0.0.1", port 5432 failed: '
+        "Connection refused"
+    )
+    for content in (
+        "ERROR-FIX: RuntimeError: database not ready after 3 attempts | FIX: raise "
+        "DB_WAIT_ATTEMPTS in .env when the db starts slowly",
+        f"ERROR-FIX: {cause} | FIX: start the db container: docker compose up -d db",
+    ):
+        assert store.remember(content, "error_fix").ok
+    log = "\n".join(
+        [
+            "2024-05-02 09:14:01,220 INFO importer: starting",
+            *(
+                f"2024-05-02 09:14:0{i},100 WARNING importer.db: connect failed: {cause}; "
+                f"retrying ({i}/3)"
+                for i in (2, 4, 6)
+            ),
+            "2024-05-02 09:14:08,220 ERROR importer: RuntimeError: database not ready after "
+            "3 attempts",
+        ]
+    )
+    payload = {"cwd": str(store.project.root), "prompt": f"the importer dies:\n{log}"}
+    hook = [
+        (text, score) for text, score in findings(claude_code.context_for("prompt-submit", payload))
+    ]
+    recalled = [(h.memory.content, h.score) for h in store.recall(log).hits]
+    run = run_cli(store.project.root, "recall", "--json", "--error", log)
+    assert run.returncode == 0, run.stderr
+    cli = [(r["content"], r["score"]) for r in json.loads(run.stdout)["results"]]
+    for given in (hook, recalled, cli):
+        assert [("DB_WAIT_ATTEMPTS" in t, "docker compose" in t) for t, _ in given[:2]] == [
+            (True, False),
+            (False, True),
+        ], given
+        assert min(score for _, score in given[:2]) >= 0.95, given
 
 
 @pytest.mark.parametrize(

@@ -406,18 +406,30 @@ def test_a_pasted_error_is_asked_by_its_signature_and_the_errors_its_lines_tell(
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "told"),
     [
-        "2024-05-02 09:14:02,100 WARNING importer.http: retrying after error: "
-        "ConnectionError: timed out",
-        "WARNING:app:retrying: ConnectionError: x",
-        "[2024-05-02 09:14:02] INFO worker: job 4 failed: KeyError: 'user'",
+        (
+            "2024-05-02 09:14:02,100 WARNING importer.http: retrying after error: "
+            "ConnectionError: timed out",
+            ["ConnectionError: timed out"],
+        ),
+        ("WARNING:app:retrying: ConnectionError: x", ["retrying: ConnectionError: x"]),
+        ("[2024-05-02 09:14:02] INFO worker: job 4 failed: KeyError: 'user'", ["KeyError: 'user'"]),
+        # read after its log prefix: Ruby's "W, [… #4242]  WARN -- :" was a sentence's words,
+        # its "W" an error, and the class lost its namespace
+        (
+            "W, [2024-05-02T09:14:01.000000 #4242]  WARN -- : Redis::CannotConnectError: Error "
+            "connecting to Redis on localhost:6379 (Errno::ECONNREFUSED)",
+            [
+                "Redis::CannotConnectError: Error connecting to Redis on localhost:6379 "
+                "(Errno::ECONNREFUSED)"
+            ],
+        ),
     ],
 )
-def test_a_log_s_line_below_an_error_s_level_is_read_whole(line: str) -> None:
+def test_a_log_s_line_below_an_error_s_level_is_read_whole(line: str, told: list[str]) -> None:
     # for the paste's signature to read its level (a crash logged after it is the error);
     # the errors it tells are asked after it
-    told = [error for error in errors_in_sentence(line)[1] if error != line]
     assert errors_on_line(line) == ("", [line, *told])
 
 
@@ -434,3 +446,36 @@ def test_other_lines_tell_their_errors_as_a_sentence_does(line: str) -> None:
     words, errors = errors_on_line(line)
     assert (words, errors) == errors_in_sentence(line)
     assert words and errors[0].startswith(("KeyError: 'user'", "Exception: boom")), errors
+
+
+def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
+    """qa-s61c F2: the cause a crash gives up on is often logged at WARNING, retried; each
+    error the warnings name is one fallback query (three retries of one error are one), not
+    one the recall asks already, at most MOST_WARNED_ASKED; a line at an error's level, a
+    line of no level and a warning that reports no error are none."""
+    from kenning.querybuild import MOST_WARNED_ASKED, fallbacks_of_pasted_error, warned_errors
+
+    cause = 'psycopg.OperationalError: connection to server at "127.0.0.1", port 5432 failed'
+    log = "\n".join(
+        [
+            "2024-05-02 09:14:01,220 INFO importer: starting",
+            "2024-05-02 09:14:01,300 WARNING importer: cache dir missing, using /tmp",
+            *(
+                f"2024-05-02 09:14:0{i},100 WARNING importer.db: connect failed: {cause}; "
+                f"retrying ({i}/3)"
+                for i in (2, 4, 6)
+            ),
+            "ValueError: a traceback's line has no level",
+            "2024-05-02 09:14:08,220 ERROR importer: RuntimeError: database not ready",
+        ]
+    )
+    assert warned_errors(log) == [f"{cause}; retrying (2/3)"]
+    assert warned_errors(log, {f"{cause}; retrying (4/3)"}) == []  # the same error, asked
+    assert fallbacks_of_pasted_error(log, None) == [(f"{cause}; retrying (2/3)", True)]
+    assert fallbacks_of_pasted_error(log, False) == []  # not an error: no paste
+    assert fallbacks_of_pasted_error(log.splitlines()[2], None) == []  # one line: no paste
+    many = "\n".join(
+        f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: Error{i}Error: down"
+        for i in range(MOST_WARNED_ASKED + 2)
+    )
+    assert len(warned_errors(many)) == MOST_WARNED_ASKED

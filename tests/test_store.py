@@ -1723,6 +1723,39 @@ def test_recall_many_says_what_a_query_pair_is(store: MemoryStore) -> None:
     assert store.recall_many([("KeyError: 'user'", True), ("naming rules", None)]).hits == ()
 
 
+def test_fallbacks_fill_only_the_slots_the_queries_leave(store: MemoryStore) -> None:
+    """recall_many's fallbacks (a log's warnings' errors): asked only when the queries' hits
+    leave slots free, and their hits come after every hit of the queries, whatever their
+    score; a memory both find is the queries' hit."""
+    from kenning.errors import UserInputError
+
+    crash = "RuntimeError: database not ready after 3 attempts"
+    cause = "psycopg.OperationalError: connection refused"
+    for content in (
+        f"ERROR-FIX: {crash} | FIX: raise DB_WAIT_ATTEMPTS in .env",
+        f"ERROR-FIX: {cause} | FIX: start the db container: docker compose up -d db",
+    ):
+        assert store.remember(content, "error_fix").ok
+    result = store.recall_many([(crash, True)], fallbacks=[(cause, True)])
+    texts = [h.memory.content for h in result.hits]
+    assert len(texts) == 2 and "DB_WAIT_ATTEMPTS" in texts[0] and "docker" in texts[1], texts
+    # the fallback's hit scores as high as the query's (both exact) and still comes second
+    assert result.hits[1].score >= 0.95, result.hits
+    assert result.is_error and result.query == crash
+    # no slot left: the fallback's hit is not given
+    alone = store.recall_many([(crash, True)], keep=1, fallbacks=[(cause, True)])
+    assert [h.memory.content for h in alone.hits] == texts[:1]
+    # asked as a query, the cause's own fix leads: the order is the caller's
+    swapped = store.recall_many([(cause, True)], fallbacks=[(crash, True)])
+    assert [h.memory.content for h in swapped.hits] == texts[::-1]
+    # a fallback that is also a query is the query's
+    both = store.recall_many([(crash, True), (cause, True)], fallbacks=[(crash, True)])
+    assert sorted(h.memory.content for h in both.hits) == sorted(texts)
+    for bad in ("KeyError", [("KeyError: 'user'", "yes")], [("KeyError: 'user'",)]):
+        with pytest.raises(UserInputError):
+            store.recall_many([(crash, True)], fallbacks=bad)  # type: ignore[arg-type]
+
+
 def test_metadata_that_is_not_utf8_is_named_as_such(store: MemoryStore) -> None:
     """A lone surrogate in metadata (``"\\ud800"`` in an import line or an MCP call's JSON,
     or bad bytes decoded by the CLI) was refused as "metadata must be a JSON object: 'utf-8'

@@ -724,14 +724,17 @@ def recall(
     if as_json:
         fmt = "json"
     queries: list[tuple[str, bool | None]]
+    fallbacks: list[tuple[str, bool | None]] = []
     if raw_error is not None:
-        from .querybuild import queries_from_error
+        from .querybuild import queries_from_error, warned_errors
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
         # its signature, and each error a line of it tells in a sentence, as recall asks a
-        # pasted log's
-        queries = [(error, True) for error in queries_from_error(_read_output(raw_error))]
+        # pasted log's; the errors its warnings name for the slots left
+        raw = _read_output(raw_error)
+        queries = [(error, True) for error in queries_from_error(raw)]
+        fallbacks = [(error, True) for error in warned_errors(raw, {q for q, _ in queries})]
     elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
     elif query == "-":  # the query from standard input, as remember takes a note
@@ -745,7 +748,9 @@ def recall(
     with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
         # its output goes into prompts (AGENTS.md pastes it): another writer's credential
         # is redacted, as the hooks and MCP redact it
-        result = store.recall_many(queries, top_k, group_id=group_id, redact_on_read=True)
+        result = store.recall_many(
+            queries, top_k, group_id=group_id, redact_on_read=True, fallbacks=fallbacks
+        )
         missing = store.missing_reason
         where = _where(store)
     if fmt == "json":

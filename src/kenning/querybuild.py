@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import PurePosixPath
 
 from .errors import UserInputError
@@ -26,6 +26,7 @@ from .safety import has_visible_text
 from .signatures import (
     ANSI,
     FAILED_ASSERT,
+    clean_line,
     extract_error_signature,
     looks_like_error,
     written_below_error,
@@ -392,6 +393,53 @@ def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, 
     return [(asked, True) for asked in queries_from_error(query)]
 
 
+def fallbacks_of_pasted_error(
+    query: str, errors: bool | None, asked: Collection[str] = ()
+) -> list[tuple[str, bool | None]]:
+    """The fallback queries of a recall (asked for the slots its queries' hits leave,
+    :meth:`~kenning.store.MemoryStore.recall_many`): of a pasted log
+    (:func:`queries_of_pasted_error`), the errors its warnings name (:func:`warned_errors`);
+    of any other query, none."""
+    if not _is_pasted_error(query, errors):
+        return []
+    return [(error, True) for error in warned_errors(query, asked)]
+
+
+#: At most this many errors of a log's warnings are asked (each costs a query's embedding,
+#: ~6 ms on 2 cores, and only fills the slots left).
+MOST_WARNED_ASKED = 3
+
+
+def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
+    """The errors a log's lines written below an error's level name (a retry's ``WARNING db:
+    connect failed: psycopg.OperationalError: …`` above ``ERROR app: RuntimeError: database
+    not ready after 3 attempts``), each as its query (:func:`query_from_error`), at most
+    :data:`MOST_WARNED_ASKED`, one for each error (a retry warned of three times is one),
+    none of ``asked``: a warning's error is not the log's (its signature is the crash,
+    :func:`written_below_error`), but may be the cause the crash's give-up does not name,
+    whose fix is wanted after the crash's. A warning that tells no error in a sentence
+    (celery's ``consumer: Cannot connect to redis://…: Error 111 …``, klog's ``failed to list
+    *v1.Pod: … connection refused``) is asked as it is, its log prefix read off."""
+    from .fingerprints import error_fingerprint
+
+    known = {error_fingerprint(query) for query in asked}
+    found: dict[str, str] = {}  # by fingerprint
+    for line in raw.splitlines():
+        if len(found) >= MOST_WARNED_ASKED:
+            break
+        if not written_below_error(line) or not reports_error(line):
+            continue
+        for error in errors_on_line(line)[1][1:] or [line]:
+            try:
+                signature = query_from_error(error)
+            except UserInputError:
+                continue
+            fingerprint = error_fingerprint(signature)
+            if signature not in asked and fingerprint not in known:
+                found.setdefault(fingerprint, signature)
+    return list(found.values())[:MOST_WARNED_ASKED]
+
+
 def queries_from_error(raw: str) -> list[str]:
     """The error queries of a raw error text or log: its parsed signature
     (:func:`query_from_error`), and the errors its lines tell in a sentence, each a query of
@@ -647,10 +695,12 @@ def errors_on_line(line: str) -> tuple[str, list[str]]:
     after it is the error, qa-s60b N4), and the errors the warning names are still asked
     beside it (the cause a vague ``ERROR api: request failed`` under it does not say,
     qa-s61 F2)."""
-    words, errors = errors_in_sentence(line)
     if written_below_error(line):
+        # the errors it tells, read after its log prefix (Ruby's "W, [… #4242]  WARN -- :"
+        # was a sentence's words, and its "W" an error)
+        errors = errors_in_sentence(clean_line(line)[0])[1]
         return "", [line, *(error for error in errors if error != line)]
-    return words, errors
+    return errors_in_sentence(line)
 
 
 def errors_told_on_lines(

@@ -40,6 +40,7 @@ from .store_base import _check_text
 from .store_freshness import StoreFreshness
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .freshness import Observed
 
 
@@ -153,6 +154,52 @@ class _Retrieved(NamedTuple):
     #: The fingerprints of the errors the query tells (none: not an error query, or not
     #: hybrid).
     fingerprints: tuple[str, ...] = ()
+
+
+class _Held(NamedTuple):
+    """What :meth:`StoreReads.recall_many` keeps of its queries' candidates: the best of each
+    memory that passed its floor, every candidate's best score (the recall log's), the floor
+    and kind of each query, and the fingerprints of the errors asked."""
+
+    best: dict[str, SearchResult]
+    scores: dict[str, float]
+    floors: list[float]
+    kinds: list[bool]
+    fingerprints: tuple[str, ...]
+
+    def with_fallbacks(self, more: _Held) -> _Held:
+        """These and the fallbacks' asked after them, as one recall's (its log line, its
+        lowest floor, whether it was an error recall)."""
+        scores = dict(self.scores)
+        for memory_id, score in more.scores.items():
+            scores[memory_id] = max(scores.get(memory_id, score), score)
+        return _Held(
+            {**more.best, **self.best},
+            scores,
+            [*self.floors, *more.floors],
+            [*self.kinds, *more.kinds],
+            more.fingerprints,
+        )
+
+
+def _checked_pairs(
+    pairs: object, needs: str, *, empty_ok: bool = False
+) -> list[tuple[str, bool | None]]:
+    """``pairs`` as a list of ``(query, errors)``, or a :class:`UserInputError` that says
+    what is wrong (``needs``: how the message starts, naming the argument)."""
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence) or not (pairs or empty_ok):
+        raise UserInputError(f"{needs}, like [('KeyError: x', True)]")
+    checked = list(pairs)
+    for pair in checked:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise UserInputError(
+                f"each query is a (query, errors) pair, like ('KeyError: x', True); "
+                f"got {pair!r:.60}"
+            )
+    for _, errors in checked:
+        if errors is not None and not isinstance(errors, bool):
+            raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
+    return [(query, errors) for query, errors in checked]
 
 
 class StoreReads(StoreFreshness):
@@ -362,6 +409,7 @@ class StoreReads(StoreFreshness):
         keep: int = protocol.RECALL_KEEP,
         budget: int = protocol.RECALL_CHAR_BUDGET,
         redact_on_read: bool = False,
+        fallbacks: Sequence[tuple[str, bool | None]] = (),
     ) -> RecallResult:
         """One recall for several ``(query, errors)`` of one request (a prompt's words and
         the error it carries): each query's candidates are held to its own floor, a memory
@@ -372,41 +420,100 @@ class StoreReads(StoreFreshness):
         a line of it tells in a sentence (:func:`~kenning.querybuild.queries_of_pasted_error`),
         as queries of their own. The result's ``query`` is the
         first query as recalled, its ``floor`` the lowest applied, and it is an error recall
-        when any query was one."""
+        when any query was one.
+
+        ``fallbacks``, pairs as ``queries``: asked only when the queries' hits leave some of
+        the ``keep`` slots free, and their hits (each held to its own query's floor) only fill
+        those, after every hit of the queries: the errors a log's warnings name above its
+        crash, whose fix is wanted when there is room, never in the crash's place."""
         from .freshness import best_fresh_first
-        from .querybuild import check_query, queries_of_pasted_error
+        from .querybuild import (
+            check_query,
+            fallbacks_of_pasted_error,
+            queries_of_pasted_error,
+        )
         from .render import combine_for_recall
 
-        if isinstance(queries, str | bytes) or not isinstance(queries, Sequence) or not queries:
-            raise UserInputError(
-                "recall_many needs a list of at least one (query, errors) pair, like "
-                "[('KeyError: x', True)]"
-            )
-        queries = list(queries)
-        for pair in queries:
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise UserInputError(
-                    f"each query is a (query, errors) pair, like ('KeyError: x', True); "
-                    f"got {pair!r:.60}"
-                )
-        for query, errors in queries:
+        queries = _checked_pairs(
+            queries, "recall_many needs a list of at least one (query, errors) pair"
+        )
+        fallbacks = _checked_pairs(
+            fallbacks, "fallbacks is a list of (query, errors) pairs", empty_ok=True
+        )
+        for query, _ in [*queries, *fallbacks]:
             check_query(query)
-            if errors is not None and not isinstance(errors, bool):
-                raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
         # a query of several lines that is an error is a pasted log: its signature is asked,
-        # and each error a line of it tells in a sentence
-        queries = [asked for pair in queries for asked in queries_of_pasted_error(*pair)]
+        # and each error a line of it tells in a sentence; the errors its warnings name are
+        # its fallbacks
+        given = queries
+        queries = [asked for pair in given for asked in queries_of_pasted_error(*pair)]
+        asked = {query for query, _ in queries}
+        fallbacks = [
+            *(asked for pair in fallbacks for asked in queries_of_pasted_error(*pair)),
+            *(warned for pair in given for warned in fallbacks_of_pasted_error(*pair, asked)),
+        ]
+        fallbacks = [pair for pair in dict.fromkeys(fallbacks) if pair[0] not in asked]
         top_k = check_whole_number("top_k", top_k, protocol.SEARCH_MAX_LIMIT)
         keep = check_whole_number("keep", keep, protocol.SEARCH_MAX_LIMIT)
         budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
         settings = self.settings  # once: each read looks whether the files changed
+        filters = Filters(group_id=self.resolve_group(group_id))
+        held = self._held_candidates(queries, top_k, filters, settings, ())
+        # A stale memory still passed its floor; it only ranks below fresh ones near it.
+        observed: dict[str, Observed] = {}  # a file several hits name is checked once
+        hits = best_fresh_first(
+            held.best.values(),
+            lambda r: self._freshness_of(r.memory, observed),
+            settings.stale_penalty,
+            keep,
+        )
+        if fallbacks and len(hits) < keep:
+            more = self._held_candidates(fallbacks, top_k, filters, settings, held.fingerprints)
+            hits += best_fresh_first(
+                (r for memory_id, r in more.best.items() if memory_id not in held.best),
+                lambda r: self._freshness_of(r.memory, observed),
+                settings.stale_penalty,
+                keep - len(hits),
+            )
+            held = held.with_fallbacks(more)
+        floors, kinds, scores = held.floors, held.kinds, held.scores
+        if redact_on_read:
+            hits = [replace(h, memory=redacted_on_read(h.memory)) for h in hits]
+        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
+        # A hit whose text fell wholly past the budget is not shown, so it is not returned.
+        kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
+        if settings.recall_log and self.exists:
+            ranked = sorted(scores.values(), reverse=True)[:top_k]
+            self._log_recall(min(floors), ranked, len(kept))
+        others = {} if kept else self._other_projects(filters.group_id)
+        return RecallResult(
+            queries[0][0],
+            min(floors),
+            tuple(h for h, _ in kept),
+            tuple(t for _, t in kept),
+            truncated,
+            any(kinds),
+            others,
+            case_variants(filters.group_id, others),
+        )
+
+    def _held_candidates(
+        self,
+        queries: Sequence[tuple[str, bool | None]],
+        top_k: int,
+        filters: Filters,
+        settings: Settings,
+        told: Sequence[str],
+    ) -> _Held:
+        """Each query's candidates held to its floor (:meth:`recall_many`), a memory found
+        by several with its best score. ``told``: the fingerprints of errors asked before
+        (a fallback's candidates are held as the whole request's errors hold them)."""
         generic_floor = settings.recall_floor
         error_floor = settings.error_recall_floor
-        filters = Filters(group_id=self.resolve_group(group_id))
         floors: list[float] = []
         kinds: list[bool] = []
         found: list[list[Candidate]] = []
-        fingerprints: list[str] = []
+        fingerprints: list[str] = [*told]
         for query, errors in queries:
             is_error = _looks_like_error(query) if errors is None else errors
             floors.append(error_floor if is_error else generic_floor)
@@ -455,33 +562,7 @@ class StoreReads(StoreFreshness):
                     best[memory_id] = SearchResult(
                         c.memory, semantic, semantic, None, c.lexical, c.match
                     )
-        # A stale memory still passed its floor; it only ranks below fresh ones near it.
-        observed: dict[str, Observed] = {}  # a file several hits name is checked once
-        hits = best_fresh_first(
-            best.values(),
-            lambda r: self._freshness_of(r.memory, observed),
-            settings.stale_penalty,
-            keep,
-        )
-        if redact_on_read:
-            hits = [replace(h, memory=redacted_on_read(h.memory)) for h in hits]
-        texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
-        # A hit whose text fell wholly past the budget is not shown, so it is not returned.
-        kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
-        if settings.recall_log and self.exists:
-            ranked = sorted(scores.values(), reverse=True)[:top_k]
-            self._log_recall(min(floors), ranked, len(kept))
-        others = {} if kept else self._other_projects(filters.group_id)
-        return RecallResult(
-            queries[0][0],
-            min(floors),
-            tuple(h for h, _ in kept),
-            tuple(t for _, t in kept),
-            truncated,
-            any(kinds),
-            others,
-            case_variants(filters.group_id, others),
-        )
+        return _Held(best, scores, floors, kinds, tuple(fingerprints))
 
     def search(
         self,

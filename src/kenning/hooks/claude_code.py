@@ -154,6 +154,16 @@ def _looked_at(prompt: str) -> str:
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     """The recall queries for a prompt, as ``(query, is_error_query)`` pairs; ``[]`` when
     the prompt is too short to be worth a recall (and is no error of two words or more).
+    :func:`prompt_recall_queries` without the fallbacks."""
+    return prompt_recall_queries(prompt)[0]
+
+
+def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """The recall queries for a prompt, as ``(query, is_error_query)`` pairs, and the
+    fallbacks asked for the slots their hits leave
+    (:meth:`~kenning.store.MemoryStore.recall_many`): the errors a pasted log's warnings
+    name (:func:`kenning.querybuild.warned_errors`) where its crash names its own. ``[]``
+    when the prompt is too short to be worth a recall (and is no error of two words or more).
 
     Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
     diff is cut out first (what follows it is kept). Without an error, the query is the
@@ -174,6 +184,7 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         query_from_error,
         query_from_plan,
         reports_error,
+        warned_errors,
         without_diffs,
     )
     from ..signatures import ANSI, names_error, written_below_error
@@ -183,15 +194,15 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
     prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     text = without_diffs(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
-        return []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
+        return [], []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
     lines = text.splitlines()
     errors = [i for i, line in enumerate(lines) if reports_error(line)]
     first_error = errors[0] if errors else None
     if first_error is None and not reports_error(text):
         try:
-            return [(query_from_plan(text), False)]
+            return [(query_from_plan(text), False)], []
         except UserInputError:
-            return []
+            return [], []
     error_text = text
     if first_error is not None:
         # an error told in a sentence: its words go with the prompt's, the error alone is
@@ -233,8 +244,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
         signature = ""
     if signature and all(signature != q for q, _ in queries):
         queries.append((signature, True))
-    if warned and names_error(signature):  # (a retry's warning's fix crowded out the crash's)
-        more = [error for error in more if error not in warned]
+    if warned and names_error(signature):  # (a retry's warning's fix crowded out the crash's:
+        more = [error for error in more if error not in warned]  # it is a fallback, below)
     # the other errors a sentence tells beside the first, each asked alone ("test_a fails:
     # assert 401 == 200. test_b fails: assert 404 == 200.")
     for error in more:
@@ -242,7 +253,8 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
             signature = query_from_error(error)
             if all(signature != q for q, _ in queries):
                 queries.append((signature, True))
-    return queries
+    fallbacks = warned_errors(error_text, {q for q, _ in queries}) if queries else []
+    return queries, [(error, True) for error in fallbacks]
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,12 +370,12 @@ def _shown(memory: Memory) -> str:
 def _prompt_context(store: MemoryStore, prompt: str) -> str:
     from ..render import Finding, render_recall
 
-    queries = prompt_queries(prompt)
+    queries, fallbacks = prompt_recall_queries(prompt)
     if not queries:
         return ""
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
-    result = store.recall_many(queries, redact_on_read=True)
+    result = store.recall_many(queries, redact_on_read=True, fallbacks=fallbacks)
     findings: list[Finding] = [
         (hit.memory.content, hit.score, hit.stale, hit.memory.written_at.date())
         for hit in result.hits
