@@ -5704,6 +5704,14 @@ RAILS_TAG = "[9f1c2b7e-1a2b-4c3d-9e8f-0a1b2c3d4e5f]"
             "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
             "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
         ),
+        # ... the id a proxy gave the request, 32 hex digits (nginx's $request_id; qa-s61c F5)
+        (
+            "I, [2024-05-02T09:14:02.123000 #4242]  INFO -- : [0f1e2d3c4b5a69788796a5b4c3d2e1f0] "
+            "[10.0.0.1] Completed 500 Internal Server Error in 23ms\n"
+            "F, [2024-05-02T09:14:02.124000 #4242] FATAL -- : [0f1e2d3c4b5a69788796a5b4c3d2e1f0] "
+            "[10.0.0.1] ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
+            "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
+        ),
         # ... under docker compose
         (
             "web-1  | [9f1c2b7e-1a2b] Completed 500 Internal Server Error in 23ms\n"

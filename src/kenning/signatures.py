@@ -66,9 +66,11 @@ _RUBY_LOGGER_PREFIX = lazy(
     r"^[DIWEFAU],\s\[[^\]\n]{1,100}\]\s+([A-Z]{3,7})\s+--\s+[^:\n]{0,200}:[^\S\n]?"
 )
 #: The tags Rails' tagged logging puts before each line of a request, its id among them
-#: (``[9f1c2b7e-1a2b-…] [10.0.0.1] Completed 500 …``, ``[acme] [9f1c2b7e-…] …``).
+#: (``[9f1c2b7e-1a2b-…] [10.0.0.1] Completed 500 …``, ``[acme] [9f1c2b7e-…] …``; a proxy's
+#: id of 32 hex digits, nginx's ``$request_id``, as well).
 _REQUEST_ID_TAG = lazy(
-    r"^(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}?\[[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}\][^\S\n]*"
+    r"^(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}?"
+    r"\[(?:[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}|[0-9a-f]{32})\][^\S\n]*"
     r"(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}"
 )
 #: A log line's level after its time, as other loggers print it: Python's logging cookbook
