@@ -5641,6 +5641,17 @@ def test_next_14_s_marks_are_not_part_of_the_error() -> None:
         "https://nextjs.org/docs/messages/module-not-found"
     )
     assert extract_error_signature(missing) == "Module not found: Can't resolve 'lodash'"
+    # the message under its warning of a file is the warning's, at the line's start up to a
+    # blank line: an optional dependency's missing module above the page's (qa-s61c F6: the
+    # warning's was the signature, its fix exact)
+    warned = (
+        " ⚠ ./node_modules/node-fetch/lib/index.js\nModule not found: Can't resolve 'encoding'"
+        " in '/app/node_modules/node-fetch/lib'\n\nImport trace for requested module:\n"
+        "./node_modules/node-fetch/lib/index.js\n./lib/api.js\n"
+    )
+    assert extract_error_signature(warned + missing) == "Module not found: Can't resolve 'lodash'"
+    # alone, it is the log's error
+    assert extract_error_signature(warned).startswith("Module not found: Can't resolve 'encoding'")
 
 
 SBT_TEST_LOG = """\

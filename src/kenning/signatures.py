@@ -125,6 +125,11 @@ def _level_said(word: str) -> str | None:
 #: level below an error's, the error's none (``⨯ ./app/page.tsx:3:0``, a location alone,
 #: is above ``Module not found: …``, qa-s61b F1).
 _NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
+#: Next.js' warning or error of a file (`` ⚠ ./node_modules/node-fetch/lib/index.js``,
+#: `` ⨯ ./app/page.tsx:3:1``): its message is on the lines under it, at the line's start,
+#: up to a blank line (``Module not found: Can't resolve 'encoding' …``, an optional
+#: dependency's warning, above the build's own error).
+_NEXT_MARKED_FILE = lazy(r"^[^\S\n]*([⨯⚠])[^\S\n]+\.{0,2}/[^\s:]+(?::\d+){0,2}[^\S\n]*$")
 #: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
@@ -820,6 +825,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
     # each candidate's log level (None for an error's that names none: a wrapper's)
     levels: list[str | None] = []
     record: str | None = None  # the level of the log's record the line is in
+    marked_file = False  # in the lines under Next.js' mark of a file, up to a blank line
     for raw_line in raw.splitlines():
         if group:  # Python's exception group: its box's rules dropped, its gutters opened
             if _GROUP_RULE.match(raw_line):
@@ -831,10 +837,14 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         # level (.NET's message and exception under "warn:" or "fail:"); a traceback at the
         # line's start after it is not known to be the record's (a warning's exc_info, or
         # the crash a program printed after its last INFO line)
-        if level is not None:
+        marked = _NEXT_MARKED_FILE.match(raw_line)
+        if marked:  # (its ⨯ is no level of the line, a location alone: of its message's)
+            record = _BELOW_ERROR if marked.group(1) == "⚠" else _AT_ERROR
+        elif level is not None:
             record = level
-        elif line and not raw_line[:1].isspace():
+        elif line and not raw_line[:1].isspace() and not marked_file:
             record = None
+        marked_file = marked is not None or (marked_file and bool(raw_line.strip()))
         if not line or _NOISE_LINE.match(line):
             traceback = traceback or _PY_TRACEBACK.match(line) is not None
             continue
@@ -950,7 +960,8 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         exception = python_exception or _is_exception_line(line)
         out.append((line, score, exception))
         said = level if level is not None else record
-        levels.append(None if said == _AT_ERROR and not named else said)
+        # (the message under Next.js' ⨯ is its error: "Module not found: Can't resolve …")
+        levels.append(None if said == _AT_ERROR and not (named or marked_file) else said)
         last_indent = _indent(raw_line)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
