@@ -1477,6 +1477,14 @@ def test_the_words_after_a_pasted_error_are_recalled_too() -> None:
     # nor are the log lines that follow it
     log = "ValueError: queue full\nINFO worker restarted\nWARNING worker 3 is slow to drain\n"
     assert [q for q, is_error in claude_code.prompt_queries(log) if not is_error] == []
+    # ... journald's and syslog's, stamped with a month's name, a day and a time
+    journal = (
+        "May 02 09:14:02 web1 gunicorn[48213]: WARNING db check failed: psycopg2."
+        "OperationalError: could not connect to server: Connection refused\n"
+        "May 02 09:14:03 web1 systemd[1]: app.service: Main process exited, code=exited, "
+        "status=3/NOTIMPLEMENTED"
+    )
+    assert [q for q, is_error in claude_code.prompt_queries(journal) if not is_error] == []
 
 
 @pytest.mark.parametrize(

@@ -817,8 +817,13 @@ def _error_first(line: str, match: re.Match[str]) -> tuple[str, str]:
 
 #: A line that starts with a word, not indented: no trace frame, code, gutter, location or
 #: log line.
-#: (A word in capitals first is a log line's level: ``INFO worker restarted``.)
-_REQUEST_LINE = lazy(r"(?:[-*>][^\S\n]+)?(?![A-Z]{2,}\b)[A-Za-z][A-Za-z']*[^\S\n]+\S")
+#: (A word in capitals first is a log line's level: ``INFO worker restarted``; a month's
+#: name before a day and a time is syslog's and journald's stamp: ``May 02 09:14:03 web1
+#: systemd[1]: app.service: Main process exited …``.)
+_REQUEST_LINE = lazy(
+    r"(?:[-*>][^\S\n]+)?(?![A-Z]{2,}\b|[A-Z][a-z]{2}[^\S\n]+\d{1,2}[^\S\n]+\d{2}:\d{2})"
+    r"[A-Za-z][A-Za-z']*[^\S\n]+\S"
+)
 
 
 def is_request_line(line: str) -> bool:
