@@ -2485,6 +2485,28 @@ SAME_ERROR = [
         "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
         "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=17)",
     ),
+    # ... with its request's tags, the id a proxy gave it 32 hex digits (qa-s61c F5)
+    (
+        "[0f1e2d3c4b5a69788796a5b4c3d2e1f0] [10.0.0.1] ActiveRecord::RecordNotFound (Couldn't "
+        "find User with 'id'=5):",
+        "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=17)",
+    ),
+    # a log4j or logback line's thread and logger, pytest's captured log's logger, file and
+    # line, are the log's, not the error's
+    (
+        "2024-05-02 09:14:03,100 ERROR [main] com.example.Payments - "
+        "stripe.exception.CardException: Your card was declined.",
+        "stripe.exception.CardException: Your card was declined.",
+    ),
+    (
+        "09:14:03.100 [http-nio-8080-exec-1] ERROR c.e.web.OrderController - "
+        "java.lang.IllegalStateException: order 42 is closed",
+        "java.lang.IllegalStateException: order 7 is closed",
+    ),
+    (
+        "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
+        "stripe.error.CardError: Your card was declined.",
+    ),
     (
         "TypeError: Cannot read properties of undefined (reading 'name')",
         "TypeError: Cannot read properties of undefined (reading 'userId')",
@@ -5783,6 +5805,28 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "[2024-05-02T09:14:03.200000+00:00] app.CRITICAL: Uncaught PDOException: "
             "SQLSTATE[HY000] [2002] Connection refused [] []",
             "Uncaught PDOException: SQLSTATE[HY000] [2002] Connection refused",
+        ),
+        # log4j 2's and logback's patterns: the thread and the logger before " - " (a fix
+        # stored for the exception was its match by words alone, 0.87)
+        (
+            "2024-05-02 09:14:02,100 WARN  [main] c.e.Http - retrying after error: "
+            "java.net.SocketTimeoutException: Read timed out\n2024-05-02 09:14:03,100 ERROR "
+            "[main] com.example.Payments - stripe.exception.CardException: Your card was "
+            "declined.",
+            "stripe.exception.CardException: Your card was declined.",
+        ),
+        (
+            "09:14:03.100 [http-nio-8080-exec-1] ERROR com.example.web.OrderController - "
+            'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is '
+            "null",
+            'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is null',
+        ),
+        # pytest's captured log (its default format: the logger, the file and the line)
+        (
+            "------------------------------ Captured log call -------------------------------\n"
+            "WARNING  app.http:http.py:42 retrying after error: ConnectionError: timed out\n"
+            "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
+            "stripe.error.CardError: Your card was declined.",
         ),
         # Kubernetes' klog
         (

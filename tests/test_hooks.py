@@ -2095,6 +2095,48 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     assert [text for text, _ in given if "HTTP_TIMEOUT" in text] == [given[1][0]], given
 
 
+@pytest.mark.parametrize(
+    "log",
+    [
+        # celery's, gunicorn's, Spring Boot's, log4j's and pytest's captured log's formats
+        # (qa-s61c F7: only a Python-format warning's cause was asked)
+        "[2024-05-02 09:14:02,100: WARNING/ForkPoolWorker-1] {said}\n"
+        "[2024-05-02 09:14:12,100: ERROR/ForkPoolWorker-1] Task app.tasks.charge failed",
+        "[2024-05-02 09:14:02 +0000] [7] [WARNING] {said}\n"
+        "[2024-05-02 09:14:03 +0000] [7] [ERROR] Worker (pid:8) exited with code 3",
+        "2024-05-02 09:14:02.100  WARN 1 --- [main] c.e.Payments : {said}\n"
+        "2024-05-02 09:14:03.100 ERROR 1 --- [main] o.s.boot.SpringApplication : Application "
+        "run failed",
+        "2024-05-02 09:14:02,100 WARN  [main] c.e.Payments - {said}\n"
+        "2024-05-02 09:14:03,100 ERROR [main] c.e.App - startup failed",
+        "------------------------------ Captured log call -------------------------------\n"
+        "WARNING  app.payments:payments.py:42 {said}\n"
+        "ERROR    app.api:api.py:10 request failed",
+    ],
+)
+@pytest.mark.parametrize("said", ["charge failed: {error}", "{error}"])
+def test_the_cause_a_warning_names_is_found_in_other_loggers_formats(
+    store: MemoryStore, log: str, said: str
+) -> None:
+    """The cause a warning names above a vague line at an error's level, in loggers' formats
+    other than Python's, after words or first: the hook asks it (read after the log's
+    prefix: when it came first, the line was its error, whole, and nothing was asked), the
+    API for the slots the vague line's queries leave."""
+    error = "stripe.error.CardError: Your card was declined."
+    entry = store.remember(
+        f"ERROR-FIX: {error} | FIX: the test card 4000000000000002 declines: use "
+        "4242424242424242 in the fixtures",
+        "error_fix",
+    )
+    assert entry.ok, entry
+    log = log.format(said=said.format(error=error))
+    payload = {"cwd": str(store.project.root), "prompt": f"this fails:\n{log}"}
+    hook = findings(claude_code.context_for("prompt-submit", payload))
+    recalled = [(h.memory.content, h.score) for h in store.recall(log).hits]
+    for given in (hook, recalled):
+        assert given and "4242424242424242" in given[0][0] and given[0][1] >= 0.95, given
+
+
 def test_the_cause_a_warning_names_comes_after_the_crash_s_own_fix(store: MemoryStore) -> None:
     """qa-s61c F2: the cause logged at WARNING (a refused connection, retried) above an ERROR
     line that gives up with an exception of its own: the hook asked the ERROR line's error

@@ -134,6 +134,20 @@ _NEXT_MARKED_FILE = lazy(r"^[^\S\n]*([⨯⚠])[^\S\n]+\.{0,2}/[^\s:]+(?::\d+){0,
 #: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
 #: logger, then the message.
 _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
+#: A Java logger's dotted name, its thread's before it, then " - " and the message, after
+#: the level a log4j or logback pattern printed (``[main] c.e.Payments - …``, log4j 2's
+#: ``%d [%t] %-5level %logger - %msg``, logback's ``%d [%thread] %-5level %logger - %msg``).
+_JAVA_LOGGER = lazy(
+    r"^(?:\[[^\]\n]{1,100}\][^\S\n]+)?[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
+)
+#: logback's thread before the level (``09:14:02.100 [main] WARN  c.e.Payments - …``).
+_THREAD_BEFORE_LEVEL = lazy(
+    r"^\[[^\]\n]{1,100}\][^\S\n]+(?=(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)[^\S\n])"
+)
+#: pytest's captured log, after its level (``WARNING  app.payments:payments.py:42 …``, its
+#: default ``%(levelname)-8s %(name)s:%(filename)s:%(lineno)d %(message)s``): the logger,
+#: the file and the line.
+_PYTEST_LOG_SOURCE = lazy(r"^[\w.]+:[\w.-]+\.py:\d+[^\S\n]+(?=\S)")
 #: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
 #: level and the process, ``ForkPoolWorker-3`` as well, then the message).
 _CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
@@ -764,6 +778,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
             # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
             line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
+            line = _THREAD_BEFORE_LEVEL.sub("", line, count=1)
         if _ERROR_LEVEL.match(line):
             error_level = True
         lvl = _LEVEL_PREFIX.match(line)
@@ -773,6 +788,9 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
             below = below or _BELOW_ERROR_LEVELS.search(lvl.group(0)) is not None
             line = line[lvl.end() :]
+            # what a Java logger's or pytest's pattern prints after the level, before the
+            # message (the message is the error: a fix stored for it is its exact match)
+            line = _JAVA_LOGGER.sub("", _PYTEST_LOG_SOURCE.sub("", line, count=1), count=1)
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
     line = _DOTTED_LOGGER.sub("", line, count=1)
