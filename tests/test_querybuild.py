@@ -450,30 +450,48 @@ def test_other_lines_tell_their_errors_as_a_sentence_does(line: str) -> None:
 
 def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     """qa-s61c F2: the cause a crash gives up on is often logged at WARNING, retried; each
-    error the warnings name is one fallback query (three retries of one error are one), not
-    one the recall asks already, at most MOST_WARNED_ASKED; a line at an error's level, a
-    line of no level and a warning that reports no error are none."""
+    error the warnings above the crash name is one fallback query, nearest the crash first
+    (qa-s62 F2: three harmless startup warnings took every place), from its exception on and
+    without the retry's words (qa-s62 F3: found by words at 0.87, not exactly), one for a
+    retry warned of three times or against three hosts, none for the crash's own error, one
+    that names none (``app: ERROR``), nor a warning after the crash (qa-s62 F8)."""
     from kenning.querybuild import MOST_WARNED_ASKED, fallbacks_of_pasted_error, warned_errors
 
     cause = 'psycopg.OperationalError: connection to server at "127.0.0.1", port 5432 failed'
     log = "\n".join(
         [
             "2024-05-02 09:14:01,220 INFO importer: starting",
+            "2024-05-02 09:14:01,250 WARNING importer: plugins: ImportError: cannot import "
+            "name 'x' from 'y'",
             "2024-05-02 09:14:01,300 WARNING importer: cache dir missing, using /tmp",
+            "2024-05-02 09:14:01,400 WARNING app: ERROR",
             *(
                 f"2024-05-02 09:14:0{i},100 WARNING importer.db: connect failed: {cause}; "
                 f"retrying ({i}/3)"
                 for i in (2, 4, 6)
             ),
+            *(
+                f"2024-05-02 09:14:07,{i}00 WARNING app.cache: redis.exceptions.ConnectionError:"
+                f" Error 111 connecting to 10.0.0.{i}:6379."
+                for i in (1, 2, 3)
+            ),
             "ValueError: a traceback's line has no level",
             "2024-05-02 09:14:08,220 ERROR importer: RuntimeError: database not ready",
+            "2024-05-02 09:14:09,000 WARNING importer: shutdown: BrokenPipeError: [Errno 32] "
+            "Broken pipe",
         ]
     )
-    assert warned_errors(log) == [f"{cause}; retrying (2/3)"]
-    assert warned_errors(log, {f"{cause}; retrying (4/3)"}) == []  # the same error, asked
-    assert fallbacks_of_pasted_error(log, None) == [(f"{cause}; retrying (2/3)", True)]
+    redis = "redis.exceptions.ConnectionError: Error 111 connecting to 10.0.0.3:6379."
+    plugins = "ImportError: cannot import name 'x' from 'y'"
+    assert warned_errors(log) == [redis, cause, plugins]
+    # the crash's own error, warned of before: not asked again
+    assert warned_errors(log, {"redis.exceptions.ConnectionError: Error 111"}) == [
+        cause,
+        plugins,
+    ]
+    assert fallbacks_of_pasted_error(log, None)[:1] == [(redis, True)]
     assert fallbacks_of_pasted_error(log, False) == []  # not an error: no paste
-    assert fallbacks_of_pasted_error(log.splitlines()[2], None) == []  # one line: no paste
+    assert fallbacks_of_pasted_error(log.splitlines()[4], None) == []  # one line: no paste
     many = "\n".join(
         f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: Error{i}Error: down"
         for i in range(MOST_WARNED_ASKED + 2)

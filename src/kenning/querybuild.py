@@ -29,6 +29,7 @@ from .signatures import (
     clean_line,
     extract_error_signature,
     looks_like_error,
+    names_error,
     written_below_error,
 )
 from .solution_docs import markdown_heading
@@ -406,38 +407,80 @@ def fallbacks_of_pasted_error(
 
 
 #: At most this many errors of a log's warnings are asked (each costs a query's embedding,
-#: ~6 ms on 2 cores, and only fills the slots left).
+#: ~6 ms on 2 cores).
 MOST_WARNED_ASKED = 3
+#: What a retry's warning says after its error: ``; retrying (2/3)``, ``, retrying in 2s``,
+#: ``(attempt 2/5)``; not the error's (its fix was found by words at 0.87, not exactly).
+_RETRY_TAIL = lazy(
+    r"(?:[;,]?[^\S\n]+|[;,])\(?(?:retrying|will[^\S\n]+retry|retry(?:ing)?[^\S\n]+in|attempt"
+    r"[^\S\n]+\d)\b[^\n]*$|[^\S\n]*\(\d+/\d+\)[^\S\n]*$",
+    re.IGNORECASE,
+)
 
 
 def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
-    """The errors a log's lines written below an error's level name (a retry's ``WARNING db:
-    connect failed: psycopg.OperationalError: …`` above ``ERROR app: RuntimeError: database
-    not ready after 3 attempts``), each as its query (:func:`query_from_error`), at most
-    :data:`MOST_WARNED_ASKED`, one for each error (a retry warned of three times is one),
-    none of ``asked``: a warning's error is not the log's (its signature is the crash,
-    :func:`written_below_error`), but may be the cause the crash's give-up does not name,
-    whose fix is wanted after the crash's. A warning that tells no error in a sentence
-    (celery's ``consumer: Cannot connect to redis://…: Error 111 …``, klog's ``failed to list
-    *v1.Pod: … connection refused``) is asked as it is, its log prefix read off."""
-    from .fingerprints import error_fingerprint
-
-    known = {error_fingerprint(query) for query in asked}
-    found: dict[str, str] = {}  # by fingerprint
-    for line in raw.splitlines():
+    """The errors a log's lines written below an error's level name above its crash (a
+    retry's ``WARNING db: connect failed: psycopg.OperationalError: …`` above ``ERROR app:
+    RuntimeError: database not ready after 3 attempts``), nearest the crash first, at most
+    :data:`MOST_WARNED_ASKED`: a warning's error is not the log's (its signature is the
+    crash, :func:`written_below_error`), but may be the cause the crash's give-up does not
+    name, whose fix is wanted after the crash's. Each is its query (:func:`query_from_error`)
+    from its exception on (not the logger's name before it), without a retry's words after it
+    (``; retrying (2/3)``), and names an error of its own (:func:`names_error`: not ``app:
+    ERROR`` nor a traceback's header); one error is asked once (a retry warned of three
+    times, against three hosts), and none that ``asked`` holds (the crash's own, warned of
+    before it was given up on). A warning after the crash (a shutdown's broken pipe) is not
+    its cause."""
+    lines = raw.splitlines()
+    crash = next(
+        (
+            i
+            for i in range(len(lines) - 1, -1, -1)
+            if reports_error(lines[i]) and not written_below_error(lines[i])
+        ),
+        len(lines),
+    )
+    known = {_error_kind(query) for query in asked}
+    found: dict[str, str] = {}
+    for line in reversed(lines[:crash]):
         if len(found) >= MOST_WARNED_ASKED:
             break
         if not written_below_error(line) or not reports_error(line):
             continue
         for error in errors_on_line(line)[1][1:] or [line]:
             try:
-                signature = query_from_error(error)
+                query = _warned_query(query_from_error(error))
             except UserInputError:
                 continue
-            fingerprint = error_fingerprint(signature)
-            if signature not in asked and fingerprint not in known:
-                found.setdefault(fingerprint, signature)
+            kind = _error_kind(query)
+            if query and names_error(query) and query not in asked and kind not in known:
+                found.setdefault(kind, query)
     return list(found.values())[:MOST_WARNED_ASKED]
+
+
+def _warned_query(signature: str) -> str:
+    """A warning's error as its fallback query: from its exception on, without a retry's
+    words after it (and a parenthesis that then closes nothing: backoff's ``Backing off
+    fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
+    told = _next_error(signature)
+    if told is not None:
+        signature = signature[told[0] :]
+    signature = _RETRY_TAIL.sub("", signature).rstrip(" \t;,")
+    if signature.endswith(")") and signature.count(")") > signature.count("("):
+        signature = signature[:-1].rstrip()
+    return signature
+
+
+def _error_kind(query: str) -> str:
+    """What makes two errors of a log's warnings one: the exception's class (its last name:
+    one refused connection to three hosts is one error), else the query's fingerprint."""
+    from .fingerprints import error_fingerprint
+
+    told = _next_error(query)
+    if told is not None:
+        name = told[1].split(":", 1)[0]
+        return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].lower()
+    return error_fingerprint(query)
 
 
 def queries_from_error(raw: str) -> list[str]:

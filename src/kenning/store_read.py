@@ -182,23 +182,54 @@ class _Held(NamedTuple):
         )
 
 
+def _ids(results: Iterable[SearchResult]) -> set[str]:
+    return {r.memory.id for r in results}
+
+
+#: At most this many fallbacks are asked in one recall (each costs a query's embedding).
+MOST_FALLBACKS = 10
+
+
 def _checked_pairs(
-    pairs: object, needs: str, *, empty_ok: bool = False
+    pairs: object, needs: str, *, fallbacks: bool = False
 ) -> list[tuple[str, bool | None]]:
     """``pairs`` as a list of ``(query, errors)``, or a :class:`UserInputError` that says
-    what is wrong (``needs``: how the message starts, naming the argument)."""
-    if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence) or not (pairs or empty_ok):
+    what is wrong (``needs``: how the message starts, naming the argument; ``fallbacks``:
+    they are, which may be none, and at most :data:`MOST_FALLBACKS`)."""
+    from .querybuild import check_query
+
+    if (
+        isinstance(pairs, str | bytes)
+        or not isinstance(pairs, Sequence)
+        or not (pairs or fallbacks)
+    ):
         raise UserInputError(f"{needs}, like [('KeyError: x', True)]")
+    if fallbacks and len(pairs) > MOST_FALLBACKS:
+        raise UserInputError(
+            f"{len(pairs)} fallbacks; at most {MOST_FALLBACKS} are asked: pass the errors most "
+            "likely to be the cause"
+        )
+    each = "fallback" if fallbacks else "query"
     checked = list(pairs)
     for pair in checked:
         if not isinstance(pair, tuple | list) or len(pair) != 2:
             raise UserInputError(
-                f"each query is a (query, errors) pair, like ('KeyError: x', True); "
+                f"each {each} is a (query, errors) pair, like ('KeyError: x', True); "
                 f"got {pair!r:.60}"
             )
-    for _, errors in checked:
+    for query, errors in checked:
+        try:
+            check_query(query)
+        except UserInputError as exc:
+            if not fallbacks:
+                raise
+            raise UserInputError(f"a fallback: {exc}") from None
         if errors is not None and not isinstance(errors, bool):
-            raise UserInputError(f"errors is {errors!r:.40}; expected True, False or None")
+            raise UserInputError(
+                f"errors is {errors!r:.40} in a fallback; expected True, False or None"
+                if fallbacks
+                else f"errors is {errors!r:.40}; expected True, False or None"
+            )
     return [(query, errors) for query, errors in checked]
 
 
@@ -428,7 +459,6 @@ class StoreReads(StoreFreshness):
         crash, whose fix is wanted when there is room, never in the crash's place."""
         from .freshness import best_fresh_first
         from .querybuild import (
-            check_query,
             fallbacks_of_pasted_error,
             queries_of_pasted_error,
         )
@@ -438,10 +468,8 @@ class StoreReads(StoreFreshness):
             queries, "recall_many needs a list of at least one (query, errors) pair"
         )
         fallbacks = _checked_pairs(
-            fallbacks, "fallbacks is a list of (query, errors) pairs", empty_ok=True
+            fallbacks, "fallbacks is a list of (query, errors) pairs", fallbacks=True
         )
-        for query, _ in [*queries, *fallbacks]:
-            check_query(query)
         # a query of several lines that is an error is a pasted log: its signature is asked,
         # and each error a line of it tells in a sentence; the errors its warnings name are
         # its fallbacks
@@ -467,19 +495,41 @@ class StoreReads(StoreFreshness):
             settings.stale_penalty,
             keep,
         )
-        if fallbacks and len(hits) < keep:
+        guessed: set[str] = set()  # the memories only a fallback found
+        if fallbacks and keep > len(hits[:1]):
             more = self._held_candidates(fallbacks, top_k, filters, settings, held.fingerprints)
-            hits += best_fresh_first(
-                (r for memory_id, r in more.best.items() if memory_id not in held.best),
-                lambda r: self._freshness_of(r.memory, observed),
-                settings.stale_penalty,
-                keep - len(hits),
-            )
-            held = held.with_fallbacks(more)
+            # a fallback's hit is a guess: only an exact match of its error, or one as close
+            # as a note must be to any query, is one (its error floor let in the fixes of
+            # other errors that share a word or two with it, qa-s62 F4)
+            found = [
+                r
+                for memory_id, r in more.best.items()
+                if memory_id not in held.best
+                and (r.match == "fingerprint" or r.semantic >= settings.recall_floor)
+            ]
+            if found:
+                # the queries' best hit keeps its place; their others and the fallbacks'
+                # compete for the slots after it (the cause's exact fix against the crash
+                # query's loose matches of other errors, which had filled them, qa-s62 F1)
+                lead = hits[:1]
+                rest = [r for r in held.best.values() if r.memory.id not in _ids(lead)]
+                hits = lead + best_fresh_first(
+                    [*rest, *found],
+                    lambda r: self._freshness_of(r.memory, observed),
+                    settings.stale_penalty,
+                    keep - len(lead),
+                )
+                guessed = _ids(found) & _ids(hits)
+                if guessed:  # (a fallback that gave nothing is no query of this recall)
+                    held = held.with_fallbacks(more)
         floors, kinds, scores = held.floors, held.kinds, held.scores
         if redact_on_read:
             hits = [replace(h, memory=redacted_on_read(h.memory)) for h in hits]
         texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
+        dropped = {h.memory.id for h, t in zip(hits, texts, strict=True) if not t} & guessed
+        if dropped:  # a guess past the budget is not asked for: the others are not cut for it
+            hits = [h for h in hits if h.memory.id not in dropped]
+            texts, truncated = combine_for_recall([h.memory.content for h in hits], budget)
         # A hit whose text fell wholly past the budget is not shown, so it is not returned.
         kept = [(self._with_source(h), t) for h, t in zip(hits, texts, strict=True) if t]
         if settings.recall_log and self.exists:
