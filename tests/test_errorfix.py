@@ -2507,6 +2507,12 @@ SAME_ERROR = [
         "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
         "stripe.error.CardError: Your card was declined.",
     ),
+    # Django's logging of a common LOGGING format: its day/month/year stamp, the logger and
+    # line in brackets
+    (
+        "[02/May/2024 09:14:04] ERROR [app.views:88] RuntimeError: cache warmup failed",
+        "RuntimeError: cache warmup failed",
+    ),
     (
         "TypeError: Cannot read properties of undefined (reading 'name')",
         "TypeError: Cannot read properties of undefined (reading 'userId')",
@@ -5820,6 +5826,21 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is '
             "null",
             'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is null',
+        ),
+        # uvicorn's padded level ("WARNING:  …", kept: psql prints its warnings so)
+        (
+            "INFO:     Started server process [42]\nWARNING:  connect failed: "
+            "psycopg.OperationalError: connection refused\nERROR:    Exception in ASGI "
+            'application\nTraceback (most recent call last):\n  File "app/main.py", line 3, '
+            "in startup\nRuntimeError: database not ready",
+            "RuntimeError: database not ready",
+        ),
+        # Django's common LOGGING format: a day/month/year stamp, the logger and line
+        (
+            "[02/May/2024 09:14:03] WARNING [app.cache:12] redis.exceptions.ConnectionError: "
+            "Error 111 connecting to localhost:6379.\n[02/May/2024 09:14:04] ERROR "
+            "[app.views:88] RuntimeError: cache warmup failed",
+            "RuntimeError: cache warmup failed",
         ),
         # pytest's captured log (its default format: the logger, the file and the line)
         (

@@ -492,6 +492,20 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     assert fallbacks_of_pasted_error(log, None)[:1] == [(redis, True)]
     assert fallbacks_of_pasted_error(log, False) == []  # not an error: no paste
     assert fallbacks_of_pasted_error(log.splitlines()[4], None) == []  # one line: no paste
+    # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
+    uvicorn = (
+        "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"
+        "ERROR:    Exception in ASGI application\nRuntimeError: database not ready"
+    )
+    assert warned_errors(uvicorn) == ["psycopg.OperationalError: connection refused"]
+    django = (
+        "[02/May/2024 09:14:03] WARNING [app.cache:12] redis.exceptions.ConnectionError: "
+        "Error 111 connecting to localhost:6379.\n"
+        "[02/May/2024 09:14:04] ERROR [app.views:88] RuntimeError: cache warmup failed"
+    )
+    assert warned_errors(django) == [
+        "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379."
+    ]
     many = "\n".join(
         f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: Error{i}Error: down"
         for i in range(MOST_WARNED_ASKED + 2)

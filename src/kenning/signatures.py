@@ -44,7 +44,8 @@ _TIMESTAMP = lazy(
     (?:\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|\s?[+-]\d{2}:?\d{2}|\s?UTC)?
       |\d{4}/\d{2}/\d{2}\s\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
       |\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
-      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./()-]+(?:\[\d+\])?:)?)
+      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./()-]+(?:\[\d+\])?:)?
+      |\d{2}/[A-Z][a-z]{2}/\d{4}[:\s]\d{2}:\d{2}:\d{2}(?:\s[+-]\d{4})?)
     (?:\s*\])?\s*""",
     re.VERBOSE,
 )
@@ -671,7 +672,11 @@ _K8S_EVENT_ROW = lazy(r"^\S+\s+Warning\s+([A-Z]\w+)\s+[\w.-]+/\S+\s+(?=\S)")
 #: A logger's dotted name in brackets after the level was cut (alembic's ``ERROR
 #: [alembic.util.messaging] Can't locate revision …``): the message is the error, and its
 #: ``FAILED:`` line under it says the same without the logger.
-_DOTTED_LOGGER = lazy(r"^\[[a-z_]\w*(?:\.\w+)+\]\s+(?=\S)")
+_DOTTED_LOGGER = lazy(r"^\[[a-z_]\w*(?:\.\w+)+(?::\d+)?\]\s+(?=\S)")
+#: A level in capitals, a colon and the padding uvicorn and PostgreSQL put after it
+#: (``WARNING:  …``, ``INFO:     …``): below an error's, read and kept (psql's ``WARNING:
+#: there is no transaction in progress`` is its message).
+_PADDED_LEVEL = lazy(r"^(WARNING|INFO|DEBUG|TRACE):[^\S\n]{2,}(?=\S)")
 #: valgrind's process id before each of its lines, and its banner and summaries (no error:
 #: "Memcheck, a memory error detector", "ERROR SUMMARY: 1 errors from 1 contexts").
 _VALGRIND_PID = lazy(r"^==\d+==[^\S\n]?")
@@ -765,6 +770,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
             said = _level_said(found.group(1))
             error_level, below = error_level or said == _AT_ERROR, below or said == _BELOW_ERROR
             line = line[found.end() :]
+    below = below or _PADDED_LEVEL.match(line) is not None
     summary = _PYTEST_SUMMARY.match(line)
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
         # test's line is an error as well (above a CI runner's exit line after it)
