@@ -2507,6 +2507,16 @@ SAME_ERROR = [
         "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
         "stripe.error.CardError: Your card was declined.",
     ),
+    # Heroku's source of a line, Sidekiq's context and level
+    (
+        "2024-05-02T09:14:02.123456+00:00 app[web.1]: KeyError: 'customer_id'",
+        "KeyError: 'customer_id'",
+    ),
+    (
+        "2024-05-02T09:14:02.123Z pid=42 tid=2ab class=SyncJob jid=9f1 elapsed=0.1 ERROR: "
+        "NoMethodError: undefined method `name' for nil",
+        "NoMethodError: undefined method `name' for nil",
+    ),
     # Django's logging of a common LOGGING format: its day/month/year stamp, the logger and
     # line in brackets
     (
@@ -5826,6 +5836,16 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is '
             "null",
             'java.lang.NullPointerException: Cannot invoke "Order.getId()" because "order" is null',
+        ),
+        # Sidekiq's context and level, under Heroku's source of the line
+        (
+            "2024-05-02T09:14:02.123456+00:00 app[worker.1]: 2024-05-02T09:14:02.123Z pid=42 "
+            "tid=2ab class=SyncJob jid=9f1 WARN: Redis::CannotConnectError: Error connecting "
+            "to Redis on localhost:6379 (Errno::ECONNREFUSED)\n"
+            "2024-05-02T09:14:03.123456+00:00 app[worker.1]: 2024-05-02T09:14:03.123Z pid=42 "
+            "tid=2ab class=SyncJob jid=9f1 elapsed=0.1 ERROR: NoMethodError: undefined method "
+            "`name' for nil",
+            "NoMethodError: undefined method `name' for nil",
         ),
         # uvicorn's padded level ("WARNING:  …", kept: psql prints its warnings so)
         (

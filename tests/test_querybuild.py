@@ -506,6 +506,18 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     assert warned_errors(django) == [
         "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379."
     ]
+    # a Ruby exception in its namespace, after words or Sidekiq's context
+    ruby = (
+        "W, [2024-05-02T09:14:01.000000 #4242]  WARN -- : giving up: PG::ConnectionBad: "
+        "connection refused\n"
+        "2024-05-02T09:14:02.123Z pid=42 tid=2ab class=SyncJob jid=9f1 WARN: "
+        "Redis::CannotConnectError: Error connecting to Redis on localhost:6379\n"
+        "E, [2024-05-02T09:14:03.000000 #4242] ERROR -- : RuntimeError: boot failed"
+    )
+    assert warned_errors(ruby) == [
+        "Redis::CannotConnectError: Error connecting to Redis on localhost:6379",
+        "PG::ConnectionBad: connection refused",
+    ]
     many = "\n".join(
         f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: Error{i}Error: down"
         for i in range(MOST_WARNED_ASKED + 2)

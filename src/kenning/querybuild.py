@@ -445,7 +445,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     for line in reversed(lines[:crash]):
         if len(found) >= MOST_WARNED_ASKED:
             break
-        if not written_below_error(line) or not reports_error(line):
+        if not written_below_error(line) or not (
+            reports_error(line) or names_error(clean_line(line)[0])  # (Ruby's PG::ConnectionBad)
+        ):
             continue
         for error in errors_on_line(line)[1][1:] or [line]:
             try:
@@ -458,13 +460,19 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     return list(found.values())[:MOST_WARNED_ASKED]
 
 
+#: A Ruby exception in its namespace, with its message (``Redis::CannotConnectError: …``).
+_RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
+
+
 def _warned_query(signature: str) -> str:
     """A warning's error as its fallback query: from its exception on, without a retry's
     words after it (and a parenthesis that then closes nothing: backoff's ``Backing off
     fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
     told = _next_error(signature)
-    if told is not None:
-        signature = signature[told[0] :]
+    ruby = _RUBY_EXCEPTION.search(signature)  # ("giving up: PG::ConnectionBad: …")
+    starts = [m for m in (told and told[0], ruby and ruby.start()) if m is not None]
+    if starts:
+        signature = signature[min(starts) :]
     signature = _RETRY_TAIL.sub("", signature).rstrip(" \t;,")
     if signature.endswith(")") and signature.count(")") > signature.count("("):
         signature = signature[:-1].rstrip()

@@ -158,6 +158,13 @@ _PROCESS_ID = lazy(r"^\[\d{1,10}\](?::\s*\[\d+-\d+\])?\s+(?=\S)")
 #: After a time, a syslog line's host and program with its process id (``web1
 #: (gunicorn)[48213]: ``, ``ip-10-0-4-12 sshd[777]: ``).
 _SYSLOG_SOURCE = lazy(r"^[\w.-]{1,253}\s+[\w./()@-]{1,200}\[\d{1,10}\]:\s+(?=\S)")
+#: After a time, Heroku's source of a log line: the app's dyno or Heroku's own part
+#: (``app[web.1]: ``, ``heroku[router]: ``).
+_HEROKU_SOURCE = lazy(r"^(?:app|heroku)\[[\w.-]{1,60}\]:[^\S\n]+(?=\S)")
+#: After a time, Sidekiq's context and level (``pid=42 tid=2ab class=SyncJob jid=9f1 WARN: ``).
+_SIDEKIQ_CONTEXT = lazy(
+    r"^pid=\d+[^\S\n]+tid=\w+(?:[^\S\n]+\w+=\S+){0,12}[^\S\n]+([A-Z]{4,7}):[^\S\n]+"
+)
 #: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
 #: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
 #: The package and script ``pnpm -r`` (``--recursive``) puts before each line of a workspace
@@ -784,7 +791,13 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
             # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
             line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
-            line = _THREAD_BEFORE_LEVEL.sub("", line, count=1)
+            line = _THREAD_BEFORE_LEVEL.sub("", _HEROKU_SOURCE.sub("", line, count=1), count=1)
+            sidekiq = _SIDEKIQ_CONTEXT.match(line)
+            if sidekiq:
+                said = _level_said(sidekiq.group(1))
+                error_level = error_level or said == _AT_ERROR
+                below = below or said == _BELOW_ERROR
+                line = line[sidekiq.end() :]
         if _ERROR_LEVEL.match(line):
             error_level = True
         lvl = _LEVEL_PREFIX.match(line)
