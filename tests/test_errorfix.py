@@ -3701,6 +3701,10 @@ def test_looks_like_error(text: str) -> None:
         "endpoint web: Bind for 0.0.0.0:8080 failed: port is already allocated",
         'docker: Error response from daemon: Conflict. The container name "/web" is already'
         " in use by container.",
+        # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
+        "Module not found: Can't resolve 'lodash'",
+        "sh: 1: jest: not found",
+        "/bin/sh: 1: pytest: not found",
     ],
 )
 def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> None:

@@ -1698,6 +1698,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bexit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*\d+
     | \bnpm\s+(?:ERR!|error)
     | \bcommand\snot\sfound\b
+    | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w.+-]+:\snot\sfound$  # dash's
+    | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
     | \bNo\ssuch\sfile\sor\sdirectory\b
     | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse|Connection\s(?:reset\sby\speer
       |refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
