@@ -5696,6 +5696,21 @@ def test_next_14_s_marks_are_not_part_of_the_error() -> None:
     assert extract_error_signature(warned).startswith("Module not found: Can't resolve 'encoding'")
 
 
+def test_jest_s_heading_of_a_tests_log_is_not_its_error() -> None:
+    # qa-s61c F9: "console.error", jest's heading of what a test logged, read as one of
+    # Python's module errors (socket.error), was the signature: the message under it is
+    log = (
+        "  console.error\n    Error: Uncaught [Error: boom]\n        at reportException "
+        "(node_modules/jsdom/lib/jsdom/living/helpers/runtime-script-errors.js:66:24)\n\n"
+        " FAIL  src/App.test.js\n  ● App › loads\n\n    expect(received).toBe(expected) // "
+        "Object.is equality\n\n    Expected: 2\n    Received: 1\n"
+    )
+    assert extract_error_signature(log) == "Error: Uncaught [Error: boom]"
+    assert extract_error_signature("socket.error: [Errno 104] reset") == (
+        "socket.error: [Errno 104] reset"
+    )
+
+
 SBT_TEST_LOG = """\
 [info] UserServiceSpec:
 [info] UserService

@@ -297,7 +297,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     ),
     # Python's lower-case exceptions of a module: socket.gaierror, socket.herror,
     # socket.timeout, select.error, zlib.error (a dotted name, so not prose's "error:")
-    (88, lazy(r"^(?:[a-z_]\w*\.)+(?:[a-z]*error|timeout)(?::\s.*|:?$)")),
+    # (not jest's heading of what a test logged, "console.error", above its message)
+    (88, lazy(r"^(?!console\.\w+$)(?:[a-z_]\w*\.)+(?:[a-z]*error|timeout)(?::\s.*|:?$)")),
     (90, lazy(r"^(?:panic|fatal error):\s", re.IGNORECASE)),
     (90, lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s")),  # Rust
     (90, lazy(r"^thread\s+\d+\s+panic:\s")),  # Zig
