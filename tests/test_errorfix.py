@@ -2507,6 +2507,18 @@ SAME_ERROR = [
         "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
         "stripe.error.CardError: Your card was declined.",
     ),
+    # logfmt's fields, nginx's process and connection and its request's details
+    (
+        'time=2024-05-02T09:14:03.000Z level=ERROR msg="request failed" err="context deadline '
+        'exceeded" path=/api',
+        "request failed: context deadline exceeded",
+    ),
+    (
+        "2024/05/02 09:14:02 [error] 7#7: *1 connect() failed (111: Connection refused) while "
+        "connecting to upstream, client: 10.0.0.1, server: _, upstream: "
+        '"http://127.0.0.1:8000/"',
+        "connect() failed (111: Connection refused) while connecting to upstream",
+    ),
     # Heroku's source of a line, Sidekiq's context and level
     (
         "2024-05-02T09:14:02.123456+00:00 app[web.1]: KeyError: 'customer_id'",
@@ -3701,6 +3713,9 @@ def test_looks_like_error(text: str) -> None:
         "endpoint web: Bind for 0.0.0.0:8080 failed: port is already allocated",
         'docker: Error response from daemon: Conflict. The container name "/web" is already'
         " in use by container.",
+        # a logfmt line at an error's level (logrus, slog), Go's refused connection
+        'time="2024-05-02T09:14:02Z" level=error msg="connect failed"',
+        "dial tcp 127.0.0.1:5432: connect: connection refused",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",
         "sh: 1: jest: not found",
@@ -5865,6 +5880,23 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "tid=2ab class=SyncJob jid=9f1 elapsed=0.1 ERROR: NoMethodError: undefined method "
             "`name' for nil",
             "NoMethodError: undefined method `name' for nil",
+        ),
+        # logfmt (Go's logrus and log/slog): the level read, the message its msg and error
+        (
+            'time="2024-05-02T09:14:02Z" level=warning msg="retrying" error="dial tcp '
+            '127.0.0.1:6379: connect: connection refused"\ntime="2024-05-02T09:14:03Z" '
+            'level=fatal msg="startup failed: pq: password authentication failed for user '
+            '\\"app\\""',
+            'startup failed: pq: password authentication failed for user "app"',
+        ),
+        # nginx's error log: its process, thread and connection, and the request's details
+        (
+            '2024/05/02 09:14:01 [warn] 7#7: the "ssl" directive is deprecated\n'
+            "2024/05/02 09:14:02 [crit] 7#7: *3 connect() to unix:/run/app.sock failed (13: "
+            "Permission denied) while connecting to upstream, client: 10.0.0.1, server: _, "
+            'request: "GET / HTTP/1.1"',
+            "connect() to unix:/run/app.sock failed (13: Permission denied) while connecting "
+            "to upstream",
         ),
         # uvicorn's padded level ("WARNING:  …", kept: psql prints its warnings so)
         (

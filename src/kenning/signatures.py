@@ -161,6 +161,10 @@ _SYSLOG_SOURCE = lazy(r"^[\w.-]{1,253}\s+[\w./()@-]{1,200}\[\d{1,10}\]:\s+(?=\S)
 #: After a time, Heroku's source of a log line: the app's dyno or Heroku's own part
 #: (``app[web.1]: ``, ``heroku[router]: ``).
 _HEROKU_SOURCE = lazy(r"^(?:app|heroku)\[[\w.-]{1,60}\]:[^\S\n]+(?=\S)")
+#: After nginx's time and level, its process and thread (``7#7: ``) and the connection
+#: (``*1 ``); the request's details after the message (``, client: 10.0.0.1, server: …``).
+_NGINX_CONTEXT = lazy(r"^\d+#\d+:[^\S\n]+(?:\*\d+[^\S\n]+)?(?=\S)")
+_NGINX_REQUEST = lazy(r",[^\S\n]+client:[^\S\n]+\S[^\n]*$")
 #: After a time, Sidekiq's context and level (``pid=42 tid=2ab class=SyncJob jid=9f1 WARN: ``).
 _SIDEKIQ_CONTEXT = lazy(
     r"^pid=\d+[^\S\n]+tid=\w+(?:[^\S\n]+\w+=\S+){0,12}[^\S\n]+([A-Z]{4,7}):[^\S\n]+"
@@ -183,7 +187,7 @@ _INLINE_RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:\s+\S")
 _PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
 #: A level in lower case in brackets before a tool's message (prettier's ``[warn] Code style
 #: issues found …``, ``[error] …``).
-_LOWER_LEVEL = lazy(r"^\[(error|warn|info|debug)\]\s+(?=\S)")
+_LOWER_LEVEL = lazy(r"^\[(error|warn|info|debug|notice|crit|alert|emerg)\]\s+(?=\S)")
 _GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
 
 #: Lines that are stack frames, source excerpts or decoration: never the signature.
@@ -715,11 +719,38 @@ def written_below_error(line: str) -> bool:
     return _leveled_line(line)[1] == _BELOW_ERROR
 
 
+#: A logfmt line (Go's logrus and log/slog): its time, its level, and its fields
+#: (``time="…" level=error msg="connect failed" error="dial tcp …: connection refused"``).
+_LOGFMT = lazy(r'^[^\S\n]*(?:time|ts)=(?:"[^"\n]*"|\S+)[^\S\n]+level=([A-Za-z]+)[^\S\n]+(?=\w+=)')
+#: One of a logfmt line's fields, its value quoted (its quotes escaped inside) or bare.
+_LOGFMT_FIELD = lazy(r'(\w+)=("(?:[^"\\\n]|\\.)*"|\S*)')
+#: The fields of a logfmt line that say what failed, in the order read.
+_LOGFMT_TOLD = ("msg", "error", "err")
+
+
+def _logfmt_message(fields: str) -> str:
+    """A logfmt line's message: its ``msg`` and then its ``error`` (or ``err``), unquoted
+    (``connect failed: dial tcp 127.0.0.1:5432: connect: connection refused``)."""
+    found: dict[str, str] = {}
+    for name, value in _LOGFMT_FIELD.findall(fields):
+        if name in _LOGFMT_TOLD and name not in found:
+            if value.startswith('"'):
+                value = re.sub(r"\\(.)", r"\1", value[1:-1])
+            found[name] = value.strip()
+    told = [found[name] for name in _LOGFMT_TOLD if found.get(name)]
+    return ": ".join(told[:2])
+
+
 def _leveled_line(line: str) -> tuple[str, str | None]:
     """:func:`clean_line`'s line, and the level its log prefix says it was written at (None:
     no level)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
+    logfmt = _LOGFMT.match(line)
+    if logfmt:
+        message = _logfmt_message(line[logfmt.end() :])
+        if message:
+            said, line = _level_said(logfmt.group(1)), message
     dotnet = _DOTNET_LEVEL.match(line)
     if dotnet:
         said = _AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else _BELOW_ERROR
@@ -819,6 +850,9 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         said = _level_said(celery.group(1))
         error_level, below = error_level or said == _AT_ERROR, below or said == _BELOW_ERROR
         line = line[celery.end() :]
+    nginx = _NGINX_CONTEXT.match(line) if stamped else None
+    if nginx:
+        line = _NGINX_REQUEST.sub("", line[nginx.end() :], count=1)
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
@@ -1701,8 +1735,9 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bcommand\snot\sfound\b
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w.+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
+    | \slevel=(?i:error|fatal|panic|crit(?:ical)?|emerg)\s        # logfmt (logrus, slog)
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse|Connection\s(?:reset\sby\speer
+    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse|[Cc]onnection\s(?:reset\sby\speer
       |refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
       |Operation\snot\spermitted|Broken\spipe|Device\sor\sresource\sbusy|Disk\squota\sexceeded
       |Network\sis\sunreachable|No\sroute\sto\shost|Cannot\sallocate\smemory|Text\sfile\sbusy
