@@ -5913,6 +5913,15 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "[app.views:88] RuntimeError: cache warmup failed",
             "RuntimeError: cache warmup failed",
         ),
+        # ... but an exception's class before " - " is the error's (qa-s62b G1)
+        (
+            "2024-05-02 09:14:02,100 [main] ERROR java.net.SocketTimeoutException - Read timed out",
+            "java.net.SocketTimeoutException - Read timed out",
+        ),
+        (
+            "ERROR    app.http:client.py:88 requests.exceptions.ReadTimeout - read timed out",
+            "requests.exceptions.ReadTimeout - read timed out",
+        ),
         # pytest's captured log (its default format: the logger, the file and the line)
         (
             "------------------------------ Captured log call -------------------------------\n"

@@ -484,14 +484,42 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     redis = "redis.exceptions.ConnectionError: Error 111 connecting to 10.0.0.3:6379."
     plugins = "ImportError: cannot import name 'x' from 'y'"
     assert warned_errors(log) == [redis, cause, plugins]
-    # the crash's own error, warned of before: not asked again
-    assert warned_errors(log, {"redis.exceptions.ConnectionError: Error 111"}) == [
+    # the crash's own error, warned of before (of another host): not asked again
+    own = "redis.exceptions.ConnectionError: Error 111 connecting to 10.0.0.9:6379."
+    assert warned_errors(log, {own}) == [
         cause,
         plugins,
     ]
     assert fallbacks_of_pasted_error(log, None)[:1] == [(redis, True)]
     assert fallbacks_of_pasted_error(log, False) == []  # not an error: no paste
     assert fallbacks_of_pasted_error(log.splitlines()[4], None) == []  # one line: no paste
+    # two messages of one class are two errors, one refused connection to three hosts one
+    # (qa-s62b G2); a handled error logged at DEBUG or INFO is none (G3); Hibernate's "SQL
+    # Error: 0, SQLState: 08001" is no error of its own (G4)
+    assorted = "\n".join(
+        [
+            "2024-05-02 09:14:01,000 DEBUG app.cache: stale entry ignored: "
+            "json.decoder.JSONDecodeError: Expecting value",
+            "2024-05-02 09:14:01,100 INFO app.tls: falling back after ssl.SSLError: [SSL] bad",
+            "09:14:01.200 [main] WARN  o.h.e.j.s.SqlExceptionHelper - SQL Error: 0, SQLState: "
+            "08001",
+            *(
+                f"2024-05-02 09:14:0{i},000 WARNING app.cache: ConnectionRefusedError: [Errno "
+                f"111] Connect call failed ('10.0.0.{i}', 637{i})"
+                for i in (2, 3, 4)
+            ),
+            "2024-05-02 09:14:05,000 WARNING app.orders: java.lang.IllegalStateException: "
+            "order 7 is closed",
+            "2024-05-02 09:14:06,000 ERROR app: java.lang.IllegalStateException: Failed to load "
+            "ApplicationContext",
+        ]
+    )
+    assert warned_errors(
+        assorted, {"java.lang.IllegalStateException: Failed to load ApplicationContext"}
+    ) == [
+        "java.lang.IllegalStateException: order 7 is closed",
+        "ConnectionRefusedError: [Errno 111] Connect call failed ('10.0.0.4', 6374)",
+    ]
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"
@@ -519,7 +547,7 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "PG::ConnectionBad: connection refused",
     ]
     many = "\n".join(
-        f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: Error{i}Error: down"
+        f"2024-05-02 09:14:02,100 WARNING app: call {i} failed: {'ABCDEFGH'[i]}Error: down"
         for i in range(MOST_WARNED_ASKED + 2)
     )
     assert len(warned_errors(many)) == MOST_WARNED_ASKED

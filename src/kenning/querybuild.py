@@ -445,9 +445,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     for line in reversed(lines[:crash]):
         if len(found) >= MOST_WARNED_ASKED:
             break
-        if not written_below_error(line) or not (
-            reports_error(line) or names_error(clean_line(line)[0])  # (Ruby's PG::ConnectionBad)
-        ):
+        if not written_below_error(line) or _written_quietly(line):
+            continue
+        if not (reports_error(line) or names_error(clean_line(line)[0])):  # (PG::ConnectionBad)
             continue
         for error in errors_on_line(line)[1][1:] or [line]:
             try:
@@ -460,8 +460,28 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     return list(found.values())[:MOST_WARNED_ASKED]
 
 
+#: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
+_WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
+#: The level words of the lines a log writes below a warning's (a DEBUG line's handled
+#: error is no crash's cause, qa-s62b G3), in a line's prefix, and logfmt's.
+_QUIET_LEVEL = lazy(
+    r"(?<![\w.$-])(?:DEBUG|INFO|TRACE|NOTICE|VERBOSE|debug|info|trace|notice|verbose)(?![\w.$-])"
+    r"|^[^\S\n]*[DIV](?:\d{4}[^\S\n]|,[^\S\n]\[)"
+)
+_LOGFMT_QUIET = lazy(r"(?:^|[^\S\n])level=(?i:debug|info|trace)[^\S\n]")
 #: A Ruby exception in its namespace, with its message (``Redis::CannotConnectError: …``).
 _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
+
+
+def _written_quietly(line: str) -> bool:
+    """Whether a log wrote ``line`` below a warning's level (DEBUG, INFO, klog's ``I0502``,
+    Ruby's ``D, [``, logfmt's ``level=debug``), as its prefix says."""
+    text = clean_line(line)[0]
+    at = line.find(text) if text else -1
+    return (
+        _QUIET_LEVEL.search(line[:at] if at > 0 else "") is not None
+        or _LOGFMT_QUIET.search(line) is not None
+    )
 
 
 def _warned_query(signature: str) -> str:
@@ -469,6 +489,8 @@ def _warned_query(signature: str) -> str:
     words after it (and a parenthesis that then closes nothing: backoff's ``Backing off
     fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
     told = _next_error(signature)
+    if told is not None and _WORD_BEFORE_ERROR.search(signature, 0, told[0] + 1):
+        told = None  # (Hibernate's "SQL Error: 0, SQLState: 08001" is no Error of its own)
     ruby = _RUBY_EXCEPTION.search(signature)  # ("giving up: PG::ConnectionBad: …")
     starts = [m for m in (told and told[0], ruby and ruby.start()) if m is not None]
     if starts:
@@ -480,15 +502,12 @@ def _warned_query(signature: str) -> str:
 
 
 def _error_kind(query: str) -> str:
-    """What makes two errors of a log's warnings one: the exception's class (its last name:
-    one refused connection to three hosts is one error), else the query's fingerprint."""
+    """What makes two errors of a log's warnings one: their fingerprints, but for their
+    numbers (one refused connection to three hosts and ports is one error; a redis and a
+    requests ConnectionError, or two messages of one class, are two, qa-s62b G2)."""
     from .fingerprints import error_fingerprint
 
-    told = _next_error(query)
-    if told is not None:
-        name = told[1].split(":", 1)[0]
-        return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].lower()
-    return error_fingerprint(query)
+    return re.sub(r"\d+", "#", error_fingerprint(query))
 
 
 def queries_from_error(raw: str) -> list[str]:

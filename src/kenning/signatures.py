@@ -139,7 +139,11 @@ _SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}
 #: the level a log4j or logback pattern printed (``[main] c.e.Payments - …``, log4j 2's
 #: ``%d [%t] %-5level %logger - %msg``, logback's ``%d [%thread] %-5level %logger - %msg``).
 _JAVA_LOGGER = lazy(
-    r"^(?:\[[^\]\n]{1,100}\][^\S\n]+)?[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
+    r"^(?:\[[^\]\n]{1,100}\][^\S\n]+)?"
+    # (not an exception's class: "ERROR java.lang.NullPointerException - null", qa-s62b G1)
+    r"(?![\w$.]*(?:Error|Exception|Warning|Timeout|Fault|Failure)[^\S\n]"
+    r"|[\w$.]*\.(?:exceptions?|errors?)\.)"
+    r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
 )
 #: logback's thread before the level (``09:14:02.100 [main] WARN  c.e.Payments - …``).
 _THREAD_BEFORE_LEVEL = lazy(
