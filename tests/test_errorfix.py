@@ -2507,6 +2507,11 @@ SAME_ERROR = [
         "ERROR    app.payments:payments.py:10 stripe.error.CardError: Your card was declined.",
         "stripe.error.CardError: Your card was declined.",
     ),
+    # ... and a Python logger's name before its exception ("%(levelname)s %(name)s: …")
+    (
+        "ERROR app.payments: stripe.error.CardError: Your card was declined.",
+        "stripe.error.CardError: Your card was declined.",
+    ),
     # logfmt's fields, nginx's process and connection and its request's details
     (
         'time=2024-05-02T09:14:03.000Z level=ERROR msg="request failed" err="context deadline '

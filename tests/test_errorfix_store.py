@@ -719,7 +719,7 @@ FINGERPRINT_RULES_PROBES = {
     13: "34889e3dd8a72229",
     14: "25a98b8643c90267",
     15: "58d5ea9a5e9e5cd1",
-    16: "c175af6cb6f0236f",
+    16: "73bee68de6c7eaa6",
 }
 
 

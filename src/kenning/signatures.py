@@ -145,6 +145,12 @@ _JAVA_LOGGER = lazy(
     r"|[\w$.]*\.(?:exceptions?|errors?)\.)"
     r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
 )
+#: A Python logger's name before an exception, after the level (``ERROR app.payments:
+#: stripe.error.CardError: …``, ``%(levelname)s %(name)s: %(message)s``): the exception is
+#: the error (a logger before words, ``importer.db: giving up: …``, is kept).
+_LOGGER_BEFORE_EXCEPTION = lazy(
+    r"^[a-z_]\w*(?:\.\w+)*:[^\S\n]+(?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b)"
+)
 #: logback's thread before the level (``09:14:02.100 [main] WARN  c.e.Payments - …``).
 _THREAD_BEFORE_LEVEL = lazy(
     r"^\[[^\]\n]{1,100}\][^\S\n]+(?=(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)[^\S\n])"
@@ -846,6 +852,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
             # what a Java logger's or pytest's pattern prints after the level, before the
             # message (the message is the error: a fix stored for it is its exact match)
             line = _JAVA_LOGGER.sub("", _PYTEST_LOG_SOURCE.sub("", line, count=1), count=1)
+            line = _LOGGER_BEFORE_EXCEPTION.sub("", line, count=1)
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
     line = _DOTTED_LOGGER.sub("", line, count=1)
