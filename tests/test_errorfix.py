@@ -3718,9 +3718,16 @@ def test_looks_like_error(text: str) -> None:
         "endpoint web: Bind for 0.0.0.0:8080 failed: port is already allocated",
         'docker: Error response from daemon: Conflict. The container name "/web" is already'
         " in use by container.",
-        # a logfmt line at an error's level (logrus, slog), Go's refused connection
+        # a logfmt line at an error's level (logrus, slog, go-kit's level first), Go's
+        # lower-case system errors (qa-s62c H7)
         'time="2024-05-02T09:14:02Z" level=error msg="connect failed"',
+        'level=error ts=2024-05-02T09:14:02Z caller=main.go:42 msg="boom"',
         "dial tcp 127.0.0.1:5432: connect: connection refused",
+        "open /data/wal: permission denied",
+        "open config.yaml: no such file or directory",
+        "listen tcp :8080: bind: address already in use",
+        "read tcp 10.0.0.1:5432: i/o timeout",
+        "sh: 1: ./node_modules/.bin/jest: not found",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",
         "sh: 1: jest: not found",
@@ -3756,6 +3763,10 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "Context: assert 5 == len(items) held before the refactor",
         "get assert statements out of the production code",
         "getting assertion errors in CI since the merge",
+        # a logfmt level a sentence or a quieter line names (qa-s62c H4)
+        "How do I set level=error for logrus so the debug lines go away?",
+        'time="2024-05-02T09:14:02Z" level=info msg="log level=error set from env"',
+        "I have permission denied issues with the volume",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:
@@ -5894,6 +5905,25 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             '\\"app\\""',
             'startup failed: pq: password authentication failed for user "app"',
         ),
+        # ... go-kit's, its level first; slog's level with its offset; a value's escapes and a
+        # value cut before its closing quote (qa-s62c H2, H3, H6)
+        (
+            'level=warn ts=2024-05-02T09:14:01Z caller=db.go:12 msg="retrying"\n'
+            'level=error ts=2024-05-02T09:14:02Z caller=main.go:42 msg="opening storage failed"'
+            ' err="open /data/wal: permission denied"',
+            "opening storage failed: open /data/wal: permission denied",
+        ),
+        ('time=2024-05-02T09:14:02Z level=ERROR+2 msg="flush failed"', "flush failed"),
+        (
+            'time="2024-05-02T09:14:02Z" level=error msg="apply failed:\\n\\t* dial tcp '
+            '10.0.0.5:6379: connect: connection refused" error="caf\\u00e9"',
+            "apply failed: * dial tcp 10.0.0.5:6379: connect: connection refused: café",
+        ),
+        (
+            'time="2024-05-02T09:14:02Z" level=error msg="failed to pull image registry.example'
+            ".com/web:1.4: rpc error",
+            "failed to pull image registry.example.com/web:1.4: rpc error",
+        ),
         # nginx's error log: its process, thread and connection, and the request's details
         (
             '2024/05/02 09:14:01 [warn] 7#7: the "ssl" directive is deprecated\n'
@@ -5917,6 +5947,18 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "Error 111 connecting to localhost:6379.\n[02/May/2024 09:14:04] ERROR "
             "[app.views:88] RuntimeError: cache warmup failed",
             "RuntimeError: cache warmup failed",
+        ),
+        # ... a handler of exceptions is a logger (qa-s62c H5)
+        (
+            "2024-05-02 09:14:03,100 ERROR [http-nio-8080-exec-1] com.example.exception."
+            "GlobalExceptionHandler - java.lang.IllegalStateException: order 7 is closed",
+            "java.lang.IllegalStateException: order 7 is closed",
+        ),
+        # nginx's request details are its last ", client: …, server: …" (qa-s62c H9)
+        (
+            '2024/05/02 09:14:02 [error] 7#7: *1 upstream sent "bad header, client: x" while '
+            'reading, client: 10.0.0.1, server: _, request: "GET / HTTP/1.1"',
+            'upstream sent "bad header, client: x" while reading',
         ),
         # ... but an exception's class before " - " is the error's (qa-s62b G1)
         (

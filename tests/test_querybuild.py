@@ -455,7 +455,12 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     without the retry's words (qa-s62 F3: found by words at 0.87, not exactly), one for a
     retry warned of three times or against three hosts, none for the crash's own error, one
     that names none (``app: ERROR``), nor a warning after the crash (qa-s62 F8)."""
-    from kenning.querybuild import MOST_WARNED_ASKED, fallbacks_of_pasted_error, warned_errors
+    from kenning.querybuild import (
+        MOST_WARNED_ASKED,
+        WARNED_LINES_READ,
+        fallbacks_of_pasted_error,
+        warned_errors,
+    )
 
     cause = 'psycopg.OperationalError: connection to server at "127.0.0.1", port 5432 failed'
     log = "\n".join(
@@ -520,6 +525,25 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "java.lang.IllegalStateException: order 7 is closed",
         "ConnectionRefusedError: [Errno 111] Connect call failed ('10.0.0.4', 6374)",
     ]
+    # a Go error told in words, logfmt's (qa-s62c H1)
+    go = (
+        'time="2024-05-02T09:14:02Z" level=warning msg="connect failed" error="dial tcp '
+        '127.0.0.1:5432: connect: connection refused" attempt=1\n'
+        'time="2024-05-02T09:14:05Z" level=fatal msg="giving up after 3 attempts"'
+    )
+    assert warned_errors(go) == [
+        "connect failed: dial tcp 127.0.0.1:5432: connect: connection refused"
+    ]
+    # the nearest WARNED_LINES_READ lines above the crash are read (qa-s62c H8)
+    far = "\n".join(
+        [
+            "2024-05-02 09:14:01,000 WARNING app: cache: ValueError: far away",
+            *["2024-05-02 09:14:02,000 INFO app: tick"] * WARNED_LINES_READ,
+            "2024-05-02 09:14:03,000 ERROR app: RuntimeError: gave up",
+        ]
+    )
+    assert warned_errors(far) == []
+    assert warned_errors(far.replace("INFO app: tick\n", "", 1)) == ["ValueError: far away"]
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"

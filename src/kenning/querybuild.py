@@ -426,11 +426,12 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     crash, :func:`written_below_error`), but may be the cause the crash's give-up does not
     name, whose fix is wanted after the crash's. Each is its query (:func:`query_from_error`)
     from its exception on (not the logger's name before it), without a retry's words after it
-    (``; retrying (2/3)``), and names an error of its own (:func:`names_error`: not ``app:
-    ERROR`` nor a traceback's header); one error is asked once (a retry warned of three
-    times, against three hosts), and none that ``asked`` holds (the crash's own, warned of
-    before it was given up on). A warning after the crash (a shutdown's broken pipe) is not
-    its cause."""
+    (``; retrying (2/3)``), and is an error of its own (:func:`_an_error_of_its_own`: not
+    ``app: ERROR`` nor a traceback's header); one error is asked once (a retry warned of
+    three times, against three hosts), and none that ``asked`` holds (the crash's own,
+    warned of before it was given up on). A warning after the crash (a shutdown's broken
+    pipe), one logged at DEBUG or INFO (a handled error) and one more than
+    :data:`WARNED_LINES_READ` lines above it are not its cause."""
     lines = raw.splitlines()
     crash = next(
         (
@@ -442,12 +443,18 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     )
     known = {_error_kind(query) for query in asked}
     found: dict[str, str] = {}
-    for line in reversed(lines[:crash]):
+    read: set[str] = set()  # a message warned of again (its numbers another) is read once
+    for line in reversed(lines[max(0, crash - WARNED_LINES_READ) : crash]):
         if len(found) >= MOST_WARNED_ASKED:
             break
-        if not written_below_error(line) or _written_quietly(line):
+        if not written_below_error(line):
             continue
-        if not (reports_error(line) or names_error(clean_line(line)[0])):  # (PG::ConnectionBad)
+        text = clean_line(line)[0]
+        seen = _DIGITS.sub("#", text)  # (its numbers another: a retry's count, a port)
+        if seen in read or _written_quietly(line, text):
+            continue
+        read.add(seen)
+        if not (reports_error(line) or names_error(text)):  # (PG::ConnectionBad)
             continue
         for error in errors_on_line(line)[1][1:] or [line]:
             try:
@@ -455,11 +462,32 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             except UserInputError:
                 continue
             kind = _error_kind(query)
-            if query and names_error(query) and query not in asked and kind not in known:
+            if _an_error_of_its_own(query) and query not in asked and kind not in known:
                 found.setdefault(kind, query)
     return list(found.values())[:MOST_WARNED_ASKED]
 
 
+#: At most this many lines above a log's crash are read for its warnings (the nearest are
+#: the likeliest causes; each costs ~0.5 ms: a 10,000-line log took 7 s, qa-s62c H8).
+WARNED_LINES_READ = 400
+
+
+def _an_error_of_its_own(query: str) -> bool:
+    """Whether a warning's query names an error (an exception, a tool's error line) or tells
+    one in words (Go's ``dial tcp …: connect: connection refused``, qa-s62c H1), not only a
+    level or a traceback's header (``app: ERROR``, ``Error: 2024-05-02T09:14:02Z``)."""
+    if names_error(query):
+        return True
+    return (
+        looks_like_error(query)
+        and len(_WORD.findall(query)) >= 3
+        and "Traceback (most recent call last)" not in query
+    )
+
+
+#: A word of a message, in lower case (Hibernate's "SQL Error: 0, SQLState: 08001" has none).
+_WORD = lazy(r"\b[a-z]{2,}\b")
+_DIGITS = lazy(r"\d+")
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 #: The level words of the lines a log writes below a warning's (a DEBUG line's handled
@@ -473,10 +501,10 @@ _LOGFMT_QUIET = lazy(r"(?:^|[^\S\n])level=(?i:debug|info|trace)[^\S\n]")
 _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
 
 
-def _written_quietly(line: str) -> bool:
-    """Whether a log wrote ``line`` below a warning's level (DEBUG, INFO, klog's ``I0502``,
-    Ruby's ``D, [``, logfmt's ``level=debug``), as its prefix says."""
-    text = clean_line(line)[0]
+def _written_quietly(line: str, text: str) -> bool:
+    """Whether a log wrote ``line`` (``text`` once its prefix is read off) below a warning's
+    level (DEBUG, INFO, klog's ``I0502``, Ruby's ``D, [``, logfmt's ``level=debug``), as its
+    prefix says."""
     at = line.find(text) if text else -1
     return (
         _QUIET_LEVEL.search(line[:at] if at > 0 else "") is not None

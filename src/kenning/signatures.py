@@ -142,7 +142,10 @@ _JAVA_LOGGER = lazy(
     r"^(?:\[[^\]\n]{1,100}\][^\S\n]+)?"
     # (not an exception's class: "ERROR java.lang.NullPointerException - null", qa-s62b G1)
     r"(?![\w$.]*(?:Error|Exception|Warning|Timeout|Fault|Failure)[^\S\n]"
-    r"|[\w$.]*\.(?:exceptions?|errors?)\.)"
+    # (an exceptions module's class, but no handler of them: Spring's
+    # com.example.exception.GlobalExceptionHandler is a logger, qa-s62c H5)
+    r"|[\w$.]*\.(?:exceptions?|errors?)\.(?![\w$]*(?:Handler|Advice|Resolver|Mapper|Translator"
+    r"|Controller|Filter|Interceptor|Listener|Config)[^\S\n]))"
     r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
 )
 #: A Python logger's name before an exception, after the level (``ERROR app.payments:
@@ -174,7 +177,7 @@ _HEROKU_SOURCE = lazy(r"^(?:app|heroku)\[[\w.-]{1,60}\]:[^\S\n]+(?=\S)")
 #: After nginx's time and level, its process and thread (``7#7: ``) and the connection
 #: (``*1 ``); the request's details after the message (``, client: 10.0.0.1, server: …``).
 _NGINX_CONTEXT = lazy(r"^\d+#\d+:[^\S\n]+(?:\*\d+[^\S\n]+)?(?=\S)")
-_NGINX_REQUEST = lazy(r",[^\S\n]+client:[^\S\n]+\S[^\n]*$")
+_NGINX_REQUEST = lazy(r"^(.*),[^\S\n]+client:[^\S\n]+[^\s,]+,[^\S\n]+server:[^\S\n][^\n]*$")
 #: After a time, Sidekiq's context and level (``pid=42 tid=2ab class=SyncJob jid=9f1 WARN: ``).
 _SIDEKIQ_CONTEXT = lazy(
     r"^pid=\d+[^\S\n]+tid=\w+(?:[^\S\n]+\w+=\S+){0,12}[^\S\n]+([A-Z]{4,7}):[^\S\n]+"
@@ -729,24 +732,40 @@ def written_below_error(line: str) -> bool:
     return _leveled_line(line)[1] == _BELOW_ERROR
 
 
-#: A logfmt line (Go's logrus and log/slog): its time, its level, and its fields
-#: (``time="…" level=error msg="connect failed" error="dial tcp …: connection refused"``).
-_LOGFMT = lazy(r'^[^\S\n]*(?:time|ts)=(?:"[^"\n]*"|\S+)[^\S\n]+level=([A-Za-z]+)[^\S\n]+(?=\w+=)')
-#: One of a logfmt line's fields, its value quoted (its quotes escaped inside) or bare.
-_LOGFMT_FIELD = lazy(r'(\w+)=("(?:[^"\\\n]|\\.)*"|\S*)')
+#: A logfmt line (Go's logrus and log/slog, go-kit's): its fields, its level among the first
+#: (``time="…" level=error msg="connect failed" error="dial tcp …: connection refused"``,
+#: go-kit's ``level=error ts=… caller=… msg=…``, slog's ``level=ERROR+2``).
+_LOGFMT = lazy(
+    r'^[^\S\n]*(?:\w+=(?:"(?:[^"\\\n]|\\.)*"|[^\s"]*)[^\S\n]+){0,4}?'
+    r"level=([A-Za-z]+)(?:[+-]\d+)?(?=[^\S\n]+\w+=)"
+)
+#: One of a logfmt line's fields, its value quoted (its quotes escaped inside; the line may
+#: end before the closing quote, cut by a log shipper) or bare.
+_LOGFMT_FIELD = lazy(r'(?<!\S)(\w+)=("(?:[^"\\\n]|\\.)*(?:"|$)|[^\s"]*)')
+#: A logfmt value's escapes: ``\"``, ``\\``, ``\n`` and ``\t`` (a multi-line error's lines), and
+#: ``\u00e9``.
+_LOGFMT_ESCAPE = lazy(r"\\(u[0-9A-Fa-f]{4}|.)")
 #: The fields of a logfmt line that say what failed, in the order read.
 _LOGFMT_TOLD = ("msg", "error", "err")
 
 
-def _logfmt_message(fields: str) -> str:
+def _logfmt_unescaped(escape: re.Match[str]) -> str:
+    said = escape.group(1)
+    if said.startswith("u") and len(said) == 5:
+        return chr(int(said[1:], 16))
+    return " " if said in "ntr" else said
+
+
+def _logfmt_message(line: str) -> str:
     """A logfmt line's message: its ``msg`` and then its ``error`` (or ``err``), unquoted
     (``connect failed: dial tcp 127.0.0.1:5432: connect: connection refused``)."""
     found: dict[str, str] = {}
-    for name, value in _LOGFMT_FIELD.findall(fields):
+    for name, value in _LOGFMT_FIELD.findall(line):
         if name in _LOGFMT_TOLD and name not in found:
             if value.startswith('"'):
-                value = re.sub(r"\\(.)", r"\1", value[1:-1])
-            found[name] = value.strip()
+                closed = len(value) > 1 and value.endswith('"') and not value.endswith('\\"')
+                value = _LOGFMT_ESCAPE.sub(_logfmt_unescaped, value[1 : -1 if closed else None])
+            found[name] = " ".join(value.split())
     told = [found[name] for name in _LOGFMT_TOLD if found.get(name)]
     return ": ".join(told[:2])
 
@@ -758,7 +777,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     said: str | None = None  # a level only the formats below say
     logfmt = _LOGFMT.match(line)
     if logfmt:
-        message = _logfmt_message(line[logfmt.end() :])
+        message = _logfmt_message(line)
         if message:
             said, line = _level_said(logfmt.group(1)), message
     dotnet = _DOTNET_LEVEL.match(line)
@@ -863,7 +882,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         line = line[celery.end() :]
     nginx = _NGINX_CONTEXT.match(line) if stamped else None
     if nginx:
-        line = _NGINX_REQUEST.sub("", line[nginx.end() :], count=1)
+        line = _NGINX_REQUEST.sub(r"\1", line[nginx.end() :], count=1)  # (its last)
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         error_level = True
     line = _PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
@@ -1744,12 +1763,15 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bexit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*\d+
     | \bnpm\s+(?:ERR!|error)
     | \bcommand\snot\sfound\b
-    | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w.+-]+:\snot\sfound$  # dash's
+    | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
-    | \slevel=(?i:error|fatal|panic|crit(?:ical)?|emerg)\s        # logfmt (logrus, slog)
+    | ^[^\S\n]*(?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,4}?level=(?i:error|fatal|panic|crit(?:ical)?
+      |emerg)(?:[+-]\d+)?[^\S\n]+\w+=                           # logfmt (logrus, slog, go-kit)
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse|[Cc]onnection\s(?:reset\sby\speer
-      |refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
+    | :\s(?:no\ssuch\sfile\sor\sdirectory|permission\sdenied)\b       # Go's, lower case
+    | :\si/o\stimeout\b                                   # Go's
+    | :\s(?:No\sspace\sleft\son\sdevice|[Aa]ddress\salready\sin\suse
+      |[Cc]onnection\s(?:reset\sby\speer|refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
       |Operation\snot\spermitted|Broken\spipe|Device\sor\sresource\sbusy|Disk\squota\sexceeded
       |Network\sis\sunreachable|No\sroute\sto\shost|Cannot\sallocate\smemory|Text\sfile\sbusy
       |Resource\stemporarily\sunavailable|Exec\sformat\serror)\b  # a system call's error
