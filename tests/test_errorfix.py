@@ -3725,6 +3725,8 @@ def test_looks_like_error(text: str) -> None:
         "dial tcp 127.0.0.1:5432: connect: connection refused",
         "open /data/wal: permission denied",
         "open config.yaml: no such file or directory",
+        # a logfmt error line under a prefix (journald's, compose's; qa-s62d J2)
+        'api-1  | time="2024-05-02T09:14:02Z" level=error msg="startup failed" error="x y"',
         "listen tcp :8080: bind: address already in use",
         "read tcp 10.0.0.1:5432: i/o timeout",
         "sh: 1: ./node_modules/.bin/jest: not found",
@@ -3767,6 +3769,10 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "How do I set level=error for logrus so the debug lines go away?",
         'time="2024-05-02T09:14:02Z" level=info msg="log level=error set from env"',
         "I have permission denied issues with the volume",
+        # ... nor after a label (qa-s62d J6)
+        "Quick question: permission denied errors keep showing when I mount the volume",
+        "Note: no such file or directory is what you get if the path is relative",
+        "FYI: address already in use happens when the old server is still running",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:
@@ -5923,6 +5929,29 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'time="2024-05-02T09:14:02Z" level=error msg="failed to pull image registry.example'
             ".com/web:1.4: rpc error",
             "failed to pull image registry.example.com/web:1.4: rpc error",
+        ),
+        # ... a character outside the BMP escaped as two halves (qa-s62d J1: two lone
+        # surrogates failed every write and recall of the text), structlog's "event" (J3), a
+        # value ending in an escaped backslash (J8), a logfmt line under compose (J2)
+        (
+            'time="2024-05-02T09:14:02Z" level=error msg="bad payload \\ud83d\\ude00 in field'
+            ' name" error="invalid character"',
+            "bad payload \U0001f600 in field name: invalid character",
+        ),
+        (
+            'timestamp=2024-05-02T09:14:02Z event="redis cache connect failed" level=error '
+            'error="connection refused"',
+            "redis cache connect failed: connection refused",
+        ),
+        (
+            'time="2024-05-02T09:14:02Z" level=error msg="cannot open C:\\\\data\\\\" '
+            'error="access is denied"',
+            "cannot open C:\\data\\: access is denied",
+        ),
+        (
+            'api-1  | time="2024-05-02T09:14:02Z" level=fatal msg="startup failed" error="pq: '
+            'password authentication failed for user app"',
+            "startup failed: pq: password authentication failed for user app",
         ),
         # nginx's error log: its process, thread and connection, and the request's details
         (

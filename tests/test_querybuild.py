@@ -534,16 +534,34 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     assert warned_errors(go) == [
         "connect failed: dial tcp 127.0.0.1:5432: connect: connection refused"
     ]
-    # the nearest WARNED_LINES_READ lines above the crash are read (qa-s62c H8)
+    # the nearest WARNED_LINES_READ warnings above the crash are read (qa-s62c H8), INFO
+    # lines between them not counted (qa-s62d J4)
     far = "\n".join(
         [
             "2024-05-02 09:14:01,000 WARNING app: cache: ValueError: far away",
-            *["2024-05-02 09:14:02,000 INFO app: tick"] * WARNED_LINES_READ,
+            *(  # (each another message, its numbers aside)
+                "2024-05-02 09:14:02,000 WARNING app: slow call "
+                + "".join("abcdefghij"[int(digit)] for digit in f"{i:04d}")
+                for i in range(WARNED_LINES_READ)
+            ),
+            *["2024-05-02 09:14:02,500 INFO app: GET /health 200"] * 1000,
             "2024-05-02 09:14:03,000 ERROR app: RuntimeError: gave up",
         ]
     )
     assert warned_errors(far) == []
-    assert warned_errors(far.replace("INFO app: tick\n", "", 1)) == ["ValueError: far away"]
+    assert warned_errors(far.replace("WARNING app: slow call aaaa\n", "", 1)) == [
+        "ValueError: far away"
+    ]
+    # a warning that names the ERROR level or uncaught exceptions in a sentence is none
+    # (qa-s62d J5)
+    chatty = (
+        "2024-05-02 09:14:01,000 WARNING app.config: ERROR level logging is disabled for "
+        "module payments, using WARNING\n"
+        "2024-05-02 09:14:01,500 WARNING app: Uncaught exceptions in handlers will terminate "
+        "the process in the next major version\n"
+        "2024-05-02 09:14:03,000 ERROR app: RuntimeError: gave up"
+    )
+    assert warned_errors(chatty) == []
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"

@@ -731,7 +731,7 @@ def recall(
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
         # its signature, and each error a line of it tells in a sentence, as recall asks a
-        # pasted log's; the errors its warnings name for the slots left
+        # pasted log's; the errors its warnings name, as its fallbacks
         raw = _read_output(raw_error)
         queries = [(error, True) for error in queries_from_error(raw)]
         fallbacks = [(error, True) for error in warned_errors(raw, {q for q, _ in queries})]

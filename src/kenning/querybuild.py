@@ -397,8 +397,8 @@ def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, 
 def fallbacks_of_pasted_error(
     query: str, errors: bool | None, asked: Collection[str] = ()
 ) -> list[tuple[str, bool | None]]:
-    """The fallback queries of a recall (asked for the slots its queries' hits leave,
-    :meth:`~kenning.store.MemoryStore.recall_many`): of a pasted log
+    """The fallback queries of a recall (:meth:`~kenning.store.MemoryStore.recall_many`:
+    their hits compete for the places after its queries' best hit): of a pasted log
     (:func:`queries_of_pasted_error`), the errors its warnings name (:func:`warned_errors`);
     of any other query, none."""
     if not _is_pasted_error(query, errors):
@@ -409,6 +409,11 @@ def fallbacks_of_pasted_error(
 #: At most this many errors of a log's warnings are asked (each costs a query's embedding,
 #: ~6 ms on 2 cores).
 MOST_WARNED_ASKED = 3
+#: At most this many warnings above a log's crash are read (the nearest are the likeliest
+#: causes; each costs ~0.5 ms: a 10,000-line log took 7 s, qa-s62c H8), among at most
+#: :data:`LINES_READ_FOR_WARNINGS` lines (an access log's INFO lines between them, J4).
+WARNED_LINES_READ = 400
+LINES_READ_FOR_WARNINGS = 5000
 #: What a retry's warning says after its error: ``; retrying (2/3)``, ``, retrying in 2s``,
 #: ``(attempt 2/5)``; not the error's (its fix was found by words at 0.87, not exactly).
 _RETRY_TAIL = lazy(
@@ -444,8 +449,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     known = {_error_kind(query) for query in asked}
     found: dict[str, str] = {}
     read: set[str] = set()  # a message warned of again (its numbers another) is read once
-    for line in reversed(lines[max(0, crash - WARNED_LINES_READ) : crash]):
-        if len(found) >= MOST_WARNED_ASKED:
+    warnings = 0
+    for line in reversed(lines[max(0, crash - LINES_READ_FOR_WARNINGS) : crash]):
+        if len(found) >= MOST_WARNED_ASKED or warnings >= WARNED_LINES_READ:
             break
         if not written_below_error(line):
             continue
@@ -454,6 +460,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         if seen in read or _written_quietly(line, text):
             continue
         read.add(seen)
+        warnings += 1
         if not (reports_error(line) or names_error(text)):  # (PG::ConnectionBad)
             continue
         for error in errors_on_line(line)[1][1:] or [line]:
@@ -467,19 +474,17 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     return list(found.values())[:MOST_WARNED_ASKED]
 
 
-#: At most this many lines above a log's crash are read for its warnings (the nearest are
-#: the likeliest causes; each costs ~0.5 ms: a 10,000-line log took 7 s, qa-s62c H8).
-WARNED_LINES_READ = 400
-
-
 def _an_error_of_its_own(query: str) -> bool:
     """Whether a warning's query names an error (an exception, a tool's error line) or tells
     one in words (Go's ``dial tcp …: connect: connection refused``, qa-s62c H1), not only a
     level or a traceback's header (``app: ERROR``, ``Error: 2024-05-02T09:14:02Z``)."""
     if names_error(query):
         return True
+    # (an error's chain of causes, "…: connect: …": not a warning that names the ERROR level
+    # or uncaught exceptions in a sentence, qa-s62d J5)
     return (
         looks_like_error(query)
+        and ": " in _LEADING_LOGGER.sub("", query, count=1)
         and len(_WORD.findall(query)) >= 3
         and "Traceback (most recent call last)" not in query
     )
@@ -488,6 +493,7 @@ def _an_error_of_its_own(query: str) -> bool:
 #: A word of a message, in lower case (Hibernate's "SQL Error: 0, SQLState: 08001" has none).
 _WORD = lazy(r"\b[a-z]{2,}\b")
 _DIGITS = lazy(r"\d+")
+_LEADING_LOGGER = lazy(r"^[\w.]+:[^\S\n]+")
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 #: The level words of the lines a log writes below a warning's (a DEBUG line's handled
@@ -535,7 +541,7 @@ def _error_kind(query: str) -> str:
     requests ConnectionError, or two messages of one class, are two, qa-s62b G2)."""
     from .fingerprints import error_fingerprint
 
-    return re.sub(r"\d+", "#", error_fingerprint(query))
+    return _DIGITS.sub("#", error_fingerprint(query))
 
 
 def queries_from_error(raw: str) -> list[str]:

@@ -732,21 +732,24 @@ def written_below_error(line: str) -> bool:
     return _leveled_line(line)[1] == _BELOW_ERROR
 
 
-#: A logfmt line (Go's logrus and log/slog, go-kit's): its fields, its level among the first
-#: (``time="…" level=error msg="connect failed" error="dial tcp …: connection refused"``,
-#: go-kit's ``level=error ts=… caller=… msg=…``, slog's ``level=ERROR+2``).
+#: A logfmt line (Go's logrus and log/slog, go-kit's, structlog's): its fields, its level
+#: among the first (``time="…" level=error msg="connect failed" error="dial tcp …: connection
+#: refused"``, go-kit's ``level=error ts=… caller=… msg=…``, slog's ``level=ERROR+2``).
 _LOGFMT = lazy(
-    r'^[^\S\n]*(?:\w+=(?:"(?:[^"\\\n]|\\.)*"|[^\s"]*)[^\S\n]+){0,4}?'
+    r'^[^\S\n]*(?:\w+=(?:"(?:[^"\\\n]|\\.)*"|[^\s"]*)[^\S\n]+){0,8}?'
     r"level=([A-Za-z]+)(?:[+-]\d+)?(?=[^\S\n]+\w+=)"
 )
 #: One of a logfmt line's fields, its value quoted (its quotes escaped inside; the line may
 #: end before the closing quote, cut by a log shipper) or bare.
 _LOGFMT_FIELD = lazy(r'(?<!\S)(\w+)=("(?:[^"\\\n]|\\.)*(?:"|$)|[^\s"]*)')
+_LOGFMT_CLOSED = lazy(r'"(?:[^"\\\n]|\\.)*"')
 #: A logfmt value's escapes: ``\"``, ``\\``, ``\n`` and ``\t`` (a multi-line error's lines), and
 #: ``\u00e9``.
 _LOGFMT_ESCAPE = lazy(r"\\(u[0-9A-Fa-f]{4}|.)")
-#: The fields of a logfmt line that say what failed, in the order read.
-_LOGFMT_TOLD = ("msg", "error", "err")
+#: The fields of a logfmt line that say what happened, and what failed, in the order read
+#: (structlog's message is its ``event``, qa-s62d J3).
+_LOGFMT_SAID = ("msg", "message", "event")
+_LOGFMT_FAILED = ("error", "err")
 
 
 def _logfmt_unescaped(escape: re.Match[str]) -> str:
@@ -756,18 +759,36 @@ def _logfmt_unescaped(escape: re.Match[str]) -> str:
     return " " if said in "ntr" else said
 
 
+def _logfmt_value(value: str) -> str:
+    if value.startswith('"'):
+        closed = _LOGFMT_CLOSED.fullmatch(value) is not None  # (not '"C:\\data\\"' cut)
+        value = _LOGFMT_ESCAPE.sub(_logfmt_unescaped, value[1 : -1 if closed else None])
+        # a character outside the BMP escaped as two halves (``\ud83d\ude00``) is one; a
+        # half alone is no character (it failed every write of the text, qa-s62d J1)
+        value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return " ".join(value.split())
+
+
 def _logfmt_message(line: str) -> str:
-    """A logfmt line's message: its ``msg`` and then its ``error`` (or ``err``), unquoted
-    (``connect failed: dial tcp 127.0.0.1:5432: connect: connection refused``)."""
+    """A logfmt line's message: its ``msg`` (or ``message``, ``event``) and then its
+    ``error`` (or ``err``), unquoted (``connect failed: dial tcp 127.0.0.1:5432: connect:
+    connection refused``)."""
     found: dict[str, str] = {}
     for name, value in _LOGFMT_FIELD.findall(line):
-        if name in _LOGFMT_TOLD and name not in found:
-            if value.startswith('"'):
-                closed = len(value) > 1 and value.endswith('"') and not value.endswith('\\"')
-                value = _LOGFMT_ESCAPE.sub(_logfmt_unescaped, value[1 : -1 if closed else None])
-            found[name] = " ".join(value.split())
-    told = [found[name] for name in _LOGFMT_TOLD if found.get(name)]
-    return ": ".join(told[:2])
+        if name in (*_LOGFMT_SAID, *_LOGFMT_FAILED) and name not in found:
+            found[name] = _logfmt_value(value)
+    said = next((found[name] for name in _LOGFMT_SAID if found.get(name)), "")
+    failed = next((found[name] for name in _LOGFMT_FAILED if found.get(name)), "")
+    return ": ".join(part for part in (said, failed) if part)
+
+
+def _read_logfmt(line: str) -> tuple[str | None, str] | None:
+    """The level and the message of a logfmt line (None: it is none)."""
+    logfmt = _LOGFMT.match(line)
+    if logfmt is None:
+        return None
+    message = _logfmt_message(line)
+    return (_level_said(logfmt.group(1)), message) if message else None
 
 
 def _leveled_line(line: str) -> tuple[str, str | None]:
@@ -775,11 +796,9 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     no level)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
-    logfmt = _LOGFMT.match(line)
-    if logfmt:
-        message = _logfmt_message(line)
-        if message:
-            said, line = _level_said(logfmt.group(1)), message
+    logfmt = _read_logfmt(line)
+    if logfmt is not None:
+        said, line = logfmt
     dotnet = _DOTNET_LEVEL.match(line)
     if dotnet:
         said = _AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else _BELOW_ERROR
@@ -796,6 +815,9 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
+    logfmt = None if said is not None else _read_logfmt(line)  # (a service's, under compose)
+    if logfmt is not None:
+        said, line = logfmt
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)
@@ -852,6 +874,9 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
             # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
             line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
+            logfmt = None if said is not None else _read_logfmt(line)  # (journald's)
+            if logfmt is not None:
+                said, line = logfmt
             line = _THREAD_BEFORE_LEVEL.sub("", _HEROKU_SOURCE.sub("", line, count=1), count=1)
             sidekiq = _SIDEKIQ_CONTEXT.match(line)
             if sidekiq:
@@ -1765,13 +1790,16 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bcommand\snot\sfound\b
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
-    | ^[^\S\n]*(?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,4}?level=(?i:error|fatal|panic|crit(?:ical)?
-      |emerg)(?:[+-]\d+)?[^\S\n]+\w+=                           # logfmt (logrus, slog, go-kit)
+    | (?:^[^\S\n]*|[|:\]][^\S\n]+)(?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,8}?level=(?i:error|fatal
+      |panic|crit(?:ical)?|emerg)(?:[+-]\d+)?[^\S\n]+\w+=      # logfmt (logrus, slog, go-kit)
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | :\s(?:no\ssuch\sfile\sor\sdirectory|permission\sdenied)\b       # Go's, lower case
+    | \b(?:open|stat|lstat|mkdir|remove|rename|chmod|chown|unlink|symlink|readlink|exec|fork
+      |read|write)\s\S+:\s(?:no\ssuch\sfile\sor\sdirectory|permission\sdenied)\b  # Go's
     | :\si/o\stimeout\b                                   # Go's
-    | :\s(?:No\sspace\sleft\son\sdevice|[Aa]ddress\salready\sin\suse
-      |[Cc]onnection\s(?:reset\sby\speer|refused|timed\sout)|Read-only\sfile\ssystem|Directory\snot\sempty|Too\smany\sopen\sfiles
+    | \bbind:\saddress\salready\sin\suse\b                       # Go's
+    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse
+      |[Cc]onnection\s(?:reset\sby\speer|refused|timed\sout)|Read-only\sfile\ssystem
+      |Directory\snot\sempty|Too\smany\sopen\sfiles
       |Operation\snot\spermitted|Broken\spipe|Device\sor\sresource\sbusy|Disk\squota\sexceeded
       |Network\sis\sunreachable|No\sroute\sto\shost|Cannot\sallocate\smemory|Text\sfile\sbusy
       |Resource\stemporarily\sunavailable|Exec\sformat\serror)\b  # a system call's error

@@ -453,10 +453,12 @@ class StoreReads(StoreFreshness):
         first query as recalled, its ``floor`` the lowest applied, and it is an error recall
         when any query was one.
 
-        ``fallbacks``, pairs as ``queries``: asked only when the queries' hits leave some of
-        the ``keep`` slots free, and their hits (each held to its own query's floor) only fill
-        those, after every hit of the queries: the errors a log's warnings name above its
-        crash, whose fix is wanted when there is room, never in the crash's place."""
+        ``fallbacks``, pairs as ``queries`` (at most :data:`MOST_FALLBACKS`; a pasted log's
+        are the errors its warnings name above its crash,
+        :func:`~kenning.querybuild.fallbacks_of_pasted_error`): the queries' best hit keeps the
+        first place, and a fallback's hit (an exact match of its error, or one that scores the
+        generic floor) competes with the queries' other hits for the places after it: the
+        cause's fix after the crash's, never in its place."""
         from .freshness import best_fresh_first
         from .querybuild import (
             fallbacks_of_pasted_error,
@@ -477,7 +479,7 @@ class StoreReads(StoreFreshness):
         queries = [asked for pair in given for asked in queries_of_pasted_error(*pair)]
         asked = {query for query, _ in queries}
         fallbacks = [
-            *(asked for pair in fallbacks for asked in queries_of_pasted_error(*pair)),
+            *(one for pair in fallbacks for one in queries_of_pasted_error(*pair)),
             *(warned for pair in given for warned in fallbacks_of_pasted_error(*pair, asked)),
         ]
         fallbacks = [pair for pair in dict.fromkeys(fallbacks) if pair[0] not in asked]

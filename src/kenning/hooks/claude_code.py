@@ -159,11 +159,11 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
 
 
 def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
-    """The recall queries for a prompt, as ``(query, is_error_query)`` pairs, and the
-    fallbacks asked for the slots their hits leave
-    (:meth:`~kenning.store.MemoryStore.recall_many`): the errors a pasted log's warnings
-    name (:func:`kenning.querybuild.warned_errors`) where its crash names its own. ``[]``
-    when the prompt is too short to be worth a recall (and is no error of two words or more).
+    """The recall queries for a prompt, as ``(query, is_error_query)`` pairs, and their
+    fallbacks (:meth:`~kenning.store.MemoryStore.recall_many`: their hits compete for the
+    places after the queries' best hit): the errors a pasted log's warnings name
+    (:func:`kenning.querybuild.warned_errors`) where its crash names its own. ``[]`` when the
+    prompt is too short to be worth a recall (and is no error of two words or more).
 
     Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
     diff is cut out first (what follows it is kept). Without an error, the query is the
