@@ -413,7 +413,7 @@ MOST_WARNED_ASKED = 3
 #: causes; each costs ~0.5 ms: a 10,000-line log took 7 s, qa-s62c H8), among at most
 #: :data:`LINES_READ_FOR_WARNINGS` lines (an access log's INFO lines between them, J4).
 WARNED_LINES_READ = 400
-LINES_READ_FOR_WARNINGS = 5000
+LINES_READ_FOR_WARNINGS = 2000
 #: What a retry's warning says after its error: ``; retrying (2/3)``, ``, retrying in 2s``,
 #: ``(attempt 2/5)``; not the error's (its fix was found by words at 0.87, not exactly).
 _RETRY_TAIL = lazy(
