@@ -3729,6 +3729,11 @@ def test_looks_like_error(text: str) -> None:
         'api-1  | time="2024-05-02T09:14:02Z" level=error msg="startup failed" error="x y"',
         "listen tcp :8080: bind: address already in use",
         "read tcp 10.0.0.1:5432: i/o timeout",
+        # ... after any path or Go's connect (qa-s62e K1: the Docker socket's, runc's)
+        "dial unix /var/run/docker.sock: connect: permission denied",
+        "unlinkat /tmp/build/cache: permission denied",
+        'runc create failed: chdir to cwd ("/app") set in config.json failed: no such file or '
+        "directory",
         "sh: 1: ./node_modules/.bin/jest: not found",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",
@@ -3773,6 +3778,11 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "Quick question: permission denied errors keep showing when I mount the volume",
         "Note: no such file or directory is what you get if the path is relative",
         "FYI: address already in use happens when the old server is still running",
+        "How do I open files: permission denied when mounting the volume",
+        # a logfmt level quoted after a label, a tag or a service's own words (qa-s62e K2)
+        "My config is: level=error format=json output=stdout",
+        "[question] level=error handler=json x=1",
+        "web-1  | settings: level=error format=json",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:
@@ -5743,6 +5753,9 @@ def test_jest_s_heading_of_a_tests_log_is_not_its_error() -> None:
         "Object.is equality\n\n    Expected: 2\n    Received: 1\n"
     )
     assert extract_error_signature(log) == "Error: Uncaught [Error: boom]"
+    # a structlog event's name alone is no message (qa-s62e K5: "signup" was the signature)
+    line = "timestamp=2024-05-02T09:14:02Z event=signup level=error user=42"
+    assert extract_error_signature(line) != "signup"
     assert extract_error_signature("socket.error: [Errno 104] reset") == (
         "socket.error: [Errno 104] reset"
     )

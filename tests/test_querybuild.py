@@ -562,6 +562,11 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "2024-05-02 09:14:03,000 ERROR app: RuntimeError: gave up"
     )
     assert warned_errors(chatty) == []
+    # ... but one that tells a system call's error first is (qa-s62e K3)
+    refused = chatty.replace("ERROR level logging is disabled for", "Connection refused by")
+    assert warned_errors(refused) == [
+        "app.config: Connection refused by module payments, using WARNING"
+    ]
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"

@@ -482,9 +482,10 @@ def _an_error_of_its_own(query: str) -> bool:
         return True
     # (an error's chain of causes, "…: connect: …": not a warning that names the ERROR level
     # or uncaught exceptions in a sentence, qa-s62d J5)
+    body = _LEADING_LOGGER.sub("", query, count=1)
     return (
         looks_like_error(query)
-        and ": " in _LEADING_LOGGER.sub("", query, count=1)
+        and (": " in body or _SYSTEM_ERROR.match(body) is not None)
         and len(_WORD.findall(query)) >= 3
         and "Traceback (most recent call last)" not in query
     )
@@ -494,6 +495,12 @@ def _an_error_of_its_own(query: str) -> bool:
 _WORD = lazy(r"\b[a-z]{2,}\b")
 _DIGITS = lazy(r"\d+")
 _LEADING_LOGGER = lazy(r"^[\w.]+:[^\S\n]+")
+#: A system call's error told first (``Connection refused by redis at …``, qa-s62e K3).
+_SYSTEM_ERROR = lazy(
+    r"(?i:connection\s(?:refused|reset|timed\sout)|no\sspace\sleft\son\sdevice|permission"
+    r"\sdenied|no\ssuch\sfile\sor\sdirectory|address\salready\sin\suse|too\smany\sopen\sfiles"
+    r"|network\sis\sunreachable|no\sroute\sto\shost|broken\spipe)\b"
+)
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 #: The level words of the lines a log writes below a warning's (a DEBUG line's handled

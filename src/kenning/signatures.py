@@ -779,6 +779,8 @@ def _logfmt_message(line: str) -> str:
             found[name] = _logfmt_value(value)
     said = next((found[name] for name in _LOGFMT_SAID if found.get(name)), "")
     failed = next((found[name] for name in _LOGFMT_FAILED if found.get(name)), "")
+    if not failed and " " not in said:  # (an event's name, "signup": not what failed, K5)
+        return ""
     return ": ".join(part for part in (said, failed) if part)
 
 
@@ -1790,11 +1792,15 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bcommand\snot\sfound\b
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
-    | (?:^[^\S\n]*|[|:\]][^\S\n]+)(?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,8}?level=(?i:error|fatal
-      |panic|crit(?:ical)?|emerg)(?:[+-]\d+)?[^\S\n]+\w+=      # logfmt (logrus, slog, go-kit)
+    | ^(?:[^\S\n]*|[\w.-]+[^\S\n]+\|[^\S\n]+|[^\n]*?\[\d+\]:[^\S\n]+|\[[^\]\s]*/[^\]\s]*\][^\S\n]+)
+      (?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,8}?level=(?i:error|fatal|panic|crit(?:ical)?|emerg)
+      (?:[+-]\d+)?[^\S\n]+\w+=      # logfmt (logrus, slog, go-kit), under compose's, journald's
+                                     # or kubectl's prefix; not a sentence quoting one
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | \b(?:open|stat|lstat|mkdir|remove|rename|chmod|chown|unlink|symlink|readlink|exec|fork
-      |read|write)\s\S+:\s(?:no\ssuch\sfile\sor\sdirectory|permission\sdenied)\b  # Go's
+    | (?<!\S)(?:(?=[^\s:]*[/\\.])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
+      |permission\sdenied)\b
+                            # Go's, lower case, after a path ("open /data/wal: …", "dial unix
+                            # /var/run/docker.sock: connect: …"), not a sentence's label
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
     | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse
