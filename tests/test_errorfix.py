@@ -3734,6 +3734,10 @@ def test_looks_like_error(text: str) -> None:
         "unlinkat /tmp/build/cache: permission denied",
         'runc create failed: chdir to cwd ("/app") set in config.json failed: no such file or '
         "directory",
+        # ... and after Go's operation on a name, where its error starts (qa-s62f L2)
+        "open config: no such file or directory",
+        "fork/exec gcc: no such file or directory",
+        "getwd: no such file or directory",
         "sh: 1: ./node_modules/.bin/jest: not found",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",
@@ -3779,6 +3783,10 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "Note: no such file or directory is what you get if the path is relative",
         "FYI: address already in use happens when the old server is still running",
         "How do I open files: permission denied when mounting the volume",
+        # ... nor after a dotted label (qa-s62f L4)
+        "e.g.: permission denied is what a non-root user gets",
+        "fix(install.sh): permission denied on the cache folder",
+        "errors.eacces: permission denied",
         # a logfmt level quoted after a label, a tag or a service's own words (qa-s62e K2)
         "My config is: level=error format=json output=stdout",
         "[question] level=error handler=json x=1",
@@ -5756,6 +5764,8 @@ def test_jest_s_heading_of_a_tests_log_is_not_its_error() -> None:
     # a structlog event's name alone is no message (qa-s62e K5: "signup" was the signature)
     line = "timestamp=2024-05-02T09:14:02Z event=signup level=error user=42"
     assert extract_error_signature(line) != "signup"
+    # ... but a msg of one word is one (qa-s62f L5: the whole line was the signature)
+    assert extract_error_signature('time="x" level=error msg=ECONNRESET op=read') == "ECONNRESET"
     assert extract_error_signature("socket.error: [Errno 104] reset") == (
         "socket.error: [Errno 104] reset"
     )

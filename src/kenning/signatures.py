@@ -779,8 +779,8 @@ def _logfmt_message(line: str) -> str:
             found[name] = _logfmt_value(value)
     said = next((found[name] for name in _LOGFMT_SAID if found.get(name)), "")
     failed = next((found[name] for name in _LOGFMT_FAILED if found.get(name)), "")
-    if not failed and " " not in said:  # (an event's name, "signup": not what failed, K5)
-        return ""
+    if not failed and " " not in said and not found.get("msg"):
+        return ""  # (structlog's event's name, "signup": not what failed, K5; a msg is, L5)
     return ": ".join(part for part in (said, failed) if part)
 
 
@@ -1792,15 +1792,22 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bcommand\snot\sfound\b
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
-    | ^(?:[^\S\n]*|[\w.-]+[^\S\n]+\|[^\S\n]+|[^\n]*?\[\d+\]:[^\S\n]+|\[[^\]\s]*/[^\]\s]*\][^\S\n]+)
+    | ^(?:[^\S\n]*|[\w.-]+[^\S\n]+\|[^\S\n]+|[^\n]*?\[\d+\]:[^\S\n]+
+        |\[(?=[^\]\s]*/)[^\]\s]*+\][^\S\n]+|[^\n]*?[\]:|][^\S\n]+(?=(?:time|ts)=))
       (?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,8}?level=(?i:error|fatal|panic|crit(?:ical)?|emerg)
       (?:[+-]\d+)?[^\S\n]+\w+=      # logfmt (logrus, slog, go-kit), under compose's, journald's
-                                     # or kubectl's prefix; not a sentence quoting one
+                        # or kubectl's prefix, or any log's prefix before its time=; not a
+                        # sentence quoting a level (possessive: "[a/a/a…" was quadratic, L1)
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | (?<!\S)(?:(?=[^\s:]*[/\\.])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
+    | (?<!\S)(?:(?=[^\s:]*[/\\])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
       |permission\sdenied)\b
                             # Go's, lower case, after a path ("open /data/wal: …", "dial unix
                             # /var/run/docker.sock: connect: …"), not a sentence's label
+                            # ("e.g.: permission denied", "In README.md: …")
+    | (?:^[^\S\n]*|:\s)(?:open|stat|lstat|mkdir|remove|rename|chmod|chown|unlink|symlink|readlink
+      |fork/exec|exec|read|write|chdir|getwd)(?:\s[^\s:]++)?:\s(?:no\ssuch\sfile\sor\sdirectory
+      |permission\sdenied)\b    # ... after Go's operation on a name ("open config: …"), where
+                                # its error starts
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
     | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse
