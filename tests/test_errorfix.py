@@ -3725,8 +3725,11 @@ def test_looks_like_error(text: str) -> None:
         "dial tcp 127.0.0.1:5432: connect: connection refused",
         "open /data/wal: permission denied",
         "open config.yaml: no such file or directory",
-        # a logfmt error line under a prefix (journald's, compose's; qa-s62d J2)
+        # a logfmt error line under a prefix (journald's, compose's; qa-s62d J2; any log's
+        # before its time= or its level and msg=, qa-s62f L3)
         'api-1  | time="2024-05-02T09:14:02Z" level=error msg="startup failed" error="x y"',
+        '0|api      | level=error msg="migrations failed" err="database not ready"',
+        '<3>May  2 09:14:02 web1 app: level=error msg="migrations failed" err="not ready"',
         "listen tcp :8080: bind: address already in use",
         "read tcp 10.0.0.1:5432: i/o timeout",
         # ... after any path or Go's connect (qa-s62e K1: the Docker socket's, runc's)

@@ -64,6 +64,7 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "looks like an error: a path of dots": (looks_like_error, " at " + "." * QUERY + " x"),
     # 15 s at 100 KB: a kubectl prefix's "[…/…]" tried every split of a run of slashes
     "looks like an error: a bracket of slashes": (looks_like_error, "[" + "a/" * QUERY),
+    "looks like an error: labels of levels": (looks_like_error, "a: level=x " * (QUERY // 10)),
     "line score: a path of dots": (line_score, " at " + "." * NOTE + " x"),
     # 10 s: the words that end an error's message were tried after every space of a run
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),

@@ -1793,11 +1793,13 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
     | ^(?:[^\S\n]*|[\w.-]+[^\S\n]+\|[^\S\n]+|[^\n]*?\[\d+\]:[^\S\n]+
-        |\[(?=[^\]\s]*/)[^\]\s]*+\][^\S\n]+|[^\n]*?[\]:|][^\S\n]+(?=(?:time|ts)=))
+        |\[(?=[^\]\s]*/)[^\]\s]*+\][^\S\n]+|[^\n]*?[\]:|][^\S\n]+(?=(?:time|ts)=|level=\S+
+        (?:[^\S\n]+\w+=(?:"[^"\n]*"|\S+)){0,8}?[^\S\n]+(?:msg|caller|err|error)=))
       (?:\w+=(?:"[^"\n]*"|\S+)[^\S\n]+){0,8}?level=(?i:error|fatal|panic|crit(?:ical)?|emerg)
       (?:[+-]\d+)?[^\S\n]+\w+=      # logfmt (logrus, slog, go-kit), under compose's, journald's
-                        # or kubectl's prefix, or any log's prefix before its time=; not a
-                        # sentence quoting a level (possessive: "[a/a/a…" was quadratic, L1)
+                        # or kubectl's prefix, or any log's prefix before its time= (or its
+                        # level and msg=); not a sentence quoting a level (possessive: "[a/a/a…"
+                        # was quadratic, L1)
     | \bNo\ssuch\sfile\sor\sdirectory\b
     | (?<!\S)(?:(?=[^\s:]*[/\\])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
       |permission\sdenied)\b
