@@ -463,7 +463,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         warnings += 1
         if not (reports_error(line) or names_error(text)):  # (PG::ConnectionBad)
             continue
-        for error in errors_on_line(line)[1][1:] or [line]:
+        # (errors_on_line's of a line below an error's level, from the text read above)
+        told = [error for error in errors_in_sentence(text)[1] if error != line]
+        for error in told or [line]:
             try:
                 query = _warned_query(query_from_error(error))
             except UserInputError:

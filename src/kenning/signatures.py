@@ -784,13 +784,12 @@ def _logfmt_message(line: str) -> str:
     return ": ".join(part for part in (said, failed) if part)
 
 
-def _read_logfmt(line: str) -> tuple[str | None, str] | None:
-    """The level and the message of a logfmt line (None: it is none)."""
-    logfmt = _LOGFMT.match(line)
-    if logfmt is None:
-        return None
-    message = _logfmt_message(line)
-    return (_level_said(logfmt.group(1)), message) if message else None
+def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
+    """``(said, line)``, or the level and the message of ``line`` when it is a logfmt line
+    and no level was read before it."""
+    logfmt = None if said is not None else _LOGFMT.match(line)
+    message = _logfmt_message(line) if logfmt is not None else ""
+    return (_level_said(logfmt.group(1)), message) if logfmt and message else (said, line)
 
 
 def _leveled_line(line: str) -> tuple[str, str | None]:
@@ -798,9 +797,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     no level)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
-    logfmt = _read_logfmt(line)
-    if logfmt is not None:
-        said, line = logfmt
+    said, line = _read_logfmt(said, line)
     dotnet = _DOTNET_LEVEL.match(line)
     if dotnet:
         said = _AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else _BELOW_ERROR
@@ -817,9 +814,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
-    logfmt = None if said is not None else _read_logfmt(line)  # (a service's, under compose)
-    if logfmt is not None:
-        said, line = logfmt
+    said, line = _read_logfmt(said, line)  # (a service's, under compose)
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)
@@ -876,9 +871,7 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
         if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
             # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
             line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
-            logfmt = None if said is not None else _read_logfmt(line)  # (journald's)
-            if logfmt is not None:
-                said, line = logfmt
+            said, line = _read_logfmt(said, line)  # (journald's)
             line = _THREAD_BEFORE_LEVEL.sub("", _HEROKU_SOURCE.sub("", line, count=1), count=1)
             sidekiq = _SIDEKIQ_CONTEXT.match(line)
             if sidekiq:

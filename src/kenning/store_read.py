@@ -174,7 +174,7 @@ class _Held(NamedTuple):
         for memory_id, score in more.scores.items():
             scores[memory_id] = max(scores.get(memory_id, score), score)
         return _Held(
-            {**more.best, **self.best},
+            self.best,  # (the hits are chosen by then)
             scores,
             [*self.floors, *more.floors],
             [*self.kinds, *more.kinds],
