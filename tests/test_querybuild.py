@@ -458,6 +458,7 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     from kenning.querybuild import (
         MOST_WARNED_ASKED,
         WARNED_LINES_READ,
+        error_recall_queries,
         fallbacks_of_pasted_error,
         warned_errors,
     )
@@ -498,6 +499,16 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     assert fallbacks_of_pasted_error(log, None)[:1] == [(redis, True)]
     assert fallbacks_of_pasted_error(log, False) == []  # not an error: no paste
     assert fallbacks_of_pasted_error(log.splitlines()[4], None) == []  # one line: no paste
+    # what `kenning recall --error` asks of it: the log's error, and these as its fallbacks;
+    # of one line, that line's error (an error given as one, not a paste)
+    assert error_recall_queries(log) == (
+        [("RuntimeError: database not ready", True)],
+        [(redis, True), (cause, True), (plugins, True)],
+    )
+    assert error_recall_queries("2024-05-02 09:14:08,220 ERROR app: KeyError: 'user'") == (
+        [("KeyError: 'user'", True)],
+        [],
+    )
     # two messages of one class are two errors, one refused connection to three hosts one
     # (qa-s62b G2); a handled error logged at DEBUG or INFO is none (G3); Hibernate's "SQL
     # Error: 0, SQLState: 08001" is no error of its own (G4)

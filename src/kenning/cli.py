@@ -726,15 +726,11 @@ def recall(
     queries: list[tuple[str, bool | None]]
     fallbacks: list[tuple[str, bool | None]] = []
     if raw_error is not None:
-        from .querybuild import queries_from_error, warned_errors
+        from .querybuild import error_recall_queries
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
-        # its signature, and each error a line of it tells in a sentence, as recall asks a
-        # pasted log's; the errors its warnings name, as its fallbacks
-        raw = _read_output(raw_error)
-        queries = [(error, True) for error in queries_from_error(raw)]
-        fallbacks = [(error, True) for error in warned_errors(raw, {q for q, _ in queries})]
+        queries, fallbacks = error_recall_queries(_read_output(raw_error))
     elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
     elif query == "-":  # the query from standard input, as remember takes a note

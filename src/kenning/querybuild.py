@@ -43,6 +43,7 @@ __all__ = [
     "check_query",
     "diff_files",
     "error_in_sentence",
+    "error_recall_queries",
     "file_categories",
     "is_diff",
     "is_request_line",
@@ -392,6 +393,20 @@ def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, 
     if not _is_pasted_error(query, errors):
         return [(query, errors)]
     return [(asked, True) for asked in queries_from_error(query)]
+
+
+def error_recall_queries(
+    raw: str,
+) -> tuple[list[tuple[str, bool | None]], list[tuple[str, bool | None]]]:
+    """The error queries of an error text or log given as one (``kenning recall --error``),
+    each with ``True`` (an error query), and the fallbacks of that recall
+    (:meth:`~kenning.store.MemoryStore.recall_many`): its signature and the errors its lines
+    tell in a sentence (:func:`queries_from_error`), and the errors its warnings name above
+    its crash (:func:`warned_errors`), as :meth:`~kenning.store.MemoryStore.recall_many`
+    asks a pasted log's; one line is read as an error too."""
+    queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]
+    asked = {query for query, _ in queries}
+    return queries, [(error, True) for error in warned_errors(raw, asked)]
 
 
 def fallbacks_of_pasted_error(
