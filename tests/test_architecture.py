@@ -25,6 +25,7 @@ PURE = {
     "lexical",
     "errorfix",
     "signatures",
+    "log_formats",
     "fingerprints",
     "solution_docs",
     "querybuild",

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import lazy
-from .signatures import ANSI, CONTROL, extract_error_signature, without_exit_code_suffix
+from .log_formats import ANSI, CONTROL
+from .signatures import extract_error_signature, without_exit_code_suffix
 
 __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 

@@ -20,11 +20,11 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
+from .log_formats import ANSI
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
 from .signatures import (
-    ANSI,
     FAILED_ASSERT,
     clean_line,
     extract_error_signature,

@@ -22,7 +22,8 @@ from pathlib import Path
 from .errorfix import FIX_MAX_CHARS, SIGNATURE_MAX_CHARS, SUMMARY_MAX_CHARS, ErrorFixEntry, one_line
 from .fingerprints import error_fingerprint
 from .lazyre import lazy
-from .signatures import ANSI, LOCATION_PREFIX, clean_line, line_score, signatures_of
+from .log_formats import ANSI
+from .signatures import LOCATION_PREFIX, clean_line, line_score, signatures_of
 from .truncation import cut_at_word_boundary
 
 __all__ = [

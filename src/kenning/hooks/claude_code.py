@@ -175,6 +175,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
     from ..errors import UserInputError
+    from ..log_formats import ANSI
     from ..querybuild import (
         MOST_ERRORS_TOLD,
         errors_on_line,
@@ -187,7 +188,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
         warned_errors,
         without_diffs,
     )
-    from ..signatures import ANSI, names_error, written_below_error
+    from ..signatures import names_error, written_below_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")

@@ -1,0 +1,430 @@
+"""Log formats: what loggers, runners and terminals put around a log line's message.
+
+A line's time, level, logger, thread, process, request id and container or workspace
+prefix, a logfmt line's fields, a terminal's colours and a chat message's markdown around a
+paste: :func:`read_log_line` cuts them and says the level the line was written at (an
+error's, one below it, or none). Error signatures (:mod:`kenning.signatures`) read every
+line of a log through it, so that a fix stored for the bare error is the exact match of the
+same error logged by any of these formats. Pure: strings in, strings out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lazyre import lazy
+
+__all__ = [
+    "ANSI",
+    "AT_ERROR",
+    "BELOW_ERROR",
+    "CONTROL",
+    "NEXT_MARKED_FILE",
+    "PYTEST_SUMMARY",
+    "TIMESTAMP",
+    "read_log_line",
+]
+
+ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+#: The control characters an escape sequence leaves behind, or a log's binary junk holds (a
+#: NUL after a message: its signature and fingerprint were another error's): not text.
+CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LEVELS = r"(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|WARN(?:ING)?|INFO|DEBUG|TRACE|NOTICE)"
+TIMESTAMP = lazy(
+    r"""^\s*
+    (?:\[\s*)?
+    (?:\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|\s?[+-]\d{2}:?\d{2}|\s?UTC)?
+      |\d{4}/\d{2}/\d{2}\s\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
+      |\d{2}:\d{2}:\d{2}(?:[.,]\d+)?
+      |[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}(?:\s[\w.-]+\s[\w./()-]+(?:\[\d+\])?:)?
+      |\d{2}/[A-Z][a-z]{2}/\d{4}[:\s]\d{2}:\d{2}:\d{2}(?:\s[+-]\d{4})?)
+    (?:\s*\])?\s*""",
+    re.VERBOSE,
+)
+_LEVEL_PREFIX = lazy(
+    rf"^\s*(?:\[\s*{_LEVELS}\s*\]|{_LEVELS}(?=[\s:\]|])\s*(?:\]\s*)?)[:|\-]?\s*",
+)
+# (one way to read the spaces: "\s*\[?\s*" tried every split of a long run)
+#: MySQL's ``ERROR 1045 (28000): …``: the word is part of the error code, not a log level.
+_LEVEL_THEN_CODE = lazy(r"^\s*ERROR\s+\d{3,5}\s+\([0-9A-Z]{5}\)")
+_ERROR_LEVEL = lazy(r"^\s*(?:\[\s*)?(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC)\b")
+#: docker build's (buildkit's) step number and seconds: ``#8 0.512 ERROR: …``.
+_BUILDKIT_STEP = lazy(r"^#\d+\s+(?:\d+\.\d+\s+)?(?=\S)")
+#: Margins drawn in front of a message: yarn berry's ``➤ YN0001: │ `` and terraform's box
+#: (``│ Error: …``).
+_MARGIN = lazy(r"^(?:➤\s+YN\d{4}:\s*)?[\u2500-\u257f]*\s*")
+#: Ruby's Logger (Rails' production log): ``E, [2024-05-02T09:14:02.123 #4242] ERROR -- app:
+#: message``, the level's letter, the time and process, the level and the program.
+_RUBY_LOGGER_PREFIX = lazy(
+    r"^[DIWEFAU],\s\[[^\]\n]{1,100}\]\s+([A-Z]{3,7})\s+--\s+[^:\n]{0,200}:[^\S\n]?"
+)
+#: The tags Rails' tagged logging puts before each line of a request, its id among them
+#: (``[9f1c2b7e-1a2b-…] [10.0.0.1] Completed 500 …``, ``[acme] [9f1c2b7e-…] …``; a proxy's
+#: id of 32 hex digits, nginx's ``$request_id``, as well).
+_REQUEST_ID_TAG = lazy(
+    r"^(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}?"
+    r"\[(?:[0-9a-f]{8}(?:-[0-9a-f]{4,12}){1,4}|[0-9a-f]{32})\][^\S\n]*"
+    r"(?:\[[^\[\]\n]{1,100}\][^\S\n]*){0,4}"
+)
+#: A log line's level after its time, as other loggers print it: Python's logging cookbook
+#: (``- app.http - WARNING - message``), loguru (``| WARNING  | app.http:fetch:42 - …``),
+#: winston (``warn: …``), PHP's Monolog (``app.WARNING: …``, its channel first).
+_STAMPED_LEVELS = (
+    lazy(r"^-[^\S\n]+[\w.-]{1,200}[^\S\n]+-[^\S\n]+([A-Z]{4,8})[^\S\n]+-[^\S\n]+(?=\S)"),
+    lazy(r"^\|[^\S\n]*([A-Z]{4,8})[^\S\n]*\|[^\S\n]*(?:[\w.<>:-]{1,300}[^\S\n]+-[^\S\n]+)?(?=\S)"),
+    lazy(r"^(error|warn|info|debug|verbose):[^\S\n]+(?=\S)"),
+    _MONOLOG_LEVEL := lazy(
+        r"^[\w-]{1,100}\.(DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[^\S\n]+(?=\S)"
+    ),
+)
+#: What Monolog prints after the message when its context and extra are empty.
+_MONOLOG_NOTHING_MORE = " [] []"
+#: The level a line's prefix says, by its first letters, or its one letter (klog's ``E0502
+#: …``, logcat's ``E AndroidRuntime:``).
+_ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "ALERT", "EMERG")
+_BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
+_ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
+#: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
+#: one line (``fail: Microsoft.AspNetCore.Diagnostics…Middleware[1]``), the message and the
+#: exception indented under it.
+_DOTNET_LEVEL = lazy(r"^(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
+_DOTNET_AT_ERROR = ("fail", "crit")
+#: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
+#: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
+#: 09:14:02.100  4242  4242 W System.err: …``).
+_LETTER_LEVELS = (
+    lazy(
+        r"^([IWEF])\d{4}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d+[^\S\n]+\d+[^\S\n]+[\w./-]{1,200}:\d+\][^\S\n]+"
+    ),
+    lazy(
+        r"^\d{2}-\d{2}[^\S\n]+\d{2}:\d{2}:\d{2}\.\d{3}[^\S\n]+\d+[^\S\n]+\d+[^\S\n]+([VDIWEFA])"
+        r"[^\S\n]+[^:\n]{1,200}?:[^\S\n]+"
+    ),
+)
+
+
+def _level_said(word: str) -> str | None:
+    """The level a log's word for it is (``WARNING``, ``warn``, ``E``)."""
+    word = word.upper()
+    if len(word) == 1:
+        below, error = word in _BELOW_ERROR_LETTERS, word in _ERROR_LEVEL_LETTERS
+    else:
+        below, error = word.startswith(_BELOW_ERROR_WORDS), word.startswith(_ERROR_LEVEL_WORDS)
+    return BELOW_ERROR if below else AT_ERROR if error else None
+
+
+#: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
+#: ``⚠ Fast Refresh had to perform a full reload``): not the message; the warning's is a
+#: level below an error's, the error's none (``⨯ ./app/page.tsx:3:0``, a location alone,
+#: is above ``Module not found: …``, qa-s61b F1).
+_NEXT_MARK = lazy(r"^([⨯⚠])[^\S\n]+(?=\S)")
+#: Next.js' warning or error of a file (`` ⚠ ./node_modules/node-fetch/lib/index.js``,
+#: `` ⨯ ./app/page.tsx:3:1``): its message is on the lines under it, at the line's start,
+#: up to a blank line (``Module not found: Can't resolve 'encoding' …``, an optional
+#: dependency's warning, above the build's own error).
+NEXT_MARKED_FILE = lazy(r"^[^\S\n]*([⨯⚠])[^\S\n]+\.{0,2}/[^\s:]+(?::\d+){0,2}[^\S\n]*$")
+#: Spring Boot's log line after its timestamp and level: ``4242 --- [main]
+#: o.s.b.SpringApplication : message`` (3.2+ adds ``[app]``): the process id, thread and
+#: logger, then the message.
+_SPRING_LOG_PREFIX = lazy(r"^\d+\s+---\s+(?:\[[^\]\n]{0,200}\]\s*){1,3}\S{1,300}?\s*:(?:\s+|$)")
+#: A Java logger's dotted name, its thread's before it, then " - " and the message, after
+#: the level a log4j or logback pattern printed (``[main] c.e.Payments - …``, log4j 2's
+#: ``%d [%t] %-5level %logger - %msg``, logback's ``%d [%thread] %-5level %logger - %msg``).
+_JAVA_LOGGER = lazy(
+    r"^(?:\[[^\]\n]{1,100}\][^\S\n]+)?"
+    # (not an exception's class: "ERROR java.lang.NullPointerException - null", qa-s62b G1)
+    r"(?![\w$.]*(?:Error|Exception|Warning|Timeout|Fault|Failure)[^\S\n]"
+    # (an exceptions module's class, but no handler of them: Spring's
+    # com.example.exception.GlobalExceptionHandler is a logger, qa-s62c H5)
+    r"|[\w$.]*\.(?:exceptions?|errors?)\.(?![\w$]*(?:Handler|Advice|Resolver|Mapper|Translator"
+    r"|Controller|Filter|Interceptor|Listener|Config)[^\S\n]))"
+    r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+[^\S\n]+-[^\S\n]+(?=\S)"
+)
+#: A Python logger's name before an exception, after the level (``ERROR app.payments:
+#: stripe.error.CardError: …``, ``%(levelname)s %(name)s: %(message)s``): the exception is
+#: the error (a logger before words, ``importer.db: giving up: …``, is kept).
+_LOGGER_BEFORE_EXCEPTION = lazy(
+    r"^[a-z_]\w*(?:\.\w+)*:[^\S\n]+(?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b)"
+)
+#: logback's thread before the level (``09:14:02.100 [main] WARN  c.e.Payments - …``).
+_THREAD_BEFORE_LEVEL = lazy(
+    r"^\[[^\]\n]{1,100}\][^\S\n]+(?=(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)[^\S\n])"
+)
+#: pytest's captured log, after its level (``WARNING  app.payments:payments.py:42 …``, its
+#: default ``%(levelname)-8s %(name)s:%(filename)s:%(lineno)d %(message)s``): the logger,
+#: the file and the line.
+_PYTEST_LOG_SOURCE = lazy(r"^[\w.]+:[\w.-]+\.py:\d+[^\S\n]+(?=\S)")
+#: Celery's log line after its time: ``[2024-05-01 10:00:00,123: ERROR/MainProcess] …`` (the
+#: level and the process, ``ForkPoolWorker-3`` as well, then the message).
+_CELERY_LOG_PREFIX = lazy(r"^:\s*([A-Z]+)/[\w.-]{1,100}\]\s*")
+#: The process id after a log line's time (PostgreSQL's default ``log_line_prefix``, ``%m
+#: [%p] ``: ``2024-05-01 12:00:01.123 UTC [4242] ERROR: …``; with ``%l``, ``[4242]: [3-1]``).
+_PROCESS_ID = lazy(r"^\[\d{1,10}\](?::\s*\[\d+-\d+\])?\s+(?=\S)")
+#: After a time, a syslog line's host and program with its process id (``web1
+#: (gunicorn)[48213]: ``, ``ip-10-0-4-12 sshd[777]: ``).
+_SYSLOG_SOURCE = lazy(r"^[\w.-]{1,253}\s+[\w./()@-]{1,200}\[\d{1,10}\]:\s+(?=\S)")
+#: After a time, Heroku's source of a log line: the app's dyno or Heroku's own part
+#: (``app[web.1]: ``, ``heroku[router]: ``).
+_HEROKU_SOURCE = lazy(r"^(?:app|heroku)\[[\w.-]{1,60}\]:[^\S\n]+(?=\S)")
+#: After nginx's time and level, its process and thread (``7#7: ``) and the connection
+#: (``*1 ``); the request's details after the message (``, client: 10.0.0.1, server: …``).
+_NGINX_CONTEXT = lazy(r"^\d+#\d+:[^\S\n]+(?:\*\d+[^\S\n]+)?(?=\S)")
+_NGINX_REQUEST = lazy(r"^(.*),[^\S\n]+client:[^\S\n]+[^\s,]+,[^\S\n]+server:[^\S\n][^\n]*$")
+#: After a time, Sidekiq's context and level (``pid=42 tid=2ab class=SyncJob jid=9f1 WARN: ``).
+_SIDEKIQ_CONTEXT = lazy(
+    r"^pid=\d+[^\S\n]+tid=\w+(?:[^\S\n]+\w+=\S+){0,12}[^\S\n]+([A-Z]{4,7}):[^\S\n]+"
+)
+#: Docker Compose's service prefix on each line of ``docker compose up``/``logs``:
+#: ``web-1  | `` (``web_1  | `` before Compose v2): the service and its replica's number.
+#: The package and script ``pnpm -r`` (``--recursive``) puts before each line of a workspace
+#: package's output (``packages/web build: …``).
+_WORKSPACE_PREFIX = lazy(r"^(?:[\w@.-]+/)+[\w@.-]+[^\S\n]+[\w:.-]{1,40}:[^\S\n]+(?=\S)")
+_COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
+
+#: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
+#: logger's name, the message; no space after either colon).
+_PY_LOGGING_DEFAULT = lazy(r"^(CRITICAL|ERROR|WARNING|INFO|DEBUG):[A-Za-z_][\w.-]{0,200}:(?=\S)")
+#: A level in lower case in brackets before a tool's message (prettier's ``[warn] Code style
+#: issues found …``, ``[error] …``).
+_LOWER_LEVEL = lazy(r"^\[(error|warn|info|debug|notice|crit|alert|emerg)\]\s+(?=\S)")
+_GHA_PREFIX = lazy(r"^\s*##\[(error|warning|notice|group|endgroup)\]\s*", re.IGNORECASE)
+
+#: ``FAILED tests/test_x.py::test_a - AssertionError: …`` (pytest short summary).
+PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S+(?:\[[^\]]*\])?\s+-\s+(?=\S)")
+
+
+#: A chat message's markdown around a pasted error: block quotes (``> ``), then a list
+#: bullet (``- ``, ``* ``, ``+ ``, ``1. ``, ``2) ``), then an inline code span opening what
+#: follows them.
+_MARKDOWN_QUOTE = lazy(r"^[^\S\n]*>(?:[^\S\n]*>)*[^\S\n]?")
+_MARKDOWN_BULLET = lazy(r"^[^\S\n]*(?:[-*+]|\d{1,3}[.)])[^\S\n]+(?=\S)")
+_LEADING_CODE_SPAN = lazy(r"^`([^`\n]+)`")
+
+
+def _without_markdown(line: str) -> str:
+    """``line`` without the markdown a chat message wraps a pasted error in (a quote, a list
+    item, and a code span right after them): ``> - `KeyError: 'id'` here`` → ``KeyError:
+    'id' here``. A line that opens with a code span of its own (a linter's message) keeps
+    it."""
+    quote = _MARKDOWN_QUOTE.match(line)
+    if quote:
+        line = line[quote.end() :]
+    bullet = _MARKDOWN_BULLET.match(line)
+    if bullet:
+        line = line[bullet.end() :]
+    if not quote and not bullet:
+        return line
+    return _LEADING_CODE_SPAN.sub(r"\1", line, count=1)
+
+
+#: An event row of ``kubectl describe`` (type, reason, age, count, source): its reason and
+#: message (``Unhealthy: Readiness probe failed: …``).
+_K8S_DESCRIBED_EVENT = lazy(
+    r"^\s*Warning\s{2,}([A-Z]\w+)\s+(?:\S+(?:\s+\(x\d+\s+over\s+\S+\))?)\s+[\w.-]+\s{2,}(?=\S)"
+)
+#: Android's logcat tag before a line (``E/flutter ( 4821): ``) and the Flutter engine's
+#: source before its message (``[ERROR:flutter/runtime/dart_vm_initializer.cc(41)] ``).
+_LOGCAT_PREFIX = lazy(r"^[VDIWEF]/[\w.$-]{1,100}\s*\(\s*\d+\):\s+(?=\S)")
+_FLUTTER_ENGINE = lazy(r"^\[(?:ERROR|WARNING|INFO|FATAL):flutter/[^\]\s]{1,200}\]\s+(?=\S)")
+#: A row of ``kubectl get events``: its age, type and object are columns, its reason and
+#: message the event (``FailedScheduling: 0/3 nodes are available: …``).
+_K8S_EVENT_ROW = lazy(r"^\S+\s+Warning\s+([A-Z]\w+)\s+[\w.-]+/\S+\s+(?=\S)")
+#: A logger's dotted name in brackets after the level was cut (alembic's ``ERROR
+#: [alembic.util.messaging] Can't locate revision …``): the message is the error, and its
+#: ``FAILED:`` line under it says the same without the logger.
+_DOTTED_LOGGER = lazy(r"^\[[a-z_]\w*(?:\.\w+)+(?::\d+)?\]\s+(?=\S)")
+#: A level in capitals, a colon and the padding uvicorn and PostgreSQL put after it
+#: (``WARNING:  …``, ``INFO:     …``): below an error's, read and kept (psql's ``WARNING:
+#: there is no transaction in progress`` is its message).
+_PADDED_LEVEL = lazy(r"^(WARNING|INFO|DEBUG|TRACE):[^\S\n]{2,}(?=\S)")
+#: valgrind's process id before each of its lines, and its banner and summaries (no error:
+#: "Memcheck, a memory error detector", "ERROR SUMMARY: 1 errors from 1 contexts").
+_VALGRIND_PID = lazy(r"^==\d+==[^\S\n]?")
+_VALGRIND_BANNER = lazy(
+    r"^\s*(?:Memcheck,\s+a\s+memory\s+error\s+detector|Copyright\s|Using\s+Valgrind\b|Command:\s"
+    r"|HEAP\s+SUMMARY:|LEAK\s+SUMMARY:|in\s+use\s+at\s+exit:|total\s+heap\s+usage:"
+    r"|All\s+heap\s+blocks\s+were\s+freed|For\s+(?:lists\s+of\s+detected|a\s+detailed\s+leak)\b"
+    r"|ERROR\s+SUMMARY:|(?:definitely|indirectly|possibly)\s+lost:|still\s+reachable:|suppressed:)"
+)
+
+
+#: The level a log line was written at, as :func:`read_log_line` reports it: an error's
+#: (ERROR, FATAL, CRITICAL, …), or one below it (WARNING, INFO, DEBUG, NOTICE, TRACE).
+AT_ERROR, BELOW_ERROR = "error", "below"
+_BELOW_ERROR_LEVELS = lazy("|".join(_BELOW_ERROR_WORDS), re.IGNORECASE)
+
+
+#: A logfmt line (Go's logrus and log/slog, go-kit's, structlog's): its fields, its level
+#: among the first (``time="…" level=error msg="connect failed" error="dial tcp …: connection
+#: refused"``, go-kit's ``level=error ts=… caller=… msg=…``, slog's ``level=ERROR+2``).
+_LOGFMT = lazy(
+    r'^[^\S\n]*(?:\w+=(?:"(?:[^"\\\n]|\\.)*"|[^\s"]*)[^\S\n]+){0,8}?'
+    r"level=([A-Za-z]+)(?:[+-]\d+)?(?=[^\S\n]+\w+=)"
+)
+#: One of a logfmt line's fields, its value quoted (its quotes escaped inside; the line may
+#: end before the closing quote, cut by a log shipper) or bare.
+_LOGFMT_FIELD = lazy(r'(?<!\S)(\w+)=("(?:[^"\\\n]|\\.)*(?:"|$)|[^\s"]*)')
+_LOGFMT_CLOSED = lazy(r'"(?:[^"\\\n]|\\.)*"')
+#: A logfmt value's escapes: ``\"``, ``\\``, ``\n`` and ``\t`` (a multi-line error's lines), and
+#: ``\u00e9``.
+_LOGFMT_ESCAPE = lazy(r"\\(u[0-9A-Fa-f]{4}|.)")
+#: The fields of a logfmt line that say what happened, and what failed, in the order read
+#: (structlog's message is its ``event``, qa-s62d J3).
+_LOGFMT_SAID = ("msg", "message", "event")
+_LOGFMT_FAILED = ("error", "err")
+
+
+def _logfmt_unescaped(escape: re.Match[str]) -> str:
+    said = escape.group(1)
+    if said.startswith("u") and len(said) == 5:
+        return chr(int(said[1:], 16))
+    return " " if said in "ntr" else said
+
+
+def _logfmt_value(value: str) -> str:
+    if value.startswith('"'):
+        closed = _LOGFMT_CLOSED.fullmatch(value) is not None  # (not '"C:\\data\\"' cut)
+        value = _LOGFMT_ESCAPE.sub(_logfmt_unescaped, value[1 : -1 if closed else None])
+        # a character outside the BMP escaped as two halves (``\ud83d\ude00``) is one; a
+        # half alone is no character (it failed every write of the text, qa-s62d J1)
+        value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return " ".join(value.split())
+
+
+def _logfmt_message(line: str) -> str:
+    """A logfmt line's message: its ``msg`` (or ``message``, ``event``) and then its
+    ``error`` (or ``err``), unquoted (``connect failed: dial tcp 127.0.0.1:5432: connect:
+    connection refused``)."""
+    found: dict[str, str] = {}
+    for name, value in _LOGFMT_FIELD.findall(line):
+        if name in (*_LOGFMT_SAID, *_LOGFMT_FAILED) and name not in found:
+            found[name] = _logfmt_value(value)
+    said = next((found[name] for name in _LOGFMT_SAID if found.get(name)), "")
+    failed = next((found[name] for name in _LOGFMT_FAILED if found.get(name)), "")
+    if not failed and " " not in said and not found.get("msg"):
+        return ""  # (structlog's event's name, "signup": not what failed, K5; a msg is, L5)
+    return ": ".join(part for part in (said, failed) if part)
+
+
+def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
+    """``(said, line)``, or the level and the message of ``line`` when it is a logfmt line
+    and no level was read before it."""
+    logfmt = None if said is not None else _LOGFMT.match(line)
+    message = _logfmt_message(line) if logfmt is not None else ""
+    return (_level_said(logfmt.group(1)), message) if logfmt and message else (said, line)
+
+
+def read_log_line(line: str) -> tuple[str, str | None]:
+    """``line``'s message as its log's prefixes leave it (terminal colours, a chat's
+    markdown, times, levels, loggers, processes, containers and runners' prefixes cut; its
+    spaces kept), and the level the prefix says it was written at: :data:`AT_ERROR`,
+    :data:`BELOW_ERROR` or None (no level)."""
+    line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
+    said: str | None = None  # a level only the formats below say
+    said, line = _read_logfmt(said, line)
+    dotnet = _DOTNET_LEVEL.match(line)
+    if dotnet:
+        said = AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else BELOW_ERROR
+        line = line[dotnet.end() :]
+    for lettered in _LETTER_LEVELS:
+        found = lettered.match(line)
+        if found:
+            said, line = _level_said(found.group(1)), line[found.end() :]
+            break
+    # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
+    # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
+    first = TIMESTAMP.match(line)
+    stamped = False
+    if first is not None and first.end() > 0:
+        line, stamped = line[first.end() :], True
+    line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
+    said, line = _read_logfmt(said, line)  # (a service's, under compose)
+    line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
+    line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
+    valgrind = _VALGRIND_PID.match(line)
+    if valgrind is not None:
+        line = line[valgrind.end() :]
+        if _VALGRIND_BANNER.match(line):
+            return "", None
+    line = _MARGIN.sub("", _BUILDKIT_STEP.sub("", line, count=1), count=1)
+    for stamped_level in _STAMPED_LEVELS if stamped else ():
+        found = stamped_level.match(line)
+        if found:
+            said = _level_said(found.group(1)) or said
+            if not found.group(1).islower() or said == BELOW_ERROR:
+                # (winston's "error: …" stays: the rules read "error: could not compile"
+                # and the other tools' lines that start so)
+                line = line[found.end() :]
+            if stamped_level is _MONOLOG_LEVEL:  # its empty context and extra
+                line = line.rstrip().removesuffix(_MONOLOG_NOTHING_MORE)
+            break
+    error_level, below = said == AT_ERROR, said == BELOW_ERROR
+    ruby = _RUBY_LOGGER_PREFIX.match(line)
+    if ruby:
+        said = _level_said(ruby.group(1))
+        error_level, below = said == AT_ERROR, said == BELOW_ERROR
+        line = line[ruby.end() :]
+    line = _REQUEST_ID_TAG.sub("", line, count=1)
+    mark = _NEXT_MARK.match(line)
+    if mark:  # (⨯ also marks a file's location alone, above the error's message)
+        below = below or mark.group(1) == "⚠"
+        line = line[mark.end() :]
+    gha = _GHA_PREFIX.match(line)
+    if gha:  # (its "group" and "endgroup" are no level)
+        said = _level_said(gha.group(1))
+        error_level, below = said == AT_ERROR, said == BELOW_ERROR
+        line = line[gha.end() :]
+    # prettier's "[warn] …", "[error] …"; Python's logging in its default format
+    for prefix in (_LOWER_LEVEL, _PY_LOGGING_DEFAULT):
+        found = prefix.match(line)
+        if found:
+            said = _level_said(found.group(1))
+            error_level, below = error_level or said == AT_ERROR, below or said == BELOW_ERROR
+            line = line[found.end() :]
+    below = below or _PADDED_LEVEL.match(line) is not None
+    summary = PYTEST_SUMMARY.match(line)
+    if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
+        # test's line is an error as well (above a CI runner's exit line after it)
+        error_level = True
+        line = line[summary.end() :]
+    for _ in range(2):
+        ts = TIMESTAMP.match(line)
+        if ts and ts.end() > 0:
+            line = line[ts.end() :]
+            stamped = True
+        if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
+            # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
+            line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
+            said, line = _read_logfmt(said, line)  # (journald's)
+            line = _THREAD_BEFORE_LEVEL.sub("", _HEROKU_SOURCE.sub("", line, count=1), count=1)
+            sidekiq = _SIDEKIQ_CONTEXT.match(line)
+            if sidekiq:
+                said = _level_said(sidekiq.group(1))
+                error_level = error_level or said == AT_ERROR
+                below = below or said == BELOW_ERROR
+                line = line[sidekiq.end() :]
+        if _ERROR_LEVEL.match(line):
+            error_level = True
+        lvl = _LEVEL_PREFIX.match(line)
+        # "ERROR: message" with no timestamp is the message itself, not a log prefix
+        bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
+        code = _LEVEL_THEN_CODE.match(line)
+        if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
+            below = below or _BELOW_ERROR_LEVELS.search(lvl.group(0)) is not None
+            line = line[lvl.end() :]
+            # what a Java logger's or pytest's pattern prints after the level, before the
+            # message (the message is the error: a fix stored for it is its exact match)
+            line = _JAVA_LOGGER.sub("", _PYTEST_LOG_SOURCE.sub("", line, count=1), count=1)
+            line = _LOGGER_BEFORE_EXCEPTION.sub("", line, count=1)
+    if stamped and "---" in line:
+        line = _SPRING_LOG_PREFIX.sub("", line, count=1)
+    line = _DOTTED_LOGGER.sub("", line, count=1)
+    celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
+    if celery:
+        said = _level_said(celery.group(1))
+        error_level, below = error_level or said == AT_ERROR, below or said == BELOW_ERROR
+        line = line[celery.end() :]
+    nginx = _NGINX_CONTEXT.match(line) if stamped else None
+    if nginx:
+        line = _NGINX_REQUEST.sub(r"\1", line[nginx.end() :], count=1)  # (its last)
+    return line, AT_ERROR if error_level else BELOW_ERROR if below else None
