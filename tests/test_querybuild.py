@@ -609,3 +609,38 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         for i in range(MOST_WARNED_ASKED + 2)
     )
     assert len(warned_errors(many)) == MOST_WARNED_ASKED
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        # logcat's level is its letter: an I line's handled timeout is no cause, a W line's is
+        (
+            "05-02 09:14:01.100  4242  4242 I OkHttp  : cache miss after "
+            "java.net.SocketTimeoutException: timeout\n"
+            "05-02 09:14:01.200  4242  4242 W System.err: java.net.UnknownHostException: "
+            'Unable to resolve host "api.example.com"\n'
+            "05-02 09:14:02.100  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: "
+            "no session",
+            'java.net.UnknownHostException: Unable to resolve host "api.example.com"',
+        ),
+        # logrus' notice is below a warning's, as its debug and info are
+        (
+            'time="2024-05-02T09:14:01Z" level=notice msg="cache refresh skipped" '
+            'error="dial tcp 10.0.0.5:6379: connect: connection refused"\n'
+            'time="2024-05-02T09:14:01Z" level=warning msg="db ping failed" '
+            'error="dial tcp 10.0.0.7:5432: i/o timeout"\n'
+            'time="2024-05-02T09:14:02Z" level=fatal msg="startup failed" '
+            'error="pq: database \\"app\\" does not exist"',
+            "db ping failed: dial tcp 10.0.0.7:5432: i/o timeout",
+        ),
+    ],
+    ids=["logcat", "logfmt-notice"],
+)
+def test_a_warning_is_told_from_a_quieter_level_by_its_log_s_format(log: str, cause: str) -> None:
+    """A line logged below a warning's level (its handled error is no crash's cause) is told
+    by the level its format gives it (:func:`kenning.log_formats.read_log_line`), not by a
+    level word somewhere in its prefix (logcat's ``I`` and logrus' ``notice`` were asked)."""
+    from kenning.querybuild import warned_errors
+
+    assert warned_errors(log) == [cause]

@@ -21,7 +21,9 @@ __all__ = [
     "CONTROL",
     "NEXT_MARKED_FILE",
     "PYTEST_SUMMARY",
+    "QUIET",
     "TIMESTAMP",
+    "WARNING",
     "read_log_line",
 ]
 
@@ -82,13 +84,21 @@ _MONOLOG_NOTHING_MORE = " [] []"
 #: The level a line's prefix says, by its first letters, or its one letter (klog's ``E0502
 #: …``, logcat's ``E AndroidRuntime:``).
 _ERROR_LEVEL_WORDS = ("ERR", "CRIT", "FATAL", "ALERT", "EMERG")
-_BELOW_ERROR_WORDS = ("WARN", "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
-_ERROR_LEVEL_LETTERS, _BELOW_ERROR_LETTERS = "EFA", "WIDV"
+_QUIET_WORDS = ("INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "SUCCESS")
+_BELOW_ERROR_WORDS = ("WARN", *_QUIET_WORDS)
+_ERROR_LEVEL_LETTERS, _QUIET_LETTERS = "EFA", "IDV"
 #: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
 #: one line (``fail: Microsoft.AspNetCore.Diagnostics…Middleware[1]``), the message and the
 #: exception indented under it.
 _DOTNET_LEVEL = lazy(r"^(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
-_DOTNET_AT_ERROR = ("fail", "crit")
+_DOTNET_LEVELS = {
+    "trce": "quiet",
+    "dbug": "quiet",
+    "info": "quiet",
+    "warn": "warning",
+    "fail": "error",
+    "crit": "error",
+}
 #: Lines with the level's letter first: Kubernetes' klog (``W0502 09:14:02.100000    4242
 #: reflector.go:424] …``) and Android's logcat in its threadtime format (``05-02
 #: 09:14:02.100  4242  4242 W System.err: …``).
@@ -104,13 +114,20 @@ _LETTER_LEVELS = (
 
 
 def _level_said(word: str) -> str | None:
-    """The level a log's word for it is (``WARNING``, ``warn``, ``E``)."""
+    """The level a log's word for it is (``WARNING``, ``warn``, ``E``, ``I``)."""
     word = word.upper()
     if len(word) == 1:
-        below, error = word in _BELOW_ERROR_LETTERS, word in _ERROR_LEVEL_LETTERS
+        warning, quiet = word == "W", word in _QUIET_LETTERS
+        error = word in _ERROR_LEVEL_LETTERS
     else:
-        below, error = word.startswith(_BELOW_ERROR_WORDS), word.startswith(_ERROR_LEVEL_WORDS)
-    return BELOW_ERROR if below else AT_ERROR if error else None
+        warning, quiet = word.startswith("WARN"), word.startswith(_QUIET_WORDS)
+        error = word.startswith(_ERROR_LEVEL_WORDS)
+    return WARNING if warning else QUIET if quiet else AT_ERROR if error else None
+
+
+def _below(said: str | None) -> str | None:
+    """``said`` if it is a level below an error's (:data:`BELOW_ERROR`), else None."""
+    return said if said in BELOW_ERROR else None
 
 
 #: Next.js 14's marks before an error and a warning of its dev server (``⨯ TypeError: …``,
@@ -249,8 +266,11 @@ _VALGRIND_BANNER = lazy(
 
 
 #: The level a log line was written at, as :func:`read_log_line` reports it: an error's
-#: (ERROR, FATAL, CRITICAL, …), or one below it (WARNING, INFO, DEBUG, NOTICE, TRACE).
-AT_ERROR, BELOW_ERROR = "error", "below"
+#: (ERROR, FATAL, CRITICAL, …), a warning's, or one below a warning's (INFO, DEBUG, NOTICE,
+#: TRACE: a handled error logged there is no crash's cause); the last two are
+#: :data:`BELOW_ERROR`.
+AT_ERROR, WARNING, QUIET = "error", "warning", "quiet"
+BELOW_ERROR = frozenset({WARNING, QUIET})
 _BELOW_ERROR_LEVELS = lazy("|".join(_BELOW_ERROR_WORDS), re.IGNORECASE)
 
 
@@ -318,13 +338,14 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     """``line``'s message as its log's prefixes leave it (terminal colours, a chat's
     markdown, times, levels, loggers, processes, containers and runners' prefixes cut; its
     spaces kept), and the level the prefix says it was written at: :data:`AT_ERROR`,
-    :data:`BELOW_ERROR` or None (no level)."""
+    :data:`WARNING`, :data:`QUIET` or None (no level); the first of a warning's and a quiet
+    level it says counts (its format's outer prefix first)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
     said: str | None = None  # a level only the formats below say
     said, line = _read_logfmt(said, line)
     dotnet = _DOTNET_LEVEL.match(line)
     if dotnet:
-        said = AT_ERROR if dotnet.group(1) in _DOTNET_AT_ERROR else BELOW_ERROR
+        said = _DOTNET_LEVELS[dotnet.group(1)]
         line = line[dotnet.end() :]
     for lettered in _LETTER_LEVELS:
         found = lettered.match(line)
@@ -351,37 +372,38 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         found = stamped_level.match(line)
         if found:
             said = _level_said(found.group(1)) or said
-            if not found.group(1).islower() or said == BELOW_ERROR:
+            if not found.group(1).islower() or said in BELOW_ERROR:
                 # (winston's "error: …" stays: the rules read "error: could not compile"
                 # and the other tools' lines that start so)
                 line = line[found.end() :]
             if stamped_level is _MONOLOG_LEVEL:  # its empty context and extra
                 line = line.rstrip().removesuffix(_MONOLOG_NOTHING_MORE)
             break
-    error_level, below = said == AT_ERROR, said == BELOW_ERROR
+    error_level, below = said == AT_ERROR, _below(said)
     ruby = _RUBY_LOGGER_PREFIX.match(line)
     if ruby:
         said = _level_said(ruby.group(1))
-        error_level, below = said == AT_ERROR, said == BELOW_ERROR
+        error_level, below = said == AT_ERROR, _below(said)
         line = line[ruby.end() :]
     line = _REQUEST_ID_TAG.sub("", line, count=1)
     mark = _NEXT_MARK.match(line)
     if mark:  # (⨯ also marks a file's location alone, above the error's message)
-        below = below or mark.group(1) == "⚠"
+        below = below or (WARNING if mark.group(1) == "⚠" else None)
         line = line[mark.end() :]
     gha = _GHA_PREFIX.match(line)
     if gha:  # (its "group" and "endgroup" are no level)
         said = _level_said(gha.group(1))
-        error_level, below = said == AT_ERROR, said == BELOW_ERROR
+        error_level, below = said == AT_ERROR, _below(said)
         line = line[gha.end() :]
     # prettier's "[warn] …", "[error] …"; Python's logging in its default format
     for prefix in (_LOWER_LEVEL, _PY_LOGGING_DEFAULT):
         found = prefix.match(line)
         if found:
             said = _level_said(found.group(1))
-            error_level, below = error_level or said == AT_ERROR, below or said == BELOW_ERROR
+            error_level, below = error_level or said == AT_ERROR, below or _below(said)
             line = line[found.end() :]
-    below = below or _PADDED_LEVEL.match(line) is not None
+    padded = _PADDED_LEVEL.match(line)
+    below = below or (_level_said(padded.group(1)) if padded else None)
     summary = PYTEST_SUMMARY.match(line)
     if summary:  # its ERROR is pytest's word for a failed setup, not a log level; a FAILED
         # test's line is an error as well (above a CI runner's exit line after it)
@@ -401,7 +423,7 @@ def read_log_line(line: str) -> tuple[str, str | None]:
             if sidekiq:
                 said = _level_said(sidekiq.group(1))
                 error_level = error_level or said == AT_ERROR
-                below = below or said == BELOW_ERROR
+                below = below or _below(said)
                 line = line[sidekiq.end() :]
         if _ERROR_LEVEL.match(line):
             error_level = True
@@ -410,7 +432,8 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         bare_colon = not stamped and lvl is not None and lvl.group(0).rstrip().endswith(":")
         code = _LEVEL_THEN_CODE.match(line)
         if lvl and not bare_colon and not code and lvl.end() < len(line.rstrip()):
-            below = below or _BELOW_ERROR_LEVELS.search(lvl.group(0)) is not None
+            word = _BELOW_ERROR_LEVELS.search(lvl.group(0))
+            below = below or (_level_said(word.group(0)) if word else None)
             line = line[lvl.end() :]
             # what a Java logger's or pytest's pattern prints after the level, before the
             # message (the message is the error: a fix stored for it is its exact match)
@@ -422,9 +445,9 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
     if celery:
         said = _level_said(celery.group(1))
-        error_level, below = error_level or said == AT_ERROR, below or said == BELOW_ERROR
+        error_level, below = error_level or said == AT_ERROR, below or _below(said)
         line = line[celery.end() :]
     nginx = _NGINX_CONTEXT.match(line) if stamped else None
     if nginx:
         line = _NGINX_REQUEST.sub(r"\1", line[nginx.end() :], count=1)  # (its last)
-    return line, AT_ERROR if error_level else BELOW_ERROR if below else None
+    return line, AT_ERROR if error_level else below

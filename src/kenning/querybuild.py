@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
-from .log_formats import ANSI
+from .log_formats import ANSI, BELOW_ERROR, QUIET
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -28,6 +28,7 @@ from .signatures import (
     FAILED_ASSERT,
     clean_line,
     extract_error_signature,
+    leveled_line,
     looks_like_error,
     names_error,
     written_below_error,
@@ -468,11 +469,11 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     for line in reversed(lines[max(0, crash - LINES_READ_FOR_WARNINGS) : crash]):
         if len(found) >= MOST_WARNED_ASKED or warnings >= WARNED_LINES_READ:
             break
-        if not written_below_error(line):
+        text, level = leveled_line(line)
+        if level not in BELOW_ERROR:
             continue
-        text = clean_line(line)[0]
         seen = _DIGITS.sub("#", text)  # (its numbers another: a retry's count, a port)
-        if seen in read or _written_quietly(line, text):
+        if seen in read or level == QUIET:  # (a handled error, logged at DEBUG or INFO)
             continue
         read.add(seen)
         warnings += 1
@@ -520,26 +521,8 @@ _SYSTEM_ERROR = lazy(
 )
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
-#: The level words of the lines a log writes below a warning's (a DEBUG line's handled
-#: error is no crash's cause, qa-s62b G3), in a line's prefix, and logfmt's.
-_QUIET_LEVEL = lazy(
-    r"(?<![\w.$-])(?:DEBUG|INFO|TRACE|NOTICE|VERBOSE|debug|info|trace|notice|verbose)(?![\w.$-])"
-    r"|^[^\S\n]*[DIV](?:\d{4}[^\S\n]|,[^\S\n]\[)"
-)
-_LOGFMT_QUIET = lazy(r"(?:^|[^\S\n])level=(?i:debug|info|trace)[^\S\n]")
 #: A Ruby exception in its namespace, with its message (``Redis::CannotConnectError: …``).
 _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
-
-
-def _written_quietly(line: str, text: str) -> bool:
-    """Whether a log wrote ``line`` (``text`` once its prefix is read off) below a warning's
-    level (DEBUG, INFO, klog's ``I0502``, Ruby's ``D, [``, logfmt's ``level=debug``), as its
-    prefix says."""
-    at = line.find(text) if text else -1
-    return (
-        _QUIET_LEVEL.search(line[:at] if at > 0 else "") is not None
-        or _LOGFMT_QUIET.search(line) is not None
-    )
 
 
 def _warned_query(signature: str) -> str:

@@ -24,6 +24,7 @@ from .log_formats import (
     NEXT_MARKED_FILE,
     PYTEST_SUMMARY,
     TIMESTAMP,
+    WARNING,
     read_log_line,
 )
 from .truncation import cut_at_word_boundary
@@ -32,6 +33,7 @@ __all__ = [
     "LOCATION_PREFIX",
     "clean_line",
     "extract_error_signature",
+    "leveled_line",
     "line_score",
     "looks_like_error",
     "names_error",
@@ -504,20 +506,21 @@ _ELLIPSIS_TAIL = lazy(r"[,;]?\s*(?:\.\.\.|…)?\s*$")
 def clean_line(line: str) -> tuple[str, bool]:
     """Strip ANSI, markdown quotes, bullets and a leading code span, timestamps, log levels
     and CI prefixes; report an error log level."""
-    text, level = _leveled_line(line)
+    text, level = leveled_line(line)
     return text, level == AT_ERROR
 
 
 def written_below_error(line: str) -> bool:
     """Whether a log wrote ``line`` at a level below an error's (WARNING, INFO, DEBUG…, as
     :func:`clean_line` reads its prefix)."""
-    return _leveled_line(line)[1] == BELOW_ERROR
+    return leveled_line(line)[1] in BELOW_ERROR
 
 
-def _leveled_line(line: str) -> tuple[str, str | None]:
+def leveled_line(line: str) -> tuple[str, str | None]:
     """:func:`clean_line`'s line, and the level it was written at (None: no level): as its
-    log's prefix says it (:func:`~kenning.log_formats.read_log_line`), or an error's for
-    what pytest says failed (its ``E   `` lines, a failed assert pasted with its values)."""
+    log's prefix says it (:func:`~kenning.log_formats.read_log_line`: an error's, a
+    warning's or one below it), or an error's for what pytest says failed (its ``E   ``
+    lines, a failed assert pasted with its values)."""
     line, level = read_log_line(line)
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         level = AT_ERROR
@@ -569,7 +572,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             if _GROUP_RULE.match(raw_line):
                 continue
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
-        line, level = _leveled_line(raw_line)
+        line, level = leveled_line(raw_line)
         error_level = level == AT_ERROR
         # the lines of a log's record indented under its leveled line were written at its
         # level (.NET's message and exception under "warn:" or "fail:"); a traceback at the
@@ -577,7 +580,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         # the crash a program printed after its last INFO line)
         marked = NEXT_MARKED_FILE.match(raw_line)
         if marked:  # (its ⨯ is no level of the line, a location alone: of its message's)
-            record = BELOW_ERROR if marked.group(1) == "⚠" else AT_ERROR
+            record = WARNING if marked.group(1) == "⚠" else AT_ERROR
         elif level is not None:
             record = level
         elif line and not raw_line[:1].isspace() and not marked_file:
@@ -745,7 +748,7 @@ def _below_error_demoted(
         return candidates
     below = max(at_error) - 1
     return [
-        (line, min(score, below), exception) if level == BELOW_ERROR else (line, score, exception)
+        (line, min(score, below), exception) if level in BELOW_ERROR else (line, score, exception)
         for (line, score, exception), level in zip(candidates, levels, strict=True)
     ]
 
