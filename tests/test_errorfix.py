@@ -229,6 +229,21 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
             id="java-root-cause",
         ),
         pytest.param(NPM_ERESOLVE, "npm ERR! code ERESOLVE", id="npm"),
+        # npm 7+'s close of a script that failed (its exit code, command and folder) is a
+        # wrapper: what the script printed says why (qa-s62d J9: "npm ERR! code 1" was asked)
+        pytest.param(
+            "> app@1.0.0 build\n> next build\n\nFailed to compile.\n\n./src/pages/index.tsx\n"
+            "Module not found: Can't resolve '@/lib/api'\n\nnpm ERR! code 1\nnpm ERR! path /app\n"
+            "npm ERR! command failed\nnpm ERR! command sh -c next build\n",
+            "Module not found: Can't resolve '@/lib/api'",
+            id="npm-wrapped-next-build",
+        ),
+        pytest.param(
+            "> app@1.0.0 test\n> jest\n\nsh: 1: jest: not found\nnpm error code 127\n"
+            "npm error path /app\nnpm error command failed\nnpm error command sh -c jest\n",
+            "sh: 1: jest: not found",
+            id="npm-wrapped-missing-command",
+        ),
         pytest.param("bash: foo: command not found", "bash: foo: command not found", id="bash"),
         pytest.param(
             "fatal: not a git repository (or any of the parent directories): .git",

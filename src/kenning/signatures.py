@@ -267,6 +267,9 @@ _WRAPPER = lazy(
     r"^(?:(?:Error:\s+)?Process\s+completed\s+with\s+exit\s+code"
     r"|error:\s+(?:aborting due to|could not compile|Recipe `|recipe for target)"
     r"|npm\s+(?:ERR!|error)\s+(?:Lifecycle|errno|This is probably|Failed at)"
+    # npm 7+'s close of a script that failed: its exit code, the command and where it ran
+    # (what the script printed above it says why; "code E404", "code ERESOLVE" are errors)
+    r"|npm\s+(?:ERR!|error)\s+(?:code\s+\d+\s*$|command\s|path\s)"
     r"|\S*(?:exited|exit(?:ed)?\s+with)\b"
     r"|ELIFECYCLE"
     r"|exit\s+status\s+\d+"
