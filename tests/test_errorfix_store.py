@@ -239,6 +239,41 @@ def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -
     assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
 
 
+def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
+    store: MemoryStore,
+) -> None:
+    """qa-s62c H7a: a logfmt line's signature is its message and its error (``connect
+    failed: dial tcp …``); a fix stored for Go's bare error, as ``log.Fatal(err)`` prints it,
+    was found by words at 0.82. Its error field is asked too: that fix is the exact match of
+    the line alone, of a pasted log and of the prompt hook's queries."""
+    from kenning.hooks.claude_code import prompt_queries
+    from kenning.querybuild import queries_from_error
+
+    bare = "dial tcp 127.0.0.1:5432: connect: connection refused"
+    fix = store.remember(f"ERROR-FIX: {bare} | FIX: start postgres before the api", "error_fix")
+    store.remember(
+        'ERROR-FIX: migrate failed: pq: relation "users" does not exist | FIX: run migrations',
+        "error_fix",
+    )
+    line = f'time="2024-05-02T09:14:02Z" level=error msg="connect failed" error="{bare}" attempt=3'
+    log = "\n".join(
+        [
+            'time="2024-05-02T09:14:01Z" level=info msg="starting api" version=1.4.2',
+            line,
+            'time="2024-05-02T09:14:02Z" level=info msg="shutting down"',
+        ]
+    )
+    for asked in (line, log):
+        result = store.recall(asked)
+        assert result.hits[0].memory.id == fix.id, asked
+        assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
+    assert (bare, True) in prompt_queries(f"the api dies on start:\n{log}")
+    # a logfmt line whose message is its error alone asks it once
+    assert queries_from_error(f'level=error error="{bare}" attempt=3') == [bare]
+    # and an error that many errors end in is not asked alone
+    assert queries_from_error('level=error msg="read failed" error=EOF') == ["read failed: EOF"]
+
+
 def test_a_fix_remembered_from_coloured_output_is_the_exact_match_of_its_error(
     store: MemoryStore,
 ) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "QUIET",
     "TIMESTAMP",
     "WARNING",
+    "logfmt_error",
     "read_log_line",
 ]
 
@@ -292,6 +293,7 @@ _LOGFMT_ESCAPE = lazy(r"\\(u[0-9A-Fa-f]{4}|.)")
 #: (structlog's message is its ``event``, qa-s62d J3).
 _LOGFMT_SAID = ("msg", "message", "event")
 _LOGFMT_FAILED = ("error", "err")
+_FAILED = frozenset(_LOGFMT_FAILED)
 
 
 def _logfmt_unescaped(escape: re.Match[str]) -> str:
@@ -324,6 +326,24 @@ def _logfmt_message(line: str) -> str:
     if not failed and " " not in said and not found.get("msg"):
         return ""  # (structlog's event's name, "signup": not what failed, K5; a msg is, L5)
     return ": ".join(part for part in (said, failed) if part)
+
+
+def logfmt_error(line: str) -> str:
+    """The error of a logfmt line's ``error`` (or ``err``) field, unquoted, when
+    :func:`read_log_line` reads its message with it (``connect failed: dial tcp
+    127.0.0.1:5432: connect: connection refused`` of ``level=error msg="connect failed"
+    error="dial tcp …"``): the error as Go's other loggers print it alone (``log.Fatal(err)``),
+    a fix stored for which is that line's too. "" for any other line."""
+    if "err" not in line:
+        return ""
+    fields = {
+        name: value for name, value in reversed(_LOGFMT_FIELD.findall(line)) if name in _FAILED
+    }
+    failed = next((_logfmt_value(fields[name]) for name in _LOGFMT_FAILED if name in fields), "")
+    if not failed:
+        return ""
+    message = read_log_line(line)[0].strip()
+    return failed if message != failed and message.endswith(f": {failed}") else ""
 
 
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:

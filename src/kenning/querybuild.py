@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
-from .log_formats import ANSI, BELOW_ERROR, QUIET
+from .log_formats import ANSI, BELOW_ERROR, QUIET, logfmt_error
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -45,6 +45,7 @@ __all__ = [
     "diff_files",
     "error_in_sentence",
     "error_recall_queries",
+    "errors_beside_signature",
     "file_categories",
     "is_diff",
     "is_request_line",
@@ -559,13 +560,29 @@ def queries_from_error(raw: str) -> list[str]:
     with ValueError: bad value" had one signature, either line's)."""
     signature = query_from_error(raw)
     lines = raw.splitlines()
+    beside = errors_beside_signature(lines, signature)
     told = errors_told_on_lines(lines, MOST_ERRORS_TOLD)[1] if len(lines) > 1 else []
     if not told:
-        return [signature]
+        return [signature, *beside]
     # a signature that is one of those lines is asked as its errors are
     words, own = errors_in_sentence(signature)
-    asked = [*(own if _said_by_a_person(words) else [signature]), *told]
+    asked = [*(own if _said_by_a_person(words) else [signature]), *beside, *told]
     return list(dict.fromkeys(asked))[:MOST_ERRORS_TOLD]
+
+
+def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
+    """The error a log names beside its ``signature``, to be asked alone: the ``error``
+    field of the logfmt line whose message and error the signature is (``connect failed:
+    dial tcp 127.0.0.1:5432: connect: connection refused``): a fix stored for Go's bare
+    error, as ``log.Fatal(err)`` prints it, is its exact match (qa-s62c H7a: found by words
+    at 0.82). Only an error that says where it failed (Go's chain of causes, ``pq: …``,
+    ``open …: permission denied``), not one that many errors end in (``EOF``, ``context
+    deadline exceeded``, ``connection refused``); at most one; none for any other log."""
+    for line in lines:
+        failed = logfmt_error(line) if "err=" in line or "error=" in line else ""
+        if ": " in failed and signature.endswith(f": {failed}"):
+            return [failed]
+    return []
 
 
 #: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR

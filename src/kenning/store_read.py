@@ -115,16 +115,20 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     :func:`~kenning.fingerprints.identifies` an error; of those, an entry is found by the
     ones that are :func:`~kenning.fingerprints.specific` (not "exit code 1" alone)."""
     from .fingerprints import error_fingerprint, identifies, specific
-    from .querybuild import errors_in_sentence
+    from .querybuild import errors_beside_signature, errors_in_sentence
     from .signatures import extract_error_signature
 
     signature = extract_error_signature(query)
     # a query of one line is read as the prompt hook reads a line, its words and all ("I
     # fixed the KeyError: … but now …"); the signature of a longer one
-    line = query if "\n" not in query.strip() else signature
+    one_line = "\n" not in query.strip()
+    line = query if one_line else signature
     errors = [error for error in errors_in_sentence(line)[1] if error != signature]
     whole = error_fingerprint(signature)
     found = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
+    # a logfmt line's error field tells its error too, as Go's other loggers print it alone
+    for beside in errors_beside_signature([query], signature) if one_line else []:
+        found.append(error_fingerprint(extract_error_signature(beside)))
     found = [f for f in dict.fromkeys(found) if identifies(f)]
     return tuple(found), tuple(dict.fromkeys(f for f in [*found, whole] if specific(f)))
 

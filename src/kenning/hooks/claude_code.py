@@ -178,6 +178,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     from ..log_formats import ANSI
     from ..querybuild import (
         MOST_ERRORS_TOLD,
+        errors_beside_signature,
         errors_on_line,
         errors_told_on_lines,
         is_request_line,
@@ -247,6 +248,8 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
         queries.append((signature, True))
     if warned and names_error(signature):  # (a retry's warning's fix crowded out the crash's:
         more = [error for error in more if error not in warned]  # it is a fallback, below)
+    if signature:  # a logfmt line's error field, asked alone (Go's bare error)
+        more = [*errors_beside_signature(error_text.splitlines(), signature), *more]
     # the other errors a sentence tells beside the first, each asked alone ("test_a fails:
     # assert 401 == 200. test_b fails: assert 404 == 200.")
     for error in more:
