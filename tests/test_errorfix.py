@@ -5994,6 +5994,38 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'password authentication failed for user app"',
             "startup failed: pq: password authentication failed for user app",
         ),
+        # ... under kubectl's --prefix, with its --timestamps too, and under journald's, its
+        # level read: the warning above is not the signature (qa-s62e K4)
+        (
+            '[pod/web-7d9f/app] time="2024-05-02T09:14:02Z" level=error msg="migrations failed"'
+            ' error="pq: password authentication failed for user app"',
+            "migrations failed: pq: password authentication failed for user app",
+        ),
+        (
+            'May  2 09:14:01 web1 api[42]: level=warning msg=retrying error="dial tcp '
+            '10.0.0.5:5432: connect: connection refused"\n[pod/api-7d9/api] '
+            '2024-05-02T09:14:02.123Z level=error msg="gave up" error="database not ready"',
+            "gave up: database not ready",
+        ),
+        (
+            'May  2 09:14:01 web1 api[42]: level=warning msg=retrying error="dial tcp '
+            '10.0.0.5:5432: connect: connection refused"\nMay  2 09:14:02 web1 api[42]: '
+            'level=error msg="gave up" error="database not ready"',
+            "gave up: database not ready",
+        ),
+        # logrus' text format on a terminal: its level's four letters, its message padded,
+        # its fields after it (qa-s62c H6)
+        (
+            'WARN[0001] retrying in 2s                                attempt=2 error="dial '
+            'tcp 10.0.0.5:5432: i/o timeout"\nERRO[0005] connect failed                     '
+            '          error="dial tcp 127.0.0.1:5432: connect: connection refused" port=5432',
+            "connect failed: dial tcp 127.0.0.1:5432: connect: connection refused",
+        ),
+        (
+            "INFO[0000] starting                                     port=8080\nFATA[0000] failed"
+            " to load config: open config.yml: no such file or directory",
+            "failed to load config: open config.yml: no such file or directory",
+        ),
         # nginx's error log: its process, thread and connection, and the request's details
         (
             '2024/05/02 09:14:01 [warn] 7#7: the "ssl" directive is deprecated\n'

@@ -755,8 +755,8 @@ FINGERPRINT_RULES_PROBES = {
     14: "25a98b8643c90267",
     15: "58d5ea9a5e9e5cd1",
     16: "73bee68de6c7eaa6",
-    # (17: npm 7+'s close of a failed script is a wrapper; an entry's signature of one line
-    # keeps its fingerprint, one of several lines may not)
+    # (17: npm 7+'s close of a failed script is a wrapper, kubectl's --prefix and logrus'
+    # terminal lines are read: the probe's errors have neither)
     17: "73bee68de6c7eaa6",
 }
 

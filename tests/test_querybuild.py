@@ -634,8 +634,18 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             'error="pq: database \\"app\\" does not exist"',
             "db ping failed: dial tcp 10.0.0.7:5432: i/o timeout",
         ),
+        # a logfmt line under journald's short-iso prefix: its level read (it was not,
+        # found with qa-s62e K4)
+        (
+            '2024-05-02T09:14:00+0000 web1 api[42]: level=info msg=cached error="open /tmp/c:'
+            ' no such file or directory"\n2024-05-02T09:14:01+0000 web1 api[42]: level=warning'
+            ' msg=retrying error="dial tcp 10.0.0.5:5432: connect: connection refused"\n'
+            '2024-05-02T09:14:02+0000 web1 api[42]: level=error msg="gave up" error="database '
+            'not ready"',
+            "retrying: dial tcp 10.0.0.5:5432: connect: connection refused",
+        ),
     ],
-    ids=["logcat", "logfmt-notice"],
+    ids=["logcat", "logfmt-notice", "journald-logfmt"],
 )
 def test_a_warning_is_told_from_a_quieter_level_by_its_log_s_format(log: str, cause: str) -> None:
     """A line logged below a warning's level (its handled error is no crash's cause) is told

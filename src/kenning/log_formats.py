@@ -198,6 +198,8 @@ _SIDEKIQ_CONTEXT = lazy(
 #: package's output (``packages/web build: …``).
 _WORKSPACE_PREFIX = lazy(r"^(?:[\w@.-]+/)+[\w@.-]+[^\S\n]+[\w:.-]{1,40}:[^\S\n]+(?=\S)")
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
+#: ``kubectl logs --prefix``' pod and container before each line (``[pod/api-7d9f/api] ``).
+_KUBECTL_PREFIX = lazy(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\][^\S\n]+(?=\S)")
 
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
@@ -346,10 +348,46 @@ def logfmt_error(line: str) -> str:
     return failed if message != failed and message.endswith(f": {failed}") else ""
 
 
+#: logrus' text format on a terminal: the level's first four letters, the seconds since
+#: the program started, the message (padded to 44 characters) and then its fields
+#: (``ERRO[0005] connect failed                               error="dial tcp …" port=5432``).
+_LOGRUS_TERMINAL = lazy(r"^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{1,10}\][^\S\n]+(?=\S)")
+_LOGRUS_LEVELS = {
+    "TRAC": "quiet",
+    "DEBU": "quiet",
+    "INFO": "quiet",
+    "WARN": "warning",
+    "ERRO": "error",
+    "FATA": "error",
+    "PANI": "error",
+}
+
+
+def _logrus_terminal_message(rest: str) -> str:
+    """The message and the error of a logrus terminal line's text after its level: the
+    words before the fields that end it, and its ``error`` (or ``err``) field's value."""
+    fields = list(_LOGFMT_FIELD.finditer(rest))
+    start = len(rest.rstrip())
+    for field in reversed(fields):  # the fields that end the line, nothing but space between
+        if field.end() < start and rest[field.end() : start].strip():
+            break
+        start = field.start()
+    found = {m.group(1): m.group(2) for m in reversed(fields) if m.start() >= start}
+    failed = next((_logfmt_value(found[k]) for k in _LOGFMT_FAILED if k in found), "")
+    said = " ".join(rest[:start].split())
+    return ": ".join(part for part in (said, failed) if part)
+
+
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
     """``(said, line)``, or the level and the message of ``line`` when it is a logfmt line
-    and no level was read before it."""
-    logfmt = None if said is not None else _LOGFMT.match(line)
+    (or logrus' terminal line) and no level was read before it."""
+    if said is not None:
+        return said, line
+    logrus = _LOGRUS_TERMINAL.match(line)
+    if logrus is not None:
+        message = _logrus_terminal_message(line[logrus.end() :])
+        return (_LOGRUS_LEVELS[logrus.group(1)], message) if message else (said, line)
+    logfmt = _LOGFMT.match(line)
     message = _logfmt_message(line) if logfmt is not None else ""
     return (_level_said(logfmt.group(1)), message) if logfmt and message else (said, line)
 
@@ -379,7 +417,8 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
-    said, line = _read_logfmt(said, line)  # (a service's, under compose)
+    line = _KUBECTL_PREFIX.sub("", line, count=1)
+    said, line = _read_logfmt(said, line)  # (a service's, under compose or kubectl)
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)
@@ -437,7 +476,8 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         if stamped:  # PostgreSQL's log_line_prefix "%m [%p] ": the server process's id; the
             # host and program of journald's short-iso lines ("web1 (gunicorn)[48213]: ")
             line = _SYSLOG_SOURCE.sub("", _PROCESS_ID.sub("", line, count=1), count=1)
-            said, line = _read_logfmt(said, line)  # (journald's)
+            said, line = _read_logfmt(said, line)  # (journald's, kubectl's with its time)
+            error_level, below = error_level or said == AT_ERROR, below or _below(said)
             line = _THREAD_BEFORE_LEVEL.sub("", _HEROKU_SOURCE.sub("", line, count=1), count=1)
             sidekiq = _SIDEKIQ_CONTEXT.match(line)
             if sidekiq:
