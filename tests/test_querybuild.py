@@ -573,11 +573,22 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "2024-05-02 09:14:03,000 ERROR app: RuntimeError: gave up"
     )
     assert warned_errors(chatty) == []
-    # ... but one that tells a system call's error first is (qa-s62e K3)
+    # ... but one that tells a system call's error first is (qa-s62e K3), without its
+    # logger's name (a fix stored for the error is its exact match)
     refused = chatty.replace("ERROR level logging is disabled for", "Connection refused by")
-    assert warned_errors(refused) == [
-        "app.config: Connection refused by module payments, using WARNING"
-    ]
+    assert warned_errors(refused) == ["Connection refused by module payments, using WARNING"]
+    # ... not a client's going away, nor an error the warning says was handled (qa-s62f L6)
+    for handled in (
+        "WARNING gunicorn: Broken pipe while sending response to 10.0.0.9",
+        "WARNING app.ws: Connection reset by peer while reading the request",
+        "WARN metrics: No route to host for statsd collector, metrics disabled",
+        "WARNING app.cache: Permission denied reading optional cache, continuing without it",
+        "WARNING app: cache unavailable: redis.exceptions.ConnectionError: Error 111, falling "
+        "back to the database",
+        "WARNING app.plugins: skipping plugin x: ImportError: cannot import name 'y'",
+    ):
+        crash = "2024-05-02 09:14:05,000 ERROR app: RuntimeError: boom"
+        assert warned_errors(f"2024-05-02 09:14:01,000 {handled}\n{crash}") == [], handled
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"

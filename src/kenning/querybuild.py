@@ -26,6 +26,7 @@ from .render import sanitise_for_terminal
 from .safety import has_visible_text
 from .signatures import (
     FAILED_ASSERT,
+    SYSTEM_CALL_ERRORS,
     clean_line,
     extract_error_signature,
     leveled_line,
@@ -478,8 +479,8 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             continue
         read.add(seen)
         warnings += 1
-        if not (reports_error(line) or names_error(text)):  # (PG::ConnectionBad)
-            continue
+        if not (reports_error(line) or names_error(text)) or _HANDLED.search(text):
+            continue  # (names_error: PG::ConnectionBad)
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
         for error in told or [line]:
@@ -503,8 +504,7 @@ def _an_error_of_its_own(query: str) -> bool:
     # or uncaught exceptions in a sentence, qa-s62d J5)
     body = _LEADING_LOGGER.sub("", query, count=1)
     return (
-        looks_like_error(query)
-        and (": " in body or _SYSTEM_ERROR.match(body) is not None)
+        (_SYSTEM_ERROR.match(body) is not None or (looks_like_error(query) and ": " in body))
         and len(_WORD.findall(query)) >= 3
         and "Traceback (most recent call last)" not in query
     )
@@ -514,11 +514,26 @@ def _an_error_of_its_own(query: str) -> bool:
 _WORD = lazy(r"\b[a-z]{2,}\b")
 _DIGITS = lazy(r"\d+")
 _LEADING_LOGGER = lazy(r"^[\w.]+:[^\S\n]+")
-#: A system call's error told first (``Connection refused by redis at …``, qa-s62e K3).
+#: A system call's error told first (``Connection refused by redis at …``, qa-s62e K3); not
+#: a client's going away, which a server logs and carries on (``Broken pipe while sending
+#: response``, ``Connection reset by peer``, qa-s62f L6).
+_CLIENT_GONE = ("Connection reset by peer", "Broken pipe")
 _SYSTEM_ERROR = lazy(
-    r"(?i:connection\s(?:refused|reset|timed\sout)|no\sspace\sleft\son\sdevice|permission"
-    r"\sdenied|no\ssuch\sfile\sor\sdirectory|address\salready\sin\suse|too\smany\sopen\sfiles"
-    r"|network\sis\sunreachable|no\sroute\sto\shost|broken\spipe)\b"
+    "(?i:"
+    + "|".join(
+        error.replace(" ", r"\s")
+        for error in (*SYSTEM_CALL_ERRORS, "No such file or directory", "Permission denied")
+        if error not in _CLIENT_GONE
+    )
+    + r")\b"
+)
+#: A warning that says what was done about its error (``…, metrics disabled``, ``closing
+#: socket quietly``, ``falling back to …``): handled, no crash's cause (qa-s62f L6). (A
+#: retry is not: its error is the one the crash gives up on.)
+_HANDLED = lazy(
+    r"\b(?:disabled|ignor(?:ed|ing)|skipp(?:ed|ing)|continuing|quietly|fall(?:ing|s)?\s+back"
+    r"|fell\s+back|using\s+(?:the\s+)?defaults?)\b",
+    re.IGNORECASE,
 )
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
@@ -527,14 +542,18 @@ _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
 
 
 def _warned_query(signature: str) -> str:
-    """A warning's error as its fallback query: from its exception on, without a retry's
-    words after it (and a parenthesis that then closes nothing: backoff's ``Backing off
-    fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
+    """A warning's error as its fallback query: from its exception on (or its system call's
+    error told first, not its logger's name before it: ``app: Connection refused by redis at
+    …``), without a retry's words after it (and a parenthesis that then closes nothing:
+    backoff's ``Backing off fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
     told = _next_error(signature)
     if told is not None and _WORD_BEFORE_ERROR.search(signature, 0, told[0] + 1):
         told = None  # (Hibernate's "SQL Error: 0, SQLState: 08001" is no Error of its own)
     ruby = _RUBY_EXCEPTION.search(signature)  # ("giving up: PG::ConnectionBad: …")
     starts = [m for m in (told and told[0], ruby and ruby.start()) if m is not None]
+    logger = _LEADING_LOGGER.match(signature)
+    if not starts and logger and _SYSTEM_ERROR.match(signature, logger.end()):
+        starts = [logger.end()]
     if starts:
         signature = signature[min(starts) :]
     signature = _RETRY_TAIL.sub("", signature).rstrip(" \t;,")

@@ -31,6 +31,7 @@ from .truncation import cut_at_word_boundary
 
 __all__ = [
     "LOCATION_PREFIX",
+    "SYSTEM_CALL_ERRORS",
     "clean_line",
     "extract_error_signature",
     "leveled_line",
@@ -1378,6 +1379,32 @@ def _with_test_message(signature: str, raw: str) -> str:
     return f"{signature}: {message}" if message else signature
 
 
+#: The errors of a system call, as its message says them (``strerror``), after a colon in
+#: an error (``write /data/x: No space left on device``); ``[Cc]onnection``: Go writes
+#: them in lower case.
+SYSTEM_CALL_ERRORS = (
+    "No space left on device",
+    "Address already in use",
+    "Connection reset by peer",
+    "Connection refused",
+    "Connection timed out",
+    "Read-only file system",
+    "Directory not empty",
+    "Too many open files",
+    "Operation not permitted",
+    "Broken pipe",
+    "Device or resource busy",
+    "Disk quota exceeded",
+    "Network is unreachable",
+    "No route to host",
+    "Cannot allocate memory",
+    "Text file busy",
+    "Resource temporarily unavailable",
+    "Exec format error",
+)
+_SYSTEM_CALL_ERRORS = "|".join(
+    error.replace(" ", r"\s").replace("Connection", "[Cc]onnection") for error in SYSTEM_CALL_ERRORS
+)
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
 #: the blank lines after it, time quadratic in their number.)
 _LOOKS_LIKE_ERROR = lazy(
@@ -1427,12 +1454,7 @@ _LOOKS_LIKE_ERROR = lazy(
                                 # its error starts
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
-    | :\s(?:No\sspace\sleft\son\sdevice|Address\salready\sin\suse
-      |[Cc]onnection\s(?:reset\sby\speer|refused|timed\sout)|Read-only\sfile\ssystem
-      |Directory\snot\sempty|Too\smany\sopen\sfiles
-      |Operation\snot\spermitted|Broken\spipe|Device\sor\sresource\sbusy|Disk\squota\sexceeded
-      |Network\sis\sunreachable|No\sroute\sto\shost|Cannot\sallocate\smemory|Text\sfile\sbusy
-      |Resource\stemporarily\sunavailable|Exec\sformat\serror)\b  # a system call's error
+    | :\s(?:SYSTEM_CALL_ERRORS)\b  # a system call's error
     | \bPermission\sdenied\b
     | \bSegmentation\sfault\b
     | \[Errno\s\d+\]
@@ -1471,7 +1493,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
     | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
     | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
-    )""",
+    )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS),
     re.VERBOSE | re.MULTILINE,
 )
 
