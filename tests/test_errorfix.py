@@ -6013,6 +6013,14 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'level=error msg="gave up" error="database not ready"',
             "gave up: database not ready",
         ),
+        # zap's console format: tab-separated, the caller, the message and its fields as
+        # JSON, whose error is read as a logfmt line's is
+        (
+            '2024-05-02T09:14:01.123Z\tWARN\tdb/pool.go:88\tretrying\t{"attempt": 2, "error": '
+            '"dial tcp 127.0.0.1:5432: i/o timeout"}\n2024-05-02T09:14:02.123Z\tFATAL\t'
+            'app/main.go:42\tstartup failed\t{"error": "pq: database \\"app\\" does not exist"}',
+            'startup failed: pq: database "app" does not exist',
+        ),
         # logrus' text format on a terminal: its level's four letters, its message padded,
         # its fields after it (qa-s62c H6)
         (

@@ -270,6 +270,9 @@ def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     assert (bare, True) in prompt_queries(f"the api dies on start:\n{log}")
     # a logfmt line whose message is its error alone asks it once
     assert queries_from_error(f'level=error error="{bare}" attempt=3') == [bare]
+    # ... and of zap's console line, its fields' error
+    zap = f'2024-05-02T09:14:02.123Z\tERROR\tapp/main.go:42\tconnect failed\t{{"error": "{bare}"}}'
+    assert queries_from_error(zap) == [f"connect failed: {bare}", bare]
     # and an error that many errors end in is not asked alone
     assert queries_from_error('level=error msg="read failed" error=EOF') == ["read failed: EOF"]
 

@@ -10,6 +10,8 @@ same error logged by any of these formats. Pure: strings in, strings out.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 
 from .lazyre import lazy
@@ -24,7 +26,7 @@ __all__ = [
     "QUIET",
     "TIMESTAMP",
     "WARNING",
-    "logfmt_error",
+    "error_field",
     "read_log_line",
 ]
 
@@ -330,18 +332,25 @@ def _logfmt_message(line: str) -> str:
     return ": ".join(part for part in (said, failed) if part)
 
 
-def logfmt_error(line: str) -> str:
-    """The error of a logfmt line's ``error`` (or ``err``) field, unquoted, when
-    :func:`read_log_line` reads its message with it (``connect failed: dial tcp
-    127.0.0.1:5432: connect: connection refused`` of ``level=error msg="connect failed"
-    error="dial tcp …"``): the error as Go's other loggers print it alone (``log.Fatal(err)``),
-    a fix stored for which is that line's too. "" for any other line."""
+def error_field(line: str) -> str:
+    """The error of a logfmt line's ``error`` (or ``err``) field, unquoted, or of a zap
+    console line's fields, when :func:`read_log_line` reads its message with it (``connect
+    failed: dial tcp 127.0.0.1:5432: connect: connection refused`` of ``level=error
+    msg="connect failed" error="dial tcp …"``): the error as Go's other loggers print it
+    alone (``log.Fatal(err)``), a fix stored for which is that line's too. "" for any other
+    line."""
     if "err" not in line:
         return ""
     fields = {
         name: value for name, value in reversed(_LOGFMT_FIELD.findall(line)) if name in _FAILED
     }
     failed = next((_logfmt_value(fields[name]) for name in _LOGFMT_FAILED if name in fields), "")
+    if not failed and "\t{" in line:  # (zap's fields, as JSON)
+        with contextlib.suppress(ValueError, RecursionError):
+            zapped = json.loads(line[line.rindex("\t{") + 1 :])
+            if isinstance(zapped, dict):
+                found = (zapped.get(k) for k in _LOGFMT_FAILED)
+                failed = " ".join(next((f for f in found if isinstance(f, str)), "").split())
     if not failed:
         return ""
     message = read_log_line(line)[0].strip()
@@ -376,6 +385,29 @@ def _logrus_terminal_message(rest: str) -> str:
     failed = next((_logfmt_value(found[k]) for k in _LOGFMT_FAILED if k in found), "")
     said = " ".join(rest[:start].split())
     return ": ".join(part for part in (said, failed) if part)
+
+
+#: zap's console format after its time and level, tab-separated: the caller (when it is
+#: added), the message and the fields as JSON (``app/main.go:42\tconnect failed\t{"error":
+#: "dial tcp …"}``).
+_ZAP_CONSOLE = lazy(r"^(?:[\w.@/-]{1,300}\.go:\d+\t)?([^\t\n]+)\t(\{[^\n]*\})[^\S\n]*$")
+
+
+def _zap_message(line: str) -> str:
+    """A zap console line's message and the error its fields hold (``connect failed: dial tcp
+    …: connection refused``), as a logfmt line's are read; ``line`` if it is none."""
+    zap = _ZAP_CONSOLE.match(line)
+    if zap is None:
+        return line
+    try:
+        fields = json.loads(zap.group(2))
+    except (ValueError, RecursionError):
+        return line
+    if not isinstance(fields, dict):
+        return line
+    failed = next((fields[k] for k in _LOGFMT_FAILED if isinstance(fields.get(k), str)), "")
+    said = " ".join(zap.group(1).split())
+    return ": ".join(" ".join(part.split()) for part in (said, failed) if part.strip())
 
 
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
@@ -501,6 +533,8 @@ def read_log_line(line: str) -> tuple[str, str | None]:
             line = _LOGGER_BEFORE_EXCEPTION.sub("", line, count=1)
     if stamped and "---" in line:
         line = _SPRING_LOG_PREFIX.sub("", line, count=1)
+    if stamped and "\t" in line and (error_level or below):
+        line = _zap_message(line)
     line = _DOTTED_LOGGER.sub("", line, count=1)
     celery = _CELERY_LOG_PREFIX.match(line) if stamped else None
     if celery:

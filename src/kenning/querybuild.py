@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
-from .log_formats import ANSI, BELOW_ERROR, QUIET, logfmt_error
+from .log_formats import ANSI, BELOW_ERROR, QUIET, error_field
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -591,14 +591,15 @@ def queries_from_error(raw: str) -> list[str]:
 
 def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     """The error a log names beside its ``signature``, to be asked alone: the ``error``
-    field of the logfmt line whose message and error the signature is (``connect failed:
+    field of the logfmt (or zap) line whose message and error the signature is (``connect failed:
     dial tcp 127.0.0.1:5432: connect: connection refused``): a fix stored for Go's bare
     error, as ``log.Fatal(err)`` prints it, is its exact match (qa-s62c H7a: found by words
     at 0.82). Only an error that says where it failed (Go's chain of causes, ``pq: …``,
     ``open …: permission denied``), not one that many errors end in (``EOF``, ``context
     deadline exceeded``, ``connection refused``); at most one; none for any other log."""
     for line in lines:
-        failed = logfmt_error(line) if "err=" in line or "error=" in line else ""
+        field = "err=" in line or "error=" in line or '"err' in line  # (logfmt's, zap's)
+        failed = error_field(line) if field else ""
         if ": " in failed and signature.endswith(f": {failed}"):
             return [failed]
     return []
