@@ -665,3 +665,35 @@ def test_a_warning_is_told_from_a_quieter_level_by_its_log_s_format(log: str, ca
     from kenning.querybuild import warned_errors
 
     assert warned_errors(log) == [cause]
+
+
+def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
+    """.NET's console log writes a record's message and exception indented under its
+    ``warn:`` or ``fail:`` line: the exception under ``warn:`` is a warning's (asked as a
+    fallback, it was not: its line has no level of its own), and Kestrel's harmless reset
+    under a later ``warn:`` is not the crash (the ``fail:`` record's exception is)."""
+    from kenning.querybuild import warned_errors
+
+    redis = (
+        "StackExchange.Redis.RedisConnectionException: It was not possible to connect to the "
+        "redis server(s). UnableToConnect on localhost:6379/Interactive"
+    )
+    log = "\n".join(
+        [
+            "info: Microsoft.Hosting.Lifetime[0]",
+            "      Now listening on: http://localhost:5000",
+            "warn: App.Services.CacheService[0]",
+            "      Redis unavailable, retrying",
+            f"      {redis}",
+            "         at StackExchange.Redis.ConnectionMultiplexer.ConnectImpl()",
+            "fail: Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware[1]",
+            "      An unhandled exception has occurred while executing the request.",
+            "      System.InvalidOperationException: Cache warmup failed",
+            "         at App.Startup.Warmup()",
+            "warn: Microsoft.AspNetCore.Server.Kestrel[0]",
+            "      Connection reset: System.IO.IOException: Connection reset by peer",
+        ]
+    )
+    assert warned_errors(log) == [redis]
+    # an info record's exception is a handled one
+    assert warned_errors(log.replace("warn: App.Services", "info: App.Services")) == []

@@ -460,7 +460,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         (
             i
             for i in range(len(lines) - 1, -1, -1)
-            if reports_error(lines[i]) and not written_below_error(lines[i])
+            if reports_error(lines[i]) and _record_level(lines, i) not in BELOW_ERROR
         ),
         len(lines),
     )
@@ -468,10 +468,12 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     found: dict[str, str] = {}
     read: set[str] = set()  # a message warned of again (its numbers another) is read once
     warnings = 0
-    for line in reversed(lines[max(0, crash - LINES_READ_FOR_WARNINGS) : crash]):
+    for i in range(crash - 1, max(0, crash - LINES_READ_FOR_WARNINGS) - 1, -1):
         if len(found) >= MOST_WARNED_ASKED or warnings >= WARNED_LINES_READ:
             break
+        line = lines[i]
         text, level = leveled_line(line)
+        level = _record_level(lines, i, level)
         if level not in BELOW_ERROR:
             continue
         seen = _DIGITS.sub("#", text)  # (its numbers another: a retry's count, a port)
@@ -492,6 +494,28 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             if _an_error_of_its_own(query) and query not in asked and kind not in known:
                 found.setdefault(kind, query)
     return list(found.values())[:MOST_WARNED_ASKED]
+
+
+#: At most this many lines above an indented line are read for the line that leads its
+#: record (.NET's ``warn:`` line over its message and exception).
+RECORD_LINES_READ = 50
+_UNREAD = object()
+
+
+def _record_level(lines: Sequence[str], at: int, level: object = _UNREAD) -> str | None:
+    """The level ``lines[at]`` was written at (``level``, its own, when it was read): its
+    own, or the level of the line its record starts with when it is indented under one
+    without a level of its own (.NET's message and exception under ``warn:`` or ``fail:``,
+    as :func:`~kenning.signatures.extract_error_signature` reads them)."""
+    own = leveled_line(lines[at])[1] if level is _UNREAD else level
+    if own is not None or not lines[at][:1].isspace():
+        return own if isinstance(own, str) else None
+    for above in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
+        if not above.strip():
+            return None
+        if not above[:1].isspace():
+            return leveled_line(above)[1]
+    return None
 
 
 def _an_error_of_its_own(query: str) -> bool:
