@@ -234,13 +234,17 @@ ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in
         pytest.param(
             "> app@1.0.0 build\n> next build\n\nFailed to compile.\n\n./src/pages/index.tsx\n"
             "Module not found: Can't resolve '@/lib/api'\n\nnpm ERR! code 1\nnpm ERR! path /app\n"
-            "npm ERR! command failed\nnpm ERR! command sh -c next build\n",
+            "npm ERR! command failed\nnpm ERR! command sh -c next build\n\nnpm ERR! A complete "
+            "log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2024-05-02T09_14_02_"
+            "123Z-debug-0.log\n",
             "Module not found: Can't resolve '@/lib/api'",
             id="npm-wrapped-next-build",
         ),
         pytest.param(
             "> app@1.0.0 test\n> jest\n\nsh: 1: jest: not found\nnpm error code 127\n"
-            "npm error path /app\nnpm error command failed\nnpm error command sh -c jest\n",
+            "npm error path /app\nnpm error command failed\nnpm error command sh -c jest\n"
+            "npm error A complete log of this run can be found in: "
+            "/root/.npm/_logs/2024-05-02T09_14_02_123Z-debug-0.log\n",
             "sh: 1: jest: not found",
             id="npm-wrapped-missing-command",
         ),
