@@ -6017,6 +6017,14 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             'level=error msg="gave up" error="database not ready"',
             "gave up: database not ready",
         ),
+        # ... any log's lines under kubectl's --prefix (qa-s63 M2: loguru's were all dropped)
+        (
+            "[pod/api-7d9f/api] 2024-05-02 09:14:02.123 | WARNING  | app.db:connect:42 - connect"
+            " failed: OperationalError: could not connect to server\n[pod/api-7d9f/api] "
+            "2024-05-02 09:14:05.123 | ERROR    | app.main:run:10 - RuntimeError: database not "
+            "ready",
+            "RuntimeError: database not ready",
+        ),
         # zap's console format: tab-separated, the caller, the message and its fields as
         # JSON, whose error is read as a logfmt line's is
         (
@@ -6037,6 +6045,13 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "INFO[0000] starting                                     port=8080\nFATA[0000] failed"
             " to load config: open config.yml: no such file or directory",
             "failed to load config: open config.yml: no such file or directory",
+        ),
+        # ... with its full time, or its level's whole name; a message's own key=value words
+        # (one space before them, not a field's two) are its words (qa-s63 M6)
+        (
+            'WARNING[2024-05-02T09:14:01Z] retry                        error="i/o timeout"\n'
+            "ERRO[2024-05-02T09:14:02Z] query failed for user=42 with status=500",
+            "query failed for user=42 with status=500",
         ),
         # nginx's error log: its process, thread and connection, and the request's details
         (

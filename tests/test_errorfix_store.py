@@ -273,8 +273,15 @@ def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     # ... and of zap's console line, its fields' error
     zap = f'2024-05-02T09:14:02.123Z\tERROR\tapp/main.go:42\tconnect failed\t{{"error": "{bare}"}}'
     assert queries_from_error(zap) == [f"connect failed: {bare}", bare]
-    # and an error that many errors end in is not asked alone
+    # and an error that many errors end in is not asked alone, nor no error at all (qa-s63 M7)
     assert queries_from_error('level=error msg="read failed" error=EOF') == ["read failed: EOF"]
+    assert queries_from_error('level=error msg=failed err=": foo"') == ["failed: : foo"]
+    # ... a terminal's colours around the keys are no matter (qa-s63 M3), and the error is
+    # asked alone when its line's message and error pass the signature's 300 characters (M5)
+    coloured = f'\x1b[31mERRO\x1b[0m[0005] connect failed       \x1b[31merror\x1b[0m="{bare}"'
+    assert queries_from_error(coloured) == [f"connect failed: {bare}", bare]
+    long = f'level=error msg="{"the charge could not be authorised " * 8}" error="{bare}"'
+    assert queries_from_error(long)[1:] == [bare]
 
 
 def test_a_fix_remembered_from_coloured_output_is_the_exact_match_of_its_error(

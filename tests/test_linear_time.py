@@ -66,6 +66,8 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "looks like an error: a bracket of slashes": (looks_like_error, "[" + "a/" * QUERY),
     "looks like an error: labels of levels": (looks_like_error, "a: level=x " * (QUERY // 10)),
     "line score: a path of dots": (line_score, " at " + "." * NOTE + " x"),
+    # 45 s at 100 KB: npm's empty line, "\s+" then "\s*$", tried every split of the spaces
+    "signature: npm's line of spaces": (extract_error_signature, "npm ERR!" + " " * NOTE + "x"),
     # 10 s: the words that end an error's message were tried after every space of a run
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
     "error in a sentence: failed asserts told": (error_in_sentence, "x fails: assert 1 " * QUERY),

@@ -357,10 +357,14 @@ def error_field(line: str) -> str:
     return failed if message != failed and message.endswith(f": {failed}") else ""
 
 
-#: logrus' text format on a terminal: the level's first four letters, the seconds since
-#: the program started, the message (padded to 44 characters) and then its fields
-#: (``ERRO[0005] connect failed                               error="dial tcp …" port=5432``).
-_LOGRUS_TERMINAL = lazy(r"^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{1,10}\][^\S\n]+(?=\S)")
+#: logrus' text format on a terminal: the level's first four letters (or its whole name),
+#: the seconds since the program started (or the time), the message (padded to 44
+#: characters), then two spaces or more and its fields (``ERRO[0005] connect failed
+#: error="dial tcp …" port=5432``).
+_LOGRUS_TERMINAL = lazy(
+    r"^(TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI|TRACE|DEBUG|WARNING|ERROR|FATAL|PANIC)"
+    r"\[(?:\d{1,10}|\d{4}-\d{2}-\d{2}[T ][\d:.,]{5,20}(?:Z|[+-]\d{2}:?\d{2})?)\][^\S\n]+(?=\S)"
+)
 _LOGRUS_LEVELS = {
     "TRAC": "quiet",
     "DEBU": "quiet",
@@ -376,11 +380,16 @@ def _logrus_terminal_message(rest: str) -> str:
     """The message and the error of a logrus terminal line's text after its level: the
     words before the fields that end it, and its ``error`` (or ``err``) field's value."""
     fields = list(_LOGFMT_FIELD.finditer(rest))
-    start = len(rest.rstrip())
+    end = start = len(rest.rstrip())
+    run: list[re.Match[str]] = []
     for field in reversed(fields):  # the fields that end the line, nothing but space between
         if field.end() < start and rest[field.end() : start].strip():
             break
         start = field.start()
+        run.insert(0, field)
+    # the fields start after two spaces or more (the message's padding and the space before
+    # its first key): "for user=42 with status=500" in a message is its words
+    start = next((f.start() for f in run if rest[f.start() - 2 : f.start()].isspace()), end)
     found = {m.group(1): m.group(2) for m in reversed(fields) if m.start() >= start}
     failed = next((_logfmt_value(found[k]) for k in _LOGFMT_FAILED if k in found), "")
     said = " ".join(rest[:start].split())
@@ -418,7 +427,8 @@ def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
     logrus = _LOGRUS_TERMINAL.match(line)
     if logrus is not None:
         message = _logrus_terminal_message(line[logrus.end() :])
-        return (_LOGRUS_LEVELS[logrus.group(1)], message) if message else (said, line)
+        level = _LOGRUS_LEVELS[logrus.group(1)[:4]]
+        return (level, message) if message else (said, line)
     logfmt = _LOGFMT.match(line)
     message = _logfmt_message(line) if logfmt is not None else ""
     return (_level_said(logfmt.group(1)), message) if logfmt and message else (said, line)
@@ -431,6 +441,8 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     :data:`WARNING`, :data:`QUIET` or None (no level); the first of a warning's and a quiet
     level it says counts (its format's outer prefix first)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
+    # kubectl's pod and container come before whatever the container's log prints
+    line = _KUBECTL_PREFIX.sub("", line, count=1)
     said: str | None = None  # a level only the formats below say
     said, line = _read_logfmt(said, line)
     dotnet = _DOTNET_LEVEL.match(line)
@@ -449,8 +461,7 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
-    line = _KUBECTL_PREFIX.sub("", line, count=1)
-    said, line = _read_logfmt(said, line)  # (a service's, under compose or kubectl)
+    said, line = _read_logfmt(said, line)  # (a service's, under compose)
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)
     valgrind = _VALGRIND_PID.match(line)

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
-from .log_formats import ANSI, BELOW_ERROR, QUIET, error_field
+from .log_formats import ANSI, BELOW_ERROR, QUIET, error_field, read_log_line
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -621,12 +621,22 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     at 0.82). Only an error that says where it failed (Go's chain of causes, ``pq: …``,
     ``open …: permission denied``), not one that many errors end in (``EOF``, ``context
     deadline exceeded``, ``connection refused``); at most one; none for any other log."""
+    head = signature.rstrip("…").rstrip()  # (a long one is cut at a word's end)
     for line in lines:
+        line = ANSI.sub("", line)  # (logrus' colours around its keys)
         field = "err=" in line or "error=" in line or '"err' in line  # (logfmt's, zap's)
         failed = error_field(line) if field else ""
-        if ": " in failed and signature.endswith(f": {failed}"):
-            return [failed]
+        if not _ERROR_CHAIN.match(failed):
+            continue
+        # (the line's message and error, or the first 300 characters of them)
+        if signature.endswith(f": {failed}") or read_log_line(line)[0].strip().startswith(head):
+            return [cut_at_word_boundary(failed, ERROR_QUERY_MAX_CHARS)]
     return []
+
+
+#: An error that says where it failed: words, then ``: `` and more (``pq: …``, ``dial tcp
+#: …: connect: …``; not ``: foo``).
+_ERROR_CHAIN = lazy(r"\w[^\n]*?:[^\S\n]+\S")
 
 
 #: An exception class named without its message (no ``:`` or ``(`` after it), the ERROR

@@ -84,7 +84,8 @@ _NOISE_LINE = lazy(
     | For\s+more\s+information\s+about\s+this\s+error.*
     | Some\s+errors\s+have\s+detailed\s+explanations.*
     | (?:note|help|=\s*note|=\s*help):.*
-    | npm\s+(?:ERR!|error)\s+(?:A\s+complete\s+log|\s*$|Could\s+not\s+resolve\s+dependency:?$).*
+    | npm\s+(?:ERR!|error)(?:\s++(?:A\s+complete\s+log.*|Could\s+not\s+resolve\s+dependency:?)
+      |\s++)                                  # (possessive: "npm ERR!" and 100k spaces took 45 s)
     | npm\s+(?:ERR!|error)\s+\S*_logs[/\\]\S+-debug(?:-\d+)?\.log  # ... and where that log is
     | FAILURE:\s+Build\s+failed\s+with\s+an\s+exception\.?   # gradle's banners, advice
     | BUILD\s+FAILED(?:\s+in\s+\S+)?|BUILD\s+FAILURE
