@@ -6025,6 +6025,14 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "ready",
             "RuntimeError: database not ready",
         ),
+        # klog's structured line: its quoted message and its err field (a message that only
+        # starts with a quote is its words)
+        (
+            'W0502 09:14:03.100000       1 reflector.go:424] "quoted" and then words\n'
+            'E0502 09:14:05.100000       1 main.go:88] "Failed to start controller" err="timed '
+            'out waiting for caches to sync" controller="ingress"',
+            "Failed to start controller: timed out waiting for caches to sync",
+        ),
         # zap's console format: tab-separated, the caller, the message and its fields as
         # JSON, whose error is read as a logfmt line's is
         (

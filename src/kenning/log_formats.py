@@ -419,6 +419,22 @@ def _zap_message(line: str) -> str:
     return ": ".join(" ".join(part.split()) for part in (said, failed) if part.strip())
 
 
+def _klog_structured_message(line: str) -> str:
+    """klog's structured line after its header (``"Failed to start controller" err="timed
+    out waiting for caches to sync" controller="ingress"``): its quoted message and its
+    ``err`` field's error, as a logfmt line's are read; ``line`` if it is none."""
+    quoted = _LOGFMT_CLOSED.match(line) if line.startswith('"') else None
+    if quoted is None:
+        return line
+    rest = line[quoted.end() :]
+    if (rest.strip() and not rest[:1].isspace()) or _LOGFMT_FIELD.sub("", rest).strip():
+        return line  # (words after it: a message that starts with a quote)
+    fields = {name: value for name, value in reversed(_LOGFMT_FIELD.findall(rest))}
+    failed = next((_logfmt_value(fields[k]) for k in _LOGFMT_FAILED if k in fields), "")
+    said = _logfmt_value(quoted.group(0))
+    return ": ".join(part for part in (said, failed) if part)
+
+
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
     """``(said, line)``, or the level and the message of ``line`` when it is a logfmt line
     (or logrus' terminal line) and no level was read before it."""
@@ -453,6 +469,7 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         found = lettered.match(line)
         if found:
             said, line = _level_said(found.group(1)), line[found.end() :]
+            line = _klog_structured_message(line)
             break
     # a log that stamps every line (GitHub Actions' raw log: "2024-06-02T01:02:03.4567890Z
     # ##[error]…", "… FAILED tests/…"): the runner's and pytest's prefixes are after it
