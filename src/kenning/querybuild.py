@@ -460,7 +460,8 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         (
             i
             for i in range(len(lines) - 1, -1, -1)
-            if reports_error(lines[i]) and _record_level(lines, i) not in BELOW_ERROR
+            if reports_error(lines[i])
+            and _record_level(lines, i, leveled_line(lines[i])[1]) not in BELOW_ERROR
         ),
         len(lines),
     )
@@ -472,8 +473,8 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         if len(found) >= MOST_WARNED_ASKED or warnings >= WARNED_LINES_READ:
             break
         line = lines[i]
-        text, level = leveled_line(line)
-        level = _record_level(lines, i, level)
+        text, own = leveled_line(line)
+        level = _record_level(lines, i, own)
         if level not in BELOW_ERROR:
             continue
         seen = _DIGITS.sub("#", text)  # (its numbers another: a retry's count, a port)
@@ -499,17 +500,15 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
 #: At most this many lines above an indented line are read for the line that leads its
 #: record (.NET's ``warn:`` line over its message and exception).
 RECORD_LINES_READ = 50
-_UNREAD = object()
 
 
-def _record_level(lines: Sequence[str], at: int, level: object = _UNREAD) -> str | None:
-    """The level ``lines[at]`` was written at (``level``, its own, when it was read): its
-    own, or the level of the line its record starts with when it is indented under one
-    without a level of its own (.NET's message and exception under ``warn:`` or ``fail:``,
-    as :func:`~kenning.signatures.extract_error_signature` reads them)."""
-    own = leveled_line(lines[at])[1] if level is _UNREAD else level
+def _record_level(lines: Sequence[str], at: int, own: str | None) -> str | None:
+    """The level ``lines[at]`` was written at: ``own``, the level its prefix says, or the
+    level of the line its record starts with when it is indented under one without a level
+    of its own (.NET's message and exception under ``warn:`` or ``fail:``, as
+    :func:`~kenning.signatures.extract_error_signature` reads them)."""
     if own is not None or not lines[at][:1].isspace():
-        return own if isinstance(own, str) else None
+        return own
     for above in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
         if not above.strip():
             return None
@@ -622,6 +621,7 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     ``open …: permission denied``), not one that many errors end in (``EOF``, ``context
     deadline exceeded``, ``connection refused``); at most one; none for any other log."""
     head = signature.rstrip("…").rstrip()  # (a long one is cut at a word's end)
+    cut = len(head) >= ERROR_QUERY_MAX_CHARS // 2  # (a short one is its line's whole message)
     for line in lines:
         line = ANSI.sub("", line)  # (logrus' colours around its keys)
         field = "err=" in line or "error=" in line or '"err' in line  # (logfmt's, zap's)
@@ -629,7 +629,9 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
         if not _ERROR_CHAIN.match(failed):
             continue
         # (the line's message and error, or the first 300 characters of them)
-        if signature.endswith(f": {failed}") or read_log_line(line)[0].strip().startswith(head):
+        if signature.endswith(f": {failed}") or (
+            cut and read_log_line(line)[0].strip().startswith(head)
+        ):
             return [cut_at_word_boundary(failed, ERROR_QUERY_MAX_CHARS)]
     return []
 

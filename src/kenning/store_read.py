@@ -126,7 +126,7 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     errors = [error for error in errors_in_sentence(line)[1] if error != signature]
     whole = error_fingerprint(signature)
     found = [error_fingerprint(extract_error_signature(error)) for error in errors] or [whole]
-    # a logfmt line's error field tells its error too, as Go's other loggers print it alone
+    # a logfmt (zap, klog) line's error field tells its error too, as Go's loggers print it
     for beside in errors_beside_signature([query], signature) if one_line else []:
         found.append(error_fingerprint(extract_error_signature(beside)))
     found = [f for f in dict.fromkeys(found) if identifies(f)]

@@ -248,7 +248,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
         queries.append((signature, True))
     if warned and names_error(signature):  # (a retry's warning's fix crowded out the crash's:
         more = [error for error in more if error not in warned]  # it is a fallback, below)
-    if signature:  # a logfmt line's error field, asked alone (Go's bare error)
+    if signature:  # a logfmt, zap or klog line's error field, asked alone (Go's bare error)
         more = [*errors_beside_signature(error_text.splitlines(), signature), *more]
     # the other errors a sentence tells beside the first, each asked alone ("test_a fails:
     # assert 401 == 200. test_b fails: assert 404 == 200.")
