@@ -6070,6 +6070,19 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "connect() to unix:/run/app.sock failed (13: Permission denied) while connecting "
             "to upstream",
         ),
+        # ... and under docker compose's service prefix (qa-s62c H6), as klog's lines are
+        (
+            "nginx-1  | 2024/05/02 09:14:03 [error] 7#7: *3 connect() failed (111: Connection "
+            'refused) while connecting to upstream, client: 10.0.0.1, server: _, request: "GET /'
+            ' HTTP/1.1"',
+            "connect() failed (111: Connection refused) while connecting to upstream",
+        ),
+        (
+            "api-1  | W0502 09:14:03.100000       1 reflector.go:424] watch failed: Unauthorized\n"
+            'api-1  | E0502 09:14:05.100000       1 main.go:88] "Failed to start controller" '
+            'err="timed out waiting for caches to sync"',
+            "Failed to start controller: timed out waiting for caches to sync",
+        ),
         # uvicorn's padded level ("WARNING:  …", kept: psql prints its warnings so)
         (
             "INFO:     Started server process [42]\nWARNING:  connect failed: "

@@ -457,8 +457,9 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     :data:`WARNING`, :data:`QUIET` or None (no level); the first of a warning's and a quiet
     level it says counts (its format's outer prefix first)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
-    # kubectl's pod and container come before whatever the container's log prints
-    line = _KUBECTL_PREFIX.sub("", line, count=1)
+    # kubectl's pod and container, and Docker Compose's service, come before whatever the
+    # container's log prints (a CI log's time may come before compose's: it is cut again)
+    line = _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", line, count=1), count=1)
     said: str | None = None  # a level only the formats below say
     said, line = _read_logfmt(said, line)
     dotnet = _DOTNET_LEVEL.match(line)
