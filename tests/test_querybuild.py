@@ -655,8 +655,24 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             'not ready"',
             "retrying: dial tcp 10.0.0.5:5432: connect: connection refused",
         ),
+        # a JSON log's lines: zap's level names, pino's numbers (30 info, 40 warn, 50 error)
+        (
+            '{"level":"info","ts":1714641240.1,"msg":"cache miss","error":"redis: nil"}\n'
+            '{"level":"warn","ts":1714641241.1,"msg":"retrying","error":"dial tcp '
+            '127.0.0.1:5432: connect: connection refused"}\n'
+            '{"level":"fatal","ts":1714641242.1,"msg":"startup failed","error":"database not '
+            'ready"}',
+            "dial tcp 127.0.0.1:5432: connect: connection refused",
+        ),
+        (
+            '{"level":30,"time":1,"msg":"cache miss","err":{"type":"Error","message":"read '
+            'ECONNRESET"}}\n{"level":40,"time":2,"msg":"retry","err":{"type":"Error",'
+            '"message":"connect ECONNREFUSED 10.0.0.5:6379"}}\n{"level":50,"time":3,"msg":"boot'
+            ' failed","err":{"type":"TypeError","message":"x is undefined"}}',
+            "Error: connect ECONNREFUSED 10.0.0.5:6379",
+        ),
     ],
-    ids=["logcat", "logfmt-notice", "journald-logfmt"],
+    ids=["logcat", "logfmt-notice", "journald-logfmt", "zap-json", "pino"],
 )
 def test_a_warning_is_told_from_a_quieter_level_by_its_log_s_format(log: str, cause: str) -> None:
     """A line logged below a warning's level (its handled error is no crash's cause) is told

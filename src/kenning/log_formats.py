@@ -27,6 +27,8 @@ __all__ = [
     "TIMESTAMP",
     "WARNING",
     "error_field",
+    "json_level",
+    "json_said",
     "read_log_line",
 ]
 
@@ -435,6 +437,61 @@ def _klog_structured_message(line: str) -> str:
     return ": ".join(part for part in (said, failed) if part)
 
 
+#: The levels of a JSON log line that are an error's (pino's and bunyan's are numbers: 50
+#: error, 60 fatal; 40 a warning's).
+_JSON_ERROR_LEVELS = {"error", "err", "fatal", "critical", "crit", "panic", "dpanic", "alert"}
+
+
+def json_level(event: object) -> str | None:
+    """The level a JSON log event was written at (its ``level``, ``severity`` or
+    ``levelname``): :data:`AT_ERROR`, :data:`WARNING`, :data:`QUIET` or None."""
+    if not isinstance(event, dict):
+        return None
+    level = event.get("level", event.get("severity", event.get("levelname")))
+    if isinstance(level, int | float) and not isinstance(level, bool):
+        return AT_ERROR if level >= 50 else WARNING if level >= 40 else QUIET
+    if not isinstance(level, str):
+        return None
+    return AT_ERROR if level.strip().lower() in _JSON_ERROR_LEVELS else _level_said(level.strip())
+
+
+def json_said(event: object) -> str | None:
+    """What one JSON event says went wrong, or None: Sentry's last exception (``ValueError:
+    invalid literal …``), pino's ``err`` (``Error: connect ECONNREFUSED …``), zap's and
+    logrus's ``error`` (else their message)."""
+    if not isinstance(event, dict):
+        return None
+    exception = event.get("exception")
+    values = exception.get("values") if isinstance(exception, dict) else None
+    if isinstance(values, list) and values and isinstance(values[-1], dict):
+        kind, value = values[-1].get("type"), values[-1].get("value")
+        if isinstance(kind, str) and kind:
+            return f"{kind}: {value}" if isinstance(value, str) and value else kind
+    err = event.get("err")
+    if isinstance(err, dict) and isinstance(err.get("message"), str):
+        kind = err.get("type")
+        return f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
+    for key in ("error", "err", "exception", "msg", "message"):
+        value = event.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _json_line(line: str) -> tuple[str, str | None] | None:
+    """A JSON log line's (what it says went wrong, its level), or None when ``line`` is
+    none (or says nothing)."""
+    text = line.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    try:
+        event = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    said = json_said(event)
+    return None if said is None else (" ".join(said.split()), json_level(event))
+
+
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:
     """``(said, line)``, or the level and the message of ``line`` when it is a logfmt line
     (or logrus' terminal line) and no level was read before it."""
@@ -460,6 +517,9 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     # kubectl's pod and container, and Docker Compose's service, come before whatever the
     # container's log prints (a CI log's time may come before compose's: it is cut again)
     line = _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", line, count=1), count=1)
+    json_line = _json_line(line) if line.lstrip()[:1] == "{" else None
+    if json_line is not None:  # (a JSON log's line: its own level and message)
+        return json_line
     said: str | None = None  # a level only the formats below say
     said, line = _read_logfmt(said, line)
     dotnet = _DOTNET_LEVEL.match(line)

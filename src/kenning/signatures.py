@@ -25,6 +25,8 @@ from .log_formats import (
     PYTEST_SUMMARY,
     TIMESTAMP,
     WARNING,
+    json_level,
+    json_said,
     read_log_line,
 )
 from .truncation import cut_at_word_boundary
@@ -890,7 +892,6 @@ _NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IG
 
 #: The levels of a JSON log line that say it reports an error (pino's are numbers: 50 error,
 #: 60 fatal).
-_JSON_ERROR_LEVELS = {"error", "err", "fatal", "critical", "crit", "panic", "dpanic", "alert"}
 #: How much of a JSON input is parsed, line by line (a log of JSON lines), for its error.
 _JSON_MAX_CHARS = 1_000_000
 
@@ -912,38 +913,10 @@ def _json_error(raw: str) -> str | None:
                     events.append(json.loads(line))
                 except (ValueError, RecursionError):
                     continue
-    found = [(_json_at_error_level(e), said) for e in events if (said := _json_said(e))]
+    found = [(json_level(e) == AT_ERROR, said) for e in events if (said := json_said(e))]
     if not found:
         return None
     return next((said for error, said in found if error), found[0][1])
-
-
-def _json_at_error_level(event: Any) -> bool:
-    level = event.get("level", event.get("severity", event.get("levelname")))
-    if isinstance(level, int | float) and not isinstance(level, bool):
-        return level >= 50
-    return isinstance(level, str) and level.strip().lower() in _JSON_ERROR_LEVELS
-
-
-def _json_said(event: Any) -> str | None:
-    """What one JSON event says went wrong, or None."""
-    if not isinstance(event, dict):
-        return None
-    exception = event.get("exception")
-    values = exception.get("values") if isinstance(exception, dict) else None
-    if isinstance(values, list) and values and isinstance(values[-1], dict):
-        kind, value = values[-1].get("type"), values[-1].get("value")
-        if isinstance(kind, str) and kind:
-            return f"{kind}: {value}" if isinstance(value, str) and value else kind
-    err = event.get("err")
-    if isinstance(err, dict) and isinstance(err.get("message"), str):
-        kind = err.get("type")
-        return f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
-    for key in ("error", "err", "exception", "msg", "message"):
-        value = event.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 #: gradle's report: ``* What went wrong:``, then the failure and each cause under it a level
