@@ -460,8 +460,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         (
             i
             for i in range(len(lines) - 1, -1, -1)
-            if reports_error(lines[i])
-            and _record_level(lines, i, leveled_line(lines[i])[1]) not in BELOW_ERROR
+            # (the level first: most of a log's lines are below an error's, and cheaper so)
+            if _record_level(lines, i, leveled_line(lines[i])[1]) not in BELOW_ERROR
+            and reports_error(lines[i])
         ),
         len(lines),
     )
