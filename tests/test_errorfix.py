@@ -6026,7 +6026,12 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "RuntimeError: database not ready",
         ),
         # klog's structured line: its quoted message and its err field (a message that only
-        # starts with a quote is its words)
+        # starts with a quote is its words; a value of several lines is no error, N6)
+        (
+            'E0502 09:14:05.100000       1 controller.go:329] "Reconciler error" err=<\n'
+            "\tfailed to sync: 2 errors occurred\n >",
+            "Reconciler error",
+        ),
         (
             'W0502 09:14:03.100000       1 reflector.go:424] "quoted" and then words\n'
             'E0502 09:14:05.100000       1 main.go:88] "Failed to start controller" err="timed '
@@ -6040,6 +6045,14 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             '"dial tcp 127.0.0.1:5432: i/o timeout"}\n2024-05-02T09:14:02.123Z\tFATAL\t'
             'app/main.go:42\tstartup failed\t{"error": "pq: database \\"app\\" does not exist"}',
             'startup failed: pq: database "app" does not exist',
+        ),
+        # ... its production config: the time in seconds, the level in lower case; a named
+        # logger's column (qa-s63b N5)
+        (
+            '1.7146412415e+09\twarn\tdb/pool.go:88\tretrying\t{"error": "dial tcp '
+            '127.0.0.1:5432: i/o timeout"}\n1.7146412425e+09\terror\thttp\tapp/main.go:42\t'
+            'failed to start\t{"error": "listen tcp :8080: bind: address already in use"}',
+            "failed to start: listen tcp :8080: bind: address already in use",
         ),
         # logrus' text format on a terminal: its level's four letters, its message padded,
         # its fields after it (qa-s62c H6)

@@ -282,6 +282,9 @@ def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     assert queries_from_error(coloured) == [f"connect failed: {bare}", bare]
     long = f'level=error msg="{"the charge could not be authorised " * 8}" error="{bare}"'
     assert queries_from_error(long)[1:] == [bare]
+    # ... not from another line whose message only starts as the signature does (qa-s63b N2)
+    other = f'level=info msg="connection pool warmed" err="{bare}"\nlevel=fatal msg="connect"'
+    assert queries_from_error(other) == ["connect"]
 
 
 def test_a_fix_remembered_from_coloured_output_is_the_exact_match_of_its_error(

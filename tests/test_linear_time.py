@@ -68,6 +68,8 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "line score: a path of dots": (line_score, " at " + "." * NOTE + " x"),
     # 45 s at 100 KB: npm's empty line, "\s+" then "\s*$", tried every split of the spaces
     "signature: npm's line of spaces": (extract_error_signature, "npm ERR!" + " " * NOTE + "x"),
+    # 2.7 s at 100 KB: a debug log's path tried from every "_logs/" of one word (qa-s63b N3)
+    "signature: npm's log path": (extract_error_signature, "npm ERR! " + "_logs/-debug" * 8000),
     # 10 s: the words that end an error's message were tried after every space of a run
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
     "error in a sentence: failed asserts told": (error_in_sentence, "x fails: assert 1 " * QUERY),

@@ -589,6 +589,20 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     ):
         crash = "2024-05-02 09:14:05,000 ERROR app: RuntimeError: boom"
         assert warned_errors(f"2024-05-02 09:14:01,000 {handled}\n{crash}") == [], handled
+    # ... but words of the error's own message are no handling of it, nor is a retry
+    # (qa-s63b N1: redis' "… are disabled, because …", a count of items skipped)
+    misconf = "redis.exceptions.ResponseError: MISCONF Redis is unable to persist to disk"
+    skipped = "requests.exceptions.ConnectionError: Max retries exceeded (3 items skipped)"
+    for warning, cause in (
+        (
+            f"WARNING app.cache: write failed: {misconf}. Commands that may modify the data set"
+            " are disabled, because of it; retrying (1/3)",
+            misconf,
+        ),
+        (f"WARNING app.sync: fetch failed: {skipped}", skipped),
+    ):
+        log = f"2024-05-02 09:14:01,000 {warning}\n{crash}"
+        assert warned_errors(log) == [cause], log
     # uvicorn's padded level, Django's day/month/year stamp (qa-s62 F5)
     uvicorn = (
         "WARNING:  connect failed: psycopg.OperationalError: connection refused\n"
@@ -689,6 +703,7 @@ def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     fallback, it was not: its line has no level of its own), and Kestrel's harmless reset
     under a later ``warn:`` is not the crash (the ``fail:`` record's exception is)."""
     from kenning.querybuild import warned_errors
+    from kenning.signatures import extract_error_signature
 
     redis = (
         "StackExchange.Redis.RedisConnectionException: It was not possible to connect to the "
@@ -711,5 +726,9 @@ def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
         ]
     )
     assert warned_errors(log) == [redis]
+    # ... pasted in a chat as a markdown code block, every line indented (qa-s63b N4)
+    chat = "the app dies on start:\n\n" + "\n".join(f"    {line}" for line in log.splitlines())
+    assert warned_errors(chat) == [redis]
+    assert extract_error_signature(chat) == "System.InvalidOperationException: Cache warmup failed"
     # an info record's exception is a handled one
     assert warned_errors(log.replace("warn: App.Services", "info: App.Services")) == []

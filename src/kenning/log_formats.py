@@ -95,7 +95,7 @@ _ERROR_LEVEL_LETTERS, _QUIET_LETTERS = "EFA", "IDV"
 #: Microsoft.Extensions.Logging's console format: the level, the logger and its event id on
 #: one line (``fail: Microsoft.AspNetCore.Diagnostics…Middleware[1]``), the message and the
 #: exception indented under it.
-_DOTNET_LEVEL = lazy(r"^(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
+_DOTNET_LEVEL = lazy(r"^[^\S\n]*(trce|dbug|info|warn|fail|crit):[^\S\n]+(?=[\w.]+\[\d+\]$)")
 _DOTNET_LEVELS = {
     "trce": "quiet",
     "dbug": "quiet",
@@ -401,7 +401,15 @@ def _logrus_terminal_message(rest: str) -> str:
 #: zap's console format after its time and level, tab-separated: the caller (when it is
 #: added), the message and the fields as JSON (``app/main.go:42\tconnect failed\t{"error":
 #: "dial tcp …"}``).
-_ZAP_CONSOLE = lazy(r"^(?:[\w.@/-]{1,300}\.go:\d+\t)?([^\t\n]+)\t(\{[^\n]*\})[^\S\n]*$")
+_ZAP_CONSOLE = lazy(
+    r"^(?:[\w.-]{1,100}\t(?=[\w.@/-]{1,300}\.go:\d+\t))?(?:[\w.@/-]{1,300}\.go:\d+\t)?"
+    r"([^\t\n]+)\t(\{[^\n]*\})[^\S\n]*$"
+)
+#: zap's console level in lower case, after its time (an ISO one, read before it) or its
+#: production config's time in seconds (``1.7146412425e+09\terror\tapp/main.go:42\t…``).
+_ZAP_LEVEL = lazy(
+    r"^(\d{10}(?:\.\d+)?\t|\d\.\d+e\+09\t)?(debug|info|warn|error|dpanic|panic|fatal)\t(?=\S)"
+)
 
 
 def _zap_message(line: str) -> str:
@@ -433,6 +441,7 @@ def _klog_structured_message(line: str) -> str:
         return line  # (words after it: a message that starts with a quote)
     fields = {name: value for name, value in reversed(_LOGFMT_FIELD.findall(rest))}
     failed = next((_logfmt_value(fields[k]) for k in _LOGFMT_FAILED if k in fields), "")
+    failed = "" if failed == "<" else failed  # (a value of several lines: "err=<", them, " >")
     said = _logfmt_value(quoted.group(0))
     return ": ".join(part for part in (said, failed) if part)
 
@@ -538,6 +547,11 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     stamped = False
     if first is not None and first.end() > 0:
         line, stamped = line[first.end() :], True
+    zap = _ZAP_LEVEL.match(line)
+    if zap is not None and (stamped or zap.group(1)):
+        word = zap.group(2)
+        said = AT_ERROR if word in _JSON_ERROR_LEVELS else _level_said(word)
+        line, stamped = line[zap.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
     said, line = _read_logfmt(said, line)  # (a service's, under compose)
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)

@@ -483,7 +483,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             continue
         read.add(seen)
         warnings += 1
-        if not (reports_error(line) or names_error(text)) or _HANDLED.search(text):
+        if not (reports_error(line) or names_error(text)) or _handled(text):
             continue  # (names_error: PG::ConnectionBad)
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
@@ -505,15 +505,20 @@ RECORD_LINES_READ = 50
 
 def _record_level(lines: Sequence[str], at: int, own: str | None) -> str | None:
     """The level ``lines[at]`` was written at: ``own``, the level its prefix says, or the
-    level of the line its record starts with when it is indented under one without a level
-    of its own (.NET's message and exception under ``warn:`` or ``fail:``, as
-    :func:`~kenning.signatures.extract_error_signature` reads them)."""
-    if own is not None or not lines[at][:1].isspace():
+    level of the line its record starts with (the nearest line less indented) when it is
+    indented under one without a level of its own (.NET's message and exception under
+    ``warn:`` or ``fail:``, as :func:`~kenning.signatures.extract_error_signature` reads
+    them)."""
+    line = lines[at]
+    if own is not None or not line[:1].isspace():
         return own
+    # (the nearest line less indented: a log pasted as a markdown code block is indented
+    # whole, its records' leading lines too, N4)
+    indent = len(line) - len(line.lstrip())
     for above in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
         if not above.strip():
             return None
-        if not above[:1].isspace():
+        if len(above) - len(above.lstrip()) < indent:
             return leveled_line(above)[1]
     return None
 
@@ -551,14 +556,25 @@ _SYSTEM_ERROR = lazy(
     )
     + r")\b"
 )
-#: A warning that says what was done about its error (``…, metrics disabled``, ``closing
-#: socket quietly``, ``falling back to …``): handled, no crash's cause (qa-s62f L6). (A
-#: retry is not: its error is the one the crash gives up on.)
-_HANDLED = lazy(
-    r"\b(?:disabled|ignor(?:ed|ing)|skipp(?:ed|ing)|continuing|quietly|fall(?:ing|s)?\s+back"
-    r"|fell\s+back|using\s+(?:the\s+)?defaults?)\b",
-    re.IGNORECASE,
+#: A warning that says what was done about its error (qa-s62f L6), handled and no crash's
+#: cause: in a clause of its own after the error (``…, metrics disabled``, ``…, closing
+#: socket quietly``, ``…; falling back to …``), or first (``skipping plugin x: …``); not in
+#: the error's own words (``… API … is disabled. Enable it …``, ``(3 items skipped)``,
+#: qa-s63b N1). A retry is never handled: its error is the one the crash gives up on.
+_HANDLED_AFTER = lazy(
+    r"[,;][^\S\n]+(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b(?i:disabled|ignored|skipped|continuing"
+    r"|quietly|fall(?:ing|s)?\s+back|fell\s+back|using\s+(?:the\s+)?defaults?)\b"
 )
+_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?(?i:skipping|ignoring|disabling)\b")
+
+
+def _handled(text: str) -> bool:
+    """Whether a warning says its error was handled (:data:`_HANDLED_AFTER`)."""
+    if _RETRY_TAIL.search(text):
+        return False
+    return _HANDLED_FIRST.match(text) is not None or _HANDLED_AFTER.search(text) is not None
+
+
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
 _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 #: A Ruby exception in its namespace, with its message (``Redis::CannotConnectError: …``).
@@ -623,18 +639,22 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     deadline exceeded``, ``connection refused``); at most one; none for any other log."""
     head = signature.rstrip("…").rstrip()  # (a long one is cut at a word's end)
     cut = len(head) >= ERROR_QUERY_MAX_CHARS // 2  # (a short one is its line's whole message)
-    for line in lines:
+    for line in reversed(lines):  # (the signature is most often a log's last error's)
         line = ANSI.sub("", line)  # (logrus' colours around its keys)
         field = "err=" in line or "error=" in line or '"err' in line  # (logfmt's, zap's)
         failed = error_field(line) if field else ""
         if not _ERROR_CHAIN.match(failed):
             continue
         # (the line's message and error, or the first 300 characters of them)
-        if signature.endswith(f": {failed}") or (
-            cut and read_log_line(line)[0].strip().startswith(head)
-        ):
+        if signature.endswith(f": {failed}") or (cut and _starts_with(line, head)):
             return [cut_at_word_boundary(failed, ERROR_QUERY_MAX_CHARS)]
     return []
+
+
+def _starts_with(line: str, head: str) -> bool:
+    """Whether ``line``'s message starts with ``head``, a whole word last."""
+    message = read_log_line(line)[0].strip()
+    return message.startswith(head) and not message[len(head) : len(head) + 1].isalnum()
 
 
 #: An error that says where it failed: words, then ``: `` and more (``pq: …``, ``dial tcp

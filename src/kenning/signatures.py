@@ -88,7 +88,7 @@ _NOISE_LINE = lazy(
     | (?:note|help|=\s*note|=\s*help):.*
     | npm\s+(?:ERR!|error)(?:\s++(?:A\s+complete\s+log.*|Could\s+not\s+resolve\s+dependency:?)
       |\s++)                                  # (possessive: "npm ERR!" and 100k spaces took 45 s)
-    | npm\s+(?:ERR!|error)\s+\S*_logs[/\\]\S+-debug(?:-\d+)?\.log  # ... and where that log is
+    | npm\s+(?:ERR!|error)\s+(?>\S*_logs[/\\])[^\s/\\]+-debug(?:-\d+)?\.log  # ... where it is
     | FAILURE:\s+Build\s+failed\s+with\s+an\s+exception\.?   # gradle's banners, advice
     | BUILD\s+FAILED(?:\s+in\s+\S+)?|BUILD\s+FAILURE
     | Run\s+with\s+--(?:stacktrace|info|debug|scan)\b.*
