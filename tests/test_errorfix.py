@@ -6025,6 +6025,41 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "ready",
             "RuntimeError: database not ready",
         ),
+        # .NET's records behind compose's prefix: their lines' indentation is the
+        # container's (qa-s63c P7: Kestrel's reset under a later warn: was the signature)
+        (
+            "api-1  | fail: Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware[1]\n"
+            "api-1  |       An unhandled exception has occurred while executing the request.\n"
+            "api-1  |       System.InvalidOperationException: No service for type 'Shop.IClock'"
+            " has been registered.\napi-1  | warn: Microsoft.AspNetCore.Server.Kestrel[0]\n"
+            "api-1  |       Connection processing ended abnormally.\n"
+            "api-1  |       System.IO.IOException: Connection reset by peer",
+            "System.InvalidOperationException: No service for type 'Shop.IClock' has been "
+            "registered.",
+        ),
+        # a JSON log's lines after a time (docker logs -t, kubectl logs --timestamps), a
+        # traceback held in a field (structlog's exception, json-logger's exc_info), and a
+        # service logging JSON that dies of an uncaught exception printed plain (qa-s63c
+        # P3, P4, P5)
+        (
+            'api-1  | 2024-05-02T09:14:01.123Z {"level":40,"msg":"retrying","err":{"type":'
+            '"Error","message":"connect ECONNREFUSED 10.0.0.5:6379"}}\napi-1  | 2024-05-02T09:14'
+            ':05.123Z {"level":50,"msg":"boot failed","err":{"type":"Error","message":"Redis not'
+            ' ready after 3 attempts"}}',
+            "Error: Redis not ready after 3 attempts",
+        ),
+        (
+            '{"levelname": "ERROR", "message": "unhandled error", "exc_info": "Traceback (most '
+            'recent call last):\\n  File \\"/app/main.py\\", line 3, in <module>\\n    '
+            "os.environ['DATABASE_URL']\\nKeyError: 'DATABASE_URL'\"}",
+            "KeyError: 'DATABASE_URL'",
+        ),
+        (
+            '{"level":"info","msg":"worker started"}\nTraceback (most recent call last):\n  '
+            'File "/app/worker.py", line 9, in <module>\n    url = os.environ["UPSTREAM_URL"]\n'
+            "KeyError: 'UPSTREAM_URL'",
+            "KeyError: 'UPSTREAM_URL'",
+        ),
         # klog's structured line: its quoted message and its err field (a message that only
         # starts with a quote is its words; a value of several lines is no error, N6)
         (

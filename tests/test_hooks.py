@@ -2095,6 +2095,23 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     assert [text for text, _ in given if "HTTP_TIMEOUT" in text] == [given[1][0]], given
 
 
+def test_a_json_log_pasted_is_asked_by_its_error_line() -> None:
+    """qa-s63c P8: a pasted JSON log (winston's, logrus') was asked by its first INFO line's
+    message, or whole as words; its error line's error is the query, as the CLI reads it."""
+    lines = [
+        json.dumps({"level": "info", "msg": "listening on :8080"}),
+        json.dumps(
+            {
+                "level": "fatal",
+                "msg": "could not connect to mysql",
+                "error": "Error 1045 (28000): Access denied for user 'app'@'10.0.0.3'",
+            }
+        ),
+    ]
+    queries = claude_code.prompt_queries("\n".join(lines))
+    assert queries == [("Error 1045 (28000): Access denied for user 'app'@'10.0.0.3'", True)]
+
+
 @pytest.mark.parametrize(
     "log",
     [

@@ -20,6 +20,7 @@ from kenning.querybuild import (
     errors_in_sentence,
     query_from_plan,
     reports_error,
+    warned_errors,
 )
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
@@ -68,6 +69,11 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "line score: a path of dots": (line_score, " at " + "." * NOTE + " x"),
     # 45 s at 100 KB: npm's empty line, "\s+" then "\s*$", tried every split of the spaces
     "signature: npm's line of spaces": (extract_error_signature, "npm ERR!" + " " * NOTE + "x"),
+    # 11 s at 20,000: a retry's words looked for from every space of a run (qa-s63c P6)
+    "warnings' errors: a run of spaces": (
+        warned_errors,
+        "WARNING app: ConnectionError: x" + " " * QUERY + "y\nERROR app: RuntimeError: boom",
+    ),
     # 2.7 s at 100 KB: a debug log's path tried from every "_logs/" of one word (qa-s63b N3)
     "signature: npm's log path": (extract_error_signature, "npm ERR! " + "_logs/-debug" * 8000),
     # 10 s: the words that end an error's message were tried after every space of a run

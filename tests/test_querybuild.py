@@ -586,6 +586,18 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "WARNING app: cache unavailable: redis.exceptions.ConnectionError: Error 111, falling "
         "back to the database",
         "WARNING app.plugins: skipping plugin x: ImportError: cannot import name 'y'",
+        # ... said after it in other ways, or first, or in a structured line's message
+        # beside its error field (qa-s63c P2)
+        "WARNING app.plugins: ModuleNotFoundError: No module named 'foo', skipping",
+        "WARNING app.plugins: ModuleNotFoundError: No module named 'foo'; ignoring",
+        "WARNING app.cache: ConnectionError: Error 111. Falling back to in-memory cache",
+        "WARNING app.cache: ConnectionError: Error 111 - falling back to in-memory cache",
+        "WARNING app.cache: falling back to in-memory cache: ConnectionError: Error 111",
+        "WARNING app.cache: ConnectionError: Error 111 (continuing without cache)",
+        'level=warn msg="redis ping failed, cache disabled" err="dial tcp 10.0.0.7:6379: '
+        'connect: connection refused"',
+        '{"level": "warn", "msg": "redis unavailable, falling back to memory", "error": "dial '
+        'tcp 10.0.0.7:6379: connect: connection refused"}',
     ):
         crash = "2024-05-02 09:14:05,000 ERROR app: RuntimeError: boom"
         assert warned_errors(f"2024-05-02 09:14:01,000 {handled}\n{crash}") == [], handled
@@ -730,5 +742,12 @@ def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     chat = "the app dies on start:\n\n" + "\n".join(f"    {line}" for line in log.splitlines())
     assert warned_errors(chat) == [redis]
     assert extract_error_signature(chat) == "System.InvalidOperationException: Cache warmup failed"
+    # ... and a later warn: record's inner exception (" ---> …", under its outer one, which
+    # has no level of its own) is that record's, not the crash (qa-s63c P1)
+    inner = log + (
+        "\n      System.IO.IOException: Unable to read data from the transport connection."
+        "\n       ---> System.Net.Sockets.SocketException (104): Connection reset by peer"
+    )
+    assert warned_errors(inner) == [redis]
     # an info record's exception is a handled one
     assert warned_errors(log.replace("warn: App.Services", "info: App.Services")) == []

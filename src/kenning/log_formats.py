@@ -28,8 +28,11 @@ __all__ = [
     "WARNING",
     "error_field",
     "json_level",
+    "json_log_line",
     "json_said",
     "read_log_line",
+    "said_beside_error",
+    "without_container_prefix",
 ]
 
 ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -203,7 +206,7 @@ _SIDEKIQ_CONTEXT = lazy(
 _WORKSPACE_PREFIX = lazy(r"^(?:[\w@.-]+/)+[\w@.-]+[^\S\n]+[\w:.-]{1,40}:[^\S\n]+(?=\S)")
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
 #: ``kubectl logs --prefix``' pod and container before each line (``[pod/api-7d9f/api] ``).
-_KUBECTL_PREFIX = lazy(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\][^\S\n]+(?=\S)")
+_KUBECTL_PREFIX = lazy(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\][^\S\n](?=[^\S\n]*\S)")
 
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
@@ -402,7 +405,7 @@ def _logrus_terminal_message(rest: str) -> str:
 #: added), the message and the fields as JSON (``app/main.go:42\tconnect failed\t{"error":
 #: "dial tcp …"}``).
 _ZAP_CONSOLE = lazy(
-    r"^(?:[\w.-]{1,100}\t(?=[\w.@/-]{1,300}\.go:\d+\t))?(?:[\w.@/-]{1,300}\.go:\d+\t)?"
+    r"^(?:[\w.-]{1,100}\t)?(?:[\w.@/-]{1,300}\.go:\d+\t)?"
     r"([^\t\n]+)\t(\{[^\n]*\})[^\S\n]*$"
 )
 #: zap's console level in lower case, after its time (an ISO one, read before it) or its
@@ -429,6 +432,43 @@ def _zap_message(line: str) -> str:
     return ": ".join(" ".join(part.split()) for part in (said, failed) if part.strip())
 
 
+def without_container_prefix(line: str) -> str:
+    """``line`` as its container printed it: without kubectl's ``[pod/…/…] `` and Docker
+    Compose's ``name-1  | `` (nor a terminal's colours), its own indentation kept (a .NET
+    record's lines are indented under its ``warn:`` line behind the prefix too, qa-s63c P7)."""
+    plain = ANSI.sub("", line)
+    return _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", plain, count=1), count=1)
+
+
+def json_log_line(line: str) -> tuple[str, str | None] | None:
+    """A JSON log's line (behind a container's prefix or a time too): what it says went
+    wrong and its level (:func:`json_said`, :func:`json_level`); None for any other line."""
+    text = without_container_prefix(line).strip()
+    text = TIMESTAMP.sub("", text, count=1).strip()
+    return _json_line(text) if text.startswith("{") else None
+
+
+def said_beside_error(line: str) -> str:
+    """What a structured log line (logfmt, zap's, klog's, a JSON log's) says beside its
+    error field: its message (``redis ping failed, cache disabled`` of ``msg="…"
+    err="dial tcp …"``); "" for any other line, or one with no error field."""
+    text = ANSI.sub("", line).strip()
+    text = _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", text, count=1), count=1).strip()
+    text = TIMESTAMP.sub("", text, count=1).strip()  # (docker logs -t, kubectl --timestamps)
+    if text.startswith("{") and text.endswith("}"):  # (a JSON log's: its message key)
+        try:
+            event = json.loads(text)
+        except (ValueError, RecursionError):
+            return ""
+        said = (event.get(k) for k in ("msg", "message", "@m")) if isinstance(event, dict) else ()
+        return next((" ".join(v.split()) for v in said if isinstance(v, str)), "")
+    failed = error_field(ANSI.sub("", line))
+    if not failed:
+        return ""
+    message = read_log_line(line)[0].strip()
+    return message[: -len(failed)].rstrip(": ")
+
+
 def _klog_structured_message(line: str) -> str:
     """klog's structured line after its header (``"Failed to start controller" err="timed
     out waiting for caches to sync" controller="ingress"``): its quoted message and its
@@ -451,17 +491,32 @@ def _klog_structured_message(line: str) -> str:
 _JSON_ERROR_LEVELS = {"error", "err", "fatal", "critical", "crit", "panic", "dpanic", "alert"}
 
 
+#: The keys a JSON log's level is under: most loggers', Google Cloud's, Python's
+#: json-logger's, Serilog's compact format's, ECS' (flattened).
+_JSON_LEVEL_KEYS = ("level", "severity", "levelname", "@l", "log.level", "lvl")
+#: winston's and npm's levels below a warning's that no other logger names.
+_JSON_QUIET = {"http", "silly", "verbose"}
+
+
 def json_level(event: object) -> str | None:
-    """The level a JSON log event was written at (its ``level``, ``severity`` or
-    ``levelname``): :data:`AT_ERROR`, :data:`WARNING`, :data:`QUIET` or None."""
+    """The level a JSON log event was written at (its ``level``, ``severity``, … or ECS'
+    ``log.level``): :data:`AT_ERROR`, :data:`WARNING`, :data:`QUIET` or None."""
     if not isinstance(event, dict):
         return None
-    level = event.get("level", event.get("severity", event.get("levelname")))
+    ecs = event.get("log")
+    if isinstance(ecs, dict) and "level" in ecs:
+        event = {"level": ecs["level"]}
+    level = next((event[key] for key in _JSON_LEVEL_KEYS if event.get(key) is not None), None)
+    if level is None and "@t" in event:  # (Serilog's compact format leaves Information out)
+        return QUIET
     if isinstance(level, int | float) and not isinstance(level, bool):
         return AT_ERROR if level >= 50 else WARNING if level >= 40 else QUIET
     if not isinstance(level, str):
         return None
-    return AT_ERROR if level.strip().lower() in _JSON_ERROR_LEVELS else _level_said(level.strip())
+    word = level.strip().lower()
+    if word in _JSON_ERROR_LEVELS:
+        return AT_ERROR
+    return QUIET if word in _JSON_QUIET else _level_said(word)
 
 
 def json_said(event: object) -> str | None:
@@ -476,15 +531,43 @@ def json_said(event: object) -> str | None:
         kind, value = values[-1].get("type"), values[-1].get("value")
         if isinstance(kind, str) and kind:
             return f"{kind}: {value}" if isinstance(value, str) and value else kind
-    err = event.get("err")
-    if isinstance(err, dict) and isinstance(err.get("message"), str):
-        kind = err.get("type")
-        return f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
-    for key in ("error", "err", "exception", "msg", "message"):
+    for key in ("err", "error"):  # pino's and bunyan's, ECS' (its type, or name, and message)
+        err = event.get(key)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            kind = err.get("type", err.get("name"))
+            message = err["message"]
+            return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+    for key in _JSON_SAID_KEYS:
         value = event.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip()
+            return _last_error_line(value) if "\n" in value.strip() else value.strip()
     return None
+
+
+#: The keys of what a JSON log event says went wrong, the error first: a traceback's too
+#: (structlog's ``exception``, python-json-logger's ``exc_info``, logstash's
+#: ``stack_trace``, Serilog's ``@x``), then the message (Serilog's ``@m``).
+_JSON_SAID_KEYS = (
+    "error",
+    "err",
+    "exception",
+    "exc_info",
+    "stack_trace",
+    "error.stack_trace",
+    "@x",
+    "msg",
+    "message",
+    "@m",
+    "event",
+    "@mt",
+)
+
+
+def _last_error_line(trace: str) -> str:
+    """The line of a traceback held in one JSON value that names its error: a Python
+    traceback's last line (after its frames), else a Java or .NET trace's first."""
+    lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
+    return lines[-1] if lines[0].startswith("Traceback") else lines[0]
 
 
 def _json_line(line: str) -> tuple[str, str | None] | None:
@@ -553,6 +636,9 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         said = AT_ERROR if word in _JSON_ERROR_LEVELS else _level_said(word)
         line, stamped = line[zap.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
+    json_line = _json_line(line) if stamped and line.lstrip()[:1] == "{" else None
+    if json_line is not None:  # (after a time: docker logs -t, kubectl logs --timestamps)
+        return json_line
     said, line = _read_logfmt(said, line)  # (a service's, under compose)
     line = _K8S_DESCRIBED_EVENT.sub(r"\1: ", _K8S_EVENT_ROW.sub(r"\1: ", line, count=1), count=1)
     line = _FLUTTER_ENGINE.sub("", _LOGCAT_PREFIX.sub("", line, count=1), count=1)

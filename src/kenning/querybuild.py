@@ -20,7 +20,16 @@ from pathlib import PurePosixPath
 
 from .errors import UserInputError
 from .lazyre import lazy
-from .log_formats import ANSI, BELOW_ERROR, QUIET, error_field, read_log_line
+from .log_formats import (
+    ANSI,
+    BELOW_ERROR,
+    QUIET,
+    error_field,
+    json_log_line,
+    read_log_line,
+    said_beside_error,
+    without_container_prefix,
+)
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -435,8 +444,11 @@ LINES_READ_FOR_WARNINGS = 2000
 #: What a retry's warning says after its error: ``; retrying (2/3)``, ``, retrying in 2s``,
 #: ``(attempt 2/5)``; not the error's (its fix was found by words at 0.87, not exactly).
 _RETRY_TAIL = lazy(
-    r"(?:[;,]?[^\S\n]+|[;,])\(?(?:retrying|will[^\S\n]+retry|retry(?:ing)?[^\S\n]+in|attempt"
-    r"[^\S\n]+\d)\b[^\n]*$|[^\S\n]*\(\d+/\d+\)[^\S\n]*$",
+    # (from a run of spaces' first only, and without giving any back: from each space of a
+    # run of 20,000 it took 11 s, qa-s63c P6)
+    r"(?:[;,][^\S\n]*+|(?<![^\S\n])[^\S\n]++)\(?(?:retrying|will[^\S\n]+retry"
+    r"|retry(?:ing)?[^\S\n]+in|attempt[^\S\n]+\d)\b[^\n]*$"
+    r"|(?<![^\S\n])[^\S\n]*+\(\d+/\d+\)[^\S\n]*+$",
     re.IGNORECASE,
 )
 
@@ -483,7 +495,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             continue
         read.add(seen)
         warnings += 1
-        if not (reports_error(line) or names_error(text)) or _handled(text):
+        if not (reports_error(line) or names_error(text)) or _handled(text, line):
             continue  # (names_error: PG::ConnectionBad)
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
@@ -509,17 +521,22 @@ def _record_level(lines: Sequence[str], at: int, own: str | None) -> str | None:
     indented under one without a level of its own (.NET's message and exception under
     ``warn:`` or ``fail:``, as :func:`~kenning.signatures.extract_error_signature` reads
     them)."""
-    line = lines[at]
+    line = without_container_prefix(lines[at])
     if own is not None or not line[:1].isspace():
         return own
     # (the nearest line less indented: a log pasted as a markdown code block is indented
     # whole, its records' leading lines too, N4)
     indent = len(line) - len(line.lstrip())
-    for above in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
+    for logged in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
+        above = without_container_prefix(logged)
         if not above.strip():
             return None
-        if len(above) - len(above.lstrip()) < indent:
-            return leveled_line(above)[1]
+        depth = len(above) - len(above.lstrip())
+        if depth < indent:
+            level = leveled_line(logged)[1]
+            if level is not None or depth == 0:
+                return level
+            indent = depth  # (an inner exception under its outer one: " ---> …", P1)
     return None
 
 
@@ -557,22 +574,36 @@ _SYSTEM_ERROR = lazy(
     + r")\b"
 )
 #: A warning that says what was done about its error (qa-s62f L6), handled and no crash's
-#: cause: in a clause of its own after the error (``…, metrics disabled``, ``…, closing
-#: socket quietly``, ``…; falling back to …``), or first (``skipping plugin x: …``); not in
-#: the error's own words (``… API … is disabled. Enable it …``, ``(3 items skipped)``,
-#: qa-s63b N1). A retry is never handled: its error is the one the crash gives up on.
-_HANDLED_AFTER = lazy(
-    r"[,;][^\S\n]+(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b(?i:disabled|ignored|skipped|continuing"
-    r"|quietly|fall(?:ing|s)?\s+back|fell\s+back|using\s+(?:the\s+)?defaults?)\b"
+#: cause: in a clause of its own after the error (``…, metrics disabled``, ``…; ignoring``,
+#: ``…. Falling back to …``, ``… - closing socket quietly``), or in parentheses at its end
+#: (``(continuing without cache)``), or first (``skipping plugin x: …``, ``falling back to
+#: …: <error>``); in a structured line's message beside its error field as well (``msg="redis
+#: ping failed, cache disabled" err=…``); not in the error's own words (``… API … is
+#: disabled. Enable it at https://…``, ``(3 items skipped)``, qa-s63b N1). A retry is never
+#: handled: its error is the one the crash gives up on.
+_HANDLING = (
+    r"(?i:disabl(?:ed|ing)|ignor(?:ed|ing)|skipp(?:ed|ing)|continuing|quietly"
+    r"|fall(?:ing|s)?\s+back|fell\s+back|using\s+(?:the\s+)?defaults?)"
 )
-_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?(?i:skipping|ignoring|disabling)\b")
+_HANDLED_AFTER = lazy(
+    r"(?:[,;]|\.(?=\s)|[^\S\n]-)[^\S\n]+(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
+)
+_HANDLED_PARENTHESES = lazy(
+    r"\((?=[^()\n]{0,80}\)[^\S\n]*$)[^()\n]*?\b"
+    r"(?i:continuing|ignoring|skipping|fall(?:ing)?\s+back|using\s+(?:the\s+)?defaults?)\b"
+)
+_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?" + _HANDLING + r"\b")
 
 
-def _handled(text: str) -> bool:
-    """Whether a warning says its error was handled (:data:`_HANDLED_AFTER`)."""
-    if _RETRY_TAIL.search(text):
+def _handled(text: str, line: str) -> bool:
+    """Whether a warning (``text``, its ``line`` as logged) says its error was handled
+    (:data:`_HANDLED_AFTER`)."""
+    said = said_beside_error(line)
+    if _RETRY_TAIL.search(text) or _RETRY_TAIL.search(said):
         return False
-    return _HANDLED_FIRST.match(text) is not None or _HANDLED_AFTER.search(text) is not None
+    return any(
+        _HANDLED_FIRST.match(part) or _HANDLED_AFTER.search(part) for part in (text, said) if part
+    ) or (_HANDLED_PARENTHESES.search(text) is not None)
 
 
 #: A word before a bare ``Error:`` that names it (``SQL Error: 0, …``).
@@ -900,6 +931,8 @@ def errors_on_line(line: str) -> tuple[str, list[str]]:
     after it is the error, qa-s60b N4), and the errors the warning names are still asked
     beside it (the cause a vague ``ERROR api: request failed`` under it does not say,
     qa-s61 F2)."""
+    if json_log_line(line) is not None:  # a JSON log's line is the paste's, whole (P8)
+        return "", [line]
     if written_below_error(line):
         # the errors it tells, read after its log prefix (Ruby's "W, [… #4242]  WARN -- :"
         # was a sentence's words, and its "W" an error)

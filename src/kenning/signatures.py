@@ -28,6 +28,7 @@ from .log_formats import (
     json_level,
     json_said,
     read_log_line,
+    without_container_prefix,
 )
 from .truncation import cut_at_word_boundary
 
@@ -581,6 +582,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
                 continue
             raw_line = _GROUP_GUTTER.sub("", raw_line, count=1)
         line, level = leveled_line(raw_line)
+        body = without_container_prefix(raw_line)  # (its indentation is the container's)
         error_level = level == AT_ERROR
         # the lines of a log's record indented under its leveled line were written at its
         # level (.NET's message and exception under "warn:" or "fail:"); a traceback at the
@@ -591,7 +593,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             record = WARNING if marked.group(1) == "⚠" else AT_ERROR
         elif level is not None:
             record = level
-        elif line and not raw_line[:1].isspace() and not marked_file:
+        elif line and not body[:1].isspace() and not marked_file:
             record = None
         marked_file = marked is not None or (marked_file and bool(raw_line.strip()))
         if not line or _NOISE_LINE.match(line):
@@ -611,7 +613,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         if out and (
             (
                 _RUBY_CLASS_ALONE.match(out[-1][0])
-                and (_indent(raw_line) > last_indent or _EXCEPTION_ALONE.match(out[-1][0]))
+                and (_indent(body) > last_indent or _EXCEPTION_ALONE.match(out[-1][0]))
             )
             or _PHP_CLASS_ALONE.match(out[-1][0])
         ):
@@ -711,7 +713,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
         said = level if level is not None else record
         # (the message under Next.js' ⨯ is its error: "Module not found: Can't resolve …")
         levels.append(None if said == AT_ERROR and not (named or marked_file) else said)
-        last_indent = _indent(raw_line)
+        last_indent = _indent(body)
         absorb = _VALIDATION_LINES if exception and _VALIDATION_HEAD.search(line) else 0
         if line == _MINITEST_FAILURE:
             absorb = _MINITEST_LINES
@@ -890,8 +892,6 @@ _NPM_ERESOLVE = lazy(r"^npm\s+(?:ERR!|error)\s+code\s+ERESOLVE$", re.IGNORECASE)
 _NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IGNORECASE)
 
 
-#: The levels of a JSON log line that say it reports an error (pino's are numbers: 50 error,
-#: 60 fatal).
 #: How much of a JSON input is parsed, line by line (a log of JSON lines), for its error.
 _JSON_MAX_CHARS = 1_000_000
 
@@ -901,18 +901,22 @@ def _json_error(raw: str) -> str | None:
     exception (``ValueError: invalid literal …``), pino's ``err`` (``Error: connect
     ECONNREFUSED …``), zap's and logrus's ``error`` (else their message) — of the first line
     at an error level, else the first one that has one. Its timestamps, pids, hosts and
-    frames are no part of it. None when the text is no JSON or names no error."""
+    frames are no part of it. None when the text is no JSON, has a line that is none, or
+    names no error."""
     text = raw.strip()[:_JSON_MAX_CHARS]
     try:
         events = [json.loads(text)]
     except (ValueError, RecursionError):  # (nesting deeper than the parser goes)
         events = []
         for line in text.splitlines():
-            if line.strip().startswith("{"):
-                try:
-                    events.append(json.loads(line))
-                except (ValueError, RecursionError):
-                    continue
+            if not line.strip():
+                continue
+            try:
+                events.append(json.loads(line))
+            except (ValueError, RecursionError):
+                # a plain line among them (an uncaught exception's traceback on stderr): the
+                # log is read line by line, its JSON lines too (qa-s63c P5)
+                return None
     found = [(json_level(e) == AT_ERROR, said) for e in events if (said := json_said(e))]
     if not found:
         return None
@@ -1417,6 +1421,8 @@ _LOOKS_LIKE_ERROR = lazy(
                         # or kubectl's prefix, or any log's prefix before its time= (or its
                         # level and msg=); not a sentence quoting a level (possessive: "[a/a/a…"
                         # was quadratic, L1)
+    | "(?:level|severity|levelname|@l)"[^\S\n]*:[^\S\n]*(?:"(?i:error|err|fatal|critical|crit|panic
+      |dpanic|alert|emergency)"|[56]0\b)          # a JSON log's line at an error's level
     | \bNo\ssuch\sfile\sor\sdirectory\b
     | (?<!\S)(?:(?=[^\s:]*[/\\])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
       |permission\sdenied)\b

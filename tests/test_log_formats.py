@@ -1,0 +1,96 @@
+"""kenning.log_formats: what loggers put around a line's message, read per line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kenning.log_formats import (
+    AT_ERROR,
+    QUIET,
+    WARNING,
+    json_log_line,
+    read_log_line,
+    without_container_prefix,
+)
+
+
+def _json(**fields: object) -> str:
+    return json.dumps(fields)
+
+
+@pytest.mark.parametrize(
+    ("line", "said", "level"),
+    [
+        # zap's and logrus' level names, pino's and bunyan's numbers
+        (
+            _json(level="warn", msg="retry", error="dial tcp: i/o timeout"),
+            "dial tcp: i/o timeout",
+            WARNING,
+        ),
+        (_json(level=50, err={"type": "Error", "message": "boom"}), "Error: boom", AT_ERROR),
+        (_json(level=60, err={"name": "TypeError", "message": "x"}), "TypeError: x", AT_ERROR),
+        (_json(level=30, msg="listening"), "listening", QUIET),
+        # winston's http level; a null level beside Google Cloud's severity
+        (_json(level="http", message="GET /api 500"), "GET /api 500", QUIET),
+        (_json(level=None, severity="ERROR", message="boom: x"), "boom: x", AT_ERROR),
+        # Serilog's compact format (Information leaves @l out), ECS' nested level and error
+        (_json(**{"@t": "2024-05-02T09:14:00Z", "@mt": "Now listening"}), "Now listening", QUIET),
+        (
+            _json(
+                **{
+                    "@t": "x",
+                    "@l": "Fatal",
+                    "@m": "failed",
+                    "@x": "System.Exception: down\n   at A.B()",
+                }
+            ),
+            "System.Exception: down",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                log={"level": "error"},
+                message="run failed",
+                error={"type": "ValueError", "message": "bad"},
+            ),
+            "ValueError: bad",
+            AT_ERROR,
+        ),
+        # a traceback held in one value: its last line (Python's), structlog's event
+        (
+            _json(
+                level="error",
+                event="payment failed",
+                exception="Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'id'",
+            ),
+            "KeyError: 'id'",
+            AT_ERROR,
+        ),
+        (_json(level="info", event="signup"), "signup", QUIET),
+    ],
+)
+def test_a_json_log_line_is_read_with_its_level(line: str, said: str, level: str) -> None:
+    """qa-s63c P3, P4, P9: each JSON logger's keys; behind a container's prefix and a time
+    (docker logs -t, kubectl logs --timestamps) as well."""
+    assert json_log_line(line) == (said, level)
+    assert read_log_line(line) == (said, level)
+    stamped = f"api-1  | 2024-05-02T09:14:02.123Z {line}"
+    assert json_log_line(stamped) == (said, level)
+    assert read_log_line(stamped) == (said, level)
+
+
+@pytest.mark.parametrize(
+    "line", ["{not json}", '{"level": "error"}', "{}", '["level", "error"]', "x {"]
+)
+def test_a_line_that_says_nothing_as_json_is_no_json_log_line(line: str) -> None:
+    assert json_log_line(line) is None
+
+
+def test_a_container_s_prefix_is_cut_and_its_line_s_indentation_kept() -> None:
+    """qa-s63c P7: a .NET record's lines are indented behind compose's and kubectl's prefix."""
+    for prefix in ("api-1  | ", "[pod/api-7d9f/api] ", "\x1b[36mapi-1  |\x1b[0m "):
+        assert without_container_prefix(f"{prefix}      at App.Main()") == "      at App.Main()"
+        assert without_container_prefix(f"{prefix}fail: A.B[1]") == "fail: A.B[1]"
+    assert without_container_prefix("plain line") == "plain line"
