@@ -443,18 +443,21 @@ def without_container_prefix(line: str) -> str:
 def json_log_line(line: str) -> tuple[str, str | None] | None:
     """A JSON log's line (behind a container's prefix or a time too): what it says went
     wrong and its level (:func:`json_said`, :func:`json_level`); None for any other line."""
-    text = without_container_prefix(line).strip()
-    text = TIMESTAMP.sub("", text, count=1).strip()
+    text = _behind_container_and_time(line)
     return _json_line(text) if text.startswith("{") else None
+
+
+def _behind_container_and_time(line: str) -> str:
+    """``line`` without its container's prefix and a time after it (docker logs -t, kubectl
+    logs --timestamps), stripped."""
+    return TIMESTAMP.sub("", without_container_prefix(line).strip(), count=1).strip()
 
 
 def said_beside_error(line: str) -> str:
     """What a structured log line (logfmt, zap's, klog's, a JSON log's) says beside its
     error field: its message (``redis ping failed, cache disabled`` of ``msg="…"
     err="dial tcp …"``); "" for any other line, or one with no error field."""
-    text = ANSI.sub("", line).strip()
-    text = _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", text, count=1), count=1).strip()
-    text = TIMESTAMP.sub("", text, count=1).strip()  # (docker logs -t, kubectl --timestamps)
+    text = _behind_container_and_time(line)
     if text.startswith("{") and text.endswith("}"):  # (a JSON log's: its message key)
         try:
             event = json.loads(text)
@@ -521,8 +524,9 @@ def json_level(event: object) -> str | None:
 
 def json_said(event: object) -> str | None:
     """What one JSON event says went wrong, or None: Sentry's last exception (``ValueError:
-    invalid literal …``), pino's ``err`` (``Error: connect ECONNREFUSED …``), zap's and
-    logrus's ``error`` (else their message)."""
+    invalid literal …``), pino's, bunyan's or ECS' error (``Error: connect ECONNREFUSED
+    …``), zap's and logrus's ``error``, a traceback's error line (:data:`_JSON_SAID_KEYS`),
+    else the event's message."""
     if not isinstance(event, dict):
         return None
     exception = event.get("exception")
