@@ -586,7 +586,7 @@ _HANDLING = (
     r"|fall(?:ing|s)?\s+back|fell\s+back|using\s+(?:the\s+)?defaults?)"
 )
 _HANDLED_AFTER = lazy(
-    r"(?:[,;]|\.(?=\s)|[^\S\n]-)[^\S\n]+(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
+    r"(?:[,;]|\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
 )
 _HANDLED_PARENTHESES = lazy(
     r"\((?=[^()\n]{0,80}\)[^\S\n]*$)[^()\n]*?\b"
