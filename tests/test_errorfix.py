@@ -3782,6 +3782,9 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "why did we choose postgres over mysql",
         "a reasonable approach to caching",
         "convention for test file names",
+        # a JSON logger's level quoted in a question, or a config's (qa-s63d Q4)
+        'How do I make pino print errors only? I tried pino({"level": "error"})',
+        'my log4js.json: {"categories": {"default": {"appenders": ["out"], "level": "error"}}}',
         # the words of a system error, not after a failed call
         "connection refused when the tests start postgres",
         "what to do when the disk has no space left on device",
@@ -6024,6 +6027,12 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "2024-05-02 09:14:05.123 | ERROR    | app.main:run:10 - RuntimeError: database not "
             "ready",
             "RuntimeError: database not ready",
+        ),
+        # an API's error body and curl's line after it: the body's error (qa-s63d Q3)
+        (
+            '{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}\n'
+            "curl: (22) The requested URL returned error: 401",
+            "Bad credentials",
         ),
         # .NET's records behind compose's prefix: their lines' indentation is the
         # container's (qa-s63c P7: Kestrel's reset under a later warn: was the signature)

@@ -69,6 +69,50 @@ def _json(**fields: object) -> str:
             AT_ERROR,
         ),
         (_json(level="info", event="signup"), "signup", QUIET),
+        # a trace held in a field: its error's line, not a note after it or an outer
+        # exception (qa-s63d Q1); ECS' flattened error and log15's level names (Q6)
+        (
+            _json(
+                level="error",
+                exception='Traceback (most recent call last):\n  File "a.py"'
+                ", line 1\nsqlalchemy.exc.ProgrammingError: relation does not exist\n(Background "
+                "on this error at: https://sqlalche.me/e/20/f405)",
+            ),
+            "sqlalchemy.exc.ProgrammingError: relation does not exist",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                level="error",
+                stack_trace="java.lang.IllegalStateException: boot failed\n\tat "
+                "A.b(A.java:1)\nCaused by: java.net.ConnectException: Connection refused\n\tat C.d",
+            ),
+            "java.net.ConnectException: Connection refused",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                **{
+                    "@l": "Error",
+                    "@x": "System.Exception: outer ---> Npgsql.NpgsqlException "
+                    "(0x80004005): Failed to connect\n   at A.B()",
+                }
+            ),
+            "Npgsql.NpgsqlException (0x80004005): Failed to connect",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                **{
+                    "log.level": "error",
+                    "error.type": "BeanCreationException",
+                    "error.message": "x",
+                }
+            ),
+            "BeanCreationException: x",
+            AT_ERROR,
+        ),
+        (_json(lvl="eror", msg="db not ready"), "db not ready", AT_ERROR),
     ],
 )
 def test_a_json_log_line_is_read_with_its_level(line: str, said: str, level: str) -> None:

@@ -612,6 +612,17 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             misconf,
         ),
         (f"WARNING app.sync: fetch failed: {skipped}", skipped),
+        # ... nor its own last sentence's or a dash's state, nor a first word's (qa-s63d Q2)
+        (
+            "WARNING app.auth: token refresh failed: AuthError: Invalid credentials. User "
+            "account is disabled",
+            "AuthError: Invalid credentials",
+        ),
+        (
+            "WARNING app.sync: requests.exceptions.HTTPError: 409 Client Error - request "
+            "ignored by upstream",
+            "requests.exceptions.HTTPError: 409 Client Error - request ignored by upstream",
+        ),
     ):
         log = f"2024-05-02 09:14:01,000 {warning}\n{crash}"
         assert warned_errors(log) == [cause], log

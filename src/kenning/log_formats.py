@@ -490,15 +490,25 @@ def _klog_structured_message(line: str) -> str:
 
 
 #: The levels of a JSON log line that are an error's (pino's and bunyan's are numbers: 50
-#: error, 60 fatal; 40 a warning's).
-_JSON_ERROR_LEVELS = {"error", "err", "fatal", "critical", "crit", "panic", "dpanic", "alert"}
+#: error, 60 fatal; 40 a warning's; log15's "eror").
+_JSON_ERROR_LEVELS = {
+    "error",
+    "err",
+    "eror",
+    "fatal",
+    "critical",
+    "crit",
+    "panic",
+    "dpanic",
+    "alert",
+}
 
 
 #: The keys a JSON log's level is under: most loggers', Google Cloud's, Python's
 #: json-logger's, Serilog's compact format's, ECS' (flattened).
 _JSON_LEVEL_KEYS = ("level", "severity", "levelname", "@l", "log.level", "lvl")
 #: winston's and npm's levels below a warning's that no other logger names.
-_JSON_QUIET = {"http", "silly", "verbose"}
+_JSON_QUIET = {"http", "silly", "verbose", "dbug"}
 
 
 def json_level(event: object) -> str | None:
@@ -535,6 +545,9 @@ def json_said(event: object) -> str | None:
         kind, value = values[-1].get("type"), values[-1].get("value")
         if isinstance(kind, str) and kind:
             return f"{kind}: {value}" if isinstance(value, str) and value else kind
+    if isinstance(event.get("error.message"), str):  # (ECS' flattened)
+        kind, message = event.get("error.type"), event["error.message"]
+        return f"{kind}: {message}" if isinstance(kind, str) and kind else message
     for key in ("err", "error"):  # pino's and bunyan's, ECS' (its type, or name, and message)
         err = event.get(key)
         if isinstance(err, dict) and isinstance(err.get("message"), str):
@@ -544,7 +557,7 @@ def json_said(event: object) -> str | None:
     for key in _JSON_SAID_KEYS:
         value = event.get(key)
         if isinstance(value, str) and value.strip():
-            return _last_error_line(value) if "\n" in value.strip() else value.strip()
+            return value.strip()
     return None
 
 
@@ -567,11 +580,29 @@ _JSON_SAID_KEYS = (
 )
 
 
-def _last_error_line(trace: str) -> str:
-    """The line of a traceback held in one JSON value that names its error: a Python
-    traceback's last line (after its frames), else a Java or .NET trace's first."""
+#: A traceback's line that names an exception with its message (``sqlalchemy.exc.
+#: OperationalError: (…) …``), its root cause's in Java (``Caused by: …``), and .NET's inner
+#: one (`` ---> System.Net.Sockets.SocketException (111): …``).
+_TRACE_EXCEPTION = lazy(r"^(?:Caused by:[^\S\n]+)?[A-Za-z_][\w.$]*(?:[^\S\n]\(\w+\))?:[^\S\n]+\S")
+_TRACE_CAUSE = lazy(r"^Caused by:[^\S\n]+")
+_DOTNET_INNER = lazy(r"[^\S\n]*--->[^\S\n]+")
+
+
+def _error_line_of_trace(trace: str) -> str:
+    """The line of a traceback held in one JSON value that names its error, for a log's line
+    (:func:`~kenning.signatures.extract_error_signature` reads the whole trace): the last
+    exception line of a Python traceback (not SQLAlchemy's or pydantic's notes after it),
+    Java's last ``Caused by:``, .NET's innermost exception, else its first line."""
     lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
-    return lines[-1] if lines[0].startswith("Traceback") else lines[0]
+    named = [line for line in lines if _TRACE_EXCEPTION.match(line)]
+    if lines[0].startswith("Traceback") and named:
+        return named[-1]
+    causes = [line for line in named if _TRACE_CAUSE.match(line)]
+    if causes:
+        return _TRACE_CAUSE.sub("", causes[-1])
+    heads = [line for line in lines if not line.startswith("at ")]  # (before .NET's frames)
+    inner = [part for line in heads for part in _DOTNET_INNER.split(line)[1:]]
+    return inner[-1] if inner else lines[0]
 
 
 def _json_line(line: str) -> tuple[str, str | None] | None:
@@ -585,7 +616,10 @@ def _json_line(line: str) -> tuple[str, str | None] | None:
     except (ValueError, RecursionError):
         return None
     said = json_said(event)
-    return None if said is None else (" ".join(said.split()), json_level(event))
+    if said is None:
+        return None
+    said = _error_line_of_trace(said) if "\n" in said else said
+    return " ".join(said.split()), json_level(event)
 
 
 def _read_logfmt(said: str | None, line: str) -> tuple[str | None, str]:

@@ -468,12 +468,13 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     pipe), one logged at DEBUG or INFO (a handled error) and one more than
     :data:`WARNED_LINES_READ` lines above it are not its cause."""
     lines = raw.splitlines()
+    levels: dict[int, str | None] = {}  # each line's own level, read once
     crash = next(
         (
             i
             for i in range(len(lines) - 1, -1, -1)
             # (the level first: most of a log's lines are below an error's, and cheaper so)
-            if _record_level(lines, i, leveled_line(lines[i])[1]) not in BELOW_ERROR
+            if _record_level(lines, i, _own_level(lines, i, levels), levels) not in BELOW_ERROR
             and reports_error(lines[i])
         ),
         len(lines),
@@ -487,7 +488,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             break
         line = lines[i]
         text, own = leveled_line(line)
-        level = _record_level(lines, i, own)
+        level = _record_level(lines, i, own, levels)
         if level not in BELOW_ERROR:
             continue
         seen = _DIGITS.sub("#", text)  # (its numbers another: a retry's count, a port)
@@ -515,7 +516,16 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
 RECORD_LINES_READ = 50
 
 
-def _record_level(lines: Sequence[str], at: int, own: str | None) -> str | None:
+def _own_level(lines: Sequence[str], at: int, levels: dict[int, str | None]) -> str | None:
+    """The level ``lines[at]``'s own prefix says, read once (``levels`` keeps it)."""
+    if at not in levels:
+        levels[at] = leveled_line(lines[at])[1]
+    return levels[at]
+
+
+def _record_level(
+    lines: Sequence[str], at: int, own: str | None, levels: dict[int, str | None]
+) -> str | None:
     """The level ``lines[at]`` was written at: ``own``, the level its prefix says, or the
     level of the line its record starts with (the nearest line less indented) when it is
     indented under one without a level of its own (.NET's message and exception under
@@ -527,13 +537,13 @@ def _record_level(lines: Sequence[str], at: int, own: str | None) -> str | None:
     # (the nearest line less indented: a log pasted as a markdown code block is indented
     # whole, its records' leading lines too, N4)
     indent = len(line) - len(line.lstrip())
-    for logged in reversed(lines[max(0, at - RECORD_LINES_READ) : at]):
-        above = without_container_prefix(logged)
+    for j in range(at - 1, max(0, at - RECORD_LINES_READ) - 1, -1):
+        above = without_container_prefix(lines[j])
         if not above.strip():
             return None
         depth = len(above) - len(above.lstrip())
         if depth < indent:
-            level = leveled_line(logged)[1]
+            level = _own_level(lines, j, levels)
             if level is not None or depth == 0:
                 return level
             indent = depth  # (an inner exception under its outer one: " ---> …", P1)
@@ -585,14 +595,19 @@ _HANDLING = (
     r"(?i:disabl(?:ed|ing)|ignor(?:ed|ing)|skipp(?:ed|ing)|continuing|quietly"
     r"|fall(?:ing|s)?\s+back|fell\s+back|using\s+(?:the\s+)?defaults?)"
 )
+#: ... what the program does about it: after a sentence's end, a dash, in parentheses or
+#: first, only these (an error's own last sentence says a state: "User account is
+#: disabled", "- request ignored by upstream", qa-s63d Q2).
+_HANDLING_NOW = (
+    r"(?i:disabling|ignoring|skipping|continuing|quietly|fall(?:ing|s)?\s+back"
+    r"|using\s+(?:the\s+)?defaults?)"
+)
 _HANDLED_AFTER = lazy(
-    r"(?:[,;]|\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
+    r"(?:[,;][^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
+    r"|(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING_NOW + r"\b)"
 )
-_HANDLED_PARENTHESES = lazy(
-    r"\((?=[^()\n]{0,80}\)[^\S\n]*$)[^()\n]*?\b"
-    r"(?i:continuing|ignoring|skipping|fall(?:ing)?\s+back|using\s+(?:the\s+)?defaults?)\b"
-)
-_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?" + _HANDLING + r"\b")
+_HANDLED_PARENTHESES = lazy(r"\((?=[^()\n]{0,80}\)[^\S\n]*$)[^()\n]*?\b" + _HANDLING_NOW + r"\b")
+_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?" + _HANDLING_NOW + r"\b")
 
 
 def _handled(text: str, line: str) -> bool:

@@ -907,16 +907,19 @@ def _json_error(raw: str) -> str | None:
     try:
         events = [json.loads(text)]
     except (ValueError, RecursionError):  # (nesting deeper than the parser goes)
-        events = []
+        events, plain = [], False
         for line in text.splitlines():
             if not line.strip():
                 continue
             try:
                 events.append(json.loads(line))
             except (ValueError, RecursionError):
-                # a plain line among them (an uncaught exception's traceback on stderr): the
-                # log is read line by line, its JSON lines too (qa-s63c P5)
-                return None
+                plain = True
+        # a JSON log's lines (each with its level) and a plain one (an uncaught exception's
+        # traceback on stderr): read line by line, its JSON lines too (qa-s63c P5); an API's
+        # error body and curl's line after it is the body's error (qa-s63d Q3)
+        if plain and any(json_level(event) is not None for event in events):
+            return None
     found = [(json_level(e) == AT_ERROR, said) for e in events if (said := json_said(e))]
     if not found:
         return None
@@ -1421,8 +1424,10 @@ _LOOKS_LIKE_ERROR = lazy(
                         # or kubectl's prefix, or any log's prefix before its time= (or its
                         # level and msg=); not a sentence quoting a level (possessive: "[a/a/a…"
                         # was quadratic, L1)
-    | "(?:level|severity|levelname|@l)"[^\S\n]*:[^\S\n]*(?:"(?i:error|err|fatal|critical|crit|panic
-      |dpanic|alert|emergency)"|[56]0\b)          # a JSON log's line at an error's level
+    | ^(?=[^\n]*"(?:msg|message|@m|@mt|event|error|err)"[^\S\n]*:)  # (a log's event, not a config)
+      (?:[^\s{]{1,100}[^\S\n]+(?:\|[^\S\n]+)?){0,2}\{[^\n]*?"(?:level|severity|levelname|@l)"
+      [^\S\n]*:[^\S\n]*(?:"(?i:error|err|eror|fatal|critical|crit|panic|dpanic|alert|emergency)"
+      |[56]0\b)          # a JSON log's line at an error's level (behind compose's or a time)
     | \bNo\ssuch\sfile\sor\sdirectory\b
     | (?<!\S)(?:(?=[^\s:]*[/\\])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
       |permission\sdenied)\b
