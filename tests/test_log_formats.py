@@ -113,6 +113,38 @@ def _json(**fields: object) -> str:
             AT_ERROR,
         ),
         (_json(lvl="eror", msg="db not ready"), "db not ready", AT_ERROR),
+        # ... a bare exception ending a Python trace, not psycopg2's DETAIL after it; .NET's
+        # first line, not a later inner one (as the plain trace is read, qa-s63e R2, R3)
+        (
+            _json(
+                level="error",
+                exception='Traceback (most recent call last):\n  File "a.py"'
+                ", line 1\n    assert ok\nAssertionError",
+            ),
+            "AssertionError",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                level="error",
+                exception='Traceback (most recent call last):\n  File "a.py"'
+                ", line 1\npsycopg2.errors.UniqueViolation: duplicate key\nDETAIL:  Key (id)=(1) "
+                "already exists.",
+            ),
+            "psycopg2.errors.UniqueViolation: duplicate key",
+            AT_ERROR,
+        ),
+        (
+            _json(
+                **{
+                    "@l": "Fatal",
+                    "@x": "Npgsql.NpgsqlException (0x80004005): Failed to connect"
+                    "\n ---> System.Net.Sockets.SocketException (111): Connection refused\n   at A.B()",
+                }
+            ),
+            "Npgsql.NpgsqlException (0x80004005): Failed to connect",
+            AT_ERROR,
+        ),
     ],
 )
 def test_a_json_log_line_is_read_with_its_level(line: str, said: str, level: str) -> None:

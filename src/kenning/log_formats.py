@@ -546,8 +546,10 @@ def json_said(event: object) -> str | None:
         if isinstance(kind, str) and kind:
             return f"{kind}: {value}" if isinstance(value, str) and value else kind
     if isinstance(event.get("error.message"), str):  # (ECS' flattened)
-        kind, message = event.get("error.type"), event["error.message"]
-        return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+        kind, message = event.get("error.type"), event["error.message"].strip()
+        if isinstance(kind, str) and kind:
+            return f"{kind}: {message}" if message else kind
+        return message or None
     for key in ("err", "error"):  # pino's and bunyan's, ECS' (its type, or name, and message)
         err = event.get(key)
         if isinstance(err, dict) and isinstance(err.get("message"), str):
@@ -585,7 +587,9 @@ _JSON_SAID_KEYS = (
 #: one (`` ---> System.Net.Sockets.SocketException (111): …``).
 _TRACE_EXCEPTION = lazy(r"^(?:Caused by:[^\S\n]+)?[A-Za-z_][\w.$]*(?:[^\S\n]\(\w+\))?:[^\S\n]+\S")
 _TRACE_CAUSE = lazy(r"^Caused by:[^\S\n]+")
-_DOTNET_INNER = lazy(r"[^\S\n]*--->[^\S\n]+")
+#: A Python traceback's exception line, with its message or alone (``AssertionError``); not
+#: a note after it in capitals (psycopg2's ``DETAIL:  Key …``) or in parentheses.
+_PYTHON_EXCEPTION = lazy(r"^(?![A-Z]+:)[A-Za-z_][\w.]*(?::[^\S\n]*\S.*)?$")
 
 
 def _error_line_of_trace(trace: str) -> str:
@@ -594,15 +598,16 @@ def _error_line_of_trace(trace: str) -> str:
     exception line of a Python traceback (not SQLAlchemy's or pydantic's notes after it),
     Java's last ``Caused by:``, .NET's innermost exception, else its first line."""
     lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
-    named = [line for line in lines if _TRACE_EXCEPTION.match(line)]
-    if lines[0].startswith("Traceback") and named:
-        return named[-1]
-    causes = [line for line in named if _TRACE_CAUSE.match(line)]
+    if lines[0].startswith("Traceback"):
+        raised = [line for line in lines[1:] if _PYTHON_EXCEPTION.match(line)]
+        return raised[-1] if raised else lines[-1]
+    causes = [line for line in lines if _TRACE_CAUSE.match(line) and _TRACE_EXCEPTION.match(line)]
     if causes:
         return _TRACE_CAUSE.sub("", causes[-1])
-    heads = [line for line in lines if not line.startswith("at ")]  # (before .NET's frames)
-    inner = [part for line in heads for part in _DOTNET_INNER.split(line)[1:]]
-    return inner[-1] if inner else lines[0]
+    # .NET's first line, its innermost exception after " ---> " (as a trace printed plain
+    # is read); a split on the arrow itself, not on the blanks around it (they were tried
+    # from each blank of a run, qa-s63e R4)
+    return lines[0].split("--->")[-1].strip() or lines[0]
 
 
 def _json_line(line: str) -> tuple[str, str | None] | None:

@@ -599,7 +599,7 @@ _HANDLING = (
 #: first, only these (an error's own last sentence says a state: "User account is
 #: disabled", "- request ignored by upstream", qa-s63d Q2).
 _HANDLING_NOW = (
-    r"(?i:disabling|ignoring|skipping|continuing|quietly|fall(?:ing|s)?\s+back"
+    r"(?i:disabling|ignoring|skipping|continuing|quietly|fall(?:ing|s)?\s+back|fell\s+back"
     r"|using\s+(?:the\s+)?defaults?)"
 )
 _HANDLED_AFTER = lazy(

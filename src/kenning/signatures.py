@@ -918,8 +918,8 @@ def _json_error(raw: str) -> str | None:
         # a JSON log's lines (each with its level) and a plain one (an uncaught exception's
         # traceback on stderr): read line by line, its JSON lines too (qa-s63c P5); an API's
         # error body and curl's line after it is the body's error (qa-s63d Q3)
-        if plain and any(json_level(event) is not None for event in events):
-            return None
+        if plain and (len(events) > 1 or any(json_level(e) is not None for e in events)):
+            return None  # (a log of JSON lines, leveled or not, and a plain crash: R1)
     found = [(json_level(e) == AT_ERROR, said) for e in events if (said := json_said(e))]
     if not found:
         return None
@@ -1425,7 +1425,7 @@ _LOOKS_LIKE_ERROR = lazy(
                         # level and msg=); not a sentence quoting a level (possessive: "[a/a/a…"
                         # was quadratic, L1)
     | ^(?=[^\n]*"(?:msg|message|@m|@mt|event|error|err)"[^\S\n]*:)  # (a log's event, not a config)
-      (?:[^\s{]{1,100}[^\S\n]+(?:\|[^\S\n]+)?){0,2}\{[^\n]*?"(?:level|severity|levelname|@l)"
+      [^\S\n]*(?:[^\s{]{1,100}[^\S\n]+(?:\|[^\S\n]+)?){0,6}\{[^\n]*?"(?:level|severity|levelname|@l)"
       [^\S\n]*:[^\S\n]*(?:"(?i:error|err|eror|fatal|critical|crit|panic|dpanic|alert|emergency)"
       |[56]0\b)          # a JSON log's line at an error's level (behind compose's or a time)
     | \bNo\ssuch\sfile\sor\sdirectory\b
