@@ -10,9 +10,9 @@ same error logged by any of these formats. Pure: strings in, strings out.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
+from collections.abc import Mapping
 
 from .lazyre import lazy
 
@@ -26,10 +26,10 @@ __all__ = [
     "QUIET",
     "TIMESTAMP",
     "WARNING",
-    "error_field",
     "json_level",
     "json_log_line",
     "json_said",
+    "message_and_error_field",
     "read_log_line",
     "said_beside_error",
     "without_container_prefix",
@@ -337,29 +337,46 @@ def _logfmt_message(line: str) -> str:
     return ": ".join(part for part in (said, failed) if part)
 
 
-def error_field(line: str) -> str:
-    """The error of a logfmt line's ``error`` (or ``err``) field, unquoted, or of a zap
-    console line's fields, when :func:`read_log_line` reads its message with it (``connect
-    failed: dial tcp 127.0.0.1:5432: connect: connection refused`` of ``level=error
-    msg="connect failed" error="dial tcp …"``): the error as Go's other loggers print it
-    alone (``log.Fatal(err)``), a fix stored for which is that line's too. "" for any other
-    line."""
+def message_and_error_field(line: str) -> tuple[str, str]:
+    """:func:`read_log_line`'s message of ``line`` and the error of its logfmt ``error`` (or
+    ``err``) field, unquoted, or of its zap fields, when that message is read with it
+    (``connect failed: dial tcp 127.0.0.1:5432: connect: connection refused`` and ``dial tcp
+    …`` of ``level=error msg="connect failed" error="dial tcp …"``): the error as Go's other
+    loggers print it alone (``log.Fatal(err)``), a fix stored for which is that line's too.
+    ``("", "")`` for any other line."""
     if "err" not in line:
-        return ""
+        return "", ""
     fields = {
         name: value for name, value in reversed(_LOGFMT_FIELD.findall(line)) if name in _FAILED
     }
-    failed = next((_logfmt_value(fields[name]) for name in _LOGFMT_FAILED if name in fields), "")
+    failed = _error_of_fields(fields)
     if not failed and "\t{" in line:  # (zap's fields, as JSON)
-        with contextlib.suppress(ValueError, RecursionError):
-            zapped = json.loads(line[line.rindex("\t{") + 1 :])
-            if isinstance(zapped, dict):
-                found = (zapped.get(k) for k in _LOGFMT_FAILED)
-                failed = " ".join(next((f for f in found if isinstance(f, str)), "").split())
+        failed = _error_of_json_fields(line[line.rindex("\t{") + 1 :]) or ""
     if not failed:
-        return ""
+        return "", ""
     message = read_log_line(line)[0].strip()
-    return failed if message != failed and message.endswith(f": {failed}") else ""
+    if message == failed or not message.endswith(f": {failed}"):
+        return "", ""
+    return message, failed
+
+
+def _error_of_fields(fields: Mapping[str, str]) -> str:
+    """The error a logfmt line's fields (each name's first value) hold: its ``error``, else
+    its ``err``, unquoted."""
+    return next((_logfmt_value(fields[name]) for name in _LOGFMT_FAILED if name in fields), "")
+
+
+def _error_of_json_fields(text: str) -> str | None:
+    """The error zap's fields (a JSON object) hold, its spaces collapsed ("" for none), or
+    None when ``text`` is no JSON object."""
+    try:
+        fields = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(fields, dict):
+        return None
+    failed = next((fields[k] for k in _LOGFMT_FAILED if isinstance(fields.get(k), str)), "")
+    return " ".join(failed.split())
 
 
 #: logrus' text format on a terminal: the level's first four letters (or its whole name),
@@ -396,7 +413,7 @@ def _logrus_terminal_message(rest: str) -> str:
     # its first key): "for user=42 with status=500" in a message is its words
     start = next((f.start() for f in run if rest[f.start() - 2 : f.start()].isspace()), end)
     found = {m.group(1): m.group(2) for m in reversed(fields) if m.start() >= start}
-    failed = next((_logfmt_value(found[k]) for k in _LOGFMT_FAILED if k in found), "")
+    failed = _error_of_fields(found)
     said = " ".join(rest[:start].split())
     return ": ".join(part for part in (said, failed) if part)
 
@@ -419,17 +436,11 @@ def _zap_message(line: str) -> str:
     """A zap console line's message and the error its fields hold (``connect failed: dial tcp
     …: connection refused``), as a logfmt line's are read; ``line`` if it is none."""
     zap = _ZAP_CONSOLE.match(line)
-    if zap is None:
+    failed = None if zap is None else _error_of_json_fields(zap.group(2))
+    if zap is None or failed is None:
         return line
-    try:
-        fields = json.loads(zap.group(2))
-    except (ValueError, RecursionError):
-        return line
-    if not isinstance(fields, dict):
-        return line
-    failed = next((fields[k] for k in _LOGFMT_FAILED if isinstance(fields.get(k), str)), "")
     said = " ".join(zap.group(1).split())
-    return ": ".join(" ".join(part.split()) for part in (said, failed) if part.strip())
+    return ": ".join(part for part in (said, failed) if part)
 
 
 def without_container_prefix(line: str) -> str:
@@ -465,11 +476,8 @@ def said_beside_error(line: str) -> str:
             return ""
         said = (event.get(k) for k in ("msg", "message", "@m")) if isinstance(event, dict) else ()
         return next((" ".join(v.split()) for v in said if isinstance(v, str)), "")
-    failed = error_field(ANSI.sub("", line))
-    if not failed:
-        return ""
-    message = read_log_line(line)[0].strip()
-    return message[: -len(failed)].rstrip(": ")
+    message, failed = message_and_error_field(ANSI.sub("", line))
+    return message[: -len(failed)].rstrip(": ") if failed else ""
 
 
 def _klog_structured_message(line: str) -> str:
@@ -483,7 +491,7 @@ def _klog_structured_message(line: str) -> str:
     if (rest.strip() and not rest[:1].isspace()) or _LOGFMT_FIELD.sub("", rest).strip():
         return line  # (words after it: a message that starts with a quote)
     fields = {name: value for name, value in reversed(_LOGFMT_FIELD.findall(rest))}
-    failed = next((_logfmt_value(fields[k]) for k in _LOGFMT_FAILED if k in fields), "")
+    failed = _error_of_fields(fields)
     failed = "" if failed == "<" else failed  # (a value of several lines: "err=<", them, " >")
     said = _logfmt_value(quoted.group(0))
     return ": ".join(part for part in (said, failed) if part)
@@ -524,9 +532,13 @@ def json_level(event: object) -> str | None:
         return QUIET
     if isinstance(level, int | float) and not isinstance(level, bool):
         return AT_ERROR if level >= 50 else WARNING if level >= 40 else QUIET
-    if not isinstance(level, str):
-        return None
-    word = level.strip().lower()
+    return _word_level(level) if isinstance(level, str) else None
+
+
+def _word_level(word: str) -> str | None:
+    """The level a JSON log's or zap's word for it is (``warn``, ``dpanic``, winston's
+    ``http``, log15's ``eror``)."""
+    word = word.strip().lower()
     if word in _JSON_ERROR_LEVELS:
         return AT_ERROR
     return QUIET if word in _JSON_QUIET else _level_said(word)
@@ -675,8 +687,7 @@ def read_log_line(line: str) -> tuple[str, str | None]:
         line, stamped = line[first.end() :], True
     zap = _ZAP_LEVEL.match(line)
     if zap is not None and (stamped or zap.group(1)):
-        word = zap.group(2)
-        said = AT_ERROR if word in _JSON_ERROR_LEVELS else _level_said(word)
+        said = _word_level(zap.group(2))
         line, stamped = line[zap.end() :], True
     line = _WORKSPACE_PREFIX.sub("", _COMPOSE_PREFIX.sub("", line, count=1), count=1)
     json_line = _json_line(line) if stamped and line.lstrip()[:1] == "{" else None

@@ -24,9 +24,8 @@ from .log_formats import (
     ANSI,
     BELOW_ERROR,
     QUIET,
-    error_field,
     json_log_line,
-    read_log_line,
+    message_and_error_field,
     said_beside_error,
     without_container_prefix,
 )
@@ -688,18 +687,17 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     for line in reversed(lines):  # (the signature is most often a log's last error's)
         line = ANSI.sub("", line)  # (logrus' colours around its keys)
         field = "err=" in line or "error=" in line or '"err' in line  # (logfmt's, zap's)
-        failed = error_field(line) if field else ""
+        message, failed = message_and_error_field(line) if field else ("", "")
         if not _ERROR_CHAIN.match(failed):
             continue
         # (the line's message and error, or the first 300 characters of them)
-        if signature.endswith(f": {failed}") or (cut and _starts_with(line, head)):
+        if signature.endswith(f": {failed}") or (cut and _starts_with(message, head)):
             return [cut_at_word_boundary(failed, ERROR_QUERY_MAX_CHARS)]
     return []
 
 
-def _starts_with(line: str, head: str) -> bool:
-    """Whether ``line``'s message starts with ``head``, a whole word last."""
-    message = read_log_line(line)[0].strip()
+def _starts_with(message: str, head: str) -> bool:
+    """Whether ``message`` starts with ``head``, a whole word last."""
     return message.startswith(head) and not message[len(head) : len(head) + 1].isalnum()
 
 
