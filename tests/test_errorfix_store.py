@@ -239,6 +239,64 @@ def test_fingerprint_finds_the_same_error_from_another_run(store: MemoryStore) -
     assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
 
 
+def _gh_run_log(job: str, step: str, lines: list[str]) -> str:
+    """``lines`` as ``gh run view --log`` prints a GitHub Actions step's: its job and step
+    before each, the runner's time, and the byte order mark its log file starts with."""
+    marks = ["\ufeff", *[""] * len(lines)]
+    return "\n".join(
+        f"{job}\t{step}\t{mark}2024-05-01T12:00:0{i}.1234567Z {line}"
+        for i, (mark, line) in enumerate(zip(marks, lines, strict=False))
+    )
+
+
+def test_a_ci_log_from_gh_run_view_finds_the_fix_stored_for_its_error_exactly(
+    store: MemoryStore,
+) -> None:
+    """``gh run view --log-failed`` puts the job's and step's names before each line of a
+    run's log: they were read as the error's words (its signature ``build Run npm run build
+    2024-…Z src/index.ts(3,7): error TS2322: …``, a loose 0.87 match of the fix stored for
+    the error; a one-line ruff error with them did not look like an error). The runner's
+    lines are read as its raw log holds them."""
+    from kenning.hooks.claude_code import prompt_queries
+    from kenning.querybuild import error_recall_queries
+
+    error = "error TS2322: Type 'string' is not assignable to type 'number'."
+    fix = store.remember(f"ERROR-FIX: {error} | FIX: parse the param with Number()", "error_fix")
+    store.remember(
+        "ERROR-FIX: error TS2345: Argument of type 'string' is not assignable to parameter of "
+        "type 'number'. | FIX: convert at the call site",
+        "error_fix",
+    )
+    lines = ["> web@1.0.0 build", "> tsc -p .", f"src/index.ts(3,7): {error}"]
+    log = _gh_run_log(
+        "build (20.x)",
+        "Run npm run build",
+        [*lines, "##[error]Process completed with exit code 2."],
+    )
+    for result in (store.recall(log), store.recall_many(*error_recall_queries(log)[:1])):
+        assert result.hits[0].memory.id == fix.id
+        assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
+    assert prompt_queries(f"why does the build fail?\n{log}") == [
+        ("why does the build fail?", False),
+        (f"{error} (exit code 2)", True),
+    ]
+    ruff = _gh_run_log("lint", "Run ruff check", ["src/app.py:3:8: F401 `os` imported but unused"])
+    assert looks_like_error(ruff)
+    # (the job's and step's words were the prompt's own: a sentence before pytest's E line)
+    tests = _gh_run_log(
+        "test (3.12, ubuntu-latest)",
+        "Run pytest",
+        ["tests/test_api.py F", "E   AssertionError: assert 401 == 200"],
+    )
+    assert prompt_queries(f"why does CI fail?\n{tests}") == [
+        ("AssertionError: assert 401 == 200", True)
+    ]
+    unused = store.remember("ERROR-FIX: F401 `os` imported but unused | FIX: drop it", "error_fix")
+    assert store.recall(ruff).hits[0].memory.id == unused.id
+    assert store.recall(ruff).hits[0].match == "fingerprint"
+    assert prompt_queries(ruff) == [("F401 `os` imported but unused", True)]
+
+
 def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     store: MemoryStore,
 ) -> None:

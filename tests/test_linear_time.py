@@ -100,6 +100,9 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         error_in_sentence,
         "x fails:" + " " * QUERY + "assert 1",
     ),
+    # (gh's job and step before a CI log's lines: two tabs and the runner's time)
+    "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
+    "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),
 }
 
 

@@ -13,6 +13,7 @@ from kenning.log_formats import (
     json_log_line,
     read_log_line,
     without_container_prefix,
+    without_run_log_prefixes,
 )
 
 
@@ -170,3 +171,27 @@ def test_a_container_s_prefix_is_cut_and_its_line_s_indentation_kept() -> None:
         assert without_container_prefix(f"{prefix}      at App.Main()") == "      at App.Main()"
         assert without_container_prefix(f"{prefix}fail: A.B[1]") == "fail: A.B[1]"
     assert without_container_prefix("plain line") == "plain line"
+
+
+def test_gh_s_job_and_step_are_cut_before_the_runner_s_time() -> None:
+    """``gh run view --log`` puts a run's job and step before each line of its log, and a
+    step's log starts with a byte order mark: the runner's lines are read as its raw log holds
+    them; no other line with tabs is cut."""
+    stamp = "2024-05-01T12:00:00.1234567Z"
+    log = f"test (3.12, ubuntu)\tRun pytest\t\ufeff{stamp} collected 3 items\n"
+    log += f"test (3.12, ubuntu)\tRun pytest\t{stamp} ##[error]Process completed with exit code 1."
+    assert without_run_log_prefixes(log) == (
+        f"{stamp} collected 3 items\n{stamp} ##[error]Process completed with exit code 1."
+    )
+    line = log.splitlines()[1]
+    assert read_log_line(line) == ("Process completed with exit code 1.", AT_ERROR)
+    assert read_log_line(f"build\tRun make\t{stamp} ##[warning]Node 16 is deprecated") == (
+        "Node 16 is deprecated",
+        WARNING,
+    )
+    # (a step's output's own indentation is kept behind them)
+    assert (
+        without_container_prefix(f"build\tRun app\t{stamp}     at Foo()") == f"{stamp}     at Foo()"
+    )
+    for other in ("id\tname\tcreated", "a\tb\t2024-05-01 12:00:00 x", "KeyError: 'user'"):
+        assert without_run_log_prefixes(other) == other

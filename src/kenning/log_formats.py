@@ -33,6 +33,7 @@ __all__ = [
     "read_log_line",
     "said_beside_error",
     "without_container_prefix",
+    "without_run_log_prefixes",
 ]
 
 ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -207,6 +208,26 @@ _WORKSPACE_PREFIX = lazy(r"^(?:[\w@.-]+/)+[\w@.-]+[^\S\n]+[\w:.-]{1,40}:[^\S\n]+
 _COMPOSE_PREFIX = lazy(r"^[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
 #: ``kubectl logs --prefix``' pod and container before each line (``[pod/api-7d9f/api] ``).
 _KUBECTL_PREFIX = lazy(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\][^\S\n](?=[^\S\n]*\S)")
+#: ``gh run view --log``'s (and ``--log-failed``'s) job and step names before each line of a
+#: GitHub Actions run's log (``test (3.12)<TAB>Run pytest<TAB>2024-05-01T12:00:00.1234567Z …``),
+#: and the byte order mark a step's log starts with (its downloaded file's first line, and
+#: gh's of each step): only before the time the runner stamps every line with, so that no
+#: other line with two tabs is cut.
+_RUN_LOG_PREFIX = (
+    r"^(?:[^\t\n]{1,200}\t[^\t\n]{0,200}\t)?\ufeff?"
+    r"(?=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"
+)
+_RUN_LOG_PREFIXES = lazy(_RUN_LOG_PREFIX, re.MULTILINE)
+
+
+def without_run_log_prefixes(text: str) -> str:
+    """``text`` (a log, a line of one) without what ``gh run view --log`` puts before each
+    line of a GitHub Actions run's log, its job's and step's names, nor a step log's byte
+    order mark: the runner's lines as its raw log holds them, read as they are."""
+    if "\t" not in text and "\ufeff" not in text:
+        return text
+    return _RUN_LOG_PREFIXES.sub("", text)
+
 
 #: Python's logging in its default format: ``ERROR:app.db:message`` (the level, the
 #: logger's name, the message; no space after either colon).
@@ -444,10 +465,11 @@ def _zap_message(line: str) -> str:
 
 
 def without_container_prefix(line: str) -> str:
-    """``line`` as its container printed it: without kubectl's ``[pod/…/…] `` and Docker
-    Compose's ``name-1  | `` (nor a terminal's colours), its own indentation kept (a .NET
+    """``line`` as its container or runner printed it: without kubectl's ``[pod/…/…] ``,
+    Docker Compose's ``name-1  | `` and gh's job and step (nor a terminal's colours), its own
+    indentation kept (a .NET
     record's lines are indented under its ``warn:`` line behind the prefix too, qa-s63c P7)."""
-    plain = ANSI.sub("", line)
+    plain = without_run_log_prefixes(ANSI.sub("", line))
     return _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", plain, count=1), count=1)
 
 
@@ -661,8 +683,10 @@ def read_log_line(line: str) -> tuple[str, str | None]:
     :data:`WARNING`, :data:`QUIET` or None (no level); the first of a warning's and a quiet
     level it says counts (its format's outer prefix first)."""
     line = _without_markdown(CONTROL.sub("", ANSI.sub("", line).replace("\r", "")))
-    # kubectl's pod and container, and Docker Compose's service, come before whatever the
-    # container's log prints (a CI log's time may come before compose's: it is cut again)
+    # gh's job and step, kubectl's pod and container, and Docker Compose's service come before
+    # whatever the runner or container logs (a CI log's time may come before compose's: it is
+    # cut again)
+    line = without_run_log_prefixes(line)
     line = _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", line, count=1), count=1)
     json_line = _json_line(line) if line.lstrip()[:1] == "{" else None
     if json_line is not None:  # (a JSON log's line: its own level and message)

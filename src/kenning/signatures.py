@@ -29,6 +29,7 @@ from .log_formats import (
     json_said,
     read_log_line,
     without_container_prefix,
+    without_run_log_prefixes,
 )
 from .truncation import cut_at_word_boundary
 
@@ -829,6 +830,7 @@ def extract_error_signature(raw: str) -> str:
 def signatures_of(raw: str, limit: int) -> list[str]:
     if not raw or not raw.strip():
         return []
+    raw = without_run_log_prefixes(raw)  # (gh's job and step before each line of a CI log)
     if raw.lstrip().startswith("{"):  # an error event or a log of JSON lines: its error
         raw = _json_error(raw) or raw
     candidates = _candidate_lines(raw)
@@ -1495,7 +1497,7 @@ def looks_like_error(text: str) -> bool:
     """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)?"""
     if not text:
         return False
-    text = ANSI.sub("", text)
+    text = without_run_log_prefixes(ANSI.sub("", text))
     if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
         text = _LINE_STAMP.sub("", text)
     return _LOOKS_LIKE_ERROR.search(text) is not None
