@@ -606,7 +606,7 @@ def test_xml_attribute_and_fence() -> None:
     ]
     assert found[0].find("content").text == hostile.replace("\u202e", "\u202e")  # type: ignore[union-attr]
     assert '<finding id="1" score="0.61" stale="true"><content>' in block
-    cut = render_xml([("a", 0.5, True)], truncated=True)
+    cut = render_xml([("a", 0.5, True)], cut=[True])
     assert '<finding id="1" score="0.50" stale="true" truncated="true">' in cut
 
 

@@ -320,8 +320,9 @@ def test_empty_findings_render_nothing() -> None:
 
 def test_empty_contents_are_left_out() -> None:
     texts, truncated = combine_for_recall(["a" * 10, "bbb bbbb", "c"], 15)
-    assert texts == ["a" * 10, "bbb", ""]
-    block = render_xml(list(zip(texts, [0.9, 0.8, 0.7], strict=True)), truncated=truncated)
+    assert texts == ["a" * 10, "bbb", ""] and truncated
+    findings_ = list(zip(texts, [0.9, 0.8, 0.7], strict=True))
+    block = render_xml(findings_, cut=[False, True, True])
     findings = parse_block(block).findall("finding")
     assert [(f.get("id"), f.get("score"), f.get("truncated")) for f in findings] == [
         ("1", "0.90", None),
@@ -379,12 +380,25 @@ def test_a_finding_says_the_day_its_memory_was_written() -> None:
     assert parse_block(cut).find("finding").get("stored") == "2026-01-03"
 
 
-def test_truncated_marks_last_finding() -> None:
-    block = render_xml([("a", 0.9), ("b", 0.8)], truncated=True)
+def test_truncated_marks_the_findings_cut() -> None:
+    block = render_xml([("a", 0.9), ("b", 0.8)], cut=[False, True])
     root = parse_block(block)
     findings = root.findall("finding")
     assert findings[0].get("truncated") is None
     assert findings[1].get("truncated") == "true"
+
+
+def test_a_whole_finding_is_not_marked_cut_when_the_next_is_left_out() -> None:
+    """qa-s64a S1: the budget left the second finding out altogether, and the first, whole,
+    was marked ``truncated="true"`` (the JSON said it was not cut): a reader went looking for
+    the rest of a note that has none. Only a finding whose text was cut is marked."""
+    whole = "Kafka consumer rebalancing guideline: " + "keep sessions short; " * 36
+    block = render_recall([(whole, 0.99), ("increase max.poll.interval.ms " * 3, 0.68)])
+    (finding,) = parse_block(block).findall("finding")
+    assert finding.find("content").text == whole  # type: ignore[union-attr]
+    assert finding.get("truncated") is None
+    cut = render_recall([("short note", 0.99), ("word " * 400, 0.68)])
+    assert [f.get("truncated") for f in parse_block(cut).findall("finding")] == [None, "true"]
 
 
 def test_grouped_findings_are_marked_where_their_group_was_cut() -> None:
@@ -440,7 +454,9 @@ def test_hostile_payload_single(payload: str) -> None:
 
 def test_hostile_payloads_together() -> None:
     findings = [(p, 0.9 - i * 0.01) for i, p in enumerate(HOSTILE)]
-    block = render_xml(findings, context="review", truncated=True)
+    block = render_xml(
+        findings, context="review", cut=[i == len(findings) - 1 for i in range(len(findings))]
+    )
     root = check_block(block, findings)
     assert root.findall("finding")[-1].get("truncated") == "true"
 

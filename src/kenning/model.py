@@ -708,6 +708,14 @@ class RecallResult:
         """True when the query was treated as an error (the lower error floor applied)."""
         return self.floor < RECALL_FLOOR if self.error_query is None else self.error_query
 
+    @property
+    def cut(self) -> tuple[bool, ...]:
+        """Per hit, whether its text was cut to the budget (not the whole note); a recall
+        whose budget left a hit out altogether is ``truncated`` with none of these."""
+        return tuple(
+            text != h.memory.content for h, text in zip(self.hits, self.texts, strict=True)
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
@@ -719,7 +727,7 @@ class RecallResult:
                     "score": round(h.score, 6),
                     "content": text,
                     # cut to the budget: not the whole note (its content_hash is the note's)
-                    "truncated": text != h.memory.content,
+                    "truncated": cut,
                     "type": h.memory.type,
                     "collection": h.memory.collection,
                     "group_id": h.memory.group_id,
@@ -735,7 +743,7 @@ class RecallResult:
                     **freshness_fields(h.freshness),
                     "stale_penalty": round(h.stale_penalty, 6),
                 }
-                for h, text in zip(self.hits, self.texts, strict=True)
+                for h, text, cut in zip(self.hits, self.texts, self.cut, strict=True)
             ],
             **({"other_projects": dict(self.other_projects)} if self.other_projects else {}),
             **({"case_variants": list(self.case_variants)} if self.case_variants else {}),

@@ -350,7 +350,6 @@ def _mark_own_lines(escaped: str) -> str:
 def render_xml(
     findings: Sequence[Finding],
     context: str = "general",
-    truncated: bool = False,
     *,
     cut: Sequence[bool] | None = None,
     projects: Sequence[str | None] | None = None,
@@ -364,12 +363,11 @@ def render_xml(
     disagree (a pool size of 20 and of 25), the reader can tell the later. A stale finding
     (a file it names changed since it was written) carries ``stale="true"``.
     ``context`` picks the advisory (:data:`ADVISORIES`; unknown → ``UserInputError``).
-    ``truncated=True`` marks the *last* finding with ``truncated="true"``: the combined
-    content was cut there; ``cut`` (one flag per finding) marks those it flags instead, for
-    findings cut in several places (:func:`render_recall_groups`). ``projects`` (one per
-    finding, None for this project's) names another project's finding in a ``project``
-    attribute. Findings whose content is
-    empty after sanitisation (e.g. the
+    ``cut`` (one flag per finding) marks those whose text was cut to the budget with
+    ``truncated="true"`` (a finding the budget left out altogether is no finding, and marks
+    none: a whole note marked cut sent the reader looking for a rest it does not have).
+    ``projects`` (one per finding, None for this project's) names another project's finding
+    in a ``project`` attribute. Findings whose content is empty after sanitisation (e.g. the
     results :func:`combine_for_recall` emptied) are left out and the rest numbered 1..N, so
     its output can be passed as is. With nothing left the result is ``""``: there is nothing
     to inject, and an empty fence would only spend prompt tokens.
@@ -403,7 +401,7 @@ def render_xml(
         # another project's finding says whose it is (`--project all`): not this codebase's
         mark += f' project="{escape_xml_text(project)}"' if project else ""
         mark += ' stale="true"' if stale else ""
-        if marked or (cut is None and truncated and index == len(rows)):
+        if marked:
             mark += ' truncated="true"'
         lines.append(
             f'<finding id="{index}" score="{shown}"{mark}><content>{escaped}</content></finding>'
@@ -426,7 +424,7 @@ def render_recall_result(result: RecallResult, project: str | None = None) -> st
     return render_xml(
         findings,
         context="debugging" if result.is_error else "general",
-        truncated=result.truncated,
+        cut=result.cut,
         projects=projects if any(projects) else None,
     )
 
@@ -455,12 +453,19 @@ def render_recall(
     """Budget then fence: :func:`combine_for_recall` on the contents (after XML
     sanitisation, so removed characters do not spend budget), drop the emptied results, and
     :func:`render_xml` the rest. Returns ``""`` when nothing remains."""
-    texts, truncated = combine_for_recall([sanitise_for_xml(f[0]) for f in findings], budget)
+    sanitised = [sanitise_for_xml(f[0]) for f in findings]
+    texts, _ = combine_for_recall(sanitised, budget)
     kept: list[Finding] = [
         (text, f[1], len(f) > 2 and f[2] is True, _stored_of(f))
         for text, f in zip(texts, findings, strict=True)
     ]
-    return render_xml(kept, context=context, truncated=truncated)
+    return render_xml(kept, context=context, cut=_cut_marks(sanitised, texts))
+
+
+def _cut_marks(contents: Sequence[str], texts: Sequence[str]) -> list[bool]:
+    """Per finding, whether :func:`combine_for_recall` cut its text (one it left out
+    altogether is not shown, so not marked)."""
+    return [bool(text) and text != content for content, text in zip(contents, texts, strict=True)]
 
 
 def render_recall_groups(
@@ -480,16 +485,13 @@ def render_recall_groups(
     kept: list[Finding] = []
     marks: list[bool] = []
     for group, texts, share in zip(groups, sanitised, shares, strict=True):
-        cut_texts, cut = combine_for_recall(texts, share)
+        cut_texts, _ = combine_for_recall(texts, share)
         kept += [
             (text, f[1], len(f) > 2 and f[2] is True, _stored_of(f))
             for text, f in zip(cut_texts, group, strict=True)
         ]
-        # a group cut is marked where it was cut, its last finding shown: the budget is
-        # shared, so a cut can be in any group, not only the last (whose finding, whole,
-        # would be marked instead)
-        shown = [i for i, text in enumerate(cut_texts) if text]
-        marks += [cut and bool(shown) and i == shown[-1] for i in range(len(cut_texts))]
+        # the budget is shared, so a cut can be in any group, not only the last
+        marks += _cut_marks(texts, cut_texts)
     return render_xml(kept, context=context, cut=marks)
 
 
