@@ -271,7 +271,7 @@ async def test_a_project_moved_away_under_the_server_is_said_so(
     result = await call(client, "hooks_recall", query="terraform provider versions")
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
-    assert f"{project} (--project-dir) no longer exists" in text, text
+    assert f"{project} (--project-dir) does not exist" in text, text
     assert "git init" not in text and "not inside a git repository" not in text, text
 
 

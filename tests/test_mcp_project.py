@@ -273,6 +273,26 @@ async def test_claude_project_dir_outside_git_says_where_it_came_from(outside: P
     assert f"{outside} (CLAUDE_PROJECT_DIR)" in text and "--project-dir" in text
 
 
+async def test_a_project_dir_moved_away_is_every_tool_s_error(outside: Path) -> None:
+    """qa-s64b T1: a ``--project-dir`` that does not exist (the checkout moved or renamed
+    since the client's config named it, a typo) or names a file was a usage error before the
+    handshake: the client showed "Failed to connect", the agent no tools and no reason. The
+    option takes it, and every tool says what is wrong and how to fix it."""
+    from kenning.cli import mcp
+
+    moved, file = outside / "moved-away", outside / "notes.txt"
+    file.write_text("x")
+    for folder, what in ((moved, "does not exist"), (file, "is a file, not a folder")):
+        with mcp.make_context("mcp", ["--project-dir", str(folder)]) as ctx:
+            assert ctx.params["project_dir"] == str(folder)
+        async with started(outside, folder) as s:
+            result = await call(s, "hooks_recall", query="database is locked")
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert f"{folder} (--project-dir) {what}" in text and "--project-dir" in text, text
+    assert not moved.exists()
+
+
 @pytest.mark.parametrize("name", ["proj%41", "with space", "ünïcode", "a#b?c"])
 def test_a_root_uri_names_exactly_its_folder(tmp_path: Path, name: str) -> None:
     """A root is a file:// URI with its folder's name percent-encoded once; decoding it twice

@@ -2353,16 +2353,23 @@ Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the 
 )
 @click.option(
     "--project-dir",
-    type=_ExistingFolder(),
+    # not checked here: a folder moved or renamed since the client's config named it is
+    # every tool's error, which the agent reads (a usage error ended the server before the
+    # handshake, and the client showed only "Failed to connect", qa-s64b T1)
+    type=click.Path(path_type=str),
     default=None,
     help="The project to serve (default: CLAUDE_PROJECT_DIR, the client's MCP roots, "
     "then the current folder's git checkout).",
 )
-def mcp(project_dir: Path | None) -> None:
+def mcp(project_dir: str | None) -> None:
     """Run the MCP server on stdin/stdout (Claude Code, Codex, Cursor, any MCP client)."""
     from .mcp_server import run
 
-    run(project_dir)
+    if project_dir is not None and not project_dir.strip():
+        # (an unset variable in a client's config): as if not given
+        click.echo("kenning: --project-dir is empty; serving as without it", err=True)
+        project_dir = None
+    run(Path(project_dir) if project_dir is not None else None)
 
 
 @main.command(

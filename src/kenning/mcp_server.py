@@ -683,11 +683,11 @@ def _first_checkout(uris: list[str]) -> Located | None:
 
 def no_project_message(where: Located) -> str:
     if not where.folder.is_dir():
+        what = "is a file, not a folder" if where.folder.exists() else "does not exist"
         return (
-            f"kenning found no project to serve: {where.folder} ({where.origin}) no longer "
-            "exists (moved, renamed or deleted while the server ran?). Fix: restart the "
-            "server in the project's checkout, or point --project-dir (or CLAUDE_PROJECT_DIR) "
-            "at where it is now"
+            f"kenning found no project to serve: {where.folder} ({where.origin}) {what} "
+            "(moved, renamed or deleted?). Fix: restart the server in the project's "
+            "checkout, or point --project-dir (or CLAUDE_PROJECT_DIR) at where it is now"
         )
     if where.origin in ("--project-dir", "CLAUDE_PROJECT_DIR"):
         return (
