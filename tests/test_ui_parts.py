@@ -4,6 +4,7 @@ and the HTML escaping of stored text (no server, no browser)."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import shutil
 import tempfile
 import time
@@ -252,6 +253,46 @@ def test_show_more_goes_past_the_rows_one_page_holds(project: Path) -> None:
             address = more.group(1).replace("&amp;", "&") if more else ""
     source.close()
     assert len(seen) == len(set(seen)) == 602
+
+
+def test_the_page_shows_another_writer_s_credentials_redacted(project: Path) -> None:
+    """qa-s64b T2: every reader of the store redacts what another writer (an older kenning,
+    another tool) left in a note, but the page showed it, in the list, a search, the note's
+    page and the edit form, in its text, source and tags."""
+    import json
+    import sqlite3
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    github = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    with open_store(cwd=project, embedder="hashing") as store:
+        store.remember("All timestamps are stored in UTC", "rule")
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute(
+            "UPDATE memories SET content = content || ?, source = ?, tags = ?",
+            (f"; the CI token is {github}", f"docs/{github}.md", json.dumps([f"tok:{github}"])),
+        )
+        conn.commit()
+        (memory_id,) = conn.execute("SELECT id FROM memories").fetchone()
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    app = create_app(source, port=8123, token="t")
+    with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+        client.get("/?token=t")
+        for address in (
+            "/",
+            "/?q=timestamps+UTC",
+            f"/memory?id={memory_id}",
+            f"/edit?id={memory_id}",
+        ):
+            html = client.get(address).text
+            assert "stored in UTC" in html and "[REDACTED:" in html, address
+            assert github not in html, address
+    source.close()
 
 
 def test_a_change_while_another_process_holds_the_write_lock_says_so(

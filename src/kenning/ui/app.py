@@ -56,6 +56,7 @@ from ..render import (
 )
 from ..safety import has_visible_text
 from ..store import NEWEST_MAX, MemoryStore
+from ..store_read import redacted_on_read
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
 
@@ -303,6 +304,15 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session = request.scope["state"]["session"]
+        # every note is shown redacted on read, as every other reader of the store shows it:
+        # another writer (another tool, an older kenning) may have left a credential in one
+        # (qa-s64b T2: the page showed it, the one surface made to be looked at)
+        if isinstance(context.get("memory"), Memory):
+            context["memory"] = redacted_on_read(context["memory"])
+        if "rows" in context:
+            context["rows"] = [
+                replace(r, memory=redacted_on_read(r.memory)) for r in context["rows"]
+            ]
         html = env.get_template(name).render(
             csrf=session.csrf, flashes=session.take_flashes(), **context
         )
@@ -468,7 +478,12 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
         return page(
-            request, "edit.html", memory=found, content=found.content, type=found.type, problem=None
+            request,
+            "edit.html",
+            memory=found,
+            content=redacted_on_read(found).content,  # (saved so, its secrets are gone)
+            type=found.type,
+            problem=None,
         )
 
     async def edit(request: Request) -> Response:
@@ -512,7 +527,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "edit.html",
                 409,
                 memory=before,
-                content=before.content,
+                content=redacted_on_read(before).content,
                 type=before.type,
                 problem="Not saved: this memory was changed since you opened the form (by "
                 "another process or tab). Its text and type now are below; make your change "
