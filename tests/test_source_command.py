@@ -176,6 +176,35 @@ def test_a_document_that_is_not_there_is_called_missing_not_unsafe(
         assert code == 1 and "unsafe" not in err and "missing source document" in err, err
 
 
+def test_a_seeded_entry_whose_document_is_not_in_the_project_is_not_to_be_forgotten(
+    project: Path, tmp_path: Path, minilm: Any
+) -> None:
+    """qa-s64a S2: an entry seeded from a solutions folder outside the project names its
+    document under the folder's own name, no file of the project; `kenning source` advised
+    forgetting it and remembering it again with --source, which takes it out of the seeding's
+    updates (the next seed-solutions wrote the document's entry again beside it). It says
+    where the entry came from and what to do instead."""
+    from kenning import open_store
+    from kenning.seeding import seed_solutions
+
+    outside = tmp_path / "shared_docs" / "net"
+    outside.mkdir(parents=True)
+    (outside / "refused.md").write_text(
+        "---\ntitle: Conn refused\ntrack: bug\n---\n\n## Error\n\n```\n"
+        "ConnectionRefusedError: [Errno 111] Connection refused\n```\n\n## Fix\n\n"
+        "Start the local redis with docker compose up redis.\n"
+    )
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert seed_solutions(store, outside.parent).seeded == 1
+        (memory,) = store.newest(1)
+    assert memory.source == "shared_docs/net/refused.md"
+    code, out, err = run(memory.id)
+    assert code == 1 and out == "", (code, out, err)
+    assert "missing source document 'shared_docs/net/refused.md'" in err, err
+    assert "seed-solutions" in err and "--source-prefix" in err, err
+    assert "kenning forget" not in err, err
+
+
 @pytest.mark.parametrize(
     ("make", "found"),
     [

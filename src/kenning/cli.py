@@ -38,6 +38,7 @@ from .model import (
     NEAR_DUPLICATE,
     REJECTED,
     RUVECTOR_TYPE_MAP,
+    SEEDED_FROM,
     STALE_LISTED,
     STORED,
     TYPE_TO_COLLECTION,
@@ -1368,6 +1369,8 @@ def source_cmd(
         raise click.UsageError("pass a memory ID, or a path (as TARGET or --path)")
     memory_id: str | None = None
     in_text = True  # the memory names its document in its SOURCE: part, which edit changes
+    seeded = False  # the memory is an entry kenning seed-solutions wrote (and updates)
+
     check: SourceCheck | None = None
     holder: str | None = None  # the project another id of the store is under
     if target is not None:
@@ -1387,6 +1390,7 @@ def source_cmd(
                     if memory is not None:
                         memory_id = memory.id
                         in_text = not (memory.source and memory.source.strip())
+                        seeded = SEEDED_FROM in memory.metadata
                         check = store.source(memory.id, group_id="all")
                     elif _MEMORY_ID.match(target.strip()):
                         holder = _holder(store, target, group_id)
@@ -1448,6 +1452,16 @@ def source_cmd(
                 f"{MissingSourceError(check.path)} in this work tree, but git has it on "
                 f"another branch (`git log --all -- {shlex.quote(check.path)}` shows which): "
                 "the memory is about that branch's file; keep it, and read the file there"
+            )
+        if check.missing and seeded:
+            # "forget it and remember it again" took it out of the seeding's updates, and the
+            # next seed-solutions wrote the document's entry again beside it (qa-s64a S2)
+            raise UserInputError(
+                f"{MissingSourceError(check.path)}; memory {memory_id} was written by `kenning "
+                "seed-solutions` from it: seeding its folder again retires it when the document "
+                "was removed; a folder outside the project names its documents under the "
+                "folder's own name, which `kenning source` does not read (read the document "
+                "there, or seed it with --source-prefix naming where the project holds it)"
             )
         if check.missing:
             hint = ""

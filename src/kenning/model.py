@@ -48,6 +48,9 @@ RUVECTOR_TYPE_MAP: Mapping[str, str] = {
 }
 
 ERROR_FIX_PREFIX = "ERROR-FIX:"
+#: The metadata key of an entry ``kenning seed-solutions`` wrote: the path of its document
+#: (its source). The seeding updates and retires the entries it marks so.
+SEEDED_FROM = "seeded_from"
 
 
 def starts_as_error_fix(content: str) -> bool:

@@ -63,6 +63,7 @@ from .errors import EditConflict, KenningError, UserInputError
 from .freshness import blob_hash, blob_text, recorded_files
 from .model import (
     NEAR_DUPLICATE,
+    SEEDED_FROM,
     STORED,
     Memory,
     RememberResult,
@@ -99,8 +100,6 @@ MAX_DOC_BYTES = 1024 * 1024
 DEFAULT_SOLUTIONS_DIR = "docs/solutions"
 #: The store metadata key (``seed_state:<project>``) of the per-document blob hashes.
 SEED_STATE_KEY = "seed_state"
-#: The metadata key of an entry the seeding wrote: the path of its document (its source).
-SEEDED_FROM = "seeded_from"
 #: The metadata key of the content hash of the text the seeding wrote to an entry: an entry
 #: holding another text was edited since (``kenning edit``, the page, an agent).
 SEEDED_HASH = "seeded_hash"
