@@ -6034,6 +6034,25 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "curl: (22) The requested URL returned error: 401",
             "Bad credentials",
         ),
+        # an API's list of errors (GraphQL's, pretty-printed: its signature was "{"; JSON:API's
+        # title and detail) and RFC 9457's problem details: the first error's words
+        (
+            '{\n  "errors": [\n    {\n      "message": "Variable \\"$id\\" of required type '
+            '\\"ID!\\" was not provided.",\n      "locations": [{"line": 1, "column": 7}]\n'
+            "    }\n  ]\n}",
+            'Variable "$id" of required type "ID!" was not provided.',
+        ),
+        (
+            '{"errors":[{"status":"422","title":"Invalid Attribute","detail":"First name must '
+            'contain at least three characters."}]}',
+            "Invalid Attribute: First name must contain at least three characters.",
+        ),
+        (
+            '{\n  "type": "https://example.com/probs/out-of-credit",\n  "title": "You do not '
+            'have enough credit.",\n  "status": 403,\n  "detail": "Your current balance is 30, '
+            'but that costs 50."\n}',
+            "You do not have enough credit. Your current balance is 30, but that costs 50.",
+        ),
         # .NET's records behind compose's prefix: their lines' indentation is the
         # container's (qa-s63c P7: Kestrel's reset under a later warn: was the signature)
         (

@@ -594,7 +594,25 @@ def json_said(event: object) -> str | None:
         value = event.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip()
-    return None
+    return _api_error(event)
+
+
+def _api_error(body: Mapping[str, object]) -> str | None:
+    """An API's error body's first error: GraphQL's and JSON:API's ``errors`` list (its
+    ``message``, else its ``title`` and ``detail``), RFC 9457's problem details (``title``
+    and ``detail`` beside a ``status``); None for any other."""
+    errors = body.get("errors")
+    first = errors[0] if isinstance(errors, list) and errors else body if "status" in body else None
+    if not isinstance(first, dict):
+        return None
+    message = first.get("message")
+    if isinstance(message, str) and message.strip():
+        return " ".join(message.split())
+    title, detail = (first.get(k) for k in ("title", "detail"))
+    said = [" ".join(v.split()) for v in (title, detail) if isinstance(v, str) and v.strip()]
+    if len(said) == 2:  # ("Invalid Attribute: First name must …"; a sentence stays one)
+        return f"{said[0]} {said[1]}" if said[0][-1] in ".!?" else f"{said[0]}: {said[1]}"
+    return said[0] if said else None
 
 
 #: The keys of what a JSON log event says went wrong, the error first: a traceback's too
