@@ -193,5 +193,14 @@ def test_gh_s_job_and_step_are_cut_before_the_runner_s_time() -> None:
     assert (
         without_container_prefix(f"build\tRun app\t{stamp}     at Foo()") == f"{stamp}     at Foo()"
     )
+    # (a step without a name is named after its command's first line: a long one, qa-s64c U4)
+    step = "Run " + "cargo build --release --locked --features full " * 6
+    assert without_run_log_prefixes(f"build\t{step}\t{stamp} error[E0425]: x") == (
+        f"{stamp} error[E0425]: x"
+    )
+    # a listing's columns, a time among them (gcloud's, jq's @tsv: qa-s64c U3), are kept
+    tsv = f"ERROR\tpayments\t{stamp}\tconnection refused"
+    assert without_run_log_prefixes(tsv) == tsv
+    assert read_log_line(tsv)[1] == AT_ERROR
     for other in ("id\tname\tcreated", "a\tb\t2024-05-01 12:00:00 x", "KeyError: 'user'"):
         assert without_run_log_prefixes(other) == other

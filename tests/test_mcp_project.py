@@ -293,6 +293,15 @@ async def test_a_project_dir_moved_away_is_every_tool_s_error(outside: Path) -> 
     assert not moved.exists()
 
 
+async def test_a_project_dir_with_a_tilde_is_the_user_s_home(project: Path, outside: Path) -> None:
+    """A client starts the server without a shell: ``--project-dir ~/src/widgets`` came as
+    written, a folder "~" under the working directory that does not exist (qa-s64c U5)."""
+    env = {"HOME": str(project.parent)}
+    async with started(outside, Path("~") / project.name, env=env) as s:
+        result = await call(s, "hooks_stats")
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("name", ["proj%41", "with space", "ünïcode", "a#b?c"])
 def test_a_root_uri_names_exactly_its_folder(tmp_path: Path, name: str) -> None:
     """A root is a file:// URI with its folder's name percent-encoded once; decoding it twice

@@ -1456,12 +1456,15 @@ def source_cmd(
         if check.missing and seeded:
             # "forget it and remember it again" took it out of the seeding's updates, and the
             # next seed-solutions wrote the document's entry again beside it (qa-s64a S2)
+            # (seeding again with another --source-prefix wrote a second entry beside it, and
+            # an edited entry is never retired: qa-s64c U1, U2)
             raise UserInputError(
                 f"{MissingSourceError(check.path)}; memory {memory_id} was written by `kenning "
-                "seed-solutions` from it: seeding its folder again retires it when the document "
-                "was removed; a folder outside the project names its documents under the "
-                "folder's own name, which `kenning source` does not read (read the document "
-                "there, or seed it with --source-prefix naming where the project holds it)"
+                "seed-solutions` from it. If its solutions folder is outside the project, its "
+                "documents are named under the folder's own name, and `kenning source` reads "
+                "only the project's files: read the document in that folder (forgetting the "
+                "memory would not keep the next seeding from writing it again). If the "
+                f"document was removed: `kenning forget {memory_id}`"
             )
         if check.missing:
             hint = ""

@@ -214,8 +214,10 @@ _KUBECTL_PREFIX = lazy(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\][^\S\n](?=[^\S\n]*\S
 #: gh's of each step): only before the time the runner stamps every line with, so that no
 #: other line with two tabs is cut.
 _RUN_LOG_PREFIX = (
-    r"^(?:[^\t\n]{1,200}\t[^\t\n]{0,200}\t)?\ufeff?"
-    r"(?=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"
+    # (a step is named after its command's first line when it has no name: long ones too;
+    # a time then a tab is a column of a tab-separated listing, qa-s64c U3, U4)
+    r"^(?:[^\t\n]{1,1000}\t[^\t\n]{0,1000}\t)?\ufeff?"
+    r"(?=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z(?:[ \r]|$))"
 )
 _RUN_LOG_PREFIXES = lazy(_RUN_LOG_PREFIX, re.MULTILINE)
 

@@ -592,7 +592,8 @@ class ProjectLocator:
         #: CLAUDE_PROJECT_DIR when it is no checkout: served only when nothing else is one.
         self.outside: Located | None = None
         if project_dir is not None:
-            self.fixed = Located(Path(project_dir).resolve(), "--project-dir")
+            # a client starts the server without a shell: "~/src/widgets" comes as written
+            self.fixed = Located(Path(project_dir).expanduser().resolve(), "--project-dir")
         else:
             env = config.claude_project_dir()
             # is_folder: a path too long for the OS is no folder (is_dir raised, and the
