@@ -11,6 +11,7 @@ from kenning.log_formats import (
     QUIET,
     WARNING,
     json_log_line,
+    json_said,
     read_log_line,
     without_container_prefix,
     without_run_log_prefixes,
@@ -204,3 +205,20 @@ def test_gh_s_job_and_step_are_cut_before_the_runner_s_time() -> None:
     assert read_log_line(tsv)[1] == AT_ERROR
     for other in ("id\tname\tcreated", "a\tb\t2024-05-01 12:00:00 x", "KeyError: 'user'"):
         assert without_run_log_prefixes(other) == other
+
+
+def test_an_api_s_error_body_says_its_first_error() -> None:
+    """GraphQL's and JSON:API's list of errors, and RFC 9457's problem details at an error's
+    status: the first error's words; a body with a title at another status says nothing."""
+    assert json_said({"errors": [{"message": "Cannot query field"}, {"message": "x"}]}) == (
+        "Cannot query field"
+    )
+    assert json_said({"errors": [{"title": "Invalid Attribute", "detail": "Too short"}]}) == (
+        "Invalid Attribute: Too short"
+    )
+    assert json_said({"title": "Not Found", "status": 404, "detail": "No user 42."}) == (
+        "Not Found: No user 42."
+    )
+    for said_nothing in ({"status": "ok", "title": "Deployed"}, {"status": 200, "title": "Home"}):
+        assert json_said(said_nothing) is None
+    assert json_said({"errors": [], "data": None}) is None

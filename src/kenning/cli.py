@@ -1370,7 +1370,6 @@ def source_cmd(
     memory_id: str | None = None
     in_text = True  # the memory names its document in its SOURCE: part, which edit changes
     seeded = False  # the memory is an entry kenning seed-solutions wrote (and updates)
-
     check: SourceCheck | None = None
     holder: str | None = None  # the project another id of the store is under
     if target is not None:
@@ -1454,10 +1453,9 @@ def source_cmd(
                 "the memory is about that branch's file; keep it, and read the file there"
             )
         if check.missing and seeded:
-            # "forget it and remember it again" took it out of the seeding's updates, and the
-            # next seed-solutions wrote the document's entry again beside it (qa-s64a S2)
-            # (seeding again with another --source-prefix wrote a second entry beside it, and
-            # an edited entry is never retired: qa-s64c U1, U2)
+            # not "forget it and remember it again" (the next seed-solutions wrote the entry
+            # again beside it, qa-s64a S2), nor "seed again under another --source-prefix" (a
+            # second entry beside it) or "seeding retires it" (not an edited one): qa-s64c U1, U2
             raise UserInputError(
                 f"{MissingSourceError(check.path)}; memory {memory_id} was written by `kenning "
                 "seed-solutions` from it. If its solutions folder is outside the project, its "

@@ -469,8 +469,8 @@ def _zap_message(line: str) -> str:
 def without_container_prefix(line: str) -> str:
     """``line`` as its container or runner printed it: without kubectl's ``[pod/…/…] ``,
     Docker Compose's ``name-1  | `` and gh's job and step (nor a terminal's colours), its own
-    indentation kept (a .NET
-    record's lines are indented under its ``warn:`` line behind the prefix too, qa-s63c P7)."""
+    indentation kept (a .NET record's lines are indented under its ``warn:`` line behind the
+    prefix too, qa-s63c P7)."""
     plain = without_run_log_prefixes(ANSI.sub("", line))
     return _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", plain, count=1), count=1)
 
@@ -602,9 +602,10 @@ def json_said(event: object) -> str | None:
 def _api_error(body: Mapping[str, object]) -> str | None:
     """An API's error body's first error: GraphQL's and JSON:API's ``errors`` list (its
     ``message``, else its ``title`` and ``detail``), RFC 9457's problem details (``title``
-    and ``detail`` beside a ``status``); None for any other."""
-    errors = body.get("errors")
-    first = errors[0] if isinstance(errors, list) and errors else body if "status" in body else None
+    and ``detail`` beside an error's HTTP ``status``); None for any other."""
+    errors, status = body.get("errors"), body.get("status")
+    problem = isinstance(status, int) and 400 <= status <= 599  # (not {"status": "ok", …})
+    first = errors[0] if isinstance(errors, list) and errors else body if problem else None
     if not isinstance(first, dict):
         return None
     message = first.get("message")
