@@ -373,3 +373,25 @@ async def test_a_claude_project_dir_outside_git_gives_way_to_a_checkout(
         assert await intel_path(s) == store_of(project)
     assert "Traceback" not in caplog.text
     assert not (outside / ".kenning").exists()
+
+
+async def test_a_project_dir_is_named_as_written(outside: Path) -> None:
+    """qa-s64c U5: a link to a moved checkout was named by its old target, a path the
+    client's config never mentions, and a space at the path's end did not show."""
+    old = outside / "old-location"
+    link = outside / "link-to-proj"
+    link.symlink_to(old, target_is_directory=True)
+    async with started(outside, link) as s:
+        result = await call(s, "hooks_stats")
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error
+    assert f"{link}, that is {old} (--project-dir) does not exist" in text, text
+
+    (outside / "proj").mkdir()
+    spaced = f"{outside / 'proj'} "
+    async with started(outside, Path(spaced)) as s:
+        result = await call(s, "hooks_stats")
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error
+    assert f"{spaced!r} (--project-dir) does not exist" in text, text
+    assert f"without the spaces at its ends, {outside / 'proj'} is a folder" in text, text

@@ -650,6 +650,46 @@ def test_a_type_the_text_maps_back_says_why_nothing_changed(project: Path) -> No
         assert store.get(memory_id) == before
 
 
+def test_saving_a_note_shown_redacted_says_its_secrets_are_redacted_now(project: Path) -> None:
+    """qa-s64c U6: the edit form shows a credential another writer left in a note redacted,
+    so saving the form as it was stores the note redacted; the page said only "Saved:
+    re-embedded", nothing of the secret taken out of the stored text."""
+    import html as html_lib
+    import re
+    import sqlite3
+
+    from kenning import open_store
+
+    github = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("All timestamps are stored in UTC", "rule").id or ""
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute("UPDATE memories SET content = content || ?", (f"; CI token {github}",))
+        conn.commit()
+    with open_store(cwd=project, embedder="hashing") as store:
+        before = store.get(memory_id)
+    assert before is not None and github in before.content
+    client, source = _page_client(project)
+    try:
+        form = client.get(f"/edit?id={memory_id}").text
+        shown = re.search(r"<textarea[^>]*>(.*?)</textarea>", form, re.S)
+        assert shown is not None and github not in form
+        fields = _form_fields(form, "/edit")
+        fields.update(content=html_lib.unescape(shown[1]).strip("\n"), type=before.type)
+        response = client.post("/edit", data=fields)
+    finally:
+        client.close()
+        source.close()
+    assert response.status_code == 200, response.text
+    assert "The secrets it held (1 github_token), shown redacted in the form, are " in (
+        response.text
+    )
+    with open_store(cwd=project, embedder="hashing") as store:
+        after = store.get(memory_id)
+    assert after is not None and github not in after.content
+    assert "[REDACTED:github_token]" in after.content
+
+
 def test_saving_the_same_text_with_a_line_break_added_changes_nothing(project: Path) -> None:
     """The edit form saved with nothing changed but whitespace (a browser's line break
     at the end, a space) stamped "edited" and made the memory look new; now the page says

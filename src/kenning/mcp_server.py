@@ -540,6 +540,10 @@ class Located:
 
     folder: Path
     origin: str
+    #: The path as the user wrote it (``--project-dir``), for the error's words: ``folder``
+    #: is resolved, so a link to a moved checkout would be named by a target the user's
+    #: config never mentions.
+    written: str | None = None
 
 
 def _folder_of_root(uri: str) -> Path | None:
@@ -593,7 +597,9 @@ class ProjectLocator:
         self.outside: Located | None = None
         if project_dir is not None:
             # a client starts the server without a shell: "~/src/widgets" comes as written
-            self.fixed = Located(Path(project_dir).expanduser().resolve(), "--project-dir")
+            self.fixed = Located(
+                Path(project_dir).expanduser().resolve(), "--project-dir", str(project_dir)
+            )
         else:
             env = config.claude_project_dir()
             # is_folder: a path too long for the OS is no folder (is_dir raised, and the
@@ -682,17 +688,43 @@ def _first_checkout(uris: list[str]) -> Located | None:
     return None
 
 
+def _named(where: Located) -> str:
+    """The served folder as the user named it: quoted where spaces at its ends or a control
+    character would not show, and with where it leads where a link makes that another
+    folder (qa-s64c U5)."""
+    if where.written is None:
+        return str(where.folder)
+    written = where.written
+    named = written if written.strip() == written and written.isprintable() else repr(written)
+    if Path(written).expanduser().absolute() != where.folder:
+        named += f", that is {where.folder}"
+    return named
+
+
+def _without_end_spaces(where: Located) -> str:
+    """Advice for a path that names no folder only because of spaces at its ends."""
+    written = where.written
+    if written is None or written.strip() in ("", written):
+        return ""
+    from .project import is_folder
+
+    if not is_folder(Path(written.strip()).expanduser()):
+        return ""
+    return f"; without the spaces at its ends, {written.strip()} is a folder: remove them"
+
+
 def no_project_message(where: Located) -> str:
     if not where.folder.is_dir():
         what = "is a file, not a folder" if where.folder.exists() else "does not exist"
         return (
-            f"kenning found no project to serve: {where.folder} ({where.origin}) {what} "
+            f"kenning found no project to serve: {_named(where)} ({where.origin}) {what} "
             "(moved, renamed or deleted?). Fix: restart the server in the project's "
             "checkout, or point --project-dir (or CLAUDE_PROJECT_DIR) at where it is now"
+            f"{_without_end_spaces(where)}"
         )
     if where.origin in ("--project-dir", "CLAUDE_PROJECT_DIR"):
         return (
-            f"kenning found no project to serve: {where.folder} ({where.origin}) is not inside "
+            f"kenning found no project to serve: {_named(where)} ({where.origin}) is not inside "
             f"a git repository. Fix: point {where.origin} at your project's checkout (or run "
             "`git init` there); --project-dir /path/to/project wins over CLAUDE_PROJECT_DIR"
         )

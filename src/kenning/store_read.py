@@ -777,6 +777,15 @@ class StoreReads(StoreFreshness):
         append_entry(self.recall_log_path, RecallLogEntry(utc_now(), floor, tuple(scores), kept))
 
 
+def held_secrets(memory: Memory) -> dict[str, int]:
+    """The credentials another writer left in ``memory``'s text, kind by kind: what
+    :func:`redacted_on_read` takes out of it (a save of the text shown so stores it
+    without them)."""
+    from .redaction import redact_secrets
+
+    return redact_secrets(memory.content)[1]
+
+
 def redacted_on_read(memory: Memory) -> Memory:
     """``memory`` with every field a writer gives redacted as the write path redacts it
     (content, source, tags, metadata): for a store another writer (another tool, an older

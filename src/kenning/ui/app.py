@@ -56,7 +56,7 @@ from ..render import (
 )
 from ..safety import has_visible_text
 from ..store import NEWEST_MAX, MemoryStore
-from ..store_read import redacted_on_read
+from ..store_read import held_secrets, redacted_on_read
 from . import charts
 from .guard import CSRF_FIELD, Guard, Session
 
@@ -517,6 +517,13 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             return found, changed
 
         before, result = await call(work)
+        # secrets another writer left in the note: the form showed them redacted, so a save
+        # of its text (untouched or not) stores them redacted, which the user is told
+        held = (
+            held_secrets(before)
+            if before is not None and result is not None and content != before.content
+            else {}
+        )
         if before is None:
             return page(request, "gone.html", 404, memory_id=wanted)
         if base != edit_version(before):
@@ -547,6 +554,11 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             session.flash("info", "Nothing changed.")
         elif result.status == STORED:
             note = "Saved: re-embedded, and checked for duplicates like a new note."
+            if held:
+                note += (
+                    f" The secrets it held ({redaction_counts(held)}), shown redacted in the "
+                    "form, are redacted in it now."
+                )
             if result.redactions:
                 note += f" Secrets redacted: {redaction_counts(result.redactions)}."
             session.flash("ok", note)
