@@ -3765,6 +3765,10 @@ def test_looks_like_error(text: str) -> None:
         "Module not found: Can't resolve 'lodash'",
         "sh: 1: jest: not found",
         "/bin/sh: 1: pytest: not found",
+        # an API's error response pasted whole (its floor was a sentence's)
+        '{\n  "error": {\n    "message": "Incorrect API key provided",\n    "type": '
+        '"invalid_request_error"\n  }\n}',
+        '{"errors": [{"message": "Cannot query field \\"nme\\" on type \\"User\\"."}]}',
     ],
 )
 def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> None:

@@ -2059,6 +2059,35 @@ def test_notes_that_disagree_each_say_the_day_they_were_written(store: MemorySto
     assert days[edited] == utc_now().date().isoformat(), context
 
 
+def test_a_pasted_api_error_response_is_asked_as_its_error(store: MemoryStore) -> None:
+    """An API's error response pasted into a prompt, pretty-printed, has no line that
+    looks like an error ("message": "Incorrect API key provided…"): the hook asked the
+    prompt's words and the JSON's as one query, and the fix stored for the error was found
+    by words only. Its error is asked as the error query, the words around it apart."""
+    error = "invalid_request_error: Incorrect API key provided: sk-proj-****abcd."
+    fix = f"ERROR-FIX: {error} | FIX: the key in .env is the staging one; use OPENAI_KEY_PROD"
+    assert store.remember(fix, "error_fix").ok
+    body = (
+        '{\n  "error": {\n    "message": "Incorrect API key provided: sk-proj-****abcd.",\n'
+        '    "type": "invalid_request_error",\n    "code": "invalid_api_key"\n  }\n}'
+    )
+    prompt = f"The billing sync calls the model and gets this back:\n{body}\nHow do I fix it?"
+    assert claude_code.prompt_recall_queries(prompt) == (
+        [
+            ("The billing sync calls the model and gets this back: How do I fix it?", False),
+            (error, True),
+        ],
+        [],
+    )
+    assert claude_code.prompt_recall_queries(body) == ([(error, True)], [])
+    payload = {"cwd": str(store.project.root), "prompt": prompt}
+    given = findings(claude_code.context_for("prompt-submit", payload))
+    assert given and "OPENAI_KEY_PROD" in given[0][0] and given[0][1] >= 0.95, given
+    # a JSON shape asked about is no error
+    shape = 'Make the config loader read this shape:\n{\n  "name": "api",\n  "port": 80\n}'
+    assert [is_error for _, is_error in claude_code.prompt_recall_queries(shape)[0]] == [False]
+
+
 def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
     the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the

@@ -10,6 +10,7 @@ from kenning.log_formats import (
     AT_ERROR,
     QUIET,
     WARNING,
+    api_error_said,
     json_log_line,
     json_said,
     read_log_line,
@@ -205,6 +206,29 @@ def test_gh_s_job_and_step_are_cut_before_the_runner_s_time() -> None:
     assert read_log_line(tsv)[1] == AT_ERROR
     for other in ("id\tname\tcreated", "a\tb\t2024-05-01 12:00:00 x", "KeyError: 'user'"):
         assert without_run_log_prefixes(other) == other
+
+
+def test_a_pasted_api_error_response_is_read_whole() -> None:
+    """A text that is one JSON object with an error: a list of errors, problem details, an
+    ``error`` object's message (OpenAI's, Google's) or an ``error`` string; nothing else."""
+    openai = '{\n  "error": {\n    "message": "Incorrect API key",\n    "type": "x"\n  }\n}'
+    assert api_error_said(openai) == "Incorrect API key"
+    assert api_error_said('{"error": "invalid_grant"}') == "invalid_grant"
+    assert api_error_said(' {"errors": [{"message": "Cannot query field"}]}\n') == (
+        "Cannot query field"
+    )
+    assert api_error_said('{"title": "Not Found", "status": 404}') == "Not Found"
+    for other in (
+        '{"status": "ok", "data": {"id": 7}}',
+        '{"error": null, "data": 1}',
+        '{"error": {"code": 3}}',
+        '{"error": "  "}',
+        "[1, 2]",
+        '{"error": "x"',  # (cut off)
+        'the API said {"error": "invalid_grant"}',
+        "KeyError: 'user'",
+    ):
+        assert api_error_said(other) is None, other
 
 
 def test_an_api_s_error_body_says_its_first_error() -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "QUIET",
     "TIMESTAMP",
     "WARNING",
+    "api_error_said",
     "json_level",
     "json_log_line",
     "json_said",
@@ -597,6 +598,33 @@ def json_said(event: object) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return _api_error(event)
+
+
+#: The longest pasted API error body read whole (a response, not a dump).
+_API_BODY_MAX_CHARS = 100_000
+
+
+def api_error_said(text: str) -> str | None:
+    """What a pasted API error response says went wrong: the whole text one JSON object,
+    a list of errors (GraphQL, JSON:API), RFC 9457 problem details, or an ``error`` object
+    with its ``message`` or an ``error`` string (OpenAI's, Google's, most REST APIs'); None
+    for any other text. (A JSON log line says its level: :func:`json_level`.)"""
+    body = text.strip()
+    if not body.startswith("{") or len(body) > _API_BODY_MAX_CHARS:
+        return None
+    try:
+        event = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict):
+        return None
+    said = _api_error(event)
+    if said is not None:
+        return said
+    error = event.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return " ".join(error.split()) or None if isinstance(error, str) else None
 
 
 def _api_error(body: Mapping[str, object]) -> str | None:

@@ -24,6 +24,7 @@ from .log_formats import (
     ANSI,
     BELOW_ERROR,
     QUIET,
+    api_error_said,
     json_log_line,
     message_and_error_field,
     said_beside_error,
@@ -58,6 +59,7 @@ __all__ = [
     "file_categories",
     "is_diff",
     "is_request_line",
+    "pasted_api_error",
     "queries_from_error",
     "query_from_error",
     "query_from_plan",
@@ -1091,6 +1093,26 @@ def is_request_line(line: str) -> bool:
 #: What a sentence of a prompt does not hold and a pasted log's line does: a path, an option,
 #: a shell prompt, brackets, an assignment.
 _PASTED_MARK = lazy(r"[/\\=<>\[\]{}`$|]|(?:^|\s)--?\w")
+
+
+#: How many of a prompt's lines that open or close a JSON object are tried as a pasted API
+#: error response's first or last (each pair a parse of the lines between).
+_API_BODY_TRIES = 3
+
+
+def pasted_api_error(lines: Sequence[str]) -> tuple[int, int] | None:
+    """The first and last line of an API's error response pasted among a prompt's words
+    (one JSON object: :func:`~kenning.log_formats.api_error_said`), whose lines each look
+    like no error (``"message": "Cannot query field …"``); None when there is none."""
+    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith("{")]
+    if not starts:
+        return None
+    ends = [j for j in reversed(range(len(lines))) if lines[j].rstrip().endswith("}")]
+    for start in starts[:_API_BODY_TRIES]:
+        for end in ends[:_API_BODY_TRIES]:
+            if end >= start and api_error_said("\n".join(lines[start : end + 1])) is not None:
+                return start, end
+    return None
 
 
 def paste_start(lines: Sequence[str], first_error: int) -> int:

@@ -25,6 +25,7 @@ from .log_formats import (
     PYTEST_SUMMARY,
     TIMESTAMP,
     WARNING,
+    api_error_said,
     json_level,
     json_said,
     read_log_line,
@@ -1500,4 +1501,8 @@ def looks_like_error(text: str) -> bool:
     text = without_run_log_prefixes(ANSI.sub("", text))
     if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
         text = _LINE_STAMP.sub("", text)
-    return _LOOKS_LIKE_ERROR.search(text) is not None
+    if _LOOKS_LIKE_ERROR.search(text) is not None:
+        return True
+    # a pasted API error body ({"errors": [{"message": …}]}, {"error": {"message": …}}):
+    # no error word need be in it
+    return text.lstrip().startswith("{") and api_error_said(text) is not None

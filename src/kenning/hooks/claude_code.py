@@ -183,6 +183,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
         errors_told_on_lines,
         is_request_line,
         paste_start,
+        pasted_api_error,
         query_from_error,
         query_from_plan,
         reports_error,
@@ -201,7 +202,9 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     lines = text.splitlines()
     errors = [i for i, line in enumerate(lines) if reports_error(line)]
     first_error = errors[0] if errors else None
-    if first_error is None and not reports_error(text):
+    # an API's error response pasted whole: no line of it need look like an error
+    body = pasted_api_error(lines) if first_error is None else None
+    if first_error is None and body is None and not reports_error(text):
         try:
             return [(query_from_plan(text), False)], []
         except UserInputError:
@@ -235,6 +238,11 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
         words = "\n".join([*lines[:start], before, *after]).strip()
         rest = [line for i, line in enumerate(lines) if i > first_error and i not in later]
         error_text = "\n".join([*lines[start:first_error], error, *rest])
+    elif body is not None:
+        start, end = body
+        after = [line for line in lines[end + 1 :] if is_request_line(line)]
+        words = "\n".join([*lines[:start], *after]).strip()
+        error_text, more, warned = "\n".join(lines[start : end + 1]), [], []
     else:
         words, more, warned = text, [], []
     queries: list[tuple[str, bool]] = []
