@@ -6038,6 +6038,26 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
             "curl: (22) The requested URL returned error: 401",
             "Bad credentials",
         ),
+        # ... and gh's, wget's; but one status line printed as JSON before a plain crash is
+        # the crash's (qa-s63e R1: "connected to queue" was the signature)
+        (
+            '{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}\n'
+            "gh: Bad credentials (HTTP 401)",
+            "Bad credentials",
+        ),
+        ('{"error": "invalid_grant"}\nERROR 400: Bad Request.', "invalid_grant"),
+        (
+            '{"status": "ok", "message": "connected to queue"}\nTraceback (most recent call '
+            'last):\n  File "/app/main.py", line 3, in <module>\n    import redis\n'
+            "ModuleNotFoundError: No module named 'redis'",
+            "ModuleNotFoundError: No module named 'redis'",
+        ),
+        (
+            '{"event": "redis ping failed", "error": "ConnectionError: Error 111"}\n'
+            'Traceback (most recent call last):\n  File "/app/main.py", line 3, in <module>\n'
+            "    import redis\nModuleNotFoundError: No module named 'redis'",
+            "ModuleNotFoundError: No module named 'redis'",
+        ),
         # an API's list of errors (GraphQL's, pretty-printed: its signature was "{"; JSON:API's
         # title and detail) and RFC 9457's problem details: the first error's words
         (

@@ -899,6 +899,26 @@ _NPM_PEER = lazy(r"^npm\s+(?:ERR!|error)\s+(peer\s+\S+\s+from\s+\S+)\s*$", re.IG
 _JSON_MAX_CHARS = 1_000_000
 
 
+#: A client's line about the HTTP response it printed: curl's ``curl: (22) The requested URL
+#: returned error: 401``, gh's ``gh: Bad credentials (HTTP 401)``, wget's ``ERROR 401:
+#: Unauthorized.``, a status line of ``curl -i``.
+_CLIENT_STATUS = lazy(
+    r"^\s*(?:curl:\s\(\d+\)|gh:\s.*\(HTTP\s\d{3}\)\s*$|ERROR\s\d{3}:\s|HTTP/[\d.]+\s\d{3}\b)"
+)
+
+
+def _plain_error_beside_json(text: str) -> bool:
+    """Whether a line of ``text`` that is no JSON reports an error of its own (a crash's
+    traceback), not a client's line about the response the JSON is (curl's, gh's)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("{", "}", "[", "]", '"')):
+            continue
+        if _CLIENT_STATUS.match(stripped) is None and _LOOKS_LIKE_ERROR.search(stripped):
+            return True
+    return False
+
+
 def _json_error(raw: str) -> str | None:
     """The error a JSON error event or JSON log line reports, as a line: Sentry's last
     exception (``ValueError: invalid literal …``), pino's ``err`` (``Error: connect
@@ -920,8 +940,13 @@ def _json_error(raw: str) -> str | None:
                 plain = True
         # a JSON log's lines (each with its level) and a plain one (an uncaught exception's
         # traceback on stderr): read line by line, its JSON lines too (qa-s63c P5); an API's
-        # error body and curl's line after it is the body's error (qa-s63d Q3)
-        if plain and (len(events) > 1 or any(json_level(e) is not None for e in events)):
+        # error body and curl's line after it is the body's error (qa-s63d Q3), but not one
+        # status line printed as JSON before a plain crash (qa-s63e R1)
+        if plain and (
+            len(events) > 1
+            or any(json_level(e) is not None for e in events)
+            or _plain_error_beside_json(text)
+        ):
             return None  # (a log of JSON lines, leveled or not, and a plain crash: R1)
     found = [(json_level(e) == AT_ERROR, said) for e in events if (said := json_said(e))]
     if not found:
