@@ -598,6 +598,13 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         'connect: connection refused"',
         '{"level": "warn", "msg": "redis unavailable, falling back to memory", "error": "dial '
         'tcp 10.0.0.7:6379: connect: connection refused"}',
+        # ... or a state the clause after it ends on, with no copula, or first with a colon
+        # (qa-s63e R6)
+        "WARNING app.plugins: ImportError: No module named 'ujson'. Plugin disabled.",
+        "WARNING app.sync: FileNotFoundError: [Errno 2] No such file or directory: 'a.csv' - "
+        "skipped",
+        "WARNING app.sync: OSError: [Errno 28] No space left on device - upload skipped",
+        "WARNING app: Ignored: ConnectionResetError: [Errno 104] Connection reset by peer",
     ):
         crash = "2024-05-02 09:14:05,000 ERROR app: RuntimeError: boom"
         assert warned_errors(f"2024-05-02 09:14:01,000 {handled}\n{crash}") == [], handled
@@ -617,6 +624,12 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             "WARNING app.auth: token refresh failed: AuthError: Invalid credentials. User "
             "account is disabled",
             "AuthError: Invalid credentials",
+        ),
+        (
+            "WARNING app.gcp: google.api_core.exceptions.Forbidden: 403 Billing account is "
+            "disabled. Billing is disabled",
+            "app.gcp: google.api_core.exceptions.Forbidden: 403 Billing account is disabled. "
+            "Billing is disabled",
         ),
         (
             "WARNING app.sync: requests.exceptions.HTTPError: 409 Client Error - request "
