@@ -100,6 +100,15 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         error_in_sentence,
         "x fails:" + " " * QUERY + "assert 1",
     ),
+    # a state a warning's clause ends on (qa-s63e R6): a copula looked for from every ". "
+    "warnings' errors: sentences before a state": (
+        warned_errors,
+        "WARNING app: KeyError: x" + ". is" * (NOTE // 4) + "\nERROR app: RuntimeError: boom",
+    ),
+    "warnings' errors: dashes before a state": (
+        warned_errors,
+        "WARNING app: KeyError: x" + " - a" * (NOTE // 4) + " skipped\nERROR app: E: boom",
+    ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),

@@ -611,7 +611,8 @@ _HANDLED_AFTER = lazy(
 #: upload skipped``), or first with a colon (``Ignored: ConnectionResetError: …``): not an
 #: error's own ``Billing is disabled``, ``request ignored by upstream`` (qa-s63e R6).
 _HANDLED_STATE = lazy(
-    r"(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?![^\n]*?\b(?i:is|are|was|were|been|be|being)\b)"
+    r"(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^\n]{0,80}$)"
+    r"(?![^\n]*?\b(?i:is|are|was|were|been|be|being)\b)"
     r"(?:[\w-]+[^\S\n]+){0,2}?(?i:disabled|ignored|skipped)[.!]?[^\S\n]*$"
 )
 _HANDLED_STATE_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?(?i:disabled|ignored|skipped):[^\S\n]")
