@@ -750,3 +750,32 @@ def test_an_id_over_the_limit_is_refused_in_time_for_what_it_shows() -> None:
     with pytest.raises(UserInputError, match="over the limit"):
         check_group_id(gid, GROUP_ID_ARGUMENT)
     assert time.thread_time() - start < 0.3
+
+
+def test_a_committed_env_chooses_no_project_on_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """qa-s65b B1: a cloned repository whose committed .env said KENNING_PROJECT=acme/payments
+    read and wrote that project's memories of the user's team server (its notes in the
+    session, poisoned "fixes" recalled in the real project). On a server it is refused; on
+    the project's own store, and from an .env git does not track, it is taken."""
+    root = make_repo(tmp_path / "cloned", "git@github.com:someone/cloned.git")
+    (root / ".env").write_text("KENNING_PROJECT=acme/payments\n")
+    git(root, "add", ".env")
+    assert resolve_project(root).group_id == "acme/payments"  # (its own store)
+    monkeypatch.setenv("KENNING_STORE", str(tmp_path / "shared.db"))  # (a file: still taken)
+    assert resolve_project(root).group_id == "acme/payments"
+    for server in ("postgresql://me@127.0.0.1:1/team", "https://qdrant.internal:6333"):
+        monkeypatch.setenv("KENNING_STORE", server)
+        with pytest.raises(UserInputError, match="committed to the repository") as refused:
+            resolve_project(root)
+        assert f"KENNING_PROJECT in {root / '.env'}" in str(refused.value)
+        assert "'acme/payments'" in str(refused.value)
+    monkeypatch.setenv("KENNING_STORE", f"qdrant-local:{tmp_path / 'q'}")
+    assert resolve_project(root).group_id == "acme/payments"
+    monkeypatch.setenv("KENNING_STORE", "postgresql://me@127.0.0.1:1/team")
+    monkeypatch.setenv("KENNING_PROJECT", "acme/payments")  # the user's own choice
+    assert resolve_project(root).group_id == "acme/payments"
+    monkeypatch.delenv("KENNING_PROJECT")
+    git(root, "rm", "-q", "--cached", ".env")  # an .env of this machine's user
+    assert resolve_project(root).group_id == "acme/payments"

@@ -610,6 +610,25 @@ def configured_store(root: Path | None) -> tuple[str | None, str]:
     return configured, origin
 
 
+def _refuse_a_committed_project_on_a_server(gid: str, root: Path, store_url: str | None) -> None:
+    """A committed ``.env``'s ``KENNING_PROJECT`` on a server store: a repository you clone
+    would choose which project's memories of your team's server its sessions read and write
+    (qa-s65b B1). The project's own store holds only what was written in this checkout, so
+    there it is taken."""
+    if store_url is None or _qdrant_local_folder(store_url) is not None:
+        return
+    if not _tracked(root, ".env"):
+        return
+    raise UserInputError(
+        f"KENNING_PROJECT in {root / '.env'} names the project {gid!r}, and that .env is "
+        "committed to the repository: on a server store a repository you clone could read "
+        "and write another project's memories (its notes in your agent's sessions, its "
+        "sessions' notes in that project's), so kenning does not take a project id from a "
+        "committed file there. Set KENNING_PROJECT in your environment (or in an .env git "
+        "does not track), or remove it from the .env to use the checkout's own id"
+    )
+
+
 def _tracked(root: Path, name: str) -> bool:
     """Whether the file ``name`` of the checkout at ``root`` is committed (in git's index):
     it came with the repository, as a clone gets it, not from this machine's user."""
@@ -680,6 +699,8 @@ def resolve_project(
         configured, origin = config.project_variable("KENNING_PROJECT", env_root)
         if configured:
             gid = check_group_id(configured, f"KENNING_PROJECT ({said(origin)})")
+            if origin == ".env" and env_root is not None:
+                _refuse_a_committed_project_on_a_server(gid, env_root, store_url)
             id_redactions = group_id_redactions(configured)
         elif root is not None:  # (there is a remote only in a checkout)
             gid = (remote and normalise_remote(remote)) or group_id_from_name(_name_of(root))
