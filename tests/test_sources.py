@@ -124,7 +124,12 @@ def test_check_source(project: Path, docs: Path) -> None:
      "keys/deploy.ppk", "_netrc", ".dockercfg", "home/.config/gh/hosts.yml",
      "home/.config/gcloud/credentials.db", "application_default_credentials.json",
      "home/.azure/accessTokens.json", ".cargo/credentials.toml", "home/.gem/credentials",
-     "credentials.tfrc.json", ".boto", ".yarnrc.yml", "auth.json"],
+     "credentials.tfrc.json", ".boto", ".yarnrc.yml", "auth.json",
+     # Streamlit's and other apps' secrets, Firebase's admin key, Azure Functions' local
+     # settings, WordPress' and Rails' database passwords (qa-s65b B2)
+     ".streamlit/secrets.toml", "config/secrets.json",
+     "config/myapp-firebase-adminsdk-x1y2z-0123456789.json", "local.settings.json",
+     "wp-config.php", "config/database.yml"],
 )  # fmt: skip
 def test_git_data_the_store_and_secrets_files_are_no_documents(project: Path, path: str) -> None:
     """.git/config can hold a remote URL with its token, .kenning/ is the store itself, and
@@ -243,6 +248,31 @@ def test_read_document_caps_and_fails_closed(project: Path, docs: Path) -> None:
     (docs / "db-locked.md").symlink_to(docs / "leak.md")
     with pytest.raises(Exception, match="cannot be read"):
         read_document(check)
+
+
+def test_a_document_s_credentials_are_redacted_as_it_is_read(project: Path, docs: Path) -> None:
+    """qa-s65b B2: read_source gave an agent a document's credentials as they were (a
+    memory's path is stored data: a poisoned note can point at any document); they are
+    redacted as every memory is, and counted, a private key across the read's limit too."""
+    token = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    (docs / "creds.md").write_text(
+        "# Staging\n\nConnect with postgresql://app:DocDsnPw31q@db:5432/shop and the CI "
+        f"token {token}.\n"
+    )
+    doc = read_document(check_source("docs/solutions/creds.md", project))
+    assert "DocDsnPw31q" not in doc.text and token not in doc.text
+    assert "[REDACTED:" in doc.text and "# Staging" in doc.text
+    assert sum(doc.redactions.values()) == 2 and doc.to_dict()["redactions"] == doc.redactions
+    body = "\n".join(["MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2qfG7XwQ9Lk5Hn8Rp4VcJt6Ws1Yb"] * 40)
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\n"
+    (docs / "long.md").write_text("a " * ((SOURCE_READ_LIMIT - 1000) // 2) + "\n" + key)
+    cut = read_document(check_source("docs/solutions/long.md", project))
+    assert cut.truncated and "MIIEpAIBAAKCAQEA" not in cut.text, cut.text[-300:]
+    assert len(cut.text.encode()) <= SOURCE_READ_LIMIT
+    # a token the limit cuts: its start alone is no token, so it is found before the cut
+    (docs / "long.md").write_text("a" * (SOURCE_READ_LIMIT - 20) + f" {token} and more")
+    cut = read_document(check_source("docs/solutions/long.md", project))
+    assert cut.truncated and token[:15] not in cut.text, cut.text[-40:]
 
 
 # -- source_ok in results -----------------------------------------------------------------

@@ -14,7 +14,7 @@ import codecs
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,9 @@ __all__ = [
 #: At most this many bytes of a document are returned by ``read_source`` (64 KiB: a
 #: solution document is a few KiB; more would crowd an agent's context).
 SOURCE_READ_LIMIT = 64 * 1024
+#: Read past the limit, so that a credential the cut goes through is redacted whole: a
+#: private key's block (a 4096-bit RSA key's ~3.2 KiB) with its end line.
+_REDACTION_READ_ON = 8 * 1024
 
 # ``https://…``, ``file:…``, ``mailto:…``: a reference, not a file of the project.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
@@ -65,7 +68,11 @@ _SECRET_FILE = re.compile(
     # npmAuthToken, as .npmrc's) and Composer's tokens
     r"|^.+\.ppk$|^_netrc$|^\.dockercfg$|^application_default_credentials\.json$"
     r"|^credentials(\.toml)?$|^credentials\.tfrc\.json$|^\.boto$|^\.yarnrc(\.yml)?$"
-    r"|^auth\.json$",
+    r"|^auth\.json$"
+    # and Streamlit's and many apps' secrets files, Firebase's admin SDK key, Azure
+    # Functions' local settings, WordPress' and Rails' database passwords (qa-s65b B2)
+    r"|^secrets?\.(?:toml|json)$|^.+-firebase-adminsdk-.+\.json$|^local\.settings\.json$"
+    r"|^wp-config\.php$|^database\.ya?ml$",
     re.I,
 )
 
@@ -168,6 +175,8 @@ class SourceDocument:
     size: int
     truncated: bool
     limit: int
+    #: The credentials taken out of the text, kind by kind (``[REDACTED:<kind>]`` in it).
+    redactions: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -177,6 +186,7 @@ class SourceDocument:
             "bytes": self.size,
             "truncated": self.truncated,
             "limit_bytes": self.limit,
+            "redactions": dict(self.redactions),
         }
 
 
@@ -275,7 +285,10 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     Raises :class:`MissingSourceError` for a file that is not there,
     :class:`NotADocumentError` for a folder, a pipe, a device or a binary file, and
     :class:`UnsafePathError` for a refused check and for what the check cannot see (an
-    unreadable file, a symlink swapped in since the check)."""
+    unreadable file, a symlink swapped in since the check). Credentials in the text are
+    redacted (``redactions`` counts them)."""
+    from .redaction import redact_secrets
+
     readable = _check_kind(check)  # a folder, a pipe or a missing file: not opened
     if readable.missing:
         raise MissingSourceError(check.path)
@@ -291,7 +304,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
             if not stat.S_ISREG(st.st_mode):  # swapped in since the check
                 raise NotADocumentError(check.path, _NOT_REGULAR)
             size = st.st_size
-            data = fh.read(limit + 1)
+            data = fh.read(limit + _REDACTION_READ_ON)
     except OSError as exc:
         if names_nothing(exc):  # deleted since the check
             raise MissingSourceError(check.path) from None
@@ -300,6 +313,12 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
         raise NotADocumentError(check.path, _BINARY)
     truncated = len(data) > limit
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    # final=False keeps back a multi-byte character the limit cut in two
-    text = decoder.decode(data[:limit], final=not truncated)
-    return SourceDocument(check, text, size, truncated, limit)
+    # final=False keeps back a multi-byte character a cut made in two
+    text = decoder.decode(data, final=len(data) < limit + _REDACTION_READ_ON)
+    # the path is stored data: a memory may point an agent at a file holding credentials,
+    # which reach its context redacted as every memory does (qa-s65b B2); redacted before
+    # the cut, so that a secret across it is found whole
+    text, redactions = redact_secrets(text)
+    if truncated:
+        text = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    return SourceDocument(check, text, size, truncated, limit, redactions)
