@@ -569,6 +569,41 @@ def test_an_export_names_the_projects_it_leaves_out(project: Path) -> None:
     assert "exported 2 memories" in r.stderr and "other projects" not in r.stderr, r.stderr
 
 
+def test_an_export_redacts_what_another_writer_left_in_a_memory(project: Path) -> None:
+    """qa-s65b B3: every reader of the store redacts a credential another writer (an older
+    kenning, another tool) left in a memory, but `kenning export`, which the README offers
+    for sharing memories, wrote it as it was. The export writes it redacted (its vector,
+    the secret's, left for the import to embed again) and says so."""
+    import base64
+    import contextlib
+    import sqlite3
+
+    from kenning.model import content_hash
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for text in ("All timestamps are stored in UTC", "Tags are semver"):
+        assert run_cli(project, "remember", text, env=env).returncode == 0
+    token = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute(
+            "UPDATE memories SET content = content || ?, tags = ? WHERE content LIKE 'All%'",
+            (f"; CI token {token}", json.dumps([f"tok:{token}"])),
+        )
+        conn.commit()
+    r = run_cli(project, "export", "-o", "backup.jsonl", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "1 memory held a credential another writer left in it" in r.stderr, r.stderr
+    exported = (project / "backup.jsonl").read_text()
+    assert token not in exported and "[REDACTED:github_token]" in exported
+    lines = [json.loads(line) for line in exported.splitlines()[1:]]
+    (held,) = [line for line in lines if "UTC" in line["content"]]
+    (plain,) = [line for line in lines if "semver" in line["content"]]
+    assert "embedding" not in held and base64.b64decode(plain["embedding"])
+    assert held["content_hash"] == content_hash(held["content"])
+    r = run_cli(project, "import", "backup.jsonl", "--store", "copy.db", env=env)
+    assert r.returncode == 0, r.stderr
+
+
 def test_a_migration_the_source_outgrew_while_it_ran_says_so_and_runs_again(
     project: Path,
 ) -> None:

@@ -1934,6 +1934,15 @@ def export(
             f"re-embeds it): {_listing(report.without_vectors)}",
             err=True,
         )
+    if report.redacted:
+        one = report.redacted == 1
+        click.echo(
+            f"{report.redacted} {'memory' if one else 'memories'} held a credential another "
+            f"writer left in {'it' if one else 'them'} (an older kenning, another tool): "
+            f"exported redacted, as every reader shows {'it' if one else 'them'}; "
+            "`kenning edit ID` of one stores it redacted",
+            err=True,
+        )
     click.echo(
         f"exported {report.exported} {'memory' if report.exported == 1 else 'memories'}",
         err=True,

@@ -41,11 +41,13 @@ from .model import (
     NEAR_DUPLICATE,
     STORED,
     Memory,
+    content_hash,
     edit_version,
     same_memory,
     utc_now,
 )
 from .render import escape_unsafe_json
+from .store_read import redacted_on_read
 from .vectors import vector_problem
 
 if TYPE_CHECKING:
@@ -71,6 +73,8 @@ class ExportReport:
     damaged: Mapping[str, str] = field(default_factory=dict)
     without_vectors: Mapping[str, str] = field(default_factory=dict)
     fix: str | None = None
+    #: Memories holding a credential another writer left in them, exported redacted.
+    redacted: int = 0
 
 
 def export_memories(
@@ -102,11 +106,19 @@ def export_memories(
     out.write(escape_unsafe_json(json.dumps(header, ensure_ascii=False)) + "\n")
     scope = store.resolve_group(group_id)
     dimension = provenance.dimension if provenance else None
-    n = 0
+    n = redacted = 0
     without: dict[str, str] = {}
     for record in store.backend.iterate(Filters(group_id=scope)):
-        line = record.memory.to_dict()
-        if vectors and provenance is not None:
+        # a credential another writer (an older kenning, another tool) left in a memory:
+        # an export is shared, and every reader of the store redacts it (qa-s65b B3)
+        memory = redacted_on_read(record.memory)
+        line = memory.to_dict()
+        text_redacted = memory.content != record.memory.content
+        if memory is not record.memory:
+            redacted += 1
+            line["content_hash"] = content_hash(memory.content)
+        if vectors and provenance is not None and not text_redacted:
+            # (a redacted text's vector is its secret's: the import embeds the text)
             problem = vector_problem(record.vector, dimension)
             if problem is None:
                 line["embedding"] = base64.b64encode(
@@ -128,7 +140,9 @@ def export_memories(
         if not d.vector_only and (scope is None or d.group_id in (scope, None))
     ]
     fixes = dict.fromkeys(d.fix for d in rows if d.fix)
-    return ExportReport(n, {d.id: d.describe() for d in rows}, without, "; ".join(fixes) or None)
+    return ExportReport(
+        n, {d.id: d.describe() for d in rows}, without, "; ".join(fixes) or None, redacted
+    )
 
 
 @dataclass(frozen=True)
