@@ -1574,6 +1574,16 @@ def test_postgres_database_not_in_utf8_stores_and_reads_notes(
             # Japanese word always did
             found = b.lexical_search("日本 ｎｐｍ caching café", 5, Filters())
             assert {h.memory.id for h in found} == {rid(1), rid(2)}
+            if encoding == "LATIN1":
+                # a note it cannot hold (kenning's own ERROR-FIX separator): one line that
+                # names the encoding and the fix, not the server's COPY context or a
+                # traceback, and nothing written (qa-s65a A1, A2)
+                dash = record(3, unit(rng), text="ERROR-FIX: x | FIX: y | SOURCE: a.md — b")
+                with pytest.raises(KenningError, match="ENCODING 'UTF8'") as refused:
+                    b.upsert([rows[0], dash])
+                assert "cannot hold a character of it" in str(refused.value)
+                assert "COPY" not in str(refused.value)
+                assert b.get([rid(3)]) == [] and b.count(Filters()) == 2
         finally:
             b.close()
     finally:

@@ -868,6 +868,17 @@ class PostgresBackend:
                 "the schema), or run the command once as the owner: a schema upgrade and a "
                 "bulk import need the owner"
             ) from None
+        except (pg_errors.UntranslatableCharacter, pg_errors.CharacterNotInRepertoire) as exc:
+            # a database in a single-byte encoding (LATIN1): a retry fails the same way
+            said = self._scrub(str(exc.diag.message_primary or exc))
+            raise KenningError(
+                f"cannot store this text in PostgreSQL at {self.location}: the database's "
+                f"encoding cannot hold a character of it ({said}); kenning's notes are "
+                "Unicode (an ERROR-FIX entry's '—', any language's words), so the store "
+                "needs a database in UTF-8: `CREATE DATABASE <name> ENCODING 'UTF8' "
+                "TEMPLATE template0`, then `kenning migrate --to <its URL>`; nothing was "
+                "changed"
+            ) from None
         except pg_errors.QueryCanceled as exc:
             raise StoreUnavailable(
                 f"knowledge base NOT consulted: cannot {doing} PostgreSQL at {self.location}: "
