@@ -472,6 +472,43 @@ def test_migrate_to_a_folder_writes_the_store_in_it_as_store_reads_one(project: 
     assert json.loads(copied.stdout)["memories"] == 1
 
 
+def test_migrate_copies_what_another_writer_left_unredacted_redacted(project: Path) -> None:
+    """qa-s65a A3: `kenning migrate`, the command that moves a store to a server the whole
+    team reads, copied a credential another writer left in a note as it was, where an
+    export and import redacted it. It copies it redacted (embedded again: its vector was
+    the secret's), says so, verifies, and a second run finds it present."""
+    import contextlib
+    import sqlite3
+
+    import numpy as np
+
+    from kenning.embedders import load_embedder
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for text in ("Deploy with the release script only", "Tags are semver"):
+        assert run_cli(project, "remember", text, env=env).returncode == 0
+    key = "AKIAIOSFODNN7EXAMPLE"
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute(
+            "UPDATE memories SET content = content || ? WHERE content LIKE 'Deploy%'",
+            (f" and AWS key {key}",),
+        )
+        conn.commit()
+    for run in range(2):
+        r = run_cli(project, "migrate", "--json", "--to", "backup", env=env)
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        assert report["verified"] is True and report["redacted"] == 1, report
+        assert report["copied"] == (2 if run == 0 else 0), report
+        assert "1 memory held a credential another writer left in it" in r.stderr, r.stderr
+    hashing = load_embedder("hashing")
+    with open_store(project / "backup", cwd=project, embedder="hashing") as moved:
+        (held,) = [m for m in moved.browse() if "Deploy" in m.content]
+        assert key not in held.content and "[REDACTED:aws_access_key]" in held.content
+        vector = moved.backend.get_vectors([held.id])[held.id]
+    assert np.allclose(vector, hashing.embed([held.content])[0], atol=1e-5)
+
+
 def test_migrate_again_after_an_edit_names_the_note_it_did_not_copy(project: Path) -> None:
     """A note migrated, then edited in the source, then migrated again: the target kept
     the old text under the note's id, and migrate said only 'already present 1 … NOT

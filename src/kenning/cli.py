@@ -1537,6 +1537,15 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"source {report.source_count}, target {report.target_count}, "
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )
+    if report.redacted:
+        one = report.redacted == 1
+        click.echo(
+            f"{report.redacted} {'memory' if one else 'memories'} held a credential another "
+            f"writer left in {'it' if one else 'them'} (an older kenning, another tool): "
+            "copied redacted, as an import writes it (a redacted text embedded again); the "
+            "source keeps its own",
+            err=True,
+        )
     if report.id_taken:
         one = len(report.id_taken) == 1
         _say_error(

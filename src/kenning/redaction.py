@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import functools
 import math
 import re
 import threading
@@ -3175,6 +3176,17 @@ def _is_secret_key(key: str) -> bool:
     return _SECRET_KEY_END.search(key[-24:]) is not None or key.lower() in _SECRET_HEADERS
 
 
+#: A stored field's short strings recur from memory to memory (the paths and blob hashes
+#: of the files notes name, tags): their redaction, a pure function of the text, is kept.
+_FIELD_CACHED_CHARS = 256
+
+
+@functools.lru_cache(maxsize=8192)
+def _redacted_field(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    out, found = redact_secrets(text)
+    return out, tuple(found.items())
+
+
 def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
     """Redact a stored field of any JSON shape: a string, or the strings inside lists, tuples
     and mappings (keys too, since a key can be a pasted token), recursively. A scalar stored
@@ -3205,6 +3217,10 @@ def redact_value(value: Any) -> tuple[Any, dict[str, int]]:
                 and not _names_a_kind(key or "", stripped)
             ):
                 return hide()
+            if len(item) <= _FIELD_CACHED_CHARS:
+                out, pairs = _redacted_field(item)
+                _add(counts, dict(pairs))
+                return out
             out, found = redact_secrets(item)
             _add(counts, found)
             return out
