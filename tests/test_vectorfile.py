@@ -606,6 +606,53 @@ def test_the_file_is_never_written_through_a_symlink(
     assert header is not None and header.count == count_rows(db)
 
 
+@pytest.mark.parametrize("kind", ["pipe", "folder"])
+def test_a_pipe_or_a_folder_where_the_file_goes_costs_speed_not_answers(
+    db: Path, queries: np.ndarray, kind: str
+) -> None:
+    """qa-s65c C3: a named pipe where the vector file goes (a checkout's .kenning can carry
+    one) made a write wait forever for the pipe's other end, inside the store's write
+    transaction (every other writer then failed after 30 s), and a search fail with
+    "Illegal seek"; a folder there failed both with "Is a directory". The search scans the
+    database instead, with the exact answers; a pipe is replaced by the file, a folder is
+    left (and `kenning doctor` names it)."""
+    import threading
+
+    from kenning.doctor import _derived_in_the_way
+
+    vector_file = db.parent / (db.name + ".vectors")
+    vector_file.unlink(missing_ok=True)
+    if kind == "pipe":
+        os.mkfifo(vector_file)
+    else:
+        vector_file.mkdir()
+        assert _derived_in_the_way(db) is not None
+    outcome: list[object] = []
+
+    def work() -> None:
+        backend = SQLiteBackend(db, create=False)
+        try:
+            assert_exact(backend, db, queries[:2])
+            backend.upsert(records(3000, vectors(20, 2)))
+            assert_exact(backend, db, queries[:2])
+            outcome.append("done")
+        except BaseException as exc:  # (said by the assert below)
+            outcome.append(exc)
+        finally:
+            backend.close()
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert outcome == ["done"], outcome or "still waiting on the pipe"
+    if kind == "pipe":
+        header = file_header(db)
+        assert header is not None and header.count == count_rows(db)
+        assert _derived_in_the_way(db) is None
+    else:
+        assert vector_file.is_dir()
+
+
 def test_query_codes_stay_where_the_int8_product_is_exact() -> None:
     """A search's query codes are int8's full ±127 only where this machine's product is exact
     for them (VNNI); elsewhere a byte product's pair sum, (code + 128) ≤ 255 times the query's

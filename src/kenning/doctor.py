@@ -949,6 +949,8 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
             index = Check("index", FAILED, f"cannot read the index: {exc}", _recovery(path))
         if index.status == OK and integrity.status == OK:
             index = _fts_integrity(path) or index
+        if index.status == OK:
+            index = _derived_in_the_way(path) or index
         checks.append(index)
         wide: list[tuple[str, str, bytes]] = []
         try:
@@ -966,6 +968,29 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
     finally:
         conn.close()
     return DoctorReport(str(path), tuple(checks))
+
+
+def _derived_in_the_way(path: Path) -> Check | None:
+    """A warning when a folder, a pipe or a device is where the store's vector file or
+    graph goes (a checkout's .kenning can carry one): kenning cannot write it there, and
+    every search scans the database instead (slower, with the same results)."""
+    import shlex
+
+    from .backends.vectorfile import not_a_file
+
+    for suffix in (".vectors", ".ann"):
+        derived = path.with_name(path.name + suffix)
+        if not_a_file(derived):
+            return Check(
+                "index",
+                WARNING,
+                f"{derived} is not a file (a folder, a pipe or a device) but where kenning "
+                "keeps the store's search index: every search scans the database instead, "
+                "slower, with the same results",
+                f"remove it (`rm -r {shlex.quote(str(derived))}`); the next write makes "
+                "the file again",
+            )
+    return None
 
 
 #: Notes written in full-width or half-width characters whose vectors the ``rows`` check

@@ -90,6 +90,7 @@ from .vectorfile import (
     VectorIndex,
     label_hash,
     open_new,
+    open_regular,
     seal,
     unseal,
 )
@@ -410,9 +411,8 @@ class AnnFile:
         return self._view
 
     def _open(self) -> AnnView | None:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | NO_FOLLOW)
-        except OSError:
+        fd = open_regular(self.path, os.O_RDONLY)  # (not a pipe: it waited for a writer)
+        if fd is None:
             return None
         try:
             stat = os.fstat(fd)

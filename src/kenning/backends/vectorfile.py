@@ -57,6 +57,7 @@ import io
 import logging
 import mmap
 import os
+import stat
 import struct
 import threading
 import time
@@ -74,6 +75,37 @@ log = logging.getLogger(__name__)
 
 #: ``os.open`` flag: never through a symlink (0 where the platform has none).
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: ... and never waiting for a pipe's other end (no effect on a regular file).
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0)
+
+
+def open_regular(path: Path, flags: int, mode: int = 0o644) -> int | None:
+    """A descriptor of ``path`` opened with ``flags`` when it is a regular file, never
+    through a symlink nor waiting on a named pipe; None for anything else there (a pipe, a
+    folder, a device: a checkout's .kenning can carry one, and a read of a pipe waited for
+    a writer forever, with the store's write lock held) and when it cannot be opened."""
+    try:
+        fd = os.open(path, flags | NO_FOLLOW | _NO_WAIT, mode)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            if _NO_WAIT:
+                os.set_blocking(fd, True)
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def not_a_file(path: Path) -> bool:
+    """Whether something other than a regular file, a symlink or nothing is at ``path``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode))
 
 
 def open_new(path: Path) -> io.BufferedWriter:
@@ -444,9 +476,8 @@ def indexed_rows(path: Path) -> int | None:
     """How many rows the vector file at ``path`` says it indexes (its checked header), or
     None when there is no such file or it does not read as one. ``kenning doctor`` asks it
     of an empty store file: a vector file that indexes rows says the store held them."""
-    try:
-        fd = os.open(path, os.O_RDONLY | NO_FOLLOW)
-    except OSError:
+    fd = open_regular(path, os.O_RDONLY)
+    if fd is None:
         return None
     try:
         header = Header.unpack(os.pread(fd, HEADER_BYTES, 0))
@@ -629,10 +660,12 @@ class VectorFile:
             return None
         if inode != self._inode:
             self._close_map()
-            try:  # a symlink in its place is not read through (the next write replaces it)
-                self._fd = os.open(self.path, os.O_RDONLY | NO_FOLLOW)
-            except OSError:
+            # a symlink, a pipe or a folder in its place is not read (the next write
+            # replaces a symlink or a pipe): the search scans the database instead
+            fd = open_regular(self.path, os.O_RDONLY)
+            if fd is None:
                 return None
+            self._fd = fd
             self._inode = os.fstat(self._fd).st_ino
         assert self._fd is not None
         header = Header.unpack(os.pread(self._fd, HEADER_BYTES, 0))
@@ -803,13 +836,13 @@ class VectorFile:
         if fcntl is None:
             return None
         for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o644)
-            except OSError:
-                if not os.path.islink(self.path):
+            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            if fd is None:
+                if not (os.path.islink(self.path) or not_a_file(self.path)):
                     return None
                 # a symlink in the file's place (a checkout's .kenning can carry one):
-                # writes would land in the file it names; the link goes, not what it names
+                # writes would land in the file it names; the link goes, not what it names;
+                # so does a pipe or a device (a folder stays: the search scans instead)
                 try:
                     os.unlink(self.path)
                 except OSError:
