@@ -1372,3 +1372,33 @@ def test_text_that_starts_with_a_dash_is_told_how_to_pass(project: Path) -> None
         assert passed.returncode in (0, 1) and "No such option" not in passed.stderr, passed
     misspelt = run_cli(project, "recall", "--top-kk", "3", "x")
     assert misspelt.returncode == 2 and "put -- before it" not in misspelt.stderr
+
+
+def test_a_store_another_process_holds_exclusively_locked_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """qa-s65c C6: a sqlite3 shell or a backup tool holding the store in exclusive locking
+    mode made every command wait and end with SQLite's bare "database is locked", where
+    the write lock's case names the cause and the fix."""
+    import sqlite3
+
+    from kenning.backends import sqlite as sqlite_backend
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    assert run_cli(project, "remember", "Deploys go out on Tuesdays", env=env).returncode == 0
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        results = [
+            run_cli(project, *args, env=env)
+            for args in (("recall", "deploy day"), ("remember", "Tags are semver"), ("stats",))
+        ]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    for r in results:
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "another process has held it locked" in r.stderr, r.stderr
+        assert "retry once it is done" in r.stderr, r.stderr

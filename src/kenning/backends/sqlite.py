@@ -1143,8 +1143,8 @@ class SQLiteBackend:
             return
         except sqlite3.DatabaseError as exc:  # the delete is committed; only the erasing waits
             log.warning(
-                "kenning: %s could not be emptied (%s); the deleted text leaves %s-wal at "
-                "the next checkpoint",
+                "kenning: %s could not be emptied (%s); the deleted text stays in %s and its "
+                "-wal until the next checkpoint, which the next kenning command runs",
                 self.path,
                 exc,
                 self.path.name,
@@ -1153,7 +1153,8 @@ class SQLiteBackend:
         if busy:
             log.warning(
                 "kenning: another process kept reading %s, so its WAL could not be emptied; "
-                "the deleted text leaves %s-wal at the next checkpoint",
+                "the deleted text stays in %s and its -wal until the next checkpoint, which "
+                "the next kenning command runs once that reader is done",
                 self.path,
                 self.path.name,
             )
@@ -2191,6 +2192,13 @@ def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
             f"cannot open the store {path}: the disk holding it is full ({exc}: SQLite needs "
             "room beside the store for its -shm file, to read it too); free some space on it "
             "and retry. The store is not damaged: do not move it aside"
+        )
+    if _result_code(exc) in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED (qa-s65c C6)
+        return (
+            f"cannot open the store {path}: another process has held it locked for over "
+            f"{BUSY_TIMEOUT_S:g} s ({exc}: a sqlite3 shell or a backup tool in exclusive "
+            "locking mode, a long transaction left open?); nothing was changed, retry once it "
+            "is done"
         )
     return f"cannot open the store {path}: {exc}"
 
