@@ -38,9 +38,9 @@ from .backends.base import (
 )
 from .config import expand_home, is_store_url
 from .errors import KenningError, ProvenanceMismatch, StoreUnavailable, UserInputError
-from .model import Provenance, content_hash, edit_version, same_memory
+from .model import Provenance, edit_version, same_memory
 from .safety import without_nul
-from .store_read import redacted_on_read
+from .store_read import redacted_copy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,8 +105,8 @@ def _pairs(backend: Backend, filters: Filters) -> list[tuple[str, str]]:
 
 def _checksum(pairs: list[tuple[str, str]]) -> str:
     digest = hashlib.sha256()
-    for memory_id, hashed in pairs:
-        digest.update(f"{memory_id}\t{hashed}\n".encode())
+    for memory_id, content_hash in pairs:
+        digest.update(f"{memory_id}\t{content_hash}\n".encode())
     return digest.hexdigest()
 
 
@@ -294,14 +294,12 @@ def migrate(
 def _redacted(record: MemoryRecord, embed: Callable[[str], np.ndarray] | None) -> MemoryRecord:
     """``record`` with what another writer left unredacted in it redacted, as every reader
     shows it; its text so changed has a new content hash, and a new vector from ``embed``."""
-    memory = redacted_on_read(record.memory)
+    memory = redacted_copy(record.memory)
     if memory is record.memory:
         return record
     vector = record.vector
-    if memory.content != record.memory.content:
-        memory = replace(memory, content_hash=content_hash(memory.content))
-        if embed is not None:
-            vector = embed(memory.content)
+    if embed is not None and memory.content != record.memory.content:
+        vector = embed(memory.content)
     return MemoryRecord(memory, vector)
 
 

@@ -19,7 +19,14 @@ import numpy as np
 from . import config, protocol
 from .backends.base import CountsProjects, Filters, lexical_search_with_statistics
 from .errors import StoreClosed, UserInputError
-from .model import Memory, RecallResult, SearchResult, starts_as_error_fix, utc_now
+from .model import (
+    Memory,
+    RecallResult,
+    SearchResult,
+    content_hash,
+    starts_as_error_fix,
+    utc_now,
+)
 from .project import case_variants, guards_a_path
 from .search import (
     Candidate,
@@ -784,6 +791,16 @@ def held_secrets(memory: Memory) -> dict[str, int]:
     from .redaction import redact_secrets
 
     return redact_secrets(memory.content)[1]
+
+
+def redacted_copy(memory: Memory) -> Memory:
+    """:func:`redacted_on_read`'s ``memory`` as a copy of it is written to another store or
+    file (an export, a migration): a redacted text has its own content hash (the one on
+    read keeps the stored row's, which an edit form's version names)."""
+    redacted = redacted_on_read(memory)
+    if redacted.content == memory.content:
+        return redacted
+    return replace(redacted, content_hash=content_hash(redacted.content))
 
 
 def redacted_on_read(memory: Memory) -> Memory:

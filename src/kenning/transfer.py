@@ -41,13 +41,12 @@ from .model import (
     NEAR_DUPLICATE,
     STORED,
     Memory,
-    content_hash,
     edit_version,
     same_memory,
     utc_now,
 )
 from .render import escape_unsafe_json
-from .store_read import redacted_on_read
+from .store_read import redacted_copy
 from .vectors import vector_problem
 
 if TYPE_CHECKING:
@@ -111,12 +110,10 @@ def export_memories(
     for record in store.backend.iterate(Filters(group_id=scope)):
         # a credential another writer (an older kenning, another tool) left in a memory:
         # an export is shared, and every reader of the store redacts it (qa-s65b B3)
-        memory = redacted_on_read(record.memory)
+        memory = redacted_copy(record.memory)
         line = memory.to_dict()
         text_redacted = memory.content != record.memory.content
-        if memory is not record.memory:
-            redacted += 1
-            line["content_hash"] = content_hash(memory.content)
+        redacted += memory is not record.memory
         if vectors and provenance is not None and not text_redacted:
             # (a redacted text's vector is its secret's: the import embeds the text)
             problem = vector_problem(record.vector, dimension)
