@@ -603,21 +603,21 @@ _HANDLING_NOW = (
     r"(?i:disabling|ignoring|skipping|continuing|quietly|fall(?:ing|s)?\s+back|fell\s+back"
     r"|using\s+(?:the\s+)?defaults?)"
 )
-_HANDLED_AFTER = lazy(
-    r"(?:[,;][^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
-    r"|(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING_NOW + r"\b)"
-)
 #: ... or a state its clause ends on, no copula before it (``…. Plugin disabled.``, ``… -
 #: upload skipped``), or first with a colon (``Ignored: ConnectionResetError: …``): not an
 #: error's own ``Billing is disabled``, ``request ignored by upstream`` (qa-s63e R6).
-_HANDLED_STATE = lazy(
-    r"(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^\n]{0,80}$)"
+_HANDLED_STATE = r"(?i:disabled|ignored|skipped)"
+_HANDLED_AFTER = lazy(
+    r"(?:[,;][^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING + r"\b"
+    r"|(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^,;:()\n]{0,80}$)[^,;:()\n]*?\b" + _HANDLING_NOW + r"\b"
+    r"|(?:\.(?=\s)|[^\S\n]-)[^\S\n]++(?=[^\n]{0,80}$)"
     r"(?![^\n]*?\b(?i:is|are|was|were|been|be|being)\b)"
-    r"(?:[\w-]+[^\S\n]+){0,2}?(?i:disabled|ignored|skipped)[.!]?[^\S\n]*$"
+    r"(?:[\w-]+[^\S\n]+){0,2}?" + _HANDLED_STATE + r"[.!]?[^\S\n]*$)"
 )
-_HANDLED_STATE_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?(?i:disabled|ignored|skipped):[^\S\n]")
 _HANDLED_PARENTHESES = lazy(r"\((?=[^()\n]{0,80}\)[^\S\n]*$)[^()\n]*?\b" + _HANDLING_NOW + r"\b")
-_HANDLED_FIRST = lazy(r"^(?:[\w.-]+:[^\S\n]+)?" + _HANDLING_NOW + r"\b")
+_HANDLED_FIRST = lazy(
+    r"^(?:[\w.-]+:[^\S\n]+)?(?:" + _HANDLING_NOW + r"\b|" + _HANDLED_STATE + r":[^\S\n])"
+)
 
 
 def _handled(text: str, line: str) -> bool:
@@ -627,12 +627,7 @@ def _handled(text: str, line: str) -> bool:
     if _RETRY_TAIL.search(text) or _RETRY_TAIL.search(said):
         return False
     return any(
-        _HANDLED_FIRST.match(part)
-        or _HANDLED_STATE_FIRST.match(part)
-        or _HANDLED_AFTER.search(part)
-        or _HANDLED_STATE.search(part)
-        for part in (text, said)
-        if part
+        _HANDLED_FIRST.match(part) or _HANDLED_AFTER.search(part) for part in (text, said) if part
     ) or (_HANDLED_PARENTHESES.search(text) is not None)
 
 
