@@ -1202,3 +1202,81 @@ def test_a_server_is_not_sent_the_secrets_of_a_query(project: Path, pg_url: str)
             found = store.retrieve(key, 5, Filters(group_id=gid), mode="lexical")
             assert store.retrieve("ops account", 5, Filters(group_id=gid), mode="lexical")
         assert [c.memory.id for c in found] == ([] if location else ["foreign"]), location
+
+
+def test_outside_a_checkout_a_notes_files_are_not_this_folders(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A server store reached with KENNING_PROJECT from a folder that is no checkout (qa-s65a):
+    the notes' files were neither marked gone nor read from that folder, nor recorded there;
+    in the checkout they are checked as before."""
+    import subprocess
+
+    (project / "deploy.py").write_text("PORT = 8000\n")
+    subprocess.run(["git", "add", "deploy.py"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "deploy"], cwd=project, check=True)
+    server = {"KENNING_STORE": pg_url}
+    r = kenning(
+        project,
+        "remember",
+        "--json",
+        "--type",
+        "rule",
+        "--source",
+        "deploy.py",
+        "deploy.py reads PORT from the environment before it binds",
+        env=server,
+    )
+    assert r.returncode == 0, r.stderr
+    noted = json.loads(r.stdout)["id"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # a file by the same name, which is not the project's
+    (elsewhere / "deploy.py").write_text("import os\n")
+    outside = server | {"KENNING_PROJECT": "acme/widgets"}
+    query = "which port does deploy bind"
+
+    r = kenning(elsewhere, "recall", "--json", query, env=outside)
+    assert r.returncode == 0, r.stderr
+    (hit,) = json.loads(r.stdout)["results"]
+    assert hit["id"] == noted and hit["stale"] is False and hit["source_ok"] is False
+    r = kenning(elsewhere, "stale", env=outside)
+    assert r.returncode == 1
+    assert "not inside one" in r.stderr and "checkout of acme/widgets" in r.stderr
+    r = kenning(elsewhere, "source", noted, env=outside)
+    assert r.returncode == 1 and r.stdout == ""
+    assert "cannot read 'deploy.py'" in r.stderr and "not inside a checkout" in r.stderr
+
+    # a note written out here records no file of this folder
+    r = kenning(
+        elsewhere,
+        "remember",
+        "--json",
+        "--type",
+        "rule",
+        "deploy.py must never read secrets from argv, only from the environment",
+        env=outside,
+    )
+    assert r.returncode == 0, r.stderr
+    written_outside = json.loads(r.stdout)["id"]
+    recorded = {
+        "deploy.py": subprocess.check_output(
+            ["git", "hash-object", "deploy.py"], cwd=project, text=True
+        ).strip()
+    }
+    # a review out here (the web page's "Mark reviewed") keeps the record the note has
+    store = open_store(pg_url, cwd=elsewhere, group_id="acme/widgets")
+    try:
+        assert "file_blobs" not in store.get(written_outside).metadata
+        store.mark_reviewed(noted)
+        assert store.get(noted).metadata["file_blobs"] == recorded
+    finally:
+        store.close()
+
+    # in the checkout, the same note's file is checked: changed, it is stale
+    (project / "deploy.py").write_text("PORT = 9000\n")
+    r = kenning(project, "recall", "--json", query, env=server)
+    hits = {h["id"]: h for h in json.loads(r.stdout)["results"]}
+    assert hits[noted]["stale"] is True and hits[noted]["source_ok"] is True

@@ -1363,7 +1363,7 @@ def source_cmd(
     TARGET is a memory id (looked up first) or a path as a memory gives it.
     """
     from .model import SourceCheck
-    from .safety import UnsafePathError
+    from .safety import UnsafePathError, quoted_path
 
     if (target is None) == (raw_path is None):
         raise click.UsageError("pass a memory ID, or a path (as TARGET or --path)")
@@ -1484,6 +1484,8 @@ def source_cmd(
             )
         # a folder, a pipe, a binary file: safe, and nothing a tool reading it could use
         raise UserInputError(f"{NotADocumentError(check.path, check.reason or '')}; correct {fix}")
+    if check.no_checkout:  # --json too
+        raise UserInputError(f"cannot read {quoted_path(check.path)}: {check.reason}")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
     if not as_json:

@@ -984,7 +984,7 @@ class KenningTools:
         group_id: str | None = None,
         where: Located | None = None,
     ) -> dict[str, Any]:
-        from .sources import check_source, read_document
+        from .sources import read_document
 
         if (id is None) == (path is None):
             raise UserInputError(
@@ -1001,7 +1001,7 @@ class KenningTools:
                 raise UserInputError(_no_memory_here(id, group_id, store)) from None
         else:
             assert path is not None
-            check = check_source(path, store.project.files_root)
+            check = store.check_source_path(path)
         document = read_document(check)  # a refusal raises UnsafePathError, said as is
         return _fit_source_answer(
             {"success": True, "id": id.strip() if id else None, **document.to_dict()}

@@ -399,7 +399,8 @@ class SourceCheck:
     refused. Made by :func:`kenning.sources.check_source`; ``missing``: refused as no file
     is there, ``not_a_document``: as what is there is no document to read (a folder, a pipe,
     a device, a binary file) — both by :func:`kenning.sources.check_document`, nothing
-    unsafe about either."""
+    unsafe about either; ``no_checkout``: not looked for, as kenning runs outside a checkout
+    of the project (:meth:`~kenning.store.MemoryStore.check_source_path`)."""
 
     path: str
     ok: bool
@@ -407,6 +408,7 @@ class SourceCheck:
     reason: str | None = None
     missing: bool = False
     not_a_document: bool = False
+    no_checkout: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "ok": self.ok, "resolved": self.resolved, "reason": self.reason}

@@ -290,6 +290,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     from .redaction import redact_secrets
 
     readable = _check_kind(check)  # a folder, a pipe or a missing file: not opened
+    if readable.no_checkout:  # nothing unsafe: not here to be read
+        raise UserInputError(f"cannot read {quoted_path(check.path)}: {check.reason}")
     if readable.missing:
         raise MissingSourceError(check.path)
     if readable.not_a_document:

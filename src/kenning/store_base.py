@@ -184,6 +184,14 @@ class StoreBase:
     def group_id(self) -> str:
         return self.project.group_id
 
+    def files_are_here(self, group_id: str) -> bool:
+        """Whether the files project ``group_id``'s memories name are the ones kenning runs
+        beside: this project's, in a checkout of it. Outside a checkout (a server store
+        reached with ``KENNING_PROJECT`` from any folder) the folder is no project's, and a
+        note's paths are neither recorded, checked nor read there: every one of them would
+        read as gone, and a file of that folder passed for the note's."""
+        return group_id == self.group_id and self.project.checkout_root is not None
+
     @property
     def missing_reason(self) -> str | None:
         """Why there is no store, for a store opened with ``missing_ok`` that was never

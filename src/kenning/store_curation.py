@@ -205,8 +205,9 @@ class StoreCuration(StoreWrites):
                         "read it again and redo the edit"
                     )
                 derived = {k: v for k, v in old.metadata.items() if k not in _DERIVED_METADATA}
-                if old.group_id != self.group_id and "file_blobs" in old.metadata:
-                    # another project's files are not in this checkout: keep its record
+                if not self.files_are_here(old.group_id) and "file_blobs" in old.metadata:
+                    # another project's files are not in this checkout (nor any project's
+                    # outside one): keep its record
                     derived["file_blobs"] = old.metadata["file_blobs"]
                 # The type as it was asked for, so that the same rules map it again
                 # (``context`` holding an ERROR-FIX entry becomes ``error_fix``).

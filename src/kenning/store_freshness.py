@@ -131,7 +131,7 @@ class StoreFreshness(StoreBase):
             if stale is None:
                 matched.append(entry)
                 continue
-            mine = self.check_freshness and entry.group_id == self.group_id
+            mine = self.check_freshness and self.files_are_here(entry.group_id)
             files = tuple(recorded_files({FILES_KEY: entry.value}).items()) if mine else ()
             checked += bool(files)
             if files not in verdicts:
@@ -148,7 +148,7 @@ class StoreFreshness(StoreBase):
     ) -> Freshness | None:
         from .freshness import check, recorded_files
 
-        if not self.check_freshness or memory.group_id != self.group_id:
+        if not self.check_freshness or not self.files_are_here(memory.group_id):
             return None
         files = recorded_files(memory.metadata)
         return check(files, self.project.files_root, observed) if files else None
@@ -193,6 +193,12 @@ class StoreFreshness(StoreBase):
                 "each other project's checkout for its memories"
             )
         gid = self.resolve_group(group_id)
+        if self.project.checkout_root is None:
+            raise UserInputError(
+                "kenning stale checks memories against the files of their project's "
+                f"checkout, and {self.project.root} is not inside one (the store is reached "
+                f"through KENNING_PROJECT); run it in a checkout of {self.group_id}"
+            )
         if gid != self.group_id:
             raise UserInputError(
                 f"stale memories can only be checked for this checkout's project "
@@ -258,7 +264,7 @@ class StoreFreshness(StoreBase):
         (another project's memory is returned as it is: its files are not here)."""
         import dataclasses
 
-        if memory.group_id != self.group_id:
+        if not self.files_are_here(memory.group_id):
             return memory
         metadata = {k: v for k, v in memory.metadata.items() if k != "file_blobs"}
         files = self._files_named(memory.content, memory.source, metadata, memory.group_id)
@@ -278,7 +284,7 @@ class StoreFreshness(StoreBase):
         given = recorded_files(metadata)
         if given:
             return given
-        if group_id != self.group_id:
+        if not self.files_are_here(group_id):
             return {}
         return record(
             named_paths(content, source, metadata),
@@ -292,11 +298,31 @@ class StoreFreshness(StoreBase):
         """Whether the document ``memory`` names (its ``source``, else its ERROR-FIX
         entry's ``SOURCE:``) may be read from this project's files; None when it names
         none. Fails closed (:func:`kenning.sources.check_source`)."""
-        from .sources import check_source, source_of
+        from .sources import source_of
 
         (memory,) = check_list_of([memory], Memory, "check_source", _MEMORIES_HINT)
         path = source_of(memory)
-        return None if path is None else check_source(path, self.project.files_root)
+        return None if path is None else self.check_source_path(path)
+
+    def check_source_path(self, path: str) -> SourceCheck:
+        """Whether ``path``, as a memory gives it, may be read as a file of this project
+        (:func:`kenning.sources.check_source`); refused outside a checkout of it."""
+        from .sources import check_source
+
+        if self.project.checkout_root is None:
+            return self._no_checkout(path)
+        return check_source(path, self.project.files_root)
+
+    def _no_checkout(self, path: str) -> SourceCheck:
+        # the folder kenning runs in is no project's: a file of it by the same name is not
+        # the note's document
+        return SourceCheck(
+            path,
+            False,
+            reason=f"{self.project.root} is not inside a checkout of {self.group_id}, where "
+            "the file would be: run this in the project's checkout",
+            no_checkout=True,
+        )
 
     def _with_source(self, result: SearchResult) -> SearchResult:
         """``result`` with its document's verdict (``source_ok``): what ``kenning source``

@@ -298,9 +298,10 @@ class StoreWrites(StoreReads):
                 # derived below from the type, text and files: a new note's own are not
                 # taken (a fingerprint handed in would make it the exact fix of an error
                 # it does not fix; a type kenning does not know would fail every edit).
-                # Another project's files are not in this checkout: its record is kept.
+                # Another project's files are not in this checkout (nor any project's outside
+                # one): its record is kept.
                 for key in _DERIVED_METADATA:
-                    if key != "file_blobs" or group_id == self.group_id:
+                    if key != "file_blobs" or self.files_are_here(group_id):
                         metadata.pop(key, None)
                 # a person's review or edit is recorded by kenning, never claimed
                 metadata.pop(REVIEWED_AT, None)
