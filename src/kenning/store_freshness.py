@@ -196,8 +196,8 @@ class StoreFreshness(StoreBase):
         if self.project.checkout_root is None:
             raise UserInputError(
                 "kenning stale checks memories against the files of their project's "
-                f"checkout, and {self.project.root} is not inside one (the store is reached "
-                f"through KENNING_PROJECT); run it in a checkout of {self.group_id}"
+                f"checkout, and {self.project.root} is not inside one (the project is named by "
+                f"KENNING_PROJECT or --project); run it in a checkout of {self.group_id}"
             )
         if gid != self.group_id:
             raise UserInputError(
