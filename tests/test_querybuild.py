@@ -636,6 +636,17 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             "ignored by upstream",
             "requests.exceptions.HTTPError: 409 Client Error - request ignored by upstream",
         ),
+        # ... and a retry's reset or broken pipe is its peer's going away (the database, an
+        # upstream), told first as a system call's error is (qa-s63b N7)
+        (
+            "WARNING app.db: Connection reset by peer while reading from postgres at "
+            "10.0.0.5:5432; retrying (1/3)",
+            "Connection reset by peer while reading from postgres at 10.0.0.5:5432",
+        ),
+        (
+            "WARNING worker: Broken pipe writing to upstream cache; will retry in 2s",
+            "Broken pipe writing to upstream cache",
+        ),
     ):
         log = f"2024-05-02 09:14:01,000 {warning}\n{crash}"
         assert warned_errors(log) == [cause], log

@@ -499,15 +499,22 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
         warnings += 1
         if not (reports_error(line) or names_error(text)) or _handled(text, line):
             continue  # (names_error: PG::ConnectionBad)
+        # a retry's reset is its peer's (the database, an upstream), not a client's going
+        # away, which a server logs and carries on from (qa-s63b N7)
+        system_error = _SYSTEM_ERROR_RETRIED if _retried(text, line) else _SYSTEM_ERROR
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
         for error in told or [line]:
             try:
-                query = _warned_query(query_from_error(error))
+                query = _warned_query(query_from_error(error), system_error)
             except UserInputError:
                 continue
             kind = _error_kind(query)
-            if _an_error_of_its_own(query) and query not in asked and kind not in known:
+            if (
+                _an_error_of_its_own(query, system_error)
+                and query not in asked
+                and kind not in known
+            ):
                 found.setdefault(kind, query)
     return list(found.values())[:MOST_WARNED_ASKED]
 
@@ -551,7 +558,7 @@ def _record_level(
     return None
 
 
-def _an_error_of_its_own(query: str) -> bool:
+def _an_error_of_its_own(query: str, system_error: re.Pattern[str]) -> bool:
     """Whether a warning's query names an error (an exception, a tool's error line) or tells
     one in words (Go's ``dial tcp …: connect: connection refused``, qa-s62c H1), not only a
     level or a traceback's header (``app: ERROR``, ``Error: 2024-05-02T09:14:02Z``)."""
@@ -561,7 +568,7 @@ def _an_error_of_its_own(query: str) -> bool:
     # or uncaught exceptions in a sentence, qa-s62d J5)
     body = _LEADING_LOGGER.sub("", query, count=1)
     return (
-        (_SYSTEM_ERROR.match(body) is not None or (looks_like_error(query) and ": " in body))
+        (system_error.match(body) is not None or (looks_like_error(query) and ": " in body))
         and len(_WORD.findall(query)) >= 3
         and "Traceback (most recent call last)" not in query
     )
@@ -575,14 +582,15 @@ _LEADING_LOGGER = lazy(r"^[\w.]+:[^\S\n]+")
 #: a client's going away, which a server logs and carries on (``Broken pipe while sending
 #: response``, ``Connection reset by peer``, qa-s62f L6).
 _CLIENT_GONE = ("Connection reset by peer", "Broken pipe")
+_SYSTEM_ERRORS = (*SYSTEM_CALL_ERRORS, "No such file or directory", "Permission denied")
 _SYSTEM_ERROR = lazy(
     "(?i:"
-    + "|".join(
-        error.replace(" ", r"\s")
-        for error in (*SYSTEM_CALL_ERRORS, "No such file or directory", "Permission denied")
-        if error not in _CLIENT_GONE
-    )
+    + "|".join(error.replace(" ", r"\s") for error in _SYSTEM_ERRORS if error not in _CLIENT_GONE)
     + r")\b"
+)
+#: ... and in a retry's warning, the client's too: its peer went away (qa-s63b N7).
+_SYSTEM_ERROR_RETRIED = lazy(
+    "(?i:" + "|".join(error.replace(" ", r"\s") for error in _SYSTEM_ERRORS) + r")\b"
 )
 #: A warning that says what was done about its error (qa-s62f L6), handled and no crash's
 #: cause: in a clause of its own after the error (``…, metrics disabled``, ``…; ignoring``,
@@ -620,12 +628,17 @@ _HANDLED_FIRST = lazy(
 )
 
 
+def _retried(text: str, line: str) -> bool:
+    """Whether a warning (``text``, its ``line`` as logged) says its call is tried again."""
+    return bool(_RETRY_TAIL.search(text) or _RETRY_TAIL.search(said_beside_error(line)))
+
+
 def _handled(text: str, line: str) -> bool:
     """Whether a warning (``text``, its ``line`` as logged) says its error was handled
     (:data:`_HANDLED_AFTER`)."""
-    said = said_beside_error(line)
-    if _RETRY_TAIL.search(text) or _RETRY_TAIL.search(said):
+    if _retried(text, line):
         return False
+    said = said_beside_error(line)
     return any(
         _HANDLED_FIRST.match(part) or _HANDLED_AFTER.search(part) for part in (text, said) if part
     ) or (_HANDLED_PARENTHESES.search(text) is not None)
@@ -637,7 +650,7 @@ _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
 
 
-def _warned_query(signature: str) -> str:
+def _warned_query(signature: str, system_error: re.Pattern[str]) -> str:
     """A warning's error as its fallback query: from its exception on (or its system call's
     error told first, not its logger's name before it: ``app: Connection refused by redis at
     …``), without a retry's words after it (and a parenthesis that then closes nothing:
@@ -648,7 +661,7 @@ def _warned_query(signature: str) -> str:
     ruby = _RUBY_EXCEPTION.search(signature)  # ("giving up: PG::ConnectionBad: …")
     starts = [m for m in (told and told[0], ruby and ruby.start()) if m is not None]
     logger = _LEADING_LOGGER.match(signature)
-    if not starts and logger and _SYSTEM_ERROR.match(signature, logger.end()):
+    if not starts and logger and system_error.match(signature, logger.end()):
         starts = [logger.end()]
     if starts:
         signature = signature[min(starts) :]
