@@ -900,7 +900,8 @@ def _scale_section(scale: dict[str, Any] | None, summary: dict[str, Any]) -> str
             "",
             "A new process (the index on or off): open + first search (a process's first "
             "search scans, the graph is not mapped), then its second search (with the index "
-            "on: imports usearch and maps the graph), with the peak RSS after each:",
+            "on: the search that imports usearch and maps the graph, after the one that "
+            "started the background check of its checksum), with the peak RSS after each:",
             "",
             "| new process | first search ms | peak RSS MB | second search ms | peak RSS MB |",
             "|---|---|---|---|---|",

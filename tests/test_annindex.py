@@ -516,6 +516,143 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     fresh.close()
 
 
+_SEARCH_A_DAMAGED_GRAPH = """
+import json, sys
+import numpy as np
+from kenning.backends import annindex
+from kenning.backends.base import Filters
+from kenning.backends.sqlite import SQLiteBackend
+backend = SQLiteBackend(sys.argv[1], create=False)
+queries = np.array(json.loads(sys.argv[2]), dtype=np.float32)
+answered = []
+real = annindex.search
+annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
+found = [[h.memory.id for h in backend.vector_search(q, 10, Filters())] for q in queries]
+print(json.dumps({"found": found, "graph": sum(a is not None for a in answered)}))
+"""
+
+
+def graph_start(db: Path) -> int:
+    """Where usearch's graph starts in the file: after the header, then its copy of the
+    vectors (row and column counts as two u32, then one int8 code per value)."""
+    built = header(db)
+    assert built is not None
+    return HEADER_BYTES + 8 + built.keys * built.dimension
+
+
+@pytest.mark.parametrize("damage", ["graph header", "one byte of a vector", "one graph byte"])
+def test_a_damaged_graph_body_never_reaches_usearch(
+    damage: str, built_db: Path, queries: np.ndarray
+) -> None:
+    """QA C1: a few damaged bytes of the body (the header's checksum passes) were mapped
+    unchecked; usearch followed the damaged entry point and the process died of SIGSEGV at
+    its second search (the MCP server, at every restart). Searched in a child process, so
+    that a crash fails this test: every search exact, no crash, and the file rebuilt."""
+    import json
+
+    path = ann_path(built_db)
+    raw = bytearray(path.read_bytes())
+    start = graph_start(built_db)
+    if damage == "graph header":  # its deepest level and entry point: SIGSEGV before
+        raw[start + 88 : start + 104] = bytes(b ^ 0x5A for b in raw[start + 88 : start + 104])
+    elif damage == "one byte of a vector":  # silently a wrong graph before
+        raw[HEADER_BYTES + 8 + 1000] ^= 0x01
+    else:
+        raw[(start + len(raw)) // 2] ^= 0x10
+    path.write_bytes(bytes(raw))
+    damaged = path.stat().st_ino
+    done = subprocess.run(
+        [sys.executable, "-c", _SEARCH_A_DAMAGED_GRAPH, str(built_db),
+         json.dumps(queries[:4].tolist())],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
+    )  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    answer = json.loads(done.stdout)
+    assert answer["graph"] == 0
+    rows = sqlite_rows(built_db)
+    for got, q in zip(answer["found"], queries[:4], strict=True):
+        assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
+    assert f"{path} is damaged" in done.stderr
+    # the child's second search started the builder (detached: it outlives the child)
+    wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != damaged)
+
+
+@pytest.mark.parametrize("intact", [True, False])
+def test_a_large_graph_is_examined_in_the_background_while_searches_stay_exact(
+    intact: bool,
+    built_db: Path,
+    queries: np.ndarray,
+    graph_calls: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Checking a graph of 1M rows reads ~530 MB (~0.3-0.5 s): past INLINE_CHECK_BYTES a
+    thread does it, no search waits for it, and none uses the file before it passed."""
+    monkeypatch.setattr(annindex, "INLINE_CHECK_BYTES", 0)
+    path = ann_path(built_db)
+    if not intact:
+        raw = bytearray(path.read_bytes())
+        raw[graph_start(built_db) + 88] ^= 0x5A
+        path.write_bytes(bytes(raw))
+    damaged = path.stat().st_ino
+    backend = SQLiteBackend(built_db, create=False)
+    rows = sqlite_rows(built_db)
+    with no_builds(built_db):
+        hits(backend, queries[0])  # a process's first search scans, and examines nothing
+        assert not backend._ann.examining
+        # the second starts the examination, and is exact: it does not wait for it
+        assert_same_ranking(hits(backend, queries[1]), brute_force(rows, queries[1], 10, NO_FILTER))
+        examination = backend._ann._examination
+        assert examination is not None and not graph_calls
+        examination._thread.join(60)
+        for q in queries[2:5]:
+            found = hits(backend, q)
+            if not intact:
+                assert_same_ranking(found, brute_force(rows, q, 10, NO_FILTER))
+    if intact:
+        assert len(graph_calls) == 3
+        assert path.stat().st_ino == damaged
+    else:
+        assert not graph_calls
+        hits(backend, queries[0])  # starts the rebuild
+        wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != damaged)
+    backend.close()
+
+
+def test_a_graph_usearch_fails_on_is_dropped_and_rebuilt(
+    built_db: Path,
+    queries: np.ndarray,
+    graph_calls: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A graph whose checksum passes (a checksum is not a signature) on which usearch's
+    search raises (QA C1 saw "RuntimeError: Out of memory!" end the process): that search
+    is answered exactly, and the file is not used again until it is rebuilt."""
+    from usearch.index import Index
+
+    def out_of_memory(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("Out of memory!")
+
+    backend = SQLiteBackend(built_db, create=False)
+    rows = sqlite_rows(built_db)
+    hits(backend, queries[0])
+    built = ann_path(built_db).stat().st_ino
+    with no_builds(built_db), caplog.at_level("WARNING", logger="kenning.backends.annindex"):
+        with monkeypatch.context() as patched:
+            patched.setattr(Index, "search", out_of_memory)
+            for q in queries[1:4]:
+                assert_same_ranking(hits(backend, q), brute_force(rows, q, 10, NO_FILTER))
+        hits(backend, queries[4])  # usearch would answer now: the file is not used again
+    assert not graph_calls
+    assert caplog.text.count("is damaged (Out of memory!)") == 1
+    hits(backend, queries[0])  # starts the rebuild
+    wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != built)
+    assert recall_at_k(backend, built_db, queries[:5], NO_FILTER) >= 0.95
+    assert len(graph_calls) == 5
+    backend.close()
+
+
 def test_a_failed_build_says_where_its_error_is_and_waits_before_retrying(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

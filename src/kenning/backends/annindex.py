@@ -19,15 +19,36 @@ checked against the filter's hash columns; one that would need more than
 
 **The file**: ``memory.db.ann``, derived like ``memory.db.vectors``: a 4 KiB header (with a
 checksum) recording the store state it was built from — the database's token and its
-counters of deletes and updates (``vector_state``), the rows covered and the largest rowid
-— then usearch's serialised index, mapped read-only (``Index.view``). Its vectors are the
-vector file's int8 codes (a row's scale does not change a cosine), keyed by rowid.
+counters of deletes and updates (``vector_state``), the rows covered, the largest rowid and
+the CRC-32 of the body — then usearch's serialised index, mapped read-only
+(``Index.view``). Its vectors are the vector file's int8 codes (a row's scale does not
+change a cosine), keyed by rowid.
+
+**Never a damaged body to usearch**: ``Index.view`` trusts the bytes it maps, and a few
+damaged ones (a bad disk block, a copy cut short and patched) made usearch follow a wild
+offset: SIGSEGV, or ``RuntimeError: Out of memory!``, in the long-lived process that
+searched it, at every restart (QA C1). So a process checks a file's body against the
+header's CRC-32 once, before its first use (:func:`examine`: ``memory.db.ann`` as it is, by
+inode, size and mtime; ``kenning doctor`` runs the same check). That reads the whole file:
+~530 MB at 1M rows. Measured on this project's 2 shared cores, 8 MiB reads of a 315 MB file
+in the page cache (2026-12-05): CRC-32 0.10-0.12 s, BLAKE2b 0.37-0.40 s, the reads alone
+0.03-0.07 s; with a build running beside them, CRC-32 0.27-0.6 s, BLAKE2b 1.2-1.5 s. So
+CRC-32 (random damage passes it once in 4 billion), checked in a background thread
+(``zlib.crc32`` releases the GIL; ~0.2 s at 1M rows on a quiet machine, seconds from a cold
+disk, next to 0.25 s for mapping): the search that finds a file not yet checked starts the
+thread and is answered exactly, as are those until the verdict; none waits for it. A file up
+to :data:`INLINE_CHECK_BYTES` (16 MiB, ~30k rows: 5-12 ms) is checked in that search itself.
+A file whose check fails is never mapped, is named in a warning, and is rebuilt, as is one
+usearch raises an error on. A checksum is not a signature: a file crafted to pass it can
+still crash usearch; the file is derived and local, written only by kenning's builder (a
+checkout's ``.kenning`` carrying a hostile one is not defended against here).
 
 **In step with SQLite**, checked on every search against the vector file's current state:
 
 * another token (a replaced or restored database), an update of any vector or filter
-  column, a larger largest rowid than the store's, a dimension that differs, a header whose
-  checksum fails, a file shorter or longer than its header says, a blob usearch refuses, a
+  column, a larger largest rowid than the store's, a dimension that differs, a header or a
+  body whose checksum fails, a file shorter or longer than its header says (or of an older
+  format version), a blob usearch refuses or fails to search, a
   row up to its largest rowid that is not one of its keys (a database restored from a copy
   that forgot other notes than the graph's store did), or a last key whose vector is not
   the vector file's (read again only when the store's counters, or the count or rowid sum
@@ -49,7 +70,8 @@ whichever process is killed when.
 **A process's first search** past the threshold scans exactly and does not map the graph:
 importing usearch and viewing a 1M-row graph costs ~0.4 s and ~320 MB of resident page
 cache, more than one scan (~0.3 s), and a one-shot ``kenning recall`` or hook searches once.
-A long-lived process (the MCP server) maps it at its second search.
+A long-lived process (the MCP server) checks it from its second search on, and maps it at
+the first search after the check passed (the second search itself for a small file).
 
 **Building** takes minutes at 1M rows (docs/benchmarks.md; on one thread, so that a
 store's graph does not depend on the machine's load: :meth:`AnnFile.write`), so a search never
@@ -74,7 +96,9 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,11 +127,12 @@ except ImportError:  # pragma: no cover - Windows
 log = logging.getLogger(__name__)
 
 MAGIC = b"KNANN\x00\x00\x01"
-FORMAT_VERSION = 1
+#: 2: the header holds the body's CRC-32 (a file of version 1 is rebuilt).
+FORMAT_VERSION = 2
 HEADER_BYTES = 4096
 # magic, version, dimension, connectivity, expansion_add, deletes, updates, rows, keys,
-# max_rowid, blob bytes, token
-_HEADER = struct.Struct("<8sIIIIqqqqqq16s")
+# max_rowid, blob bytes, token, CRC-32 of the blob
+_HEADER = struct.Struct("<8sIIIIqqqqqq16sI")
 
 #: Rows an exact search must read before the graph is used. SPEC §3: exact search is the
 #: default (recall 1.0), an ANN index an option only past ~1M rows. Measured with
@@ -138,6 +163,16 @@ MAX_CANDIDATES = 2000
 STALE_SHARE = 0.10
 #: After a build that failed, wait this long before starting another.
 RETRY_AFTER_S = 600.0
+#: A graph file up to this size has its checksum checked in the search that maps it
+#: (5-12 ms); a larger one in a background thread, while searches stay exact (module docstring).
+INLINE_CHECK_BYTES = 16 << 20
+#: Bytes read at a time by the check.
+CHECK_CHUNK = 8 << 20
+
+#: What :func:`examine` finds of a graph file.
+INTACT, DAMAGED, OUTDATED, UNREADABLE = "intact", "damaged", "outdated", "unreadable"
+
+Signature = tuple[int, int, int]  # (inode, size, mtime in ns) of a file
 
 
 @dataclass(frozen=True)
@@ -152,6 +187,7 @@ class AnnHeader:
     keys: int  # of which indexed (a damaged, all-zero vector is not)
     max_rowid: int
     blob_bytes: int
+    blob_crc: int  # zlib.crc32 of the blob (usearch's serialised index)
 
     def pack(self) -> bytes:
         body = _HEADER.pack(
@@ -167,6 +203,7 @@ class AnnHeader:
             self.max_rowid,
             self.blob_bytes,
             bytes.fromhex(self.token),
+            self.blob_crc,
         )
         return seal(body).ljust(HEADER_BYTES, b"\0")
 
@@ -175,12 +212,11 @@ class AnnHeader:
         fields = unseal(raw, _HEADER)
         if fields is None:
             return None
-        (magic, version, dim, conn, add, deletes, updates, rows, keys, max_rowid, blob, token) = (
-            fields
-        )
+        magic, version, dim, conn, add, deletes, updates, rows, keys, max_rowid, blob = fields[:11]
+        token, crc = fields[11:]
         if magic != MAGIC or version != FORMAT_VERSION:
             return None
-        return cls(dim, conn, add, token.hex(), deletes, updates, rows, keys, max_rowid, blob)
+        return cls(dim, conn, add, token.hex(), deletes, updates, rows, keys, max_rowid, blob, crc)
 
     def usable_for(self, state: StoreState, dimension: int) -> bool:
         """The index's keys still name the vectors it holds: same database, no vector or
@@ -220,11 +256,18 @@ class AnnView:
     agreed: bool = False
     #: What the rows the graph covers looked like when they were last found to agree.
     agreed_key: tuple[str, int, int, int, int] | None = None
+    #: Why usearch failed to search the graph (None: it has not).
+    failed: str | None = None
 
-    def keys(self, query_codes: np.ndarray, count: int) -> np.ndarray:
-        """Rowids of about ``count`` nearest neighbours, nearest first."""
+    def keys(self, query_codes: np.ndarray, count: int) -> np.ndarray | None:
+        """Rowids of about ``count`` nearest neighbours, nearest first; None when usearch
+        fails on the graph (:attr:`failed` says why: the file is not used again)."""
         self.index.expansion_search = max(EXPANSION_SEARCH, count)
-        found = self.index.search(query_codes, count, threads=1)
+        try:
+            found = self.index.search(query_codes, count, threads=1)
+        except RuntimeError as exc:  # usearch gave up on this graph ("Out of memory!")
+            self.failed = str(exc) or type(exc).__name__
+            return None
         return np.asarray(found.keys, dtype=np.int64)
 
     def agrees(self, index: VectorIndex) -> bool:
@@ -340,7 +383,8 @@ def search(
 ) -> list[tuple[int, float]] | None:
     """Top-k ``(rowid, exact cosine)``: the graph's candidates that still exist and match
     ``filters``, re-scored by ``exact``, merged with the exact top-k of ``rest`` (rows added
-    since the build). None when the filter is too selective for the graph (search exactly)."""
+    since the build). None when the filter is too selective for the graph, or usearch failed
+    on it (search exactly)."""
     want = max(CANDIDATES, 16 * k)
     share = matching_rows(index, filters) / max(1, index.count)
     if share <= 0:
@@ -354,6 +398,8 @@ def search(
     extra_rowids = index.extra["rowid"]
     while True:
         keys = view.keys(codes, min(count, view.header.keys))
+        if keys is None:  # usearch failed on the graph: exact (AnnFile.current drops it)
+            return None
         positions = np.minimum(np.searchsorted(rowids, keys), max(0, len(rowids) - 1))
         present = (rowids[positions] == keys) if len(rowids) else np.zeros(len(keys), bool)
         keep = present & _passes(records, positions, filters)
@@ -375,6 +421,63 @@ def search(
     return sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k]
 
 
+def examine(path: Path, signature: Signature | None = None) -> str:
+    """Whether the graph file at ``path`` can be handed to usearch: :data:`INTACT` when its
+    header passes its checksum and its body its CRC-32 (a read of the whole file);
+    :data:`DAMAGED` when either fails or the size is not the header's (usearch given a
+    damaged body crashed the process, SIGSEGV); :data:`OUTDATED` for another format
+    version's file (rebuilt, as is a damaged one); :data:`UNREADABLE` when there is no
+    regular file to read, or (``signature`` given) the file there is not that one any more."""
+    fd = open_regular(path, os.O_RDONLY)  # (not a pipe: it waited for a writer)
+    if fd is None:
+        return UNREADABLE
+    try:
+        stat = os.fstat(fd)
+        if signature is not None and (stat.st_ino, stat.st_size, stat.st_mtime_ns) != signature:
+            return UNREADABLE
+        raw = os.pread(fd, HEADER_BYTES, 0)
+        header = AnnHeader.unpack(raw)
+        if header is None:
+            version = raw[len(MAGIC) : len(MAGIC) + 4]
+            if raw[: len(MAGIC)] == MAGIC and version != struct.pack("<I", FORMAT_VERSION):
+                return OUTDATED
+            return DAMAGED
+        if stat.st_size != HEADER_BYTES + header.blob_bytes:
+            return DAMAGED  # torn, or cut short
+        crc, offset = 0, HEADER_BYTES
+        while offset < stat.st_size:
+            chunk = os.pread(fd, min(CHECK_CHUNK, stat.st_size - offset), offset)
+            if not chunk:
+                return DAMAGED  # cut short meanwhile
+            crc = zlib.crc32(chunk, crc)  # (releases the GIL: a search runs meanwhile)
+            offset += len(chunk)
+        return INTACT if crc == header.blob_crc else DAMAGED
+    except OSError:
+        return UNREADABLE
+    finally:
+        os.close(fd)
+
+
+class _Examination:
+    """:func:`examine` of one file, in a thread of its own (a daemon: a process may end
+    before it does)."""
+
+    def __init__(self, path: Path, signature: Signature) -> None:
+        self.signature = signature
+        self.verdict: str | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(path,), name="kenning-ann-check", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, path: Path) -> None:
+        self.verdict = examine(path, self.signature)
+
+    def done(self) -> str | None:
+        """The verdict once the thread has ended, else None."""
+        return None if self._thread.is_alive() else self.verdict or UNREADABLE
+
+
 class AnnFile:
     """``memory.db.ann``: opening, checking, and starting the builder (module docstring)."""
 
@@ -387,7 +490,10 @@ class AnnFile:
         self._view: AnnView | None = None
         #: The file last found unusable, by (inode, size, mtime): not opened (nor warned
         #: about) again on every search until the builder replaces it.
-        self._refused: tuple[int, int, int] | None = None
+        self._refused: Signature | None = None
+        #: The file last found intact (:func:`examine`), and the examination under way.
+        self._intact: Signature | None = None
+        self._examination: _Examination | None = None
         self._builder: subprocess.Popen[bytes] | None = None
         self._failed_at: float | None = None
 
@@ -395,20 +501,65 @@ class AnnFile:
 
     def current(self) -> AnnView | None:
         """The index now at ``path`` (mapped again when the file was replaced); None when
-        missing or not readable as a whole."""
+        missing, not readable as a whole, damaged, or still being examined
+        (:attr:`examining`)."""
         try:
             stat = os.stat(self.path)
         except OSError:
             self._view = None
             return None
         signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-        if self._view is not None and self._view.signature == signature:
-            return self._view
+        view = self._view
+        if view is not None and view.signature == signature and view.failed is None:
+            return view
+        self._view = None
+        if view is not None and view.signature == signature:  # usearch failed on it
+            log.warning("%s is damaged (%s); it will be rebuilt", self.path, view.failed)
+            self._refused = signature
         if signature == self._refused:
             return None
-        self._view = self._open()
-        self._refused = None if self._view is not None else signature
-        return self._view
+        verdict = self._examined(signature)
+        if verdict is None:
+            return None  # searches stay exact until the verdict
+        if verdict == INTACT:
+            view = self._open()
+            if view is not None and view.signature != signature:
+                return None  # replaced since it was examined: the new one is examined next
+        else:
+            if verdict == DAMAGED:
+                log.warning("%s is damaged (its checksum fails); it will be rebuilt", self.path)
+            view = None
+        self._view = view
+        self._refused = None if view is not None else signature
+        return view
+
+    @property
+    def examining(self) -> bool:
+        """Whether the file is being examined in the background (searches are exact)."""
+        return self._examination is not None
+
+    def _examined(self, signature: Signature) -> str | None:
+        """:func:`examine`'s verdict on the file ``signature`` names, once per file: at once
+        for a file up to :data:`INLINE_CHECK_BYTES`, else from a background thread (None
+        until it is done)."""
+        if signature == self._intact:
+            return INTACT
+        job = self._examination
+        verdict: str | None
+        if job is None or job.signature != signature:
+            if signature[1] > INLINE_CHECK_BYTES:
+                self._examination = _Examination(self.path, signature)
+                return None
+            self._examination = None
+            verdict = examine(self.path, signature)
+        else:
+            verdict = job.done()
+            if verdict is None:
+                return None
+            self._examination = None
+        if verdict == INTACT:
+            self._intact = signature
+        return verdict
 
     def _open(self) -> AnnView | None:
         fd = open_regular(self.path, os.O_RDONLY)  # (not a pipe: it waited for a writer)
@@ -443,7 +594,9 @@ class AnnFile:
             return None, False
         self.reap()
         view = self.current()
-        if view is None or not view.header.usable_for(state, index.dimension):
+        if view is None:
+            return None, not self.examining
+        if not view.header.usable_for(state, index.dimension):
             return None, True
         if not view.agrees(index):
             return None, True
@@ -595,6 +748,7 @@ class AnnFile:
             len(indexed),
             int(records["rowid"][-1]) if len(records) else 0,
             len(blob),
+            zlib.crc32(blob),
         )
         temp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
@@ -648,6 +802,7 @@ class AnnFile:
 
     def close(self) -> None:
         self._view = None
+        self._examination = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2068,7 +2068,8 @@ class SQLiteBackend:
 
     def _ann_for(self, index: VectorIndex, filters: Filters) -> tuple[AnnView, VectorIndex] | None:
         """The graph and the rows it lacks, when this search should use them (from the
-        backend's second search past the threshold on); starts a (re)build in the background
+        backend's second search past the threshold on, once the file passed its check:
+        annindex.examine); starts a (re)build in the background
         when the store is past the threshold and the graph is missing, unusable or stale
         (this search and those until it is done are exact)."""
         if self._ann_min_rows is None or index.count < self._ann_min_rows:
