@@ -15,6 +15,7 @@ import fcntl
 import os
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
 import time
@@ -576,6 +577,37 @@ def test_a_damaged_graph_body_never_reaches_usearch(
     assert f"{path} is damaged" in done.stderr
     # the child's second search started the builder (detached: it outlives the child)
     wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != damaged)
+
+
+@pytest.mark.parametrize("damage", [None, "one graph byte", "cut short", "an older format"])
+def test_doctor_names_a_damaged_graph_and_the_fix(damage: str | None, built_db: Path) -> None:
+    """QA C1: doctor said all was well of a graph that crashed every long-lived process.
+    It now checks the file as a process does before using it, and names the file and the
+    fix (a warning: kenning does not use a damaged graph, its searches scan instead). A
+    file of an older format is no damage: kenning rebuilds it by itself."""
+    from kenning.doctor import run_doctor
+
+    path = ann_path(built_db)
+    raw = bytearray(path.read_bytes())
+    if damage == "one graph byte":
+        raw[(graph_start(built_db) + len(raw)) // 2] ^= 0x10
+    elif damage == "cut short":
+        del raw[-4096:]
+    elif damage == "an older format":  # version 1, its header sealed as it was
+        from kenning.backends.vectorfile import seal
+
+        old = struct.Struct("<8sIIIIqqqqqq16s")
+        fields = list(old.unpack(raw[: old.size]))
+        fields[1] = 1
+        raw[:HEADER_BYTES] = seal(old.pack(*fields)).ljust(HEADER_BYTES, b"\0")
+    path.write_bytes(bytes(raw))
+    index = run_doctor(store_path=built_db, cwd=built_db.parent).check("index")
+    if damage in (None, "an older format"):
+        assert index.status == "ok", index
+        return
+    assert index.status == "warning", index
+    assert f"{path} is damaged" in index.message
+    assert index.fix is not None and f"rm {path}" in index.fix
 
 
 @pytest.mark.parametrize("intact", [True, False])

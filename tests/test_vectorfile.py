@@ -736,3 +736,76 @@ def test_every_rows_cosine_lies_within_its_int8_score_and_bound() -> None:
             assert np.all(np.abs(cosine - approx) <= bound), limit
             assert float(np.median(bound)) < 0.03
             assert coded.error * float(np.max(table["norm"])) < 0.1 * float(np.median(bound))
+
+
+@pytest.mark.parametrize("damage", ["codes read as zeros", "a zeroed disk block", "one scale byte"])
+def test_doctor_names_a_damaged_record_and_its_fix_mends_search(db: Path, damage: str) -> None:
+    """QA C2: damaged bytes in one record (its codes read as zeros) hid that memory from
+    every search, its int8 bound being ~0 so it was never re-scored, and `kenning doctor`
+    said all was well (searches check only the header and the last record). Doctor now
+    compares every record with what its memory's vector quantises to, names the memory
+    and says to delete the file; once deleted, the next search rebuilds it and finds the
+    memory again."""
+    from kenning.doctor import run_doctor
+
+    dtype = record_dtype(DIM)
+    spot = 1234
+    if damage == "a zeroed disk block":  # one whose 4 KiB block ends inside its codes
+        spot = next(
+            i for i in range(1234, 2000) if (HEADER_BYTES + i * dtype.itemsize) % 4096 > 4096 - DIM
+        )
+    backend = SQLiteBackend(db, create=False)
+    backend.upsert(records(3000, vectors(20, 2)))  # appended records are compared too
+    rows = sqlite_rows(db)
+    victim = rows[spot]
+    query = np.frombuffer(victim[5], dtype=np.float32)
+    assert backend.vector_search(query, 1, Filters())[0].memory.id == victim[1]
+    backend.close()
+    vector_file = db.parent / (db.name + ".vectors")
+    where = HEADER_BYTES + spot * dtype.itemsize
+    raw = bytearray(vector_file.read_bytes())
+    if damage == "codes read as zeros":  # QA C2's repro
+        raw[where : where + DIM] = bytes([128]) * DIM
+    elif damage == "a zeroed disk block":  # and the records before it, rowids and all
+        block = where // 4096 * 4096
+        raw[block : block + 4096] = bytes(4096)
+    else:
+        raw[where + dtype.fields["scale"][1] + 3] ^= 0x01
+    vector_file.write_bytes(bytes(raw))
+    if damage == "codes read as zeros":  # what the user met: the memory is not found
+        searcher = SQLiteBackend(db, create=False)
+        found = [h.memory.id for h in searcher.vector_search(query, 10, Filters())]
+        searcher.close()
+        assert victim[1] not in found
+    index = run_doctor(store_path=db, cwd=db.parent).check("index")
+    assert index.status == "failed", index
+    assert str(vector_file) in index.message and repr(victim[1]) in index.message
+    if damage == "a zeroed disk block":
+        assert "whose rowid is damaged" in index.message
+    assert index.fix is not None and f"rm {vector_file}" in index.fix
+    vector_file.unlink()  # the fix
+    searcher = SQLiteBackend(db, create=False)
+    assert searcher.vector_search(query, 1, Filters())[0].memory.id == victim[1]
+    searcher.close()
+    assert run_doctor(store_path=db, cwd=db.parent).check("index").status == "ok"
+
+
+def test_doctor_finds_no_damage_in_a_file_kept_in_step_by_appends_and_deletes(
+    db: Path, queries: np.ndarray
+) -> None:
+    """Records written in batches of any size (a rebuild, appends of one row, a compaction)
+    compare equal to their rows quantised again: no false alarm; nor one for records of
+    rows deleted since the file was last written (compacted by the next search)."""
+    from kenning.doctor import run_doctor
+
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 5, Filters())
+    for start in (3000, 3001, 3005):
+        backend.upsert(records(start, vectors(1 if start < 3005 else 40, start)))
+        backend.vector_search(queries[0], 5, Filters())
+    assert run_doctor(store_path=db, cwd=db.parent).check("index").status == "ok"
+    ids = [r[1] for r in sqlite_rows(db)[100:110]]
+    assert backend.delete(ids) == len(ids)  # the file still holds their records
+    backend.close()
+    index = run_doctor(store_path=db, cwd=db.parent).check("index")
+    assert index.status == "ok", index

@@ -21,6 +21,11 @@ Checks, in order (a check whose precondition failed is ``skipped``):
 * ``index`` — every memory has a full-text row and a vector of the stamped dimension, and
   FTS5's own ``integrity-check`` (index against content) passes. The FTS check needs a write
   transaction, which is rolled back; it runs only on a store that passed every check above.
+  Then the derived files beside the store, read whole: every record of
+  ``memory.db.vectors`` is what its memory's vector quantises to (a damaged record hides
+  its memory from search: failed), and ``memory.db.ann`` passes its checksum (kenning does
+  not use a damaged one: a warning); the fix for either is to delete the file, which
+  kenning rebuilds.
 * ``rows`` — every row reads back the way every other command reads it: its fields decode
   (text where text belongs, ``tags`` a JSON list of texts, ``metadata`` a JSON object,
   ``stored_at`` an ISO 8601 time) and its vector has the stamped dimension, is finite and
@@ -42,6 +47,7 @@ import os
 import re
 import shlex
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -951,6 +957,11 @@ def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None
             index = _fts_integrity(path) or index
         if index.status == OK:
             index = _derived_in_the_way(path) or index
+        if index.status == OK:
+            try:
+                index = _derived_damaged(conn, path, dimension) or index
+            except sqlite3.DatabaseError as exc:
+                index = Check("index", FAILED, f"cannot read the vectors: {exc}", _recovery(path))
         checks.append(index)
         wide: list[tuple[str, str, bytes]] = []
         try:
@@ -991,6 +1002,110 @@ def _derived_in_the_way(path: Path) -> Check | None:
                 "the file again",
             )
     return None
+
+
+def _derived_damaged(conn: sqlite3.Connection, path: Path, dimension: int | None) -> Check | None:
+    """The derived files beside the store, checked whole (searches check less, to stay
+    fast): every record of ``memory.db.vectors`` against its memory's vector (a damaged one
+    hid that memory from every search: failed), and ``memory.db.ann`` against its checksum
+    (kenning does not use a damaged one: a warning). None when both are sound, missing, or
+    out of step in a way the next search mends by itself."""
+    import shlex
+
+    from .backends.annindex import DAMAGED, examine
+    from .backends.vectorfile import Row, StoreState, damaged_records
+    from .vectors import bad_rows
+
+    dim = dimension or 0
+    if not dim:  # not stamped: the first row's, as the vector file's writer takes it
+        first = conn.execute("SELECT length(embedding) FROM memories LIMIT 1").fetchone()
+        dim = int(first[0]) // 4 if first and first[0] else 0
+
+    def fetch(rowids: Sequence[int]) -> list[Row]:
+        """The rows as the vector file's writer reads them: a damaged vector as zeros."""
+        rows: list[Row] = []
+        for start in range(0, len(rowids), 900):  # (SQLite before 3.32 binds at most 999)
+            chunk = list(rowids[start : start + 900])
+            marks = ",".join("?" * len(chunk))
+            rows += conn.execute(
+                "SELECT rowid, group_id, collection, type, embedding FROM memories "
+                f"WHERE rowid IN ({marks})",
+                chunk,
+            ).fetchall()
+        rows.sort(key=lambda r: r[0])
+        size = dim * 4
+        sized = [i for i, r in enumerate(rows) if isinstance(r[4], bytes) and len(r[4]) == size]
+        bad = set(range(len(rows))) - set(sized)
+        if sized:
+            matrix = np.frombuffer(b"".join(rows[i][4] for i in sized), dtype=np.float32)
+            flags = bad_rows(matrix.reshape(len(sized), dim))
+            bad.update(i for i, flag in zip(sized, flags, strict=True) if flag)
+        for i in bad:
+            rows[i] = (*rows[i][:4], bytes(size))
+        return rows
+
+    found: list[tuple[str, str, str]] = []  # status, message, fix
+    vectors = path.with_name(path.name + ".vectors")
+    has_state = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_state'"
+    ).fetchone()
+    if has_state and dim:  # else (before schema 5) the vectors stay in memory only
+        conn.execute("BEGIN")  # one snapshot: a writer meanwhile cannot look like damage
+        try:
+            token, deletes, updates = conn.execute(
+                "SELECT token, deletes, updates FROM vector_state"
+            ).fetchone()
+            count, max_rowid = conn.execute(
+                "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
+            ).fetchone()
+            state = StoreState(str(token), int(deletes), int(updates), int(count), int(max_rowid))
+            compared = damaged_records(vectors, state, dim, fetch)
+            damaged = compared[1] if compared else []
+            named: list[str] = []
+            for start in range(0, len(damaged), 900):
+                chunk = damaged[start : start + 900]
+                marks = ",".join("?" * len(chunk))
+                named += [
+                    repr(r[0])
+                    for r in conn.execute(
+                        f"SELECT id FROM memories WHERE rowid IN ({marks}) ORDER BY rowid", chunk
+                    )
+                ]
+        finally:
+            conn.rollback()
+        if damaged:
+            n = len(damaged)
+            unnamed = n - len(named)
+            which = _listed(named) if named else ""
+            if unnamed:
+                which += f"{' and ' if named else ''}{unnamed} whose rowid is damaged"
+            found.append(
+                (
+                    FAILED,
+                    f"{vectors} does not match the database: {n} of its records "
+                    f"{'is' if n == 1 else 'are'} not what the memory's vector quantises to "
+                    "(damaged bytes), so search and recall can miss those memories: "
+                    f"{which}",
+                    f"delete it (`rm {shlex.quote(str(vectors))}`): it holds no text, and the "
+                    "next search rebuilds it from the database",
+                )
+            )
+    ann = path.with_name(path.name + ".ann")
+    if os.path.lexists(ann) and examine(ann) == DAMAGED:
+        found.append(
+            (
+                WARNING,
+                f"{ann} is damaged (it fails its checksum, or is cut short): kenning does not "
+                "use it, so the searches that would ask it scan every row instead, slower, "
+                "with the same results",
+                f"delete it (`rm {shlex.quote(str(ann))}`): it holds no text, and the next "
+                "search past KENNING_ANN_MIN_ROWS rebuilds it in the background",
+            )
+        )
+    if not found:
+        return None
+    status = FAILED if any(f[0] == FAILED for f in found) else WARNING
+    return Check("index", status, "; ".join(f[1] for f in found), "; ".join(f[2] for f in found))
 
 
 #: Notes written in full-width or half-width characters whose vectors the ``rows`` check
