@@ -8,6 +8,7 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from kenning.backends.vectorfile import quantise
 from kenning.embedders.base import Embedder
 from kenning.model import content_hash
 
+from .cli_runner import run_cli
 from .reliability.conftest import run_kenning
 
 SECRET_WORDS = ("zanzibarquokka", "xylophonistic", "quibblemarsh")
@@ -280,3 +282,210 @@ def test_an_edit_that_removes_words_leaves_none_of_them_in_the_files(store: Memo
     vocabulary = {r[0] for r in conn.execute("SELECT term FROM memories_terms")}
     conn.close()
     assert "deployment" in vocabulary and before > 0
+
+
+# -- the owed VACUUM on a disk without room for it (qa-s65c C4) -----------------------------
+#
+# VACUUM in WAL mode writes every page of the rewritten store into the WAL before it commits
+# (measured: the WAL of a 7.0 MB store grew to 7.2 MB), and builds that copy first in SQLite's
+# temporary folder. These tests put an older store (7.5 MB of 4 KB pages, the text of notes
+# deleted the old way still in its free pages) on a real tmpfs with 3 MiB free: room for a
+# note, not for the rewrite.
+
+_TIGHT_FREE = 3 * 2**20
+NOTES = 3000
+
+
+def _older_store_on_a_small_disk(
+    mount: Path, old_forget: bool = True, leave: int | None = _TIGHT_FREE
+) -> Path:
+    """A project on ``mount`` holding a schema-5 store whose free pages hold :data:`SECRET`
+    (deleted the way a kenning before secure_delete did), and a filler file leaving
+    ``leave`` bytes of the disk free. Returns the project. Without ``old_forget``
+    the notes holding it stay, and the full-text index keeps the segments its writes made,
+    which the migration's optimise rewrites into pages past the end of the file."""
+    from kenning.store import NewMemory
+
+    from .conftest import make_repo
+
+    project = make_repo(mount / "p")
+    notes = [
+        NewMemory(f"Note {i}: service {i % 97} logs to the {i % 13} bucket, rotated daily")
+        for i in range(NOTES)
+    ]
+    secrets = [NewMemory(f"{SECRET} (runbook step {i})") for i in range(200)]
+    notes[NOTES // 2 : NOTES // 2] = secrets  # on pages the later writes leave alone
+    with open_store(cwd=project, embedder="hashing") as store:
+        store.remember_many(notes, near_duplicates=False)
+    db = project / ".kenning" / "memory.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = DELETE")  # the 4 KB pages of a kenning before 16 KB
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA journal_mode = WAL")
+    if old_forget:
+        conn.execute("PRAGMA secure_delete = OFF")
+        conn.execute("DELETE FROM memories WHERE content LIKE ?", (f"{SECRET}%",))
+        # the index's pages that held their words freed, not zeroed
+        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+    conn.execute("ALTER TABLE memories DROP COLUMN last_seen_at")  # migration 6 undone
+    conn.execute("ALTER TABLE memories DROP COLUMN seen_count")
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    assert db.stat().st_size > 2 * _TIGHT_FREE, "a store the tight disk cannot hold twice"
+    assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS})
+    if leave is not None:
+        _fill(mount, leave=leave)
+    return project
+
+
+def _free(mount: Path) -> int:
+    found = os.statvfs(mount)
+    return found.f_bfree * found.f_frsize
+
+
+def _fill(mount: Path, leave: int) -> None:
+    """Fill the disk at ``mount`` until ``leave`` bytes of it are free (another file)."""
+    with (mount / "filler").open("ab") as f:
+        while (short := _free(mount) - leave) > 0:
+            f.write(b"\0" * min(short, 2**20))
+            f.flush()
+
+
+def _meta_keys(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        return sorted(k for (k,) in conn.execute("SELECT key FROM meta"))
+    finally:
+        conn.close()
+
+
+def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a disk with room for a note but not for a copy of the store, the first write after
+    an upgrade committed the migration, then failed in the VACUUM it owes (SQLITE_FULL), and
+    so did every later write until the disk had the store's size free, blaming the -shm
+    file. The note is stored; one warning line says what is owed, why, and the room it
+    needs; the VACUUM stays owed, and runs at the first write that finds the room."""
+    from .test_store_folder import _tmpfs
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    with _tmpfs(tmp_path / "mnt", "24m") as mount:
+        project = _older_store_on_a_small_disk(mount)
+        db = project / ".kenning" / "memory.db"
+        size_mib = -(-db.stat().st_size // 2**20)
+        words = {w: w.encode() for w in SECRET_WORDS}
+        for note in ("Payments retry five times", "Deploys happen on Tuesdays only"):
+            stored = run_cli(project, "remember", note, env=env)
+            assert stored.returncode == 0, stored.stderr
+            (warning,) = stored.stderr.splitlines()
+            assert f"{db}" in warning and "VACUUM" in warning, warning
+            assert "deleted before" in warning, warning  # why it is owed
+            need_mib = int(warning.split("needs about ")[1].split(" MiB")[0])
+            assert size_mib <= need_mib <= size_mib + 2, warning
+            assert "-shm" not in warning and "failed" not in warning, warning  # not tried
+            assert _meta_keys(db).count("vacuum_owed") == 1  # still owed
+            assert _leftovers(db, words)
+        assert _free(mount) > 2 * 2**20  # the disk was not filled by a failed rewrite
+        # a process that goes on (an MCP server) runs it at its first write that finds room
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert len([r for r in caplog.records if "VACUUM" in r.getMessage()]) == 1
+            assert store.remember("Releases are tagged from main", "rule").status == "stored"
+            assert len([r for r in caplog.records if "VACUUM" in r.getMessage()]) == 1  # once
+            assert "vacuum_owed" in _meta_keys(db)
+            (mount / "filler").unlink()
+            assert store.remember("Hotfixes branch from the tag", "rule").status == "stored"
+            assert "vacuum_owed" not in _meta_keys(db)
+            assert _leftovers(db, words) == {}
+            assert store.count() == NOTES + 4
+
+
+_FILLED_AT_ITS_VACUUM = """
+import os, sqlite3, sys
+from pathlib import Path
+from kenning import open_store
+mount, leave = Path(sys.argv[1]), int(sys.argv[2])
+real = sqlite3.connect
+def fill(sql):  # another process fills the disk as the VACUUM starts (after kenning looked)
+    if sql.strip() != "VACUUM":
+        return
+    with (mount / "filler").open("ab") as f:
+        while True:
+            found = os.statvfs(mount)
+            short = found.f_bfree * found.f_frsize - leave
+            if short <= 0:
+                break
+            f.write(bytes(min(short, 2**20)))
+            f.flush()
+def connect(*args, **kwargs):
+    conn = real(*args, **kwargs)
+    conn.set_trace_callback(fill)
+    return conn
+sqlite3.connect = connect
+with open_store(cwd=mount / "p", embedder="hashing") as store:  # a writer: migrates
+    wal = Path(store.backend.location + "-wal")
+    print(wal.stat().st_size if wal.exists() else 0, flush=True)
+    print(store.remember("Payments retry five times", "rule").status, flush=True)
+"""
+
+
+def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path) -> None:
+    """A VACUUM that fails with SQLITE_FULL (the disk filled by another process after
+    kenning looked) left the WAL it had grown, a copy of the store's size, filling the disk
+    to its last byte. It is truncated: the store is as it was (migrated, the VACUUM still
+    owed), the warning says the rewrite needs about the store's size free, and the write
+    goes on."""
+    import subprocess
+    import sys
+
+    from .test_store_folder import _tmpfs
+
+    with _tmpfs(tmp_path / "mnt", "24m") as mount:
+        project = _older_store_on_a_small_disk(mount, old_forget=False)
+        db = project / ".kenning" / "memory.db"
+        size_mib = -(-db.stat().st_size // 2**20)
+        (mount / "filler").unlink()  # room enough: kenning runs the VACUUM
+        ran = subprocess.run(
+            [sys.executable, "-c", _FILLED_AT_ITS_VACUUM, str(mount), str(_TIGHT_FREE)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        wal_bytes, status = ran.stdout.split()
+        assert int(wal_bytes) == 0, "the WAL the failed VACUUM grew is truncated"
+        assert status == "stored"
+        (warning,) = ran.stderr.splitlines()
+        assert "VACUUM" in warning and "-shm" not in warning, warning
+        need_mib = int(warning.split("needs about ")[1].split(" MiB")[0])
+        assert size_mib <= need_mib <= size_mib + 2, warning
+        assert _meta_keys(db).count("vacuum_owed") == 1
+        conn = sqlite3.connect(db)
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == NOTES + 200 + 1
+        conn.close()
+
+
+def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(tmp_path: Path) -> None:
+    """VACUUM builds its copy of the store in SQLite's temporary folder first
+    ($SQLITE_TMPDIR, $TMPDIR, /var/tmp, /tmp): a small one there (a tmpfs /tmp) fails it as
+    a full disk beside the store does. That folder's room is looked at too, and named."""
+    from .reliability.conftest import run_kenning_process
+    from .test_store_folder import _tmpfs
+
+    project = _older_store_on_a_small_disk(tmp_path, leave=None)
+    db = project / ".kenning" / "memory.db"
+    with _tmpfs(tmp_path / "tmp", "1m") as temp:
+        env = {"KENNING_EMBEDDER": "hashing", "SQLITE_TMPDIR": str(temp)}
+        stored = run_kenning_process(project, "remember", "Payments retry five times", env=env)
+        assert stored.returncode == 0, stored.stderr
+        (warning,) = stored.stderr.decode().splitlines()
+        assert f"on the disk holding {temp}, which has 1 MiB" in warning, warning
+        assert "failed" not in warning, warning
+        assert "vacuum_owed" in _meta_keys(db)
+    env.pop("SQLITE_TMPDIR")
+    again = run_kenning_process(project, "remember", "Deploys happen on Tuesdays", env=env)
+    assert again.returncode == 0 and again.stderr == b"", again.stderr
+    assert "vacuum_owed" not in _meta_keys(db)
+    assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS}) == {}

@@ -172,7 +172,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: VACUUMed when it is migrated, so no text of a deleted row survives in its free pages.
 SECURE_DELETE_SINCE = 6
 #: The meta key of a VACUUM a migration to :data:`SECURE_DELETE_SINCE` still owes: set in the
-#: migration's transaction, removed once the VACUUM ran.
+#: migration's transaction, removed once the VACUUM ran. Owed until a write finds the room
+#: the VACUUM needs (see :func:`_vacuum_needs`).
 VACUUM_OWED_KEY = "vacuum_owed"
 
 BUSY_TIMEOUT_S = 30.0
@@ -666,6 +667,7 @@ class SQLiteBackend:
         self._in_tx = False
         self._writes = 0
         self._vacuum_checked = False  # see _vacuum_if_owed
+        self._vacuum_warned = False  # said once that it waits for room
         self._purge = False  # rows were deleted: erase them from every file (delete())
         self._erase_wal = False  # a text was replaced: erase the old one from the WAL
         self._damaged: dict[str, DamagedRow] = {}
@@ -876,18 +878,70 @@ class SQLiteBackend:
         self._vacuum_if_owed()
 
     def _vacuum_if_owed(self) -> None:
-        """The VACUUM a migration to :data:`SECURE_DELETE_SINCE` owes (once per backend)."""
+        """The VACUUM a migration to :data:`SECURE_DELETE_SINCE` owes, when the disk has
+        room for it (once per backend). It needs about the store's size free (a copy of it
+        goes into the WAL before it commits): a disk without that much room gets one warning
+        and the user's write goes on, the VACUUM left owed to a later write (of this
+        backend too: the room is looked at again, which costs a statvfs). A VACUUM that
+        fails all the same for lack of room (another process filled the disk since) leaves
+        the store as it was, its WAL emptied, and is not tried again by this backend."""
         if self._vacuum_checked or "meta" in self._lost_state:
             return
         conn = self._conn
         owed = conn.execute("SELECT 1 FROM meta WHERE key = ?", (VACUUM_OWED_KEY,)).fetchone()
-        if owed is not None:
-            # VACUUM keeps rowids (memories declares its own)
-            conn.execute("PRAGMA secure_delete = ON")
-            conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.execute("DELETE FROM meta WHERE key = ?", (VACUUM_OWED_KEY,))
+        if owed is None:
+            self._vacuum_checked = True
+            return
+        needs = _vacuum_needs(conn, self.path)
+        short = _short_of_room(needs)
+        if short is not None:
+            if not self._vacuum_warned:
+                self._vacuum_warned = True
+                folder, free = short
+                log.warning(
+                    "kenning: %s, upgraded from an older kenning, still owes a one-time "
+                    "rewrite (VACUUM) that wipes the text of notes deleted before the upgrade "
+                    "from its free pages; it needs about %d MiB free on the disk holding %s, "
+                    "which has %d MiB, so it waits: the next write that finds the room runs it",
+                    self.path,
+                    _mib(needs[folder]),
+                    folder,
+                    free // 2**20,
+                )
+            return
         self._vacuum_checked = True
+        # The migration's own pages out of the WAL first (without waiting on a reader): a
+        # VACUUM that fails for lack of room then leaves a WAL of its own frames only, which
+        # a checkpoint drops without writing to the full disk (pages of the file's to copy
+        # into it first, the checkpoint could neither finish nor truncate the WAL).
+        with contextlib.suppress(sqlite3.Error):
+            self._try_checkpoint()
+        # VACUUM keeps rowids (memories declares its own)
+        conn.execute("PRAGMA secure_delete = ON")
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.OperationalError as exc:
+            if not (_result_code(exc) == _FULL or is_disk_full_error(exc, self.path)):
+                raise
+            # SQLite rolled it back; the WAL it grew (a copy of the store) is emptied, so
+            # that it does not keep the disk full
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            log.warning(
+                "kenning: the one-time rewrite (VACUUM) of %s after its upgrade, which wipes "
+                "the text of notes deleted before the upgrade from its free pages, failed: the "
+                "disk is full (%s); it needs about %s. It changed nothing, and the next "
+                "kenning command that writes runs it once there is room",
+                self.path,
+                exc,
+                " and ".join(
+                    f"{_mib(needed)} MiB free on the disk holding {folder}"
+                    for folder, needed in needs.items()
+                ),
+            )
+            return
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("DELETE FROM meta WHERE key = ?", (VACUUM_OWED_KEY,))
 
     def _refuse_without_full_text(self) -> None:
         if self._lost_index:
@@ -2214,13 +2268,83 @@ def is_disk_full_error(exc: sqlite3.Error, path: Path) -> bool:
     left: opening a WAL store on a full disk fails with "disk I/O error", not with "full"."""
     if _result_code(exc) not in (_IOERR, _FULL):
         return False
+    free = _free_bytes(path.parent)
+    return free is not None and free < FULL_DISK_BYTES
+
+
+def _free_bytes(folder: Path) -> int | None:
+    """The room left on the disk holding ``folder`` (None where it cannot be told)."""
     try:
-        found = os.statvfs(path.parent)
+        found = os.statvfs(folder)
     except (OSError, AttributeError):  # (no statvfs on Windows)
-        return False
+        return None
     # root may fill the blocks a file system keeps for it: what is free for root then counts
     blocks = found.f_bfree if getattr(os, "geteuid", lambda: -1)() == 0 else found.f_bavail
-    return blocks * found.f_frsize < FULL_DISK_BYTES
+    return int(blocks * found.f_frsize)
+
+
+#: Room kept beyond what the VACUUM owed after an upgrade is reckoned to need: the user's
+#: write comes after it, and the reckoning is of pages, not of every byte.
+VACUUM_MARGIN_BYTES = 1024 * 1024
+
+
+def _vacuum_needs(conn: sqlite3.Connection, path: Path) -> dict[Path, int]:
+    """The room (bytes) a VACUUM of the store at ``path`` needs on each disk it writes to:
+    the store's folder, and SQLite's temporary folder when that is on another disk.
+    Measured (SQLite 3.40, WAL): it first builds the rewritten store in a temporary file,
+    then writes every page of it into the WAL before it commits (a 7.0 MB store of 1,752
+    pages in use: a WAL of 1,743 frames, 7.2 MB, and a 32 KiB -shm); the checkpoint after it
+    then shrinks the file."""
+    page_size, pages, free_pages = (
+        int(conn.execute(f"PRAGMA {name}").fetchone()[0])
+        for name in ("page_size", "page_count", "freelist_count")
+    )
+    used = pages - free_pages
+    # a WAL frame is a page and its 24-byte header, after the WAL's 32-byte header; the
+    # -shm indexes 4,096 frames in each 32 KiB
+    wal = 32 + used * (page_size + 24) + 32768 * (used // 4096 + 1)
+    needs = {path.parent: wal + VACUUM_MARGIN_BYTES}
+    temp = _sqlite_temp_folder()
+    if temp is not None:
+        try:
+            same_disk = os.stat(temp).st_dev == os.stat(path.parent).st_dev
+        except OSError:
+            same_disk = False
+        if same_disk:
+            needs[path.parent] += used * page_size
+        else:
+            needs[temp] = used * page_size + VACUUM_MARGIN_BYTES
+    return needs
+
+
+def _sqlite_temp_folder() -> Path | None:
+    """The folder SQLite puts its temporary files in, chosen as its unix VFS does: the first
+    of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp that is a folder this process can
+    write (None: none is, or not on a unix)."""
+    if os.name != "posix":
+        return None
+    for name in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR"), *_TEMP_FOLDERS):
+        if name and os.path.isdir(name) and os.access(name, os.W_OK | os.X_OK):
+            return Path(name)
+    return None
+
+
+_TEMP_FOLDERS = ("/var/tmp", "/usr/tmp", "/tmp")
+
+
+def _short_of_room(needs: Mapping[Path, int]) -> tuple[Path, int] | None:
+    """The first folder of ``needs`` whose disk has less room free than it needs there, and
+    the bytes free (None: every one has it, or it cannot be told)."""
+    for folder, needed in needs.items():
+        free = _free_bytes(folder)
+        if free is not None and free < needed:
+            return folder, free
+    return None
+
+
+def _mib(size: int) -> int:
+    """``size`` bytes in MiB, rounded up."""
+    return -(-size // 2**20)
 
 
 def _read_only(path: Path) -> str:
