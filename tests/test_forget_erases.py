@@ -20,6 +20,7 @@ from kenning import MemoryStore, open_store
 from kenning.backends.base import MemoryRecord
 from kenning.backends.vectorfile import quantise
 from kenning.embedders.base import Embedder
+from kenning.errors import StoreWriteFailed
 from kenning.model import content_hash
 
 from .cli_runner import run_cli
@@ -489,3 +490,41 @@ def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(tmp_path: Pat
     assert again.returncode == 0 and again.stderr == b"", again.stderr
     assert "vacuum_owed" not in _meta_keys(db)
     assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS}) == {}
+
+
+def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path) -> None:
+    """The migration itself (it rewrites the full-text index) failing for lack of room was
+    "cannot open the store …: cannot rollback - no transaction is active" (SQLite had rolled
+    it back already, and the ROLLBACK after it hid the error). It says the disk is full and
+    to free space; the store is as the older kenning left it, still readable, and the WAL
+    the migration grew is truncated."""
+    from .test_store_folder import _tmpfs
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    with _tmpfs(tmp_path / "mnt", "24m") as mount:
+        project = _older_store_on_a_small_disk(mount, old_forget=False, leave=256 * 1024)
+        db = project / ".kenning" / "memory.db"
+        refused = run_cli(project, "remember", "Payments retry five times", env=env)
+        assert refused.returncode == 1, refused.stderr
+        (line,) = refused.stderr.splitlines()
+        assert f"cannot upgrade the store {db}" in line, line
+        assert "the disk holding it is full" in line and "free some space" in line, line
+        assert "-shm" not in line and "rollback" not in line, line
+        conn = sqlite3.connect(db)
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        conn.close()
+        wal = db.with_name(db.name + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0
+        recalled = run_cli(project, "recall", "--json", "bucket rotated daily", env=env)
+        assert recalled.returncode == 0, recalled.stderr  # read as it is
+        # a process that reads first (an MCP server) migrates at its first write, and keeps
+        # its connection open after the failure: the WAL is emptied all the same
+        with open_store(cwd=project, create=False, embedder="hashing") as reader:
+            assert reader.count() == NOTES + 200
+            with pytest.raises(StoreWriteFailed, match="cannot upgrade the store"):
+                reader.remember("Payments retry five times", "rule")
+            assert not wal.exists() or wal.stat().st_size == 0
+        (mount / "filler").unlink()
+        stored = run_cli(project, "remember", "Payments retry five times", env=env)
+        assert stored.returncode == 0, stored.stderr
+        assert "vacuum_owed" not in _meta_keys(db)

@@ -869,8 +869,22 @@ class SQLiteBackend:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (VACUUM_OWED_KEY,)
                 )
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            # (after a full disk SQLite has rolled it back itself: a ROLLBACK then failed
+            # with "no transaction is active", which hid the error)
+            _end_if_open(conn, "ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and (
+                _result_code(exc) == _FULL or is_disk_full_error(exc, self.path)
+            ):
+                # the WAL it grew, emptied so that it does not keep the disk full
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                raise StoreWriteFailed(
+                    f"cannot upgrade the store {self.path} to this kenning's schema: the disk "
+                    f"holding it is full ({exc}); free some space on it and retry (the upgrade "
+                    "rewrites its full-text index). Nothing was changed, and it can still be "
+                    "read"
+                ) from None
             raise
         finally:
             self._lock.release()  # taken by _begin_write
