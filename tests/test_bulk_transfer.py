@@ -448,3 +448,50 @@ def test_a_large_import_waiting_for_the_table_does_not_stall_other_clients_reads
     finally:
         importer.close()
         teammate.close()
+
+
+def test_migrate_embeds_the_notes_it_redacts_in_batches(project: Path) -> None:
+    """qa-s65a A3 (5e3dcbd): migrate embeds a memory it copies redacted again (its vector
+    was the secret's), one model call a memory (~10-30 ms each): 0.6% of such notes cost a
+    30k-row migration a quarter of its time. They are embedded in batches, on a thread
+    beside the copy, each with its own redacted text's vector, counted and verified as
+    before."""
+    import hashlib
+
+    from kenning.embedders import load_embedder
+    from kenning.migrate import EMBED_BATCH, migrate
+
+    hashing = load_embedder("hashing")
+    source = open_store(cwd=project, embedder=hashing)
+    source.backend.write_provenance(hashing.provenance)
+    records, secrets = [], 2 * EMBED_BATCH + 3
+    for i in range(300):
+        text = f"Note {i}: deploys go through the release branch."
+        if i % 4 == 0 and i // 4 < secrets:  # another writer left a token in it
+            text += f" Token ghp_{hashlib.sha256(str(i).encode()).hexdigest()[:36]}"
+        memory = Memory(
+            new_memory_id(), text, "discussions", "context", source.group_id,
+            T0 + timedelta(seconds=i), content_hash(text),
+        )  # fmt: skip
+        records.append(MemoryRecord(memory, hashing.embed([text])[0]))
+    source.backend.upsert(records)
+    calls: list[int] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return hashing.embed(texts)
+
+    target = open_store(project / "moved" / "memory.db", cwd=project, embedder=hashing)
+    report = migrate(source.backend, target.backend, group_id=None, embed=embed)
+    assert report.verified and report.copied == 300 and report.redacted == secrets, report
+    assert sum(calls) == secrets and len(calls) == -(-secrets // EMBED_BATCH), calls
+    moved = {r.memory.id: r for r in target.backend.iterate(Filters())}
+    redacted = [r for r in moved.values() if "[REDACTED:github_token]" in r.memory.content]
+    assert len(redacted) == secrets and not any("ghp_" in r.memory.content for r in moved.values())
+    for r in redacted:  # its own text's vector, not the secret's, nor another note's
+        assert np.allclose(r.vector, hashing.embed([r.memory.content])[0], atol=1e-6)
+        assert r.memory.content_hash == content_hash(r.memory.content)
+    again = migrate(source.backend, target.backend, group_id=None, embed=embed)
+    assert again.verified and again.copied == 0 and again.already_present == 300, again
+    target.close()
+    source.close()
