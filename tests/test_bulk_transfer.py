@@ -265,6 +265,10 @@ def test_large_migrate_to_postgres_resumes_after_kill(
     assert hnsw_oid(pg_url) == (before if shared else None)  # without the index if empty
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=60)
+    with open_store(pg_url, cwd=project, embedder=minilm) as left:  # what a teammate sees
+        missing = left.stats()["index_missing"]
+    assert (missing is None) == shared, missing
+    assert shared or "`kenning reembed`" in missing
 
     report = migrate_store(local, pg_url)
     assert report.verified and report.already_present == 500

@@ -959,6 +959,7 @@ def test_reembed_json_of_no_store_yet_answers_json(project: Path) -> None:
         "unchanged": 0,
         "provenance": None,
         "damaged": {},
+        "index_built": False,
     }
     assert "no kenning store" in result.stderr
     assert not (project / ".kenning").exists()

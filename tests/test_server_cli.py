@@ -880,6 +880,51 @@ def test_export_of_a_server_store_that_is_not_there_names_the_url_and_why(
     assert not (project / "backup.jsonl").exists()
 
 
+def test_a_store_left_without_its_vector_index_says_so_and_reembed_builds_it(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-s65a: a first `kenning migrate` into an empty server store (the bulk path) killed
+    before its end leaves the rows without kenning_memories_hnsw: searches went on (a
+    sequential scan), and nothing said so or built it again. stats says it is missing, in
+    text and JSON, with the command that builds it; every other command opening the store
+    warns once; `kenning reembed` builds it, and says so."""
+    import psycopg
+
+    for text in ("Deploys go through the release branch", "Tags are semver"):
+        r = kenning(project, "remember", text, "--store", pg_url)
+        assert r.returncode == 0, r.stderr
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert r.returncode == 0 and json.loads(r.stdout)["index_missing"] is None, r.stdout
+    assert "vector index" not in r.stderr, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    said = json.loads(r.stdout)["index_missing"]
+    assert "kenning_memories_hnsw" in said and "`kenning reembed`" in said, said
+    assert "migrate" in said and "sequential scan" in said, said
+    r = kenning(project, "stats", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stdout.splitlines() if x.startswith("index:")]
+    assert "missing" in line and "`kenning reembed`" in line, r.stdout
+    assert "vector index" not in r.stderr, r.stderr  # said once, on stdout
+    r = kenning(project, "recall", "how do deploys go", env={"KENNING_STORE": pg_url})
+    assert r.returncode == 0 and "release branch" in r.stdout, r.stderr  # exact search works
+    assert r.stderr.count("no vector index (kenning_memories_hnsw)") == 1, r.stderr
+
+    r = kenning(project, "reembed", "--store", pg_url)
+    assert r.returncode == 0 and "vector index" not in r.stderr, r.stderr
+    assert "built the store's missing vector index" in r.stdout, r.stdout
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() != (None,)
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert json.loads(r.stdout)["index_missing"] is None and "vector index" not in r.stderr
+    r = kenning(project, "reembed", "--json", "--store", pg_url)  # nothing more to build
+    assert r.returncode == 0 and json.loads(r.stdout)["index_built"] is False, r.stdout
+
+
 def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_encode_it(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -918,6 +963,44 @@ def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_enco
         assert r.returncode == 0, r.stderr
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """The fix stats names for a missing vector index, run by a teammate whose role writes
+    the table but does not own it: one line saying only the owner may build it (exit 1),
+    not PostgreSQL's 'must be owner of table'; the index is left missing."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    parts = urlsplit(pg_url)
+    role = f"teammate_{uuid.uuid4().hex[:8]}"
+    url = parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
+        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        conn.execute(
+            f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'
+        )
+    try:
+        r = kenning(project, "reembed", "--store", url)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "no vector index" in line and "only the role that owns" in line, line
+        assert "`kenning reembed` as that role" in line, line
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
             conn.execute(f'DROP ROLE "{role}"')
 
 

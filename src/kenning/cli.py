@@ -321,6 +321,26 @@ def _damaged_rows_counted() -> Iterator[None]:
                 )
 
 
+class _IndexWarningHeld(logging.Filter):
+    """Leaves out the warning a server store without its vector index gives as it opens
+    (:data:`kenning.backends.postgres.INDEX_MISSING_LOG_MARK`), for a command that says so
+    itself (stats) or builds the index (reembed)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "kenning_index_missing", False)
+
+
+@contextmanager
+def _index_warning_held() -> Iterator[None]:
+    held = _IndexWarningHeld()
+    logger = logging.getLogger("kenning.backends.postgres")
+    logger.addFilter(held)
+    try:
+        yield
+    finally:
+        logger.removeFilter(held)
+
+
 def _serves(func: F) -> F:
     """Mark a command that serves until stopped (the page): its warnings are not held for
     an end that a person waits for."""
@@ -1700,7 +1720,10 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     from .project import means_every_project
 
     every = means_every_project(group_id)
-    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
+    with (
+        _index_warning_held(),  # said below, with the fix
+        _open(store_path, create=False, missing_ok=True, group_id=group_id) as store,
+    ):
         data = store.stats("all" if every else None)
         missing = store.missing_reason
         # doctor checks SQLite stores only; on a server, export names them and the fix
@@ -1750,6 +1773,8 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
             f"damaged:    {data['damaged']} {where}, not counted above: search skips them; "
             f"{names_damaged}"
         )
+    if data["index_missing"] is not None:  # names the store and the fix
+        click.echo(f"index:      missing: {_plain(str(data['index_missing']))}")
     prov = data["provenance"]
     click.echo(  # the stamp is the store file's text, written by whoever wrote the file
         f"embedder:   {_plain(str(prov['embedder']))}:{_plain(str(prov['model_id']))} "
@@ -2281,12 +2306,13 @@ def _import_ruvector(path: Path, as_json: bool, store_path: str | None) -> None:
 Examples:
   kenning reembed            # after KENNING_MODEL_DIR or KENNING_EMBEDDER changed
   kenning reembed --json     # {"reembedded", "already_done", "unchanged", "provenance",
-                             #  "damaged"}
+                             #  "damaged", "index_built"}
 
 \b
 On a store already on the current model only the damaged vectors are recomputed (the
 others would come out the same); --force re-embeds every memory all the same,
-while reads and writes go on.
+while reads and writes go on. On a PostgreSQL store it also builds the vector index
+a bulk migrate or import left missing (`kenning stats` says when).
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
@@ -2299,7 +2325,8 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
     """Re-embed every memory with the current model and restamp the store (resumable)."""
     from .reembed import reembed as run_reembed
 
-    with _open(store_path, create=False, missing_ok=True) as store:
+    # (a missing vector index is what it builds: not warned of)
+    with _index_warning_held(), _open(store_path, create=False, missing_ok=True) as store:
         if not store.exists:  # nothing to re-embed: exit 0, as every read of no store
             click.echo(f"nothing to re-embed: {_plain(store.missing_reason or '')}", err=True)
             if as_json:  # a script still gets its answer, nothing done
@@ -2310,6 +2337,7 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
                         "unchanged": 0,
                         "provenance": None,
                         "damaged": {},
+                        "index_built": False,
                     }
                 )
             return
@@ -2356,6 +2384,8 @@ def reembed(as_json: bool, force: bool, store_path: str | None) -> None:
             f"re-embedded {done} {'memory' if done == 1 else 'memories'} with "
             f"{outcome['provenance']['model_id']}{resumed}"
         )
+    if outcome["index_built"] and not as_json:
+        click.echo("built the store's missing vector index (kenning_memories_hnsw)")
     if outcome["damaged"]:
         _fail(
             f"{_damaged(len(outcome['damaged']))} could not be re-embedded: "

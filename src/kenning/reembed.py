@@ -12,6 +12,9 @@ memory whose text reads back gets a new vector. A row whose other fields do not 
 skipped by every read, so it cannot be re-embedded: it is reported (``damaged``, with the
 fix) and the job still finishes and restamps, so one bad row never leaves the store half
 re-embedded.
+
+On a server store it also builds the vector index a bulk load dropped and never built
+again (a ``kenning migrate`` killed before its end; ``kenning stats`` says so).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backends.base import Filters, prepare_search
+from .backends.base import BulkLoader, Filters, prepare_search
 from .errors import KenningError, StoreUnavailable, StoreWriteFailed
 from .model import Memory, Provenance
 
@@ -143,7 +146,24 @@ def reembed(
     with _running(store):
         done = _reembed(store, batch_size, progress, every)
     prepare_search(store.backend)  # every vector new: the search file now, not in a hook
+    done["index_built"] = _build_missing_index(store)
     return done
+
+
+def _build_missing_index(store: MemoryStore) -> bool:
+    """Build the vector index a bulk load dropped and never built again (a `kenning
+    migrate` killed before its end): what `kenning stats` tells a server store's users to
+    run. True when it was missing and is built now."""
+    backend = store.backend
+    if not isinstance(backend, BulkLoader) or backend.missing_index() is None:
+        return False
+    if not backend.may_bulk_load():
+        raise KenningError(
+            f"the store at {backend.location} has no vector index, and only the role that "
+            "owns its table (kenning_memories) may build it: run `kenning reembed` as that "
+            "role (the vectors are re-embedded already: it builds only the index)"
+        )
+    return backend.restore_index()
 
 
 def _reembed(

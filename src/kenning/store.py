@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from . import config, protocol
-from .backends.base import Backend, CountsDamagedRows, Filters
+from .backends.base import Backend, BulkLoader, CountsDamagedRows, Filters
 from .config import SettingsFiles
 from .embedders.base import Embedder
 from .errors import StoreCorrupted, StoreNotFound, UserInputError
@@ -229,6 +229,10 @@ class MemoryStore(StoreCuration):
             "damaged": damaged_here if damaged is not None else None,
             "damaged_all_projects": damaged_all if damaged is not None else None,
             "damaged_unreadable": unreadable,
+            # a server store's vector index a bulk load dropped (killed, or still running)
+            "index_missing": (
+                self.backend.missing_index() if isinstance(self.backend, BulkLoader) else None
+            ),
             "by_collection": dict(sorted(by_collection.items())),
             "by_type": dict(sorted(by_type.items())),
             "provenance": provenance.to_dict() if provenance else None,

@@ -223,9 +223,14 @@ class BulkLoader(Protocol):
         self, dimension: int | None = None, *, atomic: bool = True
     ) -> AbstractContextManager[None]: ...
 
-    def restore_index(self) -> None:
+    def restore_index(self) -> bool:
         """Build the search index a bulk load dropped, when it is missing (a load that was
-        killed before its end): nothing when it is there."""
+        killed before its end): nothing when it is there. True when it built it."""
+        ...
+
+    def missing_index(self) -> str | None:
+        """When the store holds rows without the search index a bulk load drops (one that
+        is running, or was killed before its end): what that means, and the fix."""
         ...
 
     def may_bulk_load(self) -> bool:
