@@ -1468,6 +1468,44 @@ def test_metadata_secrets_known_by_their_place() -> None:
     assert out["usage"] == metadata["usage"]
 
 
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u@db/x?password=Tr0ub4dor&3", "postgresql://u@db/x?password={R}"),
+        (
+            "postgresql://u@db/x?password=Tr0ub4dor&3&sslmode=require",
+            "postgresql://u@db/x?password={R}&sslmode=require",
+        ),
+        (
+            "postgres://u@db/x?sslmode=require&password=a&b=c;d#e&application_name=kenning",
+            "postgres://u@db/x?sslmode=require&password={R}&application_name=kenning",
+        ),
+        (
+            "postgresql://u@db/x?sslpassword=k3y&pass&user=app",
+            "postgresql://u@db/x?sslpassword={R}&user=app",
+        ),
+    ],
+)
+def test_a_postgres_password_parameter_runs_to_the_next_libpq_parameter(
+    url: str, shown: str
+) -> None:
+    """qa-s65a: an unencoded '&' in ?password= ended it for the redaction: the rest
+    (``&3``) was shown as if another parameter. A '&' starts one only before a name libpq
+    takes; the parameters after the password stay visible."""
+    assert redact_url(url) == shown.format(R=R("password_assignment"))
+
+
+def test_the_libpq_parameters_known_are_every_one_libpq_takes() -> None:
+    """A parameter libpq takes but the list misses would be read as part of a password
+    before it (shown redacted): the list holds every keyword of the libpq installed."""
+    from psycopg import pq
+
+    from kenning.redaction import LIBPQ_PARAMETERS
+
+    installed = {o.keyword.decode() for o in pq.Conninfo.get_defaults()}
+    assert installed <= LIBPQ_PARAMETERS, installed - LIBPQ_PARAMETERS
+
+
 def test_a_location_hides_its_password_parameter_whatever_it_looks_like() -> None:
     for url in ("postgresql://u@db/x?password=changeme", "host=db password=password dbname=x"):
         assert "changeme" not in redact_url(url) and "password=password" not in redact_url(url)

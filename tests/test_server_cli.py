@@ -1004,6 +1004,36 @@ def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
             conn.execute(f'DROP ROLE "{role}"')
 
 
+def test_an_ampersand_in_a_password_parameter_shows_no_piece_of_it(project: Path) -> None:
+    """qa-s65a: a password written unencoded in ?password= (Tr0ub4dor&3) ends, for libpq,
+    at the '&': the error printed `password=[REDACTED:password_assignment]&3` and libpq's
+    'missing key/value separator "=" in URI query parameter: "3"'. The value runs to the
+    next '&' that starts a libpq parameter: refused before anything is sent, saying to
+    encode '&' (and '='), the parameters after it shown; encoded, the URL is used."""
+    for url in (
+        "postgresql://app@127.0.0.1:1/memory?password=Tr0ub4dor&3",
+        "postgresql://app@127.0.0.1:1/memory?password=Tr0ub4dor&3&sslmode=disable",
+        "postgresql://app@127.0.0.1:1/memory?sslmode=disable&password=Tr0ub4dor&3=x&port=1",
+        "postgresql://app@127.0.0.1:1/memory?password=Tr0ub4dor=3&sslmode=disable",
+    ):
+        for args in (("stats", "--store", url), ("recall", "--store", url, "a note")):
+            r = kenning(project, *args)
+            assert r.returncode == 1, (url, r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert "Tr0ub4dor" not in line and "3=x" not in line, line
+            assert "&3" not in line and '"3"' not in line and "=3" not in line, line
+            assert "& as %26" in line and "PGPASSWORD" in line, line
+            assert ("sslmode=disable" in line) == ("sslmode" in url), line
+        r = kenning(project, "migrate", "--to", url)
+        assert r.returncode != 0 and "Tr0ub4dor" not in r.stderr and "&3" not in r.stderr
+    # encoded, it is the password (the server is not there: exit 3, nothing of it shown)
+    url = "postgresql://app@127.0.0.1:1/memory?password=Tr0ub4dor%263&sslmode=disable"
+    r = kenning(project, "stats", "--store", url)
+    assert r.returncode == 3 and "knowledge base NOT consulted" in r.stderr, r.stderr
+    assert "Tr0ub4dor" not in r.stderr and "%263" not in r.stderr, r.stderr
+    assert "sslmode=disable" in r.stderr, r.stderr
+
+
 def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
     project: Path,
     pg_url: str,  # noqa: F811

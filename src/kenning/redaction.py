@@ -3282,7 +3282,11 @@ def redact_url(url: str) -> str:
     """``url`` as it may appear in a message or log: :func:`redact_secrets` (so a DSN is
     judged by the same rules as a note that holds it: URL passwords, ``password=`` and
     ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
-    location reads ``postgresql://app@db:5432/x``."""
+    location reads ``postgresql://app@db:5432/x``. A PostgreSQL URL's ``?password=`` runs
+    as far as libpq's parameters say (:func:`query_password`): ``Tr0ub4dor&3`` whole."""
+    for _, start, end in reversed(_libpq_secret_values(url)):
+        if end > start:
+            url = url[:start] + redaction_marker("password_assignment") + url[end:]
     shown = redact_secrets(_without_password(url))[0]
     # a location's password parameter is a password whatever it looks like ("changeme")
     shown = _PASSWORD_PARAMETER.sub(
@@ -3295,6 +3299,65 @@ _PASSWORD_PARAMETER = lazy(
     r"((?:^|[?&;\s])(?:password|passwd|pwd|api[_\-]?key|token)=)(?!\[REDACTED:)[^&;\s]+",
     re.IGNORECASE,
 )
+
+
+#: libpq's connection parameters (PostgreSQL 18's, with ``ssl`` and ``requiressl``, older
+#: spellings its URL parser still takes). In a ``postgresql://`` URL's query an ``&``
+#: followed by one of them and ``=`` starts the next parameter; any other ``&`` belongs to
+#: the value before it: a password written there unencoded (``?password=Tr0ub4dor&3``,
+#: which libpq refuses, quoting the piece after the ``&``).
+# fmt: off
+LIBPQ_PARAMETERS = frozenset({
+    "application_name", "channel_binding", "client_encoding", "connect_timeout", "dbname",
+    "fallback_application_name", "gssdelegation", "gssencmode", "gsslib", "host", "hostaddr",
+    "keepalives", "keepalives_count", "keepalives_idle", "keepalives_interval", "krbsrvname",
+    "load_balance_hosts", "max_protocol_version", "min_protocol_version", "oauth_client_id",
+    "oauth_client_secret", "oauth_issuer", "oauth_scope", "options", "passfile", "password",
+    "port", "replication", "require_auth", "requirepeer", "requiressl", "scram_client_key",
+    "scram_server_key", "service", "ssl", "ssl_max_protocol_version",
+    "ssl_min_protocol_version", "sslcert", "sslcertmode", "sslcompression", "sslcrl",
+    "sslcrldir", "sslkey", "sslkeylogfile", "sslmode", "sslnegotiation", "sslpassword",
+    "sslrootcert", "sslsni", "target_session_attrs", "tcp_user_timeout", "user",
+})
+# fmt: on
+#: Those of them whose value is a credential.
+_LIBPQ_SECRETS = frozenset(
+    {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
+)
+_POSTGRES_URL = lazy(r"^postgres(?:ql)?://", re.IGNORECASE)
+_LIBPQ_NEXT_PARAMETER = lazy(r"&([^&=]*)=")
+
+
+def _libpq_secret_values(url: str) -> list[tuple[str, int, int]]:
+    """``(name, start, end)`` of each credential's value in a PostgreSQL URL's query, each
+    running to the next ``&`` that starts a libpq parameter (:data:`LIBPQ_PARAMETERS`), or
+    the end; none for a URL of another kind."""
+    query = url.find("?")
+    if query < 0 or _POSTGRES_URL.match(url) is None:
+        return []
+    starts = [query + 1] + [
+        m.start(1)
+        for m in _LIBPQ_NEXT_PARAMETER.finditer(url, query + 1)
+        if m.group(1) in LIBPQ_PARAMETERS
+    ]
+    found = []
+    for start, after in zip(starts, [*starts[1:], len(url) + 1], strict=True):
+        name, equals, _ = url[start : after - 1].partition("=")
+        if equals and name.lower() in _LIBPQ_SECRETS:
+            found.append((name, start + len(name) + 1, after - 1))
+    return found
+
+
+def query_password(url: str) -> str | None:
+    """The ``password`` parameter of a PostgreSQL URL's query, percent-decoded as libpq
+    decodes it (a ``+`` stays a ``+``), to its end as :func:`_libpq_secret_values` finds it;
+    None when it has none."""
+    from urllib.parse import unquote
+
+    for name, start, end in _libpq_secret_values(url):
+        if name == "password" and end > start:
+            return unquote(url[start:end])
+    return None
 
 
 def _without_password(url: str) -> str:
@@ -3326,10 +3389,13 @@ _UNENCODED_IN_PASSWORD = lazy(r"[@/?#\s]|%(?![0-9A-Fa-f]{2})")
 
 def password_needs_encoding(url: str) -> bool:
     """Whether the password of ``url``'s authority (as :func:`url_password` finds it) holds
-    a character a URL must percent-encode: messages built from the URL as a client reads it
-    would show a piece of the password."""
+    a character a URL must percent-encode, or a PostgreSQL URL's ``?password=`` parameter
+    an ``&`` or ``=`` (which end a parameter): messages built from the URL as a client reads
+    it would show a piece of the password."""
     password = url_password(url)
-    return password is not None and _UNENCODED_IN_PASSWORD.search(password) is not None
+    if password is not None and _UNENCODED_IN_PASSWORD.search(password) is not None:
+        return True
+    return any(re.search(r"[&=]", url[start:end]) for _, start, end in _libpq_secret_values(url))
 
 
 def _split_password(url: str) -> tuple[str, str, str] | None:

@@ -68,7 +68,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qsl
 
 import numpy as np
 import psycopg
@@ -103,6 +102,7 @@ from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import (
     password_needs_encoding,
+    query_password,
     redact_secrets,
     redact_url,
     redaction_marker,
@@ -522,16 +522,10 @@ def _missing_index_note(location: str) -> str:
 
 
 def _password_of(url: str) -> str | None:
-    """The URL's password (its authority's, else its ``password=`` parameter's), also when
-    ``urlsplit`` refuses the URL (libpq then quotes it whole in its error)."""
-    found = url_password(url)
-    if found:
-        return found
-    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
-    for key, value in parse_qsl(query):
-        if key == "password" and value:
-            return value
-    return None
+    """The URL's password (its authority's, else its ``password=`` parameter's, as libpq
+    reads it), also when ``urlsplit`` refuses the URL (libpq then quotes it whole in its
+    error)."""
+    return url_password(url) or query_password(url)
 
 
 # -- vector adaptation ----------------------------------------------------------------------
@@ -751,10 +745,10 @@ class PostgresBackend:
             # port or query: its messages then print the password's tail
             raise KenningError(
                 f"the password in the PostgreSQL URL {self.location} holds a character a URL "
-                "reserves (@ / ? # %, or a space) as it is: percent-encode each (@ as %40, / "
-                "as %2F, ? as %3F, # as %23, % as %25, a space as %20), or leave the "
-                "password out of the URL and set PGPASSWORD or ~/.pgpass; nothing was sent "
-                "to a server"
+                "reserves (@ / ? # %, or a space; & or = in a ?password= parameter) as it "
+                "is: percent-encode each (@ as %40, / as %2F, ? as %3F, # as %23, % as %25, "
+                "a space as %20, & as %26, = as %3D), or leave the password out of the URL "
+                "and set PGPASSWORD or ~/.pgpass; nothing was sent to a server"
             )
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
