@@ -893,9 +893,9 @@ class SQLiteBackend:
 
     def _vacuum_if_owed(self) -> None:
         """The VACUUM a migration to :data:`SECURE_DELETE_SINCE` owes, when the disk has
-        room for it (run at most once per backend). It needs about the store's size free (a copy of it
-        goes into the WAL before it commits): a disk without that much room gets one warning
-        and the user's write goes on, the VACUUM left owed to a later write (of this
+        room for it (run at most once per backend). It needs about the store's size free (a
+        copy of it goes into the WAL before it commits): a disk without that much room gets one
+        warning and the user's write goes on, the VACUUM left owed to a later write (of this
         backend too: the room is looked at again, which costs a statvfs). A VACUUM that
         fails all the same for lack of room (another process filled the disk since) leaves
         the store as it was, its WAL emptied, and is not tried again by this backend."""
