@@ -651,6 +651,29 @@ def test_a_large_graph_is_examined_in_the_background_while_searches_stay_exact(
     backend.close()
 
 
+def test_a_graph_removed_while_it_is_examined_is_built_again(
+    built_db: Path,
+    queries: np.ndarray,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The graph removed while a long-lived process examines it in the background (doctor's
+    fix, `rm memory.db.ann`, or a forget in another process): that process's next search
+    starts the build, not waits on an examination of a file no longer there (qa-s66a A1)."""
+    monkeypatch.setattr(annindex, "INLINE_CHECK_BYTES", 0)
+    path = ann_path(built_db)
+    backend = SQLiteBackend(built_db, create=False)
+    with no_builds(built_db):
+        hits(backend, queries[0])
+        hits(backend, queries[1])  # starts the examination
+        assert backend._ann.examining
+        path.unlink()
+        hits(backend, queries[2])
+        assert not backend._ann.examining
+    hits(backend, queries[3])  # asks for the build
+    wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).exists())
+    backend.close()
+
+
 def test_a_graph_usearch_fails_on_is_dropped_and_rebuilt(
     built_db: Path,
     queries: np.ndarray,

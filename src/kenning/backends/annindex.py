@@ -506,7 +506,9 @@ class AnnFile:
         try:
             stat = os.stat(self.path)
         except OSError:
-            self._view = None
+            # (an examination of a file removed meanwhile has nothing left to say: were it
+            # kept, :meth:`usable` would wait for it, and never ask for the build)
+            self._view = self._examination = None
             return None
         signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         view = self._view
@@ -792,7 +794,7 @@ class AnnFile:
     def discard(self) -> None:
         """Remove the graph (it holds deleted rows' vectors): searches are exact until the
         background build puts a new one in place."""
-        self._view = None
+        self._view = self._examination = None
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         if self._temp_files():
