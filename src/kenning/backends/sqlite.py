@@ -878,7 +878,7 @@ class SQLiteBackend:
             ):
                 # the WAL it grew, emptied so that it does not keep the disk full
                 with contextlib.suppress(sqlite3.Error):
-                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    self._try_checkpoint()
                 raise StoreWriteFailed(
                     f"cannot upgrade the store {self.path} to this kenning's schema: the disk "
                     f"holding it is full ({exc}); free some space on it and retry (the upgrade "
@@ -938,24 +938,42 @@ class SQLiteBackend:
             if not (_result_code(exc) == _FULL or is_disk_full_error(exc, self.path)):
                 raise
             # SQLite rolled it back; the WAL it grew (a copy of the store) is emptied, so
-            # that it does not keep the disk full
+            # that it does not keep the disk full: at once, or (another process reading) by
+            # the next checkpoint once that reader is done — the user's write does not wait
+            # for it
+            busy = True
             with contextlib.suppress(sqlite3.Error):
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                busy = self._try_checkpoint()
             log.warning(
                 "kenning: the one-time rewrite (VACUUM) of %s after its upgrade, which wipes "
                 "the text of notes deleted before the upgrade from its free pages, failed: the "
                 "disk is full (%s); it needs about %s. It changed nothing, and the next "
-                "kenning command that writes runs it once there is room",
+                "kenning command that writes runs it once there is room%s",
                 self.path,
                 exc,
                 " and ".join(
                     f"{_mib(needed)} MiB free on the disk holding {folder}"
                     for folder, needed in needs.items()
                 ),
+                f". Another process is reading the store, so {self.path.name}-wal, which the "
+                "rewrite grew, is emptied by the next kenning command once that reader is done"
+                if busy
+                else "",
             )
             return
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("DELETE FROM meta WHERE key = ?", (VACUUM_OWED_KEY,))
+        # The rewritten pages into the file: without waiting on another process's read (a
+        # backup, a sqlite3 shell), which would hold the user's write for the whole busy
+        # timeout; the next checkpoint then does it (the VACUUM is done: not owed again)
+        if self._try_checkpoint():
+            log.warning(
+                "kenning: another process kept reading %s, so the one-time rewrite after its "
+                "upgrade is done but not yet copied into it: the text of notes deleted before "
+                "the upgrade stays in %s until the next checkpoint, which the next kenning "
+                "command runs once that reader is done",
+                self.path,
+                self.path.name,
+            )
 
     def _refuse_without_full_text(self) -> None:
         if self._lost_index:
