@@ -204,9 +204,11 @@ def test_an_upgrade_beside_a_reader_does_not_wait_for_it_to_copy_its_rewrite(
     reader.execute("SELECT count(*) FROM memories").fetchone()  # its snapshot held
     try:
         started = time.monotonic()
-        with caplog.at_level("WARNING", logger="kenning.backends.sqlite"):
-            with open_store(cwd=store.project.root, embedder=minilm) as upgraded:
-                upgraded.remember("a note written while another process reads", "rule")
+        with (
+            caplog.at_level("WARNING", logger="kenning.backends.sqlite"),
+            open_store(cwd=store.project.root, embedder=minilm) as upgraded,
+        ):
+            upgraded.remember("a note written while another process reads", "rule")
         assert time.monotonic() - started < 10  # (it waited the 30 s busy timeout)
         assert "another process kept reading" in caplog.text
         assert "until the next checkpoint" in caplog.text

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -788,6 +789,30 @@ def test_doctor_names_a_damaged_record_and_its_fix_mends_search(db: Path, damage
     assert searcher.vector_search(query, 1, Filters())[0].memory.id == victim[1]
     searcher.close()
     assert run_doctor(store_path=db, cwd=db.parent).check("index").status == "ok"
+
+
+def test_doctor_takes_no_record_appended_after_its_snapshot_for_damage(
+    db: Path, queries: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's search appends a new row's record to the file after doctor took
+    its read snapshot, before it reads the file: no row of the snapshot has that rowid, and
+    it is no damage (qa-s66a D1: "1 whose rowid is damaged", and the advice to delete)."""
+    from kenning.backends import vectorfile
+    from kenning.doctor import run_doctor
+
+    backend = SQLiteBackend(db, create=False)
+    backend.vector_search(queries[0], 5, Filters())
+    real = vectorfile.damaged_records
+
+    def appended_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        backend.upsert(records(5000, vectors(1, 5000)))
+        backend.vector_search(queries[0], 5, Filters())  # appends its record
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vectorfile, "damaged_records", appended_meanwhile)
+    index = run_doctor(store_path=db, cwd=db.parent).check("index")
+    backend.close()
+    assert index.status == "ok", index
 
 
 def test_doctor_finds_no_damage_in_a_file_kept_in_step_by_appends_and_deletes(

@@ -548,9 +548,15 @@ def damaged_records(
             damaged.extend(rowids[i] for i, bad in zip(kept, differs, strict=True) if bad)
             compared += len(kept)
             # a rowid out of order (searches look rows up by bisection), or one that is no
-            # row while no row was deleted since the file was written
+            # row while no row was deleted since the file was written — not one past the
+            # snapshot's largest: another process's search appended it after the snapshot
+            # was taken (qa-s66a D1)
             for rowid in rowids:
-                if rowid <= previous or (rowid not in rows and header.deletes == state.deletes):
+                if rowid <= previous or (
+                    rowid not in rows
+                    and rowid <= state.max_rowid
+                    and header.deletes == state.deletes
+                ):
                     damaged.append(rowid)
                 previous = max(previous, rowid)
     except OSError:
