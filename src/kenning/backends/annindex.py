@@ -529,7 +529,11 @@ class AnnFile:
                 return None  # replaced since it was examined: the new one is examined next
         else:
             if verdict == DAMAGED:
-                log.warning("%s is damaged (its checksum fails); it will be rebuilt", self.path)
+                log.warning(
+                    "%s is damaged (its size or a checksum is not what its header says); it "
+                    "will be rebuilt",
+                    self.path,
+                )
             view = None
         self._view = view
         self._refused = None if view is not None else signature
