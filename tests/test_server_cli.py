@@ -1379,12 +1379,30 @@ def test_outside_a_checkout_a_notes_files_are_not_this_folders(
             ["git", "hash-object", "deploy.py"], cwd=project, text=True
         ).strip()
     }
-    # a review out here (the web page's "Mark reviewed") keeps the record the note has
+    # a review out here (the web page's "Mark reviewed") keeps the record the note has, and
+    # the page says the files were not recorded again (qa-s66b F8: it said they were)
+    from starlette.testclient import TestClient
+
+    from kenning.ui.app import StoreSource, create_app
+    from tests.test_ui_parts import _form_fields
+
+    source = StoreSource(opener=lambda: open_store(pg_url, cwd=elsewhere, group_id="acme/widgets"))
+    client = TestClient(create_app(source, port=8123, token="t"), base_url="http://127.0.0.1:8123")
+    client.headers["Origin"] = "http://127.0.0.1:8123"
+    try:
+        assert client.get("/?token=t").status_code == 200
+        fields = _form_fields(client.get(f"/memory?id={noted}").text, "/review")
+        shown = client.post("/review", data=fields).text
+        assert "were not recorded again" in shown and "(acme/widgets)" in shown
+        assert "recorded as they are now)" not in shown
+    finally:
+        client.close()
+        source.close()
     store = open_store(pg_url, cwd=elsewhere, group_id="acme/widgets")
     try:
         assert "file_blobs" not in store.get(written_outside).metadata
-        store.mark_reviewed(noted)
-        assert store.get(noted).metadata["file_blobs"] == recorded
+        reviewed = store.get(noted)
+        assert reviewed.metadata["file_blobs"] == recorded and "reviewed_at" in reviewed.metadata
     finally:
         store.close()
 

@@ -638,10 +638,14 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         form = await request.form()
         wanted = memory_id(request, form)
         base = str(form.get("base", ""))
+        elsewhere: list[str] = []  # its project, when its files are not here to record
 
         def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None] | None:
-            if store.get(wanted) is None:  # forgotten meanwhile: as edit and forget say it
+            found = store.get(wanted)
+            if found is None:  # forgotten meanwhile: as edit and forget say it
                 return None
+            if not store.files_are_here(found.group_id):
+                elsewhere.append(found.group_id)
             try:
                 # the text the person checked, as the page showed it: not a newer one
                 store.mark_reviewed(wanted, group_id="all", expected_version=base)
@@ -665,7 +669,17 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "this text.",
             )
         session: Session = request.scope["state"]["session"]
-        session.flash("ok", "Marked as reviewed (the files it names are recorded as they are now).")
+        if elsewhere:
+            session.flash(
+                "warn",
+                "Marked as reviewed. The files it names were not recorded again: this page "
+                f"does not run in a checkout of its project ({elsewhere[0]}); mark it there "
+                "to record them as they are now.",
+            )
+        else:
+            session.flash(
+                "ok", "Marked as reviewed (the files it names are recorded as they are now)."
+            )
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
 
     async def review_address(request: Request) -> Response:
