@@ -109,6 +109,13 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         warned_errors,
         "WARNING app: KeyError: x" + " - a" * (NOTE // 4) + " skipped\nERROR app: E: boom",
     ),
+    # urllib3's retry warning read by the error it quotes (qa-s66b F9)
+    "warnings' errors: urllib3's retry words": (
+        warned_errors,
+        "WARNING urllib3.connectionpool: "
+        + "Retrying (Retry(x)) after connection broken by '" * (NOTE // 50)
+        + "\nERROR app: RuntimeError: boom",
+    ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),

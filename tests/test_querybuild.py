@@ -647,6 +647,29 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             "WARNING worker: Broken pipe writing to upstream cache; will retry in 2s",
             "Broken pipe writing to upstream cache",
         ),
+        # urllib3's retry warning, by the error it quotes (its words read as a retry's
+        # tail whole, and nothing was asked: qa-s66b F9), an OS error's repr as a
+        # traceback ends with it, a connection object's address left out
+        (
+            "WARNING urllib3.connectionpool: Retrying (Retry(total=2, connect=None, read=None,"
+            " redirect=None, status=None)) after connection broken by 'ConnectionResetError("
+            "104, 'Connection reset by peer')': /api/v1/items",
+            "ConnectionResetError: [Errno 104] Connection reset by peer",
+        ),
+        (
+            "WARNING urllib3.connectionpool: Retrying (Retry(total=4, connect=None, read=None,"
+            " redirect=None, status=None)) after connection broken by 'ProtocolError('"
+            "Connection aborted.', BrokenPipeError(32, 'Broken pipe'))': /upload",
+            "BrokenPipeError: [Errno 32] Broken pipe",
+        ),
+        (
+            "WARNING urllib3.connectionpool: Retrying (Retry(total=2, connect=None, read=None,"
+            " redirect=None, status=None)) after connection broken by 'NewConnectionError('<"
+            "urllib3.connection.HTTPConnection object at 0x7f3a2b1c>: Failed to establish a "
+            "new connection: [Errno 111] Connection refused')': /api",
+            "NewConnectionError('Failed to establish a new connection: [Errno 111] Connection "
+            "refused')",
+        ),
     ):
         log = f"2024-05-02 09:14:01,000 {warning}\n{crash}"
         assert warned_errors(log) == [cause], log

@@ -650,11 +650,46 @@ _WORD_BEFORE_ERROR = lazy(r"[A-Za-z][^\S\n]E$")
 _RUBY_EXCEPTION = lazy(r"(?<![\w:])(?:[A-Z]\w*::)+[A-Z]\w*:[^\S\n]+\S")
 
 
+#: urllib3's retry warning, the most common of Python's HTTP clients: the error it retries
+#: after is quoted inside its own words (``Retrying (Retry(total=2, …)) after connection
+#: broken by 'NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f…>:
+#: Failed to establish a new connection: [Errno 111] Connection refused')': /api``), which
+#: read as a retry's tail whole (qa-s66b F9).
+_URLLIB3_RETRY = lazy(r"\bRetrying[^\S\n]+\(Retry\(")
+#: The connection object urllib3 names in its error (its address differs in every run).
+_URLLIB3_CONNECTION = lazy(r"<[\w.]+ object at 0x[0-9a-fA-F]+>:[^\S\n]*")
+#: An OS error as Python writes its repr (``ConnectionResetError(104, 'Connection reset by
+#: peer')``, inside urllib3's ``ProtocolError('Connection aborted.', …)``): asked as a
+#: traceback ends with it, ``ConnectionResetError: [Errno 104] Connection reset by peer``.
+_OS_ERROR_REPR = lazy(r"\b(?P<name>[A-Z]\w*Error)\((?P<errno>\d+), '(?P<message>[^'\n]*)'\)")
+
+
+def _urllib3_error(signature: str) -> str | None:
+    """The error urllib3's retry warning quotes (:data:`_URLLIB3_RETRY`), else None: between
+    its ``… by '`` and the ``':`` before the path (found with plain searches: a pattern for
+    the whole warning took minutes on a long line of its words)."""
+    retry = _URLLIB3_RETRY.search(signature)
+    if retry is None:
+        return None
+    start = signature.find(" by '", retry.end())
+    end = signature.rfind("':")
+    if start < 0 or end <= start + 5:
+        return None
+    return signature[start + 5 : end]
+
+
 def _warned_query(signature: str, system_error: re.Pattern[str]) -> str:
     """A warning's error as its fallback query: from its exception on (or its system call's
     error told first, not its logger's name before it: ``app: Connection refused by redis at
     …``), without a retry's words after it (and a parenthesis that then closes nothing:
-    backoff's ``Backing off fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``)."""
+    backoff's ``Backing off fetch(...) for 0.5s (requests.exceptions.ConnectionError: …)``);
+    urllib3's retry warning by the error it quotes."""
+    error = _urllib3_error(signature)
+    if error is not None:
+        os_error = _OS_ERROR_REPR.search(error)
+        if os_error is not None:
+            return f"{os_error['name']}: [Errno {os_error['errno']}] {os_error['message']}"
+        return _URLLIB3_CONNECTION.sub("", error).strip()
     told = _next_error(signature)
     if told is not None and _WORD_BEFORE_ERROR.search(signature, 0, told[0] + 1):
         told = None  # (Hibernate's "SQL Error: 0, SQLState: 08001" is no Error of its own)
