@@ -605,6 +605,10 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
         "skipped",
         "WARNING app.sync: OSError: [Errno 28] No space left on device - upload skipped",
         "WARNING app: Ignored: ConnectionResetError: [Errno 104] Connection reset by peer",
+        # ... nor a client gone whatever the server's logger is called, nor nginx's (qa-s66b F9)
+        "WARNING gunicorn.error: Broken pipe while sending response to 10.0.0.9",
+        "[warn] 1234#0: *5 writev() failed (32: Broken pipe) while sending to client, client: "
+        '10.0.0.9, server: _, request: "GET / HTTP/1.1"',
     ):
         crash = "2024-05-02 09:14:05,000 ERROR app: RuntimeError: boom"
         assert warned_errors(f"2024-05-02 09:14:01,000 {handled}\n{crash}") == [], handled

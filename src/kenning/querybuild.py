@@ -501,7 +501,10 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             continue  # (names_error: PG::ConnectionBad)
         # a retry's reset is its peer's (the database, an upstream), not a client's going
         # away, which a server logs and carries on from (qa-s63b N7)
-        system_error = _SYSTEM_ERROR_RETRIED if _retried(text, line) else _SYSTEM_ERROR
+        retried = _retried(text, line)
+        if not retried and _CLIENT_GONE_SAID.search(text) and _TO_A_CLIENT.search(text):
+            continue  # (gunicorn.error's, nginx's "… while sending to client": qa-s66b F9)
+        system_error = _SYSTEM_ERROR_RETRIED if retried else _SYSTEM_ERROR
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
         for error in told or [line]:
@@ -588,6 +591,11 @@ _SYSTEM_ERROR = lazy(
     + "|".join(error.replace(" ", r"\s") for error in _SYSTEM_ERRORS if error not in _CLIENT_GONE)
     + r")\b"
 )
+#: A server's warning that a client went away, whatever its logger is called
+#: (``gunicorn.error: Broken pipe while sending response``, nginx's ``writev() failed (32:
+#: Broken pipe) while sending to client``): no crash's cause.
+_CLIENT_GONE_SAID = lazy(r"(?i:broken\s+pipe|connection\s+reset\s+by\s+peer)")
+_TO_A_CLIENT = lazy(r"(?i:\bwhile\s+sending\b|\bclient\b)")
 #: ... and in a retry's warning, the client's too: its peer went away (qa-s63b N7).
 _SYSTEM_ERROR_RETRIED = lazy(
     "(?i:" + "|".join(error.replace(" ", r"\s") for error in _SYSTEM_ERRORS) + r")\b"
