@@ -784,3 +784,17 @@ async def test_a_pasted_log_is_recalled_by_its_signature(client: Client, project
     # a query of one line is recalled as it is given
     one = await ok(client, "hooks_recall", query="suitable driver class for the DataSource")
     assert one["query"] == "suitable driver class for the DataSource"
+
+
+async def test_a_tool_error_of_a_store_url_shows_no_piece_of_its_credentials(
+    client: Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """qa-s66b F3: a %00 in a ?password= / ?sslpassword= value was quoted whole by libpq,
+    and search_memories' error (and the server's debug log of it) passed it on."""
+    caplog.set_level(logging.DEBUG)
+    for query in ("password=Plain%00Q9Secret", "sslpassword=Plain%00Q9Secret&sslmode=disable"):
+        monkeypatch.setenv("KENNING_STORE", f"postgresql://app@127.0.0.1:1/memory?{query}")
+        text = await error(client, "search_memories", query="database is locked")
+        assert "%00 or a % followed by no two hex digits" in text, text
+        assert "Plain" not in text and "Q9Secret" not in text, text
+    assert "Plain" not in caplog.text and "Q9Secret" not in caplog.text

@@ -1034,6 +1034,43 @@ def test_an_ampersand_in_a_password_parameter_shows_no_piece_of_it(project: Path
     assert "sslmode=disable" in r.stderr, r.stderr
 
 
+def test_a_value_libpq_cannot_decode_in_a_credential_shows_no_piece_of_it(
+    project: Path,
+) -> None:
+    """qa-s66b F3: libpq refuses a %00 (or a '%' that starts no escape) in a value quoting
+    the value as written, 'forbidden value %00 in percent-encoded value: "Plain%00Q9…"',
+    and kenning scrubbed only the password as decoded, and no sslpassword at all: it was
+    printed whole. Such a credential is refused before libpq reads it, the message says
+    what is wrong and how to write it, with no piece of it; psycopg's UTF-8 error (a byte
+    of the value and its place) too."""
+    base = "postgresql://app@127.0.0.1:1/memory"
+    for url, pieces in (
+        (f"{base}?password=Plain%00Q9Secret", ["Plain", "Q9Secret"]),
+        (f"{base}?sslpassword=Plain%00Q9Secret&sslmode=disable", ["Plain", "Q9Secret"]),
+        (f"{base}?password=My%40Pass%00Word7", ["My%40", "Pass", "Word7", "My@"]),
+        (f"{base}?sslmode=disable&pass%77ord=Plain%00Q9Secret", ["Plain", "Q9Secret"]),
+        (f"{base}?password=My%40Pass%zzWord7", ["My%40", "Pass", "Word7", "My@"]),
+        (f"{base}?oauth_client_secret=Qx7%zzKw9Zr", ["Qx7", "Kw9Zr"]),
+        ("postgresql://app:Plain%00Q9Secret@127.0.0.1:1/memory", ["Plain", "Q9Secret"]),
+        (f"{base}?password=Zq%C3%28Kx9Wm", ["Zq%", "Kx9Wm", "0xc3", "position"]),
+        ("postgresql://app:Zq%C3%28Kx9Wm@127.0.0.1:1/memory", ["Kx9Wm", "0xc3", "position"]),
+    ):
+        for args in (("stats", "--store", url), ("recall", "--store", url, "a note")):
+            r = kenning(project, *args)
+            assert r.returncode == 1, (url, r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert not [piece for piece in pieces if piece in line], (url, line)
+            assert "nothing was sent to a server" in line, line
+            if "%C3" in url:
+                assert "not UTF-8" in line and "%C3%A9" in line, line
+            else:
+                assert "%00 or a % followed by no two hex digits" in line, line
+                assert "%25" in line, line
+                assert ("sslmode=disable" in line) == ("sslmode" in url), line
+                assert ("PGPASSWORD" in line) == ("oauth" not in url and "sslpass" not in url)
+                assert "the sslpassword parameter" in line or "sslpassword" not in url, line
+
+
 def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
     project: Path,
     pg_url: str,  # noqa: F811

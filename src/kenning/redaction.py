@@ -93,6 +93,7 @@ from .lazyre import lazy
 __all__ = [
     "REDACTION_KINDS",
     "password_needs_encoding",
+    "query_secrets",
     "redact_secrets",
     "redact_url",
     "redact_value",
@@ -3283,7 +3284,7 @@ def redact_url(url: str) -> str:
     judged by the same rules as a note that holds it: URL passwords, ``password=`` and
     ``api_key=`` parameters, tokens), with the redacted password's marker dropped so that a
     location reads ``postgresql://app@db:5432/x``. A PostgreSQL URL's ``?password=`` runs
-    as far as libpq's parameters say (:func:`query_password`): ``Tr0ub4dor&3`` whole."""
+    as far as libpq's parameters say (:func:`query_secrets`): ``Tr0ub4dor&3`` whole."""
     for _, start, end in reversed(_libpq_secret_values(url)):
         if end > start:
             url = url[:start] + redaction_marker("password_assignment") + url[end:]
@@ -3329,35 +3330,34 @@ _LIBPQ_NEXT_PARAMETER = lazy(r"&([^&=]*)=")
 
 
 def _libpq_secret_values(url: str) -> list[tuple[str, int, int]]:
-    """``(name, start, end)`` of each credential's value in a PostgreSQL URL's query, each
-    running to the next ``&`` that starts a libpq parameter (:data:`LIBPQ_PARAMETERS`), or
-    the end; none for a URL of another kind."""
+    """``(name, start, end)`` of each credential's value in a PostgreSQL URL's query (its
+    name as libpq reads it: percent-decoded, in lower case), each running to the next
+    ``&`` that starts a libpq parameter (:data:`LIBPQ_PARAMETERS`), or the end; none for a
+    URL of another kind."""
+    from urllib.parse import unquote
+
     query = url.find("?")
     if query < 0 or _POSTGRES_URL.match(url) is None:
         return []
     starts = [query + 1] + [
         m.start(1)
         for m in _LIBPQ_NEXT_PARAMETER.finditer(url, query + 1)
-        if m.group(1) in LIBPQ_PARAMETERS
+        if unquote(m.group(1)) in LIBPQ_PARAMETERS
     ]
     found = []
     for start, after in zip(starts, [*starts[1:], len(url) + 1], strict=True):
         name, equals, _ = url[start : after - 1].partition("=")
-        if equals and name.lower() in _LIBPQ_SECRETS:
-            found.append((name, start + len(name) + 1, after - 1))
+        # libpq decodes a name as it does a value: pass%77ord= is its password
+        if equals and unquote(name).lower() in _LIBPQ_SECRETS:
+            found.append((unquote(name).lower(), start + len(name) + 1, after - 1))
     return found
 
 
-def query_password(url: str) -> str | None:
-    """The ``password`` parameter of a PostgreSQL URL's query, percent-decoded as libpq
-    decodes it (a ``+`` stays a ``+``), to its end as :func:`_libpq_secret_values` finds it;
-    None when it has none."""
-    from urllib.parse import unquote
-
-    for name, start, end in _libpq_secret_values(url):
-        if name == "password" and end > start:
-            return unquote(url[start:end])
-    return None
+def query_secrets(url: str) -> list[tuple[str, str]]:
+    """``(name, value)`` of each credential in a PostgreSQL URL's query (``password``,
+    ``sslpassword``, ``oauth_client_secret``, the SCRAM keys), its value as written (not
+    decoded), to its end as :func:`_libpq_secret_values` finds it; empty values left out."""
+    return [(name, url[start:end]) for name, start, end in _libpq_secret_values(url) if end > start]
 
 
 def _without_password(url: str) -> str:
@@ -3389,13 +3389,11 @@ _UNENCODED_IN_PASSWORD = lazy(r"[@/?#\s]|%(?![0-9A-Fa-f]{2})")
 
 def password_needs_encoding(url: str) -> bool:
     """Whether the password of ``url``'s authority (as :func:`url_password` finds it) holds
-    a character a URL must percent-encode, or a PostgreSQL URL's ``?password=`` parameter
-    an ``&`` or ``=`` (which end a parameter): messages built from the URL as a client reads
-    it would show a piece of the password."""
+    a character a URL must percent-encode: messages built from the URL as a client reads it
+    would show a piece of the password. (A PostgreSQL URL's query parameters:
+    :func:`query_secrets`.)"""
     password = url_password(url)
-    if password is not None and _UNENCODED_IN_PASSWORD.search(password) is not None:
-        return True
-    return any(re.search(r"[&=]", url[start:end]) for _, start, end in _libpq_secret_values(url))
+    return password is not None and _UNENCODED_IN_PASSWORD.search(password) is not None
 
 
 def _split_password(url: str) -> tuple[str, str, str] | None:

@@ -68,6 +68,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
+from urllib.parse import unquote
 
 import numpy as np
 import psycopg
@@ -102,7 +103,7 @@ from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import (
     password_needs_encoding,
-    query_password,
+    query_secrets,
     redact_secrets,
     redact_url,
     redaction_marker,
@@ -521,11 +522,21 @@ def _missing_index_note(location: str) -> str:
 # -- credentials ----------------------------------------------------------------------------
 
 
-def _password_of(url: str) -> str | None:
-    """The URL's password (its authority's, else its ``password=`` parameter's, as libpq
-    reads it), also when ``urlsplit`` refuses the URL (libpq then quotes it whole in its
-    error)."""
-    return url_password(url) or query_password(url)
+def _secrets_of(url: str) -> tuple[str, ...]:
+    """Every credential of the URL as a message may quote it, longest first: its authority's
+    password and each credential parameter's value (``password``, ``sslpassword``,
+    ``oauth_client_secret``, the SCRAM keys), each as written (libpq's errors quote a value
+    it cannot decode so: ``forbidden value %00 in percent-encoded value: "…"``) and as libpq
+    decodes it (a ``+`` stays a ``+``); also when ``urlsplit`` refuses the URL (libpq then
+    quotes it whole in its error)."""
+    written = [url_password(url), *(value for _, value in query_secrets(url))]
+    found = {each for value in written if value for each in (value, unquote(value))}
+    return tuple(sorted((each for each in found if each.strip()), key=len, reverse=True))
+
+
+#: What libpq refuses in a percent-encoded value, quoting the value whole in its error: a
+#: NUL byte (``%00``) and a ``%`` that starts no escape of two hex digits.
+_REFUSED_IN_ENCODED = re.compile(r"%00|%(?![0-9A-Fa-f]{2})")
 
 
 # -- vector adaptation ----------------------------------------------------------------------
@@ -704,7 +715,7 @@ class PostgresBackend:
         pool_size: int = 4,
         connect_timeout: int = CONNECT_TIMEOUT_S,
     ) -> None:
-        self._secret = _password_of(url)
+        self._secrets = _secrets_of(url)
         self._url = url
         self.location = redact_url(url)
         # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
@@ -740,7 +751,9 @@ class PostgresBackend:
         #: at a time through anyway).
         self._write_turn = threading.Lock()
         renew_after_fork(self)
-        if password_needs_encoding(url):
+        if password_needs_encoding(url) or any(
+            re.search(r"[&=]", value) for _, value in query_secrets(url)
+        ):
             # libpq ends the password at the first of them and reads the rest as the host,
             # port or query: its messages then print the password's tail
             raise KenningError(
@@ -749,6 +762,19 @@ class PostgresBackend:
                 "is: percent-encode each (@ as %40, / as %2F, ? as %3F, # as %23, % as %25, "
                 "a space as %20, & as %26, = as %3D), or leave the password out of the URL "
                 "and set PGPASSWORD or ~/.pgpass; nothing was sent to a server"
+            )
+        refused = [name for name, value in query_secrets(url) if _REFUSED_IN_ENCODED.search(value)]
+        if refused or "%00" in (url_password(url) or ""):
+            # libpq would refuse it, quoting the value as written ("forbidden value %00 in
+            # percent-encoded value: …"): nothing of it may reach a message
+            where = f"the {refused[0]} parameter" if refused else "the password"
+            password = refused[:1] in ([], ["password"])  # (not an sslpassword, a key)
+            hint = " and set PGPASSWORD or ~/.pgpass" if password else ""
+            raise KenningError(
+                f"{where} in the PostgreSQL URL {self.location} holds %00 or a % followed "
+                "by no two hex digits, which libpq refuses: write each % of it as %25 (a "
+                f"NUL byte, %00, cannot be part of one), or leave it out of the URL{hint}"
+                "; nothing was sent to a server"
             )
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
@@ -776,6 +802,14 @@ class PostgresBackend:
             raise KenningError(
                 f"cannot parse the PostgreSQL URL {self.location}: {self._scrub(str(exc))}; "
                 "the URL itself is wrong: correct it; nothing was sent to a server"
+            ) from None
+        except UnicodeDecodeError:
+            # psycopg reads libpq's decoded values as UTF-8 (its error names a byte of the
+            # value and where it stands: of a password, a piece of it)
+            raise KenningError(
+                f"cannot parse the PostgreSQL URL {self.location}: a percent-encoded value "
+                "in it is not UTF-8 text: encode each character that is not ASCII as its "
+                "UTF-8 bytes (é as %C3%A9); nothing was sent to a server"
             ) from None
         with self._translate("connect to"):
             conn = psycopg.connect(self._conninfo, autocommit=True)
@@ -816,8 +850,8 @@ class PostgresBackend:
 
     def _scrub(self, text: str) -> str:
         """An error message without credentials: the redaction stored text gets (URL
-        passwords, ``password=`` in a libpq string, tokens), then this URL's own password
-        wherever the server or driver echoed it."""
+        passwords, ``password=`` in a libpq string, tokens), then this URL's own credentials
+        wherever the server, the driver or libpq echoed them."""
         if self._url:  # as libpq quotes a URL it cannot parse
             text = text.replace(self._url, self.location)
         text = redact_secrets(text)[0]
@@ -825,12 +859,13 @@ class PostgresBackend:
         return text
 
     def _without_secret(self, text: str) -> str:
-        """``text`` with this URL's password replaced where it stands as a word of its own
-        (a one-letter password must not turn "port" into "[REDACTED…]ort")."""
-        if not self._secret:
-            return text
-        found = re.compile(rf"(?<![A-Za-z0-9]){re.escape(self._secret)}(?![A-Za-z0-9])")
-        return found.sub(lambda _: redaction_marker("connection_string"), text)
+        """``text`` with this URL's credentials (:func:`_secrets_of`) replaced where each
+        stands as a word of its own (a one-letter password must not turn "port" into
+        "[REDACTED…]ort")."""
+        for secret in self._secrets:
+            found = re.compile(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])")
+            text = found.sub(lambda _: redaction_marker("connection_string"), text)
+        return text
 
     def _role_in_sql(self) -> str:
         """The role the URL names as its user, as SQL names it (quoted when it must be), for
