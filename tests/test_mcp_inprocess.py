@@ -798,3 +798,11 @@ async def test_a_tool_error_of_a_store_url_shows_no_piece_of_its_credentials(
         assert "%00 or a % followed by no two hex digits" in text, text
         assert "Plain" not in text and "Q9Secret" not in text, text
     assert "Plain" not in caplog.text and "Q9Secret" not in caplog.text
+    # qa-s66b F2/F4: the refusal's advice is not redacted; another client's parameter named
+    monkeypatch.setenv("KENNING_STORE", "postgresql://app@127.0.0.1:1/memory?password=Tr0ub&d=3")
+    text = await error(client, "search_memories", query="database is locked")
+    assert text.count("[REDACTED") == 1 and "& as %26" in text and "Tr0ub" not in text, text
+    url = "postgresql://app@127.0.0.1:1/memory?password=PlainZq9&pool_size=5"
+    monkeypatch.setenv("KENNING_STORE", url)
+    text = await error(client, "search_memories", query="database is locked")
+    assert '"pool_size"' in text and "&pool_size=5" in text and "PlainZq9" not in text, text

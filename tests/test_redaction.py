@@ -1484,6 +1484,17 @@ def test_metadata_secrets_known_by_their_place() -> None:
             "postgresql://u@db/x?sslpassword=k3y&pass&user=app",
             "postgresql://u@db/x?sslpassword={R}&user=app",
         ),
+        # qa-s66b F4: another client's parameter starts one; any other name may be the
+        # password's (Tr0ub&dor=3); a percent-encoded name is read as libpq reads it
+        (
+            "postgresql://u@db/x?password=s3cr3t&pool_size=5&sslmode=require",
+            "postgresql://u@db/x?password={R}&pool_size=5&sslmode=require",
+        ),
+        ("postgresql://u@db/x?password=Tr0ub&dor=3", "postgresql://u@db/x?password={R}"),
+        (
+            "postgresql://u@db/x?pass%77ord=Tr0ub&dor=3&ssl%6Dode=require",
+            "postgresql://u@db/x?pass%77ord={R}&ssl%6Dode=require",
+        ),
     ],
 )
 def test_a_postgres_password_parameter_runs_to_the_next_libpq_parameter(

@@ -1071,6 +1071,48 @@ def test_a_value_libpq_cannot_decode_in_a_credential_shows_no_piece_of_it(
                 assert "the sslpassword parameter" in line or "sslpassword" not in url, line
 
 
+def test_a_password_parameters_refusal_keeps_its_advice_and_names_another_clients_parameter(
+    project: Path,
+) -> None:
+    """qa-s66b F2: the refusal of an unencoded ?password= read "& or = in a ?password=
+    [REDACTED:password_assignment])": the redaction of messages took its advice for a
+    password. F4: ?password=<ok>&pool_size=5 was refused as a password holding & or =,
+    and pool_size redacted out of the URL shown. A parameter other clients' URLs carry
+    (SQLAlchemy's, Prisma's, pgjdbc's, pgx's) after the password is taken as one, and
+    libpq's refusal names it; any other '&' stays the password's (Tr0ub&dor=3 may be one),
+    and the message says both readings, showing neither."""
+    base = "postgresql://app@127.0.0.1:1/memory"
+    for url in (
+        f"{base}?password=Tr0ub4dor&3",
+        f"{base}?password=Tr0ub&dor=3",
+        f"{base}?password=Tr0ub&dor=3&sslmode=disable",
+        f"{base}?sslpassword=Tr0ub4dor=3&sslmode=disable",
+        "postgresql://app:Tr0ub@dor3@127.0.0.1:1/memory",
+    ):
+        r = kenning(project, "stats", "--store", url)
+        assert r.returncode == 1, (url, r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "Tr0ub" not in line and "dor" not in line, line
+        # the URL's own password (parameter) redacted, nothing of the advice
+        assert line.count("[REDACTED") == ("?" in url), line
+        assert "percent-encode each" in line and "nothing was sent" in line, line
+        if "&" in url.partition("password=")[2].partition("&sslmode")[0]:
+            assert "& as %26" in line and "another client's parameter, drop it" in line, line
+        assert ("PGPASSWORD" in line) == ("sslpassword" not in url), line
+    for url, name in (
+        (f"{base}?password=PlainZq9Secret&pool_size=5", "pool_size"),
+        (f"{base}?sslmode=disable&password=PlainZq9Secret&pgbouncer=true", "pgbouncer"),
+        (f"{base}?password=PlainZq9Secret&currentSchema=app&sslmode=disable", "currentSchema"),
+    ):
+        r = kenning(project, "stats", "--store", url)
+        assert r.returncode == 1, (url, r.returncode, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert "PlainZq9Secret" not in line and line.count("[REDACTED") == 1, line
+        assert f'invalid URI query parameter: "{name}"' in line, line
+        assert url.partition("PlainZq9Secret")[2] in line, line  # the rest of the URL shown
+        assert "drop that one from the URL" in line and "percent-encode" not in line, line
+
+
 def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
     project: Path,
     pg_url: str,  # noqa: F811

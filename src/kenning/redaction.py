@@ -3325,6 +3325,30 @@ LIBPQ_PARAMETERS = frozenset({
 _LIBPQ_SECRETS = frozenset(
     {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
 )
+#: Parameters other PostgreSQL clients take in their URLs (SQLAlchemy's, Prisma's,
+#: pgjdbc's, pgx's) and libpq does not. After a ``?password=`` an ``&`` followed by one of
+#: them and ``=`` starts that parameter too, so that the message names it (libpq refuses
+#: it: ``invalid URI query parameter: "pool_size"``) rather than blaming the password; an
+#: ``&`` before any other name stays part of the value before it (``Tr0ub&dor=3``), never
+#: shown: a name like ``dor`` may be a piece of a password, these are known to be
+#: parameters.
+# fmt: off
+OTHER_CLIENTS_PARAMETERS = frozenset({
+    # SQLAlchemy's engine and pool options, asyncpg's cache
+    "pool_size", "max_overflow", "pool_timeout", "pool_recycle", "pool_pre_ping", "echo",
+    "prepared_statement_cache_size", "async_fallback",
+    # Prisma's
+    "schema", "connection_limit", "socket_timeout", "pgbouncer", "statement_cache_size",
+    "sslaccept", "sslidentity",
+    # pgjdbc's
+    "currentSchema", "loginTimeout", "connectTimeout", "socketTimeout", "ApplicationName",
+    "sslfactory", "tcpKeepAlive", "prepareThreshold", "reWriteBatchedInserts",
+    "targetServerType", "loadBalanceHosts", "stringtype", "readOnly",
+    # pgx's pool
+    "pool_max_conns", "pool_min_conns", "pool_max_conn_lifetime", "pool_max_conn_idle_time",
+    "pool_health_check_period", "default_query_exec_mode", "statement_cache_capacity",
+})
+# fmt: on
 _POSTGRES_URL = lazy(r"^postgres(?:ql)?://", re.IGNORECASE)
 _LIBPQ_NEXT_PARAMETER = lazy(r"&([^&=]*)=")
 
@@ -3332,8 +3356,8 @@ _LIBPQ_NEXT_PARAMETER = lazy(r"&([^&=]*)=")
 def _libpq_secret_values(url: str) -> list[tuple[str, int, int]]:
     """``(name, start, end)`` of each credential's value in a PostgreSQL URL's query (its
     name as libpq reads it: percent-decoded, in lower case), each running to the next
-    ``&`` that starts a libpq parameter (:data:`LIBPQ_PARAMETERS`), or the end; none for a
-    URL of another kind."""
+    ``&`` that starts a parameter (:data:`LIBPQ_PARAMETERS`,
+    :data:`OTHER_CLIENTS_PARAMETERS`), or the end; none for a URL of another kind."""
     from urllib.parse import unquote
 
     query = url.find("?")
@@ -3342,7 +3366,7 @@ def _libpq_secret_values(url: str) -> list[tuple[str, int, int]]:
     starts = [query + 1] + [
         m.start(1)
         for m in _LIBPQ_NEXT_PARAMETER.finditer(url, query + 1)
-        if unquote(m.group(1)) in LIBPQ_PARAMETERS
+        if unquote(m.group(1)) in LIBPQ_PARAMETERS | OTHER_CLIENTS_PARAMETERS
     ]
     found = []
     for start, after in zip(starts, [*starts[1:], len(url) + 1], strict=True):

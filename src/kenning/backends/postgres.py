@@ -534,6 +534,29 @@ def _secrets_of(url: str) -> tuple[str, ...]:
     return tuple(sorted((each for each in found if each.strip()), key=len, reverse=True))
 
 
+def _unencoded_in_parameter(name: str, value: str, location: str) -> str:
+    """The refusal of a credential parameter whose value runs on past an ``&`` or holds an
+    ``=``. An ``&`` that starts no parameter libpq (or another client) takes may be the
+    password's own (``Tr0ub&dor=3``) or end it before a parameter neither libpq nor kenning
+    knows: the message says both, and shows neither (a name like ``dor`` may be a piece of
+    the password). Its wording keeps clear of what the redaction of messages takes for a
+    password (``password=`` and a word after it), which would hide its own advice."""
+    fixes = "percent-encode each (& as %26, = as %3D, % as %25)"
+    if "&" in value:
+        said = (
+            f"the {name} parameter in the PostgreSQL URL {location} runs on past an & that "
+            "starts no parameter libpq takes: if the & and what follows are part of the "
+            f"value, {fixes}; if they are another client's parameter, drop it from the URL "
+            "(libpq takes only its own, listed at "
+            "https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-PARAMKEYWORDS)"
+        )
+    else:
+        said = f"the {name} parameter in the PostgreSQL URL {location} holds an = as it is: {fixes}"
+    if name == "password":
+        said += "; or leave the password out of the URL and set PGPASSWORD or ~/.pgpass"
+    return said + "; nothing was sent to a server"
+
+
 #: What libpq refuses in a percent-encoded value, quoting the value whole in its error: a
 #: NUL byte (``%00``) and a ``%`` that starts no escape of two hex digits.
 _REFUSED_IN_ENCODED = re.compile(r"%00|%(?![0-9A-Fa-f]{2})")
@@ -751,18 +774,21 @@ class PostgresBackend:
         #: at a time through anyway).
         self._write_turn = threading.Lock()
         renew_after_fork(self)
-        if password_needs_encoding(url) or any(
-            re.search(r"[&=]", value) for _, value in query_secrets(url)
-        ):
+        if password_needs_encoding(url):
             # libpq ends the password at the first of them and reads the rest as the host,
             # port or query: its messages then print the password's tail
             raise KenningError(
                 f"the password in the PostgreSQL URL {self.location} holds a character a URL "
-                "reserves (@ / ? # %, or a space; & or = in a ?password= parameter) as it "
-                "is: percent-encode each (@ as %40, / as %2F, ? as %3F, # as %23, % as %25, "
-                "a space as %20, & as %26, = as %3D), or leave the password out of the URL "
-                "and set PGPASSWORD or ~/.pgpass; nothing was sent to a server"
+                "reserves (@ / ? # %, or a space) as it is: percent-encode each (@ as %40, / "
+                "as %2F, ? as %3F, # as %23, % as %25, a space as %20), or leave the "
+                "password out of the URL and set PGPASSWORD or ~/.pgpass; nothing was sent "
+                "to a server"
             )
+        for name, value in query_secrets(url):
+            if "&" in value or "=" in value:
+                # libpq ends the value at an '&' and quotes what follows in its error (the
+                # value runs past any '&' but one that starts a parameter: query_secrets)
+                raise KenningError(_unencoded_in_parameter(name, value, self.location))
         refused = [name for name, value in query_secrets(url) if _REFUSED_IN_ENCODED.search(value)]
         if refused or "%00" in (url_password(url) or ""):
             # libpq would refuse it, quoting the value as written ("forbidden value %00 in
@@ -799,9 +825,18 @@ class PostgresBackend:
                 psycopg.conninfo.conninfo_to_dict(self._conninfo)
             )
         except psycopg.ProgrammingError as exc:
+            said = self._scrub(str(exc))
+            # a parameter of another client's URL (SQLAlchemy's pool_size, Prisma's schema)
+            fix = (
+                f"{_URL_IS_WRONG}: libpq takes only its own parameters (listed at https://"
+                "www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-PARAMKEYWORDS), not "
+                "another client's: drop that one from the URL"
+                if "invalid URI query parameter" in said
+                else f"{_URL_IS_WRONG}: correct it"
+            )
             raise KenningError(
-                f"cannot parse the PostgreSQL URL {self.location}: {self._scrub(str(exc))}; "
-                "the URL itself is wrong: correct it; nothing was sent to a server"
+                f"cannot parse the PostgreSQL URL {self.location}: {said}; {fix}; nothing was "
+                "sent to a server"
             ) from None
         except UnicodeDecodeError:
             # psycopg reads libpq's decoded values as UTF-8 (its error names a byte of the
