@@ -12,13 +12,15 @@ every ``KENNING_*`` variable; ``env`` adds some for this run only, as CliRunner 
 exception that escapes the command is what an uncaught exception in a process would be:
 exit 1 and a ``Traceback`` on stderr, so the tests that assert "no traceback" still catch it.
 Log records reach stderr as in a process, where the root logger has no handler and
-:data:`logging.lastResort` prints warnings (pytest's capture handlers are set aside meanwhile).
+:data:`logging.lastResort` prints warnings (pytest's capture handlers are set aside meanwhile);
+a warning a process gives once is given by each run.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -50,6 +52,11 @@ class CliRun:
 
 @contextmanager
 def _logging_as_in_a_process() -> Iterator[None]:
+    # what a process warns of once (a server store's missing vector index), said again by
+    # this one, as by every new process
+    postgres = sys.modules.get("kenning.backends.postgres")
+    if postgres is not None:
+        postgres._INDEX_MISSING_SAID.clear()
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     for handler in handlers:

@@ -925,6 +925,48 @@ def test_a_store_left_without_its_vector_index_says_so_and_reembed_builds_it(
     assert r.returncode == 0 and json.loads(r.stdout)["index_built"] is False, r.stdout
 
 
+def test_an_empty_store_left_without_its_vector_index_is_one_rule_for_every_command(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-s66b F1: a first bulk migrate killed right after its DROP INDEX leaves the table
+    empty and without kenning_memories_hnsw (reltuples -1: never vacuumed). Every command
+    warned "`kenning reembed` builds it", but stats said nothing and reembed built nothing
+    (the open went by the planner's estimate, they by a row). One rule now: stats says
+    it, reembed builds it, and the warning ends. F5: remember (two opens) warns once."""
+    import psycopg
+
+    r = kenning(project, "remember", "--json", "Tags are semver", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "forget", json.loads(r.stdout)["id"], "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+        assert conn.execute(
+            "SELECT count(*), (SELECT reltuples FROM pg_class WHERE relname = "
+            "'kenning_memories') FROM kenning_memories"
+        ).fetchone() == (0, -1)
+
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert r.returncode == 0 and "vector index" not in r.stderr, r.stderr
+    said = json.loads(r.stdout)["index_missing"]
+    assert said is not None and "`kenning reembed`" in said, r.stdout
+    r = kenning(project, "stats", "--store", pg_url)
+    assert any(x.startswith("index:      missing") for x in r.stdout.splitlines()), r.stdout
+    r = kenning(project, "recall", "tags", "--store", pg_url)
+    assert r.returncode == 0 and r.stderr.count("no vector index") == 1, r.stderr
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0 and r.stderr.count("no vector index") == 1, r.stderr  # F5
+
+    r = kenning(project, "reembed", "--json", "--store", pg_url)
+    assert r.returncode == 0 and json.loads(r.stdout)["index_built"] is True, r.stdout
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() != (None,)
+    r = kenning(project, "recall", "deploys", "--store", pg_url)
+    assert r.returncode == 0 and "vector index" not in r.stderr, r.stderr
+    assert "release branch" in r.stdout, r.stdout
+
+
 def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_encode_it(
     project: Path,
     pg_url: str,  # noqa: F811

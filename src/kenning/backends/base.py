@@ -229,8 +229,9 @@ class BulkLoader(Protocol):
         ...
 
     def missing_index(self) -> str | None:
-        """When the store holds rows without the search index a bulk load drops (one that
-        is running, or was killed before its end): what that means, and the fix."""
+        """When the store is without the search index a bulk load drops (one that is
+        running, or was killed before its end, maybe before its first row): what that
+        means, and the fix (which :meth:`restore_index` is)."""
         ...
 
     def may_bulk_load(self) -> bool:

@@ -500,6 +500,8 @@ _NCOLUMNS = len(_WRITE_COLUMNS.split(",")) - 1
 #: The attribute of the warning a store without its HNSW index gives as it opens (a
 #: command that says so itself, or builds the index, leaves the warning out).
 INDEX_MISSING_LOG_MARK = "kenning_index_missing"
+#: The stores (their locations) this process warned of a missing HNSW index: once each.
+_INDEX_MISSING_SAID: set[str] = set()
 #: Whether the memories table ``c`` (a ``pg_class`` row) has its HNSW index, whatever
 #: schema it is in.
 _HAS_HNSW = (
@@ -509,7 +511,7 @@ _HAS_HNSW = (
 
 
 def _missing_index_note(location: str) -> str:
-    """What a store that holds rows without its HNSW index is told, and the fix."""
+    """What a store without its HNSW index is told, and the fix."""
     return (
         f"the store at {location} has no vector index (kenning_memories_hnsw): a `kenning "
         "migrate` or `kenning import` into it is running, or was stopped before its end; "
@@ -1016,11 +1018,12 @@ class PostgresBackend:
             self._set_schema(self._schema_version(conn))
         self._dimension, index_missing = self._table_dimension_and_index(conn)
         self._check_table_present()
-        if index_missing:
+        if index_missing and self.location not in _INDEX_MISSING_SAID:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
             # killed. Nothing else builds it (a remember must not spend minutes on it), and
             # searches of a large store are sequential scans until it is back: said once a
-            # process
+            # process (a remember opens the store twice)
+            _INDEX_MISSING_SAID.add(self.location)
             log.warning(
                 "kenning: %s",
                 _missing_index_note(self.location),
@@ -1295,11 +1298,16 @@ class PostgresBackend:
         return None if row is None or row[0] is None or row[0] < 0 else int(row[0])
 
     def _table_dimension_and_index(self, conn: psycopg.Connection[Any]) -> tuple[int | None, bool]:
-        """:meth:`_table_dimension`, and whether the table may hold rows (by the planner's
-        estimate: -1 before its first vacuum) without its HNSW index, in the same round trip
-        (the open's: ~0.1 ms more on a local server)."""
+        """:meth:`_table_dimension`, and whether the table is without its HNSW index, in the
+        same round trip (the open's: ~0.1 ms more on a local server). The one rule for a
+        missing index: the open's warning, ``kenning stats`` and ``kenning reembed`` go by
+        it. Every table is created with the index, so only a bulk load leaves one without
+        it, empty or not (killed right after its DROP INDEX: no row yet); a guess at
+        "empty" from the planner's estimate (``reltuples``, -1 until a first vacuum, 0
+        when one saw no rows yet the table may hold thousands since) was what the warning
+        and stats disagreed on."""
         row = conn.execute(
-            f"SELECT a.atttypmod, c.reltuples <> 0 AND NOT {_HAS_HNSW} FROM pg_attribute a "
+            f"SELECT a.atttypmod, NOT {_HAS_HNSW} FROM pg_attribute a "
             "JOIN pg_class c ON c.oid = a.attrelid WHERE a.attrelid = to_regclass(CASE WHEN "
             "%(s)s::text IS NULL THEN 'kenning_memories' "
             "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END) AND a.attname = 'embedding'",
@@ -1596,27 +1604,16 @@ class PostgresBackend:
 
     def restore_index(self) -> bool:
         with self._connection() as conn:
-            if self._dim(conn) is None or not self._hnsw_missing(conn):
+            dimension, missing = self._table_dimension_and_index(conn)
+            if dimension is None or not missing:
                 return False
             self._build_hnsw(conn)
             return True
 
     def missing_index(self) -> str | None:
-        with self._connection() as conn:
-            missing = self._dim(conn) is not None and self._hnsw_missing(conn, with_rows=True)
-        return _missing_index_note(self.location) if missing else None
-
-    def _hnsw_missing(self, conn: psycopg.Connection[Any], *, with_rows: bool = False) -> bool:
-        """Whether the table (which exists) has no HNSW index; ``with_rows``: and holds
-        rows (a catalog lookup, and a row when it is missing: well under a millisecond)."""
-        row = conn.execute(
-            f"SELECT NOT {_HAS_HNSW} FROM pg_class c WHERE c.oid = to_regclass(CASE WHEN "
-            "%(s)s::text IS NULL THEN 'kenning_memories' "
-            "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END)"
-            + (" AND EXISTS (SELECT 1 FROM kenning_memories)" if with_rows else ""),
-            {"s": self._named_schema},
-        ).fetchone()
-        return bool(row and row[0])
+        with self._connection() as conn:  # the open's own rule (what its warning says)
+            dimension, missing = self._table_dimension_and_index(conn)
+        return _missing_index_note(self.location) if dimension is not None and missing else None
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
