@@ -967,6 +967,57 @@ def test_an_empty_store_left_without_its_vector_index_is_one_rule_for_every_comm
     assert "release branch" in r.stdout, r.stdout
 
 
+def test_a_migration_resumed_into_a_store_without_its_vector_index_builds_it_unwarned(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-s66b F10: `kenning migrate` resuming into a store a killed one left without its
+    vector index warned at its start "`kenning reembed` … builds it": it builds it itself
+    at its end. A teammate's role that may not build it (not the table's owner) copied the
+    notes and then failed on the build ("must be owner"); it now copies them, exit 0, and
+    says once, at its end, that the index is missing and who builds it."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "remember", "Tags are semver")  # the local store, migrated
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    r = kenning(project, "migrate", "--to", pg_url)
+    assert r.returncode == 0 and "copied 1," in r.stdout, (r.stdout, r.stderr)
+    assert "vector index" not in r.stderr, r.stderr
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() != (None,)
+
+    parts = urlsplit(pg_url)
+    role = f"teammate_{uuid.uuid4().hex[:8]}"
+    url = parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
+    r = kenning(project, "remember", "Releases are cut on Tuesdays")
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
+        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        conn.execute(
+            f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'
+        )
+    try:
+        r = kenning(project, "migrate", "--to", url)
+        assert r.returncode == 0 and "copied 1," in r.stdout, (r.stdout, r.stderr)
+        assert r.stderr.count("no vector index") == 1, r.stderr
+        assert "run by the table's owner" in r.stderr, r.stderr
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
 def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_encode_it(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -20,6 +20,7 @@ still commits on its own.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,6 +32,7 @@ import numpy as np
 
 from .backends.base import (
     Backend,
+    BulkLoader,
     ContentHashLister,
     Filters,
     IdentifiedStore,
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .store import MemoryStore
+
+log = logging.getLogger("kenning")
 
 BATCH = 500
 #: Redacted memories are embedded again this many at a time (:func:`migrate`), on a thread
@@ -458,7 +462,13 @@ def migrate_store(
         )
     checked_source(store.backend)  # a source it would refuse: no empty target left behind
     destination = open_backend(
-        location, create=True, dimension=None, project_root=store.project.root
+        location,
+        create=True,
+        dimension=None,
+        project_root=store.project.root,
+        # a vector index a killed migration left missing is what this one builds at its
+        # end (bulk_writes): "run `kenning reembed`" is not its user's to do
+        warn_missing_index=False,
     )
     try:
         if _same_store(store.backend, destination):
@@ -468,12 +478,16 @@ def migrate_store(
                 f"the migration target {destination.location} is the store being migrated "
                 f"({store.location}), reached by another address; name another store with --to"
             )
-        return migrate(
+        report = migrate(
             store.backend,
             destination,
             group_id=store.resolve_group(group_id),
             progress=progress,
             embed=store.embedder.embed,
         )
+        if isinstance(destination, BulkLoader) and (note := destination.missing_index()):
+            # not warned of as it opened, and still missing: this role may not build it
+            log.warning("kenning: %s", note)
+        return report
     finally:
         destination.close()

@@ -739,8 +739,12 @@ class PostgresBackend:
         dimension: int | None = None,
         pool_size: int = 4,
         connect_timeout: int = CONNECT_TIMEOUT_S,
+        warn_missing_index: bool = True,
     ) -> None:
+        """``warn_missing_index``: warn as it opens when the table is without its HNSW
+        index (False: a caller that builds it itself, a migration into the store)."""
         self._secrets = _secrets_of(url)
+        self._warn_missing_index = warn_missing_index
         self._url = url
         self.location = redact_url(url)
         # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
@@ -1018,7 +1022,7 @@ class PostgresBackend:
             self._set_schema(self._schema_version(conn))
         self._dimension, index_missing = self._table_dimension_and_index(conn)
         self._check_table_present()
-        if index_missing and self.location not in _INDEX_MISSING_SAID:
+        if index_missing and self._warn_missing_index and self.location not in _INDEX_MISSING_SAID:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
             # killed. Nothing else builds it (a remember must not spend minutes on it), and
             # searches of a large store are sequential scans until it is back: said once a

@@ -75,19 +75,24 @@ def open_backend(
     create: bool,
     dimension: int | None,
     project_root: Path | None = None,
+    warn_missing_index: bool = True,
 ) -> Backend:
     """Open (``create=True``: create if missing) the store at ``location``.
 
     ``dimension`` is the embedder's vector size when known; server backends need it to
     create their vector column/collection (without it they create it on the first write).
     ``project_root`` locates ``.env.secrets`` for the Qdrant API key.
+    ``warn_missing_index``: False for a caller that builds the vector index a bulk load
+    left missing itself (a migration into the store): PostgreSQL warns of it as it opens.
     """
     text = str(location).strip()
     kind = backend_kind(text) if not isinstance(location, Path) else "sqlite"
     if kind == "postgres":
         from .postgres import PostgresBackend
 
-        return PostgresBackend(text, create=create, dimension=dimension)
+        return PostgresBackend(
+            text, create=create, dimension=dimension, warn_missing_index=warn_missing_index
+        )
     if kind in ("qdrant", "qdrant-local"):
         from .qdrant import QdrantBackend
 
