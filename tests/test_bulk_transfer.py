@@ -499,3 +499,69 @@ def test_migrate_embeds_the_notes_it_redacts_in_batches(project: Path) -> None:
     assert again.verified and again.copied == 0 and again.already_present == 300, again
     target.close()
     source.close()
+
+
+def test_migrate_again_counts_and_embeds_only_the_redacted_notes_it_copies(
+    project: Path,
+) -> None:
+    """qa-s66b F10: a resumed or second migration reported every redacted note it *read* as
+    "copied redacted … embedded again" ("copied 0 … 100 memories held a credential"), and
+    embedded each again on every run (~30 ms each). It counts those it copies; one the
+    target holds already is not embedded; one the target loses between that check and the
+    write (a teammate's forget) is embedded then, never written with the secret's vector."""
+    import hashlib
+    import threading
+
+    from kenning.embedders import load_embedder
+    from kenning.migrate import EMBED_BATCH, migrate
+
+    hashing = load_embedder("hashing")
+    source = open_store(cwd=project, embedder=hashing)
+    source.backend.write_provenance(hashing.provenance)
+    records, secrets = [], 2 * EMBED_BATCH + 3
+    for i in range(300):
+        text = f"Note {i}: deploys go through the release branch."
+        if i % 4 == 0 and i // 4 < secrets:  # another writer left a token in it
+            text += f" Token ghp_{hashlib.sha256(str(i).encode()).hexdigest()[:36]}"
+        memory = Memory(
+            new_memory_id(), text, "discussions", "context", source.group_id,
+            T0 + timedelta(seconds=i), content_hash(text),
+        )  # fmt: skip
+        records.append(MemoryRecord(memory, hashing.embed([text])[0]))
+    source.backend.upsert(records)
+    planted = [r.memory.id for r in records if "ghp_" in r.memory.content]
+    calls: list[tuple[str, int]] = []
+    forget: list[str] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append((threading.current_thread().name, len(texts)))
+        if forget:  # what a teammate's forget does meanwhile
+            target.backend.delete(forget)
+            forget.clear()
+        return hashing.embed(texts)
+
+    target = open_store(project / "moved" / "memory.db", cwd=project, embedder=hashing)
+    first = migrate(source.backend, target.backend, group_id=None, embed=embed)
+    assert first.verified and first.copied == 300 and first.redacted == secrets, first
+    assert sum(n for _, n in calls) == secrets, calls
+
+    calls.clear()
+    again = migrate(source.backend, target.backend, group_id=None, embed=embed)
+    assert again.verified and again.copied == 0 and again.already_present == 300, again
+    assert again.redacted == 0 and calls == [], (again, calls)  # none copied, none embedded
+
+    # a run killed midway copied every other one; the rest go while the run goes on
+    target.backend.delete(planted[::2])
+    forget.extend(planted[1::2])
+    resumed = migrate(source.backend, target.backend, group_id=None, embed=embed)
+    assert resumed.verified and resumed.copied == secrets, resumed
+    assert resumed.redacted == secrets and sum(n for _, n in calls) == secrets, calls
+    assert any(name == threading.current_thread().name for name, _ in calls), calls
+    moved = {r.memory.id: r for r in target.backend.iterate(Filters())}
+    assert len(moved) == 300 and not any("ghp_" in r.memory.content for r in moved.values())
+    for memory_id in planted:  # its own redacted text's vector, not the secret's
+        r = moved[memory_id]
+        assert "[REDACTED:github_token]" in r.memory.content
+        assert np.allclose(r.vector, hashing.embed([r.memory.content])[0], atol=1e-6)
+    target.close()
+    source.close()

@@ -94,7 +94,8 @@ class MigrationReport:
     damaged: dict[str, str] = field(default_factory=dict)
     #: How to repair them, when the source names it (a server store), else None.
     damaged_fix: str | None = None
-    #: Source memories holding a credential another writer left in them, copied redacted.
+    #: Source memories holding a credential another writer left in them, copied redacted
+    #: by this run (those an earlier run copied are counted as already present).
     redacted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +181,13 @@ def migrate(
     embedder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kenning-migrate-embed")
     #: the content hash each redacted memory is copied with (the verification's pair)
     rehashed: dict[str, str] = {}
+    #: the source's memories copied redacted (counted as the report's ``redacted`` when a
+    #: batch writes them: a resumed run reads those an earlier one copied too)
+    redacted_ids: set[str] = set()
+    #: redacted memories the target held by their id when they were to be embedded again:
+    #: not embedded (a batch finds them present and writes nothing of them), their vector
+    #: still the secret's until then
+    unembedded: set[str] = set()
     # Into PostgreSQL, a large copy runs without HNSW maintenance and builds the index once
     # at the end; every batch still commits on its own, so an interrupted run resumes.
     bulk = bulk_writes(
@@ -191,7 +199,7 @@ def migrate(
     )
 
     def flush() -> None:
-        nonlocal copied, present
+        nonlocal copied, present, redacted
         if not batch:
             return
         if source.get_meta(REEMBED_STATE_KEY) is not None or source.read_provenance() != provenance:
@@ -236,8 +244,16 @@ def migrate(
                         # a second copy in the source (two writers of a Qdrant server stored
                         # one note at once) is this one's duplicate, not a second note
                         known.add(record.memory.content_hash)
+            late = [i for i, r in enumerate(fresh) if r.memory.id in unembedded]
+            if late and embed is not None:
+                # present when checked before embedding, gone since (a teammate's forget):
+                # its vector is the secret's, made again now (rare: under the lock)
+                vectors = embed([fresh[i].memory.content for i in late])
+                for n, i in enumerate(late):
+                    fresh[i] = MemoryRecord(fresh[i].memory, vectors[n])
             target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
+        redacted += sum(r.memory.id in redacted_ids for r in fresh)
         present += (
             len(batch)
             - len(missing)
@@ -248,17 +264,26 @@ def migrate(
         batch.clear()
 
     def embed_pending() -> None:
-        """Hand the waiting redacted texts to the embedding thread, in one call."""
+        """Hand the waiting redacted texts to the embedding thread, in one call; those the
+        target holds already (a resumed or second run) go to the write as they are, whose
+        check finds them present: embedding each cost ~30 ms on every run."""
         if not to_embed or embed is None:
             return
-        records, make = list(to_embed), embed
+        held = {m.id for m in target.get([r.memory.id for r in to_embed])}
+        records, make = [r for r in to_embed if r.memory.id not in held], embed
+        for record in to_embed:
+            if record.memory.id in held:
+                unembedded.add(record.memory.id)
+                batch.append(record)
+        to_embed.clear()
+        if not records:
+            return
 
         def embedded() -> list[MemoryRecord]:
             vectors = make([r.memory.content for r in records])
             return [MemoryRecord(r.memory, vectors[i]) for i, r in enumerate(records)]
 
         embedding.append(embedder.submit(embedded))
-        to_embed.clear()
 
     def take_embedded(wait: bool = False) -> None:
         """Queue for the write what the embedding thread has done (``wait``: all of it)."""
@@ -273,7 +298,7 @@ def migrate(
                 # into PostgreSQL: 13.3 against 13.8 s for 30k rows)
                 copy = _redacted(portable)
                 if copy is not portable:
-                    redacted += 1
+                    redacted_ids.add(record.memory.id)
                     if copy.memory.content_hash != record.memory.content_hash:
                         rehashed[record.memory.id] = copy.memory.content_hash
                 projects.add(record.memory.group_id)
