@@ -454,18 +454,16 @@ def test_a_large_import_waiting_for_the_table_does_not_stall_other_clients_reads
         teammate.close()
 
 
-def test_migrate_embeds_the_notes_it_redacts_in_batches(project: Path) -> None:
-    """qa-s65a A3 (5e3dcbd): migrate embeds a memory it copies redacted again (its vector
-    was the secret's), one model call a memory (~10-30 ms each): 0.6% of such notes cost a
-    30k-row migration a quarter of its time. They are embedded in batches, on a thread
-    beside the copy, each with its own redacted text's vector, counted and verified as
-    before."""
+def _a_store_with_tokens_another_writer_left(
+    project: Path, hashing: Embedder
+) -> tuple[MemoryStore, list[MemoryRecord], int]:
+    """The project's store holding 300 notes, 2 batches and 3 of them with a GitHub token
+    another writer left in it (written through the backend): the store, its records and
+    how many hold a token."""
     import hashlib
 
-    from kenning.embedders import load_embedder
-    from kenning.migrate import EMBED_BATCH, migrate
+    from kenning.migrate import EMBED_BATCH
 
-    hashing = load_embedder("hashing")
     source = open_store(cwd=project, embedder=hashing)
     source.backend.write_provenance(hashing.provenance)
     records, secrets = [], 2 * EMBED_BATCH + 3
@@ -479,6 +477,21 @@ def test_migrate_embeds_the_notes_it_redacts_in_batches(project: Path) -> None:
         )  # fmt: skip
         records.append(MemoryRecord(memory, hashing.embed([text])[0]))
     source.backend.upsert(records)
+    return source, records, secrets
+
+
+def test_migrate_embeds_the_notes_it_redacts_in_batches(project: Path) -> None:
+    """qa-s65a A3 (5e3dcbd): migrate embeds a memory it copies redacted again (its vector
+    was the secret's), one model call a memory (~10-30 ms each): 0.6% of such notes cost a
+    30k-row migration a quarter of its time. They are embedded in batches, on a thread
+    beside the copy, each with its own redacted text's vector, counted and verified as
+    before."""
+
+    from kenning.embedders import load_embedder
+    from kenning.migrate import EMBED_BATCH, migrate
+
+    hashing = load_embedder("hashing")
+    source, _, secrets = _a_store_with_tokens_another_writer_left(project, hashing)
     calls: list[int] = []
 
     def embed(texts: list[str]) -> np.ndarray:
@@ -509,26 +522,13 @@ def test_migrate_again_counts_and_embeds_only_the_redacted_notes_it_copies(
     embedded each again on every run (~30 ms each). It counts those it copies; one the
     target holds already is not embedded; one the target loses between that check and the
     write (a teammate's forget) is embedded then, never written with the secret's vector."""
-    import hashlib
     import threading
 
     from kenning.embedders import load_embedder
-    from kenning.migrate import EMBED_BATCH, migrate
+    from kenning.migrate import migrate
 
     hashing = load_embedder("hashing")
-    source = open_store(cwd=project, embedder=hashing)
-    source.backend.write_provenance(hashing.provenance)
-    records, secrets = [], 2 * EMBED_BATCH + 3
-    for i in range(300):
-        text = f"Note {i}: deploys go through the release branch."
-        if i % 4 == 0 and i // 4 < secrets:  # another writer left a token in it
-            text += f" Token ghp_{hashlib.sha256(str(i).encode()).hexdigest()[:36]}"
-        memory = Memory(
-            new_memory_id(), text, "discussions", "context", source.group_id,
-            T0 + timedelta(seconds=i), content_hash(text),
-        )  # fmt: skip
-        records.append(MemoryRecord(memory, hashing.embed([text])[0]))
-    source.backend.upsert(records)
+    source, records, secrets = _a_store_with_tokens_another_writer_left(project, hashing)
     planted = [r.memory.id for r in records if "ghp_" in r.memory.content]
     calls: list[tuple[str, int]] = []
     forget: list[str] = []

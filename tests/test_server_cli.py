@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -976,8 +978,6 @@ def test_a_migration_resumed_into_a_store_without_its_vector_index_builds_it_unw
     at its end. A teammate's role that may not build it (not the table's owner) copied the
     notes and then failed on the build ("must be owner"); it now copies them, exit 0, and
     says once, at its end, that the index is missing and who builds it."""
-    import uuid
-    from urllib.parse import urlsplit
 
     import psycopg
 
@@ -993,29 +993,15 @@ def test_a_migration_resumed_into_a_store_without_its_vector_index_builds_it_unw
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() != (None,)
 
-    parts = urlsplit(pg_url)
-    role = f"teammate_{uuid.uuid4().hex[:8]}"
-    url = parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
     r = kenning(project, "remember", "Releases are cut on Tuesdays")
     assert r.returncode == 0, r.stderr
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("DROP INDEX kenning_memories_hnsw")
-        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
-        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
-        conn.execute(
-            f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'
-        )
-    try:
+    with _a_teammate_on_a_table_without_its_index(pg_url) as url:
         r = kenning(project, "migrate", "--to", url)
         assert r.returncode == 0 and "copied 1," in r.stdout, (r.stdout, r.stderr)
         assert r.stderr.count("no vector index") == 1, r.stderr
         assert "run by the table's owner" in r.stderr, r.stderr
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(f'DROP OWNED BY "{role}"')
-            conn.execute(f'DROP ROLE "{role}"')
 
 
 def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_encode_it(
@@ -1059,24 +1045,18 @@ def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_enco
             conn.execute(f'DROP ROLE "{role}"')
 
 
-def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
-    project: Path,
-    pg_url: str,  # noqa: F811
-) -> None:
-    """The fix stats names for a missing vector index, run by a teammate whose role writes
-    the table but does not own it: one line saying only the owner may build it (exit 1),
-    not PostgreSQL's 'must be owner of table'; the index is left missing."""
+@contextlib.contextmanager
+def _a_teammate_on_a_table_without_its_index(admin_url: str) -> Iterator[str]:
+    """The URL of a new role that writes the store's table but does not own it, the table
+    left without its HNSW index (as a killed bulk migrate leaves it); the role dropped after."""
     import uuid
     from urllib.parse import urlsplit
 
     import psycopg
 
-    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
-    assert r.returncode == 0, r.stderr
-    parts = urlsplit(pg_url)
+    parts = urlsplit(admin_url)
     role = f"teammate_{uuid.uuid4().hex[:8]}"
-    url = parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
-    with psycopg.connect(pg_url, autocommit=True) as conn:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute("DROP INDEX kenning_memories_hnsw")
         conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
         conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
@@ -1084,6 +1064,26 @@ def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
             f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'
         )
     try:
+        yield parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """The fix stats names for a missing vector index, run by a teammate whose role writes
+    the table but does not own it: one line saying only the owner may build it (exit 1),
+    not PostgreSQL's 'must be owner of table'; the index is left missing."""
+
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with _a_teammate_on_a_table_without_its_index(pg_url) as url:
         r = kenning(project, "reembed", "--store", url)
         assert r.returncode == 1, (r.returncode, r.stderr)
         (line,) = r.stderr.splitlines()
@@ -1091,10 +1091,6 @@ def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
         assert "`kenning reembed` as that role" in line, line
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(f'DROP OWNED BY "{role}"')
-            conn.execute(f'DROP ROLE "{role}"')
 
 
 def test_an_ampersand_in_a_password_parameter_shows_no_piece_of_it(project: Path) -> None:
