@@ -434,6 +434,12 @@ def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
             assert _meta_keys(db).count("vacuum_owed") == 1  # still owed
             assert _leftovers(db, words)
         assert _free(mount) > 2 * 2**20  # the disk was not filled by a failed rewrite
+        # doctor says it is owed, why, and the room it needs
+        from kenning.doctor import run_doctor
+
+        schema = run_doctor(store_path=db, cwd=project).check("schema")
+        assert schema.status == "warning" and "VACUUM" in schema.message, schema
+        assert "free some space" in (schema.fix or "") and "MiB" in (schema.fix or ""), schema
         # a process that goes on (an MCP server) runs it at its first write that finds room
         with open_store(cwd=project, embedder="hashing") as store:
             assert len([r for r in caplog.records if "VACUUM" in r.getMessage()]) == 1
@@ -445,6 +451,7 @@ def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
             assert "vacuum_owed" not in _meta_keys(db)
             assert _leftovers(db, words) == {}
             assert store.count() == NOTES + 4
+        assert run_doctor(store_path=db, cwd=project).check("schema").status == "ok"
 
 
 _FILLED_AT_ITS_VACUUM = """

@@ -11,7 +11,9 @@ Checks, in order (a check whose precondition failed is ``skipped``):
 * ``store`` — the file exists and SQLite can read it (opened read-only: doctor never
   migrates, repairs or rewrites the file; a damaged file is left exactly as it was).
 * ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
-  columns of the embedded store are all there.
+  columns of the embedded store are all there; a ``warning`` when the one-time rewrite
+  (VACUUM) an upgrade from an older kenning owes has not run yet (a write runs it once the
+  disk has room for it), with the room it needs.
 * ``integrity`` — ``PRAGMA integrity_check``.
 * ``provenance`` — the store is stamped (when it holds memories), the stamp is readable, no
   ``kenning reembed`` is half done, and the stamp matches the current embedder's provenance
@@ -389,7 +391,44 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             OK,
             f"schema version {version}; the next write migrates it to {SCHEMA_VERSION}",
         )
+    owed = _vacuum_owed(conn, path, tables)
+    if owed is not None:
+        return owed
     return Check("schema", OK, f"schema version {version}, every table present")
+
+
+def _vacuum_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Check | None:
+    """A warning when the one-time rewrite (VACUUM) an upgrade from an older kenning owes
+    has not run: a write runs it only once the disk has room for it (it says so once), so
+    the text of notes deleted before the upgrade may still be in the file's free pages."""
+    from .backends.sqlite import VACUUM_OWED_KEY, short_of_room, vacuum_needs
+
+    if "meta" not in tables:
+        return None
+    if conn.execute("SELECT 1 FROM meta WHERE key = ?", (VACUUM_OWED_KEY,)).fetchone() is None:
+        return None
+    needs = vacuum_needs(conn, path)
+    short = short_of_room(needs)
+    room = " and ".join(
+        f"about {-(-needed // 2**20)} MiB free on the disk holding {folder}"
+        for folder, needed in needs.items()
+    )
+    if short is None:
+        fix = "run any kenning command that writes (a remember): the disk has the room now"
+    else:
+        folder, free = short
+        fix = (
+            f"free some space: it needs {room}, and {folder}'s disk has "
+            f"{free // 2**20} MiB; the next write then runs it"
+        )
+    return Check(
+        "schema",
+        WARNING,
+        f"the one-time rewrite (VACUUM) that the upgrade from an older kenning owes {path} "
+        "has not run yet: the text of notes deleted before the upgrade may still be in the "
+        "file's free pages (a write runs it once the disk has the room it needs)",
+        fix,
+    )
 
 
 def _integrity(conn: sqlite3.Connection, path: Path) -> Check:

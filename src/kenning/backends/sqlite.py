@@ -173,7 +173,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 SECURE_DELETE_SINCE = 6
 #: The meta key of a VACUUM a migration to :data:`SECURE_DELETE_SINCE` still owes: set in the
 #: migration's transaction, removed once the VACUUM ran. Owed until a write finds the room
-#: the VACUUM needs (see :func:`_vacuum_needs`).
+#: the VACUUM needs (see :func:`vacuum_needs`).
 VACUUM_OWED_KEY = "vacuum_owed"
 
 BUSY_TIMEOUT_S = 30.0
@@ -906,8 +906,8 @@ class SQLiteBackend:
         if owed is None:
             self._vacuum_checked = True
             return
-        needs = _vacuum_needs(conn, self.path)
-        short = _short_of_room(needs)
+        needs = vacuum_needs(conn, self.path)
+        short = short_of_room(needs)
         if short is not None:
             if not self._vacuum_warned:
                 self._vacuum_warned = True
@@ -2320,7 +2320,7 @@ def _free_bytes(folder: Path) -> int | None:
 VACUUM_MARGIN_BYTES = 1024 * 1024
 
 
-def _vacuum_needs(conn: sqlite3.Connection, path: Path) -> dict[Path, int]:
+def vacuum_needs(conn: sqlite3.Connection, path: Path) -> dict[Path, int]:
     """The room (bytes) a VACUUM of the store at ``path`` needs on each disk it writes to:
     the store's folder, and SQLite's temporary folder when that is on another disk.
     Measured (SQLite 3.40, WAL): it first builds the rewritten store in a temporary file,
@@ -2364,7 +2364,7 @@ def _sqlite_temp_folder() -> Path | None:
 _TEMP_FOLDERS = ("/var/tmp", "/usr/tmp", "/tmp")
 
 
-def _short_of_room(needs: Mapping[Path, int]) -> tuple[Path, int] | None:
+def short_of_room(needs: Mapping[Path, int]) -> tuple[Path, int] | None:
     """The first folder of ``needs`` whose disk has less room free than it needs there, and
     the bytes free (None: every one has it, or it cannot be told)."""
     for folder, needed in needs.items():
