@@ -651,6 +651,11 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
             "WARNING worker: Broken pipe writing to upstream cache; will retry in 2s",
             "Broken pipe writing to upstream cache",
         ),
+        # ... and an app's own client reset by its server is no client gone (qa-s66b F9)
+        (
+            "WARNING app.cache: redis client: Connection reset by peer",
+            "app.cache: redis client: Connection reset by peer",
+        ),
         # urllib3's retry warning, by the error it quotes (its words read as a retry's
         # tail whole, and nothing was asked: qa-s66b F9), an OS error's repr as a
         # traceback ends with it, a connection object's address left out

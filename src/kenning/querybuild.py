@@ -595,7 +595,12 @@ _SYSTEM_ERROR = lazy(
 #: (``gunicorn.error: Broken pipe while sending response``, nginx's ``writev() failed (32:
 #: Broken pipe) while sending to client``): no crash's cause.
 _CLIENT_GONE_SAID = lazy(r"(?i:broken\s+pipe|connection\s+reset\s+by\s+peer)")
-_TO_A_CLIENT = lazy(r"(?i:\bwhile\s+sending\b|\bclient\b)")
+_TO_A_CLIENT = lazy(
+    # (not "redis client: …", an app's client reset by its server; nor nginx's "while sending
+    # request to upstream, client: …", the upstream's)
+    r"(?i:\bwhile\s+sending\s+(?:the\s+)?response\b|\b(?:to|from)\s+(?:the\s+)?client\b"
+    r"|\bclient\s+request\b)"
+)
 #: ... and in a retry's warning, the client's too: its peer went away (qa-s63b N7).
 _SYSTEM_ERROR_RETRIED = lazy(
     "(?i:" + "|".join(error.replace(" ", r"\s") for error in _SYSTEM_ERRORS) + r")\b"
