@@ -53,6 +53,7 @@ from ..render import (
     redacted_traceback,
     redaction_counts,
     safe_message,
+    sanitise_for_terminal,
 )
 from ..safety import has_visible_text
 from ..store import NEWEST_MAX, MemoryStore
@@ -673,7 +674,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             session.flash(
                 "warn",
                 "Marked as reviewed. The files it names were not recorded again: this page "
-                f"does not run in a checkout of its project ({elsewhere[0]}); mark it there "
+                # (the project id is stored text: shown without what could reorder the line)
+                f"does not run in a checkout of its project ({sanitise_for_terminal(elsewhere[0])})"
+                "; mark it there "
                 "to record them as they are now.",
             )
         else:
