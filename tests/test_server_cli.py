@@ -1071,6 +1071,161 @@ def _a_teammate_on_a_table_without_its_index(admin_url: str) -> Iterator[str]:
             conn.execute(f'DROP ROLE "{role}"')
 
 
+def _index_build_waits(url: str, event: str) -> None:
+    """Wait (a minute at most) until a session's build of kenning_memories_hnsw waits for a
+    lock of the kind ``event`` (``relation``: a table's; ``virtualxid``: an older
+    transaction's end, as a concurrent build does before it marks the index valid)."""
+    import time
+
+    import psycopg
+
+    end = time.monotonic() + 60
+    with psycopg.connect(url, autocommit=True) as conn:
+        while time.monotonic() < end:
+            found = conn.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE query ILIKE 'CREATE INDEX%%kenning_memories_hnsw%%' "
+                "AND wait_event_type = 'Lock' AND wait_event = %s",
+                (event,),
+            ).fetchone()
+            if found:
+                return
+            time.sleep(0.05)
+    raise AssertionError(f"no build of kenning_memories_hnsw waited for a {event} lock")
+
+
+def _hnsw_valid(url: str) -> list[bool]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "WHERE c.relname = 'kenning_memories_hnsw'"
+        ).fetchall()
+    return [bool(r[0]) for r in rows]
+
+
+def test_reembed_builds_a_missing_vector_index_while_teammates_write(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """`kenning reembed` building the vector index a killed migrate left missing took the
+    plain CREATE INDEX's lock for the whole build (minutes at 1M rows): every teammate's
+    write queued behind it and failed after its 30 s lock wait. The build is concurrent
+    now: held here at its two waits (the table's lock, which a VACUUM or ANALYZE holds too,
+    then a transaction older than the build), teammates' writes go through meanwhile, and
+    the index, not valid until the build ends, is still reported missing."""
+    import subprocess
+    import sys
+    import time
+
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    maintenance = psycopg.connect(pg_url)
+    report = psycopg.connect(pg_url)  # a long read (pg_dump's snapshot), older than the build
+    report.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    child = None
+    try:
+        report.execute("SELECT count(*) FROM kenning_memories")
+        maintenance.execute("LOCK TABLE kenning_memories IN SHARE UPDATE EXCLUSIVE MODE")
+        child = subprocess.Popen(
+            [sys.executable, "-m", "kenning", "reembed", "--store", pg_url],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _index_build_waits(pg_url, "relation")
+        began = time.monotonic()
+        r = kenning(project, "remember", "Tags are semver", "--store", pg_url)
+        assert r.returncode == 0, r.stderr
+        # was: queued behind the build's lock, until one of them gave up (30 s)
+        assert time.monotonic() - began < 10
+        maintenance.commit()
+        _index_build_waits(pg_url, "virtualxid")  # built, not yet valid
+        r = kenning(project, "remember", "Releases are cut on Tuesdays", "--store", pg_url)
+        assert r.returncode == 0, r.stderr
+        r = kenning(project, "stats", "--json", "--store", pg_url)
+        assert r.returncode == 0 and json.loads(r.stdout)["index_missing"], r.stdout
+        assert child.poll() is None  # the build still waited all along
+        report.commit()
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        assert "built the store's missing vector index" in out, out
+    finally:
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.wait()
+        maintenance.close()
+        report.close()
+    assert _hnsw_valid(pg_url) == [True]
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert json.loads(r.stdout)["index_missing"] is None and "vector index" not in r.stderr
+    assert json.loads(r.stdout)["memories"] == 3, r.stdout
+
+
+def test_a_vector_index_a_cancelled_concurrent_build_left_invalid_is_missing_and_rebuilt(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A concurrent build cancelled (a `kenning reembed` stopped with Ctrl-C) or failed
+    leaves an INVALID kenning_memories_hnsw, which searches do not use: it counted as the
+    index (stats said nothing, reembed built nothing). It is reported missing, and
+    `kenning reembed` drops it and builds it again."""
+    import threading
+
+    import psycopg
+
+    for text in ("Deploys go through the release branch", "Tags are semver"):
+        r = kenning(project, "remember", text, "--store", pg_url)
+        assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    failed: list[BaseException] = []
+
+    def build(conn: psycopg.Connection[Any]) -> None:
+        try:
+            conn.execute(
+                "CREATE INDEX CONCURRENTLY kenning_memories_hnsw ON kenning_memories "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+        except psycopg.errors.QueryCanceled as exc:
+            failed.append(exc)
+
+    with (
+        psycopg.connect(pg_url) as older,
+        psycopg.connect(pg_url, autocommit=True) as builder,
+        psycopg.connect(pg_url, autocommit=True) as admin,
+    ):
+        older.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        older.execute("SELECT count(*) FROM kenning_memories")  # holds the build at its end
+        thread = threading.Thread(target=build, args=(builder,))
+        thread.start()
+        try:
+            _index_build_waits(pg_url, "virtualxid")
+        finally:  # (the build ends either way: closing its connection would wait for it)
+            admin.execute("SELECT pg_cancel_backend(%s)", (builder.info.backend_pid,))
+            thread.join(timeout=60)
+    assert failed and _hnsw_valid(pg_url) == [False]
+
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    said = json.loads(r.stdout)["index_missing"]
+    assert said and "`kenning reembed`" in said, r.stdout
+    r = kenning(project, "recall", "how do deploys go", "--store", pg_url)
+    assert r.returncode == 0 and "release branch" in r.stdout, r.stderr
+    assert r.stderr.count("no vector index (kenning_memories_hnsw)") == 1, r.stderr
+
+    r = kenning(project, "reembed", "--store", pg_url)
+    assert r.returncode == 0 and "vector index" not in r.stderr, r.stderr
+    assert "built the store's missing vector index" in r.stdout, r.stdout
+    assert _hnsw_valid(pg_url) == [True]
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert json.loads(r.stdout)["index_missing"] is None and "vector index" not in r.stderr
+
+
 def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
     project: Path,
     pg_url: str,  # noqa: F811

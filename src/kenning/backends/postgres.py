@@ -503,10 +503,11 @@ INDEX_MISSING_LOG_MARK = "kenning_index_missing"
 #: The stores (their locations) this process warned of a missing HNSW index: once each.
 _INDEX_MISSING_SAID: set[str] = set()
 #: Whether the memories table ``c`` (a ``pg_class`` row) has its HNSW index, whatever
-#: schema it is in.
+#: schema it is in: a valid one (a concurrent build that failed, was cancelled or is still
+#: running leaves one of that name that searches do not use).
 _HAS_HNSW = (
     "EXISTS (SELECT 1 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
-    "WHERE i.indrelid = c.oid AND ic.relname = 'kenning_memories_hnsw')"
+    "WHERE i.indrelid = c.oid AND ic.relname = 'kenning_memories_hnsw' AND i.indisvalid)"
 )
 
 
@@ -514,10 +515,11 @@ def _missing_index_note(location: str) -> str:
     """What a store without its HNSW index is told, and the fix."""
     return (
         f"the store at {location} has no vector index (kenning_memories_hnsw): a `kenning "
-        "migrate` or `kenning import` into it is running, or was stopped before its end; "
-        "searches are exact, by a sequential scan, and slow down as the store grows; unless "
-        "that run is still going, `kenning reembed` with this store (its KENNING_STORE or "
-        "--store), run by the table's owner, builds it (writes wait meanwhile)"
+        "migrate` or `kenning import` into it (or a `kenning reembed` building it) is "
+        "running, or was stopped before its end; searches are exact, by a sequential scan, "
+        "and slow down as the store grows; unless that run is still going, `kenning reembed` "
+        "with this store (its KENNING_STORE or --store), run by the table's owner, builds it "
+        "(reads and writes go on meanwhile)"
     )
 
 
@@ -1009,6 +1011,7 @@ class PostgresBackend:
         self._store_key = _lock_key(label + ":store")
         self._migrate_key = _lock_key(label + ":migrate")
         self._reembed_key = _lock_key(label + ":reembed")
+        self._index_key = _lock_key(label + ":index")
         exists = self._has_schema_table(conn)
         if not exists and not create:
             raise StoreNotFound(
@@ -1607,12 +1610,52 @@ class PostgresBackend:
         return row is None or bool(row[0])
 
     def restore_index(self) -> bool:
+        """Build the HNSW index a bulk load left missing with ``CREATE INDEX CONCURRENTLY``:
+        minutes on a large store, during which teammates' reads and writes go on (a plain
+        build held every write of the team for as long, each failing after its lock wait).
+        A concurrent build cannot run in a transaction: not inside :meth:`exclusive`.
+
+        One such build of the store at a time (a session advisory lock; a second waits for
+        the first and finds the index there). An index of that name that is not valid is
+        what a failed or cancelled concurrent build left (none other is running): dropped,
+        then built again. Its waits (for the table's lock, for transactions older than the
+        build, as a concurrent build must) block no other session, so they are not bounded:
+        on its own connection, closed after, with its session settings."""
         with self._connection() as conn:
             dimension, missing = self._table_dimension_and_index(conn)
-            if dimension is None or not missing:
-                return False
-            self._build_hnsw(conn)
+        if dimension is None or not missing:
+            return False
+        with self._translate(), _BoundedConnection.connect(self._conninfo, autocommit=True) as own:
+            _configure_session(own)
+            own.execute("SELECT set_config('lock_timeout', '0', false)")
+            with _unbounded(own):
+                own.execute("SELECT pg_advisory_lock(%s)", (self._index_key,))
+                state = self._hnsw_state(own)  # another session may have built it meanwhile
+                if state is True:
+                    return False
+                if state is False:  # a failed or cancelled concurrent build's leftover
+                    own.execute("DROP INDEX CONCURRENTLY IF EXISTS kenning_memories_hnsw")
+                self._raise_maintenance_memory(own, local=False)
+                try:
+                    own.execute(
+                        "CREATE INDEX CONCURRENTLY IF NOT EXISTS kenning_memories_hnsw ON "
+                        "kenning_memories USING hnsw (embedding vector_cosine_ops)"
+                    )
+                except pg_errors.UniqueViolation as exc:  # a bulk load's end built it first
+                    if exc.diag.constraint_name != "pg_class_relname_nsp_index":
+                        raise
             return True
+
+    def _hnsw_state(self, conn: psycopg.Connection[Any]) -> bool | None:
+        """Whether the table's HNSW index is valid (None: there is none)."""
+        row = conn.execute(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
+            "WHERE ic.relname = 'kenning_memories_hnsw' AND i.indrelid = to_regclass(CASE WHEN "
+            "%(s)s::text IS NULL THEN 'kenning_memories' "
+            "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END)",
+            {"s": self._named_schema},
+        ).fetchone()
+        return None if row is None else bool(row[0])
 
     def missing_index(self) -> str | None:
         with self._connection() as conn:  # the open's own rule (what its warning says)
@@ -1632,23 +1675,28 @@ class PostgresBackend:
                 raise
 
     @staticmethod
+    def _raise_maintenance_memory(conn: psycopg.Connection[Any], *, local: bool) -> None:
+        """Enough maintenance_work_mem to build the HNSW index fast: pgvector builds fast
+        only while the graph fits in it. ``local``: for the transaction, else the session."""
+        total = int(_first(conn.execute("SELECT n FROM kenning_fts_stats"))[0])
+        dim = PostgresBackend._table_dimension(conn) or 0
+        need_mb = int(total * (dim * 4 + 256) * 1.5 / 2**20) + 64
+        current = _first(
+            conn.execute(
+                "SELECT setting::bigint * 1024 / 1048576 FROM pg_settings "
+                "WHERE name = 'maintenance_work_mem'"
+            )
+        )[0]
+        if need_mb > int(current):
+            conn.execute(
+                "SELECT set_config('maintenance_work_mem', %s, %s)",
+                (f"{min(need_mb, 2048)}MB", local),
+            )
+
+    @staticmethod
     def _create_hnsw(conn: psycopg.Connection[Any]) -> None:
         with conn.transaction():
-            total = int(_first(conn.execute("SELECT n FROM kenning_fts_stats"))[0])
-            dim = PostgresBackend._table_dimension(conn) or 0
-            # pgvector builds fast only while the graph fits in maintenance_work_mem.
-            need_mb = int(total * (dim * 4 + 256) * 1.5 / 2**20) + 64
-            current = _first(
-                conn.execute(
-                    "SELECT setting::bigint * 1024 / 1048576 FROM pg_settings "
-                    "WHERE name = 'maintenance_work_mem'"
-                )
-            )[0]
-            if need_mb > int(current):
-                conn.execute(
-                    "SELECT set_config('maintenance_work_mem', %s, true)",
-                    (f"{min(need_mb, 2048)}MB",),
-                )
+            PostgresBackend._raise_maintenance_memory(conn, local=True)
             conn.execute(
                 "CREATE INDEX IF NOT EXISTS kenning_memories_hnsw ON kenning_memories "
                 "USING hnsw (embedding vector_cosine_ops)"
