@@ -1052,8 +1052,7 @@ def _derived_damaged(conn: sqlite3.Connection, path: Path, dimension: int | None
     import shlex
 
     from .backends.annindex import DAMAGED, examine
-    from .backends.vectorfile import Row, StoreState, damaged_records
-    from .vectors import bad_rows
+    from .backends.vectorfile import Row, StoreState, damaged_records, damaged_vector_positions
 
     dim = dimension or 0
     if not dim:  # not stamped: the first row's, as the vector file's writer takes it
@@ -1072,15 +1071,8 @@ def _derived_damaged(conn: sqlite3.Connection, path: Path, dimension: int | None
                 chunk,
             ).fetchall()
         rows.sort(key=lambda r: r[0])
-        size = dim * 4
-        sized = [i for i, r in enumerate(rows) if isinstance(r[4], bytes) and len(r[4]) == size]
-        bad = set(range(len(rows))) - set(sized)
-        if sized:
-            matrix = np.frombuffer(b"".join(rows[i][4] for i in sized), dtype=np.float32)
-            flags = bad_rows(matrix.reshape(len(sized), dim))
-            bad.update(i for i, flag in zip(sized, flags, strict=True) if flag)
-        for i in bad:
-            rows[i] = (*rows[i][:4], bytes(size))
+        for i in damaged_vector_positions(rows, dim):
+            rows[i] = (*rows[i][:4], bytes(dim * 4))
         return rows
 
     found: list[tuple[str, str, str]] = []  # status, message, fix

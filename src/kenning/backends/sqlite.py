@@ -74,7 +74,14 @@ from .base import (
     renew_after_fork,
     terms_to_match,
 )
-from .vectorfile import BUILD_BATCH, Row, StoreState, VectorFile, VectorIndex
+from .vectorfile import (
+    BUILD_BATCH,
+    Row,
+    StoreState,
+    VectorFile,
+    VectorIndex,
+    damaged_vector_positions,
+)
 
 #: Numbered migrations; ``PRAGMA user_version`` records the last one applied.
 MIGRATIONS: tuple[str, ...] = (
@@ -1974,20 +1981,13 @@ class SQLiteBackend:
         never be a hit (:meth:`_exact_cosines` and :meth:`vector_search` leave it out), and
         the memory itself stays readable (``kenning reembed`` recomputes the vector)."""
         dimension = self._store_dimension()
-        size = dimension * 4
-        sized = [i for i, r in enumerate(rows) if isinstance(r[4], bytes) and len(r[4]) == size]
-        bad = sorted(set(range(len(rows))) - set(sized)) if len(sized) < len(rows) else []
-        if sized and dimension:
-            matrix = np.frombuffer(b"".join(rows[i][4] for i in sized), dtype=np.float32)
-            flags = bad_rows(matrix.reshape(len(sized), dimension))
-            if flags.any():
-                bad.extend(i for i, flag in zip(sized, flags, strict=True) if flag)
+        bad = damaged_vector_positions(rows, dimension)
         if not bad:
             self._bad_vectors.difference_update(int(r[0]) for r in rows)
             return rows
         out = list(rows)
-        zeros = bytes(size)
-        for i in sorted(bad):
+        zeros = bytes(dimension * 4)
+        for i in bad:
             rowid, group_id, collection, type_, blob = rows[i]
             problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
             found = self._conn.execute("SELECT id FROM memories WHERE rowid = ?", (rowid,))

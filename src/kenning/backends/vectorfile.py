@@ -76,6 +76,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..vectors import bad_rows
 from .base import Filters
 
 log = logging.getLogger(__name__)
@@ -194,6 +195,21 @@ class StoreState:
 
 
 Row = tuple[int, str, str, str, bytes]  # rowid, group_id, collection, type, embedding
+
+
+def damaged_vector_positions(rows: Sequence[Row], dimension: int) -> list[int]:
+    """The positions in ``rows`` of the vectors the file records as zeros: of another size
+    than ``dimension``, not finite, or not of unit length (:func:`kenning.vectors.bad_rows`),
+    in order. Such a vector would score as anything; its zero record is never a hit."""
+    size = dimension * 4
+    sized = [i for i, r in enumerate(rows) if isinstance(r[4], bytes) and len(r[4]) == size]
+    bad = set(range(len(rows))) - set(sized) if len(sized) < len(rows) else set()
+    if sized and dimension:
+        matrix = np.frombuffer(b"".join(rows[i][4] for i in sized), dtype=np.float32)
+        flags = bad_rows(matrix.reshape(len(sized), dimension))
+        if flags.any():
+            bad.update(i for i, flag in zip(sized, flags, strict=True) if flag)
+    return sorted(bad)
 
 
 def quantise(rows: Sequence[Row], dimension: int) -> np.ndarray:
