@@ -401,7 +401,7 @@ def _vacuum_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Chec
     """A warning when the one-time rewrite (VACUUM) an upgrade from an older kenning owes
     has not run: a write runs it only once the disk has room for it (it says so once), so
     the text of notes deleted before the upgrade may still be in the file's free pages."""
-    from .backends.sqlite import VACUUM_OWED_KEY, short_of_room, vacuum_needs
+    from .backends.sqlite import VACUUM_OWED_KEY, short_of_room, vacuum_needs, vacuum_room
 
     if "meta" not in tables:
         return None
@@ -409,16 +409,13 @@ def _vacuum_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Chec
         return None
     needs = vacuum_needs(conn, path)
     short = short_of_room(needs)
-    room = " and ".join(
-        f"about {-(-needed // 2**20)} MiB free on the disk holding {folder}"
-        for folder, needed in needs.items()
-    )
+    room = vacuum_room(needs)
     if short is None:
         fix = "run any kenning command that writes (a remember): the disk has the room now"
     else:
         folder, free = short
         fix = (
-            f"free some space: it needs {room}, and {folder}'s disk has "
+            f"free some space: it needs about {room}, and {folder}'s disk has "
             f"{free // 2**20} MiB; the next write then runs it"
         )
     return Check(

@@ -958,10 +958,7 @@ class SQLiteBackend:
                 "kenning command that writes runs it once there is room%s",
                 self.path,
                 exc,
-                " and ".join(
-                    f"{_mib(needed)} MiB free on the disk holding {folder}"
-                    for folder, needed in needs.items()
-                ),
+                vacuum_room(needs),
                 f". Another process is reading the store, so {self.path.name}-wal, which the "
                 "rewrite grew, is emptied by the next kenning command once that reader is done"
                 if busy
@@ -2377,6 +2374,13 @@ def short_of_room(needs: Mapping[Path, int]) -> tuple[Path, int] | None:
 def _mib(size: int) -> int:
     """``size`` bytes in MiB, rounded up."""
     return -(-size // 2**20)
+
+
+def vacuum_room(needs: Mapping[Path, int]) -> str:
+    """:func:`vacuum_needs` as said: ``8 MiB free on the disk holding /x/.kenning and …``."""
+    return " and ".join(
+        f"{_mib(needed)} MiB free on the disk holding {folder}" for folder, needed in needs.items()
+    )
 
 
 def _read_only(path: Path) -> str:
