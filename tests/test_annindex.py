@@ -541,6 +541,23 @@ def graph_start(db: Path) -> int:
     return HEADER_BYTES + 8 + built.keys * built.dimension
 
 
+def _searched_in_a_child(
+    script: str, db: Path, queries: np.ndarray
+) -> subprocess.CompletedProcess[str]:
+    """``script`` run in a process of its own over the store ``db`` past the graph's
+    threshold, with ``queries`` as JSON: a crash (SIGSEGV, SIGBUS) fails the test that asks,
+    not the test run. It must have exited 0."""
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db), json.dumps(queries.tolist())],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
+    )  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    return done
+
+
 @pytest.mark.parametrize("damage", ["graph header", "one byte of a vector", "one graph byte"])
 def test_a_damaged_graph_body_never_reaches_usearch(
     damage: str, built_db: Path, queries: np.ndarray
@@ -562,13 +579,7 @@ def test_a_damaged_graph_body_never_reaches_usearch(
         raw[(start + len(raw)) // 2] ^= 0x10
     path.write_bytes(bytes(raw))
     damaged = path.stat().st_ino
-    done = subprocess.run(
-        [sys.executable, "-c", _SEARCH_A_DAMAGED_GRAPH, str(built_db),
-         json.dumps(queries[:4].tolist())],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
-    )  # fmt: skip
-    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    done = _searched_in_a_child(_SEARCH_A_DAMAGED_GRAPH, built_db, queries[:4])
     answer = json.loads(done.stdout)
     assert answer["graph"] == 0
     rows = sqlite_rows(built_db)
@@ -766,16 +777,8 @@ def test_a_graph_truncated_under_a_running_process_is_not_read(
     """The graph's file cut short in place while a long-lived process has it mapped: the
     next search read past the file's end and the process died of SIGBUS."""
     import json
-    import subprocess
-    import sys
 
-    done = subprocess.run(
-        [sys.executable, "-c", _SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, str(built_db),
-         json.dumps(queries[:4].tolist())],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
-    )  # fmt: skip
-    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    done = _searched_in_a_child(_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, built_db, queries[:4])
     rows = sqlite_rows(built_db)
     for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
         assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
