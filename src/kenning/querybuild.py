@@ -497,13 +497,18 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
             continue
         read.add(seen)
         warnings += 1
-        if not (reports_error(line) or names_error(text)) or _handled(text, line):
+        if not (reports_error(line) or names_error(text)):
             continue  # (names_error: PG::ConnectionBad)
-        # a retry's reset is its peer's (the database, an upstream), not a client's going
-        # away, which a server logs and carries on from (qa-s63b N7)
-        retried = _retried(text, line)
-        if not retried and _CLIENT_GONE_SAID.search(text) and _TO_A_CLIENT.search(text):
-            continue  # (gunicorn.error's, nginx's "… while sending to client": qa-s66b F9)
+        said = said_beside_error(line)
+        # A retry is never handled: its error is the one the crash gives up on; and its
+        # reset is its peer's (the database, an upstream), not a client's going away, which
+        # a server logs and carries on from (qa-s63b N7; gunicorn.error's, nginx's "… while
+        # sending to client": qa-s66b F9)
+        retried = _retried(text, said)
+        if not retried and (
+            _handled(text, said) or (_CLIENT_GONE_SAID.search(text) and _TO_A_CLIENT.search(text))
+        ):
+            continue
         system_error = _SYSTEM_ERROR_RETRIED if retried else _SYSTEM_ERROR
         # (errors_on_line's of a line below an error's level, from the text read above)
         told = [error for error in errors_in_sentence(text)[1] if error != line]
@@ -641,17 +646,15 @@ _HANDLED_FIRST = lazy(
 )
 
 
-def _retried(text: str, line: str) -> bool:
-    """Whether a warning (``text``, its ``line`` as logged) says its call is tried again."""
-    return bool(_RETRY_TAIL.search(text) or _RETRY_TAIL.search(said_beside_error(line)))
+def _retried(text: str, said: str) -> bool:
+    """Whether a warning (``text``; ``said``: its message beside an error field,
+    :func:`said_beside_error`) says its call is tried again."""
+    return bool(_RETRY_TAIL.search(text) or _RETRY_TAIL.search(said))
 
 
-def _handled(text: str, line: str) -> bool:
-    """Whether a warning (``text``, its ``line`` as logged) says its error was handled
-    (:data:`_HANDLED_AFTER`)."""
-    if _retried(text, line):
-        return False
-    said = said_beside_error(line)
+def _handled(text: str, said: str) -> bool:
+    """Whether a warning (``text``; ``said`` as :func:`_retried` takes it) says its error
+    was handled (:data:`_HANDLED_AFTER`); a retry's never is (its caller asks first)."""
     return any(
         _HANDLED_FIRST.match(part) or _HANDLED_AFTER.search(part) for part in (text, said) if part
     ) or (_HANDLED_PARENTHESES.search(text) is not None)
