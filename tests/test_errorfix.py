@@ -993,6 +993,26 @@ def test_a_failing_jest_test_is_known_by_the_test_not_the_summary() -> None:
     )
 
 
+def test_a_jest_failure_pasted_without_its_summary_is_an_error_asked_by_its_test() -> None:
+    """A failed jest test copied from its heading down (no ``Tests: 1 failed`` under it) did
+    not look like an error: a prompt with it was asked as words, whole. jest's matcher hint
+    (``expect(received).toBe(expected)``) is an error's line; the test's heading a blank line
+    above it is the paste's, so the prompt asks the failure as ``--error`` reads it."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    block = JEST.split("\nTest Suites:")[0]
+    failure = block.split("\n", 1)[1]  # from the heading, as a person selects it
+    signature = extract_error_signature(JEST)
+    assert looks_like_error(failure)
+    assert prompt_queries(failure) == [(signature, True)]
+    assert prompt_queries(f"why does this test fail after the refactor?\n{block}") == [
+        ("why does this test fail after the refactor?", False),
+        (signature, True),
+    ]
+    # test code that calls expect() is no jest output
+    assert not looks_like_error("expect(cart.count).toBe(3);\nexpect(received).toBe")
+
+
 def test_two_failures_of_one_go_test_are_two_errors() -> None:
     # a failed go test was known by its name alone ("--- FAIL: TestAdd (0.00s)"): a wrong
     # sum and an overflow that was not reported had one fingerprint, and the fix of one was

@@ -297,6 +297,37 @@ def test_a_ci_log_from_gh_run_view_finds_the_fix_stored_for_its_error_exactly(
     assert prompt_queries(ruff) == [("F401 `os` imported but unused", True)]
 
 
+def test_a_test_runner_s_json_report_finds_the_fix_stored_for_its_failure_exactly(
+    store: MemoryStore, project: Path
+) -> None:
+    """``go test -json`` and ``jest --json`` hold the failure in JSON strings: their
+    signature was the report's first characters and the fix stored for the failure, as the
+    runner prints it, was not found by it. They are read as the runner prints them: the
+    same fingerprint, through recall, ``recall --error`` and the prompt hook."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    from .test_json_reports import go_test_json, jest_json
+
+    go_fix = store.remember(
+        "ERROR-FIX: --- FAIL: TestAdd (0.00s): Add(1, 1) = 3, want 2 | FIX: Add counted the "
+        "carry twice; drop the second increment",
+        "error_fix",
+    )
+    jest_fix = store.remember(
+        "ERROR-FIX: ● cart › adds items: expect(received).toBe(expected) // Object.is "
+        "equality Expected: 3 Received: 2 | FIX: cart.add() skipped items already in the cart",
+        "error_fix",
+    )
+    for report, fix in ((go_test_json(), go_fix), (jest_json(), jest_fix)):
+        hit = store.recall(report).hits[0]
+        assert (hit.memory.id, hit.match) == (fix.id, "fingerprint")
+        r = run_cli(project, "recall", "--error", "-", "--json", stdin=report)
+        assert r.returncode == 0, r.stderr
+        found = json.loads(r.stdout)
+        assert found["results"][0]["id"] == fix.id, found
+        assert (prompt_queries(f"CI fails, why?\n{report}")[-1])[1] is True
+
+
 def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     store: MemoryStore,
 ) -> None:

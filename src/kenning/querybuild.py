@@ -19,6 +19,7 @@ from collections.abc import Collection, Sequence
 from pathlib import PurePosixPath
 
 from .errors import UserInputError
+from .json_reports import as_printed
 from .lazyre import lazy
 from .log_formats import (
     ANSI,
@@ -402,7 +403,9 @@ def queries_of_pasted_error(query: str, errors: bool | None) -> list[tuple[str, 
     recalled by its parsed signature and the errors its lines tell in a sentence, each an
     error query of its own (:func:`queries_from_error`, as ``--error`` recalls one), not by
     its first 256 word pieces (frames, the wrong exception: a vector that found the fix at
-    0.69 where the signature finds it at 0.90); any other query as it is."""
+    0.69 where the signature finds it at 0.90); any other query as it is. A test runner's
+    JSON report is read as the text it stands for (:func:`~kenning.json_reports.as_printed`)."""
+    query = as_printed(query)
     if not _is_pasted_error(query, errors):
         return [(query, errors)]
     return [(asked, True) for asked in queries_from_error(query)]
@@ -417,6 +420,7 @@ def error_recall_queries(
     tell in a sentence (:func:`queries_from_error`), and the errors its warnings name above
     its crash (:func:`warned_errors`), as :meth:`~kenning.store.MemoryStore.recall_many`
     asks a pasted log's; one line is read as an error too."""
+    raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
     queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]
     asked = {query for query, _ in queries}
     return queries, [(error, True) for error in warned_errors(raw, asked)]
@@ -429,6 +433,7 @@ def fallbacks_of_pasted_error(
     their hits compete for the places after its queries' best hit): of a pasted log
     (:func:`queries_of_pasted_error`), the errors its warnings name (:func:`warned_errors`);
     of any other query, none."""
+    query = as_printed(query)
     if not _is_pasted_error(query, errors):
         return []
     return [(error, True) for error in warned_errors(query, asked)]
@@ -468,7 +473,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     warned of before it was given up on). A warning after the crash (a shutdown's broken
     pipe), one logged at DEBUG or INFO (a handled error) and one more than
     :data:`WARNED_LINES_READ` lines above it are not its cause."""
-    lines = raw.splitlines()
+    lines = as_printed(raw).splitlines()
     levels: dict[int, str | None] = {}  # each line's own level, read once
     crash = next(
         (
@@ -737,6 +742,7 @@ def queries_from_error(raw: str) -> list[str]:
     its own, up to :data:`MOST_ERRORS_TOLD`, as the prompt hook asks them
     (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and the api
     with ValueError: bad value" had one signature, either line's)."""
+    raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
     signature = query_from_error(raw)
     lines = raw.splitlines()
     beside = errors_beside_signature(lines, signature)
@@ -1188,15 +1194,23 @@ def pasted_api_error(lines: Sequence[str]) -> tuple[int, int] | None:
     return None
 
 
+#: jest's heading of a failed test (``  ● cart › adds items``).
+_JEST_HEADING = lazy(r"^[^\S\n]*●[^\S\n]+\S")
+
+
 def paste_start(lines: Sequence[str], first_error: int) -> int:
     """Where the pasted output that holds ``lines[first_error]`` (the first line that reports
     an error) begins: the lines above it back to a blank line, a code fence or a line of the
     prompt's own words. What a build printed before its error is the error's too (the linker's
     ``undefined reference`` above ``collect2: error: ld returned 1 exit status``, git's
-    ``! [rejected]`` above ``error: failed to push some refs``)."""
+    ``! [rejected]`` above ``error: failed to push some refs``), and jest's ``● suite › test``
+    heading a blank line above its failure."""
     start = first_error
     while start > 0:
         line = lines[start - 1]
+        if not line.strip() and start > 1 and _JEST_HEADING.match(lines[start - 2]):
+            start -= 1  # (jest leaves a blank line under a failed test's name)
+            continue
         if not line.strip() or line.lstrip().startswith(("```", "~~~")):
             break
         if is_request_line(line) and not _PASTED_MARK.search(line):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
+from .json_reports import as_printed
 from .lazyre import lazy
 from .log_formats import (
     ANSI,
@@ -832,6 +833,7 @@ def signatures_of(raw: str, limit: int) -> list[str]:
     if not raw or not raw.strip():
         return []
     raw = without_run_log_prefixes(raw)  # (gh's job and step before each line of a CI log)
+    raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
     if raw.lstrip().startswith("{"):  # an error event or a log of JSON lines: its error
         raw = _json_error(raw) or raw
     candidates = _candidate_lines(raw)
@@ -1490,6 +1492,8 @@ _LOOKS_LIKE_ERROR = lazy(
       |is\s|in\s|not\sin\s)       # pytest's summary: its values (also told: "x fails: …")
     | ^=+\s(?:\d+\s(?:passed|skipped|deselected|warnings?),\s)*\d+\s(?:failed|errors?)\b  # pytest
     | ^Tests?(?:\sSuites:|:|\sFiles)[^\S\n]+\d+\sfailed\b  # jest, vitest
+    | ^[^\S\n]*expect\((?:received|jest\.fn\(\))\)\.(?:(?:not|resolves|rejects)\.)*to[A-Z]\w*\(
+                                                      # jest's matcher (its hint, not test code)
     | ^FAILURE:\sBuild\sfailed\b                      # gradle
     | \b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled)\b
     | \bBack-off\srestarting\sfailed\scontainer\b      # Kubernetes
@@ -1523,7 +1527,7 @@ def looks_like_error(text: str) -> bool:
     """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)?"""
     if not text:
         return False
-    text = without_run_log_prefixes(ANSI.sub("", text))
+    text = as_printed(without_run_log_prefixes(ANSI.sub("", text)))
     if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
         text = _LINE_STAMP.sub("", text)
     if _LOOKS_LIKE_ERROR.search(text) is not None:

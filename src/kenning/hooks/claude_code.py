@@ -175,6 +175,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
     from ..errors import UserInputError
+    from ..json_reports import as_printed
     from ..log_formats import ANSI, without_run_log_prefixes
     from ..querybuild import (
         MOST_ERRORS_TOLD,
@@ -196,6 +197,7 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
     prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     prompt = without_run_log_prefixes(prompt)  # gh's job and step before a CI log's lines
+    prompt = as_printed(prompt)  # a test runner's JSON report: the failures it stands for
     text = without_diffs(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
         return [], []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")

@@ -1,0 +1,209 @@
+"""Test runners' and compilers' JSON reports, read as the text they stand for.
+
+``go test -json`` (test2json's events), ``jest --json`` and ``vitest --reporter=json``
+(one object of test results), ``mocha --reporter json`` and cargo's or rustc's JSON
+diagnostics (``--message-format=json``, ``--error-format=json``) hold the output a person
+reads, in fields: the error of a failed test in a JSON string, escaped, one line with the
+whole run's bookkeeping. Pasted or captured as they are, their signature was the report's
+first characters (``{"Time":"2024-…","Action":"start",…``) and no fix was found by it.
+:func:`as_printed` gives back, in their place, what the tool prints for a person (the
+failures' own lines), so that an error reported as JSON is read, signed and fingerprinted
+as the same error printed as text is. Pure: strings in, strings out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from .lazyre import lazy
+from .log_formats import ANSI
+
+__all__ = ["as_printed"]
+
+#: The longest line read as a report (a jest run of thousands of tests is one line of a few
+#: MB; a longer one is left as it is rather than parsed).
+REPORT_MAX_CHARS = 20_000_000
+
+#: A line that may be one of the reports read here: a JSON object naming one of their keys.
+_MAYBE_REPORT = lazy(
+    r'^[^\S\n]*\{.*"(?:Action|testResults|reason|\$message_type|failures)"[^\S\n]*:'
+)
+
+
+def as_printed(text: str) -> str:
+    """``text`` with each test runner's or compiler's JSON report in it (a line of its
+    own, or consecutive lines of ``go test -json``) replaced by what that tool prints for a
+    person: test2json's ``Output`` (its events without output dropped), jest's and vitest's
+    failed suites (``FAIL file`` and jest's message, else each failed test's
+    ``● name`` and failure messages), mocha's failures (``1) title:`` and the error's stack),
+    and cargo's or rustc's ``rendered`` diagnostics (build bookkeeping dropped). Any other
+    line is kept as it is. A text with no report, or whose reports print nothing (a jest
+    run with no failure, cargo's bookkeeping alone), comes back unchanged (the same
+    object)."""
+    if '{"' not in text and "{ " not in text:
+        return text
+    lines = text.split("\n")
+    if not any(_MAYBE_REPORT.match(line) for line in lines):
+        return text
+    out: list[str] = []
+    go_output: list[str] = []  # test2json's pieces of output, joined as the test wrote them
+    changed = False
+    for line in lines:
+        event = _report_of(line)
+        if event is None:
+            if go_output:
+                out.append("".join(go_output).rstrip("\n"))
+                go_output = []
+            out.append(line)
+            continue
+        changed = True
+        kind, value = event
+        if kind == "go":
+            go_output.append(value)
+            continue
+        if go_output:
+            out.append("".join(go_output).rstrip("\n"))
+            go_output = []
+        if value:
+            out.append(value)
+    if go_output:
+        out.append("".join(go_output).rstrip("\n"))
+    printed = "\n".join(out)
+    return printed if changed and printed.strip() else text
+
+
+def _report_of(line: str) -> tuple[str, str] | None:
+    """``("go", output)`` for a test2json event (its output, "" when it has none), ``("text",
+    printed)`` for a whole report or diagnostic, None for a line that is neither."""
+    if len(line) > REPORT_MAX_CHARS or not _MAYBE_REPORT.match(line):
+        return None
+    try:
+        event = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict):
+        return None
+    if _is_test2json(event):
+        output = event.get("Output")
+        return "go", ANSI.sub("", output) if isinstance(output, str) else ""
+    for read in (_jest_failures, _mocha_failures, _diagnostic):
+        printed = read(event)
+        if printed is not None:
+            return "text", ANSI.sub("", printed)
+    return None
+
+
+def _is_test2json(event: dict[str, object]) -> bool:
+    """test2json's event: an ``Action`` of its own words, with its ``Time`` or ``Package``
+    (``go test -json``, ``gotestsum --jsonfile``)."""
+    return (
+        event.get("Action") in _GO_ACTIONS
+        and ("Package" in event or "Time" in event)
+        and set(event) <= _GO_KEYS
+    )
+
+
+_GO_ACTIONS = frozenset(
+    {"start", "run", "pause", "cont", "pass", "bench", "fail", "output", "skip", "build-output",
+     "build-fail"}
+)  # fmt: skip
+_GO_KEYS = frozenset(
+    {"Time", "Action", "Package", "Test", "Elapsed", "Output", "FailedBuild", "ImportPath"}
+)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, list):
+        yield from (v for v in value if isinstance(v, str) and v.strip())
+
+
+def _jest_failures(event: dict[str, object]) -> str | None:
+    """A jest (or vitest) ``--json`` report's failures as jest prints them: ``FAIL file``,
+    then its message (``● suite › test`` and the failure), or, where the message is empty
+    (vitest), each failed test's ``● full name`` and failure messages; "" for a report of
+    no failure. None for anything else."""
+    results = event.get("testResults")
+    if not isinstance(results, list) or not (
+        "numTotalTests" in event or "numFailedTests" in event or "success" in event
+    ):
+        return None
+    printed: list[str] = []
+    for result in results:
+        if not isinstance(result, dict):
+            continue
+        failed = [
+            a
+            for a in result.get("assertionResults") or ()
+            if isinstance(a, dict) and a.get("status") == "failed"
+        ]
+        message = result.get("message")
+        if result.get("status") != "failed" and not failed:
+            continue
+        name = result.get("name") or result.get("testFilePath")
+        if isinstance(name, str) and name:
+            printed.append(f"FAIL {name}")
+        if isinstance(message, str) and message.strip():
+            printed.append(message.rstrip())
+            continue
+        for assertion in failed:
+            title = assertion.get("fullName") or assertion.get("title") or ""
+            printed.append(f"  ● {title}\n")
+            printed.extend(m.rstrip() for m in _strings(assertion.get("failureMessages")))
+    if printed:  # and its summary, as jest ends a run with it
+        printed.append("")
+        printed.extend(_jest_summary(event))
+    return "\n".join(printed)
+
+
+def _jest_summary(event: dict[str, object]) -> Iterator[str]:
+    """jest's ``Test Suites:`` and ``Tests:`` lines of a report's counts."""
+    for heading, kind in (("Test Suites:", "TestSuites"), ("Tests:", "Tests")):
+        counts = [
+            (event.get(f"num{state}{kind}"), word)
+            for state, word in (
+                ("Failed", "failed"),
+                ("Pending", "skipped"),
+                ("Todo", "todo"),
+                ("Passed", "passed"),
+                ("Total", "total"),
+            )
+        ]
+        said = [f"{n} {word}" for n, word in counts if isinstance(n, int) and n > 0]
+        if said:
+            yield f"{heading:<13}{', '.join(said)}"
+
+
+def _mocha_failures(event: dict[str, object]) -> str | None:
+    """mocha's ``--reporter json`` failures as its spec reporter lists them (``1) full
+    title:`` and the error's stack, else its message); None for anything else."""
+    failures = event.get("failures")
+    if not isinstance(failures, list) or not isinstance(event.get("stats"), dict):
+        return None
+    printed: list[str] = []
+    for number, failure in enumerate((f for f in failures if isinstance(f, dict)), 1):
+        title = failure.get("fullTitle") or failure.get("title") or ""
+        err = failure.get("err")
+        said = ""
+        if isinstance(err, dict):
+            stack, message = err.get("stack"), err.get("message")
+            said = stack if isinstance(stack, str) and stack.strip() else message or ""
+        printed.append(f"  {number}) {title}:\n{said if isinstance(said, str) else ''}".rstrip())
+    return "\n".join(printed)
+
+
+def _diagnostic(event: dict[str, object]) -> str | None:
+    """cargo's ``compiler-message`` (its ``rendered`` diagnostic), "" for its other
+    messages (artifacts, build scripts, ``build-finished``); rustc's own JSON diagnostic's
+    ``rendered``. None for anything else."""
+    reason = event.get("reason")
+    if (isinstance(reason, str) and "package_id" in event) or reason == "build-finished":
+        message = event.get("message")
+        if reason == "compiler-message" and isinstance(message, dict):
+            rendered = message.get("rendered")
+            return rendered.rstrip() if isinstance(rendered, str) else ""
+        return ""
+    if event.get("$message_type") == "diagnostic":
+        rendered = event.get("rendered")
+        return rendered.rstrip() if isinstance(rendered, str) else ""
+    return None

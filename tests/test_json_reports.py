@@ -1,0 +1,198 @@
+"""Test runners' and compilers' JSON reports read as the text they stand for
+(:mod:`kenning.json_reports`), and signed as that text is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kenning.json_reports import as_printed
+from kenning.querybuild import error_recall_queries, queries_of_pasted_error
+from kenning.signatures import extract_error_signature, looks_like_error
+
+GO_OUTPUT = [
+    "=== RUN   TestAdd\n",
+    "    cart_test.go:12: Add(1, 1) = 3, want 2\n",
+    "--- FAIL: TestAdd (0.00s)\n",
+    "FAIL\n",
+    "FAIL\texample.com/cart\t0.012s\n",
+]
+
+
+def go_test_json(output: list[str] = GO_OUTPUT) -> str:
+    """``go test -json``'s events for ``output`` (test2json: start, run, each piece of
+    output, the verdicts)."""
+    at = {"Time": "2024-05-01T12:00:00.1Z", "Package": "example.com/cart"}
+    events = [{**at, "Action": "start"}, {**at, "Action": "run", "Test": "TestAdd"}]
+    events += [{**at, "Action": "output", "Test": "TestAdd", "Output": o} for o in output]
+    events += [{**at, "Action": "fail", "Test": "TestAdd", "Elapsed": 0}]
+    events += [{**at, "Action": "fail", "Elapsed": 0.012}]
+    return "\n".join(json.dumps(e) for e in events) + "\n"
+
+
+JEST_MESSAGE = (
+    "  \x1b[1m\x1b[31m● \x1b[22m\x1b[1mcart › adds items\x1b[39m\x1b[22m\n\n"
+    "    expect(received).toBe(expected) // Object.is equality\n\n"
+    "    Expected: 3\n    Received: 2\n"
+)
+JEST_PRINTED = (
+    "FAIL src/cart.test.js\n"
+    "  ● cart › adds items\n\n"
+    "    expect(received).toBe(expected) // Object.is equality\n\n"
+    "    Expected: 3\n    Received: 2\n\n"
+    "      at Object.<anonymous> (src/cart.test.js:10:23)\n\n"
+    "Test Suites: 1 failed, 3 passed, 4 total\n"
+    "Tests:       1 failed, 20 passed, 21 total\n"
+)
+
+
+def jest_json(message: str = JEST_MESSAGE, failure: str = "Error: expect(received)…") -> str:
+    """``jest --json``'s one line: the counts, each suite's result (a passing one too)."""
+    failed = {
+        "assertionResults": [
+            {"fullName": "cart adds items", "status": "failed", "failureMessages": [failure]},
+            {"fullName": "cart empties", "status": "passed", "failureMessages": []},
+        ],
+        "message": message,
+        "name": "src/cart.test.js",
+        "status": "failed",
+    }
+    passed = {"assertionResults": [], "message": "", "name": "src/ok.test.js", "status": "passed"}
+    counts = {"numFailedTestSuites": 1, "numPassedTestSuites": 3, "numTotalTestSuites": 4}
+    counts |= {"numFailedTests": 1, "numPassedTests": 20, "numTotalTests": 21}
+    return json.dumps({**counts, "success": False, "testResults": [passed, failed]})
+
+
+def test_go_test_json_is_read_as_the_output_the_test_printed() -> None:
+    """test2json's events hold the output in ``Output``, a piece at a time: their signature
+    was the first event (``{"Time": …, "Action": "start", …}``) and the run did not look
+    like an error; the output joined is read, as `go test` prints it."""
+    report = go_test_json()
+    assert as_printed(report) == "".join(GO_OUTPUT)
+    plain = extract_error_signature("".join(GO_OUTPUT))
+    assert plain == "--- FAIL: TestAdd (0.00s): Add(1, 1) = 3, want 2"
+    assert extract_error_signature(report) == plain
+    assert looks_like_error(report)
+    assert error_recall_queries(report)[0] == [(plain, True)]
+    # a line of output split over two events is one line again
+    split = go_test_json([*GO_OUTPUT[:1], "    cart_test.go:12: Add(1, 1) = 3, ", "want 2\n"])
+    assert "    cart_test.go:12: Add(1, 1) = 3, want 2" in as_printed(split).splitlines()
+
+
+def test_a_prompt_with_go_test_json_asks_its_error() -> None:
+    from kenning.hooks.claude_code import prompt_queries
+
+    asked = prompt_queries(f"why does TestAdd fail on CI?\n{go_test_json()}")
+    assert ("--- FAIL: TestAdd (0.00s): Add(1, 1) = 3, want 2", True) in asked
+
+
+def test_jest_json_is_read_as_jest_prints_its_failures() -> None:
+    """``jest --json`` is one line: the failed suite's message, coloured, in a JSON string
+    beside the counts of every suite. It reads as jest prints it (``FAIL file``, the
+    message, the summary), with the signature of jest's own output."""
+    report = jest_json()
+    printed = as_printed(report)
+    assert printed.splitlines()[:3] == ["FAIL src/cart.test.js", "  ● cart › adds items", ""]
+    assert "src/ok.test.js" not in printed  # (a passing suite prints nothing of its own)
+    assert printed.endswith(
+        "Test Suites: 1 failed, 3 passed, 4 total\nTests:       1 failed, 20 passed, 21 total"
+    )
+    signature = extract_error_signature(JEST_PRINTED)
+    assert signature == (
+        "● cart › adds items: expect(received).toBe(expected) // Object.is equality "
+        "Expected: 3 Received: 2"
+    )
+    assert extract_error_signature(report) == signature
+    assert queries_of_pasted_error(report, None) == [(signature, True)]
+
+
+def test_vitest_json_without_messages_reads_each_failed_test() -> None:
+    """vitest's JSON reporter leaves a suite's ``message`` empty: each failed test's name
+    and failure messages are read instead."""
+    report = jest_json(
+        message="", failure="AssertionError: expected 2 to be 3 // Object.is equality"
+    )
+    printed = as_printed(report)
+    assert "  ● cart adds items" in printed and "cart empties" not in printed
+    said = "AssertionError: expected 2 to be 3 // Object.is equality"
+    assert extract_error_signature(report) == said
+
+
+def test_cargo_json_messages_are_read_as_rustc_renders_them() -> None:
+    rendered = (
+        "error[E0308]: mismatched types\n --> src/main.rs:2:18\n  |\n"
+        '2 |     let x: i32 = "a";\n  |            ---   ^^^ expected `i32`, found `&str`\n'
+    )
+    lines = [
+        {"reason": "compiler-artifact", "package_id": "dep 0.1.0", "target": {}},
+        {
+            "reason": "compiler-message",
+            "package_id": "app 0.1.0",
+            "message": {"rendered": rendered, "level": "error", "message": "mismatched types"},
+        },
+        {"reason": "build-finished", "success": False},
+    ]
+    report = "\n".join(json.dumps(line) for line in lines)
+    assert as_printed(report) == rendered.rstrip()
+    assert extract_error_signature(report) == extract_error_signature(rendered)
+    assert extract_error_signature(report).startswith("error[E0308]: mismatched types")
+    rustc = json.dumps({"$message_type": "diagnostic", "rendered": rendered, "level": "error"})
+    assert as_printed(rustc) == rendered.rstrip()
+
+
+def test_mocha_json_is_read_as_its_failures() -> None:
+    stack = (
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n2 !== 3\n"
+        "    at Context.<anonymous> (test/cart.spec.js:5:12)"
+    )
+    report = json.dumps(
+        {
+            "stats": {"failures": 1},
+            "failures": [{"fullTitle": "cart adds items", "err": {"stack": stack}}],
+            "passes": [],
+        },
+        indent=None,
+    )
+    assert as_printed(report).startswith("  1) cart adds items:\nAssertionError")
+    assert extract_error_signature(report).startswith(
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KeyError: 'user'",
+        '{"error": {"message": "rate limited"}}',  # an API's error body: read elsewhere
+        '{"level": "error", "msg": "db down"}',  # a JSON log line: read elsewhere
+        '{"Action": "output"',  # cut short: no JSON
+        '{"Action": "deploy", "Package": "x"}',  # not test2json's action
+        '{"Action": "output", "Package": "x", "Output": "hi\\n", "Extra": 1}',  # another key
+        '{"testResults": [1, 2]}',  # no jest report (no counts)
+    ],
+)
+def test_text_that_is_no_report_comes_back_unchanged(text: str) -> None:
+    assert as_printed(text) is text
+    assert as_printed(f"words before\n{text}\nafter") == f"words before\n{text}\nafter"
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        json.dumps({"testResults": [], "numTotalTests": 0, "success": True}),  # no failure
+        json.dumps({"reason": "build-finished", "success": True}),  # bookkeeping alone
+    ],
+)
+def test_a_report_that_prints_nothing_is_left_alone_or_dropped_among_lines(report: str) -> None:
+    """Alone, it is left as it is (nothing else to read); among other lines, it is what the
+    tool printed of it: nothing."""
+    assert as_printed(report) is report
+    assert as_printed(f"words before\n{report}\nafter") == "words before\nafter"
+
+
+def test_a_report_among_other_lines_is_replaced_where_it_stands() -> None:
+    text = f"I ran the tests:\n{jest_json()}\nany idea?"
+    lines = as_printed(text).splitlines()
+    assert lines[0] == "I ran the tests:" and lines[-1] == "any idea?"
+    assert "FAIL src/cart.test.js" in lines
