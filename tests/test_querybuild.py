@@ -776,6 +776,45 @@ def test_a_warning_is_told_from_a_quieter_level_by_its_log_s_format(log: str, ca
     assert warned_errors(log) == [cause]
 
 
+def test_a_java_exception_printed_under_a_warning_is_the_warning_s() -> None:
+    """log4j and logback print a record's exception on the lines after its message, at the
+    line's start: the exception under a WARN (a retry's) was read as a line of no level and
+    never asked; it is the warning's, asked as a fallback after the crash's error, and an
+    INFO record's exception (a handled one) is not."""
+    from kenning.querybuild import error_recall_queries, warned_errors
+
+    crash = "java.lang.IllegalStateException: database not ready after 3 attempts"
+    log = "\n".join(
+        [
+            "2024-05-02 09:14:01.123 [main] WARN  c.e.db.Pool - connect failed, retrying",
+            "java.net.ConnectException: Connection refused",
+            "\tat java.base/sun.nio.ch.Net.connect0(Native Method)",
+            "\tat com.example.db.Pool.open(Pool.java:42)",
+            "Caused by: java.io.IOException: socket closed",
+            "\t... 3 more",
+            "2024-05-02 09:14:05.456 [main] ERROR c.e.App - Application run failed",
+            crash,
+            "\tat com.example.App.main(App.java:12)",
+        ]
+    )
+    # (its cause first, nearest the crash, as a crash's root cause is its signature)
+    assert error_recall_queries(log) == (
+        [(crash, True)],
+        [
+            ("java.io.IOException: socket closed", True),
+            ("java.net.ConnectException: Connection refused", True),
+        ],
+    )
+    assert warned_errors(log.replace("WARN  c.e.db", "INFO  c.e.db")) == []
+    # a Python traceback after a warning is no Java record's: its frames are not Java's
+    python = (
+        "WARNING:app.db:connect failed, retrying\nTraceback (most recent call last):\n"
+        '  File "app/db.py", line 3, in open\nsocket.error: [Errno 111] Connection refused\n'
+        "ERROR:app:database not ready\nRuntimeError: database not ready after 3 attempts"
+    )
+    assert "socket.error: [Errno 111] Connection refused" not in warned_errors(python)
+
+
 def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     """.NET's console log writes a record's message and exception indented under its
     ``warn:`` or ``fail:`` line: the exception under ``warn:`` is a warning's (asked as a

@@ -551,10 +551,13 @@ def _record_level(
     level of the line its record starts with (the nearest line less indented) when it is
     indented under one without a level of its own (.NET's message and exception under
     ``warn:`` or ``fail:``, as :func:`~kenning.signatures.extract_error_signature` reads
-    them)."""
+    them), or a Java exception right under it, as log4j and logback print a record's
+    exception, unindented, on the lines after its message (:func:`_java_record_level`)."""
     line = without_container_prefix(lines[at])
-    if own is not None or not line[:1].isspace():
+    if own is not None:
         return own
+    if not line[:1].isspace():
+        return _java_record_level(lines, at, levels) if _JAVA_EXCEPTION.match(line) else None
     # (the nearest line less indented: a log pasted as a markdown code block is indented
     # whole, its records' leading lines too, N4)
     indent = len(line) - len(line.lstrip())
@@ -568,6 +571,29 @@ def _record_level(
             if level is not None or depth == 0:
                 return level
             indent = depth  # (an inner exception under its outer one: " ---> …", P1)
+    return None
+
+
+#: A Java exception's line as log4j and logback print it under a record's message: its
+#: class by its package's name (``java.net.ConnectException: …``), or a cause of it.
+_JAVA_EXCEPTION = lazy(
+    r"^(?:Caused[^\S\n]by:[^\S\n]|Suppressed:[^\S\n])?[a-z][\w$]*(?:\.[\w$]+)+"
+    r"(?:Exception|Error|Throwable)(?::[^\S\n]|$)"
+)
+#: A Java stack trace's frame (``\tat com.example.Pool.open(Pool.java:42)``, ``... 3 more``).
+_JAVA_FRAME = lazy(r"^[^\S\n]+(?:at[^\S\n]|\.\.\.[^\S\n]\d+[^\S\n](?:more|common))")
+
+
+def _java_record_level(lines: Sequence[str], at: int, levels: dict[int, str | None]) -> str | None:
+    """The level of the log line a Java exception at ``lines[at]`` was printed under: the
+    nearest line above it that is neither another exception of its chain nor a frame, when
+    it says a level; None for an exception that no leveled line leads (a crash of its own,
+    a Python traceback's last line: its frames are no Java frames)."""
+    for j in range(at - 1, max(0, at - RECORD_LINES_READ) - 1, -1):
+        above = without_container_prefix(lines[j])
+        if _JAVA_FRAME.match(above) or _JAVA_EXCEPTION.match(above):
+            continue
+        return _own_level(lines, j, levels) if above.strip() else None
     return None
 
 
