@@ -3780,6 +3780,12 @@ def test_looks_like_error(text: str) -> None:
         "open config: no such file or directory",
         "fork/exec gcc: no such file or directory",
         "getwd: no such file or directory",
+        # ... on a Windows path (a drive root too) and in Windows' own words (qa-s62f)
+        "open C:\\data: permission denied",
+        "mkdir D:\\: permission denied",
+        "open C:\\data\\wal.log: The system cannot find the file specified.",
+        "open C:\\data: Access is denied.",
+        "stat C:\\tools\\go: The system cannot find the path specified.",
         "sh: 1: ./node_modules/.bin/jest: not found",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",

@@ -1459,15 +1459,17 @@ _LOOKS_LIKE_ERROR = lazy(
       [^\S\n]*:[^\S\n]*(?:"(?i:error|err|eror|fatal|critical|crit|panic|dpanic|alert|emergency)"
       |[56]0\b)          # a JSON log's line at an error's level (behind compose's or a time)
     | \bNo\ssuch\sfile\sor\sdirectory\b
-    | (?<!\S)(?:(?=[^\s:]*[/\\])[^\s:]*+|connect|failed):\s(?:no\ssuch\sfile\sor\sdirectory
-      |permission\sdenied)\b
+    | (?<!\S)(?:(?=(?:[A-Za-z]:)?[^\s:]*[/\\])(?:[A-Za-z]:)?[^\s:]*+|connect|failed):\s
+      (?:no\ssuch\sfile\sor\sdirectory|permission\sdenied)\b
                             # Go's, lower case, after a path ("open /data/wal: …", "dial unix
                             # /var/run/docker.sock: connect: …"), not a sentence's label
                             # ("e.g.: permission denied", "In README.md: …")
     | (?:^[^\S\n]*|:\s)(?:open|stat|lstat|mkdir|remove|rename|chmod|chown|unlink|symlink|readlink
-      |fork/exec|exec|read|write|chdir|getwd)(?:\s[^\s:]++)?:\s(?:no\ssuch\sfile\sor\sdirectory
-      |permission\sdenied)\b    # ... after Go's operation on a name ("open config: …"), where
-                                # its error starts
+      |fork/exec|exec|read|write|chdir|getwd)(?:\s(?:[A-Za-z]:)?[^\s:]++)?:\s
+      (?:no\ssuch\sfile\sor\sdirectory|permission\sdenied|Access\sis\sdenied\.?$
+      |The\ssystem\scannot\sfind\sthe\s(?:file|path)\sspecified)
+                                # ... after Go's operation on a name ("open config: …", "open
+                                # C:\data: Access is denied." on Windows), where its error starts
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
     | :\s(?:SYSTEM_CALL_ERRORS)\b  # a system call's error
