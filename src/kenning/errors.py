@@ -21,6 +21,7 @@ __all__ = [
     "KenningError",
     "NotAKenningStore",
     "ProvenanceMismatch",
+    "SchemaTooNew",
     "StoreClosed",
     "StoreCorrupted",
     "StoreLocationError",
@@ -122,6 +123,19 @@ class StoreClosed(KenningError):
 
 class StoreCorrupted(KenningError):
     """The store file exists but cannot be read as a kenning store."""
+
+
+class SchemaTooNew(StoreCorrupted):
+    """The store was migrated by a newer kenning than this one: nothing is wrong with it,
+    this kenning is too old to read it (``kenning doctor`` tells it from damage)."""
+
+    def __init__(self, message: str, version: int, understood: int) -> None:
+        super().__init__(message)
+        self.version, self.understood = version, understood
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled with what __init__ takes (Exception's own reduce passes only the message)
+        return (type(self), (str(self), self.version, self.understood))
 
 
 class NotAKenningStore(KenningError):

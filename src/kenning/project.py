@@ -18,7 +18,7 @@ import os
 import re
 import subprocess
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -567,6 +567,28 @@ def same_repository_ids(group_id: str | None, ids: Iterable[str]) -> tuple[str, 
 
     name = repository(group_id)
     return tuple(o for o in ids if o != group_id and name and repository(o) == name)
+
+
+def others_to_name(group_id: str, counts: Mapping[str, int], limit: int) -> dict[str, int]:
+    """Of a store's project ids and their memories (``counts``, the most first): {} when
+    ``group_id`` has memories, else the ids that differ from it only in letter case (the id
+    most likely meant, however few its memories), then the ones with the most memories,
+    ``limit`` in all (or the case variants alone, should they be more)."""
+    if counts.get(group_id):
+        return {}
+    found = {gid: counts[gid] for gid in case_variants(group_id, counts)}
+    for gid, n in counts.items():
+        if len(found) >= limit:
+            break
+        found.setdefault(gid, n)
+    return found
+
+
+def alike_to_name(group_id: str, counts: Mapping[str, int], limit: int) -> dict[str, int]:
+    """Of a store's project ids and their memories (``counts``, the most first): the other
+    ids that end in ``group_id``'s repository name (:func:`same_repository_ids`), ``limit``
+    at most."""
+    return {gid: counts[gid] for gid in same_repository_ids(group_id, counts)[:limit]}
 
 
 def where_searched(group_id: str | None) -> str:

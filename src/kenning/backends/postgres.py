@@ -66,6 +66,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import unquote
@@ -83,6 +84,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import (
     KenningError,
     NotAKenningStore,
+    SchemaTooNew,
     StoreCorrupted,
     StoreNotFound,
     StoreUnavailable,
@@ -509,6 +511,55 @@ _HAS_HNSW = (
     "EXISTS (SELECT 1 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
     "WHERE i.indrelid = c.oid AND ic.relname = 'kenning_memories_hnsw' AND i.indisvalid)"
 )
+
+
+#: The store's tables, each with the schema version that creates it (the memories table
+#: and those beside it wait for the first write, which knows the vector dimension).
+_STORE_TABLES = (
+    (1, "kenning_meta"),
+    (2, "kenning_memories"),
+    (2, "kenning_fts_stats"),
+    (2, "kenning_fts_terms"),
+    (2, "kenning_counts"),
+)
+#: The memories table's columns, each with the schema version that adds it.
+_MEMORY_COLUMNS = (
+    (2, "seq"),
+    (2, "id"),
+    (2, "content"),
+    (2, "collection"),
+    (2, "type"),
+    (2, "group_id"),
+    (2, "stored_at"),
+    (2, "content_hash"),
+    (2, "source"),
+    (2, "tags"),
+    (2, "metadata"),
+    (2, "embedding"),
+    (2, "content_tsv"),
+    (2, "doc_len"),
+    (3, "last_seen_at"),
+    (3, "seen_count"),
+    (4, "metadata_text"),
+)
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    """A PostgreSQL store's catalog as ``kenning doctor`` reads it
+    (:meth:`PostgresBackend.health`)."""
+
+    #: The schema version ``kenning_schema`` records (0: none).
+    schema: int
+    #: The tables (and ``kenning_memories.<column>``) that version has and the store lacks.
+    missing: tuple[str, ...]
+    #: The vector column's dimension; None while no memories table exists.
+    dimension: int | None
+    #: The HNSW index: valid (True), left invalid by a cancelled or failed concurrent build
+    #: (False, searches do not use it), or absent (None).
+    hnsw: bool | None
+    #: The rows of the memories table.
+    rows: int
 
 
 def _missing_index_note(location: str) -> str:
@@ -1092,9 +1143,11 @@ class PostgresBackend:
             return 0
         version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
-            raise StoreCorrupted(
+            raise SchemaTooNew(
                 f"the store in {self.location} has schema version {version}, newer than "
-                f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
+                f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning",
+                version,
+                SCHEMA_VERSION,
             )
         return version
 
@@ -1661,6 +1714,49 @@ class PostgresBackend:
         with self._connection() as conn:  # the open's own rule (what its warning says)
             dimension, missing = self._table_dimension_and_index(conn)
         return _missing_index_note(self.location) if dimension is not None and missing else None
+
+    def health(self) -> StoreHealth:
+        """What ``kenning doctor`` checks of the store's catalog, read in a transaction that
+        is rolled back, without any DDL: its schema version, the tables and columns that
+        version has and the store lacks, the vector column's dimension, the HNSW index's
+        state (by :meth:`_hnsw_state`, the rule :meth:`missing_index` goes by) and the row
+        count."""
+        with self._connection() as conn, conn.transaction(force_rollback=True):
+            version = self._schema_version(conn)
+            dimension = self._table_dimension(conn, self._named_schema)
+            wanted = [t for since, t in _STORE_TABLES if version >= since]
+            present = {
+                name
+                for name, found in conn.execute(
+                    "SELECT t, to_regclass(CASE WHEN %(s)s::text IS NULL THEN t "
+                    "ELSE quote_ident(%(s)s::text) || '.' || t END) IS NOT NULL "
+                    "FROM unnest(%(t)s::text[]) AS t",
+                    {"s": self._named_schema, "t": wanted},
+                )
+                if found
+            }
+            missing = [t for t in wanted if t not in present]
+            hnsw: bool | None = None
+            rows = 0
+            if dimension is not None:
+                columns = {
+                    str(r[0])
+                    for r in conn.execute(
+                        "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(CASE "
+                        "WHEN %(s)s::text IS NULL THEN 'kenning_memories' ELSE "
+                        "quote_ident(%(s)s::text) || '.kenning_memories' END) "
+                        "AND attnum > 0 AND NOT attisdropped",
+                        {"s": self._named_schema},
+                    )
+                }
+                missing += [
+                    f"kenning_memories.{c}"
+                    for since, c in _MEMORY_COLUMNS
+                    if version >= since and c not in columns
+                ]
+                hnsw = self._hnsw_state(conn)
+                rows = int(_first(conn.execute("SELECT count(*) FROM kenning_memories"))[0])
+        return StoreHealth(version, tuple(missing), dimension, hnsw, rows)
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:

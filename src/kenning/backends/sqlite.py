@@ -568,26 +568,19 @@ def projects_if_absent(conn: sqlite3.Connection, group_id: str, limit: int) -> d
     in letter case (the id most likely meant, however few its memories), then the ones with
     the most memories, ``limit`` in all (or the case variants alone, should they be more),
     with their counts."""
-    from ..project import case_variants
+    from ..project import others_to_name
 
     # one index lookup when the project has memories (the usual case)
     if conn.execute("SELECT 1 FROM memories WHERE group_id = ? LIMIT 1", (group_id,)).fetchone():
         return {}
-    counts = _project_counts(conn)
-    found = {gid: counts[gid] for gid in case_variants(group_id, counts)}
-    for gid, n in counts.items():
-        if len(found) >= limit:
-            break
-        found.setdefault(gid, n)
-    return found
+    return others_to_name(group_id, _project_counts(conn), limit)
 
 
 def projects_alike(conn: sqlite3.Connection, group_id: str, limit: int) -> dict[str, int]:
     """:meth:`SQLiteBackend.projects_alike` on an open store (``kenning doctor``'s, too)."""
-    from ..project import same_repository_ids
+    from ..project import alike_to_name
 
-    counts = _project_counts(conn)
-    return {gid: counts[gid] for gid in same_repository_ids(group_id, counts)[:limit]}
+    return alike_to_name(group_id, _project_counts(conn), limit)
 
 
 def _project_counts(conn: sqlite3.Connection) -> dict[str, int]:
